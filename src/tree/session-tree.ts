@@ -1,0 +1,1232 @@
+/**
+ * The append-only multi-branch conversation tree of one session.
+ *
+ * Nodes are only ever added; navigation moves a cursor; branches are named
+ * pointers to head nodes. Every mutation is a logged operation, so the tree
+ * can be journaled (`log`), replayed (`replay`), checkpointed and rolled back
+ * without copying nodes. All operations return results; only the constructor
+ * (malformed snapshot) and `messages` (corrupt tree) throw.
+ */
+import { fail, ok, SessionTreeError, type ErrorCode, type TreeResult } from './errors.ts'
+import { defaultSummary, fallbackSummary, oneLine, renderMessages } from './text.ts'
+import {
+  checkBranchName,
+  checkContent,
+  checkEntry,
+  checkEntryType,
+  checkLabel,
+  checkMessage,
+  checkNodeId,
+  checkOrigin,
+  checkPosition,
+  checkSummary,
+  checkTime,
+  copyJsonObject,
+  deepFreeze,
+  Invalid,
+  isRecord,
+  type Mutable,
+} from './validate.ts'
+import {
+  SNAPSHOT_VERSION,
+  type AppendOptions,
+  type BranchSummarizer,
+  type BranchSummary,
+  type BranchView,
+  type ForkView,
+  type JumpTarget,
+  type JumpView,
+  type LinearExport,
+  type LlmMessage,
+  type MoveOptions,
+  type SessionTreeLogEntry,
+  type SessionTreeOp,
+  type SessionTreeSessionInfo,
+  type SessionTreeSnapshot,
+  type SessionTreeView,
+  type TreeEntry,
+  type TreeNode,
+  type TreePosition,
+} from './types.ts'
+
+/** Name of the branch a new tree starts on. */
+export const MAIN_BRANCH = 'main'
+/** How many positions navigation history keeps in each direction. */
+export const HISTORY_LIMIT = 100
+/** Default time budget of a branch summarizer. */
+export const SUMMARIZE_TIMEOUT_MS = 30_000
+
+/** Opaque token of `checkpoint()`; only valid for the tree that made it. */
+export interface TreeCheckpoint {
+  readonly sessionId: string
+  readonly logSeq: number
+  /** @internal */ readonly state: unknown
+}
+
+/** Options of a tree. */
+export interface SessionTreeOptions {
+  /** Clock for new nodes and summaries (tests pin it). */
+  readonly now?: () => Date
+}
+
+/** A stored node plus its links; nodes are chained, never copied. */
+interface Rec {
+  entry: TreeEntry
+  readonly parent: Rec | undefined
+  readonly depth: number
+  readonly order: number
+  firstChild: Rec | undefined
+  lastChild: Rec | undefined
+  prev: Rec | undefined
+  next: Rec | undefined
+  childCount: number
+}
+
+interface MutableState {
+  cursor: Rec | null
+  active: string
+  selected: Rec | null
+  heads: Map<string, Rec>
+  summaries: Map<string, BranchSummary>
+  back: TreePosition[]
+  forward: TreePosition[]
+}
+
+function badArgument<T>(error: unknown): TreeResult<T> {
+  if (error instanceof Invalid) return fail('INVALID_ARGUMENT', error.reason)
+  throw error
+}
+
+export class SessionTree {
+  readonly sessionId: string
+  private readonly now: () => Date
+  private readonly recs = new Map<string, Rec>()
+  private readonly order: Rec[] = []
+  private readonly labels = new Map<string, Rec>()
+  private readonly toolCalls = new Map<string, Rec>()
+  private state: MutableState = {
+    cursor: null,
+    active: MAIN_BRANCH,
+    selected: null,
+    heads: new Map(),
+    summaries: new Map(),
+    back: [],
+    forward: [],
+  }
+  private messageCount = 0
+  private readonly usageTotals = new Map<string, number>()
+  private costTotal = 0
+  private costSeen = false
+  private minted = 0
+  private clonedFrom: { sessionId: string; nodeId: string | null } | undefined
+  /** In-memory log; `logBase` is the seq before its first entry. */
+  private logEntries: SessionTreeLogEntry[] = []
+  /** Previous entry for `label`/`attach` records, aligned with `logEntries` (rollback only). */
+  private undoEntries: (TreeEntry | undefined)[] = []
+  private logBase = 0
+  private version = 0
+  private laneCache: { version: number; lanes: Map<Rec, string> } | undefined
+
+  /**
+   * Create an empty tree, or restore one from a versioned snapshot.
+   * @throws SessionTreeError (`INVALID_SNAPSHOT`) when the snapshot is malformed; nothing is half-loaded.
+   */
+  constructor(sessionId: string, snapshot?: unknown, options: SessionTreeOptions = {}) {
+    if (typeof sessionId !== 'string' || sessionId === '') {
+      throw new SessionTreeError({ code: 'INVALID_ARGUMENT', message: 'sessionId must be a non-empty string' })
+    }
+    this.sessionId = sessionId
+    this.now = options.now ?? (() => new Date())
+    if (snapshot !== undefined) {
+      try {
+        this.restore(snapshot)
+      } catch (error) {
+        if (error instanceof Invalid) {
+          throw new SessionTreeError({ code: 'INVALID_SNAPSHOT', message: error.reason })
+        }
+        throw error
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  /** Current leaf, or `null` before the first node. */
+  get cursor(): string | null {
+    return this.state.cursor?.entry.nodeId ?? null
+  }
+
+  /** Node bound to context-aware UI commands (never moves the cursor). */
+  get selectedNode(): string | null {
+    return this.state.selected?.entry.nodeId ?? null
+  }
+
+  /** Branch the next append joins. */
+  get activeBranch(): string {
+    return this.state.active
+  }
+
+  get nodeCount(): number {
+    return this.order.length
+  }
+
+  /** Seq of the last logged operation (0 for a fresh tree). */
+  get logSeq(): number {
+    return this.logBase + this.logEntries.length
+  }
+
+  has(nodeId: string): boolean {
+    return this.recs.has(nodeId)
+  }
+
+  /** One node as views serve it, or undefined. */
+  get(nodeId: string): TreeNode | undefined {
+    const rec = this.recs.get(nodeId)
+    return rec && this.nodeView(rec, this.lanes())
+  }
+
+  /** Direct child ids in creation order. */
+  children(nodeId: string | null): string[] {
+    if (nodeId === null) return this.order.filter((rec) => rec.parent === undefined).map((rec) => rec.entry.nodeId)
+    const out: string[] = []
+    for (let child = this.recs.get(nodeId)?.firstChild; child; child = child.next) out.push(child.entry.nodeId)
+    return out
+  }
+
+  /**
+   * Messages the model reads for the path root→node (default: the cursor).
+   * Nodes without a message (summaries, model changes) add nothing.
+   * @throws SessionTreeError `NODE_NOT_FOUND` for an unknown node, `TREE_CORRUPT` for a cyclic or dangling path.
+   */
+  messages(from?: string | null): LlmMessage[] {
+    const path = this.path(from)
+    if (!path.ok) throw new SessionTreeError(path.error)
+    const out: LlmMessage[] = []
+    for (const entry of path.value) if (entry.message) out.push(entry.message)
+    return out
+  }
+
+  /** Entries root→node; fails closed on a cyclic or dangling chain. */
+  path(from?: string | null): TreeResult<TreeEntry[]> {
+    const start = from === undefined ? this.state.cursor : from === null ? null : this.recs.get(from)
+    if (start === undefined) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(from)}`, { nodeId: from })
+    const out: TreeEntry[] = []
+    let steps = 0
+    for (let rec: Rec | undefined = start ?? undefined; rec; rec = rec.parent) {
+      // Links are built from validated parents, so this only trips on corruption.
+      if (++steps > this.order.length) {
+        return fail('TREE_CORRUPT', `the path to ${JSON.stringify(from)} is cyclic`, { nodeId: start?.entry.nodeId })
+      }
+      const parentId = rec.entry.parentId
+      if (parentId === null ? rec.parent !== undefined : rec.parent?.entry.nodeId !== parentId || this.recs.get(parentId) !== rec.parent) {
+        return fail('TREE_CORRUPT', `node ${rec.entry.nodeId} points at a missing parent ${parentId}`, { nodeId: rec.entry.nodeId })
+      }
+      out.push(rec.entry)
+    }
+    return ok(out.reverse())
+  }
+
+  /** Nodes (view form) root→node, default the cursor; empty when the node is unknown. */
+  currentPath(from?: string | null): TreeNode[] {
+    const path = this.path(from)
+    if (!path.ok) return []
+    const lanes = this.lanes()
+    return path.value.map((entry) => this.nodeView(this.recs.get(entry.nodeId)!, lanes))
+  }
+
+  /** Every node in creation order (immutable view objects). */
+  list(): TreeNode[] {
+    const lanes = this.lanes()
+    return this.order.map((rec) => this.nodeView(rec, lanes))
+  }
+
+  /** Named branches with their root-to-head paths, active branch first. */
+  branches(): BranchView[] {
+    const out: BranchView[] = []
+    for (const name of this.branchOrder()) {
+      const head = this.state.heads.get(name)
+      if (!head) continue
+      const nodeIds: string[] = []
+      for (let rec: Rec | undefined = head; rec; rec = rec.parent) nodeIds.push(rec.entry.nodeId)
+      nodeIds.reverse()
+      const summary = this.state.summaries.get(name)
+      out.push(summary ? { name, headId: head.entry.nodeId, nodeIds, summary } : { name, headId: head.entry.nodeId, nodeIds })
+    }
+    return out
+  }
+
+  /** Compact status; O(branches), never walks the nodes. */
+  info(): SessionTreeSessionInfo {
+    const usage: Record<string, number> = {}
+    for (const [key, value] of this.usageTotals) usage[key] = value
+    const tokenCount = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0) + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
+    const info: Mutable<SessionTreeSessionInfo> = {
+      sessionId: this.sessionId,
+      nodeCount: this.order.length,
+      messageCount: this.messageCount,
+      branchCount: this.state.heads.size,
+      cursor: this.cursor,
+      activeBranch: this.state.active,
+      selectedNodeId: this.selectedNode,
+      branchHeads: this.headRecord(),
+      currentPathLength: this.state.cursor ? this.state.cursor.depth + 1 : 0,
+      snapshotVersion: SNAPSHOT_VERSION,
+      labelCount: this.labels.size,
+      canGoBack: this.state.back.length > 0,
+      canGoForward: this.state.forward.length > 0,
+    }
+    if (this.usageTotals.size > 0) {
+      info.usage = usage
+      info.tokenCount = tokenCount
+    }
+    if (this.costSeen) info.cost = this.costTotal
+    if (this.clonedFrom) info.clonedFrom = this.clonedFrom
+    return info
+  }
+
+  /** The full read view served to the panel. */
+  view(): SessionTreeView {
+    return {
+      sessionId: this.sessionId,
+      cursor: this.cursor,
+      activeBranch: this.state.active,
+      selectedNodeId: this.selectedNode,
+      branchHeads: this.headRecord(),
+      nodes: this.list(),
+      branches: this.branches(),
+    }
+  }
+
+  /** Labeled nodes in creation order; with `text`, the node carrying exactly that label. */
+  labeled(text?: string): TreeNode[] {
+    const lanes = this.lanes()
+    if (text !== undefined) {
+      const rec = this.labels.get(typeof text === 'string' ? text.trim() : text)
+      return rec ? [this.nodeView(rec, lanes)] : []
+    }
+    return [...this.labels.values()].sort((a, b) => a.order - b.order).map((rec) => this.nodeView(rec, lanes))
+  }
+
+  /** The tool-call node carrying this call id (never an assistant message that merely echoes it). */
+  findToolCallNode(callId: string): TreeNode | undefined {
+    const rec = this.toolCalls.get(callId)
+    return rec && this.nodeView(rec, this.lanes())
+  }
+
+  /**
+   * Tool calls on the path root→node that have no result on that path. A model
+   * history may only end where this is empty (providers reject a dangling call).
+   */
+  openToolCalls(nodeId: string | null): TreeResult<string[]> {
+    const path = this.path(nodeId)
+    if (!path.ok) return path
+    const open = new Set<string>()
+    for (const entry of path.value) {
+      for (const part of entry.content ?? []) {
+        if (part.type === 'tool_call' && entry.type !== 'tool_call') open.add(part.id)
+        if (part.type === 'tool_result') open.delete(part.toolCallId)
+      }
+      if (entry.message?.toolCallId !== undefined) open.delete(entry.message.toolCallId)
+    }
+    return ok([...open])
+  }
+
+  /**
+   * The nearest node at or below `nodeId` where the history is complete: when
+   * the node sits inside a tool exchange, follow its single chain of results
+   * until every call is answered. `INVALID_CUT_POINT` when no such node exists.
+   */
+  completeCutPoint(nodeId: string | null): TreeResult<string | null> {
+    const open = this.openToolCalls(nodeId)
+    if (!open.ok) return open
+    if (nodeId === null || open.value.length === 0) return ok(nodeId)
+    const pending = new Set(open.value)
+    let rec = this.recs.get(nodeId)!
+    while (pending.size > 0) {
+      let nextRec: Rec | undefined
+      for (let child = rec.firstChild; child; child = child.next) {
+        const answered = answeredCall(child.entry)
+        if (answered !== undefined && pending.has(answered)) {
+          nextRec = child
+          break
+        }
+      }
+      if (!nextRec) {
+        return fail('INVALID_CUT_POINT', `node ${nodeId} is inside a tool exchange whose results are missing: ${[...pending].join(', ')}`, {
+          nodeId,
+          openCalls: [...pending],
+        })
+      }
+      pending.delete(answeredCall(nextRec.entry)!)
+      rec = nextRec
+    }
+    return ok(rec.entry.nodeId)
+  }
+
+  // ---------------------------------------------------------------- mutating
+
+  /**
+   * Append one node under the cursor (or `options.parentId`) and move the
+   * cursor to it. When the parent is the active branch's head, the branch
+   * advances; otherwise the node starts a new branch (named by
+   * `options.branch`, or `<active>-<n>`), and the old head stays untouched.
+   */
+  append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode> {
+    let entry: TreeEntry
+    try {
+      entry = this.buildEntry(message, options)
+    } catch (error) {
+      return badArgument(error)
+    }
+    let branch: string | undefined
+    if (options.branch !== undefined) {
+      try {
+        branch = checkBranchName(options.branch)
+      } catch (error) {
+        return badArgument(error)
+      }
+    }
+    const result = this.exec(branch === undefined ? { op: 'append', node: entry } : { op: 'append', node: entry, branch })
+    if (!result.ok) return result
+    return ok(this.nodeView(this.recs.get(entry.nodeId)!, this.lanes()))
+  }
+
+  /**
+   * Move the cursor to a node (by id, label or branch head), or before the
+   * first node (`null`). Nothing is deleted; the next append forks from there.
+   */
+  jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView> {
+    const resolved = this.resolveTarget(target)
+    if (!resolved.ok) return resolved
+    if (isRecord(target) && 'branch' in target) {
+      const result = this.exec({ op: 'switch', branch: (target as { branch: string }).branch.trim() })
+      if (!result.ok) return result
+    } else {
+      const result = this.exec({ op: 'jump', target: resolved.value, record: options.record ?? true })
+      if (!result.ok) return result
+    }
+    return ok(this.jumpView())
+  }
+
+  /** Make `branch` active and move the cursor to its head. */
+  switchBranch(branch: string): TreeResult<JumpView> {
+    return this.jump({ branch })
+  }
+
+  /**
+   * Park a new named branch at a historical node: the cursor moves there and
+   * the next append becomes a new child. Old branches stay intact.
+   */
+  fork(target: string, branch?: string): TreeResult<ForkView> {
+    let name: string
+    try {
+      checkNodeId(target)
+      name = branch === undefined ? this.autoBranchName(this.state.active) : checkBranchName(branch)
+    } catch (error) {
+      return badArgument(error)
+    }
+    const result = this.exec({ op: 'fork', target, branch: name })
+    if (!result.ok) return result
+    return ok({ cursor: target, branch: name, forkCount: this.recs.get(target)!.childCount })
+  }
+
+  /** Like `fork` with a required name; returns the parked cursor and branch. */
+  branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string }> {
+    if (branch === undefined) return fail('INVALID_ARGUMENT', 'branch must be a string')
+    const result = this.fork(target, branch)
+    return result.ok ? ok({ cursor: result.value.cursor, branch: result.value.branch }) : result
+  }
+
+  /**
+   * Fork at `target` and append a `branch_summary` node there describing the
+   * path being left. The summary is for humans and tools: it never enters
+   * `messages()`.
+   */
+  branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode> {
+    if (typeof summary !== 'string' || summary.trim() === '') {
+      return fail('INVALID_ARGUMENT', 'summary must be a non-empty string')
+    }
+    const from = this.cursor
+    const mark = this.checkpoint()
+    const forked = this.fork(target, branch)
+    if (!forked.ok) return forked
+    const metadata = from === null ? undefined : { fromId: from }
+    const appended = this.append(null, {
+      type: 'branch_summary',
+      summary: oneLine(summary),
+      content: [{ type: 'text', text: summary }],
+      ...(metadata ? { metadata } : {}),
+    })
+    if (!appended.ok) this.rollback(mark)
+    return appended
+  }
+
+  /** Bind a node for context-aware commands (or clear it); never moves the cursor. */
+  select(nodeId: string | null): TreeResult<{ nodeId: string | null }> {
+    if (nodeId !== null && typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
+    const result = this.exec({ op: 'select', nodeId })
+    return result.ok ? ok({ nodeId }) : result
+  }
+
+  /** Set (text) or clear (null) the label of a node. Labels are unique in a tree. */
+  label(nodeId: string, text: string | null): TreeResult<TreeNode> {
+    let label: string | null
+    try {
+      checkNodeId(nodeId)
+      label = text === null ? null : checkLabel(text)
+    } catch (error) {
+      return badArgument(error)
+    }
+    const result = this.exec({ op: 'label', nodeId, label })
+    if (!result.ok) return result
+    return ok(this.nodeView(this.recs.get(nodeId)!, this.lanes()))
+  }
+
+  /** Record a summary for a branch (caller-written when `model` is absent). */
+  setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary> {
+    let summary: BranchSummary
+    try {
+      const name = checkBranchName(branch)
+      const head = this.state.heads.get(name)
+      if (!head) return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(name)}`, { branch: name })
+      if (typeof text !== 'string' || text.trim() === '') throw new Invalid('summary must be a non-empty string')
+      summary = {
+        branch: name,
+        nodeId: head.entry.nodeId,
+        summary: text,
+        createdAt: this.now().toISOString(),
+        ...(model === undefined ? {} : { model }),
+      }
+    } catch (error) {
+      return badArgument(error)
+    }
+    const result = this.exec({ op: 'summary', summary })
+    return result.ok ? ok(summary) : result
+  }
+
+  /**
+   * Summarize a branch with an injected summarizer. Never fails the caller
+   * (except for an unknown branch): a throwing or slow summarizer yields the
+   * deterministic fallback `[N messages, unsummarized]`.
+   */
+  async summarizeBranch(
+    branch: string,
+    summarizer: BranchSummarizer,
+    options: { timeoutMs?: number } = {},
+  ): Promise<TreeResult<BranchSummary>> {
+    let name: string
+    try {
+      name = checkBranchName(branch)
+    } catch (error) {
+      return badArgument(error)
+    }
+    const head = this.state.heads.get(name)
+    if (!head) return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(name)}`, { branch: name })
+    const path = this.path(head.entry.nodeId)
+    const messages = path.ok ? path.value.flatMap((entry) => (entry.message ? [entry.message] : [])) : []
+    const headId = head.entry.nodeId
+    const text = await runSummarizer(summarizer, name, messages, options.timeoutMs ?? SUMMARIZE_TIMEOUT_MS)
+    const summary: BranchSummary = text === undefined
+      ? { branch: name, nodeId: headId, summary: fallbackSummary(messages.length), fallback: true, createdAt: this.now().toISOString() }
+      : { branch: name, nodeId: headId, summary: text, model: summarizer.model, createdAt: this.now().toISOString() }
+    const result = this.exec({ op: 'summary', summary })
+    return result.ok ? ok(summary) : result
+  }
+
+  /**
+   * The active path's messages plus one digest for every branch whose head is
+   * off that path: its recorded summary, or an honest stub. Fails closed when
+   * the active path cannot be read; nothing is deleted.
+   */
+  linearExport(): TreeResult<LinearExport> {
+    const active = this.path()
+    if (!active.ok) return active
+    const onPath = new Set(active.value.map((entry) => entry.nodeId))
+    const branches: BranchSummary[] = []
+    for (const name of this.branchOrder()) {
+      const head = this.state.heads.get(name)
+      if (!head || onPath.has(head.entry.nodeId)) continue
+      const recorded = this.state.summaries.get(name)
+      if (recorded) {
+        branches.push(recorded)
+        continue
+      }
+      const path = this.path(head.entry.nodeId)
+      const summary = path.ok
+        ? fallbackSummary(path.value.filter((entry) => entry.message).length)
+        : `[branch ${JSON.stringify(name)} could not be read: ${path.error.message}]`
+      branches.push({ branch: name, nodeId: head.entry.nodeId, summary, fallback: true, createdAt: head.entry.createdAt })
+    }
+    return ok({
+      sessionId: this.sessionId,
+      messages: active.value.flatMap((entry) => (entry.message ? [entry.message] : [])),
+      branches,
+    })
+  }
+
+  /** Undo the last cursor move (browser-style); appends are never undone. */
+  back(): TreeResult<JumpView> {
+    const result = this.exec({ op: 'back' })
+    return result.ok ? ok(this.jumpView()) : result
+  }
+
+  /** Redo a cursor move undone by `back`. */
+  forward(): TreeResult<JumpView> {
+    const result = this.exec({ op: 'forward' })
+    return result.ok ? ok(this.jumpView()) : result
+  }
+
+  /**
+   * Fold a tool result into the tool-call node carrying `callId`, so the call
+   * and its result read as one entry even when the result arrives later.
+   * Idempotent: attaching the same result again changes nothing.
+   */
+  attachToolResult(
+    callId: string,
+    result: { readonly content: string; readonly isError?: boolean; readonly error?: string; readonly metadata?: Record<string, unknown> },
+  ): TreeResult<TreeNode> {
+    const rec = this.toolCalls.get(callId)
+    if (!rec) return fail('NODE_NOT_FOUND', `no tool-call node for call ${JSON.stringify(callId)}`, { callId })
+    if (!isRecord(result) || typeof result.content !== 'string') return fail('INVALID_ARGUMENT', 'result.content must be a string')
+    if (result.isError !== undefined && typeof result.isError !== 'boolean') return fail('INVALID_ARGUMENT', 'result.isError must be a boolean')
+    const old = rec.entry
+    const call = old.content?.find((part) => part.type === 'tool_call')
+    const resultPart = result.isError
+      ? { type: 'tool_result' as const, toolCallId: callId, content: result.content, isError: true }
+      : { type: 'tool_result' as const, toolCallId: callId, content: result.content }
+    const existing = old.content?.find((part) => part.type === 'tool_result')
+    if (existing && JSON.stringify(existing) === JSON.stringify(resultPart)) return ok(this.nodeView(rec, this.lanes()))
+    let merged: TreeEntry
+    try {
+      const next: Mutable<TreeEntry> = { ...old }
+      next.content = [...(old.content ?? []).filter((part) => part.type !== 'tool_result'), resultPart]
+      next.message = call && call.type === 'tool_call'
+        ? { role: 'tool', content: result.content, toolCallId: callId, name: call.name }
+        : { role: 'tool', content: result.content, toolCallId: callId }
+      next.summary = defaultSummary(next.message, next.content)
+      const error = result.error ?? (result.isError ? oneLine(result.content) : undefined)
+      if (error !== undefined) next.error = error
+      else delete next.error
+      if (result.metadata !== undefined) next.metadata = { ...old.metadata, ...copyJsonObject(result.metadata, 'result.metadata') }
+      merged = next
+    } catch (error) {
+      return badArgument(error)
+    }
+    const done = this.exec({ op: 'attach', node: merged })
+    return done.ok ? ok(this.nodeView(rec, this.lanes())) : done
+  }
+
+  // ------------------------------------------------- durability and undo
+
+  /** Versioned, complete, immutable snapshot (entries are shared, not copied). */
+  snapshot(): SessionTreeSnapshot {
+    const snapshot: Mutable<SessionTreeSnapshot> = {
+      version: SNAPSHOT_VERSION,
+      sessionId: this.sessionId,
+      nodes: this.order.map((rec) => rec.entry),
+      cursor: this.cursor,
+      activeBranch: this.state.active,
+      selectedNodeId: this.selectedNode,
+      branchHeads: this.headRecord(),
+      summaries: [...this.state.summaries.values()],
+      history: { back: [...this.state.back], forward: [...this.state.forward] },
+      logSeq: this.logSeq,
+    }
+    if (this.clonedFrom) snapshot.clonedFrom = this.clonedFrom
+    return snapshot
+  }
+
+  /** Capture the mutable state in O(branches + history); nodes are not copied. */
+  checkpoint(): TreeCheckpoint {
+    return { sessionId: this.sessionId, logSeq: this.logSeq, state: cloneState(this.state) }
+  }
+
+  /** Undo every operation logged after `checkpoint` (newest first). */
+  rollback(checkpoint: TreeCheckpoint): TreeResult<void> {
+    if (!isRecord(checkpoint) || checkpoint.sessionId !== this.sessionId || typeof checkpoint.logSeq !== 'number') {
+      return fail('INVALID_ARGUMENT', 'checkpoint was not made by this tree')
+    }
+    if (checkpoint.logSeq < this.logBase || checkpoint.logSeq > this.logSeq) {
+      return fail('INVALID_ARGUMENT', `checkpoint ${checkpoint.logSeq} is outside the retained log (${this.logBase}..${this.logSeq})`)
+    }
+    while (this.logSeq > checkpoint.logSeq) {
+      const entry = this.logEntries.pop()!
+      const previous = this.undoEntries.pop()
+      if (entry.op === 'append') this.unlink(this.recs.get(entry.node.nodeId)!)
+      else if ((entry.op === 'attach' || entry.op === 'label') && previous) {
+        this.replaceEntry(this.recs.get(previous.nodeId)!, previous)
+      }
+    }
+    this.state = cloneState(checkpoint.state as MutableState)
+    this.version++
+    return ok(undefined)
+  }
+
+  /** Logged operations with seq greater than `fromSeq` (still retained in memory). */
+  log(fromSeq = 0): SessionTreeLogEntry[] {
+    const start = Math.max(0, fromSeq - this.logBase)
+    return this.logEntries.slice(start)
+  }
+
+  /** Forget log entries up to `throughSeq` (they were persisted); checkpoints before it become invalid. */
+  trimLog(throughSeq: number): void {
+    const count = Math.min(Math.max(0, throughSeq - this.logBase), this.logEntries.length)
+    if (count === 0) return
+    this.logEntries = this.logEntries.slice(count)
+    this.undoEntries = this.undoEntries.slice(count)
+    this.logBase += count
+  }
+
+  /**
+   * Apply log records (e.g. a sidecar journal) in order. All or nothing: on
+   * the first bad record the tree is rolled back and the error says which.
+   */
+  replay(records: readonly unknown[]): TreeResult<{ applied: number }> {
+    if (!Array.isArray(records)) return fail('INVALID_ARGUMENT', 'records must be an array')
+    const mark = this.checkpoint()
+    for (let i = 0; i < records.length; i++) {
+      let op: SessionTreeOp
+      let at: string
+      try {
+        const record = records[i]
+        if (!isRecord(record)) throw new Invalid(`record ${i} must be an object`)
+        if (record.seq !== this.logSeq + 1) throw new Invalid(`record ${i} has seq ${String(record.seq)}, expected ${this.logSeq + 1}`)
+        at = checkTime(record.at, `record ${i}.at`)
+        op = checkOp(record, `record ${i}`)
+      } catch (error) {
+        this.rollback(mark)
+        return badArgument(error)
+      }
+      const result = this.exec(op, at)
+      if (!result.ok) {
+        this.rollback(mark)
+        return fail(result.error.code, `record ${i}: ${result.error.message}`, { ...result.error.details, index: i })
+      }
+    }
+    return ok({ applied: records.length })
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** Validate and execute one operation; log it on success. Failures change nothing. */
+  private exec(op: SessionTreeOp, at?: string): TreeResult<void> {
+    const error = this.check(op)
+    if (error) return error
+    let previous: TreeEntry | undefined
+    const state = this.state
+    switch (op.op) {
+      case 'append': {
+        const parent = op.node.parentId === null ? undefined : this.recs.get(op.node.parentId)!
+        const head = state.heads.get(state.active)
+        const parentRec = parent ?? null
+        let branch = state.active
+        if (op.branch !== undefined && op.branch !== state.active) {
+          branch = op.branch
+        } else if (head !== undefined && head !== parentRec) {
+          // Diverging from the branch head: the old line keeps its name.
+          branch = this.autoBranchName(state.active)
+        }
+        const rec = this.link(deepFreeze(op.node), parent)
+        state.heads.set(branch, rec)
+        state.active = branch
+        state.cursor = rec
+        break
+      }
+      case 'attach': {
+        const rec = this.recs.get(op.node.nodeId)!
+        previous = rec.entry
+        this.replaceEntry(rec, deepFreeze(op.node))
+        break
+      }
+      case 'jump': {
+        const target = op.target === null ? null : this.recs.get(op.target)!
+        if (op.record) this.pushHistory()
+        state.cursor = target
+        if (target === null) break
+        if (state.heads.get(state.active) !== target) {
+          for (const [name, head] of state.heads) {
+            if (head === target) {
+              state.active = name
+              break
+            }
+          }
+        }
+        break
+      }
+      case 'switch': {
+        this.pushHistory()
+        state.active = op.branch
+        state.cursor = state.heads.get(op.branch)!
+        break
+      }
+      case 'fork': {
+        this.pushHistory()
+        const target = this.recs.get(op.target)!
+        state.heads.set(op.branch, target)
+        state.active = op.branch
+        state.cursor = target
+        break
+      }
+      case 'label': {
+        const rec = this.recs.get(op.nodeId)!
+        previous = rec.entry
+        const next: Mutable<TreeEntry> = { ...rec.entry }
+        if (op.label === null) delete next.label
+        else next.label = op.label
+        this.replaceEntry(rec, Object.freeze(next))
+        break
+      }
+      case 'select':
+        state.selected = op.nodeId === null ? null : this.recs.get(op.nodeId)!
+        break
+      case 'summary':
+        state.summaries.set(op.summary.branch, deepFreeze({ ...op.summary }))
+        break
+      case 'back': {
+        const position = state.back.pop()!
+        state.forward.push(this.position())
+        this.moveTo(position)
+        break
+      }
+      case 'forward': {
+        const position = state.forward.pop()!
+        state.back.push(this.position())
+        this.moveTo(position)
+        break
+      }
+    }
+    this.version++
+    this.logEntries.push({ seq: this.logSeq + 1, at: at ?? this.now().toISOString(), ...op } as SessionTreeLogEntry)
+    this.undoEntries.push(previous)
+    return ok(undefined)
+  }
+
+  /** Structural preconditions of an operation, checked before anything changes. */
+  private check(op: SessionTreeOp): TreeResult<void> | undefined {
+    const state = this.state
+    switch (op.op) {
+      case 'append': {
+        const { node } = op
+        if (this.recs.has(node.nodeId)) return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
+        if (node.parentId !== null && !this.recs.has(node.parentId)) return notFound(node.parentId)
+        if (node.label !== undefined && this.labels.has(node.label)) return labelTaken(node.label, this.labels.get(node.label)!)
+        if (op.branch !== undefined && op.branch !== state.active) {
+          const head = state.heads.get(op.branch)
+          if (head) return fail('BRANCH_EXISTS', `branch ${JSON.stringify(op.branch)} already exists`, { branch: op.branch, headId: head.entry.nodeId })
+        }
+        return undefined
+      }
+      case 'attach': {
+        const rec = this.recs.get(op.node.nodeId)
+        if (!rec) return notFound(op.node.nodeId)
+        if (rec.entry.parentId !== op.node.parentId || rec.entry.type !== op.node.type || rec.entry.label !== op.node.label) {
+          return fail('INVALID_ARGUMENT', `attach may only change the result of node ${op.node.nodeId}`)
+        }
+        return undefined
+      }
+      case 'jump':
+        return op.target === null || this.recs.has(op.target) ? undefined : notFound(op.target)
+      case 'switch':
+        return state.heads.has(op.branch) ? undefined : fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(op.branch)}`, { branch: op.branch })
+      case 'fork': {
+        if (!this.recs.has(op.target)) return notFound(op.target)
+        const head = state.heads.get(op.branch)
+        if (head) return fail('BRANCH_EXISTS', `branch ${JSON.stringify(op.branch)} already exists`, { branch: op.branch, headId: head.entry.nodeId })
+        return undefined
+      }
+      case 'label': {
+        if (!this.recs.has(op.nodeId)) return notFound(op.nodeId)
+        const holder = op.label === null ? undefined : this.labels.get(op.label)
+        if (holder && holder.entry.nodeId !== op.nodeId) return labelTaken(op.label!, holder)
+        return undefined
+      }
+      case 'select':
+        return op.nodeId === null || this.recs.has(op.nodeId) ? undefined : notFound(op.nodeId)
+      case 'summary':
+        if (!state.heads.has(op.summary.branch)) return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(op.summary.branch)}`, { branch: op.summary.branch })
+        return this.recs.has(op.summary.nodeId) ? undefined : notFound(op.summary.nodeId)
+      case 'back':
+        return state.back.length > 0 ? undefined : fail('HISTORY_EMPTY', 'there is no earlier position to go back to')
+      case 'forward':
+        return state.forward.length > 0 ? undefined : fail('HISTORY_EMPTY', 'there is no later position to go forward to')
+    }
+  }
+
+  private resolveTarget(target: JumpTarget): TreeResult<string | null> {
+    if (target === null) return ok(null)
+    if (typeof target === 'string') {
+      return this.recs.has(target) ? ok(target) : notFound(target)
+    }
+    if (isRecord(target)) {
+      if ('label' in target) {
+        if (typeof target.label !== 'string') return fail('INVALID_ARGUMENT', 'label must be a string')
+        const rec = this.labels.get(target.label.trim())
+        return rec ? ok(rec.entry.nodeId) : fail('NODE_NOT_FOUND', `no node labeled ${JSON.stringify(target.label)}`, { label: target.label })
+      }
+      if ('branch' in target) {
+        if (typeof target.branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
+        const head = this.state.heads.get(target.branch.trim())
+        return head ? ok(head.entry.nodeId) : fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(target.branch)}`, { branch: target.branch })
+      }
+    }
+    return fail('INVALID_ARGUMENT', 'target must be a node id, null, { label } or { branch }')
+  }
+
+  private buildEntry(message: LlmMessage | null, options: AppendOptions): TreeEntry {
+    if (!isRecord(options)) throw new Invalid('options must be an object')
+    const msg = message === null || message === undefined ? null : checkMessage(message)
+    const entry: Mutable<TreeEntry> = {
+      nodeId: options.nodeId === undefined ? this.mintNodeId() : checkNodeId(options.nodeId, 'options.nodeId'),
+      parentId: options.parentId === undefined
+        ? this.cursor
+        : options.parentId === null ? null : checkNodeId(options.parentId, 'options.parentId'),
+      summary: '',
+      createdAt: options.createdAt === undefined ? this.now().toISOString() : checkTime(options.createdAt, 'options.createdAt'),
+    }
+    entry.type = options.type === undefined ? (msg ? 'message' : 'custom') : checkEntryType(options.type, 'options.type')
+    if (msg) entry.message = msg
+    if (options.content !== undefined) entry.content = checkContent(options.content, 'options.content')
+    if (options.model !== undefined) entry.model = checkString(options.model, 'options.model')
+    if (options.provider !== undefined) entry.provider = checkString(options.provider, 'options.provider')
+    if (options.usage !== undefined) entry.usage = copyJsonObject(options.usage, 'options.usage')
+    if (options.cost !== undefined) {
+      if (typeof options.cost !== 'number' || !Number.isFinite(options.cost)) throw new Invalid('options.cost must be a finite number')
+      entry.cost = options.cost
+    }
+    if (options.error !== undefined) entry.error = checkString(options.error, 'options.error')
+    if (options.metadata !== undefined) entry.metadata = copyJsonObject(options.metadata, 'options.metadata')
+    if (options.label !== undefined) entry.label = checkLabel(options.label, 'options.label')
+    if (options.origin !== undefined) entry.origin = checkOrigin(options.origin, 'options.origin')
+    entry.summary = options.summary === undefined
+      ? defaultSummary(msg, entry.content)
+      : oneLine(checkString(options.summary, 'options.summary'))
+    return deepFreeze(entry)
+  }
+
+  private mintNodeId(): string {
+    let id: string
+    do id = `n${(++this.minted).toString(36)}`
+    while (this.recs.has(id))
+    return id
+  }
+
+  /** `<base>-<n>` with the smallest free n >= 2. */
+  private autoBranchName(base: string): string {
+    const stem = base.length > 90 ? base.slice(0, 90) : base
+    for (let n = 2; ; n++) {
+      const name = `${stem}-${n}`
+      if (!this.state.heads.has(name)) return name
+    }
+  }
+
+  private link(entry: TreeEntry, parent: Rec | undefined): Rec {
+    const rec: Rec = {
+      entry,
+      parent,
+      depth: parent ? parent.depth + 1 : 0,
+      order: this.order.length,
+      firstChild: undefined,
+      lastChild: undefined,
+      prev: undefined,
+      next: undefined,
+      childCount: 0,
+    }
+    if (parent) {
+      rec.prev = parent.lastChild
+      if (parent.lastChild) parent.lastChild.next = rec
+      else parent.firstChild = rec
+      parent.lastChild = rec
+      parent.childCount++
+    }
+    this.recs.set(entry.nodeId, rec)
+    this.order.push(rec)
+    this.index(rec, +1)
+    return rec
+  }
+
+  /** Remove the newest node (rollback only: it is the last child of its parent). */
+  private unlink(rec: Rec): void {
+    const parent = rec.parent
+    if (parent) {
+      if (rec.prev) rec.prev.next = rec.next
+      else parent.firstChild = rec.next
+      if (rec.next) rec.next.prev = rec.prev
+      else parent.lastChild = rec.prev
+      parent.childCount--
+    }
+    this.index(rec, -1)
+    this.recs.delete(rec.entry.nodeId)
+    this.order.pop()
+  }
+
+  private replaceEntry(rec: Rec, entry: TreeEntry): void {
+    this.index(rec, -1)
+    rec.entry = entry
+    this.index(rec, +1)
+  }
+
+  /** Maintain labels, tool-call index and counters for one entry entering (+1) or leaving (-1). */
+  private index(rec: Rec, sign: 1 | -1): void {
+    const entry = rec.entry
+    if (entry.label !== undefined) {
+      if (sign > 0) this.labels.set(entry.label, rec)
+      else if (this.labels.get(entry.label) === rec) this.labels.delete(entry.label)
+    }
+    if (entry.type === 'tool_call') {
+      const call = entry.content?.find((part) => part.type === 'tool_call')
+      if (call && call.type === 'tool_call') {
+        if (sign > 0 && !this.toolCalls.has(call.id)) this.toolCalls.set(call.id, rec)
+        else if (sign < 0 && this.toolCalls.get(call.id) === rec) this.toolCalls.delete(call.id)
+      }
+    }
+    if (entry.message) this.messageCount += sign
+    if (entry.usage) {
+      for (const [key, value] of Object.entries(entry.usage)) {
+        if (typeof value !== 'number') continue
+        const total = (this.usageTotals.get(key) ?? 0) + sign * value
+        this.usageTotals.set(key, total)
+      }
+    }
+    if (entry.cost !== undefined) {
+      this.costTotal += sign * entry.cost
+      this.costSeen = true
+    }
+  }
+
+  private position(): TreePosition {
+    return { cursor: this.cursor, branch: this.state.active }
+  }
+
+  private pushHistory(): void {
+    const state = this.state
+    state.back.push(this.position())
+    if (state.back.length > HISTORY_LIMIT) state.back.shift()
+    state.forward.length = 0
+  }
+
+  private moveTo(position: TreePosition): void {
+    this.state.cursor = position.cursor === null ? null : this.recs.get(position.cursor) ?? null
+    this.state.active = position.branch
+  }
+
+  private jumpView(): JumpView {
+    return { cursor: this.cursor, messages: this.messages(), branch: this.state.active }
+  }
+
+  private headRecord(): Record<string, string> {
+    const heads: Record<string, string> = {}
+    for (const [name, rec] of this.state.heads) heads[name] = rec.entry.nodeId
+    return heads
+  }
+
+  /** Active branch first, then the others in creation order. */
+  private branchOrder(): string[] {
+    const names = [...this.state.heads.keys()]
+    const i = names.indexOf(this.state.active)
+    if (i > 0) names.unshift(...names.splice(i, 1))
+    return names
+  }
+
+  /** Lane of every node: the first branch (active first) whose path holds it. O(n), cached. */
+  private lanes(): Map<Rec, string> {
+    if (this.laneCache?.version === this.version) return this.laneCache.lanes
+    const lanes = new Map<Rec, string>()
+    for (const name of this.branchOrder()) {
+      for (let rec = this.state.heads.get(name); rec && !lanes.has(rec); rec = rec.parent) lanes.set(rec, name)
+    }
+    this.laneCache = { version: this.version, lanes }
+    return lanes
+  }
+
+  private nodeView(rec: Rec, lanes: Map<Rec, string>): TreeNode {
+    return { ...rec.entry, branch: lanes.get(rec) ?? '', forkCount: rec.childCount }
+  }
+
+  /** Load a snapshot into this (empty) tree; throws `Invalid` and leaves nothing half-loaded. */
+  private restore(raw: unknown): void {
+    if (!isRecord(raw)) throw new Invalid('snapshot must be an object')
+    if (raw.version !== SNAPSHOT_VERSION) throw new Invalid(`snapshot version ${JSON.stringify(raw.version)} is not ${SNAPSHOT_VERSION}`)
+    if (raw.sessionId !== this.sessionId) throw new Invalid(`snapshot belongs to session ${JSON.stringify(raw.sessionId)}, not ${JSON.stringify(this.sessionId)}`)
+    if (!Array.isArray(raw.nodes)) throw new Invalid('snapshot.nodes must be an array')
+    const entries: TreeEntry[] = raw.nodes.map((node, i) => checkEntry(node, `snapshot.nodes[${i}]`))
+    const position = new Map<string, number>()
+    entries.forEach((entry, i) => {
+      if (position.has(entry.nodeId)) throw new Invalid(`snapshot.nodes[${i}] repeats node id ${entry.nodeId}`)
+      position.set(entry.nodeId, i)
+    })
+    entries.forEach((entry, i) => {
+      if (entry.parentId === null) return
+      const at = position.get(entry.parentId)
+      if (at === undefined) throw new Invalid(`snapshot.nodes[${i}] (${entry.nodeId}) has a missing parent ${entry.parentId}`)
+      if (at > i) {
+        // Either a cycle or a parent stored after its child; say which.
+        let cursor: string | null = entry.parentId
+        for (let steps = 0; cursor !== null && steps <= entries.length; steps++) {
+          if (cursor === entry.nodeId) throw new Invalid(`snapshot node ${entry.nodeId} is part of a parent cycle`)
+          cursor = entries[position.get(cursor)!]?.parentId ?? null
+        }
+        throw new Invalid(`snapshot.nodes[${i}] (${entry.nodeId}) comes before its parent ${entry.parentId}`)
+      }
+    })
+    const labels = new Set<string>()
+    for (const entry of entries) {
+      if (entry.label === undefined) continue
+      if (labels.has(entry.label)) throw new Invalid(`snapshot label ${JSON.stringify(entry.label)} is used twice`)
+      labels.add(entry.label)
+    }
+    const nodeRef = (value: unknown, where: string): string | null => {
+      if (value === null || value === undefined) return null
+      const id = checkNodeId(value, where)
+      if (!position.has(id)) throw new Invalid(`${where} points at a missing node ${id}`)
+      return id
+    }
+    const cursor = nodeRef(raw.cursor, 'snapshot.cursor')
+    const selected = nodeRef(raw.selectedNodeId, 'snapshot.selectedNodeId')
+    const active = checkBranchName(raw.activeBranch, 'snapshot.activeBranch')
+    if (!isRecord(raw.branchHeads)) throw new Invalid('snapshot.branchHeads must be an object')
+    const heads = new Map<string, string>()
+    for (const [name, head] of Object.entries(raw.branchHeads)) {
+      if (checkBranchName(name, 'snapshot branch name') !== name) throw new Invalid(`snapshot branch name ${JSON.stringify(name)} is not trimmed`)
+      heads.set(name, nodeRef(head, `snapshot.branchHeads.${name}`) ?? (() => { throw new Invalid(`snapshot.branchHeads.${name} must be a node id`) })())
+    }
+    if (!Array.isArray(raw.summaries)) throw new Invalid('snapshot.summaries must be an array')
+    const summaries = raw.summaries.map((s, i) => checkSummary(s, `snapshot.summaries[${i}]`))
+    for (const summary of summaries) {
+      if (!heads.has(summary.branch)) throw new Invalid(`snapshot summary of unknown branch ${summary.branch}`)
+      nodeRef(summary.nodeId, `snapshot summary of ${summary.branch}`)
+    }
+    if (!isRecord(raw.history) || !Array.isArray(raw.history.back) || !Array.isArray(raw.history.forward)) {
+      throw new Invalid('snapshot.history must be { back: [], forward: [] }')
+    }
+    const positions = (list: unknown[], where: string): TreePosition[] => list.map((p, i) => {
+      const position = checkPosition(p, `${where}[${i}]`)
+      nodeRef(position.cursor, `${where}[${i}].cursor`)
+      return position
+    })
+    const back = positions(raw.history.back, 'snapshot.history.back')
+    const forward = positions(raw.history.forward, 'snapshot.history.forward')
+    if (typeof raw.logSeq !== 'number' || !Number.isSafeInteger(raw.logSeq) || raw.logSeq < 0) {
+      throw new Invalid('snapshot.logSeq must be a non-negative integer')
+    }
+    let clonedFrom: { sessionId: string; nodeId: string | null } | undefined
+    if (raw.clonedFrom !== undefined) {
+      const c = raw.clonedFrom
+      if (!isRecord(c) || typeof c.sessionId !== 'string' || !(c.nodeId === null || typeof c.nodeId === 'string')) {
+        throw new Invalid('snapshot.clonedFrom must be { sessionId, nodeId }')
+      }
+      clonedFrom = { sessionId: c.sessionId, nodeId: c.nodeId }
+    }
+    // Everything validated: build.
+    for (const entry of entries) this.link(deepFreeze(entry), entry.parentId === null ? undefined : this.recs.get(entry.parentId))
+    this.state = {
+      cursor: cursor === null ? null : this.recs.get(cursor)!,
+      active,
+      selected: selected === null ? null : this.recs.get(selected)!,
+      heads: new Map([...heads].map(([name, id]) => [name, this.recs.get(id)!])),
+      summaries: new Map(summaries.map((s) => [s.branch, deepFreeze(s)])),
+      back,
+      forward,
+    }
+    this.logBase = raw.logSeq
+    this.minted = entries.length
+    this.clonedFrom = clonedFrom
+  }
+}
+
+function notFound(nodeId: string): TreeResult<never> {
+  return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)}`, { nodeId })
+}
+
+function labelTaken(label: string, holder: Rec): TreeResult<never> {
+  return fail('LABEL_EXISTS', `label ${JSON.stringify(label)} is already on node ${holder.entry.nodeId}`, {
+    label,
+    nodeId: holder.entry.nodeId,
+  })
+}
+
+function checkString(value: unknown, where: string): string {
+  if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
+  return value
+}
+
+/** The call a node answers with a result, if any. */
+function answeredCall(entry: TreeEntry): string | undefined {
+  if (entry.type !== 'tool_call' && entry.type !== 'tool_result') return undefined
+  const result = entry.content?.find((part) => part.type === 'tool_result')
+  if (result && result.type === 'tool_result') return result.toolCallId
+  return entry.message?.toolCallId
+}
+
+function cloneState(state: MutableState): MutableState {
+  return {
+    cursor: state.cursor,
+    active: state.active,
+    selected: state.selected,
+    heads: new Map(state.heads),
+    summaries: new Map(state.summaries),
+    back: [...state.back],
+    forward: [...state.forward],
+  }
+}
+
+/** Validate the operation part of a log record. */
+function checkOp(record: Record<string, unknown>, where: string): SessionTreeOp {
+  switch (record.op) {
+    case 'append': {
+      const node = checkEntry(record.node, `${where}.node`)
+      return record.branch === undefined
+        ? { op: 'append', node }
+        : { op: 'append', node, branch: checkBranchName(record.branch, `${where}.branch`) }
+    }
+    case 'attach':
+      return { op: 'attach', node: checkEntry(record.node, `${where}.node`) }
+    case 'jump':
+      if (typeof record.record !== 'boolean') throw new Invalid(`${where}.record must be a boolean`)
+      return { op: 'jump', target: record.target === null ? null : checkNodeId(record.target, `${where}.target`), record: record.record }
+    case 'fork':
+      return { op: 'fork', target: checkNodeId(record.target, `${where}.target`), branch: checkBranchName(record.branch, `${where}.branch`) }
+    case 'switch':
+      return { op: 'switch', branch: checkBranchName(record.branch, `${where}.branch`) }
+    case 'label':
+      return { op: 'label', nodeId: checkNodeId(record.nodeId, `${where}.nodeId`), label: record.label === null ? null : checkLabel(record.label, `${where}.label`) }
+    case 'select':
+      return { op: 'select', nodeId: record.nodeId === null ? null : checkNodeId(record.nodeId, `${where}.nodeId`) }
+    case 'summary':
+      return { op: 'summary', summary: checkSummary(record.summary, `${where}.summary`) }
+    case 'back':
+      return { op: 'back' }
+    case 'forward':
+      return { op: 'forward' }
+    default:
+      throw new Invalid(`${where}.op ${JSON.stringify(record.op)} is not a known operation`)
+  }
+}
+
+/** Run a summarizer under a time budget; undefined when it failed, hung or returned nothing usable. */
+async function runSummarizer(
+  summarizer: BranchSummarizer,
+  branch: string,
+  messages: LlmMessage[],
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const controller = new AbortController()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort(new Error('summarizer timed out'))
+        resolve(undefined)
+      }, timeoutMs)
+    })
+    const work = Promise.resolve()
+      .then(() => summarizer.summarize({ branch, text: renderMessages(messages), messages, signal: controller.signal }))
+      .then((text) => (typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined), () => undefined)
+    return await Promise.race([work, timeout])
+  } catch {
+    return undefined
+  } finally {
+    if (timer !== undefined) clearTimeout(timer)
+  }
+}
+
+export type { ErrorCode }

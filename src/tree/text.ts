@@ -1,0 +1,40 @@
+/** Human-readable text derived from nodes: one-line summaries and branch renderings. */
+import type { ContentPart, JsonValue, LlmMessage } from './types.ts'
+
+export const SUMMARY_LENGTH = 120
+
+/** Collapse whitespace and cut to one short line. */
+export function oneLine(text: string, max = SUMMARY_LENGTH): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
+}
+
+function argumentsText(args: JsonValue): string {
+  return typeof args === 'string' ? args : JSON.stringify(args)
+}
+
+/** The summary a node gets when its producer gives none. */
+export function defaultSummary(message: LlmMessage | null, content: readonly ContentPart[] | undefined): string {
+  const call = content?.find((part) => part.type === 'tool_call')
+  const result = content?.find((part) => part.type === 'tool_result')
+  if (call && call.type === 'tool_call') {
+    const head = `${call.name}(${argumentsText(call.arguments)})`
+    return oneLine(result && result.type === 'tool_result' ? `${head} → ${result.content}` : head)
+  }
+  if (message && message.content !== '') return oneLine(message.content)
+  const text = content?.find((part) => part.type === 'text')
+  if (text && text.type === 'text') return oneLine(text.text)
+  return ''
+}
+
+/** Render messages as `role: text` lines, the input a branch summarizer reads. */
+export function renderMessages(messages: readonly LlmMessage[]): string {
+  let out = ''
+  for (const message of messages) out += `${message.role}: ${message.content}\n`
+  return out
+}
+
+/** The deterministic text recorded when no summary could be written. */
+export function fallbackSummary(messageCount: number): string {
+  return `[${messageCount} message${messageCount === 1 ? '' : 's'}, unsummarized]`
+}

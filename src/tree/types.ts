@@ -1,0 +1,326 @@
+/**
+ * The session tree's public vocabulary. Everything here is plain JSON: the same
+ * shapes travel through the sidecar, the typert wire and the model tool.
+ *
+ * Wire compatibility: `LlmMessage`, `ContentPart`, `TreeNode`, `SessionTreeView`,
+ * `JumpView`, `ForkView` and `SessionTreeSessionInfo` keep the field names and
+ * meaning of the published `sessionTree` contract (seed 001); fields added by
+ * this package are optional, so a client written against that contract keeps
+ * working.
+ *
+ * This module imports nothing: the tree is pure domain code.
+ */
+
+/** Any lossless JSON value. */
+export type JsonValue =
+  | null
+  | string
+  | number
+  | boolean
+  | JsonValue[]
+  | { [key: string]: JsonValue }
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue }
+
+/** Conversation roles a tree node can carry. */
+export type Role = 'system' | 'user' | 'assistant' | 'tool'
+
+/**
+ * A provider-neutral chat message, flattened to text: what the model reads.
+ * `toolCallId` and `name` are set on `tool` messages.
+ */
+export interface LlmMessage {
+  readonly role: Role
+  readonly content: string
+  readonly name?: string
+  readonly toolCallId?: string
+}
+
+/** Visible text. */
+export interface TextPart {
+  readonly type: 'text'
+  readonly text: string
+}
+
+/** A tool invocation requested by the model (arguments parsed when they were JSON). */
+export interface ToolCallPart {
+  readonly type: 'tool_call'
+  readonly id: string
+  readonly name: string
+  readonly arguments: JsonValue
+}
+
+/** The result of one tool invocation. */
+export interface ToolResultPart {
+  readonly type: 'tool_result'
+  readonly toolCallId: string
+  readonly content: string
+  readonly isError?: boolean
+}
+
+/** Model reasoning, kept for display; never part of `LlmMessage.content`. */
+export interface ReasoningPart {
+  readonly type: 'reasoning'
+  readonly text: string
+}
+
+/** Structured content of a node, richer than its flattened `message`. */
+export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart
+
+/**
+ * What kind of entry a node is.
+ * - `message`: a user, assistant or system message;
+ * - `tool_call`: one tool invocation, with its result folded in once it exists;
+ * - `tool_result`: a result whose call is not in the tree;
+ * - `model_change`: the model or provider changed here (no message);
+ * - `compaction`: the harness compacted history here (no message);
+ * - `branch_summary`: a digest of an abandoned branch (never sent to the model);
+ * - `custom`: anything else a producer wants to keep in the tree (no message).
+ */
+export type TreeEntryType =
+  | 'message'
+  | 'tool_call'
+  | 'tool_result'
+  | 'model_change'
+  | 'compaction'
+  | 'branch_summary'
+  | 'custom'
+
+/**
+ * Where a node came from outside the tree. The harness adapter stamps the
+ * session-log event that produced the node; a clone stamps its source node.
+ * Reserved: only the tree's producers set it, never a model-facing tool.
+ */
+export interface NodeOrigin {
+  /** Producer namespace, e.g. `session` for harness events, `clone` for clones. */
+  readonly source: string
+  /** Sequence number of the producing record (the harness event seq). */
+  readonly seq?: number
+  /** Identity in the producer's namespace (a message id, a source node id). */
+  readonly ref?: string
+  /** Session the origin lives in, when it is not this tree's session. */
+  readonly sessionId?: string
+}
+
+/**
+ * One stored entry of the tree: what a node is, without anything derived from
+ * its place in the tree. Entries are append-only: once created, only `label`
+ * changes, and a tool-call entry gains its result (see `attachToolResult`).
+ */
+export interface TreeEntry {
+  /** Unique within the tree. */
+  readonly nodeId: string
+  /** `null` for a root; a tree may have several roots (jump to `null`, then append). */
+  readonly parentId: string | null
+  readonly type?: TreeEntryType
+  /** One-line human summary of the node (its text, truncated). */
+  readonly summary: string
+  /** ISO-8601 creation time. */
+  readonly createdAt: string
+  /** What the model reads for this node; absent for nodes the model never sees. */
+  readonly message?: LlmMessage
+  readonly content?: readonly ContentPart[]
+  /** Model that produced the node (assistant messages, model changes). */
+  readonly model?: string
+  readonly provider?: string
+  readonly usage?: Readonly<Record<string, JsonValue>>
+  readonly cost?: number
+  readonly error?: string
+  readonly metadata?: Readonly<Record<string, JsonValue>>
+  /** A bookmark name; unique within the tree. */
+  readonly label?: string
+  readonly origin?: NodeOrigin
+}
+
+/** A node as views serve it: the entry plus what its place in the tree says. */
+export interface TreeNode extends TreeEntry {
+  /** Lane name for display: the branch whose path holds this node ('' when none does). */
+  readonly branch: string
+  /** Number of direct children. */
+  readonly forkCount?: number
+}
+
+/** A named branch: a movable pointer to its head node. */
+export interface BranchView {
+  readonly name: string
+  readonly headId: string
+  /** Root-to-head path of the branch. */
+  readonly nodeIds: readonly string[]
+  /** Set when the branch was summarized. */
+  readonly summary?: BranchSummary
+}
+
+/** A digest of one branch, with a pointer back to the full data (nothing is dropped). */
+export interface BranchSummary {
+  readonly branch: string
+  /** Head of the branch when the summary was written. */
+  readonly nodeId: string
+  readonly summary: string
+  /** Model that wrote it; absent for a fallback or caller-written summary. */
+  readonly model?: string
+  /** True when the summarizer failed and the text is the deterministic fallback. */
+  readonly fallback?: boolean
+  readonly createdAt: string
+}
+
+/** Full read view served to the panel. */
+export interface SessionTreeView {
+  readonly sessionId: string
+  readonly cursor: string | null
+  readonly activeBranch: string
+  readonly selectedNodeId?: string | null
+  readonly branchHeads?: Readonly<Record<string, string>>
+  readonly nodes: readonly TreeNode[]
+  readonly branches: readonly BranchView[]
+}
+
+/** Result of a cursor move: the new cursor and the messages the model would read. */
+export interface JumpView {
+  readonly cursor: string | null
+  readonly messages: readonly LlmMessage[]
+  /** Active branch after the move. */
+  readonly branch?: string
+}
+
+/** Result of `fork`. */
+export interface ForkView {
+  readonly cursor: string
+  readonly branch: string
+  /** Direct children of the fork point before the next append. */
+  readonly forkCount: number
+}
+
+/** Compact status of one tree. */
+export interface SessionTreeSessionInfo {
+  readonly sessionId: string
+  readonly nodeCount: number
+  readonly messageCount: number
+  readonly branchCount: number
+  readonly cursor: string | null
+  readonly activeBranch: string
+  readonly selectedNodeId?: string | null
+  readonly branchHeads?: Readonly<Record<string, string>>
+  readonly currentPathLength: number
+  readonly usage?: Readonly<Record<string, number>>
+  readonly tokenCount?: number
+  readonly cost?: number
+  readonly snapshotVersion: 1
+  readonly labelCount?: number
+  readonly canGoBack?: boolean
+  readonly canGoForward?: boolean
+  /** Where this tree was cloned from, if it was. */
+  readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null }
+}
+
+/** One cursor position: where navigation history can return to. */
+export interface TreePosition {
+  readonly cursor: string | null
+  readonly branch: string
+}
+
+/** Navigation history: positions left by explicit moves (browser-style back/forward). */
+export interface NavigationHistory {
+  readonly back: readonly TreePosition[]
+  readonly forward: readonly TreePosition[]
+}
+
+/** Version of the durable snapshot format. */
+export const SNAPSHOT_VERSION = 1 as const
+
+/** Durable, versioned, complete state of one tree. */
+export interface SessionTreeSnapshot {
+  readonly version: typeof SNAPSHOT_VERSION
+  readonly sessionId: string
+  /** Entries in creation order (a parent always precedes its children). */
+  readonly nodes: readonly TreeEntry[]
+  readonly cursor: string | null
+  readonly activeBranch: string
+  readonly selectedNodeId: string | null
+  readonly branchHeads: Readonly<Record<string, string>>
+  readonly summaries: readonly BranchSummary[]
+  readonly history: NavigationHistory
+  /** Sequence number of the last log entry folded into this snapshot. */
+  readonly logSeq: number
+  readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null }
+}
+
+/** Options for `append`. */
+export interface AppendOptions {
+  /** Explicit node id (producers with stable identities); minted when absent. */
+  readonly nodeId?: string
+  /** Parent to append under; defaults to the cursor. `null` makes a new root. */
+  readonly parentId?: string | null
+  readonly type?: TreeEntryType
+  /** Branch the node joins; must not exist yet when it differs from the active branch. */
+  readonly branch?: string
+  readonly summary?: string
+  readonly content?: readonly ContentPart[]
+  readonly model?: string
+  readonly provider?: string
+  readonly usage?: Record<string, JsonValue>
+  readonly cost?: number
+  readonly error?: string
+  readonly metadata?: Record<string, JsonValue>
+  readonly label?: string
+  readonly origin?: NodeOrigin
+  /** ISO time; defaults to now. */
+  readonly createdAt?: string
+}
+
+/** Where `jump` can go: a node id, `null` (before the first node), a label or a branch head. */
+export type JumpTarget = string | null | { readonly label: string } | { readonly branch: string }
+
+/** Options for cursor moves. */
+export interface MoveOptions {
+  /**
+   * Record the move in navigation history (default true). Producers that
+   * re-place the cursor to follow the harness pass false.
+   */
+  readonly record?: boolean
+}
+
+/**
+ * One entry of the tree's operation log. Replaying a log on the snapshot it
+ * started from reproduces the tree exactly; the sidecar journal is made of these.
+ */
+export type SessionTreeLogEntry = { readonly seq: number; readonly at: string } & SessionTreeOp
+
+/** The operations a log can hold: commands, replayed through the same code paths. */
+export type SessionTreeOp =
+  | { readonly op: 'append'; readonly node: TreeEntry; readonly branch?: string }
+  | { readonly op: 'attach'; readonly node: TreeEntry }
+  | { readonly op: 'jump'; readonly target: string | null; readonly record: boolean }
+  | { readonly op: 'fork'; readonly target: string; readonly branch: string }
+  | { readonly op: 'switch'; readonly branch: string }
+  | { readonly op: 'label'; readonly nodeId: string; readonly label: string | null }
+  | { readonly op: 'select'; readonly nodeId: string | null }
+  | { readonly op: 'summary'; readonly summary: BranchSummary }
+  | { readonly op: 'back' }
+  | { readonly op: 'forward' }
+
+/** A message plus the pointer to where the full branch still lives. */
+export interface LinearExport {
+  readonly sessionId: string
+  /** The active path, exactly as the model reads it. */
+  readonly messages: readonly LlmMessage[]
+  /** One digest per off-path branch: its summary, or an honest stub. */
+  readonly branches: readonly BranchSummary[]
+}
+
+/** Input handed to a branch summarizer. */
+export interface SummarizeRequest {
+  readonly branch: string
+  /** The branch rendered as `role: text` lines, root first. */
+  readonly text: string
+  readonly messages: readonly LlmMessage[]
+  /** Aborted when the summarizer exceeds its time budget. */
+  readonly signal: AbortSignal
+}
+
+/** An injectable side-call that digests a branch; it may throw or hang: the tree copes. */
+export interface BranchSummarizer {
+  /** Model that writes the summaries, recorded on each one. */
+  readonly model: string
+  summarize(request: SummarizeRequest): Promise<string>
+}

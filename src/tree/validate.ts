@@ -1,0 +1,302 @@
+/**
+ * Input and snapshot validation. Validators copy what they accept (the tree
+ * never keeps a caller's mutable object) and throw `Invalid` with a precise
+ * reason; API edges turn that into an `INVALID_ARGUMENT` or `INVALID_SNAPSHOT`
+ * result.
+ */
+import type {
+  BranchSummary,
+  ContentPart,
+  JsonValue,
+  LlmMessage,
+  NodeOrigin,
+  Role,
+  TreeEntry,
+  TreeEntryType,
+  TreePosition,
+} from './types.ts'
+
+/** A validation failure with a reason that names the offending field. */
+export class Invalid extends Error {
+  constructor(readonly reason: string) {
+    super(reason)
+  }
+}
+
+export const MAX_NAME_LENGTH = 100
+export const MAX_LABEL_LENGTH = 200
+export const MAX_ID_LENGTH = 200
+
+const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
+const ENTRY_TYPES: ReadonlySet<string> = new Set<TreeEntryType>([
+  'message', 'tool_call', 'tool_result', 'model_change', 'compaction', 'branch_summary', 'custom',
+])
+// Control characters make names unprintable in the panel and in `/tree` output.
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+function str(value: unknown, where: string): string {
+  if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
+  return value
+}
+
+function optStr(value: unknown, where: string): string | undefined {
+  return value === undefined ? undefined : str(value, where)
+}
+
+/** A branch name: trimmed, 1..100 printable characters. */
+export function checkBranchName(value: unknown, where = 'branch'): string {
+  return checkName(value, where, MAX_NAME_LENGTH)
+}
+
+/** A label: trimmed, 1..200 printable characters. */
+export function checkLabel(value: unknown, where = 'label'): string {
+  return checkName(value, where, MAX_LABEL_LENGTH)
+}
+
+function checkName(value: unknown, where: string, max: number): string {
+  if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
+  const name = value.trim()
+  if (name === '') throw new Invalid(`${where} must not be empty or whitespace`)
+  if (name.length > max) throw new Invalid(`${where} must be at most ${max} characters`)
+  if (CONTROL.test(name)) throw new Invalid(`${where} must not contain control characters`)
+  return name
+}
+
+/** A node id: 1..200 printable characters, no surrounding whitespace. */
+export function checkNodeId(value: unknown, where = 'nodeId'): string {
+  if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
+  if (value === '' || value.trim() !== value) throw new Invalid(`${where} must be non-empty without surrounding whitespace`)
+  if (value.length > MAX_ID_LENGTH) throw new Invalid(`${where} must be at most ${MAX_ID_LENGTH} characters`)
+  if (CONTROL.test(value)) throw new Invalid(`${where} must not contain control characters`)
+  return value
+}
+
+/** An ISO-8601 timestamp as produced by `Date.prototype.toISOString`. */
+export function checkTime(value: unknown, where: string): string {
+  const text = str(value, where)
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(text) || Number.isNaN(Date.parse(text))) {
+    throw new Invalid(`${where} must be an ISO-8601 UTC time`)
+  }
+  return text
+}
+
+function finiteNumber(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new Invalid(`${where} must be a finite number`)
+  return value
+}
+
+/**
+ * Validate and copy a JSON value iteratively (no recursion limit on depth),
+ * rejecting cycles, non-finite numbers and exotic objects.
+ */
+export function copyJson(value: unknown, where: string): JsonValue {
+  type Frame = { src: unknown; set: (v: JsonValue) => void; path: string }
+  let root: JsonValue = null
+  const stack: Frame[] = [{ src: value, set: (v) => { root = v }, path: where }]
+  const onPath = new Set<unknown>()
+  const exits: { obj: unknown; at: number }[] = []
+  while (stack.length > 0) {
+    const frame = stack.pop()!
+    while (exits.length > 0 && exits[exits.length - 1]!.at > stack.length) onPath.delete(exits.pop()!.obj)
+    const { src, path } = frame
+    if (src === null || typeof src === 'string' || typeof src === 'boolean') {
+      frame.set(src)
+    } else if (typeof src === 'number') {
+      frame.set(finiteNumber(src, path))
+    } else if (Array.isArray(src)) {
+      if (onPath.has(src)) throw new Invalid(`${path} is cyclic`)
+      const out: JsonValue[] = new Array(src.length)
+      frame.set(out)
+      onPath.add(src)
+      exits.push({ obj: src, at: stack.length })
+      for (let i = src.length - 1; i >= 0; i--) {
+        if (!(i in src)) throw new Invalid(`${path}[${i}] is a hole`)
+        stack.push({ src: src[i], set: (v) => { out[i] = v }, path: `${path}[${i}]` })
+      }
+    } else if (isRecord(src)) {
+      if (onPath.has(src)) throw new Invalid(`${path} is cyclic`)
+      const out: { [key: string]: JsonValue } = {}
+      frame.set(out)
+      onPath.add(src)
+      exits.push({ obj: src, at: stack.length })
+      const keys = Object.keys(src)
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!
+        const child = src[key]
+        if (child === undefined) continue
+        stack.push({ src: child, set: (v) => { out[key] = v }, path: `${path}.${key}` })
+      }
+    } else {
+      throw new Invalid(`${path} is not JSON (${typeof src})`)
+    }
+  }
+  return root
+}
+
+/** A JSON object (plain record) copy. */
+export function copyJsonObject(value: unknown, where: string): Record<string, JsonValue> {
+  if (!isRecord(value)) throw new Invalid(`${where} must be a JSON object`)
+  return copyJson(value, where) as Record<string, JsonValue>
+}
+
+const MESSAGE_KEYS = new Set(['role', 'content', 'name', 'toolCallId'])
+
+/** A flattened LLM message. */
+export function checkMessage(value: unknown, where = 'message'): LlmMessage {
+  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
+  for (const key of Object.keys(value)) {
+    if (!MESSAGE_KEYS.has(key) && value[key] !== undefined) throw new Invalid(`${where}.${key} is not a message field`)
+  }
+  const role = str(value.role, `${where}.role`)
+  if (!ROLES.has(role)) throw new Invalid(`${where}.role must be one of system, user, assistant, tool`)
+  const message: { role: Role; content: string; name?: string; toolCallId?: string } = {
+    role: role as Role,
+    content: str(value.content, `${where}.content`),
+  }
+  const name = optStr(value.name, `${where}.name`)
+  if (name !== undefined) message.name = name
+  const toolCallId = optStr(value.toolCallId, `${where}.toolCallId`)
+  if (toolCallId !== undefined) message.toolCallId = toolCallId
+  return message
+}
+
+/** Structured content parts; an unknown part type is refused. */
+export function checkContent(value: unknown, where = 'content'): ContentPart[] {
+  if (!Array.isArray(value)) throw new Invalid(`${where} must be an array`)
+  return value.map((part, i) => checkPart(part, `${where}[${i}]`))
+}
+
+function checkPart(part: unknown, where: string): ContentPart {
+  if (!isRecord(part)) throw new Invalid(`${where} must be an object`)
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: str(part.text, `${where}.text`) }
+    case 'reasoning':
+      return { type: 'reasoning', text: str(part.text, `${where}.text`) }
+    case 'tool_call':
+      return {
+        type: 'tool_call',
+        id: str(part.id, `${where}.id`),
+        name: str(part.name, `${where}.name`),
+        arguments: copyJson(part.arguments === undefined ? null : part.arguments, `${where}.arguments`),
+      }
+    case 'tool_result': {
+      const out: { type: 'tool_result'; toolCallId: string; content: string; isError?: boolean } = {
+        type: 'tool_result',
+        toolCallId: str(part.toolCallId, `${where}.toolCallId`),
+        content: str(part.content, `${where}.content`),
+      }
+      if (part.isError !== undefined) {
+        if (typeof part.isError !== 'boolean') throw new Invalid(`${where}.isError must be a boolean`)
+        out.isError = part.isError
+      }
+      return out
+    }
+    default:
+      throw new Invalid(`${where}.type ${JSON.stringify(part.type)} is not a known content part`)
+  }
+}
+
+export function checkEntryType(value: unknown, where = 'type'): TreeEntryType {
+  const type = str(value, where)
+  if (!ENTRY_TYPES.has(type)) throw new Invalid(`${where} ${JSON.stringify(type)} is not a known node type`)
+  return type as TreeEntryType
+}
+
+export function checkOrigin(value: unknown, where = 'origin'): NodeOrigin {
+  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
+  const origin: { source: string; seq?: number; ref?: string; sessionId?: string } = {
+    source: str(value.source, `${where}.source`),
+  }
+  if (origin.source === '') throw new Invalid(`${where}.source must not be empty`)
+  if (value.seq !== undefined) {
+    const seq = finiteNumber(value.seq, `${where}.seq`)
+    if (!Number.isSafeInteger(seq) || seq < 0) throw new Invalid(`${where}.seq must be a non-negative integer`)
+    origin.seq = seq
+  }
+  const ref = optStr(value.ref, `${where}.ref`)
+  if (ref !== undefined) origin.ref = ref
+  const sessionId = optStr(value.sessionId, `${where}.sessionId`)
+  if (sessionId !== undefined) origin.sessionId = sessionId
+  return origin
+}
+
+const ENTRY_KEYS = new Set([
+  'nodeId', 'parentId', 'type', 'summary', 'createdAt', 'message', 'content', 'model', 'provider',
+  'usage', 'cost', 'error', 'metadata', 'label', 'origin',
+  // Derived fields a view adds; accepted and dropped so a view node can be stored back.
+  'branch', 'forkCount',
+])
+
+/** A complete stored entry (snapshot nodes, log records). */
+export function checkEntry(value: unknown, where: string): TreeEntry {
+  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
+  for (const key of Object.keys(value)) {
+    if (!ENTRY_KEYS.has(key)) throw new Invalid(`${where}.${key} is not a node field`)
+  }
+  const nodeId = checkNodeId(value.nodeId, `${where}.nodeId`)
+  const parentId = value.parentId === null ? null : checkNodeId(value.parentId, `${where}.parentId`)
+  if (parentId === nodeId) throw new Invalid(`${where} is its own parent`)
+  const entry: Mutable<TreeEntry> = {
+    nodeId,
+    parentId,
+    summary: str(value.summary, `${where}.summary`),
+    createdAt: checkTime(value.createdAt, `${where}.createdAt`),
+  }
+  if (value.type !== undefined) entry.type = checkEntryType(value.type, `${where}.type`)
+  if (value.message !== undefined) entry.message = checkMessage(value.message, `${where}.message`)
+  if (value.content !== undefined) entry.content = checkContent(value.content, `${where}.content`)
+  if (value.model !== undefined) entry.model = str(value.model, `${where}.model`)
+  if (value.provider !== undefined) entry.provider = str(value.provider, `${where}.provider`)
+  if (value.usage !== undefined) entry.usage = copyJsonObject(value.usage, `${where}.usage`)
+  if (value.cost !== undefined) entry.cost = finiteNumber(value.cost, `${where}.cost`)
+  if (value.error !== undefined) entry.error = str(value.error, `${where}.error`)
+  if (value.metadata !== undefined) entry.metadata = copyJsonObject(value.metadata, `${where}.metadata`)
+  if (value.label !== undefined) entry.label = checkLabel(value.label, `${where}.label`)
+  if (value.origin !== undefined) entry.origin = checkOrigin(value.origin, `${where}.origin`)
+  return entry
+}
+
+export function checkSummary(value: unknown, where: string): BranchSummary {
+  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
+  const summary: Mutable<BranchSummary> = {
+    branch: checkBranchName(value.branch, `${where}.branch`),
+    nodeId: checkNodeId(value.nodeId, `${where}.nodeId`),
+    summary: str(value.summary, `${where}.summary`),
+    createdAt: checkTime(value.createdAt, `${where}.createdAt`),
+  }
+  if (value.model !== undefined) summary.model = str(value.model, `${where}.model`)
+  if (value.fallback !== undefined) {
+    if (typeof value.fallback !== 'boolean') throw new Invalid(`${where}.fallback must be a boolean`)
+    summary.fallback = value.fallback
+  }
+  return summary
+}
+
+export function checkPosition(value: unknown, where: string): TreePosition {
+  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
+  return {
+    cursor: value.cursor === null ? null : checkNodeId(value.cursor, `${where}.cursor`),
+    branch: checkBranchName(value.branch, `${where}.branch`),
+  }
+}
+
+/** Freeze an object graph we own (fresh copies only). */
+export function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    if (typeof item !== 'object' || item === null || Object.isFrozen(item)) continue
+    Object.freeze(item)
+    for (const child of Object.values(item)) stack.push(child)
+  }
+  return value
+}
+
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] }
