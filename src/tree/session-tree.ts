@@ -10,6 +10,8 @@
 import { fail, ok, SessionTreeError, type ErrorCode, type TreeResult } from './errors.ts'
 import { defaultSummary, fallbackSummary, oneLine, renderMessages } from './text.ts'
 import {
+  canonicalEntry,
+  canonicalSummary,
   checkBranchName,
   checkContent,
   checkEntry,
@@ -608,7 +610,7 @@ export class SessionTree {
       if (error !== undefined) next.error = error
       else delete next.error
       if (result.metadata !== undefined) next.metadata = { ...old.metadata, ...copyJsonObject(result.metadata, 'result.metadata') }
-      merged = next
+      merged = canonicalEntry(next)
     } catch (error) {
       return badArgument(error)
     }
@@ -773,14 +775,15 @@ export class SessionTree {
         const next: Mutable<TreeEntry> = { ...rec.entry }
         if (op.label === null) delete next.label
         else next.label = op.label
-        this.replaceEntry(rec, Object.freeze(next))
+        this.replaceEntry(rec, Object.freeze(canonicalEntry(next)))
         break
       }
       case 'select':
         state.selected = op.nodeId === null ? null : this.recs.get(op.nodeId)!
         break
       case 'summary':
-        state.summaries.set(op.summary.branch, deepFreeze({ ...op.summary }))
+        op = { op: 'summary', summary: deepFreeze(canonicalSummary(op.summary)) }
+        state.summaries.set(op.summary.branch, op.summary)
         break
       case 'back': {
         const position = state.back.pop()!
@@ -900,7 +903,7 @@ export class SessionTree {
     entry.summary = options.summary === undefined
       ? defaultSummary(msg, entry.content)
       : oneLine(checkString(options.summary, 'options.summary'))
-    return deepFreeze(entry)
+    return deepFreeze(canonicalEntry(entry))
   }
 
   private mintNodeId(): string {

@@ -20,8 +20,11 @@ export function checkSessionId(sessionId: unknown): TreeResult<string> {
 
 export class SessionTreeStore {
   private readonly trees = new Map<string, SessionTree>()
+  private readonly options: SessionTreeOptions
 
-  constructor(private readonly options: SessionTreeOptions = {}) {}
+  constructor(options: SessionTreeOptions = {}) {
+    this.options = options
+  }
 
   /** Look up a tree without creating one. */
   get(sessionId: string): SessionTree | undefined {

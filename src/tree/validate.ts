@@ -18,8 +18,10 @@ import type {
 
 /** A validation failure with a reason that names the offending field. */
 export class Invalid extends Error {
-  constructor(readonly reason: string) {
+  readonly reason: string
+  constructor(reason: string) {
     super(reason)
+    this.reason = reason
   }
 }
 
@@ -260,7 +262,41 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
   if (value.metadata !== undefined) entry.metadata = copyJsonObject(value.metadata, `${where}.metadata`)
   if (value.label !== undefined) entry.label = checkLabel(value.label, `${where}.label`)
   if (value.origin !== undefined) entry.origin = checkOrigin(value.origin, `${where}.origin`)
-  return entry
+  return canonicalEntry(entry)
+}
+
+/** Rebuild an entry with its keys in the one canonical order (stable JSON). */
+export function canonicalEntry(entry: TreeEntry): TreeEntry {
+  const out: Mutable<TreeEntry> = {
+    nodeId: entry.nodeId,
+    parentId: entry.parentId,
+    summary: entry.summary,
+    createdAt: entry.createdAt,
+  }
+  if (entry.type !== undefined) out.type = entry.type
+  if (entry.message !== undefined) out.message = entry.message
+  if (entry.content !== undefined) out.content = entry.content
+  if (entry.model !== undefined) out.model = entry.model
+  if (entry.provider !== undefined) out.provider = entry.provider
+  if (entry.usage !== undefined) out.usage = entry.usage
+  if (entry.cost !== undefined) out.cost = entry.cost
+  if (entry.error !== undefined) out.error = entry.error
+  if (entry.metadata !== undefined) out.metadata = entry.metadata
+  if (entry.label !== undefined) out.label = entry.label
+  if (entry.origin !== undefined) out.origin = entry.origin
+  return out
+}
+
+/** Rebuild a branch summary with its keys in canonical order. */
+export function canonicalSummary(summary: BranchSummary): BranchSummary {
+  return {
+    branch: summary.branch,
+    nodeId: summary.nodeId,
+    summary: summary.summary,
+    ...(summary.model === undefined ? {} : { model: summary.model }),
+    ...(summary.fallback === undefined ? {} : { fallback: summary.fallback }),
+    createdAt: summary.createdAt,
+  }
 }
 
 export function checkSummary(value: unknown, where: string): BranchSummary {
@@ -276,7 +312,7 @@ export function checkSummary(value: unknown, where: string): BranchSummary {
     if (typeof value.fallback !== 'boolean') throw new Invalid(`${where}.fallback must be a boolean`)
     summary.fallback = value.fallback
   }
-  return summary
+  return canonicalSummary(summary)
 }
 
 export function checkPosition(value: unknown, where: string): TreePosition {
