@@ -1,6 +1,34 @@
-import { defineConfig } from 'vitest/config'
+import ts from 'typescript'
+import { defineConfig, type Plugin } from 'vitest/config'
+
+/**
+ * Standard (TC39) decorators such as typert's `@Remote` are not lowered by
+ * vite's own transform; lower those files with TypeScript itself, exactly as
+ * `npm run build` does.
+ */
+function lowerDecorators(): Plugin {
+  return {
+    name: 'lower-standard-decorators',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!/\.tsx?$/.test(id) || id.includes('/node_modules/') || !/^\s*@[A-Za-z]/m.test(code)) return null
+      const out = ts.transpileModule(code, {
+        fileName: id,
+        compilerOptions: {
+          target: ts.ScriptTarget.ES2023,
+          module: ts.ModuleKind.ESNext,
+          sourceMap: true,
+          verbatimModuleSyntax: true,
+          rewriteRelativeImportExtensions: false,
+        },
+      })
+      return { code: out.outputText, map: out.sourceMapText ?? null }
+    },
+  }
+}
 
 export default defineConfig({
+  plugins: [lowerDecorators()],
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,

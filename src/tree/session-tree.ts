@@ -19,6 +19,7 @@ import {
   checkLabel,
   checkMessage,
   checkNodeId,
+  checkNodeIds,
   checkOrigin,
   checkPosition,
   checkSummary,
@@ -74,6 +75,8 @@ export interface SessionTreeOptions {
 /** A stored node plus its links; nodes are chained, never copied. */
 interface Rec {
   entry: TreeEntry
+  /** Display lane: the branch the node was created on (the oldest branch holding it). */
+  lane: string
   readonly parent: Rec | undefined
   readonly depth: number
   readonly order: number
@@ -126,8 +129,6 @@ export class SessionTree {
   /** Previous entry for `label`/`attach` records, aligned with `logEntries` (rollback only). */
   private undoEntries: (TreeEntry | undefined)[] = []
   private logBase = 0
-  private version = 0
-  private laneCache: { version: number; lanes: Map<Rec, string> } | undefined
 
   /**
    * Create an empty tree, or restore one from a versioned snapshot.
@@ -184,7 +185,7 @@ export class SessionTree {
   /** One node as views serve it, or undefined. */
   get(nodeId: string): TreeNode | undefined {
     const rec = this.recs.get(nodeId)
-    return rec && this.nodeView(rec, this.lanes())
+    return rec && this.nodeView(rec)
   }
 
   /** Direct child ids in creation order. */
@@ -201,11 +202,39 @@ export class SessionTree {
    * @throws SessionTreeError `NODE_NOT_FOUND` for an unknown node, `TREE_CORRUPT` for a cyclic or dangling path.
    */
   messages(from?: string | null): LlmMessage[] {
+    const history = this.historyPath(from)
+    if (!history.ok) throw new SessionTreeError(history.error)
+    return history.value.map((entry) => entry.message!)
+  }
+
+  /**
+   * The entries whose messages form the model history of the path root→node,
+   * in the order the model reads them: entries without a message are left out,
+   * and a compaction entry stands in for the entries it `replaces`.
+   */
+  historyPath(from?: string | null): TreeResult<TreeEntry[]> {
     const path = this.path(from)
-    if (!path.ok) throw new SessionTreeError(path.error)
-    const out: LlmMessage[] = []
-    for (const entry of path.value) if (entry.message) out.push(entry.message)
-    return out
+    if (!path.ok) return path
+    let out: TreeEntry[] = []
+    for (const entry of path.value) {
+      if (entry.type === 'compaction' && entry.replaces !== undefined) {
+        const replaced = new Set(entry.replaces)
+        let at = -1
+        const kept: TreeEntry[] = []
+        for (const item of out) {
+          if (replaced.has(item.nodeId)) {
+            if (at === -1) at = kept.length
+          } else {
+            kept.push(item)
+          }
+        }
+        if (entry.message) kept.splice(at === -1 ? kept.length : at, 0, entry)
+        out = kept
+      } else if (entry.message) {
+        out.push(entry)
+      }
+    }
+    return ok(out)
   }
 
   /** Entries root→node; fails closed on a cyclic or dangling chain. */
@@ -232,14 +261,12 @@ export class SessionTree {
   currentPath(from?: string | null): TreeNode[] {
     const path = this.path(from)
     if (!path.ok) return []
-    const lanes = this.lanes()
-    return path.value.map((entry) => this.nodeView(this.recs.get(entry.nodeId)!, lanes))
+    return path.value.map((entry) => this.nodeView(this.recs.get(entry.nodeId)!))
   }
 
   /** Every node in creation order (immutable view objects). */
   list(): TreeNode[] {
-    const lanes = this.lanes()
-    return this.order.map((rec) => this.nodeView(rec, lanes))
+    return this.order.map((rec) => this.nodeView(rec))
   }
 
   /** Named branches with their root-to-head paths, active branch first. */
@@ -301,18 +328,17 @@ export class SessionTree {
 
   /** Labeled nodes in creation order; with `text`, the node carrying exactly that label. */
   labeled(text?: string): TreeNode[] {
-    const lanes = this.lanes()
     if (text !== undefined) {
       const rec = this.labels.get(typeof text === 'string' ? text.trim() : text)
-      return rec ? [this.nodeView(rec, lanes)] : []
+      return rec ? [this.nodeView(rec)] : []
     }
-    return [...this.labels.values()].sort((a, b) => a.order - b.order).map((rec) => this.nodeView(rec, lanes))
+    return [...this.labels.values()].sort((a, b) => a.order - b.order).map((rec) => this.nodeView(rec))
   }
 
   /** The tool-call node carrying this call id (never an assistant message that merely echoes it). */
   findToolCallNode(callId: string): TreeNode | undefined {
     const rec = this.toolCalls.get(callId)
-    return rec && this.nodeView(rec, this.lanes())
+    return rec && this.nodeView(rec)
   }
 
   /**
@@ -390,7 +416,7 @@ export class SessionTree {
     }
     const result = this.exec(branch === undefined ? { op: 'append', node: entry } : { op: 'append', node: entry, branch })
     if (!result.ok) return result
-    return ok(this.nodeView(this.recs.get(entry.nodeId)!, this.lanes()))
+    return ok(this.nodeView(this.recs.get(entry.nodeId)!))
   }
 
   /**
@@ -481,7 +507,7 @@ export class SessionTree {
     }
     const result = this.exec({ op: 'label', nodeId, label })
     if (!result.ok) return result
-    return ok(this.nodeView(this.recs.get(nodeId)!, this.lanes()))
+    return ok(this.nodeView(this.recs.get(nodeId)!))
   }
 
   /** Record a summary for a branch (caller-written when `model` is absent). */
@@ -524,8 +550,8 @@ export class SessionTree {
     }
     const head = this.state.heads.get(name)
     if (!head) return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(name)}`, { branch: name })
-    const path = this.path(head.entry.nodeId)
-    const messages = path.ok ? path.value.flatMap((entry) => (entry.message ? [entry.message] : [])) : []
+    const history = this.historyPath(head.entry.nodeId)
+    const messages = history.ok ? history.value.map((entry) => entry.message!) : []
     const headId = head.entry.nodeId
     const text = await runSummarizer(summarizer, name, messages, options.timeoutMs ?? SUMMARIZE_TIMEOUT_MS)
     const summary: BranchSummary = text === undefined
@@ -543,6 +569,8 @@ export class SessionTree {
   linearExport(): TreeResult<LinearExport> {
     const active = this.path()
     if (!active.ok) return active
+    const history = this.historyPath()
+    if (!history.ok) return history
     const onPath = new Set(active.value.map((entry) => entry.nodeId))
     const branches: BranchSummary[] = []
     for (const name of this.branchOrder()) {
@@ -553,15 +581,15 @@ export class SessionTree {
         branches.push(recorded)
         continue
       }
-      const path = this.path(head.entry.nodeId)
+      const path = this.historyPath(head.entry.nodeId)
       const summary = path.ok
-        ? fallbackSummary(path.value.filter((entry) => entry.message).length)
+        ? fallbackSummary(path.value.length)
         : `[branch ${JSON.stringify(name)} could not be read: ${path.error.message}]`
       branches.push({ branch: name, nodeId: head.entry.nodeId, summary, fallback: true, createdAt: head.entry.createdAt })
     }
     return ok({
       sessionId: this.sessionId,
-      messages: active.value.flatMap((entry) => (entry.message ? [entry.message] : [])),
+      messages: history.value.map((entry) => entry.message!),
       branches,
     })
   }
@@ -586,9 +614,16 @@ export class SessionTree {
   attachToolResult(
     callId: string,
     result: { readonly content: string; readonly isError?: boolean; readonly error?: string; readonly metadata?: Record<string, unknown> },
+    options: { readonly nodeId?: string } = {},
   ): TreeResult<TreeNode> {
-    const rec = this.toolCalls.get(callId)
+    // Call ids can repeat across a long session; a producer that knows which
+    // node issued the call names it.
+    const rec = options.nodeId === undefined ? this.toolCalls.get(callId) : this.recs.get(options.nodeId)
     if (!rec) return fail('NODE_NOT_FOUND', `no tool-call node for call ${JSON.stringify(callId)}`, { callId })
+    const issued = rec.entry.content?.find((part) => part.type === 'tool_call')
+    if (rec.entry.type !== 'tool_call' || !issued || issued.type !== 'tool_call' || issued.id !== callId) {
+      return fail('INVALID_ARGUMENT', `node ${rec.entry.nodeId} is not the tool call ${JSON.stringify(callId)}`, { callId, nodeId: rec.entry.nodeId })
+    }
     if (!isRecord(result) || typeof result.content !== 'string') return fail('INVALID_ARGUMENT', 'result.content must be a string')
     if (result.isError !== undefined && typeof result.isError !== 'boolean') return fail('INVALID_ARGUMENT', 'result.isError must be a boolean')
     const old = rec.entry
@@ -597,7 +632,7 @@ export class SessionTree {
       ? { type: 'tool_result' as const, toolCallId: callId, content: result.content, isError: true }
       : { type: 'tool_result' as const, toolCallId: callId, content: result.content }
     const existing = old.content?.find((part) => part.type === 'tool_result')
-    if (existing && JSON.stringify(existing) === JSON.stringify(resultPart)) return ok(this.nodeView(rec, this.lanes()))
+    if (existing && JSON.stringify(existing) === JSON.stringify(resultPart)) return ok(this.nodeView(rec))
     let merged: TreeEntry
     try {
       const next: Mutable<TreeEntry> = { ...old }
@@ -615,7 +650,7 @@ export class SessionTree {
       return badArgument(error)
     }
     const done = this.exec({ op: 'attach', node: merged })
-    return done.ok ? ok(this.nodeView(rec, this.lanes())) : done
+    return done.ok ? ok(this.nodeView(rec)) : done
   }
 
   // ------------------------------------------------- durability and undo
@@ -660,7 +695,6 @@ export class SessionTree {
       }
     }
     this.state = cloneState(checkpoint.state as MutableState)
-    this.version++
     return ok(undefined)
   }
 
@@ -708,6 +742,23 @@ export class SessionTree {
     return ok({ applied: records.length })
   }
 
+  /**
+   * Apply one operation record (its `seq` is ignored): how a journal written
+   * by one tree is re-applied to a tree rebuilt from elsewhere.
+   */
+  applyOp(record: unknown): TreeResult<void> {
+    let op: SessionTreeOp
+    let at: string | undefined
+    try {
+      if (!isRecord(record)) throw new Invalid('record must be an object')
+      if (record.at !== undefined) at = checkTime(record.at, 'record.at')
+      op = checkOp(record, 'record')
+    } catch (error) {
+      return badArgument(error)
+    }
+    return this.exec(op, at)
+  }
+
   // ---------------------------------------------------------------- internals
 
   /** Validate and execute one operation; log it on success. Failures change nothing. */
@@ -728,7 +779,7 @@ export class SessionTree {
           // Diverging from the branch head: the old line keeps its name.
           branch = this.autoBranchName(state.active)
         }
-        const rec = this.link(deepFreeze(op.node), parent)
+        const rec = this.link(deepFreeze(op.node), parent, branch)
         state.heads.set(branch, rec)
         state.active = branch
         state.cursor = rec
@@ -798,7 +849,6 @@ export class SessionTree {
         break
       }
     }
-    this.version++
     this.logEntries.push({ seq: this.logSeq + 1, at: at ?? this.now().toISOString(), ...op } as SessionTreeLogEntry)
     this.undoEntries.push(previous)
     return ok(undefined)
@@ -813,6 +863,12 @@ export class SessionTree {
         if (this.recs.has(node.nodeId)) return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
         if (node.parentId !== null && !this.recs.has(node.parentId)) return notFound(node.parentId)
         if (node.label !== undefined && this.labels.has(node.label)) return labelTaken(node.label, this.labels.get(node.label)!)
+        if (node.replaces !== undefined && node.replaces.length > 0) {
+          const ancestors = new Set<string>()
+          for (let rec = node.parentId === null ? undefined : this.recs.get(node.parentId); rec; rec = rec.parent) ancestors.add(rec.entry.nodeId)
+          const stranger = node.replaces.find((id) => !ancestors.has(id))
+          if (stranger !== undefined) return fail('INVALID_ARGUMENT', `node ${node.nodeId} replaces ${stranger}, which is not on its path`, { nodeId: stranger })
+        }
         if (op.branch !== undefined && op.branch !== state.active) {
           const head = state.heads.get(op.branch)
           if (head) return fail('BRANCH_EXISTS', `branch ${JSON.stringify(op.branch)} already exists`, { branch: op.branch, headId: head.entry.nodeId })
@@ -900,6 +956,7 @@ export class SessionTree {
     if (options.metadata !== undefined) entry.metadata = copyJsonObject(options.metadata, 'options.metadata')
     if (options.label !== undefined) entry.label = checkLabel(options.label, 'options.label')
     if (options.origin !== undefined) entry.origin = checkOrigin(options.origin, 'options.origin')
+    if (options.replaces !== undefined) entry.replaces = checkNodeIds(options.replaces, 'options.replaces')
     entry.summary = options.summary === undefined
       ? defaultSummary(msg, entry.content)
       : oneLine(checkString(options.summary, 'options.summary'))
@@ -922,9 +979,10 @@ export class SessionTree {
     }
   }
 
-  private link(entry: TreeEntry, parent: Rec | undefined): Rec {
+  private link(entry: TreeEntry, parent: Rec | undefined, lane: string): Rec {
     const rec: Rec = {
       entry,
+      lane,
       parent,
       depth: parent ? parent.depth + 1 : 0,
       order: this.order.length,
@@ -978,7 +1036,7 @@ export class SessionTree {
     if (entry.type === 'tool_call') {
       const call = entry.content?.find((part) => part.type === 'tool_call')
       if (call && call.type === 'tool_call') {
-        if (sign > 0 && !this.toolCalls.has(call.id)) this.toolCalls.set(call.id, rec)
+        if (sign > 0) this.toolCalls.set(call.id, rec)
         else if (sign < 0 && this.toolCalls.get(call.id) === rec) this.toolCalls.delete(call.id)
       }
     }
@@ -1030,19 +1088,8 @@ export class SessionTree {
     return names
   }
 
-  /** Lane of every node: the first branch (active first) whose path holds it. O(n), cached. */
-  private lanes(): Map<Rec, string> {
-    if (this.laneCache?.version === this.version) return this.laneCache.lanes
-    const lanes = new Map<Rec, string>()
-    for (const name of this.branchOrder()) {
-      for (let rec = this.state.heads.get(name); rec && !lanes.has(rec); rec = rec.parent) lanes.set(rec, name)
-    }
-    this.laneCache = { version: this.version, lanes }
-    return lanes
-  }
-
-  private nodeView(rec: Rec, lanes: Map<Rec, string>): TreeNode {
-    return { ...rec.entry, branch: lanes.get(rec) ?? '', forkCount: rec.childCount }
+  private nodeView(rec: Rec): TreeNode {
+    return { ...rec.entry, branch: rec.lane, forkCount: rec.childCount }
   }
 
   /** Load a snapshot into this (empty) tree; throws `Invalid` and leaves nothing half-loaded. */
@@ -1120,7 +1167,7 @@ export class SessionTree {
       clonedFrom = { sessionId: c.sessionId, nodeId: c.nodeId }
     }
     // Everything validated: build.
-    for (const entry of entries) this.link(deepFreeze(entry), entry.parentId === null ? undefined : this.recs.get(entry.parentId))
+    for (const entry of entries) this.link(deepFreeze(entry), entry.parentId === null ? undefined : this.recs.get(entry.parentId), '')
     this.state = {
       cursor: cursor === null ? null : this.recs.get(cursor)!,
       active,
@@ -1129,6 +1176,10 @@ export class SessionTree {
       summaries: new Map(summaries.map((s) => [s.branch, deepFreeze(s)])),
       back,
       forward,
+    }
+    // Lanes: the oldest branch (heads keep creation order) whose path holds the node.
+    for (const [name, head] of this.state.heads) {
+      for (let rec: Rec | undefined = head; rec && rec.lane === ''; rec = rec.parent) rec.lane = name
     }
     this.logBase = raw.logSeq
     this.minted = entries.length

@@ -101,6 +101,10 @@ export interface NodeOrigin {
   readonly ref?: string
   /** Session the origin lives in, when it is not this tree's session. */
   readonly sessionId?: string
+  /** Producer-side kind, e.g. the harness message source (`user`, `plugin`, `model`, `tool`). */
+  readonly kind?: string
+  /** True for prompts a plugin or skill injected (not typed by a person). */
+  readonly injected?: boolean
 }
 
 /**
@@ -131,6 +135,13 @@ export interface TreeEntry {
   /** A bookmark name; unique within the tree. */
   readonly label?: string
   readonly origin?: NodeOrigin
+  /**
+   * Compaction entries only: ids of earlier nodes on this entry's path whose
+   * messages this entry's `message` stands in for. The model history of any
+   * path through this node holds this message where the first replaced one
+   * was, and none of the replaced ones.
+   */
+  readonly replaces?: readonly string[]
 }
 
 /** A node as views serve it: the entry plus what its place in the tree says. */
@@ -264,6 +275,8 @@ export interface AppendOptions {
   readonly metadata?: Record<string, JsonValue>
   readonly label?: string
   readonly origin?: NodeOrigin
+  /** Compaction entries: node ids whose messages this entry replaces (see `TreeEntry.replaces`). */
+  readonly replaces?: readonly string[]
   /** ISO time; defaults to now. */
   readonly createdAt?: string
 }

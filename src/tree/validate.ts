@@ -211,9 +211,17 @@ export function checkEntryType(value: unknown, where = 'type'): TreeEntryType {
   return type as TreeEntryType
 }
 
+const ORIGIN_KEYS = new Set(['source', 'seq', 'ref', 'sessionId', 'kind', 'injected'])
+
+/** A list of node ids (compaction `replaces`). */
+export function checkNodeIds(value: unknown, where: string): string[] {
+  if (!Array.isArray(value)) throw new Invalid(`${where} must be an array`)
+  return value.map((id, i) => checkNodeId(id, `${where}[${i}]`))
+}
+
 export function checkOrigin(value: unknown, where = 'origin'): NodeOrigin {
   if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
-  const origin: { source: string; seq?: number; ref?: string; sessionId?: string } = {
+  const origin: Mutable<NodeOrigin> = {
     source: str(value.source, `${where}.source`),
   }
   if (origin.source === '') throw new Invalid(`${where}.source must not be empty`)
@@ -226,12 +234,21 @@ export function checkOrigin(value: unknown, where = 'origin'): NodeOrigin {
   if (ref !== undefined) origin.ref = ref
   const sessionId = optStr(value.sessionId, `${where}.sessionId`)
   if (sessionId !== undefined) origin.sessionId = sessionId
+  const kind = optStr(value.kind, `${where}.kind`)
+  if (kind !== undefined) origin.kind = kind
+  if (value.injected !== undefined) {
+    if (typeof value.injected !== 'boolean') throw new Invalid(`${where}.injected must be a boolean`)
+    origin.injected = value.injected
+  }
+  for (const key of Object.keys(value)) {
+    if (!ORIGIN_KEYS.has(key)) throw new Invalid(`${where}.${key} is not an origin field`)
+  }
   return origin
 }
 
 const ENTRY_KEYS = new Set([
   'nodeId', 'parentId', 'type', 'summary', 'createdAt', 'message', 'content', 'model', 'provider',
-  'usage', 'cost', 'error', 'metadata', 'label', 'origin',
+  'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces',
   // Derived fields a view adds; accepted and dropped so a view node can be stored back.
   'branch', 'forkCount',
 ])
@@ -262,6 +279,7 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
   if (value.metadata !== undefined) entry.metadata = copyJsonObject(value.metadata, `${where}.metadata`)
   if (value.label !== undefined) entry.label = checkLabel(value.label, `${where}.label`)
   if (value.origin !== undefined) entry.origin = checkOrigin(value.origin, `${where}.origin`)
+  if (value.replaces !== undefined) entry.replaces = checkNodeIds(value.replaces, `${where}.replaces`)
   return canonicalEntry(entry)
 }
 
@@ -284,6 +302,7 @@ export function canonicalEntry(entry: TreeEntry): TreeEntry {
   if (entry.metadata !== undefined) out.metadata = entry.metadata
   if (entry.label !== undefined) out.label = entry.label
   if (entry.origin !== undefined) out.origin = entry.origin
+  if (entry.replaces !== undefined) out.replaces = entry.replaces
   return out
 }
 

@@ -136,8 +136,12 @@ describe('jump', () => {
     expect(contents(tree, a2)).toEqual(['first question', 'first answer', 'second question', 'second answer'])
     expect(tree.children(a1)).toEqual([u2, n.nodeId])
     expect(tree.get(a1)?.forkCount).toBe(2)
-    expect(tree.get(u1)?.branch).toBe('main-2')
+    // Lanes are the branch a node was created on (the oldest branch holding it).
+    expect(tree.get(u1)?.branch).toBe('main')
     expect(tree.get(u2)?.branch).toBe('main')
+    expect(tree.get(n.nodeId)?.branch).toBe('main-2')
+    const restored = new SessionTree('s', JSON.parse(JSON.stringify(tree.snapshot())))
+    expect(restored.list().map((x) => x.branch)).toEqual(tree.list().map((x) => x.branch))
   })
 
   it('jump to an unknown node fails with NODE_NOT_FOUND and changes nothing', () => {

@@ -1,0 +1,38 @@
+/**
+ * Result shapes of the `sessionTree` remote methods beyond the tree's own
+ * views. Every field added to seed 001's contract is optional or lives in
+ * a separate method, so older clients keep working.
+ */
+import type { SessionTreeSessionInfo } from '../tree/types.ts'
+
+/** How cursor moves reach the history the model receives. */
+export type SurfaceMode = 'native' | 'stock' | 'projection'
+
+/** A harness event the projector could not read; kept, never fatal. */
+export interface QuarantinedEvent {
+  readonly seq: number
+  readonly type: string
+  readonly reason: string
+}
+
+/** A problem found while loading the sidecar (the tree was rebuilt from the log). */
+export interface SidecarWarning {
+  readonly code: string
+  readonly message: string
+}
+
+/** `session` result: the tree's status plus how it is wired to the harness. */
+export interface SessionStatus extends SessionTreeSessionInfo {
+  /** The surface mode in effect for this session. */
+  readonly surfaceMode?: SurfaceMode
+  /** Plain-language statement of what a jump does in this mode. */
+  readonly surfaceNote?: string
+  /** Highest harness event seq projected into the tree. */
+  readonly watermark?: number
+  readonly quarantine?: readonly QuarantinedEvent[]
+  readonly sidecarWarnings?: readonly SidecarWarning[]
+  /** A model-history switch waiting for the agent to become idle. */
+  readonly pendingSwitch?: { readonly target: string | null; readonly branch: string }
+  /** Usage hosted by empty assistant messages (no node of their own). */
+  readonly hostedUsage?: Readonly<Record<string, number>>
+}

@@ -1,0 +1,8 @@
+/**
+ * `dsh-session-tree/types`: the wire vocabulary of the `sessionTree` remote
+ * service (requests travel as named JSON args: `agentId`, `nodeId`, `branch`,
+ * `label`). Browser-safe: types only.
+ */
+export type * from './tree/types.ts'
+export type { ErrorCode, TreeError, TreeResult } from './tree/errors.ts'
+export type * from './service/wire.ts'
