@@ -326,6 +326,21 @@ export class SessionTree {
     }
   }
 
+  /** Branch names and head ids, in branch creation order. O(branches). */
+  branchHeadList(): [string, string][] {
+    return [...this.state.heads].map(([name, rec]) => [name, rec.entry.nodeId])
+  }
+
+  /** Recorded branch summaries. O(branches). */
+  summaries(): BranchSummary[] {
+    return [...this.state.summaries.values()]
+  }
+
+  /** Navigation history (copies). */
+  navigation(): { back: TreePosition[]; forward: TreePosition[] } {
+    return { back: [...this.state.back], forward: [...this.state.forward] }
+  }
+
   /** Labeled nodes in creation order; with `text`, the node carrying exactly that label. */
   labeled(text?: string): TreeNode[] {
     if (text !== undefined) {

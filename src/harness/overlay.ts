@@ -1,0 +1,116 @@
+/**
+ * The overlay: tree state the harness log cannot hold, in the folded form the
+ * sidecar compacts its journal into. It is small — labels, branch pointers,
+ * cursor, history, summaries and the few nodes that exist only in the tree —
+ * so a compaction writes bytes proportional to what the user did, never to
+ * the size of the conversation.
+ */
+import type { SessionTree } from '../tree/session-tree.ts'
+import type { BranchSummary, JsonObject, NavigationHistory, TreeEntry } from '../tree/types.ts'
+import {
+  checkBranchName,
+  checkEntry,
+  checkLabel,
+  checkNodeId,
+  checkPosition,
+  checkSummary,
+  Invalid,
+  isRecord,
+} from '../tree/validate.ts'
+import { SESSION_ORIGIN } from './projector.ts'
+
+export const OVERLAY_VERSION = 1
+
+/** Folded overlay of one session at a harness watermark. */
+export interface OverlayState {
+  readonly version: typeof OVERLAY_VERSION
+  /** Node id → label. */
+  readonly labels: Readonly<Record<string, string>>
+  /** [branch, head node id], in branch creation order. */
+  readonly heads: readonly (readonly [string, string])[]
+  readonly active: string
+  readonly cursor: string | null
+  readonly selected: string | null
+  readonly summaries: readonly BranchSummary[]
+  readonly history: NavigationHistory
+  /** Nodes that exist only in the tree, with the watermark they were created at, in creation order. */
+  readonly treeOnly: readonly { readonly w: number; readonly entry: TreeEntry }[]
+  /** [harness node id, tree-only parent id]: harness nodes that were placed under a tree-only node. */
+  readonly adoptions: readonly (readonly [string, string])[]
+}
+
+/** Whether a node came from the harness log (and can be rebuilt from it). */
+export function isHarnessNode(entry: TreeEntry | undefined): boolean {
+  return entry?.origin?.source === SESSION_ORIGIN
+}
+
+/** Fold the live tree's overlay. `treeOnlyW` knows each tree-only node's creation watermark. */
+export function foldOverlay(tree: SessionTree, treeOnlyW: ReadonlyMap<string, number>): OverlayState {
+  const labels: Record<string, string> = {}
+  for (const node of tree.labeled()) labels[node.nodeId] = node.label!
+  const treeOnly: { w: number; entry: TreeEntry }[] = []
+  const adoptions: [string, string][] = []
+  for (const [nodeId, w] of treeOnlyW) {
+    const node = tree.get(nodeId)
+    if (!node) continue
+    const { branch: _lane, forkCount: _forks, ...entry } = node
+    // Labels live in `labels`; the entry is stored as created.
+    const { label: _label, ...bare } = entry
+    treeOnly.push({ w, entry: bare })
+    for (const child of tree.children(nodeId)) {
+      if (isHarnessNode(tree.get(child))) adoptions.push([child, nodeId])
+    }
+  }
+  return {
+    version: OVERLAY_VERSION,
+    labels,
+    heads: tree.branchHeadList(),
+    active: tree.activeBranch,
+    cursor: tree.cursor,
+    selected: tree.selectedNode,
+    summaries: tree.summaries(),
+    history: tree.navigation(),
+    treeOnly,
+    adoptions,
+  }
+}
+
+/** Validate a folded overlay read from disk; throws `Invalid` with the reason. */
+export function checkOverlay(value: JsonObject | unknown): OverlayState {
+  if (!isRecord(value)) throw new Invalid('overlay must be an object')
+  if (value.version !== OVERLAY_VERSION) throw new Invalid(`overlay version ${JSON.stringify(value.version)} is not ${OVERLAY_VERSION}`)
+  if (!isRecord(value.labels)) throw new Invalid('overlay.labels must be an object')
+  const labels: Record<string, string> = {}
+  for (const [id, label] of Object.entries(value.labels)) labels[checkNodeId(id, 'overlay.labels key')] = checkLabel(label, `overlay.labels.${id}`)
+  const pairs = (list: unknown, where: string, check: (a: unknown, b: unknown) => [string, string]) => {
+    if (!Array.isArray(list)) throw new Invalid(`${where} must be an array`)
+    return list.map((pair, i) => {
+      if (!Array.isArray(pair) || pair.length !== 2) throw new Invalid(`${where}[${i}] must be a pair`)
+      return check(pair[0], pair[1])
+    })
+  }
+  const heads = pairs(value.heads, 'overlay.heads', (name, id) => [checkBranchName(name, 'overlay branch'), checkNodeId(id, 'overlay head')])
+  const adoptions = pairs(value.adoptions, 'overlay.adoptions', (a, b) => [checkNodeId(a, 'overlay adoption'), checkNodeId(b, 'overlay adopter')])
+  if (!Array.isArray(value.summaries)) throw new Invalid('overlay.summaries must be an array')
+  const history = value.history
+  if (!isRecord(history) || !Array.isArray(history.back) || !Array.isArray(history.forward)) throw new Invalid('overlay.history must be { back, forward }')
+  if (!Array.isArray(value.treeOnly)) throw new Invalid('overlay.treeOnly must be an array')
+  return {
+    version: OVERLAY_VERSION,
+    labels,
+    heads,
+    active: checkBranchName(value.active, 'overlay.active'),
+    cursor: value.cursor === null ? null : checkNodeId(value.cursor, 'overlay.cursor'),
+    selected: value.selected === null ? null : checkNodeId(value.selected, 'overlay.selected'),
+    summaries: value.summaries.map((s, i) => checkSummary(s, `overlay.summaries[${i}]`)),
+    history: {
+      back: history.back.map((p, i) => checkPosition(p, `overlay.history.back[${i}]`)),
+      forward: history.forward.map((p, i) => checkPosition(p, `overlay.history.forward[${i}]`)),
+    },
+    treeOnly: value.treeOnly.map((item, i) => {
+      if (!isRecord(item) || typeof item.w !== 'number' || !Number.isSafeInteger(item.w)) throw new Invalid(`overlay.treeOnly[${i}] must be { w, entry }`)
+      return { w: item.w, entry: checkEntry(item.entry, `overlay.treeOnly[${i}].entry`) }
+    }),
+    adoptions,
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * Keeps the process-wide tree store in step with live harness sessions.
+ *
+ * - A session's tree is built once from its log (`attach`), then every new
+ *   event is projected incrementally (`project`): a watermark makes each event
+ *   cost O(1) amortized and projection idempotent.
+ * - What the user does to a tree (`mutate`) is journaled to the sidecar with
+ *   the harness watermark it happened at; on a rebuild the journal is replayed
+ *   at those same points between harness events, so the tree comes back
+ *   exactly as it was. The journal is periodically folded into an overlay
+ *   whose size depends on what the user did, not on the conversation.
+ * - Nothing here throws into the harness: problems become warnings.
+ */
+import { SessionTree } from '../tree/session-tree.ts'
+import type { SessionTreeStore } from '../tree/store.ts'
+import type { TreeResult } from '../tree/errors.ts'
+import type { JsonObject, SessionTreeLogEntry, TreeEntry } from '../tree/types.ts'
+import { Invalid } from '../tree/validate.ts'
+import type { SidecarWarning } from '../service/wire.ts'
+import type { TreeSidecar } from '../sidecar/index.ts'
+import { checkOverlay, foldOverlay, isHarnessNode, type OverlayState } from './overlay.ts'
+import { SessionProjector } from './projector.ts'
+
+/** The part of a harness `Session` the sync reads. */
+export interface SessionSource {
+  readonly id: string
+  readonly events: readonly unknown[]
+}
+
+/** Everything the plugin keeps for one session. */
+export interface TreeSessionState {
+  readonly sessionId: string
+  readonly projector: SessionProjector
+  /** Problems met while loading or writing the sidecar. */
+  readonly warnings: SidecarWarning[]
+  /** Creation watermark of each tree-only node (what folding needs). */
+  readonly treeOnlyW: Map<string, number>
+}
+
+export class TreeSync {
+  private readonly states = new Map<string, TreeSessionState>()
+  private readonly store: SessionTreeStore
+  private readonly sidecar: TreeSidecar | undefined
+
+  constructor(store: SessionTreeStore, sidecar?: TreeSidecar) {
+    this.store = store
+    this.sidecar = sidecar
+  }
+
+  get(sessionId: string): TreeSessionState | undefined {
+    return this.states.get(sessionId)
+  }
+
+  /** Sessions currently attached. */
+  list(): string[] {
+    return [...this.states.keys()]
+  }
+
+  /**
+   * Build the tree of a session from its log (plus the sidecar), or return
+   * the existing state. Replaces any stale tree of the same id in the store.
+   */
+  attach(session: SessionSource): TreeSessionState {
+    const existing = this.states.get(session.id)
+    if (existing) return existing
+    const state = this.build(session)
+    this.states.set(session.id, state)
+    this.store.replace(session.id, state.projector.tree)
+    return state
+  }
+
+  /** Project one new event of an attached session (a no-op for seqs already seen). */
+  project(sessionId: string, event: unknown): void {
+    const state = this.states.get(sessionId)
+    if (!state) return
+    state.projector.project(event)
+    // The projector's own operations need no journal; keep the in-memory log short.
+    state.projector.tree.trimLog(state.projector.tree.logSeq)
+  }
+
+  /** Forget a session in this process (its sidecar stays on disk). */
+  detach(sessionId: string): void {
+    this.states.delete(sessionId)
+    this.store.drop(sessionId)
+  }
+
+  /**
+   * Run a user operation on a session's tree and journal what it changed.
+   * A failed operation changes nothing and writes nothing.
+   */
+  mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T> {
+    const state = this.states.get(sessionId)
+    if (!state) return { ok: false, error: { code: 'SESSION_NOT_FOUND', message: `session ${JSON.stringify(sessionId)} is not attached` } }
+    const tree = state.projector.tree
+    const before = tree.logSeq
+    const result = operation(tree)
+    if (result.ok) this.persist(state, tree.log(before))
+    return result
+  }
+
+  /** Async variant for operations that await (summaries, surface switches). */
+  async mutateAsync<T>(sessionId: string, operation: (tree: SessionTree) => Promise<TreeResult<T>>): Promise<TreeResult<T>> {
+    const state = this.states.get(sessionId)
+    if (!state) return { ok: false, error: { code: 'SESSION_NOT_FOUND', message: `session ${JSON.stringify(sessionId)} is not attached` } }
+    const tree = state.projector.tree
+    const before = tree.logSeq
+    const result = await operation(tree)
+    // Harness events projected meanwhile were logged too; only user operations are journaled.
+    if (result.ok) this.persist(state, tree.log(before).filter((entry) => !isProjectorEntry(entry)))
+    return result
+  }
+
+  /** Journal user operations; fold the journal when it grows. */
+  private persist(state: TreeSessionState, entries: SessionTreeLogEntry[]): void {
+    const tree = state.projector.tree
+    const w = state.projector.watermark
+    for (const entry of entries) {
+      if (entry.op === 'append' && !isHarnessNode(entry.node)) state.treeOnlyW.set(entry.node.nodeId, w)
+    }
+    const sidecar = this.sidecar
+    if (sidecar) {
+      for (const { seq: _seq, ...op } of entries) {
+        const written = sidecar.append(state.sessionId, { w, op: op as unknown as JsonObject, at: op.at })
+        if (!written.ok) {
+          state.warnings.push({ code: written.error.code, message: written.error.message })
+          break
+        }
+      }
+      if (sidecar.needsCompaction(state.sessionId)) {
+        const load = sidecar.load(state.sessionId)
+        const last = load.records.at(-1)?.n ?? load.fold?.n ?? 0
+        const folded = sidecar.compact(state.sessionId, { n: last, w, state: foldOverlay(tree, state.treeOnlyW) as unknown as JsonObject })
+        if (!folded.ok) state.warnings.push({ code: folded.error.code, message: folded.error.message })
+      }
+    }
+    tree.trimLog(tree.logSeq)
+  }
+
+  private build(session: SessionSource): TreeSessionState {
+    const warnings: SidecarWarning[] = []
+    const treeOnlyW = new Map<string, number>()
+    const projector = new SessionProjector(new SessionTree(session.id))
+    const state: TreeSessionState = { sessionId: session.id, projector, warnings, treeOnlyW }
+    const events = session.events
+    const load = this.sidecar?.load(session.id)
+    for (const problem of load?.problems ?? []) warnings.push({ code: problem.code, message: `${problem.message} (${problem.file}${problem.offset === undefined ? '' : ` at byte ${problem.offset}`})` })
+
+    let overlay: OverlayState | undefined
+    let foldW = -1
+    if (load?.fold) {
+      try {
+        overlay = checkOverlay(load.fold.state)
+        foldW = load.fold.w
+      } catch (error) {
+        warnings.push({ code: 'INVALID_SNAPSHOT', message: `sidecar overlay ignored: ${error instanceof Invalid ? error.reason : String(error)}` })
+      }
+    }
+
+    let index = 0
+    if (overlay) {
+      // Replay the log up to the fold, placing tree-only nodes where they were made.
+      projector.setAdoptions(new Map(overlay.adoptions))
+      const pending = [...overlay.treeOnly]
+      const insertUpTo = (w: number) => {
+        while (pending.length > 0 && pending[0]!.w <= w) {
+          const { w: at, entry } = pending.shift()!
+          if (insertTreeOnly(projector, entry)) treeOnlyW.set(entry.nodeId, at)
+          else warnings.push({ code: 'INVALID_SNAPSHOT', message: `sidecar node ${entry.nodeId} could not be restored` })
+        }
+      }
+      for (; index < events.length; index++) {
+        const seq = seqOf(events[index])
+        if (seq !== undefined && seq > foldW) break
+        insertUpTo(seq === undefined ? projector.watermark : seq - 1)
+        projector.project(events[index])
+      }
+      insertUpTo(foldW)
+      projector.setAdoptions(undefined)
+      const restored = applyOverlay(projector.tree, overlay)
+      if (restored.ok) projector.rebind(restored.value)
+      else warnings.push({ code: 'INVALID_SNAPSHOT', message: `sidecar overlay ignored: ${restored.error.message}` })
+    }
+
+    // Then the rest of the log, with journal records re-applied where they happened.
+    const records = load?.records ?? []
+    let r = 0
+    const applyUpTo = (w: number) => {
+      for (; r < records.length && records[r]!.w <= w; r++) applyRecord(state, records[r]!.op, records[r]!.w)
+    }
+    for (; index < events.length; index++) {
+      const seq = seqOf(events[index])
+      applyUpTo(seq === undefined ? projector.watermark : seq - 1)
+      projector.project(events[index])
+    }
+    for (; r < records.length; r++) applyRecord(state, records[r]!.op, records[r]!.w)
+    projector.tree.trimLog(projector.tree.logSeq)
+    return state
+  }
+}
+
+function applyRecord(state: TreeSessionState, op: JsonObject, w: number): void {
+  const result = state.projector.tree.applyOp(op)
+  if (!result.ok) {
+    state.warnings.push({ code: result.error.code, message: `sidecar record (${String(op.op)}) not re-applied: ${result.error.message}` })
+    return
+  }
+  const node = (op as { op?: unknown; node?: TreeEntry }).node
+  if (op.op === 'append' && node && !isHarnessNode(node)) state.treeOnlyW.set(node.nodeId, w)
+}
+
+/** Re-create a tree-only node under its recorded parent without moving the projection. */
+function insertTreeOnly(projector: SessionProjector, entry: TreeEntry): boolean {
+  const tree = projector.tree
+  const { nodeId, parentId, message, ...rest } = entry
+  const appended = tree.append(message ?? null, { ...rest, nodeId, parentId })
+  tree.jump(projector.tip, { record: false })
+  return appended.ok
+}
+
+/** The rebuilt tree with the folded overlay state laid over it (validated as a snapshot). */
+function applyOverlay(tree: SessionTree, overlay: OverlayState): TreeResult<SessionTree> {
+  const snapshot = tree.snapshot()
+  const labels = new Map(Object.entries(overlay.labels))
+  const nodes = snapshot.nodes.map((entry) => {
+    const label = labels.get(entry.nodeId)
+    if (label === undefined) return entry
+    return { ...entry, label }
+  })
+  try {
+    return {
+      ok: true,
+      value: new SessionTree(tree.sessionId, {
+        ...snapshot,
+        nodes,
+        branchHeads: Object.fromEntries(overlay.heads),
+        activeBranch: overlay.active,
+        cursor: overlay.cursor,
+        selectedNodeId: overlay.selected,
+        summaries: overlay.summaries,
+        history: overlay.history,
+      }),
+    }
+  } catch (error) {
+    return { ok: false, error: { code: 'INVALID_SNAPSHOT', message: error instanceof Error ? error.message : String(error) } }
+  }
+}
+
+function seqOf(event: unknown): number | undefined {
+  const seq = (event as { seq?: unknown } | null)?.seq
+  return typeof seq === 'number' ? seq : undefined
+}
+
+/** Log entries the projector writes (harness nodes, results, quiet cursor moves). */
+function isProjectorEntry(entry: SessionTreeLogEntry): boolean {
+  if (entry.op === 'append' || entry.op === 'attach') return isHarnessNode(entry.node)
+  return entry.op === 'jump' && !entry.record
+}

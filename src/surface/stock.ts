@@ -1,0 +1,270 @@
+/**
+ * Stock mode: switch the model-visible history of an unpatched harness with
+ * official events only, durably in the harness log.
+ *
+ * One switch = one maintenance turn of the idle agent:
+ *   1. queue a marker message (`marker.ts`) with a wake-up;
+ *   2. our `agent/pre-step` listener claims it, opens a step, appends the
+ *      planned replace + copies (`plan.ts`), closes the step, and returns
+ *      `reject` — every upstream pre-step wrapper passes `reject` through, so
+ *      no model call can happen in this turn (an empty `enter` would be
+ *      turned into a real step by wrappers such as time-context);
+ *   3. wait for the agent to go idle, re-queue a prompt that arrived during
+ *      the switch (the loop does not pick it up by itself), flush the log.
+ * A plan is validated first exactly as a reload would (a detached session
+ * built from log + plan), so an invalid plan never touches the live log.
+ * Switches are refused while the agent is running: never interleaved with a
+ * live step.
+ */
+import { randomUUID } from 'node:crypto'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { isRecord } from '../tree/validate.ts'
+import type { SessionProjector } from '../harness/projector.ts'
+import { markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
+import { planSwitch, type CopySourcePolicy, type PlannedEvent } from './plan.ts'
+
+/** The slice of a live harness `Session` a switch uses. */
+export interface LiveSession {
+  readonly id: string
+  readonly seq: number
+  readonly events: readonly unknown[]
+  readonly header: unknown
+  readonly surface: { readonly nodes: readonly number[] }
+  append(type: string, data: unknown, intent?: unknown): unknown
+  requestHeader?(): { config?: { provider?: string; model?: string } } | undefined
+}
+
+/** The slice of a harness `Agent` a switch uses. */
+export interface LiveAgent {
+  readonly id: string
+  readonly status: string
+  readonly session: LiveSession
+  readonly inbox: {
+    readonly nextTurn: readonly { readonly id: string }[]
+    readonly nextStep: readonly { readonly id: string }[]
+    readonly hasPending: boolean
+    prepend(target: 'next-turn' | 'next-step', message: unknown): void
+    remove(id: string): unknown
+  }
+  send(message: unknown, target: 'next-turn' | 'next-step', wakeup: boolean): void
+  followup(message: unknown): void
+  whenIdle(): Promise<void>
+}
+
+/** `agent/pre-step` payload and decision (dsh-agent). */
+export interface PreStepPayload {
+  readonly agent: LiveAgent
+  readonly messages: readonly unknown[]
+  readonly turn: number
+  readonly step: number
+}
+export type PreStepDecision = { readonly kind: 'reject' } | { readonly kind: 'enter'; readonly messages: readonly unknown[] }
+
+/** What a completed switch did. */
+export interface SwitchReport {
+  readonly noop: boolean
+  /** Events the whole switch appended to the harness log (marker splices and turn included). */
+  readonly appendedEvents: number
+  readonly copies: number
+  readonly shadowed: number
+  readonly sharedPrefix: number
+  /** Prompts queued during the switch and re-queued after it. */
+  readonly requeued: number
+}
+
+export interface StockSwitcherOptions {
+  /** The projector of a session (kept current by the sync). */
+  readonly projectorFor: (sessionId: string) => SessionProjector | undefined
+  /** Awaited durability checkpoint (`ctx.sessions.flush`). */
+  readonly flush: (session: LiveSession) => Promise<void>
+  readonly copySource?: CopySourcePolicy
+  /** How long to wait for the maintenance turn (default 30 s). */
+  readonly timeoutMs?: number
+}
+
+interface Job {
+  readonly marker: SwitchMarker
+  resolve(result: TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>): void
+}
+
+export class StockSwitcher {
+  private readonly jobs = new Map<string, Job>()
+  private readonly options: StockSwitcherOptions
+
+  constructor(options: StockSwitcherOptions) {
+    this.options = options
+  }
+
+  /**
+   * Switch the model history of an idle agent to the model history of
+   * `target` (a tree node, or null for the empty history).
+   */
+  async switch(agent: LiveAgent, target: string | null, branch?: string): Promise<TreeResult<SwitchReport>> {
+    if (agent.status !== 'idle' || agent.inbox.hasPending) {
+      return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', { agentId: agent.id, status: agent.status })
+    }
+    const projector = this.options.projectorFor(agent.session.id)
+    if (!projector) return fail('SESSION_NOT_FOUND', `session ${agent.session.id} has no tree`)
+    const preview = this.plan(agent.session, projector, target, 0, 1)
+    if (!preview.ok) return preview
+    if (preview.value.events.length === 0) {
+      return ok({ noop: true, appendedEvents: 0, copies: 0, shadowed: 0, sharedPrefix: preview.value.sharedPrefix, requeued: 0 })
+    }
+    const marker: SwitchMarker = branch === undefined
+      ? { v: 1, op: 'switch', id: randomUUID(), target }
+      : { v: 1, op: 'switch', id: randomUUID(), target, branch }
+    const message = markerMessage(marker)
+    const before = agent.session.seq
+    const done = new Promise<TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>>((resolve) => {
+      this.jobs.set(message.id, { marker, resolve })
+    })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<TreeResult<never>>((resolve) => {
+      timer = setTimeout(() => resolve(fail('INTERNAL', 'the maintenance turn did not run in time')), this.options.timeoutMs ?? 30_000)
+    })
+    try {
+      agent.send(message, 'next-turn', true)
+      const result = await Promise.race([done, timeout])
+      if (!result.ok) return result
+      await agent.whenIdle()
+      const requeued = this.requeueStranded(agent)
+      if (requeued > 0) await agent.whenIdle()
+      await this.options.flush(agent.session)
+      return ok({
+        noop: false,
+        appendedEvents: agent.session.seq - before,
+        copies: result.value.copies,
+        shadowed: result.value.shadowed,
+        sharedPrefix: result.value.sharedPrefix,
+        requeued,
+      })
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
+      this.jobs.delete(message.id)
+    }
+  }
+
+  /**
+   * The `agent/pre-step` listener. A claimed marker is executed as a switch —
+   * also a marker left in the inbox by a crash (its switch is completed now).
+   */
+  async preStep(payload: PreStepPayload, next: () => Promise<PreStepDecision>): Promise<PreStepDecision> {
+    const index = payload.messages.findIndex((m) => markerOf(m) !== undefined)
+    if (index === -1) return next()
+    const message = payload.messages[index] as { id: string }
+    const marker = markerOf(message)!
+    const agent = payload.agent
+    // Context claimed together with the marker goes back for the next real step.
+    const others = payload.messages.filter((_, i) => i !== index)
+    for (const other of [...others].reverse()) agent.inbox.prepend('next-step', other)
+    const job = this.jobs.get(message.id)
+    const result = this.execute(agent.session, marker, payload.turn, payload.step)
+    job?.resolve(result)
+    return { kind: 'reject' }
+  }
+
+  private execute(session: LiveSession, marker: SwitchMarker, turn: number, step: number): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }> {
+    const projector = this.options.projectorFor(session.id)
+    if (!projector) return fail('SESSION_NOT_FOUND', `session ${session.id} has no tree`)
+    const planned = this.plan(session, projector, marker.target, turn, step)
+    if (!planned.ok) return planned
+    const framed: PlannedEvent[] = [
+      { type: 'step/start' as never, data: { turn, step } },
+      ...planned.value.events,
+      { type: 'step/end' as never, data: { turn, step } },
+    ]
+    const checked = dryRun(session, framed)
+    if (!checked.ok) return checked
+    let open = false
+    try {
+      for (const event of framed) {
+        if (event.type === ('step/start' as never)) open = true
+        if (event.intent) session.append(event.type, event.data, event.intent)
+        else session.append(event.type, event.data)
+        if (event.type === ('step/end' as never)) open = false
+      }
+    } catch (error) {
+      return fail('INTERNAL', `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`)
+    } finally {
+      // Never leave a step open: the token meter and the invariants need it closed.
+      if (open) {
+        try {
+          session.append('step/end', { turn, step })
+        } catch { /* the turn end closes it on reload */ }
+      }
+    }
+    return ok({ copies: planned.value.copies, shadowed: planned.value.shadowed.length, sharedPrefix: planned.value.sharedPrefix })
+  }
+
+  private plan(session: LiveSession, projector: SessionProjector, target: string | null, turn: number, step: number) {
+    const surface = projector.surfaceEntries
+    const live = session.surface.nodes
+    if (surface.length !== live.length || surface.some((entry, i) => entry.seq !== live[i])) {
+      return fail('INTERNAL', 'the tree lags behind the harness surface; try again')
+    }
+    const tree = projector.tree
+    const history = tree.historyPath(target)
+    if (!history.ok) return history
+    const events = session.events
+    const first = events.length > 0 ? ((events[0] as { seq?: number }).seq ?? 0) : 0
+    return planSwitch({
+      eventAt: (seq) => events[seq - first],
+      surface,
+      target: history.value.map((entry) => entry.nodeId),
+      sourceOf: (nodeId) => projector.sourceOf(nodeId),
+      turn,
+      step,
+      newMessageId: () => randomUUID(),
+      route: routeOf(session),
+      ...(this.options.copySource ? { copySource: this.options.copySource } : {}),
+    })
+  }
+
+  /** A prompt queued while the switch ran is stranded by the loop; queue it again. */
+  private requeueStranded(agent: LiveAgent): number {
+    if (agent.status !== 'idle') return 0
+    const stranded = [...agent.inbox.nextTurn]
+    for (const message of stranded) {
+      agent.inbox.remove(message.id)
+      agent.followup(message)
+    }
+    return stranded.length
+  }
+}
+
+/** Provider/model for a tombstone: the latest request header, else the latest assistant message. */
+function routeOf(session: LiveSession): { provider: string; model: string } {
+  const config = session.requestHeader?.()?.config
+  if (config?.provider && config.model) return { provider: config.provider, model: config.model }
+  const events = session.events
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as { type?: string; data?: { message?: { source?: { provider?: unknown; model?: unknown } } } }
+    const source = event.type === 'assistant/message' ? event.data?.message?.source : undefined
+    if (typeof source?.provider === 'string' && typeof source.model === 'string') return { provider: source.provider, model: source.model }
+  }
+  return { provider: 'unknown', model: 'unknown' }
+}
+
+/** Validate the plan the way a reload validates a stored log. */
+function dryRun(session: LiveSession, framed: readonly PlannedEvent[]): TreeResult<void> {
+  const SessionClass = session.constructor as unknown as { create?: (id: string, seed: unknown[], header: unknown) => { deriveMessages(): unknown[] } }
+  if (typeof SessionClass.create !== 'function') return ok(undefined)
+  const now = Date.now()
+  const extra = framed.map((event, i) => ({
+    type: event.type,
+    seq: session.seq + i,
+    time: now,
+    data: event.data,
+    ...(event.intent ?? {}),
+  }))
+  try {
+    SessionClass.create(session.id, [...session.events, ...extra], headerOf(session))
+    return ok(undefined)
+  } catch (error) {
+    return fail('INTERNAL', `the planned switch would not reload: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+function headerOf(session: LiveSession): unknown {
+  return isRecord(session.header) ? session.header : undefined
+}

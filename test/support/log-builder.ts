@@ -1,0 +1,86 @@
+/**
+ * Builds real harness session logs for tests: every event goes through a real
+ * `Session` of the published `@deepseek-ai/dsh-session`, so the surface rules
+ * (replace ranges, cited seqs, tool-result rewrites) are the harness's own.
+ */
+import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { Session, SessionId } from '@deepseek-ai/dsh-session'
+
+export const PROVIDER = 'fake-provider'
+export const MODEL = 'fake-model'
+
+export interface ToolCallSpec {
+  readonly name: string
+  readonly args: unknown
+  readonly result: string
+  readonly isError?: boolean
+}
+
+export class LogBuilder {
+  readonly session: Session
+  private turn = 0
+  private callCounter = 0
+  /** Called after every append (tests wire a projector here). */
+  onAppend: (() => void) | undefined
+
+  constructor(id = 'test-session') {
+    this.session = Session.create(SessionId(id))
+  }
+
+  get events() {
+    return this.session.events
+  }
+
+  /** Next turn number (maintenance turns of a fake agent share the counter). */
+  nextTurn(): number {
+    return ++this.turn
+  }
+
+  /** One turn: a typed prompt, optional injected context, tool rounds, then a final answer. */
+  userTurn(prompt: string, answer: string, options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean } = {}): this {
+    const s = this.session
+    const turn = this.nextTurn()
+    s.append('turn/start', { turn })
+    s.append('step/start', { turn, step: 1 })
+    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }), { surfaceOp: 'append' })
+    if (options.context !== undefined) {
+      s.append('user/message', createUserMessage({ content: [{ type: 'text', text: options.context }], source: { kind: 'plugin', plugin: '@deepseek-ai/dsh-system-prompt' } }), { surfaceOp: 'append' })
+    }
+    s.append('request/header', { header: { config: { provider: PROVIDER, model: MODEL } }, reason: turn === 1 ? 'initial' : 'change' } as never)
+    let step = 1
+    if (options.tools && options.tools.length > 0) {
+      const calls = options.tools.map((tool) => ({ ...tool, id: CallId(`call_${++this.callCounter}`) }))
+      s.append('assistant/message', {
+        turn, step,
+        message: createAssistantMessage({
+          content: calls.map((c) => ({ type: 'tool-call' as const, id: c.id, name: c.name, arguments: JSON.stringify(c.args) })),
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+        ...(options.usage ? { usage: { inputTokens: 100, outputTokens: 10 } } : {}),
+      }, { surfaceOp: 'append' })
+      for (const c of calls) s.append('tool/call', { turn, step, callId: c.id, name: c.name, arguments: JSON.stringify(c.args) })
+      for (const c of calls) {
+        s.append('tool/result', {
+          turn, step,
+          message: createToolResultMessage({ callId: c.id, content: [{ type: 'text', text: c.result }], isError: c.isError ?? false }),
+        }, { surfaceOp: 'append' })
+      }
+      s.append('step/end', { turn, step })
+      step = 2
+      s.append('step/start', { turn, step })
+    }
+    s.append('assistant/message', {
+      turn, step,
+      message: createAssistantMessage({ content: [{ type: 'text', text: answer }], source: { provider: PROVIDER, model: MODEL } }),
+      ...(options.usage ? { usage: { inputTokens: 120, outputTokens: 20 } } : {}),
+    }, { surfaceOp: 'append' })
+    s.append('step/end', { turn, step })
+    s.append('turn/end', { turn, reason: { kind: 'completed' } })
+    return this
+  }
+
+  /** Texts of the model-visible history right now. */
+  modelTexts(): string[] {
+    return this.session.deriveMessages().map((m) => m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type === 'tool-result' ? `result:${(b.content as { text?: string }[]).map((c) => c.text).join('')}` : '')).join(''))
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Stock-mode switching against a REAL `Session` of the published harness:
+ * every planned event goes through the harness's own surface validation, and
+ * what the model would receive is read from `session.deriveMessages()`.
+ */
+import { Session } from '@deepseek-ai/dsh-session'
+import { describe, expect, it } from 'vitest'
+import { SessionTree } from '../../src/tree/index.ts'
+import { SessionProjector } from '../../src/harness/projector.ts'
+import { StockSwitcher } from '../../src/surface/stock.ts'
+import { FakeAgent } from '../support/fake-agent.ts'
+import { LogBuilder } from '../support/log-builder.ts'
+
+function setup() {
+  const log = new LogBuilder('s1')
+    .userTurn('q1', 'a1', { context: 'runtime context' })
+    .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text' }] })
+    .userTurn('q3', 'a3')
+  const projector = new SessionProjector(new SessionTree('s1'))
+  const sync = () => { for (const e of log.events) projector.project(e) }
+  sync()
+  const flushed: string[] = []
+  const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async (s) => { flushed.push(s.id) } })
+  const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
+  const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
+  return { log, projector, switcher, agent, byText, flushed, sync }
+}
+
+/** The texts the model would receive, as the harness derives them. */
+const modelTexts = (log: LogBuilder) => log.modelTexts()
+/** The texts of a tree path, flattened like `modelTexts`. */
+function pathTexts(projector: SessionProjector, nodeId: string | null) {
+  return projector.tree.historyPath(nodeId).ok
+    ? (projector.tree.historyPath(nodeId) as { value: { type?: string; content?: readonly { type: string; text?: string; name?: string; content?: string }[]; message?: { content: string } }[] }).value.map((e) => {
+      if (e.type === 'tool_call') return `result:${e.content!.find((p) => p.type === 'tool_result')!.content}`
+      const parts = e.content ?? []
+      const call = parts.find((p) => p.type === 'tool_call')
+      return call ? `call:${call.name}` : e.message!.content
+    })
+    : []
+}
+
+describe('stock switch on a real Session', () => {
+  it('rewinds to the first answer: the model history is exactly that path, with no duplicate nodes', async () => {
+    const { log, projector, switcher, agent, byText, sync } = setup()
+    const nodesBefore = projector.tree.nodeCount
+    const originalHistory = modelTexts(log)
+    const a1 = byText('a1')
+    projector.tree.jump(a1)
+    const seqBefore = log.session.seq
+    const report = await switcher.switch(agent, a1)
+    sync()
+    expect(report.ok && report.value).toMatchObject({ noop: false, copies: 0, shadowed: 6, sharedPrefix: 3 })
+    expect(modelTexts(log)).toEqual(['q1', 'runtime context', 'a1'])
+    expect(modelTexts(log)).toEqual(pathTexts(projector, a1))
+    expect(originalHistory.slice(0, 3)).toEqual(modelTexts(log))
+    expect(projector.tip).toBe(a1)
+    expect(projector.tree.nodeCount).toBe(nodesBefore)
+    expect(projector.quarantine).toEqual([])
+    // marker insert, turn/start, claim, step/start, tombstone, step/end, turn/end
+    expect(report.ok && report.value.appendedEvents).toBe(7)
+    expect(log.session.seq - seqBefore).toBe(7)
+    expect(agent.decisions).toEqual([{ kind: 'reject' }])
+  })
+
+  it('switches back to the original tip with the tool call and result intact', async () => {
+    const { log, projector, switcher, agent, byText, sync } = setup()
+    const original = modelTexts(log)
+    const a3 = byText('a3')
+    const a1 = byText('a1')
+    projector.tree.jump(a1)
+    await switcher.switch(agent, a1)
+    log.userTurn('q4', 'a4')
+    sync()
+    expect(modelTexts(log)).toEqual(['q1', 'runtime context', 'a1', 'q4', 'a4'])
+    expect(projector.tree.get(byText('q4'))?.parentId).toBe(a1)
+    projector.tree.jump(a3)
+    const report = await switcher.switch(agent, a3)
+    sync()
+    expect(report.ok && report.value.copies).toBe(6)
+    expect(modelTexts(log)).toEqual(original)
+    expect(modelTexts(log)).toContain('result:file text')
+    expect(projector.tip).toBe(a3)
+    expect(projector.tree.nodeCount).toBe(11) // 9 originals + q4, a4; copies add none
+    // The shared prefix of the model history is the same message objects (byte-identical for the provider).
+    const derived = log.session.deriveMessages()
+    const events = log.session.events
+    expect(derived[0]).toBe((events.find((e) => e.type === 'user/message') as { data: unknown }).data)
+  })
+
+  it('a no-op switch appends nothing', async () => {
+    const { log, switcher, agent, byText } = setup()
+    const seq = log.session.seq
+    const report = await switcher.switch(agent, byText('a3'))
+    expect(report.ok && report.value.noop).toBe(true)
+    expect(log.session.seq).toBe(seq)
+  })
+
+  it('switches to the empty history (before the first node)', async () => {
+    const { log, projector, switcher, agent, sync } = setup()
+    projector.tree.jump(null)
+    const report = await switcher.switch(agent, null)
+    sync()
+    expect(report.ok).toBe(true)
+    expect(modelTexts(log)).toEqual([])
+    expect(projector.tip).toBeNull()
+    log.userTurn('fresh', 'fresh answer')
+    sync()
+    const fresh = projector.tree.list().find((n) => n.message?.content === 'fresh')!
+    expect(fresh.parentId).toBeNull()
+  })
+
+  it('refuses while the agent is running, changing nothing', async () => {
+    const { log, switcher, agent, byText } = setup()
+    agent.status = 'running'
+    const seq = log.session.seq
+    const report = await switcher.switch(agent, byText('a1'))
+    expect(!report.ok && report.error.code).toBe('AGENT_BUSY')
+    expect(log.session.seq).toBe(seq)
+  })
+
+  it('re-queues a prompt that arrived during the maintenance turn', async () => {
+    const { switcher, agent, byText, projector } = setup()
+    projector.tree.jump(byText('a1'))
+    agent.raceFollowup = { id: 'late-prompt', role: 'user', content: [{ type: 'text', text: 'late' }], source: { kind: 'user' } }
+    const report = await switcher.switch(agent, byText('a1'))
+    expect(report.ok && report.value.requeued).toBe(1)
+    expect(agent.inbox.nextTurn.map((m) => m.id)).toEqual(['late-prompt'])
+  })
+
+  it('the log alone rebuilds the same tree: cursor, branches and no duplicates', async () => {
+    const { log, projector, switcher, agent, byText, sync } = setup()
+    const a1 = byText('a1')
+    projector.tree.jump(a1)
+    await switcher.switch(agent, a1)
+    log.userTurn('q4', 'a4')
+    sync()
+    const a3 = byText('a3')
+    projector.tree.jump(a3)
+    await switcher.switch(agent, a3)
+    sync()
+    const rebuilt = new SessionProjector(new SessionTree('s1'))
+    for (const e of log.events) rebuilt.project(e)
+    const shape = (p: SessionProjector) => p.tree.list().map((n) => [n.nodeId, n.parentId, n.type, n.summary, n.branch])
+    expect(shape(rebuilt)).toEqual(shape(projector))
+    expect(rebuilt.tree.cursor).toBe(a3)
+    expect(rebuilt.tree.activeBranch).toBe(projector.tree.activeBranch)
+    expect(rebuilt.tip).toBe(a3)
+    expect(rebuilt.quarantine).toEqual([])
+  })
+
+  it('every switched log reloads through the harness (seed validation) with the same history', async () => {
+    const { log, projector, switcher, agent, byText, sync } = setup()
+    for (const text of ['a1', 'a2', null, 'a3', 'q2']) {
+      const target = text === null ? null : byText(text)
+      const cut = projector.tree.completeCutPoint(target)
+      const at = cut.ok ? cut.value : target
+      projector.tree.jump(at)
+      const report = await switcher.switch(agent, at)
+      expect(report.ok, JSON.stringify(report)).toBe(true)
+      sync()
+      expect(modelTexts(log)).toEqual(pathTexts(projector, at))
+    }
+    const reloaded = Session.create(log.session.id, [...log.session.events] as never, log.session.header)
+    expect(reloaded.deriveMessages().map((m) => m.id)).toEqual(log.session.deriveMessages().map((m) => m.id))
+  })
+
+  it('a fork marker names the branch when the tree is rebuilt from the log alone', async () => {
+    const { log, projector, switcher, agent, byText, sync } = setup()
+    const a1 = byText('a1')
+    projector.tree.fork(a1, 'experiment')
+    await switcher.switch(agent, a1, 'experiment')
+    log.userTurn('q5', 'a5')
+    sync()
+    expect(projector.tree.activeBranch).toBe('experiment')
+    const rebuilt = new SessionProjector(new SessionTree('s1'))
+    for (const e of log.events) rebuilt.project(e)
+    expect(rebuilt.tree.activeBranch).toBe('experiment')
+    expect(rebuilt.tree.info().branchHeads).toEqual(projector.tree.info().branchHeads)
+  })
+})
