@@ -39,6 +39,8 @@ export interface TreeSessionState {
 
 export class TreeSync {
   private readonly states = new Map<string, TreeSessionState>()
+  /** Sessions with a user operation in flight: their tree log must stay whole until it settles. */
+  private readonly inflight = new Map<string, number>()
   private readonly store: SessionTreeStore
   private readonly sidecar: TreeSidecar | undefined
 
@@ -75,7 +77,7 @@ export class TreeSync {
     if (!state) return
     state.projector.project(event)
     // The projector's own operations need no journal; keep the in-memory log short.
-    state.projector.tree.trimLog(state.projector.tree.logSeq)
+    if (!this.inflight.has(sessionId)) state.projector.tree.trimLog(state.projector.tree.logSeq)
   }
 
   /** Forget a session in this process (its sidecar stays on disk). */
@@ -104,9 +106,18 @@ export class TreeSync {
     if (!state) return { ok: false, error: { code: 'SESSION_NOT_FOUND', message: `session ${JSON.stringify(sessionId)} is not attached` } }
     const tree = state.projector.tree
     const before = tree.logSeq
-    const result = await operation(tree)
+    this.inflight.set(sessionId, (this.inflight.get(sessionId) ?? 0) + 1)
+    let result: TreeResult<T>
+    try {
+      result = await operation(tree)
+    } finally {
+      const left = this.inflight.get(sessionId)! - 1
+      if (left === 0) this.inflight.delete(sessionId)
+      else this.inflight.set(sessionId, left)
+    }
     // Harness events projected meanwhile were logged too; only user operations are journaled.
     if (result.ok) this.persist(state, tree.log(before).filter((entry) => !isProjectorEntry(entry)))
+    else if (!this.inflight.has(sessionId)) tree.trimLog(tree.logSeq)
     return result
   }
 
@@ -133,7 +144,7 @@ export class TreeSync {
         if (!folded.ok) state.warnings.push({ code: folded.error.code, message: folded.error.message })
       }
     }
-    tree.trimLog(tree.logSeq)
+    if (!this.inflight.has(state.sessionId)) tree.trimLog(tree.logSeq)
   }
 
   private build(session: SessionSource): TreeSessionState {

@@ -3,7 +3,7 @@
  * views. Every field added to seed 001's contract is optional or lives in
  * a separate method, so older clients keep working.
  */
-import type { SessionTreeSessionInfo } from '../tree/types.ts'
+import type { JumpView, SessionTreeSessionInfo } from '../tree/types.ts'
 
 /** How cursor moves reach the history the model receives. */
 export type SurfaceMode = 'native' | 'stock' | 'projection'
@@ -35,4 +35,19 @@ export interface SessionStatus extends SessionTreeSessionInfo {
   readonly pendingSwitch?: { readonly target: string | null; readonly branch: string }
   /** Usage hosted by empty assistant messages (no node of their own). */
   readonly hostedUsage?: Readonly<Record<string, number>>
+}
+
+/** Result of a cursor move (`jump`, `back`, `forward`, and `fork`'s move). */
+export interface MoveResult extends JumpView {
+  /** The surface mode that handled the move. */
+  readonly mode: SurfaceMode
+  /** The node asked for, when it sat inside a tool exchange and the move went to the exchange's end. */
+  readonly snappedFrom?: string
+  /** What the model-history switch did (stock mode). */
+  readonly switch?: {
+    readonly appendedEvents: number
+    readonly copies: number
+    readonly shadowed: number
+    readonly noop: boolean
+  }
 }

@@ -23,8 +23,9 @@ export class LogBuilder {
   /** Called after every append (tests wire a projector here). */
   onAppend: (() => void) | undefined
 
-  constructor(id = 'test-session') {
-    this.session = Session.create(SessionId(id))
+  constructor(id: string | Session = 'test-session') {
+    this.session = typeof id === 'string' ? Session.create(SessionId(id)) : id
+    for (const event of this.session.events) if (event.type === 'turn/start') this.turn = Math.max(this.turn, event.data.turn)
   }
 
   get events() {

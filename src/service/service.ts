@@ -1,0 +1,327 @@
+/**
+ * `ctx.sessionTree`: the harness plugin. It keeps every live session's tree
+ * in step with its log (`harness/sync.ts`), persists what the log cannot hold
+ * (`sidecar/`), switches the model history when the user moves in the tree
+ * (`surface/`), and serves it all to the browser as the typert remote
+ * namespace `sessionTree`.
+ *
+ * Wire contract: seed 001's `list` / `jump` / `fork` / `session`, args named
+ * `agentId` (the session's agent id), `nodeId`, `branch`; plus `label`,
+ * `summarize`, `export`, `back`, `forward`. Errors keep their code end to end
+ * (`{ ok: false, error: { code, message, details } }`).
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import s from '@deepseek-ai/schemastery'
+import { Remote, TypertLookupFailure, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
+import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
+import { sessionTreeStore, type SessionTreeStore } from '../tree/store.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
+import type { BranchSummary, ForkView, LinearExport, SessionTreeView, TreeNode } from '../tree/types.ts'
+import { TreeSync, type TreeSessionState } from '../harness/sync.ts'
+import { TreeSidecar } from '../sidecar/index.ts'
+import { StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload, type SwitchReport } from '../surface/stock.ts'
+import { SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
+import { extractiveSummarizer } from './summarizer.ts'
+import type { MoveResult, SessionStatus, SurfaceMode } from './wire.ts'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    sessionTree: SessionTreeService
+  }
+}
+
+/** Plugin configuration (the `session-tree` row of `cordis.patch.yml`). */
+export interface Config {
+  /** Directory of the per-session sidecars; no sidecar is written when absent. */
+  readonly sidecarRoot?: string
+  /** `auto` (default), or force `native`, `stock` or `projection`. */
+  readonly surfaceMode: SurfaceModeSetting
+  /** How long a history switch may take (ms). */
+  readonly switchTimeoutMs: number
+}
+
+/** A live harness session as the plugin sees it. */
+type HarnessSession = LiveSession & { readonly events: readonly unknown[] }
+
+interface Resolved {
+  readonly session: HarnessSession
+  readonly agent: LiveAgent | undefined
+  readonly state: TreeSessionState
+  readonly mode: SurfaceMode
+}
+
+export class SessionTreeService extends TypertRemoteService {
+  static inject = ['sessions']
+
+  static Config: s<Config> = s.object({
+    sidecarRoot: s.string(),
+    surfaceMode: s.union(['auto', 'native', 'stock', 'projection']).default('auto'),
+    switchTimeoutMs: s.natural().default(30_000),
+  }) as unknown as s<Config>
+
+  /** Keeps trees in step with harness logs; shared with the tool companion through the store. */
+  readonly sync: TreeSync
+  readonly store: SessionTreeStore
+  private readonly switcher: StockSwitcher
+  private readonly settings: Config
+
+  constructor(ctx: Context, config: Partial<Config> = {}) {
+    super(ctx, 'sessionTree')
+    this.settings = { surfaceMode: config.surfaceMode ?? 'auto', switchTimeoutMs: config.switchTimeoutMs ?? 30_000, ...(config.sidecarRoot ? { sidecarRoot: config.sidecarRoot } : {}) }
+    this.store = sessionTreeStore
+    this.sync = new TreeSync(this.store, this.settings.sidecarRoot ? new TreeSidecar(this.settings.sidecarRoot) : undefined)
+    this.switcher = new StockSwitcher({
+      projectorFor: (id) => this.sync.get(id)?.projector,
+      flush: async (session) => { await this.ctx.sessions.flush(session as never) },
+      timeoutMs: this.settings.switchTimeoutMs,
+    })
+    const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown, options?: { prepend?: boolean }) => () => void
+    // Nothing below may throw into the harness: a failure costs the tree, never the session.
+    on('session/created', (session: HarnessSession) => this.guard(() => this.sync.attach(session)))
+    on('session/event', (session: HarnessSession, event: unknown) => this.guard(() => {
+      if (this.sync.get(session.id)) this.sync.project(session.id, event)
+      else this.sync.attach(session)
+    }))
+    on('session/disposed', (session: HarnessSession) => this.guard(() => this.sync.detach(session.id)))
+    on('agent/pre-step', (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => this.switcher.preStep(payload, next), { prepend: true })
+    ctx.effect(() => {
+      for (const session of this.ctx.sessions.list()) this.guard(() => this.sync.attach(session as unknown as HarnessSession))
+      return () => {
+        for (const id of this.sync.list()) this.sync.detach(id)
+      }
+    }, 'session-tree.attach')
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /** The whole tree: nodes, branches, cursor. No side effects. */
+  @Remote
+  async list(agentId: string): Promise<SessionTreeView> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      return found.ok ? ok(found.value.state.projector.tree.view()) : found
+    })
+  }
+
+  /** Status: counts, cursor, surface mode, quarantine, sidecar warnings. No side effects. */
+  @Remote
+  async session(agentId: string): Promise<SessionStatus> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      return found.ok ? ok(this.status(found.value)) : found
+    })
+  }
+
+  /** The active path plus a digest of every off-path branch. No side effects. */
+  @Remote
+  async export(agentId: string): Promise<LinearExport> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      return found.ok ? found.value.state.projector.tree.linearExport() : found
+    })
+  }
+
+  // -------------------------------------------------------------- movement
+
+  /**
+   * Move the cursor (`null`: before the first node). In native and stock
+   * modes the model history follows: the next request holds exactly the
+   * root-to-node path. A node inside a tool exchange is moved to the end of
+   * that exchange (a history never ends between a call and its result).
+   */
+  @Remote
+  async jump(agentId: string, nodeId: string | null): Promise<MoveResult> {
+    return this.run(async () => {
+      if (nodeId !== null && typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
+      return this.move(agentId, nodeId, (tree, target) => tree.jump(target ?? null))
+    })
+  }
+
+  /** Park a new named branch at a node and move there (the model history follows). */
+  @Remote
+  async fork(agentId: string, nodeId: string, branch: string): Promise<ForkView & MoveResult> {
+    return this.run(async () => {
+      if (typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string')
+      if (typeof branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
+      let forked: ForkView | undefined
+      const moved = await this.move(agentId, nodeId, (tree, target) => {
+        const result = tree.fork(target!, branch)
+        if (!result.ok) return result
+        forked = result.value
+        return ok(undefined)
+      }, branch)
+      return moved.ok ? ok({ ...moved.value, ...forked!, cursor: moved.value.cursor! }) : moved
+    })
+  }
+
+  /** Undo the last cursor move (the model history follows). */
+  @Remote
+  async back(agentId: string): Promise<MoveResult> {
+    return this.run(() => this.move(agentId, undefined, (tree) => tree.back()))
+  }
+
+  /** Redo a cursor move undone by `back` (the model history follows). */
+  @Remote
+  async forward(agentId: string): Promise<MoveResult> {
+    return this.run(() => this.move(agentId, undefined, (tree) => tree.forward()))
+  }
+
+  // ------------------------------------------------------------ annotation
+
+  /** Set (`label` text) or clear (`null`) a node's label. */
+  @Remote
+  async label(agentId: string, nodeId: string, label: string | null): Promise<TreeNode> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      return this.sync.mutate(found.value.session.id, (tree) => tree.label(nodeId, label))
+    })
+  }
+
+  /** Summarize a branch (extractive by default; never fails for an existing branch). */
+  @Remote
+  async summarize(agentId: string, branch: string): Promise<BranchSummary> {
+    return this.run(async () => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      return this.sync.mutateAsync(found.value.session.id, (tree) => tree.summarizeBranch(branch, extractiveSummarizer))
+    })
+  }
+
+  // -------------------------------------------------------------- internals
+
+  /**
+   * One cursor move: check the agent can follow, move the tree, switch the
+   * model history, roll the tree back if the switch failed. A target of
+   * `undefined` means "wherever the tree operation puts the cursor".
+   */
+  private async move(
+    agentId: string,
+    nodeId: string | null | undefined,
+    operation: (tree: SessionTree, target: string | null | undefined) => TreeResult<unknown>,
+    branch?: string,
+  ): Promise<TreeResult<MoveResult>> {
+    const found = await this.resolveLive(agentId)
+    if (!found.ok) return found
+    const { session, agent, state, mode } = found.value
+    const tree = state.projector.tree
+    let target = nodeId
+    let snappedFrom: string | undefined
+    if (nodeId !== undefined && nodeId !== null) {
+      if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)}`, { nodeId })
+      if (mode !== 'projection') {
+        const cut = tree.completeCutPoint(nodeId)
+        if (!cut.ok) return cut
+        if (cut.value !== nodeId) snappedFrom = nodeId
+        target = cut.value
+      }
+    }
+    if (mode === 'stock' && agent && (agent.status !== 'idle' || agent.inbox.hasPending)) {
+      return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId, status: agent.status })
+    }
+    return this.sync.mutateAsync(session.id, async (live) => {
+      const mark = live.checkpoint()
+      const moved = operation(live, target)
+      if (!moved.ok) return moved
+      const destination = live.cursor
+      if (mode !== 'projection' && nodeId === undefined) {
+        // back/forward land on recorded positions; they too must be complete cut points.
+        const cut = live.completeCutPoint(destination)
+        if (!cut.ok || cut.value !== destination) {
+          live.rollback(mark)
+          return cut.ok ? fail('INVALID_CUT_POINT', `node ${destination} is inside a tool exchange`, { nodeId: destination }) : cut
+        }
+      }
+      let report: SwitchReport | undefined
+      if (mode === 'stock' && agent) {
+        const switched = await this.switcher.switch(agent, destination, branch)
+        if (!switched.ok) {
+          live.rollback(mark)
+          return switched
+        }
+        report = switched.value
+      }
+      const result: MoveResult = {
+        cursor: live.cursor,
+        messages: live.messages(),
+        branch: live.activeBranch,
+        mode,
+        ...(snappedFrom === undefined ? {} : { snappedFrom }),
+        ...(report ? { switch: { appendedEvents: report.appendedEvents, copies: report.copies, shadowed: report.shadowed, noop: report.noop } } : {}),
+      }
+      return ok(result)
+    })
+  }
+
+  /** A loaded (live) session for reads; never resumes a cold one. */
+  private resolveLoaded(agentId: unknown): TreeResult<Resolved> {
+    if (typeof agentId !== 'string' || agentId === '') return fail('INVALID_ARGUMENT', 'agentId must be a non-empty string')
+    const agent = this.agents()?.get(agentId)
+    const session = (agent?.session ?? this.ctx.sessions.get(agentId as never)) as HarnessSession | undefined
+    if (!session) {
+      return fail('SESSION_NOT_FOUND', `session ${JSON.stringify(agentId)} is not loaded in this harness (a stored session loads when it gets a message)`, { agentId })
+    }
+    const state = this.sync.attach(session)
+    return ok({ session, agent, state, mode: surfaceModeOf(this.settings.surfaceMode, session, agent !== undefined) })
+  }
+
+  /** A live session for moves; a stored (cold) session is resumed the way the web host does it. */
+  private async resolveLive(agentId: unknown): Promise<TreeResult<Resolved>> {
+    const loaded = this.resolveLoaded(agentId)
+    if (loaded.ok && loaded.value.agent) return loaded
+    if (typeof agentId !== 'string' || agentId === '') return loaded
+    const lookup = (this.ctx.get('typert' as never) as { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } } | undefined)?.lookups?.get('agent')
+    if (!lookup) return loaded
+    try {
+      await lookup.resolve(agentId)
+    } catch {
+      return loaded.ok ? loaded : fail('SESSION_NOT_FOUND', `no session ${JSON.stringify(agentId)}`, { agentId })
+    }
+    return this.resolveLoaded(agentId)
+  }
+
+  private agents(): { get(id: string): LiveAgent | undefined } | undefined {
+    return this.ctx.get('agents' as never) as { get(id: string): LiveAgent | undefined } | undefined
+  }
+
+  private status(found: Resolved): SessionStatus {
+    const { state, mode } = found
+    const projector = state.projector
+    const info = projector.tree.info()
+    const hostedUsage = projector.hostedUsage
+    const pending = projector.switchInProgress
+    return {
+      ...info,
+      surfaceMode: mode,
+      surfaceNote: SURFACE_NOTES[mode],
+      watermark: projector.watermark,
+      quarantine: [...projector.quarantine],
+      sidecarWarnings: [...state.warnings],
+      ...(pending ? { pendingSwitch: { target: pending.target, branch: pending.branch ?? info.activeBranch } } : {}),
+      ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
+    }
+  }
+
+  /** Settle a result at the remote edge: a value, or an error that keeps its code. */
+  private async run<T>(operation: () => TreeResult<T> | Promise<TreeResult<T>>): Promise<T> {
+    let result: TreeResult<T>
+    try {
+      result = await operation()
+    } catch (error) {
+      result = fail('INTERNAL', error instanceof Error ? error.message : String(error))
+    }
+    if (result.ok) return result.value
+    // The gateway forwards a lookup failure's payload verbatim; anything else becomes `internal`.
+    throw new TypertLookupFailure<TreeError>(result.error)
+  }
+
+  private guard(operation: () => unknown): void {
+    try {
+      operation()
+    } catch (error) {
+      this.ctx.logger('session-tree').warn(error)
+    }
+  }
+}
+
+export default SessionTreeService

@@ -1,0 +1,40 @@
+/**
+ * Which surface mode a session runs in.
+ * - `native`: the harness has the surface-selection API of
+ *   `dev/session-branch-surface.patch`; a switch selects the path directly.
+ * - `stock`: an unpatched harness with a live agent; a switch is a
+ *   maintenance turn of official events (`stock.ts`), durable in the log.
+ * - `projection`: nothing can reach the model history (forced by
+ *   configuration, or no agent to run a switch); the tree and panel move
+ *   alone.
+ */
+import type { SurfaceMode } from '../service/wire.ts'
+
+export type SurfaceModeSetting = 'auto' | SurfaceMode
+
+/** The API the native patch adds to `Session`. */
+export interface NativeSurfaceSession {
+  selectMessageSurface(seqs: readonly number[] | null): void
+  messageSurfaceNodes(): readonly number[]
+}
+
+export function hasNativeSurface(session: unknown): session is NativeSurfaceSession {
+  const s = session as Partial<NativeSurfaceSession> | null
+  return typeof s?.selectMessageSurface === 'function' && typeof s.messageSurfaceNodes === 'function'
+}
+
+/** Resolve the mode for one session. */
+export function surfaceModeOf(setting: SurfaceModeSetting, session: unknown, hasAgent: boolean): SurfaceMode {
+  if (setting === 'projection') return 'projection'
+  if (setting === 'native') return hasNativeSurface(session) ? 'native' : hasAgent ? 'stock' : 'projection'
+  if (setting === 'stock') return hasAgent ? 'stock' : 'projection'
+  if (hasNativeSurface(session)) return 'native'
+  return hasAgent ? 'stock' : 'projection'
+}
+
+/** What a jump does in each mode, in plain words (shown by `session` and `/tree`). */
+export const SURFACE_NOTES: Record<SurfaceMode, string> = {
+  native: 'Jumps select the model history directly (patched harness); the next request holds exactly the selected path.',
+  stock: 'Jumps rewrite the model history with official harness events (one maintenance turn, no model call); the next request holds exactly the selected path, also after a restart.',
+  projection: 'Jumps move the tree and the panel only; the model keeps its current history.',
+}
