@@ -11,6 +11,8 @@
  * (`{ ok: false, error: { code, message, details } }`).
  */
 import type { Context } from '@deepseek-ai/cordis'
+// Brings the `ctx.sessions` declaration (the harness session store) into this program.
+import type {} from '@deepseek-ai/dsh-session'
 import s from '@deepseek-ai/schemastery'
 import { Remote, TypertLookupFailure, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
 import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'

@@ -5,10 +5,10 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs'
 import path from 'node:path'
 
-/** `writeSync` may write less than asked; loop until everything is out. */
-export function writeAll(fd: number, data: Uint8Array): void {
+/** Write all of `data` at `position` (`writeSync` may write less than asked). */
+export function writeAll(fd: number, data: Uint8Array, position = 0): void {
   let done = 0
-  while (done < data.length) done += writeSync(fd, data, done, data.length - done)
+  while (done < data.length) done += writeSync(fd, data, done, data.length - done, position + done)
 }
 
 /** Make a directory entry (create, rename) durable by syncing its directory. */
@@ -26,9 +26,9 @@ export function ensureDir(dir: string): void {
   const first = mkdirSync(dir, { recursive: true, mode: 0o700 })
   if (first === undefined) return
   // Sync the parent of every directory mkdir created, innermost first.
-  for (let made = dir; ; made = path.dirname(made)) {
+  for (let made = path.resolve(dir); ; made = path.dirname(made)) {
     syncDir(path.dirname(made))
-    if (made === first) break
+    if (made === first || made === path.dirname(made)) break
   }
 }
 

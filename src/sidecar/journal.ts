@@ -10,7 +10,7 @@ import type { SidecarRecord } from './types.ts'
 export interface BadLine {
   readonly offset: number
   readonly reason: string
-  /** The bad line is the file's last line: a torn append, cut off by truncation. */
+  /** The bad line is the file's last line and fails its framing: a torn append, cut off by truncation. */
   readonly tail: boolean
 }
 
@@ -35,13 +35,15 @@ export function scanJournal(buf: Buffer): JournalScan {
   let offset = 0
   while (offset < buf.length) {
     const newline = buf.indexOf(NEWLINE, offset)
-    const stop = (reason: string): JournalScan => ({
-      header, records, lineBytes, end: offset,
-      bad: { offset, reason, tail: newline === -1 || newline === buf.length - 1 },
+    const last = newline === -1 || newline === buf.length - 1
+    // Only a framing failure on the last line looks like a torn append; a
+    // checksummed line with a wrong shape or number was written that way.
+    const stop = (reason: string, torn = false): JournalScan => ({
+      header, records, lineBytes, end: offset, bad: { offset, reason, tail: torn && last },
     })
-    if (newline === -1) return stop('incomplete line (no newline)')
+    if (newline === -1) return stop('incomplete line (no newline)', true)
     const line = unframeLine(buf, offset, newline)
-    if (!line.ok) return stop(line.reason)
+    if (!line.ok) return stop(line.reason, true)
     if (header === undefined) {
       const parsed = toHeader(line.value)
       if (!parsed.ok) return stop(parsed.reason)

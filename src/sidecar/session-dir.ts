@@ -10,8 +10,8 @@ import path from 'node:path'
 // Kept literally: lowercase only, so two produced names never differ only in
 // case. Everything else, '.' and uppercase included, is escaped.
 const LITERAL = /^[a-z0-9_-]$/
-// Past this length the name keeps a readable prefix plus a hash.
-const MAX_ENCODED = 150
+// Past this length the name keeps a readable prefix plus a hash (file names stop at 255 bytes).
+const MAX_NAME = 150
 const READABLE_PREFIX = 80
 
 /**
@@ -40,7 +40,7 @@ function escapeId(sessionId: string): string[] {
 export function encodeSessionId(sessionId: string): string {
   const tokens = escapeId(sessionId)
   const encoded = tokens.join('')
-  if (encoded.length <= MAX_ENCODED) return 's' + encoded
+  if (1 + encoded.length <= MAX_NAME) return 's' + encoded
   let prefix = ''
   for (const token of tokens) {
     if (prefix.length + token.length > READABLE_PREFIX) break

@@ -1,0 +1,255 @@
+/**
+ * `TreeSidecar`: per-session durable files under one root.
+ *
+ *   <root>/<encoded session id>/journal.jsonl   header line, then one record per line
+ *   <root>/<encoded session id>/overlay.json    the fold of every record <= its n
+ *
+ * An append costs one positioned write and one fsync; compaction replaces both
+ * files atomically (overlay first, so a crash in between leaves a fold plus a
+ * journal whose folded records load skips). One process writes a session's
+ * directory: appends trust the per-session state kept here, and re-read the
+ * journal only when its size is not what they expect.
+ */
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync } from 'node:fs'
+import path from 'node:path'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import type { JsonObject } from '../tree/types.ts'
+import { ensureDir, replaceFile, writeAll } from './durable.ts'
+import { FORMAT_VERSION, encodeOverlay, frameHeader, frameRecord, isCount, isPlainObject } from './framing.ts'
+import { describe, readJournal, readOverlay, type Report } from './files.ts'
+import { sessionDir } from './session-dir.ts'
+import type { SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
+
+export const JOURNAL_FILE = 'journal.jsonl'
+export const OVERLAY_FILE = 'overlay.json'
+export const DEFAULT_COMPACT_RECORDS = 200
+export const DEFAULT_COMPACT_BYTES = 64 * 1024
+
+/** What is remembered per session, so appends and `needsCompaction` are O(1). */
+interface SessionState {
+  /** Highest record number in use: the next append gets `last + 1`. */
+  readonly last: number
+  /** Number just before the first loadable record (`last` when there is none). */
+  readonly floor: number
+  /** Byte length of the journal's valid prefix: where the next record goes. */
+  readonly end: number
+  /** Loadable records (after the fold) and their bytes: the compaction trigger. */
+  readonly count: number
+  readonly bytes: number
+  /** What the journal needs before a record can be appended at `end`. */
+  readonly repair: 'none' | 'truncate' | 'rewrite'
+  /** Set when the directory holds files that are not ours to overwrite. */
+  readonly blocked?: string
+}
+
+interface Inspection {
+  readonly load: SidecarLoad
+  readonly state: SessionState
+  /** The journal's bytes, when a rewrite would discard more than a torn last line. */
+  readonly salvage?: Buffer
+}
+
+/** `undefined` when `value` serializes to JSON, else why not. */
+function unserializable(value: unknown): string | undefined {
+  try {
+    JSON.stringify(value)
+    return undefined
+  } catch (error) {
+    return describe(error)
+  }
+}
+
+export class TreeSidecar {
+  readonly root: string
+  private readonly compactRecords: number
+  private readonly compactBytes: number
+  private readonly states = new Map<string, SessionState>()
+
+  constructor(root: string, options: SidecarOptions = {}) {
+    this.root = path.resolve(root)
+    this.compactRecords = options.compactRecords ?? DEFAULT_COMPACT_RECORDS
+    this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES
+  }
+
+  /** Absolute directory for a session; always strictly inside root. */
+  dirFor(sessionId: string): string {
+    return sessionDir(this.root, sessionId)
+  }
+
+  /** Never throws. Missing, truncated or corrupt files never block: report problems, return what is valid. */
+  load(sessionId: string): SidecarLoad {
+    return this.inspect(sessionId).load
+  }
+
+  /** Durably append one record (assigns n). Returns only after the data is fsynced. */
+  append(sessionId: string, record: { w: number; op: JsonObject; at?: string }): TreeResult<SidecarRecord> {
+    const invalid = typeof sessionId !== 'string' ? 'session id must be a string'
+      : !isPlainObject(record) ? 'record must be an object'
+      : !isCount(record.w) ? 'w must be a non-negative integer'
+      : !isPlainObject(record.op) ? 'op must be a JSON object'
+      : record.at !== undefined && typeof record.at !== 'string' ? 'at must be an ISO time string'
+      : unserializable(record.op)
+    if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
+    let open: { readonly fd: number; readonly state: SessionState } | string | undefined
+    try {
+      open = this.openForAppend(sessionId)
+      if (typeof open === 'string') return fail('SIDECAR_IO', open, { sessionId })
+      const { fd, state } = open
+      const written: SidecarRecord = { n: state.last + 1, w: record.w, at: record.at ?? new Date().toISOString(), op: record.op }
+      const line = frameRecord(written)
+      writeAll(fd, line, state.end)
+      fsyncSync(fd)
+      closeSync(fd)
+      open = undefined
+      this.states.set(sessionId, {
+        ...state, last: written.n, end: state.end + line.length, count: state.count + 1, bytes: state.bytes + line.length,
+      })
+      return ok(written)
+    } catch (error) {
+      if (typeof open === 'object') {
+        // Best effort: cut a partial line off so this failure costs nothing on load.
+        try { ftruncateSync(open.fd, open.state.end) } catch { /* the next append re-reads the journal */ }
+        try { closeSync(open.fd) } catch { /* already failing */ }
+      }
+      this.states.delete(sessionId)
+      return fail('SIDECAR_IO', `sidecar append failed: ${describe(error)}`, { sessionId })
+    }
+  }
+
+  /**
+   * Atomically write overlay.json with the fold, then atomically rewrite
+   * journal.jsonl keeping only records with n > fold.n. A crash in between
+   * leaves a sidecar that loads the same.
+   */
+  compact(sessionId: string, fold: SidecarFold): TreeResult<void> {
+    const invalid = typeof sessionId !== 'string' ? 'session id must be a string'
+      : !isPlainObject(fold) || !isCount(fold.n) || !isCount(fold.w) ? 'fold.n and fold.w must be non-negative integers'
+      : !isPlainObject(fold.state) ? 'fold.state must be a JSON object'
+      : unserializable(fold.state)
+    if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
+    try {
+      const found = this.inspect(sessionId)
+      const { state } = found
+      if (state.blocked !== undefined) return fail('SIDECAR_IO', state.blocked, { sessionId })
+      if (fold.n > state.last) {
+        return fail('INVALID_ARGUMENT', `fold.n ${fold.n} is past the last record ${state.last}`, { last: state.last })
+      }
+      // Records after the fold must follow it without a gap.
+      if (fold.n < state.floor && state.count > 0) {
+        return fail('INVALID_ARGUMENT', `fold.n ${fold.n} would leave records ${fold.n + 1}..${state.floor} missing`, {
+          floor: state.floor, last: state.last,
+        })
+      }
+      const dir = this.dirFor(sessionId)
+      ensureDir(dir)
+      replaceFile(path.join(dir, OVERLAY_FILE), encodeOverlay({
+        version: FORMAT_VERSION, sessionId, n: fold.n, w: fold.w, writtenAt: new Date().toISOString(), state: fold.state,
+      }))
+      this.rewriteJournal(sessionId, found, fold.n, found.load.records.filter((r) => r.n > fold.n))
+      return ok(undefined)
+    } catch (error) {
+      this.states.delete(sessionId)
+      return fail('SIDECAR_IO', `sidecar compaction failed: ${describe(error)}`, { sessionId })
+    }
+  }
+
+  /** True when the journal since the last fold exceeds compactRecords or compactBytes. */
+  needsCompaction(sessionId: string): boolean {
+    const state = this.states.get(sessionId) ?? this.inspect(sessionId).state
+    return state.blocked === undefined && (state.count > this.compactRecords || state.bytes > this.compactBytes)
+  }
+
+  /** Drop what is remembered about a session (its files stay). */
+  forget(sessionId: string): void {
+    this.states.delete(sessionId)
+  }
+
+  /** Open the journal positioned for an append, repairing it first when needed; a string says why not. */
+  private openForAppend(sessionId: string): { readonly fd: number; readonly state: SessionState } | string {
+    const file = path.join(this.dirFor(sessionId), JOURNAL_FILE)
+    const known = this.states.get(sessionId)
+    if (known !== undefined && known.repair === 'none' && known.blocked === undefined) {
+      let fd: number | undefined
+      try { fd = openSync(file, 'r+') } catch { /* gone: look again below */ }
+      if (fd !== undefined) {
+        if (fstatSync(fd).size === known.end) return { fd, state: known }
+        closeSync(fd) // changed behind our back, or an earlier write failed half-way
+      }
+    }
+    const found = this.inspect(sessionId)
+    let state = found.state
+    if (state.blocked !== undefined) return state.blocked
+    if (state.repair === 'rewrite') state = this.rewriteJournal(sessionId, found, state.floor, found.load.records)
+    const fd = openSync(file, 'r+')
+    if (state.repair === 'truncate') {
+      // Drop the torn last line; the fsync after the append covers the truncation too.
+      ftruncateSync(fd, state.end)
+      state = { ...state, repair: 'none' }
+    }
+    return { fd, state }
+  }
+
+  /** Replace the journal with a fresh header and `keep`, saving a damaged journal aside first. */
+  private rewriteJournal(sessionId: string, found: Inspection, base: number, keep: readonly SidecarRecord[]): SessionState {
+    const dir = this.dirFor(sessionId)
+    const file = path.join(dir, JOURNAL_FILE)
+    ensureDir(dir)
+    // Nothing is ever deleted: lines past a bad one may still mean something to a human.
+    if (found.salvage !== undefined) replaceFile(`${file}.corrupt-${Date.now()}`, found.salvage)
+    const lines = keep.map(frameRecord)
+    const data = Buffer.concat([frameHeader(sessionId, base), ...lines])
+    replaceFile(file, data)
+    const state: SessionState = {
+      last: keep.at(-1)?.n ?? base, floor: base, end: data.length, count: keep.length,
+      bytes: lines.reduce((sum, line) => sum + line.length, 0), repair: 'none',
+    }
+    this.states.set(sessionId, state)
+    return state
+  }
+
+  /** Read and validate both files; remember the session's state. Never throws. */
+  private inspect(sessionId: string): Inspection {
+    const problems: SidecarProblem[] = []
+    const reporter = (file: string): Report => (code, message, offset) => {
+      problems.push(offset === undefined ? { code, message, file } : { code, message, file, offset })
+    }
+    try {
+      const dir = this.dirFor(sessionId)
+      const journalFile = path.join(dir, JOURNAL_FILE)
+      const overlay = readOverlay(path.join(dir, OVERLAY_FILE), sessionId, reporter(path.join(dir, OVERLAY_FILE)))
+      const journal = readJournal(journalFile, sessionId, reporter(journalFile))
+      const { fold } = overlay
+      const foldN = fold?.n ?? 0
+      const first = journal.records.findIndex((r) => r.n > foldN)
+      const loadable = first < 0 ? [] : journal.records.slice(first)
+      if (journal.base > foldN) {
+        const folded = fold === undefined ? 'no valid overlay folds them' : `the overlay folds only up to ${foldN}`
+        reporter(journalFile)('INVALID_SNAPSHOT', `records ${foldN + 1}..${journal.base} are missing: the journal starts after ${journal.base} and ${folded}`)
+      }
+      const journalLast = journal.records.at(-1)?.n ?? journal.base
+      const last = Math.max(foldN, journalLast)
+      const blocked = overlay.blocked ?? journal.blocked
+      const state: SessionState = {
+        last,
+        floor: loadable.length > 0 ? (loadable[0] as SidecarRecord).n - 1 : last,
+        end: journal.end,
+        count: loadable.length,
+        bytes: first < 0 ? 0 : journal.lineBytes.slice(first).reduce((sum, size) => sum + size, 0),
+        // An overlay ahead of the journal: appending at `end` would break the numbering.
+        repair: journalLast < last ? 'rewrite' : journal.repair,
+        ...(blocked === undefined ? {} : { blocked }),
+      }
+      this.states.set(sessionId, state)
+      return {
+        load: { exists: overlay.present || journal.present, ...(fold === undefined ? {} : { fold }), records: loadable, problems },
+        state,
+        ...(journal.salvage === undefined ? {} : { salvage: journal.salvage }),
+      }
+    } catch (error) {
+      // Only a bug gets here; still a report, never a throw.
+      reporter(this.root)('SIDECAR_IO', `sidecar load failed: ${describe(error)}`)
+      const state: SessionState = { last: 0, floor: 0, end: 0, count: 0, bytes: 0, repair: 'rewrite', blocked: 'sidecar load failed' }
+      return { load: { exists: false, records: [], problems }, state }
+    }
+  }
+}
