@@ -16,6 +16,7 @@ import {
   checkSummary,
   Invalid,
   isRecord,
+  recordOf,
 } from '../tree/validate.ts'
 import { SESSION_ORIGIN } from './projector.ts'
 
@@ -46,8 +47,7 @@ export function isHarnessNode(entry: TreeEntry | undefined): boolean {
 
 /** Fold the live tree's overlay. `treeOnlyW` knows each tree-only node's creation watermark. */
 export function foldOverlay(tree: SessionTree, treeOnlyW: ReadonlyMap<string, number>): OverlayState {
-  const labels: Record<string, string> = {}
-  for (const node of tree.labeled()) labels[node.nodeId] = node.label!
+  const labels = recordOf(tree.labeled().map((node) => [node.nodeId, node.label!] as const))
   const treeOnly: { w: number; entry: TreeEntry }[] = []
   const adoptions: [string, string][] = []
   for (const [nodeId, w] of treeOnlyW) {
@@ -80,8 +80,7 @@ export function checkOverlay(value: JsonObject | unknown): OverlayState {
   if (!isRecord(value)) throw new Invalid('overlay must be an object')
   if (value.version !== OVERLAY_VERSION) throw new Invalid(`overlay version ${JSON.stringify(value.version)} is not ${OVERLAY_VERSION}`)
   if (!isRecord(value.labels)) throw new Invalid('overlay.labels must be an object')
-  const labels: Record<string, string> = {}
-  for (const [id, label] of Object.entries(value.labels)) labels[checkNodeId(id, 'overlay.labels key')] = checkLabel(label, `overlay.labels.${id}`)
+  const labels = recordOf(Object.entries(value.labels).map(([id, label]) => [checkNodeId(id, 'overlay.labels key'), checkLabel(label, `overlay.labels.${id}`)] as const))
   const pairs = (list: unknown, where: string, check: (a: unknown, b: unknown) => [string, string]) => {
     if (!Array.isArray(list)) throw new Invalid(`${where} must be an array`)
     return list.map((pair, i) => {

@@ -170,6 +170,8 @@ export class SessionProjector {
         return this.toolCall(event)
       case 'request/header':
         return this.requestHeader(event)
+      case 'session-tree/selection':
+        return this.selection(event)
       case 'compaction/summary':
         if (isRecord(data)) {
           this.compactionModel = {
@@ -208,16 +210,42 @@ export class SessionProjector {
     this.openTurn = null
     if (!switching || switching.turn !== turn) return
     this.switching = undefined
+    this.settleSwitch(switching.marker, turn)
+  }
+
+  /** After a switch: record how it ended and make the cursor follow the new history. */
+  private settleSwitch(marker: SwitchMarker, turn: number): void {
     const tip = this.tipNode
-    const complete = tip === switching.marker.target
-    this.lastSwitchRecord = { marker: switching.marker, turn, tip, complete }
+    const complete = tip === marker.target
+    this.lastSwitchRecord = { marker, turn, tip, complete }
     const tree = this.tree
-    if (complete && switching.marker.branch !== undefined && tip !== null && !tree.info().branchHeads?.[switching.marker.branch]) {
+    if (complete && marker.branch !== undefined && tip !== null && !tree.branchHeadList().some(([name]) => name === marker.branch)) {
       // Log-only rebuild of a fork: name the branch the way the user did.
-      const forked = tree.fork(tip, switching.marker.branch)
+      const forked = tree.fork(tip, marker.branch)
       if (forked.ok) return
     }
     if (!this.cursorFollowsTip()) tree.jump(tip, { record: complete })
+  }
+
+  /**
+   * A native switch (patched harness): the surface becomes exactly the
+   * selected earlier events. The event also names the tree target (and the
+   * branch a fork created), so the log alone rebuilds cursor and branch.
+   */
+  private selection(event: Event): void {
+    const data = event.data
+    if (!isRecord(data) || !Array.isArray(data.seqs)) throw new MalformedEvent('selection without seqs')
+    const entries: SurfaceEntry[] = data.seqs.map((seq) => {
+      if (typeof seq !== 'number') throw new MalformedEvent('selection seq is not a number')
+      return { seq, node: this.nodeOfSeq.get(seq) ?? null }
+    })
+    this.surface.splice(0, this.surface.length, ...entries)
+    this.tipNode = this.surfaceTip()
+    const target = data.target === null || typeof data.target === 'string' ? data.target : this.tipNode
+    const marker: SwitchMarker = typeof data.branch === 'string'
+      ? { v: 1, op: 'switch', id: `selection-${event.seq}`, target, branch: data.branch }
+      : { v: 1, op: 'switch', id: `selection-${event.seq}`, target }
+    this.settleSwitch(marker, this.openTurn ?? -1)
   }
 
   /** Copies and tombstones of a switch map back to the original nodes. */

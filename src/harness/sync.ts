@@ -129,17 +129,17 @@ export class TreeSync {
       if (entry.op === 'append' && !isHarnessNode(entry.node)) state.treeOnlyW.set(entry.node.nodeId, w)
     }
     const sidecar = this.sidecar
-    if (sidecar) {
+    if (sidecar && entries.length > 0) {
+      let last = 0
       for (const { seq: _seq, ...op } of entries) {
         const written = sidecar.append(state.sessionId, { w, op: op as unknown as JsonObject, at: op.at })
         if (!written.ok) {
           state.warnings.push({ code: written.error.code, message: written.error.message })
-          break
+          return
         }
+        last = written.value.n
       }
       if (sidecar.needsCompaction(state.sessionId)) {
-        const load = sidecar.load(state.sessionId)
-        const last = load.records.at(-1)?.n ?? load.fold?.n ?? 0
         const folded = sidecar.compact(state.sessionId, { n: last, w, state: foldOverlay(tree, state.treeOnlyW) as unknown as JsonObject })
         if (!folded.ok) state.warnings.push({ code: folded.error.code, message: folded.error.message })
       }
@@ -243,7 +243,7 @@ function applyOverlay(tree: SessionTree, overlay: OverlayState): TreeResult<Sess
       value: new SessionTree(tree.sessionId, {
         ...snapshot,
         nodes,
-        branchHeads: Object.fromEntries(overlay.heads),
+        branches: overlay.heads,
         activeBranch: overlay.active,
         cursor: overlay.cursor,
         selectedNodeId: overlay.selected,

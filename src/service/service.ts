@@ -22,7 +22,8 @@ import type { BranchSummary, ForkView, LinearExport, SessionTreeView, TreeNode }
 import { TreeSync, type TreeSessionState } from '../harness/sync.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
 import { StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload, type SwitchReport } from '../surface/stock.ts'
-import { SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
+import { hasNativeSurface, SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
+import { nativeSwitch } from '../surface/native.ts'
 import { extractiveSummarizer } from './summarizer.ts'
 import type { MoveResult, SessionStatus, SurfaceMode } from './wire.ts'
 
@@ -38,8 +39,8 @@ export interface Config {
   readonly sidecarRoot?: string
   /** `auto` (default), or force `native`, `stock` or `projection`. */
   readonly surfaceMode: SurfaceModeSetting
-  /** How long a history switch may take (ms). */
-  readonly switchTimeoutMs: number
+  /** How long a history switch may take (ms, default 30 000). */
+  readonly switchTimeoutMs?: number
 }
 
 /** A live harness session as the plugin sees it. */
@@ -65,7 +66,7 @@ export class SessionTreeService extends TypertRemoteService {
   readonly sync: TreeSync
   readonly store: SessionTreeStore
   private readonly switcher: StockSwitcher
-  private readonly settings: Config
+  private readonly settings: Config & { readonly switchTimeoutMs: number }
 
   constructor(ctx: Context, config: Partial<Config> = {}) {
     super(ctx, 'sessionTree')
@@ -218,7 +219,7 @@ export class SessionTreeService extends TypertRemoteService {
         target = cut.value
       }
     }
-    if (mode === 'stock' && agent && (agent.status !== 'idle' || agent.inbox.hasPending)) {
+    if (mode !== 'projection' && agent && (agent.status !== 'idle' || agent.inbox.hasPending)) {
       return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId, status: agent.status })
     }
     return this.sync.mutateAsync(session.id, async (live) => {
@@ -234,7 +235,7 @@ export class SessionTreeService extends TypertRemoteService {
           return cut.ok ? fail('INVALID_CUT_POINT', `node ${destination} is inside a tool exchange`, { nodeId: destination }) : cut
         }
       }
-      let report: SwitchReport | undefined
+      let report: Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'> | undefined
       if (mode === 'stock' && agent) {
         const switched = await this.switcher.switch(agent, destination, branch)
         if (!switched.ok) {
@@ -242,6 +243,18 @@ export class SessionTreeService extends TypertRemoteService {
           return switched
         }
         report = switched.value
+      } else if (mode === 'native' && hasNativeSurface(session)) {
+        if (agent && agent.status !== 'idle') {
+          live.rollback(mark)
+          return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId, status: agent.status })
+        }
+        const selected = nativeSwitch(session as never, state.projector, destination, branch)
+        if (!selected.ok) {
+          live.rollback(mark)
+          return selected
+        }
+        if (!selected.value.noop) await this.ctx.sessions.flush(session as never)
+        report = { appendedEvents: selected.value.appendedEvents, copies: 0, shadowed: 0, noop: selected.value.noop }
       }
       const result: MoveResult = {
         cursor: live.cursor,

@@ -28,6 +28,7 @@ import {
   deepFreeze,
   Invalid,
   isRecord,
+  recordOf,
   type Mutable,
 } from './validate.ts'
 import {
@@ -108,7 +109,8 @@ export class SessionTree {
   private readonly recs = new Map<string, Rec>()
   private readonly order: Rec[] = []
   private readonly labels = new Map<string, Rec>()
-  private readonly toolCalls = new Map<string, Rec>()
+  /** Tool-call nodes by call id, oldest first (ids can repeat; the newest wins lookups). */
+  private readonly toolCalls = new Map<string, Rec[]>()
   private state: MutableState = {
     cursor: null,
     active: MAIN_BRANCH,
@@ -119,9 +121,14 @@ export class SessionTree {
     forward: [],
   }
   private messageCount = 0
-  private readonly usageTotals = new Map<string, number>()
+  /** Per usage key: [total, number of nodes contributing]; a key leaves when its last node does. */
+  private readonly usageTotals = new Map<string, [number, number]>()
   private costTotal = 0
-  private costSeen = false
+  private costCount = 0
+  /** Identity of each retained log entry (with `logEntries`); checkpoints name the entry they stand on. */
+  private logUids: number[] = []
+  private baseUid = 0
+  private nextUid = 1
   private minted = 0
   private clonedFrom: { sessionId: string; nodeId: string | null } | undefined
   /** In-memory log; `logBase` is the seq before its first entry. */
@@ -286,8 +293,7 @@ export class SessionTree {
 
   /** Compact status; O(branches), never walks the nodes. */
   info(): SessionTreeSessionInfo {
-    const usage: Record<string, number> = {}
-    for (const [key, value] of this.usageTotals) usage[key] = value
+    const usage = recordOf([...this.usageTotals].map(([key, [total]]) => [key, total] as const))
     const tokenCount = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0) + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
     const info: Mutable<SessionTreeSessionInfo> = {
       sessionId: this.sessionId,
@@ -308,7 +314,7 @@ export class SessionTree {
       info.usage = usage
       info.tokenCount = tokenCount
     }
-    if (this.costSeen) info.cost = this.costTotal
+    if (this.costCount > 0) info.cost = this.costTotal
     if (this.clonedFrom) info.clonedFrom = this.clonedFrom
     return info
   }
@@ -352,7 +358,7 @@ export class SessionTree {
 
   /** The tool-call node carrying this call id (never an assistant message that merely echoes it). */
   findToolCallNode(callId: string): TreeNode | undefined {
-    const rec = this.toolCalls.get(callId)
+    const rec = this.toolCalls.get(callId)?.at(-1)
     return rec && this.nodeView(rec)
   }
 
@@ -442,7 +448,7 @@ export class SessionTree {
     const resolved = this.resolveTarget(target)
     if (!resolved.ok) return resolved
     if (isRecord(target) && 'branch' in target) {
-      const result = this.exec({ op: 'switch', branch: (target as { branch: string }).branch.trim() })
+      const result = this.exec({ op: 'switch', branch: (target as { branch: string }).branch.trim(), record: options.record ?? true })
       if (!result.ok) return result
     } else {
       const result = this.exec({ op: 'jump', target: resolved.value, record: options.record ?? true })
@@ -533,6 +539,7 @@ export class SessionTree {
       const head = this.state.heads.get(name)
       if (!head) return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(name)}`, { branch: name })
       if (typeof text !== 'string' || text.trim() === '') throw new Invalid('summary must be a non-empty string')
+      if (model !== undefined && typeof model !== 'string') throw new Invalid('model must be a string')
       summary = {
         branch: name,
         nodeId: head.entry.nodeId,
@@ -633,7 +640,7 @@ export class SessionTree {
   ): TreeResult<TreeNode> {
     // Call ids can repeat across a long session; a producer that knows which
     // node issued the call names it.
-    const rec = options.nodeId === undefined ? this.toolCalls.get(callId) : this.recs.get(options.nodeId)
+    const rec = options.nodeId === undefined ? this.toolCalls.get(callId)?.at(-1) : this.recs.get(options.nodeId)
     if (!rec) return fail('NODE_NOT_FOUND', `no tool-call node for call ${JSON.stringify(callId)}`, { callId })
     const issued = rec.entry.content?.find((part) => part.type === 'tool_call')
     if (rec.entry.type !== 'tool_call' || !issued || issued.type !== 'tool_call' || issued.id !== callId) {
@@ -641,6 +648,7 @@ export class SessionTree {
     }
     if (!isRecord(result) || typeof result.content !== 'string') return fail('INVALID_ARGUMENT', 'result.content must be a string')
     if (result.isError !== undefined && typeof result.isError !== 'boolean') return fail('INVALID_ARGUMENT', 'result.isError must be a boolean')
+    if (result.error !== undefined && typeof result.error !== 'string') return fail('INVALID_ARGUMENT', 'result.error must be a string')
     const old = rec.entry
     const call = old.content?.find((part) => part.type === 'tool_call')
     const resultPart = result.isError
@@ -679,7 +687,7 @@ export class SessionTree {
       cursor: this.cursor,
       activeBranch: this.state.active,
       selectedNodeId: this.selectedNode,
-      branchHeads: this.headRecord(),
+      branches: this.branchHeadList(),
       summaries: [...this.state.summaries.values()],
       history: { back: [...this.state.back], forward: [...this.state.forward] },
       logSeq: this.logSeq,
@@ -690,7 +698,13 @@ export class SessionTree {
 
   /** Capture the mutable state in O(branches + history); nodes are not copied. */
   checkpoint(): TreeCheckpoint {
-    return { sessionId: this.sessionId, logSeq: this.logSeq, state: cloneState(this.state) }
+    return { sessionId: this.sessionId, logSeq: this.logSeq, state: { uid: this.uidAt(this.logSeq), tree: this, saved: cloneState(this.state) } }
+  }
+
+  /** Identity of the log position `seq` (the entry ending there), or undefined when not retained. */
+  private uidAt(seq: number): number | undefined {
+    if (seq === this.logBase) return this.baseUid
+    return this.logUids[seq - this.logBase - 1]
   }
 
   /** Undo every operation logged after `checkpoint` (newest first). */
@@ -701,15 +715,21 @@ export class SessionTree {
     if (checkpoint.logSeq < this.logBase || checkpoint.logSeq > this.logSeq) {
       return fail('INVALID_ARGUMENT', `checkpoint ${checkpoint.logSeq} is outside the retained log (${this.logBase}..${this.logSeq})`)
     }
+    const saved = checkpoint.state as { uid: number | undefined; tree: SessionTree; saved: MutableState }
+    // The log position must be the very entry the checkpoint stood on, not a later one at the same seq.
+    if (!isRecord(saved) || saved.tree !== this || saved.uid === undefined || saved.uid !== this.uidAt(checkpoint.logSeq)) {
+      return fail('INVALID_ARGUMENT', 'checkpoint is stale: the log it stood on was rolled back or trimmed')
+    }
     while (this.logSeq > checkpoint.logSeq) {
       const entry = this.logEntries.pop()!
       const previous = this.undoEntries.pop()
+      this.logUids.pop()
       if (entry.op === 'append') this.unlink(this.recs.get(entry.node.nodeId)!)
       else if ((entry.op === 'attach' || entry.op === 'label') && previous) {
         this.replaceEntry(this.recs.get(previous.nodeId)!, previous)
       }
     }
-    this.state = cloneState(checkpoint.state as MutableState)
+    this.state = cloneState(saved.saved)
     return ok(undefined)
   }
 
@@ -723,8 +743,10 @@ export class SessionTree {
   trimLog(throughSeq: number): void {
     const count = Math.min(Math.max(0, throughSeq - this.logBase), this.logEntries.length)
     if (count === 0) return
+    this.baseUid = this.logUids[count - 1]!
     this.logEntries = this.logEntries.slice(count)
     this.undoEntries = this.undoEntries.slice(count)
+    this.logUids = this.logUids.slice(count)
     this.logBase += count
   }
 
@@ -822,7 +844,7 @@ export class SessionTree {
         break
       }
       case 'switch': {
-        this.pushHistory()
+        if (op.record) this.pushHistory()
         state.active = op.branch
         state.cursor = state.heads.get(op.branch)!
         break
@@ -866,6 +888,7 @@ export class SessionTree {
     }
     this.logEntries.push({ seq: this.logSeq + 1, at: at ?? this.now().toISOString(), ...op } as SessionTreeLogEntry)
     this.undoEntries.push(previous)
+    this.logUids.push(this.nextUid++)
     return ok(undefined)
   }
 
@@ -1035,42 +1058,55 @@ export class SessionTree {
     this.order.pop()
   }
 
+  /** Swap a node's entry in place (labels, results); its tool-call identity never changes. */
   private replaceEntry(rec: Rec, entry: TreeEntry): void {
-    this.index(rec, -1)
+    this.index(rec, -1, false)
     rec.entry = entry
-    this.index(rec, +1)
+    this.index(rec, +1, false)
   }
 
-  /** Maintain labels, tool-call index and counters for one entry entering (+1) or leaving (-1). */
-  private index(rec: Rec, sign: 1 | -1): void {
+  /**
+   * Maintain labels, counters and (for nodes entering or leaving the tree)
+   * the tool-call index, for one entry entering (+1) or leaving (-1).
+   */
+  private index(rec: Rec, sign: 1 | -1, calls = true): void {
     const entry = rec.entry
     if (entry.label !== undefined) {
       if (sign > 0) this.labels.set(entry.label, rec)
       else if (this.labels.get(entry.label) === rec) this.labels.delete(entry.label)
     }
-    if (entry.type === 'tool_call') {
+    if (calls && entry.type === 'tool_call') {
       const call = entry.content?.find((part) => part.type === 'tool_call')
       if (call && call.type === 'tool_call') {
-        if (sign > 0) this.toolCalls.set(call.id, rec)
-        else if (sign < 0 && this.toolCalls.get(call.id) === rec) this.toolCalls.delete(call.id)
+        const stack = this.toolCalls.get(call.id)
+        if (sign > 0) {
+          if (stack) stack.push(rec)
+          else this.toolCalls.set(call.id, [rec])
+        } else if (stack) {
+          const at = stack.lastIndexOf(rec)
+          if (at >= 0) stack.splice(at, 1)
+          if (stack.length === 0) this.toolCalls.delete(call.id)
+        }
       }
     }
     if (entry.message) this.messageCount += sign
     if (entry.usage) {
       for (const [key, value] of Object.entries(entry.usage)) {
         if (typeof value !== 'number') continue
-        const total = (this.usageTotals.get(key) ?? 0) + sign * value
-        this.usageTotals.set(key, total)
+        const [total, count] = this.usageTotals.get(key) ?? [0, 0]
+        if (count + sign === 0) this.usageTotals.delete(key)
+        else this.usageTotals.set(key, [total + sign * value, count + sign])
       }
     }
     if (entry.cost !== undefined) {
       this.costTotal += sign * entry.cost
-      this.costSeen = true
+      this.costCount += sign
+      if (this.costCount === 0) this.costTotal = 0
     }
   }
 
   private position(): TreePosition {
-    return { cursor: this.cursor, branch: this.state.active }
+    return Object.freeze({ cursor: this.cursor, branch: this.state.active })
   }
 
   private pushHistory(): void {
@@ -1090,9 +1126,7 @@ export class SessionTree {
   }
 
   private headRecord(): Record<string, string> {
-    const heads: Record<string, string> = {}
-    for (const [name, rec] of this.state.heads) heads[name] = rec.entry.nodeId
-    return heads
+    return recordOf([...this.state.heads].map(([name, rec]) => [name, rec.entry.nodeId] as const))
   }
 
   /** Active branch first, then the others in creation order. */
@@ -1148,12 +1182,17 @@ export class SessionTree {
     const cursor = nodeRef(raw.cursor, 'snapshot.cursor')
     const selected = nodeRef(raw.selectedNodeId, 'snapshot.selectedNodeId')
     const active = checkBranchName(raw.activeBranch, 'snapshot.activeBranch')
-    if (!isRecord(raw.branchHeads)) throw new Invalid('snapshot.branchHeads must be an object')
+    if (!Array.isArray(raw.branches)) throw new Invalid('snapshot.branches must be an array of [name, head]')
     const heads = new Map<string, string>()
-    for (const [name, head] of Object.entries(raw.branchHeads)) {
-      if (checkBranchName(name, 'snapshot branch name') !== name) throw new Invalid(`snapshot branch name ${JSON.stringify(name)} is not trimmed`)
-      heads.set(name, nodeRef(head, `snapshot.branchHeads.${name}`) ?? (() => { throw new Invalid(`snapshot.branchHeads.${name} must be a node id`) })())
-    }
+    raw.branches.forEach((pair, i) => {
+      if (!Array.isArray(pair) || pair.length !== 2) throw new Invalid(`snapshot.branches[${i}] must be [name, head]`)
+      const name = checkBranchName(pair[0], `snapshot.branches[${i}] name`)
+      if (name !== pair[0]) throw new Invalid(`snapshot branch name ${JSON.stringify(pair[0])} is not trimmed`)
+      if (heads.has(name)) throw new Invalid(`snapshot branch ${JSON.stringify(name)} appears twice`)
+      const head = nodeRef(pair[1], `snapshot.branches[${i}] head`)
+      if (head === null) throw new Invalid(`snapshot.branches[${i}] head must be a node id`)
+      heads.set(name, head)
+    })
     if (!Array.isArray(raw.summaries)) throw new Invalid('snapshot.summaries must be an array')
     const summaries = raw.summaries.map((s, i) => checkSummary(s, `snapshot.summaries[${i}]`))
     for (const summary of summaries) {
@@ -1255,7 +1294,8 @@ function checkOp(record: Record<string, unknown>, where: string): SessionTreeOp 
     case 'fork':
       return { op: 'fork', target: checkNodeId(record.target, `${where}.target`), branch: checkBranchName(record.branch, `${where}.branch`) }
     case 'switch':
-      return { op: 'switch', branch: checkBranchName(record.branch, `${where}.branch`) }
+      if (typeof record.record !== 'boolean') throw new Invalid(`${where}.record must be a boolean`)
+      return { op: 'switch', branch: checkBranchName(record.branch, `${where}.branch`), record: record.record }
     case 'label':
       return { op: 'label', nodeId: checkNodeId(record.nodeId, `${where}.nodeId`), label: record.label === null ? null : checkLabel(record.label, `${where}.label`) }
     case 'select':

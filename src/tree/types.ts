@@ -248,7 +248,8 @@ export interface SessionTreeSnapshot {
   readonly cursor: string | null
   readonly activeBranch: string
   readonly selectedNodeId: string | null
-  readonly branchHeads: Readonly<Record<string, string>>
+  /** [branch name, head node id], in branch creation order (an array: names like "10" keep their place). */
+  readonly branches: readonly (readonly [string, string])[]
   readonly summaries: readonly BranchSummary[]
   readonly history: NavigationHistory
   /** Sequence number of the last log entry folded into this snapshot. */
@@ -305,7 +306,7 @@ export type SessionTreeOp =
   | { readonly op: 'attach'; readonly node: TreeEntry }
   | { readonly op: 'jump'; readonly target: string | null; readonly record: boolean }
   | { readonly op: 'fork'; readonly target: string; readonly branch: string }
-  | { readonly op: 'switch'; readonly branch: string }
+  | { readonly op: 'switch'; readonly branch: string; readonly record: boolean }
   | { readonly op: 'label'; readonly nodeId: string; readonly label: string | null }
   | { readonly op: 'select'; readonly nodeId: string | null }
   | { readonly op: 'summary'; readonly summary: BranchSummary }

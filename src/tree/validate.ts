@@ -132,13 +132,27 @@ export function copyJson(value: unknown, where: string): JsonValue {
         const key = keys[i]!
         const child = src[key]
         if (child === undefined) continue
-        stack.push({ src: child, set: (v) => { out[key] = v }, path: `${path}.${key}` })
+        // `out[key] = v` with key "__proto__" would set the prototype; define an own property instead.
+        stack.push({ src: child, set: (v) => { defineOwn(out, key, v) }, path: `${path}.${key}` })
       }
     } else {
       throw new Invalid(`${path} is not JSON (${typeof src})`)
     }
   }
   return root
+}
+
+/** Set an own enumerable property, whatever the key (including "__proto__"). */
+export function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
+}
+
+/** A record built from entries, safe for any key. */
+export function recordOf<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
+  const out: Record<string, T> = {}
+  for (const [key, value] of entries) defineOwn(out, key, value)
+  return out
 }
 
 /** A JSON object (plain record) copy. */
@@ -283,6 +297,14 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
   return canonicalEntry(entry)
 }
 
+/** A message with its keys in canonical order. */
+export function canonicalMessage(message: LlmMessage): LlmMessage {
+  const out: Mutable<LlmMessage> = { role: message.role, content: message.content }
+  if (message.name !== undefined) out.name = message.name
+  if (message.toolCallId !== undefined) out.toolCallId = message.toolCallId
+  return out
+}
+
 /** Rebuild an entry with its keys in the one canonical order (stable JSON). */
 export function canonicalEntry(entry: TreeEntry): TreeEntry {
   const out: Mutable<TreeEntry> = {
@@ -292,7 +314,7 @@ export function canonicalEntry(entry: TreeEntry): TreeEntry {
     createdAt: entry.createdAt,
   }
   if (entry.type !== undefined) out.type = entry.type
-  if (entry.message !== undefined) out.message = entry.message
+  if (entry.message !== undefined) out.message = canonicalMessage(entry.message)
   if (entry.content !== undefined) out.content = entry.content
   if (entry.model !== undefined) out.model = entry.model
   if (entry.provider !== undefined) out.provider = entry.provider
@@ -336,10 +358,10 @@ export function checkSummary(value: unknown, where: string): BranchSummary {
 
 export function checkPosition(value: unknown, where: string): TreePosition {
   if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
-  return {
+  return Object.freeze({
     cursor: value.cursor === null ? null : checkNodeId(value.cursor, `${where}.cursor`),
     branch: checkBranchName(value.branch, `${where}.branch`),
-  }
+  })
 }
 
 /** Freeze an object graph we own (fresh copies only). */

@@ -20,7 +20,7 @@ afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
 })
 
-async function boot(sidecarRoot?: string, surfaceMode = 'auto') {
+async function boot(sidecarRoot?: string, surfaceMode: 'auto' | 'native' | 'stock' | 'projection' = 'auto') {
   const root = sidecarRoot ?? mkdtempSync(join(tmpdir(), 'tree-sidecar-'))
   roots.push(root)
   const ctx = new Context()

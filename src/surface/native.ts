@@ -1,0 +1,56 @@
+/**
+ * Native mode: a harness carrying `dev/session-branch-surface.patch` can set
+ * its model-visible surface to any earlier surface events. A switch is then
+ * one durable `session-tree/selection` event — no copies, no maintenance turn.
+ */
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import type { SessionProjector } from '../harness/projector.ts'
+import type { NativeSurfaceSession } from './mode.ts'
+
+/** What a native switch did. */
+export interface NativeSwitchReport {
+  readonly noop: boolean
+  readonly appendedEvents: number
+  readonly selected: number
+}
+
+/** Seqs of the surface events that show the model the history of `target`. */
+export function selectionFor(projector: SessionProjector, target: string | null): TreeResult<number[]> {
+  const history = projector.tree.historyPath(target)
+  if (!history.ok) return history
+  const seqs: number[] = []
+  for (const entry of history.value) {
+    const source = projector.sourceOf(entry.nodeId)
+    if (!source) return fail('INVALID_CUT_POINT', `node ${entry.nodeId} did not come from this session's log`, { nodeId: entry.nodeId })
+    if (source.kind === 'message') seqs.push(source.seq)
+    else if (source.resultSeq === undefined) return fail('INVALID_CUT_POINT', `tool call ${entry.nodeId} has no result yet`, { nodeId: entry.nodeId })
+    else seqs.push(source.resultSeq)
+  }
+  return ok(seqs)
+}
+
+export function nativeSwitch(
+  session: NativeSurfaceSession & { readonly seq: number },
+  projector: SessionProjector,
+  target: string | null,
+  branch?: string,
+): TreeResult<NativeSwitchReport> {
+  const seqs = selectionFor(projector, target)
+  if (!seqs.ok) return seqs
+  const current = session.messageSurfaceNodes()
+  // Tombstones and the like show nothing; compare what the model reads.
+  const shown = current.filter((seq) => projector.surfaceEntries.find((entry) => entry.seq === seq)?.node !== null)
+  if (shown.length === seqs.value.length && shown.every((seq, i) => seq === seqs.value[i])) {
+    return ok({ noop: true, appendedEvents: 0, selected: seqs.value.length })
+  }
+  const before = session.seq
+  try {
+    ;(session.selectMessageSurface as (seqs: readonly number[] | null, meta?: unknown) => void)(
+      seqs.value,
+      branch === undefined ? { target } : { target, branch },
+    )
+  } catch (error) {
+    return fail('INTERNAL', `the harness refused the selection: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return ok({ noop: false, appendedEvents: session.seq - before, selected: seqs.value.length })
+}
