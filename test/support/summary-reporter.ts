@@ -16,7 +16,8 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++
         else skipped++
       }
-      if (module.state() === 'failed' && module.children.size === 0) failed++
+      // A module that failed outside its tests (an import or beforeAll error) counts as one failure.
+      if (module.state() === 'failed' && ![...module.children.allTests()].some((t) => t.result().state === 'failed')) failed++
     }
     const tail = skipped > 0 ? `, ${skipped} skipped` : ''
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${tail}\n`)

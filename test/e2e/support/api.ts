@@ -1,0 +1,239 @@
+/**
+ * An HTTP client for a running `dsh web`, with no browser. Two wire families
+ * share the `/api` route (no auth on loopback):
+ *
+ * - core API proxy: `POST /api/<ns>.<method>` (dot), payload is the plain
+ *   request, e.g. `session.create {cwd}`;
+ * - typert remotes (plugins): `POST /api/<ns>/<method>` (slash), payload is
+ *   `{args: {...named fields}}`, e.g. `sessionTree/session {args: {agentId}}`.
+ *
+ * Both send `{type: 'client-request', rpcId, method, payload}` and answer
+ * `{type: 'server-response', rpcId, result: {ok: true, value} | {ok: false, error}}`.
+ * `call`/`remote` return that `result` (the envelope) and never throw on
+ * `ok: false`; `callOk`/`remoteOk` return the value or throw. `post` is the raw
+ * request for negative tests (wrong content type, foreign origin, bad bodies).
+ */
+import { randomUUID } from 'node:crypto'
+
+export interface RpcError {
+  readonly code: string
+  readonly message: string
+  readonly details?: unknown
+}
+
+export type RpcResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: RpcError }
+
+export interface ServerResponse<T> {
+  readonly type: 'server-response'
+  readonly rpcId: string
+  readonly result: RpcResult<T>
+}
+
+export interface RawResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  /** The parsed body, or undefined when it is not JSON. */
+  readonly json: unknown
+}
+
+/** One event of `session.history` (the shape of a stored session event). */
+export interface HistoryEvent {
+  readonly type: string
+  readonly seq: number
+  readonly time?: number | string
+  /** Payload; its shape depends on `type` (typed loosely on purpose). */
+  readonly data?: any
+  readonly surfaceOp?: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
+  readonly sourceEventSeqs?: ReadonlyArray<number>
+  readonly [key: string]: unknown
+}
+
+export interface HistoryPage {
+  readonly events: ReadonlyArray<{ readonly event: HistoryEvent }>
+  readonly hasMore: boolean
+  readonly projections?: { readonly asOfSeq?: number; readonly values?: Record<string, unknown> }
+}
+
+export interface SessionSummary {
+  readonly sessionId: string
+  readonly running: boolean
+  readonly blank?: boolean
+  readonly cwd?: string
+  readonly updatedAt?: number
+  readonly agentPreset?: string
+  readonly [key: string]: unknown
+}
+
+export interface PluginInventoryEntry {
+  readonly entryId: string
+  readonly moduleName: string
+  readonly enabled: boolean
+  readonly fiberPhase: string
+  readonly [key: string]: unknown
+}
+
+/** Thrown by the `*Ok` helpers and for broken envelopes. */
+export class ApiError extends Error {
+  readonly path: string
+  readonly status: number
+  readonly error: RpcError | undefined
+  readonly body: string
+  constructor(message: string, init: { path: string; status: number; error?: RpcError; body: string }) {
+    super(message)
+    this.name = 'ApiError'
+    this.path = init.path
+    this.status = init.status
+    this.error = init.error
+    this.body = init.body
+  }
+}
+
+export interface WaitOptions {
+  readonly timeoutMs?: number
+  readonly intervalMs?: number
+}
+
+export class DshApi {
+  readonly url: string
+  /** Every request made through `post`, for failure reports. */
+  readonly log: Array<{ path: string; request: unknown; status: number; response: unknown }> = []
+
+  constructor(url: string) {
+    this.url = url.replace(/\/$/, '')
+  }
+
+  /** A raw POST: `body` is JSON-encoded unless it is a string; default content type `application/json`. */
+  async post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+    const response = await fetch(this.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    })
+    const text = await response.text()
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    this.log.push({ path, request: body, status: response.status, response: json ?? text })
+    return { status: response.status, headers: response.headers, text, json }
+  }
+
+  private async rpc<T>(path: string, method: string, payload: unknown): Promise<RpcResult<T>> {
+    const rpcId = randomUUID()
+    const response = await this.post(path, { type: 'client-request', rpcId, method, payload })
+    const envelope = response.json as Partial<ServerResponse<T>> | undefined
+    if (response.status !== 200 || envelope?.type !== 'server-response' || envelope.result === undefined) {
+      throw new ApiError(`POST ${path}: HTTP ${response.status}, not a server-response envelope: ${response.text.slice(0, 2000)}`, {
+        path,
+        status: response.status,
+        body: response.text,
+      })
+    }
+    if (envelope.rpcId !== rpcId) throw new ApiError(`POST ${path}: rpcId ${envelope.rpcId} does not echo ${rpcId}`, { path, status: 200, body: response.text })
+    return envelope.result
+  }
+
+  private static unwrap<T>(path: string, result: RpcResult<T>): T {
+    if (result.ok) return result.value
+    throw new ApiError(`POST ${path}: ${result.error.code}: ${result.error.message}`, { path, status: 200, error: result.error, body: JSON.stringify(result) })
+  }
+
+  /** Core API method (`POST /api/<ns>.<method>`, plain payload): the result envelope. */
+  call<T = unknown>(method: string, payload: unknown = {}): Promise<RpcResult<T>> {
+    return this.rpc<T>(`/api/${method}`, method, payload)
+  }
+
+  /** Core API method: the value, or throws `ApiError` on `ok: false`. */
+  async callOk<T = unknown>(method: string, payload: unknown = {}): Promise<T> {
+    return DshApi.unwrap(`/api/${method}`, await this.call<T>(method, payload))
+  }
+
+  /** Typert remote (`POST /api/<ns>/<method>`, payload `{args}`): the result envelope. */
+  remote<T = unknown>(endpoint: string, args: Record<string, unknown> = {}): Promise<RpcResult<T>> {
+    return this.rpc<T>(`/api/${endpoint}`, endpoint, { args })
+  }
+
+  /** Typert remote: the value, or throws `ApiError` on `ok: false`. */
+  async remoteOk<T = unknown>(endpoint: string, args: Record<string, unknown> = {}): Promise<T> {
+    return DshApi.unwrap(`/api/${endpoint}`, await this.remote<T>(endpoint, args))
+  }
+
+  // -- sessions (core API) --------------------------------------------------
+
+  createSession(payload: { cwd?: string; sessionId?: string; workspaceId?: string; agentPreset?: string } = {}): Promise<{ sessionId: string; agentPreset?: string }> {
+    return this.callOk('session.create', payload)
+  }
+
+  /** Queue a user prompt; resolves at admission, not at the end of the turn. */
+  prompt(sessionId: string, text: string, mode: 'queue' | 'steer' = 'queue'): Promise<{ accepted: boolean }> {
+    return this.callOk('session.prompt', { sessionId, mode, content: [{ type: 'text', text }] })
+  }
+
+  history(sessionId: string, options: { beforeSeq?: number; maxMessages?: number } = {}): Promise<HistoryPage> {
+    return this.callOk('session.history', { sessionId, ...options })
+  }
+
+  async listSessions(): Promise<SessionSummary[]> {
+    return (await this.callOk<{ items: SessionSummary[] }>('session.list', {})).items
+  }
+
+  /** Every event of a session, walking history pages back from the tail. */
+  async allEvents(sessionId: string): Promise<HistoryEvent[]> {
+    let events: HistoryEvent[] = []
+    let beforeSeq: number | undefined
+    for (;;) {
+      const page = await this.history(sessionId, beforeSeq === undefined ? { maxMessages: 1000 } : { beforeSeq, maxMessages: 1000 })
+      events = [...page.events.map((e) => e.event), ...events]
+      const first = page.events[0]
+      if (!page.hasMore || first === undefined) return events
+      beforeSeq = first.event.seq
+    }
+  }
+
+  /** The last seq of a session's log (-1 when it has none). */
+  async lastSeq(sessionId: string): Promise<number> {
+    const page = await this.history(sessionId, { maxMessages: 1 })
+    return page.projections?.asOfSeq ?? page.events.at(-1)?.event.seq ?? -1
+  }
+
+  /**
+   * Wait for a turn to end over plain HTTP: poll `session.history` until a
+   * `turn/end` with a seq above `afterSeq` exists and `session.list` reports
+   * the session not running. Returns that `turn/end` event.
+   */
+  async waitTurnEnd(sessionId: string, afterSeq = -1, options: WaitOptions = {}): Promise<HistoryEvent> {
+    const timeoutMs = options.timeoutMs ?? 30_000
+    const intervalMs = options.intervalMs ?? 100
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const page = await this.history(sessionId, { maxMessages: 50 })
+      const end = page.events.map((e) => e.event).find((e) => e.type === 'turn/end' && e.seq > afterSeq)
+      if (end) {
+        const row = (await this.listSessions()).find((s) => s.sessionId === sessionId)
+        if (!row?.running) return end
+      }
+      if (Date.now() > deadline) {
+        const tail = page.events.slice(-8).map((e) => `${e.event.seq} ${e.event.type}`)
+        throw new Error(`turn of ${sessionId} did not end after seq ${afterSeq} within ${timeoutMs} ms; log tail: ${tail.join(', ')}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, intervalMs))
+    }
+  }
+
+  /** Prompt and wait for the turn it starts to end; returns the `turn/end` event. */
+  async promptAndWait(sessionId: string, text: string, options: WaitOptions = {}): Promise<HistoryEvent> {
+    const before = await this.lastSeq(sessionId)
+    await this.prompt(sessionId, text)
+    return this.waitTurnEnd(sessionId, before, options)
+  }
+
+  // -- plugins (typert remote) ------------------------------------------------
+
+  async pluginInventory(): Promise<PluginInventoryEntry[]> {
+    return (await this.remoteOk<{ entries: PluginInventoryEntry[] }>('pluginInventory/list', {})).entries
+  }
+}

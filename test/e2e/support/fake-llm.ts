@@ -1,0 +1,292 @@
+/**
+ * A scripted, recording fake of an OpenAI-compatible chat-completions server
+ * (SSE streaming) on 127.0.0.1, for `DEEPSEEK_BASE_URL`.
+ *
+ * - Every request is recorded with its parsed body and a kind: `title` for the
+ *   harness's session-title request (system prompt "Create a concise title",
+ *   answered with `titleText` and never consuming the script), `chat` for the rest.
+ * - Chat requests consume the script queue in order. A step is a text answer,
+ *   tool calls (with an optional preface), reasoning plus text, a terminal 4xx
+ *   error, or a function of the request body returning a step.
+ * - It never answers 5xx or 429 (the harness's `llm-retry` would retry five
+ *   times and hide the failure): an exhausted script answers `exhaustedText`
+ *   and is flagged `exhausted`, an internal fault answers 400 and is recorded
+ *   in `faults`.
+ */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/** One chat-completions message as the harness sends it (only the fields tests read are typed). */
+export interface ChatMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool'
+  readonly content: string | null | ReadonlyArray<unknown>
+  readonly tool_calls?: ReadonlyArray<{ readonly id: string; readonly type: string; readonly function: { readonly name: string; readonly arguments: string } }>
+  readonly tool_call_id?: string
+  readonly reasoning_content?: string
+  readonly [key: string]: unknown
+}
+
+/** A chat-completions request body. */
+export interface ChatRequestBody {
+  readonly model: string
+  readonly messages: ReadonlyArray<ChatMessage>
+  readonly tools?: ReadonlyArray<{ readonly type: string; readonly function: { readonly name: string; readonly [key: string]: unknown } }>
+  readonly stream?: boolean
+  readonly [key: string]: unknown
+}
+
+export interface ToolCallStep {
+  readonly name: string
+  /** An object (JSON-encoded for the wire) or a ready JSON string. */
+  readonly arguments?: Readonly<Record<string, unknown>> | string
+  /** Tool call id; default `call_fake_<request n>_<index>`. */
+  readonly id?: string
+}
+
+/** One scripted model answer. */
+export type StaticStep =
+  | { readonly text: string; readonly reasoning?: string; readonly delayMs?: number }
+  | { readonly toolCalls: ReadonlyArray<ToolCallStep>; readonly text?: string; readonly reasoning?: string; readonly delayMs?: number }
+  | { readonly error: { readonly status: number; readonly message?: string }; readonly delayMs?: number }
+
+/** A step, or a function choosing one from the request body. */
+export type ScriptStep = StaticStep | ((body: ChatRequestBody) => StaticStep | Promise<StaticStep>)
+
+export type RequestKind = 'chat' | 'title'
+
+export interface RecordedRequest {
+  /** 1-based arrival number over all requests. */
+  readonly n: number
+  readonly kind: RequestKind
+  readonly time: string
+  readonly path: string
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: ChatRequestBody
+  /** The step that answered it. */
+  readonly reply: StaticStep
+  /** True when the script was empty and `exhaustedText` answered. */
+  readonly exhausted?: boolean
+}
+
+export interface FakeLlmOptions {
+  readonly script?: ReadonlyArray<ScriptStep>
+  readonly titleText?: string
+  readonly exhaustedText?: string
+  /** Model name echoed in chunks (default: the request's model). */
+  readonly model?: string
+}
+
+export interface FakeLlm {
+  /** `http://127.0.0.1:<port>/v1`, the value for `DEEPSEEK_BASE_URL`. */
+  readonly url: string
+  readonly port: number
+  /** Every request, in arrival order. */
+  readonly requests: ReadonlyArray<RecordedRequest>
+  /** Internal faults (malformed requests, throwing step functions); a healthy run has none. */
+  readonly faults: ReadonlyArray<string>
+  /** Chat (non-title) requests, in arrival order. */
+  chatRequests(): RecordedRequest[]
+  /** Title requests, in arrival order. */
+  titleRequests(): RecordedRequest[]
+  /** Append steps to the script. */
+  push(...steps: ScriptStep[]): void
+  /** Steps not consumed yet. */
+  pending(): number
+  /** Resolve once at least `count` chat requests were answered. */
+  waitForChat(count: number, timeoutMs?: number): Promise<void>
+  close(): Promise<void>
+}
+
+const TITLE_MARKER = 'Create a concise title'
+
+export function classifyRequest(body: ChatRequestBody): RequestKind {
+  const system = body.messages?.find((m) => m.role === 'system')?.content
+  return typeof system === 'string' && system.startsWith(TITLE_MARKER) ? 'title' : 'chat'
+}
+
+function chunk(model: string, delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>): string {
+  const frame = {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...(usage ? { usage } : {}),
+  }
+  return `data: ${JSON.stringify(frame)}\n\n`
+}
+
+/** The SSE frames `llm-deepseek` expects for one answer, ending with `[DONE]`. */
+function sseFrames(step: Exclude<StaticStep, { error: unknown }>, model: string, n: number): string[] {
+  const frames = [chunk(model, { role: 'assistant', content: '' })]
+  if (step.reasoning) frames.push(chunk(model, { reasoning_content: step.reasoning }))
+  const text = step.text ?? ''
+  if (text) {
+    // Two deltas, so the harness really assembles a stream.
+    const mid = Math.ceil(text.length / 2)
+    frames.push(chunk(model, { content: text.slice(0, mid) }))
+    if (text.length > mid) frames.push(chunk(model, { content: text.slice(mid) }))
+  }
+  const calls = 'toolCalls' in step ? step.toolCalls : []
+  calls.forEach((call, index) => {
+    const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {})
+    const id = call.id ?? `call_fake_${n}_${index}`
+    frames.push(chunk(model, { tool_calls: [{ index, id, type: 'function', function: { name: call.name, arguments: '' } }] }))
+    frames.push(chunk(model, { tool_calls: [{ index, function: { arguments: args } }] }))
+  })
+  const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 100 }
+  frames.push(chunk(model, {}, calls.length > 0 ? 'tool_calls' : 'stop', usage))
+  frames.push('data: [DONE]\n\n')
+  return frames
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    req.on('data', (d: Buffer) => parts.push(d))
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
+    req.on('error', reject)
+  })
+}
+
+function sendJson(res: http.ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(value))
+}
+
+export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
+  const titleText = options.titleText ?? 'Fake session title'
+  const exhaustedText = options.exhaustedText ?? 'FAKE-LLM: script exhausted'
+  const queue: ScriptStep[] = [...(options.script ?? [])]
+  const requests: RecordedRequest[] = []
+  const faults: string[] = []
+  const waiters = new Set<() => void>()
+  let n = 0
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://fake')
+      if (!(req.method === 'POST' && url.pathname.endsWith('/chat/completions'))) {
+        sendJson(res, 404, { error: { message: `fake-llm: no route ${req.method} ${url.pathname}`, type: 'invalid_request_error' } })
+        return
+      }
+      let body: ChatRequestBody
+      try {
+        body = JSON.parse(await readBody(req)) as ChatRequestBody
+        if (!Array.isArray(body.messages)) throw new Error('no messages array')
+      } catch (error) {
+        faults.push(`malformed request: ${String(error)}`)
+        sendJson(res, 400, { error: { message: `fake-llm: malformed request: ${String(error)}`, type: 'invalid_request_error' } })
+        return
+      }
+      n += 1
+      const number = n
+      const kind = classifyRequest(body)
+      let exhausted = false
+      let step: StaticStep
+      try {
+        if (kind === 'title') step = { text: titleText }
+        else {
+          const next = queue.shift()
+          if (next === undefined) {
+            exhausted = true
+            step = { text: exhaustedText }
+          } else step = typeof next === 'function' ? await next(body) : next
+        }
+      } catch (error) {
+        faults.push(`step for request #${number} threw: ${String(error)}`)
+        step = { error: { status: 400, message: `fake-llm: step threw: ${String(error)}` } }
+      }
+      const entry: RecordedRequest = {
+        n: number,
+        kind,
+        time: new Date().toISOString(),
+        path: url.pathname,
+        headers: req.headers,
+        body,
+        reply: step,
+        ...(exhausted ? { exhausted } : {}),
+      }
+      if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs))
+      if ('error' in step) {
+        // Only terminal statuses: 5xx and 429 would be retried by llm-retry.
+        const status = step.error.status >= 400 && step.error.status < 500 && step.error.status !== 429 ? step.error.status : 400
+        sendJson(res, status, { error: { message: step.error.message ?? 'fake error', type: 'invalid_request_error' } })
+      } else {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+        for (const frame of sseFrames(step, options.model ?? body.model ?? 'fake', number)) res.write(frame)
+        res.end()
+      }
+      requests.push(entry)
+      for (const wake of [...waiters]) wake()
+    })().catch((error: unknown) => {
+      faults.push(`handler failed: ${String(error)}`)
+      if (!res.headersSent) sendJson(res, 400, { error: { message: `fake-llm internal: ${String(error)}`, type: 'invalid_request_error' } })
+      else res.end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const port = (server.address() as AddressInfo).port
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    requests,
+    faults,
+    chatRequests: () => requests.filter((r) => r.kind === 'chat'),
+    titleRequests: () => requests.filter((r) => r.kind === 'title'),
+    push: (...steps) => {
+      queue.push(...steps)
+    },
+    pending: () => queue.length,
+    waitForChat: (count, timeoutMs = 30_000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (requests.filter((r) => r.kind === 'chat').length >= count) {
+            done()
+            resolve()
+          }
+        }
+        const timer = setTimeout(() => {
+          done()
+          reject(new Error(`fake-llm: ${requests.length} requests, still waiting for ${count} chat requests after ${timeoutMs} ms`))
+        }, timeoutMs)
+        const done = (): void => {
+          clearTimeout(timer)
+          waiters.delete(check)
+        }
+        waiters.add(check)
+        check()
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** The text of a message's content (string content, or the text parts of an array). */
+export function messageText(message: ChatMessage): string {
+  if (typeof message.content === 'string') return message.content
+  if (Array.isArray(message.content)) {
+    return message.content
+      .map((part) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : ''))
+      .join('')
+  }
+  return ''
+}
+
+/** A compact, printable view of a request's messages (for failure messages and reports). */
+export function summarizeMessages(body: ChatRequestBody, width = 100): string[] {
+  return body.messages.map((m) => {
+    const text = messageText(m).replace(/\s+/g, ' ')
+    const clipped = text.length > width ? `${text.slice(0, width)}… (${text.length} chars)` : text
+    const calls = m.tool_calls?.map((c) => ` [call ${c.function.name}(${c.function.arguments}) id=${c.id}]`).join('') ?? ''
+    const result = m.tool_call_id ? ` [result for ${m.tool_call_id}]` : ''
+    return `${m.role}: ${clipped}${calls}${result}`
+  })
+}

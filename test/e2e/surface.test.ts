@@ -1,0 +1,249 @@
+/**
+ * The claim that matters: after a jump or fork in the tree, the NEXT request
+ * the model receives holds exactly the selected path — proven at a fake LLM
+ * that records request bodies, in the real `dsh web`, with this package
+ * installed from its tarball, and still after a restart.
+ *
+ * - stock: the unpatched harness (official events only); also after a restart
+ *   with the sidecar deleted (the log alone rebuilds the tree);
+ * - native: the harness with dev/session-branch-surface.patch;
+ * - projection (forced by config): the opposite — the history is unchanged,
+ *   so the test can tell the modes apart.
+ *
+ * Evidence of every run (requests, switch reports, logs): test/e2e/artifacts/surface-<mode>/.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import type { MoveResult, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
+import { artifactDir, saveArtifact } from './support/artifacts.ts'
+import { ensureDsh, pluginAdd, removeDir, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
+import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages } from './support/fake-llm.ts'
+import { packPlugin, type PackedPlugin } from './support/pack.ts'
+
+type Mode = 'stock' | 'native' | 'projection'
+
+/** What the model reads of a message: role, text, tool calls, tool result id. */
+function normalized(message: ChatMessage) {
+  return {
+    role: message.role,
+    text: messageText(message),
+    ...(message.tool_calls ? { calls: message.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) } : {}),
+    ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
+  }
+}
+const history = (body: ChatRequestBody) => body.messages.filter((m) => m.role !== 'system').map(normalized)
+
+/** The fake model: a tool call for prompts asking to READ, otherwise an answer naming the prompt. */
+function respond(body: ChatRequestBody) {
+  const last = body.messages.at(-1)
+  if (last?.role === 'tool') return { text: `READ-DONE: ${messageText(last).includes('banana') ? 'banana' : 'nothing'}` }
+  const prompt = [...body.messages].reverse().find((m) => m.role === 'user' && !messageText(m).startsWith('Current runtime context'))
+  const text = prompt ? messageText(prompt) : ''
+  if (text.includes('READ')) return { toolCalls: [{ id: `call_${text.length}`, name: 'read', arguments: { file_path: 'notes.txt' } }] }
+  return { text: `ANSWER to: ${text}` }
+}
+
+for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly Mode[]) {
+  describe(`surface mode ${mode}: the next request holds the selected path`, () => {
+    const variant = mode === 'native' ? 'native' : 'stock'
+    let failed = false
+    let artifacts: string
+    let plugin: PackedPlugin
+    let llm: FakeLlm
+    let home: string
+    let work: string
+    let web: WebProcess | undefined
+    let sessionId: string
+    const patches: string[] = []
+    const webs: WebProcess[] = []
+    const switches: Record<string, unknown> = {}
+
+    const api = () => {
+      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
+      return web.api
+    }
+    const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
+    const nodeWith = async (text: string): Promise<TreeNode> => {
+      const found = (await tree()).nodes.find((n) => n.message?.content === text)
+      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
+      return found
+    }
+    const lastChat = () => llm.chatRequests().at(-1)!.body
+    /** The path to the first answer, as the model saw it: request #2 cut before the second prompt. */
+    const pathToFirstAnswer = () => {
+      const second = history(llm.chatRequests()[1]!.body)
+      return second.slice(0, second.findIndex((m) => m.text === 'please READ notes.txt'))
+    }
+    const markFailure = () => onTestFailed(() => { failed = true })
+    const boot = async () => {
+      web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant, patches })
+      webs.push(web)
+    }
+
+    beforeAll(async () => {
+      artifacts = artifactDir(`surface-${mode}`)
+      await ensureDsh(variant)
+      plugin = await packPlugin()
+      home = tempDir(`home-${mode}`)
+      work = tempDir(`work-${mode}`)
+      fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
+      llm = await startFakeLlm({ script: Array.from({ length: 80 }, () => respond) })
+      const added = await pluginAdd(home, 'web', plugin.tgz, { variant })
+      expect(added.code).toBe(0)
+      if (mode === 'projection') {
+        patches.push(writePatch(home, 'projection.yml', [
+          '- id: session-tree',
+          '  config:',
+          `    sidecarRoot: ${JSON.stringify(path.join(home, 'session-tree'))}`,
+          '    surfaceMode: projection',
+          '',
+        ].join('\n')))
+      }
+      await boot()
+    }, 600_000)
+
+    afterAll(async () => {
+      for (const w of webs) await w.stop('SIGTERM', 5_000)
+      await llm?.close()
+      if (artifacts) {
+        saveArtifact(artifacts, 'switches.json', switches)
+        if (llm) saveArtifact(artifacts, 'requests.txt', llm.chatRequests().map((r) => [`#${r.n}`, ...summarizeMessages(r.body)].join('\n')).join('\n\n'))
+        webs.forEach((w, i) => {
+          saveArtifact(artifacts, `web-${i + 1}.stderr.log`, w.logs().stderr)
+          saveArtifact(artifacts, `web-${i + 1}.wire.json`, w.api.log)
+        })
+      }
+      if (failed) console.error(`surface e2e (${mode}) failed; DSH_HOME kept at ${home}; evidence in ${artifacts}`)
+      else {
+        removeDir(home)
+        removeDir(work)
+      }
+    }, 60_000)
+
+    it('converses for 3 turns, one with a tool call; the tree shows them', async () => {
+      markFailure()
+      ;({ sessionId } = await api().createSession({ cwd: work }))
+      await api().promptAndWait(sessionId, 'first question')
+      await api().promptAndWait(sessionId, 'please READ notes.txt')
+      await api().promptAndWait(sessionId, 'third question')
+      expect(llm.faults).toEqual([])
+      expect(llm.chatRequests()).toHaveLength(4)
+      const view = await tree()
+      expect(view.nodes.some((n) => n.type === 'tool_call' && n.message?.content.includes('banana'))).toBe(true)
+      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
+      expect(status.surfaceMode).toBe(mode)
+      expect(status.quarantine).toEqual([])
+    }, 120_000)
+
+    it('jump to the first answer: the next request is exactly that path plus the new prompt', async () => {
+      markFailure()
+      const before = llm.chatRequests()
+      const a1 = await nodeWith('ANSWER to: first question')
+      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
+      switches.rewind = moved.switch ?? null
+      expect(moved).toMatchObject({ cursor: a1.nodeId, mode })
+      expect(llm.chatRequests(), 'a switch makes no model call').toHaveLength(before.length)
+      await api().promptAndWait(sessionId, 'after the rewind')
+      const sent = history(lastChat())
+      const pathToA1 = pathToFirstAnswer()
+      if (mode === 'projection') {
+        // The opposite: the model's history did not move.
+        expect(sent).toEqual([...history(before.at(-1)!.body), { role: 'assistant', text: 'ANSWER to: third question' }, { role: 'user', text: 'after the rewind' }])
+      } else {
+        expect(sent).toEqual([...pathToA1, { role: 'user', text: 'after the rewind' }])
+        // The shared prefix is byte-identical to what the provider saw before (its cache still applies).
+        const raw = lastChat().messages.filter((m) => m.role !== 'system')
+        expect(raw.slice(0, pathToA1.length)).toEqual(before[1]!.body.messages.filter((m) => m.role !== 'system').slice(0, pathToA1.length))
+        if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(7)
+      }
+    }, 120_000)
+
+    it('jump back to the original tip: the original path with the tool call and result intact', async () => {
+      markFailure()
+      const a3 = await nodeWith('ANSWER to: third question')
+      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a3.nodeId })
+      switches.back = moved.switch ?? null
+      await api().promptAndWait(sessionId, 'back on the original branch')
+      const sent = history(lastChat())
+      const chats = llm.chatRequests()
+      // The request that produced the third answer holds the original path up to the third prompt.
+      const third = history(chats[3]!.body)
+      if (mode === 'projection') {
+        expect(sent.map((m) => m.text)).toContain('after the rewind')
+        return
+      }
+      expect(sent).toEqual([...third, { role: 'assistant', text: 'ANSWER to: third question' }, { role: 'user', text: 'back on the original branch' }])
+      const call = sent.find((m) => m.calls)
+      expect(call?.calls?.[0]).toMatchObject({ name: 'read' })
+      expect(sent.find((m) => m.role === 'tool')?.text).toContain('banana')
+      expect(sent.map((m) => m.text)).not.toContain('after the rewind')
+    }, 120_000)
+
+    it('fork a named branch at the first answer: the next request follows it, the tree names it', async () => {
+      markFailure()
+      const a1 = await nodeWith('ANSWER to: first question')
+      const forked = await api().remoteOk<MoveResult & { forkCount: number }>('sessionTree/fork', { agentId: sessionId, nodeId: a1.nodeId, branch: 'experiment' })
+      switches.fork = forked.switch ?? null
+      expect(forked).toMatchObject({ cursor: a1.nodeId, branch: 'experiment' })
+      await api().promptAndWait(sessionId, 'on the experiment branch')
+      const sent = history(lastChat())
+      const view = await tree()
+      expect(view.activeBranch).toBe(mode === 'projection' ? view.activeBranch : 'experiment')
+      if (mode === 'projection') {
+        expect(sent.map((m) => m.text)).toContain('back on the original branch')
+        return
+      }
+      expect(sent).toEqual([...pathToFirstAnswer(), { role: 'user', text: 'on the experiment branch' }])
+    }, 120_000)
+
+    it('after a restart the model still sees the selected path', async () => {
+      markFailure()
+      const a1 = await nodeWith('ANSWER to: first question')
+      await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
+      const expected = mode === 'projection' ? undefined : pathToFirstAnswer()
+      await web!.stop('SIGTERM')
+      web = undefined
+      await boot()
+      await api().promptAndWait(sessionId, 'after the restart')
+      const sent = history(lastChat())
+      if (mode === 'projection') {
+        expect(sent.map((m) => m.text)).toContain('on the experiment branch')
+        return
+      }
+      expect(sent).toEqual([...expected!, { role: 'user', text: 'after the restart' }])
+      const view = await tree()
+      expect(view.nodes.find((n) => n.nodeId === view.cursor)?.message?.content).toBe('ANSWER to: after the restart')
+      expect(view.branches.map((b) => b.name)).toContain('experiment')
+    }, 120_000)
+
+    if (mode === 'stock') {
+      it('…and with the sidecar deleted: the log alone rebuilds the tree and the path', async () => {
+        markFailure()
+        const target = await nodeWith('ANSWER to: back on the original branch')
+        await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: target.nodeId })
+        const before = await tree()
+        await web!.stop('SIGTERM')
+        web = undefined
+        fs.rmSync(path.join(home, 'session-tree'), { recursive: true, force: true })
+        await boot()
+        await api().promptAndWait(sessionId, 'without a sidecar')
+        const sent = history(lastChat())
+        expect(sent.map((m) => m.text)).toEqual([
+          ...history(llm.chatRequests()[3]!.body).map((m) => m.text),
+          'ANSWER to: third question',
+          'back on the original branch',
+          'ANSWER to: back on the original branch',
+          'without a sidecar',
+        ])
+        const after = await tree()
+        // Same nodes, same parents: nothing came back twice, nothing was lost.
+        const shape = (view: SessionTreeView) => view.nodes.map((n) => [n.nodeId, n.parentId])
+        expect(shape(after).slice(0, before.nodes.length)).toEqual(shape(before))
+        expect(after.branches.map((b) => b.name)).toContain('experiment')
+        const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
+        expect(status.quarantine).toEqual([])
+      }, 120_000)
+    }
+  })
+}
