@@ -277,7 +277,12 @@ export class SessionProjector {
   private surfaceEvent(event: Event): void {
     const op = surfaceOpOf(event.surfaceOp)
     if (this.switching && this.openTurn === this.switching.turn && Array.isArray(event.sourceEventSeqs)) {
-      return this.switchCopy(event, op)
+      // Our copies cite an original node; anything else in the turn (say, the harness's
+      // repair of a copied call cut off by a crash) is new history and projects as such.
+      const cited = event.sourceEventSeqs
+      if (op !== 'append' || (cited.length === 1 && typeof cited[0] === 'number' && this.nodeOfSeq.has(cited[0]))) {
+        return this.switchCopy(event, op)
+      }
     }
     if (op === 'append') return this.appendEvent(event)
     return this.replaceEvent(event, op)

@@ -179,3 +179,45 @@ describe('stock switch on a real Session', () => {
     expect(rebuilt.tree.info().branchHeads).toEqual(projector.tree.info().branchHeads)
   })
 })
+
+describe('a crash in the middle of a switch', () => {
+  it('at every event of the maintenance turn: the log resumes, and repeating the switch converges', async () => {
+    const { log, projector, switcher, agent, byText, sync } = setup()
+    const a1 = byText('a1')
+    projector.tree.jump(a1)
+    await switcher.switch(agent, a1)
+    log.userTurn('q4', 'a4')
+    sync()
+    const a3 = byText('a3')
+    const target = projector.tree.messages(a3).map((m) => m.content)
+    const start = log.session.seq
+    projector.tree.jump(a3)
+    const report = await switcher.switch(agent, a3)
+    expect(report.ok && report.value.appendedEvents).toBe(13)
+    const full = [...log.session.events]
+    const { interruptedTurnClosers } = await import('@deepseek-ai/dsh-session')
+    for (let cut = start + 1; cut < full.length; cut++) {
+      // What a crash leaves: a prefix; what a resume adds: the harness's own repair of the open turn.
+      const prefix = full.slice(0, cut)
+      const seed = [...prefix, ...interruptedTurnClosers(prefix as never)]
+      const resumed = Session.create(log.session.id, seed as never, log.session.header)
+      const replay = new LogBuilder(resumed)
+      const rebuilt = new SessionProjector(new SessionTree('s1'))
+      const resync = () => { for (const e of replay.events) rebuilt.project(e) }
+      resync()
+      expect(rebuilt.quarantine, `cut at ${cut}: ${JSON.stringify(rebuilt.quarantine)} ${JSON.stringify(seed.slice(-4))}`).toEqual([])
+      expect(rebuilt.tree.cursor, `cut at ${cut}`).toBe(rebuilt.tip)
+      // Repeat the switch on the resumed session.
+      const again = new StockSwitcher({ projectorFor: () => rebuilt, flush: async () => {} })
+      const agent2 = new FakeAgent(replay, (p, n) => again.preStep(p, n), resync)
+      rebuilt.tree.jump(a3)
+      const repeated = await again.switch(agent2, a3)
+      expect(repeated.ok, `cut at ${cut}: ${JSON.stringify(repeated)}`).toBe(true)
+      resync()
+      expect(replay.modelTexts().map((t) => t.replace(/^result:/, '').replace(/^call:read$/, '')), `cut at ${cut}`).toEqual(target)
+      expect(rebuilt.tip).toBe(a3)
+      // And that repaired, re-switched log reloads too.
+      expect(() => Session.create(log.session.id, [...resumed.events] as never, log.session.header)).not.toThrow()
+    }
+  })
+})
