@@ -25,7 +25,7 @@ import { StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, 
 import { hasNativeSurface, SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
 import { nativeSwitch } from '../surface/native.ts'
 import { extractiveSummarizer } from './summarizer.ts'
-import type { MoveResult, SessionStatus, SurfaceMode } from './wire.ts'
+import type { ForkResult, MoveResult, SessionStatus, SurfaceMode } from './wire.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -142,7 +142,7 @@ export class SessionTreeService extends TypertRemoteService {
 
   /** Park a new named branch at a node and move there (the model history follows). */
   @Remote
-  async fork(agentId: string, nodeId: string, branch: string): Promise<ForkView & MoveResult> {
+  async fork(agentId: string, nodeId: string, branch: string): Promise<ForkResult> {
     return this.run(async () => {
       if (typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string')
       if (typeof branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')

@@ -3,7 +3,7 @@
  * views. Every field added to seed 001's contract is optional or lives in
  * a separate method, so older clients keep working.
  */
-import type { JumpView, SessionTreeSessionInfo } from '../tree/types.ts'
+import type { ForkView, JumpView, SessionTreeSessionInfo } from '../tree/types.ts'
 
 /** How cursor moves reach the history the model receives. */
 export type SurfaceMode = 'native' | 'stock' | 'projection'
@@ -50,4 +50,14 @@ export interface MoveResult extends JumpView {
     readonly shadowed: number
     readonly noop: boolean
   }
+}
+
+/**
+ * Result of `fork`: the fork's own facts plus the move onto the new branch
+ * (a named interface rather than `ForkView & MoveResult`, so the generated
+ * remote client gets one object schema). `cursor` and `branch` are always set.
+ */
+export interface ForkResult extends ForkView, MoveResult {
+  readonly cursor: string
+  readonly branch: string
 }

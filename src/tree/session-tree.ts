@@ -734,7 +734,7 @@ export class SessionTree {
   }
 
   /** Logged operations with seq greater than `fromSeq` (still retained in memory). */
-  log(fromSeq = 0): SessionTreeLogEntry[] {
+  log(fromSeq: number = 0): SessionTreeLogEntry[] {
     const start = Math.max(0, fromSeq - this.logBase)
     return this.logEntries.slice(start)
   }

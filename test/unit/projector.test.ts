@@ -132,7 +132,7 @@ describe('event adapter', () => {
     const p = project(log)
     expect(p.quarantine).toEqual([{ seq: bad.seq, type: 'user/message', reason: 'message content must be an array' }])
     expect(p.watermark).toBe(log.session.seq - 1)
-    expect(p.tree.messageCount).toBe(340)
+    expect(p.tree.info().messageCount).toBe(340)
     expect(texts(p).at(-1)).toBe('a169')
     // The unreadable prompt still holds its place on the surface, so later ranges resolve.
     expect(p.surfaceEntries.map((e) => e.seq)).toEqual([...log.session.surface.nodes])
