@@ -41,6 +41,7 @@ export class TreeSync {
   private readonly states = new Map<string, TreeSessionState>()
   /** Sessions with a user operation in flight: their tree log must stay whole until it settles. */
   private readonly inflight = new Map<string, number>()
+  private readonly generations = new Map<string, number>()
   private readonly store: SessionTreeStore
   private readonly sidecar: TreeSidecar | undefined
 
@@ -51,6 +52,11 @@ export class TreeSync {
 
   get(sessionId: string): TreeSessionState | undefined {
     return this.states.get(sessionId)
+  }
+
+  /** How many times this session's state was built in this process (part of a view revision). */
+  generation(sessionId: string): number {
+    return this.generations.get(sessionId) ?? 0
   }
 
   /** Sessions currently attached. */
@@ -66,6 +72,7 @@ export class TreeSync {
     const existing = this.states.get(session.id)
     if (existing) return existing
     const state = this.build(session)
+    this.generations.set(session.id, this.generation(session.id) + 1)
     this.states.set(session.id, state)
     this.store.replace(session.id, state.projector.tree)
     return state

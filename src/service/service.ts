@@ -310,6 +310,8 @@ export class SessionTreeService extends TypertRemoteService {
       surfaceMode: mode,
       surfaceNote: SURFACE_NOTES[mode],
       watermark: projector.watermark,
+      // The tree instance changes on a rebuild; its log seq on every mutation.
+      revision: `${this.sync.generation(found.session.id)}:${projector.tree.logSeq}`,
       quarantine: [...projector.quarantine],
       sidecarWarnings: [...state.warnings],
       ...(pending ? { pendingSwitch: { target: pending.target, branch: pending.branch ?? info.activeBranch } } : {}),

@@ -29,6 +29,11 @@ export interface SessionStatus extends SessionTreeSessionInfo {
   readonly surfaceNote?: string
   /** Highest harness event seq projected into the tree. */
   readonly watermark?: number
+  /**
+   * Changes whenever the tree changes (any node, label, cursor or branch
+   * move): a panel polls `session` and fetches `list` only when this moved.
+   */
+  readonly revision?: string
   readonly quarantine?: readonly QuarantinedEvent[]
   readonly sidecarWarnings?: readonly SidecarWarning[]
   /** A model-history switch waiting for the agent to become idle. */
