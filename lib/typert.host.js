@@ -226,6 +226,7 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'surfaceMode': z.union([z.undefined(), z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly().optional(),
   'surfaceNote': z.union([z.undefined(), z.string()]).readonly().optional(),
   'watermark': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'revision': z.union([z.undefined(), z.string()]).readonly().optional(),
   'quarantine': z.union([z.undefined(), z.array(z.object({
   'seq': z.number().readonly(),
   'type': z.string().readonly(),
@@ -742,7 +743,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
           },
           {
             "name": "SessionTree",
@@ -842,7 +843,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    mutateAsync<T>(sessionId: string, operation: (tree: SessionTree) => Promise<TreeResult<T>>): Promise<TreeResult<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    mutateAsync<T>(sessionId: string, operation: (tree: SessionTree) => Promise<TreeResult<T>>): Promise<TreeResult<T>>;\n}"
           }
         ]
       }
