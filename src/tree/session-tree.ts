@@ -1058,24 +1058,28 @@ export class SessionTree {
     this.order.pop()
   }
 
-  /** Swap a node's entry in place (labels, results); its tool-call identity never changes. */
+  /**
+   * Swap a node's entry in place (labels, results). Its tool-call identity,
+   * usage and cost never change, so only labels and the message count move
+   * (re-adding usage would also reorder the usage keys `info()` reports).
+   */
   private replaceEntry(rec: Rec, entry: TreeEntry): void {
-    this.index(rec, -1, false)
+    const old = rec.entry
+    if (old.label !== undefined && this.labels.get(old.label) === rec) this.labels.delete(old.label)
+    if (old.message) this.messageCount--
     rec.entry = entry
-    this.index(rec, +1, false)
+    if (entry.label !== undefined) this.labels.set(entry.label, rec)
+    if (entry.message) this.messageCount++
   }
 
-  /**
-   * Maintain labels, counters and (for nodes entering or leaving the tree)
-   * the tool-call index, for one entry entering (+1) or leaving (-1).
-   */
-  private index(rec: Rec, sign: 1 | -1, calls = true): void {
+  /** Maintain labels, the tool-call index and counters for a node entering (+1) or leaving (-1) the tree. */
+  private index(rec: Rec, sign: 1 | -1): void {
     const entry = rec.entry
     if (entry.label !== undefined) {
       if (sign > 0) this.labels.set(entry.label, rec)
       else if (this.labels.get(entry.label) === rec) this.labels.delete(entry.label)
     }
-    if (calls && entry.type === 'tool_call') {
+    if (entry.type === 'tool_call') {
       const call = entry.content?.find((part) => part.type === 'tool_call')
       if (call && call.type === 'tool_call') {
         const stack = this.toolCalls.get(call.id)
@@ -1166,6 +1170,13 @@ export class SessionTree {
         }
         throw new Invalid(`snapshot.nodes[${i}] (${entry.nodeId}) comes before its parent ${entry.parentId}`)
       }
+    })
+    entries.forEach((entry, i) => {
+      if (entry.replaces === undefined) return
+      const ancestors = new Set<string>()
+      for (let id = entry.parentId; id !== null; id = entries[position.get(id)!]!.parentId) ancestors.add(id)
+      const stranger = entry.replaces.find((id) => !ancestors.has(id))
+      if (stranger !== undefined) throw new Invalid(`snapshot.nodes[${i}] (${entry.nodeId}) replaces ${stranger}, which is not on its path`)
     })
     const labels = new Set<string>()
     for (const entry of entries) {
