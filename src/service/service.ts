@@ -290,7 +290,8 @@ export class SessionTreeService extends TypertRemoteService {
     try {
       await lookup.resolve(agentId)
     } catch {
-      return loaded.ok ? loaded : fail('SESSION_NOT_FOUND', `no session ${JSON.stringify(agentId)}`, { agentId })
+      // The lookup knows no such session either: the same answer a read gives.
+      return loaded
     }
     return this.resolveLoaded(agentId)
   }

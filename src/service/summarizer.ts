@@ -10,8 +10,11 @@ export const EXTRACTIVE_MODEL = 'extractive'
 
 export const extractiveSummarizer: BranchSummarizer = {
   model: EXTRACTIVE_MODEL,
-  async summarize({ messages }) {
-    const prompts = messages.filter((m) => m.role === 'user' && m.content.trim() !== '')
+  async summarize({ messages, entries }) {
+    // Typed prompts only: context a plugin injected is not something the user asked.
+    const prompts = entries
+      .filter((entry) => entry.message?.role === 'user' && entry.origin?.injected !== true && entry.message.content.trim() !== '')
+      .map((entry) => entry.message!)
     const answers = messages.filter((m) => m.role === 'assistant' && m.content.trim() !== '')
     const tools = messages.filter((m) => m.role === 'tool').length
     const parts: string[] = []

@@ -573,9 +573,10 @@ export class SessionTree {
     const head = this.state.heads.get(name)
     if (!head) return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(name)}`, { branch: name })
     const history = this.historyPath(head.entry.nodeId)
-    const messages = history.ok ? history.value.map((entry) => entry.message!) : []
+    const entries = history.ok ? history.value : []
+    const messages = entries.map((entry) => entry.message!)
     const headId = head.entry.nodeId
-    const text = await runSummarizer(summarizer, name, messages, options.timeoutMs ?? SUMMARIZE_TIMEOUT_MS)
+    const text = await runSummarizer(summarizer, name, entries, options.timeoutMs ?? SUMMARIZE_TIMEOUT_MS)
     const summary: BranchSummary = text === undefined
       ? { branch: name, nodeId: headId, summary: fallbackSummary(messages.length), fallback: true, createdAt: this.now().toISOString() }
       : { branch: name, nodeId: headId, summary: text, model: summarizer.model, createdAt: this.now().toISOString() }
@@ -1326,9 +1327,10 @@ function checkOp(record: Record<string, unknown>, where: string): SessionTreeOp 
 async function runSummarizer(
   summarizer: BranchSummarizer,
   branch: string,
-  messages: LlmMessage[],
+  entries: TreeEntry[],
   timeoutMs: number,
 ): Promise<string | undefined> {
+  const messages = entries.map((entry) => entry.message!)
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout> | undefined
   try {
@@ -1339,7 +1341,7 @@ async function runSummarizer(
       }, timeoutMs)
     })
     const work = Promise.resolve()
-      .then(() => summarizer.summarize({ branch, text: renderMessages(messages), messages, signal: controller.signal }))
+      .then(() => summarizer.summarize({ branch, text: renderMessages(messages), messages, entries, signal: controller.signal }))
       .then((text) => (typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined), () => undefined)
     return await Promise.race([work, timeout])
   } catch {

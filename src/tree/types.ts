@@ -328,6 +328,8 @@ export interface SummarizeRequest {
   /** The branch rendered as `role: text` lines, root first. */
   readonly text: string
   readonly messages: readonly LlmMessage[]
+  /** The entries behind `messages`, same order (origins tell typed prompts from injected context). */
+  readonly entries: readonly TreeEntry[]
   /** Aborted when the summarizer exceeds its time budget. */
   readonly signal: AbortSignal
 }
