@@ -779,7 +779,7 @@ export const TYPERT = {
           },
           {
             "name": "SummarizeRequest",
-            "declaration": "export interface SummarizeRequest {\n    readonly branch: string;\n    readonly text: string;\n    readonly messages: readonly LlmMessage[];\n    readonly signal: AbortSignal;\n}"
+            "declaration": "export interface SummarizeRequest {\n    readonly branch: string;\n    readonly text: string;\n    readonly messages: readonly LlmMessage[];\n    readonly entries: readonly TreeEntry[];\n    readonly signal: AbortSignal;\n}"
           },
           {
             "name": "SurfaceEntry",

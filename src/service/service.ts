@@ -219,7 +219,7 @@ export class SessionTreeService extends TypertRemoteService {
         target = cut.value
       }
     }
-    if (mode !== 'projection' && agent && (agent.status !== 'idle' || agent.inbox.hasPending)) {
+    if (mode !== 'projection' && agent && (agent.status !== 'idle' || agent.inbox.nextTurn.length > 0)) {
       return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId, status: agent.status })
     }
     return this.sync.mutateAsync(session.id, async (live) => {

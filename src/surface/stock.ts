@@ -100,7 +100,8 @@ export class StockSwitcher {
    * `target` (a tree node, or null for the empty history).
    */
   async switch(agent: LiveAgent, target: string | null, branch?: string): Promise<TreeResult<SwitchReport>> {
-    if (agent.status !== 'idle' || agent.inbox.hasPending) {
+    // Queued prompts would run first; context waiting for the next step (injections) does not block.
+    if (agent.status !== 'idle' || agent.inbox.nextTurn.length > 0) {
       return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', { agentId: agent.id, status: agent.status })
     }
     const projector = this.options.projectorFor(agent.session.id)

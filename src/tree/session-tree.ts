@@ -71,6 +71,12 @@ export interface TreeCheckpoint {
 export interface SessionTreeOptions {
   /** Clock for new nodes and summaries (tests pin it). */
   readonly now?: () => Date
+  /**
+   * How many operations the in-memory log keeps (default 10,000; older ones
+   * are dropped in batches, and checkpoints older than the kept log become
+   * invalid). A journal reads `log()` as operations happen.
+   */
+  readonly logLimit?: number
 }
 
 /** A stored node plus its links; nodes are chained, never copied. */
@@ -136,6 +142,15 @@ export class SessionTree {
   /** Previous entry for `label`/`attach` records, aligned with `logEntries` (rollback only). */
   private undoEntries: (TreeEntry | undefined)[] = []
   private logBase = 0
+  /** Branch names by head node (derived from `state.heads`): O(1) "which branch ends here". */
+  private headsOf = new Map<Rec, string[]>()
+  /** Creation rank of each branch (older first), derived from `state.heads` order. */
+  private branchRank = new Map<string, number>()
+  private nextRank = 0
+  /** Highest numeric suffix per stem among branch names (`main-7` → main: 7), derived from `state.heads`. */
+  private stemMax = new Map<string, number>()
+  /** Retained in-memory log entries; older ones are dropped (journals persist them as they happen). */
+  private readonly logLimit: number
 
   /**
    * Create an empty tree, or restore one from a versioned snapshot.
@@ -147,6 +162,7 @@ export class SessionTree {
     }
     this.sessionId = sessionId
     this.now = options.now ?? (() => new Date())
+    this.logLimit = options.logLimit ?? 10_000
     if (snapshot !== undefined) {
       try {
         this.restore(snapshot)
@@ -731,6 +747,7 @@ export class SessionTree {
       }
     }
     this.state = cloneState(saved.saved)
+    this.reindexHeads()
     return ok(undefined)
   }
 
@@ -814,11 +831,15 @@ export class SessionTree {
         if (op.branch !== undefined && op.branch !== state.active) {
           branch = op.branch
         } else if (head !== undefined && head !== parentRec) {
-          // Diverging from the branch head: the old line keeps its name.
-          branch = this.autoBranchName(state.active)
+          // The parent ends another branch: that branch grows. Otherwise a new
+          // branch starts here and the old line keeps its name.
+          const owner = parent && this.oldestHeadOf(parent)
+          branch = owner ?? this.autoBranchName(state.active)
+          // Log the name chosen, so a replay never depends on how names were picked.
+          if (owner === undefined) op = { ...op, branch }
         }
         const rec = this.link(deepFreeze(op.node), parent, branch)
-        state.heads.set(branch, rec)
+        this.setHead(branch, rec)
         state.active = branch
         state.cursor = rec
         break
@@ -835,12 +856,8 @@ export class SessionTree {
         state.cursor = target
         if (target === null) break
         if (state.heads.get(state.active) !== target) {
-          for (const [name, head] of state.heads) {
-            if (head === target) {
-              state.active = name
-              break
-            }
-          }
+          const owner = this.oldestHeadOf(target)
+          if (owner !== undefined) state.active = owner
         }
         break
       }
@@ -853,7 +870,7 @@ export class SessionTree {
       case 'fork': {
         this.pushHistory()
         const target = this.recs.get(op.target)!
-        state.heads.set(op.branch, target)
+        this.setHead(op.branch, target)
         state.active = op.branch
         state.cursor = target
         break
@@ -887,9 +904,12 @@ export class SessionTree {
         break
       }
     }
-    this.logEntries.push({ seq: this.logSeq + 1, at: at ?? this.now().toISOString(), ...op } as SessionTreeLogEntry)
+    // An append happens when its node was made: share that string instead of minting another.
+    const time = at ?? (op.op === 'append' ? op.node.createdAt : this.now().toISOString())
+    this.logEntries.push({ seq: this.logSeq + 1, at: time, ...op } as SessionTreeLogEntry)
     this.undoEntries.push(previous)
     this.logUids.push(this.nextUid++)
+    if (this.logEntries.length > 2 * this.logLimit) this.trimLog(this.logSeq - this.logLimit)
     return ok(undefined)
   }
 
@@ -902,6 +922,9 @@ export class SessionTree {
         if (this.recs.has(node.nodeId)) return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
         if (node.parentId !== null && !this.recs.has(node.parentId)) return notFound(node.parentId)
         if (node.label !== undefined && this.labels.has(node.label)) return labelTaken(node.label, this.labels.get(node.label)!)
+        if (node.replaces !== undefined && node.type !== 'compaction') {
+          return fail('INVALID_ARGUMENT', `node ${node.nodeId} carries replaces but is not a compaction`, { nodeId: node.nodeId })
+        }
         if (node.replaces !== undefined && node.replaces.length > 0) {
           const ancestors = new Set<string>()
           for (let rec = node.parentId === null ? undefined : this.recs.get(node.parentId); rec; rec = rec.parent) ancestors.add(rec.entry.nodeId)
@@ -1010,11 +1033,59 @@ export class SessionTree {
   }
 
   /** `<base>-<n>` with the smallest free n >= 2. */
+  /** `<base>-<n>`, n one above the highest suffix in use for that stem (never taken, O(1)). */
   private autoBranchName(base: string): string {
     const stem = base.length > 90 ? base.slice(0, 90) : base
-    for (let n = 2; ; n++) {
-      const name = `${stem}-${n}`
-      if (!this.state.heads.has(name)) return name
+    return `${stem}-${(this.stemMax.get(stem) ?? 1) + 1}`
+  }
+
+  private noteBranchName(name: string): void {
+    const match = /^(.*)-(\d{1,9})$/.exec(name)
+    if (!match) return
+    const n = Number(match[2])
+    if (n > (this.stemMax.get(match[1]!) ?? 0)) this.stemMax.set(match[1]!, n)
+  }
+
+  /** Point a branch at a node, keeping the reverse index in step. */
+  private setHead(name: string, rec: Rec): void {
+    const old = this.state.heads.get(name)
+    if (old) {
+      const names = this.headsOf.get(old)
+      if (names) {
+        names.splice(names.indexOf(name), 1)
+        if (names.length === 0) this.headsOf.delete(old)
+      }
+    } else if (!this.branchRank.has(name)) {
+      this.branchRank.set(name, this.nextRank++)
+      this.noteBranchName(name)
+    }
+    this.state.heads.set(name, rec)
+    const names = this.headsOf.get(rec)
+    if (names) names.push(name)
+    else this.headsOf.set(rec, [name])
+  }
+
+  /** The oldest branch whose head is this node, if any. */
+  private oldestHeadOf(rec: Rec): string | undefined {
+    const names = this.headsOf.get(rec)
+    if (!names || names.length === 0) return undefined
+    let best = names[0]!
+    for (const name of names) if (this.branchRank.get(name)! < this.branchRank.get(best)!) best = name
+    return best
+  }
+
+  /** Rebuild the head indexes from `state.heads` (after a rollback or a restore). */
+  private reindexHeads(): void {
+    this.headsOf = new Map()
+    this.branchRank = new Map()
+    this.stemMax = new Map()
+    this.nextRank = 0
+    for (const [name, rec] of this.state.heads) {
+      this.branchRank.set(name, this.nextRank++)
+      this.noteBranchName(name)
+      const names = this.headsOf.get(rec)
+      if (names) names.push(name)
+      else this.headsOf.set(rec, [name])
     }
   }
 
@@ -1191,9 +1262,11 @@ export class SessionTree {
       if (!position.has(id)) throw new Invalid(`${where} points at a missing node ${id}`)
       return id
     }
+    if (!Object.hasOwn(raw, 'cursor') || !Object.hasOwn(raw, 'selectedNodeId')) throw new Invalid('snapshot.cursor and snapshot.selectedNodeId are required (null or a node id)')
     const cursor = nodeRef(raw.cursor, 'snapshot.cursor')
     const selected = nodeRef(raw.selectedNodeId, 'snapshot.selectedNodeId')
     const active = checkBranchName(raw.activeBranch, 'snapshot.activeBranch')
+    if (active !== raw.activeBranch) throw new Invalid('snapshot.activeBranch is not trimmed')
     if (!Array.isArray(raw.branches)) throw new Invalid('snapshot.branches must be an array of [name, head]')
     const heads = new Map<string, string>()
     raw.branches.forEach((pair, i) => {
@@ -1207,8 +1280,11 @@ export class SessionTree {
     })
     if (!Array.isArray(raw.summaries)) throw new Invalid('snapshot.summaries must be an array')
     const summaries = raw.summaries.map((s, i) => checkSummary(s, `snapshot.summaries[${i}]`))
+    const summarized = new Set<string>()
     for (const summary of summaries) {
       if (!heads.has(summary.branch)) throw new Invalid(`snapshot summary of unknown branch ${summary.branch}`)
+      if (summarized.has(summary.branch)) throw new Invalid(`snapshot has two summaries of branch ${summary.branch}`)
+      summarized.add(summary.branch)
       nodeRef(summary.nodeId, `snapshot summary of ${summary.branch}`)
     }
     if (!isRecord(raw.history) || !Array.isArray(raw.history.back) || !Array.isArray(raw.history.forward)) {
@@ -1221,6 +1297,7 @@ export class SessionTree {
     })
     const back = positions(raw.history.back, 'snapshot.history.back')
     const forward = positions(raw.history.forward, 'snapshot.history.forward')
+    if (back.length > HISTORY_LIMIT || forward.length > HISTORY_LIMIT) throw new Invalid(`snapshot.history keeps more than ${HISTORY_LIMIT} positions`)
     if (typeof raw.logSeq !== 'number' || !Number.isSafeInteger(raw.logSeq) || raw.logSeq < 0) {
       throw new Invalid('snapshot.logSeq must be a non-negative integer')
     }
@@ -1243,6 +1320,7 @@ export class SessionTree {
       back,
       forward,
     }
+    this.reindexHeads()
     // Lanes: the oldest branch (heads keep creation order) whose path holds the node.
     for (const [name, head] of this.state.heads) {
       for (let rec: Rec | undefined = head; rec && rec.lane === ''; rec = rec.parent) rec.lane = name

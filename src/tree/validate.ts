@@ -291,9 +291,15 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
   if (value.cost !== undefined) entry.cost = finiteNumber(value.cost, `${where}.cost`)
   if (value.error !== undefined) entry.error = str(value.error, `${where}.error`)
   if (value.metadata !== undefined) entry.metadata = copyJsonObject(value.metadata, `${where}.metadata`)
-  if (value.label !== undefined) entry.label = checkLabel(value.label, `${where}.label`)
+  if (value.label !== undefined) {
+    entry.label = checkLabel(value.label, `${where}.label`)
+    if (entry.label !== value.label) throw new Invalid(`${where}.label is not trimmed`)
+  }
   if (value.origin !== undefined) entry.origin = checkOrigin(value.origin, `${where}.origin`)
-  if (value.replaces !== undefined) entry.replaces = checkNodeIds(value.replaces, `${where}.replaces`)
+  if (value.replaces !== undefined) {
+    if (entry.type !== 'compaction') throw new Invalid(`${where}.replaces is only allowed on compaction nodes`)
+    entry.replaces = checkNodeIds(value.replaces, `${where}.replaces`)
+  }
   return canonicalEntry(entry)
 }
 
@@ -303,6 +309,16 @@ export function canonicalMessage(message: LlmMessage): LlmMessage {
   if (message.name !== undefined) out.name = message.name
   if (message.toolCallId !== undefined) out.toolCallId = message.toolCallId
   return out
+}
+
+/**
+ * A text part that repeats the message text holds the very same string: the
+ * two are equal, and one copy in memory is enough (a tree keeps many).
+ */
+function shareText(content: readonly ContentPart[], text: string | undefined): readonly ContentPart[] {
+  // Strings compare by value in JS; rebuilding the equal parts makes them share the message's string.
+  if (text === undefined || !content.some((part) => part.type === 'text' && part.text === text)) return content
+  return content.map((part) => (part.type === 'text' && part.text === text ? { type: 'text', text } : part))
 }
 
 /** Rebuild an entry with its keys in the one canonical order (stable JSON). */
@@ -315,7 +331,7 @@ export function canonicalEntry(entry: TreeEntry): TreeEntry {
   }
   if (entry.type !== undefined) out.type = entry.type
   if (entry.message !== undefined) out.message = canonicalMessage(entry.message)
-  if (entry.content !== undefined) out.content = entry.content
+  if (entry.content !== undefined) out.content = shareText(entry.content, out.message?.content)
   if (entry.model !== undefined) out.model = entry.model
   if (entry.provider !== undefined) out.provider = entry.provider
   if (entry.usage !== undefined) out.usage = entry.usage

@@ -368,9 +368,28 @@ function entryHistory(entries: readonly { nodeId: string; type?: string; message
   return historyOf(entries.map((e) => ({ nodeId: e.nodeId, message: e.message, replaces: e.type === 'compaction' ? e.replaces : undefined })))
 }
 
+/** The tree's auto-naming rule: one above the highest `<stem>-<n>` in use (n up to 9 digits). */
 function autoName(m: Model, base: string): string {
   const stem = base.length > 90 ? base.slice(0, 90) : base
-  for (let n = 2; ; n++) if (!m.heads.has(`${stem}-${n}`)) return `${stem}-${n}`
+  let max = 1
+  for (const name of m.heads.keys()) {
+    const match = /^(.*)-(\d{1,9})$/.exec(name)
+    if (match && match[1] === stem) max = Math.max(max, Number(match[2]))
+  }
+  return `${stem}-${max + 1}`
+}
+
+/**
+ * The branch an append joins: a named new branch; else the active branch when
+ * the parent is its head (or it has none); else the oldest branch ending at
+ * the parent, which grows; else a new auto-named branch.
+ */
+function joinedBranch(m: Model, parent: string | null, named: string | undefined): string {
+  if (named !== undefined && named !== m.active) return named
+  const head = m.heads.get(m.active)
+  if (head === undefined || head === parent) return m.active
+  for (const [name, h] of m.heads) if (h === parent) return name
+  return autoName(m, m.active)
 }
 
 function pushHistory(m: Model): void {
@@ -647,11 +666,7 @@ class Runner {
           check(!m.parent.has(node.nodeId), 'append reused a node id', node)
           check(node.parentId === effectiveParent, 'append put the node under the wrong parent', { node, effectiveParent })
           check(node.type === 'message', 'append of a message must be a message node', node)
-          const head = m.heads.get(m.active)
-          let expectedBranch: string
-          if (branchName !== undefined && branchName !== m.active) expectedBranch = branchName
-          else if (head !== undefined && head !== effectiveParent) expectedBranch = autoName(m, m.active)
-          else expectedBranch = m.active
+          const expectedBranch = joinedBranch(m, effectiveParent, branchName)
           this.addNode(node.nodeId, effectiveParent, message, labelName)
           m.heads.set(expectedBranch, node.nodeId)
           m.active = expectedBranch
@@ -669,8 +684,7 @@ class Runner {
           tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: callId, name: op.name, arguments: op.args }] }),
         )
         if (node) {
-          const head = m.heads.get(m.active)
-          const expectedBranch = head !== undefined && head !== m.cursor ? autoName(m, m.active) : m.active
+          const expectedBranch = joinedBranch(m, m.cursor, undefined)
           check(node.type === 'tool_call' && node.message === undefined, 'a tool-call node has no message until its result arrives', node)
           this.addNode(node.nodeId, m.cursor, undefined, undefined)
           m.toolCalls.set(callId, node.nodeId)
@@ -697,8 +711,7 @@ class Runner {
         const message: LlmMessage | null = op.withMessage ? { role: 'user', content: `[summary of ${replaces.length} entries]` } : null
         const node = this.expect('append(compaction)', codes, () => tree.append(message, { type: 'compaction', replaces }))
         if (node) {
-          const head = m.heads.get(m.active)
-          const expectedBranch = head !== undefined && head !== m.cursor ? autoName(m, m.active) : m.active
+          const expectedBranch = joinedBranch(m, m.cursor, undefined)
           check(node.type === 'compaction' && JSON.stringify(node.replaces) === JSON.stringify(replaces), 'compaction entry malformed', node)
           this.addNode(node.nodeId, m.cursor, message ?? undefined, undefined)
           m.replaces.set(node.nodeId, replaces)

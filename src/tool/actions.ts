@@ -1,0 +1,370 @@
+/**
+ * What the model tools and the `/tree` command do, once: read the calling
+ * agent's own tree, and move, label or summarize in it through the service
+ * (`ctx.sessionTree`), so the panel, the tools and the command share one
+ * store and one journal.
+ *
+ * Every action returns plain text for its reader (the model or a person) plus
+ * a small structured value; failures keep their tree error code. Moves are
+ * validated at once; a move on a running agent is deferred (`deferred.ts`)
+ * and the text says exactly when it takes effect.
+ */
+import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
+import type { BranchSummary, JsonValue } from '../tree/types.ts'
+import { checkBranchName, checkLabel, Invalid, isRecord } from '../tree/validate.ts'
+import type { SessionTreeService } from '../service/service.ts'
+import type { MoveResult, SessionStatus, SurfaceMode } from '../service/wire.ts'
+import type { LiveAgent } from '../surface/stock.ts'
+import { SURFACE_NOTES } from '../surface/mode.ts'
+import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
+import { DEFAULT_DEPTH, DEFAULT_MAX_LINES, findNodes, nodeLine, renderTree, resolveNode } from './render.ts'
+import { TOOL_NAMES } from './prompt.ts'
+
+/** The result of one action. */
+export interface ActionOutput {
+  /** What the reader sees. */
+  readonly text: string
+  /** Structured facts (the tool's canonical value; the command ignores it). */
+  readonly value: { readonly [key: string]: JsonValue }
+}
+
+export type ActionResult = TreeResult<ActionOutput>
+
+/** Whether moves can reach a next request at all (false in a one-shot headless run). */
+export interface ActionEnvironment {
+  readonly oneShot: () => boolean
+  readonly maxLines: number
+}
+
+interface Loaded {
+  readonly tree: SessionTree
+  readonly status: SessionStatus
+  readonly mode: SurfaceMode
+}
+
+/** Call a service method; its typert failure becomes a result with the same code. */
+export async function settle<T>(call: () => Promise<T>): Promise<TreeResult<T>> {
+  try {
+    return ok(await call())
+  } catch (error) {
+    // A `TypertLookupFailure` (an Error) carries the tree error as `failure`.
+    const failure = typeof error === 'object' && error !== null && isRecord((error as { failure?: unknown }).failure)
+      ? (error as { failure: Record<string, unknown> }).failure
+      : undefined
+    if (failure && typeof failure.code === 'string' && typeof failure.message === 'string') return { ok: false, error: failure as unknown as TreeError }
+    return fail('INTERNAL', error instanceof Error ? error.message : String(error))
+  }
+}
+
+/** Apply a move through the service (the agent must be idle; the service checks). */
+export function runMove(service: SessionTreeService, agentId: string, op: MoveOp): Promise<TreeResult<MoveResult>> {
+  switch (op.kind) {
+    case 'jump':
+      return settle(() => service.jump(agentId, op.nodeId))
+    case 'fork':
+      return settle(() => service.fork(agentId, op.nodeId, op.branch))
+    case 'back':
+      return settle(() => service.back(agentId))
+    case 'forward':
+      return settle(() => service.forward(agentId))
+  }
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text)
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : /(s|sh|ch|x)$/.test(word) ? 'es' : 's'}`
+}
+
+/** Calls of the tree tools themselves: bookkeeping, never what a search is after. */
+function isTreeToolCall(node: { readonly content?: readonly { readonly type: string; readonly name?: string }[] }): boolean {
+  const calls = (node.content ?? []).filter((part) => part.type === 'tool_call')
+  return calls.length > 0 && calls.every((part) => (TOOL_NAMES as readonly string[]).includes(part.name ?? ''))
+}
+
+/** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward`. */
+export function describeMove(op: MoveOp): string {
+  switch (op.kind) {
+    case 'jump':
+      return `jump to ${op.nodeId}`
+    case 'fork':
+      return `fork branch ${quote(op.branch)} at ${op.nodeId}`
+    case 'back':
+      return 'back'
+    case 'forward':
+      return 'forward'
+  }
+}
+
+function describeOutcome(outcome: MoveOutcome): string {
+  const what = describeMove(outcome.move.op)
+  if (outcome.status === 'applied') return `${what}: applied (history ends at ${outcome.result?.cursor ?? 'the start'})`
+  if (outcome.status === 'failed') return `${what}: failed (${outcome.error?.code ?? 'INTERNAL'}: ${outcome.error?.message ?? 'unknown'})`
+  return `${what}: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`
+}
+
+/** A validated move: where the history will end and what it will hold. */
+interface Plan {
+  readonly op: MoveOp
+  readonly target: string | null
+  readonly branch: string
+  readonly messageCount: number
+  readonly snappedFrom?: string
+}
+
+export class TreeActions {
+  private readonly service: SessionTreeService
+  private readonly moves: DeferredMoves
+  private readonly env: ActionEnvironment
+
+  constructor(service: SessionTreeService, moves: DeferredMoves, env: ActionEnvironment) {
+    this.service = service
+    this.moves = moves
+    this.env = env
+  }
+
+  private async load(agent: LiveAgent): Promise<TreeResult<Loaded>> {
+    const status = await settle(() => this.service.session(agent.id))
+    if (!status.ok) return status
+    const tree = this.service.sync.get(agent.session.id)?.projector.tree
+    if (!tree) return fail('SESSION_NOT_FOUND', `session ${quote(agent.session.id)} has no tree`)
+    return ok({ tree, status: status.value, mode: status.value.surfaceMode ?? 'projection' })
+  }
+
+  /** The header every listing starts with. */
+  private header(agent: LiveAgent, { tree, mode }: Loaded): string[] {
+    const branches = tree.branchHeadList().map(([name]) => name)
+    const lines = [
+      `Conversation tree: ${plural(tree.nodeCount, 'node')}, ${plural(branches.length, 'branch')}${branches.length > 0 ? ` (${branches.join(', ')})` : ''}. ` +
+        (tree.cursor === null ? 'The history is empty. ' : `The history ends at ${tree.cursor} (← cursor) on branch ${quote(tree.activeBranch)}. `) +
+        `Surface mode: ${mode}.`,
+    ]
+    const pending = this.moves.pending(agent.id)
+    if (pending) lines.push(`Waiting: ${describeMove(pending.op)} (asked by the ${pending.by}; applies when the current turn ends).`)
+    const last = this.moves.lastOutcome(agent.id)
+    // A move that did not happen as announced is worth saying (a cancel by `back` was said at the time).
+    if (last && (last.status === 'failed' || last.status === 'dropped')) lines.push(`Last deferred move: ${describeOutcome(last)}.`)
+    return lines
+  }
+
+  /** The outline of the tree (or of the subtree under `from`). */
+  async list(agent: LiveAgent, options: { depth?: number; from?: string; maxLines?: number; human?: boolean } = {}): Promise<ActionResult> {
+    const loaded = await this.load(agent)
+    if (!loaded.ok) return loaded
+    const { tree, mode } = loaded.value
+    let from: string | undefined
+    if (options.from !== undefined) {
+      from = resolveNode(tree, options.from)
+      if (from === undefined) return notFound(options.from)
+    }
+    const rendered = renderTree(tree, {
+      depth: options.depth ?? DEFAULT_DEPTH,
+      maxLines: options.maxLines ?? this.env.maxLines ?? DEFAULT_MAX_LINES,
+      ...(from === undefined ? {} : { from }),
+    })
+    const lines = [...this.header(agent, loaded.value)]
+    if (options.human) lines.push(SURFACE_NOTES[mode])
+    lines.push('', ...rendered.lines)
+    if (rendered.abridged) {
+      lines.push('', options.human
+        ? '(abridged: `/tree list <depth>` expands nested forks)'
+        : '(abridged: "…" marks elided nodes; call tree_list with `from` set to a node id, or a larger `depth`, to see more)')
+    }
+    return ok({
+      text: lines.join('\n'),
+      value: { cursor: tree.cursor, branch: tree.activeBranch, nodeCount: tree.nodeCount, mode, abridged: rendered.abridged },
+    })
+  }
+
+  /** Nodes by label or text. */
+  async find(agent: LiveAgent, query: string, options: { by?: 'label' | 'text' | 'any'; limit?: number } = {}): Promise<ActionResult> {
+    if (typeof query !== 'string' || query.trim() === '') return fail('INVALID_ARGUMENT', 'query must be a non-empty string')
+    const loaded = await this.load(agent)
+    if (!loaded.ok) return loaded
+    const { tree } = loaded.value
+    const { matches, total } = findNodes(tree, query, { ...options, skip: isTreeToolCall })
+    const onPath = new Set(tree.currentPath().map((node) => node.nodeId))
+    const lines = matches.map((node) => `${nodeLine(tree, node, 100)}${onPath.has(node.nodeId) ? ' (on your current path)' : ''}`)
+    const head = total === 0
+      ? `No node matches ${quote(query)}.`
+      : `${plural(total, 'node')} match${total === 1 ? 'es' : ''} ${quote(query)}${total > matches.length ? ` (showing ${matches.length})` : ''}:`
+    return ok({
+      text: [head, ...lines].join('\n'),
+      value: { total, matches: matches.map((node) => ({ nodeId: node.nodeId, summary: node.summary, ...(node.label === undefined ? {} : { label: node.label }) })) },
+    })
+  }
+
+  /** Set (`text`) or clear (`null`) a label; immediate, the history does not change. */
+  async label(agent: LiveAgent, node: string, text: string | null): Promise<ActionResult> {
+    const loaded = await this.load(agent)
+    if (!loaded.ok) return loaded
+    const nodeId = resolveNode(loaded.value.tree, node)
+    if (nodeId === undefined) return notFound(node)
+    if (text !== null) {
+      try {
+        checkLabel(text)
+      } catch (error) {
+        return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
+      }
+    }
+    const before = loaded.value.tree.get(nodeId)?.label
+    const labeled = await settle(() => this.service.label(agent.id, nodeId, text))
+    if (!labeled.ok) return labeled
+    const summary = nodeLine(loaded.value.tree, labeled.value, 80)
+    return ok({
+      text: text === null
+        ? (before === undefined ? `${nodeId} had no label; nothing changed.` : `Removed the label ${quote(before)} from ${nodeId}.`)
+        : `Labeled ${nodeId} ${quote(labeled.value.label ?? text)}: ${summary}`,
+      value: { nodeId, label: labeled.value.label ?? null },
+    })
+  }
+
+  /** Record a branch summary: the caller's text, or an extractive digest. */
+  async summarize(agent: LiveAgent, branch: string, summary: string | undefined, model: string | undefined): Promise<ActionResult> {
+    const loaded = await this.load(agent)
+    if (!loaded.ok) return loaded
+    let recorded: TreeResult<BranchSummary>
+    if (summary === undefined) {
+      recorded = await settle(() => this.service.summarize(agent.id, branch))
+    } else {
+      if (summary.trim() === '') return fail('INVALID_ARGUMENT', 'summary must be a non-empty string (omit it for an extractive digest)')
+      recorded = this.service.sync.mutate(agent.session.id, (tree) => tree.setBranchSummary(branch, summary, model))
+    }
+    if (!recorded.ok) return recorded
+    const value = recorded.value
+    const by = value.fallback ? 'a fallback digest (the summarizer failed)' : value.model ? `by ${value.model}` : 'caller-written'
+    return ok({
+      text: `Recorded the summary of branch ${quote(value.branch)} (head ${value.nodeId}, ${by}):\n${value.summary}`,
+      value: { branch: value.branch, nodeId: value.nodeId, summary: value.summary, ...(value.model ? { model: value.model } : {}), ...(value.fallback ? { fallback: true } : {}) },
+    })
+  }
+
+  /**
+   * A cursor move. An idle agent moves now (a person's `/tree jump`); a
+   * running one gets the move deferred to the end of its turn.
+   */
+  async move(agent: LiveAgent, requested: MoveOp, by: MoveRequester): Promise<ActionResult> {
+    const loaded = await this.load(agent)
+    if (!loaded.ok) return loaded
+    const { tree, mode } = loaded.value
+    const pending = this.moves.pending(agent.id)
+    if (requested.kind === 'back' && pending) {
+      this.moves.cancel(agent.id)
+      return ok({
+        text: `Cancelled the waiting ${describeMove(pending.op)}; it had not been applied, so nothing changed.`,
+        value: { status: 'cancelled', mode },
+      })
+    }
+    const planned = this.plan(tree, requested, mode)
+    if (!planned.ok) return planned
+    const plan = planned.value
+    const idle = agent.status === 'idle' && agent.inbox.nextTurn.length === 0 && !pending
+    if (idle) {
+      const moved = await runMove(this.service, agent.id, plan.op)
+      if (!moved.ok) return moved
+      return ok({ text: this.appliedText(plan, moved.value), value: { status: 'applied', mode, cursor: moved.value.cursor, branch: moved.value.branch ?? tree.activeBranch } })
+    }
+    if (this.env.oneShot()) {
+      return ok({
+        text: `Not applied: ${describeMove(plan.op)}. This is a one-shot headless run that ends with this turn, so there is no next request to change; the tree and your history stay as they are.`,
+        value: { status: 'not-applied', mode },
+      })
+    }
+    const scheduled = this.moves.schedule(agent, plan.op, by)
+    if (!scheduled.ok) return scheduled
+    return ok({
+      text: this.scheduledText(plan, mode, by, scheduled.value.replaced, agent.status !== 'idle'),
+      value: { status: 'scheduled', mode, target: plan.target, branch: plan.branch, messages: plan.messageCount },
+    })
+  }
+
+  /** Check a move against the tree as it is now, and resolve what it will do. */
+  private plan(tree: SessionTree, op: MoveOp, mode: SurfaceMode): TreeResult<Plan> {
+    let target: string | null
+    let branch = tree.activeBranch
+    let resolved: MoveOp = op
+    if (op.kind === 'jump' || op.kind === 'fork') {
+      const nodeId = resolveNode(tree, op.nodeId)
+      if (nodeId === undefined) return notFound(op.nodeId)
+      target = nodeId
+      if (op.kind === 'fork') {
+        try {
+          branch = checkBranchName(op.branch)
+        } catch (error) {
+          return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
+        }
+        if (tree.branchHeadList().some(([name]) => name === branch)) return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
+        resolved = { kind: 'fork', nodeId, branch }
+      } else {
+        resolved = { kind: 'jump', nodeId }
+        // Landing on a branch head makes that branch active (the active one when it is a head there too).
+        const heads = tree.branchHeadList().filter(([, id]) => id === nodeId).map(([name]) => name)
+        branch = heads.includes(tree.activeBranch) ? tree.activeBranch : heads[0] ?? tree.activeBranch
+      }
+    } else {
+      const history = tree.navigation()[op.kind === 'back' ? 'back' : 'forward']
+      const position = history.at(-1)
+      if (!position) return fail('HISTORY_EMPTY', op.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to')
+      target = position.cursor
+      branch = position.branch
+    }
+    let snappedFrom: string | undefined
+    if (mode !== 'projection' && target !== null) {
+      const cut = tree.completeCutPoint(target)
+      if (!cut.ok) return cut
+      if (cut.value !== target) {
+        if (op.kind === 'back' || op.kind === 'forward') return fail('INVALID_CUT_POINT', `node ${target} is inside a tool exchange`, { nodeId: target })
+        snappedFrom = target
+        target = cut.value
+      }
+    }
+    const history = tree.historyPath(target)
+    if (!history.ok) return history
+    return ok({ op: resolved, target, branch, messageCount: history.value.length, ...(snappedFrom === undefined ? {} : { snappedFrom }) })
+  }
+
+  private targetText(plan: Plan): string {
+    if (plan.target === null) return 'the start (an empty history)'
+    return plan.target
+  }
+
+  private scheduledText(plan: Plan, mode: SurfaceMode, by: MoveRequester, replaced: PendingMove | undefined, running: boolean): string {
+    const lines: string[] = []
+    lines.push(`Scheduled: ${describeMove(plan.op)}.${replaced ? ` (This replaces the waiting ${describeMove(replaced.op)}.)` : ''}`)
+    if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move goes to ${plan.target}, the end of that exchange.`)
+    if (mode === 'projection') {
+      lines.push('Surface mode: projection. When the current turn ends the tree and its panel move, but the model history does NOT change.')
+      return lines.join('\n')
+    }
+    if (by === 'model') {
+      lines.push(
+        `It takes effect when this turn ends. Until then you still see the current conversation. ` +
+          `From the next user message on, your history is exactly the ${plural(plan.messageCount, 'message')} from the start to ${this.targetText(plan)}` +
+          `${plan.op.kind === 'fork' ? `, on the new branch ${quote(plan.branch)}` : ''}. ` +
+          `Everything after that point, including this turn, stays in the tree (nothing is deleted), but you will no longer see it. ` +
+          `Finish your turn now; call tree_back to cancel.`,
+      )
+    } else {
+      const when = running ? 'The agent is running: the move applies when its current turn ends' : 'The agent has work queued: the move applies as soon as it is free'
+      lines.push(`${when}; the next request then holds the ${plural(plan.messageCount, 'message')} from the start to ${this.targetText(plan)}.`)
+    }
+    lines.push(`Surface mode: ${mode}.`)
+    return lines.join('\n')
+  }
+
+  private appliedText(plan: Plan, moved: MoveResult): string {
+    const lines = [`Moved: ${describeMove(plan.op)}. The history now ends at ${moved.cursor ?? 'the start'} on branch ${quote(moved.branch ?? plan.branch)}.`]
+    if (moved.snappedFrom !== undefined) lines.push(`${moved.snappedFrom} sits inside a tool exchange, so the move went to ${moved.cursor}, the end of that exchange.`)
+    lines.push(moved.mode === 'projection'
+      ? 'Surface mode: projection. The tree moved; the model history did not change.'
+      : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`)
+    return lines.join('\n')
+  }
+}
+
+function notFound(text: string): TreeResult<never> {
+  return fail('NODE_NOT_FOUND', `no node or label ${quote(text)}; list the tree to see node ids (like e12) and labels`, { nodeId: text })
+}

@@ -1,0 +1,177 @@
+/**
+ * `/tree`: the tree for people, in any front end.
+ *
+ * - Front ends with a command adapter (the web app) dispatch `/tree …`
+ *   through `ctx.commands`; the result is shown to the user and never reaches
+ *   the model.
+ * - Front ends without one (the headless one-shot run, ACP, a raw
+ *   `session.prompt`) submit `/tree …` as a user message. The first pre-step of
+ *   that turn recognises it, runs the same command, and ends the step without
+ *   a model call; the text goes to stdout in the headless run and to the log
+ *   elsewhere.
+ *
+ * Malformed input returns the usage text; the handler never throws.
+ */
+import type { LiveAgent } from '../surface/stock.ts'
+import type { ActionResult, TreeActions } from './actions.ts'
+
+export const COMMAND_NAME = 'tree'
+
+export const USAGE = [
+  'Usage:',
+  '  /tree                            show the tree (← cursor marks where the history ends) and the surface mode',
+  '  /tree list [depth]               the same, expanding nested forks to [depth] levels (default 2)',
+  '  /tree find <text>                nodes whose label or text contains <text>',
+  '  /tree jump <node|label>          continue from that node: the next request holds exactly the path to it',
+  '  /tree fork <node|label> <name>   park a new branch <name> at that node and move there',
+  '  /tree label <node|label> <text>  bookmark a node (`/tree label <node> --clear` removes the label)',
+  '  /tree back | /tree forward       undo / redo the last move',
+  '  /tree summarize <branch>         record an extractive summary of a branch',
+  'Nodes are ids like e12 (see /tree) or labels; quote a label that contains spaces: /tree fork "good answer" retry',
+].join('\n')
+
+export type TreeCommand =
+  | { readonly kind: 'list'; readonly depth?: number }
+  | { readonly kind: 'find'; readonly query: string }
+  | { readonly kind: 'jump'; readonly node: string }
+  | { readonly kind: 'fork'; readonly node: string; readonly branch: string }
+  | { readonly kind: 'label'; readonly node: string; readonly text: string | null }
+  | { readonly kind: 'back' }
+  | { readonly kind: 'forward' }
+  | { readonly kind: 'summarize'; readonly branch: string }
+  | { readonly kind: 'help' }
+
+/** Split off the first token (double quotes group words; `\"` escapes a quote). */
+function firstToken(input: string): { token: string; rest: string } | undefined {
+  const text = input.trimStart()
+  if (text === '') return undefined
+  if (text.startsWith('"')) {
+    let token = ''
+    for (let i = 1; i < text.length; i++) {
+      const char = text[i]!
+      if (char === '\\' && text[i + 1] === '"') {
+        token += '"'
+        i++
+      } else if (char === '"') {
+        return { token, rest: text.slice(i + 1) }
+      } else {
+        token += char
+      }
+    }
+    return undefined // unterminated quote
+  }
+  const match = /^\S+/.exec(text)!
+  return { token: match[0], rest: text.slice(match[0].length) }
+}
+
+/** The remainder as one argument: unquoted when the whole rest is one quoted token. */
+function restArgument(rest: string): string | undefined {
+  const trimmed = rest.trim()
+  if (trimmed === '') return undefined
+  if (trimmed.startsWith('"')) {
+    const token = firstToken(trimmed)
+    return token && token.rest.trim() === '' ? token.token : undefined
+  }
+  return trimmed
+}
+
+/** Parse the text after `/tree`; `undefined` means malformed (show the usage). */
+export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
+  const head = firstToken(rawInput)
+  if (!head) return { kind: 'list' }
+  const verb = head.token.toLowerCase()
+  const rest = head.rest
+  switch (verb) {
+    case 'list':
+    case 'show': {
+      const arg = rest.trim()
+      if (arg === '') return { kind: 'list' }
+      if (!/^\d{1,2}$/.test(arg)) return undefined
+      return { kind: 'list', depth: Math.min(Number(arg), 8) }
+    }
+    case 'find':
+    case 'search': {
+      const query = restArgument(rest)
+      return query === undefined ? undefined : { kind: 'find', query }
+    }
+    case 'jump':
+    case 'goto': {
+      const node = restArgument(rest)
+      return node === undefined ? undefined : { kind: 'jump', node }
+    }
+    case 'fork':
+    case 'branch': {
+      const node = firstToken(rest)
+      const branch = node ? restArgument(node.rest) : undefined
+      return node && node.token !== '' && branch !== undefined ? { kind: 'fork', node: node.token, branch } : undefined
+    }
+    case 'label': {
+      const node = firstToken(rest)
+      const text = node ? restArgument(node.rest) : undefined
+      if (!node || node.token === '' || text === undefined) return undefined
+      return { kind: 'label', node: node.token, text: text === '--clear' ? null : text }
+    }
+    case 'back':
+    case 'forward':
+      return rest.trim() === '' ? { kind: verb } : undefined
+    case 'summarize':
+    case 'summary': {
+      const branch = restArgument(rest)
+      return branch === undefined ? undefined : { kind: 'summarize', branch }
+    }
+    case 'help':
+    case '-h':
+    case '--help':
+      return rest.trim() === '' ? { kind: 'help' } : undefined
+    default:
+      return undefined
+  }
+}
+
+/** The result shape of a DSH command handler (`@deepseek-ai/dsh-commands`). */
+export type TreeCommandResult = { readonly kind: 'success'; readonly text?: string } | { readonly kind: 'error'; readonly text: string }
+
+function fromAction(result: ActionResult): TreeCommandResult {
+  return result.ok ? { kind: 'success', text: result.value.text } : { kind: 'error', text: `${result.error.code}: ${result.error.message}` }
+}
+
+/** Run one `/tree` line for a person. Never throws. */
+export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, rawInput: string): Promise<TreeCommandResult> {
+  try {
+    const command = parseTreeCommand(rawInput)
+    if (!command) return { kind: 'error', text: USAGE }
+    switch (command.kind) {
+      case 'help':
+        return { kind: 'success', text: USAGE }
+      case 'list':
+        return fromAction(await actions.list(agent, { human: true, ...(command.depth === undefined ? {} : { depth: command.depth }) }))
+      case 'find':
+        return fromAction(await actions.find(agent, command.query))
+      case 'jump':
+        return fromAction(await actions.move(agent, { kind: 'jump', nodeId: command.node }, 'user'))
+      case 'fork':
+        return fromAction(await actions.move(agent, { kind: 'fork', nodeId: command.node, branch: command.branch }, 'user'))
+      case 'back':
+      case 'forward':
+        return fromAction(await actions.move(agent, { kind: command.kind }, 'user'))
+      case 'label':
+        return fromAction(await actions.label(agent, command.node, command.text))
+      case 'summarize':
+        return fromAction(await actions.summarize(agent, command.branch, undefined, undefined))
+    }
+  } catch (error) {
+    return { kind: 'error', text: `INTERNAL: ${error instanceof Error ? error.message : String(error)}` }
+  }
+}
+
+/** A `/tree …` line submitted as a plain user message (front ends without a command adapter). */
+export function treeCommandLine(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null) return undefined
+  const { source, content } = message as { source?: { kind?: unknown }; content?: unknown }
+  // Only what a person typed: never injected context, skills or plugin prompts.
+  if (source?.kind !== 'user' || !Array.isArray(content) || content.length !== 1) return undefined
+  const block = content[0] as { type?: unknown; text?: unknown }
+  if (block?.type !== 'text' || typeof block.text !== 'string') return undefined
+  const line = block.text.trim()
+  return /^\/tree(?=$|[\t\n\r ])/.test(line) ? line.slice('/tree'.length) : undefined
+}

@@ -1,0 +1,267 @@
+/**
+ * The tool companion (`dsh-session-tree/tool`) in the real, pinned `dsh`
+ * 0.1.0-rc.8, installed from this package's tarball with `dsh plugin add`,
+ * against a recording fake LLM that is scripted to call the tools.
+ *
+ * - headless (`dsh --profile headless`): the tools are registered with strict
+ *   schemas and the system-prompt section, the model can call them in one
+ *   run and reads correct answers (a jump is answered "not applied": a
+ *   one-shot run ends with its turn); `/tree` answers without a model call.
+ * - web (`dsh web`, driven over HTTP): the multi-turn proof. The model finds
+ *   its first answer and jumps there; when its turn ends the history is
+ *   switched, and the NEXT request holds exactly the selected path. `/tree`
+ *   works through the web app's command remote (`commands/execute`).
+ *
+ * Evidence of every run: test/e2e/artifacts/tool/.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import type { SessionTreeView } from '../../src/types.ts'
+import { artifactDir, saveArtifact } from './support/artifacts.ts'
+import { dumpConfig, ensureDsh, pluginAdd, removeDir, runHeadless, startWeb, tempDir, writePatch, type RunResult, type WebProcess } from './support/dsh.ts'
+import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages } from './support/fake-llm.ts'
+import { packPlugin, type PackedPlugin } from './support/pack.ts'
+
+const TOOLS = ['tree_back', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
+
+const lastMessage = (body: ChatRequestBody): ChatMessage => body.messages.at(-1)!
+/** What the model reads of a message: role, text, tool calls, tool result id. */
+function normalized(message: ChatMessage) {
+  return {
+    role: message.role,
+    text: messageText(message),
+    ...(message.tool_calls ? { calls: message.tool_calls.map((c) => ({ name: c.function.name, arguments: c.function.arguments })) } : {}),
+    ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
+  }
+}
+const history = (body: ChatRequestBody) => body.messages.filter((m) => m.role !== 'system').map(normalized)
+
+describe('tool companion in the real dsh', () => {
+  let failed = false
+  let artifacts: string
+  let plugin: PackedPlugin
+  let home: string
+  let work: string
+  const llms: FakeLlm[] = []
+  const webs: WebProcess[] = []
+  const runs: Record<string, RunResult> = {}
+  const timings: Record<string, number> = {}
+  const markFailure = () => onTestFailed(() => {
+    failed = true
+  })
+  const time = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
+    const t0 = Date.now()
+    try {
+      return await fn()
+    } finally {
+      timings[label] = Date.now() - t0
+    }
+  }
+  const fakeLlm = async (script: Parameters<typeof startFakeLlm>[0]) => {
+    const llm = await startFakeLlm(script)
+    llms.push(llm)
+    return llm
+  }
+
+  beforeAll(async () => {
+    artifacts = artifactDir('tool')
+    await time('ensureDsh', () => ensureDsh('stock'))
+    plugin = await time('pack', () => packPlugin())
+    home = tempDir('tool-home')
+    work = tempDir('tool-work')
+  }, 600_000)
+
+  afterAll(async () => {
+    for (const web of webs) await web.stop('SIGTERM', 5_000)
+    if (artifacts) {
+      saveArtifact(artifacts, 'timings.json', timings)
+      llms.forEach((llm, i) => saveArtifact(artifacts, `llm-${i + 1}-requests.txt`, llm.chatRequests().map((r) => [`#${r.n}`, ...summarizeMessages(r.body, 400)].join('\n')).join('\n\n')))
+      for (const [name, run] of Object.entries(runs)) saveArtifact(artifacts, `${name}.txt`, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
+      webs.forEach((web, i) => {
+        saveArtifact(artifacts, `web-${i + 1}.stderr.log`, web.logs().stderr)
+        saveArtifact(artifacts, `web-${i + 1}.wire.json`, web.api.log)
+      })
+    }
+    for (const llm of llms) await llm.close()
+    if (failed) console.error(`tool e2e failed; DSH_HOME kept at ${home}; evidence in ${artifacts}`)
+    else {
+      removeDir(home)
+      removeDir(work)
+    }
+  }, 60_000)
+
+  describe('headless', () => {
+    let noTitle: string
+
+    beforeAll(async () => {
+      await time('pluginAddHeadless', () => pluginAdd(home, 'headless', plugin.tgz))
+      noTitle = writePatch(home, 'no-title.yml', '- id: session-title-llm\n  disabled: true\n')
+    }, 300_000)
+
+    it('`dsh plugin --profile headless add` composes both rows: the service and the tool', async () => {
+      markFailure()
+      const dump = await dumpConfig(home, 'headless')
+      saveArtifact(artifacts, 'headless-dump-config.yml', dump)
+      const layer = dump.slice(dump.indexOf('# == dsh-session-tree\n')).split(/\n# == /)[0] ?? ''
+      expect(layer).toContain('- id: session-tree\n  name: dsh-session-tree\n')
+      expect(layer).toContain('- id: session-tree-tool\n  name: dsh-session-tree/tool\n')
+    }, 60_000)
+
+    it('one run: the model lists the tree, jumps, and reads correct answers; strict schemas and the prompt section reach the model', async () => {
+      markFailure()
+      let taskNode = ''
+      const llm = await fakeLlm({
+        script: [
+          { toolCalls: [{ name: 'tree_list', arguments: {} }] },
+          (body) => {
+            const listing = messageText(lastMessage(body))
+            taskNode = /(e\d+) user: Please show me the conversation tree/.exec(listing)?.[1] ?? 'missing'
+            return { toolCalls: [{ name: 'tree_jump', arguments: { node: taskNode } }] }
+          },
+          { toolCalls: [{ name: 'tree_jump', arguments: { node: 'e1', session: 'someone-else' } }] },
+          { text: 'HEADLESS-DONE' },
+        ],
+      })
+      const run = await time('headlessRun', () => runHeadless({ home, cwd: work, llmUrl: llm.url, task: 'Please show me the conversation tree, then go back to this message.', patches: [noTitle] }))
+      runs['headless-tools'] = run
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout.trim().split('\n').at(-1)).toBe('HEADLESS-DONE')
+      expect(llm.faults).toEqual([])
+      const chats = llm.chatRequests()
+      expect(chats).toHaveLength(4)
+      const [first, second, third, fourth] = chats.map((r) => r.body) as [ChatRequestBody, ChatRequestBody, ChatRequestBody, ChatRequestBody]
+
+      // Registered: every tool, each with a strict object schema; the system prompt describes them.
+      const tools = (first.tools ?? []).filter((t) => t.function.name.startsWith('tree_'))
+      expect(tools.map((t) => t.function.name).sort()).toEqual(TOOLS)
+      for (const tool of tools) expect(tool.function.parameters).toMatchObject({ type: 'object', additionalProperties: false })
+      expect((tools.find((t) => t.function.name === 'tree_fork')!.function.parameters as { required?: string[] }).required).toEqual(['node', 'branch'])
+      expect(messageText(first.messages[0]!)).toContain('## Conversation tree')
+
+      // Callable, and the answers are right: the listing shows the task with its id and the cursor ...
+      const listing = messageText(lastMessage(second))
+      expect(lastMessage(second).role).toBe('tool')
+      expect(listing).toMatch(/^Conversation tree: \d+ nodes, 1 branch \(main\)\. The history ends at e\d+ \(← cursor\) on branch "main"\. Surface mode: stock\./)
+      expect(taskNode).toMatch(/^e\d+$/)
+      expect(listing).toContain(`${taskNode} user: Please show me the conversation tree`)
+      expect(listing).toContain('← cursor')
+      // ... a jump is answered honestly: a one-shot run has no next request ...
+      expect(messageText(lastMessage(third))).toBe(`Not applied: jump to ${taskNode}. This is a one-shot headless run that ends with this turn, so there is no next request to change; the tree and your history stay as they are.`)
+      // ... and no argument can name another session.
+      expect(messageText(lastMessage(fourth))).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node)')
+    }, 180_000)
+
+    it('`/tree` answers in the headless front end without a model call; malformed input prints the usage', async () => {
+      markFailure()
+      const llm = await fakeLlm({ script: [] })
+      const shown = await time('headlessTree', () => runHeadless({ home, cwd: work, llmUrl: llm.url, task: '/tree', patches: [noTitle] }))
+      runs['headless-tree'] = shown
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(shown.stdout).toMatch(/^Conversation tree: 0 nodes, 0 branches\. The history is empty\. Surface mode: stock\.\n/)
+      expect(shown.stdout).toContain('(empty: no messages yet)')
+      const bad = await runHeadless({ home, cwd: work, llmUrl: llm.url, task: '/tree jump', patches: [noTitle] })
+      runs['headless-tree-usage'] = bad
+      expect(bad.code, bad.stderr).toBe(0)
+      expect(bad.stdout).toMatch(/^Usage:\n {2}\/tree /)
+      expect(llm.requests).toHaveLength(0)
+    }, 120_000)
+  })
+
+  describe('web: the next request holds exactly the selected path', () => {
+    let llm: FakeLlm
+    let web: WebProcess
+    let sessionId: string
+    let found = ''
+
+    const tree = () => web.api.remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
+    const command = (line: string) => web.api.remoteOk<{ commandId: string; result: { kind: string; text?: string } }>('commands/execute', { agentId: sessionId, line, images: [] })
+    const nodeWith = async (text: string) => {
+      const node = (await tree()).nodes.find((n) => n.message?.content === text)
+      if (!node) throw new Error(`no node with text ${JSON.stringify(text)}`)
+      return node.nodeId
+    }
+    /** Poll until the tree's cursor is `nodeId` (the deferred switch runs right after the turn). */
+    const waitCursor = async (nodeId: string) => {
+      const deadline = Date.now() + 30_000
+      while (Date.now() < deadline) {
+        if ((await tree()).cursor === nodeId) return
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      throw new Error(`the cursor never reached ${nodeId}`)
+    }
+
+    beforeAll(async () => {
+      await time('pluginAddWeb', () => pluginAdd(home, 'web', plugin.tgz))
+      llm = await fakeLlm({
+        script: [
+          { text: 'ANSWER to: first question' },
+          { toolCalls: [{ name: 'tree_find', arguments: { query: 'ANSWER to: first question' } }] },
+          (body) => {
+            found = /^.*match.*:\n(e\d+) assistant: ANSWER to: first question/.exec(messageText(lastMessage(body)))?.[1] ?? 'missing'
+            return { toolCalls: [{ name: 'tree_jump', arguments: { node: found } }] }
+          },
+          { text: 'Going back to my first answer once this turn ends.' },
+          { text: 'ANSWER to: third question' },
+          { text: 'ANSWER to: fourth question' },
+        ],
+      })
+      web = await time('bootWeb', () => startWeb({ home, cwd: work, llmUrl: llm.url }))
+      webs.push(web)
+      ;({ sessionId } = await web.api.createSession({ cwd: work }))
+    }, 300_000)
+
+    it('the model finds its first answer and jumps there; after the turn, the next request is exactly that path plus the new prompt', async () => {
+      markFailure()
+      await web.api.promptAndWait(sessionId, 'first question')
+      await web.api.promptAndWait(sessionId, 'second question: please go back to your first answer')
+      const a1 = await nodeWith('ANSWER to: first question')
+      expect(found).toBe(a1)
+      const chats = llm.chatRequests()
+      expect(chats).toHaveLength(4)
+      const scheduled = messageText(lastMessage(chats[3]!.body))
+      expect(scheduled).toContain(`Scheduled: jump to ${a1}.`)
+      expect(scheduled).toContain('It takes effect when this turn ends.')
+      await time('deferredSwitch', () => waitCursor(a1))
+      expect(llm.chatRequests(), 'the switch itself calls no model').toHaveLength(4)
+
+      await web.api.promptAndWait(sessionId, 'third question')
+      const second = history(chats[1]!.body)
+      const pathToA1 = second.slice(0, second.findIndex((m) => m.text === 'second question: please go back to your first answer'))
+      expect(pathToA1.at(-1)).toEqual({ role: 'assistant', text: 'ANSWER to: first question' })
+      const sent = history(llm.chatRequests().at(-1)!.body)
+      expect(sent).toEqual([...pathToA1, { role: 'user', text: 'third question' }])
+      // The abandoned line is still in the tree.
+      const view = await tree()
+      expect(view.nodes.some((n) => n.message?.content === 'Going back to my first answer once this turn ends.')).toBe(true)
+      expect(view.nodes.find((n) => n.message?.content === 'third question')?.parentId).toBe(a1)
+    }, 180_000)
+
+    it('`/tree` works through the web command remote: it lists, and a jump on the idle agent applies at once', async () => {
+      markFailure()
+      const listed = await web.api.remoteOk<Array<{ name: string }>>('commands/list', { agentId: sessionId })
+      expect(listed.map((c) => c.name)).toContain('tree')
+      const shown = await command('/tree')
+      expect(shown.result.kind).toBe('success')
+      expect(shown.result.text).toContain('Surface mode: stock.')
+      expect(shown.result.text).toMatch(/ANSWER to: third question \[head: main(-\d+)?\] ← cursor/)
+      expect((await command('/tree nonsense')).result).toEqual({ kind: 'error', text: expect.stringMatching(/^Usage:/) })
+
+      const a3 = await nodeWith('ANSWER to: third question')
+      const a1 = await nodeWith('ANSWER to: first question')
+      await command(`/tree label ${a1} "first answer"`)
+      const jumped = await command('/tree jump first answer')
+      expect(jumped.result.text).toContain(`Moved: jump to ${a1}.`)
+      expect(jumped.result.text).toContain('Surface mode: stock.')
+      const before = llm.chatRequests().length
+      await web.api.promptAndWait(sessionId, 'fourth question')
+      expect(llm.chatRequests()).toHaveLength(before + 1)
+      const sent = history(llm.chatRequests().at(-1)!.body)
+      expect(sent.map((m) => m.text)).not.toContain('third question')
+      expect(sent.at(-2)).toEqual({ role: 'assistant', text: 'ANSWER to: first question' })
+      expect(sent.at(-1)).toEqual({ role: 'user', text: 'fourth question' })
+      expect(a3).not.toBe(a1)
+      expect(llm.faults).toEqual([])
+    }, 180_000)
+  })
+})

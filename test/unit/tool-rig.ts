@@ -1,0 +1,158 @@
+/**
+ * A real, in-process DSH agent loop for unit tests: the published
+ * `dsh-agent-loop` with the published session store, system prompt, tool
+ * registry, command registry and agent registry, this package's service and
+ * tool plugin, and a scripted model adapter standing in for the LLM (the only
+ * thing mocked). Every request the loop sends to the "model" is recorded.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Context } from '@deepseek-ai/cordis'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import CommandRuntime from '@deepseek-ai/dsh-commands'
+import LlmRuntime, { CallId, createUserMessage, LlmAdapter, type GenerateOptions, type LlmResolvedModelInfo, type StreamChunk } from '@deepseek-ai/dsh-llm'
+import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
+import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
+import ToolRuntime from '@deepseek-ai/dsh-tools'
+import SessionTreeService from '../../src/index.ts'
+import * as treeTool from '../../src/tool/index.ts'
+
+/** One scripted model answer: text, tool calls, or a function of the request. */
+export type Reply =
+  | { readonly text: string }
+  | { readonly calls: ReadonlyArray<{ readonly name: string; readonly args: Record<string, unknown>; readonly id?: string }>; readonly text?: string }
+export type ScriptEntry = Reply | ((request: GenerateOptions) => Reply)
+
+function chunksOf(reply: Reply, n: number): StreamChunk[] {
+  const chunks: StreamChunk[] = []
+  let index = 0
+  const text = 'text' in reply ? reply.text : undefined
+  if (text) {
+    chunks.push(
+      { type: 'block-start', index, blockType: 'text' },
+      { type: 'text-delta', index, text },
+      { type: 'block-end', index, block: { type: 'text', text } },
+    )
+    index++
+  }
+  const calls = 'calls' in reply ? reply.calls : []
+  calls.forEach((call, i) => {
+    const id = CallId(call.id ?? `call_${n}_${i}`)
+    const args = JSON.stringify(call.args)
+    chunks.push(
+      { type: 'block-start', index, blockType: 'tool-call' },
+      { type: 'tool-call-delta', index, id, name: call.name, argumentsDelta: args },
+      { type: 'block-end', index, block: { type: 'tool-call', id, name: call.name, arguments: args } },
+    )
+    index++
+  })
+  chunks.push({ type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } }, { type: 'finish', reason: { kind: calls.length > 0 ? 'tool-calls' : 'stop' } })
+  return chunks
+}
+
+/** The scripted model. An exhausted script answers `SCRIPT EXHAUSTED`. */
+export class ScriptedModel extends LlmAdapter {
+  readonly requests: GenerateOptions[] = []
+  readonly script: ScriptEntry[]
+  /** Called when a request arrives, before the answer streams (to race prompts in). */
+  onRequest: ((request: GenerateOptions, n: number) => void | Promise<void>) | undefined
+
+  constructor(script: ScriptEntry[] = []) {
+    super()
+    this.script = script
+  }
+
+  override resolveModel(provider: string, model: string): Promise<LlmResolvedModelInfo> {
+    return Promise.resolve({ provider, id: model, name: model })
+  }
+
+  async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
+    this.requests.push(options)
+    const n = this.requests.length
+    await this.onRequest?.(options, n)
+    const entry = this.script.shift() ?? { text: 'SCRIPT EXHAUSTED' }
+    const reply = typeof entry === 'function' ? entry(options) : entry
+    for (const chunk of chunksOf(reply, n)) yield chunk
+  }
+}
+
+/** A request's conversation as `role: text` lines (system prompt and runtime context left out). */
+export function transcript(request: GenerateOptions): string[] {
+  const out: string[] = []
+  for (const message of request.messages as unknown as ReadonlyArray<{ role: string; content: ReadonlyArray<Record<string, unknown>> }>) {
+    for (const block of message.content) {
+      if (block.type === 'text') {
+        const text = String(block.text)
+        if (message.role === 'user' && text.startsWith('Current runtime context')) continue
+        out.push(`${message.role}: ${text}`)
+      } else if (block.type === 'tool-call') out.push(`${message.role}: call ${String(block.name)}(${String(block.arguments)})`)
+      else if (block.type === 'tool-result') {
+        const content = block.content as ReadonlyArray<{ type: string; text?: string }> | string
+        const text = typeof content === 'string' ? content : content.map((part) => part.text ?? '').join('')
+        out.push(`tool: ${text.split('\n')[0]}`)
+      }
+    }
+  }
+  return out
+}
+
+export interface LoopRig {
+  readonly ctx: Context
+  readonly model: ScriptedModel
+  readonly service: SessionTreeService
+  readonly tool: treeTool.SessionTreeTool
+  readonly agent: any
+  readonly sessionId: string
+  /** Queue a user prompt (followup) and wait until the agent is idle again (and any deferred move settled). */
+  say(text: string): Promise<void>
+  /** Wait until the agent is idle and no deferred move waits. */
+  settle(): Promise<void>
+  /** Unload the tool plugin (its fiber). */
+  unloadTool(): Promise<void>
+  dispose(): Promise<void>
+}
+
+export async function loopRig(script: ScriptEntry[] = [], options: { surfaceMode?: 'auto' | 'stock' | 'projection'; toolConfig?: Partial<treeTool.Config> } = {}): Promise<LoopRig> {
+  const root = mkdtempSync(join(tmpdir(), 'tree-tool-'))
+  const ctx = new Context()
+  const model = new ScriptedModel(script)
+  await ctx.plugin(LlmRuntime)
+  await ctx.plugin(SessionStore)
+  await ctx.plugin(SystemPrompt, { persona: '' })
+  await ctx.plugin(ToolRuntime)
+  await ctx.plugin(AgentRegistry)
+  await ctx.plugin(CommandRuntime)
+  await ctx.plugin(AgentLoop, { agents: [] })
+  await ctx.plugin(SessionTreeService, { sidecarRoot: root, surfaceMode: options.surfaceMode ?? 'auto' })
+  const toolFiber = ctx.plugin(treeTool, (options.toolConfig ?? {}) as treeTool.Config)
+  await toolFiber
+  ;(ctx as any).llm.registerAdapter(['mock'], model)
+  const service = (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree
+  const tool = treeTool.sessionTreeToolOf(service)!
+  const sessionId = `session-${Math.random().toString(36).slice(2)}`
+  const { agent } = await (ctx as any).agents.create({ sessionId: SessionId(sessionId), agentOptions: { provider: 'mock', model: 'mock-1' } })
+  const settle = async () => {
+    for (let i = 0; i < 50; i++) {
+      await agent.whenIdle()
+      await tool.moves.settled(sessionId)
+      await new Promise((r) => setTimeout(r, 5))
+      if (agent.status === 'idle' && !tool.moves.pending(sessionId) && !agent.inbox.hasPending) return
+    }
+    throw new Error('the agent did not settle')
+  }
+  return {
+    ctx, model, service, tool, agent, sessionId, settle,
+    unloadTool: async () => {
+      await toolFiber.dispose()
+    },
+    async say(text: string) {
+      agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
+      await settle()
+    },
+    async dispose() {
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
