@@ -3,8 +3,8 @@
  * not a test. Prints one table per section (medians of several runs) and the
  * budget checks as PASS/FAIL lines; exits 0 either way.
  *
- * Sections are a list: each returns its table and checks, so the harness-sync
- * and sidecar sections can be appended to `SECTIONS` later.
+ * Sections are a list: each returns its table and checks (the tree here; the
+ * harness sync and the sidecar in `sync.ts`).
  *
  * Plain Node runs this file with type stripping: only erasable TypeScript
  * here (no enums, no parameter properties), and imports name their `.ts` files.
@@ -14,6 +14,7 @@
  *   BENCH_SIZES=1000,10000,100000
  */
 import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
+import { syncSection } from './sync.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -401,8 +402,8 @@ const treeSection: BenchSection = {
 
 // ----------------------------------------------------------------- main
 
-/** Bench sections in print order; harness-sync and sidecar sections go here. */
-const SECTIONS: BenchSection[] = [treeSection]
+/** Bench sections in print order. */
+const SECTIONS: BenchSection[] = [treeSection, syncSection]
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5) || 5)

@@ -180,6 +180,23 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       expect(sent.map((m) => m.text)).not.toContain('after the rewind')
     }, 120_000)
 
+    it('a jump into a tool exchange lands at its end, never between a call and its result', async () => {
+      markFailure()
+      const view = await tree()
+      const call = view.nodes.find((n) => n.type === 'tool_call')!
+      const issuer = view.nodes.find((n) => n.nodeId === call.parentId)!
+      expect(issuer.content?.some((part) => part.type === 'tool_call')).toBe(true)
+      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: issuer.nodeId })
+      if (mode === 'projection') {
+        // Nothing reaches the model, so the tree may stand anywhere.
+        expect(moved.cursor).toBe(issuer.nodeId)
+        expect(moved.snappedFrom).toBeUndefined()
+      } else {
+        expect(moved).toMatchObject({ cursor: call.nodeId, snappedFrom: issuer.nodeId })
+        expect(moved.messages.at(-1)).toMatchObject({ role: 'tool' })
+      }
+    }, 120_000)
+
     it('fork a named branch at the first answer: the next request follows it, the tree names it', async () => {
       markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
