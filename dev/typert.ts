@@ -24,7 +24,7 @@
  *   <ws>/tsconfig.host.json                { files: [], references: [packages/<dir>] }
  *   <ws>/packages/<dir>/package.json       this manifest, minus exports whose source is absent
  *   <ws>/packages/<dir>/tsconfig.json      includes src + the shim
- *   <ws>/packages/<dir>/src/**             a COPY of src/ (the generator realpaths files: symlinks
+ *   <ws>/packages/<dir>/src/**             a COPY of src/ minus src/client/ (the generator realpaths files: symlinks
  *                                          would leave the package root, and the package root must
  *                                          not contain node_modules)
  *
@@ -176,7 +176,14 @@ export function generateTypert(options: TypertOptions = {}): TypertRun {
     let modulesHome = packageDir
     while (!fs.existsSync(path.join(modulesHome, 'node_modules')) && path.dirname(modulesHome) !== modulesHome) modulesHome = path.dirname(modulesHome)
     fs.symlinkSync(path.join(modulesHome, 'node_modules'), path.join(ws, 'node_modules'), 'dir')
-    fs.cpSync(path.join(packageDir, 'src'), path.join(wsPackage, 'src'), { recursive: true, dereference: true })
+    // The browser half (src/client/, bundled by dev/build-client.ts) is no part of the host
+    // face, and it type-checks only against the generated client it imports: leave it out.
+    const browserHalf = path.join(packageDir, 'src', 'client')
+    fs.cpSync(path.join(packageDir, 'src'), path.join(wsPackage, 'src'), {
+      recursive: true,
+      dereference: true,
+      filter: (source) => source !== browserHalf && !source.startsWith(browserHalf + path.sep),
+    })
 
     fs.writeFileSync(path.join(ws, 'typert-shim', 'dsh-type-meta.d.ts'), TYPE_META_SHIM)
     fs.writeFileSync(path.join(ws, 'typert-shim', 'protocol.d.ts'), PROTOCOL_SHIM)

@@ -1,0 +1,176 @@
+/**
+ * What the user can do, pure: which actions a node offers, input validation
+ * for branch names and labels (the tree's own rules, checked before a round
+ * trip), and the keyboard map (arrows move, Enter jumps, `f` forks, `l`
+ * labels, `/` searches, ...) as a function from a key to a command.
+ */
+import type { SessionStatus } from '../types.ts'
+import type { Layout, TreeIndex } from './model.ts'
+
+/** Per-node and per-session actions offered in the preview. */
+export interface NodeActions {
+  /** The node is not the cursor. */
+  readonly jump: boolean
+  readonly fork: boolean
+  readonly label: boolean
+  /** The branch to summarize (the node's lane), or null when it is on no named branch. */
+  readonly summarize: string | null
+  readonly back: boolean
+  readonly forward: boolean
+  readonly export: boolean
+}
+
+/**
+ * The actions valid for a node. `summarize` names the branch whose lane holds
+ * the node. Back/forward follow the session's navigation history.
+ */
+export function availableActions(index: TreeIndex | undefined, nodeId: string | null, status: SessionStatus | undefined): NodeActions {
+  const node = nodeId === null ? undefined : index?.byId.get(nodeId)
+  const branch = node?.branch && index?.branchNames.has(node.branch) ? node.branch : null
+  return {
+    jump: node !== undefined && index?.view.cursor !== node.nodeId,
+    fork: node !== undefined,
+    label: node !== undefined,
+    summarize: branch,
+    back: status?.canGoBack === true,
+    forward: status?.canGoForward === true,
+    export: index !== undefined,
+  }
+}
+
+/** Validation failures, as i18n keys. */
+export type InputProblem = 'nameRequired' | 'nameTooLong' | 'nameInvalid' | 'nameExists' | 'labelTooLong' | 'labelInvalid' | 'labelExists'
+
+// Printable: no control characters (C0, DEL, C1).
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
+/** Branch names: trimmed, 1–100 printable characters, not an existing branch. */
+export function validateBranchName(raw: string, existing: ReadonlySet<string>): { value: string } | { problem: InputProblem } {
+  const value = raw.trim()
+  if (value === '') return { problem: 'nameRequired' }
+  if ([...value].length > 100) return { problem: 'nameTooLong' }
+  if (CONTROL.test(value)) return { problem: 'nameInvalid' }
+  if (existing.has(value)) return { problem: 'nameExists' }
+  return { value }
+}
+
+/**
+ * Labels: trimmed, 1–200 printable characters, unique in the tree (the node's
+ * own label may be kept). An empty label clears it (`value: null`).
+ */
+export function validateLabel(raw: string, nodeId: string, labels: ReadonlyMap<string, string>): { value: string | null } | { problem: InputProblem } {
+  const value = raw.trim()
+  if (value === '') return { value: null }
+  if ([...value].length > 200) return { problem: 'labelTooLong' }
+  if (CONTROL.test(value)) return { problem: 'labelInvalid' }
+  const owner = labels.get(value)
+  if (owner !== undefined && owner !== nodeId) return { problem: 'labelExists' }
+  return { value }
+}
+
+/** A suggested name for a new branch at a node: `branch-N`, the first free N. */
+export function suggestBranchName(existing: ReadonlySet<string>): string {
+  for (let n = existing.size + 1; ; n++) if (!existing.has(`branch-${n}`)) return `branch-${n}`
+}
+
+// ---------------------------------------------------------------------------
+// Keyboard
+
+export interface KeyInput {
+  readonly key: string
+  readonly altKey?: boolean
+  readonly ctrlKey?: boolean
+  readonly metaKey?: boolean
+  readonly shiftKey?: boolean
+}
+
+/** What a key asks for. `select` moves the selection; the others act on `id` (or the session). */
+export type KeyCommand =
+  | { readonly kind: 'select'; readonly id: string }
+  | { readonly kind: 'jump'; readonly id: string }
+  | { readonly kind: 'fork'; readonly id: string }
+  | { readonly kind: 'label'; readonly id: string }
+  | { readonly kind: 'summarize'; readonly id: string }
+  | { readonly kind: 'search' }
+  | { readonly kind: 'back' }
+  | { readonly kind: 'forward' }
+  | { readonly kind: 'escape' }
+
+/** The keys, for the help line: [key, i18n key of what it does]. */
+export const KEY_HELP: ReadonlyArray<readonly [string, string]> = [
+  ['↑ ↓', 'keys.move'],
+  ['← →', 'keys.parentChild'],
+  ['Enter', 'keys.jump'],
+  ['f', 'keys.fork'],
+  ['l', 'keys.label'],
+  ['s', 'keys.summarize'],
+  ['/', 'keys.search'],
+  ['[ ]', 'keys.backForward'],
+  ['c', 'keys.cursor'],
+]
+
+/**
+ * Map one key press in the tree to a command, or null (the key is not ours:
+ * the caller lets the browser have it). `selected` is the selected node id;
+ * when it is not a visible row, movement starts from the top.
+ */
+export function keyCommand(layout: Layout, selected: string | null, cursor: string | null, input: KeyInput, pageSize = 10): KeyCommand | null {
+  if (input.ctrlKey || input.metaKey) return null
+  const rows = layout.rows
+  const at = selected === null ? -1 : (layout.indexOf.get(selected) ?? -1)
+  const select = (index: number): KeyCommand | null => {
+    if (rows.length === 0) return null
+    const row = rows[Math.max(0, Math.min(rows.length - 1, index))]!
+    return { kind: 'select', id: row.id }
+  }
+  const current = at >= 0 ? rows[at] : undefined
+  if (input.altKey) {
+    if (input.key === 'ArrowLeft') return { kind: 'back' }
+    if (input.key === 'ArrowRight') return { kind: 'forward' }
+    return null
+  }
+  switch (input.key) {
+    case 'ArrowDown':
+    case 'j':
+      return select(at < 0 ? 0 : at + 1)
+    case 'ArrowUp':
+    case 'k':
+      return select(at < 0 ? 0 : at - 1)
+    case 'Home':
+      return select(0)
+    case 'End':
+      return select(rows.length - 1)
+    case 'PageDown':
+      return select(at < 0 ? 0 : at + pageSize)
+    case 'PageUp':
+      return select(at < 0 ? 0 : at - pageSize)
+    case 'ArrowLeft':
+      if (!current) return select(0)
+      return current.parentId !== null && layout.indexOf.has(current.parentId) ? { kind: 'select', id: current.parentId } : null
+    case 'ArrowRight': {
+      if (!current) return select(0)
+      const next = rows[at + 1]
+      return next && next.parentId === current.id ? { kind: 'select', id: next.id } : null
+    }
+    case 'Enter':
+      return current ? { kind: 'jump', id: current.id } : null
+    case 'f':
+      return current ? { kind: 'fork', id: current.id } : null
+    case 'l':
+      return current ? { kind: 'label', id: current.id } : null
+    case 's':
+      return current ? { kind: 'summarize', id: current.id } : null
+    case 'c':
+      return cursor !== null && layout.indexOf.has(cursor) ? { kind: 'select', id: cursor } : null
+    case '/':
+      return { kind: 'search' }
+    case '[':
+      return { kind: 'back' }
+    case ']':
+      return { kind: 'forward' }
+    case 'Escape':
+      return { kind: 'escape' }
+    default:
+      return null
+  }
+}

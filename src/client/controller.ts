@@ -1,0 +1,281 @@
+/**
+ * One session's panel state, framework-free: it polls `session` (cheap) and
+ * fetches `list` only when the session's `revision` moved, runs the user's
+ * actions one at a time, and publishes immutable snapshots to subscribers
+ * (React reads them with `useSyncExternalStore`). Every remote failure keeps
+ * its code: `{ code, message }` from the service, `CLIENT_ERROR` for a call
+ * the client itself rejected.
+ */
+import type {
+  BranchSummary,
+  ForkResult,
+  LinearExport,
+  MoveResult,
+  SessionStatus,
+  SessionTreeView,
+  TreeNode,
+} from '../types.ts'
+
+/** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
+export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string; readonly details?: unknown } }
+
+/** The `sessionTree` namespace of `ctx.remote` (the generated client). */
+export interface TreeRemote {
+  list(agentId: string): Promise<Result<SessionTreeView>>
+  session(agentId: string): Promise<Result<SessionStatus>>
+  export(agentId: string): Promise<Result<LinearExport>>
+  jump(agentId: string, nodeId: string | null): Promise<Result<MoveResult>>
+  fork(agentId: string, nodeId: string, branch: string): Promise<Result<ForkResult>>
+  back(agentId: string): Promise<Result<MoveResult>>
+  forward(agentId: string): Promise<Result<MoveResult>>
+  label(agentId: string, nodeId: string, label: string | null): Promise<Result<TreeNode>>
+  summarize(agentId: string, branch: string): Promise<Result<BranchSummary>>
+}
+
+export interface PanelError {
+  readonly code: string
+  readonly message: string
+}
+
+export type ActionKind = 'jump' | 'fork' | 'label' | 'summarize' | 'back' | 'forward' | 'export'
+
+/** The outcome of the last action, for the notice line. */
+export type Notice =
+  | { readonly kind: 'jump' | 'back' | 'forward'; readonly mode: MoveResult['mode']; readonly snappedFrom?: string; readonly appendedEvents?: number }
+  | { readonly kind: 'fork'; readonly branch: string; readonly mode: MoveResult['mode']; readonly appendedEvents?: number }
+  | { readonly kind: 'label'; readonly cleared: boolean }
+  | { readonly kind: 'summarize'; readonly branch: string }
+  | { readonly kind: 'export' }
+
+export interface PanelState {
+  /** `loading` until the first tree (or error) arrives. */
+  readonly phase: 'loading' | 'ready' | 'error'
+  readonly view?: SessionTreeView
+  readonly status?: SessionStatus
+  /** Why loading failed (phase `error`), or why the last refresh failed while an older tree is shown. */
+  readonly error?: PanelError
+  /** The action in flight. */
+  readonly busy?: ActionKind
+  /** The last action's failure (the tree is unchanged). */
+  readonly actionError?: PanelError & { readonly action: ActionKind }
+  readonly notice?: Notice
+  /** Increments with every new `view`. */
+  readonly generation: number
+}
+
+export interface ControllerOptions {
+  /** Poll period of `session` (default 1000 ms). */
+  readonly intervalMs?: number
+  /** Performance marks (`session-tree:*`), default on when `performance.mark` exists. */
+  readonly marks?: boolean
+}
+
+const failure = (code: string, message: string): PanelError => ({ code, message })
+
+function errorOf(reason: unknown): PanelError {
+  if (reason && typeof reason === 'object' && 'code' in reason && 'message' in reason) {
+    return failure(String((reason as { code: unknown }).code), String((reason as { message: unknown }).message))
+  }
+  return failure('CLIENT_ERROR', reason instanceof Error ? reason.message : String(reason))
+}
+
+/** A cheap fingerprint when an older service answers without `revision`. */
+function revisionOf(status: SessionStatus): string {
+  return status.revision ?? `${status.nodeCount}:${status.cursor}:${status.activeBranch}:${status.branchCount}:${status.labelCount ?? ''}:${status.watermark ?? ''}`
+}
+
+export class TreeController {
+  private state: PanelState = { phase: 'loading', generation: 0 }
+  private readonly listeners = new Set<() => void>()
+  private readonly intervalMs: number
+  private readonly marks: boolean
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private users = 0
+  private polling: Promise<void> | undefined
+  private revision: string | undefined
+  private disposed = false
+
+  /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
+  private readonly remote: () => Promise<TreeRemote>
+  readonly agentId: string
+
+  constructor(remote: () => Promise<TreeRemote>, agentId: string, options: ControllerOptions = {}) {
+    this.remote = remote
+    this.agentId = agentId
+    this.intervalMs = options.intervalMs ?? 1000
+    this.marks = options.marks ?? (typeof performance !== 'undefined' && typeof performance.mark === 'function')
+  }
+
+  getSnapshot = (): PanelState => this.state
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener)
+    return () => {
+      this.listeners.delete(listener)
+    }
+  }
+
+  /** Start polling while at least one view shows this session; the returned function stops this user's share. */
+  start(): () => void {
+    this.users += 1
+    if (this.users === 1) void this.refresh()
+    let stopped = false
+    return () => {
+      if (stopped) return
+      stopped = true
+      this.users -= 1
+      if (this.users === 0) this.clearTimer()
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true
+    this.clearTimer()
+    this.listeners.clear()
+  }
+
+  /** Poll now (`force`: fetch `list` even when the revision did not move). */
+  refresh(force = false): Promise<void> {
+    if (this.polling) return force ? this.polling.then(() => this.refresh(true)) : this.polling
+    this.clearTimer()
+    this.polling = this.poll(force).finally(() => {
+      this.polling = undefined
+      this.schedule()
+    })
+    return this.polling
+  }
+
+  dismissError(): void {
+    if (this.state.actionError) this.set({ actionError: undefined })
+  }
+
+  // ------------------------------------------------------------- actions
+
+  jump(nodeId: string): Promise<boolean> {
+    return this.act('jump', (r) => r.jump(this.agentId, nodeId), (v) => ({ kind: 'jump', mode: v.mode, ...(v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}), ...(v.switch ? { appendedEvents: v.switch.appendedEvents } : {}) }))
+  }
+
+  fork(nodeId: string, branch: string): Promise<boolean> {
+    return this.act('fork', (r) => r.fork(this.agentId, nodeId, branch), (v) => ({ kind: 'fork', branch: v.branch, mode: v.mode, ...(v.switch ? { appendedEvents: v.switch.appendedEvents } : {}) }))
+  }
+
+  label(nodeId: string, label: string | null): Promise<boolean> {
+    return this.act('label', (r) => r.label(this.agentId, nodeId, label), () => ({ kind: 'label', cleared: label === null }))
+  }
+
+  summarize(branch: string): Promise<boolean> {
+    return this.act('summarize', (r) => r.summarize(this.agentId, branch), (v) => ({ kind: 'summarize', branch: v.branch }))
+  }
+
+  back(): Promise<boolean> {
+    return this.act('back', (r) => r.back(this.agentId), (v) => ({ kind: 'back', mode: v.mode, ...(v.switch ? { appendedEvents: v.switch.appendedEvents } : {}) }))
+  }
+
+  forward(): Promise<boolean> {
+    return this.act('forward', (r) => r.forward(this.agentId), (v) => ({ kind: 'forward', mode: v.mode, ...(v.switch ? { appendedEvents: v.switch.appendedEvents } : {}) }))
+  }
+
+  /** The linear export, or undefined on failure (then `actionError` says why). */
+  async exportLinear(): Promise<LinearExport | undefined> {
+    let exported: LinearExport | undefined
+    const ok = await this.act('export', (r) => r.export(this.agentId), (v) => {
+      exported = v
+      return { kind: 'export' }
+    }, false)
+    return ok ? exported : undefined
+  }
+
+  // ------------------------------------------------------------ internals
+
+  private async act<T>(kind: ActionKind, call: (remote: TreeRemote) => Promise<Result<T>>, notice: (value: T) => Notice, changesTree = true): Promise<boolean> {
+    if (this.state.busy) return false
+    this.set({ busy: kind, actionError: undefined, notice: undefined })
+    let result: Result<T>
+    try {
+      result = await call(await this.remote())
+    } catch (reason) {
+      result = { ok: false, error: errorOf(reason) }
+    }
+    if (this.disposed) return false
+    if (!result.ok) {
+      this.set({ busy: undefined, actionError: { ...failure(result.error.code, result.error.message), action: kind } })
+      return false
+    }
+    // Show the moved tree together with the notice (no flash of the old cursor).
+    if (changesTree) await this.refresh(true)
+    if (this.disposed) return true
+    this.set({ busy: undefined, notice: notice(result.value) })
+    return true
+  }
+
+  private async poll(force: boolean): Promise<void> {
+    let remote: TreeRemote
+    try {
+      remote = await this.remote()
+    } catch (reason) {
+      this.fail(errorOf(reason))
+      return
+    }
+    const fetchList = (): Promise<Result<SessionTreeView>> => {
+      if (this.marks) performance.mark('session-tree:list-start')
+      return remote.list(this.agentId).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
+    }
+    // With no tree yet (or after an action) both are needed: ask for them together.
+    const eager = force || !this.state.view ? fetchList() : undefined
+    const session = await remote.session(this.agentId).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
+    if (this.disposed) return
+    if (!session.ok) {
+      await eager
+      this.fail(failure(session.error.code, session.error.message))
+      return
+    }
+    const revision = revisionOf(session.value)
+    if (!eager && revision === this.revision) {
+      if (this.state.error || JSON.stringify(this.state.status) !== JSON.stringify(session.value)) this.set({ status: session.value, error: undefined, phase: 'ready' })
+      return
+    }
+    const list = await (eager ?? fetchList())
+    if (this.disposed) return
+    if (!list.ok) {
+      this.fail(failure(list.error.code, list.error.message))
+      return
+    }
+    if (this.marks) {
+      performance.mark('session-tree:list-end')
+      performance.measure('session-tree:list', 'session-tree:list-start', 'session-tree:list-end')
+    }
+    this.revision = revision
+    // A change the panel did not make (the conversation went on) retires the last action's notice.
+    const retire = !force && this.state.view !== undefined && this.state.notice !== undefined && this.state.busy === undefined
+    this.set({ phase: 'ready', view: list.value, status: session.value, error: undefined, generation: this.state.generation + 1, ...(retire ? { notice: undefined } : {}) })
+  }
+
+  private fail(error: PanelError): void {
+    // Keep showing the last tree: an older tree with a warning beats a blank panel.
+    this.set(this.state.view ? { error } : { phase: 'error', error })
+  }
+
+  private schedule(): void {
+    if (this.users === 0 || this.disposed) return
+    this.clearTimer()
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      void this.refresh()
+    }, this.intervalMs)
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  private set(patch: Partial<PanelState>): void {
+    const next = { ...this.state } as Record<string, unknown>
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) delete next[key]
+      else next[key] = value
+    }
+    this.state = next as unknown as PanelState
+    for (const listener of [...this.listeners]) listener()
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * English and Chinese strings of the panel. The active language follows the
+ * host's locale service (`ctx.locale`, DSH's language setting) when there is
+ * one, else the page's `<html lang>`, else the browser's languages.
+ */
+
+export type Locale = 'en' | 'zh'
+
+const en = {
+  'tab': 'Tree',
+  'action.open': 'Tree',
+  'action.openTitle': 'Open the conversation tree',
+  'filter.label': 'Show',
+  'filter.all': 'All',
+  'filter.no-tools': 'No tools',
+  'filter.user': 'User prompts',
+  'filter.labeled': 'Labeled',
+  'search.placeholder': 'Search nodes  (/)',
+  'search.label': 'Search node text',
+  'search.clear': 'Clear search',
+  'search.count': '{shown} of {total} node|{shown} of {total} nodes',
+  'nav.back': 'Back',
+  'nav.forward': 'Forward',
+  'nav.export': 'Export',
+  'nav.backTitle': 'Undo the last move in the tree ([ or Alt+←)',
+  'nav.forwardTitle': 'Redo a move undone by Back (] or Alt+→)',
+  'nav.exportTitle': 'Download the active path plus a digest of every other branch (JSON)',
+  'mode.native': 'native',
+  'mode.stock': 'stock',
+  'mode.projection': 'projection',
+  'mode.label': 'Surface',
+  'status.nodes': '{count} node|{count} nodes',
+  'status.branches': '{count} branch|{count} branches',
+  'status.labels': '{count} label|{count} labels',
+  'status.quarantine': '{count} harness event could not be read and was skipped|{count} harness events could not be read and were skipped',
+  'status.sidecar': 'Sidecar problem: {message}',
+  'status.pending': 'A history switch to {target} is waiting for the agent to become idle',
+  'status.unreachable': '{count} node is not reachable from a root and is not shown|{count} nodes are not reachable from a root and are not shown',
+  'status.stale': 'Showing the last tree received; refreshing failed: {code}: {message}',
+  'loading': 'Loading the conversation tree…',
+  'loadingAction': 'Working…',
+  'error.title': 'The conversation tree could not be loaded',
+  'error.retry': 'Retry',
+  'error.notLoaded': 'This session is not loaded in the harness yet; it loads when it gets a message.',
+  'error.dismiss': 'Dismiss',
+  'empty': 'No nodes yet: send a message and the tree grows here.',
+  'empty.filtered': 'No node matches this filter or search.',
+  'tree.label': 'Conversation tree',
+  'row.cursor': 'current position',
+  'row.cursorBadge': 'you are here',
+  'row.forks': '{count} branch here|{count} branches here',
+  'row.elided': 'parent hidden by the filter',
+  'kind.user': 'user',
+  'kind.assistant': 'assistant',
+  'kind.system': 'system',
+  'kind.tool': 'tool',
+  'kind.plugin': 'injected',
+  'kind.model': 'model',
+  'kind.compaction': 'compaction',
+  'kind.summary': 'summary',
+  'kind.custom': 'note',
+  'preview.none': 'Select a node to preview it. Nothing happens until you choose an action.',
+  'preview.branch': 'Branch',
+  'preview.label': 'Label',
+  'preview.created': 'Created',
+  'preview.model': 'Model',
+  'preview.id': 'Node',
+  'preview.heads': 'Head of',
+  'preview.onPath': 'On the current path',
+  'preview.offPath': 'Off the current path',
+  'preview.toolCall': 'Call',
+  'preview.toolResult': 'Result',
+  'preview.toolError': 'Error',
+  'preview.noResult': '(no result yet)',
+  'preview.branchSummary': 'Branch summary',
+  'act.jump': 'Jump here',
+  'act.fork': 'Fork here',
+  'act.label': 'Label',
+  'act.summarize': 'Summarize branch',
+  'act.jumpTitle': 'Move here: the next request the model receives holds exactly the path to this node (Enter)',
+  'act.forkTitle': 'Start a named branch at this node and move onto it (f)',
+  'act.labelTitle': 'Bookmark this node with a unique label (l)',
+  'act.summarizeTitle': 'Write a digest of the branch "{branch}" (s)',
+  'form.branchName': 'New branch name',
+  'form.label': 'Label (empty clears it)',
+  'form.create': 'Create branch',
+  'form.save': 'Save label',
+  'form.cancel': 'Cancel',
+  'problem.nameRequired': 'Give the branch a name.',
+  'problem.nameTooLong': 'At most 100 characters.',
+  'problem.nameInvalid': 'Control characters are not allowed.',
+  'problem.nameExists': 'A branch with that name already exists.',
+  'problem.labelTooLong': 'At most 200 characters.',
+  'problem.labelInvalid': 'Control characters are not allowed.',
+  'problem.labelExists': 'Another node already carries that label.',
+  'notice.jump': 'Moved. The model’s next request holds the path to this node.',
+  'notice.jumpProjection': 'Moved in the tree. In projection mode the model keeps its history.',
+  'notice.snapped': 'That node is inside a tool exchange; moved to the end of the exchange.',
+  'notice.fork': 'Branch “{branch}” created; the next prompt continues from here.',
+  'notice.label': 'Label saved.',
+  'notice.labelCleared': 'Label cleared.',
+  'notice.summarize': 'Summary of “{branch}” written.',
+  'notice.back': 'Went back.',
+  'notice.forward': 'Went forward.',
+  'notice.export': 'Export downloaded.',
+  'notice.switch': '{count} event appended to the session log.|{count} events appended to the session log.',
+  'actionError': '{code}: {message}',
+  'keys.title': 'Keys',
+  'keys.move': 'move',
+  'keys.parentChild': 'parent / child',
+  'keys.jump': 'jump',
+  'keys.fork': 'fork',
+  'keys.label': 'label',
+  'keys.summarize': 'summarize',
+  'keys.search': 'search',
+  'keys.backForward': 'back / forward',
+  'keys.cursor': 'go to current',
+} as const
+
+export type StringKey = keyof typeof en
+
+const zh: Record<StringKey, string> = {
+  'tab': '树',
+  'action.open': '对话树',
+  'action.openTitle': '打开对话树',
+  'filter.label': '显示',
+  'filter.all': '全部',
+  'filter.no-tools': '隐藏工具',
+  'filter.user': '仅用户提示',
+  'filter.labeled': '仅已标记',
+  'search.placeholder': '搜索节点  (/)',
+  'search.label': '搜索节点文本',
+  'search.clear': '清除搜索',
+  'search.count': '显示 {shown} / {total} 个节点',
+  'nav.back': '后退',
+  'nav.forward': '前进',
+  'nav.export': '导出',
+  'nav.backTitle': '撤销树中的上一次移动（[ 或 Alt+←）',
+  'nav.forwardTitle': '重做被后退撤销的移动（] 或 Alt+→）',
+  'nav.exportTitle': '下载当前路径及其他每个分支的摘要（JSON）',
+  'mode.native': '原生',
+  'mode.stock': '标准',
+  'mode.projection': '投影',
+  'mode.label': '历史模式',
+  'status.nodes': '{count} 个节点',
+  'status.branches': '{count} 个分支',
+  'status.labels': '{count} 个标记',
+  'status.quarantine': '有 {count} 个会话事件无法读取，已跳过',
+  'status.sidecar': '附属存储问题：{message}',
+  'status.pending': '切换到 {target} 的历史正在等待代理空闲',
+  'status.unreachable': '有 {count} 个节点无法从根节点到达，未显示',
+  'status.stale': '显示的是上次收到的树；刷新失败：{code}：{message}',
+  'loading': '正在加载对话树…',
+  'loadingAction': '处理中…',
+  'error.title': '无法加载对话树',
+  'error.retry': '重试',
+  'error.notLoaded': '该会话尚未在 Harness 中加载；收到消息后会加载。',
+  'error.dismiss': '关闭',
+  'empty': '还没有节点：发送一条消息，树就会在这里生长。',
+  'empty.filtered': '没有节点符合当前筛选或搜索。',
+  'tree.label': '对话树',
+  'row.cursor': '当前位置',
+  'row.cursorBadge': '当前位置',
+  'row.forks': '此处有 {count} 个分支',
+  'row.elided': '父节点已被筛选隐藏',
+  'kind.user': '用户',
+  'kind.assistant': '助手',
+  'kind.system': '系统',
+  'kind.tool': '工具',
+  'kind.plugin': '注入',
+  'kind.model': '模型',
+  'kind.compaction': '压缩',
+  'kind.summary': '摘要',
+  'kind.custom': '备注',
+  'preview.none': '选择一个节点进行预览。选择操作之前不会发生任何变化。',
+  'preview.branch': '分支',
+  'preview.label': '标记',
+  'preview.created': '创建时间',
+  'preview.model': '模型',
+  'preview.id': '节点',
+  'preview.heads': '分支头',
+  'preview.onPath': '在当前路径上',
+  'preview.offPath': '不在当前路径上',
+  'preview.toolCall': '调用',
+  'preview.toolResult': '结果',
+  'preview.toolError': '错误',
+  'preview.noResult': '（尚无结果）',
+  'preview.branchSummary': '分支摘要',
+  'act.jump': '跳转到此处',
+  'act.fork': '在此分叉',
+  'act.label': '标记',
+  'act.summarize': '总结分支',
+  'act.jumpTitle': '移动到此处：模型收到的下一个请求恰好包含通往该节点的路径（Enter）',
+  'act.forkTitle': '在此节点创建命名分支并切换过去（f）',
+  'act.labelTitle': '用唯一标记为该节点添加书签（l）',
+  'act.summarizeTitle': '为分支“{branch}”写摘要（s）',
+  'form.branchName': '新分支名称',
+  'form.label': '标记（留空即清除）',
+  'form.create': '创建分支',
+  'form.save': '保存标记',
+  'form.cancel': '取消',
+  'problem.nameRequired': '请为分支命名。',
+  'problem.nameTooLong': '最多 100 个字符。',
+  'problem.nameInvalid': '不允许控制字符。',
+  'problem.nameExists': '已存在同名分支。',
+  'problem.labelTooLong': '最多 200 个字符。',
+  'problem.labelInvalid': '不允许控制字符。',
+  'problem.labelExists': '另一个节点已使用该标记。',
+  'notice.jump': '已移动。模型的下一个请求包含通往该节点的路径。',
+  'notice.jumpProjection': '已在树中移动。投影模式下模型保留原有历史。',
+  'notice.snapped': '该节点位于工具调用之中；已移动到该调用的结尾。',
+  'notice.fork': '已创建分支“{branch}”；下一条提示将从这里继续。',
+  'notice.label': '标记已保存。',
+  'notice.labelCleared': '标记已清除。',
+  'notice.summarize': '已为“{branch}”写好摘要。',
+  'notice.back': '已后退。',
+  'notice.forward': '已前进。',
+  'notice.export': '已下载导出文件。',
+  'notice.switch': '已向会话日志追加 {events} 个事件。',
+  'actionError': '{code}：{message}',
+  'keys.title': '快捷键',
+  'keys.move': '移动',
+  'keys.parentChild': '父 / 子节点',
+  'keys.jump': '跳转',
+  'keys.fork': '分叉',
+  'keys.label': '标记',
+  'keys.summarize': '总结',
+  'keys.search': '搜索',
+  'keys.backForward': '后退 / 前进',
+  'keys.cursor': '回到当前位置',
+}
+
+export const DICTIONARIES: Readonly<Record<Locale, Readonly<Record<StringKey, string>>>> = { en, zh }
+
+export type Translate = (key: StringKey, params?: Readonly<Record<string, string | number>>) => string
+
+/**
+ * A translate function for one locale: `{name}` placeholders, and
+ * `singular|plural` templates chosen by the `count` (else `total`) parameter.
+ */
+export function translator(locale: Locale): Translate {
+  const dict = DICTIONARIES[locale]
+  return (key, params) => {
+    let template: string = dict[key] ?? en[key] ?? key
+    const bar = template.indexOf('|')
+    if (bar !== -1) {
+      const n = Number(params?.count ?? params?.total ?? 0)
+      template = n === 1 ? template.slice(0, bar) : template.slice(bar + 1)
+    }
+    if (!params) return template
+    return template.replace(/\{(\w+)\}/g, (match, name: string) => (name in params ? String(params[name]) : match))
+  }
+}
+
+/** Map a language tag (or DSH locale id) to a shipped locale. */
+export function localeOf(tag: string | undefined | null): Locale | undefined {
+  if (!tag) return undefined
+  const primary = tag.toLowerCase().split(/[-_]/)[0]
+  return primary === 'zh' ? 'zh' : primary === 'en' ? 'en' : undefined
+}
+
+/** The host's locale face (`ctx.locale` of `@deepseek-ai/dsh-client-locale`), as far as the panel reads it. */
+export interface HostLocale {
+  getSnapshot(): { readonly active: string }
+  subscribe(listener: () => void): () => void
+}
+
+/** The locale to show: the host's, else `<html lang>`, else the browser's, else English. */
+export function resolveLocale(host: HostLocale | undefined): Locale {
+  const fromHost = host ? localeOf(host.getSnapshot().active) : undefined
+  if (fromHost) return fromHost
+  if (typeof document !== 'undefined') {
+    const fromPage = localeOf(document.documentElement.lang)
+    if (fromPage) return fromPage
+  }
+  if (typeof navigator !== 'undefined') {
+    for (const tag of [...(navigator.languages ?? []), navigator.language]) {
+      const found = localeOf(tag)
+      if (found) return found
+    }
+  }
+  return 'en'
+}

@@ -1,0 +1,122 @@
+/**
+ * `dsh-session-tree/client`: the browser half, bundled by
+ * `dev/build-client.ts` into `lib/client.js` in the DSH client module format
+ * (`window.__ModuleLoader__.load({ id, factory })`). React and the cordis
+ * context come from the host; the generated remote client and zod are
+ * bundled.
+ *
+ * It contributes:
+ * - a `conversation.view` tab "Tree" (id `session-tree`) for the open session;
+ * - a `conversation.session.header.actions` button that opens that tab.
+ *
+ * The service is reached only through the generated client:
+ * `ctx.remote.$mount(TYPERT_REMOTE)`, then `ctx.remote.sessionTree.*`. A
+ * failing mount never fails the page's boot (the web shell refuses to start
+ * when any plugin fails to activate): the panel shows the error instead.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { TypertClientRemote } from '@deepseek-ai/dsh-typert-protocol'
+import type { ReactNode } from 'react'
+import { TreeController, type TreeRemote } from './controller.ts'
+import { translator, resolveLocale, type HostLocale } from './i18n.ts'
+import { OpenTreeAction } from './OpenTreeAction.tsx'
+import { asTreeRemote, TYPERT_REMOTE } from './remote.ts'
+import { injectStyles } from './styles.ts'
+import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
+
+export { TreeController } from './controller.ts'
+export { TreePanel } from './TreePanel.tsx'
+
+/** The host services the panel uses, as far as it uses them (`@deepseek-ai/dsh-client-*` are not published with types). */
+export interface SlotRegistration {
+  readonly name: string
+  readonly id: string
+  readonly order?: number
+  readonly label?: string | (() => string)
+  readonly inject?: (sessionId: string) => object
+}
+
+export interface ClientSlots {
+  inject(name: string, callback: () => () => void): () => void
+  register(options: SlotRegistration, component: (props: never) => ReactNode): () => void
+}
+
+export type ClientContext = Context & {
+  readonly slots: ClientSlots
+  readonly remote: TypertClientRemote
+}
+
+export const name = 'dsh-session-tree'
+
+/** Required host services. `locale` is optional (read with `ctx.get`): a missing service would block the shell's boot. */
+export const inject = ['slots', 'remote']
+
+/** Options for tests and standalone pages. */
+export interface ApplyOptions {
+  readonly intervalMs?: number
+}
+
+export function apply(context: Context, options: ApplyOptions = {}): void {
+  const ctx = context as ClientContext
+  ctx.effect(() => injectStyles(), 'session-tree: styles')
+
+  let mounted: Promise<TreeRemote> | undefined
+  const remote = (): Promise<TreeRemote> => {
+    mounted ??= ctx.remote.$mount(TYPERT_REMOTE).then(
+      // The namespace is a service of its own (`remote.sessionTree`): reach it from a fiber that injects it.
+      () => new Promise<TreeRemote>((resolve) => {
+        ctx.inject(['remote', 'remote.sessionTree'], (scope) => {
+          resolve(asTreeRemote((scope as ClientContext).remote.sessionTree))
+        })
+      }),
+      (reason: unknown) => {
+        mounted = undefined // a later poll retries
+        throw { code: 'REMOTE_MOUNT_FAILED', message: reason instanceof Error ? reason.message : String(reason) }
+      },
+    )
+    return mounted
+  }
+  // Mount right away (the first tab render then finds it ready); failures surface in the panel.
+  remote().catch(() => {})
+
+  const hostLocale = (): HostLocale | undefined => ctx.get('locale') as HostLocale | undefined
+  const t = (): ReturnType<typeof translator> => translator(resolveLocale(hostLocale()))
+
+  const controllers = new Map<string, TreeController>()
+  const controllerFor = (sessionId: string): TreeController => {
+    let controller = controllers.get(sessionId)
+    if (!controller) {
+      controller = new TreeController(remote, sessionId, options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs })
+      controllers.set(sessionId, controller)
+    }
+    return controller
+  }
+  ctx.effect(() => () => {
+    for (const controller of controllers.values()) controller.dispose()
+    controllers.clear()
+  }, 'session-tree: controllers')
+
+  ctx.slots.inject('conversation.view', () =>
+    ctx.slots.register(
+      {
+        name: 'conversation.view',
+        id: 'session-tree',
+        order: 30,
+        label: () => t()('tab'),
+        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale }),
+      },
+      TreePanel as (props: never) => ReactNode,
+    ),
+  )
+  ctx.slots.inject('conversation.session.header.actions', () =>
+    ctx.slots.register(
+      {
+        name: 'conversation.session.header.actions',
+        id: 'session-tree',
+        order: 50,
+        inject: () => ({ hostLocale }),
+      },
+      OpenTreeAction as (props: never) => ReactNode,
+    ),
+  )
+}

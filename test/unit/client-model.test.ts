@@ -1,0 +1,322 @@
+/**
+ * The panel's pure view logic (src/client/model.ts, commands.ts, i18n.ts) on
+ * views served by the real SessionTree: layout with lanes and fork points,
+ * filters, search, the virtual window, keyboard commands, action validity,
+ * input validation, and the two dictionaries.
+ */
+import { describe, expect, it } from 'vitest'
+import { SessionTree, type LlmMessage, type SessionTreeView, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
+import {
+  gutter,
+  highlight,
+  indexTree,
+  isToolRequest,
+  laneColor,
+  layoutTree,
+  rowKind,
+  rowText,
+  scrollToReveal,
+  visibleRange,
+  type Layout,
+} from '../../src/client/model.ts'
+import { availableActions, keyCommand, suggestBranchName, validateBranchName, validateLabel } from '../../src/client/commands.ts'
+import { DICTIONARIES, localeOf, resolveLocale, translator } from '../../src/client/i18n.ts'
+import type { SessionStatus } from '../../src/types.ts'
+
+const user = (content: string): LlmMessage => ({ role: 'user', content })
+const assistant = (content: string): LlmMessage => ({ role: 'assistant', content })
+function value<T>(result: TreeResult<T>): T {
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
+  return result.value
+}
+
+/**
+ * u1 → a1 → u2 → call(read → banana) → a2 → u3 → a3   (main)
+ *        └─ u4 → a4                                   (alt, forked at a1)
+ *        └─ u5                                        (alt-2 … a second fork at a1)
+ */
+function sample() {
+  const tree = new SessionTree('s')
+  const id = (r: TreeResult<TreeNode>) => value(r).nodeId
+  const u1 = id(tree.append(user('first question')))
+  const a1 = id(tree.append(assistant('first answer')))
+  const u2 = id(tree.append(user('please read notes')))
+  const call = id(
+    tree.append(null, {
+      type: 'tool_call',
+      content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }],
+      summary: 'read({"file_path":"notes.txt"})',
+    }),
+  )
+  value(tree.attachToolResult('c1', { content: 'banana' }))
+  const a2 = id(tree.append(assistant('the file says banana')))
+  const u3 = id(tree.append(user('third question')))
+  const a3 = id(tree.append(assistant('third answer')))
+  value(tree.fork(a1, 'alt'))
+  const u4 = id(tree.append(user('alternative question')))
+  const a4 = id(tree.append(assistant('alternative answer')))
+  value(tree.label(u4, 'idea'))
+  value(tree.fork(a1, 'alt-b'))
+  const u5 = id(tree.append(user('another try')))
+  value(tree.jump(a3))
+  return { tree, view: tree.view(), ids: { u1, a1, u2, call, a2, u3, a3, u4, a4, u5 } }
+}
+
+const texts = (layout: Layout) => layout.rows.map((r) => `${'  '.repeat(r.depth)}${rowText(r.node)}`)
+
+describe('layout', () => {
+  it('draws chains flat and fork children one level deeper, in creation order, with tee/elbow gutters', () => {
+    const { view, ids } = sample()
+    const layout = layoutTree(indexTree(view))
+    expect(texts(layout)).toEqual([
+      'first question',
+      'first answer',
+      '  please read notes',
+      '  read({"file_path":"notes.txt"}) → banana',
+      '  the file says banana',
+      '  third question',
+      '  third answer',
+      '  alternative question',
+      '  alternative answer',
+      '  another try',
+    ])
+    const row = (id: string) => layout.rows[layout.indexOf.get(id)!]!
+    expect(row(ids.a1).forkCount).toBe(3)
+    expect(row(ids.u2).branchStart).toBe(true)
+    expect(gutter(row(ids.u2)).glyphs).toEqual(['tee'])
+    expect(gutter(row(ids.a2)).glyphs).toEqual(['pipe'])
+    expect(gutter(row(ids.u4)).glyphs).toEqual(['tee'])
+    expect(gutter(row(ids.a4)).glyphs).toEqual(['pipe'])
+    expect(gutter(row(ids.u5)).glyphs).toEqual(['elbow'])
+    expect(row(ids.u2).parentId).toBe(ids.a1)
+    expect(row(ids.a1).childCount).toBe(3)
+  })
+
+  it('marks the cursor path, branch heads (active first) and labels', () => {
+    const { view, ids } = sample()
+    const index = indexTree(view)
+    expect([...index.cursorPath].sort()).toEqual([ids.u1, ids.a1, ids.u2, ids.call, ids.a2, ids.u3, ids.a3].sort())
+    expect(index.headsAt.get(ids.a3)).toEqual(['main'])
+    expect(index.headsAt.get(ids.a4)).toEqual(['alt'])
+    expect(index.labels.get('idea')).toBe(ids.u4)
+    expect(index.branchNames).toEqual(new Set(['main', 'alt', 'alt-b']))
+    expect(index.unreachable).toBe(0)
+  })
+
+  it('folds a tool call with its result into one row', () => {
+    const { view, ids } = sample()
+    const call = indexTree(view).byId.get(ids.call)!
+    expect(rowKind(call)).toBe('tool')
+    expect(rowText(call)).toBe('read({"file_path":"notes.txt"}) → banana')
+  })
+
+  it('lays out a 100,000-deep linear chain without recursion', () => {
+    const n = 100_000
+    const nodes: TreeNode[] = []
+    for (let i = 0; i < n; i++) {
+      nodes.push({ nodeId: `n${i}`, parentId: i === 0 ? null : `n${i - 1}`, summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` } })
+    }
+    const view: SessionTreeView = { sessionId: 's', cursor: `n${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `n${n - 1}`, nodeIds: [] }] }
+    const t0 = performance.now()
+    const index = indexTree(view)
+    const layout = layoutTree(index)
+    const ms = performance.now() - t0
+    expect(layout.rows).toHaveLength(n)
+    expect(layout.rows.every((r) => r.depth === 0)).toBe(true)
+    expect(index.cursorPath.size).toBe(n)
+    expect(layoutTree(index, { filter: 'user' }).rows).toHaveLength(n / 2)
+    expect(ms).toBeLessThan(2_000)
+  })
+
+  it('lays out 5,000 nested forks (deep gutters) and clips the drawn gutter', () => {
+    // Each level: a fork point with two children; the first child forks again.
+    const nodes: TreeNode[] = []
+    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: '', message: { role: 'user', content: nodeId } })
+    nodes.push(mk('r', null))
+    let parent = 'r'
+    for (let i = 0; i < 5_000; i++) {
+      nodes.push(mk(`a${i}`, parent), mk(`b${i}`, parent))
+      parent = `a${i}`
+    }
+    const layout = layoutTree(indexTree({ sessionId: 's', cursor: null, activeBranch: 'main', nodes, branches: [] }))
+    expect(layout.rows).toHaveLength(10_001)
+    const deepest = layout.rows[layout.indexOf.get('a4999')!]!
+    expect(deepest.depth).toBe(5_000)
+    const drawn = gutter(deepest, 12)
+    expect(drawn.glyphs).toHaveLength(12)
+    expect(drawn.clipped).toBe(5_000 - 12)
+    expect(drawn.glyphs.at(-1)).toBe('tee')
+  })
+
+  it('treats nodes with a missing parent as roots and several roots as siblings', () => {
+    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '', branch: '', message: { role: 'user', content: nodeId } })
+    const layout = layoutTree(indexTree({ sessionId: 's', cursor: 'x', activeBranch: 'main', nodes: [mk('a', null), mk('b', 'a'), mk('x', 'gone')], branches: [] }))
+    expect(layout.rows.map((r) => [r.id, r.depth, r.branchStart])).toEqual([
+      ['a', 1, true],
+      ['b', 1, false],
+      ['x', 1, true],
+    ])
+  })
+})
+
+describe('filters and search', () => {
+  it('no-tools hides tool calls and tool-only requests; children hang off the nearest visible ancestor', () => {
+    const { view, ids } = sample()
+    const index = indexTree(view)
+    const layout = layoutTree(index, { filter: 'no-tools' })
+    expect(layout.indexOf.has(ids.call)).toBe(false)
+    const a2 = layout.rows[layout.indexOf.get(ids.a2)!]!
+    expect(a2.parentId).toBe(ids.u2)
+    expect(a2.elided).toBe(true)
+    expect(layout.shown).toBe(layout.total - 1)
+    const request: TreeNode = { nodeId: 'q', parentId: null, summary: 'read(…)', createdAt: '', branch: '', message: { role: 'assistant', content: '' }, content: [{ type: 'tool_call', id: 'x', name: 'read', arguments: {} }] }
+    expect(isToolRequest(request)).toBe(true)
+    expect(isToolRequest(index.byId.get(ids.a2)!)).toBe(false)
+  })
+
+  it('user shows typed prompts only (not injected ones); labeled shows labeled nodes', () => {
+    const { tree, ids } = sample()
+    value(tree.append(user('runtime context'), { origin: { source: 'session', injected: true } }))
+    const index = indexTree(tree.view())
+    expect(layoutTree(index, { filter: 'user' }).rows.map((r) => rowText(r.node))).toEqual(['first question', 'please read notes', 'third question', 'alternative question', 'another try'])
+    expect(layoutTree(index, { filter: 'labeled' }).rows.map((r) => r.id)).toEqual([ids.u4])
+  })
+
+  it('search matches text, tool arguments and results, labels and branch names, case-insensitively', () => {
+    const { view, ids } = sample()
+    const index = indexTree(view)
+    const ids_ = (query: string) => layoutTree(index, { query }).rows.map((r) => r.id)
+    expect(ids_('BANANA')).toEqual([ids.call, ids.a2])
+    expect(ids_('notes.txt')).toEqual([ids.call])
+    expect(ids_('  idea ')).toEqual([ids.u4])
+    expect(ids_('alt-b')).toEqual([ids.u5])
+    expect(layoutTree(index, { query: 'question', filter: 'user' }).rows).toHaveLength(3)
+    expect(ids_('no such text')).toEqual([])
+  })
+
+  it('highlights every occurrence', () => {
+    expect(highlight('Banana banana', 'ana')).toEqual([
+      { text: 'B', match: false },
+      { text: 'ana', match: true },
+      { text: 'na b', match: false },
+      { text: 'ana', match: true },
+      { text: 'na', match: false },
+    ])
+    expect(highlight('x', '')).toEqual([{ text: 'x', match: false }])
+  })
+})
+
+describe('virtual window', () => {
+  it('renders only the rows in view plus overscan', () => {
+    expect(visibleRange(0, 280, 28, 10_000, 8)).toEqual({ start: 0, end: 18 })
+    expect(visibleRange(28 * 5000, 280, 28, 10_000, 8)).toEqual({ start: 4992, end: 5018 })
+    expect(visibleRange(28 * 20_000, 280, 28, 10_000, 8)).toEqual({ start: 10_000, end: 10_000 })
+    expect(visibleRange(0, 280, 28, 0)).toEqual({ start: 0, end: 0 })
+  })
+
+  it('scrolls just enough to reveal a row', () => {
+    expect(scrollToReveal(0, 100, 280, 28)).toBe(0)
+    expect(scrollToReveal(20, 0, 280, 28)).toBe(21 * 28 - 280)
+    expect(scrollToReveal(5, 0, 280, 28)).toBe(0)
+  })
+
+  it('gives a branch a stable lane colour', () => {
+    expect(laneColor('main')).toBe(laneColor('main'))
+    expect(laneColor('')).toBe(-1)
+    expect(laneColor('alt')).toBeGreaterThanOrEqual(0)
+    expect(laneColor('alt')).toBeLessThan(8)
+  })
+})
+
+describe('keyboard', () => {
+  const { view, ids } = sample()
+  const index = indexTree(view)
+  const layout = layoutTree(index)
+  const key = (selected: string | null, k: string, extra: object = {}) => keyCommand(layout, selected, view.cursor, { key: k, ...extra }, 3)
+
+  it('arrows move, Home/End/PageUp/PageDown jump, ←/→ go to parent/first child', () => {
+    expect(key(ids.u1, 'ArrowDown')).toEqual({ kind: 'select', id: ids.a1 })
+    expect(key(ids.u1, 'ArrowUp')).toEqual({ kind: 'select', id: ids.u1 })
+    expect(key(ids.u5, 'ArrowDown')).toEqual({ kind: 'select', id: ids.u5 })
+    expect(key(null, 'ArrowDown')).toEqual({ kind: 'select', id: ids.u1 })
+    expect(key(ids.a2, 'Home')).toEqual({ kind: 'select', id: ids.u1 })
+    expect(key(ids.a2, 'End')).toEqual({ kind: 'select', id: ids.u5 })
+    expect(key(ids.u1, 'PageDown')).toEqual({ kind: 'select', id: ids.call })
+    expect(key(ids.u4, 'ArrowLeft')).toEqual({ kind: 'select', id: ids.a1 })
+    expect(key(ids.a1, 'ArrowRight')).toEqual({ kind: 'select', id: ids.u2 })
+    expect(key(ids.a3, 'ArrowRight')).toBeNull()
+  })
+
+  it('Enter jumps, f forks, l labels, s summarizes, / searches, [ ] and Alt+arrows go back/forward, c selects the cursor', () => {
+    expect(key(ids.a1, 'Enter')).toEqual({ kind: 'jump', id: ids.a1 })
+    expect(key(ids.a1, 'f')).toEqual({ kind: 'fork', id: ids.a1 })
+    expect(key(ids.a1, 'l')).toEqual({ kind: 'label', id: ids.a1 })
+    expect(key(ids.a4, 's')).toEqual({ kind: 'summarize', id: ids.a4 })
+    expect(key(ids.a1, '/')).toEqual({ kind: 'search' })
+    expect(key(ids.a1, '[')).toEqual({ kind: 'back' })
+    expect(key(ids.a1, ']')).toEqual({ kind: 'forward' })
+    expect(key(ids.a1, 'ArrowLeft', { altKey: true })).toEqual({ kind: 'back' })
+    expect(key(ids.a1, 'ArrowRight', { altKey: true })).toEqual({ kind: 'forward' })
+    expect(key(ids.u1, 'c')).toEqual({ kind: 'select', id: ids.a3 })
+    expect(key(ids.u1, 'Escape')).toEqual({ kind: 'escape' })
+  })
+
+  it('leaves other keys and modified keys to the browser', () => {
+    expect(key(ids.a1, 'x')).toBeNull()
+    expect(key(ids.a1, 'f', { ctrlKey: true })).toBeNull()
+    expect(key(ids.a1, 'ArrowDown', { metaKey: true })).toBeNull()
+    expect(key(null, 'Enter')).toBeNull()
+  })
+})
+
+describe('actions and validation', () => {
+  const { view, ids } = sample()
+  const index = indexTree(view)
+  const status = { canGoBack: true, canGoForward: false } as SessionStatus
+
+  it('offers only the actions valid for a node', () => {
+    expect(availableActions(index, ids.a3, status)).toEqual({ jump: false, fork: true, label: true, summarize: 'main', back: true, forward: false, export: true })
+    expect(availableActions(index, ids.a4, status)).toMatchObject({ jump: true, summarize: 'alt' })
+    expect(availableActions(index, null, undefined)).toEqual({ jump: false, fork: false, label: false, summarize: null, back: false, forward: false, export: true })
+    expect(availableActions(undefined, null, undefined).export).toBe(false)
+  })
+
+  it('validates branch names and labels as the tree does', () => {
+    expect(validateBranchName('  idea-2 ', index.branchNames)).toEqual({ value: 'idea-2' })
+    expect(validateBranchName('   ', index.branchNames)).toEqual({ problem: 'nameRequired' })
+    expect(validateBranchName('alt', index.branchNames)).toEqual({ problem: 'nameExists' })
+    expect(validateBranchName('x'.repeat(101), index.branchNames)).toEqual({ problem: 'nameTooLong' })
+    expect(validateBranchName('a\u0007b', index.branchNames)).toEqual({ problem: 'nameInvalid' })
+    expect(validateLabel(' keep ', ids.a1, index.labels)).toEqual({ value: 'keep' })
+    expect(validateLabel('', ids.a1, index.labels)).toEqual({ value: null })
+    expect(validateLabel('idea', ids.a1, index.labels)).toEqual({ problem: 'labelExists' })
+    expect(validateLabel('idea', ids.u4, index.labels)).toEqual({ value: 'idea' })
+    expect(validateLabel('y'.repeat(201), ids.a1, index.labels)).toEqual({ problem: 'labelTooLong' })
+    expect(suggestBranchName(new Set(['main', 'branch-2']))).toBe('branch-3')
+  })
+})
+
+describe('strings', () => {
+  it('ships the same keys in English and Chinese', () => {
+    expect(Object.keys(DICTIONARIES.zh).sort()).toEqual(Object.keys(DICTIONARIES.en).sort())
+    for (const [key, text] of Object.entries(DICTIONARIES.zh)) expect(text, key).toMatch(/\S/)
+  })
+
+  it('fills placeholders and picks singular or plural', () => {
+    const en = translator('en')
+    expect(en('status.nodes', { count: 1 })).toBe('1 node')
+    expect(en('status.nodes', { count: 3 })).toBe('3 nodes')
+    expect(en('search.count', { shown: 2, total: 9 })).toBe('2 of 9 nodes')
+    expect(en('notice.fork', { branch: 'x' })).toBe('Branch “x” created; the next prompt continues from here.')
+    expect(translator('zh')('status.nodes', { count: 1 })).toBe('1 个节点')
+    expect(translator('zh')('tab')).toBe('树')
+  })
+
+  it('follows the host locale, then the page, then the browser', () => {
+    expect(localeOf('zh-Hans-CN')).toBe('zh')
+    expect(localeOf('en_GB')).toBe('en')
+    expect(localeOf('fr')).toBeUndefined()
+    expect(resolveLocale({ getSnapshot: () => ({ active: 'zh' }), subscribe: () => () => {} })).toBe('zh')
+    expect(resolveLocale({ getSnapshot: () => ({ active: 'en' }), subscribe: () => () => {} })).toBe('en')
+  })
+})
