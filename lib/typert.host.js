@@ -3,6 +3,7 @@ import { z } from 'zod'
 
 const JsonValueRemoteCodec$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema))])
 const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])
+const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
@@ -125,7 +126,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -137,10 +138,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -208,9 +209,77 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
+  'nodeIds': z.array(z.string()).readonly(),
   'name': z.string().readonly(),
   'headId': z.string().readonly(),
-  'nodeIds': z.array(z.string()).readonly(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_outline_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'activeBranch': z.string().readonly(),
+  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
+  'nodes': z.array(z.object({
+  'branch': z.string().readonly(),
+  'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'nodeId': z.string().readonly(),
+  'parentId': z.union([z.literal(null), z.string()]).readonly(),
+  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
+  'summary': z.string().readonly(),
+  'createdAt': z.string().readonly(),
+  'message': z.union([z.undefined(), z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'content': z.union([z.undefined(), z.array(z.union([z.object({
+  'type': z.literal("text").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'type': z.literal("tool_call").readonly(),
+  'id': z.string().readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))]).readonly(),
+}), z.object({
+  'type': z.literal("tool_result").readonly(),
+  'toolCallId': z.string().readonly(),
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'type': z.literal("reasoning").readonly(),
+  'text': z.string().readonly(),
+})]))]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])).readonly()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'error': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])).readonly()]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'origin': z.union([z.undefined(), z.object({
+  'source': z.string().readonly(),
+  'seq': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'ref': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'sessionId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
+})).readonly(),
+  'branches': z.array(z.object({
+  'name': z.string().readonly(),
+  'headId': z.string().readonly(),
   'summary': z.union([z.undefined(), z.object({
   'branch': z.string().readonly(),
   'nodeId': z.string().readonly(),
@@ -302,7 +371,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":162,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":171,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -327,7 +396,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -372,7 +441,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":154,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -397,7 +466,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":168,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":177,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -432,7 +501,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":136,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -477,7 +546,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":176,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -505,6 +574,31 @@ export const TYPERT = {
       sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":102,"column":9},
     },
     {
+      id: 'dsh-session-tree#sessionTree/outline',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'outline',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/outline:agentId',
+            schema: dsh_session_tree_sessionTree_outline_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
+        schema: dsh_session_tree_sessionTree_outline_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":111,"column":9},
+    },
+    {
       id: 'dsh-session-tree#sessionTree/session',
       service: 'sessionTree',
       namespace: 'sessionTree',
@@ -527,7 +621,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":111,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -562,7 +656,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":186,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
     },
   ],
   model: {
@@ -590,6 +684,13 @@ export const TYPERT = {
             "signature": "@Remote async list(agentId: string): Promise<SessionTreeView>",
             "summary": "The whole tree: nodes, branches, cursor.",
             "jsDoc": "/** The whole tree: nodes, branches, cursor. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "outline",
+            "signature": "@Remote async outline(agentId: string): Promise<SessionTreeOutline>",
+            "summary": "The tree without branch paths (what a panel draws): nodes and branch heads.",
+            "jsDoc": "/** The tree without branch paths (what a panel draws): nodes and branch heads. No side effects. */"
           },
           {
             "kind": "method",
@@ -654,6 +755,10 @@ export const TYPERT = {
             "declaration": "export interface AppendOptions {\n    readonly nodeId?: string;\n    readonly parentId?: string | null;\n    readonly type?: TreeEntryType;\n    readonly branch?: string;\n    readonly summary?: string;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Record<string, JsonValue>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Record<string, JsonValue>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly createdAt?: string;\n}"
           },
           {
+            "name": "BranchOutline",
+            "declaration": "export interface BranchOutline {\n    readonly name: string;\n    readonly headId: string;\n    readonly summary?: BranchSummary;\n}"
+          },
+          {
             "name": "BranchSummarizer",
             "declaration": "export interface BranchSummarizer {\n    readonly model: string;\n    summarize(request: SummarizeRequest): Promise<string>;\n}"
           },
@@ -663,7 +768,7 @@ export const TYPERT = {
           },
           {
             "name": "BranchView",
-            "declaration": "export interface BranchView {\n    readonly name: string;\n    readonly headId: string;\n    readonly nodeIds: readonly string[];\n    readonly summary?: BranchSummary;\n}"
+            "declaration": "export interface BranchView extends BranchOutline {\n    readonly nodeIds: readonly string[];\n}"
           },
           {
             "name": "ContentPart",
@@ -747,7 +852,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionTree",
-            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    openToolCalls(nodeId: string | null): TreeResult<string[]>;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    switchBranch(branch: string): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: { readonly content: string; readonly isError?: boolean; readonly error?: string; readonly metadata?: Record<string, unknown>; }, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
+            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    outline(): SessionTreeOutline;\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    openToolCalls(nodeId: string | null): TreeResult<string[]>;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    switchBranch(branch: string): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: { readonly content: string; readonly isError?: boolean; readonly error?: string; readonly metadata?: Record<string, unknown>; }, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
           },
           {
             "name": "SessionTreeLogEntry",
@@ -756,6 +861,10 @@ export const TYPERT = {
           {
             "name": "SessionTreeOp",
             "declaration": "export type SessionTreeOp = { readonly op: 'append'; readonly node: TreeEntry; readonly branch?: string; } | { readonly op: 'attach'; readonly node: TreeEntry; } | { readonly op: 'jump'; readonly target: string | null; readonly record: boolean; } | { readonly op: 'fork'; readonly target: string; readonly branch: string; } | { readonly op: 'switch'; readonly branch: string; readonly record: boolean; } | { readonly op: 'label'; readonly nodeId: string; readonly label: string | null; } | { readonly op: 'select'; readonly nodeId: string | null; } | { readonly op: 'summary'; readonly summary: BranchSummary; } | { readonly op: 'back'; } | { readonly op: 'forward'; };"
+          },
+          {
+            "name": "SessionTreeOutline",
+            "declaration": "export interface SessionTreeOutline {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchOutline[];\n}"
           },
           {
             "name": "SessionTreeSessionInfo",

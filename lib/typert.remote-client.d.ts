@@ -2,7 +2,7 @@
 import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
-import type { BranchSummary, LinearExport, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
+import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
 import type { ForkResult, MoveResult, SessionStatus } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
@@ -14,6 +14,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     jump: (agentId: string, nodeId: string | null) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     list: (agentId: string) => Promise<SessionTreeView>
+    outline: (agentId: string) => Promise<SessionTreeOutline>
     session: (agentId: string) => Promise<SessionStatus>
     summarize: (agentId: string, branch: string) => Promise<BranchSummary>
   }
@@ -25,6 +26,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/jump': (agentId: string, nodeId: string | null) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     'sessionTree/list': (agentId: string) => Promise<SessionTreeView>
+    'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
     'sessionTree/session': (agentId: string) => Promise<SessionStatus>
     'sessionTree/summarize': (agentId: string, branch: string) => Promise<BranchSummary>
   }

@@ -3,6 +3,7 @@ import { z } from 'zod'
 
 const JsonValueRemoteCodec$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema))])
 const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])
+const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
@@ -125,7 +126,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -137,10 +138,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -208,9 +209,77 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
+  'nodeIds': z.array(z.string()).readonly(),
   'name': z.string().readonly(),
   'headId': z.string().readonly(),
-  'nodeIds': z.array(z.string()).readonly(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_outline_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'activeBranch': z.string().readonly(),
+  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
+  'nodes': z.array(z.object({
+  'branch': z.string().readonly(),
+  'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'nodeId': z.string().readonly(),
+  'parentId': z.union([z.literal(null), z.string()]).readonly(),
+  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
+  'summary': z.string().readonly(),
+  'createdAt': z.string().readonly(),
+  'message': z.union([z.undefined(), z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'content': z.union([z.undefined(), z.array(z.union([z.object({
+  'type': z.literal("text").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'type': z.literal("tool_call").readonly(),
+  'id': z.string().readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))]).readonly(),
+}), z.object({
+  'type': z.literal("tool_result").readonly(),
+  'toolCallId': z.string().readonly(),
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'type': z.literal("reasoning").readonly(),
+  'text': z.string().readonly(),
+})]))]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])).readonly()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'error': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])).readonly()]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'origin': z.union([z.undefined(), z.object({
+  'source': z.string().readonly(),
+  'seq': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'ref': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'sessionId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
+})).readonly(),
+  'branches': z.array(z.object({
+  'name': z.string().readonly(),
+  'headId': z.string().readonly(),
   'summary': z.union([z.undefined(), z.object({
   'branch': z.string().readonly(),
   'nodeId': z.string().readonly(),
@@ -299,7 +368,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":162,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":171,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -324,7 +393,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -369,7 +438,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":154,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -394,7 +463,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":168,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":177,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -429,7 +498,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":136,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -474,7 +543,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":176,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -502,6 +571,31 @@ export const TYPERT_REMOTE = {
       sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":102,"column":9},
     },
     {
+      id: 'dsh-session-tree#sessionTree/outline',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'outline',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/outline:agentId',
+            schema: dsh_session_tree_sessionTree_outline_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
+        schema: dsh_session_tree_sessionTree_outline_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":111,"column":9},
+    },
+    {
       id: 'dsh-session-tree#sessionTree/session',
       service: 'sessionTree',
       namespace: 'sessionTree',
@@ -524,7 +618,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":111,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -559,7 +653,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":186,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
     },
   ],
 }

@@ -12,7 +12,7 @@ import type {
   LinearExport,
   MoveResult,
   SessionStatus,
-  SessionTreeView,
+  SessionTreeOutline,
   TreeNode,
 } from '../types.ts'
 
@@ -21,7 +21,7 @@ export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok
 
 /** The `sessionTree` namespace of `ctx.remote` (the generated client). */
 export interface TreeRemote {
-  list(agentId: string): Promise<Result<SessionTreeView>>
+  outline(agentId: string): Promise<Result<SessionTreeOutline>>
   session(agentId: string): Promise<Result<SessionStatus>>
   export(agentId: string): Promise<Result<LinearExport>>
   jump(agentId: string, nodeId: string | null): Promise<Result<MoveResult>>
@@ -50,7 +50,7 @@ export type Notice =
 export interface PanelState {
   /** `loading` until the first tree (or error) arrives. */
   readonly phase: 'loading' | 'ready' | 'error'
-  readonly view?: SessionTreeView
+  readonly view?: SessionTreeOutline
   readonly status?: SessionStatus
   /** Why loading failed (phase `error`), or why the last refresh failed while an older tree is shown. */
   readonly error?: PanelError
@@ -216,9 +216,9 @@ export class TreeController {
       this.fail(errorOf(reason))
       return
     }
-    const fetchList = (): Promise<Result<SessionTreeView>> => {
+    const fetchList = (): Promise<Result<SessionTreeOutline>> => {
       if (this.marks) performance.mark('session-tree:list-start')
-      return remote.list(this.agentId).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
+      return remote.outline(this.agentId).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
     }
     // With no tree yet (or after an action) both are needed: ask for them together.
     const eager = force || !this.state.view ? fetchList() : undefined

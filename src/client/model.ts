@@ -1,6 +1,6 @@
 /**
  * The panel's view model, pure and framework-free: an index over one
- * `SessionTreeView`, the filters and search of Pi's `/tree`, and the row
+ * `SessionTreeOutline`, the filters and search of Pi's `/tree`, and the row
  * layout (lanes, fork points, the cursor's path). Everything here is
  * iterative: a 100,000-deep linear chain lays out without recursion, and a
  * 10,000-node tree lays out in a few milliseconds.
@@ -11,7 +11,7 @@
  * the last), in creation order. A filtered-out node hands its children to its
  * nearest visible ancestor, so the shape of what remains is kept.
  */
-import type { ContentPart, SessionTreeView, TreeNode } from '../types.ts'
+import type { ContentPart, SessionTreeOutline, TreeNode } from '../types.ts'
 
 /** Pi-style filters. */
 export type FilterMode = 'all' | 'no-tools' | 'user' | 'labeled'
@@ -22,7 +22,7 @@ export type RowKind = 'user' | 'assistant' | 'system' | 'tool' | 'plugin' | 'mod
 
 /** Read-only index over one tree view; built once per fetched `list`. */
 export interface TreeIndex {
-  readonly view: SessionTreeView
+  readonly view: SessionTreeOutline
   readonly byId: ReadonlyMap<string, TreeNode>
   /** Node ids parents-first (a node after its parent), in creation order otherwise. */
   readonly order: readonly string[]
@@ -40,7 +40,7 @@ export interface TreeIndex {
 }
 
 /** Build the index. Nodes whose parent is not in the view count as roots. */
-export function indexTree(view: SessionTreeView): TreeIndex {
+export function indexTree(view: SessionTreeOutline): TreeIndex {
   const byId = new Map<string, TreeNode>()
   for (const node of view.nodes) if (!byId.has(node.nodeId)) byId.set(node.nodeId, node)
   const children = new Map<string | null, string[]>()

@@ -18,7 +18,7 @@ import { Remote, TypertLookupFailure, TypertRemoteService } from '@deepseek-ai/d
 import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
 import { sessionTreeStore, type SessionTreeStore } from '../tree/store.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, ForkView, LinearExport, SessionTreeView, TreeNode } from '../tree/types.ts'
+import type { BranchSummary, ForkView, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../tree/types.ts'
 import { TreeSync, type TreeSessionState } from '../harness/sync.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
 import { StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload, type SwitchReport } from '../surface/stock.ts'
@@ -103,6 +103,15 @@ export class SessionTreeService extends TypertRemoteService {
     return this.run(() => {
       const found = this.resolveLoaded(agentId)
       return found.ok ? ok(found.value.state.projector.tree.view()) : found
+    })
+  }
+
+  /** The tree without branch paths (what a panel draws): nodes and branch heads. No side effects. */
+  @Remote
+  async outline(agentId: string): Promise<SessionTreeOutline> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      return found.ok ? ok(found.value.state.projector.tree.outline()) : found
     })
   }
 

@@ -46,6 +46,7 @@ import {
   type SessionTreeLogEntry,
   type SessionTreeOp,
   type SessionTreeSessionInfo,
+  type SessionTreeOutline,
   type SessionTreeSnapshot,
   type SessionTreeView,
   type TreeEntry,
@@ -361,6 +362,24 @@ export class SessionTree {
   /** Navigation history (copies). */
   navigation(): { back: TreePosition[]; forward: TreePosition[] } {
     return { back: [...this.state.back], forward: [...this.state.forward] }
+  }
+
+  /** Every node and where each branch ends (no branch paths): O(nodes + branches). */
+  outline(): SessionTreeOutline {
+    return {
+      sessionId: this.sessionId,
+      cursor: this.cursor,
+      activeBranch: this.state.active,
+      selectedNodeId: this.selectedNode,
+      branchHeads: this.headRecord(),
+      nodes: this.list(),
+      branches: this.branchOrder().flatMap((name) => {
+        const head = this.state.heads.get(name)
+        if (!head) return []
+        const summary = this.state.summaries.get(name)
+        return [summary ? { name, headId: head.entry.nodeId, summary } : { name, headId: head.entry.nodeId }]
+      }),
+    }
   }
 
   /** Labeled nodes in creation order; with `text`, the node carrying exactly that label. */

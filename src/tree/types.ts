@@ -153,13 +153,17 @@ export interface TreeNode extends TreeEntry {
 }
 
 /** A named branch: a movable pointer to its head node. */
-export interface BranchView {
+export interface BranchOutline {
   readonly name: string
   readonly headId: string
-  /** Root-to-head path of the branch. */
-  readonly nodeIds: readonly string[]
   /** Set when the branch was summarized. */
   readonly summary?: BranchSummary
+}
+
+/** A branch with its whole root-to-head path (the seed contract's `list`). */
+export interface BranchView extends BranchOutline {
+  /** Root-to-head path of the branch. */
+  readonly nodeIds: readonly string[]
 }
 
 /** A digest of one branch, with a pointer back to the full data (nothing is dropped). */
@@ -184,6 +188,21 @@ export interface SessionTreeView {
   readonly branchHeads?: Readonly<Record<string, string>>
   readonly nodes: readonly TreeNode[]
   readonly branches: readonly BranchView[]
+}
+
+/**
+ * The tree without the branch paths: every node and where each branch ends.
+ * What a panel needs, at O(nodes + branches) — `list` repeats each branch's
+ * whole path, O(branches × depth).
+ */
+export interface SessionTreeOutline {
+  readonly sessionId: string
+  readonly cursor: string | null
+  readonly activeBranch: string
+  readonly selectedNodeId?: string | null
+  readonly branchHeads?: Readonly<Record<string, string>>
+  readonly nodes: readonly TreeNode[]
+  readonly branches: readonly BranchOutline[]
 }
 
 /** Result of a cursor move: the new cursor and the messages the model would read. */

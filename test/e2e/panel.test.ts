@@ -24,7 +24,7 @@ import path from 'node:path'
 import { build } from 'esbuild'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
+import type { SessionStatus, SessionTreeOutline, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { DEMO_FORK_PROMPT, DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
 import { realBigView } from '../unit/client-fixtures.ts'
@@ -319,7 +319,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       await bench.addScriptTag({ content: hostModules.outputFiles[0]!.text })
       await bench.addScriptTag({ content: 'window.__ModuleLoader__ = { load: (r) => { window.__registration = r } }' })
       await bench.addScriptTag({ content: bundle })
-      const measure = async (label: string, view: SessionTreeView | { chain: number }) => {
+      const measure = async (label: string, view: SessionTreeOutline | { chain: number }) => {
         // A page-side stand-in for the host: slots, and a remote namespace that validates every
         // result with the generated zod schemas, exactly as the real client does.
         const arg = { label, json: 'chain' in view ? '' : JSON.stringify(view), chain: 'chain' in view ? view.chain : 0 }
@@ -328,7 +328,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
           const given: any = json ? JSON.parse(json) : { chain }
           // A long linear chain is generated here rather than shipped over the protocol.
           const view: any = 'chain' in given
-            ? { sessionId: label, cursor: `c${given.chain - 1}`, activeBranch: 'main', branches: [{ name: 'main', headId: `c${given.chain - 1}`, nodeIds: [] }], nodes: Array.from({ length: given.chain }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, summary: `message ${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } })) }
+            ? { sessionId: label, cursor: `c${given.chain - 1}`, activeBranch: 'main', branches: [{ name: 'main', headId: `c${given.chain - 1}` }], nodes: Array.from({ length: given.chain }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, summary: `message ${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } })) }
             : given
           const wire = json || JSON.stringify(view)
           const exports = w.__registration.factory(w.__hostRequire)
@@ -337,7 +337,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
           const handlers: Record<string, (...args: any[]) => unknown> = {
             session: () => ({ sessionId: view.sessionId, nodeCount: view.nodes.length, messageCount: view.nodes.length, branchCount: view.branches.length, cursor: view.cursor, activeBranch: view.activeBranch, currentPathLength: 1, snapshotVersion: 1, revision: 'r1', surfaceMode: 'stock', surfaceNote: 'bench', quarantine: [], sidecarWarnings: [] }),
             // As off the wire: the JSON text is parsed inside the call, then validated.
-            list: () => JSON.parse(wire),
+            outline: () => JSON.parse(wire),
           }
           const ctx: any = {
             effect: (fn: () => unknown) => fn(),
@@ -393,9 +393,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       const firstPaints = runs.map((r) => r.firstPaintMs!)
       const sorted = [...firstPaints].sort((a, b) => a - b)
       const renders = runs.map((r) => r.renderMs!).sort((a, b) => a - b)
-      perf.tenThousand = { nodes: big.nodes.length, branches: big.branches.length, branchPathIds: big.branches.reduce((sum, b) => sum + b.nodeIds.length, 0), listJsonBytes: JSON.stringify(big).length, runs, bestFirstPaintMs: sorted[0], medianFirstPaintMs: sorted[3], medianRenderMs: renders[3], budgetMs: FIRST_PAINT_BUDGET_MS }
+      perf.tenThousand = { nodes: big.nodes.length, branches: big.branches.length, outlineJsonBytes: JSON.stringify(big).length, runs, bestFirstPaintMs: sorted[0], medianFirstPaintMs: sorted[3], medianRenderMs: renders[3], budgetMs: FIRST_PAINT_BUDGET_MS }
       perf.hundredThousandDeepChain = chain
-      perf.tenThousandForkHeavy = { branches: heavyView.branches.length, branchPathIds: heavyView.branches.reduce((sum, b) => sum + b.nodeIds.length, 0), listJsonBytes: JSON.stringify(heavyView).length, ...heavy }
+      perf.tenThousandForkHeavy = { branches: heavyView.branches.length, outlineJsonBytes: JSON.stringify(heavyView).length, ...heavy }
       expect(heavy.count).toBe('10000 of 10000 nodes')
       for (const run of runs) {
         expect(run.count).toBe('10000 of 10000 nodes')

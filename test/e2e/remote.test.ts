@@ -29,7 +29,7 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { z } from 'zod'
 import { SEED_001 } from '../support/seed-001.ts'
-import type { BranchSummary, LinearExport, SessionTreeView, TreeNode } from '../../src/tree/types.ts'
+import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../../src/tree/types.ts'
 import type { ForkResult, MoveResult, SessionStatus } from '../../src/service/wire.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { artifactDir, saveArtifact } from './support/artifacts.ts'
@@ -67,7 +67,7 @@ interface RemoteModule {
   readonly TYPERT_REMOTE: { readonly package: string; readonly descriptors: readonly Descriptor[] }
 }
 
-const METHODS = ['list', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize'] as const
+const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize'] as const
 type Method = (typeof METHODS)[number]
 
 // ------------------------------------------------------ seed 001's contract
@@ -361,6 +361,9 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     const export1 = await time('reads', () => callOk<LinearExport>('export', { agentId: sessionId }))
     const export2 = await time('reads', () => callOk<LinearExport>('export', { agentId: sessionId }))
     expect(export2).toEqual(export1)
+    // The outline is the list without branch paths.
+    const outline = await time('reads', () => callOk<SessionTreeOutline>('outline', { agentId: sessionId }))
+    expect(outline).toEqual({ ...view1, branches: view1.branches.map(({ nodeIds: _paths, ...branch }) => branch) })
     readOnly = { list: view1, session: status1, export: export1 }
     saveArtifact(artifacts, 'read-only.json', readOnly)
 
@@ -388,6 +391,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       const ghost = 'session-does-not-exist'
       const ghostArgs: Record<Method, Record<string, unknown>> = {
         list: { agentId: ghost },
+        outline: { agentId: ghost },
         session: { agentId: ghost },
         export: { agentId: ghost },
         jump: { agentId: ghost, nodeId: a1 },

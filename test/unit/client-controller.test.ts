@@ -30,9 +30,9 @@ function fakeRemote(tree: SessionTree) {
       const status: SessionStatus = { ...tree.info(), surfaceMode: 'stock', surfaceNote: 'note', revision: `1:${tree.logSeq}`, quarantine: [], sidecarWarnings: [] }
       return { ok: true, value: status }
     },
-    async list() {
-      calls.push('list')
-      return { ok: true, value: tree.view() }
+    async outline() {
+      calls.push('outline')
+      return { ok: true, value: tree.outline() }
     },
     async export() {
       calls.push('export')
@@ -97,13 +97,13 @@ describe('TreeController', () => {
     expect(controller.getSnapshot()).toMatchObject({ phase: 'ready', generation: 1 })
     expect(controller.getSnapshot().view?.nodes).toHaveLength(4)
     // The first load asks for both at once; later polls ask for `session` only.
-    expect([...fake.calls].sort()).toEqual(['list', 'session'])
+    expect([...fake.calls].sort()).toEqual(['outline', 'session'])
     await vi.advanceTimersByTimeAsync(3000)
     expect(fake.calls.slice(2)).toEqual(['session', 'session', 'session'])
     const before = controller.getSnapshot()
     tree.append(user('q3'))
     await vi.advanceTimersByTimeAsync(1000)
-    expect(fake.calls.slice(-2)).toEqual(['session', 'list'])
+    expect(fake.calls.slice(-2)).toEqual(['session', 'outline'])
     expect(controller.getSnapshot().view?.nodes).toHaveLength(5)
     expect(controller.getSnapshot().generation).toBe(before.generation + 1)
     expect(controller.getSnapshot().view?.cursor).not.toBe(ids[3])
@@ -173,7 +173,7 @@ describe('TreeController', () => {
     expect(await controller.summarize('alt')).toBe(true)
     const exported = await controller.exportLinear()
     expect(exported?.sessionId).toBe('s')
-    expect(fake.calls.filter((c) => !['session', 'list'].includes(c))).toEqual([`jump:${ids[1]}`, `fork:${ids[1]}:alt`, `fork:${ids[1]}:alt`, `label:${ids[0]}:start`, 'back', 'forward', 'summarize:alt', 'export'])
+    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([`jump:${ids[1]}`, `fork:${ids[1]}:alt`, `fork:${ids[1]}:alt`, `label:${ids[0]}:start`, 'back', 'forward', 'summarize:alt', 'export'])
     controller.dispose()
   })
 

@@ -5,7 +5,7 @@
  */
 import { SessionTree, type LlmMessage, type TreeResult } from '../../src/tree/index.ts'
 import type { Result, TreeRemote } from '../../src/client/controller.ts'
-import type { MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
+import type { MoveResult, SessionStatus, SessionTreeOutline } from '../../src/types.ts'
 
 export const user = (content: string): LlmMessage => ({ role: 'user', content })
 export const assistant = (content: string): LlmMessage => ({ role: 'assistant', content })
@@ -47,7 +47,7 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
     r.ok ? { ok: true, value: { cursor: tree.cursor, messages: tree.messages(), branch: tree.activeBranch, mode: 'stock', switch: { appendedEvents: 7, copies: 0, shadowed: 1, noop: false } } } : wrap(r as TreeResult<never>)
   ;(fake as { remote: TreeRemote }).remote = {
     session: () => guard('session', () => ({ ok: true, value: { ...tree.info(), surfaceMode: 'stock', surfaceNote: 'Jumps rewrite the model history.', revision: `1:${tree.logSeq}`, quarantine: [], sidecarWarnings: [], ...fake.status } as SessionStatus })),
-    list: () => guard('list', () => ({ ok: true, value: tree.view() })),
+    outline: () => guard('outline', () => ({ ok: true, value: tree.outline() })),
     export: () => guard('export', () => wrap(tree.linearExport())),
     jump: (_a, nodeId) => guard('jump', () => move(tree.jump(nodeId))),
     fork: (_a, nodeId, branch) =>
@@ -82,7 +82,7 @@ export function smallTree(): { tree: SessionTree; ids: Record<'q1' | 'a1' | 'q2'
  * result, an answer) and `sides` side branches of six nodes spread along it
  * (default: 15% of the nodes).
  */
-export function realBigView(n: number, sides: number = Math.floor((n * 0.15) / 6)): SessionTreeView {
+export function realBigView(n: number, sides: number = Math.floor((n * 0.15) / 6)): SessionTreeOutline {
   const tree = new SessionTree('big')
   const mainLength = n - sides * 6
   const every = Math.max(1, Math.floor(mainLength / Math.max(1, sides)))
@@ -105,5 +105,5 @@ export function realBigView(n: number, sides: number = Math.floor((n * 0.15) / 6
     for (let k = 0; k < 6; k++) value(tree.append(k % 2 === 0 ? user(`side question ${branch + 1}.${k}`) : assistant(`side answer ${branch + 1}.${k}`)))
   })
   value(tree.jump(head))
-  return tree.view()
+  return tree.outline()
 }

@@ -5,7 +5,7 @@
  * input validation, and the two dictionaries.
  */
 import { describe, expect, it } from 'vitest'
-import { SessionTree, type LlmMessage, type SessionTreeView, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
+import { SessionTree, type LlmMessage, type SessionTreeOutline, type SessionTreeView, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
 import {
   gutter,
   highlight,
@@ -116,7 +116,7 @@ describe('layout', () => {
     for (let i = 0; i < n; i++) {
       nodes.push({ nodeId: `n${i}`, parentId: i === 0 ? null : `n${i - 1}`, summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` } })
     }
-    const view: SessionTreeView = { sessionId: 's', cursor: `n${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `n${n - 1}`, nodeIds: [] }] }
+    const view: SessionTreeOutline = { sessionId: 's', cursor: `n${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `n${n - 1}` }] }
     const t0 = performance.now()
     const index = indexTree(view)
     const layout = layoutTree(index)
@@ -125,7 +125,8 @@ describe('layout', () => {
     expect(layout.rows.every((r) => r.depth === 0)).toBe(true)
     expect(index.cursorPath.size).toBe(n)
     expect(layoutTree(index, { filter: 'user' }).rows).toHaveLength(n / 2)
-    expect(ms).toBeLessThan(2_000)
+    // Linear, not quadratic (the 300 ms first-paint budget is measured in a real browser: test/e2e/panel.test.ts).
+    expect(ms).toBeLessThan(20_000)
   })
 
   it('lays out 5,000 nested forks (deep gutters) and clips the drawn gutter', () => {

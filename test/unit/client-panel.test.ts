@@ -110,7 +110,7 @@ describe('TreePanel', () => {
     const remote: TreeRemote = {
       ...fakeRemote(smallTree().tree).remote,
       session: async () => ({ ok: true, value: { sessionId: 'big', nodeCount: 10_000, messageCount: 0, branchCount: view.branches.length, cursor: view.cursor, activeBranch: 'main', currentPathLength: 0, snapshotVersion: 1, revision: 'r1', surfaceMode: 'stock' } }),
-      list: async () => ({ ok: true, value: view }),
+      outline: async () => ({ ok: true, value: view }),
     }
     // jsdom has no layout: give the tree a viewport of 20 rows.
     Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 560 })
@@ -138,7 +138,7 @@ describe('TreePanel', () => {
     await press(list, 'ArrowDown')
     expect(rowOf(el, ids.a1).getAttribute('aria-selected')).toBe('true')
     // Selecting previews without side effects.
-    expect(fake.calls.filter((c) => !['session', 'list'].includes(c))).toEqual([])
+    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([])
     expect(el.querySelector('[data-testid="session-tree-preview-text"]')!.textContent).toBe('first answer')
     // Enter jumps; the tree then shows the new cursor.
     await press(list, 'Enter')
@@ -317,7 +317,7 @@ describe('client entry', () => {
     expect((registered[0]!.label as () => string)()).toBe('Tree')
     const contribution = mounted[0] as { package: string; descriptors: Array<{ id: string }> }
     expect(contribution.package).toBe('dsh-session-tree')
-    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'export', 'fork', 'forward', 'jump', 'label', 'list', 'session', 'summarize'].map((m) => `dsh-session-tree#sessionTree/${m}`))
+    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'export', 'fork', 'forward', 'jump', 'label', 'list', 'outline', 'session', 'summarize'].map((m) => `dsh-session-tree#sessionTree/${m}`))
     const injected = registered[0]!.inject!('s') as { tree: TreeController }
     expect(injected.tree).toBe((registered[0]!.inject!('s') as { tree: TreeController }).tree)
     await injected.tree.refresh()

@@ -97,6 +97,7 @@ function paramSchema(method: string, wire: string): z.ZodType {
 /** The methods and their wire args, in order: seed 001's four plus ours. */
 const WIRE = {
   list: ['agentId'],
+  outline: ['agentId'],
   session: ['agentId'],
   export: ['agentId'],
   jump: ['agentId', 'nodeId'],
@@ -112,6 +113,7 @@ const METHODS = Object.keys(WIRE) as Method[]
 /** Required (non-optional) top-level fields of each result type, read off src/tree/types.ts and src/service/wire.ts. */
 const REQUIRED: Record<Method, readonly string[]> = {
   list: ['sessionId', 'cursor', 'activeBranch', 'nodes', 'branches'],
+  outline: ['sessionId', 'cursor', 'activeBranch', 'nodes', 'branches'],
   session: ['sessionId', 'nodeCount', 'messageCount', 'branchCount', 'cursor', 'activeBranch', 'currentPathLength', 'snapshotVersion'],
   export: ['sessionId', 'messages', 'branches'],
   jump: ['cursor', 'messages', 'mode'],
@@ -212,6 +214,7 @@ beforeAll(async () => {
   const first = record('list', await service.list(id))
   const a1 = first.nodes.find((n) => n.summary === 'a1')!.nodeId
   const q2 = first.nodes.find((n) => n.summary === 'q2')!.nodeId
+  record('outline', await service.outline(id))
   record('session', await service.session(id))
   record('export', await service.export(id))
   record('jump', await service.jump(id, a1))
@@ -224,6 +227,7 @@ beforeAll(async () => {
   record('label', await service.label(id, q2, null))
   record('jump', await service.jump(id, q2))
   record('list', await service.list(id))
+  record('outline', await service.outline(id))
   record('session', await service.session(id))
   record('export', await service.export(id))
 })
