@@ -747,6 +747,13 @@ export const TYPERT = {
             "signature": "@Remote async summarize(agentId: string, branch: string): Promise<BranchSummary>",
             "summary": "Summarize a branch (extractive by default; never fails for an existing branch).",
             "jsDoc": "/** Summarize a branch (extractive by default; never fails for an existing branch). */"
+          },
+          {
+            "kind": "method",
+            "name": "moveWithinStep",
+            "signature": "async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>>",
+            "summary": "A move the agent's model makes with a tool, from inside its running step (stock mode): the tree moves and the history switches at once, within the step that issued `callId`; the next request of the same turn holds the selected path, then that call and its result.",
+            "jsDoc": "/**\n * A move the agent's model makes with a tool, from inside its running step\n * (stock mode): the tree moves and the history switches at once, within the\n * step that issued `callId`; the next request of the same turn holds the\n * selected path, then that call and its result. Not a remote method.\n */"
           }
         ],
         "types": [
@@ -933,6 +940,10 @@ export const TYPERT = {
           {
             "name": "TreeError",
             "declaration": "export interface TreeError {\n    readonly code: ErrorCode;\n    readonly message: string;\n    readonly details?: { readonly [key: string]: unknown; };\n}"
+          },
+          {
+            "name": "TreeMove",
+            "declaration": "export type TreeMove = { readonly kind: 'jump'; readonly nodeId: string | null; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
           },
           {
             "name": "TreeNode",

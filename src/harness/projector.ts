@@ -62,6 +62,8 @@ export class SessionProjector {
   private readonly usage = new Map<string, number>()
   private readonly surface: SurfaceEntry[] = []
   private readonly nodeOfSeq = new Map<number, string>()
+  /** Event type of each seq in `nodeOfSeq` that is a surface original (copies must match it). */
+  private readonly typeOfSeq = new Map<number, string>()
   private readonly sources = new Map<string, NodeSource>()
   private readonly pendingCalls = new Map<string, string>()
   private tipNode: string | null = null
@@ -284,8 +286,40 @@ export class SessionProjector {
         return this.switchCopy(event, op)
       }
     }
+    // A switch made inside a running step (a model's own move) has no maintenance turn:
+    // its copies are known by provenance alone.
+    if (this.isCopy(event, op)) return this.switchCopy(event, op)
     if (op === 'append') return this.appendEvent(event)
+    if (this.isRewind(event, op)) return this.switchCopy(event, op)
     return this.replaceEvent(event, op)
+  }
+
+  /**
+   * A copy cites exactly one original of its own type that is in the tree
+   * (plus, for a replacement, the entries it shadows). Harness events never
+   * look like that: a result cites its call, an answer cites stream chunks, a
+   * compaction cites only what it shadows.
+   */
+  private isCopy(event: Event, op: 'append' | { start: number; end: number }): boolean {
+    const cited = Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs : []
+    let originals = cited
+    if (op !== 'append') {
+      const from = this.surface.findIndex((entry) => entry.seq === op.start)
+      const to = this.surface.findIndex((entry) => entry.seq === op.end)
+      if (from === -1 || to < from) return false
+      const shadowed = new Set(this.surface.slice(from, to + 1).map((entry) => entry.seq))
+      originals = cited.filter((seq) => !shadowed.has(seq as number))
+    }
+    const original = originals[0]
+    return originals.length === 1 && typeof original === 'number' && this.typeOfSeq.get(original) === event.type && this.nodeOfSeq.has(original)
+  }
+
+  /** An empty assistant message shadowing the tail of the surface: the history went back (a rewind). */
+  private isRewind(event: Event, op: { start: number; end: number }): boolean {
+    if (event.type !== 'assistant/message' || op.end !== this.surface.at(-1)?.seq) return false
+    const data = event.data
+    const message = isRecord(data) ? data.message : undefined
+    return isRecord(message) && Array.isArray(message.content) && message.content.length === 0
   }
 
   private appendEvent(event: Event): void {
@@ -331,6 +365,7 @@ export class SessionProjector {
         })
         this.surface[this.surface.length - 1] = { ...entry, node }
         this.sources.set(node, { kind: 'message', seq: event.seq })
+        this.rehomeCalls(event, flat.parts)
         return
       }
       case 'tool/result': {
@@ -355,6 +390,7 @@ export class SessionProjector {
           if (source?.kind === 'tool') this.sources.set(callNode, { ...source, resultSeq: event.seq })
           this.surface[this.surface.length - 1] = { ...entry, node: callNode }
           this.nodeOfSeq.set(event.seq, callNode)
+          this.typeOfSeq.set(event.seq, event.type)
           return
         }
         // A result whose call is not in the tree stands alone.
@@ -420,6 +456,28 @@ export class SessionProjector {
     this.sources.set(node, { kind: 'message', seq: event.seq })
   }
 
+  /**
+   * An assistant message that issues a call still waiting for its result
+   * (a model's own move re-stated its in-flight message on the selected path):
+   * the call continues here, so its result lands on the path the model reads.
+   */
+  private rehomeCalls(event: Event, parts: ReturnType<typeof flattenContent>['parts']): void {
+    let index = 0
+    for (const part of parts) {
+      if (part.type !== 'tool_call') continue
+      const pending = this.pendingCalls.get(part.id)
+      const source = pending === undefined ? undefined : this.sources.get(pending)
+      if (source?.kind !== 'tool') continue
+      const node = this.place(event, null, {
+        type: 'tool_call',
+        content: [{ type: 'tool_call', id: part.id, name: part.name, arguments: part.arguments }],
+        origin: origin(event.seq, part.id, 'tool', false),
+      }, `${nodeIdForSeq(event.seq)}.${++index}`)
+      this.pendingCalls.set(part.id, node)
+      this.sources.set(node, { kind: 'tool', callSeq: source.callSeq, resultSeq: undefined })
+    }
+  }
+
   private toolCall(event: Event): void {
     if (this.switching && this.openTurn === this.switching.turn) return // a switch's copy of a call
     const data = event.data
@@ -474,8 +532,9 @@ export class SessionProjector {
       replaces?: string[]
       error?: string
     },
+    explicitId?: string,
   ): string {
-    const nodeId = nodeIdForSeq(event.seq)
+    const nodeId = explicitId ?? nodeIdForSeq(event.seq)
     const parentId = this.adoptions
       ? this.adoptions.get(nodeId) ?? this.tipNode
       : this.cursorFollowsTip() ? this.tree.cursor : this.tipNode
@@ -489,7 +548,10 @@ export class SessionProjector {
     })
     if (!appended.ok) throw new MalformedEvent(appended.error.message)
     this.tipNode = nodeId
-    this.nodeOfSeq.set(event.seq, nodeId)
+    if (explicitId === undefined) {
+      this.nodeOfSeq.set(event.seq, nodeId)
+      this.typeOfSeq.set(event.seq, event.type)
+    }
     return nodeId
   }
 

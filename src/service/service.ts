@@ -25,7 +25,7 @@ import { StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, 
 import { hasNativeSurface, SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
 import { nativeSwitch } from '../surface/native.ts'
 import { extractiveSummarizer } from './summarizer.ts'
-import type { ForkResult, MoveResult, SessionStatus, SurfaceMode } from './wire.ts'
+import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } from './wire.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -200,6 +200,29 @@ export class SessionTreeService extends TypertRemoteService {
     })
   }
 
+  /**
+   * A move the agent's model makes with a tool, from inside its running step
+   * (stock mode): the tree moves and the history switches at once, within the
+   * step that issued `callId`; the next request of the same turn holds the
+   * selected path, then that call and its result. Not a remote method.
+   */
+  async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>> {
+    try {
+      switch (move.kind) {
+        case 'jump':
+          return await this.move(sessionId, move.nodeId, (tree, target) => tree.jump(target ?? null), undefined, callId)
+        case 'fork':
+          return await this.move(sessionId, move.nodeId, (tree, target) => tree.fork(target!, move.branch), move.branch, callId)
+        case 'back':
+          return await this.move(sessionId, undefined, (tree) => tree.back(), undefined, callId)
+        case 'forward':
+          return await this.move(sessionId, undefined, (tree) => tree.forward(), undefined, callId)
+      }
+    } catch (error) {
+      return fail('INTERNAL', error instanceof Error ? error.message : String(error))
+    }
+  }
+
   // -------------------------------------------------------------- internals
 
   /**
@@ -212,10 +235,14 @@ export class SessionTreeService extends TypertRemoteService {
     nodeId: string | null | undefined,
     operation: (tree: SessionTree, target: string | null | undefined) => TreeResult<unknown>,
     branch?: string,
+    withinCall?: string,
   ): Promise<TreeResult<MoveResult>> {
-    const found = await this.resolveLive(agentId)
+    const found = withinCall === undefined ? await this.resolveLive(agentId) : this.resolveLoaded(agentId)
     if (!found.ok) return found
     const { session, agent, state, mode } = found.value
+    if (withinCall !== undefined && mode !== 'stock') {
+      return fail('SURFACE_UNAVAILABLE', `a move inside a running step needs stock mode (this session is in ${mode} mode)`, { mode })
+    }
     const tree = state.projector.tree
     let target = nodeId
     let snappedFrom: string | undefined
@@ -228,24 +255,36 @@ export class SessionTreeService extends TypertRemoteService {
         target = cut.value
       }
     }
-    if (mode !== 'projection' && agent && (agent.status !== 'idle' || agent.inbox.nextTurn.length > 0)) {
+    if (withinCall === undefined && mode !== 'projection' && agent && (agent.status !== 'idle' || agent.inbox.nextTurn.length > 0)) {
       return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId, status: agent.status })
     }
     return this.sync.mutateAsync(session.id, async (live) => {
       const mark = live.checkpoint()
       const moved = operation(live, target)
       if (!moved.ok) return moved
-      const destination = live.cursor
+      let destination = live.cursor
       if (mode !== 'projection' && nodeId === undefined) {
-        // back/forward land on recorded positions; they too must be complete cut points.
+        // back/forward land on recorded positions; the history ends at the nearest complete point.
         const cut = live.completeCutPoint(destination)
-        if (!cut.ok || cut.value !== destination) {
+        if (!cut.ok) {
           live.rollback(mark)
-          return cut.ok ? fail('INVALID_CUT_POINT', `node ${destination} is inside a tool exchange`, { nodeId: destination }) : cut
+          return cut
+        }
+        if (cut.value !== destination) {
+          snappedFrom = destination ?? undefined
+          live.jump(cut.value, { record: false })
+          destination = cut.value
         }
       }
       let report: Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'> | undefined
-      if (mode === 'stock' && agent) {
+      if (withinCall !== undefined) {
+        const switched = this.switcher.switchWithinStep(session, destination, withinCall)
+        if (!switched.ok) {
+          live.rollback(mark)
+          return switched
+        }
+        report = { ...switched.value, noop: false }
+      } else if (mode === 'stock' && agent) {
         const switched = await this.switcher.switch(agent, destination, branch)
         if (!switched.ok) {
           live.rollback(mark)
@@ -265,9 +304,10 @@ export class SessionTreeService extends TypertRemoteService {
         if (!selected.value.noop) await this.ctx.sessions.flush(session as never)
         report = { appendedEvents: selected.value.appendedEvents, copies: 0, shadowed: 0, noop: selected.value.noop }
       }
+      // Inside a step the tree already holds the re-stated call; the move's own answer is its target.
       const result: MoveResult = {
-        cursor: live.cursor,
-        messages: live.messages(),
+        cursor: withinCall === undefined ? live.cursor : destination,
+        messages: withinCall === undefined ? live.messages() : live.messages(destination),
         branch: live.activeBranch,
         mode,
         ...(snappedFrom === undefined ? {} : { snappedFrom }),

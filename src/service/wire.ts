@@ -66,3 +66,10 @@ export interface ForkResult extends ForkView, MoveResult {
   readonly cursor: string
   readonly branch: string
 }
+
+/** A cursor move, as a value (what the model tools ask the service for). */
+export type TreeMove =
+  | { readonly kind: 'jump'; readonly nodeId: string | null }
+  | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string }
+  | { readonly kind: 'back' }
+  | { readonly kind: 'forward' }

@@ -68,6 +68,12 @@ export interface PlanInput {
   /** Provider route stamped on a tombstone (assistant messages must name one). */
   readonly route: { readonly provider: string; readonly model: string }
   readonly copySource?: CopySourcePolicy
+  /**
+   * Events appended after the target path, as they are (no citation: new
+   * history). A move made inside a running step re-states the in-flight
+   * assistant message here, so its pending call still precedes its result.
+   */
+  readonly tail?: readonly PlannedEvent[]
 }
 
 export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
@@ -86,7 +92,8 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   }
   const tail = surface.slice(d)
   const rest = target.slice(j)
-  if (tail.length === 0 && rest.length === 0) return ok({ events: [], shadowed: [], copies: 0, sharedPrefix: d })
+  const extra = input.tail ?? []
+  if (tail.length === 0 && rest.length === 0 && extra.length === 0) return ok({ events: [], shadowed: [], copies: 0, sharedPrefix: d })
 
   const events: PlannedEvent[] = []
   let copies = 0
@@ -149,6 +156,7 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
       copies++
     }
   }
+  events.push(...extra)
   return ok({ events, shadowed: tail.map((entry) => entry.seq), copies, sharedPrefix: d })
 }
 

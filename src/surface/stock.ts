@@ -197,7 +197,7 @@ export class StockSwitcher {
     return ok({ copies: planned.value.copies, shadowed: planned.value.shadowed.length, sharedPrefix: planned.value.sharedPrefix })
   }
 
-  private plan(session: LiveSession, projector: SessionProjector, target: string | null, turn: number, step: number) {
+  private plan(session: LiveSession, projector: SessionProjector, target: string | null, turn: number, step: number, tail?: readonly PlannedEvent[]) {
     const surface = projector.surfaceEntries
     const live = session.surface.nodes
     if (surface.length !== live.length || surface.some((entry, i) => entry.seq !== live[i])) {
@@ -218,7 +218,43 @@ export class StockSwitcher {
       newMessageId: () => randomUUID(),
       route: routeOf(session),
       ...(this.options.copySource ? { copySource: this.options.copySource } : {}),
+      ...(tail ? { tail } : {}),
     })
+  }
+
+  /**
+   * Switch the model history from inside a running step — a move the model
+   * made with a tool. No maintenance turn: the copies go into the open step,
+   * and the in-flight assistant message that issued `callId` is re-stated
+   * after the target path (its call's result, appended by the loop when the
+   * tool returns, must follow it). The next request of this very turn then
+   * holds the target path, that call and its result.
+   */
+  switchWithinStep(session: LiveSession, target: string | null, callId: string): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number; appendedEvents: number }> {
+    const projector = this.options.projectorFor(session.id)
+    if (!projector) return fail('SESSION_NOT_FOUND', `session ${session.id} has no tree`)
+    const inflight = inflightCall(session, callId)
+    if (!inflight.ok) return inflight
+    const { turn, step, message } = inflight.value
+    const restated: PlannedEvent = {
+      type: 'assistant/message',
+      data: { turn, step, message: { ...message, id: randomUUID() } },
+      intent: { surfaceOp: 'append' } as never,
+    }
+    const planned = this.plan(session, projector, target, turn, step, [restated])
+    if (!planned.ok) return planned
+    const checked = dryRun(session, planned.value.events)
+    if (!checked.ok) return checked
+    const before = session.seq
+    try {
+      for (const event of planned.value.events) {
+        if (event.intent) session.append(event.type, event.data, event.intent)
+        else session.append(event.type, event.data)
+      }
+    } catch (error) {
+      return fail('INTERNAL', `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    return ok({ copies: planned.value.copies, shadowed: planned.value.shadowed.length, sharedPrefix: planned.value.sharedPrefix, appendedEvents: session.seq - before })
   }
 
   /** A prompt queued while the switch ran is stranded by the loop; queue it again. */
@@ -231,6 +267,31 @@ export class StockSwitcher {
     }
     return stranded.length
   }
+}
+
+/**
+ * The running step's assistant message that issued `callId`: it must be the
+ * last message the model sees, and its only call (parallel siblings would
+ * lose their results).
+ */
+function inflightCall(session: LiveSession, callId: string): TreeResult<{ turn: number; step: number; message: Record<string, unknown> }> {
+  const events = session.events as readonly { type?: string; seq?: number; data?: Record<string, unknown> }[]
+  const live = session.surface.nodes
+  const last = live.at(-1)
+  const event = last === undefined ? undefined : events.find((e) => e.seq === last)
+  const message = event?.type === 'assistant/message' && isRecord(event.data?.message) ? event.data.message : undefined
+  const content = Array.isArray(message?.content) ? message.content as { type?: string; id?: string }[] : []
+  const calls = content.filter((block) => block.type === 'tool-call')
+  if (!message || !calls.some((block) => block.id === callId)) {
+    return fail('AGENT_BUSY', 'the call is not the last thing the model said; the move waits for the end of the turn', { callId })
+  }
+  if (calls.length !== 1) {
+    return fail('AGENT_BUSY', 'the call shares its message with other calls; the move waits for the end of the turn', { callId })
+  }
+  const turn = event!.data!.turn
+  const step = event!.data!.step
+  if (typeof turn !== 'number' || typeof step !== 'number') return fail('INTERNAL', 'the in-flight message names no turn and step')
+  return ok({ turn, step, message })
 }
 
 /** Provider/model for a tombstone: the latest request header, else the latest assistant message. */

@@ -6,12 +6,13 @@
  *
  * Every action returns plain text for its reader (the model or a person) plus
  * a small structured value; failures keep their tree error code. Moves are
- * validated at once; a move on a running agent is deferred (`deferred.ts`)
- * and the text says exactly when it takes effect.
+ * validated at once. The model's own move (stock mode) switches its history
+ * inside the step that made the call; any other move on a running agent is
+ * deferred to the end of the turn (`deferred.ts`). The text says which.
  */
 import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, JsonValue } from '../tree/types.ts'
+import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
 import { checkBranchName, checkLabel, Invalid, isRecord } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { MoveResult, SessionStatus, SurfaceMode } from '../service/wire.ts'
@@ -243,10 +244,13 @@ export class TreeActions {
   }
 
   /**
-   * A cursor move. An idle agent moves now (a person's `/tree jump`); a
-   * running one gets the move deferred to the end of its turn.
+   * A cursor move. An idle agent moves now (a person's `/tree jump`). On a
+   * running agent, the model's own move (`callId`, stock mode) switches its
+   * history within the step that made the call; when that is impossible (the
+   * call shares its message with other calls, or a move already waits) and
+   * for a person's move, it is deferred to the end of the turn.
    */
-  async move(agent: LiveAgent, requested: MoveOp, by: MoveRequester): Promise<ActionResult> {
+  async move(agent: LiveAgent, requested: MoveOp, by: MoveRequester, callId?: string): Promise<ActionResult> {
     const loaded = await this.load(agent)
     if (!loaded.ok) return loaded
     const { tree, mode } = loaded.value
@@ -267,16 +271,39 @@ export class TreeActions {
       if (!moved.ok) return moved
       return ok({ text: this.appliedText(plan, moved.value), value: { status: 'applied', mode, cursor: moved.value.cursor, branch: moved.value.branch ?? tree.activeBranch } })
     }
+    // The model's own move, in stock mode: switch now, inside the step that made the call.
+    let notNow: string | undefined
+    if (callId !== undefined && mode === 'stock' && !pending) {
+      const before = tree.historyPath(this.service.sync.get(agent.session.id)?.projector.tip ?? null)
+      const moved = await this.service.moveWithinStep(agent.session.id, callId, plan.op)
+      if (moved.ok) {
+        const dropped = before.ok ? latestPromptDropped(before.value, plan.target, tree) : undefined
+        return ok({
+          text: this.withinStepText(plan, moved.value, dropped),
+          value: {
+            status: 'applied', mode, target: plan.target, cursor: moved.value.cursor,
+            branch: moved.value.branch ?? plan.branch, messages: plan.messageCount,
+          },
+        })
+      }
+      // AGENT_BUSY: the call shares its message or is not the last thing said; wait for the turn's end.
+      if (moved.error.code !== 'AGENT_BUSY') return moved
+      notNow = moved.error.message.split(';')[0]
+    } else if (callId !== undefined && mode === 'stock' && pending) {
+      notNow = 'another move already waits for the end of the turn'
+    }
     if (this.env.oneShot()) {
       return ok({
-        text: `Not applied: ${describeMove(plan.op)}. This is a one-shot headless run that ends with this turn, so there is no next request to change; the tree and your history stay as they are.`,
+        text: notNow === undefined
+          ? `Not applied: ${describeMove(plan.op)}. This is a one-shot headless run that ends with this turn, so there is no next request to change; the tree and your history stay as they are.`
+          : `Not applied: ${describeMove(plan.op)}. It cannot switch your history at once (${notNow}), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`,
         value: { status: 'not-applied', mode },
       })
     }
     const scheduled = this.moves.schedule(agent, plan.op, by)
     if (!scheduled.ok) return scheduled
     return ok({
-      text: this.scheduledText(plan, mode, by, scheduled.value.replaced, agent.status !== 'idle'),
+      text: this.scheduledText(plan, mode, by, scheduled.value.replaced, agent.status !== 'idle', notNow),
       value: { status: 'scheduled', mode, target: plan.target, branch: plan.branch, messages: plan.messageCount },
     })
   }
@@ -316,7 +343,7 @@ export class TreeActions {
       const cut = tree.completeCutPoint(target)
       if (!cut.ok) return cut
       if (cut.value !== target) {
-        if (op.kind === 'back' || op.kind === 'forward') return fail('INVALID_CUT_POINT', `node ${target} is inside a tool exchange`, { nodeId: target })
+        // A recorded position inside a tool exchange (say, the call that made a move) lands at the nearest complete point, as in the service.
         snappedFrom = target
         target = cut.value
       }
@@ -331,9 +358,10 @@ export class TreeActions {
     return plan.target
   }
 
-  private scheduledText(plan: Plan, mode: SurfaceMode, by: MoveRequester, replaced: PendingMove | undefined, running: boolean): string {
+  private scheduledText(plan: Plan, mode: SurfaceMode, by: MoveRequester, replaced: PendingMove | undefined, running: boolean, notNow?: string): string {
     const lines: string[] = []
     lines.push(`Scheduled: ${describeMove(plan.op)}.${replaced ? ` (This replaces the waiting ${describeMove(replaced.op)}.)` : ''}`)
+    if (notNow !== undefined) lines.push(`It cannot switch your history at once: ${notNow}.`)
     if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move goes to ${plan.target}, the end of that exchange.`)
     if (mode === 'projection') {
       lines.push('Surface mode: projection. When the current turn ends the tree and its panel move, but the model history does NOT change.')
@@ -355,6 +383,23 @@ export class TreeActions {
     return lines.join('\n')
   }
 
+  /**
+   * The answer to a move made within the step. `moved.cursor` is already the
+   * re-stated call (the tree follows the history), so the path is told from
+   * the plan: the selected node and the messages up to it.
+   */
+  private withinStepText(plan: Plan, moved: MoveResult, dropped: string | undefined): string {
+    const lines = [
+      `Moved now: ${describeMove(plan.op)}. Your history is exactly the ${plural(plan.messageCount, 'message')} from the start to ${this.targetText(plan)}` +
+        `${plan.op.kind === 'fork' ? ` on the new branch ${quote(plan.branch)}` : ''}, followed by this call and this result; continue from there.`,
+    ]
+    if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move went to ${plan.target}, the end of that exchange.`)
+    lines.push('What came after that point stays in the tree (nothing is deleted), but you no longer see it.')
+    if (dropped !== undefined) lines.push(`The user's latest message, which is no longer in your history, was: ${quote(dropped)}`)
+    lines.push(`Surface mode: ${moved.mode}.`)
+    return lines.join('\n')
+  }
+
   private appliedText(plan: Plan, moved: MoveResult): string {
     const lines = [`Moved: ${describeMove(plan.op)}. The history now ends at ${moved.cursor ?? 'the start'} on branch ${quote(moved.branch ?? plan.branch)}.`]
     if (moved.snappedFrom !== undefined) lines.push(`${moved.snappedFrom} sits inside a tool exchange, so the move went to ${moved.cursor}, the end of that exchange.`)
@@ -363,6 +408,16 @@ export class TreeActions {
       : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`)
     return lines.join('\n')
   }
+}
+
+/** The last prompt a person typed in `history`, when the path to `target` no longer holds it. */
+function latestPromptDropped(history: readonly TreeEntry[], target: string | null, tree: SessionTree): string | undefined {
+  let prompt: TreeEntry | undefined
+  for (const entry of history) if (entry.message?.role === 'user' && entry.origin?.kind === 'user') prompt = entry
+  if (!prompt) return undefined
+  const kept = tree.historyPath(target)
+  if (kept.ok && kept.value.some((entry) => entry.nodeId === prompt!.nodeId)) return undefined
+  return prompt.message!.content
 }
 
 function notFound(text: string): TreeResult<never> {

@@ -1,9 +1,12 @@
 /**
- * Deferred moves: a cursor move asked for while the agent is running (by the
- * model from inside a tool call, or by a person with `/tree` during a turn).
+ * Deferred moves: a cursor move asked for while the agent is running that
+ * cannot switch the history inside the running step — the model's move made
+ * together with other calls in one message (or while another move waits, or
+ * outside stock mode), or a person's `/tree` during a turn. (The model's move
+ * made alone switches at once: `SessionTreeService.moveWithinStep`.)
  *
- * The model history of a running agent cannot be switched: the loop is in the
- * middle of a turn, and the switch itself is a turn of its own. So a move is
+ * Such a move cannot switch the model history now: the loop is in the middle
+ * of a turn, and the switch itself is a turn of its own. So a move is
  * recorded here — the tree is NOT touched yet — and applied through the
  * service (`ctx.sessionTree.jump/fork/back/forward`, the same path as the
  * panel) as soon as the agent is idle:

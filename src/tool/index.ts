@@ -7,8 +7,13 @@
  * - Model tools `tree_list`, `tree_find`, `tree_jump`, `tree_fork`,
  *   `tree_back`, `tree_forward`, `tree_label`, `tree_summarize_branch`
  *   (`tools.ts`), acting on the calling agent's own session only.
- * - Moves asked for during a turn are applied when the turn ends
- *   (`deferred.ts`): the next user message lands on the selected path.
+ * - A move the model makes alone in its message switches its history at
+ *   once, inside the running step (stock mode: `ctx.sessionTree.moveWithinStep`);
+ *   the next request of that turn holds the selected path, the call and its
+ *   result. Other moves asked for during a turn (parallel calls, a person's
+ *   `/tree` while the agent runs, native and projection modes) are applied
+ *   when the turn ends (`deferred.ts`): the next user message lands on the
+ *   selected path.
  * - `/tree` for people (`command.ts`), through `ctx.commands` where a front
  *   end dispatches commands, and as a recognised user message elsewhere
  *   (headless).

@@ -24,7 +24,7 @@ export const SYSTEM_PROMPT = `## Conversation tree
 
 This conversation is a tree: nothing in it is ever deleted, and it can continue from any earlier message. The tree_* tools act on your own conversation only.
 - tree_list and tree_find show node ids (like e12), roles, labels, branch heads, and where your history ends (← cursor).
-- tree_jump, tree_fork, tree_back and tree_forward take effect when your current turn ends. Until then you keep seeing the present conversation; from the next user message on, your history is exactly the selected path, and what came after it stays in the tree where you no longer see it. After scheduling a move, finish your turn.
+- tree_jump, tree_fork, tree_back and tree_forward move where your history ends. Called alone in a message, a move normally applies at once: your next step sees exactly the selected path, then that call and its result (which quotes the user's latest message if it fell off the path); continue from there. Called together with other tools, it waits for the end of your turn, and the next user message lands on the selected path. What came after the selected node stays in the tree where you no longer see it. The result always says what happened ("Moved now", "Scheduled" or "Not applied").
 - tree_label bookmarks a node by name; tree_summarize_branch records what a branch was about.
 Move only when the user asks to go back, retry from an earlier point, or branch off.`
 
@@ -38,18 +38,21 @@ export const DESCRIPTIONS: Record<TreeToolName, string> = {
     'Find nodes of this conversation by label or text (case-insensitive substring). Read-only. ' +
     'Returns matching node ids with role and first line, exact label matches first, then the newest, marking those on your current path.',
   tree_jump:
-    'Continue this conversation from an earlier node (an id like e12, or a label). Takes effect when this turn ends: from the next user message on, ' +
-    'your history is exactly the path from the first message to that node. Everything after it, including this call and the rest of this turn, ' +
-    'stays in the tree but you will no longer see it. A node inside a tool exchange moves to the end of that exchange. ' +
-    'Returns what was scheduled and how many messages your next history will hold. Until the turn ends you still see the current conversation.',
+    'Continue this conversation from an earlier node (an id like e12, or a label). Call it alone in its message: it then normally applies at once, and your ' +
+    'next step sees exactly the path from the first message to that node, followed by this call and its result ("Moved now: …", which quotes the ' +
+    'user\'s latest message if it is no longer on that path). Called together with other tools in one message it cannot switch at once: it is ' +
+    'scheduled ("Scheduled: …"), you keep seeing the current conversation until this turn ends, and the next user message lands on that path. ' +
+    'Everything after the node stays in the tree, but you no longer see it. A node inside a tool exchange moves to the end of that exchange. ' +
+    'Returns what happened ("Moved now", "Scheduled" or "Not applied") and how many messages the path holds.',
   tree_fork:
-    'Like tree_jump, but also names the new line of conversation: creates branch `branch` at `node` and continues from there when this turn ends. ' +
-    'Returns what was scheduled; the old branch keeps its name and messages.',
+    'Like tree_jump, but also names the new line of conversation: creates branch `branch` at `node` and continues from there — at once when called ' +
+    'alone in its message, otherwise when this turn ends, exactly as tree_jump. The old branch keeps its name and messages.',
   tree_back:
-    'Undo the last move in the tree, like a browser\'s back button (only moves are undone, never messages). If a move is still waiting for this turn to end, ' +
-    'it is cancelled instead and nothing changes. Otherwise takes effect when this turn ends; returns what will happen.',
+    'Undo the last move in the tree, like a browser\'s back button (only moves are undone, never messages). If a move is still scheduled for the end ' +
+    'of this turn, it is cancelled instead and nothing changes. Otherwise it applies like tree_jump (at once when called alone in its message): ' +
+    'your history becomes the path where it ended before that move, followed by this call and its result. Returns what happened.',
   tree_forward:
-    'Redo a move undone by tree_back. Takes effect when this turn ends; returns what will happen.',
+    'Redo a move undone by tree_back. Applies like tree_jump (at once when called alone in its message); returns what happened.',
   tree_label:
     'Bookmark a node with a unique label so it can be found and jumped to by name (tree_jump accepts labels). An empty `text` removes the label. ' +
     'Takes effect at once; your history does not change. Returns the labeled node.',

@@ -151,13 +151,13 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
       return actions.find(agent, str('query')!, { ...(by === undefined ? {} : { by }), ...(limit === undefined ? {} : { limit }) })
     }
     case 'tree_jump':
-      return actions.move(agent, { kind: 'jump', nodeId: str('node')! }, 'model')
+      return actions.move(agent, { kind: 'jump', nodeId: str('node')! }, 'model', exec.callId)
     case 'tree_fork':
-      return actions.move(agent, { kind: 'fork', nodeId: str('node')!, branch: str('branch')! }, 'model')
+      return actions.move(agent, { kind: 'fork', nodeId: str('node')!, branch: str('branch')! }, 'model', exec.callId)
     case 'tree_back':
-      return actions.move(agent, { kind: 'back' }, 'model')
+      return actions.move(agent, { kind: 'back' }, 'model', exec.callId)
     case 'tree_forward':
-      return actions.move(agent, { kind: 'forward' }, 'model')
+      return actions.move(agent, { kind: 'forward' }, 'model', exec.callId)
     case 'tree_label': {
       const text = str('text')!
       return actions.label(agent, str('node')!, text.trim() === '' ? null : text)

@@ -416,9 +416,10 @@ export class SessionTree {
   }
 
   /**
-   * The nearest node at or below `nodeId` where the history is complete: when
-   * the node sits inside a tool exchange, follow its single chain of results
-   * until every call is answered. `INVALID_CUT_POINT` when no such node exists.
+   * The nearest node where a history may end, for `nodeId`: the node itself
+   * when every call on its path has its result; inside a tool exchange, the
+   * end of that exchange (following its chain of results); when the exchange
+   * never completed, the last complete point before it.
    */
   completeCutPoint(nodeId: string | null): TreeResult<string | null> {
     const open = this.openToolCalls(nodeId)
@@ -436,6 +437,10 @@ export class SessionTree {
         }
       }
       if (!nextRec) {
+        // The exchange never completed below (a call cut off by a crash or by a
+        // move made mid-step): the history can only end before it began.
+        const before = this.lastCompletePoint(nodeId)
+        if (before.ok) return before
         return fail('INVALID_CUT_POINT', `node ${nodeId} is inside a tool exchange whose results are missing: ${[...pending].join(', ')}`, {
           nodeId,
           openCalls: [...pending],
@@ -445,6 +450,23 @@ export class SessionTree {
       rec = nextRec
     }
     return ok(rec.entry.nodeId)
+  }
+
+  /** The deepest node on the path root→node where every tool call has its result (`null`: the empty history). */
+  private lastCompletePoint(nodeId: string): TreeResult<string | null> {
+    const path = this.path(nodeId)
+    if (!path.ok) return path
+    const open = new Set<string>()
+    let last: string | null = null
+    for (const entry of path.value) {
+      for (const part of entry.content ?? []) {
+        if (part.type === 'tool_call' && entry.type !== 'tool_call') open.add(part.id)
+        if (part.type === 'tool_result') open.delete(part.toolCallId)
+      }
+      if (entry.message?.toolCallId !== undefined) open.delete(entry.message.toolCallId)
+      if (open.size === 0) last = entry.nodeId
+    }
+    return ok(last)
   }
 
   // ---------------------------------------------------------------- mutating

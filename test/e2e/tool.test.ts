@@ -4,12 +4,16 @@
  * against a recording fake LLM that is scripted to call the tools.
  *
  * - headless (`dsh --profile headless`): the tools are registered with strict
- *   schemas and the system-prompt section, the model can call them in one
- *   run and reads correct answers (a jump is answered "not applied": a
- *   one-shot run ends with its turn); `/tree` answers without a model call.
- * - web (`dsh web`, driven over HTTP): the multi-turn proof. The model finds
- *   its first answer and jumps there; when its turn ends the history is
- *   switched, and the NEXT request holds exactly the selected path. `/tree`
+ *   schemas and the system-prompt section. In one run the model reads a file,
+ *   lists the tree and jumps back to the task: the jump switches the history
+ *   within its step, so the NEXT request of that same run holds the path to
+ *   the task, the jump call and its result (the read is gone). A move made
+ *   together with another call cannot do that and is answered "not applied"
+ *   (a one-shot run ends with its turn). `/tree` answers without a model call.
+ * - web (`dsh web`, driven over HTTP): the deferred path. The model finds
+ *   its first answer and jumps there in a message with another call, so the
+ *   move waits for the end of the turn; then the history is switched, and the
+ *   NEXT request holds exactly the selected path plus the new prompt. `/tree`
  *   works through the web app's command remote (`commands/execute`).
  *
  * Evidence of every run: test/e2e/artifacts/tool/.
@@ -108,29 +112,35 @@ describe('tool companion in the real dsh', () => {
       expect(layer).toContain('- id: session-tree-tool\n  name: dsh-session-tree/tool\n')
     }, 60_000)
 
-    it('one run: the model lists the tree, jumps, and reads correct answers; strict schemas and the prompt section reach the model', async () => {
+    it('one run: the model reads a file, lists the tree and jumps back to the task; the NEXT request holds exactly that path, the jump call and its result', async () => {
       markFailure()
+      const notes = path.join(work, 'notes.txt')
+      fs.writeFileSync(notes, 'NOTES-FILE-CONTENT: the read exchange must not survive the jump\n')
+      const task = 'Please read notes.txt, show me the conversation tree, then go back to this message.'
       let taskNode = ''
       const llm = await fakeLlm({
         script: [
+          { toolCalls: [{ name: 'read', arguments: { file_path: notes } }] },
           { toolCalls: [{ name: 'tree_list', arguments: {} }] },
           (body) => {
+            // The node id comes from the tool result the harness really sent.
             const listing = messageText(lastMessage(body))
-            taskNode = /(e\d+) user: Please show me the conversation tree/.exec(listing)?.[1] ?? 'missing'
+            taskNode = /(e\d+) user: Please read notes\.txt/.exec(listing)?.[1] ?? 'missing'
             return { toolCalls: [{ name: 'tree_jump', arguments: { node: taskNode } }] }
           },
-          { toolCalls: [{ name: 'tree_jump', arguments: { node: 'e1', session: 'someone-else' } }] },
+          // Two calls in one message: the move cannot switch within the step, and the run ends with this turn.
+          () => ({ toolCalls: [{ name: 'tree_jump', arguments: { node: taskNode } }, { name: 'tree_jump', arguments: { node: 'e1', session: 'someone-else' } }] }),
           { text: 'HEADLESS-DONE' },
         ],
       })
-      const run = await time('headlessRun', () => runHeadless({ home, cwd: work, llmUrl: llm.url, task: 'Please show me the conversation tree, then go back to this message.', patches: [noTitle] }))
+      const run = await time('headlessRun', () => runHeadless({ home, cwd: work, llmUrl: llm.url, task, patches: [noTitle] }))
       runs['headless-tools'] = run
       expect(run.code, run.stderr).toBe(0)
       expect(run.stdout.trim().split('\n').at(-1)).toBe('HEADLESS-DONE')
       expect(llm.faults).toEqual([])
       const chats = llm.chatRequests()
-      expect(chats).toHaveLength(4)
-      const [first, second, third, fourth] = chats.map((r) => r.body) as [ChatRequestBody, ChatRequestBody, ChatRequestBody, ChatRequestBody]
+      expect(chats).toHaveLength(5)
+      const [first, second, third, fourth, fifth] = chats.map((r) => r.body) as [ChatRequestBody, ChatRequestBody, ChatRequestBody, ChatRequestBody, ChatRequestBody]
 
       // Registered: every tool, each with a strict object schema; the system prompt describes them.
       const tools = (first.tools ?? []).filter((t) => t.function.name.startsWith('tree_'))
@@ -139,17 +149,45 @@ describe('tool companion in the real dsh', () => {
       expect((tools.find((t) => t.function.name === 'tree_fork')!.function.parameters as { required?: string[] }).required).toEqual(['node', 'branch'])
       expect(messageText(first.messages[0]!)).toContain('## Conversation tree')
 
-      // Callable, and the answers are right: the listing shows the task with its id and the cursor ...
-      const listing = messageText(lastMessage(second))
+      // The read really ran, and the listing shows the task with its id and the cursor.
       expect(lastMessage(second).role).toBe('tool')
+      expect(messageText(lastMessage(second))).toContain('NOTES-FILE-CONTENT')
+      const listing = messageText(lastMessage(third))
       expect(listing).toMatch(/^Conversation tree: \d+ nodes, 1 branch \(main\)\. The history ends at e\d+ \(← cursor\) on branch "main"\. Surface mode: stock\./)
       expect(taskNode).toMatch(/^e\d+$/)
-      expect(listing).toContain(`${taskNode} user: Please show me the conversation tree`)
-      expect(listing).toContain('← cursor')
-      // ... a jump is answered honestly: a one-shot run has no next request ...
-      expect(messageText(lastMessage(third))).toBe(`Not applied: jump to ${taskNode}. This is a one-shot headless run that ends with this turn, so there is no next request to change; the tree and your history stay as they are.`)
+      expect(listing).toContain(`${taskNode} user: Please read notes.txt`)
+      expect(listing).toContain('(calls read)')
+
+      // The NEXT request, in the same run and turn: the path from the start to the task, then the jump call and its
+      // result. The jump cut off the runtime-context snapshot that followed the task, so the harness's runtime context
+      // states it again at this step (the same text, after the result); nothing of the read or the listing is left.
+      const firstHistory = history(first)
+      const taskAt = firstHistory.findIndex((m) => m.text === task)
+      const pathToTask = firstHistory.slice(0, taskAt + 1)
+      const runtimeContext = firstHistory[taskAt + 1]!
+      expect(pathToTask.at(-1)).toEqual({ role: 'user', text: task })
+      expect(runtimeContext).toEqual({ role: 'user', text: expect.stringMatching(/^Current runtime context\./) })
+      const jumpCall = fourth.messages.find((m) => m.role === 'assistant')!.tool_calls![0]!
+      const moved = `Moved now: jump to ${taskNode}. Your history is exactly the ${pathToTask.length} message${pathToTask.length === 1 ? '' : 's'} from the start to ${taskNode}, followed by this call and this result; continue from there.`
+      expect(history(fourth)).toEqual([
+        ...pathToTask,
+        { role: 'assistant', text: '', calls: [{ name: 'tree_jump', arguments: JSON.stringify({ node: taskNode }) }] },
+        { role: 'tool', text: expect.stringMatching(new RegExp(`^${moved.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`)), toolCallId: jumpCall.id },
+        runtimeContext,
+      ])
+      // The very call the model made in answer to the third request (the fake LLM names calls by request number).
+      expect(jumpCall.id).toBe(`call_fake_${chats[2]!.n}_0`)
+      const calls = history(fourth).flatMap((m) => m.calls ?? []).map((c) => c.name)
+      expect(calls).toEqual(['tree_jump'])
+      expect(JSON.stringify(fourth.messages.filter((m) => m.role !== 'system'))).not.toContain('NOTES-FILE-CONTENT')
+      // The system prompt is the same (only the history moved).
+      expect(fourth.messages[0]).toEqual(first.messages[0])
+
+      // A move sharing its message with another call is answered honestly: a one-shot run has no later request ...
+      const results = fifth.messages.filter((m) => m.role === 'tool').slice(-2).map(messageText)
+      expect(results[0]).toBe(`Not applied: jump to ${taskNode}. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`)
       // ... and no argument can name another session.
-      expect(messageText(lastMessage(fourth))).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node)')
+      expect(results[1]).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node)')
     }, 180_000)
 
     it('`/tree` answers in the headless front end without a model call; malformed input prints the usage', async () => {
@@ -199,7 +237,8 @@ describe('tool companion in the real dsh', () => {
           { toolCalls: [{ name: 'tree_find', arguments: { query: 'ANSWER to: first question' } }] },
           (body) => {
             found = /^.*match.*:\n(e\d+) assistant: ANSWER to: first question/.exec(messageText(lastMessage(body)))?.[1] ?? 'missing'
-            return { toolCalls: [{ name: 'tree_jump', arguments: { node: found } }] }
+            // The jump shares its message with another call, so it cannot switch within the step: it waits for the turn's end.
+            return { toolCalls: [{ name: 'tree_jump', arguments: { node: found } }, { name: 'tree_list', arguments: { depth: 0 } }] }
           },
           { text: 'Going back to my first answer once this turn ends.' },
           { text: 'ANSWER to: third question' },
@@ -211,7 +250,7 @@ describe('tool companion in the real dsh', () => {
       ;({ sessionId } = await web.api.createSession({ cwd: work }))
     }, 300_000)
 
-    it('the model finds its first answer and jumps there; after the turn, the next request is exactly that path plus the new prompt', async () => {
+    it('the model finds its first answer and jumps there together with another call: deferred, and after the turn the next request is exactly that path plus the new prompt', async () => {
       markFailure()
       await web.api.promptAndWait(sessionId, 'first question')
       await web.api.promptAndWait(sessionId, 'second question: please go back to your first answer')
@@ -219,9 +258,13 @@ describe('tool companion in the real dsh', () => {
       expect(found).toBe(a1)
       const chats = llm.chatRequests()
       expect(chats).toHaveLength(4)
-      const scheduled = messageText(lastMessage(chats[3]!.body))
+      const jumpId = chats[3]!.body.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'tree_jump')!.id
+      const scheduled = messageText(chats[3]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === jumpId)!)
       expect(scheduled).toContain(`Scheduled: jump to ${a1}.`)
+      expect(scheduled).toContain('It cannot switch your history at once: the call shares its message with other calls.')
       expect(scheduled).toContain('It takes effect when this turn ends.')
+      // The rest of that turn still saw the whole conversation.
+      expect(history(chats[3]!.body).map((m) => m.text)).toContain('second question: please go back to your first answer')
       await time('deferredSwitch', () => waitCursor(a1))
       expect(llm.chatRequests(), 'the switch itself calls no model').toHaveLength(4)
 

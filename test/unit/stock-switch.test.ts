@@ -3,13 +3,14 @@
  * every planned event goes through the harness's own surface validation, and
  * what the model would receive is read from `session.deriveMessages()`.
  */
+import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
 import { Session } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../src/tree/index.ts'
 import { SessionProjector } from '../../src/harness/projector.ts'
 import { StockSwitcher } from '../../src/surface/stock.ts'
 import { FakeAgent } from '../support/fake-agent.ts'
-import { LogBuilder } from '../support/log-builder.ts'
+import { LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
 
 function setup() {
   const log = new LogBuilder('s1')
@@ -219,5 +220,69 @@ describe('a crash in the middle of a switch', () => {
       // And that repaired, re-switched log reloads too.
       expect(() => Session.create(log.session.id, [...resumed.events] as never, log.session.header)).not.toThrow()
     }
+  })
+})
+
+describe('a switch inside a running step (a move the model makes with a tool)', () => {
+  function midTurn() {
+    const ctx = setup()
+    const { log, sync } = ctx
+    const s = log.session
+    const turn = log.nextTurn()
+    s.append('turn/start', { turn })
+    s.append('step/start', { turn, step: 1 })
+    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go back to the first answer' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
+    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' })
+    sync()
+    return { ...ctx, turn }
+  }
+  /** What the loop does after the tool returns, then the next step's request. */
+  function finishStep(log: LogBuilder, turn: number) {
+    const s = log.session
+    s.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('jump_1'), content: [{ type: 'text', text: 'Jumped.' }], isError: false }) }, { surfaceOp: 'append' })
+    s.append('step/end', { turn, step: 1 })
+    s.append('step/start', { turn, step: 2 })
+  }
+
+  it('the next request of the same turn holds the selected path, then the call and its result', async () => {
+    const { log, projector, switcher, byText, sync, turn } = midTurn()
+    const a1 = byText('a1')
+    projector.tree.jump(a1)
+    const report = switcher.switchWithinStep(log.session as never, a1, 'jump_1')
+    expect(report.ok, JSON.stringify(report)).toBe(true)
+    finishStep(log, turn)
+    sync()
+    expect(modelTexts(log)).toEqual(['q1', 'runtime context', 'a1', 'call:tree_jump', 'result:Jumped.'])
+    expect(projector.quarantine).toEqual([])
+    // The tree says the same: the re-stated message and its call continue from a1.
+    const path = projector.tree.currentPath().map((n) => n.summary)
+    expect(path.slice(0, 3)).toEqual(['q1', 'runtime context', 'a1'])
+    expect(projector.tree.get(projector.tip!)).toMatchObject({ type: 'tool_call', message: { content: 'Jumped.' } })
+    const { checkAgreement } = await import('../../src/invariant.ts')
+    expect(checkAgreement(projector, log.session.surface.nodes, true)).toBeUndefined()
+    // The old branch keeps the call that was cut off, without a result.
+    const orphan = projector.tree.list().filter((n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.id === 'jump_1'))
+    expect(orphan).toHaveLength(2)
+    // The log alone rebuilds the same tree, and it reloads through the harness.
+    const rebuilt = new SessionProjector(new SessionTree('s1'))
+    for (const e of log.events) rebuilt.project(e)
+    expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(projector.tree.list().map((n) => [n.nodeId, n.parentId]))
+    expect(() => Session.create(log.session.id, [...log.session.events] as never, log.session.header)).not.toThrow()
+  })
+
+  it('refuses when the call shares its message with other calls', () => {
+    const ctx = setup()
+    const { log, switcher, byText } = ctx
+    const s = log.session
+    const turn = log.nextTurn()
+    s.append('turn/start', { turn })
+    s.append('step/start', { turn, step: 1 })
+    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{}' }, { type: 'tool-call', id: CallId('read_9'), name: 'read', arguments: '{}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    ctx.sync()
+    const seq = log.session.seq
+    const report = switcher.switchWithinStep(log.session as never, byText('a1'), 'jump_1')
+    expect(!report.ok && report.error.code).toBe('AGENT_BUSY')
+    expect(log.session.seq).toBe(seq)
   })
 })

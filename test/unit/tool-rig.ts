@@ -11,12 +11,19 @@ import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import AgentRegistry from '@deepseek-ai/dsh-agent'
 import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import * as AgentLoopInvariant from '@deepseek-ai/dsh-agent-loop/invariant'
+import * as AgentInvariant from '@deepseek-ai/dsh-agent/invariant'
+import InvariantRegistry from '@deepseek-ai/dsh-invariants'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
 import LlmRuntime, { CallId, createUserMessage, LlmAdapter, type GenerateOptions, type LlmResolvedModelInfo, type StreamChunk } from '@deepseek-ai/dsh-llm'
+import * as LlmInvariant from '@deepseek-ai/dsh-llm/invariant'
 import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
+import * as SessionInvariant from '@deepseek-ai/dsh-session/invariant'
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
 import ToolRuntime from '@deepseek-ai/dsh-tools'
+import * as ToolsInvariant from '@deepseek-ai/dsh-tools/invariant'
 import SessionTreeService from '../../src/index.ts'
+import * as treeInvariant from '../../src/invariant.ts'
 import * as treeTool from '../../src/tool/index.ts'
 
 /** One scripted model answer: text, tool calls, or a function of the request. */
@@ -105,6 +112,14 @@ export interface LoopRig {
   readonly tool: treeTool.SessionTreeTool
   readonly agent: any
   readonly sessionId: string
+  /**
+   * Every invariant violation reported while the rig ran (this package's
+   * companion — the tree path equals the model history before every committed
+   * event — and the harness's own: session log, agent status, request
+   * reconstruction, tool pipeline, stream grammar). A violation also vetoes
+   * the event, so the loop fails loudly; the list keeps the message.
+   */
+  readonly invariantFailures: string[]
   /** Queue a user prompt (followup) and wait until the agent is idle again (and any deferred move settled). */
   say(text: string): Promise<void>
   /** Wait until the agent is idle and no deferred move waits. */
@@ -114,10 +129,28 @@ export interface LoopRig {
   dispose(): Promise<void>
 }
 
-export async function loopRig(script: ScriptEntry[] = [], options: { surfaceMode?: 'auto' | 'stock' | 'projection'; toolConfig?: Partial<treeTool.Config> } = {}): Promise<LoopRig> {
+export interface LoopRigOptions {
+  readonly surfaceMode?: 'auto' | 'stock' | 'projection'
+  readonly toolConfig?: Partial<treeTool.Config>
+  /** Mount the invariant registry and the companions (default true). */
+  readonly invariants?: boolean
+}
+
+export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOptions = {}): Promise<LoopRig> {
   const root = mkdtempSync(join(tmpdir(), 'tree-tool-'))
   const ctx = new Context()
   const model = new ScriptedModel(script)
+  const invariantFailures: string[] = []
+  if (options.invariants !== false) {
+    await ctx.plugin(InvariantRegistry, { enabled: true })
+    // Record each violation before the registry's `fail` throws it (the throw vetoes the event).
+    const registry = (ctx as any).invariants as { register(name: string, installer: any): unknown }
+    const register = registry.register.bind(registry)
+    registry.register = (name: string, installer: any) => register(name, Object.assign((child: Context, fail: (message: string) => never) => installer(child, (message: string) => {
+      invariantFailures.push(`${name}: ${message}`)
+      return fail(message)
+    }), installer.inject === undefined ? {} : { inject: installer.inject }))
+  }
   await ctx.plugin(LlmRuntime)
   await ctx.plugin(SessionStore)
   await ctx.plugin(SystemPrompt, { persona: '' })
@@ -128,6 +161,10 @@ export async function loopRig(script: ScriptEntry[] = [], options: { surfaceMode
   await ctx.plugin(SessionTreeService, { sidecarRoot: root, surfaceMode: options.surfaceMode ?? 'auto' })
   const toolFiber = ctx.plugin(treeTool, (options.toolConfig ?? {}) as treeTool.Config)
   await toolFiber
+  if (options.invariants !== false) {
+    for (const companion of [SessionInvariant, AgentInvariant, AgentLoopInvariant, ToolsInvariant, LlmInvariant, treeInvariant]) await ctx.plugin(companion as any)
+    await new Promise((r) => setTimeout(r, 10))
+  }
   ;(ctx as any).llm.registerAdapter(['mock'], model)
   const service = (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree
   const tool = treeTool.sessionTreeToolOf(service)!
@@ -143,7 +180,7 @@ export async function loopRig(script: ScriptEntry[] = [], options: { surfaceMode
     throw new Error('the agent did not settle')
   }
   return {
-    ctx, model, service, tool, agent, sessionId, settle,
+    ctx, model, service, tool, agent, sessionId, settle, invariantFailures,
     unloadTool: async () => {
       await toolFiber.dispose()
     },

@@ -368,14 +368,20 @@ describe('tool calls', () => {
   it('knows where a history may end: never between a call and its result', () => {
     const { tree, u, a, call } = withToolCall()
     expect(value(tree.openToolCalls(a))).toEqual(['c1'])
-    const pending = tree.completeCutPoint(a)
-    expect(pending.ok).toBe(false)
-    if (!pending.ok) expect(pending.error.code).toBe('INVALID_CUT_POINT')
+    // The exchange has no result yet: the history can only end before the call was made.
+    expect(value(tree.completeCutPoint(a))).toBe(u)
+    expect(value(tree.completeCutPoint(call))).toBe(u)
     value(tree.attachToolResult('c1', { content: 'ok' }))
     expect(value(tree.openToolCalls(call))).toEqual([])
     expect(value(tree.completeCutPoint(a))).toBe(call)
     expect(value(tree.completeCutPoint(u))).toBe(u)
     expect(value(tree.completeCutPoint(null))).toBeNull()
+  })
+
+  it('a cut point before any complete point is the empty history', () => {
+    const tree = new SessionTree('s')
+    const a = value(tree.append(assistant(''), { content: [{ type: 'tool_call', id: 'c9', name: 'bash', arguments: null }] })).nodeId
+    expect(value(tree.completeCutPoint(a))).toBeNull()
   })
 })
 
