@@ -271,6 +271,30 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     expect(() => Session.create(log.session.id, [...log.session.events] as never, log.session.header)).not.toThrow()
   })
 
+  it('a crash before, after, or (unreachably) inside the in-step switch: the log resumes; tree and history agree where a crash can land', async () => {
+    const { log, projector, switcher, byText, turn } = midTurn()
+    const a1 = byText('a1')
+    projector.tree.jump(a1)
+    const start = log.session.seq
+    expect(switcher.switchWithinStep(log.session as never, a1, 'jump_1').ok).toBe(true)
+    const switched = log.session.seq
+    finishStep(log, turn)
+    const full = [...log.session.events]
+    const { interruptedTurnClosers } = await import('@deepseek-ai/dsh-session')
+    const { checkAgreement } = await import('../../src/invariant.ts')
+    // The switch appends its events in one synchronous batch, so a persistence writer (which
+    // flushes between ticks) stores all of them or none: a crash lands before or after it.
+    const reachable = new Set([start, switched, switched + 1, full.length])
+    for (let cut = start; cut <= full.length; cut++) {
+      const prefix = full.slice(0, cut)
+      const resumed = Session.create(log.session.id, [...prefix, ...interruptedTurnClosers(prefix as never)] as never, log.session.header)
+      const rebuilt = new SessionProjector(new SessionTree('s1'))
+      for (const e of resumed.events) rebuilt.project(e)
+      expect(rebuilt.quarantine, `cut at ${cut}`).toEqual([])
+      if (reachable.has(cut)) expect(checkAgreement(rebuilt, resumed.surface.nodes, true), `cut at ${cut}`).toBeUndefined()
+    }
+  })
+
   it('refuses when the call shares its message with other calls', () => {
     const ctx = setup()
     const { log, switcher, byText } = ctx
