@@ -30,7 +30,7 @@ import { DEMO_FORK_PROMPT, DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } fro
 import { realBigView } from '../unit/client-fixtures.ts'
 import { artifactDir, saveArtifact } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, removeDir, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages } from './support/fake-llm.ts'
+import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -47,16 +47,6 @@ if (!HAVE_CHROMIUM && !IN_CI) {
   console.warn(`panel e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`; .ci/run does, and CI fails without it)`)
 }
 
-/** What the model reads of a message: role, text, tool calls, tool result id. */
-function normalized(message: ChatMessage) {
-  return {
-    role: message.role,
-    text: messageText(message),
-    ...(message.tool_calls ? { calls: message.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) } : {}),
-    ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
-  }
-}
-const history = (body: ChatRequestBody) => body.messages.filter((m) => m.role !== 'system').map(normalized)
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs

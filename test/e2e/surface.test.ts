@@ -18,21 +18,11 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { MoveResult, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { artifactDir, saveArtifact } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, removeDir, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages } from './support/fake-llm.ts'
+import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 type Mode = 'stock' | 'native' | 'projection'
 
-/** What the model reads of a message: role, text, tool calls, tool result id. */
-function normalized(message: ChatMessage) {
-  return {
-    role: message.role,
-    text: messageText(message),
-    ...(message.tool_calls ? { calls: message.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) } : {}),
-    ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
-  }
-}
-const history = (body: ChatRequestBody) => body.messages.filter((m) => m.role !== 'system').map(normalized)
 
 /** The fake model: a tool call for prompts asking to READ, otherwise an answer naming the prompt. */
 function respond(body: ChatRequestBody) {

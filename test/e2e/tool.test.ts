@@ -24,22 +24,12 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { SessionTreeView } from '../../src/types.ts'
 import { artifactDir, saveArtifact } from './support/artifacts.ts'
 import { dumpConfig, ensureDsh, pluginAdd, removeDir, runHeadless, startWeb, tempDir, writePatch, type RunResult, type WebProcess } from './support/dsh.ts'
-import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages } from './support/fake-llm.ts'
+import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 const TOOLS = ['tree_back', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
 
 const lastMessage = (body: ChatRequestBody): ChatMessage => body.messages.at(-1)!
-/** What the model reads of a message: role, text, tool calls, tool result id. */
-function normalized(message: ChatMessage) {
-  return {
-    role: message.role,
-    text: messageText(message),
-    ...(message.tool_calls ? { calls: message.tool_calls.map((c) => ({ name: c.function.name, arguments: c.function.arguments })) } : {}),
-    ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
-  }
-}
-const history = (body: ChatRequestBody) => body.messages.filter((m) => m.role !== 'system').map(normalized)
 
 describe('tool companion in the real dsh', () => {
   let failed = false
@@ -171,7 +161,7 @@ describe('tool companion in the real dsh', () => {
       const moved = `Moved now: jump to ${taskNode}. Your history is exactly the ${pathToTask.length} message${pathToTask.length === 1 ? '' : 's'} from the start to ${taskNode}, followed by this call and this result; continue from there.`
       expect(history(fourth)).toEqual([
         ...pathToTask,
-        { role: 'assistant', text: '', calls: [{ name: 'tree_jump', arguments: JSON.stringify({ node: taskNode }) }] },
+        { role: 'assistant', text: '', calls: [{ id: jumpCall.id, name: 'tree_jump', arguments: JSON.stringify({ node: taskNode }) }] },
         { role: 'tool', text: expect.stringMatching(new RegExp(`^${moved.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`)), toolCallId: jumpCall.id },
         runtimeContext,
       ])

@@ -290,3 +290,18 @@ export function summarizeMessages(body: ChatRequestBody, width = 100): string[] 
     return `${m.role}: ${clipped}${calls}${result}`
   })
 }
+
+/** What the model reads of a message: role, text, tool calls, tool result id. */
+export function modelView(message: ChatMessage) {
+  return {
+    role: message.role,
+    text: messageText(message),
+    ...(message.tool_calls ? { calls: message.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) } : {}),
+    ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
+  }
+}
+
+/** A request's history as the model reads it (the system prompt left out). */
+export function history(body: ChatRequestBody) {
+  return body.messages.filter((m) => m.role !== 'system').map(modelView)
+}
