@@ -338,6 +338,11 @@ export class SessionTree {
 
   /** The full read view served to the panel. */
   view(): SessionTreeView {
+    return { ...this.nodesAndPosition(), branches: this.branches() }
+  }
+
+  /** What the full view and the outline share: the nodes and where the cursor and branch heads are. */
+  private nodesAndPosition() {
     return {
       sessionId: this.sessionId,
       cursor: this.cursor,
@@ -345,7 +350,6 @@ export class SessionTree {
       selectedNodeId: this.selectedNode,
       branchHeads: this.headRecord(),
       nodes: this.list(),
-      branches: this.branches(),
     }
   }
 
@@ -367,12 +371,7 @@ export class SessionTree {
   /** Every node and where each branch ends (no branch paths): O(nodes + branches). */
   outline(): SessionTreeOutline {
     return {
-      sessionId: this.sessionId,
-      cursor: this.cursor,
-      activeBranch: this.state.active,
-      selectedNodeId: this.selectedNode,
-      branchHeads: this.headRecord(),
-      nodes: this.list(),
+      ...this.nodesAndPosition(),
       branches: this.branchOrder().flatMap((name) => {
         const head = this.state.heads.get(name)
         if (!head) return []

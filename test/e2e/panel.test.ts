@@ -28,9 +28,9 @@ import type { SessionStatus, SessionTreeOutline, SessionTreeView, TreeNode } fro
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { DEMO_FORK_PROMPT, DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
 import { realBigView } from '../unit/client-fixtures.ts'
-import { artifactDir, saveArtifact } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, removeDir, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages, history } from './support/fake-llm.ts'
+import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
+import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
+import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -99,14 +99,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     await page.screenshot({ path: file })
     return file
   }
-  const time = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = Date.now()
-    try {
-      return await fn()
-    } finally {
-      timings[label] = Date.now() - t0
-    }
-  }
+  const time = stopwatch(timings)
 
   beforeAll(async () => {
     artifacts = artifactDir('panel')
@@ -137,18 +130,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       saveArtifact(artifacts, 'timings.json', timings)
       saveArtifact(artifacts, 'perf.json', perf)
       saveArtifact(artifacts, 'console.log', [...console_, ...pageErrors.map((e) => `pageerror: ${e}`)].join('\n'))
-      if (llm) saveArtifact(artifacts, 'requests.txt', llm.chatRequests().map((r) => [`#${r.n}`, ...summarizeMessages(r.body)].join('\n')).join('\n\n'))
-      if (web) {
-        saveArtifact(artifacts, 'web.stderr.log', web.logs().stderr)
-        saveArtifact(artifacts, 'web.wire.json', web.api.log)
-      }
+      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+      saveWebEvidence(artifacts, web ? [web] : [])
       if (Object.keys(perf).length > 0) console.log(`panel e2e perf: ${JSON.stringify(perf)}`)
     }
-    if (failed) console.error(`panel e2e failed; DSH_HOME kept at ${home}; evidence in ${artifacts}`)
-    else {
-      removeDir(home)
-      removeDir(work)
-    }
+    keepOrRemove('panel', failed, { home, work }, artifacts)
   }, 60_000)
 
   it('opens the session and its Tree tab from the header action; every node is there, the cursor on the last answer', async () => {

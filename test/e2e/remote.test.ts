@@ -32,9 +32,9 @@ import { SEED_001 } from '../support/seed-001.ts'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../../src/tree/types.ts'
 import type { ForkResult, MoveResult, SessionStatus } from '../../src/service/wire.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
-import { artifactDir, saveArtifact } from './support/artifacts.ts'
-import { dumpConfig, ensureDsh, pluginAdd, removeDir, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages } from './support/fake-llm.ts'
+import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
+import { dumpConfig, ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
+import { type ChatRequestBody, type FakeLlm, messageText, startFakeLlm } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 const PACKAGE = 'dsh-session-tree'
@@ -183,14 +183,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   let tip: string
   let a1: string
 
-  const time = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = Date.now()
-    try {
-      return await fn()
-    } finally {
-      timings[label] = (timings[label] ?? 0) + Date.now() - t0
-    }
-  }
+  const time = stopwatch(timings)
   const markFailure = (): void =>
     onTestFailed(() => {
       failed = true
@@ -288,18 +281,10 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       saveArtifact(artifacts, 'timings.json', timings)
       saveArtifact(artifacts, 'argument-errors.json', rejections)
       saveArtifact(artifacts, 'validations.json', validations)
-      if (llm) saveArtifact(artifacts, 'requests.txt', llm.chatRequests().map((r) => [`#${r.n}`, ...summarizeMessages(r.body)].join('\n')).join('\n\n'))
-      webs.forEach((w, i) => {
-        saveArtifact(artifacts, `web-${i + 1}.stdout.log`, w.logs().stdout)
-        saveArtifact(artifacts, `web-${i + 1}.stderr.log`, w.logs().stderr)
-        saveArtifact(artifacts, `web-${i + 1}.wire.json`, w.api.log)
-      })
+      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+      saveWebEvidence(artifacts, webs)
     }
-    if (failed) console.error(`remote e2e failed; DSH_HOME kept at ${home}, workspace at ${work}, evidence in ${artifacts}`)
-    else {
-      removeDir(home)
-      removeDir(work)
-    }
+    keepOrRemove('remote', failed, { home, work }, artifacts)
   }, 60_000)
 
   it('the generated client describes every method with seed 001 wire args', () => {

@@ -11,10 +11,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import { artifactDir, saveArtifact } from './support/artifacts.ts'
+import { artifactDir, saveArtifact, stopwatch, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import type { SessionStatus } from '../../src/types.ts'
 import type { DshApi } from './support/api.ts'
-import { dumpConfig, ensureDsh, pluginAdd, removeDir, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
+import { dumpConfig, ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type ChatMessage, type FakeLlm, messageText, startFakeLlm, summarizeMessages } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { readSessionById } from './support/session-log.ts'
@@ -38,14 +38,7 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
   let web: WebProcess | undefined
   let sessionId: string
 
-  const time = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = Date.now()
-    try {
-      return await fn()
-    } finally {
-      timings[label] = Date.now() - t0
-    }
-  }
+  const time = stopwatch(timings)
   const api = (): DshApi => {
     if (!web) throw new Error('dsh web is not running (an earlier step failed)')
     return web.api
@@ -79,17 +72,9 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     if (artifacts) {
       saveArtifact(artifacts, 'timings.json', timings)
       if (llm) saveArtifact(artifacts, 'llm-requests.json', llm.requests)
-      webs.forEach((w, i) => {
-        saveArtifact(artifacts, `web-${i + 1}.stdout.log`, w.logs().stdout)
-        saveArtifact(artifacts, `web-${i + 1}.stderr.log`, w.logs().stderr)
-        saveArtifact(artifacts, `web-${i + 1}.wire.json`, w.api.log)
-      })
+      saveWebEvidence(artifacts, webs)
     }
-    if (failed) console.error(`smoke e2e failed; DSH_HOME kept at ${home}, workspace at ${work}, evidence in ${artifacts}`)
-    else {
-      removeDir(home)
-      removeDir(work)
-    }
+    keepOrRemove('smoke', failed, { home, work }, artifacts)
   }, 60_000)
 
   it('packs the package with its bundle patch and built entry', () => {

@@ -16,9 +16,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { MoveResult, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
-import { artifactDir, saveArtifact } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, removeDir, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages, history } from './support/fake-llm.ts'
+import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
+import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
+import { type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 type Mode = 'stock' | 'native' | 'projection'
@@ -98,17 +98,10 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       await llm?.close()
       if (artifacts) {
         saveArtifact(artifacts, 'switches.json', switches)
-        if (llm) saveArtifact(artifacts, 'requests.txt', llm.chatRequests().map((r) => [`#${r.n}`, ...summarizeMessages(r.body)].join('\n')).join('\n\n'))
-        webs.forEach((w, i) => {
-          saveArtifact(artifacts, `web-${i + 1}.stderr.log`, w.logs().stderr)
-          saveArtifact(artifacts, `web-${i + 1}.wire.json`, w.api.log)
-        })
+        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+        saveWebEvidence(artifacts, webs)
       }
-      if (failed) console.error(`surface e2e (${mode}) failed; DSH_HOME kept at ${home}; evidence in ${artifacts}`)
-      else {
-        removeDir(home)
-        removeDir(work)
-      }
+      keepOrRemove(`surface (${mode})`, failed, { home, work }, artifacts)
     }, 60_000)
 
     it('converses for 3 turns, one with a tool call; the tree shows them', async () => {

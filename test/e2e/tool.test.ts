@@ -22,9 +22,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { SessionTreeView } from '../../src/types.ts'
-import { artifactDir, saveArtifact } from './support/artifacts.ts'
-import { dumpConfig, ensureDsh, pluginAdd, removeDir, runHeadless, startWeb, tempDir, writePatch, type RunResult, type WebProcess } from './support/dsh.ts'
-import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, summarizeMessages, history } from './support/fake-llm.ts'
+import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
+import { dumpConfig, ensureDsh, pluginAdd, runHeadless, startWeb, tempDir, writePatch, type RunResult, type WebProcess } from './support/dsh.ts'
+import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 const TOOLS = ['tree_back', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
@@ -44,14 +44,7 @@ describe('tool companion in the real dsh', () => {
   const markFailure = () => onTestFailed(() => {
     failed = true
   })
-  const time = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = Date.now()
-    try {
-      return await fn()
-    } finally {
-      timings[label] = Date.now() - t0
-    }
-  }
+  const time = stopwatch(timings)
   const fakeLlm = async (script: Parameters<typeof startFakeLlm>[0]) => {
     const llm = await startFakeLlm(script)
     llms.push(llm)
@@ -70,19 +63,12 @@ describe('tool companion in the real dsh', () => {
     for (const web of webs) await web.stop('SIGTERM', 5_000)
     if (artifacts) {
       saveArtifact(artifacts, 'timings.json', timings)
-      llms.forEach((llm, i) => saveArtifact(artifacts, `llm-${i + 1}-requests.txt`, llm.chatRequests().map((r) => [`#${r.n}`, ...summarizeMessages(r.body, 400)].join('\n')).join('\n\n')))
+      llms.forEach((llm, i) => saveArtifact(artifacts, `llm-${i + 1}-requests.txt`, requestsText(llm, 400)))
       for (const [name, run] of Object.entries(runs)) saveArtifact(artifacts, `${name}.txt`, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
-      webs.forEach((web, i) => {
-        saveArtifact(artifacts, `web-${i + 1}.stderr.log`, web.logs().stderr)
-        saveArtifact(artifacts, `web-${i + 1}.wire.json`, web.api.log)
-      })
+      saveWebEvidence(artifacts, webs)
     }
     for (const llm of llms) await llm.close()
-    if (failed) console.error(`tool e2e failed; DSH_HOME kept at ${home}; evidence in ${artifacts}`)
-    else {
-      removeDir(home)
-      removeDir(work)
-    }
+    keepOrRemove('tool', failed, { home, work }, artifacts)
   }, 60_000)
 
   describe('headless', () => {
