@@ -288,11 +288,18 @@ interface HeapMeasure {
   jsonPerNode: number
 }
 
-/** Retained heap of a held tree of `n` nodes, compared with the JSON size of its nodes. */
+/**
+ * Retained heap of a held tree of `n` nodes, compared with the JSON size of its nodes.
+ * Temporaries (the parsed snapshot, a serialized view) are made inside helper functions: a value
+ * left in a register of this frame stays reachable through a collection and would be counted as
+ * the tree's (it did: a restored tree read 1,140 B/node here while it retains ~650).
+ */
 function measureHeap(n: number, seed: number): HeapMeasure {
   collect()
   const before = process.memoryUsage().heapUsed
   const { tree } = buildTree(n, 0, seed)
+  // Served once, as the panel and `export` do (nothing a read produces may stay behind).
+  serve(tree)
   collect()
   const held = process.memoryUsage().heapUsed - before
   // Without the in-memory op log (a sidecar persisted it and trimmed).
@@ -300,15 +307,28 @@ function measureHeap(n: number, seed: number): HeapMeasure {
   collect()
   const trimmed = process.memoryUsage().heapUsed - before
   const json = JSON.stringify(tree.snapshot())
-  const jsonPerNode = JSON.stringify(tree.snapshot().nodes).length / n
-  // A tree restored from its snapshot (what a restart holds).
+  const jsonPerNode = nodesJsonLength(tree) / n
+  // A tree restored from its snapshot (what a restart holds), served once.
   collect()
   const beforeRestore = process.memoryUsage().heapUsed
-  const restored = new SessionTree(tree.sessionId, JSON.parse(json))
+  const restored = restoreFrom(tree.sessionId, json)
+  serve(restored)
   collect()
   const restoredBytes = process.memoryUsage().heapUsed - beforeRestore
   if (tree.nodeCount !== n || restored.nodeCount !== n) throw new Error('bench: heap trees lost nodes')
   return { perNode: held / n, perNodeTrimmed: trimmed / n, perNodeRestored: restoredBytes / n, jsonPerNode }
+}
+
+function serve(tree: SessionTree): number {
+  return JSON.stringify(tree.view()).length
+}
+
+function nodesJsonLength(tree: SessionTree): number {
+  return JSON.stringify(tree.snapshot().nodes).length
+}
+
+function restoreFrom(sessionId: string, json: string): SessionTree {
+  return new SessionTree(sessionId, JSON.parse(json))
 }
 
 const treeSection: BenchSection = {
@@ -365,8 +385,8 @@ const treeSection: BenchSection = {
       `medians of ${runs} runs (${runs * 3} below 100k); append = mean over >= ${APPEND_SAMPLE} timed calls per run: the last min(${APPEND_SAMPLE}, N/2) appends of each tree built to size N (a tool call counts its append and its attachToolResult; GC pauses included)`,
       `jump+messages = ${JUMPS} jumps to random nodes, each returning root→node messages; depth = path length in nodes`,
       `retained heap at N=${largest.toLocaleString('en-US')} (median of ${heapSamples.length}): ` +
-        `${fmt(heap.perNode, 0)} B/node as built (with op log), ${fmt(heap.perNodeTrimmed, 0)} B/node after trimLog, ` +
-        `${fmt(heap.perNodeRestored, 0)} B/node restored from a snapshot; node JSON ${fmt(heap.jsonPerNode, 0)} B/node`,
+        `${fmt(heap.perNode, 0)} B/node as built (with op log; served once), ${fmt(heap.perNodeTrimmed, 0)} B/node after trimLog, ` +
+        `${fmt(heap.perNodeRestored, 0)} B/node restored from a snapshot (served once); node JSON ${fmt(heap.jsonPerNode, 0)} B/node`,
     ]
     const checks: Check[] = []
     const small = byN.get(1000)
@@ -386,9 +406,9 @@ const treeSection: BenchSection = {
         : { name: 'restore of 100k nodes < 1 s', pass: 'skip', detail: 'needs N=100000' },
     )
     checks.push({
-      name: `retained heap per node <= 2x node JSON (N=${largest.toLocaleString('en-US')}, tree as built, op log included)`,
-      pass: heap.perNode <= 2 * heap.jsonPerNode,
-      detail: `${fmt(heap.perNode, 0)} B vs 2 x ${fmt(heap.jsonPerNode, 0)} B (${fmt(heap.perNode / heap.jsonPerNode, 2)}x)`,
+      name: `retained heap per node <= 2x node JSON (N=${largest.toLocaleString('en-US')}, tree as built with its op log, and restored)`,
+      pass: Math.max(heap.perNode, heap.perNodeRestored) <= 2 * heap.jsonPerNode,
+      detail: `built ${fmt(heap.perNode, 0)} B (${fmt(heap.perNode / heap.jsonPerNode, 2)}x), restored ${fmt(heap.perNodeRestored, 0)} B (${fmt(heap.perNodeRestored / heap.jsonPerNode, 2)}x) vs 2 x ${fmt(heap.jsonPerNode, 0)} B`,
     })
     return {
       title: 'session tree (src/tree)',

@@ -3,9 +3,13 @@ import type { ContentPart, JsonValue, LlmMessage } from './types.ts'
 
 export const SUMMARY_LENGTH = 120
 
+/** Whitespace that `oneLine` changes: any but a single inner space. */
+const NOT_ONE_LINE = /[^\S ]| {2}|^ | $/
+
 /** Collapse whitespace and cut to one short line. */
 export function oneLine(text: string, max = SUMMARY_LENGTH): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
+  // Most text is already one line: keep the very string (and slices of it) instead of a flattened copy per node.
+  const flat = NOT_ONE_LINE.test(text) ? text.replace(/\s+/g, ' ').trim() : text
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 

@@ -300,7 +300,8 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
     if (entry.type !== 'compaction') throw new Invalid(`${where}.replaces is only allowed on compaction nodes`)
     entry.replaces = checkNodeIds(value.replaces, `${where}.replaces`)
   }
-  return canonicalEntry(entry)
+  // Built in canonical key order already (a restore reads every node through here: no second copy).
+  return shareStrings(entry)
 }
 
 /** A message with its keys in canonical order. */
@@ -331,7 +332,7 @@ export function canonicalEntry(entry: TreeEntry): TreeEntry {
   }
   if (entry.type !== undefined) out.type = entry.type
   if (entry.message !== undefined) out.message = canonicalMessage(entry.message)
-  if (entry.content !== undefined) out.content = shareText(entry.content, out.message?.content)
+  if (entry.content !== undefined) out.content = entry.content
   if (entry.model !== undefined) out.model = entry.model
   if (entry.provider !== undefined) out.provider = entry.provider
   if (entry.usage !== undefined) out.usage = entry.usage
@@ -341,7 +342,19 @@ export function canonicalEntry(entry: TreeEntry): TreeEntry {
   if (entry.label !== undefined) out.label = entry.label
   if (entry.origin !== undefined) out.origin = entry.origin
   if (entry.replaces !== undefined) out.replaces = entry.replaces
-  return out
+  return shareStrings(out)
+}
+
+/**
+ * Make equal texts one string: a one-line message is its own summary, and a text part equal to the
+ * message is the message's string (a parsed snapshot holds separate equal copies of each).
+ */
+function shareStrings(entry: Mutable<TreeEntry>): TreeEntry {
+  const text = entry.message?.content
+  if (text === undefined) return entry
+  if (entry.summary === text) entry.summary = text
+  if (entry.content !== undefined) entry.content = shareText(entry.content, text)
+  return entry
 }
 
 /** Rebuild a branch summary with its keys in canonical order. */
