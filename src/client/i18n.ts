@@ -216,7 +216,7 @@ const zh: Record<StringKey, string> = {
   'notice.back': '已后退。',
   'notice.forward': '已前进。',
   'notice.export': '已下载导出文件。',
-  'notice.switch': '已向会话日志追加 {events} 个事件。',
+  'notice.switch': '已向会话日志追加 {count} 个事件。',
   'actionError': '{code}：{message}',
   'keys.title': '快捷键',
   'keys.move': '移动',

@@ -303,6 +303,13 @@ describe('strings', () => {
     for (const [key, text] of Object.entries(DICTIONARIES.zh)) expect(text, key).toMatch(/\S/)
   })
 
+  it('uses the same placeholders in both languages (a Chinese string never shows a raw {name})', () => {
+    const names = (text: string) => [...new Set(text.match(/\{\w+\}/g) ?? [])].sort()
+    for (const [key, text] of Object.entries(DICTIONARIES.en)) {
+      expect(names(DICTIONARIES.zh[key as keyof typeof DICTIONARIES.zh]), key).toEqual(names(text))
+    }
+  })
+
   it('fills placeholders and picks singular or plural', () => {
     const en = translator('en')
     expect(en('status.nodes', { count: 1 })).toBe('1 node')
