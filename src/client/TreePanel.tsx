@@ -7,6 +7,7 @@
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import type { CSSProperties, KeyboardEvent as ReactKeyboardEvent, ReactNode, RefObject } from 'react'
 import type { LinearExport, SessionStatus, TreeNode } from '../types.ts'
+import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../tree/validate.ts'
 import { availableActions, KEY_HELP, keyCommand, suggestBranchName, validateBranchName, validateLabel, type InputProblem } from './commands.ts'
 import type { Notice, PanelState, TreeController } from './controller.ts'
 import { resolveLocale, translator, type HostLocale, type Locale, type StringKey, type Translate } from './i18n.ts'
@@ -845,7 +846,7 @@ function NodeForm({ t, form, setForm, onSubmit, onCancel, busy }: { readonly t: 
         id={id}
         ref={inputRef}
         value={form.value}
-        maxLength={form.kind === 'fork' ? 100 : 200}
+        maxLength={form.kind === 'fork' ? MAX_NAME_LENGTH : MAX_LABEL_LENGTH}
         aria-invalid={form.problem !== undefined}
         onChange={(event) => setForm({ ...form, value: event.target.value, problem: undefined } as FormState)}
         onKeyDown={(event) => {

@@ -4,6 +4,7 @@
  * trip), and the keyboard map (arrows move, Enter jumps, `f` forks, `l`
  * labels, `/` searches, ...) as a function from a key to a command.
  */
+import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH, nameProblem } from '../tree/validate.ts'
 import type { SessionStatus } from '../types.ts'
 import type { Layout, TreeIndex } from './model.ts'
 
@@ -41,28 +42,29 @@ export function availableActions(index: TreeIndex | undefined, nodeId: string | 
 /** Validation failures, as i18n keys. */
 export type InputProblem = 'nameRequired' | 'nameTooLong' | 'nameInvalid' | 'nameExists' | 'labelTooLong' | 'labelInvalid' | 'labelExists'
 
-// Printable: no control characters (C0, DEL, C1).
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
-
-/** Branch names: trimmed, 1–100 printable characters, not an existing branch. */
+/** Branch names: the tree's rules (trimmed, 1–100 printable characters), not an existing branch. */
 export function validateBranchName(raw: string, existing: ReadonlySet<string>): { value: string } | { problem: InputProblem } {
   const value = raw.trim()
-  if (value === '') return { problem: 'nameRequired' }
-  if ([...value].length > 100) return { problem: 'nameTooLong' }
-  if (CONTROL.test(value)) return { problem: 'nameInvalid' }
+  switch (nameProblem(value, MAX_NAME_LENGTH)) {
+    case 'empty': return { problem: 'nameRequired' }
+    case 'tooLong': return { problem: 'nameTooLong' }
+    case 'control': return { problem: 'nameInvalid' }
+  }
   if (existing.has(value)) return { problem: 'nameExists' }
   return { value }
 }
 
 /**
- * Labels: trimmed, 1–200 printable characters, unique in the tree (the node's
+ * Labels: the tree's rules (trimmed, 1–200 printable characters), unique in the tree (the node's
  * own label may be kept). An empty label clears it (`value: null`).
  */
 export function validateLabel(raw: string, nodeId: string, labels: ReadonlyMap<string, string>): { value: string | null } | { problem: InputProblem } {
   const value = raw.trim()
-  if (value === '') return { value: null }
-  if ([...value].length > 200) return { problem: 'labelTooLong' }
-  if (CONTROL.test(value)) return { problem: 'labelInvalid' }
+  switch (nameProblem(value, MAX_LABEL_LENGTH)) {
+    case 'empty': return { value: null }
+    case 'tooLong': return { problem: 'labelTooLong' }
+    case 'control': return { problem: 'labelInvalid' }
+  }
   const owner = labels.get(value)
   if (owner !== undefined && owner !== nodeId) return { problem: 'labelExists' }
   return { value }

@@ -33,8 +33,8 @@ const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant',
 const ENTRY_TYPES: ReadonlySet<string> = new Set<TreeEntryType>([
   'message', 'tool_call', 'tool_result', 'model_change', 'compaction', 'branch_summary', 'custom',
 ])
-// Control characters make names unprintable in the panel and in `/tree` output.
-const CONTROL = /[\u0000-\u001f\u007f]/
+// Control characters (C0, DEL, C1) make names unprintable in the panel and in `/tree` output.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
@@ -61,12 +61,22 @@ export function checkLabel(value: unknown, where = 'label'): string {
   return checkName(value, where, MAX_LABEL_LENGTH)
 }
 
+/** What is wrong with a trimmed branch name or label of at most `max` characters, if anything (the panel asks too). */
+export function nameProblem(name: string, max: number): 'empty' | 'tooLong' | 'control' | undefined {
+  if (name === '') return 'empty'
+  if (name.length > max) return 'tooLong'
+  if (CONTROL.test(name)) return 'control'
+  return undefined
+}
+
 function checkName(value: unknown, where: string, max: number): string {
   if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
   const name = value.trim()
-  if (name === '') throw new Invalid(`${where} must not be empty or whitespace`)
-  if (name.length > max) throw new Invalid(`${where} must be at most ${max} characters`)
-  if (CONTROL.test(name)) throw new Invalid(`${where} must not contain control characters`)
+  switch (nameProblem(name, max)) {
+    case 'empty': throw new Invalid(`${where} must not be empty or whitespace`)
+    case 'tooLong': throw new Invalid(`${where} must be at most ${max} characters`)
+    case 'control': throw new Invalid(`${where} must not contain control characters`)
+  }
   return name
 }
 

@@ -288,6 +288,8 @@ describe('actions and validation', () => {
     expect(validateBranchName('alt', index.branchNames)).toEqual({ problem: 'nameExists' })
     expect(validateBranchName('x'.repeat(101), index.branchNames)).toEqual({ problem: 'nameTooLong' })
     expect(validateBranchName('a\u0007b', index.branchNames)).toEqual({ problem: 'nameInvalid' })
+    // The service's rule exactly: its length is UTF-16 units (51 emoji are 102), so the panel refuses what it would refuse.
+    expect(validateBranchName('😀'.repeat(51), index.branchNames)).toEqual({ problem: 'nameTooLong' })
     expect(validateLabel(' keep ', ids.a1, index.labels)).toEqual({ value: 'keep' })
     expect(validateLabel('', ids.a1, index.labels)).toEqual({ value: null })
     expect(validateLabel('idea', ids.a1, index.labels)).toEqual({ problem: 'labelExists' })
