@@ -25,7 +25,6 @@ import {
   scrollToReveal,
   visibleRange,
   type FilterMode,
-  type Layout,
   type Row,
   type TreeIndex,
 } from './model.ts'
@@ -149,10 +148,10 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
     if (el) setViewport((v) => (v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight || v.height }))
   }, [])
 
-  const reveal = useCallback((id: string | null, lay: Layout | undefined = layout) => {
+  const reveal = useCallback((id: string | null) => {
     const el = treeRef.current
-    if (!el || !lay || id === null) return
-    const at = lay.indexOf.get(id)
+    if (!el || !layout || id === null) return
+    const at = layout.indexOf.get(id)
     if (at === undefined) return
     const top = scrollToReveal(at, el.scrollTop, el.clientHeight || viewport.height, ROW_HEIGHT)
     if (top !== el.scrollTop) el.scrollTop = top
@@ -232,8 +231,8 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
         openLabel(command.id)
         break
       case 'summarize': {
-        const branch = availableActions(index, command.id, state.status).summarize
-        if (branch && !busy) void tree.summarize(branch)
+        // The command is for the selected row, whose actions are already known.
+        if (actions.summarize && !busy) void tree.summarize(actions.summarize)
         break
       }
       case 'search':
@@ -313,7 +312,6 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
         row={row}
         top={i * ROW_HEIGHT}
         index={index}
-        prevId={i > 0 ? layout.rows[i - 1]!.id : null}
         selected={row.id === selected}
         query={normalized}
         t={t}
@@ -568,7 +566,6 @@ interface TreeRowProps {
   readonly row: Row
   readonly top: number
   readonly index: TreeIndex
-  readonly prevId: string | null
   readonly selected: boolean
   readonly query: string
   readonly t: Translate
@@ -580,11 +577,10 @@ const TreeRow = memo(function TreeRow({ row, top, index, selected, query, t, onS
   const kind = rowKind(node)
   const onPath = index.cursorPath.has(row.id)
   const isCursor = index.view.cursor === row.id
-  const lane = laneColor(node.branch)
-  const laneStyle = lane >= 0 ? ({ '--dst-lane': `var(--dst-lane-${lane})` } as CSSProperties) : undefined
   const { glyphs, clipped } = gutter(row)
   const heads = index.headsAt.get(row.id) ?? []
   const tool = foldedTool(node)
+  const text = rowText(node)
   return (
     <div
       id={rowDomId(row.id)}
@@ -596,9 +592,9 @@ const TreeRow = memo(function TreeRow({ row, top, index, selected, query, t, onS
       data-node-id={row.id}
       data-path={onPath}
       data-cursor={isCursor}
-      style={{ top, ...laneStyle }}
+      style={{ top, ...branchStyle(node.branch) }}
       onClick={() => onSelect(row.id)}
-      title={rowText(node)}
+      title={text}
     >
       <span className="dst-gutter" aria-hidden="true">
         {clipped > 0 ? <span className="dst-g" data-g="more">+{clipped}</span> : null}
@@ -626,7 +622,7 @@ const TreeRow = memo(function TreeRow({ row, top, index, selected, query, t, onS
             ) : null}
           </>
         ) : (
-          <Highlighted text={rowText(node)} query={query} />
+          <Highlighted text={text} query={query} />
         )}
       </span>
       <span className="dst-badges">

@@ -84,6 +84,11 @@ function revisionOf(status: SessionStatus): string {
   return status.revision ?? `${status.nodeCount}:${status.cursor}:${status.activeBranch}:${status.branchCount}:${status.labelCount ?? ''}:${status.watermark ?? ''}`
 }
 
+/** The events a move appended to the session log, for its notice (none when nothing was switched). */
+function switched(move: MoveResult): { appendedEvents?: number } {
+  return move.switch ? { appendedEvents: move.switch.appendedEvents } : {}
+}
+
 export class TreeController {
   private state: PanelState = { phase: 'loading', generation: 0 }
   private readonly listeners = new Set<() => void>()
@@ -152,11 +157,11 @@ export class TreeController {
   // ------------------------------------------------------------- actions
 
   jump(nodeId: string): Promise<boolean> {
-    return this.act('jump', (r) => r.jump(this.agentId, nodeId), (v) => ({ kind: 'jump', mode: v.mode, ...(v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}), ...(v.switch ? { appendedEvents: v.switch.appendedEvents } : {}) }))
+    return this.act('jump', (r) => r.jump(this.agentId, nodeId), (v) => ({ kind: 'jump', mode: v.mode, ...(v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}), ...switched(v) }))
   }
 
   fork(nodeId: string, branch: string): Promise<boolean> {
-    return this.act('fork', (r) => r.fork(this.agentId, nodeId, branch), (v) => ({ kind: 'fork', branch: v.branch, mode: v.mode, ...(v.switch ? { appendedEvents: v.switch.appendedEvents } : {}) }))
+    return this.act('fork', (r) => r.fork(this.agentId, nodeId, branch), (v) => ({ kind: 'fork', branch: v.branch, mode: v.mode, ...switched(v) }))
   }
 
   label(nodeId: string, label: string | null): Promise<boolean> {
@@ -168,11 +173,11 @@ export class TreeController {
   }
 
   back(): Promise<boolean> {
-    return this.act('back', (r) => r.back(this.agentId), (v) => ({ kind: 'back', mode: v.mode, ...(v.switch ? { appendedEvents: v.switch.appendedEvents } : {}) }))
+    return this.act('back', (r) => r.back(this.agentId), (v) => ({ kind: 'back', mode: v.mode, ...switched(v) }))
   }
 
   forward(): Promise<boolean> {
-    return this.act('forward', (r) => r.forward(this.agentId), (v) => ({ kind: 'forward', mode: v.mode, ...(v.switch ? { appendedEvents: v.switch.appendedEvents } : {}) }))
+    return this.act('forward', (r) => r.forward(this.agentId), (v) => ({ kind: 'forward', mode: v.mode, ...switched(v) }))
   }
 
   /** The linear export, or undefined on failure (then `actionError` says why). */

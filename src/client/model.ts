@@ -11,6 +11,7 @@
  * the last), in creation order. A filtered-out node hands its children to its
  * nearest visible ancestor, so the shape of what remains is kept.
  */
+import { argumentsText, oneLine } from '../tree/text.ts'
 import type { ContentPart, SessionTreeOutline, TreeNode } from '../types.ts'
 
 /** Pi-style filters. */
@@ -95,15 +96,6 @@ function parts(node: TreeNode): readonly ContentPart[] {
   return node.content ?? []
 }
 
-function argsText(value: unknown): string {
-  if (typeof value === 'string') return value
-  try {
-    return JSON.stringify(value) ?? ''
-  } catch {
-    return String(value)
-  }
-}
-
 /** The badge a node gets. */
 export function rowKind(node: TreeNode): RowKind {
   switch (node.type ?? 'message') {
@@ -149,13 +141,13 @@ export function foldedTool(node: TreeNode): FoldedTool | undefined {
   const resultText = result?.content ?? (node.message?.role === 'tool' ? node.message.content : undefined)
   return {
     name,
-    args: call ? argsText(call.arguments) : '',
+    args: call ? argumentsText(call.arguments) : '',
     ...(resultText === undefined ? {} : { result: resultText }),
     isError: result?.isError === true || node.error !== undefined,
   }
 }
 
-const flat = (text: string): string => text.replace(/\s+/g, ' ').trim()
+const flat = (text: string): string => oneLine(text, Infinity)
 
 /** One line of text for a row (the node's summary, or its message). */
 export function rowText(node: TreeNode): string {
@@ -174,7 +166,7 @@ export function searchText(node: TreeNode): string {
   let text = `${node.summary}\n${node.message?.content ?? ''}`
   for (const part of parts(node)) {
     if (part.type === 'text' || part.type === 'reasoning') text += `\n${part.text}`
-    else if (part.type === 'tool_call') text += `\n${part.name} ${argsText(part.arguments)}`
+    else if (part.type === 'tool_call') text += `\n${part.name} ${argumentsText(part.arguments)}`
     else if (part.type === 'tool_result') text += `\n${part.content}`
   }
   if (node.label) text += `\n${node.label}`

@@ -11,6 +11,7 @@
  * points, so the model can always see where it is and what it can jump to.
  */
 import type { SessionTree } from '../tree/session-tree.ts'
+import { oneLine } from '../tree/text.ts'
 import type { TreeNode } from '../tree/types.ts'
 
 export interface RenderOptions {
@@ -55,11 +56,6 @@ export function roleOf(node: TreeNode): string {
   }
 }
 
-function clip(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length <= width ? flat : `${flat.slice(0, Math.max(1, width - 1))}…`
-}
-
 /** Head names by node id. */
 function headsOf(tree: SessionTree): Map<string, string[]> {
   const heads = new Map<string, string[]>()
@@ -83,7 +79,7 @@ export function nodeLine(tree: SessionTree, node: TreeNode, width: number, heads
     : []
   const text = calls.length > 0 && (node.message?.content ?? '') === ''
     ? `(calls ${calls.join(', ')})`
-    : clip(node.summary || (node.message?.content ?? ''), width)
+    : oneLine(node.summary || (node.message?.content ?? ''), width)
   return `${node.nodeId} ${roleOf(node)}: ${text === '' ? '(empty)' : text}${tags.length > 0 ? ` ${tags.join(' ')}` : ''}${tree.cursor === node.nodeId ? ' ← cursor' : ''}`
 }
 

@@ -1,5 +1,5 @@
 /** Human-readable text derived from nodes: one-line summaries and branch renderings. */
-import type { ContentPart, JsonValue, LlmMessage } from './types.ts'
+import type { ContentPart, LlmMessage } from './types.ts'
 
 export const SUMMARY_LENGTH = 120
 
@@ -13,8 +13,14 @@ export function oneLine(text: string, max = SUMMARY_LENGTH): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 
-function argumentsText(args: JsonValue): string {
-  return typeof args === 'string' ? args : JSON.stringify(args)
+/** Tool-call arguments as text: a string as it is, anything else as JSON (what cannot be JSON, as `String`). */
+export function argumentsText(args: unknown): string {
+  if (typeof args === 'string') return args
+  try {
+    return JSON.stringify(args) ?? ''
+  } catch {
+    return String(args)
+  }
 }
 
 /** The summary a node gets when its producer gives none. */

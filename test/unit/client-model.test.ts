@@ -5,7 +5,7 @@
  * input validation, and the two dictionaries.
  */
 import { describe, expect, it } from 'vitest'
-import { SessionTree, type LlmMessage, type SessionTreeOutline, type SessionTreeView, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
+import { SessionTree, type LlmMessage, type SessionTreeOutline, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
 import {
   gutter,
   highlight,
