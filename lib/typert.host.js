@@ -750,6 +750,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "treeOf",
+            "signature": "treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode }>",
+            "summary": "The live tree and surface mode of a loaded session, for the tool companion and `/tree` (the same resolution as `session`, without building a status).",
+            "jsDoc": "/**\n * The live tree and surface mode of a loaded session, for the tool companion and `/tree` (the\n * same resolution as `session`, without building a status). Not a remote method.\n */"
+          },
+          {
+            "kind": "method",
             "name": "moveWithinStep",
             "signature": "async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>>",
             "summary": "A move the agent's model makes with a tool, from inside its running step (stock mode): the tree moves and the history switches at once, within the step that issued `callId`; the next request of the same turn holds the selected path, then that call and its result.",

@@ -21,7 +21,7 @@ import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, ForkView, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../tree/types.ts'
 import { TreeSync, type TreeSessionState } from '../harness/sync.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
-import { StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload, type SwitchReport } from '../surface/stock.ts'
+import { isFree, StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload, type SwitchReport } from '../surface/stock.ts'
 import { hasNativeSurface, SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
 import { nativeSwitch } from '../surface/native.ts'
 import { extractiveSummarizer } from './summarizer.ts'
@@ -201,6 +201,15 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   /**
+   * The live tree and surface mode of a loaded session, for the tool companion and `/tree` (the
+   * same resolution as `session`, without building a status). Not a remote method.
+   */
+  treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode }> {
+    const found = this.resolveLoaded(agentId)
+    return found.ok ? ok({ tree: found.value.state.projector.tree, mode: found.value.mode }) : found
+  }
+
+  /**
    * A move the agent's model makes with a tool, from inside its running step
    * (stock mode): the tree moves and the history switches at once, within the
    * step that issued `callId`; the next request of the same turn holds the
@@ -255,7 +264,7 @@ export class SessionTreeService extends TypertRemoteService {
         target = cut.value
       }
     }
-    if (withinCall === undefined && mode !== 'projection' && agent && (agent.status !== 'idle' || agent.inbox.nextTurn.length > 0)) {
+    if (withinCall === undefined && mode !== 'projection' && agent && !isFree(agent)) {
       return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId, status: agent.status })
     }
     return this.sync.mutateAsync(session.id, async (live) => {
@@ -292,10 +301,6 @@ export class SessionTreeService extends TypertRemoteService {
         }
         report = switched.value
       } else if (mode === 'native' && hasNativeSurface(session)) {
-        if (agent && agent.status !== 'idle') {
-          live.rollback(mark)
-          return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId, status: agent.status })
-        }
         const selected = nativeSwitch(session as never, state.projector, destination, branch)
         if (!selected.ok) {
           live.rollback(mark)

@@ -26,9 +26,8 @@ export function hasNativeSurface(session: unknown): session is NativeSurfaceSess
 /** Resolve the mode for one session. */
 export function surfaceModeOf(setting: SurfaceModeSetting, session: unknown, hasAgent: boolean): SurfaceMode {
   if (setting === 'projection') return 'projection'
-  if (setting === 'native') return hasNativeSurface(session) ? 'native' : hasAgent ? 'stock' : 'projection'
-  if (setting === 'stock') return hasAgent ? 'stock' : 'projection'
-  if (hasNativeSurface(session)) return 'native'
+  // `native` and `auto` both take the patched surface when the harness has it, and fall back alike.
+  if (setting !== 'stock' && hasNativeSurface(session)) return 'native'
   return hasAgent ? 'stock' : 'projection'
 }
 

@@ -11,7 +11,6 @@ import type { NativeSurfaceSession } from './mode.ts'
 export interface NativeSwitchReport {
   readonly noop: boolean
   readonly appendedEvents: number
-  readonly selected: number
 }
 
 /** Seqs of the surface events that show the model the history of `target`. */
@@ -39,9 +38,10 @@ export function nativeSwitch(
   if (!seqs.ok) return seqs
   const current = session.messageSurfaceNodes()
   // Tombstones and the like show nothing; compare what the model reads.
-  const shown = current.filter((seq) => projector.surfaceEntries.find((entry) => entry.seq === seq)?.node !== null)
+  const hidden = new Set(projector.surfaceEntries.filter((entry) => entry.node === null).map((entry) => entry.seq))
+  const shown = current.filter((seq) => !hidden.has(seq))
   if (shown.length === seqs.value.length && shown.every((seq, i) => seq === seqs.value[i])) {
-    return ok({ noop: true, appendedEvents: 0, selected: seqs.value.length })
+    return ok({ noop: true, appendedEvents: 0 })
   }
   const before = session.seq
   try {
@@ -52,5 +52,5 @@ export function nativeSwitch(
   } catch (error) {
     return fail('INTERNAL', `the harness refused the selection: ${error instanceof Error ? error.message : String(error)}`)
   }
-  return ok({ noop: false, appendedEvents: session.seq - before, selected: seqs.value.length })
+  return ok({ noop: false, appendedEvents: session.seq - before })
 }

@@ -87,6 +87,14 @@ interface Job {
   resolve(result: TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>): void
 }
 
+/**
+ * An agent free for a history switch: idle, with no prompt queued for its next turn (queued
+ * prompts would run first; context waiting for the next step, such as injections, does not block).
+ */
+export function isFree(agent: LiveAgent): boolean {
+  return agent.status === 'idle' && agent.inbox.nextTurn.length === 0
+}
+
 export class StockSwitcher {
   private readonly jobs = new Map<string, Job>()
   private readonly options: StockSwitcherOptions
@@ -100,13 +108,10 @@ export class StockSwitcher {
    * `target` (a tree node, or null for the empty history).
    */
   async switch(agent: LiveAgent, target: string | null, branch?: string): Promise<TreeResult<SwitchReport>> {
-    // Queued prompts would run first; context waiting for the next step (injections) does not block.
-    if (agent.status !== 'idle' || agent.inbox.nextTurn.length > 0) {
+    if (!isFree(agent)) {
       return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', { agentId: agent.id, status: agent.status })
     }
-    const projector = this.options.projectorFor(agent.session.id)
-    if (!projector) return fail('SESSION_NOT_FOUND', `session ${agent.session.id} has no tree`)
-    const preview = this.plan(agent.session, projector, target, 0, 1)
+    const preview = this.plan(agent.session, target, 0, 1)
     if (!preview.ok) return preview
     if (preview.value.events.length === 0) {
       return ok({ noop: true, appendedEvents: 0, copies: 0, shadowed: 0, sharedPrefix: preview.value.sharedPrefix, requeued: 0 })
@@ -165,9 +170,7 @@ export class StockSwitcher {
   }
 
   private execute(session: LiveSession, marker: SwitchMarker, turn: number, step: number): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }> {
-    const projector = this.options.projectorFor(session.id)
-    if (!projector) return fail('SESSION_NOT_FOUND', `session ${session.id} has no tree`)
-    const planned = this.plan(session, projector, marker.target, turn, step)
+    const planned = this.plan(session, marker.target, turn, step)
     if (!planned.ok) return planned
     const framed: PlannedEvent[] = [
       { type: 'step/start' as never, data: { turn, step } },
@@ -180,8 +183,7 @@ export class StockSwitcher {
     try {
       for (const event of framed) {
         if (event.type === ('step/start' as never)) open = true
-        if (event.intent) session.append(event.type, event.data, event.intent)
-        else session.append(event.type, event.data)
+        appendPlanned(session, event)
         if (event.type === ('step/end' as never)) open = false
       }
     } catch (error) {
@@ -197,7 +199,9 @@ export class StockSwitcher {
     return ok({ copies: planned.value.copies, shadowed: planned.value.shadowed.length, sharedPrefix: planned.value.sharedPrefix })
   }
 
-  private plan(session: LiveSession, projector: SessionProjector, target: string | null, turn: number, step: number, tail?: readonly PlannedEvent[]) {
+  private plan(session: LiveSession, target: string | null, turn: number, step: number, tail?: readonly PlannedEvent[]) {
+    const projector = this.options.projectorFor(session.id)
+    if (!projector) return fail('SESSION_NOT_FOUND', `session ${session.id} has no tree`)
     const surface = projector.surfaceEntries
     const live = session.surface.nodes
     if (surface.length !== live.length || surface.some((entry, i) => entry.seq !== live[i])) {
@@ -206,10 +210,8 @@ export class StockSwitcher {
     const tree = projector.tree
     const history = tree.historyPath(target)
     if (!history.ok) return history
-    const events = session.events
-    const first = events.length > 0 ? ((events[0] as { seq?: number }).seq ?? 0) : 0
     return planSwitch({
-      eventAt: (seq) => events[seq - first],
+      eventAt: eventLookup(session),
       surface,
       target: history.value.map((entry) => entry.nodeId),
       sourceOf: (nodeId) => projector.sourceOf(nodeId),
@@ -231,8 +233,6 @@ export class StockSwitcher {
    * holds the target path, that call and its result.
    */
   switchWithinStep(session: LiveSession, target: string | null, callId: string): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number; appendedEvents: number }> {
-    const projector = this.options.projectorFor(session.id)
-    if (!projector) return fail('SESSION_NOT_FOUND', `session ${session.id} has no tree`)
     const inflight = inflightCall(session, callId)
     if (!inflight.ok) return inflight
     const { turn, step, message } = inflight.value
@@ -241,16 +241,13 @@ export class StockSwitcher {
       data: { turn, step, message: { ...message, id: randomUUID() } },
       intent: { surfaceOp: 'append' } as never,
     }
-    const planned = this.plan(session, projector, target, turn, step, [restated])
+    const planned = this.plan(session, target, turn, step, [restated])
     if (!planned.ok) return planned
     const checked = dryRun(session, planned.value.events)
     if (!checked.ok) return checked
     const before = session.seq
     try {
-      for (const event of planned.value.events) {
-        if (event.intent) session.append(event.type, event.data, event.intent)
-        else session.append(event.type, event.data)
-      }
+      for (const event of planned.value.events) appendPlanned(session, event)
     } catch (error) {
       return fail('INTERNAL', `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`)
     }
@@ -269,16 +266,26 @@ export class StockSwitcher {
   }
 }
 
+/** Events by seq: a session's events carry consecutive seqs, so the lookup is an index. */
+function eventLookup(session: LiveSession): (seq: number) => unknown {
+  const events = session.events
+  const first = events.length > 0 ? ((events[0] as { seq?: number }).seq ?? 0) : 0
+  return (seq) => events[seq - first]
+}
+
+function appendPlanned(session: LiveSession, event: PlannedEvent): void {
+  if (event.intent) session.append(event.type, event.data, event.intent)
+  else session.append(event.type, event.data)
+}
+
 /**
  * The running step's assistant message that issued `callId`: it must be the
  * last message the model sees, and its only call (parallel siblings would
  * lose their results).
  */
 function inflightCall(session: LiveSession, callId: string): TreeResult<{ turn: number; step: number; message: Record<string, unknown> }> {
-  const events = session.events as readonly { type?: string; seq?: number; data?: Record<string, unknown> }[]
-  const live = session.surface.nodes
-  const last = live.at(-1)
-  const event = last === undefined ? undefined : events.find((e) => e.seq === last)
+  const last = session.surface.nodes.at(-1)
+  const event = last === undefined ? undefined : eventLookup(session)(last) as { type?: string; data?: Record<string, unknown> } | undefined
   const message = event?.type === 'assistant/message' && isRecord(event.data?.message) ? event.data.message : undefined
   const content = Array.isArray(message?.content) ? message.content as { type?: string; id?: string }[] : []
   const calls = content.filter((block) => block.type === 'tool-call')

@@ -13,10 +13,10 @@
 import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
-import { checkBranchName, checkLabel, Invalid, isRecord } from '../tree/validate.ts'
+import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
-import type { MoveResult, SessionStatus, SurfaceMode } from '../service/wire.ts'
-import type { LiveAgent } from '../surface/stock.ts'
+import type { MoveResult, SurfaceMode } from '../service/wire.ts'
+import { isFree, type LiveAgent } from '../surface/stock.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
 import { DEFAULT_DEPTH, DEFAULT_MAX_LINES, findNodes, nodeLine, renderTree, resolveNode } from './render.ts'
@@ -40,7 +40,6 @@ export interface ActionEnvironment {
 
 interface Loaded {
   readonly tree: SessionTree
-  readonly status: SessionStatus
   readonly mode: SurfaceMode
 }
 
@@ -127,12 +126,8 @@ export class TreeActions {
     this.env = env
   }
 
-  private async load(agent: LiveAgent): Promise<TreeResult<Loaded>> {
-    const status = await settle(() => this.service.session(agent.id))
-    if (!status.ok) return status
-    const tree = this.service.sync.get(agent.session.id)?.projector.tree
-    if (!tree) return fail('SESSION_NOT_FOUND', `session ${quote(agent.session.id)} has no tree`)
-    return ok({ tree, status: status.value, mode: status.value.surfaceMode ?? 'projection' })
+  private load(agent: LiveAgent): TreeResult<Loaded> {
+    return this.service.treeOf(agent.id)
   }
 
   /** The header every listing starts with. */
@@ -153,7 +148,7 @@ export class TreeActions {
 
   /** The outline of the tree (or of the subtree under `from`). */
   async list(agent: LiveAgent, options: { depth?: number; from?: string; maxLines?: number; human?: boolean } = {}): Promise<ActionResult> {
-    const loaded = await this.load(agent)
+    const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const { tree, mode } = loaded.value
     let from: string | undefined
@@ -183,7 +178,7 @@ export class TreeActions {
   /** Nodes by label or text. */
   async find(agent: LiveAgent, query: string, options: { by?: 'label' | 'text' | 'any'; limit?: number } = {}): Promise<ActionResult> {
     if (typeof query !== 'string' || query.trim() === '') return fail('INVALID_ARGUMENT', 'query must be a non-empty string')
-    const loaded = await this.load(agent)
+    const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const { tree } = loaded.value
     const { matches, total } = findNodes(tree, query, { ...options, skip: isTreeToolCall })
@@ -200,17 +195,10 @@ export class TreeActions {
 
   /** Set (`text`) or clear (`null`) a label; immediate, the history does not change. */
   async label(agent: LiveAgent, node: string, text: string | null): Promise<ActionResult> {
-    const loaded = await this.load(agent)
+    const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const nodeId = resolveNode(loaded.value.tree, node)
     if (nodeId === undefined) return notFound(node)
-    if (text !== null) {
-      try {
-        checkLabel(text)
-      } catch (error) {
-        return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
-      }
-    }
     const before = loaded.value.tree.get(nodeId)?.label
     const labeled = await settle(() => this.service.label(agent.id, nodeId, text))
     if (!labeled.ok) return labeled
@@ -225,7 +213,7 @@ export class TreeActions {
 
   /** Record a branch summary: the caller's text, or an extractive digest. */
   async summarize(agent: LiveAgent, branch: string, summary: string | undefined, model: string | undefined): Promise<ActionResult> {
-    const loaded = await this.load(agent)
+    const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     let recorded: TreeResult<BranchSummary>
     if (summary === undefined) {
@@ -251,7 +239,7 @@ export class TreeActions {
    * for a person's move, it is deferred to the end of the turn.
    */
   async move(agent: LiveAgent, requested: MoveOp, by: MoveRequester, callId?: string): Promise<ActionResult> {
-    const loaded = await this.load(agent)
+    const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const { tree, mode } = loaded.value
     const pending = this.moves.pending(agent.id)
@@ -265,7 +253,7 @@ export class TreeActions {
     const planned = this.plan(tree, requested, mode)
     if (!planned.ok) return planned
     const plan = planned.value
-    const idle = agent.status === 'idle' && agent.inbox.nextTurn.length === 0 && !pending
+    const idle = isFree(agent) && !pending
     if (idle) {
       const moved = await runMove(this.service, agent.id, plan.op)
       if (!moved.ok) return moved

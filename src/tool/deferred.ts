@@ -30,7 +30,7 @@
 import { randomUUID } from 'node:crypto'
 import { fail, type TreeError, type TreeResult } from '../tree/errors.ts'
 import type { MoveResult } from '../service/wire.ts'
-import type { LiveAgent, PreStepPayload } from '../surface/stock.ts'
+import { isFree, type LiveAgent, type PreStepPayload } from '../surface/stock.ts'
 import { markerOf } from '../harness/marker.ts'
 import { isRecord } from '../tree/validate.ts'
 
@@ -161,7 +161,7 @@ export class DeferredMoves {
       this.entries.set(agent.id, { move, agent, state: 'waiting', held: [], busyRetries: 0, settled: settledPromise() })
     }
     // Normally the agent is mid-turn; if it is already idle, apply right away.
-    if (agent.status === 'idle' && agent.inbox.nextTurn.length === 0) queueMicrotask(() => void this.apply(agent))
+    if (isFree(agent)) queueMicrotask(() => void this.apply(agent))
     return { ok: true, value: replaced ? { move, replaced } : { move } }
   }
 
