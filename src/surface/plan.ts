@@ -98,8 +98,8 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   const events: PlannedEvent[] = []
   let copies = 0
   let k = 0
+  const shadowed = tail.map((entry) => entry.seq)
   if (tail.length > 0) {
-    const shadowed = tail.map((entry) => entry.seq)
     const op = { op: 'replace' as const, start: shadowed[0]!, end: shadowed.at(-1)! }
     const first = rest[0]
     const firstSource = first === undefined ? undefined : input.sourceOf(first)
@@ -157,7 +157,7 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
     }
   }
   events.push(...extra)
-  return ok({ events, shadowed: tail.map((entry) => entry.seq), copies, sharedPrefix: d })
+  return ok({ events, shadowed, copies, sharedPrefix: d })
 }
 
 type Ev = { readonly type: string; readonly data: Record<string, unknown> }

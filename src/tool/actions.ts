@@ -19,7 +19,7 @@ import type { MoveResult, SurfaceMode } from '../service/wire.ts'
 import { isFree, type LiveAgent } from '../surface/stock.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
-import { DEFAULT_DEPTH, DEFAULT_MAX_LINES, findNodes, nodeLine, renderTree, resolveNode } from './render.ts'
+import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import { TOOL_NAMES } from './prompt.ts'
 
 /** The result of one action. */
@@ -158,7 +158,7 @@ export class TreeActions {
     }
     const rendered = renderTree(tree, {
       depth: options.depth ?? DEFAULT_DEPTH,
-      maxLines: options.maxLines ?? this.env.maxLines ?? DEFAULT_MAX_LINES,
+      maxLines: options.maxLines ?? this.env.maxLines,
       ...(from === undefined ? {} : { from }),
     })
     const lines = [...this.header(agent, loaded.value)]
@@ -183,7 +183,8 @@ export class TreeActions {
     const { tree } = loaded.value
     const { matches, total } = findNodes(tree, query, { ...options, skip: isTreeToolCall })
     const onPath = new Set(tree.currentPath().map((node) => node.nodeId))
-    const lines = matches.map((node) => `${nodeLine(tree, node, 100)}${onPath.has(node.nodeId) ? ' (on your current path)' : ''}`)
+    const heads = headsOf(tree)
+    const lines = matches.map((node) => `${nodeLine(tree, node, 100, heads)}${onPath.has(node.nodeId) ? ' (on your current path)' : ''}`)
     const head = total === 0
       ? `No node matches ${quote(query)}.`
       : `${plural(total, 'node')} match${total === 1 ? 'es' : ''} ${quote(query)}${total > matches.length ? ` (showing ${matches.length})` : ''}:`

@@ -149,7 +149,7 @@ export class DeferredMoves {
       sessionId: agent.id,
       op,
       by,
-      requestedAt: (this.options.now?.() ?? new Date()).toISOString(),
+      requestedAt: this.now(),
       turn: openTurn(agent.session.events),
     }
     let replaced: PendingMove | undefined

@@ -57,7 +57,8 @@ export function roleOf(node: TreeNode): string {
 }
 
 /** Head names by node id. */
-function headsOf(tree: SessionTree): Map<string, string[]> {
+/** Branch names by the node each one ends at. */
+export function headsOf(tree: SessionTree): Map<string, string[]> {
   const heads = new Map<string, string[]>()
   for (const [name, id] of tree.branchHeadList()) {
     const list = heads.get(id) ?? []
@@ -91,9 +92,12 @@ interface Shape {
 }
 
 /** Render the outline with one elision shape. */
-function outline(tree: SessionTree, options: Required<Pick<RenderOptions, 'width'>> & { from?: string }, shape: Shape): { lines: string[]; abridged: boolean } {
-  const heads = headsOf(tree)
-  const onPath = new Set(tree.currentPath().map((node) => node.nodeId))
+function outline(
+  tree: SessionTree,
+  options: Required<Pick<RenderOptions, 'width'>> & { from?: string },
+  shape: Shape,
+  { heads, onPath }: { heads: Map<string, string[]>; onPath: ReadonlySet<string> },
+): { lines: string[]; abridged: boolean } {
   const lines: string[] = []
   let abridged = false
 
@@ -191,9 +195,11 @@ export function renderTree(tree: SessionTree, options: RenderOptions = {}): Rend
     { head: 1, tail: 2, around: 1, depth },
     { head: 1, tail: 1, around: 1, depth: 0 },
   ]
+  // The same for every shape tried.
+  const facts = { heads: headsOf(tree), onPath: new Set(tree.currentPath().map((node) => node.nodeId)) }
   let result = { lines: [] as string[], abridged: false }
   for (const shape of shapes) {
-    result = outline(tree, { width, ...(options.from === undefined ? {} : { from: options.from }) }, shape)
+    result = outline(tree, { width, ...(options.from === undefined ? {} : { from: options.from }) }, shape, facts)
     if (result.lines.length <= maxLines) return result
   }
   // Still too long (many labels, heads or roots): cut, but keep the cursor visible.
