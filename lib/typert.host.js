@@ -854,7 +854,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    get lastSwitch(): SwitchRecord | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
+            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
           },
           {
             "name": "SessionSource",
@@ -915,10 +915,6 @@ export const TYPERT = {
           {
             "name": "SwitchMarker",
             "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n}"
-          },
-          {
-            "name": "SwitchRecord",
-            "declaration": "export interface SwitchRecord {\n    readonly marker: SwitchMarker;\n    readonly turn: number;\n    readonly tip: string | null;\n    readonly complete: boolean;\n}"
           },
           {
             "name": "TextPart",

@@ -35,16 +35,6 @@ export type NodeSource =
   | { readonly kind: 'message'; readonly seq: number }
   | { readonly kind: 'tool'; readonly callSeq: number; readonly resultSeq: number | undefined }
 
-/** How the last history switch seen in the log ended. */
-export interface SwitchRecord {
-  readonly marker: SwitchMarker
-  readonly turn: number
-  /** Where the model history ended after the switch's turn. */
-  readonly tip: string | null
-  /** False when the turn ended before the history reached the marker's target (a crash or an error). */
-  readonly complete: boolean
-}
-
 type Event = { readonly type: string; readonly seq: number; readonly time?: number; readonly data?: unknown; readonly surfaceOp?: unknown; readonly sourceEventSeqs?: unknown }
 
 /** Node id of the harness event at `seq`. Stable across rebuilds: the log decides it. */
@@ -70,7 +60,6 @@ export class SessionProjector {
   private readonly inbox = new Map<string, unknown[]>()
   private openTurn: number | null = null
   private switching: { turn: number; marker: SwitchMarker } | undefined
-  private lastSwitchRecord: SwitchRecord | undefined
   private route: string | undefined
   private compactionModel: { provider?: string; model?: string } | undefined
 
@@ -120,10 +109,6 @@ export class SessionProjector {
   /** Whether a history switch turn is in progress in the log. */
   get switchInProgress(): SwitchMarker | undefined {
     return this.switching?.marker
-  }
-
-  get lastSwitch(): SwitchRecord | undefined {
-    return this.lastSwitchRecord
   }
 
   /** The harness events a node came from; undefined for tree-only nodes. */
@@ -212,14 +197,14 @@ export class SessionProjector {
     this.openTurn = null
     if (!switching || switching.turn !== turn) return
     this.switching = undefined
-    this.settleSwitch(switching.marker, turn)
+    this.settleSwitch(switching.marker)
   }
 
-  /** After a switch: record how it ended and make the cursor follow the new history. */
-  private settleSwitch(marker: SwitchMarker, turn: number): void {
+  /** After a switch: make the cursor follow the new history (a fork marker also names its branch). */
+  private settleSwitch(marker: SwitchMarker): void {
     const tip = this.tipNode
+    // False when the turn ended before the history reached the target (a crash or an error).
     const complete = tip === marker.target
-    this.lastSwitchRecord = { marker, turn, tip, complete }
     const tree = this.tree
     if (complete && marker.branch !== undefined && tip !== null && !tree.branchHeadList().some(([name]) => name === marker.branch)) {
       // Log-only rebuild of a fork: name the branch the way the user did.
@@ -247,7 +232,7 @@ export class SessionProjector {
     const marker: SwitchMarker = typeof data.branch === 'string'
       ? { v: 1, op: 'switch', id: `selection-${event.seq}`, target, branch: data.branch }
       : { v: 1, op: 'switch', id: `selection-${event.seq}`, target }
-    this.settleSwitch(marker, this.openTurn ?? -1)
+    this.settleSwitch(marker)
   }
 
   /** Copies and tombstones of a switch map back to the original nodes. */
@@ -261,8 +246,7 @@ export class SessionProjector {
       this.nodeOfSeq.set(event.seq, node)
     } else {
       const range = this.surfaceRange(op.start, op.end)
-      const shadowed = new Set(this.surface.slice(range.from, range.to + 1).map((entry) => entry.seq))
-      const originals = cited.filter((seq) => !shadowed.has(seq))
+      const originals = this.originalsOf(cited, range) as number[]
       const node = originals.length === 1 ? this.nodeOfSeq.get(originals[0]!) : undefined
       if (originals.length > 1 || (originals.length === 1 && node === undefined)) {
         this.surface.splice(range.from, range.to - range.from + 1, { seq: event.seq, node: null })
@@ -304,11 +288,9 @@ export class SessionProjector {
     const cited = Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs : []
     let originals = cited
     if (op !== 'append') {
-      const from = this.surface.findIndex((entry) => entry.seq === op.start)
-      const to = this.surface.findIndex((entry) => entry.seq === op.end)
-      if (from === -1 || to < from) return false
-      const shadowed = new Set(this.surface.slice(from, to + 1).map((entry) => entry.seq))
-      originals = cited.filter((seq) => !shadowed.has(seq as number))
+      const range = this.findRange(op.start, op.end)
+      if (!range) return false
+      originals = this.originalsOf(cited, range)
     }
     const original = originals[0]
     return originals.length === 1 && typeof original === 'number' && this.typeOfSeq.get(original) === event.type && this.nodeOfSeq.has(original)
@@ -567,10 +549,22 @@ export class SessionProjector {
   }
 
   private surfaceRange(start: number, end: number): { from: number; to: number } {
+    const range = this.findRange(start, end)
+    if (!range) throw new MalformedEvent(`replace range ${start}..${end} is not on the surface`)
+    return range
+  }
+
+  /** Surface indexes of a replacement's span, or undefined when the span is not on the surface. */
+  private findRange(start: number, end: number): { from: number; to: number } | undefined {
     const from = this.surface.findIndex((entry) => entry.seq === start)
     const to = this.surface.findIndex((entry) => entry.seq === end)
-    if (from === -1 || to === -1 || from > to) throw new MalformedEvent(`replace range ${start}..${end} is not on the surface`)
-    return { from, to }
+    return from === -1 || to === -1 || from > to ? undefined : { from, to }
+  }
+
+  /** What a replacement cites besides the entries it shadows: the originals it stands for. */
+  private originalsOf(cited: readonly unknown[], range: { from: number; to: number }): unknown[] {
+    const shadowed = new Set(this.surface.slice(range.from, range.to + 1).map((entry) => entry.seq))
+    return cited.filter((seq) => !shadowed.has(seq as number))
   }
 
   /** The last surface entry that shows a node. */

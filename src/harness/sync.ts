@@ -13,7 +13,7 @@
  */
 import { SessionTree } from '../tree/session-tree.ts'
 import type { SessionTreeStore } from '../tree/store.ts'
-import type { TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject, SessionTreeLogEntry, TreeEntry } from '../tree/types.ts'
 import { Invalid } from '../tree/validate.ts'
 import type { SidecarWarning } from '../service/wire.ts'
@@ -91,6 +91,8 @@ export class TreeSync {
   detach(sessionId: string): void {
     this.states.delete(sessionId)
     this.store.drop(sessionId)
+    // What the sidecar remembers about its files goes too; a later attach inspects them again.
+    this.sidecar?.forget(sessionId)
   }
 
   /**
@@ -99,7 +101,7 @@ export class TreeSync {
    */
   mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T> {
     const state = this.states.get(sessionId)
-    if (!state) return { ok: false, error: { code: 'SESSION_NOT_FOUND', message: `session ${JSON.stringify(sessionId)} is not attached` } }
+    if (!state) return notAttached(sessionId)
     const tree = state.projector.tree
     const before = tree.logSeq
     const result = operation(tree)
@@ -110,7 +112,7 @@ export class TreeSync {
   /** Async variant for operations that await (summaries, surface switches). */
   async mutateAsync<T>(sessionId: string, operation: (tree: SessionTree) => Promise<TreeResult<T>>): Promise<TreeResult<T>> {
     const state = this.states.get(sessionId)
-    if (!state) return { ok: false, error: { code: 'SESSION_NOT_FOUND', message: `session ${JSON.stringify(sessionId)} is not attached` } }
+    if (!state) return notAttached(sessionId)
     const tree = state.projector.tree
     const before = tree.logSeq
     this.inflight.set(sessionId, (this.inflight.get(sessionId) ?? 0) + 1)
@@ -132,9 +134,7 @@ export class TreeSync {
   private persist(state: TreeSessionState, entries: SessionTreeLogEntry[]): void {
     const tree = state.projector.tree
     const w = state.projector.watermark
-    for (const entry of entries) {
-      if (entry.op === 'append' && !isHarnessNode(entry.node)) state.treeOnlyW.set(entry.node.nodeId, w)
-    }
+    for (const entry of entries) noteTreeOnly(state, entry, w)
     const sidecar = this.sidecar
     if (sidecar && entries.length > 0) {
       let last = 0
@@ -222,8 +222,16 @@ function applyRecord(state: TreeSessionState, op: JsonObject, w: number): void {
     state.warnings.push({ code: result.error.code, message: `sidecar record (${String(op.op)}) not re-applied: ${result.error.message}` })
     return
   }
-  const node = (op as { op?: unknown; node?: TreeEntry }).node
-  if (op.op === 'append' && node && !isHarnessNode(node)) state.treeOnlyW.set(node.nodeId, w)
+  noteTreeOnly(state, op as { op?: unknown; node?: TreeEntry }, w)
+}
+
+/** Remember the watermark a tree-only node (one the harness log does not hold) was appended at. */
+function noteTreeOnly(state: TreeSessionState, record: { readonly op?: unknown; readonly node?: TreeEntry }, w: number): void {
+  if (record.op === 'append' && record.node && !isHarnessNode(record.node)) state.treeOnlyW.set(record.node.nodeId, w)
+}
+
+function notAttached(sessionId: string): TreeResult<never> {
+  return fail('SESSION_NOT_FOUND', `session ${JSON.stringify(sessionId)} is not attached`)
 }
 
 /** Re-create a tree-only node under its recorded parent without moving the projection. */
@@ -245,9 +253,8 @@ function applyOverlay(tree: SessionTree, overlay: OverlayState): TreeResult<Sess
     return { ...entry, label }
   })
   try {
-    return {
-      ok: true,
-      value: new SessionTree(tree.sessionId, {
+    return ok(
+      new SessionTree(tree.sessionId, {
         ...snapshot,
         nodes,
         branches: overlay.heads,
@@ -257,9 +264,9 @@ function applyOverlay(tree: SessionTree, overlay: OverlayState): TreeResult<Sess
         summaries: overlay.summaries,
         history: overlay.history,
       }),
-    }
+    )
   } catch (error) {
-    return { ok: false, error: { code: 'INVALID_SNAPSHOT', message: error instanceof Error ? error.message : String(error) } }
+    return fail('INVALID_SNAPSHOT', error instanceof Error ? error.message : String(error))
   }
 }
 

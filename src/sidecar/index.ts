@@ -3,5 +3,5 @@
  * Contents are the caller's opaque JSON; this module owns the files.
  */
 export type { SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
-export { TreeSidecar, JOURNAL_FILE, OVERLAY_FILE, DEFAULT_COMPACT_BYTES, DEFAULT_COMPACT_RECORDS } from './sidecar.ts'
+export { TreeSidecar, JOURNAL_FILE, OVERLAY_FILE } from './sidecar.ts'
 export { encodeSessionId } from './session-dir.ts'

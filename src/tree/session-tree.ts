@@ -29,6 +29,7 @@ import {
   Invalid,
   isRecord,
   recordOf,
+  shareStrings,
   type Mutable,
 } from './validate.ts'
 import {
@@ -401,17 +402,8 @@ export class SessionTree {
    * history may only end where this is empty (providers reject a dangling call).
    */
   openToolCalls(nodeId: string | null): TreeResult<string[]> {
-    const path = this.path(nodeId)
-    if (!path.ok) return path
-    const open = new Set<string>()
-    for (const entry of path.value) {
-      for (const part of entry.content ?? []) {
-        if (part.type === 'tool_call' && entry.type !== 'tool_call') open.add(part.id)
-        if (part.type === 'tool_result') open.delete(part.toolCallId)
-      }
-      if (entry.message?.toolCallId !== undefined) open.delete(entry.message.toolCallId)
-    }
-    return ok([...open])
+    const scan = this.scanToolCalls(nodeId)
+    return scan.ok ? ok([...scan.value.open]) : scan
   }
 
   /**
@@ -421,10 +413,10 @@ export class SessionTree {
    * never completed, the last complete point before it.
    */
   completeCutPoint(nodeId: string | null): TreeResult<string | null> {
-    const open = this.openToolCalls(nodeId)
-    if (!open.ok) return open
-    if (nodeId === null || open.value.length === 0) return ok(nodeId)
-    const pending = new Set(open.value)
+    const scan = this.scanToolCalls(nodeId)
+    if (!scan.ok) return scan
+    if (nodeId === null || scan.value.open.size === 0) return ok(nodeId)
+    const pending = scan.value.open
     let rec = this.recs.get(nodeId)!
     while (pending.size > 0) {
       let nextRec: Rec | undefined
@@ -435,37 +427,33 @@ export class SessionTree {
           break
         }
       }
-      if (!nextRec) {
-        // The exchange never completed below (a call cut off by a crash or by a
-        // move made mid-step): the history can only end before it began.
-        const before = this.lastCompletePoint(nodeId)
-        if (before.ok) return before
-        return fail('INVALID_CUT_POINT', `node ${nodeId} is inside a tool exchange whose results are missing: ${[...pending].join(', ')}`, {
-          nodeId,
-          openCalls: [...pending],
-        })
-      }
+      // The exchange never completed below (a call cut off by a crash or by a
+      // move made mid-step): the history can only end before it began.
+      if (!nextRec) return ok(scan.value.lastComplete)
       pending.delete(answeredCall(nextRec.entry)!)
       rec = nextRec
     }
     return ok(rec.entry.nodeId)
   }
 
-  /** The deepest node on the path root→node where every tool call has its result (`null`: the empty history). */
-  private lastCompletePoint(nodeId: string): TreeResult<string | null> {
+  /**
+   * One walk of the path root→node: the calls still without a result at its end, and the
+   * deepest node where every call had its result (`null`: the empty history).
+   */
+  private scanToolCalls(nodeId: string | null): TreeResult<{ open: Set<string>; lastComplete: string | null }> {
     const path = this.path(nodeId)
     if (!path.ok) return path
     const open = new Set<string>()
-    let last: string | null = null
+    let lastComplete: string | null = null
     for (const entry of path.value) {
       for (const part of entry.content ?? []) {
         if (part.type === 'tool_call' && entry.type !== 'tool_call') open.add(part.id)
         if (part.type === 'tool_result') open.delete(part.toolCallId)
       }
       if (entry.message?.toolCallId !== undefined) open.delete(entry.message.toolCallId)
-      if (open.size === 0) last = entry.nodeId
+      if (open.size === 0) lastComplete = entry.nodeId
     }
-    return ok(last)
+    return ok({ open, lastComplete })
   }
 
   // ---------------------------------------------------------------- mutating
@@ -630,11 +618,10 @@ export class SessionTree {
     if (!head) return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(name)}`, { branch: name })
     const history = this.historyPath(head.entry.nodeId)
     const entries = history.ok ? history.value : []
-    const messages = entries.map((entry) => entry.message!)
     const headId = head.entry.nodeId
     const text = await runSummarizer(summarizer, name, entries, options.timeoutMs ?? SUMMARIZE_TIMEOUT_MS)
     const summary: BranchSummary = text === undefined
-      ? { branch: name, nodeId: headId, summary: fallbackSummary(messages.length), fallback: true, createdAt: this.now().toISOString() }
+      ? { branch: name, nodeId: headId, summary: fallbackSummary(entries.length), fallback: true, createdAt: this.now().toISOString() }
       : { branch: name, nodeId: headId, summary: text, model: summarizer.model, createdAt: this.now().toISOString() }
     const result = this.exec({ op: 'summary', summary })
     return result.ok ? ok(summary) : result
@@ -745,8 +732,8 @@ export class SessionTree {
       activeBranch: this.state.active,
       selectedNodeId: this.selectedNode,
       branches: this.branchHeadList(),
-      summaries: [...this.state.summaries.values()],
-      history: { back: [...this.state.back], forward: [...this.state.forward] },
+      summaries: this.summaries(),
+      history: this.navigation(),
       logSeq: this.logSeq,
     }
     if (this.clonedFrom) snapshot.clonedFrom = this.clonedFrom
@@ -1062,7 +1049,8 @@ export class SessionTree {
     entry.summary = options.summary === undefined
       ? defaultSummary(msg, entry.content)
       : oneLine(checkString(options.summary, 'options.summary'))
-    return deepFreeze(canonicalEntry(entry))
+    // Built in canonical key order (a second copy through canonicalEntry would cost every append).
+    return deepFreeze(shareStrings(entry))
   }
 
   private mintNodeId(): string {
@@ -1072,7 +1060,6 @@ export class SessionTree {
     return id
   }
 
-  /** `<base>-<n>` with the smallest free n >= 2. */
   /** `<base>-<n>`, n one above the highest suffix in use for that stem (never taken, O(1)). */
   private autoBranchName(base: string): string {
     const stem = base.length > 90 ? base.slice(0, 90) : base

@@ -359,7 +359,7 @@ export function canonicalEntry(entry: TreeEntry): TreeEntry {
  * Make equal texts one string: a one-line message is its own summary, and a text part equal to the
  * message is the message's string (a parsed snapshot holds separate equal copies of each).
  */
-function shareStrings(entry: Mutable<TreeEntry>): TreeEntry {
+export function shareStrings(entry: Mutable<TreeEntry>): TreeEntry {
   const text = entry.message?.content
   if (text === undefined) return entry
   if (entry.summary === text) entry.summary = text
