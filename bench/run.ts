@@ -14,44 +14,10 @@
  *   BENCH_SIZES=1000,10000,100000
  */
 import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
+import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 import { syncSection } from './sync.ts'
 
 // ----------------------------------------------------------------- framework
-
-type Cell = string | number
-interface Row {
-  readonly [column: string]: Cell
-}
-
-interface Check {
-  readonly name: string
-  readonly pass: boolean | 'skip'
-  readonly detail: string
-}
-
-interface SectionResult {
-  readonly title: string
-  readonly columns: readonly string[]
-  readonly rows: readonly Row[]
-  readonly notes: readonly string[]
-  readonly checks: readonly Check[]
-}
-
-interface BenchSection {
-  readonly name: string
-  run(config: BenchConfig): SectionResult | Promise<SectionResult>
-}
-
-interface BenchConfig {
-  readonly runs: number
-  readonly sizes: readonly number[]
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 function collect(): void {
   const gc = globalThis.gc
@@ -59,11 +25,6 @@ function collect(): void {
     gc()
     gc()
   }
-}
-
-function fmt(value: number, digits = 1): string {
-  if (!Number.isFinite(value)) return String(value)
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 }
 
 function printTable(result: SectionResult): void {

@@ -16,6 +16,7 @@ import path from 'node:path'
 import { SessionTreeStore } from '../src/tree/index.ts'
 import { TreeSync } from '../src/harness/sync.ts'
 import { TreeSidecar } from '../src/sidecar/index.ts'
+import { fmt, median, type Check } from './report.ts'
 
 type Event = { type: string; seq: number; time: number; data: unknown; surfaceOp?: unknown; sourceEventSeqs?: number[] }
 
@@ -52,16 +53,6 @@ export function harnessLog(n: number): Event[] {
   }
   return events
 }
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-const fmt = (value: number, digits = 1) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-
-interface Check { readonly name: string; readonly pass: boolean | 'skip'; readonly detail: string }
 
 /** Events needed for a tree of about `nodes` nodes (about 0.42 nodes per event in this log). */
 function logForNodes(nodes: number): Event[] {

@@ -6,7 +6,7 @@
  * this path and the last one, so a jump or a fork is visible in the reply.
  */
 import type { ChatRequestBody, StaticStep } from '../test/e2e/support/fake-llm.ts'
-import { messageText } from '../test/e2e/support/fake-llm.ts'
+import { messageText, userPrompts } from '../test/e2e/support/fake-llm.ts'
 
 /** The session title the fake model gives the conversation. */
 export const DEMO_TITLE = 'Weekend trip (session-tree demo)'
@@ -26,7 +26,7 @@ export function demoModel(body: ChatRequestBody): StaticStep {
     const budget = /budget[^\n]*?(\d+)/i.exec(messageText(last))?.[1]
     return { text: `Your notes say the budget is ${budget ?? 'not written down'} EUR for two nights. That covers a guesthouse in Alfama, trams, and two good dinners.` }
   }
-  const prompts = body.messages.filter((m) => m.role === 'user' && !messageText(m).startsWith('Current runtime context'))
+  const prompts = userPrompts(body)
   const text = prompts.length > 0 ? messageText(prompts.at(-1)!) : ''
   if (/notes\.txt/i.test(text)) return { toolCalls: [{ id: `call_notes_${prompts.length}`, name: 'read', arguments: { file_path: 'notes.txt' } }] }
   if (/^plan a weekend in lisbon/i.test(text)) return { text: 'Day 1: Alfama and the castle, sunset at Miradouro da Senhora do Monte. Day 2: Belém in the morning, LX Factory in the afternoon.' }

@@ -241,8 +241,9 @@ export function generateTypert(options: TypertOptions = {}): TypertRun {
     const exportsOut: Record<string, unknown> = {}
     for (const [subpath, value] of Object.entries(manifest.exports ?? {})) {
       const target = firstTarget(value)
-      if (target !== undefined && !generatorSkips(subpath, target) && !fs.existsSync(sourceForTarget(wsPackage, target))) {
-        skippedExports.push(`${subpath} (${target}: no ${path.relative(wsPackage, sourceForTarget(wsPackage, target))})`)
+      const source = target === undefined || generatorSkips(subpath, target) ? undefined : sourceForTarget(wsPackage, target)
+      if (source !== undefined && !fs.existsSync(source)) {
+        skippedExports.push(`${subpath} (${target}: no ${path.relative(wsPackage, source)})`)
         continue
       }
       exportsOut[subpath] = value
@@ -288,12 +289,11 @@ export function generateTypert(options: TypertOptions = {}): TypertRun {
  */
 export function writeTypert(run: TypertRun, outDir: string): void {
   fs.mkdirSync(outDir, { recursive: true })
-  for (const name of TYPERT_ARTIFACTS) {
+  // Only what changed is rewritten (an unchanged artifact keeps its mtime).
+  for (const name of diffTypert(run, outDir)) {
     const file = path.join(outDir, name)
-    const bytes = Buffer.from(run.files[name], 'utf8')
-    if (fs.existsSync(file) && fs.readFileSync(file).equals(bytes)) continue
     const temp = `${file}.${process.pid}.tmp`
-    fs.writeFileSync(temp, bytes)
+    fs.writeFileSync(temp, run.files[name], 'utf8')
     fs.renameSync(temp, file)
   }
 }

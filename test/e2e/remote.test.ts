@@ -34,7 +34,7 @@ import type { ForkResult, MoveResult, SessionStatus } from '../../src/service/wi
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import { dumpConfig, ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type ChatRequestBody, type FakeLlm, messageText, startFakeLlm } from './support/fake-llm.ts'
+import { type FakeLlm, messageText, startFakeLlm, readOrAnswer } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 const PACKAGE = 'dsh-session-tree'
@@ -153,16 +153,6 @@ function snapshotDir(dir: string): Record<string, string> {
   return out
 }
 
-/** The fake model: a `read` tool call for prompts asking to READ, otherwise an answer naming the prompt. */
-function respond(body: ChatRequestBody) {
-  const last = body.messages.at(-1)
-  if (last?.role === 'tool') return { text: `READ-DONE: ${messageText(last).includes('banana') ? 'banana' : 'nothing'}` }
-  const prompt = [...body.messages].reverse().find((m) => m.role === 'user' && !messageText(m).startsWith('Current runtime context'))
-  const text = prompt ? messageText(prompt) : ''
-  if (text.includes('READ')) return { toolCalls: [{ id: 'call_read_notes', name: 'read', arguments: { file_path: 'notes.txt' } }] }
-  return { text: `ANSWER to: ${text}` }
-}
-
 describe('remote API: every sessionTree method over HTTP in a real dsh web (stock harness)', () => {
   const timings: Record<string, number> = {}
   const rejections: Rejection[] = []
@@ -271,7 +261,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     home = tempDir('remote-home')
     work = tempDir('remote-work')
     fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-    llm = await startFakeLlm({ script: Array.from({ length: 20 }, () => respond) })
+    llm = await startFakeLlm({ script: Array.from({ length: 20 }, () => readOrAnswer) })
   }, 600_000)
 
   afterAll(async () => {

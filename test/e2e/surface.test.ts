@@ -18,21 +18,11 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { MoveResult, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import { type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, history } from './support/fake-llm.ts'
+import { type FakeLlm, startFakeLlm, history, readOrAnswer } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 type Mode = 'stock' | 'native' | 'projection'
 
-
-/** The fake model: a tool call for prompts asking to READ, otherwise an answer naming the prompt. */
-function respond(body: ChatRequestBody) {
-  const last = body.messages.at(-1)
-  if (last?.role === 'tool') return { text: `READ-DONE: ${messageText(last).includes('banana') ? 'banana' : 'nothing'}` }
-  const prompt = [...body.messages].reverse().find((m) => m.role === 'user' && !messageText(m).startsWith('Current runtime context'))
-  const text = prompt ? messageText(prompt) : ''
-  if (text.includes('READ')) return { toolCalls: [{ id: `call_${text.length}`, name: 'read', arguments: { file_path: 'notes.txt' } }] }
-  return { text: `ANSWER to: ${text}` }
-}
 
 for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly Mode[]) {
   describe(`surface mode ${mode}: the next request holds the selected path`, () => {
@@ -78,7 +68,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       home = tempDir(`home-${mode}`)
       work = tempDir(`work-${mode}`)
       fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-      llm = await startFakeLlm({ script: Array.from({ length: 80 }, () => respond) })
+      llm = await startFakeLlm({ script: Array.from({ length: 80 }, () => readOrAnswer) })
       const added = await pluginAdd(home, 'web', plugin.tgz, { variant })
       expect(added.code).toBe(0)
       if (mode === 'projection') {

@@ -70,8 +70,7 @@ export class FakeAgent implements LiveAgent {
 
   followup(message: unknown): void {
     // A real prompt would run a model turn; tests only need it queued durably.
-    this.appendRaw('agent/inbox/spliced', { target: 'next-turn', start: this.queue.length, inserted: [message] })
-    this.queue.push(message as { id: string })
+    this.send(message, 'next-turn', false)
   }
 
   whenIdle(): Promise<void> {

@@ -20,8 +20,6 @@ export class LogBuilder {
   readonly session: Session
   private turn = 0
   private callCounter = 0
-  /** Called after every append (tests wire a projector here). */
-  onAppend: (() => void) | undefined
 
   constructor(id: string | Session = 'test-session') {
     this.session = typeof id === 'string' ? Session.create(SessionId(id)) : id

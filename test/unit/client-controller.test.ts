@@ -5,12 +5,11 @@
  * keeps the last tree on a failed refresh, and runs actions one at a time.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { SessionTree, type LlmMessage, type TreeResult } from '../../src/tree/index.ts'
+import { SessionTree, type TreeResult } from '../../src/tree/index.ts'
 import { TreeController, type Result, type TreeRemote } from '../../src/client/controller.ts'
 import type { MoveResult, SessionStatus } from '../../src/types.ts'
+import { user, assistant } from '../support/messages.ts'
 
-const user = (content: string): LlmMessage => ({ role: 'user', content })
-const assistant = (content: string): LlmMessage => ({ role: 'assistant', content })
 const wrap = <T>(r: TreeResult<T>): Result<T> => (r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } })
 
 /** A fake remote over a real tree, counting calls. */

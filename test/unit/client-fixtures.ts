@@ -3,17 +3,10 @@
  * namespace backed by a real SessionTree (so views are exactly what the
  * service serves), and large trees built the same way.
  */
-import { SessionTree, type LlmMessage, type TreeResult } from '../../src/tree/index.ts'
+import { SessionTree, type TreeResult } from '../../src/tree/index.ts'
 import type { Result, TreeRemote } from '../../src/client/controller.ts'
 import type { MoveResult, SessionStatus, SessionTreeOutline } from '../../src/types.ts'
-
-export const user = (content: string): LlmMessage => ({ role: 'user', content })
-export const assistant = (content: string): LlmMessage => ({ role: 'assistant', content })
-
-export function value<T>(result: TreeResult<T>): T {
-  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
-  return result.value
-}
+import { user, assistant, value } from '../support/messages.ts'
 
 const wrap = <T>(r: TreeResult<T>): Result<T> => (r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } })
 

@@ -5,7 +5,7 @@
  * input validation, and the two dictionaries.
  */
 import { describe, expect, it } from 'vitest'
-import { SessionTree, type LlmMessage, type SessionTreeOutline, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
+import { SessionTree, type SessionTreeOutline, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
 import {
   gutter,
   highlight,
@@ -22,13 +22,7 @@ import {
 import { availableActions, keyCommand, suggestBranchName, validateBranchName, validateLabel } from '../../src/client/commands.ts'
 import { DICTIONARIES, localeOf, resolveLocale, translator } from '../../src/client/i18n.ts'
 import type { SessionStatus } from '../../src/types.ts'
-
-const user = (content: string): LlmMessage => ({ role: 'user', content })
-const assistant = (content: string): LlmMessage => ({ role: 'assistant', content })
-function value<T>(result: TreeResult<T>): T {
-  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
-  return result.value
-}
+import { user, assistant, value } from '../support/messages.ts'
 
 /**
  * u1 → a1 → u2 → call(read → banana) → a2 → u3 → a3   (main)

@@ -15,7 +15,8 @@ import { OpenTreeAction, openTreeTab } from '../../src/client/OpenTreeAction.tsx
 import { apply, inject } from '../../src/client/index.ts'
 import type { HostLocale } from '../../src/client/i18n.ts'
 import { PLUGIN_ID } from '../../src/client/styles.ts'
-import { fakeRemote, realBigView, smallTree, value, type FakeRemote } from './client-fixtures.ts'
+import { fakeRemote, realBigView, smallTree, type FakeRemote } from './client-fixtures.ts'
+import { value } from '../support/messages.ts'
 
 beforeAll(() => {
   ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true

@@ -6,6 +6,7 @@ import { JOURNAL_FILE, OVERLAY_FILE, TreeSidecar, type SidecarLoad, type Sidecar
 import { replaceFile } from '../../src/sidecar/durable.ts'
 import { encodeOverlay, frameHeader, frameLine, frameRecord } from '../../src/sidecar/framing.ts'
 import type { TreeResult } from '../../src/tree/index.ts'
+import { value } from '../support/messages.ts'
 
 let tmp: string
 beforeEach(() => {
@@ -14,11 +15,6 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(tmp, { recursive: true, force: true })
 })
-
-function value<T>(result: TreeResult<T>): T {
-  if (!result.ok) throw new Error(`expected ok, got ${result.error.code}: ${result.error.message}`)
-  return result.value
-}
 
 const flip = (bytes: Buffer, at: number) => bytes.writeUInt8(bytes.readUInt8(at) ^ 0x04, at)
 const ns = (load: SidecarLoad) => load.records.map((r) => r.n)

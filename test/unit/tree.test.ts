@@ -6,17 +6,9 @@ import {
   SessionTreeStore,
   type BranchSummarizer,
   type ErrorCode,
-  type LlmMessage,
   type TreeResult,
 } from '../../src/tree/index.ts'
-
-const user = (content: string): LlmMessage => ({ role: 'user', content })
-const assistant = (content: string): LlmMessage => ({ role: 'assistant', content })
-
-function value<T>(result: TreeResult<T>): T {
-  if (!result.ok) throw new Error(`expected ok, got ${result.error.code}: ${result.error.message}`)
-  return result.value
-}
+import { user, assistant, value } from '../support/messages.ts'
 
 /** Assert a failure with `code` that left the tree byte-identical. */
 function expectFailure<T>(tree: SessionTree, op: () => TreeResult<T>, code: ErrorCode): void {

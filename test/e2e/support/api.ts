@@ -181,19 +181,6 @@ export class DshApi {
     return (await this.callOk<{ items: SessionSummary[] }>('session.list', {})).items
   }
 
-  /** Every event of a session, walking history pages back from the tail. */
-  async allEvents(sessionId: string): Promise<HistoryEvent[]> {
-    let events: HistoryEvent[] = []
-    let beforeSeq: number | undefined
-    for (;;) {
-      const page = await this.history(sessionId, beforeSeq === undefined ? { maxMessages: 1000 } : { beforeSeq, maxMessages: 1000 })
-      events = [...page.events.map((e) => e.event), ...events]
-      const first = page.events[0]
-      if (!page.hasMore || first === undefined) return events
-      beforeSeq = first.event.seq
-    }
-  }
-
   /** The last seq of a session's log (-1 when it has none). */
   async lastSeq(sessionId: string): Promise<number> {
     const page = await this.history(sessionId, { maxMessages: 1 })

@@ -54,7 +54,7 @@ export function saveWebEvidence(dir: string, webs: readonly WebProcess[]): void 
 export function keepOrRemove(suite: string, failed: boolean, dirs: { home?: string; work?: string }, artifacts?: string): void {
   if (failed) console.error(`${suite} e2e failed; DSH_HOME kept at ${dirs.home}, workspace at ${dirs.work}, evidence in ${artifacts}`)
   else {
-    if (dirs.home) removeDir(dirs.home)
-    if (dirs.work) removeDir(dirs.work)
+    removeDir(dirs.home)
+    removeDir(dirs.work)
   }
 }

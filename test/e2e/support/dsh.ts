@@ -104,7 +104,7 @@ export async function pluginAdd(home: string, profile: string, tgz: string, opti
 
 /** `dsh --profile <profile> --dump-config`: the composed profile tree (YAML text). */
 export async function dumpConfig(home: string, profile: string, options: Omit<DshRunOptions, 'home'> & { patches?: readonly string[] } = {}): Promise<string> {
-  const patches = (options.patches ?? []).flatMap((p) => ['--patch', p])
+  const patches = patchArgs(options.patches)
   const result = await runDsh(['--profile', profile, ...patches, '--dump-config'], { ...options, home })
   if (result.code !== 0) throw failure(`dsh --profile ${profile} --dump-config`, result)
   return result.stdout
@@ -117,7 +117,7 @@ export interface HeadlessOptions extends DshRunOptions {
 
 /** `dsh --profile headless [--patch …] "<task>"`: prints the last assistant text, exit 0 on a completed turn. */
 export function runHeadless(options: HeadlessOptions): Promise<RunResult> {
-  const patches = (options.patches ?? []).flatMap((p) => ['--patch', p])
+  const patches = patchArgs(options.patches)
   return runDsh(['--profile', 'headless', ...patches, options.task], options)
 }
 
@@ -193,7 +193,7 @@ export async function startWeb(options: WebOptions): Promise<WebProcess> {
   // `--patch` belongs to the `web` command and must precede the web app's own flags.
   const args = [
     'web',
-    ...(options.patches ?? []).flatMap((p) => ['--patch', p]),
+    ...patchArgs(options.patches),
     '--host',
     '127.0.0.1',
     '--port',
@@ -280,4 +280,9 @@ export async function startWeb(options: WebOptions): Promise<WebProcess> {
     logs: () => ({ stdout, stderr }),
     stop,
   }
+}
+
+/** `--patch <file>` for each extra bundle patch. */
+function patchArgs(patches: readonly string[] | undefined): string[] {
+  return (patches ?? []).flatMap((p) => ['--patch', p])
 }

@@ -90,8 +90,6 @@ export interface FakeLlm {
   titleRequests(): RecordedRequest[]
   /** Append steps to the script. */
   push(...steps: ScriptStep[]): void
-  /** Steps not consumed yet. */
-  pending(): number
   /** Resolve once at least `count` chat requests were answered. */
   waitForChat(count: number, timeoutMs?: number): Promise<void>
   close(): Promise<void>
@@ -241,7 +239,6 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     push: (...steps) => {
       queue.push(...steps)
     },
-    pending: () => queue.length,
     waitForChat: (count, timeoutMs = 30_000) =>
       new Promise<void>((resolve, reject) => {
         const check = (): void => {
@@ -289,6 +286,24 @@ export function summarizeMessages(body: ChatRequestBody, width = 100): string[] 
     const result = m.tool_call_id ? ` [result for ${m.tool_call_id}]` : ''
     return `${m.role}: ${clipped}${calls}${result}`
   })
+}
+
+/** The prompts a person sent, in order (the harness's runtime-context messages left out). */
+export function userPrompts(body: ChatRequestBody): ChatMessage[] {
+  return body.messages.filter((m) => m.role === 'user' && !messageText(m).startsWith('Current runtime context'))
+}
+
+/**
+ * The e2e suites' fake model: a `read notes.txt` tool call for a prompt that says READ, then
+ * `READ-DONE: banana` (or `nothing`) after its result; any other prompt gets `ANSWER to: <prompt>`.
+ */
+export function readOrAnswer(body: ChatRequestBody): StaticStep {
+  const last = body.messages.at(-1)
+  if (last?.role === 'tool') return { text: `READ-DONE: ${messageText(last).includes('banana') ? 'banana' : 'nothing'}` }
+  const prompt = userPrompts(body).at(-1)
+  const text = prompt ? messageText(prompt) : ''
+  if (text.includes('READ')) return { toolCalls: [{ id: `call_${text.length}`, name: 'read', arguments: { file_path: 'notes.txt' } }] }
+  return { text: `ANSWER to: ${text}` }
 }
 
 /** What the model reads of a message: role, text, tool calls, tool result id. */

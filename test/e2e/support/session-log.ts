@@ -89,17 +89,16 @@ export function splitZstdFrames(buffer: Buffer): Buffer[] {
   return frames
 }
 
-/** Decompress a whole multi-frame zstd buffer to text. */
-export function decompressZstd(buffer: Buffer): string {
-  return splitZstdFrames(buffer)
-    .map((frame) => zlib.zstdDecompressSync(frame).toString('utf8'))
-    .join('')
+/** Decompress a whole multi-frame zstd buffer (or its frames, already split) to text. */
+export function decompressZstd(buffer: Buffer, frames = splitZstdFrames(buffer)): string {
+  return frames.map((frame) => zlib.zstdDecompressSync(frame).toString('utf8')).join('')
 }
 
 /** Parse one `session.jsonl.zstd`. */
 export function readSessionLog(file: string): SessionLog {
   const buffer = fs.readFileSync(file)
-  const lines = decompressZstd(buffer)
+  const frames = splitZstdFrames(buffer)
+  const lines = decompressZstd(buffer, frames)
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line, index) => {
@@ -111,7 +110,7 @@ export function readSessionLog(file: string): SessionLog {
     })
   const [header, ...events] = lines as [SessionLogHeader, ...SessionLogEvent[]]
   if (header?.type !== 'session') throw new Error(`${file}: the first line is not a session header`)
-  return { file, frames: splitZstdFrames(buffer).length, header, events }
+  return { file, frames: frames.length, header, events }
 }
 
 /** Every session log under a DSH_HOME. */
