@@ -29,6 +29,8 @@ export interface TreeIndex {
   readonly order: readonly string[]
   /** Direct children per node id (`null`: roots), creation order. */
   readonly children: ReadonlyMap<string | null, readonly string[]>
+  /** Each node's parent as the index resolved it (`null`: a root, also when its parent is missing or itself). */
+  readonly parentOf: ReadonlyMap<string, string | null>
   /** Root-to-cursor node ids. */
   readonly cursorPath: ReadonlySet<string>
   /** Branch names per head node id (active branch first). */
@@ -50,8 +52,10 @@ export function indexTree(view: SessionTreeOutline): TreeIndex {
     if (list) list.push(id)
     else children.set(parent, [id])
   }
+  const parentOf = new Map<string, string | null>()
   for (const node of byId.values()) {
     const parent = node.parentId !== null && byId.has(node.parentId) && node.parentId !== node.nodeId ? node.parentId : null
+    parentOf.set(node.nodeId, parent)
     push(parent, node.nodeId)
   }
   // Parents-first order by an explicit-stack walk from the roots (preorder).
@@ -86,7 +90,7 @@ export function indexTree(view: SessionTreeOutline): TreeIndex {
   }
   const labels = new Map<string, string>()
   for (const node of byId.values()) if (node.label !== undefined) labels.set(node.label, node.nodeId)
-  return { view, byId, order, children, cursorPath, headsAt, branchNames: new Set(heads.keys()), labels, unreachable: byId.size - order.length }
+  return { view, byId, order, children, parentOf, cursorPath, headsAt, branchNames: new Set(heads.keys()), labels, unreachable: byId.size - order.length }
 }
 
 // ---------------------------------------------------------------------------
@@ -289,7 +293,7 @@ export function layoutTree(index: TreeIndex, options: LayoutOptions = {}): Layou
   const elided = new Set<string>()
   for (const id of index.order) {
     const node = index.byId.get(id)!
-    const treeParent = node.parentId !== null && index.byId.has(node.parentId) ? node.parentId : null
+    const treeParent = index.parentOf.get(id) ?? null
     const parentAnchor = treeParent === null ? null : (anchorOf.get(treeParent) ?? null)
     if (visible(node)) {
       anchorOf.set(id, id)

@@ -97,6 +97,15 @@ describe('layout', () => {
     expect(index.unreachable).toBe(0)
   })
 
+  it('index and layout agree on a node whose parent is itself or missing: a root, not elided', () => {
+    const node = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: 'user', content: nodeId } })
+    const view: SessionTreeOutline = { sessionId: 's', cursor: 'b', activeBranch: 'main', branches: [], nodes: [node('a', null), node('self', 'self'), node('lost', 'gone'), node('b', 'a')] }
+    const index = indexTree(view)
+    expect(index.children.get(null)).toEqual(['a', 'self', 'lost'])
+    const rows = layoutTree(index).rows
+    for (const id of ['self', 'lost']) expect(rows.find((r) => r.id === id)).toMatchObject({ parentId: null, elided: false })
+  })
+
   it('folds a tool call with its result into one row', () => {
     const { view, ids } = sample()
     const call = indexTree(view).byId.get(ids.call)!
