@@ -25,6 +25,7 @@ import { isFree, StockSwitcher, type LiveAgent, type LiveSession, type PreStepDe
 import { hasNativeSurface, SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
 import { nativeSwitch } from '../surface/native.ts'
 import { extractiveSummarizer } from './summarizer.ts'
+import { buildChatPath, type ChatPath } from './chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } from './wire.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -130,6 +131,18 @@ export class SessionTreeService extends TypertRemoteService {
     return this.run(() => {
       const found = this.resolveLoaded(agentId)
       return found.ok ? found.value.state.projector.tree.linearExport() : found
+    })
+  }
+
+  /** What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`). No side effects. */
+  @Remote
+  async chatPath(agentId: string): Promise<ChatPath> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      const { session, state, mode } = found.value
+      const revision = this.status(found.value).revision!
+      return ok(buildChatPath({ sessionId: session.id, revision, mode, events: session.events, projector: state.projector }))
     })
   }
 
