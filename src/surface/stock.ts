@@ -21,7 +21,8 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import { markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
-import { planSwitch, type CopySourcePolicy, type PlannedEvent } from './plan.ts'
+import { planSwitch } from './plan.ts'
+import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
 
 /** The slice of a live harness `Session` a switch uses. */
 export interface LiveSession {
@@ -218,6 +219,7 @@ export class StockSwitcher {
       turn,
       step,
       newMessageId: () => randomUUID(),
+      newCallId: freshCallId,
       route: routeOf(session),
       ...(this.options.copySource ? { copySource: this.options.copySource } : {}),
       ...(tail ? { tail } : {}),
@@ -236,6 +238,7 @@ export class StockSwitcher {
     const inflight = inflightCall(session, callId)
     if (!inflight.ok) return inflight
     const { turn, step, message } = inflight.value
+    // The live call keeps its id: its result comes from the loop. Only copies get fresh ids.
     const restated: PlannedEvent = {
       type: 'assistant/message',
       data: { turn, step, message: { ...message, id: randomUUID() } },
@@ -264,6 +267,11 @@ export class StockSwitcher {
     }
     return stranded.length
   }
+}
+
+/** A call id no provider made: `call_dst_` and 20 random hex digits (29 characters, provider-safe). */
+export function freshCallId(): string {
+  return `call_dst_${randomUUID().replaceAll('-', '').slice(0, 20)}`
 }
 
 /** Events by seq: a session's events carry consecutive seqs, so the lookup is an index. */

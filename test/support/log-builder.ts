@@ -83,3 +83,27 @@ export class LogBuilder {
     return this.session.deriveMessages().map((m) => m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type === 'tool-result' ? `result:${(b.content as { text?: string }[]).map((c) => c.text).join('')}` : '')).join(''))
   }
 }
+
+/**
+ * What the model reads of its tool exchanges: each assistant message's call
+ * ids, and the result ids (`tool-result` blocks, and the result message's
+ * `source.callId`) that follow it before the next assistant message.
+ */
+export function callPairing(session: Session): { calls: string[]; results: string[]; sources: string[] }[] {
+  const out: { calls: string[]; results: string[]; sources: string[] }[] = []
+  for (const message of session.deriveMessages()) {
+    if (message.role === 'assistant') {
+      const calls = message.content.flatMap((b) => (b.type === 'tool-call' ? [b.id as string] : []))
+      if (calls.length > 0) out.push({ calls, results: [], sources: [] })
+      continue
+    }
+    const results = message.content.flatMap((b) => (b.type === 'tool-result' ? [b.toolCallId as string] : []))
+    if (results.length === 0) continue
+    const open = out.at(-1) ?? { calls: [], results: [], sources: [] }
+    if (out.length === 0) out.push(open)
+    open.results.push(...results)
+    const source = message.source as { callId?: string }
+    if (typeof source.callId === 'string') open.sources.push(source.callId)
+  }
+  return out
+}

@@ -10,7 +10,7 @@ import { SessionTree } from '../../src/tree/index.ts'
 import { SessionProjector } from '../../src/harness/projector.ts'
 import { StockSwitcher } from '../../src/surface/stock.ts'
 import { FakeAgent } from '../support/fake-agent.ts'
-import { LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
+import { callPairing, LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
 
 function setup() {
   const log = new LogBuilder('s1')
@@ -216,6 +216,8 @@ describe('a crash in the middle of a switch', () => {
       expect(repeated.ok, `cut at ${cut}: ${JSON.stringify(repeated)}`).toBe(true)
       resync()
       expect(replay.modelTexts().map((t) => t.replace(/^result:/, '').replace(/^call:read$/, '')), `cut at ${cut}`).toEqual(target)
+      // Every call the model reads is answered by its own result (copied exchanges carry fresh ids).
+      for (const { calls, results, sources } of callPairing(resumed)) expect([results, sources], `cut at ${cut}`).toEqual([calls, calls])
       expect(rebuilt.tip).toBe(a3)
       // And that repaired, re-switched log reloads too.
       expect(() => Session.create(log.session.id, [...resumed.events] as never, log.session.header)).not.toThrow()
