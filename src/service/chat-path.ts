@@ -184,8 +184,11 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
     return turn === undefined ? 'shown' : turnClass.get(turn) ?? 'shown'
   }
 
-  // Switches that happened: a marker a turn claimed (stock), or a selection (native).
-  const anchors = switchAnchors(events)
+  // Switches that happened: a marker a turn claimed (stock), a model's move inside its step, a selection (native).
+  const anchors = switchAnchors(events, (seq) => {
+    const node = nodeAt.get(seq)
+    return node === undefined ? undefined : tree.get(node)?.parentId
+  })
   const hidden: [number, number][] = []
   for (const e of events) {
     if (classOf(e.seq) !== 'shown') addSeq(hidden, e.seq)
@@ -273,18 +276,42 @@ interface Anchor {
   readonly branch?: string
 }
 
+/** The model's tree tools that move the history (their calls anchor an in-step switch). */
+export const MOVE_TOOLS: ReadonlySet<string> = new Set(['tree_jump', 'tree_fork', 'tree_back', 'tree_forward'])
+
 /**
  * The switches of the log. Stock: the insertion of a marker that a turn then
  * claimed (a cancelled marker switched nothing); the inbox is mirrored to
- * tell a claim from a cancellation. Native: every selection event.
+ * tell a claim from a cancellation. A model's own move inside its step: the
+ * move's `tool/call`, when its issuing message was re-stated on the new path
+ * before the result (the re-stated node's parent is the target). Native:
+ * every selection event.
  */
-function switchAnchors(events: readonly Event[]): Anchor[] {
+function switchAnchors(events: readonly Event[], parentOf: (seq: number) => string | null | undefined): Anchor[] {
   const out: Anchor[] = []
   const inbox: unknown[] = []
   const inserted = new Map<unknown, Anchor>()
+  const moves = new Map<string, { seq: number; branch?: string }>()
   let inTurn = false
   for (const e of events) {
     const data = isRecord(e.data) ? e.data : undefined
+    if (e.type === 'tool/call' && data && typeof data.callId === 'string' && typeof data.name === 'string' && MOVE_TOOLS.has(data.name)) {
+      const branch = data.name === 'tree_fork' ? branchArgument(data.arguments) : undefined
+      moves.set(data.callId, { seq: e.seq, ...(branch === undefined ? {} : { branch }) })
+    } else if (e.type === 'tool/result') {
+      const id = callIdOf(e)
+      if (id !== undefined) moves.delete(id)
+    } else if (e.type === 'assistant/message' && e.surfaceOp === 'append' && moves.size > 0) {
+      const message = isRecord(data?.message) ? data.message : undefined
+      const blocks = Array.isArray(message?.content) ? message.content : []
+      for (const block of blocks) {
+        const move = isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string' ? moves.get(block.id) : undefined
+        const target = move === undefined ? undefined : parentOf(e.seq)
+        if (!move || target === undefined) continue
+        out.push({ seq: move.seq, target, ...(move.branch === undefined ? {} : { branch: move.branch }) })
+        moves.delete(block.id as string)
+      }
+    }
     if (e.type === 'turn/start') inTurn = true
     else if (e.type === 'turn/end') inTurn = false
     else if (e.type === 'session-tree/selection' && data) {
@@ -305,6 +332,15 @@ function switchAnchors(events: readonly Event[]): Anchor[] {
     }
   }
   return out.sort((a, b) => a.seq - b.seq)
+}
+
+function branchArgument(raw: unknown): string | undefined {
+  try {
+    const args: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw
+    return isRecord(args) && typeof args.branch === 'string' ? args.branch : undefined
+  } catch {
+    return undefined
+  }
 }
 
 function describe(anchor: Anchor, tree: SessionProjector['tree']): Omit<ChatSwitch, 'lead' | 'leadSeq' | 'hiddenMessages' | 'reveal'> {

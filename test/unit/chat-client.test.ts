@@ -93,6 +93,9 @@ describe('the Definitions', () => {
     const marker = { type: 'agent/inbox/spliced', seq: 63, data: { target: 'next-turn', start: 0, inserted: [{ id: 'dsh-session-tree:switch:abc', role: 'user' }] } }
     expect(sw.match(marker)).toEqual({ id: '63', role: 'start' })
     expect(sw.match({ type: 'session-tree/selection', seq: 9, data: { seqs: [] } })).toEqual({ id: '9', role: 'start' })
+    // A model's move call may anchor an in-step switch; any other call does not.
+    expect(sw.match({ type: 'tool/call', seq: 10, data: { name: 'tree_jump', callId: 'c' } })).toEqual({ id: '10', role: 'start' })
+    expect(sw.match({ type: 'tool/call', seq: 11, data: { name: 'read', callId: 'd' } })).toBeNull()
     expect(fork.match({ type: 'user/message', seq: 7, surfaceOp: 'append', data: {} })).toEqual({ id: '7', role: 'start' })
     // A replacement (the Chat draws none but compactions) gets no seat; a tool call does.
     expect(fork.match({ type: 'user/message', seq: 8, surfaceOp: { op: 'replace', start: 1, end: 2 } })).toBeNull()

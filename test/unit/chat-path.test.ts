@@ -9,14 +9,16 @@
  * events, as the host Chat draws them, minus the hidden seqs) read, in log
  * order, exactly as the model's history.
  */
+import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { buildChatPath, type ChatPath, type SeqRange } from '../../src/service/chat-path.ts'
+import { buildChatPath, MOVE_TOOLS, type ChatPath, type SeqRange } from '../../src/service/chat-path.ts'
+import { TOOL_NAMES } from '../../src/tool/prompt.ts'
 import { SessionTree } from '../../src/tree/index.ts'
 import { SessionProjector } from '../../src/harness/projector.ts'
 import { StockSwitcher } from '../../src/surface/stock.ts'
 import { FakeAgent } from '../support/fake-agent.ts'
-import { LogBuilder } from '../support/log-builder.ts'
+import { LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
 
 function setup() {
   const log = new LogBuilder('s1')
@@ -121,6 +123,33 @@ describe('buildChatPath on real stock switches', () => {
     expect(path.forks).toEqual([expect.objectContaining({ nodeId: byText('q5'), index: 2, count: 2, targets: [byText('a3'), byText('a5')] })])
     const q5 = (log.events as unknown as Ev[]).find((e) => e.type === 'user/message' && e.data.content?.[0]?.text === 'q5')!
     expect(path.forks[0]!.seq).toBe(q5.seq)
+  })
+
+  it("a model's own move inside its step: the row anchors at the move's call, the prompt it left is counted", () => {
+    const { log, projector, byText, chat, sync } = setup()
+    const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
+    const s = log.session
+    const turn = log.nextTurn()
+    s.append('turn/start', { turn })
+    s.append('step/start', { turn, step: 1 })
+    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go back to the first answer' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
+    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' })
+    sync()
+    const call = s.seq - 1
+    const a1 = byText('a1')
+    projector.tree.jump(a1)
+    expect(switcher.switchWithinStep(s as never, a1, 'jump_1').ok).toBe(true)
+    s.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('jump_1'), content: [{ type: 'text', text: 'Jumped.' }], isError: false }) }, { surfaceOp: 'append' })
+    s.append('step/end', { turn, step: 1 })
+    sync()
+    const path = chat()
+    expect(chatTexts(log, path)).toEqual(log.modelTexts())
+    expect(path.switches).toEqual([expect.objectContaining({ seq: call, kind: 'switch', target: a1, lead: true })])
+    // q2, the read call, a2, q3, a3 and the prompt that asked for the move: all off the path now.
+    expect(path.switches[0]!.hiddenMessages).toBe(6)
+    expect(MOVE_TOOLS.size).toBe(4)
+    for (const name of MOVE_TOOLS) expect(TOOL_NAMES).toContain(name)
   })
 
   it('a cancelled marker switched nothing and gets no row', async () => {

@@ -5,7 +5,8 @@
  * host's rows are hidden with CSS (see `rules.ts`), never replaced.
  *
  * - `session-tree-switch`: one row at each history switch's anchor event (the
- *   marker's insertion in stock mode, the selection in native mode).
+ *   marker's insertion in stock mode, the model's move call for a move inside
+ *   its step, the selection in native mode).
  * - `session-tree-fork`: one (normally invisible) seat just before every
  *   message row, where a ‹ k / n › control shows when that message is a fork
  *   point on the path.
@@ -16,6 +17,7 @@
  * built again.
  */
 import { MARKER_ID_PREFIX } from '../../harness/marker.ts'
+import { MOVE_TOOLS } from '../../service/chat-path.ts'
 
 export const SWITCH_KIND = 'session-tree-switch'
 export const FORK_KIND = 'session-tree-fork'
@@ -74,9 +76,10 @@ export interface AnchorData {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
-/** A stock switch's marker queued for its maintenance turn, or a native selection. */
+/** A stock switch's marker queued for its maintenance turn, a model's move call, or a native selection. */
 export function isSwitchAnchor(event: ChatEvent): boolean {
   if (event.type === 'session-tree/selection') return true
+  if (event.type === 'tool/call') return isRecord(event.data) && typeof event.data.name === 'string' && MOVE_TOOLS.has(event.data.name)
   if (event.type !== 'agent/inbox/spliced' || !isRecord(event.data) || !Array.isArray(event.data.inserted)) return false
   return event.data.inserted.some((message) => isRecord(message) && typeof message.id === 'string' && message.id.startsWith(MARKER_ID_PREFIX))
 }
