@@ -26,9 +26,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { ChatPath, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
-import { appliedRevision, chatTranscript, openSession, pathTranscript, requestTranscript, visibleRows, type Row } from './support/chat-page.ts'
+import { appliedRevision, chatTranscript, openSession, pathTranscript, requestTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { readOrAnswer, startFakeLlm, type FakeLlm } from './support/fake-llm.ts'
+import { messageText, readOrAnswer, startFakeLlm, userPrompts, type ChatRequestBody, type FakeLlm, type StaticStep } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -55,6 +55,20 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+}
+
+/**
+ * The suites' model: `readOrAnswer`, and for a prompt saying `JUMP TO e<n>` it moves its own history
+ * there with `tree_jump` (inside its step), then answers MOVED-DONE after the move's result.
+ */
+function model(body: ChatRequestBody): StaticStep {
+  const messages = body.messages
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant')
+  if (messages.slice(lastAssistant + 1).some((m) => m.role === 'tool' && messageText(m).startsWith('Moved'))) return { text: 'MOVED-DONE' }
+  const prompt = userPrompts(body).at(-1)
+  const target = prompt && messages.lastIndexOf(prompt) > lastAssistant ? /JUMP TO (e\d+)/.exec(messageText(prompt))?.[1] : undefined
+  if (target) return { toolCalls: [{ name: 'tree_jump', arguments: { node: target } }] }
+  return readOrAnswer(body)
 }
 
 const show = (rows: readonly Row[]) => rows.map((r) => `${r.role}: ${r.text}`).join('\n')
@@ -93,7 +107,7 @@ for (const mode of ['stock', 'native'] as const) {
       const revision = (await status()).revision
       await until(`the Chat to show the model's history (${step})`, async () => {
         if ((await appliedRevision(page)) !== revision) return false
-        return JSON.stringify(chatTranscript(await visibleRows(page))) === JSON.stringify(expected)
+        return sameRows(expected, chatTranscript(await visibleRows(page)))
       }, 30_000, async () => `expected:\n${show(expected)}\nvisible:\n${show(chatTranscript(await visibleRows(page)))}\napplied ${await appliedRevision(page)}, session ${revision}`)
       const rows = chatTranscript(await visibleRows(page))
       const seen = rows.map((r) => `${r.role}:${r.text}`)
@@ -149,7 +163,7 @@ for (const mode of ['stock', 'native'] as const) {
       home = tempDir(`chat-home-${mode}`)
       work = tempDir(`chat-work-${mode}`)
       fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-      llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 200 }, () => readOrAnswer) })
+      llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 200 }, () => model) })
       expect((await pluginAdd(home, 'web', plugin.tgz, { variant: mode })).code).toBe(0)
       web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant: mode })
       ;({ sessionId } = await api().createSession({ cwd: work }))
@@ -201,7 +215,10 @@ for (const mode of ['stock', 'native'] as const) {
         return rows.some((r) => r.text.startsWith('third question')) ? rows : false
       })
       const dim = revealed.filter((r) => r.opacity < 1).map((r) => r.kind)
-      expect(chatTranscript(revealed.filter((r) => r.opacity < 1)).map((r) => r.text)).toEqual(['please READ notes.txt', 'read', 'READ-DONE: banana', 'third question', 'ANSWER to: third question'])
+      expect(sameRows([
+        { role: 'user', text: 'please READ notes.txt' }, { role: 'tool', text: 'read' }, { role: 'assistant', text: 'READ-DONE: banana' },
+        { role: 'user', text: 'third question' }, { role: 'assistant', text: 'ANSWER to: third question' },
+      ], chatTranscript(revealed.filter((r) => r.opacity < 1)))).toBe(true)
       expect(dim).toContain('turn-tail')
       expect(await row.innerText()).toMatch(/5 messages the model no longer reads\s*·\s*Hide/)
       await shot('show-light.png')
@@ -257,7 +274,7 @@ for (const mode of ['stock', 'native'] as const) {
         other.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
         other.on('pageerror', (e) => errors.push(e.message))
         await openSession(other, web!.url, TITLE)
-        await until('the Chinese Chat', async () => JSON.stringify(chatTranscript(await visibleRows(other))) === JSON.stringify(rows) && (await appliedRevision(other)) === (await status()).revision)
+        await until('the Chinese Chat', async () => sameRows(rows, chatTranscript(await visibleRows(other))) && (await appliedRevision(other)) === (await status()).revision)
         expect(await other.getByTestId('session-tree-switch').filter({ visible: true }).innerText()).toMatch(/新分支\s*alt\s*·\s*已隐藏 9 条消息\s*·\s*显示/)
         expect(await other.getByTestId('session-tree-fork').filter({ visible: true }).getByRole('button').first().getAttribute('aria-label')).toBe('上一个分支')
         await other.screenshot({ path: path.join(artifacts, 'chat-zh-dark.png') })
@@ -282,6 +299,22 @@ for (const mode of ['stock', 'native'] as const) {
     }, 180_000)
 
     if (mode === 'stock') {
+      it("the model's own move (tree_jump inside its step): the prompt it left is hidden behind a switch row", async () => {
+        markFailure()
+        ;({ sessionId } = await api().createSession({ cwd: work }))
+        await api().promptAndWait(sessionId, 'model one')
+        await api().promptAndWait(sessionId, 'model two')
+        const a1 = await nodeWith('ANSWER to: model one')
+        await api().promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
+        expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
+        await page.reload()
+        await openSession(page, undefined, TITLE)
+        const expected = await afterPrompt("the model's move")
+        expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree_jump', 'MOVED-DONE'])
+        const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
+        expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*3 messages hidden\s*·\s*Show/)
+      }, 180_000)
+
       it('a long session (more than the first page) scrolled back: every page reads as the model history', async () => {
         markFailure()
         ;({ sessionId } = await api().createSession({ cwd: work }))
@@ -297,7 +330,7 @@ for (const mode of ['stock', 'native'] as const) {
         const older = page.getByRole('button', { name: 'Load earlier' })
         // The first page holds the tail only: the switch row and the new turn, the older path not yet.
         await until('the first page', async () => (await appliedRevision(page)) === (await status()).revision && (await older.isVisible()))
-        expect(chatTranscript(await visibleRows(page)).map((r) => r.text)).toEqual(['back near the start', 'ANSWER to: back near the start'])
+        expect(chatTranscript(await visibleRows(page))).toEqual([{ role: 'user', text: 'back near the start' }, { role: 'assistant', text: 'ANSWER to: back near the start' }])
         for (let pages = 0; await older.isVisible(); pages++) {
           expect(pages, 'pages of history').toBeLessThan(10)
           const count = await page.locator('[data-chat-flow] > [data-chat-flow-key]').count()

@@ -76,12 +76,21 @@ export function chatTranscript(rows: readonly VisibleRow[]): Row[] {
     const first = row.text.split('\n')[0]!.trim()
     if (row.kind === 'user') out.push({ role: 'user', text: first })
     else if (row.kind === 'assistant-step') out.push({ role: 'assistant', text: row.text })
-    else if (row.kind === 'tool-call') out.push({ role: 'tool', text: first.toLowerCase() })
+    // A tool card shows its variant title ("Read", "Tool call") and, for most tools, the name: kept whole, lower-cased.
+    else if (row.kind === 'tool-call') out.push({ role: 'tool', text: row.text.replace(/\s+/g, ' ').toLowerCase() })
     else if (row.kind === 'context' || row.kind === 'turn-tail' || row.kind.startsWith('session-tree-')) continue
     // Anything else on screen (an error, an unknown event) is a row too: the comparison sees it.
     else out.push({ role: row.kind, text: row.text })
   }
   return out
+}
+
+/** Whether the visible rows are exactly the expected transcript (a tool card matches when it names the tool). */
+export function sameRows(expected: readonly Row[], visible: readonly Row[]): boolean {
+  return expected.length === visible.length && expected.every((row, i) => {
+    const seen = visible[i]!
+    return row.role === seen.role && (row.role === 'tool' ? seen.text.includes(row.text) : row.text === seen.text)
+  })
 }
 
 /** Open the session from the sidebar (after the Internal Testing Notice, when it shows) and wait for its Chat. */
