@@ -17,7 +17,7 @@ import { PLUGIN_ID } from '../harness/marker.ts'
 
 /** One event to append, in order. */
 export interface PlannedEvent {
-  readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result'
+  readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end'
   readonly data: Record<string, unknown>
   readonly intent?: {
     readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }

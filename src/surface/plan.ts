@@ -5,7 +5,8 @@
  * The shared prefix is left untouched (provider prefix caches keep working).
  * The diverging tail is shadowed by ONE `replace` event — a copy of the first
  * target message after the prefix, or an empty assistant "tombstone" when
- * that message cannot stand in (a tool result) or nothing follows (a rewind).
+ * that message cannot stand in (a tool result) or nothing follows (a rewind) —
+ * priced by a `compaction/prune` event right before it when a token meter runs.
  * The rest of the target path is appended as copies, each citing its
  * original, with a `tool/call` copy before every `tool/result` copy so the
  * harness's call/result pairing holds inside the one maintenance step. Copied
@@ -39,6 +40,20 @@ export interface PlanInput extends CopyContext {
   readonly sourceOf: (nodeId: string) => NodeSource | undefined
   /** Provider route stamped on a tombstone (assistant messages must name one). */
   readonly route: { readonly provider: string; readonly model: string }
+  /**
+   * The token meter's price of the surface node at a seq, when a meter is
+   * loaded: the replacement is then preceded by its shadow price (see below).
+   */
+  readonly priceOf?: (seq: number) => number
+  /**
+   * `own`: the plan opens its own steps (a maintenance turn), from `step` on,
+   * one per copied assistant message; `inflight`: every copy goes into the
+   * running step `step`. DSH web's Chat and Trajectory show one assistant
+   * message per step (the last one), and the Trajectory places a tool row
+   * under the assistant message that issued it, so copies in their own steps
+   * show as they were, each tool exchange under its call.
+   */
+  readonly steps: 'own' | 'inflight'
   /**
    * Events appended after the target path, as they are (no citation: new
    * history). A move made inside a running step re-states the in-flight
@@ -77,25 +92,50 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
 
   const ids = new CallIdMap(input.newCallId)
   const events: PlannedEvent[] = []
+  const own = input.steps === 'own'
+  let step = input.step
+  let stepHasAssistant = false
+  /** Append in order; in own steps, a further assistant message opens the next step. */
+  const push = (event: PlannedEvent): void => {
+    if (own && event.type === 'assistant/message') {
+      if (stepHasAssistant) {
+        events.push({ type: 'step/end', data: { turn: input.turn, step } })
+        step++
+        events.push({ type: 'step/start', data: { turn: input.turn, step } })
+      }
+      stepHasAssistant = true
+    }
+    events.push('step' in event.data ? { ...event, data: { ...event.data, step } } : event)
+  }
+  if (own) events.push({ type: 'step/start', data: { turn: input.turn, step } })
   let copies = 0
   let k = 0
   const shadowed = tail.map((entry) => entry.seq)
   if (tail.length > 0) {
     const op = { op: 'replace' as const, start: shadowed[0]!, end: shadowed.at(-1)! }
+    if (input.priceOf) {
+      // The token meter's shadow-price protocol (as DSH's tool-result pruner uses it): the event right
+      // before a replacement prices the range it shadows, so the browser's context meter, which folds
+      // the log in O(1) state, subtracts it (a replacement without a price would count as zero).
+      events.push({
+        type: 'compaction/prune',
+        data: { shadowedRange: { start: op.start, end: op.end }, shadowedSeqs: [...shadowed], shadowedTokenCount: shadowed.reduce((sum, seq) => sum + input.priceOf!(seq), 0) },
+      })
+    }
     const first = rest[0]
     const firstSource = first === undefined ? undefined : input.sourceOf(first)
     const firstEvent = firstSource?.kind === 'message' ? input.eventAt(firstSource.seq) : undefined
     const standIn = isMessageEvent(firstEvent) ? copyMessage(input, ids, firstEvent) : undefined
     if (standIn && firstSource?.kind === 'message') {
-      events.push({ ...standIn, intent: { surfaceOp: op, sourceEventSeqs: [...shadowed, firstSource.seq] } })
+      push({ ...standIn, intent: { surfaceOp: op, sourceEventSeqs: [...shadowed, firstSource.seq] } })
       copies++
       k = 1
     } else {
-      events.push({
+      push({
         type: 'assistant/message',
         data: {
           turn: input.turn,
-          step: input.step,
+          step,
           message: { id: input.newMessageId(), role: 'assistant', content: [], source: { kind: 'model', provider: input.route.provider, model: input.route.model } },
         },
         intent: { surfaceOp: op, sourceEventSeqs: shadowed },
@@ -113,7 +153,7 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
       }
       const copy = copyMessage(input, ids, original)
       if (!copy) return fail('INTERNAL', `event ${source.seq} behind node ${nodeId} is unreadable`, { nodeId, seq: source.seq })
-      events.push({ ...copy, intent: { surfaceOp: 'append', sourceEventSeqs: [source.seq] } })
+      push({ ...copy, intent: { surfaceOp: 'append', sourceEventSeqs: [source.seq] } })
       copies++
     } else {
       if (source.resultSeq === undefined) {
@@ -121,10 +161,11 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
       }
       const exchange = copyToolExchange(input, ids, input.eventAt(source.callSeq), input.eventAt(source.resultSeq), source.resultSeq)
       if (!exchange) return fail('INTERNAL', `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`, { nodeId })
-      events.push(...exchange)
+      for (const event of exchange) push(event)
       copies++
     }
   }
-  events.push(...extra)
+  for (const event of extra) push(event)
+  if (own) events.push({ type: 'step/end', data: { turn: input.turn, step } })
   return ok({ events, shadowed, copies, sharedPrefix: d })
 }

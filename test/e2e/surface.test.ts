@@ -128,7 +128,8 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         // The shared prefix is byte-identical to what the provider saw before (its cache still applies).
         const raw = lastChat().messages.filter((m) => m.role !== 'system')
         expect(raw.slice(0, pathToA1.length)).toEqual(before[1]!.body.messages.filter((m) => m.role !== 'system').slice(0, pathToA1.length))
-        if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(7)
+        // marker insert, turn/start, claim, step/start, the tombstone's price, the tombstone, step/end, turn/end
+        if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(8)
       }
     }, 120_000)
 
@@ -137,6 +138,9 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       const a3 = await nodeWith('ANSWER to: third question')
       const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a3.nodeId })
       switches.back = moved.switch ?? null
+      // Marker insert, turn/start, claim, 3 steps (one per copied assistant message) around the price of the
+      // rewind's turn, its stand-in (a copy of the second prompt), 5 more copies and 1 tool/call copy, turn/end.
+      if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(18)
       await api().promptAndWait(sessionId, 'back on the original branch')
       const sent = history(lastChat())
       const chats = llm.chatRequests()

@@ -36,7 +36,8 @@ export class LogBuilder {
   }
 
   /** One turn: a typed prompt, optional injected context, tool rounds, then a final answer. */
-  userTurn(prompt: string, answer: string, options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean } = {}): this {
+  /** `usage`: provider usage on the answers (true: small fixed figures; a number: that many input tokens on the final answer). */
+  userTurn(prompt: string, answer: string, options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean | number } = {}): this {
     const s = this.session
     const turn = this.nextTurn()
     s.append('turn/start', { turn })
@@ -71,7 +72,7 @@ export class LogBuilder {
     s.append('assistant/message', {
       turn, step,
       message: createAssistantMessage({ content: [{ type: 'text', text: answer }], source: { provider: PROVIDER, model: MODEL } }),
-      ...(options.usage ? { usage: { inputTokens: 120, outputTokens: 20 } } : {}),
+      ...(options.usage ? { usage: { inputTokens: typeof options.usage === 'number' ? options.usage : 120, outputTokens: 20 } } : {}),
     }, { surfaceOp: 'append' })
     s.append('step/end', { turn, step })
     s.append('turn/end', { turn, reason: { kind: 'completed' } })

@@ -109,6 +109,28 @@ describe('copies never repeat a call id', () => {
     expect(second.filter((id) => first.includes(id))).toEqual([])
   })
 
+  it('a maintenance turn holds one step per copied assistant message, each copied exchange in its issuer\'s step', async () => {
+    const { log, byText, move } = setup()
+    await move(byText('a1'))
+    const from = log.session.seq
+    await move(byText('a3'))
+    const turn = log.events.slice(from).filter((e) => 'data' in e && typeof (e.data as { step?: unknown }).step === 'number')
+    const steps = new Map<number, string[]>()
+    for (const e of turn) {
+      const step = (e.data as { step: number }).step
+      steps.set(step, [...(steps.get(step) ?? []), e.type])
+    }
+    // Copies: q2 (the stand-in), the read call + its exchange, a2, q3, the two-grep call + its exchanges, a3:
+    // four assistant messages, four steps.
+    expect([...steps.values()].map((types) => types.filter((t) => t === 'assistant/message').length)).toEqual([1, 1, 1, 1])
+    expect([...steps.keys()]).toEqual([1, 2, 3, 4])
+    for (const e of turn.filter((x) => x.type === 'tool/result')) {
+      const id = (e.data as { message: { source: { callId: string } } }).message.source.callId
+      const issuer = turn.find((x) => x.type === 'assistant/message' && JSON.stringify(x.data).includes(id))!
+      expect((e.data as { step: number }).step).toBe((issuer.data as { step: number }).step)
+    }
+  })
+
   it('freshCallId: provider-safe and unique', () => {
     const ids = Array.from({ length: 1000 }, freshCallId)
     expect(new Set(ids).size).toBe(1000)

@@ -194,7 +194,9 @@ describe('a crash in the middle of a switch', () => {
     const start = log.session.seq
     projector.tree.jump(a3)
     const report = await switcher.switch(agent, a3)
-    expect(report.ok && report.value.appendedEvents).toBe(13)
+    // marker insert, turn/start, claim, then 3 steps (one per copied assistant message: the call, a2, a3)
+    // holding the stand-in q2, 5 copies and the tool/call copy, then turn/end
+    expect(report.ok && report.value.appendedEvents).toBe(17)
     const full = [...log.session.events]
     const { interruptedTurnClosers } = await import('@deepseek-ai/dsh-session')
     for (let cut = start + 1; cut < full.length; cut++) {
