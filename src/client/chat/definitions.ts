@@ -17,7 +17,7 @@
  * built again.
  */
 import { MARKER_ID_PREFIX } from '../../harness/marker.ts'
-import { MOVE_TOOLS } from '../../service/chat-path.ts'
+import { MOVE_TOOLS } from '../../service/chat-switches.ts'
 
 export const SWITCH_KIND = 'session-tree-switch'
 export const FORK_KIND = 'session-tree-fork'
