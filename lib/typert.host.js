@@ -23,6 +23,34 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
+const dsh_session_tree_sessionTree_chatPath_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'revision': z.string().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'watermark': z.number().readonly(),
+  'tip': z.union([z.literal(null), z.string()]).readonly(),
+  'hidden': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'switches': z.array(z.object({
+  'seq': z.number().readonly(),
+  'kind': z.union([z.literal("switch"), z.literal("fork")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'branch': z.string().readonly(),
+  'targetSummary': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'lead': z.boolean().readonly(),
+  'leadSeq': z.number().readonly(),
+  'hiddenMessages': z.number().readonly(),
+  'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+})).readonly(),
+  'forks': z.array(z.object({
+  'seq': z.number().readonly(),
+  'nodeId': z.string().readonly(),
+  'row': z.union([z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'index': z.number().readonly(),
+  'count': z.number().readonly(),
+  'targets': z.array(z.string()).readonly(),
+})).readonly(),
+})
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'sessionId': z.string().readonly(),
@@ -371,7 +399,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":171,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/chatPath',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'chatPath',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/chatPath:agentId',
+            schema: dsh_session_tree_sessionTree_chatPath_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ChatPath',
+        schema: dsh_session_tree_sessionTree_chatPath_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":139,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -396,7 +449,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":130,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -441,7 +494,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":154,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":167,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -466,7 +519,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":177,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -501,7 +554,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":158,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -546,7 +599,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":198,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -571,7 +624,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":102,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":103,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -596,7 +649,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":111,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":112,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -621,7 +674,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -656,7 +709,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
     },
   ],
   model: {
@@ -705,6 +758,13 @@ export const TYPERT = {
             "signature": "@Remote async export(agentId: string): Promise<LinearExport>",
             "summary": "The active path plus a digest of every off-path branch.",
             "jsDoc": "/** The active path plus a digest of every off-path branch. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "chatPath",
+            "signature": "@Remote async chatPath(agentId: string): Promise<ChatPath>",
+            "summary": "What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`).",
+            "jsDoc": "/** What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`). No side effects. */"
           },
           {
             "kind": "method",
@@ -785,6 +845,18 @@ export const TYPERT = {
             "declaration": "export interface BranchView extends BranchOutline {\n    readonly nodeIds: readonly string[];\n}"
           },
           {
+            "name": "ChatFork",
+            "declaration": "export interface ChatFork {\n    readonly seq: number;\n    readonly nodeId: string;\n    readonly row: 'user' | 'assistant' | 'tool';\n    readonly index: number;\n    readonly count: number;\n    readonly targets: readonly string[];\n}"
+          },
+          {
+            "name": "ChatPath",
+            "declaration": "export interface ChatPath {\n    readonly sessionId: string;\n    readonly revision: string;\n    readonly mode: SurfaceMode;\n    readonly watermark: number;\n    readonly tip: string | null;\n    readonly hidden: readonly SeqRange[];\n    readonly switches: readonly ChatSwitch[];\n    readonly forks: readonly ChatFork[];\n}"
+          },
+          {
+            "name": "ChatSwitch",
+            "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n}"
+          },
+          {
             "name": "ContentPart",
             "declaration": "export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart;"
           },
@@ -851,6 +923,10 @@ export const TYPERT = {
           {
             "name": "Role",
             "declaration": "export type Role = 'system' | 'user' | 'assistant' | 'tool';"
+          },
+          {
+            "name": "SeqRange",
+            "declaration": "export type SeqRange = readonly [number, number];"
           },
           {
             "name": "SessionProjector",

@@ -3,11 +3,12 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ForkResult, MoveResult, SessionStatus } from 'dsh-session-tree/types'
+import type { ChatPath, ForkResult, MoveResult, SessionStatus } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
     back: (agentId: string) => Promise<MoveResult>
+    chatPath: (agentId: string) => Promise<ChatPath>
     export: (agentId: string) => Promise<LinearExport>
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
@@ -20,6 +21,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
   }
   interface TypeRTRemoteMap {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
+    'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>

@@ -113,6 +113,21 @@ const en = {
   'keys.search': 'search',
   'keys.backForward': 'back / forward',
   'keys.cursor': 'go to current',
+  'chat.switched': 'Switched to {branch}',
+  'chat.switchedNode': 'Switched to {node}',
+  'chat.switchedStart': 'Switched to the start of the conversation',
+  'chat.forked': 'New branch {branch}',
+  'chat.switchTitle': 'The model’s history was switched to “{summary}”',
+  'chat.hidden': '{count} message hidden|{count} messages hidden',
+  'chat.revealed': '{count} message the model no longer reads|{count} messages the model no longer reads',
+  'chat.show': 'Show',
+  'chat.hide': 'Hide',
+  'chat.showTitle': 'Show the messages this switch took out of the model’s history (dimmed)',
+  'chat.hideTitle': 'Hide them again: the Chat shows what the model reads',
+  'chat.fork.count': '{index} / {count}',
+  'chat.fork.title': 'Branch {index} of {count} here; the arrows move the model’s history to another branch',
+  'chat.fork.prev': 'Previous branch',
+  'chat.fork.next': 'Next branch',
 } as const
 
 export type StringKey = keyof typeof en
@@ -224,6 +239,21 @@ const zh: Record<StringKey, string> = {
   'keys.search': '搜索',
   'keys.backForward': '后退 / 前进',
   'keys.cursor': '回到当前位置',
+  'chat.switched': '已切换到 {branch}',
+  'chat.switchedNode': '已切换到 {node}',
+  'chat.switchedStart': '已切换到对话开头',
+  'chat.forked': '新分支 {branch}',
+  'chat.switchTitle': '模型的历史已切换到“{summary}”',
+  'chat.hidden': '已隐藏 {count} 条消息',
+  'chat.revealed': '{count} 条消息已不在模型的历史中',
+  'chat.show': '显示',
+  'chat.hide': '隐藏',
+  'chat.showTitle': '显示这次切换移出模型历史的消息（淡色）',
+  'chat.hideTitle': '再次隐藏：聊天只显示模型读取的内容',
+  'chat.fork.count': '{index} / {count}',
+  'chat.fork.title': '此处第 {index} 个分支，共 {count} 个；箭头把模型的历史切换到另一个分支',
+  'chat.fork.prev': '上一个分支',
+  'chat.fork.next': '下一个分支',
 }
 
 export const DICTIONARIES: Readonly<Record<Locale, Readonly<Record<StringKey, string>>>> = { en, zh }

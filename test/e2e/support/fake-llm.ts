@@ -320,3 +320,27 @@ export function modelView(message: ChatMessage) {
 export function history(body: ChatRequestBody) {
   return body.messages.filter((m) => m.role !== 'system').map(modelView)
 }
+
+/**
+ * How a request pairs calls with results: for each assistant message with
+ * tool calls, its call ids and the `tool_call_id`s of the tool messages that
+ * follow it (before the next assistant message).
+ */
+export function toolPairing(body: ChatRequestBody): { calls: string[]; results: string[] }[] {
+  const out: { calls: string[]; results: string[] }[] = []
+  for (const message of body.messages) {
+    if (message.role === 'assistant') {
+      if (message.tool_calls && message.tool_calls.length > 0) out.push({ calls: message.tool_calls.map((c) => c.id), results: [] })
+      else out.push({ calls: [], results: [] })
+    } else if (message.role === 'tool') {
+      if (out.length === 0) out.push({ calls: [], results: [] })
+      out.at(-1)!.results.push(message.tool_call_id ?? '')
+    }
+  }
+  return out.filter((p) => p.calls.length > 0 || p.results.length > 0)
+}
+
+/** A history with call ids left out (a stock switch gives copied exchanges fresh ids). */
+export function withoutCallIds(messages: ReturnType<typeof history>) {
+  return messages.map(({ calls, toolCallId: _id, ...rest }) => ({ ...rest, ...(calls ? { calls: calls.map(({ id: _c, ...call }) => call) } : {}) }))
+}
