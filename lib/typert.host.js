@@ -333,6 +333,14 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
 }))]).readonly().optional(),
+  'logWarnings': z.union([z.undefined(), z.array(z.object({
+  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
+  'message': z.string().readonly(),
+  'remedy': z.string().readonly(),
+  'count': z.number().readonly(),
+  'firstSeq': z.number().readonly(),
+  'callId': z.string().readonly(),
+}))]).readonly().optional(),
   'pendingSwitch': z.union([z.undefined(), z.object({
   'target': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.string().readonly(),
@@ -893,6 +901,14 @@ export const TYPERT = {
             "declaration": "export interface LlmMessage {\n    readonly role: Role;\n    readonly content: string;\n    readonly name?: string;\n    readonly toolCallId?: string;\n}"
           },
           {
+            "name": "LogWarning",
+            "declaration": "export interface LogWarning {\n    readonly code: LogWarningCode;\n    readonly message: string;\n    readonly remedy: string;\n    readonly count: number;\n    readonly firstSeq: number;\n    readonly callId: string;\n}"
+          },
+          {
+            "name": "LogWarningCode",
+            "declaration": "export type LogWarningCode = 'COPIED_CALL_IDS' | 'REPEATED_CALL_IDS';"
+          },
+          {
             "name": "MoveOptions",
             "declaration": "export interface MoveOptions {\n    readonly record?: boolean;\n}"
           },
@@ -930,7 +946,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
+            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
           },
           {
             "name": "SessionSource",
@@ -938,7 +954,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
           },
           {
             "name": "SessionTree",

@@ -333,6 +333,14 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
 }))]).readonly().optional(),
+  'logWarnings': z.union([z.undefined(), z.array(z.object({
+  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
+  'message': z.string().readonly(),
+  'remedy': z.string().readonly(),
+  'count': z.number().readonly(),
+  'firstSeq': z.number().readonly(),
+  'callId': z.string().readonly(),
+}))]).readonly().optional(),
   'pendingSwitch': z.union([z.undefined(), z.object({
   'target': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.string().readonly(),

@@ -18,6 +18,7 @@ import { isRecord } from '../tree/validate.ts'
 import type { QuarantinedEvent } from '../service/wire.ts'
 import { flattenContent, MalformedEvent, parseArguments } from './content.ts'
 import { markerOf, type SwitchMarker } from './marker.ts'
+import { CallIdLedger, type LogWarning } from './warnings.ts'
 
 /** Origin `source` of every node the projector creates. */
 export const SESSION_ORIGIN = 'session'
@@ -58,6 +59,7 @@ export class SessionProjector {
   private readonly pendingCalls = new Map<string, string>()
   /** Call ids announced by a switch's message copies in the open step: their `tool/call` copies make no node. */
   private readonly copiedCalls = new Set<string>()
+  private readonly callIds = new CallIdLedger()
   private tipNode: string | null = null
   private readonly inbox = new Map<string, unknown[]>()
   private openTurn: number | null = null
@@ -96,6 +98,11 @@ export class SessionProjector {
   /** Events that could not be read, with the reason. */
   get quarantine(): readonly QuarantinedEvent[] {
     return this.quarantined
+  }
+
+  /** Problems of the log that DSH's own front ends trip over (repeated call ids). */
+  get logWarnings(): LogWarning[] {
+    return this.callIds.warnings()
   }
 
   /** Usage reported by empty assistant messages, which get no node. */
@@ -484,7 +491,9 @@ export class SessionProjector {
     const data = event.data
     if (!isRecord(data) || typeof data.callId !== 'string' || typeof data.name !== 'string') throw new MalformedEvent('tool/call without callId or name')
     // A switch's copy of a call: in a maintenance turn, or announced by a copied message (an in-step switch).
-    if (this.copiedCalls.delete(data.callId) || (this.switching && this.openTurn === this.switching.turn)) return
+    const copy = this.copiedCalls.delete(data.callId) || (this.switching !== undefined && this.openTurn === this.switching.turn)
+    this.callIds.record(data.callId, event.seq, copy)
+    if (copy) return
     const args = parseArguments(data.arguments)
     const node = this.place(event, null, {
       type: 'tool_call',

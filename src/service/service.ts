@@ -382,6 +382,7 @@ export class SessionTreeService extends TypertRemoteService {
       revision: `${this.sync.generation(found.session.id)}:${projector.tree.logSeq}`,
       quarantine: [...projector.quarantine],
       sidecarWarnings: [...state.warnings],
+      logWarnings: projector.logWarnings,
       ...(pending ? { pendingSwitch: { target: pending.target, branch: pending.branch ?? info.activeBranch } } : {}),
       ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
     }

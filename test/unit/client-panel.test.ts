@@ -246,6 +246,17 @@ describe('TreePanel', () => {
     expect(el.querySelector('.dst-pill')!.getAttribute('data-mode')).toBe('projection')
   })
 
+  it('reports a log the Chat cannot load (repeated call ids), with what to do', async () => {
+    const { tree } = smallTree()
+    const fake = fakeRemote(tree)
+    fake.status = { logWarnings: [{ code: 'COPIED_CALL_IDS', message: 'the message', remedy: 'the remedy', count: 3, firstSeq: 90, callId: 'call_1' }] }
+    const { el } = await mount(fake.remote)
+    const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
+    expect(banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
+    expect(banner.textContent).toBe('DSH’s Chat cannot load this session past event 90: 3 tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.')
+    expect(banner.getAttribute('title')).toBe('the message\nthe remedy')
+  })
+
   it('speaks Chinese when the host locale is zh, and follows a switch', async () => {
     const { tree } = smallTree()
     let active = 'zh'

@@ -15,6 +15,7 @@ import { freshCallId, StockSwitcher } from '../../src/surface/stock.ts'
 import { checkAgreement } from '../../src/invariant.ts'
 import { FakeAgent } from '../support/fake-agent.ts'
 import { callPairing as pairing, LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
+import { withOriginalCallIds } from '../e2e/support/session-log.ts'
 
 function setup() {
   const log = new LogBuilder('s1')
@@ -178,5 +179,49 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
     for (const e of log.events) rebuilt.project(e)
     expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(projector.tree.list().map((n) => [n.nodeId, n.parentId]))
     expect(() => Session.create(log.session.id, [...log.session.events] as never, log.session.header)).not.toThrow()
+  })
+})
+
+describe('logs with repeated call ids are reported (issue 10, part 4)', () => {
+  it('a log written by an earlier version (copies with their originals\' ids): COPIED_CALL_IDS, with the first repeat; the tree is unchanged', async () => {
+    const { log, projector, byText, move } = setup()
+    await move(byText('a1'))
+    await move(byText('a3'))
+    expect(projector.logWarnings).toEqual([])
+    // What versions before fresh call ids wrote: the same log with each copy's original id.
+    const legacy = withOriginalCallIds(log.events as never)
+    expect(legacy.restored).toBe(3)
+    const rebuilt = new SessionProjector(new SessionTree('s1'))
+    for (const e of legacy.events) rebuilt.project(e)
+    const firstCopy = legacy.events.filter((e) => e.type === 'tool/call').find((e, i, calls) => calls.findIndex((c) => (c.data as { callId: string }).callId === (e.data as { callId: string }).callId) !== i)!
+    expect(rebuilt.logWarnings).toEqual([{
+      code: 'COPIED_CALL_IDS',
+      message: expect.stringContaining('written by a stock switch of an earlier dsh-session-tree version'),
+      remedy: expect.stringContaining('Branch into a new conversation'),
+      count: 3,
+      firstSeq: firstCopy.seq,
+      callId: 'call_1',
+    }])
+    expect(rebuilt.logWarnings[0]!.message).toMatch(/^3 tool call copies .* at event \d+, "call_1"/)
+    expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(projector.tree.list().map((n) => [n.nodeId, n.parentId]))
+    expect(rebuilt.quarantine).toEqual([])
+  })
+
+  it('a provider that reuses a call id: REPEATED_CALL_IDS (not blamed on a switch)', () => {
+    const log = new LogBuilder('s1').userTurn('q1', 'a1', { tools: [{ name: 'read', args: {}, result: 'r1' }] })
+    const s = log.session
+    const turn = log.nextTurn()
+    s.append('turn/start', { turn })
+    s.append('step/start', { turn, step: 1 })
+    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'q2' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
+    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('call_1'), name: 'read', arguments: '{}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    const repeat = s.append('tool/call', { turn, step: 1, callId: CallId('call_1'), name: 'read', arguments: '{}' })
+    s.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('call_1'), content: [{ type: 'text', text: 'r2' }], isError: false }) }, { surfaceOp: 'append' })
+    s.append('step/end', { turn, step: 1 })
+    s.append('turn/end', { turn, reason: { kind: 'completed' } })
+    const projector = new SessionProjector(new SessionTree('s1'))
+    for (const e of log.events) projector.project(e)
+    expect(projector.logWarnings.map((w) => [w.code, w.count, w.firstSeq, w.callId])).toEqual([['REPEATED_CALL_IDS', 1, repeat.seq, 'call_1']])
+    expect(projector.logWarnings[0]!.message).toContain('the provider reused it')
   })
 })

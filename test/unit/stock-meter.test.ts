@@ -8,12 +8,13 @@
  * harness's positional `measure()` — the tokens of the history the model
  * receives next.
  */
+import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { SessionTree } from '../../src/tree/index.ts'
 import { SessionProjector } from '../../src/harness/projector.ts'
 import { meterEstimator, StockSwitcher } from '../../src/surface/stock.ts'
 import { FakeAgent } from '../support/fake-agent.ts'
-import { LogBuilder } from '../support/log-builder.ts'
+import { LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
 import { realTokenMeter, type RealTokenMeter } from '../support/token-meter.ts'
 
 let meter: RealTokenMeter
@@ -49,7 +50,7 @@ function setup(priced: boolean) {
     const model = log.session.deriveMessages().reduce((sum, m) => sum + meter.estimateMessage(m), 0)
     return { breakdown: contextBreakdown.messageTokens, projected: contextPressure.projectedTokens!, surface: measured.surfaceTokens, model }
   }
-  return { log, projector, byText, move, read }
+  return { log, projector, switcher, byText, move, read, sync }
 }
 
 describe('the context meter after a stock switch (real dsh-token-meter)', () => {
@@ -81,6 +82,28 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     const replaces = events.filter((e) => (e as { surfaceOp?: unknown }).surfaceOp !== undefined && (e as { surfaceOp?: unknown }).surfaceOp !== 'append')
     expect(replaces).toHaveLength(2)
     for (const replace of replaces) expect(events[replace.seq - 1]!.type).toBe('compaction/prune')
+  })
+
+  it('a model\'s in-step move across the tool exchange is priced too', async () => {
+    const { log, projector, switcher, byText, move, read, sync } = setup(true)
+    await move(byText('a first answer that is a little longer than the question'))
+    const s = log.session
+    const turn = log.nextTurn()
+    s.append('turn/start', { turn })
+    s.append('step/start', { turn, step: 1 })
+    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go to the third answer' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
+    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{}' })
+    sync()
+    const a3 = byText('a third answer')
+    projector.tree.jump(a3)
+    const report = switcher.switchWithinStep(s as never, a3, 'jump_1')
+    expect(report.ok, JSON.stringify(report)).toBe(true)
+    s.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('jump_1'), content: [{ type: 'text', text: 'Moved.' }], isError: false }) }, { surfaceOp: 'append' })
+    sync()
+    const after = read()
+    expect(after.breakdown).toBe(after.surface)
+    expect(after.surface).toBe(after.model)
   })
 
   it('meterEstimator reads the service instance; no meter, no estimator', () => {
