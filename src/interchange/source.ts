@@ -3,7 +3,7 @@
  * symlink, no larger than the limit. The path is only ever opened for
  * reading; nothing in the file is used as a path.
  */
-import { constants, createReadStream, fstatSync, openSync, closeSync, type ReadStream } from 'node:fs'
+import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readdirSync, type ReadStream } from 'node:fs'
 import path from 'node:path'
 import { InterchangeError } from './errors.ts'
 
@@ -49,4 +49,34 @@ export function openSource(file: string, maxBytes = DEFAULT_MAX_FILE_BYTES): Ope
 /** Chunks of a string, for sources that are already in memory (an upload). */
 export async function* stringChunks(text: string, size = 1 << 20): AsyncGenerator<string> {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size)
+}
+
+/**
+ * Claude Code subagent transcripts that belong beside a session file: found
+ * by listing `<dir>/agent-*.jsonl` and `<dir>/<session>/subagents/agent-*.jsonl`
+ * (names come from the directory, never from the file's contents; symlinks are
+ * skipped). Whether one belongs to the session is decided from its records.
+ */
+export function subagentFiles(sessionFile: string): string[] {
+  const dir = path.dirname(path.resolve(sessionFile))
+  const base = path.basename(sessionFile).replace(/\.jsonl$/, '')
+  const found: string[] = []
+  for (const folder of [dir, path.join(dir, base, 'subagents')]) {
+    let names: string[]
+    try {
+      names = readdirSync(folder)
+    } catch {
+      continue
+    }
+    for (const name of names.sort()) {
+      if (!/^agent-[A-Za-z0-9_-]+\.jsonl$/.test(name)) continue
+      const file = path.join(folder, name)
+      try {
+        if (lstatSync(file).isFile()) found.push(file)
+      } catch {
+        // vanished meanwhile
+      }
+    }
+  }
+  return found
 }
