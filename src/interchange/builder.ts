@@ -53,16 +53,16 @@ export class TreeBuilder {
   }
 
   /** Order, repair and count. `cursor` undefined: the last node in source order. */
-  finish(meta: SessionMeta, cursor?: string | null): { tree: InterchangeTree; report: ImportReport } {
+  finish(meta: SessionMeta & { readonly format: ImportReport['format'] }, cursor?: string | null): { tree: InterchangeTree; report: ImportReport } {
     const nodes = orderParentsFirst(this.collected, (text) => this.note(text))
     if (nodes.length === 0) throw new InterchangeError('EMPTY_SESSION', 'the session holds no conversation entries', { lines: this.lines })
     const at = cursor === undefined ? nodes.reduce((last, node) => (node.line >= last.line ? node : last)).id : cursor
     if (at !== null && !this.ids.has(at)) throw new InterchangeError('TREE_CORRUPT', `the active leaf ${JSON.stringify(at)} is not in the tree`)
     const tree: InterchangeTree = { meta, nodes, cursor: at }
-    return { tree, report: this.report(tree) }
+    return { tree, report: this.report(tree, meta.format) }
   }
 
-  private report(tree: InterchangeTree): ImportReport {
+  private report(tree: InterchangeTree, format: ImportReport['format']): ImportReport {
     const parents = new Set<string>()
     const labels = new Map<string, string | null>()
     let compactions = 0
@@ -72,7 +72,7 @@ export class TreeBuilder {
       if (node.entry.kind === 'compaction') compactions++
     }
     return {
-      format: tree.meta.format,
+      format,
       version: tree.meta.version,
       lines: this.lines,
       nodes: tree.nodes.length,

@@ -173,7 +173,8 @@ export interface InterchangeNode {
 
 /** Source-level facts that are not nodes. */
 export interface SessionMeta {
-  readonly format: SourceFormat
+  /** `dsh` for a session made in DSH (an export source). */
+  readonly format: SourceFormat | 'dsh'
   /** Format version detected (`3` for Pi v3, the Claude Code / Codex CLI version string). */
   readonly version: string
   readonly sessionId?: string
