@@ -54,8 +54,9 @@ export async function readClaude(records: AsyncIterable<LineRecord>, options: Cl
     if (sub.sessionId !== undefined && sub.sessionId !== state.sessionId) continue
     state.adopt(sub, source.name)
   }
-  linkSubagents(state.nodes, builder)
+  // Chain structural siblings first: a subagent hangs on the very result that started it.
   state.linearize()
+  linkSubagents(state.nodes, builder)
   for (const p of state.nodes) builder.add(p.node)
   const main = state.nodes.filter((p) => !p.sidechain)
   const cursor = (main.length > 0 ? main : state.nodes).reduce((last, p) => (p.node.line >= last.node.line ? p : last)).node.id

@@ -9,7 +9,10 @@
  * - 1.0.x inline sidechains (`isSidechain`, a root of their own): the first
  *   prompt of the sidechain is the `prompt` argument of a Task call.
  *
- * Subagents nothing refers to (warm-up runs) stay roots of their own.
+ * Subagents nothing refers to (warm-up runs) stay roots of their own. A
+ * subagent file that starts with the agent's answer (2.0.x files do not repeat
+ * the prompt) gets the call's `prompt` as its first message, so the branch
+ * reads as the conversation the subagent had.
  */
 import type { LineRecord } from '../lines.ts'
 import type { InterchangeNode } from '../model.ts'
@@ -30,6 +33,7 @@ interface Linkable {
 
 export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
   const byAgent = new Map<string, string>()
+  const promptOfResult = new Map<string, string>()
   const byPrompt = new Map<string, string>()
   const resultOfCall = new Map<string, string>()
   for (const p of nodes) {
@@ -48,25 +52,41 @@ export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
       if (part.type !== 'tool_call' || !isObject(part.arguments)) continue
       const prompt = str(part.arguments.prompt)
       const result = resultOfCall.get(part.id)
-      if (prompt && result) byPrompt.set(prompt.trim(), result)
+      if (prompt && result) {
+        byPrompt.set(prompt.trim(), result)
+        promptOfResult.set(result, prompt)
+      }
     }
   }
   const ids = new Set(nodes.map((p) => p.node.id))
   let linked = 0
   let unlinked = 0
+  let prompted = 0
+  const added: Linkable[] = []
   for (const p of nodes) {
     if (!p.sidechain || (p.node.parentId !== null && ids.has(p.node.parentId))) continue
     const entry = p.node.entry
     const prompt = entry.kind === 'user' ? entry.parts.map((part) => (part.type === 'text' ? part.text : '')).join('').trim() : undefined
     const parent = (p.agentId ? byAgent.get(p.agentId) : undefined) ?? (prompt ? byPrompt.get(prompt) : undefined)
     if (parent !== undefined) {
-      p.node = { ...p.node, parentId: parent }
+      const prompt = promptOfResult.get(parent)
+      if (entry.kind !== 'user' && prompt !== undefined) {
+        // The agent's prompt, from the call that started it: the branch's first message.
+        const id = `${p.node.id}#prompt`
+        added.push({ node: { id, parentId: parent, time: p.node.time, entry: { kind: 'user', parts: [{ type: 'text', text: prompt }], origin: 'prompt' }, line: p.node.line }, sidechain: true })
+        p.node = { ...p.node, parentId: id }
+        prompted++
+      } else {
+        p.node = { ...p.node, parentId: parent }
+      }
       linked++
     } else {
       if (p.node.parentId !== null) p.node = { ...p.node, parentId: null }
       unlinked++
     }
   }
+  nodes.push(...added)
   if (linked > 0) builder.note(`${linked} subagent conversation(s) linked to the tool call that started them`)
+  if (prompted > 0) builder.note(`${prompted} subagent conversation(s) given their prompt (from the call) as first message`)
   if (unlinked > 0) builder.note(`${unlinked} subagent conversation(s) with no call referring to them kept as roots of their own`)
 }
