@@ -284,10 +284,13 @@ class SessionBuild {
   private position(target: string | null): void {
     const anchor = this.harnessAnchor(target)
     if (this.projector.tip !== anchor) this.moveSurface(anchor)
-    if (this.tree.cursor !== target) {
-      const jumped = this.tree.jump(target, { record: false })
-      if (!jumped.ok) throw new InterchangeError('WRITE_FAILED', `cannot place the cursor on ${String(target)}: ${jumped.error.message}`)
-    }
+    if (this.tree.cursor !== target) this.placeCursor(target)
+  }
+
+  /** Move the cursor quietly (the log op, not `jump`: no history view to build, no navigation step). */
+  private placeCursor(target: string | null): void {
+    const moved = this.tree.applyOp({ op: 'jump', target, record: false })
+    if (!moved.ok) throw new InterchangeError('WRITE_FAILED', `cannot place the cursor on ${String(target)}: ${moved.error.message}`)
   }
 
   private harnessAnchor(id: string | null): string | null {
@@ -302,6 +305,7 @@ class SessionBuild {
 
   /** Switch the model history to end at `anchor` with official events. */
   private moveSurface(anchor: string | null): void {
+    if (this.rewindTail(anchor)) return
     const history = this.tree.historyPath(anchor)
     if (!history.ok) throw new InterchangeError('WRITE_FAILED', history.error.message)
     const target = history.value.map((entry) => entry.nodeId)
@@ -328,7 +332,7 @@ class SessionBuild {
       this.log.newTurn()
       this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] })
       // The cursor is on the target before the turn ends, so settling it records no navigation step.
-      this.tree.jump(anchor, { record: false })
+      this.placeCursor(anchor)
       const { turn, step } = this.log.ensureStep('always')
       this.appendPlanned(plan(turn, step))
       this.log.endTurn({ kind: 'blocked' })
@@ -338,6 +342,30 @@ class SessionBuild {
       this.log.endStep()
     }
     if (this.projector.tip !== anchor) throw new InterchangeError('WRITE_FAILED', `the history did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`)
+  }
+
+  /**
+   * The common case, in O(entries shadowed): `anchor` is still on the surface
+   * (an ancestor of the tip), so one tombstone over everything after it is the
+   * whole switch (the plan would say the same after walking the whole path).
+   */
+  private rewindTail(anchor: string | null): boolean {
+    const surface = this.projector.surfaceEntries
+    let at = surface.length - 1
+    if (anchor !== null) {
+      while (at >= 0 && surface[at]!.node !== anchor) at--
+      if (at < 0) return false
+    } else at = -1
+    const shadowed = surface.slice(at + 1).map((entry) => entry.seq)
+    if (shadowed.length === 0) return false
+    const { turn, step } = this.log.ensureStep('always')
+    this.log.append('assistant/message', {
+      turn, step,
+      message: { id: this.messageId(), role: 'assistant', content: [], source: { kind: 'model', ...TOMBSTONE_ROUTE } },
+    }, { surfaceOp: { op: 'replace', start: shadowed[0]!, end: shadowed.at(-1)! }, sourceEventSeqs: shadowed })
+    this.log.endStep()
+    if (this.projector.tip !== anchor) throw new InterchangeError('WRITE_FAILED', `the rewind did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`)
+    return true
   }
 
   private appendPlanned(events: readonly PlannedEvent[]): void {

@@ -18,7 +18,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { SessionTreeStore } from '../../tree/store.ts'
-import type { JsonObject, SessionTreeSnapshot } from '../../tree/types.ts'
+import type { JsonObject } from '../../tree/types.ts'
+import type { SessionTree } from '../../tree/session-tree.ts'
 import { TreeSync } from '../../harness/sync.ts'
 import { TreeSidecar } from '../../sidecar/index.ts'
 import { InterchangeError } from '../errors.ts'
@@ -54,7 +55,8 @@ export async function publishSession(built: BuiltSession, source: InterchangeTre
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
   }
   try {
-    Session.create(SessionId(built.sessionId), built.events as never, header as never)
+    // A restore takes the events as they are (validated, frozen in place): no second copy of the log.
+    Session.fromRestore(SessionId(built.sessionId), built.events as never, { ...header } as never)
   } catch (error) {
     throw new InterchangeError('WRITE_FAILED', `the harness refuses the session log: ${(error as Error).message}`)
   }
@@ -100,14 +102,24 @@ function verifyRebuild(built: BuiltSession, sidecarRoot: string): void {
   const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(sidecarRoot))
   const state = sync.attach({ id: built.sessionId, events: built.events })
   const problems = [...state.warnings.map((w) => w.message), ...state.projector.quarantine.map((q) => `event ${q.seq}: ${q.reason}`)]
-  const expected = comparable(built.tree.snapshot())
-  const actual = comparable(state.projector.tree.snapshot())
-  if (problems.length > 0 || expected !== actual) {
-    throw new InterchangeError('WRITE_FAILED', `the plugin would not rebuild the imported tree${problems.length > 0 ? `: ${problems[0]}` : ' identically'}`)
-  }
+  const difference = problems[0] ?? firstDifference(built.tree, state.projector.tree)
+  if (difference !== undefined) throw new InterchangeError('WRITE_FAILED', `the plugin would not rebuild the imported tree: ${difference}`)
 }
 
-function comparable(snapshot: SessionTreeSnapshot): string {
-  const { logSeq: _seq, history: _history, ...rest } = snapshot
-  return JSON.stringify(rest)
+/** Where two trees differ (nodes field by field, cursor, branches, labels), without serializing either. */
+function firstDifference(expected: SessionTree, actual: SessionTree): string | undefined {
+  if (expected.nodeCount !== actual.nodeCount) return `${actual.nodeCount} nodes instead of ${expected.nodeCount}`
+  if (expected.cursor !== actual.cursor) return `cursor ${String(actual.cursor)} instead of ${String(expected.cursor)}`
+  if (JSON.stringify(expected.branchHeadList()) !== JSON.stringify(actual.branchHeadList())) return 'different branches'
+  const theirs = actual.list()
+  let i = 0
+  for (const node of expected.list()) {
+    const other = theirs[i++]!
+    for (const key of ['nodeId', 'parentId', 'type', 'summary', 'label', 'model', 'provider', 'createdAt'] as const) {
+      if (node[key] !== other[key]) return `node ${node.nodeId}: ${key} ${JSON.stringify(other[key])} instead of ${JSON.stringify(node[key])}`
+    }
+    if (node.message?.role !== other.message?.role || node.message?.content !== other.message?.content) return `node ${node.nodeId}: a different message`
+    if ((node.replaces ?? []).join() !== (other.replaces ?? []).join()) return `node ${node.nodeId}: replaces different nodes`
+  }
+  return undefined
 }
