@@ -16,6 +16,7 @@
 import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 import { syncSection } from './sync.ts'
+import { interchangeSection } from './interchange.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -384,7 +385,7 @@ const treeSection: BenchSection = {
 // ----------------------------------------------------------------- main
 
 /** Bench sections in print order. */
-const SECTIONS: BenchSection[] = [treeSection, syncSection]
+const SECTIONS: BenchSection[] = [treeSection, syncSection, interchangeSection]
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5) || 5)

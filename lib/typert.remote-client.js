@@ -69,6 +69,21 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
+const dsh_session_tree_sessionTree_exportAs_parameter_0$schema = z.object({
+  'agentId': z.string().readonly(),
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'inline': z.boolean().readonly(),
+})
+const dsh_session_tree_sessionTree_exportAs_result$schema = z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'bytes': z.number().readonly(),
+  'lines': z.number().readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'fileSessionId': z.string().readonly(),
+  'fromImport': z.boolean().readonly(),
+})
 const dsh_session_tree_sessionTree_fork_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_2$schema = z.string()
@@ -109,6 +124,39 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'format': z.union([z.literal("auto"), z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+})
+const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
+  'sessionId': z.union([z.literal(null), z.string()]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'report': z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'version': z.string().readonly(),
+  'lines': z.number().readonly(),
+  'nodes': z.number().readonly(),
+  'branches': z.number().readonly(),
+  'labels': z.number().readonly(),
+  'compactions': z.number().readonly(),
+  'skipped': z.array(z.object({
+  'line': z.number().readonly(),
+  'reason': z.string().readonly(),
+})).readonly(),
+  'opaque': z.record(z.string(), z.number()).readonly().readonly(),
+  'ignored': z.record(z.string(), z.number()).readonly().readonly(),
+  'recovered': z.number().readonly(),
+  'notes': z.array(z.string()).readonly(),
+}).readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'title': z.union([z.literal(null), z.string()]).readonly(),
+  'events': z.number().readonly(),
+  'sidecar': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -404,7 +452,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -429,7 +477,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":139,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":140,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -454,7 +502,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":130,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":131,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/exportAs',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'exportAs',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ExportRequest',
+            schema: dsh_session_tree_sessionTree_exportAs_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ExportResult',
+        schema: dsh_session_tree_sessionTree_exportAs_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":234,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -499,7 +572,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":167,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":168,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -524,7 +597,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":191,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/importSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'importSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ImportRequest',
+            schema: dsh_session_tree_sessionTree_importSession_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ImportResult',
+        schema: dsh_session_tree_sessionTree_importSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -559,7 +657,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":158,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -604,7 +702,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":198,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":199,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -629,7 +727,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":103,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":104,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -654,7 +752,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":112,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":113,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -679,7 +777,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":122,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -714,7 +812,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
     },
   ],
 }

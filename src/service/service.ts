@@ -27,6 +27,7 @@ import { nativeSwitch } from '../surface/native.ts'
 import { extractiveSummarizer } from './summarizer.ts'
 import { buildChatPath, type ChatPath } from './chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } from './wire.ts'
+import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -210,6 +211,36 @@ export class SessionTreeService extends TypertRemoteService {
       const found = this.resolveLoaded(agentId)
       if (!found.ok) return found
       return this.sync.mutateAsync(found.value.session.id, (tree) => tree.summarizeBranch(branch, extractiveSummarizer))
+    })
+  }
+
+  // ---------------------------------------------------------- interchange
+
+  /**
+   * Import a Pi, Claude Code or Codex session as a new DSH session with its
+   * whole tree (all or nothing); `dryRun` previews without writing. The new
+   * session is stored, not loaded: it loads when it is opened.
+   */
+  @Remote
+  async importSession(request: ImportRequest): Promise<ImportResult> {
+    return this.run(() => runImport(request, {
+      persistence: this.ctx.get('sessionPersistence' as never) as never,
+      sidecarRoot: this.settings.sidecarRoot,
+    }))
+  }
+
+  /** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */
+  @Remote
+  async exportAs(request: ExportRequest): Promise<ExportResult> {
+    return this.run(async () => {
+      if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
+      const found = this.resolveLoaded(request.agentId)
+      if (!found.ok) return found
+      const header = found.value.session.header as { cwd?: unknown } | undefined
+      return runExport(request, found.value.state.projector.tree, {
+        sidecarRoot: this.settings.sidecarRoot,
+        cwd: typeof header?.cwd === 'string' ? header.cwd : undefined,
+      })
     })
   }
 

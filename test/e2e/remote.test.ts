@@ -70,6 +70,8 @@ interface RemoteModule {
 
 const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
 type Method = (typeof METHODS)[number]
+/** Import and export (their own suite: test/e2e/interchange.test.ts). */
+const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
 
 // ------------------------------------------------------ seed 001's contract
 
@@ -185,7 +187,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   }
   const sidecarRoot = () => path.join(home, 'session-tree')
 
-  const descriptor = (method: Method): Descriptor => {
+  const descriptor = (method: Method | (typeof INTERCHANGE_METHODS)[number]): Descriptor => {
     const found = descriptors.get(method)
     if (!found) throw new Error(`the generated client has no descriptor for sessionTree/${method}`)
     return found
@@ -280,8 +282,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS].sort())
-    for (const method of METHODS) {
+    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS].sort())
+    for (const method of [...METHODS, ...INTERCHANGE_METHODS]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')
