@@ -9,12 +9,17 @@
  * journal whose folded records load skips). One process writes a session's
  * directory: appends trust the per-session state kept here, and re-read the
  * journal only when its size is not what they expect.
+ *
+ * Nothing below the root is followed through a link (`durable.ts`): a session
+ * directory, journal or overlay that is a link, a directory, a special file or
+ * a file with a second hard link is reported and blocks writes to that
+ * session (SIDECAR_IO) until a person moves it away; it is never replaced.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync } from 'node:fs'
+import { closeSync, fstatSync, fsyncSync, ftruncateSync } from 'node:fs'
 import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject } from '../tree/types.ts'
-import { ensureDir, replaceFile, writeAll } from './durable.ts'
+import { ensureSessionDir, ForeignEntry, isDir, openFile, replaceFile, writeAll, writeNewFile } from './durable.ts'
 import { FORMAT_VERSION, encodeOverlay, frameHeader, frameRecord, isCount, isPlainObject } from './framing.ts'
 import { describe, readJournal, readOverlay, type Report } from './files.ts'
 import { sessionDir } from './session-dir.ts'
@@ -47,6 +52,28 @@ interface Inspection {
   readonly state: SessionState
   /** The journal's bytes, when a rewrite would discard more than a torn last line. */
   readonly salvage?: Buffer
+}
+
+/** Whether the session directory exists; a string says why it must not be used (a link, not a directory). */
+function directoryOf(dir: string): boolean | string {
+  try {
+    return isDir(dir)
+  } catch (error) {
+    if (error instanceof ForeignEntry) return `sidecar directory ${error.message}`
+    throw error
+  }
+}
+
+/** Keep a damaged journal's bytes next to it as `<file>.corrupt-<time>[-k]`, never over an existing file. */
+function saveAside(file: string, data: Buffer): void {
+  const stem = `${file}.corrupt-${Date.now()}`
+  for (let k = 0; ; k++) {
+    try {
+      return writeNewFile(k === 0 ? stem : `${stem}-${k}`, data)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || k >= 100) throw error
+    }
+  }
 }
 
 /** `undefined` when `value` serializes to JSON, else why not. */
@@ -141,7 +168,7 @@ export class TreeSidecar {
         })
       }
       const dir = this.dirFor(sessionId)
-      ensureDir(dir)
+      ensureSessionDir(this.root, dir)
       replaceFile(path.join(dir, OVERLAY_FILE), encodeOverlay({
         version: FORMAT_VERSION, sessionId, n: fold.n, w: fold.w, writtenAt: new Date().toISOString(), state: fold.state,
       }))
@@ -170,7 +197,7 @@ export class TreeSidecar {
     const known = this.states.get(sessionId)
     if (known !== undefined && known.repair === 'none' && known.blocked === undefined) {
       let fd: number | undefined
-      try { fd = openSync(file, 'r+') } catch { /* gone: look again below */ }
+      try { fd = openFile(file, 'write') } catch { /* replaced by something else: look again below */ }
       if (fd !== undefined) {
         if (fstatSync(fd).size === known.end) return { fd, state: known }
         closeSync(fd) // changed behind our back, or an earlier write failed half-way
@@ -180,7 +207,8 @@ export class TreeSidecar {
     let state = found.state
     if (state.blocked !== undefined) return state.blocked
     if (state.repair === 'rewrite') state = this.rewriteJournal(sessionId, found, state.floor, found.load.records)
-    const fd = openSync(file, 'r+')
+    const fd = openFile(file, 'write')
+    if (fd === undefined) return 'the journal vanished while it was opened'
     if (state.repair === 'truncate') {
       // Drop the torn last line; the fsync after the append covers the truncation too.
       ftruncateSync(fd, state.end)
@@ -193,9 +221,9 @@ export class TreeSidecar {
   private rewriteJournal(sessionId: string, found: Inspection, base: number, keep: readonly SidecarRecord[]): SessionState {
     const dir = this.dirFor(sessionId)
     const file = path.join(dir, JOURNAL_FILE)
-    ensureDir(dir)
+    ensureSessionDir(this.root, dir)
     // Nothing is ever deleted: lines past a bad one may still mean something to a human.
-    if (found.salvage !== undefined) replaceFile(`${file}.corrupt-${Date.now()}`, found.salvage)
+    if (found.salvage !== undefined) saveAside(file, found.salvage)
     const lines = keep.map(frameRecord)
     const data = Buffer.concat([frameHeader(sessionId, base), ...lines])
     replaceFile(file, data)
@@ -216,6 +244,12 @@ export class TreeSidecar {
     try {
       const dir = this.dirFor(sessionId)
       const journalFile = path.join(dir, JOURNAL_FILE)
+      const present = directoryOf(dir)
+      if (typeof present === 'string') {
+        reporter(dir)('SIDECAR_IO', present)
+        const state: SessionState = { last: 0, floor: 0, end: 0, count: 0, bytes: 0, repair: 'rewrite', blocked: present }
+        return { load: { exists: true, records: [], problems }, state }
+      }
       const overlay = readOverlay(path.join(dir, OVERLAY_FILE), sessionId, reporter(path.join(dir, OVERLAY_FILE)))
       const journal = readJournal(journalFile, sessionId, reporter(journalFile))
       const { fold } = overlay
