@@ -14,6 +14,10 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -56,6 +60,10 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
@@ -72,6 +80,10 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
@@ -92,6 +104,10 @@ const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
@@ -368,7 +384,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":171,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":165,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -463,7 +479,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":177,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":171,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -543,7 +559,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":179,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -653,7 +669,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":189,"column":9},
     },
   ],
 }

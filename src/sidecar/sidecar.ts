@@ -110,26 +110,37 @@ export class TreeSidecar {
 
   /** Durably append one record (assigns n). Returns only after the data is fsynced. */
   append(sessionId: string, record: { w: number; op: JsonObject; at?: string }): TreeResult<SidecarRecord> {
+    const written = this.appendAll(sessionId, [record])
+    return written.ok ? ok(written.value[0]!) : written
+  }
+
+  /**
+   * Durably append records (numbered in order) with one write and one fsync:
+   * on failure none of them is kept (a partial write is cut off again).
+   */
+  appendAll(sessionId: string, records: readonly { w: number; op: JsonObject; at?: string }[]): TreeResult<SidecarRecord[]> {
     const invalid = typeof sessionId !== 'string' ? 'session id must be a string'
-      : !isPlainObject(record) ? 'record must be an object'
-      : !isCount(record.w) ? 'w must be a non-negative integer'
-      : !isPlainObject(record.op) ? 'op must be a JSON object'
-      : record.at !== undefined && typeof record.at !== 'string' ? 'at must be an ISO time string'
-      : unserializable(record.op)
+      : !Array.isArray(records) || records.length === 0 ? 'records must be a non-empty array'
+      : records.map((record) => !isPlainObject(record) ? 'record must be an object'
+        : !isCount(record.w) ? 'w must be a non-negative integer'
+        : !isPlainObject(record.op) ? 'op must be a JSON object'
+        : record.at !== undefined && typeof record.at !== 'string' ? 'at must be an ISO time string'
+        : unserializable(record.op)).find((problem) => problem !== undefined)
     if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
     let open: { readonly fd: number; readonly state: SessionState } | string | undefined
     try {
       open = this.openForAppend(sessionId)
       if (typeof open === 'string') return fail('SIDECAR_IO', open, { sessionId })
       const { fd, state } = open
-      const written: SidecarRecord = { n: state.last + 1, w: record.w, at: record.at ?? new Date().toISOString(), op: record.op }
-      const line = frameRecord(written)
-      writeAll(fd, line, state.end)
+      const now = new Date().toISOString()
+      const written: SidecarRecord[] = records.map((record, k) => ({ n: state.last + 1 + k, w: record.w, at: record.at ?? now, op: record.op }))
+      const data = Buffer.concat(written.map(frameRecord))
+      writeAll(fd, data, state.end)
       fsyncSync(fd)
       closeSync(fd)
       open = undefined
       this.states.set(sessionId, {
-        ...state, last: written.n, end: state.end + line.length, count: state.count + 1, bytes: state.bytes + line.length,
+        ...state, last: state.last + written.length, end: state.end + data.length, count: state.count + written.length, bytes: state.bytes + data.length,
       })
       return ok(written)
     } catch (error) {
