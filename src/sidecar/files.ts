@@ -15,6 +15,8 @@ export interface OverlayRead {
   readonly fold?: SidecarFold
   /** Set when the file must not be overwritten: unreadable, or not ours to interpret. */
   readonly blocked?: string
+  /** The bytes of a damaged overlay of ours: kept aside before the next fold replaces it. */
+  readonly salvage?: Buffer
 }
 
 export interface JournalRead {
@@ -61,7 +63,7 @@ export function readOverlay(file: string, sessionId: string, report: Report): Ov
   const body = decodeOverlay(read.data.toString('utf8'))
   if (!body.ok) {
     report('INVALID_SNAPSHOT', `overlay ignored: ${body.reason}`)
-    return { present: true }
+    return { present: true, salvage: read.data }
   }
   // A checksummed overlay of another session or version is intact, just not ours: keep it.
   const foreign = body.value.sessionId !== sessionId ? 'overlay belongs to another session'
@@ -74,7 +76,7 @@ export function readOverlay(file: string, sessionId: string, report: Report): Ov
   const fold = toFold(body.value)
   if (!fold.ok) {
     report('INVALID_SNAPSHOT', `overlay ignored: ${fold.reason}`)
-    return { present: true }
+    return { present: true, salvage: read.data }
   }
   return { present: true, fold: fold.value }
 }

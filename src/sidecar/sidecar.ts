@@ -45,6 +45,8 @@ interface SessionState {
   readonly repair: 'none' | 'truncate' | 'rewrite'
   /** Set when the directory holds files that are not ours to overwrite. */
   readonly blocked?: string
+  /** The overlay is ours but damaged: the next write folds anew (`needsCompaction`). */
+  readonly overlayDamaged?: boolean
 }
 
 interface Inspection {
@@ -52,6 +54,8 @@ interface Inspection {
   readonly state: SessionState
   /** The journal's bytes, when a rewrite would discard more than a torn last line. */
   readonly salvage?: Buffer
+  /** A damaged overlay's bytes, kept aside before a fold replaces it. */
+  readonly overlaySalvage?: Buffer
 }
 
 /** Whether the session directory exists; a string says why it must not be used (a link, not a directory). */
@@ -64,7 +68,7 @@ function directoryOf(dir: string): boolean | string {
   }
 }
 
-/** Keep a damaged journal's bytes next to it as `<file>.corrupt-<time>[-k]`, never over an existing file. */
+/** Keep a damaged file's bytes next to it as `<file>.corrupt-<time>[-k]`, never over an existing file. */
 function saveAside(file: string, data: Buffer): void {
   const stem = `${file}.corrupt-${Date.now()}`
   for (let k = 0; ; k++) {
@@ -180,6 +184,8 @@ export class TreeSidecar {
       }
       const dir = this.dirFor(sessionId)
       ensureSessionDir(this.root, dir)
+      // Nothing is ever deleted: a damaged overlay's bytes stay next to it.
+      if (found.overlaySalvage !== undefined) saveAside(path.join(dir, OVERLAY_FILE), found.overlaySalvage)
       replaceFile(path.join(dir, OVERLAY_FILE), encodeOverlay({
         version: FORMAT_VERSION, sessionId, n: fold.n, w: fold.w, writtenAt: new Date().toISOString(), state: fold.state,
       }))
@@ -194,7 +200,7 @@ export class TreeSidecar {
   /** True when the journal since the last fold exceeds compactRecords or compactBytes. */
   needsCompaction(sessionId: string): boolean {
     const state = this.states.get(sessionId) ?? this.inspect(sessionId).state
-    return state.blocked === undefined && (state.count > this.compactRecords || state.bytes > this.compactBytes)
+    return state.blocked === undefined && (state.overlayDamaged === true || state.count > this.compactRecords || state.bytes > this.compactBytes)
   }
 
   /** Drop what is remembered about a session (its files stay). */
@@ -261,15 +267,23 @@ export class TreeSidecar {
         const state: SessionState = { last: 0, floor: 0, end: 0, count: 0, bytes: 0, repair: 'rewrite', blocked: present }
         return { load: { exists: true, records: [], problems }, state }
       }
-      const overlay = readOverlay(path.join(dir, OVERLAY_FILE), sessionId, reporter(path.join(dir, OVERLAY_FILE)))
+      const overlayFile = path.join(dir, OVERLAY_FILE)
+      const overlay = readOverlay(overlayFile, sessionId, reporter(overlayFile))
       const journal = readJournal(journalFile, sessionId, reporter(journalFile))
       const { fold } = overlay
       const foldN = fold?.n ?? 0
       const first = journal.records.findIndex((r) => r.n > foldN)
       const loadable = first < 0 ? [] : journal.records.slice(first)
       if (journal.base > foldN) {
-        const folded = fold === undefined ? 'no valid overlay folds them' : `the overlay folds only up to ${foldN}`
-        reporter(journalFile)('INVALID_SNAPSHOT', `records ${foldN + 1}..${journal.base} are missing: the journal starts after ${journal.base} and ${folded}`)
+        const overlayProblem = problems.findIndex((problem) => problem.file === overlayFile)
+        if (overlayProblem !== -1) {
+          // One damage, one warning: the records are missing because the overlay that folded them is.
+          const problem = problems[overlayProblem]!
+          problems[overlayProblem] = { ...problem, message: `${problem.message}; the records 1..${journal.base} it folded are lost` }
+        } else {
+          const folded = fold === undefined ? 'no valid overlay folds them' : `the overlay folds only up to ${foldN}`
+          reporter(journalFile)('INVALID_SNAPSHOT', `records ${foldN + 1}..${journal.base} are missing: the journal starts after ${journal.base} and ${folded}`)
+        }
       }
       const journalLast = journal.records.at(-1)?.n ?? journal.base
       const last = Math.max(foldN, journalLast)
@@ -283,12 +297,14 @@ export class TreeSidecar {
         // An overlay ahead of the journal: appending at `end` would break the numbering.
         repair: journalLast < last ? 'rewrite' : journal.repair,
         ...(blocked === undefined ? {} : { blocked }),
+        ...(overlay.salvage === undefined ? {} : { overlayDamaged: true }),
       }
       this.states.set(sessionId, state)
       return {
         load: { exists: overlay.present || journal.present, ...(fold === undefined ? {} : { fold }), records: loadable, problems },
         state,
         ...(journal.salvage === undefined ? {} : { salvage: journal.salvage }),
+        ...(overlay.salvage === undefined ? {} : { overlaySalvage: overlay.salvage }),
       }
     } catch (error) {
       // Only a bug gets here; still a report, never a throw.
