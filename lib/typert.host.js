@@ -14,6 +14,10 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -99,6 +103,10 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
@@ -115,6 +123,10 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
@@ -168,6 +180,10 @@ const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
@@ -455,7 +471,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":179,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -530,7 +546,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":234,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -600,7 +616,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":191,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -625,7 +641,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -705,7 +721,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":199,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":193,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -815,7 +831,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":203,"column":9},
     },
   ],
   model: {
@@ -904,15 +920,22 @@ export const TYPERT = {
             "kind": "method",
             "name": "label",
             "signature": "@Remote async label(agentId: string, nodeId: string, label: string | null): Promise<TreeNode>",
-            "summary": "Set (`label` text) or clear (`null`) a node's label.",
-            "jsDoc": "/** Set (`label` text) or clear (`null`) a node's label. */"
+            "summary": "Set (`label` text) or clear (`null`) a node's label (sidecar only: SIDECAR_IO when it cannot be saved).",
+            "jsDoc": "/** Set (`label` text) or clear (`null`) a node's label (sidecar only: SIDECAR_IO when it cannot be saved). */"
           },
           {
             "kind": "method",
             "name": "summarize",
             "signature": "@Remote async summarize(agentId: string, branch: string): Promise<BranchSummary>",
-            "summary": "Summarize a branch (extractive by default; never fails for an existing branch).",
-            "jsDoc": "/** Summarize a branch (extractive by default; never fails for an existing branch). */"
+            "summary": "Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved).",
+            "jsDoc": "/** Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved). */"
+          },
+          {
+            "kind": "method",
+            "name": "setBranchSummary",
+            "signature": "setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>>",
+            "summary": "Record a branch summary someone wrote (the model's `tree_summarize_branch` with a text), on the session's queue like every other change.",
+            "jsDoc": "/**\n * Record a branch summary someone wrote (the model's `tree_summarize_branch`\n * with a text), on the session's queue like every other change. Not a remote method.\n */"
           },
           {
             "kind": "method",
@@ -940,7 +963,7 @@ export const TYPERT = {
             "name": "moveWithinStep",
             "signature": "async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>>",
             "summary": "A move the agent's model makes with a tool, from inside its running step (stock mode): the tree moves and the history switches at once, within the step that issued `callId`; the next request of the same turn holds the selected path, then that call and its result.",
-            "jsDoc": "/**\n * A move the agent's model makes with a tool, from inside its running step\n * (stock mode): the tree moves and the history switches at once, within the\n * step that issued `callId`; the next request of the same turn holds the\n * selected path, then that call and its result. Not a remote method.\n */"
+            "jsDoc": "/**\n * A move the agent's model makes with a tool, from inside its running step\n * (stock mode): the tree moves and the history switches at once, within the\n * step that issued `callId`; the next request of the same turn holds the\n * selected path, then that call and its result. Queued like every move; it\n * cannot wait long, because no unit ever waits for a model turn (`queue.ts`).\n * Not a remote method.\n */"
           }
         ],
         "types": [
@@ -1050,7 +1073,7 @@ export const TYPERT = {
           },
           {
             "name": "MoveResult",
-            "declaration": "export interface MoveResult extends JumpView {\n    readonly mode: SurfaceMode;\n    readonly snappedFrom?: string;\n    readonly switch?: { readonly appendedEvents: number; readonly copies: number; readonly shadowed: number; readonly noop: boolean; };\n}"
+            "declaration": "export interface MoveResult extends JumpView {\n    readonly mode: SurfaceMode;\n    readonly snappedFrom?: string;\n    readonly switch?: { readonly appendedEvents: number; readonly copies: number; readonly shadowed: number; readonly noop: boolean; };\n    readonly notDurable?: { readonly code: 'SIDECAR_IO' | 'INTERNAL'; readonly message: string; };\n}"
           },
           {
             "name": "NavigationHistory",
@@ -1063,6 +1086,10 @@ export const TYPERT = {
           {
             "name": "NodeSource",
             "declaration": "export type NodeSource = { readonly kind: 'message'; readonly seq: number; } | { readonly kind: 'tool'; readonly callSeq: number; readonly resultSeq: number | undefined; };"
+          },
+          {
+            "name": "PendingOperation",
+            "declaration": "export interface PendingOperation<T> {\n    readonly value: T;\n    commit(): TreeResult<void>;\n    rollback(): void;\n}"
           },
           {
             "name": "QuarantinedEvent",
@@ -1202,7 +1229,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    mutateAsync<T>(sessionId: string, operation: (tree: SessionTree) => Promise<TreeResult<T>>): Promise<TreeResult<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<PendingOperation<T>>;\n}"
           }
         ]
       }

@@ -14,6 +14,10 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -99,6 +103,10 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
@@ -115,6 +123,10 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
@@ -168,6 +180,10 @@ const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
@@ -452,7 +468,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":179,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -527,7 +543,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":234,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -597,7 +613,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":191,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -622,7 +638,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -702,7 +718,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":199,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":193,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -812,7 +828,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":203,"column":9},
     },
   ],
 }

@@ -60,6 +60,16 @@ export interface MoveResult extends JumpView {
     readonly shadowed: number
     readonly noop: boolean
   }
+  /**
+   * Set when the move happened but is not fully durable: the harness log holds
+   * it (the model history follows it, also after a restart), but `SIDECAR_IO`:
+   * the sidecar could not record what only it keeps (the back/forward step, an
+   * in-step fork's branch name); `INTERNAL`: the harness could not flush its log.
+   */
+  readonly notDurable?: {
+    readonly code: 'SIDECAR_IO' | 'INTERNAL'
+    readonly message: string
+  }
 }
 
 /**

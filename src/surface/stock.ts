@@ -12,6 +12,9 @@
  *      turned into a real step by wrappers such as time-context);
  *   3. wait for the agent to go idle, re-queue a prompt that arrived during
  *      the switch (the loop does not pick it up by itself), flush the log.
+ *      The switch never waits for that prompt's turn: a caller that holds a
+ *      session's queue (the service) must not wait on a model turn, whose
+ *      own tool calls may need that queue.
  * A plan is validated first exactly as a reload would (a detached session
  * built from log + plan), so an invalid plan never touches the live log.
  * Switches are refused while the agent is running: never interleaved with a
@@ -139,14 +142,18 @@ export class StockSwitcher {
     try {
       agent.send(message, 'next-turn', true)
       const result = await Promise.race([done, timeout])
-      if (!result.ok) return result
+      if (!result.ok) {
+        // Never claimed in time: take the marker back, so the switch cannot happen after this answer.
+        if (agent.inbox.nextTurn.some((queued) => queued.id === message.id)) agent.inbox.remove(message.id)
+        return result
+      }
       await agent.whenIdle()
+      const appendedEvents = agent.session.seq - before
       const requeued = this.requeueStranded(agent)
-      if (requeued > 0) await agent.whenIdle()
       await this.options.flush(agent.session)
       return ok({
         noop: false,
-        appendedEvents: agent.session.seq - before,
+        appendedEvents,
         copies: result.value.copies,
         shadowed: result.value.shadowed,
         sharedPrefix: result.value.sharedPrefix,

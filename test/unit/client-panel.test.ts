@@ -115,15 +115,12 @@ describe('TreePanel', () => {
     }
     // jsdom has no layout: give the tree a viewport of 20 rows.
     Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 560 })
-    const t0 = performance.now()
     const { el } = await mount(remote).finally(() => delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight)
-    const ms = performance.now() - t0
     expect(el.querySelector('.dst-count')!.textContent).toBe('10000 of 10000 nodes')
     expect(rows(el).length).toBeGreaterThanOrEqual(15)
     expect(rows(el).length).toBeLessThan(60)
     // The cursor (the main line's head) is scrolled into view and rendered.
     expect(rowOf(el, view.cursor!)).not.toBeNull()
-    expect(ms).toBeLessThan(5_000)
   })
 
   it('is fully usable from the keyboard: arrows select, Enter jumps, f forks, l labels, / searches', async () => {
