@@ -14,9 +14,7 @@ type Op = { readonly kind: ' ' | '-' | '+'; readonly line: string }
 
 /** Lines with their line breaks (the last one may have none). */
 export function splitLines(text: string): string[] {
-  if (text === '') return []
-  const lines = text.split(/(?<=\n)/)
-  return lines
+  return text === '' ? [] : text.split(/(?<=\n)/)
 }
 
 /** Myers on two int sequences; undefined when more than `max` edits are needed. */
@@ -99,9 +97,14 @@ function lineOps(before: readonly string[], after: readonly string[]): Op[] {
   let i = start
   let j = start
   for (const kind of kinds) {
-    if (kind === ' ') ops.push({ kind, line: before[i++] as string }), j++
-    else if (kind === '-') ops.push({ kind, line: before[i++] as string })
-    else ops.push({ kind, line: after[j++] as string })
+    if (kind === ' ') {
+      ops.push({ kind, line: before[i++] as string })
+      j++
+    } else if (kind === '-') {
+      ops.push({ kind, line: before[i++] as string })
+    } else {
+      ops.push({ kind, line: after[j++] as string })
+    }
   }
   for (let t = endA; t < before.length; t++) ops.push({ kind: ' ', line: before[t] as string })
   return ops
