@@ -3,30 +3,42 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ForkResult, MoveResult, SessionStatus } from 'dsh-session-tree/types'
+import type { FileContent, FileDiff, FilesAtNode, ForkResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
     back: (agentId: string) => Promise<MoveResult>
     export: (agentId: string) => Promise<LinearExport>
+    fileAt: (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
+    files: (agentId: string) => Promise<WorkspaceOverview>
+    filesAt: (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
     jump: (agentId: string, nodeId: string | null) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     list: (agentId: string) => Promise<SessionTreeView>
     outline: (agentId: string) => Promise<SessionTreeOutline>
+    restore: (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
+    restoreDiff: (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
+    restorePreview: (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     session: (agentId: string) => Promise<SessionStatus>
     summarize: (agentId: string, branch: string) => Promise<BranchSummary>
   }
   interface TypeRTRemoteMap {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
+    'sessionTree/fileAt': (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
+    'sessionTree/files': (agentId: string) => Promise<WorkspaceOverview>
+    'sessionTree/filesAt': (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>
     'sessionTree/jump': (agentId: string, nodeId: string | null) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     'sessionTree/list': (agentId: string) => Promise<SessionTreeView>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
+    'sessionTree/restore': (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
+    'sessionTree/restoreDiff': (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
+    'sessionTree/restorePreview': (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     'sessionTree/session': (agentId: string) => Promise<SessionStatus>
     'sessionTree/summarize': (agentId: string, branch: string) => Promise<BranchSummary>
   }

@@ -6,3 +6,5 @@
 export type * from './tree/types.ts'
 export type { ErrorCode, TreeError, TreeResult } from './tree/errors.ts'
 export type * from './service/wire.ts'
+export type * from './service/workspace-wire.ts'
+export type * from './workspace/types.ts'

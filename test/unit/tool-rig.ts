@@ -134,6 +134,10 @@ export interface LoopRigOptions {
   readonly toolConfig?: Partial<treeTool.Config>
   /** Mount the invariant registry and the companions (default true). */
   readonly invariants?: boolean
+  /** The session's workspace directory (absolute). */
+  readonly cwd?: string
+  /** Extra plugins, loaded after the service and before the agent is created. */
+  readonly setup?: (ctx: Context) => Promise<void>
 }
 
 export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOptions = {}): Promise<LoopRig> {
@@ -161,6 +165,7 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
   await ctx.plugin(SessionTreeService, { sidecarRoot: root, surfaceMode: options.surfaceMode ?? 'auto' })
   const toolFiber = ctx.plugin(treeTool, (options.toolConfig ?? {}) as treeTool.Config)
   await toolFiber
+  await options.setup?.(ctx)
   if (options.invariants !== false) {
     for (const companion of [SessionInvariant, AgentInvariant, AgentLoopInvariant, ToolsInvariant, LlmInvariant, treeInvariant]) await ctx.plugin(companion as any)
     await new Promise((r) => setTimeout(r, 10))
@@ -169,7 +174,7 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
   const service = (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree
   const tool = treeTool.sessionTreeToolOf(service)!
   const sessionId = `session-${Math.random().toString(36).slice(2)}`
-  const { agent } = await (ctx as any).agents.create({ sessionId: SessionId(sessionId), agentOptions: { provider: 'mock', model: 'mock-1' } })
+  const { agent } = await (ctx as any).agents.create({ sessionId: SessionId(sessionId), agentOptions: { provider: 'mock', model: 'mock-1' }, ...(options.cwd ? { meta: { cwd: options.cwd } } : {}) })
   const settle = async () => {
     for (let i = 0; i < 50; i++) {
       await agent.whenIdle()
