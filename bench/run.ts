@@ -4,7 +4,7 @@
  * budget checks as PASS/FAIL lines; exits 0 either way.
  *
  * Sections are a list: each returns its table and checks (the tree here; the
- * harness sync and the sidecar in `sync.ts`).
+ * harness sync and the sidecar in `sync.ts`; workspace checkpoints in `workspace.ts`).
  *
  * Plain Node runs this file with type stripping: only erasable TypeScript
  * here (no enums, no parameter properties), and imports name their `.ts` files.
@@ -16,6 +16,7 @@
 import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 import { syncSection } from './sync.ts'
+import { workspaceSection } from './workspace.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -384,7 +385,7 @@ const treeSection: BenchSection = {
 // ----------------------------------------------------------------- main
 
 /** Bench sections in print order. */
-const SECTIONS: BenchSection[] = [treeSection, syncSection]
+const SECTIONS: BenchSection[] = [treeSection, syncSection, workspaceSection]
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5) || 5)

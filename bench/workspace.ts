@@ -1,0 +1,212 @@
+/**
+ * Bench section: workspace checkpoints (src/workspace) on real files.
+ *
+ * For workspaces of 100, 1,000 and 5,000 text files (~2 KB each), per tool call:
+ * - a single-file edit's checkpoint: the before-image (read, hash, blob, fsynced
+ *   journal line) plus the after-image when the call ends — what the `fs/*`
+ *   gate and the call's end cost an `edit`. Next to it, measured in the same
+ *   run on the same disk, the edit itself as dsh-fs-local makes it (temp file,
+ *   fsync, rename): the baseline. Budget: ≤ 5 ms whatever the workspace size;
+ * - a shell call in a git work tree: the snapshots before and after it (one
+ *   file changed), next to `git status` on the same tree (what any git-aware
+ *   tool pays), and the first snapshot of a session (every file hashed once);
+ * - restore plan + restore of one file, and of 100 files.
+ */
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { WorkspaceRegistry, type CallPoint, type SessionWorkspace } from '../src/workspace/index.ts'
+import { fmt, median, type BenchConfig, type BenchSection, type Check, type Row } from './report.ts'
+
+const SIZES = [100, 1_000, 5_000]
+const EDITS = 40
+const FILE_BYTES = 2_000
+const BUDGET_MS = 5
+
+function content(i: number, version: number): string {
+  const line = `export const value${i} = ${version} // file ${i}, version ${version}\n`
+  return line.repeat(Math.ceil(FILE_BYTES / line.length)).slice(0, FILE_BYTES)
+}
+
+/** A workspace of `n` files in 50 directories. */
+function makeWorkspace(dir: string, n: number): string[] {
+  const files: string[] = []
+  for (let i = 0; i < n; i++) {
+    const rel = `src/d${i % 50}/f${i}.ts`
+    fs.mkdirSync(path.join(dir, path.dirname(rel)), { recursive: true })
+    fs.writeFileSync(path.join(dir, rel), content(i, 0))
+    files.push(rel)
+  }
+  return files
+}
+
+/** What dsh-fs-local does for an edit: temp file, fsync, rename (the baseline). */
+function atomicWrite(file: string, text: string): void {
+  const temp = `${file}.tmp-bench`
+  const fd = fs.openSync(temp, 'w')
+  fs.writeSync(fd, text)
+  fs.fsyncSync(fd)
+  fs.closeSync(fd)
+  fs.renameSync(temp, file)
+}
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } })
+
+interface Measure {
+  readonly files: number
+  readonly editMs: number
+  readonly checkpointMs: number
+  readonly checkpointP90Ms: number
+  readonly shellFirstMs: number
+  readonly shellMs: number
+  readonly gitStatusMs: number
+  readonly restore1Ms: number
+  readonly restore100Ms: number
+}
+
+function p90(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]!
+}
+
+async function measure(n: number): Promise<Measure> {
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-workspace-')))
+  try {
+    const work = path.join(tmp, 'work')
+    fs.mkdirSync(work)
+    const files = makeWorkspace(work, n)
+    git(work, 'init', '-q')
+    git(work, 'add', '-A')
+    git(work, 'commit', '-qm', 'bench')
+    const registry = new WorkspaceRegistry({ sidecarRoot: path.join(tmp, 'sidecar'), enabled: true, maxFileBytes: 1 << 20, shell: 'auto' })
+    const opened = await registry.get('bench', work)
+    if (!opened.ok) throw new Error(opened.error.message)
+    const ws: SessionWorkspace = opened.value
+    let seq = 10
+    const point = (): CallPoint => {
+      seq += 10
+      return { key: 2 * seq, node: `e${seq}`, call: `call-${seq}`, tool: 'edit', w: seq + 1 }
+    }
+    // Single-file edits: the edit itself (baseline) and its checkpoint, alternating on random files.
+    const edit: number[] = []
+    const checkpoint: number[] = []
+    for (let k = 0; k < EDITS + 3; k++) {
+      const rel = files[(k * 7919) % files.length]!
+      const abs = path.join(work, rel)
+      const p = point()
+      const t0 = performance.now()
+      const outcome = ws.captureBefore(p, abs)
+      const t1 = performance.now()
+      atomicWrite(abs, content(k, k + 1))
+      const t2 = performance.now()
+      ws.captureAfter(p)
+      const t3 = performance.now()
+      if (outcome.kind !== 'captured') throw new Error(`bench: capture ${outcome.kind}`)
+      if (k < 3) continue // warm-up
+      checkpoint.push(t1 - t0 + (t3 - t2))
+      edit.push(t2 - t1)
+    }
+    // Shell: the first snapshot hashes every file; later ones only what changed.
+    let t0 = performance.now()
+    let before = (await ws.shellBefore())!
+    const shellFirstMs = performance.now() - t0
+    const shell: number[] = []
+    const status: number[] = []
+    for (let k = 0; k < 5; k++) {
+      const s0 = performance.now()
+      git(work, 'status', '--porcelain')
+      status.push(performance.now() - s0)
+      t0 = performance.now()
+      before = (await ws.shellBefore())!
+      const mid = performance.now()
+      fs.writeFileSync(path.join(work, files[k]!), content(k, 100 + k)) // "the command"
+      const m1 = performance.now()
+      const recorded = await ws.shellAfter(point(), before)
+      if (!recorded.ok) throw new Error(recorded.error.message)
+      shell.push(mid - t0 + (performance.now() - m1))
+    }
+    // Restores: one file back, then 100 files back.
+    const restoreTo = (boundary: number) => async () => {
+      const plan = ws.plan(boundary, null)
+      const done = await ws.restore(plan, () => 'keep', seq + 5)
+      if (!done.ok) throw new Error(done.error.message)
+      return plan.entries.length
+    }
+    const lastEditSeq = seq
+    for (let k = 0; k < 100; k++) {
+      const p = point()
+      const abs = path.join(work, files[(k * 31) % files.length]!)
+      ws.captureBefore(p, abs)
+      fs.writeFileSync(abs, content(k, 1000 + k))
+      ws.captureAfter(p)
+    }
+    const p1 = point()
+    ws.captureBefore(p1, path.join(work, files[0]!))
+    fs.writeFileSync(path.join(work, files[0]!), 'one more\n')
+    ws.captureAfter(p1)
+    t0 = performance.now()
+    await restoreTo(2 * (p1.key / 2 - 1))()
+    const restore1Ms = performance.now() - t0
+    t0 = performance.now()
+    const restored = await restoreTo(2 * lastEditSeq)()
+    const restore100Ms = performance.now() - t0
+    if (restored < 90) throw new Error(`bench: the 100-file restore planned ${restored} files`)
+    return {
+      files: n,
+      editMs: median(edit),
+      checkpointMs: median(checkpoint),
+      checkpointP90Ms: p90(checkpoint),
+      shellFirstMs,
+      shellMs: median(shell),
+      gitStatusMs: median(status),
+      restore1Ms,
+      restore100Ms,
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+export const workspaceSection: BenchSection = {
+  name: 'workspace',
+  async run(_config: BenchConfig) {
+    const results: Measure[] = []
+    for (const n of SIZES) results.push(await measure(n))
+    const rows: Row[] = results.map((m) => ({
+      files: m.files.toLocaleString('en-US'),
+      'edit (baseline) ms': fmt(m.editMs, 2),
+      'edit checkpoint ms': fmt(m.checkpointMs, 2),
+      'checkpoint p90 ms': fmt(m.checkpointP90Ms, 2),
+      'shell call snapshots ms': fmt(m.shellMs, 1),
+      'git status ms': fmt(m.gitStatusMs, 1),
+      'first snapshot ms': fmt(m.shellFirstMs, 0),
+      'restore 1 file ms': fmt(m.restore1Ms, 1),
+      'restore 100 files ms': fmt(m.restore100Ms, 1),
+    }))
+    const largest = results.at(-1)!
+    const smallest = results[0]!
+    const checks: Check[] = [
+      {
+        name: `a single-file edit's checkpoint <= ${BUDGET_MS} ms (${largest.files.toLocaleString('en-US')}-file workspace, median of ${EDITS})`,
+        pass: largest.checkpointMs <= BUDGET_MS,
+        detail: `${fmt(largest.checkpointMs, 2)} ms (p90 ${fmt(largest.checkpointP90Ms, 2)} ms); the edit itself ${fmt(largest.editMs, 2)} ms`,
+      },
+      {
+        name: `the edit checkpoint does not grow with the workspace (${largest.files.toLocaleString('en-US')} files within 2x of ${smallest.files})`,
+        pass: largest.checkpointMs <= 2 * Math.max(smallest.checkpointMs, 0.05),
+        detail: `${fmt(largest.checkpointMs, 2)} ms vs ${fmt(smallest.checkpointMs, 2)} ms`,
+      },
+    ]
+    return {
+      title: 'workspace checkpoints (src/workspace), per tool call',
+      columns: ['files', 'edit (baseline) ms', 'edit checkpoint ms', 'checkpoint p90 ms', 'shell call snapshots ms', 'git status ms', 'first snapshot ms', 'restore 1 file ms', 'restore 100 files ms'],
+      rows,
+      notes: [
+        'edit checkpoint: before-image (read, SHA-256, blob write with 2 fsyncs, journal line with 1 fsync) + after-image at the end of the call; baseline: the edit itself (temp, fsync, rename).',
+        'shell call snapshots: git ls-files/diff-files/update-index/write-tree before and after one command that changed one file, plus diff-tree and copying changed contents (own git dir and index).',
+      ],
+      checks,
+    }
+  },
+}
