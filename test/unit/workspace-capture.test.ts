@@ -151,4 +151,57 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     expect(readFileSync(path.join(cwd, 'b.txt'), 'utf8')).toBe('b1\n')
     expect(rig.invariantFailures).toEqual([])
   })
+
+  it('the model takes the files along with tree_jump: at once when alone (the result lists them), at the end of the turn when not (then one note)', async () => {
+    work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
+    const cwd = work
+    rig = await loopRig([
+      call('write', { file_path: 'a.txt', content: 'a1\n' }),
+      { text: 'wrote it' },
+      // Alone in its message: applies within the step; the same turn's next request holds its result.
+      call('tree_jump', { node: 'first', files: 'both' }),
+      { text: 'jumped' },
+      // Together with another call: deferred to the end of the turn.
+      { calls: [{ name: 'tree_list', args: {} }, { name: 'tree_jump', args: { node: 'second', files: 'both' } }] },
+      { text: 'scheduled' },
+      { text: 'after' },
+    ], {
+      cwd,
+      setup: async (ctx) => {
+        await (ctx as any).plugin(FsPolicy)
+        await fileTools(ctx, cwd)
+      },
+    })
+    const { service, sessionId } = rig
+    await rig.say('make a.txt')
+    const view = await service.list(sessionId)
+    const first = view.nodes.find((n) => n.message?.content === 'make a.txt')!.nodeId
+    const second = view.nodes.find((n) => n.message?.content === 'wrote it')!.nodeId
+    await service.label(sessionId, first, 'first')
+    await service.label(sessionId, second, 'second')
+    let before = rig.model.requests.length
+    await rig.say('go back with the files')
+    expect(existsSync(path.join(cwd, 'a.txt'))).toBe(false)
+    const inStep = transcript(rig.model.requests[before + 1]!).at(-1)!
+    expect(inStep).toMatch(/^tool: Moved now: jump to e\d+, with the files\./)
+    const resultText = (rig.model.requests[before + 1]!.messages.at(-1) as any).content.map((p: any) => p.content?.map((c: any) => c.text).join('') ?? '').join('')
+    expect(resultText).toContain(`Files restored to their state at ${first}: deleted a.txt.`)
+    // Told in the result, so no note follows.
+    before = rig.model.requests.length
+    await rig.say('now the second, with a listing')
+    expect(transcript(rig.model.requests.at(-1)!).at(-1)).toMatch(/^tool: Scheduled: jump to e\d+, with the files\./)
+    expect(readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('a1\n')
+    expect(rig.model.requests.slice(before).flatMap(transcript).filter((line) => line.includes('The workspace files were restored'))).toEqual([])
+    await rig.say('and now?')
+    // The next request: the path to the second node, the note, the prompt.
+    expect(transcript(rig.model.requests.at(-1)!)).toEqual([
+      'user: make a.txt',
+      'assistant: call write({"file_path":"a.txt","content":"a1\\n"})',
+      'tool: wrote a.txt',
+      'assistant: wrote it',
+      `user: [session-tree] The workspace files were restored to their state at ${second}. Changed since you last saw them: a.txt. Read a file again before you edit or overwrite it.`,
+      'user: and now?',
+    ])
+    expect(rig.invariantFailures).toEqual([])
+  })
 })
