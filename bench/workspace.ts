@@ -20,7 +20,7 @@ import { WorkspaceRegistry, type CallPoint, type SessionWorkspace } from '../src
 import { fmt, median, type BenchConfig, type BenchSection, type Check, type Row } from './report.ts'
 
 const SIZES = [100, 1_000, 5_000]
-const EDITS = 40
+const EDITS = 60
 const FILE_BYTES = 2_000
 const BUDGET_MS = 5
 
@@ -70,109 +70,141 @@ function p90(values: readonly number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]!
 }
 
-async function measure(n: number): Promise<Measure> {
+/** One workspace of `n` files under test, with its own sidecar. */
+interface Bench {
+  readonly n: number
+  readonly tmp: string
+  readonly work: string
+  readonly files: readonly string[]
+  readonly ws: SessionWorkspace
+  seq: number
+  readonly edit: number[]
+  readonly checkpoint: number[]
+  readonly shell: number[]
+  readonly status: number[]
+  shellFirstMs: number
+}
+
+async function setUp(n: number): Promise<Bench> {
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-workspace-')))
+  const work = path.join(tmp, 'work')
+  fs.mkdirSync(work)
+  const files = makeWorkspace(work, n)
+  git(work, 'init', '-q')
+  git(work, 'add', '-A')
+  git(work, 'commit', '-qm', 'bench')
+  const registry = new WorkspaceRegistry({ sidecarRoot: path.join(tmp, 'sidecar'), enabled: true, maxFileBytes: 1 << 20, shell: 'auto' })
+  const opened = await registry.get('bench', work)
+  if (!opened.ok) throw new Error(opened.error.message)
+  return { n, tmp, work, files, ws: opened.value, seq: 10, edit: [], checkpoint: [], shell: [], status: [], shellFirstMs: 0 }
+}
+
+function point(b: Bench): CallPoint {
+  b.seq += 10
+  return { key: 2 * b.seq, node: `e${b.seq}`, call: `call-${b.seq}`, tool: 'edit', w: b.seq + 1 }
+}
+
+/** One single-file edit: the edit itself (baseline) and its checkpoint. */
+function editOnce(b: Bench, k: number, record: boolean): void {
+  const abs = path.join(b.work, b.files[(k * 7919) % b.files.length]!)
+  const p = point(b)
+  const t0 = performance.now()
+  const outcome = b.ws.captureBefore(p, abs)
+  const t1 = performance.now()
+  atomicWrite(abs, content(k, k + 1))
+  const t2 = performance.now()
+  b.ws.captureAfter(p)
+  const t3 = performance.now()
+  if (outcome.kind !== 'captured') throw new Error(`bench: capture ${outcome.kind}`)
+  if (!record) return
+  b.checkpoint.push(t1 - t0 + (t3 - t2))
+  b.edit.push(t2 - t1)
+}
+
+/** One shell call that changes one file: the snapshots around it, and `git status` on the same tree. */
+async function shellOnce(b: Bench, k: number): Promise<void> {
+  const s0 = performance.now()
+  git(b.work, 'status', '--porcelain')
+  b.status.push(performance.now() - s0)
+  const t0 = performance.now()
+  const before = (await b.ws.shellBefore())!
+  const mid = performance.now()
+  fs.writeFileSync(path.join(b.work, b.files[k]!), content(k, 100 + k)) // "the command"
+  const m1 = performance.now()
+  const recorded = await b.ws.shellAfter(point(b), before)
+  if (!recorded.ok) throw new Error(recorded.error.message)
+  b.shell.push(mid - t0 + (performance.now() - m1))
+}
+
+/** Restores: one file back, then 100 files back. */
+async function restores(b: Bench): Promise<{ restore1Ms: number; restore100Ms: number }> {
+  const restoreTo = async (boundary: number) => {
+    const plan = b.ws.plan(boundary, null)
+    const done = await b.ws.restore(plan, () => 'keep', b.seq + 5)
+    if (!done.ok) throw new Error(done.error.message)
+    return plan.entries.length
+  }
+  const before100 = b.seq
+  for (let k = 0; k < 100; k++) {
+    const p = point(b)
+    const abs = path.join(b.work, b.files[(k * 31) % b.files.length]!)
+    b.ws.captureBefore(p, abs)
+    fs.writeFileSync(abs, content(k, 1000 + k))
+    b.ws.captureAfter(p)
+  }
+  const p1 = point(b)
+  b.ws.captureBefore(p1, path.join(b.work, b.files[0]!))
+  fs.writeFileSync(path.join(b.work, b.files[0]!), 'one more\n')
+  b.ws.captureAfter(p1)
+  let t0 = performance.now()
+  await restoreTo(p1.key - 2)
+  const restore1Ms = performance.now() - t0
+  t0 = performance.now()
+  const restored = await restoreTo(2 * before100)
+  const restore100Ms = performance.now() - t0
+  if (restored < 90) throw new Error(`bench: the 100-file restore planned ${restored} files`)
+  return { restore1Ms, restore100Ms }
+}
+
+/**
+ * Every workspace is measured in the same rounds, one edit each in turn, so a
+ * disk that gets busy (fsyncs dominate) weighs on every size alike.
+ */
+async function measureAll(sizes: readonly number[]): Promise<Measure[]> {
+  const benches: Bench[] = []
   try {
-    const work = path.join(tmp, 'work')
-    fs.mkdirSync(work)
-    const files = makeWorkspace(work, n)
-    git(work, 'init', '-q')
-    git(work, 'add', '-A')
-    git(work, 'commit', '-qm', 'bench')
-    const registry = new WorkspaceRegistry({ sidecarRoot: path.join(tmp, 'sidecar'), enabled: true, maxFileBytes: 1 << 20, shell: 'auto' })
-    const opened = await registry.get('bench', work)
-    if (!opened.ok) throw new Error(opened.error.message)
-    const ws: SessionWorkspace = opened.value
-    let seq = 10
-    const point = (): CallPoint => {
-      seq += 10
-      return { key: 2 * seq, node: `e${seq}`, call: `call-${seq}`, tool: 'edit', w: seq + 1 }
-    }
-    // Single-file edits: the edit itself (baseline) and its checkpoint, alternating on random files.
-    const edit: number[] = []
-    const checkpoint: number[] = []
-    for (let k = 0; k < EDITS + 3; k++) {
-      const rel = files[(k * 7919) % files.length]!
-      const abs = path.join(work, rel)
-      const p = point()
+    for (const n of sizes) benches.push(await setUp(n))
+    for (let k = 0; k < EDITS + 3; k++) for (const b of benches) editOnce(b, k, k >= 3)
+    for (const b of benches) {
       const t0 = performance.now()
-      const outcome = ws.captureBefore(p, abs)
-      const t1 = performance.now()
-      atomicWrite(abs, content(k, k + 1))
-      const t2 = performance.now()
-      ws.captureAfter(p)
-      const t3 = performance.now()
-      if (outcome.kind !== 'captured') throw new Error(`bench: capture ${outcome.kind}`)
-      if (k < 3) continue // warm-up
-      checkpoint.push(t1 - t0 + (t3 - t2))
-      edit.push(t2 - t1)
+      await b.ws.shellBefore()
+      b.shellFirstMs = performance.now() - t0
     }
-    // Shell: the first snapshot hashes every file; later ones only what changed.
-    let t0 = performance.now()
-    let before = (await ws.shellBefore())!
-    const shellFirstMs = performance.now() - t0
-    const shell: number[] = []
-    const status: number[] = []
-    for (let k = 0; k < 5; k++) {
-      const s0 = performance.now()
-      git(work, 'status', '--porcelain')
-      status.push(performance.now() - s0)
-      t0 = performance.now()
-      before = (await ws.shellBefore())!
-      const mid = performance.now()
-      fs.writeFileSync(path.join(work, files[k]!), content(k, 100 + k)) // "the command"
-      const m1 = performance.now()
-      const recorded = await ws.shellAfter(point(), before)
-      if (!recorded.ok) throw new Error(recorded.error.message)
-      shell.push(mid - t0 + (performance.now() - m1))
+    for (let k = 0; k < 5; k++) for (const b of benches) await shellOnce(b, k)
+    const results: Measure[] = []
+    for (const b of benches) {
+      const r = await restores(b)
+      results.push({
+        files: b.n,
+        editMs: median(b.edit),
+        checkpointMs: median(b.checkpoint),
+        checkpointP90Ms: p90(b.checkpoint),
+        shellFirstMs: b.shellFirstMs,
+        shellMs: median(b.shell),
+        gitStatusMs: median(b.status),
+        ...r,
+      })
     }
-    // Restores: one file back, then 100 files back.
-    const restoreTo = (boundary: number) => async () => {
-      const plan = ws.plan(boundary, null)
-      const done = await ws.restore(plan, () => 'keep', seq + 5)
-      if (!done.ok) throw new Error(done.error.message)
-      return plan.entries.length
-    }
-    const lastEditSeq = seq
-    for (let k = 0; k < 100; k++) {
-      const p = point()
-      const abs = path.join(work, files[(k * 31) % files.length]!)
-      ws.captureBefore(p, abs)
-      fs.writeFileSync(abs, content(k, 1000 + k))
-      ws.captureAfter(p)
-    }
-    const p1 = point()
-    ws.captureBefore(p1, path.join(work, files[0]!))
-    fs.writeFileSync(path.join(work, files[0]!), 'one more\n')
-    ws.captureAfter(p1)
-    t0 = performance.now()
-    await restoreTo(2 * (p1.key / 2 - 1))()
-    const restore1Ms = performance.now() - t0
-    t0 = performance.now()
-    const restored = await restoreTo(2 * lastEditSeq)()
-    const restore100Ms = performance.now() - t0
-    if (restored < 90) throw new Error(`bench: the 100-file restore planned ${restored} files`)
-    return {
-      files: n,
-      editMs: median(edit),
-      checkpointMs: median(checkpoint),
-      checkpointP90Ms: p90(checkpoint),
-      shellFirstMs,
-      shellMs: median(shell),
-      gitStatusMs: median(status),
-      restore1Ms,
-      restore100Ms,
-    }
+    return results
   } finally {
-    fs.rmSync(tmp, { recursive: true, force: true })
+    for (const b of benches) fs.rmSync(b.tmp, { recursive: true, force: true })
   }
 }
 
 export const workspaceSection: BenchSection = {
   name: 'workspace',
   async run(_config: BenchConfig) {
-    const results: Measure[] = []
-    for (const n of SIZES) results.push(await measure(n))
+    const results = await measureAll(SIZES)
     const rows: Row[] = results.map((m) => ({
       files: m.files.toLocaleString('en-US'),
       'edit (baseline) ms': fmt(m.editMs, 2),

@@ -404,7 +404,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'kept': z.array(z.string()).readonly(),
   'blocked': z.array(z.object({
   'path': z.string().readonly(),
-  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable")]).readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
   'current': z.union([z.object({
   'kind': z.literal("file").readonly(),
   'hash': z.string().readonly(),
@@ -567,7 +567,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
 })).readonly(),
   'blocked': z.array(z.object({
   'path': z.string().readonly(),
-  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable")]).readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
   'current': z.union([z.object({
   'kind': z.literal("file").readonly(),
   'hash': z.string().readonly(),

@@ -132,7 +132,8 @@ export class WorkspaceCapture {
     if (!workspace) return
     const point = this.touched.get(exec)?.point ?? this.callPoint(session, exec)
     const outcome = workspace.captureBefore(point, fs.processPath(target))
-    if (outcome.kind === 'failed') this.note(exec, `[session-tree] ${outcome.path ?? 'a file'} was not checkpointed (${outcome.message}); a restore cannot bring back its previous content.`)
+    if (outcome.kind === 'outside') this.note(exec, `[session-tree] ${outcome.absolute} is outside the workspace (${workspace.root}): not checkpointed, a restore leaves it alone.`)
+    else if (outcome.kind === 'failed') this.note(exec, `[session-tree] ${outcome.path ?? 'a file'} was not checkpointed (${outcome.message}); a restore cannot bring back its previous content.`)
     else if (outcome.kind === 'captured' && outcome.state.kind === 'skipped') this.note(exec, `[session-tree] ${outcome.path}: ${skipMessage(outcome.state, workspace.maxFileBytes)}; a restore cannot bring back its previous content.`)
     if (outcome.kind === 'captured' || outcome.kind === 'already') this.touched.set(exec, { workspace, point })
   }

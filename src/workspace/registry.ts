@@ -4,7 +4,7 @@
  *
  *   <sidecarRoot>/<session dir>/workspace/
  *     <session dir>/journal.jsonl   the checkpoint journal (log.ts)
- *     blobs/<2 hex>/<62 hex>        file contents (blobs.ts)
+ *     blobs.pack                    file contents by SHA-256, append-only (blobs.ts)
  *     git/                          shell snapshots, git work trees only (git.ts)
  *
  * The workspace root is the session's directory, or the top level of the git
@@ -112,7 +112,7 @@ export class WorkspaceRegistry {
         maxFileBytes: this.options.maxFileBytes,
         log,
         loaded: problems.length > 0 ? { ops: loaded.ops, problems: [...loaded.problems, ...problems] } : loaded,
-        blobs: new BlobStore(sidecarRoot, `${dirRel}/blobs`),
+        blobs: new BlobStore(sidecarRoot, `${dirRel}/blobs.pack`),
         git: worktree ? new GitSnapshots(path.join(sidecarRoot, dirRel, 'git'), worktree, this.options.maxFileBytes) : undefined,
         ...(this.options.hook ? { hook: this.options.hook } : {}),
       })

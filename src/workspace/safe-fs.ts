@@ -274,9 +274,22 @@ export function removeStale(file: string): boolean {
   return true
 }
 
-/** Write a whole new private file (0600, directories 0700) durably; the blob store's files are never changed. */
-export function createFile(root: string, rel: string, bytes: Uint8Array, tempName: string): void {
-  const staged = stageFile(root, rel, bytes, false, tempName, true)
-  renameSync(staged.temp, staged.target)
-  syncDirectory(staged.dir)
+/**
+ * Open `root/rel` (a private file: 0600, directories 0700, created when
+ * missing if `create`) without following a link anywhere on the way; the
+ * caller closes it. `created` says whether the file is new (its directory
+ * entry is made durable before this returns).
+ */
+export function openPrivate(root: string, rel: string, create: boolean): { fd: number; created: boolean } {
+  if (create) ensureDirs(root, rel, 0o700)
+  else if (walkDirs(root, rel) === 'symlink') throw new SafeFsError('symlink-on-path', `a directory on the way to ${rel} is a symbolic link`)
+  const file = path.join(root, rel)
+  const existed = lstatMaybe(file) !== undefined
+  const fd = openSync(file, constants.O_RDWR | constants.O_NOFOLLOW | (create ? constants.O_CREAT : 0), 0o600)
+  if (!isAt(fd, file)) {
+    closeSync(fd)
+    throw new SafeFsError('symlink-on-path', `${file} is not where it should be (a link on the way)`)
+  }
+  if (create && !existed) syncDirectory(path.dirname(file))
+  return { fd, created: create && !existed }
 }

@@ -361,7 +361,7 @@ export class SessionWorkspace {
         if (entry.target.kind === 'file') {
           const stored = this.blobs.get(entry.target.hash, this.maxFileBytes)
           if (!stored.ok) {
-            blocked.push({ path: entry.path, reason: 'target-not-checkpointed', current: entry.current, target: entry.target })
+            blocked.push({ path: entry.path, reason: 'content-damaged', current: entry.current, target: entry.target })
             continue
           }
           bytes = stored.bytes

@@ -95,6 +95,8 @@ export type BlockedReason =
   | 'target-unknown'
   /** What is at the path now must not be replaced (a symlink, a directory, ...). */
   | 'current-not-replaceable'
+  /** Its stored content is missing or no longer matches its hash. */
+  | 'content-damaged'
 
 export interface BlockedFile {
   readonly path: string
