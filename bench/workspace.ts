@@ -235,7 +235,7 @@ export const workspaceSection: BenchSection = {
       columns: ['files', 'edit (baseline) ms', 'edit checkpoint ms', 'checkpoint p90 ms', 'shell call snapshots ms', 'git status ms', 'first snapshot ms', 'restore 1 file ms', 'restore 100 files ms'],
       rows,
       notes: [
-        'edit checkpoint: before-image (read, SHA-256, blob write with 2 fsyncs, journal line with 1 fsync) + after-image at the end of the call; baseline: the edit itself (temp, fsync, rename).',
+        'edit checkpoint: before-image (read, SHA-256, pack append + fsync, journal line + fsync) + the same for the after-image at the end of the call; baseline: the edit itself (temp, fsync, rename).',
         'shell call snapshots: git ls-files/diff-files/update-index/write-tree before and after one command that changed one file, plus diff-tree and copying changed contents (own git dir and index).',
       ],
       checks,

@@ -11,8 +11,10 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { commitStaged, probe, removeFile, removeStale, SafeFsError, stageFile, type StatSignature } from './safe-fs.ts'
-import type { FileState } from './types.ts'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { hashOf, type BlobStore } from './blobs.ts'
+import { commitStaged, probe, readNoFollow, removeFile, removeStale, SafeFsError, stageFile, type StatSignature } from './safe-fs.ts'
+import type { BlockedFile, FileChange, FileState, PlanEntry } from './types.ts'
 
 /** One file to write (or delete) and what it must still be right before. */
 export interface RestoreWrite {
@@ -41,6 +43,59 @@ export function tempNameFor(restoreId: string, rel: string): string {
   const name = `.${base}.dsh-restore-${restoreId.slice(0, 12)}`
   // File names stop at 255 bytes.
   return Buffer.byteLength(name) <= 240 ? name : `.dsh-restore-${restoreId.slice(0, 12)}-${createHash('sha256').update(base).digest('hex').slice(0, 16)}`
+}
+
+export interface PreparedRestore {
+  readonly writes: readonly RestoreWrite[]
+  /** What the restore journals: each file's content now (stored) and its target. */
+  readonly files: readonly FileChange[]
+  /** Changed since the plan was made: left alone. */
+  readonly changed: readonly string[]
+  /** Target content missing or damaged: not written. */
+  readonly damaged: readonly BlockedFile[]
+}
+
+/**
+ * Before anything is written: store what each file is now (the user's own
+ * edit included, so the restore can be undone) and load every target content.
+ * A file that is no longer what the plan saw is left out.
+ */
+export function prepareRestore(root: string, blobs: BlobStore, entries: readonly PlanEntry[], maxBytes: number): TreeResult<PreparedRestore> {
+  const writes: RestoreWrite[] = []
+  const files: FileChange[] = []
+  const changed: string[] = []
+  const damaged: BlockedFile[] = []
+  try {
+    for (const entry of entries) {
+      const now = readNoFollow(root, entry.path, maxBytes)
+      let before: FileState
+      let expect: StatSignature | 'absent'
+      if (now.kind === 'file' && entry.current.kind === 'file' && hashOf(now.bytes) === entry.current.hash) {
+        before = { ...entry.current, hash: blobs.put(now.bytes) }
+        expect = now.signature
+      } else if (now.kind === 'absent' && entry.current.kind === 'absent') {
+        before = entry.current
+        expect = 'absent'
+      } else {
+        changed.push(entry.path)
+        continue
+      }
+      let bytes: Buffer | undefined
+      if (entry.target.kind === 'file') {
+        const stored = blobs.get(entry.target.hash, maxBytes)
+        if (!stored.ok) {
+          damaged.push({ path: entry.path, reason: 'content-damaged', current: entry.current, target: entry.target })
+          continue
+        }
+        bytes = stored.bytes
+      }
+      writes.push({ path: entry.path, bytes, target: entry.target, expect })
+      files.push({ path: entry.path, before, after: entry.target })
+    }
+  } catch (error) {
+    return fail('WORKSPACE_IO', `storing the files a restore replaces failed; nothing was written: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return ok({ writes, files, changed, damaged })
 }
 
 /** Remove what an interrupted restore may have left behind; returns the paths removed. */

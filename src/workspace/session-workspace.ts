@@ -12,13 +12,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
-import { BlobStore, hashOf } from './blobs.ts'
+import { hashOf, type BlobStore } from './blobs.ts'
 import { diffCounts, unifiedDiff } from './diff.ts'
 import type { GitChange, GitSide, GitSnapshots, Snapshot } from './git.ts'
 import type { CheckpointLog, LogLoad } from './log.ts'
 import { pathProblem, relativeTo } from './paths.ts'
 import { planRestore, statOf } from './planner.ts'
-import { removeLeftovers, writeRestore, type RestoreHook, type RestoreWrite } from './restorer.ts'
+import { prepareRestore, removeLeftovers, writeRestore, type RestoreHook } from './restorer.ts'
 import { BINARY_SNIFF, probe, readNoFollow, type StatSignature } from './safe-fs.ts'
 import { Timeline, type RestoreEntry } from './timeline.ts'
 import {
@@ -339,39 +339,11 @@ export class SessionWorkspace {
     const id = randomUUID().replaceAll('-', '')
     const chosen = [...plan.entries, ...plan.conflicts.filter((c) => decide(c.path) === 'overwrite')].sort((a, b) => (a.path < b.path ? -1 : 1))
     const kept = plan.conflicts.filter((c) => decide(c.path) !== 'overwrite').map((c) => c.path)
-    const blocked: BlockedFile[] = [...plan.blocked]
-    const writes: RestoreWrite[] = []
-    const files: FileChange[] = []
-    try {
-      for (const entry of chosen) {
-        const now = readNoFollow(this.root, entry.path, this.maxFileBytes)
-        let before: FileState
-        let expect: StatSignature | 'absent'
-        if (now.kind === 'file' && entry.current.kind === 'file' && hashOf(now.bytes) === entry.current.hash) {
-          before = { ...entry.current, hash: this.blobs.put(now.bytes) }
-          expect = now.signature
-        } else if (now.kind === 'absent' && entry.current.kind === 'absent') {
-          before = entry.current
-          expect = 'absent'
-        } else {
-          kept.push(entry.path) // changed since the plan was made
-          continue
-        }
-        let bytes: Buffer | undefined
-        if (entry.target.kind === 'file') {
-          const stored = this.blobs.get(entry.target.hash, this.maxFileBytes)
-          if (!stored.ok) {
-            blocked.push({ path: entry.path, reason: 'content-damaged', current: entry.current, target: entry.target })
-            continue
-          }
-          bytes = stored.bytes
-        }
-        writes.push({ path: entry.path, bytes, target: entry.target, expect })
-        files.push({ path: entry.path, before, after: entry.target })
-      }
-    } catch (error) {
-      return fail('WORKSPACE_IO', `storing the files a restore replaces failed; nothing was written: ${describe(error)}`)
-    }
+    const prepared = prepareRestore(this.root, this.blobs, chosen, this.maxFileBytes)
+    if (!prepared.ok) return prepared
+    const { writes, files } = prepared.value
+    kept.push(...prepared.value.changed)
+    const blocked: BlockedFile[] = [...plan.blocked, ...prepared.value.damaged]
     const report = (written: readonly string[], keptNow: readonly string[]): RestoreReport => {
       const byPath = new Map(files.map((f) => [f.path, f]))
       const pick = (action: 'create' | 'update' | 'delete') => written.filter((p) => {
