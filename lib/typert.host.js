@@ -1626,7 +1626,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionWorkspace",
-            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    plan(boundary: number, target: string | null): RestorePlan;\n    diff(boundary: number, rel: string): TreeResult<FileDiffResult>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
+            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    plan(boundary: number, target: string | null): RestorePlan;\n    diff(boundary: number, rel: string): TreeResult<FileDiffResult>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
           },
           {
             "name": "ShellTracking",
@@ -1730,7 +1730,7 @@ export const TYPERT = {
           },
           {
             "name": "WorkspaceRegistry",
-            "declaration": "export class WorkspaceRegistry {\n    readonly options: RegistryOptions;\n    get unavailable(): string | undefined;\n    peek(sessionId: string): SessionWorkspace | undefined;\n    get(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>>;\n    forget(sessionId: string): void;\n}"
+            "declaration": "export class WorkspaceRegistry {\n    readonly options: RegistryOptions;\n    get unavailable(): string | undefined;\n    peek(sessionId: string): SessionWorkspace | undefined;\n    get(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>>;\n    forget(sessionId: string): void;\n    flushAll(): void;\n}"
           },
           {
             "name": "WorkspaceStatus",

@@ -160,6 +160,7 @@ export class WorkspaceMoves {
     const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown) => () => void
     // After every other pre-step listener: a switch turn never gets here, a model step does.
     on('agent/pre-step', (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => this.deliverNotes(payload, next))
+    ctx.effect(() => () => this.registry.flushAll(), 'session-tree.workspace.flush')
   }
 
   private serial<T>(sessionId: string, work: () => Promise<T>): Promise<T> {

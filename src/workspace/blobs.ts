@@ -41,6 +41,8 @@ export class BlobStore {
   private end = 0
   /** Bytes past `end` (a torn entry) to cut before the next put. */
   private torn = false
+  /** Contents written but not fsynced yet (`put(…, false)`). */
+  private readonly unsynced = new Set<string>()
 
   /** `root` is trusted; `file` is the pack's path relative to it (every directory below `root` is checked, never followed). */
   constructor(root: string, file: string) {
@@ -78,10 +80,17 @@ export class BlobStore {
     return index
   }
 
-  /** Store `bytes` (a no-op when the content is stored); returns its hash once it is durable. */
-  put(bytes: Uint8Array, hash: string = hashOf(bytes)): string {
+  /**
+   * Store `bytes` (a no-op when the content is stored); returns its hash once
+   * it is durable — or, with `durable: false`, once it is written (the next
+   * durable put or `sync` makes it durable: one fsync covers the pack).
+   */
+  put(bytes: Uint8Array, hash: string = hashOf(bytes), durable = true): string {
     const index = this.entries()
-    if (index.has(hash)) return hash
+    if (index.has(hash)) {
+      if (durable && this.unsynced.has(hash)) this.sync()
+      return hash
+    }
     const { fd } = openPrivate(this.root, this.file, true)
     try {
       if (this.torn) {
@@ -92,7 +101,12 @@ export class BlobStore {
       const entry = Buffer.concat([header, bytes, Buffer.of(0x0a)])
       let done = 0
       while (done < entry.length) done += writeSync(fd, entry, done, entry.length - done, this.end + done)
-      fsyncSync(fd)
+      if (durable) {
+        fsyncSync(fd)
+        this.unsynced.clear()
+      } else {
+        this.unsynced.add(hash)
+      }
       index.set(hash, { offset: this.end + header.length, size: bytes.length })
       this.end += entry.length
     } catch (error) {
@@ -103,6 +117,18 @@ export class BlobStore {
       closeSync(fd)
     }
     return hash
+  }
+
+  /** Make every content written so far durable. */
+  sync(): void {
+    if (this.unsynced.size === 0) return
+    const { fd } = openPrivate(this.root, this.file, false)
+    try {
+      fsyncSync(fd)
+      this.unsynced.clear()
+    } finally {
+      closeSync(fd)
+    }
   }
 
   /** The bytes of a stored content, checked against their hash. */

@@ -14,12 +14,12 @@ import type { JsonObject } from '../tree/types.ts'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
 import { pathProblem } from './paths.ts'
-import type { CheckpointOp, FileChange, FileState, SkipReason } from './types.ts'
+import type { CheckpointOp, FileChange, FileState, SingleOp, SkipReason } from './types.ts'
 
-/** A loaded op with its journal number (the order things happened in). */
+/** A loaded op with its journal number (the order things happened in; the ops of one batch share it). */
 export interface LoggedOp {
   readonly n: number
-  readonly op: CheckpointOp
+  readonly op: SingleOp
 }
 
 export interface LogLoad {
@@ -62,8 +62,19 @@ function parseChanges(value: unknown): FileChange[] | undefined {
   return files
 }
 
-/** The op a journal record holds, or undefined when it is not a valid one. */
-export function parseOp(value: unknown): CheckpointOp | undefined {
+/** The ops a journal record holds (a batch flattened), or undefined when it is not a valid record. */
+export function parseOps(value: unknown): SingleOp[] | undefined {
+  if (isObj(value) && value.t === 'batch') {
+    if (!Array.isArray(value.ops) || value.ops.length === 0) return undefined
+    const ops = value.ops.map(parseOp)
+    return ops.every((op) => op !== undefined) ? ops as SingleOp[] : undefined
+  }
+  const op = parseOp(value)
+  return op === undefined ? undefined : [op]
+}
+
+/** One op, or undefined when it is not a valid one (a batch is not an op). */
+export function parseOp(value: unknown): SingleOp | undefined {
   if (!isObj(value)) return undefined
   switch (value.t) {
     case 'before': {
@@ -125,8 +136,8 @@ export class CheckpointLog {
     const problems = loaded.problems.map((p) => `${p.code}: ${p.message}`)
     const ops: LoggedOp[] = []
     for (const record of loaded.records) {
-      const op = parseOp(record.op)
-      if (op) ops.push({ n: record.n, op })
+      const parsed = parseOps(record.op)
+      if (parsed) for (const op of parsed) ops.push({ n: record.n, op })
       else problems.push(`checkpoint record ${record.n} has an unknown shape; skipped`)
     }
     return { ops, problems }

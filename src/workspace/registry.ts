@@ -69,10 +69,16 @@ export class WorkspaceRegistry {
     return pending
   }
 
-  /** Forget a session in this process (its files stay). */
+  /** Forget a session in this process (its files stay; what waits to be journaled is journaled first). */
   forget(sessionId: string): void {
+    this.open.get(sessionId)?.flush()
     this.opening.delete(sessionId)
     this.open.delete(sessionId)
+  }
+
+  /** Journal whatever waits, in every open workspace (on shutdown). */
+  flushAll(): void {
+    for (const workspace of this.open.values()) workspace.flush()
   }
 
   private async load(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>> {

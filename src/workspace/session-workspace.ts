@@ -22,7 +22,7 @@ import { prepareRestore, removeLeftovers, writeRestore, type RestoreHook } from 
 import { BINARY_SNIFF, probe, readNoFollow, type StatSignature } from './safe-fs.ts'
 import { Timeline, type RestoreEntry } from './timeline.ts'
 import {
-  sameState, skipMessage, type BlockedFile, type CheckpointOp, type ConflictDecision, type FileChange, type FileState,
+  sameState, skipMessage, type BlockedFile, type ConflictDecision, type FileChange, type FileState, type SingleOp,
   type PlanEntry, type RestorePlan, type RestoreReport, type ShellTracking,
 } from './types.ts'
 
@@ -86,6 +86,9 @@ export interface SessionWorkspaceInit {
   readonly hook?: RestoreHook
 }
 
+/** After-images wait at most this long for the next journal line to ride with (ms). */
+const AFTER_FLUSH_MS = 50
+
 /** Files younger than this may change again within their timestamp's granularity: never trusted by stat alone. */
 const RACY_MS = 3_000
 
@@ -108,6 +111,17 @@ export class SessionWorkspace {
   private readonly cache = new Map<string, Cached>()
   private readonly problemList: string[] = []
   private rooted = false
+  /**
+   * After-images taken at the end of a call, in the timeline already, waiting
+   * to be journaled with the next record (or by a timer within
+   * AFTER_FLUSH_MS): the next capture's fsync then covers both, so a call
+   * costs two fsyncs in all. A crash in that window loses only the
+   * after-image (the change's outcome becomes "unknown", a conflict the user
+   * decides), never a before-image and never content on disk.
+   */
+  private pending: SingleOp[] = []
+  private pendingW = 0
+  private flushTimer: NodeJS.Timeout | undefined
 
   constructor(init: SessionWorkspaceInit) {
     this.sessionId = init.sessionId
@@ -136,22 +150,59 @@ export class SessionWorkspace {
 
   // ------------------------------------------------------------ capture
 
-  private append(op: CheckpointOp, w: number): TreeResult<number> {
-    if (!this.rooted && op.t !== 'root') {
-      const rooted = this.log.append({ t: 'root', root: this.root, shell: this.shell }, w)
-      if (!rooted.ok) return rooted
-      this.rooted = true
-    }
-    const written = this.log.append(op, w)
+  /** Durably journal `op` (with any after-images waiting), then index it. */
+  private append(op: SingleOp, w: number): TreeResult<number> {
+    const written = this.write([...this.pending, op], w)
     if (written.ok) this.timeline.apply({ n: written.value, op })
     return written
   }
 
-  /** Read a file and store its content; the state to record. */
-  private snapshotFile(rel: string): FileState {
+  private write(ops: readonly SingleOp[], w: number): TreeResult<number> {
+    if (!this.rooted) {
+      const rooted = this.log.append({ t: 'root', root: this.root, shell: this.shell }, w)
+      if (!rooted.ok) return rooted
+      this.rooted = true
+    }
+    try {
+      // The waiting after-images' contents first: a journal line never names content that is not durable.
+      if (this.pending.length > 0) this.blobs.sync()
+    } catch (error) {
+      return fail('WORKSPACE_IO', `checkpoint contents: ${describe(error)}`)
+    }
+    const written = this.log.append(ops.length === 1 ? ops[0] as SingleOp : { t: 'batch', ops }, w)
+    if (written.ok && this.pending.length > 0) {
+      this.pending = []
+      clearTimeout(this.flushTimer)
+      this.flushTimer = undefined
+    }
+    return written
+  }
+
+  /** Index an after-image now; journal it with the next record. */
+  private defer(op: SingleOp, w: number): void {
+    this.timeline.apply({ n: 0, op })
+    this.pending.push(op)
+    this.pendingW = Math.max(this.pendingW, w)
+    this.flushTimer ??= setTimeout(() => this.flush(), AFTER_FLUSH_MS).unref()
+  }
+
+  /** Journal the after-images waiting, now. */
+  flush(): void {
+    clearTimeout(this.flushTimer)
+    this.flushTimer = undefined
+    if (this.pending.length === 0) return
+    const written = this.write(this.pending, this.pendingW)
+    if (!written.ok) {
+      this.problemList.push(`after-images not journaled yet: ${written.error.message}`)
+      this.flushTimer = setTimeout(() => this.flush(), 10 * AFTER_FLUSH_MS).unref()
+    }
+  }
+
+  /** Read a file and store its content (durably unless told otherwise); the state to record. */
+  private snapshotFile(rel: string, durable = true): FileState {
     const read = readNoFollow(this.root, rel, this.maxFileBytes)
     if (read.kind !== 'file') return read
-    const hash = this.blobs.put(read.bytes)
+    const hash = this.blobs.put(read.bytes, undefined, durable)
     const state: FileState = read.exec ? { kind: 'file', hash, size: read.bytes.length, exec: true } : { kind: 'file', hash, size: read.bytes.length }
     this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
     return state
@@ -181,10 +232,9 @@ export class SessionWorkspace {
     for (const rel of this.timeline.openPaths(point.key, point.call)) {
       const before = this.timeline.openState(point.key, point.call, rel)
       try {
-        const state = this.snapshotFile(rel)
-        const written = this.append({ t: 'after', key: point.key, call: point.call, path: rel, state }, point.w)
-        if (!written.ok) this.problemList.push(written.error.message)
-        else if (before !== undefined) changes.push({ path: rel, before, after: state })
+        const state = this.snapshotFile(rel, false)
+        this.defer({ t: 'after', key: point.key, call: point.call, path: rel, state }, point.w)
+        if (before !== undefined) changes.push({ path: rel, before, after: state })
       } catch (error) {
         this.problemList.push(`after-image of ${rel}: ${describe(error)}`)
       }

@@ -42,7 +42,14 @@ export type ChangeSource = 'tool' | 'shell' | 'restore'
  * `2 × seq` of its `tool/call` event, a restore made when the session's last
  * event was `w` has key `2w + 1` (after every node that existed then).
  */
-export type CheckpointOp =
+export type CheckpointOp = SingleOp | {
+  /** Several ops in one journal line: after-images waiting to be journaled ride with the next record (one fsync for all). */
+  readonly t: 'batch'
+  readonly ops: readonly SingleOp[]
+}
+
+/** One checkpoint journal op. */
+export type SingleOp =
   /** A file tool is about to write `path`: its content right before (durable before the write). */
   | { readonly t: 'before'; readonly key: number; readonly node: string; readonly call: string; readonly tool: string; readonly path: string; readonly state: FileState }
   /** That call ended: the same file right after it. */

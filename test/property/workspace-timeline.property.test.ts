@@ -12,7 +12,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { planRestore } from '../../src/workspace/planner.ts'
 import { Timeline } from '../../src/workspace/timeline.ts'
-import type { CheckpointOp, FileState } from '../../src/workspace/types.ts'
+import type { FileState, SingleOp } from '../../src/workspace/types.ts'
 
 const PATHS = ['a', 'b', 'c'] as const
 type World = Map<string, string | null>
@@ -46,7 +46,7 @@ describe('timeline and planner against a simulated workspace', () => {
       let seq = 0
       let n = 0
       let edited = false
-      const apply = (op: CheckpointOp) => timeline.apply({ n: ++n, op })
+      const apply = (op: SingleOp) => timeline.apply({ n: ++n, op })
       for (const s of steps) {
         if (s.kind === 'call') {
           seq += 2

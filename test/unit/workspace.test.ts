@@ -147,6 +147,7 @@ describe('checkpoints and restores', () => {
     write('c.txt', 'c0\n')
     const first = await open()
     call(first, 10, { 'a.txt': 'a1\n', 'b.txt': 'b1\n', 'c.txt': 'c1\n' })
+    first.flush() // a second instance reads the journal: the after-images must be in it
     // Stop (by throwing, as a crash would) right before the second file is renamed into place.
     const stopping = await open({ hook: (index) => { if (index === 2) throw new Error('killed') } })
     const failed = await stopping.restore(stopping.plan(2 * 5, 'e5'), () => 'keep', 11)
@@ -188,6 +189,24 @@ describe('checkpoints and restores', () => {
     expect(ws.captureBefore(point, path.join(tmp, 'elsewhere', 'a.txt'))).toMatchObject({ kind: 'outside' })
   })
 
+  it('an after-image lost in a crash (it waits for the next journal line) makes that change unknown: a conflict, never a silent overwrite', async () => {
+    write('a.txt', 'a0\n')
+    const ws = await open()
+    call(ws, 10, { 'a.txt': 'a1\n' })
+    // "Crash": a second process reads the journal before the after-image was journaled. (Its 50 ms timer
+    // cannot fire in between: nothing here leaves the current macrotask, `open` only chains promises.)
+    const crashed = await open()
+    const plan = crashed.plan(2 * 5, 'e5')
+    expect(plan.conflicts.map((c) => [c.path, c.reason])).toEqual([['a.txt', 'unknown-since-checkpoint']])
+    expect(plan.entries).toEqual([])
+    // The next capture journals it (one line, one fsync for both): now nothing is unknown.
+    call(ws, 20, { 'b.txt': 'b1\n' })
+    ws.flush()
+    const later = await open()
+    expect(later.plan(2 * 5, 'e5').conflicts).toEqual([])
+    expect(later.stateAt('a.txt', 2 * 10)).toEqual({ kind: 'file', hash: sha('a1\n'), size: 3 })
+  })
+
   it('stores each content once', async () => {
     write('a.txt', 'same\n')
     const ws = await open()
@@ -202,10 +221,12 @@ describe('checkpoints and restores', () => {
     write('a.txt', 'a0\n')
     const ws = await open()
     call(ws, 10, { 'a.txt': 'a1\n' })
+    ws.flush()
     const packFile = path.join(sidecar, readdirSync(sidecar)[0]!, 'workspace', 'blobs.pack')
     writeFileSync(packFile, Buffer.concat([readFileSync(packFile), Buffer.from(`B ${sha('torn')} 400\npartial`)]))
     const reopened = await open()
     call(reopened, 20, { 'a.txt': 'a2\n' })
+    reopened.flush()
     expect(value(await reopened.restore(reopened.plan(2 * 5, 'e5'), () => 'keep', 21))).toMatchObject({ updated: ['a.txt'] })
     expect(read('a.txt')).toBe('a0\n')
     expect(readFileSync(packFile, 'latin1')).not.toContain('partial')
