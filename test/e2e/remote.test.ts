@@ -68,7 +68,9 @@ interface RemoteModule {
 }
 
 const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize'] as const
-type Method = (typeof METHODS)[number]
+/** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
+const WORKSPACE_METHODS = ['files', 'filesAt', 'fileAt', 'restorePreview', 'restoreDiff', 'restore'] as const
+type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number]
 
 // ------------------------------------------------------ seed 001's contract
 
@@ -120,7 +122,7 @@ interface Rejection {
 const SERVICE_CODES = new Set([
   'NODE_NOT_FOUND', 'BRANCH_NOT_FOUND', 'BRANCH_EXISTS', 'LABEL_EXISTS', 'SESSION_NOT_FOUND', 'SESSION_ALREADY_EXISTS',
   'INVALID_ARGUMENT', 'INVALID_SNAPSHOT', 'INVALID_CUT_POINT', 'HISTORY_EMPTY', 'TREE_CORRUPT', 'AGENT_BUSY',
-  'SURFACE_UNAVAILABLE', 'SIDECAR_IO', 'INTERNAL',
+  'SURFACE_UNAVAILABLE', 'SIDECAR_IO', 'WORKSPACE_CONFLICT', 'WORKSPACE_IO', 'WORKSPACE_UNAVAILABLE', 'INTERNAL',
 ])
 
 /** `promise`, or a rejection naming `label` after `ms` (a hang is a failure, not a stuck run). */
@@ -279,8 +281,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS].sort())
-    for (const method of METHODS) {
+    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...WORKSPACE_METHODS].sort())
+    for (const method of [...METHODS, ...WORKSPACE_METHODS]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')
@@ -364,7 +366,14 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     await time('refusals', async () => {
       // Unknown session, on every method.
       const ghost = 'session-does-not-exist'
+      const request = { move: { kind: 'jump', nodeId: a1 }, restore: 'both' }
       const ghostArgs: Record<Method, Record<string, unknown>> = {
+        files: { agentId: ghost },
+        filesAt: { agentId: ghost, nodeId: a1 },
+        fileAt: { agentId: ghost, nodeId: a1, path: 'notes.txt' },
+        restorePreview: { agentId: ghost, request },
+        restoreDiff: { agentId: ghost, request, path: 'notes.txt' },
+        restore: { agentId: ghost, request },
         list: { agentId: ghost },
         outline: { agentId: ghost },
         session: { agentId: ghost },
@@ -376,7 +385,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
         label: { agentId: ghost, nodeId: a1, label: 'ghost' },
         summarize: { agentId: ghost, branch: 'main' },
       }
-      for (const method of METHODS) await expectCode(`unknown session (${method})`, method, ghostArgs[method], 'SESSION_NOT_FOUND')
+      for (const method of [...METHODS, ...WORKSPACE_METHODS]) await expectCode(`unknown session (${method})`, method, ghostArgs[method], 'SESSION_NOT_FOUND')
 
       // Unknown node.
       await expectCode('unknown node (jump)', 'jump', { agentId: sessionId, nodeId: 'no-such-node' }, 'NODE_NOT_FOUND')
