@@ -23,6 +23,34 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
+const dsh_session_tree_sessionTree_chatPath_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'revision': z.string().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'watermark': z.number().readonly(),
+  'tip': z.union([z.literal(null), z.string()]).readonly(),
+  'hidden': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'switches': z.array(z.object({
+  'seq': z.number().readonly(),
+  'kind': z.union([z.literal("switch"), z.literal("fork")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'branch': z.string().readonly(),
+  'targetSummary': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'lead': z.boolean().readonly(),
+  'leadSeq': z.number().readonly(),
+  'hiddenMessages': z.number().readonly(),
+  'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+})).readonly(),
+  'forks': z.array(z.object({
+  'seq': z.number().readonly(),
+  'nodeId': z.string().readonly(),
+  'row': z.union([z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'index': z.number().readonly(),
+  'count': z.number().readonly(),
+  'targets': z.array(z.string()).readonly(),
+})).readonly(),
+})
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'sessionId': z.string().readonly(),
@@ -364,7 +392,7 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
 const dsh_session_tree_sessionTree_restore_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_restore_parameter_1$schema = z.object({
   'move': z.object({
-  'kind': z.union([z.literal("jump"), z.literal("fork"), z.literal("back"), z.literal("forward")]).readonly(),
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
   'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 }).readonly(),
@@ -435,7 +463,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
 const dsh_session_tree_sessionTree_restoreDiff_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_restoreDiff_parameter_1$schema = z.object({
   'move': z.object({
-  'kind': z.union([z.literal("jump"), z.literal("fork"), z.literal("back"), z.literal("forward")]).readonly(),
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
   'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 }).readonly(),
@@ -477,7 +505,7 @@ const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
 const dsh_session_tree_sessionTree_restorePreview_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_restorePreview_parameter_1$schema = z.object({
   'move': z.object({
-  'kind': z.union([z.literal("jump"), z.literal("fork"), z.literal("back"), z.literal("forward")]).readonly(),
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
   'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 }).readonly(),
@@ -633,6 +661,14 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
 }))]).readonly().optional(),
+  'logWarnings': z.union([z.undefined(), z.array(z.object({
+  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
+  'message': z.string().readonly(),
+  'remedy': z.string().readonly(),
+  'count': z.number().readonly(),
+  'firstSeq': z.number().readonly(),
+  'callId': z.string().readonly(),
+}))]).readonly().optional(),
   'pendingSwitch': z.union([z.undefined(), z.object({
   'target': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.string().readonly(),
@@ -699,7 +735,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":187,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/chatPath',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'chatPath',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/chatPath:agentId',
+            schema: dsh_session_tree_sessionTree_chatPath_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ChatPath',
+        schema: dsh_session_tree_sessionTree_chatPath_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -724,7 +785,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":146,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -769,7 +830,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":235,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":248,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -794,7 +855,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":223,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":236,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -829,7 +890,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":229,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -874,7 +935,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":170,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":183,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -899,7 +960,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":193,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -934,7 +995,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":161,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -979,7 +1040,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1004,7 +1065,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":118,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":119,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1029,7 +1090,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":127,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":128,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1064,7 +1125,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":258,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1109,7 +1170,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":247,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":260,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1144,7 +1205,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":241,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":254,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1169,7 +1230,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":136,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":137,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1204,7 +1265,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":211,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":224,"column":9},
     },
   ],
   model: {
@@ -1253,6 +1314,13 @@ export const TYPERT = {
             "signature": "@Remote async export(agentId: string): Promise<LinearExport>",
             "summary": "The active path plus a digest of every off-path branch.",
             "jsDoc": "/** The active path plus a digest of every off-path branch. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "chatPath",
+            "signature": "@Remote async chatPath(agentId: string): Promise<ChatPath>",
+            "summary": "What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`).",
+            "jsDoc": "/** What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`). No side effects. */"
           },
           {
             "kind": "method",
@@ -1405,6 +1473,18 @@ export const TYPERT = {
             "declaration": "export type CaptureOutcome = { readonly kind: 'captured'; readonly path: string; readonly state: FileState; } | { readonly kind: 'already'; readonly path: string; } | { readonly kind: 'outside'; readonly absolute: string; } | { readonly kind: 'failed'; readonly path?: string; readonly message: string; };"
           },
           {
+            "name": "ChatFork",
+            "declaration": "export interface ChatFork {\n    readonly seq: number;\n    readonly nodeId: string;\n    readonly row: 'user' | 'assistant' | 'tool';\n    readonly index: number;\n    readonly count: number;\n    readonly targets: readonly string[];\n}"
+          },
+          {
+            "name": "ChatPath",
+            "declaration": "export interface ChatPath {\n    readonly sessionId: string;\n    readonly revision: string;\n    readonly mode: SurfaceMode;\n    readonly watermark: number;\n    readonly tip: string | null;\n    readonly hidden: readonly SeqRange[];\n    readonly switches: readonly ChatSwitch[];\n    readonly forks: readonly ChatFork[];\n}"
+          },
+          {
+            "name": "ChatSwitch",
+            "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n}"
+          },
+          {
             "name": "Conflict",
             "declaration": "export interface Conflict extends PlanEntry {\n    readonly reason: ConflictReason;\n    readonly expected?: FileState;\n}"
           },
@@ -1497,6 +1577,14 @@ export const TYPERT = {
             "declaration": "export interface LlmMessage {\n    readonly role: Role;\n    readonly content: string;\n    readonly name?: string;\n    readonly toolCallId?: string;\n}"
           },
           {
+            "name": "LogWarning",
+            "declaration": "export interface LogWarning {\n    readonly code: LogWarningCode;\n    readonly message: string;\n    readonly remedy: string;\n    readonly count: number;\n    readonly firstSeq: number;\n    readonly callId: string;\n}"
+          },
+          {
+            "name": "LogWarningCode",
+            "declaration": "export type LogWarningCode = 'COPIED_CALL_IDS' | 'REPEATED_CALL_IDS';"
+          },
+          {
             "name": "MoveOptions",
             "declaration": "export interface MoveOptions {\n    readonly record?: boolean;\n}"
           },
@@ -1581,8 +1669,12 @@ export const TYPERT = {
             "declaration": "export type Role = 'system' | 'user' | 'assistant' | 'tool';"
           },
           {
+            "name": "SeqRange",
+            "declaration": "export type SeqRange = readonly [number, number];"
+          },
+          {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
+            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
           },
           {
             "name": "SessionSource",
@@ -1590,7 +1682,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
           },
           {
             "name": "SessionTree",

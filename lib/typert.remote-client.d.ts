@@ -3,11 +3,12 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { FileContent, FileDiff, FilesAtNode, ForkResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { ChatPath, FileContent, FileDiff, FilesAtNode, ForkResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
     back: (agentId: string) => Promise<MoveResult>
+    chatPath: (agentId: string) => Promise<ChatPath>
     export: (agentId: string) => Promise<LinearExport>
     fileAt: (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
     files: (agentId: string) => Promise<WorkspaceOverview>
@@ -26,6 +27,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
   }
   interface TypeRTRemoteMap {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
+    'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
     'sessionTree/fileAt': (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
     'sessionTree/files': (agentId: string) => Promise<WorkspaceOverview>

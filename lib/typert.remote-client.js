@@ -23,6 +23,34 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
+const dsh_session_tree_sessionTree_chatPath_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'revision': z.string().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'watermark': z.number().readonly(),
+  'tip': z.union([z.literal(null), z.string()]).readonly(),
+  'hidden': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'switches': z.array(z.object({
+  'seq': z.number().readonly(),
+  'kind': z.union([z.literal("switch"), z.literal("fork")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'branch': z.string().readonly(),
+  'targetSummary': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'lead': z.boolean().readonly(),
+  'leadSeq': z.number().readonly(),
+  'hiddenMessages': z.number().readonly(),
+  'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+})).readonly(),
+  'forks': z.array(z.object({
+  'seq': z.number().readonly(),
+  'nodeId': z.string().readonly(),
+  'row': z.union([z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'index': z.number().readonly(),
+  'count': z.number().readonly(),
+  'targets': z.array(z.string()).readonly(),
+})).readonly(),
+})
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'sessionId': z.string().readonly(),
@@ -364,7 +392,7 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
 const dsh_session_tree_sessionTree_restore_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_restore_parameter_1$schema = z.object({
   'move': z.object({
-  'kind': z.union([z.literal("jump"), z.literal("fork"), z.literal("back"), z.literal("forward")]).readonly(),
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
   'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 }).readonly(),
@@ -435,7 +463,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
 const dsh_session_tree_sessionTree_restoreDiff_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_restoreDiff_parameter_1$schema = z.object({
   'move': z.object({
-  'kind': z.union([z.literal("jump"), z.literal("fork"), z.literal("back"), z.literal("forward")]).readonly(),
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
   'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 }).readonly(),
@@ -477,7 +505,7 @@ const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
 const dsh_session_tree_sessionTree_restorePreview_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_restorePreview_parameter_1$schema = z.object({
   'move': z.object({
-  'kind': z.union([z.literal("jump"), z.literal("fork"), z.literal("back"), z.literal("forward")]).readonly(),
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
   'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 }).readonly(),
@@ -633,6 +661,14 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
 }))]).readonly().optional(),
+  'logWarnings': z.union([z.undefined(), z.array(z.object({
+  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
+  'message': z.string().readonly(),
+  'remedy': z.string().readonly(),
+  'count': z.number().readonly(),
+  'firstSeq': z.number().readonly(),
+  'callId': z.string().readonly(),
+}))]).readonly().optional(),
   'pendingSwitch': z.union([z.undefined(), z.object({
   'target': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.string().readonly(),
@@ -696,7 +732,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":187,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/chatPath',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'chatPath',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/chatPath:agentId',
+            schema: dsh_session_tree_sessionTree_chatPath_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ChatPath',
+        schema: dsh_session_tree_sessionTree_chatPath_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -721,7 +782,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":146,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -766,7 +827,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":235,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":248,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -791,7 +852,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":223,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":236,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -826,7 +887,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":229,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -871,7 +932,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":170,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":183,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -896,7 +957,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":193,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -931,7 +992,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":161,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -976,7 +1037,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1001,7 +1062,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":118,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":119,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1026,7 +1087,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":127,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":128,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1061,7 +1122,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":258,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1106,7 +1167,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":247,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":260,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1141,7 +1202,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":241,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":254,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1166,7 +1227,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":136,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":137,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1201,7 +1262,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":211,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":224,"column":9},
     },
   ],
 }

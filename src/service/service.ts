@@ -21,10 +21,11 @@ import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, ForkView, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../tree/types.ts'
 import { TreeSync, type TreeSessionState } from '../harness/sync.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
-import { isFree, StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload, type SwitchReport } from '../surface/stock.ts'
+import { isFree, meterEstimator, StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload, type SwitchReport } from '../surface/stock.ts'
 import { hasNativeSurface, SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
 import { nativeSwitch } from '../surface/native.ts'
 import { extractiveSummarizer } from './summarizer.ts'
+import { buildChatPath, type ChatPath } from './chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } from './wire.ts'
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { WORKSPACE_CONFIG, workspaceMovesFor, type ResolvedSession, type WorkspaceConfig, type WorkspaceMoves } from './workspace.ts'
@@ -84,7 +85,7 @@ export class SessionTreeService extends TypertRemoteService {
     this.switcher = new StockSwitcher({
       projectorFor: (id) => this.sync.get(id)?.projector,
       flush: async (session) => { await this.ctx.sessions.flush(session as never) },
-      timeoutMs: this.settings.switchTimeoutMs,
+      timeoutMs: this.settings.switchTimeoutMs, estimator: () => meterEstimator(this.ctx.get('tokenMeter' as never)),
     })
     const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown, options?: { prepend?: boolean }) => () => void
     // Nothing below may throw into the harness: a failure costs the tree, never the session.
@@ -146,6 +147,18 @@ export class SessionTreeService extends TypertRemoteService {
     return this.run(() => {
       const found = this.resolveLoaded(agentId)
       return found.ok ? found.value.state.projector.tree.linearExport() : found
+    })
+  }
+
+  /** What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`). No side effects. */
+  @Remote
+  async chatPath(agentId: string): Promise<ChatPath> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      const { session, state, mode } = found.value
+      const revision = this.status(found.value).revision!
+      return ok(buildChatPath({ sessionId: session.id, revision, mode, events: session.events, projector: state.projector }))
     })
   }
 
@@ -462,6 +475,7 @@ export class SessionTreeService extends TypertRemoteService {
       revision: `${this.sync.generation(found.session.id)}:${projector.tree.logSeq}`,
       quarantine: [...projector.quarantine],
       sidecarWarnings: [...state.warnings],
+      logWarnings: projector.logWarnings,
       ...(pending ? { pendingSwitch: { target: pending.target, branch: pending.branch ?? info.activeBranch } } : {}),
       ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
     }

@@ -4,6 +4,9 @@
  * a separate method, so older clients keep working.
  */
 import type { ForkView, JumpView, SessionTreeSessionInfo } from '../tree/types.ts'
+import type { LogWarning } from '../harness/warnings.ts'
+
+export type { LogWarning, LogWarningCode } from '../harness/warnings.ts'
 
 /** How cursor moves reach the history the model receives. */
 export type SurfaceMode = 'native' | 'stock' | 'projection'
@@ -36,6 +39,8 @@ export interface SessionStatus extends SessionTreeSessionInfo {
   readonly revision?: string
   readonly quarantine?: readonly QuarantinedEvent[]
   readonly sidecarWarnings?: readonly SidecarWarning[]
+  /** Problems of the harness log that DSH's own front ends trip over (say, repeated call ids break the Chat). */
+  readonly logWarnings?: readonly LogWarning[]
   /** A model-history switch waiting for the agent to become idle. */
   readonly pendingSwitch?: { readonly target: string | null; readonly branch: string }
   /** Usage hosted by empty assistant messages (no node of their own). */

@@ -30,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { z } from 'zod'
 import { SEED_001 } from '../support/seed-001.ts'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../../src/tree/types.ts'
+import type { ChatPath } from '../../src/service/chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus } from '../../src/service/wire.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
@@ -67,7 +68,7 @@ interface RemoteModule {
   readonly TYPERT_REMOTE: { readonly package: string; readonly descriptors: readonly Descriptor[] }
 }
 
-const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize'] as const
+const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
 const WORKSPACE_METHODS = ['files', 'filesAt', 'fileAt', 'restorePreview', 'restoreDiff', 'restore'] as const
 type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number]
@@ -384,6 +385,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
         forward: { agentId: ghost },
         label: { agentId: ghost, nodeId: a1, label: 'ghost' },
         summarize: { agentId: ghost, branch: 'main' },
+        chatPath: { agentId: ghost },
       }
       for (const method of [...METHODS, ...WORKSPACE_METHODS]) await expectCode(`unknown session (${method})`, method, ghostArgs[method], 'SESSION_NOT_FOUND')
 
@@ -534,6 +536,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     const view = await callOk<SessionTreeView>('list', { agentId: sessionId })
     const status = await callOk<SessionStatus>('session', { agentId: sessionId })
     await callOk<LinearExport>('export', { agentId: sessionId })
+    const chat = await callOk<ChatPath>('chatPath', { agentId: sessionId })
+    expect(chat).toMatchObject({ sessionId, revision: status.revision, tip: view.cursor })
     expect(status.cursor).toBe(view.cursor)
     expect(view.nodes.find((n) => n.nodeId === view.cursor)?.message?.content).toBe('ANSWER to: after the remote calls')
     expect(status.quarantine).toEqual([])

@@ -106,6 +106,7 @@ const WIRE = {
   forward: ['agentId'],
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
+  chatPath: ['agentId'],
   files: ['agentId'],
   filesAt: ['agentId', 'nodeId'],
   fileAt: ['agentId', 'nodeId', 'path'],
@@ -128,6 +129,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
   forward: ['cursor', 'messages', 'mode'],
   label: ['nodeId', 'parentId', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
+  chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
   files: ['status', 'nodes', 'restores'],
   filesAt: ['nodeId', 'files'],
   fileAt: ['nodeId', 'path'],
@@ -229,6 +231,7 @@ beforeAll(async () => {
   record('outline', await service.outline(id))
   record('session', await service.session(id))
   record('export', await service.export(id))
+  record('chatPath', await service.chatPath(id))
   record('jump', await service.jump(id, a1))
   record('jump', await service.jump(id, null))
   record('back', await service.back(id))
@@ -242,6 +245,7 @@ beforeAll(async () => {
   record('outline', await service.outline(id))
   record('session', await service.session(id))
   record('export', await service.export(id))
+  record('chatPath', await service.chatPath(id))
   // The workspace methods, on a session whose one tool call wrote two files.
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'typert-work-'))
   roots.push(work)
@@ -456,6 +460,8 @@ describe('result schemas against real service outputs', () => {
       ['session: snapshotVersion 2', 'session', { ...(clone(outputs.get('session')![0]) as object), snapshotVersion: 2 }],
       ['session: quarantine entry without reason', 'session', { ...(clone(outputs.get('session')![0]) as object), quarantine: [{ seq: 1, type: 't' }] }],
       ['label: labels are strings', 'label', { ...(clone(outputs.get('label')![0]) as object), label: 3 }],
+      ['chatPath: a hidden range is not a pair', 'chatPath', { ...(clone(outputs.get('chatPath')![0]) as object), hidden: [[1, 2, 3]] }],
+      ['chatPath: fork row of an unknown kind', 'chatPath', { ...(clone(outputs.get('chatPath')![0]) as object), forks: [{ seq: 1, nodeId: 'e1', row: 'robot', index: 1, count: 2, targets: ['a', 'b'] }] }],
       ['summarize: fallback not a boolean', 'summarize', { ...(clone(outputs.get('summarize')![0]) as object), fallback: 'yes' }],
     ]
     for (const [label, method, value] of broken) expect(accepts(resultSchema(method), value), label).toBe(false)
