@@ -17,6 +17,7 @@ import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 import { syncSection } from './sync.ts'
 import { workspaceSection } from './workspace.ts'
+import { interchangeSection } from './interchange.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -385,7 +386,7 @@ const treeSection: BenchSection = {
 // ----------------------------------------------------------------- main
 
 /** Bench sections in print order. */
-const SECTIONS: BenchSection[] = [treeSection, syncSection, workspaceSection]
+const SECTIONS: BenchSection[] = [treeSection, syncSection, interchangeSection, workspaceSection]
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5) || 5)

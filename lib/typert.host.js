@@ -69,6 +69,21 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
+const dsh_session_tree_sessionTree_exportAs_parameter_0$schema = z.object({
+  'agentId': z.string().readonly(),
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'inline': z.boolean().readonly(),
+})
+const dsh_session_tree_sessionTree_exportAs_result$schema = z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'bytes': z.number().readonly(),
+  'lines': z.number().readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'fileSessionId': z.string().readonly(),
+  'fromImport': z.boolean().readonly(),
+})
 const dsh_session_tree_sessionTree_fileAt_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_fileAt_parameter_1$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_fileAt_parameter_2$schema = z.string()
@@ -180,6 +195,39 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'format': z.union([z.literal("auto"), z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+})
+const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
+  'sessionId': z.union([z.literal(null), z.string()]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'report': z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'version': z.string().readonly(),
+  'lines': z.number().readonly(),
+  'nodes': z.number().readonly(),
+  'branches': z.number().readonly(),
+  'labels': z.number().readonly(),
+  'compactions': z.number().readonly(),
+  'skipped': z.array(z.object({
+  'line': z.number().readonly(),
+  'reason': z.string().readonly(),
+})).readonly(),
+  'opaque': z.record(z.string(), z.number()).readonly().readonly(),
+  'ignored': z.record(z.string(), z.number()).readonly().readonly(),
+  'recovered': z.number().readonly(),
+  'notes': z.array(z.string()).readonly(),
+}).readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'title': z.union([z.literal(null), z.string()]).readonly(),
+  'events': z.number().readonly(),
+  'sidecar': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -735,7 +783,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -760,7 +808,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -785,7 +833,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":146,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/exportAs',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'exportAs',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ExportRequest',
+            schema: dsh_session_tree_sessionTree_exportAs_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ExportResult',
+        schema: dsh_session_tree_sessionTree_exportAs_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -830,7 +903,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":248,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":249,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -855,7 +928,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":236,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":237,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -890,7 +963,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":243,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -935,7 +1008,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":183,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -960,7 +1033,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":207,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/importSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'importSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ImportRequest',
+            schema: dsh_session_tree_sessionTree_importSession_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ImportResult',
+        schema: dsh_session_tree_sessionTree_importSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -995,7 +1093,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1040,7 +1138,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1065,7 +1163,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":119,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1090,7 +1188,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":128,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1125,7 +1223,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":272,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1170,7 +1268,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":260,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":261,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1205,7 +1303,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":254,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":255,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1230,7 +1328,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":137,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1265,7 +1363,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":224,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
     },
   ],
   model: {
@@ -1422,6 +1520,20 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "importSession",
+            "signature": "@Remote async importSession(request: ImportRequest): Promise<ImportResult>",
+            "summary": "Import a Pi, Claude Code or Codex session as a new DSH session with its whole tree (all or nothing); `dryRun` previews without writing.",
+            "jsDoc": "/**\n * Import a Pi, Claude Code or Codex session as a new DSH session with its\n * whole tree (all or nothing); `dryRun` previews without writing. The new\n * session is stored, not loaded: it loads when it is opened.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "exportAs",
+            "signature": "@Remote async exportAs(request: ExportRequest): Promise<ExportResult>",
+            "summary": "Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline).",
+            "jsDoc": "/** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */"
+          },
+          {
+            "kind": "method",
             "name": "treeOf",
             "signature": "treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode }>",
             "summary": "The live tree and surface mode of a loaded session, for the tool companion and `/tree` (the same resolution as `session`, without building a status).",
@@ -1513,6 +1625,18 @@ export const TYPERT = {
             "declaration": "export type ErrorCode = keyof typeof ERROR_CODES;"
           },
           {
+            "name": "ExportFormat",
+            "declaration": "export type ExportFormat = 'pi' | 'claude-code' | 'markdown';"
+          },
+          {
+            "name": "ExportRequest",
+            "declaration": "export interface ExportRequest {\n    readonly agentId: string;\n    readonly format: ExportFormat;\n    readonly path: string | null;\n    readonly inline: boolean;\n}"
+          },
+          {
+            "name": "ExportResult",
+            "declaration": "export interface ExportResult {\n    readonly format: ExportFormat;\n    readonly path: string | null;\n    readonly bytes: number;\n    readonly lines: number;\n    readonly content: string | null;\n    readonly fileSessionId: string;\n    readonly fromImport: boolean;\n}"
+          },
+          {
             "name": "FileAtNode",
             "declaration": "export interface FileAtNode {\n    readonly path: string;\n    readonly state?: FileState;\n    readonly differs: boolean;\n}"
           },
@@ -1551,6 +1675,18 @@ export const TYPERT = {
           {
             "name": "ForkView",
             "declaration": "export interface ForkView {\n    readonly cursor: string;\n    readonly branch: string;\n    readonly forkCount: number;\n}"
+          },
+          {
+            "name": "ImportReport",
+            "declaration": "export interface ImportReport {\n    readonly format: SourceFormat;\n    readonly version: string;\n    readonly lines: number;\n    readonly nodes: number;\n    readonly branches: number;\n    readonly labels: number;\n    readonly compactions: number;\n    readonly skipped: readonly SkippedLine[];\n    readonly opaque: Readonly<Record<string, number>>;\n    readonly ignored: Readonly<Record<string, number>>;\n    readonly recovered: number;\n    readonly notes: readonly string[];\n}"
+          },
+          {
+            "name": "ImportRequest",
+            "declaration": "export interface ImportRequest {\n    readonly path: string | null;\n    readonly content: string | null;\n    readonly format: 'auto' | SourceFormat;\n    readonly dryRun: boolean;\n    readonly cwd: string | null;\n}"
+          },
+          {
+            "name": "ImportResult",
+            "declaration": "export interface ImportResult {\n    readonly sessionId: string | null;\n    readonly dryRun: boolean;\n    readonly report: ImportReport;\n    readonly cwd: string | null;\n    readonly cursor: string | null;\n    readonly title: string | null;\n    readonly events: number;\n    readonly sidecar: boolean;\n}"
           },
           {
             "name": "InterruptedRestore",
@@ -1729,12 +1865,20 @@ export const TYPERT = {
             "declaration": "export interface SidecarWarning {\n    readonly code: string;\n    readonly message: string;\n}"
           },
           {
+            "name": "SkippedLine",
+            "declaration": "export interface SkippedLine {\n    readonly line: number;\n    readonly reason: string;\n}"
+          },
+          {
             "name": "SkipReason",
             "declaration": "export type SkipReason = 'too-large' | 'binary' | 'symlink' | 'symlink-on-path' | 'not-regular' | 'unreadable';"
           },
           {
             "name": "Snapshot",
             "declaration": "export interface Snapshot {\n    readonly tree: string;\n    readonly large: ReadonlyMap<string, { readonly signature: StatSignature; readonly size: number; }>;\n}"
+          },
+          {
+            "name": "SourceFormat",
+            "declaration": "export type SourceFormat = 'pi' | 'claude-code' | 'codex';"
           },
           {
             "name": "StatSignature",

@@ -3,18 +3,20 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, FileContent, FileDiff, FilesAtNode, ForkResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { ChatPath, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
     back: (agentId: string) => Promise<MoveResult>
     chatPath: (agentId: string) => Promise<ChatPath>
     export: (agentId: string) => Promise<LinearExport>
+    exportAs: (request: ExportRequest) => Promise<ExportResult>
     fileAt: (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
     files: (agentId: string) => Promise<WorkspaceOverview>
     filesAt: (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
+    importSession: (request: ImportRequest) => Promise<ImportResult>
     jump: (agentId: string, nodeId: string | null) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     list: (agentId: string) => Promise<SessionTreeView>
@@ -29,11 +31,13 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
     'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
+    'sessionTree/exportAs': (request: ExportRequest) => Promise<ExportResult>
     'sessionTree/fileAt': (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
     'sessionTree/files': (agentId: string) => Promise<WorkspaceOverview>
     'sessionTree/filesAt': (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>
+    'sessionTree/importSession': (request: ImportRequest) => Promise<ImportResult>
     'sessionTree/jump': (agentId: string, nodeId: string | null) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     'sessionTree/list': (agentId: string) => Promise<SessionTreeView>

@@ -69,6 +69,21 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
+const dsh_session_tree_sessionTree_exportAs_parameter_0$schema = z.object({
+  'agentId': z.string().readonly(),
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'inline': z.boolean().readonly(),
+})
+const dsh_session_tree_sessionTree_exportAs_result$schema = z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'bytes': z.number().readonly(),
+  'lines': z.number().readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'fileSessionId': z.string().readonly(),
+  'fromImport': z.boolean().readonly(),
+})
 const dsh_session_tree_sessionTree_fileAt_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_fileAt_parameter_1$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_fileAt_parameter_2$schema = z.string()
@@ -180,6 +195,39 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'format': z.union([z.literal("auto"), z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+})
+const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
+  'sessionId': z.union([z.literal(null), z.string()]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'report': z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'version': z.string().readonly(),
+  'lines': z.number().readonly(),
+  'nodes': z.number().readonly(),
+  'branches': z.number().readonly(),
+  'labels': z.number().readonly(),
+  'compactions': z.number().readonly(),
+  'skipped': z.array(z.object({
+  'line': z.number().readonly(),
+  'reason': z.string().readonly(),
+})).readonly(),
+  'opaque': z.record(z.string(), z.number()).readonly().readonly(),
+  'ignored': z.record(z.string(), z.number()).readonly().readonly(),
+  'recovered': z.number().readonly(),
+  'notes': z.array(z.string()).readonly(),
+}).readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'title': z.union([z.literal(null), z.string()]).readonly(),
+  'events': z.number().readonly(),
+  'sidecar': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -732,7 +780,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -757,7 +805,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -782,7 +830,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":146,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/exportAs',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'exportAs',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ExportRequest',
+            schema: dsh_session_tree_sessionTree_exportAs_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ExportResult',
+        schema: dsh_session_tree_sessionTree_exportAs_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -827,7 +900,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":248,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":249,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -852,7 +925,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":236,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":237,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -887,7 +960,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":243,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -932,7 +1005,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":183,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -957,7 +1030,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":207,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/importSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'importSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ImportRequest',
+            schema: dsh_session_tree_sessionTree_importSession_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ImportResult',
+        schema: dsh_session_tree_sessionTree_importSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -992,7 +1090,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1037,7 +1135,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1062,7 +1160,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":119,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1087,7 +1185,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":128,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1122,7 +1220,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":272,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1167,7 +1265,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":260,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":261,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1202,7 +1300,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":254,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":255,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1227,7 +1325,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":137,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1262,7 +1360,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":224,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
     },
   ],
 }

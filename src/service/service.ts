@@ -30,6 +30,7 @@ import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } fro
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { WORKSPACE_CONFIG, workspaceMovesFor, type ResolvedSession, type WorkspaceConfig, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
+import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -280,6 +281,36 @@ export class SessionTreeService extends TypertRemoteService {
   /** The files half of a model's own move from inside its step (`callId`), or of a deferred one. Not a remote method. */
   restoreFor(agentId: string, request: RestoreRequest, callId?: string): Promise<TreeResult<RestoreResult>> {
     return this.workspaceMoves.restore(agentId, request, callId)
+  }
+
+  // ---------------------------------------------------------- interchange
+
+  /**
+   * Import a Pi, Claude Code or Codex session as a new DSH session with its
+   * whole tree (all or nothing); `dryRun` previews without writing. The new
+   * session is stored, not loaded: it loads when it is opened.
+   */
+  @Remote
+  async importSession(request: ImportRequest): Promise<ImportResult> {
+    return this.run(() => runImport(request, {
+      persistence: this.ctx.get('sessionPersistence' as never) as never,
+      sidecarRoot: this.settings.sidecarRoot,
+    }))
+  }
+
+  /** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */
+  @Remote
+  async exportAs(request: ExportRequest): Promise<ExportResult> {
+    return this.run(async () => {
+      if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
+      const found = this.resolveLoaded(request.agentId)
+      if (!found.ok) return found
+      const header = found.value.session.header as { cwd?: unknown } | undefined
+      return runExport(request, found.value.state.projector.tree, {
+        sidecarRoot: this.settings.sidecarRoot,
+        cwd: typeof header?.cwd === 'string' ? header.cwd : undefined,
+      })
+    })
   }
 
   /**

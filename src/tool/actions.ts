@@ -160,6 +160,11 @@ export class TreeActions {
     this.env = env
   }
 
+  /** The service behind the actions (`/tree import` and `/tree export` call it directly). */
+  get sessionTree(): SessionTreeService {
+    return this.service
+  }
+
   private load(agent: LiveAgent): TreeResult<Loaded> {
     return this.service.treeOf(agent.id)
   }

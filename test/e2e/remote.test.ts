@@ -69,9 +69,11 @@ interface RemoteModule {
 }
 
 const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
+type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number]
+/** Import and export (their own suite: test/e2e/interchange.test.ts). */
+const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
 const WORKSPACE_METHODS = ['files', 'filesAt', 'fileAt', 'restorePreview', 'restoreDiff', 'restore'] as const
-type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number]
 
 // ------------------------------------------------------ seed 001's contract
 
@@ -187,7 +189,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   }
   const sidecarRoot = () => path.join(home, 'session-tree')
 
-  const descriptor = (method: Method): Descriptor => {
+  const descriptor = (method: Method | (typeof INTERCHANGE_METHODS)[number]): Descriptor => {
     const found = descriptors.get(method)
     if (!found) throw new Error(`the generated client has no descriptor for sessionTree/${method}`)
     return found
@@ -282,8 +284,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...WORKSPACE_METHODS].sort())
-    for (const method of [...METHODS, ...WORKSPACE_METHODS]) {
+    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS].sort())
+    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')
@@ -368,7 +370,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       // Unknown session, on every method.
       const ghost = 'session-does-not-exist'
       const request = { move: { kind: 'jump', nodeId: a1 }, restore: 'both' }
-      const ghostArgs: Record<Method, Record<string, unknown>> = {
+      const ghostArgs: Record<(typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number], Record<string, unknown>> = {
         files: { agentId: ghost },
         filesAt: { agentId: ghost, nodeId: a1 },
         fileAt: { agentId: ghost, nodeId: a1, path: 'notes.txt' },

@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { SEED_001 } from '../support/seed-001.ts'
 import SessionTreeService from '../../src/index.ts'
+import { assistant, newPiSession, user } from '../support/pi.ts'
 import { LogBuilder } from '../support/log-builder.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -107,6 +108,8 @@ const WIRE = {
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
   chatPath: ['agentId'],
+  importSession: ['request'],
+  exportAs: ['request'],
   files: ['agentId'],
   filesAt: ['agentId', 'nodeId'],
   fileAt: ['agentId', 'nodeId', 'path'],
@@ -130,6 +133,8 @@ const REQUIRED: Record<Method, readonly string[]> = {
   label: ['nodeId', 'parentId', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
+  importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar'],
+  exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
   files: ['status', 'nodes', 'restores'],
   filesAt: ['nodeId', 'files'],
   fileAt: ['nodeId', 'path'],
@@ -246,6 +251,13 @@ beforeAll(async () => {
   record('session', await service.session(id))
   record('export', await service.export(id))
   record('chatPath', await service.chatPath(id))
+  const pi = newPiSession()
+  pi.appendMessage(user('imported question'))
+  pi.appendMessage(assistant('imported answer', { thinking: 'kept, never sent' }))
+  const content = fs.readFileSync(pi.getSessionFile()!, 'utf8')
+  record('importSession', await service.importSession({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
+  record('exportAs', await service.exportAs({ agentId: id, format: 'markdown', path: null, inline: true }))
+  record('exportAs', await service.exportAs({ agentId: id, format: 'pi', path: null, inline: true }))
   // The workspace methods, on a session whose one tool call wrote two files.
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'typert-work-'))
   roots.push(work)
@@ -374,10 +386,23 @@ describe('descriptors: seed 001 wire contract', () => {
 
 describe('parameter schemas', () => {
   it('agentId is a string everywhere', () => {
-    for (const method of METHODS) {
+    for (const method of METHODS.filter((m) => (WIRE[m] as readonly string[]).includes('agentId'))) {
       const schema = paramSchema(method, 'agentId')
       expect(accepts(schema, 'agent-1'), method).toBe(true)
       for (const bad of [1, null, undefined, {}, ['a']]) expect(accepts(schema, bad), `${method} agentId ${JSON.stringify(bad)}`).toBe(false)
+    }
+  })
+
+  it('importSession and exportAs take one request object: nullable path, closed format sets, agentId a string', () => {
+    const importRequest = paramSchema('importSession', 'request')
+    expect(accepts(importRequest, { path: '/a/b.jsonl', content: null, format: 'auto', dryRun: true, cwd: null })).toBe(true)
+    for (const bad of [{ path: 1, content: null, format: 'auto', dryRun: true, cwd: null }, { path: null, content: null, format: 'gemini', dryRun: true, cwd: null }, { path: null, content: 'x', format: 'pi', dryRun: 'yes', cwd: null }]) {
+      expect(accepts(importRequest, bad), JSON.stringify(bad)).toBe(false)
+    }
+    const exportRequest = paramSchema('exportAs', 'request')
+    expect(accepts(exportRequest, { agentId: 'agent-1', format: 'claude-code', path: null, inline: true })).toBe(true)
+    for (const bad of [{ agentId: 1, format: 'pi', path: null, inline: true }, { agentId: 'a', format: 'html', path: null, inline: true }]) {
+      expect(accepts(exportRequest, bad), JSON.stringify(bad)).toBe(false)
     }
   })
 
