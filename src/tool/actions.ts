@@ -16,12 +16,11 @@ import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
 import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { MoveResult, SurfaceMode } from '../service/wire.ts'
-import type { RestoreResult, WorkspaceMove } from '../service/workspace-wire.ts'
-import { WorkspaceMoves } from '../service/workspace.ts'
-import type { RestoreReport } from '../workspace/types.ts'
+import { filesOf, filesText, filesValue, runFilesMove, type AppliedMove } from './files.ts'
 import { isFree, type LiveAgent } from '../surface/stock.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
+export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import { TOOL_NAMES } from './prompt.ts'
 
@@ -58,31 +57,6 @@ export async function settle<T>(call: () => Promise<T>): Promise<TreeResult<T>> 
     if (failure && typeof failure.code === 'string' && typeof failure.message === 'string') return { ok: false, error: failure as unknown as TreeError }
     return fail('INTERNAL', error instanceof Error ? error.message : String(error))
   }
-}
-
-/** A move's outcome: the conversation move, and what a files restore did. */
-export type AppliedMove = MoveResult & {
-  readonly files?: RestoreReport
-  /** The files moved and the conversation stayed where it was. */
-  readonly filesOnly?: boolean
-}
-
-function workspaceMoveOf(op: MoveOp): WorkspaceMove {
-  return op.kind === 'jump' || op.kind === 'fork' ? { kind: op.kind, nodeId: op.nodeId, ...(op.kind === 'fork' ? { branch: op.branch } : {}) } : { kind: op.kind }
-}
-
-/** The move through the service's `restore`: files only or both (`callId`: inside the model's running step). */
-export async function runFilesMove(service: SessionTreeService, agentId: string, op: MoveOp, callId?: string): Promise<TreeResult<AppliedMove>> {
-  const restored: TreeResult<RestoreResult> = await service.restoreFor(agentId, {
-    move: workspaceMoveOf(op), restore: op.files ?? 'both', conflicts: [{ path: '*', decision: op.overwrite ? 'overwrite' : 'keep' }],
-  }, callId)
-  if (!restored.ok) return restored
-  const { move, files } = restored.value
-  if (move) return ok({ ...move, ...(files ? { files } : {}) })
-  const loaded = service.treeOf(agentId)
-  if (!loaded.ok) return loaded
-  const { tree, mode } = loaded.value
-  return ok({ cursor: tree.cursor, messages: tree.messages(), branch: tree.activeBranch, mode, ...(files ? { files } : {}), filesOnly: true })
 }
 
 /** Apply a move through the service (the agent must be idle; the service checks). */
@@ -462,20 +436,6 @@ function latestPromptDropped(history: readonly TreeEntry[], target: string | nul
   const kept = tree.historyPath(target)
   if (kept.ok && kept.value.some((entry) => entry.nodeId === prompt!.nodeId)) return undefined
   return prompt.message!.content
-}
-
-/** What a files restore did, in words. */
-function filesText(moved: AppliedMove, target: string | null): string {
-  return moved.files ? WorkspaceMoves.describe({ restore: 'files', target, files: moved.files }) : ''
-}
-
-function filesValue(moved: AppliedMove): { [key: string]: JsonValue } {
-  const files = moved.files
-  return files ? { created: [...files.created], updated: [...files.updated], deleted: [...files.deleted], kept: [...files.kept] } : {}
-}
-
-function filesOf(op: MoveOp): { files?: MoveOp['files']; overwrite?: boolean } {
-  return { ...(op.files === undefined ? {} : { files: op.files }), ...(op.overwrite ? { overwrite: true } : {}) }
 }
 
 function notFound(text: string): TreeResult<never> {

@@ -16,6 +16,7 @@ import { hashOf, type BlobStore } from './blobs.ts'
 import { diffCounts, unifiedDiff } from './diff.ts'
 import type { GitChange, GitSide, GitSnapshots, Snapshot } from './git.ts'
 import type { CheckpointLog, LogLoad } from './log.ts'
+import { CheckpointWriter } from './writer.ts'
 import { pathProblem, relativeTo } from './paths.ts'
 import { planRestore, statOf } from './planner.ts'
 import { prepareRestore, removeLeftovers, writeRestore, type RestoreHook } from './restorer.ts'
@@ -86,9 +87,6 @@ export interface SessionWorkspaceInit {
   readonly hook?: RestoreHook
 }
 
-/** After-images wait at most this long for the next journal line to ride with (ms). */
-const AFTER_FLUSH_MS = 50
-
 /** Files younger than this may change again within their timestamp's granularity: never trusted by stat alone. */
 const RACY_MS = 3_000
 
@@ -103,41 +101,30 @@ export class SessionWorkspace {
   readonly root: string
   readonly shell: ShellTracking
   readonly maxFileBytes: number
-  private readonly log: CheckpointLog
   private readonly blobs: BlobStore
   private readonly git: GitSnapshots | undefined
   private readonly hook: RestoreHook | undefined
   private readonly timeline = new Timeline()
   private readonly cache = new Map<string, Cached>()
   private readonly problemList: string[] = []
-  private rooted = false
-  /**
-   * After-images taken at the end of a call, in the timeline already, waiting
-   * to be journaled with the next record (or by a timer within
-   * AFTER_FLUSH_MS): the next capture's fsync then covers both, so a call
-   * costs two fsyncs in all. A crash in that window loses only the
-   * after-image (the change's outcome becomes "unknown", a conflict the user
-   * decides), never a before-image and never content on disk.
-   */
-  private pending: SingleOp[] = []
-  private pendingW = 0
-  private flushTimer: NodeJS.Timeout | undefined
+  private readonly writer: CheckpointWriter
 
   constructor(init: SessionWorkspaceInit) {
     this.sessionId = init.sessionId
     this.root = init.root
     this.shell = init.shell
     this.maxFileBytes = init.maxFileBytes
-    this.log = init.log
     this.blobs = init.blobs
     this.git = init.git
     this.hook = init.hook
     const loaded = init.loaded
     this.problemList.push(...loaded.problems)
-    for (const entry of loaded.ops) {
-      if (entry.op.t === 'root') this.rooted = true
-      this.timeline.apply(entry)
-    }
+    for (const entry of loaded.ops) this.timeline.apply(entry)
+    this.writer = new CheckpointWriter({
+      log: init.log, blobs: init.blobs, root: init.root, shell: init.shell,
+      rooted: loaded.ops.some((entry) => entry.op.t === 'root'),
+      problem: (message) => this.problemList.push(message),
+    })
     // A restore cut short may have left a temporary file next to the one it was writing.
     for (const restore of this.timeline.restores()) {
       if (!restore.complete) removeLeftovers(this.root, restore.id, restore.paths)
@@ -152,50 +139,14 @@ export class SessionWorkspace {
 
   /** Durably journal `op` (with any after-images waiting), then index it. */
   private append(op: SingleOp, w: number): TreeResult<number> {
-    const written = this.write([...this.pending, op], w)
+    const written = this.writer.append(op, w)
     if (written.ok) this.timeline.apply({ n: written.value, op })
     return written
   }
 
-  private write(ops: readonly SingleOp[], w: number): TreeResult<number> {
-    if (!this.rooted) {
-      const rooted = this.log.append({ t: 'root', root: this.root, shell: this.shell }, w)
-      if (!rooted.ok) return rooted
-      this.rooted = true
-    }
-    try {
-      // The waiting after-images' contents first: a journal line never names content that is not durable.
-      if (this.pending.length > 0) this.blobs.sync()
-    } catch (error) {
-      return fail('WORKSPACE_IO', `checkpoint contents: ${describe(error)}`)
-    }
-    const written = this.log.append(ops.length === 1 ? ops[0] as SingleOp : { t: 'batch', ops }, w)
-    if (written.ok && this.pending.length > 0) {
-      this.pending = []
-      clearTimeout(this.flushTimer)
-      this.flushTimer = undefined
-    }
-    return written
-  }
-
-  /** Index an after-image now; journal it with the next record. */
-  private defer(op: SingleOp, w: number): void {
-    this.timeline.apply({ n: 0, op })
-    this.pending.push(op)
-    this.pendingW = Math.max(this.pendingW, w)
-    this.flushTimer ??= setTimeout(() => this.flush(), AFTER_FLUSH_MS).unref()
-  }
-
-  /** Journal the after-images waiting, now. */
+  /** Journal the after-images waiting, now (on shutdown, or before another process reads the journal). */
   flush(): void {
-    clearTimeout(this.flushTimer)
-    this.flushTimer = undefined
-    if (this.pending.length === 0) return
-    const written = this.write(this.pending, this.pendingW)
-    if (!written.ok) {
-      this.problemList.push(`after-images not journaled yet: ${written.error.message}`)
-      this.flushTimer = setTimeout(() => this.flush(), 10 * AFTER_FLUSH_MS).unref()
-    }
+    this.writer.flush()
   }
 
   /** Read a file and store its content (durably unless told otherwise); the state to record. */
@@ -233,7 +184,9 @@ export class SessionWorkspace {
       const before = this.timeline.openState(point.key, point.call, rel)
       try {
         const state = this.snapshotFile(rel, false)
-        this.defer({ t: 'after', key: point.key, call: point.call, path: rel, state }, point.w)
+        const op: SingleOp = { t: 'after', key: point.key, call: point.call, path: rel, state }
+        this.timeline.apply({ n: 0, op })
+        this.writer.defer(op, point.w)
         if (before !== undefined) changes.push({ path: rel, before, after: state })
       } catch (error) {
         this.problemList.push(`after-image of ${rel}: ${describe(error)}`)
