@@ -4,7 +4,8 @@
  * budget checks as PASS/FAIL lines; exits 0 either way.
  *
  * Sections are a list: each returns its table and checks (the tree here; the
- * harness sync and the sidecar in `sync.ts`; the panel's first paint in real
+ * harness sync and the sidecar in `sync.ts`; imports in `interchange.ts`;
+ * workspace checkpoints in `workspace.ts`; the panel's first paint in real
  * Chromium in `panel.ts`, next to a baseline measured in the same run).
  *
  * Plain Node runs this file with type stripping: only erasable TypeScript
@@ -18,6 +19,7 @@
 import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 import { syncSection } from './sync.ts'
+import { workspaceSection } from './workspace.ts'
 import { interchangeSection } from './interchange.ts'
 import { panelSection } from './panel.ts'
 
@@ -388,7 +390,7 @@ const treeSection: BenchSection = {
 // ----------------------------------------------------------------- main
 
 /** Bench sections in print order. */
-const SECTIONS: BenchSection[] = [treeSection, syncSection, interchangeSection, panelSection]
+const SECTIONS: BenchSection[] = [treeSection, syncSection, interchangeSection, workspaceSection, panelSection]
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5) || 5)

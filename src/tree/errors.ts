@@ -20,6 +20,9 @@ export const ERROR_CODES = {
   AGENT_BUSY: 'The agent is running; the model history can only be switched while it is idle.',
   SURFACE_UNAVAILABLE: 'This harness cannot switch the model history (projection mode).',
   SIDECAR_IO: 'Reading or writing the sidecar failed; the harness log still holds the history.',
+  WORKSPACE_CONFLICT: 'Files changed outside the agent since their checkpoint; decide per file to keep or overwrite them.',
+  WORKSPACE_IO: 'Reading or writing workspace files or their checkpoints failed; the details say what was done (a restore can be repeated).',
+  WORKSPACE_UNAVAILABLE: 'This session has no workspace checkpoints (no sidecar root, no workspace directory, or turned off).',
   INTERNAL: 'An unexpected failure; the operation changed nothing.',
 } as const
 
