@@ -12,10 +12,12 @@
  * Environment knobs (for quick local runs):
  *   BENCH_RUNS=5            runs per measurement (the median is printed)
  *   BENCH_SIZES=1000,10000,100000
+ *   BENCH_ONLY=limits       run only the named sections (comma-separated: tree, sync, limits)
  */
 import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 import { syncSection } from './sync.ts'
+import { limitsSection } from './limits.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -384,7 +386,7 @@ const treeSection: BenchSection = {
 // ----------------------------------------------------------------- main
 
 /** Bench sections in print order. */
-const SECTIONS: BenchSection[] = [treeSection, syncSection]
+const SECTIONS: BenchSection[] = [treeSection, syncSection, limitsSection]
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5) || 5)
@@ -396,7 +398,8 @@ async function main(): Promise<void> {
   console.log(`dsh-session-tree bench — node ${process.version}, ${process.platform}/${process.arch}, runs=${runs}, sizes=${sizes.join(',')}`)
   if (!globalThis.gc) console.log('WARNING: run with --expose-gc (npm run bench) for heap numbers; they are unreliable without it')
   const checks: { section: string; check: Check }[] = []
-  for (const section of SECTIONS) {
+  const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim())
+  for (const section of SECTIONS.filter((s) => !only || only.includes(s.name))) {
     const started = performance.now()
     try {
       const result = await section.run({ runs, sizes })

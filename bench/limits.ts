@@ -1,0 +1,253 @@
+/**
+ * Bench section: the tree against the machine's own limits (issue 12).
+ *
+ * One workload, a linear session as a long DSH conversation grows it: a user
+ * prompt of ~115 characters, an answer of ~400 (with model and usage), and
+ * every 10th answer first a tool call whose ~300-character result is folded
+ * into it. Each figure is printed next to a baseline measured in the same
+ * run — the cost of the work the figure cannot avoid — and its budget:
+ *
+ * - `jump` + `messages()` at 20k nodes (a jump to a random node returns its
+ *   root→node history, ~10,000 messages on average) vs building a
+ *   10,000-message array of shared frozen messages;
+ * - snapshot → JSON → restore at 20k and 100k vs `JSON.parse` of the message
+ *   text alone (the floor of any restore that reads the text);
+ * - snapshot bytes vs the JSON of the message text;
+ * - retained heap per node, as built (with the op log) and restored, vs the
+ *   message text per node;
+ * - cold sync of 20,000 harness events (`TreeSync.attach`) vs walking the
+ *   same events and making one plain object per message (the projection's floor).
+ */
+import { SessionTree, SessionTreeStore, type LlmMessage } from '../src/tree/index.ts'
+import { TreeSync } from '../src/harness/sync.ts'
+import { fmt, median, type BenchSection, type Check, type Row } from './report.ts'
+import { harnessLog } from './sync.ts'
+
+function collect(): void {
+  const gc = globalThis.gc
+  if (gc) {
+    gc()
+    gc()
+  }
+}
+
+const WORDS = (
+  'the a tree node branch session model tool call result message user assistant summary label jump fork path ' +
+  'history cursor compaction harness sidecar journal snapshot restore replay function returns value error file ' +
+  'line test build change review refactor explain why because should could would maybe please thanks okay done'
+).split(' ')
+
+/** Deterministic text of `length` characters (a fresh flat string, as decoded from the wire). */
+function words(seed: number, length: number): string {
+  let out = ''
+  for (let i = 0; out.length < length; i++) out += WORDS[(seed * 31 + i * 7 + (i >> 3)) % WORDS.length] + ' '
+  // A flat sequential string, like one JSON.parse made (a slice of a built-up string would keep its parent).
+  return JSON.parse(JSON.stringify(out.slice(0, length))) as string
+}
+
+export interface LinearSession {
+  readonly tree: SessionTree
+  /** Every message text of the history, root first (the baseline's material). */
+  readonly texts: string[]
+}
+
+/** A linear session of `n` nodes (see the module comment), built through the public API. */
+export function linearSession(n: number, sessionId = `linear-${n}`): LinearSession {
+  const tree = new SessionTree(sessionId)
+  const texts: string[] = []
+  let turn = 0
+  let calls = 0
+  const add = (message: LlmMessage | null, options: Parameters<SessionTree['append']>[1]) => {
+    const appended = tree.append(message, options)
+    if (!appended.ok) throw new Error(`bench: append failed: ${appended.error.message}`)
+    if (message) texts.push(message.content)
+    return appended.value
+  }
+  while (tree.nodeCount < n) {
+    turn++
+    add({ role: 'user', content: words(turn, 115) }, {})
+    if (tree.nodeCount >= n) break
+    if (turn % 10 === 0) {
+      const id = `call-${++calls}`
+      add(null, { type: 'tool_call', content: [{ type: 'tool_call', id, name: 'read_file', arguments: { path: `src/file-${calls}.ts` } }] })
+      const result = words(turn + 7, 300)
+      const attached = tree.attachToolResult(id, { content: result })
+      if (!attached.ok) throw new Error(`bench: attach failed: ${attached.error.message}`)
+      texts.push(result)
+      if (tree.nodeCount >= n) break
+    }
+    add({ role: 'assistant', content: words(turn + 3, 400) }, { model: 'deepseek-chat', usage: { inputTokens: 1000 + turn, outputTokens: 80 + (turn % 300) } })
+  }
+  return { tree, texts }
+}
+
+const JUMPS = 400
+
+/** Mean µs of `jump(random node)` (which returns the node's messages) on a linear tree. */
+function jumpCost(session: LinearSession): { us: number; avgMessages: number } {
+  const ids = session.tree.list().map((node) => node.nodeId)
+  let seed = 12345
+  const targets = Array.from({ length: JUMPS }, () => ids[(seed = (seed * 1103515245 + 12345) >>> 0) % ids.length]!)
+  let messages = 0
+  collect()
+  const t0 = performance.now()
+  for (const id of targets) {
+    const view = session.tree.jump(id)
+    if (!view.ok) throw new Error(`bench: jump failed: ${view.error.message}`)
+    messages += view.value.messages.length
+  }
+  const us = ((performance.now() - t0) * 1000) / JUMPS
+  return { us, avgMessages: messages / JUMPS }
+}
+
+/** Mean µs of building a `count`-message array out of shared frozen messages. */
+function arrayBaseline(count: number): number {
+  const frozen = Array.from({ length: count }, (_, i) => Object.freeze({ role: i % 2 ? 'assistant' : 'user', content: words(i, 20) }))
+  const rounds = 400
+  let sink = 0
+  collect()
+  const t0 = performance.now()
+  for (let r = 0; r < rounds; r++) {
+    const out: object[] = new Array(count)
+    for (let i = 0; i < count; i++) out[i] = frozen[i]!
+    sink += out.length
+  }
+  const us = ((performance.now() - t0) * 1000) / rounds
+  if (sink !== rounds * count) throw new Error('bench: baseline lost messages')
+  return us
+}
+
+interface RoundTrip {
+  snapshotMs: number
+  restoreMs: number
+  totalMs: number
+  bytes: number
+  textBytes: number
+  floorMs: number
+}
+
+function roundTrip(session: LinearSession): RoundTrip {
+  const { tree } = session
+  const textJson = JSON.stringify(session.texts)
+  collect()
+  let t0 = performance.now()
+  const parsedText = JSON.parse(textJson) as string[]
+  const floorMs = performance.now() - t0
+  if (parsedText.length !== session.texts.length) throw new Error('bench: floor lost texts')
+  collect()
+  t0 = performance.now()
+  const json = JSON.stringify(tree.snapshot())
+  const snapshotMs = performance.now() - t0
+  collect()
+  t0 = performance.now()
+  const restored = new SessionTree(tree.sessionId, JSON.parse(json))
+  const restoreMs = performance.now() - t0
+  if (restored.nodeCount !== tree.nodeCount) throw new Error('bench: restore lost nodes')
+  return { snapshotMs, restoreMs, totalMs: snapshotMs + restoreMs, bytes: Buffer.byteLength(json), textBytes: Buffer.byteLength(textJson), floorMs }
+}
+
+/** Retained heap per node of a held tree, as built and as restored (temporaries live in helpers). */
+function heapPerNode(n: number): { built: number; restored: number; textPerNode: number } {
+  collect()
+  const before = process.memoryUsage().heapUsed
+  const session = linearSession(n, `heap-${n}`)
+  const textPerNode = session.texts.reduce((sum, text) => sum + text.length, 0) / n
+  session.texts.length = 0
+  serve(session.tree)
+  collect()
+  const built = (process.memoryUsage().heapUsed - before) / n
+  const json = JSON.stringify(session.tree.snapshot())
+  collect()
+  const beforeRestore = process.memoryUsage().heapUsed
+  const restored = restoreFrom(session.tree.sessionId, json)
+  serve(restored)
+  collect()
+  const restoredPerNode = (process.memoryUsage().heapUsed - beforeRestore) / n
+  if (restored.nodeCount !== session.tree.nodeCount) throw new Error('bench: heap trees lost nodes')
+  return { built, restored: restoredPerNode, textPerNode }
+}
+
+function serve(tree: SessionTree): number {
+  return JSON.stringify(tree.view()).length + tree.messages().length
+}
+
+function restoreFrom(sessionId: string, json: string): SessionTree {
+  return new SessionTree(sessionId, JSON.parse(json))
+}
+
+/** Events of a harness log with about 20,000 events, and the floor: one plain object per message event. */
+function coldSync(runs: number): { ms: number; floorMs: number; events: number; nodes: number } {
+  const events = harnessLog(20_000) as unknown as { type: string; seq: number; data: { message?: { content?: { type: string; text?: string }[] } } }[]
+  const times: number[] = []
+  const floors: number[] = []
+  let nodes = 0
+  for (let r = 0; r < runs; r++) {
+    collect()
+    let t0 = performance.now()
+    const floor: { id: number; text: string }[] = []
+    for (const event of events) {
+      const content = event.type === 'user/message' ? (event.data as { content?: { text?: string }[] }).content : event.data.message?.content
+      if (content) floor.push({ id: event.seq, text: content.map((part) => part.text ?? '').join('\n') })
+    }
+    floors.push(performance.now() - t0)
+    collect()
+    const sync = new TreeSync(new SessionTreeStore())
+    t0 = performance.now()
+    const state = sync.attach({ id: `cold-${r}`, events })
+    times.push(performance.now() - t0)
+    nodes = state.projector.tree.nodeCount
+    if (floor.length === 0 || state.projector.quarantine.length > 0) throw new Error('bench: the synthetic log was not projected')
+  }
+  return { ms: median(times), floorMs: median(floors), events: events.length, nodes }
+}
+
+const check = (name: string, value: number, budget: number, detail: string): Check => ({ name, pass: value <= budget, detail })
+
+export const limitsSection: BenchSection = {
+  name: 'limits',
+  run(config) {
+    const runs = config.runs
+    // Warm the JIT on a smaller tree of the same shape.
+    const warm = linearSession(5_000, 'warm')
+    jumpCost(warm)
+    roundTrip(warm)
+    arrayBaseline(1_000)
+
+    const s20 = linearSession(20_000)
+    const jumps = median(Array.from({ length: runs }, () => jumpCost(s20).us))
+    const avgMessages = jumpCost(s20).avgMessages
+    const baseline = median(Array.from({ length: runs }, () => arrayBaseline(10_000)))
+    const trips20 = Array.from({ length: runs }, () => roundTrip(s20))
+    const s100 = linearSession(100_000)
+    const trips100 = Array.from({ length: Math.min(runs, 3) }, () => roundTrip(s100))
+    const m = (list: RoundTrip[], key: keyof RoundTrip) => median(list.map((t) => t[key]))
+    const heaps = Array.from({ length: Math.min(runs, 3) }, () => heapPerNode(20_000))
+    const heap = { built: median(heaps.map((h) => h.built)), restored: median(heaps.map((h) => h.restored)), text: median(heaps.map((h) => h.textPerNode)) }
+    const sync = coldSync(runs)
+
+    const rows: Row[] = [
+      { figure: 'jump + messages() at 20k (µs/op)', value: fmt(jumps, 1), baseline: `${fmt(baseline, 1)} (10,000-message array)`, budget: '500' },
+      { figure: 'snapshot → JSON → restore at 20k (ms)', value: `${fmt(m(trips20, 'totalMs'), 1)} (${fmt(m(trips20, 'snapshotMs'), 1)} + ${fmt(m(trips20, 'restoreMs'), 1)})`, baseline: `${fmt(m(trips20, 'floorMs'), 1)} (JSON.parse of the text)`, budget: '100' },
+      { figure: 'snapshot → JSON → restore at 100k (ms)', value: `${fmt(m(trips100, 'totalMs'), 1)} (${fmt(m(trips100, 'snapshotMs'), 1)} + ${fmt(m(trips100, 'restoreMs'), 1)})`, baseline: `${fmt(m(trips100, 'floorMs'), 1)} (JSON.parse of the text)`, budget: '600' },
+      { figure: 'snapshot bytes at 20k (× message text)', value: `${fmt(m(trips20, 'bytes') / m(trips20, 'textBytes'), 2)} (${fmt(m(trips20, 'bytes') / 1e6, 2)} MB)`, baseline: `${fmt(m(trips20, 'textBytes') / 1e6, 2)} MB of text JSON`, budget: '1.50' },
+      { figure: 'retained heap at 20k, built with op log (B/node)', value: fmt(heap.built, 0), baseline: `${fmt(heap.text, 0)} B of text per node`, budget: '600' },
+      { figure: 'retained heap at 20k, restored (B/node)', value: fmt(heap.restored, 0), baseline: `${fmt(heap.text, 0)} B of text per node`, budget: '600' },
+      { figure: `cold sync of ${sync.events.toLocaleString('en-US')} events (ms)`, value: `${fmt(sync.ms, 1)} (${sync.nodes.toLocaleString('en-US')} nodes)`, baseline: `${fmt(sync.floorMs, 1)} (one object per message event)`, budget: '150' },
+    ]
+    const checks: Check[] = [
+      check('jump + messages() at 20k <= 0.5 ms', jumps, 500, `${fmt(jumps, 1)} µs (avg ${fmt(avgMessages, 0)} messages; baseline ${fmt(baseline, 1)} µs)`),
+      check('snapshot round trip at 20k <= 100 ms', m(trips20, 'totalMs'), 100, `${fmt(m(trips20, 'totalMs'), 1)} ms (floor ${fmt(m(trips20, 'floorMs'), 1)} ms)`),
+      check('snapshot round trip at 100k <= 600 ms', m(trips100, 'totalMs'), 600, `${fmt(m(trips100, 'totalMs'), 1)} ms (floor ${fmt(m(trips100, 'floorMs'), 1)} ms)`),
+      check('snapshot <= 1.5x the message text', m(trips20, 'bytes') / m(trips20, 'textBytes'), 1.5, `${fmt(m(trips20, 'bytes') / m(trips20, 'textBytes'), 2)}x`),
+      check('retained heap <= 600 B/node (built and restored)', Math.max(heap.built, heap.restored), 600, `built ${fmt(heap.built, 0)} B, restored ${fmt(heap.restored, 0)} B (text ${fmt(heap.text, 0)} B/node)`),
+      check('cold sync of 20k events <= 150 ms', sync.ms, 150, `${fmt(sync.ms, 1)} ms (floor ${fmt(sync.floorMs, 1)} ms)`),
+    ]
+    return {
+      title: 'the tree at the machine\'s limit (linear session: user ~115, answer ~400, every 10th answer a tool call with a 300-char result)',
+      columns: ['figure', 'value', 'baseline', 'budget'],
+      rows,
+      notes: [`medians of ${runs} runs (heap and 100k: ${Math.min(runs, 3)}); jump = ${JUMPS} jumps to random nodes (avg ${fmt(avgMessages, 0)} messages returned)`],
+      checks,
+    }
+  },
+}
