@@ -106,11 +106,12 @@ const dsh_session_tree_sessionTree_label_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_2$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_label_result$schema = z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -151,7 +152,6 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
@@ -161,11 +161,12 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -206,7 +207,6 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'nodeIds': z.array(z.string()).readonly(),
@@ -230,11 +230,12 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -275,7 +276,6 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'name': z.string().readonly(),
@@ -781,12 +781,28 @@ export const TYPERT = {
             "declaration": "export interface BranchSummary {\n    readonly branch: string;\n    readonly nodeId: string;\n    readonly summary: string;\n    readonly model?: string;\n    readonly fallback?: boolean;\n    readonly createdAt: string;\n}"
           },
           {
+            "name": "BranchSummaryEntry",
+            "declaration": "export interface BranchSummaryEntry extends PlainEntryFields {\n    readonly type: 'branch_summary';\n}"
+          },
+          {
             "name": "BranchView",
             "declaration": "export interface BranchView extends BranchOutline {\n    readonly nodeIds: readonly string[];\n}"
           },
           {
+            "name": "CompactionEntry",
+            "declaration": "export interface CompactionEntry extends EntryFields {\n    readonly type: 'compaction';\n    readonly replaces?: readonly string[];\n}"
+          },
+          {
             "name": "ContentPart",
             "declaration": "export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart;"
+          },
+          {
+            "name": "CustomEntry",
+            "declaration": "export interface CustomEntry extends PlainEntryFields {\n    readonly type: 'custom';\n}"
+          },
+          {
+            "name": "EntryFields",
+            "declaration": "export interface EntryFields {\n    readonly nodeId: string;\n    readonly parentId: string | null;\n    readonly summary: string;\n    readonly createdAt: string;\n    readonly message?: LlmMessage;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n}"
           },
           {
             "name": "ErrorCode",
@@ -821,6 +837,14 @@ export const TYPERT = {
             "declaration": "export interface LlmMessage {\n    readonly role: Role;\n    readonly content: string;\n    readonly name?: string;\n    readonly toolCallId?: string;\n}"
           },
           {
+            "name": "MessageEntry",
+            "declaration": "export interface MessageEntry extends PlainEntryFields {\n    readonly type: 'message';\n}"
+          },
+          {
+            "name": "ModelChangeEntry",
+            "declaration": "export interface ModelChangeEntry extends PlainEntryFields {\n    readonly type: 'model_change';\n}"
+          },
+          {
             "name": "MoveOptions",
             "declaration": "export interface MoveOptions {\n    readonly record?: boolean;\n}"
           },
@@ -839,6 +863,10 @@ export const TYPERT = {
           {
             "name": "NodeSource",
             "declaration": "export type NodeSource = { readonly kind: 'message'; readonly seq: number; } | { readonly kind: 'tool'; readonly callSeq: number; readonly resultSeq: number | undefined; };"
+          },
+          {
+            "name": "PlainEntryFields",
+            "declaration": "export interface PlainEntryFields extends EntryFields {\n    readonly replaces?: never;\n}"
           },
           {
             "name": "QuarantinedEvent",
@@ -866,7 +894,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionTree",
-            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    outline(): SessionTreeOutline;\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    openToolCalls(nodeId: string | null): TreeResult<string[]>;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    switchBranch(branch: string): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: { readonly content: string; readonly isError?: boolean; readonly error?: string; readonly metadata?: Record<string, unknown>; }, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
+            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    entry(nodeId: string): TreeEntry | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    outline(): SessionTreeOutline;\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    openToolCalls(nodeId: string | null): TreeResult<string[]>;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    switchBranch(branch: string): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: { readonly content: string; readonly isError?: boolean; readonly error?: string; readonly metadata?: Record<string, unknown>; }, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
           },
           {
             "name": "SessionTreeLogEntry",
@@ -921,8 +949,16 @@ export const TYPERT = {
             "declaration": "export interface TextPart {\n    readonly type: 'text';\n    readonly text: string;\n}"
           },
           {
+            "name": "ToolCallEntry",
+            "declaration": "export interface ToolCallEntry extends PlainEntryFields {\n    readonly type: 'tool_call';\n}"
+          },
+          {
             "name": "ToolCallPart",
             "declaration": "export interface ToolCallPart {\n    readonly type: 'tool_call';\n    readonly id: string;\n    readonly name: string;\n    readonly arguments: JsonValue;\n}"
+          },
+          {
+            "name": "ToolResultEntry",
+            "declaration": "export interface ToolResultEntry extends PlainEntryFields {\n    readonly type: 'tool_result';\n}"
           },
           {
             "name": "ToolResultPart",
@@ -934,7 +970,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeEntry",
-            "declaration": "export interface TreeEntry {\n    readonly nodeId: string;\n    readonly parentId: string | null;\n    readonly type?: TreeEntryType;\n    readonly summary: string;\n    readonly createdAt: string;\n    readonly message?: LlmMessage;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n}"
+            "declaration": "export type TreeEntry = MessageEntry | ToolCallEntry | ToolResultEntry | ModelChangeEntry | CompactionEntry | BranchSummaryEntry | CustomEntry;"
           },
           {
             "name": "TreeEntryType",
@@ -950,7 +986,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeNode",
-            "declaration": "export interface TreeNode extends TreeEntry {\n    readonly branch: string;\n    readonly forkCount?: number;\n}"
+            "declaration": "export interface TreeNode extends EntryFields {\n    readonly type: TreeEntryType;\n    readonly replaces?: readonly string[];\n    readonly branch: string;\n    readonly forkCount?: number;\n}"
           },
           {
             "name": "TreePosition",

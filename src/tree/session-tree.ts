@@ -30,6 +30,7 @@ import {
   isRecord,
   recordOf,
   shareStrings,
+  type EntryDraft,
   type Mutable,
 } from './validate.ts'
 import {
@@ -211,6 +212,11 @@ export class SessionTree {
   get(nodeId: string): TreeNode | undefined {
     const rec = this.recs.get(nodeId)
     return rec && this.nodeView(rec)
+  }
+
+  /** One node's entry as stored (no view fields), or undefined. */
+  entry(nodeId: string): TreeEntry | undefined {
+    return this.recs.get(nodeId)?.entry
   }
 
   /** Direct child ids in creation order. */
@@ -949,10 +955,7 @@ export class SessionTree {
         if (this.recs.has(node.nodeId)) return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
         if (node.parentId !== null && !this.recs.has(node.parentId)) return notFound(node.parentId)
         if (node.label !== undefined && this.labels.has(node.label)) return labelTaken(node.label, this.labels.get(node.label)!)
-        if (node.replaces !== undefined && node.type !== 'compaction') {
-          return fail('INVALID_ARGUMENT', `node ${node.nodeId} carries replaces but is not a compaction`, { nodeId: node.nodeId })
-        }
-        if (node.replaces !== undefined && node.replaces.length > 0) {
+        if (node.type === 'compaction' && node.replaces !== undefined && node.replaces.length > 0) {
           const ancestors = new Set<string>()
           for (let rec = node.parentId === null ? undefined : this.recs.get(node.parentId); rec; rec = rec.parent) ancestors.add(rec.entry.nodeId)
           const stranger = node.replaces.find((id) => !ancestors.has(id))
@@ -1023,15 +1026,15 @@ export class SessionTree {
   private buildEntry(message: LlmMessage | null, options: AppendOptions): TreeEntry {
     if (!isRecord(options)) throw new Invalid('options must be an object')
     const msg = message === null || message === undefined ? null : checkMessage(message)
-    const entry: Mutable<TreeEntry> = {
+    const entry: EntryDraft = {
       nodeId: options.nodeId === undefined ? this.mintNodeId() : checkNodeId(options.nodeId, 'options.nodeId'),
       parentId: options.parentId === undefined
         ? this.cursor
         : options.parentId === null ? null : checkNodeId(options.parentId, 'options.parentId'),
       summary: '',
       createdAt: options.createdAt === undefined ? this.now().toISOString() : checkTime(options.createdAt, 'options.createdAt'),
+      type: options.type === undefined ? (msg ? 'message' : 'custom') : checkEntryType(options.type, 'options.type'),
     }
-    entry.type = options.type === undefined ? (msg ? 'message' : 'custom') : checkEntryType(options.type, 'options.type')
     if (msg) entry.message = msg
     if (options.content !== undefined) entry.content = checkContent(options.content, 'options.content')
     if (options.model !== undefined) entry.model = checkString(options.model, 'options.model')
@@ -1045,7 +1048,10 @@ export class SessionTree {
     if (options.metadata !== undefined) entry.metadata = copyJsonObject(options.metadata, 'options.metadata')
     if (options.label !== undefined) entry.label = checkLabel(options.label, 'options.label')
     if (options.origin !== undefined) entry.origin = checkOrigin(options.origin, 'options.origin')
-    if (options.replaces !== undefined) entry.replaces = checkNodeIds(options.replaces, 'options.replaces')
+    if (options.replaces !== undefined) {
+      if (entry.type !== 'compaction') throw new Invalid(`node ${entry.nodeId} carries replaces but is not a compaction`)
+      entry.replaces = checkNodeIds(options.replaces, 'options.replaces')
+    }
     entry.summary = options.summary === undefined
       ? defaultSummary(msg, entry.content)
       : oneLine(checkString(options.summary, 'options.summary'))
@@ -1271,7 +1277,7 @@ export class SessionTree {
       }
     })
     entries.forEach((entry, i) => {
-      if (entry.replaces === undefined) return
+      if (entry.type !== 'compaction' || entry.replaces === undefined) return
       const ancestors = new Set<string>()
       for (let id = entry.parentId; id !== null; id = entries[position.get(id)!]!.parentId) ancestors.add(id)
       const stranger = entry.replaces.find((id) => !ancestors.has(id))

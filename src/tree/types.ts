@@ -107,17 +107,12 @@ export interface NodeOrigin {
   readonly injected?: boolean
 }
 
-/**
- * One stored entry of the tree: what a node is, without anything derived from
- * its place in the tree. Entries are append-only: once created, only `label`
- * changes, and a tool-call entry gains its result (see `attachToolResult`).
- */
-export interface TreeEntry {
+/** The fields every kind of entry shares. */
+export interface EntryFields {
   /** Unique within the tree. */
   readonly nodeId: string
   /** `null` for a root; a tree may have several roots (jump to `null`, then append). */
   readonly parentId: string | null
-  readonly type?: TreeEntryType
   /** One-line human summary of the node (its text, truncated). */
   readonly summary: string
   /** ISO-8601 creation time. */
@@ -135,17 +130,80 @@ export interface TreeEntry {
   /** A bookmark name; unique within the tree. */
   readonly label?: string
   readonly origin?: NodeOrigin
+}
+
+/** What every entry but a compaction has: no `replaces`. */
+interface PlainEntryFields extends EntryFields {
+  readonly replaces?: never
+}
+
+/** A user, assistant or system message (or a tool message whose call is in its content). */
+export interface MessageEntry extends PlainEntryFields {
+  readonly type: 'message'
+}
+
+/** One tool invocation; its result is folded in once it exists (`message` is then the tool message). */
+export interface ToolCallEntry extends PlainEntryFields {
+  readonly type: 'tool_call'
+}
+
+/** A tool result whose call is not in the tree. */
+export interface ToolResultEntry extends PlainEntryFields {
+  readonly type: 'tool_result'
+}
+
+/** The model or provider changed here. */
+export interface ModelChangeEntry extends PlainEntryFields {
+  readonly type: 'model_change'
+}
+
+/** The harness compacted history here: this entry's message stands in for earlier ones. */
+export interface CompactionEntry extends EntryFields {
+  readonly type: 'compaction'
   /**
-   * Compaction entries only: ids of earlier nodes on this entry's path whose
-   * messages this entry's `message` stands in for. The model history of any
-   * path through this node holds this message where the first replaced one
-   * was, and none of the replaced ones.
+   * Ids of earlier nodes on this entry's path whose messages this entry's
+   * `message` stands in for. The model history of any path through this node
+   * holds this message where the first replaced one was, and none of the
+   * replaced ones.
    */
   readonly replaces?: readonly string[]
 }
 
-/** A node as views serve it: the entry plus what its place in the tree says. */
-export interface TreeNode extends TreeEntry {
+/** A digest of an abandoned branch, for people and tools (never sent to the model). */
+export interface BranchSummaryEntry extends PlainEntryFields {
+  readonly type: 'branch_summary'
+}
+
+/** Anything else a producer keeps in the tree. */
+export interface CustomEntry extends PlainEntryFields {
+  readonly type: 'custom'
+}
+
+/**
+ * One stored entry of the tree: what a node is, without anything derived from
+ * its place in the tree. Entries are append-only: once created, only `label`
+ * changes, and a tool-call entry gains its result (see `attachToolResult`).
+ * Discriminated by `type`; only a compaction carries `replaces`.
+ */
+export type TreeEntry =
+  | MessageEntry
+  | ToolCallEntry
+  | ToolResultEntry
+  | ModelChangeEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | CustomEntry
+
+/**
+ * A node as views serve it: its entry plus what its place in the tree says.
+ * One flat interface rather than `TreeEntry & {...}`, so the wire (and the
+ * generated remote client) keeps one object schema per node; read it as a
+ * `TreeEntry` of the given `type` (`replaces` is only ever set on a compaction).
+ */
+export interface TreeNode extends EntryFields {
+  readonly type: TreeEntryType
+  /** Compaction nodes only: see `CompactionEntry.replaces`. */
+  readonly replaces?: readonly string[]
   /** Lane name for display: the branch whose path holds this node ('' when none does). */
   readonly branch: string
   /** Number of direct children. */

@@ -7,6 +7,7 @@
 import type {
   BranchSummary,
   ContentPart,
+  EntryFields,
   JsonValue,
   LlmMessage,
   NodeOrigin,
@@ -286,13 +287,14 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
   const nodeId = checkNodeId(value.nodeId, `${where}.nodeId`)
   const parentId = value.parentId === null ? null : checkNodeId(value.parentId, `${where}.parentId`)
   if (parentId === nodeId) throw new Invalid(`${where} is its own parent`)
-  const entry: Mutable<TreeEntry> = {
+  const entry: EntryDraft = {
     nodeId,
     parentId,
     summary: str(value.summary, `${where}.summary`),
     createdAt: checkTime(value.createdAt, `${where}.createdAt`),
+    // Entries written before `type` was always set: the type an append gives them.
+    type: value.type !== undefined ? checkEntryType(value.type, `${where}.type`) : value.message !== undefined ? 'message' : 'custom',
   }
-  if (value.type !== undefined) entry.type = checkEntryType(value.type, `${where}.type`)
   if (value.message !== undefined) entry.message = checkMessage(value.message, `${where}.message`)
   if (value.content !== undefined) entry.content = checkContent(value.content, `${where}.content`)
   if (value.model !== undefined) entry.model = str(value.model, `${where}.model`)
@@ -334,13 +336,13 @@ function shareText(content: readonly ContentPart[], text: string | undefined): r
 
 /** Rebuild an entry with its keys in the one canonical order (stable JSON). */
 export function canonicalEntry(entry: TreeEntry): TreeEntry {
-  const out: Mutable<TreeEntry> = {
+  const out: EntryDraft = {
     nodeId: entry.nodeId,
     parentId: entry.parentId,
     summary: entry.summary,
     createdAt: entry.createdAt,
+    type: entry.type,
   }
-  if (entry.type !== undefined) out.type = entry.type
   if (entry.message !== undefined) out.message = canonicalMessage(entry.message)
   if (entry.content !== undefined) out.content = entry.content
   if (entry.model !== undefined) out.model = entry.model
@@ -351,7 +353,7 @@ export function canonicalEntry(entry: TreeEntry): TreeEntry {
   if (entry.metadata !== undefined) out.metadata = entry.metadata
   if (entry.label !== undefined) out.label = entry.label
   if (entry.origin !== undefined) out.origin = entry.origin
-  if (entry.replaces !== undefined) out.replaces = entry.replaces
+  if (entry.type === 'compaction' && entry.replaces !== undefined) out.replaces = entry.replaces
   return shareStrings(out)
 }
 
@@ -359,12 +361,12 @@ export function canonicalEntry(entry: TreeEntry): TreeEntry {
  * Make equal texts one string: a one-line message is its own summary, and a text part equal to the
  * message is the message's string (a parsed snapshot holds separate equal copies of each).
  */
-export function shareStrings(entry: Mutable<TreeEntry>): TreeEntry {
+export function shareStrings(entry: EntryDraft): TreeEntry {
   const text = entry.message?.content
-  if (text === undefined) return entry
+  if (text === undefined) return entry as TreeEntry
   if (entry.summary === text) entry.summary = text
   if (entry.content !== undefined) entry.content = shareText(entry.content, text)
-  return entry
+  return entry as TreeEntry
 }
 
 /** Rebuild a branch summary with its keys in canonical order. */
@@ -416,3 +418,9 @@ export function deepFreeze<T>(value: T): T {
 }
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+/**
+ * An entry while it is being built: every field settable, `replaces` allowed
+ * (the builder keeps it to compactions; the result is a `TreeEntry`).
+ */
+export type EntryDraft = Mutable<EntryFields> & { type: TreeEntryType; replaces?: readonly string[] }

@@ -98,7 +98,7 @@ describe('layout', () => {
   })
 
   it('index and layout agree on a node whose parent is itself or missing: a root, not elided', () => {
-    const node = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: 'user', content: nodeId } })
+    const node = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: 'user', content: nodeId } })
     const view: SessionTreeOutline = { sessionId: 's', cursor: 'b', activeBranch: 'main', branches: [], nodes: [node('a', null), node('self', 'self'), node('lost', 'gone'), node('b', 'a')] }
     const index = indexTree(view)
     expect(index.children.get(null)).toEqual(['a', 'self', 'lost'])
@@ -117,7 +117,7 @@ describe('layout', () => {
     const n = 100_000
     const nodes: TreeNode[] = []
     for (let i = 0; i < n; i++) {
-      nodes.push({ nodeId: `n${i}`, parentId: i === 0 ? null : `n${i - 1}`, summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` } })
+      nodes.push({ nodeId: `n${i}`, parentId: i === 0 ? null : `n${i - 1}`, type: 'message', summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` } })
     }
     const view: SessionTreeOutline = { sessionId: 's', cursor: `n${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `n${n - 1}` }] }
     const t0 = performance.now()
@@ -135,7 +135,7 @@ describe('layout', () => {
   it('lays out 5,000 nested forks (deep gutters) and clips the drawn gutter', () => {
     // Each level: a fork point with two children; the first child forks again.
     const nodes: TreeNode[] = []
-    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: '', message: { role: 'user', content: nodeId } })
+    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: '', message: { role: 'user', content: nodeId } })
     nodes.push(mk('r', null))
     let parent = 'r'
     for (let i = 0; i < 5_000; i++) {
@@ -153,7 +153,7 @@ describe('layout', () => {
   })
 
   it('treats nodes with a missing parent as roots and several roots as siblings', () => {
-    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '', branch: '', message: { role: 'user', content: nodeId } })
+    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '', branch: '', message: { role: 'user', content: nodeId } })
     const layout = layoutTree(indexTree({ sessionId: 's', cursor: 'x', activeBranch: 'main', nodes: [mk('a', null), mk('b', 'a'), mk('x', 'gone')], branches: [] }))
     expect(layout.rows.map((r) => [r.id, r.depth, r.branchStart])).toEqual([
       ['a', 1, true],
@@ -173,7 +173,7 @@ describe('filters and search', () => {
     expect(a2.parentId).toBe(ids.u2)
     expect(a2.elided).toBe(true)
     expect(layout.shown).toBe(layout.total - 1)
-    const request: TreeNode = { nodeId: 'q', parentId: null, summary: 'read(…)', createdAt: '', branch: '', message: { role: 'assistant', content: '' }, content: [{ type: 'tool_call', id: 'x', name: 'read', arguments: {} }] }
+    const request: TreeNode = { nodeId: 'q', parentId: null, type: 'message', summary: 'read(…)', createdAt: '', branch: '', message: { role: 'assistant', content: '' }, content: [{ type: 'tool_call', id: 'x', name: 'read', arguments: {} }] }
     expect(isToolRequest(request)).toBe(true)
     expect(isToolRequest(index.byId.get(ids.a2)!)).toBe(false)
   })
