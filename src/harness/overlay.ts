@@ -7,9 +7,9 @@
  */
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonObject, NavigationHistory, TreeEntry } from '../tree/types.ts'
+import { checkEntry } from '../tree/entry.ts'
 import {
   checkBranchName,
-  checkEntry,
   checkLabel,
   checkNodeId,
   checkPosition,

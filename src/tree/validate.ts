@@ -7,12 +7,10 @@
 import type {
   BranchSummary,
   ContentPart,
-  EntryFields,
   JsonValue,
   LlmMessage,
   NodeOrigin,
   Role,
-  TreeEntry,
   TreeEntryType,
   TreePosition,
 } from './types.ts'
@@ -43,7 +41,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
-function str(value: unknown, where: string): string {
+export function str(value: unknown, where: string): string {
   if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
   return value
 }
@@ -99,7 +97,7 @@ export function checkTime(value: unknown, where: string): string {
   return text
 }
 
-function finiteNumber(value: unknown, where: string): number {
+export function finiteNumber(value: unknown, where: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new Invalid(`${where} must be a finite number`)
   return value
 }
@@ -271,104 +269,6 @@ export function checkOrigin(value: unknown, where = 'origin'): NodeOrigin {
   return origin
 }
 
-const ENTRY_KEYS = new Set([
-  'nodeId', 'parentId', 'type', 'summary', 'createdAt', 'message', 'content', 'model', 'provider',
-  'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces',
-  // Derived fields a view adds; accepted and dropped so a view node can be stored back.
-  'branch', 'forkCount',
-])
-
-/** A complete stored entry (snapshot nodes, log records). */
-export function checkEntry(value: unknown, where: string): TreeEntry {
-  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
-  for (const key of Object.keys(value)) {
-    if (!ENTRY_KEYS.has(key)) throw new Invalid(`${where}.${key} is not a node field`)
-  }
-  const nodeId = checkNodeId(value.nodeId, `${where}.nodeId`)
-  const parentId = value.parentId === null ? null : checkNodeId(value.parentId, `${where}.parentId`)
-  if (parentId === nodeId) throw new Invalid(`${where} is its own parent`)
-  const entry: EntryDraft = {
-    nodeId,
-    parentId,
-    summary: str(value.summary, `${where}.summary`),
-    createdAt: checkTime(value.createdAt, `${where}.createdAt`),
-    // Entries written before `type` was always set: the type an append gives them.
-    type: value.type !== undefined ? checkEntryType(value.type, `${where}.type`) : value.message !== undefined ? 'message' : 'custom',
-  }
-  if (value.message !== undefined) entry.message = checkMessage(value.message, `${where}.message`)
-  if (value.content !== undefined) entry.content = checkContent(value.content, `${where}.content`)
-  if (value.model !== undefined) entry.model = str(value.model, `${where}.model`)
-  if (value.provider !== undefined) entry.provider = str(value.provider, `${where}.provider`)
-  if (value.usage !== undefined) entry.usage = copyJsonObject(value.usage, `${where}.usage`)
-  if (value.cost !== undefined) entry.cost = finiteNumber(value.cost, `${where}.cost`)
-  if (value.error !== undefined) entry.error = str(value.error, `${where}.error`)
-  if (value.metadata !== undefined) entry.metadata = copyJsonObject(value.metadata, `${where}.metadata`)
-  if (value.label !== undefined) {
-    entry.label = checkLabel(value.label, `${where}.label`)
-    if (entry.label !== value.label) throw new Invalid(`${where}.label is not trimmed`)
-  }
-  if (value.origin !== undefined) entry.origin = checkOrigin(value.origin, `${where}.origin`)
-  if (value.replaces !== undefined) {
-    if (entry.type !== 'compaction') throw new Invalid(`${where}.replaces is only allowed on compaction nodes`)
-    entry.replaces = checkNodeIds(value.replaces, `${where}.replaces`)
-  }
-  // Built in canonical key order already (a restore reads every node through here: no second copy).
-  return shareStrings(entry)
-}
-
-/** A message with its keys in canonical order. */
-export function canonicalMessage(message: LlmMessage): LlmMessage {
-  const out: Mutable<LlmMessage> = { role: message.role, content: message.content }
-  if (message.name !== undefined) out.name = message.name
-  if (message.toolCallId !== undefined) out.toolCallId = message.toolCallId
-  return out
-}
-
-/**
- * A text part that repeats the message text holds the very same string: the
- * two are equal, and one copy in memory is enough (a tree keeps many).
- */
-function shareText(content: readonly ContentPart[], text: string | undefined): readonly ContentPart[] {
-  // Strings compare by value in JS; rebuilding the equal parts makes them share the message's string.
-  if (text === undefined || !content.some((part) => part.type === 'text' && part.text === text)) return content
-  return content.map((part) => (part.type === 'text' && part.text === text ? { type: 'text', text } : part))
-}
-
-/** Rebuild an entry with its keys in the one canonical order (stable JSON). */
-export function canonicalEntry(entry: TreeEntry): TreeEntry {
-  const out: EntryDraft = {
-    nodeId: entry.nodeId,
-    parentId: entry.parentId,
-    summary: entry.summary,
-    createdAt: entry.createdAt,
-    type: entry.type,
-  }
-  if (entry.message !== undefined) out.message = canonicalMessage(entry.message)
-  if (entry.content !== undefined) out.content = entry.content
-  if (entry.model !== undefined) out.model = entry.model
-  if (entry.provider !== undefined) out.provider = entry.provider
-  if (entry.usage !== undefined) out.usage = entry.usage
-  if (entry.cost !== undefined) out.cost = entry.cost
-  if (entry.error !== undefined) out.error = entry.error
-  if (entry.metadata !== undefined) out.metadata = entry.metadata
-  if (entry.label !== undefined) out.label = entry.label
-  if (entry.origin !== undefined) out.origin = entry.origin
-  if (entry.type === 'compaction' && entry.replaces !== undefined) out.replaces = entry.replaces
-  return shareStrings(out)
-}
-
-/**
- * Make equal texts one string: a one-line message is its own summary, and a text part equal to the
- * message is the message's string (a parsed snapshot holds separate equal copies of each).
- */
-export function shareStrings(entry: EntryDraft): TreeEntry {
-  const text = entry.message?.content
-  if (text === undefined) return entry as TreeEntry
-  if (entry.summary === text) entry.summary = text
-  if (entry.content !== undefined) entry.content = shareText(entry.content, text)
-  return entry as TreeEntry
-}
-
 /** Rebuild a branch summary with its keys in canonical order. */
 export function canonicalSummary(summary: BranchSummary): BranchSummary {
   return {
@@ -418,9 +318,3 @@ export function deepFreeze<T>(value: T): T {
 }
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
-/**
- * An entry while it is being built: every field settable, `replaces` allowed
- * (the builder keeps it to compactions; the result is a `TreeEntry`).
- */
-export type EntryDraft = Mutable<EntryFields> & { type: TreeEntryType; replaces?: readonly string[] }

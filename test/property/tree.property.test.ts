@@ -29,7 +29,6 @@ import { describe, expect, it } from 'vitest'
 import {
   ERROR_CODES,
   HISTORY_LIMIT,
-  isErrorCode,
   SessionTree,
   SessionTreeError,
   SessionTreeStore,
@@ -601,7 +600,7 @@ class Runner {
     this.count(what, result)
     check(typeof result === 'object' && result !== null && typeof result.ok === 'boolean', `${what} returned a non-result`, result)
     if (!result.ok) {
-      check(isErrorCode(result.error.code), `${what} failed with an undocumented code`, result.error)
+      check(Object.hasOwn(ERROR_CODES, result.error.code), `${what} failed with an undocumented code`, result.error)
       check(typeof result.error.message === 'string' && result.error.message !== '', `${what} failed without a message`, result.error)
       if (!mustFail) fails(`${what} failed but the model expected success`, result.error)
       check(expected.includes(result.error.code), `${what} failed with ${result.error.code}, expected one of ${expected.join('|')}`, result.error)
@@ -841,12 +840,12 @@ class Runner {
         const name = raw.trim()
         const head = m.heads.get(name)
         const codes: ErrorCode[] = head !== undefined ? [] : ['BRANCH_NOT_FOUND', 'INVALID_ARGUMENT']
-        const view = this.expect('switchBranch', codes, () => tree.switchBranch(raw))
+        const view = this.expect('jump({branch})', codes, () => tree.jump({ branch: raw }))
         if (view && head !== undefined) {
           pushHistory(m)
           m.cursor = head
           m.active = name
-          sameJson(view.messages, modelMessages(m, head), 'switchBranch messages')
+          sameJson(view.messages, modelMessages(m, head), 'jump({branch}) messages')
         }
         return
       }
