@@ -224,11 +224,15 @@ describe('virtual window', () => {
     expect(scrollToReveal(5, 0, 280, 28)).toBe(0)
   })
 
-  it('gives a branch a stable lane colour', () => {
-    expect(laneColor('main')).toBe(laneColor('main'))
+  it('gives a branch a lane colour that depends on its name alone, and spreads names over all 8 slots', () => {
+    // Stable: the same name built another way (the panel gets names from fresh JSON each poll) gets the same slot.
+    for (const name of ['main', 'alt', 'main-2', 'é-ünï 分支']) expect(laneColor([...name].join(''))).toBe(laneColor(name))
     expect(laneColor('')).toBe(-1)
-    expect(laneColor('alt')).toBeGreaterThanOrEqual(0)
-    expect(laneColor('alt')).toBeLessThan(8)
+    const slots = Array.from({ length: 64 }, (_, i) => laneColor(`branch-${i}`))
+    for (const slot of slots) expect(Number.isInteger(slot) && slot >= 0 && slot < 8).toBe(true)
+    expect(new Set(slots).size).toBe(8)
+    // Auto-named siblings (main-2, main-3, ...) are told apart: not all in one slot.
+    expect(new Set(Array.from({ length: 8 }, (_, i) => laneColor(`main-${i + 2}`))).size).toBeGreaterThan(1)
   })
 })
 

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   ERROR_CODES,
@@ -656,9 +658,25 @@ describe('SessionTreeStore', () => {
 })
 
 describe('error vocabulary', () => {
-  it('documents every code the tree can return', () => {
-    for (const code of ['NODE_NOT_FOUND', 'BRANCH_NOT_FOUND', 'BRANCH_EXISTS', 'SESSION_NOT_FOUND', 'SESSION_ALREADY_EXISTS', 'INVALID_ARGUMENT', 'INVALID_SNAPSHOT']) {
-      expect(ERROR_CODES).toHaveProperty(code)
+  /** The `| `CODE` | meaning |` rows of the "Error codes" table in the README (or in docs/, once it moves there). */
+  function documentedCodes(): Record<string, string> {
+    const root = join(import.meta.dirname, '..', '..')
+    const docs = existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f)) : []
+    const rows: Record<string, string> = {}
+    for (const file of [join(root, 'README.md'), ...docs]) {
+      const text = readFileSync(file, 'utf8')
+      const start = text.search(/^#+ Error codes$/m)
+      if (start === -1) continue
+      for (const line of text.slice(start).split('\n').slice(1)) {
+        if (line.startsWith('#')) break
+        const row = /^\| `([A-Z_]+)` \| (.+) \|$/.exec(line)
+        if (row) rows[row[1]!] = row[2]!
+      }
     }
+    return rows
+  }
+
+  it('the documented table is exactly ERROR_CODES: every code, with its meaning', () => {
+    expect(documentedCodes()).toEqual({ ...ERROR_CODES })
   })
 })
