@@ -51,14 +51,19 @@ export interface LinearSession {
   readonly texts: string[]
 }
 
-/** A linear session of `n` nodes (see the module comment), built through the public API. */
+/**
+ * A linear session of `n` nodes (see the module comment), built through the
+ * public API. Nodes are 1.5 s apart, as in a conversation (each has its own
+ * time, no two share a string).
+ */
 export function linearSession(n: number, sessionId = `linear-${n}`): LinearSession {
   const tree = new SessionTree(sessionId)
   const texts: string[] = []
   let turn = 0
   let calls = 0
+  const start = Date.UTC(2026, 0, 5, 9)
   const add = (message: LlmMessage | null, options: Parameters<SessionTree['append']>[1]) => {
-    const appended = tree.append(message, options)
+    const appended = tree.append(message, { ...options, createdAt: new Date(start + tree.nodeCount * 1500).toISOString() })
     if (!appended.ok) throw new Error(`bench: append failed: ${appended.error.message}`)
     if (message) texts.push(message.content)
     return appended.value

@@ -1,8 +1,14 @@
 /**
  * Entries: how one is built from `append` arguments, checked when it comes
  * back from a snapshot or a log, and rewritten by the two changes an entry
- * ever gets (a label, a tool result). Every builder emits the same canonical
- * key order, so equal entries serialize to equal bytes.
+ * ever gets (a label, a tool result).
+ *
+ * The tree stores an entry without the summary its content implies (the
+ * summary of a long message is a second copy of its first 120 characters,
+ * and an ellipsis makes that copy two bytes a character): it is derived when
+ * read and cached as a slice of the text (`nodes.ts`). A summary a producer
+ * wrote that differs from that one is kept. Every builder emits one
+ * canonical key order, so equal entries serialize to equal bytes.
  */
 import { defaultSummary, oneLine } from './text.ts'
 import type { AppendOptions, ContentPart, EntryFields, LlmMessage, TreeEntry, TreeEntryType } from './types.ts'
@@ -24,11 +30,31 @@ import {
   type Mutable,
 } from './validate.ts'
 
-/**
- * An entry while it is being built: every field settable, `replaces` allowed
- * (the builder keeps it to compactions; the result is a `TreeEntry`).
- */
-export type EntryDraft = Mutable<EntryFields> & { type: TreeEntryType; replaces?: readonly string[] }
+type Distribute<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/** An entry as the tree stores it: `summary` only when it is not the one its content implies. */
+export type StoredEntry = Distribute<TreeEntry, 'summary'> & { readonly summary?: string }
+
+/** An entry while it is being built: every field settable, `replaces` allowed (kept to compactions). */
+export type Draft = Mutable<Omit<EntryFields, 'summary'>> & { type: TreeEntryType; replaces?: readonly string[]; summary?: string }
+
+/** The summary an entry's content implies. */
+export function impliedSummary(entry: StoredEntry): string {
+  return defaultSummary(entry.message, entry.content)
+}
+
+/** A stored entry as callers see it: with its summary. */
+export function publicEntry(entry: StoredEntry, summary: string = entry.summary ?? impliedSummary(entry)): TreeEntry {
+  return (entry.summary !== undefined ? entry : { ...entry, summary }) as TreeEntry
+}
+
+/** A complete entry as the tree stores it (its summary dropped when the content implies it), frozen. */
+export function toStored(entry: TreeEntry): StoredEntry {
+  const { summary, ...rest } = entry
+  const stored: Draft = rest
+  if (summary !== impliedSummary(rest as StoredEntry)) stored.summary = summary
+  return freeze(canonical(stored))
+}
 
 const ENTRY_KEYS = new Set([
   'nodeId', 'parentId', 'type', 'summary', 'createdAt', 'message', 'content', 'model', 'provider',
@@ -37,7 +63,7 @@ const ENTRY_KEYS = new Set([
   'branch', 'forkCount',
 ])
 
-/** A complete stored entry (snapshot nodes, log records). */
+/** A complete entry from outside (a version 1 snapshot, a log record, a sidecar), validated and copied. */
 export function checkEntry(value: unknown, where: string): TreeEntry {
   if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
   for (const key of Object.keys(value)) {
@@ -46,15 +72,22 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
   const nodeId = checkNodeId(value.nodeId, `${where}.nodeId`)
   const parentId = value.parentId === null ? null : checkNodeId(value.parentId, `${where}.parentId`)
   if (parentId === nodeId) throw new Invalid(`${where} is its own parent`)
-  const entry: EntryDraft = {
+  const entry: Draft = {
     nodeId,
     parentId,
-    summary: str(value.summary, `${where}.summary`),
-    createdAt: checkTime(value.createdAt, `${where}.createdAt`),
     // Entries written before `type` was always set: the type an append gives them.
     type: value.type !== undefined ? checkEntryType(value.type, `${where}.type`) : value.message !== undefined ? 'message' : 'custom',
+    createdAt: checkTime(value.createdAt, `${where}.createdAt`),
   }
+  const summary = str(value.summary, `${where}.summary`)
   if (value.message !== undefined) entry.message = checkMessage(value.message, `${where}.message`)
+  checkFields(value, entry, where)
+  entry.summary = summary
+  return canonical(entry) as TreeEntry
+}
+
+/** The fields beyond id, parent, type, time and message, validated and copied into `entry` (throws `Invalid`). */
+export function checkFields(value: Readonly<Record<string, unknown>>, entry: Draft, where: string): void {
   if (value.content !== undefined) entry.content = checkContent(value.content, `${where}.content`)
   if (value.model !== undefined) entry.model = str(value.model, `${where}.model`)
   if (value.provider !== undefined) entry.provider = str(value.provider, `${where}.provider`)
@@ -71,16 +104,65 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
     if (entry.type !== 'compaction') throw new Invalid(`${where}.replaces is only allowed on compaction nodes`)
     entry.replaces = checkNodeIds(value.replaces, `${where}.replaces`)
   }
-  // Built in canonical key order already (a restore reads every node through here: no second copy).
-  return shareStrings(entry)
+}
+
+/** A validated draft as the tree stores it: canonical and frozen. */
+export function stored(entry: Draft): StoredEntry {
+  return freeze(canonical(entry))
+}
+
+/** Freeze an entry we built (every part of it is a fresh copy), walking only what can nest. */
+export function freeze(entry: Draft | StoredEntry): StoredEntry {
+  if (entry.message) Object.freeze(entry.message)
+  if (entry.content) {
+    for (const part of entry.content) {
+      if (part.type === 'tool_call') deepFreeze(part.arguments)
+      Object.freeze(part)
+    }
+    Object.freeze(entry.content)
+  }
+  if (entry.usage) deepFreeze(entry.usage)
+  if (entry.metadata) deepFreeze(entry.metadata)
+  if (entry.origin) Object.freeze(entry.origin)
+  if (entry.replaces) Object.freeze(entry.replaces)
+  return Object.freeze(entry) as StoredEntry
+}
+
+/** Names repeated across many entries, one string each (bounded: ids and long texts are never kept here). */
+const NAMES = new Map<string, string>()
+const MAX_NAMES = 10_000
+
+function intern(name: string): string {
+  if (name.length > 64) return name
+  const known = NAMES.get(name)
+  if (known !== undefined) return known
+  if (NAMES.size < MAX_NAMES) NAMES.set(name, name)
+  return name
+}
+
+/**
+ * Model, provider, tool and origin names: a handful of values repeated on
+ * every entry (each event or snapshot row brings its own copy), shared.
+ */
+function shareNames(entry: Draft): void {
+  if (entry.model !== undefined) entry.model = intern(entry.model)
+  if (entry.provider !== undefined) entry.provider = intern(entry.provider)
+  if (entry.origin !== undefined) {
+    const origin = entry.origin
+    if (origin.source !== intern(origin.source) || (origin.kind !== undefined && origin.kind !== intern(origin.kind))) {
+      entry.origin = { ...origin, source: intern(origin.source), ...(origin.kind === undefined ? {} : { kind: intern(origin.kind) }) }
+    }
+  }
+  const message = entry.message
+  if (message?.name !== undefined && message.name !== intern(message.name)) entry.message = { ...message, name: intern(message.name) }
 }
 
 /** A message with its keys in canonical order. */
-export function canonicalMessage(message: LlmMessage): LlmMessage {
-  const out: Mutable<LlmMessage> = { role: message.role, content: message.content }
-  if (message.name !== undefined) out.name = message.name
-  if (message.toolCallId !== undefined) out.toolCallId = message.toolCallId
-  return out
+function canonicalMessage(message: LlmMessage): LlmMessage {
+  const { role, content, name, toolCallId } = message
+  // Literals, not added properties: each message is then one allocation.
+  if (name !== undefined) return toolCallId !== undefined ? { role, content, name, toolCallId } : { role, content, name }
+  return toolCallId !== undefined ? { role, content, toolCallId } : { role, content }
 }
 
 /**
@@ -93,39 +175,64 @@ function shareText(content: readonly ContentPart[], text: string | undefined): r
   return content.map((part) => (part.type === 'text' && part.text === text ? { type: 'text', text } : part))
 }
 
-/** Rebuild an entry with its keys in the one canonical order (stable JSON). */
-export function canonicalEntry(entry: TreeEntry): TreeEntry {
-  const out: EntryDraft = {
-    nodeId: entry.nodeId,
-    parentId: entry.parentId,
-    summary: entry.summary,
-    createdAt: entry.createdAt,
-    type: entry.type,
+/**
+ * The entry rebuilt in the one canonical key order (nodeId, parentId, type,
+ * createdAt, message, content, model, provider, usage, cost, error, metadata,
+ * label, origin, replaces, summary), equal texts sharing one string.
+ */
+function canonical(entry: Draft): StoredEntry {
+  shareNames(entry)
+  const message = entry.message && canonicalMessage(entry.message)
+  const keys: string[] = []
+  const values: unknown[] = []
+  const add = (key: string, value: unknown) => {
+    if (value === undefined) return
+    keys.push(key)
+    values.push(value)
   }
-  if (entry.message !== undefined) out.message = canonicalMessage(entry.message)
-  if (entry.content !== undefined) out.content = entry.content
-  if (entry.model !== undefined) out.model = entry.model
-  if (entry.provider !== undefined) out.provider = entry.provider
-  if (entry.usage !== undefined) out.usage = entry.usage
-  if (entry.cost !== undefined) out.cost = entry.cost
-  if (entry.error !== undefined) out.error = entry.error
-  if (entry.metadata !== undefined) out.metadata = entry.metadata
-  if (entry.label !== undefined) out.label = entry.label
-  if (entry.origin !== undefined) out.origin = entry.origin
-  if (entry.type === 'compaction' && entry.replaces !== undefined) out.replaces = entry.replaces
-  return shareStrings(out)
+  add('message', message)
+  add('content', entry.content && shareText(entry.content, message?.content))
+  add('model', entry.model)
+  add('provider', entry.provider)
+  add('usage', entry.usage)
+  add('cost', entry.cost)
+  add('error', entry.error)
+  add('metadata', entry.metadata)
+  add('label', entry.label)
+  add('origin', entry.origin)
+  if (entry.type === 'compaction') add('replaces', entry.replaces)
+  add('summary', entry.summary !== undefined && entry.summary === message?.content ? message.content : entry.summary)
+  // At its exact size: properties added one at a time would take a second, larger allocation.
+  return exactEntry(entry, keys, values) as StoredEntry
 }
 
 /**
- * Make equal texts one string: a one-line message is its own summary, and a text part equal to the
- * message is the message's string (a parsed snapshot holds separate equal copies of each).
+ * An entry object at its exact size: V8 sizes an object literal for all of
+ * its properties when it starts with named ones (computed keys included),
+ * while properties added one at a time spill into a second, larger store. A
+ * tree keeps one entry per node, so this is worth a switch.
  */
-export function shareStrings(entry: EntryDraft): TreeEntry {
-  const text = entry.message?.content
-  if (text === undefined) return entry as TreeEntry
-  if (entry.summary === text) entry.summary = text
-  if (entry.content !== undefined) entry.content = shareText(entry.content, text)
-  return entry as TreeEntry
+function exactEntry(base: Draft, k: readonly string[], v: readonly unknown[]): Record<string, unknown> {
+  switch (k.length) {
+    case 0: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt }
+    case 1: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0] }
+    case 2: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1] }
+    case 3: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2] }
+    case 4: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3] }
+    case 5: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4] }
+    case 6: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5] }
+    case 7: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6] }
+    case 8: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7] }
+    case 9: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7], [k[8]!]: v[8] }
+    case 10: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7], [k[8]!]: v[8], [k[9]!]: v[9] }
+    case 11: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7], [k[8]!]: v[8], [k[9]!]: v[9], [k[10]!]: v[10] }
+    case 12: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7], [k[8]!]: v[8], [k[9]!]: v[9], [k[10]!]: v[10], [k[11]!]: v[11] }
+    default: {
+      const out: Record<string, unknown> = { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt }
+      for (let i = 0; i < k.length; i++) out[k[i]!] = v[i]
+      return out
+    }
+  }
 }
 
 /** What `append` needs from its tree to build an entry. */
@@ -138,19 +245,16 @@ export interface EntryContext {
 }
 
 /** A new entry from `append` arguments, validated and frozen (throws `Invalid`). */
-export function buildEntry(message: LlmMessage | null, options: AppendOptions, tree: EntryContext): TreeEntry {
+export function buildEntry(message: LlmMessage | null, options: AppendOptions, tree: EntryContext): StoredEntry {
   if (!isRecord(options)) throw new Invalid('options must be an object')
   const msg = message === null || message === undefined ? null : checkMessage(message)
-  const entry: EntryDraft = {
-    nodeId: options.nodeId === undefined ? tree.mint() : checkNodeId(options.nodeId, 'options.nodeId'),
-    parentId: options.parentId === undefined
-      ? tree.cursor
-      : options.parentId === null ? null : checkNodeId(options.parentId, 'options.parentId'),
-    summary: '',
-    createdAt: options.createdAt === undefined ? tree.now().toISOString() : checkTime(options.createdAt, 'options.createdAt'),
-    type: options.type === undefined ? (msg ? 'message' : 'custom') : checkEntryType(options.type, 'options.type'),
-  }
-  if (msg) entry.message = msg
+  const nodeId = options.nodeId === undefined ? tree.mint() : checkNodeId(options.nodeId, 'options.nodeId')
+  const parentId = options.parentId === undefined
+    ? tree.cursor
+    : options.parentId === null ? null : checkNodeId(options.parentId, 'options.parentId')
+  const type = options.type === undefined ? (msg ? 'message' : 'custom') : checkEntryType(options.type, 'options.type')
+  const createdAt = options.createdAt === undefined ? tree.now().toISOString() : checkTime(options.createdAt, 'options.createdAt')
+  const entry: Draft = msg ? { nodeId, parentId, type, createdAt, message: msg } : { nodeId, parentId, type, createdAt }
   if (options.content !== undefined) entry.content = checkContent(options.content, 'options.content')
   if (options.model !== undefined) entry.model = str(options.model, 'options.model')
   if (options.provider !== undefined) entry.provider = str(options.provider, 'options.provider')
@@ -164,17 +268,19 @@ export function buildEntry(message: LlmMessage | null, options: AppendOptions, t
     if (entry.type !== 'compaction') throw new Invalid(`node ${entry.nodeId} carries replaces but is not a compaction`)
     entry.replaces = checkNodeIds(options.replaces, 'options.replaces')
   }
-  entry.summary = options.summary === undefined ? defaultSummary(msg, entry.content) : oneLine(str(options.summary, 'options.summary'))
-  // Built in canonical key order (a second copy through canonicalEntry would cost every append).
-  return deepFreeze(shareStrings(entry))
+  if (options.summary !== undefined) {
+    const summary = oneLine(str(options.summary, 'options.summary'))
+    if (summary !== defaultSummary(msg, entry.content)) entry.summary = summary
+  }
+  return freeze(canonical(entry))
 }
 
 /** The entry with its label set (text) or removed (null). */
-export function relabeled(entry: TreeEntry, label: string | null): TreeEntry {
-  const next: EntryDraft = { ...entry }
+export function relabeled(entry: StoredEntry, label: string | null): StoredEntry {
+  const next: Draft = { ...entry }
   if (label === null) delete next.label
   else next.label = label
-  return Object.freeze(canonicalEntry(next as TreeEntry))
+  return Object.freeze(canonical(next))
 }
 
 /** A tool result as `attachToolResult` takes it. */
@@ -187,10 +293,11 @@ export interface ToolResult {
 
 /**
  * A tool-call entry with `result` folded in: a tool message, one result part,
- * the summary and error to match. Undefined when that very result is already
- * there (attaching is idempotent). Throws `Invalid` for a malformed result.
+ * the error to match (and the summary that content implies). Undefined when
+ * that very result is already there (attaching is idempotent). Throws
+ * `Invalid` for a malformed result.
  */
-export function withResult(entry: TreeEntry, callId: string, result: ToolResult): TreeEntry | undefined {
+export function withResult(entry: StoredEntry, callId: string, result: ToolResult): StoredEntry | undefined {
   if (!isRecord(result) || typeof result.content !== 'string') throw new Invalid('result.content must be a string')
   if (result.isError !== undefined && typeof result.isError !== 'boolean') throw new Invalid('result.isError must be a boolean')
   if (result.error !== undefined && typeof result.error !== 'string') throw new Invalid('result.error must be a string')
@@ -200,15 +307,15 @@ export function withResult(entry: TreeEntry, callId: string, result: ToolResult)
     : { type: 'tool_result', toolCallId: callId, content: result.content }
   const existing = entry.content?.find((part) => part.type === 'tool_result')
   if (existing && JSON.stringify(existing) === JSON.stringify(resultPart)) return undefined
-  const next: EntryDraft = { ...entry }
+  const next: Draft = { ...entry }
   next.content = [...(entry.content ?? []).filter((part) => part.type !== 'tool_result'), resultPart]
   next.message = call && call.type === 'tool_call'
     ? { role: 'tool', content: result.content, toolCallId: callId, name: call.name }
     : { role: 'tool', content: result.content, toolCallId: callId }
-  next.summary = defaultSummary(next.message, next.content)
+  delete next.summary
   const error = result.error ?? (result.isError ? oneLine(result.content) : undefined)
   if (error !== undefined) next.error = error
   else delete next.error
   if (result.metadata !== undefined) next.metadata = { ...entry.metadata, ...copyJsonObject(result.metadata, 'result.metadata') }
-  return canonicalEntry(next as TreeEntry)
+  return freeze(canonical(next))
 }

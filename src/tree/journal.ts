@@ -6,9 +6,10 @@
  * persists them as they happen and trims.
  */
 import { fail, ok, type TreeResult } from './errors.ts'
-import { applyOp, checkOp, decodeOp, undoOp } from './ops.ts'
+import { publicEntry, type StoredEntry } from './entry.ts'
+import { applyOp, checkOp, decodeOp, encodeOp, undoOp, type StoredOp } from './ops.ts'
 import type { Marks, TreeState } from './state.ts'
-import type { SessionTreeLogEntry, SessionTreeOp, TreeEntry } from './types.ts'
+import type { SessionTreeLogEntry } from './types.ts'
 import { checkTime, Invalid, isRecord } from './validate.ts'
 
 /** Opaque token of `checkpoint()`; only valid for the tree that made it. */
@@ -20,10 +21,21 @@ export interface TreeCheckpoint {
 
 /** What a checkpoint token carries inside. */
 interface Saved {
-  /** Identity of the log entry the checkpoint stood on (undefined: not retained). */
-  readonly uid: number | undefined
   readonly journal: Journal
+  /** Rollbacks made before it (see `Journal.rollbacks`). */
+  readonly epoch: number
   readonly marks: Marks
+}
+
+/**
+ * One logged operation. Most are appends made at their node's own time: the
+ * log keeps just the entry then (a record per node would cost an object per
+ * node). `previous` is what an `attach` or `label` replaced (rollback only).
+ */
+type Logged = StoredEntry | { readonly op: StoredOp; readonly at: string; readonly previous: StoredEntry | undefined }
+
+function isEntry(item: Logged): item is StoredEntry {
+  return (item as { op?: unknown }).op === undefined
 }
 
 function badArgument(error: unknown): TreeResult<never> {
@@ -34,17 +46,18 @@ function badArgument(error: unknown): TreeResult<never> {
 export class Journal {
   private readonly state: TreeState
   private readonly sessionId: string
-  private readonly limit: number
+  readonly limit: number
   private readonly now: () => Date
-  private entries: SessionTreeLogEntry[] = []
-  /** The entry an `attach` or `label` replaced, aligned with `entries` (rollback only). */
-  private previous: (TreeEntry | undefined)[] = []
-  /** Identity of each retained entry; checkpoints name the entry they stand on. */
-  private uids: number[] = []
+  private items: Logged[] = []
   /** Seq before the first retained entry. */
   private base = 0
-  private baseUid = 0
-  private nextUid = 1
+  /**
+   * Rollbacks so far, as { epoch, to }: `to` strictly increasing (a rollback
+   * to t makes the earlier ones to t or above redundant). A checkpoint is
+   * stale when a rollback made after it went below its seq.
+   */
+  private rollbacks: { readonly epoch: number; readonly to: number }[] = []
+  private epoch = 0
 
   constructor(state: TreeState, sessionId: string, limit: number, now: () => Date) {
     this.state = state
@@ -55,7 +68,7 @@ export class Journal {
 
   /** Seq of the last logged operation (0 for a fresh tree). */
   get seq(): number {
-    return this.base + this.entries.length
+    return this.base + this.items.length
   }
 
   /** Continue the numbering of a restored snapshot. */
@@ -64,22 +77,20 @@ export class Journal {
   }
 
   /** Check and apply one operation; log it on success. A failure changes nothing. */
-  exec(op: SessionTreeOp, at?: string): TreeResult<void> {
+  exec(op: StoredOp, at?: string): TreeResult<void> {
     const error = checkOp(this.state, op)
     if (error) return error
     const { logged, previous } = applyOp(this.state, op)
     // An append happens when its node was made: share that string instead of minting another.
-    const time = at ?? (logged.op === 'append' ? logged.node.createdAt : this.now().toISOString())
-    this.entries.push({ seq: this.seq + 1, at: time, ...logged } as SessionTreeLogEntry)
-    this.previous.push(previous)
-    this.uids.push(this.nextUid++)
-    if (this.entries.length > 2 * this.limit) this.trim(this.seq - this.limit)
+    if (logged.op === 'append' && logged.branch === undefined && (at === undefined || at === logged.node.createdAt)) this.items.push(logged.node)
+    else this.items.push({ op: logged, at: at ?? (logged.op === 'append' ? logged.node.createdAt : this.now().toISOString()), previous })
+    if (this.items.length > 2 * this.limit) this.trim(this.seq - this.limit)
     return ok(undefined)
   }
 
   /** Capture the marks in O(branches + history); nodes are not copied. */
   checkpoint(): TreeCheckpoint {
-    const saved: Saved = { uid: this.uidAt(this.seq), journal: this, marks: this.state.save() }
+    const saved: Saved = { journal: this, epoch: this.epoch, marks: this.state.save() }
     return { sessionId: this.sessionId, logSeq: this.seq, state: saved }
   }
 
@@ -93,32 +104,52 @@ export class Journal {
     }
     const saved = checkpoint.state as Saved
     // The log position must be the very entry the checkpoint stood on, not a later one at the same seq.
-    if (!isRecord(saved) || saved.journal !== this || saved.uid === undefined || saved.uid !== this.uidAt(checkpoint.logSeq)) {
+    if (!isRecord(saved) || saved.journal !== this || this.rolledBackBelow(saved.epoch, checkpoint.logSeq)) {
       return fail('INVALID_ARGUMENT', 'checkpoint is stale: the log it stood on was rolled back or trimmed')
     }
     while (this.seq > checkpoint.logSeq) {
-      const entry = this.entries.pop()!
-      const previous = this.previous.pop()
-      this.uids.pop()
-      undoOp(this.state, entry, previous)
+      const item = this.items.pop()!
+      if (isEntry(item)) undoOp(this.state, { op: 'append', node: item }, undefined)
+      else undoOp(this.state, item.op, item.previous)
     }
     this.state.restore(saved.marks)
+    const to = checkpoint.logSeq
+    while (this.rollbacks.length > 0 && this.rollbacks.at(-1)!.to >= to) this.rollbacks.pop()
+    this.rollbacks.push({ epoch: ++this.epoch, to })
     return ok(undefined)
   }
 
+  /** Whether a rollback made after `epoch` went below `seq`. */
+  private rolledBackBelow(epoch: number, seq: number): boolean {
+    // Epochs and targets both increase along the list: the first rollback after `epoch` went lowest.
+    let lo = 0
+    let hi = this.rollbacks.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (this.rollbacks[mid]!.epoch > epoch) hi = mid
+      else lo = mid + 1
+    }
+    return lo < this.rollbacks.length && this.rollbacks[lo]!.to < seq
+  }
+
   /** Logged operations with seq greater than `fromSeq` (still retained in memory). */
-  log(fromSeq = 0): SessionTreeLogEntry[] {
-    return this.entries.slice(Math.max(0, fromSeq - this.base))
+  log(fromSeq: number = 0): SessionTreeLogEntry[] {
+    const out: SessionTreeLogEntry[] = []
+    for (let i = Math.max(0, fromSeq - this.base); i < this.items.length; i++) {
+      const item = this.items[i]!
+      const seq = this.base + i + 1
+      out.push(isEntry(item)
+        ? { seq, at: item.createdAt, op: 'append', node: publicEntry(item) }
+        : { seq, at: item.at, ...encodeOp(item.op) } as SessionTreeLogEntry)
+    }
+    return out
   }
 
   /** Forget log entries up to `throughSeq` (they were persisted); checkpoints before it become invalid. */
   trim(throughSeq: number): void {
-    const count = Math.min(Math.max(0, throughSeq - this.base), this.entries.length)
+    const count = Math.min(Math.max(0, throughSeq - this.base), this.items.length)
     if (count === 0) return
-    this.baseUid = this.uids[count - 1]!
-    this.entries = this.entries.slice(count)
-    this.previous = this.previous.slice(count)
-    this.uids = this.uids.slice(count)
+    this.items = this.items.slice(count)
     this.base += count
   }
 
@@ -130,7 +161,7 @@ export class Journal {
     if (!Array.isArray(records)) return fail('INVALID_ARGUMENT', 'records must be an array')
     const mark = this.checkpoint()
     for (let i = 0; i < records.length; i++) {
-      let op: SessionTreeOp
+      let op: StoredOp
       let at: string
       try {
         const record = records[i]
@@ -156,7 +187,7 @@ export class Journal {
    * by one tree is re-applied to a tree rebuilt from elsewhere.
    */
   applyRecord(record: unknown): TreeResult<void> {
-    let op: SessionTreeOp
+    let op: StoredOp
     let at: string | undefined
     try {
       if (!isRecord(record)) throw new Invalid('record must be an object')
@@ -166,11 +197,5 @@ export class Journal {
       return badArgument(error)
     }
     return this.exec(op, at)
-  }
-
-  /** Identity of the log position `seq` (the entry ending there), or undefined when not retained. */
-  private uidAt(seq: number): number | undefined {
-    if (seq === this.base) return this.baseUid
-    return this.uids[seq - this.base - 1]
   }
 }

@@ -1,47 +1,116 @@
 /**
  * Links and indexes: the stored nodes of one tree, chained parent → children
- * (nodes are linked, never copied), and what is kept in step with them: ids,
- * creation order, labels, tool calls by call id, and the message, usage and
- * cost totals `info()` reports without walking the nodes.
+ * (nodes are linked, never copied), and what is kept in step with them: ids
+ * (in creation order), labels, tool calls by call id, and the message, usage
+ * and cost totals `info()` reports without walking the nodes.
+ *
+ * A tree holds one `Rec` per node, so its layout is kept small: children are
+ * a newest-first chain (`youngest`, then each child's `older` sibling), which
+ * makes both an append and the rollback of the newest node O(1) with two
+ * links; the child count, the cached summary and two flags share one number.
  */
-import type { TreeEntry } from './types.ts'
+import type { StoredEntry } from './entry.ts'
+import { defaultSummaryParts } from './text.ts'
+
+// `Rec.bits`: the child count (× CHILD), the summary head (× HEAD: 0 not derived yet, 1 + n a prefix
+// of n characters of the message text, STRING a collapsed text kept in `collapsed`), CUT and COMPACTED.
+const COMPACTED = 1
+const CUT = 2
+const HEAD = 4
+const HEADS = 128
+const STRING = HEADS - 1
+const CHILD = HEAD * HEADS
+
+/** Summary heads that are not a prefix of the message text (text whose start needed its whitespace collapsed). */
+const collapsed = new WeakMap<Rec, string>()
 
 /** A stored node plus its links. */
 export class Rec {
-  entry: TreeEntry
+  /** The entry; only `attach` and `label` replace it. */
+  entry: StoredEntry
   /** Display lane: the branch the node was created on (the oldest branch holding it). */
   lane: string
   readonly parent: Rec | undefined
-  /** Nodes above this one (0 for a root). */
-  readonly depth: number
-  /** Creation index. */
-  readonly order: number
-  firstChild: Rec | undefined = undefined
-  lastChild: Rec | undefined = undefined
-  prev: Rec | undefined = undefined
-  next: Rec | undefined = undefined
-  childCount = 0
+  /** The newest child, and the next older sibling. */
+  youngest: Rec | undefined
+  older: Rec | undefined
+  /** Child count, cached summary head and flags (see `CHILD`, `HEAD`, `CUT`, `COMPACTED`): one number, not five fields. */
+  private bits: number
 
-  constructor(entry: TreeEntry, parent: Rec | undefined, lane: string, order: number) {
+  constructor(entry: StoredEntry, parent: Rec | undefined, lane: string) {
     this.entry = entry
     this.lane = lane
     this.parent = parent
-    this.depth = parent ? parent.depth + 1 : 0
-    this.order = order
+    this.youngest = undefined
+    this.older = undefined
+    const compacted = (parent !== undefined && parent.compacted) || (entry.type === 'compaction' && entry.replaces !== undefined && entry.replaces.length > 0)
+    this.bits = compacted ? COMPACTED : 0
+  }
+
+  /** Number of direct children. */
+  get childCount(): number {
+    return Math.floor(this.bits / CHILD)
+  }
+
+  /** True when a compaction on the path root → here replaces something (the model history is then more than the path's messages). */
+  get compacted(): boolean {
+    return this.bits % 2 === 1
+  }
+
+  /** Count one child more (+1) or less (-1). */
+  adopt(sign: 1 | -1): void {
+    this.bits += sign * CHILD
+  }
+
+  /** Children in creation order. */
+  children(): Rec[] {
+    const out: Rec[] = []
+    for (let child = this.youngest; child; child = child.older) out.push(child)
+    return out.reverse()
+  }
+
+  /** The node's summary: the one it was given, or the one its content implies (derived once, then cached). */
+  summary(): string {
+    const entry = this.entry
+    if (entry.summary !== undefined) return entry.summary
+    let head = Math.floor(this.bits / HEAD) % HEADS
+    if (head === 0) {
+      const [text, cut] = defaultSummaryParts(entry.message, entry.content)
+      // A tool call's summary is built from its call and result: caching it would keep that whole string alive.
+      if (issuedCall(entry) !== undefined) return cut ? `${text}…` : text
+      const own = entry.message?.content
+      head = own !== undefined && own.startsWith(text) ? 1 + text.length : STRING
+      if (head === STRING) collapsed.set(this, text)
+      this.bits += head * HEAD + (cut ? CUT : 0)
+    }
+    const own = entry.message?.content ?? ''
+    const text = head === STRING ? collapsed.get(this)! : head - 1 === own.length ? own : own.slice(0, head - 1)
+    // A fresh string for a cut summary: a reader that flattens it (JSON does) flattens its own copy.
+    return Math.floor(this.bits / CUT) % 2 === 1 ? `${text}…` : text
+  }
+
+  /** Forget the cached summary (the entry changed). */
+  forgetSummary(): void {
+    this.bits -= (Math.floor(this.bits / HEAD) % HEADS) * HEAD + (Math.floor(this.bits / CUT) % 2) * CUT
+    collapsed.delete(this)
   }
 }
 
+/** A node's summary. */
+export function summaryOf(rec: Rec): string {
+  return rec.summary()
+}
+
 /** The tool call a tool-call entry issues, if any. */
-export function issuedCall(entry: TreeEntry): string | undefined {
+export function issuedCall(entry: StoredEntry): string | undefined {
   if (entry.type !== 'tool_call') return undefined
   const call = entry.content?.find((part) => part.type === 'tool_call')
   return call && call.type === 'tool_call' ? call.id : undefined
 }
 
 export class Nodes {
+  /** Every node by id; a Map keeps creation order, so it is also the list. */
   private readonly byId = new Map<string, Rec>()
-  /** Every node in creation order. */
-  readonly order: Rec[] = []
   readonly labels = new Map<string, Rec>()
   /** Tool-call nodes by call id, oldest first (ids can repeat; the newest wins lookups). */
   private readonly calls = new Map<string, Rec[]>()
@@ -54,7 +123,7 @@ export class Nodes {
   private minted = 0
 
   get size(): number {
-    return this.order.length
+    return this.byId.size
   }
 
   get(nodeId: string): Rec | undefined {
@@ -63,6 +132,11 @@ export class Nodes {
 
   has(nodeId: string): boolean {
     return this.byId.has(nodeId)
+  }
+
+  /** Every node in creation order. */
+  all(): IterableIterator<Rec> {
+    return this.byId.values()
   }
 
   /** A fresh node id (`n` + base 36), never one in use. */
@@ -80,10 +154,12 @@ export class Nodes {
 
   /** Ids of a node's children (`null`: the roots), in creation order. */
   childIds(nodeId: string | null): string[] {
-    if (nodeId === null) return this.order.filter((rec) => rec.parent === undefined).map((rec) => rec.entry.nodeId)
-    const out: string[] = []
-    for (let child = this.byId.get(nodeId)?.firstChild; child; child = child.next) out.push(child.entry.nodeId)
-    return out
+    if (nodeId === null) {
+      const out: string[] = []
+      for (const rec of this.byId.values()) if (rec.parent === undefined) out.push(rec.entry.nodeId)
+      return out
+    }
+    return (this.byId.get(nodeId)?.children() ?? []).map((rec) => rec.entry.nodeId)
   }
 
   /** The newest tool-call node issuing `callId`. */
@@ -101,35 +177,28 @@ export class Nodes {
     return this.costCount > 0 ? this.costTotal : undefined
   }
 
-  /** Add a node as the last child of `parent` (or a new root). */
-  link(entry: TreeEntry, parent: Rec | undefined, lane: string): Rec {
-    const rec = new Rec(entry, parent, lane, this.order.length)
+  /** Add a node as the newest child of `parent` (or a new root). */
+  link(entry: StoredEntry, parent: Rec | undefined, lane: string): Rec {
+    const rec = new Rec(entry, parent, lane)
     if (parent) {
-      rec.prev = parent.lastChild
-      if (parent.lastChild) parent.lastChild.next = rec
-      else parent.firstChild = rec
-      parent.lastChild = rec
-      parent.childCount++
+      rec.older = parent.youngest
+      parent.youngest = rec
+      parent.adopt(+1)
     }
     this.byId.set(entry.nodeId, rec)
-    this.order.push(rec)
     this.index(rec, +1)
     return rec
   }
 
-  /** Remove the newest node (rollback only: it is the last child of its parent). */
+  /** Remove the newest node (rollback only: it is the youngest child of its parent). */
   unlink(rec: Rec): void {
     const parent = rec.parent
     if (parent) {
-      if (rec.prev) rec.prev.next = rec.next
-      else parent.firstChild = rec.next
-      if (rec.next) rec.next.prev = rec.prev
-      else parent.lastChild = rec.prev
-      parent.childCount--
+      parent.youngest = rec.older
+      parent.adopt(-1)
     }
     this.index(rec, -1)
     this.byId.delete(rec.entry.nodeId)
-    this.order.pop()
   }
 
   /**
@@ -137,11 +206,12 @@ export class Nodes {
    * usage and cost never change, so only labels and the message count move
    * (re-adding usage would also reorder the usage keys `info()` reports).
    */
-  replace(rec: Rec, entry: TreeEntry): void {
+  replace(rec: Rec, entry: StoredEntry): void {
     const old = rec.entry
     if (old.label !== undefined && this.labels.get(old.label) === rec) this.labels.delete(old.label)
     if (old.message) this.messageCount--
     rec.entry = entry
+    if (entry.message?.content !== old.message?.content || entry.content !== old.content || entry.summary !== old.summary) rec.forgetSummary()
     if (entry.label !== undefined) this.labels.set(entry.label, rec)
     if (entry.message) this.messageCount++
   }
@@ -166,8 +236,10 @@ export class Nodes {
       }
     }
     if (entry.message) this.messageCount += sign
-    if (entry.usage) {
-      for (const [key, value] of Object.entries(entry.usage)) {
+    const usage = entry.usage
+    if (usage) {
+      for (const key in usage) {
+        const value = usage[key]
         if (typeof value !== 'number') continue
         const [total, count] = this.usage.get(key) ?? [0, 0]
         if (count + sign === 0) this.usage.delete(key)

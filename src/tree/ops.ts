@@ -8,19 +8,25 @@
  * replays run through the same specs, so a log replays exactly.
  */
 import { fail, type TreeResult } from './errors.ts'
-import { checkEntry, relabeled } from './entry.ts'
+import { checkEntry, publicEntry, relabeled, toStored, type StoredEntry } from './entry.ts'
 import type { Rec } from './nodes.ts'
 import type { TreeState } from './state.ts'
-import type { BranchSummary, SessionTreeOp, TreeEntry } from './types.ts'
+import type { BranchSummary, SessionTreeOp } from './types.ts'
 import { canonicalSummary, checkBranchName, checkLabel, checkNodeId, checkSummary, deepFreeze, Invalid } from './validate.ts'
 
-export type OpName = SessionTreeOp['op']
-export type OpOf<K extends OpName> = Extract<SessionTreeOp, { readonly op: K }>
+/** An operation as the tree runs and keeps it: a `SessionTreeOp` whose entries are stored entries. */
+export type StoredOp =
+  | Exclude<SessionTreeOp, { readonly op: 'append' | 'attach' }>
+  | { readonly op: 'append'; readonly node: StoredEntry; readonly branch?: string }
+  | { readonly op: 'attach'; readonly node: StoredEntry }
+
+export type OpName = StoredOp['op']
+export type OpOf<K extends OpName> = Extract<StoredOp, { readonly op: K }>
 
 /** What applying an operation leaves: the operation as logged, and the entry its undo restores. */
 export interface Applied {
-  readonly logged: SessionTreeOp
-  readonly previous?: TreeEntry
+  readonly logged: StoredOp
+  readonly previous?: StoredEntry
 }
 
 export interface OpSpec<K extends OpName> {
@@ -31,7 +37,9 @@ export interface OpSpec<K extends OpName> {
   /** Make the change. */
   apply(state: TreeState, op: OpOf<K>): Applied
   /** Undo the change to nodes (rollback only, newest first). */
-  undo?(state: TreeState, op: OpOf<K>, previous: TreeEntry | undefined): void
+  undo?(state: TreeState, op: OpOf<K>, previous: StoredEntry | undefined): void
+  /** The operation as the log shows it (entries with their summaries); the operation itself when absent. */
+  encode?(op: OpOf<K>): SessionTreeOp
 }
 
 function notFound(nodeId: string): TreeResult<never> {
@@ -58,9 +66,10 @@ function flag(record: Readonly<Record<string, unknown>>, where: string): boolean
 /** Append a node (under `node.parentId`) and move the cursor to it. */
 const append: OpSpec<'append'> = {
   decode(record, where) {
-    const node = checkEntry(record.node, `${where}.node`)
+    const node = toStored(checkEntry(record.node, `${where}.node`))
     return record.branch === undefined ? { op: 'append', node } : { op: 'append', node, branch: checkBranchName(record.branch, `${where}.branch`) }
   },
+  encode: ({ node, ...rest }) => ({ ...rest, node: publicEntry(node) }),
   check(state, { node, branch }) {
     const nodes = state.nodes
     if (nodes.has(node.nodeId)) return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
@@ -93,7 +102,7 @@ const append: OpSpec<'append'> = {
       // Log the name chosen, so a replay never depends on how names were picked.
       if (owner === undefined) logged = { ...op, branch }
     }
-    const rec = state.nodes.link(deepFreeze(op.node), parent, branch)
+    const rec = state.nodes.link(op.node, parent, branch)
     state.branches.set(branch, rec)
     state.active = branch
     state.cursor = rec
@@ -106,12 +115,14 @@ const append: OpSpec<'append'> = {
 
 /** Replace a tool-call node's entry with its result folded in. */
 const attach: OpSpec<'attach'> = {
-  decode: (record, where) => ({ op: 'attach', node: checkEntry(record.node, `${where}.node`) }),
+  decode: (record, where) => ({ op: 'attach', node: toStored(checkEntry(record.node, `${where}.node`)) }),
+  encode: (op) => ({ op: 'attach', node: publicEntry(op.node) }),
   check(state, { node }) {
     const rec = state.nodes.get(node.nodeId)
     if (!rec) return notFound(node.nodeId)
     const old = rec.entry
-    if (old.parentId !== node.parentId || old.type !== node.type || old.label !== node.label) {
+    // `replaces` too: which path a compaction shadows is fixed when it is made (`Rec.compacted`).
+    if (old.parentId !== node.parentId || old.type !== node.type || old.label !== node.label || JSON.stringify(old.replaces) !== JSON.stringify(node.replaces)) {
       return fail('INVALID_ARGUMENT', `attach may only change the result of node ${node.nodeId}`)
     }
     return undefined
@@ -119,7 +130,7 @@ const attach: OpSpec<'attach'> = {
   apply(state, op) {
     const rec = state.nodes.get(op.node.nodeId)!
     const previous = rec.entry
-    state.nodes.replace(rec, deepFreeze(op.node))
+    state.nodes.replace(rec, op.node)
     return { logged: op, previous }
   },
   undo(state, _op, previous) {
@@ -266,20 +277,25 @@ function specOf<K extends OpName>(op: OpOf<K>): OpSpec<K> {
 }
 
 /** The operation part of a log record; throws `Invalid` for anything but a known, well-formed operation. */
-export function decodeOp(record: Readonly<Record<string, unknown>>, where: string): SessionTreeOp {
+export function decodeOp(record: Readonly<Record<string, unknown>>, where: string): StoredOp {
   const name = record.op
   if (typeof name !== 'string' || !Object.hasOwn(OPS, name)) throw new Invalid(`${where}.op ${JSON.stringify(name)} is not a known operation`)
   return OPS[name as OpName].decode(record, where)
 }
 
-export function checkOp(state: TreeState, op: SessionTreeOp): TreeResult<void> | undefined {
+export function checkOp(state: TreeState, op: StoredOp): TreeResult<void> | undefined {
   return specOf(op).check(state, op)
 }
 
-export function applyOp(state: TreeState, op: SessionTreeOp): Applied {
+export function applyOp(state: TreeState, op: StoredOp): Applied {
   return specOf(op).apply(state, op)
 }
 
-export function undoOp(state: TreeState, op: SessionTreeOp, previous: TreeEntry | undefined): void {
+export function undoOp(state: TreeState, op: StoredOp, previous: StoredEntry | undefined): void {
   specOf(op).undo?.(state, op, previous)
+}
+
+export function encodeOp(op: StoredOp): SessionTreeOp {
+  const encode = specOf(op).encode
+  return encode ? encode(op) : (op as SessionTreeOp)
 }

@@ -11,23 +11,40 @@
  * `state.ts` (nodes, branches, marks), the model history in `history.ts`,
  * the snapshot format in `snapshot.ts`, the views in `views.ts`.
  */
-import { buildEntry, withResult, type ToolResult } from './entry.ts'
+import { buildEntry, publicEntry, withResult, type StoredEntry, type ToolResult } from './entry.ts'
 import { fail, ok, SessionTreeError, type TreeResult } from './errors.ts'
-import { completeCutPoint, historyOf, pathFrom, startOf } from './history.ts'
+import { completeCutPoint, historyOf, messagesOf, pathFrom, startOf } from './history.ts'
 import { Journal, type TreeCheckpoint } from './journal.ts'
-import { issuedCall } from './nodes.ts'
-import { buildState, decodeSnapshot, encodeSnapshot, type ClonedFrom } from './snapshot.ts'
+import { issuedCall, summaryOf, type Rec } from './nodes.ts'
+import { decodeSnapshot, encodeSnapshot, type ClonedFrom } from './snapshot.ts'
 import { resolveTarget, TreeState } from './state.ts'
 import { linearExport, summarizeBranch, SUMMARIZE_TIMEOUT_MS, writtenSummary } from './summarize.ts'
 import { oneLine } from './text.ts'
 import type {
   AppendOptions, BranchSummarizer, BranchSummary, BranchView, ForkView, JumpTarget, JumpView, LinearExport, LlmMessage, MoveOptions,
-  SessionTreeLogEntry, SessionTreeOutline, SessionTreeSessionInfo, SessionTreeSnapshot, SessionTreeView, TreeEntry, TreeNode, TreePosition,
+  NavigationHistory, SessionTreeLogEntry, SessionTreeOutline, SessionTreeSessionInfo, SessionTreeSnapshot, SessionTreeView, TreeEntry, TreeNode, TreePosition,
 } from './types.ts'
 import { checkBranchName, checkLabel, checkNodeId, Invalid, isRecord } from './validate.ts'
 import { branchViews, labeledNodes, nodeView, treeInfo, treeOutline, treeView } from './views.ts'
 
 export type { TreeCheckpoint }
+
+/** A node's entry as callers see it. */
+function entryOf(rec: Rec): TreeEntry {
+  return publicEntry(rec.entry, summaryOf(rec))
+}
+
+/** What `withMarks` replaces: everything but the nodes themselves. */
+export interface TreeMarks {
+  /** Node id → label, laid over the nodes' own labels. */
+  readonly labels: Readonly<Record<string, string>>
+  readonly branches: readonly (readonly [string, string])[]
+  readonly activeBranch: string
+  readonly cursor: string | null
+  readonly selectedNodeId: string | null
+  readonly summaries: readonly BranchSummary[]
+  readonly history: NavigationHistory
+}
 
 /** Options of a tree. */
 export interface SessionTreeOptions {
@@ -66,8 +83,7 @@ export class SessionTree {
     this.journal = new Journal(this.state, sessionId, options.logLimit ?? 10_000, this.now)
     if (snapshot === undefined) return
     try {
-      const decoded = decodeSnapshot(snapshot, sessionId)
-      buildState(this.state, decoded)
+      const decoded = decodeSnapshot(snapshot, sessionId, this.state)
       this.journal.startAt(decoded.logSeq)
       this.clonedFrom = decoded.clonedFrom
     } catch (error) {
@@ -114,7 +130,8 @@ export class SessionTree {
 
   /** One node's entry as stored (no view fields), or undefined. */
   entry(nodeId: string): TreeEntry | undefined {
-    return this.state.nodes.get(nodeId)?.entry
+    const rec = this.state.nodes.get(nodeId)
+    return rec && entryOf(rec)
   }
 
   /** Direct child ids in creation order. */
@@ -128,9 +145,10 @@ export class SessionTree {
    * @throws SessionTreeError `NODE_NOT_FOUND` for an unknown node, `TREE_CORRUPT` for a cyclic or dangling path.
    */
   messages(from?: string | null): LlmMessage[] {
-    const history = this.historyPath(from)
-    if (!history.ok) throw new SessionTreeError(history.error)
-    return history.value.map((entry) => entry.message!)
+    const start = startOf(this.state, from)
+    const messages = start.ok ? messagesOf(this.state, start.value) : start
+    if (!messages.ok) throw new SessionTreeError(messages.error)
+    return messages.value
   }
 
   /**
@@ -138,26 +156,25 @@ export class SessionTree {
    * in the order the model reads them (compactions applied).
    */
   historyPath(from?: string | null): TreeResult<TreeEntry[]> {
-    const path = this.path(from)
-    return path.ok ? ok(historyOf(path.value)) : path
+    const path = this.recPath(from)
+    return path.ok ? ok(historyOf(path.value).map(entryOf)) : path
   }
 
   /** Entries root→node; fails closed on a cyclic or dangling chain. */
   path(from?: string | null): TreeResult<TreeEntry[]> {
-    const start = startOf(this.state, from)
-    return start.ok ? pathFrom(this.state, start.value) : start
+    const path = this.recPath(from)
+    return path.ok ? ok(path.value.map(entryOf)) : path
   }
 
   /** Nodes (view form) root→node, default the cursor; empty when the node is unknown. */
   currentPath(from?: string | null): TreeNode[] {
-    const path = this.path(from)
-    if (!path.ok) return []
-    return path.value.map((entry) => nodeView(this.state.nodes.get(entry.nodeId)!))
+    const path = this.recPath(from)
+    return path.ok ? path.value.map(nodeView) : []
   }
 
   /** Every node in creation order (immutable view objects). */
   list(): TreeNode[] {
-    return this.state.nodes.order.map(nodeView)
+    return Array.from(this.state.nodes.all(), nodeView)
   }
 
   /** Named branches with their root-to-head paths, active branch first. */
@@ -226,7 +243,7 @@ export class SessionTree {
    * `options.branch`, or `<active>-<n>`), and the old head stays untouched.
    */
   append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode> {
-    let node: TreeEntry
+    let node: StoredEntry
     let branch: string | undefined
     try {
       node = buildEntry(message, options, { mint: () => this.state.nodes.mint(), cursor: this.cursor, now: this.now })
@@ -359,7 +376,7 @@ export class SessionTree {
     if (issuedCall(rec.entry) !== callId) {
       return fail('INVALID_ARGUMENT', `node ${rec.entry.nodeId} is not the tool call ${JSON.stringify(callId)}`, { callId, nodeId: rec.entry.nodeId })
     }
-    let merged: TreeEntry | undefined
+    let merged: StoredEntry | undefined
     try {
       merged = withResult(rec.entry, callId, result)
     } catch (error) {
@@ -372,9 +389,26 @@ export class SessionTree {
 
   // ------------------------------------------------- durability and undo
 
-  /** Versioned, complete, immutable snapshot. */
+  /** Versioned, complete snapshot (format `SNAPSHOT_VERSION`; `new SessionTree(id, snapshot)` restores it). */
   snapshot(): SessionTreeSnapshot {
     return encodeSnapshot(this.state, { sessionId: this.sessionId, logSeq: this.logSeq, clonedFrom: this.clonedFrom })
+  }
+
+  /**
+   * A new tree with these nodes and other marks: the given labels laid over
+   * the nodes' own, and the given branches, position, summaries and history.
+   * Validated like a snapshot (`INVALID_SNAPSHOT`); this tree is untouched.
+   */
+  withMarks(marks: TreeMarks): TreeResult<SessionTree> {
+    const labels = new Map(Object.entries(marks.labels))
+    const snapshot = encodeSnapshot(this.state, { sessionId: this.sessionId, logSeq: this.logSeq, clonedFrom: this.clonedFrom, labels })
+    const { labels: _labels, ...rest } = marks
+    try {
+      return ok(new SessionTree(this.sessionId, { ...snapshot, ...rest }, { now: this.now, logLimit: this.journal.limit }))
+    } catch (error) {
+      if (error instanceof SessionTreeError) return { ok: false, error: error.error }
+      throw error
+    }
   }
 
   /** Capture the mutable state in O(branches + history); nodes are not copied. */
@@ -414,6 +448,11 @@ export class SessionTree {
   }
 
   // ---------------------------------------------------------------- internals
+
+  private recPath(from: string | null | undefined): TreeResult<Rec[]> {
+    const start = startOf(this.state, from)
+    return start.ok ? pathFrom(this.state, start.value) : start
+  }
 
   private recordSummary(summary: TreeResult<BranchSummary>): TreeResult<BranchSummary> {
     if (!summary.ok) return summary

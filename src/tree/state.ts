@@ -45,6 +45,19 @@ export class TreeState {
     return this.cursor?.entry.nodeId ?? null
   }
 
+  private depthOf: { rec: Rec | null; depth: number } = { rec: null, depth: 0 }
+
+  /** Nodes on the path root → cursor (walked once per cursor position; nodes do not store their depth). */
+  cursorDepth(): number {
+    if (this.depthOf.rec !== this.cursor) {
+      let depth = 0
+      // Bounded by the node count: a corrupt (cyclic) chain must not hang a status read.
+      for (let rec = this.cursor ?? undefined; rec && depth <= this.nodes.size; rec = rec.parent) depth++
+      this.depthOf = { rec: this.cursor, depth }
+    }
+    return this.depthOf.depth
+  }
+
   /** Where the cursor is, as navigation history records it. */
   position(): TreePosition {
     return Object.freeze({ cursor: this.cursorId, branch: this.active })

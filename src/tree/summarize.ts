@@ -4,7 +4,9 @@
  * one digest for every branch off it.
  */
 import { fail, ok, type TreeResult } from './errors.ts'
+import { publicEntry } from './entry.ts'
 import { historyOf, pathFrom } from './history.ts'
+import { summaryOf } from './nodes.ts'
 import type { TreeState } from './state.ts'
 import { fallbackSummary, renderMessages } from './text.ts'
 import type { BranchSummarizer, BranchSummary, LinearExport, TreeEntry } from './types.ts'
@@ -48,7 +50,7 @@ export async function summarizeBranch(state: TreeState, branch: string, summariz
   const head = state.branches.get(name.value)
   if (!head) return noBranch(name.value)
   const path = pathFrom(state, head)
-  const entries = path.ok ? historyOf(path.value) : []
+  const entries = path.ok ? historyOf(path.value).map((rec) => publicEntry(rec.entry, summaryOf(rec))) : []
   const nodeId = head.entry.nodeId
   const text = await runSummarizer(summarizer, name.value, entries, timeoutMs)
   const createdAt = now().toISOString()
@@ -93,11 +95,11 @@ async function runSummarizer(
 export function linearExport(state: TreeState, sessionId: string): TreeResult<LinearExport> {
   const active = pathFrom(state, state.cursor)
   if (!active.ok) return active
-  const onPath = new Set(active.value.map((entry) => entry.nodeId))
+  const onPath = new Set(active.value)
   const branches: BranchSummary[] = []
   for (const name of state.branches.ordered(state.active)) {
     const head = state.branches.get(name)
-    if (!head || onPath.has(head.entry.nodeId)) continue
+    if (!head || onPath.has(head)) continue
     const recorded = state.summaries.get(name)
     if (recorded) {
       branches.push(recorded)
@@ -109,5 +111,5 @@ export function linearExport(state: TreeState, sessionId: string): TreeResult<Li
       : `[branch ${JSON.stringify(name)} could not be read: ${path.error.message}]`
     branches.push({ branch: name, nodeId: head.entry.nodeId, summary, fallback: true, createdAt: head.entry.createdAt })
   }
-  return ok({ sessionId, messages: historyOf(active.value).map((entry) => entry.message!), branches })
+  return ok({ sessionId, messages: historyOf(active.value).map((rec) => rec.entry.message!), branches })
 }

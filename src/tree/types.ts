@@ -8,8 +8,13 @@
  * this package are optional, so a client written against that contract keeps
  * working.
  *
- * This module imports nothing: the tree is pure domain code.
+ * The durable formats (snapshots, log records, positions) are in
+ * `durable-types.ts`, re-exported here. Pure domain code: nothing here
+ * imports from outside the tree.
  */
+
+export type * from './durable-types.ts'
+export { SNAPSHOT_VERSION } from './durable-types.ts'
 
 /** Any lossless JSON value. */
 export type JsonValue =
@@ -293,44 +298,15 @@ export interface SessionTreeSessionInfo {
   readonly usage?: Readonly<Record<string, number>>
   readonly tokenCount?: number
   readonly cost?: number
+  /**
+   * Seed 001's field, kept for its clients: always 1. The format `snapshot()`
+   * writes is `SNAPSHOT_VERSION`; version 1 snapshots still load.
+   */
   readonly snapshotVersion: 1
   readonly labelCount?: number
   readonly canGoBack?: boolean
   readonly canGoForward?: boolean
   /** Where this tree was cloned from, if it was. */
-  readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null }
-}
-
-/** One cursor position: where navigation history can return to. */
-export interface TreePosition {
-  readonly cursor: string | null
-  readonly branch: string
-}
-
-/** Navigation history: positions left by explicit moves (browser-style back/forward). */
-export interface NavigationHistory {
-  readonly back: readonly TreePosition[]
-  readonly forward: readonly TreePosition[]
-}
-
-/** Version of the durable snapshot format. */
-export const SNAPSHOT_VERSION = 1 as const
-
-/** Durable, versioned, complete state of one tree. */
-export interface SessionTreeSnapshot {
-  readonly version: typeof SNAPSHOT_VERSION
-  readonly sessionId: string
-  /** Entries in creation order (a parent always precedes its children). */
-  readonly nodes: readonly TreeEntry[]
-  readonly cursor: string | null
-  readonly activeBranch: string
-  readonly selectedNodeId: string | null
-  /** [branch name, head node id], in branch creation order (an array: names like "10" keep their place). */
-  readonly branches: readonly (readonly [string, string])[]
-  readonly summaries: readonly BranchSummary[]
-  readonly history: NavigationHistory
-  /** Sequence number of the last log entry folded into this snapshot. */
-  readonly logSeq: number
   readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null }
 }
 
@@ -370,25 +346,6 @@ export interface MoveOptions {
    */
   readonly record?: boolean
 }
-
-/**
- * One entry of the tree's operation log. Replaying a log on the snapshot it
- * started from reproduces the tree exactly; the sidecar journal is made of these.
- */
-export type SessionTreeLogEntry = { readonly seq: number; readonly at: string } & SessionTreeOp
-
-/** The operations a log can hold: commands, replayed through the same code paths. */
-export type SessionTreeOp =
-  | { readonly op: 'append'; readonly node: TreeEntry; readonly branch?: string }
-  | { readonly op: 'attach'; readonly node: TreeEntry }
-  | { readonly op: 'jump'; readonly target: string | null; readonly record: boolean }
-  | { readonly op: 'fork'; readonly target: string; readonly branch: string }
-  | { readonly op: 'switch'; readonly branch: string; readonly record: boolean }
-  | { readonly op: 'label'; readonly nodeId: string; readonly label: string | null }
-  | { readonly op: 'select'; readonly nodeId: string | null }
-  | { readonly op: 'summary'; readonly summary: BranchSummary }
-  | { readonly op: 'back' }
-  | { readonly op: 'forward' }
 
 /** A message plus the pointer to where the full branch still lives. */
 export interface LinearExport {

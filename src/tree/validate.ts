@@ -28,10 +28,10 @@ export const MAX_NAME_LENGTH = 100
 export const MAX_LABEL_LENGTH = 200
 export const MAX_ID_LENGTH = 200
 
-const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
-const ENTRY_TYPES: ReadonlySet<string> = new Set<TreeEntryType>([
-  'message', 'tool_call', 'tool_result', 'model_change', 'compaction', 'branch_summary', 'custom',
-])
+const ROLES: ReadonlyMap<string, Role> = new Map((['system', 'user', 'assistant', 'tool'] as const).map((role) => [role, role]))
+const ENTRY_TYPES: ReadonlyMap<string, TreeEntryType> = new Map((
+  ['message', 'tool_call', 'tool_result', 'model_change', 'compaction', 'branch_summary', 'custom'] as const
+).map((type) => [type, type]))
 // Control characters (C0, DEL, C1) make names unprintable in the panel and in `/tree` output.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
@@ -107,6 +107,9 @@ export function finiteNumber(value: unknown, where: string): number {
  * rejecting cycles, non-finite numbers and exotic objects.
  */
 export function copyJson(value: unknown, where: string): JsonValue {
+  // Most values are flat (usage counters, small metadata): copied in one pass.
+  const flat = flatCopy(value)
+  if (flat !== undefined) return flat
   type Frame = { src: unknown; set: (v: JsonValue) => void; path: string }
   let root: JsonValue = null
   const stack: Frame[] = [{ src: value, set: (v) => { root = v }, path: where }]
@@ -151,6 +154,37 @@ export function copyJson(value: unknown, where: string): JsonValue {
   return root
 }
 
+/** A copy of a primitive, or of a plain object or array of primitives; undefined for anything else (the general copy decides). */
+function flatCopy(value: unknown): JsonValue | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
+  if (Array.isArray(value)) {
+    const out: JsonValue[] = new Array(value.length)
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return undefined
+      const item = flatPrimitive(value[i])
+      if (item === undefined) return undefined
+      out[i] = item
+    }
+    return out
+  }
+  if (!isRecord(value)) return undefined
+  // A spread copies a plain source at its exact size (JSON.parse and literals make them so); the
+  // copy is then checked, so what is checked is what is kept.
+  const out: Record<string, unknown> = { ...value }
+  for (const key in out) {
+    const child = out[key]
+    if (child === undefined || flatPrimitive(child) === undefined) return undefined
+  }
+  if (Object.getOwnPropertySymbols(out).length > 0) return undefined
+  return out as { [key: string]: JsonValue }
+}
+
+function flatPrimitive(value: unknown): JsonValue | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+}
+
 /** Set an own enumerable property, whatever the key (including "__proto__"). */
 export function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
@@ -178,17 +212,20 @@ export function checkMessage(value: unknown, where = 'message'): LlmMessage {
   for (const key of Object.keys(value)) {
     if (!MESSAGE_KEYS.has(key) && value[key] !== undefined) throw new Invalid(`${where}.${key} is not a message field`)
   }
-  const role = str(value.role, `${where}.role`)
-  if (!ROLES.has(role)) throw new Invalid(`${where}.role must be one of system, user, assistant, tool`)
-  const message: { role: Role; content: string; name?: string; toolCallId?: string } = {
-    role: role as Role,
-    content: str(value.content, `${where}.content`),
-  }
+  const role = checkRole(value.role, `${where}.role`)
+  const content = str(value.content, `${where}.content`)
   const name = optStr(value.name, `${where}.name`)
-  if (name !== undefined) message.name = name
   const toolCallId = optStr(value.toolCallId, `${where}.toolCallId`)
-  if (toolCallId !== undefined) message.toolCallId = toolCallId
-  return message
+  // Literals, not added properties: each message is then one allocation.
+  if (name !== undefined) return toolCallId !== undefined ? { role, content, name, toolCallId } : { role, content, name }
+  return toolCallId !== undefined ? { role, content, toolCallId } : { role, content }
+}
+
+/** A role, as the one shared string of that name (a parsed snapshot would hold a copy per node). */
+export function checkRole(value: unknown, where: string): Role {
+  const role = typeof value === 'string' ? ROLES.get(value) : undefined
+  if (role === undefined) throw new Invalid(`${where} must be one of system, user, assistant, tool`)
+  return role
 }
 
 /** Structured content parts; an unknown part type is refused. */
@@ -228,10 +265,11 @@ function checkPart(part: unknown, where: string): ContentPart {
   }
 }
 
+/** An entry type, as the one shared string of that name. */
 export function checkEntryType(value: unknown, where = 'type'): TreeEntryType {
-  const type = str(value, where)
-  if (!ENTRY_TYPES.has(type)) throw new Invalid(`${where} ${JSON.stringify(type)} is not a known node type`)
-  return type as TreeEntryType
+  const type = ENTRY_TYPES.get(str(value, where))
+  if (type === undefined) throw new Invalid(`${where} ${JSON.stringify(value)} is not a known node type`)
+  return type
 }
 
 const ORIGIN_KEYS = new Set(['source', 'seq', 'ref', 'sessionId', 'kind', 'injected'])
@@ -307,12 +345,15 @@ export function checkPosition(value: unknown, where: string): TreePosition {
 
 /** Freeze an object graph we own (fresh copies only). */
 export function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value]
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  const stack: object[] = [value]
   while (stack.length > 0) {
-    const item = stack.pop()
-    if (typeof item !== 'object' || item === null || Object.isFrozen(item)) continue
+    const item = stack.pop() as Record<string, unknown>
     Object.freeze(item)
-    for (const child of Object.values(item)) stack.push(child)
+    for (const key in item) {
+      const child = item[key]
+      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child)
+    }
   }
   return value
 }

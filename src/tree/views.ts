@@ -3,23 +3,22 @@
  * nodes with their lane and fork count, branches with or without their
  * paths, and the O(branches) status.
  */
-import type { Rec } from './nodes.ts'
+import { summaryOf, type Rec } from './nodes.ts'
 import type { TreeState } from './state.ts'
-import {
-  SNAPSHOT_VERSION,
-  type BranchOutline,
-  type BranchView,
-  type SessionTreeOutline,
-  type SessionTreeSessionInfo,
-  type SessionTreeView,
-  type TreeNode,
+import type {
+  BranchOutline,
+  BranchView,
+  SessionTreeOutline,
+  SessionTreeSessionInfo,
+  SessionTreeView,
+  TreeNode,
 } from './types.ts'
 import { recordOf, type Mutable } from './validate.ts'
 import type { ClonedFrom } from './snapshot.ts'
 
 /** One node as views serve it. */
 export function nodeView(rec: Rec): TreeNode {
-  return { ...rec.entry, branch: rec.lane, forkCount: rec.childCount }
+  return { ...rec.entry, summary: summaryOf(rec), branch: rec.lane, forkCount: rec.childCount } as TreeNode
 }
 
 /** Labeled nodes in creation order; with `text`, the node carrying exactly that label. */
@@ -29,7 +28,11 @@ export function labeledNodes(state: TreeState, text: string | undefined): TreeNo
     const rec = labels.get(typeof text === 'string' ? text.trim() : text)
     return rec ? [nodeView(rec)] : []
   }
-  return [...labels.values()].sort((a, b) => a.order - b.order).map(nodeView)
+  if (labels.size === 0) return []
+  // Creation order: nodes do not store their index, so walk them (labels are few, lookups by text are direct).
+  const out: TreeNode[] = []
+  for (const rec of state.nodes.all()) if (rec.entry.label !== undefined) out.push(nodeView(rec))
+  return out
 }
 
 /** Named branches with their root-to-head paths, active branch first. */
@@ -60,7 +63,7 @@ function nodesAndPosition(state: TreeState, sessionId: string) {
     activeBranch: state.active,
     selectedNodeId: state.selected?.entry.nodeId ?? null,
     branchHeads: state.branches.record(),
-    nodes: state.nodes.order.map(nodeView),
+    nodes: Array.from(state.nodes.all(), nodeView),
   }
 }
 
@@ -86,8 +89,8 @@ export function treeInfo(state: TreeState, sessionId: string, clonedFrom: Cloned
     activeBranch: state.active,
     selectedNodeId: state.selected?.entry.nodeId ?? null,
     branchHeads: state.branches.record(),
-    currentPathLength: state.cursor ? state.cursor.depth + 1 : 0,
-    snapshotVersion: SNAPSHOT_VERSION,
+    currentPathLength: state.cursorDepth(),
+    snapshotVersion: 1,
     labelCount: nodes.labels.size,
     canGoBack: state.back.length > 0,
     canGoForward: state.forward.length > 0,

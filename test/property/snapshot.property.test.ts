@@ -1,23 +1,31 @@
 /**
- * Snapshot validation: every corruption of a valid snapshot (`tree-arbitraries.ts`
- * lists the kinds) is refused with `INVALID_SNAPSHOT`, from the constructor
- * and from `SessionTreeStore.load`, and the store keeps what it had.
+ * Snapshot validation: every corruption of a valid snapshot, in format 2 (rows,
+ * what `snapshot()` writes) and in format 1 (whole entries, what older trees
+ * wrote) — `tree-arbitraries.ts` lists the kinds — is refused with
+ * `INVALID_SNAPSHOT`, from the constructor and from `SessionTreeStore.load`,
+ * and the store keeps what it had.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { SessionTree, SessionTreeError, SessionTreeStore, type SessionTreeSnapshot } from '../../src/tree/index.ts'
-import { BAD_FIELDS, BAD_NODE_FIELDS, corruptionArb, MISSING, opArb, SESSION, type Corruption, type Op } from './tree-arbitraries.ts'
+import { SessionTree, SessionTreeError, SessionTreeStore } from '../../src/tree/index.ts'
+import { snapshotV1 } from '../support/snapshot-v1.ts'
+import {
+  BAD_EXTRA_FIELDS, BAD_FIELDS, BAD_NODE_FIELDS, BAD_ROW_CELLS, corruptionArb, MISSING, opArb, rowCorruptionArb, SESSION,
+  type Corruption, type Op, type RowCorruption,
+} from './tree-arbitraries.ts'
 import { headsField, headsOf, safeJson } from './tree-invariants.ts'
 import { emptyModel, type Model } from './tree-model.ts'
 import { Runner } from './tree-runner.ts'
 
 type Raw = Record<string, unknown> & { nodes: Record<string, unknown>[] }
 
-/** Apply a corruption; undefined when it happens to produce a valid snapshot (skipped). */
-function corrupt(source: SessionTreeSnapshot, c: Corruption): { value: unknown; sessionForLoad: boolean } | undefined {
+/** Apply a corruption to a format 1 snapshot; undefined when it happens to produce a valid snapshot (skipped). */
+function corrupt(source: unknown, c: Corruption): { value: unknown; sessionForLoad: boolean } | undefined {
   const s = JSON.parse(JSON.stringify(source)) as Raw
   const nodes = s.nodes
   const at = (i: number) => nodes[i % nodes.length]!
+  // The first node's id, in either format (a row starts with it).
+  const firstId = (Array.isArray(nodes[0]) ? nodes[0][0] : nodes[0]?.nodeId) as string
   const depthOf = (node: Record<string, unknown>): number => {
     let d = 0
     for (let p = node.parentId as string | null; p !== null; p = nodes.find((n) => n.nodeId === p)!.parentId as string | null) d++
@@ -25,6 +33,8 @@ function corrupt(source: SessionTreeSnapshot, c: Corruption): { value: unknown; 
   }
   switch (c.k) {
     case 'version':
+      // The other format's number is a corruption too (its nodes are the wrong shape); its own is not.
+      if (c.value === s.version) return undefined
       if (c.value === undefined) delete s.version
       else s.version = c.value
       break
@@ -88,7 +98,7 @@ function corrupt(source: SessionTreeSnapshot, c: Corruption): { value: unknown; 
       break
     }
     case 'summaryBranch':
-      ;(s.summaries as unknown[]).push({ branch: 'no-such-branch', nodeId: nodes[0]!.nodeId, summary: 'x', createdAt: '2025-01-01T00:00:00.000Z' })
+      ;(s.summaries as unknown[]).push({ branch: 'no-such-branch', nodeId: firstId, summary: 'x', createdAt: '2025-01-01T00:00:00.000Z' })
       break
     case 'nodeType':
       at(c.i).type = c.value
@@ -130,7 +140,7 @@ function corrupt(source: SessionTreeSnapshot, c: Corruption): { value: unknown; 
       let field: string = c.field
       if (field === 'heads') {
         field = headsField(top)
-        const first = nodes[0]!.nodeId as string
+        const first = firstId
         // Malformed entries of either format: a non-id head, an untrimmed name, and (lists only) a bad pair or a repeated name.
         const specific: Record<string, unknown> = field === 'branches'
           ? { FORMAT_SPECIFIC_1: [['main', 5]], FORMAT_SPECIFIC_2: [[' main', first]], FORMAT_SPECIFIC_3: [['main', first, 'extra']], FORMAT_SPECIFIC_4: [['twin', first], ['twin', first]] }
@@ -175,8 +185,7 @@ function richTree(ops: readonly Op[]): SessionTree {
 
 function modelOf(t: SessionTree): Model {
   const m = emptyModel()
-  const snapshot = t.snapshot()
-  for (const node of snapshot.nodes) {
+  for (const node of t.list()) {
     m.ids.push(node.nodeId)
     m.parent.set(node.nodeId, node.parentId)
     if (node.message) m.message.set(node.nodeId, node.message)
@@ -191,6 +200,7 @@ function modelOf(t: SessionTree): Model {
       m.callOf.set(node.nodeId, call.id)
     }
   }
+  const snapshot = t.snapshot()
   for (const [name, head] of headsOf(snapshot)) m.heads.set(name, head)
   for (const s of snapshot.summaries) m.summaries.set(s.branch, { text: s.summary, nodeId: s.nodeId })
   m.active = snapshot.activeBranch
@@ -201,50 +211,151 @@ function modelOf(t: SessionTree): Model {
   return m
 }
 
+type Row = unknown[]
+type Rows = Record<string, unknown> & { nodes: Row[] }
+
+/** The extra object of a row, made when it has none. */
+function extraOf(row: Row): Record<string, unknown> {
+  while (row.length < 6) row.push(null)
+  if (row.length === 6) row.push({})
+  return row[6] as Record<string, unknown>
+}
+
+/** Apply a row corruption to a format 2 snapshot; undefined when it cannot apply to this tree (skipped). */
+function corruptRows(source: unknown, c: RowCorruption): unknown {
+  const s = JSON.parse(JSON.stringify(source)) as Rows
+  const rows = s.nodes
+  if (rows.length === 0) return undefined
+  const i = c.i % rows.length
+  const row = rows[i]!
+  const pair = (j: number): [number, number] | undefined => {
+    if (rows.length < 2) return undefined
+    let k = j % rows.length
+    if (k === i) k = (i + 1) % rows.length
+    return i < k ? [i, k] : [k, i]
+  }
+  switch (c.k) {
+    case 'notARow':
+      rows[i] = c.value as Row
+      break
+    case 'length':
+      if (c.keep === 8) rows[i] = [...row, ...Array.from({ length: 8 - row.length }, () => null)]
+      else rows[i] = row.slice(0, c.keep)
+      break
+    case 'parent':
+      row[1] = c.value
+      break
+    case 'parentBeyond':
+      row[1] = i + 1
+      break
+    case 'duplicateId': {
+      const ab = pair(c.j)
+      if (!ab) return undefined
+      rows[ab[1]]![0] = rows[ab[0]]![0]
+      break
+    }
+    case 'duplicateLabel': {
+      const ab = pair(c.j)
+      if (!ab) return undefined
+      extraOf(rows[ab[0]]!).label = 'twice'
+      extraOf(rows[ab[1]]!).label = 'twice'
+      break
+    }
+    case 'orphanPart': {
+      const extra = extraOf(row)
+      row[4] = null
+      row[5] = null
+      extra.content = [{ type: 'text' }]
+      break
+    }
+    case 'replacesStranger':
+      row[2] = 'compaction'
+      extraOf(row).replaces = ['ghost-replaced']
+      break
+    case 'badCell': {
+      const cells = { nodeId: 0, type: 2, time: 3, role: 4, text: 5 } as const
+      const values: readonly unknown[] = BAD_ROW_CELLS[c.cell]
+      while (row.length < 6) row.push(null)
+      row[cells[c.cell]] = values[c.v % values.length]
+      break
+    }
+    case 'badExtra': {
+      const values: readonly unknown[] = BAD_EXTRA_FIELDS[c.field]
+      extraOf(row)[c.field] = values[c.v % values.length]
+      break
+    }
+  }
+  return s
+}
+
+/** The constructor throws INVALID_SNAPSHOT for `bad`; the store refuses it and keeps what it had. */
+function expectRefused(valid: unknown, bad: unknown, sessionForLoad: boolean, what: string): void {
+  let thrown: unknown
+  try {
+    new SessionTree(SESSION, bad)
+  } catch (error) {
+    thrown = error
+  }
+  expect(thrown, `constructor accepted ${what}`).toBeInstanceOf(SessionTreeError)
+  expect((thrown as SessionTreeError).code).toBe('INVALID_SNAPSHOT')
+  expect((thrown as SessionTreeError).error.message).not.toBe('')
+  if (!sessionForLoad) return
+  const store = new SessionTreeStore()
+  store.create('bystander')
+  expect(store.load(valid).ok).toBe(true)
+  const held = store.get(SESSION)!
+  const heldJson = JSON.stringify(held.snapshot())
+  const before = store.list()
+  const result = store.load(bad)
+  expect(result.ok, `store.load accepted ${what}`).toBe(false)
+  if (!result.ok) expect(result.error.code).toBe('INVALID_SNAPSHOT')
+  expect(store.list()).toEqual(before)
+  expect(store.get(SESSION)).toBe(held)
+  expect(JSON.stringify(store.get(SESSION)!.snapshot())).toBe(heldJson)
+}
+
+/** A valid tree's snapshot in both formats, each checked to load (a tree that does not is the main properties' business). */
+function validSnapshots(ops: readonly Op[]): { v2: unknown; v1: unknown } | undefined {
+  const tree = richTree(ops)
+  const v2 = JSON.parse(JSON.stringify(tree.snapshot())) as unknown
+  const v1 = JSON.parse(JSON.stringify(snapshotV1(tree))) as unknown
+  try {
+    new SessionTree(SESSION, v2)
+    new SessionTree(SESSION, v1)
+  } catch {
+    return undefined
+  }
+  return { v2, v1 }
+}
+
 describe('snapshot validation', () => {
-  it('refuses every corruption of a valid snapshot with INVALID_SNAPSHOT, from the constructor and from the store', () => {
+  it('refuses every corruption of a valid format 2 snapshot with INVALID_SNAPSHOT, from the constructor and from the store', () => {
+    const seen = new Set<string>()
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), fc.oneof(rowCorruptionArb, corruptionArb), (ops, c) => {
+        const valid = validSnapshots(ops)
+        fc.pre(valid !== undefined)
+        // Top-level corruptions are the same for both formats; node-level ones of format 1 do not apply to rows.
+        const bad = isRowCorruption(c) ? { value: corruptRows(valid!.v2, c), sessionForLoad: true } : topLevel(c) ? corrupt(valid!.v2, c) : undefined
+        fc.pre(bad !== undefined && bad.value !== undefined)
+        seen.add(c.k)
+        expectRefused(valid!.v2, bad!.value, bad!.sessionForLoad, `corruption ${safeJson(c)}`)
+      }),
+      { numRuns: 500 },
+    )
+    expect(seen.size).toBeGreaterThanOrEqual(18)
+  }, 60_000)
+
+  it('refuses every corruption of a valid format 1 snapshot with INVALID_SNAPSHOT, from the constructor and from the store', () => {
     const seen = new Set<string>()
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 40 }), corruptionArb, (ops, c) => {
-        const tree = richTree(ops)
-        const snapshot = tree.snapshot()
-        const valid = JSON.parse(JSON.stringify(snapshot)) as unknown
-        // Control: the uncorrupted snapshot loads. (When it does not, that is a defect the
-        // operation properties report, e.g. a `__proto__` branch; skip it here.)
-        let loads = true
-        try {
-          new SessionTree(SESSION, valid)
-        } catch {
-          loads = false
-        }
-        fc.pre(loads)
-        const bad = corrupt(snapshot, c)
+        const valid = validSnapshots(ops)
+        fc.pre(valid !== undefined)
+        const bad = corrupt(valid!.v1, c)
         fc.pre(bad !== undefined)
         seen.add(c.k)
-        // The constructor throws SessionTreeError INVALID_SNAPSHOT.
-        let thrown: unknown
-        try {
-          new SessionTree(SESSION, bad!.value)
-        } catch (error) {
-          thrown = error
-        }
-        expect(thrown, `constructor accepted corruption ${safeJson(c)}`).toBeInstanceOf(SessionTreeError)
-        expect((thrown as SessionTreeError).code).toBe('INVALID_SNAPSHOT')
-        expect((thrown as SessionTreeError).error.message).not.toBe('')
-        // The store refuses it and changes nothing.
-        if (!bad!.sessionForLoad) return
-        const store = new SessionTreeStore()
-        store.create('bystander')
-        expect(store.load(valid).ok).toBe(true)
-        const held = store.get(SESSION)!
-        const heldJson = JSON.stringify(held.snapshot())
-        const before = store.list()
-        const result = store.load(bad!.value)
-        expect(result.ok, `store.load accepted corruption ${safeJson(c)}`).toBe(false)
-        if (!result.ok) expect(result.error.code).toBe('INVALID_SNAPSHOT')
-        expect(store.list()).toEqual(before)
-        expect(store.get(SESSION)).toBe(held)
-        expect(JSON.stringify(store.get(SESSION)!.snapshot())).toBe(heldJson)
+        expectRefused(valid!.v1, bad!.value, bad!.sessionForLoad, `corruption ${safeJson(c)}`)
       }),
       { numRuns: 400 },
     )
@@ -261,3 +372,15 @@ describe('snapshot validation', () => {
     expect(store.list()).toEqual([])
   })
 })
+
+const ROW_KINDS = new Set<string>(['notARow', 'length', 'parent', 'parentBeyond', 'duplicateId', 'duplicateLabel', 'orphanPart', 'replacesStranger', 'badCell', 'badExtra'])
+const TOP_LEVEL_KINDS = new Set<string>(['version', 'foreignSession', 'nonObject', 'cursor', 'branchHead', 'selection', 'history', 'summaryNode', 'summaryBranch', 'badField'])
+
+/** Row corruptions (two kinds, duplicate ids and labels, have the same shape in both formats). */
+function isRowCorruption(c: RowCorruption | Corruption): c is RowCorruption {
+  return ROW_KINDS.has(c.k)
+}
+
+function topLevel(c: RowCorruption | Corruption): c is Corruption {
+  return TOP_LEVEL_KINDS.has(c.k)
+}

@@ -258,7 +258,7 @@ export const BAD_FIELDS = {
 } as const
 
 export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
-  fc.record({ k: fc.constant('version' as const), value: fc.constantFrom(0, 2, '1', null, undefined, 1.5, true) }),
+  fc.record({ k: fc.constant('version' as const), value: fc.constantFrom(0, 1, 2, 3, '1', '2', null, undefined, 1.5, true) }),
   fc.constant({ k: 'foreignSession' as const }),
   fc.record({ k: fc.constant('nonObject' as const), value: fc.constantFrom(null, 42, 'snapshot', true, [], [1, 2], 'WRAP_IN_ARRAY') }),
   fc.record({ k: fc.constant('missingParent' as const), i: nat }),
@@ -277,4 +277,51 @@ export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
   fc.record({ k: fc.constant('duplicateLabel' as const), i: nat, j: nat }),
   fc.record({ k: fc.constant('badNode' as const), i: nat, field: fc.constantFrom(...(Object.keys(BAD_NODE_FIELDS) as (keyof typeof BAD_NODE_FIELDS)[])), v: nat }),
   fc.record({ k: fc.constant('badField' as const), field: fc.constantFrom(...(Object.keys(BAD_FIELDS) as (keyof typeof BAD_FIELDS)[])), v: nat }),
+)
+
+/** Ways to corrupt the rows of a format 2 snapshot (its top level is corrupted as above). */
+export type RowCorruption =
+  | { readonly k: 'notARow'; readonly i: number; readonly value: unknown }
+  | { readonly k: 'length'; readonly i: number; readonly keep: number }
+  | { readonly k: 'parent'; readonly i: number; readonly value: unknown }
+  | { readonly k: 'parentBeyond'; readonly i: number }
+  | { readonly k: 'duplicateId'; readonly i: number; readonly j: number }
+  | { readonly k: 'duplicateLabel'; readonly i: number; readonly j: number }
+  | { readonly k: 'orphanPart'; readonly i: number }
+  | { readonly k: 'replacesStranger'; readonly i: number }
+  | { readonly k: 'badCell'; readonly i: number; readonly cell: keyof typeof BAD_ROW_CELLS; readonly v: number }
+  | { readonly k: 'badExtra'; readonly i: number; readonly field: keyof typeof BAD_EXTRA_FIELDS; readonly v: number }
+
+/** Invalid values per row cell. */
+export const BAD_ROW_CELLS = {
+  nodeId: [5, '', ' x', 'a\u0001b', 'z'.repeat(MAX_ID + 1), null],
+  type: ['bogus', 'MESSAGE', 7, null, ''],
+  time: [1.5, 'not a time', '2025-13-45T00:00:00.000Z', '2025-01-01', 1e16, -1e16, null, Number.MAX_SAFE_INTEGER],
+  role: ['robot', 5, ''],
+  text: [5, {}, ['x']],
+} as const
+/** Invalid values per field of a row's extra object (MISSING is not used here). */
+export const BAD_EXTRA_FIELDS = {
+  content: ['text', {}, [null], [{ type: 'image', url: 'x' }], [{ type: 'tool_call', id: 1 }]],
+  usage: ['x', [1]],
+  label: ['', '  ', 5, 'a\u0001b', ' padded'],
+  summary: [5, null, {}],
+  name: [5, {}],
+  origin: ['x', {}, { source: '' }],
+  cost: ['1', null],
+  replaces: ['a', [5]],
+  unexpectedField: [1, 'x'],
+} as const
+
+export const rowCorruptionArb: fc.Arbitrary<RowCorruption> = fc.oneof(
+  fc.record({ k: fc.constant('notARow' as const), i: nat, value: fc.constantFrom(null, 'row', 5, {}, { nodeId: 'x' }) }),
+  fc.record({ k: fc.constant('length' as const), i: nat, keep: fc.constantFrom(0, 1, 2, 3, 8) }),
+  fc.record({ k: fc.constant('parent' as const), i: nat, value: fc.constantFrom(-1, 0.5, '1', null, Number.NaN) }),
+  fc.record({ k: fc.constant('parentBeyond' as const), i: nat }),
+  fc.record({ k: fc.constant('duplicateId' as const), i: nat, j: nat }),
+  fc.record({ k: fc.constant('duplicateLabel' as const), i: nat, j: nat }),
+  fc.record({ k: fc.constant('orphanPart' as const), i: nat }),
+  fc.record({ k: fc.constant('replacesStranger' as const), i: nat }),
+  fc.record({ k: fc.constant('badCell' as const), i: nat, cell: fc.constantFrom(...(Object.keys(BAD_ROW_CELLS) as (keyof typeof BAD_ROW_CELLS)[])), v: nat }),
+  fc.record({ k: fc.constant('badExtra' as const), i: nat, field: fc.constantFrom(...(Object.keys(BAD_EXTRA_FIELDS) as (keyof typeof BAD_EXTRA_FIELDS)[])), v: nat }),
 )

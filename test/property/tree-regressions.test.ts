@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { SessionTree, SessionTreeError, type JsonValue } from '../../src/tree/index.ts'
+import { snapshotV1 } from '../support/snapshot-v1.ts'
 
 describe('regressions found by the property tests', () => {
   const roundTrip = (tree: SessionTree) => {
@@ -155,7 +156,12 @@ describe('regressions found by the property tests', () => {
       return
     }
     expect(JSON.stringify(result.value.metadata)).toBe(JSON.stringify(metadata))
-    expect((tree.snapshot().nodes[0]!.metadata as Record<string, unknown>).polluted).toBeUndefined()
+    const restored = new SessionTree('s', JSON.parse(JSON.stringify(tree.snapshot())))
+    for (const t of [tree, restored]) {
+      const kept = t.entry(result.value.nodeId)!.metadata as Record<string, unknown>
+      expect(kept.polluted).toBeUndefined()
+      expect(JSON.stringify(kept)).toBe(JSON.stringify(metadata))
+    }
   })
 
   it('a snapshot is immutable: writing into its history does not move the tree', () => {
@@ -177,9 +183,12 @@ describe('regressions found by the property tests', () => {
     tree.append({ role: 'user', content: 'a' }, { nodeId: 'a' })
     tree.append({ role: 'user', content: 'sum' }, { nodeId: 'c', type: 'compaction', replaces: ['a'] })
     expect(tree.append({ role: 'user', content: 'x' }, { type: 'compaction', replaces: ['ghost'] }).ok).toBe(false)
-    const snapshot = JSON.parse(JSON.stringify(tree.snapshot())) as { nodes: { nodeId: string; replaces?: string[] }[] }
-    snapshot.nodes.find((n) => n.nodeId === 'c')!.replaces = ['ghost']
+    const snapshot = JSON.parse(JSON.stringify(tree.snapshot())) as { nodes: [string, ...unknown[]][] }
+    ;(snapshot.nodes.find((row) => row[0] === 'c')![6] as { replaces: string[] }).replaces = ['ghost']
     expect(() => new SessionTree('s', snapshot)).toThrow(SessionTreeError)
+    const old = JSON.parse(JSON.stringify(snapshotV1(tree))) as { nodes: { nodeId: string; replaces?: string[] }[] }
+    old.nodes.find((n) => n.nodeId === 'c')!.replaces = ['ghost']
+    expect(() => new SessionTree('s', old)).toThrow(SessionTreeError)
   })
 
   it('jump({ branch }, { record: false }) does not record navigation history', () => {

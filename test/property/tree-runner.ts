@@ -142,7 +142,7 @@ export class Runner {
       // Small trees: every failure is checked byte for byte. Larger: sampled, the rest cheaply.
       const k = this.failedOps++
       const depth: Depth = this.m.ids.length <= this.options.byteCheckBelow || k % 64 === 0 ? 'full' : k % 8 === 0 ? 'state' : 'quick'
-      before = fingerprint(this.tree, depth)
+      before = fingerprint(this.tree, depth, this.m.ids)
     }
     const result = act()
     this.count(what, result)
@@ -152,7 +152,7 @@ export class Runner {
       check(typeof result.error.message === 'string' && result.error.message !== '', `${what} failed without a message`, result.error)
       if (!mustFail) fails(`${what} failed but the model expected success`, result.error)
       check(expected.includes(result.error.code), `${what} failed with ${result.error.code}, expected one of ${expected.join('|')}`, result.error)
-      assertUnchanged(this.tree, before!, `failed ${what}`)
+      assertUnchanged(this.tree, before!, `failed ${what}`, this.m.ids)
       return undefined
     }
     if (mustFail) fails(`${what} succeeded but the model expected ${expected.join('|')}`, result.value)
@@ -513,10 +513,10 @@ export class Runner {
       }
       case 'trimLog': {
         const through = Math.max(0, tree.logSeq - op.back)
-        const before = fingerprint(tree, 'state')
+        const before = fingerprint(tree, 'state', m.ids)
         tree.trimLog(through)
         // Trimming the log is bookkeeping: the state and its snapshot do not change.
-        assertUnchanged(tree, before, 'trimLog')
+        assertUnchanged(tree, before, 'trimLog', m.ids)
         this.trimmedTo = Math.max(this.trimmedTo, through)
         check(tree.log(0).length === tree.logSeq - this.trimmedTo, 'trimLog kept the wrong number of log entries', { retained: tree.log(0).length, logSeq: tree.logSeq, trimmedTo: this.trimmedTo })
         // Checkpoints before the trimmed point can no longer be rolled back to.
