@@ -7,19 +7,21 @@
  * A tree holds one `Rec` per node, so its layout is kept small: children are
  * a newest-first chain (`youngest`, then each child's `older` sibling), which
  * makes both an append and the rollback of the newest node O(1) with two
- * links; the child count, the cached summary and two flags share one number.
+ * links (a child count is a walk of that chain); the lane (an index into
+ * the tree's lane names), the cached summary and two flags share one number.
  */
 import type { StoredEntry } from './entry.ts'
 import { defaultSummaryParts } from './text.ts'
 
-// `Rec.bits`: the child count (× CHILD), the summary head (× HEAD: 0 not derived yet, 1 + n a prefix
-// of n characters of the message text, STRING a collapsed text kept in `collapsed`), CUT and COMPACTED.
+// `Rec.bits`: the lane (× LANE: an index into the tree's lane names), the cached summary head (× HEAD:
+// 0 not derived yet, 1 + n a prefix of n characters of the message text, STRING a collapsed text kept in
+// `collapsed`), and the CUT and COMPACTED flags. One small integer instead of four fields.
 const COMPACTED = 1
 const CUT = 2
 const HEAD = 4
 const HEADS = 128
 const STRING = HEADS - 1
-const CHILD = HEAD * HEADS
+const LANE = HEAD * HEADS
 
 /** Summary heads that are not a prefix of the message text (text whose start needed its whitespace collapsed). */
 const collapsed = new WeakMap<Rec, string>()
@@ -28,38 +30,41 @@ const collapsed = new WeakMap<Rec, string>()
 export class Rec {
   /** The entry; only `attach` and `label` replace it. */
   entry: StoredEntry
-  /** Display lane: the branch the node was created on (the oldest branch holding it). */
-  lane: string
   readonly parent: Rec | undefined
   /** The newest child, and the next older sibling. */
   youngest: Rec | undefined
   older: Rec | undefined
-  /** Child count, cached summary head and flags (see `CHILD`, `HEAD`, `CUT`, `COMPACTED`): one number, not five fields. */
+  /** Lane, cached summary head and flags (see `LANE`, `HEAD`, `CUT`, `COMPACTED`). */
   private bits: number
 
-  constructor(entry: StoredEntry, parent: Rec | undefined, lane: string) {
+  constructor(entry: StoredEntry, parent: Rec | undefined, lane: number) {
     this.entry = entry
-    this.lane = lane
     this.parent = parent
     this.youngest = undefined
     this.older = undefined
     const compacted = (parent !== undefined && parent.compacted) || (entry.type === 'compaction' && entry.replaces !== undefined && entry.replaces.length > 0)
-    this.bits = compacted ? COMPACTED : 0
+    this.bits = lane * LANE + (compacted ? COMPACTED : 0)
   }
 
-  /** Number of direct children. */
+  /** Index of the display lane (see `Nodes.laneOf`). */
+  get lane(): number {
+    return Math.floor(this.bits / LANE)
+  }
+
+  set lane(lane: number) {
+    this.bits += (lane - this.lane) * LANE
+  }
+
+  /** Number of direct children (counted: nodes have few, and a count per node would cost every node a field). */
   get childCount(): number {
-    return Math.floor(this.bits / CHILD)
+    let count = 0
+    for (let child = this.youngest; child; child = child.older) count++
+    return count
   }
 
   /** True when a compaction on the path root → here replaces something (the model history is then more than the path's messages). */
   get compacted(): boolean {
     return this.bits % 2 === 1
-  }
-
-  /** Count one child more (+1) or less (-1). */
-  adopt(sign: 1 | -1): void {
-    this.bits += sign * CHILD
   }
 
   /** Children in creation order. */
@@ -112,8 +117,8 @@ export class Nodes {
   /** Every node by id; a Map keeps creation order, so it is also the list. */
   private readonly byId = new Map<string, Rec>()
   readonly labels = new Map<string, Rec>()
-  /** Tool-call nodes by call id, oldest first (ids can repeat; the newest wins lookups). */
-  private readonly calls = new Map<string, Rec[]>()
+  /** Tool-call nodes by call id: the node, or (ids can repeat) all of them oldest first; the newest wins lookups. */
+  private readonly calls = new Map<string, Rec | Rec[]>()
   messageCount = 0
   /** Per usage key: [total, number of nodes contributing]; a key leaves when its last node does. */
   private readonly usage = new Map<string, [number, number]>()
@@ -121,6 +126,9 @@ export class Nodes {
   private costCount = 0
   /** Ids minted so far (restored trees start at their node count). */
   private minted = 0
+  /** Lane names by index (0: no lane), and back. */
+  private readonly lanes: string[] = ['']
+  private readonly laneIndex = new Map<string, number>([['', 0]])
 
   get size(): number {
     return this.byId.size
@@ -137,6 +145,24 @@ export class Nodes {
   /** Every node in creation order. */
   all(): IterableIterator<Rec> {
     return this.byId.values()
+  }
+
+  /** A node's display lane: the branch it was created on (the oldest branch holding it), '' for none. */
+  laneOf(rec: Rec): string {
+    return this.lanes[rec.lane]!
+  }
+
+  setLane(rec: Rec, lane: string): void {
+    rec.lane = this.laneNumber(lane)
+  }
+
+  private laneNumber(lane: string): number {
+    let index = this.laneIndex.get(lane)
+    if (index === undefined) {
+      index = this.lanes.push(lane) - 1
+      this.laneIndex.set(lane, index)
+    }
+    return index
   }
 
   /** A fresh node id (`n` + base 36), never one in use. */
@@ -164,7 +190,8 @@ export class Nodes {
 
   /** The newest tool-call node issuing `callId`. */
   toolCall(callId: string): Rec | undefined {
-    return this.calls.get(callId)?.at(-1)
+    const held = this.calls.get(callId)
+    return Array.isArray(held) ? held.at(-1) : held
   }
 
   /** Usage totals per key, in the order keys first appeared. */
@@ -179,11 +206,10 @@ export class Nodes {
 
   /** Add a node as the newest child of `parent` (or a new root). */
   link(entry: StoredEntry, parent: Rec | undefined, lane: string): Rec {
-    const rec = new Rec(entry, parent, lane)
+    const rec = new Rec(entry, parent, this.laneNumber(lane))
     if (parent) {
       rec.older = parent.youngest
       parent.youngest = rec
-      parent.adopt(+1)
     }
     this.byId.set(entry.nodeId, rec)
     this.index(rec, +1)
@@ -193,10 +219,7 @@ export class Nodes {
   /** Remove the newest node (rollback only: it is the youngest child of its parent). */
   unlink(rec: Rec): void {
     const parent = rec.parent
-    if (parent) {
-      parent.youngest = rec.older
-      parent.adopt(-1)
-    }
+    if (parent) parent.youngest = rec.older
     this.index(rec, -1)
     this.byId.delete(rec.entry.nodeId)
   }
@@ -225,14 +248,17 @@ export class Nodes {
     }
     const callId = issuedCall(entry)
     if (callId !== undefined) {
-      const stack = this.calls.get(callId)
+      const held = this.calls.get(callId)
       if (sign > 0) {
-        if (stack) stack.push(rec)
-        else this.calls.set(callId, [rec])
-      } else if (stack) {
-        const at = stack.lastIndexOf(rec)
-        if (at >= 0) stack.splice(at, 1)
-        if (stack.length === 0) this.calls.delete(callId)
+        if (held === undefined) this.calls.set(callId, rec)
+        else if (Array.isArray(held)) held.push(rec)
+        else this.calls.set(callId, [held, rec])
+      } else if (held === rec) {
+        this.calls.delete(callId)
+      } else if (Array.isArray(held)) {
+        const at = held.lastIndexOf(rec)
+        if (at >= 0) held.splice(at, 1)
+        if (held.length === 1) this.calls.set(callId, held[0]!)
       }
     }
     if (entry.message) this.messageCount += sign

@@ -125,7 +125,7 @@ export class SessionTree {
   /** One node as views serve it, or undefined. */
   get(nodeId: string): TreeNode | undefined {
     const rec = this.state.nodes.get(nodeId)
-    return rec && nodeView(rec)
+    return rec && nodeView(this.state.nodes, rec)
   }
 
   /** One node's entry as stored (no view fields), or undefined. */
@@ -169,12 +169,12 @@ export class SessionTree {
   /** Nodes (view form) root→node, default the cursor; empty when the node is unknown. */
   currentPath(from?: string | null): TreeNode[] {
     const path = this.recPath(from)
-    return path.ok ? path.value.map(nodeView) : []
+    return path.ok ? path.value.map((rec) => nodeView(this.state.nodes, rec)) : []
   }
 
   /** Every node in creation order (immutable view objects). */
   list(): TreeNode[] {
-    return Array.from(this.state.nodes.all(), nodeView)
+    return Array.from(this.state.nodes.all(), (rec) => nodeView(this.state.nodes, rec))
   }
 
   /** Named branches with their root-to-head paths, active branch first. */
@@ -220,7 +220,7 @@ export class SessionTree {
   /** The tool-call node carrying this call id (never an assistant message that merely echoes it). */
   findToolCallNode(callId: string): TreeNode | undefined {
     const rec = this.state.nodes.toolCall(callId)
-    return rec && nodeView(rec)
+    return rec && nodeView(this.state.nodes, rec)
   }
 
   /**
@@ -252,7 +252,7 @@ export class SessionTree {
       return badArgument(error)
     }
     const result = this.journal.exec(branch === undefined ? { op: 'append', node } : { op: 'append', node, branch })
-    return result.ok ? ok(nodeView(this.state.nodes.get(node.nodeId)!)) : result
+    return result.ok ? ok(nodeView(this.state.nodes, this.state.nodes.get(node.nodeId)!)) : result
   }
 
   /**
@@ -330,7 +330,7 @@ export class SessionTree {
       return badArgument(error)
     }
     const result = this.journal.exec({ op: 'label', nodeId, label })
-    return result.ok ? ok(nodeView(this.state.nodes.get(nodeId)!)) : result
+    return result.ok ? ok(nodeView(this.state.nodes, this.state.nodes.get(nodeId)!)) : result
   }
 
   /** Record a summary for a branch (caller-written when `model` is absent). */
@@ -382,9 +382,9 @@ export class SessionTree {
     } catch (error) {
       return badArgument(error)
     }
-    if (merged === undefined) return ok(nodeView(rec))
+    if (merged === undefined) return ok(nodeView(this.state.nodes, rec))
     const done = this.journal.exec({ op: 'attach', node: merged })
-    return done.ok ? ok(nodeView(rec)) : done
+    return done.ok ? ok(nodeView(this.state.nodes, rec)) : done
   }
 
   // ------------------------------------------------- durability and undo

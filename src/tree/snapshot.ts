@@ -305,7 +305,7 @@ function decodeMarks(raw: Readonly<Record<string, unknown>>, state: TreeState): 
   state.forward = forward
   // Lanes: the oldest branch (heads keep creation order) whose path holds the node.
   for (const [name, head] of state.branches.entries()) {
-    for (let r: Rec | undefined = head; r && r.lane === ''; r = r.parent) r.lane = name
+    for (let r: Rec | undefined = head; r && r.lane === 0; r = r.parent) nodes.setLane(r, name)
   }
   return { logSeq: raw.logSeq, clonedFrom }
 }

@@ -34,9 +34,9 @@ function daysOf(year: number, month: number, day: number): number {
   return era * 146_097 + doe - 719_468
 }
 
-// The characters of the last time written; a run of times on one day rewrites only the clock.
-const chars: number[] = [48, 48, 48, 48, 45, 48, 48, 45, 48, 48, 84, 48, 48, 58, 48, 48, 58, 48, 48, 46, 48, 48, 48, 90]
+// The date characters of the last time written: a run of times on one day formats only the clock.
 let lastDay = Number.NaN
+let y0 = 48, y1 = 48, y2 = 48, y3 = 48, m0 = 48, m1 = 48, d0 = 48, d1 = 48
 
 /** `new Date(ms).toISOString()` for `MIN_TIME <= ms <= MAX_TIME` (whole milliseconds). */
 export function isoTime(ms: number): string {
@@ -45,14 +45,14 @@ export function isoTime(ms: number): string {
   if (days !== lastDay) {
     lastDay = days
     const [y, mo, d] = civil(days)
-    chars[0] = 48 + Math.floor(y / 1000)
-    chars[1] = 48 + (Math.floor(y / 100) % 10)
-    chars[2] = 48 + (Math.floor(y / 10) % 10)
-    chars[3] = 48 + (y % 10)
-    chars[5] = 48 + Math.floor(mo / 10)
-    chars[6] = 48 + (mo % 10)
-    chars[8] = 48 + Math.floor(d / 10)
-    chars[9] = 48 + (d % 10)
+    y0 = 48 + Math.floor(y / 1000)
+    y1 = 48 + (Math.floor(y / 100) % 10)
+    y2 = 48 + (Math.floor(y / 10) % 10)
+    y3 = 48 + (y % 10)
+    m0 = 48 + Math.floor(mo / 10)
+    m1 = 48 + (mo % 10)
+    d0 = 48 + Math.floor(d / 10)
+    d1 = 48 + (d % 10)
   }
   const h = Math.floor(t / 3_600_000)
   t -= h * 3_600_000
@@ -60,20 +60,16 @@ export function isoTime(ms: number): string {
   t -= mi * 60_000
   const s = Math.floor(t / 1000)
   const f = t - s * 1000
-  chars[11] = 48 + Math.floor(h / 10)
-  chars[12] = 48 + (h % 10)
-  chars[14] = 48 + Math.floor(mi / 10)
-  chars[15] = 48 + (mi % 10)
-  chars[17] = 48 + Math.floor(s / 10)
-  chars[18] = 48 + (s % 10)
-  chars[20] = 48 + Math.floor(f / 100)
-  chars[21] = 48 + (Math.floor(f / 10) % 10)
-  chars[22] = 48 + (f % 10)
-  // One flat string (a template literal would build a chain of pieces).
-  return String.fromCharCode.apply(null, chars)
+  // One flat string from its character codes (a template literal would build a chain of pieces).
+  return String.fromCharCode(
+    y0, y1, y2, y3, 45, m0, m1, 45, d0, d1, 84,
+    48 + Math.floor(h / 10), 48 + (h % 10), 58, 48 + Math.floor(mi / 10), 48 + (mi % 10), 58, 48 + Math.floor(s / 10), 48 + (s % 10),
+    46, 48 + Math.floor(f / 100), 48 + (Math.floor(f / 10) % 10), 48 + (f % 10), 90,
+  )
 }
 
-const SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+/** The separators of `YYYY-MM-DDTHH:mm:ss.sssZ` by position; every other position is a digit. */
+const SEPARATOR: Readonly<Record<number, number>> = { 4: 45, 7: 45, 10: 84, 13: 58, 16: 58, 19: 46, 23: 90 }
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
 function digits(text: string, from: number, count: number): number {
@@ -82,9 +78,19 @@ function digits(text: string, from: number, count: number): number {
   return n
 }
 
+function canonicalShape(text: string): boolean {
+  if (text.length !== 24) return false
+  for (let i = 0; i < 24; i++) {
+    const c = text.charCodeAt(i)
+    const separator = SEPARATOR[i]
+    if (separator === undefined ? c < 48 || c > 57 : c !== separator) return false
+  }
+  return true
+}
+
 /** The milliseconds of a time when `isoTime` would write it exactly so; undefined otherwise. */
 export function timeOfIso(text: string): number | undefined {
-  if (text.length !== 24 || !SHAPE.test(text)) return undefined
+  if (!canonicalShape(text)) return undefined
   const y = digits(text, 0, 4)
   const mo = digits(text, 5, 2)
   const d = digits(text, 8, 2)

@@ -3,7 +3,7 @@
  * nodes with their lane and fork count, branches with or without their
  * paths, and the O(branches) status.
  */
-import { summaryOf, type Rec } from './nodes.ts'
+import { summaryOf, type Nodes, type Rec } from './nodes.ts'
 import type { TreeState } from './state.ts'
 import type {
   BranchOutline,
@@ -17,8 +17,8 @@ import { recordOf, type Mutable } from './validate.ts'
 import type { ClonedFrom } from './snapshot.ts'
 
 /** One node as views serve it. */
-export function nodeView(rec: Rec): TreeNode {
-  return { ...rec.entry, summary: summaryOf(rec), branch: rec.lane, forkCount: rec.childCount } as TreeNode
+export function nodeView(nodes: Nodes, rec: Rec): TreeNode {
+  return { ...rec.entry, summary: summaryOf(rec), branch: nodes.laneOf(rec), forkCount: rec.childCount } as TreeNode
 }
 
 /** Labeled nodes in creation order; with `text`, the node carrying exactly that label. */
@@ -26,12 +26,12 @@ export function labeledNodes(state: TreeState, text: string | undefined): TreeNo
   const labels = state.nodes.labels
   if (text !== undefined) {
     const rec = labels.get(typeof text === 'string' ? text.trim() : text)
-    return rec ? [nodeView(rec)] : []
+    return rec ? [nodeView(state.nodes, rec)] : []
   }
   if (labels.size === 0) return []
   // Creation order: nodes do not store their index, so walk them (labels are few, lookups by text are direct).
   const out: TreeNode[] = []
-  for (const rec of state.nodes.all()) if (rec.entry.label !== undefined) out.push(nodeView(rec))
+  for (const rec of state.nodes.all()) if (rec.entry.label !== undefined) out.push(nodeView(state.nodes, rec))
   return out
 }
 
@@ -63,7 +63,7 @@ function nodesAndPosition(state: TreeState, sessionId: string) {
     activeBranch: state.active,
     selectedNodeId: state.selected?.entry.nodeId ?? null,
     branchHeads: state.branches.record(),
-    nodes: Array.from(state.nodes.all(), nodeView),
+    nodes: Array.from(state.nodes.all(), (rec) => nodeView(state.nodes, rec)),
   }
 }
 
