@@ -46,6 +46,18 @@ export interface SessionTreeSnapshot extends SnapshotMarks {
   readonly nodes: readonly SnapshotRow[]
 }
 
+/** What `SessionTree.withMarks` replaces: everything but the nodes themselves. */
+export interface TreeMarks {
+  /** Node id → label, laid over the nodes' own labels. */
+  readonly labels: Readonly<Record<string, string>>
+  readonly branches: readonly (readonly [string, string])[]
+  readonly activeBranch: string
+  readonly cursor: string | null
+  readonly selectedNodeId: string | null
+  readonly summaries: readonly BranchSummary[]
+  readonly history: NavigationHistory
+}
+
 /** The first snapshot format: every node as its whole entry. It still loads. */
 export interface SessionTreeSnapshotV1 extends SnapshotMarks {
   readonly version: 1

@@ -183,55 +183,61 @@ function shareText(content: readonly ContentPart[], text: string | undefined): r
 function canonical(entry: Draft): StoredEntry {
   shareNames(entry)
   const message = entry.message && canonicalMessage(entry.message)
-  const keys: string[] = []
-  const values: unknown[] = []
-  const add = (key: string, value: unknown) => {
-    if (value === undefined) return
-    keys.push(key)
-    values.push(value)
-  }
-  add('message', message)
-  add('content', entry.content && shareText(entry.content, message?.content))
-  add('model', entry.model)
-  add('provider', entry.provider)
-  add('usage', entry.usage)
-  add('cost', entry.cost)
-  add('error', entry.error)
-  add('metadata', entry.metadata)
-  add('label', entry.label)
-  add('origin', entry.origin)
-  if (entry.type === 'compaction') add('replaces', entry.replaces)
-  add('summary', entry.summary !== undefined && entry.summary === message?.content ? message.content : entry.summary)
-  // At its exact size: properties added one at a time would take a second, larger allocation.
-  return exactEntry(entry, keys, values) as StoredEntry
+  const values: unknown[] = [
+    message,
+    entry.content && shareText(entry.content, message?.content),
+    entry.model,
+    entry.provider,
+    entry.usage,
+    entry.cost,
+    entry.error,
+    entry.metadata,
+    entry.label,
+    entry.origin,
+    entry.type === 'compaction' ? entry.replaces : undefined,
+    entry.summary !== undefined && entry.summary === message?.content ? message.content : entry.summary,
+  ]
+  let shape = 0
+  for (let i = 0; i < values.length; i++) if (values[i] !== undefined) shape |= 1 << i
+  // A copy of the shape's template is an object at its exact size (properties added one at a time
+  // would spill into a second, larger store); its values are then written in place.
+  const out: Record<string, unknown> = { ...(TEMPLATES[shape] ??= template(shape)) }
+  out.nodeId = entry.nodeId
+  out.parentId = entry.parentId
+  out.type = entry.type
+  out.createdAt = entry.createdAt
+  for (let i = 0; i < values.length; i++) if (values[i] !== undefined) out[FIELDS[i]!] = values[i]
+  return out as StoredEntry
 }
 
+/** The optional fields of an entry, in canonical order (bit `i` of a shape is `FIELDS[i]`). */
+const FIELDS = ['message', 'content', 'model', 'provider', 'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces', 'summary'] as const
+
+/** One template object per shape of entry, made on first use. */
+const TEMPLATES: (Record<string, unknown> | undefined)[] = []
+
 /**
- * An entry object at its exact size: V8 sizes an object literal for all of
- * its properties when it starts with named ones (computed keys included),
- * while properties added one at a time spill into a second, larger store. A
- * tree keeps one entry per node, so this is worth a switch.
+ * An object with the shape's keys in canonical order, at its exact size: V8
+ * sizes an object literal for all of its properties when it starts with
+ * named ones (computed keys included).
  */
-function exactEntry(base: Draft, k: readonly string[], v: readonly unknown[]): Record<string, unknown> {
+function template(shape: number): Record<string, unknown> {
+  const k = FIELDS.filter((_, i) => (shape & (1 << i)) !== 0)
   switch (k.length) {
-    case 0: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt }
-    case 1: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0] }
-    case 2: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1] }
-    case 3: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2] }
-    case 4: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3] }
-    case 5: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4] }
-    case 6: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5] }
-    case 7: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6] }
-    case 8: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7] }
-    case 9: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7], [k[8]!]: v[8] }
-    case 10: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7], [k[8]!]: v[8], [k[9]!]: v[9] }
-    case 11: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7], [k[8]!]: v[8], [k[9]!]: v[9], [k[10]!]: v[10] }
-    case 12: return { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt, [k[0]!]: v[0], [k[1]!]: v[1], [k[2]!]: v[2], [k[3]!]: v[3], [k[4]!]: v[4], [k[5]!]: v[5], [k[6]!]: v[6], [k[7]!]: v[7], [k[8]!]: v[8], [k[9]!]: v[9], [k[10]!]: v[10], [k[11]!]: v[11] }
-    default: {
-      const out: Record<string, unknown> = { nodeId: base.nodeId, parentId: base.parentId, type: base.type, createdAt: base.createdAt }
-      for (let i = 0; i < k.length; i++) out[k[i]!] = v[i]
-      return out
-    }
+    case 0: return { nodeId: '', parentId: null, type: 'custom', createdAt: '' }
+    case 1: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0 }
+    case 2: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0 }
+    case 3: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0 }
+    case 4: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0 }
+    case 5: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0 }
+    case 6: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0 }
+    case 7: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0 }
+    case 8: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0 }
+    case 9: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0, [k[8]!]: 0 }
+    case 10: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0, [k[8]!]: 0, [k[9]!]: 0 }
+    case 11: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0, [k[8]!]: 0, [k[9]!]: 0, [k[10]!]: 0 }
+    case 12: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0, [k[8]!]: 0, [k[9]!]: 0, [k[10]!]: 0, [k[11]!]: 0 }
+    default: throw new Error(`entry shape ${shape} has ${k.length} fields`)
   }
 }
 

@@ -11,6 +11,7 @@
  * the tree's lane names), the cached summary and two flags share one number.
  */
 import type { StoredEntry } from './entry.ts'
+import { fail, ok, type TreeResult } from './errors.ts'
 import { defaultSummaryParts } from './text.ts'
 
 // `Rec.bits`: the lane (× LANE: an index into the tree's lane names), the cached summary head (× HEAD:
@@ -157,6 +158,7 @@ export class Nodes {
   }
 
   private laneNumber(lane: string): number {
+    if (lane === '') return 0
     let index = this.laneIndex.get(lane)
     if (index === undefined) {
       index = this.lanes.push(lane) - 1
@@ -188,6 +190,20 @@ export class Nodes {
     return (this.byId.get(nodeId)?.children() ?? []).map((rec) => rec.entry.nodeId)
   }
 
+  /**
+   * The tool-call node issuing `callId`: the one named (call ids can repeat
+   * across a long session; a producer that knows which node issued it names
+   * it), else the newest.
+   */
+  callNode(callId: string, nodeId: string | undefined): TreeResult<Rec> {
+    const rec = nodeId === undefined ? this.toolCall(callId) : this.byId.get(nodeId)
+    if (!rec) return fail('NODE_NOT_FOUND', `no tool-call node for call ${JSON.stringify(callId)}`, { callId })
+    if (issuedCall(rec.entry) !== callId) {
+      return fail('INVALID_ARGUMENT', `node ${rec.entry.nodeId} is not the tool call ${JSON.stringify(callId)}`, { callId, nodeId: rec.entry.nodeId })
+    }
+    return ok(rec)
+  }
+
   /** The newest tool-call node issuing `callId`. */
   toolCall(callId: string): Rec | undefined {
     const held = this.calls.get(callId)
@@ -212,6 +228,24 @@ export class Nodes {
       parent.youngest = rec
     }
     this.byId.set(entry.nodeId, rec)
+    this.index(rec, +1)
+    return rec
+  }
+
+  /**
+   * `link` for a restore, without the lane (set from the branches after) and
+   * without a lookup first: undefined when the id was taken. The tree being
+   * restored is then thrown away, so the overwritten entry does not matter.
+   */
+  linkNew(entry: StoredEntry, parent: Rec | undefined): Rec | undefined {
+    const size = this.byId.size
+    const rec = new Rec(entry, parent, 0)
+    this.byId.set(entry.nodeId, rec)
+    if (this.byId.size === size) return undefined
+    if (parent) {
+      rec.older = parent.youngest
+      parent.youngest = rec
+    }
     this.index(rec, +1)
     return rec
   }

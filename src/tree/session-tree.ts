@@ -15,47 +15,24 @@ import { buildEntry, publicEntry, withResult, type StoredEntry, type ToolResult 
 import { fail, ok, SessionTreeError, type TreeResult } from './errors.ts'
 import { completeCutPoint, historyOf, messagesOf, pathFrom, startOf } from './history.ts'
 import { Journal, type TreeCheckpoint } from './journal.ts'
-import { issuedCall, summaryOf, type Rec } from './nodes.ts'
+import { summaryOf, type Rec } from './nodes.ts'
 import { decodeSnapshot, encodeSnapshot, type ClonedFrom } from './snapshot.ts'
 import { resolveTarget, TreeState } from './state.ts'
 import { linearExport, summarizeBranch, SUMMARIZE_TIMEOUT_MS, writtenSummary } from './summarize.ts'
 import { oneLine } from './text.ts'
 import type {
   AppendOptions, BranchSummarizer, BranchSummary, BranchView, ForkView, JumpTarget, JumpView, LinearExport, LlmMessage, MoveOptions,
-  NavigationHistory, SessionTreeLogEntry, SessionTreeOutline, SessionTreeSessionInfo, SessionTreeSnapshot, SessionTreeView, TreeEntry, TreeNode, TreePosition,
+  SessionTreeLogEntry, SessionTreeOptions, SessionTreeOutline, SessionTreeSessionInfo, SessionTreeSnapshot, SessionTreeView, TreeEntry, TreeMarks,
+  TreeNode, TreePosition,
 } from './types.ts'
 import { checkBranchName, checkLabel, checkNodeId, Invalid, isRecord } from './validate.ts'
 import { branchViews, labeledNodes, nodeView, treeInfo, treeOutline, treeView } from './views.ts'
 
-export type { TreeCheckpoint }
+export type { TreeCheckpoint, TreeMarks, SessionTreeOptions }
 
 /** A node's entry as callers see it. */
 function entryOf(rec: Rec): TreeEntry {
   return publicEntry(rec.entry, summaryOf(rec))
-}
-
-/** What `withMarks` replaces: everything but the nodes themselves. */
-export interface TreeMarks {
-  /** Node id → label, laid over the nodes' own labels. */
-  readonly labels: Readonly<Record<string, string>>
-  readonly branches: readonly (readonly [string, string])[]
-  readonly activeBranch: string
-  readonly cursor: string | null
-  readonly selectedNodeId: string | null
-  readonly summaries: readonly BranchSummary[]
-  readonly history: NavigationHistory
-}
-
-/** Options of a tree. */
-export interface SessionTreeOptions {
-  /** Clock for new nodes and summaries (tests pin it). */
-  readonly now?: () => Date
-  /**
-   * How many operations the in-memory log keeps (default 10,000; older ones
-   * are dropped in batches, and checkpoints older than the kept log become
-   * invalid). A journal reads `log()` as operations happen.
-   */
-  readonly logLimit?: number
 }
 
 function badArgument(error: unknown): TreeResult<never> {
@@ -140,8 +117,7 @@ export class SessionTree {
   }
 
   /**
-   * Messages the model reads for the path root→node (default: the cursor).
-   * Nodes without a message (summaries, model changes) add nothing.
+   * Messages the model reads for root→node (default: the cursor), compactions applied.
    * @throws SessionTreeError `NODE_NOT_FOUND` for an unknown node, `TREE_CORRUPT` for a cyclic or dangling path.
    */
   messages(from?: string | null): LlmMessage[] {
@@ -151,10 +127,7 @@ export class SessionTree {
     return messages.value
   }
 
-  /**
-   * The entries whose messages form the model history of the path root→node,
-   * in the order the model reads them (compactions applied).
-   */
+  /** The entries behind `messages(from)`, in the order the model reads them. */
   historyPath(from?: string | null): TreeResult<TreeEntry[]> {
     const path = this.recPath(from)
     return path.ok ? ok(historyOf(path.value).map(entryOf)) : path
@@ -223,12 +196,7 @@ export class SessionTree {
     return rec && nodeView(this.state.nodes, rec)
   }
 
-  /**
-   * The nearest node where a history may end, for `nodeId`: the node itself
-   * when every call on its path has its result; inside a tool exchange, the
-   * end of that exchange; when the exchange never completed, the last
-   * complete point before it.
-   */
+  /** The nearest node where a history may end (never between a tool call and its result; see `history.ts`). */
   completeCutPoint(nodeId: string | null): TreeResult<string | null> {
     const start = startOf(this.state, nodeId)
     return start.ok ? completeCutPoint(this.state, start.value) : start
@@ -237,10 +205,8 @@ export class SessionTree {
   // ---------------------------------------------------------------- mutating
 
   /**
-   * Append one node under the cursor (or `options.parentId`) and move the
-   * cursor to it. When the parent is the active branch's head, the branch
-   * advances; otherwise the node starts a new branch (named by
-   * `options.branch`, or `<active>-<n>`), and the old head stays untouched.
+   * Append one node under the cursor (or `options.parentId`) and move the cursor to it. The active
+   * branch advances when the parent is its head; otherwise a branch starts (`options.branch` or `<active>-<n>`).
    */
   append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode> {
     let node: StoredEntry
@@ -255,10 +221,7 @@ export class SessionTree {
     return result.ok ? ok(nodeView(this.state.nodes, this.state.nodes.get(node.nodeId)!)) : result
   }
 
-  /**
-   * Move the cursor to a node (by id, label or branch head), or before the
-   * first node (`null`). Nothing is deleted; the next append forks from there.
-   */
+  /** Move the cursor to a node (by id, label or branch head), or before the first node (`null`). */
   jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView> {
     const resolved = resolveTarget(this.state, target)
     if (!resolved.ok) return resolved
@@ -269,10 +232,7 @@ export class SessionTree {
     return result.ok ? ok(this.jumpView()) : result
   }
 
-  /**
-   * Park a new named branch at a historical node: the cursor moves there and
-   * the next append becomes a new child. Old branches stay intact.
-   */
+  /** Park a new named branch at a node and move there; the next append becomes a new child. */
   fork(target: string, branch?: string): TreeResult<ForkView> {
     let name: string
     try {
@@ -292,11 +252,7 @@ export class SessionTree {
     return result.ok ? ok({ cursor: result.value.cursor, branch: result.value.branch }) : result
   }
 
-  /**
-   * Fork at `target` and append a `branch_summary` node there describing the
-   * path being left (seed 001). The summary is for people and tools: it
-   * never enters `messages()`.
-   */
+  /** Fork at `target` and append a `branch_summary` node describing the path left (seed 001); never in `messages()`. */
   branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode> {
     if (typeof summary !== 'string' || summary.trim() === '') return fail('INVALID_ARGUMENT', 'summary must be a non-empty string')
     const from = this.cursor
@@ -338,11 +294,7 @@ export class SessionTree {
     return this.recordSummary(writtenSummary(this.state, branch, text, model, this.now))
   }
 
-  /**
-   * Summarize a branch with an injected summarizer. Never fails the caller
-   * (except for an unknown branch): a throwing or slow summarizer yields the
-   * deterministic fallback `[N messages, unsummarized]`.
-   */
+  /** Summarize a branch with an injected summarizer; one that throws or hangs yields `[N messages, unsummarized]`. */
   async summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number } = {}): Promise<TreeResult<BranchSummary>> {
     return this.recordSummary(await summarizeBranch(this.state, branch, summarizer, options.timeoutMs ?? SUMMARIZE_TIMEOUT_MS, this.now))
   }
@@ -364,18 +316,11 @@ export class SessionTree {
     return result.ok ? ok(this.jumpView()) : result
   }
 
-  /**
-   * Fold a tool result into the tool-call node carrying `callId`, so the call
-   * and its result read as one entry even when the result arrives later.
-   * Idempotent: attaching the same result again changes nothing.
-   */
+  /** Fold a tool result into the node that made the call (idempotent): the call and its result read as one entry. */
   attachToolResult(callId: string, result: ToolResult, options: { readonly nodeId?: string } = {}): TreeResult<TreeNode> {
-    // Call ids can repeat across a long session; a producer that knows which node issued the call names it.
-    const rec = options.nodeId === undefined ? this.state.nodes.toolCall(callId) : this.state.nodes.get(options.nodeId)
-    if (!rec) return fail('NODE_NOT_FOUND', `no tool-call node for call ${JSON.stringify(callId)}`, { callId })
-    if (issuedCall(rec.entry) !== callId) {
-      return fail('INVALID_ARGUMENT', `node ${rec.entry.nodeId} is not the tool call ${JSON.stringify(callId)}`, { callId, nodeId: rec.entry.nodeId })
-    }
+    const found = this.state.nodes.callNode(callId, options.nodeId)
+    if (!found.ok) return found
+    const rec = found.value
     let merged: StoredEntry | undefined
     try {
       merged = withResult(rec.entry, callId, result)
@@ -394,15 +339,10 @@ export class SessionTree {
     return encodeSnapshot(this.state, { sessionId: this.sessionId, logSeq: this.logSeq, clonedFrom: this.clonedFrom })
   }
 
-  /**
-   * A new tree with these nodes and other marks: the given labels laid over
-   * the nodes' own, and the given branches, position, summaries and history.
-   * Validated like a snapshot (`INVALID_SNAPSHOT`); this tree is untouched.
-   */
+  /** A new tree with these nodes and other marks (labels laid over the nodes' own), validated like a snapshot. */
   withMarks(marks: TreeMarks): TreeResult<SessionTree> {
-    const labels = new Map(Object.entries(marks.labels))
-    const snapshot = encodeSnapshot(this.state, { sessionId: this.sessionId, logSeq: this.logSeq, clonedFrom: this.clonedFrom, labels })
-    const { labels: _labels, ...rest } = marks
+    const { labels, ...rest } = marks
+    const snapshot = encodeSnapshot(this.state, { sessionId: this.sessionId, logSeq: this.logSeq, clonedFrom: this.clonedFrom, labels: new Map(Object.entries(labels)) })
     try {
       return ok(new SessionTree(this.sessionId, { ...snapshot, ...rest }, { now: this.now, logLimit: this.journal.limit }))
     } catch (error) {
@@ -431,18 +371,12 @@ export class SessionTree {
     this.journal.trim(throughSeq)
   }
 
-  /**
-   * Apply log records (e.g. a sidecar journal) in order. All or nothing: on
-   * the first bad record the tree is rolled back and the error says which.
-   */
+  /** Apply log records in order, all or nothing (the error names the first bad record). */
   replay(records: readonly unknown[]): TreeResult<{ applied: number }> {
     return this.journal.replay(records)
   }
 
-  /**
-   * Apply one operation record (its `seq` is ignored): how a journal written
-   * by one tree is re-applied to a tree rebuilt from elsewhere.
-   */
+  /** Apply one operation record, ignoring its `seq` (a journal re-applied to a tree rebuilt from elsewhere). */
   applyOp(record: unknown): TreeResult<void> {
     return this.journal.applyRecord(record)
   }

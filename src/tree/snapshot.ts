@@ -18,7 +18,7 @@ import type { Rec } from './nodes.ts'
 import { HISTORY_LIMIT, type TreeState } from './state.ts'
 import { isoTime, MAX_TIME, MIN_TIME, timeOfIso } from './time.ts'
 import { SNAPSHOT_VERSION, type SessionTreeSnapshot, type SnapshotExtra, type SnapshotPart, type SnapshotRow, type TreeEntry, type TreePosition } from './types.ts'
-import { checkBranchName, checkEntryType, checkNodeId, checkPosition, checkRole, checkSummary, checkTime, deepFreeze, Invalid, isRecord, str, type Mutable } from './validate.ts'
+import { checkBranchName, checkEntryType, checkNodeId, checkPosition, checkRole, checkSummary, checkTime, deepFreeze, Invalid, isNodeId, isRecord, knownEntryType, knownRole, str, type Mutable } from './validate.ts'
 
 /** Where a tree was cloned from. */
 export type ClonedFrom = { readonly sessionId: string; readonly nodeId: string | null }
@@ -132,33 +132,35 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
   let previous = 0
   let previousText: string | undefined
   for (let i = 0; i < rows.length; i++) {
-    const where = `snapshot.nodes[${i}]`
+    // The reasons name the row; built only when one is needed (a restore checks every row).
+    const where = () => `snapshot.nodes[${i}]`
     const row = rows[i]
-    if (!Array.isArray(row) || row.length < 4 || row.length > 7) throw new Invalid(`${where} must be a row [nodeId, parent, type, time, role?, text?, extra?]`)
-    const nodeId = checkNodeId(row[0], `${where} node id`)
-    if (nodes.has(nodeId)) throw new Invalid(`${where} repeats node id ${nodeId}`)
+    if (!Array.isArray(row) || row.length < 4 || row.length > 7) throw new Invalid(`${where()} must be a row [nodeId, parent, type, time, role?, text?, extra?]`)
+    const id = row[0]
+    const nodeId = isNodeId(id) ? id : checkNodeId(id, `${where()} node id`)
     const offset = row[1]
-    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > i) throw new Invalid(`${where} parent must be 0 or an earlier row (1..${i} back)`)
+    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > i) throw new Invalid(`${where()} parent must be 0 or an earlier row (1..${i} back)`)
     const parent = offset === 0 ? undefined : recs[i - offset]!
-    const type = checkEntryType(row[2], `${where} type`)
+    const type = knownEntryType(row[2]) ?? checkEntryType(row[2], `${where()} type`)
     // Time: a delta after the previous row (equal times share one string), or the ISO text.
     const time = row[3]
     let createdAt: string
     if (typeof time === 'number') {
       const ms = previous + time
-      if (!Number.isSafeInteger(time) || ms < MIN_TIME || ms > MAX_TIME) throw new Invalid(`${where} time must be a whole number of milliseconds within years 0-9999`)
+      if (!Number.isSafeInteger(time) || ms < MIN_TIME || ms > MAX_TIME) throw new Invalid(`${where()} time must be a whole number of milliseconds within years 0-9999`)
       createdAt = time === 0 && previousText !== undefined ? previousText : isoTime(ms)
       previous = ms
     } else {
-      createdAt = checkTime(time, `${where} time`)
+      createdAt = checkTime(time, `${where()} time`)
       previous = Math.floor(Date.parse(createdAt))
     }
     previousText = createdAt
     const parentId = parent ? parent.entry.nodeId : null
     const role = row[4] ?? null
     const text = row[5] ?? null
-    if ((role === null) !== (text === null)) throw new Invalid(`${where} has a role without a text or a text without a role`)
-    const message = role === null ? undefined : Object.freeze({ role: checkRole(role, `${where} role`), content: str(text, `${where} text`) })
+    if ((role === null) !== (text === null)) throw new Invalid(`${where()} has a role without a text or a text without a role`)
+    if (text !== null && typeof text !== 'string') throw new Invalid(`${where()} text must be a string`)
+    const message = role === null ? undefined : Object.freeze({ role: knownRole(role) ?? checkRole(role, `${where()} role`), content: text as string })
     const extra = row[6]
     let entry: StoredEntry
     if (extra === undefined) {
@@ -166,12 +168,14 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
       entry = Object.freeze(message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt }) as StoredEntry
     } else {
       const draft: Draft = message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt }
-      decodeExtra(extra, draft, `${where} extra`)
+      decodeExtra(extra, draft, `${where()} extra`)
       if (draft.label !== undefined && nodes.labels.has(draft.label)) throw new Invalid(`snapshot label ${JSON.stringify(draft.label)} is used twice`)
-      if (draft.replaces !== undefined) onPath(draft.replaces, parent, nodeId, where)
+      if (draft.replaces !== undefined) onPath(draft.replaces, parent, nodeId, where())
       entry = stored(draft)
     }
-    recs[i] = nodes.link(entry, parent, '')
+    const rec = nodes.linkNew(entry, parent)
+    if (rec === undefined) throw new Invalid(`${where()} repeats node id ${nodeId}`)
+    recs[i] = rec
   }
   nodes.mintAfter(rows.length)
 }

@@ -310,6 +310,18 @@ export interface SessionTreeSessionInfo {
   readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null }
 }
 
+/** Options of a tree. */
+export interface SessionTreeOptions {
+  /** Clock for new nodes and summaries (tests pin it). */
+  readonly now?: () => Date
+  /**
+   * How many operations the in-memory log keeps (default 10,000; older ones
+   * are dropped in batches, and checkpoints older than the kept log become
+   * invalid). A journal reads `log()` as operations happen.
+   */
+  readonly logLimit?: number
+}
+
 /** Options for `append`. */
 export interface AppendOptions {
   /** Explicit node id (producers with stable identities); minted when absent. */

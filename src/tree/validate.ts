@@ -81,11 +81,29 @@ function checkName(value: unknown, where: string, max: number): string {
 
 /** A node id: 1..200 printable characters, no surrounding whitespace. */
 export function checkNodeId(value: unknown, where = 'nodeId'): string {
+  if (isNodeId(value)) return value
   if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
   if (value === '' || value.trim() !== value) throw new Invalid(`${where} must be non-empty without surrounding whitespace`)
   if (value.length > MAX_ID_LENGTH) throw new Invalid(`${where} must be at most ${MAX_ID_LENGTH} characters`)
   if (CONTROL.test(value)) throw new Invalid(`${where} must not contain control characters`)
   return value
+}
+
+/**
+ * Whether a value is a valid node id, without building a reason (a restore
+ * checks every id): `checkNodeId` says why when it is not.
+ */
+export function isNodeId(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) return false
+  const first = value.charCodeAt(0)
+  const last = value.charCodeAt(value.length - 1)
+  // Fast case: printable ASCII throughout, no space at either end (anything else takes the full check).
+  if (first === 32 || last === 32) return false
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 32 || c > 126) return false
+  }
+  return true
 }
 
 /** An ISO-8601 timestamp as produced by `Date.prototype.toISOString`. */
@@ -219,6 +237,15 @@ export function checkMessage(value: unknown, where = 'message'): LlmMessage {
   // Literals, not added properties: each message is then one allocation.
   if (name !== undefined) return toolCallId !== undefined ? { role, content, name, toolCallId } : { role, content, name }
   return toolCallId !== undefined ? { role, content, toolCallId } : { role, content }
+}
+
+/** The shared role or entry type string equal to `value`, if it is one (no reason built: `checkRole`/`checkEntryType` give it). */
+export function knownRole(value: unknown): Role | undefined {
+  return typeof value === 'string' ? ROLES.get(value) : undefined
+}
+
+export function knownEntryType(value: unknown): TreeEntryType | undefined {
+  return typeof value === 'string' ? ENTRY_TYPES.get(value) : undefined
 }
 
 /** A role, as the one shared string of that name (a parsed snapshot would hold a copy per node). */
