@@ -4,8 +4,11 @@
  * One workload, a linear session as a long DSH conversation grows it: a user
  * prompt of ~115 characters, an answer of ~400 (with model and usage), and
  * every 10th answer first a tool call whose ~300-character result is folded
- * into it. Each figure is printed next to a baseline measured in the same
- * run — the cost of the work the figure cannot avoid — and its budget:
+ * into it; nodes 1.5 s apart. Each figure is printed next to a baseline
+ * measured in the same run — the cost of the work the figure cannot avoid —
+ * and its budget. Timings are taken several times and judged on the best run
+ * (on a shared machine the least disturbed one), with the median and the load
+ * average printed beside them:
  *
  * - `jump` + `messages()` at 20k nodes (a jump to a random node returns its
  *   root→node history, ~10,000 messages on average) vs building a

@@ -21,6 +21,7 @@ import {
   checkNodeIds,
   checkOrigin,
   checkTime,
+  copyFlatObject,
   copyJsonObject,
   deepFreeze,
   finiteNumber,
@@ -86,23 +87,33 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
   return canonical(entry) as TreeEntry
 }
 
-/** The fields beyond id, parent, type, time and message, validated and copied into `entry` (throws `Invalid`). */
-export function checkFields(value: Readonly<Record<string, unknown>>, entry: Draft, where: string): void {
-  if (value.content !== undefined) entry.content = checkContent(value.content, `${where}.content`)
-  if (value.model !== undefined) entry.model = str(value.model, `${where}.model`)
-  if (value.provider !== undefined) entry.provider = str(value.provider, `${where}.provider`)
-  if (value.usage !== undefined) entry.usage = copyJsonObject(value.usage, `${where}.usage`)
-  if (value.cost !== undefined) entry.cost = finiteNumber(value.cost, `${where}.cost`)
-  if (value.error !== undefined) entry.error = str(value.error, `${where}.error`)
-  if (value.metadata !== undefined) entry.metadata = copyJsonObject(value.metadata, `${where}.metadata`)
-  if (value.label !== undefined) {
-    entry.label = checkLabel(value.label, `${where}.label`)
-    if (entry.label !== value.label) throw new Invalid(`${where}.label is not trimmed`)
+/** Where a value sits, for a reason: the text, or how to make it (made only when a check fails). */
+export type Where = string | (() => string)
+
+const at = (where: Where, field: string): string => `${typeof where === 'string' ? where : where()}.${field}`
+
+/**
+ * The fields beyond id, parent, type, time and message, validated and copied
+ * into `entry` (throws `Invalid`). The common values (names, flat usage
+ * records) pass a quick test; the full checks, and their reasons, run for the rest.
+ */
+export function checkFields(value: Readonly<Record<string, unknown>>, entry: Draft, where: Where): void {
+  const { content, model, provider, usage, cost, error, metadata, label, origin, replaces } = value
+  if (content !== undefined) entry.content = checkContent(content, at(where, 'content'))
+  if (model !== undefined) entry.model = typeof model === 'string' ? model : str(model, at(where, 'model'))
+  if (provider !== undefined) entry.provider = typeof provider === 'string' ? provider : str(provider, at(where, 'provider'))
+  if (usage !== undefined) entry.usage = copyFlatObject(usage) ?? copyJsonObject(usage, at(where, 'usage'))
+  if (cost !== undefined) entry.cost = finiteNumber(cost, at(where, 'cost'))
+  if (error !== undefined) entry.error = typeof error === 'string' ? error : str(error, at(where, 'error'))
+  if (metadata !== undefined) entry.metadata = copyFlatObject(metadata) ?? copyJsonObject(metadata, at(where, 'metadata'))
+  if (label !== undefined) {
+    entry.label = checkLabel(label, at(where, 'label'))
+    if (entry.label !== label) throw new Invalid(`${at(where, 'label')} is not trimmed`)
   }
-  if (value.origin !== undefined) entry.origin = checkOrigin(value.origin, `${where}.origin`)
-  if (value.replaces !== undefined) {
-    if (entry.type !== 'compaction') throw new Invalid(`${where}.replaces is only allowed on compaction nodes`)
-    entry.replaces = checkNodeIds(value.replaces, `${where}.replaces`)
+  if (origin !== undefined) entry.origin = checkOrigin(origin, at(where, 'origin'))
+  if (replaces !== undefined) {
+    if (entry.type !== 'compaction') throw new Invalid(`${at(where, 'replaces')} is only allowed on compaction nodes`)
+    entry.replaces = checkNodeIds(replaces, at(where, 'replaces'))
   }
 }
 

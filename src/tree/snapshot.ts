@@ -133,7 +133,7 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
   let previousText: string | undefined
   for (let i = 0; i < rows.length; i++) {
     // The reasons name the row; built only when one is needed (a restore checks every row).
-    const where = () => `snapshot.nodes[${i}]`
+    const where = (): string => `snapshot.nodes[${i}]`
     const row = rows[i]
     if (!Array.isArray(row) || row.length < 4 || row.length > 7) throw new Invalid(`${where()} must be a row [nodeId, parent, type, time, role?, text?, extra?]`)
     const id = row[0]
@@ -168,7 +168,7 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
       entry = Object.freeze(message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt }) as StoredEntry
     } else {
       const draft: Draft = message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt }
-      decodeExtra(extra, draft, `${where()} extra`)
+      decodeExtra(extra, draft, () => `${where()} extra`)
       if (draft.label !== undefined && nodes.labels.has(draft.label)) throw new Invalid(`snapshot label ${JSON.stringify(draft.label)} is used twice`)
       if (draft.replaces !== undefined) onPath(draft.replaces, parent, nodeId, where())
       entry = stored(draft)
@@ -180,16 +180,16 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
   nodes.mintAfter(rows.length)
 }
 
-function decodeExtra(value: unknown, entry: Draft, where: string): void {
-  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
-  for (const key of Object.keys(value)) if (!EXTRA_KEYS.has(key)) throw new Invalid(`${where}.${key} is not a row field`)
+function decodeExtra(value: unknown, entry: Draft, where: () => string): void {
+  if (!isRecord(value)) throw new Invalid(`${where()} must be an object`)
+  for (const key in value) if (!EXTRA_KEYS.has(key)) throw new Invalid(`${where()}.${key} is not a row field`)
   const message = entry.message
   if (value.name !== undefined || value.toolCallId !== undefined) {
-    if (!message) throw new Invalid(`${where} has message fields but the row no message`)
+    if (!message) throw new Invalid(`${where()} has message fields but the row no message`)
     entry.message = {
       ...message,
-      ...(value.name === undefined ? {} : { name: str(value.name, `${where}.name`) }),
-      ...(value.toolCallId === undefined ? {} : { toolCallId: str(value.toolCallId, `${where}.toolCallId`) }),
+      ...(value.name === undefined ? {} : { name: str(value.name, `${where()}.name`) }),
+      ...(value.toolCallId === undefined ? {} : { toolCallId: str(value.toolCallId, `${where()}.toolCallId`) }),
     }
   }
   // Parts that left out the message text get it back before the usual checks.
@@ -199,13 +199,13 @@ function decodeExtra(value: unknown, entry: Draft, where: string): void {
       if (!isRecord(part)) return part
       const missing = part.type === 'text' ? !('text' in part) : part.type === 'tool_result' ? !('content' in part) : false
       if (!missing) return part
-      if (!message) throw new Invalid(`${where}.content[${i}] leaves out a message text the row does not have`)
+      if (!message) throw new Invalid(`${where()}.content[${i}] leaves out a message text the row does not have`)
       return part.type === 'text' ? { ...part, text: message.content } : { ...part, content: message.content }
     })
     fields = { ...value, content }
   }
   checkFields(fields, entry, where)
-  if (value.summary !== undefined) entry.summary = str(value.summary, `${where}.summary`)
+  if (value.summary !== undefined) entry.summary = str(value.summary, `${where()}.summary`)
 }
 
 /** A compaction replaces only nodes on its own path. */

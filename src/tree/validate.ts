@@ -209,6 +209,11 @@ export function defineOwn<T>(target: Record<string, T>, key: string, value: T): 
   else target[key] = value
 }
 
+/** A copy of a plain object of primitives (see `copyJson`), or undefined when it is anything else. */
+export function copyFlatObject(value: unknown): Record<string, JsonValue> | undefined {
+  return isRecord(value) ? (flatCopy(value) as Record<string, JsonValue> | undefined) : undefined
+}
+
 /** A record built from entries, safe for any key. */
 export function recordOf<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
   const out: Record<string, T> = {}
