@@ -69,7 +69,7 @@ const append: OpSpec<'append'> = {
     const node = toStored(checkEntry(record.node, `${where}.node`))
     return record.branch === undefined ? { op: 'append', node } : { op: 'append', node, branch: checkBranchName(record.branch, `${where}.branch`) }
   },
-  encode: ({ node, ...rest }) => ({ ...rest, node: publicEntry(node) }),
+  encode: ({ node, branch }) => (branch === undefined ? { op: 'append', node: publicEntry(node) } : { op: 'append', node: publicEntry(node), branch }),
   check(state, { node, branch }) {
     const nodes = state.nodes
     if (nodes.has(node.nodeId)) return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
