@@ -194,20 +194,20 @@ function shareText(content: readonly ContentPart[], text: string | undefined): r
 function canonical(entry: Draft): StoredEntry {
   shareNames(entry)
   const message = entry.message && canonicalMessage(entry.message)
-  const values: unknown[] = [
-    message,
-    entry.content && shareText(entry.content, message?.content),
-    entry.model,
-    entry.provider,
-    entry.usage,
-    entry.cost,
-    entry.error,
-    entry.metadata,
-    entry.label,
-    entry.origin,
-    entry.type === 'compaction' ? entry.replaces : undefined,
-    entry.summary !== undefined && entry.summary === message?.content ? message.content : entry.summary,
-  ]
+  // One scratch list for every entry built (a restore builds one per row).
+  const values = SCRATCH
+  values[0] = message
+  values[1] = entry.content && shareText(entry.content, message?.content)
+  values[2] = entry.model
+  values[3] = entry.provider
+  values[4] = entry.usage
+  values[5] = entry.cost
+  values[6] = entry.error
+  values[7] = entry.metadata
+  values[8] = entry.label
+  values[9] = entry.origin
+  values[10] = entry.type === 'compaction' ? entry.replaces : undefined
+  values[11] = entry.summary !== undefined && entry.summary === message?.content ? message.content : entry.summary
   let shape = 0
   for (let i = 0; i < values.length; i++) if (values[i] !== undefined) shape |= 1 << i
   // A copy of the shape's template is an object at its exact size (properties added one at a time
@@ -223,6 +223,8 @@ function canonical(entry: Draft): StoredEntry {
 
 /** The optional fields of an entry, in canonical order (bit `i` of a shape is `FIELDS[i]`). */
 const FIELDS = ['message', 'content', 'model', 'provider', 'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces', 'summary'] as const
+
+const SCRATCH: unknown[] = new Array(12).fill(undefined)
 
 /** One template object per shape of entry, made on first use. */
 const TEMPLATES: (Record<string, unknown> | undefined)[] = []

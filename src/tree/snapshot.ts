@@ -125,6 +125,11 @@ export function decodeSnapshot(raw: unknown, sessionId: string, state: TreeState
 
 const EXTRA_KEYS = new Set(['name', 'toolCallId', 'content', 'model', 'provider', 'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces', 'summary'])
 
+/** Row `i` as a reason names it (made only when a reason is given: a restore checks every row). */
+function place(i: number): string {
+  return `snapshot.nodes[${i}]`
+}
+
 /** Format 2: every row checked and linked in order (a parent is always an earlier row). */
 function decodeRows(rows: readonly unknown[], state: TreeState): void {
   const nodes = state.nodes
@@ -132,35 +137,33 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
   let previous = 0
   let previousText: string | undefined
   for (let i = 0; i < rows.length; i++) {
-    // The reasons name the row; built only when one is needed (a restore checks every row).
-    const where = (): string => `snapshot.nodes[${i}]`
     const row = rows[i]
-    if (!Array.isArray(row) || row.length < 4 || row.length > 7) throw new Invalid(`${where()} must be a row [nodeId, parent, type, time, role?, text?, extra?]`)
+    if (!Array.isArray(row) || row.length < 4 || row.length > 7) throw new Invalid(`${place(i)} must be a row [nodeId, parent, type, time, role?, text?, extra?]`)
     const id = row[0]
-    const nodeId = isNodeId(id) ? id : checkNodeId(id, `${where()} node id`)
+    const nodeId = isNodeId(id) ? id : checkNodeId(id, `${place(i)} node id`)
     const offset = row[1]
-    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > i) throw new Invalid(`${where()} parent must be 0 or an earlier row (1..${i} back)`)
+    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > i) throw new Invalid(`${place(i)} parent must be 0 or an earlier row (1..${i} back)`)
     const parent = offset === 0 ? undefined : recs[i - offset]!
-    const type = knownEntryType(row[2]) ?? checkEntryType(row[2], `${where()} type`)
+    const type = knownEntryType(row[2]) ?? checkEntryType(row[2], `${place(i)} type`)
     // Time: a delta after the previous row (equal times share one string), or the ISO text.
     const time = row[3]
     let createdAt: string
     if (typeof time === 'number') {
       const ms = previous + time
-      if (!Number.isSafeInteger(time) || ms < MIN_TIME || ms > MAX_TIME) throw new Invalid(`${where()} time must be a whole number of milliseconds within years 0-9999`)
+      if (!Number.isSafeInteger(time) || ms < MIN_TIME || ms > MAX_TIME) throw new Invalid(`${place(i)} time must be a whole number of milliseconds within years 0-9999`)
       createdAt = time === 0 && previousText !== undefined ? previousText : isoTime(ms)
       previous = ms
     } else {
-      createdAt = checkTime(time, `${where()} time`)
+      createdAt = checkTime(time, `${place(i)} time`)
       previous = Math.floor(Date.parse(createdAt))
     }
     previousText = createdAt
     const parentId = parent ? parent.entry.nodeId : null
     const role = row[4] ?? null
     const text = row[5] ?? null
-    if ((role === null) !== (text === null)) throw new Invalid(`${where()} has a role without a text or a text without a role`)
-    if (text !== null && typeof text !== 'string') throw new Invalid(`${where()} text must be a string`)
-    const message = role === null ? undefined : Object.freeze({ role: knownRole(role) ?? checkRole(role, `${where()} role`), content: text as string })
+    if ((role === null) !== (text === null)) throw new Invalid(`${place(i)} has a role without a text or a text without a role`)
+    if (text !== null && typeof text !== 'string') throw new Invalid(`${place(i)} text must be a string`)
+    const message = role === null ? undefined : Object.freeze({ role: knownRole(role) ?? checkRole(role, `${place(i)} role`), content: text as string })
     const extra = row[6]
     let entry: StoredEntry
     if (extra === undefined) {
@@ -168,19 +171,20 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
       entry = Object.freeze(message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt }) as StoredEntry
     } else {
       const draft: Draft = message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt }
-      decodeExtra(extra, draft, () => `${where()} extra`)
+      decodeExtra(extra, draft, i)
       if (draft.label !== undefined && nodes.labels.has(draft.label)) throw new Invalid(`snapshot label ${JSON.stringify(draft.label)} is used twice`)
-      if (draft.replaces !== undefined) onPath(draft.replaces, parent, nodeId, where())
+      if (draft.replaces !== undefined) onPath(draft.replaces, parent, nodeId, place(i))
       entry = stored(draft)
     }
     const rec = nodes.linkNew(entry, parent)
-    if (rec === undefined) throw new Invalid(`${where()} repeats node id ${nodeId}`)
+    if (rec === undefined) throw new Invalid(`${place(i)} repeats node id ${nodeId}`)
     recs[i] = rec
   }
   nodes.mintAfter(rows.length)
 }
 
-function decodeExtra(value: unknown, entry: Draft, where: () => string): void {
+function decodeExtra(value: unknown, entry: Draft, row: number): void {
+  const where = (): string => `${place(row)} extra`
   if (!isRecord(value)) throw new Invalid(`${where()} must be an object`)
   for (const key in value) if (!EXTRA_KEYS.has(key)) throw new Invalid(`${where()}.${key} is not a row field`)
   const message = entry.message
