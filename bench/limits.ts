@@ -155,8 +155,12 @@ function roundTrip(session: LinearSession): RoundTrip {
   return { snapshotMs, restoreMs, totalMs: snapshotMs + restoreMs, bytes: Buffer.byteLength(json), textBytes: Buffer.byteLength(textJson), floorMs }
 }
 
-/** Retained heap per node of a held tree, as built and as restored (temporaries live in helpers). */
-function heapPerNode(n: number): { built: number; restored: number; textPerNode: number } {
+/**
+ * Retained heap per node of a held tree: as built (holding its in-memory op
+ * log), after the log is trimmed (how the plugin holds trees: the sync trims
+ * after every operation) and as restored. Temporaries live in helpers.
+ */
+function heapPerNode(n: number): { built: number; trimmed: number; restored: number; textPerNode: number } {
   collect()
   const before = process.memoryUsage().heapUsed
   const session = linearSession(n, `heap-${n}`)
@@ -165,6 +169,9 @@ function heapPerNode(n: number): { built: number; restored: number; textPerNode:
   serve(session.tree)
   collect()
   const built = (process.memoryUsage().heapUsed - before) / n
+  session.tree.trimLog(session.tree.logSeq)
+  collect()
+  const trimmed = (process.memoryUsage().heapUsed - before) / n
   const json = JSON.stringify(session.tree.snapshot())
   collect()
   const beforeRestore = process.memoryUsage().heapUsed
@@ -173,7 +180,7 @@ function heapPerNode(n: number): { built: number; restored: number; textPerNode:
   collect()
   const restoredPerNode = (process.memoryUsage().heapUsed - beforeRestore) / n
   if (restored.nodeCount !== session.tree.nodeCount) throw new Error('bench: heap trees lost nodes')
-  return { built, restored: restoredPerNode, textPerNode }
+  return { built, trimmed, restored: restoredPerNode, textPerNode }
 }
 
 function serve(tree: SessionTree): number {
@@ -240,7 +247,12 @@ export const limitsSection: BenchSection = {
     const trips100 = Array.from({ length: runs }, () => roundTrip(s100))
     const t = (list: RoundTrip[], key: keyof RoundTrip) => spread(list.map((trip) => trip[key]))
     const heaps = Array.from({ length: 3 }, () => heapPerNode(20_000))
-    const heap = { built: median(heaps.map((h) => h.built)), restored: median(heaps.map((h) => h.restored)), text: median(heaps.map((h) => h.textPerNode)) }
+    const heap = {
+      built: median(heaps.map((h) => h.built)),
+      trimmed: median(heaps.map((h) => h.trimmed)),
+      restored: median(heaps.map((h) => h.restored)),
+      text: median(heaps.map((h) => h.textPerNode)),
+    }
     const sync = coldSync(runs)
     const bytes = t(trips20, 'bytes').median / t(trips20, 'textBytes').median
 
@@ -251,7 +263,8 @@ export const limitsSection: BenchSection = {
       { figure: 'snapshot → JSON → restore at 100k (ms)', value: timing(t(trips100, 'totalMs'), 1), baseline: `${timing(t(trips100, 'floorMs'), 1)}: JSON.parse of the text`, budget: '600' },
       { figure: 'snapshot bytes at 20k (× message text)', value: `${fmt(bytes, 2)} (${fmt(t(trips20, 'bytes').median / 1e6, 2)} MB)`, baseline: `${fmt(t(trips20, 'textBytes').median / 1e6, 2)} MB: the text as JSON`, budget: '1.50' },
       { figure: 'retained heap at 20k, restored (B/node)', value: fmt(heap.restored, 0), baseline: `${fmt(heap.text, 0)} B: the text`, budget: '600' },
-      { figure: 'retained heap at 20k, built, op log held (B/node)', value: fmt(heap.built, 0), baseline: `${fmt(heap.text, 0)} B: the text`, budget: '600' },
+      { figure: 'retained heap at 20k, built, log trimmed (B/node)', value: fmt(heap.trimmed, 0), baseline: `${fmt(heap.text, 0)} B: the text`, budget: '600' },
+      { figure: '  the same still holding its in-memory op log', value: fmt(heap.built, 0), baseline: '', budget: '' },
       { figure: `cold sync of ${sync.events.toLocaleString('en-US')} events (ms)`, value: `${timing(sync.ms, 1)}, ${sync.nodes.toLocaleString('en-US')} nodes`, baseline: `${timing(sync.floorMs, 1)}: one object per message event`, budget: '150' },
     ]
     const checks: Check[] = [
@@ -259,7 +272,7 @@ export const limitsSection: BenchSection = {
       check('snapshot round trip at 20k <= 100 ms', t(trips20, 'totalMs').best, 100, `${timing(t(trips20, 'totalMs'), 1)} ms (floor ${timing(t(trips20, 'floorMs'), 1)} ms)`),
       check('snapshot round trip at 100k <= 600 ms', t(trips100, 'totalMs').best, 600, `${timing(t(trips100, 'totalMs'), 1)} ms (floor ${timing(t(trips100, 'floorMs'), 1)} ms)`),
       check('snapshot <= 1.5x the message text', bytes, 1.5, `${fmt(bytes, 2)}x`),
-      check('retained heap <= 600 B/node (restored, and built with its op log)', Math.max(heap.built, heap.restored), 600, `restored ${fmt(heap.restored, 0)} B, built ${fmt(heap.built, 0)} B (text ${fmt(heap.text, 0)} B/node)`),
+      check('retained heap <= 600 B/node (restored, and built as the plugin holds it)', Math.max(heap.trimmed, heap.restored), 600, `restored ${fmt(heap.restored, 0)} B, built ${fmt(heap.trimmed, 0)} B (${fmt(heap.built, 0)} B while its op log is held; text ${fmt(heap.text, 0)} B/node)`),
       check('cold sync of 20k events <= 150 ms', sync.ms.best, 150, `${timing(sync.ms, 1)} ms (floor ${timing(sync.floorMs, 1)} ms)`),
     ]
     const loadAfter = os.loadavg()[0]!

@@ -5,10 +5,11 @@
  * and cost totals `info()` reports without walking the nodes.
  *
  * A tree holds one `Rec` per node, so its layout is kept small: children are
- * a newest-first chain (`youngest`, then each child's `older` sibling), which
- * makes both an append and the rollback of the newest node O(1) with two
- * links (a child count is a walk of that chain); the lane (an index into
- * the tree's lane names), the cached summary and two flags share one number.
+ * a newest-first chain (`youngest`, then each child's `older` sibling, kept
+ * aside for the few nodes that have one), which makes both an append and the
+ * rollback of the newest node O(1) (a child count is a walk of that chain);
+ * the lane (an index into the tree's lane names), the cached summary and the
+ * flags share one number.
  */
 import type { StoredEntry } from './entry.ts'
 import { fail, ok, type TreeResult } from './errors.ts'
@@ -16,13 +17,18 @@ import { defaultSummaryParts } from './text.ts'
 
 // `Rec.bits`: the lane (× LANE: an index into the tree's lane names), the cached summary head (× HEAD:
 // 0 not derived yet, 1 + n a prefix of n characters of the message text, STRING a collapsed text kept in
-// `collapsed`), and the CUT and COMPACTED flags. One small integer instead of four fields.
+// `collapsed`), and the COMPACTED, CUT and OLDER flags. One small integer instead of five fields.
 const COMPACTED = 1
 const CUT = 2
-const HEAD = 4
+/** The node has an older sibling, kept in `olderOf` (most nodes are their parent's only child). */
+const OLDER = 4
+const HEAD = 8
 const HEADS = 128
 const STRING = HEADS - 1
 const LANE = HEAD * HEADS
+
+/** Each node's next older sibling, for the nodes that have one (children of a fork point). */
+const olderOf = new WeakMap<Rec, Rec>()
 
 /** Summary heads that are not a prefix of the message text (text whose start needed its whitespace collapsed). */
 const collapsed = new WeakMap<Rec, string>()
@@ -32,9 +38,8 @@ export class Rec {
   /** The entry; only `attach` and `label` replace it. */
   entry: StoredEntry
   readonly parent: Rec | undefined
-  /** The newest child, and the next older sibling. */
+  /** The newest child (the others: each child's older sibling, see `older`). */
   youngest: Rec | undefined
-  older: Rec | undefined
   /** Lane, cached summary head and flags (see `LANE`, `HEAD`, `CUT`, `COMPACTED`). */
   private bits: number
 
@@ -42,7 +47,6 @@ export class Rec {
     this.entry = entry
     this.parent = parent
     this.youngest = undefined
-    this.older = undefined
     const compacted = (parent !== undefined && parent.compacted) || (entry.type === 'compaction' && entry.replaces !== undefined && entry.replaces.length > 0)
     this.bits = lane * LANE + (compacted ? COMPACTED : 0)
   }
@@ -54,6 +58,18 @@ export class Rec {
 
   set lane(lane: number) {
     this.bits += (lane - this.lane) * LANE
+  }
+
+  /** The next older sibling. */
+  get older(): Rec | undefined {
+    return Math.floor(this.bits / OLDER) % 2 === 1 ? olderOf.get(this) : undefined
+  }
+
+  set older(older: Rec | undefined) {
+    const has = Math.floor(this.bits / OLDER) % 2 === 1
+    if (older) olderOf.set(this, older)
+    else olderOf.delete(this)
+    if (has !== (older !== undefined)) this.bits += older ? OLDER : -OLDER
   }
 
   /** Number of direct children (counted: nodes have few, and a count per node would cost every node a field). */
