@@ -130,6 +130,8 @@ interface RoundTrip {
   snapshotMs: number
   restoreMs: number
   totalMs: number
+  /** Process CPU time of the round trip (all threads, GC helpers included): what it costs without waiting for a CPU. */
+  cpuMs: number
   bytes: number
   textBytes: number
   floorMs: number
@@ -144,15 +146,24 @@ function roundTrip(session: LinearSession): RoundTrip {
   const floorMs = performance.now() - t0
   if (parsedText.length !== session.texts.length) throw new Error('bench: floor lost texts')
   collect()
+  let cpu = process.cpuUsage()
   t0 = performance.now()
   const json = JSON.stringify(tree.snapshot())
   const snapshotMs = performance.now() - t0
+  let cpuUs = cpuOf(cpu)
   collect()
+  cpu = process.cpuUsage()
   t0 = performance.now()
   const restored = new SessionTree(tree.sessionId, JSON.parse(json))
   const restoreMs = performance.now() - t0
+  cpuUs += cpuOf(cpu)
   if (restored.nodeCount !== tree.nodeCount) throw new Error('bench: restore lost nodes')
-  return { snapshotMs, restoreMs, totalMs: snapshotMs + restoreMs, bytes: Buffer.byteLength(json), textBytes: Buffer.byteLength(textJson), floorMs }
+  return { snapshotMs, restoreMs, totalMs: snapshotMs + restoreMs, cpuMs: cpuUs / 1000, bytes: Buffer.byteLength(json), textBytes: Buffer.byteLength(textJson), floorMs }
+}
+
+function cpuOf(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since)
+  return used.user + used.system
 }
 
 /**
@@ -259,8 +270,9 @@ export const limitsSection: BenchSection = {
     const rows: Row[] = [
       { figure: 'jump + messages() at 20k (µs/op)', value: timing(jumps, 1), baseline: `${timing(baseline, 1)}: a 10,000-message array`, budget: '500' },
       { figure: 'snapshot → JSON → restore at 20k (ms)', value: timing(t(trips20, 'totalMs'), 1), baseline: `${timing(t(trips20, 'floorMs'), 1)}: JSON.parse of the text`, budget: '100' },
-      { figure: '  of which snapshot → JSON / JSON → tree', value: `${fmt(t(trips20, 'snapshotMs').best, 1)} / ${fmt(t(trips20, 'restoreMs').best, 1)}`, baseline: '', budget: '' },
+      { figure: '  of which snapshot → JSON / JSON → tree; CPU time', value: `${fmt(t(trips20, 'snapshotMs').best, 1)} / ${fmt(t(trips20, 'restoreMs').best, 1)}; ${fmt(t(trips20, 'cpuMs').best, 1)}`, baseline: '', budget: '' },
       { figure: 'snapshot → JSON → restore at 100k (ms)', value: timing(t(trips100, 'totalMs'), 1), baseline: `${timing(t(trips100, 'floorMs'), 1)}: JSON.parse of the text`, budget: '600' },
+      { figure: '  of which snapshot → JSON / JSON → tree; CPU time', value: `${fmt(t(trips100, 'snapshotMs').best, 1)} / ${fmt(t(trips100, 'restoreMs').best, 1)}; ${fmt(t(trips100, 'cpuMs').best, 1)}`, baseline: '', budget: '' },
       { figure: 'snapshot bytes at 20k (× message text)', value: `${fmt(bytes, 2)} (${fmt(t(trips20, 'bytes').median / 1e6, 2)} MB)`, baseline: `${fmt(t(trips20, 'textBytes').median / 1e6, 2)} MB: the text as JSON`, budget: '1.50' },
       { figure: 'retained heap at 20k, restored (B/node)', value: fmt(heap.restored, 0), baseline: `${fmt(heap.text, 0)} B: the text`, budget: '600' },
       { figure: 'retained heap at 20k, built, log trimmed (B/node)', value: fmt(heap.trimmed, 0), baseline: `${fmt(heap.text, 0)} B: the text`, budget: '600' },
