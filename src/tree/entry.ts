@@ -193,7 +193,8 @@ function shareText(content: readonly ContentPart[], text: string | undefined): r
  */
 function canonical(entry: Draft): StoredEntry {
   shareNames(entry)
-  const message = entry.message && canonicalMessage(entry.message)
+  // A frozen message is one the tree built (in canonical order already): no second copy.
+  const message = entry.message && (Object.isFrozen(entry.message) ? entry.message : canonicalMessage(entry.message))
   // One scratch list for every entry built (a restore builds one per row).
   const values = SCRATCH
   values[0] = message
