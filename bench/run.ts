@@ -4,7 +4,8 @@
  * budget checks as PASS/FAIL lines; exits 0 either way.
  *
  * Sections are a list: each returns its table and checks (the tree here; the
- * harness sync and the sidecar in `sync.ts`).
+ * harness sync and the sidecar in `sync.ts`; the panel's first paint in real
+ * Chromium in `panel.ts`, next to a baseline measured in the same run).
  *
  * Plain Node runs this file with type stripping: only erasable TypeScript
  * here (no enums, no parameter properties), and imports name their `.ts` files.
@@ -12,12 +13,14 @@
  * Environment knobs (for quick local runs):
  *   BENCH_RUNS=5            runs per measurement (the median is printed)
  *   BENCH_SIZES=1000,10000,100000
- *   BENCH_ONLY=limits       run only the named sections (comma-separated: tree, sync, limits)
+ *   BENCH_SECTIONS=panel    only the sections whose printed name starts with one of these (comma-separated, e.g. panel,import,limits)
  */
 import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 import { syncSection } from './sync.ts'
+import { interchangeSection } from './interchange.ts'
 import { limitsSection } from './limits.ts'
+import { panelSection } from './panel.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -384,7 +387,7 @@ const treeSection: BenchSection = {
 // ----------------------------------------------------------------- main
 
 /** Bench sections in print order. */
-const SECTIONS: BenchSection[] = [treeSection, syncSection, limitsSection]
+const SECTIONS: BenchSection[] = [treeSection, syncSection, limitsSection, interchangeSection, panelSection]
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5) || 5)
@@ -396,8 +399,8 @@ async function main(): Promise<void> {
   console.log(`dsh-session-tree bench — node ${process.version}, ${process.platform}/${process.arch}, runs=${runs}, sizes=${sizes.join(',')}`)
   if (!globalThis.gc) console.log('WARNING: run with --expose-gc (npm run bench) for heap numbers; they are unreliable without it')
   const checks: { section: string; check: Check }[] = []
-  const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim())
-  for (const section of SECTIONS.filter((s) => !only || only.includes(s.name))) {
+  const only = process.env.BENCH_SECTIONS?.split(',').map((name) => name.trim()).filter(Boolean)
+  for (const section of SECTIONS.filter((s) => !only || only.some((name) => s.name.startsWith(name)))) {
     const started = performance.now()
     try {
       const result = await section.run({ runs, sizes })

@@ -67,7 +67,7 @@ function logForNodes(nodes: number): Event[] {
 }
 
 export const syncSection = {
-  name: 'sync',
+  name: 'harness sync and sidecar',
   async run(config: { readonly runs: number }) {
     const rows: Record<string, string | number>[] = []
     const checks: Check[] = []

@@ -14,6 +14,10 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -22,6 +26,34 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_chatPath_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'revision': z.string().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'watermark': z.number().readonly(),
+  'tip': z.union([z.literal(null), z.string()]).readonly(),
+  'hidden': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'switches': z.array(z.object({
+  'seq': z.number().readonly(),
+  'kind': z.union([z.literal("switch"), z.literal("fork")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'branch': z.string().readonly(),
+  'targetSummary': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'lead': z.boolean().readonly(),
+  'leadSeq': z.number().readonly(),
+  'hiddenMessages': z.number().readonly(),
+  'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+})).readonly(),
+  'forks': z.array(z.object({
+  'seq': z.number().readonly(),
+  'nodeId': z.string().readonly(),
+  'row': z.union([z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'index': z.number().readonly(),
+  'count': z.number().readonly(),
+  'targets': z.array(z.string()).readonly(),
+})).readonly(),
 })
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
@@ -41,6 +73,21 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
+const dsh_session_tree_sessionTree_exportAs_parameter_0$schema = z.object({
+  'agentId': z.string().readonly(),
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'inline': z.boolean().readonly(),
+})
+const dsh_session_tree_sessionTree_exportAs_result$schema = z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'bytes': z.number().readonly(),
+  'lines': z.number().readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'fileSessionId': z.string().readonly(),
+  'fromImport': z.boolean().readonly(),
+})
 const dsh_session_tree_sessionTree_fork_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_2$schema = z.string()
@@ -55,6 +102,10 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -73,6 +124,10 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -81,6 +136,39 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'format': z.union([z.literal("auto"), z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+})
+const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
+  'sessionId': z.union([z.literal(null), z.string()]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'report': z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'version': z.string().readonly(),
+  'lines': z.number().readonly(),
+  'nodes': z.number().readonly(),
+  'branches': z.number().readonly(),
+  'labels': z.number().readonly(),
+  'compactions': z.number().readonly(),
+  'skipped': z.array(z.object({
+  'line': z.number().readonly(),
+  'reason': z.string().readonly(),
+})).readonly(),
+  'opaque': z.record(z.string(), z.number()).readonly().readonly(),
+  'ignored': z.record(z.string(), z.number()).readonly().readonly(),
+  'recovered': z.number().readonly(),
+  'notes': z.array(z.string()).readonly(),
+}).readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'title': z.union([z.literal(null), z.string()]).readonly(),
+  'events': z.number().readonly(),
+  'sidecar': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -92,6 +180,10 @@ const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
@@ -305,6 +397,14 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
 }))]).readonly().optional(),
+  'logWarnings': z.union([z.undefined(), z.array(z.object({
+  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
+  'message': z.string().readonly(),
+  'remedy': z.string().readonly(),
+  'count': z.number().readonly(),
+  'firstSeq': z.number().readonly(),
+  'callId': z.string().readonly(),
+}))]).readonly().optional(),
   'pendingSwitch': z.union([z.undefined(), z.object({
   'target': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.string().readonly(),
@@ -371,7 +471,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":171,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":179,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/chatPath',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'chatPath',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/chatPath:agentId',
+            schema: dsh_session_tree_sessionTree_chatPath_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ChatPath',
+        schema: dsh_session_tree_sessionTree_chatPath_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":140,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -396,7 +521,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":131,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/exportAs',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'exportAs',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ExportRequest',
+            schema: dsh_session_tree_sessionTree_exportAs_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ExportResult',
+        schema: dsh_session_tree_sessionTree_exportAs_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -441,7 +591,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":154,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":168,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -466,7 +616,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":177,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/importSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'importSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ImportRequest',
+            schema: dsh_session_tree_sessionTree_importSession_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ImportResult',
+        schema: dsh_session_tree_sessionTree_importSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -501,7 +676,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -546,7 +721,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":193,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -571,7 +746,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":102,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":104,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -596,7 +771,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":111,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":113,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -621,7 +796,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":122,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -656,7 +831,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":203,"column":9},
     },
   ],
   model: {
@@ -708,6 +883,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "chatPath",
+            "signature": "@Remote async chatPath(agentId: string): Promise<ChatPath>",
+            "summary": "What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`).",
+            "jsDoc": "/** What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`). No side effects. */"
+          },
+          {
+            "kind": "method",
             "name": "jump",
             "signature": "@Remote async jump(agentId: string, nodeId: string | null): Promise<MoveResult>",
             "summary": "Move the cursor (`null`: before the first node).",
@@ -738,15 +920,36 @@ export const TYPERT = {
             "kind": "method",
             "name": "label",
             "signature": "@Remote async label(agentId: string, nodeId: string, label: string | null): Promise<TreeNode>",
-            "summary": "Set (`label` text) or clear (`null`) a node's label.",
-            "jsDoc": "/** Set (`label` text) or clear (`null`) a node's label. */"
+            "summary": "Set (`label` text) or clear (`null`) a node's label (sidecar only: SIDECAR_IO when it cannot be saved).",
+            "jsDoc": "/** Set (`label` text) or clear (`null`) a node's label (sidecar only: SIDECAR_IO when it cannot be saved). */"
           },
           {
             "kind": "method",
             "name": "summarize",
             "signature": "@Remote async summarize(agentId: string, branch: string): Promise<BranchSummary>",
-            "summary": "Summarize a branch (extractive by default; never fails for an existing branch).",
-            "jsDoc": "/** Summarize a branch (extractive by default; never fails for an existing branch). */"
+            "summary": "Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved).",
+            "jsDoc": "/** Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved). */"
+          },
+          {
+            "kind": "method",
+            "name": "setBranchSummary",
+            "signature": "setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>>",
+            "summary": "Record a branch summary someone wrote (the model's `tree_summarize_branch` with a text), on the session's queue like every other change.",
+            "jsDoc": "/**\n * Record a branch summary someone wrote (the model's `tree_summarize_branch`\n * with a text), on the session's queue like every other change. Not a remote method.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "importSession",
+            "signature": "@Remote async importSession(request: ImportRequest): Promise<ImportResult>",
+            "summary": "Import a Pi, Claude Code or Codex session as a new DSH session with its whole tree (all or nothing); `dryRun` previews without writing.",
+            "jsDoc": "/**\n * Import a Pi, Claude Code or Codex session as a new DSH session with its\n * whole tree (all or nothing); `dryRun` previews without writing. The new\n * session is stored, not loaded: it loads when it is opened.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "exportAs",
+            "signature": "@Remote async exportAs(request: ExportRequest): Promise<ExportResult>",
+            "summary": "Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline).",
+            "jsDoc": "/** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */"
           },
           {
             "kind": "method",
@@ -760,7 +963,7 @@ export const TYPERT = {
             "name": "moveWithinStep",
             "signature": "async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>>",
             "summary": "A move the agent's model makes with a tool, from inside its running step (stock mode): the tree moves and the history switches at once, within the step that issued `callId`; the next request of the same turn holds the selected path, then that call and its result.",
-            "jsDoc": "/**\n * A move the agent's model makes with a tool, from inside its running step\n * (stock mode): the tree moves and the history switches at once, within the\n * step that issued `callId`; the next request of the same turn holds the\n * selected path, then that call and its result. Not a remote method.\n */"
+            "jsDoc": "/**\n * A move the agent's model makes with a tool, from inside its running step\n * (stock mode): the tree moves and the history switches at once, within the\n * step that issued `callId`; the next request of the same turn holds the\n * selected path, then that call and its result. Queued like every move; it\n * cannot wait long, because no unit ever waits for a model turn (`queue.ts`).\n * Not a remote method.\n */"
           }
         ],
         "types": [
@@ -789,6 +992,18 @@ export const TYPERT = {
             "declaration": "export interface BranchView extends BranchOutline {\n    readonly nodeIds: readonly string[];\n}"
           },
           {
+            "name": "ChatFork",
+            "declaration": "export interface ChatFork {\n    readonly seq: number;\n    readonly nodeId: string;\n    readonly row: 'user' | 'assistant' | 'tool';\n    readonly index: number;\n    readonly count: number;\n    readonly targets: readonly string[];\n}"
+          },
+          {
+            "name": "ChatPath",
+            "declaration": "export interface ChatPath {\n    readonly sessionId: string;\n    readonly revision: string;\n    readonly mode: SurfaceMode;\n    readonly watermark: number;\n    readonly tip: string | null;\n    readonly hidden: readonly SeqRange[];\n    readonly switches: readonly ChatSwitch[];\n    readonly forks: readonly ChatFork[];\n}"
+          },
+          {
+            "name": "ChatSwitch",
+            "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n}"
+          },
+          {
             "name": "CompactionEntry",
             "declaration": "export interface CompactionEntry extends EntryFields {\n    readonly type: 'compaction';\n    readonly replaces?: readonly string[];\n}"
           },
@@ -809,12 +1024,36 @@ export const TYPERT = {
             "declaration": "export type ErrorCode = keyof typeof ERROR_CODES;"
           },
           {
+            "name": "ExportFormat",
+            "declaration": "export type ExportFormat = 'pi' | 'claude-code' | 'markdown';"
+          },
+          {
+            "name": "ExportRequest",
+            "declaration": "export interface ExportRequest {\n    readonly agentId: string;\n    readonly format: ExportFormat;\n    readonly path: string | null;\n    readonly inline: boolean;\n}"
+          },
+          {
+            "name": "ExportResult",
+            "declaration": "export interface ExportResult {\n    readonly format: ExportFormat;\n    readonly path: string | null;\n    readonly bytes: number;\n    readonly lines: number;\n    readonly content: string | null;\n    readonly fileSessionId: string;\n    readonly fromImport: boolean;\n}"
+          },
+          {
             "name": "ForkResult",
             "declaration": "export interface ForkResult extends ForkView, MoveResult {\n    readonly cursor: string;\n    readonly branch: string;\n}"
           },
           {
             "name": "ForkView",
             "declaration": "export interface ForkView {\n    readonly cursor: string;\n    readonly branch: string;\n    readonly forkCount: number;\n}"
+          },
+          {
+            "name": "ImportReport",
+            "declaration": "export interface ImportReport {\n    readonly format: SourceFormat;\n    readonly version: string;\n    readonly lines: number;\n    readonly nodes: number;\n    readonly branches: number;\n    readonly labels: number;\n    readonly compactions: number;\n    readonly skipped: readonly SkippedLine[];\n    readonly opaque: Readonly<Record<string, number>>;\n    readonly ignored: Readonly<Record<string, number>>;\n    readonly recovered: number;\n    readonly notes: readonly string[];\n}"
+          },
+          {
+            "name": "ImportRequest",
+            "declaration": "export interface ImportRequest {\n    readonly path: string | null;\n    readonly content: string | null;\n    readonly format: 'auto' | SourceFormat;\n    readonly dryRun: boolean;\n    readonly cwd: string | null;\n}"
+          },
+          {
+            "name": "ImportResult",
+            "declaration": "export interface ImportResult {\n    readonly sessionId: string | null;\n    readonly dryRun: boolean;\n    readonly report: ImportReport;\n    readonly cwd: string | null;\n    readonly cursor: string | null;\n    readonly title: string | null;\n    readonly events: number;\n    readonly sidecar: boolean;\n}"
           },
           {
             "name": "JsonValue",
@@ -837,6 +1076,14 @@ export const TYPERT = {
             "declaration": "export interface LlmMessage {\n    readonly role: Role;\n    readonly content: string;\n    readonly name?: string;\n    readonly toolCallId?: string;\n}"
           },
           {
+            "name": "LogWarning",
+            "declaration": "export interface LogWarning {\n    readonly code: LogWarningCode;\n    readonly message: string;\n    readonly remedy: string;\n    readonly count: number;\n    readonly firstSeq: number;\n    readonly callId: string;\n}"
+          },
+          {
+            "name": "LogWarningCode",
+            "declaration": "export type LogWarningCode = 'COPIED_CALL_IDS' | 'REPEATED_CALL_IDS';"
+          },
+          {
             "name": "MessageEntry",
             "declaration": "export interface MessageEntry extends PlainEntryFields {\n    readonly type: 'message';\n}"
           },
@@ -850,7 +1097,7 @@ export const TYPERT = {
           },
           {
             "name": "MoveResult",
-            "declaration": "export interface MoveResult extends JumpView {\n    readonly mode: SurfaceMode;\n    readonly snappedFrom?: string;\n    readonly switch?: { readonly appendedEvents: number; readonly copies: number; readonly shadowed: number; readonly noop: boolean; };\n}"
+            "declaration": "export interface MoveResult extends JumpView {\n    readonly mode: SurfaceMode;\n    readonly snappedFrom?: string;\n    readonly switch?: { readonly appendedEvents: number; readonly copies: number; readonly shadowed: number; readonly noop: boolean; };\n    readonly notDurable?: { readonly code: 'SIDECAR_IO' | 'INTERNAL'; readonly message: string; };\n}"
           },
           {
             "name": "NavigationHistory",
@@ -863,6 +1110,10 @@ export const TYPERT = {
           {
             "name": "NodeSource",
             "declaration": "export type NodeSource = { readonly kind: 'message'; readonly seq: number; } | { readonly kind: 'tool'; readonly callSeq: number; readonly resultSeq: number | undefined; };"
+          },
+          {
+            "name": "PendingOperation",
+            "declaration": "export interface PendingOperation<T> {\n    readonly value: T;\n    commit(): TreeResult<void>;\n    rollback(): void;\n}"
           },
           {
             "name": "PlainEntryFields",
@@ -881,8 +1132,12 @@ export const TYPERT = {
             "declaration": "export type Role = 'system' | 'user' | 'assistant' | 'tool';"
           },
           {
+            "name": "SeqRange",
+            "declaration": "export type SeqRange = readonly [number, number];"
+          },
+          {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
+            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
           },
           {
             "name": "SessionSource",
@@ -890,7 +1145,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
           },
           {
             "name": "SessionTree",
@@ -929,6 +1184,10 @@ export const TYPERT = {
             "declaration": "export interface SidecarWarning {\n    readonly code: string;\n    readonly message: string;\n}"
           },
           {
+            "name": "SkippedLine",
+            "declaration": "export interface SkippedLine {\n    readonly line: number;\n    readonly reason: string;\n}"
+          },
+          {
             "name": "SnapshotExtra",
             "declaration": "export interface SnapshotExtra {\n    readonly name?: string;\n    readonly toolCallId?: string;\n    readonly content?: readonly SnapshotPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly summary?: string;\n}"
           },
@@ -943,6 +1202,10 @@ export const TYPERT = {
           {
             "name": "SnapshotRow",
             "declaration": "export type SnapshotRow = readonly (string | number | null | SnapshotExtra)[];"
+          },
+          {
+            "name": "SourceFormat",
+            "declaration": "export type SourceFormat = 'pi' | 'claude-code' | 'codex';"
           },
           {
             "name": "SummarizeRequest",
@@ -1026,7 +1289,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    mutateAsync<T>(sessionId: string, operation: (tree: SessionTree) => Promise<TreeResult<T>>): Promise<TreeResult<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<PendingOperation<T>>;\n}"
           }
         ]
       }

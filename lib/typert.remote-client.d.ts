@@ -3,14 +3,17 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ForkResult, MoveResult, SessionStatus } from 'dsh-session-tree/types'
+import type { ChatPath, ExportRequest, ExportResult, ForkResult, ImportRequest, ImportResult, MoveResult, SessionStatus } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
     back: (agentId: string) => Promise<MoveResult>
+    chatPath: (agentId: string) => Promise<ChatPath>
     export: (agentId: string) => Promise<LinearExport>
+    exportAs: (request: ExportRequest) => Promise<ExportResult>
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
+    importSession: (request: ImportRequest) => Promise<ImportResult>
     jump: (agentId: string, nodeId: string | null) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     list: (agentId: string) => Promise<SessionTreeView>
@@ -20,9 +23,12 @@ declare module '@deepseek-ai/dsh-type-meta' {
   }
   interface TypeRTRemoteMap {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
+    'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
+    'sessionTree/exportAs': (request: ExportRequest) => Promise<ExportResult>
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>
+    'sessionTree/importSession': (request: ImportRequest) => Promise<ImportResult>
     'sessionTree/jump': (agentId: string, nodeId: string | null) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     'sessionTree/list': (agentId: string) => Promise<SessionTreeView>

@@ -14,6 +14,10 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -22,6 +26,34 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_chatPath_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'revision': z.string().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'watermark': z.number().readonly(),
+  'tip': z.union([z.literal(null), z.string()]).readonly(),
+  'hidden': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'switches': z.array(z.object({
+  'seq': z.number().readonly(),
+  'kind': z.union([z.literal("switch"), z.literal("fork")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'branch': z.string().readonly(),
+  'targetSummary': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'lead': z.boolean().readonly(),
+  'leadSeq': z.number().readonly(),
+  'hiddenMessages': z.number().readonly(),
+  'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+})).readonly(),
+  'forks': z.array(z.object({
+  'seq': z.number().readonly(),
+  'nodeId': z.string().readonly(),
+  'row': z.union([z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'index': z.number().readonly(),
+  'count': z.number().readonly(),
+  'targets': z.array(z.string()).readonly(),
+})).readonly(),
 })
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
@@ -41,6 +73,21 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
+const dsh_session_tree_sessionTree_exportAs_parameter_0$schema = z.object({
+  'agentId': z.string().readonly(),
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'inline': z.boolean().readonly(),
+})
+const dsh_session_tree_sessionTree_exportAs_result$schema = z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("markdown")]).readonly(),
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'bytes': z.number().readonly(),
+  'lines': z.number().readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'fileSessionId': z.string().readonly(),
+  'fromImport': z.boolean().readonly(),
+})
 const dsh_session_tree_sessionTree_fork_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_2$schema = z.string()
@@ -55,6 +102,10 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -73,6 +124,10 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
 })]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -81,6 +136,39 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'format': z.union([z.literal("auto"), z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+})
+const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
+  'sessionId': z.union([z.literal(null), z.string()]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'report': z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'version': z.string().readonly(),
+  'lines': z.number().readonly(),
+  'nodes': z.number().readonly(),
+  'branches': z.number().readonly(),
+  'labels': z.number().readonly(),
+  'compactions': z.number().readonly(),
+  'skipped': z.array(z.object({
+  'line': z.number().readonly(),
+  'reason': z.string().readonly(),
+})).readonly(),
+  'opaque': z.record(z.string(), z.number()).readonly().readonly(),
+  'ignored': z.record(z.string(), z.number()).readonly().readonly(),
+  'recovered': z.number().readonly(),
+  'notes': z.array(z.string()).readonly(),
+}).readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'title': z.union([z.literal(null), z.string()]).readonly(),
+  'events': z.number().readonly(),
+  'sidecar': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -92,6 +180,10 @@ const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'copies': z.number().readonly(),
   'shadowed': z.number().readonly(),
   'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
 })]).readonly().optional(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
@@ -305,6 +397,14 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
 }))]).readonly().optional(),
+  'logWarnings': z.union([z.undefined(), z.array(z.object({
+  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
+  'message': z.string().readonly(),
+  'remedy': z.string().readonly(),
+  'count': z.number().readonly(),
+  'firstSeq': z.number().readonly(),
+  'callId': z.string().readonly(),
+}))]).readonly().optional(),
   'pendingSwitch': z.union([z.undefined(), z.object({
   'target': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.string().readonly(),
@@ -368,7 +468,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":171,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":179,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/chatPath',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'chatPath',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/chatPath:agentId',
+            schema: dsh_session_tree_sessionTree_chatPath_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ChatPath',
+        schema: dsh_session_tree_sessionTree_chatPath_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":140,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -393,7 +518,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":131,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/exportAs',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'exportAs',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ExportRequest',
+            schema: dsh_session_tree_sessionTree_exportAs_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ExportResult',
+        schema: dsh_session_tree_sessionTree_exportAs_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -438,7 +588,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":154,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":168,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -463,7 +613,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":177,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/importSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'importSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ImportRequest',
+            schema: dsh_session_tree_sessionTree_importSession_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ImportResult',
+        schema: dsh_session_tree_sessionTree_importSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -498,7 +673,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -543,7 +718,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":193,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -568,7 +743,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":102,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":104,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -593,7 +768,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":111,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":113,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -618,7 +793,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":122,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -653,7 +828,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":203,"column":9},
     },
   ],
 }

@@ -6,3 +6,6 @@
 export type * from './tree/types.ts'
 export type { ErrorCode, TreeError, TreeResult } from './tree/errors.ts'
 export type * from './service/wire.ts'
+export type * from './service/chat-path.ts'
+export type { ImportRequest, ImportResult, ExportRequest, ExportResult } from './service/interchange.ts'
+export type { ImportReport, SkippedLine, SourceFormat, ExportFormat } from './interchange/model.ts'

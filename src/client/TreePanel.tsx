@@ -541,6 +541,13 @@ function Messages({ t, state, index, onDismiss, onRetry }: { readonly t: Transla
       </p>,
     )
   }
+  for (const warning of status?.logWarnings ?? []) {
+    out.push(
+      <p key={`log-${warning.code}`} className="dst-banner" data-tone="warn" data-testid="session-tree-log-warning" data-code={warning.code} title={`${warning.message}\n${warning.remedy}`}>
+        {t(warning.code === 'COPIED_CALL_IDS' ? 'status.copiedCallIds' : 'status.repeatedCallIds', { count: warning.count, seq: warning.firstSeq })}
+      </p>,
+    )
+  }
   if (index.unreachable > 0) {
     out.push(
       <p key="unreachable" className="dst-banner" data-tone="warn">

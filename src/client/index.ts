@@ -7,7 +7,11 @@
  *
  * It contributes:
  * - a `conversation.view` tab "Tree" (id `session-tree`) for the open session;
- * - a `conversation.session.header.actions` button that opens that tab.
+ * - a `conversation.session.header.actions` button that opens that tab;
+ * - in DSH's own Chat (`chat/`): two conversation Definitions of its own
+ *   (switch rows, ‹ k / n › seats), their `conversation.chat.node`
+ *   renderers, and per-session CSS that hides the rows off the model's
+ *   history.
  *
  * The service is reached only through the generated client:
  * `ctx.remote.$mount(TYPERT_REMOTE)`, then `ctx.remote.sessionTree.*`. A
@@ -17,12 +21,16 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { TypertClientRemote } from '@deepseek-ai/dsh-typert-protocol'
 import type { ReactNode } from 'react'
-import { TreeController, type TreeRemote } from './controller.ts'
+import { TreeController } from './controller.ts'
 import { translator, resolveLocale, type HostLocale } from './i18n.ts'
 import { OpenTreeAction } from './OpenTreeAction.tsx'
-import { asTreeRemote, TYPERT_REMOTE } from './remote.ts'
+import { asChatRemote, asTreeRemote, TYPERT_REMOTE, type GeneratedSessionTree } from './remote.ts'
 import { injectStyles } from './styles.ts'
 import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
+import { ChatStores } from './chat/store.ts'
+import { ForkControl, SwitchRow } from './chat/ChatRows.tsx'
+import { FORK_KIND, forkDefinition, SWITCH_KIND, switchDefinition, type ConversationDefinition } from './chat/definitions.ts'
+import { injectChatStyles } from './chat/styles.ts'
 
 export { TreeController } from './controller.ts'
 export { TreePanel } from './TreePanel.tsx'
@@ -30,7 +38,9 @@ export { TreePanel } from './TreePanel.tsx'
 /** The host services the panel uses, as far as it uses them (`@deepseek-ai/dsh-client-*` are not published with types). */
 export interface SlotRegistration {
   readonly name: string
-  readonly id: string
+  /** List and view slots address entries by id, keyed slots by key. */
+  readonly id?: string
+  readonly key?: string
   readonly order?: number
   readonly label?: string | (() => string)
   readonly inject?: (sessionId: string) => object
@@ -44,6 +54,11 @@ export interface ClientSlots {
 export type ClientContext = Context & {
   readonly slots: ClientSlots
   readonly remote: TypertClientRemote
+}
+
+/** The host's conversation Definition registry (`ctx.conversationEvents` of dsh-client-runtime). */
+export interface ConversationEvents {
+  register(definition: ConversationDefinition<unknown, unknown>): () => void
 }
 
 export const name = 'dsh-session-tree'
@@ -60,13 +75,13 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   const ctx = context as ClientContext
   ctx.effect(() => injectStyles(), 'session-tree: styles')
 
-  let mounted: Promise<TreeRemote> | undefined
-  const remote = (): Promise<TreeRemote> => {
+  let mounted: Promise<GeneratedSessionTree> | undefined
+  const remote = (): Promise<GeneratedSessionTree> => {
     mounted ??= ctx.remote.$mount(TYPERT_REMOTE).then(
       // The namespace is a service of its own (`remote.sessionTree`): reach it from a fiber that injects it.
-      () => new Promise<TreeRemote>((resolve) => {
+      () => new Promise<GeneratedSessionTree>((resolve) => {
         ctx.inject(['remote', 'remote.sessionTree'], (scope) => {
-          resolve(asTreeRemote((scope as ClientContext).remote.sessionTree))
+          resolve((scope as ClientContext).remote.sessionTree)
         })
       }),
       (reason: unknown) => {
@@ -86,7 +101,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   const controllerFor = (sessionId: string): TreeController => {
     let controller = controllers.get(sessionId)
     if (!controller) {
-      controller = new TreeController(remote, sessionId, options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs })
+      controller = new TreeController(() => remote().then(asTreeRemote), sessionId, options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs })
       controllers.set(sessionId, controller)
     }
     return controller
@@ -108,6 +123,26 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
       TreePanel as (props: never) => ReactNode,
     ),
   )
+  // DSH's own Chat: our rows and the per-session stylesheet that hides what the model does not read.
+  ctx.effect(() => injectChatStyles(), 'session-tree: chat styles')
+  const stores = new ChatStores(() => remote().then(asChatRemote), options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs })
+  ctx.effect(() => () => stores.dispose(), 'session-tree: chat stores')
+  // Optional: a host without the Definition registry keeps its Chat as it is (never blocks the boot).
+  ctx.inject(['conversationEvents'], (scope) => {
+    const events = (scope as unknown as { conversationEvents: ConversationEvents }).conversationEvents
+    try {
+      events.register(switchDefinition(() => stores.poke()) as ConversationDefinition<unknown, unknown>)
+      events.register(forkDefinition() as ConversationDefinition<unknown, unknown>)
+    } catch (error) {
+      // The Chat then stays the host's own: every row shown.
+      console.warn('[dsh-session-tree] the Chat decorations are off:', error)
+    }
+  })
+  for (const [key, component] of [[SWITCH_KIND, SwitchRow], [FORK_KIND, ForkControl]] as const) {
+    ctx.slots.inject('conversation.chat.node', () =>
+      ctx.slots.register({ name: 'conversation.chat.node', key, inject: () => ({ stores, hostLocale }) }, component as (props: never) => ReactNode),
+    )
+  }
   ctx.slots.inject('conversation.session.header.actions', () =>
     ctx.slots.register(
       {

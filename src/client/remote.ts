@@ -8,6 +8,7 @@
 import type { RemoteResult, TypertClientRemote } from '@deepseek-ai/dsh-typert-protocol'
 import TYPERT_REMOTE from '../../lib/typert.remote-client.js'
 import type { TreeRemote } from './controller.ts'
+import type { ChatRemote } from './chat/store.ts'
 
 export { TYPERT_REMOTE }
 export type { RemoteResult }
@@ -21,5 +22,10 @@ export type GeneratedSessionTree = TypertClientRemote['sessionTree']
  * assignment stops type-checking.
  */
 export function asTreeRemote(generated: GeneratedSessionTree): TreeRemote {
+  return generated
+}
+
+/** The same proof for what the Chat decorations call. */
+export function asChatRemote(generated: GeneratedSessionTree): ChatRemote {
   return generated
 }

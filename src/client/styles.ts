@@ -180,7 +180,8 @@ body[data-ds-dark-theme] .dst-root {
 
 /** Add the stylesheet to the document; returns its removal. */
 export function injectStyles(doc: Document = document): () => void {
-  const existing = doc.querySelector(`style[data-plugin="${PLUGIN_ID}"]`)
+  // By its own tag: the Chat decorations add `data-plugin` styles of their own.
+  const existing = doc.querySelector(`style[data-plugin-css="${PLUGIN_ID}/panel.css"]`)
   if (existing) return () => existing.remove()
   const style = doc.createElement('style')
   style.dataset.plugin = PLUGIN_ID

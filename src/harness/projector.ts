@@ -18,6 +18,7 @@ import { isRecord } from '../tree/validate.ts'
 import type { QuarantinedEvent } from '../service/wire.ts'
 import { flattenContent, MalformedEvent, parseArguments } from './content.ts'
 import { markerOf, type SwitchMarker } from './marker.ts'
+import { CallIdLedger, type LogWarning } from './warnings.ts'
 
 /** Origin `source` of every node the projector creates. */
 export const SESSION_ORIGIN = 'session'
@@ -56,6 +57,9 @@ export class SessionProjector {
   private readonly typeOfSeq = new Map<number, string>()
   private readonly sources = new Map<string, NodeSource>()
   private readonly pendingCalls = new Map<string, string>()
+  /** Call ids announced by a switch's message copies in the open step: their `tool/call` copies make no node. */
+  private readonly copiedCalls = new Set<string>()
+  private readonly callIds = new CallIdLedger()
   private tipNode: string | null = null
   private readonly inbox = new Map<string, unknown[]>()
   private openTurn: number | null = null
@@ -94,6 +98,11 @@ export class SessionProjector {
   /** Events that could not be read, with the reason. */
   get quarantine(): readonly QuarantinedEvent[] {
     return this.quarantined
+  }
+
+  /** Problems of the log that DSH's own front ends trip over (repeated call ids). */
+  get logWarnings(): LogWarning[] {
+    return this.callIds.warnings()
   }
 
   /** Usage reported by empty assistant messages, which get no node. */
@@ -149,6 +158,10 @@ export class SessionProjector {
         return
       case 'turn/end':
         return this.endTurn(numberField(data, 'turn'))
+      case 'step/end':
+        // A call and its copy share one step; nothing announced earlier can still arrive.
+        this.copiedCalls.clear()
+        return
       case 'user/message':
       case 'assistant/message':
       case 'tool/result':
@@ -244,6 +257,7 @@ export class SessionProjector {
       if (cited.length !== 1 || node === undefined) throw new MalformedEvent(`switch copy cites ${JSON.stringify(cited)}, not one known original`)
       this.surface.push({ seq: event.seq, node })
       this.nodeOfSeq.set(event.seq, node)
+      this.noteCopiedCalls(event)
     } else {
       const range = this.surfaceRange(op.start, op.end)
       const originals = this.originalsOf(cited, range) as number[]
@@ -253,9 +267,22 @@ export class SessionProjector {
         throw new MalformedEvent(`switch replacement cites unknown originals ${JSON.stringify(originals)}`)
       }
       this.surface.splice(range.from, range.to - range.from + 1, { seq: event.seq, node: node ?? null })
-      if (node !== undefined) this.nodeOfSeq.set(event.seq, node)
+      if (node !== undefined) {
+        this.nodeOfSeq.set(event.seq, node)
+        this.noteCopiedCalls(event)
+      }
     }
     this.tipNode = this.surfaceTip()
+  }
+
+  /** The calls a copied assistant message issues are copies too (their results map back by provenance). */
+  private noteCopiedCalls(event: Event): void {
+    if (event.type !== 'assistant/message' || !isRecord(event.data) || !isRecord(event.data.message)) return
+    const content = event.data.message.content
+    if (!Array.isArray(content)) return
+    for (const block of content) {
+      if (isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string') this.copiedCalls.add(block.id)
+    }
   }
 
   // -------------------------------------------------------- surface events
@@ -461,9 +488,12 @@ export class SessionProjector {
   }
 
   private toolCall(event: Event): void {
-    if (this.switching && this.openTurn === this.switching.turn) return // a switch's copy of a call
     const data = event.data
     if (!isRecord(data) || typeof data.callId !== 'string' || typeof data.name !== 'string') throw new MalformedEvent('tool/call without callId or name')
+    // A switch's copy of a call: in a maintenance turn, or announced by a copied message (an in-step switch).
+    const copy = this.copiedCalls.delete(data.callId) || (this.switching !== undefined && this.openTurn === this.switching.turn)
+    this.callIds.record(data.callId, event.seq, copy)
+    if (copy) return
     const args = parseArguments(data.arguments)
     const node = this.place(event, null, {
       type: 'tool_call',

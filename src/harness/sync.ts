@@ -4,11 +4,16 @@
  * - A session's tree is built once from its log (`attach`), then every new
  *   event is projected incrementally (`project`): a watermark makes each event
  *   cost O(1) amortized and projection idempotent.
- * - What the user does to a tree (`mutate`) is journaled to the sidecar with
- *   the harness watermark it happened at; on a rebuild the journal is replayed
- *   at those same points between harness events, so the tree comes back
- *   exactly as it was. The journal is periodically folded into an overlay
- *   whose size depends on what the user did, not on the conversation.
+ * - What the user does to a tree (`begin`/`mutate`) is journaled to the
+ *   sidecar with the harness watermark it happened at (the watermark when the
+ *   operation ran, even when it is journaled after a history switch); on a
+ *   rebuild the journal is replayed at those same points between harness
+ *   events, so the tree comes back exactly as it was. The journal is
+ *   periodically folded into an overlay whose size depends on what the user
+ *   did, not on the conversation.
+ * - A user operation that cannot be journaled is rolled back (`mutate`) or
+ *   left to the caller to report (`begin`): never a silent ok.
+ * - Re-applying what the log already rebuilt is a no-op, not a warning.
  * - Nothing here throws into the harness: problems become warnings.
  */
 import { SessionTree } from '../tree/session-tree.ts'
@@ -35,6 +40,18 @@ export interface TreeSessionState {
   readonly warnings: SidecarWarning[]
   /** Creation watermark of each tree-only node (what folding needs). */
   readonly treeOnlyW: Map<string, number>
+}
+
+/**
+ * A user operation already applied to the tree and not yet journaled (`begin`).
+ * Exactly one of `commit` or `rollback` must follow.
+ */
+export interface PendingOperation<T> {
+  readonly value: T
+  /** Journal the operation's log entries (tagged with the watermark it ran at). A failure (SIDECAR_IO) leaves it pending. */
+  commit(): TreeResult<void>
+  /** Undo the operation (and what was projected since: only harness events that did not happen in the log). */
+  rollback(): void
 }
 
 export class TreeSync {
@@ -96,62 +113,100 @@ export class TreeSync {
   }
 
   /**
-   * Run a user operation on a session's tree and journal what it changed.
-   * A failed operation changes nothing and writes nothing.
+   * Run a synchronous user operation on a session's tree and journal what it
+   * changed. A failed operation changes nothing and writes nothing; an
+   * operation the sidecar cannot journal is rolled back and fails with
+   * SIDECAR_IO (it would not survive a restart).
    */
   mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T> {
-    const state = this.states.get(sessionId)
-    if (!state) return notAttached(sessionId)
-    const tree = state.projector.tree
-    const before = tree.logSeq
-    const result = operation(tree)
-    if (result.ok) this.persist(state, tree.log(before))
-    return result
+    const pending = this.begin(sessionId, operation)
+    if (!pending.ok) return pending
+    const saved = pending.value.commit()
+    if (saved.ok) return ok(pending.value.value)
+    pending.value.rollback()
+    return saved
   }
 
-  /** Async variant for operations that await (summaries, surface switches). */
-  async mutateAsync<T>(sessionId: string, operation: (tree: SessionTree) => Promise<TreeResult<T>>): Promise<TreeResult<T>> {
+  /**
+   * Apply a synchronous user operation now and journal it later (`commit`),
+   * for operations the harness must follow first (a history switch). Its log
+   * entries and watermark are taken now, in the same synchronous step, so
+   * nothing projected meanwhile is mistaken for the user's.
+   */
+  begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<PendingOperation<T>> {
     const state = this.states.get(sessionId)
     if (!state) return notAttached(sessionId)
     const tree = state.projector.tree
+    const mark = tree.checkpoint()
     const before = tree.logSeq
-    this.inflight.set(sessionId, (this.inflight.get(sessionId) ?? 0) + 1)
+    const w = state.projector.watermark
     let result: TreeResult<T>
     try {
-      result = await operation(tree)
-    } finally {
+      result = operation(tree)
+    } catch (error) {
+      result = fail('INTERNAL', error instanceof Error ? error.message : String(error))
+    }
+    if (!result.ok) {
+      // A failure changes nothing, also when the operation failed half-way through its steps.
+      if (tree.logSeq !== before) tree.rollback(mark)
+      if (!this.inflight.has(sessionId)) tree.trimLog(tree.logSeq)
+      return result
+    }
+    const entries = tree.log(before)
+    // Until it settles, the tree log must stay whole (a rollback replays it backwards).
+    this.inflight.set(sessionId, (this.inflight.get(sessionId) ?? 0) + 1)
+    let settled = false
+    const once = (): void => {
+      if (settled) throw new Error('a pending operation settles once')
+    }
+    const settle = (): void => {
+      settled = true
       const left = this.inflight.get(sessionId)! - 1
       if (left === 0) this.inflight.delete(sessionId)
       else this.inflight.set(sessionId, left)
+      // Persisted or undone: the in-memory log need not keep it.
+      if (left === 0 && state.projector.tree === tree) tree.trimLog(tree.logSeq)
     }
-    // Harness events projected meanwhile were logged too; only user operations are journaled.
-    if (result.ok) this.persist(state, tree.log(before).filter((entry) => !isProjectorEntry(entry)))
-    else if (!this.inflight.has(sessionId)) tree.trimLog(tree.logSeq)
-    return result
+    return ok({
+      value: result.value,
+      commit: () => {
+        once()
+        // A failed commit leaves the operation pending: the caller rolls it back or keeps it.
+        const saved = this.persist(state, entries, w)
+        if (saved.ok) settle()
+        return saved
+      },
+      rollback: () => {
+        once()
+        // The state may have been rebuilt meanwhile (detach + attach): then there is nothing to undo here.
+        if (this.states.get(sessionId) === state && state.projector.tree === tree) tree.rollback(mark)
+        settle()
+      },
+    })
   }
 
-  /** Journal user operations; fold the journal when it grows. */
-  private persist(state: TreeSessionState, entries: SessionTreeLogEntry[]): void {
-    const tree = state.projector.tree
-    const w = state.projector.watermark
-    for (const entry of entries) noteTreeOnly(state, entry, w)
+  /**
+   * Journal user operations made at watermark `w`; fold the journal when it
+   * grows. A record that cannot be written fails the call (SIDECAR_IO); a
+   * failed fold is only a warning (the journal still holds every record).
+   */
+  private persist(state: TreeSessionState, entries: readonly SessionTreeLogEntry[], w: number): TreeResult<void> {
     const sidecar = this.sidecar
-    if (sidecar && entries.length > 0) {
-      let last = 0
-      for (const { seq: _seq, ...op } of entries) {
-        const written = sidecar.append(state.sessionId, { w, op: op as unknown as JsonObject, at: op.at })
-        if (!written.ok) {
-          state.warnings.push({ code: written.error.code, message: written.error.message })
-          return
-        }
-        last = written.value.n
-      }
-      if (sidecar.needsCompaction(state.sessionId)) {
-        const folded = sidecar.compact(state.sessionId, { n: last, w, state: foldOverlay(tree, state.treeOnlyW) as unknown as JsonObject })
-        if (!folded.ok) state.warnings.push({ code: folded.error.code, message: folded.error.message })
-      }
+    if (!sidecar || entries.length === 0) return ok(undefined)
+    // One operation, one write: its records land together or not at all.
+    const written = sidecar.appendAll(state.sessionId, entries.map(({ seq: _seq, ...op }) => ({ w, op: op as unknown as JsonObject, at: op.at })))
+    if (!written.ok) {
+      // Kept in the status too: whatever the caller answers, the sidecar needs a person's look.
+      warnOnce(state, { code: written.error.code, message: written.error.message })
+      return written
     }
-    if (!this.inflight.has(state.sessionId)) tree.trimLog(tree.logSeq)
+    for (const entry of entries) noteTreeOnly(state, entry, w)
+    if (sidecar.needsCompaction(state.sessionId)) {
+      const last = written.value.at(-1)!.n
+      const folded = sidecar.compact(state.sessionId, { n: last, w: state.projector.watermark, state: foldOverlay(state.projector.tree, state.treeOnlyW) as unknown as JsonObject })
+      if (!folded.ok) warnOnce(state, { code: folded.error.code, message: folded.error.message })
+    }
+    return ok(undefined)
   }
 
   private build(session: SessionSource): TreeSessionState {
@@ -216,13 +271,31 @@ export class TreeSync {
   }
 }
 
+/** Add a warning unless the same one is already there (a broken sidecar fails every write alike). */
+function warnOnce(state: TreeSessionState, warning: SidecarWarning): void {
+  if (!state.warnings.some((w) => w.code === warning.code && w.message === warning.message)) state.warnings.push(warning)
+}
+
 function applyRecord(state: TreeSessionState, op: JsonObject, w: number): void {
-  const result = state.projector.tree.applyOp(op)
+  const tree = state.projector.tree
+  const result = tree.applyOp(op)
   if (!result.ok) {
+    if (alreadyHeld(tree, op, result.error.code)) return
     state.warnings.push({ code: result.error.code, message: `sidecar record (${String(op.op)}) not re-applied: ${result.error.message}` })
     return
   }
   noteTreeOnly(state, op as { op?: unknown; node?: TreeEntry }, w)
+}
+
+/**
+ * Whether a record that failed to re-apply asked for what the tree already
+ * holds: a fork whose branch the log's switch marker already rebuilt at the
+ * same node (journals written before records carried the watermark their
+ * operation ran at re-apply forks after the switch that named the branch).
+ */
+function alreadyHeld(tree: SessionTree, op: JsonObject, code: string): boolean {
+  if (code !== 'BRANCH_EXISTS' || op.op !== 'fork' || typeof op.branch !== 'string') return false
+  return tree.branchHeadList().some(([name, head]) => name === op.branch && head === op.target)
 }
 
 /** Remember the watermark a tree-only node (one the harness log does not hold) was appended at. */
@@ -259,10 +332,4 @@ function applyOverlay(tree: SessionTree, overlay: OverlayState): TreeResult<Sess
 function seqOf(event: unknown): number | undefined {
   const seq = (event as { seq?: unknown } | null)?.seq
   return typeof seq === 'number' ? seq : undefined
-}
-
-/** Log entries the projector writes (harness nodes, results, quiet cursor moves). */
-function isProjectorEntry(entry: SessionTreeLogEntry): boolean {
-  if (entry.op === 'append' || entry.op === 'attach') return isHarnessNode(entry.node)
-  return entry.op === 'jump' && !entry.record
 }

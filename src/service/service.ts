@@ -8,7 +8,11 @@
  * Wire contract: seed 001's `list` / `jump` / `fork` / `session`, args named
  * `agentId` (the session's agent id), `nodeId`, `branch`; plus `label`,
  * `summarize`, `export`, `back`, `forward`. Errors keep their code end to end
- * (`{ ok: false, error: { code, message, details } }`).
+ * (`{ ok: false, error: { code, message, details } }`), bounded in size.
+ *
+ * Every mutating call runs as one unit on its session's FIFO queue
+ * (`queue.ts`): concurrent calls are answered in order, each with its own
+ * effect. Reads are not queued.
  */
 import type { Context } from '@deepseek-ai/cordis'
 // Brings the `ctx.sessions` declaration (the harness session store) into this program.
@@ -18,14 +22,18 @@ import { Remote, TypertLookupFailure, TypertRemoteService } from '@deepseek-ai/d
 import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
 import { sessionTreeStore, type SessionTreeStore } from '../tree/store.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, ForkView, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../tree/types.ts'
-import { TreeSync, type TreeSessionState } from '../harness/sync.ts'
+import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../tree/types.ts'
+import { TreeSync } from '../harness/sync.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
-import { isFree, StockSwitcher, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload, type SwitchReport } from '../surface/stock.ts'
-import { hasNativeSurface, SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
-import { nativeSwitch } from '../surface/native.ts'
-import { extractiveSummarizer } from './summarizer.ts'
+import { meterEstimator, StockSwitcher, type LiveAgent, type PreStepDecision, type PreStepPayload } from '../surface/stock.ts'
+import { SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
+import { bounded, clipped, quoted } from './clip.ts'
+import { applyMove, type HarnessSession, type MoveDeps, type MoveRequest, type Resolved } from './move.ts'
+import { SessionQueue } from './queue.ts'
+import { draftSummary } from './summarizer.ts'
+import { buildChatPath, type ChatPath } from './chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } from './wire.ts'
+import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -43,16 +51,6 @@ export interface Config {
   readonly switchTimeoutMs?: number
 }
 
-/** A live harness session as the plugin sees it. */
-type HarnessSession = LiveSession & { readonly events: readonly unknown[] }
-
-interface Resolved {
-  readonly session: HarnessSession
-  readonly agent: LiveAgent | undefined
-  readonly state: TreeSessionState
-  readonly mode: SurfaceMode
-}
-
 export class SessionTreeService extends TypertRemoteService {
   static inject = ['sessions']
 
@@ -67,6 +65,9 @@ export class SessionTreeService extends TypertRemoteService {
   readonly store: SessionTreeStore
   private readonly switcher: StockSwitcher
   private readonly settings: Config & { readonly switchTimeoutMs: number }
+  /** One FIFO of mutating calls per session. */
+  private readonly queue = new SessionQueue()
+  private readonly moveDeps: MoveDeps
 
   constructor(ctx: Context, config: Partial<Config> = {}) {
     super(ctx, 'sessionTree')
@@ -76,8 +77,9 @@ export class SessionTreeService extends TypertRemoteService {
     this.switcher = new StockSwitcher({
       projectorFor: (id) => this.sync.get(id)?.projector,
       flush: async (session) => { await this.ctx.sessions.flush(session as never) },
-      timeoutMs: this.settings.switchTimeoutMs,
+      timeoutMs: this.settings.switchTimeoutMs, estimator: () => meterEstimator(this.ctx.get('tokenMeter' as never)),
     })
+    this.moveDeps = { sync: this.sync, switcher: this.switcher, flush: async (session) => { await this.ctx.sessions.flush(session as never) } }
     const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown, options?: { prepend?: boolean }) => () => void
     // Nothing below may throw into the harness: a failure costs the tree, never the session.
     on('session/created', (session: HarnessSession) => this.guard(() => this.sync.attach(session)))
@@ -133,6 +135,18 @@ export class SessionTreeService extends TypertRemoteService {
     })
   }
 
+  /** What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`). No side effects. */
+  @Remote
+  async chatPath(agentId: string): Promise<ChatPath> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      const { session, state, mode } = found.value
+      const revision = this.status(found.value).revision!
+      return ok(buildChatPath({ sessionId: session.id, revision, mode, events: session.events, projector: state.projector }))
+    })
+  }
+
   // -------------------------------------------------------------- movement
 
   /**
@@ -143,60 +157,98 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async jump(agentId: string, nodeId: string | null): Promise<MoveResult> {
-    return this.run(async () => {
+    return this.run(() => this.serial(agentId, async () => {
       if (nodeId !== null && typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
-      return this.move(agentId, nodeId, (tree, target) => tree.jump(target ?? null))
-    })
+      return this.move(agentId, { nodeId, operation: (tree, target) => tree.jump(target ?? null) })
+    }))
   }
 
   /** Park a new named branch at a node and move there (the model history follows). */
   @Remote
   async fork(agentId: string, nodeId: string, branch: string): Promise<ForkResult> {
-    return this.run(async () => {
+    return this.run(() => this.serial(agentId, async () => {
       if (typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string')
       if (typeof branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
-      let forked: ForkView | undefined
-      const moved = await this.move(agentId, nodeId, (tree, target) => {
-        const result = tree.fork(target!, branch)
-        if (!result.ok) return result
-        forked = result.value
-        return ok(undefined)
-      }, branch)
-      return moved.ok ? ok({ ...moved.value, ...forked!, cursor: moved.value.cursor! }) : moved
-    })
+      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch })
+      return moved.ok ? ok({ ...moved.value.move, ...moved.value.value, cursor: moved.value.value.cursor }) : moved
+    }))
   }
 
   /** Undo the last cursor move (the model history follows). */
   @Remote
   async back(agentId: string): Promise<MoveResult> {
-    return this.run(() => this.move(agentId, undefined, (tree) => tree.back()))
+    return this.run(() => this.serial(agentId, () => this.move(agentId, { nodeId: undefined, operation: (tree) => tree.back() })))
   }
 
   /** Redo a cursor move undone by `back` (the model history follows). */
   @Remote
   async forward(agentId: string): Promise<MoveResult> {
-    return this.run(() => this.move(agentId, undefined, (tree) => tree.forward()))
+    return this.run(() => this.serial(agentId, () => this.move(agentId, { nodeId: undefined, operation: (tree) => tree.forward() })))
   }
 
   // ------------------------------------------------------------ annotation
 
-  /** Set (`label` text) or clear (`null`) a node's label. */
+  /** Set (`label` text) or clear (`null`) a node's label (sidecar only: SIDECAR_IO when it cannot be saved). */
   @Remote
   async label(agentId: string, nodeId: string, label: string | null): Promise<TreeNode> {
-    return this.run(() => {
+    return this.run(() => this.serial(agentId, async () => {
       const found = this.resolveLoaded(agentId)
       if (!found.ok) return found
       return this.sync.mutate(found.value.session.id, (tree) => tree.label(nodeId, label))
+    }))
+  }
+
+  /** Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved). */
+  @Remote
+  async summarize(agentId: string, branch: string): Promise<BranchSummary> {
+    return this.run(() => this.serial(agentId, async () => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      const drafted = await draftSummary(found.value.state.projector.tree, branch)
+      if (!drafted.ok) return drafted
+      return this.recordSummary(found.value.session.id, drafted.value)
+    }))
+  }
+
+  /**
+   * Record a branch summary someone wrote (the model's `tree_summarize_branch`
+   * with a text), on the session's queue like every other change. Not a remote method.
+   */
+  setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>> {
+    return this.serial(agentId, async () => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      return this.sync.mutate(found.value.session.id, (tree) => tree.setBranchSummary(branch, text, model))
     })
   }
 
-  /** Summarize a branch (extractive by default; never fails for an existing branch). */
+  // ---------------------------------------------------------- interchange
+
+  /**
+   * Import a Pi, Claude Code or Codex session as a new DSH session with its
+   * whole tree (all or nothing); `dryRun` previews without writing. The new
+   * session is stored, not loaded: it loads when it is opened.
+   */
   @Remote
-  async summarize(agentId: string, branch: string): Promise<BranchSummary> {
+  async importSession(request: ImportRequest): Promise<ImportResult> {
+    return this.run(() => runImport(request, {
+      persistence: this.ctx.get('sessionPersistence' as never) as never,
+      sidecarRoot: this.settings.sidecarRoot,
+    }))
+  }
+
+  /** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */
+  @Remote
+  async exportAs(request: ExportRequest): Promise<ExportResult> {
     return this.run(async () => {
-      const found = this.resolveLoaded(agentId)
+      if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
+      const found = this.resolveLoaded(request.agentId)
       if (!found.ok) return found
-      return this.sync.mutateAsync(found.value.session.id, (tree) => tree.summarizeBranch(branch, extractiveSummarizer))
+      const header = found.value.session.header as { cwd?: unknown } | undefined
+      return runExport(request, found.value.state.projector.tree, {
+        sidecarRoot: this.settings.sidecarRoot,
+        cwd: typeof header?.cwd === 'string' ? header.cwd : undefined,
+      })
     })
   }
 
@@ -213,20 +265,24 @@ export class SessionTreeService extends TypertRemoteService {
    * A move the agent's model makes with a tool, from inside its running step
    * (stock mode): the tree moves and the history switches at once, within the
    * step that issued `callId`; the next request of the same turn holds the
-   * selected path, then that call and its result. Not a remote method.
+   * selected path, then that call and its result. Queued like every move; it
+   * cannot wait long, because no unit ever waits for a model turn (`queue.ts`).
+   * Not a remote method.
    */
   async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>> {
     try {
-      switch (move.kind) {
-        case 'jump':
-          return await this.move(sessionId, move.nodeId, (tree, target) => tree.jump(target ?? null), undefined, callId)
-        case 'fork':
-          return await this.move(sessionId, move.nodeId, (tree, target) => tree.fork(target!, move.branch), move.branch, callId)
-        case 'back':
-          return await this.move(sessionId, undefined, (tree) => tree.back(), undefined, callId)
-        case 'forward':
-          return await this.move(sessionId, undefined, (tree) => tree.forward(), undefined, callId)
-      }
+      return await this.serial(sessionId, () => {
+        switch (move.kind) {
+          case 'jump':
+            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), withinCall: callId })
+          case 'fork':
+            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, withinCall: callId })
+          case 'back':
+            return this.move(sessionId, { nodeId: undefined, operation: (tree) => tree.back(), withinCall: callId })
+          case 'forward':
+            return this.move(sessionId, { nodeId: undefined, operation: (tree) => tree.forward(), withinCall: callId })
+        }
+      })
     } catch (error) {
       return fail('INTERNAL', error instanceof Error ? error.message : String(error))
     }
@@ -234,91 +290,30 @@ export class SessionTreeService extends TypertRemoteService {
 
   // -------------------------------------------------------------- internals
 
-  /**
-   * One cursor move: check the agent can follow, move the tree, switch the
-   * model history, roll the tree back if the switch failed. A target of
-   * `undefined` means "wherever the tree operation puts the cursor".
-   */
-  private async move(
-    agentId: string,
-    nodeId: string | null | undefined,
-    operation: (tree: SessionTree, target: string | null | undefined) => TreeResult<unknown>,
-    branch?: string,
-    withinCall?: string,
-  ): Promise<TreeResult<MoveResult>> {
-    const found = withinCall === undefined ? await this.resolveLive(agentId) : this.resolveLoaded(agentId)
+  /** Run a mutating unit on its session's queue (an argument that names no session runs at once and fails). */
+  private serial<T>(agentId: unknown, unit: () => Promise<TreeResult<T>>): Promise<TreeResult<T>> {
+    if (typeof agentId !== 'string' || agentId === '') return unit()
+    return this.queue.run(agentId, unit)
+  }
+
+  /** One cursor move of a session (see `move.ts`). Call it on the session's queue. */
+  private async move(agentId: string, request: MoveRequest<unknown>): Promise<TreeResult<MoveResult>> {
+    const moved = await this.moveWith(agentId, request)
+    return moved.ok ? ok(moved.value.move) : moved
+  }
+
+  private async moveWith<V>(agentId: string, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
+    const found = request.withinCall === undefined ? await this.resolveLive(agentId) : this.resolveLoaded(agentId)
     if (!found.ok) return found
-    const { session, agent, state, mode } = found.value
-    if (withinCall !== undefined && mode !== 'stock') {
-      return fail('SURFACE_UNAVAILABLE', `a move inside a running step needs stock mode (this session is in ${mode} mode)`, { mode })
-    }
-    const tree = state.projector.tree
-    let target = nodeId
-    let snappedFrom: string | undefined
-    if (nodeId !== undefined && nodeId !== null) {
-      if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)}`, { nodeId })
-      if (mode !== 'projection') {
-        const cut = tree.completeCutPoint(nodeId)
-        if (!cut.ok) return cut
-        if (cut.value !== nodeId) snappedFrom = nodeId
-        target = cut.value
-      }
-    }
-    if (withinCall === undefined && mode !== 'projection' && agent && !isFree(agent)) {
-      return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId, status: agent.status })
-    }
-    return this.sync.mutateAsync(session.id, async (live) => {
-      const mark = live.checkpoint()
-      const moved = operation(live, target)
-      if (!moved.ok) return moved
-      let destination = live.cursor
-      if (mode !== 'projection' && nodeId === undefined) {
-        // back/forward land on recorded positions; the history ends at the nearest complete point.
-        const cut = live.completeCutPoint(destination)
-        if (!cut.ok) {
-          live.rollback(mark)
-          return cut
-        }
-        if (cut.value !== destination) {
-          snappedFrom = destination ?? undefined
-          live.jump(cut.value, { record: false })
-          destination = cut.value
-        }
-      }
-      let report: Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'> | undefined
-      if (withinCall !== undefined) {
-        const switched = this.switcher.switchWithinStep(session, destination, withinCall)
-        if (!switched.ok) {
-          live.rollback(mark)
-          return switched
-        }
-        report = { ...switched.value, noop: false }
-      } else if (mode === 'stock' && agent) {
-        const switched = await this.switcher.switch(agent, destination, branch)
-        if (!switched.ok) {
-          live.rollback(mark)
-          return switched
-        }
-        report = switched.value
-      } else if (mode === 'native' && hasNativeSurface(session)) {
-        const selected = nativeSwitch(session as never, state.projector, destination, branch)
-        if (!selected.ok) {
-          live.rollback(mark)
-          return selected
-        }
-        if (!selected.value.noop) await this.ctx.sessions.flush(session as never)
-        report = { appendedEvents: selected.value.appendedEvents, copies: 0, shadowed: 0, noop: selected.value.noop }
-      }
-      // Inside a step the tree already holds the re-stated call; the move's own answer is its target.
-      const result: MoveResult = {
-        cursor: withinCall === undefined ? live.cursor : destination,
-        messages: withinCall === undefined ? live.messages() : live.messages(destination),
-        branch: live.activeBranch,
-        mode,
-        ...(snappedFrom === undefined ? {} : { snappedFrom }),
-        ...(report ? { switch: { appendedEvents: report.appendedEvents, copies: report.copies, shadowed: report.shadowed, noop: report.noop } } : {}),
-      }
-      return ok(result)
+    return applyMove(this.moveDeps, found.value, request)
+  }
+
+  /** Record a drafted summary in one synchronous step; SIDECAR_IO (and nothing recorded) when it cannot be saved. */
+  private recordSummary(sessionId: string, summary: BranchSummary): TreeResult<BranchSummary> {
+    return this.sync.mutate(sessionId, (tree) => {
+      const applied = tree.applyOp({ op: 'summary', summary })
+      if (!applied.ok) return applied
+      return ok(tree.summaries().find((recorded) => recorded.branch === summary.branch) ?? summary)
     })
   }
 
@@ -328,7 +323,7 @@ export class SessionTreeService extends TypertRemoteService {
     const agent = this.agents()?.get(agentId)
     const session = (agent?.session ?? this.ctx.sessions.get(agentId as never)) as HarnessSession | undefined
     if (!session) {
-      return fail('SESSION_NOT_FOUND', `session ${JSON.stringify(agentId)} is not loaded in this harness (a stored session loads when it gets a message)`, { agentId })
+      return fail('SESSION_NOT_FOUND', `session ${quoted(agentId)} is not loaded in this harness (a stored session loads when it gets a message)`, { agentId: clipped(agentId) })
     }
     const state = this.sync.attach(session)
     return ok({ session, agent, state, mode: surfaceModeOf(this.settings.surfaceMode, session, agent !== undefined) })
@@ -369,6 +364,7 @@ export class SessionTreeService extends TypertRemoteService {
       revision: `${this.sync.generation(found.session.id)}:${projector.tree.logSeq}`,
       quarantine: [...projector.quarantine],
       sidecarWarnings: [...state.warnings],
+      logWarnings: projector.logWarnings,
       ...(pending ? { pendingSwitch: { target: pending.target, branch: pending.branch ?? info.activeBranch } } : {}),
       ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
     }
@@ -384,7 +380,7 @@ export class SessionTreeService extends TypertRemoteService {
     }
     if (result.ok) return result.value
     // The gateway forwards a lookup failure's payload verbatim; anything else becomes `internal`.
-    throw new TypertLookupFailure<TreeError>(result.error)
+    throw new TypertLookupFailure<TreeError>(bounded(result.error))
   }
 
   private guard(operation: () => unknown): void {

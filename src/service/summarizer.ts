@@ -3,8 +3,12 @@
  * and cannot fail; a deployment that wants model-written digests injects its
  * own `BranchSummarizer` (the tree records which model wrote each summary).
  */
-import { oneLine } from '../tree/text.ts'
-import type { BranchSummarizer } from '../tree/types.ts'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
+import { fallbackSummary, oneLine, renderMessages } from '../tree/text.ts'
+import type { BranchSummarizer, BranchSummary } from '../tree/types.ts'
+import { checkBranchName, Invalid } from '../tree/validate.ts'
+import { quoted } from './clip.ts'
 
 export const EXTRACTIVE_MODEL = 'extractive'
 
@@ -27,4 +31,35 @@ export const extractiveSummarizer: BranchSummarizer = {
     if (last) parts.push(`last answer: “${oneLine(last.content, 160)}”`)
     return parts.length > 0 ? `${parts.join('; ')}.` : ''
   },
+}
+
+/**
+ * A summary of `branch` drafted from the tree as it is now, for the caller to
+ * record in one synchronous step (a summary never spans other work on the
+ * tree, and a journal failure can undo exactly it). The extractive summarizer
+ * is local and cannot hang; an empty digest becomes the deterministic
+ * fallback, as `SessionTree.summarizeBranch` does.
+ */
+export async function draftSummary(tree: SessionTree, branch: unknown): Promise<TreeResult<BranchSummary>> {
+  let name: string
+  try {
+    name = checkBranchName(branch)
+  } catch (error) {
+    return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
+  }
+  const head = tree.branchHeadList().find(([candidate]) => candidate === name)?.[1]
+  if (head === undefined) return fail('BRANCH_NOT_FOUND', `no branch ${quoted(name)}`, { branch: name })
+  const history = tree.historyPath(head)
+  const entries = history.ok ? history.value : []
+  const messages = entries.map((entry) => entry.message!)
+  let text = ''
+  try {
+    text = (await extractiveSummarizer.summarize({ branch: name, text: renderMessages(messages), messages, entries, signal: new AbortController().signal })).trim()
+  } catch {
+    // Cannot happen with the extractive digest; the fallback below covers it anyway.
+  }
+  const createdAt = new Date().toISOString()
+  return ok(text === ''
+    ? { branch: name, nodeId: head, summary: fallbackSummary(entries.length), fallback: true, createdAt }
+    : { branch: name, nodeId: head, summary: text, model: EXTRACTIVE_MODEL, createdAt })
 }

@@ -4,6 +4,9 @@
  * a separate method, so older clients keep working.
  */
 import type { ForkView, JumpView, SessionTreeSessionInfo } from '../tree/types.ts'
+import type { LogWarning } from '../harness/warnings.ts'
+
+export type { LogWarning, LogWarningCode } from '../harness/warnings.ts'
 
 /** How cursor moves reach the history the model receives. */
 export type SurfaceMode = 'native' | 'stock' | 'projection'
@@ -36,6 +39,8 @@ export interface SessionStatus extends SessionTreeSessionInfo {
   readonly revision?: string
   readonly quarantine?: readonly QuarantinedEvent[]
   readonly sidecarWarnings?: readonly SidecarWarning[]
+  /** Problems of the harness log that DSH's own front ends trip over (say, repeated call ids break the Chat). */
+  readonly logWarnings?: readonly LogWarning[]
   /** A model-history switch waiting for the agent to become idle. */
   readonly pendingSwitch?: { readonly target: string | null; readonly branch: string }
   /** Usage hosted by empty assistant messages (no node of their own). */
@@ -54,6 +59,16 @@ export interface MoveResult extends JumpView {
     readonly copies: number
     readonly shadowed: number
     readonly noop: boolean
+  }
+  /**
+   * Set when the move happened but is not fully durable: the harness log holds
+   * it (the model history follows it, also after a restart), but `SIDECAR_IO`:
+   * the sidecar could not record what only it keeps (the back/forward step, an
+   * in-step fork's branch name); `INTERNAL`: the harness could not flush its log.
+   */
+  readonly notDurable?: {
+    readonly code: 'SIDECAR_IO' | 'INTERNAL'
+    readonly message: string
   }
 }
 

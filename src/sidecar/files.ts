@@ -3,7 +3,7 @@
  * reported through a callback and never thrown: a damaged sidecar must not
  * block the session.
  */
-import { readFileSync } from 'node:fs'
+import { ForeignEntry, readFile } from './durable.ts'
 import { FORMAT_VERSION, decodeOverlay, toFold } from './framing.ts'
 import { scanJournal } from './journal.ts'
 import type { SidecarFold, SidecarProblem, SidecarRecord } from './types.ts'
@@ -15,6 +15,8 @@ export interface OverlayRead {
   readonly fold?: SidecarFold
   /** Set when the file must not be overwritten: unreadable, or not ours to interpret. */
   readonly blocked?: string
+  /** The bytes of a damaged overlay of ours: kept aside before the next fold replaces it. */
+  readonly salvage?: Buffer
 }
 
 export interface JournalRead {
@@ -32,18 +34,22 @@ export interface JournalRead {
   readonly blocked?: string
 }
 
-type Read = { readonly kind: 'missing' } | { readonly kind: 'error'; readonly message: string } | { readonly kind: 'data'; readonly data: Buffer }
+type Read =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'data'; readonly data: Buffer }
 
 export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
+/** A file's bytes; a link, a directory or any other entry that is not one plain file is never read. */
 function readIfPresent(file: string): Read {
   try {
-    return { kind: 'data', data: readFileSync(file) }
+    const data = readFile(file)
+    return data === undefined ? { kind: 'missing' } : { kind: 'data', data }
   } catch (error) {
-    const missing = error instanceof Error && (error as NodeJS.ErrnoException).code === 'ENOENT'
-    return missing ? { kind: 'missing' } : { kind: 'error', message: describe(error) }
+    return { kind: 'error', message: error instanceof ForeignEntry ? error.message : describe(error) }
   }
 }
 
@@ -51,13 +57,13 @@ export function readOverlay(file: string, sessionId: string, report: Report): Ov
   const read = readIfPresent(file)
   if (read.kind === 'missing') return { present: false }
   if (read.kind === 'error') {
-    report('SIDECAR_IO', `overlay unreadable: ${read.message}`)
-    return { present: true, blocked: `overlay unreadable: ${read.message}` }
+    report('SIDECAR_IO', `overlay not read: ${read.message}`)
+    return { present: true, blocked: `overlay not read: ${read.message}` }
   }
   const body = decodeOverlay(read.data.toString('utf8'))
   if (!body.ok) {
     report('INVALID_SNAPSHOT', `overlay ignored: ${body.reason}`)
-    return { present: true }
+    return { present: true, salvage: read.data }
   }
   // A checksummed overlay of another session or version is intact, just not ours: keep it.
   const foreign = body.value.sessionId !== sessionId ? 'overlay belongs to another session'
@@ -70,7 +76,7 @@ export function readOverlay(file: string, sessionId: string, report: Report): Ov
   const fold = toFold(body.value)
   if (!fold.ok) {
     report('INVALID_SNAPSHOT', `overlay ignored: ${fold.reason}`)
-    return { present: true }
+    return { present: true, salvage: read.data }
   }
   return { present: true, fold: fold.value }
 }
@@ -81,8 +87,8 @@ export function readJournal(file: string, sessionId: string, report: Report): Jo
   const read = readIfPresent(file)
   if (read.kind === 'missing') return { present: false, ...NOTHING, repair: 'rewrite' }
   if (read.kind === 'error') {
-    report('SIDECAR_IO', `journal unreadable: ${read.message}`)
-    return { present: true, ...NOTHING, repair: 'rewrite', blocked: `journal unreadable: ${read.message}` }
+    report('SIDECAR_IO', `journal not read: ${read.message}`)
+    return { present: true, ...NOTHING, repair: 'rewrite', blocked: `journal not read: ${read.message}` }
   }
   const scan = scanJournal(read.data)
   const { header, bad } = scan

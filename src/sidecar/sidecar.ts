@@ -9,12 +9,17 @@
  * journal whose folded records load skips). One process writes a session's
  * directory: appends trust the per-session state kept here, and re-read the
  * journal only when its size is not what they expect.
+ *
+ * Nothing below the root is followed through a link (`durable.ts`): a session
+ * directory, journal or overlay that is a link, a directory, a special file or
+ * a file with a second hard link is reported and blocks writes to that
+ * session (SIDECAR_IO) until a person moves it away; it is never replaced.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync } from 'node:fs'
+import { closeSync, fstatSync, fsyncSync, ftruncateSync } from 'node:fs'
 import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject } from '../tree/types.ts'
-import { ensureDir, replaceFile, writeAll } from './durable.ts'
+import { ensureSessionDir, ForeignEntry, isDir, openFile, replaceFile, writeAll, writeNewFile } from './durable.ts'
 import { FORMAT_VERSION, encodeOverlay, frameHeader, frameRecord, isCount, isPlainObject } from './framing.ts'
 import { describe, readJournal, readOverlay, type Report } from './files.ts'
 import { sessionDir } from './session-dir.ts'
@@ -40,6 +45,8 @@ interface SessionState {
   readonly repair: 'none' | 'truncate' | 'rewrite'
   /** Set when the directory holds files that are not ours to overwrite. */
   readonly blocked?: string
+  /** The overlay is ours but damaged: the next write folds anew (`needsCompaction`). */
+  readonly overlayDamaged?: boolean
 }
 
 interface Inspection {
@@ -47,6 +54,30 @@ interface Inspection {
   readonly state: SessionState
   /** The journal's bytes, when a rewrite would discard more than a torn last line. */
   readonly salvage?: Buffer
+  /** A damaged overlay's bytes, kept aside before a fold replaces it. */
+  readonly overlaySalvage?: Buffer
+}
+
+/** Whether the session directory exists; a string says why it must not be used (a link, not a directory). */
+function directoryOf(dir: string): boolean | string {
+  try {
+    return isDir(dir)
+  } catch (error) {
+    if (error instanceof ForeignEntry) return `sidecar directory ${error.message}`
+    throw error
+  }
+}
+
+/** Keep a damaged file's bytes next to it as `<file>.corrupt-<time>[-k]`, never over an existing file. */
+function saveAside(file: string, data: Buffer): void {
+  const stem = `${file}.corrupt-${Date.now()}`
+  for (let k = 0; ; k++) {
+    try {
+      return writeNewFile(k === 0 ? stem : `${stem}-${k}`, data)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || k >= 100) throw error
+    }
+  }
 }
 
 /** `undefined` when `value` serializes to JSON, else why not. */
@@ -83,26 +114,37 @@ export class TreeSidecar {
 
   /** Durably append one record (assigns n). Returns only after the data is fsynced. */
   append(sessionId: string, record: { w: number; op: JsonObject; at?: string }): TreeResult<SidecarRecord> {
+    const written = this.appendAll(sessionId, [record])
+    return written.ok ? ok(written.value[0]!) : written
+  }
+
+  /**
+   * Durably append records (numbered in order) with one write and one fsync:
+   * on failure none of them is kept (a partial write is cut off again).
+   */
+  appendAll(sessionId: string, records: readonly { w: number; op: JsonObject; at?: string }[]): TreeResult<SidecarRecord[]> {
     const invalid = typeof sessionId !== 'string' ? 'session id must be a string'
-      : !isPlainObject(record) ? 'record must be an object'
-      : !isCount(record.w) ? 'w must be a non-negative integer'
-      : !isPlainObject(record.op) ? 'op must be a JSON object'
-      : record.at !== undefined && typeof record.at !== 'string' ? 'at must be an ISO time string'
-      : unserializable(record.op)
+      : !Array.isArray(records) || records.length === 0 ? 'records must be a non-empty array'
+      : records.map((record) => !isPlainObject(record) ? 'record must be an object'
+        : !isCount(record.w) ? 'w must be a non-negative integer'
+        : !isPlainObject(record.op) ? 'op must be a JSON object'
+        : record.at !== undefined && typeof record.at !== 'string' ? 'at must be an ISO time string'
+        : unserializable(record.op)).find((problem) => problem !== undefined)
     if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
     let open: { readonly fd: number; readonly state: SessionState } | string | undefined
     try {
       open = this.openForAppend(sessionId)
       if (typeof open === 'string') return fail('SIDECAR_IO', open, { sessionId })
       const { fd, state } = open
-      const written: SidecarRecord = { n: state.last + 1, w: record.w, at: record.at ?? new Date().toISOString(), op: record.op }
-      const line = frameRecord(written)
-      writeAll(fd, line, state.end)
+      const now = new Date().toISOString()
+      const written: SidecarRecord[] = records.map((record, k) => ({ n: state.last + 1 + k, w: record.w, at: record.at ?? now, op: record.op }))
+      const data = Buffer.concat(written.map(frameRecord))
+      writeAll(fd, data, state.end)
       fsyncSync(fd)
       closeSync(fd)
       open = undefined
       this.states.set(sessionId, {
-        ...state, last: written.n, end: state.end + line.length, count: state.count + 1, bytes: state.bytes + line.length,
+        ...state, last: state.last + written.length, end: state.end + data.length, count: state.count + written.length, bytes: state.bytes + data.length,
       })
       return ok(written)
     } catch (error) {
@@ -141,7 +183,9 @@ export class TreeSidecar {
         })
       }
       const dir = this.dirFor(sessionId)
-      ensureDir(dir)
+      ensureSessionDir(this.root, dir)
+      // Nothing is ever deleted: a damaged overlay's bytes stay next to it.
+      if (found.overlaySalvage !== undefined) saveAside(path.join(dir, OVERLAY_FILE), found.overlaySalvage)
       replaceFile(path.join(dir, OVERLAY_FILE), encodeOverlay({
         version: FORMAT_VERSION, sessionId, n: fold.n, w: fold.w, writtenAt: new Date().toISOString(), state: fold.state,
       }))
@@ -156,7 +200,7 @@ export class TreeSidecar {
   /** True when the journal since the last fold exceeds compactRecords or compactBytes. */
   needsCompaction(sessionId: string): boolean {
     const state = this.states.get(sessionId) ?? this.inspect(sessionId).state
-    return state.blocked === undefined && (state.count > this.compactRecords || state.bytes > this.compactBytes)
+    return state.blocked === undefined && (state.overlayDamaged === true || state.count > this.compactRecords || state.bytes > this.compactBytes)
   }
 
   /** Drop what is remembered about a session (its files stay). */
@@ -170,7 +214,7 @@ export class TreeSidecar {
     const known = this.states.get(sessionId)
     if (known !== undefined && known.repair === 'none' && known.blocked === undefined) {
       let fd: number | undefined
-      try { fd = openSync(file, 'r+') } catch { /* gone: look again below */ }
+      try { fd = openFile(file, 'write') } catch { /* replaced by something else: look again below */ }
       if (fd !== undefined) {
         if (fstatSync(fd).size === known.end) return { fd, state: known }
         closeSync(fd) // changed behind our back, or an earlier write failed half-way
@@ -180,7 +224,8 @@ export class TreeSidecar {
     let state = found.state
     if (state.blocked !== undefined) return state.blocked
     if (state.repair === 'rewrite') state = this.rewriteJournal(sessionId, found, state.floor, found.load.records)
-    const fd = openSync(file, 'r+')
+    const fd = openFile(file, 'write')
+    if (fd === undefined) return 'the journal vanished while it was opened'
     if (state.repair === 'truncate') {
       // Drop the torn last line; the fsync after the append covers the truncation too.
       ftruncateSync(fd, state.end)
@@ -193,9 +238,9 @@ export class TreeSidecar {
   private rewriteJournal(sessionId: string, found: Inspection, base: number, keep: readonly SidecarRecord[]): SessionState {
     const dir = this.dirFor(sessionId)
     const file = path.join(dir, JOURNAL_FILE)
-    ensureDir(dir)
+    ensureSessionDir(this.root, dir)
     // Nothing is ever deleted: lines past a bad one may still mean something to a human.
-    if (found.salvage !== undefined) replaceFile(`${file}.corrupt-${Date.now()}`, found.salvage)
+    if (found.salvage !== undefined) saveAside(file, found.salvage)
     const lines = keep.map(frameRecord)
     const data = Buffer.concat([frameHeader(sessionId, base), ...lines])
     replaceFile(file, data)
@@ -216,15 +261,29 @@ export class TreeSidecar {
     try {
       const dir = this.dirFor(sessionId)
       const journalFile = path.join(dir, JOURNAL_FILE)
-      const overlay = readOverlay(path.join(dir, OVERLAY_FILE), sessionId, reporter(path.join(dir, OVERLAY_FILE)))
+      const present = directoryOf(dir)
+      if (typeof present === 'string') {
+        reporter(dir)('SIDECAR_IO', present)
+        const state: SessionState = { last: 0, floor: 0, end: 0, count: 0, bytes: 0, repair: 'rewrite', blocked: present }
+        return { load: { exists: true, records: [], problems }, state }
+      }
+      const overlayFile = path.join(dir, OVERLAY_FILE)
+      const overlay = readOverlay(overlayFile, sessionId, reporter(overlayFile))
       const journal = readJournal(journalFile, sessionId, reporter(journalFile))
       const { fold } = overlay
       const foldN = fold?.n ?? 0
       const first = journal.records.findIndex((r) => r.n > foldN)
       const loadable = first < 0 ? [] : journal.records.slice(first)
       if (journal.base > foldN) {
-        const folded = fold === undefined ? 'no valid overlay folds them' : `the overlay folds only up to ${foldN}`
-        reporter(journalFile)('INVALID_SNAPSHOT', `records ${foldN + 1}..${journal.base} are missing: the journal starts after ${journal.base} and ${folded}`)
+        const overlayProblem = problems.findIndex((problem) => problem.file === overlayFile)
+        if (overlayProblem !== -1) {
+          // One damage, one warning: the records are missing because the overlay that folded them is.
+          const problem = problems[overlayProblem]!
+          problems[overlayProblem] = { ...problem, message: `${problem.message}; the records 1..${journal.base} it folded are lost` }
+        } else {
+          const folded = fold === undefined ? 'no valid overlay folds them' : `the overlay folds only up to ${foldN}`
+          reporter(journalFile)('INVALID_SNAPSHOT', `records ${foldN + 1}..${journal.base} are missing: the journal starts after ${journal.base} and ${folded}`)
+        }
       }
       const journalLast = journal.records.at(-1)?.n ?? journal.base
       const last = Math.max(foldN, journalLast)
@@ -238,12 +297,14 @@ export class TreeSidecar {
         // An overlay ahead of the journal: appending at `end` would break the numbering.
         repair: journalLast < last ? 'rewrite' : journal.repair,
         ...(blocked === undefined ? {} : { blocked }),
+        ...(overlay.salvage === undefined ? {} : { overlayDamaged: true }),
       }
       this.states.set(sessionId, state)
       return {
         load: { exists: overlay.present || journal.present, ...(fold === undefined ? {} : { fold }), records: loadable, problems },
         state,
         ...(journal.salvage === undefined ? {} : { salvage: journal.salvage }),
+        ...(overlay.salvage === undefined ? {} : { overlaySalvage: overlay.salvage }),
       }
     } catch (error) {
       // Only a bug gets here; still a report, never a throw.

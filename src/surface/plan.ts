@@ -5,27 +5,20 @@
  * The shared prefix is left untouched (provider prefix caches keep working).
  * The diverging tail is shadowed by ONE `replace` event — a copy of the first
  * target message after the prefix, or an empty assistant "tombstone" when
- * that message cannot stand in (a tool result) or nothing follows (a rewind).
+ * that message cannot stand in (a tool result) or nothing follows (a rewind) —
+ * priced by a `compaction/prune` event right before it when a token meter runs.
  * The rest of the target path is appended as copies, each citing its
  * original, with a `tool/call` copy before every `tool/result` copy so the
- * harness's call/result pairing holds inside the one maintenance step.
+ * harness's call/result pairing holds inside the one maintenance step. Copied
+ * tool exchanges get fresh call ids (`copy.ts`), so no call id repeats.
  *
  * Pure: reads events and the mirrored surface, returns events to append.
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
-import { isRecord } from '../tree/validate.ts'
 import type { NodeSource, SurfaceEntry } from '../harness/projector.ts'
-import { PLUGIN_ID } from '../harness/marker.ts'
+import { CallIdMap, copyMessage, copyToolExchange, isMessageEvent, type CopyContext, type PlannedEvent } from './copy.ts'
 
-/** One event to append, in order. */
-export interface PlannedEvent {
-  readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result'
-  readonly data: Record<string, unknown>
-  readonly intent?: {
-    readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
-    readonly sourceEventSeqs: number[]
-  }
-}
+export { safeCopySource, type CopySourcePolicy, type PlannedEvent } from './copy.ts'
 
 export interface SwitchPlan {
   readonly events: readonly PlannedEvent[]
@@ -37,23 +30,7 @@ export interface SwitchPlan {
   readonly sharedPrefix: number
 }
 
-/** How copies treat the original message's `source`. */
-export type CopySourcePolicy = (source: unknown) => unknown
-
-/**
- * Keep sources the harness reads as plain provenance (typed prompts, ordinary
- * plugin context — dropping the runtime-context source would make the harness
- * inject it again); re-source kinds whose owners validate their position in
- * the log (goal rounds, time readings, subagent relays), so a copy cannot
- * corrupt their replay.
- */
-export const safeCopySource: CopySourcePolicy = (source) => {
-  if (isRecord(source) && source.kind === 'user') return source
-  if (isRecord(source) && source.kind === 'plugin' && source.plugin !== 'time-context') return source
-  return { kind: 'plugin', plugin: PLUGIN_ID, form: 'relay' }
-}
-
-export interface PlanInput {
+export interface PlanInput extends CopyContext {
   /** Event at a seq (the harness log). */
   readonly eventAt: (seq: number) => unknown
   /** The current model-visible surface, mapped to tree nodes. */
@@ -61,13 +38,22 @@ export interface PlanInput {
   /** Node ids of the target's model history, in model order. */
   readonly target: readonly string[]
   readonly sourceOf: (nodeId: string) => NodeSource | undefined
-  /** Maintenance turn and step the copies are stamped with. */
-  readonly turn: number
-  readonly step: number
-  readonly newMessageId: () => string
   /** Provider route stamped on a tombstone (assistant messages must name one). */
   readonly route: { readonly provider: string; readonly model: string }
-  readonly copySource?: CopySourcePolicy
+  /**
+   * The token meter's price of the surface node at a seq, when a meter is
+   * loaded: the replacement is then preceded by its shadow price (see below).
+   */
+  readonly priceOf?: (seq: number) => number
+  /**
+   * `own`: the plan opens its own steps (a maintenance turn), from `step` on,
+   * one per copied assistant message; `inflight`: every copy goes into the
+   * running step `step`. DSH web's Chat and Trajectory show one assistant
+   * message per step (the last one), and the Trajectory places a tool row
+   * under the assistant message that issued it, so copies in their own steps
+   * show as they were, each tool exchange under its call.
+   */
+  readonly steps: 'own' | 'inflight'
   /**
    * Events appended after the target path, as they are (no citation: new
    * history). A move made inside a running step re-states the in-flight
@@ -81,40 +67,75 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   // Shared prefix: tombstones show nothing and may stay where they are.
   let j = 0
   let d = 0
+  /** Surface index where each matched target entry sits. */
+  const matchedAt: number[] = []
   for (; d < surface.length; d++) {
     const node = surface[d]!.node
     if (node === null) continue
     if (j < target.length && node === target[j]) {
+      matchedAt.push(d)
       j++
       continue
     }
     break
+  }
+  // A copied tool exchange pairs with a copy of its issuing message (fresh call ids),
+  // so the prefix never ends between a message and the exchanges it issued.
+  while (j > 0 && j < target.length && input.sourceOf(target[j]!)?.kind === 'tool') {
+    j--
+    d = matchedAt[j]!
   }
   const tail = surface.slice(d)
   const rest = target.slice(j)
   const extra = input.tail ?? []
   if (tail.length === 0 && rest.length === 0 && extra.length === 0) return ok({ events: [], shadowed: [], copies: 0, sharedPrefix: d })
 
+  const ids = new CallIdMap(input.newCallId)
   const events: PlannedEvent[] = []
+  const own = input.steps === 'own'
+  let step = input.step
+  let stepHasAssistant = false
+  /** Append in order; in own steps, a further assistant message opens the next step. */
+  const push = (event: PlannedEvent): void => {
+    if (own && event.type === 'assistant/message') {
+      if (stepHasAssistant) {
+        events.push({ type: 'step/end', data: { turn: input.turn, step } })
+        step++
+        events.push({ type: 'step/start', data: { turn: input.turn, step } })
+      }
+      stepHasAssistant = true
+    }
+    events.push('step' in event.data ? { ...event, data: { ...event.data, step } } : event)
+  }
+  if (own) events.push({ type: 'step/start', data: { turn: input.turn, step } })
   let copies = 0
   let k = 0
   const shadowed = tail.map((entry) => entry.seq)
   if (tail.length > 0) {
     const op = { op: 'replace' as const, start: shadowed[0]!, end: shadowed.at(-1)! }
+    if (input.priceOf) {
+      // The token meter's shadow-price protocol (as DSH's tool-result pruner uses it): the event right
+      // before a replacement prices the range it shadows, so the browser's context meter, which folds
+      // the log in O(1) state, subtracts it (a replacement without a price would count as zero).
+      events.push({
+        type: 'compaction/prune',
+        data: { shadowedRange: { start: op.start, end: op.end }, shadowedSeqs: [...shadowed], shadowedTokenCount: shadowed.reduce((sum, seq) => sum + input.priceOf!(seq), 0) },
+      })
+    }
     const first = rest[0]
     const firstSource = first === undefined ? undefined : input.sourceOf(first)
     const firstEvent = firstSource?.kind === 'message' ? input.eventAt(firstSource.seq) : undefined
-    const standIn = firstEvent !== undefined && isMessageEvent(firstEvent) ? copyMessage(input, firstEvent as Ev) : undefined
+    const standIn = isMessageEvent(firstEvent) ? copyMessage(input, ids, firstEvent) : undefined
     if (standIn && firstSource?.kind === 'message') {
-      events.push({ ...standIn, intent: { surfaceOp: op, sourceEventSeqs: [...shadowed, firstSource.seq] } })
+      push({ ...standIn, intent: { surfaceOp: op, sourceEventSeqs: [...shadowed, firstSource.seq] } })
       copies++
       k = 1
     } else {
-      events.push({
+      push({
         type: 'assistant/message',
         data: {
           turn: input.turn,
-          step: input.step,
+          step,
           message: { id: input.newMessageId(), role: 'assistant', content: [], source: { kind: 'model', provider: input.route.provider, model: input.route.model } },
         },
         intent: { surfaceOp: op, sourceEventSeqs: shadowed },
@@ -130,57 +151,21 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
       if (!isMessageEvent(original)) {
         return fail('INVALID_CUT_POINT', `node ${nodeId} (a lone tool result) cannot be replayed without its call`, { nodeId })
       }
-      const copy = copyMessage(input, original as Ev)
+      const copy = copyMessage(input, ids, original)
       if (!copy) return fail('INTERNAL', `event ${source.seq} behind node ${nodeId} is unreadable`, { nodeId, seq: source.seq })
-      events.push({ ...copy, intent: { surfaceOp: 'append', sourceEventSeqs: [source.seq] } })
+      push({ ...copy, intent: { surfaceOp: 'append', sourceEventSeqs: [source.seq] } })
       copies++
     } else {
       if (source.resultSeq === undefined) {
         return fail('INVALID_CUT_POINT', `tool call ${nodeId} has no result yet`, { nodeId })
       }
-      const call = input.eventAt(source.callSeq) as Ev
-      const result = input.eventAt(source.resultSeq) as Ev
-      if (!isRecord(call?.data) || !isRecord(result?.data) || !isRecord(result.data.message)) {
-        return fail('INTERNAL', `tool events behind node ${nodeId} are unreadable`, { nodeId })
-      }
-      events.push({
-        type: 'tool/call',
-        data: { turn: input.turn, step: input.step, callId: call.data.callId, name: call.data.name, arguments: call.data.arguments },
-      })
-      const { turn: _t, step: _s, message, ...extra } = result.data
-      events.push({
-        type: 'tool/result',
-        data: { turn: input.turn, step: input.step, message: { ...(message as object), id: input.newMessageId() }, ...extra },
-        intent: { surfaceOp: 'append', sourceEventSeqs: [source.resultSeq] },
-      })
+      const exchange = copyToolExchange(input, ids, input.eventAt(source.callSeq), input.eventAt(source.resultSeq), source.resultSeq)
+      if (!exchange) return fail('INTERNAL', `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`, { nodeId })
+      for (const event of exchange) push(event)
       copies++
     }
   }
-  events.push(...extra)
+  for (const event of extra) push(event)
+  if (own) events.push({ type: 'step/end', data: { turn: input.turn, step } })
   return ok({ events, shadowed, copies, sharedPrefix: d })
-}
-
-type Ev = { readonly type: string; readonly data: Record<string, unknown> }
-
-function isMessageEvent(event: unknown): boolean {
-  return isRecord(event) && (event.type === 'user/message' || event.type === 'assistant/message') && isRecord(event.data)
-}
-
-/** A copy of a user or assistant message event: new id, maintenance turn/step, no usage. */
-function copyMessage(input: PlanInput, event: Ev): Omit<PlannedEvent, 'intent'> | undefined {
-  const policy = input.copySource ?? safeCopySource
-  if (event.type === 'user/message') {
-    return { type: 'user/message', data: { ...event.data, id: input.newMessageId(), source: policy(event.data.source) } }
-  }
-  const message = event.data.message
-  if (!isRecord(message) || !Array.isArray(message.content) || message.content.length === 0) return undefined
-  return {
-    type: 'assistant/message',
-    data: {
-      turn: input.turn,
-      step: input.step,
-      message: { ...message, id: input.newMessageId() },
-      ...(event.data.interrupted === true ? { interrupted: true } : {}),
-    },
-  }
 }

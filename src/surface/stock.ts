@@ -4,24 +4,30 @@
  *
  * One switch = one maintenance turn of the idle agent:
  *   1. queue a marker message (`marker.ts`) with a wake-up;
- *   2. our `agent/pre-step` listener claims it, opens a step, appends the
- *      planned replace + copies (`plan.ts`), closes the step, and returns
+ *   2. our `agent/pre-step` listener claims it and appends the planned
+ *      steps: price + replace + copies, one step per copied assistant
+ *      message (`plan.ts`), and returns
  *      `reject` — every upstream pre-step wrapper passes `reject` through, so
  *      no model call can happen in this turn (an empty `enter` would be
  *      turned into a real step by wrappers such as time-context);
  *   3. wait for the agent to go idle, re-queue a prompt that arrived during
  *      the switch (the loop does not pick it up by itself), flush the log.
+ *      The switch never waits for that prompt's turn: a caller that holds a
+ *      session's queue (the service) must not wait on a model turn, whose
+ *      own tool calls may need that queue.
  * A plan is validated first exactly as a reload would (a detached session
  * built from log + plan), so an invalid plan never touches the live log.
  * Switches are refused while the agent is running: never interleaved with a
  * live step.
  */
 import { randomUUID } from 'node:crypto'
+import { deriveEventMessage } from '@deepseek-ai/dsh-session'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import { markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
-import { planSwitch, type CopySourcePolicy, type PlannedEvent } from './plan.ts'
+import { planSwitch } from './plan.ts'
+import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
 
 /** The slice of a live harness `Session` a switch uses. */
 export interface LiveSession {
@@ -80,6 +86,11 @@ export interface StockSwitcherOptions {
   readonly copySource?: CopySourcePolicy
   /** How long to wait for the maintenance turn (default 30 s). */
   readonly timeoutMs?: number
+  /**
+   * The harness token meter's estimator (`ctx.tokenMeter.estimateMessage`), when one is loaded:
+   * each replacement is then priced for the meter's projections (the browser's context meter).
+   */
+  readonly estimator?: () => ((message: unknown) => number) | undefined
 }
 
 interface Job {
@@ -111,7 +122,7 @@ export class StockSwitcher {
     if (!isFree(agent)) {
       return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', { agentId: agent.id, status: agent.status })
     }
-    const preview = this.plan(agent.session, target, 0, 1)
+    const preview = this.plan(agent.session, target, 0, 1, 'own')
     if (!preview.ok) return preview
     if (preview.value.events.length === 0) {
       return ok({ noop: true, appendedEvents: 0, copies: 0, shadowed: 0, sharedPrefix: preview.value.sharedPrefix, requeued: 0 })
@@ -131,14 +142,18 @@ export class StockSwitcher {
     try {
       agent.send(message, 'next-turn', true)
       const result = await Promise.race([done, timeout])
-      if (!result.ok) return result
+      if (!result.ok) {
+        // Never claimed in time: take the marker back, so the switch cannot happen after this answer.
+        if (agent.inbox.nextTurn.some((queued) => queued.id === message.id)) agent.inbox.remove(message.id)
+        return result
+      }
       await agent.whenIdle()
+      const appendedEvents = agent.session.seq - before
       const requeued = this.requeueStranded(agent)
-      if (requeued > 0) await agent.whenIdle()
       await this.options.flush(agent.session)
       return ok({
         noop: false,
-        appendedEvents: agent.session.seq - before,
+        appendedEvents,
         copies: result.value.copies,
         shadowed: result.value.shadowed,
         sharedPrefix: result.value.sharedPrefix,
@@ -170,36 +185,32 @@ export class StockSwitcher {
   }
 
   private execute(session: LiveSession, marker: SwitchMarker, turn: number, step: number): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }> {
-    const planned = this.plan(session, marker.target, turn, step)
+    const planned = this.plan(session, marker.target, turn, step, 'own')
     if (!planned.ok) return planned
-    const framed: PlannedEvent[] = [
-      { type: 'step/start' as never, data: { turn, step } },
-      ...planned.value.events,
-      { type: 'step/end' as never, data: { turn, step } },
-    ]
-    const checked = dryRun(session, framed)
+    const events = planned.value.events
+    const checked = dryRun(session, events)
     if (!checked.ok) return checked
-    let open = false
+    let open: number | undefined
     try {
-      for (const event of framed) {
-        if (event.type === ('step/start' as never)) open = true
+      for (const event of events) {
+        if (event.type === 'step/start') open = event.data.step as number
         appendPlanned(session, event)
-        if (event.type === ('step/end' as never)) open = false
+        if (event.type === 'step/end') open = undefined
       }
     } catch (error) {
       return fail('INTERNAL', `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`)
     } finally {
       // Never leave a step open: the token meter and the invariants need it closed.
-      if (open) {
+      if (open !== undefined) {
         try {
-          session.append('step/end', { turn, step })
+          session.append('step/end', { turn, step: open })
         } catch { /* the turn end closes it on reload */ }
       }
     }
     return ok({ copies: planned.value.copies, shadowed: planned.value.shadowed.length, sharedPrefix: planned.value.sharedPrefix })
   }
 
-  private plan(session: LiveSession, target: string | null, turn: number, step: number, tail?: readonly PlannedEvent[]) {
+  private plan(session: LiveSession, target: string | null, turn: number, step: number, steps: 'own' | 'inflight', tail?: readonly PlannedEvent[]) {
     const projector = this.options.projectorFor(session.id)
     if (!projector) return fail('SESSION_NOT_FOUND', `session ${session.id} has no tree`)
     const surface = projector.surfaceEntries
@@ -210,15 +221,20 @@ export class StockSwitcher {
     const tree = projector.tree
     const history = tree.historyPath(target)
     if (!history.ok) return history
+    const eventAt = eventLookup(session)
+    const estimate = this.options.estimator?.()
     return planSwitch({
-      eventAt: eventLookup(session),
+      eventAt,
+      ...(estimate ? { priceOf: (seq: number) => priceOf(estimate, eventAt(seq)) } : {}),
       surface,
       target: history.value.map((entry) => entry.nodeId),
       sourceOf: (nodeId) => projector.sourceOf(nodeId),
       turn,
       step,
       newMessageId: () => randomUUID(),
+      newCallId: freshCallId,
       route: routeOf(session),
+      steps,
       ...(this.options.copySource ? { copySource: this.options.copySource } : {}),
       ...(tail ? { tail } : {}),
     })
@@ -236,12 +252,13 @@ export class StockSwitcher {
     const inflight = inflightCall(session, callId)
     if (!inflight.ok) return inflight
     const { turn, step, message } = inflight.value
+    // The live call keeps its id: its result comes from the loop. Only copies get fresh ids.
     const restated: PlannedEvent = {
       type: 'assistant/message',
       data: { turn, step, message: { ...message, id: randomUUID() } },
       intent: { surfaceOp: 'append' } as never,
     }
-    const planned = this.plan(session, target, turn, step, [restated])
+    const planned = this.plan(session, target, turn, step, 'inflight', [restated])
     if (!planned.ok) return planned
     const checked = dryRun(session, planned.value.events)
     if (!checked.ok) return checked
@@ -264,6 +281,24 @@ export class StockSwitcher {
     }
     return stranded.length
   }
+}
+
+/** A call id no provider made: `call_dst_` and 20 random hex digits (29 characters, provider-safe). */
+export function freshCallId(): string {
+  return `call_dst_${randomUUID().replaceAll('-', '').slice(0, 20)}`
+}
+
+/** The estimator of the harness token meter (`ctx.tokenMeter`), when one is loaded. */
+export function meterEstimator(meter: unknown): ((message: unknown) => number) | undefined {
+  // A service instance, not a plain record.
+  const estimate = typeof meter === 'object' && meter !== null ? (meter as { estimateMessage?: unknown }).estimateMessage : undefined
+  return typeof estimate === 'function' ? (message) => estimate.call(meter, message) as number : undefined
+}
+
+/** The meter's price of one surface event: its model-visible message (none for a tombstone). */
+function priceOf(estimate: (message: unknown) => number, event: unknown): number {
+  const message = deriveEventMessage(event as never)
+  return message === null ? 0 : estimate(message)
 }
 
 /** Events by seq: a session's events carry consecutive seqs, so the lookup is an index. */
@@ -315,11 +350,11 @@ function routeOf(session: LiveSession): { provider: string; model: string } {
 }
 
 /** Validate the plan the way a reload validates a stored log. */
-function dryRun(session: LiveSession, framed: readonly PlannedEvent[]): TreeResult<void> {
+function dryRun(session: LiveSession, planned: readonly PlannedEvent[]): TreeResult<void> {
   const SessionClass = session.constructor as unknown as { create?: (id: string, seed: unknown[], header: unknown) => { deriveMessages(): unknown[] } }
   if (typeof SessionClass.create !== 'function') return ok(undefined)
   const now = Date.now()
-  const extra = framed.map((event, i) => ({
+  const extra = planned.map((event, i) => ({
     type: event.type,
     seq: session.seq + i,
     time: now,

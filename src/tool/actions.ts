@@ -126,6 +126,11 @@ export class TreeActions {
     this.env = env
   }
 
+  /** The service behind the actions (`/tree import` and `/tree export` call it directly). */
+  get sessionTree(): SessionTreeService {
+    return this.service
+  }
+
   private load(agent: LiveAgent): TreeResult<Loaded> {
     return this.service.treeOf(agent.id)
   }
@@ -221,7 +226,7 @@ export class TreeActions {
       recorded = await settle(() => this.service.summarize(agent.id, branch))
     } else {
       if (summary.trim() === '') return fail('INVALID_ARGUMENT', 'summary must be a non-empty string (omit it for an extractive digest)')
-      recorded = this.service.sync.mutate(agent.session.id, (tree) => tree.setBranchSummary(branch, summary, model))
+      recorded = await this.service.setBranchSummary(agent.id, branch, summary, model)
     }
     if (!recorded.ok) return recorded
     const value = recorded.value

@@ -14,6 +14,8 @@
  */
 import type { LiveAgent } from '../surface/stock.ts'
 import type { ActionResult, TreeActions } from './actions.ts'
+import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
+import { runExportCommand, runImportCommand } from './interchange-command.ts'
 
 export const COMMAND_NAME = 'tree'
 
@@ -27,6 +29,10 @@ export const USAGE = [
   '  /tree label <node|label> <text>  bookmark a node (`/tree label <node> --clear` removes the label)',
   '  /tree back | /tree forward       undo / redo the last move',
   '  /tree summarize <branch>         record an extractive summary of a branch',
+  '  /tree import <file> [--format pi|claude-code|codex] [--dry-run]',
+  '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
+  '  /tree export <pi|claude-code|markdown> [file]',
+  '                                   write this tree out (Pi: every branch; Claude Code and Markdown: the active path)',
   'Nodes are ids like e12 (see /tree) or labels; quote a label that contains spaces: /tree fork "good answer" retry',
 ].join('\n')
 
@@ -40,6 +46,8 @@ export type TreeCommand =
   | { readonly kind: 'forward' }
   | { readonly kind: 'summarize'; readonly branch: string }
   | { readonly kind: 'help' }
+  | { readonly kind: 'import'; readonly path: string; readonly format: 'auto' | SourceFormat; readonly dryRun: boolean }
+  | { readonly kind: 'export'; readonly format: ExportFormat; readonly path?: string }
 
 /** Split off the first token (double quotes group words; `\"` escapes a quote). */
 function firstToken(input: string): { token: string; rest: string } | undefined {
@@ -123,9 +131,38 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
     case '-h':
     case '--help':
       return rest.trim() === '' ? { kind: 'help' } : undefined
+    case 'import':
+      return parseImport(rest)
+    case 'export': {
+      const format = firstToken(rest)
+      if (!format || !EXPORT_FORMATS.has(format.token)) return undefined
+      const file = restArgument(format.rest)
+      return file === undefined ? { kind: 'export', format: format.token as ExportFormat } : { kind: 'export', format: format.token as ExportFormat, path: file }
+    }
     default:
       return undefined
   }
+}
+
+const EXPORT_FORMATS = new Set(['pi', 'claude-code', 'markdown'])
+const SOURCE_FORMATS = new Set(['auto', 'pi', 'claude-code', 'codex'])
+
+/** `import <file> [--format F] [--dry-run]`, options in any order; the file may be quoted. */
+function parseImport(rest: string): TreeCommand | undefined {
+  let path: string | undefined
+  let format: 'auto' | SourceFormat = 'auto'
+  let dryRun = false
+  for (let next = firstToken(rest); next; next = firstToken(next.rest)) {
+    if (next.token === '--dry-run') dryRun = true
+    else if (next.token === '--format') {
+      const value = firstToken(next.rest)
+      if (!value || !SOURCE_FORMATS.has(value.token)) return undefined
+      format = value.token as 'auto' | SourceFormat
+      next = value
+    } else if (path === undefined && next.token !== '') path = next.token
+    else return undefined
+  }
+  return path === undefined ? undefined : { kind: 'import', path, format, dryRun }
 }
 
 /** The result shape of a DSH command handler (`@deepseek-ai/dsh-commands`). */
@@ -158,6 +195,10 @@ export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, raw
         return fromAction(await actions.label(agent, command.node, command.text))
       case 'summarize':
         return fromAction(await actions.summarize(agent, command.branch, undefined, undefined))
+      case 'import':
+        return runImportCommand(actions.sessionTree, agent, command)
+      case 'export':
+        return runExportCommand(actions.sessionTree, agent, command)
     }
   } catch (error) {
     return { kind: 'error', text: `INTERNAL: ${error instanceof Error ? error.message : String(error)}` }

@@ -8,8 +8,11 @@
  * node, forks a branch from the keyboard, sends a prompt through the UI
  * composer, and asserts both what the panel shows and what the fake LLM
  * received (exactly the selected path). It saves light and dark screenshots,
- * and measures the first paint of a 10,000-node tree (and a 100,000-deep
- * chain) with the real bundle in the same browser.
+ * and paints a 10,000-node tree (and a 100,000-deep chain) with the real
+ * bundle in the same browser: only the visible rows reach the DOM. Its timings
+ * are recorded (perf.json) but not judged here: the first-paint budget is a
+ * bench figure (`npm run bench`, next to a baseline of the same run), and
+ * linear layout work is counted in test/unit/panel-work.test.ts.
  *
  * Chromium: `/usr/bin/chromium` (or `CHROMIUM_PATH`). `.ci/run` installs it;
  * without it the suite fails under CI and is skipped (with a warning) elsewhere.
@@ -21,10 +24,9 @@
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { build } from 'esbuild'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { SessionStatus, SessionTreeOutline, SessionTreeView, TreeNode } from '../../src/types.ts'
+import type { SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { DEMO_FORK_PROMPT, DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
 import { realBigView } from '../support/client-fixtures.ts'
@@ -32,6 +34,7 @@ import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, ke
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { openPaintPage } from './support/paint.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
@@ -40,15 +43,14 @@ const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const TITLE = DEMO_TITLE
 /** The panel's rows (the host's sidebar is a tree too). */
 const ROWS = '[data-session-tree] [role="treeitem"]'
-/** Budget for the first paint of a 10,000-node tree (mount → first frame with rows). */
-const FIRST_PAINT_BUDGET_MS = 300
 
 if (!HAVE_CHROMIUM && !IN_CI) {
   console.warn(`panel e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`; .ci/run does, and CI fails without it)`)
 }
 
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+/** Poll `probe` until it holds; the limit only turns a hang into a failure (the panel polls once a second). */
+async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {
@@ -226,7 +228,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(sent).toEqual([...pathToA1, { role: 'user', text: DEMO_FORK_PROMPT }])
     expect(sent.map((m) => m.text)).not.toContain(DEMO_PROMPTS[2])
     const answer = await until('the answer node', () => nodeWith('Porto instead:').catch(() => undefined))
-    await until('the new answer as the cursor row', async () => (await row(answer.nodeId).getAttribute('aria-current')) === 'location', 20_000)
+    await until('the new answer as the cursor row', async () => (await row(answer.nodeId).getAttribute('aria-current')) === 'location')
     expect(await row(answer.nodeId).textContent()).toContain('porto-instead')
     const prompt = await nodeWith(DEMO_FORK_PROMPT)
     expect(prompt.branch).toBe('porto-instead')
@@ -271,105 +273,27 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(pageErrors.filter((e) => /session-tree|dst-/i.test(e))).toEqual([])
   }, 60_000)
 
-  it(`first paint of a 10,000-node tree stays under ${FIRST_PAINT_BUDGET_MS} ms (the real bundle, headless Chromium)`, async () => {
+  it('a 10,000-node tree and a 100,000-deep chain paint with only the visible rows (the real bundle, headless Chromium; timings in perf.json)', async () => {
     markFailure()
     const bundle = execFileSync('tar', ['-xzOf', plugin.tgz, 'package/lib/client.js'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
-    // The host's module table, as the DSH page seeds it: production React 18.
-    const hostModules = await build({
-      stdin: {
-        contents: `import * as React from 'react'; import * as JSX from 'react/jsx-runtime'; import * as ReactDOM from 'react-dom'; import * as ReactDOMClient from 'react-dom/client';
-          const table = { 'react': React, 'react/jsx-runtime': JSX, 'react-dom': ReactDOM, 'react-dom/client': ReactDOMClient };
-          window.__hostRequire = (spec) => { if (!(spec in table)) throw new Error('not in the module table: ' + spec); return table[spec] };`,
-        resolveDir: REPO_ROOT,
-        loader: 'js',
-      },
-      bundle: true,
-      format: 'iife',
-      minify: true,
-      write: false,
-      define: { 'process.env.NODE_ENV': '"production"' },
-    })
-    const bench = await browser!.newPage({ viewport: { width: 1280, height: 800 } })
+    const bench = await openPaintPage(browser!, bundle)
+    const measure = bench.measure
     try {
-      await bench.setContent('<!doctype html><html lang="en"><body style="margin:0"><div id="app" style="width:1280px;height:800px"></div></body></html>')
-      await bench.addScriptTag({ content: hostModules.outputFiles[0]!.text })
-      await bench.addScriptTag({ content: 'window.__ModuleLoader__ = { load: (r) => { window.__registration = r } }' })
-      await bench.addScriptTag({ content: bundle })
-      const measure = async (label: string, view: SessionTreeOutline | { chain: number }) => {
-        // A page-side stand-in for the host: slots, and a remote namespace that validates every
-        // result with the generated zod schemas, exactly as the real client does.
-        const arg = { label, json: 'chain' in view ? '' : JSON.stringify(view), chain: 'chain' in view ? view.chain : 0 }
-        return bench.evaluate(async ({ label, json, chain }) => {
-          const w = window as unknown as Record<string, any>
-          const given: any = json ? JSON.parse(json) : { chain }
-          // A long linear chain is generated here rather than shipped over the protocol.
-          const view: any = 'chain' in given
-            ? { sessionId: label, cursor: `c${given.chain - 1}`, activeBranch: 'main', branches: [{ name: 'main', headId: `c${given.chain - 1}` }], nodes: Array.from({ length: given.chain }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, type: 'message', summary: `message ${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } })) }
-            : given
-          const wire = json || JSON.stringify(view)
-          const exports = w.__registration.factory(w.__hostRequire)
-          const registered: Array<{ options: any; component: any }> = []
-          const descriptors = new Map<string, any>()
-          const handlers: Record<string, (...args: any[]) => unknown> = {
-            session: () => ({ sessionId: view.sessionId, nodeCount: view.nodes.length, messageCount: view.nodes.length, branchCount: view.branches.length, cursor: view.cursor, activeBranch: view.activeBranch, currentPathLength: 1, snapshotVersion: 1, revision: 'r1', surfaceMode: 'stock', surfaceNote: 'bench', quarantine: [], sidecarWarnings: [] }),
-            // As off the wire: the JSON text is parsed inside the call, then validated.
-            outline: () => JSON.parse(wire),
-          }
-          const ctx: any = {
-            effect: (fn: () => unknown) => fn(),
-            get: () => undefined,
-            inject: (_deps: unknown, fn: (c: unknown) => void) => fn(ctx),
-            slots: { inject: (_n: string, fn: () => unknown) => fn(), register: (options: any, component: any) => (registered.push({ options, component }), () => {}) },
-            remote: {
-              $mount: async (contribution: any) => {
-                for (const d of contribution.descriptors) descriptors.set(d.method, d)
-                ctx.remote.sessionTree = Object.fromEntries([...descriptors.keys()].map((m) => [m, async (...args: unknown[]) => ({ ok: true, value: descriptors.get(m).result.schema.parse(handlers[m]!(...args)) })]))
-                return async () => {}
-              },
-            },
-          }
-          exports.apply(ctx, { intervalMs: 600_000 })
-          const tab = registered.find((r) => r.options.name === 'conversation.view')!
-          const app = document.getElementById('app')!
-          w.__root?.unmount()
-          app.replaceChildren()
-          performance.clearMarks()
-          performance.clearMeasures()
-          const React = w.__hostRequire('react')
-          const root = w.__hostRequire('react-dom/client').createRoot(app)
-          w.__root = root
-          root.render(React.createElement(tab.component, { sessionId: label, ...tab.options.inject(label) }))
-          const deadline = performance.now() + 20_000
-          while (performance.getEntriesByName('session-tree:first-paint').length === 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5))
-          const get = (name: string) => performance.getEntriesByName(name).at(0)?.duration
-          const result = {
-            firstPaintMs: get('session-tree:first-paint'),
-            listMs: get('session-tree:list'),
-            renderMs: get('session-tree:render'),
-            layoutMs: get('session-tree:layout'),
-            domRows: document.querySelectorAll('[role="treeitem"]').length,
-            count: document.querySelector('.dst-count')?.textContent,
-          }
-          return result
-        }, arg)
-      }
-      // Warm-up run (JIT, fonts), then the measured runs.
-      // The 10,000-node trees are built with the real SessionTree: exactly the shape `list`
-      // serves, every branch's root-to-head `nodeIds` included. The budget applies to a long
-      // session with 50 side branches; a fork-heavy one (250 branches, whose path ids make
-      // `list` ~10 MB) is measured and reported too.
+      // Warm-up run (JIT, fonts), then three runs. The 10,000-node trees are built with the real
+      // SessionTree: a long session with 50 side branches, and a fork-heavy one (250 branches).
+      // The figures are recorded, not judged: the budget is in `npm run bench` (section "panel").
       const big = realBigView(10_000, 50)
       await measure('warm', realBigView(2_000))
       const runs = []
-      for (let i = 0; i < 7; i++) runs.push(await measure('big', big))
+      for (let i = 0; i < 3; i++) runs.push(await measure('big', big))
       const heavyView = realBigView(10_000, 250)
       const heavy = await measure('heavy', heavyView)
       const chain = await measure('chain', { chain: 100_000 })
-      await bench.screenshot({ path: path.join(artifacts, 'bench-100k-chain.png') })
+      await bench.page.screenshot({ path: path.join(artifacts, 'bench-100k-chain.png') })
       const firstPaints = runs.map((r) => r.firstPaintMs!)
       const sorted = [...firstPaints].sort((a, b) => a - b)
       const renders = runs.map((r) => r.renderMs!).sort((a, b) => a - b)
-      perf.tenThousand = { nodes: big.nodes.length, branches: big.branches.length, outlineJsonBytes: JSON.stringify(big).length, runs, bestFirstPaintMs: sorted[0], medianFirstPaintMs: sorted[3], medianRenderMs: renders[3], budgetMs: FIRST_PAINT_BUDGET_MS }
+      perf.tenThousand = { nodes: big.nodes.length, branches: big.branches.length, outlineJsonBytes: JSON.stringify(big).length, runs, bestFirstPaintMs: sorted[0], medianFirstPaintMs: sorted[1], medianRenderMs: renders[1] }
       perf.hundredThousandDeepChain = chain
       perf.tenThousandForkHeavy = { branches: heavyView.branches.length, outlineJsonBytes: JSON.stringify(heavyView).length, ...heavy }
       expect(heavy.count).toBe('10000 of 10000 nodes')
@@ -379,9 +303,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       }
       expect(chain.count).toBe('100000 of 100000 nodes')
       expect(chain.domRows).toBeLessThan(80)
-      // Best of seven: the suite shares two cores with other harness processes, and a
-      // neighbour's burst is not the panel's cost. The median is reported (perf.json) too.
-      expect(sorted[0], `first paints ${firstPaints.map((ms) => ms.toFixed(0)).join(', ')} ms`).toBeLessThan(FIRST_PAINT_BUDGET_MS)
+      // Every run painted (a missing first-paint mark means the page never drew its rows).
+      expect(firstPaints.every((ms) => Number.isFinite(ms)), `first paints ${firstPaints.join(', ')}`).toBe(true)
     } finally {
       await bench.close()
     }

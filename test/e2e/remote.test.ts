@@ -30,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { z } from 'zod'
 import { SEED_001 } from '../support/seed-001.ts'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../../src/tree/types.ts'
+import type { ChatPath } from '../../src/service/chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus } from '../../src/service/wire.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
@@ -67,8 +68,10 @@ interface RemoteModule {
   readonly TYPERT_REMOTE: { readonly package: string; readonly descriptors: readonly Descriptor[] }
 }
 
-const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize'] as const
+const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
 type Method = (typeof METHODS)[number]
+/** Import and export (their own suite: test/e2e/interchange.test.ts). */
+const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
 
 // ------------------------------------------------------ seed 001's contract
 
@@ -184,7 +187,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   }
   const sidecarRoot = () => path.join(home, 'session-tree')
 
-  const descriptor = (method: Method): Descriptor => {
+  const descriptor = (method: Method | (typeof INTERCHANGE_METHODS)[number]): Descriptor => {
     const found = descriptors.get(method)
     if (!found) throw new Error(`the generated client has no descriptor for sessionTree/${method}`)
     return found
@@ -279,8 +282,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS].sort())
-    for (const method of METHODS) {
+    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS].sort())
+    for (const method of [...METHODS, ...INTERCHANGE_METHODS]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')
@@ -375,6 +378,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
         forward: { agentId: ghost },
         label: { agentId: ghost, nodeId: a1, label: 'ghost' },
         summarize: { agentId: ghost, branch: 'main' },
+        chatPath: { agentId: ghost },
       }
       for (const method of METHODS) await expectCode(`unknown session (${method})`, method, ghostArgs[method], 'SESSION_NOT_FOUND')
 
@@ -525,6 +529,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     const view = await callOk<SessionTreeView>('list', { agentId: sessionId })
     const status = await callOk<SessionStatus>('session', { agentId: sessionId })
     await callOk<LinearExport>('export', { agentId: sessionId })
+    const chat = await callOk<ChatPath>('chatPath', { agentId: sessionId })
+    expect(chat).toMatchObject({ sessionId, revision: status.revision, tip: view.cursor })
     expect(status.cursor).toBe(view.cursor)
     expect(view.nodes.find((n) => n.nodeId === view.cursor)?.message?.content).toBe('ANSWER to: after the remote calls')
     expect(status.quarantine).toEqual([])

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { MoveResult, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import { type FakeLlm, startFakeLlm, history, readOrAnswer } from './support/fake-llm.ts'
+import { type ChatRequestBody, type FakeLlm, startFakeLlm, history, readOrAnswer, toolPairing, withoutCallIds } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 type Mode = 'stock' | 'native' | 'projection'
@@ -128,7 +128,8 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         // The shared prefix is byte-identical to what the provider saw before (its cache still applies).
         const raw = lastChat().messages.filter((m) => m.role !== 'system')
         expect(raw.slice(0, pathToA1.length)).toEqual(before[1]!.body.messages.filter((m) => m.role !== 'system').slice(0, pathToA1.length))
-        if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(7)
+        // marker insert, turn/start, claim, step/start, the tombstone's price, the tombstone, step/end, turn/end
+        if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(8)
       }
     }, 120_000)
 
@@ -137,6 +138,9 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       const a3 = await nodeWith('ANSWER to: third question')
       const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a3.nodeId })
       switches.back = moved.switch ?? null
+      // Marker insert, turn/start, claim, 3 steps (one per copied assistant message) around the price of the
+      // rewind's turn, its stand-in (a copy of the second prompt), 5 more copies and 1 tool/call copy, turn/end.
+      if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(18)
       await api().promptAndWait(sessionId, 'back on the original branch')
       const sent = history(lastChat())
       const chats = llm.chatRequests()
@@ -146,11 +150,33 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         expect(sent.map((m) => m.text)).toContain('after the rewind')
         return
       }
-      expect(sent).toEqual([...third, { role: 'assistant', text: 'ANSWER to: third question' }, { role: 'user', text: 'back on the original branch' }])
+      expect(withoutCallIds(sent)).toEqual(withoutCallIds([...third, { role: 'assistant', text: 'ANSWER to: third question' }, { role: 'user', text: 'back on the original branch' }]))
       const call = sent.find((m) => m.calls)
       expect(call?.calls?.[0]).toMatchObject({ name: 'read' })
       expect(sent.find((m) => m.role === 'tool')?.text).toContain('banana')
       expect(sent.map((m) => m.text)).not.toContain('after the rewind')
+      // Every call the model reads is answered by its own result.
+      const pairs = toolPairing(lastChat())
+      expect(pairs).toHaveLength(1)
+      for (const { calls, results } of pairs) expect(results).toEqual(calls)
+      // Stock copies carry fresh call ids (native mode selects the original events).
+      const original = toolPairing(chats[3]!.body).flatMap((p) => p.calls)
+      const now = pairs.flatMap((p) => p.calls)
+      if (mode === 'stock') expect(now.filter((id) => original.includes(id))).toEqual([])
+      else expect(now).toEqual(original)
+      // The request's bytes: identical to the original up to the first copied call, then only the ids differ.
+      const raw = (body: ChatRequestBody) => body.messages.filter((m) => m.role !== 'system').map((m) => JSON.stringify(m))
+      const rawThen = raw(chats[3]!.body)
+      const rawNow = raw(lastChat())
+      const firstCall = chats[3]!.body.messages.filter((m) => m.role !== 'system').findIndex((m) => m.tool_calls)
+      expect(rawNow.slice(0, firstCall)).toEqual(rawThen.slice(0, firstCall))
+      const idsOut = (text: string) => text.replaceAll(/"(id|tool_call_id)":"[^"]*"/g, '"$1":"…"')
+      expect(rawNow.slice(firstCall, rawThen.length).map(idsOut)).toEqual(rawThen.slice(firstCall).map(idsOut))
+      if (mode === 'stock') expect(rawNow[firstCall]).not.toBe(rawThen[firstCall])
+      // No call id repeats among the log's tool/call events (DSH web's Chat keys tool cards by it).
+      const logged = (await api().history(sessionId, { maxMessages: 100_000 })).events.flatMap(({ event }) => (event.type === 'tool/call' ? [event.data.callId as string] : []))
+      expect(logged).toHaveLength(mode === 'stock' ? 2 : 1)
+      expect(new Set(logged).size).toBe(logged.length)
     }, 120_000)
 
     it('a jump into a tool exchange lands at its end, never between a call and its result', async () => {

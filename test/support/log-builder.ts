@@ -36,7 +36,8 @@ export class LogBuilder {
   }
 
   /** One turn: a typed prompt, optional injected context, tool rounds, then a final answer. */
-  userTurn(prompt: string, answer: string, options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean } = {}): this {
+  /** `usage`: provider usage on the answers (true: small fixed figures; a number: that many input tokens on the final answer). */
+  userTurn(prompt: string, answer: string, options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean | number } = {}): this {
     const s = this.session
     const turn = this.nextTurn()
     s.append('turn/start', { turn })
@@ -71,7 +72,7 @@ export class LogBuilder {
     s.append('assistant/message', {
       turn, step,
       message: createAssistantMessage({ content: [{ type: 'text', text: answer }], source: { provider: PROVIDER, model: MODEL } }),
-      ...(options.usage ? { usage: { inputTokens: 120, outputTokens: 20 } } : {}),
+      ...(options.usage ? { usage: { inputTokens: typeof options.usage === 'number' ? options.usage : 120, outputTokens: 20 } } : {}),
     }, { surfaceOp: 'append' })
     s.append('step/end', { turn, step })
     s.append('turn/end', { turn, reason: { kind: 'completed' } })
@@ -82,4 +83,28 @@ export class LogBuilder {
   modelTexts(): string[] {
     return this.session.deriveMessages().map((m) => m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type === 'tool-result' ? `result:${(b.content as { text?: string }[]).map((c) => c.text).join('')}` : '')).join(''))
   }
+}
+
+/**
+ * What the model reads of its tool exchanges: each assistant message's call
+ * ids, and the result ids (`tool-result` blocks, and the result message's
+ * `source.callId`) that follow it before the next assistant message.
+ */
+export function callPairing(session: Session): { calls: string[]; results: string[]; sources: string[] }[] {
+  const out: { calls: string[]; results: string[]; sources: string[] }[] = []
+  for (const message of session.deriveMessages()) {
+    if (message.role === 'assistant') {
+      const calls = message.content.flatMap((b) => (b.type === 'tool-call' ? [b.id as string] : []))
+      if (calls.length > 0) out.push({ calls, results: [], sources: [] })
+      continue
+    }
+    const results = message.content.flatMap((b) => (b.type === 'tool-result' ? [b.toolCallId as string] : []))
+    if (results.length === 0) continue
+    const open = out.at(-1) ?? { calls: [], results: [], sources: [] }
+    if (out.length === 0) out.push(open)
+    open.results.push(...results)
+    const source = message.source as { callId?: string }
+    if (typeof source.callId === 'string') open.sources.push(source.callId)
+  }
+  return out
 }

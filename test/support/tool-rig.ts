@@ -126,6 +126,8 @@ export interface LoopRig {
   settle(): Promise<void>
   /** Unload the tool plugin (its fiber). */
   unloadTool(): Promise<void>
+  /** Stop the whole context (a process exit) and hand back what a restart needs: the log and the sidecar root. */
+  stop(): Promise<{ readonly sessionId: string; readonly events: readonly unknown[]; readonly sidecarRoot: string }>
   dispose(): Promise<void>
 }
 
@@ -134,10 +136,15 @@ export interface LoopRigOptions {
   readonly toolConfig?: Partial<treeTool.Config>
   /** Mount the invariant registry and the companions (default true). */
   readonly invariants?: boolean
+  /**
+   * A restart: resume this session from its log, with the sidecar root it used
+   * (`rig.stop()` returns both). The root is then left in place on dispose.
+   */
+  readonly resume?: { readonly sessionId: string; readonly events: readonly unknown[]; readonly sidecarRoot: string }
 }
 
 export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOptions = {}): Promise<LoopRig> {
-  const root = mkdtempSync(join(tmpdir(), 'tree-tool-'))
+  const root = options.resume?.sidecarRoot ?? mkdtempSync(join(tmpdir(), 'tree-tool-'))
   const ctx = new Context()
   const model = new ScriptedModel(script)
   const invariantFailures: string[] = []
@@ -168,8 +175,12 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
   ;(ctx as any).llm.registerAdapter(['mock'], model)
   const service = (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree
   const tool = treeTool.sessionTreeToolOf(service)!
-  const sessionId = `session-${Math.random().toString(36).slice(2)}`
-  const { agent } = await (ctx as any).agents.create({ sessionId: SessionId(sessionId), agentOptions: { provider: 'mock', model: 'mock-1' } })
+  const sessionId = options.resume?.sessionId ?? `session-${Math.random().toString(36).slice(2)}`
+  const { agent } = await (ctx as any).agents.create({
+    sessionId: SessionId(sessionId),
+    agentOptions: { provider: 'mock', model: 'mock-1' },
+    ...(options.resume ? { seed: options.resume.events } : {}),
+  })
   const settle = async () => {
     for (let i = 0; i < 50; i++) {
       await agent.whenIdle()
@@ -184,12 +195,18 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
     unloadTool: async () => {
       await toolFiber.dispose()
     },
+    async stop() {
+      await settle()
+      const events = structuredClone([...agent.session.events])
+      await ctx.fiber.dispose()
+      return { sessionId, events, sidecarRoot: root }
+    },
     async say(text: string) {
       agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
       await settle()
     },
     async dispose() {
-      rmSync(root, { recursive: true, force: true })
+      if (!options.resume) rmSync(root, { recursive: true, force: true })
     },
   }
 }

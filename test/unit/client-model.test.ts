@@ -120,16 +120,13 @@ describe('layout', () => {
       nodes.push({ nodeId: `n${i}`, parentId: i === 0 ? null : `n${i - 1}`, type: 'message', summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` } })
     }
     const view: SessionTreeOutline = { sessionId: 's', cursor: `n${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `n${n - 1}` }] }
-    const t0 = performance.now()
     const index = indexTree(view)
     const layout = layoutTree(index)
-    const ms = performance.now() - t0
     expect(layout.rows).toHaveLength(n)
     expect(layout.rows.every((r) => r.depth === 0)).toBe(true)
     expect(index.cursorPath.size).toBe(n)
     expect(layoutTree(index, { filter: 'user' }).rows).toHaveLength(n / 2)
-    // Linear, not quadratic (the 300 ms first-paint budget is measured in a real browser: test/e2e/panel.test.ts).
-    expect(ms).toBeLessThan(20_000)
+    // Linear, not quadratic: counted in panel-work.test.ts; the paint time is a bench figure (npm run bench).
   })
 
   it('lays out 5,000 nested forks (deep gutters) and clips the drawn gutter', () => {

@@ -115,15 +115,12 @@ describe('TreePanel', () => {
     }
     // jsdom has no layout: give the tree a viewport of 20 rows.
     Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 560 })
-    const t0 = performance.now()
     const { el } = await mount(remote).finally(() => delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight)
-    const ms = performance.now() - t0
     expect(el.querySelector('.dst-count')!.textContent).toBe('10000 of 10000 nodes')
     expect(rows(el).length).toBeGreaterThanOrEqual(15)
     expect(rows(el).length).toBeLessThan(60)
     // The cursor (the main line's head) is scrolled into view and rendered.
     expect(rowOf(el, view.cursor!)).not.toBeNull()
-    expect(ms).toBeLessThan(5_000)
   })
 
   it('is fully usable from the keyboard: arrows select, Enter jumps, f forks, l labels, / searches', async () => {
@@ -246,6 +243,17 @@ describe('TreePanel', () => {
     expect(el.querySelector('.dst-pill')!.getAttribute('data-mode')).toBe('projection')
   })
 
+  it('reports a log the Chat cannot load (repeated call ids), with what to do', async () => {
+    const { tree } = smallTree()
+    const fake = fakeRemote(tree)
+    fake.status = { logWarnings: [{ code: 'COPIED_CALL_IDS', message: 'the message', remedy: 'the remedy', count: 3, firstSeq: 90, callId: 'call_1' }] }
+    const { el } = await mount(fake.remote)
+    const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
+    expect(banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
+    expect(banner.textContent).toBe('DSH’s Chat cannot load this session past event 90: 3 tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.')
+    expect(banner.getAttribute('title')).toBe('the message\nthe remedy')
+  })
+
   it('speaks Chinese when the host locale is zh, and follows a switch', async () => {
     const { tree } = smallTree()
     let active = 'zh'
@@ -280,23 +288,30 @@ describe('OpenTreeAction', () => {
 })
 
 describe('client entry', () => {
-  it('mounts the generated remote, registers the tab and the header action, and cleans up on dispose', async () => {
+  it('mounts the generated remote, registers the tab, the header action and the Chat decorations, and cleans up on dispose', async () => {
     const { tree } = smallTree()
     const fake: FakeRemote = fakeRemote(tree)
     const disposers: Array<() => void> = []
-    const registered: Array<{ name: string; id: string; label?: unknown; inject?: (s: string) => object }> = []
+    const registered: Array<{ name: string; id?: string; key?: string; label?: unknown; inject?: (s: string) => object }> = []
+    const definitions: Array<{ kind: string; target: string }> = []
     const mounted: unknown[] = []
+    const conversationEvents = {
+      register: (definition: { kind: string; target: string }) => {
+        definitions.push(definition)
+        return () => definitions.splice(definitions.indexOf(definition), 1)
+      },
+    }
     const ctx = {
       effect: (fn: () => () => void) => disposers.push(fn()),
       get: (name: string) => (name === 'locale' ? undefined : undefined),
-      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: fake.remote } }),
+      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: fake.remote }, conversationEvents }),
       slots: {
         inject: (_name: string, fn: () => () => void) => {
           const dispose = fn()
           disposers.push(dispose)
           return dispose
         },
-        register: (options: { name: string; id: string }) => {
+        register: (options: { name: string; id?: string; key?: string }) => {
           registered.push(options)
           return () => registered.splice(registered.indexOf(options), 1)
         },
@@ -311,14 +326,18 @@ describe('client entry', () => {
     expect(inject).toEqual(['slots', 'remote'])
     apply(ctx as never, { intervalMs: 60_000 })
     expect(document.querySelector(`style[data-plugin="${PLUGIN_ID}"]`)).not.toBeNull()
-    expect(registered.map((r) => [r.name, r.id])).toEqual([
+    expect(registered.map((r) => [r.name, r.id ?? r.key])).toEqual([
       ['conversation.view', 'session-tree'],
+      ['conversation.chat.node', 'session-tree-switch'],
+      ['conversation.chat.node', 'session-tree-fork'],
       ['conversation.session.header.actions', 'session-tree'],
     ])
+    expect(definitions.map((d) => [d.kind, d.target])).toEqual([['session-tree-switch', 'chat'], ['session-tree-fork', 'chat']])
+    expect(document.querySelector('style[data-plugin-css="dsh-session-tree/chat.css"]')).not.toBeNull()
     expect((registered[0]!.label as () => string)()).toBe('Tree')
     const contribution = mounted[0] as { package: string; descriptors: Array<{ id: string }> }
     expect(contribution.package).toBe('dsh-session-tree')
-    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'export', 'fork', 'forward', 'jump', 'label', 'list', 'outline', 'session', 'summarize'].map((m) => `dsh-session-tree#sessionTree/${m}`))
+    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'export', 'exportAs', 'fork', 'forward', 'importSession', 'jump', 'label', 'list', 'outline', 'session', 'summarize'].map((m) => `dsh-session-tree#sessionTree/${m}`))
     const injected = registered[0]!.inject!('s') as { tree: TreeController }
     expect(injected.tree).toBe((registered[0]!.inject!('s') as { tree: TreeController }).tree)
     await injected.tree.refresh()

@@ -20,12 +20,13 @@ interface Run {
 }
 
 /**
- * Run the writer; with `killAfter`, SIGKILL it that many ms after spawn
- * (`from: 'spawn'`) or after it printed `ready` (`from: 'ready'`).
+ * Run the writer. `kill`: SIGKILL it `ms` after spawn or after it printed
+ * `ready`, or right after it reported its `n`-th append (the kill then lands
+ * somewhere in a later append: the writer does not wait for it).
  */
 function runWriter(
   args: readonly string[],
-  options: { killAfter?: number; from?: 'spawn' | 'ready'; fileSizeBlocks?: number } = {},
+  options: { kill?: { readonly after: 'spawn' | 'ready'; readonly ms: number } | { readonly afterAppends: number }; fileSizeBlocks?: number } = {},
 ): Promise<Run> {
   const node = [process.execPath, '--no-warnings', WRITER, ...args]
   const [command, ...argv] = options.fileSizeBlocks === undefined
@@ -36,15 +37,21 @@ function runWriter(
     let stdout = ''
     let stderr = ''
     let timer: NodeJS.Timeout | undefined
-    const arm = () => {
-      if (options.killAfter !== undefined && timer === undefined) {
-        timer = setTimeout(() => child.kill('SIGKILL'), options.killAfter)
-      }
+    let killed = false
+    const kill = options.kill
+    const arm = (ms: number) => {
+      if (timer === undefined) timer = setTimeout(() => child.kill('SIGKILL'), ms)
     }
-    if (options.from === 'spawn') arm()
+    if (kill && 'after' in kill && kill.after === 'spawn') arm(kill.ms)
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk
-      if (stdout.includes('\n')) arm()
+      if (!kill || killed) return
+      if ('after' in kill) {
+        if (kill.after === 'ready' && stdout.includes('\n')) arm(kill.ms)
+      } else if (stdout.split('\n').filter((line) => /^\d+$/.test(line)).length >= kill.afterAppends) {
+        killed = true
+        child.kill('SIGKILL')
+      }
     })
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk
@@ -62,6 +69,8 @@ function runWriter(
 }
 
 const random = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1))
+/** A count of appends no writer reaches before it is killed. */
+const FOREVER = String(Number.MAX_SAFE_INTEGER)
 
 /** Load as a fresh process would and check the fold + records are one contiguous run; returns the last n. */
 function expectContiguous(root: string): { last: number; problems: readonly unknown[] } {
@@ -86,46 +95,60 @@ describe('crash safety', () => {
     const root = path.join(tmp, 'root')
     const journal = path.join(new TreeSidecar(root).dirFor(ID), JOURNAL_FILE)
     let last = 0
-    let killed = 0
     let torn = 0
     // An injected torn tail stays until a writer's first append cuts it off.
-    let tornPending = false
+    let tornAt: number | undefined
+    const endings = { tailKept: 0, cutUnreported: 0, appended: 0 }
     for (let round = 0; round < 20; round++) {
-      // Every other round starts on a journal whose last append was torn mid-line.
-      if (round % 2 === 1 && existsSync(journal) && !tornPending) {
-        tornPending = true
-        const size = statSync(journal).size
+      // Every other round starts on a journal whose last append was torn mid-line, and kills the
+      // writer at a random moment after start-up: before, during or after it cuts that line off.
+      // The other rounds kill it after a random number of reported appends. Writers never finish
+      // on their own (FOREVER appends), so every round ends in a kill.
+      const odd = round % 2 === 1
+      if (odd && tornAt === undefined && existsSync(journal)) {
+        tornAt = statSync(journal).size
         appendFileSync(journal, `0123abcd {"n":${last + 1},"w":0,"at":"20`)
         const load = new TreeSidecar(root).load(ID)
-        expect(load.problems).toEqual([expect.objectContaining({ code: 'INVALID_SNAPSHOT', offset: size })])
+        expect(load.problems).toEqual([expect.objectContaining({ code: 'INVALID_SNAPSHOT', offset: tornAt })])
         torn++
       }
-      const run = await runWriter([root, ID, '1000'], { killAfter: random(5, 300), from: 'ready' })
-      if (run.signal === 'SIGKILL') killed++
-      else expect(run.code, run.stderr).toBe(0)
+      const run = await runWriter([root, ID, FOREVER], { kill: odd ? { after: 'ready', ms: random(0, 8) } : { afterAppends: random(20, 200) } })
+      expect(run.signal, run.stderr).toBe('SIGKILL')
       expect(run.ready, run.stderr).toBe(last)
       expect(run.returned).toEqual(run.returned.map((_, k) => last + k + 1))
       const maxReturned = run.returned.at(-1) ?? last
       const after = expectContiguous(root)
-      // A killed process cannot tear a write; only an injected tail can remain, and only while
-      // no writer has appended since (its first append cuts the torn line off).
-      if (run.returned.length > 0) tornPending = false
-      expect(after.problems).toEqual(tornPending ? [expect.objectContaining({ code: 'INVALID_SNAPSHOT' })] : [])
+      if (tornAt !== undefined) {
+        if (run.returned.length > 0) expect(after.problems, 'an append returned, so the torn line was cut').toEqual([])
+        else if (after.problems.length > 0) {
+          // Killed before its first append cut the line: the tail is still there, nothing was added.
+          expect(after.problems).toEqual([expect.objectContaining({ code: 'INVALID_SNAPSHOT', offset: tornAt })])
+          expect(after.last).toBe(last)
+        }
+        // Otherwise it was killed after cutting the line, before reporting the append (or before making it).
+        if (odd) endings[run.returned.length > 0 ? 'appended' : after.problems.length > 0 ? 'tailKept' : 'cutUnreported']++
+        if (after.problems.length === 0) tornAt = undefined
+      } else {
+        // A killed process cannot tear a write: only an injected tail can remain.
+        expect(after.problems).toEqual([])
+      }
       // Every returned append is there; at most the one in flight when the kill came is extra.
       expect(after.last).toBeGreaterThanOrEqual(maxReturned)
       expect(after.last).toBeLessThanOrEqual(maxReturned + 1)
       last = after.last
     }
-    expect(killed, `only ${killed} of 20 writers were killed mid-run`).toBeGreaterThan(5)
-    expect(torn).toBeGreaterThan(5)
-    expect(last).toBeGreaterThan(100) // some compactions happened
-  }, 60_000)
+    // Every odd round found the tail of the previous round's appends clean (an even round always reports appends).
+    expect(torn).toBe(10)
+    console.info(`[crash] torn-tail rounds: ${endings.tailKept} killed before the cut, ${endings.cutUnreported} after the cut but before reporting, ${endings.appended} after reporting appends`)
+    // Ten even rounds of at least 20 reported appends each: compactions (every 100th) happened.
+    expect(last).toBeGreaterThanOrEqual(200)
+  }, 120_000)
 
   it('SIGKILL during start-up and the first appends of a fresh directory', async () => {
     // Start-up takes ~100-150 ms here: kills land before, during and after the directory is created.
     for (let round = 0; round < 8; round++) {
       const root = path.join(tmp, `fresh-${round}`)
-      const run = await runWriter([root, ID, '1000'], { killAfter: random(80, 260), from: 'spawn' })
+      const run = await runWriter([root, ID, '1000'], { kill: { after: 'spawn', ms: random(80, 260) } })
       const maxReturned = run.returned.at(-1) ?? 0
       const load = new TreeSidecar(root).load(ID)
       expect(load.problems).toEqual([])

@@ -10,7 +10,7 @@ import { SessionTree } from '../../src/tree/index.ts'
 import { SessionProjector } from '../../src/harness/projector.ts'
 import { StockSwitcher } from '../../src/surface/stock.ts'
 import { FakeAgent } from '../support/fake-agent.ts'
-import { LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
+import { callPairing, LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
 
 function setup() {
   const log = new LogBuilder('s1')
@@ -194,7 +194,9 @@ describe('a crash in the middle of a switch', () => {
     const start = log.session.seq
     projector.tree.jump(a3)
     const report = await switcher.switch(agent, a3)
-    expect(report.ok && report.value.appendedEvents).toBe(13)
+    // marker insert, turn/start, claim, then 3 steps (one per copied assistant message: the call, a2, a3)
+    // holding the stand-in q2, 5 copies and the tool/call copy, then turn/end
+    expect(report.ok && report.value.appendedEvents).toBe(17)
     const full = [...log.session.events]
     const { interruptedTurnClosers } = await import('@deepseek-ai/dsh-session')
     for (let cut = start + 1; cut < full.length; cut++) {
@@ -216,6 +218,8 @@ describe('a crash in the middle of a switch', () => {
       expect(repeated.ok, `cut at ${cut}: ${JSON.stringify(repeated)}`).toBe(true)
       resync()
       expect(replay.modelTexts().map((t) => t.replace(/^result:/, '').replace(/^call:read$/, '')), `cut at ${cut}`).toEqual(target)
+      // Every call the model reads is answered by its own result (copied exchanges carry fresh ids).
+      for (const { calls, results, sources } of callPairing(resumed)) expect([results, sources], `cut at ${cut}`).toEqual([calls, calls])
       expect(rebuilt.tip).toBe(a3)
       // And that repaired, re-switched log reloads too.
       expect(() => Session.create(log.session.id, [...resumed.events] as never, log.session.header)).not.toThrow()

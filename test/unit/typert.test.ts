@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { SEED_001 } from '../support/seed-001.ts'
 import SessionTreeService from '../../src/index.ts'
+import { assistant, newPiSession, user } from '../support/pi.ts'
 import { LogBuilder } from '../support/log-builder.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -106,6 +107,9 @@ const WIRE = {
   forward: ['agentId'],
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
+  chatPath: ['agentId'],
+  importSession: ['request'],
+  exportAs: ['request'],
 } as const
 type Method = keyof typeof WIRE
 const METHODS = Object.keys(WIRE) as Method[]
@@ -122,6 +126,9 @@ const REQUIRED: Record<Method, readonly string[]> = {
   forward: ['cursor', 'messages', 'mode'],
   label: ['nodeId', 'parentId', 'type', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
+  chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
+  importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar'],
+  exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
 }
 
 // ------------------------------------------------------- zod introspection
@@ -217,6 +224,7 @@ beforeAll(async () => {
   record('outline', await service.outline(id))
   record('session', await service.session(id))
   record('export', await service.export(id))
+  record('chatPath', await service.chatPath(id))
   record('jump', await service.jump(id, a1))
   record('jump', await service.jump(id, null))
   record('back', await service.back(id))
@@ -230,6 +238,14 @@ beforeAll(async () => {
   record('outline', await service.outline(id))
   record('session', await service.session(id))
   record('export', await service.export(id))
+  record('chatPath', await service.chatPath(id))
+  const pi = newPiSession()
+  pi.appendMessage(user('imported question'))
+  pi.appendMessage(assistant('imported answer', { thinking: 'kept, never sent' }))
+  const content = fs.readFileSync(pi.getSessionFile()!, 'utf8')
+  record('importSession', await service.importSession({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
+  record('exportAs', await service.exportAs({ agentId: id, format: 'markdown', path: null, inline: true }))
+  record('exportAs', await service.exportAs({ agentId: id, format: 'pi', path: null, inline: true }))
 })
 
 afterAll(async () => {
@@ -330,10 +346,23 @@ describe('descriptors: seed 001 wire contract', () => {
 
 describe('parameter schemas', () => {
   it('agentId is a string everywhere', () => {
-    for (const method of METHODS) {
+    for (const method of METHODS.filter((m) => (WIRE[m] as readonly string[]).includes('agentId'))) {
       const schema = paramSchema(method, 'agentId')
       expect(accepts(schema, 'agent-1'), method).toBe(true)
       for (const bad of [1, null, undefined, {}, ['a']]) expect(accepts(schema, bad), `${method} agentId ${JSON.stringify(bad)}`).toBe(false)
+    }
+  })
+
+  it('importSession and exportAs take one request object: nullable path, closed format sets, agentId a string', () => {
+    const importRequest = paramSchema('importSession', 'request')
+    expect(accepts(importRequest, { path: '/a/b.jsonl', content: null, format: 'auto', dryRun: true, cwd: null })).toBe(true)
+    for (const bad of [{ path: 1, content: null, format: 'auto', dryRun: true, cwd: null }, { path: null, content: null, format: 'gemini', dryRun: true, cwd: null }, { path: null, content: 'x', format: 'pi', dryRun: 'yes', cwd: null }]) {
+      expect(accepts(importRequest, bad), JSON.stringify(bad)).toBe(false)
+    }
+    const exportRequest = paramSchema('exportAs', 'request')
+    expect(accepts(exportRequest, { agentId: 'agent-1', format: 'claude-code', path: null, inline: true })).toBe(true)
+    for (const bad of [{ agentId: 1, format: 'pi', path: null, inline: true }, { agentId: 'a', format: 'html', path: null, inline: true }]) {
+      expect(accepts(exportRequest, bad), JSON.stringify(bad)).toBe(false)
     }
   })
 
@@ -416,6 +445,8 @@ describe('result schemas against real service outputs', () => {
       ['session: snapshotVersion 2', 'session', { ...(clone(outputs.get('session')![0]) as object), snapshotVersion: 2 }],
       ['session: quarantine entry without reason', 'session', { ...(clone(outputs.get('session')![0]) as object), quarantine: [{ seq: 1, type: 't' }] }],
       ['label: labels are strings', 'label', { ...(clone(outputs.get('label')![0]) as object), label: 3 }],
+      ['chatPath: a hidden range is not a pair', 'chatPath', { ...(clone(outputs.get('chatPath')![0]) as object), hidden: [[1, 2, 3]] }],
+      ['chatPath: fork row of an unknown kind', 'chatPath', { ...(clone(outputs.get('chatPath')![0]) as object), forks: [{ seq: 1, nodeId: 'e1', row: 'robot', index: 1, count: 2, targets: ['a', 'b'] }] }],
       ['summarize: fallback not a boolean', 'summarize', { ...(clone(outputs.get('summarize')![0]) as object), fallback: 'yes' }],
     ]
     for (const [label, method, value] of broken) expect(accepts(resultSchema(method), value), label).toBe(false)

@@ -193,7 +193,8 @@ export class DshApi {
    * the session not running. Returns that `turn/end` event.
    */
   async waitTurnEnd(sessionId: string, afterSeq = -1, options: WaitOptions = {}): Promise<HistoryEvent> {
-    const timeoutMs = options.timeoutMs ?? 30_000
+    // A limit that only turns a hang into a failure: a turn against the fake model takes about a second.
+    const timeoutMs = options.timeoutMs ?? 90_000
     const intervalMs = options.intervalMs ?? 100
     const deadline = Date.now() + timeoutMs
     for (;;) {

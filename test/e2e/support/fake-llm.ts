@@ -68,8 +68,16 @@ export interface RecordedRequest {
   readonly exhausted?: boolean
 }
 
+/** Token counts a fake answer reports (default: 100 prompt, 10 completion). */
+export interface FakeUsage {
+  readonly promptTokens: number
+  readonly completionTokens: number
+}
+
 export interface FakeLlmOptions {
   readonly script?: ReadonlyArray<ScriptStep>
+  /** The usage a chat answer reports, from the request and the answer (title requests keep the default). */
+  readonly usage?: (body: ChatRequestBody, step: Exclude<StaticStep, { error: unknown }>) => FakeUsage
   readonly titleText?: string
   readonly exhaustedText?: string
   /** Model name echoed in chunks (default: the request's model). */
@@ -115,7 +123,7 @@ function chunk(model: string, delta: Record<string, unknown>, finish: string | n
 }
 
 /** The SSE frames `llm-deepseek` expects for one answer, ending with `[DONE]`. */
-function sseFrames(step: Exclude<StaticStep, { error: unknown }>, model: string, n: number): string[] {
+function sseFrames(step: Exclude<StaticStep, { error: unknown }>, model: string, n: number, counts: FakeUsage = { promptTokens: 100, completionTokens: 10 }): string[] {
   const frames = [chunk(model, { role: 'assistant', content: '' })]
   if (step.reasoning) frames.push(chunk(model, { reasoning_content: step.reasoning }))
   const text = step.text ?? ''
@@ -132,7 +140,8 @@ function sseFrames(step: Exclude<StaticStep, { error: unknown }>, model: string,
     frames.push(chunk(model, { tool_calls: [{ index, id, type: 'function', function: { name: call.name, arguments: '' } }] }))
     frames.push(chunk(model, { tool_calls: [{ index, function: { arguments: args } }] }))
   })
-  const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 100 }
+  const { promptTokens, completionTokens } = counts
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: promptTokens }
   frames.push(chunk(model, {}, calls.length > 0 ? 'tool_calls' : 'stop', usage))
   frames.push('data: [DONE]\n\n')
   return frames
@@ -212,7 +221,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         sendJson(res, status, { error: { message: step.error.message ?? 'fake error', type: 'invalid_request_error' } })
       } else {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
-        for (const frame of sseFrames(step, options.model ?? body.model ?? 'fake', number)) res.write(frame)
+        const counts = kind === 'chat' && options.usage ? options.usage(body, step) : undefined
+        for (const frame of sseFrames(step, options.model ?? body.model ?? 'fake', number, counts)) res.write(frame)
         res.end()
       }
       requests.push(entry)
@@ -319,4 +329,28 @@ export function modelView(message: ChatMessage) {
 /** A request's history as the model reads it (the system prompt left out). */
 export function history(body: ChatRequestBody) {
   return body.messages.filter((m) => m.role !== 'system').map(modelView)
+}
+
+/**
+ * How a request pairs calls with results: for each assistant message with
+ * tool calls, its call ids and the `tool_call_id`s of the tool messages that
+ * follow it (before the next assistant message).
+ */
+export function toolPairing(body: ChatRequestBody): { calls: string[]; results: string[] }[] {
+  const out: { calls: string[]; results: string[] }[] = []
+  for (const message of body.messages) {
+    if (message.role === 'assistant') {
+      if (message.tool_calls && message.tool_calls.length > 0) out.push({ calls: message.tool_calls.map((c) => c.id), results: [] })
+      else out.push({ calls: [], results: [] })
+    } else if (message.role === 'tool') {
+      if (out.length === 0) out.push({ calls: [], results: [] })
+      out.at(-1)!.results.push(message.tool_call_id ?? '')
+    }
+  }
+  return out.filter((p) => p.calls.length > 0 || p.results.length > 0)
+}
+
+/** A history with call ids left out (a stock switch gives copied exchanges fresh ids). */
+export function withoutCallIds(messages: ReturnType<typeof history>) {
+  return messages.map(({ calls, toolCallId: _id, ...rest }) => ({ ...rest, ...(calls ? { calls: calls.map(({ id: _c, ...call }) => call) } : {}) }))
 }

@@ -135,3 +135,51 @@ export function readSessionById(home: string, sessionId: string): SessionLog {
   if (!file) throw new Error(`no session log for ${sessionId} under ${home}/sessions`)
   return readSessionLog(file)
 }
+
+/** Write a session log as the harness stores it: a zstd frame holding the header line, then one frame of event lines. */
+export function writeSessionLog(file: string, header: SessionLogHeader, events: ReadonlyArray<SessionLogEvent>): void {
+  const frame = (lines: readonly unknown[]) => zlib.zstdCompressSync(Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''), 'utf8'))
+  fs.writeFileSync(file, Buffer.concat([frame([header]), ...(events.length > 0 ? [frame(events)] : [])]))
+}
+
+/**
+ * A log as dsh-session-tree versions before fresh call ids wrote it: every call
+ * id a stock switch minted for a copy is replaced by the original id (the copy
+ * of an assistant message cites its original; their tool-call blocks pair up
+ * in order). Returns the events and how many ids were put back.
+ */
+export function withOriginalCallIds(events: ReadonlyArray<SessionLogEvent>): { events: SessionLogEvent[]; restored: number } {
+  const bySeq = new Map(events.map((event) => [event.seq, event]))
+  const callIds = (event: SessionLogEvent | undefined): string[] => {
+    const message = (event?.data as { message?: { content?: unknown } } | undefined)?.message
+    const content = Array.isArray(message?.content) ? message.content as { type?: string; id?: string }[] : []
+    return content.filter((block) => block.type === 'tool-call' && typeof block.id === 'string').map((block) => block.id!)
+  }
+  const original = new Map<string, string>()
+  for (const event of events) {
+    if (event.type !== 'assistant/message' || !event.sourceEventSeqs) continue
+    const copied = callIds(event)
+    if (copied.length === 0) continue
+    for (const seq of event.sourceEventSeqs) {
+      const source = bySeq.get(seq)
+      if (source?.type !== 'assistant/message') continue
+      const ids = callIds(source)
+      if (ids.length === copied.length) copied.forEach((id, i) => { if (id !== ids[i]) original.set(id, original.get(ids[i]!) ?? ids[i]!) })
+    }
+  }
+  const swap = (id: unknown) => (typeof id === 'string' ? original.get(id) ?? id : id)
+  const rewritten = events.map((event) => {
+    const data = event.data as Record<string, any> | undefined
+    if (event.type === 'tool/call') return { ...event, data: { ...data, callId: swap(data?.callId) } }
+    if ((event.type === 'assistant/message' || event.type === 'tool/result') && data?.message) {
+      const message = data.message
+      const content = Array.isArray(message.content)
+        ? message.content.map((block: Record<string, unknown>) => (block.type === 'tool-call' ? { ...block, id: swap(block.id) } : block.type === 'tool-result' ? { ...block, toolCallId: swap(block.toolCallId) } : block))
+        : message.content
+      const source = message.source && typeof message.source === 'object' && 'callId' in message.source ? { ...message.source, callId: swap(message.source.callId) } : message.source
+      return { ...event, data: { ...data, message: { ...message, content, source } } }
+    }
+    return event
+  })
+  return { events: rewritten, restored: original.size }
+}

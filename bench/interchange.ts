@@ -1,0 +1,160 @@
+/**
+ * Import speed and memory (src/interchange): lines/s per source format for
+ * reading alone and for a whole import (read, build the DSH log and tree,
+ * verify the rebuild, publish through the published JSONL persistence), and
+ * the peak RSS of importing a ~100 MB Pi session in a child process, next to
+ * the peak RSS of the same child doing nothing (the baseline, same run).
+ *
+ * The sources are generated (deterministic, realistic shapes: split Claude
+ * responses, Codex double streams, Pi branches with tool calls).
+ */
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { readSession } from '../src/interchange/read.ts'
+import { openSource } from '../src/interchange/source.ts'
+import { fmt, median, type Check } from './report.ts'
+
+const TEXT = 'The quick brown fox jumps over the lazy dog while the session tree keeps every branch. '
+const text = (n: number, i: number) => `${i}: ${TEXT.repeat(Math.ceil(n / TEXT.length)).slice(0, n)}`
+
+/** A Pi v3 session of about `lines` lines: turns with a tool call, a branch every 40 entries. */
+export function writePiSession(file: string, lines: number, textBytes = 600): void {
+  const out = fs.openSync(file, 'w')
+  const w = (value: unknown) => fs.writeSync(out, JSON.stringify(value) + '\n')
+  w({ type: 'session', version: 3, id: 'bench-pi', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/bench' })
+  const usage = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 20, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }
+  let parent: string | null = null
+  let forkFrom: string | null = null
+  for (let i = 0; i < lines - 1; i++) {
+    const id = `p${i.toString(16)}`
+    const at = new Date(1767225600000 + i * 1000).toISOString()
+    const kind = i % 4
+    let message: unknown
+    if (kind === 0) message = { role: 'user', content: text(textBytes, i), timestamp: i }
+    else if (kind === 1) message = { role: 'assistant', content: [{ type: 'thinking', thinking: text(textBytes / 2, i), thinkingSignature: 'sig' }, { type: 'toolCall', id: `c${i}`, name: 'read', arguments: { path: `f${i}` } }], api: 'x', provider: 'anthropic', model: 'm', usage, stopReason: 'toolUse', timestamp: i }
+    else if (kind === 2) message = { role: 'toolResult', toolCallId: `c${i - 1}`, toolName: 'read', content: [{ type: 'text', text: text(textBytes, i) }], isError: false, timestamp: i }
+    else message = { role: 'assistant', content: [{ type: 'text', text: text(textBytes, i) }], api: 'x', provider: 'anthropic', model: 'm', usage, stopReason: 'stop', timestamp: i }
+    // Every 40 entries, go back to an earlier answer and branch from there (Pi's /tree).
+    const branchHere = kind === 0 && i % 40 === 0 && forkFrom !== null
+    w({ type: 'message', id, parentId: branchHere ? forkFrom : parent, timestamp: at, message })
+    if (kind === 3 && i % 40 === 19) forkFrom = id
+    parent = id
+  }
+  fs.closeSync(out)
+}
+
+/** A Claude Code transcript: each response split over thinking / text / tool_use records sharing message.id. */
+export function writeClaudeSession(file: string, lines: number, textBytes = 600): void {
+  const out = fs.openSync(file, 'w')
+  const w = (value: unknown) => fs.writeSync(out, JSON.stringify(value) + '\n')
+  let parent: string | null = null
+  const base = { isSidechain: false, userType: 'external', cwd: '/bench', sessionId: 'bench-claude', version: '2.0.57', gitBranch: '' }
+  for (let i = 0; i < lines;) {
+    const at = new Date(1767225600000 + i * 1000).toISOString()
+    const uuid = (k: number) => `00000000-0000-4000-8000-${(i * 10 + k).toString(16).padStart(12, '0')}`
+    const rec = (k: number, value: Record<string, unknown>) => {
+      w({ parentUuid: parent, ...base, ...value, uuid: uuid(k), timestamp: at })
+      parent = uuid(k)
+      i++
+    }
+    const mid = `msg_${i}`
+    rec(0, { type: 'user', message: { role: 'user', content: text(textBytes, i) } })
+    rec(1, { type: 'assistant', message: { id: mid, type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'thinking', thinking: text(textBytes / 2, i), signature: 'sig' }], usage: { input_tokens: 1, output_tokens: 1 } } })
+    rec(2, { type: 'assistant', message: { id: mid, type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: { file_path: `f${i}` } }], usage: { input_tokens: 1, output_tokens: 5 } } })
+    rec(3, { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i - 1}`, content: text(textBytes, i) }] } })
+    rec(4, { type: 'assistant', message: { id: `${mid}b`, type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: text(textBytes, i) }], usage: { input_tokens: 1, output_tokens: 9 } } })
+  }
+  fs.closeSync(out)
+}
+
+/** A Codex rollout: response items, each mirrored by an event_msg (read once). */
+export function writeCodexSession(file: string, lines: number, textBytes = 600): void {
+  const out = fs.openSync(file, 'w')
+  const w = (type: string, payload: unknown) => fs.writeSync(out, JSON.stringify({ timestamp: '2026-01-01T00:00:00.000Z', type, payload }) + '\n')
+  w('session_meta', { id: 'bench-codex', cwd: '/bench', originator: 'codex_cli_rs', cli_version: '0.77.0', model_provider: 'openai' })
+  for (let i = 1; i < lines;) {
+    const prompt = text(textBytes, i)
+    w('turn_context', { cwd: '/bench', model: 'gpt-5-codex' })
+    w('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] })
+    w('event_msg', { type: 'user_message', message: prompt })
+    w('response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: 'thinking' }], encrypted_content: 'x' })
+    w('response_item', { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['ls', `d${i}`] }), call_id: `call_${i}` })
+    w('response_item', { type: 'function_call_output', call_id: `call_${i}`, output: text(textBytes, i) })
+    const answer = text(textBytes, i + 1)
+    w('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: answer }] })
+    w('event_msg', { type: 'agent_message', message: answer })
+    i += 8
+  }
+  fs.closeSync(out)
+}
+
+const WRITERS = { pi: writePiSession, 'claude-code': writeClaudeSession, codex: writeCodexSession } as const
+
+export const interchangeSection = {
+  name: 'import (src/interchange)',
+  async run(config: { readonly runs: number }) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ix-bench-'))
+    const rows: Record<string, string | number>[] = []
+    const checks: Check[] = []
+    const notes: string[] = []
+    const lines = 40_000
+    try {
+      for (const [format, write] of Object.entries(WRITERS)) {
+        const file = path.join(dir, `${format}.jsonl`)
+        write(file, lines)
+        const bytes = fs.statSync(file).size
+        const readMs: number[] = []
+        const importMs: number[] = []
+        let nodes = 0
+        for (let r = 0; r < config.runs; r++) {
+          let t0 = performance.now()
+          const { report } = await readSession(openSource(file).stream)
+          readMs.push(performance.now() - t0)
+          nodes = report.nodes
+          t0 = performance.now()
+          runChild(['import', file, path.join(dir, `home-${format}-${r}`)])
+          importMs.push(performance.now() - t0)
+        }
+        const read = median(readMs)
+        const whole = median(importMs)
+        rows.push({
+          format,
+          'lines': lines.toLocaleString('en-US'),
+          'MB': fmt(bytes / 1e6, 1),
+          'nodes': nodes.toLocaleString('en-US'),
+          'read ms': fmt(read, 0),
+          'read lines/s': Math.round(lines / (read / 1000)).toLocaleString('en-US'),
+          'import ms': fmt(whole, 0),
+          'import lines/s': Math.round(lines / (whole / 1000)).toLocaleString('en-US'),
+        })
+      }
+      notes.push('import = a child process running the whole import (read, build, verify the rebuild, sidecar, one persistence append), node start-up included')
+      // Memory: a ~100 MB Pi session, in a child process, against the same child doing nothing.
+      const big = path.join(dir, 'big.jsonl')
+      writePiSession(big, 150_000, 650)
+      const bigBytes = fs.statSync(big).size
+      const baseline = runChild(['baseline'])
+      const imported = runChild(['import', big, path.join(dir, 'home-big')])
+      const growth = imported.maxRssMB - baseline.maxRssMB
+      notes.push(`${fmt(bigBytes / 1e6, 0)} MB Pi session (150,000 lines): import ${fmt(imported.ms / 1000, 1)} s, peak RSS ${fmt(imported.maxRssMB, 0)} MB (baseline child ${fmt(baseline.maxRssMB, 0)} MB: +${fmt(growth, 0)} MB, ${fmt(growth / (bigBytes / 1e6), 2)}× the file)`)
+      checks.push({
+        name: 'a ~100 MB import peaks below 6× its size above the baseline (the tree and the log are held once; lines are streamed)',
+        pass: growth < (6 * bigBytes) / 1e6,
+        detail: `+${fmt(growth, 0)} MB for ${fmt(bigBytes / 1e6, 0)} MB`,
+      })
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+    return { title: 'import: lines/s per format, and memory (src/interchange)', columns: ['format', 'lines', 'MB', 'nodes', 'read ms', 'read lines/s', 'import ms', 'import lines/s'], rows, notes, checks }
+  },
+}
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'interchange-child.ts')
+
+function runChild(args: string[]): { ms: number; maxRssMB: number } {
+  const out = execFileSync(process.execPath, [CHILD, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 })
+  return JSON.parse(out.trim().split('\n').at(-1)!) as { ms: number; maxRssMB: number }
+}

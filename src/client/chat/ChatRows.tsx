@@ -1,0 +1,130 @@
+/**
+ * Our two keyed renderers in DSH's Chat (`conversation.chat.node`, keys
+ * `session-tree-switch` and `session-tree-fork`): the switch row ("Switched
+ * to main · 4 messages hidden · Show") and the ‹ k / n › control above a
+ * message that is a fork point on the path.
+ *
+ * Each mounted node also keeps its session's `ChatStore` running: it hands
+ * the store the Chat's rows (the snapshot's `order` and node store) and the
+ * column they sit in. An error boundary keeps any failure here out of the
+ * host's transcript (a render error would otherwise unmount the Chat).
+ */
+import { Component, useCallback, useEffect, useSyncExternalStore, type ReactNode } from 'react'
+import type { ChatFork, ChatSwitch } from '../../service/chat-path.ts'
+import type { HostLocale, StringKey, Translate } from '../i18n.ts'
+import { useTranslate } from '../TreePanel.tsx'
+import type { ChatNodes, ChatStore, ChatStores } from './store.ts'
+
+/** The host's Chat snapshot, as far as these renderers read it. */
+interface ChatSnapshotLike {
+  readonly chat?: { readonly order?: readonly string[]; readonly nodes?: ChatNodes }
+}
+
+/** What the host hands a keyed Chat renderer (standard session kit + owner props) plus our inject. */
+export interface ChatNodeProps {
+  readonly node: { readonly key: string; readonly kind: string; readonly anchorSeq: number }
+  readonly sessionId: string
+  readonly useSession: <T>(selector: (snapshot: ChatSnapshotLike) => T) => T
+  readonly stores: ChatStores
+  readonly hostLocale: () => HostLocale | undefined
+}
+
+/** Render nothing instead of failing the host's Chat. */
+class Contained extends Component<{ readonly children: ReactNode }, { readonly failed: boolean }> {
+  override state = { failed: false }
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true }
+  }
+  override componentDidCatch(error: unknown): void {
+    console.warn('[dsh-session-tree] a Chat row failed and is left out:', error)
+  }
+  override render(): ReactNode {
+    return this.state.failed ? null : this.props.children
+  }
+}
+
+function useChatStore(props: ChatNodeProps): { store: ChatStore; state: ReturnType<ChatStore['getSnapshot']>; ref: (el: HTMLElement | null) => void } {
+  const store = props.stores.get(props.sessionId)
+  useEffect(() => store.start(), [store])
+  const order = props.useSession((s) => s.chat?.order)
+  const nodes = props.useSession((s) => s.chat?.nodes)
+  useEffect(() => {
+    if (order && nodes) store.observe(order, nodes)
+  }, [store, order, nodes])
+  const state = useSyncExternalStore(store.subscribe, store.getSnapshot)
+  const ref = useCallback((el: HTMLElement | null) => store.attach(el?.closest('[data-chat-flow]') ?? null), [store])
+  return { store, state, ref }
+}
+
+/** A template with `{name}` slots filled by elements (a translated sentence with a bold branch name). */
+function fill(template: string, parts: Readonly<Record<string, ReactNode>>): ReactNode[] {
+  return template.split(/(\{\w+\})/).map((piece, i) => {
+    const name = /^\{(\w+)\}$/.exec(piece)?.[1]
+    return name !== undefined && name in parts ? <span key={i}>{parts[name]}</span> : piece
+  })
+}
+
+function switchTitle(sw: ChatSwitch, t: Translate): ReactNode[] {
+  const key: StringKey = sw.kind === 'fork' ? 'chat.forked' : sw.target === null ? 'chat.switchedStart' : sw.branch === '' ? 'chat.switchedNode' : 'chat.switched'
+  return fill(t(key), { branch: <strong>{sw.branch}</strong>, node: <strong>{sw.targetSummary ?? sw.target}</strong> })
+}
+
+function SwitchView(props: ChatNodeProps): ReactNode {
+  const { store, state, ref } = useChatStore(props)
+  const { t } = useTranslate(props.hostLocale)
+  const sw = state.rules.switches.get(props.node.key)
+  if (!sw) return <div ref={ref} />
+  const expanded = state.expanded.has(sw.leadSeq)
+  const hover = sw.targetSummary === undefined ? undefined : t('chat.switchTitle', { summary: sw.targetSummary })
+  return (
+    <div ref={ref} className="dstc-switch" role="note" data-testid="session-tree-switch" data-seq={sw.seq} data-lead={String(sw.lead)} data-expanded={String(expanded)} title={hover}>
+      <span>
+        <svg viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5" aria-hidden="true">
+          <circle cx="4" cy="3" r="1.6" />
+          <circle cx="12" cy="13" r="1.6" />
+          <path d="M4 4.6V8a3 3 0 0 0 3 3h3.4" />
+        </svg>
+        <span>{switchTitle(sw, t)}</span>
+        {sw.lead && sw.hiddenMessages > 0 ? (
+          <>
+            <span className="dstc-sep">·</span>
+            <span data-testid="session-tree-switch-count">{t(expanded ? 'chat.revealed' : 'chat.hidden', { count: sw.hiddenMessages })}</span>
+            <span className="dstc-sep">·</span>
+            <button type="button" aria-expanded={expanded} title={t(expanded ? 'chat.hideTitle' : 'chat.showTitle')} data-testid="session-tree-switch-toggle" onClick={() => store.toggle(sw.leadSeq)}>
+              {t(expanded ? 'chat.hide' : 'chat.show')}
+            </button>
+          </>
+        ) : null}
+      </span>
+    </div>
+  )
+}
+
+function ForkView(props: ChatNodeProps): ReactNode {
+  const { store, state, ref } = useChatStore(props)
+  const { t } = useTranslate(props.hostLocale)
+  const fork: ChatFork | undefined = state.rules.forks.get(props.node.key)
+  if (!fork) return <div ref={ref} />
+  const moving = state.moving !== undefined
+  const go = (index: number) => {
+    const target = fork.targets[index - 1]
+    if (target !== undefined) void store.move(fork.seq, target)
+  }
+  const error = state.moveError?.seq === fork.seq ? state.moveError : undefined
+  return (
+    <div ref={ref} className="dstc-fork" role="group" aria-label={t('chat.fork.title', { index: fork.index, count: fork.count })} title={t('chat.fork.title', { index: fork.index, count: fork.count })} data-testid="session-tree-fork" data-node-id={fork.nodeId} data-row={fork.row} aria-busy={state.moving === fork.seq}>
+      {error ? <span className="dstc-error" role="alert">{`${error.code}: ${error.message}`}</span> : null}
+      <button type="button" aria-label={t('chat.fork.prev')} disabled={moving || fork.index <= 1} onClick={() => go(fork.index - 1)}>‹</button>
+      <span className="dstc-count">{t('chat.fork.count', { index: fork.index, count: fork.count })}</span>
+      <button type="button" aria-label={t('chat.fork.next')} disabled={moving || fork.index >= fork.count} onClick={() => go(fork.index + 1)}>›</button>
+    </div>
+  )
+}
+
+export function SwitchRow(props: ChatNodeProps): ReactNode {
+  return <Contained><SwitchView {...props} /></Contained>
+}
+
+export function ForkControl(props: ChatNodeProps): ReactNode {
+  return <Contained><ForkView {...props} /></Contained>
+}

@@ -1,0 +1,307 @@
+/**
+ * One session's Chat decoration state, framework-free: the service's
+ * `chatPath` answer (fetched when the session's `revision` moved, polled
+ * while any of our Chat nodes is mounted, and at once after a switch or a
+ * turn end), which switch runs the person expanded, the last ‹ k / n › move,
+ * and the stylesheet that applies it all to the host's rows.
+ *
+ * It fails closed: without an answer (loading, an error, an older host) it
+ * writes no rule, so the host's Chat shows everything, as it does without
+ * this plugin; our own rows stay hidden by the static stylesheet.
+ */
+import type { MoveResult, SessionStatus } from '../../types.ts'
+import type { ChatPath } from '../../service/chat-path.ts'
+import type { Result } from '../controller.ts'
+import { chatCss, chatRules, NO_RULES, type ChatRow, type ChatRules } from './rules.ts'
+
+/** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
+export interface ChatRemote {
+  session(agentId: string): Promise<Result<SessionStatus>>
+  chatPath(agentId: string): Promise<Result<ChatPath>>
+  jump(agentId: string, nodeId: string | null): Promise<Result<MoveResult>>
+}
+
+export interface ChatError {
+  readonly code: string
+  readonly message: string
+}
+
+export interface ChatState {
+  readonly path?: ChatPath
+  /** Why the last refresh failed (the Chat then shows everything). */
+  readonly error?: ChatError
+  /** Lead switch seqs whose hidden rows are shown. */
+  readonly expanded: ReadonlySet<number>
+  /** A ‹ k / n › move in flight, by the fork seq it was made from. */
+  readonly moving?: number
+  /** The last move's failure, by fork seq. */
+  readonly moveError?: ChatError & { readonly seq: number }
+  readonly rules: ChatRules
+}
+
+/** The host Chat snapshot's node store, as far as the rules read it. */
+export interface ChatNodes {
+  get(key: string): ChatRow | undefined
+}
+
+export interface ChatStoreOptions {
+  readonly intervalMs?: number
+  readonly document?: Document
+}
+
+const errorOf = (reason: unknown): ChatError =>
+  reason && typeof reason === 'object' && 'code' in reason && 'message' in reason
+    ? { code: String((reason as { code: unknown }).code), message: String((reason as { message: unknown }).message) }
+    : { code: 'CLIENT_ERROR', message: reason instanceof Error ? reason.message : String(reason) }
+
+export class ChatStore {
+  readonly sessionId: string
+  private state: ChatState = { expanded: new Set(), rules: NO_RULES }
+  private readonly listeners = new Set<() => void>()
+  private readonly remote: () => Promise<ChatRemote>
+  private readonly intervalMs: number
+  private readonly doc: Document | undefined
+  private users = 0
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private polling: Promise<void> | undefined
+  private again = false
+  private revision: string | undefined
+  private order: readonly string[] = []
+  private nodes: ChatNodes | undefined
+  private column: Element | undefined
+  private style: HTMLStyleElement | undefined
+  private css = ''
+  private disposed = false
+
+  constructor(remote: () => Promise<ChatRemote>, sessionId: string, options: ChatStoreOptions = {}) {
+    this.remote = remote
+    this.sessionId = sessionId
+    this.intervalMs = options.intervalMs ?? 1000
+    this.doc = options.document ?? (typeof document === 'undefined' ? undefined : document)
+  }
+
+  getSnapshot = (): ChatState => this.state
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener)
+    return () => {
+      this.listeners.delete(listener)
+    }
+  }
+
+  /** One more mounted node of this session's Chat; the returned function ends its share. */
+  start(): () => void {
+    this.users += 1
+    if (this.users === 1) void this.refresh()
+    let stopped = false
+    return () => {
+      if (stopped) return
+      stopped = true
+      this.users -= 1
+      if (this.users === 0) {
+        this.clearTimer()
+        this.writeCss('')
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true
+    this.clearTimer()
+    this.writeCss('')
+    this.style?.remove()
+    this.style = undefined
+    this.listeners.clear()
+  }
+
+  /** The host Chat's current rows (its snapshot's `order` and node store). */
+  observe(order: readonly string[], nodes: ChatNodes): void {
+    if (order === this.order && nodes === this.nodes) return
+    this.order = order
+    this.nodes = nodes
+    this.apply()
+  }
+
+  /** The Chat column our nodes sit in: the scope of the stylesheet. */
+  attach(column: Element | null): void {
+    if (!column || column === this.column) return
+    this.column = column
+    column.setAttribute('data-session-tree-chat', this.sessionId)
+    this.mark()
+  }
+
+  /** Show or hide the rows of one switch run. */
+  toggle(leadSeq: number): void {
+    const expanded = new Set(this.state.expanded)
+    if (!expanded.delete(leadSeq)) expanded.add(leadSeq)
+    this.set({ expanded })
+    this.apply()
+  }
+
+  /** Move the model's history to `target` (a ‹ k / n › press at the fork whose row is `seq`). */
+  async move(seq: number, target: string): Promise<boolean> {
+    if (this.state.moving !== undefined) return false
+    this.set({ moving: seq, moveError: undefined })
+    let result: Result<MoveResult>
+    try {
+      result = await (await this.remote()).jump(this.sessionId, target)
+    } catch (reason) {
+      result = { ok: false, error: errorOf(reason) }
+    }
+    if (this.disposed) return false
+    await this.refresh(true)
+    this.set({ moving: undefined, ...(result.ok ? {} : { moveError: { ...errorOf(result.error), seq } }) })
+    return result.ok
+  }
+
+  /** Ask the service now (`force`: even when the revision did not move). */
+  refresh(force = false): Promise<void> {
+    if (this.polling) {
+      // A request while one is in flight runs once more after it (that one may predate the change).
+      this.again = true
+      return this.polling
+    }
+    this.clearTimer()
+    this.polling = this.poll(force).finally(() => {
+      this.polling = undefined
+      if (this.again && !this.disposed) {
+        this.again = false
+        void this.refresh(true)
+      } else this.schedule()
+    })
+    return this.polling
+  }
+
+  /** A poke: refresh when some node of this session's Chat is mounted. */
+  refreshIfLive(): Promise<void> {
+    return this.users > 0 && !this.disposed ? this.refresh() : Promise.resolve()
+  }
+
+  private async poll(force: boolean): Promise<void> {
+    try {
+      const remote = await this.remote()
+      const status = await remote.session(this.sessionId)
+      if (!status.ok) return this.fail(status.error)
+      if (!force && status.value.revision !== undefined && status.value.revision === this.revision && this.state.path) return
+      const path = await remote.chatPath(this.sessionId)
+      if (this.disposed) return
+      if (!path.ok) return this.fail(path.error)
+      this.revision = path.value.revision
+      this.set({ path: path.value, error: undefined })
+      this.apply()
+    } catch (reason) {
+      this.fail(errorOf(reason))
+    }
+  }
+
+  private fail(error: ChatError): void {
+    if (this.disposed) return
+    // Fail closed: no rules, the host's Chat shows every row.
+    this.revision = undefined
+    this.set({ path: undefined, error: errorOf(error), rules: NO_RULES })
+    this.writeCss('')
+  }
+
+  /** Recompute the rules from the answer and the Chat's rows, and write them. */
+  private apply(): void {
+    const path = this.state.path
+    let rules: ChatRules = NO_RULES
+    try {
+      const nodes = this.nodes
+      const rows: ChatRow[] = []
+      if (nodes) for (const key of this.order) {
+        const node = nodes.get(key)
+        if (node && typeof node.anchorSeq === 'number') rows.push({ key, kind: node.kind, anchorSeq: node.anchorSeq })
+      }
+      rules = chatRules(path, rows, this.state.expanded)
+    } catch (error) {
+      this.fail(errorOf(error))
+      return
+    }
+    if (rules !== this.state.rules) this.set({ rules })
+    this.writeCss(this.users > 0 ? chatCss(this.sessionId, rules) : '')
+  }
+
+  private writeCss(css: string): void {
+    if (css !== this.css && this.doc) {
+      this.css = css
+      if (!this.style && css !== '') {
+        this.style = this.doc.createElement('style')
+        this.style.dataset.plugin = 'dsh-session-tree'
+        this.style.dataset.pluginCss = `dsh-session-tree/chat:${this.sessionId}`
+        this.doc.head.append(this.style)
+      }
+      if (this.style) this.style.textContent = css
+    }
+    this.mark()
+  }
+
+  /** Tell the page (and tests) which answer the Chat shows: `data-session-tree-revision` on the column. */
+  private mark(): void {
+    const column = this.column
+    if (!column) return
+    const path = this.state.path
+    if (path && this.users > 0) {
+      column.setAttribute('data-session-tree-revision', path.revision)
+      column.setAttribute('data-session-tree-state', 'ready')
+    } else {
+      column.removeAttribute('data-session-tree-revision')
+      column.setAttribute('data-session-tree-state', this.state.error ? 'error' : 'loading')
+    }
+  }
+
+  private schedule(): void {
+    if (this.users === 0 || this.disposed) return
+    this.clearTimer()
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      void this.refresh()
+    }, this.intervalMs)
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  private set(patch: Partial<ChatState>): void {
+    const next = { ...this.state } as Record<string, unknown>
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) delete next[key]
+      else next[key] = value
+    }
+    this.state = next as unknown as ChatState
+    for (const listener of [...this.listeners]) listener()
+  }
+}
+
+/** The stores of every session whose Chat shows our nodes, created on first use. */
+export class ChatStores {
+  private readonly stores = new Map<string, ChatStore>()
+  private readonly remote: () => Promise<ChatRemote>
+  private readonly options: ChatStoreOptions
+
+  constructor(remote: () => Promise<ChatRemote>, options: ChatStoreOptions = {}) {
+    this.remote = remote
+    this.options = options
+  }
+
+  get(sessionId: string): ChatStore {
+    let store = this.stores.get(sessionId)
+    if (!store) {
+      store = new ChatStore(this.remote, sessionId, this.options)
+      this.stores.set(sessionId, store)
+    }
+    return store
+  }
+
+  /** Something happened in some session's log (the Definitions cannot tell which): refresh the live ones. */
+  poke(): void {
+    for (const store of this.stores.values()) void store.refreshIfLive()
+  }
+
+  dispose(): void {
+    for (const store of this.stores.values()) store.dispose()
+    this.stores.clear()
+  }
+}

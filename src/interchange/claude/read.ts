@@ -1,0 +1,349 @@
+/**
+ * Claude Code project transcripts (`~/.claude/projects/<encoded-cwd>/<session>.jsonl`).
+ * Claude Code's source is not public; these rules follow files the tool
+ * wrote (1.0.x – 2.1.x, see test/fixtures/claude-code/SOURCES.md):
+ *
+ * - records link by `uuid`/`parentUuid` in write order; one API response is
+ *   split over several `assistant` records sharing `message.id` (even with its
+ *   tool results written in between): they are merged into one node;
+ * - a user record of `tool_result` blocks becomes one result node per block;
+ * - records the model never reads and that only sit in the chain (progress,
+ *   hook and attachment records, system notices) are transparent: their
+ *   children hang on their parent, so structural siblings do not look like
+ *   forks; results of one response's parallel calls are chained in write
+ *   order and the conversation continues after the last of them;
+ * - `compact_boundary` (a new root, `logicalParentUuid` naming where the
+ *   conversation was) plus its `isCompactSummary` message become one
+ *   compaction node under the logical parent;
+ * - subagent conversations (inline `isSidechain` roots, `agent-*.jsonl`
+ *   files) hang under the tool result of the call that started them;
+ * - the active leaf is the last main-conversation node in write order.
+ */
+import { TreeBuilder } from '../builder.ts'
+import { InterchangeError } from '../errors.ts'
+import type { LineRecord } from '../lines.ts'
+import type { AssistantEntry, ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree, Json, JsonRecord, Usage } from '../model.ts'
+import { isObject, num, oneLine, str, timeOf } from '../values.ts'
+import { linkSubagents, type SubagentSource } from './subagents.ts'
+
+/** Record types that are not conversation nodes (titles, snapshots, queue state). */
+const NON_NODE = new Set(['summary', 'file-history-snapshot', 'queue-operation', 'last-prompt', 'custom-title', 'ai-title', 'agent-name', 'permission-mode', 'mode', 'agent-setting', 'pr-link'])
+
+interface Pending {
+  node: InterchangeNode
+  /** Claude uuid of the record the node was made from (the first one when merged). */
+  readonly uuid: string
+  readonly sidechain: boolean
+  readonly agentId?: string
+}
+
+export interface ClaudeReadOptions {
+  /** Subagent transcripts beside the session (`agent-*.jsonl`, `<session>/subagents/`), already opened. */
+  readonly subagents?: readonly SubagentSource[]
+}
+
+export async function readClaude(records: AsyncIterable<LineRecord>, options: ClaudeReadOptions = {}): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+  const builder = new TreeBuilder()
+  const state = new ClaudeState(builder)
+  for await (const record of records) state.record(record)
+  if (state.nodes.length === 0) throw new InterchangeError('EMPTY_SESSION', 'the transcript holds no user or assistant messages', { lines: builder.lines })
+  for (const source of options.subagents ?? []) {
+    const sub = new ClaudeState(builder, `${source.name}:`)
+    for await (const record of source.records) sub.record(record, true)
+    // Files beside the session may belong to other sessions of the same project.
+    if (sub.sessionId !== undefined && sub.sessionId !== state.sessionId) continue
+    state.adopt(sub, source.name)
+  }
+  // Chain structural siblings first: a subagent hangs on the very result that started it.
+  state.linearize()
+  linkSubagents(state.nodes, builder)
+  for (const p of state.nodes) builder.add(p.node)
+  const main = state.nodes.filter((p) => !p.sidechain)
+  const cursor = (main.length > 0 ? main : state.nodes).reduce((last, p) => (p.node.line >= last.node.line ? p : last)).node.id
+  return builder.finish({
+    format: 'claude-code',
+    version: state.versionRange(),
+    ...(state.sessionId ? { sessionId: state.sessionId } : {}),
+    ...(state.cwd ? { cwd: state.cwd } : {}),
+    ...(state.firstTime ? { createdAt: new Date(state.firstTime).toISOString() } : {}),
+    ...(state.title ? { title: state.title } : {}),
+  }, cursor)
+}
+
+export class ClaudeState {
+  readonly nodes: Pending[] = []
+  private readonly builder: TreeBuilder
+  private readonly prefix: string
+  /** Claude uuid → node id it resolves to (merged, transparent and compaction-summary records alias). */
+  private readonly alias = new Map<string, string | null>()
+  private readonly byMessageId = new Map<string, Pending>()
+  private readonly byId = new Map<string, Pending>()
+  private readonly versions = new Set<string>()
+  sessionId: string | undefined
+  cwd: string | undefined
+  title: string | undefined
+  firstTime = 0
+  /** The compaction node waiting for its summary message. */
+  private openBoundary: Pending | undefined
+
+  constructor(builder: TreeBuilder, prefix = '') {
+    this.builder = builder
+    this.prefix = prefix
+  }
+
+  versionRange(): string {
+    const list = [...this.versions].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))
+    return list.length === 0 ? 'unknown' : list.length === 1 ? list[0]! : `${list[0]}..${list.at(-1)}`
+  }
+
+  record(record: LineRecord, inSubagentFile = false): void {
+    if (!inSubagentFile) this.builder.lines = record.line
+    if (record.kind === 'bad') return this.builder.skip(record.line, record.reason)
+    if (record.kind === 'torn') return this.builder.note(`line ${record.line}: ${record.reason}`)
+    if (record.recovered) this.builder.recovered++
+    const value = record.value
+    if (!isObject(value) || typeof value.type !== 'string') return this.builder.skip(record.line, 'not a transcript record (no type)')
+    if (typeof value.version === 'string') this.versions.add(value.version)
+    if (!this.sessionId && typeof value.sessionId === 'string') this.sessionId = value.sessionId
+    if (!this.cwd && typeof value.cwd === 'string') this.cwd = value.cwd
+    if (value.type === 'custom-title' || value.type === 'ai-title') this.title = str(value.customTitle) ?? str(value.aiTitle) ?? str(value.title) ?? this.title
+    if (NON_NODE.has(value.type)) return this.builder.ignore(value.type)
+    const uuid = str(value.uuid)
+    if (uuid === undefined) return this.builder.ignore(`${value.type} (no uuid)`)
+    const time = timeOf(value.timestamp, 0)
+    if (this.firstTime === 0 && time > 0) this.firstTime = time
+    const parent = this.resolve(str(value.parentUuid) ?? null)
+    const sidechain = value.isSidechain === true || inSubagentFile
+    const agentId = str(value.agentId)
+    switch (value.type) {
+      case 'assistant':
+        return this.assistant(value, uuid, parent, time, record.line, sidechain, agentId)
+      case 'user':
+        return this.user(value, uuid, parent, time, record.line, sidechain, agentId)
+      case 'system':
+        if (value.subtype === 'compact_boundary') return this.boundary(value, uuid, time, record.line, sidechain)
+        this.builder.ignore(`system:${String(value.subtype ?? 'unknown')}`)
+        return this.transparent(uuid, parent)
+      default:
+        // progress, attachment and future record types: kept out of the tree, children kept.
+        this.builder.ignore(value.type)
+        return this.transparent(uuid, parent)
+    }
+  }
+
+  /** Node id a Claude uuid stands for now (`null`: a root). A uuid we never saw stays (an orphan, reported later). */
+  private resolve(uuid: string | null): string | null {
+    if (uuid === null) return null
+    const found = this.alias.get(uuid)
+    return found === undefined ? this.prefix + uuid : found
+  }
+
+  private transparent(uuid: string, parent: string | null): void {
+    this.alias.set(uuid, parent)
+  }
+
+  private add(pending: Pending): void {
+    this.nodes.push(pending)
+    this.byId.set(pending.node.id, pending)
+    this.alias.set(pending.uuid, pending.node.id)
+  }
+
+  private assistant(value: JsonRecord, uuid: string, parent: string | null, time: number, line: number, sidechain: boolean, agentId: string | undefined): void {
+    const message = isObject(value.message) ? value.message : {}
+    const parts = assistantParts(message.content)
+    const messageId = str(message.id)
+    const merged = messageId === undefined ? undefined : this.byMessageId.get(messageId)
+    if (merged && merged.node.entry.kind === 'assistant') {
+      // Another streamed block of the same response: one node.
+      const previous: AssistantEntry = merged.node.entry
+      const entry: AssistantEntry = { ...previous, parts: [...previous.parts, ...parts], ...stopAndUsage(previous, message) }
+      merged.node = { ...merged.node, entry, raw: [...(merged.node.raw ?? []), value] }
+      this.alias.set(uuid, merged.node.id)
+      return
+    }
+    const isError = value.isApiErrorMessage === true
+    const entry: Entry = isError
+      ? { kind: 'custom', customType: 'api-error', summary: oneLine(parts.map((p) => (p.type === 'text' ? p.text : '')).join(' ') || 'API error') }
+      : {
+          kind: 'assistant',
+          parts,
+          provider: 'anthropic',
+          ...(str(message.model) ? { model: str(message.model)! } : {}),
+          ...stopAndUsage({}, message),
+        }
+    const pending: Pending = { node: { id: this.prefix + uuid, parentId: parent, time, entry, line, raw: [value] }, uuid, sidechain, ...(agentId ? { agentId } : {}) }
+    this.add(pending)
+    if (messageId !== undefined && !isError) this.byMessageId.set(messageId, pending)
+  }
+
+  private user(value: JsonRecord, uuid: string, parent: string | null, time: number, line: number, sidechain: boolean, agentId: string | undefined): void {
+    const message = isObject(value.message) ? value.message : {}
+    const content = message.content
+    if (value.isCompactSummary === true && this.openBoundary && this.openBoundary.node.id === parent) {
+      // The summary the model reads after the boundary: it is the compaction's text.
+      const text = typeof content === 'string' ? content : inputParts(content).map((p) => (p.type === 'text' ? p.text : '')).join('\n')
+      const boundary = this.openBoundary
+      if (boundary.node.entry.kind === 'compaction') {
+        boundary.node = { ...boundary.node, entry: { ...boundary.node.entry, summary: text, contextText: text }, raw: [...(boundary.node.raw ?? []), value] }
+      }
+      this.alias.set(uuid, boundary.node.id)
+      this.openBoundary = undefined
+      return
+    }
+    const origin = value.isMeta === true || value.isCompactSummary === true ? 'context' : 'prompt'
+    const blocks: Json[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : []
+    // Tool results first (one node each, in block order), then any other content as one message.
+    let at = parent
+    let n = 0
+    const rest: Json[] = []
+    for (const block of blocks) {
+      if (!isObject(block) || block.type !== 'tool_result') {
+        rest.push(block)
+        continue
+      }
+      const callId = str(block.tool_use_id) ?? ''
+      const id = this.prefix + (n === 0 ? uuid : `${uuid}#${n}`)
+      n++
+      const pending: Pending = {
+        node: { id, parentId: at, time, entry: { kind: 'tool_result', callId, parts: inputParts(block.content), isError: block.is_error === true }, line, raw: n === 1 ? [value] : [] },
+        uuid: n === 1 ? uuid : `${uuid}#${n - 1}`,
+        sidechain,
+        ...(agentId ? { agentId } : {}),
+      }
+      this.add(pending)
+      at = id
+    }
+    if (rest.length > 0 || n === 0) {
+      const parts = inputParts(rest)
+      const id = this.prefix + (n === 0 ? uuid : `${uuid}#text`)
+      this.add({ node: { id, parentId: at, time, entry: { kind: 'user', parts, origin }, line, raw: n === 0 ? [value] : [] }, uuid: n === 0 ? uuid : `${uuid}#text`, sidechain, ...(agentId ? { agentId } : {}) })
+      at = id
+    }
+    // Later records naming this uuid continue after everything it held.
+    this.alias.set(uuid, at)
+  }
+
+  private boundary(value: JsonRecord, uuid: string, time: number, line: number, sidechain: boolean): void {
+    const logical = this.resolve(str(value.logicalParentUuid) ?? null)
+    const meta = isObject(value.compactMetadata) ? value.compactMetadata : {}
+    const text = str(value.content) ?? 'Conversation compacted'
+    const pending: Pending = {
+      node: {
+        id: this.prefix + uuid,
+        parentId: logical,
+        time,
+        entry: { kind: 'compaction', summary: text, contextText: text, firstKept: null, ...(num(meta.preTokens) !== undefined ? { tokensBefore: num(meta.preTokens)! } : {}) },
+        line,
+        raw: [value],
+      },
+      uuid,
+      sidechain,
+    }
+    this.add(pending)
+    this.openBoundary = pending
+  }
+
+  /** Take the nodes of a subagent file (already prefixed); their roots are linked later. */
+  adopt(other: ClaudeState, name: string): void {
+    for (const pending of other.nodes) {
+      this.nodes.push(pending)
+      this.byId.set(pending.node.id, pending)
+    }
+    if (other.nodes.length > 0) this.builder.note(`subagent transcript ${name}: ${other.nodes.length} node(s)`)
+  }
+
+  /**
+   * Structural siblings → a chain: the results of one response's calls
+   * follow each other in write order, and whatever continued from any of them
+   * continues from the last one.
+   */
+  linearize(): void {
+    const children = new Map<string, Pending[]>()
+    for (const p of this.nodes) {
+      if (p.node.parentId === null) continue
+      const list = children.get(p.node.parentId) ?? []
+      list.push(p)
+      children.set(p.node.parentId, list)
+    }
+    let chained = 0
+    for (const p of this.nodes) {
+      if (p.node.entry.kind !== 'assistant') continue
+      const calls = new Set(p.node.entry.parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : [])))
+      if (calls.size < 2) continue
+      // The results of this response's calls, wherever in the chain below it they were written.
+      const group: Pending[] = []
+      const walk = [...(children.get(p.node.id) ?? [])]
+      while (walk.length > 0) {
+        const child = walk.shift()!
+        const entry = child.node.entry
+        if (entry.kind !== 'tool_result' || !calls.has(entry.callId)) continue
+        group.push(child)
+        walk.push(...(children.get(child.node.id) ?? []))
+      }
+      if (group.length < 2) continue
+      group.sort((a, b) => a.node.line - b.node.line)
+      const inGroup = new Set(group.map((g) => g.node.id))
+      const last = group.at(-1)!
+      for (let i = 0; i < group.length; i++) {
+        const wanted = i === 0 ? p.node.id : group[i - 1]!.node.id
+        if (group[i]!.node.parentId !== wanted) {
+          group[i]!.node = { ...group[i]!.node, parentId: wanted }
+          chained++
+        }
+      }
+      for (const g of group.slice(0, -1)) {
+        for (const child of children.get(g.node.id) ?? []) {
+          if (!inGroup.has(child.node.id)) child.node = { ...child.node, parentId: last.node.id }
+        }
+      }
+      for (const child of children.get(p.node.id) ?? []) {
+        if (!inGroup.has(child.node.id) && child.node.entry.kind !== 'user') child.node = { ...child.node, parentId: last.node.id }
+      }
+    }
+    if (chained > 0) this.builder.note(`${chained} parallel tool result(s) chained after their siblings (structural, not forks)`)
+  }
+}
+
+function stopAndUsage(previous: { usage?: Usage; stopReason?: string }, message: JsonRecord): { usage?: Usage; stopReason?: string } {
+  const u = isObject(message.usage) ? message.usage : undefined
+  const usage: Usage | undefined = u
+    ? {
+        ...(num(u.input_tokens) !== undefined ? { input: num(u.input_tokens)! } : {}),
+        output: Math.max(num(u.output_tokens) ?? 0, previous.usage?.output ?? 0),
+        ...(num(u.cache_read_input_tokens) !== undefined ? { cacheRead: num(u.cache_read_input_tokens)! } : {}),
+        ...(num(u.cache_creation_input_tokens) !== undefined ? { cacheWrite: num(u.cache_creation_input_tokens)! } : {}),
+      }
+    : previous.usage
+  const stop = str(message.stop_reason) ?? previous.stopReason
+  return { ...(usage ? { usage } : {}), ...(stop ? { stopReason: stop } : {}) }
+}
+
+export function assistantParts(content: Json | undefined): ContentPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }]
+  if (!Array.isArray(content)) return []
+  const parts: ContentPart[] = []
+  for (const block of content) {
+    if (!isObject(block)) continue
+    if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
+    else if (block.type === 'thinking' && typeof block.thinking === 'string') parts.push({ type: 'thinking', text: block.thinking, ...(str(block.signature) ? { signature: str(block.signature)! } : {}) })
+    else if (block.type === 'redacted_thinking') parts.push({ type: 'thinking', text: '', redacted: true, ...(str(block.data) ? { signature: str(block.data)! } : {}) })
+    else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') parts.push({ type: 'tool_call', id: block.id, name: block.name, arguments: block.input ?? {} })
+  }
+  return parts
+}
+
+export function inputParts(content: Json | undefined): InputPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }]
+  if (!Array.isArray(content)) return []
+  const parts: InputPart[] = []
+  for (const block of content) {
+    if (typeof block === 'string') parts.push({ type: 'text', text: block })
+    else if (!isObject(block)) continue
+    else if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
+    else if (block.type === 'image' && isObject(block.source)) {
+      const source = block.source
+      parts.push({ type: 'image', mediaType: str(source.media_type) ?? 'application/octet-stream', ...(str(source.data) ? { data: str(source.data)! } : {}), ...(str(source.url) ? { url: str(source.url)! } : {}) })
+    }
+  }
+  return parts
+}

@@ -1,0 +1,92 @@
+/**
+ * Subagent conversations of a Claude Code session, hung under the tool
+ * result of the call that started them (so they are navigable branches of
+ * the same tree, never part of the main path):
+ *
+ * - 2.0.x / 2.1.x: every record of a subagent file carries `agentId`; the
+ *   parent's tool-result record carries the same `agentId` (top level or in
+ *   `toolUseResult`);
+ * - 1.0.x inline sidechains (`isSidechain`, a root of their own): the first
+ *   prompt of the sidechain is the `prompt` argument of a Task call.
+ *
+ * Subagents nothing refers to (warm-up runs) stay roots of their own. A
+ * subagent file that starts with the agent's answer (2.0.x files do not repeat
+ * the prompt) gets the call's `prompt` as its first message, so the branch
+ * reads as the conversation the subagent had.
+ */
+import type { LineRecord } from '../lines.ts'
+import type { InterchangeNode } from '../model.ts'
+import type { TreeBuilder } from '../builder.ts'
+import { isObject, str } from '../values.ts'
+
+/** One subagent transcript file, opened by the caller (found by listing, never by a name taken from the file). */
+export interface SubagentSource {
+  readonly name: string
+  readonly records: AsyncIterable<LineRecord>
+}
+
+interface Linkable {
+  node: InterchangeNode
+  readonly sidechain: boolean
+  readonly agentId?: string
+}
+
+export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
+  const byAgent = new Map<string, string>()
+  const promptOfResult = new Map<string, string>()
+  const byPrompt = new Map<string, string>()
+  const resultOfCall = new Map<string, string>()
+  for (const p of nodes) {
+    const entry = p.node.entry
+    if (p.sidechain) continue
+    if (entry.kind === 'tool_result') {
+      resultOfCall.set(entry.callId, p.node.id)
+      const raw = p.node.raw?.[0]
+      const agent = isObject(raw) ? str(raw.agentId) ?? (isObject(raw.toolUseResult) ? str(raw.toolUseResult.agentId) : undefined) : undefined
+      if (agent) byAgent.set(agent, p.node.id)
+    }
+  }
+  for (const p of nodes) {
+    if (p.sidechain || p.node.entry.kind !== 'assistant') continue
+    for (const part of p.node.entry.parts) {
+      if (part.type !== 'tool_call' || !isObject(part.arguments)) continue
+      const prompt = str(part.arguments.prompt)
+      const result = resultOfCall.get(part.id)
+      if (prompt && result) {
+        byPrompt.set(prompt.trim(), result)
+        promptOfResult.set(result, prompt)
+      }
+    }
+  }
+  const ids = new Set(nodes.map((p) => p.node.id))
+  let linked = 0
+  let unlinked = 0
+  let prompted = 0
+  const added: Linkable[] = []
+  for (const p of nodes) {
+    if (!p.sidechain || (p.node.parentId !== null && ids.has(p.node.parentId))) continue
+    const entry = p.node.entry
+    const prompt = entry.kind === 'user' ? entry.parts.map((part) => (part.type === 'text' ? part.text : '')).join('').trim() : undefined
+    const parent = (p.agentId ? byAgent.get(p.agentId) : undefined) ?? (prompt ? byPrompt.get(prompt) : undefined)
+    if (parent !== undefined) {
+      const prompt = promptOfResult.get(parent)
+      if (entry.kind !== 'user' && prompt !== undefined) {
+        // The agent's prompt, from the call that started it: the branch's first message.
+        const id = `${p.node.id}#prompt`
+        added.push({ node: { id, parentId: parent, time: p.node.time, entry: { kind: 'user', parts: [{ type: 'text', text: prompt }], origin: 'prompt' }, line: p.node.line }, sidechain: true })
+        p.node = { ...p.node, parentId: id }
+        prompted++
+      } else {
+        p.node = { ...p.node, parentId: parent }
+      }
+      linked++
+    } else {
+      if (p.node.parentId !== null) p.node = { ...p.node, parentId: null }
+      unlinked++
+    }
+  }
+  nodes.push(...added)
+  if (linked > 0) builder.note(`${linked} subagent conversation(s) linked to the tool call that started them`)
+  if (prompted > 0) builder.note(`${prompted} subagent conversation(s) given their prompt (from the call) as first message`)
+  if (unlinked > 0) builder.note(`${unlinked} subagent conversation(s) with no call referring to them kept as roots of their own`)
+}

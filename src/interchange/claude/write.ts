@@ -1,0 +1,125 @@
+/**
+ * The neutral tree → a Claude Code transcript of the active path (root to
+ * cursor), in the shape Claude Code writes (2.x): one record per line,
+ * `uuid`/`parentUuid` chained in write order, Anthropic content blocks, one
+ * user record per tool result, injected context as `isMeta` user records, a
+ * compaction as `compact_boundary` + its `isCompactSummary` message. Thinking
+ * is kept only where it carries an Anthropic signature (the API refuses
+ * thinking it did not sign). Save it as
+ * `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` for `claude --resume`.
+ */
+import { createHash, randomUUID } from 'node:crypto'
+import type { ContentPart, InputPart, InterchangeNode, InterchangeTree, Json } from '../model.ts'
+
+/** The Claude Code version the records are shaped after (the newest real transcripts in test/fixtures). */
+export const CLAUDE_RECORD_VERSION = '2.0.57'
+
+export interface ClaudeWriteInput {
+  readonly tree: InterchangeTree
+  readonly sessionId?: string
+  readonly cwd?: string
+  readonly now?: number
+}
+
+/** A stable UUID-shaped id for a node (a re-export writes the same uuids). */
+export function uuidFor(sessionId: string, id: string): string {
+  const hex = createHash('sha256').update(`${sessionId}\0${id}`).digest('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
+  const { tree } = input
+  const sessionId = input.sessionId ?? randomUUID()
+  const now = input.now ?? Date.now()
+  const cwd = input.cwd ?? tree.meta.cwd ?? '/'
+  const byId = new Map(tree.nodes.map((node) => [node.id, node]))
+  const path: InterchangeNode[] = []
+  for (let id = tree.cursor; id !== null;) {
+    const node = byId.get(id)
+    if (!node) break
+    path.unshift(node)
+    id = node.parentId
+  }
+  const fromAnthropic = tree.meta.format === 'claude-code'
+  let parent: string | null = null
+  let n = 0
+  const envelope = (node: InterchangeNode, suffix = '') => {
+    const uuid = uuidFor(sessionId, node.id + suffix)
+    const record = { parentUuid: parent, isSidechain: false, userType: 'external', cwd, sessionId, version: CLAUDE_RECORD_VERSION, gitBranch: '', uuid, timestamp: new Date(node.time > 0 ? node.time : now).toISOString() }
+    parent = uuid
+    return record
+  }
+  for (const node of path) {
+    const entry = node.entry
+    switch (entry.kind) {
+      case 'user':
+        yield JSON.stringify({ ...envelope(node), type: 'user', ...(entry.origin === 'context' ? { isMeta: true } : {}), message: { role: 'user', content: userContent(entry.parts) } })
+        break
+      case 'assistant': {
+        const content = entry.parts.flatMap((part) => assistantBlock(part, fromAnthropic))
+        if (content.length === 0) content.push({ type: 'text', text: '' })
+        const calls = entry.parts.some((part) => part.type === 'tool_call')
+        yield JSON.stringify({
+          ...envelope(node),
+          type: 'assistant',
+          requestId: `req_dsh_${++n}`,
+          message: {
+            model: entry.model ?? 'unknown',
+            id: `msg_dsh_${uuidFor(sessionId, node.id).replace(/-/g, '').slice(0, 24)}`,
+            type: 'message',
+            role: 'assistant',
+            content,
+            stop_reason: calls ? 'tool_use' : 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: entry.usage?.input ?? 0, output_tokens: entry.usage?.output ?? 0, cache_creation_input_tokens: entry.usage?.cacheWrite ?? 0, cache_read_input_tokens: entry.usage?.cacheRead ?? 0 },
+          },
+        })
+        break
+      }
+      case 'tool_result':
+        yield JSON.stringify({
+          ...envelope(node),
+          type: 'user',
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: entry.callId, content: userContent(entry.parts), ...(entry.isError ? { is_error: true } : {}) }] },
+        })
+        break
+      case 'compaction': {
+        const logical = parent
+        parent = null
+        yield JSON.stringify({ ...envelope(node), type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', logicalParentUuid: logical, compactMetadata: { trigger: 'manual', preTokens: entry.tokensBefore ?? 0 } })
+        yield JSON.stringify({ ...envelope(node, '#summary'), type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: entry.contextText } })
+        break
+      }
+      case 'branch_summary':
+      case 'custom':
+        if (entry.contextText !== undefined) yield JSON.stringify({ ...envelope(node), type: 'user', isMeta: true, message: { role: 'user', content: entry.contextText } })
+        break
+      case 'model_change':
+      case 'label':
+        break
+    }
+  }
+}
+
+function userContent(parts: readonly InputPart[]): Json {
+  if (parts.length === 1 && parts[0]!.type === 'text') return parts[0]!.text
+  return parts.map((part): Json => (part.type === 'text'
+    ? { type: 'text', text: part.text }
+    : part.data !== undefined
+      ? { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } }
+      : { type: 'text', text: `[image: ${part.mediaType}${part.url ? ` at ${part.url}` : ''}]` }))
+}
+
+function assistantBlock(part: ContentPart, fromAnthropic: boolean): Json[] {
+  switch (part.type) {
+    case 'text':
+      return [{ type: 'text', text: part.text }]
+    case 'thinking':
+      if (!fromAnthropic || !part.signature) return []
+      return part.redacted ? [{ type: 'redacted_thinking', data: part.signature }] : [{ type: 'thinking', thinking: part.text, signature: part.signature }]
+    case 'tool_call':
+      return [{ type: 'tool_use', id: part.id, name: part.name, input: part.arguments }]
+    case 'image':
+      return [{ type: 'text', text: `[image: ${part.mediaType}]` }]
+  }
+}

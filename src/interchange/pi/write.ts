@@ -1,0 +1,151 @@
+/**
+ * The neutral tree → Pi session JSONL v3, lossless for what Pi can hold:
+ * every branch, labels (as label entries), branch summaries, model changes,
+ * compactions, tool calls with their results. Records that came from a Pi
+ * file are written back verbatim (a v1/v2 record gets the ids the import gave
+ * it); everything else is written the way Pi's `SessionManager` writes it.
+ *
+ * Pi does not persist its leaf: it continues from the last entry of the file.
+ * So the cursor's entry is written last; when it cannot be (it has children,
+ * or labels changed since the import), the label entries that bring Pi's
+ * labels up to date — or one `custom` entry marking the cursor — are chained
+ * after it, and Pi resumes on exactly the cursor's context.
+ */
+import { randomUUID } from 'node:crypto'
+import type { ContentPart, InterchangeNode, InterchangeTree, Json, JsonRecord } from '../model.ts'
+import { isObject } from '../values.ts'
+import { PI_CURRENT_VERSION } from './read.ts'
+
+/** `customType` of the entry that marks DSH's cursor when it is not the last entry. */
+export const CURSOR_MARKER_TYPE = 'dsh-session-tree.cursor'
+
+export interface PiWriteInput {
+  readonly tree: InterchangeTree
+  /** Labels to hold at the end, by neutral node id. */
+  readonly labels: ReadonlyMap<string, string>
+  readonly now?: number
+}
+
+/** The file's lines, header first, each a JSON text without the newline. */
+export function* writePi(input: PiWriteInput): Generator<string> {
+  const { tree } = input
+  const now = input.now ?? Date.now()
+  const sameFormat = tree.meta.format === 'pi'
+  const header = sameFormat && isObject(tree.meta.header)
+    ? { ...tree.meta.header, version: PI_CURRENT_VERSION }
+    : { type: 'session', version: PI_CURRENT_VERSION, id: tree.meta.sessionId ?? randomUUID(), timestamp: tree.meta.createdAt ?? new Date(now).toISOString(), cwd: tree.meta.cwd ?? '' }
+  yield JSON.stringify(header)
+  // Source order for what came from the file, creation order for the rest; the cursor last when it can be.
+  const order = [...tree.nodes].sort((a, b) => (a.line === 0 ? Number.MAX_SAFE_INTEGER : a.line) - (b.line === 0 ? Number.MAX_SAFE_INTEGER : b.line))
+  const cursorIndex = order.findIndex((node) => node.id === tree.cursor)
+  const hasChildren = new Set(tree.nodes.flatMap((node) => (node.parentId === null ? [] : [node.parentId])))
+  if (cursorIndex !== -1 && !hasChildren.has(tree.cursor!)) order.push(...order.splice(cursorIndex, 1))
+  const labels = new Map<string, string | null>()
+  let last: string | null = null
+  for (const node of order) {
+    const record = sameFormat ? verbatim(node) : undefined
+    const entry = record ?? entryOf(node, now)
+    if (entry === undefined) continue
+    if (entry.type === 'label' && typeof entry.targetId === 'string') labels.set(entry.targetId, typeof entry.label === 'string' && entry.label ? entry.label : null)
+    last = node.id
+    yield JSON.stringify(entry)
+  }
+  // Labels as they are now; chained after the cursor so Pi's leaf keeps the cursor's context.
+  let leaf = tree.cursor
+  const ids = new Set(tree.nodes.map((node) => node.id))
+  let n = 0
+  const targets = new Set([...labels.keys(), ...input.labels.keys()])
+  for (const target of targets) {
+    const want = input.labels.get(target) ?? null
+    if ((labels.get(target) ?? null) === want || !ids.has(target)) continue
+    const id = `dshlabel${++n}`
+    yield JSON.stringify({ type: 'label', id, parentId: leaf, timestamp: new Date(now).toISOString(), targetId: target, ...(want === null ? {} : { label: want }) })
+    leaf = id
+    last = id
+  }
+  if (last !== tree.cursor && leaf === tree.cursor) {
+    yield JSON.stringify({ type: 'custom', customType: CURSOR_MARKER_TYPE, id: 'dshcursor', parentId: tree.cursor, timestamp: new Date(now).toISOString() })
+  }
+}
+
+/** A record read from a Pi file, written back (ids given to v1 records by the import). */
+function verbatim(node: InterchangeNode): JsonRecord | undefined {
+  const raw = node.raw?.[0]
+  if (!isObject(raw) || typeof raw.type !== 'string' || raw.type === 'session') return undefined
+  if (raw.id === node.id && (raw.parentId ?? null) === node.parentId) return raw
+  // A v1/v2 record, or a record whose parent changed (say, a DSH node in between): the import's ids.
+  const { firstKeptEntryIndex: _index, ...rest } = raw
+  const message = isObject(rest.message) && rest.message.role === 'hookMessage' ? { ...rest.message, role: 'custom' } : rest.message
+  const out: JsonRecord = { ...rest, id: node.id, parentId: node.parentId }
+  if (message !== undefined) out.message = message
+  if (node.entry.kind === 'compaction') out.firstKeptEntryId = node.entry.firstKept ?? node.id
+  return out
+}
+
+function entryOf(node: InterchangeNode, now: number): JsonRecord | undefined {
+  const base = { id: node.id, parentId: node.parentId, timestamp: new Date(node.time > 0 ? node.time : now).toISOString() }
+  const ms = node.time > 0 ? node.time : now
+  const entry = node.entry
+  switch (entry.kind) {
+    case 'user': {
+      const content = entry.parts.map(inputBlock)
+      if (entry.origin === 'context') return { type: 'custom_message', customType: 'dsh-session-tree.context', content, display: false, ...base }
+      return { type: 'message', ...base, message: { role: 'user', content, timestamp: ms } }
+    }
+    case 'assistant': {
+      const content = entry.parts.flatMap(assistantBlock)
+      const calls = entry.parts.some((p) => p.type === 'tool_call')
+      const input = entry.usage?.input ?? 0
+      const output = entry.usage?.output ?? 0
+      return {
+        type: 'message',
+        ...base,
+        message: {
+          role: 'assistant',
+          content,
+          api: 'openai-completions',
+          provider: entry.provider ?? 'unknown',
+          model: entry.model ?? 'unknown',
+          usage: { input, output, cacheRead: entry.usage?.cacheRead ?? 0, cacheWrite: entry.usage?.cacheWrite ?? 0, totalTokens: input + output, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+          stopReason: calls ? 'toolUse' : entry.error ? 'error' : 'stop',
+          ...(entry.error ? { errorMessage: entry.error } : {}),
+          timestamp: ms,
+        },
+      }
+    }
+    case 'tool_result':
+      return { type: 'message', ...base, message: { role: 'toolResult', toolCallId: entry.callId, toolName: entry.toolName ?? 'unknown', content: entry.parts.map(inputBlock), isError: entry.isError, timestamp: ms } }
+    case 'compaction':
+      return { type: 'compaction', ...base, summary: entry.summary, firstKeptEntryId: entry.firstKept ?? node.id, tokensBefore: entry.tokensBefore ?? 0 }
+    case 'branch_summary':
+      // A Pi branch summary enters the model's context; one the model did not read stays extension data.
+      return entry.contextText !== undefined
+        ? { type: 'branch_summary', ...base, fromId: entry.fromId ?? 'root', summary: entry.summary }
+        : { type: 'custom', customType: 'dsh-session-tree.branch_summary', data: { summary: entry.summary, fromId: entry.fromId }, ...base }
+    case 'model_change':
+      return { type: 'model_change', ...base, provider: entry.provider, modelId: entry.model }
+    case 'label':
+      return { type: 'label', ...base, targetId: entry.target, ...(entry.label === null ? {} : { label: entry.label }) }
+    case 'custom':
+      return entry.contextText !== undefined
+        ? { type: 'custom_message', customType: entry.customType, content: entry.contextText, display: true, ...base }
+        : { type: 'custom', customType: entry.customType, ...(entry.data !== undefined ? { data: entry.data } : {}), ...base }
+  }
+}
+
+function inputBlock(part: { type: 'text'; text: string } | { type: 'image'; mediaType: string; data?: string; url?: string }): Json {
+  return part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image', data: part.data ?? '', mimeType: part.mediaType }
+}
+
+function assistantBlock(part: ContentPart): Json[] {
+  switch (part.type) {
+    case 'text':
+      return [{ type: 'text', text: part.text }]
+    case 'thinking':
+      return [{ type: 'thinking', thinking: part.text, ...(part.signature ? { thinkingSignature: part.signature } : {}), ...(part.redacted ? { redacted: true } : {}) }]
+    case 'tool_call':
+      return [{ type: 'toolCall', id: part.id, name: part.name, arguments: part.arguments }]
+    case 'image':
+      return [{ type: 'text', text: `[image: ${part.mediaType}]` }]
+  }
+}

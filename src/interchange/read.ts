@@ -1,0 +1,35 @@
+/**
+ * One entry point for every format: detect (or check) the format from the
+ * first records, then read the whole stream into the neutral tree.
+ */
+import { readClaude } from './claude/read.ts'
+import type { SubagentSource } from './claude/subagents.ts'
+import { readCodex } from './codex/read.ts'
+import { detectFormat } from './detect.ts'
+import { InterchangeError } from './errors.ts'
+import { readJsonl } from './lines.ts'
+import type { ImportReport, InterchangeTree, SourceFormat } from './model.ts'
+import { readPi } from './pi/read.ts'
+
+export interface ReadOptions {
+  /** `auto` (default) detects the format; a named format must match what is detected. */
+  readonly format?: SourceFormat | 'auto'
+  readonly maxLineBytes?: number
+  /** Claude Code subagent transcripts found beside the session. */
+  readonly subagents?: readonly SubagentSource[]
+}
+
+export async function readSession(chunks: AsyncIterable<Buffer | string>, options: ReadOptions = {}): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+  const detected = await detectFormat(readJsonl(chunks, options.maxLineBytes))
+  if (options.format !== undefined && options.format !== 'auto' && options.format !== detected.format) {
+    throw new InterchangeError('FORMAT_MISMATCH', `the file looks like a ${detected.format} session, not ${options.format}`, { detected: detected.format })
+  }
+  switch (detected.format) {
+    case 'pi':
+      return readPi(detected.records)
+    case 'claude-code':
+      return readClaude(detected.records, { subagents: options.subagents ?? [] })
+    case 'codex':
+      return readCodex(detected.records)
+  }
+}

@@ -1,0 +1,417 @@
+/**
+ * An imported tree → a DSH session that the plugin's projector rebuilds into
+ * exactly that tree, and in which a switch can reach any node.
+ *
+ * Every message of every branch is written as an original event (a switch
+ * replays nodes from their source events). Branches are written depth first,
+ * the branch holding the cursor last, so the model history at the end is the
+ * cursor's path. Between branches the surface goes back to the fork point:
+ * one empty-assistant `replace` tombstone when the fork point is still on the
+ * surface (the projector reads a tail-shadowing tombstone as a rewind), else
+ * the planned switch of stock mode (`surface/plan.ts`: shared prefix,
+ * replacement, copies citing their originals), inside a switch turn when it
+ * copies tool exchanges. Entries the model never reads (labels, model
+ * changes, extension entries) are tree-only nodes; they, the labels and the
+ * cursor go to the sidecar overlay. Official events only; the harness's
+ * invariants hold (see `log.ts`).
+ *
+ * The same code serves "a new session whose history is one root-to-node
+ * path": pass a tree of that path.
+ */
+import { SessionTree } from '../../tree/session-tree.ts'
+import type { TreeEntryType } from '../../tree/types.ts'
+import { nodeIdForSeq, SESSION_ORIGIN, SessionProjector } from '../../harness/projector.ts'
+import { foldOverlay, type OverlayState } from '../../harness/overlay.ts'
+import { markerMessage, PLUGIN_ID } from '../../harness/marker.ts'
+import { planSwitch, type PlannedEvent } from '../../surface/plan.ts'
+import { InterchangeError } from '../errors.ts'
+import type { InterchangeNode, InterchangeTree, Json, ToolCallPart } from '../model.ts'
+import { oneLine } from '../values.ts'
+import { argumentsText, assistantBlocks, inputBlocks } from './content.ts'
+import { LogBuilder, type LogEvent } from './log.ts'
+import { sanitizeLabel } from './labels.ts'
+
+/** Source of injected context the import writes (`form: 'recall'`: material lifted out of another session's log). */
+export const IMPORT_SOURCE = { kind: 'plugin', plugin: PLUGIN_ID, form: 'recall' } as const
+/** Route stamped on tombstones (an assistant message must name a provider and a model). */
+const TOMBSTONE_ROUTE = { provider: PLUGIN_ID, model: 'import' }
+/** Prefix of tree-only node ids (never clashes with the projector's `e<seq>`). */
+export const TREE_ONLY_PREFIX = 'i:'
+
+export interface BuiltSession {
+  readonly sessionId: string
+  readonly events: readonly LogEvent[]
+  /** The sidecar overlay that restores tree-only nodes, labels, branches and the cursor. */
+  readonly overlay: OverlayState
+  /** Watermark of the overlay (the last event seq). */
+  readonly watermark: number
+  /** The tree the plugin will rebuild (the projector's own result). */
+  readonly tree: SessionTree
+  /** Source node id → DSH node id. */
+  readonly nodeIds: ReadonlyMap<string, string>
+  readonly notes: readonly string[]
+}
+
+export interface BuildOptions {
+  readonly sessionId: string
+  /** Time for events whose source time is unknown (ms). */
+  readonly now: number
+}
+
+export function buildSession(source: InterchangeTree, options: BuildOptions): BuiltSession {
+  return new SessionBuild(source, options).run()
+}
+
+class SessionBuild {
+  private readonly source: InterchangeTree
+  private readonly sessionId: string
+  private readonly tree: SessionTree
+  private readonly projector: SessionProjector
+  private readonly log: LogBuilder
+  private readonly dsh = new Map<string, string>()
+  private readonly byId = new Map<string, InterchangeNode>()
+  private readonly calls = new Map<string, ToolCallPart>()
+  private readonly treeOnlyW = new Map<string, number>()
+  private readonly notes: string[] = []
+  private messages = 0
+  /** Fresh call ids minted for copied tool exchanges. */
+  private freshCalls = 0
+  private switches = 0
+
+  constructor(source: InterchangeTree, options: BuildOptions) {
+    this.source = source
+    this.sessionId = options.sessionId
+    this.tree = new SessionTree(options.sessionId)
+    this.projector = new SessionProjector(this.tree)
+    this.log = new LogBuilder(this.projector, options.now)
+    for (const node of source.nodes) {
+      this.byId.set(node.id, node)
+      if (node.entry.kind === 'assistant') for (const part of node.entry.parts) if (part.type === 'tool_call' && !this.calls.has(part.id)) this.calls.set(part.id, part)
+    }
+  }
+
+  run(): BuiltSession {
+    for (const node of this.depthFirst()) this.visit(node)
+    const cursor = this.source.cursor === null ? null : this.dshOf(this.source.cursor)
+    this.position(cursor)
+    this.log.endTurn()
+    this.applyLabels()
+    const quarantined = this.projector.quarantine
+    if (quarantined.length > 0) {
+      throw new InterchangeError('WRITE_FAILED', `the plugin could not read event ${quarantined[0]!.seq} it wrote: ${quarantined[0]!.reason}`)
+    }
+    if (this.switches > 0) this.notes.push(`${this.switches} branch change(s) written as history switches`)
+    return {
+      sessionId: this.sessionId,
+      events: this.log.events,
+      overlay: foldOverlay(this.tree, this.treeOnlyW),
+      watermark: this.log.seq - 1,
+      tree: this.tree,
+      nodeIds: this.dsh,
+      notes: this.notes,
+    }
+  }
+
+  /** Depth first, children in source order except that the child towards the cursor comes last. */
+  private *depthFirst(): Generator<InterchangeNode> {
+    const children = new Map<string | null, InterchangeNode[]>()
+    for (const node of this.source.nodes) {
+      const list = children.get(node.parentId) ?? []
+      list.push(node)
+      children.set(node.parentId, list)
+    }
+    const towardsCursor = new Set<string>()
+    for (let id = this.source.cursor; id !== null; id = this.byId.get(id)?.parentId ?? null) {
+      if (towardsCursor.has(id)) break
+      towardsCursor.add(id)
+    }
+    const ordered = (list: readonly InterchangeNode[]) => {
+      const last = list.filter((node) => towardsCursor.has(node.id))
+      return [...list.filter((node) => !towardsCursor.has(node.id)), ...last]
+    }
+    const stack = [...ordered(children.get(null) ?? [])].reverse()
+    while (stack.length > 0) {
+      const node = stack.pop()!
+      yield node
+      const kids = children.get(node.id)
+      if (kids) stack.push(...ordered(kids).reverse())
+    }
+  }
+
+  private dshOf(id: string): string {
+    const found = this.dsh.get(id)
+    if (found === undefined) throw new InterchangeError('TREE_CORRUPT', `node ${JSON.stringify(id)} was not written before its children`)
+    return found
+  }
+
+  private visit(node: InterchangeNode): void {
+    const parent = node.parentId === null ? null : this.dshOf(node.parentId)
+    this.log.at(node.time)
+    const entry = node.entry
+    switch (entry.kind) {
+      case 'user':
+        this.position(parent)
+        if (entry.origin === 'prompt') this.log.newTurn()
+        this.userMessage(node, inputBlocks(entry.parts), entry.origin === 'prompt' ? { kind: 'user' } : IMPORT_SOURCE)
+        return
+      case 'assistant': {
+        this.position(parent)
+        const { turn, step } = this.log.ensureStep('ifAnswered')
+        const usage = entry.usage?.input !== undefined && entry.usage.output !== undefined
+          ? {
+              inputTokens: entry.usage.input,
+              outputTokens: entry.usage.output,
+              ...(entry.usage.cacheRead !== undefined ? { cacheReadTokens: entry.usage.cacheRead } : {}),
+              ...(entry.usage.cacheWrite !== undefined ? { cacheWriteTokens: entry.usage.cacheWrite } : {}),
+            }
+          : undefined
+        const event = this.log.append('assistant/message', {
+          turn, step,
+          message: {
+            id: this.messageId(),
+            role: 'assistant',
+            content: assistantBlocks(entry.parts),
+            source: { kind: 'model', provider: entry.provider || this.source.meta.format, model: entry.model || 'unknown' },
+          },
+          ...(usage ? { usage } : {}),
+        }, { surfaceOp: 'append' })
+        this.log.markAnswered()
+        this.dsh.set(node.id, nodeIdForSeq(event.seq))
+        return
+      }
+      case 'tool_result': {
+        this.position(parent)
+        const { turn, step } = this.log.ensureStep()
+        const call = this.calls.get(entry.callId)
+        if (!call) this.notes.push(`tool result ${node.id}: its call ${entry.callId} is not in the session; the call is restated as ${entry.toolName ?? 'unknown'}({})`)
+        const callEvent = this.log.append('tool/call', {
+          turn, step, callId: entry.callId, name: call?.name ?? entry.toolName ?? 'unknown', arguments: argumentsText(call?.arguments ?? {}),
+        })
+        this.log.append('tool/result', {
+          turn, step,
+          message: {
+            id: this.messageId(),
+            role: 'user',
+            content: [{ type: 'tool-result', toolCallId: entry.callId, content: inputBlocks(entry.parts), ...(entry.isError ? { isError: true } : {}) }],
+            source: { kind: 'tool', callId: entry.callId },
+          },
+        }, { surfaceOp: 'append' })
+        this.dsh.set(node.id, nodeIdForSeq(callEvent.seq))
+        return
+      }
+      case 'compaction':
+        this.position(parent)
+        this.compaction(node, entry.contextText, entry.firstKept)
+        return
+      case 'branch_summary':
+        if (entry.contextText !== undefined) {
+          this.position(parent)
+          this.userMessage(node, [{ type: 'text', text: entry.contextText }], IMPORT_SOURCE)
+        } else {
+          this.treeOnly(node, parent, 'branch_summary', entry.summary ? oneLine(entry.summary) : 'branch summary (empty)', { text: entry.summary })
+        }
+        return
+      case 'custom':
+        if (entry.contextText !== undefined) {
+          this.position(parent)
+          this.userMessage(node, [{ type: 'text', text: entry.contextText }], IMPORT_SOURCE)
+        } else {
+          this.treeOnly(node, parent, 'custom', entry.summary, { customType: entry.customType })
+        }
+        return
+      case 'model_change':
+        this.treeOnly(node, parent, 'model_change', `model: ${entry.provider}/${entry.model}`, { provider: entry.provider, model: entry.model })
+        return
+      case 'label':
+        this.treeOnly(node, parent, 'custom', `label ${entry.label === null ? 'cleared' : JSON.stringify(entry.label)} on ${entry.target}`, { customType: 'label' })
+        return
+    }
+  }
+
+  private userMessage(node: InterchangeNode, content: unknown[], source: unknown): void {
+    this.log.ensureStep()
+    const event = this.log.append('user/message', { id: this.messageId(), role: 'user', content, source }, { surfaceOp: 'append' })
+    this.dsh.set(node.id, nodeIdForSeq(event.seq))
+  }
+
+  /**
+   * A compaction shadows the surface from its start to just before the first
+   * kept message, and stands in there for what it shadows.
+   */
+  private compaction(node: InterchangeNode, text: string, firstKept: string | null): void {
+    const surface = this.projector.surfaceEntries
+    const kept = firstKept === null ? undefined : this.dsh.get(firstKept)
+    let end = kept === undefined ? surface.length : surface.findIndex((entry) => entry.node === kept)
+    if (kept !== undefined && end === -1) {
+      this.notes.push(`compaction ${node.id}: its first kept entry is no longer in the history; nothing before the compaction is kept`)
+      end = surface.length
+    }
+    if (end === 0) {
+      this.notes.push(`compaction ${node.id}: nothing to replace; its summary was added as a message`)
+      this.userMessage(node, [{ type: 'text', text }], IMPORT_SOURCE)
+      return
+    }
+    const shadowed = surface.slice(0, end).map((entry) => entry.seq)
+    this.log.ensureStep('always')
+    const event = this.log.append('user/message', { id: this.messageId(), role: 'user', content: [{ type: 'text', text }], source: IMPORT_SOURCE }, {
+      surfaceOp: { op: 'replace', start: shadowed[0]!, end: shadowed.at(-1)! },
+      sourceEventSeqs: shadowed,
+    })
+    this.log.endStep()
+    this.dsh.set(node.id, nodeIdForSeq(event.seq))
+  }
+
+  private treeOnly(node: InterchangeNode, parent: string | null, type: TreeEntryType, summary: string, extra: Record<string, Json>): void {
+    const id = treeOnlyId(node.id)
+    const appended = this.tree.append(null, {
+      nodeId: id,
+      parentId: parent,
+      type,
+      summary: summary || type,
+      createdAt: new Date(node.time > 0 ? node.time : 0).toISOString(),
+      metadata: { importedFrom: this.source.meta.format, sourceId: node.id, ...extra },
+      ...(type === 'model_change' && typeof extra.model === 'string' ? { model: extra.model } : {}),
+      ...(type === 'model_change' && typeof extra.provider === 'string' ? { provider: extra.provider } : {}),
+      ...(type === 'branch_summary' && typeof extra.text === 'string' && extra.text ? { content: [{ type: 'text' as const, text: extra.text }] } : {}),
+    })
+    if (!appended.ok) throw new InterchangeError('WRITE_FAILED', `tree-only node ${node.id}: ${appended.error.message}`)
+    this.treeOnlyW.set(id, this.projector.watermark)
+    this.dsh.set(node.id, id)
+  }
+
+  /**
+   * Make the next node land under `target`: the model history must end at
+   * its nearest harness ancestor (the tip), and the tree's cursor on it.
+   */
+  private position(target: string | null): void {
+    const anchor = this.harnessAnchor(target)
+    if (this.projector.tip !== anchor) this.moveSurface(anchor)
+    if (this.tree.cursor !== target) this.placeCursor(target)
+  }
+
+  /** Move the cursor quietly (the log op, not `jump`: no history view to build, no navigation step). */
+  private placeCursor(target: string | null): void {
+    const moved = this.tree.applyOp({ op: 'jump', target, record: false })
+    if (!moved.ok) throw new InterchangeError('WRITE_FAILED', `cannot place the cursor on ${String(target)}: ${moved.error.message}`)
+  }
+
+  private harnessAnchor(id: string | null): string | null {
+    for (let at = id; at !== null;) {
+      const node = this.tree.get(at)
+      if (!node) return null
+      if (node.origin?.source === SESSION_ORIGIN) return at
+      at = node.parentId
+    }
+    return null
+  }
+
+  /** Switch the model history to end at `anchor` with official events. */
+  private moveSurface(anchor: string | null): void {
+    if (this.rewindTail(anchor)) return
+    const history = this.tree.historyPath(anchor)
+    if (!history.ok) throw new InterchangeError('WRITE_FAILED', history.error.message)
+    const target = history.value.map((entry) => entry.nodeId)
+    const plan = (turn: number, step: number) => {
+      const planned = planSwitch({
+        eventAt: (seq) => this.log.eventAt(seq),
+        surface: this.projector.surfaceEntries,
+        target,
+        sourceOf: (nodeId) => this.projector.sourceOf(nodeId),
+        turn,
+        step,
+        newMessageId: () => this.messageId(),
+        // Copies never repeat a call id (DSH web's Chat keys tool cards by it across the session).
+        newCallId: () => `call_dst_imp${++this.freshCalls}`,
+        // The builder frames the step itself; the copies are hidden from the Chat either way.
+        steps: 'inflight',
+        route: TOMBSTONE_ROUTE,
+      })
+      if (!planned.ok) throw new InterchangeError('WRITE_FAILED', `cannot return to ${String(anchor)}: ${planned.error.message}`)
+      return planned.value.events
+    }
+    const needsTurn = plan(0, 0).some((event) => event.type === 'tool/call')
+    if (needsTurn) {
+      // Copied tool exchanges are only known as copies inside a switch turn (see `marker.ts`).
+      this.switches++
+      this.log.endTurn()
+      this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [markerMessage({ v: 1, op: 'switch', id: `import-${this.switches}`, target: anchor })] })
+      this.log.newTurn()
+      this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] })
+      // The cursor is on the target before the turn ends, so settling it records no navigation step.
+      this.placeCursor(anchor)
+      const { turn, step } = this.log.ensureStep('always')
+      this.appendPlanned(plan(turn, step))
+      this.log.endTurn({ kind: 'blocked' })
+    } else {
+      const { turn, step } = this.log.ensureStep('always')
+      this.appendPlanned(plan(turn, step))
+      this.log.endStep()
+    }
+    if (this.projector.tip !== anchor) throw new InterchangeError('WRITE_FAILED', `the history did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`)
+  }
+
+  /**
+   * The common case, in O(entries shadowed): `anchor` is still on the surface
+   * (an ancestor of the tip), so one tombstone over everything after it is the
+   * whole switch (the plan would say the same after walking the whole path).
+   */
+  private rewindTail(anchor: string | null): boolean {
+    const surface = this.projector.surfaceEntries
+    let at = surface.length - 1
+    if (anchor !== null) {
+      while (at >= 0 && surface[at]!.node !== anchor) at--
+      if (at < 0) return false
+    } else at = -1
+    const shadowed = surface.slice(at + 1).map((entry) => entry.seq)
+    if (shadowed.length === 0) return false
+    const { turn, step } = this.log.ensureStep('always')
+    this.log.append('assistant/message', {
+      turn, step,
+      message: { id: this.messageId(), role: 'assistant', content: [], source: { kind: 'model', ...TOMBSTONE_ROUTE } },
+    }, { surfaceOp: { op: 'replace', start: shadowed[0]!, end: shadowed.at(-1)! }, sourceEventSeqs: shadowed })
+    this.log.endStep()
+    if (this.projector.tip !== anchor) throw new InterchangeError('WRITE_FAILED', `the rewind did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`)
+    return true
+  }
+
+  private appendPlanned(events: readonly PlannedEvent[]): void {
+    for (const event of events) {
+      if (event.intent) this.log.append(event.type, event.data, { surfaceOp: event.intent.surfaceOp, sourceEventSeqs: [...event.intent.sourceEventSeqs] })
+      else this.log.append(event.type, event.data)
+    }
+  }
+
+  /** Labels last: the last change per target wins; labels are unique in a DSH tree, so a repeated one gets a suffix. */
+  private applyLabels(): void {
+    const effective = new Map<string, string | null>()
+    for (const node of this.source.nodes) {
+      if (node.entry.kind === 'label' && this.dsh.has(node.entry.target)) effective.set(node.entry.target, node.entry.label)
+    }
+    for (const [target, label] of effective) {
+      if (label === null) continue
+      const clean = sanitizeLabel(label)
+      for (let n = 1; ; n++) {
+        const text = n === 1 ? clean : sanitizeLabel(`${clean} (${n})`)
+        const result = this.tree.label(this.dsh.get(target)!, text)
+        if (result.ok) {
+          if (text !== label) this.notes.push(`label ${JSON.stringify(label)} on ${target} is ${JSON.stringify(text)} in DSH`)
+          break
+        }
+        if (result.error.code !== 'LABEL_EXISTS' || n > 100) {
+          this.notes.push(`label ${JSON.stringify(label)} on ${target} was not kept: ${result.error.message}`)
+          break
+        }
+      }
+    }
+  }
+
+  private messageId(): string {
+    return `${PLUGIN_ID}:import:${this.sessionId}:${++this.messages}`
+  }
+}
+
+/** DSH node id of a tree-only node made from source node `id`. */
+export function treeOnlyId(id: string): string {
+  const full = TREE_ONLY_PREFIX + id
+  return full.length <= 200 ? full : `${full.slice(0, 150)}~${id.length}`
+}

@@ -1,0 +1,42 @@
+/**
+ * Neutral parts → harness content blocks, for what the DSH model is sent.
+ *
+ * - Thinking is left out: DSH adapters replay `reasoning` blocks to the model
+ *   (DeepSeek's `reasoning_content`), and another vendor's reasoning must not
+ *   reach it. The thinking stays in the import's provenance and in exports.
+ * - Images become a text reference with their media type and size: a harness
+ *   image block needs bytes owned by the attachment service, which an offline
+ *   import does not have. The bytes stay in the provenance (exports keep them).
+ */
+import type { ContentPart, ImagePart, InputPart, Json } from '../model.ts'
+
+export type TextBlock = { type: 'text'; text: string }
+export type ToolCallBlock = { type: 'tool-call'; id: string; name: string; arguments: string }
+
+/** The model-facing text standing in for an image. */
+export function imageReference(image: ImagePart): string {
+  const size = image.data !== undefined ? `, ${Math.round((image.data.length * 3) / 4 / 1024)} KiB` : ''
+  const where = image.url !== undefined ? ` at ${image.url}` : ''
+  return `[image: ${image.mediaType}${size}${where}, imported by reference]`
+}
+
+/** User or tool-result content as text blocks. */
+export function inputBlocks(parts: readonly InputPart[]): TextBlock[] {
+  return parts.map((part) => ({ type: 'text', text: part.type === 'text' ? part.text : imageReference(part) }))
+}
+
+/** Assistant content: text and tool calls, never thinking; an empty answer keeps one empty text block (it is a node). */
+export function assistantBlocks(parts: readonly ContentPart[]): (TextBlock | ToolCallBlock)[] {
+  const blocks: (TextBlock | ToolCallBlock)[] = []
+  for (const part of parts) {
+    if (part.type === 'text') blocks.push({ type: 'text', text: part.text })
+    else if (part.type === 'image') blocks.push({ type: 'text', text: imageReference(part) })
+    else if (part.type === 'tool_call') blocks.push({ type: 'tool-call', id: part.id, name: part.name, arguments: argumentsText(part.arguments) })
+  }
+  return blocks.length > 0 ? blocks : [{ type: 'text', text: '' }]
+}
+
+/** Raw arguments as the harness stores them (the JSON text the model produced). */
+export function argumentsText(args: Json): string {
+  return typeof args === 'string' ? args : JSON.stringify(args ?? {})
+}

@@ -1,0 +1,111 @@
+/**
+ * A harness session log under construction: events with contiguous seqs,
+ * turns and steps opened and closed the way the agent loop does it, every
+ * event projected at once into the tree the plugin will rebuild from it (the
+ * projector is the oracle: what it builds here is what `dsh web` shows).
+ *
+ * Invariants kept (the harness checks them on resume, the token meter needs
+ * them): assistant messages, tool calls and results only inside an open
+ * step; a tool result right after its call in the same step; turns numbered
+ * 1, 2, … and closed; nothing but inbox splices outside a turn.
+ */
+import type { SessionProjector } from '../../harness/projector.ts'
+
+/** One harness event as persisted (`SessionEvent` of `@deepseek-ai/dsh-session`). */
+export interface LogEvent {
+  readonly type: string
+  readonly seq: number
+  readonly time: number
+  readonly data: unknown
+  readonly surfaceOp?: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
+  readonly sourceEventSeqs?: number[]
+}
+
+export type SurfaceIntent = { readonly surfaceOp: NonNullable<LogEvent['surfaceOp']>; readonly sourceEventSeqs?: number[] }
+
+export class LogBuilder {
+  readonly events: LogEvent[] = []
+  private readonly projector: SessionProjector
+  private turn = 0
+  private step = 0
+  private openTurn = false
+  private openStep = false
+  /** The open step already holds a model response (the next one needs a new step). */
+  private stepAnswered = false
+  private time = 0
+
+  constructor(projector: SessionProjector, startTime: number) {
+    this.projector = projector
+    this.time = startTime
+  }
+
+  get seq(): number {
+    return this.events.length
+  }
+
+  get currentTurn(): number {
+    return this.turn
+  }
+
+  get currentStep(): number {
+    return this.step
+  }
+
+  eventAt(seq: number): LogEvent | undefined {
+    return this.events[seq]
+  }
+
+  /** Time stamped on the next events (source times when known). */
+  at(time: number): void {
+    if (Number.isSafeInteger(time) && time > 0) this.time = time
+  }
+
+  append(type: string, data: unknown, intent?: SurfaceIntent): LogEvent {
+    const event: LogEvent = intent
+      ? { type, seq: this.events.length, time: this.time, data, ...intent }
+      : { type, seq: this.events.length, time: this.time, data }
+    this.events.push(event)
+    this.projector.project(event)
+    return event
+  }
+
+  /** Start a new turn (closing the open one): a typed prompt begins a turn. */
+  newTurn(): void {
+    this.endTurn()
+    this.turn++
+    this.step = 0
+    this.append('turn/start', { turn: this.turn })
+    this.openTurn = true
+  }
+
+  /** Make sure a step is open; `fresh` closes a step that already has a model response (or anything, when 'always'). */
+  ensureStep(fresh: 'never' | 'ifAnswered' | 'always' = 'never'): { turn: number; step: number } {
+    if (!this.openTurn) this.newTurn()
+    if (this.openStep && (fresh === 'always' || (fresh === 'ifAnswered' && this.stepAnswered))) this.endStep()
+    if (!this.openStep) {
+      this.step++
+      this.append('step/start', { turn: this.turn, step: this.step })
+      this.openStep = true
+      this.stepAnswered = false
+    }
+    return { turn: this.turn, step: this.step }
+  }
+
+  markAnswered(): void {
+    this.stepAnswered = true
+  }
+
+  endStep(): void {
+    if (!this.openStep) return
+    this.append('step/end', { turn: this.turn, step: this.step })
+    this.openStep = false
+    this.stepAnswered = false
+  }
+
+  endTurn(reason: { kind: string } = { kind: 'completed' }): void {
+    this.endStep()
+    if (!this.openTurn) return
+    this.append('turn/end', { turn: this.turn, reason })
+    this.openTurn = false
+  }
+}

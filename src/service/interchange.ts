@@ -1,0 +1,115 @@
+/**
+ * Import and export behind `ctx.sessionTree` (`importSession`, `exportAs`):
+ * wire types and the work, kept apart from the service class. Errors keep the
+ * service vocabulary; the interchange code is in `details.code`.
+ */
+import path from 'node:path'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
+import { InterchangeError, type InterchangeErrorCode } from '../interchange/errors.ts'
+import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
+import { importSession, type ImportOutcome } from '../interchange/session/import.ts'
+import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
+import type { PersistenceTarget } from '../interchange/session/publish.ts'
+import { TreeSidecar } from '../sidecar/index.ts'
+
+/** Largest file text accepted over the wire (an upload); a path on the host may be larger. */
+export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+
+/** `importSession` request: a file on the host (`path`, absolute) or its text (`content`). */
+export interface ImportRequest {
+  readonly path: string | null
+  readonly content: string | null
+  /** `auto` detects Pi, Claude Code or Codex. */
+  readonly format: 'auto' | SourceFormat
+  /** Read and build only: the preview of what would be created. Nothing is written. */
+  readonly dryRun: boolean
+  /** Working directory of the new session (null: the source's). */
+  readonly cwd: string | null
+}
+
+/** `importSession` result. `sessionId` is null for a dry run. */
+export interface ImportResult {
+  readonly sessionId: string | null
+  readonly dryRun: boolean
+  readonly report: ImportReport
+  readonly cwd: string | null
+  /** Node the next prompt continues from. */
+  readonly cursor: string | null
+  readonly title: string | null
+  readonly events: number
+  readonly sidecar: boolean
+}
+
+/** `exportAs` request. `inline` returns the file's text instead of writing it (a download). */
+export interface ExportRequest {
+  readonly agentId: string
+  readonly format: ExportFormat
+  /** Absolute path of a new file; null: where the target tool looks (Pi, Claude Code) or the exports folder. */
+  readonly path: string | null
+  readonly inline: boolean
+}
+
+export interface ExportResult {
+  readonly format: ExportFormat
+  /** File written, or null when `inline`. */
+  readonly path: string | null
+  readonly bytes: number
+  readonly lines: number
+  /** The text, when `inline`. */
+  readonly content: string | null
+  /** Session id inside the file (Pi header id, Claude Code session id). */
+  readonly fileSessionId: string
+  /** Whether the session came from an import (its source records were reused). */
+  readonly fromImport: boolean
+}
+
+const INVALID: ReadonlySet<InterchangeErrorCode> = new Set(['NOT_A_SESSION', 'UNSUPPORTED_VERSION', 'FORMAT_MISMATCH', 'EMPTY_SESSION', 'TOO_LARGE', 'INVALID_PATH', 'TREE_CORRUPT'])
+
+function failure(error: unknown): TreeResult<never> {
+  if (error instanceof InterchangeError) {
+    return fail(INVALID.has(error.code) ? 'INVALID_ARGUMENT' : 'INTERNAL', error.message, { code: error.code, ...error.details })
+  }
+  return fail('INTERNAL', error instanceof Error ? error.message : String(error))
+}
+
+export async function runImport(request: ImportRequest, target: { persistence: PersistenceTarget | undefined; sidecarRoot: string | undefined }): Promise<TreeResult<ImportResult>> {
+  if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
+  const { path: file, content } = request
+  if ((file === null) === (content === null)) return fail('INVALID_ARGUMENT', 'give exactly one of path and content')
+  if (file !== null && (typeof file !== 'string' || !path.isAbsolute(file))) return fail('INVALID_ARGUMENT', 'path must be an absolute path on the host', { code: 'INVALID_PATH' })
+  if (request.cwd !== null && (typeof request.cwd !== 'string' || !path.isAbsolute(request.cwd))) return fail('INVALID_ARGUMENT', 'cwd must be an absolute path or null')
+  if (!target.persistence && !request.dryRun) return fail('INTERNAL', 'this harness has no session persistence (ctx.sessionPersistence)')
+  try {
+    const outcome: ImportOutcome = await importSession(
+      { ...(file !== null ? { path: file } : { content: content!, maxBytes: MAX_UPLOAD_BYTES }), format: request.format },
+      {
+        persistence: target.persistence ?? { create: async () => {}, append: async () => {} },
+        ...(target.sidecarRoot !== undefined ? { sidecarRoot: target.sidecarRoot } : {}),
+        ...(request.cwd !== null ? { cwd: request.cwd } : {}),
+        dryRun: request.dryRun,
+      },
+    )
+    return ok(outcome)
+  } catch (error) {
+    return failure(error)
+  }
+}
+
+export async function runExport(request: ExportRequest, tree: SessionTree, options: { sidecarRoot: string | undefined; cwd: string | undefined }): Promise<TreeResult<ExportResult>> {
+  if (!EXPORT_FORMATS.includes(request.format)) return fail('INVALID_ARGUMENT', `format must be one of ${EXPORT_FORMATS.join(', ')}`)
+  if (request.path !== null && (typeof request.path !== 'string' || !path.isAbsolute(request.path))) return fail('INVALID_ARGUMENT', 'path must be an absolute path or null', { code: 'INVALID_PATH' })
+  try {
+    const sidecarDir = options.sidecarRoot === undefined ? undefined : new TreeSidecar(options.sidecarRoot).dirFor(tree.sessionId)
+    const exported = await exportTree(tree, { format: request.format, ...(sidecarDir ? { sidecarDir } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) })
+    const text = exported.lines.map((line) => `${line}\n`).join('')
+    const base = { format: exported.format, lines: exported.lines.length, fileSessionId: exported.fileSessionId, fromImport: exported.fromImport }
+    if (request.inline) return ok({ ...base, path: null, bytes: Buffer.byteLength(text), content: text })
+    const exportsDir = options.sidecarRoot !== undefined ? path.join(options.sidecarRoot, 'exports') : path.join(process.cwd(), 'session-tree-exports')
+    const file = request.path ?? defaultExportPath(request.format, exported, { ...(options.cwd ? { cwd: options.cwd } : {}), exportsDir, sessionId: tree.sessionId })
+    const bytes = writeNewFile(file, exported.lines)
+    return ok({ ...base, path: path.resolve(file), bytes, content: null })
+  } catch (error) {
+    return failure(error)
+  }
+}

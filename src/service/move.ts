@@ -1,0 +1,174 @@
+/**
+ * One cursor move as one unit (the service runs it on the session's queue):
+ * check that the model history can follow, move the tree in one synchronous
+ * step, make the harness follow, then journal.
+ *
+ * - The result is taken when the tree moves, so it describes this move's own
+ *   effect, whatever the harness does afterwards (a prompt queued during the
+ *   switch may run right after it).
+ * - A move answered with an error changed nothing: a refused or failed switch
+ *   rolls the tree back, and so does a journal failure when nothing else holds
+ *   the move (projection mode, or a switch that changed nothing in the log).
+ * - A move the harness log already holds (a stock switch's marker, a native
+ *   selection, a model's in-step switch) cannot be undone; if the sidecar
+ *   cannot record it, the answer is ok with `notDurable` saying what was not
+ *   saved. Never a plain ok for what is not durable.
+ */
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
+import { MAX_ID_LENGTH } from '../tree/validate.ts'
+import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
+import { isFree, type LiveAgent, type LiveSession, type StockSwitcher, type SwitchReport } from '../surface/stock.ts'
+import { hasNativeSurface } from '../surface/mode.ts'
+import { nativeSwitch } from '../surface/native.ts'
+import { clipped, quoted } from './clip.ts'
+import type { MoveResult, SurfaceMode } from './wire.ts'
+
+/** A live harness session as the plugin sees it. */
+export type HarnessSession = LiveSession & { readonly events: readonly unknown[] }
+
+/** A session resolved for a call: the harness objects, the plugin's state, the mode in force. */
+export interface Resolved {
+  readonly session: HarnessSession
+  readonly agent: LiveAgent | undefined
+  readonly state: TreeSessionState
+  readonly mode: SurfaceMode
+}
+
+/** What a move needs from the service. */
+export interface MoveDeps {
+  readonly sync: TreeSync
+  readonly switcher: StockSwitcher
+  /** Awaited durability checkpoint of the harness log (`ctx.sessions.flush`). */
+  readonly flush: (session: HarnessSession) => Promise<void>
+}
+
+export interface MoveRequest<V> {
+  /** The node asked for (`null`: before the first node); `undefined`: wherever `operation` puts the cursor. */
+  readonly nodeId: string | null | undefined
+  /** The tree operation, given the target after snapping to a complete cut point. */
+  readonly operation: (tree: SessionTree, target: string | null | undefined) => TreeResult<V>
+  /** The branch a fork creates (named in the switch marker, so the log alone rebuilds it). */
+  readonly branch?: string
+  /** The tool call of the model's running step that makes this move (stock mode, `moveWithinStep`). */
+  readonly withinCall?: string
+}
+
+type Report = Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'>
+
+export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
+  const { session, agent, state, mode } = found
+  const { nodeId, operation, branch, withinCall } = request
+  if (withinCall !== undefined && mode !== 'stock') {
+    return fail('SURFACE_UNAVAILABLE', `a move inside a running step needs stock mode (this session is in ${mode} mode)`, { mode })
+  }
+  const tree = state.projector.tree
+  let target = nodeId
+  let snappedFrom: string | undefined
+  if (nodeId !== undefined && nodeId !== null) {
+    if (nodeId.length > MAX_ID_LENGTH) {
+      return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, { nodeId: clipped(nodeId) })
+    }
+    if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${quoted(nodeId)}`, { nodeId })
+    if (mode !== 'projection') {
+      const cut = tree.completeCutPoint(nodeId)
+      if (!cut.ok) return cut
+      if (cut.value !== nodeId) snappedFrom = nodeId
+      target = cut.value
+    }
+  }
+  if (withinCall === undefined && mode !== 'projection' && agent && !isFree(agent)) {
+    return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId: clipped(session.id), status: agent.status })
+  }
+
+  // 1. The tree moves, in one synchronous step; the answer is this move's own effect.
+  const pending = deps.sync.begin(session.id, (live) => {
+    const moved = operation(live, target)
+    if (!moved.ok) return moved
+    let destination = live.cursor
+    if (mode !== 'projection' && nodeId === undefined) {
+      // back/forward land on recorded positions; the history ends at the nearest complete point.
+      const cut = live.completeCutPoint(destination)
+      if (!cut.ok) return cut
+      if (cut.value !== destination) {
+        snappedFrom = destination ?? undefined
+        live.jump(cut.value, { record: false })
+        destination = cut.value
+      }
+    }
+    const move: MoveResult = {
+      cursor: destination,
+      messages: live.messages(destination),
+      branch: live.activeBranch,
+      mode,
+      ...(snappedFrom === undefined ? {} : { snappedFrom }),
+    }
+    return ok({ destination, move, value: moved.value })
+  })
+  if (!pending.ok) return pending
+  const { destination, move, value } = pending.value.value
+
+  // 2. The harness follows (or the tree goes back to where it was).
+  const seqBefore = session.seq
+  let report: Report | undefined
+  let harnessProblem: string | undefined
+  try {
+    const followed = await follow(deps, found, destination, branch, withinCall)
+    if (!followed.ok) {
+      pending.value.rollback()
+      return followed
+    }
+    report = followed.value
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (session.seq === seqBefore) {
+      pending.value.rollback()
+      return fail('INTERNAL', `the history switch failed: ${message}`)
+    }
+    // The log moved before the failure (a flush that threw, say): the tree stays with the log.
+    harnessProblem = `the harness log holds the switch but could not be flushed: ${message}`
+  }
+  const inLog = session.seq !== seqBefore
+  const answer: MoveResult = {
+    ...move,
+    ...(report ? { switch: { appendedEvents: report.appendedEvents, copies: report.copies, shadowed: report.shadowed, noop: report.noop } } : {}),
+  }
+
+  // 3. The journal: what the log cannot hold (branch names, back/forward history, projection cursors).
+  const saved = pending.value.commit()
+  if (!saved.ok) {
+    if (!inLog) {
+      pending.value.rollback()
+      return saved
+    }
+    return ok({
+      move: {
+        ...answer,
+        notDurable: {
+          code: 'SIDECAR_IO',
+          message: `the move is in the harness log (the model history follows it, also after a restart), but the sidecar could not record it, so its back/forward step${withinCall !== undefined && branch !== undefined ? ' and the branch name' : ''} may be lost on a restart: ${saved.error.message}`,
+        },
+      },
+      value,
+    })
+  }
+  if (harnessProblem !== undefined) return ok({ move: { ...answer, notDurable: { code: 'INTERNAL', message: harnessProblem } }, value })
+  return ok({ move: answer, value })
+}
+
+/** Make the model history follow the tree to `destination`; `undefined` in projection mode. */
+async function follow(deps: MoveDeps, found: Resolved, destination: string | null, branch: string | undefined, withinCall: string | undefined): Promise<TreeResult<Report | undefined>> {
+  const { session, agent, state, mode } = found
+  if (withinCall !== undefined) {
+    const switched = deps.switcher.switchWithinStep(session, destination, withinCall)
+    return switched.ok ? ok({ ...switched.value, noop: false }) : switched
+  }
+  if (mode === 'stock' && agent) return deps.switcher.switch(agent, destination, branch)
+  if (mode === 'native' && hasNativeSurface(session)) {
+    const selected = nativeSwitch(session as never, state.projector, destination, branch)
+    if (!selected.ok) return selected
+    if (!selected.value.noop) await deps.flush(session)
+    return ok({ appendedEvents: selected.value.appendedEvents, copies: 0, shadowed: 0, noop: selected.value.noop })
+  }
+  return ok(undefined)
+}

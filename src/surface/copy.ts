@@ -1,0 +1,140 @@
+/**
+ * Copies of harness events for a stock-mode switch: what the harness gets
+ * appended when a message or a tool exchange is restated on the selected path.
+ *
+ * Every copied tool exchange gets FRESH call ids, the same fresh id in all
+ * three places that carry it — the assistant message's `tool-call` block, the
+ * `tool/call` copy's `callId`, and the result's `source.callId` and
+ * `tool-result` `toolCallId` — so the model still sees each call paired with
+ * its result, while no call id is ever repeated in the log. (DSH web's Chat
+ * keys a tool card by its bare call id across the whole loaded window; a
+ * second `tool/call` with a known id throws in its transcript engine.)
+ *
+ * Pure: ids come from injected generators.
+ */
+import { isRecord } from '../tree/validate.ts'
+import { PLUGIN_ID } from '../harness/marker.ts'
+
+/** One event to append, in order. */
+export interface PlannedEvent {
+  readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end'
+  readonly data: Record<string, unknown>
+  readonly intent?: {
+    readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
+    readonly sourceEventSeqs: number[]
+  }
+}
+
+/** How copies treat the original message's `source`. */
+export type CopySourcePolicy = (source: unknown) => unknown
+
+/**
+ * Keep sources the harness reads as plain provenance (typed prompts, ordinary
+ * plugin context — dropping the runtime-context source would make the harness
+ * inject it again); re-source kinds whose owners validate their position in
+ * the log (goal rounds, time readings, subagent relays), so a copy cannot
+ * corrupt their replay.
+ */
+export const safeCopySource: CopySourcePolicy = (source) => {
+  if (isRecord(source) && source.kind === 'user') return source
+  if (isRecord(source) && source.kind === 'plugin' && source.plugin !== 'time-context') return source
+  return { kind: 'plugin', plugin: PLUGIN_ID, form: 'relay' }
+}
+
+/** Where copies go and how their ids are made. */
+export interface CopyContext {
+  readonly turn: number
+  readonly step: number
+  readonly newMessageId: () => string
+  /** A call id never used before (provider-safe: `[A-Za-z0-9_-]`, at most 40 characters). */
+  readonly newCallId: () => string
+  readonly copySource?: CopySourcePolicy
+}
+
+type Ev = { readonly type: string; readonly data: Record<string, unknown> }
+
+/**
+ * Fresh call ids of one switch: an original id maps to the same fresh id
+ * everywhere in that switch (its message copy, its `tool/call` copy, its result copy).
+ */
+export class CallIdMap {
+  private readonly fresh = new Map<string, string>()
+  private readonly mint: () => string
+
+  constructor(mint: () => string) {
+    this.mint = mint
+  }
+
+  /** The fresh id for an original id, minted on first use. */
+  renew(original: string): string {
+    let id = this.fresh.get(original)
+    if (id === undefined) {
+      id = this.mint()
+      this.fresh.set(original, id)
+    }
+    return id
+  }
+
+  /** The fresh id already minted for an original id (by its message copy), if any. */
+  get(original: string): string | undefined {
+    return this.fresh.get(original)
+  }
+}
+
+export function isMessageEvent(event: unknown): event is Ev {
+  return isRecord(event) && (event.type === 'user/message' || event.type === 'assistant/message') && isRecord(event.data)
+}
+
+/**
+ * A copy of a user or assistant message event: new id, maintenance turn/step,
+ * no usage, fresh ids on its tool-call blocks. Undefined for an assistant
+ * message without content (it cannot stand for anything).
+ */
+export function copyMessage(context: CopyContext, ids: CallIdMap, event: Ev): Omit<PlannedEvent, 'intent'> | undefined {
+  const policy = context.copySource ?? safeCopySource
+  if (event.type === 'user/message') {
+    return { type: 'user/message', data: { ...event.data, id: context.newMessageId(), source: policy(event.data.source) } }
+  }
+  const message = event.data.message
+  if (!isRecord(message) || !Array.isArray(message.content) || message.content.length === 0) return undefined
+  const content = message.content.map((block: unknown) =>
+    isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string' ? { ...block, id: ids.renew(block.id) } : block)
+  return {
+    type: 'assistant/message',
+    data: {
+      turn: context.turn,
+      step: context.step,
+      message: { ...message, id: context.newMessageId(), content },
+      ...(event.data.interrupted === true ? { interrupted: true } : {}),
+    },
+  }
+}
+
+/**
+ * The `tool/call` and `tool/result` copies of one completed exchange, under the
+ * fresh id its message copy minted. Undefined when the events are unreadable
+ * or no copy of the issuing message precedes (the caller must copy it first).
+ */
+export function copyToolExchange(context: CopyContext, ids: CallIdMap, call: unknown, result: unknown, resultSeq: number): PlannedEvent[] | undefined {
+  if (!isRecord(call) || !isRecord(call.data) || !isRecord(result) || !isRecord(result.data) || !isRecord(result.data.message)) return undefined
+  const original = call.data.callId
+  const callId = typeof original === 'string' ? ids.get(original) : undefined
+  if (callId === undefined) return undefined
+  const { turn: _t, step: _s, message, ...extra } = result.data
+  const resultMessage = message as Record<string, unknown>
+  const source = isRecord(resultMessage.source) ? { ...resultMessage.source, callId } : resultMessage.source
+  const content = Array.isArray(resultMessage.content)
+    ? resultMessage.content.map((block: unknown) => (isRecord(block) && block.type === 'tool-result' ? { ...block, toolCallId: callId } : block))
+    : resultMessage.content
+  return [
+    {
+      type: 'tool/call',
+      data: { turn: context.turn, step: context.step, callId, name: call.data.name, arguments: call.data.arguments },
+    },
+    {
+      type: 'tool/result',
+      data: { turn: context.turn, step: context.step, message: { ...resultMessage, id: context.newMessageId(), source, content }, ...extra },
+      intent: { surfaceOp: 'append', sourceEventSeqs: [resultSeq] },
+    },
+  ]
+}

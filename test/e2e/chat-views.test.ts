@@ -1,0 +1,381 @@
+/**
+ * DSH web's own views of a session with stock switches (issue 10, host half),
+ * in Debian's Chromium against the real `dsh web` (pinned stock harness, this
+ * package installed from its tarball) and the recording fake LLM:
+ *
+ * - the Chat never breaks: three turns with a tool call, a jump across the
+ *   tool exchange, a prompt, back, a prompt, a fork at an earlier node, a
+ *   prompt; after each step and after a reload, no "Failed to load history",
+ *   no console or page error (copies carry fresh call ids);
+ * - the context meter stays right: after each move its figures (read in the
+ *   page) equal the harness's own `measure()` and what the fake LLM received
+ *   next (the fake reports usage priced by the same real estimator);
+ * - the Trajectory tab places every tool row under the call that issued it;
+ * - "Branch into a new conversation" on a turn followed by a switch seeds a
+ *   child whose Chat loads and whose next request is that turn's history;
+ * - a session written by an earlier version (copies with their originals'
+ *   call ids) is reported in `session` and in the Tree tab, and the remedy the
+ *   report names works.
+ *
+ * Evidence of every run: test/e2e/artifacts/chat-views/ (screenshots, meter.json,
+ * requests, page console).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import type { MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
+import { DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
+import { realTokenMeter, type RealTokenMeter } from '../support/token-meter.ts'
+import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
+import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
+import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
+import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { findSessionLogs, readSessionLog, withOriginalCallIds, writeSessionLog, type SessionLogEvent } from './support/session-log.ts'
+import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const IN_CI = Boolean(process.env.CI)
+const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
+const LEGACY_TITLE = 'Legacy session (earlier version)'
+
+if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  for (;;) {
+    try {
+      const value = await probe()
+      if (value !== undefined && value !== false) return value
+    } catch (error) {
+      last = error
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/** A displayed `~1.2K`-style figure as a number range [low, high] (the meter rounds to one decimal of K). */
+function displayedRange(shown: string): [number, number] {
+  const match = /^~?([\d.]+)([KM]?)$/.exec(shown.trim())
+  if (!match) throw new Error(`not a token figure: ${JSON.stringify(shown)}`)
+  const value = Number(match[1])
+  const scale = match[2] === 'K' ? 1_000 : match[2] === 'M' ? 1_000_000 : 1
+  if (scale === 1) return [value, value]
+  const decimals = match[1]!.includes('.') ? match[1]!.split('.')[1]!.length : 0
+  const half = (scale / 10 ** decimals) / 2
+  return [value * scale - half, value * scale + half]
+}
+
+describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Trajectory and Branch on a session with stock switches, in Chromium', () => {
+  let failed = false
+  let artifacts: string
+  let plugin: PackedPlugin
+  let meter: RealTokenMeter
+  let llm: FakeLlm
+  let home: string
+  let work: string
+  let web: WebProcess | undefined
+  const webs: WebProcess[] = []
+  let browser: Browser | undefined
+  let page: Page
+  let sessionId: string
+  const consoleLines: string[] = []
+  const problems: string[] = []
+  const measured: Record<string, unknown> = {}
+
+  const markFailure = () => onTestFailed(() => { failed = true })
+  const api = () => {
+    if (!web) throw new Error('dsh web is not running (an earlier step failed)')
+    return web.api
+  }
+  const tree = (agentId = sessionId) => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId })
+  const nodeWith = async (text: string) => {
+    const found = (await tree()).nodes.find((n) => n.message?.content.startsWith(text))
+    if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
+    return found.nodeId
+  }
+  const allEvents = async (id = sessionId) => (await api().history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
+  const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name) })
+  const boot = async () => {
+    web = await startWeb({ home, cwd: work, llmUrl: llm.url })
+    webs.push(web)
+  }
+
+  /**
+   * Open a session from the sidebar by its title. The Ungrouped folder is expanded only when the sidebar says it
+   * is collapsed (right after a load, the folder can render before its entries: a blind click would close it).
+   */
+  const openSession = async (title: string) => {
+    const entry = page.getByText(title, { exact: true }).first()
+    const folder = page.locator('[role="tree"][aria-label="Sessions"] [role="treeitem"][aria-expanded]').filter({ hasText: 'Ungrouped' })
+    const state = await until(`the sidebar entry "${title}" or a collapsed folder`, async () => {
+      if (await entry.isVisible()) return 'shown'
+      return (await folder.getAttribute('aria-expanded').catch(() => null)) === 'false' ? 'collapsed' : undefined
+    }, 20_000)
+    if (state === 'collapsed') await folder.click()
+    await entry.click()
+  }
+  /**
+   * The Chat shows `visible` (and, once the page shows the right session, not `absent`), with no load error and
+   * no page error or console error since `from`.
+   */
+  const expectHealthyChat = async (label: string, from: number, visible: string, absent?: RegExp) => {
+    await until(`${label}: "${visible}" in the Chat${absent ? `, without ${absent}` : ''}`, async () => {
+      const text = await page.locator('body').innerText()
+      return text.includes(visible) && !(absent && absent.test(text))
+    }, 20_000)
+    expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
+    expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
+  }
+  const reloadAndOpen = async (title: string) => {
+    await page.reload()
+    await page.waitForLoadState('domcontentloaded')
+    if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
+    if (!(await page.getByRole('tab', { name: 'Chat' }).isVisible().catch(() => false))) await openSession(title)
+  }
+
+  /** What the context meter shows in the page: the occupancy figure and the three rows. */
+  const readMeter = async () => {
+    const button = page.locator('button[aria-label$="of context used"]')
+    await button.waitFor({ timeout: 15_000 })
+    await button.click()
+    const panel = page.getByRole('dialog', { name: 'of context used' })
+    await panel.waitFor()
+    const figures = (await panel.locator('span').allInnerTexts()).find((t) => t.includes('/'))!
+    const rows = Object.fromEntries(await panel.locator('dl > div').evaluateAll((els) => els.map((el) => [el.querySelector('dt')!.textContent!.trim(), el.querySelector('dd')!.textContent!.trim()])))
+    await page.keyboard.press('Escape')
+    return { used: figures.split('/')[0]!.trim(), window: figures.split('/')[1]!.trim(), messages: rows.Messages as string, system: rows['System prompt'] as string, tools: rows.Tools as string }
+  }
+
+  /**
+   * After a move: the page's meter, the host projections it shows, and the harness's own measurement;
+   * then the next prompt, and what the fake LLM received. Returns the figures (saved as evidence).
+   */
+  const measureMove = async (label: string, prompt: string) => {
+    const events = await allEvents()
+    const projections = (await api().history(sessionId, { maxMessages: 1 })).projections!.values as { contextPressure: { projectedTokens: number; pressureTokens: number }; contextBreakdown: { systemTokens: number; toolsTokens: number; messageTokens: number } }
+    const harness = meter.measure(events)
+    // What an unpriced switch (earlier versions) would show: the same log without the price events.
+    const unpriced = meter.projections(events.filter((e) => e.type !== 'compaction/prune'))
+    await until(`${label}: the meter shows the host's figure`, async () => {
+      const shown = await readMeter()
+      const [low, high] = displayedRange(shown.messages)
+      return projections.contextBreakdown.messageTokens >= low && projections.contextBreakdown.messageTokens <= high
+    })
+    const shown = await readMeter()
+    const before = llm.chatRequests().length
+    const lastSeq = await api().lastSeq(sessionId)
+    await api().prompt(sessionId, prompt)
+    await llm.waitForChat(before + 1, 30_000)
+    await api().waitTurnEnd(sessionId, lastSeq)
+    const next = llm.chatRequests()[before]!.body
+    expect(history(next).at(-1), `${label}: the next request ends with the prompt`).toEqual({ role: 'user', text: prompt })
+    const received = requestTokens(meter, next)
+    const promptTokens = received.messages.at(-1)!
+    const figures = {
+      page: shown,
+      host: { projectedTokens: projections.contextPressure.projectedTokens, ...projections.contextBreakdown },
+      harness: { totalTokens: harness.totalTokens, surfaceTokens: harness.surfaceTokens, baseline: harness.baseline.kind },
+      fakeLlm: { promptTokens: received.total, messageTokens: received.messages.reduce((a, b) => a + b, 0), newPromptTokens: promptTokens },
+      unpriced: { projectedTokens: unpriced.contextPressure.projectedTokens, messageTokens: unpriced.contextBreakdown.messageTokens },
+    }
+    measured[label] = figures
+    // Messages: the page's figure is the host's; it is the harness's measurement of the history; and it is what
+    // the model received next, before the new prompt.
+    const [low, high] = displayedRange(shown.messages)
+    expect(figures.host.messageTokens, `${label}: page Messages ${shown.messages}`).toBeGreaterThanOrEqual(low)
+    expect(figures.host.messageTokens, `${label}: page Messages ${shown.messages}`).toBeLessThanOrEqual(high)
+    expect(figures.host.messageTokens, label).toBe(figures.harness.surfaceTokens)
+    expect(figures.host.messageTokens, label).toBe(figures.fakeLlm.messageTokens - promptTokens)
+    // Occupancy: the page's figure is the host's; it is the harness's total; and it is the next request's prompt
+    // tokens as the fake LLM priced them, before the new prompt.
+    const [usedLow, usedHigh] = displayedRange(shown.used)
+    expect(figures.host.projectedTokens, `${label}: page figure ${shown.used}`).toBeGreaterThanOrEqual(usedLow)
+    expect(figures.host.projectedTokens, `${label}: page figure ${shown.used}`).toBeLessThanOrEqual(usedHigh)
+    expect(figures.host.projectedTokens, label).toBe(figures.fakeLlm.promptTokens - promptTokens)
+    // The harness prices the request envelope itself (its system prompt and tool schemas, as the page's breakdown
+    // rows show them): its total is the breakdown's sum.
+    expect(figures.harness.totalTokens, label).toBe(figures.host.systemTokens + figures.host.toolsTokens + figures.host.messageTokens)
+    return figures
+  }
+
+  beforeAll(async () => {
+    artifacts = artifactDir('chat-views')
+    if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`)
+    await ensureDsh('stock')
+    meter = await realTokenMeter()
+    plugin = await packPlugin()
+    home = tempDir('chat-home')
+    work = tempDir('chat-work')
+    fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES)
+    llm = await startFakeLlm({ titleText: DEMO_TITLE, script: Array.from({ length: 60 }, () => demoModel), usage: meteredUsage(meter) })
+    const added = await pluginAdd(home, 'web', plugin.tgz)
+    expect(added.code).toBe(0)
+    await boot()
+    ;({ sessionId } = await api().createSession({ cwd: work }))
+    for (const prompt of DEMO_PROMPTS) await api().promptAndWait(sessionId, prompt)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', locale: 'en-US' })
+    page.on('console', (m) => {
+      consoleLines.push(`${m.type()}: ${m.text()}`)
+      if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`)
+    })
+    page.on('pageerror', (e) => {
+      consoleLines.push(`pageerror: ${e.message}`)
+      problems.push(`pageerror: ${e.message}`)
+    })
+    await page.goto(web!.url)
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await openSession(DEMO_TITLE)
+  }, 600_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    for (const w of webs) await w.stop('SIGTERM', 5_000)
+    await llm?.close()
+    if (artifacts) {
+      saveArtifact(artifacts, 'meter.json', measured)
+      saveArtifact(artifacts, 'console.log', consoleLines.join('\n'))
+      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+      saveWebEvidence(artifacts, webs)
+      if (Object.keys(measured).length > 0) console.log(`chat e2e meter: ${JSON.stringify(measured)}`)
+    }
+    keepOrRemove('chat', failed, { home, work }, artifacts)
+  }, 60_000)
+
+  it('a jump across the tool exchange, a prompt, back, a prompt, a fork, a prompt: the Chat loads, live and after a reload, and the meter agrees with each next request', async () => {
+    markFailure()
+    await expectHealthyChat('start', 0, 'Food tour:')
+    const steps: Array<{ label: string; move: () => Promise<MoveResult>; prompt: string }> = [
+      { label: 'jump', move: async () => api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') }), prompt: 'after the jump' },
+      { label: 'back', move: () => api().remoteOk<MoveResult>('sessionTree/back', { agentId: sessionId }), prompt: 'after the back' },
+      { label: 'fork', move: async () => api().remoteOk<MoveResult>('sessionTree/fork', { agentId: sessionId, nodeId: await nodeWith('Your notes say'), branch: 'budget' }), prompt: 'on the budget branch' },
+    ]
+    for (const step of steps) {
+      const from = problems.length
+      const moved = await step.move()
+      expect(moved.mode, step.label).toBe('stock')
+      expect(moved.switch?.noop, step.label).toBe(false)
+      await measureMove(step.label, step.prompt)
+      await expectHealthyChat(`${step.label}, live`, from, `the last one: “${step.prompt}”`)
+      await shot(`chat-${step.label}.png`)
+      await reloadAndOpen(DEMO_TITLE)
+      await expectHealthyChat(`${step.label}, after a reload`, from, `the last one: “${step.prompt}”`)
+    }
+    // The back crossed the tool exchange again: its copies carry fresh ids, and no id repeats in the log.
+    const calls = (await allEvents()).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
+    expect(calls.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(calls).size).toBe(calls.length)
+    const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
+    expect(status.logWarnings).toEqual([])
+    expect(status.quarantine).toEqual([])
+  }, 300_000)
+
+  it('the Trajectory tab shows every tool row under the call that issued it, live and after a reload', async () => {
+    markFailure()
+    const from = problems.length
+    const calls = (await allEvents()).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
+    for (const phase of ['live', 'after a reload']) {
+      if (phase !== 'live') await reloadAndOpen(DEMO_TITLE)
+      await page.getByRole('tab', { name: 'Trajectory' }).click()
+      const rows = page.locator('tr[data-trajectory-row-key]')
+      await until('the trajectory rows', async () => (await rows.count()) > 10)
+      const keys = await rows.evaluateAll((els) => els.map((el) => decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0')))
+      const toolRows = keys.flatMap((key, i) => (key[0] === 'tool' ? [{ i, callId: key[2]! }] : []))
+      expect(toolRows.map((r) => r.callId).sort(), phase).toEqual([...calls].sort())
+      for (const { i, callId } of toolRows) {
+        // The row right before a tool row is the assistant message that called it (the copy's own step).
+        expect(keys[i - 1]?.[0], `${phase}: the row before the tool row of ${callId}`).toBe('assistant')
+      }
+      expect(problems.slice(from), phase).toEqual([])
+      await shot(`trajectory-${phase.replaceAll(' ', '-')}.png`)
+      await page.getByRole('tab', { name: 'Chat' }).click()
+    }
+  }, 120_000)
+
+  it('"Branch into a new conversation" on a turn followed by a switch: the child\'s Chat loads, its Tree tab works, and its next request is that turn\'s history', async () => {
+    markFailure()
+    await page.getByRole('tab', { name: 'Chat' }).click()
+    const from = problems.length
+    const before = new Set((await api().listSessions()).map((s) => s.sessionId))
+    // The turn that answered "after the jump" is followed by the back switch (its marker is queued before the
+    // next turn starts, so the host's fork seed holds it).
+    const events = await allEvents()
+    const answer = events.find((e) => e.type === 'assistant/message' && JSON.stringify(e.data).includes('the last one: “after the jump”'))!
+    const turn = (answer.data as { turn: number }).turn
+    const seedEnd = events.findIndex((e) => e.type === 'turn/start' && e.seq > answer.seq)
+    expect(events.slice(events.findIndex((e) => e.type === 'turn/end' && e.seq > answer.seq), seedEnd).some((e) => JSON.stringify(e.data).includes('dsh-session-tree:switch:'))).toBe(true)
+    const pathThen = history(llm.chatRequests().find((r) => history(r.body).at(-1)?.text === 'after the jump')!.body)
+    await page.locator(`[data-turn-tail="${turn}"]`).getByRole('button', { name: 'Branch into a new conversation' }).click()
+    const child = await until('the child session', async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId)
+    // The page opens the child: the parent's later turns are gone.
+    await expectHealthyChat('the child', from, 'the last one: “after the jump”', /the last one: “after the back”/)
+    await shot('branch-child.png')
+    // The child's tree: rebuilt from its seed, the cursor at the answer it was branched from.
+    const childTree = await tree(child)
+    expect(childTree.nodes.find((n) => n.nodeId === childTree.cursor)?.message?.content).toContain('the last one: “after the jump”')
+    await page.getByTestId('session-tree-open').click()
+    await until('the child\'s Tree rows', async () => (await page.locator('[data-session-tree] [role="treeitem"]').count()) === childTree.nodes.length)
+    await page.getByRole('tab', { name: 'Chat' }).click()
+    // The child runs no stale switch: its next request is the path of that turn, then the new prompt.
+    const requests = llm.chatRequests().length
+    await api().promptAndWait(child, 'in the child')
+    expect(llm.chatRequests()).toHaveLength(requests + 1)
+    expect(history(llm.chatRequests().at(-1)!.body)).toEqual([...pathThen, { role: 'assistant', text: '(fake model) I was sent 2 prompt(s) on this path; the last one: “after the jump”.' }, { role: 'user', text: 'in the child' }])
+    await expectHealthyChat('the child after a prompt', from, 'the last one: “in the child”')
+    const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
+    expect([status.quarantine, status.logWarnings, status.pendingSwitch]).toEqual([[], [], undefined])
+  }, 120_000)
+
+  it('a session written by an earlier version (copies repeat their call ids) is reported in session and the Tree tab; Branch on the last answer shown gives a Chat that loads', async () => {
+    markFailure()
+    const { sessionId: legacy } = await api().createSession({ cwd: work })
+    for (const prompt of DEMO_PROMPTS) await api().promptAndWait(legacy, prompt)
+    const legacyNode = async (text: string) => (await tree(legacy)).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
+    await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
+    await api().promptAndWait(legacy, 'legacy after the jump')
+    await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Food tour:') })
+    await api().promptAndWait(legacy, 'legacy after the back')
+    await api().callOk('session.rename', { sessionId: legacy, title: LEGACY_TITLE })
+    // Rewrite its log as versions before fresh call ids wrote it, with the harness stopped.
+    await web!.stop('SIGTERM')
+    web = undefined
+    const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === legacy)!
+    const log = readSessionLog(file)
+    const rewritten = withOriginalCallIds(log.events)
+    expect(rewritten.restored).toBe(1)
+    writeSessionLog(file, log.header, rewritten.events)
+    await boot()
+    await api().promptAndWait(legacy, 'legacy after the restart')
+    const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: legacy })
+    const firstRepeat = rewritten.events.filter((e) => e.type === 'tool/call')[1]!
+    expect(status.logWarnings).toEqual([expect.objectContaining({ code: 'COPIED_CALL_IDS', count: 1, firstSeq: firstRepeat.seq, callId: 'call_notes_2' })])
+    // In the page: DSH's Chat fails exactly as the issue describes (what the warning is about)…
+    await page.goto(web!.url)
+    if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
+    await openSession(LEGACY_TITLE)
+    await until('the Chat\'s load error', async () => (await page.getByText(/Failed to load history: .*received more than one start Match/).count()) > 0)
+    await shot('legacy-chat.png')
+    // …and the Tree tab says so, with what to do.
+    const from = problems.length
+    await page.getByTestId('session-tree-open').click()
+    const banner = page.getByTestId('session-tree-log-warning')
+    await banner.waitFor({ timeout: 15_000 })
+    expect(await banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
+    expect(await banner.textContent()).toBe(`DSH’s Chat cannot load this session past event ${firstRepeat.seq}: 1 tool call copied by an earlier version of this plugin repeats its call id. The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.`)
+    await shot('legacy-tree.png')
+    // The remedy works: Branch on the last answer the Chat shows.
+    await page.getByRole('tab', { name: 'Chat' }).click()
+    const before = new Set((await api().listSessions()).map((s) => s.sessionId))
+    await page.getByRole('button', { name: 'Branch into a new conversation' }).last().click()
+    const child = await until('the rescued child session', async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId)
+    // The page opens the child, whose Chat loads (the parent's shows the load error).
+    await expectHealthyChat('the rescued child', from, 'the last one: “legacy after the jump”', /Failed to load history/)
+    const childStatus = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
+    expect(childStatus.logWarnings).toEqual([])
+    await shot('legacy-branched.png')
+  }, 180_000)
+})

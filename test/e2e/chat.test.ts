@@ -1,0 +1,346 @@
+/**
+ * DSH's own Chat shows the selected path, and never breaks: Debian
+ * `chromium` (playwright-core) against the real `dsh web` with this package
+ * installed from its tarball, the recording fake LLM as the model. In stock
+ * mode (the unpatched harness) and in native mode (the patched one).
+ *
+ * The conversation: three turns with a tool call, a jump across the tool
+ * exchange, a prompt, back, a prompt, a fork at an earlier node, a prompt,
+ * then ‹ k / n › to a sibling branch and a prompt. After EVERY step, live and
+ * after a full page reload:
+ * - no "Failed to load history", no console error, no page error;
+ * - the visible Chat rows, in order, are exactly the model's history: the
+ *   fake LLM's last request body (injected runtime context aside) plus its
+ *   reply after a prompt; after a move, the tree path, which the NEXT request
+ *   is then checked against (so the screen is tied to what the model reads);
+ * - hence no row of an abandoned branch and no message twice.
+ * "Show" reveals the hidden rows (dimmed) and "Hide" hides them again. A long
+ * session (more than the Chat's first page of 50 messages) is scrolled back
+ * page by page. Screenshots (light and dark) after a switch go to
+ * test/e2e/artifacts/chat-<mode>/ (`UPDATE_DOCS_SCREENSHOT=1`: docs/ too).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import type { ChatPath, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
+import { REPO_ROOT } from '../../dev/harness.ts'
+import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
+import { appliedRevision, chatTranscript, openSession, pathTranscript, requestTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
+import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
+import { messageText, readOrAnswer, startFakeLlm, userPrompts, type ChatRequestBody, type FakeLlm, type StaticStep } from './support/fake-llm.ts'
+import { packPlugin } from './support/pack.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const IN_CI = Boolean(process.env.CI)
+const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
+const TITLE = 'Chat follows the tree'
+
+if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, describeLast?: () => Promise<string>): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  for (;;) {
+    try {
+      const value = await probe()
+      if (value !== undefined && value !== false) return value
+    } catch (error) {
+      last = error
+    }
+    if (Date.now() > deadline) {
+      const detail = describeLast ? `\n${await describeLast().catch(String)}` : ''
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}${detail}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/**
+ * The suites' model: `readOrAnswer`, and for a prompt saying `JUMP TO e<n>` it moves its own history
+ * there with `tree_jump` (inside its step), then answers MOVED-DONE after the move's result.
+ */
+function model(body: ChatRequestBody): StaticStep {
+  const messages = body.messages
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf('assistant')
+  if (messages.slice(lastAssistant + 1).some((m) => m.role === 'tool' && messageText(m).startsWith('Moved'))) return { text: 'MOVED-DONE' }
+  const prompt = userPrompts(body).at(-1)
+  const target = prompt && messages.lastIndexOf(prompt) > lastAssistant ? /JUMP TO (e\d+)/.exec(messageText(prompt))?.[1] : undefined
+  if (target) return { toolCalls: [{ name: 'tree_jump', arguments: { node: target } }] }
+  return readOrAnswer(body)
+}
+
+const show = (rows: readonly Row[]) => rows.map((r) => `${r.role}: ${r.text}`).join('\n')
+
+for (const mode of ['stock', 'native'] as const) {
+  describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(`DSH's Chat follows the tree in ${mode} mode (real dsh web, Chromium)`, () => {
+    let failed = false
+    let artifacts: string
+    let llm: FakeLlm
+    let home: string
+    let work: string
+    let web: WebProcess | undefined
+    let browser: Browser | undefined
+    let page: Page
+    let sessionId: string
+    const problems: string[] = []
+    const evidence: Record<string, unknown> = {}
+
+    const markFailure = () => onTestFailed(() => { failed = true })
+    const api = () => {
+      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
+      return web.api
+    }
+    const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
+    const status = () => api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
+    const chatPath = () => api().remoteOk<ChatPath>('sessionTree/chatPath', { agentId: sessionId })
+    const nodeWith = async (text: string): Promise<TreeNode> => {
+      const found = (await tree()).nodes.find((n) => n.message?.content === text)
+      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
+      return found
+    }
+    const lastRequest = () => llm.chatRequests().at(-1)!
+
+    /** The Chat shows exactly `expected` (and our decorations were applied at the session's current revision). */
+    const expectChat = async (step: string, expected: readonly Row[]) => {
+      const revision = (await status()).revision
+      await until(`the Chat to show the model's history (${step})`, async () => {
+        if ((await appliedRevision(page)) !== revision) return false
+        return sameRows(expected, chatTranscript(await visibleRows(page)))
+      }, 30_000, async () => `expected:\n${show(expected)}\nvisible:\n${show(chatTranscript(await visibleRows(page)))}\napplied ${await appliedRevision(page)}, session ${revision}`)
+      const rows = chatTranscript(await visibleRows(page))
+      const seen = rows.map((r) => `${r.role}:${r.text}`)
+      expect(new Set(seen).size, `a message shown twice (${step})`).toBe(seen.length)
+      expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history')), `"Failed to load history" (${step})`).toBe(false)
+      expect(problems, `console or page errors (${step})`).toEqual([])
+      evidence[step] = rows
+    }
+    /** The same after a full page reload. */
+    const expectChatAfterReload = async (step: string, expected: readonly Row[]) => {
+      await page.reload()
+      await openSession(page, undefined, TITLE)
+      await expectChat(`${step}, after a reload`, expected)
+    }
+    /** After a prompt: the Chat is the last request plus the reply. */
+    const afterPrompt = async (step: string) => {
+      const expected = requestTranscript(lastRequest().body, lastRequest().reply)
+      await expectChat(step, expected)
+      await expectChatAfterReload(step, expected)
+      return expected
+    }
+    /** After a move: the Chat is the tree path (checked against the next request by `promptVia`). */
+    const afterMove = async (step: string) => {
+      const view = await tree()
+      const expected = pathTranscript(view.nodes, view.cursor)
+      await expectChat(step, expected)
+      await expectChatAfterReload(step, expected)
+      return expected
+    }
+    /** Send a prompt (the UI composer, as a person would) and check the model read `before` plus it. */
+    const promptVia = async (text: string, before: readonly Row[]) => {
+      const requests = llm.chatRequests().length
+      const lastSeq = await api().lastSeq(sessionId)
+      const composer = page.locator('[data-slot="conversation.composer"] textarea')
+      await composer.fill(text)
+      await page.getByRole('button', { name: 'Send message' }).click()
+      await llm.waitForChat(requests + 1, 30_000)
+      await api().waitTurnEnd(sessionId, lastSeq)
+      const first = llm.chatRequests()[requests]!
+      expect(requestTranscript(first.body), `the request after "${text}" holds what the Chat showed`).toEqual([...before, { role: 'user', text }])
+    }
+    const shot = async (name: string) => {
+      const file = path.join(artifacts, name)
+      await page.screenshot({ path: file })
+      return file
+    }
+
+    beforeAll(async () => {
+      artifacts = artifactDir(`chat-${mode}`)
+      if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: the browser test cannot run`)
+      await ensureDsh(mode)
+      const plugin = await packPlugin()
+      home = tempDir(`chat-home-${mode}`)
+      work = tempDir(`chat-work-${mode}`)
+      fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
+      llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 200 }, () => model) })
+      expect((await pluginAdd(home, 'web', plugin.tgz, { variant: mode })).code).toBe(0)
+      web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant: mode })
+      ;({ sessionId } = await api().createSession({ cwd: work }))
+      await api().promptAndWait(sessionId, 'first question')
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+      page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', locale: 'en-US' })
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+      })
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      await openSession(page, web.url, TITLE)
+    }, 600_000)
+
+    afterAll(async () => {
+      await browser?.close()
+      await web?.stop('SIGTERM', 5_000)
+      await llm?.close()
+      if (artifacts) {
+        saveArtifact(artifacts, 'chat-rows.json', evidence)
+        saveArtifact(artifacts, 'problems.txt', problems.join('\n'))
+        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+        saveWebEvidence(artifacts, web ? [web] : [])
+      }
+      keepOrRemove(`chat (${mode})`, failed, { home, work }, artifacts)
+    }, 60_000)
+
+    it('three turns with a tool call, live and after a reload: the Chat is the model history', async () => {
+      markFailure()
+      const status0 = await status()
+      expect(status0.surfaceMode).toBe(mode)
+      await api().promptAndWait(sessionId, 'please READ notes.txt')
+      await api().promptAndWait(sessionId, 'third question')
+      const expected = await afterPrompt('three turns')
+      expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'please READ notes.txt', 'read', 'READ-DONE: banana', 'third question', 'ANSWER to: third question'])
+    }, 180_000)
+
+    it('a jump across the tool exchange hides the abandoned turns behind one switch row; Show reveals them dimmed', async () => {
+      markFailure()
+      const a1 = await nodeWith('ANSWER to: first question')
+      await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
+      const expected = await afterMove('jump across the tool exchange')
+      expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question'])
+      const row = page.getByTestId('session-tree-switch').filter({ visible: true })
+      await expect.poll(() => row.count()).toBe(1)
+      expect(await row.innerText()).toMatch(/Switched to main\s*·\s*5 messages hidden\s*·\s*Show/)
+      await row.getByTestId('session-tree-switch-toggle').click()
+      const revealed = await until('the hidden rows to show', async () => {
+        const rows = await visibleRows(page)
+        return rows.some((r) => r.text.startsWith('third question')) ? rows : false
+      })
+      const dim = revealed.filter((r) => r.opacity < 1).map((r) => r.kind)
+      expect(sameRows([
+        { role: 'user', text: 'please READ notes.txt' }, { role: 'tool', text: 'read' }, { role: 'assistant', text: 'READ-DONE: banana' },
+        { role: 'user', text: 'third question' }, { role: 'assistant', text: 'ANSWER to: third question' },
+      ], chatTranscript(revealed.filter((r) => r.opacity < 1)))).toBe(true)
+      expect(dim).toContain('turn-tail')
+      expect(await row.innerText()).toMatch(/5 messages the model no longer reads\s*·\s*Hide/)
+      await shot('show-light.png')
+      await row.getByTestId('session-tree-switch-toggle').click()
+      await expectChat('jump, hidden again', expected)
+    }, 180_000)
+
+    let afterRewind: Row[] = []
+    it('a prompt after the jump: the model reads exactly what the Chat showed', async () => {
+      markFailure()
+      await promptVia('after the rewind', pathTranscript((await tree()).nodes, (await tree()).cursor))
+      afterRewind = await afterPrompt('prompt after the jump')
+      expect(afterRewind.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'after the rewind', 'ANSWER to: after the rewind'])
+    }, 180_000)
+
+    it('back to the tool exchange: the originals show again, the copies never do', async () => {
+      markFailure()
+      await api().remoteOk('sessionTree/back', { agentId: sessionId })
+      const expected = await afterMove('back')
+      expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'please READ notes.txt', 'read', 'READ-DONE: banana', 'third question', 'ANSWER to: third question'])
+      await promptVia('after going back', expected)
+      await afterPrompt('prompt after back')
+    }, 180_000)
+
+    it('a fork at an earlier node and a prompt: "New branch" row, ‹ 3 / 3 › on the new prompt', async () => {
+      markFailure()
+      const a1 = await nodeWith('ANSWER to: first question')
+      await api().remoteOk('sessionTree/fork', { agentId: sessionId, nodeId: a1.nodeId, branch: 'alt' })
+      const expected = await afterMove('fork at the first answer')
+      await promptVia('on the alt branch', expected)
+      const rows = await afterPrompt('prompt on the fork')
+      expect(rows.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'on the alt branch', 'ANSWER to: on the alt branch'])
+      const fork = page.getByTestId('session-tree-fork').filter({ visible: true })
+      await expect.poll(() => fork.count()).toBe(1)
+      expect((await fork.innerText()).replace(/\s+/g, ' ')).toBe('‹ 3 / 3 ›')
+      const lead = page.getByTestId('session-tree-switch').filter({ visible: true })
+      expect(await lead.innerText()).toMatch(/New branch alt\s*·\s*\d+ messages hidden\s*·\s*Show/)
+      // Screenshots of the Chat after a switch, light and dark (the README shows them).
+      const light = await shot('chat-light.png')
+      await page.emulateMedia({ colorScheme: 'dark' })
+      await until('the host dark theme', async () => page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')))
+      const dark = await shot('chat-dark.png')
+      await page.emulateMedia({ colorScheme: 'light' })
+      if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && mode === 'stock') {
+        fs.copyFileSync(light, path.join(REPO_ROOT, 'docs', 'chat.png'))
+        fs.copyFileSync(dark, path.join(REPO_ROOT, 'docs', 'chat-dark.png'))
+      }
+      // The same Chat for a person whose browser speaks Chinese (the host follows it): same rows, Chinese words.
+      const zh = await browser!.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark', locale: 'zh-CN' })
+      try {
+        const other = await zh.newPage()
+        const errors: string[] = []
+        other.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+        other.on('pageerror', (e) => errors.push(e.message))
+        await openSession(other, web!.url, TITLE)
+        await until('the Chinese Chat', async () => sameRows(rows, chatTranscript(await visibleRows(other))) && (await appliedRevision(other)) === (await status()).revision)
+        expect(await other.getByTestId('session-tree-switch').filter({ visible: true }).innerText()).toMatch(/新分支\s*alt\s*·\s*已隐藏 9 条消息\s*·\s*显示/)
+        expect(await other.getByTestId('session-tree-fork').filter({ visible: true }).getByRole('button').first().getAttribute('aria-label')).toBe('上一个分支')
+        await other.screenshot({ path: path.join(artifacts, 'chat-zh-dark.png') })
+        expect(errors).toEqual([])
+      } finally {
+        await zh.close()
+      }
+    }, 180_000)
+
+    it('‹ moves to the sibling branch; the next request follows it', async () => {
+      markFailure()
+      const before = await chatPath()
+      const fork = page.getByTestId('session-tree-fork').filter({ visible: true })
+      await fork.getByRole('button', { name: 'Previous branch' }).click()
+      await until('the move to land', async () => (await chatPath()).revision !== before.revision && (await status()).cursor === (await nodeWith('ANSWER to: after the rewind')).nodeId)
+      const expected = await afterMove('‹ to the sibling')
+      expect(expected).toEqual(afterRewind)
+      await expect.poll(async () => (await page.getByTestId('session-tree-fork').filter({ visible: true }).innerText()).replace(/\s+/g, ' ')).toBe('‹ 2 / 3 ›')
+      await promptVia('after the arrows', expected)
+      await afterPrompt('prompt after ‹')
+      expect(llm.faults).toEqual([])
+    }, 180_000)
+
+    if (mode === 'stock') {
+      it("the model's own move (tree_jump inside its step): the prompt it left is hidden behind a switch row", async () => {
+        markFailure()
+        ;({ sessionId } = await api().createSession({ cwd: work }))
+        await api().promptAndWait(sessionId, 'model one')
+        await api().promptAndWait(sessionId, 'model two')
+        const a1 = await nodeWith('ANSWER to: model one')
+        await api().promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
+        expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
+        await page.reload()
+        await openSession(page, undefined, TITLE)
+        const expected = await afterPrompt("the model's move")
+        expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree_jump', 'MOVED-DONE'])
+        const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
+        expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*3 messages hidden\s*·\s*Show/)
+      }, 180_000)
+
+      it('a long session (more than the first page) scrolled back: every page reads as the model history', async () => {
+        markFailure()
+        ;({ sessionId } = await api().createSession({ cwd: work }))
+        for (let i = 1; i <= 30; i++) await api().promptAndWait(sessionId, `long ${i}`)
+        const early = await nodeWith('ANSWER to: long 3')
+        await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: early.nodeId })
+        await api().promptAndWait(sessionId, 'back near the start')
+        const expected = requestTranscript(lastRequest().body, lastRequest().reply)
+        expect(expected.map((r) => r.text)).toEqual(['long 1', 'ANSWER to: long 1', 'long 2', 'ANSWER to: long 2', 'long 3', 'ANSWER to: long 3', 'back near the start', 'ANSWER to: back near the start'])
+        await page.reload()
+        // The second session has the same title (the fake model names every session alike): the newest is first.
+        await openSession(page, undefined, TITLE)
+        const older = page.getByRole('button', { name: 'Load earlier' })
+        // The first page holds the tail only: the switch row and the new turn, the older path not yet.
+        await until('the first page', async () => (await appliedRevision(page)) === (await status()).revision && (await older.isVisible()))
+        expect(chatTranscript(await visibleRows(page))).toEqual([{ role: 'user', text: 'back near the start' }, { role: 'assistant', text: 'ANSWER to: back near the start' }])
+        for (let pages = 0; await older.isVisible(); pages++) {
+          expect(pages, 'pages of history').toBeLessThan(10)
+          const count = await page.locator('[data-chat-flow] > [data-chat-flow-key]').count()
+          await older.click()
+          await until('an older page', async () => (await page.locator('[data-chat-flow] > [data-chat-flow-key]').count()) > count)
+        }
+        await expectChat('long session, scrolled back', expected)
+        const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
+        expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*54 messages hidden/)
+      }, 300_000)
+    }
+  })
+}

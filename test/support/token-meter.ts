@@ -1,0 +1,91 @@
+/**
+ * The REAL token meter of the pinned harness (`@deepseek-ai/dsh-token-meter`
+ * 0.1.0-rc.8, loaded from the installed `dsh` in `.cache/harness/stock/`,
+ * with its own cordis): the estimator, the positional `measure()` the
+ * harness uses, and the O(1) projections (`contextPressure`,
+ * `contextBreakdown`) that DSH web's context meter shows, folded over a log
+ * exactly as the host folds them. Nothing here re-implements the meter.
+ */
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { ensureHarness } from '../../dev/harness.ts'
+
+/** One projection unit as the meter registers it with `sessionProjections`. */
+interface ProjectionDefinition {
+  readonly key: string
+  init(): unknown
+  apply(state: unknown, event: unknown): unknown
+  view(state: unknown): unknown
+}
+
+export interface Measurement {
+  readonly totalTokens: number
+  readonly surfaceTokens: number
+  readonly baseline: { readonly kind: string; readonly tokens: number }
+}
+
+export interface ContextProjections {
+  readonly contextPressure: { readonly pressureTokens?: number; readonly projectedTokens?: number; readonly contextWindow?: number }
+  readonly contextBreakdown: { readonly systemTokens: number; readonly toolsTokens: number; readonly messageTokens: number }
+}
+
+export interface RealTokenMeter {
+  /** The service instance itself (what `ctx.tokenMeter` is in the harness). */
+  readonly service: unknown
+  /** `ctx.tokenMeter.estimateMessage`. */
+  estimateMessage(message: unknown): number
+  /** `ctx.tokenMeter.measure` over a log (a fresh fold each call). */
+  measure(events: readonly unknown[]): Measurement
+  /** The browser's projections after the whole log. */
+  projections(events: readonly unknown[]): ContextProjections
+}
+
+let loaded: Promise<RealTokenMeter> | undefined
+
+/** Load the meter once per process (installs the pinned harness when missing). */
+export function realTokenMeter(): Promise<RealTokenMeter> {
+  loaded ??= load()
+  return loaded
+}
+
+async function load(): Promise<RealTokenMeter> {
+  const install = await ensureHarness('stock')
+  const store = path.join(install.dir, 'node_modules', '.pnpm')
+  const folder = fs.readdirSync(store).find((name) => name.startsWith('@deepseek-ai+dsh-token-meter@0.1.0-rc.8'))
+  if (!folder) throw new Error(`no @deepseek-ai/dsh-token-meter@0.1.0-rc.8 under ${store}`)
+  const entry = path.join(store, folder, 'node_modules', '@deepseek-ai', 'dsh-token-meter', 'lib', 'index.js')
+  const meterModule = await import(pathToFileURL(entry).href) as { TokenMeter: new (...args: never[]) => unknown }
+  const cordis = await import(pathToFileURL(createRequire(entry).resolve('@deepseek-ai/cordis')).href) as { Context: new () => CordisContext }
+  const ctx = new cordis.Context()
+  const definitions: ProjectionDefinition[] = []
+  ctx.provide('sessionProjections', { register: (definition: ProjectionDefinition) => { definitions.push(definition); return () => {} } })
+  ctx.plugin(meterModule.TokenMeter)
+  const deadline = Date.now() + 10_000
+  while ((ctx.tokenMeter === undefined || definitions.length < 3) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
+  const meter = ctx.tokenMeter
+  if (!meter) throw new Error('the token meter did not start')
+  const fold = (key: string, events: readonly unknown[]) => {
+    const definition = definitions.find((d) => d.key === key)
+    if (!definition) throw new Error(`the token meter registered no ${key} projection`)
+    let state = definition.init()
+    for (const event of events) state = definition.apply(state, event)
+    return definition.view(state)
+  }
+  return {
+    service: meter,
+    estimateMessage: (message) => meter.estimateMessage(message),
+    measure: (events) => meter.measure({ events: [...events] }),
+    projections: (events) => ({
+      contextPressure: fold('contextPressure', events) as ContextProjections['contextPressure'],
+      contextBreakdown: fold('contextBreakdown', events) as ContextProjections['contextBreakdown'],
+    }),
+  }
+}
+
+interface CordisContext {
+  provide(name: string, value: unknown): void
+  plugin(plugin: unknown): void
+  readonly tokenMeter?: { estimateMessage(message: unknown): number; measure(session: { events: unknown[] }): Measurement }
+}
