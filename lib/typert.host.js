@@ -269,11 +269,12 @@ const dsh_session_tree_sessionTree_label_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_2$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_label_result$schema = z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -314,7 +315,6 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
@@ -324,11 +324,12 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -369,7 +370,6 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'nodeIds': z.array(z.string()).readonly(),
@@ -393,11 +393,12 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -438,7 +439,6 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'name': z.string().readonly(),
@@ -1600,6 +1600,10 @@ export const TYPERT = {
             "declaration": "export interface BranchSummary {\n    readonly branch: string;\n    readonly nodeId: string;\n    readonly summary: string;\n    readonly model?: string;\n    readonly fallback?: boolean;\n    readonly createdAt: string;\n}"
           },
           {
+            "name": "BranchSummaryEntry",
+            "declaration": "export interface BranchSummaryEntry extends PlainEntryFields {\n    readonly type: 'branch_summary';\n}"
+          },
+          {
             "name": "BranchView",
             "declaration": "export interface BranchView extends BranchOutline {\n    readonly nodeIds: readonly string[];\n}"
           },
@@ -1624,6 +1628,10 @@ export const TYPERT = {
             "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n}"
           },
           {
+            "name": "CompactionEntry",
+            "declaration": "export interface CompactionEntry extends EntryFields {\n    readonly type: 'compaction';\n    readonly replaces?: readonly string[];\n}"
+          },
+          {
             "name": "Conflict",
             "declaration": "export interface Conflict extends PlanEntry {\n    readonly reason: ConflictReason;\n    readonly expected?: FileState;\n}"
           },
@@ -1644,8 +1652,16 @@ export const TYPERT = {
             "declaration": "export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart;"
           },
           {
+            "name": "CustomEntry",
+            "declaration": "export interface CustomEntry extends PlainEntryFields {\n    readonly type: 'custom';\n}"
+          },
+          {
             "name": "DiffStat",
             "declaration": "export interface DiffStat {\n    readonly files: number;\n    readonly created: number;\n    readonly updated: number;\n    readonly deleted: number;\n    readonly insertions: number;\n    readonly deletions: number;\n}"
+          },
+          {
+            "name": "EntryFields",
+            "declaration": "export interface EntryFields {\n    readonly nodeId: string;\n    readonly parentId: string | null;\n    readonly summary: string;\n    readonly createdAt: string;\n    readonly message?: LlmMessage;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n}"
           },
           {
             "name": "ErrorCode",
@@ -1748,6 +1764,14 @@ export const TYPERT = {
             "declaration": "export type LogWarningCode = 'COPIED_CALL_IDS' | 'REPEATED_CALL_IDS';"
           },
           {
+            "name": "MessageEntry",
+            "declaration": "export interface MessageEntry extends PlainEntryFields {\n    readonly type: 'message';\n}"
+          },
+          {
+            "name": "ModelChangeEntry",
+            "declaration": "export interface ModelChangeEntry extends PlainEntryFields {\n    readonly type: 'model_change';\n}"
+          },
+          {
             "name": "MoveOptions",
             "declaration": "export interface MoveOptions {\n    readonly record?: boolean;\n}"
           },
@@ -1774,6 +1798,10 @@ export const TYPERT = {
           {
             "name": "PendingOperation",
             "declaration": "export interface PendingOperation<T> {\n    readonly value: T;\n    commit(): TreeResult<void>;\n    rollback(): void;\n}"
+          },
+          {
+            "name": "PlainEntryFields",
+            "declaration": "export interface PlainEntryFields extends EntryFields {\n    readonly replaces?: never;\n}"
           },
           {
             "name": "PlanEntry",
@@ -1853,7 +1881,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionTree",
-            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    outline(): SessionTreeOutline;\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    openToolCalls(nodeId: string | null): TreeResult<string[]>;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    switchBranch(branch: string): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: { readonly content: string; readonly isError?: boolean; readonly error?: string; readonly metadata?: Record<string, unknown>; }, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
+            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    entry(nodeId: string): TreeEntry | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    outline(): SessionTreeOutline;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: ToolResult, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    withMarks(marks: TreeMarks): TreeResult<SessionTree>;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
           },
           {
             "name": "SessionTreeLogEntry",
@@ -1873,11 +1901,11 @@ export const TYPERT = {
           },
           {
             "name": "SessionTreeSnapshot",
-            "declaration": "export interface SessionTreeSnapshot {\n    readonly version: typeof SNAPSHOT_VERSION;\n    readonly sessionId: string;\n    readonly nodes: readonly TreeEntry[];\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId: string | null;\n    readonly branches: readonly (readonly [string, string])[];\n    readonly summaries: readonly BranchSummary[];\n    readonly history: NavigationHistory;\n    readonly logSeq: number;\n    readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null; };\n}"
+            "declaration": "export interface SessionTreeSnapshot extends SnapshotMarks {\n    readonly version: typeof SNAPSHOT_VERSION;\n    readonly nodes: readonly SnapshotRow[];\n}"
           },
           {
             "name": "SessionTreeStore",
-            "declaration": "export class SessionTreeStore {\n    get(sessionId: string): SessionTree | undefined;\n    require(sessionId: string): TreeResult<SessionTree>;\n    create(sessionId: string): TreeResult<SessionTree>;\n    ensure(sessionId: string): TreeResult<SessionTree>;\n    clone(sourceSessionId: string, targetSessionId: string): TreeResult<{ sessionId: string; nodeCount: number; }>;\n    replace(sessionId: string, tree: SessionTree): TreeResult<{ sessionId: string; }>;\n    load(snapshot: SessionTreeSnapshot | unknown): TreeResult<{ sessionId: string; }>;\n    drop(sessionId: string): boolean;\n    list(): string[];\n}"
+            "declaration": "export class SessionTreeStore {\n    get(sessionId: string): SessionTree | undefined;\n    require(sessionId: string): TreeResult<SessionTree>;\n    create(sessionId: string): SessionTree;\n    add(sessionId: string): TreeResult<SessionTree>;\n    ensure(sessionId: string): TreeResult<SessionTree>;\n    clone(sourceSessionId: string, targetSessionId: string): TreeResult<{ sessionId: string; nodeCount: number; }>;\n    replace(sessionId: string, tree: SessionTree): TreeResult<{ sessionId: string; }>;\n    load(snapshot: SessionTreeSnapshot | unknown): TreeResult<{ sessionId: string; }>;\n    drop(sessionId: string): boolean;\n    list(): string[];\n}"
           },
           {
             "name": "SessionTreeView",
@@ -1908,6 +1936,22 @@ export const TYPERT = {
             "declaration": "export interface Snapshot {\n    readonly tree: string;\n    readonly large: ReadonlyMap<string, { readonly signature: StatSignature; readonly size: number; }>;\n}"
           },
           {
+            "name": "SnapshotExtra",
+            "declaration": "export interface SnapshotExtra {\n    readonly name?: string;\n    readonly toolCallId?: string;\n    readonly content?: readonly SnapshotPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly summary?: string;\n}"
+          },
+          {
+            "name": "SnapshotMarks",
+            "declaration": "export interface SnapshotMarks {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId: string | null;\n    readonly branches: readonly (readonly [string, string])[];\n    readonly summaries: readonly BranchSummary[];\n    readonly history: NavigationHistory;\n    readonly logSeq: number;\n    readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null; };\n}"
+          },
+          {
+            "name": "SnapshotPart",
+            "declaration": "export type SnapshotPart = ContentPart | { readonly type: 'text'; } | { readonly type: 'tool_result'; readonly toolCallId: string; readonly isError?: boolean; };"
+          },
+          {
+            "name": "SnapshotRow",
+            "declaration": "export type SnapshotRow = readonly (string | number | null | SnapshotExtra)[];"
+          },
+          {
             "name": "SourceFormat",
             "declaration": "export type SourceFormat = 'pi' | 'claude-code' | 'codex';"
           },
@@ -1936,8 +1980,20 @@ export const TYPERT = {
             "declaration": "export interface TextPart {\n    readonly type: 'text';\n    readonly text: string;\n}"
           },
           {
+            "name": "ToolCallEntry",
+            "declaration": "export interface ToolCallEntry extends PlainEntryFields {\n    readonly type: 'tool_call';\n}"
+          },
+          {
             "name": "ToolCallPart",
             "declaration": "export interface ToolCallPart {\n    readonly type: 'tool_call';\n    readonly id: string;\n    readonly name: string;\n    readonly arguments: JsonValue;\n}"
+          },
+          {
+            "name": "ToolResult",
+            "declaration": "export interface ToolResult {\n    readonly content: string;\n    readonly isError?: boolean;\n    readonly error?: string;\n    readonly metadata?: Record<string, unknown>;\n}"
+          },
+          {
+            "name": "ToolResultEntry",
+            "declaration": "export interface ToolResultEntry extends PlainEntryFields {\n    readonly type: 'tool_result';\n}"
           },
           {
             "name": "ToolResultPart",
@@ -1949,7 +2005,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeEntry",
-            "declaration": "export interface TreeEntry {\n    readonly nodeId: string;\n    readonly parentId: string | null;\n    readonly type?: TreeEntryType;\n    readonly summary: string;\n    readonly createdAt: string;\n    readonly message?: LlmMessage;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n}"
+            "declaration": "export type TreeEntry = MessageEntry | ToolCallEntry | ToolResultEntry | ModelChangeEntry | CompactionEntry | BranchSummaryEntry | CustomEntry;"
           },
           {
             "name": "TreeEntryType",
@@ -1960,12 +2016,16 @@ export const TYPERT = {
             "declaration": "export interface TreeError {\n    readonly code: ErrorCode;\n    readonly message: string;\n    readonly details?: { readonly [key: string]: unknown; };\n}"
           },
           {
+            "name": "TreeMarks",
+            "declaration": "export interface TreeMarks {\n    readonly labels: Readonly<Record<string, string>>;\n    readonly branches: readonly (readonly [string, string])[];\n    readonly activeBranch: string;\n    readonly cursor: string | null;\n    readonly selectedNodeId: string | null;\n    readonly summaries: readonly BranchSummary[];\n    readonly history: NavigationHistory;\n}"
+          },
+          {
             "name": "TreeMove",
             "declaration": "export type TreeMove = { readonly kind: 'jump'; readonly nodeId: string | null; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
           },
           {
             "name": "TreeNode",
-            "declaration": "export interface TreeNode extends TreeEntry {\n    readonly branch: string;\n    readonly forkCount?: number;\n}"
+            "declaration": "export interface TreeNode extends EntryFields {\n    readonly type: TreeEntryType;\n    readonly replaces?: readonly string[];\n    readonly branch: string;\n    readonly forkCount?: number;\n}"
           },
           {
             "name": "TreePosition",

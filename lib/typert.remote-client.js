@@ -269,11 +269,12 @@ const dsh_session_tree_sessionTree_label_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_2$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_label_result$schema = z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -314,7 +315,6 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
@@ -324,11 +324,12 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -369,7 +370,6 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'nodeIds': z.array(z.string()).readonly(),
@@ -393,11 +393,12 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -438,7 +439,6 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'name': z.string().readonly(),

@@ -55,11 +55,6 @@ export function fail<T = never>(
   return { ok: false, error: details === undefined ? { code, message } : { code, message, details } }
 }
 
-/** Whether a string is one of the documented codes. */
-export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code)
-}
-
 /**
  * Thrown only where the API must throw: a malformed snapshot handed to the
  * `SessionTree` constructor, or a corrupt tree asked for its history.
@@ -77,10 +72,4 @@ export class SessionTreeError extends Error {
   get code(): ErrorCode {
     return this.error.code
   }
-}
-
-/** Unwrap a result or throw its error. */
-export function unwrap<T>(result: TreeResult<T>): T {
-  if (result.ok) return result.value
-  throw new SessionTreeError(result.error)
 }

@@ -15,7 +15,7 @@ import { OpenTreeAction, openTreeTab } from '../../src/client/OpenTreeAction.tsx
 import { apply, inject } from '../../src/client/index.ts'
 import type { HostLocale } from '../../src/client/i18n.ts'
 import { PLUGIN_ID } from '../../src/client/styles.ts'
-import { fakeRemote, realBigView, smallTree, type FakeRemote } from './client-fixtures.ts'
+import { fakeRemote, realBigView, smallTree, type FakeRemote } from '../support/client-fixtures.ts'
 import { value } from '../support/messages.ts'
 
 beforeAll(() => {

@@ -3,7 +3,7 @@
  * process: `dsh-agent-loop` drives turns, `dsh-tools` registers and executes
  * the tools, `dsh-commands` dispatches `/tree`, `dsh-session` keeps the log,
  * and this package's service switches the model history. Only the model is
- * scripted (`tool-rig.ts`), and every request it receives is recorded — so
+ * scripted (`test/support/tool-rig.ts`), and every request it receives is recorded — so
  * "the next request holds exactly the selected path" is checked on what the
  * loop really sends.
  */
@@ -11,7 +11,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { markerOf } from '../../src/harness/marker.ts'
 import { SYSTEM_PROMPT, TOOL_NAMES } from '../../src/tool/index.ts'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from './tool-rig.ts'
+import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../support/tool-rig.ts'
 
 const rigs: LoopRig[] = []
 afterEach(async () => {

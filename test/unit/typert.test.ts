@@ -130,7 +130,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
   fork: ['cursor', 'branch', 'forkCount', 'messages', 'mode'],
   back: ['cursor', 'messages', 'mode'],
   forward: ['cursor', 'messages', 'mode'],
-  label: ['nodeId', 'parentId', 'summary', 'createdAt', 'branch'],
+  label: ['nodeId', 'parentId', 'type', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
   importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar'],

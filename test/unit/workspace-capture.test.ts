@@ -16,7 +16,7 @@ import * as FsPolicy from '@deepseek-ai/dsh-fs-observation-policy'
 import type { Context } from '@deepseek-ai/cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RestoreResult, WorkspaceOverview } from '../../src/types.ts'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from './tool-rig.ts'
+import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../support/tool-rig.ts'
 
 let rig: LoopRig | undefined
 let work: string | undefined
