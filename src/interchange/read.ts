@@ -2,6 +2,7 @@
  * One entry point for every format: detect (or check) the format from the
  * first records, then read the whole stream into the neutral tree.
  */
+import type { RawSink } from './builder.ts'
 import { readClaude } from './claude/read.ts'
 import type { SubagentSource } from './claude/subagents.ts'
 import { readCodex } from './codex/read.ts'
@@ -17,6 +18,8 @@ export interface ReadOptions {
   readonly maxLineBytes?: number
   /** Claude Code subagent transcripts found beside the session. */
   readonly subagents?: readonly SubagentSource[]
+  /** Where source records go (default: they stay on the nodes, as `raw`). */
+  readonly sink?: RawSink
 }
 
 export async function readSession(chunks: AsyncIterable<Buffer | string>, options: ReadOptions = {}): Promise<{ tree: InterchangeTree; report: ImportReport }> {
@@ -26,10 +29,10 @@ export async function readSession(chunks: AsyncIterable<Buffer | string>, option
   }
   switch (detected.format) {
     case 'pi':
-      return readPi(detected.records)
+      return readPi(detected.records, options.sink)
     case 'claude-code':
-      return readClaude(detected.records, { subagents: options.subagents ?? [] })
+      return readClaude(detected.records, { subagents: options.subagents ?? [], ...(options.sink ? { sink: options.sink } : {}) })
     case 'codex':
-      return readCodex(detected.records)
+      return readCodex(detected.records, options.sink)
   }
 }

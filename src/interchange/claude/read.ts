@@ -19,7 +19,7 @@
  *   files) hang under the tool result of the call that started them;
  * - the active leaf is the last main-conversation node in write order.
  */
-import { TreeBuilder } from '../builder.ts'
+import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { AssistantEntry, ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree, Json, JsonRecord, Usage } from '../model.ts'
@@ -40,10 +40,11 @@ interface Pending {
 export interface ClaudeReadOptions {
   /** Subagent transcripts beside the session (`agent-*.jsonl`, `<session>/subagents/`), already opened. */
   readonly subagents?: readonly SubagentSource[]
+  readonly sink?: RawSink
 }
 
 export async function readClaude(records: AsyncIterable<LineRecord>, options: ClaudeReadOptions = {}): Promise<{ tree: InterchangeTree; report: ImportReport }> {
-  const builder = new TreeBuilder()
+  const builder = new TreeBuilder(options.sink)
   const state = new ClaudeState(builder)
   for await (const record of records) state.record(record)
   if (state.nodes.length === 0) throw new InterchangeError('EMPTY_SESSION', 'the transcript holds no user or assistant messages', { lines: builder.lines })

@@ -16,7 +16,7 @@
  * - only the first `session_meta` describes the file (a fork copies its
  *   parent's); ids are derived from the line (`L<line>`), so a re-import is stable.
  */
-import { TreeBuilder } from '../builder.ts'
+import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree, Json, JsonRecord } from '../model.ts'
@@ -26,8 +26,8 @@ import { isObject, num, parseArgs, str, timeOf } from '../values.ts'
 const INJECTED = ['# AGENTS.md instructions', '<user_instructions>', '<environment_context>', '<permissions instructions>', '<skill', '<user_shell_command>', '<turn_aborted>', '<subagent_notification>']
 const MODEL_SIDE = new Set(['reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'message:assistant'])
 
-export async function readCodex(records: AsyncIterable<LineRecord>): Promise<{ tree: InterchangeTree; report: ImportReport }> {
-  const builder = new TreeBuilder()
+export async function readCodex(records: AsyncIterable<LineRecord>, sink?: RawSink): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+  const builder = new TreeBuilder(sink)
   const nodes: InterchangeNode[] = []
   const typed = new Set<string>()
   const prompts: number[] = []

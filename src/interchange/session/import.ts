@@ -5,14 +5,16 @@
  * written) and writes nothing.
  */
 import { randomUUID } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { InterchangeError } from '../errors.ts'
-import type { ImportReport, SourceFormat } from '../model.ts'
-import { readSession } from '../read.ts'
+import type { ImportReport, SessionMeta, SourceFormat } from '../model.ts'
+import { readSession, type ReadOptions } from '../read.ts'
 import { DEFAULT_MAX_FILE_BYTES, openSource, stringChunks, subagentFiles } from '../source.ts'
 import { readJsonl } from '../lines.ts'
 import type { SubagentSource } from '../claude/subagents.ts'
-import { buildSession } from './build.ts'
+import { buildSession, type BuildOptions, type BuiltSession } from './build.ts'
+import { PROVENANCE_VERSION, RawSpool } from './provenance.ts'
 import { publishSession, type PersistenceTarget } from './publish.ts'
 
 export interface ImportInput {
@@ -76,27 +78,69 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
     if (Buffer.byteLength(input.content) > maxBytes) throw new InterchangeError('TOO_LARGE', `the content is larger than ${maxBytes} bytes`, { limit: maxBytes })
     chunks = stringChunks(input.content)
   }
-  const { tree, report } = await readSession(chunks, { format: input.format ?? 'auto', subagents })
-  const sessionId = target.sessionId ?? randomUUID()
-  const now = Date.now()
-  const built = buildSession(tree, { sessionId, now })
-  const cwd = target.cwd ?? (tree.meta.cwd !== undefined && path.isAbsolute(tree.meta.cwd) ? tree.meta.cwd : undefined)
-  const fullReport: ImportReport = { ...report, notes: [...report.notes, ...built.notes] }
-  const cursor = built.tree.cursor
-  const base = {
-    report: fullReport,
-    cwd: cwd ?? null,
-    cursor,
-    title: tree.meta.title ?? null,
-    events: built.events.length,
+  // The sidecar is staged in a private directory of its root; the source records go there as they are read.
+  const staging = !target.dryRun && target.sidecarRoot !== undefined ? makeStaging(target.sidecarRoot) : undefined
+  let spool: RawSpool | undefined
+  let done = false
+  try {
+    spool = staging !== undefined ? new RawSpool(path.join(staging.dir, 'records.gz')) : undefined
+    const sessionId = target.sessionId ?? randomUUID()
+    const now = Date.now()
+    const { built, meta, sourceCursor, report } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, sink: spool?.sink ?? dropRecords }, { sessionId, now })
+    const cwd = target.cwd ?? (meta.cwd !== undefined && path.isAbsolute(meta.cwd) ? meta.cwd : undefined)
+    const base = {
+      report: { ...report, notes: [...report.notes, ...built.notes] },
+      cwd: cwd ?? null,
+      cursor: built.cursor,
+      title: meta.title ?? null,
+      events: built.events.length,
+    }
+    if (target.dryRun) return { ...base, sessionId: null, dryRun: true, sidecar: target.sidecarRoot !== undefined }
+    const createdAt = meta.createdAt !== undefined && !Number.isNaN(Date.parse(meta.createdAt)) ? Date.parse(meta.createdAt) : now
+    const published = await publishSession(built, {
+      persistence: target.persistence,
+      ...(staging !== undefined ? { sidecar: { root: staging.root, staging: staging.dir, header: { v: PROVENANCE_VERSION, kind: 'header', meta, importedAt: new Date(now).toISOString(), cursor: sourceCursor }, ...(spool ? { spool } : {}) } } : {}),
+      ...(cwd !== undefined ? { cwd } : {}),
+      createdAt,
+    })
+    done = true
+    return { ...base, sessionId: published.sessionId, dryRun: false, sidecar: published.sidecar }
+  } finally {
+    spool?.close()
+    if (staging !== undefined) {
+      rmSync(staging.dir, { recursive: true, force: true })
+      // A failed import leaves no trace, not even the sidecar root it had to create.
+      if (!done && staging.createdRoot) {
+        try {
+          rmdirSync(staging.root)
+        } catch {
+          // not empty: something else writes there too
+        }
+      }
+    }
   }
-  if (target.dryRun) return { ...base, sessionId: null, dryRun: true, sidecar: target.sidecarRoot !== undefined }
-  const createdAt = tree.meta.createdAt !== undefined && !Number.isNaN(Date.parse(tree.meta.createdAt)) ? Date.parse(tree.meta.createdAt) : now
-  const published = await publishSession(built, tree, {
-    persistence: target.persistence,
-    ...(target.sidecarRoot !== undefined ? { sidecarRoot: target.sidecarRoot } : {}),
-    ...(cwd !== undefined ? { cwd } : {}),
-    createdAt,
-  })
-  return { ...base, sessionId: published.sessionId, dryRun: false, sidecar: published.sidecar }
+}
+
+/** A dry run keeps no source records. */
+const dropRecords = () => {}
+
+function makeStaging(sidecarRoot: string): { root: string; dir: string; createdRoot: boolean } {
+  const root = path.resolve(sidecarRoot)
+  try {
+    const createdRoot = !existsSync(root)
+    mkdirSync(root, { recursive: true })
+    return { root, dir: mkdtempSync(path.join(root, '.import-')), createdRoot }
+  } catch (error) {
+    throw new InterchangeError('WRITE_FAILED', `the sidecar root ${root} cannot be written: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Read, then build; only what publication needs comes back. The neutral tree
+ * (one object per source node) is unreachable once this returns, so the
+ * verification rebuild and the log's batches do not sit on top of it.
+ */
+async function readAndBuild(chunks: AsyncIterable<Buffer | string>, read: ReadOptions, build: BuildOptions): Promise<{ built: BuiltSession; meta: SessionMeta; sourceCursor: string | null; report: ImportReport }> {
+  const { tree, report } = await readSession(chunks, read)
+  return { built: buildSession(tree, build), meta: tree.meta, sourceCursor: tree.cursor, report }
 }
