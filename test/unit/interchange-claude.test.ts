@@ -12,6 +12,7 @@ import { importSession } from '../../src/interchange/session/import.ts'
 import { exportTree, writeNewFile } from '../../src/interchange/session/export.ts'
 import { TreeSidecar } from '../../src/sidecar/index.ts'
 import { dshHome, dshModelView, loadTree } from '../support/interchange.ts'
+import { pathUnits, requestUnits, type ApiMessage } from '../support/claude-units.ts'
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude-code')
 type Raw = { type?: string; uuid?: string; parentUuid?: string | null; isSidechain?: boolean; message?: { id?: string; role?: string; content?: unknown }; toolUseResult?: { agentId?: string }; isCompactSummary?: boolean; logicalParentUuid?: string }
@@ -131,43 +132,6 @@ describe('Claude Code transcripts (2.0.57/2.0.58, real files)', () => {
 
 const GENERATED = join(FIXTURES, 'generated')
 const GENERATED_SESSION = join(GENERATED, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl')
-type Unit = readonly [string, string]
-type ApiBlock = { type: string; text?: string; name?: string; content?: string | ApiBlock[] }
-type ApiMessage = { role: string; content: string | ApiBlock[] }
-
-/** What a Messages request holds, as comparable units (the CLI's `<system-reminder>` blocks and mid-conversation system messages left out, thinking too). */
-function requestUnits(messages: readonly ApiMessage[]): Unit[] {
-  const units: Unit[] = []
-  const text = (content: string | ApiBlock[] | undefined) => (typeof content === 'string' ? content : (content ?? []).map((b) => b.text ?? '').join(''))
-  for (const message of messages) {
-    if (message.role === 'system') continue
-    const list: ApiBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content
-    for (const block of list) {
-      if (block.type === 'text' && block.text!.startsWith('<system-reminder>')) continue
-      if (block.type === 'text' && block.text!.trim() !== '') units.push([message.role, block.text!.trimEnd()])
-      else if (block.type === 'tool_use') units.push(['call', block.name!])
-      else if (block.type === 'tool_result') units.push(['result', text(block.content).trimEnd()])
-    }
-  }
-  return units
-}
-
-/** The same units for the model history of a DSH tree path (what a switch to `nodeId` sends). */
-function pathUnits(tree: import('../../src/tree/session-tree.ts').SessionTree, nodeId: string): Unit[] {
-  const history = tree.historyPath(nodeId)
-  if (!history.ok) throw new Error(history.error.message)
-  const units: Unit[] = []
-  for (const entry of history.value) {
-    for (const part of entry.content ?? []) {
-      if (part.type === 'text' && part.text.trim() !== '') units.push([entry.message?.role ?? 'user', part.text.trimEnd()])
-      else if (part.type === 'tool_call' && entry.type !== 'tool_call') units.push(['call', part.name])
-      else if (part.type === 'tool_result') units.push(['result', part.content.trimEnd()])
-    }
-    if ((entry.content ?? []).length === 0 && entry.message?.content) units.push([entry.message.role, entry.message.content.trimEnd()])
-  }
-  return units
-}
-
 describe('Claude Code transcripts written by the real claude 2.1.197 (against a local fake of the Messages API)', () => {
   const requests = () => readFileSync(join(GENERATED, 'requests.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { n: number; messages: ApiMessage[] })
   const promptOf = (messages: readonly ApiMessage[]) => requestUnits(messages).filter(([role]) => role === 'user').at(-1)![1]
