@@ -5,7 +5,7 @@
 import type { RawSink } from './builder.ts'
 import { readClaude } from './claude/read.ts'
 import type { SubagentSource } from './claude/subagents.ts'
-import { readCodex } from './codex/read.ts'
+import { readCodexFamily, type CodexSource } from './codex/read.ts'
 import { detectFormat } from './detect.ts'
 import { InterchangeError } from './errors.ts'
 import { readJsonl } from './lines.ts'
@@ -18,6 +18,8 @@ export interface ReadOptions {
   readonly maxLineBytes?: number
   /** Claude Code subagent transcripts found beside the session. */
   readonly subagents?: readonly SubagentSource[]
+  /** Codex: the rollouts of the stream's family, parents first, `'main'` where the stream itself goes (its forks and the threads it forked from). */
+  readonly codexFamily?: readonly (CodexSource | 'main')[]
   /** Where source records go (default: they stay on the nodes, as `raw`). */
   readonly sink?: RawSink
 }
@@ -32,7 +34,10 @@ export async function readSession(chunks: AsyncIterable<Buffer | string>, option
       return readPi(detected.records, options.sink)
     case 'claude-code':
       return readClaude(detected.records, { subagents: options.subagents ?? [], ...(options.sink ? { sink: options.sink } : {}) })
-    case 'codex':
-      return readCodex(detected.records, options.sink)
+    case 'codex': {
+      const family = options.codexFamily ?? ['main']
+      const sources = family.map((source) => (source === 'main' ? { name: 'main', records: detected.records } : source))
+      return readCodexFamily(sources, options.sink, Math.max(0, family.indexOf('main')))
+    }
   }
 }

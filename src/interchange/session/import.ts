@@ -10,9 +10,10 @@ import path from 'node:path'
 import { InterchangeError } from '../errors.ts'
 import type { ImportReport, SessionMeta, SourceFormat } from '../model.ts'
 import { readSession, type ReadOptions } from '../read.ts'
-import { DEFAULT_MAX_FILE_BYTES, openSource, stringChunks, subagentFiles } from '../source.ts'
+import { codexFamily as codexFamily_, DEFAULT_MAX_FILE_BYTES, openSource, stringChunks, subagentFiles } from '../source.ts'
 import { readJsonl } from '../lines.ts'
 import type { SubagentSource } from '../claude/subagents.ts'
+import type { CodexSource } from '../codex/read.ts'
 import { buildSession, type BuildOptions, type BuiltSession } from './build.ts'
 import { PROVENANCE_VERSION, RawSpool } from './provenance.ts'
 import { publishSession, type PersistenceTarget } from './publish.ts'
@@ -23,7 +24,9 @@ export interface ImportInput {
   /** Or the file's text (an upload); exactly one of `path` and `content`. */
   readonly content?: string
   readonly format?: SourceFormat | 'auto'
-  /** Largest source accepted, in bytes (default 512 MiB). */
+  /** More files of the same session: Codex rollouts of `path`'s family (its forks, the thread it forked from); found beside `path` too. */
+  readonly related?: readonly string[]
+  /** Largest source accepted, in bytes (default 512 MiB), all files together. */
   readonly maxBytes?: number
 }
 
@@ -60,10 +63,23 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
   }
   let chunks: AsyncIterable<Buffer | string>
   let subagents: SubagentSource[] = []
+  let codexFamily: (CodexSource | 'main')[] | undefined
   if (input.path !== undefined) {
     const opened = openSource(input.path, maxBytes)
     chunks = opened.stream
     let budget = maxBytes - opened.bytes
+    const family = codexFamily_(opened.path, input.related ?? [])
+    for (const given of input.related ?? []) {
+      if (!family.includes(path.resolve(given))) throw new InterchangeError('FORMAT_MISMATCH', `${path.resolve(given)} is not a Codex rollout of the same thread or its forks; only those import together`, { path: path.resolve(given) })
+    }
+    if (family.length > 1) {
+      codexFamily = family.map((file): CodexSource | 'main' => {
+        if (file === opened.path) return 'main'
+        const other = openSource(file, Math.max(0, budget))
+        budget -= other.bytes
+        return { name: path.basename(file), records: readJsonl(other.stream) }
+      })
+    }
     subagents = subagentFiles(opened.path).flatMap((file) => {
       try {
         const sub = openSource(file, Math.max(0, budget))
@@ -74,6 +90,7 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
       }
     })
   } else {
+    if ((input.related ?? []).length > 0) throw new InterchangeError('INVALID_PATH', 'related files need a path, not content')
     if (typeof input.content !== 'string') throw new InterchangeError('INVALID_PATH', 'content must be a string')
     if (Buffer.byteLength(input.content) > maxBytes) throw new InterchangeError('TOO_LARGE', `the content is larger than ${maxBytes} bytes`, { limit: maxBytes })
     chunks = stringChunks(input.content)
@@ -86,7 +103,7 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
     spool = staging !== undefined ? new RawSpool(path.join(staging.dir, 'records.gz')) : undefined
     const sessionId = target.sessionId ?? randomUUID()
     const now = Date.now()
-    const { built, meta, sourceCursor, report } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, sink: spool?.sink ?? dropRecords }, { sessionId, now })
+    const { built, meta, sourceCursor, report } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
     const cwd = target.cwd ?? (meta.cwd !== undefined && path.isAbsolute(meta.cwd) ? meta.cwd : undefined)
     const base = {
       report: { ...report, notes: [...report.notes, ...built.notes] },
