@@ -22,7 +22,7 @@ import { InterchangeError } from '../interchange/errors.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { importSession } from '../interchange/session/import.ts'
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
-import { describeReport } from '../tool/interchange-command.ts'
+import { describePreview, describeReport } from '../tool/interchange-command.ts'
 
 const USAGE = `Usage:
   dsh-session-tree import <file> [<rollout>…] [--home DIR] [--format auto|pi|claude-code|codex] [--cwd DIR] [--dry-run] [--json]
@@ -134,7 +134,7 @@ async function main(argv: readonly string[]): Promise<number> {
     else if (command === 'import') {
       const report = result.report as Parameters<typeof describeReport>[0]
       const head = result.dryRun ? `Dry run: nothing written to ${String(result.home)}.` : `Imported as session ${String(result.sessionId)} in ${String(result.home)}${result.cwd ? ` (workspace ${String(result.cwd)})` : ''}; it continues from ${String(result.cursor ?? 'the start')}.`
-      process.stdout.write(`${[head, ...describeReport(report)].join('\n')}\n`)
+      process.stdout.write(`${[head, ...describeReport(report), ...(result.dryRun ? describePreview(result.preview as Parameters<typeof describePreview>[0]) : [])].join('\n')}\n`)
     } else process.stdout.write(`Exported ${String(result.format)} to ${String(result.path)} (${String(result.lines)} lines, ${String(result.bytes)} bytes).\n`)
     return 0
   } catch (error) {

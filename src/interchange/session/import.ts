@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { InterchangeError } from '../errors.ts'
 import type { ImportReport, SessionMeta, SourceFormat } from '../model.ts'
+import { previewTree, type ImportPreview } from '../preview.ts'
 import { readSession, type ReadOptions } from '../read.ts'
 import { codexFamily as codexFamily_, DEFAULT_MAX_FILE_BYTES, openSource, stringChunks, subagentFiles } from '../source.ts'
 import { readJsonl } from '../lines.ts'
@@ -54,6 +55,8 @@ export interface ImportOutcome {
   readonly events: number
   /** Whether labels, branch names and provenance went to a sidecar. */
   readonly sidecar: boolean
+  /** Every branch the tree holds, one line each (what a dry run previews). */
+  readonly preview: ImportPreview
 }
 
 export async function importSession(input: ImportInput, target: ImportTarget): Promise<ImportOutcome> {
@@ -103,7 +106,7 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
     spool = staging !== undefined ? new RawSpool(path.join(staging.dir, 'records.gz')) : undefined
     const sessionId = target.sessionId ?? randomUUID()
     const now = Date.now()
-    const { built, meta, sourceCursor, report } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
+    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
     const cwd = target.cwd ?? (meta.cwd !== undefined && path.isAbsolute(meta.cwd) ? meta.cwd : undefined)
     const base = {
       report: { ...report, notes: [...report.notes, ...built.notes] },
@@ -111,6 +114,7 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
       cursor: built.cursor,
       title: meta.title ?? null,
       events: built.events.length,
+      preview,
     }
     if (target.dryRun) return { ...base, sessionId: null, dryRun: true, sidecar: target.sidecarRoot !== undefined }
     const createdAt = meta.createdAt !== undefined && !Number.isNaN(Date.parse(meta.createdAt)) ? Date.parse(meta.createdAt) : now
@@ -157,7 +161,7 @@ function makeStaging(sidecarRoot: string): { root: string; dir: string; createdR
  * (one object per source node) is unreachable once this returns, so the
  * verification rebuild and the log's batches do not sit on top of it.
  */
-async function readAndBuild(chunks: AsyncIterable<Buffer | string>, read: ReadOptions, build: BuildOptions): Promise<{ built: BuiltSession; meta: SessionMeta; sourceCursor: string | null; report: ImportReport }> {
+async function readAndBuild(chunks: AsyncIterable<Buffer | string>, read: ReadOptions, build: BuildOptions): Promise<{ built: BuiltSession; meta: SessionMeta; sourceCursor: string | null; report: ImportReport; preview: ImportPreview }> {
   const { tree, report } = await readSession(chunks, read)
-  return { built: buildSession(tree, build), meta: tree.meta, sourceCursor: tree.cursor, report }
+  return { preview: previewTree(tree), built: buildSession(tree, build), meta: tree.meta, sourceCursor: tree.cursor, report }
 }
