@@ -29,6 +29,8 @@ export interface ImportInput {
   readonly related?: readonly string[]
   /** Largest source accepted, in bytes (default 512 MiB), all files together. */
   readonly maxBytes?: number
+  /** Longest line accepted, in characters (default 64 Mi). */
+  readonly maxLineBytes?: number
 }
 
 export interface ImportTarget {
@@ -67,6 +69,9 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
   let chunks: AsyncIterable<Buffer | string>
   let subagents: SubagentSource[] = []
   let codexFamily: (CodexSource | 'main')[] | undefined
+  /** Files found beside the source that were not read, with why (reported). */
+  const leftOut: string[] = []
+  const maxLineBytes = input.maxLineBytes
   if (input.path !== undefined) {
     const opened = openSource(input.path, maxBytes)
     chunks = opened.stream
@@ -80,15 +85,16 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
         if (file === opened.path) return 'main'
         const other = openSource(file, Math.max(0, budget))
         budget -= other.bytes
-        return { name: path.basename(file), records: readJsonl(other.stream) }
+        return { name: path.basename(file), records: readJsonl(other.stream, maxLineBytes) }
       })
     }
     subagents = subagentFiles(opened.path).flatMap((file) => {
       try {
         const sub = openSource(file, Math.max(0, budget))
         budget -= sub.bytes
-        return [{ name: path.basename(file, '.jsonl'), records: readJsonl(sub.stream) }]
-      } catch {
+        return [{ name: path.basename(file, '.jsonl'), records: readJsonl(sub.stream, maxLineBytes) }]
+      } catch (error) {
+        leftOut.push(`subagent transcript ${path.basename(file)} left out: ${error instanceof InterchangeError ? error.message : String(error)}`)
         return []
       }
     })
@@ -106,10 +112,10 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
     spool = staging !== undefined ? new RawSpool(path.join(staging.dir, 'records.gz')) : undefined
     const sessionId = target.sessionId ?? randomUUID()
     const now = Date.now()
-    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
+    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), ...(maxLineBytes !== undefined ? { maxLineBytes } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
     const cwd = target.cwd ?? (meta.cwd !== undefined && path.isAbsolute(meta.cwd) ? meta.cwd : undefined)
     const base = {
-      report: { ...report, notes: [...report.notes, ...built.notes] },
+      report: { ...report, notes: [...report.notes, ...leftOut, ...built.notes] },
       cwd: cwd ?? null,
       cursor: built.cursor,
       title: meta.title ?? null,

@@ -39,7 +39,7 @@ export interface SessionHeader {
 }
 
 /** Events per append, and the text (in UTF-16 units) a batch may hold, roughly. */
-export const LOG_BATCH = { events: 4096, chars: 8 << 20 } as const
+export const LOG_BATCH = { events: 8192, chars: 16 << 20 } as const
 
 export interface WrittenLog {
   /** `staged`: written aside and renamed into place; `append`: one append to an unknown backend. */
