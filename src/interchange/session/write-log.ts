@@ -53,7 +53,7 @@ interface PersistenceLike {
   locate(meta: unknown): { kind: string; path: string }
 }
 
-export async function writeSessionLog(persistence: PersistenceTarget, header: SessionHeader, events: readonly LogEvent[]): Promise<WrittenLog> {
+export async function writeSessionLog(persistence: PersistenceTarget, header: SessionHeader, events: readonly LogEvent[], limit: { events: number; chars: number } = LOG_BATCH): Promise<WrittenLog> {
   const staging = stagingPlan(persistence, header)
   if (staging === undefined) {
     await persistence.create(header)
@@ -70,7 +70,7 @@ export async function writeSessionLog(persistence: PersistenceTarget, header: Se
     if (staged === undefined || typeof staged.locate !== 'function') throw new Error('the staging persistence did not start')
     await staged.create(header)
     let batches = 0
-    for (const batch of batchesOf(events)) {
+    for (const batch of batchesOf(events, limit)) {
       await staged.append(header.id, batch)
       batches++
     }
