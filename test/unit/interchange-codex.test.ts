@@ -5,7 +5,7 @@
  * against what Codex would replay: response items only, injected context kept
  * as context, a rollback forking, the compaction's replacement history.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -139,5 +139,38 @@ describe('Codex rollouts written by the real codex 0.171.0 (against a local fake
     expect(single.report.notes.join('\n')).toContain(`this rollout is a fork of thread ${firstLine(thread!).payload.id}, whose rollout was not found beside it: the history before the fork point lives there and is missing`)
     const notFamily = importSession({ path: join(alone, basename(fork!)), related: [FIXTURE] }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
     await expect(notFamily).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
+  })
+})
+
+describe('Codex forks that copied their parent (older versions)', () => {
+  it('the copies are the shared prefix: they are not repeated, and the fork branches where it stops sharing', async () => {
+    const parent = readFileSync(FIXTURE, 'utf8').trim().split('\n')
+    const parentId = (JSON.parse(parent[0]!) as { payload: { id: string } }).payload.id
+    const dir = mkdtempSync(join(tmpdir(), 'codex-copied-'))
+    const env = (type: string, payload: unknown) => JSON.stringify({ timestamp: '2026-01-11T10:00:00.000Z', type, payload })
+    const fork = [
+      env('session_meta', { id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0002', forked_from_id: parentId, cwd: '/home/dev/shop', cli_version: '0.77.0', model_provider: 'openai' }),
+      ...parent.slice(0, 12),
+      env('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'skip the patch, write a test instead' }] }),
+      env('event_msg', { type: 'user_message', message: 'skip the patch, write a test instead', images: [] }),
+      env('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Added cart.removeItem.test.js.' }] }),
+    ]
+    copyFileSync(FIXTURE, join(dir, 'rollout-2026-01-10T09-00-00-parent.jsonl'))
+    writeFileSync(join(dir, 'rollout-2026-01-11T10-00-00-fork.jsonl'), fork.join('\n') + '\n')
+    const home = await dshHome()
+    const outcome = await importSession({ path: join(dir, 'rollout-2026-01-11T10-00-00-fork.jsonl') }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    expect(outcome.report.notes.join('\n')).toMatch(/joined as a branch at node L\d+ \(5 copied item\(s\) shared with the thread\)/)
+    const { tree, events } = await loadTree(home, outcome.sessionId!)
+    // The copied prompt exists once; the fork's prompt and the thread's answer both follow the shared tool result.
+    expect(tree.list().filter((n) => n.message?.content === 'why does the cart test fail?')).toHaveLength(1)
+    const forkPrompt = tree.list().find((n) => n.message?.content === 'skip the patch, write a test instead')!
+    const threadAnswer = tree.list().find((n) => n.message?.content === 'The cart drops the last item: an off-by-one in removeItem.')!
+    expect(forkPrompt.parentId).toBe(threadAnswer.parentId)
+    expect(tree.get(forkPrompt.parentId!)!.type).toBe('tool_call')
+    // It continues on the fork (the file named): the shared prefix, then the fork's own turn.
+    expect(dshModelView(outcome.sessionId!, events).slice(-2)).toEqual([
+      { role: 'user', text: 'skip the patch, write a test instead' },
+      { role: 'assistant', text: 'Added cart.removeItem.test.js.' },
+    ])
   })
 })
