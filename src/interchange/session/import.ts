@@ -62,9 +62,24 @@ export interface ImportOutcome {
 }
 
 export async function importSession(input: ImportInput, target: ImportTarget): Promise<ImportOutcome> {
-  const maxBytes = input.maxBytes ?? DEFAULT_MAX_FILE_BYTES
   if ((input.path === undefined) === (input.content === undefined)) {
     throw new InterchangeError('INVALID_PATH', 'give exactly one of a path and the file content')
+  }
+  // Every file opened is closed at the end, read or not (a subagent file beside a session of another format is never read).
+  const streams: { destroy(): void }[] = []
+  try {
+    return await importOpened(input, target, streams)
+  } finally {
+    for (const stream of streams) stream.destroy()
+  }
+}
+
+async function importOpened(input: ImportInput, target: ImportTarget, streams: { destroy(): void }[]): Promise<ImportOutcome> {
+  const maxBytes = input.maxBytes ?? DEFAULT_MAX_FILE_BYTES
+  const open = (file: string, limit: number) => {
+    const opened = openSource(file, limit)
+    streams.push(opened.stream)
+    return opened
   }
   let chunks: AsyncIterable<Buffer | string>
   let subagents: SubagentSource[] = []
@@ -73,7 +88,7 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
   const leftOut: string[] = []
   const maxLineBytes = input.maxLineBytes
   if (input.path !== undefined) {
-    const opened = openSource(input.path, maxBytes)
+    const opened = open(input.path, maxBytes)
     chunks = opened.stream
     let budget = maxBytes - opened.bytes
     const family = codexFamily_(opened.path, input.related ?? [])
@@ -83,14 +98,14 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
     if (family.length > 1) {
       codexFamily = family.map((file): CodexSource | 'main' => {
         if (file === opened.path) return 'main'
-        const other = openSource(file, Math.max(0, budget))
+        const other = open(file, Math.max(0, budget))
         budget -= other.bytes
         return { name: path.basename(file), records: readJsonl(other.stream, maxLineBytes) }
       })
     }
     subagents = subagentFiles(opened.path).flatMap((file) => {
       try {
-        const sub = openSource(file, Math.max(0, budget))
+        const sub = open(file, Math.max(0, budget))
         budget -= sub.bytes
         return [{ name: path.basename(file, '.jsonl'), records: readJsonl(sub.stream, maxLineBytes) }]
       } catch (error) {
