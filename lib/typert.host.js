@@ -240,6 +240,18 @@ const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
   'title': z.union([z.literal(null), z.string()]).readonly(),
   'events': z.number().readonly(),
   'sidecar': z.boolean().readonly(),
+  'preview': z.object({
+  'branches': z.number().readonly(),
+  'shown': z.array(z.object({
+  'leaf': z.string().readonly(),
+  'forkAt': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.number().readonly(),
+  'depth': z.number().readonly(),
+  'firstPrompt': z.string().readonly(),
+  'last': z.string().readonly(),
+  'active': z.boolean().readonly(),
+})).readonly(),
+}).readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -1592,6 +1604,10 @@ export const TYPERT = {
             "declaration": "export interface BranchOutline {\n    readonly name: string;\n    readonly headId: string;\n    readonly summary?: BranchSummary;\n}"
           },
           {
+            "name": "BranchPreview",
+            "declaration": "export interface BranchPreview {\n    readonly leaf: string;\n    readonly forkAt: string | null;\n    readonly entries: number;\n    readonly depth: number;\n    readonly firstPrompt: string;\n    readonly last: string;\n    readonly active: boolean;\n}"
+          },
+          {
             "name": "BranchSummarizer",
             "declaration": "export interface BranchSummarizer {\n    readonly model: string;\n    summarize(request: SummarizeRequest): Promise<string>;\n}"
           },
@@ -1720,6 +1736,10 @@ export const TYPERT = {
             "declaration": "export interface ForkView {\n    readonly cursor: string;\n    readonly branch: string;\n    readonly forkCount: number;\n}"
           },
           {
+            "name": "ImportPreview",
+            "declaration": "export interface ImportPreview {\n    readonly branches: number;\n    readonly shown: readonly BranchPreview[];\n}"
+          },
+          {
             "name": "ImportReport",
             "declaration": "export interface ImportReport {\n    readonly format: SourceFormat;\n    readonly version: string;\n    readonly lines: number;\n    readonly nodes: number;\n    readonly branches: number;\n    readonly labels: number;\n    readonly compactions: number;\n    readonly skipped: readonly SkippedLine[];\n    readonly opaque: Readonly<Record<string, number>>;\n    readonly ignored: Readonly<Record<string, number>>;\n    readonly recovered: number;\n    readonly notes: readonly string[];\n}"
           },
@@ -1729,7 +1749,7 @@ export const TYPERT = {
           },
           {
             "name": "ImportResult",
-            "declaration": "export interface ImportResult {\n    readonly sessionId: string | null;\n    readonly dryRun: boolean;\n    readonly report: ImportReport;\n    readonly cwd: string | null;\n    readonly cursor: string | null;\n    readonly title: string | null;\n    readonly events: number;\n    readonly sidecar: boolean;\n}"
+            "declaration": "export interface ImportResult {\n    readonly sessionId: string | null;\n    readonly dryRun: boolean;\n    readonly report: ImportReport;\n    readonly cwd: string | null;\n    readonly cursor: string | null;\n    readonly title: string | null;\n    readonly events: number;\n    readonly sidecar: boolean;\n    readonly preview: ImportPreview;\n}"
           },
           {
             "name": "InterruptedRestore",

@@ -240,6 +240,18 @@ const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
   'title': z.union([z.literal(null), z.string()]).readonly(),
   'events': z.number().readonly(),
   'sidecar': z.boolean().readonly(),
+  'preview': z.object({
+  'branches': z.number().readonly(),
+  'shown': z.array(z.object({
+  'leaf': z.string().readonly(),
+  'forkAt': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.number().readonly(),
+  'depth': z.number().readonly(),
+  'firstPrompt': z.string().readonly(),
+  'last': z.string().readonly(),
+  'active': z.boolean().readonly(),
+})).readonly(),
+}).readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])

@@ -133,7 +133,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
   label: ['nodeId', 'parentId', 'type', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
-  importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar'],
+  importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar', 'preview'],
   exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
   files: ['status', 'nodes', 'restores'],
   filesAt: ['nodeId', 'files'],
