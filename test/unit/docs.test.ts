@@ -41,6 +41,18 @@ function anchors(text: string): Set<string> {
   return out
 }
 
+/** A path as documents write it: plain, with `*` globs, `{a,b}` alternatives or `<placeholders>`. */
+function pathExists(named: string): boolean {
+  const alternatives = /\{([^}]*)\}/.exec(named)
+  if (alternatives) return alternatives[1]!.split(',').every((choice) => pathExists(named.replace(alternatives[0], choice)))
+  let candidates = [REPO_ROOT]
+  for (const part of named.replace(/\/$/, '').split('/')) {
+    const pattern = new RegExp(`^${part.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/<[^>]+>/g, '[^/]+')}$`)
+    candidates = candidates.flatMap((dir) => (existsSync(dir) && statSync(dir).isDirectory() ? readdirSync(dir).filter((name) => pattern.test(name)).map((name) => join(dir, name)) : []))
+  }
+  return candidates.length > 0
+}
+
 describe('README and docs/', () => {
   it('every relative link and image points at a file that exists, and every #fragment at one of its headings', () => {
     const broken: string[] = []
@@ -82,6 +94,20 @@ describe('README and docs/', () => {
 
   it('the bilingual pair is as last confirmed in README.i18n.yaml (after editing one side: bring the other along, then npx node dev/readme-pairing.ts --write)', () => {
     expect(current()).toEqual(recorded())
+  })
+
+  it('every repository path a document names in a code span exists (globs and <placeholders> match at least one file)', () => {
+    const missing: string[] = []
+    let checked = 0
+    for (const file of FILES) {
+      const text = readFileSync(join(REPO_ROOT, file), 'utf8')
+      for (const [, named] of text.matchAll(/`((?:src|test|dev|bench|docs|\.ci)(?:\/[^`\s]*)?)`/g)) {
+        checked++
+        if (!pathExists(named!)) missing.push(`${file}: ${named}`)
+      }
+    }
+    expect(missing).toEqual([])
+    expect(checked).toBeGreaterThan(30)
   })
 
   it('no document speaks of "this machine"', () => {
