@@ -114,5 +114,5 @@ describe('dsh-session-tree (bin)', () => {
     expect(readdirSync(join(root, 'pi-agent', 'sessions'))).toHaveLength(1)
     expect(readdirSync(root)).toEqual(expect.arrayContaining(['session.jsonl', 'session.md']))
     expect(basename(real('2bb0ce6a-…'))).toBe(sessionId)
-  })
+  }, 300_000) // seven real CLI processes: a loaded 2-core machine can take minutes
 })
