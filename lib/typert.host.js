@@ -1177,7 +1177,7 @@ export const TYPERT = {
           },
           {
             "name": "SwitchMarker",
-            "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n}"
+            "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n    readonly lane?: string;\n    readonly leaves?: number;\n}"
           },
           {
             "name": "TextPart",

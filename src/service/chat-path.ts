@@ -263,7 +263,8 @@ function describe(anchor: Anchor, tree: SessionProjector['tree']): Omit<ChatSwit
     seq: anchor.seq,
     kind: anchor.branch === undefined ? 'switch' : 'fork',
     target: anchor.target,
-    branch: anchor.branch ?? node?.branch ?? '',
+    // The branch the switch recorded (a fork's new one, else the one active after it); earlier logs: the target's lane today.
+    branch: anchor.branch ?? anchor.lane ?? node?.branch ?? '',
     ...(node ? { targetSummary: node.summary } : {}),
   }
 }
