@@ -26,6 +26,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { ChatPath, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
+import { recordFromLoad, startFrames, stopFrames, violations } from './support/chat-frames.ts'
 import { appliedRevision, chatTranscript, openSession, pathTranscript, requestTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { messageText, readOrAnswer, startFakeLlm, userPrompts, type ChatRequestBody, type FakeLlm, type StaticStep } from './support/fake-llm.ts'
@@ -36,6 +37,8 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable
 const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const TITLE = 'Chat follows the tree'
+/** How late the page gets every `chatPath` answer: the window in which a switch's rows could flash. */
+const ANSWER_DELAY_MS = 700
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
@@ -86,6 +89,7 @@ for (const mode of ['stock', 'native'] as const) {
     let sessionId: string
     const problems: string[] = []
     const evidence: Record<string, unknown> = {}
+    const frameEvidence: Record<string, unknown> = {}
 
     const markFailure = () => onTestFailed(() => { failed = true })
     const api = () => {
@@ -102,6 +106,33 @@ for (const mode of ['stock', 'native'] as const) {
     }
     const lastRequest = () => llm.chatRequests().at(-1)!
 
+    /**
+     * Every painted state of the Chat is recorded from just before a change (a move, a prompt, a page
+     * load, an older page) until the Chat shows its final rows; `expectChat` then checks that no
+     * recorded state, from the one where the change reached the page on, showed a row the final state
+     * does not show. The service's `chatPath` answers reach the page late (`ANSWER_DELAY_MS`, at the
+     * HTTP layer), so the time between a switch's events and the answer is long and certain.
+     */
+    let recording: { readonly before: ReadonlySet<string>; readonly answers: number } | undefined
+    let delayedAnswers = 0
+    const watch = async () => {
+      const before = new Set(await page.evaluate(() => [...document.querySelectorAll('[data-chat-flow] > [data-chat-flow-key]')].map((el) => (el as HTMLElement).dataset.chatFlowKey!)))
+      await startFrames(page)
+      recording = { before, answers: delayedAnswers }
+    }
+    const checkFrames = async (step: string) => {
+      if (!recording) return
+      const { before, answers } = recording
+      recording = undefined
+      const frames = await stopFrames(page)
+      const final = new Set((await visibleRows(page)).map((r) => r.key))
+      const { landed, bad } = violations(frames, before, final)
+      frameEvidence[step] = { frames: frames.length, landed, answersDelayed: delayedAnswers - answers, bad }
+      expect(landed, `${step}: the change reached the Chat while it was recorded`).toBeGreaterThanOrEqual(0)
+      expect(delayedAnswers, `${step}: a late chatPath answer came in while the Chat was recorded`).toBeGreaterThan(answers)
+      expect(bad, `${step}: painted states that showed a row the Chat then hides (of ${frames.length})`).toEqual([])
+    }
+
     /** The Chat shows exactly `expected` (and our decorations were applied at the session's current revision). */
     const expectChat = async (step: string, expected: readonly Row[]) => {
       const revision = (await status()).revision
@@ -115,9 +146,11 @@ for (const mode of ['stock', 'native'] as const) {
       expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history')), `"Failed to load history" (${step})`).toBe(false)
       expect(problems, `console or page errors (${step})`).toEqual([])
       evidence[step] = rows
+      await checkFrames(step)
     }
-    /** The same after a full page reload. */
+    /** The same after a full page reload (recorded from the new page's first paint). */
     const expectChatAfterReload = async (step: string, expected: readonly Row[]) => {
+      recording = { before: new Set(), answers: delayedAnswers }
       await page.reload()
       await openSession(page, undefined, TITLE)
       await expectChat(`${step}, after a reload`, expected)
@@ -139,6 +172,7 @@ for (const mode of ['stock', 'native'] as const) {
     }
     /** Send a prompt (the UI composer, as a person would) and check the model read `before` plus it. */
     const promptVia = async (text: string, before: readonly Row[]) => {
+      await watch()
       const requests = llm.chatRequests().length
       const lastSeq = await api().lastSeq(sessionId)
       const composer = page.locator('[data-slot="conversation.composer"] textarea')
@@ -174,6 +208,13 @@ for (const mode of ['stock', 'native'] as const) {
         if (m.type() === 'error') problems.push(`console: ${m.text()}`)
       })
       page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      await page.route('**/api/sessionTree/chatPath', async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, ANSWER_DELAY_MS))
+        delayedAnswers++
+        await route.continue()
+      })
+      await recordFromLoad(page)
+      recording = { before: new Set(), answers: delayedAnswers }
       await openSession(page, web.url, TITLE)
     }, 600_000)
 
@@ -183,6 +224,7 @@ for (const mode of ['stock', 'native'] as const) {
       await llm?.close()
       if (artifacts) {
         saveArtifact(artifacts, 'chat-rows.json', evidence)
+        saveArtifact(artifacts, 'chat-frames.json', frameEvidence)
         saveArtifact(artifacts, 'problems.txt', problems.join('\n'))
         if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
         saveWebEvidence(artifacts, web ? [web] : [])
@@ -194,6 +236,9 @@ for (const mode of ['stock', 'native'] as const) {
       markFailure()
       const status0 = await status()
       expect(status0.surfaceMode).toBe(mode)
+      // The page as it first opened (recorded from its first paint).
+      await expectChat('first open', requestTranscript(lastRequest().body, lastRequest().reply))
+      await watch()
       await api().promptAndWait(sessionId, 'please READ notes.txt')
       await api().promptAndWait(sessionId, 'third question')
       const expected = await afterPrompt('three turns')
@@ -203,6 +248,7 @@ for (const mode of ['stock', 'native'] as const) {
     it('a jump across the tool exchange hides the abandoned turns behind one switch row; Show reveals them dimmed', async () => {
       markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
+      await watch()
       await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
       const expected = await afterMove('jump across the tool exchange')
       expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question'])
@@ -236,6 +282,7 @@ for (const mode of ['stock', 'native'] as const) {
 
     it('back to the tool exchange: the originals show again, the copies never do', async () => {
       markFailure()
+      await watch()
       await api().remoteOk('sessionTree/back', { agentId: sessionId })
       const expected = await afterMove('back')
       expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'please READ notes.txt', 'read', 'READ-DONE: banana', 'third question', 'ANSWER to: third question'])
@@ -246,6 +293,7 @@ for (const mode of ['stock', 'native'] as const) {
     it('a fork at an earlier node and a prompt: "New branch" row, ‹ 3 / 3 › on the new prompt', async () => {
       markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
+      await watch()
       await api().remoteOk('sessionTree/fork', { agentId: sessionId, nodeId: a1.nodeId, branch: 'alt' })
       const expected = await afterMove('fork at the first answer')
       await promptVia('on the alt branch', expected)
@@ -288,6 +336,7 @@ for (const mode of ['stock', 'native'] as const) {
       markFailure()
       const before = await chatPath()
       const fork = page.getByTestId('session-tree-fork').filter({ visible: true })
+      await watch()
       await fork.getByRole('button', { name: 'Previous branch' }).click()
       await until('the move to land', async () => (await chatPath()).revision !== before.revision && (await status()).cursor === (await nodeWith('ANSWER to: after the rewind')).nodeId)
       const expected = await afterMove('‹ to the sibling')
@@ -305,10 +354,14 @@ for (const mode of ['stock', 'native'] as const) {
         await api().promptAndWait(sessionId, 'model one')
         await api().promptAndWait(sessionId, 'model two')
         const a1 = await nodeWith('ANSWER to: model one')
-        await api().promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
-        expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
+        recording = { before: new Set(), answers: delayedAnswers }
         await page.reload()
         await openSession(page, undefined, TITLE)
+        await expectChat('before the model\'s move', requestTranscript(lastRequest().body, lastRequest().reply))
+        // Live: the model moves inside its step; the prompt it left must never show with the copies.
+        await watch()
+        await api().promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
+        expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
         const expected = await afterPrompt("the model's move")
         expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree_jump', 'MOVED-DONE'])
         const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
@@ -324,6 +377,8 @@ for (const mode of ['stock', 'native'] as const) {
         await api().promptAndWait(sessionId, 'back near the start')
         const expected = requestTranscript(lastRequest().body, lastRequest().reply)
         expect(expected.map((r) => r.text)).toEqual(['long 1', 'ANSWER to: long 1', 'long 2', 'ANSWER to: long 2', 'long 3', 'ANSWER to: long 3', 'back near the start', 'ANSWER to: back near the start'])
+        // Recorded from the reload through every older page: no page shows a row the scrolled-back Chat hides.
+        recording = { before: new Set(), answers: delayedAnswers }
         await page.reload()
         // The second session has the same title (the fake model names every session alike): the newest is first.
         await openSession(page, undefined, TITLE)

@@ -97,8 +97,10 @@ describe('the Definitions', () => {
     expect(sw.match({ type: 'tool/call', seq: 10, data: { name: 'tree_jump', callId: 'c' } })).toEqual({ id: '10', role: 'start' })
     expect(sw.match({ type: 'tool/call', seq: 11, data: { name: 'read', callId: 'd' } })).toBeNull()
     expect(fork.match({ type: 'user/message', seq: 7, surfaceOp: 'append', data: {} })).toEqual({ id: '7', role: 'start' })
-    // A replacement (the Chat draws none but compactions) gets no seat; a tool call does.
-    expect(fork.match({ type: 'user/message', seq: 8, surfaceOp: { op: 'replace', start: 1, end: 2 } })).toBeNull()
+    // A replacement (the Chat draws none but compactions) and a tool call get a seat too: the live reading needs what they say.
+    expect(fork.match({ type: 'user/message', seq: 8, surfaceOp: { op: 'replace', start: 1, end: 2 } })).toEqual({ id: '8', role: 'start' })
+    expect(fork.match({ type: 'assistant/message', seq: 12, surfaceOp: 'append', data: {} })).toEqual({ id: '12', role: 'start' })
+    expect(fork.match({ type: 'assistant/message', seq: 13, surfaceOp: 'replace' })).toBeNull()
     expect(fork.match({ type: 'tool/call', seq: 9, data: {} })).toEqual({ id: '9', role: 'start' })
     // Nodes are built the same way every time, even without a start.
     const node = fork.buildViewNode({ key: '17:session-tree-fork7', id: '7', start: undefined, state: undefined })

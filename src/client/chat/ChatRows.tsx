@@ -9,7 +9,7 @@
  * column they sit in. An error boundary keeps any failure here out of the
  * host's transcript (a render error would otherwise unmount the Chat).
  */
-import { Component, useCallback, useEffect, useSyncExternalStore, type ReactNode } from 'react'
+import { Component, useCallback, useLayoutEffect, useSyncExternalStore, type ReactNode } from 'react'
 import type { ChatFork, ChatSwitch } from '../../service/chat-path.ts'
 import type { HostLocale, StringKey, Translate } from '../i18n.ts'
 import { useTranslate } from '../TreePanel.tsx'
@@ -45,10 +45,12 @@ class Contained extends Component<{ readonly children: ReactNode }, { readonly f
 
 function useChatStore(props: ChatNodeProps): { store: ChatStore; state: ReturnType<ChatStore['getSnapshot']>; ref: (el: HTMLElement | null) => void } {
   const store = props.stores.get(props.sessionId)
-  useEffect(() => store.start(), [store])
+  // Layout effects, in this order, before the browser paints the rows these nodes came with:
+  // the live rules apply from the first frame (a copy or a row a switch left is never drawn).
+  useLayoutEffect(() => store.start(), [store])
   const order = props.useSession((s) => s.chat?.order)
   const nodes = props.useSession((s) => s.chat?.nodes)
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (order && nodes) store.observe(order, nodes)
   }, [store, order, nodes])
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot)

@@ -11,8 +11,9 @@
  */
 import type { MoveResult, SessionStatus } from '../../types.ts'
 import type { ChatPath } from '../../service/chat-path.ts'
+import { FORK_KIND, SWITCH_KIND } from './definitions.ts'
 import type { Result } from '../controller.ts'
-import { chatCss, chatRules, NO_RULES, type ChatRow, type ChatRules } from './rules.ts'
+import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -39,9 +40,25 @@ export interface ChatState {
   readonly rules: ChatRules
 }
 
-/** The host Chat snapshot's node store, as far as the rules read it. */
+/** One node of the host Chat's snapshot, as far as the rules read it. */
+export interface ChatNode {
+  readonly kind: string
+  readonly anchorSeq: number
+  readonly data?: unknown
+  readonly location?: unknown
+}
+
+/** The host Chat snapshot's node store. */
 export interface ChatNodes {
-  get(key: string): ChatRow | undefined
+  get(key: string): ChatNode | undefined
+}
+
+/** The turn a host row belongs to (its location's turn), if it says. */
+function turnOf(location: unknown): number | undefined {
+  if (typeof location !== 'object' || location === null) return undefined
+  const turn = (location as { turn?: unknown }).turn
+  const n = typeof turn === 'object' && turn !== null ? (turn as { turn?: unknown }).turn : undefined
+  return typeof n === 'number' ? n : undefined
 }
 
 export interface ChatStoreOptions {
@@ -92,7 +109,10 @@ export class ChatStore {
   /** One more mounted node of this session's Chat; the returned function ends its share. */
   start(): () => void {
     this.users += 1
-    if (this.users === 1) void this.refresh()
+    if (this.users === 1) {
+      this.apply()
+      void this.refresh()
+    }
     let stopped = false
     return () => {
       if (stopped) return
@@ -211,9 +231,15 @@ export class ChatStore {
       const rows: ChatRow[] = []
       if (nodes) for (const key of this.order) {
         const node = nodes.get(key)
-        if (node && typeof node.anchorSeq === 'number') rows.push({ key, kind: node.kind, anchorSeq: node.anchorSeq })
+        if (!node || typeof node.anchorSeq !== 'number') continue
+        if (node.kind === SWITCH_KIND || node.kind === FORK_KIND) rows.push({ key, kind: node.kind, anchorSeq: node.anchorSeq, data: node.data })
+        else {
+          const turn = turnOf(node.location)
+          rows.push(turn === undefined ? { key, kind: node.kind, anchorSeq: node.anchorSeq } : { key, kind: node.kind, anchorSeq: node.anchorSeq, turn })
+        }
       }
-      rules = chatRules(path, rows, this.state.expanded)
+      // Before the first answer the events are read live; after a failure there is no rule.
+      rules = chatRules(path ?? (this.state.error ? undefined : NOTHING_KNOWN), rows, this.state.expanded)
     } catch (error) {
       this.fail(errorOf(error))
       return
