@@ -18,7 +18,7 @@ import path from 'node:path'
 import { chromium } from 'playwright-core'
 import { REPO_ROOT } from '../dev/harness.ts'
 import { openPaintPage } from '../test/e2e/support/paint.ts'
-import { realBigView } from '../test/unit/client-fixtures.ts'
+import { realBigView } from '../test/support/client-fixtures.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'

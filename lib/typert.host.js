@@ -88,6 +88,77 @@ const dsh_session_tree_sessionTree_exportAs_result$schema = z.object({
   'fileSessionId': z.string().readonly(),
   'fromImport': z.boolean().readonly(),
 })
+const dsh_session_tree_sessionTree_fileAt_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_fileAt_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_fileAt_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_fileAt_result$schema = z.object({
+  'nodeId': z.union([z.literal(null), z.string()]).readonly(),
+  'path': z.string().readonly(),
+  'state': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'text': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'note': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_files_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_files_result$schema = z.object({
+  'status': z.object({
+  'available': z.boolean().readonly(),
+  'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'root': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("off")]).readonly().optional(),
+  'shellNote': z.string().readonly(),
+  'maxFileBytes': z.number().readonly(),
+  'tracked': z.number().readonly(),
+  'interrupted': z.array(z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.number().readonly(),
+})).readonly(),
+  'problems': z.array(z.string()).readonly(),
+}).readonly(),
+  'nodes': z.array(z.object({
+  'nodeId': z.string().readonly(),
+  'paths': z.array(z.string()).readonly(),
+})).readonly(),
+  'restores': z.array(z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'paths': z.array(z.string()).readonly(),
+  'kept': z.array(z.string()).readonly(),
+  'complete': z.boolean().readonly(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_filesAt_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_filesAt_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_filesAt_result$schema = z.object({
+  'nodeId': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.array(z.object({
+  'path': z.string().readonly(),
+  'state': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'differs': z.boolean().readonly(),
+})).readonly(),
+})
 const dsh_session_tree_sessionTree_fork_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_2$schema = z.string()
@@ -169,6 +240,18 @@ const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
   'title': z.union([z.literal(null), z.string()]).readonly(),
   'events': z.number().readonly(),
   'sidecar': z.boolean().readonly(),
+  'preview': z.object({
+  'branches': z.number().readonly(),
+  'shown': z.array(z.object({
+  'leaf': z.string().readonly(),
+  'forkAt': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.number().readonly(),
+  'depth': z.number().readonly(),
+  'firstPrompt': z.string().readonly(),
+  'last': z.string().readonly(),
+  'active': z.boolean().readonly(),
+})).readonly(),
+}).readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -198,11 +281,12 @@ const dsh_session_tree_sessionTree_label_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_2$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_label_result$schema = z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -243,7 +327,6 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
@@ -253,11 +336,12 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -298,7 +382,6 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'nodeIds': z.array(z.string()).readonly(),
@@ -322,11 +405,12 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -367,7 +451,6 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'name': z.string().readonly(),
@@ -381,6 +464,267 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_restore_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_restore_parameter_1$schema = z.object({
+  'move': z.object({
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
+  'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+}).readonly(),
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("keep"), z.literal("overwrite")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_restore_result$schema = z.object({
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'move': z.union([z.undefined(), z.object({
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'files': z.union([z.undefined(), z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'created': z.array(z.string()).readonly(),
+  'updated': z.array(z.string()).readonly(),
+  'deleted': z.array(z.string()).readonly(),
+  'kept': z.array(z.string()).readonly(),
+  'blocked': z.array(z.object({
+  'path': z.string().readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_restoreDiff_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_restoreDiff_parameter_1$schema = z.object({
+  'move': z.object({
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
+  'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+}).readonly(),
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("keep"), z.literal("overwrite")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_restoreDiff_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
+  'path': z.string().readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'diff': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_restorePreview_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_restorePreview_parameter_1$schema = z.object({
+  'move': z.object({
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
+  'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+}).readonly(),
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("keep"), z.literal("overwrite")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'plan': z.object({
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.array(z.object({
+  'path': z.string().readonly(),
+  'action': z.union([z.literal("create"), z.literal("update"), z.literal("delete")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'insertions': z.number().readonly(),
+  'deletions': z.number().readonly(),
+})).readonly(),
+  'conflicts': z.array(z.object({
+  'reason': z.union([z.literal("changed-outside"), z.literal("unknown-since-checkpoint")]).readonly(),
+  'expected': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'path': z.string().readonly(),
+  'action': z.union([z.literal("create"), z.literal("update"), z.literal("delete")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'insertions': z.number().readonly(),
+  'deletions': z.number().readonly(),
+})).readonly(),
+  'blocked': z.array(z.object({
+  'path': z.string().readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+  'stat': z.object({
+  'files': z.number().readonly(),
+  'created': z.number().readonly(),
+  'updated': z.number().readonly(),
+  'deleted': z.number().readonly(),
+  'insertions': z.number().readonly(),
+  'deletions': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'status': z.object({
+  'available': z.boolean().readonly(),
+  'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'root': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("off")]).readonly().optional(),
+  'shellNote': z.string().readonly(),
+  'maxFileBytes': z.number().readonly(),
+  'tracked': z.number().readonly(),
+  'interrupted': z.array(z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.number().readonly(),
+})).readonly(),
+  'problems': z.array(z.string()).readonly(),
+}).readonly(),
 })
 const dsh_session_tree_sessionTree_session_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_session_result$schema = z.object({
@@ -471,7 +815,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":179,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -496,7 +840,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":140,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -521,7 +865,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":131,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -546,7 +890,112 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/fileAt',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'fileAt',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/fileAt:agentId',
+            schema: dsh_session_tree_sessionTree_fileAt_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/fileAt:nodeId',
+            schema: dsh_session_tree_sessionTree_fileAt_parameter_1$schema,
+          },
+        },
+        {
+          name: 'path',
+          wire: 'path',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/fileAt:path',
+            schema: dsh_session_tree_sessionTree_fileAt_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FileContent',
+        schema: dsh_session_tree_sessionTree_fileAt_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":257,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/files',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'files',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/files:agentId',
+            schema: dsh_session_tree_sessionTree_files_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
+        schema: dsh_session_tree_sessionTree_files_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":245,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/filesAt',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'filesAt',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/filesAt:agentId',
+            schema: dsh_session_tree_sessionTree_filesAt_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/filesAt:nodeId',
+            schema: dsh_session_tree_sessionTree_filesAt_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FilesAtNode',
+        schema: dsh_session_tree_sessionTree_filesAt_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":251,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -591,7 +1040,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":168,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -616,7 +1065,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -641,7 +1090,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -676,7 +1125,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -721,7 +1170,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":193,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -746,7 +1195,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":104,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -771,7 +1220,122 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":113,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/restore',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'restore',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/restore:agentId',
+            schema: dsh_session_tree_sessionTree_restore_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#RestoreRequest',
+            schema: dsh_session_tree_sessionTree_restore_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#RestoreResult',
+        schema: dsh_session_tree_sessionTree_restore_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":280,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/restoreDiff',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'restoreDiff',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/restoreDiff:agentId',
+            schema: dsh_session_tree_sessionTree_restoreDiff_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#RestoreRequest',
+            schema: dsh_session_tree_sessionTree_restoreDiff_parameter_1$schema,
+          },
+        },
+        {
+          name: 'path',
+          wire: 'path',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/restoreDiff:path',
+            schema: dsh_session_tree_sessionTree_restoreDiff_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FileDiff',
+        schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":269,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/restorePreview',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'restorePreview',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/restorePreview:agentId',
+            schema: dsh_session_tree_sessionTree_restorePreview_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#RestoreRequest',
+            schema: dsh_session_tree_sessionTree_restorePreview_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#RestorePreview',
+        schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":263,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -796,7 +1360,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":122,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -831,7 +1395,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":203,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":219,"column":9},
     },
   ],
   model: {
@@ -939,6 +1503,62 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "files",
+            "signature": "@Remote async files(agentId: string): Promise<WorkspaceOverview>",
+            "summary": "Workspace checkpoints: status, the nodes that changed files (with their paths), the restores.",
+            "jsDoc": "/** Workspace checkpoints: status, the nodes that changed files (with their paths), the restores. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "filesAt",
+            "signature": "@Remote async filesAt(agentId: string, nodeId: string | null): Promise<FilesAtNode>",
+            "summary": "Every tracked file as it was at a node (`null`: before the first node), and whether it differs now.",
+            "jsDoc": "/** Every tracked file as it was at a node (`null`: before the first node), and whether it differs now. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "fileAt",
+            "signature": "@Remote async fileAt(agentId: string, nodeId: string | null, path: string): Promise<FileContent>",
+            "summary": "One file's content at a node.",
+            "jsDoc": "/** One file's content at a node. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "restorePreview",
+            "signature": "@Remote async restorePreview(agentId: string, request: RestoreRequest): Promise<RestorePreview>",
+            "summary": "What a move would do to the files (added, changed, deleted, diff stat, conflicts); nothing is written.",
+            "jsDoc": "/** What a move would do to the files (added, changed, deleted, diff stat, conflicts); nothing is written. */"
+          },
+          {
+            "kind": "method",
+            "name": "restoreDiff",
+            "signature": "@Remote async restoreDiff(agentId: string, request: RestoreRequest, path: string): Promise<FileDiff>",
+            "summary": "One file of a preview as a unified diff (now → the move's target).",
+            "jsDoc": "/** One file of a preview as a unified diff (now → the move's target). No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "restore",
+            "signature": "@Remote async restore(agentId: string, request: RestoreRequest): Promise<RestoreResult>",
+            "summary": "A move that takes the conversation, the files, or both.",
+            "jsDoc": "/**\n * A move that takes the conversation, the files, or both. Conflicts (files\n * changed outside the agent) need a decision each, else `WORKSPACE_CONFLICT`\n * and nothing changes; what a restore replaces is checkpointed first, so a\n * `back` with files brings it back.\n */"
+          },
+          {
+            "kind": "getter",
+            "name": "workspaces",
+            "signature": "get workspaces(): WorkspaceRegistry",
+            "summary": "The sessions' workspace checkpoints (capture writes them; tests and tools read them).",
+            "jsDoc": "/** The sessions' workspace checkpoints (capture writes them; tests and tools read them). Not a remote method. */"
+          },
+          {
+            "kind": "method",
+            "name": "restoreFor",
+            "signature": "restoreFor(agentId: string, request: RestoreRequest, callId?: string): Promise<TreeResult<RestoreResult>>",
+            "summary": "The files half of a model's own move from inside its step (`callId`), or of a deferred one.",
+            "jsDoc": "/** The files half of a model's own move from inside its step (`callId`), or of a deferred one. Not a remote method. */"
+          },
+          {
+            "kind": "method",
             "name": "importSession",
             "signature": "@Remote async importSession(request: ImportRequest): Promise<ImportResult>",
             "summary": "Import a Pi, Claude Code or Codex session as a new DSH session with its whole tree (all or nothing); `dryRun` previews without writing.",
@@ -972,8 +1592,20 @@ export const TYPERT = {
             "declaration": "export interface AppendOptions {\n    readonly nodeId?: string;\n    readonly parentId?: string | null;\n    readonly type?: TreeEntryType;\n    readonly branch?: string;\n    readonly summary?: string;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Record<string, JsonValue>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Record<string, JsonValue>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly createdAt?: string;\n}"
           },
           {
+            "name": "BlockedFile",
+            "declaration": "export interface BlockedFile {\n    readonly path: string;\n    readonly reason: BlockedReason;\n    readonly current: FileState;\n    readonly target?: FileState;\n}"
+          },
+          {
+            "name": "BlockedReason",
+            "declaration": "export type BlockedReason = 'target-not-checkpointed' | 'target-unknown' | 'current-not-replaceable' | 'content-damaged';"
+          },
+          {
             "name": "BranchOutline",
             "declaration": "export interface BranchOutline {\n    readonly name: string;\n    readonly headId: string;\n    readonly summary?: BranchSummary;\n}"
+          },
+          {
+            "name": "BranchPreview",
+            "declaration": "export interface BranchPreview {\n    readonly leaf: string;\n    readonly forkAt: string | null;\n    readonly entries: number;\n    readonly depth: number;\n    readonly firstPrompt: string;\n    readonly last: string;\n    readonly active: boolean;\n}"
           },
           {
             "name": "BranchSummarizer",
@@ -984,8 +1616,20 @@ export const TYPERT = {
             "declaration": "export interface BranchSummary {\n    readonly branch: string;\n    readonly nodeId: string;\n    readonly summary: string;\n    readonly model?: string;\n    readonly fallback?: boolean;\n    readonly createdAt: string;\n}"
           },
           {
+            "name": "BranchSummaryEntry",
+            "declaration": "export interface BranchSummaryEntry extends PlainEntryFields {\n    readonly type: 'branch_summary';\n}"
+          },
+          {
             "name": "BranchView",
             "declaration": "export interface BranchView extends BranchOutline {\n    readonly nodeIds: readonly string[];\n}"
+          },
+          {
+            "name": "CallPoint",
+            "declaration": "export interface CallPoint {\n    readonly key: number;\n    readonly node: string;\n    readonly call: string;\n    readonly tool: string;\n    readonly w: number;\n}"
+          },
+          {
+            "name": "CaptureOutcome",
+            "declaration": "export type CaptureOutcome = { readonly kind: 'captured'; readonly path: string; readonly state: FileState; } | { readonly kind: 'already'; readonly path: string; } | { readonly kind: 'outside'; readonly absolute: string; } | { readonly kind: 'failed'; readonly path?: string; readonly message: string; };"
           },
           {
             "name": "ChatFork",
@@ -1000,8 +1644,40 @@ export const TYPERT = {
             "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n}"
           },
           {
+            "name": "CompactionEntry",
+            "declaration": "export interface CompactionEntry extends EntryFields {\n    readonly type: 'compaction';\n    readonly replaces?: readonly string[];\n}"
+          },
+          {
+            "name": "Conflict",
+            "declaration": "export interface Conflict extends PlanEntry {\n    readonly reason: ConflictReason;\n    readonly expected?: FileState;\n}"
+          },
+          {
+            "name": "ConflictChoice",
+            "declaration": "export interface ConflictChoice {\n    readonly path: string;\n    readonly decision: ConflictDecision;\n}"
+          },
+          {
+            "name": "ConflictDecision",
+            "declaration": "export type ConflictDecision = 'keep' | 'overwrite';"
+          },
+          {
+            "name": "ConflictReason",
+            "declaration": "export type ConflictReason = 'changed-outside' | 'unknown-since-checkpoint';"
+          },
+          {
             "name": "ContentPart",
             "declaration": "export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart;"
+          },
+          {
+            "name": "CustomEntry",
+            "declaration": "export interface CustomEntry extends PlainEntryFields {\n    readonly type: 'custom';\n}"
+          },
+          {
+            "name": "DiffStat",
+            "declaration": "export interface DiffStat {\n    readonly files: number;\n    readonly created: number;\n    readonly updated: number;\n    readonly deleted: number;\n    readonly insertions: number;\n    readonly deletions: number;\n}"
+          },
+          {
+            "name": "EntryFields",
+            "declaration": "export interface EntryFields {\n    readonly nodeId: string;\n    readonly parentId: string | null;\n    readonly summary: string;\n    readonly createdAt: string;\n    readonly message?: LlmMessage;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n}"
           },
           {
             "name": "ErrorCode",
@@ -1020,12 +1696,48 @@ export const TYPERT = {
             "declaration": "export interface ExportResult {\n    readonly format: ExportFormat;\n    readonly path: string | null;\n    readonly bytes: number;\n    readonly lines: number;\n    readonly content: string | null;\n    readonly fileSessionId: string;\n    readonly fromImport: boolean;\n}"
           },
           {
+            "name": "FileAtNode",
+            "declaration": "export interface FileAtNode {\n    readonly path: string;\n    readonly state?: FileState;\n    readonly differs: boolean;\n}"
+          },
+          {
+            "name": "FileAtPoint",
+            "declaration": "export interface FileAtPoint {\n    readonly path: string;\n    readonly state?: FileState;\n    readonly differs: boolean;\n}"
+          },
+          {
+            "name": "FileChange",
+            "declaration": "export interface FileChange {\n    readonly path: string;\n    readonly before: FileState;\n    readonly after: FileState;\n}"
+          },
+          {
+            "name": "FileContent",
+            "declaration": "export interface FileContent {\n    readonly nodeId: string | null;\n    readonly path: string;\n    readonly state?: FileState;\n    readonly text?: string;\n    readonly note?: string;\n}"
+          },
+          {
+            "name": "FileDiff",
+            "declaration": "export interface FileDiff {\n    readonly path: string;\n    readonly current: FileState;\n    readonly target?: FileState;\n    readonly diff: string;\n}"
+          },
+          {
+            "name": "FileDiffResult",
+            "declaration": "export interface FileDiffResult {\n    readonly path: string;\n    readonly current: FileState;\n    readonly target?: FileState;\n    readonly diff: string;\n}"
+          },
+          {
+            "name": "FilesAtNode",
+            "declaration": "export interface FilesAtNode {\n    readonly nodeId: string | null;\n    readonly files: readonly FileAtNode[];\n}"
+          },
+          {
+            "name": "FileState",
+            "declaration": "export type FileState = { readonly kind: 'file'; readonly hash: string; readonly size: number; readonly exec?: boolean; } | { readonly kind: 'absent'; } | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number; };"
+          },
+          {
             "name": "ForkResult",
             "declaration": "export interface ForkResult extends ForkView, MoveResult {\n    readonly cursor: string;\n    readonly branch: string;\n}"
           },
           {
             "name": "ForkView",
             "declaration": "export interface ForkView {\n    readonly cursor: string;\n    readonly branch: string;\n    readonly forkCount: number;\n}"
+          },
+          {
+            "name": "ImportPreview",
+            "declaration": "export interface ImportPreview {\n    readonly branches: number;\n    readonly shown: readonly BranchPreview[];\n}"
           },
           {
             "name": "ImportReport",
@@ -1037,7 +1749,11 @@ export const TYPERT = {
           },
           {
             "name": "ImportResult",
-            "declaration": "export interface ImportResult {\n    readonly sessionId: string | null;\n    readonly dryRun: boolean;\n    readonly report: ImportReport;\n    readonly cwd: string | null;\n    readonly cursor: string | null;\n    readonly title: string | null;\n    readonly events: number;\n    readonly sidecar: boolean;\n}"
+            "declaration": "export interface ImportResult {\n    readonly sessionId: string | null;\n    readonly dryRun: boolean;\n    readonly report: ImportReport;\n    readonly cwd: string | null;\n    readonly cursor: string | null;\n    readonly title: string | null;\n    readonly events: number;\n    readonly sidecar: boolean;\n    readonly preview: ImportPreview;\n}"
+          },
+          {
+            "name": "InterruptedRestore",
+            "declaration": "export interface InterruptedRestore {\n    readonly id: string;\n    readonly target: string | null;\n    readonly files: number;\n}"
           },
           {
             "name": "JsonValue",
@@ -1068,6 +1784,14 @@ export const TYPERT = {
             "declaration": "export type LogWarningCode = 'COPIED_CALL_IDS' | 'REPEATED_CALL_IDS';"
           },
           {
+            "name": "MessageEntry",
+            "declaration": "export interface MessageEntry extends PlainEntryFields {\n    readonly type: 'message';\n}"
+          },
+          {
+            "name": "ModelChangeEntry",
+            "declaration": "export interface ModelChangeEntry extends PlainEntryFields {\n    readonly type: 'model_change';\n}"
+          },
+          {
             "name": "MoveOptions",
             "declaration": "export interface MoveOptions {\n    readonly record?: boolean;\n}"
           },
@@ -1078,6 +1802,10 @@ export const TYPERT = {
           {
             "name": "NavigationHistory",
             "declaration": "export interface NavigationHistory {\n    readonly back: readonly TreePosition[];\n    readonly forward: readonly TreePosition[];\n}"
+          },
+          {
+            "name": "NodeFiles",
+            "declaration": "export interface NodeFiles {\n    readonly nodeId: string;\n    readonly paths: readonly string[];\n}"
           },
           {
             "name": "NodeOrigin",
@@ -1092,12 +1820,64 @@ export const TYPERT = {
             "declaration": "export interface PendingOperation<T> {\n    readonly value: T;\n    commit(): TreeResult<void>;\n    rollback(): void;\n}"
           },
           {
+            "name": "PlainEntryFields",
+            "declaration": "export interface PlainEntryFields extends EntryFields {\n    readonly replaces?: never;\n}"
+          },
+          {
+            "name": "PlanEntry",
+            "declaration": "export interface PlanEntry {\n    readonly path: string;\n    readonly action: RestoreAction;\n    readonly current: FileState;\n    readonly target: FileState;\n    readonly insertions: number;\n    readonly deletions: number;\n}"
+          },
+          {
             "name": "QuarantinedEvent",
             "declaration": "export interface QuarantinedEvent {\n    readonly seq: number;\n    readonly type: string;\n    readonly reason: string;\n}"
           },
           {
             "name": "ReasoningPart",
             "declaration": "export interface ReasoningPart {\n    readonly type: 'reasoning';\n    readonly text: string;\n}"
+          },
+          {
+            "name": "RegistryOptions",
+            "declaration": "export interface RegistryOptions extends WorkspaceOptions {\n    readonly sidecarRoot: string | undefined;\n    readonly enabled: boolean;\n    readonly hook?: RestoreHook;\n}"
+          },
+          {
+            "name": "RestoreAction",
+            "declaration": "export type RestoreAction = 'create' | 'update' | 'delete';"
+          },
+          {
+            "name": "RestoreChoice",
+            "declaration": "export type RestoreChoice = 'conversation' | 'files' | 'both';"
+          },
+          {
+            "name": "RestoreEntry",
+            "declaration": "export interface RestoreEntry {\n    readonly id: string;\n    readonly key: number;\n    readonly target: string | null;\n    readonly paths: readonly string[];\n    readonly complete: boolean;\n    readonly kept: readonly string[];\n    readonly noted: boolean;\n}"
+          },
+          {
+            "name": "RestoreHook",
+            "declaration": "export type RestoreHook = (index: number, path: string) => void | Promise<void>;"
+          },
+          {
+            "name": "RestorePlan",
+            "declaration": "export interface RestorePlan {\n    readonly target: string | null;\n    readonly entries: readonly PlanEntry[];\n    readonly conflicts: readonly Conflict[];\n    readonly blocked: readonly BlockedFile[];\n    readonly stat: DiffStat;\n}"
+          },
+          {
+            "name": "RestorePreview",
+            "declaration": "export interface RestorePreview {\n    readonly target: string | null;\n    readonly snappedFrom?: string;\n    readonly plan: RestorePlan;\n    readonly status: WorkspaceStatus;\n}"
+          },
+          {
+            "name": "RestoreReport",
+            "declaration": "export interface RestoreReport {\n    readonly id: string;\n    readonly target: string | null;\n    readonly created: readonly string[];\n    readonly updated: readonly string[];\n    readonly deleted: readonly string[];\n    readonly kept: readonly string[];\n    readonly blocked: readonly BlockedFile[];\n}"
+          },
+          {
+            "name": "RestoreRequest",
+            "declaration": "export interface RestoreRequest {\n    readonly move: WorkspaceMove;\n    readonly restore: RestoreChoice;\n    readonly conflicts?: readonly ConflictChoice[];\n}"
+          },
+          {
+            "name": "RestoreResult",
+            "declaration": "export interface RestoreResult {\n    readonly restore: RestoreChoice;\n    readonly target: string | null;\n    readonly move?: MoveResult;\n    readonly files?: RestoreReport;\n}"
+          },
+          {
+            "name": "RestoreSummary",
+            "declaration": "export interface RestoreSummary {\n    readonly id: string;\n    readonly target: string | null;\n    readonly paths: readonly string[];\n    readonly kept: readonly string[];\n    readonly complete: boolean;\n}"
           },
           {
             "name": "Role",
@@ -1121,7 +1901,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionTree",
-            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    outline(): SessionTreeOutline;\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    openToolCalls(nodeId: string | null): TreeResult<string[]>;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    switchBranch(branch: string): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: { readonly content: string; readonly isError?: boolean; readonly error?: string; readonly metadata?: Record<string, unknown>; }, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
+            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    entry(nodeId: string): TreeEntry | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    outline(): SessionTreeOutline;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: ToolResult, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    withMarks(marks: TreeMarks): TreeResult<SessionTree>;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
           },
           {
             "name": "SessionTreeLogEntry",
@@ -1141,15 +1921,23 @@ export const TYPERT = {
           },
           {
             "name": "SessionTreeSnapshot",
-            "declaration": "export interface SessionTreeSnapshot {\n    readonly version: typeof SNAPSHOT_VERSION;\n    readonly sessionId: string;\n    readonly nodes: readonly TreeEntry[];\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId: string | null;\n    readonly branches: readonly (readonly [string, string])[];\n    readonly summaries: readonly BranchSummary[];\n    readonly history: NavigationHistory;\n    readonly logSeq: number;\n    readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null; };\n}"
+            "declaration": "export interface SessionTreeSnapshot extends SnapshotMarks {\n    readonly version: typeof SNAPSHOT_VERSION;\n    readonly nodes: readonly SnapshotRow[];\n}"
           },
           {
             "name": "SessionTreeStore",
-            "declaration": "export class SessionTreeStore {\n    get(sessionId: string): SessionTree | undefined;\n    require(sessionId: string): TreeResult<SessionTree>;\n    create(sessionId: string): TreeResult<SessionTree>;\n    ensure(sessionId: string): TreeResult<SessionTree>;\n    clone(sourceSessionId: string, targetSessionId: string): TreeResult<{ sessionId: string; nodeCount: number; }>;\n    replace(sessionId: string, tree: SessionTree): TreeResult<{ sessionId: string; }>;\n    load(snapshot: SessionTreeSnapshot | unknown): TreeResult<{ sessionId: string; }>;\n    drop(sessionId: string): boolean;\n    list(): string[];\n}"
+            "declaration": "export class SessionTreeStore {\n    get(sessionId: string): SessionTree | undefined;\n    require(sessionId: string): TreeResult<SessionTree>;\n    create(sessionId: string): SessionTree;\n    add(sessionId: string): TreeResult<SessionTree>;\n    ensure(sessionId: string): TreeResult<SessionTree>;\n    clone(sourceSessionId: string, targetSessionId: string): TreeResult<{ sessionId: string; nodeCount: number; }>;\n    replace(sessionId: string, tree: SessionTree): TreeResult<{ sessionId: string; }>;\n    load(snapshot: SessionTreeSnapshot | unknown): TreeResult<{ sessionId: string; }>;\n    drop(sessionId: string): boolean;\n    list(): string[];\n}"
           },
           {
             "name": "SessionTreeView",
             "declaration": "export interface SessionTreeView {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchView[];\n}"
+          },
+          {
+            "name": "SessionWorkspace",
+            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    plan(boundary: number, target: string | null): RestorePlan;\n    diff(boundary: number, rel: string): TreeResult<FileDiffResult>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
+          },
+          {
+            "name": "ShellTracking",
+            "declaration": "export type ShellTracking = 'git' | 'off';"
           },
           {
             "name": "SidecarWarning",
@@ -1160,8 +1948,36 @@ export const TYPERT = {
             "declaration": "export interface SkippedLine {\n    readonly line: number;\n    readonly reason: string;\n}"
           },
           {
+            "name": "SkipReason",
+            "declaration": "export type SkipReason = 'too-large' | 'binary' | 'symlink' | 'symlink-on-path' | 'not-regular' | 'unreadable';"
+          },
+          {
+            "name": "Snapshot",
+            "declaration": "export interface Snapshot {\n    readonly tree: string;\n    readonly large: ReadonlyMap<string, { readonly signature: StatSignature; readonly size: number; }>;\n}"
+          },
+          {
+            "name": "SnapshotExtra",
+            "declaration": "export interface SnapshotExtra {\n    readonly name?: string;\n    readonly toolCallId?: string;\n    readonly content?: readonly SnapshotPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly summary?: string;\n}"
+          },
+          {
+            "name": "SnapshotMarks",
+            "declaration": "export interface SnapshotMarks {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId: string | null;\n    readonly branches: readonly (readonly [string, string])[];\n    readonly summaries: readonly BranchSummary[];\n    readonly history: NavigationHistory;\n    readonly logSeq: number;\n    readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null; };\n}"
+          },
+          {
+            "name": "SnapshotPart",
+            "declaration": "export type SnapshotPart = ContentPart | { readonly type: 'text'; } | { readonly type: 'tool_result'; readonly toolCallId: string; readonly isError?: boolean; };"
+          },
+          {
+            "name": "SnapshotRow",
+            "declaration": "export type SnapshotRow = readonly (string | number | null | SnapshotExtra)[];"
+          },
+          {
             "name": "SourceFormat",
             "declaration": "export type SourceFormat = 'pi' | 'claude-code' | 'codex';"
+          },
+          {
+            "name": "StatSignature",
+            "declaration": "export type StatSignature = string;"
           },
           {
             "name": "SummarizeRequest",
@@ -1184,8 +2000,20 @@ export const TYPERT = {
             "declaration": "export interface TextPart {\n    readonly type: 'text';\n    readonly text: string;\n}"
           },
           {
+            "name": "ToolCallEntry",
+            "declaration": "export interface ToolCallEntry extends PlainEntryFields {\n    readonly type: 'tool_call';\n}"
+          },
+          {
             "name": "ToolCallPart",
             "declaration": "export interface ToolCallPart {\n    readonly type: 'tool_call';\n    readonly id: string;\n    readonly name: string;\n    readonly arguments: JsonValue;\n}"
+          },
+          {
+            "name": "ToolResult",
+            "declaration": "export interface ToolResult {\n    readonly content: string;\n    readonly isError?: boolean;\n    readonly error?: string;\n    readonly metadata?: Record<string, unknown>;\n}"
+          },
+          {
+            "name": "ToolResultEntry",
+            "declaration": "export interface ToolResultEntry extends PlainEntryFields {\n    readonly type: 'tool_result';\n}"
           },
           {
             "name": "ToolResultPart",
@@ -1197,7 +2025,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeEntry",
-            "declaration": "export interface TreeEntry {\n    readonly nodeId: string;\n    readonly parentId: string | null;\n    readonly type?: TreeEntryType;\n    readonly summary: string;\n    readonly createdAt: string;\n    readonly message?: LlmMessage;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n}"
+            "declaration": "export type TreeEntry = MessageEntry | ToolCallEntry | ToolResultEntry | ModelChangeEntry | CompactionEntry | BranchSummaryEntry | CustomEntry;"
           },
           {
             "name": "TreeEntryType",
@@ -1208,12 +2036,16 @@ export const TYPERT = {
             "declaration": "export interface TreeError {\n    readonly code: ErrorCode;\n    readonly message: string;\n    readonly details?: { readonly [key: string]: unknown; };\n}"
           },
           {
+            "name": "TreeMarks",
+            "declaration": "export interface TreeMarks {\n    readonly labels: Readonly<Record<string, string>>;\n    readonly branches: readonly (readonly [string, string])[];\n    readonly activeBranch: string;\n    readonly cursor: string | null;\n    readonly selectedNodeId: string | null;\n    readonly summaries: readonly BranchSummary[];\n    readonly history: NavigationHistory;\n}"
+          },
+          {
             "name": "TreeMove",
             "declaration": "export type TreeMove = { readonly kind: 'jump'; readonly nodeId: string | null; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
           },
           {
             "name": "TreeNode",
-            "declaration": "export interface TreeNode extends TreeEntry {\n    readonly branch: string;\n    readonly forkCount?: number;\n}"
+            "declaration": "export interface TreeNode extends EntryFields {\n    readonly type: TreeEntryType;\n    readonly replaces?: readonly string[];\n    readonly branch: string;\n    readonly forkCount?: number;\n}"
           },
           {
             "name": "TreePosition",
@@ -1230,6 +2062,30 @@ export const TYPERT = {
           {
             "name": "TreeSync",
             "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<PendingOperation<T>>;\n}"
+          },
+          {
+            "name": "WorkspaceMove",
+            "declaration": "export interface WorkspaceMove {\n    readonly kind: 'jump' | 'fork' | 'back' | 'forward';\n    readonly nodeId?: string | null;\n    readonly branch?: string;\n}"
+          },
+          {
+            "name": "WorkspaceOptions",
+            "declaration": "export interface WorkspaceOptions {\n    readonly maxFileBytes: number;\n    readonly shell: 'auto' | 'off';\n}"
+          },
+          {
+            "name": "WorkspaceOverview",
+            "declaration": "export interface WorkspaceOverview {\n    readonly status: WorkspaceStatus;\n    readonly nodes: readonly NodeFiles[];\n    readonly restores: readonly RestoreSummary[];\n}"
+          },
+          {
+            "name": "WorkspaceRegistry",
+            "declaration": "export class WorkspaceRegistry {\n    readonly options: RegistryOptions;\n    get unavailable(): string | undefined;\n    peek(sessionId: string): SessionWorkspace | undefined;\n    get(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>>;\n    forget(sessionId: string): void;\n    flushAll(): void;\n}"
+          },
+          {
+            "name": "WorkspaceStatus",
+            "declaration": "export interface WorkspaceStatus {\n    readonly available: boolean;\n    readonly reason?: string;\n    readonly root?: string;\n    readonly shell?: ShellTracking;\n    readonly shellNote: string;\n    readonly maxFileBytes: number;\n    readonly tracked: number;\n    readonly interrupted: readonly InterruptedRestore[];\n    readonly problems: readonly string[];\n}"
+          },
+          {
+            "name": "WorkspaceStatusInfo",
+            "declaration": "export interface WorkspaceStatusInfo {\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    readonly tracked: number;\n    readonly interrupted: readonly RestoreEntry[];\n    readonly problems: readonly string[];\n}"
           }
         ]
       }

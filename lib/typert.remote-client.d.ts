@@ -3,7 +3,7 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, ExportRequest, ExportResult, ForkResult, ImportRequest, ImportResult, MoveResult, SessionStatus } from 'dsh-session-tree/types'
+import type { ChatPath, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -11,6 +11,9 @@ declare module '@deepseek-ai/dsh-type-meta' {
     chatPath: (agentId: string) => Promise<ChatPath>
     export: (agentId: string) => Promise<LinearExport>
     exportAs: (request: ExportRequest) => Promise<ExportResult>
+    fileAt: (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
+    files: (agentId: string) => Promise<WorkspaceOverview>
+    filesAt: (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
     importSession: (request: ImportRequest) => Promise<ImportResult>
@@ -18,6 +21,9 @@ declare module '@deepseek-ai/dsh-type-meta' {
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     list: (agentId: string) => Promise<SessionTreeView>
     outline: (agentId: string) => Promise<SessionTreeOutline>
+    restore: (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
+    restoreDiff: (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
+    restorePreview: (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     session: (agentId: string) => Promise<SessionStatus>
     summarize: (agentId: string, branch: string) => Promise<BranchSummary>
   }
@@ -26,6 +32,9 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
     'sessionTree/exportAs': (request: ExportRequest) => Promise<ExportResult>
+    'sessionTree/fileAt': (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
+    'sessionTree/files': (agentId: string) => Promise<WorkspaceOverview>
+    'sessionTree/filesAt': (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>
     'sessionTree/importSession': (request: ImportRequest) => Promise<ImportResult>
@@ -33,6 +42,9 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     'sessionTree/list': (agentId: string) => Promise<SessionTreeView>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
+    'sessionTree/restore': (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
+    'sessionTree/restoreDiff': (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
+    'sessionTree/restorePreview': (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     'sessionTree/session': (agentId: string) => Promise<SessionStatus>
     'sessionTree/summarize': (agentId: string, branch: string) => Promise<BranchSummary>
   }

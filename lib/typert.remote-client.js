@@ -88,6 +88,77 @@ const dsh_session_tree_sessionTree_exportAs_result$schema = z.object({
   'fileSessionId': z.string().readonly(),
   'fromImport': z.boolean().readonly(),
 })
+const dsh_session_tree_sessionTree_fileAt_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_fileAt_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_fileAt_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_fileAt_result$schema = z.object({
+  'nodeId': z.union([z.literal(null), z.string()]).readonly(),
+  'path': z.string().readonly(),
+  'state': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'text': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'note': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_files_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_files_result$schema = z.object({
+  'status': z.object({
+  'available': z.boolean().readonly(),
+  'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'root': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("off")]).readonly().optional(),
+  'shellNote': z.string().readonly(),
+  'maxFileBytes': z.number().readonly(),
+  'tracked': z.number().readonly(),
+  'interrupted': z.array(z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.number().readonly(),
+})).readonly(),
+  'problems': z.array(z.string()).readonly(),
+}).readonly(),
+  'nodes': z.array(z.object({
+  'nodeId': z.string().readonly(),
+  'paths': z.array(z.string()).readonly(),
+})).readonly(),
+  'restores': z.array(z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'paths': z.array(z.string()).readonly(),
+  'kept': z.array(z.string()).readonly(),
+  'complete': z.boolean().readonly(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_filesAt_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_filesAt_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_filesAt_result$schema = z.object({
+  'nodeId': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.array(z.object({
+  'path': z.string().readonly(),
+  'state': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'differs': z.boolean().readonly(),
+})).readonly(),
+})
 const dsh_session_tree_sessionTree_fork_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_fork_parameter_2$schema = z.string()
@@ -169,6 +240,18 @@ const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
   'title': z.union([z.literal(null), z.string()]).readonly(),
   'events': z.number().readonly(),
   'sidecar': z.boolean().readonly(),
+  'preview': z.object({
+  'branches': z.number().readonly(),
+  'shown': z.array(z.object({
+  'leaf': z.string().readonly(),
+  'forkAt': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.number().readonly(),
+  'depth': z.number().readonly(),
+  'firstPrompt': z.string().readonly(),
+  'last': z.string().readonly(),
+  'active': z.boolean().readonly(),
+})).readonly(),
+}).readonly(),
 })
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -198,11 +281,12 @@ const dsh_session_tree_sessionTree_label_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_2$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_label_result$schema = z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -243,7 +327,6 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
@@ -253,11 +336,12 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -298,7 +382,6 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'nodeIds': z.array(z.string()).readonly(),
@@ -322,11 +405,12 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
   'branch': z.string().readonly(),
   'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
   'nodeId': z.string().readonly(),
   'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'type': z.union([z.undefined(), z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly().optional(),
   'summary': z.string().readonly(),
   'createdAt': z.string().readonly(),
   'message': z.union([z.undefined(), z.object({
@@ -367,7 +451,6 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
 })).readonly(),
   'branches': z.array(z.object({
   'name': z.string().readonly(),
@@ -381,6 +464,267 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_restore_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_restore_parameter_1$schema = z.object({
+  'move': z.object({
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
+  'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+}).readonly(),
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("keep"), z.literal("overwrite")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_restore_result$schema = z.object({
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'move': z.union([z.undefined(), z.object({
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'files': z.union([z.undefined(), z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'created': z.array(z.string()).readonly(),
+  'updated': z.array(z.string()).readonly(),
+  'deleted': z.array(z.string()).readonly(),
+  'kept': z.array(z.string()).readonly(),
+  'blocked': z.array(z.object({
+  'path': z.string().readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_restoreDiff_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_restoreDiff_parameter_1$schema = z.object({
+  'move': z.object({
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
+  'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+}).readonly(),
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("keep"), z.literal("overwrite")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_restoreDiff_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
+  'path': z.string().readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'diff': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_restorePreview_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_restorePreview_parameter_1$schema = z.object({
+  'move': z.object({
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
+  'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+}).readonly(),
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("keep"), z.literal("overwrite")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'plan': z.object({
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.array(z.object({
+  'path': z.string().readonly(),
+  'action': z.union([z.literal("create"), z.literal("update"), z.literal("delete")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'insertions': z.number().readonly(),
+  'deletions': z.number().readonly(),
+})).readonly(),
+  'conflicts': z.array(z.object({
+  'reason': z.union([z.literal("changed-outside"), z.literal("unknown-since-checkpoint")]).readonly(),
+  'expected': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'path': z.string().readonly(),
+  'action': z.union([z.literal("create"), z.literal("update"), z.literal("delete")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'insertions': z.number().readonly(),
+  'deletions': z.number().readonly(),
+})).readonly(),
+  'blocked': z.array(z.object({
+  'path': z.string().readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+  'stat': z.object({
+  'files': z.number().readonly(),
+  'created': z.number().readonly(),
+  'updated': z.number().readonly(),
+  'deleted': z.number().readonly(),
+  'insertions': z.number().readonly(),
+  'deletions': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'status': z.object({
+  'available': z.boolean().readonly(),
+  'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'root': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("off")]).readonly().optional(),
+  'shellNote': z.string().readonly(),
+  'maxFileBytes': z.number().readonly(),
+  'tracked': z.number().readonly(),
+  'interrupted': z.array(z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.number().readonly(),
+})).readonly(),
+  'problems': z.array(z.string()).readonly(),
+}).readonly(),
 })
 const dsh_session_tree_sessionTree_session_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_session_result$schema = z.object({
@@ -468,7 +812,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":179,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -493,7 +837,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":140,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -518,7 +862,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":131,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -543,7 +887,112 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/fileAt',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'fileAt',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/fileAt:agentId',
+            schema: dsh_session_tree_sessionTree_fileAt_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/fileAt:nodeId',
+            schema: dsh_session_tree_sessionTree_fileAt_parameter_1$schema,
+          },
+        },
+        {
+          name: 'path',
+          wire: 'path',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/fileAt:path',
+            schema: dsh_session_tree_sessionTree_fileAt_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FileContent',
+        schema: dsh_session_tree_sessionTree_fileAt_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":257,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/files',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'files',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/files:agentId',
+            schema: dsh_session_tree_sessionTree_files_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
+        schema: dsh_session_tree_sessionTree_files_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":245,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/filesAt',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'filesAt',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/filesAt:agentId',
+            schema: dsh_session_tree_sessionTree_filesAt_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/filesAt:nodeId',
+            schema: dsh_session_tree_sessionTree_filesAt_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FilesAtNode',
+        schema: dsh_session_tree_sessionTree_filesAt_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":251,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -588,7 +1037,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":168,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -613,7 +1062,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -638,7 +1087,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -673,7 +1122,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -718,7 +1167,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":193,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -743,7 +1192,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":104,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -768,7 +1217,122 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":113,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/restore',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'restore',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/restore:agentId',
+            schema: dsh_session_tree_sessionTree_restore_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#RestoreRequest',
+            schema: dsh_session_tree_sessionTree_restore_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#RestoreResult',
+        schema: dsh_session_tree_sessionTree_restore_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":280,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/restoreDiff',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'restoreDiff',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/restoreDiff:agentId',
+            schema: dsh_session_tree_sessionTree_restoreDiff_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#RestoreRequest',
+            schema: dsh_session_tree_sessionTree_restoreDiff_parameter_1$schema,
+          },
+        },
+        {
+          name: 'path',
+          wire: 'path',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/restoreDiff:path',
+            schema: dsh_session_tree_sessionTree_restoreDiff_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FileDiff',
+        schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":269,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/restorePreview',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'restorePreview',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/restorePreview:agentId',
+            schema: dsh_session_tree_sessionTree_restorePreview_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#RestoreRequest',
+            schema: dsh_session_tree_sessionTree_restorePreview_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#RestorePreview',
+        schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":263,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -793,7 +1357,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":122,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -828,7 +1392,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":203,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":219,"column":9},
     },
   ],
 }

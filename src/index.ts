@@ -2,18 +2,14 @@
  * dsh-session-tree: a conversation tree for DeepSeek Harness sessions.
  *
  * The default export is the harness plugin (`ctx.sessionTree`, the typert
- * remote namespace `sessionTree`); the named exports are the pure tree, the
- * harness projection and the surface switching, for tools and tests.
+ * remote namespace `sessionTree`). The named exports are what code outside
+ * the plugin uses: the pure tree (also at `dsh-session-tree/tree`), the
+ * service class and its configuration, and the wire types (also at
+ * `dsh-session-tree/types`). The harness projection, the sidecar and the
+ * surface switching are internals of the plugin.
  */
 export * from './tree/index.ts'
 export { SessionTreeService, type Config } from './service/service.ts'
 export type * from './service/wire.ts'
-export { SessionProjector, nodeIdForSeq, type SurfaceEntry, type NodeSource } from './harness/projector.ts'
-export { TreeSync, type TreeSessionState } from './harness/sync.ts'
-export { markerOf, markerMessage, PLUGIN_ID, type SwitchMarker } from './harness/marker.ts'
-export { planSwitch, safeCopySource, type SwitchPlan, type PlannedEvent } from './surface/plan.ts'
-export { StockSwitcher, type SwitchReport } from './surface/stock.ts'
-export { surfaceModeOf, hasNativeSurface, SURFACE_NOTES } from './surface/mode.ts'
-export { TreeSidecar } from './sidecar/index.ts'
 import { SessionTreeService } from './service/service.ts'
 export default SessionTreeService

@@ -2,7 +2,7 @@
 /**
  * `dsh-session-tree`: import and export without a running `dsh web`.
  *
- *   dsh-session-tree import <file> [--home DIR] [--format auto|pi|claude-code|codex] [--cwd DIR] [--dry-run] [--json]
+ *   dsh-session-tree import <file> [<rollout>…] [--home DIR] [--format auto|pi|claude-code|codex] [--cwd DIR] [--dry-run] [--json]
  *   dsh-session-tree export <pi|claude-code|markdown> <session-id> [file] [--home DIR] [--json]
  *
  * Sessions are written and read through the harness's own published JSONL
@@ -22,11 +22,12 @@ import { InterchangeError } from '../interchange/errors.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { importSession } from '../interchange/session/import.ts'
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
-import { describeReport } from '../tool/interchange-command.ts'
+import { describePreview, describeReport } from '../tool/interchange-command.ts'
 
 const USAGE = `Usage:
-  dsh-session-tree import <file> [--home DIR] [--format auto|pi|claude-code|codex] [--cwd DIR] [--dry-run] [--json]
-      Create a DSH session from a Pi, Claude Code or Codex session file, with its whole tree.
+  dsh-session-tree import <file> [<rollout>…] [--home DIR] [--format auto|pi|claude-code|codex] [--cwd DIR] [--dry-run] [--json]
+      Create a DSH session from a Pi, Claude Code or Codex session file, with its whole tree
+      (Codex: forks and the thread they forked from join as branches; found beside the file too).
   dsh-session-tree export <pi|claude-code|markdown> <session-id> [file] [--home DIR] [--json]
       Write a DSH session's tree out (Pi: every branch; Claude Code, Markdown: the active path).
 DIR defaults to $DSH_HOME, else ~/.dsh.`
@@ -73,8 +74,8 @@ async function persistenceAt(home: string): Promise<{ ctx: Context; persistence:
 }
 
 async function runImport(args: Parsed): Promise<Record<string, unknown>> {
-  const [file, ...extra] = args.positional
-  if (file === undefined || extra.length > 0) throw new UsageError('import takes one file')
+  const [file, ...related] = args.positional
+  if (file === undefined) throw new UsageError('import takes a file (and, for Codex, more rollouts of the same thread)')
   const format = (args.flags.get('--format') ?? 'auto') as 'auto' | SourceFormat
   if (!['auto', 'pi', 'claude-code', 'codex'].includes(format)) throw new UsageError(`unknown format ${format}`)
   const cwd = args.flags.get('--cwd')
@@ -82,7 +83,7 @@ async function runImport(args: Parsed): Promise<Record<string, unknown>> {
   const dryRun = args.flags.has('--dry-run')
   const { persistence } = await persistenceAt(home)
   {
-    const outcome = await importSession({ path: file, format }, {
+    const outcome = await importSession({ path: file, format, related }, {
       persistence: persistence as never,
       sidecarRoot: path.join(home, 'session-tree'),
       ...(typeof cwd === 'string' ? { cwd: path.resolve(cwd) } : {}),
@@ -133,7 +134,7 @@ async function main(argv: readonly string[]): Promise<number> {
     else if (command === 'import') {
       const report = result.report as Parameters<typeof describeReport>[0]
       const head = result.dryRun ? `Dry run: nothing written to ${String(result.home)}.` : `Imported as session ${String(result.sessionId)} in ${String(result.home)}${result.cwd ? ` (workspace ${String(result.cwd)})` : ''}; it continues from ${String(result.cursor ?? 'the start')}.`
-      process.stdout.write(`${[head, ...describeReport(report)].join('\n')}\n`)
+      process.stdout.write(`${[head, ...describeReport(report), ...(result.dryRun ? describePreview(result.preview as Parameters<typeof describePreview>[0]) : [])].join('\n')}\n`)
     } else process.stdout.write(`Exported ${String(result.format)} to ${String(result.path)} (${String(result.lines)} lines, ${String(result.bytes)} bytes).\n`)
     return 0
   } catch (error) {

@@ -102,7 +102,7 @@ function parts(node: TreeNode): readonly ContentPart[] {
 
 /** The badge a node gets. */
 export function rowKind(node: TreeNode): RowKind {
-  switch (node.type ?? 'message') {
+  switch (node.type) {
     case 'tool_call':
     case 'tool_result':
       return 'tool'
@@ -162,7 +162,7 @@ export function rowText(node: TreeNode): string {
   }
   if (node.summary) return node.summary
   const text = node.message?.content ?? parts(node).find((p) => p.type === 'text')?.text ?? ''
-  return flat(text) || `(${node.type ?? 'message'})`
+  return flat(text) || `(${node.type})`
 }
 
 /** Everything search looks at, lower-cased: text, tool name/args/result, label, branch, model. */

@@ -7,9 +7,9 @@
  */
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonObject, NavigationHistory, TreeEntry } from '../tree/types.ts'
+import { checkEntry } from '../tree/entry.ts'
 import {
   checkBranchName,
-  checkEntry,
   checkLabel,
   checkNodeId,
   checkPosition,
@@ -51,14 +51,13 @@ export function foldOverlay(tree: SessionTree, treeOnlyW: ReadonlyMap<string, nu
   const treeOnly: { w: number; entry: TreeEntry }[] = []
   const adoptions: [string, string][] = []
   for (const [nodeId, w] of treeOnlyW) {
-    const node = tree.get(nodeId)
-    if (!node) continue
-    const { branch: _lane, forkCount: _forks, ...entry } = node
+    const entry = tree.entry(nodeId)
+    if (!entry) continue
     // Labels live in `labels`; the entry is stored as created.
     const { label: _label, ...bare } = entry
     treeOnly.push({ w, entry: bare })
     for (const child of tree.children(nodeId)) {
-      if (isHarnessNode(tree.get(child))) adoptions.push([child, nodeId])
+      if (isHarnessNode(tree.entry(child))) adoptions.push([child, nodeId])
     }
   }
   return {

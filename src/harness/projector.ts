@@ -586,9 +586,24 @@ export class SessionProjector {
 
   /** Surface indexes of a replacement's span, or undefined when the span is not on the surface. */
   private findRange(start: number, end: number): { from: number; to: number } | undefined {
-    const from = this.surface.findIndex((entry) => entry.seq === start)
-    const to = this.surface.findIndex((entry) => entry.seq === end)
+    const from = this.surfaceIndex(start)
+    const to = from === -1 ? -1 : this.surfaceIndex(end)
     return from === -1 || to === -1 || from > to ? undefined : { from, to }
+  }
+
+  /**
+   * Index of an event on the surface, searched from both ends at once: a
+   * rewind shadows the tail, a compaction the head, so either is found in
+   * O(its distance from the nearer end), not O(surface) (an import of a long
+   * session makes thousands of them).
+   */
+  private surfaceIndex(seq: number): number {
+    const surface = this.surface
+    for (let i = 0, j = surface.length - 1; i <= j; i++, j--) {
+      if (surface[i]!.seq === seq) return i
+      if (surface[j]!.seq === seq) return j
+    }
+    return -1
   }
 
   /** What a replacement cites besides the entries it shadows: the originals it stands for. */

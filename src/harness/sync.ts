@@ -318,29 +318,15 @@ function insertTreeOnly(projector: SessionProjector, entry: TreeEntry): boolean 
 
 /** The rebuilt tree with the folded overlay state laid over it (validated as a snapshot). */
 function applyOverlay(tree: SessionTree, overlay: OverlayState): TreeResult<SessionTree> {
-  const snapshot = tree.snapshot()
-  const labels = new Map(Object.entries(overlay.labels))
-  const nodes = snapshot.nodes.map((entry) => {
-    const label = labels.get(entry.nodeId)
-    if (label === undefined) return entry
-    return { ...entry, label }
+  return tree.withMarks({
+    labels: overlay.labels,
+    branches: overlay.heads,
+    activeBranch: overlay.active,
+    cursor: overlay.cursor,
+    selectedNodeId: overlay.selected,
+    summaries: overlay.summaries,
+    history: overlay.history,
   })
-  try {
-    return ok(
-      new SessionTree(tree.sessionId, {
-        ...snapshot,
-        nodes,
-        branches: overlay.heads,
-        activeBranch: overlay.active,
-        cursor: overlay.cursor,
-        selectedNodeId: overlay.selected,
-        summaries: overlay.summaries,
-        history: overlay.history,
-      }),
-    )
-  } catch (error) {
-    return fail('INVALID_SNAPSHOT', error instanceof Error ? error.message : String(error))
-  }
 }
 
 function seqOf(event: unknown): number | undefined {

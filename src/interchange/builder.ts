@@ -4,7 +4,14 @@
  * roots and cycles broken (each with a note), and the import report counted.
  */
 import { InterchangeError } from './errors.ts'
-import type { ImportReport, InterchangeNode, InterchangeTree, SessionMeta, SkippedLine } from './model.ts'
+import type { ImportReport, InterchangeNode, InterchangeTree, Json, SessionMeta, SkippedLine } from './model.ts'
+
+/**
+ * Where the source records of accepted nodes go instead of staying on the
+ * nodes (an import spools them to its provenance file; a dry run drops them),
+ * so a large file's records are never all held at once.
+ */
+export type RawSink = (id: string, raw: readonly Json[]) => void
 
 export class TreeBuilder {
   private readonly collected: InterchangeNode[] = []
@@ -16,6 +23,11 @@ export class TreeBuilder {
   /** Source lines read (the last line number seen). */
   lines = 0
   recovered = 0
+  private readonly sink: RawSink | undefined
+
+  constructor(sink?: RawSink) {
+    this.sink = sink
+  }
 
   get size(): number {
     return this.collected.length
@@ -32,7 +44,11 @@ export class TreeBuilder {
       return false
     }
     this.ids.add(node.id)
-    this.collected.push(node)
+    if (this.sink !== undefined && node.raw !== undefined) {
+      this.sink(node.id, node.raw)
+      const { raw: _raw, ...kept } = node
+      this.collected.push(kept)
+    } else this.collected.push(node)
     return true
   }
 

@@ -3,7 +3,7 @@
  * symlink, no larger than the limit. The path is only ever opened for
  * reading; nothing in the file is used as a path.
  */
-import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readdirSync, type ReadStream } from 'node:fs'
+import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readdirSync, readSync, type ReadStream } from 'node:fs'
 import path from 'node:path'
 import { InterchangeError } from './errors.ts'
 
@@ -79,4 +79,118 @@ export function subagentFiles(sessionFile: string): string[] {
     }
   }
   return found
+}
+
+/** What the first line of a Codex rollout says about its thread. */
+export interface RolloutHead {
+  readonly path: string
+  readonly id: string
+  readonly forkedFrom?: string
+}
+
+/** Most rollout files looked at for one family (beside the file and in the other date folders of its sessions root). */
+const MAX_ROLLOUT_CANDIDATES = 2000
+/** Longest first line read from a candidate (session_meta carries the base instructions). */
+const MAX_HEAD_BYTES = 4 << 20
+
+/** The first line of a rollout file, when it is a `session_meta` (read as data; symlinks and non-files skipped). */
+export function rolloutHead(file: string): RolloutHead | undefined {
+  let fd: number
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
+  } catch {
+    return undefined
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined
+    const chunks: Buffer[] = []
+    let total = 0
+    const buffer = Buffer.allocUnsafe(64 * 1024)
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null)
+      if (n <= 0) break
+      const newline = buffer.subarray(0, n).indexOf(10)
+      chunks.push(Buffer.from(buffer.subarray(0, newline === -1 ? n : newline)))
+      total += newline === -1 ? n : newline
+      if (newline !== -1 || total > MAX_HEAD_BYTES) break
+    }
+    if (total > MAX_HEAD_BYTES) return undefined
+    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: unknown; payload?: { id?: unknown; session_id?: unknown; forked_from_id?: unknown } }
+    if (value?.type !== 'session_meta' || typeof value.payload !== 'object' || value.payload === null) return undefined
+    const id = typeof value.payload.id === 'string' ? value.payload.id : typeof value.payload.session_id === 'string' ? value.payload.session_id : undefined
+    if (id === undefined) return undefined
+    return { path: file, id, ...(typeof value.payload.forked_from_id === 'string' ? { forkedFrom: value.payload.forked_from_id } : {}) }
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Rollout files to look at for `main`'s family: `given`, then those beside it and, under `sessions/YYYY/MM/DD/`, in every date folder. */
+function rolloutCandidates(main: string, given: readonly string[]): string[] {
+  const found = new Set<string>(given.map((file) => path.resolve(file)))
+  const dir = path.dirname(path.resolve(main))
+  const dated = /^(.*)[/\\]\d{4}[/\\]\d{2}[/\\]\d{2}$/.exec(dir)
+  const folders = dated ? datedFolders(dated[1]!) : [dir]
+  for (const folder of folders) {
+    let names: string[]
+    try {
+      names = readdirSync(folder)
+    } catch {
+      continue
+    }
+    for (const name of names.sort()) {
+      if (found.size >= MAX_ROLLOUT_CANDIDATES) return [...found]
+      if (/^rollout-[A-Za-z0-9_.-]+\.jsonl$/.test(name)) found.add(path.join(folder, name))
+    }
+  }
+  return [...found]
+}
+
+function datedFolders(root: string): string[] {
+  const out: string[] = []
+  const list = (dir: string, pattern: RegExp) => {
+    try {
+      return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && pattern.test(e.name)).map((e) => path.join(dir, e.name)).sort()
+    } catch {
+      return []
+    }
+  }
+  for (const year of list(root, /^\d{4}$/)) for (const month of list(year, /^\d{2}$/)) out.push(...list(month, /^\d{2}$/))
+  return out
+}
+
+/**
+ * The rollouts of `main`'s family, parents before children: the threads it
+ * forked from (by `forked_from_id`, up to the root) and every fork of any of
+ * them, among the files given and those found beside it. Just `[main]` when
+ * it has no relatives (or is not a rollout).
+ */
+export function codexFamily(main: string, given: readonly string[] = []): string[] {
+  const mainPath = path.resolve(main)
+  const head = rolloutHead(mainPath)
+  if (head === undefined) return [mainPath]
+  const heads = new Map<string, RolloutHead>()
+  for (const file of rolloutCandidates(mainPath, given)) {
+    const found = file === mainPath ? head : rolloutHead(file)
+    if (found !== undefined && !heads.has(found.id)) heads.set(found.id, found)
+  }
+  heads.set(head.id, head)
+  let root = head
+  for (const seen = new Set<string>([head.id]); root.forkedFrom !== undefined && heads.has(root.forkedFrom) && !seen.has(root.forkedFrom);) {
+    root = heads.get(root.forkedFrom)!
+    seen.add(root.id)
+  }
+  const ordered: RolloutHead[] = [root]
+  const inFamily = new Set([root.id])
+  for (let i = 0; i < ordered.length; i++) {
+    for (const candidate of heads.values()) {
+      if (candidate.forkedFrom === ordered[i]!.id && !inFamily.has(candidate.id)) {
+        inFamily.add(candidate.id)
+        ordered.push(candidate)
+      }
+    }
+  }
+  return ordered.map((h) => h.path)
 }

@@ -8,6 +8,7 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { InterchangeError, type InterchangeErrorCode } from '../interchange/errors.ts'
 import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
+import type { ImportPreview } from '../interchange/preview.ts'
 import { importSession, type ImportOutcome } from '../interchange/session/import.ts'
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
 import type { PersistenceTarget } from '../interchange/session/publish.ts'
@@ -39,6 +40,8 @@ export interface ImportResult {
   readonly title: string | null
   readonly events: number
   readonly sidecar: boolean
+  /** Every branch of the imported tree, one line each (what a dry run previews before anything is written). */
+  readonly preview: ImportPreview
 }
 
 /** `exportAs` request. `inline` returns the file's text instead of writing it (a download). */

@@ -33,6 +33,9 @@ import { SessionQueue } from './queue.ts'
 import { draftSummary } from './summarizer.ts'
 import { buildChatPath, type ChatPath } from './chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } from './wire.ts'
+import type { WorkspaceRegistry } from '../workspace/index.ts'
+import { WORKSPACE_CONFIG, workspaceMovesFor, type ResolvedSession, type WorkspaceConfig, type WorkspaceMoves } from './workspace.ts'
+import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
 import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -49,6 +52,8 @@ export interface Config {
   readonly surfaceMode: SurfaceModeSetting
   /** How long a history switch may take (ms, default 30 000). */
   readonly switchTimeoutMs?: number
+  /** Workspace checkpoints (files per node, restores). */
+  readonly workspace?: Partial<WorkspaceConfig>
 }
 
 export class SessionTreeService extends TypertRemoteService {
@@ -58,6 +63,7 @@ export class SessionTreeService extends TypertRemoteService {
     sidecarRoot: s.string(),
     surfaceMode: s.union(['auto', 'native', 'stock', 'projection']).default('auto'),
     switchTimeoutMs: s.natural().default(30_000),
+    workspace: WORKSPACE_CONFIG,
   }) as unknown as s<Config>
 
   /** Keeps trees in step with harness logs; shared with the tool companion through the store. */
@@ -68,6 +74,8 @@ export class SessionTreeService extends TypertRemoteService {
   /** One FIFO of mutating calls per session. */
   private readonly queue = new SessionQueue()
   private readonly moveDeps: MoveDeps
+  /** Workspace checkpoints: capture (harness layer) and the files half of moves. */
+  private readonly workspaceMoves: WorkspaceMoves
 
   constructor(ctx: Context, config: Partial<Config> = {}) {
     super(ctx, 'sessionTree')
@@ -87,8 +95,16 @@ export class SessionTreeService extends TypertRemoteService {
       if (this.sync.get(session.id)) this.sync.project(session.id, event)
       else this.sync.attach(session)
     }))
-    on('session/disposed', (session: HarnessSession) => this.guard(() => this.sync.detach(session.id)))
+    on('session/disposed', (session: HarnessSession) => this.guard(() => {
+      this.sync.detach(session.id)
+      this.workspaceMoves?.registry.forget(session.id)
+    }))
     on('agent/pre-step', (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => this.switcher.preStep(payload, next), { prepend: true })
+    this.workspaceMoves = workspaceMovesFor(ctx, this.settings.sidecarRoot, config.workspace, {
+      resolveLoaded: (agentId) => this.resolvedSession(this.resolveLoaded(agentId)),
+      resolveLive: async (agentId) => this.resolvedSession(await this.resolveLive(agentId)),
+      move: (agentId, move, callId) => this.moveAs(agentId, move, callId),
+    })
     ctx.effect(() => {
       for (const session of this.ctx.sessions.list()) this.guard(() => this.sync.attach(session as unknown as HarnessSession))
       return () => {
@@ -222,6 +238,60 @@ export class SessionTreeService extends TypertRemoteService {
     })
   }
 
+  // ------------------------------------------------------------- workspace
+
+  /** Workspace checkpoints: status, the nodes that changed files (with their paths), the restores. No side effects. */
+  @Remote
+  async files(agentId: string): Promise<WorkspaceOverview> {
+    return this.run(() => this.workspaceMoves.overview(agentId))
+  }
+
+  /** Every tracked file as it was at a node (`null`: before the first node), and whether it differs now. No side effects. */
+  @Remote
+  async filesAt(agentId: string, nodeId: string | null): Promise<FilesAtNode> {
+    return this.run(() => this.workspaceMoves.filesAt(agentId, nodeId))
+  }
+
+  /** One file's content at a node. No side effects. */
+  @Remote
+  async fileAt(agentId: string, nodeId: string | null, path: string): Promise<FileContent> {
+    return this.run(() => this.workspaceMoves.fileAt(agentId, nodeId, path))
+  }
+
+  /** What a move would do to the files (added, changed, deleted, diff stat, conflicts); nothing is written. */
+  @Remote
+  async restorePreview(agentId: string, request: RestoreRequest): Promise<RestorePreview> {
+    return this.run(() => this.workspaceMoves.preview(agentId, request))
+  }
+
+  /** One file of a preview as a unified diff (now → the move's target). No side effects. */
+  @Remote
+  async restoreDiff(agentId: string, request: RestoreRequest, path: string): Promise<FileDiff> {
+    return this.run(() => this.workspaceMoves.diff(agentId, request, path))
+  }
+
+  /**
+   * A move that takes the conversation, the files, or both. Conflicts (files
+   * changed outside the agent) need a decision each, else `WORKSPACE_CONFLICT`
+   * and nothing changes; what a restore replaces is checkpointed first, so a
+   * `back` with files brings it back.
+   */
+  @Remote
+  async restore(agentId: string, request: RestoreRequest): Promise<RestoreResult> {
+    // One unit: the conversation half and the files half of a restore never interleave with another move.
+    return this.run(() => this.serial(agentId, () => this.workspaceMoves.restore(agentId, request)))
+  }
+
+  /** The sessions' workspace checkpoints (capture writes them; tests and tools read them). Not a remote method. */
+  get workspaces(): WorkspaceRegistry {
+    return this.workspaceMoves.registry
+  }
+
+  /** The files half of a model's own move from inside its step (`callId`), or of a deferred one. Not a remote method. */
+  restoreFor(agentId: string, request: RestoreRequest, callId?: string): Promise<TreeResult<RestoreResult>> {
+    return this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, callId))
+  }
+
   // ---------------------------------------------------------- interchange
 
   /**
@@ -315,6 +385,35 @@ export class SessionTreeService extends TypertRemoteService {
       if (!applied.ok) return applied
       return ok(tree.summaries().find((recorded) => recorded.branch === summary.branch) ?? summary)
     })
+  }
+
+  /**
+   * A move given as a value: at once, or inside the running step of `callId`
+   * (the workspace half's conversation part). Not queued itself: its callers
+   * (`restore`, `restoreFor`) already run on the session's queue.
+   */
+  private async moveAs(agentId: string, move: TreeMove, callId?: string): Promise<TreeResult<MoveResult>> {
+    try {
+      const withinCall = callId === undefined ? {} : { withinCall: callId }
+      switch (move.kind) {
+        case 'jump':
+          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall })
+        case 'fork':
+          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, ...withinCall })
+        case 'back':
+          return await this.move(agentId, { nodeId: undefined, operation: (tree) => tree.back(), ...withinCall })
+        case 'forward':
+          return await this.move(agentId, { nodeId: undefined, operation: (tree) => tree.forward(), ...withinCall })
+      }
+    } catch (error) {
+      return fail('INTERNAL', error instanceof Error ? error.message : String(error))
+    }
+  }
+
+  private resolvedSession(found: TreeResult<Resolved>): TreeResult<ResolvedSession> {
+    if (!found.ok) return found
+    const { session, agent, state, mode } = found.value
+    return ok({ session, agent, tree: state.projector.tree, projector: state.projector, mode })
   }
 
   /** A loaded (live) session for reads; never resumes a cold one. */

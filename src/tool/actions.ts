@@ -16,9 +16,11 @@ import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
 import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { MoveResult, SurfaceMode } from '../service/wire.ts'
+import { filesOf, filesText, filesValue, runFilesMove, type AppliedMove } from './files.ts'
 import { isFree, type LiveAgent } from '../surface/stock.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
+export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import { TOOL_NAMES } from './prompt.ts'
 
@@ -58,7 +60,8 @@ export async function settle<T>(call: () => Promise<T>): Promise<TreeResult<T>> 
 }
 
 /** Apply a move through the service (the agent must be idle; the service checks). */
-export function runMove(service: SessionTreeService, agentId: string, op: MoveOp): Promise<TreeResult<MoveResult>> {
+export function runMove(service: SessionTreeService, agentId: string, op: MoveOp): Promise<TreeResult<AppliedMove>> {
+  if (op.files === 'files' || op.files === 'both') return runFilesMove(service, agentId, op)
   switch (op.kind) {
     case 'jump':
       return settle(() => service.jump(agentId, op.nodeId))
@@ -85,8 +88,13 @@ function isTreeToolCall(node: { readonly content?: readonly { readonly type: str
   return calls.length > 0 && calls.every((part) => (TOOL_NAMES as readonly string[]).includes(part.name ?? ''))
 }
 
-/** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward`. */
+/** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward` (`, with the files` / `(files only)`). */
 export function describeMove(op: MoveOp): string {
+  const files = op.files === 'both' ? ', with the files' : op.files === 'files' ? ' (files only)' : ''
+  return describeBare(op) + files
+}
+
+function describeBare(op: MoveOp): string {
   switch (op.kind) {
     case 'jump':
       return `jump to ${op.nodeId}`
@@ -263,13 +271,22 @@ export class TreeActions {
     if (idle) {
       const moved = await runMove(this.service, agent.id, plan.op)
       if (!moved.ok) return moved
-      return ok({ text: this.appliedText(plan, moved.value), value: { status: 'applied', mode, cursor: moved.value.cursor, branch: moved.value.branch ?? tree.activeBranch } })
+      if (moved.value.filesOnly) return ok({ text: this.filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
+      return ok({
+        text: this.appliedText(plan, moved.value),
+        value: { status: 'applied', mode, cursor: moved.value.cursor, branch: moved.value.branch ?? tree.activeBranch, ...(moved.value.files ? { files: filesValue(moved.value) } : {}) },
+      })
     }
     // The model's own move, in stock mode: switch now, inside the step that made the call.
     let notNow: string | undefined
     if (callId !== undefined && mode === 'stock' && !pending) {
       const before = tree.historyPath(this.service.sync.get(agent.session.id)?.projector.tip ?? null)
-      const moved = await this.service.moveWithinStep(agent.session.id, callId, plan.op)
+      const moved: TreeResult<AppliedMove> = plan.op.files === 'files' || plan.op.files === 'both'
+        ? await runFilesMove(this.service, agent.session.id, plan.op, callId)
+        : await this.service.moveWithinStep(agent.session.id, callId, plan.op)
+      if (moved.ok && moved.value.filesOnly) {
+        return ok({ text: this.filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
+      }
       if (moved.ok) {
         const dropped = before.ok ? latestPromptDropped(before.value, plan.target, tree) : undefined
         return ok({
@@ -277,6 +294,7 @@ export class TreeActions {
           value: {
             status: 'applied', mode, target: plan.target, cursor: moved.value.cursor,
             branch: moved.value.branch ?? plan.branch, messages: plan.messageCount,
+            ...(moved.value.files ? { files: filesValue(moved.value) } : {}),
           },
         })
       }
@@ -318,9 +336,9 @@ export class TreeActions {
           return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
         }
         if (tree.branchHeadList().some(([name]) => name === branch)) return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
-        resolved = { kind: 'fork', nodeId, branch }
+        resolved = { kind: 'fork', nodeId, branch, ...filesOf(op) }
       } else {
-        resolved = { kind: 'jump', nodeId }
+        resolved = { kind: 'jump', nodeId, ...filesOf(op) }
         // Landing on a branch head makes that branch active (the active one when it is a head there too).
         const heads = tree.branchHeadList().filter(([, id]) => id === nodeId).map(([name]) => name)
         branch = heads.includes(tree.activeBranch) ? tree.activeBranch : heads[0] ?? tree.activeBranch
@@ -382,7 +400,7 @@ export class TreeActions {
    * re-stated call (the tree follows the history), so the path is told from
    * the plan: the selected node and the messages up to it.
    */
-  private withinStepText(plan: Plan, moved: MoveResult, dropped: string | undefined): string {
+  private withinStepText(plan: Plan, moved: AppliedMove, dropped: string | undefined): string {
     const lines = [
       `Moved now: ${describeMove(plan.op)}. Your history is exactly the ${plural(plan.messageCount, 'message')} from the start to ${this.targetText(plan)}` +
         `${plan.op.kind === 'fork' ? ` on the new branch ${quote(plan.branch)}` : ''}, followed by this call and this result; continue from there.`,
@@ -390,12 +408,18 @@ export class TreeActions {
     if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move went to ${plan.target}, the end of that exchange.`)
     lines.push('What came after that point stays in the tree (nothing is deleted), but you no longer see it.')
     if (dropped !== undefined) lines.push(`The user's latest message, which is no longer in your history, was: ${quote(dropped)}`)
+    if (moved.files) lines.push(filesText(moved, plan.target), 'Read a file again before you edit or overwrite it.')
     lines.push(`Surface mode: ${moved.mode}.`)
     return lines.join('\n')
   }
 
-  private appliedText(plan: Plan, moved: MoveResult): string {
+  private filesOnlyText(plan: Plan, moved: AppliedMove): string {
+    return [`Restored the files only: ${describeBare(plan.op)}. The conversation did not move.`, filesText(moved, plan.target)].join('\n')
+  }
+
+  private appliedText(plan: Plan, moved: AppliedMove): string {
     const lines = [`Moved: ${describeMove(plan.op)}. The history now ends at ${moved.cursor ?? 'the start'} on branch ${quote(moved.branch ?? plan.branch)}.`]
+    if (moved.files) lines.push(filesText(moved, moved.cursor))
     if (moved.snappedFrom !== undefined) lines.push(`${moved.snappedFrom} sits inside a tool exchange, so the move went to ${moved.cursor}, the end of that exchange.`)
     lines.push(moved.mode === 'projection'
       ? 'Surface mode: projection. The tree moved; the model history did not change.'

@@ -28,6 +28,8 @@ export const USAGE = [
   '  /tree fork <node|label> <name>   park a new branch <name> at that node and move there',
   '  /tree label <node|label> <text>  bookmark a node (`/tree label <node> --clear` removes the label)',
   '  /tree back | /tree forward       undo / redo the last move',
+  '     add --both to a jump, fork, back or forward to take the workspace files along (--files: the files only);',
+  '     files changed outside the agent are kept unless you add --overwrite',
   '  /tree summarize <branch>         record an extractive summary of a branch',
   '  /tree import <file> [--format pi|claude-code|codex] [--dry-run]',
   '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
@@ -36,14 +38,20 @@ export const USAGE = [
   'Nodes are ids like e12 (see /tree) or labels; quote a label that contains spaces: /tree fork "good answer" retry',
 ].join('\n')
 
+/** A move's files flags (`--both`, `--files`, `--overwrite`). */
+export interface FilesFlags {
+  readonly files?: 'files' | 'both'
+  readonly overwrite?: boolean
+}
+
 export type TreeCommand =
   | { readonly kind: 'list'; readonly depth?: number }
   | { readonly kind: 'find'; readonly query: string }
-  | { readonly kind: 'jump'; readonly node: string }
-  | { readonly kind: 'fork'; readonly node: string; readonly branch: string }
+  | ({ readonly kind: 'jump'; readonly node: string } & FilesFlags)
+  | ({ readonly kind: 'fork'; readonly node: string; readonly branch: string } & FilesFlags)
   | { readonly kind: 'label'; readonly node: string; readonly text: string | null }
-  | { readonly kind: 'back' }
-  | { readonly kind: 'forward' }
+  | ({ readonly kind: 'back' } & FilesFlags)
+  | ({ readonly kind: 'forward' } & FilesFlags)
   | { readonly kind: 'summarize'; readonly branch: string }
   | { readonly kind: 'help' }
   | { readonly kind: 'import'; readonly path: string; readonly format: 'auto' | SourceFormat; readonly dryRun: boolean }
@@ -83,12 +91,31 @@ function restArgument(rest: string): string | undefined {
   return trimmed
 }
 
+const FLAG = /(?:^|\s)--(both|files|overwrite)(?=\s|$)/g
+const MOVES: ReadonlySet<string> = new Set(['jump', 'goto', 'fork', 'branch', 'back', 'forward'])
+
+/** Take the files flags off the end of a move's arguments; undefined when they contradict. */
+function filesFlags(rest: string): { rest: string; flags: FilesFlags } | undefined {
+  const found = [...rest.matchAll(FLAG)].map((m) => m[1])
+  const flags: { files?: 'files' | 'both'; overwrite?: boolean } = {}
+  if (found.includes('both') && found.includes('files')) return undefined
+  if (found.includes('both')) flags.files = 'both'
+  if (found.includes('files')) flags.files = 'files'
+  if (found.includes('overwrite')) {
+    if (!flags.files) return undefined
+    flags.overwrite = true
+  }
+  return { rest: rest.replace(FLAG, ' '), flags }
+}
+
 /** Parse the text after `/tree`; `undefined` means malformed (show the usage). */
 export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
   const head = firstToken(rawInput)
   if (!head) return { kind: 'list' }
   const verb = head.token.toLowerCase()
-  const rest = head.rest
+  const flagged = MOVES.has(verb) ? filesFlags(head.rest) : { rest: head.rest, flags: {} }
+  if (!flagged) return undefined
+  const { rest, flags } = flagged
   switch (verb) {
     case 'list':
     case 'show': {
@@ -105,13 +132,13 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
     case 'jump':
     case 'goto': {
       const node = restArgument(rest)
-      return node === undefined ? undefined : { kind: 'jump', node }
+      return node === undefined ? undefined : { kind: 'jump', node, ...flags }
     }
     case 'fork':
     case 'branch': {
       const node = firstToken(rest)
       const branch = node ? restArgument(node.rest) : undefined
-      return node && node.token !== '' && branch !== undefined ? { kind: 'fork', node: node.token, branch } : undefined
+      return node && node.token !== '' && branch !== undefined ? { kind: 'fork', node: node.token, branch, ...flags } : undefined
     }
     case 'label': {
       const node = firstToken(rest)
@@ -121,7 +148,7 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
     }
     case 'back':
     case 'forward':
-      return rest.trim() === '' ? { kind: verb } : undefined
+      return rest.trim() === '' ? { kind: verb, ...flags } : undefined
     case 'summarize':
     case 'summary': {
       const branch = restArgument(rest)
@@ -172,6 +199,10 @@ function fromAction(result: ActionResult): TreeCommandResult {
   return result.ok ? { kind: 'success', text: result.value.text } : { kind: 'error', text: `${result.error.code}: ${result.error.message}` }
 }
 
+function movedFiles(flags: FilesFlags): FilesFlags {
+  return { ...(flags.files ? { files: flags.files } : {}), ...(flags.overwrite ? { overwrite: true } : {}) }
+}
+
 /** Run one `/tree` line for a person. Never throws. */
 export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, rawInput: string): Promise<TreeCommandResult> {
   try {
@@ -185,12 +216,12 @@ export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, raw
       case 'find':
         return fromAction(await actions.find(agent, command.query))
       case 'jump':
-        return fromAction(await actions.move(agent, { kind: 'jump', nodeId: command.node }, 'user'))
+        return fromAction(await actions.move(agent, { kind: 'jump', nodeId: command.node, ...movedFiles(command) }, 'user'))
       case 'fork':
-        return fromAction(await actions.move(agent, { kind: 'fork', nodeId: command.node, branch: command.branch }, 'user'))
+        return fromAction(await actions.move(agent, { kind: 'fork', nodeId: command.node, branch: command.branch, ...movedFiles(command) }, 'user'))
       case 'back':
       case 'forward':
-        return fromAction(await actions.move(agent, { kind: command.kind }, 'user'))
+        return fromAction(await actions.move(agent, { kind: command.kind, ...movedFiles(command) }, 'user'))
       case 'label':
         return fromAction(await actions.label(agent, command.node, command.text))
       case 'summarize':

@@ -30,16 +30,18 @@
 import { randomUUID } from 'node:crypto'
 import { fail, type TreeError, type TreeResult } from '../tree/errors.ts'
 import type { MoveResult } from '../service/wire.ts'
+import type { RestoreChoice } from '../service/workspace-wire.ts'
 import { isFree, type LiveAgent, type PreStepPayload } from '../surface/stock.ts'
 import { markerOf } from '../harness/marker.ts'
 import { isRecord } from '../tree/validate.ts'
 
-/** A cursor move the tree can be asked for. */
-export type MoveOp =
+/** A cursor move the tree can be asked for; `files` takes the workspace files along (conflicts are kept unless `overwrite`). */
+export type MoveOp = (
   | { readonly kind: 'jump'; readonly nodeId: string }
   | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string }
   | { readonly kind: 'back' }
   | { readonly kind: 'forward' }
+) & { readonly files?: RestoreChoice; readonly overwrite?: boolean }
 
 /** Who asked. */
 export type MoveRequester = 'model' | 'user'

@@ -129,7 +129,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
       ctx.commands.register({
         name: COMMAND_NAME,
         description: 'Show and move in the conversation tree: jump, fork, label, back, forward',
-        input: { hint: 'jump <node|label> · fork <node> <name> · label <node> <text> · back · forward · find <text>' },
+        input: { hint: 'jump <node|label> · fork <node> <name> · label <node> <text> · back · forward · find <text> · add --both or --files to a move to take the files along' },
         handler: (invocation) => runTreeCommand(actions, invocation.agent as unknown as LiveAgent, invocation.rawInput),
       })
     })

@@ -6,6 +6,7 @@
 import path from 'node:path'
 import type { SessionTreeService } from '../service/service.ts'
 import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
+import type { ImportPreview } from '../interchange/preview.ts'
 import type { LiveAgent } from '../surface/stock.ts'
 
 type Result = { readonly kind: 'success'; readonly text?: string } | { readonly kind: 'error'; readonly text: string }
@@ -40,6 +41,13 @@ export function describeReport(report: ImportReport): string[] {
   return lines
 }
 
+/** The branches an import creates, one line each (a dry run's preview). */
+export function describePreview(preview: ImportPreview): string[] {
+  const lines = preview.shown.map((b) => `${b.active ? '* ' : '  '}${b.entries} entr${b.entries === 1 ? 'y' : 'ies'} ${b.forkAt === null ? 'from the start' : `after ${b.forkAt}`}${b.firstPrompt ? `: “${b.firstPrompt}”` : ''} … “${b.last}”`)
+  if (preview.branches > preview.shown.length) lines.push(`  … and ${preview.branches - preview.shown.length} more branch(es)`)
+  return [`branches (* continues):`, ...lines]
+}
+
 export async function runImportCommand(service: SessionTreeService, agent: LiveAgent, command: { path: string; format: 'auto' | SourceFormat; dryRun: boolean }): Promise<Result> {
   const file = resolveFrom(agent, command.path)
   try {
@@ -47,7 +55,7 @@ export async function runImportCommand(service: SessionTreeService, agent: LiveA
     const head = result.dryRun
       ? `Dry run: ${file} would become a new session (nothing was written).`
       : `Imported ${file} as session ${result.sessionId}${result.cwd ? ` (workspace ${result.cwd})` : ''}. Open it to continue from ${result.cursor ?? 'the start'}.`
-    return { kind: 'success', text: [head, ...describeReport(result.report)].join('\n') }
+    return { kind: 'success', text: [head, ...describeReport(result.report), ...(result.dryRun ? describePreview(result.preview) : [])].join('\n') }
   } catch (error) {
     return { kind: 'error', text: errorText(error) }
   }

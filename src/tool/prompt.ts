@@ -25,6 +25,7 @@ export const SYSTEM_PROMPT = `## Conversation tree
 This conversation is a tree: nothing in it is ever deleted, and it can continue from any earlier message. The tree_* tools act on your own conversation only.
 - tree_list and tree_find show node ids (like e12), roles, labels, branch heads, and where your history ends (← cursor).
 - tree_jump, tree_fork, tree_back and tree_forward move where your history ends. Called alone in a message, a move normally applies at once: your next step sees exactly the selected path, then that call and its result (which quotes the user's latest message if it fell off the path); continue from there. Called together with other tools, it waits for the end of your turn, and the next user message lands on the selected path. What came after the selected node stays in the tree where you no longer see it. The result always says what happened ("Moved now", "Scheduled" or "Not applied").
+- With files: "both" (or "files"), a move also puts the workspace files you changed back as they were at that point; files the user changed since are left alone, and the result lists what changed. Read a file again before you edit it after such a move.
 - tree_label bookmarks a node by name; tree_summarize_branch records what a branch was about.
 Move only when the user asks to go back, retry from an earlier point, or branch off.`
 

@@ -37,7 +37,7 @@ export const DEFAULT_WIDTH = 80
 
 /** The short role word shown for a node. */
 export function roleOf(node: TreeNode): string {
-  switch (node.type ?? 'message') {
+  switch (node.type) {
     case 'tool_call':
     case 'tool_result':
       return 'tool'
@@ -75,7 +75,7 @@ export function nodeLine(tree: SessionTree, node: TreeNode, width: number, heads
   const names = heads.get(node.nodeId)
   if (names) tags.push(`[head: ${names.join(', ')}]`)
   // An assistant message that only issued tool calls: name the calls (the call nodes follow it).
-  const calls = node.type === undefined || node.type === 'message'
+  const calls = node.type === 'message'
     ? (node.content ?? []).filter((part) => part.type === 'tool_call').map((part) => (part.type === 'tool_call' ? part.name : ''))
     : []
   const text = calls.length > 0 && (node.message?.content ?? '') === ''

@@ -70,6 +70,11 @@ export function checkArguments(parameters: Parameters, args: unknown): string[] 
 }
 
 const NODE = 'A node id from tree_list or tree_find (like "e12"), or a label.'
+const FILES: Property = {
+  type: 'string',
+  enum: ['conversation', 'files', 'both'],
+  description: 'What moves: "conversation" (default), "files" (the workspace files you changed, back to that point) or "both".',
+}
 
 /** Every tool's parameters. */
 export const PARAMETERS: Record<TreeToolName, Parameters> = {
@@ -89,18 +94,19 @@ export const PARAMETERS: Record<TreeToolName, Parameters> = {
     required: ['query'],
   },
   tree_jump: {
-    properties: { node: { type: 'string', description: `Where your history should end. ${NODE}` } },
+    properties: { node: { type: 'string', description: `Where your history should end. ${NODE}` }, files: FILES },
     required: ['node'],
   },
   tree_fork: {
     properties: {
       node: { type: 'string', description: `Where the new branch starts (its first new message follows this node). ${NODE}` },
       branch: { type: 'string', description: 'Name of the new branch (1–100 characters, not an existing branch name).' },
+      files: FILES,
     },
     required: ['node', 'branch'],
   },
-  tree_back: { properties: {}, required: [] },
-  tree_forward: { properties: {}, required: [] },
+  tree_back: { properties: { files: FILES }, required: [] },
+  tree_forward: { properties: { files: FILES }, required: [] },
   tree_label: {
     properties: {
       node: { type: 'string', description: NODE },
@@ -139,6 +145,7 @@ function modelOf(agent: unknown): string | undefined {
 function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAgent, exec: ToolRunContext): Promise<ActionResult> {
   const str = (key: string) => args[key] as string | undefined
   const int = (key: string) => args[key] as number | undefined
+  const files = (): { files?: 'files' | 'both' } => (str('files') === 'files' || str('files') === 'both' ? { files: str('files') as 'files' | 'both' } : {})
   switch (name) {
     case 'tree_list': {
       const depth = int('depth')
@@ -151,13 +158,13 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
       return actions.find(agent, str('query')!, { ...(by === undefined ? {} : { by }), ...(limit === undefined ? {} : { limit }) })
     }
     case 'tree_jump':
-      return actions.move(agent, { kind: 'jump', nodeId: str('node')! }, 'model', exec.callId)
+      return actions.move(agent, { kind: 'jump', nodeId: str('node')!, ...files() }, 'model', exec.callId)
     case 'tree_fork':
-      return actions.move(agent, { kind: 'fork', nodeId: str('node')!, branch: str('branch')! }, 'model', exec.callId)
+      return actions.move(agent, { kind: 'fork', nodeId: str('node')!, branch: str('branch')!, ...files() }, 'model', exec.callId)
     case 'tree_back':
-      return actions.move(agent, { kind: 'back' }, 'model', exec.callId)
+      return actions.move(agent, { kind: 'back', ...files() }, 'model', exec.callId)
     case 'tree_forward':
-      return actions.move(agent, { kind: 'forward' }, 'model', exec.callId)
+      return actions.move(agent, { kind: 'forward', ...files() }, 'model', exec.callId)
     case 'tree_label': {
       const text = str('text')!
       return actions.label(agent, str('node')!, text.trim() === '' ? null : text)

@@ -20,6 +20,9 @@ export const ERROR_CODES = {
   AGENT_BUSY: 'The agent is running; the model history can only be switched while it is idle.',
   SURFACE_UNAVAILABLE: 'This harness cannot switch the model history (projection mode).',
   SIDECAR_IO: 'Reading or writing the sidecar failed; the harness log still holds the history.',
+  WORKSPACE_CONFLICT: 'Files changed outside the agent since their checkpoint; decide per file to keep or overwrite them.',
+  WORKSPACE_IO: 'Reading or writing workspace files or their checkpoints failed; the details say what was done (a restore can be repeated).',
+  WORKSPACE_UNAVAILABLE: 'This session has no workspace checkpoints (no sidecar root, no workspace directory, or turned off).',
   INTERNAL: 'An unexpected failure; the operation changed nothing.',
 } as const
 
@@ -52,11 +55,6 @@ export function fail<T = never>(
   return { ok: false, error: details === undefined ? { code, message } : { code, message, details } }
 }
 
-/** Whether a string is one of the documented codes. */
-export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code)
-}
-
 /**
  * Thrown only where the API must throw: a malformed snapshot handed to the
  * `SessionTree` constructor, or a corrupt tree asked for its history.
@@ -74,10 +72,4 @@ export class SessionTreeError extends Error {
   get code(): ErrorCode {
     return this.error.code
   }
-}
-
-/** Unwrap a result or throw its error. */
-export function unwrap<T>(result: TreeResult<T>): T {
-  if (result.ok) return result.value
-  throw new SessionTreeError(result.error)
 }

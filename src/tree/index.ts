@@ -3,7 +3,9 @@
  * the harness; usable in any runtime (node, browser, tests).
  */
 export * from './types.ts'
-export * from './errors.ts'
-export { SessionTree, MAIN_BRANCH, HISTORY_LIMIT, SUMMARIZE_TIMEOUT_MS, type TreeCheckpoint, type SessionTreeOptions } from './session-tree.ts'
-export { SessionTreeStore, sessionTreeStore, checkSessionId } from './store.ts'
-export { oneLine, renderMessages, fallbackSummary } from './text.ts'
+export { ERROR_CODES, SessionTreeError, type ErrorCode, type TreeError, type TreeResult } from './errors.ts'
+export { SessionTree, type TreeCheckpoint, type SessionTreeOptions } from './session-tree.ts'
+export { MAIN_BRANCH, HISTORY_LIMIT } from './state.ts'
+export { SUMMARIZE_TIMEOUT_MS } from './summarize.ts'
+export type { ToolResult } from './entry.ts'
+export { SessionTreeStore, sessionTreeStore } from './store.ts'

@@ -37,8 +37,18 @@ export class SessionTreeStore {
     return tree ? ok(tree) : fail('SESSION_NOT_FOUND', `no tree for session ${JSON.stringify(sessionId)}`, { sessionId })
   }
 
-  /** Create an empty tree; an existing tree is never silently reset (`SESSION_ALREADY_EXISTS`). */
-  create(sessionId: string): TreeResult<SessionTree> {
+  /**
+   * Create an empty tree (seed 001's signature: it returns the tree).
+   * @throws SessionTreeError `SESSION_ALREADY_EXISTS` (an existing tree is never silently reset) or `INVALID_ARGUMENT`.
+   */
+  create(sessionId: string): SessionTree {
+    const created = this.add(sessionId)
+    if (!created.ok) throw new SessionTreeError(created.error)
+    return created.value
+  }
+
+  /** `create` as a result: `SESSION_ALREADY_EXISTS` when a tree exists, never a reset. */
+  add(sessionId: string): TreeResult<SessionTree> {
     const id = checkSessionId(sessionId)
     if (!id.ok) return id
     if (this.trees.has(sessionId)) {
@@ -52,7 +62,7 @@ export class SessionTreeStore {
   /** The existing tree, or a new empty one. */
   ensure(sessionId: string): TreeResult<SessionTree> {
     const tree = this.trees.get(sessionId)
-    return tree ? ok(tree) : this.create(sessionId)
+    return tree ? ok(tree) : this.add(sessionId)
   }
 
   /**

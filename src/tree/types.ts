@@ -8,8 +8,13 @@
  * this package are optional, so a client written against that contract keeps
  * working.
  *
- * This module imports nothing: the tree is pure domain code.
+ * The durable formats (snapshots, log records, positions) are in
+ * `durable-types.ts`, re-exported here. Pure domain code: nothing here
+ * imports from outside the tree.
  */
+
+export type * from './durable-types.ts'
+export { SNAPSHOT_VERSION } from './durable-types.ts'
 
 /** Any lossless JSON value. */
 export type JsonValue =
@@ -107,17 +112,12 @@ export interface NodeOrigin {
   readonly injected?: boolean
 }
 
-/**
- * One stored entry of the tree: what a node is, without anything derived from
- * its place in the tree. Entries are append-only: once created, only `label`
- * changes, and a tool-call entry gains its result (see `attachToolResult`).
- */
-export interface TreeEntry {
+/** The fields every kind of entry shares. */
+export interface EntryFields {
   /** Unique within the tree. */
   readonly nodeId: string
   /** `null` for a root; a tree may have several roots (jump to `null`, then append). */
   readonly parentId: string | null
-  readonly type?: TreeEntryType
   /** One-line human summary of the node (its text, truncated). */
   readonly summary: string
   /** ISO-8601 creation time. */
@@ -135,17 +135,80 @@ export interface TreeEntry {
   /** A bookmark name; unique within the tree. */
   readonly label?: string
   readonly origin?: NodeOrigin
+}
+
+/** What every entry but a compaction has: no `replaces`. */
+interface PlainEntryFields extends EntryFields {
+  readonly replaces?: never
+}
+
+/** A user, assistant or system message (or a tool message whose call is in its content). */
+export interface MessageEntry extends PlainEntryFields {
+  readonly type: 'message'
+}
+
+/** One tool invocation; its result is folded in once it exists (`message` is then the tool message). */
+export interface ToolCallEntry extends PlainEntryFields {
+  readonly type: 'tool_call'
+}
+
+/** A tool result whose call is not in the tree. */
+export interface ToolResultEntry extends PlainEntryFields {
+  readonly type: 'tool_result'
+}
+
+/** The model or provider changed here. */
+export interface ModelChangeEntry extends PlainEntryFields {
+  readonly type: 'model_change'
+}
+
+/** The harness compacted history here: this entry's message stands in for earlier ones. */
+export interface CompactionEntry extends EntryFields {
+  readonly type: 'compaction'
   /**
-   * Compaction entries only: ids of earlier nodes on this entry's path whose
-   * messages this entry's `message` stands in for. The model history of any
-   * path through this node holds this message where the first replaced one
-   * was, and none of the replaced ones.
+   * Ids of earlier nodes on this entry's path whose messages this entry's
+   * `message` stands in for. The model history of any path through this node
+   * holds this message where the first replaced one was, and none of the
+   * replaced ones.
    */
   readonly replaces?: readonly string[]
 }
 
-/** A node as views serve it: the entry plus what its place in the tree says. */
-export interface TreeNode extends TreeEntry {
+/** A digest of an abandoned branch, for people and tools (never sent to the model). */
+export interface BranchSummaryEntry extends PlainEntryFields {
+  readonly type: 'branch_summary'
+}
+
+/** Anything else a producer keeps in the tree. */
+export interface CustomEntry extends PlainEntryFields {
+  readonly type: 'custom'
+}
+
+/**
+ * One stored entry of the tree: what a node is, without anything derived from
+ * its place in the tree. Entries are append-only: once created, only `label`
+ * changes, and a tool-call entry gains its result (see `attachToolResult`).
+ * Discriminated by `type`; only a compaction carries `replaces`.
+ */
+export type TreeEntry =
+  | MessageEntry
+  | ToolCallEntry
+  | ToolResultEntry
+  | ModelChangeEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | CustomEntry
+
+/**
+ * A node as views serve it: its entry plus what its place in the tree says.
+ * One flat interface rather than `TreeEntry & {...}`, so the wire (and the
+ * generated remote client) keeps one object schema per node; read it as a
+ * `TreeEntry` of the given `type` (`replaces` is only ever set on a compaction).
+ */
+export interface TreeNode extends EntryFields {
+  readonly type: TreeEntryType
+  /** Compaction nodes only: see `CompactionEntry.replaces`. */
+  readonly replaces?: readonly string[]
   /** Lane name for display: the branch whose path holds this node ('' when none does). */
   readonly branch: string
   /** Number of direct children. */
@@ -235,6 +298,10 @@ export interface SessionTreeSessionInfo {
   readonly usage?: Readonly<Record<string, number>>
   readonly tokenCount?: number
   readonly cost?: number
+  /**
+   * Seed 001's field, kept for its clients: always 1. The format `snapshot()`
+   * writes is `SNAPSHOT_VERSION`; version 1 snapshots still load.
+   */
   readonly snapshotVersion: 1
   readonly labelCount?: number
   readonly canGoBack?: boolean
@@ -243,37 +310,16 @@ export interface SessionTreeSessionInfo {
   readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null }
 }
 
-/** One cursor position: where navigation history can return to. */
-export interface TreePosition {
-  readonly cursor: string | null
-  readonly branch: string
-}
-
-/** Navigation history: positions left by explicit moves (browser-style back/forward). */
-export interface NavigationHistory {
-  readonly back: readonly TreePosition[]
-  readonly forward: readonly TreePosition[]
-}
-
-/** Version of the durable snapshot format. */
-export const SNAPSHOT_VERSION = 1 as const
-
-/** Durable, versioned, complete state of one tree. */
-export interface SessionTreeSnapshot {
-  readonly version: typeof SNAPSHOT_VERSION
-  readonly sessionId: string
-  /** Entries in creation order (a parent always precedes its children). */
-  readonly nodes: readonly TreeEntry[]
-  readonly cursor: string | null
-  readonly activeBranch: string
-  readonly selectedNodeId: string | null
-  /** [branch name, head node id], in branch creation order (an array: names like "10" keep their place). */
-  readonly branches: readonly (readonly [string, string])[]
-  readonly summaries: readonly BranchSummary[]
-  readonly history: NavigationHistory
-  /** Sequence number of the last log entry folded into this snapshot. */
-  readonly logSeq: number
-  readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null }
+/** Options of a tree. */
+export interface SessionTreeOptions {
+  /** Clock for new nodes and summaries (tests pin it). */
+  readonly now?: () => Date
+  /**
+   * How many operations the in-memory log keeps (default 10,000; older ones
+   * are dropped in batches, and checkpoints older than the kept log become
+   * invalid). A journal reads `log()` as operations happen.
+   */
+  readonly logLimit?: number
 }
 
 /** Options for `append`. */
@@ -312,25 +358,6 @@ export interface MoveOptions {
    */
   readonly record?: boolean
 }
-
-/**
- * One entry of the tree's operation log. Replaying a log on the snapshot it
- * started from reproduces the tree exactly; the sidecar journal is made of these.
- */
-export type SessionTreeLogEntry = { readonly seq: number; readonly at: string } & SessionTreeOp
-
-/** The operations a log can hold: commands, replayed through the same code paths. */
-export type SessionTreeOp =
-  | { readonly op: 'append'; readonly node: TreeEntry; readonly branch?: string }
-  | { readonly op: 'attach'; readonly node: TreeEntry }
-  | { readonly op: 'jump'; readonly target: string | null; readonly record: boolean }
-  | { readonly op: 'fork'; readonly target: string; readonly branch: string }
-  | { readonly op: 'switch'; readonly branch: string; readonly record: boolean }
-  | { readonly op: 'label'; readonly nodeId: string; readonly label: string | null }
-  | { readonly op: 'select'; readonly nodeId: string | null }
-  | { readonly op: 'summary'; readonly summary: BranchSummary }
-  | { readonly op: 'back' }
-  | { readonly op: 'forward' }
 
 /** A message plus the pointer to where the full branch still lives. */
 export interface LinearExport {

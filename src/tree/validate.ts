@@ -4,6 +4,7 @@
  * reason; API edges turn that into an `INVALID_ARGUMENT` or `INVALID_SNAPSHOT`
  * result.
  */
+import { timeOfIso } from './time.ts'
 import type {
   BranchSummary,
   ContentPart,
@@ -11,7 +12,6 @@ import type {
   LlmMessage,
   NodeOrigin,
   Role,
-  TreeEntry,
   TreeEntryType,
   TreePosition,
 } from './types.ts'
@@ -29,10 +29,10 @@ export const MAX_NAME_LENGTH = 100
 export const MAX_LABEL_LENGTH = 200
 export const MAX_ID_LENGTH = 200
 
-const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
-const ENTRY_TYPES: ReadonlySet<string> = new Set<TreeEntryType>([
-  'message', 'tool_call', 'tool_result', 'model_change', 'compaction', 'branch_summary', 'custom',
-])
+const ROLES: ReadonlyMap<string, Role> = new Map((['system', 'user', 'assistant', 'tool'] as const).map((role) => [role, role]))
+const ENTRY_TYPES: ReadonlyMap<string, TreeEntryType> = new Map((
+  ['message', 'tool_call', 'tool_result', 'model_change', 'compaction', 'branch_summary', 'custom'] as const
+).map((type) => [type, type]))
 // Control characters (C0, DEL, C1) make names unprintable in the panel and in `/tree` output.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
@@ -42,7 +42,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
-function str(value: unknown, where: string): string {
+export function str(value: unknown, where: string): string {
   if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
   return value
 }
@@ -82,6 +82,7 @@ function checkName(value: unknown, where: string, max: number): string {
 
 /** A node id: 1..200 printable characters, no surrounding whitespace. */
 export function checkNodeId(value: unknown, where = 'nodeId'): string {
+  if (isNodeId(value)) return value
   if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
   if (value === '' || value.trim() !== value) throw new Invalid(`${where} must be non-empty without surrounding whitespace`)
   if (value.length > MAX_ID_LENGTH) throw new Invalid(`${where} must be at most ${MAX_ID_LENGTH} characters`)
@@ -89,8 +90,27 @@ export function checkNodeId(value: unknown, where = 'nodeId'): string {
   return value
 }
 
+/**
+ * Whether a value is a valid node id, without building a reason (a restore
+ * checks every id): `checkNodeId` says why when it is not.
+ */
+export function isNodeId(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH) return false
+  const first = value.charCodeAt(0)
+  const last = value.charCodeAt(value.length - 1)
+  // Fast case: printable ASCII throughout, no space at either end (anything else takes the full check).
+  if (first === 32 || last === 32) return false
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 32 || c > 126) return false
+  }
+  return true
+}
+
 /** An ISO-8601 timestamp as produced by `Date.prototype.toISOString`. */
 export function checkTime(value: unknown, where: string): string {
+  // What toISOString writes (most times) passes a character check; anything else takes the full one.
+  if (typeof value === 'string' && timeOfIso(value) !== undefined) return value
   const text = str(value, where)
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(text) || Number.isNaN(Date.parse(text))) {
     throw new Invalid(`${where} must be an ISO-8601 UTC time`)
@@ -98,7 +118,7 @@ export function checkTime(value: unknown, where: string): string {
   return text
 }
 
-function finiteNumber(value: unknown, where: string): number {
+export function finiteNumber(value: unknown, where: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new Invalid(`${where} must be a finite number`)
   return value
 }
@@ -108,6 +128,9 @@ function finiteNumber(value: unknown, where: string): number {
  * rejecting cycles, non-finite numbers and exotic objects.
  */
 export function copyJson(value: unknown, where: string): JsonValue {
+  // Most values are flat (usage counters, small metadata): copied in one pass.
+  const flat = flatCopy(value)
+  if (flat !== undefined) return flat
   type Frame = { src: unknown; set: (v: JsonValue) => void; path: string }
   let root: JsonValue = null
   const stack: Frame[] = [{ src: value, set: (v) => { root = v }, path: where }]
@@ -152,10 +175,46 @@ export function copyJson(value: unknown, where: string): JsonValue {
   return root
 }
 
+/** A copy of a primitive, or of a plain object or array of primitives; undefined for anything else (the general copy decides). */
+function flatCopy(value: unknown): JsonValue | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
+  if (Array.isArray(value)) {
+    const out: JsonValue[] = new Array(value.length)
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return undefined
+      const item = flatPrimitive(value[i])
+      if (item === undefined) return undefined
+      out[i] = item
+    }
+    return out
+  }
+  if (!isRecord(value)) return undefined
+  // A spread copies a plain source at its exact size (JSON.parse and literals make them so); the
+  // copy is then checked, so what is checked is what is kept.
+  const out: Record<string, unknown> = { ...value }
+  for (const key in out) {
+    const child = out[key]
+    if (child === undefined || flatPrimitive(child) === undefined) return undefined
+  }
+  if (Object.getOwnPropertySymbols(out).length > 0) return undefined
+  return out as { [key: string]: JsonValue }
+}
+
+function flatPrimitive(value: unknown): JsonValue | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+}
+
 /** Set an own enumerable property, whatever the key (including "__proto__"). */
 export function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
+}
+
+/** A copy of a plain object of primitives (see `copyJson`), or undefined when it is anything else. */
+export function copyFlatObject(value: unknown): Record<string, JsonValue> | undefined {
+  return isRecord(value) ? (flatCopy(value) as Record<string, JsonValue> | undefined) : undefined
 }
 
 /** A record built from entries, safe for any key. */
@@ -179,17 +238,29 @@ export function checkMessage(value: unknown, where = 'message'): LlmMessage {
   for (const key of Object.keys(value)) {
     if (!MESSAGE_KEYS.has(key) && value[key] !== undefined) throw new Invalid(`${where}.${key} is not a message field`)
   }
-  const role = str(value.role, `${where}.role`)
-  if (!ROLES.has(role)) throw new Invalid(`${where}.role must be one of system, user, assistant, tool`)
-  const message: { role: Role; content: string; name?: string; toolCallId?: string } = {
-    role: role as Role,
-    content: str(value.content, `${where}.content`),
-  }
+  const role = checkRole(value.role, `${where}.role`)
+  const content = str(value.content, `${where}.content`)
   const name = optStr(value.name, `${where}.name`)
-  if (name !== undefined) message.name = name
   const toolCallId = optStr(value.toolCallId, `${where}.toolCallId`)
-  if (toolCallId !== undefined) message.toolCallId = toolCallId
-  return message
+  // Literals, not added properties: each message is then one allocation.
+  if (name !== undefined) return toolCallId !== undefined ? { role, content, name, toolCallId } : { role, content, name }
+  return toolCallId !== undefined ? { role, content, toolCallId } : { role, content }
+}
+
+/** The shared role or entry type string equal to `value`, if it is one (no reason built: `checkRole`/`checkEntryType` give it). */
+export function knownRole(value: unknown): Role | undefined {
+  return typeof value === 'string' ? ROLES.get(value) : undefined
+}
+
+export function knownEntryType(value: unknown): TreeEntryType | undefined {
+  return typeof value === 'string' ? ENTRY_TYPES.get(value) : undefined
+}
+
+/** A role, as the one shared string of that name (a parsed snapshot would hold a copy per node). */
+export function checkRole(value: unknown, where: string): Role {
+  const role = typeof value === 'string' ? ROLES.get(value) : undefined
+  if (role === undefined) throw new Invalid(`${where} must be one of system, user, assistant, tool`)
+  return role
 }
 
 /** Structured content parts; an unknown part type is refused. */
@@ -229,10 +300,11 @@ function checkPart(part: unknown, where: string): ContentPart {
   }
 }
 
+/** An entry type, as the one shared string of that name. */
 export function checkEntryType(value: unknown, where = 'type'): TreeEntryType {
-  const type = str(value, where)
-  if (!ENTRY_TYPES.has(type)) throw new Invalid(`${where} ${JSON.stringify(type)} is not a known node type`)
-  return type as TreeEntryType
+  const type = ENTRY_TYPES.get(str(value, where))
+  if (type === undefined) throw new Invalid(`${where} ${JSON.stringify(value)} is not a known node type`)
+  return type
 }
 
 const ORIGIN_KEYS = new Set(['source', 'seq', 'ref', 'sessionId', 'kind', 'injected'])
@@ -268,103 +340,6 @@ export function checkOrigin(value: unknown, where = 'origin'): NodeOrigin {
     if (!ORIGIN_KEYS.has(key)) throw new Invalid(`${where}.${key} is not an origin field`)
   }
   return origin
-}
-
-const ENTRY_KEYS = new Set([
-  'nodeId', 'parentId', 'type', 'summary', 'createdAt', 'message', 'content', 'model', 'provider',
-  'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces',
-  // Derived fields a view adds; accepted and dropped so a view node can be stored back.
-  'branch', 'forkCount',
-])
-
-/** A complete stored entry (snapshot nodes, log records). */
-export function checkEntry(value: unknown, where: string): TreeEntry {
-  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
-  for (const key of Object.keys(value)) {
-    if (!ENTRY_KEYS.has(key)) throw new Invalid(`${where}.${key} is not a node field`)
-  }
-  const nodeId = checkNodeId(value.nodeId, `${where}.nodeId`)
-  const parentId = value.parentId === null ? null : checkNodeId(value.parentId, `${where}.parentId`)
-  if (parentId === nodeId) throw new Invalid(`${where} is its own parent`)
-  const entry: Mutable<TreeEntry> = {
-    nodeId,
-    parentId,
-    summary: str(value.summary, `${where}.summary`),
-    createdAt: checkTime(value.createdAt, `${where}.createdAt`),
-  }
-  if (value.type !== undefined) entry.type = checkEntryType(value.type, `${where}.type`)
-  if (value.message !== undefined) entry.message = checkMessage(value.message, `${where}.message`)
-  if (value.content !== undefined) entry.content = checkContent(value.content, `${where}.content`)
-  if (value.model !== undefined) entry.model = str(value.model, `${where}.model`)
-  if (value.provider !== undefined) entry.provider = str(value.provider, `${where}.provider`)
-  if (value.usage !== undefined) entry.usage = copyJsonObject(value.usage, `${where}.usage`)
-  if (value.cost !== undefined) entry.cost = finiteNumber(value.cost, `${where}.cost`)
-  if (value.error !== undefined) entry.error = str(value.error, `${where}.error`)
-  if (value.metadata !== undefined) entry.metadata = copyJsonObject(value.metadata, `${where}.metadata`)
-  if (value.label !== undefined) {
-    entry.label = checkLabel(value.label, `${where}.label`)
-    if (entry.label !== value.label) throw new Invalid(`${where}.label is not trimmed`)
-  }
-  if (value.origin !== undefined) entry.origin = checkOrigin(value.origin, `${where}.origin`)
-  if (value.replaces !== undefined) {
-    if (entry.type !== 'compaction') throw new Invalid(`${where}.replaces is only allowed on compaction nodes`)
-    entry.replaces = checkNodeIds(value.replaces, `${where}.replaces`)
-  }
-  // Built in canonical key order already (a restore reads every node through here: no second copy).
-  return shareStrings(entry)
-}
-
-/** A message with its keys in canonical order. */
-export function canonicalMessage(message: LlmMessage): LlmMessage {
-  const out: Mutable<LlmMessage> = { role: message.role, content: message.content }
-  if (message.name !== undefined) out.name = message.name
-  if (message.toolCallId !== undefined) out.toolCallId = message.toolCallId
-  return out
-}
-
-/**
- * A text part that repeats the message text holds the very same string: the
- * two are equal, and one copy in memory is enough (a tree keeps many).
- */
-function shareText(content: readonly ContentPart[], text: string | undefined): readonly ContentPart[] {
-  // Strings compare by value in JS; rebuilding the equal parts makes them share the message's string.
-  if (text === undefined || !content.some((part) => part.type === 'text' && part.text === text)) return content
-  return content.map((part) => (part.type === 'text' && part.text === text ? { type: 'text', text } : part))
-}
-
-/** Rebuild an entry with its keys in the one canonical order (stable JSON). */
-export function canonicalEntry(entry: TreeEntry): TreeEntry {
-  const out: Mutable<TreeEntry> = {
-    nodeId: entry.nodeId,
-    parentId: entry.parentId,
-    summary: entry.summary,
-    createdAt: entry.createdAt,
-  }
-  if (entry.type !== undefined) out.type = entry.type
-  if (entry.message !== undefined) out.message = canonicalMessage(entry.message)
-  if (entry.content !== undefined) out.content = entry.content
-  if (entry.model !== undefined) out.model = entry.model
-  if (entry.provider !== undefined) out.provider = entry.provider
-  if (entry.usage !== undefined) out.usage = entry.usage
-  if (entry.cost !== undefined) out.cost = entry.cost
-  if (entry.error !== undefined) out.error = entry.error
-  if (entry.metadata !== undefined) out.metadata = entry.metadata
-  if (entry.label !== undefined) out.label = entry.label
-  if (entry.origin !== undefined) out.origin = entry.origin
-  if (entry.replaces !== undefined) out.replaces = entry.replaces
-  return shareStrings(out)
-}
-
-/**
- * Make equal texts one string: a one-line message is its own summary, and a text part equal to the
- * message is the message's string (a parsed snapshot holds separate equal copies of each).
- */
-export function shareStrings(entry: Mutable<TreeEntry>): TreeEntry {
-  const text = entry.message?.content
-  if (text === undefined) return entry
-  if (entry.summary === text) entry.summary = text
-  if (entry.content !== undefined) entry.content = shareText(entry.content, text)
-  return entry
 }
 
 /** Rebuild a branch summary with its keys in canonical order. */
@@ -405,12 +380,15 @@ export function checkPosition(value: unknown, where: string): TreePosition {
 
 /** Freeze an object graph we own (fresh copies only). */
 export function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value]
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  const stack: object[] = [value]
   while (stack.length > 0) {
-    const item = stack.pop()
-    if (typeof item !== 'object' || item === null || Object.isFrozen(item)) continue
+    const item = stack.pop() as Record<string, unknown>
     Object.freeze(item)
-    for (const child of Object.values(item)) stack.push(child)
+    for (const key in item) {
+      const child = item[key]
+      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) stack.push(child)
+    }
   }
   return value
 }

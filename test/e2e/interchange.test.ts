@@ -4,7 +4,11 @@
  * SessionManager) is imported through the service; the next prompt continues
  * Pi's active branch; a jump to the other branch makes the next request hold
  * exactly that branch's path — proven at the recording fake LLM, in stock and
- * native mode.
+ * native mode. Then a transcript the real Claude Code 2.1.197 wrote (with a
+ * compaction) and a rollout family the real Codex 0.171.0 wrote (a thread
+ * and its fork, found beside each other) are imported the same way: the next
+ * request holds exactly what the CLI itself last sent its model (recorded in
+ * the fixtures' requests.jsonl), the answer it got, then the new prompt.
  *
  * Evidence: test/e2e/artifacts/interchange-<mode>/.
  */
@@ -17,6 +21,27 @@ import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './supp
 import { type FakeLlm, history, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
 import { assistant, SessionManager, toolResult, user } from '../support/pi.ts'
+import { requestUnits, type ApiMessage } from '../support/claude-units.ts'
+
+const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures')
+type Unit = readonly [string, string]
+
+/** A DSH request as units: one per message text, call and result (DSH's runtime-context message left out). */
+function chatUnits(body: Parameters<typeof history>[0]): Unit[] {
+  const units: Unit[] = []
+  for (const m of history(body)) {
+    if (m.role === 'user' && m.text.startsWith('Current runtime context')) continue
+    if (m.role === 'tool') units.push(['result', m.text.trimEnd()])
+    else if (m.text.trim() !== '') units.push([m.role, m.text.trimEnd()])
+    for (const call of m.calls ?? []) units.push(['call', call.name])
+  }
+  return units
+}
+
+/** The last request a real CLI sent to its fake model (test/fixtures/<tool>/generated/requests.jsonl). */
+function lastRequest<T>(tool: string): T {
+  return JSON.parse(fs.readFileSync(path.join(FIXTURES, tool, 'generated', 'requests.jsonl'), 'utf8').trim().split('\n').at(-1)!) as T
+}
 
 /** The model's view of a request, without DSH's runtime-context message. */
 function conversation(body: Parameters<typeof history>[0]) {
@@ -115,5 +140,41 @@ for (const mode of ['stock', 'native'] as const) {
         { role: 'user', text: 'and the changelog?' },
       ])
     }, 180_000)
+
+    it('a transcript the real Claude Code wrote and a rollout family the real Codex wrote continue: the next request holds what the CLI itself sent last, its answer, then the prompt', async () => {
+      markFailure()
+      // Claude Code 2.1.197: its last request came after a /compact; our import must give DSH's model the same context.
+      const claudeDir = path.join(work, 'claude-project')
+      fs.cpSync(path.join(FIXTURES, 'claude-code', 'generated'), claudeDir, { recursive: true })
+      const claude = await api().remoteOk<ImportResult>('sessionTree/importSession', { request: { path: path.join(claudeDir, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl'), content: null, format: 'auto', dryRun: false, cwd: work } })
+      saveArtifact(artifacts, 'import-claude.json', claude)
+      const claudeLast = lastRequest<{ messages: ApiMessage[] }>('claude-code')
+      const transcript = fs.readFileSync(path.join(claudeDir, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type?: string; message?: { content?: { type: string; text?: string }[] } })
+      const claudeAnswer = transcript.filter((r) => r.type === 'assistant').at(-1)!.message!.content!.map((b) => b.text ?? '').join('')
+      await api().promptAndWait(claude.sessionId!, 'go on')
+      expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([...requestUnits(claudeLast.messages), ['assistant', claudeAnswer], ['user', 'go on']])
+
+      // Codex 0.171.0: the thread and its fork, found beside each other; importing the thread continues the thread.
+      const codexDir = path.join(work, 'codex-sessions')
+      fs.mkdirSync(codexDir)
+      const rollouts = fs.readdirSync(path.join(FIXTURES, 'codex', 'generated')).filter((n) => n.startsWith('rollout-')).sort()
+      for (const name of rollouts) fs.copyFileSync(path.join(FIXTURES, 'codex', 'generated', name), path.join(codexDir, name))
+      const codex = await api().remoteOk<ImportResult>('sessionTree/importSession', { request: { path: path.join(codexDir, rollouts[0]!), content: null, format: 'auto', dryRun: false, cwd: work } })
+      saveArtifact(artifacts, 'import-codex.json', codex)
+      expect(codex.report).toMatchObject({ format: 'codex', branches: 2, compactions: 1 })
+      type Item = { type: string; role?: string; content?: { text?: string }[]; name?: string; output?: unknown }
+      const recorded = new Set(fs.readFileSync(path.join(codexDir, rollouts[0]!), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; payload: Item & { replacement_history?: Item[] } })
+        .flatMap((r) => (r.type === 'response_item' && r.payload.type === 'message' ? [r.payload] : r.type === 'compacted' ? r.payload.replacement_history ?? [] : []))
+        .map((i) => (i.content ?? []).map((c) => c.text ?? '').join('')))
+      const codexUnits = lastRequest<{ input: Item[] }>('codex').input.flatMap((item): Unit[] => {
+        const text = (item.content ?? []).map((c) => c.text ?? '').join('')
+        if (item.type === 'message') return item.role === 'developer' && !recorded.has(text) ? [] : [[item.role === 'assistant' ? 'assistant' : 'user', text.trimEnd()]]
+        if (item.type === 'function_call') return [['call', item.name!]]
+        if (item.type === 'function_call_output') return [['result', String(item.output).trimEnd()]]
+        return []
+      })
+      await api().promptAndWait(codex.sessionId!, 'and now?')
+      expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([...codexUnits, ['assistant', 'You are welcome.'], ['user', 'and now?']])
+    }, 240_000)
   })
 }

@@ -69,9 +69,11 @@ interface RemoteModule {
 }
 
 const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
-type Method = (typeof METHODS)[number]
+type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number]
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
 const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
+/** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
+const WORKSPACE_METHODS = ['files', 'filesAt', 'fileAt', 'restorePreview', 'restoreDiff', 'restore'] as const
 
 // ------------------------------------------------------ seed 001's contract
 
@@ -123,7 +125,7 @@ interface Rejection {
 const SERVICE_CODES = new Set([
   'NODE_NOT_FOUND', 'BRANCH_NOT_FOUND', 'BRANCH_EXISTS', 'LABEL_EXISTS', 'SESSION_NOT_FOUND', 'SESSION_ALREADY_EXISTS',
   'INVALID_ARGUMENT', 'INVALID_SNAPSHOT', 'INVALID_CUT_POINT', 'HISTORY_EMPTY', 'TREE_CORRUPT', 'AGENT_BUSY',
-  'SURFACE_UNAVAILABLE', 'SIDECAR_IO', 'INTERNAL',
+  'SURFACE_UNAVAILABLE', 'SIDECAR_IO', 'WORKSPACE_CONFLICT', 'WORKSPACE_IO', 'WORKSPACE_UNAVAILABLE', 'INTERNAL',
 ])
 
 /** `promise`, or a rejection naming `label` after `ms` (a hang is a failure, not a stuck run). */
@@ -282,8 +284,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS].sort())
-    for (const method of [...METHODS, ...INTERCHANGE_METHODS]) {
+    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS].sort())
+    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')
@@ -367,7 +369,14 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     await time('refusals', async () => {
       // Unknown session, on every method.
       const ghost = 'session-does-not-exist'
-      const ghostArgs: Record<Method, Record<string, unknown>> = {
+      const request = { move: { kind: 'jump', nodeId: a1 }, restore: 'both' }
+      const ghostArgs: Record<(typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number], Record<string, unknown>> = {
+        files: { agentId: ghost },
+        filesAt: { agentId: ghost, nodeId: a1 },
+        fileAt: { agentId: ghost, nodeId: a1, path: 'notes.txt' },
+        restorePreview: { agentId: ghost, request },
+        restoreDiff: { agentId: ghost, request, path: 'notes.txt' },
+        restore: { agentId: ghost, request },
         list: { agentId: ghost },
         outline: { agentId: ghost },
         session: { agentId: ghost },
@@ -380,7 +389,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
         summarize: { agentId: ghost, branch: 'main' },
         chatPath: { agentId: ghost },
       }
-      for (const method of METHODS) await expectCode(`unknown session (${method})`, method, ghostArgs[method], 'SESSION_NOT_FOUND')
+      for (const method of [...METHODS, ...WORKSPACE_METHODS]) await expectCode(`unknown session (${method})`, method, ghostArgs[method], 'SESSION_NOT_FOUND')
 
       // Unknown node.
       await expectCode('unknown node (jump)', 'jump', { agentId: sessionId, nodeId: 'no-such-node' }, 'NODE_NOT_FOUND')

@@ -1,6 +1,6 @@
 /**
  * Random interleavings against the service in a real Context: the published
- * agent loop, session store and tool runtime in process (`tool-rig.ts`, only
+ * agent loop, session store and tool runtime in process (`test/support/tool-rig.ts`, only
  * the model scripted), stock mode, the invariant companions mounted (they
  * check at every committed event that the tree path is the model history).
  *
@@ -21,7 +21,7 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { MoveResult } from '../../src/service/wire.ts'
 import type { SessionTreeView, TreeNode } from '../../src/tree/index.ts'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../unit/tool-rig.ts'
+import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../support/tool-rig.ts'
 
 type Action =
   | { readonly kind: 'jump'; readonly pick: number }

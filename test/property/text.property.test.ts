@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { SessionTree, oneLine } from '../../src/tree/index.ts'
+import { SessionTree } from '../../src/tree/index.ts'
+import { oneLine } from '../../src/tree/text.ts'
 
 /** The definition: collapse every whitespace run to one space, trim, cut to `max` with an ellipsis. */
 function reference(text: string, max = 120): string {

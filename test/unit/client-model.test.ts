@@ -98,7 +98,7 @@ describe('layout', () => {
   })
 
   it('index and layout agree on a node whose parent is itself or missing: a root, not elided', () => {
-    const node = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: 'user', content: nodeId } })
+    const node = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: 'user', content: nodeId } })
     const view: SessionTreeOutline = { sessionId: 's', cursor: 'b', activeBranch: 'main', branches: [], nodes: [node('a', null), node('self', 'self'), node('lost', 'gone'), node('b', 'a')] }
     const index = indexTree(view)
     expect(index.children.get(null)).toEqual(['a', 'self', 'lost'])
@@ -117,7 +117,7 @@ describe('layout', () => {
     const n = 100_000
     const nodes: TreeNode[] = []
     for (let i = 0; i < n; i++) {
-      nodes.push({ nodeId: `n${i}`, parentId: i === 0 ? null : `n${i - 1}`, summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` } })
+      nodes.push({ nodeId: `n${i}`, parentId: i === 0 ? null : `n${i - 1}`, type: 'message', summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` } })
     }
     const view: SessionTreeOutline = { sessionId: 's', cursor: `n${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `n${n - 1}` }] }
     const index = indexTree(view)
@@ -132,7 +132,7 @@ describe('layout', () => {
   it('lays out 5,000 nested forks (deep gutters) and clips the drawn gutter', () => {
     // Each level: a fork point with two children; the first child forks again.
     const nodes: TreeNode[] = []
-    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: '', message: { role: 'user', content: nodeId } })
+    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: '', message: { role: 'user', content: nodeId } })
     nodes.push(mk('r', null))
     let parent = 'r'
     for (let i = 0; i < 5_000; i++) {
@@ -150,7 +150,7 @@ describe('layout', () => {
   })
 
   it('treats nodes with a missing parent as roots and several roots as siblings', () => {
-    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, summary: nodeId, createdAt: '', branch: '', message: { role: 'user', content: nodeId } })
+    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '', branch: '', message: { role: 'user', content: nodeId } })
     const layout = layoutTree(indexTree({ sessionId: 's', cursor: 'x', activeBranch: 'main', nodes: [mk('a', null), mk('b', 'a'), mk('x', 'gone')], branches: [] }))
     expect(layout.rows.map((r) => [r.id, r.depth, r.branchStart])).toEqual([
       ['a', 1, true],
@@ -170,7 +170,7 @@ describe('filters and search', () => {
     expect(a2.parentId).toBe(ids.u2)
     expect(a2.elided).toBe(true)
     expect(layout.shown).toBe(layout.total - 1)
-    const request: TreeNode = { nodeId: 'q', parentId: null, summary: 'read(…)', createdAt: '', branch: '', message: { role: 'assistant', content: '' }, content: [{ type: 'tool_call', id: 'x', name: 'read', arguments: {} }] }
+    const request: TreeNode = { nodeId: 'q', parentId: null, type: 'message', summary: 'read(…)', createdAt: '', branch: '', message: { role: 'assistant', content: '' }, content: [{ type: 'tool_call', id: 'x', name: 'read', arguments: {} }] }
     expect(isToolRequest(request)).toBe(true)
     expect(isToolRequest(index.byId.get(ids.a2)!)).toBe(false)
   })
@@ -221,11 +221,15 @@ describe('virtual window', () => {
     expect(scrollToReveal(5, 0, 280, 28)).toBe(0)
   })
 
-  it('gives a branch a stable lane colour', () => {
-    expect(laneColor('main')).toBe(laneColor('main'))
+  it('gives a branch a lane colour that depends on its name alone, and spreads names over all 8 slots', () => {
+    // Stable: the same name built another way (the panel gets names from fresh JSON each poll) gets the same slot.
+    for (const name of ['main', 'alt', 'main-2', 'é-ünï 分支']) expect(laneColor([...name].join(''))).toBe(laneColor(name))
     expect(laneColor('')).toBe(-1)
-    expect(laneColor('alt')).toBeGreaterThanOrEqual(0)
-    expect(laneColor('alt')).toBeLessThan(8)
+    const slots = Array.from({ length: 64 }, (_, i) => laneColor(`branch-${i}`))
+    for (const slot of slots) expect(Number.isInteger(slot) && slot >= 0 && slot < 8).toBe(true)
+    expect(new Set(slots).size).toBe(8)
+    // Auto-named siblings (main-2, main-3, ...) are told apart: not all in one slot.
+    expect(new Set(Array.from({ length: 8 }, (_, i) => laneColor(`main-${i + 2}`))).size).toBeGreaterThan(1)
   })
 })
 

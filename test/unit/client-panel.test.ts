@@ -15,7 +15,7 @@ import { OpenTreeAction, openTreeTab } from '../../src/client/OpenTreeAction.tsx
 import { apply, inject } from '../../src/client/index.ts'
 import type { HostLocale } from '../../src/client/i18n.ts'
 import { PLUGIN_ID } from '../../src/client/styles.ts'
-import { fakeRemote, realBigView, smallTree, type FakeRemote } from './client-fixtures.ts'
+import { fakeRemote, realBigView, smallTree, type FakeRemote } from '../support/client-fixtures.ts'
 import { value } from '../support/messages.ts'
 
 beforeAll(() => {
@@ -337,7 +337,7 @@ describe('client entry', () => {
     expect((registered[0]!.label as () => string)()).toBe('Tree')
     const contribution = mounted[0] as { package: string; descriptors: Array<{ id: string }> }
     expect(contribution.package).toBe('dsh-session-tree')
-    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'export', 'exportAs', 'fork', 'forward', 'importSession', 'jump', 'label', 'list', 'outline', 'session', 'summarize'].map((m) => `dsh-session-tree#sessionTree/${m}`))
+    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'export', 'exportAs', 'fileAt', 'files', 'filesAt', 'fork', 'forward', 'importSession', 'jump', 'label', 'list', 'outline', 'restore', 'restoreDiff', 'restorePreview', 'session', 'summarize'].map((m) => `dsh-session-tree#sessionTree/${m}`))
     const injected = registered[0]!.inject!('s') as { tree: TreeController }
     expect(injected.tree).toBe((registered[0]!.inject!('s') as { tree: TreeController }).tree)
     await injected.tree.refresh()

@@ -12,6 +12,7 @@ import { importSession } from '../../src/interchange/session/import.ts'
 import { exportTree, writeNewFile } from '../../src/interchange/session/export.ts'
 import { TreeSidecar } from '../../src/sidecar/index.ts'
 import { dshHome, dshModelView, loadTree } from '../support/interchange.ts'
+import { pathUnits, requestUnits, type ApiMessage } from '../support/claude-units.ts'
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'claude-code')
 type Raw = { type?: string; uuid?: string; parentUuid?: string | null; isSidechain?: boolean; message?: { id?: string; role?: string; content?: unknown }; toolUseResult?: { agentId?: string }; isCompactSummary?: boolean; logicalParentUuid?: string }
@@ -123,5 +124,64 @@ describe('Claude Code transcripts (2.0.57/2.0.58, real files)', () => {
     const again = await importSession({ path: out }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
     const reread = await loadTree(home, again.sessionId!)
     expect(dshModelView(again.sessionId!, reread.events)).toEqual(dshModelView(outcome.sessionId!, events))
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Transcripts written by the real Claude Code 2.1.197 (generated/NOTES.md; regenerate with dev/fixtures/claude-code.ts)
+
+const GENERATED = join(FIXTURES, 'generated')
+const GENERATED_SESSION = join(GENERATED, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl')
+describe('Claude Code transcripts written by the real claude 2.1.197 (against a local fake of the Messages API)', () => {
+  const requests = () => readFileSync(join(GENERATED, 'requests.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { n: number; messages: ApiMessage[] })
+  const promptOf = (messages: readonly ApiMessage[]) => requestUnits(messages).filter(([role]) => role === 'user').at(-1)![1]
+
+  it('every path the CLI sent to its model is a path of the imported tree, rewind branch and post-compaction context included', async () => {
+    const raw = rawLines(GENERATED_SESSION)
+    const home = await dshHome()
+    const outcome = await importSession({ path: GENERATED_SESSION }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    expect(outcome.report).toMatchObject({ format: 'claude-code', version: '2.1.197', compactions: 1, skipped: [] })
+    const { tree, warnings } = await loadTree(home, outcome.sessionId!)
+    expect(warnings).toEqual([])
+    // Off the raw file: the rewind is a second prompt under the first turn's answer.
+    const prompts = raw.filter((r) => r.type === 'user' && typeof r.message?.content === 'string' && !(r as { isMeta?: boolean }).isMeta && !r.isCompactSummary)
+    const parents = new Map<string, number>()
+    for (const p of prompts) parents.set(p.parentUuid!, (parents.get(p.parentUuid!) ?? 0) + 1)
+    expect([...parents.values()].filter((n) => n > 1)).toEqual([2])
+    // Each request of the main conversation ends with a prompt or a tool result; the tree path to that node holds the same context.
+    // (The subagent's own request holds only its prompt: its branch hangs under the main conversation. The compaction request asks for the summary.)
+    let compared = 0
+    for (const request of requests()) {
+      const units = requestUnits(request.messages)
+      const [kind, text] = units.at(-1)!
+      if (text.startsWith('Search this folder')) continue
+      const matches = tree.list().filter((n) => kind === 'user'
+        ? n.message?.role === 'user' && n.type === 'message' && n.message.content.trimEnd() === text
+        : kind === 'result' && n.content?.some((p) => p.type === 'tool_result' && p.content.trimEnd() === text))
+      if (matches.length !== 1) continue
+      expect(pathUnits(tree, matches[0]!.nodeId), `request ${request.n}`).toEqual(units)
+      compared++
+    }
+    // Four prompts before the compaction, two tool-result continuations, the prompt after the compaction.
+    expect(compared).toBe(7)
+  })
+
+  it('the tree holds the parallel calls, the fork, the subagent under its call, the compaction; the cursor is where the CLI continued', async () => {
+    const home = await dshHome()
+    const outcome = await importSession({ path: GENERATED_SESSION }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    const { tree, events } = await loadTree(home, outcome.sessionId!)
+    const all = requests()
+    const final = all.at(-1)!
+    // The cursor continues where the CLI's last request did: its context plus the answer the fake gave.
+    const view = dshModelView(outcome.sessionId!, events)
+    expect(view.filter((m) => m.role === 'user').at(-1)!.text).toBe(promptOf(final.messages))
+    // The subagent: its own first request's prompt is the first message of a branch under the Agent call's result.
+    const subagentRequest = all.find((r) => !r.messages.some((m) => m.role === 'assistant'))!
+    const agentPrompt = all.filter((r) => r !== subagentRequest).length > 0 ? promptOf(all.find((r) => promptOf(r.messages).startsWith('Search this folder'))!.messages) : ''
+    const start = tree.list().find((n) => n.message?.content === agentPrompt)!
+    expect(tree.get(start.parentId!)!.type).toBe('tool_call')
+    expect(tree.get(start.parentId!)!.summary).toContain('Agent(')
+    expect(tree.list().filter((n) => n.type === 'compaction')).toHaveLength(1)
+    expect(outcome.report.notes).toEqual(expect.arrayContaining(['1 subagent conversation(s) linked to the tool call that started them']))
   })
 })

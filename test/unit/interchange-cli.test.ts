@@ -4,18 +4,18 @@
  * published JSONL persistence, export it back, and the errors by code.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs'
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { assistant, newPiSession, piContext, SessionManager, user } from '../support/pi.ts'
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts')
 
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, ...(cwd ? { cwd } : {}) })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string }
@@ -61,5 +61,58 @@ describe('dsh-session-tree (bin)', () => {
     expect((await cli(['import'])).code).toBe(2)
     expect((await cli(['frobnicate'])).code).toBe(2)
     expect(readdirSync(home)).toEqual([])
+  })
+
+  it('every command of the README\'s "Import and export" block works as written (paths and ids replaced by real ones)', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('## Import and export'))
+    const block = section.slice(section.indexOf('```sh') + 5, section.indexOf('```', section.indexOf('```sh') + 5))
+    const commands = block.trim().split('\n').map((line) => line.replace(/\s+#.*$/, '').trim().split(/\s+/))
+    expect(commands.length).toBeGreaterThanOrEqual(7)
+    for (const words of commands) expect(words.slice(0, 2)).toEqual(['npx', 'dsh-session-tree'])
+    // Real files where the README names a tool's file; a fresh home, Pi and Claude Code dirs; the session id of the first import.
+    const root = mkdtempSync(join(tmpdir(), 'readme-'))
+    const home = join(root, 'dsh')
+    const pi = newPiSession()
+    pi.appendMessage(user('hello'))
+    pi.appendMessage(assistant('hi'))
+    const claude = join(root, 'claude')
+    cpSync(join(import.meta.dirname, '..', 'fixtures', 'claude-code', 'generated'), claude, { recursive: true })
+    const codexDir = join(import.meta.dirname, '..', 'fixtures', 'codex', 'generated')
+    const [thread, fork] = readdirSync(codexDir).filter((n) => n.startsWith('rollout-')).sort()
+    const dated = join(root, 'codex', 'sessions', '2026', '01', '10')
+    mkdirSync(dated, { recursive: true })
+    for (const name of [thread!, fork!]) copyFileSync(join(codexDir, name), join(dated, name))
+    mkdirSync(join(root, 'a'))
+    mkdirSync(join(root, 'b'))
+    copyFileSync(join(codexDir, fork!), join(root, 'a', 'fork.jsonl'))
+    copyFileSync(join(codexDir, thread!), join(root, 'b', 'thread.jsonl'))
+    let sessionId: string | undefined
+    const real = (word: string): string => {
+      if (word === '~/.dsh') return home
+      if (word.startsWith('~/.pi/')) return pi.getSessionFile()!
+      if (word.startsWith('~/.claude/')) return join(claude, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl')
+      if (word.startsWith('~/.codex/')) return join(dated, thread!)
+      if (word === 'fork.jsonl') return join(root, 'a', 'fork.jsonl')
+      if (word === 'thread.jsonl') return join(root, 'b', 'thread.jsonl')
+      if (/^[0-9a-f]{8}-/.test(word)) return sessionId!
+      return word
+    }
+    const env = { DSH_HOME: home, PI_CODING_AGENT_DIR: join(root, 'pi-agent'), CLAUDE_CONFIG_DIR: join(root, 'claude-config') }
+    const outputs: string[] = []
+    for (const words of commands) {
+      const args = words.slice(2).map(real)
+      const run = await cli(args, env, root)
+      expect(run, words.join(' ')).toMatchObject({ code: 0 })
+      outputs.push(run.stdout)
+      sessionId ??= /Imported as session (\S+) /.exec(run.stdout)?.[1]
+    }
+    // What the block promises: the Codex imports join the fork, the dry run lists branches, the exports land where each tool looks.
+    expect(outputs[2]).toContain('branches (* continues):')
+    expect(outputs[2]).toContain('joined as a branch')
+    expect(outputs[3]).toContain('joined as a branch')
+    expect(readdirSync(join(root, 'pi-agent', 'sessions'))).toHaveLength(1)
+    expect(readdirSync(root)).toEqual(expect.arrayContaining(['session.jsonl', 'session.md']))
+    expect(basename(real('2bb0ce6a-…'))).toBe(sessionId)
   })
 })

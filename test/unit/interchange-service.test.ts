@@ -53,6 +53,16 @@ describe('importSession / exportAs', () => {
     const pi = branchedPi()
     const preview = await service.importSession({ path: pi.getSessionFile()!, content: null, format: 'auto', dryRun: true, cwd: null })
     expect(preview).toMatchObject({ sessionId: null, dryRun: true, report: { format: 'pi', nodes: 8, branches: 2 } })
+    // One line per branch, the one the import continues on first: Pi's leaf is the last entry.
+    const entries = pi.getEntries()
+    const a1 = entries[1]!.id
+    expect(preview.preview).toEqual({
+      branches: 2,
+      shown: [
+        { leaf: entries.at(-1)!.id, forkAt: a1, entries: 2, depth: 4, firstPrompt: 'another direction', last: 'second answer', active: true },
+        { leaf: entries[5]!.id, forkAt: a1, entries: 4, depth: 6, firstPrompt: 'use a tool', last: 'done with the tool', active: false },
+      ],
+    })
     expect(existsSync(join(home, 'sessions'))).toBe(false)
 
     const result = await service.importSession({ path: pi.getSessionFile()!, content: null, format: 'pi', dryRun: false, cwd: '/work/elsewhere' })

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest'
 import { indexTree, layoutTree, type LayoutOptions, type TreeIndex } from '../../src/client/model.ts'
 import type { SessionTreeOutline } from '../../src/types.ts'
-import { realBigView } from './client-fixtures.ts'
+import { realBigView } from '../support/client-fixtures.ts'
 import { countWork } from '../support/work.ts'
 
 const SMALL = 2_000
@@ -21,7 +21,7 @@ const LINEAR_BOUND = 12
 const wire = (view: SessionTreeOutline): SessionTreeOutline => JSON.parse(JSON.stringify(view)) as SessionTreeOutline
 
 function chain(n: number): SessionTreeOutline {
-  const nodes = Array.from({ length: n }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' as const : 'user' as const, content: `m${i}` } }))
+  const nodes = Array.from({ length: n }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, type: 'message' as const, summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' as const : 'user' as const, content: `m${i}` } }))
   return { sessionId: 's', cursor: `c${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `c${n - 1}` }] }
 }
 

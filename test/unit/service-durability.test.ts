@@ -3,7 +3,7 @@
  * input. The sidecar is broken the way a disk breaks it (the journal replaced
  * by a directory, or by a link), in a real Context with the harness
  * `SessionStore` (projection mode) and in a real in-process agent loop
- * (stock mode, `tool-rig.ts`):
+ * (stock mode, `test/support/tool-rig.ts`):
  *
  * - sidecar-only operations (labels, summaries, every projection-mode move,
  *   a stock move whose switch changes nothing in the log) fail with
@@ -23,7 +23,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import SessionTreeService from '../../src/index.ts'
 import { JOURNAL_FILE, TreeSidecar } from '../../src/sidecar/index.ts'
 import { LogBuilder } from '../support/log-builder.ts'
-import { loopRig, transcript, type LoopRig } from './tool-rig.ts'
+import { loopRig, transcript, type LoopRig } from '../support/tool-rig.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {

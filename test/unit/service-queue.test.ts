@@ -1,6 +1,6 @@
 /**
  * Moves on one session are serialized (a FIFO queue per session in the
- * service), in a real in-process agent loop (`tool-rig.ts`: the published
+ * service), in a real in-process agent loop (`test/support/tool-rig.ts`: the published
  * dsh-agent-loop, session store and tool runtime; only the model is
  * scripted), stock mode:
  *
@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ForkResult, MoveResult } from '../../src/service/wire.ts'
 import type { SessionTreeView } from '../../src/tree/index.ts'
 import { markerOf } from '../../src/harness/marker.ts'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from './tool-rig.ts'
+import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../support/tool-rig.ts'
 
 const rigs: LoopRig[] = []
 afterEach(async () => {

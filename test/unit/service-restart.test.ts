@@ -7,7 +7,7 @@
  * (Native mode: test/e2e/restart.test.ts against the patched `dsh web`.)
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from './tool-rig.ts'
+import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../support/tool-rig.ts'
 
 const rigs: LoopRig[] = []
 afterEach(async () => {

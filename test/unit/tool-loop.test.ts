@@ -3,7 +3,7 @@
  * process: `dsh-agent-loop` drives turns, `dsh-tools` registers and executes
  * the tools, `dsh-commands` dispatches `/tree`, `dsh-session` keeps the log,
  * and this package's service switches the model history. Only the model is
- * scripted (`tool-rig.ts`), and every request it receives is recorded — so
+ * scripted (`test/support/tool-rig.ts`), and every request it receives is recorded — so
  * "the next request holds exactly the selected path" is checked on what the
  * loop really sends.
  */
@@ -11,7 +11,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { markerOf } from '../../src/harness/marker.ts'
 import { SYSTEM_PROMPT, TOOL_NAMES } from '../../src/tool/index.ts'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from './tool-rig.ts'
+import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../support/tool-rig.ts'
 
 const rigs: LoopRig[] = []
 afterEach(async () => {
@@ -415,7 +415,7 @@ describe('tool companion in a real agent loop', () => {
     const results = transcript(r.model.requests.at(-1)!).filter((line) => line.startsWith('tool: '))
     expect(results).toEqual([
       'tool: Error: NODE_NOT_FOUND: no node or label "no-such-node"; list the tree to see node ids (like e12) and labels',
-      'tool: Error: INVALID_ARGUMENT: unknown argument "agentId" (allowed: node)',
+      'tool: Error: INVALID_ARGUMENT: unknown argument "agentId" (allowed: node, files)',
       'tool: Error: BRANCH_EXISTS: branch "main" already exists; pick another name',
       'tool: Error: HISTORY_EMPTY: there is no undone move to go forward to',
     ])

@@ -142,6 +142,18 @@ describe('/tree grammar', () => {
     expect(parseTreeCommand(' help')).toEqual({ kind: 'help' })
   })
 
+  it('takes the files along on a move with --both, --files only, and --overwrite for conflicts', () => {
+    expect(parseTreeCommand(' jump e12 --both')).toEqual({ kind: 'jump', node: 'e12', files: 'both' })
+    expect(parseTreeCommand(' jump --files "good answer"')).toEqual({ kind: 'jump', node: 'good answer', files: 'files' })
+    expect(parseTreeCommand(' fork e12 retry --both --overwrite')).toEqual({ kind: 'fork', node: 'e12', branch: 'retry', files: 'both', overwrite: true })
+    expect(parseTreeCommand(' back --both')).toEqual({ kind: 'back', files: 'both' })
+    expect(parseTreeCommand(' forward --files')).toEqual({ kind: 'forward', files: 'files' })
+    // Contradictions and flags where they mean nothing are malformed.
+    for (const bad of [' jump e1 --both --files', ' jump e1 --overwrite', ' back --overwrite', ' find x --both', ' jump --both']) {
+      expect(parseTreeCommand(bad), bad).toEqual(bad === ' find x --both' ? { kind: 'find', query: 'x --both' } : undefined)
+    }
+  })
+
   it('rejects malformed input (the handler then prints the usage)', () => {
     for (const bad of [' jump', ' fork e1', ' fork', ' label e1', ' back now', ' list x', ' frobnicate', ' jump "unterminated', ' fork "a b', ' help me']) {
       expect(parseTreeCommand(bad), bad).toBeUndefined()
@@ -164,13 +176,13 @@ describe('tool parameter schemas', () => {
 
   it('checks arguments strictly: no unknown keys (no session can be smuggled in), required, types, enums, ranges', () => {
     expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1' })).toEqual([])
-    expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1', agentId: 'other' })).toEqual(['unknown argument "agentId" (allowed: node)'])
+    expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1', agentId: 'other' })).toEqual(['unknown argument "agentId" (allowed: node, files)'])
     expect(checkArguments(PARAMETERS.tree_jump, {})).toEqual(['missing required argument "node"'])
     expect(checkArguments(PARAMETERS.tree_jump, { node: 3 })).toEqual(['"node" must be a string'])
     expect(checkArguments(PARAMETERS.tree_find, { query: 'x', by: 'everything' })).toEqual(['"by" must be one of "any", "label", "text"'])
     expect(checkArguments(PARAMETERS.tree_list, { depth: 1.5 })).toEqual(['"depth" must be an integer from 0 to 8'])
     expect(checkArguments(PARAMETERS.tree_list, { depth: 99 })).toEqual(['"depth" must be an integer from 0 to 8'])
-    expect(checkArguments(PARAMETERS.tree_back, { session: 's' })).toEqual(['unknown argument "session" (allowed: none)'])
+    expect(checkArguments(PARAMETERS.tree_back, { session: 's' })).toEqual(['unknown argument "session" (allowed: files)'])
     expect(checkArguments(PARAMETERS.tree_label, { node: 'e1', text: 'x'.repeat(3000) })).toEqual(['"text" must be at most 2000 characters'])
     expect(checkArguments(PARAMETERS.tree_list, null)).toEqual(['arguments must be a JSON object'])
     expect(checkArguments(PARAMETERS.tree_list, ['x'])).toEqual(['arguments must be a JSON object'])

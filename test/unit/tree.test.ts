@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   ERROR_CODES,
@@ -9,6 +11,7 @@ import {
   type TreeResult,
 } from '../../src/tree/index.ts'
 import { user, assistant, value } from '../support/messages.ts'
+import { snapshotV1 } from '../support/snapshot-v1.ts'
 
 /** Assert a failure with `code` that left the tree byte-identical. */
 function expectFailure<T>(tree: SessionTree, op: () => TreeResult<T>, code: ErrorCode): void {
@@ -214,12 +217,12 @@ describe('fork and branch', () => {
     expectFailure(tree, () => tree.append(user('x'), { branch: 'main' }), 'BRANCH_EXISTS')
   })
 
-  it('switchBranch moves to the head; unknown branch fails', () => {
+  it('jump({ branch }) moves to the head and activates it; an unknown branch fails', () => {
     const { tree, a1, a2 } = conversation()
     value(tree.fork(a1, 'alt'))
-    expect(value(tree.switchBranch('main')).cursor).toBe(a2)
+    expect(value(tree.jump({ branch: 'main' })).cursor).toBe(a2)
     expect(tree.activeBranch).toBe('main')
-    expectFailure(tree, () => tree.switchBranch('nope'), 'BRANCH_NOT_FOUND')
+    expectFailure(tree, () => tree.jump({ branch: 'nope' }), 'BRANCH_NOT_FOUND')
   })
 })
 
@@ -361,12 +364,10 @@ describe('tool calls', () => {
 
   it('knows where a history may end: never between a call and its result', () => {
     const { tree, u, a, call } = withToolCall()
-    expect(value(tree.openToolCalls(a))).toEqual(['c1'])
     // The exchange has no result yet: the history can only end before the call was made.
     expect(value(tree.completeCutPoint(a))).toBe(u)
     expect(value(tree.completeCutPoint(call))).toBe(u)
     value(tree.attachToolResult('c1', { content: 'ok' }))
-    expect(value(tree.openToolCalls(call))).toEqual([])
     expect(value(tree.completeCutPoint(a))).toBe(call)
     expect(value(tree.completeCutPoint(u))).toBe(u)
     expect(value(tree.completeCutPoint(null))).toBeNull()
@@ -443,9 +444,13 @@ describe('linear export', () => {
 })
 
 describe('fail-closed projection', () => {
+  /** A node's internal record (links and entry): how these tests corrupt a tree on purpose. */
+  const recOf = (tree: SessionTree, id: string) =>
+    (tree as unknown as { state: { nodes: { get(id: string): { parent: unknown; entry: unknown } } } }).state.nodes.get(id)
+
   it('a dangling parent errors instead of yielding an empty history', () => {
-    const { tree, u2 } = conversation()
-    ;(tree as unknown as { recs: Map<string, unknown> }).recs.delete(u2)
+    const { tree, a2 } = conversation()
+    recOf(tree, a2).parent = undefined
     const path = tree.path()
     expect(!path.ok && path.error.code).toBe('TREE_CORRUPT')
     expect(() => tree.messages()).toThrow(SessionTreeError)
@@ -455,9 +460,8 @@ describe('fail-closed projection', () => {
 
   it('a cycle errors instead of looping', () => {
     const { tree, u1, a2 } = conversation()
-    const recs = (tree as unknown as { recs: Map<string, { parent: unknown; entry: unknown }> }).recs
-    const root = recs.get(u1)!
-    root.parent = recs.get(a2)
+    const root = recOf(tree, u1)
+    root.parent = recOf(tree, a2)
     root.entry = { ...(root.entry as object), parentId: a2 }
     expect(() => tree.messages()).toThrow(/TREE_CORRUPT/)
   })
@@ -530,45 +534,118 @@ describe('log and replay', () => {
 })
 
 describe('snapshots', () => {
-  function valid() {
+  function richTree() {
     const { tree, a1 } = conversation()
     value(tree.fork(a1, 'alt'))
     value(tree.append(user('x')))
     value(tree.label(a1, 'l'))
     value(tree.select(a1))
-    return JSON.parse(JSON.stringify(tree.snapshot()))
+    value(tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'c1', name: 'ls', arguments: { path: '.' } }] }))
+    value(tree.attachToolResult('c1', { content: 'a\nb' }))
+    value(tree.append(user('long '.repeat(40)), { content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'long '.repeat(40) }], usage: { inputTokens: 3 } }))
+    value(tree.append(null, { type: 'model_change', summary: 'model: a → b', model: 'b' }))
+    return tree
   }
+  const valid = () => JSON.parse(JSON.stringify(richTree().snapshot()))
 
-  it('round-trips byte-identically', () => {
-    const snapshot = valid()
-    expect(JSON.stringify(new SessionTree('s', snapshot).snapshot())).toBe(JSON.stringify(snapshot))
+  it('round-trips byte-identically, and the restored tree reads the same', () => {
+    const tree = richTree()
+    const snapshot = JSON.parse(JSON.stringify(tree.snapshot()))
+    const restored = new SessionTree('s', snapshot)
+    expect(JSON.stringify(restored.snapshot())).toBe(JSON.stringify(snapshot))
+    expect(restored.view()).toEqual(tree.view())
+    expect(restored.info()).toEqual(tree.info())
   })
 
-  const corruptions: [string, (s: any) => unknown][] = [
+  it('writes a message text once: no summary the content implies, no part that repeats it', () => {
+    const tree = richTree()
+    const json = JSON.stringify(tree.snapshot())
+    for (const node of tree.list()) {
+      const text = node.message?.content
+      if (text === undefined || text.length < 20) continue
+      expect(json.split(JSON.stringify(text)).length - 1, node.nodeId).toBe(1)
+    }
+    // A summary its producer wrote (different from the implied one) is kept.
+    expect(json).toContain('"summary":"model: a → b"')
+  })
+
+  it('keeps every creation time exactly: canonical ones as deltas, any other as its text (also next to an equal one)', () => {
+    const tree = new SessionTree('s')
+    const times = [
+      '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.5Z', '2026-01-01T00:00:01.500Z',
+      '2025-12-31T23:59:59.999Z', '2026-01-01T00:00:00.0001Z', '2026-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000Z', '0001-01-01T00:00:00.000Z',
+    ]
+    for (const createdAt of times) value(tree.append(user('t'), { createdAt }))
+    const restored = new SessionTree('s', JSON.parse(JSON.stringify(tree.snapshot())))
+    expect(restored.list().map((n) => n.createdAt)).toEqual(times)
+  })
+
+  it('loads a version 1 snapshot (whole entries) into the same tree', () => {
+    const tree = richTree()
+    const old = JSON.parse(JSON.stringify(snapshotV1(tree)))
+    const loaded = new SessionTree('s', old)
+    expect(loaded.view()).toEqual(tree.view())
+    expect(loaded.info()).toEqual(tree.info())
+    expect(JSON.stringify(loaded.snapshot())).toBe(JSON.stringify(tree.snapshot()))
+  })
+
+  const both: [string, (s: any) => unknown][] = [
     ['non-object', () => 'snapshot'],
     ['null', () => null],
-    ['wrong version', (s) => ({ ...s, version: 2 })],
+    ['wrong version', (s) => ({ ...s, version: 3 })],
     ['foreign session id', (s) => ({ ...s, sessionId: 'other' })],
-    ['missing parent', (s) => { s.nodes[1].parentId = 'ghost'; return s }],
-    ['self parent', (s) => { s.nodes[1].parentId = s.nodes[1].nodeId; return s }],
-    ['cycle', (s) => { s.nodes[0].parentId = s.nodes[2].nodeId; return s }],
-    ['duplicate id', (s) => { s.nodes[2].nodeId = s.nodes[1].nodeId; return s }],
     ['cursor on a missing node', (s) => ({ ...s, cursor: 'ghost' })],
     ['branch head on a missing node', (s) => ({ ...s, branches: s.branches.map(([n, h]: [string, string]) => [n, n === 'main' ? 'ghost' : h]) })],
     ['branch listed twice', (s) => ({ ...s, branches: [...s.branches, s.branches[0]] })],
     ['branches not an array', (s) => ({ ...s, branches: { main: s.branches[0][1] } })],
     ['selection on a missing node', (s) => ({ ...s, selectedNodeId: 'ghost' })],
     ['history on a missing node', (s) => ({ ...s, history: { back: [{ cursor: 'ghost', branch: 'main' }], forward: [] } })],
+    ['nodes not an array', (s) => ({ ...s, nodes: {} })],
+    ['bad logSeq', (s) => ({ ...s, logSeq: -1 })],
+  ]
+  const v2: [string, (s: any) => unknown][] = [
+    ['a row that is not an array', (s) => { s.nodes[1] = { nodeId: 'x' }; return s }],
+    ['a row too short', (s) => { s.nodes[1] = s.nodes[1].slice(0, 3); return s }],
+    ['a parent beyond the first row', (s) => { s.nodes[1][1] = 2; return s }],
+    ['a negative parent', (s) => { s.nodes[1][1] = -1; return s }],
+    ['a fractional parent', (s) => { s.nodes[1][1] = 0.5; return s }],
+    ['a duplicate id', (s) => { s.nodes[2][0] = s.nodes[1][0]; return s }],
+    ['a malformed id', (s) => { s.nodes[2][0] = ' x'; return s }],
+    ['an unknown node type', (s) => { s.nodes[0][2] = 'poem'; return s }],
+    ['a fractional time', (s) => { s.nodes[0][3] = 1.5; return s }],
+    ['a time past year 9999', (s) => { s.nodes[0][3] = 1e15; return s }],
+    ['a time that is not ISO', (s) => { s.nodes[0][3] = 'yesterday'; return s }],
+    ['an unknown role', (s) => { s.nodes[0][4] = 'robot'; return s }],
+    ['a role without a text', (s) => { s.nodes[0][5] = null; return s }],
+    ['a text that is not a string', (s) => { s.nodes[0][5] = 7; return s }],
+    ['an unknown row field', (s) => { s.nodes[0][6] = { secret: 1 }; return s }],
+    ['an unknown content part', (s) => { s.nodes[0][6] = { content: [{ type: 'hologram' }] }; return s }],
+    ['a part that leaves out a text the row has not', (s) => { s.nodes[0] = [...s.nodes[0].slice(0, 4), null, null, { content: [{ type: 'text' }] }]; return s }],
+    ['a duplicate label', (s) => { s.nodes[0][6] = { label: 'l' }; return s }],
+    ['an untrimmed label', (s) => { s.nodes[0][6] = { label: ' l2' }; return s }],
+    ['a compaction replacing a node off its path', (s) => { s.nodes[0] = [s.nodes[0][0], 0, 'compaction', s.nodes[0][3], 'user', 'sum', { replaces: ['ghost'] }]; return s }],
+  ]
+  const v1: [string, (s: any) => unknown][] = [
+    ['missing parent', (s) => { s.nodes[1].parentId = 'ghost'; return s }],
+    ['self parent', (s) => { s.nodes[1].parentId = s.nodes[1].nodeId; return s }],
+    ['cycle', (s) => { s.nodes[0].parentId = s.nodes[2].nodeId; return s }],
+    ['duplicate id', (s) => { s.nodes[2].nodeId = s.nodes[1].nodeId; return s }],
     ['unknown node type', (s) => { s.nodes[0].type = 'poem'; return s }],
     ['unknown content part', (s) => { s.nodes[0].content = [{ type: 'hologram' }]; return s }],
     ['unknown node field', (s) => { s.nodes[0].secret = 1; return s }],
     ['duplicate label', (s) => { s.nodes[0].label = 'l'; return s }],
-    ['nodes not an array', (s) => ({ ...s, nodes: {} })],
-    ['bad logSeq', (s) => ({ ...s, logSeq: -1 })],
+    ['missing summary', (s) => { delete s.nodes[0].summary; return s }],
+  ]
+  const validV1 = () => JSON.parse(JSON.stringify(snapshotV1(richTree())))
+  const cases: [string, string, () => unknown][] = [
+    ...both.map(([name, f]): [string, string, () => unknown] => ['format 2', name, () => f(valid())]),
+    ...both.map(([name, f]): [string, string, () => unknown] => ['format 1', name, () => f(validV1())]),
+    ...v2.map(([name, f]): [string, string, () => unknown] => ['format 2', name, () => f(valid())]),
+    ...v1.map(([name, f]): [string, string, () => unknown] => ['format 1', name, () => f(validV1())]),
   ]
 
-  it.each(corruptions)('rejects %s with INVALID_SNAPSHOT, loading nothing', (_, corrupt) => {
-    const bad = corrupt(valid())
+  it.each(cases)('%s: rejects %s with INVALID_SNAPSHOT, loading nothing', (_format, name, corrupt) => {
+    const bad = corrupt()
     let error: unknown
     try {
       new SessionTree('s', bad)
@@ -579,7 +656,7 @@ describe('snapshots', () => {
     expect((error as SessionTreeError).code).toBe('INVALID_SNAPSHOT')
     expect((error as SessionTreeError).error.message).toMatch(/\S/)
     // The store takes the id from the snapshot itself, so "foreign" cannot apply there.
-    if (_ === 'foreign session id') return
+    if (name === 'foreign session id') return
     const store = new SessionTreeStore()
     const result = store.load(bad)
     expect(!result.ok && result.error.code).toBe('INVALID_SNAPSHOT')
@@ -587,18 +664,23 @@ describe('snapshots', () => {
   })
 
   it('says why: the reason names the problem', () => {
-    const s = valid()
+    const s = validV1()
     s.nodes[0].parentId = s.nodes[2].nodeId
     expect(() => new SessionTree('s', s)).toThrow(/cycle/)
+    const r = valid()
+    r.nodes[1][1] = 5
+    expect(() => new SessionTree('s', r)).toThrow(/snapshot\.nodes\[1\] parent/)
   })
 })
 
 describe('SessionTreeStore', () => {
   it('creates, never silently resets, requires and lists', () => {
     const store = new SessionTreeStore()
-    const tree = value(store.create('a'))
+    // Seed 001's create returns the tree (code written against it calls create(id).append(...)).
+    const tree = store.create('a')
     value(tree.append(user('hi')))
-    const again = store.create('a')
+    expect(() => store.create('a')).toThrow(expect.objectContaining({ code: 'SESSION_ALREADY_EXISTS' }))
+    const again = store.add('a')
     expect(!again.ok && again.error.code).toBe('SESSION_ALREADY_EXISTS')
     expect(store.get('a')?.nodeCount).toBe(1)
     expect(value(store.require('a'))).toBe(tree)
@@ -608,13 +690,14 @@ describe('SessionTreeStore', () => {
     expect(store.list()).toEqual(['a', 'b'])
     expect(store.drop('b')).toBe(true)
     expect(store.list()).toEqual(['a'])
-    const bad = store.create('')
+    const bad = store.add('')
     expect(!bad.ok && bad.error.code).toBe('INVALID_ARGUMENT')
+    expect(() => store.create('')).toThrow(SessionTreeError)
   })
 
   it('clones the active path with fresh ids and provenance; the source is untouched', () => {
     const store = new SessionTreeStore()
-    const { tree, a1 } = conversation(value(store.create('src')))
+    const { tree, a1 } = conversation(store.create('src'))
     value(tree.label(a1, 'answer'))
     value(tree.fork(a1, 'alt'))
     value(tree.append(user('alt q')))
@@ -652,9 +735,25 @@ describe('SessionTreeStore', () => {
 })
 
 describe('error vocabulary', () => {
-  it('documents every code the tree can return', () => {
-    for (const code of ['NODE_NOT_FOUND', 'BRANCH_NOT_FOUND', 'BRANCH_EXISTS', 'SESSION_NOT_FOUND', 'SESSION_ALREADY_EXISTS', 'INVALID_ARGUMENT', 'INVALID_SNAPSHOT']) {
-      expect(ERROR_CODES).toHaveProperty(code)
+  /** The `| `CODE` | meaning |` rows of the "Error codes" table in the README (or in docs/, once it moves there). */
+  function documentedCodes(): Record<string, string> {
+    const root = join(import.meta.dirname, '..', '..')
+    const docs = existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f)) : []
+    const rows: Record<string, string> = {}
+    for (const file of [join(root, 'README.md'), ...docs]) {
+      const text = readFileSync(file, 'utf8')
+      const start = text.search(/^#+ Error codes$/m)
+      if (start === -1) continue
+      for (const line of text.slice(start).split('\n').slice(1)) {
+        if (line.startsWith('#')) break
+        const row = /^\| `([A-Z_]+)` \| (.+) \|$/.exec(line)
+        if (row) rows[row[1]!] = row[2]!
+      }
     }
+    return rows
+  }
+
+  it('the documented table is exactly ERROR_CODES: every code, with its meaning', () => {
+    expect(documentedCodes()).toEqual({ ...ERROR_CODES })
   })
 })

@@ -110,6 +110,12 @@ const WIRE = {
   chatPath: ['agentId'],
   importSession: ['request'],
   exportAs: ['request'],
+  files: ['agentId'],
+  filesAt: ['agentId', 'nodeId'],
+  fileAt: ['agentId', 'nodeId', 'path'],
+  restorePreview: ['agentId', 'request'],
+  restoreDiff: ['agentId', 'request', 'path'],
+  restore: ['agentId', 'request'],
 } as const
 type Method = keyof typeof WIRE
 const METHODS = Object.keys(WIRE) as Method[]
@@ -124,11 +130,17 @@ const REQUIRED: Record<Method, readonly string[]> = {
   fork: ['cursor', 'branch', 'forkCount', 'messages', 'mode'],
   back: ['cursor', 'messages', 'mode'],
   forward: ['cursor', 'messages', 'mode'],
-  label: ['nodeId', 'parentId', 'summary', 'createdAt', 'branch'],
+  label: ['nodeId', 'parentId', 'type', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
-  importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar'],
+  importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar', 'preview'],
   exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
+  files: ['status', 'nodes', 'restores'],
+  filesAt: ['nodeId', 'files'],
+  fileAt: ['nodeId', 'path'],
+  restorePreview: ['target', 'plan', 'status'],
+  restoreDiff: ['path', 'current', 'diff'],
+  restore: ['restore', 'target'],
 }
 
 // ------------------------------------------------------- zod introspection
@@ -246,6 +258,34 @@ beforeAll(async () => {
   record('importSession', await service.importSession({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
   record('exportAs', await service.exportAs({ agentId: id, format: 'markdown', path: null, inline: true }))
   record('exportAs', await service.exportAs({ agentId: id, format: 'pi', path: null, inline: true }))
+  // The workspace methods, on a session whose one tool call wrote two files.
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'typert-work-'))
+  roots.push(work)
+  fs.writeFileSync(path.join(work, 'a.txt'), 'one\n')
+  const files = ctx.sessions.create(undefined, { meta: { cwd: fs.realpathSync(work) } })
+  new LogBuilder(files).userTurn('edit', 'done', { tools: [{ name: 'write', args: { file_path: 'a.txt' }, result: 'ok' }] })
+  const callSeq = files.events.find((e) => e.type === 'tool/call')!.seq
+  const workspace = (await service.workspaces.get(files.id, fs.realpathSync(work)))
+  if (!workspace.ok) throw new Error(workspace.error.message)
+  const point = { key: 2 * callSeq, node: `e${callSeq}`, call: 'call_x', tool: 'write', w: files.seq - 1 }
+  workspace.value.captureBefore(point, path.join(fs.realpathSync(work), 'a.txt'))
+  workspace.value.captureBefore(point, path.join(fs.realpathSync(work), 'b.txt'))
+  fs.writeFileSync(path.join(work, 'a.txt'), 'two\n')
+  fs.writeFileSync(path.join(work, 'b.txt'), 'new\n')
+  workspace.value.captureAfter(point)
+  const fid = files.id
+  const prompt = (await service.list(fid)).nodes.find((n) => n.summary === 'edit')!.nodeId
+  record('files', await service.files(fid))
+  record('files', await service.files(id))
+  record('filesAt', await service.filesAt(fid, prompt))
+  record('filesAt', await service.filesAt(fid, null))
+  record('fileAt', await service.fileAt(fid, prompt, 'a.txt'))
+  record('fileAt', await service.fileAt(fid, prompt, 'b.txt'))
+  const request = { move: { kind: 'jump' as const, nodeId: prompt }, restore: 'files' as const }
+  record('restorePreview', await service.restorePreview(fid, request))
+  record('restoreDiff', await service.restoreDiff(fid, request, 'a.txt'))
+  record('restore', await service.restore(fid, request))
+  record('restore', await service.restore(fid, { move: { kind: 'jump', nodeId: prompt }, restore: 'conversation' }))
 })
 
 afterAll(async () => {

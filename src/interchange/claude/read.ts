@@ -14,12 +14,13 @@
  *   order and the conversation continues after the last of them;
  * - `compact_boundary` (a new root, `logicalParentUuid` naming where the
  *   conversation was) plus its `isCompactSummary` message become one
- *   compaction node under the logical parent;
+ *   compaction node under the logical parent; the messages 2.1.x keeps after
+ *   the summary (`compactMetadata.preservedSegment`) stay in the context;
  * - subagent conversations (inline `isSidechain` roots, `agent-*.jsonl`
  *   files) hang under the tool result of the call that started them;
  * - the active leaf is the last main-conversation node in write order.
  */
-import { TreeBuilder } from '../builder.ts'
+import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { AssistantEntry, ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree, Json, JsonRecord, Usage } from '../model.ts'
@@ -40,10 +41,11 @@ interface Pending {
 export interface ClaudeReadOptions {
   /** Subagent transcripts beside the session (`agent-*.jsonl`, `<session>/subagents/`), already opened. */
   readonly subagents?: readonly SubagentSource[]
+  readonly sink?: RawSink
 }
 
 export async function readClaude(records: AsyncIterable<LineRecord>, options: ClaudeReadOptions = {}): Promise<{ tree: InterchangeTree; report: ImportReport }> {
-  const builder = new TreeBuilder()
+  const builder = new TreeBuilder(options.sink)
   const state = new ClaudeState(builder)
   for await (const record of records) state.record(record)
   if (state.nodes.length === 0) throw new InterchangeError('EMPTY_SESSION', 'the transcript holds no user or assistant messages', { lines: builder.lines })
@@ -227,12 +229,16 @@ export class ClaudeState {
     const logical = this.resolve(str(value.logicalParentUuid) ?? null)
     const meta = isObject(value.compactMetadata) ? value.compactMetadata : {}
     const text = str(value.content) ?? 'Conversation compacted'
+    // 2.1.x keeps the newest messages after the summary (`preservedSegment` head..tail, on the logical path).
+    const segment = isObject(meta.preservedSegment) ? meta.preservedSegment : undefined
+    const head = segment !== undefined ? str(segment.headUuid) : undefined
+    const firstKept = head !== undefined ? this.resolve(head) : null
     const pending: Pending = {
       node: {
         id: this.prefix + uuid,
         parentId: logical,
         time,
-        entry: { kind: 'compaction', summary: text, contextText: text, firstKept: null, ...(num(meta.preTokens) !== undefined ? { tokensBefore: num(meta.preTokens)! } : {}) },
+        entry: { kind: 'compaction', summary: text, contextText: text, firstKept, ...(num(meta.preTokens) !== undefined ? { tokensBefore: num(meta.preTokens)! } : {}) },
         line,
         raw: [value],
       },

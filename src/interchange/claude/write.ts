@@ -49,23 +49,23 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
     parent = uuid
     return record
   }
-  for (const node of path) {
+  function* records(node: InterchangeNode, suffix = ''): Generator<string> {
     const entry = node.entry
     switch (entry.kind) {
       case 'user':
-        yield JSON.stringify({ ...envelope(node), type: 'user', ...(entry.origin === 'context' ? { isMeta: true } : {}), message: { role: 'user', content: userContent(entry.parts) } })
+        yield JSON.stringify({ ...envelope(node, suffix), type: 'user', ...(entry.origin === 'context' ? { isMeta: true } : {}), message: { role: 'user', content: userContent(entry.parts) } })
         break
       case 'assistant': {
         const content = entry.parts.flatMap((part) => assistantBlock(part, fromAnthropic))
         if (content.length === 0) content.push({ type: 'text', text: '' })
         const calls = entry.parts.some((part) => part.type === 'tool_call')
         yield JSON.stringify({
-          ...envelope(node),
+          ...envelope(node, suffix),
           type: 'assistant',
           requestId: `req_dsh_${++n}`,
           message: {
             model: entry.model ?? 'unknown',
-            id: `msg_dsh_${uuidFor(sessionId, node.id).replace(/-/g, '').slice(0, 24)}`,
+            id: `msg_dsh_${uuidFor(sessionId, node.id + suffix).replace(/-/g, '').slice(0, 24)}`,
             type: 'message',
             role: 'assistant',
             content,
@@ -78,7 +78,7 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
       }
       case 'tool_result':
         yield JSON.stringify({
-          ...envelope(node),
+          ...envelope(node, suffix),
           type: 'user',
           message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: entry.callId, content: userContent(entry.parts), ...(entry.isError ? { is_error: true } : {}) }] },
         })
@@ -86,19 +86,24 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
       case 'compaction': {
         const logical = parent
         parent = null
-        yield JSON.stringify({ ...envelope(node), type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', logicalParentUuid: logical, compactMetadata: { trigger: 'manual', preTokens: entry.tokensBefore ?? 0 } })
-        yield JSON.stringify({ ...envelope(node, '#summary'), type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: entry.contextText } })
+        yield JSON.stringify({ ...envelope(node, suffix), type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', logicalParentUuid: logical, compactMetadata: { trigger: 'manual', preTokens: entry.tokensBefore ?? 0 } })
+        yield JSON.stringify({ ...envelope(node, `${suffix}#summary`), type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: entry.contextText } })
+        // What the compaction kept (Pi's firstKept, Claude 2.1's preserved segment) is read after the summary: written again there.
+        const at = path.indexOf(node)
+        const from = entry.firstKept === null ? -1 : path.findIndex((p) => p.id === entry.firstKept)
+        if (from !== -1 && from < at) for (const kept of path.slice(from, at)) yield* records(kept, `${suffix}#kept:${node.id}`)
         break
       }
       case 'branch_summary':
       case 'custom':
-        if (entry.contextText !== undefined) yield JSON.stringify({ ...envelope(node), type: 'user', isMeta: true, message: { role: 'user', content: entry.contextText } })
+        if (entry.contextText !== undefined) yield JSON.stringify({ ...envelope(node, suffix), type: 'user', isMeta: true, message: { role: 'user', content: entry.contextText } })
         break
       case 'model_change':
       case 'label':
         break
     }
   }
+  for (const node of path) yield* records(node)
 }
 
 function userContent(parts: readonly InputPart[]): Json {

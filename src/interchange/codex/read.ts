@@ -13,10 +13,12 @@
  *   calls) are one response; `function_call_output` pairs by `call_id`;
  * - `compacted` replaces the history with its summary (and the user messages
  *   it retained); `turn_context` model changes become model-change nodes;
- * - only the first `session_meta` describes the file (a fork copies its
- *   parent's); ids are derived from the line (`L<line>`), so a re-import is stable.
+ * - only the first `session_meta` describes the file (a fork may copy its
+ *   parent's); ids are derived from the line (`L<line>`), so a re-import is stable;
+ * - forks are other files naming `forked_from_id`: joined as branches when
+ *   read together (`readCodexFamily`).
  */
-import { TreeBuilder } from '../builder.ts'
+import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree, Json, JsonRecord } from '../model.ts'
@@ -26,150 +28,276 @@ import { isObject, num, parseArgs, str, timeOf } from '../values.ts'
 const INJECTED = ['# AGENTS.md instructions', '<user_instructions>', '<environment_context>', '<permissions instructions>', '<skill', '<user_shell_command>', '<turn_aborted>', '<subagent_notification>']
 const MODEL_SIDE = new Set(['reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'message:assistant'])
 
-export async function readCodex(records: AsyncIterable<LineRecord>): Promise<{ tree: InterchangeTree; report: ImportReport }> {
-  const builder = new TreeBuilder()
-  const nodes: InterchangeNode[] = []
-  const typed = new Set<string>()
-  const prompts: number[] = []
-  let meta: JsonRecord | undefined
-  let parent: string | null = null
-  let response: { node: InterchangeNode; parts: ContentPart[] } | undefined
-  let provider = 'openai'
-  let model: string | undefined
-  let title: string | undefined
-  const push = (node: InterchangeNode) => {
-    nodes.push(node)
-    parent = node.id
-  }
-  const closeResponse = () => {
-    if (!response) return
-    const entry: Entry = { kind: 'assistant', parts: response.parts, provider, ...(model ? { model } : {}) }
-    response.node = { ...response.node, entry }
-    push(response.node)
-    response = undefined
-  }
-  for await (const record of records) {
-    builder.lines = record.line
-    if (record.kind === 'bad') {
-      builder.skip(record.line, record.reason)
+/** One rollout of a family, opened by the caller (found by listing, never by a name taken from a file). */
+export interface CodexSource {
+  readonly name: string
+  readonly records: AsyncIterable<LineRecord>
+}
+
+export async function readCodex(records: AsyncIterable<LineRecord>, sink?: RawSink): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+  return readCodexFamily([{ name: 'rollout', records }], sink)
+}
+
+/**
+ * Several rollouts of one family (a thread and the forks of it, parents
+ * first; the first file named by the user is `cursorFile`) as one tree: a
+ * rollout whose `session_meta` names `forked_from_id` starts as a branch at
+ * its fork point in the thread it forked from — the parent's last item
+ * before `forked_from_ordinal_exclusive` (0.17x forks by reference), or,
+ * for a fork that copied its parent's items (older versions), the end of the
+ * prefix it shares with the parent. The first file keeps ids `L<line>`; the
+ * others' ids are prefixed with their thread id.
+ */
+export async function readCodexFamily(sources: readonly CodexSource[], sink?: RawSink, cursorFile = 0): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+  const builder = new TreeBuilder(sink)
+  const files: CodexFile[] = []
+  let lines = 0
+  for (const [index, source] of sources.entries()) {
+    const file = new CodexFile(builder, index === 0 ? '' : undefined, sources.length > 1 ? source.name : undefined)
+    await file.read(source.records)
+    lines += file.lines
+    builder.lines = lines
+    if (file.meta === undefined) {
+      if (index === 0) throw new InterchangeError('NOT_A_SESSION', 'the rollout has no session_meta line')
+      builder.note(`${source.name}: no session_meta line; not joined`)
       continue
     }
-    if (record.kind === 'torn') {
-      builder.note(`line ${record.line}: ${record.reason}`)
-      continue
+    if (index > 0 && !joinFork(file, files, builder, source.name)) continue
+    const from = index === 0 ? str(file.meta.forked_from_id) : undefined
+    if (from !== undefined && !sources.some((_, i) => i > 0)) {
+      const shared = num(file.meta.forked_from_ordinal_exclusive) !== undefined || isObject(file.meta.history_base)
+      builder.note(`this rollout is a fork of thread ${from}, whose rollout was not found beside it${shared ? ': the history before the fork point lives there and is missing' : ''}`)
     }
-    if (record.recovered) builder.recovered++
-    const value = record.value
-    if (!isObject(value) || typeof value.type !== 'string' || !isObject(value.payload)) {
-      builder.skip(record.line, 'not a rollout line ({timestamp, type, payload})')
-      continue
-    }
-    const payload = value.payload
-    const time = timeOf(value.timestamp, 0)
-    const id = `L${record.line}`
-    switch (value.type) {
-      case 'session_meta':
-        if (meta === undefined) {
-          meta = payload
-          if (typeof payload.model_provider === 'string') provider = payload.model_provider
-        } else builder.ignore('session_meta (copied from a forked session)')
-        continue
-      case 'turn_context': {
-        const next = str(payload.model)
-        if (next !== undefined && next !== model) {
-          if (model !== undefined) {
-            closeResponse()
-            push({ id, parentId: parent, time, entry: { kind: 'model_change', provider, model: next }, line: record.line, raw: [value] })
-          }
-          model = next
-        }
-        builder.ignore('turn_context')
-        continue
-      }
-      case 'event_msg': {
-        const kind = str(payload.type) ?? 'unknown'
-        if (kind === 'user_message' && typeof payload.message === 'string') typed.add(payload.message.trim())
-        else if (kind === 'thread_rolled_back') {
-          closeResponse()
-          const turns = num(payload.num_turns) ?? 0
-          if (turns > 0 && prompts.length > 0) {
-            const cut = prompts.splice(Math.max(0, prompts.length - turns))
-            parent = nodes[cut[0]!]?.parentId ?? null
-            builder.note(`line ${record.line}: ${turns} turn(s) rolled back; what follows is a new branch`)
-          }
-        }
-        builder.ignore(`event_msg:${kind}`)
-        continue
-      }
-      case 'compacted': {
-        closeResponse()
-        const summary = str(payload.message) ?? ''
-        const retained = Array.isArray(payload.replacement_history)
-          ? payload.replacement_history.flatMap((item) => (isObject(item) && item.type === 'message' ? [textOf(item.content)] : [])).filter((t) => t !== '')
-          : []
-        const contextText = retained.length > 0 ? retained.join('\n\n') : summary
-        push({ id, parentId: parent, time, entry: { kind: 'compaction', summary: summary || contextText, contextText, firstKept: null }, line: record.line, raw: [value] })
-        continue
-      }
-      case 'response_item':
-        break
-      default:
-        builder.ignore(value.type)
-        continue
-    }
-    const itemType = str(payload.type) ?? 'unknown'
-    const key = itemType === 'message' ? `message:${String(payload.role)}` : itemType
-    if (MODEL_SIDE.has(key)) {
-      if (!response) response = { node: { id, parentId: parent, time, entry: { kind: 'assistant', parts: [] }, line: record.line, raw: [] }, parts: [] }
-      response.node = { ...response.node, raw: [...(response.node.raw ?? []), value] }
-      response.parts.push(...modelParts(payload))
-      continue
-    }
-    closeResponse()
-    switch (key) {
-      case 'message:user':
-      case 'message:developer':
-      case 'message:system': {
-        const parts = inputParts(payload.content)
-        const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('').trim()
-        const injected = key !== 'message:user' || INJECTED.some((prefix) => text.startsWith(prefix))
-        if (!injected) prompts.push(nodes.length)
-        push({ id, parentId: parent, time, entry: { kind: 'user', parts, origin: injected ? 'context' : 'prompt' }, line: record.line, raw: [value] })
-        break
-      }
-      case 'function_call_output':
-      case 'custom_tool_call_output': {
-        const callId = str(payload.call_id) ?? ''
-        push({ id, parentId: parent, time, entry: { kind: 'tool_result', callId, parts: [{ type: 'text', text: outputText(payload.output) }], isError: false }, line: record.line, raw: [value] })
-        break
-      }
-      default:
-        // ghost_snapshot (undo state), newer item types: not part of the conversation.
-        builder.ignore(`response_item:${itemType}`)
-    }
+    files.push(file)
   }
-  closeResponse()
-  if (meta === undefined) throw new InterchangeError('NOT_A_SESSION', 'the rollout has no session_meta line')
-  // A user item a person typed is mirrored by event_msg/user_message; without any mirror, the prefix rule stands.
-  if (typed.size > 0) {
-    for (let i = 0; i < nodes.length; i++) {
-      const node = nodes[i]!
-      if (node.entry.kind !== 'user' || node.entry.origin !== 'prompt') continue
-      const text = node.entry.parts.map((p) => (p.type === 'text' ? p.text : '')).join('').trim()
-      if (!typed.has(text)) nodes[i] = { ...node, entry: { ...node.entry, origin: 'context' } }
-    }
-  }
-  for (const node of nodes) builder.add(node)
-  title = str(meta.title) ?? title
+  for (const file of files) for (const node of file.nodes) builder.add(node)
+  const main = files[Math.min(cursorFile, files.length - 1)]!
+  const meta = main.meta!
   return builder.finish({
     format: 'codex',
     version: str(meta.cli_version) ?? 'unknown',
     ...(str(meta.id) ?? str(meta.session_id) ? { sessionId: (str(meta.id) ?? str(meta.session_id))! } : {}),
     ...(str(meta.cwd) ? { cwd: str(meta.cwd)! } : {}),
     ...(str(meta.timestamp) ? { createdAt: str(meta.timestamp)! } : {}),
-    ...(title ? { title } : {}),
-    header: meta,
-  }, nodes.at(-1)?.id ?? null)
+    ...(str(files[0]!.meta!.title) ? { title: str(files[0]!.meta!.title)! } : {}),
+    header: files[0]!.meta!,
+  }, main.nodes.at(-1)?.id ?? files[0]!.nodes.at(-1)?.id ?? null)
+}
+
+/** Hang a forked rollout's first items at its fork point; false when it belongs to none of the files read. */
+function joinFork(file: CodexFile, earlier: readonly CodexFile[], builder: TreeBuilder, name: string): boolean {
+  const from = str(file.meta!.forked_from_id)
+  const parent = earlier.find((f) => f.threadId === from)
+  if (from === undefined || parent === undefined) {
+    builder.note(`${name}: not a fork of the imported thread; left out`)
+    return false
+  }
+  const ordinal = num(file.meta!.forked_from_ordinal_exclusive) ?? (isObject(file.meta!.history_base) ? num(file.meta!.history_base.end_ordinal_exclusive) : undefined)
+  let at: string | null
+  let shared = 0
+  if (ordinal !== undefined) {
+    at = parent.nodeBefore(ordinal)
+  } else {
+    // A fork that copied its parent's history: the copies are the shared prefix, dropped; what follows branches there.
+    at = null
+    while (shared < file.nodes.length && shared < parent.nodes.length && sameEntry(file.nodes[shared]!, parent.nodes[shared]!)) at = parent.nodes[shared++]!.id
+    file.nodes.splice(0, shared)
+  }
+  const first = file.nodes[0]
+  if (first !== undefined) file.nodes[0] = { ...first, parentId: at }
+  builder.note(`forked rollout ${name} (thread ${file.threadId}) joined as a branch at ${at === null ? 'the start' : `node ${at}`}${shared > 0 ? ` (${shared} copied item(s) shared with the thread)` : ''}`)
+  return true
+}
+
+function sameEntry(a: InterchangeNode, b: InterchangeNode): boolean {
+  return JSON.stringify(a.entry) === JSON.stringify(b.entry)
+}
+
+/** One rollout read into linear nodes (with its rollbacks as branches), not yet added to the tree. */
+class CodexFile {
+  readonly nodes: InterchangeNode[] = []
+  meta: JsonRecord | undefined
+  /** Lines read. */
+  lines = 0
+  private readonly builder: TreeBuilder
+  private prefix: string | undefined
+  /** The file's name in skipped-line reasons, when several files are read. */
+  private readonly label: string | undefined
+  /** From which ordinal on (the line's index unless the envelope says) the thread stood at which node; for fork points. */
+  private readonly ordinals: { ordinal: number; parent: string | null }[] = []
+
+  constructor(builder: TreeBuilder, prefix: string | undefined, label?: string) {
+    this.builder = builder
+    this.prefix = prefix
+    this.label = label
+  }
+
+  get threadId(): string | undefined {
+    return this.meta === undefined ? undefined : str(this.meta.id) ?? str(this.meta.session_id)
+  }
+
+  /** The node the thread was at just before the item of this ordinal: where a fork by reference continues. */
+  nodeBefore(ordinal: number): string | null {
+    let at: string | null = null
+    for (const point of this.ordinals) {
+      if (point.ordinal >= ordinal) break
+      at = point.parent
+    }
+    return at
+  }
+
+  async read(records: AsyncIterable<LineRecord>): Promise<void> {
+    const builder = this.builder
+    const where = (reason: string) => (this.label === undefined ? reason : `${this.label}: ${reason}`)
+    const nodes = this.nodes
+    const typed = new Set<string>()
+    const prompts: number[] = []
+    let parent: string | null = null
+    let response: { node: InterchangeNode; parts: ContentPart[] } | undefined
+    let provider = 'openai'
+    let model: string | undefined
+    /** Inside a turn (`task_started` seen) that has no user item yet: a response there answers no prompt (a compaction's own summary). */
+    let promptless = false
+    const push = (node: InterchangeNode) => {
+      nodes.push(node)
+      parent = node.id
+    }
+    const closeResponse = () => {
+      if (!response) return
+      const entry: Entry = { kind: 'assistant', parts: response.parts, provider, ...(model ? { model } : {}) }
+      response.node = { ...response.node, entry }
+      push(response.node)
+      response = undefined
+    }
+    let index = 0
+    for await (const record of records) {
+      this.lines = record.line
+      if (record.kind === 'bad') {
+        builder.skip(record.line, where(record.reason))
+        continue
+      }
+      if (record.kind === 'torn') {
+        builder.note(where(`line ${record.line}: ${record.reason}`))
+        continue
+      }
+      if (record.recovered) builder.recovered++
+      const value = record.value
+      if (!isObject(value) || typeof value.type !== 'string' || !isObject(value.payload)) {
+        builder.skip(record.line, where('not a rollout line ({timestamp, type, payload})'))
+        continue
+      }
+      // Where the thread stands before this line (a fork by reference names the first ordinal it does not share).
+      const standing = response ? response.node.id : parent
+      if (this.ordinals.length === 0 || this.ordinals.at(-1)!.parent !== standing) this.ordinals.push({ ordinal: num(value.ordinal) ?? index, parent: standing })
+      index++
+      const payload = value.payload
+      const time = timeOf(value.timestamp, 0)
+      const id = `${this.prefix ?? ''}L${record.line}`
+      switch (value.type) {
+        case 'session_meta':
+          if (this.meta === undefined) {
+            this.meta = payload
+            if (this.prefix === undefined) this.prefix = `${str(payload.id) ?? str(payload.session_id) ?? 'fork'}:`
+            if (typeof payload.model_provider === 'string') provider = payload.model_provider
+          } else builder.ignore('session_meta (copied from a forked session)')
+          continue
+        case 'turn_context': {
+          const next = str(payload.model)
+          if (next !== undefined && next !== model) {
+            if (model !== undefined) {
+              closeResponse()
+              push({ id, parentId: parent, time, entry: { kind: 'model_change', provider, model: next }, line: record.line, raw: [value] })
+            }
+            model = next
+          }
+          builder.ignore('turn_context')
+          continue
+        }
+        case 'event_msg': {
+          const kind = str(payload.type) ?? 'unknown'
+          // A turn's end ends its response; a new turn has no prompt until a user item comes.
+          if (kind === 'task_started' || kind === 'task_complete' || kind === 'turn_aborted') {
+            closeResponse()
+            promptless = kind === 'task_started'
+          }
+          if (kind === 'user_message' && typeof payload.message === 'string') typed.add(payload.message.trim())
+          else if (kind === 'thread_rolled_back') {
+            closeResponse()
+            const turns = num(payload.num_turns) ?? 0
+            if (turns > 0 && prompts.length > 0) {
+              const cut = prompts.splice(Math.max(0, prompts.length - turns))
+              parent = nodes[cut[0]!]?.parentId ?? null
+              builder.note(where(`line ${record.line}: ${turns} turn(s) rolled back; what follows is a new branch`))
+            }
+          }
+          builder.ignore(`event_msg:${kind}`)
+          continue
+        }
+        case 'compacted': {
+          // 0.17x records the compaction's own answer (the summary) as a response of a turn with no prompt: it is the compaction.
+          const own = response !== undefined && promptless ? response : undefined
+          if (own) response = undefined
+          else closeResponse()
+          const summary = str(payload.message) ?? ''
+          const retained = Array.isArray(payload.replacement_history)
+            ? payload.replacement_history.flatMap((item) => (isObject(item) && item.type === 'message' ? [inputParts(item.content)] : [])).filter((parts) => parts.length > 0)
+            : []
+          // The history is replaced by the retained items, one message each, as Codex replays them (the first stands in for what is replaced).
+          const [first, ...rest] = retained.length > 0 ? retained : [[{ type: 'text' as const, text: summary }]]
+          const firstText = first!.map((p) => (p.type === 'text' ? p.text : '')).join('')
+          push({ id, parentId: parent, time, entry: { kind: 'compaction', summary: summary || firstText, contextText: firstText, firstKept: null }, line: record.line, raw: [...(own?.node.raw ?? []), value] })
+          rest.forEach((parts, i) => push({ id: `${id}#${i + 1}`, parentId: parent, time, entry: { kind: 'user', parts, origin: 'context' }, line: record.line }))
+          continue
+        }
+        case 'response_item':
+          break
+        default:
+          builder.ignore(value.type)
+          continue
+      }
+      const itemType = str(payload.type) ?? 'unknown'
+      const key = itemType === 'message' ? `message:${String(payload.role)}` : itemType
+      if (MODEL_SIDE.has(key)) {
+        if (!response) response = { node: { id, parentId: parent, time, entry: { kind: 'assistant', parts: [] }, line: record.line, raw: [] }, parts: [] }
+        response.node = { ...response.node, raw: [...(response.node.raw ?? []), value] }
+        response.parts.push(...modelParts(payload))
+        continue
+      }
+      closeResponse()
+      switch (key) {
+        case 'message:user':
+        case 'message:developer':
+        case 'message:system': {
+          const parts = inputParts(payload.content)
+          const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('').trim()
+          const injected = key !== 'message:user' || INJECTED.some((prefix) => text.startsWith(prefix))
+          if (!injected) prompts.push(nodes.length)
+          promptless = false
+          push({ id, parentId: parent, time, entry: { kind: 'user', parts, origin: injected ? 'context' : 'prompt' }, line: record.line, raw: [value] })
+          break
+        }
+        case 'function_call_output':
+        case 'custom_tool_call_output': {
+          const callId = str(payload.call_id) ?? ''
+          push({ id, parentId: parent, time, entry: { kind: 'tool_result', callId, parts: [{ type: 'text', text: outputText(payload.output) }], isError: false }, line: record.line, raw: [value] })
+          break
+        }
+        default:
+          // ghost_snapshot (undo state), newer item types: not part of the conversation.
+          builder.ignore(`response_item:${itemType}`)
+      }
+    }
+    closeResponse()
+    // A user item a person typed is mirrored by event_msg/user_message; without any mirror, the prefix rule stands.
+    if (typed.size > 0) {
+      for (let i = 0; i < nodes.length; i++) {
+        const node = nodes[i]!
+        if (node.entry.kind !== 'user' || node.entry.origin !== 'prompt') continue
+        const text = node.entry.parts.map((p) => (p.type === 'text' ? p.text : '')).join('').trim()
+        if (!typed.has(text)) nodes[i] = { ...node, entry: { ...node.entry, origin: 'context' } }
+      }
+    }
+  }
 }
 
 function modelParts(payload: JsonRecord): ContentPart[] {

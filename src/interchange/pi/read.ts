@@ -13,7 +13,7 @@
  * - what Pi's `buildSessionContext` + `convertToLlm` send to the model is
  *   spelled out on each entry (`contextText`), with Pi's own prefixes.
  */
-import { TreeBuilder } from '../builder.ts'
+import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { ContentPart, Entry, ImportReport, InputPart, InterchangeTree, Json, JsonRecord, Usage } from '../model.ts'
@@ -27,8 +27,8 @@ export function isPiHeader(value: unknown): boolean {
   return isObject(value) && value.type === 'session' && typeof value.id === 'string'
 }
 
-export async function readPi(records: AsyncIterable<LineRecord>): Promise<{ tree: InterchangeTree; report: ImportReport }> {
-  const builder = new TreeBuilder()
+export async function readPi(records: AsyncIterable<LineRecord>, sink?: RawSink): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+  const builder = new TreeBuilder(sink)
   let header: JsonRecord | undefined
   let version = 1
   let previous: string | null = null

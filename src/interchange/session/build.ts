@@ -28,7 +28,9 @@ import { InterchangeError } from '../errors.ts'
 import type { InterchangeNode, InterchangeTree, Json, ToolCallPart } from '../model.ts'
 import { oneLine } from '../values.ts'
 import { argumentsText, assistantBlocks, inputBlocks } from './content.ts'
+import { treeDigest, type TreeDigest } from './digest.ts'
 import { LogBuilder, type LogEvent } from './log.ts'
+import type { ProvenanceEntry } from './provenance.ts'
 import { sanitizeLabel } from './labels.ts'
 
 /** Source of injected context the import writes (`form: 'recall'`: material lifted out of another session's log). */
@@ -45,10 +47,16 @@ export interface BuiltSession {
   readonly overlay: OverlayState
   /** Watermark of the overlay (the last event seq). */
   readonly watermark: number
-  /** The tree the plugin will rebuild (the projector's own result). */
-  readonly tree: SessionTree
-  /** Source node id → DSH node id. */
-  readonly nodeIds: ReadonlyMap<string, string>
+  /**
+   * The tree the plugin will rebuild (the projector's own result), as a
+   * digest: the tree itself is released when the build returns, so the
+   * verification rebuild never has two trees in memory.
+   */
+  readonly digest: TreeDigest
+  /** DSH node id of the cursor. */
+  readonly cursor: string | null
+  /** Each DSH node made from a source node (the provenance's node table). */
+  readonly entries: readonly ProvenanceEntry[]
   readonly notes: readonly string[]
 }
 
@@ -106,8 +114,12 @@ class SessionBuild {
       events: this.log.events,
       overlay: foldOverlay(this.tree, this.treeOnlyW),
       watermark: this.log.seq - 1,
-      tree: this.tree,
-      nodeIds: this.dsh,
+      digest: treeDigest(this.tree),
+      cursor: this.tree.cursor,
+      entries: this.source.nodes.flatMap((node) => {
+        const dsh = this.dsh.get(node.id)
+        return dsh === undefined ? [] : [{ node: dsh, id: node.id, parentId: node.parentId, line: node.line, time: node.time }]
+      }),
       notes: this.notes,
     }
   }

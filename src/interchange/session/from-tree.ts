@@ -32,13 +32,14 @@ export function treeToInterchange(tree: SessionTree, provenance: Provenance | un
   for (const node of tree.list()) {
     if (node.label !== undefined) labels.set(node.nodeId, node.label)
     const source = provenance?.nodes.get(node.nodeId)
-    const entry = entryOf(node)
+    let entry = entryOf(node)
     if (entry === undefined) {
       skipped.set(node.nodeId, node.parentId)
       continue
     }
     const id = source?.id ?? node.nodeId
     idOf.set(node.nodeId, id)
+    if (entry.kind === 'compaction') entry = { ...entry, firstKept: keptFrom(tree, node, idOf) }
     dshIds.set(id, node.nodeId)
     nodes.push({
       id,
@@ -61,6 +62,23 @@ export function treeToInterchange(tree: SessionTree, provenance: Provenance | un
     labels,
     dshIds,
   }
+}
+
+/**
+ * The first message a compaction kept: the model reads the summary, then the
+ * path's messages between the last one it replaced and the compaction itself.
+ */
+function keptFrom(tree: SessionTree, node: TreeNode, idOf: ReadonlyMap<string, string>): string | null {
+  const replaced = new Set(node.replaces ?? [])
+  if (replaced.size === 0) return null
+  let first: string | null = null
+  for (let at = node.parentId; at !== null && !replaced.has(at);) {
+    const parent = tree.get(at)
+    if (!parent) return null
+    if (parent.type === 'message' || parent.type === 'tool_call' || parent.type === undefined) first = at
+    at = parent.parentId
+  }
+  return first === null ? null : idOf.get(first) ?? null
 }
 
 function entryOf(node: TreeNode): Entry | undefined {

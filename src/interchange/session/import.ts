@@ -5,14 +5,18 @@
  * written) and writes nothing.
  */
 import { randomUUID } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { InterchangeError } from '../errors.ts'
-import type { ImportReport, SourceFormat } from '../model.ts'
-import { readSession } from '../read.ts'
-import { DEFAULT_MAX_FILE_BYTES, openSource, stringChunks, subagentFiles } from '../source.ts'
+import type { ImportReport, SessionMeta, SourceFormat } from '../model.ts'
+import { previewTree, type ImportPreview } from '../preview.ts'
+import { readSession, type ReadOptions } from '../read.ts'
+import { codexFamily as codexFamily_, DEFAULT_MAX_FILE_BYTES, openSource, stringChunks, subagentFiles } from '../source.ts'
 import { readJsonl } from '../lines.ts'
 import type { SubagentSource } from '../claude/subagents.ts'
-import { buildSession } from './build.ts'
+import type { CodexSource } from '../codex/read.ts'
+import { buildSession, type BuildOptions, type BuiltSession } from './build.ts'
+import { PROVENANCE_VERSION, RawSpool } from './provenance.ts'
 import { publishSession, type PersistenceTarget } from './publish.ts'
 
 export interface ImportInput {
@@ -21,8 +25,12 @@ export interface ImportInput {
   /** Or the file's text (an upload); exactly one of `path` and `content`. */
   readonly content?: string
   readonly format?: SourceFormat | 'auto'
-  /** Largest source accepted, in bytes (default 512 MiB). */
+  /** More files of the same session: Codex rollouts of `path`'s family (its forks, the thread it forked from); found beside `path` too. */
+  readonly related?: readonly string[]
+  /** Largest source accepted, in bytes (default 512 MiB), all files together. */
   readonly maxBytes?: number
+  /** Longest line accepted, in characters (default 64 Mi). */
+  readonly maxLineBytes?: number
 }
 
 export interface ImportTarget {
@@ -49,54 +57,132 @@ export interface ImportOutcome {
   readonly events: number
   /** Whether labels, branch names and provenance went to a sidecar. */
   readonly sidecar: boolean
+  /** Every branch the tree holds, one line each (what a dry run previews). */
+  readonly preview: ImportPreview
 }
 
 export async function importSession(input: ImportInput, target: ImportTarget): Promise<ImportOutcome> {
-  const maxBytes = input.maxBytes ?? DEFAULT_MAX_FILE_BYTES
   if ((input.path === undefined) === (input.content === undefined)) {
     throw new InterchangeError('INVALID_PATH', 'give exactly one of a path and the file content')
   }
+  // Every file opened is closed at the end, read or not (a subagent file beside a session of another format is never read).
+  const streams: { destroy(): void }[] = []
+  try {
+    return await importOpened(input, target, streams)
+  } finally {
+    for (const stream of streams) stream.destroy()
+  }
+}
+
+async function importOpened(input: ImportInput, target: ImportTarget, streams: { destroy(): void }[]): Promise<ImportOutcome> {
+  const maxBytes = input.maxBytes ?? DEFAULT_MAX_FILE_BYTES
+  const open = (file: string, limit: number) => {
+    const opened = openSource(file, limit)
+    streams.push(opened.stream)
+    return opened
+  }
   let chunks: AsyncIterable<Buffer | string>
   let subagents: SubagentSource[] = []
+  let codexFamily: (CodexSource | 'main')[] | undefined
+  /** Files found beside the source that were not read, with why (reported). */
+  const leftOut: string[] = []
+  const maxLineBytes = input.maxLineBytes
   if (input.path !== undefined) {
-    const opened = openSource(input.path, maxBytes)
+    const opened = open(input.path, maxBytes)
     chunks = opened.stream
     let budget = maxBytes - opened.bytes
+    const family = codexFamily_(opened.path, input.related ?? [])
+    for (const given of input.related ?? []) {
+      if (!family.includes(path.resolve(given))) throw new InterchangeError('FORMAT_MISMATCH', `${path.resolve(given)} is not a Codex rollout of the same thread or its forks; only those import together`, { path: path.resolve(given) })
+    }
+    if (family.length > 1) {
+      codexFamily = family.map((file): CodexSource | 'main' => {
+        if (file === opened.path) return 'main'
+        const other = open(file, Math.max(0, budget))
+        budget -= other.bytes
+        return { name: path.basename(file), records: readJsonl(other.stream, maxLineBytes) }
+      })
+    }
     subagents = subagentFiles(opened.path).flatMap((file) => {
       try {
-        const sub = openSource(file, Math.max(0, budget))
+        const sub = open(file, Math.max(0, budget))
         budget -= sub.bytes
-        return [{ name: path.basename(file, '.jsonl'), records: readJsonl(sub.stream) }]
-      } catch {
+        return [{ name: path.basename(file, '.jsonl'), records: readJsonl(sub.stream, maxLineBytes) }]
+      } catch (error) {
+        leftOut.push(`subagent transcript ${path.basename(file)} left out: ${error instanceof InterchangeError ? error.message : String(error)}`)
         return []
       }
     })
   } else {
+    if ((input.related ?? []).length > 0) throw new InterchangeError('INVALID_PATH', 'related files need a path, not content')
     if (typeof input.content !== 'string') throw new InterchangeError('INVALID_PATH', 'content must be a string')
     if (Buffer.byteLength(input.content) > maxBytes) throw new InterchangeError('TOO_LARGE', `the content is larger than ${maxBytes} bytes`, { limit: maxBytes })
     chunks = stringChunks(input.content)
   }
-  const { tree, report } = await readSession(chunks, { format: input.format ?? 'auto', subagents })
-  const sessionId = target.sessionId ?? randomUUID()
-  const now = Date.now()
-  const built = buildSession(tree, { sessionId, now })
-  const cwd = target.cwd ?? (tree.meta.cwd !== undefined && path.isAbsolute(tree.meta.cwd) ? tree.meta.cwd : undefined)
-  const fullReport: ImportReport = { ...report, notes: [...report.notes, ...built.notes] }
-  const cursor = built.tree.cursor
-  const base = {
-    report: fullReport,
-    cwd: cwd ?? null,
-    cursor,
-    title: tree.meta.title ?? null,
-    events: built.events.length,
+  // The sidecar is staged in a private directory of its root; the source records go there as they are read.
+  const staging = !target.dryRun && target.sidecarRoot !== undefined ? makeStaging(target.sidecarRoot) : undefined
+  let spool: RawSpool | undefined
+  let done = false
+  try {
+    spool = staging !== undefined ? new RawSpool(path.join(staging.dir, 'records.gz')) : undefined
+    const sessionId = target.sessionId ?? randomUUID()
+    const now = Date.now()
+    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), ...(maxLineBytes !== undefined ? { maxLineBytes } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
+    const cwd = target.cwd ?? (meta.cwd !== undefined && path.isAbsolute(meta.cwd) ? meta.cwd : undefined)
+    const base = {
+      report: { ...report, notes: [...report.notes, ...leftOut, ...built.notes] },
+      cwd: cwd ?? null,
+      cursor: built.cursor,
+      title: meta.title ?? null,
+      events: built.events.length,
+      preview,
+    }
+    if (target.dryRun) return { ...base, sessionId: null, dryRun: true, sidecar: target.sidecarRoot !== undefined }
+    const createdAt = meta.createdAt !== undefined && !Number.isNaN(Date.parse(meta.createdAt)) ? Date.parse(meta.createdAt) : now
+    const published = await publishSession(built, {
+      persistence: target.persistence,
+      ...(staging !== undefined ? { sidecar: { root: staging.root, staging: staging.dir, header: { v: PROVENANCE_VERSION, kind: 'header', meta, importedAt: new Date(now).toISOString(), cursor: sourceCursor }, ...(spool ? { spool } : {}) } } : {}),
+      ...(cwd !== undefined ? { cwd } : {}),
+      createdAt,
+    })
+    done = true
+    return { ...base, sessionId: published.sessionId, dryRun: false, sidecar: published.sidecar }
+  } finally {
+    spool?.close()
+    if (staging !== undefined) {
+      rmSync(staging.dir, { recursive: true, force: true })
+      // A failed import leaves no trace, not even the sidecar root it had to create.
+      if (!done && staging.createdRoot) {
+        try {
+          rmdirSync(staging.root)
+        } catch {
+          // not empty: something else writes there too
+        }
+      }
+    }
   }
-  if (target.dryRun) return { ...base, sessionId: null, dryRun: true, sidecar: target.sidecarRoot !== undefined }
-  const createdAt = tree.meta.createdAt !== undefined && !Number.isNaN(Date.parse(tree.meta.createdAt)) ? Date.parse(tree.meta.createdAt) : now
-  const published = await publishSession(built, tree, {
-    persistence: target.persistence,
-    ...(target.sidecarRoot !== undefined ? { sidecarRoot: target.sidecarRoot } : {}),
-    ...(cwd !== undefined ? { cwd } : {}),
-    createdAt,
-  })
-  return { ...base, sessionId: published.sessionId, dryRun: false, sidecar: published.sidecar }
+}
+
+/** A dry run keeps no source records. */
+const dropRecords = () => {}
+
+function makeStaging(sidecarRoot: string): { root: string; dir: string; createdRoot: boolean } {
+  const root = path.resolve(sidecarRoot)
+  try {
+    const createdRoot = !existsSync(root)
+    mkdirSync(root, { recursive: true })
+    return { root, dir: mkdtempSync(path.join(root, '.import-')), createdRoot }
+  } catch (error) {
+    throw new InterchangeError('WRITE_FAILED', `the sidecar root ${root} cannot be written: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Read, then build; only what publication needs comes back. The neutral tree
+ * (one object per source node) is unreachable once this returns, so the
+ * verification rebuild and the log's batches do not sit on top of it.
+ */
+async function readAndBuild(chunks: AsyncIterable<Buffer | string>, read: ReadOptions, build: BuildOptions): Promise<{ built: BuiltSession; meta: SessionMeta; sourceCursor: string | null; report: ImportReport; preview: ImportPreview }> {
+  const { tree, report } = await readSession(chunks, read)
+  return { preview: previewTree(tree), built: buildSession(tree, build), meta: tree.meta, sourceCursor: tree.cursor, report }
 }

@@ -7,20 +7,24 @@
  *
  *   <sidecarRoot>/<encoded session id>/interchange.jsonl.gz
  *
- * line 1 the header, then one line per node, in source order. Written once,
- * at import; read only by exports (streamed, gunzipped).
+ * A multi-member gzip of JSON lines: the header, then the source records as
+ * the reader met them (`{kind:'raw', id, raw}`, several lines for a merged
+ * node), then one line per DSH node (`{kind:'node', node, id, parentId, line,
+ * time}`). Source records are spooled while the file is read, so an import
+ * never holds them: that is the point of the layout. Version 1 files (one
+ * line per node holding `raw`) are still read. Written once, at import; read
+ * only by exports.
  */
-import { createReadStream, createWriteStream, existsSync } from 'node:fs'
+import { closeSync, createReadStream, existsSync, openSync, readSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import { pipeline } from 'node:stream/promises'
-import { Readable } from 'node:stream'
-import { createGunzip, createGzip } from 'node:zlib'
+import { createGunzip, gzipSync } from 'node:zlib'
+import type { RawSink } from '../builder.ts'
 import { readJsonl } from '../lines.ts'
-import type { InterchangeNode, Json, SessionMeta } from '../model.ts'
+import type { Json, SessionMeta } from '../model.ts'
 import { isObject } from '../values.ts'
 
 export const PROVENANCE_FILE = 'interchange.jsonl.gz'
-export const PROVENANCE_VERSION = 1
+export const PROVENANCE_VERSION = 2
 
 export interface ProvenanceHeader {
   readonly v: typeof PROVENANCE_VERSION
@@ -48,18 +52,104 @@ export interface Provenance {
   readonly nodes: ReadonlyMap<string, ProvenanceNode>
 }
 
-/** Write the provenance file (a new file in `dir`). */
-export async function writeProvenance(dir: string, header: ProvenanceHeader, nodes: readonly InterchangeNode[], dshIds: ReadonlyMap<string, string>): Promise<void> {
-  async function* lines(): AsyncGenerator<string> {
-    yield JSON.stringify(header) + '\n'
-    for (const node of nodes) {
-      const dsh = dshIds.get(node.id)
-      if (dsh === undefined) continue
-      const record: ProvenanceNode = { node: dsh, id: node.id, parentId: node.parentId, line: node.line, time: node.time, raw: node.raw ?? [] }
-      yield JSON.stringify(record) + '\n'
+
+/** Bytes of JSON text gathered before they are compressed and written as one gzip member. */
+const MEMBER_BYTES = 1 << 20
+
+/**
+ * Gzip members written straight to a file, synchronously (a reader's `add`
+ * is synchronous). Memory: one member's text.
+ */
+class GzipMembers {
+  private readonly fd: number
+  private pending: string[] = []
+  private pendingBytes = 0
+  private closed = false
+
+  constructor(file: string) {
+    this.fd = openSync(file, 'wx', 0o600)
+  }
+
+  line(value: unknown): void {
+    const text = JSON.stringify(value) + '\n'
+    this.pending.push(text)
+    this.pendingBytes += text.length
+    if (this.pendingBytes >= MEMBER_BYTES) this.flush()
+  }
+
+  /** Append the bytes of another file (gzip members themselves). */
+  copyFrom(file: string): void {
+    this.flush()
+    const from = openSync(file, 'r')
+    try {
+      const buffer = Buffer.allocUnsafe(1 << 20)
+      for (let n; (n = readSync(from, buffer, 0, buffer.length, null)) > 0;) writeAll(this.fd, buffer.subarray(0, n))
+    } finally {
+      closeSync(from)
     }
   }
-  await pipeline(Readable.from(lines()), createGzip(), createWriteStream(path.join(dir, PROVENANCE_FILE), { flags: 'wx' }))
+
+  flush(): void {
+    if (this.pending.length === 0) return
+    writeAll(this.fd, gzipSync(this.pending.join('')))
+    this.pending = []
+    this.pendingBytes = 0
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    try {
+      this.flush()
+    } finally {
+      closeSync(this.fd)
+    }
+  }
+}
+
+function writeAll(fd: number, data: Buffer): void {
+  for (let offset = 0; offset < data.length;) offset += writeSync(fd, data, offset)
+}
+
+/** The source records of an import, spooled to a file as they are read. */
+export class RawSpool {
+  readonly file: string
+  private readonly out: GzipMembers
+
+  constructor(file: string) {
+    this.file = file
+    this.out = new GzipMembers(file)
+  }
+
+  readonly sink: RawSink = (id, raw) => {
+    if (raw.length > 0) this.out.line({ kind: 'raw', id, raw })
+  }
+
+  close(): void {
+    this.out.close()
+  }
+}
+
+/** The node table of the provenance: a DSH node and the source node it came from. */
+export interface ProvenanceEntry {
+  readonly node: string
+  readonly id: string
+  readonly parentId: string | null
+  readonly line: number
+  readonly time: number
+}
+
+/** Write the provenance file (a new file in `dir`): header, the spooled records, the node table. */
+export function writeProvenance(dir: string, header: ProvenanceHeader, spool: RawSpool | undefined, nodes: Iterable<ProvenanceEntry>): void {
+  spool?.close()
+  const out = new GzipMembers(path.join(dir, PROVENANCE_FILE))
+  try {
+    out.line(header)
+    if (spool) out.copyFrom(spool.file)
+    for (const node of nodes) out.line({ kind: 'node', ...node })
+  } finally {
+    out.close()
+  }
 }
 
 /** Read a session's provenance; undefined when the session was not imported (or the file is gone). */
@@ -68,16 +158,28 @@ export async function readProvenance(dir: string): Promise<Provenance | undefine
   if (!existsSync(file)) return undefined
   let header: ProvenanceHeader | undefined
   const nodes = new Map<string, ProvenanceNode>()
+  const raws = new Map<string, Json[]>()
+  const table: ProvenanceEntry[] = []
   const stream = createReadStream(file).pipe(createGunzip())
   for await (const record of readJsonl(stream)) {
     if (record.kind !== 'record' || !isObject(record.value)) continue
     const value = record.value
     if (header === undefined) {
-      if (value.kind !== 'header' || value.v !== PROVENANCE_VERSION) return undefined
+      if (value.kind !== 'header' || (value.v !== 1 && value.v !== PROVENANCE_VERSION)) return undefined
       header = value as unknown as ProvenanceHeader
       continue
     }
-    if (typeof value.node === 'string' && typeof value.id === 'string' && Array.isArray(value.raw)) nodes.set(value.node, value as unknown as ProvenanceNode)
+    if (value.kind === 'raw' && typeof value.id === 'string' && Array.isArray(value.raw)) {
+      const list = raws.get(value.id)
+      if (list) list.push(...value.raw)
+      else raws.set(value.id, [...value.raw])
+    } else if (value.kind === 'node' && typeof value.node === 'string' && typeof value.id === 'string') {
+      table.push(value as unknown as ProvenanceEntry)
+    } else if (value.kind === undefined && typeof value.node === 'string' && typeof value.id === 'string' && Array.isArray(value.raw)) {
+      // Version 1: one line per node with its records.
+      nodes.set(value.node, value as unknown as ProvenanceNode)
+    }
   }
+  for (const entry of table) nodes.set(entry.node, { ...entry, raw: raws.get(entry.id) ?? [] })
   return header === undefined ? undefined : { header, nodes }
 }

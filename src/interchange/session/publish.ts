@@ -1,42 +1,50 @@
 /**
- * Publishing a built session, all or nothing:
+ * Publishing a built session, all or nothing, in bounded memory:
  *
  * 1. the log is validated the way a resume validates it (a detached harness
- *    `Session` seeded with every event);
- * 2. the sidecar (overlay + provenance) is written into a private temp root,
- *    and the tree is rebuilt from log + that sidecar by the plugin's own sync
- *    and compared with the built one — a mismatch publishes nothing;
+ *    `Session` seeded with every event, in place);
+ * 2. the sidecar (overlay + provenance: header, the source records spooled
+ *    while reading, the node table) is written into the import's private
+ *    staging directory, and the tree is rebuilt from log + that sidecar by the
+ *    plugin's own sync and checked against the built tree's digest (the built
+ *    tree is gone by then: one tree at a time) — a mismatch publishes nothing;
  * 3. the sidecar directory is renamed into the real sidecar root (atomic, same
- *    file system), then the log goes to the harness persistence in ONE append
- *    (the JSONL backend publishes header + batch atomically); if that fails the
- *    sidecar directory is removed again.
+ *    file system), then the log is written (`write-log.ts`: staged beside the
+ *    sessions root in bounded batches and renamed into place, or one append
+ *    for a backend that cannot stage); if that fails the sidecar directory is
+ *    removed again.
  *
  * A crash between 3a and 3b leaves a sidecar directory for a session that does
  * not exist: nothing shows, nothing is half a session.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
-import path from 'node:path'
+import { renameSync, rmSync } from 'node:fs'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import { SessionTreeStore } from '../../tree/store.ts'
 import type { JsonObject } from '../../tree/types.ts'
-import type { SessionTree } from '../../tree/session-tree.ts'
 import { TreeSync } from '../../harness/sync.ts'
 import { TreeSidecar } from '../../sidecar/index.ts'
 import { InterchangeError } from '../errors.ts'
-import type { InterchangeTree } from '../model.ts'
 import type { BuiltSession } from './build.ts'
-import { writeProvenance, type ProvenanceHeader } from './provenance.ts'
+import { digestDifference } from './digest.ts'
+import { writeProvenance, type ProvenanceHeader, type RawSpool } from './provenance.ts'
+import { failedWrite, writeSessionLog, type PersistenceTarget, type SessionHeader, type WrittenLog } from './write-log.ts'
 
-/** The part of `ctx.sessionPersistence` a publication uses. */
-export interface PersistenceTarget {
-  create(meta: unknown): Promise<void>
-  append(id: never, events: readonly never[]): Promise<void>
+export type { PersistenceTarget } from './write-log.ts'
+
+export interface SidecarStaging {
+  /** The plugin's sidecar root (`session-tree` row's `sidecarRoot`). */
+  readonly root: string
+  /** A private directory inside `root` the sidecar is written in first. */
+  readonly staging: string
+  readonly header: ProvenanceHeader
+  /** The source records, spooled while the file was read. */
+  readonly spool?: RawSpool
 }
 
 export interface PublishOptions {
   readonly persistence: PersistenceTarget
-  /** Sidecar root of the plugin (`session-tree` row's `sidecarRoot`); without one, tree-only state is not kept. */
-  readonly sidecarRoot?: string
+  /** Without one, tree-only state is not kept. */
+  readonly sidecar?: SidecarStaging
   readonly cwd?: string
   readonly createdAt: number
 }
@@ -45,10 +53,11 @@ export interface Published {
   readonly sessionId: string
   readonly events: number
   readonly sidecar: boolean
+  readonly log: WrittenLog
 }
 
-export async function publishSession(built: BuiltSession, source: InterchangeTree, options: PublishOptions): Promise<Published> {
-  const header = {
+export async function publishSession(built: BuiltSession, options: PublishOptions): Promise<Published> {
+  const header: SessionHeader = {
     version: 0,
     id: built.sessionId,
     createdAt: options.createdAt,
@@ -60,41 +69,32 @@ export async function publishSession(built: BuiltSession, source: InterchangeTre
   } catch (error) {
     throw new InterchangeError('WRITE_FAILED', `the harness refuses the session log: ${(error as Error).message}`)
   }
-  let published: string | undefined
-  if (options.sidecarRoot !== undefined) published = await stageSidecar(built, source, options.sidecarRoot)
+  const published = options.sidecar !== undefined ? stageSidecar(built, options.sidecar) : undefined
+  let log: WrittenLog
   try {
-    await options.persistence.create(header)
-    await options.persistence.append(built.sessionId as never, built.events as never)
+    log = await writeSessionLog(options.persistence, header, built.events)
   } catch (error) {
     if (published !== undefined) rmSync(published, { recursive: true, force: true })
-    throw new InterchangeError('WRITE_FAILED', `the session log could not be written: ${(error as Error).message}`)
+    throw failedWrite(error)
   }
-  return { sessionId: built.sessionId, events: built.events.length, sidecar: published !== undefined }
+  return { sessionId: built.sessionId, events: built.events.length, sidecar: published !== undefined, log }
 }
 
 /** Write, verify and move the sidecar directory into place; returns its final path. */
-async function stageSidecar(built: BuiltSession, source: InterchangeTree, sidecarRoot: string): Promise<string> {
-  const root = path.resolve(sidecarRoot)
-  mkdirSync(root, { recursive: true })
-  const staging = mkdtempSync(path.join(root, '.import-'))
+function stageSidecar(built: BuiltSession, sidecar: SidecarStaging): string {
+  const staged = new TreeSidecar(sidecar.staging)
+  const folded = staged.compact(built.sessionId, { n: 0, w: Math.max(0, built.watermark), state: built.overlay as unknown as JsonObject })
+  if (!folded.ok) throw new InterchangeError('WRITE_FAILED', `sidecar: ${folded.error.message}`)
+  const dir = staged.dirFor(built.sessionId)
+  writeProvenance(dir, sidecar.header, sidecar.spool, built.entries)
+  verifyRebuild(built, sidecar.staging)
+  const final = new TreeSidecar(sidecar.root).dirFor(built.sessionId)
   try {
-    const sidecar = new TreeSidecar(staging)
-    const folded = sidecar.compact(built.sessionId, { n: 0, w: Math.max(0, built.watermark), state: built.overlay as unknown as JsonObject })
-    if (!folded.ok) throw new InterchangeError('WRITE_FAILED', `sidecar: ${folded.error.message}`)
-    const dir = sidecar.dirFor(built.sessionId)
-    const header: ProvenanceHeader = { v: 1, kind: 'header', meta: source.meta, importedAt: new Date().toISOString(), cursor: source.cursor }
-    await writeProvenance(dir, header, source.nodes, built.nodeIds)
-    verifyRebuild(built, staging)
-    const final = new TreeSidecar(root).dirFor(built.sessionId)
-    try {
-      renameSync(dir, final)
-    } catch (error) {
-      throw new InterchangeError('WRITE_FAILED', `sidecar directory ${final} could not be created: ${(error as Error).message}`)
-    }
-    return final
-  } finally {
-    rmSync(staging, { recursive: true, force: true })
+    renameSync(dir, final)
+  } catch (error) {
+    throw new InterchangeError('WRITE_FAILED', `sidecar directory ${final} could not be created: ${(error as Error).message}`)
   }
+  return final
 }
 
 /** The plugin rebuilds the tree from log + sidecar exactly as built, or nothing is published. */
@@ -102,24 +102,7 @@ function verifyRebuild(built: BuiltSession, sidecarRoot: string): void {
   const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(sidecarRoot))
   const state = sync.attach({ id: built.sessionId, events: built.events })
   const problems = [...state.warnings.map((w) => w.message), ...state.projector.quarantine.map((q) => `event ${q.seq}: ${q.reason}`)]
-  const difference = problems[0] ?? firstDifference(built.tree, state.projector.tree)
+  const difference = problems[0] ?? digestDifference(built.digest, state.projector.tree)
+  sync.detach(built.sessionId)
   if (difference !== undefined) throw new InterchangeError('WRITE_FAILED', `the plugin would not rebuild the imported tree: ${difference}`)
-}
-
-/** Where two trees differ (nodes field by field, cursor, branches, labels), without serializing either. */
-function firstDifference(expected: SessionTree, actual: SessionTree): string | undefined {
-  if (expected.nodeCount !== actual.nodeCount) return `${actual.nodeCount} nodes instead of ${expected.nodeCount}`
-  if (expected.cursor !== actual.cursor) return `cursor ${String(actual.cursor)} instead of ${String(expected.cursor)}`
-  if (JSON.stringify(expected.branchHeadList()) !== JSON.stringify(actual.branchHeadList())) return 'different branches'
-  const theirs = actual.list()
-  let i = 0
-  for (const node of expected.list()) {
-    const other = theirs[i++]!
-    for (const key of ['nodeId', 'parentId', 'type', 'summary', 'label', 'model', 'provider', 'createdAt'] as const) {
-      if (node[key] !== other[key]) return `node ${node.nodeId}: ${key} ${JSON.stringify(other[key])} instead of ${JSON.stringify(node[key])}`
-    }
-    if (node.message?.role !== other.message?.role || node.message?.content !== other.message?.content) return `node ${node.nodeId}: a different message`
-    if ((node.replaces ?? []).join() !== (other.replaces ?? []).join()) return `node ${node.nodeId}: replaces different nodes`
-  }
-  return undefined
 }

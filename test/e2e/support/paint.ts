@@ -67,7 +67,7 @@ export async function openPaintPage(browser: Browser, bundle: string): Promise<P
       const given: any = json ? JSON.parse(json) : { chain }
       // A long linear chain is generated here rather than shipped over the protocol.
       const view: any = 'chain' in given
-        ? { sessionId: label, cursor: `c${given.chain - 1}`, activeBranch: 'main', branches: [{ name: 'main', headId: `c${given.chain - 1}` }], nodes: Array.from({ length: given.chain }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, summary: `message ${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } })) }
+        ? { sessionId: label, cursor: `c${given.chain - 1}`, activeBranch: 'main', branches: [{ name: 'main', headId: `c${given.chain - 1}` }], nodes: Array.from({ length: given.chain }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, type: 'message', summary: `message ${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } })) }
         : given
       const wire = json || JSON.stringify(view)
       const exports = w.__registration.factory(w.__hostRequire)

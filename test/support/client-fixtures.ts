@@ -6,7 +6,7 @@
 import { SessionTree, type TreeResult } from '../../src/tree/index.ts'
 import type { Result, TreeRemote } from '../../src/client/controller.ts'
 import type { MoveResult, SessionStatus, SessionTreeOutline } from '../../src/types.ts'
-import { user, assistant, value } from '../support/messages.ts'
+import { user, assistant, value } from './messages.ts'
 
 const wrap = <T>(r: TreeResult<T>): Result<T> => (r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } })
 

@@ -141,6 +141,10 @@ export interface LoopRigOptions {
    * (`rig.stop()` returns both). The root is then left in place on dispose.
    */
   readonly resume?: { readonly sessionId: string; readonly events: readonly unknown[]; readonly sidecarRoot: string }
+  /** The session's workspace directory (absolute). */
+  readonly cwd?: string
+  /** Extra plugins, loaded after the service and before the agent is created. */
+  readonly setup?: (ctx: Context) => Promise<void>
 }
 
 export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOptions = {}): Promise<LoopRig> {
@@ -168,6 +172,7 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
   await ctx.plugin(SessionTreeService, { sidecarRoot: root, surfaceMode: options.surfaceMode ?? 'auto' })
   const toolFiber = ctx.plugin(treeTool, (options.toolConfig ?? {}) as treeTool.Config)
   await toolFiber
+  await options.setup?.(ctx)
   if (options.invariants !== false) {
     for (const companion of [SessionInvariant, AgentInvariant, AgentLoopInvariant, ToolsInvariant, LlmInvariant, treeInvariant]) await ctx.plugin(companion as any)
     await new Promise((r) => setTimeout(r, 10))
@@ -180,6 +185,7 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
     sessionId: SessionId(sessionId),
     agentOptions: { provider: 'mock', model: 'mock-1' },
     ...(options.resume ? { seed: options.resume.events } : {}),
+    ...(options.cwd ? { meta: { cwd: options.cwd } } : {}),
   })
   const settle = async () => {
     for (let i = 0; i < 50; i++) {

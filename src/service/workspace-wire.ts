@@ -1,0 +1,134 @@
+/**
+ * Argument and result shapes of the workspace methods of `sessionTree`
+ * (`files`, `filesAt`, `fileAt`, `restorePreview`, `restoreDiff`,
+ * `restore`). Separate methods, so the seed contract's `jump`/`fork`/`back`/
+ * `forward` stay exactly as they were: a move that takes the files with it is
+ * a `restore` call.
+ */
+import type { ConflictDecision, FileState, RestorePlan, RestoreReport, ShellTracking } from '../workspace/types.ts'
+import type { MoveResult } from './wire.ts'
+
+/** What a move takes along: the conversation (as `jump` does), the files, or both. */
+export type RestoreChoice = 'conversation' | 'files' | 'both'
+
+/** A tree move, named as in the model tools. */
+export interface WorkspaceMove {
+  readonly kind: 'jump' | 'fork' | 'back' | 'forward'
+  /** `jump` and `fork`: the node (`null` for `jump`: before the first node). */
+  readonly nodeId?: string | null
+  /** `fork`: the new branch's name. */
+  readonly branch?: string
+}
+
+/** The user's answer for one conflicting file. */
+export interface ConflictChoice {
+  readonly path: string
+  readonly decision: ConflictDecision
+}
+
+export interface RestoreRequest {
+  readonly move: WorkspaceMove
+  readonly restore: RestoreChoice
+  /**
+   * Decisions for the preview's conflicts. A conflict without one refuses the
+   * restore with `WORKSPACE_CONFLICT` (its `details.conflicts` lists them) and
+   * changes nothing. `{ path: '*', decision }` answers every conflict.
+   */
+  readonly conflicts?: readonly ConflictChoice[]
+}
+
+/** A restore cut short (a crash): repeat the restore to finish it. */
+export interface InterruptedRestore {
+  readonly id: string
+  readonly target: string | null
+  readonly files: number
+}
+
+/** How a session's files are checkpointed. */
+export interface WorkspaceStatus {
+  readonly available: boolean
+  /** Why checkpoints are off (when `available` is false). */
+  readonly reason?: string
+  /** The directory stored paths are relative to (the git top level in a git work tree). */
+  readonly root?: string
+  readonly shell?: ShellTracking
+  /** What happens to shell commands' changes, in plain words. */
+  readonly shellNote: string
+  readonly maxFileBytes: number
+  /** Paths with checkpoints. */
+  readonly tracked: number
+  readonly interrupted: readonly InterruptedRestore[]
+  readonly problems: readonly string[]
+}
+
+/** The files one tool or shell call node changed (what a marker counts). */
+export interface NodeFiles {
+  readonly nodeId: string
+  readonly paths: readonly string[]
+}
+
+export interface RestoreSummary {
+  readonly id: string
+  readonly target: string | null
+  readonly paths: readonly string[]
+  readonly kept: readonly string[]
+  readonly complete: boolean
+}
+
+/** `files`: the status, every node that changed files, every restore. */
+export interface WorkspaceOverview {
+  readonly status: WorkspaceStatus
+  readonly nodes: readonly NodeFiles[]
+  readonly restores: readonly RestoreSummary[]
+}
+
+export interface FileAtNode {
+  readonly path: string
+  /** Absent: unknown (a change's after-image was never written). */
+  readonly state?: FileState
+  /** The file now differs from this state. */
+  readonly differs: boolean
+}
+
+/** `filesAt`: every tracked file as it was at a node. */
+export interface FilesAtNode {
+  readonly nodeId: string | null
+  readonly files: readonly FileAtNode[]
+}
+
+/** `fileAt`: one file's content at a node. */
+export interface FileContent {
+  readonly nodeId: string | null
+  readonly path: string
+  readonly state?: FileState
+  /** The UTF-8 text, when the file existed there and was checkpointed. */
+  readonly text?: string
+  /** Why there is no text (absent, not checkpointed, unknown). */
+  readonly note?: string
+}
+
+/** `restorePreview`: what a move would do to the files; nothing is written. */
+export interface RestorePreview {
+  /** The node the move lands on: its files are the target. */
+  readonly target: string | null
+  /** The node asked for, when it sat inside a tool exchange. */
+  readonly snappedFrom?: string
+  readonly plan: RestorePlan
+  readonly status: WorkspaceStatus
+}
+
+/** `restoreDiff`: one file of a preview, as a unified diff from now to the target. */
+export interface FileDiff {
+  readonly path: string
+  readonly current: FileState
+  readonly target?: FileState
+  readonly diff: string
+}
+
+/** `restore`: the conversation move (unless files only) and the files report (unless conversation only). */
+export interface RestoreResult {
+  readonly restore: RestoreChoice
+  readonly target: string | null
+  readonly move?: MoveResult
+  readonly files?: RestoreReport
+}

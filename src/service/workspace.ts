@@ -1,0 +1,397 @@
+/**
+ * The workspace half of `ctx.sessionTree`: previews, diffs, the files at a
+ * node, and moves that take the files along (`restore`). The service's remote
+ * methods are one-line calls into this class; the conversation part of a move
+ * is the service's own move, passed in.
+ *
+ * A files restore: refused while the agent runs (`AGENT_BUSY`) and while a
+ * conflict has no decision (`WORKSPACE_CONFLICT`, nothing changes); with
+ * `both`, the conversation moves first (if that fails nothing is written),
+ * then the files. Restores of one session run one at a time. Afterwards the
+ * read-before-write policy forgets the restored files, and the model's next
+ * request carries one short note naming them (`agent/pre-step`, durable: a
+ * restart before that request still delivers it).
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import s from '@deepseek-ai/schemastery'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
+import type { SessionProjector } from '../harness/projector.ts'
+import { PLUGIN_ID } from '../harness/marker.ts'
+import { WorkspaceCapture } from '../harness/workspace-capture.ts'
+import { isFree, type LiveAgent, type PreStepDecision, type PreStepPayload } from '../surface/stock.ts'
+import { DEFAULT_MAX_FILE_BYTES, restoreHookFromEnv, WorkspaceRegistry, type RestoreEntry, type SessionWorkspace } from '../workspace/index.ts'
+import { pathProblem } from '../workspace/paths.ts'
+import type { ConflictDecision, RestoreReport } from '../workspace/types.ts'
+import type { MoveResult, SurfaceMode, TreeMove } from './wire.ts'
+import type {
+  FileContent, FileDiff, FilesAtNode, RestoreChoice, RestorePreview, RestoreRequest, RestoreResult, WorkspaceMove, WorkspaceOverview, WorkspaceStatus,
+} from './workspace-wire.ts'
+
+/** What the service resolves a session to (its own `Resolved`, the parts used here). */
+export interface ResolvedSession {
+  readonly session: { readonly id: string; readonly seq: number; readonly header?: unknown }
+  readonly agent: LiveAgent | undefined
+  readonly tree: SessionTree
+  readonly projector: SessionProjector
+  readonly mode: SurfaceMode
+}
+
+export interface WorkspaceMovesDeps {
+  readonly registry: WorkspaceRegistry
+  readonly capture: WorkspaceCapture
+  readonly resolveLoaded: (agentId: string) => TreeResult<ResolvedSession>
+  readonly resolveLive: (agentId: string) => Promise<TreeResult<ResolvedSession>>
+  /** The service's conversation move (jump, fork, back, forward; inside a running step when `callId` is set). */
+  readonly move: (agentId: string, move: TreeMove, callId?: string) => Promise<TreeResult<MoveResult>>
+}
+
+/** The `workspace` part of the `session-tree` configuration. */
+export interface WorkspaceConfig {
+  /** Checkpoint what the agent changes in the workspace (default true; needs `sidecarRoot`). */
+  readonly enabled: boolean
+  /** Files larger than this are not checkpointed (bytes, default 1 MiB). */
+  readonly maxFileBytes: number
+  /** `auto`: snapshot shell commands through git in a git work tree; `off`: never. */
+  readonly shell: 'auto' | 'off'
+  /** Tools whose calls are shell commands. */
+  readonly shellTools: readonly string[]
+}
+
+export const WORKSPACE_CONFIG: s<Partial<WorkspaceConfig>> = s.object({
+  enabled: s.boolean().default(true),
+  maxFileBytes: s.natural().min(1).default(DEFAULT_MAX_FILE_BYTES),
+  shell: s.union(['auto', 'off']).default('auto'),
+  shellTools: s.array(s.string()).default(['bash', 'pwsh']),
+}) as unknown as s<Partial<WorkspaceConfig>>
+
+/** The workspace half of the service, wired: registry, capture listeners, moves. */
+export function workspaceMovesFor(ctx: Context, sidecarRoot: string | undefined, config: Partial<WorkspaceConfig> | undefined, service: Omit<WorkspaceMovesDeps, 'registry' | 'capture'>): WorkspaceMoves {
+  const registry = new WorkspaceRegistry({
+    sidecarRoot,
+    enabled: config?.enabled ?? true,
+    maxFileBytes: config?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    shell: config?.shell ?? 'auto',
+    // Test only: stop a restore at a chosen file (see restoreHookFromEnv).
+    ...(process.env.DSH_SESSION_TREE_TEST_RESTORE_STOP ? { hook: restoreHookFromEnv(process.env.DSH_SESSION_TREE_TEST_RESTORE_STOP)! } : {}),
+  })
+  const capture = new WorkspaceCapture(ctx, registry, { shellTools: config?.shellTools ?? ['bash', 'pwsh'] })
+  return new WorkspaceMoves(ctx, { ...service, registry, capture })
+}
+
+/** Paths a note names before it says "and N more". */
+const NOTE_PATHS = 20
+const CHOICES: readonly RestoreChoice[] = ['conversation', 'files', 'both']
+
+function cwdOf(session: ResolvedSession['session']): string | undefined {
+  const header = session.header as { cwd?: unknown } | undefined
+  return typeof header?.cwd === 'string' ? header.cwd : undefined
+}
+
+/** `2 × seq` of the event a node stands for; tree-only nodes count at their nearest harness ancestor. */
+export function boundaryOf(tree: SessionTree, projector: SessionProjector, nodeId: string | null): number {
+  for (let id = nodeId; id !== null;) {
+    const source = projector.sourceOf(id)
+    if (source) return 2 * (source.kind === 'message' ? source.seq : source.callSeq)
+    id = tree.get(id)?.parentId ?? null
+  }
+  return -2
+}
+
+function toTreeMove(move: WorkspaceMove): TreeMove {
+  switch (move.kind) {
+    case 'jump':
+      return { kind: 'jump', nodeId: move.nodeId ?? null }
+    case 'fork':
+      return { kind: 'fork', nodeId: move.nodeId as string, branch: move.branch as string }
+    default:
+      return { kind: move.kind }
+  }
+}
+
+function checkRequest(request: unknown): TreeResult<RestoreRequest> {
+  const r = request as RestoreRequest | undefined
+  const move = r?.move
+  if (typeof r !== 'object' || r === null || typeof move !== 'object' || move === null) return fail('INVALID_ARGUMENT', 'request must be { move, restore, conflicts? }')
+  if (!['jump', 'fork', 'back', 'forward'].includes(move.kind)) return fail('INVALID_ARGUMENT', 'move.kind must be jump, fork, back or forward')
+  if (move.kind === 'jump' && !(move.nodeId === null || typeof move.nodeId === 'string')) return fail('INVALID_ARGUMENT', 'move.nodeId must be a string or null for jump')
+  if (move.kind === 'fork' && (typeof move.nodeId !== 'string' || typeof move.branch !== 'string')) return fail('INVALID_ARGUMENT', 'fork needs move.nodeId and move.branch')
+  if (!CHOICES.includes(r.restore)) return fail('INVALID_ARGUMENT', 'restore must be conversation, files or both')
+  for (const choice of r.conflicts ?? []) {
+    if (typeof choice !== 'object' || choice === null || (choice.path !== '*' && pathProblem(choice.path) !== undefined) || !['keep', 'overwrite'].includes(choice.decision)) {
+      return fail('INVALID_ARGUMENT', 'each conflicts entry must be { path, decision: keep | overwrite }')
+    }
+  }
+  return ok(r)
+}
+
+/** The note the model reads once after a files restore. */
+export function restoreNote(restores: readonly RestoreEntry[]): string {
+  const changed = new Set<string>()
+  const kept = new Set<string>()
+  for (const restore of restores) {
+    for (const path of restore.paths) if (!restore.kept.includes(path)) changed.add(path)
+    for (const path of restore.kept) kept.add(path)
+  }
+  const list = (paths: Set<string>) => {
+    const all = [...paths].sort()
+    return all.length <= NOTE_PATHS ? all.join(', ') : `${all.slice(0, NOTE_PATHS).join(', ')} and ${all.length - NOTE_PATHS} more`
+  }
+  const last = restores.at(-1)
+  const where = last?.target === null || last === undefined ? 'the start of the conversation' : last.target
+  const lines = [`[session-tree] The workspace files were restored to their state at ${where}. Changed since you last saw them: ${list(changed)}.`]
+  for (const path of kept) changed.delete(path)
+  if (kept.size > 0) lines.push(`Left as they are (changed outside the agent): ${list(kept)}.`)
+  lines.push('Read a file again before you edit or overwrite it.')
+  return lines.join(' ')
+}
+
+export class WorkspaceMoves {
+  readonly registry: WorkspaceRegistry
+  private readonly ctx: Context
+  private readonly deps: WorkspaceMovesDeps
+  /** One restore at a time per session. */
+  private readonly queues = new Map<string, Promise<unknown>>()
+
+  constructor(ctx: Context, deps: WorkspaceMovesDeps) {
+    this.ctx = ctx
+    this.deps = deps
+    this.registry = deps.registry
+    const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown) => () => void
+    // After every other pre-step listener: a switch turn never gets here, a model step does.
+    on('agent/pre-step', (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => this.deliverNotes(payload, next))
+    ctx.effect(() => () => this.registry.flushAll(), 'session-tree.workspace.flush')
+  }
+
+  private serial<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(sessionId) ?? Promise.resolve()
+    const run = previous.then(work, work)
+    const settled = run.catch(() => undefined)
+    this.queues.set(sessionId, settled)
+    void settled.then(() => {
+      if (this.queues.get(sessionId) === settled) this.queues.delete(sessionId)
+    })
+    return run
+  }
+
+  private async workspace(found: ResolvedSession): Promise<TreeResult<SessionWorkspace>> {
+    return this.deps.registry.get(found.session.id, cwdOf(found.session))
+  }
+
+  private statusOf(workspace: SessionWorkspace | undefined, reason?: string): WorkspaceStatus {
+    const max = this.deps.registry.options.maxFileBytes
+    if (!workspace) {
+      return { available: false, reason: reason ?? 'no workspace', shellNote: 'Nothing is checkpointed.', maxFileBytes: max, tracked: 0, interrupted: [], problems: [] }
+    }
+    const info = workspace.status()
+    return {
+      available: true,
+      root: info.root,
+      shell: info.shell,
+      shellNote: info.shell === 'git'
+        ? 'Shell commands are snapshotted through git (own index and object store; the repository is never written); .gitignore-d files are not tracked.'
+        : 'Shell changes are not tracked (not a git work tree): only what the file tools write is checkpointed.',
+      maxFileBytes: info.maxFileBytes,
+      tracked: info.tracked,
+      interrupted: info.interrupted.map((r) => ({ id: r.id, target: r.target, files: r.paths.length })),
+      problems: [...info.problems],
+    }
+  }
+
+  /** Where a move lands (without moving), as the service would snap it. */
+  private target(found: ResolvedSession, move: WorkspaceMove): TreeResult<{ target: string | null; snappedFrom?: string }> {
+    const { tree, mode } = found
+    let target: string | null
+    if (move.kind === 'jump' || move.kind === 'fork') {
+      target = move.nodeId ?? null
+      if (target !== null && !tree.has(target)) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(target)}`, { nodeId: target })
+    } else {
+      const position = tree.navigation()[move.kind].at(-1)
+      if (!position) return fail('HISTORY_EMPTY', move.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to')
+      target = position.cursor
+    }
+    if (mode === 'projection' || target === null) return ok({ target })
+    const cut = tree.completeCutPoint(target)
+    if (!cut.ok) return cut
+    return ok(cut.value === target ? { target } : { target: cut.value, snappedFrom: target })
+  }
+
+  // ------------------------------------------------------------ reads
+
+  async overview(agentId: string): Promise<TreeResult<WorkspaceOverview>> {
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return found
+    const opened = await this.workspace(found.value)
+    if (!opened.ok) return ok({ status: this.statusOf(undefined, opened.error.message), nodes: [], restores: [] })
+    const workspace = opened.value
+    return ok({
+      status: this.statusOf(workspace),
+      nodes: [...workspace.changedByNode()].map(([nodeId, paths]) => ({ nodeId, paths })),
+      restores: workspace.restores().map((r) => ({ id: r.id, target: r.target, paths: [...r.paths], kept: [...r.kept], complete: r.complete })),
+    })
+  }
+
+  async filesAt(agentId: string, nodeId: string | null): Promise<TreeResult<FilesAtNode>> {
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return found
+    if (nodeId !== null && (typeof nodeId !== 'string' || !found.value.tree.has(nodeId))) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)}`, { nodeId })
+    const opened = await this.workspace(found.value)
+    if (!opened.ok) return opened
+    const boundary = boundaryOf(found.value.tree, found.value.projector, nodeId)
+    return ok({ nodeId, files: opened.value.filesAt(boundary).map((f) => (f.state ? { path: f.path, state: f.state, differs: f.differs } : { path: f.path, differs: f.differs })) })
+  }
+
+  async fileAt(agentId: string, nodeId: string | null, path: string): Promise<TreeResult<FileContent>> {
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return found
+    if (nodeId !== null && (typeof nodeId !== 'string' || !found.value.tree.has(nodeId))) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)}`, { nodeId })
+    const problem = pathProblem(path)
+    if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path })
+    const opened = await this.workspace(found.value)
+    if (!opened.ok) return opened
+    const workspace = opened.value
+    const state = workspace.stateAt(path, boundaryOf(found.value.tree, found.value.projector, nodeId))
+    if (state === undefined) return ok({ nodeId, path, note: workspace.paths().includes(path) ? 'unknown: the checkpoint after a change to it was never written' : 'no checkpoints for this path' })
+    if (state.kind === 'absent') return ok({ nodeId, path, state, note: 'the file did not exist at this point' })
+    if (state.kind === 'skipped') return ok({ nodeId, path, state, note: workspace.skipText(state) ?? 'not checkpointed' })
+    const content = workspace.content(state.hash)
+    if (!content.ok) return content
+    return ok({ nodeId, path, state, text: content.value.toString('utf8') })
+  }
+
+  async preview(agentId: string, request: unknown): Promise<TreeResult<RestorePreview>> {
+    const checked = checkRequest(request)
+    if (!checked.ok) return checked
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return found
+    const landing = this.target(found.value, checked.value.move)
+    if (!landing.ok) return landing
+    const opened = await this.workspace(found.value)
+    if (!opened.ok) return opened
+    const { target, snappedFrom } = landing.value
+    const plan = opened.value.plan(boundaryOf(found.value.tree, found.value.projector, target), target)
+    return ok({ target, ...(snappedFrom === undefined ? {} : { snappedFrom }), plan, status: this.statusOf(opened.value) })
+  }
+
+  async diff(agentId: string, request: unknown, path: string): Promise<TreeResult<FileDiff>> {
+    const checked = checkRequest(request)
+    if (!checked.ok) return checked
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return found
+    const landing = this.target(found.value, checked.value.move)
+    if (!landing.ok) return landing
+    const opened = await this.workspace(found.value)
+    if (!opened.ok) return opened
+    return opened.value.diff(boundaryOf(found.value.tree, found.value.projector, landing.value.target), path)
+  }
+
+  // ------------------------------------------------------------ restore
+
+  /**
+   * A move that takes the files along. `callId`: the model's own move from
+   * inside its running step (stock mode; the tool result tells the model
+   * what changed, so no note is queued).
+   */
+  async restore(agentId: string, request: unknown, callId?: string): Promise<TreeResult<RestoreResult>> {
+    const checked = checkRequest(request)
+    if (!checked.ok) return checked
+    const { move, restore } = checked.value
+    if (restore === 'conversation') {
+      const moved = await this.deps.move(agentId, toTreeMove(move), callId)
+      return moved.ok ? ok({ restore, target: moved.value.cursor, move: moved.value }) : moved
+    }
+    const early = callId === undefined ? await this.deps.resolveLive(agentId) : this.deps.resolveLoaded(agentId)
+    if (!early.ok) return early
+    return this.serial(early.value.session.id, () => this.restoreFiles(agentId, checked.value, callId))
+  }
+
+  private async restoreFiles(agentId: string, request: RestoreRequest, callId: string | undefined): Promise<TreeResult<RestoreResult>> {
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return found
+    const { agent, session } = found.value
+    if (callId === undefined && agent && !isFree(agent)) {
+      return fail('AGENT_BUSY', 'the agent is running; restore files when it is idle', { agentId, status: agent.status })
+    }
+    const landing = this.target(found.value, request.move)
+    if (!landing.ok) return landing
+    const opened = await this.workspace(found.value)
+    if (!opened.ok) return opened
+    const workspace = opened.value
+    const decisions = new Map<string, ConflictDecision>((request.conflicts ?? []).map((c) => [c.path, c.decision]))
+    const decide = (path: string): ConflictDecision | undefined => decisions.get(path) ?? decisions.get('*')
+    let target = landing.value.target
+    let plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target)
+    const undecided = plan.conflicts.filter((c) => decide(c.path) === undefined)
+    if (undecided.length > 0) {
+      return fail('WORKSPACE_CONFLICT', `${undecided.length} file(s) changed outside the agent since their checkpoint: ${undecided.map((c) => c.path).join(', ')}; decide keep or overwrite for each (nothing was changed)`, {
+        conflicts: undecided.map((c) => ({ path: c.path, reason: c.reason, action: c.action })),
+      })
+    }
+    let moved: MoveResult | undefined
+    if (request.restore === 'both') {
+      const result = await this.deps.move(agentId, toTreeMove(request.move), callId)
+      if (!result.ok) return result
+      moved = result.value
+      // Inside a step the cursor is the re-stated call; the files follow the node asked for.
+      const landed = callId === undefined ? result.value.cursor : target
+      if (landed !== target) {
+        target = landed
+        plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target)
+      }
+    }
+    const restored = await workspace.restore(plan, (path) => decide(path) ?? 'keep', Math.max(0, session.seq - 1))
+    if (!restored.ok) {
+      return fail(restored.error.code, moved ? `the conversation moved to ${moved.cursor ?? 'the start'}, but ${restored.error.message}` : restored.error.message, {
+        ...(restored.error.details ?? {}), ...(moved ? { conversationMoved: true, cursor: moved.cursor } : {}),
+      })
+    }
+    const report = restored.value
+    await this.afterRestore(found.value, workspace, report, callId !== undefined)
+    return ok({ restore: request.restore, target, ...(moved ? { move: moved } : {}), files: report })
+  }
+
+  /** Make the model re-read what changed, and tell it (unless the tool result already does). */
+  private async afterRestore(found: ResolvedSession, workspace: SessionWorkspace, report: RestoreReport, toldInResult: boolean): Promise<void> {
+    const changed = [...report.created.map((path) => ({ path, deleted: false })), ...report.updated.map((path) => ({ path, deleted: false })), ...report.deleted.map((path) => ({ path, deleted: true }))]
+    if (changed.length === 0) return
+    if (found.agent) await this.deps.capture.invalidateReads(found.agent, workspace.root, changed, report.id)
+    if (toldInResult) workspace.markNoted(report.id, Math.max(0, found.session.seq - 1))
+  }
+
+  /** The first model step after a files restore carries one short note about it. */
+  private async deliverNotes(payload: PreStepPayload, next: () => Promise<PreStepDecision>): Promise<PreStepDecision> {
+    const decision = await next()
+    if (decision.kind !== 'enter') return decision
+    try {
+      const workspace = this.deps.registry.peek(payload.agent.session.id)
+      const pending = workspace?.unnoted() ?? []
+      if (!workspace || pending.length === 0) return decision
+      const last = pending.at(-1) as RestoreEntry
+      const note = {
+        id: `${PLUGIN_ID}:files:${last.id}`,
+        role: 'user',
+        content: [{ type: 'text', text: restoreNote(pending) }],
+        source: { kind: 'plugin', plugin: PLUGIN_ID },
+      }
+      for (const restore of pending) workspace.markNoted(restore.id, Math.max(0, payload.agent.session.seq - 1))
+      return { kind: 'enter', messages: [note, ...decision.messages] }
+    } catch (error) {
+      this.ctx.logger('session-tree').warn(error)
+      return decision
+    }
+  }
+
+  /** The text a tool or `/tree` shows for a files restore. */
+  static describe(result: RestoreResult): string {
+    const files = result.files
+    if (!files) return ''
+    const parts: string[] = []
+    if (files.created.length > 0) parts.push(`created ${files.created.join(', ')}`)
+    if (files.updated.length > 0) parts.push(`updated ${files.updated.join(', ')}`)
+    if (files.deleted.length > 0) parts.push(`deleted ${files.deleted.join(', ')}`)
+    const lines = [parts.length > 0 ? `Files restored to their state at ${result.target ?? 'the start'}: ${parts.join('; ')}.` : `No file needed restoring to reach the state at ${result.target ?? 'the start'}.`]
+    if (files.kept.length > 0) lines.push(`Left as they are (changed outside the agent): ${files.kept.join(', ')}.`)
+    if (files.blocked.length > 0) lines.push(`Not restorable: ${files.blocked.map((b) => `${b.path} (${b.reason})`).join(', ')}.`)
+    return lines.join('\n')
+  }
+}

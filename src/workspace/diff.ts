@@ -1,0 +1,168 @@
+/**
+ * Line diffs (pure): counts for a diff stat and a unified diff for one file.
+ * Common leading and trailing lines are trimmed first, then Myers' O(ND)
+ * algorithm runs on the rest; past `MAX_EDITS` differing lines the middle is
+ * reported as replaced wholesale, so a diff never costs more than
+ * O(N + MAX_EDITS²) whatever the files.
+ */
+
+/** Edits beyond which the middle is treated as one replacement. */
+export const MAX_EDITS = 1000
+const CONTEXT = 3
+
+type Op = { readonly kind: ' ' | '-' | '+'; readonly line: string }
+
+/** Lines with their line breaks (the last one may have none). */
+export function splitLines(text: string): string[] {
+  return text === '' ? [] : text.split(/(?<=\n)/)
+}
+
+/** Myers on two int sequences; undefined when more than `max` edits are needed. */
+function myers(a: readonly number[], b: readonly number[], max: number): Op['kind'][] | undefined {
+  const n = a.length
+  const m = b.length
+  const offset = max + 1
+  const trace: Int32Array[] = []
+  let v = new Int32Array(2 * offset + 1)
+  for (let d = 0; d <= max; d++) {
+    const next = v.slice()
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)) ? (v[offset + k + 1] as number) : (v[offset + k - 1] as number) + 1
+      let y = x - k
+      while (x < n && y < m && a[x] === b[y]) {
+        x++
+        y++
+      }
+      next[offset + k] = x
+      if (x >= n && y >= m) {
+        trace.push(next)
+        return backtrack(trace, n, m, offset)
+      }
+    }
+    trace.push(next)
+    v = next
+  }
+  return undefined
+}
+
+function backtrack(trace: readonly Int32Array[], n: number, m: number, offset: number): Op['kind'][] {
+  const ops: Op['kind'][] = []
+  let x = n
+  let y = m
+  for (let d = trace.length - 1; d > 0; d--) {
+    const v = trace[d - 1] as Int32Array
+    const k = x - y
+    const prevK = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)) ? k + 1 : k - 1
+    const prevX = v[offset + prevK] as number
+    const prevY = prevX - prevK
+    while (x > prevX && y > prevY) {
+      ops.push(' ')
+      x--
+      y--
+    }
+    ops.push(x === prevX ? '+' : '-')
+    if (x === prevX) y--
+    else x--
+  }
+  while (x > 0 && y > 0) {
+    ops.push(' ')
+    x--
+    y--
+  }
+  return ops.reverse()
+}
+
+function lineOps(before: readonly string[], after: readonly string[]): Op[] {
+  let start = 0
+  while (start < before.length && start < after.length && before[start] === after[start]) start++
+  let endA = before.length
+  let endB = after.length
+  while (endA > start && endB > start && before[endA - 1] === after[endB - 1]) {
+    endA--
+    endB--
+  }
+  const ids = new Map<string, number>()
+  const id = (line: string): number => {
+    let value = ids.get(line)
+    if (value === undefined) {
+      value = ids.size
+      ids.set(line, value)
+    }
+    return value
+  }
+  const a = before.slice(start, endA).map(id)
+  const b = after.slice(start, endB).map(id)
+  const kinds = myers(a, b, MAX_EDITS) ?? [...a.map((): Op['kind'] => '-'), ...b.map((): Op['kind'] => '+')]
+  const ops: Op[] = before.slice(0, start).map((line) => ({ kind: ' ', line }))
+  let i = start
+  let j = start
+  for (const kind of kinds) {
+    if (kind === ' ') {
+      ops.push({ kind, line: before[i++] as string })
+      j++
+    } else if (kind === '-') {
+      ops.push({ kind, line: before[i++] as string })
+    } else {
+      ops.push({ kind, line: after[j++] as string })
+    }
+  }
+  for (let t = endA; t < before.length; t++) ops.push({ kind: ' ', line: before[t] as string })
+  return ops
+}
+
+/** Lines added and removed going from `before` to `after`. */
+export function diffCounts(before: string, after: string): { insertions: number; deletions: number } {
+  let insertions = 0
+  let deletions = 0
+  for (const op of lineOps(splitLines(before), splitLines(after))) {
+    if (op.kind === '+') insertions++
+    else if (op.kind === '-') deletions++
+  }
+  return { insertions, deletions }
+}
+
+function withBreak(line: string): string {
+  return line.endsWith('\n') ? line : `${line}\n\\ No newline at end of file\n`
+}
+
+/** A unified diff (`---`/`+++` headers, 3 lines of context); empty when the texts are equal. */
+export function unifiedDiff(path: string, before: string | null, after: string | null): string {
+  const ops = lineOps(splitLines(before ?? ''), splitLines(after ?? ''))
+  if (!ops.some((op) => op.kind !== ' ')) return ''
+  const out = [`--- ${before === null ? '/dev/null' : `a/${path}`}\n`, `+++ ${after === null ? '/dev/null' : `b/${path}`}\n`]
+  // Hunks: runs of changes with CONTEXT lines around them, merged when close.
+  let i = 0
+  while (i < ops.length) {
+    while (i < ops.length && (ops[i] as Op).kind === ' ') i++
+    if (i >= ops.length) break
+    let start = Math.max(0, i - CONTEXT)
+    let end = i
+    for (;;) {
+      while (end < ops.length && (ops[end] as Op).kind !== ' ') end++
+      let gap = end
+      while (gap < ops.length && (ops[gap] as Op).kind === ' ' && gap - end < 2 * CONTEXT) gap++
+      if (gap < ops.length && (ops[gap] as Op).kind !== ' ') end = gap
+      else break
+    }
+    const stop = Math.min(ops.length, end + CONTEXT)
+    let oldStart = 1
+    let newStart = 1
+    for (let t = 0; t < start; t++) {
+      if ((ops[t] as Op).kind !== '+') oldStart++
+      if ((ops[t] as Op).kind !== '-') newStart++
+    }
+    let oldCount = 0
+    let newCount = 0
+    const body: string[] = []
+    for (let t = start; t < stop; t++) {
+      const op = ops[t] as Op
+      if (op.kind !== '+') oldCount++
+      if (op.kind !== '-') newCount++
+      body.push(op.kind + withBreak(op.line))
+    }
+    out.push(`@@ -${oldCount === 0 ? oldStart - 1 : oldStart},${oldCount} +${newCount === 0 ? newStart - 1 : newStart},${newCount} @@\n`, ...body)
+    i = stop
+    start = stop
+  }
+  return out.join('')
+}

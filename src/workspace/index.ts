@@ -1,0 +1,15 @@
+/**
+ * Workspace checkpoints: the files a session's agent changed, per
+ * conversation point, and restoring them. Depends on the sidecar (directory
+ * layout, journal) and the tree's error vocabulary; nothing here knows the
+ * harness.
+ */
+export * from './types.ts'
+export { pathProblem, relativeTo } from './paths.ts'
+export { planRestore, statOf, type PlanInput } from './planner.ts'
+export { diffCounts, unifiedDiff } from './diff.ts'
+export { Timeline, type Expected, type RestoreEntry } from './timeline.ts'
+export { restoreHookFromEnv, type RestoreHook } from './restorer.ts'
+export { SessionWorkspace, type CallPoint, type CaptureOutcome, type FileAtPoint, type FileDiffResult, type WorkspaceStatusInfo } from './session-workspace.ts'
+export { WorkspaceRegistry, type RegistryOptions } from './registry.ts'
+export type { Snapshot } from './git.ts'

@@ -1,0 +1,145 @@
+/**
+ * The checkpoint journal of one session: `CheckpointOp`s appended durably
+ * (one checksummed, fsynced line each) through the sidecar's own journal
+ * (`TreeSidecar`, reused as is: numbering, torn-tail repair, never a silent
+ * loss), under the session's sidecar directory:
+ *
+ *   <sidecarRoot>/<session dir>/workspace/<session dir>/journal.jsonl
+ *
+ * Loading validates every record's shape; a record that does not parse is
+ * reported and skipped (the journal's checksums already caught damage).
+ */
+import path from 'node:path'
+import type { JsonObject } from '../tree/types.ts'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { TreeSidecar } from '../sidecar/index.ts'
+import { pathProblem } from './paths.ts'
+import type { CheckpointOp, FileChange, FileState, SingleOp, SkipReason } from './types.ts'
+
+/** A loaded op with its journal number (the order things happened in; the ops of one batch share it). */
+export interface LoggedOp {
+  readonly n: number
+  readonly op: SingleOp
+}
+
+export interface LogLoad {
+  readonly ops: readonly LoggedOp[]
+  /** Problems found while loading (kept for the status, never thrown). */
+  readonly problems: readonly string[]
+}
+
+const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>(['too-large', 'binary', 'symlink', 'symlink-on-path', 'not-regular', 'unreadable'])
+const HASH = /^[0-9a-f]{64}$/
+
+type Obj = { readonly [key: string]: unknown }
+const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 1000
+
+export function parseState(value: unknown): FileState | undefined {
+  if (!isObj(value)) return undefined
+  if (value.kind === 'absent') return { kind: 'absent' }
+  if (value.kind === 'file' && typeof value.hash === 'string' && HASH.test(value.hash) && isCount(value.size)) {
+    return value.exec === true ? { kind: 'file', hash: value.hash, size: value.size, exec: true } : { kind: 'file', hash: value.hash, size: value.size }
+  }
+  if (value.kind === 'skipped' && typeof value.reason === 'string' && SKIP_REASONS.has(value.reason)) {
+    const reason = value.reason as SkipReason
+    return isCount(value.size) ? { kind: 'skipped', reason, size: value.size } : { kind: 'skipped', reason }
+  }
+  return undefined
+}
+
+function parseChanges(value: unknown): FileChange[] | undefined {
+  if (!Array.isArray(value)) return undefined
+  const files: FileChange[] = []
+  for (const item of value) {
+    if (!isObj(item) || pathProblem(item.path) !== undefined) return undefined
+    const before = parseState(item.before)
+    const after = parseState(item.after)
+    if (!before || !after) return undefined
+    files.push({ path: item.path as string, before, after })
+  }
+  return files
+}
+
+/** The ops a journal record holds (a batch flattened), or undefined when it is not a valid record. */
+export function parseOps(value: unknown): SingleOp[] | undefined {
+  if (isObj(value) && value.t === 'batch') {
+    if (!Array.isArray(value.ops) || value.ops.length === 0) return undefined
+    const ops = value.ops.map(parseOp)
+    return ops.every((op) => op !== undefined) ? ops as SingleOp[] : undefined
+  }
+  const op = parseOp(value)
+  return op === undefined ? undefined : [op]
+}
+
+/** One op, or undefined when it is not a valid one (a batch is not an op). */
+export function parseOp(value: unknown): SingleOp | undefined {
+  if (!isObj(value)) return undefined
+  switch (value.t) {
+    case 'before': {
+      const state = parseState(value.state)
+      if (!isCount(value.key) || !isText(value.node) || !isText(value.call) || !isText(value.tool) || pathProblem(value.path) !== undefined || !state) return undefined
+      return { t: 'before', key: value.key, node: value.node, call: value.call, tool: value.tool, path: value.path as string, state }
+    }
+    case 'after': {
+      const state = parseState(value.state)
+      if (!isCount(value.key) || !isText(value.call) || pathProblem(value.path) !== undefined || !state) return undefined
+      return { t: 'after', key: value.key, call: value.call, path: value.path as string, state }
+    }
+    case 'shell': {
+      const files = parseChanges(value.files)
+      if (!isCount(value.key) || !isText(value.node) || !isText(value.call) || !isText(value.tool) || !files) return undefined
+      return { t: 'shell', key: value.key, node: value.node, call: value.call, tool: value.tool, files }
+    }
+    case 'restore': {
+      const files = parseChanges(value.files)
+      if (!isCount(value.key) || !isText(value.id) || !(value.target === null || isText(value.target)) || !files) return undefined
+      return { t: 'restore', key: value.key, id: value.id, target: value.target as string | null, files }
+    }
+    case 'restored': {
+      const kept = Array.isArray(value.kept) && value.kept.every((p) => pathProblem(p) === undefined) ? value.kept as string[] : undefined
+      if (!isText(value.id) || !kept) return undefined
+      return { t: 'restored', id: value.id, kept }
+    }
+    case 'noted':
+      return isText(value.id) ? { t: 'noted', id: value.id } : undefined
+    case 'root':
+      return typeof value.root === 'string' && path.isAbsolute(value.root) && (value.shell === 'git' || value.shell === 'off')
+        ? { t: 'root', root: value.root, shell: value.shell }
+        : undefined
+    default:
+      return undefined
+  }
+}
+
+export class CheckpointLog {
+  private readonly journal: TreeSidecar
+  private readonly sessionId: string
+
+  /** `dir`: the session's `workspace` directory (absolute). */
+  constructor(dir: string, sessionId: string) {
+    this.journal = new TreeSidecar(dir)
+    this.sessionId = sessionId
+  }
+
+  /** Durably append one op; `w` is the session's last event seq when it happened. */
+  append(op: CheckpointOp, w: number): TreeResult<number> {
+    const written = this.journal.append(this.sessionId, { w: Math.max(0, w), op: op as unknown as JsonObject })
+    if (!written.ok) return fail('WORKSPACE_IO', `checkpoint journal: ${written.error.message}`, written.error.details)
+    return ok(written.value.n)
+  }
+
+  /** Every valid op, in journal order. Never throws. */
+  load(): LogLoad {
+    const loaded = this.journal.load(this.sessionId)
+    const problems = loaded.problems.map((p) => `${p.code}: ${p.message}`)
+    const ops: LoggedOp[] = []
+    for (const record of loaded.records) {
+      const parsed = parseOps(record.op)
+      if (parsed) for (const op of parsed) ops.push({ n: record.n, op })
+      else problems.push(`checkpoint record ${record.n} has an unknown shape; skipped`)
+    }
+    return { ops, problems }
+  }
+}

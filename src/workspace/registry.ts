@@ -1,0 +1,130 @@
+/**
+ * Opens each session's workspace checkpoints once, lazily (a session that
+ * never changes a file gets no directory), under the sidecar root:
+ *
+ *   <sidecarRoot>/<session dir>/workspace/
+ *     <session dir>/journal.jsonl   the checkpoint journal (log.ts)
+ *     blobs.pack                    file contents by SHA-256, append-only (blobs.ts)
+ *     git/                          shell snapshots, git work trees only (git.ts)
+ *
+ * The workspace root is the session's directory, or the top level of the git
+ * work tree it is in; it is written into the journal's first record and kept
+ * from then on, so stored paths always mean the same files.
+ */
+import { mkdirSync, realpathSync } from 'node:fs'
+import path from 'node:path'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { encodeSessionId } from '../sidecar/index.ts'
+import { BlobStore } from './blobs.ts'
+import { detectWorkTree, GitSnapshots, type GitWorkTree } from './git.ts'
+import { CheckpointLog } from './log.ts'
+import type { RestoreHook } from './restorer.ts'
+import { SessionWorkspace } from './session-workspace.ts'
+import type { ShellTracking, WorkspaceOptions } from './types.ts'
+
+export interface RegistryOptions extends WorkspaceOptions {
+  /** Where sidecars live; without one nothing is checkpointed. */
+  readonly sidecarRoot: string | undefined
+  readonly enabled: boolean
+  readonly hook?: RestoreHook
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+export class WorkspaceRegistry {
+  readonly options: RegistryOptions
+  private readonly opening = new Map<string, Promise<TreeResult<SessionWorkspace>>>()
+  private readonly open = new Map<string, SessionWorkspace>()
+
+  constructor(options: RegistryOptions) {
+    this.options = options
+  }
+
+  /** Why checkpoints are off for every session, or undefined when they are on. */
+  get unavailable(): string | undefined {
+    if (!this.options.enabled) return 'workspace checkpoints are turned off (workspace.enabled: false)'
+    if (this.options.sidecarRoot === undefined) return 'workspace checkpoints need a sidecarRoot'
+    return undefined
+  }
+
+  /** The opened workspace of a session, if any (no I/O). */
+  peek(sessionId: string): SessionWorkspace | undefined {
+    return this.open.get(sessionId)
+  }
+
+  /** Open (once) the workspace of a session whose directory is `cwd`. */
+  get(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>> {
+    let pending = this.opening.get(sessionId)
+    if (pending === undefined) {
+      pending = this.load(sessionId, cwd).then((result) => {
+        if (result.ok) this.open.set(sessionId, result.value)
+        // A failure is not remembered: the next call tries again.
+        else this.opening.delete(sessionId)
+        return result
+      })
+      this.opening.set(sessionId, pending)
+    }
+    return pending
+  }
+
+  /** Forget a session in this process (its files stay; what waits to be journaled is journaled first). */
+  forget(sessionId: string): void {
+    this.open.get(sessionId)?.flush()
+    this.opening.delete(sessionId)
+    this.open.delete(sessionId)
+  }
+
+  /** Journal whatever waits, in every open workspace (on shutdown). */
+  flushAll(): void {
+    for (const workspace of this.open.values()) workspace.flush()
+  }
+
+  private async load(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>> {
+    const off = this.unavailable
+    if (off !== undefined) return fail('WORKSPACE_UNAVAILABLE', off)
+    if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) return fail('WORKSPACE_UNAVAILABLE', 'the session has no workspace directory')
+    try {
+      mkdirSync(this.options.sidecarRoot as string, { recursive: true, mode: 0o700 })
+      const sidecarRoot = realpathSync(this.options.sidecarRoot as string)
+      const dirRel = `${encodeSessionId(sessionId)}/workspace`
+      const log = new CheckpointLog(path.join(sidecarRoot, dirRel), sessionId)
+      const loaded = log.load()
+      const recorded = loaded.ops.find((entry) => entry.op.t === 'root')?.op
+      let root: string
+      let worktree: GitWorkTree | undefined
+      const problems: string[] = []
+      if (recorded?.t === 'root') {
+        root = recorded.root
+        if (recorded.shell === 'git') {
+          worktree = await detectWorkTree(root)
+          if (worktree?.toplevel !== root) {
+            problems.push(`${root} is no longer the top level of a git work tree: shell changes are not tracked any more`)
+            worktree = undefined
+          }
+        }
+      } else {
+        const dir = realpathSync(cwd)
+        worktree = this.options.shell === 'auto' ? await detectWorkTree(dir) : undefined
+        if (worktree) worktree = { ...worktree, toplevel: realpathSync(worktree.toplevel) }
+        root = worktree?.toplevel ?? dir
+      }
+      const shell: ShellTracking = worktree ? 'git' : 'off'
+      const workspace = new SessionWorkspace({
+        sessionId,
+        root,
+        shell,
+        maxFileBytes: this.options.maxFileBytes,
+        log,
+        loaded: problems.length > 0 ? { ops: loaded.ops, problems: [...loaded.problems, ...problems] } : loaded,
+        blobs: new BlobStore(sidecarRoot, `${dirRel}/blobs.pack`),
+        git: worktree ? new GitSnapshots(path.join(sidecarRoot, dirRel, 'git'), worktree, this.options.maxFileBytes) : undefined,
+        ...(this.options.hook ? { hook: this.options.hook } : {}),
+      })
+      return ok(workspace)
+    } catch (error) {
+      return fail('WORKSPACE_IO', `opening the workspace checkpoints failed: ${describe(error)}`, { sessionId })
+    }
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Writing a restore's files, one at a time, each atomically: the new content
+ * goes to a temporary file next to the target (`.<name>.dsh-restore-<id>`),
+ * is fsynced, renamed over the target, and the directory is fsynced; a
+ * deletion is one unlink plus a directory fsync. A kill at any instant leaves
+ * every file either as it was or as restored, never half-written; at worst a
+ * temporary file stays behind, which the next restore (or the next start)
+ * removes. Right before each file is replaced it is checked again: a file
+ * that changed while the restore ran is left alone (reported as kept).
+ */
+import { createHash } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { hashOf, type BlobStore } from './blobs.ts'
+import { commitStaged, probe, readNoFollow, removeFile, removeStale, SafeFsError, stageFile, type StatSignature } from './safe-fs.ts'
+import type { BlockedFile, FileChange, FileState, PlanEntry } from './types.ts'
+
+/** One file to write (or delete) and what it must still be right before. */
+export interface RestoreWrite {
+  readonly path: string
+  /** `undefined` for a deletion. */
+  readonly bytes: Uint8Array | undefined
+  readonly target: FileState
+  /** The signature (or absence) the file had when its before-image was stored. */
+  readonly expect: StatSignature | 'absent'
+}
+
+/** Called before the `index`-th file (1-based) is committed: the test hook that stops a restore at a chosen file. */
+export type RestoreHook = (index: number, path: string) => void | Promise<void>
+
+export interface RestoreOutcome {
+  readonly written: readonly string[]
+  /** Changed while the restore ran: left alone. */
+  readonly kept: readonly string[]
+  /** Refused by the file system checks (a link appeared, ...): left alone, with why. */
+  readonly refused: readonly { readonly path: string; readonly message: string }[]
+}
+
+/** The temporary file name a restore uses for `rel` (deterministic: a repeat finds a leftover). */
+export function tempNameFor(restoreId: string, rel: string): string {
+  const base = path.posix.basename(rel)
+  const name = `.${base}.dsh-restore-${restoreId.slice(0, 12)}`
+  // File names stop at 255 bytes.
+  return Buffer.byteLength(name) <= 240 ? name : `.dsh-restore-${restoreId.slice(0, 12)}-${createHash('sha256').update(base).digest('hex').slice(0, 16)}`
+}
+
+export interface PreparedRestore {
+  readonly writes: readonly RestoreWrite[]
+  /** What the restore journals: each file's content now (stored) and its target. */
+  readonly files: readonly FileChange[]
+  /** Changed since the plan was made: left alone. */
+  readonly changed: readonly string[]
+  /** Target content missing or damaged: not written. */
+  readonly damaged: readonly BlockedFile[]
+}
+
+/**
+ * Before anything is written: store what each file is now (the user's own
+ * edit included, so the restore can be undone) and load every target content.
+ * A file that is no longer what the plan saw is left out.
+ */
+export function prepareRestore(root: string, blobs: BlobStore, entries: readonly PlanEntry[], maxBytes: number): TreeResult<PreparedRestore> {
+  const writes: RestoreWrite[] = []
+  const files: FileChange[] = []
+  const changed: string[] = []
+  const damaged: BlockedFile[] = []
+  try {
+    for (const entry of entries) {
+      const now = readNoFollow(root, entry.path, maxBytes)
+      let before: FileState
+      let expect: StatSignature | 'absent'
+      if (now.kind === 'file' && entry.current.kind === 'file' && hashOf(now.bytes) === entry.current.hash) {
+        before = { ...entry.current, hash: blobs.put(now.bytes) }
+        expect = now.signature
+      } else if (now.kind === 'absent' && entry.current.kind === 'absent') {
+        before = entry.current
+        expect = 'absent'
+      } else {
+        changed.push(entry.path)
+        continue
+      }
+      let bytes: Buffer | undefined
+      if (entry.target.kind === 'file') {
+        const stored = blobs.get(entry.target.hash, maxBytes)
+        if (!stored.ok) {
+          damaged.push({ path: entry.path, reason: 'content-damaged', current: entry.current, target: entry.target })
+          continue
+        }
+        bytes = stored.bytes
+      }
+      writes.push({ path: entry.path, bytes, target: entry.target, expect })
+      files.push({ path: entry.path, before, after: entry.target })
+    }
+  } catch (error) {
+    return fail('WORKSPACE_IO', `storing the files a restore replaces failed; nothing was written: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return ok({ writes, files, changed, damaged })
+}
+
+/** Remove what an interrupted restore may have left behind; returns the paths removed. */
+export function removeLeftovers(root: string, restoreId: string, paths: readonly string[]): string[] {
+  const removed: string[] = []
+  for (const rel of paths) {
+    const dir = path.posix.dirname(rel)
+    const tempRel = dir === '.' ? tempNameFor(restoreId, rel) : `${dir}/${tempNameFor(restoreId, rel)}`
+    // The directories on the way are checked like any restored file's.
+    const found = probe(root, tempRel)
+    if (found.kind !== 'file') continue
+    try {
+      if (removeStale(path.join(root, tempRel))) removed.push(tempRel)
+    } catch { /* not a regular file: left alone */ }
+  }
+  return removed
+}
+
+function signatureNow(root: string, rel: string): StatSignature | 'absent' | undefined {
+  const found = probe(root, rel)
+  if (found.kind === 'file') return found.signature
+  return found.kind === 'absent' ? 'absent' : undefined
+}
+
+/** Write the files in order; I/O failures other than the checks above throw (what was written so far stays written). */
+export async function writeRestore(root: string, restoreId: string, writes: readonly RestoreWrite[], hook?: RestoreHook): Promise<RestoreOutcome> {
+  const written: string[] = []
+  const kept: string[] = []
+  const refused: { path: string; message: string }[] = []
+  let index = 0
+  for (const write of writes) {
+    index++
+    if (signatureNow(root, write.path) !== write.expect) {
+      kept.push(write.path)
+      continue
+    }
+    try {
+      if (write.bytes === undefined) {
+        await hook?.(index, write.path)
+        removeFile(root, write.path)
+      } else {
+        const exec = write.target.kind === 'file' && write.target.exec === true
+        const staged = stageFile(root, write.path, write.bytes, exec, tempNameFor(restoreId, write.path))
+        await hook?.(index, write.path)
+        commitStaged(staged)
+      }
+      written.push(write.path)
+    } catch (error) {
+      if (!(error instanceof SafeFsError) || error.problem === 'io') throw error
+      refused.push({ path: write.path, message: error.message })
+    }
+    // Long restores let the event loop breathe (no other write can interleave: the agent is idle).
+    if (index % 64 === 0) await new Promise((resolve) => setImmediate(resolve))
+  }
+  return { written, kept, refused }
+}
+
+/**
+ * TEST ONLY. The hook named by `DSH_SESSION_TREE_TEST_RESTORE_STOP=<n>:<marker file>`:
+ * before the n-th file of a restore is committed (its temporary file written
+ * and fsynced), write the file's path to the marker file and stop there for
+ * good, so a test can kill the process at exactly that point.
+ */
+export function restoreHookFromEnv(value: string | undefined): RestoreHook | undefined {
+  const match = value === undefined ? null : /^(\d+):(.+)$/.exec(value)
+  if (!match) return undefined
+  const stopAt = Number(match[1])
+  const marker = match[2] as string
+  return async (index, rel) => {
+    if (index !== stopAt) return
+    writeFileSync(marker, rel)
+    await new Promise<never>(() => {})
+  }
+}

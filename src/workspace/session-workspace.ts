@@ -1,0 +1,417 @@
+/**
+ * One session's workspace checkpoints: capture (file tools and shell calls),
+ * the files at any conversation point, restore plans and restores. Owns the
+ * journal (`log.ts`), the blobs (`blobs.ts`), the index (`timeline.ts`) and,
+ * in a git work tree, the shell snapshots (`git.ts`).
+ *
+ * Every capture is durable before it returns: the before-image blob, then its
+ * journal record. A restore first stores what it replaces and journals its
+ * intent, then writes file by file (`restorer.ts`), then journals its end, so
+ * a restore cut short is visible (`interrupted`), leaves no half-written
+ * file, and can simply be repeated.
+ */
+import { randomUUID } from 'node:crypto'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { hashOf, type BlobStore } from './blobs.ts'
+import { diffCounts, unifiedDiff } from './diff.ts'
+import type { GitChange, GitSide, GitSnapshots, Snapshot } from './git.ts'
+import type { CheckpointLog, LogLoad } from './log.ts'
+import { CheckpointWriter } from './writer.ts'
+import { pathProblem, relativeTo } from './paths.ts'
+import { planRestore, statOf } from './planner.ts'
+import { prepareRestore, removeLeftovers, writeRestore, type RestoreHook } from './restorer.ts'
+import { BINARY_SNIFF, probe, readNoFollow, type StatSignature } from './safe-fs.ts'
+import { Timeline, type RestoreEntry } from './timeline.ts'
+import {
+  sameState, skipMessage, type BlockedFile, type ConflictDecision, type FileChange, type FileState, type SingleOp,
+  type PlanEntry, type RestorePlan, type RestoreReport, type ShellTracking,
+} from './types.ts'
+
+/** The tool call a capture belongs to. */
+export interface CallPoint {
+  /** `2 × seq` of the call's `tool/call` event. */
+  readonly key: number
+  /** Its tree node (`e<seq>`). */
+  readonly node: string
+  readonly call: string
+  readonly tool: string
+  /** The session's last event seq now (journal watermark). */
+  readonly w: number
+}
+
+export type CaptureOutcome =
+  | { readonly kind: 'captured'; readonly path: string; readonly state: FileState }
+  | { readonly kind: 'already'; readonly path: string }
+  | { readonly kind: 'outside'; readonly absolute: string }
+  | { readonly kind: 'failed'; readonly path?: string; readonly message: string }
+
+/** A file at a conversation point, next to what it is now. */
+export interface FileAtPoint {
+  readonly path: string
+  /** Undefined: unknown (the after-image of a change was never written). */
+  readonly state?: FileState
+  /** Whether the file now differs from that state. */
+  readonly differs: boolean
+}
+
+/** One restore's file diff. */
+export interface FileDiffResult {
+  readonly path: string
+  readonly current: FileState
+  readonly target?: FileState
+  /** A unified diff from now to the target; empty when nothing would change or a side is not text. */
+  readonly diff: string
+}
+
+export interface WorkspaceStatusInfo {
+  readonly root: string
+  readonly shell: ShellTracking
+  readonly maxFileBytes: number
+  /** Paths the journal tracks. */
+  readonly tracked: number
+  /** Restores that never finished (repeat them). */
+  readonly interrupted: readonly RestoreEntry[]
+  readonly problems: readonly string[]
+}
+
+export interface SessionWorkspaceInit {
+  readonly sessionId: string
+  readonly root: string
+  readonly shell: ShellTracking
+  readonly maxFileBytes: number
+  readonly log: CheckpointLog
+  /** What the journal held when the workspace was opened. */
+  readonly loaded: LogLoad
+  readonly blobs: BlobStore
+  readonly git: GitSnapshots | undefined
+  readonly hook?: RestoreHook
+}
+
+/** Files younger than this may change again within their timestamp's granularity: never trusted by stat alone. */
+const RACY_MS = 3_000
+
+interface Cached {
+  readonly signature: StatSignature
+  readonly state: FileState
+  readonly trusted: boolean
+}
+
+export class SessionWorkspace {
+  readonly sessionId: string
+  readonly root: string
+  readonly shell: ShellTracking
+  readonly maxFileBytes: number
+  private readonly blobs: BlobStore
+  private readonly git: GitSnapshots | undefined
+  private readonly hook: RestoreHook | undefined
+  private readonly timeline = new Timeline()
+  private readonly cache = new Map<string, Cached>()
+  private readonly problemList: string[] = []
+  private readonly writer: CheckpointWriter
+
+  constructor(init: SessionWorkspaceInit) {
+    this.sessionId = init.sessionId
+    this.root = init.root
+    this.shell = init.shell
+    this.maxFileBytes = init.maxFileBytes
+    this.blobs = init.blobs
+    this.git = init.git
+    this.hook = init.hook
+    const loaded = init.loaded
+    this.problemList.push(...loaded.problems)
+    for (const entry of loaded.ops) this.timeline.apply(entry)
+    this.writer = new CheckpointWriter({
+      log: init.log, blobs: init.blobs, root: init.root, shell: init.shell,
+      rooted: loaded.ops.some((entry) => entry.op.t === 'root'),
+      problem: (message) => this.problemList.push(message),
+    })
+    // A restore cut short may have left a temporary file next to the one it was writing.
+    for (const restore of this.timeline.restores()) {
+      if (!restore.complete) removeLeftovers(this.root, restore.id, restore.paths)
+    }
+  }
+
+  get problems(): readonly string[] {
+    return this.problemList
+  }
+
+  // ------------------------------------------------------------ capture
+
+  /** Durably journal `op` (with any after-images waiting), then index it. */
+  private append(op: SingleOp, w: number): TreeResult<number> {
+    const written = this.writer.append(op, w)
+    if (written.ok) this.timeline.apply({ n: written.value, op })
+    return written
+  }
+
+  /** Journal the after-images waiting, now (on shutdown, or before another process reads the journal). */
+  flush(): void {
+    this.writer.flush()
+  }
+
+  /** Read a file and store its content (durably unless told otherwise); the state to record. */
+  private snapshotFile(rel: string, durable = true): FileState {
+    const read = readNoFollow(this.root, rel, this.maxFileBytes)
+    if (read.kind !== 'file') return read
+    const hash = this.blobs.put(read.bytes, undefined, durable)
+    const state: FileState = read.exec ? { kind: 'file', hash, size: read.bytes.length, exec: true } : { kind: 'file', hash, size: read.bytes.length }
+    this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
+    return state
+  }
+
+  /**
+   * A file tool is about to write `absolute` for the call `point`: record the
+   * file's content right now, durably, before the write happens. The first
+   * capture of a path in a call counts; outside the root nothing is recorded.
+   */
+  captureBefore(point: CallPoint, absolute: string): CaptureOutcome {
+    const rel = relativeTo(this.root, absolute)
+    if (rel === undefined) return { kind: 'outside', absolute }
+    if (this.timeline.isOpen(point.key, point.call, rel)) return { kind: 'already', path: rel }
+    try {
+      const state = this.snapshotFile(rel)
+      const written = this.append({ t: 'before', key: point.key, node: point.node, call: point.call, tool: point.tool, path: rel, state }, point.w)
+      return written.ok ? { kind: 'captured', path: rel, state } : { kind: 'failed', path: rel, message: written.error.message }
+    } catch (error) {
+      return { kind: 'failed', path: rel, message: `checkpoint failed: ${describe(error)}` }
+    }
+  }
+
+  /** The call ended: record the after-image of every file it captured. */
+  captureAfter(point: CallPoint): FileChange[] {
+    const changes: FileChange[] = []
+    for (const rel of this.timeline.openPaths(point.key, point.call)) {
+      const before = this.timeline.openState(point.key, point.call, rel)
+      try {
+        const state = this.snapshotFile(rel, false)
+        const op: SingleOp = { t: 'after', key: point.key, call: point.call, path: rel, state }
+        this.timeline.apply({ n: 0, op })
+        this.writer.defer(op, point.w)
+        if (before !== undefined) changes.push({ path: rel, before, after: state })
+      } catch (error) {
+        this.problemList.push(`after-image of ${rel}: ${describe(error)}`)
+      }
+    }
+    return changes
+  }
+
+  /** Snapshot the work tree before a shell call (undefined when shell changes are not tracked). */
+  async shellBefore(): Promise<Snapshot | undefined> {
+    return this.git?.snapshot()
+  }
+
+  /** After the shell call: record what it changed. */
+  async shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>> {
+    if (!this.git) return ok([])
+    try {
+      const after = await this.git.snapshot()
+      const changes = await this.git.changes(before, after)
+      if (changes.length === 0) return ok([])
+      const oids = changes.flatMap((c) => [c.before, c.after]).flatMap((side) => (side.kind === 'blob' ? [side.oid] : []))
+      const contents = await this.git.blobs(oids)
+      const files: FileChange[] = []
+      for (const change of changes) {
+        if (pathProblem(change.path) !== undefined || isGitlink(change)) continue
+        files.push({ path: change.path, before: this.sideState(change.before, contents), after: this.sideState(change.after, contents) })
+      }
+      if (files.length === 0) return ok([])
+      const written = this.append({ t: 'shell', key: point.key, node: point.node, call: point.call, tool: point.tool, files }, point.w)
+      if (!written.ok) return written
+      for (const file of files) this.cache.delete(file.path)
+      return ok(files)
+    } catch (error) {
+      return fail('WORKSPACE_IO', `shell snapshot failed: ${describe(error)}`)
+    }
+  }
+
+  private sideState(side: GitSide, contents: ReadonlyMap<string, Buffer>): FileState {
+    if (side.kind === 'absent') return { kind: 'absent' }
+    if (side.kind === 'large') return { kind: 'skipped', reason: 'too-large', size: side.size }
+    if (side.mode === '120000') return { kind: 'skipped', reason: 'symlink' }
+    const bytes = contents.get(side.oid)
+    if (bytes === undefined) return { kind: 'skipped', reason: 'unreadable' }
+    if (bytes.length > this.maxFileBytes) return { kind: 'skipped', reason: 'too-large', size: bytes.length }
+    if (bytes.subarray(0, BINARY_SNIFF).includes(0)) return { kind: 'skipped', reason: 'binary', size: bytes.length }
+    const hash = this.blobs.put(bytes)
+    return side.mode === '100755' ? { kind: 'file', hash, size: bytes.length, exec: true } : { kind: 'file', hash, size: bytes.length }
+  }
+
+  // ------------------------------------------------------------ reading
+
+  /** What a tracked file is now (stat cache: a file is re-read only when its signature moved). */
+  current(rel: string): FileState {
+    const found = probe(this.root, rel)
+    if (found.kind !== 'file') return found
+    if (found.size > this.maxFileBytes) return { kind: 'skipped', reason: 'too-large', size: found.size }
+    const cached = this.cache.get(rel)
+    if (cached !== undefined && cached.trusted && cached.signature === found.signature) return cached.state
+    const read = readNoFollow(this.root, rel, this.maxFileBytes)
+    if (read.kind !== 'file') return read
+    const hash = hashOf(read.bytes)
+    const state: FileState = read.exec ? { kind: 'file', hash, size: read.bytes.length, exec: true } : { kind: 'file', hash, size: read.bytes.length }
+    this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
+    return state
+  }
+
+  /** Every tracked path. */
+  paths(): string[] {
+    return this.timeline.paths()
+  }
+
+  /** The files at a conversation point (`boundary` = 2 × seq; -2 before the first node). */
+  filesAt(boundary: number): FileAtPoint[] {
+    return this.timeline.paths().map((path) => {
+      const state = this.timeline.stateAt(path, boundary)
+      return state === undefined ? { path, differs: true } : { path, state, differs: !sameState(state, this.current(path)) }
+    })
+  }
+
+  /** A tracked file's state at a point (undefined: unknown or not tracked). */
+  stateAt(rel: string, boundary: number): FileState | undefined {
+    return this.timeline.stateAt(rel, boundary)
+  }
+
+  /** A stored content (text, at most the size limit). */
+  content(hash: string): TreeResult<Buffer> {
+    const read = this.blobs.get(hash, this.maxFileBytes)
+    return read.ok ? ok(read.bytes) : fail('WORKSPACE_IO', read.reason, { hash })
+  }
+
+  /** The text of a state: '' for absent, undefined when it has no readable content. */
+  private textOf(state: FileState | undefined, currentPath?: string): string | null | undefined {
+    if (state === undefined || state.kind === 'skipped') return undefined
+    if (state.kind === 'absent') return null
+    if (currentPath !== undefined) {
+      const read = readNoFollow(this.root, currentPath, this.maxFileBytes)
+      if (read.kind === 'file' && hashOf(read.bytes) === state.hash) return read.bytes.toString('utf8')
+    }
+    const stored = this.blobs.get(state.hash, this.maxFileBytes)
+    return stored.ok ? stored.bytes.toString('utf8') : undefined
+  }
+
+  /** Restore plan to the point `boundary` (its node is `target`). Reads files; writes nothing. */
+  plan(boundary: number, target: string | null): RestorePlan {
+    const current = new Map<string, FileState>()
+    const currentOf = (rel: string): FileState => {
+      let state = current.get(rel)
+      if (state === undefined) {
+        state = this.current(rel)
+        current.set(rel, state)
+      }
+      return state
+    }
+    const plan = planRestore({
+      target,
+      paths: this.timeline.paths(),
+      targetOf: (rel) => this.timeline.stateAt(rel, boundary),
+      expectedOf: (rel) => this.timeline.expected(rel),
+      currentOf,
+    })
+    const counted = <T extends PlanEntry>(entry: T): T => {
+      const before = this.textOf(entry.current, entry.path)
+      const after = this.textOf(entry.target)
+      if (before === undefined || after === undefined) return entry
+      return { ...entry, ...diffCounts(before ?? '', after ?? '') }
+    }
+    const entries = plan.entries.map(counted)
+    const conflicts = plan.conflicts.map(counted)
+    return { ...plan, entries, conflicts, stat: statOf([...entries, ...conflicts]) }
+  }
+
+  /** One file's diff from now to the point `boundary`. */
+  diff(boundary: number, rel: string): TreeResult<FileDiffResult> {
+    const problem = pathProblem(rel)
+    if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path: rel })
+    if (!this.timeline.has(rel)) return fail('INVALID_ARGUMENT', `${JSON.stringify(rel)} has no checkpoints in this session`, { path: rel })
+    const current = this.current(rel)
+    const target = this.timeline.stateAt(rel, boundary)
+    const before = this.textOf(current, rel)
+    const after = this.textOf(target)
+    const diff = before === undefined || after === undefined || (target !== undefined && sameState(current, target)) ? '' : unifiedDiff(rel, before, after)
+    return ok(target === undefined ? { path: rel, current, diff } : { path: rel, current, target, diff })
+  }
+
+  // ------------------------------------------------------------ restore
+
+  /**
+   * Carry out a plan. `decide` answers each conflict (`keep` unless told
+   * otherwise). What each file is now is stored and journaled before the
+   * first write; files that changed since the plan are left alone.
+   */
+  async restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number): Promise<TreeResult<RestoreReport>> {
+    const id = randomUUID().replaceAll('-', '')
+    const chosen = [...plan.entries, ...plan.conflicts.filter((c) => decide(c.path) === 'overwrite')].sort((a, b) => (a.path < b.path ? -1 : 1))
+    const kept = plan.conflicts.filter((c) => decide(c.path) !== 'overwrite').map((c) => c.path)
+    const prepared = prepareRestore(this.root, this.blobs, chosen, this.maxFileBytes)
+    if (!prepared.ok) return prepared
+    const { writes, files } = prepared.value
+    kept.push(...prepared.value.changed)
+    const blocked: BlockedFile[] = [...plan.blocked, ...prepared.value.damaged]
+    const report = (written: readonly string[], keptNow: readonly string[]): RestoreReport => {
+      const byPath = new Map(files.map((f) => [f.path, f]))
+      const pick = (action: 'create' | 'update' | 'delete') => written.filter((p) => {
+        const f = byPath.get(p)!
+        return action === 'delete' ? f.after.kind === 'absent' : action === 'create' ? f.before.kind === 'absent' : f.before.kind !== 'absent' && f.after.kind !== 'absent'
+      })
+      return { id, target: plan.target, created: pick('create'), updated: pick('update'), deleted: pick('delete'), kept: [...kept, ...keptNow], blocked }
+    }
+    if (writes.length === 0) return ok(report([], []))
+    const intent = this.append({ t: 'restore', key: 2 * w + 1, id, target: plan.target, files }, w)
+    if (!intent.ok) return fail('WORKSPACE_IO', `the restore could not be journaled; nothing was written: ${intent.error.message}`)
+    let outcome
+    try {
+      outcome = await writeRestore(this.root, id, writes, this.hook)
+    } catch (error) {
+      return fail('WORKSPACE_IO', `restoring the files failed part way (each file is either as it was or restored; repeat the restore): ${describe(error)}`, { restoreId: id })
+    } finally {
+      for (const write of writes) this.cache.delete(write.path)
+    }
+    for (const refused of outcome.refused) blocked.push({ path: refused.path, reason: 'current-not-replaceable', current: { kind: 'skipped', reason: 'not-regular' } })
+    const done = this.append({ t: 'restored', id, kept: [...outcome.kept, ...outcome.refused.map((r) => r.path)] }, w)
+    if (!done.ok) return fail('WORKSPACE_IO', `the files were restored, but the journal could not record it: ${done.error.message}`, { restoreId: id })
+    return ok(report(outcome.written, outcome.kept))
+  }
+
+  /** Completed restores the model has not been told about, with the files they changed. */
+  unnoted(): RestoreEntry[] {
+    return this.timeline.restores().filter((r) => r.complete && !r.noted && r.paths.some((p) => !r.kept.includes(p)))
+  }
+
+  /** Record that the model was told about a restore. */
+  markNoted(id: string, w: number): TreeResult<number> {
+    return this.append({ t: 'noted', id }, w)
+  }
+
+  /** Paths each tool or shell call node changed (for markers with counts). */
+  changedByNode(): Map<string, string[]> {
+    return this.timeline.changedByNode()
+  }
+
+  restores(): readonly RestoreEntry[] {
+    return this.timeline.restores()
+  }
+
+  status(): WorkspaceStatusInfo {
+    return {
+      root: this.root,
+      shell: this.shell,
+      maxFileBytes: this.maxFileBytes,
+      tracked: this.timeline.paths().length,
+      interrupted: this.timeline.restores().filter((r) => !r.complete),
+      problems: [...this.problemList],
+    }
+  }
+
+  /** The plain-language message of a skipped state. */
+  skipText(state: FileState): string | undefined {
+    return state.kind === 'skipped' ? skipMessage(state, this.maxFileBytes) : undefined
+  }
+}
+
+function isGitlink(change: GitChange): boolean {
+  return (change.before.kind === 'blob' && change.before.mode === '160000') || (change.after.kind === 'blob' && change.after.mode === '160000')
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

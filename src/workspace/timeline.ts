@@ -1,0 +1,219 @@
+/**
+ * The checkpoint journal, indexed per file (pure, no I/O). For every path the
+ * agent or a restore ever wrote, its changes sorted by `key` (the
+ * conversation point) and journal order; the questions a restore asks:
+ *
+ * - **the state at a point** (`stateAt`): the file as it was when the
+ *   conversation was at that point — the before-image of the first change
+ *   made after it, or, when none was, the after-image of the last change made
+ *   at or before it. Before-images hold what was really on disk then (the
+ *   user's edits included), so a restore that undoes another brings back
+ *   exactly what that one replaced;
+ * - **what the file should be now** (`expected`): the after-image of the
+ *   latest change (either side of an unfinished restore, the before-image
+ *   when the after-image never came). A file that is none of these was
+ *   changed outside the agent: a conflict.
+ */
+import type { LoggedOp } from './log.ts'
+import { sameState, type ChangeSource, type FileState } from './types.ts'
+
+/** One change to one file. */
+interface Change {
+  readonly n: number
+  readonly key: number
+  readonly source: ChangeSource
+  readonly node?: string
+  readonly call?: string
+  readonly restore?: string
+  readonly before: FileState
+  /** Undefined until known (the call is still running, or never finished). */
+  after: FileState | undefined
+}
+
+/** What a file may be right now without being someone else's edit. */
+export interface Expected {
+  readonly states: readonly FileState[]
+  /** The latest change never got its after-image: its outcome is unknown. */
+  readonly unknown: boolean
+}
+
+/** A restore, as the journal tells it. */
+export interface RestoreEntry {
+  readonly id: string
+  readonly key: number
+  readonly target: string | null
+  readonly paths: readonly string[]
+  readonly complete: boolean
+  /** Files it left alone (changed while it ran). */
+  readonly kept: readonly string[]
+  readonly noted: boolean
+}
+
+function upperBound(list: readonly Change[], key: number): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if ((list[mid] as Change).key <= key) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+export class Timeline {
+  private readonly byPath = new Map<string, Change[]>()
+  /** The latest change of each path in journal order (what is on disk now, by our account). */
+  private readonly latest = new Map<string, Change>()
+  /** Open before-images (their call has not ended): `key call` → path → change (a call id may come back in a later call). */
+  private readonly open = new Map<string, Map<string, Change>>()
+  private readonly restoreList: RestoreEntry[] = []
+  private readonly restoreIndex = new Map<string, number>()
+  private readonly restoreChanges = new Map<string, Change[]>()
+  private readonly byNode = new Map<string, Set<string>>()
+
+  /** Add one journal op (in journal order). */
+  apply({ n, op }: LoggedOp): void {
+    switch (op.t) {
+      case 'before': {
+        const callId = `${op.key} ${op.call}`
+        let calls = this.open.get(callId)
+        if (calls === undefined) {
+          calls = new Map()
+          this.open.set(callId, calls)
+        }
+        if (calls.has(op.path)) return // the first before-image of a call wins
+        const change: Change = { n, key: op.key, source: 'tool', node: op.node, call: op.call, before: op.state, after: undefined }
+        calls.set(op.path, change)
+        this.insert(op.path, change)
+        this.noteNode(op.node, op.path)
+        return
+      }
+      case 'after': {
+        const callId = `${op.key} ${op.call}`
+        const calls = this.open.get(callId)
+        const change = calls?.get(op.path)
+        if (calls === undefined || change === undefined) return
+        calls.delete(op.path)
+        if (calls.size === 0) this.open.delete(callId)
+        change.after = op.state
+        return
+      }
+      case 'shell':
+        for (const file of op.files) {
+          this.insert(file.path, { n, key: op.key, source: 'shell', node: op.node, call: op.call, before: file.before, after: file.after })
+          if (!sameState(file.before, file.after)) this.noteNode(op.node, file.path)
+        }
+        return
+      case 'restore': {
+        const changes = op.files.map((file): Change => ({ n, key: op.key, source: 'restore', restore: op.id, before: file.before, after: file.after }))
+        op.files.forEach((file, i) => this.insert(file.path, changes[i] as Change))
+        this.restoreChanges.set(op.id, changes)
+        this.restoreIndex.set(op.id, this.restoreList.length)
+        this.restoreList.push({ id: op.id, key: op.key, target: op.target, paths: op.files.map((f) => f.path), complete: false, kept: [], noted: false })
+        return
+      }
+      case 'restored': {
+        const index = this.restoreIndex.get(op.id)
+        if (index === undefined) return
+        const kept = new Set(op.kept)
+        const entry = this.restoreList[index] as RestoreEntry
+        entry.paths.forEach((path, i) => {
+          // A file the restore left alone did not change.
+          if (kept.has(path)) (this.restoreChanges.get(op.id)?.[i] as Change).after = (this.restoreChanges.get(op.id)?.[i] as Change).before
+        })
+        this.restoreList[index] = { ...entry, complete: true, kept: [...op.kept] }
+        return
+      }
+      case 'root':
+        return
+      case 'noted': {
+        const index = this.restoreIndex.get(op.id)
+        if (index !== undefined) this.restoreList[index] = { ...(this.restoreList[index] as RestoreEntry), noted: true }
+        return
+      }
+    }
+  }
+
+  private insert(path: string, change: Change): void {
+    let list = this.byPath.get(path)
+    if (list === undefined) {
+      list = []
+      this.byPath.set(path, list)
+    }
+    // Keys grow with time, so this is an append but for parallel calls.
+    if (list.length === 0 || (list[list.length - 1] as Change).key <= change.key) list.push(change)
+    else list.splice(upperBound(list, change.key), 0, change)
+    this.latest.set(path, change)
+  }
+
+  private noteNode(node: string, path: string): void {
+    let paths = this.byNode.get(node)
+    if (paths === undefined) {
+      paths = new Set()
+      this.byNode.set(node, paths)
+    }
+    paths.add(path)
+  }
+
+  /** Every path ever written by the agent or a restore, sorted. */
+  paths(): string[] {
+    return [...this.byPath.keys()].sort()
+  }
+
+  has(path: string): boolean {
+    return this.byPath.has(path)
+  }
+
+  /**
+   * The file at the conversation point `boundary` (`2 × seq` of the node's
+   * event; -2 before the first node). Undefined: unknown (a change whose
+   * after-image never came) or never tracked.
+   */
+  stateAt(path: string, boundary: number): FileState | undefined {
+    const list = this.byPath.get(path)
+    if (list === undefined) return undefined
+    const i = upperBound(list, boundary)
+    if (i < list.length) return (list[i] as Change).before
+    return (list[i - 1] as Change | undefined)?.after
+  }
+
+  /** What the file should be now by the journal's account. */
+  expected(path: string): Expected | undefined {
+    const last = this.latest.get(path)
+    if (last === undefined) return undefined
+    if (last.after === undefined) return { states: [last.before], unknown: true }
+    const pending = last.restore !== undefined && !(this.restoreList[this.restoreIndex.get(last.restore) ?? -1]?.complete ?? true)
+    // A restore cut short may or may not have reached this file.
+    return { states: pending ? [last.after, last.before] : [last.after], unknown: false }
+  }
+
+  /** Paths changed by each tool or shell call node (changes that changed something, or whose outcome is unknown). */
+  changedByNode(): Map<string, string[]> {
+    const result = new Map<string, string[]>()
+    for (const [node, paths] of this.byNode) {
+      const real = [...paths].filter((path) => (this.byPath.get(path) ?? []).some((c) => c.node === node && (c.after === undefined || !sameState(c.before, c.after))))
+      if (real.length > 0) result.set(node, real.sort())
+    }
+    return result
+  }
+
+  /** Every restore, oldest first. */
+  restores(): readonly RestoreEntry[] {
+    return this.restoreList
+  }
+
+  /** Whether the call at `key` already recorded a before-image of `path` (its after-image is still to come). */
+  isOpen(key: number, call: string, path: string): boolean {
+    return this.open.get(`${key} ${call}`)?.has(path) ?? false
+  }
+
+  /** The before-image the call at `key` recorded for `path`, while its after-image is still to come. */
+  openState(key: number, call: string, path: string): FileState | undefined {
+    return this.open.get(`${key} ${call}`)?.get(path)?.before
+  }
+
+  /** Paths with an open before-image for the call at `key`. */
+  openPaths(key: number, call: string): string[] {
+    return [...(this.open.get(`${key} ${call}`)?.keys() ?? [])]
+  }
+}
