@@ -244,4 +244,52 @@ describe('the store', () => {
     expect(css()).toBe('')
     store.dispose()
   })
+
+  it('"Show" loads older history pages until the first row it reveals is in; without a pager the row says it is partial', async () => {
+    const { path, events } = await switched()
+    const rows = hostRows(events)
+    const lead = path.switches.find((s) => s.lead)!
+    expect(lead.firstRow).toBeDefined()
+    const remote: ChatRemote = {
+      session: async () => status('r1'),
+      chatPath: async () => ({ ok: true, value: path }),
+      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+    }
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+    const nodes = { get: (key: string) => rows.find((r) => r.key === key) }
+    // The host holds the tail from the switch row on; each page brings 3 older rows, as its pager would (then re-renders).
+    let from = rows.findIndex((r) => r.kind === SWITCH_KIND && r.anchorSeq === lead.seq)
+    const window = () => rows.slice(from).map((r) => r.key)
+    for (const pagerOn of [true, false]) {
+      let pages = 0
+      from = rows.findIndex((r) => r.kind === SWITCH_KIND && r.anchorSeq === lead.seq)
+      const pager = { loadOlder: async () => {
+        pages++
+        from = Math.max(0, from - 3)
+        setTimeout(() => store.observe(window(), nodes, from > 0), 0)
+      } }
+      const store = new ChatStore(async () => remote, 's1', { intervalMs: 60_000, ...(pagerOn ? { pager: () => pager } : {}) })
+      store.observe(window(), nodes, true)
+      const stop = store.start()
+      await settle()
+      store.toggle(lead.seq)
+      for (let i = 0; i < 50 && (store.getSnapshot().filling !== undefined || (pagerOn && pages === 0)); i++) await settle()
+      const loaded = window().some((key) => { const r = nodes.get(key)!; return r.kind === FORK_KIND && Math.round(r.anchorSeq - FORK_OFFSET) === lead.firstRow })
+      if (pagerOn) {
+        expect(loaded, 'the first hidden row was loaded').toBe(true)
+        expect(pages).toBeGreaterThan(0)
+        expect(store.getSnapshot().partial).toBeUndefined()
+        // No more than needed: one page less would not hold it.
+        from += 3
+        expect(window().some((key) => { const r = nodes.get(key)!; return r.kind === FORK_KIND && Math.round(r.anchorSeq - FORK_OFFSET) === lead.firstRow })).toBe(false)
+      } else {
+        expect(loaded).toBe(false)
+        expect(store.getSnapshot().partial?.has(lead.seq)).toBe(true)
+        store.toggle(lead.seq)
+        expect(store.getSnapshot().partial).toBeUndefined()
+      }
+      stop()
+      store.dispose()
+    }
+  })
 })
