@@ -113,20 +113,33 @@ for (const mode of ['stock', 'native'] as const) {
      * does not show. The service's `chatPath` answers reach the page late (`ANSWER_DELAY_MS`, at the
      * HTTP layer), so the time between a switch's events and the answer is long and certain.
      */
-    let recording: { readonly before: ReadonlySet<string>; readonly answers: number } | undefined
+    let recording: { readonly before: ReadonlySet<string>; readonly answers: number; readonly inStep?: number } | undefined
     let delayedAnswers = 0
-    const watch = async () => {
+    /** `inStep`: the move happens inside the model's step, after the prompt's own rows (record from the log's seq now). */
+    const watch = async (inStep = false) => {
       const before = new Set(await page.evaluate(() => [...document.querySelectorAll('[data-chat-flow] > [data-chat-flow-key]')].map((el) => (el as HTMLElement).dataset.chatFlowKey!)))
+      const fromSeq = inStep ? await api().lastSeq(sessionId) : undefined
       await startFrames(page)
-      recording = { before, answers: delayedAnswers }
+      recording = { before, answers: delayedAnswers, ...(fromSeq === undefined ? {} : { inStep: fromSeq }) }
+    }
+    /**
+     * A move inside the model's step lands with its first event that changes the history (a
+     * replacement or a copy, read from the log): until then the rows it leaves are the history.
+     */
+    const switchSeat = async (fromSeq: number): Promise<(key: string) => boolean> => {
+      const events = (await api().history(sessionId, { maxMessages: 50 })).events.map((e) => e.event)
+      const first = events.find((e) => e.seq > fromSeq && (typeof e.surfaceOp === 'object' || (e.surfaceOp === 'append' && Array.isArray(e.sourceEventSeqs) && e.sourceEventSeqs.length === 1)))
+      expect(first, 'the in-step move left a replacement or a copy in the log').toBeDefined()
+      return (key) => key.endsWith(`:session-tree-fork${first!.seq}`)
     }
     const checkFrames = async (step: string) => {
       if (!recording) return
-      const { before, answers } = recording
+      const { before, answers, inStep } = recording
       recording = undefined
       const frames = await stopFrames(page)
       const final = new Set((await visibleRows(page)).map((r) => r.key))
-      const { landed, bad } = violations(frames, before, final)
+      const landsWith = inStep === undefined ? undefined : await switchSeat(inStep)
+      const { landed, bad } = violations(frames, before, final, sessionId, landsWith)
       frameEvidence[step] = { frames: frames.length, landed, answersDelayed: delayedAnswers - answers, bad }
       expect(landed, `${step}: the change reached the Chat while it was recorded`).toBeGreaterThanOrEqual(0)
       expect(delayedAnswers, `${step}: a late chatPath answer came in while the Chat was recorded`).toBeGreaterThan(answers)
@@ -325,7 +338,25 @@ for (const mode of ['stock', 'native'] as const) {
         await until('the Chinese Chat', async () => sameRows(rows, chatTranscript(await visibleRows(other))) && (await appliedRevision(other)) === (await status()).revision)
         expect(await other.getByTestId('session-tree-switch').filter({ visible: true }).innerText()).toMatch(/新分支\s*alt\s*·\s*已隐藏 9 条消息\s*·\s*显示/)
         expect(await other.getByTestId('session-tree-fork').filter({ visible: true }).getByRole('button').first().getAttribute('aria-label')).toBe('上一个分支')
-        await other.screenshot({ path: path.join(artifacts, 'chat-zh-dark.png') })
+        // Drawn in a CJK font, not as tofu: without one, every Han character is the same missing-glyph box.
+        const glyphs = await other.getByTestId('session-tree-switch').filter({ visible: true }).evaluate((el) => {
+          const font = getComputedStyle(el).font
+          const draw = (text: string) => {
+            const canvas = document.createElement('canvas')
+            canvas.width = 64
+            canvas.height = 32
+            const g = canvas.getContext('2d')!
+            g.font = font
+            g.fillStyle = '#000'
+            g.fillText(text, 4, 24)
+            return canvas.toDataURL()
+          }
+          return { font, a: draw('新'), b: draw('支'), c: draw('隐') }
+        })
+        expect(new Set([glyphs.a, glyphs.b, glyphs.c]).size, `distinct Han glyphs in ${glyphs.font}`).toBe(3)
+        const zhShot = path.join(artifacts, 'chat-zh-dark.png')
+        await other.screenshot({ path: zhShot })
+        if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && mode === 'stock') fs.copyFileSync(zhShot, path.join(REPO_ROOT, 'docs', 'chat-zh-dark.png'))
         expect(errors).toEqual([])
       } finally {
         await zh.close()
@@ -359,7 +390,7 @@ for (const mode of ['stock', 'native'] as const) {
         await openSession(page, undefined, TITLE)
         await expectChat('before the model\'s move', requestTranscript(lastRequest().body, lastRequest().reply))
         // Live: the model moves inside its step; the prompt it left must never show with the copies.
-        await watch()
+        await watch(true)
         await api().promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
         expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
         const expected = await afterPrompt("the model's move")
@@ -395,6 +426,22 @@ for (const mode of ['stock', 'native'] as const) {
         await expectChat('long session, scrolled back', expected)
         const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
         expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*54 messages hidden/)
+
+        // "Show" on the first page: the hidden turns lie in older pages, and Show loads the pages it needs.
+        await page.reload()
+        await openSession(page, undefined, TITLE)
+        await until('the first page again', async () => (await appliedRevision(page)) === (await status()).revision && (await older.isVisible()))
+        const lead = page.getByTestId('session-tree-switch').filter({ visible: true })
+        await lead.getByTestId('session-tree-switch-toggle').click()
+        const hiddenTurns = Array.from({ length: 27 }, (_, i) => [{ role: 'user', text: `long ${i + 4}` }, { role: 'assistant', text: `ANSWER to: long ${i + 4}` }]).flat()
+        await until('Show to load the older pages it reveals', async () =>
+          (await page.getByTestId('session-tree-switch-loading').count()) === 0 && sameRows(hiddenTurns, chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1))),
+        60_000, async () => JSON.stringify({ row: await lead.innerText(), older: await older.isVisible(), dimmed: chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1)).map((r) => r.text) }))
+        expect(await lead.getByTestId('session-tree-switch-partial').count(), 'a Show that could not load its rows').toBe(0)
+        expect(await lead.innerText()).toMatch(/54 messages the model no longer reads\s*·\s*Hide/)
+        await lead.getByTestId('session-tree-switch-toggle').click()
+        await until('hidden again', async () => chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1)).length === 0)
+        expect(problems, 'console or page errors (Show across pages)').toEqual([])
       }, 300_000)
     }
   })

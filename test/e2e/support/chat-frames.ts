@@ -19,6 +19,11 @@ export interface ChatFrame {
   readonly visible: readonly string[]
   /** Keys of every row in the column's DOM, shown or not. */
   readonly present: readonly string[]
+  /**
+   * The session the column showed (the plugin's `data-session-tree-chat`, set in the same commit
+   * as the rows): row keys are numbered per session, and a reload may first show another one.
+   */
+  readonly session: string | null
 }
 
 declare global {
@@ -47,10 +52,11 @@ function recorder(): void {
       present.push(el.dataset.chatFlowKey)
       if (el.checkVisibility()) visible.push(el.dataset.chatFlowKey)
     }
-    const signature = `${visible.join('\n')}\u0000${present.join('\n')}`
+    const session = column.getAttribute('data-session-tree-chat')
+    const signature = `${session}\u0000${visible.join('\n')}\u0000${present.join('\n')}`
     if (signature === last) return
     last = signature
-    frames.push({ t: performance.now(), why, visible, present })
+    frames.push({ t: performance.now(), why, visible, present, session })
   }
   const tick = () => {
     if (!running) return
@@ -99,15 +105,26 @@ export interface FrameViolation {
 }
 
 /**
- * The recorded states from the first one that holds a row `before` did not
+ * The recorded states of `session`'s Chat (a state not yet tagged with a
+ * session counts too) from the first one that holds a row `before` did not
  * have (the change reached the Chat) on, that show a row the final state
  * (`final`, the visible keys at the end) does not show.
  */
-export function violations(frames: readonly ChatFrame[], before: ReadonlySet<string>, final: ReadonlySet<string>): { landed: number; bad: FrameViolation[] } {
-  const landed = frames.findIndex((frame) => frame.present.some((key) => !before.has(key)))
+export function violations(
+  frames: readonly ChatFrame[],
+  before: ReadonlySet<string>,
+  final: ReadonlySet<string>,
+  session: string,
+  /** When the change lands later than its first new row (a move inside the model's step): the row that marks it. */
+  landsWith?: (key: string) => boolean,
+): { landed: number; bad: FrameViolation[] } {
+  const ours = (frame: ChatFrame) => frame.session === null || frame.session === session
+  const arrived = landsWith ?? ((key: string) => !before.has(key))
+  const landed = frames.findIndex((frame) => ours(frame) && frame.present.some(arrived))
   const bad: FrameViolation[] = []
   if (landed === -1) return { landed, bad }
   for (let i = landed; i < frames.length; i++) {
+    if (!ours(frames[i]!)) continue
     const rows = frames[i]!.visible.filter((key) => !final.has(key))
     if (rows.length > 0) bad.push({ index: i, t: frames[i]!.t, rows })
   }
