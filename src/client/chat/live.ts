@@ -62,7 +62,7 @@ type Step =
  * Apply the events after `watermark` to `states` (one per row, the answer's
  * reading; rows after the watermark start `shown`). Rows are in Chat order.
  */
-export function applyLive(rows: readonly LiveRow[], states: RowState[], watermark: number): void {
+export function applyLive(rows: readonly LiveRow[], states: RowState[], watermark: number, markers = true): void {
   const seats = new Map<number, SeatData>()
   /** Call seqs by call id, ascending. */
   const calls = new Map<string, number[]>()
@@ -93,7 +93,9 @@ export function applyLive(rows: readonly LiveRow[], states: RowState[], watermar
       if (sw.anchor === 'move') moveAnchors.add(sw.seq)
       if (sw.seq > watermark && sw.anchor === 'selection' && sw.selected) steps.push({ kind: 'selection', seq: sw.seq, selected: new Set(sw.selected) })
       // A queued marker says where its switch leaves the history: those rows go before the maintenance turn runs.
-      if (sw.seq > watermark && sw.anchor === 'marker' && sw.leaves !== undefined) steps.push({ kind: 'leave', seq: sw.seq, from: sw.leaves })
+      // Only on top of an answer: a marker in a log the service has not read yet may never run (a Branch
+      // seed copies a queued one into the child, where nothing claims it).
+      if (markers && sw.seq > watermark && sw.anchor === 'marker' && sw.leaves !== undefined) steps.push({ kind: 'leave', seq: sw.seq, from: sw.leaves })
       return
     }
     if (isOurs(row.kind)) return

@@ -83,7 +83,7 @@ export function chatRules(path: ChatAnswer | undefined, input: Iterable<ChatRow>
     return reveals.some((ranges) => inRanges(ranges, seq)) ? 'dimmed' : 'hidden'
   })
   // What the events after the answer already say.
-  applyLive(rows, states, path.watermark)
+  applyLive(rows, states, path.watermark, path !== NOTHING_KNOWN)
   const hide: string[] = []
   const reveal: string[] = []
   const show: string[] = []
