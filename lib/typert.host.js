@@ -45,6 +45,7 @@ const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'leadSeq': z.number().readonly(),
   'hiddenMessages': z.number().readonly(),
   'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'firstRow': z.union([z.undefined(), z.number()]).readonly().optional(),
 })).readonly(),
   'forks': z.array(z.object({
   'seq': z.number().readonly(),
@@ -1641,7 +1642,7 @@ export const TYPERT = {
           },
           {
             "name": "ChatSwitch",
-            "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n}"
+            "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n    readonly firstRow?: number;\n}"
           },
           {
             "name": "CompactionEntry",
@@ -1993,7 +1994,7 @@ export const TYPERT = {
           },
           {
             "name": "SwitchMarker",
-            "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n}"
+            "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n    readonly lane?: string;\n    readonly leaves?: number;\n}"
           },
           {
             "name": "TextPart",

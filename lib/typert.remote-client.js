@@ -45,6 +45,7 @@ const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'leadSeq': z.number().readonly(),
   'hiddenMessages': z.number().readonly(),
   'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'firstRow': z.union([z.undefined(), z.number()]).readonly().optional(),
 })).readonly(),
   'forks': z.array(z.object({
   'seq': z.number().readonly(),

@@ -113,7 +113,7 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   let report: Report | undefined
   let harnessProblem: string | undefined
   try {
-    const followed = await follow(deps, found, destination, branch, withinCall)
+    const followed = await follow(deps, found, destination, branch, withinCall, move.branch)
     if (!followed.ok) {
       pending.value.rollback()
       return followed
@@ -156,16 +156,19 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   return ok({ move: answer, value })
 }
 
-/** Make the model history follow the tree to `destination`; `undefined` in projection mode. */
-async function follow(deps: MoveDeps, found: Resolved, destination: string | null, branch: string | undefined, withinCall: string | undefined): Promise<TreeResult<Report | undefined>> {
+/**
+ * Make the model history follow the tree to `destination`; `undefined` in projection mode.
+ * `lane` (the branch active after the move) is written with the switch for people reading the log.
+ */
+async function follow(deps: MoveDeps, found: Resolved, destination: string | null, branch: string | undefined, withinCall: string | undefined, lane: string | undefined): Promise<TreeResult<Report | undefined>> {
   const { session, agent, state, mode } = found
   if (withinCall !== undefined) {
     const switched = deps.switcher.switchWithinStep(session, destination, withinCall)
     return switched.ok ? ok({ ...switched.value, noop: false }) : switched
   }
-  if (mode === 'stock' && agent) return deps.switcher.switch(agent, destination, branch)
+  if (mode === 'stock' && agent) return deps.switcher.switch(agent, destination, branch, lane)
   if (mode === 'native' && hasNativeSurface(session)) {
-    const selected = nativeSwitch(session as never, state.projector, destination, branch)
+    const selected = nativeSwitch(session as never, state.projector, destination, branch, lane)
     if (!selected.ok) return selected
     if (!selected.value.noop) await deps.flush(session)
     return ok({ appendedEvents: selected.value.appendedEvents, copies: 0, shadowed: 0, noop: selected.value.noop })

@@ -25,7 +25,7 @@ import { deriveEventMessage } from '@deepseek-ai/dsh-session'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
-import { markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
+import { FRESH_CALL_ID_PREFIX, markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
 import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
 
@@ -118,7 +118,7 @@ export class StockSwitcher {
    * Switch the model history of an idle agent to the model history of
    * `target` (a tree node, or null for the empty history).
    */
-  async switch(agent: LiveAgent, target: string | null, branch?: string): Promise<TreeResult<SwitchReport>> {
+  async switch(agent: LiveAgent, target: string | null, branch?: string, lane?: string): Promise<TreeResult<SwitchReport>> {
     if (!isFree(agent)) {
       return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', { agentId: agent.id, status: agent.status })
     }
@@ -127,9 +127,16 @@ export class StockSwitcher {
     if (preview.value.events.length === 0) {
       return ok({ noop: true, appendedEvents: 0, copies: 0, shadowed: 0, sharedPrefix: preview.value.sharedPrefix, requeued: 0 })
     }
-    const marker: SwitchMarker = branch === undefined
-      ? { v: 1, op: 'switch', id: randomUUID(), target }
-      : { v: 1, op: 'switch', id: randomUUID(), target, branch }
+    const leaves = this.leaves(agent.session, preview.value.shadowed)
+    const marker: SwitchMarker = {
+      v: 1,
+      op: 'switch',
+      id: randomUUID(),
+      target,
+      ...(branch === undefined ? {} : { branch }),
+      ...(lane === undefined ? {} : { lane }),
+      ...(leaves === undefined ? {} : { leaves }),
+    }
     const message = markerMessage(marker)
     const before = agent.session.seq
     const done = new Promise<TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>>((resolve) => {
@@ -163,6 +170,22 @@ export class StockSwitcher {
       if (timer !== undefined) clearTimeout(timer)
       this.jobs.delete(message.id)
     }
+  }
+
+  /** The first event of the history a plan shadows: the earliest event of the nodes behind the shadowed surface. */
+  private leaves(session: LiveSession, shadowed: readonly number[]): number | undefined {
+    const projector = this.options.projectorFor(session.id)
+    if (!projector || shadowed.length === 0) return undefined
+    const nodeAt = new Map(projector.surfaceEntries.map((entry) => [entry.seq, entry.node]))
+    let first: number | undefined
+    for (const seq of shadowed) {
+      const node = nodeAt.get(seq)
+      const source = node == null ? undefined : projector.sourceOf(node)
+      if (!source) continue
+      const start = source.kind === 'message' ? source.seq : source.callSeq
+      if (first === undefined || start < first) first = start
+    }
+    return first
   }
 
   /**
@@ -285,7 +308,7 @@ export class StockSwitcher {
 
 /** A call id no provider made: `call_dst_` and 20 random hex digits (29 characters, provider-safe). */
 export function freshCallId(): string {
-  return `call_dst_${randomUUID().replaceAll('-', '').slice(0, 20)}`
+  return `${FRESH_CALL_ID_PREFIX}${randomUUID().replaceAll('-', '').slice(0, 20)}`
 }
 
 /** The estimator of the harness token meter (`ctx.tokenMeter`), when one is loaded. */
