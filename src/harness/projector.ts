@@ -15,10 +15,9 @@
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { JsonValue, LlmMessage, NodeOrigin } from '../tree/types.ts'
 import { isRecord } from '../tree/validate.ts'
-import type { QuarantinedEvent } from '../service/wire.ts'
 import { flattenContent, MalformedEvent, parseArguments } from './content.ts'
 import { markerOf, type SwitchMarker } from './marker.ts'
-import { CallIdLedger, type LogWarning } from './warnings.ts'
+import { CallIdLedger, type LogWarning, type QuarantinedEvent } from './warnings.ts'
 
 /** Origin `source` of every node the projector creates. */
 export const SESSION_ORIGIN = 'session'

@@ -28,43 +28,10 @@ import type { SessionProjector } from '../harness/projector.ts'
 import { markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
 import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
+import { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 
-/** The slice of a live harness `Session` a switch uses. */
-export interface LiveSession {
-  readonly id: string
-  readonly seq: number
-  readonly events: readonly unknown[]
-  readonly header: unknown
-  readonly surface: { readonly nodes: readonly number[] }
-  append(type: string, data: unknown, intent?: unknown): unknown
-  requestHeader?(): { config?: { provider?: string; model?: string } } | undefined
-}
-
-/** The slice of a harness `Agent` a switch uses. */
-export interface LiveAgent {
-  readonly id: string
-  readonly status: string
-  readonly session: LiveSession
-  readonly inbox: {
-    readonly nextTurn: readonly { readonly id: string }[]
-    readonly nextStep: readonly { readonly id: string }[]
-    readonly hasPending: boolean
-    prepend(target: 'next-turn' | 'next-step', message: unknown): void
-    remove(id: string): unknown
-  }
-  send(message: unknown, target: 'next-turn' | 'next-step', wakeup: boolean): void
-  followup(message: unknown): void
-  whenIdle(): Promise<void>
-}
-
-/** `agent/pre-step` payload and decision (dsh-agent). */
-export interface PreStepPayload {
-  readonly agent: LiveAgent
-  readonly messages: readonly unknown[]
-  readonly turn: number
-  readonly step: number
-}
-export type PreStepDecision = { readonly kind: 'reject' } | { readonly kind: 'enter'; readonly messages: readonly unknown[] }
+// The live-agent slice moved to `harness/live.ts`; these names stay importable from here.
+export { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload }
 
 /** What a completed switch did. */
 export interface SwitchReport {
@@ -96,14 +63,6 @@ export interface StockSwitcherOptions {
 interface Job {
   readonly marker: SwitchMarker
   resolve(result: TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>): void
-}
-
-/**
- * An agent free for a history switch: idle, with no prompt queued for its next turn (queued
- * prompts would run first; context waiting for the next step, such as injections, does not block).
- */
-export function isFree(agent: LiveAgent): boolean {
-  return agent.status === 'idle' && agent.inbox.nextTurn.length === 0
 }
 
 export class StockSwitcher {

@@ -17,7 +17,7 @@ import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { MoveResult, SurfaceMode } from '../service/wire.ts'
 import { filesOf, filesText, filesValue, runFilesMove, type AppliedMove } from './files.ts'
-import { isFree, type LiveAgent } from '../surface/stock.ts'
+import { isFree, type LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
 export type { AppliedMove } from './files.ts'
@@ -43,6 +43,8 @@ export interface ActionEnvironment {
 interface Loaded {
   readonly tree: SessionTree
   readonly mode: SurfaceMode
+  /** Where the model's history ends now. */
+  readonly tip: string | null
 }
 
 /** Call a service method; its typert failure becomes a result with the same code. */
@@ -255,7 +257,7 @@ export class TreeActions {
   async move(agent: LiveAgent, requested: MoveOp, by: MoveRequester, callId?: string): Promise<ActionResult> {
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
-    const { tree, mode } = loaded.value
+    const { tree, mode, tip } = loaded.value
     const pending = this.moves.pending(agent.id)
     if (requested.kind === 'back' && pending) {
       this.moves.cancel(agent.id)
@@ -280,7 +282,7 @@ export class TreeActions {
     // The model's own move, in stock mode: switch now, inside the step that made the call.
     let notNow: string | undefined
     if (callId !== undefined && mode === 'stock' && !pending) {
-      const before = tree.historyPath(this.service.sync.get(agent.session.id)?.projector.tip ?? null)
+      const before = tree.historyPath(tip)
       const moved: TreeResult<AppliedMove> = plan.op.files === 'files' || plan.op.files === 'both'
         ? await runFilesMove(this.service, agent.session.id, plan.op, callId)
         : await this.service.moveWithinStep(agent.session.id, callId, plan.op)
