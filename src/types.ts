@@ -5,6 +5,8 @@
  */
 export type * from './tree/types.ts'
 export type { ErrorCode, TreeError, TreeResult } from './tree/errors.ts'
+// The codes of the layers below the service join `ErrorCode` through their registry entries.
+import type {} from './service/errors.ts'
 export type * from './service/wire.ts'
 export type * from './service/workspace-wire.ts'
 export type * from './workspace/types.ts'

@@ -27,6 +27,7 @@ import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import { markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
+import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from './errors.ts'
 import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
 import { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 
@@ -284,10 +285,10 @@ function inflightCall(session: LiveSession, callId: string): TreeResult<{ turn: 
   const content = Array.isArray(message?.content) ? message.content as { type?: string; id?: string }[] : []
   const calls = content.filter((block) => block.type === 'tool-call')
   if (!message || !calls.some((block) => block.id === callId)) {
-    return fail('AGENT_BUSY', 'the call is not the last thing the model said; the move waits for the end of the turn', { callId })
+    return refuseWithinStep('not-last', callId)
   }
   if (calls.length !== 1) {
-    return fail('AGENT_BUSY', 'the call shares its message with other calls; the move waits for the end of the turn', { callId })
+    return refuseWithinStep('shared-message', callId)
   }
   const turn = event!.data!.turn
   const step = event!.data!.step
@@ -306,6 +307,11 @@ function routeOf(session: LiveSession): { provider: string; model: string } {
     if (typeof source?.provider === 'string' && typeof source.model === 'string') return { provider: source.provider, model: source.model }
   }
   return { provider: 'unknown', model: 'unknown' }
+}
+
+/** A within-step switch that must wait for the end of the turn; the reason is in `details.reason`. */
+function refuseWithinStep(reason: WithinStepRefusal, callId: string): TreeResult<never> {
+  return fail('AGENT_BUSY', `${WITHIN_STEP_REFUSALS[reason]}; the move waits for the end of the turn`, { callId, reason })
 }
 
 /** Validate the plan the way a reload validates a stored log. */

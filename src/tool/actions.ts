@@ -19,6 +19,7 @@ import type { MoveResult, SurfaceMode } from '../service/wire.ts'
 import { filesOf, filesText, filesValue, runFilesMove, type AppliedMove } from './files.ts'
 import { isFree, type LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
+import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from '../surface/errors.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
 export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
@@ -74,6 +75,14 @@ export function runMove(service: SessionTreeService, agentId: string, op: MoveOp
     case 'forward':
       return settle(() => service.forward(agentId))
   }
+}
+
+/** Why the model's own move waits for the turn's end, from the refusal's `details.reason` (never its message). */
+function withinStepRefusal(error: TreeError): string {
+  const reason = error.details?.reason
+  return typeof reason === 'string' && Object.hasOwn(WITHIN_STEP_REFUSALS, reason)
+    ? WITHIN_STEP_REFUSALS[reason as WithinStepRefusal]
+    : 'the agent is running'
 }
 
 function quote(text: string): string {
@@ -302,7 +311,7 @@ export class TreeActions {
       }
       // AGENT_BUSY: the call shares its message or is not the last thing said; wait for the turn's end.
       if (moved.error.code !== 'AGENT_BUSY') return moved
-      notNow = moved.error.message.split(';')[0]
+      notNow = withinStepRefusal(moved.error)
     } else if (callId !== undefined && mode === 'stock' && pending) {
       notNow = 'another move already waits for the end of the turn'
     }

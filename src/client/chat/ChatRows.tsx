@@ -10,7 +10,7 @@
  * host's transcript (a render error would otherwise unmount the Chat).
  */
 import { Component, useCallback, useEffect, useSyncExternalStore, type ReactNode } from 'react'
-import type { ChatFork, ChatSwitch } from '../../service/chat-path.ts'
+import type { ChatFork, ChatSwitch } from '../../types.ts'
 import type { HostLocale, StringKey, Translate } from '../i18n.ts'
 import { useTranslate } from '../TreePanel.tsx'
 import type { ChatNodes, ChatStore, ChatStores } from './store.ts'

@@ -9,7 +9,7 @@
  * service classified. A row the service knows nothing of (newer than its
  * answer) is shown: the Chat fails closed to "show everything".
  */
-import type { ChatFork, ChatPath, ChatSwitch, SeqRange } from '../../service/chat-path.ts'
+import type { ChatFork, ChatPath, ChatSwitch, SeqRange } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
 
 /** One node of the host Chat's snapshot, as far as the rules read it. */

@@ -9,8 +9,7 @@
  * writes no rule, so the host's Chat shows everything, as it does without
  * this plugin; our own rows stay hidden by the static stylesheet.
  */
-import type { MoveResult, SessionStatus } from '../../types.ts'
-import type { ChatPath } from '../../service/chat-path.ts'
+import type { ChatPath, MoveResult, SessionStatus } from '../../types.ts'
 import type { Result } from '../controller.ts'
 import { chatCss, chatRules, NO_RULES, type ChatRow, type ChatRules } from './rules.ts'
 
