@@ -19,11 +19,10 @@ import type { MoveResult, SurfaceMode } from '../service/wire.ts'
 import { filesOf, filesText, filesValue, runFilesMove, type AppliedMove } from './files.ts'
 import { isFree, type LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
-import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from '../surface/errors.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
 export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
-import { TOOL_NAMES } from './prompt.ts'
+import { describeBare, describeMove, describeOutcome, isTreeToolCall, latestPromptDropped, notFound, plural, quote, withinStepRefusal } from './wording.ts'
 
 /** The result of one action. */
 export interface ActionOutput {
@@ -75,54 +74,6 @@ export function runMove(service: SessionTreeService, agentId: string, op: MoveOp
     case 'forward':
       return settle(() => service.forward(agentId))
   }
-}
-
-/** Why the model's own move waits for the turn's end, from the refusal's `details.reason` (never its message). */
-function withinStepRefusal(error: TreeError): string {
-  const reason = error.details?.reason
-  return typeof reason === 'string' && Object.hasOwn(WITHIN_STEP_REFUSALS, reason)
-    ? WITHIN_STEP_REFUSALS[reason as WithinStepRefusal]
-    : 'the agent is running'
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text)
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : /(s|sh|ch|x)$/.test(word) ? 'es' : 's'}`
-}
-
-/** Calls of the tree tools themselves: bookkeeping, never what a search is after. */
-function isTreeToolCall(node: { readonly content?: readonly { readonly type: string; readonly name?: string }[] }): boolean {
-  const calls = (node.content ?? []).filter((part) => part.type === 'tool_call')
-  return calls.length > 0 && calls.every((part) => (TOOL_NAMES as readonly string[]).includes(part.name ?? ''))
-}
-
-/** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward` (`, with the files` / `(files only)`). */
-export function describeMove(op: MoveOp): string {
-  const files = op.files === 'both' ? ', with the files' : op.files === 'files' ? ' (files only)' : ''
-  return describeBare(op) + files
-}
-
-function describeBare(op: MoveOp): string {
-  switch (op.kind) {
-    case 'jump':
-      return `jump to ${op.nodeId}`
-    case 'fork':
-      return `fork branch ${quote(op.branch)} at ${op.nodeId}`
-    case 'back':
-      return 'back'
-    case 'forward':
-      return 'forward'
-  }
-}
-
-function describeOutcome(outcome: MoveOutcome): string {
-  const what = describeMove(outcome.move.op)
-  if (outcome.status === 'applied') return `${what}: applied (history ends at ${outcome.result?.cursor ?? 'the start'})`
-  if (outcome.status === 'failed') return `${what}: failed (${outcome.error?.code ?? 'INTERNAL'}: ${outcome.error?.message ?? 'unknown'})`
-  return `${what}: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`
 }
 
 /** A validated move: where the history will end and what it will hold. */
@@ -437,18 +388,4 @@ export class TreeActions {
       : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`)
     return lines.join('\n')
   }
-}
-
-/** The last prompt a person typed in `history`, when the path to `target` no longer holds it. */
-function latestPromptDropped(history: readonly TreeEntry[], target: string | null, tree: SessionTree): string | undefined {
-  let prompt: TreeEntry | undefined
-  for (const entry of history) if (entry.message?.role === 'user' && entry.origin?.kind === 'user') prompt = entry
-  if (!prompt) return undefined
-  const kept = tree.historyPath(target)
-  if (kept.ok && kept.value.some((entry) => entry.nodeId === prompt!.nodeId)) return undefined
-  return prompt.message!.content
-}
-
-function notFound(text: string): TreeResult<never> {
-  return fail('NODE_NOT_FOUND', `no node or label ${quote(text)}; list the tree to see node ids (like e12) and labels`, { nodeId: text })
 }
