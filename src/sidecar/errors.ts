@@ -3,8 +3,8 @@ export const SIDECAR_ERROR_CODES = {
   SIDECAR_IO: 'Reading or writing the sidecar failed; the harness log still holds the history.',
 } as const
 
-type Codes = { readonly [K in keyof typeof SIDECAR_ERROR_CODES]: string }
+type SidecarCodes = { readonly [K in keyof typeof SIDECAR_ERROR_CODES]: string }
 
 declare module '../tree/errors.ts' {
-  interface ErrorCodeRegistry extends Codes {}
+  interface ErrorCodeRegistry extends SidecarCodes {}
 }

@@ -7,10 +7,10 @@ export const SURFACE_ERROR_CODES = {
   SURFACE_UNAVAILABLE: 'This harness cannot switch the model history (projection mode).',
 } as const
 
-type Codes = { readonly [K in keyof typeof SURFACE_ERROR_CODES]: string }
+type SurfaceCodes = { readonly [K in keyof typeof SURFACE_ERROR_CODES]: string }
 
 declare module '../tree/errors.ts' {
-  interface ErrorCodeRegistry extends Codes {}
+  interface ErrorCodeRegistry extends SurfaceCodes {}
 }
 
 /**

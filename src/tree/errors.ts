@@ -27,7 +27,7 @@ export const TREE_ERROR_CODES = {
 /** One of {@link TREE_ERROR_CODES}. */
 export type TreeErrorCode = keyof typeof TREE_ERROR_CODES
 
-type Codes<T> = { readonly [K in keyof T]: string }
+type CodeTable<T> = { readonly [K in keyof T]: string }
 
 /**
  * Every error code of the program, keyed by code. Layers above the tree add
@@ -35,7 +35,7 @@ type Codes<T> = { readonly [K in keyof T]: string }
  * beside their table, so results carry the whole vocabulary while the tree
  * imports nothing upward.
  */
-export interface ErrorCodeRegistry extends Codes<typeof TREE_ERROR_CODES> {}
+export interface ErrorCodeRegistry extends CodeTable<typeof TREE_ERROR_CODES> {}
 
 /** A code of any layer (see {@link ErrorCodeRegistry}). */
 export type ErrorCode = keyof ErrorCodeRegistry

@@ -5,8 +5,8 @@ export const WORKSPACE_ERROR_CODES = {
   WORKSPACE_UNAVAILABLE: 'This session has no workspace checkpoints (no sidecar root, no workspace directory, or turned off).',
 } as const
 
-type Codes = { readonly [K in keyof typeof WORKSPACE_ERROR_CODES]: string }
+type WorkspaceCodes = { readonly [K in keyof typeof WORKSPACE_ERROR_CODES]: string }
 
 declare module '../tree/errors.ts' {
-  interface ErrorCodeRegistry extends Codes {}
+  interface ErrorCodeRegistry extends WorkspaceCodes {}
 }
