@@ -27,44 +27,12 @@ import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import { FRESH_CALL_ID_PREFIX, markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
+import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from './errors.ts'
 import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
+import { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 
-/** The slice of a live harness `Session` a switch uses. */
-export interface LiveSession {
-  readonly id: string
-  readonly seq: number
-  readonly events: readonly unknown[]
-  readonly header: unknown
-  readonly surface: { readonly nodes: readonly number[] }
-  append(type: string, data: unknown, intent?: unknown): unknown
-  requestHeader?(): { config?: { provider?: string; model?: string } } | undefined
-}
-
-/** The slice of a harness `Agent` a switch uses. */
-export interface LiveAgent {
-  readonly id: string
-  readonly status: string
-  readonly session: LiveSession
-  readonly inbox: {
-    readonly nextTurn: readonly { readonly id: string }[]
-    readonly nextStep: readonly { readonly id: string }[]
-    readonly hasPending: boolean
-    prepend(target: 'next-turn' | 'next-step', message: unknown): void
-    remove(id: string): unknown
-  }
-  send(message: unknown, target: 'next-turn' | 'next-step', wakeup: boolean): void
-  followup(message: unknown): void
-  whenIdle(): Promise<void>
-}
-
-/** `agent/pre-step` payload and decision (dsh-agent). */
-export interface PreStepPayload {
-  readonly agent: LiveAgent
-  readonly messages: readonly unknown[]
-  readonly turn: number
-  readonly step: number
-}
-export type PreStepDecision = { readonly kind: 'reject' } | { readonly kind: 'enter'; readonly messages: readonly unknown[] }
+// The live-agent slice moved to `harness/live.ts`; these names stay importable from here.
+export { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload }
 
 /** What a completed switch did. */
 export interface SwitchReport {
@@ -96,14 +64,6 @@ export interface StockSwitcherOptions {
 interface Job {
   readonly marker: SwitchMarker
   resolve(result: TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>): void
-}
-
-/**
- * An agent free for a history switch: idle, with no prompt queued for its next turn (queued
- * prompts would run first; context waiting for the next step, such as injections, does not block).
- */
-export function isFree(agent: LiveAgent): boolean {
-  return agent.status === 'idle' && agent.inbox.nextTurn.length === 0
 }
 
 export class StockSwitcher {
@@ -348,10 +308,10 @@ function inflightCall(session: LiveSession, callId: string): TreeResult<{ turn: 
   const content = Array.isArray(message?.content) ? message.content as { type?: string; id?: string }[] : []
   const calls = content.filter((block) => block.type === 'tool-call')
   if (!message || !calls.some((block) => block.id === callId)) {
-    return fail('AGENT_BUSY', 'the call is not the last thing the model said; the move waits for the end of the turn', { callId })
+    return refuseWithinStep('not-last', callId)
   }
   if (calls.length !== 1) {
-    return fail('AGENT_BUSY', 'the call shares its message with other calls; the move waits for the end of the turn', { callId })
+    return refuseWithinStep('shared-message', callId)
   }
   const turn = event!.data!.turn
   const step = event!.data!.step
@@ -370,6 +330,11 @@ function routeOf(session: LiveSession): { provider: string; model: string } {
     if (typeof source?.provider === 'string' && typeof source.model === 'string') return { provider: source.provider, model: source.model }
   }
   return { provider: 'unknown', model: 'unknown' }
+}
+
+/** A within-step switch that must wait for the end of the turn; the reason is in `details.reason`. */
+function refuseWithinStep(reason: WithinStepRefusal, callId: string): TreeResult<never> {
+  return fail('AGENT_BUSY', `${WITHIN_STEP_REFUSALS[reason]}; the move waits for the end of the turn`, { callId, reason })
 }
 
 /** Validate the plan the way a reload validates a stored log. */

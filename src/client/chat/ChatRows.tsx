@@ -10,10 +10,11 @@
  * host's transcript (a render error would otherwise unmount the Chat).
  */
 import { Component, useCallback, useLayoutEffect, useSyncExternalStore, type ReactNode } from 'react'
-import type { ChatFork, ChatSwitch } from '../../service/chat-path.ts'
+import type { ChatFork, ChatSwitch } from '../../types.ts'
 import type { HostLocale, StringKey, Translate } from '../i18n.ts'
 import { useTranslate } from '../TreePanel.tsx'
-import type { ChatNodes, ChatStore, ChatStores } from './store.ts'
+import type { ChatNodes, ChatStore } from './store.ts'
+import type { ChatStores } from './stores.ts'
 
 /** The host's Chat snapshot, as far as these renderers read it. */
 interface ChatSnapshotLike {

@@ -12,7 +12,7 @@
  * service) there is no rule: the Chat shows everything, as without this
  * plugin.
  */
-import type { ChatFork, ChatPath, ChatSwitch, SeqRange } from '../../service/chat-path.ts'
+import type { ChatFork, ChatPath, ChatSwitch, SeqRange } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
 import { applyLive, type LiveRow, type RowState } from './live.ts'
 

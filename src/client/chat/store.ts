@@ -9,8 +9,7 @@
  * writes no rule, so the host's Chat shows everything, as it does without
  * this plugin; our own rows stay hidden by the static stylesheet.
  */
-import type { MoveResult, SessionStatus } from '../../types.ts'
-import type { ChatPath } from '../../service/chat-path.ts'
+import type { ChatPath, MoveResult, SessionStatus } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
 import type { Result } from '../controller.ts'
 import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
@@ -385,36 +384,5 @@ export class ChatStore {
     }
     this.state = next as unknown as ChatState
     for (const listener of [...this.listeners]) listener()
-  }
-}
-
-/** The stores of every session whose Chat shows our nodes, created on first use. */
-export class ChatStores {
-  private readonly stores = new Map<string, ChatStore>()
-  private readonly remote: () => Promise<ChatRemote>
-  private readonly options: ChatStoreOptions
-
-  constructor(remote: () => Promise<ChatRemote>, options: ChatStoreOptions = {}) {
-    this.remote = remote
-    this.options = options
-  }
-
-  get(sessionId: string): ChatStore {
-    let store = this.stores.get(sessionId)
-    if (!store) {
-      store = new ChatStore(this.remote, sessionId, this.options)
-      this.stores.set(sessionId, store)
-    }
-    return store
-  }
-
-  /** Something happened in some session's log (the Definitions cannot tell which): refresh the live ones. */
-  poke(): void {
-    for (const store of this.stores.values()) void store.refreshIfLive()
-  }
-
-  dispose(): void {
-    for (const store of this.stores.values()) store.dispose()
-    this.stores.clear()
   }
 }
