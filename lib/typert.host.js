@@ -45,6 +45,7 @@ const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'leadSeq': z.number().readonly(),
   'hiddenMessages': z.number().readonly(),
   'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'firstRow': z.union([z.undefined(), z.number()]).readonly().optional(),
 })).readonly(),
   'forks': z.array(z.object({
   'seq': z.number().readonly(),
@@ -815,7 +816,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -840,7 +841,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":157,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -865,7 +866,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":148,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -890,7 +891,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":313,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -935,7 +936,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":257,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":258,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -960,7 +961,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":245,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -995,7 +996,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":251,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":252,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1040,7 +1041,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1065,7 +1066,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1090,7 +1091,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":304,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1125,7 +1126,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":176,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1170,7 +1171,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":210,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1195,7 +1196,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1220,7 +1221,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":130,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1255,7 +1256,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":280,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1300,7 +1301,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":269,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":270,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1335,7 +1336,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":263,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":264,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1360,7 +1361,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":139,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1395,7 +1396,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":219,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":220,"column":9},
     },
   ],
   model: {
@@ -1574,9 +1575,9 @@ export const TYPERT = {
           {
             "kind": "method",
             "name": "treeOf",
-            "signature": "treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode }>",
+            "signature": "treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode; tip: string | null }>",
             "summary": "The live tree and surface mode of a loaded session, for the tool companion and `/tree` (the same resolution as `session`, without building a status).",
-            "jsDoc": "/**\n * The live tree and surface mode of a loaded session, for the tool companion and `/tree` (the\n * same resolution as `session`, without building a status). Not a remote method.\n */"
+            "jsDoc": "/**\n * The live tree and surface mode of a loaded session, for the tool companion and `/tree` (the\n * same resolution as `session`, without building a status). `tip`: the node the model's history\n * ends at now (the surface tip; `null`: empty). Not a remote method.\n */"
           },
           {
             "kind": "method",
@@ -1641,7 +1642,11 @@ export const TYPERT = {
           },
           {
             "name": "ChatSwitch",
-            "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n}"
+            "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n    readonly firstRow?: number;\n}"
+          },
+          {
+            "name": "CodeTable",
+            "declaration": "export type CodeTable<T> = { readonly [K in keyof T]: string };"
           },
           {
             "name": "CompactionEntry",
@@ -1681,7 +1686,11 @@ export const TYPERT = {
           },
           {
             "name": "ErrorCode",
-            "declaration": "export type ErrorCode = keyof typeof ERROR_CODES;"
+            "declaration": "export type ErrorCode = keyof ErrorCodeRegistry;"
+          },
+          {
+            "name": "ErrorCodeRegistry",
+            "declaration": "export interface ErrorCodeRegistry extends CodeTable<typeof TREE_ERROR_CODES>, SidecarCodes, WorkspaceCodes, SurfaceCodes {\n}"
           },
           {
             "name": "ExportFormat",
@@ -1889,7 +1898,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get tip(): string | null;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n    cursorFollowsTip(): boolean;\n}"
+            "declaration": "export class SessionProjector extends SurfaceMirror {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
           },
           {
             "name": "SessionSource",
@@ -1940,6 +1949,10 @@ export const TYPERT = {
             "declaration": "export type ShellTracking = 'git' | 'off';"
           },
           {
+            "name": "SidecarCodes",
+            "declaration": "export type SidecarCodes = { readonly [K in keyof typeof SIDECAR_ERROR_CODES]: string };"
+          },
+          {
             "name": "SidecarWarning",
             "declaration": "export interface SidecarWarning {\n    readonly code: string;\n    readonly message: string;\n}"
           },
@@ -1984,8 +1997,16 @@ export const TYPERT = {
             "declaration": "export interface SummarizeRequest {\n    readonly branch: string;\n    readonly text: string;\n    readonly messages: readonly LlmMessage[];\n    readonly entries: readonly TreeEntry[];\n    readonly signal: AbortSignal;\n}"
           },
           {
+            "name": "SurfaceCodes",
+            "declaration": "export type SurfaceCodes = { readonly [K in keyof typeof SURFACE_ERROR_CODES]: string };"
+          },
+          {
             "name": "SurfaceEntry",
             "declaration": "export interface SurfaceEntry {\n    readonly seq: number;\n    readonly node: string | null;\n}"
+          },
+          {
+            "name": "SurfaceMirror",
+            "declaration": "export abstract class SurfaceMirror {\n    abstract get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    cursorFollowsTip(): boolean;\n}"
           },
           {
             "name": "SurfaceMode",
@@ -1993,7 +2014,7 @@ export const TYPERT = {
           },
           {
             "name": "SwitchMarker",
-            "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n}"
+            "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n    readonly lane?: string;\n    readonly leaves?: number;\n}"
           },
           {
             "name": "TextPart",
@@ -2062,6 +2083,10 @@ export const TYPERT = {
           {
             "name": "TreeSync",
             "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<PendingOperation<T>>;\n}"
+          },
+          {
+            "name": "WorkspaceCodes",
+            "declaration": "export type WorkspaceCodes = { readonly [K in keyof typeof WORKSPACE_ERROR_CODES]: string };"
           },
           {
             "name": "WorkspaceMove",

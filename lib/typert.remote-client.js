@@ -45,6 +45,7 @@ const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'leadSeq': z.number().readonly(),
   'hiddenMessages': z.number().readonly(),
   'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
+  'firstRow': z.union([z.undefined(), z.number()]).readonly().optional(),
 })).readonly(),
   'forks': z.array(z.object({
   'seq': z.number().readonly(),
@@ -812,7 +813,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -837,7 +838,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":157,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -862,7 +863,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":148,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -887,7 +888,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":313,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -932,7 +933,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":257,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":258,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -957,7 +958,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":245,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -992,7 +993,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":251,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":252,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1037,7 +1038,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1062,7 +1063,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1087,7 +1088,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":304,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1122,7 +1123,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":176,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1167,7 +1168,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":210,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1192,7 +1193,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1217,7 +1218,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":130,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1252,7 +1253,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":280,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1297,7 +1298,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":269,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":270,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1332,7 +1333,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":263,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":264,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1357,7 +1358,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":139,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1392,7 +1393,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":219,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":220,"column":9},
     },
   ],
 }

@@ -9,6 +9,7 @@
  * surface switching are internals of the plugin.
  */
 export * from './tree/index.ts'
+export { ERROR_CODES } from './service/errors.ts'
 export { SessionTreeService, type Config } from './service/service.ts'
 export type * from './service/wire.ts'
 import { SessionTreeService } from './service/service.ts'

@@ -4,7 +4,8 @@
  * `label`). Browser-safe: types only.
  */
 export type * from './tree/types.ts'
-export type { ErrorCode, TreeError, TreeResult } from './tree/errors.ts'
+// The service's vocabulary: every layer's codes (loading it loads each layer's registry entries).
+export type { ErrorCode, TreeError, TreeResult } from './service/errors.ts'
 export type * from './service/wire.ts'
 export type * from './service/workspace-wire.ts'
 export type * from './workspace/types.ts'

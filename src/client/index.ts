@@ -27,7 +27,8 @@ import { OpenTreeAction } from './OpenTreeAction.tsx'
 import { asChatRemote, asTreeRemote, TYPERT_REMOTE, type GeneratedSessionTree } from './remote.ts'
 import { injectStyles } from './styles.ts'
 import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
-import { ChatStores } from './chat/store.ts'
+import type { ChatPager } from './chat/store.ts'
+import { ChatStores } from './chat/stores.ts'
 import { ForkControl, SwitchRow } from './chat/ChatRows.tsx'
 import { FORK_KIND, forkDefinition, SWITCH_KIND, switchDefinition, type ConversationDefinition } from './chat/definitions.ts'
 import { injectChatStyles } from './chat/styles.ts'
@@ -125,7 +126,15 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   )
   // DSH's own Chat: our rows and the per-session stylesheet that hides what the model does not read.
   ctx.effect(() => injectChatStyles(), 'session-tree: chat styles')
-  const stores = new ChatStores(() => remote().then(asChatRemote), options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs })
+  // DSH's pager of one session's Chat: `ctx.sessions.scope(id).conversation.loadOlder()` (the host's documented address).
+  const pager = (sessionId: string): ChatPager | undefined => {
+    const sessions = ctx.get('sessions') as { scope?: (id: string) => unknown } | undefined
+    type Conversation = { loadOlder?: () => Promise<void> }
+    const scoped = sessions?.scope?.(sessionId) as { get?: (name: string) => unknown; conversation?: Conversation } | undefined
+    const conversation = (typeof scoped?.get === 'function' ? (scoped.get('conversation') as Conversation | undefined) : undefined) ?? scoped?.conversation
+    return typeof conversation?.loadOlder === 'function' ? { loadOlder: () => conversation.loadOlder!() } : undefined
+  }
+  const stores = new ChatStores(() => remote().then(asChatRemote), { pager, ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }) })
   ctx.effect(() => () => stores.dispose(), 'session-tree: chat stores')
   // Optional: a host without the Definition registry keeps its Chat as it is (never blocks the boot).
   ctx.inject(['conversationEvents'], (scope) => {

@@ -11,6 +11,8 @@ import { isRecord } from '../tree/validate.ts'
 export const PLUGIN_ID = 'dsh-session-tree'
 /** Prefix of marker message ids (human-recognisable in raw logs). */
 export const MARKER_ID_PREFIX = `${PLUGIN_ID}:switch:`
+/** Prefix of the call ids a switch gives the tool exchanges it copies (no provider makes them). */
+export const FRESH_CALL_ID_PREFIX = 'call_dst_'
 
 /** What one switch was asked to do. */
 export interface SwitchMarker {
@@ -22,7 +24,23 @@ export interface SwitchMarker {
   readonly target: string | null
   /** Branch created by the move (forks), so a log-only rebuild can name it. */
   readonly branch?: string
+  /**
+   * The branch active once the move was made (what the tree said then; a
+   * branch may later grow, be renamed or summarized). For people reading the
+   * log (DSH's Chat names it on the switch row); never used to rebuild.
+   */
+  readonly lane?: string
+  /**
+   * Seq of the first event of the history this switch leaves (the first
+   * message of the old history that the new one does not hold), when it
+   * leaves any: DSH's Chat hides the rows from there on as soon as the
+   * marker arrives, before the maintenance turn has run.
+   */
+  readonly leaves?: number
 }
+
+/** What a switch marker may say beyond its target (all optional). */
+export type SwitchNotes = Pick<SwitchMarker, 'branch' | 'lane' | 'leaves'>
 
 /** A minimal user message shape (the harness `UserMessage`). */
 export interface MarkerMessage {
@@ -58,7 +76,16 @@ export function markerOf(message: unknown): SwitchMarker | undefined {
   if (!isRecord(marker) || marker.v !== 1 || marker.op !== 'switch' || typeof marker.id !== 'string') return undefined
   if (!(marker.target === null || typeof marker.target === 'string')) return undefined
   if (marker.branch !== undefined && typeof marker.branch !== 'string') return undefined
-  return marker.branch === undefined
-    ? { v: 1, op: 'switch', id: marker.id, target: marker.target }
-    : { v: 1, op: 'switch', id: marker.id, target: marker.target, branch: marker.branch }
+  // Notes for readers: a malformed one is dropped, the switch stands.
+  const lane = typeof marker.lane === 'string' ? marker.lane : undefined
+  const leaves = typeof marker.leaves === 'number' && Number.isSafeInteger(marker.leaves) && marker.leaves >= 0 ? marker.leaves : undefined
+  return {
+    v: 1,
+    op: 'switch',
+    id: marker.id,
+    target: marker.target,
+    ...(marker.branch === undefined ? {} : { branch: marker.branch }),
+    ...(lane === undefined ? {} : { lane }),
+    ...(leaves === undefined ? {} : { leaves }),
+  }
 }

@@ -65,3 +65,16 @@ export class CallIdLedger {
     }))
   }
 }
+
+/** A harness event the projector could not read; kept, never fatal. */
+export interface QuarantinedEvent {
+  readonly seq: number
+  readonly type: string
+  readonly reason: string
+}
+
+/** A problem found while loading the sidecar (the tree was rebuilt from the log). */
+export interface SidecarWarning {
+  readonly code: string
+  readonly message: string
+}

@@ -54,6 +54,12 @@ export interface ChatSwitch {
   readonly hiddenMessages: number
   /** Seqs the run hid that were once the conversation: what "Show" reveals. Copies are never revealed. Lead only. */
   readonly reveal: readonly SeqRange[]
+  /**
+   * Seq of the first message row "Show" reveals (lead only, when it reveals any):
+   * DSH's Chat loads its history in pages, and the Chat loads older pages on
+   * "Show" until this row is in.
+   */
+  readonly firstRow?: number
 }
 
 /** A node on the path whose parent has other children: where ‹ k / n › moves between branches. */
@@ -200,9 +206,13 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
     }
     if (lead) {
       const messages = new Set<string>()
+      let firstRow: number | undefined
       for (const seq of run.rows) {
         const node = nodeAt.get(seq)
-        if (node !== undefined && rowClass.get(seq) === 'abandoned' && readable(tree.get(node))) messages.add(node)
+        if (node !== undefined && rowClass.get(seq) === 'abandoned' && readable(tree.get(node))) {
+          messages.add(node)
+          if (firstRow === undefined || seq < firstRow) firstRow = seq
+        }
       }
       for (const anchor of run.anchors) {
         const isLead = anchor === lead
@@ -212,6 +222,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
           leadSeq: lead.seq,
           hiddenMessages: isLead ? messages.size : 0,
           reveal: isLead ? reveal : [],
+          ...(isLead && firstRow !== undefined ? { firstRow } : {}),
         })
       }
     }
@@ -263,7 +274,8 @@ function describe(anchor: Anchor, tree: SessionProjector['tree']): Omit<ChatSwit
     seq: anchor.seq,
     kind: anchor.branch === undefined ? 'switch' : 'fork',
     target: anchor.target,
-    branch: anchor.branch ?? node?.branch ?? '',
+    // The branch the switch recorded (a fork's new one, else the one active after it); earlier logs: the target's lane today.
+    branch: anchor.branch ?? anchor.lane ?? node?.branch ?? '',
     ...(node ? { targetSummary: node.summary } : {}),
   }
 }

@@ -14,11 +14,13 @@ export interface LogEvent {
   readonly sourceEventSeqs?: unknown
 }
 
-/** One switch: the seq its row anchors at, its target node, a fork's branch. */
+/** One switch: the seq its row anchors at, its target node, a fork's branch, the branch active after it. */
 export interface Anchor {
   readonly seq: number
   readonly target: string | null
   readonly branch?: string
+  /** What the switch recorded as the branch active after it (absent in logs of earlier versions). */
+  readonly lane?: string
 }
 
 /** The model's tree tools that move the history (their calls anchor an in-step switch). */
@@ -61,13 +63,13 @@ export function switchAnchors(events: readonly LogEvent[], parentOf: (seq: numbe
     else if (e.type === 'turn/end') inTurn = false
     else if (e.type === 'session-tree/selection' && data) {
       const target = data.target === null || typeof data.target === 'string' ? data.target : null
-      out.push({ seq: e.seq, target, ...(typeof data.branch === 'string' ? { branch: data.branch } : {}) })
+      out.push({ seq: e.seq, target, ...(typeof data.branch === 'string' ? { branch: data.branch } : {}), ...(typeof data.lane === 'string' ? { lane: data.lane } : {}) })
     } else if (e.type === 'agent/inbox/spliced' && data?.target === 'next-turn' && typeof data.start === 'number') {
       const added = Array.isArray(data.inserted) ? data.inserted : []
       const removed = inbox.splice(data.start, typeof data.removedCount === 'number' ? data.removedCount : 0, ...added)
       for (const message of added) {
         const marker = markerOf(message)
-        if (marker) inserted.set(message, { seq: e.seq, target: marker.target, ...(marker.branch === undefined ? {} : { branch: marker.branch }) })
+        if (marker) inserted.set(message, { seq: e.seq, target: marker.target, ...(marker.branch === undefined ? {} : { branch: marker.branch }), ...(marker.lane === undefined ? {} : { lane: marker.lane }) })
       }
       // A claim is a removal without an outcome, made inside a turn.
       for (const message of removed) {

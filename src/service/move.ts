@@ -18,9 +18,9 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
-import { isFree, type LiveAgent, type LiveSession, type StockSwitcher, type SwitchReport } from '../surface/stock.ts'
-import { hasNativeSurface } from '../surface/mode.ts'
-import { nativeSwitch } from '../surface/native.ts'
+import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'
+import type { StockSwitcher } from '../surface/stock.ts'
+import { surfaceFor, type SurfaceReport } from '../surface/surface.ts'
 import { clipped, quoted } from './clip.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
 
@@ -54,7 +54,7 @@ export interface MoveRequest<V> {
   readonly withinCall?: string
 }
 
-type Report = Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'>
+type Report = SurfaceReport
 
 export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
   const { session, agent, state, mode } = found
@@ -113,7 +113,7 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   let report: Report | undefined
   let harnessProblem: string | undefined
   try {
-    const followed = await follow(deps, found, destination, branch, withinCall)
+    const followed = await follow(deps, found, destination, branch, withinCall, move.branch)
     if (!followed.ok) {
       pending.value.rollback()
       return followed
@@ -156,19 +156,12 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   return ok({ move: answer, value })
 }
 
-/** Make the model history follow the tree to `destination`; `undefined` in projection mode. */
-async function follow(deps: MoveDeps, found: Resolved, destination: string | null, branch: string | undefined, withinCall: string | undefined): Promise<TreeResult<Report | undefined>> {
+/**
+ * Make the model history follow the tree to `destination`: the session's surface does.
+ * `lane` (the branch active after the move) is written with the switch for people reading the log.
+ */
+function follow(deps: MoveDeps, found: Resolved, destination: string | null, branch: string | undefined, withinCall: string | undefined, lane: string | undefined): Promise<TreeResult<Report | undefined>> {
   const { session, agent, state, mode } = found
-  if (withinCall !== undefined) {
-    const switched = deps.switcher.switchWithinStep(session, destination, withinCall)
-    return switched.ok ? ok({ ...switched.value, noop: false }) : switched
-  }
-  if (mode === 'stock' && agent) return deps.switcher.switch(agent, destination, branch)
-  if (mode === 'native' && hasNativeSurface(session)) {
-    const selected = nativeSwitch(session as never, state.projector, destination, branch)
-    if (!selected.ok) return selected
-    if (!selected.value.noop) await deps.flush(session)
-    return ok({ appendedEvents: selected.value.appendedEvents, copies: 0, shadowed: 0, noop: selected.value.noop })
-  }
-  return ok(undefined)
+  const surface = surfaceFor(mode, { session, agent, projector: state.projector, switcher: deps.switcher, flush: (live) => deps.flush(live as HarnessSession) })
+  return surface.follow(destination, { ...(branch === undefined ? {} : { branch }), ...(withinCall === undefined ? {} : { withinCall }), ...(lane === undefined ? {} : { lane }) })
 }

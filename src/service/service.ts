@@ -16,6 +16,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 // Brings the `ctx.sessions` declaration (the harness session store) into this program.
+import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-session'
 import s from '@deepseek-ai/schemastery'
 import { Remote, TypertLookupFailure, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
@@ -25,7 +26,8 @@ import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../tree/types.ts'
 import { TreeSync } from '../harness/sync.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
-import { meterEstimator, StockSwitcher, type LiveAgent, type PreStepDecision, type PreStepPayload } from '../surface/stock.ts'
+import { meterEstimator, StockSwitcher } from '../surface/stock.ts'
+import type { LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
 import { bounded, clipped, quoted } from './clip.ts'
 import { applyMove, type HarnessSession, type MoveDeps, type MoveRequest, type Resolved } from './move.ts'
@@ -88,18 +90,17 @@ export class SessionTreeService extends TypertRemoteService {
       timeoutMs: this.settings.switchTimeoutMs, estimator: () => meterEstimator(this.ctx.get('tokenMeter' as never)),
     })
     this.moveDeps = { sync: this.sync, switcher: this.switcher, flush: async (session) => { await this.ctx.sessions.flush(session as never) } }
-    const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown, options?: { prepend?: boolean }) => () => void
     // Nothing below may throw into the harness: a failure costs the tree, never the session.
-    on('session/created', (session: HarnessSession) => this.guard(() => this.sync.attach(session)))
-    on('session/event', (session: HarnessSession, event: unknown) => this.guard(() => {
+    ctx.on('session/created', (session) => this.guard(() => this.sync.attach(session)))
+    ctx.on('session/event', (session, event) => this.guard(() => {
       if (this.sync.get(session.id)) this.sync.project(session.id, event)
       else this.sync.attach(session)
     }))
-    on('session/disposed', (session: HarnessSession) => this.guard(() => {
+    ctx.on('session/disposed', (session) => this.guard(() => {
       this.sync.detach(session.id)
       this.workspaceMoves?.registry.forget(session.id)
     }))
-    on('agent/pre-step', (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => this.switcher.preStep(payload, next), { prepend: true })
+    ctx.on('agent/pre-step', (payload, next) => this.switcher.preStep(payload, next), { prepend: true })
     this.workspaceMoves = workspaceMovesFor(ctx, this.settings.sidecarRoot, config.workspace, {
       resolveLoaded: (agentId) => this.resolvedSession(this.resolveLoaded(agentId)),
       resolveLive: async (agentId) => this.resolvedSession(await this.resolveLive(agentId)),
@@ -324,11 +325,12 @@ export class SessionTreeService extends TypertRemoteService {
 
   /**
    * The live tree and surface mode of a loaded session, for the tool companion and `/tree` (the
-   * same resolution as `session`, without building a status). Not a remote method.
+   * same resolution as `session`, without building a status). `tip`: the node the model's history
+   * ends at now (the surface tip; `null`: empty). Not a remote method.
    */
-  treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode }> {
+  treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode; tip: string | null }> {
     const found = this.resolveLoaded(agentId)
-    return found.ok ? ok({ tree: found.value.state.projector.tree, mode: found.value.mode }) : found
+    return found.ok ? ok({ tree: found.value.state.projector.tree, mode: found.value.mode, tip: found.value.state.projector.tip }) : found
   }
 
   /**

@@ -4,25 +4,12 @@
  * a separate method, so older clients keep working.
  */
 import type { ForkView, JumpView, SessionTreeSessionInfo } from '../tree/types.ts'
-import type { LogWarning } from '../harness/warnings.ts'
+import type { LogWarning, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
+import type { SurfaceMode } from '../surface/mode.ts'
 
-export type { LogWarning, LogWarningCode } from '../harness/warnings.ts'
-
-/** How cursor moves reach the history the model receives. */
-export type SurfaceMode = 'native' | 'stock' | 'projection'
-
-/** A harness event the projector could not read; kept, never fatal. */
-export interface QuarantinedEvent {
-  readonly seq: number
-  readonly type: string
-  readonly reason: string
-}
-
-/** A problem found while loading the sidecar (the tree was rebuilt from the log). */
-export interface SidecarWarning {
-  readonly code: string
-  readonly message: string
-}
+// Owned by the lowest layer that uses them; part of the wire vocabulary too.
+export type { LogWarning, LogWarningCode, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
+export type { SurfaceMode } from '../surface/mode.ts'
 
 /** `session` result: the tree's status plus how it is wired to the harness. */
 export interface SessionStatus extends SessionTreeSessionInfo {

@@ -19,7 +19,9 @@ import type { SessionTree } from '../tree/session-tree.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
 import { WorkspaceCapture } from '../harness/workspace-capture.ts'
-import { isFree, type LiveAgent, type PreStepDecision, type PreStepPayload } from '../surface/stock.ts'
+import type {} from '@deepseek-ai/dsh-agent'
+import type { UserMessage } from '@deepseek-ai/dsh-session'
+import { isFree, type LiveAgent, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 import { DEFAULT_MAX_FILE_BYTES, restoreHookFromEnv, WorkspaceRegistry, type RestoreEntry, type SessionWorkspace } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
 import type { ConflictDecision, RestoreReport } from '../workspace/types.ts'
@@ -157,9 +159,8 @@ export class WorkspaceMoves {
     this.ctx = ctx
     this.deps = deps
     this.registry = deps.registry
-    const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown) => () => void
     // After every other pre-step listener: a switch turn never gets here, a model step does.
-    on('agent/pre-step', (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => this.deliverNotes(payload, next))
+    ctx.on('agent/pre-step', (payload, next) => this.deliverNotes(payload, next))
     ctx.effect(() => () => this.registry.flushAll(), 'session-tree.workspace.flush')
   }
 
@@ -367,8 +368,9 @@ export class WorkspaceMoves {
       const pending = workspace?.unnoted() ?? []
       if (!workspace || pending.length === 0) return decision
       const last = pending.at(-1) as RestoreEntry
-      const note = {
-        id: `${PLUGIN_ID}:files:${last.id}`,
+      const note: UserMessage = {
+        // The brand is type-only (dsh-llm's `MessageId()` returns the string itself).
+        id: `${PLUGIN_ID}:files:${last.id}` as UserMessage['id'],
         role: 'user',
         content: [{ type: 'text', text: restoreNote(pending) }],
         source: { kind: 'plugin', plugin: PLUGIN_ID },

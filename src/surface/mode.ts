@@ -8,7 +8,8 @@
  *   configuration, or no agent to run a switch); the tree and panel move
  *   alone.
  */
-import type { SurfaceMode } from '../service/wire.ts'
+/** How cursor moves reach the history the model receives. */
+export type SurfaceMode = 'native' | 'stock' | 'projection'
 
 export type SurfaceModeSetting = 'auto' | SurfaceMode
 

@@ -33,6 +33,7 @@ export function nativeSwitch(
   projector: SessionProjector,
   target: string | null,
   branch?: string,
+  lane?: string,
 ): TreeResult<NativeSwitchReport> {
   const seqs = selectionFor(projector, target)
   if (!seqs.ok) return seqs
@@ -47,7 +48,7 @@ export function nativeSwitch(
   try {
     ;(session.selectMessageSurface as (seqs: readonly number[] | null, meta?: unknown) => void)(
       seqs.value,
-      branch === undefined ? { target } : { target, branch },
+      { target, ...(branch === undefined ? {} : { branch }), ...(lane === undefined ? {} : { lane }) },
     )
   } catch (error) {
     return fail('INTERNAL', `the harness refused the selection: ${error instanceof Error ? error.message : String(error)}`)

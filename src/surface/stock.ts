@@ -25,46 +25,14 @@ import { deriveEventMessage } from '@deepseek-ai/dsh-session'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
-import { markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
+import { FRESH_CALL_ID_PREFIX, markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
+import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from './errors.ts'
 import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
+import { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 
-/** The slice of a live harness `Session` a switch uses. */
-export interface LiveSession {
-  readonly id: string
-  readonly seq: number
-  readonly events: readonly unknown[]
-  readonly header: unknown
-  readonly surface: { readonly nodes: readonly number[] }
-  append(type: string, data: unknown, intent?: unknown): unknown
-  requestHeader?(): { config?: { provider?: string; model?: string } } | undefined
-}
-
-/** The slice of a harness `Agent` a switch uses. */
-export interface LiveAgent {
-  readonly id: string
-  readonly status: string
-  readonly session: LiveSession
-  readonly inbox: {
-    readonly nextTurn: readonly { readonly id: string }[]
-    readonly nextStep: readonly { readonly id: string }[]
-    readonly hasPending: boolean
-    prepend(target: 'next-turn' | 'next-step', message: unknown): void
-    remove(id: string): unknown
-  }
-  send(message: unknown, target: 'next-turn' | 'next-step', wakeup: boolean): void
-  followup(message: unknown): void
-  whenIdle(): Promise<void>
-}
-
-/** `agent/pre-step` payload and decision (dsh-agent). */
-export interface PreStepPayload {
-  readonly agent: LiveAgent
-  readonly messages: readonly unknown[]
-  readonly turn: number
-  readonly step: number
-}
-export type PreStepDecision = { readonly kind: 'reject' } | { readonly kind: 'enter'; readonly messages: readonly unknown[] }
+// The live-agent slice moved to `harness/live.ts`; these names stay importable from here.
+export { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload }
 
 /** What a completed switch did. */
 export interface SwitchReport {
@@ -98,14 +66,6 @@ interface Job {
   resolve(result: TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>): void
 }
 
-/**
- * An agent free for a history switch: idle, with no prompt queued for its next turn (queued
- * prompts would run first; context waiting for the next step, such as injections, does not block).
- */
-export function isFree(agent: LiveAgent): boolean {
-  return agent.status === 'idle' && agent.inbox.nextTurn.length === 0
-}
-
 export class StockSwitcher {
   private readonly jobs = new Map<string, Job>()
   private readonly options: StockSwitcherOptions
@@ -118,7 +78,7 @@ export class StockSwitcher {
    * Switch the model history of an idle agent to the model history of
    * `target` (a tree node, or null for the empty history).
    */
-  async switch(agent: LiveAgent, target: string | null, branch?: string): Promise<TreeResult<SwitchReport>> {
+  async switch(agent: LiveAgent, target: string | null, branch?: string, lane?: string): Promise<TreeResult<SwitchReport>> {
     if (!isFree(agent)) {
       return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', { agentId: agent.id, status: agent.status })
     }
@@ -127,9 +87,16 @@ export class StockSwitcher {
     if (preview.value.events.length === 0) {
       return ok({ noop: true, appendedEvents: 0, copies: 0, shadowed: 0, sharedPrefix: preview.value.sharedPrefix, requeued: 0 })
     }
-    const marker: SwitchMarker = branch === undefined
-      ? { v: 1, op: 'switch', id: randomUUID(), target }
-      : { v: 1, op: 'switch', id: randomUUID(), target, branch }
+    const leaves = this.leaves(agent.session, preview.value.shadowed)
+    const marker: SwitchMarker = {
+      v: 1,
+      op: 'switch',
+      id: randomUUID(),
+      target,
+      ...(branch === undefined ? {} : { branch }),
+      ...(lane === undefined ? {} : { lane }),
+      ...(leaves === undefined ? {} : { leaves }),
+    }
     const message = markerMessage(marker)
     const before = agent.session.seq
     const done = new Promise<TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>>((resolve) => {
@@ -163,6 +130,22 @@ export class StockSwitcher {
       if (timer !== undefined) clearTimeout(timer)
       this.jobs.delete(message.id)
     }
+  }
+
+  /** The first event of the history a plan shadows: the earliest event of the nodes behind the shadowed surface. */
+  private leaves(session: LiveSession, shadowed: readonly number[]): number | undefined {
+    const projector = this.options.projectorFor(session.id)
+    if (!projector || shadowed.length === 0) return undefined
+    const nodeAt = new Map(projector.surfaceEntries.map((entry) => [entry.seq, entry.node]))
+    let first: number | undefined
+    for (const seq of shadowed) {
+      const node = nodeAt.get(seq)
+      const source = node == null ? undefined : projector.sourceOf(node)
+      if (!source) continue
+      const start = source.kind === 'message' ? source.seq : source.callSeq
+      if (first === undefined || start < first) first = start
+    }
+    return first
   }
 
   /**
@@ -285,7 +268,7 @@ export class StockSwitcher {
 
 /** A call id no provider made: `call_dst_` and 20 random hex digits (29 characters, provider-safe). */
 export function freshCallId(): string {
-  return `call_dst_${randomUUID().replaceAll('-', '').slice(0, 20)}`
+  return `${FRESH_CALL_ID_PREFIX}${randomUUID().replaceAll('-', '').slice(0, 20)}`
 }
 
 /** The estimator of the harness token meter (`ctx.tokenMeter`), when one is loaded. */
@@ -325,10 +308,10 @@ function inflightCall(session: LiveSession, callId: string): TreeResult<{ turn: 
   const content = Array.isArray(message?.content) ? message.content as { type?: string; id?: string }[] : []
   const calls = content.filter((block) => block.type === 'tool-call')
   if (!message || !calls.some((block) => block.id === callId)) {
-    return fail('AGENT_BUSY', 'the call is not the last thing the model said; the move waits for the end of the turn', { callId })
+    return refuseWithinStep('not-last', callId)
   }
   if (calls.length !== 1) {
-    return fail('AGENT_BUSY', 'the call shares its message with other calls; the move waits for the end of the turn', { callId })
+    return refuseWithinStep('shared-message', callId)
   }
   const turn = event!.data!.turn
   const step = event!.data!.step
@@ -347,6 +330,11 @@ function routeOf(session: LiveSession): { provider: string; model: string } {
     if (typeof source?.provider === 'string' && typeof source.model === 'string') return { provider: source.provider, model: source.model }
   }
   return { provider: 'unknown', model: 'unknown' }
+}
+
+/** A within-step switch that must wait for the end of the turn; the reason is in `details.reason`. */
+function refuseWithinStep(reason: WithinStepRefusal, callId: string): TreeResult<never> {
+  return fail('AGENT_BUSY', `${WITHIN_STEP_REFUSALS[reason]}; the move waits for the end of the turn`, { callId, reason })
 }
 
 /** Validate the plan the way a reload validates a stored log. */

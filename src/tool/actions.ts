@@ -17,12 +17,12 @@ import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { MoveResult, SurfaceMode } from '../service/wire.ts'
 import { filesOf, filesText, filesValue, runFilesMove, type AppliedMove } from './files.ts'
-import { isFree, type LiveAgent } from '../surface/stock.ts'
+import { isFree, type LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
 export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
-import { TOOL_NAMES } from './prompt.ts'
+import { describeBare, describeMove, describeOutcome, isTreeToolCall, latestPromptDropped, notFound, plural, quote, withinStepRefusal } from './wording.ts'
 
 /** The result of one action. */
 export interface ActionOutput {
@@ -43,6 +43,8 @@ export interface ActionEnvironment {
 interface Loaded {
   readonly tree: SessionTree
   readonly mode: SurfaceMode
+  /** Where the model's history ends now. */
+  readonly tip: string | null
 }
 
 /** Call a service method; its typert failure becomes a result with the same code. */
@@ -72,46 +74,6 @@ export function runMove(service: SessionTreeService, agentId: string, op: MoveOp
     case 'forward':
       return settle(() => service.forward(agentId))
   }
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text)
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : /(s|sh|ch|x)$/.test(word) ? 'es' : 's'}`
-}
-
-/** Calls of the tree tools themselves: bookkeeping, never what a search is after. */
-function isTreeToolCall(node: { readonly content?: readonly { readonly type: string; readonly name?: string }[] }): boolean {
-  const calls = (node.content ?? []).filter((part) => part.type === 'tool_call')
-  return calls.length > 0 && calls.every((part) => (TOOL_NAMES as readonly string[]).includes(part.name ?? ''))
-}
-
-/** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward` (`, with the files` / `(files only)`). */
-export function describeMove(op: MoveOp): string {
-  const files = op.files === 'both' ? ', with the files' : op.files === 'files' ? ' (files only)' : ''
-  return describeBare(op) + files
-}
-
-function describeBare(op: MoveOp): string {
-  switch (op.kind) {
-    case 'jump':
-      return `jump to ${op.nodeId}`
-    case 'fork':
-      return `fork branch ${quote(op.branch)} at ${op.nodeId}`
-    case 'back':
-      return 'back'
-    case 'forward':
-      return 'forward'
-  }
-}
-
-function describeOutcome(outcome: MoveOutcome): string {
-  const what = describeMove(outcome.move.op)
-  if (outcome.status === 'applied') return `${what}: applied (history ends at ${outcome.result?.cursor ?? 'the start'})`
-  if (outcome.status === 'failed') return `${what}: failed (${outcome.error?.code ?? 'INTERNAL'}: ${outcome.error?.message ?? 'unknown'})`
-  return `${what}: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`
 }
 
 /** A validated move: where the history will end and what it will hold. */
@@ -255,7 +217,7 @@ export class TreeActions {
   async move(agent: LiveAgent, requested: MoveOp, by: MoveRequester, callId?: string): Promise<ActionResult> {
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
-    const { tree, mode } = loaded.value
+    const { tree, mode, tip } = loaded.value
     const pending = this.moves.pending(agent.id)
     if (requested.kind === 'back' && pending) {
       this.moves.cancel(agent.id)
@@ -280,7 +242,7 @@ export class TreeActions {
     // The model's own move, in stock mode: switch now, inside the step that made the call.
     let notNow: string | undefined
     if (callId !== undefined && mode === 'stock' && !pending) {
-      const before = tree.historyPath(this.service.sync.get(agent.session.id)?.projector.tip ?? null)
+      const before = tree.historyPath(tip)
       const moved: TreeResult<AppliedMove> = plan.op.files === 'files' || plan.op.files === 'both'
         ? await runFilesMove(this.service, agent.session.id, plan.op, callId)
         : await this.service.moveWithinStep(agent.session.id, callId, plan.op)
@@ -300,7 +262,7 @@ export class TreeActions {
       }
       // AGENT_BUSY: the call shares its message or is not the last thing said; wait for the turn's end.
       if (moved.error.code !== 'AGENT_BUSY') return moved
-      notNow = moved.error.message.split(';')[0]
+      notNow = withinStepRefusal(moved.error)
     } else if (callId !== undefined && mode === 'stock' && pending) {
       notNow = 'another move already waits for the end of the turn'
     }
@@ -426,18 +388,4 @@ export class TreeActions {
       : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`)
     return lines.join('\n')
   }
-}
-
-/** The last prompt a person typed in `history`, when the path to `target` no longer holds it. */
-function latestPromptDropped(history: readonly TreeEntry[], target: string | null, tree: SessionTree): string | undefined {
-  let prompt: TreeEntry | undefined
-  for (const entry of history) if (entry.message?.role === 'user' && entry.origin?.kind === 'user') prompt = entry
-  if (!prompt) return undefined
-  const kept = tree.historyPath(target)
-  if (kept.ok && kept.value.some((entry) => entry.nodeId === prompt!.nodeId)) return undefined
-  return prompt.message!.content
-}
-
-function notFound(text: string): TreeResult<never> {
-  return fail('NODE_NOT_FOUND', `no node or label ${quote(text)}; list the tree to see node ids (like e12) and labels`, { nodeId: text })
 }

@@ -12,7 +12,7 @@
  *
  * Malformed input returns the usage text; the handler never throws.
  */
-import type { LiveAgent } from '../surface/stock.ts'
+import type { LiveAgent } from '../harness/live.ts'
 import type { ActionResult, TreeActions } from './actions.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { runExportCommand, runImportCommand } from './interchange-command.ts'

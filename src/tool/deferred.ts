@@ -31,7 +31,7 @@ import { randomUUID } from 'node:crypto'
 import { fail, type TreeError, type TreeResult } from '../tree/errors.ts'
 import type { MoveResult } from '../service/wire.ts'
 import type { RestoreChoice } from '../service/workspace-wire.ts'
-import { isFree, type LiveAgent, type PreStepPayload } from '../surface/stock.ts'
+import { isFree, type LiveAgent, type PreStepPayload } from '../harness/live.ts'
 import { markerOf } from '../harness/marker.ts'
 import { isRecord } from '../tree/validate.ts'
 

@@ -24,8 +24,9 @@ import s from '@deepseek-ai/schemastery'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-commands'
 import type {} from '@deepseek-ai/dsh-system-prompt'
+import type {} from '@deepseek-ai/dsh-agent'
 import type { SessionTreeService } from '../service/service.ts'
-import type { LiveAgent, PreStepDecision, PreStepPayload } from '../surface/stock.ts'
+import type { LiveAgent, PreStepDecision, PreStepPayload } from '../harness/live.ts'
 import { runMove, TreeActions } from './actions.ts'
 import { COMMAND_NAME, runTreeCommand, treeCommandLine } from './command.ts'
 import { DeferredMoves } from './deferred.ts'
@@ -88,8 +89,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
   })
   const actions = new TreeActions(service, moves, { oneShot, maxLines: settings.maxLines })
 
-  const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown, options?: { prepend?: boolean }) => () => void
-  on('agent/status', (payload: { agent: LiveAgent; status: string }) => {
+  ctx.on('agent/status', (payload) => {
     try {
       moves.onStatus(payload.agent, payload.status)
     } catch (error) {
@@ -97,7 +97,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
     }
   })
   // Ahead of the service's own pre-step listener: a held turn never reaches it, a switch turn passes through.
-  on('agent/pre-step', async (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => {
+  ctx.on('agent/pre-step', async (payload, next) => {
     if (moves.hold(payload)) return { kind: 'reject' }
     return commandMessage(payload, next)
   }, { prepend: true })
@@ -130,7 +130,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
         name: COMMAND_NAME,
         description: 'Show and move in the conversation tree: jump, fork, label, back, forward',
         input: { hint: 'jump <node|label> · fork <node> <name> · label <node> <text> · back · forward · find <text> · add --both or --files to a move to take the files along' },
-        handler: (invocation) => runTreeCommand(actions, invocation.agent as unknown as LiveAgent, invocation.rawInput),
+        handler: (invocation) => runTreeCommand(actions, invocation.agent, invocation.rawInput),
       })
     })
   }

@@ -7,7 +7,7 @@ import path from 'node:path'
 import type { SessionTreeService } from '../service/service.ts'
 import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
 import type { ImportPreview } from '../interchange/preview.ts'
-import type { LiveAgent } from '../surface/stock.ts'
+import type { LiveAgent } from '../harness/live.ts'
 
 type Result = { readonly kind: 'success'; readonly text?: string } | { readonly kind: 'error'; readonly text: string }
 

@@ -11,7 +11,7 @@
  */
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { JsonValue } from '../tree/types.ts'
-import type { LiveAgent } from '../surface/stock.ts'
+import type { LiveAgent } from '../harness/live.ts'
 import type { ActionResult, TreeActions } from './actions.ts'
 import { DESCRIPTIONS, type TreeToolName } from './prompt.ts'
 

@@ -1,11 +1,15 @@
 /**
- * The one error vocabulary of the package. Every layer (tree, sidecar, sync,
- * service, model tool, panel) reports failures with these codes, so a code
- * means the same thing from the tree to the browser.
+ * The tree's error codes, and the result shape every layer uses.
+ *
+ * One vocabulary, owned per layer: the tree declares its own codes here; a
+ * layer that produces others owns them in its own `errors.ts` (sidecar,
+ * workspace, surface) and adds them to {@link ErrorCodeRegistry}, and the
+ * service's vocabulary (`service/errors.ts`, what clients route on) is the
+ * union. A failure's reason, when a caller routes on it, goes in `details`.
  */
 
-/** Every error code, with what it means. */
-export const ERROR_CODES = {
+/** The codes the tree itself fails with, with what they mean. */
+export const TREE_ERROR_CODES = {
   NODE_NOT_FOUND: 'No node with that id (or label) exists in the tree.',
   BRANCH_NOT_FOUND: 'No branch with that name exists.',
   BRANCH_EXISTS: 'A branch with that name already exists.',
@@ -17,17 +21,24 @@ export const ERROR_CODES = {
   INVALID_CUT_POINT: 'The model history cannot end at that node (a tool call there has no result).',
   HISTORY_EMPTY: 'There is no navigation step to go back or forward to.',
   TREE_CORRUPT: 'The tree is cyclic or dangling; it refuses to project a history.',
-  AGENT_BUSY: 'The agent is running; the model history can only be switched while it is idle.',
-  SURFACE_UNAVAILABLE: 'This harness cannot switch the model history (projection mode).',
-  SIDECAR_IO: 'Reading or writing the sidecar failed; the harness log still holds the history.',
-  WORKSPACE_CONFLICT: 'Files changed outside the agent since their checkpoint; decide per file to keep or overwrite them.',
-  WORKSPACE_IO: 'Reading or writing workspace files or their checkpoints failed; the details say what was done (a restore can be repeated).',
-  WORKSPACE_UNAVAILABLE: 'This session has no workspace checkpoints (no sidecar root, no workspace directory, or turned off).',
   INTERNAL: 'An unexpected failure; the operation changed nothing.',
 } as const
 
-/** One of {@link ERROR_CODES}. */
-export type ErrorCode = keyof typeof ERROR_CODES
+/** One of {@link TREE_ERROR_CODES}. */
+export type TreeErrorCode = keyof typeof TREE_ERROR_CODES
+
+type CodeTable<T> = { readonly [K in keyof T]: string }
+
+/**
+ * Every error code of the program, keyed by code. Layers above the tree add
+ * theirs with `declare module '../tree/errors.ts' { interface ErrorCodeRegistry … }`
+ * beside their table, so results carry the whole vocabulary while the tree
+ * imports nothing upward.
+ */
+export interface ErrorCodeRegistry extends CodeTable<typeof TREE_ERROR_CODES> {}
+
+/** A code of any layer (see {@link ErrorCodeRegistry}). */
+export type ErrorCode = keyof ErrorCodeRegistry
 
 /** A failure as it crosses every API edge. */
 export interface TreeError {

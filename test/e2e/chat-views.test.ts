@@ -309,6 +309,13 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     const seedEnd = events.findIndex((e) => e.type === 'turn/start' && e.seq > answer.seq)
     expect(events.slice(events.findIndex((e) => e.type === 'turn/end' && e.seq > answer.seq), seedEnd).some((e) => JSON.stringify(e.data).includes('dsh-session-tree:switch:'))).toBe(true)
     const pathThen = history(llm.chatRequests().find((r) => history(r.body).at(-1)?.text === 'after the jump')!.body)
+    // That turn is off the path now (its rows, its tail with the Branch button, are hidden): "Show" first, as a person would.
+    const tail = page.locator(`[data-turn-tail="${turn}"]`)
+    for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
+      if (await tail.isVisible()) break
+      if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
+    }
+    await until('the hidden turn shown', () => tail.isVisible())
     await page.locator(`[data-turn-tail="${turn}"]`).getByRole('button', { name: 'Branch into a new conversation' }).click()
     const child = await until('the child session', async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId)
     // The page opens the child: the parent's later turns are gone.
@@ -370,6 +377,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     // The remedy works: Branch on the last answer the Chat shows.
     await page.getByRole('tab', { name: 'Chat' }).click()
     const before = new Set((await api().listSessions()).map((s) => s.sessionId))
+    // That answer's turn was left by the later jump (hidden with its tail and Branch button): "Show" first.
+    for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
+      if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
+    }
+    await until('the hidden answer shown', () => page.getByText('the last one: “legacy after the jump”').first().isVisible())
     await page.getByRole('button', { name: 'Branch into a new conversation' }).last().click()
     const child = await until('the rescued child session', async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId)
     // The page opens the child, whose Chat loads (the parent's shows the load error).

@@ -26,6 +26,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { ChatPath, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
+import { recordFromLoad, startFrames, stopFrames, violations } from './support/chat-frames.ts'
 import { appliedRevision, chatTranscript, openSession, pathTranscript, requestTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { messageText, readOrAnswer, startFakeLlm, userPrompts, type ChatRequestBody, type FakeLlm, type StaticStep } from './support/fake-llm.ts'
@@ -36,6 +37,8 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable
 const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const TITLE = 'Chat follows the tree'
+/** How late the page gets every `chatPath` answer: the window in which a switch's rows could flash. */
+const ANSWER_DELAY_MS = 700
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
@@ -86,6 +89,7 @@ for (const mode of ['stock', 'native'] as const) {
     let sessionId: string
     const problems: string[] = []
     const evidence: Record<string, unknown> = {}
+    const frameEvidence: Record<string, unknown> = {}
 
     const markFailure = () => onTestFailed(() => { failed = true })
     const api = () => {
@@ -102,6 +106,46 @@ for (const mode of ['stock', 'native'] as const) {
     }
     const lastRequest = () => llm.chatRequests().at(-1)!
 
+    /**
+     * Every painted state of the Chat is recorded from just before a change (a move, a prompt, a page
+     * load, an older page) until the Chat shows its final rows; `expectChat` then checks that no
+     * recorded state, from the one where the change reached the page on, showed a row the final state
+     * does not show. The service's `chatPath` answers reach the page late (`ANSWER_DELAY_MS`, at the
+     * HTTP layer), so the time between a switch's events and the answer is long and certain.
+     */
+    let recording: { readonly before: ReadonlySet<string>; readonly answers: number; readonly inStep?: number } | undefined
+    let delayedAnswers = 0
+    /** `inStep`: the move happens inside the model's step, after the prompt's own rows (record from the log's seq now). */
+    const watch = async (inStep = false) => {
+      const before = new Set(await page.evaluate(() => [...document.querySelectorAll('[data-chat-flow] > [data-chat-flow-key]')].map((el) => (el as HTMLElement).dataset.chatFlowKey!)))
+      const fromSeq = inStep ? await api().lastSeq(sessionId) : undefined
+      await startFrames(page)
+      recording = { before, answers: delayedAnswers, ...(fromSeq === undefined ? {} : { inStep: fromSeq }) }
+    }
+    /**
+     * A move inside the model's step lands with its first event that changes the history (a
+     * replacement or a copy, read from the log): until then the rows it leaves are the history.
+     */
+    const switchSeat = async (fromSeq: number): Promise<(key: string) => boolean> => {
+      const events = (await api().history(sessionId, { maxMessages: 50 })).events.map((e) => e.event)
+      const first = events.find((e) => e.seq > fromSeq && (typeof e.surfaceOp === 'object' || (e.surfaceOp === 'append' && Array.isArray(e.sourceEventSeqs) && e.sourceEventSeqs.length === 1)))
+      expect(first, 'the in-step move left a replacement or a copy in the log').toBeDefined()
+      return (key) => key.endsWith(`:session-tree-fork${first!.seq}`)
+    }
+    const checkFrames = async (step: string) => {
+      if (!recording) return
+      const { before, answers, inStep } = recording
+      recording = undefined
+      const frames = await stopFrames(page)
+      const final = new Set((await visibleRows(page)).map((r) => r.key))
+      const landsWith = inStep === undefined ? undefined : await switchSeat(inStep)
+      const { landed, bad } = violations(frames, before, final, sessionId, landsWith)
+      frameEvidence[step] = { frames: frames.length, landed, answersDelayed: delayedAnswers - answers, bad }
+      expect(landed, `${step}: the change reached the Chat while it was recorded`).toBeGreaterThanOrEqual(0)
+      expect(delayedAnswers, `${step}: a late chatPath answer came in while the Chat was recorded`).toBeGreaterThan(answers)
+      expect(bad, `${step}: painted states that showed a row the Chat then hides (of ${frames.length})`).toEqual([])
+    }
+
     /** The Chat shows exactly `expected` (and our decorations were applied at the session's current revision). */
     const expectChat = async (step: string, expected: readonly Row[]) => {
       const revision = (await status()).revision
@@ -115,9 +159,11 @@ for (const mode of ['stock', 'native'] as const) {
       expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history')), `"Failed to load history" (${step})`).toBe(false)
       expect(problems, `console or page errors (${step})`).toEqual([])
       evidence[step] = rows
+      await checkFrames(step)
     }
-    /** The same after a full page reload. */
+    /** The same after a full page reload (recorded from the new page's first paint). */
     const expectChatAfterReload = async (step: string, expected: readonly Row[]) => {
+      recording = { before: new Set(), answers: delayedAnswers }
       await page.reload()
       await openSession(page, undefined, TITLE)
       await expectChat(`${step}, after a reload`, expected)
@@ -139,6 +185,7 @@ for (const mode of ['stock', 'native'] as const) {
     }
     /** Send a prompt (the UI composer, as a person would) and check the model read `before` plus it. */
     const promptVia = async (text: string, before: readonly Row[]) => {
+      await watch()
       const requests = llm.chatRequests().length
       const lastSeq = await api().lastSeq(sessionId)
       const composer = page.locator('[data-slot="conversation.composer"] textarea')
@@ -174,6 +221,13 @@ for (const mode of ['stock', 'native'] as const) {
         if (m.type() === 'error') problems.push(`console: ${m.text()}`)
       })
       page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      await page.route('**/api/sessionTree/chatPath', async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, ANSWER_DELAY_MS))
+        delayedAnswers++
+        await route.continue()
+      })
+      await recordFromLoad(page)
+      recording = { before: new Set(), answers: delayedAnswers }
       await openSession(page, web.url, TITLE)
     }, 600_000)
 
@@ -183,6 +237,7 @@ for (const mode of ['stock', 'native'] as const) {
       await llm?.close()
       if (artifacts) {
         saveArtifact(artifacts, 'chat-rows.json', evidence)
+        saveArtifact(artifacts, 'chat-frames.json', frameEvidence)
         saveArtifact(artifacts, 'problems.txt', problems.join('\n'))
         if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
         saveWebEvidence(artifacts, web ? [web] : [])
@@ -194,6 +249,9 @@ for (const mode of ['stock', 'native'] as const) {
       markFailure()
       const status0 = await status()
       expect(status0.surfaceMode).toBe(mode)
+      // The page as it first opened (recorded from its first paint).
+      await expectChat('first open', requestTranscript(lastRequest().body, lastRequest().reply))
+      await watch()
       await api().promptAndWait(sessionId, 'please READ notes.txt')
       await api().promptAndWait(sessionId, 'third question')
       const expected = await afterPrompt('three turns')
@@ -203,6 +261,7 @@ for (const mode of ['stock', 'native'] as const) {
     it('a jump across the tool exchange hides the abandoned turns behind one switch row; Show reveals them dimmed', async () => {
       markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
+      await watch()
       await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
       const expected = await afterMove('jump across the tool exchange')
       expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question'])
@@ -236,6 +295,7 @@ for (const mode of ['stock', 'native'] as const) {
 
     it('back to the tool exchange: the originals show again, the copies never do', async () => {
       markFailure()
+      await watch()
       await api().remoteOk('sessionTree/back', { agentId: sessionId })
       const expected = await afterMove('back')
       expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'please READ notes.txt', 'read', 'READ-DONE: banana', 'third question', 'ANSWER to: third question'])
@@ -246,6 +306,7 @@ for (const mode of ['stock', 'native'] as const) {
     it('a fork at an earlier node and a prompt: "New branch" row, ‹ 3 / 3 › on the new prompt', async () => {
       markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
+      await watch()
       await api().remoteOk('sessionTree/fork', { agentId: sessionId, nodeId: a1.nodeId, branch: 'alt' })
       const expected = await afterMove('fork at the first answer')
       await promptVia('on the alt branch', expected)
@@ -277,7 +338,25 @@ for (const mode of ['stock', 'native'] as const) {
         await until('the Chinese Chat', async () => sameRows(rows, chatTranscript(await visibleRows(other))) && (await appliedRevision(other)) === (await status()).revision)
         expect(await other.getByTestId('session-tree-switch').filter({ visible: true }).innerText()).toMatch(/新分支\s*alt\s*·\s*已隐藏 9 条消息\s*·\s*显示/)
         expect(await other.getByTestId('session-tree-fork').filter({ visible: true }).getByRole('button').first().getAttribute('aria-label')).toBe('上一个分支')
-        await other.screenshot({ path: path.join(artifacts, 'chat-zh-dark.png') })
+        // Drawn in a CJK font, not as tofu: without one, every Han character is the same missing-glyph box.
+        const glyphs = await other.getByTestId('session-tree-switch').filter({ visible: true }).evaluate((el) => {
+          const font = getComputedStyle(el).font
+          const draw = (text: string) => {
+            const canvas = document.createElement('canvas')
+            canvas.width = 64
+            canvas.height = 32
+            const g = canvas.getContext('2d')!
+            g.font = font
+            g.fillStyle = '#000'
+            g.fillText(text, 4, 24)
+            return canvas.toDataURL()
+          }
+          return { font, a: draw('新'), b: draw('支'), c: draw('隐') }
+        })
+        expect(new Set([glyphs.a, glyphs.b, glyphs.c]).size, `distinct Han glyphs in ${glyphs.font}`).toBe(3)
+        const zhShot = path.join(artifacts, 'chat-zh-dark.png')
+        await other.screenshot({ path: zhShot })
+        if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && mode === 'stock') fs.copyFileSync(zhShot, path.join(REPO_ROOT, 'docs', 'chat-zh-dark.png'))
         expect(errors).toEqual([])
       } finally {
         await zh.close()
@@ -288,6 +367,7 @@ for (const mode of ['stock', 'native'] as const) {
       markFailure()
       const before = await chatPath()
       const fork = page.getByTestId('session-tree-fork').filter({ visible: true })
+      await watch()
       await fork.getByRole('button', { name: 'Previous branch' }).click()
       await until('the move to land', async () => (await chatPath()).revision !== before.revision && (await status()).cursor === (await nodeWith('ANSWER to: after the rewind')).nodeId)
       const expected = await afterMove('‹ to the sibling')
@@ -305,10 +385,14 @@ for (const mode of ['stock', 'native'] as const) {
         await api().promptAndWait(sessionId, 'model one')
         await api().promptAndWait(sessionId, 'model two')
         const a1 = await nodeWith('ANSWER to: model one')
-        await api().promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
-        expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
+        recording = { before: new Set(), answers: delayedAnswers }
         await page.reload()
         await openSession(page, undefined, TITLE)
+        await expectChat('before the model\'s move', requestTranscript(lastRequest().body, lastRequest().reply))
+        // Live: the model moves inside its step; the prompt it left must never show with the copies.
+        await watch(true)
+        await api().promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
+        expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
         const expected = await afterPrompt("the model's move")
         expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree_jump', 'MOVED-DONE'])
         const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
@@ -324,6 +408,8 @@ for (const mode of ['stock', 'native'] as const) {
         await api().promptAndWait(sessionId, 'back near the start')
         const expected = requestTranscript(lastRequest().body, lastRequest().reply)
         expect(expected.map((r) => r.text)).toEqual(['long 1', 'ANSWER to: long 1', 'long 2', 'ANSWER to: long 2', 'long 3', 'ANSWER to: long 3', 'back near the start', 'ANSWER to: back near the start'])
+        // Recorded from the reload through every older page: no page shows a row the scrolled-back Chat hides.
+        recording = { before: new Set(), answers: delayedAnswers }
         await page.reload()
         // The second session has the same title (the fake model names every session alike): the newest is first.
         await openSession(page, undefined, TITLE)
@@ -340,6 +426,22 @@ for (const mode of ['stock', 'native'] as const) {
         await expectChat('long session, scrolled back', expected)
         const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
         expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*54 messages hidden/)
+
+        // "Show" on the first page: the hidden turns lie in older pages, and Show loads the pages it needs.
+        await page.reload()
+        await openSession(page, undefined, TITLE)
+        await until('the first page again', async () => (await appliedRevision(page)) === (await status()).revision && (await older.isVisible()))
+        const lead = page.getByTestId('session-tree-switch').filter({ visible: true })
+        await lead.getByTestId('session-tree-switch-toggle').click()
+        const hiddenTurns = Array.from({ length: 27 }, (_, i) => [{ role: 'user', text: `long ${i + 4}` }, { role: 'assistant', text: `ANSWER to: long ${i + 4}` }]).flat()
+        await until('Show to load the older pages it reveals', async () =>
+          (await page.getByTestId('session-tree-switch-loading').count()) === 0 && sameRows(hiddenTurns, chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1))),
+        60_000, async () => JSON.stringify({ row: await lead.innerText(), older: await older.isVisible(), dimmed: chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1)).map((r) => r.text) }))
+        expect(await lead.getByTestId('session-tree-switch-partial').count(), 'a Show that could not load its rows').toBe(0)
+        expect(await lead.innerText()).toMatch(/54 messages the model no longer reads\s*·\s*Hide/)
+        await lead.getByTestId('session-tree-switch-toggle').click()
+        await until('hidden again', async () => chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1)).length === 0)
+        expect(problems, 'console or page errors (Show across pages)').toEqual([])
       }, 300_000)
     }
   })

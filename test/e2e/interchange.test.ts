@@ -15,7 +15,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { ImportResult, MoveResult, SessionTreeView } from '../../src/types.ts'
+import { chromium } from 'playwright-core'
+import type { ImportResult, MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
+import { appliedRevision, chatTranscript, openSession, requestTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, history, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
@@ -24,6 +26,8 @@ import { assistant, SessionManager, toolResult, user } from '../support/pi.ts'
 import { requestUnits, type ApiMessage } from '../support/claude-units.ts'
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures')
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 type Unit = readonly [string, string]
 
 /** A DSH request as units: one per message text, call and result (DSH's runtime-context message left out). */
@@ -139,6 +143,49 @@ for (const mode of ['stock', 'native'] as const) {
         { role: 'assistant', text: 'Version 2 ships on Friday.' },
         { role: 'user', text: 'and the changelog?' },
       ])
+    }, 180_000)
+
+    it.skipIf(!HAVE_CHROMIUM)("DSH's Chat of the imported session shows the selected path: exactly the last request plus its reply, live and after a reload (Chromium)", async () => {
+      markFailure()
+      const row = (await api().listSessions()).find((s) => s.sessionId === imported.sessionId)!
+      saveArtifact(artifacts, 'imported-row.json', row)
+      // The sidebar shows the session's title projection (the import's first prompt here).
+      const projected = (row.projections as { values?: { title?: unknown } } | undefined)?.values?.title
+      expect(typeof projected, 'the imported session has a title').toBe('string')
+      const title = projected as string
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu'] })
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+        const problems: string[] = []
+        page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`) })
+        page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+        const last = llm.chatRequests().at(-1)!
+        const expected = requestTranscript(last.body, last.reply)
+        // The jumped-to branch, its tool exchange included; Pi's other branch and the prompt made on it hidden.
+        expect(expected.map((r) => r.text)).toContain('version 2, and READ the notes')
+        expect(expected.map((r) => r.text)).not.toContain('version 3 instead')
+        for (const step of ['open', 'reload']) {
+          if (step === 'open') await openSession(page, web!.url, title)
+          else {
+            await page.reload()
+            await openSession(page, undefined, title)
+          }
+          const revision = (await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: imported.sessionId })).revision
+          let rows: Row[] = []
+          for (let i = 0; i < 300; i++) {
+            rows = chatTranscript(await visibleRows(page))
+            if ((await appliedRevision(page)) === revision && sameRows(expected, rows)) break
+            await new Promise((resolve) => setTimeout(resolve, 100))
+          }
+          saveArtifact(artifacts, `chat-${step}.json`, rows)
+          expect(sameRows(expected, rows), `the Chat (${step}) reads as the model's last request: ${JSON.stringify(rows)}`).toBe(true)
+          expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history'))).toBe(false)
+        }
+        await page.screenshot({ path: path.join(artifacts, 'chat-imported.png') })
+        expect(problems).toEqual([])
+      } finally {
+        await browser.close()
+      }
     }, 180_000)
 
     it('a transcript the real Claude Code wrote and a rollout family the real Codex wrote continue: the next request holds what the CLI itself sent last, its answer, then the prompt', async () => {

@@ -5,7 +5,7 @@
  * after a success — then checks the tree against it (cheaply after every
  * operation, fully and by replay every so often, and at the end).
  */
-import { ERROR_CODES, SessionTree, type ErrorCode, type JsonValue, type LlmMessage, type TreeCheckpoint, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
+import { TREE_ERROR_CODES, SessionTree, type ErrorCode, type JsonValue, type LlmMessage, type TreeCheckpoint, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
 import {
   BAD_BRANCH, BAD_IDS, BAD_LABEL, BRANCH_POOL, EXERCISE, EXOTIC_BRANCH_POOL, LABEL_POOL, MAX_BRANCH, MAX_LABEL, SESSION,
   type NameChoice, type NodeChoice, type Op,
@@ -148,7 +148,7 @@ export class Runner {
     this.count(what, result)
     check(typeof result === 'object' && result !== null && typeof result.ok === 'boolean', `${what} returned a non-result`, result)
     if (!result.ok) {
-      check(Object.hasOwn(ERROR_CODES, result.error.code), `${what} failed with an undocumented code`, result.error)
+      check(Object.hasOwn(TREE_ERROR_CODES, result.error.code), `${what} failed with a code that is not the tree's`, result.error)
       check(typeof result.error.message === 'string' && result.error.message !== '', `${what} failed without a message`, result.error)
       if (!mustFail) fails(`${what} failed but the model expected success`, result.error)
       check(expected.includes(result.error.code), `${what} failed with ${result.error.code}, expected one of ${expected.join('|')}`, result.error)

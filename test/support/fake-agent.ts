@@ -6,7 +6,8 @@
  * exercised by the end-to-end tests against the `dsh` CLI; this one lets unit
  * tests drive switches deterministically.
  */
-import type { LiveAgent, PreStepDecision, PreStepPayload } from '../../src/surface/stock.ts'
+import type { UserMessage } from '@deepseek-ai/dsh-session'
+import type { LiveAgent, PreStepDecision, PreStepPayload } from '../../src/harness/live.ts'
 import type { LogBuilder } from './log-builder.ts'
 
 type Listener = (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => Promise<PreStepDecision>
@@ -90,7 +91,7 @@ export class FakeAgent implements LiveAgent {
       this.raceFollowup = undefined
     }
     this.sync()
-    const decision = await this.listener({ agent: this, messages: claimed, turn, step: 1 }, async () => ({ kind: 'enter', messages: claimed }))
+    const decision = await this.listener({ agent: this, messages: claimed, turn, step: 1 }, async () => ({ kind: 'enter', messages: claimed as unknown as UserMessage[] }))
     this.decisions.push(decision)
     s.append('turn/end', { turn, reason: decision.kind === 'reject' ? { kind: 'blocked' } : { kind: 'completed' } })
     this.sync()

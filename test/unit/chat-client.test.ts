@@ -97,8 +97,10 @@ describe('the Definitions', () => {
     expect(sw.match({ type: 'tool/call', seq: 10, data: { name: 'tree_jump', callId: 'c' } })).toEqual({ id: '10', role: 'start' })
     expect(sw.match({ type: 'tool/call', seq: 11, data: { name: 'read', callId: 'd' } })).toBeNull()
     expect(fork.match({ type: 'user/message', seq: 7, surfaceOp: 'append', data: {} })).toEqual({ id: '7', role: 'start' })
-    // A replacement (the Chat draws none but compactions) gets no seat; a tool call does.
-    expect(fork.match({ type: 'user/message', seq: 8, surfaceOp: { op: 'replace', start: 1, end: 2 } })).toBeNull()
+    // A replacement (the Chat draws none but compactions) and a tool call get a seat too: the live reading needs what they say.
+    expect(fork.match({ type: 'user/message', seq: 8, surfaceOp: { op: 'replace', start: 1, end: 2 } })).toEqual({ id: '8', role: 'start' })
+    expect(fork.match({ type: 'assistant/message', seq: 12, surfaceOp: 'append', data: {} })).toEqual({ id: '12', role: 'start' })
+    expect(fork.match({ type: 'assistant/message', seq: 13, surfaceOp: 'replace' })).toBeNull()
     expect(fork.match({ type: 'tool/call', seq: 9, data: {} })).toEqual({ id: '9', role: 'start' })
     // Nodes are built the same way every time, even without a start.
     const node = fork.buildViewNode({ key: '17:session-tree-fork7', id: '7', start: undefined, state: undefined })
@@ -241,5 +243,53 @@ describe('the store', () => {
     stop()
     expect(css()).toBe('')
     store.dispose()
+  })
+
+  it('"Show" loads older history pages until the first row it reveals is in; without a pager the row says it is partial', async () => {
+    const { path, events } = await switched()
+    const rows = hostRows(events)
+    const lead = path.switches.find((s) => s.lead)!
+    expect(lead.firstRow).toBeDefined()
+    const remote: ChatRemote = {
+      session: async () => status('r1'),
+      chatPath: async () => ({ ok: true, value: path }),
+      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+    }
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+    const nodes = { get: (key: string) => rows.find((r) => r.key === key) }
+    // The host holds the tail from the switch row on; each page brings 3 older rows, as its pager would (then re-renders).
+    let from = rows.findIndex((r) => r.kind === SWITCH_KIND && r.anchorSeq === lead.seq)
+    const window = () => rows.slice(from).map((r) => r.key)
+    for (const pagerOn of [true, false]) {
+      let pages = 0
+      from = rows.findIndex((r) => r.kind === SWITCH_KIND && r.anchorSeq === lead.seq)
+      const pager = { loadOlder: async () => {
+        pages++
+        from = Math.max(0, from - 3)
+        setTimeout(() => store.observe(window(), nodes, from > 0), 0)
+      } }
+      const store = new ChatStore(async () => remote, 's1', { intervalMs: 60_000, ...(pagerOn ? { pager: () => pager } : {}) })
+      store.observe(window(), nodes, true)
+      const stop = store.start()
+      await settle()
+      store.toggle(lead.seq)
+      for (let i = 0; i < 50 && (store.getSnapshot().filling !== undefined || (pagerOn && pages === 0)); i++) await settle()
+      const loaded = window().some((key) => { const r = nodes.get(key)!; return r.kind === FORK_KIND && Math.round(r.anchorSeq - FORK_OFFSET) === lead.firstRow })
+      if (pagerOn) {
+        expect(loaded, 'the first hidden row was loaded').toBe(true)
+        expect(pages).toBeGreaterThan(0)
+        expect(store.getSnapshot().partial).toBeUndefined()
+        // No more than needed: one page less would not hold it.
+        from += 3
+        expect(window().some((key) => { const r = nodes.get(key)!; return r.kind === FORK_KIND && Math.round(r.anchorSeq - FORK_OFFSET) === lead.firstRow })).toBe(false)
+      } else {
+        expect(loaded).toBe(false)
+        expect(store.getSnapshot().partial?.has(lead.seq)).toBe(true)
+        store.toggle(lead.seq)
+        expect(store.getSnapshot().partial).toBeUndefined()
+      }
+      stop()
+      store.dispose()
+    }
   })
 })

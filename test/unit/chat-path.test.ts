@@ -14,6 +14,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildChatPath, type ChatPath, type SeqRange } from '../../src/service/chat-path.ts'
 import { MOVE_TOOLS } from '../../src/service/chat-switches.ts'
+import { markerOf } from '../../src/harness/marker.ts'
 import { TOOL_NAMES } from '../../src/tool/prompt.ts'
 import { SessionTree } from '../../src/tree/index.ts'
 import { SessionProjector } from '../../src/harness/projector.ts'
@@ -34,12 +35,12 @@ function setup() {
   const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
   const chat = () => buildChatPath({ sessionId: 's1', revision: 'r', mode: 'stock', events: log.events, projector })
   /** Move the tree and the model history (what the service's `move` does in stock mode). */
-  const move = async (operation: (tree: SessionTree) => unknown, branch?: string) => {
+  const move = async (operation: (tree: SessionTree) => unknown, branch?: string, lane?: string) => {
     operation(projector.tree)
     const cut = projector.tree.completeCutPoint(projector.tree.cursor)
     const target = cut.ok ? cut.value : projector.tree.cursor
     if (target !== projector.tree.cursor) projector.tree.jump(target, { record: false })
-    const report = await switcher.switch(agent, target, branch)
+    const report = await switcher.switch(agent, target, branch, lane)
     if (!report.ok) throw new Error(report.error.message)
     sync()
   }
@@ -124,6 +125,27 @@ describe('buildChatPath on real stock switches', () => {
     expect(path.forks).toEqual([expect.objectContaining({ nodeId: byText('q5'), index: 2, count: 2, targets: [byText('a3'), byText('a5')] })])
     const q5 = (log.events as unknown as Ev[]).find((e) => e.type === 'user/message' && e.data.content?.[0]?.text === 'q5')!
     expect(path.forks[0]!.seq).toBe(q5.seq)
+  })
+
+  it('a switch row names the branch recorded as active after the move (its lane), the marker says where the left history starts, "Show" where its first row is', async () => {
+    const { log, projector, byText, chat, move, sync } = setup()
+    await move((tree) => tree.fork(byText('a1'), 'alt'), 'alt', 'alt')
+    log.userTurn('q5', 'a5')
+    sync()
+    await move((tree) => tree.jump(byText('a1')), undefined, 'alt')
+    const events = log.events as unknown as Ev[]
+    const q5 = events.find((e) => e.type === 'user/message' && e.data.content?.[0]?.text === 'q5')!
+    const splices = events.filter((e) => e.type === 'agent/inbox/spliced' && e.data?.inserted?.length > 0)
+    const marker = markerOf(splices.at(-1)!.data.inserted[0])
+    expect(marker).toMatchObject({ op: 'switch', target: byText('a1'), lane: 'alt', leaves: q5.seq })
+    const path = chat()
+    expect(chatTexts(log, path)).toEqual(log.modelTexts())
+    const last = path.switches.at(-1)!
+    // Today a1 lies on main's lane: the row still says where the person was, as recorded.
+    expect(projector.tree.get(byText('a1'))!.branch).toBe('main')
+    // One run holds both switches' hidden rows (q2 … a3 from the fork, then q5, a5): "Show" starts at q2.
+    const q2 = events.find((e) => e.type === 'user/message' && e.data.content?.[0]?.text === 'q2')!
+    expect(last).toMatchObject({ kind: 'switch', branch: 'alt', lead: true, firstRow: q2.seq })
   })
 
   it("a model's own move inside its step: the row anchors at the move's call, the prompt it left is counted", () => {

@@ -311,6 +311,8 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     const seq = log.session.seq
     const report = switcher.switchWithinStep(log.session as never, byText('a1'), 'jump_1')
     expect(!report.ok && report.error.code).toBe('AGENT_BUSY')
+    // Callers route on the reason in details (the tool words its wait from it), never on the message.
+    expect(!report.ok && report.error.details).toEqual({ callId: 'jump_1', reason: 'shared-message' })
     expect(log.session.seq).toBe(seq)
   })
 })

@@ -2,7 +2,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
-  ERROR_CODES,
   SessionTree,
   SessionTreeError,
   SessionTreeStore,
@@ -10,6 +9,11 @@ import {
   type ErrorCode,
   type TreeResult,
 } from '../../src/tree/index.ts'
+import { ERROR_CODES } from '../../src/service/errors.ts'
+import { TREE_ERROR_CODES } from '../../src/tree/errors.ts'
+import { SIDECAR_ERROR_CODES } from '../../src/sidecar/errors.ts'
+import { SURFACE_ERROR_CODES } from '../../src/surface/errors.ts'
+import { WORKSPACE_ERROR_CODES } from '../../src/workspace/errors.ts'
 import { user, assistant, value } from '../support/messages.ts'
 import { snapshotV1 } from '../support/snapshot-v1.ts'
 
@@ -755,5 +759,12 @@ describe('error vocabulary', () => {
 
   it('the documented table is exactly ERROR_CODES: every code, with its meaning', () => {
     expect(documentedCodes()).toEqual({ ...ERROR_CODES })
+  })
+
+  it('each code has one owning layer: the service vocabulary is the disjoint union of the layers\' tables', () => {
+    const tables = [TREE_ERROR_CODES, SURFACE_ERROR_CODES, SIDECAR_ERROR_CODES, WORKSPACE_ERROR_CODES]
+    const owned = tables.flatMap((table) => Object.keys(table))
+    expect(new Set(owned).size).toBe(owned.length)
+    expect(owned.sort()).toEqual(Object.keys(ERROR_CODES).sort())
   })
 })

@@ -9,15 +9,18 @@
  * column they sit in. An error boundary keeps any failure here out of the
  * host's transcript (a render error would otherwise unmount the Chat).
  */
-import { Component, useCallback, useEffect, useSyncExternalStore, type ReactNode } from 'react'
-import type { ChatFork, ChatSwitch } from '../../service/chat-path.ts'
+import { Component, useCallback, useLayoutEffect, useSyncExternalStore, type ReactNode } from 'react'
+import type { ChatFork, ChatSwitch } from '../../types.ts'
 import type { HostLocale, StringKey, Translate } from '../i18n.ts'
 import { useTranslate } from '../TreePanel.tsx'
-import type { ChatNodes, ChatStore, ChatStores } from './store.ts'
+import type { ChatNodes, ChatStore } from './store.ts'
+import type { ChatStores } from './stores.ts'
 
 /** The host's Chat snapshot, as far as these renderers read it. */
 interface ChatSnapshotLike {
   readonly chat?: { readonly order?: readonly string[]; readonly nodes?: ChatNodes }
+  /** Whether older history pages remain to load. */
+  readonly hasMore?: boolean
 }
 
 /** What the host hands a keyed Chat renderer (standard session kit + owner props) plus our inject. */
@@ -45,12 +48,15 @@ class Contained extends Component<{ readonly children: ReactNode }, { readonly f
 
 function useChatStore(props: ChatNodeProps): { store: ChatStore; state: ReturnType<ChatStore['getSnapshot']>; ref: (el: HTMLElement | null) => void } {
   const store = props.stores.get(props.sessionId)
-  useEffect(() => store.start(), [store])
+  // Layout effects, in this order, before the browser paints the rows these nodes came with:
+  // the live rules apply from the first frame (a copy or a row a switch left is never drawn).
+  useLayoutEffect(() => store.start(), [store])
   const order = props.useSession((s) => s.chat?.order)
   const nodes = props.useSession((s) => s.chat?.nodes)
-  useEffect(() => {
-    if (order && nodes) store.observe(order, nodes)
-  }, [store, order, nodes])
+  const hasMore = props.useSession((s) => s.hasMore === true)
+  useLayoutEffect(() => {
+    if (order && nodes) store.observe(order, nodes, hasMore)
+  }, [store, order, nodes, hasMore])
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot)
   const ref = useCallback((el: HTMLElement | null) => store.attach(el?.closest('[data-chat-flow]') ?? null), [store])
   return { store, state, ref }
@@ -89,6 +95,11 @@ function SwitchView(props: ChatNodeProps): ReactNode {
           <>
             <span className="dstc-sep">·</span>
             <span data-testid="session-tree-switch-count">{t(expanded ? 'chat.revealed' : 'chat.hidden', { count: sw.hiddenMessages })}</span>
+            {state.filling === sw.leadSeq ? (
+              <><span className="dstc-sep">·</span><span data-testid="session-tree-switch-loading" role="status">{t('chat.loadingEarlier')}</span></>
+            ) : expanded && state.partial?.has(sw.leadSeq) ? (
+              <><span className="dstc-sep">·</span><span data-testid="session-tree-switch-partial">{t('chat.partial')}</span></>
+            ) : null}
             <span className="dstc-sep">·</span>
             <button type="button" aria-expanded={expanded} title={t(expanded ? 'chat.hideTitle' : 'chat.showTitle')} data-testid="session-tree-switch-toggle" onClick={() => store.toggle(sw.leadSeq)}>
               {t(expanded ? 'chat.hide' : 'chat.show')}

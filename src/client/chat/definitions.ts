@@ -9,14 +9,21 @@
  *   its step, the selection in native mode).
  * - `session-tree-fork`: one (normally invisible) seat just before every
  *   message row, where a ‹ k / n › control shows when that message is a fork
- *   point on the path.
+ *   point on the path; seats also stand before tool results and surface
+ *   replacements (never drawn by the host).
+ *
+ * Each node carries what its own event says (`SeatData`, `SwitchData`): a
+ * copy and its original, a call id, the seqs a replacement shadows, the seqs
+ * a selection makes the history. That is how the Chat knows, the moment a
+ * switch's events arrive and before the service has answered, which rows to
+ * hide (see `live.ts`).
  *
  * The host's transcript engine dies on one throw (one assembler per session
  * window), so every function here is total: contexts are keyed by the event
  * seq (never a start twice), nothing throws, a node once built is always
  * built again.
  */
-import { MARKER_ID_PREFIX } from '../../harness/marker.ts'
+import { FRESH_CALL_ID_PREFIX, MARKER_ID_PREFIX, markerOf } from '../../harness/marker.ts'
 import { MOVE_TOOLS } from '../../service/chat-switches.ts'
 
 export const SWITCH_KIND = 'session-tree-switch'
@@ -36,6 +43,7 @@ export interface ChatEvent {
   readonly seq: number
   readonly data?: unknown
   readonly surfaceOp?: unknown
+  readonly sourceEventSeqs?: unknown
 }
 
 /** The host's match, context and node shapes, as far as these Definitions use them. */
@@ -74,6 +82,31 @@ export interface AnchorData {
   readonly seq: number
 }
 
+/** What a seat knows of its event, read from the event alone. */
+export interface SeatData extends AnchorData {
+  /** A message appended (a Chat row), a tool call (a card), a tool result (folded into its card), a replacement (never drawn). */
+  readonly event?: 'message' | 'call' | 'result' | 'replace'
+  /** A switch's copy: an append citing exactly one original, or a call with a fresh id. */
+  readonly copy?: boolean
+  /** The original a copy cites. */
+  readonly copyOf?: number
+  /** A tool call's, or a result's, call id. */
+  readonly callId?: string
+  /** A replacement: the surface seqs it shadows. */
+  readonly shadowed?: readonly number[]
+  /** A replacement that stands in for a message (not an empty tombstone): that message's original. */
+  readonly standIn?: number
+}
+
+/** What a switch row knows of its anchor event. */
+export interface SwitchData extends AnchorData {
+  readonly anchor?: 'marker' | 'move' | 'selection'
+  /** A native selection: the surface seqs it makes the model's history. */
+  readonly selected?: readonly number[]
+  /** A stock marker: the first event of the history the switch leaves. */
+  readonly leaves?: number
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
 /** A stock switch's marker queued for its maintenance turn, a model's move call, or a native selection. */
@@ -90,14 +123,62 @@ export function isRowStart(event: ChatEvent): boolean {
   return (event.type === 'user/message' || event.type === 'assistant/message') && event.surfaceOp === 'append'
 }
 
+/** The events a seat stands before: row starts, tool results, message replacements. */
+export function isSeat(event: ChatEvent): boolean {
+  if (isRowStart(event) || event.type === 'tool/result') return true
+  return (event.type === 'user/message' || event.type === 'assistant/message') && isRecord(event.surfaceOp) && event.surfaceOp.op === 'replace'
+}
+
+const seqList = (value: unknown): number[] => (Array.isArray(value) ? value.filter((n): n is number => typeof n === 'number' && Number.isFinite(n)) : [])
+
+/** What a seat records of its event (total: a malformed event gives `{ seq }`). */
+export function seatData(event: ChatEvent): SeatData {
+  const seq = event.seq
+  const data = isRecord(event.data) ? event.data : {}
+  const cited = seqList(event.sourceEventSeqs)
+  if (event.type === 'tool/call') {
+    const callId = typeof data.callId === 'string' ? data.callId : undefined
+    return { seq, event: 'call', ...(callId === undefined ? {} : { callId, ...(callId.startsWith(FRESH_CALL_ID_PREFIX) ? { copy: true } : {}) }) }
+  }
+  if (isRecord(event.surfaceOp) && event.surfaceOp.op === 'replace' && event.type !== 'tool/result') {
+    const message = event.type === 'user/message' ? data : isRecord(data.message) ? data.message : {}
+    // A compaction's checkpoint keeps what it summarizes on the path: not a switch.
+    if (isRecord(message.source) && typeof message.source.compactionId === 'string') return { seq, event: 'message' }
+    // A stand-in cites the shadowed seqs, then its own original (the switch planner's layout).
+    const standIn = Array.isArray(message.content) && message.content.length > 0 && cited.length > 1 ? cited.at(-1) : undefined
+    return { seq, event: 'replace', shadowed: standIn === undefined ? cited : cited.slice(0, -1), ...(standIn === undefined ? {} : { standIn }) }
+  }
+  const copy = event.surfaceOp === 'append' && cited.length === 1 ? { copy: true, copyOf: cited[0]! } : {}
+  if (event.type === 'tool/result') {
+    const message = isRecord(data.message) ? data.message : undefined
+    const source = isRecord(message?.source) ? message.source : undefined
+    const callId = typeof source?.callId === 'string' ? source.callId : undefined
+    return { seq, event: 'result', ...copy, ...(callId === undefined ? {} : { callId }) }
+  }
+  return { seq, event: 'message', ...copy }
+}
+
+/** What a switch row records of its anchor event. */
+export function switchData(event: ChatEvent): SwitchData {
+  const seq = event.seq
+  if (event.type === 'session-tree/selection') {
+    const data = isRecord(event.data) ? event.data : {}
+    return { seq, anchor: 'selection', selected: seqList(data.seqs) }
+  }
+  if (event.type === 'tool/call') return { seq, anchor: 'move' }
+  const inserted = isRecord(event.data) && Array.isArray(event.data.inserted) ? event.data.inserted : []
+  const leaves = inserted.map(markerOf).find((marker) => marker !== undefined)?.leaves
+  return { seq, anchor: 'marker', ...(leaves === undefined ? {} : { leaves }) }
+}
+
 /**
  * Called (outside the engine's stack) for the events after which the Chat's
  * classification may have moved: a switch anchor, the end of a turn.
  */
 export type ChatEventHook = (event: ChatEvent) => void
 
-function definition(kind: string, anchors: (event: ChatEvent) => boolean, offset: number, hook?: ChatEventHook): ConversationDefinition<AnchorData, AnchorData> {
-  const seqOf = (context: ConversationContext<AnchorData>): number => {
+function definition<D extends AnchorData>(kind: string, anchors: (event: ChatEvent) => boolean, read: (event: ChatEvent) => D, offset: number, hook?: ChatEventHook): ConversationDefinition<D, D> {
+  const seqOf = (context: ConversationContext<D>): number => {
     const seq = context.state?.seq ?? context.start?.event.seq ?? Number(context.id)
     return Number.isFinite(seq) ? seq : 0
   }
@@ -121,22 +202,31 @@ function definition(kind: string, anchors: (event: ChatEvent) => boolean, offset
         return null
       }
     },
-    start: (_context, match) => ({ seq: typeof match.event.seq === 'number' ? match.event.seq : 0 }),
-    update: (context) => context.state ?? { seq: seqOf(context) },
+    start: (_context, match) => {
+      const seq = typeof match.event.seq === 'number' ? match.event.seq : 0
+      try {
+        const data = read(match.event)
+        return data.seq === seq ? data : ({ seq } as D)
+      } catch {
+        return { seq } as D
+      }
+    },
+    update: (context) => context.state ?? ({ seq: seqOf(context) } as D),
     publication: () => 'immediate',
     buildViewNode(context) {
       const seq = seqOf(context)
-      return { key: context.key, kind, id: context.id, target: 'chat', anchorSeq: seq + offset, location: { kind: 'session' }, visibility: 'visible', data: { seq } }
+      const data = context.state?.seq === seq ? context.state : ({ seq } as D)
+      return { key: context.key, kind, id: context.id, target: 'chat', anchorSeq: seq + offset, location: { kind: 'session' }, visibility: 'visible', data }
     },
   }
 }
 
 /** The Definition of the switch rows. `hook` hears the events that may move the Chat's classification. */
-export function switchDefinition(hook?: ChatEventHook): ConversationDefinition<AnchorData, AnchorData> {
-  return definition(SWITCH_KIND, isSwitchAnchor, 0, hook)
+export function switchDefinition(hook?: ChatEventHook): ConversationDefinition<SwitchData, SwitchData> {
+  return definition(SWITCH_KIND, isSwitchAnchor, switchData, 0, hook)
 }
 
-/** The Definition of the fork seats. */
-export function forkDefinition(): ConversationDefinition<AnchorData, AnchorData> {
-  return definition(FORK_KIND, isRowStart, FORK_OFFSET)
+/** The Definition of the seats (‹ k / n › controls, and what each event says). */
+export function forkDefinition(): ConversationDefinition<SeatData, SeatData> {
+  return definition(FORK_KIND, isSeat, seatData, FORK_OFFSET)
 }

@@ -6,18 +6,18 @@
  * DOM's `data-chat-flow-key`) and an `anchorSeq`: the seq of the event it is
  * drawn from, or a fraction away from it (the host's synthetic offsets stay
  * within ±0.9 of an event of the same turn). Rounded, it names the event the
- * service classified. A row the service knows nothing of (newer than its
- * answer) is shown: the Chat fails closed to "show everything".
+ * service classified. A row newer than the service's answer is read from the
+ * events themselves (`live.ts`): copies and the rows a switch left are hidden
+ * at once, anything else is shown. Without any answer (an error, an older
+ * service) there is no rule: the Chat shows everything, as without this
+ * plugin.
  */
-import type { ChatFork, ChatPath, ChatSwitch, SeqRange } from '../../service/chat-path.ts'
+import type { ChatFork, ChatPath, ChatSwitch, SeqRange } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
+import { applyLive, type LiveRow, type RowState } from './live.ts'
 
 /** One node of the host Chat's snapshot, as far as the rules read it. */
-export interface ChatRow {
-  readonly key: string
-  readonly kind: string
-  readonly anchorSeq: number
-}
+export type ChatRow = LiveRow
 
 export interface ChatRules {
   /** Host rows off the model's history. */
@@ -32,6 +32,12 @@ export interface ChatRules {
 }
 
 export const NO_RULES: ChatRules = { hide: [], reveal: [], show: [], switches: new Map(), forks: new Map() }
+
+/** What the rules read of a `chatPath` answer. */
+export type ChatAnswer = Pick<ChatPath, 'watermark' | 'hidden' | 'switches' | 'forks'>
+
+/** Before the first answer: nothing classified, every event read live. */
+export const NOTHING_KNOWN: ChatAnswer = { watermark: -1, hidden: [], switches: [], forks: [] }
 
 /** Whether `seq` lies in sorted disjoint ranges (binary search). */
 export function inRanges(ranges: readonly SeqRange[], seq: number): boolean {
@@ -50,34 +56,44 @@ export function inRanges(ranges: readonly SeqRange[], seq: number): boolean {
 /** The seq a fork seat belongs to (its message row's first event). */
 export const forkSeqOf = (row: ChatRow): number => Math.round(row.anchorSeq - FORK_OFFSET)
 
-export function chatRules(path: ChatPath | undefined, rows: Iterable<ChatRow>, expanded: ReadonlySet<number>): ChatRules {
+export function chatRules(path: ChatAnswer | undefined, input: Iterable<ChatRow>, expanded: ReadonlySet<number>): ChatRules {
   if (!path) return NO_RULES
+  const rows = [...input]
   const switchAt = new Map(path.switches.map((s) => [s.seq, s]))
   const forkAt = new Map(path.forks.map((f) => [f.seq, f]))
   const reveals = path.switches.filter((s) => s.lead && expanded.has(s.seq)).map((s) => s.reveal)
+  const switches = new Map<string, ChatSwitch>()
+  const forks = new Map<string, ChatFork>()
+  // The answer's reading: our rows show where it placed one, host rows hide where it hid their event.
+  const states: RowState[] = rows.map((row) => {
+    if (row.kind === SWITCH_KIND) {
+      const found = switchAt.get(Math.round(row.anchorSeq))
+      if (!found) return 'hidden'
+      switches.set(row.key, found)
+      return found.lead || expanded.has(found.leadSeq) ? 'shown' : 'hidden'
+    }
+    if (row.kind === FORK_KIND) {
+      const found = forkAt.get(forkSeqOf(row))
+      if (!found) return 'hidden'
+      forks.set(row.key, found)
+      return 'shown'
+    }
+    const seq = Math.round(row.anchorSeq)
+    if (seq > path.watermark || !inRanges(path.hidden, seq)) return 'shown'
+    return reveals.some((ranges) => inRanges(ranges, seq)) ? 'dimmed' : 'hidden'
+  })
+  // What the events after the answer already say.
+  applyLive(rows, states, path.watermark, path !== NOTHING_KNOWN)
   const hide: string[] = []
   const reveal: string[] = []
   const show: string[] = []
-  const switches = new Map<string, ChatSwitch>()
-  const forks = new Map<string, ChatFork>()
-  for (const row of rows) {
-    if (row.kind === SWITCH_KIND) {
-      const found = switchAt.get(Math.round(row.anchorSeq))
-      if (!found) continue
-      switches.set(row.key, found)
-      if (found.lead || expanded.has(found.leadSeq)) show.push(row.key)
-    } else if (row.kind === FORK_KIND) {
-      const found = forkAt.get(forkSeqOf(row))
-      if (!found) continue
-      forks.set(row.key, found)
-      show.push(row.key)
-    } else {
-      const seq = Math.round(row.anchorSeq)
-      if (seq > path.watermark || !inRanges(path.hidden, seq)) continue
-      if (reveals.some((ranges) => inRanges(ranges, seq))) reveal.push(row.key)
-      else hide.push(row.key)
-    }
-  }
+  rows.forEach((row, i) => {
+    const state = states[i]!
+    if (row.kind === SWITCH_KIND || row.kind === FORK_KIND) {
+      if (state === 'shown' && (switches.has(row.key) || forks.has(row.key))) show.push(row.key)
+    } else if (state === 'hidden') hide.push(row.key)
+    else if (state === 'dimmed') reveal.push(row.key)
+  })
   return { hide, reveal, show, switches, forks }
 }
 

@@ -9,10 +9,10 @@
  * writes no rule, so the host's Chat shows everything, as it does without
  * this plugin; our own rows stay hidden by the static stylesheet.
  */
-import type { MoveResult, SessionStatus } from '../../types.ts'
-import type { ChatPath } from '../../service/chat-path.ts'
+import type { ChatPath, MoveResult, SessionStatus } from '../../types.ts'
+import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
 import type { Result } from '../controller.ts'
-import { chatCss, chatRules, NO_RULES, type ChatRow, type ChatRules } from './rules.ts'
+import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -36,17 +36,50 @@ export interface ChatState {
   readonly moving?: number
   /** The last move's failure, by fork seq. */
   readonly moveError?: ChatError & { readonly seq: number }
+  /** A "Show" that is loading older history pages, by lead seq (the rows it reveals are not all loaded yet). */
+  readonly filling?: number
+  /** Expanded runs whose first hidden row is still in an older page (no pager, or the pages stopped coming). */
+  readonly partial?: ReadonlySet<number>
   readonly rules: ChatRules
 }
 
-/** The host Chat snapshot's node store, as far as the rules read it. */
+/** DSH's history pager for one session's Chat (`ctx.sessions.scope(id).conversation`). */
+export interface ChatPager {
+  /** Pull one older page (resolves once it is in, or when there is none). */
+  loadOlder(): Promise<void>
+}
+
+/** At most this many pages are loaded for one "Show" (a page is 50 messages). */
+const MAX_FILL_PAGES = 200
+/** How long a loaded page may take to reach the Chat's rows before "Show" stops asking (the host applies it in a frame). */
+const PAGE_SETTLE_MS = 3000
+
+/** One node of the host Chat's snapshot, as far as the rules read it. */
+export interface ChatNode {
+  readonly kind: string
+  readonly anchorSeq: number
+  readonly data?: unknown
+  readonly location?: unknown
+}
+
+/** The host Chat snapshot's node store. */
 export interface ChatNodes {
-  get(key: string): ChatRow | undefined
+  get(key: string): ChatNode | undefined
+}
+
+/** The turn a host row belongs to (its location's turn), if it says. */
+function turnOf(location: unknown): number | undefined {
+  if (typeof location !== 'object' || location === null) return undefined
+  const turn = (location as { turn?: unknown }).turn
+  const n = typeof turn === 'object' && turn !== null ? (turn as { turn?: unknown }).turn : undefined
+  return typeof n === 'number' ? n : undefined
 }
 
 export interface ChatStoreOptions {
   readonly intervalMs?: number
   readonly document?: Document
+  /** The host's history pager of a session, when it offers one. */
+  readonly pager?: (sessionId: string) => ChatPager | undefined
 }
 
 const errorOf = (reason: unknown): ChatError =>
@@ -68,6 +101,10 @@ export class ChatStore {
   private revision: string | undefined
   private order: readonly string[] = []
   private nodes: ChatNodes | undefined
+  /** Whether the host has older history pages to load (its snapshot's `hasMore`). */
+  private hasMore = false
+  private readonly pager: ((sessionId: string) => ChatPager | undefined) | undefined
+  private observed: (() => void) | undefined
   private column: Element | undefined
   private style: HTMLStyleElement | undefined
   private css = ''
@@ -78,6 +115,7 @@ export class ChatStore {
     this.sessionId = sessionId
     this.intervalMs = options.intervalMs ?? 1000
     this.doc = options.document ?? (typeof document === 'undefined' ? undefined : document)
+    this.pager = options.pager
   }
 
   getSnapshot = (): ChatState => this.state
@@ -92,7 +130,10 @@ export class ChatStore {
   /** One more mounted node of this session's Chat; the returned function ends its share. */
   start(): () => void {
     this.users += 1
-    if (this.users === 1) void this.refresh()
+    if (this.users === 1) {
+      this.apply()
+      void this.refresh()
+    }
     let stopped = false
     return () => {
       if (stopped) return
@@ -115,11 +156,15 @@ export class ChatStore {
   }
 
   /** The host Chat's current rows (its snapshot's `order` and node store). */
-  observe(order: readonly string[], nodes: ChatNodes): void {
-    if (order === this.order && nodes === this.nodes) return
+  observe(order: readonly string[], nodes: ChatNodes, hasMore = false): void {
+    if (order === this.order && nodes === this.nodes && hasMore === this.hasMore) return
     this.order = order
     this.nodes = nodes
+    this.hasMore = hasMore
     this.apply()
+    const observed = this.observed
+    this.observed = undefined
+    observed?.()
   }
 
   /** The Chat column our nodes sit in: the scope of the stylesheet. */
@@ -133,9 +178,70 @@ export class ChatStore {
   /** Show or hide the rows of one switch run. */
   toggle(leadSeq: number): void {
     const expanded = new Set(this.state.expanded)
-    if (!expanded.delete(leadSeq)) expanded.add(leadSeq)
+    const opening = !expanded.delete(leadSeq)
+    if (opening) expanded.add(leadSeq)
     this.set({ expanded })
     this.apply()
+    if (opening) void this.fill(leadSeq)
+    else this.markPartial(leadSeq, false)
+  }
+
+  /**
+   * "Show" reveals what the run hid, and DSH's Chat holds the tail pages only:
+   * load older pages until the run's first hidden row is in. If that cannot
+   * be done (no pager, pages stop coming) the run is marked partial and its
+   * row says so.
+   */
+  private async fill(leadSeq: number): Promise<void> {
+    const need = this.state.path?.switches.find((s) => s.seq === leadSeq && s.lead)?.firstRow
+    if (need === undefined || this.isLoaded(need)) return this.markPartial(leadSeq, false)
+    let pager: ChatPager | undefined
+    try {
+      pager = this.pager?.(this.sessionId)
+    } catch {
+      pager = undefined
+    }
+    if (!pager || !this.hasMore) return this.markPartial(leadSeq, true)
+    this.set({ filling: leadSeq })
+    try {
+      for (let pages = 0; pages < MAX_FILL_PAGES && this.hasMore && !this.isLoaded(need); pages++) {
+        if (this.disposed || !this.state.expanded.has(leadSeq)) return
+        const moved = new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), PAGE_SETTLE_MS)
+          this.observed = () => {
+            clearTimeout(timer)
+            resolve(true)
+          }
+        })
+        await pager.loadOlder()
+        if (!(await moved)) break
+      }
+    } catch {
+      // A page that fails to load leaves the run partial (the host logs its own error).
+    } finally {
+      this.observed = undefined
+      if (!this.disposed) this.set({ filling: undefined })
+    }
+    if (!this.disposed) this.markPartial(leadSeq, !this.isLoaded(need))
+  }
+
+  /** Whether the Chat holds the row of event `seq` (our seat stands before every message row). */
+  private isLoaded(seq: number): boolean {
+    const nodes = this.nodes
+    if (!nodes) return false
+    for (const key of this.order) {
+      const node = nodes.get(key)
+      if (node?.kind === FORK_KIND && typeof node.anchorSeq === 'number' && Math.round(node.anchorSeq - FORK_OFFSET) === seq) return true
+    }
+    return false
+  }
+
+  private markPartial(leadSeq: number, partial: boolean): void {
+    const now = new Set(this.state.partial ?? [])
+    if (partial === now.has(leadSeq)) return
+    if (partial) now.add(leadSeq)
+    else now.delete(leadSeq)
+    this.set({ partial: now.size === 0 ? undefined : now })
   }
 
   /** Move the model's history to `target` (a ‹ k / n › press at the fork whose row is `seq`). */
@@ -211,9 +317,15 @@ export class ChatStore {
       const rows: ChatRow[] = []
       if (nodes) for (const key of this.order) {
         const node = nodes.get(key)
-        if (node && typeof node.anchorSeq === 'number') rows.push({ key, kind: node.kind, anchorSeq: node.anchorSeq })
+        if (!node || typeof node.anchorSeq !== 'number') continue
+        if (node.kind === SWITCH_KIND || node.kind === FORK_KIND) rows.push({ key, kind: node.kind, anchorSeq: node.anchorSeq, data: node.data })
+        else {
+          const turn = turnOf(node.location)
+          rows.push(turn === undefined ? { key, kind: node.kind, anchorSeq: node.anchorSeq } : { key, kind: node.kind, anchorSeq: node.anchorSeq, turn })
+        }
       }
-      rules = chatRules(path, rows, this.state.expanded)
+      // Before the first answer the events are read live; after a failure there is no rule.
+      rules = chatRules(path ?? (this.state.error ? undefined : NOTHING_KNOWN), rows, this.state.expanded)
     } catch (error) {
       this.fail(errorOf(error))
       return
@@ -272,36 +384,5 @@ export class ChatStore {
     }
     this.state = next as unknown as ChatState
     for (const listener of [...this.listeners]) listener()
-  }
-}
-
-/** The stores of every session whose Chat shows our nodes, created on first use. */
-export class ChatStores {
-  private readonly stores = new Map<string, ChatStore>()
-  private readonly remote: () => Promise<ChatRemote>
-  private readonly options: ChatStoreOptions
-
-  constructor(remote: () => Promise<ChatRemote>, options: ChatStoreOptions = {}) {
-    this.remote = remote
-    this.options = options
-  }
-
-  get(sessionId: string): ChatStore {
-    let store = this.stores.get(sessionId)
-    if (!store) {
-      store = new ChatStore(this.remote, sessionId, this.options)
-      this.stores.set(sessionId, store)
-    }
-    return store
-  }
-
-  /** Something happened in some session's log (the Definitions cannot tell which): refresh the live ones. */
-  poke(): void {
-    for (const store of this.stores.values()) void store.refreshIfLive()
-  }
-
-  dispose(): void {
-    for (const store of this.stores.values()) store.dispose()
-    this.stores.clear()
   }
 }

@@ -32,39 +32,12 @@ import { treeDigest, type TreeDigest } from './digest.ts'
 import { LogBuilder, type LogEvent } from './log.ts'
 import type { ProvenanceEntry } from './provenance.ts'
 import { sanitizeLabel } from './labels.ts'
+import { IMPORT_SOURCE, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'
 
-/** Source of injected context the import writes (`form: 'recall'`: material lifted out of another session's log). */
-export const IMPORT_SOURCE = { kind: 'plugin', plugin: PLUGIN_ID, form: 'recall' } as const
 /** Route stamped on tombstones (an assistant message must name a provider and a model). */
 const TOMBSTONE_ROUTE = { provider: PLUGIN_ID, model: 'import' }
-/** Prefix of tree-only node ids (never clashes with the projector's `e<seq>`). */
-export const TREE_ONLY_PREFIX = 'i:'
 
-export interface BuiltSession {
-  readonly sessionId: string
-  readonly events: readonly LogEvent[]
-  /** The sidecar overlay that restores tree-only nodes, labels, branches and the cursor. */
-  readonly overlay: OverlayState
-  /** Watermark of the overlay (the last event seq). */
-  readonly watermark: number
-  /**
-   * The tree the plugin will rebuild (the projector's own result), as a
-   * digest: the tree itself is released when the build returns, so the
-   * verification rebuild never has two trees in memory.
-   */
-  readonly digest: TreeDigest
-  /** DSH node id of the cursor. */
-  readonly cursor: string | null
-  /** Each DSH node made from a source node (the provenance's node table). */
-  readonly entries: readonly ProvenanceEntry[]
-  readonly notes: readonly string[]
-}
-
-export interface BuildOptions {
-  readonly sessionId: string
-  /** Time for events whose source time is unknown (ms). */
-  readonly now: number
-}
+export { IMPORT_SOURCE, TREE_ONLY_PREFIX, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'
 
 export function buildSession(source: InterchangeTree, options: BuildOptions): BuiltSession {
   return new SessionBuild(source, options).run()
@@ -420,10 +393,4 @@ class SessionBuild {
   private messageId(): string {
     return `${PLUGIN_ID}:import:${this.sessionId}:${++this.messages}`
   }
-}
-
-/** DSH node id of a tree-only node made from source node `id`. */
-export function treeOnlyId(id: string): string {
-  const full = TREE_ONLY_PREFIX + id
-  return full.length <= 200 ? full : `${full.slice(0, 150)}~${id.length}`
 }

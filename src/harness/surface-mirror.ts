@@ -1,0 +1,280 @@
+/**
+ * The mirror of a harness session's model-visible surface, the half of the
+ * projector (`projector.ts`) that tracks where the model's history ends: the
+ * surface entries in model order, which node each surface event shows, and
+ * our own history switches (`marker.ts`: a maintenance turn's copies, an
+ * in-step switch's copies, a native selection) mapped back to the original
+ * nodes. Building nodes from events is the projector's half.
+ */
+import type { SessionTree } from '../tree/session-tree.ts'
+import { isRecord } from '../tree/validate.ts'
+import { MalformedEvent } from './content.ts'
+import type { SwitchMarker } from './marker.ts'
+import { markerOf } from './marker.ts'
+
+/** Origin `source` of every node the projector creates. */
+export const SESSION_ORIGIN = 'session'
+
+/** One entry of the mirrored model-visible surface. */
+export interface SurfaceEntry {
+  /** Seq of the surface event. */
+  readonly seq: number
+  /** Tree node whose message this entry shows the model (null: tombstone or unreadable). */
+  readonly node: string | null
+}
+
+/** The harness events a node was made from (what a history switch copies). */
+export type NodeSource =
+  | { readonly kind: 'message'; readonly seq: number }
+  | { readonly kind: 'tool'; readonly callSeq: number; readonly resultSeq: number | undefined }
+
+/** Node id of the harness event at `seq`. Stable across rebuilds: the log decides it. */
+export function nodeIdForSeq(seq: number): string {
+  return `e${seq}`
+}
+
+/** A harness log event as the projector reads it. */
+export type Event = { readonly type: string; readonly seq: number; readonly time?: number; readonly data?: unknown; readonly surfaceOp?: unknown; readonly sourceEventSeqs?: unknown }
+
+/** How a surface event changes the surface. */
+export type SurfaceOp = 'append' | { start: number; end: number }
+
+export abstract class SurfaceMirror {
+  protected readonly surface: SurfaceEntry[] = []
+  protected readonly nodeOfSeq = new Map<number, string>()
+  /** Event type of each seq in `nodeOfSeq` that is a surface original (copies must match it). */
+  protected readonly typeOfSeq = new Map<number, string>()
+  /** Call ids announced by a switch's message copies in the open step: their `tool/call` copies make no node. */
+  protected readonly copiedCalls = new Set<string>()
+  protected tipNode: string | null = null
+  protected readonly inbox = new Map<string, unknown[]>()
+  protected openTurn: number | null = null
+  protected switching: { turn: number; marker: SwitchMarker } | undefined
+
+  /** The tree the nodes go into. */
+  abstract get tree(): SessionTree
+  /** A new message event: make its node (the projector's half). */
+  protected abstract appendEvent(event: Event): void
+  /** A replacement we did not write: compaction or pruning (the projector's half). */
+  protected abstract replaceEvent(event: Event, op: { start: number; end: number }): void
+
+  /** Where the model history currently ends, as a tree node (null: empty history). */
+  get tip(): string | null {
+    return this.tipNode
+  }
+
+  /** The model-visible surface as the log built it, in model order. */
+  get surfaceEntries(): readonly SurfaceEntry[] {
+    return this.surface
+  }
+
+  /** Whether a history switch turn is in progress in the log. */
+  get switchInProgress(): SwitchMarker | undefined {
+    return this.switching?.marker
+  }
+
+  // ------------------------------------------------------------- switches
+
+  /** Mirror inbox splices; the splice that claims our marker opens a switch turn. */
+  protected splice(event: Event): void {
+    const data = event.data
+    if (!isRecord(data) || typeof data.target !== 'string' || typeof data.start !== 'number') throw new MalformedEvent('inbox splice without target/start')
+    const list = this.inbox.get(data.target) ?? []
+    this.inbox.set(data.target, list)
+    const inserted = Array.isArray(data.inserted) ? data.inserted : []
+    const removedCount = typeof data.removedCount === 'number' ? data.removedCount : 0
+    const removed = list.splice(data.start, removedCount, ...inserted)
+    // A claim is a removal without an outcome, made by the turn that enters it.
+    if (data.outcome !== undefined || this.openTurn === null) return
+    for (const message of removed) {
+      const marker = markerOf(message)
+      if (marker) this.switching = { turn: this.openTurn, marker }
+    }
+  }
+
+  protected endTurn(turn: number): void {
+    const switching = this.switching
+    this.openTurn = null
+    if (!switching || switching.turn !== turn) return
+    this.switching = undefined
+    this.settleSwitch(switching.marker)
+  }
+
+  /** After a switch: make the cursor follow the new history (a fork marker also names its branch). */
+  protected settleSwitch(marker: SwitchMarker): void {
+    const tip = this.tipNode
+    // False when the turn ended before the history reached the target (a crash or an error).
+    const complete = tip === marker.target
+    const tree = this.tree
+    if (complete && marker.branch !== undefined && tip !== null && !tree.branchHeadList().some(([name]) => name === marker.branch)) {
+      // Log-only rebuild of a fork: name the branch the way the user did.
+      const forked = tree.fork(tip, marker.branch)
+      if (forked.ok) return
+    }
+    if (!this.cursorFollowsTip()) tree.jump(tip, { record: complete })
+  }
+
+  /**
+   * A native switch (patched harness): the surface becomes exactly the
+   * selected earlier events. The event also names the tree target (and the
+   * branch a fork created), so the log alone rebuilds cursor and branch.
+   */
+  protected selection(event: Event): void {
+    const data = event.data
+    if (!isRecord(data) || !Array.isArray(data.seqs)) throw new MalformedEvent('selection without seqs')
+    const entries: SurfaceEntry[] = data.seqs.map((seq) => {
+      if (typeof seq !== 'number') throw new MalformedEvent('selection seq is not a number')
+      return { seq, node: this.nodeOfSeq.get(seq) ?? null }
+    })
+    this.surface.splice(0, this.surface.length, ...entries)
+    this.tipNode = this.surfaceTip()
+    const target = data.target === null || typeof data.target === 'string' ? data.target : this.tipNode
+    const marker: SwitchMarker = typeof data.branch === 'string'
+      ? { v: 1, op: 'switch', id: `selection-${event.seq}`, target, branch: data.branch }
+      : { v: 1, op: 'switch', id: `selection-${event.seq}`, target }
+    this.settleSwitch(marker)
+  }
+
+  /** Copies and tombstones of a switch map back to the original nodes. */
+  protected switchCopy(event: Event, op: 'append' | { start: number; end: number }): void {
+    const cited = Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs.filter((s): s is number => typeof s === 'number') : []
+    if (op === 'append') {
+      const original = cited[0]
+      const node = original === undefined ? undefined : this.nodeOfSeq.get(original)
+      if (cited.length !== 1 || node === undefined) throw new MalformedEvent(`switch copy cites ${JSON.stringify(cited)}, not one known original`)
+      this.surface.push({ seq: event.seq, node })
+      this.nodeOfSeq.set(event.seq, node)
+      this.noteCopiedCalls(event)
+    } else {
+      const range = this.surfaceRange(op.start, op.end)
+      const originals = this.originalsOf(cited, range) as number[]
+      const node = originals.length === 1 ? this.nodeOfSeq.get(originals[0]!) : undefined
+      if (originals.length > 1 || (originals.length === 1 && node === undefined)) {
+        this.surface.splice(range.from, range.to - range.from + 1, { seq: event.seq, node: null })
+        throw new MalformedEvent(`switch replacement cites unknown originals ${JSON.stringify(originals)}`)
+      }
+      this.surface.splice(range.from, range.to - range.from + 1, { seq: event.seq, node: node ?? null })
+      if (node !== undefined) {
+        this.nodeOfSeq.set(event.seq, node)
+        this.noteCopiedCalls(event)
+      }
+    }
+    this.tipNode = this.surfaceTip()
+  }
+
+  /** The calls a copied assistant message issues are copies too (their results map back by provenance). */
+  protected noteCopiedCalls(event: Event): void {
+    if (event.type !== 'assistant/message' || !isRecord(event.data) || !isRecord(event.data.message)) return
+    const content = event.data.message.content
+    if (!Array.isArray(content)) return
+    for (const block of content) {
+      if (isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string') this.copiedCalls.add(block.id)
+    }
+  }
+
+  // -------------------------------------------------------- surface events
+
+  protected surfaceEvent(event: Event): void {
+    const op = surfaceOpOf(event.surfaceOp)
+    if (this.switching && this.openTurn === this.switching.turn && Array.isArray(event.sourceEventSeqs)) {
+      // Our copies cite an original node; anything else in the turn (say, the harness's
+      // repair of a copied call cut off by a crash) is new history and projects as such.
+      const cited = event.sourceEventSeqs
+      if (op !== 'append' || (cited.length === 1 && typeof cited[0] === 'number' && this.nodeOfSeq.has(cited[0]))) {
+        return this.switchCopy(event, op)
+      }
+    }
+    // A switch made inside a running step (a model's own move) has no maintenance turn:
+    // its copies are known by provenance alone.
+    if (this.isCopy(event, op)) return this.switchCopy(event, op)
+    if (op === 'append') return this.appendEvent(event)
+    if (this.isRewind(event, op)) return this.switchCopy(event, op)
+    return this.replaceEvent(event, op)
+  }
+
+  /**
+   * A copy cites exactly one original of its own type that is in the tree
+   * (plus, for a replacement, the entries it shadows). Harness events never
+   * look like that: a result cites its call, an answer cites stream chunks, a
+   * compaction cites only what it shadows.
+   */
+  protected isCopy(event: Event, op: 'append' | { start: number; end: number }): boolean {
+    const cited = Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs : []
+    let originals = cited
+    if (op !== 'append') {
+      const range = this.findRange(op.start, op.end)
+      if (!range) return false
+      originals = this.originalsOf(cited, range)
+    }
+    const original = originals[0]
+    return originals.length === 1 && typeof original === 'number' && this.typeOfSeq.get(original) === event.type && this.nodeOfSeq.has(original)
+  }
+
+  /** An empty assistant message shadowing the tail of the surface: the history went back (a rewind). */
+  protected isRewind(event: Event, op: { start: number; end: number }): boolean {
+    if (event.type !== 'assistant/message' || op.end !== this.surface.at(-1)?.seq) return false
+    const data = event.data
+    const message = isRecord(data) ? data.message : undefined
+    return isRecord(message) && Array.isArray(message.content) && message.content.length === 0
+  }
+
+  /** True when the cursor is the tip, or below it on nodes the harness did not make. */
+  cursorFollowsTip(): boolean {
+    let id = this.tree.cursor
+    while (id !== null && id !== this.tipNode) {
+      const node = this.tree.get(id)
+      if (!node || node.origin?.source === SESSION_ORIGIN) return false
+      id = node.parentId
+    }
+    return id === this.tipNode
+  }
+
+  protected surfaceRange(start: number, end: number): { from: number; to: number } {
+    const range = this.findRange(start, end)
+    if (!range) throw new MalformedEvent(`replace range ${start}..${end} is not on the surface`)
+    return range
+  }
+
+  /** Surface indexes of a replacement's span, or undefined when the span is not on the surface. */
+  protected findRange(start: number, end: number): { from: number; to: number } | undefined {
+    const from = this.surfaceIndex(start)
+    const to = from === -1 ? -1 : this.surfaceIndex(end)
+    return from === -1 || to === -1 || from > to ? undefined : { from, to }
+  }
+
+  /**
+   * Index of an event on the surface, searched from both ends at once: a
+   * rewind shadows the tail, a compaction the head, so either is found in
+   * O(its distance from the nearer end), not O(surface) (an import of a long
+   * session makes thousands of them).
+   */
+  protected surfaceIndex(seq: number): number {
+    const surface = this.surface
+    for (let i = 0, j = surface.length - 1; i <= j; i++, j--) {
+      if (surface[i]!.seq === seq) return i
+      if (surface[j]!.seq === seq) return j
+    }
+    return -1
+  }
+
+  /** What a replacement cites besides the entries it shadows: the originals it stands for. */
+  protected originalsOf(cited: readonly unknown[], range: { from: number; to: number }): unknown[] {
+    const shadowed = new Set(this.surface.slice(range.from, range.to + 1).map((entry) => entry.seq))
+    return cited.filter((seq) => !shadowed.has(seq as number))
+  }
+
+  /** The last surface entry that shows a node. */
+  protected surfaceTip(): string | null {
+    for (let i = this.surface.length - 1; i >= 0; i--) {
+      const node = this.surface[i]!.node
+      if (node !== null) return node
+    }
+    return null
+  }
+}
+
+export function surfaceOpOf(op: unknown): 'append' | { start: number; end: number } {
+  if (op === 'append') return op
+  if (isRecord(op) && op.op === 'replace' && typeof op.start === 'number' && typeof op.end === 'number') return { start: op.start, end: op.end }
+  throw new MalformedEvent('surface event without a valid surfaceOp')
+}
