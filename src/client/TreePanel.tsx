@@ -11,10 +11,10 @@ import type { KeyboardEvent as ReactKeyboardEvent, ReactNode } from 'react'
 import { availableActions, keyCommand, suggestBranchName, validateBranchName, validateLabel } from './commands.ts'
 import type { TreeController } from './controller.ts'
 import type { HostLocale } from './i18n.ts'
-import { indexTree, layoutTree, normalizeQuery, type FilterMode } from './model.ts'
+import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from './model.ts'
 import { ROW_HEIGHT } from './styles.ts'
 import { useTranslate } from './useTranslate.ts'
-import { afterPaint, download, mark, rowDomId } from './panel/dom.ts'
+import { afterPaint, download, languageTag, mark, rowDomId } from './panel/dom.ts'
 import { Messages } from './panel/Messages.tsx'
 import type { FormState } from './panel/NodeForm.tsx'
 import { Preview } from './panel/Preview.tsx'
@@ -53,6 +53,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
   const [query, setQuery] = useState('')
   const deferredQuery = useDeferredValue(query)
   const [selected, setSelected] = useState<string | null>(null)
+  const [folded, setFolded] = useState<ReadonlySet<string>>(() => new Set())
   const [form, setForm] = useState<FormState | undefined>(undefined)
   const treeRef = useRef<HTMLDivElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
@@ -61,11 +62,11 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
   const layout = useMemo(() => {
     if (!index) return undefined
     mark('session-tree:layout-start')
-    const result = layoutTree(index, { filter, query: deferredQuery })
+    const result = layoutTree(index, { filter, query: deferredQuery, folded })
     mark('session-tree:layout-end')
     if (typeof performance !== 'undefined' && typeof performance.measure === 'function') performance.measure('session-tree:layout', 'session-tree:layout-start', 'session-tree:layout-end')
     return result
-  }, [index, filter, deferredQuery])
+  }, [index, filter, deferredQuery, folded])
 
   // First paint of a tree: measured from mount to the frame after the rows were committed.
   const painted = useRef(false)
@@ -81,13 +82,34 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
     })
   }, [layout])
 
-  // Select the cursor when the tree first arrives (and when the selection disappears).
+  const { range, onScroll, reveal } = useVirtualWindow(treeRef, layout, index)
+
+  // The selection follows the cursor while it is on it (a new prompt, a move from `/tree` or the
+  // model carry it to the new tip); a node the user selected elsewhere stays selected (pinned)
+  // until they select the cursor again (or press `c`). A vanished selection falls back to the cursor.
+  const lastCursor = useRef<string | null | undefined>(undefined)
+  const revealNext = useRef<string | null>(null)
   useEffect(() => {
     if (!index) return
-    if (selected === null || !index.byId.has(selected)) setSelected(index.view.cursor ?? index.order[0] ?? null)
+    const cursor = index.view.cursor
+    const previous = lastCursor.current
+    lastCursor.current = cursor
+    const follow = selected === null || !index.byId.has(selected) || (previous !== undefined && cursor !== previous && selected === previous)
+    const target = follow ? (cursor ?? index.order[0] ?? null) : selected
+    // A request drawn as its call's row is selected as that row.
+    const shown = target !== null && index.absorbed.has(target) ? (index.children.get(target)?.[0] ?? target) : target
+    if (shown !== selected) {
+      setSelected(shown)
+      setFolded((f) => unfoldTo(index, f, shown))
+      if (previous !== undefined) revealNext.current = shown
+    }
   }, [index, selected])
-
-  const { range, onScroll, reveal } = useVirtualWindow(treeRef, layout, index)
+  useLayoutEffect(() => {
+    if (revealNext.current === null || !layout) return
+    const id = revealNext.current
+    revealNext.current = null
+    reveal(id)
+  }, [layout, reveal])
 
   const selectedNode = selected === null ? undefined : index?.byId.get(selected)
   const actions = availableActions(index, selected, state.status)
@@ -139,6 +161,17 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
         setSelected(command.id)
         reveal(command.id)
         break
+      case 'fold':
+      case 'unfold': {
+        const id = command.id
+        setFolded((f) => {
+          const next = new Set(f)
+          if (command.kind === 'fold') next.add(id)
+          else next.delete(id)
+          return next
+        })
+        break
+      }
       case 'jump':
         if (command.id !== index?.view.cursor && !busy) void tree.jump(command.id)
         break
@@ -183,6 +216,14 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
     }
   }, [query, focusTree, selected, layout])
 
+  const toggleFold = useCallback((id: string) => {
+    setFolded((f) => {
+      const next = new Set(f)
+      if (!next.delete(id)) next.add(id)
+      return next
+    })
+  }, [])
+
   const onRowClick = useCallback((id: string) => {
     setSelected(id)
     setForm((f) => (f && f.nodeId !== id ? undefined : f))
@@ -190,7 +231,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
   }, [focusTree])
 
   const root = (children: ReactNode): ReactNode => (
-    <div className="dst-root" data-conversation-composer-overlay="" data-standalone={standalone ? '' : undefined} data-session-tree="" lang={locale === 'zh' ? 'zh-CN' : 'en'}>
+    <div className="dst-root" data-conversation-composer-overlay="" data-standalone={standalone ? '' : undefined} data-session-tree="" lang={languageTag(locale)}>
       {children}
     </div>
   )
@@ -233,6 +274,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
         query={normalized}
         t={t}
         onSelect={onRowClick}
+        onToggleFold={toggleFold}
       />,
     )
   }
@@ -261,7 +303,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
       />
       <StatusStrip t={t} status={state.status} index={index} />
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
-      <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onRetry={() => void tree.refresh(true)} />
+      <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onDismissNotice={() => tree.dismissNotice()} onRetry={() => void tree.refresh(true)} />
       <div className="dst-body">
         <div
           ref={treeRef}
@@ -284,6 +326,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
         </div>
         <Preview
           t={t}
+          locale={locale}
           index={index}
           node={selectedNode}
           actions={actions}

@@ -9,7 +9,8 @@ import type { Translate } from '../i18n.ts'
 import type { TreeIndex } from '../model.ts'
 
 export function noticeText(t: Translate, notice: Notice): string {
-  const events = 'appendedEvents' in notice && notice.appendedEvents ? ` ${t('notice.switch', { count: notice.appendedEvents })}` : ''
+  // What the user got, not how: the count of log events goes to the notice's tooltip.
+  const events = 'appendedEvents' in notice && notice.appendedEvents ? ` ${t('notice.switch')}` : ''
   switch (notice.kind) {
     case 'jump':
       return (notice.snappedFrom ? `${t('notice.snapped')} ` : '') + (notice.mode === 'projection' ? t('notice.jumpProjection') : t('notice.jump')) + events
@@ -28,7 +29,7 @@ export function noticeText(t: Translate, notice: Notice): string {
   }
 }
 
-export function Messages({ t, state, index, onDismiss, onRetry }: { readonly t: Translate; readonly state: PanelState; readonly index: TreeIndex; readonly onDismiss: () => void; readonly onRetry: () => void }): ReactNode {
+export function Messages({ t, state, index, onDismiss, onDismissNotice, onRetry }: { readonly t: Translate; readonly state: PanelState; readonly index: TreeIndex; readonly onDismiss: () => void; readonly onDismissNotice: () => void; readonly onRetry: () => void }): ReactNode {
   const status = state.status
   const out: ReactNode[] = []
   if (state.actionError) {
@@ -92,8 +93,11 @@ export function Messages({ t, state, index, onDismiss, onRetry }: { readonly t: 
     <div aria-live="polite" data-testid="session-tree-messages">
       {out}
       {state.notice && !state.actionError ? (
-        <p className="dst-banner" data-tone="ok" data-testid="session-tree-notice">
-          {noticeText(t, state.notice)}
+        <p className="dst-banner" data-tone="ok" data-testid="session-tree-notice" title={'appendedEvents' in state.notice && state.notice.appendedEvents ? t('notice.switchTitle', { count: state.notice.appendedEvents }) : undefined}>
+          <span>{noticeText(t, state.notice)}</span>
+          <button type="button" className="dst-btn" onClick={onDismissNotice}>
+            {t('error.dismiss')}
+          </button>
         </p>
       ) : null}
     </div>

@@ -1,8 +1,7 @@
 /** The fork and label form of the preview (validated before any round trip). */
 import { useEffect, useRef } from 'react'
 import type { ReactNode } from 'react'
-import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../../tree/validate.ts'
-import type { InputProblem } from '../commands.ts'
+import { typingProblem, type InputProblem } from '../commands.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 
 export type FormState =
@@ -30,9 +29,10 @@ export function NodeForm({ t, form, setForm, onSubmit, onCancel, busy }: { reado
         id={id}
         ref={inputRef}
         value={form.value}
-        maxLength={form.kind === 'fork' ? MAX_NAME_LENGTH : MAX_LABEL_LENGTH}
         aria-invalid={form.problem !== undefined}
-        onChange={(event) => setForm({ ...form, value: event.target.value, problem: undefined } as FormState)}
+        aria-describedby={form.problem ? `${id}-problem` : undefined}
+        // No maxLength: the browser would cut a pasted name without a word; the problem says it instead.
+        onChange={(event) => setForm({ ...form, value: event.target.value, problem: typingProblem(form.kind, event.target.value) } as FormState)}
         onKeyDown={(event) => {
           if (event.key === 'Escape') {
             event.preventDefault()
@@ -41,12 +41,12 @@ export function NodeForm({ t, form, setForm, onSubmit, onCancel, busy }: { reado
         }}
       />
       {form.problem ? (
-        <span className="dst-problem" role="alert">
-          {t(`problem.${form.problem}` as StringKey)}
+        <span className="dst-problem" role="alert" id={`${id}-problem`} data-testid="session-tree-form-problem">
+          {t(`problem.${form.problem}` as StringKey, { length: form.value.trim().length })}
         </span>
       ) : null}
       <span className="dst-row-actions">
-        <button type="submit" className="dst-btn dst-primary" disabled={busy}>
+        <button type="submit" className="dst-btn dst-primary" disabled={busy || form.problem !== undefined}>
           {form.kind === 'fork' ? t('form.create') : t('form.save')}
         </button>
         <button type="button" className="dst-btn" onClick={onCancel}>

@@ -6,7 +6,7 @@
 import type { ReactNode } from 'react'
 import type { TreeNode } from '../../types.ts'
 import { KEY_HELP, type NodeActions } from '../commands.ts'
-import type { StringKey, Translate } from '../i18n.ts'
+import type { Locale, StringKey, Translate } from '../i18n.ts'
 import { foldedTool, rowKind, type TreeIndex } from '../model.ts'
 import { formatTime, prettyArgs } from './dom.ts'
 import { NodeActionBar, type NodeActionHandlers } from './NodeActions.tsx'
@@ -14,6 +14,7 @@ import { NodeForm, type FormState } from './NodeForm.tsx'
 
 export interface PreviewProps extends NodeActionHandlers {
   readonly t: Translate
+  readonly locale: Locale
   readonly index: TreeIndex
   readonly node: TreeNode | undefined
   readonly actions: NodeActions
@@ -24,7 +25,7 @@ export interface PreviewProps extends NodeActionHandlers {
   readonly onCancel: () => void
 }
 
-export function Preview({ t, index, node, actions, busy, form, setForm, onSubmit, onCancel, ...handlers }: PreviewProps): ReactNode {
+export function Preview({ t, locale, index, node, actions, busy, form, setForm, onSubmit, onCancel, ...handlers }: PreviewProps): ReactNode {
   const help = (
     <div className="dst-help" aria-label={t('keys.title')}>
       {KEY_HELP.map(([key, what]) => (
@@ -89,7 +90,7 @@ export function Preview({ t, index, node, actions, busy, form, setForm, onSubmit
           </>
         ) : null}
         <dt>{t('preview.created')}</dt>
-        <dd>{formatTime(node.createdAt)}</dd>
+        <dd>{formatTime(node.createdAt, locale)}</dd>
       </dl>
       {tool ? (
         <>

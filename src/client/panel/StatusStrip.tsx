@@ -6,19 +6,21 @@ import type { TreeIndex } from '../model.ts'
 
 export function StatusStrip({ t, status, index }: { readonly t: Translate; readonly status: SessionStatus | undefined; readonly index: TreeIndex }): ReactNode {
   const mode = status?.surfaceMode
+  // The service's note is English; the known modes have their note in the UI's language.
+  const note = mode === 'native' || mode === 'stock' || mode === 'projection' ? t(`mode.note.${mode}`) : status?.surfaceNote
   return (
     <div className="dst-status" data-testid="session-tree-status">
       {mode ? (
-        <span className="dst-mode" title={status?.surfaceNote}>
+        <span className="dst-mode" title={note}>
           <span>{t('mode.label')}</span>
           <span className="dst-pill" data-mode={mode}>
             {t(`mode.${mode}` as StringKey)}
           </span>
-          {status?.surfaceNote ? <span className="dst-note">{status.surfaceNote}</span> : null}
+          {note ? <span className="dst-note">{note}</span> : null}
         </span>
       ) : null}
       <span>
-        {t('status.nodes', { count: index.byId.size })} · {t('status.branches', { count: index.branchNames.size })} · {t('status.labels', { count: index.labels.size })}
+        {t('status.nodes', { count: index.rowTotal })} · {t('status.branches', { count: index.branchNames.size })} · {t('status.labels', { count: index.labels.size })}
       </span>
     </div>
   )

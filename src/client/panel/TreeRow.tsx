@@ -17,9 +17,11 @@ export interface TreeRowProps {
   readonly query: string
   readonly t: Translate
   readonly onSelect: (id: string) => void
+  /** Fold or unfold a fork point's branches. */
+  readonly onToggleFold: (id: string) => void
 }
 
-export const TreeRow = memo(function TreeRow({ row, top, index, selected, query, t, onSelect }: TreeRowProps): ReactNode {
+export const TreeRow = memo(function TreeRow({ row, top, index, selected, query, t, onSelect, onToggleFold }: TreeRowProps): ReactNode {
   const node = row.node
   const kind = rowKind(node)
   const onPath = index.cursorPath.has(row.id)
@@ -36,6 +38,7 @@ export const TreeRow = memo(function TreeRow({ row, top, index, selected, query,
       aria-level={row.depth + 1}
       aria-selected={selected}
       aria-current={isCursor ? 'location' : undefined}
+      aria-expanded={row.foldable ? row.hidden === undefined : undefined}
       data-node-id={row.id}
       data-path={onPath}
       data-cursor={isCursor}
@@ -52,6 +55,20 @@ export const TreeRow = memo(function TreeRow({ row, top, index, selected, query,
           <i />
         </span>
       </span>
+      {row.foldable ? (
+        <span
+          className="dst-fold"
+          data-folded={row.hidden !== undefined}
+          title={row.hidden !== undefined ? t('row.unfold') : t('row.fold')}
+          aria-hidden="true"
+          onClick={(event) => {
+            event.stopPropagation()
+            onToggleFold(row.id)
+          }}
+        >
+          {row.hidden !== undefined ? '▸' : '▾'}
+        </span>
+      ) : null}
       <span className="dst-kind" data-kind={kind} data-error={tool?.isError || undefined}>
         {t(`kind.${kind}` as StringKey)}
       </span>
@@ -73,6 +90,11 @@ export const TreeRow = memo(function TreeRow({ row, top, index, selected, query,
         )}
       </span>
       <span className="dst-badges">
+        {row.hidden !== undefined ? (
+          <span className="dst-badge" data-type="folded" title={t('row.folded', { count: row.hidden })}>
+            +{row.hidden}
+          </span>
+        ) : null}
         {node.label !== undefined ? (
           <span className="dst-badge" data-type="label">
             <TagIcon />

@@ -1,5 +1,6 @@
 /** Small browser helpers of the Tree tab: performance marks, paint timing, downloads, DOM ids, display formats. */
 import type { LinearExport } from '../../types.ts'
+import type { Locale } from '../i18n.ts'
 
 export function mark(name: string): void {
   if (typeof performance !== 'undefined' && typeof performance.mark === 'function') performance.mark(name)
@@ -41,7 +42,19 @@ export function prettyArgs(args: string): string {
   }
 }
 
-export function formatTime(iso: string): string {
+/** The BCP 47 tag DSH puts on `<html lang>` for its UI locale (`zh-CN` / `en`). */
+export const languageTag = (locale: Locale): string => (locale === 'zh' ? 'zh-CN' : 'en')
+
+const formats = new Map<Locale, Intl.DateTimeFormat>()
+
+/** A date and time in the DSH UI locale (not the browser's): `2026年12月1日 13:45`, `Dec 1, 2026, 1:45 PM`. */
+export function formatTime(iso: string, locale: Locale): string {
   const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString()
+  if (Number.isNaN(date.getTime())) return iso
+  let format = formats.get(locale)
+  if (!format) {
+    format = new Intl.DateTimeFormat(languageTag(locale), { dateStyle: 'medium', timeStyle: 'short' })
+    formats.set(locale, format)
+  }
+  return format.format(date)
 }
