@@ -172,7 +172,7 @@ describe('TreePanel', () => {
     // / focuses search; typing filters; Escape clears.
     list.focus()
     await press(list, '/')
-    const search = el.querySelector<HTMLInputElement>('input[type="search"]')!
+    const search = el.querySelector<HTMLInputElement>('input[role="searchbox"]')!
     expect(document.activeElement).toBe(search)
     await type(search, 'BANANA')
     expect(rows(el).map((r) => r.dataset.nodeId)).toEqual([ids.call, ids.a2])

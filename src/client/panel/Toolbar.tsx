@@ -38,7 +38,9 @@ export function Toolbar(props: ToolbarProps): ReactNode {
         </svg>
         <input
           ref={props.searchRef}
-          type="search"
+          // A text box with the search role: a `type="search"` box would add the browser's own clear button beside ours.
+          type="text"
+          role="searchbox"
           value={props.query}
           placeholder={t('search.placeholder')}
           aria-label={t('search.label')}
