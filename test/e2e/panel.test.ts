@@ -35,6 +35,7 @@ import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './supp
 import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { openPaintPage } from './support/paint.ts'
+import { rowNodes } from './support/tree-rows.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
@@ -96,8 +97,6 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     return found
   }
   const row = (nodeId: string) => page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
-  /** The nodes drawn as rows: all but a tool-only request, which its call's row shows (one row per tool exchange). */
-  const rowNodes = (view: SessionTreeView) => view.nodes.filter((n) => !(n.message?.role === 'assistant' && n.message.content === '' && n.content?.some((p) => p.type === 'tool_call') && n.nodeId !== view.cursor))
   const shot = async (name: string) => {
     const file = path.join(artifacts, name)
     await page.screenshot({ path: file })
