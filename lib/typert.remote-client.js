@@ -4,6 +4,7 @@ import { z } from 'zod'
 const JsonValueRemoteCodec$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema))])
 const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])
 const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
+const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
@@ -60,6 +61,11 @@ const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'sessionId': z.string().readonly(),
   'messages': z.array(z.object({
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'id': z.string().readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}))]).readonly().optional(),
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
   'name': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -303,7 +309,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -315,10 +321,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -813,7 +819,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -838,7 +844,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":157,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":170,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -863,7 +869,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":148,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":152,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -888,7 +894,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":313,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":326,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -933,7 +939,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":258,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -958,7 +964,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -993,7 +999,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":252,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1038,7 +1044,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":198,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1063,7 +1069,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1088,7 +1094,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":304,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":317,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1123,7 +1129,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":176,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":189,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1168,7 +1174,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":210,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":223,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1253,7 +1259,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1298,7 +1304,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":270,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":283,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1333,7 +1339,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":264,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":277,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1393,7 +1399,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":220,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
     },
   ],
 }

@@ -68,6 +68,8 @@ export interface ControllerOptions {
   readonly intervalMs?: number
   /** Performance marks (`session-tree:*`), default on when `performance.mark` exists. */
   readonly marks?: boolean
+  /** How long a success notice stays (default 6000 ms): it reports the action just done, not the state for ever. */
+  readonly noticeMs?: number
 }
 
 const failure = (code: string, message: string): PanelError => ({ code, message })
@@ -95,6 +97,8 @@ export class TreeController {
   private readonly intervalMs: number
   private readonly marks: boolean
   private timer: ReturnType<typeof setTimeout> | undefined
+  private noticeTimer: ReturnType<typeof setTimeout> | undefined
+  private readonly noticeMs: number
   private users = 0
   private polling: Promise<void> | undefined
   private revision: string | undefined
@@ -108,6 +112,7 @@ export class TreeController {
     this.remote = remote
     this.agentId = agentId
     this.intervalMs = options.intervalMs ?? 1000
+    this.noticeMs = options.noticeMs ?? 6000
     this.marks = options.marks ?? (typeof performance !== 'undefined' && typeof performance.mark === 'function')
   }
 
@@ -136,6 +141,7 @@ export class TreeController {
   dispose(): void {
     this.disposed = true
     this.clearTimer()
+    if (this.noticeTimer !== undefined) clearTimeout(this.noticeTimer)
     this.listeners.clear()
   }
 
@@ -152,6 +158,10 @@ export class TreeController {
 
   dismissError(): void {
     if (this.state.actionError) this.set({ actionError: undefined })
+  }
+
+  dismissNotice(): void {
+    if (this.state.notice) this.set({ notice: undefined })
   }
 
   // ------------------------------------------------------------- actions
@@ -209,7 +219,14 @@ export class TreeController {
     // Show the moved tree together with the notice (no flash of the old cursor).
     if (changesTree) await this.refresh(true)
     if (this.disposed) return true
-    this.set({ busy: undefined, notice: notice(result.value) })
+    const shown = notice(result.value)
+    this.set({ busy: undefined, notice: shown })
+    // The notice retires on its own (or with the next change the panel did not make, see `poll`).
+    if (this.noticeTimer !== undefined) clearTimeout(this.noticeTimer)
+    this.noticeTimer = setTimeout(() => {
+      this.noticeTimer = undefined
+      if (this.state.notice === shown) this.set({ notice: undefined })
+    }, this.noticeMs)
     return true
   }
 

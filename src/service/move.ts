@@ -16,7 +16,7 @@
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import { MAX_ID_LENGTH } from '../tree/validate.ts'
+import { checkNodeId, Invalid, MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
 import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
@@ -68,6 +68,13 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   if (nodeId !== undefined && nodeId !== null) {
     if (nodeId.length > MAX_ID_LENGTH) {
       return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, { nodeId: clipped(nodeId) })
+    }
+    // A string that can never be a node id ('' , padded, control characters) is a bad argument, not a missing node.
+    try {
+      checkNodeId(nodeId)
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error
+      return fail('INVALID_ARGUMENT', error.reason, { nodeId: clipped(nodeId) })
     }
     if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${quoted(nodeId)}`, { nodeId })
     if (mode !== 'projection') {

@@ -143,12 +143,25 @@ export class SessionTreeService extends TypertRemoteService {
     })
   }
 
-  /** The active path plus a digest of every off-path branch. No side effects. */
+  /**
+   * The active path (tool calls included) plus a digest of every off-path
+   * branch: its recorded summary, else an extractive digest written now (no
+   * model call, nothing recorded). No side effects.
+   */
   @Remote
   async export(agentId: string): Promise<LinearExport> {
-    return this.run(() => {
+    return this.run(async () => {
       const found = this.resolveLoaded(agentId)
-      return found.ok ? found.value.state.projector.tree.linearExport() : found
+      if (!found.ok) return found
+      const tree = found.value.state.projector.tree
+      const exported = tree.linearExport()
+      if (!exported.ok) return exported
+      const branches: BranchSummary[] = []
+      for (const branch of exported.value.branches) {
+        const drafted = branch.fallback ? await draftSummary(tree, branch.branch) : undefined
+        branches.push(drafted?.ok ? drafted.value : branch)
+      }
+      return ok({ ...exported.value, branches })
     })
   }
 

@@ -359,11 +359,23 @@ export interface MoveOptions {
   readonly record?: boolean
 }
 
+/** One message of an export: the message, plus the tool calls an assistant message made. */
+export interface ExportedMessage extends LlmMessage {
+  /** The calls an assistant message requested, in order (their results follow as `tool` messages). */
+  readonly toolCalls?: readonly ExportedToolCall[]
+}
+
+export interface ExportedToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: JsonValue
+}
+
 /** A message plus the pointer to where the full branch still lives. */
 export interface LinearExport {
   readonly sessionId: string
-  /** The active path, exactly as the model reads it. */
-  readonly messages: readonly LlmMessage[]
+  /** The active path, exactly as the model reads it (tool calls included). */
+  readonly messages: readonly ExportedMessage[]
   /** One digest per off-path branch: its summary, or an honest stub. */
   readonly branches: readonly BranchSummary[]
 }

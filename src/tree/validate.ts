@@ -35,6 +35,8 @@ const ENTRY_TYPES: ReadonlyMap<string, TreeEntryType> = new Map((
 ).map((type) => [type, type]))
 // Control characters (C0, DEL, C1) make names unprintable in the panel and in `/tree` output.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+// Bidirectional embeddings, overrides and isolates make a name display as something else ("\u202eabc" shows as "cba").
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
@@ -62,10 +64,11 @@ export function checkLabel(value: unknown, where = 'label'): string {
 }
 
 /** What is wrong with a trimmed branch name or label of at most `max` characters, if anything (the panel asks too). */
-export function nameProblem(name: string, max: number): 'empty' | 'tooLong' | 'control' | undefined {
+export function nameProblem(name: string, max: number): 'empty' | 'tooLong' | 'control' | 'bidi' | undefined {
   if (name === '') return 'empty'
   if (name.length > max) return 'tooLong'
   if (CONTROL.test(name)) return 'control'
+  if (BIDI.test(name)) return 'bidi'
   return undefined
 }
 
@@ -76,6 +79,7 @@ function checkName(value: unknown, where: string, max: number): string {
     case 'empty': throw new Invalid(`${where} must not be empty or whitespace`)
     case 'tooLong': throw new Invalid(`${where} must be at most ${max} characters`)
     case 'control': throw new Invalid(`${where} must not contain control characters`)
+    case 'bidi': throw new Invalid(`${where} must not contain bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069)`)
   }
   return name
 }
