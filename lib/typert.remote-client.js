@@ -4,6 +4,7 @@ import { z } from 'zod'
 const JsonValueRemoteCodec$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema))])
 const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])
 const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
+const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
@@ -54,6 +55,235 @@ const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'count': z.number().readonly(),
   'targets': z.array(z.string()).readonly(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_compare_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_compare_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_compare_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_compare_result$schema = z.object({
+  'omittedRows': z.number().readonly(),
+  'pathLengths': z.object({
+  'a': z.number().readonly(),
+  'b': z.number().readonly(),
+}).readonly(),
+  'ancestor': z.union([z.literal(null), z.string()]).readonly(),
+  'commonLength': z.number().readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'path': z.array(z.string()).readonly(),
+  'totals': z.object({
+  'nodes': z.number().readonly(),
+  'messages': z.number().readonly(),
+  'usage': z.record(z.string(), z.number()).readonly().readonly(),
+  'tokens': z.union([z.literal(null), z.number()]).readonly(),
+  'cost': z.union([z.literal(null), z.number()]).readonly(),
+  'nodesWithUsage': z.number().readonly(),
+  'assistantMessages': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'path': z.array(z.string()).readonly(),
+  'totals': z.object({
+  'nodes': z.number().readonly(),
+  'messages': z.number().readonly(),
+  'usage': z.record(z.string(), z.number()).readonly().readonly(),
+  'tokens': z.union([z.literal(null), z.number()]).readonly(),
+  'cost': z.union([z.literal(null), z.number()]).readonly(),
+  'nodesWithUsage': z.number().readonly(),
+  'assistantMessages': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'rows': z.array(z.union([z.object({
+  'kind': z.literal("pair").readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+  'diff': z.object({
+  'same': z.boolean().readonly(),
+  'text': z.union([z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly(),
+  'toolCalls': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'name': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'nameA': z.string().readonly(),
+  'nameB': z.string().readonly(),
+  'arguments': z.array(z.union([z.object({
+  'kind': z.literal("removed").readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'path': z.string().readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+  'text': z.union([z.undefined(), z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly().optional(),
+})])).readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+})])).readonly(),
+  'toolResults': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'text': z.union([z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly(),
+  'errorA': z.boolean().readonly(),
+  'errorB': z.boolean().readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'content': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'content': z.string().readonly(),
+})])).readonly(),
+}).readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+})])).readonly(),
+  'changedRows': z.number().readonly(),
 })
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
@@ -302,7 +532,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -314,10 +544,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -812,7 +1042,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":212,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -837,7 +1067,52 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":158,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/compare',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'compare',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:agentId',
+            schema: dsh_session_tree_sessionTree_compare_parameter_0$schema,
+          },
+        },
+        {
+          name: 'a',
+          wire: 'a',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:a',
+            schema: dsh_session_tree_sessionTree_compare_parameter_1$schema,
+          },
+        },
+        {
+          name: 'b',
+          wire: 'b',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:b',
+            schema: dsh_session_tree_sessionTree_compare_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CompareResult',
+        schema: dsh_session_tree_sessionTree_compare_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -862,7 +1137,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":149,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -887,7 +1162,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":329,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -932,7 +1207,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":257,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":274,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -957,7 +1232,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":245,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":262,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -992,7 +1267,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":251,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":268,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1037,7 +1312,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1062,7 +1337,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":218,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1087,7 +1362,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":320,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1122,7 +1397,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":192,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1167,7 +1442,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":226,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1192,7 +1467,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":122,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1217,7 +1492,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":131,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1252,7 +1527,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":280,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":297,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1297,7 +1572,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":269,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":286,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1332,7 +1607,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":263,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":280,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1357,7 +1632,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":140,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1392,7 +1667,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":219,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":236,"column":9},
     },
   ],
 }

@@ -9,7 +9,12 @@ import type { JsonValue, Role, TreeEntryType } from './types.ts'
 
 /** One run of a word diff. Concatenating `same` and `removed` runs gives text A; `same` and `added`, text B. */
 export type TextDiffPart =
-  | { readonly kind: 'same'; readonly text: string }
+  | {
+      readonly kind: 'same'
+      readonly text: string
+      /** Set only by bounded views (the service): characters left out of the middle of a long common run (`text` holds its start and end). */
+      readonly elided?: number
+    }
   | { readonly kind: 'removed'; readonly text: string }
   | { readonly kind: 'added'; readonly text: string }
 
