@@ -23,6 +23,7 @@ import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } f
 export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import { TOOL_NAMES } from './prompt.ts'
+import { renderComparison, resolvePair } from './compare-text.ts'
 
 /** The result of one action. */
 export interface ActionOutput {
@@ -204,6 +205,21 @@ export class TreeActions {
     return ok({
       text: [head, ...lines].join('\n'),
       value: { total, matches: matches.map((node) => ({ nodeId: node.nodeId, summary: node.summary, ...(node.label === undefined ? {} : { label: node.label }) })) },
+    })
+  }
+
+  /** Two nodes (ids, labels or branch names) side by side, as a compact text diff. Read-only. */
+  async compare(agent: LiveAgent, a: string, b: string): Promise<ActionResult> {
+    const loaded = this.load(agent)
+    if (!loaded.ok) return loaded
+    const pair = resolvePair(loaded.value.tree, a, b)
+    if (!pair.ok) return pair
+    const compared = await settle(() => this.service.compare(agent.id, pair.value[0], pair.value[1]))
+    if (!compared.ok) return compared
+    const c = compared.value
+    return ok({
+      text: renderComparison(c),
+      value: { a: c.a.nodeId, b: c.b.nodeId, ancestor: c.ancestor, changedRows: c.changedRows, rows: c.rows.length + c.omittedRows, tokensA: c.a.totals.tokens, tokensB: c.b.totals.tokens },
     })
   }
 
