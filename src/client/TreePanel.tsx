@@ -29,6 +29,7 @@ import {
   type TreeIndex,
 } from './model.ts'
 import { ROW_HEIGHT } from './styles.ts'
+import { CompareButton, CompareView } from './compare/CompareView.tsx'
 
 /** What the plugin injects into the tab (besides the host's `sessionId`). */
 export interface TreePanelInjected {
@@ -98,6 +99,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
   const deferredQuery = useDeferredValue(query)
   const [selected, setSelected] = useState<string | null>(null)
   const [form, setForm] = useState<FormState | undefined>(undefined)
+  const [comparing, setComparing] = useState(false)
   const treeRef = useRef<HTMLDivElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
 
@@ -301,6 +303,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
     )
   }
 
+  if (comparing) return root(<CompareView view={index.view} selected={selected} locale={locale} compare={tree.compare} onClose={() => setComparing(false)} />)
   const range = visibleRange(viewport.top, viewport.height, ROW_HEIGHT, layout.rows.length)
   const rows: ReactNode[] = []
   const normalized = normalizeQuery(deferredQuery)
@@ -338,6 +341,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
         onBack={() => void tree.back()}
         onForward={() => void tree.forward()}
         onExport={() => void exportTree()}
+        extra={<CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />}
       />
       <StatusStrip t={t} status={state.status} index={index} />
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
@@ -405,6 +409,7 @@ interface ToolbarProps {
   readonly onBack: () => void
   readonly onForward: () => void
   readonly onExport: () => void
+  readonly extra?: ReactNode
 }
 
 function Toolbar(props: ToolbarProps): ReactNode {
@@ -451,6 +456,7 @@ function Toolbar(props: ToolbarProps): ReactNode {
       <button type="button" className="dst-btn" disabled={!props.canExport} title={t('nav.exportTitle')} onClick={props.onExport}>
         ⤓ {t('nav.export')}
       </button>
+      {props.extra}
     </div>
   )
 }
