@@ -249,5 +249,37 @@ export function diffWords(
     if (kind === 'added') added += to - from
     return { kind, text: (kind === 'added' ? tb : ta).slice(from, to).join('') }
   })
-  return { kind: 'words', parts, removed, added }
+  // `removed` and `added` stay the minimal edit; only the display is regrouped.
+  return { kind: 'words', parts: regroup(parts), removed, added }
+}
+
+/**
+ * Readable hunks: a common run of whitespace only, between two edits, joins
+ * them (the words `a b` → `c d` read as one replacement, not as four edits
+ * around two shared spaces), and each hunk is one removed then one added
+ * part. Applying the parts still turns A into B.
+ */
+function regroup(parts: readonly TextDiffPart[]): TextDiffPart[] {
+  const out: TextDiffPart[] = []
+  let removed = ''
+  let added = ''
+  const flush = () => {
+    if (removed !== '') out.push({ kind: 'removed', text: removed })
+    if (added !== '') out.push({ kind: 'added', text: added })
+    removed = added = ''
+  }
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    if (part.kind === 'removed') removed += part.text
+    else if (part.kind === 'added') added += part.text
+    else if (i > 0 && i < parts.length - 1 && /^\s+$/.test(part.text) && (removed !== '' || added !== '')) {
+      removed += part.text
+      added += part.text
+    } else {
+      flush()
+      out.push(part)
+    }
+  }
+  flush()
+  return out
 }

@@ -96,6 +96,17 @@ describe('compare', () => {
     expect(tail).toMatchObject({ kind: 'words', removed: 1, added: 1 })
   })
 
+  it('reads as whole replacements: shared spaces between edits join them, the counts stay minimal', () => {
+    expect(diffWords('Check notes.txt for my budget', 'Actually, plan Porto instead')).toEqual({
+      kind: 'words',
+      parts: [{ kind: 'removed', text: 'Check notes.txt for my budget' }, { kind: 'added', text: 'Actually, plan Porto instead' }],
+      // Tokens: 11 on A, 8 on B, three spaces shared.
+      removed: 8,
+      added: 5,
+    })
+    expect(diffWords('keep a b keep', 'keep c d keep')).toMatchObject({ parts: [{ kind: 'same', text: 'keep ' }, { kind: 'removed', text: 'a b' }, { kind: 'added', text: 'c d' }, { kind: 'same', text: ' keep' }] })
+  })
+
   it('tokenizes words, spaces and punctuation runs, and CJK characters one by one', () => {
     expect(tokenize('Hello, world!! 你好 x_1')).toEqual(['Hello', ',', ' ', 'world', '!!', ' ', '你', '好', ' ', 'x_1'])
     expect(diffWords('我喜欢猫', '我喜欢狗')).toMatchObject({ kind: 'words', removed: 1, added: 1 })
