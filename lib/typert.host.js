@@ -60,7 +60,6 @@ const dsh_session_tree_sessionTree_compare_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_compare_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_compare_parameter_2$schema = z.string()
 const dsh_session_tree_sessionTree_compare_result$schema = z.object({
-  'omittedRows': z.number().readonly(),
   'pathLengths': z.object({
   'a': z.number().readonly(),
   'b': z.number().readonly(),
@@ -283,6 +282,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
 }).readonly(),
 })])).readonly(),
+  'omittedRows': z.number().readonly(),
   'changedRows': z.number().readonly(),
 })
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
@@ -1939,7 +1939,7 @@ export const TYPERT = {
           },
           {
             "name": "CompareResult",
-            "declaration": "export interface CompareResult extends Comparison {\n    readonly omittedRows: number;\n    readonly pathLengths: { readonly a: number; readonly b: number; };\n}"
+            "declaration": "export interface CompareResult extends Comparison {\n    readonly pathLengths: { readonly a: number; readonly b: number; };\n}"
           },
           {
             "name": "CompareRow",
@@ -1951,7 +1951,7 @@ export const TYPERT = {
           },
           {
             "name": "Comparison",
-            "declaration": "export interface Comparison {\n    readonly ancestor: string | null;\n    readonly commonLength: number;\n    readonly a: CompareSide;\n    readonly b: CompareSide;\n    readonly rows: readonly CompareRow[];\n    readonly changedRows: number;\n}"
+            "declaration": "export interface Comparison {\n    readonly ancestor: string | null;\n    readonly commonLength: number;\n    readonly a: CompareSide;\n    readonly b: CompareSide;\n    readonly rows: readonly CompareRow[];\n    readonly omittedRows: number;\n    readonly changedRows: number;\n}"
           },
           {
             "name": "Conflict",

@@ -60,7 +60,6 @@ const dsh_session_tree_sessionTree_compare_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_compare_parameter_1$schema = z.string()
 const dsh_session_tree_sessionTree_compare_parameter_2$schema = z.string()
 const dsh_session_tree_sessionTree_compare_result$schema = z.object({
-  'omittedRows': z.number().readonly(),
   'pathLengths': z.object({
   'a': z.number().readonly(),
   'b': z.number().readonly(),
@@ -283,6 +282,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
 }).readonly(),
 })])).readonly(),
+  'omittedRows': z.number().readonly(),
   'changedRows': z.number().readonly(),
 })
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()

@@ -19,10 +19,8 @@ const KEEP_SAME = 100
 const MAX_JSON = 1_000
 const MAX_CHANGES = 50
 
-/** The service's answer: a `Comparison` with its rows and paths bounded. */
+/** The service's answer: a `Comparison` (computed with `maxRows: COMPARE_MAX_ROWS`) with its texts and paths bounded. */
 export interface CompareResult extends Comparison {
-  /** Rows left out after the first `COMPARE_MAX_ROWS` (0 when none). */
-  readonly omittedRows: number
   /** Whole path lengths after the common ancestor (`a.path` / `b.path` may hold fewer ids). */
   readonly pathLengths: { readonly a: number; readonly b: number }
 }
@@ -108,7 +106,7 @@ export function boundedComparison(c: Comparison): CompareResult {
     a: side(c.a),
     b: side(c.b),
     rows: c.rows.slice(0, COMPARE_MAX_ROWS).map(row),
-    omittedRows: Math.max(0, c.rows.length - COMPARE_MAX_ROWS),
+    omittedRows: c.omittedRows + Math.max(0, c.rows.length - COMPARE_MAX_ROWS),
     pathLengths: { a: c.a.path.length, b: c.b.path.length },
   }
 }

@@ -37,7 +37,7 @@ import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { WORKSPACE_CONFIG, workspaceMovesFor, type ResolvedSession, type WorkspaceConfig, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
 import { compare as compareNodes } from '../tree/compare.ts'
-import { boundedComparison, type CompareResult } from './compare-wire.ts'
+import { boundedComparison, COMPARE_MAX_ROWS, type CompareResult } from './compare-wire.ts'
 import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -175,7 +175,7 @@ export class SessionTreeService extends TypertRemoteService {
     return this.run(() => {
       const found = this.resolveLoaded(agentId)
       if (!found.ok) return found
-      const compared = compareNodes(found.value.state.projector.tree, a, b)
+      const compared = compareNodes(found.value.state.projector.tree, a, b, { maxRows: COMPARE_MAX_ROWS })
       return compared.ok ? ok(boundedComparison(compared.value)) : compared
     })
   }

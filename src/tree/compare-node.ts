@@ -141,6 +141,15 @@ function textSame(diff: TextDiff): boolean {
   return diff.kind === 'words' && diff.removed === 0 && diff.added === 0
 }
 
+/** Whether two corresponding nodes say the same (no diff computed: what omitted rows are counted by). */
+export function sameNode(a: CompareNode, b: CompareNode): boolean {
+  const calls = (n: CompareNode) => n.toolCalls ?? []
+  const results = (n: CompareNode) => n.toolResults ?? []
+  return a.text === b.text &&
+    calls(a).length === calls(b).length && calls(a).every((call, i) => call.name === calls(b)[i]!.name && sameJson(call.arguments, calls(b)[i]!.arguments)) &&
+    results(a).length === results(b).length && results(a).every((result, i) => result.content === results(b)[i]!.content && (result.isError === true) === (results(b)[i]!.isError === true))
+}
+
 /** How two corresponding nodes differ. */
 export function nodeDiff(a: CompareNode, b: CompareNode, limits: { maxTokens: number; maxEdits: number; budget: DiffBudget }): NodeDiff {
   const text = diffWords(a.text, b.text, limits)

@@ -133,9 +133,11 @@ export interface Comparison {
   readonly commonLength: number
   readonly a: CompareSide
   readonly b: CompareSide
-  /** The two paths after the ancestor, aligned. */
+  /** The two paths after the ancestor, aligned (the first `maxRows` of them). */
   readonly rows: readonly CompareRow[]
-  /** Rows that differ (pairs that are not the same, and lone nodes). */
+  /** Aligned rows after the first `maxRows`, left out (0 when none). */
+  readonly omittedRows: number
+  /** Rows that differ (pairs that are not the same, and lone nodes), the omitted ones included. */
   readonly changedRows: number
 }
 
@@ -147,4 +149,6 @@ export interface CompareLimits {
   readonly maxEdits?: number
   /** Work (tokens × edits) all text diffs of one compare may spend. */
   readonly budget?: number
+  /** Rows diffed and returned; the rest are only counted (default: all). */
+  readonly maxRows?: number
 }

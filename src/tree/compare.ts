@@ -8,7 +8,7 @@
  * Bounded as a whole: all text diffs of one compare share one work budget,
  * and a diff past its bounds says so (`whole`) instead of running long.
  */
-import { compareNode, kindKey, nodeDiff, tokensOf } from './compare-node.ts'
+import { compareNode, kindKey, nodeDiff, sameNode, tokensOf } from './compare-node.ts'
 import type { CompareLimits, CompareNode, CompareRow, CompareSide, Comparison, SideTotals } from './compare-types.ts'
 import { diffIds, MAX_DIFF_EDITS, MAX_DIFF_TOKENS, TooLarge, type DiffBudget } from './diff.ts'
 import { fail, ok, type TreeResult } from './errors.ts'
@@ -45,8 +45,11 @@ function sideTotals(entries: readonly TreeEntry[]): SideTotals {
   return { nodes: entries.length, messages, usage, tokens, cost, nodesWithUsage: withUsage, assistantMessages: assistants }
 }
 
+/** One aligned row before its diff: a pair of the same kind, or a node only one side has. */
+type Aligned = readonly [CompareNode, CompareNode] | readonly [CompareNode, undefined] | readonly [undefined, CompareNode]
+
 /** Pair nodes of the same kind where the alignment matches them; the rest stand alone, A's before B's. */
-function alignRows(as: readonly CompareNode[], bs: readonly CompareNode[], limits: Required<CompareLimits>, budget: DiffBudget): CompareRow[] {
+function align(as: readonly CompareNode[], bs: readonly CompareNode[]): Aligned[] {
   const ids = new Map<string, number>()
   const idsOf = (nodes: readonly CompareNode[]) => Int32Array.from(nodes, (node) => {
     const key = kindKey(node)
@@ -56,18 +59,18 @@ function alignRows(as: readonly CompareNode[], bs: readonly CompareNode[], limit
   })
   const ia = idsOf(as)
   const ib = idsOf(bs)
-  const pair = (a: CompareNode, b: CompareNode): CompareRow => ({ kind: 'pair', a, b, diff: nodeDiff(a, b, { maxTokens: limits.maxTokens, maxEdits: limits.maxEdits, budget }) })
   // The alignment's own work is bounded apart from the text budget: a long path must not starve the diffs.
   const runs = diffIds(ia, ib, MAX_ALIGN_EDITS, { left: 20 * (as.length + bs.length + 1) * MAX_ALIGN_EDITS })
-  const rows: CompareRow[] = []
+  const rows: Aligned[] = []
   if (runs instanceof TooLarge) {
+    // Too different to align: pair by position where the kinds agree.
     for (let i = 0; i < Math.max(as.length, bs.length); i++) {
       const a = as[i]
       const b = bs[i]
-      if (a && b && ia[i] === ib[i]) rows.push(pair(a, b))
+      if (a && b && ia[i] === ib[i]) rows.push([a, b])
       else {
-        if (a) rows.push({ kind: 'only_a', a })
-        if (b) rows.push({ kind: 'only_b', b })
+        if (a) rows.push([a, undefined])
+        if (b) rows.push([undefined, b])
       }
     }
     return rows
@@ -75,15 +78,34 @@ function alignRows(as: readonly CompareNode[], bs: readonly CompareNode[], limit
   let j = 0
   for (const run of runs) {
     if (run.kind === 'same') {
-      for (let i = run.from; i < run.to; i++) rows.push(pair(as[i]!, bs[j++]!))
+      for (let i = run.from; i < run.to; i++) rows.push([as[i]!, bs[j++]!])
     } else if (run.kind === 'removed') {
-      for (let i = run.from; i < run.to; i++) rows.push({ kind: 'only_a', a: as[i]! })
+      for (let i = run.from; i < run.to; i++) rows.push([as[i]!, undefined])
     } else {
-      for (let i = run.from; i < run.to; i++) rows.push({ kind: 'only_b', b: bs[i]! })
+      for (let i = run.from; i < run.to; i++) rows.push([undefined, bs[i]!])
       j = run.to
     }
   }
   return rows
+}
+
+/** The first `maxRows` aligned rows diffed; the rest only counted. */
+function diffRows(aligned: readonly Aligned[], limits: Required<CompareLimits>): { rows: CompareRow[]; changed: number } {
+  const budget: DiffBudget = { left: limits.budget }
+  const rows: CompareRow[] = []
+  let changed = 0
+  for (const [i, [a, b]] of aligned.entries()) {
+    if (i >= limits.maxRows) {
+      if (!a || !b || !sameNode(a, b)) changed++
+      continue
+    }
+    let row: CompareRow
+    if (a && b) row = { kind: 'pair', a, b, diff: nodeDiff(a, b, { maxTokens: limits.maxTokens, maxEdits: limits.maxEdits, budget }) }
+    else row = a ? { kind: 'only_a', a } : { kind: 'only_b', b: b! }
+    if (row.kind !== 'pair' || !row.diff.same) changed++
+    rows.push(row)
+  }
+  return { rows, changed }
 }
 
 function checkNode(tree: SessionTree, value: unknown, name: string): TreeResult<string> {
@@ -118,8 +140,10 @@ export function compare(tree: SessionTree, a: unknown, b: unknown, limits: Compa
     maxTokens: limits.maxTokens ?? MAX_DIFF_TOKENS,
     maxEdits: limits.maxEdits ?? MAX_DIFF_EDITS,
     budget: limits.budget ?? COMPARE_BUDGET,
+    maxRows: limits.maxRows ?? Number.POSITIVE_INFINITY,
   }
-  const rows = alignRows(restA.map(compareNode), restB.map(compareNode), bounds, { left: bounds.budget })
+  const aligned = align(restA.map(compareNode), restB.map(compareNode))
+  const { rows, changed } = diffRows(aligned, bounds)
   const side = (id: string, rest: readonly TreeEntry[]): CompareSide => ({
     nodeId: id,
     branch: tree.get(id)?.branch ?? '',
@@ -132,6 +156,7 @@ export function compare(tree: SessionTree, a: unknown, b: unknown, limits: Compa
     a: side(idA.value, restA),
     b: side(idB.value, restB),
     rows,
-    changedRows: rows.filter((row) => row.kind !== 'pair' || !row.diff.same).length,
+    omittedRows: aligned.length - rows.length,
+    changedRows: changed,
   })
 }

@@ -174,6 +174,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     await page.keyboard.press('Escape')
     await page.locator(ROWS).first().waitFor()
     expect(await page.locator('[data-compare-view]').count()).toBe(0)
+    // The toolbar with its Compare… button at the narrower width.
+    await page.setViewportSize({ width: 1024, height: 700 })
+    await expect.poll(() => page.getByRole('button', { name: '⇆ Compare…' }).isVisible()).toBe(true)
+    await shot('tree-1024.png')
+    if (process.env.UPDATE_DOCS_SCREENSHOT) fs.copyFileSync(path.join(artifacts, 'compare-1440.png'), path.join(import.meta.dirname, '..', '..', 'docs', 'compare.png'))
     expect(pageErrors).toEqual([])
   }, 60_000)
 })

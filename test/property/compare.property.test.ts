@@ -207,6 +207,21 @@ describe('compare on random trees', () => {
     }), { numRuns: 500 })
   })
 
+  it('maxRows keeps the first rows, counts the rest, and the changed count is the whole one', () => {
+    fc.assert(fc.property(fc.array(step, { minLength: 1, maxLength: 30 }), fc.nat(), fc.nat(), fc.nat({ max: 12 }), (steps, i, j, maxRows) => {
+      const { tree, ids } = build(steps)
+      const a = ids[i % ids.length]!
+      const b = ids[j % ids.length]!
+      const full = compare(tree, a, b)
+      const cut = compare(tree, a, b, { maxRows })
+      if (!full.ok || !cut.ok) throw new Error('compare failed')
+      expect(cut.value.rows).toEqual(full.value.rows.slice(0, maxRows))
+      expect(cut.value.omittedRows).toBe(Math.max(0, full.value.rows.length - maxRows))
+      expect(full.value.omittedRows).toBe(0)
+      expect(cut.value.changedRows).toBe(full.value.changedRows)
+    }), { numRuns: 500 })
+  })
+
   it('argument changes applied to A yield B, whatever the key order', () => {
     fc.assert(fc.property(json, json, (a, b) => {
       const changes = argumentChanges(a, b, { left: Number.POSITIVE_INFINITY })
