@@ -5,6 +5,7 @@ const JsonValueRemoteCodec$schema = z.union([z.literal(null), z.string(), z.numb
 const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])
 const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
 const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])
+const JsonValueRemoteCodec$schema5 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
@@ -56,6 +57,235 @@ const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'count': z.number().readonly(),
   'targets': z.array(z.string()).readonly(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_compare_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_compare_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_compare_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_compare_result$schema = z.object({
+  'pathLengths': z.object({
+  'a': z.number().readonly(),
+  'b': z.number().readonly(),
+}).readonly(),
+  'ancestor': z.union([z.literal(null), z.string()]).readonly(),
+  'commonLength': z.number().readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'path': z.array(z.string()).readonly(),
+  'totals': z.object({
+  'nodes': z.number().readonly(),
+  'messages': z.number().readonly(),
+  'usage': z.record(z.string(), z.number()).readonly().readonly(),
+  'tokens': z.union([z.literal(null), z.number()]).readonly(),
+  'cost': z.union([z.literal(null), z.number()]).readonly(),
+  'nodesWithUsage': z.number().readonly(),
+  'assistantMessages': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'path': z.array(z.string()).readonly(),
+  'totals': z.object({
+  'nodes': z.number().readonly(),
+  'messages': z.number().readonly(),
+  'usage': z.record(z.string(), z.number()).readonly().readonly(),
+  'tokens': z.union([z.literal(null), z.number()]).readonly(),
+  'cost': z.union([z.literal(null), z.number()]).readonly(),
+  'nodesWithUsage': z.number().readonly(),
+  'assistantMessages': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'rows': z.array(z.union([z.object({
+  'kind': z.literal("pair").readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+  'diff': z.object({
+  'same': z.boolean().readonly(),
+  'text': z.union([z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly(),
+  'toolCalls': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'name': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'nameA': z.string().readonly(),
+  'nameB': z.string().readonly(),
+  'arguments': z.array(z.union([z.object({
+  'kind': z.literal("removed").readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'path': z.string().readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'text': z.union([z.undefined(), z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly().optional(),
+})])).readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+})])).readonly(),
+  'toolResults': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'text': z.union([z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly(),
+  'errorA': z.boolean().readonly(),
+  'errorB': z.boolean().readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'content': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'content': z.string().readonly(),
+})])).readonly(),
+}).readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+})])).readonly(),
+  'omittedRows': z.number().readonly(),
+  'changedRows': z.number().readonly(),
 })
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
@@ -309,7 +539,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -321,10 +551,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -822,7 +1052,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":226,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -847,7 +1077,52 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":170,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":172,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/compare',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'compare',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:agentId',
+            schema: dsh_session_tree_sessionTree_compare_parameter_0$schema,
+          },
+        },
+        {
+          name: 'a',
+          wire: 'a',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:a',
+            schema: dsh_session_tree_sessionTree_compare_parameter_1$schema,
+          },
+        },
+        {
+          name: 'b',
+          wire: 'b',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:b',
+            schema: dsh_session_tree_sessionTree_compare_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CompareResult',
+        schema: dsh_session_tree_sessionTree_compare_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -872,7 +1147,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":152,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":154,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -897,7 +1172,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":326,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -942,7 +1217,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":288,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -967,7 +1242,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":276,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1002,7 +1277,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":282,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1047,7 +1322,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":198,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1072,7 +1347,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":232,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1097,7 +1372,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":317,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":334,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1132,7 +1407,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":189,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1177,7 +1452,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":223,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1202,7 +1477,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":123,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1227,7 +1502,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":130,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":132,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1262,7 +1537,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":311,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1307,7 +1582,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":283,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":300,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1342,7 +1617,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":277,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1367,7 +1642,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":139,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":141,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1402,7 +1677,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":250,"column":9},
     },
   ],
   model: {
@@ -1458,6 +1733,13 @@ export const TYPERT = {
             "signature": "@Remote async chatPath(agentId: string): Promise<ChatPath>",
             "summary": "What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`).",
             "jsDoc": "/** What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`). No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "compare",
+            "signature": "@Remote async compare(agentId: string, a: string, b: string): Promise<CompareResult>",
+            "summary": "Two nodes side by side: their last common ancestor, both paths after it aligned, word and tool-call diffs, token and cost totals per side (bounded, see `compare-wire.ts`).",
+            "jsDoc": "/**\n * Two nodes side by side: their last common ancestor, both paths after it\n * aligned, word and tool-call diffs, token and cost totals per side\n * (bounded, see `compare-wire.ts`). No side effects.\n */"
           },
           {
             "kind": "method",
@@ -1599,6 +1881,10 @@ export const TYPERT = {
             "declaration": "export interface AppendOptions {\n    readonly nodeId?: string;\n    readonly parentId?: string | null;\n    readonly type?: TreeEntryType;\n    readonly branch?: string;\n    readonly summary?: string;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Record<string, JsonValue>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Record<string, JsonValue>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly createdAt?: string;\n}"
           },
           {
+            "name": "ArgumentChange",
+            "declaration": "export type ArgumentChange = { readonly kind: 'removed'; readonly path: string; readonly a: JsonValue; } | { readonly kind: 'added'; readonly path: string; readonly b: JsonValue; } | { readonly kind: 'changed'; readonly path: string; readonly a: JsonValue; readonly b: JsonValue; readonly text?: TextDiff; };"
+          },
+          {
             "name": "BlockedFile",
             "declaration": "export interface BlockedFile {\n    readonly path: string;\n    readonly reason: BlockedReason;\n    readonly current: FileState;\n    readonly target?: FileState;\n}"
           },
@@ -1657,6 +1943,26 @@ export const TYPERT = {
           {
             "name": "CompactionEntry",
             "declaration": "export interface CompactionEntry extends EntryFields {\n    readonly type: 'compaction';\n    readonly replaces?: readonly string[];\n}"
+          },
+          {
+            "name": "CompareNode",
+            "declaration": "export interface CompareNode {\n    readonly nodeId: string;\n    readonly type: TreeEntryType;\n    readonly role?: Role;\n    readonly text: string;\n    readonly toolCalls?: readonly { readonly name: string; readonly arguments: JsonValue; }[];\n    readonly toolResults?: readonly { readonly content: string; readonly isError?: boolean; }[];\n    readonly label?: string;\n    readonly model?: string;\n    readonly tokens?: number;\n    readonly cost?: number;\n}"
+          },
+          {
+            "name": "CompareResult",
+            "declaration": "export interface CompareResult extends Comparison {\n    readonly pathLengths: { readonly a: number; readonly b: number; };\n}"
+          },
+          {
+            "name": "CompareRow",
+            "declaration": "export type CompareRow = { readonly kind: 'pair'; readonly a: CompareNode; readonly b: CompareNode; readonly diff: NodeDiff; } | { readonly kind: 'only_a'; readonly a: CompareNode; } | { readonly kind: 'only_b'; readonly b: CompareNode; };"
+          },
+          {
+            "name": "CompareSide",
+            "declaration": "export interface CompareSide {\n    readonly nodeId: string;\n    readonly branch: string;\n    readonly path: readonly string[];\n    readonly totals: SideTotals;\n}"
+          },
+          {
+            "name": "Comparison",
+            "declaration": "export interface Comparison {\n    readonly ancestor: string | null;\n    readonly commonLength: number;\n    readonly a: CompareSide;\n    readonly b: CompareSide;\n    readonly rows: readonly CompareRow[];\n    readonly omittedRows: number;\n    readonly changedRows: number;\n}"
           },
           {
             "name": "Conflict",
@@ -1827,6 +2133,10 @@ export const TYPERT = {
             "declaration": "export interface NavigationHistory {\n    readonly back: readonly TreePosition[];\n    readonly forward: readonly TreePosition[];\n}"
           },
           {
+            "name": "NodeDiff",
+            "declaration": "export interface NodeDiff {\n    readonly same: boolean;\n    readonly text: TextDiff;\n    readonly toolCalls: readonly ToolCallDiff[];\n    readonly toolResults: readonly ToolResultDiff[];\n}"
+          },
+          {
             "name": "NodeFiles",
             "declaration": "export interface NodeFiles {\n    readonly nodeId: string;\n    readonly paths: readonly string[];\n}"
           },
@@ -1971,6 +2281,10 @@ export const TYPERT = {
             "declaration": "export interface SidecarWarning {\n    readonly code: string;\n    readonly message: string;\n}"
           },
           {
+            "name": "SideTotals",
+            "declaration": "export interface SideTotals {\n    readonly nodes: number;\n    readonly messages: number;\n    readonly usage: Readonly<Record<string, number>>;\n    readonly tokens: number | null;\n    readonly cost: number | null;\n    readonly nodesWithUsage: number;\n    readonly assistantMessages: number;\n}"
+          },
+          {
             "name": "SkippedLine",
             "declaration": "export interface SkippedLine {\n    readonly line: number;\n    readonly reason: string;\n}"
           },
@@ -2031,8 +2345,20 @@ export const TYPERT = {
             "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n    readonly lane?: string;\n    readonly leaves?: number;\n}"
           },
           {
+            "name": "TextDiff",
+            "declaration": "export type TextDiff = { readonly kind: 'words'; readonly parts: readonly TextDiffPart[]; readonly removed: number; readonly added: number; } | { readonly kind: 'whole'; readonly reason: 'size' | 'edits' | 'budget'; readonly a: string; readonly b: string; };"
+          },
+          {
+            "name": "TextDiffPart",
+            "declaration": "export type TextDiffPart = { readonly kind: 'same'; readonly text: string; readonly elided?: number; } | { readonly kind: 'removed'; readonly text: string; } | { readonly kind: 'added'; readonly text: string; };"
+          },
+          {
             "name": "TextPart",
             "declaration": "export interface TextPart {\n    readonly type: 'text';\n    readonly text: string;\n}"
+          },
+          {
+            "name": "ToolCallDiff",
+            "declaration": "export type ToolCallDiff = { readonly kind: 'same'; readonly name: string; } | { readonly kind: 'changed'; readonly nameA: string; readonly nameB: string; readonly arguments: readonly ArgumentChange[]; } | { readonly kind: 'only_a'; readonly name: string; readonly arguments: JsonValue; } | { readonly kind: 'only_b'; readonly name: string; readonly arguments: JsonValue; };"
           },
           {
             "name": "ToolCallEntry",
@@ -2045,6 +2371,10 @@ export const TYPERT = {
           {
             "name": "ToolResult",
             "declaration": "export interface ToolResult {\n    readonly content: string;\n    readonly isError?: boolean;\n    readonly error?: string;\n    readonly metadata?: Record<string, unknown>;\n}"
+          },
+          {
+            "name": "ToolResultDiff",
+            "declaration": "export type ToolResultDiff = { readonly kind: 'same'; } | { readonly kind: 'changed'; readonly text: TextDiff; readonly errorA: boolean; readonly errorB: boolean; } | { readonly kind: 'only_a'; readonly content: string; } | { readonly kind: 'only_b'; readonly content: string; };"
           },
           {
             "name": "ToolResultEntry",

@@ -3,12 +3,13 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
     back: (agentId: string) => Promise<MoveResult>
     chatPath: (agentId: string) => Promise<ChatPath>
+    compare: (agentId: string, a: string, b: string) => Promise<CompareResult>
     export: (agentId: string) => Promise<LinearExport>
     exportAs: (request: ExportRequest) => Promise<ExportResult>
     fileAt: (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
@@ -30,6 +31,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteMap {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
     'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
+    'sessionTree/compare': (agentId: string, a: string, b: string) => Promise<CompareResult>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
     'sessionTree/exportAs': (request: ExportRequest) => Promise<ExportResult>
     'sessionTree/fileAt': (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>

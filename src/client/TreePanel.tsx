@@ -13,6 +13,7 @@ import type { TreeController } from './controller.ts'
 import type { HostLocale } from './i18n.ts'
 import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from './model.ts'
 import { ROW_HEIGHT } from './styles.ts'
+import { CompareButton, CompareView } from './compare/CompareView.tsx'
 import { useTranslate } from './useTranslate.ts'
 import { afterPaint, download, languageTag, mark, rowDomId } from './panel/dom.ts'
 import { Messages } from './panel/Messages.tsx'
@@ -55,6 +56,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
   const [selected, setSelected] = useState<string | null>(null)
   const [folded, setFolded] = useState<ReadonlySet<string>>(() => new Set())
   const [form, setForm] = useState<FormState | undefined>(undefined)
+  const [comparing, setComparing] = useState(false)
   const treeRef = useRef<HTMLDivElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
 
@@ -260,6 +262,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
     )
   }
 
+  if (comparing) return root(<CompareView view={index.view} selected={selected} locale={locale} compare={tree.compare} onClose={() => setComparing(false)} />)
   const rows: ReactNode[] = []
   const normalized = normalizeQuery(deferredQuery)
   for (let i = range.start; i < range.end; i++) {
@@ -300,6 +303,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
           onForward: () => void tree.forward(),
           onExport: () => void exportTree(),
         }}
+        extra={<CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />}
       />
       <StatusStrip t={t} status={state.status} index={index} />
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}

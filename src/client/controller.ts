@@ -14,6 +14,7 @@ import type {
   SessionStatus,
   SessionTreeOutline,
   TreeNode,
+  CompareResult,
 } from '../types.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
@@ -30,6 +31,8 @@ export interface TreeRemote {
   forward(agentId: string): Promise<Result<MoveResult>>
   label(agentId: string, nodeId: string, label: string | null): Promise<Result<TreeNode>>
   summarize(agentId: string, branch: string): Promise<Result<BranchSummary>>
+  /** Optional: fakes of older tests lack it (then the compare view reports CLIENT_ERROR). */
+  compare?(agentId: string, a: string, b: string): Promise<Result<CompareResult>>
 }
 
 export interface PanelError {
@@ -122,6 +125,17 @@ export class TreeController {
     this.listeners.add(listener)
     return () => {
       this.listeners.delete(listener)
+    }
+  }
+
+  /** Two nodes side by side (read-only: the panel state does not change). */
+  compare = async (a: string, b: string): Promise<Result<CompareResult>> => {
+    try {
+      const remote = await this.remote()
+      if (!remote.compare) return { ok: false, error: failure('CLIENT_ERROR', 'this remote has no compare method') }
+      return await remote.compare(this.agentId, a, b)
+    } catch (reason) {
+      return { ok: false, error: errorOf(reason) }
     }
   }
 

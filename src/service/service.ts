@@ -38,6 +38,8 @@ import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } fro
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { WORKSPACE_CONFIG, workspaceMovesFor, type ResolvedSession, type WorkspaceConfig, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
+import { compare as compareNodes } from '../tree/compare.ts'
+import { boundedComparison, COMPARE_MAX_ROWS, type CompareResult } from './compare-wire.ts'
 import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -174,6 +176,21 @@ export class SessionTreeService extends TypertRemoteService {
       const { session, state, mode } = found.value
       const revision = this.status(found.value).revision!
       return ok(buildChatPath({ sessionId: session.id, revision, mode, events: session.events, projector: state.projector }))
+    })
+  }
+
+  /**
+   * Two nodes side by side: their last common ancestor, both paths after it
+   * aligned, word and tool-call diffs, token and cost totals per side
+   * (bounded, see `compare-wire.ts`). No side effects.
+   */
+  @Remote
+  async compare(agentId: string, a: string, b: string): Promise<CompareResult> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      const compared = compareNodes(found.value.state.projector.tree, a, b, { maxRows: COMPARE_MAX_ROWS })
+      return compared.ok ? ok(boundedComparison(compared.value)) : compared
     })
   }
 

@@ -31,6 +31,7 @@ export const USAGE = [
   '     add --both to a jump, fork, back or forward to take the workspace files along (--files: the files only);',
   '     files changed outside the agent are kept unless you add --overwrite',
   '  /tree summarize <branch>         record an extractive summary of a branch',
+  '  /tree compare <a> <b>            two nodes, labels or branches side by side: where they part, [-removed-]{+added+} words, tokens',
   '  /tree import <file> [--format pi|claude-code|codex] [--dry-run]',
   '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
   '  /tree export <pi|claude-code|markdown> [file]',
@@ -53,6 +54,7 @@ export type TreeCommand =
   | ({ readonly kind: 'back' } & FilesFlags)
   | ({ readonly kind: 'forward' } & FilesFlags)
   | { readonly kind: 'summarize'; readonly branch: string }
+  | { readonly kind: 'compare'; readonly a: string; readonly b: string }
   | { readonly kind: 'help' }
   | { readonly kind: 'import'; readonly path: string; readonly format: 'auto' | SourceFormat; readonly dryRun: boolean }
   | { readonly kind: 'export'; readonly format: ExportFormat; readonly path?: string }
@@ -154,6 +156,12 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
       const branch = restArgument(rest)
       return branch === undefined ? undefined : { kind: 'summarize', branch }
     }
+    case 'compare':
+    case 'diff': {
+      const a = firstToken(rest)
+      const b = a ? restArgument(a.rest) : undefined
+      return a && a.token !== '' && b !== undefined ? { kind: 'compare', a: a.token, b } : undefined
+    }
     case 'help':
     case '-h':
     case '--help':
@@ -226,6 +234,8 @@ export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, raw
         return fromAction(await actions.label(agent, command.node, command.text))
       case 'summarize':
         return fromAction(await actions.summarize(agent, command.branch, undefined, undefined))
+      case 'compare':
+        return fromAction(await actions.compare(agent, command.a, command.b))
       case 'import':
         return runImportCommand(actions.sessionTree, agent, command)
       case 'export':

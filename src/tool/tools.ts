@@ -121,6 +121,13 @@ export const PARAMETERS: Record<TreeToolName, Parameters> = {
     },
     required: ['branch'],
   },
+  tree_compare: {
+    properties: {
+      a: { type: 'string', description: 'A node id, label or branch name.' },
+      b: { type: 'string', description: 'Another one.' },
+    },
+    required: ['a', 'b'],
+  },
 }
 
 /** The canonical output of every tree tool: the text the model reads, plus structured facts. */
@@ -132,7 +139,7 @@ const OUTPUT_SCHEMA = {
 } as const
 
 /** Read-only tools may run beside other parallel-safe calls. */
-const READ_ONLY = new Set<TreeToolName>(['tree_list', 'tree_find'])
+const READ_ONLY = new Set<TreeToolName>(['tree_list', 'tree_find', 'tree_compare'])
 
 type Args = Record<string, string | number | undefined>
 
@@ -171,6 +178,8 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
     }
     case 'tree_summarize_branch':
       return actions.summarize(agent, str('branch')!, str('summary'), modelOf(exec.agent))
+    case 'tree_compare':
+      return actions.compare(agent, str('a')!, str('b')!)
   }
 }
 

@@ -69,7 +69,9 @@ interface RemoteModule {
 }
 
 const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
-type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number]
+type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number] | (typeof COMPARE_METHODS)[number]
+/** Compare (its own suite: test/e2e/compare.test.ts). */
+const COMPARE_METHODS = ['compare'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
 const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
@@ -284,8 +286,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS].sort())
-    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS]) {
+    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS].sort())
+    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')

@@ -27,7 +27,7 @@ import { dumpConfig, ensureDsh, pluginAdd, runHeadless, startWeb, tempDir, write
 import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
-const TOOLS = ['tree_back', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
+const TOOLS = ['tree_back', 'tree_compare', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
 
 const lastMessage = (body: ChatRequestBody): ChatMessage => body.messages.at(-1)!
 

@@ -108,6 +108,7 @@ const WIRE = {
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
   chatPath: ['agentId'],
+  compare: ['agentId', 'a', 'b'],
   importSession: ['request'],
   exportAs: ['request'],
   files: ['agentId'],
@@ -133,6 +134,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
   label: ['nodeId', 'parentId', 'type', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
+  compare: ['ancestor', 'commonLength', 'a', 'b', 'rows', 'changedRows', 'omittedRows', 'pathLengths'],
   importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar', 'preview'],
   exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
   files: ['status', 'nodes', 'restores'],
@@ -237,6 +239,9 @@ beforeAll(async () => {
   record('session', await service.session(id))
   record('export', await service.export(id))
   record('chatPath', await service.chatPath(id))
+  const last = first.nodes.at(-1)!.nodeId
+  record('compare', await service.compare(id, a1, last))
+  record('compare', await service.compare(id, last, first.nodes[0]!.nodeId))
   record('jump', await service.jump(id, a1))
   record('jump', await service.jump(id, null))
   record('back', await service.back(id))

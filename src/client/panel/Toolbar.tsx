@@ -18,6 +18,8 @@ export interface ToolbarProps {
   readonly shown: number
   readonly total: number
   readonly actions: SessionActionsProps
+  /** Further session-wide controls after the actions (the compare view's button). */
+  readonly extra?: ReactNode
 }
 
 export function Toolbar(props: ToolbarProps): ReactNode {
@@ -58,6 +60,7 @@ export function Toolbar(props: ToolbarProps): ReactNode {
       </span>
       <span className="dst-spacer" />
       <SessionActions {...props.actions} />
+      {props.extra}
     </div>
   )
 }
