@@ -8,6 +8,29 @@ const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -69,7 +92,22 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
@@ -168,6 +206,90 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'forkCount': z.number().readonly(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_forkWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_3$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_forkWith_result$schema = z.object({
+  'cursor': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'forkCount': z.number().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -189,6 +311,29 @@ const dsh_session_tree_sessionTree_forward_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -258,6 +403,88 @@ const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(
 const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_jumpWith_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_jumpWith_parameter_2$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_result$schema = z.object({
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -392,7 +619,22 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
@@ -460,7 +702,22 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
@@ -484,6 +741,29 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'move': z.union([z.undefined(), z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -782,7 +1062,51 @@ const dsh_session_tree_sessionTree_summarize_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema = z.object({
+  'writer': z.union([z.undefined(), z.literal("model"), z.literal("extractive")]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_result$schema = z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })
 
@@ -812,7 +1136,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":228,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -837,7 +1161,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":168,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -862,7 +1186,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -887,7 +1211,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":374,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -932,7 +1256,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":257,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":319,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -957,7 +1281,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":245,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":307,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -992,7 +1316,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":251,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":313,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1037,7 +1361,62 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/forkWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'forkWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:agentId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:nodeId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:branch',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_2$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_3$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ForkResult',
+        schema: dsh_session_tree_sessionTree_forkWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1062,7 +1441,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":234,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1087,7 +1466,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":365,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1122,7 +1501,52 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":187,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/jumpWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'jumpWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:agentId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:nodeId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#MoveResult',
+        schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":197,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1167,7 +1591,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1192,7 +1616,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":132,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1217,7 +1641,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":141,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1252,7 +1676,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":280,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":342,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1297,7 +1721,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":269,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":331,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1332,7 +1756,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":263,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":325,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1357,7 +1781,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":150,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1392,7 +1816,52 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":219,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":257,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/summarizeWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'summarizeWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:agentId',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:branch',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#SummarizeOptions',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#BranchSummary',
+        schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":263,"column":9},
     },
   ],
 }

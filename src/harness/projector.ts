@@ -18,6 +18,7 @@ import { isRecord } from '../tree/validate.ts'
 import type { QuarantinedEvent } from '../service/wire.ts'
 import { flattenContent, MalformedEvent, parseArguments } from './content.ts'
 import { markerOf, type SwitchMarker } from './marker.ts'
+import { carriedSummaryOf } from './carried-summary.ts'
 import { CallIdLedger, type LogWarning } from './warnings.ts'
 
 /** Origin `source` of every node the projector creates. */
@@ -228,6 +229,17 @@ export class SessionProjector {
   }
 
   /**
+   * A summary carried by a stock switch ends the switch's path: settle the
+   * switch at its target first (the fork's branch, the recorded jump), so the
+   * summary lands as the target's child on the new branch, as it did live.
+   */
+  private settleBeforeCarried(): void {
+    const switching = this.switching
+    if (!switching || switching.turn !== this.openTurn || this.tipNode !== switching.marker.target) return
+    this.settleSwitch(switching.marker)
+  }
+
+  /**
    * A native switch (patched harness): the surface becomes exactly the
    * selected earlier events. The event also names the tree target (and the
    * branch a fork created), so the log alone rebuilds cursor and branch.
@@ -342,10 +354,14 @@ export class SessionProjector {
         const flat = flattenContent(message.content)
         const source = isRecord(message.source) ? message.source : {}
         const kind = typeof source.kind === 'string' ? source.kind : 'unknown'
+        const carried = carriedSummaryOf(message)
+        if (carried) this.settleBeforeCarried()
         const node = this.place(event, { role: 'user', content: flat.text }, {
           content: flat.parts,
           origin: origin(event.seq, message.id, kind, kind !== 'user'),
-          ...(kind === 'plugin' && typeof source.plugin === 'string' ? { metadata: { plugin: source.plugin } } : {}),
+          ...(carried
+            ? { metadata: { plugin: source.plugin as string, branchSummary: carried.facts as unknown as JsonValue }, ...(carried.line ? { summary: carried.line } : {}) }
+            : kind === 'plugin' && typeof source.plugin === 'string' ? { metadata: { plugin: source.plugin } } : {}),
         })
         this.surface[this.surface.length - 1] = { ...entry, node }
         this.sources.set(node, { kind: 'message', seq: event.seq })

@@ -21,6 +21,7 @@ import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
 import { isFree, type LiveAgent, type LiveSession, type StockSwitcher, type SwitchReport } from '../surface/stock.ts'
 import { hasNativeSurface } from '../surface/mode.ts'
 import { nativeSwitch } from '../surface/native.ts'
+import type { PlannedEvent } from '../surface/copy.ts'
 import { clipped, quoted } from './clip.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
 
@@ -52,15 +53,24 @@ export interface MoveRequest<V> {
   readonly branch?: string
   /** The tool call of the model's running step that makes this move (stock mode, `moveWithinStep`). */
   readonly withinCall?: string
+  /**
+   * A harness `user/message` appended as the new path's last event (a carried
+   * branch summary): in stock mode inside the switch, in native mode right
+   * after the selection. Refused in projection mode (nothing reaches the model there).
+   */
+  readonly carry?: Record<string, unknown>
 }
 
 type Report = Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'>
 
 export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
   const { session, agent, state, mode } = found
-  const { nodeId, operation, branch, withinCall } = request
+  const { nodeId, operation, branch, withinCall, carry } = request
   if (withinCall !== undefined && mode !== 'stock') {
     return fail('SURFACE_UNAVAILABLE', `a move inside a running step needs stock mode (this session is in ${mode} mode)`, { mode })
+  }
+  if (carry !== undefined && mode === 'projection') {
+    return fail('SURFACE_UNAVAILABLE', 'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead', { mode })
   }
   const tree = state.projector.tree
   let target = nodeId
@@ -113,7 +123,7 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   let report: Report | undefined
   let harnessProblem: string | undefined
   try {
-    const followed = await follow(deps, found, destination, branch, withinCall)
+    const followed = await follow(deps, found, destination, branch, withinCall, carry)
     if (!followed.ok) {
       pending.value.rollback()
       return followed
@@ -157,18 +167,34 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
 }
 
 /** Make the model history follow the tree to `destination`; `undefined` in projection mode. */
-async function follow(deps: MoveDeps, found: Resolved, destination: string | null, branch: string | undefined, withinCall: string | undefined): Promise<TreeResult<Report | undefined>> {
+async function follow(
+  deps: MoveDeps,
+  found: Resolved,
+  destination: string | null,
+  branch: string | undefined,
+  withinCall: string | undefined,
+  carry: Record<string, unknown> | undefined,
+): Promise<TreeResult<Report | undefined>> {
   const { session, agent, state, mode } = found
+  const tail: PlannedEvent[] | undefined = carry === undefined ? undefined : [{ type: 'user/message', data: carry, intent: { surfaceOp: 'append' } }]
   if (withinCall !== undefined) {
-    const switched = deps.switcher.switchWithinStep(session, destination, withinCall)
+    const switched = deps.switcher.switchWithinStep(session, destination, withinCall, tail)
     return switched.ok ? ok({ ...switched.value, noop: false }) : switched
   }
-  if (mode === 'stock' && agent) return deps.switcher.switch(agent, destination, branch)
+  if (mode === 'stock' && agent) return deps.switcher.switch(agent, destination, branch, tail)
   if (mode === 'native' && hasNativeSurface(session)) {
     const selected = nativeSwitch(session as never, state.projector, destination, branch)
     if (!selected.ok) return selected
-    if (!selected.value.noop) await deps.flush(session)
-    return ok({ appendedEvents: selected.value.appendedEvents, copies: 0, shadowed: 0, noop: selected.value.noop })
+    let appended = selected.value.appendedEvents
+    if (carry !== undefined) {
+      // The summary is new history at the end of the selected path: an append outside any turn.
+      const before = session.seq
+      session.append('user/message', carry, { surfaceOp: 'append' })
+      appended += session.seq - before
+    }
+    if (!selected.value.noop || carry !== undefined) await deps.flush(session)
+    return ok({ appendedEvents: appended, copies: 0, shadowed: 0, noop: selected.value.noop && carry === undefined })
   }
+  if (carry !== undefined) return fail('SURFACE_UNAVAILABLE', `this session cannot carry a summary into the model history (${mode} mode without a live agent)`, { mode })
   return ok(undefined)
 }
