@@ -64,9 +64,9 @@ export function runMove(service: SessionTreeService, agentId: string, op: MoveOp
   if (op.files === 'files' || op.files === 'both') return runFilesMove(service, agentId, op)
   switch (op.kind) {
     case 'jump':
-      return settle(() => service.jump(agentId, op.nodeId))
+      return settle(() => (op.summary ? service.jumpWith(agentId, op.nodeId, { summary: op.summary }) : service.jump(agentId, op.nodeId)))
     case 'fork':
-      return settle(() => service.fork(agentId, op.nodeId, op.branch))
+      return settle(() => (op.summary ? service.forkWith(agentId, op.nodeId, op.branch, { summary: op.summary }) : service.fork(agentId, op.nodeId, op.branch)))
     case 'back':
       return settle(() => service.back(agentId))
     case 'forward':
@@ -91,7 +91,8 @@ function isTreeToolCall(node: { readonly content?: readonly { readonly type: str
 /** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward` (`, with the files` / `(files only)`). */
 export function describeMove(op: MoveOp): string {
   const files = op.files === 'both' ? ', with the files' : op.files === 'files' ? ' (files only)' : ''
-  return describeBare(op) + files
+  const summary = op.summary === undefined || op.summary.kind === 'none' ? '' : op.summary.carry ? ', carrying a summary of what it leaves' : ', summarizing what it leaves'
+  return describeBare(op) + files + summary
 }
 
 function describeBare(op: MoveOp): string {
@@ -336,9 +337,9 @@ export class TreeActions {
           return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
         }
         if (tree.branchHeadList().some(([name]) => name === branch)) return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
-        resolved = { kind: 'fork', nodeId, branch, ...filesOf(op) }
+        resolved = { kind: 'fork', nodeId, branch, ...filesOf(op), ...summaryOf(op) }
       } else {
-        resolved = { kind: 'jump', nodeId, ...filesOf(op) }
+        resolved = { kind: 'jump', nodeId, ...filesOf(op), ...summaryOf(op) }
         // Landing on a branch head makes that branch active (the active one when it is a head there too).
         const heads = tree.branchHeadList().filter(([, id]) => id === nodeId).map(([name]) => name)
         branch = heads.includes(tree.activeBranch) ? tree.activeBranch : heads[0] ?? tree.activeBranch
@@ -407,6 +408,7 @@ export class TreeActions {
     ]
     if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move went to ${plan.target}, the end of that exchange.`)
     lines.push('What came after that point stays in the tree (nothing is deleted), but you no longer see it.')
+    if (moved.summary) lines.push(summaryText(moved.summary))
     if (dropped !== undefined) lines.push(`The user's latest message, which is no longer in your history, was: ${quote(dropped)}`)
     if (moved.files) lines.push(filesText(moved, plan.target), 'Read a file again before you edit or overwrite it.')
     lines.push(`Surface mode: ${moved.mode}.`)
@@ -419,6 +421,7 @@ export class TreeActions {
 
   private appliedText(plan: Plan, moved: AppliedMove): string {
     const lines = [`Moved: ${describeMove(plan.op)}. The history now ends at ${moved.cursor ?? 'the start'} on branch ${quote(moved.branch ?? plan.branch)}.`]
+    if (moved.summary) lines.push(summaryText(moved.summary))
     if (moved.files) lines.push(filesText(moved, moved.cursor))
     if (moved.snappedFrom !== undefined) lines.push(`${moved.snappedFrom} sits inside a tool exchange, so the move went to ${moved.cursor}, the end of that exchange.`)
     lines.push(moved.mode === 'projection'
@@ -426,6 +429,23 @@ export class TreeActions {
       : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`)
     return lines.join('\n')
   }
+}
+
+/** A move's summary option, when it has one. */
+function summaryOf(op: MoveOp): { summary?: MoveOp['summary'] } {
+  return op.summary === undefined || op.summary.kind === 'none' ? {} : { summary: op.summary }
+}
+
+/** What a move's summary says: who wrote it, what it cost, where it went. */
+export function summaryText(summary: BranchSummary): string {
+  const by = summary.fallback
+    ? `the extractive digest (the model's summary failed: ${summary.failure?.code ?? 'no text'})`
+    : summary.model === undefined ? 'the caller' : `${summary.provider ? `${summary.provider}/` : ''}${summary.model}`
+  const tokens = summary.usage ? `, ${summary.usage.inputTokens + (summary.usage.cacheReadTokens ?? 0)} tokens in, ${summary.usage.outputTokens} out` : ''
+  const where = summary.carriedNodeId === undefined
+    ? 'Kept with the tree (the panel shows it); the model does not read it.'
+    : `Carried into the history as ${summary.carriedNodeId}, the last message before the next prompt.`
+  return `Summary of what was left (branch ${quote(summary.branch)}, written by ${by}${tokens}): ${summary.summary}\n${where}`
 }
 
 /** The last prompt a person typed in `history`, when the path to `target` no longer holds it. */
