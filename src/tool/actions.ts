@@ -239,7 +239,9 @@ export class TreeActions {
     }
     if (!recorded.ok) return recorded
     const value = recorded.value
-    const by = value.fallback ? 'a fallback digest (the summarizer failed)' : value.model ? `by ${value.model}` : 'caller-written'
+    const by = value.fallback
+      ? value.failure ? `the extractive digest (the model's summary failed: ${value.failure.code})` : 'a fallback digest (the summarizer failed)'
+      : value.model ? `by ${value.provider ? `${value.provider}/` : ''}${value.model}${value.usage ? `, ${value.usage.inputTokens + (value.usage.cacheReadTokens ?? 0)} tokens in, ${value.usage.outputTokens} out` : ''}` : 'caller-written'
     return ok({
       text: `Recorded the summary of branch ${quote(value.branch)} (head ${value.nodeId}, ${by}):\n${value.summary}`,
       value: { branch: value.branch, nodeId: value.nodeId, summary: value.summary, ...(value.model ? { model: value.model } : {}), ...(value.fallback ? { fallback: true } : {}) },
