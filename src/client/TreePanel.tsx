@@ -10,6 +10,7 @@ import type { LinearExport, SessionStatus, TreeNode } from '../types.ts'
 import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH } from '../tree/validate.ts'
 import { availableActions, KEY_HELP, keyCommand, suggestBranchName, validateBranchName, validateLabel, type InputProblem } from './commands.ts'
 import type { Notice, PanelState, TreeController } from './controller.ts'
+import { SummaryNotes, SummaryProgress } from './summary/SummaryNotes.tsx'
 import { resolveLocale, translator, type HostLocale, type Locale, type StringKey, type Translate } from './i18n.ts'
 import {
   FILTER_MODES,
@@ -341,6 +342,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
       />
       <StatusStrip t={t} status={state.status} index={index} />
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
+      {state.busy === 'summarize' ? <SummaryProgress t={t} /> : null}
       <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onRetry={() => void tree.refresh(true)} />
       <div className="dst-body">
         <div
@@ -731,7 +733,6 @@ function Preview({ t, index, node, actions, busy, form, setForm, onSubmit, onCan
   const heads = index.headsAt.get(node.nodeId) ?? []
   const onPath = index.cursorPath.has(node.nodeId)
   const text = node.message?.content ?? node.content?.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : '')).join('\n') ?? ''
-  const summary = index.view.branches.find((b) => b.name === node.branch)?.summary
   return (
     <aside className="dst-preview" data-testid="session-tree-preview" data-node-id={node.nodeId}>
       <h3>
@@ -791,12 +792,7 @@ function Preview({ t, index, node, actions, busy, form, setForm, onSubmit, onCan
           {text || node.summary}
         </pre>
       )}
-      {summary && heads.includes(node.branch) ? (
-        <>
-          <div className="dst-sub">{t('preview.branchSummary')}</div>
-          <pre className="dst-content">{summary.summary}</pre>
-        </>
-      ) : null}
+      <SummaryNotes t={t} branches={index.view.branches} nodeId={node.nodeId} />
       {form && form.nodeId === node.nodeId ? (
         <NodeForm t={t} form={form} setForm={setForm} onSubmit={onSubmit} onCancel={onCancel} busy={busy} />
       ) : (
