@@ -157,6 +157,10 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(asked).toContain('ANSWER to: third question')
       expect(asked).not.toContain('first question')
       expect(request!.body.model).toBe(llm.chatRequests()[0]!.body.model)
+      // Its own request: no tools, reasoning off (the model lists that effort), our output cap.
+      expect(request!.body.tools).toBeUndefined()
+      expect(request!.body.thinking).toEqual({ type: 'disabled' })
+      expect(request!.body.max_tokens).toBe(1024)
       const summary = moved.summary!
       expect(summary).toMatchObject({ summary: SUMMARY_TEXT, model: request!.body.model, usage: { inputTokens: 100, outputTokens: 10 }, fromNodeId: a1.nodeId })
       expect(summary.provider).toEqual(expect.any(String))
