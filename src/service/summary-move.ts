@@ -68,13 +68,14 @@ export async function summarizedMove<V>(
   let summary = written
   let answer = moved.value.move
   if (message) {
-    // The carried node is the new cursor (the projector put it at the end of the new path).
+    // The carried node ends the new path: the cursor, or (a move inside the model's step) the
+    // parent of the re-stated in-flight message, which follows it.
     const live = state.projector.tree
-    const cursor = live.cursor
-    const node = cursor === null ? undefined : live.get(cursor)
+    let node = live.cursor === null ? undefined : live.get(live.cursor)
+    for (let up = 0; node !== undefined && node.origin?.ref !== message.id && up < 3; up++) node = node.parentId === null ? undefined : live.get(node.parentId)
     if (node !== undefined && node.origin?.ref === message.id) {
       summary = { ...written, carriedNodeId: node.nodeId }
-      answer = { ...answer, cursor: node.nodeId, messages: live.messages(node.nodeId), branch: live.activeBranch }
+      if (!withinCall) answer = { ...answer, cursor: node.nodeId, messages: live.messages(node.nodeId), branch: live.activeBranch }
     }
   }
   const recorded = deps.record(session.id, summary)
