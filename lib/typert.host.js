@@ -10,6 +10,29 @@ const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -306,7 +329,22 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
@@ -405,6 +443,90 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'forkCount': z.number().readonly(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_forkWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_3$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_forkWith_result$schema = z.object({
+  'cursor': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'forkCount': z.number().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -426,6 +548,29 @@ const dsh_session_tree_sessionTree_forward_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -495,6 +640,88 @@ const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(
 const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_jumpWith_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_jumpWith_parameter_2$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_result$schema = z.object({
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -629,7 +856,22 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
@@ -697,7 +939,22 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
@@ -721,6 +978,29 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'move': z.union([z.undefined(), z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -1019,7 +1299,51 @@ const dsh_session_tree_sessionTree_summarize_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema = z.object({
+  'writer': z.union([z.undefined(), z.literal("model"), z.literal("extractive")]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_result$schema = z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })
 
@@ -1052,7 +1376,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":226,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1077,7 +1401,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":172,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1122,7 +1446,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1147,7 +1471,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":154,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":166,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1172,7 +1496,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":405,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1217,7 +1541,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":288,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":350,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1242,7 +1566,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":276,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":338,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1277,7 +1601,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":282,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":344,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1322,7 +1646,62 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/forkWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'forkWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:agentId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:nodeId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:branch',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_2$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_3$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ForkResult',
+        schema: dsh_session_tree_sessionTree_forkWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1347,7 +1726,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":232,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1372,7 +1751,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":334,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":396,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1407,7 +1786,52 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":218,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/jumpWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'jumpWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:agentId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:nodeId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#MoveResult',
+        schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":228,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1452,7 +1876,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1477,7 +1901,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":123,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":135,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1502,7 +1926,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":132,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":144,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1537,7 +1961,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":311,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":373,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1582,7 +2006,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":300,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":362,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1617,7 +2041,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":356,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1642,7 +2066,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":141,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":153,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1677,7 +2101,52 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":250,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":288,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/summarizeWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'summarizeWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:agentId',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:branch',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#SummarizeOptions',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#BranchSummary',
+        schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
     },
   ],
   model: {
@@ -1750,10 +2219,24 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "jumpWith",
+            "signature": "@Remote async jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<MoveResult>",
+            "summary": "`jump` with options: `summary` summarizes the part the move leaves (the session's model writes it, with the extractive fallback) and, with `carry: true`, appends it to the new path, where the model reads it.",
+            "jsDoc": "/**\n * `jump` with options: `summary` summarizes the part the move leaves (the\n * session's model writes it, with the extractive fallback) and, with\n * `carry: true`, appends it to the new path, where the model reads it.\n */"
+          },
+          {
+            "kind": "method",
             "name": "fork",
             "signature": "@Remote async fork(agentId: string, nodeId: string, branch: string): Promise<ForkResult>",
             "summary": "Park a new named branch at a node and move there (the model history follows).",
             "jsDoc": "/** Park a new named branch at a node and move there (the model history follows). */"
+          },
+          {
+            "kind": "method",
+            "name": "forkWith",
+            "signature": "@Remote async forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<ForkResult>",
+            "summary": "`fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node).",
+            "jsDoc": "/** `fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node). */"
           },
           {
             "kind": "method",
@@ -1780,8 +2263,15 @@ export const TYPERT = {
             "kind": "method",
             "name": "summarize",
             "signature": "@Remote async summarize(agentId: string, branch: string): Promise<BranchSummary>",
-            "summary": "Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved).",
-            "jsDoc": "/** Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved). */"
+            "summary": "Summarize a branch for the panel (nothing reaches the model): written by the session's model when it has one (`writer: 'extractive'` asks for the local digest), with the extractive fallback when the model fails or is too slow.",
+            "jsDoc": "/**\n * Summarize a branch for the panel (nothing reaches the model): written by\n * the session's model when it has one (`writer: 'extractive'` asks for the\n * local digest), with the extractive fallback when the model fails or is\n * too slow. Sidecar only: SIDECAR_IO when it cannot be saved.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "summarizeWith",
+            "signature": "@Remote async summarizeWith(agentId: string, branch: string, options: SummarizeOptions): Promise<BranchSummary>",
+            "summary": "`summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`.",
+            "jsDoc": "/** `summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`. */"
           },
           {
             "kind": "method",
@@ -1906,7 +2396,7 @@ export const TYPERT = {
           },
           {
             "name": "BranchSummary",
-            "declaration": "export interface BranchSummary {\n    readonly branch: string;\n    readonly nodeId: string;\n    readonly summary: string;\n    readonly model?: string;\n    readonly fallback?: boolean;\n    readonly createdAt: string;\n}"
+            "declaration": "export interface BranchSummary {\n    readonly branch: string;\n    readonly nodeId: string;\n    readonly summary: string;\n    readonly model?: string;\n    readonly provider?: string;\n    readonly fallback?: boolean;\n    readonly failure?: SummaryFailure;\n    readonly usage?: SummaryUsage;\n    readonly instructions?: string;\n    readonly fromNodeId?: string;\n    readonly carriedNodeId?: string;\n    readonly createdAt: string;\n}"
           },
           {
             "name": "BranchSummaryEntry",
@@ -2126,7 +2616,7 @@ export const TYPERT = {
           },
           {
             "name": "MoveResult",
-            "declaration": "export interface MoveResult extends JumpView {\n    readonly mode: SurfaceMode;\n    readonly snappedFrom?: string;\n    readonly switch?: { readonly appendedEvents: number; readonly copies: number; readonly shadowed: number; readonly noop: boolean; };\n    readonly notDurable?: { readonly code: 'SIDECAR_IO' | 'INTERNAL'; readonly message: string; };\n}"
+            "declaration": "export interface MoveResult extends JumpView {\n    readonly mode: SurfaceMode;\n    readonly snappedFrom?: string;\n    readonly summary?: BranchSummary;\n    readonly switch?: { readonly appendedEvents: number; readonly copies: number; readonly shadowed: number; readonly noop: boolean; };\n    readonly notDurable?: { readonly code: 'SIDECAR_IO' | 'INTERNAL'; readonly message: string; };\n}"
           },
           {
             "name": "NavigationHistory",
@@ -2321,8 +2811,24 @@ export const TYPERT = {
             "declaration": "export type StatSignature = string;"
           },
           {
+            "name": "SummarizeOptions",
+            "declaration": "export interface SummarizeOptions {\n    readonly writer?: 'model' | 'extractive';\n    readonly instructions?: string;\n}"
+          },
+          {
             "name": "SummarizeRequest",
             "declaration": "export interface SummarizeRequest {\n    readonly branch: string;\n    readonly text: string;\n    readonly messages: readonly LlmMessage[];\n    readonly entries: readonly TreeEntry[];\n    readonly signal: AbortSignal;\n}"
+          },
+          {
+            "name": "SummaryChoice",
+            "declaration": "export type SummaryChoice = { readonly kind: 'none'; } | { readonly kind: 'summarize'; readonly carry?: boolean; } | { readonly kind: 'custom'; readonly instructions: string; readonly carry?: boolean; };"
+          },
+          {
+            "name": "SummaryFailure",
+            "declaration": "export interface SummaryFailure {\n    readonly code: string;\n    readonly message: string;\n}"
+          },
+          {
+            "name": "SummaryUsage",
+            "declaration": "export interface SummaryUsage {\n    readonly inputTokens: number;\n    readonly outputTokens: number;\n    readonly cacheReadTokens?: number;\n    readonly cacheWriteTokens?: number;\n    readonly reasoningTokens?: number;\n}"
           },
           {
             "name": "SurfaceCodes",
@@ -2406,7 +2912,11 @@ export const TYPERT = {
           },
           {
             "name": "TreeMove",
-            "declaration": "export type TreeMove = { readonly kind: 'jump'; readonly nodeId: string | null; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
+            "declaration": "export type TreeMove = { readonly kind: 'jump'; readonly nodeId: string | null; readonly summary?: SummaryChoice; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; readonly summary?: SummaryChoice; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
+          },
+          {
+            "name": "TreeMoveOptions",
+            "declaration": "export interface TreeMoveOptions {\n    readonly summary?: SummaryChoice;\n}"
           },
           {
             "name": "TreeNode",

@@ -3,7 +3,7 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -16,9 +16,11 @@ declare module '@deepseek-ai/dsh-type-meta' {
     files: (agentId: string) => Promise<WorkspaceOverview>
     filesAt: (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
+    forkWith: (agentId: string, nodeId: string, branch: string, options: TreeMoveOptions) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
     importSession: (request: ImportRequest) => Promise<ImportResult>
     jump: (agentId: string, nodeId: string | null) => Promise<MoveResult>
+    jumpWith: (agentId: string, nodeId: string | null, options: TreeMoveOptions) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     list: (agentId: string) => Promise<SessionTreeView>
     outline: (agentId: string) => Promise<SessionTreeOutline>
@@ -27,6 +29,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     restorePreview: (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     session: (agentId: string) => Promise<SessionStatus>
     summarize: (agentId: string, branch: string) => Promise<BranchSummary>
+    summarizeWith: (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
   }
   interface TypeRTRemoteMap {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
@@ -38,9 +41,11 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/files': (agentId: string) => Promise<WorkspaceOverview>
     'sessionTree/filesAt': (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
+    'sessionTree/forkWith': (agentId: string, nodeId: string, branch: string, options: TreeMoveOptions) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>
     'sessionTree/importSession': (request: ImportRequest) => Promise<ImportResult>
     'sessionTree/jump': (agentId: string, nodeId: string | null) => Promise<MoveResult>
+    'sessionTree/jumpWith': (agentId: string, nodeId: string | null, options: TreeMoveOptions) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     'sessionTree/list': (agentId: string) => Promise<SessionTreeView>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
@@ -49,6 +54,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/restorePreview': (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     'sessionTree/session': (agentId: string) => Promise<SessionStatus>
     'sessionTree/summarize': (agentId: string, branch: string) => Promise<BranchSummary>
+    'sessionTree/summarizeWith': (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
   }
   interface TypeRTRemoteNamespaceMap {
     'sessionTree': TypeRTRemoteNamespace$73657373696f6e54726565

@@ -10,6 +10,29 @@ const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -306,7 +329,22 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
@@ -405,6 +443,90 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'forkCount': z.number().readonly(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_forkWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_3$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_forkWith_result$schema = z.object({
+  'cursor': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'forkCount': z.number().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -426,6 +548,29 @@ const dsh_session_tree_sessionTree_forward_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -495,6 +640,88 @@ const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(
 const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_jumpWith_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_jumpWith_parameter_2$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_result$schema = z.object({
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -629,7 +856,22 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
@@ -697,7 +939,22 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
@@ -721,6 +978,29 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'move': z.union([z.undefined(), z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -1019,7 +1299,51 @@ const dsh_session_tree_sessionTree_summarize_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema = z.object({
+  'writer': z.union([z.undefined(), z.literal("model"), z.literal("extractive")]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_result$schema = z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })
 
@@ -1049,7 +1373,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":226,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1074,7 +1398,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":172,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1119,7 +1443,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1144,7 +1468,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":154,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":166,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1169,7 +1493,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":405,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1214,7 +1538,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":288,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":350,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1239,7 +1563,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":276,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":338,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1274,7 +1598,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":282,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":344,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1319,7 +1643,62 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/forkWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'forkWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:agentId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:nodeId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:branch',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_2$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_3$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ForkResult',
+        schema: dsh_session_tree_sessionTree_forkWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1344,7 +1723,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":232,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1369,7 +1748,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":334,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":396,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1404,7 +1783,52 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":218,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/jumpWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'jumpWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:agentId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:nodeId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#MoveResult',
+        schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":228,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1449,7 +1873,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1474,7 +1898,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":123,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":135,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1499,7 +1923,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":132,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":144,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1534,7 +1958,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":311,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":373,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1579,7 +2003,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":300,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":362,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1614,7 +2038,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":356,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1639,7 +2063,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":141,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":153,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1674,7 +2098,52 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":250,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":288,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/summarizeWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'summarizeWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:agentId',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:branch',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#SummarizeOptions',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#BranchSummary',
+        schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
     },
   ],
 }

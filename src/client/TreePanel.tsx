@@ -14,6 +14,7 @@ import type { HostLocale } from './i18n.ts'
 import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from './model.ts'
 import { ROW_HEIGHT } from './styles.ts'
 import { CompareButton, CompareView } from './compare/CompareView.tsx'
+import { SummaryProgress } from './summary/SummaryNotes.tsx'
 import { useTranslate } from './useTranslate.ts'
 import { afterPaint, download, languageTag, mark, rowDomId } from './panel/dom.ts'
 import { Messages } from './panel/Messages.tsx'
@@ -307,6 +308,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
       />
       <StatusStrip t={t} status={state.status} index={index} />
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
+      {state.busy === 'summarize' ? <SummaryProgress t={t} /> : null}
       <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onDismissNotice={() => tree.dismissNotice()} onRetry={() => void tree.refresh(true)} />
       <div className="dst-body">
         <div

@@ -34,7 +34,10 @@ import { applyMove, type HarnessSession, type MoveDeps, type MoveRequest, type R
 import { SessionQueue } from './queue.ts'
 import { draftSummary } from './summarizer.ts'
 import { buildChatPath, type ChatPath } from './chat-path.ts'
-import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } from './wire.ts'
+import type { ForkResult, MoveResult, SessionStatus, SummarizeOptions, SummaryChoice, SurfaceMode, TreeMove, TreeMoveOptions } from './wire.ts'
+import { branchPart, checkMoveOptions, checkSummaryChoice, MAX_INSTRUCTIONS, writeSummary } from './branch-summary.ts'
+import { routeOf, summarizedMove, type SummaryMoveDeps } from './summary-move.ts'
+import type { SummaryLlm } from './model-summary.ts'
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { WORKSPACE_CONFIG, workspaceMovesFor, type ResolvedSession, type WorkspaceConfig, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
@@ -58,6 +61,8 @@ export interface Config {
   readonly switchTimeoutMs?: number
   /** Workspace checkpoints (files per node, restores). */
   readonly workspace?: Partial<WorkspaceConfig>
+  /** How long the session's model may take to write a branch summary (ms, default 30 000); then the extractive digest stands in. */
+  readonly summaryTimeoutMs?: number
 }
 
 export class SessionTreeService extends TypertRemoteService {
@@ -68,6 +73,7 @@ export class SessionTreeService extends TypertRemoteService {
     surfaceMode: s.union(['auto', 'native', 'stock', 'projection']).default('auto'),
     switchTimeoutMs: s.natural().default(30_000),
     workspace: WORKSPACE_CONFIG,
+    summaryTimeoutMs: s.natural().default(30_000),
   }) as unknown as s<Config>
 
   /** Keeps trees in step with harness logs; shared with the tool companion through the store. */
@@ -75,6 +81,7 @@ export class SessionTreeService extends TypertRemoteService {
   readonly store: SessionTreeStore
   private readonly switcher: StockSwitcher
   private readonly settings: Config & { readonly switchTimeoutMs: number }
+  private readonly summaryDeps: SummaryMoveDeps
   /** One FIFO of mutating calls per session. */
   private readonly queue = new SessionQueue()
   private readonly moveDeps: MoveDeps
@@ -92,6 +99,11 @@ export class SessionTreeService extends TypertRemoteService {
       timeoutMs: this.settings.switchTimeoutMs, estimator: () => meterEstimator(this.ctx.get('tokenMeter' as never)),
     })
     this.moveDeps = { sync: this.sync, switcher: this.switcher, flush: async (session) => { await this.ctx.sessions.flush(session as never) } }
+    this.summaryDeps = {
+      llm: () => this.ctx.get('llm' as never) as SummaryLlm | undefined,
+      timeoutMs: config.summaryTimeoutMs ?? 30_000,
+      record: (sessionId, summary) => this.recordSummary(sessionId, summary),
+    }
     // Nothing below may throw into the harness: a failure costs the tree, never the session.
     ctx.on('session/created', (session) => this.guard(() => this.sync.attach(session)))
     ctx.on('session/event', (session, event) => this.guard(() => {
@@ -204,20 +216,41 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async jump(agentId: string, nodeId: string | null): Promise<MoveResult> {
+    return this.jumpWith(agentId, nodeId, {})
+  }
+
+  /**
+   * `jump` with options: `summary` summarizes the part the move leaves (the
+   * session's model writes it, with the extractive fallback) and, with
+   * `carry: true`, appends it to the new path, where the model reads it.
+   */
+  @Remote
+  async jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<MoveResult> {
     return this.run(() => this.serial(agentId, async () => {
       if (nodeId !== null && typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
-      return this.move(agentId, { nodeId, operation: (tree, target) => tree.jump(target ?? null) })
+      const summary = checkMoveOptions(options)
+      if (!summary.ok) return summary
+      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.jump(target ?? null) }, summary.value)
+      return moved.ok ? ok(moved.value.move) : moved
     }))
   }
 
   /** Park a new named branch at a node and move there (the model history follows). */
   @Remote
   async fork(agentId: string, nodeId: string, branch: string): Promise<ForkResult> {
+    return this.forkWith(agentId, nodeId, branch, {})
+  }
+
+  /** `fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node). */
+  @Remote
+  async forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<ForkResult> {
     return this.run(() => this.serial(agentId, async () => {
       if (typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string')
       if (typeof branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
-      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch })
-      return moved.ok ? ok({ ...moved.value.move, ...moved.value.value, cursor: moved.value.value.cursor }) : moved
+      const summary = checkMoveOptions(options)
+      if (!summary.ok) return summary
+      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch }, summary.value)
+      return moved.ok ? ok({ ...moved.value.move, ...moved.value.value, cursor: moved.value.move.summary?.carriedNodeId ?? moved.value.value.cursor }) : moved
     }))
   }
 
@@ -245,15 +278,44 @@ export class SessionTreeService extends TypertRemoteService {
     }))
   }
 
-  /** Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved). */
+  /**
+   * Summarize a branch for the panel (nothing reaches the model): written by
+   * the session's model when it has one (`writer: 'extractive'` asks for the
+   * local digest), with the extractive fallback when the model fails or is
+   * too slow. Sidecar only: SIDECAR_IO when it cannot be saved.
+   */
   @Remote
   async summarize(agentId: string, branch: string): Promise<BranchSummary> {
+    return this.summarizeWith(agentId, branch, {})
+  }
+
+  /** `summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`. */
+  @Remote
+  async summarizeWith(agentId: string, branch: string, options: SummarizeOptions): Promise<BranchSummary> {
     return this.run(() => this.serial(agentId, async () => {
       const found = this.resolveLoaded(agentId)
       if (!found.ok) return found
-      const drafted = await draftSummary(found.value.state.projector.tree, branch)
-      if (!drafted.ok) return drafted
-      return this.recordSummary(found.value.session.id, drafted.value)
+      if (typeof options !== 'object' || options === null) return fail('INVALID_ARGUMENT', 'options must be an object')
+      const writerKind = options?.writer ?? 'model'
+      if (writerKind !== 'model' && writerKind !== 'extractive') return fail('INVALID_ARGUMENT', 'options.writer must be "model" or "extractive"')
+      const instructions = options?.instructions
+      if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) {
+        return fail('INVALID_ARGUMENT', `options.instructions must be a string of at most ${MAX_INSTRUCTIONS} characters`)
+      }
+      if (writerKind === 'extractive') {
+        const drafted = await draftSummary(found.value.state.projector.tree, branch)
+        if (!drafted.ok) return drafted
+        return this.recordSummary(found.value.session.id, drafted.value)
+      }
+      const part = branchPart(found.value.state.projector.tree, branch)
+      if (!part.ok) return part
+      const written = await writeSummary(part.value, {
+        llm: this.summaryDeps.llm(),
+        route: routeOf(found.value),
+        sessionId: found.value.session.id,
+        timeoutMs: this.summaryDeps.timeoutMs,
+      }, instructions?.trim() || undefined)
+      return this.recordSummary(found.value.session.id, written)
     }))
   }
 
@@ -376,9 +438,9 @@ export class SessionTreeService extends TypertRemoteService {
       return await this.serial(sessionId, () => {
         switch (move.kind) {
           case 'jump':
-            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), withinCall: callId })
+            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), withinCall: callId }, move.summary)
           case 'fork':
-            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, withinCall: callId })
+            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, withinCall: callId }, move.summary)
           case 'back':
             return this.move(sessionId, { nodeId: undefined, operation: (tree) => tree.back(), withinCall: callId })
           case 'forward':
@@ -399,15 +461,19 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   /** One cursor move of a session (see `move.ts`). Call it on the session's queue. */
-  private async move(agentId: string, request: MoveRequest<unknown>): Promise<TreeResult<MoveResult>> {
-    const moved = await this.moveWith(agentId, request)
+  private async move(agentId: string, request: MoveRequest<unknown>, summary?: SummaryChoice): Promise<TreeResult<MoveResult>> {
+    const moved = await this.moveWith(agentId, request, summary)
     return moved.ok ? ok(moved.value.move) : moved
   }
 
-  private async moveWith<V>(agentId: string, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
+  /** A move, optionally summarizing the part it leaves (`summary-move.ts`). */
+  private async moveWith<V>(agentId: string, request: MoveRequest<V>, summary: SummaryChoice = { kind: 'none' }): Promise<TreeResult<{ move: MoveResult; value: V }>> {
     const found = request.withinCall === undefined ? await this.resolveLive(agentId) : this.resolveLoaded(agentId)
     if (!found.ok) return found
-    return applyMove(this.moveDeps, found.value, request)
+    const checked = checkSummaryChoice(summary)
+    if (!checked.ok) return checked
+    return summarizedMove(this.summaryDeps, found.value, request.nodeId, checked.value, request.withinCall !== undefined, (carry) =>
+      applyMove(this.moveDeps, found.value, carry === undefined ? request : { ...request, carry }))
   }
 
   /** Record a drafted summary in one synchronous step; SIDECAR_IO (and nothing recorded) when it cannot be saved. */
@@ -429,9 +495,9 @@ export class SessionTreeService extends TypertRemoteService {
       const withinCall = callId === undefined ? {} : { withinCall: callId }
       switch (move.kind) {
         case 'jump':
-          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall })
+          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall }, move.summary)
         case 'fork':
-          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, ...withinCall })
+          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, ...withinCall }, move.summary)
         case 'back':
           return await this.move(agentId, { nodeId: undefined, operation: (tree) => tree.back(), ...withinCall })
         case 'forward':

@@ -68,9 +68,9 @@ export function runMove(service: SessionTreeService, agentId: string, op: MoveOp
   if (op.files === 'files' || op.files === 'both') return runFilesMove(service, agentId, op)
   switch (op.kind) {
     case 'jump':
-      return settle(() => service.jump(agentId, op.nodeId))
+      return settle(() => (op.summary ? service.jumpWith(agentId, op.nodeId, { summary: op.summary }) : service.jump(agentId, op.nodeId)))
     case 'fork':
-      return settle(() => service.fork(agentId, op.nodeId, op.branch))
+      return settle(() => (op.summary ? service.forkWith(agentId, op.nodeId, op.branch, { summary: op.summary }) : service.fork(agentId, op.nodeId, op.branch)))
     case 'back':
       return settle(() => service.back(agentId))
     case 'forward':
@@ -210,7 +210,9 @@ export class TreeActions {
     }
     if (!recorded.ok) return recorded
     const value = recorded.value
-    const by = value.fallback ? 'a fallback digest (the summarizer failed)' : value.model ? `by ${value.model}` : 'caller-written'
+    const by = value.fallback
+      ? value.failure ? `the extractive digest (the model's summary failed: ${value.failure.code})` : 'a fallback digest (the summarizer failed)'
+      : value.model ? `by ${value.provider ? `${value.provider}/` : ''}${value.model}${value.usage ? `, ${value.usage.inputTokens + (value.usage.cacheReadTokens ?? 0)} tokens in, ${value.usage.outputTokens} out` : ''}` : 'caller-written'
     return ok({
       text: `Recorded the summary of branch ${quote(value.branch)} (head ${value.nodeId}, ${by}):\n${value.summary}`,
       value: { branch: value.branch, nodeId: value.nodeId, summary: value.summary, ...(value.model ? { model: value.model } : {}), ...(value.fallback ? { fallback: true } : {}) },
@@ -308,9 +310,9 @@ export class TreeActions {
           return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
         }
         if (tree.branchHeadList().some(([name]) => name === branch)) return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
-        resolved = { kind: 'fork', nodeId, branch, ...filesOf(op) }
+        resolved = { kind: 'fork', nodeId, branch, ...filesOf(op), ...summaryOf(op) }
       } else {
-        resolved = { kind: 'jump', nodeId, ...filesOf(op) }
+        resolved = { kind: 'jump', nodeId, ...filesOf(op), ...summaryOf(op) }
         // Landing on a branch head makes that branch active (the active one when it is a head there too).
         const heads = tree.branchHeadList().filter(([, id]) => id === nodeId).map(([name]) => name)
         branch = heads.includes(tree.activeBranch) ? tree.activeBranch : heads[0] ?? tree.activeBranch
@@ -336,4 +338,9 @@ export class TreeActions {
     if (!history.ok) return history
     return ok({ op: resolved, target, branch, messageCount: history.value.length, ...(snappedFrom === undefined ? {} : { snappedFrom }) })
   }
+}
+
+/** A move's summary option, when it has one. */
+function summaryOf(op: MoveOp): { summary?: MoveOp['summary'] } {
+  return op.summary === undefined || op.summary.kind === 'none' ? {} : { summary: op.summary }
 }

@@ -2,6 +2,7 @@
  * What a move's answer tells the model: scheduled, moved within the step,
  * applied, or the files only. Pure wording over the action's plan.
  */
+import type { BranchSummary } from '../tree/types.ts'
 import type { SurfaceMode } from '../surface/mode.ts'
 import type { MoveOp, MoveRequester, PendingMove } from './deferred.ts'
 import { filesText, type AppliedMove } from './files.ts'
@@ -58,6 +59,7 @@ export function withinStepText(plan: Plan, moved: AppliedMove, dropped: string |
   ]
   if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move went to ${plan.target}, the end of that exchange.`)
   lines.push('What came after that point stays in the tree (nothing is deleted), but you no longer see it.')
+  if (moved.summary) lines.push(summaryText(moved.summary))
   if (dropped !== undefined) lines.push(`The user's latest message, which is no longer in your history, was: ${quote(dropped)}`)
   if (moved.files) lines.push(filesText(moved, plan.target), 'Read a file again before you edit or overwrite it.')
   lines.push(`Surface mode: ${moved.mode}.`)
@@ -70,10 +72,23 @@ export function filesOnlyText(plan: Plan, moved: AppliedMove): string {
 
 export function appliedText(plan: Plan, moved: AppliedMove): string {
   const lines = [`Moved: ${describeMove(plan.op)}. The history now ends at ${moved.cursor ?? 'the start'} on branch ${quote(moved.branch ?? plan.branch)}.`]
+  if (moved.summary) lines.push(summaryText(moved.summary))
   if (moved.files) lines.push(filesText(moved, moved.cursor))
   if (moved.snappedFrom !== undefined) lines.push(`${moved.snappedFrom} sits inside a tool exchange, so the move went to ${moved.cursor}, the end of that exchange.`)
   lines.push(moved.mode === 'projection'
     ? 'Surface mode: projection. The tree moved; the model history did not change.'
     : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`)
   return lines.join('\n')
+}
+
+/** What a move's summary says: who wrote it, what it cost, where it went. */
+export function summaryText(summary: BranchSummary): string {
+  const by = summary.fallback
+    ? `the extractive digest (the model's summary failed: ${summary.failure?.code ?? 'no text'})`
+    : summary.model === undefined ? 'the caller' : `${summary.provider ? `${summary.provider}/` : ''}${summary.model}`
+  const tokens = summary.usage ? `, ${summary.usage.inputTokens + (summary.usage.cacheReadTokens ?? 0)} tokens in, ${summary.usage.outputTokens} out` : ''
+  const where = summary.carriedNodeId === undefined
+    ? 'Kept with the tree (the panel shows it); the model does not read it.'
+    : `Carried into the history as ${summary.carriedNodeId}, the last message before the next prompt.`
+  return `Summary of what was left (branch ${quote(summary.branch)}, written by ${by}${tokens}): ${summary.summary}\n${where}`
 }

@@ -229,18 +229,8 @@ export interface BranchView extends BranchOutline {
   readonly nodeIds: readonly string[]
 }
 
-/** A digest of one branch, with a pointer back to the full data (nothing is dropped). */
-export interface BranchSummary {
-  readonly branch: string
-  /** Head of the branch when the summary was written. */
-  readonly nodeId: string
-  readonly summary: string
-  /** Model that wrote it; absent for a fallback or caller-written summary. */
-  readonly model?: string
-  /** True when the summarizer failed and the text is the deterministic fallback. */
-  readonly fallback?: boolean
-  readonly createdAt: string
-}
+export type { BranchSummary, SummaryFailure, SummaryUsage } from './summary-types.ts'
+import type { BranchSummary } from './summary-types.ts'
 
 /** Full read view served to the panel. */
 export interface SessionTreeView {

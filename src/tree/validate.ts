@@ -12,6 +12,7 @@ import type {
   LlmMessage,
   NodeOrigin,
   Role,
+  SummaryUsage,
   TreeEntryType,
   TreePosition,
 } from './types.ts'
@@ -346,33 +347,7 @@ export function checkOrigin(value: unknown, where = 'origin'): NodeOrigin {
   return origin
 }
 
-/** Rebuild a branch summary with its keys in canonical order. */
-export function canonicalSummary(summary: BranchSummary): BranchSummary {
-  return {
-    branch: summary.branch,
-    nodeId: summary.nodeId,
-    summary: summary.summary,
-    ...(summary.model === undefined ? {} : { model: summary.model }),
-    ...(summary.fallback === undefined ? {} : { fallback: summary.fallback }),
-    createdAt: summary.createdAt,
-  }
-}
-
-export function checkSummary(value: unknown, where: string): BranchSummary {
-  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
-  const summary: Mutable<BranchSummary> = {
-    branch: checkBranchName(value.branch, `${where}.branch`),
-    nodeId: checkNodeId(value.nodeId, `${where}.nodeId`),
-    summary: str(value.summary, `${where}.summary`),
-    createdAt: checkTime(value.createdAt, `${where}.createdAt`),
-  }
-  if (value.model !== undefined) summary.model = str(value.model, `${where}.model`)
-  if (value.fallback !== undefined) {
-    if (typeof value.fallback !== 'boolean') throw new Invalid(`${where}.fallback must be a boolean`)
-    summary.fallback = value.fallback
-  }
-  return canonicalSummary(summary)
-}
+export { canonicalSummary, checkSummary } from './summary-check.ts'
 
 export function checkPosition(value: unknown, where: string): TreePosition {
   if (!isRecord(value)) throw new Invalid(`${where} must be an object`)

@@ -163,7 +163,7 @@ describe('tool companion in the real dsh', () => {
       const results = fifth.messages.filter((m) => m.role === 'tool').slice(-2).map(messageText)
       expect(results[0]).toBe(`Not applied: jump to ${taskNode}. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`)
       // ... and no argument can name another session.
-      expect(results[1]).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node, files)')
+      expect(results[1]).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node, files, summary, instructions)')
     }, 180_000)
 
     it('`/tree` answers in the headless front end without a model call; malformed input prints the usage', async () => {

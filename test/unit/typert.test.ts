@@ -102,11 +102,14 @@ const WIRE = {
   session: ['agentId'],
   export: ['agentId'],
   jump: ['agentId', 'nodeId'],
+  jumpWith: ['agentId', 'nodeId', 'options'],
   fork: ['agentId', 'nodeId', 'branch'],
+  forkWith: ['agentId', 'nodeId', 'branch', 'options'],
   back: ['agentId'],
   forward: ['agentId'],
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
+  summarizeWith: ['agentId', 'branch', 'options'],
   chatPath: ['agentId'],
   compare: ['agentId', 'a', 'b'],
   importSession: ['request'],
@@ -128,11 +131,14 @@ const REQUIRED: Record<Method, readonly string[]> = {
   session: ['sessionId', 'nodeCount', 'messageCount', 'branchCount', 'cursor', 'activeBranch', 'currentPathLength', 'snapshotVersion'],
   export: ['sessionId', 'messages', 'branches'],
   jump: ['cursor', 'messages', 'mode'],
+  jumpWith: ['cursor', 'messages', 'mode'],
   fork: ['cursor', 'branch', 'forkCount', 'messages', 'mode'],
+  forkWith: ['cursor', 'branch', 'forkCount', 'messages', 'mode'],
   back: ['cursor', 'messages', 'mode'],
   forward: ['cursor', 'messages', 'mode'],
   label: ['nodeId', 'parentId', 'type', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
+  summarizeWith: ['branch', 'nodeId', 'summary', 'createdAt'],
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
   compare: ['ancestor', 'commonLength', 'a', 'b', 'rows', 'changedRows', 'omittedRows', 'pathLengths'],
   importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar', 'preview'],
@@ -249,6 +255,9 @@ beforeAll(async () => {
   record('fork', await service.fork(id, a1, 'alt'))
   record('label', await service.label(id, q2, 'second question'))
   record('summarize', await service.summarize(id, 'main'))
+  record('summarizeWith', await service.summarizeWith(id, 'main', { writer: 'extractive' }))
+  record('jumpWith', await service.jumpWith(id, a1, { summary: { kind: 'summarize' } }))
+  record('forkWith', await service.forkWith(id, a1, 'alt-2', { summary: { kind: 'custom', instructions: 'focus on files' } }))
   record('label', await service.label(id, q2, null))
   record('jump', await service.jump(id, q2))
   record('list', await service.list(id))

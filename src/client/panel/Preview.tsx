@@ -11,6 +11,7 @@ import { foldedTool, rowKind, type TreeIndex } from '../model.ts'
 import { formatTime, prettyArgs } from './dom.ts'
 import { NodeActionBar, type NodeActionHandlers } from './NodeActions.tsx'
 import { NodeForm, type FormState } from './NodeForm.tsx'
+import { SummaryNotes } from '../summary/SummaryNotes.tsx'
 
 export interface PreviewProps extends NodeActionHandlers {
   readonly t: Translate
@@ -48,7 +49,6 @@ export function Preview({ t, locale, index, node, actions, busy, form, setForm, 
   const heads = index.headsAt.get(node.nodeId) ?? []
   const onPath = index.cursorPath.has(node.nodeId)
   const text = node.message?.content ?? node.content?.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : '')).join('\n') ?? ''
-  const summary = index.view.branches.find((b) => b.name === node.branch)?.summary
   return (
     <aside className="dst-preview" data-testid="session-tree-preview" data-node-id={node.nodeId}>
       <h3>
@@ -108,12 +108,7 @@ export function Preview({ t, locale, index, node, actions, busy, form, setForm, 
           {text || node.summary}
         </pre>
       )}
-      {summary && heads.includes(node.branch) ? (
-        <>
-          <div className="dst-sub">{t('preview.branchSummary')}</div>
-          <pre className="dst-content">{summary.summary}</pre>
-        </>
-      ) : null}
+      <SummaryNotes t={t} branches={index.view.branches} nodeId={node.nodeId} />
       {form && form.nodeId === node.nodeId ? (
         <NodeForm t={t} form={form} setForm={setForm} onSubmit={onSubmit} onCancel={onCancel} busy={busy} />
       ) : (
