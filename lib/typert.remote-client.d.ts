@@ -2,8 +2,8 @@
 import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
-import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { BranchSummary, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
+import type { ChatPath, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, GcResult, ImportRequest, ImportResult, MoveResult, NewSessionResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -16,10 +16,12 @@ declare module '@deepseek-ai/dsh-type-meta' {
     filesAt: (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
+    gc: (dryRun: boolean) => Promise<GcResult>
     importSession: (request: ImportRequest) => Promise<ImportResult>
     jump: (agentId: string, nodeId: string | null) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
-    list: (agentId: string) => Promise<SessionTreeView>
+    list: (agentId: string) => Promise<SessionTreeListing>
+    openAsNewSession: (agentId: string, nodeId: string) => Promise<NewSessionResult>
     outline: (agentId: string) => Promise<SessionTreeOutline>
     restore: (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
     restoreDiff: (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
@@ -37,10 +39,12 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/filesAt': (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>
+    'sessionTree/gc': (dryRun: boolean) => Promise<GcResult>
     'sessionTree/importSession': (request: ImportRequest) => Promise<ImportResult>
     'sessionTree/jump': (agentId: string, nodeId: string | null) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
-    'sessionTree/list': (agentId: string) => Promise<SessionTreeView>
+    'sessionTree/list': (agentId: string) => Promise<SessionTreeListing>
+    'sessionTree/openAsNewSession': (agentId: string, nodeId: string) => Promise<NewSessionResult>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
     'sessionTree/restore': (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
     'sessionTree/restoreDiff': (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>

@@ -208,6 +208,27 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
+const dsh_session_tree_sessionTree_gc_parameter_0$schema = z.boolean()
+const dsh_session_tree_sessionTree_gc_result$schema = z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
+})
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
   'path': z.union([z.literal(null), z.string()]).readonly(),
   'content': z.union([z.literal(null), z.string()]).readonly(),
@@ -330,6 +351,25 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'activeBranch': z.string().readonly(),
@@ -396,6 +436,22 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'title': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'messages': z.number().readonly(),
+  'seedEvents': z.number().readonly(),
+  'workspaceId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'adopted': z.boolean().readonly(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.literal("SIDECAR_IO").readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_outline_result$schema = z.object({
@@ -754,6 +810,45 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'branch': z.string().readonly(),
 })]).readonly().optional(),
   'hostedUsage': z.union([z.undefined(), z.record(z.string(), z.number()).readonly()]).readonly().optional(),
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'orphanSidecars': z.union([z.undefined(), z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),
@@ -812,7 +907,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":217,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -837,7 +932,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":156,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":178,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -862,7 +957,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":147,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":169,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -887,7 +982,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":363,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -932,7 +1027,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":257,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":279,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -957,7 +1052,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":245,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":267,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -992,7 +1087,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":251,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1037,7 +1132,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1062,7 +1157,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":223,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/gc',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'gc',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'dryRun',
+          wire: 'dryRun',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/gc:dryRun',
+            schema: dsh_session_tree_sessionTree_gc_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#GcResult',
+        schema: dsh_session_tree_sessionTree_gc_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":339,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1087,7 +1207,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":303,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":354,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1122,7 +1242,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":197,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1167,7 +1287,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":209,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":231,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1189,10 +1309,45 @@ export const TYPERT_REMOTE = {
       ],
       result: {
         mode: 'strict',
-        typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
+        typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":120,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":140,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/openAsNewSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'openAsNewSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:agentId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:nodeId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#NewSessionResult',
+        schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":326,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1217,7 +1372,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":149,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1252,7 +1407,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":280,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":302,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1297,7 +1452,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":269,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":291,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1332,7 +1487,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":263,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":285,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1357,7 +1512,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":138,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":158,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1392,7 +1547,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":219,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":241,"column":9},
     },
   ],
 }

@@ -11,5 +11,6 @@
 export * from './tree/index.ts'
 export { SessionTreeService, type Config } from './service/service.ts'
 export type * from './service/wire.ts'
+export type * from './service/lineage-wire.ts'
 import { SessionTreeService } from './service/service.ts'
 export default SessionTreeService
