@@ -29,6 +29,7 @@ import {
   type TreeIndex,
 } from './model.ts'
 import { ROW_HEIGHT } from './styles.ts'
+import { LineageStrip, type LineageActions } from './Lineage.tsx'
 
 /** What the plugin injects into the tab (besides the host's `sessionId`). */
 export interface TreePanelInjected {
@@ -38,6 +39,8 @@ export interface TreePanelInjected {
   readonly hostLocale: () => HostLocale | undefined
   /** Render without the host composer's bottom clearance (standalone pages, tests). */
   readonly standalone?: boolean
+  /** Sessions across sessions (`Lineage.tsx`); no strip without it. */
+  readonly lineage?: LineageActions
 }
 
 export interface TreePanelProps extends TreePanelInjected {
@@ -84,7 +87,7 @@ type FormState =
   | { readonly kind: 'fork'; readonly nodeId: string; readonly value: string; readonly problem?: InputProblem }
   | { readonly kind: 'label'; readonly nodeId: string; readonly value: string; readonly problem?: InputProblem }
 
-export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanelProps): ReactNode {
+export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: TreePanelProps): ReactNode {
   const { t, locale } = useTranslate(hostLocale)
   const state = useSyncExternalStore(tree.subscribe, tree.getSnapshot, tree.getSnapshot)
   useState(() => {
@@ -340,6 +343,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
         onExport={() => void exportTree()}
       />
       <StatusStrip t={t} status={state.status} index={index} />
+      {lineage ? <LineageStrip sessionId={sessionId} locale={locale} status={state.status} selected={selected} actions={lineage} /> : null}
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
       <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onRetry={() => void tree.refresh(true)} />
       <div className="dst-body">
