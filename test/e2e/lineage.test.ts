@@ -168,6 +168,19 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect((await status(hostChild)).lineage?.forkedFrom).toMatchObject({ session: source, node: last.nodeId, by: 'host' })
   }, 120_000)
 
+  it('/tree new-session and /tree gc --dry-run, through the web\'s command remote', async () => {
+    markFailure()
+    const command = (line: string) => api().remoteOk<{ result: { kind: string; text?: string } }>('commands/execute', { agentId: source, line, images: [] })
+    const first = await nodeWith(source, 'ANSWER to: first question')
+    await command(`/tree label ${first.nodeId} "first answer"`)
+    const made = await command('/tree new-session first answer')
+    expect(made.result).toEqual({ kind: 'success', text: expect.stringMatching(/^Opened “.+ · branch” \(session-[0-9a-f-]+\): a new session whose history is the 3 message\(s\) up to /) })
+    const to = (await status(source)).lineage?.forkedTo ?? []
+    expect(to.at(-1)).toMatchObject({ node: first.nodeId, by: 'tree' })
+    expect((await command('/tree gc --dry-run')).result).toEqual({ kind: 'success', text: 'Every tree belongs to a session: nothing to remove.' })
+    expect((await command('/tree new-session nowhere')).result).toEqual({ kind: 'error', text: expect.stringMatching(/^NODE_NOT_FOUND: /) })
+  }, 120_000)
+
   it('a removed session\'s tree is reported at start, removed by a later scan (grace 0) and by gc on command', async () => {
     markFailure()
     const childTree = path.join(sidecarRoot, encodeSessionId(child.sessionId))
