@@ -590,6 +590,27 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
+const dsh_session_tree_sessionTree_gc_parameter_0$schema = z.boolean()
+const dsh_session_tree_sessionTree_gc_result$schema = z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
+})
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
   'path': z.union([z.literal(null), z.string()]).readonly(),
   'content': z.union([z.literal(null), z.string()]).readonly(),
@@ -794,6 +815,25 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'activeBranch': z.string().readonly(),
@@ -875,6 +915,22 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'title': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'messages': z.number().readonly(),
+  'seedEvents': z.number().readonly(),
+  'workspaceId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'adopted': z.boolean().readonly(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.literal("SIDECAR_IO").readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_outline_result$schema = z.object({
@@ -1271,6 +1327,45 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'branch': z.string().readonly(),
 })]).readonly().optional(),
   'hostedUsage': z.union([z.undefined(), z.record(z.string(), z.number()).readonly()]).readonly().optional(),
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'orphanSidecars': z.union([z.undefined(), z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),
@@ -1376,7 +1471,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1401,7 +1496,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1446,7 +1541,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":222,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1471,7 +1566,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":166,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1496,7 +1591,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":405,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":456,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1541,7 +1636,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":350,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":372,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1566,7 +1661,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":338,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":360,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1601,7 +1696,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":344,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":366,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1646,7 +1741,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":262,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1701,7 +1796,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":268,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1726,7 +1821,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":287,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/gc',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'gc',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'dryRun',
+          wire: 'dryRun',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/gc:dryRun',
+            schema: dsh_session_tree_sessionTree_gc_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#GcResult',
+        schema: dsh_session_tree_sessionTree_gc_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":432,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1751,7 +1871,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":396,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":447,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1786,7 +1906,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":218,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -1831,7 +1951,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":228,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":250,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1876,7 +1996,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":295,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1898,10 +2018,45 @@ export const TYPERT = {
       ],
       result: {
         mode: 'strict',
-        typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
+        typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":135,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/openAsNewSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'openAsNewSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:agentId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:nodeId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#NewSessionResult',
+        schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":419,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1926,7 +2081,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":144,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":164,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1961,7 +2116,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":373,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":395,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2006,7 +2161,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":362,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":384,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2041,7 +2196,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":356,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":378,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2066,7 +2221,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":153,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":173,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2101,7 +2256,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":288,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":310,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2146,7 +2301,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":316,"column":9},
     },
   ],
   model: {
@@ -2169,9 +2324,16 @@ export const TYPERT = {
             "signature": "readonly store: SessionTreeStore"
           },
           {
+            "kind": "property",
+            "name": "lineage",
+            "signature": "readonly lineage: SessionLineage",
+            "summary": "Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`).",
+            "jsDoc": "/** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */"
+          },
+          {
             "kind": "method",
             "name": "list",
-            "signature": "@Remote async list(agentId: string): Promise<SessionTreeView>",
+            "signature": "@Remote async list(agentId: string): Promise<SessionTreeListing>",
             "summary": "The whole tree: nodes, branches, cursor.",
             "jsDoc": "/** The whole tree: nodes, branches, cursor. No side effects. */"
           },
@@ -2338,6 +2500,20 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "openAsNewSession",
+            "signature": "@Remote async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult>",
+            "summary": "A new DSH session whose model history is exactly the root-to-node path (a node inside a tool exchange: to that exchange's end).",
+            "jsDoc": "/**\n * A new DSH session whose model history is exactly the root-to-node path\n * (a node inside a tool exchange: to that exchange's end). It joins the\n * source's workspace and, in `dsh web`, is live at once; both sessions\n * record the fork (`session`'s `lineage`). The source is not changed.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "gc",
+            "signature": "@Remote async gc(dryRun: boolean): Promise<GcResult>",
+            "summary": "Remove every sidecar whose session no longer exists (`dryRun`: only report them).",
+            "jsDoc": "/**\n * Remove every sidecar whose session no longer exists (`dryRun`: only\n * report them). A start-up scan reports them too, and removes them after\n * the grace period (`orphanGraceMs`).\n */"
+          },
+          {
+            "kind": "method",
             "name": "importSession",
             "signature": "@Remote async importSession(request: ImportRequest): Promise<ImportResult>",
             "summary": "Import a Pi, Claude Code or Codex session as a new DSH session with its whole tree (all or nothing); `dryRun` previews without writing.",
@@ -2475,6 +2651,10 @@ export const TYPERT = {
             "declaration": "export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart;"
           },
           {
+            "name": "CreatedSession",
+            "declaration": "export type CreatedSession = HarnessSession & { readonly header: Header; readonly firstLiveSeq?: number; };"
+          },
+          {
             "name": "CustomEntry",
             "declaration": "export interface CustomEntry extends PlainEntryFields {\n    readonly type: 'custom';\n}"
           },
@@ -2547,12 +2727,32 @@ export const TYPERT = {
             "declaration": "export type FileState = { readonly kind: 'file'; readonly hash: string; readonly size: number; readonly exec?: boolean; } | { readonly kind: 'absent'; } | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number; };"
           },
           {
+            "name": "ForkLink",
+            "declaration": "export interface ForkLink {\n    readonly session: string;\n    readonly node: string;\n    readonly time: string;\n    readonly by: ForkMaker;\n    readonly title?: string;\n}"
+          },
+          {
+            "name": "ForkMaker",
+            "declaration": "export type ForkMaker = 'tree' | 'host';"
+          },
+          {
             "name": "ForkResult",
             "declaration": "export interface ForkResult extends ForkView, MoveResult {\n    readonly cursor: string;\n    readonly branch: string;\n}"
           },
           {
             "name": "ForkView",
             "declaration": "export interface ForkView {\n    readonly cursor: string;\n    readonly branch: string;\n    readonly forkCount: number;\n}"
+          },
+          {
+            "name": "GcResult",
+            "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly dryRun: boolean;\n}"
+          },
+          {
+            "name": "HarnessSession",
+            "declaration": "export type HarnessSession = LiveSession & { readonly events: readonly unknown[]; };"
+          },
+          {
+            "name": "Header",
+            "declaration": "export type Header = { readonly cwd?: string; readonly parentSession?: string; readonly seedLength?: number; readonly origin?: string; readonly agentPreset?: string; readonly createdAt?: number; };"
           },
           {
             "name": "ImportPreview",
@@ -2587,8 +2787,20 @@ export const TYPERT = {
             "declaration": "export interface JumpView {\n    readonly cursor: string | null;\n    readonly messages: readonly LlmMessage[];\n    readonly branch?: string;\n}"
           },
           {
+            "name": "LineageLink",
+            "declaration": "export interface LineageLink extends ForkLink {\n    readonly exists: boolean;\n}"
+          },
+          {
             "name": "LinearExport",
             "declaration": "export interface LinearExport {\n    readonly sessionId: string;\n    readonly messages: readonly ExportedMessage[];\n    readonly branches: readonly BranchSummary[];\n}"
+          },
+          {
+            "name": "LiveAgent",
+            "declaration": "export interface LiveAgent {\n    readonly id: string;\n    readonly status: string;\n    readonly session: LiveSession;\n    readonly inbox: { readonly nextTurn: readonly { readonly id: string; }[]; readonly nextStep: readonly { readonly id: string; }[]; readonly hasPending: boolean; prepend(target: 'next-turn' | 'next-step', message: unknown): void; remove(id: string): unknown; };\n    send(message: unknown, target: 'next-turn' | 'next-step', wakeup: boolean): void;\n    followup(message: unknown): void;\n    whenIdle(): Promise<void>;\n}"
+          },
+          {
+            "name": "LiveSession",
+            "declaration": "export interface LiveSession {\n    readonly id: string;\n    readonly seq: number;\n    readonly events: readonly unknown[];\n    readonly header: unknown;\n    readonly surface: { readonly nodes: readonly number[]; };\n    append(type: string, data: unknown, intent?: unknown): unknown;\n    requestHeader?(): { config?: { provider?: string; model?: string; }; } | undefined;\n}"
           },
           {
             "name": "LlmMessage",
@@ -2623,6 +2835,10 @@ export const TYPERT = {
             "declaration": "export interface NavigationHistory {\n    readonly back: readonly TreePosition[];\n    readonly forward: readonly TreePosition[];\n}"
           },
           {
+            "name": "NewSessionResult",
+            "declaration": "export interface NewSessionResult {\n    readonly sessionId: string;\n    readonly title: string;\n    readonly nodeId: string;\n    readonly snappedFrom?: string;\n    readonly messages: number;\n    readonly seedEvents: number;\n    readonly workspaceId?: string;\n    readonly adopted: boolean;\n    readonly notDurable?: { readonly code: 'SIDECAR_IO'; readonly message: string; };\n}"
+          },
+          {
             "name": "NodeDiff",
             "declaration": "export interface NodeDiff {\n    readonly same: boolean;\n    readonly text: TextDiff;\n    readonly toolCalls: readonly ToolCallDiff[];\n    readonly toolResults: readonly ToolResultDiff[];\n}"
           },
@@ -2637,6 +2853,10 @@ export const TYPERT = {
           {
             "name": "NodeSource",
             "declaration": "export type NodeSource = { readonly kind: 'message'; readonly seq: number; } | { readonly kind: 'tool'; readonly callSeq: number; readonly resultSeq: number | undefined; };"
+          },
+          {
+            "name": "OrphanView",
+            "declaration": "export interface OrphanView {\n    readonly sessionId: string;\n    readonly dir: string;\n    readonly since: string;\n    readonly removableAt: string;\n}"
           },
           {
             "name": "PendingOperation",
@@ -2661,6 +2881,10 @@ export const TYPERT = {
           {
             "name": "RegistryOptions",
             "declaration": "export interface RegistryOptions extends WorkspaceOptions {\n    readonly sidecarRoot: string | undefined;\n    readonly enabled: boolean;\n    readonly hook?: RestoreHook;\n}"
+          },
+          {
+            "name": "Resolved",
+            "declaration": "export interface Resolved {\n    readonly session: HarnessSession;\n    readonly agent: LiveAgent | undefined;\n    readonly state: TreeSessionState;\n    readonly mode: SurfaceMode;\n}"
           },
           {
             "name": "RestoreAction",
@@ -2711,6 +2935,14 @@ export const TYPERT = {
             "declaration": "export type SeqRange = readonly [number, number];"
           },
           {
+            "name": "SessionLineage",
+            "declaration": "export class SessionLineage {\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n}"
+          },
+          {
+            "name": "SessionLineageView",
+            "declaration": "export interface SessionLineageView {\n    readonly forkedFrom?: LineageLink;\n    readonly forkedTo: readonly LineageLink[];\n    readonly problem?: string;\n}"
+          },
+          {
             "name": "SessionProjector",
             "declaration": "export class SessionProjector extends SurfaceMirror {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
           },
@@ -2720,11 +2952,15 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n}"
           },
           {
             "name": "SessionTree",
             "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    entry(nodeId: string): TreeEntry | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    outline(): SessionTreeOutline;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: ToolResult, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    withMarks(marks: TreeMarks): TreeResult<SessionTree>;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
+          },
+          {
+            "name": "SessionTreeListing",
+            "declaration": "export interface SessionTreeListing extends SessionTreeView {\n    readonly lineage?: SessionLineageView;\n}"
           },
           {
             "name": "SessionTreeLogEntry",

@@ -2,8 +2,8 @@
 import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
-import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { BranchSummary, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
+import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, GcResult, ImportRequest, ImportResult, MoveResult, NewSessionResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -18,11 +18,13 @@ declare module '@deepseek-ai/dsh-type-meta' {
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     forkWith: (agentId: string, nodeId: string, branch: string, options: TreeMoveOptions) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
+    gc: (dryRun: boolean) => Promise<GcResult>
     importSession: (request: ImportRequest) => Promise<ImportResult>
     jump: (agentId: string, nodeId: string | null) => Promise<MoveResult>
     jumpWith: (agentId: string, nodeId: string | null, options: TreeMoveOptions) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
-    list: (agentId: string) => Promise<SessionTreeView>
+    list: (agentId: string) => Promise<SessionTreeListing>
+    openAsNewSession: (agentId: string, nodeId: string) => Promise<NewSessionResult>
     outline: (agentId: string) => Promise<SessionTreeOutline>
     restore: (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
     restoreDiff: (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
@@ -43,11 +45,13 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
     'sessionTree/forkWith': (agentId: string, nodeId: string, branch: string, options: TreeMoveOptions) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>
+    'sessionTree/gc': (dryRun: boolean) => Promise<GcResult>
     'sessionTree/importSession': (request: ImportRequest) => Promise<ImportResult>
     'sessionTree/jump': (agentId: string, nodeId: string | null) => Promise<MoveResult>
     'sessionTree/jumpWith': (agentId: string, nodeId: string | null, options: TreeMoveOptions) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
-    'sessionTree/list': (agentId: string) => Promise<SessionTreeView>
+    'sessionTree/list': (agentId: string) => Promise<SessionTreeListing>
+    'sessionTree/openAsNewSession': (agentId: string, nodeId: string) => Promise<NewSessionResult>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
     'sessionTree/restore': (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
     'sessionTree/restoreDiff': (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>

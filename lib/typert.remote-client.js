@@ -590,6 +590,27 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
+const dsh_session_tree_sessionTree_gc_parameter_0$schema = z.boolean()
+const dsh_session_tree_sessionTree_gc_result$schema = z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
+})
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
   'path': z.union([z.literal(null), z.string()]).readonly(),
   'content': z.union([z.literal(null), z.string()]).readonly(),
@@ -794,6 +815,25 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'activeBranch': z.string().readonly(),
@@ -875,6 +915,22 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'title': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'messages': z.number().readonly(),
+  'seedEvents': z.number().readonly(),
+  'workspaceId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'adopted': z.boolean().readonly(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.literal("SIDECAR_IO").readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_outline_result$schema = z.object({
@@ -1271,6 +1327,45 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'branch': z.string().readonly(),
 })]).readonly().optional(),
   'hostedUsage': z.union([z.undefined(), z.record(z.string(), z.number()).readonly()]).readonly().optional(),
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'orphanSidecars': z.union([z.undefined(), z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),
@@ -1373,7 +1468,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1398,7 +1493,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1443,7 +1538,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":222,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1468,7 +1563,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":166,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1493,7 +1588,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":405,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":456,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1538,7 +1633,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":350,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":372,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1563,7 +1658,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":338,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":360,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1598,7 +1693,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":344,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":366,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1643,7 +1738,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":262,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1698,7 +1793,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":268,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1723,7 +1818,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":287,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/gc',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'gc',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'dryRun',
+          wire: 'dryRun',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/gc:dryRun',
+            schema: dsh_session_tree_sessionTree_gc_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#GcResult',
+        schema: dsh_session_tree_sessionTree_gc_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":432,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1748,7 +1868,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":396,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":447,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1783,7 +1903,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":218,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -1828,7 +1948,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":228,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":250,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1873,7 +1993,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":295,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1895,10 +2015,45 @@ export const TYPERT_REMOTE = {
       ],
       result: {
         mode: 'strict',
-        typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
+        typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":135,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/openAsNewSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'openAsNewSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:agentId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:nodeId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#NewSessionResult',
+        schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":419,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1923,7 +2078,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":144,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":164,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1958,7 +2113,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":373,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":395,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2003,7 +2158,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":362,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":384,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2038,7 +2193,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":356,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":378,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2063,7 +2218,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":153,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":173,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2098,7 +2253,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":288,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":310,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2143,7 +2298,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":294,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":316,"column":9},
     },
   ],
 }

@@ -15,6 +15,7 @@ import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from
 import { ROW_HEIGHT } from './styles.ts'
 import { CompareButton, CompareView } from './compare/CompareView.tsx'
 import { SummaryProgress } from './summary/SummaryNotes.tsx'
+import { LineageStrip, type LineageActions } from './Lineage.tsx'
 import { useTranslate } from './useTranslate.ts'
 import { afterPaint, download, languageTag, mark, rowDomId } from './panel/dom.ts'
 import { Messages } from './panel/Messages.tsx'
@@ -36,13 +37,15 @@ export interface TreePanelInjected {
   readonly hostLocale: () => HostLocale | undefined
   /** Render without the host composer's bottom clearance (standalone pages, tests). */
   readonly standalone?: boolean
+  /** Sessions across sessions (`Lineage.tsx`); no strip without it. */
+  readonly lineage?: LineageActions
 }
 
 export interface TreePanelProps extends TreePanelInjected {
   readonly sessionId: string
 }
 
-export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanelProps): ReactNode {
+export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: TreePanelProps): ReactNode {
   const { t, locale } = useTranslate(hostLocale)
   const state = useSyncExternalStore(tree.subscribe, tree.getSnapshot, tree.getSnapshot)
   useState(() => {
@@ -307,6 +310,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone }: TreePanel
         extra={<CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />}
       />
       <StatusStrip t={t} status={state.status} index={index} />
+      {lineage ? <LineageStrip sessionId={sessionId} locale={locale} status={state.status} selected={selected} actions={lineage} /> : null}
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
       {state.busy === 'summarize' ? <SummaryProgress t={t} /> : null}
       <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onDismissNotice={() => tree.dismissNotice()} onRetry={() => void tree.refresh(true)} />

@@ -44,6 +44,9 @@ import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest
 import { compare as compareNodes } from '../tree/compare.ts'
 import { boundedComparison, COMPARE_MAX_ROWS, type CompareResult } from './compare-wire.ts'
 import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
+import { DEFAULT_ORPHAN_GRACE_MS, SessionLineage } from './lineage.ts'
+import type { GcResult, NewSessionResult } from './lineage-wire.ts'
+import type { SessionTreeListing } from './wire.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -63,6 +66,8 @@ export interface Config {
   readonly workspace?: Partial<WorkspaceConfig>
   /** How long the session's model may take to write a branch summary (ms, default 30 000); then the extractive digest stands in. */
   readonly summaryTimeoutMs?: number
+  /** How long a sidecar whose session is gone is kept before a scan removes it (ms, default 7 days). */
+  readonly orphanGraceMs?: number
 }
 
 export class SessionTreeService extends TypertRemoteService {
@@ -74,6 +79,7 @@ export class SessionTreeService extends TypertRemoteService {
     switchTimeoutMs: s.natural().default(30_000),
     workspace: WORKSPACE_CONFIG,
     summaryTimeoutMs: s.natural().default(30_000),
+    orphanGraceMs: s.natural().default(DEFAULT_ORPHAN_GRACE_MS),
   }) as unknown as s<Config>
 
   /** Keeps trees in step with harness logs; shared with the tool companion through the store. */
@@ -87,6 +93,8 @@ export class SessionTreeService extends TypertRemoteService {
   private readonly moveDeps: MoveDeps
   /** Workspace checkpoints: capture (harness layer) and the files half of moves. */
   private readonly workspaceMoves: WorkspaceMoves
+  /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
+  readonly lineage: SessionLineage
 
   constructor(ctx: Context, config: Partial<Config> = {}) {
     super(ctx, 'sessionTree')
@@ -114,6 +122,18 @@ export class SessionTreeService extends TypertRemoteService {
       this.sync.detach(session.id)
       this.workspaceMoves?.registry.forget(session.id)
     }))
+    this.lineage = new SessionLineage({
+      ctx, sync: this.sync, sidecarRoot: this.settings.sidecarRoot, graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
+      warn: (message) => this.ctx.logger('session-tree').warn(message),
+    })
+    // After the tree's own `session/created` listener above: the host fork's tree is projected by then.
+    ctx.on('session/created', (session) => this.guard(() => this.lineage.noteCreated(session as never)))
+    // One scan at start: sidecars whose session is gone are reported, and removed once past their grace period.
+    ctx.inject(['sessionPersistence'], () => {
+      void this.lineage.scan().then((scanned) => {
+        if (!scanned.ok) this.ctx.logger('session-tree').warn(`orphan scan: ${scanned.error.message}`)
+      })
+    })
     ctx.on('agent/pre-step', (payload, next) => this.switcher.preStep(payload, next), { prepend: true })
     this.workspaceMoves = workspaceMovesFor(ctx, this.settings.sidecarRoot, config.workspace, {
       resolveLoaded: (agentId) => this.resolvedSession(this.resolveLoaded(agentId)),
@@ -132,10 +152,10 @@ export class SessionTreeService extends TypertRemoteService {
 
   /** The whole tree: nodes, branches, cursor. No side effects. */
   @Remote
-  async list(agentId: string): Promise<SessionTreeView> {
+  async list(agentId: string): Promise<SessionTreeListing> {
     return this.run(() => {
       const found = this.resolveLoaded(agentId)
-      return found.ok ? ok(found.value.state.projector.tree.view()) : found
+      return found.ok ? ok({ ...found.value.state.projector.tree.view(), lineage: this.lineage.view(found.value.session) }) : found
     })
   }
 
@@ -153,7 +173,9 @@ export class SessionTreeService extends TypertRemoteService {
   async session(agentId: string): Promise<SessionStatus> {
     return this.run(() => {
       const found = this.resolveLoaded(agentId)
-      return found.ok ? ok(this.status(found.value)) : found
+      if (!found.ok) return found
+      const orphanSidecars = this.lineage.lastScan()
+      return ok({ ...this.status(found.value), lineage: this.lineage.view(found.value.session), ...(orphanSidecars ? { orphanSidecars } : {}) })
     })
   }
 
@@ -383,6 +405,35 @@ export class SessionTreeService extends TypertRemoteService {
   /** The files half of a model's own move from inside its step (`callId`), or of a deferred one. Not a remote method. */
   restoreFor(agentId: string, request: RestoreRequest, callId?: string): Promise<TreeResult<RestoreResult>> {
     return this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, callId))
+  }
+
+  // -------------------------------------------------------------- lineage
+
+  /**
+   * A new DSH session whose model history is exactly the root-to-node path
+   * (a node inside a tool exchange: to that exchange's end). It joins the
+   * source's workspace and, in `dsh web`, is live at once; both sessions
+   * record the fork (`session`'s `lineage`). The source is not changed.
+   */
+  @Remote
+  async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult> {
+    return this.run(() => this.serial(agentId, async () => {
+      const found = this.resolveLoaded(agentId)
+      return found.ok ? this.lineage.openAsNewSession(found.value, nodeId) : found
+    }))
+  }
+
+  /**
+   * Remove every sidecar whose session no longer exists (`dryRun`: only
+   * report them). A start-up scan reports them too, and removes them after
+   * the grace period (`orphanGraceMs`).
+   */
+  @Remote
+  async gc(dryRun: boolean): Promise<GcResult> {
+    return this.run(() => {
+      if (dryRun !== undefined && typeof dryRun !== 'boolean') return fail('INVALID_ARGUMENT', 'dryRun must be a boolean')
+      return this.lineage.scan(dryRun ? { dryRun: true } : { force: true })
+    })
   }
 
   // ---------------------------------------------------------- interchange

@@ -3,9 +3,10 @@
  * views. Every field added to seed 001's contract is optional or lives in
  * a separate method, so older clients keep working.
  */
-import type { BranchSummary, ForkView, JumpView, SessionTreeSessionInfo } from '../tree/types.ts'
+import type { BranchSummary, ForkView, JumpView, SessionTreeSessionInfo, SessionTreeView } from '../tree/types.ts'
 import type { LogWarning, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
 import type { SurfaceMode } from '../surface/mode.ts'
+import type { GcResult, SessionLineageView } from './lineage-wire.ts'
 
 /** How a caller asks for a summary of the part a move leaves (`none` by default). */
 export type SummaryChoice =
@@ -38,6 +39,15 @@ export interface SessionStatus extends SessionTreeSessionInfo {
   readonly pendingSwitch?: { readonly target: string | null; readonly branch: string }
   /** Usage hosted by empty assistant messages (no node of their own). */
   readonly hostedUsage?: Readonly<Record<string, number>>
+  /** The session it was forked from and the sessions forked from it (`lineage.ts`). */
+  readonly lineage?: SessionLineageView
+  /** The last scan for sidecars whose session is gone (absent before the first scan, or without a sidecar root). */
+  readonly orphanSidecars?: GcResult
+}
+
+/** `list` result: the whole tree, plus the session's lineage. */
+export interface SessionTreeListing extends SessionTreeView {
+  readonly lineage?: SessionLineageView
 }
 
 /** Result of a cursor move (`jump`, `back`, `forward`, and `fork`'s move). */

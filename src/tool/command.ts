@@ -17,6 +17,7 @@ import type { LiveAgent } from '../harness/live.ts'
 import type { ActionResult, TreeActions } from './actions.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { runExportCommand, runImportCommand } from './interchange-command.ts'
+import { runGcCommand, runNewSessionCommand } from './lineage-command.ts'
 
 export const COMMAND_NAME = 'tree'
 
@@ -39,6 +40,8 @@ export const USAGE = [
   '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
   '  /tree export <pi|claude-code|markdown> [file]',
   '                                   write this tree out (Pi: every branch; Claude Code and Markdown: the active path)',
+  '  /tree new-session <node|label>   open a new session whose history is the path to that node (this one stays as it is)',
+  '  /tree gc [--dry-run]             remove the trees whose session no longer exists (--dry-run: only list them)',
   'Nodes are ids like e12 (see /tree) or labels; quote a label that contains spaces: /tree fork "good answer" retry',
 ].join('\n')
 
@@ -62,6 +65,8 @@ export type TreeCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'import'; readonly path: string; readonly format: 'auto' | SourceFormat; readonly dryRun: boolean }
   | { readonly kind: 'export'; readonly format: ExportFormat; readonly path?: string }
+  | { readonly kind: 'new-session'; readonly node: string }
+  | { readonly kind: 'gc'; readonly dryRun: boolean }
 
 /** Split off the first token (double quotes group words; `\"` escapes a quote). */
 function firstToken(input: string): { token: string; rest: string } | undefined {
@@ -203,6 +208,14 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
       const file = restArgument(format.rest)
       return file === undefined ? { kind: 'export', format: format.token as ExportFormat } : { kind: 'export', format: format.token as ExportFormat, path: file }
     }
+    case 'new-session': {
+      const node = restArgument(rest)
+      return node === undefined ? undefined : { kind: 'new-session', node }
+    }
+    case 'gc': {
+      const arg = rest.trim()
+      return arg === '' ? { kind: 'gc', dryRun: false } : arg === '--dry-run' ? { kind: 'gc', dryRun: true } : undefined
+    }
     default:
       return undefined
   }
@@ -269,6 +282,10 @@ export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, raw
         return runImportCommand(actions.sessionTree, agent, command)
       case 'export':
         return runExportCommand(actions.sessionTree, agent, command)
+      case 'new-session':
+        return runNewSessionCommand(actions.sessionTree, agent, command.node)
+      case 'gc':
+        return runGcCommand(actions.sessionTree, command.dryRun)
     }
   } catch (error) {
     return { kind: 'error', text: `INTERNAL: ${error instanceof Error ? error.message : String(error)}` }

@@ -27,6 +27,7 @@ import { SEED_001 } from '../support/seed-001.ts'
 import SessionTreeService from '../../src/index.ts'
 import { assistant, newPiSession, user } from '../support/pi.ts'
 import { LogBuilder } from '../support/log-builder.ts'
+import { encodeSessionId } from '../../src/sidecar/index.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const LIB = path.join(ROOT, 'lib')
@@ -120,6 +121,8 @@ const WIRE = {
   restorePreview: ['agentId', 'request'],
   restoreDiff: ['agentId', 'request', 'path'],
   restore: ['agentId', 'request'],
+  openAsNewSession: ['agentId', 'nodeId'],
+  gc: ['dryRun'],
 } as const
 type Method = keyof typeof WIRE
 const METHODS = Object.keys(WIRE) as Method[]
@@ -149,6 +152,8 @@ const REQUIRED: Record<Method, readonly string[]> = {
   restorePreview: ['target', 'plan', 'status'],
   restoreDiff: ['path', 'current', 'diff'],
   restore: ['restore', 'target'],
+  openAsNewSession: ['sessionId', 'title', 'nodeId', 'messages', 'seedEvents', 'adopted'],
+  gc: ['scannedAt', 'orphans', 'removed', 'problems', 'dryRun'],
 }
 
 // ------------------------------------------------------- zod introspection
@@ -300,6 +305,17 @@ beforeAll(async () => {
   record('restoreDiff', await service.restoreDiff(fid, request, 'a.txt'))
   record('restore', await service.restore(fid, request))
   record('restore', await service.restore(fid, { move: { kind: 'jump', nodeId: prompt }, restore: 'conversation' }))
+  // A new session from the files session (it has a working directory); the real host side runs in test/e2e/lineage*.test.ts.
+  const made = record('openAsNewSession', await service.openAsNewSession(fid, prompt))
+  // gc compares the sidecars with the stored sessions: a stand-in persistence lists the live ones and the new one.
+  ctx.provide('sessionPersistence')
+  ;(ctx as unknown as { set(name: string, value: unknown): void }).set('sessionPersistence', {
+    list: async () => [...ctx!.sessions.list().map((s) => ({ id: s.id })), { id: made.sessionId }],
+  })
+  fs.mkdirSync(path.join(root, encodeSessionId('session-gone')))
+  fs.writeFileSync(path.join(root, encodeSessionId('session-gone'), 'journal.jsonl'), '')
+  record('gc', await service.gc(true))
+  record('gc', await service.gc(false))
 })
 
 afterAll(async () => {
