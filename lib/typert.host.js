@@ -4,10 +4,35 @@ import { z } from 'zod'
 const JsonValueRemoteCodec$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema))])
 const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])
 const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
+const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])
+const JsonValueRemoteCodec$schema5 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -56,10 +81,244 @@ const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'targets': z.array(z.string()).readonly(),
 })).readonly(),
 })
+const dsh_session_tree_sessionTree_compare_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_compare_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_compare_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_compare_result$schema = z.object({
+  'pathLengths': z.object({
+  'a': z.number().readonly(),
+  'b': z.number().readonly(),
+}).readonly(),
+  'ancestor': z.union([z.literal(null), z.string()]).readonly(),
+  'commonLength': z.number().readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'path': z.array(z.string()).readonly(),
+  'totals': z.object({
+  'nodes': z.number().readonly(),
+  'messages': z.number().readonly(),
+  'usage': z.record(z.string(), z.number()).readonly().readonly(),
+  'tokens': z.union([z.literal(null), z.number()]).readonly(),
+  'cost': z.union([z.literal(null), z.number()]).readonly(),
+  'nodesWithUsage': z.number().readonly(),
+  'assistantMessages': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'path': z.array(z.string()).readonly(),
+  'totals': z.object({
+  'nodes': z.number().readonly(),
+  'messages': z.number().readonly(),
+  'usage': z.record(z.string(), z.number()).readonly().readonly(),
+  'tokens': z.union([z.literal(null), z.number()]).readonly(),
+  'cost': z.union([z.literal(null), z.number()]).readonly(),
+  'nodesWithUsage': z.number().readonly(),
+  'assistantMessages': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'rows': z.array(z.union([z.object({
+  'kind': z.literal("pair").readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+  'diff': z.object({
+  'same': z.boolean().readonly(),
+  'text': z.union([z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly(),
+  'toolCalls': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'name': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'nameA': z.string().readonly(),
+  'nameB': z.string().readonly(),
+  'arguments': z.array(z.union([z.object({
+  'kind': z.literal("removed").readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'path': z.string().readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'text': z.union([z.undefined(), z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly().optional(),
+})])).readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+})])).readonly(),
+  'toolResults': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'text': z.union([z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly(),
+  'errorA': z.boolean().readonly(),
+  'errorB': z.boolean().readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'content': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'content': z.string().readonly(),
+})])).readonly(),
+}).readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+})])).readonly(),
+  'omittedRows': z.number().readonly(),
+  'changedRows': z.number().readonly(),
+})
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'sessionId': z.string().readonly(),
   'messages': z.array(z.object({
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'id': z.string().readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}))]).readonly().optional(),
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
   'name': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -70,7 +329,22 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
@@ -169,6 +443,90 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'forkCount': z.number().readonly(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_forkWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_3$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_forkWith_result$schema = z.object({
+  'cursor': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'forkCount': z.number().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -190,6 +548,29 @@ const dsh_session_tree_sessionTree_forward_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -208,6 +589,27 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_gc_parameter_0$schema = z.boolean()
+const dsh_session_tree_sessionTree_gc_result$schema = z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
   'path': z.union([z.literal(null), z.string()]).readonly(),
@@ -259,6 +661,88 @@ const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(
 const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_jumpWith_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_jumpWith_parameter_2$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_result$schema = z.object({
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -303,7 +787,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -315,10 +799,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -331,6 +815,25 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'activeBranch': z.string().readonly(),
@@ -393,10 +896,41 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'title': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'messages': z.number().readonly(),
+  'seedEvents': z.number().readonly(),
+  'workspaceId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'adopted': z.boolean().readonly(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.literal("SIDECAR_IO").readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_outline_result$schema = z.object({
@@ -461,7 +995,22 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
@@ -485,6 +1034,29 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'move': z.union([z.undefined(), z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -755,6 +1327,45 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'branch': z.string().readonly(),
 })]).readonly().optional(),
   'hostedUsage': z.union([z.undefined(), z.record(z.string(), z.number()).readonly()]).readonly().optional(),
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'orphanSidecars': z.union([z.undefined(), z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),
@@ -783,7 +1394,51 @@ const dsh_session_tree_sessionTree_summarize_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema = z.object({
+  'writer': z.union([z.undefined(), z.literal("model"), z.literal("extractive")]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_result$schema = z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })
 
@@ -816,7 +1471,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -841,7 +1496,52 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":157,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/compare',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'compare',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:agentId',
+            schema: dsh_session_tree_sessionTree_compare_parameter_0$schema,
+          },
+        },
+        {
+          name: 'a',
+          wire: 'a',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:a',
+            schema: dsh_session_tree_sessionTree_compare_parameter_1$schema,
+          },
+        },
+        {
+          name: 'b',
+          wire: 'b',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:b',
+            schema: dsh_session_tree_sessionTree_compare_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CompareResult',
+        schema: dsh_session_tree_sessionTree_compare_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":222,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -866,7 +1566,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":148,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -891,7 +1591,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":313,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":456,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -936,7 +1636,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":258,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":372,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -961,7 +1661,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":360,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -996,7 +1696,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":252,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":366,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1041,7 +1741,62 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":262,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/forkWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'forkWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:agentId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:nodeId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:branch',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_2$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_3$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ForkResult',
+        schema: dsh_session_tree_sessionTree_forkWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":268,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1066,7 +1821,32 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":287,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/gc',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'gc',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'dryRun',
+          wire: 'dryRun',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/gc:dryRun',
+            schema: dsh_session_tree_sessionTree_gc_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#GcResult',
+        schema: dsh_session_tree_sessionTree_gc_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":432,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1091,7 +1871,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":304,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":447,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1126,7 +1906,52 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":176,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/jumpWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'jumpWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:agentId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:nodeId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#MoveResult',
+        schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":250,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1171,7 +1996,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":210,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":295,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1193,10 +2018,45 @@ export const TYPERT = {
       ],
       result: {
         mode: 'strict',
-        typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
+        typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/openAsNewSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'openAsNewSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:agentId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:nodeId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#NewSessionResult',
+        schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":419,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1221,7 +2081,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":130,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":164,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1256,7 +2116,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":395,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1301,7 +2161,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":270,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":384,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1336,7 +2196,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":264,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":378,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1361,7 +2221,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":139,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":173,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1396,7 +2256,52 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":220,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":310,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/summarizeWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'summarizeWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:agentId',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:branch',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#SummarizeOptions',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#BranchSummary',
+        schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":316,"column":9},
     },
   ],
   model: {
@@ -1419,9 +2324,16 @@ export const TYPERT = {
             "signature": "readonly store: SessionTreeStore"
           },
           {
+            "kind": "property",
+            "name": "lineage",
+            "signature": "readonly lineage: SessionLineage",
+            "summary": "Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`).",
+            "jsDoc": "/** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */"
+          },
+          {
             "kind": "method",
             "name": "list",
-            "signature": "@Remote async list(agentId: string): Promise<SessionTreeView>",
+            "signature": "@Remote async list(agentId: string): Promise<SessionTreeListing>",
             "summary": "The whole tree: nodes, branches, cursor.",
             "jsDoc": "/** The whole tree: nodes, branches, cursor. No side effects. */"
           },
@@ -1443,8 +2355,8 @@ export const TYPERT = {
             "kind": "method",
             "name": "export",
             "signature": "@Remote async export(agentId: string): Promise<LinearExport>",
-            "summary": "The active path plus a digest of every off-path branch.",
-            "jsDoc": "/** The active path plus a digest of every off-path branch. No side effects. */"
+            "summary": "The active path (tool calls included) plus a digest of every off-path branch: its recorded summary, else an extractive digest written now (no model call, nothing recorded).",
+            "jsDoc": "/**\n * The active path (tool calls included) plus a digest of every off-path\n * branch: its recorded summary, else an extractive digest written now (no\n * model call, nothing recorded). No side effects.\n */"
           },
           {
             "kind": "method",
@@ -1455,6 +2367,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "compare",
+            "signature": "@Remote async compare(agentId: string, a: string, b: string): Promise<CompareResult>",
+            "summary": "Two nodes side by side: their last common ancestor, both paths after it aligned, word and tool-call diffs, token and cost totals per side (bounded, see `compare-wire.ts`).",
+            "jsDoc": "/**\n * Two nodes side by side: their last common ancestor, both paths after it\n * aligned, word and tool-call diffs, token and cost totals per side\n * (bounded, see `compare-wire.ts`). No side effects.\n */"
+          },
+          {
+            "kind": "method",
             "name": "jump",
             "signature": "@Remote async jump(agentId: string, nodeId: string | null): Promise<MoveResult>",
             "summary": "Move the cursor (`null`: before the first node).",
@@ -1462,10 +2381,24 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "jumpWith",
+            "signature": "@Remote async jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<MoveResult>",
+            "summary": "`jump` with options: `summary` summarizes the part the move leaves (the session's model writes it, with the extractive fallback) and, with `carry: true`, appends it to the new path, where the model reads it.",
+            "jsDoc": "/**\n * `jump` with options: `summary` summarizes the part the move leaves (the\n * session's model writes it, with the extractive fallback) and, with\n * `carry: true`, appends it to the new path, where the model reads it.\n */"
+          },
+          {
+            "kind": "method",
             "name": "fork",
             "signature": "@Remote async fork(agentId: string, nodeId: string, branch: string): Promise<ForkResult>",
             "summary": "Park a new named branch at a node and move there (the model history follows).",
             "jsDoc": "/** Park a new named branch at a node and move there (the model history follows). */"
+          },
+          {
+            "kind": "method",
+            "name": "forkWith",
+            "signature": "@Remote async forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<ForkResult>",
+            "summary": "`fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node).",
+            "jsDoc": "/** `fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node). */"
           },
           {
             "kind": "method",
@@ -1492,8 +2425,15 @@ export const TYPERT = {
             "kind": "method",
             "name": "summarize",
             "signature": "@Remote async summarize(agentId: string, branch: string): Promise<BranchSummary>",
-            "summary": "Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved).",
-            "jsDoc": "/** Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved). */"
+            "summary": "Summarize a branch for the panel (nothing reaches the model): written by the session's model when it has one (`writer: 'extractive'` asks for the local digest), with the extractive fallback when the model fails or is too slow.",
+            "jsDoc": "/**\n * Summarize a branch for the panel (nothing reaches the model): written by\n * the session's model when it has one (`writer: 'extractive'` asks for the\n * local digest), with the extractive fallback when the model fails or is\n * too slow. Sidecar only: SIDECAR_IO when it cannot be saved.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "summarizeWith",
+            "signature": "@Remote async summarizeWith(agentId: string, branch: string, options: SummarizeOptions): Promise<BranchSummary>",
+            "summary": "`summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`.",
+            "jsDoc": "/** `summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`. */"
           },
           {
             "kind": "method",
@@ -1560,6 +2500,20 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "openAsNewSession",
+            "signature": "@Remote async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult>",
+            "summary": "A new DSH session whose model history is exactly the root-to-node path (a node inside a tool exchange: to that exchange's end).",
+            "jsDoc": "/**\n * A new DSH session whose model history is exactly the root-to-node path\n * (a node inside a tool exchange: to that exchange's end). It joins the\n * source's workspace and, in `dsh web`, is live at once; both sessions\n * record the fork (`session`'s `lineage`). The source is not changed.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "gc",
+            "signature": "@Remote async gc(dryRun: boolean): Promise<GcResult>",
+            "summary": "Remove every sidecar whose session no longer exists (`dryRun`: only report them).",
+            "jsDoc": "/**\n * Remove every sidecar whose session no longer exists (`dryRun`: only\n * report them). A start-up scan reports them too, and removes them after\n * the grace period (`orphanGraceMs`).\n */"
+          },
+          {
+            "kind": "method",
             "name": "importSession",
             "signature": "@Remote async importSession(request: ImportRequest): Promise<ImportResult>",
             "summary": "Import a Pi, Claude Code or Codex session as a new DSH session with its whole tree (all or nothing); `dryRun` previews without writing.",
@@ -1593,6 +2547,10 @@ export const TYPERT = {
             "declaration": "export interface AppendOptions {\n    readonly nodeId?: string;\n    readonly parentId?: string | null;\n    readonly type?: TreeEntryType;\n    readonly branch?: string;\n    readonly summary?: string;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Record<string, JsonValue>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Record<string, JsonValue>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly createdAt?: string;\n}"
           },
           {
+            "name": "ArgumentChange",
+            "declaration": "export type ArgumentChange = { readonly kind: 'removed'; readonly path: string; readonly a: JsonValue; } | { readonly kind: 'added'; readonly path: string; readonly b: JsonValue; } | { readonly kind: 'changed'; readonly path: string; readonly a: JsonValue; readonly b: JsonValue; readonly text?: TextDiff; };"
+          },
+          {
             "name": "BlockedFile",
             "declaration": "export interface BlockedFile {\n    readonly path: string;\n    readonly reason: BlockedReason;\n    readonly current: FileState;\n    readonly target?: FileState;\n}"
           },
@@ -1614,7 +2572,7 @@ export const TYPERT = {
           },
           {
             "name": "BranchSummary",
-            "declaration": "export interface BranchSummary {\n    readonly branch: string;\n    readonly nodeId: string;\n    readonly summary: string;\n    readonly model?: string;\n    readonly fallback?: boolean;\n    readonly createdAt: string;\n}"
+            "declaration": "export interface BranchSummary {\n    readonly branch: string;\n    readonly nodeId: string;\n    readonly summary: string;\n    readonly model?: string;\n    readonly provider?: string;\n    readonly fallback?: boolean;\n    readonly failure?: SummaryFailure;\n    readonly usage?: SummaryUsage;\n    readonly instructions?: string;\n    readonly fromNodeId?: string;\n    readonly carriedNodeId?: string;\n    readonly createdAt: string;\n}"
           },
           {
             "name": "BranchSummaryEntry",
@@ -1653,6 +2611,26 @@ export const TYPERT = {
             "declaration": "export interface CompactionEntry extends EntryFields {\n    readonly type: 'compaction';\n    readonly replaces?: readonly string[];\n}"
           },
           {
+            "name": "CompareNode",
+            "declaration": "export interface CompareNode {\n    readonly nodeId: string;\n    readonly type: TreeEntryType;\n    readonly role?: Role;\n    readonly text: string;\n    readonly toolCalls?: readonly { readonly name: string; readonly arguments: JsonValue; }[];\n    readonly toolResults?: readonly { readonly content: string; readonly isError?: boolean; }[];\n    readonly label?: string;\n    readonly model?: string;\n    readonly tokens?: number;\n    readonly cost?: number;\n}"
+          },
+          {
+            "name": "CompareResult",
+            "declaration": "export interface CompareResult extends Comparison {\n    readonly pathLengths: { readonly a: number; readonly b: number; };\n}"
+          },
+          {
+            "name": "CompareRow",
+            "declaration": "export type CompareRow = { readonly kind: 'pair'; readonly a: CompareNode; readonly b: CompareNode; readonly diff: NodeDiff; } | { readonly kind: 'only_a'; readonly a: CompareNode; } | { readonly kind: 'only_b'; readonly b: CompareNode; };"
+          },
+          {
+            "name": "CompareSide",
+            "declaration": "export interface CompareSide {\n    readonly nodeId: string;\n    readonly branch: string;\n    readonly path: readonly string[];\n    readonly totals: SideTotals;\n}"
+          },
+          {
+            "name": "Comparison",
+            "declaration": "export interface Comparison {\n    readonly ancestor: string | null;\n    readonly commonLength: number;\n    readonly a: CompareSide;\n    readonly b: CompareSide;\n    readonly rows: readonly CompareRow[];\n    readonly omittedRows: number;\n    readonly changedRows: number;\n}"
+          },
+          {
             "name": "Conflict",
             "declaration": "export interface Conflict extends PlanEntry {\n    readonly reason: ConflictReason;\n    readonly expected?: FileState;\n}"
           },
@@ -1673,6 +2651,10 @@ export const TYPERT = {
             "declaration": "export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart;"
           },
           {
+            "name": "CreatedSession",
+            "declaration": "export type CreatedSession = HarnessSession & { readonly header: Header; readonly firstLiveSeq?: number; };"
+          },
+          {
             "name": "CustomEntry",
             "declaration": "export interface CustomEntry extends PlainEntryFields {\n    readonly type: 'custom';\n}"
           },
@@ -1691,6 +2673,14 @@ export const TYPERT = {
           {
             "name": "ErrorCodeRegistry",
             "declaration": "export interface ErrorCodeRegistry extends CodeTable<typeof TREE_ERROR_CODES>, SidecarCodes, WorkspaceCodes, SurfaceCodes {\n}"
+          },
+          {
+            "name": "ExportedMessage",
+            "declaration": "export interface ExportedMessage extends LlmMessage {\n    readonly toolCalls?: readonly ExportedToolCall[];\n}"
+          },
+          {
+            "name": "ExportedToolCall",
+            "declaration": "export interface ExportedToolCall {\n    readonly id: string;\n    readonly name: string;\n    readonly arguments: JsonValue;\n}"
           },
           {
             "name": "ExportFormat",
@@ -1737,12 +2727,32 @@ export const TYPERT = {
             "declaration": "export type FileState = { readonly kind: 'file'; readonly hash: string; readonly size: number; readonly exec?: boolean; } | { readonly kind: 'absent'; } | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number; };"
           },
           {
+            "name": "ForkLink",
+            "declaration": "export interface ForkLink {\n    readonly session: string;\n    readonly node: string;\n    readonly time: string;\n    readonly by: ForkMaker;\n    readonly title?: string;\n}"
+          },
+          {
+            "name": "ForkMaker",
+            "declaration": "export type ForkMaker = 'tree' | 'host';"
+          },
+          {
             "name": "ForkResult",
             "declaration": "export interface ForkResult extends ForkView, MoveResult {\n    readonly cursor: string;\n    readonly branch: string;\n}"
           },
           {
             "name": "ForkView",
             "declaration": "export interface ForkView {\n    readonly cursor: string;\n    readonly branch: string;\n    readonly forkCount: number;\n}"
+          },
+          {
+            "name": "GcResult",
+            "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly dryRun: boolean;\n}"
+          },
+          {
+            "name": "HarnessSession",
+            "declaration": "export type HarnessSession = LiveSession & { readonly events: readonly unknown[]; };"
+          },
+          {
+            "name": "Header",
+            "declaration": "export type Header = { readonly cwd?: string; readonly parentSession?: string; readonly seedLength?: number; readonly origin?: string; readonly agentPreset?: string; readonly createdAt?: number; };"
           },
           {
             "name": "ImportPreview",
@@ -1777,8 +2787,20 @@ export const TYPERT = {
             "declaration": "export interface JumpView {\n    readonly cursor: string | null;\n    readonly messages: readonly LlmMessage[];\n    readonly branch?: string;\n}"
           },
           {
+            "name": "LineageLink",
+            "declaration": "export interface LineageLink extends ForkLink {\n    readonly exists: boolean;\n}"
+          },
+          {
             "name": "LinearExport",
-            "declaration": "export interface LinearExport {\n    readonly sessionId: string;\n    readonly messages: readonly LlmMessage[];\n    readonly branches: readonly BranchSummary[];\n}"
+            "declaration": "export interface LinearExport {\n    readonly sessionId: string;\n    readonly messages: readonly ExportedMessage[];\n    readonly branches: readonly BranchSummary[];\n}"
+          },
+          {
+            "name": "LiveAgent",
+            "declaration": "export interface LiveAgent {\n    readonly id: string;\n    readonly status: string;\n    readonly session: LiveSession;\n    readonly inbox: { readonly nextTurn: readonly { readonly id: string; }[]; readonly nextStep: readonly { readonly id: string; }[]; readonly hasPending: boolean; prepend(target: 'next-turn' | 'next-step', message: unknown): void; remove(id: string): unknown; };\n    send(message: unknown, target: 'next-turn' | 'next-step', wakeup: boolean): void;\n    followup(message: unknown): void;\n    whenIdle(): Promise<void>;\n}"
+          },
+          {
+            "name": "LiveSession",
+            "declaration": "export interface LiveSession {\n    readonly id: string;\n    readonly seq: number;\n    readonly events: readonly unknown[];\n    readonly header: unknown;\n    readonly surface: { readonly nodes: readonly number[]; };\n    append(type: string, data: unknown, intent?: unknown): unknown;\n    requestHeader?(): { config?: { provider?: string; model?: string; }; } | undefined;\n}"
           },
           {
             "name": "LlmMessage",
@@ -1806,11 +2828,19 @@ export const TYPERT = {
           },
           {
             "name": "MoveResult",
-            "declaration": "export interface MoveResult extends JumpView {\n    readonly mode: SurfaceMode;\n    readonly snappedFrom?: string;\n    readonly switch?: { readonly appendedEvents: number; readonly copies: number; readonly shadowed: number; readonly noop: boolean; };\n    readonly notDurable?: { readonly code: 'SIDECAR_IO' | 'INTERNAL'; readonly message: string; };\n}"
+            "declaration": "export interface MoveResult extends JumpView {\n    readonly mode: SurfaceMode;\n    readonly snappedFrom?: string;\n    readonly summary?: BranchSummary;\n    readonly switch?: { readonly appendedEvents: number; readonly copies: number; readonly shadowed: number; readonly noop: boolean; };\n    readonly notDurable?: { readonly code: 'SIDECAR_IO' | 'INTERNAL'; readonly message: string; };\n}"
           },
           {
             "name": "NavigationHistory",
             "declaration": "export interface NavigationHistory {\n    readonly back: readonly TreePosition[];\n    readonly forward: readonly TreePosition[];\n}"
+          },
+          {
+            "name": "NewSessionResult",
+            "declaration": "export interface NewSessionResult {\n    readonly sessionId: string;\n    readonly title: string;\n    readonly nodeId: string;\n    readonly snappedFrom?: string;\n    readonly messages: number;\n    readonly seedEvents: number;\n    readonly workspaceId?: string;\n    readonly adopted: boolean;\n    readonly notDurable?: { readonly code: 'SIDECAR_IO'; readonly message: string; };\n}"
+          },
+          {
+            "name": "NodeDiff",
+            "declaration": "export interface NodeDiff {\n    readonly same: boolean;\n    readonly text: TextDiff;\n    readonly toolCalls: readonly ToolCallDiff[];\n    readonly toolResults: readonly ToolResultDiff[];\n}"
           },
           {
             "name": "NodeFiles",
@@ -1823,6 +2853,10 @@ export const TYPERT = {
           {
             "name": "NodeSource",
             "declaration": "export type NodeSource = { readonly kind: 'message'; readonly seq: number; } | { readonly kind: 'tool'; readonly callSeq: number; readonly resultSeq: number | undefined; };"
+          },
+          {
+            "name": "OrphanView",
+            "declaration": "export interface OrphanView {\n    readonly sessionId: string;\n    readonly dir: string;\n    readonly since: string;\n    readonly removableAt: string;\n}"
           },
           {
             "name": "PendingOperation",
@@ -1847,6 +2881,10 @@ export const TYPERT = {
           {
             "name": "RegistryOptions",
             "declaration": "export interface RegistryOptions extends WorkspaceOptions {\n    readonly sidecarRoot: string | undefined;\n    readonly enabled: boolean;\n    readonly hook?: RestoreHook;\n}"
+          },
+          {
+            "name": "Resolved",
+            "declaration": "export interface Resolved {\n    readonly session: HarnessSession;\n    readonly agent: LiveAgent | undefined;\n    readonly state: TreeSessionState;\n    readonly mode: SurfaceMode;\n}"
           },
           {
             "name": "RestoreAction",
@@ -1897,6 +2935,14 @@ export const TYPERT = {
             "declaration": "export type SeqRange = readonly [number, number];"
           },
           {
+            "name": "SessionLineage",
+            "declaration": "export class SessionLineage {\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n}"
+          },
+          {
+            "name": "SessionLineageView",
+            "declaration": "export interface SessionLineageView {\n    readonly forkedFrom?: LineageLink;\n    readonly forkedTo: readonly LineageLink[];\n    readonly problem?: string;\n}"
+          },
+          {
             "name": "SessionProjector",
             "declaration": "export class SessionProjector extends SurfaceMirror {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
           },
@@ -1906,11 +2952,15 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n}"
           },
           {
             "name": "SessionTree",
             "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    entry(nodeId: string): TreeEntry | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    outline(): SessionTreeOutline;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: ToolResult, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    withMarks(marks: TreeMarks): TreeResult<SessionTree>;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
+          },
+          {
+            "name": "SessionTreeListing",
+            "declaration": "export interface SessionTreeListing extends SessionTreeView {\n    readonly lineage?: SessionLineageView;\n}"
           },
           {
             "name": "SessionTreeLogEntry",
@@ -1957,6 +3007,10 @@ export const TYPERT = {
             "declaration": "export interface SidecarWarning {\n    readonly code: string;\n    readonly message: string;\n}"
           },
           {
+            "name": "SideTotals",
+            "declaration": "export interface SideTotals {\n    readonly nodes: number;\n    readonly messages: number;\n    readonly usage: Readonly<Record<string, number>>;\n    readonly tokens: number | null;\n    readonly cost: number | null;\n    readonly nodesWithUsage: number;\n    readonly assistantMessages: number;\n}"
+          },
+          {
             "name": "SkippedLine",
             "declaration": "export interface SkippedLine {\n    readonly line: number;\n    readonly reason: string;\n}"
           },
@@ -1993,8 +3047,24 @@ export const TYPERT = {
             "declaration": "export type StatSignature = string;"
           },
           {
+            "name": "SummarizeOptions",
+            "declaration": "export interface SummarizeOptions {\n    readonly writer?: 'model' | 'extractive';\n    readonly instructions?: string;\n}"
+          },
+          {
             "name": "SummarizeRequest",
             "declaration": "export interface SummarizeRequest {\n    readonly branch: string;\n    readonly text: string;\n    readonly messages: readonly LlmMessage[];\n    readonly entries: readonly TreeEntry[];\n    readonly signal: AbortSignal;\n}"
+          },
+          {
+            "name": "SummaryChoice",
+            "declaration": "export type SummaryChoice = { readonly kind: 'none'; } | { readonly kind: 'summarize'; readonly carry?: boolean; } | { readonly kind: 'custom'; readonly instructions: string; readonly carry?: boolean; };"
+          },
+          {
+            "name": "SummaryFailure",
+            "declaration": "export interface SummaryFailure {\n    readonly code: string;\n    readonly message: string;\n}"
+          },
+          {
+            "name": "SummaryUsage",
+            "declaration": "export interface SummaryUsage {\n    readonly inputTokens: number;\n    readonly outputTokens: number;\n    readonly cacheReadTokens?: number;\n    readonly cacheWriteTokens?: number;\n    readonly reasoningTokens?: number;\n}"
           },
           {
             "name": "SurfaceCodes",
@@ -2017,8 +3087,20 @@ export const TYPERT = {
             "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n    readonly lane?: string;\n    readonly leaves?: number;\n}"
           },
           {
+            "name": "TextDiff",
+            "declaration": "export type TextDiff = { readonly kind: 'words'; readonly parts: readonly TextDiffPart[]; readonly removed: number; readonly added: number; } | { readonly kind: 'whole'; readonly reason: 'size' | 'edits' | 'budget'; readonly a: string; readonly b: string; };"
+          },
+          {
+            "name": "TextDiffPart",
+            "declaration": "export type TextDiffPart = { readonly kind: 'same'; readonly text: string; readonly elided?: number; } | { readonly kind: 'removed'; readonly text: string; } | { readonly kind: 'added'; readonly text: string; };"
+          },
+          {
             "name": "TextPart",
             "declaration": "export interface TextPart {\n    readonly type: 'text';\n    readonly text: string;\n}"
+          },
+          {
+            "name": "ToolCallDiff",
+            "declaration": "export type ToolCallDiff = { readonly kind: 'same'; readonly name: string; } | { readonly kind: 'changed'; readonly nameA: string; readonly nameB: string; readonly arguments: readonly ArgumentChange[]; } | { readonly kind: 'only_a'; readonly name: string; readonly arguments: JsonValue; } | { readonly kind: 'only_b'; readonly name: string; readonly arguments: JsonValue; };"
           },
           {
             "name": "ToolCallEntry",
@@ -2031,6 +3113,10 @@ export const TYPERT = {
           {
             "name": "ToolResult",
             "declaration": "export interface ToolResult {\n    readonly content: string;\n    readonly isError?: boolean;\n    readonly error?: string;\n    readonly metadata?: Record<string, unknown>;\n}"
+          },
+          {
+            "name": "ToolResultDiff",
+            "declaration": "export type ToolResultDiff = { readonly kind: 'same'; } | { readonly kind: 'changed'; readonly text: TextDiff; readonly errorA: boolean; readonly errorB: boolean; } | { readonly kind: 'only_a'; readonly content: string; } | { readonly kind: 'only_b'; readonly content: string; };"
           },
           {
             "name": "ToolResultEntry",
@@ -2062,7 +3148,11 @@ export const TYPERT = {
           },
           {
             "name": "TreeMove",
-            "declaration": "export type TreeMove = { readonly kind: 'jump'; readonly nodeId: string | null; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
+            "declaration": "export type TreeMove = { readonly kind: 'jump'; readonly nodeId: string | null; readonly summary?: SummaryChoice; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; readonly summary?: SummaryChoice; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
+          },
+          {
+            "name": "TreeMoveOptions",
+            "declaration": "export interface TreeMoveOptions {\n    readonly summary?: SummaryChoice;\n}"
           },
           {
             "name": "TreeNode",

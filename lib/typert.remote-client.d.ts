@@ -2,51 +2,63 @@
 import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
-import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, ImportRequest, ImportResult, MoveResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { BranchSummary, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
+import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, GcResult, ImportRequest, ImportResult, MoveResult, NewSessionResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
     back: (agentId: string) => Promise<MoveResult>
     chatPath: (agentId: string) => Promise<ChatPath>
+    compare: (agentId: string, a: string, b: string) => Promise<CompareResult>
     export: (agentId: string) => Promise<LinearExport>
     exportAs: (request: ExportRequest) => Promise<ExportResult>
     fileAt: (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
     files: (agentId: string) => Promise<WorkspaceOverview>
     filesAt: (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     fork: (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
+    forkWith: (agentId: string, nodeId: string, branch: string, options: TreeMoveOptions) => Promise<ForkResult>
     forward: (agentId: string) => Promise<MoveResult>
+    gc: (dryRun: boolean) => Promise<GcResult>
     importSession: (request: ImportRequest) => Promise<ImportResult>
     jump: (agentId: string, nodeId: string | null) => Promise<MoveResult>
+    jumpWith: (agentId: string, nodeId: string | null, options: TreeMoveOptions) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
-    list: (agentId: string) => Promise<SessionTreeView>
+    list: (agentId: string) => Promise<SessionTreeListing>
+    openAsNewSession: (agentId: string, nodeId: string) => Promise<NewSessionResult>
     outline: (agentId: string) => Promise<SessionTreeOutline>
     restore: (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
     restoreDiff: (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
     restorePreview: (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     session: (agentId: string) => Promise<SessionStatus>
     summarize: (agentId: string, branch: string) => Promise<BranchSummary>
+    summarizeWith: (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
   }
   interface TypeRTRemoteMap {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
     'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
+    'sessionTree/compare': (agentId: string, a: string, b: string) => Promise<CompareResult>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
     'sessionTree/exportAs': (request: ExportRequest) => Promise<ExportResult>
     'sessionTree/fileAt': (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
     'sessionTree/files': (agentId: string) => Promise<WorkspaceOverview>
     'sessionTree/filesAt': (agentId: string, nodeId: string | null) => Promise<FilesAtNode>
     'sessionTree/fork': (agentId: string, nodeId: string, branch: string) => Promise<ForkResult>
+    'sessionTree/forkWith': (agentId: string, nodeId: string, branch: string, options: TreeMoveOptions) => Promise<ForkResult>
     'sessionTree/forward': (agentId: string) => Promise<MoveResult>
+    'sessionTree/gc': (dryRun: boolean) => Promise<GcResult>
     'sessionTree/importSession': (request: ImportRequest) => Promise<ImportResult>
     'sessionTree/jump': (agentId: string, nodeId: string | null) => Promise<MoveResult>
+    'sessionTree/jumpWith': (agentId: string, nodeId: string | null, options: TreeMoveOptions) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
-    'sessionTree/list': (agentId: string) => Promise<SessionTreeView>
+    'sessionTree/list': (agentId: string) => Promise<SessionTreeListing>
+    'sessionTree/openAsNewSession': (agentId: string, nodeId: string) => Promise<NewSessionResult>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
     'sessionTree/restore': (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
     'sessionTree/restoreDiff': (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
     'sessionTree/restorePreview': (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     'sessionTree/session': (agentId: string) => Promise<SessionStatus>
     'sessionTree/summarize': (agentId: string, branch: string) => Promise<BranchSummary>
+    'sessionTree/summarizeWith': (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
   }
   interface TypeRTRemoteNamespaceMap {
     'sessionTree': TypeRTRemoteNamespace$73657373696f6e54726565

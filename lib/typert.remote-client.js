@@ -4,10 +4,35 @@ import { z } from 'zod'
 const JsonValueRemoteCodec$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema))])
 const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema2)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema2))])
 const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
+const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])
+const JsonValueRemoteCodec$schema5 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -56,10 +81,244 @@ const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'targets': z.array(z.string()).readonly(),
 })).readonly(),
 })
+const dsh_session_tree_sessionTree_compare_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_compare_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_compare_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_compare_result$schema = z.object({
+  'pathLengths': z.object({
+  'a': z.number().readonly(),
+  'b': z.number().readonly(),
+}).readonly(),
+  'ancestor': z.union([z.literal(null), z.string()]).readonly(),
+  'commonLength': z.number().readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'path': z.array(z.string()).readonly(),
+  'totals': z.object({
+  'nodes': z.number().readonly(),
+  'messages': z.number().readonly(),
+  'usage': z.record(z.string(), z.number()).readonly().readonly(),
+  'tokens': z.union([z.literal(null), z.number()]).readonly(),
+  'cost': z.union([z.literal(null), z.number()]).readonly(),
+  'nodesWithUsage': z.number().readonly(),
+  'assistantMessages': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'path': z.array(z.string()).readonly(),
+  'totals': z.object({
+  'nodes': z.number().readonly(),
+  'messages': z.number().readonly(),
+  'usage': z.record(z.string(), z.number()).readonly().readonly(),
+  'tokens': z.union([z.literal(null), z.number()]).readonly(),
+  'cost': z.union([z.literal(null), z.number()]).readonly(),
+  'nodesWithUsage': z.number().readonly(),
+  'assistantMessages': z.number().readonly(),
+}).readonly(),
+}).readonly(),
+  'rows': z.array(z.union([z.object({
+  'kind': z.literal("pair").readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+  'diff': z.object({
+  'same': z.boolean().readonly(),
+  'text': z.union([z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly(),
+  'toolCalls': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'name': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'nameA': z.string().readonly(),
+  'nameB': z.string().readonly(),
+  'arguments': z.array(z.union([z.object({
+  'kind': z.literal("removed").readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'path': z.string().readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'text': z.union([z.undefined(), z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly().optional(),
+})])).readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+})])).readonly(),
+  'toolResults': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+}), z.object({
+  'kind': z.literal("changed").readonly(),
+  'text': z.union([z.object({
+  'kind': z.literal("words").readonly(),
+  'parts': z.array(z.union([z.object({
+  'kind': z.literal("same").readonly(),
+  'text': z.string().readonly(),
+  'elided': z.union([z.undefined(), z.number()]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("removed").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("added").readonly(),
+  'text': z.string().readonly(),
+})])).readonly(),
+  'removed': z.number().readonly(),
+  'added': z.number().readonly(),
+}), z.object({
+  'kind': z.literal("whole").readonly(),
+  'reason': z.union([z.literal("size"), z.literal("edits"), z.literal("budget")]).readonly(),
+  'a': z.string().readonly(),
+  'b': z.string().readonly(),
+})]).readonly(),
+  'errorA': z.boolean().readonly(),
+  'errorB': z.boolean().readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'content': z.string().readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'content': z.string().readonly(),
+})])).readonly(),
+}).readonly(),
+}), z.object({
+  'kind': z.literal("only_a").readonly(),
+  'a': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+}), z.object({
+  'kind': z.literal("only_b").readonly(),
+  'b': z.object({
+  'nodeId': z.string().readonly(),
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'role': z.union([z.undefined(), z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly().optional(),
+  'text': z.string().readonly(),
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+}))]).readonly().optional(),
+  'toolResults': z.union([z.undefined(), z.array(z.object({
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}))]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'tokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+}).readonly(),
+})])).readonly(),
+  'omittedRows': z.number().readonly(),
+  'changedRows': z.number().readonly(),
+})
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'sessionId': z.string().readonly(),
   'messages': z.array(z.object({
+  'toolCalls': z.union([z.undefined(), z.array(z.object({
+  'id': z.string().readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}))]).readonly().optional(),
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
   'name': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -70,7 +329,22 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })).readonly(),
 })
@@ -169,6 +443,90 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'forkCount': z.number().readonly(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_forkWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_forkWith_parameter_3$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_forkWith_result$schema = z.object({
+  'cursor': z.string().readonly(),
+  'branch': z.string().readonly(),
+  'forkCount': z.number().readonly(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -190,6 +548,29 @@ const dsh_session_tree_sessionTree_forward_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -208,6 +589,27 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_gc_parameter_0$schema = z.boolean()
+const dsh_session_tree_sessionTree_gc_result$schema = z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
   'path': z.union([z.literal(null), z.string()]).readonly(),
@@ -259,6 +661,88 @@ const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(
 const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_jumpWith_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_jumpWith_parameter_2$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_jumpWith_result$schema = z.object({
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -303,7 +787,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -315,10 +799,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -331,6 +815,25 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })
 const dsh_session_tree_sessionTree_list_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_list_result$schema = z.object({
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'activeBranch': z.string().readonly(),
@@ -393,10 +896,41 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+})
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_openAsNewSession_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'title': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'messages': z.number().readonly(),
+  'seedEvents': z.number().readonly(),
+  'workspaceId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'adopted': z.boolean().readonly(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.literal("SIDECAR_IO").readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_outline_result$schema = z.object({
@@ -461,7 +995,22 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
@@ -485,6 +1034,29 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'move': z.union([z.undefined(), z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
   'switch': z.union([z.undefined(), z.object({
   'appendedEvents': z.number().readonly(),
   'copies': z.number().readonly(),
@@ -755,6 +1327,45 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'branch': z.string().readonly(),
 })]).readonly().optional(),
   'hostedUsage': z.union([z.undefined(), z.record(z.string(), z.number()).readonly()]).readonly().optional(),
+  'lineage': z.union([z.undefined(), z.object({
+  'forkedFrom': z.union([z.undefined(), z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'forkedTo': z.array(z.object({
+  'exists': z.boolean().readonly(),
+  'session': z.string().readonly(),
+  'node': z.string().readonly(),
+  'time': z.string().readonly(),
+  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
+  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'orphanSidecars': z.union([z.undefined(), z.object({
+  'scannedAt': z.string().readonly(),
+  'orphans': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'removed': z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'dir': z.string().readonly(),
+  'since': z.string().readonly(),
+  'removableAt': z.string().readonly(),
+})).readonly(),
+  'problems': z.array(z.object({
+  'dir': z.string().readonly(),
+  'message': z.string().readonly(),
+})).readonly(),
+  'dryRun': z.boolean().readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),
@@ -783,7 +1394,51 @@ const dsh_session_tree_sessionTree_summarize_result$schema = z.object({
   'nodeId': z.string().readonly(),
   'summary': z.string().readonly(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
   'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema = z.string()
+const dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema = z.object({
+  'writer': z.union([z.undefined(), z.literal("model"), z.literal("extractive")]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_summarizeWith_result$schema = z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })
 
@@ -813,7 +1468,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -838,7 +1493,52 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":157,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/compare',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'compare',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:agentId',
+            schema: dsh_session_tree_sessionTree_compare_parameter_0$schema,
+          },
+        },
+        {
+          name: 'a',
+          wire: 'a',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:a',
+            schema: dsh_session_tree_sessionTree_compare_parameter_1$schema,
+          },
+        },
+        {
+          name: 'b',
+          wire: 'b',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compare:b',
+            schema: dsh_session_tree_sessionTree_compare_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CompareResult',
+        schema: dsh_session_tree_sessionTree_compare_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":222,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -863,7 +1563,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":148,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -888,7 +1588,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":313,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":456,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -933,7 +1633,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":258,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":372,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -958,7 +1658,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":246,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":360,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -993,7 +1693,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":252,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":366,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1038,7 +1738,62 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":185,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":262,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/forkWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'forkWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:agentId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:nodeId',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/forkWith:branch',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_2$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_forkWith_parameter_3$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ForkResult',
+        schema: dsh_session_tree_sessionTree_forkWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":268,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1063,7 +1818,32 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":287,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/gc',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'gc',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'dryRun',
+          wire: 'dryRun',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/gc:dryRun',
+            schema: dsh_session_tree_sessionTree_gc_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#GcResult',
+        schema: dsh_session_tree_sessionTree_gc_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":432,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1088,7 +1868,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":304,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":447,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1123,7 +1903,52 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":176,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/jumpWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'jumpWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:agentId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/jumpWith:nodeId',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#TreeMoveOptions',
+            schema: dsh_session_tree_sessionTree_jumpWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#MoveResult',
+        schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":250,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1168,7 +1993,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":210,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":295,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -1190,10 +2015,45 @@ export const TYPERT_REMOTE = {
       ],
       result: {
         mode: 'strict',
-        typeSymbol: 'dsh-session-tree/tree#SessionTreeView',
+        typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/openAsNewSession',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'openAsNewSession',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:agentId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema,
+          },
+        },
+        {
+          name: 'nodeId',
+          wire: 'nodeId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/openAsNewSession:nodeId',
+            schema: dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#NewSessionResult',
+        schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":419,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -1218,7 +2078,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":130,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":164,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -1253,7 +2113,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":395,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -1298,7 +2158,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":270,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":384,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -1333,7 +2193,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":264,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":378,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -1358,7 +2218,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":139,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":173,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -1393,7 +2253,52 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":220,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":310,"column":9},
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/summarizeWith',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'summarizeWith',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:agentId',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_0$schema,
+          },
+        },
+        {
+          name: 'branch',
+          wire: 'branch',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/summarizeWith:branch',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_1$schema,
+          },
+        },
+        {
+          name: 'options',
+          wire: 'options',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#SummarizeOptions',
+            schema: dsh_session_tree_sessionTree_summarizeWith_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#BranchSummary',
+        schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":316,"column":9},
     },
   ],
 }

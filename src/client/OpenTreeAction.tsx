@@ -6,7 +6,7 @@
  */
 import type { ReactNode } from 'react'
 import { DICTIONARIES, type HostLocale } from './i18n.ts'
-import { useTranslate } from './TreePanel.tsx'
+import { useTranslate } from './useTranslate.ts'
 
 export interface OpenTreeActionProps {
   readonly hostLocale: () => HostLocale | undefined

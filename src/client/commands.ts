@@ -40,7 +40,7 @@ export function availableActions(index: TreeIndex | undefined, nodeId: string | 
 }
 
 /** Validation failures, as i18n keys. */
-export type InputProblem = 'nameRequired' | 'nameTooLong' | 'nameInvalid' | 'nameExists' | 'labelTooLong' | 'labelInvalid' | 'labelExists'
+export type InputProblem = 'nameRequired' | 'nameTooLong' | 'nameInvalid' | 'nameBidi' | 'nameExists' | 'labelTooLong' | 'labelInvalid' | 'labelBidi' | 'labelExists'
 
 /** Branch names: the tree's rules (trimmed, 1–100 printable characters), not an existing branch. */
 export function validateBranchName(raw: string, existing: ReadonlySet<string>): { value: string } | { problem: InputProblem } {
@@ -49,6 +49,7 @@ export function validateBranchName(raw: string, existing: ReadonlySet<string>): 
     case 'empty': return { problem: 'nameRequired' }
     case 'tooLong': return { problem: 'nameTooLong' }
     case 'control': return { problem: 'nameInvalid' }
+    case 'bidi': return { problem: 'nameBidi' }
   }
   if (existing.has(value)) return { problem: 'nameExists' }
   return { value }
@@ -64,10 +65,25 @@ export function validateLabel(raw: string, nodeId: string, labels: ReadonlyMap<s
     case 'empty': return { value: null }
     case 'tooLong': return { problem: 'labelTooLong' }
     case 'control': return { problem: 'labelInvalid' }
+    case 'bidi': return { problem: 'labelBidi' }
   }
   const owner = labels.get(value)
   if (owner !== undefined && owner !== nodeId) return { problem: 'labelExists' }
   return { value }
+}
+
+/**
+ * What is wrong with a name or label while it is typed (or pasted): only the
+ * problems more typing cannot fix (too long, forbidden characters), so an
+ * input is never cut silently and an empty field is not an error yet.
+ */
+export function typingProblem(kind: 'fork' | 'label', raw: string): InputProblem | undefined {
+  const value = raw.trim()
+  const problem = nameProblem(value, kind === 'fork' ? MAX_NAME_LENGTH : MAX_LABEL_LENGTH)
+  if (problem === 'tooLong') return kind === 'fork' ? 'nameTooLong' : 'labelTooLong'
+  if (problem === 'control') return kind === 'fork' ? 'nameInvalid' : 'labelInvalid'
+  if (problem === 'bidi') return kind === 'fork' ? 'nameBidi' : 'labelBidi'
+  return undefined
 }
 
 /** A suggested name for a new branch at a node: `branch-N`, the first free N. */
@@ -93,6 +109,8 @@ export type KeyCommand =
   | { readonly kind: 'fork'; readonly id: string }
   | { readonly kind: 'label'; readonly id: string }
   | { readonly kind: 'summarize'; readonly id: string }
+  | { readonly kind: 'fold'; readonly id: string }
+  | { readonly kind: 'unfold'; readonly id: string }
   | { readonly kind: 'search' }
   | { readonly kind: 'back' }
   | { readonly kind: 'forward' }
@@ -102,6 +120,7 @@ export type KeyCommand =
 export const KEY_HELP: ReadonlyArray<readonly [string, string]> = [
   ['↑ ↓', 'keys.move'],
   ['← →', 'keys.parentChild'],
+  ['− +', 'keys.fold'],
   ['Enter', 'keys.jump'],
   ['f', 'keys.fork'],
   ['l', 'keys.label'],
@@ -146,11 +165,19 @@ export function keyCommand(layout: Layout, selected: string | null, cursor: stri
       return select(at < 0 ? 0 : at + pageSize)
     case 'PageUp':
       return select(at < 0 ? 0 : at - pageSize)
+    // As in an ARIA tree view: ← folds an open fork point, → opens a folded one.
     case 'ArrowLeft':
       if (!current) return select(0)
+      if (current.foldable && current.hidden === undefined) return { kind: 'fold', id: current.id }
       return current.parentId !== null && layout.indexOf.has(current.parentId) ? { kind: 'select', id: current.parentId } : null
+    case '-':
+      return current?.foldable && current.hidden === undefined ? { kind: 'fold', id: current.id } : null
+    case '+':
+    case '=':
+      return current?.hidden !== undefined ? { kind: 'unfold', id: current.id } : null
     case 'ArrowRight': {
       if (!current) return select(0)
+      if (current.hidden !== undefined) return { kind: 'unfold', id: current.id }
       const next = rows[at + 1]
       return next && next.parentId === current.id ? { kind: 'select', id: next.id } : null
     }

@@ -14,6 +14,7 @@ import type {
   SessionStatus,
   SessionTreeOutline,
   TreeNode,
+  CompareResult,
 } from '../types.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
@@ -30,6 +31,8 @@ export interface TreeRemote {
   forward(agentId: string): Promise<Result<MoveResult>>
   label(agentId: string, nodeId: string, label: string | null): Promise<Result<TreeNode>>
   summarize(agentId: string, branch: string): Promise<Result<BranchSummary>>
+  /** Optional: fakes of older tests lack it (then the compare view reports CLIENT_ERROR). */
+  compare?(agentId: string, a: string, b: string): Promise<Result<CompareResult>>
 }
 
 export interface PanelError {
@@ -68,6 +71,8 @@ export interface ControllerOptions {
   readonly intervalMs?: number
   /** Performance marks (`session-tree:*`), default on when `performance.mark` exists. */
   readonly marks?: boolean
+  /** How long a success notice stays (default 6000 ms): it reports the action just done, not the state for ever. */
+  readonly noticeMs?: number
 }
 
 const failure = (code: string, message: string): PanelError => ({ code, message })
@@ -95,6 +100,8 @@ export class TreeController {
   private readonly intervalMs: number
   private readonly marks: boolean
   private timer: ReturnType<typeof setTimeout> | undefined
+  private noticeTimer: ReturnType<typeof setTimeout> | undefined
+  private readonly noticeMs: number
   private users = 0
   private polling: Promise<void> | undefined
   private revision: string | undefined
@@ -108,6 +115,7 @@ export class TreeController {
     this.remote = remote
     this.agentId = agentId
     this.intervalMs = options.intervalMs ?? 1000
+    this.noticeMs = options.noticeMs ?? 6000
     this.marks = options.marks ?? (typeof performance !== 'undefined' && typeof performance.mark === 'function')
   }
 
@@ -117,6 +125,17 @@ export class TreeController {
     this.listeners.add(listener)
     return () => {
       this.listeners.delete(listener)
+    }
+  }
+
+  /** Two nodes side by side (read-only: the panel state does not change). */
+  compare = async (a: string, b: string): Promise<Result<CompareResult>> => {
+    try {
+      const remote = await this.remote()
+      if (!remote.compare) return { ok: false, error: failure('CLIENT_ERROR', 'this remote has no compare method') }
+      return await remote.compare(this.agentId, a, b)
+    } catch (reason) {
+      return { ok: false, error: errorOf(reason) }
     }
   }
 
@@ -136,6 +155,7 @@ export class TreeController {
   dispose(): void {
     this.disposed = true
     this.clearTimer()
+    if (this.noticeTimer !== undefined) clearTimeout(this.noticeTimer)
     this.listeners.clear()
   }
 
@@ -152,6 +172,10 @@ export class TreeController {
 
   dismissError(): void {
     if (this.state.actionError) this.set({ actionError: undefined })
+  }
+
+  dismissNotice(): void {
+    if (this.state.notice) this.set({ notice: undefined })
   }
 
   // ------------------------------------------------------------- actions
@@ -209,7 +233,14 @@ export class TreeController {
     // Show the moved tree together with the notice (no flash of the old cursor).
     if (changesTree) await this.refresh(true)
     if (this.disposed) return true
-    this.set({ busy: undefined, notice: notice(result.value) })
+    const shown = notice(result.value)
+    this.set({ busy: undefined, notice: shown })
+    // The notice retires on its own (or with the next change the panel did not make, see `poll`).
+    if (this.noticeTimer !== undefined) clearTimeout(this.noticeTimer)
+    this.noticeTimer = setTimeout(() => {
+      this.noticeTimer = undefined
+      if (this.state.notice === shown) this.set({ notice: undefined })
+    }, this.noticeMs)
     return true
   }
 

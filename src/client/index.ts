@@ -26,6 +26,7 @@ import { translator, resolveLocale, type HostLocale } from './i18n.ts'
 import { OpenTreeAction } from './OpenTreeAction.tsx'
 import { asChatRemote, asTreeRemote, TYPERT_REMOTE, type GeneratedSessionTree } from './remote.ts'
 import { injectStyles } from './styles.ts'
+import { injectLineageStyles, type LineageActions } from './Lineage.tsx'
 import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
 import type { ChatPager } from './chat/store.ts'
 import { ChatStores } from './chat/stores.ts'
@@ -98,6 +99,22 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   const hostLocale = (): HostLocale | undefined => ctx.get('locale') as HostLocale | undefined
   const t = (): ReturnType<typeof translator> => translator(resolveLocale(hostLocale()))
 
+  // Sessions across sessions: the lineage strip's buttons, and the host's session selection for its links.
+  ctx.effect(() => injectLineageStyles(), 'session-tree: lineage styles')
+  const hostSessions = (): { open(id: string): void; refresh(): Promise<unknown> } | undefined =>
+    ctx.get('sessions' as never) as unknown as { open(id: string): void; refresh(): Promise<unknown> } | undefined
+  const lineage: LineageActions = {
+    openAsNewSession: (agentId, nodeId) => remote().then((r) => r.openAsNewSession(agentId, nodeId)),
+    gc: (dryRun) => remote().then((r) => r.gc(dryRun)),
+    openSession: async (sessionId) => {
+      const sessions = hostSessions()
+      if (!sessions) return
+      // A session made a moment ago may not be in the host's list yet.
+      await sessions.refresh().catch(() => undefined)
+      sessions.open(sessionId)
+    },
+  }
+
   const controllers = new Map<string, TreeController>()
   const controllerFor = (sessionId: string): TreeController => {
     let controller = controllers.get(sessionId)
@@ -119,7 +136,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
         id: 'session-tree',
         order: 30,
         label: () => t()('tab'),
-        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale }),
+        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale, lineage }),
       },
       TreePanel as (props: never) => ReactNode,
     ),

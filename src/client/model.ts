@@ -40,6 +40,13 @@ export interface TreeIndex {
   readonly labels: ReadonlyMap<string, string>
   /** Nodes that no root reaches (a dangling or cyclic parent chain); never expected. */
   readonly unreachable: number
+  /**
+   * Tool-only assistant requests drawn as their tool call's row: the request
+   * `read({...})` and the call `read(...) → result` are one exchange, one row.
+   */
+  readonly absorbed: ReadonlySet<string>
+  /** The nodes the panel draws as rows when nothing is filtered (`byId.size - absorbed.size`). */
+  readonly rowTotal: number
 }
 
 /** Build the index. Nodes whose parent is not in the view count as roots. */
@@ -90,7 +97,22 @@ export function indexTree(view: SessionTreeOutline): TreeIndex {
   }
   const labels = new Map<string, string>()
   for (const node of byId.values()) if (node.label !== undefined) labels.set(node.label, node.nodeId)
-  return { view, byId, order, children, parentOf, cursorPath, headsAt, branchNames: new Set(heads.keys()), labels, unreachable: byId.size - order.length }
+  const absorbed = new Set<string>()
+  for (const node of byId.values()) if (absorbsIntoCall(node, children.get(node.nodeId), byId, view.cursor, headsAt)) absorbed.add(node.nodeId)
+  return { view, byId, order, children, parentOf, cursorPath, headsAt, branchNames: new Set(heads.keys()), labels, unreachable: byId.size - order.length, absorbed, rowTotal: byId.size - absorbed.size }
+}
+
+/**
+ * Whether a tool-only assistant request is drawn as its call's row: its only
+ * child is the tool-call node of its first call, and nothing marks the request
+ * itself (the cursor, a label, a branch head) that the call row would hide.
+ */
+function absorbsIntoCall(node: TreeNode, kids: readonly string[] | undefined, byId: ReadonlyMap<string, TreeNode>, cursor: string | null, headsAt: ReadonlyMap<string, readonly string[]>): boolean {
+  if (kids?.length !== 1 || node.nodeId === cursor || node.label !== undefined || headsAt.has(node.nodeId) || !isToolRequest(node)) return false
+  const first = parts(node).find((p) => p.type === 'tool_call')
+  const child = byId.get(kids[0]!)
+  const call = child?.type === 'tool_call' ? parts(child).find((p) => p.type === 'tool_call') : undefined
+  return first?.type === 'tool_call' && call?.type === 'tool_call' && call.id === first.id
 }
 
 // ---------------------------------------------------------------------------
@@ -256,15 +278,19 @@ export interface Row {
   readonly childCount: number
   /** All direct children in the tree (a fork point has two or more). */
   readonly forkCount: number
+  /** A fork point of the layout (two or more visible children): it can be folded. */
+  readonly foldable: boolean
+  /** Folded: how many rows below it are hidden. */
+  readonly hidden?: number
 }
 
 export interface Layout {
   readonly rows: readonly Row[]
   /** Row index per node id (visible rows only). */
   readonly indexOf: ReadonlyMap<string, number>
-  /** Number of nodes in the tree. */
+  /** Rows of the whole tree, unfiltered and unfolded (`TreeIndex.rowTotal`). */
   readonly total: number
-  /** Number of nodes that matched (equals rows.length). */
+  /** Rows that matched: `rows.length` plus the rows folds hide. */
   readonly shown: number
 }
 
@@ -272,6 +298,8 @@ export interface LayoutOptions {
   readonly filter?: FilterMode
   /** Raw query; see `normalizeQuery`. */
   readonly query?: string
+  /** Fork points whose branches are folded away (as Pi's `/tree` folds). */
+  readonly folded?: ReadonlySet<string>
 }
 
 /**
@@ -284,7 +312,9 @@ export function layoutTree(index: TreeIndex, options: LayoutOptions = {}): Layou
   const filter = options.filter ?? 'all'
   const query = normalizeQuery(options.query ?? '')
   const everything = filter === 'all' && query === ''
-  const visible = (node: TreeNode): boolean => everything || (passesFilter(node, filter) && matchesQuery(index, node, query))
+  const folded = options.folded
+  const absorbed = index.absorbed
+  const visible = (node: TreeNode): boolean => !absorbed.has(node.nodeId) && (everything || (passesFilter(node, filter) && matchesQuery(index, node, query)))
 
   // Visible parent of each visible node, and visible children per visible parent.
   const kids = new Map<string | null, string[]>()
@@ -300,7 +330,9 @@ export function layoutTree(index: TreeIndex, options: LayoutOptions = {}): Layou
       const list = kids.get(parentAnchor)
       if (list) list.push(id)
       else kids.set(parentAnchor, [id])
-      if (parentAnchor !== treeParent) elided.add(id)
+      // A request drawn as its call's row hides nothing: the line stays solid.
+      const drawnParent = treeParent !== null && absorbed.has(treeParent) ? (index.parentOf.get(treeParent) ?? null) : treeParent
+      if (parentAnchor !== drawnParent) elided.add(id)
     } else {
       anchorOf.set(id, parentAnchor)
     }
@@ -329,6 +361,8 @@ export function layoutTree(index: TreeIndex, options: LayoutOptions = {}): Layou
     const item = stack.pop()!
     const node = index.byId.get(item.id)!
     const visibleKids = kids.get(item.id) ?? []
+    const foldable = visibleKids.length > 1
+    const fold = foldable && folded?.has(item.id) === true
     indexOf.set(item.id, rows.length)
     rows.push({
       id: item.id,
@@ -338,12 +372,39 @@ export function layoutTree(index: TreeIndex, options: LayoutOptions = {}): Layou
       branchStart: item.branchStart,
       parentId: item.parentId,
       elided: elided.has(item.id),
-      childCount: visibleKids.length,
+      childCount: fold ? 0 : visibleKids.length,
       forkCount: index.children.get(item.id)?.length ?? 0,
+      foldable,
+      ...(fold ? { hidden: countBelow(kids, item.id) } : {}),
     })
-    if (visibleKids.length > 0) pushChildren(item.id, visibleKids, item.depth, item.frame)
+    if (visibleKids.length > 0 && !fold) pushChildren(item.id, visibleKids, item.depth, item.frame)
   }
-  return { rows, indexOf, total: index.byId.size, shown: rows.length }
+  // Matches hidden by a fold still count as shown: the fold row says how many it holds.
+  let shown = rows.length
+  for (const row of rows) shown += row.hidden ?? 0
+  return { rows, indexOf, total: index.rowTotal, shown }
+}
+
+/** Visible descendants of a row (explicit stack; each folded subtree is walked once per layout). */
+function countBelow(kids: ReadonlyMap<string | null, readonly string[]>, id: string): number {
+  let count = 0
+  const stack = [...(kids.get(id) ?? [])]
+  while (stack.length > 0) {
+    const next = stack.pop()!
+    count += 1
+    for (const kid of kids.get(next) ?? []) stack.push(kid)
+  }
+  return count
+}
+
+/** The fold set without the folds that hide `id` (its ancestors), so that row shows. */
+export function unfoldTo(index: TreeIndex, folded: ReadonlySet<string>, id: string | null): ReadonlySet<string> {
+  if (id === null || folded.size === 0) return folded
+  let next: Set<string> | undefined
+  for (let at = index.parentOf.get(id) ?? null, steps = 0; at !== null && steps <= index.byId.size; at = index.parentOf.get(at) ?? null, steps++) {
+    if (folded.has(at)) (next ??= new Set(folded)).delete(at)
+  }
+  return next ?? folded
 }
 
 /** Gutter glyph of one level. */

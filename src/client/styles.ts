@@ -73,11 +73,13 @@ body[data-ds-dark-theme] .dst-root {
 .dst-seg button + button { border-left: 1px solid var(--dst-border); }
 .dst-seg button[aria-checked="true"] { background: var(--dst-active); color: var(--dst-fg); font-weight: 600; }
 .dst-search { display: inline-flex; align-items: center; flex: 1 1 180px; min-width: 140px; max-width: 360px; border: 1px solid var(--dst-border); border-radius: 8px; padding: 0 6px; background: var(--dst-bg1); }
+.dst-search input::-webkit-search-cancel-button { -webkit-appearance: none; appearance: none; display: none; }
 .dst-search input { flex: 1; min-width: 0; border: 0; outline: 0; background: transparent; color: var(--dst-fg); padding: 4px 2px; font: inherit; }
 .dst-search:focus-within { border-color: var(--dst-accent); }
 .dst-search button { border: 0; background: transparent; cursor: pointer; color: var(--dst-fg3); padding: 0 2px; }
 .dst-count { color: var(--dst-fg3); font-size: 12px; white-space: nowrap; }
 .dst-spacer { flex: 1; }
+.dst-session-actions { display: inline-flex; flex-wrap: wrap; gap: 6px; }
 .dst-btn { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--dst-border); background: var(--dst-bg); border-radius: 8px; padding: 3px 10px; cursor: pointer; white-space: nowrap; }
 .dst-btn:hover:not(:disabled) { background: var(--dst-hover); }
 .dst-btn:disabled { opacity: 0.45; cursor: default; }
@@ -99,10 +101,10 @@ body[data-ds-dark-theme] .dst-root {
 .dst-code { font-family: var(--dst-mono); font-weight: 600; }
 
 .dst-body { display: flex; flex: 1; min-height: 0; }
-.dst-tree { position: relative; flex: 1 1 60%; min-width: 0; overflow: auto; outline: none; border-right: 1px solid var(--dst-border); }
+.dst-tree { position: relative; flex: 1 1 60%; min-width: 0; overflow-x: hidden; overflow-y: auto; outline: none; border-right: 1px solid var(--dst-border); }
 .dst-tree:focus-visible { outline: 2px solid var(--dst-accent); outline-offset: -2px; }
 .dst-tree-inner { position: relative; width: 100%; }
-.dst-row { position: absolute; left: 0; right: 0; height: var(--dst-row); display: flex; align-items: center; padding: 0 10px 0 8px; cursor: pointer; white-space: nowrap; user-select: none; }
+.dst-row { position: absolute; left: 0; right: 0; height: var(--dst-row); display: flex; align-items: center; padding: 0 10px 0 8px; cursor: pointer; white-space: nowrap; user-select: none; overflow: hidden; box-sizing: border-box; }
 .dst-row:hover { background: var(--dst-hover); }
 .dst-row[data-path="true"] { background: var(--dst-path-bg); }
 .dst-row[aria-selected="true"] { background: var(--dst-select-bg); box-shadow: inset 3px 0 0 var(--dst-accent); }
@@ -125,12 +127,18 @@ body[data-ds-dark-theme] .dst-root {
 .dst-kind[data-kind="tool"] { color: var(--dst-lane-4); background: color-mix(in srgb, var(--dst-lane-4) 12%, transparent); }
 .dst-kind[data-kind="tool"][data-error="true"] { color: var(--dst-error); background: var(--dst-error-bg); }
 .dst-kind[data-kind="summary"], .dst-kind[data-kind="compaction"] { color: var(--dst-lane-6); background: color-mix(in srgb, var(--dst-lane-6) 12%, transparent); }
-.dst-text { flex: 1 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; color: var(--dst-fg); }
+.dst-text { flex: 1 1 0; min-width: 48px; overflow: hidden; text-overflow: ellipsis; color: var(--dst-fg); }
 .dst-row[data-path="false"] .dst-text { color: var(--dst-fg2); }
 .dst-text mark { background: color-mix(in srgb, #ffd43b 60%, transparent); color: inherit; border-radius: 2px; }
 .dst-tool-name { font-family: var(--dst-mono); font-size: 12px; }
 .dst-arrow { color: var(--dst-fg3); margin: 0 4px; }
-.dst-badges { display: inline-flex; gap: 4px; margin-left: 8px; flex: none; }
+/* Badges shrink (ellipsis) before the text disappears; "you are here" never does. */
+.dst-badges { display: inline-flex; gap: 4px; margin-left: 8px; flex: 0 1 auto; min-width: 0; overflow: hidden; }
+.dst-badges > .dst-badge { flex: 0 1 auto; min-width: 24px; white-space: nowrap; }
+.dst-badges > .dst-badge[data-type="cursor"], .dst-badges > .dst-badge[data-type="forks"], .dst-badges > .dst-badge[data-type="folded"] { flex: none; }
+.dst-fold { flex: none; width: 14px; margin-left: -4px; text-align: center; color: var(--dst-fg3); font-size: 11px; cursor: pointer; }
+.dst-fold:hover { color: var(--dst-fg); }
+.dst-badge[data-type="folded"] { color: var(--dst-fg2); border-style: dashed; }
 .dst-badge { font-size: 11px; line-height: 16px; padding: 0 6px; border-radius: 999px; border: 1px solid var(--dst-border); color: var(--dst-fg2); background: var(--dst-bg); max-width: 160px; overflow: hidden; text-overflow: ellipsis; }
 .dst-badge[data-type="head"] { border-color: var(--dst-lane, var(--dst-border-strong)); color: var(--dst-lane, var(--dst-fg2)); }
 .dst-badge[data-type="head"][data-active="true"] { background: var(--dst-lane, var(--dst-accent)); color: var(--dst-bg); font-weight: 600; }
@@ -140,7 +148,9 @@ body[data-ds-dark-theme] .dst-root {
 .dst-badge svg, .dst-search svg { width: 12px; height: 12px; flex: none; }
 .dst-search svg { color: var(--dst-fg3); margin: 0 2px; }
 
-.dst-preview { flex: 1 1 40%; min-width: 260px; max-width: 560px; overflow: auto; padding: 12px 14px; display: flex; flex-direction: column; gap: 10px; background: var(--dst-bg); }
+.dst-preview { flex: 1 1 40%; min-width: 0; max-width: 560px; overflow: auto; box-sizing: border-box; padding: 12px 14px; display: flex; flex-direction: column; gap: 10px; background: var(--dst-bg); }
+/* The preview scrolls as a whole: its parts keep their height instead of being squeezed to a line. */
+.dst-preview > * { flex-shrink: 0; }
 .dst-preview h3 { margin: 0; font-size: 13px; font-weight: 600; display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
 .dst-meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 0; font-size: 12px; color: var(--dst-fg2); }
 .dst-meta dt { color: var(--dst-fg3); }

@@ -19,6 +19,7 @@ import { flattenContent, MalformedEvent, parseArguments } from './content.ts'
 import { CallIdLedger, type LogWarning, type QuarantinedEvent } from './warnings.ts'
 import { nodeIdForSeq, SurfaceMirror, type Event, type NodeSource } from './surface-mirror.ts'
 import { numberField, numericRecord, origin, requireMessage, timeOf } from './event-fields.ts'
+import { carriedSummaryOf } from './carried-summary.ts'
 
 export { nodeIdForSeq, SESSION_ORIGIN, type NodeSource, type SurfaceEntry } from './surface-mirror.ts'
 
@@ -142,6 +143,17 @@ export class SessionProjector extends SurfaceMirror {
         return
     }
   }
+  /**
+   * A summary carried by a stock switch ends the switch's path: settle the
+   * switch at its target first (the fork's branch, the recorded jump), so the
+   * summary lands as the target's child on the new branch, as it did live.
+   */
+  private settleBeforeCarried(): void {
+    const switching = this.switching
+    if (!switching || switching.turn !== this.openTurn || this.tipNode !== switching.marker.target) return
+    this.settleSwitch(switching.marker)
+  }
+
   protected appendEvent(event: Event): void {
     const data = event.data
     switch (event.type) {
@@ -153,10 +165,14 @@ export class SessionProjector extends SurfaceMirror {
         const flat = flattenContent(message.content)
         const source = isRecord(message.source) ? message.source : {}
         const kind = typeof source.kind === 'string' ? source.kind : 'unknown'
+        const carried = carriedSummaryOf(message)
+        if (carried) this.settleBeforeCarried()
         const node = this.place(event, { role: 'user', content: flat.text }, {
           content: flat.parts,
           origin: origin(event.seq, message.id, kind, kind !== 'user'),
-          ...(kind === 'plugin' && typeof source.plugin === 'string' ? { metadata: { plugin: source.plugin } } : {}),
+          ...(carried
+            ? { metadata: { plugin: source.plugin as string, branchSummary: carried.facts as unknown as JsonValue }, ...(carried.line ? { summary: carried.line } : {}) }
+            : kind === 'plugin' && typeof source.plugin === 'string' ? { metadata: { plugin: source.plugin } } : {}),
         })
         this.surface[this.surface.length - 1] = { ...entry, node }
         this.sources.set(node, { kind: 'message', seq: event.seq })

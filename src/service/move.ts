@@ -16,11 +16,12 @@
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import { MAX_ID_LENGTH } from '../tree/validate.ts'
+import { checkNodeId, Invalid, MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
 import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
 import { surfaceFor, type SurfaceReport } from '../surface/surface.ts'
+import type { PlannedEvent } from '../surface/copy.ts'
 import { clipped, quoted } from './clip.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
 
@@ -52,15 +53,24 @@ export interface MoveRequest<V> {
   readonly branch?: string
   /** The tool call of the model's running step that makes this move (stock mode, `moveWithinStep`). */
   readonly withinCall?: string
+  /**
+   * A harness `user/message` appended as the new path's last event (a carried
+   * branch summary): in stock mode inside the switch, in native mode right
+   * after the selection. Refused in projection mode (nothing reaches the model there).
+   */
+  readonly carry?: Record<string, unknown>
 }
 
 type Report = SurfaceReport
 
 export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
   const { session, agent, state, mode } = found
-  const { nodeId, operation, branch, withinCall } = request
+  const { nodeId, operation, branch, withinCall, carry } = request
   if (withinCall !== undefined && mode !== 'stock') {
     return fail('SURFACE_UNAVAILABLE', `a move inside a running step needs stock mode (this session is in ${mode} mode)`, { mode })
+  }
+  if (carry !== undefined && mode === 'projection') {
+    return fail('SURFACE_UNAVAILABLE', 'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead', { mode })
   }
   const tree = state.projector.tree
   let target = nodeId
@@ -68,6 +78,13 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   if (nodeId !== undefined && nodeId !== null) {
     if (nodeId.length > MAX_ID_LENGTH) {
       return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, { nodeId: clipped(nodeId) })
+    }
+    // A string that can never be a node id ('' , padded, control characters) is a bad argument, not a missing node.
+    try {
+      checkNodeId(nodeId)
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error
+      return fail('INVALID_ARGUMENT', error.reason, { nodeId: clipped(nodeId) })
     }
     if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${quoted(nodeId)}`, { nodeId })
     if (mode !== 'projection') {
@@ -113,7 +130,7 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   let report: Report | undefined
   let harnessProblem: string | undefined
   try {
-    const followed = await follow(deps, found, destination, branch, withinCall, move.branch)
+    const followed = await follow(deps, found, destination, branch, withinCall, move.branch, carry)
     if (!followed.ok) {
       pending.value.rollback()
       return followed
@@ -158,10 +175,25 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
 
 /**
  * Make the model history follow the tree to `destination`: the session's surface does.
- * `lane` (the branch active after the move) is written with the switch for people reading the log.
+ * `lane` (the branch active after the move) is written with the switch for people reading the log;
+ * `carry` (a carried branch summary) is appended as the new path's last event.
  */
-function follow(deps: MoveDeps, found: Resolved, destination: string | null, branch: string | undefined, withinCall: string | undefined, lane: string | undefined): Promise<TreeResult<Report | undefined>> {
+function follow(
+  deps: MoveDeps,
+  found: Resolved,
+  destination: string | null,
+  branch: string | undefined,
+  withinCall: string | undefined,
+  lane: string | undefined,
+  carry: Record<string, unknown> | undefined,
+): Promise<TreeResult<Report | undefined>> {
   const { session, agent, state, mode } = found
   const surface = surfaceFor(mode, { session, agent, projector: state.projector, switcher: deps.switcher, flush: (live) => deps.flush(live as HarnessSession) })
-  return surface.follow(destination, { ...(branch === undefined ? {} : { branch }), ...(withinCall === undefined ? {} : { withinCall }), ...(lane === undefined ? {} : { lane }) })
+  const tail: PlannedEvent[] | undefined = carry === undefined ? undefined : [{ type: 'user/message', data: carry, intent: { surfaceOp: 'append' } }]
+  return surface.follow(destination, {
+    ...(branch === undefined ? {} : { branch }),
+    ...(withinCall === undefined ? {} : { withinCall }),
+    ...(lane === undefined ? {} : { lane }),
+    ...(tail === undefined ? {} : { tail }),
+  })
 }

@@ -34,11 +34,19 @@ import { applyMove, type HarnessSession, type MoveDeps, type MoveRequest, type R
 import { SessionQueue } from './queue.ts'
 import { draftSummary } from './summarizer.ts'
 import { buildChatPath, type ChatPath } from './chat-path.ts'
-import type { ForkResult, MoveResult, SessionStatus, SurfaceMode, TreeMove } from './wire.ts'
+import type { ForkResult, MoveResult, SessionStatus, SummarizeOptions, SummaryChoice, SurfaceMode, TreeMove, TreeMoveOptions } from './wire.ts'
+import { branchPart, checkMoveOptions, checkSummaryChoice, MAX_INSTRUCTIONS, writeSummary } from './branch-summary.ts'
+import { routeOf, summarizedMove, type SummaryMoveDeps } from './summary-move.ts'
+import type { SummaryLlm } from './model-summary.ts'
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { WORKSPACE_CONFIG, workspaceMovesFor, type ResolvedSession, type WorkspaceConfig, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
+import { compare as compareNodes } from '../tree/compare.ts'
+import { boundedComparison, COMPARE_MAX_ROWS, type CompareResult } from './compare-wire.ts'
 import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
+import { DEFAULT_ORPHAN_GRACE_MS, SessionLineage } from './lineage.ts'
+import type { GcResult, NewSessionResult } from './lineage-wire.ts'
+import type { SessionTreeListing } from './wire.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -56,6 +64,10 @@ export interface Config {
   readonly switchTimeoutMs?: number
   /** Workspace checkpoints (files per node, restores). */
   readonly workspace?: Partial<WorkspaceConfig>
+  /** How long the session's model may take to write a branch summary (ms, default 30 000); then the extractive digest stands in. */
+  readonly summaryTimeoutMs?: number
+  /** How long a sidecar whose session is gone is kept before a scan removes it (ms, default 7 days). */
+  readonly orphanGraceMs?: number
 }
 
 export class SessionTreeService extends TypertRemoteService {
@@ -66,6 +78,8 @@ export class SessionTreeService extends TypertRemoteService {
     surfaceMode: s.union(['auto', 'native', 'stock', 'projection']).default('auto'),
     switchTimeoutMs: s.natural().default(30_000),
     workspace: WORKSPACE_CONFIG,
+    summaryTimeoutMs: s.natural().default(30_000),
+    orphanGraceMs: s.natural().default(DEFAULT_ORPHAN_GRACE_MS),
   }) as unknown as s<Config>
 
   /** Keeps trees in step with harness logs; shared with the tool companion through the store. */
@@ -73,11 +87,14 @@ export class SessionTreeService extends TypertRemoteService {
   readonly store: SessionTreeStore
   private readonly switcher: StockSwitcher
   private readonly settings: Config & { readonly switchTimeoutMs: number }
+  private readonly summaryDeps: SummaryMoveDeps
   /** One FIFO of mutating calls per session. */
   private readonly queue = new SessionQueue()
   private readonly moveDeps: MoveDeps
   /** Workspace checkpoints: capture (harness layer) and the files half of moves. */
   private readonly workspaceMoves: WorkspaceMoves
+  /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
+  readonly lineage: SessionLineage
 
   constructor(ctx: Context, config: Partial<Config> = {}) {
     super(ctx, 'sessionTree')
@@ -90,6 +107,11 @@ export class SessionTreeService extends TypertRemoteService {
       timeoutMs: this.settings.switchTimeoutMs, estimator: () => meterEstimator(this.ctx.get('tokenMeter' as never)),
     })
     this.moveDeps = { sync: this.sync, switcher: this.switcher, flush: async (session) => { await this.ctx.sessions.flush(session as never) } }
+    this.summaryDeps = {
+      llm: () => this.ctx.get('llm' as never) as SummaryLlm | undefined,
+      timeoutMs: config.summaryTimeoutMs ?? 30_000,
+      record: (sessionId, summary) => this.recordSummary(sessionId, summary),
+    }
     // Nothing below may throw into the harness: a failure costs the tree, never the session.
     ctx.on('session/created', (session) => this.guard(() => this.sync.attach(session)))
     ctx.on('session/event', (session, event) => this.guard(() => {
@@ -100,6 +122,18 @@ export class SessionTreeService extends TypertRemoteService {
       this.sync.detach(session.id)
       this.workspaceMoves?.registry.forget(session.id)
     }))
+    this.lineage = new SessionLineage({
+      ctx, sync: this.sync, sidecarRoot: this.settings.sidecarRoot, graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
+      warn: (message) => this.ctx.logger('session-tree').warn(message),
+    })
+    // After the tree's own `session/created` listener above: the host fork's tree is projected by then.
+    ctx.on('session/created', (session) => this.guard(() => this.lineage.noteCreated(session as never)))
+    // One scan at start: sidecars whose session is gone are reported, and removed once past their grace period.
+    ctx.inject(['sessionPersistence'], () => {
+      void this.lineage.scan().then((scanned) => {
+        if (!scanned.ok) this.ctx.logger('session-tree').warn(`orphan scan: ${scanned.error.message}`)
+      })
+    })
     ctx.on('agent/pre-step', (payload, next) => this.switcher.preStep(payload, next), { prepend: true })
     this.workspaceMoves = workspaceMovesFor(ctx, this.settings.sidecarRoot, config.workspace, {
       resolveLoaded: (agentId) => this.resolvedSession(this.resolveLoaded(agentId)),
@@ -118,10 +152,10 @@ export class SessionTreeService extends TypertRemoteService {
 
   /** The whole tree: nodes, branches, cursor. No side effects. */
   @Remote
-  async list(agentId: string): Promise<SessionTreeView> {
+  async list(agentId: string): Promise<SessionTreeListing> {
     return this.run(() => {
       const found = this.resolveLoaded(agentId)
-      return found.ok ? ok(found.value.state.projector.tree.view()) : found
+      return found.ok ? ok({ ...found.value.state.projector.tree.view(), lineage: this.lineage.view(found.value.session) }) : found
     })
   }
 
@@ -139,16 +173,31 @@ export class SessionTreeService extends TypertRemoteService {
   async session(agentId: string): Promise<SessionStatus> {
     return this.run(() => {
       const found = this.resolveLoaded(agentId)
-      return found.ok ? ok(this.status(found.value)) : found
+      if (!found.ok) return found
+      const orphanSidecars = this.lineage.lastScan()
+      return ok({ ...this.status(found.value), lineage: this.lineage.view(found.value.session), ...(orphanSidecars ? { orphanSidecars } : {}) })
     })
   }
 
-  /** The active path plus a digest of every off-path branch. No side effects. */
+  /**
+   * The active path (tool calls included) plus a digest of every off-path
+   * branch: its recorded summary, else an extractive digest written now (no
+   * model call, nothing recorded). No side effects.
+   */
   @Remote
   async export(agentId: string): Promise<LinearExport> {
-    return this.run(() => {
+    return this.run(async () => {
       const found = this.resolveLoaded(agentId)
-      return found.ok ? found.value.state.projector.tree.linearExport() : found
+      if (!found.ok) return found
+      const tree = found.value.state.projector.tree
+      const exported = tree.linearExport()
+      if (!exported.ok) return exported
+      const branches: BranchSummary[] = []
+      for (const branch of exported.value.branches) {
+        const drafted = branch.fallback ? await draftSummary(tree, branch.branch) : undefined
+        branches.push(drafted?.ok ? drafted.value : branch)
+      }
+      return ok({ ...exported.value, branches })
     })
   }
 
@@ -164,6 +213,21 @@ export class SessionTreeService extends TypertRemoteService {
     })
   }
 
+  /**
+   * Two nodes side by side: their last common ancestor, both paths after it
+   * aligned, word and tool-call diffs, token and cost totals per side
+   * (bounded, see `compare-wire.ts`). No side effects.
+   */
+  @Remote
+  async compare(agentId: string, a: string, b: string): Promise<CompareResult> {
+    return this.run(() => {
+      const found = this.resolveLoaded(agentId)
+      if (!found.ok) return found
+      const compared = compareNodes(found.value.state.projector.tree, a, b, { maxRows: COMPARE_MAX_ROWS })
+      return compared.ok ? ok(boundedComparison(compared.value)) : compared
+    })
+  }
+
   // -------------------------------------------------------------- movement
 
   /**
@@ -174,20 +238,41 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async jump(agentId: string, nodeId: string | null): Promise<MoveResult> {
+    return this.jumpWith(agentId, nodeId, {})
+  }
+
+  /**
+   * `jump` with options: `summary` summarizes the part the move leaves (the
+   * session's model writes it, with the extractive fallback) and, with
+   * `carry: true`, appends it to the new path, where the model reads it.
+   */
+  @Remote
+  async jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<MoveResult> {
     return this.run(() => this.serial(agentId, async () => {
       if (nodeId !== null && typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
-      return this.move(agentId, { nodeId, operation: (tree, target) => tree.jump(target ?? null) })
+      const summary = checkMoveOptions(options)
+      if (!summary.ok) return summary
+      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.jump(target ?? null) }, summary.value)
+      return moved.ok ? ok(moved.value.move) : moved
     }))
   }
 
   /** Park a new named branch at a node and move there (the model history follows). */
   @Remote
   async fork(agentId: string, nodeId: string, branch: string): Promise<ForkResult> {
+    return this.forkWith(agentId, nodeId, branch, {})
+  }
+
+  /** `fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node). */
+  @Remote
+  async forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<ForkResult> {
     return this.run(() => this.serial(agentId, async () => {
       if (typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string')
       if (typeof branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
-      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch })
-      return moved.ok ? ok({ ...moved.value.move, ...moved.value.value, cursor: moved.value.value.cursor }) : moved
+      const summary = checkMoveOptions(options)
+      if (!summary.ok) return summary
+      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch }, summary.value)
+      return moved.ok ? ok({ ...moved.value.move, ...moved.value.value, cursor: moved.value.move.summary?.carriedNodeId ?? moved.value.value.cursor }) : moved
     }))
   }
 
@@ -215,15 +300,44 @@ export class SessionTreeService extends TypertRemoteService {
     }))
   }
 
-  /** Summarize a branch (extractive, no model call; sidecar only: SIDECAR_IO when it cannot be saved). */
+  /**
+   * Summarize a branch for the panel (nothing reaches the model): written by
+   * the session's model when it has one (`writer: 'extractive'` asks for the
+   * local digest), with the extractive fallback when the model fails or is
+   * too slow. Sidecar only: SIDECAR_IO when it cannot be saved.
+   */
   @Remote
   async summarize(agentId: string, branch: string): Promise<BranchSummary> {
+    return this.summarizeWith(agentId, branch, {})
+  }
+
+  /** `summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`. */
+  @Remote
+  async summarizeWith(agentId: string, branch: string, options: SummarizeOptions): Promise<BranchSummary> {
     return this.run(() => this.serial(agentId, async () => {
       const found = this.resolveLoaded(agentId)
       if (!found.ok) return found
-      const drafted = await draftSummary(found.value.state.projector.tree, branch)
-      if (!drafted.ok) return drafted
-      return this.recordSummary(found.value.session.id, drafted.value)
+      if (typeof options !== 'object' || options === null) return fail('INVALID_ARGUMENT', 'options must be an object')
+      const writerKind = options?.writer ?? 'model'
+      if (writerKind !== 'model' && writerKind !== 'extractive') return fail('INVALID_ARGUMENT', 'options.writer must be "model" or "extractive"')
+      const instructions = options?.instructions
+      if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) {
+        return fail('INVALID_ARGUMENT', `options.instructions must be a string of at most ${MAX_INSTRUCTIONS} characters`)
+      }
+      if (writerKind === 'extractive') {
+        const drafted = await draftSummary(found.value.state.projector.tree, branch)
+        if (!drafted.ok) return drafted
+        return this.recordSummary(found.value.session.id, drafted.value)
+      }
+      const part = branchPart(found.value.state.projector.tree, branch)
+      if (!part.ok) return part
+      const written = await writeSummary(part.value, {
+        llm: this.summaryDeps.llm(),
+        route: routeOf(found.value),
+        sessionId: found.value.session.id,
+        timeoutMs: this.summaryDeps.timeoutMs,
+      }, instructions?.trim() || undefined)
+      return this.recordSummary(found.value.session.id, written)
     }))
   }
 
@@ -293,6 +407,35 @@ export class SessionTreeService extends TypertRemoteService {
     return this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, callId))
   }
 
+  // -------------------------------------------------------------- lineage
+
+  /**
+   * A new DSH session whose model history is exactly the root-to-node path
+   * (a node inside a tool exchange: to that exchange's end). It joins the
+   * source's workspace and, in `dsh web`, is live at once; both sessions
+   * record the fork (`session`'s `lineage`). The source is not changed.
+   */
+  @Remote
+  async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult> {
+    return this.run(() => this.serial(agentId, async () => {
+      const found = this.resolveLoaded(agentId)
+      return found.ok ? this.lineage.openAsNewSession(found.value, nodeId) : found
+    }))
+  }
+
+  /**
+   * Remove every sidecar whose session no longer exists (`dryRun`: only
+   * report them). A start-up scan reports them too, and removes them after
+   * the grace period (`orphanGraceMs`).
+   */
+  @Remote
+  async gc(dryRun: boolean): Promise<GcResult> {
+    return this.run(() => {
+      if (dryRun !== undefined && typeof dryRun !== 'boolean') return fail('INVALID_ARGUMENT', 'dryRun must be a boolean')
+      return this.lineage.scan(dryRun ? { dryRun: true } : { force: true })
+    })
+  }
+
   // ---------------------------------------------------------- interchange
 
   /**
@@ -346,9 +489,9 @@ export class SessionTreeService extends TypertRemoteService {
       return await this.serial(sessionId, () => {
         switch (move.kind) {
           case 'jump':
-            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), withinCall: callId })
+            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), withinCall: callId }, move.summary)
           case 'fork':
-            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, withinCall: callId })
+            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, withinCall: callId }, move.summary)
           case 'back':
             return this.move(sessionId, { nodeId: undefined, operation: (tree) => tree.back(), withinCall: callId })
           case 'forward':
@@ -369,15 +512,19 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   /** One cursor move of a session (see `move.ts`). Call it on the session's queue. */
-  private async move(agentId: string, request: MoveRequest<unknown>): Promise<TreeResult<MoveResult>> {
-    const moved = await this.moveWith(agentId, request)
+  private async move(agentId: string, request: MoveRequest<unknown>, summary?: SummaryChoice): Promise<TreeResult<MoveResult>> {
+    const moved = await this.moveWith(agentId, request, summary)
     return moved.ok ? ok(moved.value.move) : moved
   }
 
-  private async moveWith<V>(agentId: string, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
+  /** A move, optionally summarizing the part it leaves (`summary-move.ts`). */
+  private async moveWith<V>(agentId: string, request: MoveRequest<V>, summary: SummaryChoice = { kind: 'none' }): Promise<TreeResult<{ move: MoveResult; value: V }>> {
     const found = request.withinCall === undefined ? await this.resolveLive(agentId) : this.resolveLoaded(agentId)
     if (!found.ok) return found
-    return applyMove(this.moveDeps, found.value, request)
+    const checked = checkSummaryChoice(summary)
+    if (!checked.ok) return checked
+    return summarizedMove(this.summaryDeps, found.value, request.nodeId, checked.value, request.withinCall !== undefined, (carry) =>
+      applyMove(this.moveDeps, found.value, carry === undefined ? request : { ...request, carry }))
   }
 
   /** Record a drafted summary in one synchronous step; SIDECAR_IO (and nothing recorded) when it cannot be saved. */
@@ -399,9 +546,9 @@ export class SessionTreeService extends TypertRemoteService {
       const withinCall = callId === undefined ? {} : { withinCall: callId }
       switch (move.kind) {
         case 'jump':
-          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall })
+          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall }, move.summary)
         case 'fork':
-          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, ...withinCall })
+          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, ...withinCall }, move.summary)
         case 'back':
           return await this.move(agentId, { nodeId: undefined, operation: (tree) => tree.back(), ...withinCall })
         case 'forward':

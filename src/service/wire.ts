@@ -3,9 +3,16 @@
  * views. Every field added to seed 001's contract is optional or lives in
  * a separate method, so older clients keep working.
  */
-import type { ForkView, JumpView, SessionTreeSessionInfo } from '../tree/types.ts'
+import type { BranchSummary, ForkView, JumpView, SessionTreeSessionInfo, SessionTreeView } from '../tree/types.ts'
 import type { LogWarning, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
 import type { SurfaceMode } from '../surface/mode.ts'
+import type { GcResult, SessionLineageView } from './lineage-wire.ts'
+
+/** How a caller asks for a summary of the part a move leaves (`none` by default). */
+export type SummaryChoice =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'summarize'; readonly carry?: boolean }
+  | { readonly kind: 'custom'; readonly instructions: string; readonly carry?: boolean }
 
 // Owned by the lowest layer that uses them; part of the wire vocabulary too.
 export type { LogWarning, LogWarningCode, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
@@ -32,6 +39,15 @@ export interface SessionStatus extends SessionTreeSessionInfo {
   readonly pendingSwitch?: { readonly target: string | null; readonly branch: string }
   /** Usage hosted by empty assistant messages (no node of their own). */
   readonly hostedUsage?: Readonly<Record<string, number>>
+  /** The session it was forked from and the sessions forked from it (`lineage.ts`). */
+  readonly lineage?: SessionLineageView
+  /** The last scan for sidecars whose session is gone (absent before the first scan, or without a sidecar root). */
+  readonly orphanSidecars?: GcResult
+}
+
+/** `list` result: the whole tree, plus the session's lineage. */
+export interface SessionTreeListing extends SessionTreeView {
+  readonly lineage?: SessionLineageView
 }
 
 /** Result of a cursor move (`jump`, `back`, `forward`, and `fork`'s move). */
@@ -40,6 +56,13 @@ export interface MoveResult extends JumpView {
   readonly mode: SurfaceMode
   /** The node asked for, when it sat inside a tool exchange and the move went to the exchange's end. */
   readonly snappedFrom?: string
+  /**
+   * The summary of the part this move left, when one was asked for (`summary`
+   * option of `jump`/`fork`): who wrote it, its token usage, and, when it was
+   * carried, the node that holds it on the new path (`carriedNodeId`, the cursor).
+   * Absent when the move left nothing to summarize.
+   */
+  readonly summary?: BranchSummary
   /** What the model-history switch did (stock mode). */
   readonly switch?: {
     readonly appendedEvents: number
@@ -59,6 +82,24 @@ export interface MoveResult extends JumpView {
   }
 }
 
+/** Options of `jump` and `fork`. */
+export interface TreeMoveOptions {
+  /**
+   * Summarize the part the move leaves (none by default): `summarize` (the
+   * session's model writes it), `custom` (with the user's own instructions);
+   * `carry: true` appends it to the new path, where the model reads it.
+   */
+  readonly summary?: SummaryChoice
+}
+
+/** Options of `summarize`. */
+export interface SummarizeOptions {
+  /** `model` (default when the session has a model) or `extractive` (local, no model call). */
+  readonly writer?: 'model' | 'extractive'
+  /** The user's own instructions for the model. */
+  readonly instructions?: string
+}
+
 /**
  * Result of `fork`: the fork's own facts plus the move onto the new branch
  * (a named interface rather than `ForkView & MoveResult`, so the generated
@@ -71,7 +112,7 @@ export interface ForkResult extends ForkView, MoveResult {
 
 /** A cursor move, as a value (what the model tools ask the service for). */
 export type TreeMove =
-  | { readonly kind: 'jump'; readonly nodeId: string | null }
-  | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string }
+  | { readonly kind: 'jump'; readonly nodeId: string | null; readonly summary?: SummaryChoice }
+  | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; readonly summary?: SummaryChoice }
   | { readonly kind: 'back' }
   | { readonly kind: 'forward' }

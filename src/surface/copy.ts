@@ -21,7 +21,8 @@ export interface PlannedEvent {
   readonly data: Record<string, unknown>
   readonly intent?: {
     readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
-    readonly sourceEventSeqs: number[]
+    /** The originals a copy cites; absent on new history (a carried summary). */
+    readonly sourceEventSeqs?: number[]
   }
 }
 

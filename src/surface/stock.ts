@@ -63,6 +63,8 @@ export interface StockSwitcherOptions {
 
 interface Job {
   readonly marker: SwitchMarker
+  /** Events appended after the target path (a carried summary). */
+  readonly tail?: readonly PlannedEvent[]
   resolve(result: TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>): void
 }
 
@@ -78,11 +80,11 @@ export class StockSwitcher {
    * Switch the model history of an idle agent to the model history of
    * `target` (a tree node, or null for the empty history).
    */
-  async switch(agent: LiveAgent, target: string | null, branch?: string, lane?: string): Promise<TreeResult<SwitchReport>> {
+  async switch(agent: LiveAgent, target: string | null, branch?: string, lane?: string, tail?: readonly PlannedEvent[]): Promise<TreeResult<SwitchReport>> {
     if (!isFree(agent)) {
       return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', { agentId: agent.id, status: agent.status })
     }
-    const preview = this.plan(agent.session, target, 0, 1, 'own')
+    const preview = this.plan(agent.session, target, 0, 1, 'own', tail)
     if (!preview.ok) return preview
     if (preview.value.events.length === 0) {
       return ok({ noop: true, appendedEvents: 0, copies: 0, shadowed: 0, sharedPrefix: preview.value.sharedPrefix, requeued: 0 })
@@ -100,7 +102,7 @@ export class StockSwitcher {
     const message = markerMessage(marker)
     const before = agent.session.seq
     const done = new Promise<TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }>>((resolve) => {
-      this.jobs.set(message.id, { marker, resolve })
+      this.jobs.set(message.id, { marker, resolve, ...(tail ? { tail } : {}) })
     })
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<TreeResult<never>>((resolve) => {
@@ -162,13 +164,14 @@ export class StockSwitcher {
     const others = payload.messages.filter((_, i) => i !== index)
     for (const other of [...others].reverse()) agent.inbox.prepend('next-step', other)
     const job = this.jobs.get(message.id)
-    const result = this.execute(agent.session, marker, payload.turn, payload.step)
+    // A marker left by a crash has no job: its switch completes without the tail (say, a summary).
+    const result = this.execute(agent.session, marker, payload.turn, payload.step, job?.tail)
     job?.resolve(result)
     return { kind: 'reject' }
   }
 
-  private execute(session: LiveSession, marker: SwitchMarker, turn: number, step: number): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }> {
-    const planned = this.plan(session, marker.target, turn, step, 'own')
+  private execute(session: LiveSession, marker: SwitchMarker, turn: number, step: number, tail?: readonly PlannedEvent[]): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }> {
+    const planned = this.plan(session, marker.target, turn, step, 'own', tail)
     if (!planned.ok) return planned
     const events = planned.value.events
     const checked = dryRun(session, events)
@@ -231,7 +234,7 @@ export class StockSwitcher {
    * tool returns, must follow it). The next request of this very turn then
    * holds the target path, that call and its result.
    */
-  switchWithinStep(session: LiveSession, target: string | null, callId: string): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number; appendedEvents: number }> {
+  switchWithinStep(session: LiveSession, target: string | null, callId: string, carried?: readonly PlannedEvent[]): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number; appendedEvents: number }> {
     const inflight = inflightCall(session, callId)
     if (!inflight.ok) return inflight
     const { turn, step, message } = inflight.value
@@ -239,9 +242,10 @@ export class StockSwitcher {
     const restated: PlannedEvent = {
       type: 'assistant/message',
       data: { turn, step, message: { ...message, id: randomUUID() } },
-      intent: { surfaceOp: 'append' } as never,
+      intent: { surfaceOp: 'append' },
     }
-    const planned = this.plan(session, target, turn, step, 'inflight', [restated])
+    // A carried summary ends the selected path; the in-flight call still comes last.
+    const planned = this.plan(session, target, turn, step, 'inflight', [...(carried ?? []), restated])
     if (!planned.ok) return planned
     const checked = dryRun(session, planned.value.events)
     if (!checked.ok) return checked

@@ -11,6 +11,8 @@ import type { LiveAgent, LiveSession } from '../harness/live.ts'
 import { hasNativeSurface, type SurfaceMode } from './mode.ts'
 import { nativeSwitch } from './native.ts'
 import type { StockSwitcher, SwitchReport } from './stock.ts'
+import type { PlannedEvent } from './copy.ts'
+import { fail } from '../tree/errors.ts'
 
 /** What following a move did to the harness log. */
 export type SurfaceReport = Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'>
@@ -23,6 +25,12 @@ export interface FollowRequest {
   readonly withinCall?: string
   /** The branch active once the move is made, recorded with the switch for people reading the log. */
   readonly lane?: string
+  /**
+   * Events appended as the new path's last ones (a carried branch summary: one
+   * `user/message` append): in stock mode inside the switch, in native mode
+   * right after the selection. Projection refuses them (nothing reaches the model there).
+   */
+  readonly tail?: readonly PlannedEvent[]
 }
 
 /** One session's model-visible history, as a move drives it. */
@@ -50,19 +58,24 @@ export function surfaceFor(mode: SurfaceMode, parts: SurfaceParts): Surface {
     case 'native':
       return nativeSurface(parts)
     case 'projection':
-      return { mode, follow: async () => ok(undefined) }
+      return {
+        mode,
+        follow: async (_destination, { tail }) =>
+          tail === undefined ? ok(undefined) : fail('SURFACE_UNAVAILABLE', 'this session cannot carry a summary into the model history (projection mode)', { mode }),
+      }
   }
 }
 
 function stockSurface({ session, agent, switcher }: SurfaceParts): Surface {
   return {
     mode: 'stock',
-    async follow(destination, { branch, withinCall, lane }) {
+    async follow(destination, { branch, withinCall, lane, tail }) {
       if (withinCall !== undefined) {
-        const switched = switcher.switchWithinStep(session, destination, withinCall)
+        const switched = switcher.switchWithinStep(session, destination, withinCall, tail)
         return switched.ok ? ok({ ...switched.value, noop: false }) : switched
       }
-      return agent ? switcher.switch(agent, destination, branch, lane) : ok(undefined)
+      if (agent) return switcher.switch(agent, destination, branch, lane, tail)
+      return tail === undefined ? ok(undefined) : fail('SURFACE_UNAVAILABLE', 'this session cannot carry a summary into the model history (no live agent)', { mode: 'stock' })
     },
   }
 }
@@ -70,12 +83,22 @@ function stockSurface({ session, agent, switcher }: SurfaceParts): Surface {
 function nativeSurface({ session, projector, flush }: SurfaceParts): Surface {
   return {
     mode: 'native',
-    async follow(destination, { branch, lane }) {
-      if (!hasNativeSurface(session)) return ok(undefined)
+    async follow(destination, { branch, lane, tail }) {
+      if (!hasNativeSurface(session)) {
+        return tail === undefined ? ok(undefined) : fail('SURFACE_UNAVAILABLE', 'this session cannot carry a summary into the model history (the harness has no native surface)', { mode: 'native' })
+      }
       const selected = nativeSwitch(session as never, projector, destination, branch, lane)
       if (!selected.ok) return selected
-      if (!selected.value.noop) await flush(session)
-      return ok({ appendedEvents: selected.value.appendedEvents, copies: 0, shadowed: 0, noop: selected.value.noop })
+      let appended = selected.value.appendedEvents
+      // A carried summary is new history at the end of the selected path: an append outside any turn.
+      for (const event of tail ?? []) {
+        const before = session.seq
+        session.append(event.type, event.data, event.intent)
+        appended += session.seq - before
+      }
+      const changed = !selected.value.noop || (tail?.length ?? 0) > 0
+      if (changed) await flush(session)
+      return ok({ appendedEvents: appended, copies: 0, shadowed: 0, noop: !changed })
     },
   }
 }

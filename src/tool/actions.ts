@@ -23,6 +23,8 @@ import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } f
 export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import { describeBare, describeMove, describeOutcome, isTreeToolCall, latestPromptDropped, notFound, plural, quote, withinStepRefusal } from './wording.ts'
+import { renderComparison, resolvePair } from './compare-text.ts'
+import { appliedText, filesOnlyText, scheduledText, withinStepText, type Plan } from './move-text.ts'
 
 /** The result of one action. */
 export interface ActionOutput {
@@ -66,9 +68,9 @@ export function runMove(service: SessionTreeService, agentId: string, op: MoveOp
   if (op.files === 'files' || op.files === 'both') return runFilesMove(service, agentId, op)
   switch (op.kind) {
     case 'jump':
-      return settle(() => service.jump(agentId, op.nodeId))
+      return settle(() => (op.summary ? service.jumpWith(agentId, op.nodeId, { summary: op.summary }) : service.jump(agentId, op.nodeId)))
     case 'fork':
-      return settle(() => service.fork(agentId, op.nodeId, op.branch))
+      return settle(() => (op.summary ? service.forkWith(agentId, op.nodeId, op.branch, { summary: op.summary }) : service.fork(agentId, op.nodeId, op.branch)))
     case 'back':
       return settle(() => service.back(agentId))
     case 'forward':
@@ -77,13 +79,6 @@ export function runMove(service: SessionTreeService, agentId: string, op: MoveOp
 }
 
 /** A validated move: where the history will end and what it will hold. */
-interface Plan {
-  readonly op: MoveOp
-  readonly target: string | null
-  readonly branch: string
-  readonly messageCount: number
-  readonly snappedFrom?: string
-}
 
 export class TreeActions {
   private readonly service: SessionTreeService
@@ -169,6 +164,21 @@ export class TreeActions {
     })
   }
 
+  /** Two nodes (ids, labels or branch names) side by side, as a compact text diff. Read-only. */
+  async compare(agent: LiveAgent, a: string, b: string): Promise<ActionResult> {
+    const loaded = this.load(agent)
+    if (!loaded.ok) return loaded
+    const pair = resolvePair(loaded.value.tree, a, b)
+    if (!pair.ok) return pair
+    const compared = await settle(() => this.service.compare(agent.id, pair.value[0], pair.value[1]))
+    if (!compared.ok) return compared
+    const c = compared.value
+    return ok({
+      text: renderComparison(c),
+      value: { a: c.a.nodeId, b: c.b.nodeId, ancestor: c.ancestor, changedRows: c.changedRows, rows: c.rows.length + c.omittedRows, tokensA: c.a.totals.tokens, tokensB: c.b.totals.tokens },
+    })
+  }
+
   /** Set (`text`) or clear (`null`) a label; immediate, the history does not change. */
   async label(agent: LiveAgent, node: string, text: string | null): Promise<ActionResult> {
     const loaded = this.load(agent)
@@ -200,7 +210,9 @@ export class TreeActions {
     }
     if (!recorded.ok) return recorded
     const value = recorded.value
-    const by = value.fallback ? 'a fallback digest (the summarizer failed)' : value.model ? `by ${value.model}` : 'caller-written'
+    const by = value.fallback
+      ? value.failure ? `the extractive digest (the model's summary failed: ${value.failure.code})` : 'a fallback digest (the summarizer failed)'
+      : value.model ? `by ${value.provider ? `${value.provider}/` : ''}${value.model}${value.usage ? `, ${value.usage.inputTokens + (value.usage.cacheReadTokens ?? 0)} tokens in, ${value.usage.outputTokens} out` : ''}` : 'caller-written'
     return ok({
       text: `Recorded the summary of branch ${quote(value.branch)} (head ${value.nodeId}, ${by}):\n${value.summary}`,
       value: { branch: value.branch, nodeId: value.nodeId, summary: value.summary, ...(value.model ? { model: value.model } : {}), ...(value.fallback ? { fallback: true } : {}) },
@@ -233,9 +245,9 @@ export class TreeActions {
     if (idle) {
       const moved = await runMove(this.service, agent.id, plan.op)
       if (!moved.ok) return moved
-      if (moved.value.filesOnly) return ok({ text: this.filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
+      if (moved.value.filesOnly) return ok({ text: filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
       return ok({
-        text: this.appliedText(plan, moved.value),
+        text: appliedText(plan, moved.value),
         value: { status: 'applied', mode, cursor: moved.value.cursor, branch: moved.value.branch ?? tree.activeBranch, ...(moved.value.files ? { files: filesValue(moved.value) } : {}) },
       })
     }
@@ -247,12 +259,12 @@ export class TreeActions {
         ? await runFilesMove(this.service, agent.session.id, plan.op, callId)
         : await this.service.moveWithinStep(agent.session.id, callId, plan.op)
       if (moved.ok && moved.value.filesOnly) {
-        return ok({ text: this.filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
+        return ok({ text: filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
       }
       if (moved.ok) {
         const dropped = before.ok ? latestPromptDropped(before.value, plan.target, tree) : undefined
         return ok({
-          text: this.withinStepText(plan, moved.value, dropped),
+          text: withinStepText(plan, moved.value, dropped),
           value: {
             status: 'applied', mode, target: plan.target, cursor: moved.value.cursor,
             branch: moved.value.branch ?? plan.branch, messages: plan.messageCount,
@@ -277,7 +289,7 @@ export class TreeActions {
     const scheduled = this.moves.schedule(agent, plan.op, by)
     if (!scheduled.ok) return scheduled
     return ok({
-      text: this.scheduledText(plan, mode, by, scheduled.value.replaced, agent.status !== 'idle', notNow),
+      text: scheduledText(plan, mode, by, scheduled.value.replaced, agent.status !== 'idle', notNow),
       value: { status: 'scheduled', mode, target: plan.target, branch: plan.branch, messages: plan.messageCount },
     })
   }
@@ -298,9 +310,9 @@ export class TreeActions {
           return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
         }
         if (tree.branchHeadList().some(([name]) => name === branch)) return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
-        resolved = { kind: 'fork', nodeId, branch, ...filesOf(op) }
+        resolved = { kind: 'fork', nodeId, branch, ...filesOf(op), ...summaryOf(op) }
       } else {
-        resolved = { kind: 'jump', nodeId, ...filesOf(op) }
+        resolved = { kind: 'jump', nodeId, ...filesOf(op), ...summaryOf(op) }
         // Landing on a branch head makes that branch active (the active one when it is a head there too).
         const heads = tree.branchHeadList().filter(([, id]) => id === nodeId).map(([name]) => name)
         branch = heads.includes(tree.activeBranch) ? tree.activeBranch : heads[0] ?? tree.activeBranch
@@ -326,66 +338,9 @@ export class TreeActions {
     if (!history.ok) return history
     return ok({ op: resolved, target, branch, messageCount: history.value.length, ...(snappedFrom === undefined ? {} : { snappedFrom }) })
   }
+}
 
-  private targetText(plan: Plan): string {
-    if (plan.target === null) return 'the start (an empty history)'
-    return plan.target
-  }
-
-  private scheduledText(plan: Plan, mode: SurfaceMode, by: MoveRequester, replaced: PendingMove | undefined, running: boolean, notNow?: string): string {
-    const lines: string[] = []
-    lines.push(`Scheduled: ${describeMove(plan.op)}.${replaced ? ` (This replaces the waiting ${describeMove(replaced.op)}.)` : ''}`)
-    if (notNow !== undefined) lines.push(`It cannot switch your history at once: ${notNow}.`)
-    if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move goes to ${plan.target}, the end of that exchange.`)
-    if (mode === 'projection') {
-      lines.push('Surface mode: projection. When the current turn ends the tree and its panel move, but the model history does NOT change.')
-      return lines.join('\n')
-    }
-    if (by === 'model') {
-      lines.push(
-        `It takes effect when this turn ends. Until then you still see the current conversation. ` +
-          `From the next user message on, your history is exactly the ${plural(plan.messageCount, 'message')} from the start to ${this.targetText(plan)}` +
-          `${plan.op.kind === 'fork' ? `, on the new branch ${quote(plan.branch)}` : ''}. ` +
-          `Everything after that point, including this turn, stays in the tree (nothing is deleted), but you will no longer see it. ` +
-          `Finish your turn now; call tree_back to cancel.`,
-      )
-    } else {
-      const when = running ? 'The agent is running: the move applies when its current turn ends' : 'The agent has work queued: the move applies as soon as it is free'
-      lines.push(`${when}; the next request then holds the ${plural(plan.messageCount, 'message')} from the start to ${this.targetText(plan)}.`)
-    }
-    lines.push(`Surface mode: ${mode}.`)
-    return lines.join('\n')
-  }
-
-  /**
-   * The answer to a move made within the step. `moved.cursor` is already the
-   * re-stated call (the tree follows the history), so the path is told from
-   * the plan: the selected node and the messages up to it.
-   */
-  private withinStepText(plan: Plan, moved: AppliedMove, dropped: string | undefined): string {
-    const lines = [
-      `Moved now: ${describeMove(plan.op)}. Your history is exactly the ${plural(plan.messageCount, 'message')} from the start to ${this.targetText(plan)}` +
-        `${plan.op.kind === 'fork' ? ` on the new branch ${quote(plan.branch)}` : ''}, followed by this call and this result; continue from there.`,
-    ]
-    if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move went to ${plan.target}, the end of that exchange.`)
-    lines.push('What came after that point stays in the tree (nothing is deleted), but you no longer see it.')
-    if (dropped !== undefined) lines.push(`The user's latest message, which is no longer in your history, was: ${quote(dropped)}`)
-    if (moved.files) lines.push(filesText(moved, plan.target), 'Read a file again before you edit or overwrite it.')
-    lines.push(`Surface mode: ${moved.mode}.`)
-    return lines.join('\n')
-  }
-
-  private filesOnlyText(plan: Plan, moved: AppliedMove): string {
-    return [`Restored the files only: ${describeBare(plan.op)}. The conversation did not move.`, filesText(moved, plan.target)].join('\n')
-  }
-
-  private appliedText(plan: Plan, moved: AppliedMove): string {
-    const lines = [`Moved: ${describeMove(plan.op)}. The history now ends at ${moved.cursor ?? 'the start'} on branch ${quote(moved.branch ?? plan.branch)}.`]
-    if (moved.files) lines.push(filesText(moved, moved.cursor))
-    if (moved.snappedFrom !== undefined) lines.push(`${moved.snappedFrom} sits inside a tool exchange, so the move went to ${moved.cursor}, the end of that exchange.`)
-    lines.push(moved.mode === 'projection'
-      ? 'Surface mode: projection. The tree moved; the model history did not change.'
-      : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`)
-    return lines.join('\n')
-  }
+/** A move's summary option, when it has one. */
+function summaryOf(op: MoveOp): { summary?: MoveOp['summary'] } {
+  return op.summary === undefined || op.summary.kind === 'none' ? {} : { summary: op.summary }
 }

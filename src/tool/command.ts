@@ -12,10 +12,12 @@
  *
  * Malformed input returns the usage text; the handler never throws.
  */
+import type { SummaryChoice } from '../service/wire.ts'
 import type { LiveAgent } from '../harness/live.ts'
 import type { ActionResult, TreeActions } from './actions.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { runExportCommand, runImportCommand } from './interchange-command.ts'
+import { runGcCommand, runNewSessionCommand } from './lineage-command.ts'
 
 export const COMMAND_NAME = 'tree'
 
@@ -30,18 +32,24 @@ export const USAGE = [
   '  /tree back | /tree forward       undo / redo the last move',
   '     add --both to a jump, fork, back or forward to take the workspace files along (--files: the files only);',
   '     files changed outside the agent are kept unless you add --overwrite',
-  '  /tree summarize <branch>         record an extractive summary of a branch',
+  '     add --summarize to a jump or fork to have the model summarize what it leaves (kept for the panel),',
+  '     --carry to also put that summary into the new history, --instructions "…" to say what it should focus on',
+  '  /tree summarize <branch>         summarize a branch (the session\'s model, else an extractive digest)',
+  '  /tree compare <a> <b>            two nodes, labels or branches side by side: where they part, [-removed-]{+added+} words, tokens',
   '  /tree import <file> [--format pi|claude-code|codex] [--dry-run]',
   '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
   '  /tree export <pi|claude-code|markdown> [file]',
   '                                   write this tree out (Pi: every branch; Claude Code and Markdown: the active path)',
+  '  /tree new-session <node|label>   open a new session whose history is the path to that node (this one stays as it is)',
+  '  /tree gc [--dry-run]             remove the trees whose session no longer exists (--dry-run: only list them)',
   'Nodes are ids like e12 (see /tree) or labels; quote a label that contains spaces: /tree fork "good answer" retry',
 ].join('\n')
 
-/** A move's files flags (`--both`, `--files`, `--overwrite`). */
+/** A move's flags: files (`--both`, `--files`, `--overwrite`) and summary (`--summarize`, `--carry`, `--instructions "…"`). */
 export interface FilesFlags {
   readonly files?: 'files' | 'both'
   readonly overwrite?: boolean
+  readonly summary?: SummaryChoice
 }
 
 export type TreeCommand =
@@ -53,9 +61,12 @@ export type TreeCommand =
   | ({ readonly kind: 'back' } & FilesFlags)
   | ({ readonly kind: 'forward' } & FilesFlags)
   | { readonly kind: 'summarize'; readonly branch: string }
+  | { readonly kind: 'compare'; readonly a: string; readonly b: string }
   | { readonly kind: 'help' }
   | { readonly kind: 'import'; readonly path: string; readonly format: 'auto' | SourceFormat; readonly dryRun: boolean }
   | { readonly kind: 'export'; readonly format: ExportFormat; readonly path?: string }
+  | { readonly kind: 'new-session'; readonly node: string }
+  | { readonly kind: 'gc'; readonly dryRun: boolean }
 
 /** Split off the first token (double quotes group words; `\"` escapes a quote). */
 function firstToken(input: string): { token: string; rest: string } | undefined {
@@ -108,14 +119,39 @@ function filesFlags(rest: string): { rest: string; flags: FilesFlags } | undefin
   return { rest: rest.replace(FLAG, ' '), flags }
 }
 
+const INSTRUCTIONS_FLAG = /(?:^|\s)--instructions(?=\s|$)/
+const SUMMARY_FLAG = /(?:^|\s)--(summarize|carry)(?=\s|$)/g
+
+/** Take the summary flags off a jump's or fork's arguments; undefined when malformed. */
+function summaryFlags(rest: string): { rest: string; summary?: SummaryChoice } | undefined {
+  let text = rest
+  let instructions: string | undefined
+  const at = INSTRUCTIONS_FLAG.exec(text)
+  if (at) {
+    const after = text.slice(at.index + at[0].length)
+    const value = firstToken(after)
+    if (!value || value.token.trim() === '') return undefined
+    instructions = value.token
+    text = `${text.slice(0, at.index)} ${value.rest}`
+  }
+  const found = [...text.matchAll(SUMMARY_FLAG)].map((m) => m[1])
+  text = text.replace(SUMMARY_FLAG, ' ')
+  if (found.length === 0 && instructions === undefined) return { rest: text }
+  const carry = found.includes('carry') ? { carry: true } : {}
+  return { rest: text, summary: instructions === undefined ? { kind: 'summarize', ...carry } : { kind: 'custom', instructions, ...carry } }
+}
+
 /** Parse the text after `/tree`; `undefined` means malformed (show the usage). */
 export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
   const head = firstToken(rawInput)
   if (!head) return { kind: 'list' }
   const verb = head.token.toLowerCase()
-  const flagged = MOVES.has(verb) ? filesFlags(head.rest) : { rest: head.rest, flags: {} }
+  const summarized = verb === 'jump' || verb === 'goto' || verb === 'fork' || verb === 'branch' ? summaryFlags(head.rest) : { rest: head.rest }
+  if (!summarized) return undefined
+  const flagged = MOVES.has(verb) ? filesFlags(summarized.rest) : { rest: summarized.rest, flags: {} }
   if (!flagged) return undefined
-  const { rest, flags } = flagged
+  const { rest } = flagged
+  const flags: FilesFlags = { ...flagged.flags, ...(summarized.summary ? { summary: summarized.summary } : {}) }
   switch (verb) {
     case 'list':
     case 'show': {
@@ -154,6 +190,12 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
       const branch = restArgument(rest)
       return branch === undefined ? undefined : { kind: 'summarize', branch }
     }
+    case 'compare':
+    case 'diff': {
+      const a = firstToken(rest)
+      const b = a ? restArgument(a.rest) : undefined
+      return a && a.token !== '' && b !== undefined ? { kind: 'compare', a: a.token, b } : undefined
+    }
     case 'help':
     case '-h':
     case '--help':
@@ -165,6 +207,14 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
       if (!format || !EXPORT_FORMATS.has(format.token)) return undefined
       const file = restArgument(format.rest)
       return file === undefined ? { kind: 'export', format: format.token as ExportFormat } : { kind: 'export', format: format.token as ExportFormat, path: file }
+    }
+    case 'new-session': {
+      const node = restArgument(rest)
+      return node === undefined ? undefined : { kind: 'new-session', node }
+    }
+    case 'gc': {
+      const arg = rest.trim()
+      return arg === '' ? { kind: 'gc', dryRun: false } : arg === '--dry-run' ? { kind: 'gc', dryRun: true } : undefined
     }
     default:
       return undefined
@@ -200,7 +250,7 @@ function fromAction(result: ActionResult): TreeCommandResult {
 }
 
 function movedFiles(flags: FilesFlags): FilesFlags {
-  return { ...(flags.files ? { files: flags.files } : {}), ...(flags.overwrite ? { overwrite: true } : {}) }
+  return { ...(flags.files ? { files: flags.files } : {}), ...(flags.overwrite ? { overwrite: true } : {}), ...(flags.summary ? { summary: flags.summary } : {}) }
 }
 
 /** Run one `/tree` line for a person. Never throws. */
@@ -226,10 +276,16 @@ export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, raw
         return fromAction(await actions.label(agent, command.node, command.text))
       case 'summarize':
         return fromAction(await actions.summarize(agent, command.branch, undefined, undefined))
+      case 'compare':
+        return fromAction(await actions.compare(agent, command.a, command.b))
       case 'import':
         return runImportCommand(actions.sessionTree, agent, command)
       case 'export':
         return runExportCommand(actions.sessionTree, agent, command)
+      case 'new-session':
+        return runNewSessionCommand(actions.sessionTree, agent, command.node)
+      case 'gc':
+        return runGcCommand(actions.sessionTree, command.dryRun)
     }
   } catch (error) {
     return { kind: 'error', text: `INTERNAL: ${error instanceof Error ? error.message : String(error)}` }

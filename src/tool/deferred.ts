@@ -29,7 +29,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { fail, type TreeError, type TreeResult } from '../tree/errors.ts'
-import type { MoveResult } from '../service/wire.ts'
+import type { MoveResult, SummaryChoice } from '../service/wire.ts'
 import type { RestoreChoice } from '../service/workspace-wire.ts'
 import { isFree, type LiveAgent, type PreStepPayload } from '../harness/live.ts'
 import { markerOf } from '../harness/marker.ts'
@@ -41,7 +41,12 @@ export type MoveOp = (
   | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string }
   | { readonly kind: 'back' }
   | { readonly kind: 'forward' }
-) & { readonly files?: RestoreChoice; readonly overwrite?: boolean }
+) & {
+  readonly files?: RestoreChoice
+  readonly overwrite?: boolean
+  /** Summarize the part a jump or fork leaves (and carry it into the new path); none when absent. */
+  readonly summary?: SummaryChoice
+}
 
 /** Who asked. */
 export type MoveRequester = 'model' | 'user'

@@ -5,7 +5,7 @@
  * does here is at once visible in the panel, and the other way round.
  *
  * - Model tools `tree_list`, `tree_find`, `tree_jump`, `tree_fork`,
- *   `tree_back`, `tree_forward`, `tree_label`, `tree_summarize_branch`
+ *   `tree_back`, `tree_forward`, `tree_label`, `tree_summarize_branch`, `tree_compare`
  *   (`tools.ts`), acting on the calling agent's own session only.
  * - A move the model makes alone in its message switches its history at
  *   once, inside the running step (stock mode: `ctx.sessionTree.moveWithinStep`);
@@ -129,7 +129,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
       ctx.commands.register({
         name: COMMAND_NAME,
         description: 'Show and move in the conversation tree: jump, fork, label, back, forward',
-        input: { hint: 'jump <node|label> · fork <node> <name> · label <node> <text> · back · forward · find <text> · add --both or --files to a move to take the files along' },
+        input: { hint: 'jump <node|label> · fork <node> <name> · label <node> <text> · back · forward · find <text> · compare <a> <b> · add --both or --files to a move to take the files along' },
         handler: (invocation) => runTreeCommand(actions, invocation.agent, invocation.rawInput),
       })
     })

@@ -15,6 +15,7 @@ export const TOOL_NAMES = [
   'tree_forward',
   'tree_label',
   'tree_summarize_branch',
+  'tree_compare',
 ] as const
 
 export type TreeToolName = (typeof TOOL_NAMES)[number]
@@ -60,4 +61,7 @@ export const DESCRIPTIONS: Record<TreeToolName, string> = {
   tree_summarize_branch:
     'Record a summary of a branch (shown in the tree, and kept as the digest of a branch that is off your path). With `summary`, your text is recorded; ' +
     'without it, an extractive digest is computed. Takes effect at once; your history does not change. Returns the recorded summary.',
+  tree_compare:
+    'Compare two nodes or branches of this conversation: where they part, then their messages side by side with words removed and added marked ' +
+    '[-old-]{+new+}, tool calls by name and arguments, and tokens per side. Read-only.',
 }

@@ -13,6 +13,7 @@ import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { JsonValue } from '../tree/types.ts'
 import type { LiveAgent } from '../harness/live.ts'
 import type { ActionResult, TreeActions } from './actions.ts'
+import type { SummaryChoice } from '../service/wire.ts'
 import { DESCRIPTIONS, type TreeToolName } from './prompt.ts'
 
 /** The schema subset used here. */
@@ -76,6 +77,13 @@ const FILES: Property = {
   description: 'What moves: "conversation" (default), "files" (the workspace files you changed, back to that point) or "both".',
 }
 
+const SUMMARY: Property = {
+  type: 'string',
+  enum: ['none', 'panel', 'carry'],
+  description: 'Summarize what the move leaves behind: "none" (default); "panel" (your model writes a summary kept with the tree for the user); "carry" (the same, and it becomes the last message of your new history, so you keep what was learned there).',
+}
+const INSTRUCTIONS: Property = { type: 'string', description: 'What the summary should focus on (with summary "panel" or "carry").' }
+
 /** Every tool's parameters. */
 export const PARAMETERS: Record<TreeToolName, Parameters> = {
   tree_list: {
@@ -94,7 +102,7 @@ export const PARAMETERS: Record<TreeToolName, Parameters> = {
     required: ['query'],
   },
   tree_jump: {
-    properties: { node: { type: 'string', description: `Where your history should end. ${NODE}` }, files: FILES },
+    properties: { node: { type: 'string', description: `Where your history should end. ${NODE}` }, files: FILES, summary: SUMMARY, instructions: INSTRUCTIONS },
     required: ['node'],
   },
   tree_fork: {
@@ -102,6 +110,8 @@ export const PARAMETERS: Record<TreeToolName, Parameters> = {
       node: { type: 'string', description: `Where the new branch starts (its first new message follows this node). ${NODE}` },
       branch: { type: 'string', description: 'Name of the new branch (1–100 characters, not an existing branch name).' },
       files: FILES,
+      summary: SUMMARY,
+      instructions: INSTRUCTIONS,
     },
     required: ['node', 'branch'],
   },
@@ -121,6 +131,13 @@ export const PARAMETERS: Record<TreeToolName, Parameters> = {
     },
     required: ['branch'],
   },
+  tree_compare: {
+    properties: {
+      a: { type: 'string', description: 'A node id, label or branch name.' },
+      b: { type: 'string', description: 'Another one.' },
+    },
+    required: ['a', 'b'],
+  },
 }
 
 /** The canonical output of every tree tool: the text the model reads, plus structured facts. */
@@ -132,7 +149,7 @@ const OUTPUT_SCHEMA = {
 } as const
 
 /** Read-only tools may run beside other parallel-safe calls. */
-const READ_ONLY = new Set<TreeToolName>(['tree_list', 'tree_find'])
+const READ_ONLY = new Set<TreeToolName>(['tree_list', 'tree_find', 'tree_compare'])
 
 type Args = Record<string, string | number | undefined>
 
@@ -146,6 +163,13 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
   const str = (key: string) => args[key] as string | undefined
   const int = (key: string) => args[key] as number | undefined
   const files = (): { files?: 'files' | 'both' } => (str('files') === 'files' || str('files') === 'both' ? { files: str('files') as 'files' | 'both' } : {})
+  const summary = (): { summary?: SummaryChoice } => {
+    const kind = str('summary')
+    if (kind !== 'panel' && kind !== 'carry') return {}
+    const instructions = str('instructions')?.trim()
+    const carry = kind === 'carry' ? { carry: true } : {}
+    return { summary: instructions ? { kind: 'custom', instructions, ...carry } : { kind: 'summarize', ...carry } }
+  }
   switch (name) {
     case 'tree_list': {
       const depth = int('depth')
@@ -158,9 +182,9 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
       return actions.find(agent, str('query')!, { ...(by === undefined ? {} : { by }), ...(limit === undefined ? {} : { limit }) })
     }
     case 'tree_jump':
-      return actions.move(agent, { kind: 'jump', nodeId: str('node')!, ...files() }, 'model', exec.callId)
+      return actions.move(agent, { kind: 'jump', nodeId: str('node')!, ...files(), ...summary() }, 'model', exec.callId)
     case 'tree_fork':
-      return actions.move(agent, { kind: 'fork', nodeId: str('node')!, branch: str('branch')!, ...files() }, 'model', exec.callId)
+      return actions.move(agent, { kind: 'fork', nodeId: str('node')!, branch: str('branch')!, ...files(), ...summary() }, 'model', exec.callId)
     case 'tree_back':
       return actions.move(agent, { kind: 'back', ...files() }, 'model', exec.callId)
     case 'tree_forward':
@@ -171,6 +195,8 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
     }
     case 'tree_summarize_branch':
       return actions.summarize(agent, str('branch')!, str('summary'), modelOf(exec.agent))
+    case 'tree_compare':
+      return actions.compare(agent, str('a')!, str('b')!)
   }
 }
 

@@ -34,7 +34,8 @@ export function isTreeToolCall(node: { readonly content?: readonly { readonly ty
 /** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward` (`, with the files` / `(files only)`). */
 export function describeMove(op: MoveOp): string {
   const files = op.files === 'both' ? ', with the files' : op.files === 'files' ? ' (files only)' : ''
-  return describeBare(op) + files
+  const summary = op.summary === undefined || op.summary.kind === 'none' ? '' : op.summary.carry ? ', carrying a summary of what it leaves' : ', summarizing what it leaves'
+  return describeBare(op) + files + summary
 }
 
 export function describeBare(op: MoveOp): string {

@@ -9,7 +9,7 @@ import { historyOf, pathFrom } from './history.ts'
 import { summaryOf } from './nodes.ts'
 import type { TreeState } from './state.ts'
 import { fallbackSummary, renderMessages } from './text.ts'
-import type { BranchSummarizer, BranchSummary, LinearExport, TreeEntry } from './types.ts'
+import type { BranchSummarizer, BranchSummary, ExportedMessage, ExportedToolCall, LinearExport, TreeEntry } from './types.ts'
 import { checkBranchName, Invalid } from './validate.ts'
 
 /** Default time budget of a branch summarizer. */
@@ -111,5 +111,14 @@ export function linearExport(state: TreeState, sessionId: string): TreeResult<Li
       : `[branch ${JSON.stringify(name)} could not be read: ${path.error.message}]`
     branches.push({ branch: name, nodeId: head.entry.nodeId, summary, fallback: true, createdAt: head.entry.createdAt })
   }
-  return ok({ sessionId, messages: historyOf(active.value).map((rec) => rec.entry.message!), branches })
+  return ok({ sessionId, messages: historyOf(active.value).map((rec) => exportedMessage(rec.entry)), branches })
+}
+
+/** An entry's message with the tool calls it requested (an assistant message that only calls tools has no text). */
+function exportedMessage(entry: Pick<TreeEntry, 'message' | 'content'>): ExportedMessage {
+  const message = entry.message!
+  if (message.role !== 'assistant') return message
+  const toolCalls: ExportedToolCall[] = []
+  for (const part of entry.content ?? []) if (part.type === 'tool_call') toolCalls.push({ id: part.id, name: part.name, arguments: part.arguments })
+  return toolCalls.length === 0 ? message : { ...message, toolCalls }
 }

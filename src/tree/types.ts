@@ -229,18 +229,8 @@ export interface BranchView extends BranchOutline {
   readonly nodeIds: readonly string[]
 }
 
-/** A digest of one branch, with a pointer back to the full data (nothing is dropped). */
-export interface BranchSummary {
-  readonly branch: string
-  /** Head of the branch when the summary was written. */
-  readonly nodeId: string
-  readonly summary: string
-  /** Model that wrote it; absent for a fallback or caller-written summary. */
-  readonly model?: string
-  /** True when the summarizer failed and the text is the deterministic fallback. */
-  readonly fallback?: boolean
-  readonly createdAt: string
-}
+export type { BranchSummary, SummaryFailure, SummaryUsage } from './summary-types.ts'
+import type { BranchSummary } from './summary-types.ts'
 
 /** Full read view served to the panel. */
 export interface SessionTreeView {
@@ -359,11 +349,23 @@ export interface MoveOptions {
   readonly record?: boolean
 }
 
+/** One message of an export: the message, plus the tool calls an assistant message made. */
+export interface ExportedMessage extends LlmMessage {
+  /** The calls an assistant message requested, in order (their results follow as `tool` messages). */
+  readonly toolCalls?: readonly ExportedToolCall[]
+}
+
+export interface ExportedToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: JsonValue
+}
+
 /** A message plus the pointer to where the full branch still lives. */
 export interface LinearExport {
   readonly sessionId: string
-  /** The active path, exactly as the model reads it. */
-  readonly messages: readonly LlmMessage[]
+  /** The active path, exactly as the model reads it (tool calls included). */
+  readonly messages: readonly ExportedMessage[]
   /** One digest per off-path branch: its summary, or an honest stub. */
   readonly branches: readonly BranchSummary[]
 }

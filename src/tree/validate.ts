@@ -12,6 +12,7 @@ import type {
   LlmMessage,
   NodeOrigin,
   Role,
+  SummaryUsage,
   TreeEntryType,
   TreePosition,
 } from './types.ts'
@@ -35,6 +36,8 @@ const ENTRY_TYPES: ReadonlyMap<string, TreeEntryType> = new Map((
 ).map((type) => [type, type]))
 // Control characters (C0, DEL, C1) make names unprintable in the panel and in `/tree` output.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+// Bidirectional embeddings, overrides and isolates make a name display as something else ("\u202eabc" shows as "cba").
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
@@ -62,10 +65,11 @@ export function checkLabel(value: unknown, where = 'label'): string {
 }
 
 /** What is wrong with a trimmed branch name or label of at most `max` characters, if anything (the panel asks too). */
-export function nameProblem(name: string, max: number): 'empty' | 'tooLong' | 'control' | undefined {
+export function nameProblem(name: string, max: number): 'empty' | 'tooLong' | 'control' | 'bidi' | undefined {
   if (name === '') return 'empty'
   if (name.length > max) return 'tooLong'
   if (CONTROL.test(name)) return 'control'
+  if (BIDI.test(name)) return 'bidi'
   return undefined
 }
 
@@ -76,6 +80,7 @@ function checkName(value: unknown, where: string, max: number): string {
     case 'empty': throw new Invalid(`${where} must not be empty or whitespace`)
     case 'tooLong': throw new Invalid(`${where} must be at most ${max} characters`)
     case 'control': throw new Invalid(`${where} must not contain control characters`)
+    case 'bidi': throw new Invalid(`${where} must not contain bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069)`)
   }
   return name
 }
@@ -342,33 +347,7 @@ export function checkOrigin(value: unknown, where = 'origin'): NodeOrigin {
   return origin
 }
 
-/** Rebuild a branch summary with its keys in canonical order. */
-export function canonicalSummary(summary: BranchSummary): BranchSummary {
-  return {
-    branch: summary.branch,
-    nodeId: summary.nodeId,
-    summary: summary.summary,
-    ...(summary.model === undefined ? {} : { model: summary.model }),
-    ...(summary.fallback === undefined ? {} : { fallback: summary.fallback }),
-    createdAt: summary.createdAt,
-  }
-}
-
-export function checkSummary(value: unknown, where: string): BranchSummary {
-  if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
-  const summary: Mutable<BranchSummary> = {
-    branch: checkBranchName(value.branch, `${where}.branch`),
-    nodeId: checkNodeId(value.nodeId, `${where}.nodeId`),
-    summary: str(value.summary, `${where}.summary`),
-    createdAt: checkTime(value.createdAt, `${where}.createdAt`),
-  }
-  if (value.model !== undefined) summary.model = str(value.model, `${where}.model`)
-  if (value.fallback !== undefined) {
-    if (typeof value.fallback !== 'boolean') throw new Invalid(`${where}.fallback must be a boolean`)
-    summary.fallback = value.fallback
-  }
-  return canonicalSummary(summary)
-}
+export { canonicalSummary, checkSummary } from './summary-check.ts'
 
 export function checkPosition(value: unknown, where: string): TreePosition {
   if (!isRecord(value)) throw new Invalid(`${where} must be an object`)

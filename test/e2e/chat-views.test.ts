@@ -30,6 +30,7 @@ import { realTokenMeter, type RealTokenMeter } from '../support/token-meter.ts'
 import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
+import { rowNodes } from './support/tree-rows.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { findSessionLogs, readSessionLog, withOriginalCallIds, writeSessionLog, type SessionLogEvent } from './support/session-log.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
@@ -325,7 +326,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     const childTree = await tree(child)
     expect(childTree.nodes.find((n) => n.nodeId === childTree.cursor)?.message?.content).toContain('the last one: “after the jump”')
     await page.getByTestId('session-tree-open').click()
-    await until('the child\'s Tree rows', async () => (await page.locator('[data-session-tree] [role="treeitem"]').count()) === childTree.nodes.length)
+    // One row per node, a tool exchange (request + call) being one row.
+    await until('the child\'s Tree rows', async () => (await page.locator('[data-session-tree] [role="treeitem"]').count()) === rowNodes(childTree).length)
     await page.getByRole('tab', { name: 'Chat' }).click()
     // The child runs no stale switch: its next request is the path of that turn, then the new prompt.
     const requests = llm.chatRequests().length

@@ -35,6 +35,7 @@ import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './supp
 import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { openPaintPage } from './support/paint.ts'
+import { rowNodes } from './support/tree-rows.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
@@ -154,10 +155,24 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     })
     expect(await page.getByRole('tab', { name: 'Tree' }).getAttribute('aria-selected')).toBe('true')
     const view = await tree()
-    await until('every node as a row', async () => (await page.locator(ROWS).count()) === view.nodes.length)
+    const drawn = rowNodes(view)
+    expect(drawn.length, 'the demo has one tool-only request, drawn as its call').toBe(view.nodes.length - 1)
+    await until('every node as a row', async () => (await page.locator(ROWS).count()) === drawn.length)
     const shown = await page.locator(ROWS).evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.nodeId))
-    expect(shown).toEqual(view.nodes.map((n) => n.nodeId))
-    await expect.poll(() => page.locator('.dst-count').textContent()).toBe(`${view.nodes.length} of ${view.nodes.length} nodes`)
+    expect(shown).toEqual(drawn.map((n) => n.nodeId))
+    await expect.poll(() => page.locator('.dst-count').textContent()).toBe(`${drawn.length} of ${drawn.length} nodes`)
+    // One row per tool exchange: the call's text appears on one row only.
+    expect(await page.locator(ROWS).filter({ hasText: 'read({' }).count()).toBe(1)
+    // One clear button in the search box (the browser's own is hidden).
+    await page.locator('.dst-search input').fill('x')
+    try {
+      // A plain text box (no browser-drawn cancel button) and the panel's own ×.
+      expect(await page.locator('.dst-search input').getAttribute('type')).toBe('text')
+      expect(await page.getByRole('searchbox', { name: 'Search node text' }).count()).toBe(1)
+      expect(await page.locator('.dst-search button').count()).toBe(1)
+    } finally {
+      await page.locator('.dst-search input').fill('')
+    }
     const food = await nodeWith('Food tour:')
     expect(await row(food.nodeId).getAttribute('aria-current')).toBe('location')
     expect(await row(food.nodeId).textContent()).toContain('main')
@@ -183,8 +198,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     const requests = llm.chatRequests().length
     await page.getByRole('button', { name: 'Jump here' }).click()
     await page.getByTestId('session-tree-notice').waitFor()
-    expect(await page.getByTestId('session-tree-notice').textContent()).toMatch(/Moved\. The model’s next request holds the path to this node\. \d+ events appended/)
+    expect(await page.getByTestId('session-tree-notice').textContent()).toContain('Moved. The model’s next request holds the path to this node. The Chat marks where the history switched.')
+    expect(await page.getByTestId('session-tree-notice').getAttribute('title')).toMatch(/^\d+ official harness events recorded the switch/)
     await until('the cursor row to move', async () => (await row(a1.nodeId).getAttribute('aria-current')) === 'location')
+    // The success notice reports the action, then retires (6 s).
+    await until('the notice to retire', async () => (await page.getByTestId('session-tree-notice').count()) === 0, 30_000)
     expect((await status()).cursor).toBe(a1.nodeId)
     expect(llm.chatRequests(), 'a jump makes no model call').toHaveLength(requests)
   }, 120_000)
@@ -229,6 +247,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(sent.map((m) => m.text)).not.toContain(DEMO_PROMPTS[2])
     const answer = await until('the answer node', () => nodeWith('Porto instead:').catch(() => undefined))
     await until('the new answer as the cursor row', async () => (await row(answer.nodeId).getAttribute('aria-current')) === 'location')
+    // The selection was on the cursor, so it follows the new tip.
+    await expect.poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(answer.nodeId)
     expect(await row(answer.nodeId).textContent()).toContain('porto-instead')
     const prompt = await nodeWith(DEMO_FORK_PROMPT)
     expect(prompt.branch).toBe('porto-instead')
@@ -242,7 +262,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     await until('search results', async () => (await page.locator(ROWS).count()) === 1)
     expect(await page.locator(ROWS).first().getAttribute('data-node-id')).toBe(food.nodeId)
     await page.keyboard.press('Escape')
-    await until('all rows back', async () => (await page.locator(ROWS).count()) === (await tree()).nodes.length)
+    await until('all rows back', async () => (await page.locator(ROWS).count()) === rowNodes(await tree()).length)
     // Preview the folded tool call for the screenshot.
     const call = (await tree()).nodes.find((n) => n.type === 'tool_call')!
     await row(call.nodeId).click()
@@ -272,6 +292,133 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     await page.emulateMedia({ colorScheme: 'light' })
     expect(pageErrors.filter((e) => /session-tree|dst-/i.test(e))).toEqual([])
   }, 60_000)
+
+  it('folds a fork point from the keyboard (← folds, → unfolds) and by its caret', async () => {
+    markFailure()
+    const a1 = await nodeWith('Day 1:')
+    const all = await page.locator(ROWS).count()
+    await row(a1.nodeId).click()
+    expect(await row(a1.nodeId).getAttribute('aria-expanded')).toBe('true')
+    await page.keyboard.press('ArrowLeft')
+    await until('the branches folded', async () => (await page.locator(ROWS).count()) < all)
+    expect(await row(a1.nodeId).getAttribute('aria-expanded')).toBe('false')
+    const hidden = all - (await page.locator(ROWS).count())
+    expect(await row(a1.nodeId).locator('[data-type="folded"]').textContent()).toBe(`+${hidden}`)
+    // The count still says how many rows match: the fold holds them.
+    expect(await page.locator('.dst-count').textContent()).toBe(`${all} of ${all} nodes`)
+    await shot('folded-light.png')
+    await page.keyboard.press('ArrowRight')
+    await until('the branches back', async () => (await page.locator(ROWS).count()) === all)
+    await row(a1.nodeId).locator('.dst-fold').click()
+    await until('folded by the caret', async () => (await page.locator(ROWS).count()) < all)
+    await row(a1.nodeId).locator('.dst-fold').click()
+    await until('unfolded by the caret', async () => (await page.locator(ROWS).count()) === all)
+  }, 60_000)
+
+  it('a pasted 10,000-character branch name and a bidi-override label get a clear problem, not a silent cut', async () => {
+    markFailure()
+    const a1 = await nodeWith('Day 1:')
+    await row(a1.nodeId).click()
+    await page.keyboard.press('f')
+    const input = page.getByTestId('session-tree-fork-form').locator('input')
+    await input.fill('n'.repeat(10_000))
+    expect((await input.inputValue()).length, 'the input keeps what was pasted').toBe(10_000)
+    expect(await page.getByTestId('session-tree-form-problem').textContent()).toBe('At most 100 characters (this one has 10000).')
+    expect(await page.getByTestId('session-tree-fork-form').getByRole('button', { name: 'Create branch' }).isDisabled()).toBe(true)
+    await input.press('Escape')
+    await row(a1.nodeId).click()
+    await page.keyboard.press('l')
+    const label = page.getByTestId('session-tree-label-form').locator('input')
+    await label.fill('plan\u202eevil')
+    expect(await page.getByTestId('session-tree-form-problem').textContent()).toMatch(/Direction-override characters/)
+    await label.press('Escape')
+    // The service refuses it too (for callers that skip the panel), with INVALID_ARGUMENT.
+    const refused = await api().remote('sessionTree/label', { agentId: sessionId, nodeId: a1.nodeId, label: 'plan\u202eevil' })
+    expect(refused).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
+    const empty = await api().remote('sessionTree/jump', { agentId: sessionId, nodeId: '' })
+    expect(empty).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
+  }, 60_000)
+
+  it('exports the active path with its tool calls and a real digest of the other branch', async () => {
+    markFailure()
+    const call = (await tree()).nodes.find((n) => n.type === 'tool_call')!
+    // Put the tool exchange on the active path: jump to the old line's last answer.
+    const food = await nodeWith('Food tour:')
+    await row(food.nodeId).click()
+    await page.getByRole('button', { name: 'Jump here' }).click()
+    await until('the cursor on the food tour', async () => (await row(food.nodeId).getAttribute('aria-current')) === 'location')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()])
+    const file = path.join(artifacts, 'export.json')
+    await download.saveAs(file)
+    const exported = JSON.parse(fs.readFileSync(file, 'utf8')) as { messages: Array<{ role: string; content: string; toolCalls?: Array<{ id: string; name: string }> }>; branches: Array<{ branch: string; summary: string }> }
+    const request = exported.messages.find((m) => m.toolCalls !== undefined)
+    expect(request?.toolCalls?.map((c) => c.name)).toEqual(['read'])
+    expect(request?.toolCalls?.[0]?.id).toBe((call.content!.find((p) => p.type === 'tool_call') as { id: string }).id)
+    expect(exported.messages.some((m) => m.role === 'assistant' && m.content === '' && m.toolCalls === undefined)).toBe(false)
+    const other = exported.branches.find((b) => b.branch === 'porto-instead')!
+    expect(other.summary).not.toMatch(/unsummarized/)
+    expect(other.summary).toContain('Porto')
+  }, 60_000)
+
+  for (const [width, height] of [[1440, 900], [1024, 700], [768, 900]] as const) {
+    it(`lays out at ${width}×${height}: no horizontal scroll, the "you are here" badge whole, the preview text not cut to a line`, async () => {
+      markFailure()
+      await page.setViewportSize({ width, height })
+      const cursorRow = page.locator(`${ROWS}[aria-current="location"]`)
+      await cursorRow.click()
+      await expect.poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(await cursorRow.getAttribute('data-node-id'))
+      const m = await page.evaluate(() => {
+        const box = (el: Element | null) => el?.getBoundingClientRect()
+        const treeEl = document.querySelector('.dst-tree')!
+        const rootEl = document.querySelector('.dst-root')!
+        const rowEl = document.querySelector('[data-session-tree] [role="treeitem"][aria-current="location"]')!
+        const text = document.querySelector('[data-testid="session-tree-preview-text"]')!
+        return {
+          tree: [treeEl.scrollWidth, treeEl.clientWidth],
+          root: [rootEl.scrollWidth, rootEl.clientWidth],
+          row: box(rowEl)!.toJSON(),
+          badge: box(rowEl.querySelector('[data-type="cursor"]'))!.toJSON(),
+          badgeScroll: [rowEl.querySelector('[data-type="cursor"]')!.scrollWidth, rowEl.querySelector('[data-type="cursor"]')!.clientWidth],
+          textHeight: box(text)!.height,
+          lineHeight: parseFloat(getComputedStyle(text).lineHeight),
+          textScroll: [text.scrollHeight, text.clientHeight],
+        }
+      })
+      expect(m.tree[0], 'no horizontal scroll in the tree').toBeLessThanOrEqual(m.tree[1]!)
+      expect(m.root[0], 'no horizontal scroll in the panel').toBeLessThanOrEqual(m.root[1]!)
+      expect(m.badge.right, 'the badge ends inside its row').toBeLessThanOrEqual(m.row.right)
+      expect(m.badgeScroll[0], 'the badge text is not clipped').toBeLessThanOrEqual(m.badgeScroll[1]!)
+      // The demo's answers are two to three lines at these widths: the preview shows them whole.
+      expect(m.textHeight, 'the preview text is more than one line').toBeGreaterThan(m.lineHeight * 1.8)
+      expect(m.textScroll[0], 'the preview text is not cut').toBeLessThanOrEqual(m.textScroll[1]! + 1)
+      await shot(`layout-${width}.png`)
+    }, 60_000)
+  }
+
+  it('follows the DSH UI locale: Chinese surface note and dates', async () => {
+    markFailure()
+    const zh = await browser!.newPage({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' })
+    try {
+      await zh.goto(web!.url)
+      const notice = zh.getByRole('button', { name: /继续|Continue/ })
+      await notice.waitFor({ timeout: 30_000 }).then(() => notice.click()).catch(() => {})
+      await until('the Chinese UI', () => zh.evaluate(() => document.documentElement.lang === 'zh-CN'))
+      const entry = zh.getByText(TITLE, { exact: true })
+      await until('the session entry', async () => (await entry.isVisible()) || (await zh.getByText(/未分组|Ungrouped/).first().click().then(() => false, () => false)))
+      await entry.click()
+      await zh.getByTestId('session-tree-open').click()
+      await zh.locator(ROWS).first().waitFor({ timeout: 15_000 })
+      const strip = await zh.getByTestId('session-tree-status').textContent()
+      expect(strip).toContain('跳转通过官方 Harness 事件改写模型的历史')
+      expect(strip).not.toContain('Jumps rewrite')
+      await zh.locator(`${ROWS}[aria-current="location"]`).click()
+      const created = await zh.locator('.dst-meta dd').last().textContent()
+      expect(created).toMatch(/\d{4}年\d{1,2}月\d{1,2}日/)
+      await zh.screenshot({ path: path.join(artifacts, 'panel-zh.png') })
+    } finally {
+      await zh.close()
+    }
+  }, 90_000)
 
   it('a 10,000-node tree and a 100,000-deep chain paint with only the visible rows (the real bundle, headless Chromium; timings in perf.json)', async () => {
     markFailure()

@@ -69,11 +69,17 @@ interface RemoteModule {
 }
 
 const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
-type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number]
+type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number] | (typeof COMPARE_METHODS)[number] | (typeof SUMMARY_METHODS)[number] | (typeof LINEAGE_METHODS)[number]
+/** Compare (its own suite: test/e2e/compare.test.ts). */
+const COMPARE_METHODS = ['compare'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
 const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
 const WORKSPACE_METHODS = ['files', 'filesAt', 'fileAt', 'restorePreview', 'restoreDiff', 'restore'] as const
+/** Moves and summaries with options (issue 14: summaries the model writes). */
+const SUMMARY_METHODS = ['jumpWith', 'forkWith', 'summarizeWith'] as const
+/** New sessions from a node and orphaned trees (their own suites: test/e2e/lineage*.test.ts). */
+const LINEAGE_METHODS = ['openAsNewSession', 'gc'] as const
 
 // ------------------------------------------------------ seed 001's contract
 
@@ -284,8 +290,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS].sort())
-    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS]) {
+    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS, ...SUMMARY_METHODS, ...LINEAGE_METHODS].sort())
+    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS, ...SUMMARY_METHODS, ...LINEAGE_METHODS]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')
@@ -294,6 +300,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     expect(descriptor('session').parameters.map((p) => p.wire)).toEqual(['agentId'])
     expect(descriptor('jump').parameters.map((p) => p.wire)).toEqual(['agentId', 'nodeId'])
     expect(descriptor('fork').parameters.map((p) => p.wire)).toEqual(['agentId', 'nodeId', 'branch'])
+    expect(descriptor('jumpWith').parameters.map((p) => p.wire)).toEqual(['agentId', 'nodeId', 'options'])
   })
 
   it('installs from the tarball; `dsh --profile web --dump-config` shows the layer; the shipped client is the one validated here', async () => {
@@ -343,7 +350,9 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     expect(export2).toEqual(export1)
     // The outline is the list without branch paths.
     const outline = await time('reads', () => callOk<SessionTreeOutline>('outline', { agentId: sessionId }))
-    expect(outline).toEqual({ ...view1, branches: view1.branches.map(({ nodeIds: _paths, ...branch }) => branch) })
+    // (and without the session's lineage, which `list` adds: test/e2e/lineage.test.ts)
+    const { lineage: _lineage, ...listed } = view1 as SessionTreeView & { lineage?: unknown }
+    expect(outline).toEqual({ ...listed, branches: view1.branches.map(({ nodeIds: _paths, ...branch }) => branch) })
     readOnly = { list: view1, session: status1, export: export1 }
     saveArtifact(artifacts, 'read-only.json', readOnly)
 

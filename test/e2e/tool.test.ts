@@ -28,7 +28,7 @@ import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, star
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { SYSTEM_PROMPT } from '../../src/tool/prompt.ts'
 
-const TOOLS = ['tree_back', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
+const TOOLS = ['tree_back', 'tree_compare', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
 
 const lastMessage = (body: ChatRequestBody): ChatMessage => body.messages.at(-1)!
 
@@ -178,7 +178,7 @@ describe('tool companion in the real dsh', () => {
       const results = fifth.messages.filter((m) => m.role === 'tool').slice(-2).map(messageText)
       expect(results[0]).toBe(`Not applied: jump to ${taskNode}. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`)
       // ... and no argument can name another session.
-      expect(results[1]).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node, files)')
+      expect(results[1]).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node, files, summary, instructions)')
     }, 180_000)
 
     it('`/tree` answers in the headless front end without a model call; malformed input prints the usage', async () => {

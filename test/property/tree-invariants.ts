@@ -188,7 +188,12 @@ export function fullCheck(tree: SessionTree, m: Model): void {
   sameJson([view.cursor, view.activeBranch, view.selectedNodeId, view.branchHeads], [info.cursor, info.activeBranch, info.selectedNodeId, info.branchHeads], 'view() header')
   const exported = tree.linearExport()
   check(exported.ok, 'linearExport failed')
-  if (exported.ok) sameJson(exported.value.messages, tree.messages(), 'linearExport messages')
+  if (exported.ok) {
+    // The model's messages, each assistant one with the tool calls it requested.
+    sameJson(exported.value.messages.map(({ toolCalls: _, ...message }) => message), tree.messages(), 'linearExport messages')
+    const calls = exported.value.messages.filter((m) => m.toolCalls !== undefined)
+    check(calls.every((m) => m.role === 'assistant' && m.toolCalls!.length > 0), 'toolCalls only on assistant messages that made calls', calls)
+  }
   // snapshot → JSON → restore → snapshot is byte-identical, and the restored tree reads the same.
   const json = JSON.stringify(tree.snapshot())
   let restored: SessionTree

@@ -334,3 +334,83 @@ describe('strings', () => {
     expect(resolveLocale({ getSnapshot: () => ({ active: 'en' }), subscribe: () => () => {} })).toBe('en')
   })
 })
+
+describe('one row per tool exchange, folds (issue 14 §5)', () => {
+  /** u1 → a1 (calls read) → call(read → banana) → a2, the way the harness projector records a tool step. */
+  function toolStep() {
+    const tree = new SessionTree('s')
+    const id = (r: TreeResult<TreeNode>) => value(r).nodeId
+    const u1 = id(tree.append(user('read my notes')))
+    const request = id(tree.append({ role: 'assistant', content: '' }, { content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }] }))
+    const call = id(tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }], summary: 'read' }))
+    value(tree.attachToolResult('c1', { content: 'banana' }))
+    const a2 = id(tree.append(assistant('the file says banana')))
+    return { tree, ids: { u1, request, call, a2 } }
+  }
+
+  it('draws a tool-only request and its call as one row, the line solid', () => {
+    const { tree, ids } = toolStep()
+    const index = indexTree(tree.view())
+    const layout = layoutTree(index)
+    expect(layout.rows.map((r) => r.id)).toEqual([ids.u1, ids.call, ids.a2])
+    expect(texts(layout)).toEqual(['read my notes', 'read({"file_path":"notes.txt"}) → banana', 'the file says banana'])
+    expect(layout.rows[1]!.parentId).toBe(ids.u1)
+    expect(layout.rows[1]!.elided).toBe(false)
+    expect(layout.total).toBe(3)
+    expect(layout.shown).toBe(3)
+    expect(index.rowTotal).toBe(3)
+  })
+
+  it('keeps the request as a row of its own when something marks it (the cursor, a label, a branch head)', () => {
+    const { tree, ids } = toolStep()
+    value(tree.label(ids.request, 'asked here'))
+    expect(layoutTree(indexTree(tree.view())).rows.map((r) => r.id)).toEqual([ids.u1, ids.request, ids.call, ids.a2])
+    value(tree.label(ids.request, null))
+    value(tree.jump(ids.request))
+    expect(layoutTree(indexTree(tree.view())).rows.map((r) => r.id)).toContain(ids.request)
+  })
+
+  it('folds a fork point: its branches leave the rows, the row counts them, ← folds and → unfolds', () => {
+    const { view, ids } = sample()
+    const index = indexTree(view)
+    const open = layoutTree(index)
+    const a1 = open.rows[open.indexOf.get(ids.a1)!]!
+    expect(a1.foldable).toBe(true)
+    expect(a1.hidden).toBeUndefined()
+    expect(keyCommand(open, ids.a1, view.cursor, { key: 'ArrowLeft' })).toEqual({ kind: 'fold', id: ids.a1 })
+    expect(keyCommand(open, ids.u1, view.cursor, { key: 'ArrowLeft' })).toBeNull()
+    const folded = layoutTree(index, { folded: new Set([ids.a1]) })
+    expect(folded.rows.map((r) => r.id)).toEqual([ids.u1, ids.a1])
+    const row = folded.rows[1]!
+    expect(row.hidden).toBe(8)
+    expect(row.childCount).toBe(0)
+    expect(folded.shown).toBe(10)
+    expect(keyCommand(folded, ids.a1, view.cursor, { key: 'ArrowRight' })).toEqual({ kind: 'unfold', id: ids.a1 })
+    expect(keyCommand(folded, ids.a1, view.cursor, { key: '+' })).toEqual({ kind: 'unfold', id: ids.a1 })
+    // A linear node is no fork point: nothing to fold.
+    expect(open.rows[open.indexOf.get(ids.u3)!]!.foldable).toBe(false)
+    expect(layoutTree(index, { folded: new Set([ids.u3]) }).rows).toHaveLength(10)
+  })
+
+  it('unfoldTo opens the folds above a node (so the new tip shows) and nothing else', async () => {
+    const { unfoldTo } = await import('../../src/client/model.ts')
+    const { view, ids } = sample()
+    const index = indexTree(view)
+    const folds = new Set([ids.a1, ids.u5])
+    expect([...unfoldTo(index, folds, ids.a3)]).toEqual([ids.u5])
+    expect(unfoldTo(index, folds, ids.u1)).toBe(folds)
+  })
+})
+
+describe('typing problems (no silent cut, no bidi override)', () => {
+  it('says a pasted 10,000-character name is too long and refuses direction overrides', async () => {
+    const { typingProblem } = await import('../../src/client/commands.ts')
+    expect(typingProblem('fork', 'x'.repeat(10_000))).toBe('nameTooLong')
+    expect(typingProblem('fork', 'ok-name')).toBeUndefined()
+    expect(typingProblem('fork', '')).toBeUndefined()
+    expect(typingProblem('label', 'evil\u202etxt')).toBe('labelBidi')
+    expect(validateLabel('evil\u202etxt', 'n', new Map())).toEqual({ problem: 'labelBidi' })
+    expect(validateBranchName('a\u2067b', new Set())).toEqual({ problem: 'nameBidi' })
+    expect(translator('en')('problem.nameTooLong', { length: 10_000 })).toBe('At most 100 characters (this one has 10000).')
+  })
+})

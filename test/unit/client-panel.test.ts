@@ -100,7 +100,7 @@ describe('TreePanel', () => {
     expect(rowOf(el, ids.a2).textContent).toContain('main')
     expect(rowOf(el, ids.a2).textContent).toContain('you are here')
     expect(rowOf(el, ids.a2).getAttribute('aria-selected')).toBe('true')
-    expect(el.querySelector('[data-testid="session-tree-status"]')!.textContent).toMatch(/Surface\s*stock\s*Jumps rewrite the model history\..*5 nodes · 1 branch · 0 labels/)
+    expect(el.querySelector('[data-testid="session-tree-status"]')!.textContent).toMatch(/Surface\s*stock\s*Jumps rewrite the model history with official harness events.*5 nodes · 1 branch · 0 labels/)
     expect(el.querySelector('.dst-count')!.textContent).toBe('5 of 5 nodes')
     // Back/forward follow the session's navigation history.
     expect(button(el, '← Back')!.disabled).toBe(true)
@@ -142,7 +142,10 @@ describe('TreePanel', () => {
     await press(list, 'Enter')
     expect(fake.calls).toContain('jump')
     expect(rowOf(el, ids.a1).getAttribute('aria-current')).toBe('location')
-    expect(el.querySelector('[data-testid="session-tree-notice"]')!.textContent).toContain('Moved. The model’s next request holds the path to this node. 7 events appended')
+    // What the user got, not the log's jargon; the event count is in the tooltip.
+    expect(el.querySelector('[data-testid="session-tree-notice"]')!.textContent).toContain('Moved. The model’s next request holds the path to this node. The Chat marks where the history switched.')
+    expect(el.querySelector('[data-testid="session-tree-notice"]')!.textContent).not.toMatch(/events? appended|session log/)
+    expect(el.querySelector('[data-testid="session-tree-notice"]')!.getAttribute('title')).toContain('7 official harness events')
     // f opens the fork form with a suggested name; a taken name is refused before any call.
     await press(list, 'f')
     const input = el.querySelector<HTMLInputElement>('[data-testid="session-tree-fork-form"] input')!
@@ -169,7 +172,7 @@ describe('TreePanel', () => {
     // / focuses search; typing filters; Escape clears.
     list.focus()
     await press(list, '/')
-    const search = el.querySelector<HTMLInputElement>('input[type="search"]')!
+    const search = el.querySelector<HTMLInputElement>('input[role="searchbox"]')!
     expect(document.activeElement).toBe(search)
     await type(search, 'BANANA')
     expect(rows(el).map((r) => r.dataset.nodeId)).toEqual([ids.call, ids.a2])
@@ -337,7 +340,7 @@ describe('client entry', () => {
     expect((registered[0]!.label as () => string)()).toBe('Tree')
     const contribution = mounted[0] as { package: string; descriptors: Array<{ id: string }> }
     expect(contribution.package).toBe('dsh-session-tree')
-    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'export', 'exportAs', 'fileAt', 'files', 'filesAt', 'fork', 'forward', 'importSession', 'jump', 'label', 'list', 'outline', 'restore', 'restoreDiff', 'restorePreview', 'session', 'summarize'].map((m) => `dsh-session-tree#sessionTree/${m}`))
+    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'compare', 'export', 'exportAs', 'fileAt', 'files', 'filesAt', 'fork', 'forkWith', 'forward', 'importSession', 'jump', 'jumpWith', 'label', 'list', 'outline', 'restore', 'restoreDiff', 'restorePreview', 'session', 'summarize', 'summarizeWith', 'openAsNewSession', 'gc'].sort().map((m) => `dsh-session-tree#sessionTree/${m}`))
     const injected = registered[0]!.inject!('s') as { tree: TreeController }
     expect(injected.tree).toBe((registered[0]!.inject!('s') as { tree: TreeController }).tree)
     await injected.tree.refresh()

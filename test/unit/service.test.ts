@@ -59,6 +59,28 @@ describe('SessionTreeService in a real Context', () => {
     expect(sessionTreeStore.get(session.id)?.nodeCount).toBe(8)
   })
 
+  it('export keeps the tool calls of the active path and digests an unsummarized branch (issue 14 §5)', async () => {
+    const { ctx, service } = await boot()
+    const session = ctx.sessions.create()
+    new LogBuilder(session).userTurn('Plan the trip', 'Day one: the castle.').userTurn('Check notes.txt', 'The budget is 300 EUR.', { tools: [{ name: 'read', args: { file_path: 'notes.txt' }, result: 'budget: 300 EUR' }] })
+    const nodes = (await service.list(session.id)).nodes
+    const first = nodes.find((n) => n.summary === 'Day one: the castle.')!.nodeId
+    await service.fork(session.id, first, 'alt')
+    const exported = await service.export(session.id)
+    // The off-path branch "main" holds the tool exchange; the active path is the fork point's.
+    expect(exported.messages.map((m) => m.content)).toEqual(['Plan the trip', 'Day one: the castle.'])
+    const main = exported.branches.find((b) => b.branch === 'main')!
+    expect(main.summary).not.toMatch(/unsummarized/)
+    expect(main.summary).toContain('Check notes.txt')
+    expect(main).toMatchObject({ model: 'extractive' })
+    await service.jump(session.id, nodes.at(-1)!.nodeId)
+    const back = await service.export(session.id)
+    const request = back.messages.find((m) => m.role === 'assistant' && m.toolCalls !== undefined)
+    expect(request?.toolCalls).toEqual([{ id: expect.any(String), name: 'read', arguments: { file_path: 'notes.txt' } }])
+    const result = back.messages[back.messages.indexOf(request!) + 1]
+    expect(result).toMatchObject({ role: 'tool', content: 'budget: 300 EUR', toolCallId: request!.toolCalls![0]!.id })
+  })
+
   it('reads have no side effects: same snapshot, no sidecar written', async () => {
     const { ctx, service, root } = await boot()
     const session = ctx.sessions.create()
@@ -96,6 +118,15 @@ describe('SessionTreeService in a real Context', () => {
     expect(await errorOf(service.jump(session.id, 'ghost'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
     expect(await errorOf(service.fork(session.id, (await service.list(session.id)).nodes[0]!.nodeId, '  '))).toMatchObject({ code: 'INVALID_ARGUMENT' })
     expect(await errorOf(service.label(session.id, 'ghost', 'x'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
+    // An id that can never name a node is a bad argument (issue 14 §5), for moves and labels alike.
+    expect(await errorOf(service.jump(session.id, ''))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await errorOf(service.fork(session.id, '', 'b'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await errorOf(service.jump(session.id, ' padded '))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await errorOf(service.label(session.id, '', 'x'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    // Direction overrides would make a label display as something else.
+    const first = (await service.list(session.id)).nodes[0]!.nodeId
+    expect(await errorOf(service.label(session.id, first, 'evil\u202etxt.exe'))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/bidirectional/) })
+    expect(await errorOf(service.fork(session.id, first, 'b\u2066x'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
     expect(await errorOf(service.summarize(session.id, 'nope'))).toMatchObject({ code: 'BRANCH_NOT_FOUND' })
     expect(await errorOf(service.back(session.id))).toMatchObject({ code: 'HISTORY_EMPTY' })
     expect(await errorOf(service.list(42 as never))).toMatchObject({ code: 'INVALID_ARGUMENT' })

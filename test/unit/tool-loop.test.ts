@@ -415,7 +415,7 @@ describe('tool companion in a real agent loop', () => {
     const results = transcript(r.model.requests.at(-1)!).filter((line) => line.startsWith('tool: '))
     expect(results).toEqual([
       'tool: Error: NODE_NOT_FOUND: no node or label "no-such-node"; list the tree to see node ids (like e12) and labels',
-      'tool: Error: INVALID_ARGUMENT: unknown argument "agentId" (allowed: node, files)',
+      'tool: Error: INVALID_ARGUMENT: unknown argument "agentId" (allowed: node, files, summary, instructions)',
       'tool: Error: BRANCH_EXISTS: branch "main" already exists; pick another name',
       'tool: Error: HISTORY_EMPTY: there is no undone move to go forward to',
     ])

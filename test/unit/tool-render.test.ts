@@ -176,7 +176,7 @@ describe('tool parameter schemas', () => {
 
   it('checks arguments strictly: no unknown keys (no session can be smuggled in), required, types, enums, ranges', () => {
     expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1' })).toEqual([])
-    expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1', agentId: 'other' })).toEqual(['unknown argument "agentId" (allowed: node, files)'])
+    expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1', agentId: 'other' })).toEqual(['unknown argument "agentId" (allowed: node, files, summary, instructions)'])
     expect(checkArguments(PARAMETERS.tree_jump, {})).toEqual(['missing required argument "node"'])
     expect(checkArguments(PARAMETERS.tree_jump, { node: 3 })).toEqual(['"node" must be a string'])
     expect(checkArguments(PARAMETERS.tree_find, { query: 'x', by: 'everything' })).toEqual(['"by" must be one of "any", "label", "text"'])

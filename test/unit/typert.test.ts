@@ -27,6 +27,7 @@ import { SEED_001 } from '../support/seed-001.ts'
 import SessionTreeService from '../../src/index.ts'
 import { assistant, newPiSession, user } from '../support/pi.ts'
 import { LogBuilder } from '../support/log-builder.ts'
+import { encodeSessionId } from '../../src/sidecar/index.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const LIB = path.join(ROOT, 'lib')
@@ -102,12 +103,16 @@ const WIRE = {
   session: ['agentId'],
   export: ['agentId'],
   jump: ['agentId', 'nodeId'],
+  jumpWith: ['agentId', 'nodeId', 'options'],
   fork: ['agentId', 'nodeId', 'branch'],
+  forkWith: ['agentId', 'nodeId', 'branch', 'options'],
   back: ['agentId'],
   forward: ['agentId'],
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
+  summarizeWith: ['agentId', 'branch', 'options'],
   chatPath: ['agentId'],
+  compare: ['agentId', 'a', 'b'],
   importSession: ['request'],
   exportAs: ['request'],
   files: ['agentId'],
@@ -116,6 +121,8 @@ const WIRE = {
   restorePreview: ['agentId', 'request'],
   restoreDiff: ['agentId', 'request', 'path'],
   restore: ['agentId', 'request'],
+  openAsNewSession: ['agentId', 'nodeId'],
+  gc: ['dryRun'],
 } as const
 type Method = keyof typeof WIRE
 const METHODS = Object.keys(WIRE) as Method[]
@@ -127,12 +134,16 @@ const REQUIRED: Record<Method, readonly string[]> = {
   session: ['sessionId', 'nodeCount', 'messageCount', 'branchCount', 'cursor', 'activeBranch', 'currentPathLength', 'snapshotVersion'],
   export: ['sessionId', 'messages', 'branches'],
   jump: ['cursor', 'messages', 'mode'],
+  jumpWith: ['cursor', 'messages', 'mode'],
   fork: ['cursor', 'branch', 'forkCount', 'messages', 'mode'],
+  forkWith: ['cursor', 'branch', 'forkCount', 'messages', 'mode'],
   back: ['cursor', 'messages', 'mode'],
   forward: ['cursor', 'messages', 'mode'],
   label: ['nodeId', 'parentId', 'type', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
+  summarizeWith: ['branch', 'nodeId', 'summary', 'createdAt'],
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
+  compare: ['ancestor', 'commonLength', 'a', 'b', 'rows', 'changedRows', 'omittedRows', 'pathLengths'],
   importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar', 'preview'],
   exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
   files: ['status', 'nodes', 'restores'],
@@ -141,6 +152,8 @@ const REQUIRED: Record<Method, readonly string[]> = {
   restorePreview: ['target', 'plan', 'status'],
   restoreDiff: ['path', 'current', 'diff'],
   restore: ['restore', 'target'],
+  openAsNewSession: ['sessionId', 'title', 'nodeId', 'messages', 'seedEvents', 'adopted'],
+  gc: ['scannedAt', 'orphans', 'removed', 'problems', 'dryRun'],
 }
 
 // ------------------------------------------------------- zod introspection
@@ -237,6 +250,9 @@ beforeAll(async () => {
   record('session', await service.session(id))
   record('export', await service.export(id))
   record('chatPath', await service.chatPath(id))
+  const last = first.nodes.at(-1)!.nodeId
+  record('compare', await service.compare(id, a1, last))
+  record('compare', await service.compare(id, last, first.nodes[0]!.nodeId))
   record('jump', await service.jump(id, a1))
   record('jump', await service.jump(id, null))
   record('back', await service.back(id))
@@ -244,6 +260,9 @@ beforeAll(async () => {
   record('fork', await service.fork(id, a1, 'alt'))
   record('label', await service.label(id, q2, 'second question'))
   record('summarize', await service.summarize(id, 'main'))
+  record('summarizeWith', await service.summarizeWith(id, 'main', { writer: 'extractive' }))
+  record('jumpWith', await service.jumpWith(id, a1, { summary: { kind: 'summarize' } }))
+  record('forkWith', await service.forkWith(id, a1, 'alt-2', { summary: { kind: 'custom', instructions: 'focus on files' } }))
   record('label', await service.label(id, q2, null))
   record('jump', await service.jump(id, q2))
   record('list', await service.list(id))
@@ -286,6 +305,17 @@ beforeAll(async () => {
   record('restoreDiff', await service.restoreDiff(fid, request, 'a.txt'))
   record('restore', await service.restore(fid, request))
   record('restore', await service.restore(fid, { move: { kind: 'jump', nodeId: prompt }, restore: 'conversation' }))
+  // A new session from the files session (it has a working directory); the real host side runs in test/e2e/lineage*.test.ts.
+  const made = record('openAsNewSession', await service.openAsNewSession(fid, prompt))
+  // gc compares the sidecars with the stored sessions: a stand-in persistence lists the live ones and the new one.
+  ctx.provide('sessionPersistence')
+  ;(ctx as unknown as { set(name: string, value: unknown): void }).set('sessionPersistence', {
+    list: async () => [...ctx!.sessions.list().map((s) => ({ id: s.id })), { id: made.sessionId }],
+  })
+  fs.mkdirSync(path.join(root, encodeSessionId('session-gone')))
+  fs.writeFileSync(path.join(root, encodeSessionId('session-gone'), 'journal.jsonl'), '')
+  record('gc', await service.gc(true))
+  record('gc', await service.gc(false))
 })
 
 afterAll(async () => {

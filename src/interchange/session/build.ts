@@ -361,7 +361,7 @@ class SessionBuild {
 
   private appendPlanned(events: readonly PlannedEvent[]): void {
     for (const event of events) {
-      if (event.intent) this.log.append(event.type, event.data, { surfaceOp: event.intent.surfaceOp, sourceEventSeqs: [...event.intent.sourceEventSeqs] })
+      if (event.intent) this.log.append(event.type, event.data, { surfaceOp: event.intent.surfaceOp, ...(event.intent.sourceEventSeqs ? { sourceEventSeqs: [...event.intent.sourceEventSeqs] } : {}) })
       else this.log.append(event.type, event.data)
     }
   }

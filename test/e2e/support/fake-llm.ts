@@ -4,7 +4,10 @@
  *
  * - Every request is recorded with its parsed body and a kind: `title` for the
  *   harness's session-title request (system prompt "Create a concise title",
- *   answered with `titleText` and never consuming the script), `chat` for the rest.
+ *   answered with `titleText` and never consuming the script), `summary` for
+ *   this plugin's branch-summary side call (system prompt starting with
+ *   `SUMMARY_SYSTEM_MARK`, answered by `summary` and never consuming the
+ *   script), `chat` for the rest.
  * - Chat requests consume the script queue in order. A step is a text answer,
  *   tool calls (with an optional preface), reasoning plus text, a terminal 4xx
  *   error, or a function of the request body returning a step.
@@ -15,6 +18,7 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { SUMMARY_SYSTEM_MARK } from '../../../src/service/model-summary.ts'
 
 /** One chat-completions message as the harness sends it (only the fields tests read are typed). */
 export interface ChatMessage {
@@ -52,7 +56,7 @@ export type StaticStep =
 /** A step, or a function choosing one from the request body. */
 export type ScriptStep = StaticStep | ((body: ChatRequestBody) => StaticStep | Promise<StaticStep>)
 
-export type RequestKind = 'chat' | 'title'
+export type RequestKind = 'chat' | 'title' | 'summary'
 
 export interface RecordedRequest {
   /** 1-based arrival number over all requests. */
@@ -79,6 +83,12 @@ export interface FakeLlmOptions {
   /** The usage a chat answer reports, from the request and the answer (title requests keep the default). */
   readonly usage?: (body: ChatRequestBody, step: Exclude<StaticStep, { error: unknown }>) => FakeUsage
   readonly titleText?: string
+  /**
+   * The answer to a branch-summary request (default: `MODEL-SUMMARY: ` and
+   * the first prompt of the branch); a function may choose per request (say, a
+   * delay past the plugin's timeout, or an error).
+   */
+  readonly summary?: ScriptStep
   readonly exhaustedText?: string
   /** Model name echoed in chunks (default: the request's model). */
   readonly model?: string
@@ -96,6 +106,10 @@ export interface FakeLlm {
   chatRequests(): RecordedRequest[]
   /** Title requests, in arrival order. */
   titleRequests(): RecordedRequest[]
+  /** Branch-summary requests, in arrival order. */
+  summaryRequests(): RecordedRequest[]
+  /** Change how summary requests are answered from now on. */
+  setSummary(step: ScriptStep): void
   /** Append steps to the script. */
   push(...steps: ScriptStep[]): void
   /** Resolve once at least `count` chat requests were answered. */
@@ -107,7 +121,16 @@ const TITLE_MARKER = 'Create a concise title'
 
 export function classifyRequest(body: ChatRequestBody): RequestKind {
   const system = body.messages?.find((m) => m.role === 'system')?.content
-  return typeof system === 'string' && system.startsWith(TITLE_MARKER) ? 'title' : 'chat'
+  if (typeof system !== 'string') return 'chat'
+  if (system.startsWith(TITLE_MARKER)) return 'title'
+  return system.startsWith(SUMMARY_SYSTEM_MARK) ? 'summary' : 'chat'
+}
+
+/** The default summary answer: names the branch's first prompt, so a test can find it in later requests. */
+export function modelSummary(body: ChatRequestBody): StaticStep {
+  const prompt = messageText(body.messages.at(-1)!)
+  const first = /^user: (.*)$/m.exec(prompt)?.[1] ?? 'nothing'
+  return { text: `MODEL-SUMMARY: the branch began with "${first}".` }
 }
 
 function chunk(model: string, delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>): string {
@@ -165,6 +188,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const titleText = options.titleText ?? 'Fake session title'
   const exhaustedText = options.exhaustedText ?? 'FAKE-LLM: script exhausted'
   const queue: ScriptStep[] = [...(options.script ?? [])]
+  let summaryStep: ScriptStep = options.summary ?? modelSummary
   const requests: RecordedRequest[] = []
   const faults: string[] = []
   const waiters = new Set<() => void>()
@@ -193,6 +217,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       let step: StaticStep
       try {
         if (kind === 'title') step = { text: titleText }
+        else if (kind === 'summary') step = typeof summaryStep === 'function' ? await summaryStep(body) : summaryStep
         else {
           const next = queue.shift()
           if (next === undefined) {
@@ -246,6 +271,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     faults,
     chatRequests: () => requests.filter((r) => r.kind === 'chat'),
     titleRequests: () => requests.filter((r) => r.kind === 'title'),
+    summaryRequests: () => requests.filter((r) => r.kind === 'summary'),
+    setSummary: (step) => {
+      summaryStep = step
+    },
     push: (...steps) => {
       queue.push(...steps)
     },

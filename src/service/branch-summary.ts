@@ -1,0 +1,150 @@
+/**
+ * Which part of the tree a summary covers, and writing it: by the session's
+ * model when one is configured, else (and whenever the model fails, hangs or
+ * writes nothing) by the extractive digest, which cannot fail. The result is
+ * a `BranchSummary` that says who wrote it, what it cost and, for a fallback,
+ * why.
+ */
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
+import { fallbackSummary, renderMessages } from '../tree/text.ts'
+import type { BranchSummary, TreeEntry } from '../tree/types.ts'
+import { checkBranchName, Invalid } from '../tree/validate.ts'
+import { quoted } from './clip.ts'
+import { askModelForSummary, type ModelRoute, type SummaryLlm } from './model-summary.ts'
+import { EXTRACTIVE_MODEL, extractiveSummarizer } from './summarizer.ts'
+import type { SummaryChoice } from './wire.ts'
+
+/** What a summary covers: the messages after `fromNodeId` up to `nodeId`, recorded under `branch`. */
+export interface SummaryPart {
+  readonly branch: string
+  readonly nodeId: string
+  readonly fromNodeId?: string
+  readonly entries: readonly TreeEntry[]
+}
+
+
+/** The model a summary is written with, and how long it may take. */
+export interface SummaryWriter {
+  readonly llm: SummaryLlm | undefined
+  readonly route: ModelRoute | undefined
+  readonly sessionId: string
+  readonly timeoutMs: number
+}
+
+/** Longest accepted user instructions. */
+export const MAX_INSTRUCTIONS = 2_000
+
+/** Validate a summary option (absent: none). */
+export function checkSummaryChoice(value: unknown): TreeResult<SummaryChoice> {
+  if (value === undefined || value === null) return ok({ kind: 'none' })
+  if (typeof value !== 'object') return fail('INVALID_ARGUMENT', 'summary must be an object { kind: "none" | "summarize" | "custom" }')
+  const choice = value as Record<string, unknown>
+  if (choice.carry !== undefined && typeof choice.carry !== 'boolean') return fail('INVALID_ARGUMENT', 'summary.carry must be a boolean')
+  const carry = choice.carry === true ? { carry: true } : {}
+  switch (choice.kind) {
+    case 'none':
+      return ok({ kind: 'none' })
+    case 'summarize':
+      return ok({ kind: 'summarize', ...carry })
+    case 'custom': {
+      if (typeof choice.instructions !== 'string' || choice.instructions.trim() === '') return fail('INVALID_ARGUMENT', 'summary.instructions must be a non-empty string for kind "custom"')
+      if (choice.instructions.length > MAX_INSTRUCTIONS) return fail('INVALID_ARGUMENT', `summary.instructions is longer than ${MAX_INSTRUCTIONS} characters`)
+      return ok({ kind: 'custom', instructions: choice.instructions, ...carry })
+    }
+    default:
+      return fail('INVALID_ARGUMENT', `summary.kind must be "none", "summarize" or "custom", not ${quoted(String(choice.kind))}`)
+  }
+}
+
+/** Validate `jumpWith`/`forkWith` options: the summary choice they hold. */
+export function checkMoveOptions(options: unknown): TreeResult<SummaryChoice> {
+  if (typeof options !== 'object' || options === null) return fail('INVALID_ARGUMENT', 'options must be an object')
+  return checkSummaryChoice((options as { summary?: unknown }).summary)
+}
+
+/**
+ * The part a move leaves behind: the cursor's path after the last node it
+ * shares with `target`'s path. Undefined when the move leaves nothing (the
+ * target is on the cursor's path, or the cursor is before the first node).
+ */
+export function leftPart(tree: SessionTree, target: string | null): SummaryPart | undefined {
+  const cursor = tree.cursor
+  if (cursor === null) return undefined
+  const onTarget = new Set<string>()
+  for (let id = target; id !== null; id = tree.get(id)?.parentId ?? null) onTarget.add(id)
+  const left = new Set<string>()
+  let from: string | null = cursor
+  for (; from !== null && !onTarget.has(from); from = tree.get(from)?.parentId ?? null) left.add(from)
+  if (left.size === 0) return undefined
+  const history = tree.historyPath(cursor)
+  const entries = history.ok ? history.value.filter((entry) => left.has(entry.nodeId)) : []
+  if (entries.length === 0) return undefined
+  return { branch: branchAt(tree, cursor), nodeId: cursor, ...(from === null ? {} : { fromNodeId: from }), entries }
+}
+
+/**
+ * The part a branch summary covers: the branch's path after the node where
+ * it leaves the cursor's path; its whole path when it is the cursor's own.
+ */
+export function branchPart(tree: SessionTree, branch: unknown): TreeResult<SummaryPart> {
+  let name: string
+  try {
+    name = checkBranchName(branch)
+  } catch (error) {
+    return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
+  }
+  const head = tree.branchHeadList().find(([candidate]) => candidate === name)?.[1]
+  if (head === undefined) return fail('BRANCH_NOT_FOUND', `no branch ${quoted(name)}`, { branch: name })
+  const onCursor = new Set<string>()
+  for (let id = tree.cursor; id !== null; id = tree.get(id)?.parentId ?? null) onCursor.add(id)
+  const own = new Set<string>()
+  let from: string | null = head
+  for (; from !== null && !onCursor.has(from); from = tree.get(from)?.parentId ?? null) own.add(from)
+  const history = tree.historyPath(head)
+  const all = history.ok ? history.value : []
+  // On the cursor's path: the whole branch is what there is to summarize.
+  if (own.size === 0) return ok({ branch: name, nodeId: head, entries: all })
+  return ok({ branch: name, nodeId: head, ...(from === null ? {} : { fromNodeId: from }), entries: all.filter((entry) => own.has(entry.nodeId)) })
+}
+
+/** Write the summary of `part`: the model when there is one, else the extractive digest; never fails. */
+export async function writeSummary(part: SummaryPart, writer: SummaryWriter, instructions: string | undefined, now: () => Date = () => new Date()): Promise<BranchSummary> {
+  const messages = part.entries.map((entry) => entry.message!).filter((message) => message !== undefined)
+  const base = { branch: part.branch, nodeId: part.nodeId, ...(part.fromNodeId === undefined ? {} : { fromNodeId: part.fromNodeId }), ...(instructions ? { instructions } : {}) }
+  let attempt: Pick<BranchSummary, 'failure' | 'usage'> | undefined
+  if (writer.llm && writer.route && messages.length > 0) {
+    const answer = await askModelForSummary(writer.llm, {
+      route: writer.route,
+      sessionId: writer.sessionId,
+      transcript: renderMessages(messages),
+      branch: part.branch,
+      ...(instructions ? { instructions } : {}),
+      timeoutMs: writer.timeoutMs,
+    })
+    if (answer.ok) {
+      return { ...base, summary: answer.text, model: writer.route.model, provider: writer.route.provider, ...(answer.usage ? { usage: answer.usage } : {}), createdAt: now().toISOString() }
+    }
+    attempt = { failure: answer.failure, ...(answer.usage ? { usage: answer.usage } : {}) }
+  }
+  let text = ''
+  try {
+    text = (await extractiveSummarizer.summarize({ branch: part.branch, text: renderMessages(messages), messages, entries: [...part.entries], signal: new AbortController().signal })).trim()
+  } catch {
+    // The extractive digest does not throw; the stub below covers it anyway.
+  }
+  const createdAt = now().toISOString()
+  if (text === '') return { ...base, summary: fallbackSummary(part.entries.length), fallback: true, ...(attempt ?? {}), createdAt }
+  return { ...base, summary: text, model: EXTRACTIVE_MODEL, ...(attempt ? { fallback: true, ...attempt } : {}), createdAt }
+}
+
+/** The branch a summary of the path ending at `nodeId` is recorded under. */
+function branchAt(tree: SessionTree, nodeId: string): string {
+  const heads = tree.branchHeadList()
+  const active = tree.activeBranch
+  if (heads.some(([name, head]) => name === active && head === nodeId)) return active
+  const headed = heads.find(([, head]) => head === nodeId)?.[0]
+  if (headed !== undefined) return headed
+  const lane = tree.get(nodeId)?.branch
+  return lane && heads.some(([name]) => name === lane) ? lane : active
+}

@@ -1,0 +1,99 @@
+/**
+ * A move that summarizes the part it leaves (`jump`/`fork` with a `summary`
+ * option), as one unit on the session's queue:
+ *   1. refuse early what cannot work (carry in projection mode, a busy agent,
+ *      an unknown node), before any model call is paid for;
+ *   2. write the summary of the part left behind (the session's model, with
+ *      the extractive fallback; never fails);
+ *   3. move, carrying the summary as the new path's last message when asked;
+ *   4. record it with the tree (the panel shows it at the branch head and at
+ *      the node the branch left from).
+ */
+import { randomUUID } from 'node:crypto'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import type { BranchSummary } from '../tree/types.ts'
+import { carriedSummaryMessage } from '../harness/carried-summary.ts'
+import { isFree } from '../surface/stock.ts'
+import { clipped, quoted } from './clip.ts'
+import { leftPart, writeSummary, type SummaryWriter } from './branch-summary.ts'
+import type { Resolved } from './move.ts'
+import type { MoveResult, SummaryChoice } from './wire.ts'
+import type { ModelRoute, SummaryLlm } from './model-summary.ts'
+
+export interface SummaryMoveDeps {
+  /** The harness model stack (`ctx.llm`), when loaded. */
+  readonly llm: () => SummaryLlm | undefined
+  readonly timeoutMs: number
+  /** Record a written summary with the tree (journaled). */
+  readonly record: (sessionId: string, summary: BranchSummary) => TreeResult<BranchSummary>
+}
+
+/** The move itself, given the message to carry (if any). */
+export type MoveRun<V> = (carry: Record<string, unknown> | undefined) => Promise<TreeResult<{ move: MoveResult; value: V }>>
+
+export async function summarizedMove<V>(
+  deps: SummaryMoveDeps,
+  found: Resolved,
+  nodeId: string | null | undefined,
+  choice: SummaryChoice,
+  withinCall: boolean,
+  run: MoveRun<V>,
+): Promise<TreeResult<{ move: MoveResult; value: V }>> {
+  if (choice.kind === 'none') return run(undefined)
+  const { session, agent, state, mode } = found
+  const carry = choice.carry === true
+  if (carry && mode === 'projection') {
+    return fail('SURFACE_UNAVAILABLE', 'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead', { mode })
+  }
+  if (!withinCall && mode !== 'projection' && agent && !isFree(agent)) {
+    return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId: clipped(session.id), status: agent.status })
+  }
+  const tree = state.projector.tree
+  let target: string | null = nodeId ?? null
+  if (typeof nodeId === 'string') {
+    if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${quoted(nodeId)}`, { nodeId: clipped(nodeId) })
+    if (mode !== 'projection') {
+      const cut = tree.completeCutPoint(nodeId)
+      if (!cut.ok) return cut
+      target = cut.value
+    }
+  }
+  const part = leftPart(tree, target)
+  if (!part) return run(undefined)
+  const writer: SummaryWriter = { llm: deps.llm(), route: routeOf(found), sessionId: session.id, timeoutMs: deps.timeoutMs }
+  const written = await writeSummary(part, writer, choice.kind === 'custom' ? choice.instructions : undefined)
+  const message = carry ? carriedSummaryMessage(randomUUID(), written) : undefined
+  const moved = await run(message)
+  if (!moved.ok) return moved
+  let summary = written
+  let answer = moved.value.move
+  if (message) {
+    // The carried node ends the new path: the cursor, or (a move inside the model's step) the
+    // parent of the re-stated in-flight message, which follows it.
+    const live = state.projector.tree
+    let node = live.cursor === null ? undefined : live.get(live.cursor)
+    for (let up = 0; node !== undefined && node.origin?.ref !== message.id && up < 3; up++) node = node.parentId === null ? undefined : live.get(node.parentId)
+    if (node !== undefined && node.origin?.ref === message.id) {
+      summary = { ...written, carriedNodeId: node.nodeId }
+      if (!withinCall) answer = { ...answer, cursor: node.nodeId, messages: live.messages(node.nodeId), branch: live.activeBranch }
+    }
+  }
+  const recorded = deps.record(session.id, summary)
+  const move: MoveResult = recorded.ok
+    ? { ...answer, summary: recorded.value }
+    : {
+        ...answer,
+        summary,
+        ...(answer.notDurable ? {} : { notDurable: { code: 'SIDECAR_IO' as const, message: `the move happened, but its summary could not be recorded for the panel: ${recorded.error.message}` } }),
+      }
+  return ok({ move, value: moved.value.value })
+}
+
+/** The session's model: the route of its last request, else the agent's own options. */
+export function routeOf(found: Pick<Resolved, 'session' | 'agent'>): ModelRoute | undefined {
+  const config = found.session.requestHeader?.()?.config
+  if (config?.provider && config.model) return { provider: config.provider, model: config.model }
+  const options = (found.agent as { options?: { provider?: unknown; model?: unknown } } | undefined)?.options
+  if (typeof options?.provider === 'string' && typeof options.model === 'string') return { provider: options.provider, model: options.model }
+  return undefined
+}

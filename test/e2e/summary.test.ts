@@ -1,0 +1,272 @@
+/**
+ * Branch summaries written by the session's model and carried into the new
+ * path (issue 14 part 1), judged at the recording fake LLM in the real
+ * `dsh web` with this package installed from its tarball. The fake answers
+ * the summary side call by its fixed system mark, without consuming a chat
+ * step.
+ *
+ * stock and native: a jump with a carried summary puts it in the next
+ * request exactly once; again after a restart, after a jump off it and back
+ * across it, and (stock) after a restart with the sidecar deleted (the log
+ * alone recognises the summary); a panel-only summary is in no request; a
+ * model that hangs past the timeout or answers an error yields the
+ * extractive digest, recorded as a fallback with the reason. projection:
+ * carrying is refused with SURFACE_UNAVAILABLE, a panel-only summary works.
+ *
+ * Evidence of every run: test/e2e/artifacts/summary-<mode>/.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import type { BranchSummary, MoveResult, SessionTreeView, TreeNode } from '../../src/types.ts'
+import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
+import { SUMMARY_SYSTEM_MARK } from '../../src/service/model-summary.ts'
+import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
+import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
+import { history, messageText, readOrAnswer, startFakeLlm, type ChatRequestBody, type FakeLlm } from './support/fake-llm.ts'
+import { packPlugin, type PackedPlugin } from './support/pack.ts'
+
+/** Long enough for a loopback answer on a loaded machine; the hanging answer below waits far longer. */
+const SUMMARY_TIMEOUT_MS = 8_000
+const SUMMARY_TEXT = 'MODEL-SUMMARY: the branch began with "please READ notes.txt".'
+const CARRIED = `${CARRIED_PREFIX}\n\n${SUMMARY_TEXT}`
+
+/** How many messages of a request hold the model-written summary. */
+function summaryCount(body: ChatRequestBody): number {
+  return body.messages.filter((m) => messageText(m).includes('MODEL-SUMMARY')).length
+}
+
+for (const mode of ['stock', 'native', 'projection'] as const) {
+  describe(`branch summaries written by the model (${mode})`, () => {
+    const variant = mode === 'native' ? 'native' : 'stock'
+    let failed = false
+    let artifacts: string
+    let plugin: PackedPlugin
+    let llm: FakeLlm
+    let home: string
+    let work: string
+    let web: WebProcess | undefined
+    let sessionId: string
+    const webs: WebProcess[] = []
+    const patches: string[] = []
+    const results: Record<string, unknown> = {}
+
+    const api = () => {
+      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
+      return web.api
+    }
+    const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
+    const nodeWith = async (text: string): Promise<TreeNode> => {
+      const found = (await tree()).nodes.find((n) => n.message?.content === text)
+      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
+      return found
+    }
+    const lastChat = () => llm.chatRequests().at(-1)!.body
+    const markFailure = () => onTestFailed(() => { failed = true })
+    const boot = async () => {
+      web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant, patches })
+      webs.push(web)
+    }
+    /** The path to the first answer as the model saw it: request #2 cut before the second prompt. */
+    const pathToFirstAnswer = () => {
+      const second = history(llm.chatRequests()[1]!.body)
+      return second.slice(0, second.findIndex((m) => m.text === 'please READ notes.txt'))
+    }
+
+    beforeAll(async () => {
+      artifacts = artifactDir(`summary-${mode}`)
+      await ensureDsh(variant)
+      plugin = await packPlugin()
+      home = tempDir(`summary-${mode}-home`)
+      work = tempDir(`summary-${mode}-work`)
+      fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
+      llm = await startFakeLlm({ script: Array.from({ length: 80 }, () => readOrAnswer) })
+      const added = await pluginAdd(home, 'web', plugin.tgz, { variant })
+      expect(added.code).toBe(0)
+      patches.push(writePatch(home, 'summary.yml', [
+        '- id: session-tree',
+        '  config:',
+        `    sidecarRoot: ${JSON.stringify(path.join(home, 'session-tree'))}`,
+        `    surfaceMode: ${mode === 'projection' ? 'projection' : 'auto'}`,
+        `    summaryTimeoutMs: ${SUMMARY_TIMEOUT_MS}`,
+        '',
+      ].join('\n')))
+      await boot()
+    }, 600_000)
+
+    afterAll(async () => {
+      for (const w of webs) await w.stop('SIGTERM', 5_000)
+      await llm?.close()
+      if (artifacts) {
+        saveArtifact(artifacts, 'results.json', results)
+        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+        saveWebEvidence(artifacts, webs)
+      }
+      keepOrRemove(`summary (${mode})`, failed, { home, work }, artifacts)
+    }, 60_000)
+
+    it('converses for 3 turns, one with a tool call', async () => {
+      markFailure()
+      ;({ sessionId } = await api().createSession({ cwd: work }))
+      await api().promptAndWait(sessionId, 'first question')
+      await api().promptAndWait(sessionId, 'please READ notes.txt')
+      await api().promptAndWait(sessionId, 'third question')
+      expect(llm.faults).toEqual([])
+      expect(llm.chatRequests()).toHaveLength(4)
+    }, 120_000)
+
+    if (mode === 'projection') {
+      it('refuses to carry a summary, with a typed code, and changes nothing', async () => {
+        markFailure()
+        const a1 = await nodeWith('ANSWER to: first question')
+        const before = await tree()
+        const refused = await api().remote<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize', carry: true } } })
+        expect(refused.ok).toBe(false)
+        if (refused.ok) return
+        expect(refused.error.code).toBe('SURFACE_UNAVAILABLE')
+        expect(refused.error.message).toContain('projection mode')
+        expect(llm.summaryRequests(), 'refused before any model call').toHaveLength(0)
+        expect((await tree()).cursor).toBe(before.cursor)
+      }, 120_000)
+
+      it('a panel-only summary is written by the model and recorded', async () => {
+        markFailure()
+        const a1 = await nodeWith('ANSWER to: first question')
+        const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize' } } })
+        expect(moved.summary).toMatchObject({ summary: SUMMARY_TEXT, usage: { inputTokens: 100, outputTokens: 10 } })
+        expect(moved.summary?.fallback).toBeUndefined()
+        expect(llm.summaryRequests()).toHaveLength(1)
+      }, 120_000)
+      return
+    }
+
+    it('jump with a carried summary: the model wrote it, and the next request holds it exactly once', async () => {
+      markFailure()
+      const a1 = await nodeWith('ANSWER to: first question')
+      const chatsBefore = llm.chatRequests().length
+      const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize', carry: true } } })
+      results.carried = moved
+      expect(llm.chatRequests(), 'the side call consumes no chat step').toHaveLength(chatsBefore)
+      const [request] = llm.summaryRequests()
+      expect(request).toBeDefined()
+      const system = request!.body.messages.find((m) => m.role === 'system')
+      expect(messageText(system!).startsWith(SUMMARY_SYSTEM_MARK)).toBe(true)
+      // It summarizes what the jump leaves: the second and third turns, not the shared first one.
+      const asked = messageText(request!.body.messages.at(-1)!)
+      expect(asked).toContain('please READ notes.txt')
+      expect(asked).toContain('ANSWER to: third question')
+      expect(asked).not.toContain('first question')
+      expect(request!.body.model).toBe(llm.chatRequests()[0]!.body.model)
+      // Its own request: no tools, reasoning off (the model lists that effort), our output cap.
+      expect(request!.body.tools).toBeUndefined()
+      expect(request!.body.thinking).toEqual({ type: 'disabled' })
+      expect(request!.body.max_tokens).toBe(1024)
+      const summary = moved.summary!
+      expect(summary).toMatchObject({ summary: SUMMARY_TEXT, model: request!.body.model, usage: { inputTokens: 100, outputTokens: 10 }, fromNodeId: a1.nodeId })
+      expect(summary.provider).toEqual(expect.any(String))
+      expect(summary.fallback).toBeUndefined()
+      expect(moved.cursor).toBe(summary.carriedNodeId)
+      const view = await tree()
+      const carried = view.nodes.find((n) => n.nodeId === summary.carriedNodeId)!
+      expect(carried).toMatchObject({ parentId: a1.nodeId, message: { role: 'user', content: CARRIED } })
+      expect(view.cursor).toBe(carried.nodeId)
+
+      await api().promptAndWait(sessionId, 'after the carry')
+      expect(history(lastChat())).toEqual([...pathToFirstAnswer(), { role: 'user', text: CARRIED }, { role: 'user', text: 'after the carry' }])
+      expect(summaryCount(lastChat())).toBe(1)
+      const after = await tree()
+      expect(after.nodes.find((n) => n.message?.content === 'after the carry')?.parentId).toBe(carried.nodeId)
+    }, 120_000)
+
+    it('after a restart the next request still holds it exactly once', async () => {
+      markFailure()
+      await web!.stop('SIGTERM')
+      web = undefined
+      await boot()
+      await api().promptAndWait(sessionId, 'after the restart')
+      expect(history(lastChat()).map((m) => m.text)).toEqual([
+        ...pathToFirstAnswer().map((m) => m.text), CARRIED, 'after the carry', 'ANSWER to: after the carry', 'after the restart',
+      ])
+      expect(summaryCount(lastChat())).toBe(1)
+      expect((await tree()).nodes.filter((n) => n.message?.content === CARRIED)).toHaveLength(1)
+    }, 120_000)
+
+    it('a jump off the summary drops it; a jump back across it holds it once again (one node in the tree)', async () => {
+      markFailure()
+      const a3 = await nodeWith('ANSWER to: third question')
+      await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a3.nodeId })
+      await api().promptAndWait(sessionId, 'on the old branch')
+      expect(summaryCount(lastChat())).toBe(0)
+      const back = await nodeWith('ANSWER to: after the restart')
+      await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: back.nodeId })
+      await api().promptAndWait(sessionId, 'across the summary')
+      expect(history(lastChat()).map((m) => m.text)).toEqual([
+        ...pathToFirstAnswer().map((m) => m.text), CARRIED, 'after the carry', 'ANSWER to: after the carry', 'after the restart', 'ANSWER to: after the restart', 'across the summary',
+      ])
+      expect(summaryCount(lastChat())).toBe(1)
+      // The stock copy maps back to the same node: the tree still holds the summary once.
+      expect((await tree()).nodes.filter((n) => n.message?.content === CARRIED)).toHaveLength(1)
+    }, 120_000)
+
+    if (mode === 'stock') {
+      it('with the sidecar deleted, the log alone recognises the summary (who wrote it) and the request holds it once', async () => {
+        markFailure()
+        await web!.stop('SIGTERM')
+        web = undefined
+        fs.rmSync(path.join(home, 'session-tree'), { recursive: true, force: true })
+        await boot()
+        // A stored session loads when it gets a message.
+        await api().promptAndWait(sessionId, 'without a sidecar')
+        expect(summaryCount(lastChat())).toBe(1)
+        expect(history(lastChat()).map((m) => m.text).slice(-2)).toEqual(['ANSWER to: across the summary', 'without a sidecar'])
+        const view = await tree()
+        const carried = view.nodes.filter((n) => n.message?.content === CARRIED)
+        expect(carried).toHaveLength(1)
+        const facts = (carried[0]!.metadata as { branchSummary?: { writer?: { model?: string }; usage?: unknown } } | undefined)?.branchSummary
+        expect(facts?.writer?.model).toBe(llm.chatRequests()[0]!.body.model)
+        expect(facts?.usage).toMatchObject({ inputTokens: 100, outputTokens: 10 })
+        expect(carried[0]!.summary).toContain('Branch summary')
+      }, 120_000)
+    }
+
+    it('a panel-only summary (no carry) is recorded and reaches no request', async () => {
+      markFailure()
+      const a1 = await nodeWith('ANSWER to: first question')
+      const summariesBefore = llm.summaryRequests().length
+      const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'custom', instructions: 'name the files' } } })
+      expect(llm.summaryRequests()).toHaveLength(summariesBefore + 1)
+      expect(messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)).toContain('The user asks: name the files')
+      expect(moved.summary).toMatchObject({ instructions: 'name the files', usage: { inputTokens: 100, outputTokens: 10 } })
+      expect(moved.summary?.carriedNodeId).toBeUndefined()
+      expect(moved.cursor).toBe(a1.nodeId)
+      await api().promptAndWait(sessionId, 'panel only')
+      expect(history(lastChat())).toEqual([...pathToFirstAnswer(), { role: 'user', text: 'panel only' }])
+      expect(summaryCount(lastChat())).toBe(0)
+      const view = await tree()
+      expect(view.branches.find((b) => b.name === moved.summary!.branch)?.summary).toMatchObject({ instructions: 'name the files' })
+    }, 120_000)
+
+    it('a model that hangs past the timeout, or answers an error: the extractive digest, recorded as a fallback with the reason', async () => {
+      markFailure()
+      const a1 = await nodeWith('ANSWER to: first question')
+      const tip = await nodeWith('ANSWER to: panel only')
+      llm.setSummary({ text: 'too late', delayMs: 10 * 60_000 })
+      await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: tip.nodeId })
+      const late = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize', carry: true } } })
+      results.timeout = late.summary
+      expect(late.summary).toMatchObject({ fallback: true, model: 'extractive', failure: { code: 'TIMEOUT' } })
+      expect(late.summary!.summary).toContain('panel only')
+      // The fallback is carried like any summary.
+      await api().promptAndWait(sessionId, 'after the timeout')
+      expect(history(lastChat()).map((m) => m.text)).toContain(`${CARRIED_PREFIX}\n\n${late.summary!.summary}`)
+
+      llm.setSummary({ error: { status: 400, message: 'summary refused by the fake' } })
+      const summarized = await api().remoteOk<BranchSummary>('sessionTree/summarize', { agentId: sessionId, branch: late.summary!.branch })
+      results.error = summarized
+      expect(summarized).toMatchObject({ fallback: true, model: 'extractive' })
+      expect(summarized.failure?.code).toEqual(expect.any(String))
+      expect(summarized.failure?.code).not.toBe('TIMEOUT')
+      expect(llm.faults).toEqual([])
+    }, 120_000)
+  })
+}
