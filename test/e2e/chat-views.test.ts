@@ -115,7 +115,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     const state = await until(`the sidebar entry "${title}" or a collapsed folder`, async () => {
       if (await entry.isVisible()) return 'shown'
       return (await folder.getAttribute('aria-expanded').catch(() => null)) === 'false' ? 'collapsed' : undefined
-    }, 20_000)
+    }, 600_000)
     if (state === 'collapsed') await folder.click()
     await entry.click()
   }
@@ -127,7 +127,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     await until(`${label}: "${visible}" in the Chat${absent ? `, without ${absent}` : ''}`, async () => {
       const text = await page.locator('body').innerText()
       return text.includes(visible) && !(absent && absent.test(text))
-    }, 20_000)
+    }, 600_000)
     expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
     expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
   }
@@ -245,7 +245,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
       if (Object.keys(measured).length > 0) console.log(`chat e2e meter: ${JSON.stringify(measured)}`)
     }
     keepOrRemove('chat', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it('a jump across the tool exchange, a prompt, back, a prompt, a fork, a prompt: the Chat loads, live and after a reload, and the meter agrees with each next request', async () => {
     markFailure()
@@ -273,7 +273,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
     expect(status.logWarnings).toEqual([])
     expect(status.quarantine).toEqual([])
-  }, 300_000)
+  }, 600_000)
 
   it('the Trajectory tab shows every tool row under the call that issued it, live and after a reload', async () => {
     markFailure()
@@ -295,7 +295,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
       await shot(`trajectory-${phase.replaceAll(' ', '-')}.png`)
       await page.getByRole('tab', { name: 'Chat' }).click()
     }
-  }, 120_000)
+  }, 600_000)
 
   it('"Branch into a new conversation" on a turn followed by a switch: the child\'s Chat loads, its Tree tab works, and its next request is that turn\'s history', async () => {
     markFailure()
@@ -337,7 +337,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     await expectHealthyChat('the child after a prompt', from, 'the last one: “in the child”')
     const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
     expect([status.quarantine, status.logWarnings, status.pendingSwitch]).toEqual([[], [], undefined])
-  }, 120_000)
+  }, 600_000)
 
   it('a session written by an earlier version (copies repeat their call ids) is reported in session and the Tree tab; Branch on the last answer shown gives a Chat that loads', async () => {
     markFailure()
@@ -391,5 +391,5 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     const childStatus = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
     expect(childStatus.logWarnings).toEqual([])
     await shot('legacy-branched.png')
-  }, 180_000)
+  }, 600_000)
 })

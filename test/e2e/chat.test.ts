@@ -243,7 +243,7 @@ for (const mode of ['stock', 'native'] as const) {
         saveWebEvidence(artifacts, web ? [web] : [])
       }
       keepOrRemove(`chat (${mode})`, failed, { home, work }, artifacts)
-    }, 60_000)
+    }, 600_000)
 
     it('three turns with a tool call, live and after a reload: the Chat is the model history', async () => {
       markFailure()
@@ -256,7 +256,7 @@ for (const mode of ['stock', 'native'] as const) {
       await api().promptAndWait(sessionId, 'third question')
       const expected = await afterPrompt('three turns')
       expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'please READ notes.txt', 'read', 'READ-DONE: banana', 'third question', 'ANSWER to: third question'])
-    }, 180_000)
+    }, 600_000)
 
     it('a jump across the tool exchange hides the abandoned turns behind one switch row; Show reveals them dimmed', async () => {
       markFailure()
@@ -283,7 +283,7 @@ for (const mode of ['stock', 'native'] as const) {
       await shot('show-light.png')
       await row.getByTestId('session-tree-switch-toggle').click()
       await expectChat('jump, hidden again', expected)
-    }, 180_000)
+    }, 600_000)
 
     let afterRewind: Row[] = []
     it('a prompt after the jump: the model reads exactly what the Chat showed', async () => {
@@ -291,7 +291,7 @@ for (const mode of ['stock', 'native'] as const) {
       await promptVia('after the rewind', pathTranscript((await tree()).nodes, (await tree()).cursor))
       afterRewind = await afterPrompt('prompt after the jump')
       expect(afterRewind.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'after the rewind', 'ANSWER to: after the rewind'])
-    }, 180_000)
+    }, 600_000)
 
     it('back to the tool exchange: the originals show again, the copies never do', async () => {
       markFailure()
@@ -301,7 +301,7 @@ for (const mode of ['stock', 'native'] as const) {
       expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question', 'please READ notes.txt', 'read', 'READ-DONE: banana', 'third question', 'ANSWER to: third question'])
       await promptVia('after going back', expected)
       await afterPrompt('prompt after back')
-    }, 180_000)
+    }, 600_000)
 
     it('a fork at an earlier node and a prompt: "New branch" row, ‹ 3 / 3 › on the new prompt', async () => {
       markFailure()
@@ -361,7 +361,7 @@ for (const mode of ['stock', 'native'] as const) {
       } finally {
         await zh.close()
       }
-    }, 180_000)
+    }, 600_000)
 
     it('‹ moves to the sibling branch; the next request follows it', async () => {
       markFailure()
@@ -376,7 +376,7 @@ for (const mode of ['stock', 'native'] as const) {
       await promptVia('after the arrows', expected)
       await afterPrompt('prompt after ‹')
       expect(llm.faults).toEqual([])
-    }, 180_000)
+    }, 600_000)
 
     if (mode === 'stock') {
       it("the model's own move (tree_jump inside its step): the prompt it left is hidden behind a switch row", async () => {
@@ -397,7 +397,7 @@ for (const mode of ['stock', 'native'] as const) {
         expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree_jump', 'MOVED-DONE'])
         const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
         expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*3 messages hidden\s*·\s*Show/)
-      }, 180_000)
+      }, 600_000)
 
       it('a long session (more than the first page) scrolled back: every page reads as the model history', async () => {
         markFailure()
@@ -442,7 +442,7 @@ for (const mode of ['stock', 'native'] as const) {
         await lead.getByTestId('session-tree-switch-toggle').click()
         await until('hidden again', async () => chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1)).length === 0)
         expect(problems, 'console or page errors (Show across pages)').toEqual([])
-      }, 300_000)
+      }, 600_000)
     }
   })
 }

@@ -92,7 +92,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
       saveWebEvidence(artifacts, web ? [web] : [])
     }
     keepOrRemove('compare', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it('the service compares the two branch heads over the real gateway', async () => {
     markFailure()
@@ -107,7 +107,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     expect(first.kind === 'pair' && first.diff.text).toMatchObject({ kind: 'words' })
     const bad = await api().remote('sessionTree/compare', { agentId: sessionId, a: food.nodeId, b: 'e99999' })
     expect(JSON.stringify(bad)).toContain('NODE_NOT_FOUND')
-  }, 60_000)
+  }, 600_000)
 
   it('Compare… opens the view; picking the two branch heads shows them side by side, the divergence focused', async () => {
     markFailure()
@@ -152,7 +152,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     await page.setViewportSize({ width: 1024, height: 700 })
     await shot('compare-1024.png')
     await page.setViewportSize({ width: 1440, height: 900 })
-  }, 120_000)
+  }, 600_000)
 
   it('is keyboard-usable: ↓, End, n/p between changes, Esc back to the tree', async () => {
     markFailure()
@@ -180,5 +180,5 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     await shot('tree-1024.png')
     if (process.env.UPDATE_DOCS_SCREENSHOT) fs.copyFileSync(path.join(artifacts, 'compare-1440.png'), path.join(import.meta.dirname, '..', '..', 'docs', 'compare.png'))
     expect(pageErrors).toEqual([])
-  }, 60_000)
+  }, 600_000)
 })

@@ -152,7 +152,7 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
       saveWebEvidence(artifacts, webs)
     }
     keepOrRemove('concurrency', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it("the README's HTTP example, run as written, answers the documented envelopes", async () => {
     markFailure()
@@ -169,7 +169,7 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     expect(refused.stdout.trim()).toBe(readmeExample('http-jump-refused').trim())
     evidence.readme = { ok: answer, refused: refused.stdout }
     await expectNextRequestFollows()
-  }, 120_000)
+  }, 600_000)
 
   it('50 concurrent jumps and forks: each acknowledged result is its own, each refusal had no effect', async () => {
     markFailure()
@@ -221,7 +221,7 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     expect(acked.length).toBe(50 - 5 - 5)
     expect((await status()).sidecarWarnings).toEqual([])
     await expectNextRequestFollows()
-  }, 180_000)
+  }, 600_000)
 
   it('a small random interleaving of moves, labels and forks, checked after every batch', async () => {
     markFailure()
@@ -265,7 +265,7 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
       expect((await status()).sidecarWarnings).toEqual([])
       await expectNextRequestFollows()
     }
-  }, 180_000)
+  }, 600_000)
 
   it('fuzz: every method with hostile arguments gets a typed envelope, changes nothing when refused, answers bounded', async () => {
     markFailure()
@@ -349,7 +349,7 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     expect(seen.get(GATEWAY_CODE) ?? 0, 'the gateway refused some').toBeGreaterThan(0)
     expect([...seen.keys()].filter((code) => SERVICE_CODES.has(code)).length, 'the service refused some, with several codes').toBeGreaterThan(2)
     await expectNextRequestFollows()
-  }, 300_000)
+  }, 600_000)
 
   it('after a restart: the same tree and no sidecar warning', async () => {
     markFailure()
@@ -366,5 +366,5 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     expect((await status()).sidecarWarnings).toEqual([])
     const sent = history(llm.chatRequests().at(-1)!.body).filter((m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '')
     expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([...spoken(before, before.cursor), 'user: after the restart'])
-  }, 180_000)
+  }, 600_000)
 })

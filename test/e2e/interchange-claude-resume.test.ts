@@ -80,6 +80,6 @@ describe('claude --resume continues our Claude Code export (real CLI, fake Messa
       const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type?: string; sessionId?: string; message?: { content?: unknown } })
       expect(lines.length).toBeGreaterThan(exported.lines.length)
       expect(lines.filter((l) => l.type === 'user' && l.message?.content === prompt)).toHaveLength(1)
-    }, 180_000)
+    }, 600_000)
   }
 })

@@ -88,7 +88,7 @@ for (const mode of ['stock', 'native'] as const) {
         if (web) saveWebEvidence(artifacts, [web])
       }
       keepOrRemove(`interchange (${mode})`, failed, { home, work }, artifacts)
-    }, 60_000)
+    }, 600_000)
 
     it('imports a Pi session with two branches; the next prompt continues Pi\'s active branch', async () => {
       markFailure()
@@ -123,7 +123,7 @@ for (const mode of ['stock', 'native'] as const) {
         { role: 'user', text: 'go on' },
       ])
       expect(JSON.stringify(request)).not.toContain('private reasoning')
-    }, 180_000)
+    }, 600_000)
 
     it('a jump to the other branch: the next request holds exactly that branch, tool call and result included', async () => {
       markFailure()
@@ -143,7 +143,7 @@ for (const mode of ['stock', 'native'] as const) {
         { role: 'assistant', text: 'Version 2 ships on Friday.' },
         { role: 'user', text: 'and the changelog?' },
       ])
-    }, 180_000)
+    }, 600_000)
 
     it.skipIf(!HAVE_CHROMIUM)("DSH's Chat of the imported session shows the selected path: exactly the last request plus its reply, live and after a reload (Chromium)", async () => {
       markFailure()
@@ -186,7 +186,7 @@ for (const mode of ['stock', 'native'] as const) {
       } finally {
         await browser.close()
       }
-    }, 180_000)
+    }, 600_000)
 
     it('a transcript the real Claude Code wrote and a rollout family the real Codex wrote continue: the next request holds what the CLI itself sent last, its answer, then the prompt', async () => {
       markFailure()
@@ -222,6 +222,6 @@ for (const mode of ['stock', 'native'] as const) {
       })
       await api().promptAndWait(codex.sessionId!, 'and now?')
       expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([...codexUnits, ['assistant', 'You are welcome.'], ['user', 'and now?']])
-    }, 240_000)
+    }, 600_000)
   })
 }

@@ -84,7 +84,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
       saveWebEvidence(artifacts, web ? [web] : [])
     }
     keepOrRemove('lineage-panel', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it('Open as new session from an earlier answer: the sidebar gets it, it opens, both Tree tabs show the lineage', async () => {
     markFailure()
@@ -117,7 +117,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     const childTree = await tree(childId)
     expect(childTree.nodes.map((n) => n.message?.content).filter((t) => !t?.startsWith('Current runtime context'))).toEqual(['plan a day in Lisbon', 'ANSWER to: plan a day in Lisbon'])
     await shot('new-session-forked-from.png')
-  }, 180_000)
+  }, 600_000)
 
   it('the new session continues from the page\'s composer: the request is the path plus the new prompt', async () => {
     markFailure()
@@ -130,7 +130,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     const asked = history(llm.chatRequests().at(-1)!.body).filter((m) => !m.text.startsWith('Current runtime context')).map((m) => `${m.role}: ${m.text}`)
     expect(asked).toEqual(['user: plan a day in Lisbon', 'assistant: ANSWER to: plan a day in Lisbon', 'user: and a museum instead'])
     await page.getByText('ANSWER to: and a museum instead').first().waitFor({ timeout: 15_000 })
-  }, 120_000)
+  }, 600_000)
 
   it('the source says "Forked to", and the sidebar\'s own Fork session joins its lineage', async () => {
     markFailure()
@@ -156,5 +156,5 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     await strip().screenshot({ path: path.join(artifacts, 'strip.png') })
     fs.copyFileSync(path.join(artifacts, 'source-forked-to.png'), path.join(REPO_ROOT, 'docs', 'lineage.png'))
     expect(pageErrors).toEqual([])
-  }, 120_000)
+  }, 600_000)
 })

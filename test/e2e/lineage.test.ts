@@ -99,7 +99,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
       saveWebEvidence(artifacts, webs)
     }
     keepOrRemove('lineage', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it('open as new session at the tool answer: listed, in the workspace, lineage both ways', async () => {
     markFailure()
@@ -136,7 +136,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     const log = readSessionById(home, child.sessionId)
     expect(log.header).toMatchObject({ parentSession: source, seedLength: child.seedEvents })
     expect(new Set(log.events.map((e) => e.type))).not.toContain('session-tree/selection')
-  }, 180_000)
+  }, 600_000)
 
   it('the new session continues: its first request is exactly the path plus the new prompt', async () => {
     markFailure()
@@ -155,7 +155,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     // The new session's own tree: the copied path plus the new turn.
     const own = await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: child.sessionId })
     expect(own.nodes.some((n) => n.message?.content === 'ANSWER to: continue in the new session')).toBe(true)
-  }, 120_000)
+  }, 600_000)
 
   it('the host\'s own fork gets the same lineage, at the node it cut at', async () => {
     markFailure()
@@ -166,7 +166,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect(to.map((l) => [l.session, l.by])).toEqual([[child.sessionId, 'tree'], [hostChild, 'host']])
     expect(to[1]).toMatchObject({ node: last.nodeId })
     expect((await status(hostChild)).lineage?.forkedFrom).toMatchObject({ session: source, node: last.nodeId, by: 'host' })
-  }, 120_000)
+  }, 600_000)
 
   it('/tree new-session and /tree gc --dry-run, through the web\'s command remote', async () => {
     markFailure()
@@ -179,7 +179,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect(to.at(-1)).toMatchObject({ node: first.nodeId, by: 'tree' })
     expect((await command('/tree gc --dry-run')).result).toEqual({ kind: 'success', text: 'Every tree belongs to a session: nothing to remove.' })
     expect((await command('/tree new-session nowhere')).result).toEqual({ kind: 'error', text: expect.stringMatching(/^NODE_NOT_FOUND: /) })
-  }, 120_000)
+  }, 600_000)
 
   it('a removed session\'s tree is reported at start, removed by a later scan (grace 0) and by gc on command', async () => {
     markFailure()
@@ -222,5 +222,5 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect(fs.existsSync(hostTree)).toBe(false)
     expect(fs.existsSync(sourceTree), 'a live session\'s tree stays').toBe(true)
     expect((await status(source)).nodeCount).toBeGreaterThan(0)
-  }, 240_000)
+  }, 600_000)
 })

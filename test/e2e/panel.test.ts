@@ -138,7 +138,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       if (Object.keys(perf).length > 0) console.log(`panel e2e perf: ${JSON.stringify(perf)}`)
     }
     keepOrRemove('panel', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it('opens the session and its Tree tab from the header action; every node is there, the cursor on the last answer', async () => {
     markFailure()
@@ -185,7 +185,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(strip).toContain('stock')
     expect(strip).toContain((await status()).surfaceNote!)
     await shot('open-light.png')
-  }, 120_000)
+  }, 600_000)
 
   it('selecting an earlier node previews it without side effects; Jump here moves the cursor and the model history', async () => {
     markFailure()
@@ -205,7 +205,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     await until('the notice to retire', async () => (await page.getByTestId('session-tree-notice').count()) === 0, 30_000)
     expect((await status()).cursor).toBe(a1.nodeId)
     expect(llm.chatRequests(), 'a jump makes no model call').toHaveLength(requests)
-  }, 120_000)
+  }, 600_000)
 
   it('labels and forks at the cursor from the keyboard (l, f, a name, Enter)', async () => {
     markFailure()
@@ -228,7 +228,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(after.cursor).toBe(a1.nodeId)
     expect(after.labelCount).toBe(1)
     expect(await page.getByTestId('session-tree-notice').textContent()).toContain('Branch “porto-instead” created')
-  }, 120_000)
+  }, 600_000)
 
   it('a prompt sent through the UI composer reaches the model with exactly the selected path; the panel grows the branch', async () => {
     markFailure()
@@ -272,7 +272,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       fs.mkdirSync(path.join(REPO_ROOT, 'docs'), { recursive: true })
       fs.copyFileSync(light, path.join(REPO_ROOT, 'docs', 'panel.png'))
     }
-  }, 120_000)
+  }, 600_000)
 
   it('follows the host theme: dark', async () => {
     markFailure()
@@ -291,7 +291,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     await shot('panel-dark.png')
     await page.emulateMedia({ colorScheme: 'light' })
     expect(pageErrors.filter((e) => /session-tree|dst-/i.test(e))).toEqual([])
-  }, 60_000)
+  }, 600_000)
 
   it('folds a fork point from the keyboard (← folds, → unfolds) and by its caret', async () => {
     markFailure()
@@ -313,7 +313,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     await until('folded by the caret', async () => (await page.locator(ROWS).count()) < all)
     await row(a1.nodeId).locator('.dst-fold').click()
     await until('unfolded by the caret', async () => (await page.locator(ROWS).count()) === all)
-  }, 60_000)
+  }, 600_000)
 
   it('a pasted 10,000-character branch name and a bidi-override label get a clear problem, not a silent cut', async () => {
     markFailure()
@@ -337,7 +337,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(refused).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
     const empty = await api().remote('sessionTree/jump', { agentId: sessionId, nodeId: '' })
     expect(empty).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
-  }, 60_000)
+  }, 600_000)
 
   it('exports the active path with its tool calls and a real digest of the other branch', async () => {
     markFailure()
@@ -358,7 +358,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     const other = exported.branches.find((b) => b.branch === 'porto-instead')!
     expect(other.summary).not.toMatch(/unsummarized/)
     expect(other.summary).toContain('Porto')
-  }, 60_000)
+  }, 600_000)
 
   for (const [width, height] of [[1440, 900], [1024, 700], [768, 900]] as const) {
     it(`lays out at ${width}×${height}: no horizontal scroll, the "you are here" badge whole, the preview text not cut to a line`, async () => {
@@ -392,7 +392,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       expect(m.textHeight, 'the preview text is more than one line').toBeGreaterThan(m.lineHeight * 1.8)
       expect(m.textScroll[0], 'the preview text is not cut').toBeLessThanOrEqual(m.textScroll[1]! + 1)
       await shot(`layout-${width}.png`)
-    }, 60_000)
+    }, 600_000)
   }
 
   it('follows the DSH UI locale: Chinese surface note and dates', async () => {
@@ -418,7 +418,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     } finally {
       await zh.close()
     }
-  }, 90_000)
+  }, 600_000)
 
   it('a 10,000-node tree and a 100,000-deep chain paint with only the visible rows (the real bundle, headless Chromium; timings in perf.json)', async () => {
     markFailure()
@@ -455,5 +455,5 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     } finally {
       await bench.close()
     }
-  }, 180_000)
+  }, 600_000)
 })

@@ -286,7 +286,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       saveWebEvidence(artifacts, webs)
     }
     keepOrRemove('remote', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
@@ -314,7 +314,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     expect(layer).toContain("sidecarRoot: !!js dshHomePath('session-tree')")
     const installed = path.join(home, 'profiles', PROFILE, 'node_modules', PACKAGE, 'lib', 'typert.remote-client.js')
     expect(fs.readFileSync(installed, 'utf8')).toBe(fs.readFileSync(path.join(REPO_ROOT, 'lib', 'typert.remote-client.js'), 'utf8'))
-  }, 120_000)
+  }, 600_000)
 
   it('boots `dsh web` and converses for 3 turns, one with a real `read` tool call', async () => {
     markFailure()
@@ -334,7 +334,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     const tool = llm.chatRequests()[2]?.body.messages.at(-1)
     expect(tool?.role).toBe('tool')
     expect(messageText(tool!)).toContain('banana')
-  }, 120_000)
+  }, 600_000)
 
   it('reads have no side effects: list, session and export twice answer identical values; no sidecar is written', async () => {
     markFailure()
@@ -370,7 +370,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     // No sidecar directory appears from reads (none for this session, nothing changed at all).
     expect(snapshotDir(sidecarRoot())).toEqual(before)
     expect(Object.keys(snapshotDir(sidecarRoot())).filter((name) => name.includes(sessionId.replace(/[^a-z0-9_-]/g, '')))).toEqual([])
-  }, 60_000)
+  }, 600_000)
 
   it('refused calls answer the typed error envelope with the service code, and change nothing', async () => {
     markFailure()
@@ -416,7 +416,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     expect(await callOk<SessionTreeView>('list', { agentId: sessionId })).toEqual(readOnly?.list)
     expect(await callOk<SessionStatus>('session', { agentId: sessionId })).toEqual(readOnly?.session)
     expect(llm.chatRequests(), 'no refused call reached the model').toHaveLength(4)
-  }, 120_000)
+  }, 600_000)
 
   it('malformed args (missing, extra, wrong types, no args field) get the typed error envelope, never a 500 or a hang', async () => {
     markFailure()
@@ -458,7 +458,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     // Nothing slipped through: no write, no change.
     expect(snapshotDir(sidecarRoot()), 'malformed calls write no sidecar').toEqual(before)
     expect(await callOk<SessionTreeView>('list', { agentId: sessionId })).toEqual(readOnly?.list)
-  }, 120_000)
+  }, 600_000)
 
   it('transport refusals: a wrong content type gets 415, a foreign Origin 403 (never a 500, never a hang)', async () => {
     markFailure()
@@ -471,7 +471,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       { case: 'content-type text/plain', status: plain.status, body: plain.json ?? plain.text },
       { case: 'Origin http://evil.example.com', status: foreign.status, body: foreign.json ?? foreign.text },
     ])
-  }, 60_000)
+  }, 600_000)
 
   it('moves over the wire: jump, back, forward, fork (and a duplicate fork), each validated', async () => {
     markFailure()
@@ -499,7 +499,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     })
     expect(llm.chatRequests(), 'a move makes no model call').toHaveLength(4)
     expect(Object.keys(snapshotDir(sidecarRoot())).length, 'moves persist to the sidecar').toBeGreaterThan(0)
-  }, 120_000)
+  }, 600_000)
 
   it('label and summarize over the wire, each validated', async () => {
     markFailure()
@@ -527,7 +527,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       await expectCode('duplicate label', 'label', { agentId: sessionId, nodeId: a1, label: 'taken' }, 'LABEL_EXISTS')
       await expectCode('empty branch name (summarize)', 'summarize', { agentId: sessionId, branch: '' }, 'INVALID_ARGUMENT')
     })
-  }, 120_000)
+  }, 600_000)
 
   it('jump to null and back to the tip; the session still converses; final reads validate', async () => {
     markFailure()
@@ -555,5 +555,5 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     // Every method answered at least once and every value validated.
     expect(new Set(validations.map((v) => v.method))).toEqual(new Set(METHODS))
     expect(validations.every((v) => v.generated && v.seed001 !== false)).toBe(true)
-  }, 120_000)
+  }, 600_000)
 })

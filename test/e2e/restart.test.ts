@@ -85,7 +85,7 @@ for (const mode of ['stock', 'native'] as const) {
         saveWebEvidence(artifacts, webs)
       }
       keepOrRemove(`restart (${mode})`, failed, { home, work }, artifacts)
-    }, 60_000)
+    }, 600_000)
 
     it(`${mode}: forks, jumps, labels, back and forward across ${RESTARTS} restarts`, async () => {
       onTestFailed(() => { failed = true })
@@ -137,6 +137,6 @@ for (const mode of ['stock', 'native'] as const) {
       const sent = history(llm.chatRequests().at(-1)!.body).filter((m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '')
       expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([...spoken(view, view.cursor), 'user: after all restarts'])
       expect(llm.faults).toEqual([])
-    }, 300_000)
+    }, 600_000)
   })
 }

@@ -75,7 +75,7 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
       saveWebEvidence(artifacts, webs)
     }
     keepOrRemove('smoke', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it('packs the package with its bundle patch and built entry', () => {
     markFailure()
@@ -96,7 +96,7 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     const installed = path.join(home, 'profiles', PROFILE, 'node_modules', PACKAGE)
     expect(fs.lstatSync(installed).isSymbolicLink()).toBe(false)
     expect(fs.existsSync(path.join(installed, 'cordis.patch.yml'))).toBe(true)
-  }, 120_000)
+  }, 600_000)
 
   it('`dsh --profile web --dump-config` shows the session-tree row of cordis.patch.yml', async () => {
     markFailure()
@@ -107,7 +107,7 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     const row = layer.split(/\n# == /)[0] ?? ''
     expect(row).toContain("sidecarRoot: !!js dshHomePath('session-tree')")
     expect(row).toContain('surfaceMode: auto')
-  }, 60_000)
+  }, 600_000)
 
   it('boots `dsh web` with the plugin entry enabled and active', async () => {
     markFailure()
@@ -118,7 +118,7 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     const ours = entries.filter((e) => e.moduleName === PACKAGE)
     expect(ours, 'one pluginInventory entry for this package').toHaveLength(1)
     expect(ours[0]).toMatchObject({ enabled: true, fiberPhase: 'active' })
-  }, 120_000)
+  }, 600_000)
 
   it('converses: a text turn, then a turn with a real `read` tool call', async () => {
     markFailure()
@@ -159,7 +159,7 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
 
     // The session title request is separate and does not consume the script.
     expect(llm.titleRequests().length).toBeLessThanOrEqual(1)
-  }, 120_000)
+  }, 600_000)
 
   it('resumes the session after a restart: the next request holds the earlier history', async () => {
     markFailure()
@@ -209,7 +209,7 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     expect(log.events.filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId?: string }).callId)).toEqual([READ_CALL_ID])
     expect(types.filter((t) => t === 'turn/end')).toHaveLength(3)
     saveArtifact(artifacts, 'session-log.json', log)
-  }, 120_000)
+  }, 600_000)
 
   it('the plugin service answers `sessionTree/session` over the typert wire after a restart', async () => {
     markFailure()
@@ -241,5 +241,5 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     expect(extra).toMatchObject({ ok: false, error: { code: expect.any(String) } })
     const missing = await api().remote('sessionTree/session', {})
     expect(missing).toMatchObject({ ok: false, error: { code: expect.any(String) } })
-  }, 120_000)
+  }, 600_000)
 })

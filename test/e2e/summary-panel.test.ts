@@ -81,7 +81,7 @@ describe.skipIf(!HAVE_CHROMIUM)('branch summaries in the Tree panel (Chromium, r
       saveWebEvidence(artifacts, web ? [web] : [])
     }
     keepOrRemove('summary-panel', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   it('a carried summary shows at the branch head, where the branch left from, and at its own node, with writer and tokens', async () => {
     onTestFailed(() => { failed = true })
@@ -117,7 +117,7 @@ describe.skipIf(!HAVE_CHROMIUM)('branch summaries in the Tree panel (Chromium, r
     await note('carried').waitFor()
     expect(await note('carried').locator('.dst-sub').textContent()).toBe('Summary of “main”, carried into the model’s history')
     await page.screenshot({ path: path.join(artifacts, 'summary-carried.png') })
-  }, 180_000)
+  }, 600_000)
 
   it('"Summarize branch" asks the model, shows progress while it writes, then the result', async () => {
     onTestFailed(() => { failed = true })
@@ -142,5 +142,5 @@ describe.skipIf(!HAVE_CHROMIUM)('branch summaries in the Tree panel (Chromium, r
     expect(llm.summaryRequests()).toHaveLength(before + 1)
     await page.screenshot({ path: path.join(artifacts, 'summary-written.png') })
     expect(pageErrors).toEqual([])
-  }, 180_000)
+  }, 600_000)
 })

@@ -103,7 +103,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         saveWebEvidence(artifacts, webs)
       }
       keepOrRemove(`summary (${mode})`, failed, { home, work }, artifacts)
-    }, 60_000)
+    }, 600_000)
 
     it('converses for 3 turns, one with a tool call', async () => {
       markFailure()
@@ -113,7 +113,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       await api().promptAndWait(sessionId, 'third question')
       expect(llm.faults).toEqual([])
       expect(llm.chatRequests()).toHaveLength(4)
-    }, 120_000)
+    }, 600_000)
 
     if (mode === 'projection') {
       it('refuses to carry a summary, with a typed code, and changes nothing', async () => {
@@ -127,7 +127,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         expect(refused.error.message).toContain('projection mode')
         expect(llm.summaryRequests(), 'refused before any model call').toHaveLength(0)
         expect((await tree()).cursor).toBe(before.cursor)
-      }, 120_000)
+      }, 600_000)
 
       it('a panel-only summary is written by the model and recorded', async () => {
         markFailure()
@@ -136,7 +136,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         expect(moved.summary).toMatchObject({ summary: SUMMARY_TEXT, usage: { inputTokens: 100, outputTokens: 10 } })
         expect(moved.summary?.fallback).toBeUndefined()
         expect(llm.summaryRequests()).toHaveLength(1)
-      }, 120_000)
+      }, 600_000)
       return
     }
 
@@ -176,7 +176,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(summaryCount(lastChat())).toBe(1)
       const after = await tree()
       expect(after.nodes.find((n) => n.message?.content === 'after the carry')?.parentId).toBe(carried.nodeId)
-    }, 120_000)
+    }, 600_000)
 
     it('after a restart the next request still holds it exactly once', async () => {
       markFailure()
@@ -189,7 +189,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       ])
       expect(summaryCount(lastChat())).toBe(1)
       expect((await tree()).nodes.filter((n) => n.message?.content === CARRIED)).toHaveLength(1)
-    }, 120_000)
+    }, 600_000)
 
     it('a jump off the summary drops it; a jump back across it holds it once again (one node in the tree)', async () => {
       markFailure()
@@ -206,7 +206,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(summaryCount(lastChat())).toBe(1)
       // The stock copy maps back to the same node: the tree still holds the summary once.
       expect((await tree()).nodes.filter((n) => n.message?.content === CARRIED)).toHaveLength(1)
-    }, 120_000)
+    }, 600_000)
 
     if (mode === 'stock') {
       it('with the sidecar deleted, the log alone recognises the summary (who wrote it) and the request holds it once', async () => {
@@ -226,7 +226,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         expect(facts?.writer?.model).toBe(llm.chatRequests()[0]!.body.model)
         expect(facts?.usage).toMatchObject({ inputTokens: 100, outputTokens: 10 })
         expect(carried[0]!.summary).toContain('Branch summary')
-      }, 120_000)
+      }, 600_000)
     }
 
     it('a panel-only summary (no carry) is recorded and reaches no request', async () => {
@@ -244,7 +244,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(summaryCount(lastChat())).toBe(0)
       const view = await tree()
       expect(view.branches.find((b) => b.name === moved.summary!.branch)?.summary).toMatchObject({ instructions: 'name the files' })
-    }, 120_000)
+    }, 600_000)
 
     it('a model that hangs past the timeout, or answers an error: the extractive digest, recorded as a fallback with the reason', async () => {
       markFailure()
@@ -267,6 +267,6 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(summarized.failure?.code).toEqual(expect.any(String))
       expect(summarized.failure?.code).not.toBe('TIMEOUT')
       expect(llm.faults).toEqual([])
-    }, 120_000)
+    }, 600_000)
   })
 }

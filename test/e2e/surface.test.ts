@@ -92,7 +92,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         saveWebEvidence(artifacts, webs)
       }
       keepOrRemove(`surface (${mode})`, failed, { home, work }, artifacts)
-    }, 60_000)
+    }, 600_000)
 
     it('converses for 3 turns, one with a tool call; the tree shows them', async () => {
       markFailure()
@@ -107,7 +107,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
       expect(status.surfaceMode).toBe(mode)
       expect(status.quarantine).toEqual([])
-    }, 120_000)
+    }, 600_000)
 
     it('jump to the first answer: the next request is exactly that path plus the new prompt', async () => {
       markFailure()
@@ -131,7 +131,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         // marker insert, turn/start, claim, step/start, the tombstone's price, the tombstone, step/end, turn/end
         if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(8)
       }
-    }, 120_000)
+    }, 600_000)
 
     it('jump back to the original tip: the original path with the tool call and result intact', async () => {
       markFailure()
@@ -177,7 +177,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       const logged = (await api().history(sessionId, { maxMessages: 100_000 })).events.flatMap(({ event }) => (event.type === 'tool/call' ? [event.data.callId as string] : []))
       expect(logged).toHaveLength(mode === 'stock' ? 2 : 1)
       expect(new Set(logged).size).toBe(logged.length)
-    }, 120_000)
+    }, 600_000)
 
     it('a jump into a tool exchange lands at its end, never between a call and its result', async () => {
       markFailure()
@@ -194,7 +194,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         expect(moved).toMatchObject({ cursor: call.nodeId, snappedFrom: issuer.nodeId })
         expect(moved.messages.at(-1)).toMatchObject({ role: 'tool' })
       }
-    }, 120_000)
+    }, 600_000)
 
     it('fork a named branch at the first answer: the next request follows it, the tree names it', async () => {
       markFailure()
@@ -211,7 +211,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         return
       }
       expect(sent).toEqual([...pathToFirstAnswer(), { role: 'user', text: 'on the experiment branch' }])
-    }, 120_000)
+    }, 600_000)
 
     it('after a restart the model still sees the selected path', async () => {
       markFailure()
@@ -231,7 +231,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       const view = await tree()
       expect(view.nodes.find((n) => n.nodeId === view.cursor)?.message?.content).toBe('ANSWER to: after the restart')
       expect(view.branches.map((b) => b.name)).toContain('experiment')
-    }, 120_000)
+    }, 600_000)
 
     if (mode === 'stock') {
       it('…and with the sidecar deleted: the log alone rebuilds the tree and the path', async () => {
@@ -259,7 +259,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         expect(after.branches.map((b) => b.name)).toContain('experiment')
         const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
         expect(status.quarantine).toEqual([])
-      }, 120_000)
+      }, 600_000)
     }
   })
 }

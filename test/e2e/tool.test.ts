@@ -80,7 +80,7 @@ describe('tool companion in the real dsh', () => {
     }
     for (const llm of llms) await llm.close()
     keepOrRemove('tool', failed, { home, work }, artifacts)
-  }, 60_000)
+  }, 600_000)
 
   describe('headless', () => {
     let noTitle: string
@@ -88,7 +88,7 @@ describe('tool companion in the real dsh', () => {
     beforeAll(async () => {
       await time('pluginAddHeadless', () => pluginAdd(home, 'headless', plugin.tgz))
       noTitle = writePatch(home, 'no-title.yml', '- id: session-title-llm\n  disabled: true\n')
-    }, 300_000)
+    }, 600_000)
 
     it('`dsh plugin --profile headless add` composes both rows: the service and the tool', async () => {
       markFailure()
@@ -97,7 +97,7 @@ describe('tool companion in the real dsh', () => {
       const layer = dump.slice(dump.indexOf('# == dsh-session-tree\n')).split(/\n# == /)[0] ?? ''
       expect(layer).toContain('- id: session-tree\n  name: dsh-session-tree\n')
       expect(layer).toContain('- id: session-tree-tool\n  name: dsh-session-tree/tool\n')
-    }, 60_000)
+    }, 600_000)
 
     it('one run: the model reads a file, lists the tree and jumps back to the task; the NEXT request holds exactly that path, the jump call and its result', async () => {
       markFailure()
@@ -179,7 +179,7 @@ describe('tool companion in the real dsh', () => {
       expect(results[0]).toBe(`Not applied: jump to ${taskNode}. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`)
       // ... and no argument can name another session.
       expect(results[1]).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node, files, summary, instructions)')
-    }, 180_000)
+    }, 600_000)
 
     it('`/tree` answers in the headless front end without a model call; malformed input prints the usage', async () => {
       markFailure()
@@ -194,7 +194,7 @@ describe('tool companion in the real dsh', () => {
       expect(bad.code, bad.stderr).toBe(0)
       expect(bad.stdout).toMatch(/^Usage:\n {2}\/tree /)
       expect(llm.requests).toHaveLength(0)
-    }, 120_000)
+    }, 600_000)
   })
 
   describe('web: the next request holds exactly the selected path', () => {
@@ -239,7 +239,7 @@ describe('tool companion in the real dsh', () => {
       web = await time('bootWeb', () => startWeb({ home, cwd: work, llmUrl: llm.url }))
       webs.push(web)
       ;({ sessionId } = await web.api.createSession({ cwd: work }))
-    }, 300_000)
+    }, 600_000)
 
     it('the model finds its first answer and jumps there together with another call: deferred, and after the turn the next request is exactly that path plus the new prompt', async () => {
       markFailure()
@@ -269,7 +269,7 @@ describe('tool companion in the real dsh', () => {
       const view = await tree()
       expect(view.nodes.some((n) => n.message?.content === 'Going back to my first answer once this turn ends.')).toBe(true)
       expect(view.nodes.find((n) => n.message?.content === 'third question')?.parentId).toBe(a1)
-    }, 180_000)
+    }, 600_000)
 
     it('`/tree` works through the web command remote: it lists, and a jump on the idle agent applies at once', async () => {
       markFailure()
@@ -296,6 +296,6 @@ describe('tool companion in the real dsh', () => {
       expect(sent.at(-1)).toEqual({ role: 'user', text: 'fourth question' })
       expect(a3).not.toBe(a1)
       expect(llm.faults).toEqual([])
-    }, 180_000)
+    }, 600_000)
   })
 })

@@ -120,7 +120,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         saveWebEvidence(artifacts, webs)
       }
       keepOrRemove(`workspace (${kind})`, failed, { home, work }, artifacts)
-    }, 60_000)
+    }, 600_000)
 
     it('checkpoints every write, edit and shell change on the tool-call node that made it', async () => {
       markFailure()
@@ -164,7 +164,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         ...(kind === 'git' ? [{ nodeId: callNode('bash', 1), paths: ['more.txt'] }] : []),
       ]
       expect([...overview.nodes].sort((a, b) => Number(a.nodeId.slice(1)) - Number(b.nodeId.slice(1)))).toEqual(expected)
-    }, 180_000)
+    }, 600_000)
 
     it('jump with both: every file is as it was at that node; the next request holds the selected path and one note', async () => {
       markFailure()
@@ -211,7 +211,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const later = history(chats().at(-1)!.body)
       expect(later.filter((m) => m.text.includes('The workspace files were restored'))).toHaveLength(1)
       states.t3 = hashes(work)
-    }, 180_000)
+    }, 600_000)
 
     it('back with both: the files equal the tip again', async () => {
       markFailure()
@@ -227,7 +227,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       expect(forward.ok, JSON.stringify(forward)).toBe(true)
       expect(hashes(work)).toEqual(states.t2)
       expect((await tree()).cursor).toBe(done2.nodeId)
-    }, 180_000)
+    }, 600_000)
 
     it("a user's own edit since the checkpoint is a conflict: refused without a decision, kept with keep", async () => {
       markFailure()
@@ -246,7 +246,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       expect(kept.ok, JSON.stringify(kept)).toBe(true)
       expect(kept.ok && kept.value.files?.kept).toEqual(['notes.txt'])
       expect(hashes(work)).toEqual({ ...states.t1, 'notes.txt': mine, ...(kind === 'plain' ? { 'more.txt': states.t2!['more.txt']! } : {}) })
-    }, 180_000)
+    }, 600_000)
 
     if (kind === 'git') {
       it('kill -9 in the middle of a restore: no half-written file, and the restore repeats to its target', async () => {
@@ -287,7 +287,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         const overview = await api().remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
         expect(overview.restores.filter((r) => !r.complete)).toHaveLength(1)
         expect(overview.status.interrupted).toHaveLength(1)
-      }, 240_000)
+      }, 600_000)
     }
   })
 }

@@ -205,5 +205,5 @@ describe('random interleavings of moves, labels, forks, prompts and restarts', (
     expect(runs).toBeGreaterThanOrEqual(25)
     for (const [what, count] of Object.entries(seen)) expect(count, what).toBeGreaterThan(0)
     console.info(`[property] concurrency: ${runs} schedules, ${seen.acked} acknowledged and ${seen.refused} refused calls, ${seen.prompts} prompts, ${seen.restarts} restarts`)
-  }, 240_000)
+  }, 600_000)
 })

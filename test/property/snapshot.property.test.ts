@@ -344,7 +344,7 @@ describe('snapshot validation', () => {
       { numRuns: 500 },
     )
     expect(seen.size).toBeGreaterThanOrEqual(18)
-  }, 60_000)
+  }, 600_000)
 
   it('refuses every corruption of a valid format 1 snapshot with INVALID_SNAPSHOT, from the constructor and from the store', () => {
     const seen = new Set<string>()
@@ -360,7 +360,7 @@ describe('snapshot validation', () => {
       { numRuns: 400 },
     )
     expect(seen.size).toBeGreaterThanOrEqual(17)
-  }, 60_000)
+  }, 600_000)
 
   it('refuses a non-string or empty session id in a snapshot handed to the store', () => {
     const store = new SessionTreeStore()

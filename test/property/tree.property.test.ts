@@ -56,7 +56,7 @@ describe('SessionTree under random operation sequences', () => {
     expect(totals.maxNodes).toBeGreaterThan(1000)
     // eslint-disable-next-line no-console
     console.info(`[property] ${totals.ops} ops, ${totals.failed} expected failures, max ${totals.maxNodes} nodes, ${Math.round(performance.now() - started)} ms`)
-  }, 120_000)
+  }, 600_000)
 
   it('keeps every invariant over many short runs (shrinks to a minimal op list)', () => {
     fc.assert(
@@ -65,5 +65,5 @@ describe('SessionTree under random operation sequences', () => {
       }),
       { numRuns: 250 },
     )
-  }, 120_000)
+  }, 600_000)
 })

@@ -215,7 +215,7 @@ describe('buildChatPath on real stock switches', () => {
       ),
       { numRuns: 40 },
     )
-  }, 60_000)
+  }, 600_000)
 })
 
 describe('buildChatPath in native mode (selection events)', () => {

@@ -20,7 +20,7 @@ let built: ClientBuild
 beforeAll(async () => {
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-session-tree-client-'))
   built = await buildClient(out)
-}, 60_000)
+}, 600_000)
 
 afterAll(() => {
   fs.rmSync(out, { recursive: true, force: true })

@@ -132,7 +132,7 @@ describe('an operation the sidecar cannot make durable never answers a plain ok'
     const after = await r.service.list(r.sessionId)
     expect(after.cursor).toBe(kept.cursor)
     expect(after.branches.map((b) => [b.name, b.headId])).toEqual(kept.branches.map((b) => [b.name, b.headId]))
-  }, 60_000)
+  }, 600_000)
 })
 
 describe('errors echo huge input clipped, with its length', () => {

@@ -82,7 +82,7 @@ describe('moves on one session are serialized', () => {
     expect(status.sidecarWarnings).toEqual([])
     await r.say('after the burst')
     expect(transcript(r.model.requests.at(-1)!)).toEqual([...pathLines(after, after.cursor), 'user: after the burst'])
-  }, 60_000)
+  }, 600_000)
 
   it("the model's own move inside its step does not wait behind a panel move that waits for the agent", async () => {
     // A panel jump strands a prompt that arrives during its maintenance turn; the switch queues
@@ -118,5 +118,5 @@ describe('moves on one session are serialized', () => {
     expect(requests.at(-1)!.slice(0, 1)).toEqual(['user: Q1'])
     expect(requests.at(-1)!.at(-2)).toMatch(/^assistant: call tree_jump/)
     expect(requests.at(-1)!.at(-1)).toMatch(/^tool: Moved now: jump to e/)
-  }, 60_000)
+  }, 600_000)
 })

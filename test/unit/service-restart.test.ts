@@ -76,5 +76,5 @@ describe('a clean restart reports no warning and loses nothing', () => {
     }
     const sent = transcript(r.model.requests.at(-1)!).slice(0, -1).filter((line) => !line.includes('call tree_list') && !line.startsWith('tool:'))
     expect(sent).toEqual(expected.filter((line) => !line.includes('tree_list(')))
-  }, 120_000)
+  }, 600_000)
 })

@@ -369,7 +369,7 @@ describe('typert artifacts: generated, committed, never drifting', () => {
         expect(committed.equals(fresh), `committed lib/${file} differs from what src/ generates: run \`npm run build\` and commit lib/typert.*`).toBe(true)
       }
     }
-  }, 120_000)
+  }, 600_000)
 })
 
 describe('descriptors: seed 001 wire contract', () => {
