@@ -188,11 +188,15 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
       }
       await page.getByRole('tab', { name: 'Trajectory' }).click()
       const rows = page.locator('tr[data-trajectory-row-key]')
-      await until('the trajectory rows', async () => (await rows.count()) > 5)
-      const shown: TrajectoryRow[] = await rows.evaluateAll((els) => els.map((el) => ({
+      const read = (): Promise<TrajectoryRow[]> => rows.evaluateAll((els) => els.map((el) => ({
         key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
         text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim().slice(0, 120),
       })))
+      // Loaded: from the system prompt to the model's reply.
+      const shown = await until(`${phase}: the trajectory rows`, async () => {
+        const all = await read()
+        return all.some((row) => row.key[0] === 'system') && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
+      })
       recorded[`trajectory ${phase}`] = shown
       // What rc.8's Trajectory does with copies inside the model's running step (measured): it keys an assistant
       // row by turn:step, so the copies of the step (the answers and the read's issuing message) fold into the
