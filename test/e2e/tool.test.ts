@@ -26,10 +26,21 @@ import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, ke
 import { dumpConfig, ensureDsh, pluginAdd, runHeadless, startWeb, tempDir, writePatch, type RunResult, type WebProcess } from './support/dsh.ts'
 import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { SYSTEM_PROMPT } from '../../src/tool/prompt.ts'
 
 const TOOLS = ['tree_back', 'tree_compare', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
 
 const lastMessage = (body: ChatRequestBody): ChatMessage => body.messages.at(-1)!
+
+/** The "about N kB" of constant tool text the README and docs/tools.md state (each must state it once). */
+function documentedToolTextKb(): string[] {
+  const root = path.join(import.meta.dirname, '..', '..')
+  return ['README.md', path.join('docs', 'tools.md')].map((file) => {
+    const found = [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/[Aa]bout (\d+\.\d) kB of constant text/g)]
+    if (found.length !== 1) throw new Error(`${file} states the tools' constant text ${found.length} times, not once`)
+    return found[0]![1]!
+  })
+}
 
 describe('tool companion in the real dsh', () => {
   let failed = false
@@ -124,6 +135,10 @@ describe('tool companion in the real dsh', () => {
       for (const tool of tools) expect(tool.function.parameters).toMatchObject({ type: 'object', additionalProperties: false })
       expect((tools.find((t) => t.function.name === 'tree_fork')!.function.parameters as { required?: string[] }).required).toEqual(['node', 'branch'])
       expect(messageText(first.messages[0]!)).toContain('## Conversation tree')
+      // What the documents say this costs every request: the tree_* definitions as sent (JSON) plus the prompt section.
+      expect(messageText(first.messages[0]!)).toContain(SYSTEM_PROMPT)
+      const constantText = tools.reduce((sum, tool) => sum + JSON.stringify(tool.function).length, 0) + SYSTEM_PROMPT.length
+      expect(documentedToolTextKb()).toEqual([(Math.round(constantText / 100) / 10).toFixed(1), (Math.round(constantText / 100) / 10).toFixed(1)])
 
       // The read really ran, and the listing shows the task with its id and the cursor.
       expect(lastMessage(second).role).toBe('tool')

@@ -1,6 +1,6 @@
 /**
  * DSH web's own views after a move the MODEL makes with a tree tool inside its
- * running step (stock mode: the switch lands within the step, see README "When
+ * running step (stock mode: the switch lands within the step, see docs/tools.md "When
  * a move takes effect"), in Debian's Chromium against the real `dsh web`
  * (pinned stock harness, this package installed from its tarball) and the
  * recording fake LLM (issue 10 item 5).

@@ -63,14 +63,14 @@ describe('dsh-session-tree (bin)', () => {
     expect(readdirSync(home)).toEqual([])
   })
 
-  it('every command of the README\'s "Import and export" block works as written (paths and ids replaced by real ones)', async () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
-    const section = readme.slice(readme.indexOf('## Import and export'))
+  it('every command of the import/export block in docs/interchange.md works as written (paths and ids replaced by real ones)', async () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'interchange.md'), 'utf8')
+    const section = doc.slice(doc.indexOf('# Import and export'))
     const block = section.slice(section.indexOf('```sh') + 5, section.indexOf('```', section.indexOf('```sh') + 5))
     const commands = block.trim().split('\n').map((line) => line.replace(/\s+#.*$/, '').trim().split(/\s+/))
     expect(commands.length).toBeGreaterThanOrEqual(7)
     for (const words of commands) expect(words.slice(0, 2)).toEqual(['npx', 'dsh-session-tree'])
-    // Real files where the README names a tool's file; a fresh home, Pi and Claude Code dirs; the session id of the first import.
+    // Real files where the document names a tool's file; a fresh home, Pi and Claude Code dirs; the session id of the first import.
     const root = mkdtempSync(join(tmpdir(), 'readme-'))
     const home = join(root, 'dsh')
     const pi = newPiSession()
@@ -114,5 +114,5 @@ describe('dsh-session-tree (bin)', () => {
     expect(readdirSync(join(root, 'pi-agent', 'sessions'))).toHaveLength(1)
     expect(readdirSync(root)).toEqual(expect.arrayContaining(['session.jsonl', 'session.md']))
     expect(basename(real('2bb0ce6a-…'))).toBe(sessionId)
-  })
+  }, 300_000) // seven real CLI processes: a loaded 2-core machine can take minutes
 })

@@ -739,7 +739,7 @@ describe('SessionTreeStore', () => {
 })
 
 describe('error vocabulary', () => {
-  /** The `| `CODE` | meaning |` rows of the "Error codes" table in the README (or in docs/, once it moves there). */
+  /** The `| `CODE` | meaning |` rows of the "Error codes" table, wherever it lives: README.md or docs/*.md (docs/tree-api.md today). */
   function documentedCodes(): Record<string, string> {
     const root = join(import.meta.dirname, '..', '..')
     const docs = existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f)) : []

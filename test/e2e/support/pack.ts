@@ -1,8 +1,8 @@
 /**
  * Build this package and `npm pack` it, once per content: the tarball is
  * cached in `.cache/pack/<hash>/` where the hash covers every build input
- * (package.json, package-lock.json, cordis.patch.yml, README.md, tsconfig*.json,
- * src/ and dev/ except the harness definitions). Concurrent callers (vitest
+ * (package.json, package-lock.json, cordis.patch.yml, the README pair, tsconfig*.json,
+ * src/, docs/ and dev/ except the harness definitions). Concurrent callers (vitest
  * workers) serialise on a lock directory; the second one reuses the first
  * one's tarball. A cache hit skips the build entirely.
  */
@@ -14,8 +14,8 @@ import { cleanEnv, REPO_ROOT, run, withLock } from '../../../dev/harness.ts'
 
 export const PACK_CACHE = path.join(REPO_ROOT, '.cache', 'pack')
 
-const INPUT_FILES = ['package.json', 'package-lock.json', 'cordis.patch.yml', 'README.md', 'tsconfig.json', 'tsconfig.build.json']
-const INPUT_DIRS = ['src', 'dev']
+const INPUT_FILES = ['package.json', 'package-lock.json', 'cordis.patch.yml', 'README.md', 'README.zh.md', 'README.i18n.yaml', 'tsconfig.json', 'tsconfig.build.json']
+const INPUT_DIRS = ['src', 'dev', 'docs']
 const SKIPPED_DIRS = new Set([path.join('dev', 'harness'), 'node_modules'])
 
 function listFiles(dir: string, relative: string, out: string[]): void {
