@@ -34,6 +34,7 @@ import { rowNodes } from './support/tree-rows.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { findSessionLogs, readSessionLog, withOriginalCallIds, writeSessionLog, type SessionLogEvent } from './support/session-log.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
+import { until as waitUntil, type Probe } from './support/until.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
@@ -43,20 +44,7 @@ const LEGACY_TITLE = 'Legacy session (earlier version)'
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const value = await probe()
-      if (value !== undefined && value !== false) return value
-    } catch (error) {
-      last = error
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const until = <T>(what: string, probe: Probe<T>, timeoutMs = 15_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
 /** A displayed `~1.2K`-style figure as a number range [low, high] (the meter rounds to one decimal of K). */
 function displayedRange(shown: string): [number, number] {

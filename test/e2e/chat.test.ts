@@ -31,6 +31,7 @@ import { appliedRevision, chatTranscript, openSession, pathTranscript, requestTr
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { messageText, readOrAnswer, startFakeLlm, userPrompts, type ChatRequestBody, type FakeLlm, type StaticStep } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
+import { until as waitUntil, type Probe } from './support/until.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
@@ -42,23 +43,7 @@ const ANSWER_DELAY_MS = 700
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, describeLast?: () => Promise<string>): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const value = await probe()
-      if (value !== undefined && value !== false) return value
-    } catch (error) {
-      last = error
-    }
-    if (Date.now() > deadline) {
-      const detail = describeLast ? `\n${await describeLast().catch(String)}` : ''
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}${detail}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const until = <T>(what: string, probe: Probe<T>, timeoutMs = 30_000, describeLast?: () => Promise<string>): Promise<T> => waitUntil(what, probe, timeoutMs, describeLast)
 
 /**
  * The suites' model: `readOrAnswer`, and for a prompt saying `JUMP TO e<n>` it moves its own history

@@ -36,6 +36,7 @@ import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { openPaintPage } from './support/paint.ts'
 import { rowNodes } from './support/tree-rows.ts'
+import { until as waitUntil, type Probe } from './support/until.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
@@ -51,20 +52,7 @@ if (!HAVE_CHROMIUM && !IN_CI) {
 
 
 /** Poll `probe` until it holds; the limit only turns a hang into a failure (the panel polls once a second). */
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const value = await probe()
-      if (value !== undefined && value !== false) return value
-    } catch (error) {
-      last = error
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const until = <T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
 describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in Chromium', () => {
   let failed = false

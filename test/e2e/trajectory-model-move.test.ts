@@ -28,6 +28,7 @@ import { chatTranscript, openSession, requestTranscript, sameRows, visibleRows }
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type ChatRequestBody, type FakeLlm, type StaticStep, startFakeLlm } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
+import { until as waitUntil, type Probe } from './support/until.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
@@ -38,20 +39,7 @@ const MOVED_REPLY = 'MODEL-MOVED: back on the food tour.'
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`trajectory e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const value = await probe()
-      if (value !== undefined && value !== false) return value
-    } catch (error) {
-      last = error
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+const until = <T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
 /** A Trajectory row as the page shows it: its key parts (kind, …, call id for a tool row) and its first line. */
 interface TrajectoryRow { readonly key: string[]; readonly text: string }
