@@ -368,7 +368,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     const banner = page.getByTestId('session-tree-log-warning')
     await banner.waitFor({ timeout: 15_000 })
     expect(await banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
-    expect(await banner.textContent()).toBe(`DSH’s Chat cannot load this session past event ${firstRepeat.seq}: 1 tool call copied by an earlier version of this plugin repeats its call id. The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.`)
+    expect(await banner.textContent()).toBe(`DSH’s Chat cannot load this session past event ${firstRepeat.seq}: 1 tool call copied by an earlier version of this plugin repeats its call id. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.`)
     await shot('legacy-tree.png')
     // The remedy works: Branch on the last answer the Chat shows.
     await page.getByRole('tab', { name: 'Chat' }).click()
