@@ -148,7 +148,7 @@ export abstract class SurfaceMirror {
     } else {
       const range = this.surfaceRange(op.start, op.end)
       const originals = this.originalsOf(cited, range) as number[]
-      const node = originals.length === 1 ? this.nodeOfSeq.get(originals[0]!) : undefined
+      const node = originals.length === 1 ? this.nodeOfSeq.get(originals[0]!) : this.restatedNode(event, cited, range)
       if (originals.length > 1 || (originals.length === 1 && node === undefined)) {
         this.surface.splice(range.from, range.to - range.from + 1, { seq: event.seq, node: null })
         throw new MalformedEvent(`switch replacement cites unknown originals ${JSON.stringify(originals)}`)
@@ -160,6 +160,20 @@ export abstract class SurfaceMirror {
       }
     }
     this.tipNode = this.surfaceTip()
+  }
+
+  /**
+   * A rewind's stand-in restates the first entry it shadows (`surface/plan.ts`, `restateOnRewind`): it
+   * cites exactly the shadowed entries, that one first, and is not empty (an empty one is a tombstone).
+   */
+  protected restatedNode(event: Event, cited: readonly number[], range: { from: number; to: number }): string | undefined {
+    const first = this.surface[range.from]
+    if (!first || first.node === null || cited.length !== range.to - range.from + 1 || cited[0] !== first.seq) return undefined
+    if (cited.some((seq, i) => this.surface[range.from + i]?.seq !== seq)) return undefined
+    // The first entry is the original (its type known) or a copy of one.
+    const type = this.typeOfSeq.get(first.seq)
+    if ((type !== undefined && type !== event.type) || emptyMessage(event)) return undefined
+    return first.node
   }
 
   /** The calls a copied assistant message issues are copies too (their results map back by provenance). */
@@ -271,6 +285,13 @@ export abstract class SurfaceMirror {
     }
     return null
   }
+}
+
+/** A message event with no content (a stock rewind's tombstone, or nothing readable). */
+function emptyMessage(event: Event): boolean {
+  const data = isRecord(event.data) ? event.data : undefined
+  const message = event.type === 'user/message' ? data : isRecord(data?.message) ? data.message : undefined
+  return !isRecord(message) || !Array.isArray(message.content) || message.content.length === 0
 }
 
 export function surfaceOpOf(op: unknown): 'append' | { start: number; end: number } {

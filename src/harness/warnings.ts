@@ -35,6 +35,12 @@ const REMEDY = 'Keep using this session from the Tree tab (the model still sees 
   + '"Branch into a new conversation" on the last answer the Chat shows: the new conversation starts from there and its Chat loads. '
   + 'Nothing appended later can repair this session\'s Chat: the log is append-only and the Chat reads it from the end.'
 
+/** Copies made by an earlier version: an export and an import rebuild the log with fresh ids for every copy. */
+const COPIES_REMEDY = 'Keep using this session from the Tree tab (the model still sees the selected path); or bring the whole tree '
+  + 'into a new session whose Chat loads: export it to Pi and import that file (`npx dsh-session-tree export pi <session-id> /tmp/tree.jsonl`, '
+  + 'then `/tree import /tmp/tree.jsonl` in any session); or press "Branch into a new conversation" on the last answer the Chat shows. '
+  + 'Nothing appended later can repair this session\'s Chat: the log is append-only and DSH\'s Chat offers plugins no way around a repeated call id.'
+
 /** Call ids seen in `tool/call` events, and the repeats among them. O(1) per call. */
 export class CallIdLedger {
   private readonly seen = new Set<string>()
@@ -58,7 +64,7 @@ export class CallIdLedger {
       message: code === 'COPIED_CALL_IDS'
         ? `${count} tool call copies in this session's log repeat their original's call id (the first at event ${firstSeq}, "${callId}"), written by a stock switch of an earlier dsh-session-tree version. DSH web's Chat cannot load this session's history from there on ("Failed to load history … more than one start Match"); the model's history and the tree are not affected.`
         : `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"); the provider reused it. DSH web's Chat cannot load this session's history from there on ("Failed to load history … more than one start Match"); the model's history and the tree are not affected.`,
-      remedy: REMEDY,
+      remedy: code === 'COPIED_CALL_IDS' ? COPIES_REMEDY : REMEDY,
       count,
       firstSeq,
       callId,

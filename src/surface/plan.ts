@@ -15,6 +15,7 @@
  * Pure: reads events and the mirrored surface, returns events to append.
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { isRecord } from '../tree/validate.ts'
 import type { NodeSource, SurfaceEntry } from '../harness/projector.ts'
 import { CallIdMap, copyMessage, copyToolExchange, isMessageEvent, type CopyContext, type PlannedEvent } from './copy.ts'
 
@@ -28,6 +29,11 @@ export interface SwitchPlan {
   readonly copies: number
   /** Length of the untouched shared prefix, in surface entries. */
   readonly sharedPrefix: number
+  /**
+   * The shadowed surface seq that the replacement restates (a rewind's stand-in, see
+   * `restateOnRewind`): on the target path, so not history the switch leaves.
+   */
+  readonly restated?: number
 }
 
 export interface PlanInput extends CopyContext {
@@ -60,6 +66,14 @@ export interface PlanInput extends CopyContext {
    * assistant message here, so its pending call still precedes its result.
    */
   readonly tail?: readonly PlannedEvent[]
+  /**
+   * A rewind (nothing of the target follows the prefix) restates the prefix's last message, when
+   * it is a plain one, instead of an empty "tombstone" answer: the replacement then shadows that
+   * message too and cites exactly what it shadows (the restated one first; DSH refuses a repeated
+   * citation). Only for switches in a maintenance turn of their own (the projector reads such a
+   * replacement there as restating the first entry it shadows).
+   */
+  readonly restateOnRewind?: boolean
 }
 
 export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
@@ -84,6 +98,17 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   while (j > 0 && j < target.length && input.sourceOf(target[j]!)?.kind === 'tool') {
     j--
     d = matchedAt[j]!
+  }
+  // A replacement needs a stand-in: when the first target entry after the prefix cannot be one (a
+  // rewind), the prefix gives up its last message if that is a plain one (a prompt, an answer
+  // without tool calls), restated as the stand-in. Its copy sends the provider the same bytes
+  // (message ids are not on the wire), so the cached prefix is unchanged, and no empty "tombstone"
+  // assistant message enters the log (DSH web's Trajectory lists one as an empty assistant row).
+  let restated: number | undefined
+  if (input.restateOnRewind && d < surface.length && j > 0 && !standsIn(input, target[j]) && plainMessage(input, target[j - 1]!)) {
+    j--
+    d = matchedAt[j]!
+    restated = surface[d]!.seq
   }
   const tail = surface.slice(d)
   const rest = target.slice(j)
@@ -127,7 +152,9 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
     const firstEvent = firstSource?.kind === 'message' ? input.eventAt(firstSource.seq) : undefined
     const standIn = isMessageEvent(firstEvent) ? copyMessage(input, ids, firstEvent) : undefined
     if (standIn && firstSource?.kind === 'message') {
-      push({ ...standIn, intent: { surfaceOp: op, sourceEventSeqs: [...shadowed, firstSource.seq] } })
+      // A restated entry is its own original (or a copy of it) in the shadowed range: cited once, first.
+      const cited = restated === undefined ? [...shadowed, firstSource.seq] : [...shadowed]
+      push({ ...standIn, intent: { surfaceOp: op, sourceEventSeqs: cited } })
       copies++
       k = 1
     } else {
@@ -167,5 +194,21 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   }
   for (const event of extra) push(event)
   if (own) events.push({ type: 'step/end', data: { turn: input.turn, step } })
-  return ok({ events, shadowed, copies, sharedPrefix: d })
+  return ok({ events, shadowed, copies, sharedPrefix: d, ...(restated === undefined ? {} : { restated }) })
+}
+
+/** Whether a target node can stand in for a shadowed range: a message (not a tool exchange) whose event is readable. */
+function standsIn(input: PlanInput, nodeId: string | undefined): boolean {
+  const source = nodeId === undefined ? undefined : input.sourceOf(nodeId)
+  return source?.kind === 'message' && isMessageEvent(input.eventAt(source.seq))
+}
+
+/** A prompt, or an answer with content and no tool calls: its copy is byte-identical on the wire. */
+function plainMessage(input: PlanInput, nodeId: string): boolean {
+  const source = input.sourceOf(nodeId)
+  const event = source?.kind === 'message' ? input.eventAt(source.seq) : undefined
+  if (!isMessageEvent(event)) return false
+  if (event.type === 'user/message') return true
+  const content = isRecord(event.data.message) ? event.data.message.content : undefined
+  return Array.isArray(content) && content.length > 0 && !content.some((block) => isRecord(block) && block.type === 'tool-call')
 }

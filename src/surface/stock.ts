@@ -89,7 +89,8 @@ export class StockSwitcher {
     if (preview.value.events.length === 0) {
       return ok({ noop: true, appendedEvents: 0, copies: 0, shadowed: 0, sharedPrefix: preview.value.sharedPrefix, requeued: 0 })
     }
-    const leaves = this.leaves(agent.session, preview.value.shadowed)
+    const restated = preview.value.restated
+    const leaves = this.leaves(agent.session, preview.value.shadowed.filter((seq) => seq !== restated))
     const marker: SwitchMarker = {
       v: 1,
       op: 'switch',
@@ -221,6 +222,8 @@ export class StockSwitcher {
       newCallId: freshCallId,
       route: routeOf(session),
       steps,
+      // In a maintenance turn of its own, a rewind restates the last message it keeps (no empty answer).
+      restateOnRewind: steps === 'own',
       ...(this.options.copySource ? { copySource: this.options.copySource } : {}),
       ...(tail ? { tail } : {}),
     })

@@ -15,7 +15,8 @@
  *   child whose Chat loads and whose next request is that turn's history;
  * - a session written by an earlier version (copies with their originals'
  *   call ids) is reported in `session` and in the Tree tab, and the remedy the
- *   report names works.
+ *   report names works; so does the one that keeps the whole tree (export to
+ *   Pi, import: a new session whose log repeats no call id).
  *
  * Evidence of every run: test/e2e/artifacts/chat-views/ (screenshots, meter.json,
  * requests, page console).
@@ -24,13 +25,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
+import type { ExportResult, ImportResult, MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
 import { DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
 import { realTokenMeter, type RealTokenMeter } from '../support/token-meter.ts'
 import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
 import { rowNodes } from './support/tree-rows.ts'
+import { chatTranscript, pathTranscript, requestTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { findSessionLogs, readSessionLog, withOriginalCallIds, writeSessionLog, type SessionLogEvent } from './support/session-log.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
@@ -41,6 +43,7 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable
 const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const LEGACY_TITLE = 'Legacy session (earlier version)'
+const RESTORED_TITLE = 'Legacy session, exported and imported'
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
@@ -71,6 +74,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
   let browser: Browser | undefined
   let page: Page
   let sessionId: string
+  /** The session rewritten as earlier versions wrote it (set by its test). */
+  let legacyId: string | undefined
   const consoleLines: string[] = []
   const problems: string[] = []
   const measured: Record<string, unknown> = {}
@@ -330,6 +335,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
   it('a session written by an earlier version (copies repeat their call ids) is reported in session and the Tree tab; Branch on the last answer shown gives a Chat that loads', async () => {
     markFailure()
     const { sessionId: legacy } = await api().createSession({ cwd: work })
+    legacyId = legacy
     for (const prompt of DEMO_PROMPTS) await api().promptAndWait(legacy, prompt)
     const legacyNode = async (text: string) => (await tree(legacy)).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
     await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
@@ -362,7 +368,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     const banner = page.getByTestId('session-tree-log-warning')
     await banner.waitFor({ timeout: 15_000 })
     expect(await banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
-    expect(await banner.textContent()).toBe(`DSH’s Chat cannot load this session past event ${firstRepeat.seq}: 1 tool call copied by an earlier version of this plugin repeats its call id. The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.`)
+    expect(await banner.textContent()).toBe(`DSH’s Chat cannot load this session past event ${firstRepeat.seq}: 1 tool call copied by an earlier version of this plugin repeats its call id. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.`)
     await shot('legacy-tree.png')
     // The remedy works: Branch on the last answer the Chat shows.
     await page.getByRole('tab', { name: 'Chat' }).click()
@@ -379,5 +385,50 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     const childStatus = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
     expect(childStatus.logWarnings).toEqual([])
     await shot('legacy-branched.png')
+  }, 600_000)
+  it('the whole tree of such a session comes back in a new session: exportAs pi, then importSession; its Chat loads and shows the selected path, live and after a reload', async () => {
+    markFailure()
+    if (!legacyId) throw new Error('the legacy session was not made (an earlier step failed)')
+    // A stored session loads in the harness when it gets a message.
+    await api().promptAndWait(legacyId, 'legacy before the export')
+    const old = await tree(legacyId)
+    const path = pathTranscript(old.nodes, old.cursor)
+    const exported = await api().remoteOk<ExportResult>('sessionTree/exportAs', { request: { agentId: legacyId, format: 'pi', path: null, inline: true } })
+    const imported = await api().remoteOk<ImportResult>('sessionTree/importSession', { request: { path: null, content: exported.content, format: 'pi', dryRun: false, cwd: work } })
+    const restored = imported.sessionId!
+    // Its log repeats no call id, and the tree reports nothing.
+    const calls = (await allEvents(restored)).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
+    expect(calls.length).toBeGreaterThan(0)
+    expect(new Set(calls).size, `call ids ${calls.join(', ')}`).toBe(calls.length)
+    await api().callOk('session.rename', { sessionId: restored, title: RESTORED_TITLE })
+    // The model goes on from the selected path.
+    const requests = llm.chatRequests().length
+    await api().promptAndWait(restored, 'in the restored session')
+    expect(llm.chatRequests()).toHaveLength(requests + 1)
+    const body = llm.chatRequests().at(-1)!.body
+    expect(requestTranscript(body)).toEqual([...path, { role: 'user', text: 'in the restored session' }])
+    // Every node came along (plus the new prompt and its answer; the harness's runtime-context snapshots aside).
+    const fresh = await tree(restored)
+    const shape = (view: SessionTreeView) => view.nodes.filter((n) => (n.message || n.type === 'tool_call') && !n.origin?.injected).map((n) => `${n.type}:${n.message?.content ?? ''}`)
+    expect(shape(fresh)).toHaveLength(shape(old).length + 2)
+    expect(shape(fresh)).toEqual(expect.arrayContaining(shape(old)))
+    expect((await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: restored })).logWarnings).toEqual([])
+    // In the page: the Chat loads and shows exactly that request plus the reply, with no error.
+    const from = problems.length
+    await page.goto(web!.url)
+    if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
+    await openSession(RESTORED_TITLE)
+    const expected = requestTranscript(body, demoModel(body))
+    for (const phase of ['live', 'after a reload']) {
+      if (phase !== 'live') await reloadAndOpen(RESTORED_TITLE)
+      let seen: Row[] = []
+      await until(`${phase}: the restored Chat's visible rows are the model's last request plus its reply`, async () => {
+        seen = chatTranscript(await visibleRows(page))
+        return sameRows(expected, seen)
+      }, 60_000).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
+      expect(await page.getByText(/Failed to load history/).count(), `${phase}: load error`).toBe(0)
+      expect(problems.slice(from), `${phase}: console or page errors`).toEqual([])
+    }
+    await shot('legacy-restored.png')
   }, 600_000)
 })

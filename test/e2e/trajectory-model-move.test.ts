@@ -13,6 +13,7 @@
  * - the Chat shows exactly the model's last request plus its reply, no error;
  * - the Trajectory tab loads with no console or page error, and shows what it
  *   shows (recorded in trajectory.json and the screenshots, asserted below);
+ *   the user's jump (a rewind) lists its restated answer, no empty row;
  * - "Branch into a new conversation" on the last answer gives a Chat that loads.
  *
  * Evidence of every run: test/e2e/artifacts/trajectory-model-move/.
@@ -186,6 +187,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
         return all.some((row) => row.key[0] === 'system') && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
       })
       recorded[`trajectory ${phase}`] = shown
+      // The user's jump to the first answer is a rewind: its maintenance turn restates that answer (no empty
+      // assistant row), and no row of the Trajectory is an empty answer.
+      expect(shown.filter((row) => row.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(row.text)), `${phase}: empty assistant rows`).toEqual([])
+      const jumpTurn = shown.filter((row) => row.key[0] === 'assistant' && row.key[1] === '4')
+      expect(jumpTurn.map((row) => row.text.replace(/^Turn \d+ #\d+ /, '').slice(0, 16)), phase).toEqual(['ASSISTANT Day 1:'])
       // What rc.8's Trajectory does with copies inside the model's running step (measured): it keys an assistant
       // row by turn:step, so the copies of the step (the answers and the read's issuing message) fold into the
       // step's last message, the restated tree_jump call; the copied read's result, whose issuing message it thus

@@ -13,7 +13,7 @@ import { buildChatPath, type ChatPath } from '../../src/service/chat-path.ts'
 import { SessionTree } from '../../src/tree/index.ts'
 import { SessionProjector } from '../../src/harness/projector.ts'
 import { StockSwitcher } from '../../src/surface/stock.ts'
-import { FORK_KIND, FORK_OFFSET, forkDefinition, SWITCH_KIND, switchDefinition, type ChatEvent } from '../../src/client/chat/definitions.ts'
+import { FORK_KIND, FORK_OFFSET, forkDefinition, seatData, SWITCH_KIND, switchDefinition, type ChatEvent } from '../../src/client/chat/definitions.ts'
 import { chatCss, chatRules, cssString, inRanges, type ChatRow } from '../../src/client/chat/rules.ts'
 import { ChatStore, type ChatRemote } from '../../src/client/chat/store.ts'
 import type { Result } from '../../src/client/controller.ts'
@@ -141,6 +141,21 @@ describe('the rules over a real stock switch', () => {
     // (each answer twice: its step and its turn's tail)
     expect(open.reveal.map((key) => textOfKey(events, rows.find((r) => r.key === key)!))).toEqual(['q2', 'call:read', 'a2', 'a2', 'q3', 'a3', 'a3'])
     expect(open.hide.every((key) => !open.reveal.includes(key))).toBe(true)
+  })
+
+  it('read a rewind\'s stand-in (it restates a1, the first entry it shadows, citing just what it shadows) as a copy of a1', async () => {
+    const { events, projector } = await switched()
+    const replacements = events.filter((e) => e.type === 'assistant/message' && typeof e.surfaceOp === 'object')
+    expect(replacements).toHaveLength(1)
+    const a1 = projector.sourceOf(projector.tree.list().find((n) => n.message?.content === 'a1')!.nodeId)
+    const cited = replacements[0]!.sourceEventSeqs as number[]
+    expect(seatData(replacements[0]!)).toEqual({ seq: replacements[0]!.seq, event: 'replace', shadowed: cited, standIn: a1?.kind === 'message' ? a1.seq : -1 })
+    // The planner's other layout: the shadowed seqs, then the stand-in's own original (outside them).
+    expect(seatData({ type: 'user/message', seq: 40, surfaceOp: { op: 'replace', start: 30, end: 33 }, sourceEventSeqs: [30, 33, 7], data: { content: [{ type: 'text', text: 'q' }] } }))
+      .toEqual({ seq: 40, event: 'replace', shadowed: [30, 33], standIn: 7 })
+    // A tombstone (empty) stands in for nothing.
+    expect(seatData({ type: 'assistant/message', seq: 41, surfaceOp: { op: 'replace', start: 30, end: 33 }, sourceEventSeqs: [30, 33], data: { message: { content: [] } } }))
+      .toEqual({ seq: 41, event: 'replace', shadowed: [30, 33] })
   })
 
   it('show a row the answer does not know yet (newer than its watermark): the Chat fails closed', async () => {

@@ -253,7 +253,7 @@ describe('TreePanel', () => {
     const { el } = await mount(fake.remote)
     const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
     expect(banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
-    expect(banner.textContent).toBe('DSH’s Chat cannot load this session past event 90: 3 tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.')
+    expect(banner.textContent).toBe('DSH’s Chat cannot load this session past event 90: 3 tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.')
     expect(banner.getAttribute('title')).toBe('the message\nthe remedy')
   })
 

@@ -76,7 +76,7 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     expect(steps.fork!.projected - steps.back!.projected).toBe(steps.fork!.surface - steps.back!.surface)
     expect(steps.jump!.surface).toBeLessThan(steps.start!.surface)
     expect(steps.back!.surface).toBe(steps.start!.surface)
-    // Each replacement (the jump's and the fork's tombstone; the back only appends after the tombstone) is
+    // Each replacement (the jump's and the fork's stand-in; the back only appends after the jump's) is
     // priced by the event right before it.
     const events = log.session.events
     const replaces = events.filter((e) => (e as { surfaceOp?: unknown }).surfaceOp !== undefined && (e as { surfaceOp?: unknown }).surfaceOp !== 'append')

@@ -51,17 +51,30 @@ describe('stock switch on a real Session', () => {
     const seqBefore = log.session.seq
     const report = await switcher.switch(agent, a1)
     sync()
-    expect(report.ok && report.value).toMatchObject({ noop: false, copies: 0, shadowed: 6, sharedPrefix: 3 })
+    // A rewind restates the last message it keeps (a1) as the stand-in: no empty "tombstone" answer.
+    expect(report.ok && report.value).toMatchObject({ noop: false, copies: 1, shadowed: 7, sharedPrefix: 2 })
     expect(modelTexts(log)).toEqual(['q1', 'runtime context', 'a1'])
     expect(modelTexts(log)).toEqual(pathTexts(projector, a1))
     expect(originalHistory.slice(0, 3)).toEqual(modelTexts(log))
     expect(projector.tip).toBe(a1)
     expect(projector.tree.nodeCount).toBe(nodesBefore)
     expect(projector.quarantine).toEqual([])
-    // marker insert, turn/start, claim, step/start, tombstone, step/end, turn/end
+    // marker insert, turn/start, claim, step/start, stand-in, step/end, turn/end
     expect(report.ok && report.value.appendedEvents).toBe(7)
     expect(log.session.seq - seqBefore).toBe(7)
     expect(agent.decisions).toEqual([{ kind: 'reject' }])
+    const events = log.session.events as unknown as { seq: number; type: string; surfaceOp?: unknown; sourceEventSeqs?: number[]; data: { message?: { content: unknown[] } } }[]
+    const standIn = events.filter((e) => e.seq >= seqBefore && typeof e.surfaceOp === 'object')
+    const a1Seq = projector.sourceOf(a1)
+    expect(standIn).toHaveLength(1)
+    expect(standIn[0]!.type).toBe('assistant/message')
+    expect(standIn[0]!.data.message!.content).toEqual((events.find((e) => a1Seq?.kind === 'message' && e.seq === a1Seq.seq)!.data.message!.content))
+    // It cites exactly what it shadows, the restated a1 first (DSH refuses a repeated citation).
+    expect(standIn[0]!.sourceEventSeqs![0]).toBe(a1Seq?.kind === 'message' ? a1Seq.seq : -1)
+    expect(standIn[0]!.surfaceOp).toMatchObject({ op: 'replace', start: standIn[0]!.sourceEventSeqs![0], end: standIn[0]!.sourceEventSeqs!.at(-1) })
+    expect(new Set(standIn[0]!.sourceEventSeqs).size).toBe(7)
+    // No empty assistant message anywhere in the log.
+    expect(events.filter((e) => e.type === 'assistant/message' && e.data.message!.content.length === 0)).toEqual([])
   })
 
   it('switches back to the original tip with the tool call and result intact', async () => {

@@ -144,8 +144,11 @@ export function seatData(event: ChatEvent): SeatData {
     const message = event.type === 'user/message' ? data : isRecord(data.message) ? data.message : {}
     // A compaction's checkpoint keeps what it summarizes on the path: not a switch.
     if (isRecord(message.source) && typeof message.source.compactionId === 'string') return { seq, event: 'message' }
-    // A stand-in cites the shadowed seqs, then its own original (the switch planner's layout).
-    const standIn = Array.isArray(message.content) && message.content.length > 0 && cited.length > 1 ? cited.at(-1) : undefined
+    // A stand-in cites the shadowed seqs, then its own original (the switch planner's layout); a rewind's
+    // stand-in restates the first entry it shadows and cites just the shadowed ones (ending at the range's end).
+    const filled = Array.isArray(message.content) && message.content.length > 0
+    if (filled && cited.length > 0 && cited.at(-1) === event.surfaceOp.end) return { seq, event: 'replace', shadowed: cited, standIn: cited[0]! }
+    const standIn = filled && cited.length > 1 ? cited.at(-1) : undefined
     return { seq, event: 'replace', shadowed: standIn === undefined ? cited : cited.slice(0, -1), ...(standIn === undefined ? {} : { standIn }) }
   }
   const copy = event.surfaceOp === 'append' && cited.length === 1 ? { copy: true, copyOf: cited[0]! } : {}
