@@ -9,7 +9,7 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { fallbackSummary, renderMessages } from '../tree/text.ts'
 import type { BranchSummary, TreeEntry } from '../tree/types.ts'
-import { checkBranchName, Invalid } from '../tree/validate.ts'
+import { checkBranchName, Invalid, MAX_SUMMARY_INSTRUCTIONS } from '../tree/validate.ts'
 import { quoted } from './clip.ts'
 import { askModelForSummary, type ModelRoute, type SummaryLlm } from './model-summary.ts'
 import { EXTRACTIVE_MODEL, extractiveSummarizer } from './summarizer.ts'
@@ -33,7 +33,7 @@ export interface SummaryWriter {
 }
 
 /** Longest accepted user instructions. */
-export const MAX_INSTRUCTIONS = 2_000
+export const MAX_INSTRUCTIONS = MAX_SUMMARY_INSTRUCTIONS
 
 /** Validate a summary option (absent: none). */
 export function checkSummaryChoice(value: unknown): TreeResult<SummaryChoice> {
