@@ -187,6 +187,14 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         setSelected(command.id)
         reveal(command.id)
         break
+      case 'reveal': {
+        // The cursor inside a fold: open the folds above it, then bring its row into view.
+        const id = index?.absorbed.has(command.id) ? (index.children.get(command.id)?.[0] ?? command.id) : command.id
+        setSelected(id)
+        if (index) setFolded((f) => unfoldTo(index, f, id))
+        revealNext.current = id
+        break
+      }
       case 'fold':
       case 'unfold': {
         const id = command.id
