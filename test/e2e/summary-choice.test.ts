@@ -204,8 +204,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     await expect.poll(() => written.locator('pre').textContent().catch(() => null)).toBe(SECOND)
     const asked = messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)
     expect(asked).toContain('The user asks: name the files')
-    // What the fork left: the path the cursor was on (the plain jump's turn).
-    expect(asked).toContain('after the plain jump')
+    // What the fork left begins after the first answer; the side call holds the path the cursor was on (the plain jump's turn).
+    expect(asked).toContain('from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n')
+    expect(history(llm.summaryRequests().at(-1)!.body).map((m) => m.text)).toContain('after the plain jump')
 
     await api().promptAndWait(sessionId, 'on the summarized fork')
     expect(holding(lastChat(), SECOND)).toBe(1)
