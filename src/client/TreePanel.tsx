@@ -14,6 +14,7 @@ import type { HostLocale } from './i18n.ts'
 import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from './model.ts'
 import { ROW_HEIGHT } from './styles.ts'
 import { CompareButton, CompareView } from './compare/CompareView.tsx'
+import { ComparePickBanner, CompareWithButton, pickRow, type ComparePick } from './compare/CompareWith.tsx'
 import { SummaryProgress } from './summary/SummaryNotes.tsx'
 import { SummaryChoiceField, SummaryWritten } from './summary/SummaryChoice.tsx'
 import { instructionsProblem, leavesPath, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './summary/choice.ts'
@@ -63,6 +64,18 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
   const [folded, setFolded] = useState<ReadonlySet<string>>(() => new Set())
   const [form, setForm] = useState<FormState | undefined>(undefined)
   const [comparing, setComparing] = useState(false)
+  const [pick, setPick] = useState<ComparePick | undefined>(undefined)
+  const closeCompare = useCallback(() => {
+    setComparing(false)
+    setPick(undefined)
+  }, [])
+  const pickTo = useCallback((id: string): boolean => {
+    const picked = pickRow(pick, id)
+    if (!picked) return false
+    setPick(picked)
+    setComparing(true)
+    return true
+  }, [pick])
   const [summaryChoice, setSummaryChoice] = useState<SummaryChoiceState>(NO_SUMMARY)
   const treeRef = useRef<HTMLDivElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
@@ -207,7 +220,8 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         break
       }
       case 'jump':
-        if (command.id !== index?.view.cursor && !busy) void jumpTo(command.id)
+        if (pick) pickTo(command.id)
+        else if (command.id !== index?.view.cursor && !busy) void jumpTo(command.id)
         break
       case 'fork':
         openFork(command.id)
@@ -231,11 +245,12 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         if (actions.forward && !busy) void tree.forward()
         break
       case 'escape':
-        if (form) setForm(undefined)
+        if (pick) setPick(undefined)
+        else if (form) setForm(undefined)
         else if (query) setQuery('')
         break
     }
-  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, jumpTo])
+  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, jumpTo, pick, pickTo])
 
   const onSearchKey = useCallback((event: ReactKeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Escape') {
@@ -259,10 +274,15 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
   }, [])
 
   const onRowClick = useCallback((id: string) => {
+    // Picking the second node of "Compare with…": the selection stays on the first.
+    if (pick && pick.to === undefined) {
+      if (!pickTo(id)) focusTree()
+      return
+    }
     setSelected(id)
     setForm((f) => (f && f.nodeId !== id ? undefined : f))
     focusTree()
-  }, [focusTree])
+  }, [focusTree, pick, pickTo])
 
   const root = (children: ReactNode): ReactNode => (
     <div className="dst-root" data-conversation-composer-overlay="" data-standalone={standalone ? '' : undefined} data-session-tree="" lang={languageTag(locale)}>
@@ -294,7 +314,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
     )
   }
 
-  if (comparing) return root(<CompareView view={index.view} selected={selected} locale={locale} compare={tree.compare} onClose={() => setComparing(false)} />)
+  if (comparing) return root(<CompareView view={index.view} selected={pick?.to !== undefined ? pick.from : selected} picked={pick?.to ?? null} locale={locale} compare={tree.compare} onClose={closeCompare} />)
   const rows: ReactNode[] = []
   const normalized = normalizeQuery(deferredQuery)
   for (let i = range.start; i < range.end; i++) {
@@ -340,6 +360,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
       <StatusStrip t={t} status={state.status} index={index} />
       {lineage ? <LineageStrip sessionId={sessionId} locale={locale} status={state.status} selected={selected} actions={lineage} /> : null}
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
+      {pick && pick.to === undefined ? <ComparePickBanner locale={locale} from={pick.from} onCancel={() => setPick(undefined)} /> : null}
       {state.busy === 'summarize' || state.summarizing ? <SummaryProgress t={t} /> : null}
       {state.written ? <SummaryWritten t={t} summary={state.written} onDismiss={() => tree.dismissWritten()} /> : null}
       <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onDismissNotice={() => tree.dismissNotice()} onRetry={() => void tree.refresh(true)} />
@@ -379,6 +400,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
           }}
           summaryChoice={summaryOffered ? <SummaryChoiceField t={t} state={summaryChoice} onChange={setSummaryChoice} mode={state.status?.surfaceMode} busy={busy} /> : undefined}
           moveBlocked={summaryBlocked}
+          more={selected !== null && index.view.nodes.length > 1 ? <CompareWithButton locale={locale} disabled={pick !== undefined} onPick={() => setPick({ from: selected })} /> : undefined}
           onJump={(id) => void jumpTo(id)}
           onFork={openFork}
           onLabel={openLabel}

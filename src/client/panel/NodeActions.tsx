@@ -14,6 +14,8 @@ export interface NodeActionHandlers {
   readonly onSummarize: (branch: string) => void
   /** Jump and Fork wait for a valid summary choice. */
   readonly moveBlocked?: boolean
+  /** More actions after these (a part's own buttons, say "Compare with…"). */
+  readonly more?: ReactNode
 }
 
 export interface NodeActionsProps extends NodeActionHandlers {
@@ -23,7 +25,7 @@ export interface NodeActionsProps extends NodeActionHandlers {
   readonly busy: boolean
 }
 
-export function NodeActionBar({ t, nodeId, actions, busy, moveBlocked, onJump, onFork, onLabel, onSummarize }: NodeActionsProps): ReactNode {
+export function NodeActionBar({ t, nodeId, actions, busy, moveBlocked, more, onJump, onFork, onLabel, onSummarize }: NodeActionsProps): ReactNode {
   return (
     <div className="dst-actions">
       {actions.jump ? (
@@ -46,6 +48,7 @@ export function NodeActionBar({ t, nodeId, actions, busy, moveBlocked, onJump, o
           {t('act.summarize')}
         </button>
       ) : null}
+      {more}
     </div>
   )
 }
