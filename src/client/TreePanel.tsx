@@ -14,7 +14,10 @@ import type { HostLocale } from './i18n.ts'
 import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from './model.ts'
 import { ROW_HEIGHT } from './styles.ts'
 import { CompareButton, CompareView } from './compare/CompareView.tsx'
+import { ComparePickBanner, CompareWithButton, pickRow, type ComparePick } from './compare/CompareWith.tsx'
 import { SummaryProgress } from './summary/SummaryNotes.tsx'
+import { SummaryChoiceField, SummaryWritten } from './summary/SummaryChoice.tsx'
+import { instructionsProblem, leavesPath, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './summary/choice.ts'
 import { LineageStrip, type LineageActions } from './Lineage.tsx'
 import { useTranslate } from './useTranslate.ts'
 import { afterPaint, download, languageTag, mark, rowDomId } from './panel/dom.ts'
@@ -61,6 +64,19 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
   const [folded, setFolded] = useState<ReadonlySet<string>>(() => new Set())
   const [form, setForm] = useState<FormState | undefined>(undefined)
   const [comparing, setComparing] = useState(false)
+  const [pick, setPick] = useState<ComparePick | undefined>(undefined)
+  const closeCompare = useCallback(() => {
+    setComparing(false)
+    setPick(undefined)
+  }, [])
+  const pickTo = useCallback((id: string): boolean => {
+    const picked = pickRow(pick, id)
+    if (!picked) return false
+    setPick(picked)
+    setComparing(true)
+    return true
+  }, [pick])
+  const [summaryChoice, setSummaryChoice] = useState<SummaryChoiceState>(NO_SUMMARY)
   const treeRef = useRef<HTMLDivElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
 
@@ -123,6 +139,21 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
 
   const focusTree = useCallback(() => treeRef.current?.focus({ preventScroll: true }), [])
 
+  // The summary choice applies to a move that leaves part of the path; a move that used it resets it.
+  const summaryOffered = selected !== null && index !== undefined && leavesPath(index, selected)
+  const summaryBlocked = summaryOffered && instructionsProblem(summaryChoice) !== undefined
+  const optionsFor = useCallback((nodeId: string) => (index && leavesPath(index, nodeId) ? moveOptions(summaryChoice, state.status?.surfaceMode) : undefined), [index, summaryChoice, state.status?.surfaceMode])
+  // After a summarized move: back to the default choice, and the new cursor (the carrying node) selected.
+  const summarized = useCallback(() => {
+    setSummaryChoice((c) => ({ ...c, kind: 'none' }))
+    setSelected(null)
+  }, [])
+  const jumpTo = useCallback(async (nodeId: string) => {
+    if (index && leavesPath(index, nodeId) && instructionsProblem(summaryChoice) !== undefined) return
+    const options = optionsFor(nodeId)
+    if ((await tree.jump(nodeId, options)) && options) summarized()
+  }, [index, summaryChoice, optionsFor, tree, summarized])
+
   const openFork = useCallback((nodeId: string) => {
     if (!index) return
     setSelected(nodeId)
@@ -139,8 +170,10 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
     if (form.kind === 'fork') {
       const checked = validateBranchName(form.value, index.branchNames)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
+      if (index && leavesPath(index, form.nodeId) && instructionsProblem(summaryChoice) !== undefined) return
       setForm(undefined)
-      await tree.fork(form.nodeId, checked.value)
+      const options = optionsFor(form.nodeId)
+      if ((await tree.fork(form.nodeId, checked.value, options)) && options) summarized()
     } else {
       const checked = validateLabel(form.value, form.nodeId, index.labels)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
@@ -149,7 +182,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
       await tree.label(form.nodeId, checked.value)
     }
     focusTree()
-  }, [form, index, tree, focusTree])
+  }, [form, index, tree, focusTree, summaryChoice, optionsFor, summarized])
 
   const exportTree = useCallback(async () => {
     const data = await tree.exportLinear()
@@ -167,6 +200,14 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         setSelected(command.id)
         reveal(command.id)
         break
+      case 'reveal': {
+        // The cursor inside a fold: open the folds above it, then bring its row into view.
+        const id = index?.absorbed.has(command.id) ? (index.children.get(command.id)?.[0] ?? command.id) : command.id
+        setSelected(id)
+        if (index) setFolded((f) => unfoldTo(index, f, id))
+        revealNext.current = id
+        break
+      }
       case 'fold':
       case 'unfold': {
         const id = command.id
@@ -179,7 +220,8 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         break
       }
       case 'jump':
-        if (command.id !== index?.view.cursor && !busy) void tree.jump(command.id)
+        if (pick) pickTo(command.id)
+        else if (command.id !== index?.view.cursor && !busy) void jumpTo(command.id)
         break
       case 'fork':
         openFork(command.id)
@@ -203,11 +245,12 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         if (actions.forward && !busy) void tree.forward()
         break
       case 'escape':
-        if (form) setForm(undefined)
+        if (pick) setPick(undefined)
+        else if (form) setForm(undefined)
         else if (query) setQuery('')
         break
     }
-  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query])
+  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, jumpTo, pick, pickTo])
 
   const onSearchKey = useCallback((event: ReactKeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Escape') {
@@ -231,10 +274,15 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
   }, [])
 
   const onRowClick = useCallback((id: string) => {
+    // Picking the second node of "Compare with…": the selection stays on the first.
+    if (pick && pick.to === undefined) {
+      if (!pickTo(id)) focusTree()
+      return
+    }
     setSelected(id)
     setForm((f) => (f && f.nodeId !== id ? undefined : f))
     focusTree()
-  }, [focusTree])
+  }, [focusTree, pick, pickTo])
 
   const root = (children: ReactNode): ReactNode => (
     <div className="dst-root" data-conversation-composer-overlay="" data-standalone={standalone ? '' : undefined} data-session-tree="" lang={languageTag(locale)}>
@@ -266,7 +314,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
     )
   }
 
-  if (comparing) return root(<CompareView view={index.view} selected={selected} locale={locale} compare={tree.compare} onClose={() => setComparing(false)} />)
+  if (comparing) return root(<CompareView view={index.view} selected={pick?.to !== undefined ? pick.from : selected} picked={pick?.to ?? null} locale={locale} compare={tree.compare} onClose={closeCompare} />)
   const rows: ReactNode[] = []
   const normalized = normalizeQuery(deferredQuery)
   for (let i = range.start; i < range.end; i++) {
@@ -312,7 +360,9 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
       <StatusStrip t={t} status={state.status} index={index} />
       {lineage ? <LineageStrip sessionId={sessionId} locale={locale} status={state.status} selected={selected} actions={lineage} /> : null}
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
-      {state.busy === 'summarize' ? <SummaryProgress t={t} /> : null}
+      {pick && pick.to === undefined ? <ComparePickBanner locale={locale} from={pick.from} onCancel={() => setPick(undefined)} /> : null}
+      {state.busy === 'summarize' || state.summarizing ? <SummaryProgress t={t} /> : null}
+      {state.written ? <SummaryWritten t={t} summary={state.written} onDismiss={() => tree.dismissWritten()} /> : null}
       <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onDismissNotice={() => tree.dismissNotice()} onRetry={() => void tree.refresh(true)} />
       <div className="dst-body">
         <div
@@ -348,7 +398,10 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
             setForm(undefined)
             focusTree()
           }}
-          onJump={(id) => void tree.jump(id)}
+          summaryChoice={summaryOffered ? <SummaryChoiceField t={t} state={summaryChoice} onChange={setSummaryChoice} mode={state.status?.surfaceMode} busy={busy} /> : undefined}
+          moveBlocked={summaryBlocked}
+          more={selected !== null && index.view.nodes.length > 1 ? <CompareWithButton locale={locale} disabled={pick !== undefined} onPick={() => setPick({ from: selected })} /> : undefined}
+          onJump={(id) => void jumpTo(id)}
           onFork={openFork}
           onLabel={openLabel}
           onSummarize={(branch) => void tree.summarize(branch)}

@@ -105,6 +105,8 @@ export interface KeyInput {
 /** What a key asks for. `select` moves the selection; the others act on `id` (or the session). */
 export type KeyCommand =
   | { readonly kind: 'select'; readonly id: string }
+  /** Select a node that is not a visible row now (inside a fold): the panel opens the folds above it. */
+  | { readonly kind: 'reveal'; readonly id: string }
   | { readonly kind: 'jump'; readonly id: string }
   | { readonly kind: 'fork'; readonly id: string }
   | { readonly kind: 'label'; readonly id: string }
@@ -190,7 +192,8 @@ export function keyCommand(layout: Layout, selected: string | null, cursor: stri
     case 's':
       return current ? { kind: 'summarize', id: current.id } : null
     case 'c':
-      return cursor !== null && layout.indexOf.has(cursor) ? { kind: 'select', id: cursor } : null
+      if (cursor === null) return null
+      return layout.indexOf.has(cursor) ? { kind: 'select', id: cursor } : { kind: 'reveal', id: cursor }
     case '/':
       return { kind: 'search' }
     case '[':

@@ -15,6 +15,7 @@ import type {
   SessionTreeOutline,
   TreeNode,
   CompareResult,
+  TreeMoveOptions,
 } from '../types.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
@@ -31,6 +32,9 @@ export interface TreeRemote {
   forward(agentId: string): Promise<Result<MoveResult>>
   label(agentId: string, nodeId: string, label: string | null): Promise<Result<TreeNode>>
   summarize(agentId: string, branch: string): Promise<Result<BranchSummary>>
+  /** A move that summarizes what it leaves (optional as `compare`: a plain move needs neither). */
+  jumpWith?(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<Result<MoveResult>>
+  forkWith?(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<Result<ForkResult>>
   /** Optional: fakes of older tests lack it (then the compare view reports CLIENT_ERROR). */
   compare?(agentId: string, a: string, b: string): Promise<Result<CompareResult>>
 }
@@ -44,8 +48,8 @@ export type ActionKind = 'jump' | 'fork' | 'label' | 'summarize' | 'back' | 'for
 
 /** The outcome of the last action, for the notice line. */
 export type Notice =
-  | { readonly kind: 'jump' | 'back' | 'forward'; readonly mode: MoveResult['mode']; readonly snappedFrom?: string; readonly appendedEvents?: number }
-  | { readonly kind: 'fork'; readonly branch: string; readonly mode: MoveResult['mode']; readonly appendedEvents?: number }
+  | { readonly kind: 'jump' | 'back' | 'forward'; readonly mode: MoveResult['mode']; readonly snappedFrom?: string; readonly appendedEvents?: number; readonly summary?: BranchSummary }
+  | { readonly kind: 'fork'; readonly branch: string; readonly mode: MoveResult['mode']; readonly appendedEvents?: number; readonly summary?: BranchSummary }
   | { readonly kind: 'label'; readonly cleared: boolean }
   | { readonly kind: 'summarize'; readonly branch: string }
   | { readonly kind: 'export' }
@@ -59,6 +63,10 @@ export interface PanelState {
   readonly error?: PanelError
   /** The action in flight. */
   readonly busy?: ActionKind
+  /** The action in flight has the session's model write a summary first (it may take a while). */
+  readonly summarizing?: boolean
+  /** The summary the last move wrote; stays until the next action or its dismissal (it is read, not glanced at). */
+  readonly written?: BranchSummary
   /** The last action's failure (the tree is unchanged). */
   readonly actionError?: PanelError & { readonly action: ActionKind }
   readonly notice?: Notice
@@ -90,9 +98,11 @@ function revisionOf(status: SessionStatus): string {
 }
 
 /** The events a move appended to the session log, for its notice (none when nothing was switched). */
-function switched(move: MoveResult): { appendedEvents?: number } {
-  return move.switch ? { appendedEvents: move.switch.appendedEvents } : {}
+function switched(move: MoveResult): { appendedEvents?: number; summary?: BranchSummary } {
+  return { ...(move.switch ? { appendedEvents: move.switch.appendedEvents } : {}), ...(move.summary ? { summary: move.summary } : {}) }
 }
+
+const noMethod = (name: string): Result<never> => ({ ok: false, error: failure('CLIENT_ERROR', `this remote has no ${name} method`) })
 
 export class TreeController {
   private state: PanelState = { phase: 'loading', generation: 0 }
@@ -178,14 +188,24 @@ export class TreeController {
     if (this.state.notice) this.set({ notice: undefined })
   }
 
-  // ------------------------------------------------------------- actions
-
-  jump(nodeId: string): Promise<boolean> {
-    return this.act('jump', (r) => r.jump(this.agentId, nodeId), (v) => ({ kind: 'jump', mode: v.mode, ...(v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}), ...switched(v) }))
+  dismissWritten(): void {
+    if (this.state.written) this.set({ written: undefined })
   }
 
-  fork(nodeId: string, branch: string): Promise<boolean> {
-    return this.act('fork', (r) => r.fork(this.agentId, nodeId, branch), (v) => ({ kind: 'fork', branch: v.branch, mode: v.mode, ...switched(v) }))
+  // ------------------------------------------------------------- actions
+
+  /** Jump; with `options.summary`, the session's model first summarizes what the jump leaves (`jumpWith`). */
+  jump(nodeId: string, options?: TreeMoveOptions): Promise<boolean> {
+    const summarized = options?.summary !== undefined && options.summary.kind !== 'none'
+    const call = (r: TreeRemote): Promise<Result<MoveResult>> => (!summarized ? r.jump(this.agentId, nodeId) : r.jumpWith ? r.jumpWith(this.agentId, nodeId, options) : Promise.resolve(noMethod('jumpWith')))
+    return this.act('jump', call, (v) => ({ kind: 'jump', mode: v.mode, ...(v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}), ...switched(v) }), true, summarized)
+  }
+
+  /** Fork; `options` as for `jump` (`forkWith`). */
+  fork(nodeId: string, branch: string, options?: TreeMoveOptions): Promise<boolean> {
+    const summarized = options?.summary !== undefined && options.summary.kind !== 'none'
+    const call = (r: TreeRemote): Promise<Result<ForkResult>> => (!summarized ? r.fork(this.agentId, nodeId, branch) : r.forkWith ? r.forkWith(this.agentId, nodeId, branch, options) : Promise.resolve(noMethod('forkWith')))
+    return this.act('fork', call, (v) => ({ kind: 'fork', branch: v.branch, mode: v.mode, ...switched(v) }), true, summarized)
   }
 
   label(nodeId: string, label: string | null): Promise<boolean> {
@@ -216,9 +236,9 @@ export class TreeController {
 
   // ------------------------------------------------------------ internals
 
-  private async act<T>(kind: ActionKind, call: (remote: TreeRemote) => Promise<Result<T>>, notice: (value: T) => Notice, changesTree = true): Promise<boolean> {
+  private async act<T>(kind: ActionKind, call: (remote: TreeRemote) => Promise<Result<T>>, notice: (value: T) => Notice, changesTree = true, summarizing = false): Promise<boolean> {
     if (this.state.busy) return false
-    this.set({ busy: kind, actionError: undefined, notice: undefined })
+    this.set({ busy: kind, summarizing: summarizing || undefined, written: undefined, actionError: undefined, notice: undefined })
     let result: Result<T>
     try {
       result = await call(await this.remote())
@@ -227,14 +247,15 @@ export class TreeController {
     }
     if (this.disposed) return false
     if (!result.ok) {
-      this.set({ busy: undefined, actionError: { ...failure(result.error.code, result.error.message), action: kind } })
+      this.set({ busy: undefined, summarizing: undefined, actionError: { ...failure(result.error.code, result.error.message), action: kind } })
       return false
     }
     // Show the moved tree together with the notice (no flash of the old cursor).
     if (changesTree) await this.refresh(true)
     if (this.disposed) return true
     const shown = notice(result.value)
-    this.set({ busy: undefined, notice: shown })
+    const written = summarizing ? (result.value as { summary?: BranchSummary }).summary : undefined
+    this.set({ busy: undefined, summarizing: undefined, notice: shown, written })
     // The notice retires on its own (or with the next change the panel did not make, see `poll`).
     if (this.noticeTimer !== undefined) clearTimeout(this.noticeTimer)
     this.noticeTimer = setTimeout(() => {

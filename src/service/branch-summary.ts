@@ -7,13 +7,14 @@
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import { fallbackSummary, renderMessages } from '../tree/text.ts'
+import { fallbackSummary, oneLine, renderMessages } from '../tree/text.ts'
 import type { BranchSummary, TreeEntry } from '../tree/types.ts'
-import { checkBranchName, Invalid } from '../tree/validate.ts'
+import { checkBranchName, Invalid, MAX_SUMMARY_INSTRUCTIONS } from '../tree/validate.ts'
 import { quoted } from './clip.ts'
 import { askModelForSummary, type ModelRoute, type SummaryLlm } from './model-summary.ts'
 import { EXTRACTIVE_MODEL, extractiveSummarizer } from './summarizer.ts'
 import type { SummaryChoice } from './wire.ts'
+import type { SessionPrefix } from './summary-prefix.ts'
 
 /** What a summary covers: the messages after `fromNodeId` up to `nodeId`, recorded under `branch`. */
 export interface SummaryPart {
@@ -21,6 +22,8 @@ export interface SummaryPart {
   readonly nodeId: string
   readonly fromNodeId?: string
   readonly entries: readonly TreeEntry[]
+  /** The entry of `fromNodeId`, when it holds a message (it names where the part starts). */
+  readonly fromEntry?: TreeEntry
 }
 
 
@@ -30,10 +33,12 @@ export interface SummaryWriter {
   readonly route: ModelRoute | undefined
   readonly sessionId: string
   readonly timeoutMs: number
+  /** The session's own request prefix, when the side call shares it (`summary-prefix.ts`). */
+  readonly prefix?: SessionPrefix
 }
 
 /** Longest accepted user instructions. */
-export const MAX_INSTRUCTIONS = 2_000
+export const MAX_INSTRUCTIONS = MAX_SUMMARY_INSTRUCTIONS
 
 /** Validate a summary option (absent: none). */
 export function checkSummaryChoice(value: unknown): TreeResult<SummaryChoice> {
@@ -80,7 +85,8 @@ export function leftPart(tree: SessionTree, target: string | null): SummaryPart 
   const history = tree.historyPath(cursor)
   const entries = history.ok ? history.value.filter((entry) => left.has(entry.nodeId)) : []
   if (entries.length === 0) return undefined
-  return { branch: branchAt(tree, cursor), nodeId: cursor, ...(from === null ? {} : { fromNodeId: from }), entries }
+  const fromEntry = from === null || !history.ok ? undefined : history.value.find((entry) => entry.nodeId === from)
+  return { branch: branchAt(tree, cursor), nodeId: cursor, ...(from === null ? {} : { fromNodeId: from }), entries, ...(fromEntry?.message ? { fromEntry } : {}) }
 }
 
 /**
@@ -121,6 +127,7 @@ export async function writeSummary(part: SummaryPart, writer: SummaryWriter, ins
       branch: part.branch,
       ...(instructions ? { instructions } : {}),
       timeoutMs: writer.timeoutMs,
+      ...(writer.prefix ? { prefix: writer.prefix, lead: leadOf(part) } : {}),
     })
     if (answer.ok) {
       return { ...base, summary: answer.text, model: writer.route.model, provider: writer.route.provider, ...(answer.usage ? { usage: answer.usage } : {}), createdAt: now().toISOString() }
@@ -137,6 +144,16 @@ export async function writeSummary(part: SummaryPart, writer: SummaryWriter, ins
   if (text === '') return { ...base, summary: fallbackSummary(part.entries.length), fallback: true, ...(attempt ?? {}), createdAt }
   return { ...base, summary: text, model: EXTRACTIVE_MODEL, ...(attempt ? { fallback: true, ...attempt } : {}), createdAt }
 }
+
+/** Where a part starts, as the shared-prefix instruction names it: its first message, and the message before it. */
+function leadOf(part: SummaryPart): { first: string; from?: string } {
+  const first = part.entries.find((entry) => entry.message !== undefined)?.message
+  const line = (message: NonNullable<TreeEntry['message']>): string => oneLine(renderMessages([message]), LEAD_CHARS)
+  return { first: first ? line(first) : '(no message)', ...(part.fromEntry?.message ? { from: line(part.fromEntry.message) } : {}) }
+}
+
+/** How much of a message the instruction quotes. */
+const LEAD_CHARS = 300
 
 /** The branch a summary of the path ending at `nodeId` is recorded under. */
 function branchAt(tree: SessionTree, nodeId: string): string {

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import type { SummaryFailure, SummaryUsage } from '../tree/types.ts'
 import { isRecord } from '../tree/validate.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
+import type { SessionPrefix } from './summary-prefix.ts'
 
 /**
  * The start of the side call's system prompt. It is fixed: it tells the
@@ -22,6 +23,16 @@ const SYSTEM_PROMPT = `${SUMMARY_SYSTEM_MARK} that the user is leaving (dsh-sess
 The conversation will continue from an earlier point; your summary is all that remains of this branch for the next reader.
 Write a compact summary in the language of the conversation: the goal, what was tried, what was found or decided, files or commands that matter, and anything left open.
 Plain prose or short bullets, at most about 200 words. No preamble.`
+
+/**
+ * The start of the instruction that ends a side call sharing the session's
+ * prefix (whose system prompt is the session's own): it tells the request
+ * apart from a chat request, as the system mark does for the compact form.
+ */
+export const SUMMARY_REQUEST_MARK = '[dsh-session-tree: summary request]'
+
+const GUIDANCE = `Write a compact summary in the language of the conversation: the goal, what was tried, what was found or decided, files or commands that matter, and anything left open.
+Plain prose or short bullets, at most about 200 words. No preamble. Answer with text only: do not call any tool.`
 
 /** Output cap of the side call. */
 export const SUMMARY_MAX_TOKENS = 1024
@@ -46,6 +57,14 @@ export interface ModelSummaryRequest {
   readonly branch: string
   readonly instructions?: string
   readonly timeoutMs: number
+  /**
+   * The session's own request prefix (system, tools, model history), when it
+   * is shared: the request then ends with one instruction naming the part
+   * (`lead`) instead of a transcript.
+   */
+  readonly prefix?: SessionPrefix
+  /** Where the part starts in that history: its first message and the one before it (`role: text`, one line each). */
+  readonly lead?: { readonly first: string; readonly from?: string }
 }
 
 /** What the model wrote, or why it did not; usage whenever the stack reported it. */
@@ -67,19 +86,26 @@ export async function askModelForSummary(llm: SummaryLlm, request: ModelSummaryR
   try {
     const off = await supportsOff(llm, request.route, controller.signal)
     const instructions = request.instructions?.trim()
-    const prompt = [
-      `Branch "${request.branch}", as the model read it:`,
-      '<branch>',
-      request.transcript.trimEnd(),
-      '</branch>',
-      instructions ? `Write the summary. The user asks: ${instructions}` : 'Write the summary.',
-    ].join('\n')
+    const ask = instructions ? `Write the summary. The user asks: ${instructions}` : 'Write the summary.'
+    const shared = request.prefix && request.lead ? request.prefix : undefined
+    const prompt = shared
+      ? [
+          `${SUMMARY_REQUEST_MARK} Not a message from the user: the user is leaving branch "${request.branch}" of this conversation and going back to an earlier point, and asks for a summary of the part being left, which is all that will remain of it for the next reader.`,
+          'That part is the end of the conversation above, from this message on:',
+          request.lead!.first,
+          ...(request.lead!.from ? ['right after', request.lead!.from] : []),
+          GUIDANCE,
+          ask,
+        ].join('\n')
+      : [`Branch "${request.branch}", as the model read it:`, '<branch>', request.transcript.trimEnd(), '</branch>', ask].join('\n')
+    const asked = { id: randomUUID(), role: 'user', content: [{ type: 'text', text: prompt }], source: { kind: 'plugin', plugin: PLUGIN_ID } }
     const stream = llm.stream({
       provider: request.route.provider,
       model: request.route.model,
       ...(off ? { reasoningEffort: 'off' } : {}),
-      system: SYSTEM_PROMPT,
-      messages: [{ id: randomUUID(), role: 'user', content: [{ type: 'text', text: prompt }], source: { kind: 'plugin', plugin: PLUGIN_ID } }],
+      ...(shared
+        ? { ...(shared.system === undefined ? {} : { system: shared.system }), ...(shared.tools === undefined ? {} : { tools: shared.tools }), messages: [...shared.messages, asked] }
+        : { system: SYSTEM_PROMPT, messages: [asked] }),
       maxTokens: SUMMARY_MAX_TOKENS,
       sessionId: request.sessionId,
       signal: controller.signal,

@@ -18,7 +18,11 @@ import { clipped, quoted } from './clip.ts'
 import { leftPart, writeSummary, type SummaryWriter } from './branch-summary.ts'
 import type { Resolved } from './move.ts'
 import type { MoveResult, SummaryChoice } from './wire.ts'
-import type { ModelRoute, SummaryLlm } from './model-summary.ts'
+import { SUMMARY_MAX_TOKENS, type ModelRoute, type SummaryLlm } from './model-summary.ts'
+import { sessionPrefix } from './summary-prefix.ts'
+
+/** A bound on the shared-prefix instruction's tokens (guidance, two quoted lines, the user's instructions). */
+const INSTRUCTION_TOKENS = 1_536
 
 export interface SummaryMoveDeps {
   /** The harness model stack (`ctx.llm`), when loaded. */
@@ -60,7 +64,9 @@ export async function summarizedMove<V>(
   }
   const part = leftPart(tree, target)
   if (!part) return run(undefined)
-  const writer: SummaryWriter = { llm: deps.llm(), route: routeOf(found), sessionId: session.id, timeoutMs: deps.timeoutMs }
+  // The side call starts with the session's own request prefix when it can, so a prefix cache can hit.
+  const shared = sessionPrefix(session, mode, SUMMARY_MAX_TOKENS + INSTRUCTION_TOKENS)
+  const writer: SummaryWriter = { llm: deps.llm(), route: routeOf(found), sessionId: session.id, timeoutMs: deps.timeoutMs, ...(shared.kind === 'shared' ? { prefix: shared.prefix } : {}) }
   const written = await writeSummary(part, writer, choice.kind === 'custom' ? choice.instructions : undefined)
   const message = carry ? carriedSummaryMessage(randomUUID(), written) : undefined
   const moved = await run(message)

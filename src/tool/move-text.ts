@@ -87,8 +87,8 @@ export function summaryText(summary: BranchSummary): string {
     ? `the extractive digest (the model's summary failed: ${summary.failure?.code ?? 'no text'})`
     : summary.model === undefined ? 'the caller' : `${summary.provider ? `${summary.provider}/` : ''}${summary.model}`
   const tokens = summary.usage ? `, ${summary.usage.inputTokens + (summary.usage.cacheReadTokens ?? 0)} tokens in, ${summary.usage.outputTokens} out` : ''
-  const where = summary.carriedNodeId === undefined
-    ? 'Kept with the tree (the panel shows it); the model does not read it.'
-    : `Carried into the history as ${summary.carriedNodeId}, the last message before the next prompt.`
-  return `Summary of what was left (branch ${quote(summary.branch)}, written by ${by}${tokens}): ${summary.summary}\n${where}`
+  const head = `Summary of what was left (branch ${quote(summary.branch)}, written by ${by}${tokens})`
+  // A carried summary is already a message of the history: repeating it here would put it there twice.
+  if (summary.carriedNodeId !== undefined) return `${head}: carried into the history as ${summary.carriedNodeId}, the message right after the point moved to (read it there; it is not repeated here).`
+  return `${head}: ${summary.summary}\nKept with the tree (the panel shows it); the model does not read it.`
 }

@@ -9,7 +9,9 @@
  * what the page shows — the divergence flagged and focused, removed words
  * struck on the A side and added ones on the B side, keyboard moves, Esc back
  * to the tree — against the service's own answer over the real gateway.
- * Screenshots at 1440 and 1024 px go to test/e2e/artifacts/compare/.
+ * "Compare with…" on a row picks a second node in the tree (Esc cancels).
+ * Screenshots at 1440, 1024 and 768 px go to test/e2e/artifacts/compare/
+ * (docs/compare.png and docs/compare-768.png only with UPDATE_DOCS_SCREENSHOT=1).
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -179,6 +181,49 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     await expect.poll(() => page.getByRole('button', { name: '⇆ Compare…' }).isVisible()).toBe(true)
     await shot('tree-1024.png')
     if (process.env.UPDATE_DOCS_SCREENSHOT) fs.copyFileSync(path.join(artifacts, 'compare-1440.png'), path.join(import.meta.dirname, '..', '..', 'docs', 'compare.png'))
+    expect(pageErrors).toEqual([])
+  }, 600_000)
+
+  it('"Compare with…" on any row: pick a second node in the tree, the view opens on the two; at 768 px too', async () => {
+    markFailure()
+    await page.setViewportSize({ width: 1440, height: 900 })
+    const food = await nodeWith('Food tour:')
+    const porto = await nodeWith('Porto instead:')
+    const day1 = await nodeWith('Day 1:')
+    const row = (id: string) => page.locator(`${ROWS}[data-node-id="${id}"]`)
+    await row(food.nodeId).click()
+    const preview = page.getByTestId('session-tree-preview')
+    await expect.poll(() => preview.getAttribute('data-node-id')).toBe(food.nodeId)
+    await preview.getByRole('button', { name: '⇆ Compare with…' }).click()
+    const banner = page.getByTestId('session-tree-compare-pick')
+    await banner.waitFor()
+    expect(await banner.textContent()).toContain(`Compare ${food.nodeId} with: click a node in the tree`)
+    // Esc cancels the pick; the tree is as it was.
+    await page.locator('[data-session-tree] [role="tree"]').focus()
+    await page.keyboard.press('Escape')
+    await banner.waitFor({ state: 'detached' })
+    await preview.getByRole('button', { name: '⇆ Compare with…' }).click()
+    await banner.waitFor()
+    // Clicking the node it started from picks nothing; another row does.
+    await row(food.nodeId).click()
+    expect(await page.locator('[data-compare-view]').count()).toBe(0)
+    await row(porto.nodeId).click()
+    const view = page.locator('[data-compare-view]')
+    await view.waitFor()
+    await expect.poll(() => view.locator('.dst-cmp-summary').textContent(), { timeout: 15_000 }).toContain(`They part after ${day1.nodeId}`)
+    expect(await view.locator('.dst-cmp-cols').textContent()).toContain(`A ${food.nodeId}`)
+    expect(await view.locator('.dst-cmp-cols').textContent()).toContain(`B ${porto.nodeId}`)
+    expect(await view.locator('select').nth(1).locator('option:checked').textContent()).toBe(`picked node ${porto.nodeId}`)
+    await page.locator(`${CMP_ROWS}[data-divergence]`).waitFor()
+    await page.setViewportSize({ width: 768, height: 900 })
+    // Nothing sticks out sideways at 768 px: the view fits the page.
+    const overflow = await view.evaluate((el) => el.scrollWidth - el.clientWidth)
+    expect(overflow).toBeLessThanOrEqual(0)
+    await shot('compare-768.png')
+    if (process.env.UPDATE_DOCS_SCREENSHOT) fs.copyFileSync(path.join(artifacts, 'compare-768.png'), path.join(import.meta.dirname, '..', '..', 'docs', 'compare-768.png'))
+    await page.keyboard.press('Escape')
+    await page.locator(ROWS).first().waitFor()
+    expect(await page.getByTestId('session-tree-compare-pick').count()).toBe(0)
     expect(pageErrors).toEqual([])
   }, 600_000)
 })

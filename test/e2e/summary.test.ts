@@ -20,7 +20,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { BranchSummary, MoveResult, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
-import { SUMMARY_SYSTEM_MARK } from '../../src/service/model-summary.ts'
+import { SUMMARY_REQUEST_MARK } from '../../src/service/model-summary.ts'
+import { canonical } from './support/canonical.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
 import { history, messageText, readOrAnswer, startFakeLlm, type ChatRequestBody, type FakeLlm } from './support/fake-llm.ts'
@@ -144,21 +145,27 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
       const chatsBefore = llm.chatRequests().length
+      const previous = llm.chatRequests().at(-1)!.body
       const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize', carry: true } } })
       results.carried = moved
       expect(llm.chatRequests(), 'the side call consumes no chat step').toHaveLength(chatsBefore)
       const [request] = llm.summaryRequests()
       expect(request).toBeDefined()
-      const system = request!.body.messages.find((m) => m.role === 'system')
-      expect(messageText(system!).startsWith(SUMMARY_SYSTEM_MARK)).toBe(true)
-      // It summarizes what the jump leaves: the second and third turns, not the shared first one.
-      const asked = messageText(request!.body.messages.at(-1)!)
-      expect(asked).toContain('please READ notes.txt')
-      expect(asked).toContain('ANSWER to: third question')
-      expect(asked).not.toContain('first question')
+      // The KV-cache prefix: the side call starts with the session's previous request, byte for byte
+      // (system prompt, every message, the same tools), then the answer to it, then our instruction.
+      const sent = request!.body.messages
+      expect(sent).toHaveLength(previous.messages.length + 2)
+      expect(canonical(sent.slice(0, previous.messages.length))).toBe(canonical(previous.messages))
+      expect(canonical(request!.body.tools)).toBe(canonical(previous.tools))
+      expect(previous.tools?.length).toBeGreaterThan(0)
+      expect(sent.at(-2)).toMatchObject({ role: 'assistant', content: 'ANSWER to: third question' })
+      // It names what the jump leaves: from the second prompt on, right after the first answer.
+      const asked = messageText(sent.at(-1)!)
+      expect(sent.at(-1)!.role).toBe('user')
+      expect(asked.startsWith(SUMMARY_REQUEST_MARK)).toBe(true)
+      expect(asked).toContain('from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n')
       expect(request!.body.model).toBe(llm.chatRequests()[0]!.body.model)
-      // Its own request: no tools, reasoning off (the model lists that effort), our output cap.
-      expect(request!.body.tools).toBeUndefined()
+      // Reasoning off (the model lists that effort), our output cap.
       expect(request!.body.thinking).toEqual({ type: 'disabled' })
       expect(request!.body.max_tokens).toBe(1024)
       const summary = moved.summary!

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { compare, SessionTree } from '../../src/tree/index.ts'
 import { boundedComparison } from '../../src/service/compare-wire.ts'
 import { compareKey, compareTargets, defaultPair, displayRows, moveFocus, targetKey } from '../../src/client/compare/model.ts'
+import { pickRow } from '../../src/client/compare/CompareWith.tsx'
 
 function comparison() {
   const t = new SessionTree('client-compare')
@@ -26,6 +27,16 @@ describe('compare view model', () => {
     const noSelection = compareTargets({ cursor: 'e5', branches: [{ name: 'main', headId: 'e5' }, { name: 'alt', headId: 'e9' }] }, null)
     expect(defaultPair(noSelection)!.map(targetKey)).toEqual(['cursor:e5', 'branch:alt'])
     expect(defaultPair(compareTargets({ cursor: 'e1', branches: [{ name: 'main', headId: 'e1' }] }, null))).toBeUndefined()
+  })
+
+  it('"Compare with…": the picked node is B by default; a pick takes another row, once', () => {
+    const targets = compareTargets({ cursor: 'e5', branches: [{ name: 'main', headId: 'e5' }] }, 'e2', 'e9')
+    expect(targets.map(targetKey)).toEqual(['selected:e2', 'picked:e9', 'cursor:e5', 'branch:main'])
+    expect(defaultPair(targets)!.map(targetKey)).toEqual(['selected:e2', 'picked:e9'])
+    expect(pickRow({ from: 'e2' }, 'e9')).toEqual({ from: 'e2', to: 'e9' })
+    expect(pickRow({ from: 'e2' }, 'e2')).toBeUndefined()
+    expect(pickRow({ from: 'e2', to: 'e9' }, 'e7')).toBeUndefined()
+    expect(pickRow(undefined, 'e7')).toBeUndefined()
   })
 
   it('left cells hold common and removed words, right ones common and added; the divergence is the first changed row', () => {

@@ -387,6 +387,9 @@ describe('one row per tool exchange, folds (issue 14 §5)', () => {
     expect(folded.shown).toBe(10)
     expect(keyCommand(folded, ids.a1, view.cursor, { key: 'ArrowRight' })).toEqual({ kind: 'unfold', id: ids.a1 })
     expect(keyCommand(folded, ids.a1, view.cursor, { key: '+' })).toEqual({ kind: 'unfold', id: ids.a1 })
+    // `c` finds the cursor inside a fold too: the panel opens the folds above it.
+    expect(folded.indexOf.has(view.cursor!)).toBe(false)
+    expect(keyCommand(folded, ids.u1, view.cursor, { key: 'c' })).toEqual({ kind: 'reveal', id: view.cursor })
     // A linear node is no fork point: nothing to fold.
     expect(open.rows[open.indexOf.get(ids.u3)!]!.foldable).toBe(false)
     expect(layoutTree(index, { folded: new Set([ids.u3]) }).rows).toHaveLength(10)

@@ -16,7 +16,8 @@ import { apply, inject } from '../../src/client/index.ts'
 import type { HostLocale } from '../../src/client/i18n.ts'
 import { PLUGIN_ID } from '../../src/client/styles.ts'
 import { fakeRemote, realBigView, smallTree, type FakeRemote } from '../support/client-fixtures.ts'
-import { value } from '../support/messages.ts'
+import { assistant, user, value } from '../support/messages.ts'
+import { SessionTree } from '../../src/tree/index.ts'
 
 beforeAll(() => {
   ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
@@ -121,6 +122,29 @@ describe('TreePanel', () => {
     expect(rows(el).length).toBeLessThan(60)
     // The cursor (the main line's head) is scrolled into view and rendered.
     expect(rowOf(el, view.cursor!)).not.toBeNull()
+  })
+
+  it('`c` selects the cursor inside a folded branch: the fold opens and the row shows, selected', async () => {
+    const tree = new SessionTree('s')
+    const q1 = value(tree.append(user('first question'))).nodeId
+    const a1 = value(tree.append(assistant('first answer'))).nodeId
+    value(tree.append(user('second question')))
+    const a2 = value(tree.append(assistant('second answer'))).nodeId
+    value(tree.jump(a1))
+    value(tree.append(user('another question')))
+    value(tree.jump(a2))
+    const { el } = await mount(fakeRemote(tree).remote)
+    const list = treeEl(el)
+    list.focus()
+    await click(rowOf(el, a1))
+    await press(list, '-')
+    expect(rowOf(el, a2)).toBeNull()
+    await press(list, 'Home')
+    expect(rowOf(el, q1).getAttribute('aria-selected')).toBe('true')
+    await press(list, 'c')
+    expect(rowOf(el, a2)).not.toBeNull()
+    expect(rowOf(el, a2).getAttribute('aria-selected')).toBe('true')
+    expect(list.getAttribute('aria-activedescendant')).toBe(rowOf(el, a2).id)
   })
 
   it('is fully usable from the keyboard: arrows select, Enter jumps, f forks, l labels, / searches', async () => {

@@ -21,6 +21,8 @@ export interface CompareViewProps {
   readonly view: SessionTreeOutline
   /** The node selected in the tree when the view opened (side A by default). */
   readonly selected: string | null
+  /** The node picked to compare it with ("Compare with…"; side B by default). */
+  readonly picked?: string | null
   readonly locale: Locale
   readonly compare: (a: string, b: string) => Promise<Result<CompareResult>>
   readonly onClose: () => void
@@ -38,9 +40,9 @@ function totalsText(t: CompareTranslate, totals: SideTotals): string {
   return [t('nodes', { n: totals.nodes }), tokens, ...(totals.cost === null ? [] : [t('cost', { n: Number(totals.cost.toPrecision(6)) })])].join(' · ')
 }
 
-export function CompareView({ view, selected, locale, compare, onClose }: CompareViewProps): ReactNode {
+export function CompareView({ view, selected, picked = null, locale, compare, onClose }: CompareViewProps): ReactNode {
   const t = useMemo(() => compareStrings(locale), [locale])
-  const targets = useMemo(() => compareTargets(view, selected), [view, selected])
+  const targets = useMemo(() => compareTargets(view, selected, picked), [view, selected, picked])
   const [pair, setPair] = useState<[string, string] | undefined>(() => {
     const found = defaultPair(targets)
     return found && [targetKey(found[0]), targetKey(found[1])]

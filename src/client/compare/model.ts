@@ -11,8 +11,8 @@ import type { CompareNode, CompareResult, CompareRow, TextDiff, ToolCallDiff, To
 /** A node the user can pick for either side. */
 export interface CompareTarget {
   readonly nodeId: string
-  /** `branch` heads, the `cursor`, the `selected` node. */
-  readonly kind: 'branch' | 'cursor' | 'selected'
+  /** `branch` heads, the `cursor`, the `selected` node, the node `picked` to compare it with. */
+  readonly kind: 'branch' | 'cursor' | 'selected' | 'picked'
   /** The branch name for a head. */
   readonly name?: string
 }
@@ -23,10 +23,14 @@ export interface PickSource {
   readonly branches: readonly { readonly name: string; readonly headId: string }[]
 }
 
-/** The pickable targets: the selected node first (when there is one), then the cursor, then each branch head. */
-export function compareTargets(source: PickSource, selected: string | null): CompareTarget[] {
+/**
+ * The pickable targets: the selected node first (when there is one), then the node picked to
+ * compare it with ("Compare with…"), then the cursor, then each branch head.
+ */
+export function compareTargets(source: PickSource, selected: string | null, picked: string | null = null): CompareTarget[] {
   const out: CompareTarget[] = []
   if (selected !== null) out.push({ nodeId: selected, kind: 'selected' })
+  if (picked !== null) out.push({ nodeId: picked, kind: 'picked' })
   if (source.cursor !== null) out.push({ nodeId: source.cursor, kind: 'cursor' })
   for (const branch of source.branches) out.push({ nodeId: branch.headId, kind: 'branch', name: branch.name })
   return out

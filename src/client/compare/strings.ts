@@ -32,6 +32,11 @@ const EN = {
   rows: 'Rows of the comparison',
   keys: '↑↓ move · n/p next/previous change · Home/End · Esc close',
   empty: 'Nothing after the common ancestor on either side.',
+  picked: 'picked node {id}',
+  with: 'Compare with…',
+  withTitle: 'Pick a second node in the tree to compare this one with',
+  picking: 'Compare {id} with: click a node in the tree (or select it and press Enter). Esc cancels.',
+  cancel: 'Cancel',
 } as const
 
 type Key = keyof typeof EN
@@ -67,6 +72,11 @@ const ZH: Record<Key, string> = {
   rows: '比较的各行',
   keys: '↑↓ 移动 · n/p 下一处/上一处不同 · Home/End · Esc 关闭',
   empty: '共同祖先之后两边都没有内容。',
+  picked: '选取的节点 {id}',
+  with: '与…比较',
+  withTitle: '在树中再选一个节点与此节点比较',
+  picking: '将 {id} 与：在树中点击一个节点（或选中后按 Enter）。Esc 取消。',
+  cancel: '取消',
 }
 
 export type CompareTranslate = (key: Key, values?: Readonly<Record<string, string | number>>) => string

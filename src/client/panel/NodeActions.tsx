@@ -12,6 +12,10 @@ export interface NodeActionHandlers {
   readonly onFork: (id: string) => void
   readonly onLabel: (id: string) => void
   readonly onSummarize: (branch: string) => void
+  /** Jump and Fork wait for a valid summary choice. */
+  readonly moveBlocked?: boolean
+  /** More actions after these (a part's own buttons, say "Compare with…"). */
+  readonly more?: ReactNode
 }
 
 export interface NodeActionsProps extends NodeActionHandlers {
@@ -21,16 +25,16 @@ export interface NodeActionsProps extends NodeActionHandlers {
   readonly busy: boolean
 }
 
-export function NodeActionBar({ t, nodeId, actions, busy, onJump, onFork, onLabel, onSummarize }: NodeActionsProps): ReactNode {
+export function NodeActionBar({ t, nodeId, actions, busy, moveBlocked, more, onJump, onFork, onLabel, onSummarize }: NodeActionsProps): ReactNode {
   return (
     <div className="dst-actions">
       {actions.jump ? (
-        <button type="button" className="dst-btn dst-primary" disabled={busy} title={t('act.jumpTitle')} onClick={() => onJump(nodeId)}>
+        <button type="button" className="dst-btn dst-primary" disabled={busy || moveBlocked} title={t('act.jumpTitle')} onClick={() => onJump(nodeId)}>
           {t('act.jump')}
         </button>
       ) : null}
       {actions.fork ? (
-        <button type="button" className="dst-btn" disabled={busy} title={t('act.forkTitle')} onClick={() => onFork(nodeId)}>
+        <button type="button" className="dst-btn" disabled={busy || moveBlocked} title={t('act.forkTitle')} onClick={() => onFork(nodeId)}>
           {t('act.fork')}
         </button>
       ) : null}
@@ -44,6 +48,7 @@ export function NodeActionBar({ t, nodeId, actions, busy, onJump, onFork, onLabe
           {t('act.summarize')}
         </button>
       ) : null}
+      {more}
     </div>
   )
 }

@@ -11,7 +11,7 @@ import { DICTIONARIES, type Translate } from '../i18n.ts'
 import { summaryStrings, type SummaryStrings } from './strings.ts'
 
 /** The panel's locale, read off its translator (the shared dictionaries stay untouched). */
-function stringsFor(t: Translate): SummaryStrings {
+export function stringsFor(t: Translate): SummaryStrings {
   return summaryStrings(t('act.summarize') === DICTIONARIES.zh['act.summarize'] ? 'zh' : 'en')
 }
 

@@ -5,9 +5,10 @@
  * - Every request is recorded with its parsed body and a kind: `title` for the
  *   harness's session-title request (system prompt "Create a concise title",
  *   answered with `titleText` and never consuming the script), `summary` for
- *   this plugin's branch-summary side call (system prompt starting with
- *   `SUMMARY_SYSTEM_MARK`, answered by `summary` and never consuming the
- *   script), `chat` for the rest.
+ *   this plugin's branch-summary side call (its last message starting with
+ *   `SUMMARY_REQUEST_MARK` when it shares the session's prefix, else a system
+ *   prompt starting with `SUMMARY_SYSTEM_MARK`; answered by `summary`, never
+ *   consuming the script), `chat` for the rest.
  * - Chat requests consume the script queue in order. A step is a text answer,
  *   tool calls (with an optional preface), reasoning plus text, a terminal 4xx
  *   error, or a function of the request body returning a step.
@@ -18,7 +19,7 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { SUMMARY_SYSTEM_MARK } from '../../../src/service/model-summary.ts'
+import { SUMMARY_REQUEST_MARK, SUMMARY_SYSTEM_MARK } from '../../../src/service/model-summary.ts'
 
 /** One chat-completions message as the harness sends it (only the fields tests read are typed). */
 export interface ChatMessage {
@@ -120,6 +121,9 @@ export interface FakeLlm {
 const TITLE_MARKER = 'Create a concise title'
 
 export function classifyRequest(body: ChatRequestBody): RequestKind {
+  // A summary side call that shares the session's prefix ends with our instruction.
+  const last = body.messages?.at(-1)
+  if (last?.role === 'user' && messageText(last).startsWith(SUMMARY_REQUEST_MARK)) return 'summary'
   const system = body.messages?.find((m) => m.role === 'system')?.content
   if (typeof system !== 'string') return 'chat'
   if (system.startsWith(TITLE_MARKER)) return 'title'

@@ -1,0 +1,53 @@
+/**
+ * The summary choice of the Tree tab's Jump and Fork, pure: what the user
+ * picked (no summary, the default; a summary; a summary with their own
+ * instructions), whether the move leaves anything to summarize, and the
+ * `jumpWith`/`forkWith` option it becomes. A summary chosen in the panel is
+ * carried into the new path (as Pi does), except in projection mode, where
+ * nothing changes what the model reads: there it is kept for the panel only.
+ */
+import { MAX_SUMMARY_INSTRUCTIONS } from '../../tree/validate.ts'
+import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
+import type { TreeIndex } from '../model.ts'
+
+export type SummaryChoiceKind = 'none' | 'summarize' | 'custom'
+
+/** The field's state: the instructions are kept while another kind is picked. */
+export interface SummaryChoiceState {
+  readonly kind: SummaryChoiceKind
+  readonly instructions: string
+}
+
+export const NO_SUMMARY: SummaryChoiceState = { kind: 'none', instructions: '' }
+
+export type InstructionsProblem = 'required' | 'tooLong'
+
+/** What keeps the choice from being sent (custom without instructions, or too long ones). */
+export function instructionsProblem(state: SummaryChoiceState): InstructionsProblem | undefined {
+  if (state.kind !== 'custom') return undefined
+  const text = state.instructions.trim()
+  if (text === '') return 'required'
+  return state.instructions.length > MAX_SUMMARY_INSTRUCTIONS ? 'tooLong' : undefined
+}
+
+/**
+ * Whether a move to `target` leaves part of the current path behind (then a
+ * summary has something to cover): the cursor is not on the target's
+ * root path. The service decides at the exchange boundary; this only says
+ * whether to offer the choice.
+ */
+export function leavesPath(index: TreeIndex, target: string): boolean {
+  const cursor = index.view.cursor
+  if (cursor === null) return false
+  for (let at: string | null = target, steps = 0; at !== null && steps <= index.byId.size; at = index.parentOf.get(at) ?? null, steps++) {
+    if (at === cursor) return false
+  }
+  return true
+}
+
+/** The move's options, or undefined for a plain move (no summary, or nothing left behind). */
+export function moveOptions(state: SummaryChoiceState, mode: SurfaceMode | undefined): TreeMoveOptions | undefined {
+  if (state.kind === 'none' || instructionsProblem(state) !== undefined) return undefined
+  const carry = mode === 'projection' ? {} : { carry: true }
+  return { summary: state.kind === 'custom' ? { kind: 'custom', instructions: state.instructions.trim(), ...carry } : { kind: 'summarize', ...carry } }
+}
