@@ -25,6 +25,10 @@ import { StatusStrip } from './panel/StatusStrip.tsx'
 import { Toolbar } from './panel/Toolbar.tsx'
 import { TreeRow } from './panel/TreeRow.tsx'
 import { useVirtualWindow } from './panel/useVirtualWindow.ts'
+import type { WorkspaceClient } from './workspace/client.ts'
+import { nodeName, WorkspacePreviewPart } from './workspace/PreviewPart.tsx'
+import { RestoreView } from './workspace/RestoreView.tsx'
+import { useWorkspace } from './workspace/useWorkspace.ts'
 
 /** Kept here for the modules that import it from the panel (the Chat decorations). */
 export { useTranslate } from './useTranslate.ts'
@@ -39,13 +43,15 @@ export interface TreePanelInjected {
   readonly standalone?: boolean
   /** Sessions across sessions (`Lineage.tsx`); no strip without it. */
   readonly lineage?: LineageActions
+  /** File checkpoints (`workspace/`): markers, files at a node, moves that take the files along. */
+  readonly workspace?: WorkspaceClient
 }
 
 export interface TreePanelProps extends TreePanelInjected {
   readonly sessionId: string
 }
 
-export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: TreePanelProps): ReactNode {
+export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, workspace }: TreePanelProps): ReactNode {
   const { t, locale } = useTranslate(hostLocale)
   const state = useSyncExternalStore(tree.subscribe, tree.getSnapshot, tree.getSnapshot)
   useState(() => {
@@ -65,6 +71,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
   const searchRef = useRef<HTMLInputElement>(null)
 
   const index = useMemo(() => (state.view ? indexTree(state.view) : undefined), [state.view])
+  const ws = useWorkspace(workspace, state.generation, index?.absorbed, index?.children)
   const layout = useMemo(() => {
     if (!index) return undefined
     mark('session-tree:layout-start')
@@ -140,7 +147,8 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
       const checked = validateBranchName(form.value, index.branchNames)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
       setForm(undefined)
-      await tree.fork(form.nodeId, checked.value)
+      const { nodeId } = form
+      ws.route({ kind: 'fork', nodeId, branch: checked.value }, () => void tree.fork(nodeId, checked.value))
     } else {
       const checked = validateLabel(form.value, form.nodeId, index.labels)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
@@ -149,7 +157,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
       await tree.label(form.nodeId, checked.value)
     }
     focusTree()
-  }, [form, index, tree, focusTree])
+  }, [form, index, tree, focusTree, ws.route])
 
   const exportTree = useCallback(async () => {
     const data = await tree.exportLinear()
@@ -179,7 +187,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         break
       }
       case 'jump':
-        if (command.id !== index?.view.cursor && !busy) void tree.jump(command.id)
+        if (command.id !== index?.view.cursor && !busy) ws.route({ kind: 'jump', nodeId: command.id }, () => void tree.jump(command.id))
         break
       case 'fork':
         openFork(command.id)
@@ -197,17 +205,17 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         searchRef.current?.select()
         break
       case 'back':
-        if (actions.back && !busy) void tree.back()
+        if (actions.back && !busy) ws.route({ kind: 'back' }, () => void tree.back())
         break
       case 'forward':
-        if (actions.forward && !busy) void tree.forward()
+        if (actions.forward && !busy) ws.route({ kind: 'forward' }, () => void tree.forward())
         break
       case 'escape':
         if (form) setForm(undefined)
         else if (query) setQuery('')
         break
     }
-  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query])
+  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, ws.route])
 
   const onSearchKey = useCallback((event: ReactKeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Escape') {
@@ -282,6 +290,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         t={t}
         onSelect={onRowClick}
         onToggleFold={toggleFold}
+        files={ws.markers.get(row.id)}
       />,
     )
   }
@@ -303,8 +312,8 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
           canBack: actions.back && !busy,
           canForward: actions.forward && !busy,
           canExport: actions.export && !busy,
-          onBack: () => void tree.back(),
-          onForward: () => void tree.forward(),
+          onBack: () => ws.route({ kind: 'back' }, () => void tree.back()),
+          onForward: () => ws.route({ kind: 'forward' }, () => void tree.forward()),
           onExport: () => void exportTree(),
         }}
         extra={<CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />}
@@ -334,7 +343,24 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
             </div>
           )}
         </div>
-        <Preview
+        {ws.restoring && workspace ? (
+          <RestoreView
+            key={JSON.stringify(ws.restoring)}
+            t={t}
+            client={workspace}
+            move={ws.restoring.move}
+            restore={ws.restoring.restore}
+            name={(id) => nodeName(index, id)}
+            onRestored={() => {
+              void tree.refresh(true)
+              ws.reload()
+            }}
+            onClose={() => {
+              ws.close()
+              focusTree()
+            }}
+          />
+        ) : <Preview
           t={t}
           locale={locale}
           index={index}
@@ -348,11 +374,12 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
             setForm(undefined)
             focusTree()
           }}
-          onJump={(id) => void tree.jump(id)}
+          onJump={(id) => ws.route({ kind: 'jump', nodeId: id }, () => void tree.jump(id))}
           onFork={openFork}
           onLabel={openLabel}
           onSummarize={(branch) => void tree.summarize(branch)}
-        />
+          workspace={selectedNode ? <WorkspacePreviewPart t={t} client={workspace} state={ws} nodeId={selectedNode.nodeId} parentId={selectedNode.parentId} generation={state.generation} /> : null}
+        />}
       </div>
     </>,
   )

@@ -24,9 +24,11 @@ export interface PreviewProps extends NodeActionHandlers {
   readonly setForm: (form: FormState | undefined) => void
   readonly onSubmit: () => void
   readonly onCancel: () => void
+  /** The node's files and the take-along choice (`workspace/`), above the actions. */
+  readonly workspace?: ReactNode
 }
 
-export function Preview({ t, locale, index, node, actions, busy, form, setForm, onSubmit, onCancel, ...handlers }: PreviewProps): ReactNode {
+export function Preview({ t, locale, index, node, actions, busy, form, setForm, onSubmit, onCancel, workspace, ...handlers }: PreviewProps): ReactNode {
   const help = (
     <div className="dst-help" aria-label={t('keys.title')}>
       {KEY_HELP.map(([key, what]) => (
@@ -109,6 +111,7 @@ export function Preview({ t, locale, index, node, actions, busy, form, setForm, 
         </pre>
       )}
       <SummaryNotes t={t} branches={index.view.branches} nodeId={node.nodeId} />
+      {workspace}
       {form && form.nodeId === node.nodeId ? (
         <NodeForm t={t} form={form} setForm={setForm} onSubmit={onSubmit} onCancel={onCancel} busy={busy} />
       ) : (
