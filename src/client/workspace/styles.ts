@@ -35,6 +35,7 @@ export const WORKSPACE_CSS = `
 .dst-ws-diff .dst-ws-hunk { color: var(--dst-fg3); }
 .dst-restore { flex: 1 1 40%; min-width: 0; max-width: 560px; overflow: auto; padding: 12px 14px; display: flex; flex-direction: column; gap: 10px; background: var(--dst-bg); outline: none; }
 .dst-restore > * { flex-shrink: 0; }
+.dst-restore p { margin: 0; }
 .dst-restore h3 { margin: 0; font-size: 13px; font-weight: 600; overflow-wrap: anywhere; }
 .dst-restore-rows { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 4px; }
 .dst-restore-rows > li { display: flex; flex-direction: column; gap: 4px; padding: 4px 6px; border-radius: 6px; min-width: 0; }
@@ -42,7 +43,8 @@ export const WORKSPACE_CSS = `
 .dst-restore-line { display: flex; align-items: center; gap: 6px; min-width: 0; font-size: 12px; }
 .dst-restore-line .dst-ws-path { flex: 1 1 auto; }
 .dst-restore-line .dst-btn { padding: 1px 8px; font-size: 11.5px; }
-.dst-restore-decide { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; }
+.dst-restore-decide { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; font-size: 12px; padding-left: 2px; }
+.dst-restore-decide > .dst-ws-note { flex: 1 0 100%; }
 .dst-restore-decide label { display: inline-flex; align-items: center; gap: 4px; cursor: pointer; }
 .dst-restore-foot { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
 .dst-restore-foot .dst-ws-note { flex: 1 1 160px; }
