@@ -28,6 +28,10 @@ import { StatusStrip } from './panel/StatusStrip.tsx'
 import { Toolbar } from './panel/Toolbar.tsx'
 import { TreeRow } from './panel/TreeRow.tsx'
 import { useVirtualWindow } from './panel/useVirtualWindow.ts'
+import type { WorkspaceClient } from './workspace/client.ts'
+import { nodeName, WorkspacePreviewPart } from './workspace/PreviewPart.tsx'
+import { RestoreView } from './workspace/RestoreView.tsx'
+import { useWorkspace } from './workspace/useWorkspace.ts'
 
 /** Kept here for the modules that import it from the panel (the Chat decorations). */
 export { useTranslate } from './useTranslate.ts'
@@ -42,13 +46,15 @@ export interface TreePanelInjected {
   readonly standalone?: boolean
   /** Sessions across sessions (`Lineage.tsx`); no strip without it. */
   readonly lineage?: LineageActions
+  /** File checkpoints (`workspace/`): markers, files at a node, moves that take the files along. */
+  readonly workspace?: WorkspaceClient
 }
 
 export interface TreePanelProps extends TreePanelInjected {
   readonly sessionId: string
 }
 
-export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: TreePanelProps): ReactNode {
+export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, workspace }: TreePanelProps): ReactNode {
   const { t, locale } = useTranslate(hostLocale)
   const state = useSyncExternalStore(tree.subscribe, tree.getSnapshot, tree.getSnapshot)
   useState(() => {
@@ -81,6 +87,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
   const searchRef = useRef<HTMLInputElement>(null)
 
   const index = useMemo(() => (state.view ? indexTree(state.view) : undefined), [state.view])
+  const ws = useWorkspace(workspace, state.generation, index?.absorbed, index?.children)
   const layout = useMemo(() => {
     if (!index) return undefined
     mark('session-tree:layout-start')
@@ -172,8 +179,9 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
       if (index && leavesPath(index, form.nodeId) && instructionsProblem(summaryChoice) !== undefined) return
       setForm(undefined)
-      const options = optionsFor(form.nodeId)
-      if ((await tree.fork(form.nodeId, checked.value, options)) && options) summarized()
+      const { nodeId } = form
+      const options = optionsFor(nodeId)
+      ws.route({ kind: 'fork', nodeId, branch: checked.value }, () => void tree.fork(nodeId, checked.value, options).then((forked) => { if (forked && options) summarized() }))
     } else {
       const checked = validateLabel(form.value, form.nodeId, index.labels)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
@@ -182,7 +190,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
       await tree.label(form.nodeId, checked.value)
     }
     focusTree()
-  }, [form, index, tree, focusTree, summaryChoice, optionsFor, summarized])
+  }, [form, index, tree, focusTree, summaryChoice, optionsFor, summarized, ws.route])
 
   const exportTree = useCallback(async () => {
     const data = await tree.exportLinear()
@@ -221,7 +229,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
       }
       case 'jump':
         if (pick) pickTo(command.id)
-        else if (command.id !== index?.view.cursor && !busy) void jumpTo(command.id)
+        else if (command.id !== index?.view.cursor && !busy) ws.route({ kind: 'jump', nodeId: command.id }, () => void jumpTo(command.id))
         break
       case 'fork':
         openFork(command.id)
@@ -239,10 +247,10 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         searchRef.current?.select()
         break
       case 'back':
-        if (actions.back && !busy) void tree.back()
+        if (actions.back && !busy) ws.route({ kind: 'back' }, () => void tree.back())
         break
       case 'forward':
-        if (actions.forward && !busy) void tree.forward()
+        if (actions.forward && !busy) ws.route({ kind: 'forward' }, () => void tree.forward())
         break
       case 'escape':
         if (pick) setPick(undefined)
@@ -250,7 +258,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         else if (query) setQuery('')
         break
     }
-  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, jumpTo, pick, pickTo])
+  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, jumpTo, pick, pickTo, ws.route])
 
   const onSearchKey = useCallback((event: ReactKeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Escape') {
@@ -330,6 +338,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
         t={t}
         onSelect={onRowClick}
         onToggleFold={toggleFold}
+        files={ws.markers.get(row.id)}
       />,
     )
   }
@@ -351,8 +360,8 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
           canBack: actions.back && !busy,
           canForward: actions.forward && !busy,
           canExport: actions.export && !busy,
-          onBack: () => void tree.back(),
-          onForward: () => void tree.forward(),
+          onBack: () => ws.route({ kind: 'back' }, () => void tree.back()),
+          onForward: () => ws.route({ kind: 'forward' }, () => void tree.forward()),
           onExport: () => void exportTree(),
         }}
         extra={<CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />}
@@ -384,7 +393,24 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
             </div>
           )}
         </div>
-        <Preview
+        {ws.restoring && workspace ? (
+          <RestoreView
+            key={JSON.stringify(ws.restoring)}
+            t={t}
+            client={workspace}
+            move={ws.restoring.move}
+            restore={ws.restoring.restore}
+            name={(id) => nodeName(index, id)}
+            onRestored={() => {
+              void tree.refresh(true)
+              ws.reload()
+            }}
+            onClose={() => {
+              ws.close()
+              focusTree()
+            }}
+          />
+        ) : <Preview
           t={t}
           locale={locale}
           index={index}
@@ -401,11 +427,12 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
           summaryChoice={summaryOffered ? <SummaryChoiceField t={t} state={summaryChoice} onChange={setSummaryChoice} mode={state.status?.surfaceMode} busy={busy} /> : undefined}
           moveBlocked={summaryBlocked}
           more={selected !== null && index.view.nodes.length > 1 ? <CompareWithButton locale={locale} disabled={pick !== undefined} onPick={() => setPick({ from: selected })} /> : undefined}
-          onJump={(id) => void jumpTo(id)}
+          onJump={(id) => ws.route({ kind: 'jump', nodeId: id }, () => void jumpTo(id))}
           onFork={openFork}
           onLabel={openLabel}
           onSummarize={(branch) => void tree.summarize(branch)}
-        />
+          workspace={selectedNode ? <WorkspacePreviewPart t={t} client={workspace} state={ws} nodeId={selectedNode.nodeId} parentId={selectedNode.parentId} generation={state.generation} /> : null}
+        />}
       </div>
     </>,
   )

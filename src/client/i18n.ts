@@ -4,6 +4,8 @@
  * one, else the page's `<html lang>`, else the browser's languages.
  */
 
+import { WORKSPACE_EN, WORKSPACE_ZH } from './workspace/strings.ts'
+
 export type Locale = 'en' | 'zh'
 
 const en = {
@@ -142,6 +144,7 @@ const en = {
   'chat.fork.title': 'Branch {index} of {count} here; the arrows move the model’s history to another branch',
   'chat.fork.prev': 'Previous branch',
   'chat.fork.next': 'Next branch',
+  ...WORKSPACE_EN,
 } as const
 
 export type StringKey = keyof typeof en
@@ -282,6 +285,7 @@ const zh: Record<StringKey, string> = {
   'chat.fork.title': '此处第 {index} 个分支，共 {count} 个；箭头把模型的历史切换到另一个分支',
   'chat.fork.prev': '上一个分支',
   'chat.fork.next': '下一个分支',
+  ...WORKSPACE_ZH,
 }
 
 export const DICTIONARIES: Readonly<Record<Locale, Readonly<Record<StringKey, string>>>> = { en, zh }

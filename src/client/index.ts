@@ -24,7 +24,9 @@ import type { ReactNode } from 'react'
 import { TreeController } from './controller.ts'
 import { translator, resolveLocale, type HostLocale } from './i18n.ts'
 import { OpenTreeAction } from './OpenTreeAction.tsx'
-import { asChatRemote, asTreeRemote, TYPERT_REMOTE, type GeneratedSessionTree } from './remote.ts'
+import { asChatRemote, asTreeRemote, asWorkspaceRemote, TYPERT_REMOTE, type GeneratedSessionTree } from './remote.ts'
+import { WorkspaceClient } from './workspace/client.ts'
+import { injectWorkspaceStyles } from './workspace/styles.ts'
 import { injectStyles } from './styles.ts'
 import { injectLineageStyles, type LineageActions } from './Lineage.tsx'
 import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
@@ -76,6 +78,7 @@ export interface ApplyOptions {
 export function apply(context: Context, options: ApplyOptions = {}): void {
   const ctx = context as ClientContext
   ctx.effect(() => injectStyles(), 'session-tree: styles')
+  ctx.effect(() => injectWorkspaceStyles(), 'session-tree: workspace styles')
 
   let mounted: Promise<GeneratedSessionTree> | undefined
   const remote = (): Promise<GeneratedSessionTree> => {
@@ -124,7 +127,14 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
     }
     return controller
   }
+  const workspaces = new Map<string, WorkspaceClient>()
+  const workspaceFor = (sessionId: string): WorkspaceClient => {
+    let client = workspaces.get(sessionId)
+    if (!client) workspaces.set(sessionId, (client = new WorkspaceClient(() => remote().then(asWorkspaceRemote), sessionId)))
+    return client
+  }
   ctx.effect(() => () => {
+    workspaces.clear()
     for (const controller of controllers.values()) controller.dispose()
     controllers.clear()
   }, 'session-tree: controllers')
@@ -136,7 +146,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
         id: 'session-tree',
         order: 30,
         label: () => t()('tab'),
-        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale, lineage }),
+        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale, lineage, workspace: workspaceFor(sessionId) }),
       },
       TreePanel as (props: never) => ReactNode,
     ),

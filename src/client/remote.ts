@@ -9,6 +9,7 @@ import type { RemoteResult, TypertClientRemote } from '@deepseek-ai/dsh-typert-p
 import TYPERT_REMOTE from '../../lib/typert.remote-client.js'
 import type { TreeRemote } from './controller.ts'
 import type { ChatRemote } from './chat/store.ts'
+import type { WorkspaceRemote } from './workspace/client.ts'
 
 export { TYPERT_REMOTE }
 export type { RemoteResult }
@@ -22,6 +23,11 @@ export type GeneratedSessionTree = TypertClientRemote['sessionTree']
  * assignment stops type-checking.
  */
 export function asTreeRemote(generated: GeneratedSessionTree): TreeRemote {
+  return generated
+}
+
+/** The same proof for what the workspace views call. */
+export function asWorkspaceRemote(generated: GeneratedSessionTree): WorkspaceRemote {
   return generated
 }
 

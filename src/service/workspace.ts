@@ -24,6 +24,7 @@ import type { UserMessage } from '@deepseek-ai/dsh-session'
 import { isFree, type LiveAgent, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 import { DEFAULT_MAX_FILE_BYTES, restoreHookFromEnv, WorkspaceRegistry, type RestoreEntry, type SessionWorkspace } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
+import { checkNode } from './node-check.ts'
 import type { ConflictDecision, RestoreReport } from '../workspace/types.ts'
 import type { MoveResult, SurfaceMode, TreeMove } from './wire.ts'
 import type {
@@ -205,7 +206,8 @@ export class WorkspaceMoves {
     let target: string | null
     if (move.kind === 'jump' || move.kind === 'fork') {
       target = move.nodeId ?? null
-      if (target !== null && !tree.has(target)) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(target)}`, { nodeId: target })
+      const known = target === null ? ok(null) : checkNode(tree, target)
+      if (!known.ok) return known
     } else {
       const position = tree.navigation()[move.kind].at(-1)
       if (!position) return fail('HISTORY_EMPTY', move.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to')
@@ -216,8 +218,6 @@ export class WorkspaceMoves {
     if (!cut.ok) return cut
     return ok(cut.value === target ? { target } : { target: cut.value, snappedFrom: target })
   }
-
-  // ------------------------------------------------------------ reads
 
   async overview(agentId: string): Promise<TreeResult<WorkspaceOverview>> {
     const found = this.deps.resolveLoaded(agentId)
@@ -235,7 +235,8 @@ export class WorkspaceMoves {
   async filesAt(agentId: string, nodeId: string | null): Promise<TreeResult<FilesAtNode>> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
-    if (nodeId !== null && (typeof nodeId !== 'string' || !found.value.tree.has(nodeId))) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)}`, { nodeId })
+    const known = nodeId === null ? ok(null) : checkNode(found.value.tree, nodeId)
+    if (!known.ok) return known
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
     const boundary = boundaryOf(found.value.tree, found.value.projector, nodeId)
@@ -245,7 +246,8 @@ export class WorkspaceMoves {
   async fileAt(agentId: string, nodeId: string | null, path: string): Promise<TreeResult<FileContent>> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
-    if (nodeId !== null && (typeof nodeId !== 'string' || !found.value.tree.has(nodeId))) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)}`, { nodeId })
+    const known = nodeId === null ? ok(null) : checkNode(found.value.tree, nodeId)
+    if (!known.ok) return known
     const problem = pathProblem(path)
     if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path })
     const opened = await this.workspace(found.value)
@@ -285,8 +287,6 @@ export class WorkspaceMoves {
     if (!opened.ok) return opened
     return opened.value.diff(boundaryOf(found.value.tree, found.value.projector, landing.value.target), path)
   }
-
-  // ------------------------------------------------------------ restore
 
   /**
    * A move that takes the files along. `callId`: the model's own move from

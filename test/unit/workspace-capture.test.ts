@@ -205,3 +205,34 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     expect(rig.invariantFailures).toEqual([])
   })
 })
+
+describe('node ids of the workspace methods', () => {
+  /** The failure a service call answered with (typert's lookup failure carries it). */
+  const failureOf = async (promise: Promise<unknown>) => {
+    try {
+      await promise
+    } catch (error) {
+      return (error as { failure?: { code: string } }).failure
+    }
+    throw new Error('expected a failure')
+  }
+
+  it('an empty or malformed node id is INVALID_ARGUMENT (as for jump), an unknown one NODE_NOT_FOUND', async () => {
+    work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
+    rig = await loopRig([{ text: 'hello' }], { cwd: work })
+    const { service, sessionId } = rig
+    await rig.say('hi')
+    for (const nodeId of ['', ' padded ']) {
+      expect(await failureOf(service.filesAt(sessionId, nodeId))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+      expect(await failureOf(service.fileAt(sessionId, nodeId, 'a.txt'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+      for (const kind of ['jump', 'fork'] as const) {
+        const request = { move: { kind, nodeId, ...(kind === 'fork' ? { branch: 'b' } : {}) }, restore: 'both' as const }
+        expect(await failureOf(service.restorePreview(sessionId, request))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+        expect(await failureOf(service.restoreDiff(sessionId, request, 'a.txt'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+        expect(await failureOf(service.restore(sessionId, request))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+      }
+    }
+    expect(await failureOf(service.filesAt(sessionId, 'ghost'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
+    expect(await failureOf(service.restorePreview(sessionId, { move: { kind: 'jump', nodeId: 'ghost' }, restore: 'files' }))).toMatchObject({ code: 'NODE_NOT_FOUND' })
+  })
+})

@@ -26,9 +26,11 @@ export interface PreviewProps extends NodeActionHandlers {
   readonly onCancel: () => void
   /** The summary choice of Jump and Fork, when the move would leave part of the path (`summary/`). */
   readonly summaryChoice?: ReactNode
+  /** The node's files and the take-along choice (`workspace/`), above the actions. */
+  readonly workspace?: ReactNode
 }
 
-export function Preview({ t, locale, index, node, actions, busy, form, setForm, onSubmit, onCancel, summaryChoice, ...handlers }: PreviewProps): ReactNode {
+export function Preview({ t, locale, index, node, actions, busy, form, setForm, onSubmit, onCancel, summaryChoice, workspace, ...handlers }: PreviewProps): ReactNode {
   const help = (
     <div className="dst-help" aria-label={t('keys.title')}>
       {KEY_HELP.map(([key, what]) => (
@@ -112,6 +114,7 @@ export function Preview({ t, locale, index, node, actions, busy, form, setForm, 
       )}
       <SummaryNotes t={t} branches={index.view.branches} nodeId={node.nodeId} />
       {summaryChoice}
+      {workspace}
       {form && form.nodeId === node.nodeId ? (
         <NodeForm t={t} form={form} setForm={setForm} onSubmit={onSubmit} onCancel={onCancel} busy={busy} />
       ) : (

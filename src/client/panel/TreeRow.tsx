@@ -8,6 +8,7 @@ import type { CSSProperties, ReactNode } from 'react'
 import type { StringKey, Translate } from '../i18n.ts'
 import { foldedTool, gutter, highlight, laneColor, rowKind, rowText, type Row, type TreeIndex } from '../model.ts'
 import { rowDomId } from './dom.ts'
+import { FileMarker } from '../workspace/FileMarker.tsx'
 
 export interface TreeRowProps {
   readonly row: Row
@@ -19,9 +20,11 @@ export interface TreeRowProps {
   readonly onSelect: (id: string) => void
   /** Fold or unfold a fork point's branches. */
   readonly onToggleFold: (id: string) => void
+  /** How many files the node changed (its checkpoint marker), when any. */
+  readonly files?: number | undefined
 }
 
-export const TreeRow = memo(function TreeRow({ row, top, index, selected, query, t, onSelect, onToggleFold }: TreeRowProps): ReactNode {
+export const TreeRow = memo(function TreeRow({ row, top, index, selected, query, t, onSelect, onToggleFold, files }: TreeRowProps): ReactNode {
   const node = row.node
   const kind = rowKind(node)
   const onPath = index.cursorPath.has(row.id)
@@ -90,6 +93,7 @@ export const TreeRow = memo(function TreeRow({ row, top, index, selected, query,
         )}
       </span>
       <span className="dst-badges">
+        <FileMarker t={t} count={files} />
         {row.hidden !== undefined ? (
           <span className="dst-badge" data-type="folded" title={t('row.folded', { count: row.hidden })}>
             +{row.hidden}

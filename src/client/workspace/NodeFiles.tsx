@@ -1,0 +1,82 @@
+/**
+ * The preview's workspace part for the selected node: the files that node
+ * changed (added, changed, deleted; skipped ones with the reason), and the
+ * "Files at this point" browser.
+ */
+import { useState, type ReactNode } from 'react'
+import type { StringKey, Translate } from '../i18n.ts'
+import type { WorkspaceClient } from './client.ts'
+import { FilesAtPoint } from './FilesAtPoint.tsx'
+import { knownError, nodeChanges, type NodeChange } from './model.ts'
+import { useResult } from './useResult.ts'
+
+export interface NodeFilesProps {
+  readonly t: Translate
+  readonly client: WorkspaceClient
+  readonly nodeId: string
+  readonly parentId: string | null
+  /** What the node changed, from the overview (none: no list, only the browser). */
+  readonly paths: readonly string[]
+  readonly generation: number
+  readonly maxFileBytes: number
+}
+
+export function NodeFiles({ t, client, nodeId, parentId, paths, generation, maxFileBytes }: NodeFilesProps): ReactNode {
+  const [open, setOpen] = useState<string | undefined>(undefined)
+  const key = paths.length > 0 ? `${generation}:${nodeId}` : undefined
+  const changes = useResult(key, async () => {
+    const [before, after] = await Promise.all([client.filesAt(parentId), client.filesAt(nodeId)])
+    if (!after.ok) return after
+    return { ok: true as const, value: nodeChanges(paths, before.ok ? before.value : undefined, after.value) }
+  })
+  return (
+    <section className="dst-ws" data-testid="session-tree-node-files">
+      {changes ? (
+        <>
+          <div className="dst-sub">{t('ws.changed')}</div>
+          {changes.phase === 'loading' ? <p className="dst-ws-note">{t('ws.loading')}</p> : null}
+          {changes.phase === 'error' ? <p className="dst-ws-note" role="alert">{errorLine(t, changes.code)}</p> : null}
+          {changes.phase === 'done' ? (
+            <ul className="dst-ws-list">
+              {changes.value.map((change) => (
+                <li key={change.path} data-path={change.path} data-change={change.kind}>
+                  <span className="dst-ws-tag" data-kind={change.kind}>{t(`ws.change.${change.kind}` as StringKey)}</span>
+                  <span className="dst-ws-path" title={change.path}>{change.path}</span>
+                  {change.kind === 'skipped' ? <span className="dst-ws-note">{skipText(t, change, maxFileBytes)}</span> : null}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </>
+      ) : null}
+      <div>
+        <button
+          type="button"
+          className="dst-btn"
+          aria-expanded={open === nodeId}
+          title={t('ws.at.openTitle')}
+          data-testid="session-tree-files-at-toggle"
+          onClick={() => setOpen((o) => (o === nodeId ? undefined : nodeId))}
+        >
+          {open === nodeId ? t('ws.at.close') : t('ws.at.open')}
+        </button>
+      </div>
+      {open === nodeId ? <FilesAtPoint t={t} client={client} nodeId={nodeId} generation={generation} maxFileBytes={maxFileBytes} /> : null}
+    </section>
+  )
+}
+
+export function skipText(t: Translate, change: Extract<NodeChange, { kind: 'skipped' }>, maxFileBytes: number): string {
+  return t(`ws.skip.${change.reason}` as StringKey, { max: bytes(maxFileBytes) })
+}
+
+export function bytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Number((n / (1024 * 1024)).toFixed(1))} MiB`
+  if (n >= 1024) return `${Number((n / 1024).toFixed(1))} KiB`
+  return `${n} B`
+}
+
+export function errorLine(t: Translate, code: string): string {
+  const known = knownError(code)
+  return known ? t(`ws.err.${known}`) : t('ws.err.other', { code })
+}

@@ -1,0 +1,28 @@
+/** What the workspace adds to the node preview: its files, the "files at this point" browser, and the take-along choice. */
+import type { ReactNode } from 'react'
+import type { Translate } from '../i18n.ts'
+import { rowText, type TreeIndex } from '../model.ts'
+import { ChoicePicker } from './ChoicePicker.tsx'
+import type { WorkspaceClient } from './client.ts'
+import { NodeFiles } from './NodeFiles.tsx'
+import type { WorkspaceState } from './useWorkspace.ts'
+
+export function WorkspacePreviewPart({ t, client, state, nodeId, parentId, generation }: { readonly t: Translate; readonly client: WorkspaceClient | undefined; readonly state: WorkspaceState; readonly nodeId: string; readonly parentId: string | null; readonly generation: number }): ReactNode {
+  const status = state.overview?.status
+  if (!client || !state.available || !status) return null
+  return (
+    <>
+      <NodeFiles t={t} client={client} nodeId={nodeId} parentId={parentId} paths={state.pathsOf(nodeId)} generation={generation} maxFileBytes={status.maxFileBytes} />
+      <ChoicePicker t={t} choice={state.choice} setChoice={state.setChoice} shellNote={status.shell === 'git' ? undefined : t('ws.shellOff')} />
+    </>
+  )
+}
+
+/** A node as the restore view names it: its id and its first words. */
+export function nodeName(index: TreeIndex, nodeId: string | null): string {
+  if (nodeId === null) return ""
+  const node = index.byId.get(nodeId)
+  if (!node) return nodeId
+  const text = rowText(node).replace(/\s+/g, ' ').trim()
+  return text ? `${nodeId} “${text.length > 40 ? `${text.slice(0, 39)}…` : text}”` : nodeId
+}

@@ -1,0 +1,238 @@
+/**
+ * The restore flow, shown in place of the preview: what the move would do to
+ * the files (added, changed, deleted, with a diff stat; each file's diff on
+ * demand), the files the user changed outside the agent with a decision each
+ * (Apply stays disabled until every one is decided), then the result. Nothing
+ * is written before Apply. Keyboard: Tab through it, Space/arrows choose, Esc
+ * cancels.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type ReactNode } from 'react'
+import type { ConflictDecision, FileDiff, RestoreChoice, RestoreResult, WorkspaceMove } from '../../types.ts'
+import type { StringKey, Translate } from '../i18n.ts'
+import type { WorkspaceClient } from './client.ts'
+import { canApply, clipLines, conversationMoved, decide, keepDecisions, planView, restoreRequest, resultView, undecided, type Decisions, type PlanRow, type PlanView } from './model.ts'
+import { errorLine } from './NodeFiles.tsx'
+
+export interface RestoreViewProps {
+  readonly t: Translate
+  readonly client: WorkspaceClient
+  readonly move: WorkspaceMove
+  readonly restore: Exclude<RestoreChoice, 'conversation'>
+  /** How a node is named to the user (its id and a few words). */
+  readonly name: (nodeId: string | null) => string
+  /** After a restore that changed something (the tree and markers refresh). */
+  readonly onRestored: () => void
+  readonly onClose: () => void
+}
+
+type Phase =
+  | { readonly kind: 'loading' }
+  | { readonly kind: 'plan'; readonly plan: PlanView }
+  | { readonly kind: 'applying'; readonly plan: PlanView }
+  | { readonly kind: 'done'; readonly result: RestoreResult }
+  | { readonly kind: 'failed'; readonly code: string; readonly message: string; readonly plan?: PlanView; readonly moved?: boolean }
+
+type DiffLoad = { readonly phase: 'loading' } | { readonly phase: 'done'; readonly diff: FileDiff } | { readonly phase: 'error'; readonly code: string }
+
+export function RestoreView({ t, client, move, restore, name, onRestored, onClose }: RestoreViewProps): ReactNode {
+  const [phase, setPhase] = useState<Phase>({ kind: 'loading' })
+  const [decisions, setDecisions] = useState<Decisions>(() => new Map())
+  const [diffs, setDiffs] = useState<ReadonlyMap<string, DiffLoad>>(() => new Map())
+  const ref = useRef<HTMLElement>(null)
+  const request = useMemo(() => ({ move, restore }), [move, restore])
+
+  const load = useCallback(async (then?: { code: string; message: string }) => {
+    const preview = await client.preview(request)
+    if (!preview.ok) return setPhase({ kind: 'failed', code: preview.error.code, message: preview.error.message })
+    const plan = planView(preview.value)
+    setDecisions((d) => keepDecisions(plan, d))
+    setPhase(then ? { kind: 'failed', ...then, plan } : { kind: 'plan', plan })
+  }, [client, request])
+
+  useEffect(() => {
+    void load()
+    ref.current?.focus()
+  }, [load])
+
+  const plan = phase.kind === 'plan' || phase.kind === 'applying' || phase.kind === 'failed' ? phase.plan : undefined
+  const apply = async () => {
+    if (!plan || !canApply(plan, decisions)) return
+    setPhase({ kind: 'applying', plan })
+    const result = await client.restore(restoreRequest(move, restore, plan, decisions))
+    if (result.ok) {
+      setPhase({ kind: 'done', result: result.value })
+      onRestored()
+      return
+    }
+    const { code, message, details } = result.error as { code: string; message: string; details?: unknown }
+    if (conversationMoved(details)) {
+      onRestored()
+      return setPhase({ kind: 'failed', code, message, moved: true })
+    }
+    // The files moved while the preview was open: show the new plan with the error above it.
+    if (code === 'WORKSPACE_CONFLICT') return void load({ code, message })
+    setPhase({ kind: 'failed', code, message, plan })
+  }
+
+  const toggleDiff = async (path: string) => {
+    if (diffs.has(path)) {
+      const next = new Map(diffs)
+      next.delete(path)
+      return setDiffs(next)
+    }
+    setDiffs((d) => new Map(d).set(path, { phase: 'loading' }))
+    const diff = await client.diff(request, path)
+    setDiffs((d) => (d.has(path) ? new Map(d).set(path, diff.ok ? { phase: 'done', diff: diff.value } : { phase: 'error', code: diff.error.code }) : d))
+  }
+
+  const onKeyDown = (event: ReactKeyboardEvent) => {
+    if (event.key !== 'Escape') return
+    event.preventDefault()
+    onClose()
+  }
+
+  const target = plan?.target !== undefined ? plan.target : phase.kind === 'done' ? phase.result.target : move.kind === 'jump' || move.kind === 'fork' ? move.nodeId ?? null : undefined
+  const targetName = target === undefined ? '…' : target === null ? t('ws.restore.start') : name(target)
+  const left = plan ? undecided(plan, decisions) : []
+  return (
+    <aside ref={ref} className="dst-restore" tabIndex={-1} data-testid="session-tree-restore" data-phase={phase.kind} onKeyDown={onKeyDown} aria-label={t(`ws.restore.title.${move.kind}`, { target: targetName, branch: move.branch ?? '' })}>
+      <h3>{t(`ws.restore.title.${move.kind}`, { target: targetName, branch: move.branch ?? '' })}</h3>
+      <p className="dst-ws-note">{t(`ws.restore.what.${restore}`)}</p>
+      {plan?.snappedFrom ? <p className="dst-ws-note">{t('ws.restore.snapped', { target: targetName })}</p> : null}
+      {phase.kind === 'loading' ? <p className="dst-ws-note" role="status">{t('ws.restore.loading')}</p> : null}
+      {phase.kind === 'failed' ? <ErrorBanner t={t} code={phase.code} message={phase.message} moved={phase.moved === true} /> : null}
+      {phase.kind === 'done' ? <Done t={t} result={phase.result} name={(id) => (id === null ? t('ws.restore.start') : name(id))} /> : null}
+      {plan && phase.kind !== 'done' ? (
+        <PlanRows t={t} plan={plan} restore={restore} decisions={decisions} diffs={diffs} disabled={phase.kind === 'applying'} onDecide={(path, d) => setDecisions((all) => decide(all, path, d))} onDiff={(path) => void toggleDiff(path)} />
+      ) : null}
+      <div className="dst-restore-foot">
+        {phase.kind === 'done' || (phase.kind === 'failed' && !plan) ? (
+          <button type="button" className="dst-btn dst-primary" data-testid="session-tree-restore-close" onClick={onClose}>{t('ws.restore.close')}</button>
+        ) : (
+          <>
+            <button type="button" className="dst-btn dst-primary" data-testid="session-tree-restore-apply" disabled={!plan || left.length > 0 || phase.kind === 'applying'} onClick={() => void apply()}>
+              {phase.kind === 'applying' ? t('ws.restore.applying') : t('ws.restore.apply')}
+            </button>
+            <button type="button" className="dst-btn" onClick={onClose} disabled={phase.kind === 'applying'}>{t('ws.restore.cancel')}</button>
+            {left.length > 0 ? <span className="dst-ws-note" data-testid="session-tree-restore-undecided">{t('ws.restore.undecided', { count: left.length })}</span> : null}
+          </>
+        )}
+      </div>
+      <p className="dst-ws-note">{t('ws.restore.keys')}</p>
+    </aside>
+  )
+}
+
+function ErrorBanner({ t, code, message, moved }: { readonly t: Translate; readonly code: string; readonly message: string; readonly moved: boolean }): ReactNode {
+  return (
+    <p className="dst-banner" data-tone="error" role="alert" data-testid="session-tree-restore-error" data-code={code} title={message}>
+      <span>
+        {moved ? `${t('ws.err.movedOnly')} ` : ''}
+        {errorLine(t, code)} <span className="dst-code">{code}</span>
+      </span>
+    </p>
+  )
+}
+
+function Done({ t, result, name }: { readonly t: Translate; readonly result: RestoreResult; readonly name: (id: string | null) => string }): ReactNode {
+  const view = resultView(result)
+  const target = name(view.target)
+  return (
+    <div className="dst-ws" data-testid="session-tree-restore-result">
+      <p className="dst-banner" data-tone="ok" role="status">
+        {view.none ? t('ws.restore.doneNone', { target }) : t('ws.restore.done', { target, created: view.created, updated: view.updated, deleted: view.deleted })}
+      </p>
+      {view.moved ? <p className="dst-ws-note">{t('ws.restore.moved', { target })}</p> : null}
+      {view.kept.length > 0 ? <p className="dst-ws-note" data-testid="session-tree-restore-kept">{t('ws.restore.kept', { paths: view.kept.join(', ') })}</p> : null}
+      {view.blocked.length > 0 ? <p className="dst-ws-note">{t('ws.restore.blocked')} {view.blocked.join(', ')}</p> : null}
+      {!view.none ? <p className="dst-ws-note">{t('ws.restore.undo')}</p> : null}
+    </div>
+  )
+}
+
+interface PlanRowsProps {
+  readonly t: Translate
+  readonly plan: PlanView
+  readonly restore: Exclude<RestoreChoice, 'conversation'>
+  readonly decisions: Decisions
+  readonly diffs: ReadonlyMap<string, DiffLoad>
+  readonly disabled: boolean
+  readonly onDecide: (path: string, decision: ConflictDecision) => void
+  readonly onDiff: (path: string) => void
+}
+
+function PlanRows({ t, plan, restore, decisions, diffs, disabled, onDecide, onDiff }: PlanRowsProps): ReactNode {
+  if (plan.empty) return <p className="dst-ws-note" data-testid="session-tree-restore-empty">{restore === 'both' ? t('ws.restore.nothing') : t('ws.restore.nothingFiles')}</p>
+  return (
+    <>
+      <div className="dst-sub" data-testid="session-tree-restore-stat">
+        {t('ws.restore.stat', { files: plan.stat.files, insertions: plan.stat.insertions, deletions: plan.stat.deletions })}
+      </div>
+      {plan.conflicts.length > 0 ? <p className="dst-banner" data-tone="warn">{t('ws.restore.conflicts', { count: plan.conflicts.length })}</p> : null}
+      <ul className="dst-restore-rows" aria-label={t('ws.changed')}>
+        {plan.rows.map((row) => (
+          <li key={row.path} data-path={row.path} data-action={row.action} data-conflict={row.conflict}>
+            <Line t={t} row={row} open={diffs.has(row.path)} onDiff={() => onDiff(row.path)} />
+            {row.conflict ? <Decide t={t} row={row} decision={decisions.get(row.path)} disabled={disabled} onDecide={(d) => onDecide(row.path, d)} /> : null}
+            {diffs.has(row.path) ? <DiffText t={t} load={diffs.get(row.path)!} /> : null}
+          </li>
+        ))}
+      </ul>
+      {plan.blocked.length > 0 ? (
+        <div className="dst-ws">
+          <div className="dst-ws-note">{t('ws.restore.blocked')}</div>
+          <ul className="dst-ws-list">
+            {plan.blocked.map((b) => (
+              <li key={b.path}>
+                <span className="dst-ws-path">{b.path}</span>
+                <span className="dst-ws-note">{t(`ws.restore.blocked.${b.reason}` as StringKey)}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </>
+  )
+}
+
+function Line({ t, row, open, onDiff }: { readonly t: Translate; readonly row: PlanRow; readonly open: boolean; readonly onDiff: () => void }): ReactNode {
+  return (
+    <div className="dst-restore-line">
+      <span className="dst-ws-tag" data-kind={row.conflict ? 'conflict' : row.action}>{t(`ws.restore.action.${row.action}`)}</span>
+      <span className="dst-ws-path" title={row.path}>{row.path}</span>
+      <span className="dst-ws-stat"><ins>+{row.insertions}</ins> <del>−{row.deletions}</del></span>
+      <button type="button" className="dst-btn" aria-expanded={open} title={t('ws.restore.diffTitle')} onClick={onDiff}>{open ? t('ws.restore.diffHide') : t('ws.restore.diff')}</button>
+    </div>
+  )
+}
+
+function Decide({ t, row, decision, disabled, onDecide }: { readonly t: Translate; readonly row: PlanRow; readonly decision: ConflictDecision | undefined; readonly disabled: boolean; readonly onDecide: (d: ConflictDecision) => void }): ReactNode {
+  const group = `dst-decide-${row.path}`
+  return (
+    <div className="dst-restore-decide" role="radiogroup" aria-label={`${row.path}: ${t(`ws.restore.reason.${row.conflict!}` as StringKey)}`}>
+      <span className="dst-ws-note">{t(`ws.restore.reason.${row.conflict!}` as StringKey)}</span>
+      {(['keep', 'overwrite'] as const).map((d) => (
+        <label key={d}>
+          <input type="radio" name={group} value={d} checked={decision === d} disabled={disabled} data-decision={d} onChange={() => onDecide(d)} />
+          {d === 'keep' ? t('ws.restore.keep') : t('ws.restore.overwrite')}
+        </label>
+      ))}
+    </div>
+  )
+}
+
+function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad }): ReactNode {
+  if (load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
+  if (load.phase === 'error') return <p className="dst-ws-note" role="alert">{errorLine(t, load.code)}</p>
+  const lines = clipLines(load.diff.diff).text.split('\n')
+  return (
+    <pre className="dst-ws-code dst-ws-diff" data-testid="session-tree-restore-diff" tabIndex={0}>
+      {lines.map((line, i) => (
+        <span key={i} className={line.startsWith('@@') ? 'dst-ws-hunk' : line.startsWith('+') && !line.startsWith('+++') ? 'dst-ws-add' : line.startsWith('-') && !line.startsWith('---') ? 'dst-ws-del' : undefined}>
+          {line}
+          {i < lines.length - 1 ? '\n' : ''}
+        </span>
+      ))}
+    </pre>
+  )
+}

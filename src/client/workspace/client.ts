@@ -1,0 +1,72 @@
+/**
+ * The workspace methods of the `sessionTree` remote, as the Tree tab calls
+ * them, for one session. Framework-free: every call resolves to a
+ * `Result` (a thrown or rejected call becomes `CLIENT_ERROR`), and the
+ * overview (`files`) is fetched once per tree generation.
+ */
+import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../types.ts'
+import type { Result } from '../controller.ts'
+
+/** The part of the generated namespace these views call. */
+export interface WorkspaceRemote {
+  files(agentId: string): Promise<Result<WorkspaceOverview>>
+  filesAt(agentId: string, nodeId: string | null): Promise<Result<FilesAtNode>>
+  fileAt(agentId: string, nodeId: string | null, path: string): Promise<Result<FileContent>>
+  restorePreview(agentId: string, request: unknown): Promise<Result<RestorePreview>>
+  restoreDiff(agentId: string, request: unknown, path: string): Promise<Result<FileDiff>>
+  restore(agentId: string, request: unknown): Promise<Result<RestoreResult>>
+}
+
+type Call<T> = (remote: WorkspaceRemote) => Promise<Result<T>>
+
+export class WorkspaceClient {
+  readonly agentId: string
+  private readonly remote: () => Promise<WorkspaceRemote>
+  private overviewFor: { generation: number; result: Promise<Result<WorkspaceOverview>> } | undefined
+
+  constructor(remote: () => Promise<WorkspaceRemote>, agentId: string) {
+    this.remote = remote
+    this.agentId = agentId
+  }
+
+  private async call<T>(call: Call<T>): Promise<Result<T>> {
+    try {
+      return await call(await this.remote())
+    } catch (reason) {
+      const error = reason && typeof reason === 'object' && 'code' in reason && 'message' in reason
+        ? { code: String((reason as { code: unknown }).code), message: String((reason as { message: unknown }).message) }
+        : { code: 'CLIENT_ERROR', message: reason instanceof Error ? reason.message : String(reason) }
+      return { ok: false, error }
+    }
+  }
+
+  /** Status and markers; asked again only when the tree's generation moved (or `force`). */
+  overview(generation: number, force = false): Promise<Result<WorkspaceOverview>> {
+    if (!force && this.overviewFor?.generation === generation) return this.overviewFor.result
+    const result = this.call((r) => r.files(this.agentId))
+    this.overviewFor = { generation, result }
+    return result
+  }
+
+  filesAt(nodeId: string | null): Promise<Result<FilesAtNode>> {
+    return this.call((r) => r.filesAt(this.agentId, nodeId))
+  }
+
+  fileAt(nodeId: string | null, path: string): Promise<Result<FileContent>> {
+    return this.call((r) => r.fileAt(this.agentId, nodeId, path))
+  }
+
+  preview(request: unknown): Promise<Result<RestorePreview>> {
+    return this.call((r) => r.restorePreview(this.agentId, request))
+  }
+
+  diff(request: unknown, path: string): Promise<Result<FileDiff>> {
+    return this.call((r) => r.restoreDiff(this.agentId, request, path))
+  }
+
+  restore(request: unknown): Promise<Result<RestoreResult>> {
+    const result = this.call((r) => r.restore(this.agentId, request))
+    this.overviewFor = undefined
+    return result
+  }
+}
