@@ -96,8 +96,12 @@ export class BlobStore {
   put(bytes: Uint8Array, hash: string = hashOf(bytes), durable = true): string {
     const index = this.entries()
     if (index.has(hash)) {
-      if (durable && this.unsynced.has(hash)) this.sync()
-      return hash
+      if (this.unsynced.has(hash)) {
+        if (durable) this.sync()
+        return hash
+      }
+      // A damaged copy leaves the index: a good one is written below.
+      if (this.verified(hash)) return hash
     }
     const { fd } = openPrivate(this.root, this.file, true)
     try {
@@ -152,15 +156,19 @@ export class BlobStore {
    * so the next put writes a good copy).
    */
   needsHome(hash: string): boolean {
-    const entry = this.entries().get(hash)
-    if (entry === undefined || this.unsynced.has(hash)) return true
-    if (this.checked.has(hash)) return false
+    if (!this.entries().has(hash) || this.unsynced.has(hash)) return true
+    return !this.verified(hash)
+  }
+
+  /** A stored entry is good (hashed once per process); a damaged one is dropped from the index. */
+  private verified(hash: string): boolean {
+    if (this.checked.has(hash)) return true
     if (this.get(hash, Number.MAX_SAFE_INTEGER).ok) {
       this.checked.add(hash)
-      return false
+      return true
     }
     this.entries().delete(hash)
-    return true
+    return false
   }
 
   /**
@@ -173,11 +181,7 @@ export class BlobStore {
   adopt(contents: ReadonlyMap<string, Buffer>): number {
     let rewritten = 0
     for (const [hash, bytes] of contents) {
-      if (this.entries().has(hash) && this.get(hash, Number.MAX_SAFE_INTEGER).ok) {
-        this.checked.add(hash)
-        continue
-      }
-      this.entries().delete(hash)
+      if (this.entries().has(hash) && this.verified(hash)) continue
       this.put(bytes, hash, false)
       rewritten++
     }

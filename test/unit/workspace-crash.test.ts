@@ -120,6 +120,29 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
     await roundTrip(later, 'a.txt', 5, 'a0\n', 'a3\n', 50)
   })
 
+  it('a restore that replaces a file whose only pack copy is a damaged orphan stores a good copy first, so it can be undone', async () => {
+    write('a.txt', 'a0\n')
+    const ws = await open()
+    call(ws, 10, 'a.txt', 'a1\n')
+    const journalBefore = readFileSync(journalFile())
+    write('a.txt', 'a2\n') // the user's own edit...
+    const packStart = sizeOf(packFile())
+    ws.captureBefore(point(20), file('a.txt')) // ...captured by a call whose line never reached the disk
+    writeFileSync(journalFile(), journalBefore)
+    const pack = readFileSync(packFile())
+    pack[pack.indexOf('a2\n', packStart)] = 'z'.charCodeAt(0)
+    writeFileSync(packFile(), pack)
+    const reopened = await open()
+    const plan = reopened.plan(2 * 5, 'e5')
+    expect(plan.conflicts.map((c) => c.path)).toEqual(['a.txt'])
+    value(await reopened.restore(plan, () => 'overwrite', 30))
+    expect(read('a.txt')).toBe('a0\n')
+    const undo = reopened.plan(2 * 30, 'e30')
+    expect(undo.blocked).toEqual([])
+    value(await reopened.restore(undo, () => 'keep', 31))
+    expect(read('a.txt')).toBe('a2\n')
+  })
+
   it('a torn journal line (a crash during its write) is cut off: the call changed nothing, the next one journals normally', async () => {
     write('a.txt', 'a0\n')
     const ws = await open()
