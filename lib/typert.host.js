@@ -2880,7 +2880,7 @@ export const TYPERT = {
           },
           {
             "name": "RegistryOptions",
-            "declaration": "export interface RegistryOptions extends WorkspaceOptions {\n    readonly sidecarRoot: string | undefined;\n    readonly enabled: boolean;\n    readonly hook?: RestoreHook;\n}"
+            "declaration": "export interface RegistryOptions extends WorkspaceOptions {\n    readonly sidecarRoot: string | undefined;\n    readonly enabled: boolean;\n    readonly hook?: RestoreHook;\n    readonly inlineMaxBytes?: number;\n}"
           },
           {
             "name": "Resolved",

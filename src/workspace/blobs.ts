@@ -4,15 +4,21 @@
  *
  *   B <64 hex hash> <byte length>\n<bytes>\n     one entry per distinct content
  *
- * A put is one positioned write and one fsync (the pack's directory entry is
- * made durable once, when it is created), before anything refers to the
- * content; a content already stored costs nothing. The index (hash → offset)
- * is rebuilt on open by reading the entry headers; a torn last entry (a crash
- * during a put) is cut off before the next put. Every read checks the hash
- * again, so a damaged content is reported, never restored.
+ * Every content has one durable home before anything refers to it by hash:
+ * - `put` (large contents, shell and restore captures): one positioned write
+ *   and one fdatasync of the pack;
+ * - `putJournaled` (small contents of file-tool captures): the journal line
+ *   that refers to the content carries it (`writer.ts`); the pack gets a copy
+ *   without a sync, a cache that `adopt` checks and rewrites at the next open.
+ * A content already stored costs nothing. The index (hash → offset) is rebuilt
+ * on open by reading the entry headers; a torn last entry is cut off before the
+ * next put. An entry this process did not write or check is hashed once before
+ * a new record refers to it by hash alone (`needsHome`), and every read checks
+ * the hash again, so a damaged content is replaced or reported, never restored.
+ * The recovery rules: docs/workspace.md, "Crash safety".
  */
 import { createHash } from 'node:crypto'
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, readSync, writeSync } from 'node:fs'
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs'
 import { openPrivate, probe } from './safe-fs.ts'
 
 export type BlobRead =
@@ -41,8 +47,10 @@ export class BlobStore {
   private end = 0
   /** Bytes past `end` (a torn entry) to cut before the next put. */
   private torn = false
-  /** Contents written but not fsynced yet (`put(…, false)`). */
+  /** Contents written but durable nowhere yet (`put(…, false)`, or a journal line that failed). */
   private readonly unsynced = new Set<string>()
+  /** Entries known good: written by this process, or hashed since it opened the pack. */
+  private readonly checked = new Set<string>()
 
   /** `root` is trusted; `file` is the pack's path relative to it (every directory below `root` is checked, never followed). */
   constructor(root: string, file: string) {
@@ -88,8 +96,12 @@ export class BlobStore {
   put(bytes: Uint8Array, hash: string = hashOf(bytes), durable = true): string {
     const index = this.entries()
     if (index.has(hash)) {
-      if (durable && this.unsynced.has(hash)) this.sync()
-      return hash
+      if (this.unsynced.has(hash)) {
+        if (durable) this.sync()
+        return hash
+      }
+      // A damaged copy leaves the index: a good one is written below.
+      if (this.verified(hash)) return hash
     }
     const { fd } = openPrivate(this.root, this.file, true)
     try {
@@ -101,13 +113,15 @@ export class BlobStore {
       const entry = Buffer.concat([header, bytes, Buffer.of(0x0a)])
       let done = 0
       while (done < entry.length) done += writeSync(fd, entry, done, entry.length - done, this.end + done)
+      // fdatasync is enough: it flushes the data and the new length, not the times.
       if (durable) {
-        fsyncSync(fd)
+        fdatasyncSync(fd)
         this.unsynced.clear()
       } else {
         this.unsynced.add(hash)
       }
       index.set(hash, { offset: this.end + header.length, size: bytes.length })
+      this.checked.add(hash)
       this.end += entry.length
     } catch (error) {
       // Whatever was written past `end` is cut off before the next put.
@@ -119,12 +133,72 @@ export class BlobStore {
     return hash
   }
 
+  /**
+   * Store a content whose durable copy is the journal line about to be
+   * written (the caller puts `bytes` in it): a pack write, no sync. Until the
+   * line is durable nothing else may refer to the hash; if it fails, call
+   * `unjournaled`.
+   */
+  putJournaled(bytes: Uint8Array, hash: string): void {
+    this.put(bytes, hash, false)
+    this.unsynced.delete(hash)
+  }
+
+  /** The journal line carrying these contents was not written: they are durable nowhere. */
+  unjournaled(hashes: Iterable<string>): void {
+    for (const hash of hashes) if (this.has(hash)) this.unsynced.add(hash)
+  }
+
+  /**
+   * True when a record may not refer to `hash` alone: the content is not
+   * stored, is stored but not durable yet, or is stored damaged (an entry not
+   * checked in this process is hashed once; a damaged one leaves the index,
+   * so the next put writes a good copy).
+   */
+  needsHome(hash: string): boolean {
+    if (!this.entries().has(hash) || this.unsynced.has(hash)) return true
+    return !this.verified(hash)
+  }
+
+  /** A stored entry is good (hashed once per process); a damaged one is dropped from the index. */
+  private verified(hash: string): boolean {
+    if (this.checked.has(hash)) return true
+    if (this.get(hash, Number.MAX_SAFE_INTEGER).ok) {
+      this.checked.add(hash)
+      return true
+    }
+    this.entries().delete(hash)
+    return false
+  }
+
+  /**
+   * At open: the contents the journal carries (`putJournaled` copies). Each
+   * pack copy is checked and rewritten when missing or damaged, then the pack
+   * is synced once, so from here on every entry it holds is durable (a copy a
+   * killed process left in the page cache included). Returns how many were
+   * rewritten.
+   */
+  adopt(contents: ReadonlyMap<string, Buffer>): number {
+    let rewritten = 0
+    for (const [hash, bytes] of contents) {
+      if (this.entries().has(hash) && this.verified(hash)) continue
+      this.put(bytes, hash, false)
+      rewritten++
+    }
+    if (probe(this.root, this.file).kind === 'file') this.fsyncPack()
+    return rewritten
+  }
+
   /** Make every content written so far durable. */
   sync(): void {
     if (this.unsynced.size === 0) return
+    this.fsyncPack()
+  }
+
+  private fsyncPack(): void {
     const { fd } = openPrivate(this.root, this.file, false)
     try {
-      fsyncSync(fd)
+      fdatasyncSync(fd)
       this.unsynced.clear()
     } finally {
       closeSync(fd)

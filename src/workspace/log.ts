@@ -13,6 +13,7 @@ import path from 'node:path'
 import type { JsonObject } from '../tree/types.ts'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
+import { hashOf } from './blobs.ts'
 import { pathProblem } from './paths.ts'
 import type { CheckpointOp, FileChange, FileState, SingleOp, SkipReason } from './types.ts'
 
@@ -24,6 +25,8 @@ export interface LoggedOp {
 
 export interface LogLoad {
   readonly ops: readonly LoggedOp[]
+  /** The contents the records carry (hash → bytes, each checked against its hash). */
+  readonly contents: ReadonlyMap<string, Buffer>
   /** Problems found while loading (kept for the status, never thrown). */
   readonly problems: readonly string[]
 }
@@ -123,9 +126,13 @@ export class CheckpointLog {
     this.sessionId = sessionId
   }
 
-  /** Durably append one op; `w` is the session's last event seq when it happened. */
-  append(op: CheckpointOp, w: number): TreeResult<number> {
-    const written = this.journal.append(this.sessionId, { w: Math.max(0, w), op: op as unknown as JsonObject })
+  /**
+   * Durably append one op, carrying `contents` (hash → bytes, base64 in the
+   * line's `data`); `w` is the session's last event seq when it happened.
+   */
+  append(op: CheckpointOp, w: number, contents: ReadonlyMap<string, Buffer> = new Map()): TreeResult<number> {
+    const record = contents.size === 0 ? op : { ...op, data: Object.fromEntries([...contents].map(([hash, bytes]) => [hash, bytes.toString('base64')])) }
+    const written = this.journal.append(this.sessionId, { w: Math.max(0, w), op: record as unknown as JsonObject })
     if (!written.ok) return fail('WORKSPACE_IO', `checkpoint journal: ${written.error.message}`, written.error.details)
     return ok(written.value.n)
   }
@@ -135,11 +142,26 @@ export class CheckpointLog {
     const loaded = this.journal.load(this.sessionId)
     const problems = loaded.problems.map((p) => `${p.code}: ${p.message}`)
     const ops: LoggedOp[] = []
+    const contents = new Map<string, Buffer>()
     for (const record of loaded.records) {
       const parsed = parseOps(record.op)
-      if (parsed) for (const op of parsed) ops.push({ n: record.n, op })
-      else problems.push(`checkpoint record ${record.n} has an unknown shape; skipped`)
+      if (!parsed) {
+        problems.push(`checkpoint record ${record.n} has an unknown shape; skipped`)
+        continue
+      }
+      for (const op of parsed) ops.push({ n: record.n, op })
+      const data = (record.op as { data?: unknown }).data
+      if (data === undefined) continue
+      if (!isObj(data)) {
+        problems.push(`checkpoint record ${record.n} carries contents of an unknown shape; skipped`)
+        continue
+      }
+      for (const [hash, encoded] of Object.entries(data)) {
+        const bytes = typeof encoded === 'string' ? Buffer.from(encoded, 'base64') : undefined
+        if (bytes !== undefined && HASH.test(hash) && hashOf(bytes) === hash) contents.set(hash, bytes)
+        else problems.push(`checkpoint record ${record.n} carries a content that does not match its hash ${hash.slice(0, 12)}; skipped`)
+      }
     }
-    return { ops, problems }
+    return { ops, contents, problems }
   }
 }

@@ -27,6 +27,8 @@ export interface RegistryOptions extends WorkspaceOptions {
   readonly sidecarRoot: string | undefined
   readonly enabled: boolean
   readonly hook?: RestoreHook
+  /** See `SessionWorkspaceInit.inlineMaxBytes` (the bench's two-sync baseline sets -1). */
+  readonly inlineMaxBytes?: number
 }
 
 function describe(error: unknown): string {
@@ -117,10 +119,11 @@ export class WorkspaceRegistry {
         shell,
         maxFileBytes: this.options.maxFileBytes,
         log,
-        loaded: problems.length > 0 ? { ops: loaded.ops, problems: [...loaded.problems, ...problems] } : loaded,
+        loaded: problems.length > 0 ? { ...loaded, problems: [...loaded.problems, ...problems] } : loaded,
         blobs: new BlobStore(sidecarRoot, `${dirRel}/blobs.pack`),
         git: worktree ? new GitSnapshots(path.join(sidecarRoot, dirRel, 'git'), worktree, this.options.maxFileBytes) : undefined,
         ...(this.options.hook ? { hook: this.options.hook } : {}),
+        ...(this.options.inlineMaxBytes !== undefined ? { inlineMaxBytes: this.options.inlineMaxBytes } : {}),
       })
       return ok(workspace)
     } catch (error) {

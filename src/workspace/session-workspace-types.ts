@@ -64,4 +64,6 @@ export interface SessionWorkspaceInit {
   readonly blobs: BlobStore
   readonly git: GitSnapshots | undefined
   readonly hook?: RestoreHook
+  /** Contents up to this size travel in the journal line (default INLINE_MAX_BYTES; negative: every content is synced to the pack first, the bench's two-sync baseline). */
+  readonly inlineMaxBytes?: number
 }

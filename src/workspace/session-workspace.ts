@@ -4,8 +4,9 @@
  * journal (`log.ts`), the blobs (`blobs.ts`), the index (`timeline.ts`) and,
  * in a git work tree, the shell snapshots (`git.ts`).
  *
- * Every capture is durable before it returns: the before-image blob, then its
- * journal record. A restore first stores what it replaces and journals its
+ * Every capture is durable before it returns: a file tool's before-image is
+ * one journal line carrying the content (one fsync; a content over
+ * INLINE_MAX_BYTES goes to the pack first, durably). A restore first stores what it replaces and journals its
  * intent, then writes file by file (`restorer.ts`), then journals its end, so
  * a restore cut short is visible (`interrupted`), leaves no half-written
  * file, and can simply be repeated.
@@ -30,6 +31,12 @@ import {
 
 export type { CallPoint, CaptureOutcome, FileAtPoint, FileDiffResult, SessionWorkspaceInit, WorkspaceStatusInfo } from './session-workspace-types.ts'
 
+/**
+ * Contents up to this size travel in the journal line that first refers to
+ * them (one fsync per checkpoint); larger ones are synced to the pack first.
+ */
+export const INLINE_MAX_BYTES = 64 * 1024
+
 /** Files younger than this may change again within their timestamp's granularity: never trusted by stat alone. */
 const RACY_MS = 3_000
 
@@ -47,6 +54,7 @@ export class SessionWorkspace {
   private readonly blobs: BlobStore
   private readonly git: GitSnapshots | undefined
   private readonly hook: RestoreHook | undefined
+  private readonly inlineMaxBytes: number
   private readonly timeline = new Timeline()
   private readonly cache = new Map<string, Cached>()
   private readonly problemList: string[] = []
@@ -60,9 +68,16 @@ export class SessionWorkspace {
     this.blobs = init.blobs
     this.git = init.git
     this.hook = init.hook
+    this.inlineMaxBytes = init.inlineMaxBytes ?? INLINE_MAX_BYTES
     const loaded = init.loaded
     this.problemList.push(...loaded.problems)
     for (const entry of loaded.ops) this.timeline.apply(entry)
+    // The journal holds the durable copy of small contents; the pack's copy is checked and rewritten where a crash cut it.
+    try {
+      this.blobs.adopt(loaded.contents)
+    } catch (error) {
+      this.problemList.push(`checkpoint contents could not be copied into the pack: ${describe(error)}`)
+    }
     this.writer = new CheckpointWriter({
       log: init.log, blobs: init.blobs, root: init.root, shell: init.shell,
       rooted: loaded.ops.some((entry) => entry.op.t === 'root'),
@@ -80,9 +95,9 @@ export class SessionWorkspace {
 
   // ------------------------------------------------------------ capture
 
-  /** Durably journal `op` (with any after-images waiting), then index it. */
-  private append(op: SingleOp, w: number): TreeResult<number> {
-    const written = this.writer.append(op, w)
+  /** Durably journal `op` (carrying `contents`, with any after-images waiting), then index it. */
+  private append(op: SingleOp, w: number, contents?: ReadonlyMap<string, Buffer>): TreeResult<number> {
+    const written = this.writer.append(op, w, contents)
     if (written.ok) this.timeline.apply({ n: written.value, op })
     return written
   }
@@ -92,11 +107,23 @@ export class SessionWorkspace {
     this.writer.flush()
   }
 
-  /** Read a file and store its content (durably unless told otherwise); the state to record. */
-  private snapshotFile(rel: string, durable = true): FileState {
+  /**
+   * Read a file and store its content: a small new content is returned in
+   * `contents` for the journal line to carry; a large one is put in the pack
+   * (durably unless told otherwise). The state to record.
+   */
+  private snapshotFile(rel: string, durable: boolean, contents: Map<string, Buffer>): FileState {
     const read = readNoFollow(this.root, rel, this.maxFileBytes)
     if (read.kind !== 'file') return read
-    const hash = this.blobs.put(read.bytes, undefined, durable)
+    const hash = hashOf(read.bytes)
+    if (!this.blobs.needsHome(hash)) {
+      // Stored and durable already: the record refers to it by hash.
+    } else if (read.bytes.length <= this.inlineMaxBytes) {
+      this.blobs.putJournaled(read.bytes, hash)
+      contents.set(hash, read.bytes)
+    } else {
+      this.blobs.put(read.bytes, hash, durable)
+    }
     const state: FileState = read.exec ? { kind: 'file', hash, size: read.bytes.length, exec: true } : { kind: 'file', hash, size: read.bytes.length }
     this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
     return state
@@ -112,8 +139,9 @@ export class SessionWorkspace {
     if (rel === undefined) return { kind: 'outside', absolute }
     if (this.timeline.isOpen(point.key, point.call, rel)) return { kind: 'already', path: rel }
     try {
-      const state = this.snapshotFile(rel)
-      const written = this.append({ t: 'before', key: point.key, node: point.node, call: point.call, tool: point.tool, path: rel, state }, point.w)
+      const contents = new Map<string, Buffer>()
+      const state = this.snapshotFile(rel, true, contents)
+      const written = this.append({ t: 'before', key: point.key, node: point.node, call: point.call, tool: point.tool, path: rel, state }, point.w, contents)
       return written.ok ? { kind: 'captured', path: rel, state } : { kind: 'failed', path: rel, message: written.error.message }
     } catch (error) {
       return { kind: 'failed', path: rel, message: `checkpoint failed: ${describe(error)}` }
@@ -126,10 +154,11 @@ export class SessionWorkspace {
     for (const rel of this.timeline.openPaths(point.key, point.call)) {
       const before = this.timeline.openState(point.key, point.call, rel)
       try {
-        const state = this.snapshotFile(rel, false)
+        const contents = new Map<string, Buffer>()
+        const state = this.snapshotFile(rel, false, contents)
         const op: SingleOp = { t: 'after', key: point.key, call: point.call, path: rel, state }
         this.timeline.apply({ n: 0, op })
-        this.writer.defer(op, point.w)
+        this.writer.defer(op, point.w, contents)
         if (before !== undefined) changes.push({ path: rel, before, after: state })
       } catch (error) {
         this.problemList.push(`after-image of ${rel}: ${describe(error)}`)

@@ -3,11 +3,16 @@
  * (the journal's paths are relative to it), and after-images batched. An
  * after-image taken at the end of a call waits (indexed already by the
  * caller) to be journaled with the next record, or by a timer within
- * AFTER_FLUSH_MS: the next capture's fsync then covers both, so a tool call
- * costs two fsyncs in all. A crash in that window loses only the after-image
- * (the change's outcome becomes "unknown", a conflict the user decides),
- * never a before-image and never content on disk. Contents a waiting op names
- * are made durable (`BlobStore.sync`) before its journal line.
+ * AFTER_FLUSH_MS: the next capture's fsync then covers both. A crash in that
+ * window loses only the after-image (the change's outcome becomes "unknown",
+ * a conflict the user decides), never a before-image and never content on
+ * disk.
+ *
+ * Small contents travel in the line that first refers to them (`contents`,
+ * stored with `BlobStore.putJournaled`), so a file tool's checkpoint is one
+ * fsync: the line is checksummed, so its ops and their contents are durable
+ * together or not at all. Large contents a waiting op names are made durable
+ * in the pack (`BlobStore.sync`) before its line.
  */
 import { fail, type TreeResult } from '../tree/errors.ts'
 import type { BlobStore } from './blobs.ts'
@@ -16,6 +21,8 @@ import type { ShellTracking, SingleOp } from './types.ts'
 
 /** After-images wait at most this long for the next journal line to ride with (ms). */
 export const AFTER_FLUSH_MS = 50
+
+const NONE: ReadonlyMap<string, Buffer> = new Map()
 
 export interface WriterInit {
   readonly log: CheckpointLog
@@ -32,6 +39,8 @@ export class CheckpointWriter {
   private readonly init: WriterInit
   private rooted: boolean
   private pending: SingleOp[] = []
+  /** Contents the waiting ops carry (hash → bytes). */
+  private pendingContents = new Map<string, Buffer>()
   private pendingW = 0
   private timer: NodeJS.Timeout | undefined
 
@@ -40,14 +49,15 @@ export class CheckpointWriter {
     this.rooted = init.rooted
   }
 
-  /** Durably journal `op`, with any after-images waiting; the record number. */
-  append(op: SingleOp, w: number): TreeResult<number> {
-    return this.write([...this.pending, op], w)
+  /** Durably journal `op` (carrying `contents`), with any after-images waiting; the record number. */
+  append(op: SingleOp, w: number, contents: ReadonlyMap<string, Buffer> = NONE): TreeResult<number> {
+    return this.write([...this.pending, op], w, contents)
   }
 
-  /** Journal `op` with the next record (it must already be indexed by the caller). */
-  defer(op: SingleOp, w: number): void {
+  /** Journal `op` (carrying `contents`) with the next record (it must already be indexed by the caller). */
+  defer(op: SingleOp, w: number, contents: ReadonlyMap<string, Buffer> = NONE): void {
     this.pending.push(op)
+    for (const [hash, bytes] of contents) this.pendingContents.set(hash, bytes)
     this.pendingW = Math.max(this.pendingW, w)
     this.timer ??= setTimeout(() => this.flush(), AFTER_FLUSH_MS).unref()
   }
@@ -57,14 +67,14 @@ export class CheckpointWriter {
     clearTimeout(this.timer)
     this.timer = undefined
     if (this.pending.length === 0) return
-    const written = this.write(this.pending, this.pendingW)
+    const written = this.write(this.pending, this.pendingW, NONE)
     if (!written.ok) {
       this.init.problem(`after-images not journaled yet: ${written.error.message}`)
       this.timer = setTimeout(() => this.flush(), 10 * AFTER_FLUSH_MS).unref()
     }
   }
 
-  private write(ops: readonly SingleOp[], w: number): TreeResult<number> {
+  private write(ops: readonly SingleOp[], w: number, extra: ReadonlyMap<string, Buffer>): TreeResult<number> {
     const { log, blobs, root, shell } = this.init
     if (!this.rooted) {
       const rooted = log.append({ t: 'root', root, shell }, w)
@@ -76,9 +86,16 @@ export class CheckpointWriter {
     } catch (error) {
       return fail('WORKSPACE_IO', `checkpoint contents: ${error instanceof Error ? error.message : String(error)}`)
     }
-    const written = log.append(ops.length === 1 ? ops[0] as SingleOp : { t: 'batch', ops }, w)
-    if (written.ok && this.pending.length > 0) {
+    const contents = this.pendingContents.size === 0 ? extra : new Map([...this.pendingContents, ...extra])
+    const written = log.append(ops.length === 1 ? ops[0] as SingleOp : { t: 'batch', ops }, w, contents)
+    if (!written.ok) {
+      // The new contents are durable nowhere now (the waiting ones stay waiting, with their line).
+      blobs.unjournaled(extra.keys())
+      return written
+    }
+    if (this.pending.length > 0) {
       this.pending = []
+      this.pendingContents = new Map()
       clearTimeout(this.timer)
       this.timer = undefined
     }

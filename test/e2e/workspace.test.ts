@@ -13,9 +13,11 @@
  * - back with "both": the files equal the tip again;
  * - a user's edit made between the checkpoint and the restore is a conflict:
  *   refused without a decision, kept with `keep`;
- * - (git) kill -9 during a restore, stopped deterministically by the test hook
- *   at a chosen file: no half-written file; after a restart the restore is
- *   reported interrupted and repeating it reaches the target.
+ * - kill -9 during a restore, stopped deterministically by the test hook at a
+ *   chosen file (it blocks there for good; the kill comes after the hook's
+ *   marker file exists, so no race is left to luck): no half-written file;
+ *   after a restart the restore is reported interrupted and repeating it
+ *   reaches the target.
  *
  * Evidence of every run: test/e2e/artifacts/workspace-<kind>/.
  */
@@ -248,46 +250,44 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       expect(hashes(work)).toEqual({ ...states.t1, 'notes.txt': mine, ...(kind === 'plain' ? { 'more.txt': states.t2!['more.txt']! } : {}) })
     }, 600_000)
 
-    if (kind === 'git') {
-      it('kill -9 in the middle of a restore: no half-written file, and the restore repeats to its target', async () => {
-        markFailure()
-        const done2 = await nodeWith('DONE 2')
-        const before = hashes(work)
-        const marker = path.join(home, 'restore-stopped')
-        // Restart with the test hook: the restore stops, for good, before its second file is renamed into place.
-        await web!.stop('SIGTERM')
-        web = undefined
-        await boot({ DSH_SESSION_TREE_TEST_RESTORE_STOP: `2:${marker}` })
-        // The user's edit from the test before is a conflict again: overwrite it (it is checkpointed first).
-        const request = { move: { kind: 'jump', nodeId: done2.nodeId }, restore: 'files', conflicts: [{ path: '*', decision: 'overwrite' }] }
-        const pending = restore(request).catch((error: unknown) => error)
-        for (let i = 0; !fs.existsSync(marker); i++) {
-          if (i > 600) throw new Error('the restore never reached its second file')
-          await new Promise((r) => setTimeout(r, 50))
-        }
-        const stoppedAt = fs.readFileSync(marker, 'utf8')
-        const killed = await web!.stop('SIGKILL')
-        expect(killed.signal).toBe('SIGKILL')
-        web = undefined
-        await pending
-        // Every file is either as before or as at the target, never anything else; the stopped one is still as before.
-        const now = hashes(work)
-        const temps = Object.keys(now).filter((p) => p.includes('.dsh-restore-'))
-        expect(temps, 'the stopped file was staged next to its target').toHaveLength(1)
-        for (const [rel, hash] of Object.entries(now)) {
-          if (temps.includes(rel)) continue
-          expect([before[rel], states.t2![rel]], rel).toContain(hash)
-        }
-        expect(now[stoppedAt]).toBe(before[stoppedAt])
-        // After a restart: reported as interrupted, the leftover removed, and repeating it reaches the target.
-        await boot()
-        const repeated = await restore(request)
-        expect(repeated.ok, JSON.stringify(repeated)).toBe(true)
-        expect(hashes(work)).toEqual(states.t2)
-        const overview = await api().remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
-        expect(overview.restores.filter((r) => !r.complete)).toHaveLength(1)
-        expect(overview.status.interrupted).toHaveLength(1)
-      }, 600_000)
-    }
+    it('kill -9 in the middle of a restore: no half-written file, and the restore repeats to its target', async () => {
+      markFailure()
+      const done2 = await nodeWith('DONE 2')
+      const before = hashes(work)
+      const marker = path.join(home, 'restore-stopped')
+      // Restart with the test hook: the restore stops, for good, before its second file is renamed into place.
+      await web!.stop('SIGTERM')
+      web = undefined
+      await boot({ DSH_SESSION_TREE_TEST_RESTORE_STOP: `2:${marker}` })
+      // The user's edit from the test before is a conflict again: overwrite it (it is checkpointed first).
+      const request = { move: { kind: 'jump', nodeId: done2.nodeId }, restore: 'files', conflicts: [{ path: '*', decision: 'overwrite' }] }
+      const pending = restore(request).catch((error: unknown) => error)
+      for (let i = 0; !fs.existsSync(marker); i++) {
+        if (i > 600) throw new Error('the restore never reached its second file')
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      const stoppedAt = fs.readFileSync(marker, 'utf8')
+      const killed = await web!.stop('SIGKILL')
+      expect(killed.signal).toBe('SIGKILL')
+      web = undefined
+      await pending
+      // Every file is either as before or as at the target, never anything else; the stopped one is still as before.
+      const now = hashes(work)
+      const temps = Object.keys(now).filter((p) => p.includes('.dsh-restore-'))
+      expect(temps, 'the stopped file was staged next to its target').toHaveLength(1)
+      for (const [rel, hash] of Object.entries(now)) {
+        if (temps.includes(rel)) continue
+        expect([before[rel], states.t2![rel]], rel).toContain(hash)
+      }
+      expect(now[stoppedAt]).toBe(before[stoppedAt])
+      // After a restart: reported as interrupted, the leftover removed, and repeating it reaches the target.
+      await boot()
+      const repeated = await restore(request)
+      expect(repeated.ok, JSON.stringify(repeated)).toBe(true)
+      expect(hashes(work)).toEqual(states.t2)
+      const overview = await api().remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
+      expect(overview.restores.filter((r) => !r.complete)).toHaveLength(1)
+      expect(overview.status.interrupted).toHaveLength(1)
+    }, 600_000)
   })
 }
