@@ -8,7 +8,7 @@
  */
 import path from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
-import { SidecarLocator, type MigrationOptions, type MigrationStep } from '../sidecar/index.ts'
+import { SidecarLocator } from '../sidecar/index.ts'
 
 type Header = { readonly id: string; readonly cwd?: string }
 type Locating = { locate?(header: Header): { readonly path: string } | undefined }
@@ -20,9 +20,9 @@ export class SessionSidecars {
   private readonly headers = new Map<string, Header>()
   private readonly ctx: Context
 
-  constructor(ctx: Context, root: string, migration: MigrationOptions = migrationHookFromEnv()) {
+  constructor(ctx: Context, root: string) {
     this.ctx = ctx
-    this.locator = new SidecarLocator({ root, sessionDirOf: (id) => this.sessionDirOf(id), migration })
+    this.locator = new SidecarLocator({ root, sessionDirOf: (id) => this.sessionDirOf(id) })
   }
 
   /** Headers of sessions that may be cold later (stored ones, new ones). */
@@ -42,22 +42,5 @@ export class SessionSidecars {
     } catch {
       return undefined
     }
-  }
-}
-
-const STEPS: readonly MigrationStep[] = ['rename', 'mark', 'copy', 'publish', 'remove']
-
-/**
- * Test only: `DSH_SESSION_TREE_TEST_MIGRATION=copy` takes the cross-file-system
- * path; `copy:<step>` also stops the process at that step (a crash there).
- */
-function migrationHookFromEnv(): MigrationOptions {
-  const spec = process.env.DSH_SESSION_TREE_TEST_MIGRATION
-  if (!spec) return {}
-  const [mode, stop] = spec.split(':')
-  const step = STEPS.find((known) => known === stop)
-  return {
-    copy: mode === 'copy',
-    ...(step ? { hook: (at: MigrationStep) => { if (at === step) process.kill(process.pid, 'SIGKILL') } } : {}),
   }
 }
