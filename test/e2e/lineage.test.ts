@@ -227,7 +227,10 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     const dir = sidecarOf(branched)
     expect(Object.keys(filesIn(dir))).toContain('journal.jsonl')
     expect(fs.existsSync(oldPlaceOf(branched))).toBe(false)
+    // Archiving (the sidebar's "Archive session") touches no session file: the tree stays as it is.
     const files = filesIn(dir)
+    await api().callOk('workspace.archiveSession', { sessionId: branched })
+    expect(filesIn(dir)).toEqual(files)
 
     // The layout before this version: the tree under <sidecarRoot>/<encoded id>/.
     await web!.stop('SIGTERM', 10_000)
