@@ -609,6 +609,11 @@ const dsh_session_tree_sessionTree_gc_result$schema = z.object({
   'dir': z.string().readonly(),
   'message': z.string().readonly(),
 })).readonly(),
+  'migrated': z.union([z.undefined(), z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'from': z.string().readonly(),
+  'to': z.string().readonly(),
+}))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
@@ -1364,6 +1369,11 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'dir': z.string().readonly(),
   'message': z.string().readonly(),
 })).readonly(),
+  'migrated': z.union([z.undefined(), z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'from': z.string().readonly(),
+  'to': z.string().readonly(),
+}))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })]).readonly().optional(),
   'sessionId': z.string().readonly(),
@@ -1471,7 +1481,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":281,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":283,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1496,7 +1506,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1541,7 +1551,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":222,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":224,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1566,7 +1576,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1591,7 +1601,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":456,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":458,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1636,7 +1646,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":372,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":374,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1661,7 +1671,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":360,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":362,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1696,7 +1706,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":366,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":368,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1741,7 +1751,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":262,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":264,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1796,7 +1806,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":268,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":270,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1821,7 +1831,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":287,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":289,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/gc',
@@ -1846,7 +1856,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#GcResult',
         schema: dsh_session_tree_sessionTree_gc_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":432,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":434,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1871,7 +1881,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":447,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":449,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1906,7 +1916,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":240,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -1951,7 +1961,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":250,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":252,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1996,7 +2006,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":295,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":297,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -2021,7 +2031,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":155,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":157,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/openAsNewSession',
@@ -2056,7 +2066,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#NewSessionResult',
         schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":419,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":421,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -2081,7 +2091,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":164,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":166,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -2116,7 +2126,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":395,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":397,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2161,7 +2171,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":384,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":386,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2196,7 +2206,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":378,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":380,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2221,7 +2231,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":173,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2256,7 +2266,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":310,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2301,7 +2311,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":316,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":318,"column":9},
     },
   ],
   model: {
@@ -2744,7 +2754,7 @@ export const TYPERT = {
           },
           {
             "name": "GcResult",
-            "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly dryRun: boolean;\n}"
+            "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly migrated?: readonly MigratedView[];\n    readonly dryRun: boolean;\n}"
           },
           {
             "name": "HarnessSession",
@@ -2819,6 +2829,14 @@ export const TYPERT = {
             "declaration": "export interface MessageEntry extends PlainEntryFields {\n    readonly type: 'message';\n}"
           },
           {
+            "name": "MigratedView",
+            "declaration": "export interface MigratedView {\n    readonly sessionId: string;\n    readonly from: string;\n    readonly to: string;\n}"
+          },
+          {
+            "name": "MigrationOutcome",
+            "declaration": "export type MigrationOutcome = { readonly kind: 'none'; } | { readonly kind: 'moved'; readonly from: string; readonly to: string; readonly how: 'rename' | 'copy'; } | { readonly kind: 'conflict'; readonly from: string; readonly to: string; readonly message: string; } | { readonly kind: 'refused'; readonly from: string; readonly to: string; readonly message: string; } | { readonly kind: 'failed'; readonly from: string; readonly to: string; readonly message: string; };"
+          },
+          {
             "name": "ModelChangeEntry",
             "declaration": "export interface ModelChangeEntry extends PlainEntryFields {\n    readonly type: 'model_change';\n}"
           },
@@ -2880,7 +2898,7 @@ export const TYPERT = {
           },
           {
             "name": "RegistryOptions",
-            "declaration": "export interface RegistryOptions extends WorkspaceOptions {\n    readonly sidecarRoot: string | undefined;\n    readonly enabled: boolean;\n    readonly hook?: RestoreHook;\n    readonly inlineMaxBytes?: number;\n}"
+            "declaration": "export interface RegistryOptions extends WorkspaceOptions {\n    readonly sidecarRoot: string | undefined;\n    readonly sidecars?: SidecarLocator;\n    readonly enabled: boolean;\n    readonly hook?: RestoreHook;\n    readonly inlineMaxBytes?: number;\n}"
           },
           {
             "name": "Resolved",
@@ -2936,7 +2954,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionLineage",
-            "declaration": "export class SessionLineage {\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n}"
+            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n    migrated(): readonly MigratedView[];\n}"
           },
           {
             "name": "SessionLineageView",
@@ -3001,6 +3019,14 @@ export const TYPERT = {
           {
             "name": "SidecarCodes",
             "declaration": "export type SidecarCodes = { readonly [K in keyof typeof SIDECAR_ERROR_CODES]: string };"
+          },
+          {
+            "name": "SidecarLocator",
+            "declaration": "export class SidecarLocator {\n    readonly root: string;\n    rootDirFor(sessionId: string): string;\n    place(sessionId: string): SidecarPlace;\n    dirFor(sessionId: string): string;\n    ensure(sessionId: string): string;\n    migrations(): readonly (MigrationOutcome & { readonly sessionId: string; })[];\n}"
+          },
+          {
+            "name": "SidecarPlace",
+            "declaration": "export interface SidecarPlace {\n    readonly dir: string;\n    readonly base: string;\n    readonly inSession: boolean;\n}"
           },
           {
             "name": "SidecarWarning",

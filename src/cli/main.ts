@@ -17,7 +17,7 @@ import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
 import JsonlSessionPersistence from '@deepseek-ai/dsh-session-persistence-jsonl'
 import { SessionTreeStore } from '../tree/store.ts'
 import { TreeSync } from '../harness/sync.ts'
-import { TreeSidecar } from '../sidecar/index.ts'
+import { SidecarLocator, TreeSidecar } from '../sidecar/index.ts'
 import { InterchangeError } from '../interchange/errors.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { importSession } from '../interchange/session/import.ts'
@@ -106,9 +106,12 @@ async function runExport(args: Parsed): Promise<Record<string, unknown>> {
     throw new InterchangeError('INVALID_PATH', `no session ${sessionId} in ${path.join(home, 'sessions')}: ${(error as Error).message}`)
   }
   const sidecarRoot = path.join(home, 'session-tree')
-  const state = new TreeSync(new SessionTreeStore(), new TreeSidecar(sidecarRoot)).attach({ id: sessionId, events: stored.events })
+  // The sidecar sits in the session's directory, as DSH's persistence locates it (an old-layout one moves there).
+  const location = persistence.locate(stored.meta as never)
+  const sidecars = new SidecarLocator({ root: sidecarRoot, sessionDirOf: (id) => (id === sessionId && location ? path.dirname(location.path) : undefined) })
+  const state = new TreeSync(new SessionTreeStore(), new TreeSidecar(sidecars)).attach({ id: sessionId, events: stored.events })
   const cwd = typeof stored.meta.cwd === 'string' ? stored.meta.cwd : undefined
-  const exported = await exportTree(state.projector.tree, { format: format as ExportFormat, sidecarDir: new TreeSidecar(sidecarRoot).dirFor(sessionId), ...(cwd ? { cwd } : {}) })
+  const exported = await exportTree(state.projector.tree, { format: format as ExportFormat, sidecarDir: sidecars.dirFor(sessionId), ...(cwd ? { cwd } : {}) })
   const target = file !== undefined ? path.resolve(file) : defaultExportPath(format as ExportFormat, exported, { ...(cwd ? { cwd } : {}), exportsDir: path.join(sidecarRoot, 'exports'), sessionId })
   const bytes = writeNewFile(target, exported.lines)
   return { format, sessionId, path: target, bytes, lines: exported.lines.length, fileSessionId: exported.fileSessionId, fromImport: exported.fromImport, warnings: state.warnings }

@@ -12,7 +12,7 @@ import type { ImportPreview } from '../interchange/preview.ts'
 import { importSession, type ImportOutcome } from '../interchange/session/import.ts'
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
 import type { PersistenceTarget } from '../interchange/session/publish.ts'
-import { TreeSidecar } from '../sidecar/index.ts'
+import type { SidecarLocator } from '../sidecar/index.ts'
 
 /** Largest file text accepted over the wire (an upload); a path on the host may be larger. */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024
@@ -99,16 +99,16 @@ export async function runImport(request: ImportRequest, target: { persistence: P
   }
 }
 
-export async function runExport(request: ExportRequest, tree: SessionTree, options: { sidecarRoot: string | undefined; cwd: string | undefined }): Promise<TreeResult<ExportResult>> {
+export async function runExport(request: ExportRequest, tree: SessionTree, options: { sidecars: SidecarLocator | undefined; cwd: string | undefined }): Promise<TreeResult<ExportResult>> {
   if (!EXPORT_FORMATS.includes(request.format)) return fail('INVALID_ARGUMENT', `format must be one of ${EXPORT_FORMATS.join(', ')}`)
   if (request.path !== null && (typeof request.path !== 'string' || !path.isAbsolute(request.path))) return fail('INVALID_ARGUMENT', 'path must be an absolute path or null', { code: 'INVALID_PATH' })
   try {
-    const sidecarDir = options.sidecarRoot === undefined ? undefined : new TreeSidecar(options.sidecarRoot).dirFor(tree.sessionId)
+    const sidecarDir = options.sidecars?.dirFor(tree.sessionId)
     const exported = await exportTree(tree, { format: request.format, ...(sidecarDir ? { sidecarDir } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) })
     const text = exported.lines.map((line) => `${line}\n`).join('')
     const base = { format: exported.format, lines: exported.lines.length, fileSessionId: exported.fileSessionId, fromImport: exported.fromImport }
     if (request.inline) return ok({ ...base, path: null, bytes: Buffer.byteLength(text), content: text })
-    const exportsDir = options.sidecarRoot !== undefined ? path.join(options.sidecarRoot, 'exports') : path.join(process.cwd(), 'session-tree-exports')
+    const exportsDir = options.sidecars !== undefined ? path.join(options.sidecars.root, 'exports') : path.join(process.cwd(), 'session-tree-exports')
     const file = request.path ?? defaultExportPath(request.format, exported, { ...(options.cwd ? { cwd: options.cwd } : {}), exportsDir, sessionId: tree.sessionId })
     const bytes = writeNewFile(file, exported.lines)
     return ok({ ...base, path: path.resolve(file), bytes, content: null })

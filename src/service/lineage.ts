@@ -19,11 +19,14 @@ import { MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import { collectOrphans, type GcReport, type OrphanSidecar } from '../sidecar/gc.ts'
 import { LineageFiles, type ForkLink } from '../sidecar/lineage.ts'
+import { sweepOldLayout } from '../sidecar/sweep.ts'
+import type { SidecarLocator } from '../sidecar/location.ts'
+import type { SessionSidecars } from './sidecar-location.ts'
 import { buildSeed, seedProvenance } from '../surface/seed.ts'
 import { freshCallId } from '../surface/stock.ts'
 import { clipped, quoted } from './clip.ts'
 import type { HarnessSession, Resolved } from './move.ts'
-import type { GcResult, LineageLink, NewSessionResult, OrphanView, SessionLineageView } from './lineage-wire.ts'
+import type { GcResult, LineageLink, MigratedView, NewSessionResult, OrphanView, SessionLineageView } from './lineage-wire.ts'
 
 /** Default grace period before an orphaned sidecar is removed by a scan: 7 days. */
 export const DEFAULT_ORPHAN_GRACE_MS = 7 * 24 * 60 * 60 * 1000
@@ -33,7 +36,7 @@ type Header = { readonly cwd?: string; readonly parentSession?: string; readonly
 type CreatedSession = HarnessSession & { readonly header: Header; readonly firstLiveSeq?: number }
 type Workspace = { readonly id: string; readonly sessionIds?: readonly string[]; attachSession(id: string): Promise<unknown> | unknown }
 type WorkspaceRegistry = { list?(): readonly Workspace[]; resolveByPath?(cwd: string): Promise<Workspace | undefined> | Workspace | undefined }
-type Persistence = { list(signal?: AbortSignal): Promise<readonly { readonly id: string }[]> }
+type Persistence = { list(signal?: AbortSignal): Promise<readonly { readonly id: string; readonly cwd?: string }[]> }
 type SessionStore = {
   list(): readonly { readonly id: string }[]
   get(id: string): unknown
@@ -44,7 +47,8 @@ type SessionStore = {
 export interface LineageDeps {
   readonly ctx: Context
   readonly sync: TreeSync
-  readonly sidecarRoot: string | undefined
+  /** Where each session's sidecar is (inside its own directory when DSH stores it); undefined without a sidecarRoot. */
+  readonly sidecars: SessionSidecars | undefined
   readonly graceMs: number
   readonly warn: (message: string) => void
 }
@@ -74,7 +78,12 @@ export class SessionLineage {
 
   constructor(deps: LineageDeps) {
     this.deps = deps
-    this.files = deps.sidecarRoot === undefined ? undefined : new LineageFiles(deps.sidecarRoot)
+    this.files = deps.sidecars === undefined ? undefined : new LineageFiles(deps.sidecars.locator)
+  }
+
+  /** Where each session's sidecar is (undefined without a sidecarRoot). */
+  get sidecars(): SidecarLocator | undefined {
+    return this.deps.sidecars?.locator
   }
 
   // ---------------------------------------------------------- new session
@@ -168,6 +177,7 @@ export class SessionLineage {
   noteCreated(session: CreatedSession): void {
     const header = session.header
     this.known?.add(session.id)
+    this.deps.sidecars?.remember([{ ...header, id: session.id }])
     if (!this.files || typeof header?.parentSession !== 'string' || header.origin === 'subagent') return
     const seedLength = header.seedLength
     if (typeof seedLength !== 'number' || session.firstLiveSeq !== seedLength) return
@@ -218,8 +228,8 @@ export class SessionLineage {
    * past the grace period (`force`: every orphan; `dryRun`: none). One scan at a time.
    */
   async scan(options: { force?: boolean; dryRun?: boolean } = {}): Promise<TreeResult<GcResult>> {
-    const root = this.deps.sidecarRoot
-    if (root === undefined) return fail('SURFACE_UNAVAILABLE', 'no sidecarRoot is configured: there are no sidecars to collect')
+    const sidecars = this.deps.sidecars
+    if (sidecars === undefined) return fail('SURFACE_UNAVAILABLE', 'no sidecarRoot is configured: there are no sidecars to collect')
     while (this.scanning) await this.scanning.catch(() => undefined)
     const run = (async (): Promise<TreeResult<GcResult>> => {
       const persistence = this.deps.ctx.get('sessionPersistence' as never) as unknown as Persistence | undefined
@@ -234,7 +244,11 @@ export class SessionLineage {
       // Live sessions count too: a new one may not be stored yet.
       const known = new Set([...stored.map((header) => header.id), ...store.list().map((session) => session.id), ...this.deps.sync.list()])
       this.known = known
-      const report = collectOrphans(root, { known, graceMs: this.deps.graceMs, ...options })
+      sidecars.remember(stored)
+      // Old-layout sidecars of existing sessions move into their session's directory first (a dry run moves nothing).
+      if (!options.dryRun) sweepOldLayout(sidecars.locator, known)
+      const scanned = collectOrphans(sidecars.locator.root, { known, graceMs: this.deps.graceMs, ...options })
+      const report = { ...scanned, problems: [...scanned.problems, ...movesReported(sidecars)] }
       if (!options.dryRun) this.last = report
       for (const removed of report.removed) this.deps.warn(`removed the sidecar of session ${removed.sessionId}: the session no longer exists (orphan since ${removed.since})`)
       return ok(this.toResult(report, options.dryRun === true))
@@ -247,6 +261,11 @@ export class SessionLineage {
     }
   }
 
+  /** Sidecars moved into their session's directory in this process. */
+  migrated(): readonly MigratedView[] {
+    return (this.deps.sidecars?.locator.migrations() ?? []).flatMap((m) => (m.kind === 'moved' ? [{ sessionId: m.sessionId, from: m.from, to: m.to }] : []))
+  }
+
   // -------------------------------------------------------------- internals
 
   private toResult(report: GcReport, dryRun: boolean): GcResult {
@@ -254,7 +273,11 @@ export class SessionLineage {
       ...orphan,
       removableAt: new Date(Date.parse(orphan.since) + this.deps.graceMs).toISOString(),
     })
-    return { scannedAt: report.scannedAt, orphans: report.orphans.map(view), removed: report.removed.map(view), problems: report.problems, dryRun }
+    const migrated = this.migrated()
+    return {
+      scannedAt: report.scannedAt, orphans: report.orphans.map(view), removed: report.removed.map(view), problems: report.problems,
+      ...(migrated.length > 0 ? { migrated } : {}), dryRun,
+    }
   }
 
   /** Both ends of a fork; a problem string when a side could not be saved. */
@@ -292,4 +315,9 @@ export class SessionLineage {
       return false
     }
   }
+}
+
+/** Old-layout sidecars that could not be moved (a conflict, a link, a failure), as scan problems. */
+function movesReported(sidecars: SessionSidecars): { dir: string; message: string }[] {
+  return sidecars.locator.migrations().flatMap((m) => (m.kind === 'conflict' || m.kind === 'refused' || m.kind === 'failed' ? [{ dir: m.from, message: m.message }] : []))
 }

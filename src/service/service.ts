@@ -45,6 +45,7 @@ import { compare as compareNodes } from '../tree/compare.ts'
 import { boundedComparison, COMPARE_MAX_ROWS, type CompareResult } from './compare-wire.ts'
 import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
 import { DEFAULT_ORPHAN_GRACE_MS, SessionLineage } from './lineage.ts'
+import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
 import type { SessionTreeListing } from './wire.ts'
 
@@ -100,7 +101,8 @@ export class SessionTreeService extends TypertRemoteService {
     super(ctx, 'sessionTree')
     this.settings = { surfaceMode: config.surfaceMode ?? 'auto', switchTimeoutMs: config.switchTimeoutMs ?? 30_000, ...(config.sidecarRoot ? { sidecarRoot: config.sidecarRoot } : {}) }
     this.store = sessionTreeStore
-    this.sync = new TreeSync(this.store, this.settings.sidecarRoot ? new TreeSidecar(this.settings.sidecarRoot) : undefined)
+    const sidecars = this.settings.sidecarRoot ? new SessionSidecars(ctx, this.settings.sidecarRoot) : undefined // where each session's sidecar is (sidecar-location.ts)
+    this.sync = new TreeSync(this.store, sidecars ? new TreeSidecar(sidecars.locator) : undefined)
     this.switcher = new StockSwitcher({
       projectorFor: (id) => this.sync.get(id)?.projector,
       flush: async (session) => { await this.ctx.sessions.flush(session as never) },
@@ -123,7 +125,7 @@ export class SessionTreeService extends TypertRemoteService {
       this.workspaceMoves?.registry.forget(session.id)
     }))
     this.lineage = new SessionLineage({
-      ctx, sync: this.sync, sidecarRoot: this.settings.sidecarRoot, graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
+      ctx, sync: this.sync, sidecars, graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
       warn: (message) => this.ctx.logger('session-tree').warn(message),
     })
     // After the tree's own `session/created` listener above: the host fork's tree is projected by then.
@@ -135,7 +137,7 @@ export class SessionTreeService extends TypertRemoteService {
       })
     })
     ctx.on('agent/pre-step', (payload, next) => this.switcher.preStep(payload, next), { prepend: true })
-    this.workspaceMoves = workspaceMovesFor(ctx, this.settings.sidecarRoot, config.workspace, {
+    this.workspaceMoves = workspaceMovesFor(ctx, sidecars?.locator, config.workspace, {
       resolveLoaded: (agentId) => this.resolvedSession(this.resolveLoaded(agentId)),
       resolveLive: async (agentId) => this.resolvedSession(await this.resolveLive(agentId)),
       move: (agentId, move, callId) => this.moveAs(agentId, move, callId),
@@ -460,7 +462,7 @@ export class SessionTreeService extends TypertRemoteService {
       if (!found.ok) return found
       const header = found.value.session.header as { cwd?: unknown } | undefined
       return runExport(request, found.value.state.projector.tree, {
-        sidecarRoot: this.settings.sidecarRoot,
+        sidecars: this.lineage.sidecars,
         cwd: typeof header?.cwd === 'string' ? header.cwd : undefined,
       })
     })

@@ -69,9 +69,10 @@ export const WORKSPACE_CONFIG: s<Partial<WorkspaceConfig>> = s.object({
 }) as unknown as s<Partial<WorkspaceConfig>>
 
 /** The workspace half of the service, wired: registry, capture listeners, moves. */
-export function workspaceMovesFor(ctx: Context, sidecarRoot: string | undefined, config: Partial<WorkspaceConfig> | undefined, service: Omit<WorkspaceMovesDeps, 'registry' | 'capture'>): WorkspaceMoves {
+export function workspaceMovesFor(ctx: Context, sidecars: import('../sidecar/index.ts').SidecarLocator | undefined, config: Partial<WorkspaceConfig> | undefined, service: Omit<WorkspaceMovesDeps, 'registry' | 'capture'>): WorkspaceMoves {
   const registry = new WorkspaceRegistry({
-    sidecarRoot,
+    sidecarRoot: sidecars?.root,
+    ...(sidecars ? { sidecars } : {}),
     enabled: config?.enabled ?? true,
     maxFileBytes: config?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     shell: config?.shell ?? 'auto',

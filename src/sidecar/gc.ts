@@ -84,7 +84,7 @@ export function decodeSessionDir(name: string): string | undefined {
 }
 
 /** The session id a sidecar directory belongs to: its name, or (long ids) what its files say. */
-function sessionOfDir(dir: string, name: string): string | undefined {
+export function sessionOfDir(dir: string, name: string): string | undefined {
   const decoded = decodeSessionDir(name)
   if (decoded !== undefined) return decoded
   for (const file of [OVERLAY_FILE, LINEAGE_FILE, JOURNAL_FILE]) {

@@ -5,3 +5,5 @@
 export type { SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
 export { TreeSidecar, JOURNAL_FILE, OVERLAY_FILE } from './sidecar.ts'
 export { encodeSessionId } from './session-dir.ts'
+export { SidecarLocator, SESSION_SIDECAR_DIR, type SessionDirOf, type SidecarPlace } from './location.ts'
+export type { MigrationOptions, MigrationOutcome, MigrationStep } from './migrate.ts'

@@ -2,7 +2,7 @@
  * A session's lineage: the session it was forked from and the sessions forked
  * from it, each at a tree node, at a time, by whom.
  *
- *   <root>/<encoded session id>/lineage.json   {v, sessionId, from?, to[]}
+ *   <sidecar dir>/lineage.json   {v, sessionId, from?, to[]}
  *
  * One small file per session, replaced atomically (`durable.ts`: temp file,
  * fsync, rename, fsync of the directory), never through a link. It sits in the
@@ -13,9 +13,9 @@
 import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
-import { ensureSessionDir, ForeignEntry, readFile, replaceFile } from './durable.ts'
+import { ForeignEntry, readFile, replaceFile } from './durable.ts'
 import { describe } from './files.ts'
-import { sessionDir } from './session-dir.ts'
+import { SidecarLocator } from './location.ts'
 
 export const LINEAGE_FILE = 'lineage.json'
 const LINEAGE_VERSION = 1
@@ -56,16 +56,16 @@ function linkOf(value: unknown): ForkLink | undefined {
   return { session, node, time, by, ...(title === undefined ? {} : { title }) }
 }
 
-/** Reads and writes `lineage.json` of the sessions under one sidecar root. */
+/** Reads and writes `lineage.json` in each session's sidecar directory. */
 export class LineageFiles {
-  readonly root: string
+  readonly locator: SidecarLocator
 
-  constructor(root: string) {
-    this.root = path.resolve(root)
+  constructor(root: string | SidecarLocator) {
+    this.locator = typeof root === 'string' ? new SidecarLocator(root) : root
   }
 
   fileFor(sessionId: string): string {
-    return path.join(sessionDir(this.root, sessionId), LINEAGE_FILE)
+    return path.join(this.locator.dirFor(sessionId), LINEAGE_FILE)
   }
 
   /** The lineage on disk (none: empty), or why it cannot be used. Never throws. */
@@ -113,8 +113,7 @@ export class LineageFiles {
     const next = change(current.lineage)
     if (next === current.lineage) return ok(next)
     try {
-      const file = this.fileFor(sessionId)
-      ensureSessionDir(this.root, path.dirname(file))
+      const file = path.join(this.locator.ensure(sessionId), LINEAGE_FILE)
       const body = { v: LINEAGE_VERSION, sessionId, ...(next.forkedFrom ? { from: next.forkedFrom } : {}), to: next.forkedTo }
       replaceFile(file, Buffer.from(`${JSON.stringify(body)}\n`))
       return ok(next)

@@ -1,8 +1,10 @@
 /**
- * `TreeSidecar`: per-session durable files under one root.
+ * `TreeSidecar`: per-session durable files in the session's sidecar
+ * directory (`location.ts`: inside the session's own directory, else under
+ * the root):
  *
- *   <root>/<encoded session id>/journal.jsonl   header line, then one record per line
- *   <root>/<encoded session id>/overlay.json    the fold of every record <= its n
+ *   <sidecar dir>/journal.jsonl   header line, then one record per line
+ *   <sidecar dir>/overlay.json    the fold of every record <= its n
  *
  * An append costs one positioned write and one fsync; compaction replaces both
  * files atomically (overlay first, so a crash in between leaves a fold plus a
@@ -19,10 +21,10 @@ import { closeSync, fstatSync, fsyncSync, ftruncateSync } from 'node:fs'
 import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject } from '../tree/types.ts'
-import { ensureSessionDir, ForeignEntry, isDir, openFile, replaceFile, writeAll, writeNewFile } from './durable.ts'
+import { ForeignEntry, isDir, openFile, replaceFile, writeAll, writeNewFile } from './durable.ts'
 import { FORMAT_VERSION, encodeOverlay, frameHeader, frameRecord, isCount, isPlainObject } from './framing.ts'
 import { describe, readJournal, readOverlay, type Report } from './files.ts'
-import { sessionDir } from './session-dir.ts'
+import { SidecarLocator } from './location.ts'
 import type { SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
 
 export const JOURNAL_FILE = 'journal.jsonl'
@@ -92,19 +94,23 @@ function unserializable(value: unknown): string | undefined {
 
 export class TreeSidecar {
   readonly root: string
+  /** Where each session's directory is (one rule for every sidecar file). */
+  readonly locator: SidecarLocator
   private readonly compactRecords: number
   private readonly compactBytes: number
   private readonly states = new Map<string, SessionState>()
 
-  constructor(root: string, options: SidecarOptions = {}) {
-    this.root = path.resolve(root)
+  /** `root`: every session under it (`<root>/<encoded id>/`); a locator: wherever it says. */
+  constructor(root: string | SidecarLocator, options: SidecarOptions = {}) {
+    this.locator = typeof root === 'string' ? new SidecarLocator(root) : root
+    this.root = this.locator.root
     this.compactRecords = options.compactRecords ?? DEFAULT_COMPACT_RECORDS
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES
   }
 
-  /** Absolute directory for a session; always strictly inside root. */
+  /** Absolute directory for a session (see `location.ts`). */
   dirFor(sessionId: string): string {
-    return sessionDir(this.root, sessionId)
+    return this.locator.dirFor(sessionId)
   }
 
   /** Never throws. Missing, truncated or corrupt files never block: report problems, return what is valid. */
@@ -182,8 +188,7 @@ export class TreeSidecar {
           floor: state.floor, last: state.last,
         })
       }
-      const dir = this.dirFor(sessionId)
-      ensureSessionDir(this.root, dir)
+      const dir = this.locator.ensure(sessionId)
       // Nothing is ever deleted: a damaged overlay's bytes stay next to it.
       if (found.overlaySalvage !== undefined) saveAside(path.join(dir, OVERLAY_FILE), found.overlaySalvage)
       replaceFile(path.join(dir, OVERLAY_FILE), encodeOverlay({
@@ -236,9 +241,8 @@ export class TreeSidecar {
 
   /** Replace the journal with a fresh header and `keep`, saving a damaged journal aside first. */
   private rewriteJournal(sessionId: string, found: Inspection, base: number, keep: readonly SidecarRecord[]): SessionState {
-    const dir = this.dirFor(sessionId)
+    const dir = this.locator.ensure(sessionId)
     const file = path.join(dir, JOURNAL_FILE)
-    ensureSessionDir(this.root, dir)
     // Nothing is ever deleted: lines past a bad one may still mean something to a human.
     if (found.salvage !== undefined) saveAside(file, found.salvage)
     const lines = keep.map(frameRecord)

@@ -4,7 +4,7 @@
  * (`TreeSidecar`, reused as is: numbering, torn-tail repair, never a silent
  * loss), under the session's sidecar directory:
  *
- *   <sidecarRoot>/<session dir>/workspace/<session dir>/journal.jsonl
+ *   <sidecar dir>/workspace/<encoded session id>/journal.jsonl
  *
  * Loading validates every record's shape; a record that does not parse is
  * reported and skipped (the journal's checksums already caught damage).

@@ -1,8 +1,9 @@
 /**
  * Opens each session's workspace checkpoints once, lazily (a session that
- * never changes a file gets no directory), under the sidecar root:
+ * never changes a file gets no directory), in the session's sidecar directory
+ * (`sidecar/location.ts`: inside the session's own directory, else under the root):
  *
- *   <sidecarRoot>/<session dir>/workspace/
+ *   <sidecar dir>/workspace/
  *     <session dir>/journal.jsonl   the checkpoint journal (log.ts)
  *     blobs.pack                    file contents by SHA-256, append-only (blobs.ts)
  *     git/                          shell snapshots, git work trees only (git.ts)
@@ -11,10 +12,10 @@
  * work tree it is in; it is written into the journal's first record and kept
  * from then on, so stored paths always mean the same files.
  */
-import { mkdirSync, realpathSync } from 'node:fs'
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
-import { encodeSessionId } from '../sidecar/index.ts'
+import { SidecarLocator } from '../sidecar/index.ts'
 import { BlobStore } from './blobs.ts'
 import { detectWorkTree, GitSnapshots, type GitWorkTree } from './git.ts'
 import { CheckpointLog } from './log.ts'
@@ -25,6 +26,8 @@ import type { ShellTracking, WorkspaceOptions } from './types.ts'
 export interface RegistryOptions extends WorkspaceOptions {
   /** Where sidecars live; without one nothing is checkpointed. */
   readonly sidecarRoot: string | undefined
+  /** Where each session's sidecar directory is (default: every session under `sidecarRoot`). */
+  readonly sidecars?: SidecarLocator
   readonly enabled: boolean
   readonly hook?: RestoreHook
   /** See `SessionWorkspaceInit.inlineMaxBytes` (the bench's two-sync baseline sets -1). */
@@ -88,9 +91,12 @@ export class WorkspaceRegistry {
     if (off !== undefined) return fail('WORKSPACE_UNAVAILABLE', off)
     if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) return fail('WORKSPACE_UNAVAILABLE', 'the session has no workspace directory')
     try {
-      mkdirSync(this.options.sidecarRoot as string, { recursive: true, mode: 0o700 })
-      const sidecarRoot = realpathSync(this.options.sidecarRoot as string)
-      const dirRel = `${encodeSessionId(sessionId)}/workspace`
+      const place = (this.options.sidecars ?? new SidecarLocator(this.options.sidecarRoot as string)).place(sessionId)
+      mkdirSync(place.base, { recursive: true, mode: 0o700 })
+      if (place.inSession && lstatSync(place.base).isSymbolicLink()) return fail('WORKSPACE_IO', `${place.base} is a symbolic link; it is not followed`, { sessionId })
+      // Trusted from here down to the sidecar directory (it is checked, never followed, below).
+      const sidecarRoot = realpathSync(place.base)
+      const dirRel = `${path.basename(place.dir)}/workspace`
       const log = new CheckpointLog(path.join(sidecarRoot, dirRel), sessionId)
       const loaded = log.load()
       const recorded = loaded.ops.find((entry) => entry.op.t === 'root')?.op

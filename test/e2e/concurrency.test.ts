@@ -32,6 +32,7 @@ import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence 
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { history, readOrAnswer, startFakeLlm, type FakeLlm } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { snapshotSidecars } from './support/sidecar-files.ts'
 
 const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize'] as const
 type Method = (typeof METHODS)[number]
@@ -117,19 +118,7 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     const sent = history(llm.chatRequests().at(-1)!.body).filter((m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '' && said(m.text))
     expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([...spoken(view, view.cursor).filter((line) => said(line.replace(/^user: /, ''))), `user: ${probe}`])
   }
-  const sidecarFiles = (): string => {
-    const root = path.join(home, 'session-tree')
-    const out: string[] = []
-    const walk = (dir: string) => {
-      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-        const full = path.join(dir, entry.name)
-        if (entry.isDirectory()) walk(full)
-        else out.push(`${full}:${fs.readFileSync(full).toString('base64')}`)
-      }
-    }
-    if (fs.existsSync(root)) walk(root)
-    return out.sort().join('\n')
-  }
+  const sidecarFiles = (): string => JSON.stringify(snapshotSidecars(home))
 
   beforeAll(async () => {
     artifacts = artifactDir('concurrency')

@@ -24,6 +24,7 @@ import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence 
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, history, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
+import { findSessionLogs } from './support/session-log.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
@@ -139,6 +140,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     await page.getByRole('button', { name: `Session actions for ${TITLE}` }).first().click()
     await page.getByRole('menuitem', { name: 'Fork session' }).click()
     await expect.poll(async () => (await status(source)).lineage?.forkedTo.map((l) => l.by), { timeout: 30_000 }).toEqual(['tree', 'host'])
+    // The sidebar's fork keeps its tree in its own session directory, "forked from" the source.
+    const hostChild = (await status(source)).lineage!.forkedTo[1]!.session
+    const childLog = findSessionLogs(home).find((file) => path.basename(path.dirname(file)) === hostChild)!
+    expect(JSON.parse(fs.readFileSync(path.join(path.dirname(childLog), 'session-tree', 'lineage.json'), 'utf8'))).toMatchObject({ sessionId: hostChild, from: { session: source, by: 'host' } })
     // The host selects its fork when it is made (a moment later): select the source until it stays selected.
     await page.getByText(`${TITLE} (1)`, { exact: true }).first().waitFor({ timeout: 15_000 })
     await expect.poll(async () => {

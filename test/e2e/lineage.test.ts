@@ -9,10 +9,17 @@
  * - The host's own fork (`session.fork`, what its "Fork session" and "Branch
  *   into a new conversation" buttons call) gets the same lineage, at the node
  *   the host cut at.
- * - The session's life: a session whose directory is removed (rc.8 has no
- *   delete; this is how a session goes away) leaves an orphaned tree that a
- *   restart reports, a later scan removes after the grace period (0 here),
- *   and `gc` removes on command; the other trees stay.
+ * - The tree follows the session: each session's sidecar sits in its own
+ *   DSH directory (the source, the new session, the host fork with "forked
+ *   from"), and DSH lists and loads those sessions as before; a branched
+ *   tree left in the old layout (`<sidecarRoot>/<encoded id>/`) moves into
+ *   its session's directory at a restart, byte for byte, and the next
+ *   request is still the selected path; `rm -rf` of a session's directory
+ *   (rc.8 has no delete; this is how a session goes away) leaves nothing of
+ *   its tree anywhere.
+ * - Old-layout trees whose session is gone are orphans: a restart reports
+ *   them, a later scan removes them after the grace period (0 here), and
+ *   `gc` removes them on command; the other trees stay.
  *
  * Evidence: test/e2e/artifacts/lineage/.
  */
@@ -26,6 +33,7 @@ import { type FakeLlm, history, readOrAnswer, startFakeLlm, withoutCallIds } fro
 import { packPlugin } from './support/pack.ts'
 import { findSessionLogs, readSessionById } from './support/session-log.ts'
 import { encodeSessionId } from '../../src/sidecar/index.ts'
+import { snapshotSidecars } from './support/sidecar-files.ts'
 
 describe('lineage: open as new session, host forks, orphaned trees', () => {
   let failed = false
@@ -41,6 +49,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
   let child: NewSessionResult
   let hostChild: string
   let forkNode: TreeNode
+  let branched: string
 
   const api = () => {
     if (!web) throw new Error('dsh web is not running (an earlier step failed)')
@@ -57,6 +66,17 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === id)
     if (!file) throw new Error(`no session directory for ${id}`)
     return path.dirname(file)
+  }
+  /** Where a session's tree lives (inside its DSH directory), and where it lived before. */
+  const sidecarOf = (id: string): string => path.join(sessionDirOf(id), 'session-tree')
+  const oldPlaceOf = (id: string): string => path.join(sidecarRoot, encodeSessionId(id))
+  const filesIn = (dir: string): Record<string, string> => {
+    const out: Record<string, string> = {}
+    for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      const full = path.join(entry.parentPath, entry.name)
+      out[path.relative(dir, full)] = entry.isDirectory() ? 'dir' : fs.readFileSync(full).toString('base64')
+    }
+    return out
   }
   const boot = async () => {
     web = await startWeb({ home, cwd: work, llmUrl: llm.url, patches })
@@ -77,7 +97,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     work = tempDir('work-lineage')
     sidecarRoot = path.join(home, 'session-tree')
     fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-    llm = await startFakeLlm({ script: Array.from({ length: 40 }, () => readOrAnswer) })
+    llm = await startFakeLlm({ script: Array.from({ length: 60 }, () => readOrAnswer) })
     await pluginAdd(home, 'web', plugin.tgz)
     // Grace 0: an orphan found by one scan is removed by the next one (a restart), so the test needs no clock.
     patches.push(writePatch(home, 'grace.yml', [
@@ -181,14 +201,86 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect((await command('/tree new-session nowhere')).result).toEqual({ kind: 'error', text: expect.stringMatching(/^NODE_NOT_FOUND: /) })
   }, 600_000)
 
-  it('a removed session\'s tree is reported at start, removed by a later scan (grace 0) and by gc on command', async () => {
+  it('each tree lives in its session\'s directory: the source, the new session, the host fork ("forked from")', async () => {
     markFailure()
-    const childTree = path.join(sidecarRoot, encodeSessionId(child.sessionId))
-    const hostTree = path.join(sidecarRoot, encodeSessionId(hostChild))
-    const sourceTree = path.join(sidecarRoot, encodeSessionId(source))
-    for (const dir of [childTree, hostTree, sourceTree]) expect(fs.existsSync(dir), dir).toBe(true)
+    for (const id of [source, child.sessionId, hostChild]) {
+      expect(fs.existsSync(path.join(sidecarOf(id), 'lineage.json')), id).toBe(true)
+      expect(fs.existsSync(oldPlaceOf(id)), `${id}: nothing at the old place`).toBe(false)
+    }
+    expect(fs.existsSync(path.join(sidecarOf(source), 'journal.jsonl')), 'the source\'s label').toBe(true)
+    const hostLineage = JSON.parse(fs.readFileSync(path.join(sidecarOf(hostChild), 'lineage.json'), 'utf8')) as unknown
+    expect(hostLineage).toMatchObject({ sessionId: hostChild, from: { session: source, by: 'host' } })
+    saveArtifact(artifacts, 'layout-1.json', Object.keys(snapshotSidecars(home)))
+  }, 600_000)
 
+  it('a branched tree left in the old layout moves into its session\'s directory at a restart, intact; the next request is the selected path', async () => {
+    markFailure()
+    ;({ sessionId: branched } = await api().createSession({ cwd: work }))
+    await api().promptAndWait(branched, 'alpha')
+    await api().promptAndWait(branched, 'beta')
+    const alpha = await nodeWith(branched, 'ANSWER to: alpha')
+    await api().remoteOk('sessionTree/fork', { agentId: branched, nodeId: alpha.nodeId, branch: 'other' })
+    await api().promptAndWait(branched, 'gamma')
+    await api().remoteOk('sessionTree/label', { agentId: branched, nodeId: alpha.nodeId, label: 'where it forks' })
+    const before = await tree(branched)
+    expect(before.branches.map((b) => b.name)).toEqual(expect.arrayContaining(['other']))
+    const dir = sidecarOf(branched)
+    expect(Object.keys(filesIn(dir))).toContain('journal.jsonl')
+    expect(fs.existsSync(oldPlaceOf(branched))).toBe(false)
+    // Archiving (the sidebar's "Archive session") touches no session file: the tree stays as it is.
+    const files = filesIn(dir)
+    await api().callOk('workspace.archiveSession', { sessionId: branched })
+    expect(filesIn(dir)).toEqual(files)
+
+    // The layout before this version: the tree under <sidecarRoot>/<encoded id>/.
     await web!.stop('SIGTERM', 10_000)
+    web = undefined
+    fs.mkdirSync(sidecarRoot, { recursive: true })
+    fs.renameSync(dir, oldPlaceOf(branched))
+    await boot()
+    // A refused move loads the stored session and changes nothing.
+    const refused = await api().remote('sessionTree/jump', { agentId: branched, nodeId: 'e999999' })
+    expect(refused.ok ? 'ok' : refused.error.code).toBe('NODE_NOT_FOUND')
+    expect(await tree(branched)).toEqual(before)
+    expect(fs.existsSync(oldPlaceOf(branched)), 'moved, not copied').toBe(false)
+    expect(filesIn(dir), 'the same files, byte for byte').toEqual(files)
+    const scan = (await status(branched)).orphanSidecars
+    saveArtifact(artifacts, 'migration-scan.json', scan)
+    expect(scan?.migrated).toEqual([{ sessionId: branched, from: oldPlaceOf(branched), to: dir }])
+    expect(scan?.problems).toEqual([])
+
+    await api().promptAndWait(branched, 'delta')
+    // DSH's runtime-context snapshot is set aside, as the other request checks do: the path is what counts.
+    const sent = history(llm.chatRequests().at(-1)!.body)
+      .filter((m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '' && !m.text.startsWith('Current runtime context'))
+    saveArtifact(artifacts, 'after-migration-request.json', sent)
+    expect(sent.map((m) => m.text)).toEqual(['alpha', 'ANSWER to: alpha', 'gamma', 'ANSWER to: gamma', 'delta'])
+  }, 600_000)
+
+  it('rm -rf of a session\'s directory leaves nothing of its tree anywhere', async () => {
+    markFailure()
+    await web!.stop('SIGTERM', 10_000)
+    web = undefined
+    fs.rmSync(sessionDirOf(branched), { recursive: true })
+    await boot()
+    await api().promptAndWait(source, 'after removing a session')
+    const scan = (await status(source)).orphanSidecars
+    expect(scan?.orphans.map((o) => o.sessionId) ?? []).not.toContain(branched)
+    const named = (fs.readdirSync(home, { recursive: true }) as string[]).filter((rel) => rel.includes(branched) || rel.includes(encodeSessionId(branched)))
+    expect(named, 'no path under DSH_HOME names the session').toEqual([])
+    const mentioned = Object.entries(snapshotSidecars(home)).filter(([, data]) => Buffer.from(data, 'base64').toString('utf8').includes(branched))
+    expect(mentioned.map(([name]) => name), 'no sidecar file mentions it').toEqual([])
+  }, 600_000)
+
+  it('an old-layout tree whose session is gone is reported at start, removed by a later scan (grace 0) and by gc on command', async () => {
+    markFailure()
+    // Trees left in the old layout whose session then goes: orphans under the root.
+    const childTree = oldPlaceOf(child.sessionId)
+    const hostTree = oldPlaceOf(hostChild)
+    const sourceTree = sidecarOf(source)
+    await web!.stop('SIGTERM', 10_000)
+    fs.renameSync(sidecarOf(child.sessionId), childTree)
+    for (const dir of [childTree, sourceTree]) expect(fs.existsSync(dir), dir).toBe(true)
     fs.rmSync(sessionDirOf(child.sessionId), { recursive: true })
     await restart()
     // A read never loads a stored session: a message does.
@@ -201,6 +293,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect((await status(source)).lineage?.forkedTo.find((l) => l.session === child.sessionId)?.exists).toBe(false)
 
     await web!.stop('SIGTERM', 10_000)
+    fs.renameSync(sidecarOf(hostChild), hostTree)
     fs.rmSync(sessionDirOf(hostChild), { recursive: true })
     await restart()
     await api().promptAndWait(source, 'after the second restart')

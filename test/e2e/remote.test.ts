@@ -37,6 +37,7 @@ import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, ke
 import { dumpConfig, ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, messageText, startFakeLlm, readOrAnswer } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { snapshotSidecars } from './support/sidecar-files.ts'
 
 const PACKAGE = 'dsh-session-tree'
 const PROFILE = 'web'
@@ -147,22 +148,6 @@ async function within<T>(label: string, promise: Promise<T>, ms = CALL_TIMEOUT_M
   }
 }
 
-/** Every file under `dir` with its size and content (`{}` when the directory does not exist). */
-function snapshotDir(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const walk = (at: string, rel: string): void => {
-    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, entry.name)
-      const name = rel ? `${rel}/${entry.name}` : entry.name
-      if (entry.isDirectory()) {
-        out[`${name}/`] = 'dir'
-        walk(full, name)
-      } else out[name] = fs.readFileSync(full).toString('base64')
-    }
-  }
-  if (fs.existsSync(dir)) walk(dir, '')
-  return out
-}
 
 describe('remote API: every sessionTree method over HTTP in a real dsh web (stock harness)', () => {
   const timings: Record<string, number> = {}
@@ -193,7 +178,6 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     if (!web) throw new Error('dsh web is not running (an earlier step failed)')
     return web.api
   }
-  const sidecarRoot = () => path.join(home, 'session-tree')
 
   const descriptor = (method: Method | (typeof INTERCHANGE_METHODS)[number]): Descriptor => {
     const found = descriptors.get(method)
@@ -338,7 +322,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('reads have no side effects: list, session and export twice answer identical values; no sidecar is written', async () => {
     markFailure()
-    const before = snapshotDir(sidecarRoot())
+    const before = snapshotSidecars(home)
     const view1 = await time('reads', () => callOk<SessionTreeView>('list', { agentId: sessionId }))
     const view2 = await time('reads', () => callOk<SessionTreeView>('list', { agentId: sessionId }))
     expect(view2).toEqual(view1)
@@ -368,13 +352,13 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     expect(export1.messages.at(-1)?.content).toBe('ANSWER to: third question')
 
     // No sidecar directory appears from reads (none for this session, nothing changed at all).
-    expect(snapshotDir(sidecarRoot())).toEqual(before)
-    expect(Object.keys(snapshotDir(sidecarRoot())).filter((name) => name.includes(sessionId.replace(/[^a-z0-9_-]/g, '')))).toEqual([])
+    expect(snapshotSidecars(home)).toEqual(before)
+    expect(Object.keys(snapshotSidecars(home)).filter((name) => name.includes(sessionId.replace(/[^a-z0-9_-]/g, '')))).toEqual([])
   }, 600_000)
 
   it('refused calls answer the typed error envelope with the service code, and change nothing', async () => {
     markFailure()
-    const before = snapshotDir(sidecarRoot())
+    const before = snapshotSidecars(home)
     await time('refusals', async () => {
       // Unknown session, on every method.
       const ghost = 'session-does-not-exist'
@@ -412,7 +396,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       // An existing branch name.
       await expectCode('fork onto the existing branch name "main"', 'fork', { agentId: sessionId, nodeId: a1, branch: 'main' }, 'BRANCH_EXISTS')
     })
-    expect(snapshotDir(sidecarRoot()), 'refused calls write no sidecar').toEqual(before)
+    expect(snapshotSidecars(home), 'refused calls write no sidecar').toEqual(before)
     expect(await callOk<SessionTreeView>('list', { agentId: sessionId })).toEqual(readOnly?.list)
     expect(await callOk<SessionStatus>('session', { agentId: sessionId })).toEqual(readOnly?.session)
     expect(llm.chatRequests(), 'no refused call reached the model').toHaveLength(4)
@@ -420,7 +404,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('malformed args (missing, extra, wrong types, no args field) get the typed error envelope, never a 500 or a hang', async () => {
     markFailure()
-    const before = snapshotDir(sidecarRoot())
+    const before = snapshotSidecars(home)
     const missing = (field: string) => new RegExp(`^typert gateway: sessionTree/\\w+: args fields do not match the descriptor: missing "${field}"$`)
     const unexpected = (field: string) => new RegExp(`^typert gateway: sessionTree/\\w+: args fields do not match the descriptor: unexpected "${field}"$`)
     const wrongType = (field: string) => new RegExp(`^typert gateway: sessionTree/\\w+: wire field "${field}" failed boundary validation$`)
@@ -456,7 +440,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     })
     saveArtifact(artifacts, 'argument-errors.json', rejections)
     // Nothing slipped through: no write, no change.
-    expect(snapshotDir(sidecarRoot()), 'malformed calls write no sidecar').toEqual(before)
+    expect(snapshotSidecars(home), 'malformed calls write no sidecar').toEqual(before)
     expect(await callOk<SessionTreeView>('list', { agentId: sessionId })).toEqual(readOnly?.list)
   }, 600_000)
 
@@ -498,7 +482,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       expect(view.branches.map((b) => b.name)).toEqual(expect.arrayContaining(['main', 'experiment']))
     })
     expect(llm.chatRequests(), 'a move makes no model call').toHaveLength(4)
-    expect(Object.keys(snapshotDir(sidecarRoot())).length, 'moves persist to the sidecar').toBeGreaterThan(0)
+    expect(Object.keys(snapshotSidecars(home)).length, 'moves persist to the sidecar').toBeGreaterThan(0)
   }, 600_000)
 
   it('label and summarize over the wire, each validated', async () => {

@@ -26,6 +26,7 @@ import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence 
 import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
 import { history, messageText, readOrAnswer, startFakeLlm, type ChatRequestBody, type FakeLlm } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { removeSidecars } from './support/sidecar-files.ts'
 
 /** Long enough for a loopback answer on a loaded machine; the hanging answer below waits far longer. */
 const SUMMARY_TIMEOUT_MS = 8_000
@@ -220,7 +221,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         markFailure()
         await web!.stop('SIGTERM')
         web = undefined
-        fs.rmSync(path.join(home, 'session-tree'), { recursive: true, force: true })
+        removeSidecars(home)
         await boot()
         // A stored session loads when it gets a message.
         await api().promptAndWait(sessionId, 'without a sidecar')
