@@ -7,7 +7,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import type { LiveAgent } from '../harness/live.ts'
-import { surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
+import type { SurfaceChoices } from '../surface/choice.ts'
 import { clipped, quoted } from './clip.ts'
 import type { HarnessSession, Resolved } from './move.ts'
 import type { ResolvedSession } from './workspace.ts'
@@ -15,7 +15,8 @@ import type { ResolvedSession } from './workspace.ts'
 export interface ResolverDeps {
   readonly ctx: Context
   readonly sync: TreeSync
-  readonly surfaceMode: SurfaceModeSetting
+  /** Each session's surface, chosen once (`surface/choice.ts`). */
+  readonly surfaces: SurfaceChoices
 }
 
 export class SessionResolver {
@@ -34,7 +35,8 @@ export class SessionResolver {
       return fail('SESSION_NOT_FOUND', `session ${quoted(agentId)} is not loaded in this harness (a stored session loads when it gets a message)`, { agentId: clipped(agentId) })
     }
     const state = this.deps.sync.attach(session)
-    return ok({ session, agent, state, mode: surfaceModeOf(this.deps.surfaceMode, session, agent !== undefined) })
+    const surface = this.deps.surfaces.of(session, agent, state.projector)
+    return ok({ session, agent, state, surface, mode: surface.mode })
   }
 
   /** A live session for moves; a stored (cold) session is resumed the way the web host does it. */

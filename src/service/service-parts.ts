@@ -7,6 +7,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { BranchSummary } from '../tree/types.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import { meterEstimator, StockSwitcher } from '../surface/stock.ts'
+import { SurfaceChoices } from '../surface/choice.ts'
 import type { Config } from './config.ts'
 import type { HarnessSession } from './move.ts'
 import type { SummaryLlm } from './model-summary.ts'
@@ -35,7 +36,8 @@ export function serviceParts(ctx: Context, sync: TreeSync, settings: Config & { 
     flush: (session) => flush(session as HarnessSession),
     timeoutMs: settings.switchTimeoutMs, estimator: () => meterEstimator(ctx.get('tokenMeter' as never)),
   })
-  const resolver = new SessionResolver({ ctx, sync, surfaceMode: settings.surfaceMode })
+  const surfaces = new SurfaceChoices({ setting: settings.surfaceMode, switcher, flush: (session) => flush(session as HarnessSession) })
+  const resolver = new SessionResolver({ ctx, sync, surfaces })
   const summary: SummaryMoveDeps = {
     llm: () => ctx.get('llm' as never) as SummaryLlm | undefined,
     timeoutMs: config.summaryTimeoutMs ?? 30_000,
@@ -49,7 +51,7 @@ export function serviceParts(ctx: Context, sync: TreeSync, settings: Config & { 
     switcher,
     resolver,
     reads: new TreeReads({ resolver, sync, lineage }),
-    movement: new Movement({ resolver, move: { sync, switcher, flush }, summary }),
+    movement: new Movement({ resolver, move: { sync }, summary }),
     annotation: new Annotation({ resolver, sync, summary }),
     lineage,
   }
