@@ -2539,6 +2539,13 @@ export const TYPERT = {
             "signature": "async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>>",
             "summary": "A move the agent's model makes with a tool, from inside its running step (stock mode): the tree moves and the history switches at once, within the step that issued `callId`; the next request of the same turn holds the selected path, then that call and its result.",
             "jsDoc": "/**\n * A move the agent's model makes with a tool, from inside its running step\n * (stock mode): the tree moves and the history switches at once, within the\n * step that issued `callId`; the next request of the same turn holds the\n * selected path, then that call and its result. Queued like every move; it\n * cannot wait long, because no unit ever waits for a model turn (`queue.ts`).\n * Not a remote method.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "actingAs",
+            "signature": "actingAs(actor: JournalActor): SessionTreeService",
+            "summary": "This service, with its changes journaled as made by `actor` (the tool companion: the model's tools, `/tree`); the same queue, trees and sidecar.",
+            "jsDoc": "/**\n * This service, with its changes journaled as made by `actor` (the tool companion:\n * the model's tools, `/tree`); the same queue, trees and sidecar. Not a remote method.\n */"
           }
         ],
         "types": [
@@ -2727,6 +2734,10 @@ export const TYPERT = {
             "declaration": "export type FileState = { readonly kind: 'file'; readonly hash: string; readonly size: number; readonly exec?: boolean; } | { readonly kind: 'absent'; } | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number; };"
           },
           {
+            "name": "FollowRequest",
+            "declaration": "export interface FollowRequest {\n    readonly branch?: string;\n    readonly withinCall?: string;\n    readonly lane?: string;\n    readonly tail?: readonly PlannedEvent[];\n}"
+          },
+          {
             "name": "ForkLink",
             "declaration": "export interface ForkLink {\n    readonly session: string;\n    readonly node: string;\n    readonly time: string;\n    readonly by: ForkMaker;\n    readonly title?: string;\n}"
           },
@@ -2773,6 +2784,10 @@ export const TYPERT = {
           {
             "name": "InterruptedRestore",
             "declaration": "export interface InterruptedRestore {\n    readonly id: string;\n    readonly target: string | null;\n    readonly files: number;\n}"
+          },
+          {
+            "name": "JournalActor",
+            "declaration": "export type JournalActor = { readonly kind: 'user'; readonly via: 'panel' | 'command'; } | { readonly kind: 'model'; readonly callId?: string; };"
           },
           {
             "name": "JsonValue",
@@ -2871,6 +2886,10 @@ export const TYPERT = {
             "declaration": "export interface PlanEntry {\n    readonly path: string;\n    readonly action: RestoreAction;\n    readonly current: FileState;\n    readonly target: FileState;\n    readonly insertions: number;\n    readonly deletions: number;\n}"
           },
           {
+            "name": "PlannedEvent",
+            "declaration": "export interface PlannedEvent {\n    readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end';\n    readonly data: Record<string, unknown>;\n    readonly intent?: { readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number; }; readonly sourceEventSeqs?: number[]; };\n}"
+          },
+          {
             "name": "QuarantinedEvent",
             "declaration": "export interface QuarantinedEvent {\n    readonly seq: number;\n    readonly type: string;\n    readonly reason: string;\n}"
           },
@@ -2884,7 +2903,7 @@ export const TYPERT = {
           },
           {
             "name": "Resolved",
-            "declaration": "export interface Resolved {\n    readonly session: HarnessSession;\n    readonly agent: LiveAgent | undefined;\n    readonly state: TreeSessionState;\n    readonly mode: SurfaceMode;\n}"
+            "declaration": "export interface Resolved {\n    readonly session: HarnessSession;\n    readonly agent: LiveAgent | undefined;\n    readonly state: TreeSessionState;\n    readonly surface: Surface;\n    readonly mode: SurfaceMode;\n}"
           },
           {
             "name": "RestoreAction",
@@ -3067,6 +3086,10 @@ export const TYPERT = {
             "declaration": "export interface SummaryUsage {\n    readonly inputTokens: number;\n    readonly outputTokens: number;\n    readonly cacheReadTokens?: number;\n    readonly cacheWriteTokens?: number;\n    readonly reasoningTokens?: number;\n}"
           },
           {
+            "name": "Surface",
+            "declaration": "export interface Surface {\n    readonly mode: SurfaceMode;\n    follow(destination: string | null, request: FollowRequest): Promise<TreeResult<SurfaceReport | undefined>>;\n}"
+          },
+          {
             "name": "SurfaceCodes",
             "declaration": "export type SurfaceCodes = { readonly [K in keyof typeof SURFACE_ERROR_CODES]: string };"
           },
@@ -3083,8 +3106,16 @@ export const TYPERT = {
             "declaration": "export type SurfaceMode = 'native' | 'stock' | 'projection';"
           },
           {
+            "name": "SurfaceReport",
+            "declaration": "export type SurfaceReport = Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'>;"
+          },
+          {
             "name": "SwitchMarker",
             "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n    readonly lane?: string;\n    readonly leaves?: number;\n}"
+          },
+          {
+            "name": "SwitchReport",
+            "declaration": "export interface SwitchReport {\n    readonly noop: boolean;\n    readonly appendedEvents: number;\n    readonly copies: number;\n    readonly shadowed: number;\n    readonly sharedPrefix: number;\n    readonly requeued: number;\n}"
           },
           {
             "name": "TextDiff",
@@ -3172,7 +3203,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<PendingOperation<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
           },
           {
             "name": "WorkspaceCodes",

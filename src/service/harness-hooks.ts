@@ -8,6 +8,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { TreeSync } from '../harness/sync.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
 import type { SessionLineage } from './lineage.ts'
+import type { HarnessSession } from './move.ts'
 
 export interface HarnessHooks {
   readonly ctx: Context
@@ -38,4 +39,14 @@ export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard }:
     })
   })
   ctx.on('agent/pre-step', (payload, next) => switcher.preStep(payload, next), { prepend: true })
+}
+
+/** Follow the sessions already loaded when the plugin starts; let every tree go when it stops. */
+export function attachLoadedSessions(ctx: Context, sync: TreeSync, guard: (operation: () => unknown) => void): void {
+  ctx.effect(() => {
+    for (const session of ctx.sessions.list()) guard(() => sync.attach(session as unknown as HarnessSession))
+    return () => {
+      for (const id of sync.list()) sync.detach(id)
+    }
+  }, 'session-tree.attach')
 }

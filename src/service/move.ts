@@ -18,6 +18,7 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { checkNodeId, Invalid, MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
+import type { JournalActor } from '../sidecar/index.ts'
 import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'
 import type { Surface, SurfaceReport } from '../surface/surface.ts'
 import type { PlannedEvent } from '../surface/copy.ts'
@@ -51,6 +52,8 @@ export interface MoveRequest<V> {
   readonly branch?: string
   /** The tool call of the model's running step that makes this move (stock mode, `moveWithinStep`). */
   readonly withinCall?: string
+  /** Who asks for the move (its journal records say so). */
+  readonly actor: JournalActor
   /**
    * A harness `user/message` appended as the new path's last event (a carried
    * branch summary): in stock mode inside the switch, in native mode right
@@ -63,7 +66,7 @@ type Report = SurfaceReport
 
 export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
   const { session, agent, state, mode } = found
-  const { nodeId, operation, branch, withinCall, carry } = request
+  const { nodeId, operation, branch, withinCall, carry, actor } = request
   if (withinCall !== undefined && mode !== 'stock') {
     return fail('SURFACE_UNAVAILABLE', `a move inside a running step needs stock mode (this session is in ${mode} mode)`, { mode })
   }
@@ -119,7 +122,7 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
       ...(snappedFrom === undefined ? {} : { snappedFrom }),
     }
     return ok({ destination, move, value: moved.value })
-  })
+  }, actor)
   if (!pending.ok) return pending
   const { destination, move, value } = pending.value.value
 

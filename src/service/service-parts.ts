@@ -6,6 +6,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { BranchSummary } from '../tree/types.ts'
 import type { TreeSync } from '../harness/sync.ts'
+import type { JournalActor } from '../sidecar/index.ts'
 import { meterEstimator, StockSwitcher } from '../surface/stock.ts'
 import { SurfaceChoices } from '../surface/choice.ts'
 import type { Config } from './config.ts'
@@ -38,11 +39,11 @@ export function serviceParts(ctx: Context, sync: TreeSync, settings: Config & { 
   })
   const surfaces = new SurfaceChoices({ setting: settings.surfaceMode, switcher, flush: (session) => flush(session as HarnessSession) })
   const resolver = new SessionResolver({ ctx, sync, surfaces })
-  const summary: SummaryMoveDeps = {
+  const summary: Omit<SummaryMoveDeps, 'record'> = {
     llm: () => ctx.get('llm' as never) as SummaryLlm | undefined,
     timeoutMs: config.summaryTimeoutMs ?? 30_000,
-    record: (sessionId: string, written: BranchSummary) => recordSummary(sync, sessionId, written),
   }
+  const record = (sessionId: string, written: BranchSummary, actor: JournalActor) => recordSummary(sync, sessionId, written, actor)
   const lineage = new SessionLineage({
     ctx, sync, sidecarRoot: settings.sidecarRoot, graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
     warn: (message) => ctx.logger('session-tree').warn(message),
@@ -51,7 +52,7 @@ export function serviceParts(ctx: Context, sync: TreeSync, settings: Config & { 
     switcher,
     resolver,
     reads: new TreeReads({ resolver, sync, lineage }),
-    movement: new Movement({ resolver, move: { sync }, summary }),
+    movement: new Movement({ resolver, move: { sync }, summary, record }),
     annotation: new Annotation({ resolver, sync, summary }),
     lineage,
   }

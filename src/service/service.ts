@@ -45,13 +45,14 @@ import { exportLoaded, runImport, type ExportRequest, type ExportResult, type Im
 import type { SessionLineage } from './lineage.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
 import type { SessionTreeListing } from './wire.ts'
+import type { JournalActor } from '../sidecar/index.ts'
 import { resolvedSession, type SessionResolver } from './resolve.ts'
 import type { TreeReads } from './reads.ts'
 import type { Movement } from './movement.ts'
 import type { Annotation } from './annotation.ts'
 import { serviceParts } from './service-parts.ts'
 import { guarded, settle } from './edge.ts'
-import { listenToHarness } from './harness-hooks.ts'
+import { attachLoadedSessions, listenToHarness } from './harness-hooks.ts'
 import { CONFIG, type Config } from './config.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -84,6 +85,10 @@ export class SessionTreeService extends TypertRemoteService {
   private readonly workspaceMoves: WorkspaceMoves
   /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
   readonly lineage: SessionLineage
+  /** Whom this object's calls are journaled for: a person at the panel (any remote caller), unless `actingAs` said otherwise. */
+  private readonly actor: JournalActor = { kind: 'user', via: 'panel' }
+  /** The instance itself (`ctx.sessionTree` hands out proxies of it). */
+  private readonly self: SessionTreeService = this
 
   constructor(ctx: Context, config: Partial<Config> = {}) {
     super(ctx, 'sessionTree')
@@ -105,14 +110,9 @@ export class SessionTreeService extends TypertRemoteService {
     this.workspaceMoves = workspaceMovesFor(ctx, this.settings.sidecarRoot, config.workspace, {
       resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
       resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
-      move: (agentId, move, callId) => this.movement.as(agentId, move, callId),
+      move: (agentId, move, actor, callId) => this.movement.as(agentId, move, actor, callId),
     })
-    ctx.effect(() => {
-      for (const session of this.ctx.sessions.list()) this.guard(() => this.sync.attach(session as unknown as HarnessSession))
-      return () => {
-        for (const id of this.sync.list()) this.sync.detach(id)
-      }
-    }, 'session-tree.attach')
+    attachLoadedSessions(ctx, this.sync, (operation) => this.guard(operation))
   }
 
   // ------------------------------------------------------------------ reads
@@ -181,7 +181,7 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, () => this.movement.jump(agentId, nodeId, options)))
+    return this.run(() => this.serial(agentId, () => this.movement.jump(agentId, nodeId, options, this.actor)))
   }
 
   /** Park a new named branch at a node and move there (the model history follows). */
@@ -193,19 +193,19 @@ export class SessionTreeService extends TypertRemoteService {
   /** `fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node). */
   @Remote
   async forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<ForkResult> {
-    return this.run(() => this.serial(agentId, () => this.movement.fork(agentId, nodeId, branch, options)))
+    return this.run(() => this.serial(agentId, () => this.movement.fork(agentId, nodeId, branch, options, this.actor)))
   }
 
   /** Undo the last cursor move (the model history follows). */
   @Remote
   async back(agentId: string): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, () => this.movement.as(agentId, { kind: 'back' })))
+    return this.run(() => this.serial(agentId, () => this.movement.as(agentId, { kind: 'back' }, this.actor)))
   }
 
   /** Redo a cursor move undone by `back` (the model history follows). */
   @Remote
   async forward(agentId: string): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, () => this.movement.as(agentId, { kind: 'forward' })))
+    return this.run(() => this.serial(agentId, () => this.movement.as(agentId, { kind: 'forward' }, this.actor)))
   }
 
   // ------------------------------------------------------------ annotation
@@ -213,7 +213,7 @@ export class SessionTreeService extends TypertRemoteService {
   /** Set (`label` text) or clear (`null`) a node's label (sidecar only: SIDECAR_IO when it cannot be saved). */
   @Remote
   async label(agentId: string, nodeId: string, label: string | null): Promise<TreeNode> {
-    return this.run(() => this.serial(agentId, async () => this.annotation.label(agentId, nodeId, label)))
+    return this.run(() => this.serial(agentId, async () => this.annotation.label(agentId, nodeId, label, this.actor)))
   }
 
   /**
@@ -230,7 +230,7 @@ export class SessionTreeService extends TypertRemoteService {
   /** `summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`. */
   @Remote
   async summarizeWith(agentId: string, branch: string, options: SummarizeOptions): Promise<BranchSummary> {
-    return this.run(() => this.serial(agentId, () => this.annotation.summarize(agentId, branch, options)))
+    return this.run(() => this.serial(agentId, () => this.annotation.summarize(agentId, branch, options, this.actor)))
   }
 
   /**
@@ -238,7 +238,7 @@ export class SessionTreeService extends TypertRemoteService {
    * with a text), on the session's queue like every other change. Not a remote method.
    */
   setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>> {
-    return this.serial(agentId, async () => this.annotation.setBranchSummary(agentId, branch, text, model))
+    return this.serial(agentId, async () => this.annotation.setBranchSummary(agentId, branch, text, this.actor, model))
   }
 
   // ------------------------------------------------------------- workspace
@@ -282,7 +282,7 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async restore(agentId: string, request: RestoreRequest): Promise<RestoreResult> {
     // One unit: the conversation half and the files half of a restore never interleave with another move.
-    return this.run(() => this.serial(agentId, () => this.workspaceMoves.restore(agentId, request)))
+    return this.run(() => this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, this.actor)))
   }
 
   /** The sessions' workspace checkpoints (capture writes them; tests and tools read them). Not a remote method. */
@@ -292,7 +292,7 @@ export class SessionTreeService extends TypertRemoteService {
 
   /** The files half of a model's own move from inside its step (`callId`), or of a deferred one. Not a remote method. */
   restoreFor(agentId: string, request: RestoreRequest, callId?: string): Promise<TreeResult<RestoreResult>> {
-    return this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, callId))
+    return this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, this.actor, callId))
   }
 
   // -------------------------------------------------------------- lineage
@@ -363,11 +363,16 @@ export class SessionTreeService extends TypertRemoteService {
    * Not a remote method.
    */
   async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>> {
-    try {
-      return await this.serial(sessionId, () => this.movement.as(sessionId, move, callId))
-    } catch (error) {
-      return fail('INTERNAL', error instanceof Error ? error.message : String(error))
-    }
+    // `as` answers every failure as a result (INTERNAL for a throw), so nothing rejects here.
+    return this.serial(sessionId, () => this.movement.as(sessionId, move, { kind: 'model', callId }, callId))
+  }
+
+  /**
+   * This service, with its changes journaled as made by `actor` (the tool companion:
+   * the model's tools, `/tree`); the same queue, trees and sidecar. Not a remote method.
+   */
+  actingAs(actor: JournalActor): SessionTreeService {
+    return Object.create(this.self, { actor: { value: actor } }) as SessionTreeService
   }
 
   // -------------------------------------------------------------- internals
@@ -379,9 +384,7 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   /** Settle a result at the remote edge: a value, or an error that keeps its code. */
-  private async run<T>(operation: () => TreeResult<T> | Promise<TreeResult<T>>): Promise<T> {
-    return settle(operation)
-  }
+  private readonly run = settle
 
   private guard(operation: () => unknown): void {
     guarded((error) => this.ctx.logger('session-tree').warn(error), operation)

@@ -2,6 +2,6 @@
  * The sidecar: durable per-session tree state the harness log cannot hold.
  * Contents are the caller's opaque JSON; this module owns the files.
  */
-export type { SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
+export type { JournalActor, SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
 export { TreeSidecar, JOURNAL_FILE, OVERLAY_FILE } from './sidecar.ts'
 export { encodeSessionId } from './session-dir.ts'
