@@ -1471,7 +1471,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":201,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1496,7 +1496,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":150,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":149,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1541,7 +1541,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":160,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1566,7 +1566,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":144,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":143,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1591,7 +1591,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":344,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1636,7 +1636,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":260,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1661,7 +1661,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":248,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":247,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1696,7 +1696,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":254,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":253,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1741,7 +1741,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":189,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1796,7 +1796,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":195,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":194,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1821,7 +1821,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":207,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/gc',
@@ -1846,7 +1846,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#GcResult',
         schema: dsh_session_tree_sessionTree_gc_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":320,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":319,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1871,7 +1871,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":335,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":334,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1906,7 +1906,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":173,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":172,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -1951,7 +1951,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":183,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":182,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -1996,7 +1996,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":215,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -2021,7 +2021,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":122,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/openAsNewSession',
@@ -2056,7 +2056,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#NewSessionResult',
         schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":307,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":306,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -2081,7 +2081,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":128,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":127,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -2116,7 +2116,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":283,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":282,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2161,7 +2161,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":272,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2196,7 +2196,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":266,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2221,7 +2221,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":134,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":133,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2256,7 +2256,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":226,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2301,7 +2301,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":232,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":231,"column":9},
     },
   ],
   model: {

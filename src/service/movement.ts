@@ -22,7 +22,7 @@ export interface MovementDeps {
 }
 
 /** The request and summary choice of a move given as a value (`callId`: inside that call's running step). */
-export function requestOf(move: TreeMove, actor: JournalActor, callId?: string): { request: MoveRequest<unknown>; summary?: SummaryChoice } {
+function requestOf(move: TreeMove, actor: JournalActor, callId?: string): { request: MoveRequest<unknown>; summary?: SummaryChoice } {
   const withinCall = callId === undefined ? { actor } : { actor, withinCall: callId }
   switch (move.kind) {
     case 'jump':
