@@ -1481,7 +1481,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":283,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1506,7 +1506,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":151,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1551,7 +1551,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":224,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":161,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1576,7 +1576,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1601,7 +1601,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":458,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":345,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1646,7 +1646,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":374,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":261,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1671,7 +1671,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":362,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":249,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1706,7 +1706,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":368,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":255,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1751,7 +1751,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":264,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1806,7 +1806,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":270,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1831,7 +1831,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":289,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/gc',
@@ -1856,7 +1856,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#GcResult',
         schema: dsh_session_tree_sessionTree_gc_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":434,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":321,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1881,7 +1881,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":449,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":336,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1916,7 +1916,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -1961,7 +1961,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":252,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -2006,7 +2006,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":297,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":216,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -2031,7 +2031,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":157,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":123,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/openAsNewSession',
@@ -2066,7 +2066,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#NewSessionResult',
         schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":421,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":308,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -2091,7 +2091,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":166,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -2126,7 +2126,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":397,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":284,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2171,7 +2171,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":386,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2206,7 +2206,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":380,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":267,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2231,7 +2231,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":135,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2266,7 +2266,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":227,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2311,7 +2311,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":318,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
     },
   ],
   model: {
@@ -2549,6 +2549,13 @@ export const TYPERT = {
             "signature": "async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>>",
             "summary": "A move the agent's model makes with a tool, from inside its running step (stock mode): the tree moves and the history switches at once, within the step that issued `callId`; the next request of the same turn holds the selected path, then that call and its result.",
             "jsDoc": "/**\n * A move the agent's model makes with a tool, from inside its running step\n * (stock mode): the tree moves and the history switches at once, within the\n * step that issued `callId`; the next request of the same turn holds the\n * selected path, then that call and its result. Queued like every move; it\n * cannot wait long, because no unit ever waits for a model turn (`queue.ts`).\n * Not a remote method.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "actingAs",
+            "signature": "actingAs(actor: JournalActor): SessionTreeService",
+            "summary": "This service, with its changes journaled as made by `actor` (the tool companion: the model's tools, `/tree`); the same queue, trees and sidecar.",
+            "jsDoc": "/**\n * This service, with its changes journaled as made by `actor` (the tool companion:\n * the model's tools, `/tree`); the same queue, trees and sidecar. Not a remote method.\n */"
           }
         ],
         "types": [
@@ -2737,6 +2744,10 @@ export const TYPERT = {
             "declaration": "export type FileState = { readonly kind: 'file'; readonly hash: string; readonly size: number; readonly exec?: boolean; } | { readonly kind: 'absent'; } | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number; };"
           },
           {
+            "name": "FollowRequest",
+            "declaration": "export interface FollowRequest {\n    readonly branch?: string;\n    readonly withinCall?: string;\n    readonly lane?: string;\n    readonly tail?: readonly PlannedEvent[];\n}"
+          },
+          {
             "name": "ForkLink",
             "declaration": "export interface ForkLink {\n    readonly session: string;\n    readonly node: string;\n    readonly time: string;\n    readonly by: ForkMaker;\n    readonly title?: string;\n}"
           },
@@ -2783,6 +2794,10 @@ export const TYPERT = {
           {
             "name": "InterruptedRestore",
             "declaration": "export interface InterruptedRestore {\n    readonly id: string;\n    readonly target: string | null;\n    readonly files: number;\n}"
+          },
+          {
+            "name": "JournalActor",
+            "declaration": "export type JournalActor = { readonly kind: 'user'; readonly via: 'panel' | 'command'; } | { readonly kind: 'model'; readonly callId?: string; };"
           },
           {
             "name": "JsonValue",
@@ -2889,6 +2904,10 @@ export const TYPERT = {
             "declaration": "export interface PlanEntry {\n    readonly path: string;\n    readonly action: RestoreAction;\n    readonly current: FileState;\n    readonly target: FileState;\n    readonly insertions: number;\n    readonly deletions: number;\n}"
           },
           {
+            "name": "PlannedEvent",
+            "declaration": "export interface PlannedEvent {\n    readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end';\n    readonly data: Record<string, unknown>;\n    readonly intent?: { readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number; }; readonly sourceEventSeqs?: number[]; };\n}"
+          },
+          {
             "name": "QuarantinedEvent",
             "declaration": "export interface QuarantinedEvent {\n    readonly seq: number;\n    readonly type: string;\n    readonly reason: string;\n}"
           },
@@ -2902,7 +2921,7 @@ export const TYPERT = {
           },
           {
             "name": "Resolved",
-            "declaration": "export interface Resolved {\n    readonly session: HarnessSession;\n    readonly agent: LiveAgent | undefined;\n    readonly state: TreeSessionState;\n    readonly mode: SurfaceMode;\n}"
+            "declaration": "export interface Resolved {\n    readonly session: HarnessSession;\n    readonly agent: LiveAgent | undefined;\n    readonly state: TreeSessionState;\n    readonly surface: Surface;\n    readonly mode: SurfaceMode;\n}"
           },
           {
             "name": "RestoreAction",
@@ -3093,6 +3112,10 @@ export const TYPERT = {
             "declaration": "export interface SummaryUsage {\n    readonly inputTokens: number;\n    readonly outputTokens: number;\n    readonly cacheReadTokens?: number;\n    readonly cacheWriteTokens?: number;\n    readonly reasoningTokens?: number;\n}"
           },
           {
+            "name": "Surface",
+            "declaration": "export interface Surface {\n    readonly mode: SurfaceMode;\n    follow(destination: string | null, request: FollowRequest): Promise<TreeResult<SurfaceReport | undefined>>;\n}"
+          },
+          {
             "name": "SurfaceCodes",
             "declaration": "export type SurfaceCodes = { readonly [K in keyof typeof SURFACE_ERROR_CODES]: string };"
           },
@@ -3109,8 +3132,16 @@ export const TYPERT = {
             "declaration": "export type SurfaceMode = 'native' | 'stock' | 'projection';"
           },
           {
+            "name": "SurfaceReport",
+            "declaration": "export type SurfaceReport = Pick<SwitchReport, 'appendedEvents' | 'copies' | 'shadowed' | 'noop'>;"
+          },
+          {
             "name": "SwitchMarker",
             "declaration": "export interface SwitchMarker {\n    readonly v: 1;\n    readonly op: 'switch';\n    readonly id: string;\n    readonly target: string | null;\n    readonly branch?: string;\n    readonly lane?: string;\n    readonly leaves?: number;\n}"
+          },
+          {
+            "name": "SwitchReport",
+            "declaration": "export interface SwitchReport {\n    readonly noop: boolean;\n    readonly appendedEvents: number;\n    readonly copies: number;\n    readonly shadowed: number;\n    readonly sharedPrefix: number;\n    readonly requeued: number;\n}"
           },
           {
             "name": "TextDiff",
@@ -3198,7 +3229,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<PendingOperation<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
           },
           {
             "name": "WorkspaceCodes",

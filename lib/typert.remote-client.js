@@ -1478,7 +1478,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":283,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1503,7 +1503,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":151,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1548,7 +1548,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":224,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":161,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1573,7 +1573,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1598,7 +1598,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":458,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":345,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1643,7 +1643,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":374,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":261,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1668,7 +1668,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":362,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":249,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1703,7 +1703,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":368,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":255,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1748,7 +1748,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":264,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1803,7 +1803,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":270,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1828,7 +1828,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":289,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/gc',
@@ -1853,7 +1853,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#GcResult',
         schema: dsh_session_tree_sessionTree_gc_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":434,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":321,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1878,7 +1878,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":449,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":336,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1913,7 +1913,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":242,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -1958,7 +1958,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":252,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -2003,7 +2003,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":297,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":216,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -2028,7 +2028,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":157,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":123,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/openAsNewSession',
@@ -2063,7 +2063,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#NewSessionResult',
         schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":421,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":308,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -2088,7 +2088,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":166,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -2123,7 +2123,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":397,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":284,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2168,7 +2168,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":386,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2203,7 +2203,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":380,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":267,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2228,7 +2228,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":175,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":135,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2263,7 +2263,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":312,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":227,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2308,7 +2308,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":318,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
     },
   ],
 }

@@ -8,7 +8,9 @@
  *   sidecar with the harness watermark it happened at (the watermark when the
  *   operation ran, even when it is journaled after a history switch); on a
  *   rebuild the journal is replayed at those same points between harness
- *   events, so the tree comes back exactly as it was. The journal is
+ *   events, so the tree comes back exactly as it was. Each record names its
+ *   actor (who made it: a person through the panel or `/tree`, the model
+ *   through a tool), given by the caller, never inferred. The journal is
  *   periodically folded into an overlay whose size depends on what the user
  *   did, not on the conversation.
  * - A user operation that cannot be journaled is rolled back (`mutate`) or
@@ -22,7 +24,7 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject, SessionTreeLogEntry, TreeEntry } from '../tree/types.ts'
 import { Invalid } from '../tree/validate.ts'
 import type { SidecarWarning } from './warnings.ts'
-import type { TreeSidecar } from '../sidecar/index.ts'
+import type { JournalActor, TreeSidecar } from '../sidecar/index.ts'
 import { checkOverlay, foldOverlay, isHarnessNode, type OverlayState } from './overlay.ts'
 import { SessionProjector } from './projector.ts'
 
@@ -118,8 +120,8 @@ export class TreeSync {
    * operation the sidecar cannot journal is rolled back and fails with
    * SIDECAR_IO (it would not survive a restart).
    */
-  mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<T> {
-    const pending = this.begin(sessionId, operation)
+  mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T> {
+    const pending = this.begin(sessionId, operation, actor)
     if (!pending.ok) return pending
     const saved = pending.value.commit()
     if (saved.ok) return ok(pending.value.value)
@@ -133,7 +135,7 @@ export class TreeSync {
    * entries and watermark are taken now, in the same synchronous step, so
    * nothing projected meanwhile is mistaken for the user's.
    */
-  begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>): TreeResult<PendingOperation<T>> {
+  begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>> {
     const state = this.states.get(sessionId)
     if (!state) return notAttached(sessionId)
     const tree = state.projector.tree
@@ -172,7 +174,7 @@ export class TreeSync {
       commit: () => {
         once()
         // A failed commit leaves the operation pending: the caller rolls it back or keeps it.
-        const saved = this.persist(state, entries, w)
+        const saved = this.persist(state, entries, w, actor)
         if (saved.ok) settle()
         return saved
       },
@@ -190,11 +192,11 @@ export class TreeSync {
    * grows. A record that cannot be written fails the call (SIDECAR_IO); a
    * failed fold is only a warning (the journal still holds every record).
    */
-  private persist(state: TreeSessionState, entries: readonly SessionTreeLogEntry[], w: number): TreeResult<void> {
+  private persist(state: TreeSessionState, entries: readonly SessionTreeLogEntry[], w: number, actor: JournalActor): TreeResult<void> {
     const sidecar = this.sidecar
     if (!sidecar || entries.length === 0) return ok(undefined)
     // One operation, one write: its records land together or not at all.
-    const written = sidecar.appendAll(state.sessionId, entries.map(({ seq: _seq, ...op }) => ({ w, op: op as unknown as JsonObject, at: op.at })))
+    const written = sidecar.appendAll(state.sessionId, entries.map(({ seq: _seq, ...op }) => ({ w, op: op as unknown as JsonObject, at: op.at, actor })))
     if (!written.ok) {
       // Kept in the status too: whatever the caller answers, the sidecar needs a person's look.
       warnOnce(state, { code: written.error.code, message: written.error.message })

@@ -13,6 +13,7 @@ import { importSession, type ImportOutcome } from '../interchange/session/import
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
 import type { PersistenceTarget } from '../interchange/session/publish.ts'
 import type { SidecarLocator } from '../sidecar/index.ts'
+import type { SessionResolver } from './resolve.ts'
 
 /** Largest file text accepted over the wire (an upload); a path on the host may be larger. */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024
@@ -97,6 +98,15 @@ export async function runImport(request: ImportRequest, target: { persistence: P
   } catch (error) {
     return failure(error)
   }
+}
+
+/** `exportAs` of a loaded session (its working directory names the default file). */
+export async function exportLoaded(request: ExportRequest, resolver: SessionResolver, sidecars: SidecarLocator | undefined): Promise<TreeResult<ExportResult>> {
+  if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
+  const found = resolver.loaded(request.agentId)
+  if (!found.ok) return found
+  const header = found.value.session.header as { cwd?: unknown } | undefined
+  return runExport(request, found.value.state.projector.tree, { sidecars, cwd: typeof header?.cwd === 'string' ? header.cwd : undefined })
 }
 
 export async function runExport(request: ExportRequest, tree: SessionTree, options: { sidecars: SidecarLocator | undefined; cwd: string | undefined }): Promise<TreeResult<ExportResult>> {

@@ -18,9 +18,9 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { checkNodeId, Invalid, MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
+import type { JournalActor } from '../sidecar/index.ts'
 import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'
-import type { StockSwitcher } from '../surface/stock.ts'
-import { surfaceFor, type SurfaceReport } from '../surface/surface.ts'
+import type { Surface, SurfaceReport } from '../surface/surface.ts'
 import type { PlannedEvent } from '../surface/copy.ts'
 import { clipped, quoted } from './clip.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
@@ -28,20 +28,19 @@ import type { MoveResult, SurfaceMode } from './wire.ts'
 /** A live harness session as the plugin sees it. */
 export type HarnessSession = LiveSession & { readonly events: readonly unknown[] }
 
-/** A session resolved for a call: the harness objects, the plugin's state, the mode in force. */
+/** A session resolved for a call: the harness objects, the plugin's state, the session's surface and its mode. */
 export interface Resolved {
   readonly session: HarnessSession
   readonly agent: LiveAgent | undefined
   readonly state: TreeSessionState
+  /** Chosen once per session (`surface/choice.ts`). */
+  readonly surface: Surface
   readonly mode: SurfaceMode
 }
 
 /** What a move needs from the service. */
 export interface MoveDeps {
   readonly sync: TreeSync
-  readonly switcher: StockSwitcher
-  /** Awaited durability checkpoint of the harness log (`ctx.sessions.flush`). */
-  readonly flush: (session: HarnessSession) => Promise<void>
 }
 
 export interface MoveRequest<V> {
@@ -53,6 +52,8 @@ export interface MoveRequest<V> {
   readonly branch?: string
   /** The tool call of the model's running step that makes this move (stock mode, `moveWithinStep`). */
   readonly withinCall?: string
+  /** Who asks for the move (its journal records say so). */
+  readonly actor: JournalActor
   /**
    * A harness `user/message` appended as the new path's last event (a carried
    * branch summary): in stock mode inside the switch, in native mode right
@@ -65,7 +66,7 @@ type Report = SurfaceReport
 
 export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
   const { session, agent, state, mode } = found
-  const { nodeId, operation, branch, withinCall, carry } = request
+  const { nodeId, operation, branch, withinCall, carry, actor } = request
   if (withinCall !== undefined && mode !== 'stock') {
     return fail('SURFACE_UNAVAILABLE', `a move inside a running step needs stock mode (this session is in ${mode} mode)`, { mode })
   }
@@ -121,7 +122,7 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
       ...(snappedFrom === undefined ? {} : { snappedFrom }),
     }
     return ok({ destination, move, value: moved.value })
-  })
+  }, actor)
   if (!pending.ok) return pending
   const { destination, move, value } = pending.value.value
 
@@ -130,7 +131,7 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   let report: Report | undefined
   let harnessProblem: string | undefined
   try {
-    const followed = await follow(deps, found, destination, branch, withinCall, move.branch, carry)
+    const followed = await follow(found.surface, destination, branch, withinCall, move.branch, carry)
     if (!followed.ok) {
       pending.value.rollback()
       return followed
@@ -179,16 +180,13 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
  * `carry` (a carried branch summary) is appended as the new path's last event.
  */
 function follow(
-  deps: MoveDeps,
-  found: Resolved,
+  surface: Surface,
   destination: string | null,
   branch: string | undefined,
   withinCall: string | undefined,
   lane: string | undefined,
   carry: Record<string, unknown> | undefined,
 ): Promise<TreeResult<Report | undefined>> {
-  const { session, agent, state, mode } = found
-  const surface = surfaceFor(mode, { session, agent, projector: state.projector, switcher: deps.switcher, flush: (live) => deps.flush(live as HarnessSession) })
   const tail: PlannedEvent[] | undefined = carry === undefined ? undefined : [{ type: 'user/message', data: carry, intent: { surfaceOp: 'append' } }]
   return surface.follow(destination, {
     ...(branch === undefined ? {} : { branch }),

@@ -13,41 +13,47 @@
  * Every mutating call runs as one unit on its session's FIFO queue
  * (`queue.ts`): concurrent calls are answered in order, each with its own
  * effect. Reads are not queued.
+ *
+ * The remote methods stay on this class (the typert client in `lib/` is
+ * generated from it); their work lives in area modules: `reads.ts`,
+ * `movement.ts`, `annotation.ts`, `workspace.ts`, `lineage.ts`,
+ * `interchange.ts`. `service-parts.ts` builds them; `harness-hooks.ts` is
+ * what the plugin listens to in the harness.
  */
 import type { Context } from '@deepseek-ai/cordis'
 // Brings the `ctx.sessions` declaration (the harness session store) into this program.
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-session'
-import s from '@deepseek-ai/schemastery'
-import { Remote, TypertLookupFailure, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
-import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
+import type s from '@deepseek-ai/schemastery'
+import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
+import { fail, type TreeResult } from '../tree/errors.ts'
 import { sessionTreeStore, type SessionTreeStore } from '../tree/store.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../tree/types.ts'
+import type { BranchSummary, LinearExport, SessionTreeOutline, TreeNode } from '../tree/types.ts'
 import { TreeSync } from '../harness/sync.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
-import { meterEstimator, StockSwitcher } from '../surface/stock.ts'
-import type { LiveAgent } from '../harness/live.ts'
-import { SURFACE_NOTES, surfaceModeOf, type SurfaceModeSetting } from '../surface/mode.ts'
-import { bounded, clipped, quoted } from './clip.ts'
-import { applyMove, type HarnessSession, type MoveDeps, type MoveRequest, type Resolved } from './move.ts'
+import type { StockSwitcher } from '../surface/stock.ts'
 import { SessionQueue } from './queue.ts'
-import { draftSummary } from './summarizer.ts'
-import { buildChatPath, type ChatPath } from './chat-path.ts'
-import type { ForkResult, MoveResult, SessionStatus, SummarizeOptions, SummaryChoice, SurfaceMode, TreeMove, TreeMoveOptions } from './wire.ts'
-import { branchPart, checkMoveOptions, checkSummaryChoice, MAX_INSTRUCTIONS, writeSummary } from './branch-summary.ts'
-import { routeOf, summarizedMove, type SummaryMoveDeps } from './summary-move.ts'
-import type { SummaryLlm } from './model-summary.ts'
+import type { ChatPath } from './chat-path.ts'
+import type { ForkResult, MoveResult, SessionStatus, SummarizeOptions, SurfaceMode, TreeMove, TreeMoveOptions } from './wire.ts'
 import type { WorkspaceRegistry } from '../workspace/index.ts'
-import { WORKSPACE_CONFIG, workspaceMovesFor, type ResolvedSession, type WorkspaceConfig, type WorkspaceMoves } from './workspace.ts'
+import { workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
-import { compare as compareNodes } from '../tree/compare.ts'
-import { boundedComparison, COMPARE_MAX_ROWS, type CompareResult } from './compare-wire.ts'
-import { runExport, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
-import { DEFAULT_ORPHAN_GRACE_MS, SessionLineage } from './lineage.ts'
+import type { CompareResult } from './compare-wire.ts'
+import { exportLoaded, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
+import type { SessionLineage } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
 import type { SessionTreeListing } from './wire.ts'
+import type { JournalActor } from '../sidecar/index.ts'
+import { resolvedSession, type SessionResolver } from './resolve.ts'
+import type { TreeReads } from './reads.ts'
+import type { Movement } from './movement.ts'
+import type { Annotation } from './annotation.ts'
+import { serviceParts } from './service-parts.ts'
+import { guarded, settle } from './edge.ts'
+import { attachLoadedSessions, listenToHarness } from './harness-hooks.ts'
+import { CONFIG, type Config } from './config.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -55,47 +61,34 @@ declare module '@deepseek-ai/cordis' {
   }
 }
 
-/** Plugin configuration (the `session-tree` row of `cordis.patch.yml`). */
-export interface Config {
-  /** Directory of the per-session sidecars; no sidecar is written when absent. */
-  readonly sidecarRoot?: string
-  /** `auto` (default), or force `native`, `stock` or `projection`. */
-  readonly surfaceMode: SurfaceModeSetting
-  /** How long a history switch may take (ms, default 30 000). */
-  readonly switchTimeoutMs?: number
-  /** Workspace checkpoints (files per node, restores). */
-  readonly workspace?: Partial<WorkspaceConfig>
-  /** How long the session's model may take to write a branch summary (ms, default 30 000); then the extractive digest stands in. */
-  readonly summaryTimeoutMs?: number
-  /** How long a sidecar whose session is gone is kept before a scan removes it (ms, default 7 days). */
-  readonly orphanGraceMs?: number
-}
+export type { Config } from './config.ts'
 
 export class SessionTreeService extends TypertRemoteService {
   static inject = ['sessions']
 
-  static Config: s<Config> = s.object({
-    sidecarRoot: s.string(),
-    surfaceMode: s.union(['auto', 'native', 'stock', 'projection']).default('auto'),
-    switchTimeoutMs: s.natural().default(30_000),
-    workspace: WORKSPACE_CONFIG,
-    summaryTimeoutMs: s.natural().default(30_000),
-    orphanGraceMs: s.natural().default(DEFAULT_ORPHAN_GRACE_MS),
-  }) as unknown as s<Config>
+  static Config: s<Config> = CONFIG
 
   /** Keeps trees in step with harness logs; shared with the tool companion through the store. */
   readonly sync: TreeSync
   readonly store: SessionTreeStore
   private readonly switcher: StockSwitcher
   private readonly settings: Config & { readonly switchTimeoutMs: number }
-  private readonly summaryDeps: SummaryMoveDeps
   /** One FIFO of mutating calls per session. */
   private readonly queue = new SessionQueue()
-  private readonly moveDeps: MoveDeps
+  /** The session a call is about, and its surface mode (`resolve.ts`). */
+  private readonly resolver: SessionResolver
+  /** The area modules the remote methods delegate to. */
+  private readonly reads: TreeReads
+  private readonly movement: Movement
+  private readonly annotation: Annotation
   /** Workspace checkpoints: capture (harness layer) and the files half of moves. */
   private readonly workspaceMoves: WorkspaceMoves
   /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
   readonly lineage: SessionLineage
+  /** Whom this object's calls are journaled for: a person at the panel (any remote caller), unless `actingAs` said otherwise. */
+  private readonly actor: JournalActor = { kind: 'user', via: 'panel' }
+  /** The instance itself (`ctx.sessionTree` hands out proxies of it). */
+  private readonly self: SessionTreeService = this
 
   constructor(ctx: Context, config: Partial<Config> = {}) {
     super(ctx, 'sessionTree')
@@ -103,51 +96,24 @@ export class SessionTreeService extends TypertRemoteService {
     this.store = sessionTreeStore
     const sidecars = this.settings.sidecarRoot ? new SessionSidecars(ctx, this.settings.sidecarRoot) : undefined // where each session's sidecar is (sidecar-location.ts)
     this.sync = new TreeSync(this.store, sidecars ? new TreeSidecar(sidecars.locator) : undefined)
-    this.switcher = new StockSwitcher({
-      projectorFor: (id) => this.sync.get(id)?.projector,
-      flush: async (session) => { await this.ctx.sessions.flush(session as never) },
-      timeoutMs: this.settings.switchTimeoutMs, estimator: () => meterEstimator(this.ctx.get('tokenMeter' as never)),
+    const parts = serviceParts(ctx, this.sync, this.settings, config, sidecars)
+    this.switcher = parts.switcher
+    this.resolver = parts.resolver
+    this.reads = parts.reads
+    this.movement = parts.movement
+    this.annotation = parts.annotation
+    this.lineage = parts.lineage
+    listenToHarness({
+      ctx, sync: this.sync, lineage: this.lineage, switcher: this.switcher,
+      forget: (sessionId) => this.workspaceMoves?.registry.forget(sessionId),
+      guard: (operation) => this.guard(operation),
     })
-    this.moveDeps = { sync: this.sync, switcher: this.switcher, flush: async (session) => { await this.ctx.sessions.flush(session as never) } }
-    this.summaryDeps = {
-      llm: () => this.ctx.get('llm' as never) as SummaryLlm | undefined,
-      timeoutMs: config.summaryTimeoutMs ?? 30_000,
-      record: (sessionId, summary) => this.recordSummary(sessionId, summary),
-    }
-    // Nothing below may throw into the harness: a failure costs the tree, never the session.
-    ctx.on('session/created', (session) => this.guard(() => this.sync.attach(session)))
-    ctx.on('session/event', (session, event) => this.guard(() => {
-      if (this.sync.get(session.id)) this.sync.project(session.id, event)
-      else this.sync.attach(session)
-    }))
-    ctx.on('session/disposed', (session) => this.guard(() => {
-      this.sync.detach(session.id)
-      this.workspaceMoves?.registry.forget(session.id)
-    }))
-    this.lineage = new SessionLineage({
-      ctx, sync: this.sync, sidecars, graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
-      warn: (message) => this.ctx.logger('session-tree').warn(message),
-    })
-    // After the tree's own `session/created` listener above: the host fork's tree is projected by then.
-    ctx.on('session/created', (session) => this.guard(() => this.lineage.noteCreated(session as never)))
-    // One scan at start: sidecars whose session is gone are reported, and removed once past their grace period.
-    ctx.inject(['sessionPersistence'], () => {
-      void this.lineage.scan().then((scanned) => {
-        if (!scanned.ok) this.ctx.logger('session-tree').warn(`orphan scan: ${scanned.error.message}`)
-      })
-    })
-    ctx.on('agent/pre-step', (payload, next) => this.switcher.preStep(payload, next), { prepend: true })
     this.workspaceMoves = workspaceMovesFor(ctx, sidecars?.locator, config.workspace, {
-      resolveLoaded: (agentId) => this.resolvedSession(this.resolveLoaded(agentId)),
-      resolveLive: async (agentId) => this.resolvedSession(await this.resolveLive(agentId)),
-      move: (agentId, move, callId) => this.moveAs(agentId, move, callId),
+      resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
+      resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
+      move: (agentId, move, actor, callId) => this.movement.as(agentId, move, actor, callId),
     })
-    ctx.effect(() => {
-      for (const session of this.ctx.sessions.list()) this.guard(() => this.sync.attach(session as unknown as HarnessSession))
-      return () => {
-        for (const id of this.sync.list()) this.sync.detach(id)
-      }
-    }, 'session-tree.attach')
+    attachLoadedSessions(ctx, this.sync, (operation) => this.guard(operation))
   }
 
   // ------------------------------------------------------------------ reads
@@ -155,30 +121,19 @@ export class SessionTreeService extends TypertRemoteService {
   /** The whole tree: nodes, branches, cursor. No side effects. */
   @Remote
   async list(agentId: string): Promise<SessionTreeListing> {
-    return this.run(() => {
-      const found = this.resolveLoaded(agentId)
-      return found.ok ? ok({ ...found.value.state.projector.tree.view(), lineage: this.lineage.view(found.value.session) }) : found
-    })
+    return this.run(() => this.reads.list(agentId))
   }
 
   /** The tree without branch paths (what a panel draws): nodes and branch heads. No side effects. */
   @Remote
   async outline(agentId: string): Promise<SessionTreeOutline> {
-    return this.run(() => {
-      const found = this.resolveLoaded(agentId)
-      return found.ok ? ok(found.value.state.projector.tree.outline()) : found
-    })
+    return this.run(() => this.reads.outline(agentId))
   }
 
   /** Status: counts, cursor, surface mode, quarantine, sidecar warnings. No side effects. */
   @Remote
   async session(agentId: string): Promise<SessionStatus> {
-    return this.run(() => {
-      const found = this.resolveLoaded(agentId)
-      if (!found.ok) return found
-      const orphanSidecars = this.lineage.lastScan()
-      return ok({ ...this.status(found.value), lineage: this.lineage.view(found.value.session), ...(orphanSidecars ? { orphanSidecars } : {}) })
-    })
+    return this.run(() => this.reads.session(agentId))
   }
 
   /**
@@ -188,31 +143,13 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async export(agentId: string): Promise<LinearExport> {
-    return this.run(async () => {
-      const found = this.resolveLoaded(agentId)
-      if (!found.ok) return found
-      const tree = found.value.state.projector.tree
-      const exported = tree.linearExport()
-      if (!exported.ok) return exported
-      const branches: BranchSummary[] = []
-      for (const branch of exported.value.branches) {
-        const drafted = branch.fallback ? await draftSummary(tree, branch.branch) : undefined
-        branches.push(drafted?.ok ? drafted.value : branch)
-      }
-      return ok({ ...exported.value, branches })
-    })
+    return this.run(() => this.reads.export(agentId))
   }
 
   /** What DSH's Chat should show of the raw log so it reads as the model's history (see `chat-path.ts`). No side effects. */
   @Remote
   async chatPath(agentId: string): Promise<ChatPath> {
-    return this.run(() => {
-      const found = this.resolveLoaded(agentId)
-      if (!found.ok) return found
-      const { session, state, mode } = found.value
-      const revision = this.status(found.value).revision!
-      return ok(buildChatPath({ sessionId: session.id, revision, mode, events: session.events, projector: state.projector }))
-    })
+    return this.run(() => this.reads.chatPath(agentId))
   }
 
   /**
@@ -222,12 +159,7 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async compare(agentId: string, a: string, b: string): Promise<CompareResult> {
-    return this.run(() => {
-      const found = this.resolveLoaded(agentId)
-      if (!found.ok) return found
-      const compared = compareNodes(found.value.state.projector.tree, a, b, { maxRows: COMPARE_MAX_ROWS })
-      return compared.ok ? ok(boundedComparison(compared.value)) : compared
-    })
+    return this.run(() => this.reads.compare(agentId, a, b))
   }
 
   // -------------------------------------------------------------- movement
@@ -250,13 +182,7 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, async () => {
-      if (nodeId !== null && typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
-      const summary = checkMoveOptions(options)
-      if (!summary.ok) return summary
-      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.jump(target ?? null) }, summary.value)
-      return moved.ok ? ok(moved.value.move) : moved
-    }))
+    return this.run(() => this.serial(agentId, () => this.movement.jump(agentId, nodeId, options, this.actor)))
   }
 
   /** Park a new named branch at a node and move there (the model history follows). */
@@ -268,26 +194,19 @@ export class SessionTreeService extends TypertRemoteService {
   /** `fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node). */
   @Remote
   async forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<ForkResult> {
-    return this.run(() => this.serial(agentId, async () => {
-      if (typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string')
-      if (typeof branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
-      const summary = checkMoveOptions(options)
-      if (!summary.ok) return summary
-      const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch }, summary.value)
-      return moved.ok ? ok({ ...moved.value.move, ...moved.value.value, cursor: moved.value.move.summary?.carriedNodeId ?? moved.value.value.cursor }) : moved
-    }))
+    return this.run(() => this.serial(agentId, () => this.movement.fork(agentId, nodeId, branch, options, this.actor)))
   }
 
   /** Undo the last cursor move (the model history follows). */
   @Remote
   async back(agentId: string): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, () => this.move(agentId, { nodeId: undefined, operation: (tree) => tree.back() })))
+    return this.run(() => this.serial(agentId, () => this.movement.as(agentId, { kind: 'back' }, this.actor)))
   }
 
   /** Redo a cursor move undone by `back` (the model history follows). */
   @Remote
   async forward(agentId: string): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, () => this.move(agentId, { nodeId: undefined, operation: (tree) => tree.forward() })))
+    return this.run(() => this.serial(agentId, () => this.movement.as(agentId, { kind: 'forward' }, this.actor)))
   }
 
   // ------------------------------------------------------------ annotation
@@ -295,11 +214,7 @@ export class SessionTreeService extends TypertRemoteService {
   /** Set (`label` text) or clear (`null`) a node's label (sidecar only: SIDECAR_IO when it cannot be saved). */
   @Remote
   async label(agentId: string, nodeId: string, label: string | null): Promise<TreeNode> {
-    return this.run(() => this.serial(agentId, async () => {
-      const found = this.resolveLoaded(agentId)
-      if (!found.ok) return found
-      return this.sync.mutate(found.value.session.id, (tree) => tree.label(nodeId, label))
-    }))
+    return this.run(() => this.serial(agentId, async () => this.annotation.label(agentId, nodeId, label, this.actor)))
   }
 
   /**
@@ -316,31 +231,7 @@ export class SessionTreeService extends TypertRemoteService {
   /** `summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`. */
   @Remote
   async summarizeWith(agentId: string, branch: string, options: SummarizeOptions): Promise<BranchSummary> {
-    return this.run(() => this.serial(agentId, async () => {
-      const found = this.resolveLoaded(agentId)
-      if (!found.ok) return found
-      if (typeof options !== 'object' || options === null) return fail('INVALID_ARGUMENT', 'options must be an object')
-      const writerKind = options?.writer ?? 'model'
-      if (writerKind !== 'model' && writerKind !== 'extractive') return fail('INVALID_ARGUMENT', 'options.writer must be "model" or "extractive"')
-      const instructions = options?.instructions
-      if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) {
-        return fail('INVALID_ARGUMENT', `options.instructions must be a string of at most ${MAX_INSTRUCTIONS} characters`)
-      }
-      if (writerKind === 'extractive') {
-        const drafted = await draftSummary(found.value.state.projector.tree, branch)
-        if (!drafted.ok) return drafted
-        return this.recordSummary(found.value.session.id, drafted.value)
-      }
-      const part = branchPart(found.value.state.projector.tree, branch)
-      if (!part.ok) return part
-      const written = await writeSummary(part.value, {
-        llm: this.summaryDeps.llm(),
-        route: routeOf(found.value),
-        sessionId: found.value.session.id,
-        timeoutMs: this.summaryDeps.timeoutMs,
-      }, instructions?.trim() || undefined)
-      return this.recordSummary(found.value.session.id, written)
-    }))
+    return this.run(() => this.serial(agentId, () => this.annotation.summarize(agentId, branch, options, this.actor)))
   }
 
   /**
@@ -348,11 +239,7 @@ export class SessionTreeService extends TypertRemoteService {
    * with a text), on the session's queue like every other change. Not a remote method.
    */
   setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>> {
-    return this.serial(agentId, async () => {
-      const found = this.resolveLoaded(agentId)
-      if (!found.ok) return found
-      return this.sync.mutate(found.value.session.id, (tree) => tree.setBranchSummary(branch, text, model))
-    })
+    return this.serial(agentId, async () => this.annotation.setBranchSummary(agentId, branch, text, this.actor, model))
   }
 
   // ------------------------------------------------------------- workspace
@@ -396,7 +283,7 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async restore(agentId: string, request: RestoreRequest): Promise<RestoreResult> {
     // One unit: the conversation half and the files half of a restore never interleave with another move.
-    return this.run(() => this.serial(agentId, () => this.workspaceMoves.restore(agentId, request)))
+    return this.run(() => this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, this.actor)))
   }
 
   /** The sessions' workspace checkpoints (capture writes them; tests and tools read them). Not a remote method. */
@@ -406,7 +293,7 @@ export class SessionTreeService extends TypertRemoteService {
 
   /** The files half of a model's own move from inside its step (`callId`), or of a deferred one. Not a remote method. */
   restoreFor(agentId: string, request: RestoreRequest, callId?: string): Promise<TreeResult<RestoreResult>> {
-    return this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, callId))
+    return this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, this.actor, callId))
   }
 
   // -------------------------------------------------------------- lineage
@@ -420,7 +307,7 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult> {
     return this.run(() => this.serial(agentId, async () => {
-      const found = this.resolveLoaded(agentId)
+      const found = this.resolver.loaded(agentId)
       return found.ok ? this.lineage.openAsNewSession(found.value, nodeId) : found
     }))
   }
@@ -456,16 +343,7 @@ export class SessionTreeService extends TypertRemoteService {
   /** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */
   @Remote
   async exportAs(request: ExportRequest): Promise<ExportResult> {
-    return this.run(async () => {
-      if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
-      const found = this.resolveLoaded(request.agentId)
-      if (!found.ok) return found
-      const header = found.value.session.header as { cwd?: unknown } | undefined
-      return runExport(request, found.value.state.projector.tree, {
-        sidecars: this.lineage.sidecars,
-        cwd: typeof header?.cwd === 'string' ? header.cwd : undefined,
-      })
-    })
+    return this.run(() => exportLoaded(request, this.resolver, this.lineage.sidecars))
   }
 
   /**
@@ -474,8 +352,7 @@ export class SessionTreeService extends TypertRemoteService {
    * ends at now (the surface tip; `null`: empty). Not a remote method.
    */
   treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode; tip: string | null }> {
-    const found = this.resolveLoaded(agentId)
-    return found.ok ? ok({ tree: found.value.state.projector.tree, mode: found.value.mode, tip: found.value.state.projector.tip }) : found
+    return this.reads.treeOf(agentId)
   }
 
   /**
@@ -487,22 +364,16 @@ export class SessionTreeService extends TypertRemoteService {
    * Not a remote method.
    */
   async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>> {
-    try {
-      return await this.serial(sessionId, () => {
-        switch (move.kind) {
-          case 'jump':
-            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), withinCall: callId }, move.summary)
-          case 'fork':
-            return this.move(sessionId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, withinCall: callId }, move.summary)
-          case 'back':
-            return this.move(sessionId, { nodeId: undefined, operation: (tree) => tree.back(), withinCall: callId })
-          case 'forward':
-            return this.move(sessionId, { nodeId: undefined, operation: (tree) => tree.forward(), withinCall: callId })
-        }
-      })
-    } catch (error) {
-      return fail('INTERNAL', error instanceof Error ? error.message : String(error))
-    }
+    // `as` answers every failure as a result (INTERNAL for a throw), so nothing rejects here.
+    return this.serial(sessionId, () => this.movement.as(sessionId, move, { kind: 'model', callId }, callId))
+  }
+
+  /**
+   * This service, with its changes journaled as made by `actor` (the tool companion:
+   * the model's tools, `/tree`); the same queue, trees and sidecar. Not a remote method.
+   */
+  actingAs(actor: JournalActor): SessionTreeService {
+    return Object.create(this.self, { actor: { value: actor } }) as SessionTreeService
   }
 
   // -------------------------------------------------------------- internals
@@ -513,132 +384,11 @@ export class SessionTreeService extends TypertRemoteService {
     return this.queue.run(agentId, unit)
   }
 
-  /** One cursor move of a session (see `move.ts`). Call it on the session's queue. */
-  private async move(agentId: string, request: MoveRequest<unknown>, summary?: SummaryChoice): Promise<TreeResult<MoveResult>> {
-    const moved = await this.moveWith(agentId, request, summary)
-    return moved.ok ? ok(moved.value.move) : moved
-  }
-
-  /** A move, optionally summarizing the part it leaves (`summary-move.ts`). */
-  private async moveWith<V>(agentId: string, request: MoveRequest<V>, summary: SummaryChoice = { kind: 'none' }): Promise<TreeResult<{ move: MoveResult; value: V }>> {
-    const found = request.withinCall === undefined ? await this.resolveLive(agentId) : this.resolveLoaded(agentId)
-    if (!found.ok) return found
-    const checked = checkSummaryChoice(summary)
-    if (!checked.ok) return checked
-    return summarizedMove(this.summaryDeps, found.value, request.nodeId, checked.value, request.withinCall !== undefined, (carry) =>
-      applyMove(this.moveDeps, found.value, carry === undefined ? request : { ...request, carry }))
-  }
-
-  /** Record a drafted summary in one synchronous step; SIDECAR_IO (and nothing recorded) when it cannot be saved. */
-  private recordSummary(sessionId: string, summary: BranchSummary): TreeResult<BranchSummary> {
-    return this.sync.mutate(sessionId, (tree) => {
-      const applied = tree.applyOp({ op: 'summary', summary })
-      if (!applied.ok) return applied
-      return ok(tree.summaries().find((recorded) => recorded.branch === summary.branch) ?? summary)
-    })
-  }
-
-  /**
-   * A move given as a value: at once, or inside the running step of `callId`
-   * (the workspace half's conversation part). Not queued itself: its callers
-   * (`restore`, `restoreFor`) already run on the session's queue.
-   */
-  private async moveAs(agentId: string, move: TreeMove, callId?: string): Promise<TreeResult<MoveResult>> {
-    try {
-      const withinCall = callId === undefined ? {} : { withinCall: callId }
-      switch (move.kind) {
-        case 'jump':
-          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall }, move.summary)
-        case 'fork':
-          return await this.move(agentId, { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, ...withinCall }, move.summary)
-        case 'back':
-          return await this.move(agentId, { nodeId: undefined, operation: (tree) => tree.back(), ...withinCall })
-        case 'forward':
-          return await this.move(agentId, { nodeId: undefined, operation: (tree) => tree.forward(), ...withinCall })
-      }
-    } catch (error) {
-      return fail('INTERNAL', error instanceof Error ? error.message : String(error))
-    }
-  }
-
-  private resolvedSession(found: TreeResult<Resolved>): TreeResult<ResolvedSession> {
-    if (!found.ok) return found
-    const { session, agent, state, mode } = found.value
-    return ok({ session, agent, tree: state.projector.tree, projector: state.projector, mode })
-  }
-
-  /** A loaded (live) session for reads; never resumes a cold one. */
-  private resolveLoaded(agentId: unknown): TreeResult<Resolved> {
-    if (typeof agentId !== 'string' || agentId === '') return fail('INVALID_ARGUMENT', 'agentId must be a non-empty string')
-    const agent = this.agents()?.get(agentId)
-    const session = (agent?.session ?? this.ctx.sessions.get(agentId as never)) as HarnessSession | undefined
-    if (!session) {
-      return fail('SESSION_NOT_FOUND', `session ${quoted(agentId)} is not loaded in this harness (a stored session loads when it gets a message)`, { agentId: clipped(agentId) })
-    }
-    const state = this.sync.attach(session)
-    return ok({ session, agent, state, mode: surfaceModeOf(this.settings.surfaceMode, session, agent !== undefined) })
-  }
-
-  /** A live session for moves; a stored (cold) session is resumed the way the web host does it. */
-  private async resolveLive(agentId: unknown): Promise<TreeResult<Resolved>> {
-    const loaded = this.resolveLoaded(agentId)
-    if (loaded.ok && loaded.value.agent) return loaded
-    if (typeof agentId !== 'string' || agentId === '') return loaded
-    const lookup = (this.ctx.get('typert' as never) as { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } } | undefined)?.lookups?.get('agent')
-    if (!lookup) return loaded
-    try {
-      await lookup.resolve(agentId)
-    } catch {
-      // The lookup knows no such session either: the same answer a read gives.
-      return loaded
-    }
-    return this.resolveLoaded(agentId)
-  }
-
-  private agents(): { get(id: string): LiveAgent | undefined } | undefined {
-    return this.ctx.get('agents' as never) as { get(id: string): LiveAgent | undefined } | undefined
-  }
-
-  private status(found: Resolved): SessionStatus {
-    const { state, mode } = found
-    const projector = state.projector
-    const info = projector.tree.info()
-    const hostedUsage = projector.hostedUsage
-    const pending = projector.switchInProgress
-    return {
-      ...info,
-      surfaceMode: mode,
-      surfaceNote: SURFACE_NOTES[mode],
-      watermark: projector.watermark,
-      // The tree instance changes on a rebuild; its log seq on every mutation.
-      revision: `${this.sync.generation(found.session.id)}:${projector.tree.logSeq}`,
-      quarantine: [...projector.quarantine],
-      sidecarWarnings: [...state.warnings],
-      logWarnings: projector.logWarnings,
-      ...(pending ? { pendingSwitch: { target: pending.target, branch: pending.branch ?? info.activeBranch } } : {}),
-      ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
-    }
-  }
-
   /** Settle a result at the remote edge: a value, or an error that keeps its code. */
-  private async run<T>(operation: () => TreeResult<T> | Promise<TreeResult<T>>): Promise<T> {
-    let result: TreeResult<T>
-    try {
-      result = await operation()
-    } catch (error) {
-      result = fail('INTERNAL', error instanceof Error ? error.message : String(error))
-    }
-    if (result.ok) return result.value
-    // The gateway forwards a lookup failure's payload verbatim; anything else becomes `internal`.
-    throw new TypertLookupFailure<TreeError>(bounded(result.error))
-  }
+  private readonly run = settle
 
   private guard(operation: () => unknown): void {
-    try {
-      operation()
-    } catch (error) {
-      this.ctx.logger('session-tree').warn(error)
-    }
+    guarded((error) => this.ctx.logger('session-tree').warn(error), operation)
   }
 }
 

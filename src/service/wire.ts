@@ -17,6 +17,8 @@ export type SummaryChoice =
 // Owned by the lowest layer that uses them; part of the wire vocabulary too.
 export type { LogWarning, LogWarningCode, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
 export type { SurfaceMode } from '../surface/mode.ts'
+/** Who a change is journaled for (in-process callers: `SessionTreeService.actingAs`). */
+export type { JournalActor } from '../sidecar/index.ts'
 
 /** `session` result: the tree's status plus how it is wired to the harness. */
 export interface SessionStatus extends SessionTreeSessionInfo {

@@ -26,7 +26,7 @@ import { DEFAULT_MAX_FILE_BYTES, restoreHookFromEnv, WorkspaceRegistry, type Res
 import { pathProblem } from '../workspace/paths.ts'
 import { checkNode } from './node-check.ts'
 import type { ConflictDecision, RestoreReport } from '../workspace/types.ts'
-import type { MoveResult, SurfaceMode, TreeMove } from './wire.ts'
+import type { JournalActor, MoveResult, SurfaceMode, TreeMove } from './wire.ts'
 import type {
   FileContent, FileDiff, FilesAtNode, RestoreChoice, RestorePreview, RestoreRequest, RestoreResult, WorkspaceMove, WorkspaceOverview, WorkspaceStatus,
 } from './workspace-wire.ts'
@@ -46,7 +46,7 @@ export interface WorkspaceMovesDeps {
   readonly resolveLoaded: (agentId: string) => TreeResult<ResolvedSession>
   readonly resolveLive: (agentId: string) => Promise<TreeResult<ResolvedSession>>
   /** The service's conversation move (jump, fork, back, forward; inside a running step when `callId` is set). */
-  readonly move: (agentId: string, move: TreeMove, callId?: string) => Promise<TreeResult<MoveResult>>
+  readonly move: (agentId: string, move: TreeMove, actor: JournalActor, callId?: string) => Promise<TreeResult<MoveResult>>
 }
 
 /** The `workspace` part of the `session-tree` configuration. */
@@ -294,20 +294,20 @@ export class WorkspaceMoves {
    * inside its running step (stock mode; the tool result tells the model
    * what changed, so no note is queued).
    */
-  async restore(agentId: string, request: unknown, callId?: string): Promise<TreeResult<RestoreResult>> {
+  async restore(agentId: string, request: unknown, actor: JournalActor, callId?: string): Promise<TreeResult<RestoreResult>> {
     const checked = checkRequest(request)
     if (!checked.ok) return checked
     const { move, restore } = checked.value
     if (restore === 'conversation') {
-      const moved = await this.deps.move(agentId, toTreeMove(move), callId)
+      const moved = await this.deps.move(agentId, toTreeMove(move), actor, callId)
       return moved.ok ? ok({ restore, target: moved.value.cursor, move: moved.value }) : moved
     }
     const early = callId === undefined ? await this.deps.resolveLive(agentId) : this.deps.resolveLoaded(agentId)
     if (!early.ok) return early
-    return this.serial(early.value.session.id, () => this.restoreFiles(agentId, checked.value, callId))
+    return this.serial(early.value.session.id, () => this.restoreFiles(agentId, checked.value, actor, callId))
   }
 
-  private async restoreFiles(agentId: string, request: RestoreRequest, callId: string | undefined): Promise<TreeResult<RestoreResult>> {
+  private async restoreFiles(agentId: string, request: RestoreRequest, actor: JournalActor, callId: string | undefined): Promise<TreeResult<RestoreResult>> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
     const { agent, session } = found.value
@@ -331,7 +331,7 @@ export class WorkspaceMoves {
     }
     let moved: MoveResult | undefined
     if (request.restore === 'both') {
-      const result = await this.deps.move(agentId, toTreeMove(request.move), callId)
+      const result = await this.deps.move(agentId, toTreeMove(request.move), actor, callId)
       if (!result.ok) return result
       moved = result.value
       // Inside a step the cursor is the re-stated call; the files follow the node asked for.

@@ -5,7 +5,7 @@
  */
 import { crc32 } from 'node:zlib'
 import type { JsonObject } from '../tree/types.ts'
-import type { SidecarFold, SidecarRecord } from './types.ts'
+import type { JournalActor, SidecarFold, SidecarRecord } from './types.ts'
 
 export const FORMAT_VERSION = 1
 
@@ -83,11 +83,27 @@ export function toRecord(value: unknown): Parsed<SidecarRecord> {
   if (!isCount(w)) return rejected('record watermark is not a non-negative integer')
   if (typeof at !== 'string') return rejected('record time is not a string')
   if (!isPlainObject(op)) return rejected('record op is not an object')
-  return parsed({ n, w, at, op: op as JsonObject })
+  if (value.actor === undefined) return parsed({ n, w, at, op: op as JsonObject })
+  const actor = actorProblem(value.actor)
+  if (actor !== undefined) return rejected(actor)
+  return parsed({ n, w, at, actor: value.actor as JournalActor, op: op as JsonObject })
+}
+
+/** What is wrong with a record's actor, if anything. */
+export function actorProblem(actor: unknown): string | undefined {
+  if (!isPlainObject(actor)) return 'record actor is not an object'
+  if (actor.kind === 'user') {
+    return Object.keys(actor).length === 2 && (actor.via === 'panel' || actor.via === 'command') ? undefined : 'record actor (user) needs via "panel" or "command"'
+  }
+  if (actor.kind === 'model') {
+    const keys = Object.keys(actor).length
+    return keys === 1 || (keys === 2 && typeof actor.callId === 'string') ? undefined : 'record actor (model) may only name a string callId'
+  }
+  return 'record actor kind is not "user" or "model"'
 }
 
 export function frameRecord(record: SidecarRecord): Buffer {
-  return frameLine({ n: record.n, w: record.w, at: record.at, op: record.op })
+  return frameLine({ n: record.n, w: record.w, at: record.at, ...(record.actor ? { actor: record.actor } : {}), op: record.op })
 }
 
 export function frameHeader(sessionId: string, base: number): Buffer {

@@ -2,7 +2,7 @@
  * The sidecar: durable per-session tree state the harness log cannot hold.
  * Contents are the caller's opaque JSON; this module owns the files.
  */
-export type { SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
+export type { JournalActor, SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
 export { TreeSidecar, JOURNAL_FILE, OVERLAY_FILE } from './sidecar.ts'
 export { encodeSessionId } from './session-dir.ts'
 export { SidecarLocator, SESSION_SIDECAR_DIR, type SessionDirOf, type SidecarPlace } from './location.ts'

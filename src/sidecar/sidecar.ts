@@ -22,10 +22,10 @@ import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject } from '../tree/types.ts'
 import { ForeignEntry, isDir, openFile, replaceFile, writeAll, writeNewFile } from './durable.ts'
-import { FORMAT_VERSION, encodeOverlay, frameHeader, frameRecord, isCount, isPlainObject } from './framing.ts'
+import { actorProblem, FORMAT_VERSION, encodeOverlay, frameHeader, frameRecord, isCount, isPlainObject } from './framing.ts'
 import { describe, readJournal, readOverlay, type Report } from './files.ts'
 import { SidecarLocator } from './location.ts'
-import type { SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
+import type { JournalActor, SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
 
 export const JOURNAL_FILE = 'journal.jsonl'
 export const OVERLAY_FILE = 'overlay.json'
@@ -119,7 +119,7 @@ export class TreeSidecar {
   }
 
   /** Durably append one record (assigns n). Returns only after the data is fsynced. */
-  append(sessionId: string, record: { w: number; op: JsonObject; at?: string }): TreeResult<SidecarRecord> {
+  append(sessionId: string, record: { w: number; op: JsonObject; at?: string; actor?: JournalActor }): TreeResult<SidecarRecord> {
     const written = this.appendAll(sessionId, [record])
     return written.ok ? ok(written.value[0]!) : written
   }
@@ -128,13 +128,14 @@ export class TreeSidecar {
    * Durably append records (numbered in order) with one write and one fsync:
    * on failure none of them is kept (a partial write is cut off again).
    */
-  appendAll(sessionId: string, records: readonly { w: number; op: JsonObject; at?: string }[]): TreeResult<SidecarRecord[]> {
+  appendAll(sessionId: string, records: readonly { w: number; op: JsonObject; at?: string; actor?: JournalActor }[]): TreeResult<SidecarRecord[]> {
     const invalid = typeof sessionId !== 'string' ? 'session id must be a string'
       : !Array.isArray(records) || records.length === 0 ? 'records must be a non-empty array'
       : records.map((record) => !isPlainObject(record) ? 'record must be an object'
         : !isCount(record.w) ? 'w must be a non-negative integer'
         : !isPlainObject(record.op) ? 'op must be a JSON object'
         : record.at !== undefined && typeof record.at !== 'string' ? 'at must be an ISO time string'
+        : record.actor !== undefined && actorProblem(record.actor) !== undefined ? actorProblem(record.actor)
         : unserializable(record.op)).find((problem) => problem !== undefined)
     if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
     let open: { readonly fd: number; readonly state: SessionState } | string | undefined
@@ -143,7 +144,7 @@ export class TreeSidecar {
       if (typeof open === 'string') return fail('SIDECAR_IO', open, { sessionId })
       const { fd, state } = open
       const now = new Date().toISOString()
-      const written: SidecarRecord[] = records.map((record, k) => ({ n: state.last + 1 + k, w: record.w, at: record.at ?? now, op: record.op }))
+      const written: SidecarRecord[] = records.map((record, k) => ({ n: state.last + 1 + k, w: record.w, at: record.at ?? now, ...(record.actor ? { actor: record.actor } : {}), op: record.op }))
       const data = Buffer.concat(written.map(frameRecord))
       writeAll(fd, data, state.end)
       fsyncSync(fd)

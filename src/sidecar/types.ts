@@ -6,6 +6,16 @@
  */
 import type { JsonObject } from '../tree/types.ts'
 
+/**
+ * Who made a journal record, as its writer says at the source (never guessed
+ * from the record's shape). A person: through the panel (any remote call of
+ * `ctx.sessionTree`: the Tree tab) or the `/tree` command; the model: through
+ * one of its tree tools (`callId`: the call, when it moved within its step).
+ */
+export type JournalActor =
+  | { readonly kind: 'user'; readonly via: 'panel' | 'command' }
+  | { readonly kind: 'model'; readonly callId?: string }
+
 /** One journal record: the caller's `op`, numbered by the sidecar. */
 export interface SidecarRecord {
   /** Per-session record number: 1, 2, 3, ... continuing across compactions. */
@@ -14,6 +24,8 @@ export interface SidecarRecord {
   readonly w: number
   /** ISO-8601 time of the write. */
   readonly at: string
+  /** Who made it; absent in journals written before records named their actor. */
+  readonly actor?: JournalActor
   readonly op: JsonObject
 }
 

@@ -15,7 +15,7 @@ import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
 import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
-import type { MoveResult, SurfaceMode } from '../service/wire.ts'
+import type { JournalActor, MoveResult, SurfaceMode } from '../service/wire.ts'
 import { filesOf, filesText, filesValue, runFilesMove, type AppliedMove } from './files.ts'
 import { isFree, type LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
@@ -61,6 +61,12 @@ export async function settle<T>(call: () => Promise<T>): Promise<TreeResult<T>> 
     if (failure && typeof failure.code === 'string' && typeof failure.message === 'string') return { ok: false, error: failure as unknown as TreeError }
     return fail('INTERNAL', error instanceof Error ? error.message : String(error))
   }
+}
+
+/** Who a tool or `/tree` change is journaled for: the model (through the call `callId`), or a person at `/tree`. */
+export function actorOf(by: MoveRequester, callId?: string): JournalActor {
+  if (by === 'user') return { kind: 'user', via: 'command' }
+  return callId === undefined ? { kind: 'model' } : { kind: 'model', callId }
 }
 
 /** Apply a move through the service (the agent must be idle; the service checks). */
@@ -180,13 +186,13 @@ export class TreeActions {
   }
 
   /** Set (`text`) or clear (`null`) a label; immediate, the history does not change. */
-  async label(agent: LiveAgent, node: string, text: string | null): Promise<ActionResult> {
+  async label(agent: LiveAgent, node: string, text: string | null, actor: JournalActor): Promise<ActionResult> {
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const nodeId = resolveNode(loaded.value.tree, node)
     if (nodeId === undefined) return notFound(node)
     const before = loaded.value.tree.get(nodeId)?.label
-    const labeled = await settle(() => this.service.label(agent.id, nodeId, text))
+    const labeled = await settle(() => this.service.actingAs(actor).label(agent.id, nodeId, text))
     if (!labeled.ok) return labeled
     const summary = nodeLine(loaded.value.tree, labeled.value, 80)
     return ok({
@@ -198,15 +204,15 @@ export class TreeActions {
   }
 
   /** Record a branch summary: the caller's text, or an extractive digest. */
-  async summarize(agent: LiveAgent, branch: string, summary: string | undefined, model: string | undefined): Promise<ActionResult> {
+  async summarize(agent: LiveAgent, branch: string, summary: string | undefined, model: string | undefined, actor: JournalActor): Promise<ActionResult> {
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     let recorded: TreeResult<BranchSummary>
     if (summary === undefined) {
-      recorded = await settle(() => this.service.summarize(agent.id, branch))
+      recorded = await settle(() => this.service.actingAs(actor).summarize(agent.id, branch))
     } else {
       if (summary.trim() === '') return fail('INVALID_ARGUMENT', 'summary must be a non-empty string (omit it for an extractive digest)')
-      recorded = await this.service.setBranchSummary(agent.id, branch, summary, model)
+      recorded = await this.service.actingAs(actor).setBranchSummary(agent.id, branch, summary, model)
     }
     if (!recorded.ok) return recorded
     const value = recorded.value
@@ -243,7 +249,7 @@ export class TreeActions {
     const plan = planned.value
     const idle = isFree(agent) && !pending
     if (idle) {
-      const moved = await runMove(this.service, agent.id, plan.op)
+      const moved = await runMove(this.service.actingAs(actorOf(by, callId)), agent.id, plan.op)
       if (!moved.ok) return moved
       if (moved.value.filesOnly) return ok({ text: filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
       return ok({
@@ -256,7 +262,7 @@ export class TreeActions {
     if (callId !== undefined && mode === 'stock' && !pending) {
       const before = tree.historyPath(tip)
       const moved: TreeResult<AppliedMove> = plan.op.files === 'files' || plan.op.files === 'both'
-        ? await runFilesMove(this.service, agent.session.id, plan.op, callId)
+        ? await runFilesMove(this.service.actingAs(actorOf(by, callId)), agent.session.id, plan.op, callId)
         : await this.service.moveWithinStep(agent.session.id, callId, plan.op)
       if (moved.ok && moved.value.filesOnly) {
         return ok({ text: filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })

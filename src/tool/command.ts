@@ -14,7 +14,7 @@
  */
 import type { SummaryChoice } from '../service/wire.ts'
 import type { LiveAgent } from '../harness/live.ts'
-import type { ActionResult, TreeActions } from './actions.ts'
+import { actorOf, type ActionResult, type TreeActions } from './actions.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { runExportCommand, runImportCommand } from './interchange-command.ts'
 import { runGcCommand, runNewSessionCommand } from './lineage-command.ts'
@@ -273,9 +273,9 @@ export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, raw
       case 'forward':
         return fromAction(await actions.move(agent, { kind: command.kind, ...movedFiles(command) }, 'user'))
       case 'label':
-        return fromAction(await actions.label(agent, command.node, command.text))
+        return fromAction(await actions.label(agent, command.node, command.text, actorOf('user')))
       case 'summarize':
-        return fromAction(await actions.summarize(agent, command.branch, undefined, undefined))
+        return fromAction(await actions.summarize(agent, command.branch, undefined, undefined, actorOf('user')))
       case 'compare':
         return fromAction(await actions.compare(agent, command.a, command.b))
       case 'import':

@@ -74,7 +74,7 @@ export interface MoveOutcome {
 }
 
 /** Applies a move on an idle agent (the service). */
-export type MoveRunner = (agentId: string, op: MoveOp) => Promise<TreeResult<MoveResult>>
+export type MoveRunner = (agentId: string, op: MoveOp, by: MoveRequester) => Promise<TreeResult<MoveResult>>
 
 /** A user message held back from a turn that started before the move (the harness `UserMessage`). */
 type Message = { readonly id: string; readonly source?: unknown }
@@ -220,7 +220,7 @@ export class DeferredMoves {
     const move = entry.move
     let result: TreeResult<MoveResult>
     try {
-      result = await this.options.run(agent.id, move.op)
+      result = await this.options.run(agent.id, move.op, move.by)
     } catch (error) {
       result = fail('INTERNAL', error instanceof Error ? error.message : String(error))
     }

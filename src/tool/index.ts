@@ -27,7 +27,7 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent'
 import type { SessionTreeService } from '../service/service.ts'
 import type { LiveAgent, PreStepDecision, PreStepPayload } from '../harness/live.ts'
-import { runMove, TreeActions } from './actions.ts'
+import { actorOf, runMove, TreeActions } from './actions.ts'
 import { COMMAND_NAME, runTreeCommand, treeCommandLine } from './command.ts'
 import { DeferredMoves } from './deferred.ts'
 import { SYSTEM_PROMPT } from './prompt.ts'
@@ -84,7 +84,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
   // The headless app runs one turn and exits: a deferred move could never reach a next request.
   const oneShot = (): boolean => ctx.get('headlessStartup' as never) !== undefined
   const moves = new DeferredMoves({
-    run: (agentId, op) => runMove(service, agentId, op),
+    run: (agentId, op, by) => runMove(service.actingAs(actorOf(by)), agentId, op),
     warn: (message) => logger.warn(message),
   })
   const actions = new TreeActions(service, moves, { oneShot, maxLines: settings.maxLines })

@@ -12,7 +12,7 @@
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { JsonValue } from '../tree/types.ts'
 import type { LiveAgent } from '../harness/live.ts'
-import type { ActionResult, TreeActions } from './actions.ts'
+import { actorOf, type ActionResult, type TreeActions } from './actions.ts'
 import type { SummaryChoice } from '../service/wire.ts'
 import { DESCRIPTIONS, type TreeToolName } from './prompt.ts'
 
@@ -191,10 +191,10 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
       return actions.move(agent, { kind: 'forward', ...files() }, 'model', exec.callId)
     case 'tree_label': {
       const text = str('text')!
-      return actions.label(agent, str('node')!, text.trim() === '' ? null : text)
+      return actions.label(agent, str('node')!, text.trim() === '' ? null : text, actorOf('model', exec.callId))
     }
     case 'tree_summarize_branch':
-      return actions.summarize(agent, str('branch')!, str('summary'), modelOf(exec.agent))
+      return actions.summarize(agent, str('branch')!, str('summary'), modelOf(exec.agent), actorOf('model', exec.callId))
     case 'tree_compare':
       return actions.compare(agent, str('a')!, str('b')!)
   }

@@ -12,6 +12,9 @@ import { SessionTreeStore } from '../../src/tree/index.ts'
 import { TreeSync } from '../../src/harness/sync.ts'
 import { TreeSidecar } from '../../src/sidecar/index.ts'
 import { LogBuilder } from '../support/log-builder.ts'
+import type { JournalActor } from '../../src/sidecar/index.ts'
+
+const PANEL: JournalActor = { kind: 'user', via: 'panel' }
 
 const roots: string[] = []
 afterEach(() => { for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true }) })
@@ -38,10 +41,10 @@ describe('restart through the sidecar', () => {
     const first = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     first.attach(log.session)
     const byText = (text: string) => first.get('restart-1')!.projector.tree.list().find((n) => n.message?.content === text)!.nodeId
-    expect(first.mutate('restart-1', (t) => t.jump(byText('a1'))).ok).toBe(true)
-    expect(first.mutate('restart-1', (t) => t.fork(byText('q2'), 'idea')).ok).toBe(true)
-    expect(first.mutate('restart-1', (t) => t.label(byText('a2'), 'keep')).ok).toBe(true)
-    expect(first.mutate('restart-1', (t) => t.setBranchSummary('main', 'the main line')).ok).toBe(true)
+    expect(first.mutate('restart-1', (t) => t.jump(byText('a1')), PANEL).ok).toBe(true)
+    expect(first.mutate('restart-1', (t) => t.fork(byText('q2'), 'idea'), PANEL).ok).toBe(true)
+    expect(first.mutate('restart-1', (t) => t.label(byText('a2'), 'keep'), PANEL).ok).toBe(true)
+    expect(first.mutate('restart-1', (t) => t.setBranchSummary('main', 'the main line'), PANEL).ok).toBe(true)
     const before = shape(first, 'restart-1')
     const second = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     second.attach(log.session)
@@ -55,10 +58,10 @@ describe('restart through the sidecar', () => {
     const first = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     first.attach(log.session)
     const ids = first.get('restart-1')!.projector.tree.list().map((n) => n.nodeId)
-    expect(first.mutate('restart-1', (t) => t.label(ids[1]!, 'one')).ok).toBe(true)
-    expect(first.mutate('restart-1', (t) => t.fork(ids[0]!, 'two')).ok).toBe(true)
+    expect(first.mutate('restart-1', (t) => t.label(ids[1]!, 'one'), PANEL).ok).toBe(true)
+    expect(first.mutate('restart-1', (t) => t.fork(ids[0]!, 'two'), PANEL).ok).toBe(true)
     const committed = shape(first, 'restart-1')
-    expect(first.mutate('restart-1', (t) => t.label(ids[2]!, 'three')).ok).toBe(true)
+    expect(first.mutate('restart-1', (t) => t.label(ids[2]!, 'three'), PANEL).ok).toBe(true)
     const journal = path.join(new TreeSidecar(root).dirFor('restart-1'), 'journal.jsonl')
     const bytes = fs.readFileSync(journal)
     const lastStart = bytes.subarray(0, bytes.length - 1).lastIndexOf(0x0a) + 1
@@ -78,7 +81,7 @@ describe('restart through the sidecar', () => {
     const first = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     const fromLog = JSON.stringify(first.attach(log.session).projector.tree.list())
     const ids = first.get('restart-1')!.projector.tree.list().map((n) => n.nodeId)
-    first.mutate('restart-1', (t) => t.label(ids[1]!, 'gone'))
+    first.mutate('restart-1', (t) => t.label(ids[1]!, 'gone'), PANEL)
     fs.rmSync(root, { recursive: true, force: true })
     const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     const state = sync.attach(log.session)

@@ -1,0 +1,26 @@
+/** The `session` status of a resolved session: counts, cursor, surface mode, quarantine, warnings. */
+import type { TreeSync } from '../harness/sync.ts'
+import { SURFACE_NOTES } from '../surface/mode.ts'
+import type { Resolved } from './move.ts'
+import type { SessionStatus } from './wire.ts'
+
+export function sessionStatus(sync: TreeSync, found: Resolved): SessionStatus {
+  const { state, mode } = found
+  const projector = state.projector
+  const info = projector.tree.info()
+  const hostedUsage = projector.hostedUsage
+  const pending = projector.switchInProgress
+  return {
+    ...info,
+    surfaceMode: mode,
+    surfaceNote: SURFACE_NOTES[mode],
+    watermark: projector.watermark,
+    // The tree instance changes on a rebuild; its log seq on every mutation.
+    revision: `${sync.generation(found.session.id)}:${projector.tree.logSeq}`,
+    quarantine: [...projector.quarantine],
+    sidecarWarnings: [...state.warnings],
+    logWarnings: projector.logWarnings,
+    ...(pending ? { pendingSwitch: { target: pending.target, branch: pending.branch ?? info.activeBranch } } : {}),
+    ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
+  }
+}

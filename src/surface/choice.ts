@@ -1,0 +1,56 @@
+/**
+ * Each session's surface, chosen once and kept (issue 12 §4): a move asks the
+ * session's surface to follow, it does not choose a surface again.
+ *
+ * What a choice depends on, and so when it is made again:
+ * - the configured `surfaceMode`: fixed for a plugin instance (a config
+ *   change restarts the plugin, and with it every choice);
+ * - the session object: the native surface API (`hasNativeSurface`) is part of
+ *   the session's class, so a session object never gains or loses it; a
+ *   patched harness shows it on the session objects it creates, and a session
+ *   loaded again is a new object, chosen for anew;
+ * - the live agent: a session read while stored (no agent: `projection`)
+ *   gets one when it is resumed (`stock`), and loses it when it is unloaded;
+ * - the tree projector the surface follows: a new one after the plugin
+ *   attaches the session again.
+ * The choice is kept while all three objects are the ones it was made for,
+ * and made again as soon as one differs.
+ */
+import type { SessionProjector } from '../harness/projector.ts'
+import type { LiveAgent, LiveSession } from '../harness/live.ts'
+import { surfaceModeOf, type SurfaceModeSetting } from './mode.ts'
+import type { StockSwitcher } from './stock.ts'
+import { surfaceFor, type Surface } from './surface.ts'
+
+export interface SurfaceChoiceDeps {
+  readonly setting: SurfaceModeSetting
+  readonly switcher: StockSwitcher
+  /** Awaited durability checkpoint of the harness log (`ctx.sessions.flush`). */
+  readonly flush: (session: LiveSession) => Promise<void>
+}
+
+interface Choice {
+  readonly session: LiveSession
+  readonly agent: LiveAgent | undefined
+  readonly surface: Surface
+}
+
+export class SurfaceChoices {
+  private readonly deps: SurfaceChoiceDeps
+  /** Keyed by projector: it lives exactly as long as the plugin's state of the session. */
+  private readonly chosen = new WeakMap<SessionProjector, Choice>()
+
+  constructor(deps: SurfaceChoiceDeps) {
+    this.deps = deps
+  }
+
+  /** The session's surface: the one chosen before while session, agent and projector are the same objects, else a new choice. */
+  of(session: LiveSession, agent: LiveAgent | undefined, projector: SessionProjector): Surface {
+    const held = this.chosen.get(projector)
+    if (held !== undefined && held.session === session && held.agent === agent) return held.surface
+    const mode = surfaceModeOf(this.deps.setting, session, agent !== undefined)
+    const surface = surfaceFor(mode, { session, agent, projector, switcher: this.deps.switcher, flush: this.deps.flush })
+    this.chosen.set(projector, { session, agent, surface })
+    return surface
+  }
+}
