@@ -16,6 +16,9 @@ import { ROW_HEIGHT } from './styles.ts'
 import { CompareButton, CompareView } from './compare/CompareView.tsx'
 import { SummaryProgress } from './summary/SummaryNotes.tsx'
 import { LineageStrip, type LineageActions } from './Lineage.tsx'
+import { ExportMenu } from './interchange/ExportMenu.tsx'
+import type { InterchangeActions } from './interchange/files.ts'
+import { ImportControl } from './interchange/ImportDialog.tsx'
 import { useTranslate } from './useTranslate.ts'
 import { afterPaint, download, languageTag, mark, rowDomId } from './panel/dom.ts'
 import { Messages } from './panel/Messages.tsx'
@@ -39,13 +42,15 @@ export interface TreePanelInjected {
   readonly standalone?: boolean
   /** Sessions across sessions (`Lineage.tsx`); no strip without it. */
   readonly lineage?: LineageActions
+  /** Import and export files (`interchange/`); the plain digest Export button without it. */
+  readonly interchange?: InterchangeActions
 }
 
 export interface TreePanelProps extends TreePanelInjected {
   readonly sessionId: string
 }
 
-export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: TreePanelProps): ReactNode {
+export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, interchange }: TreePanelProps): ReactNode {
   const { t, locale } = useTranslate(hostLocale)
   const state = useSyncExternalStore(tree.subscribe, tree.getSnapshot, tree.getSnapshot)
   useState(() => {
@@ -306,8 +311,12 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage }: 
           onBack: () => void tree.back(),
           onForward: () => void tree.forward(),
           onExport: () => void exportTree(),
+          ...(interchange ? { exportMenu: <ExportMenu locale={locale} sessionId={sessionId} actions={interchange} disabled={!actions.export || busy} onLinear={() => void exportTree()} /> } : {}),
         }}
-        extra={<CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />}
+        extra={<>
+          <CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />
+          {interchange ? <ImportControl locale={locale} actions={interchange} /> : null}
+        </>}
       />
       <StatusStrip t={t} status={state.status} index={index} />
       {lineage ? <LineageStrip sessionId={sessionId} locale={locale} status={state.status} selected={selected} actions={lineage} /> : null}

@@ -27,6 +27,8 @@ import { OpenTreeAction } from './OpenTreeAction.tsx'
 import { asChatRemote, asTreeRemote, TYPERT_REMOTE, type GeneratedSessionTree } from './remote.ts'
 import { injectStyles } from './styles.ts'
 import { injectLineageStyles, type LineageActions } from './Lineage.tsx'
+import type { InterchangeActions } from './interchange/files.ts'
+import { injectInterchangeStyles } from './interchange/styles.ts'
 import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
 import type { ChatPager } from './chat/store.ts'
 import { ChatStores } from './chat/stores.ts'
@@ -115,6 +117,18 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
     },
   }
 
+  // Import and export files (the Tree tab's Import… and Export menu); a new session opens like a lineage link.
+  ctx.effect(() => injectInterchangeStyles(), 'session-tree: interchange styles')
+  const interchange: InterchangeActions = {
+    tryImport: (request) => remote().then((r) => r.tryImport(request)),
+    exportAs: (request) => remote().then((r) => r.exportAs(request)),
+    openSession: async (sessionId) => {
+      if (!hostSessions()) return false
+      await lineage.openSession(sessionId)
+      return true
+    },
+  }
+
   const controllers = new Map<string, TreeController>()
   const controllerFor = (sessionId: string): TreeController => {
     let controller = controllers.get(sessionId)
@@ -136,7 +150,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
         id: 'session-tree',
         order: 30,
         label: () => t()('tab'),
-        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale, lineage }),
+        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale, lineage, interchange }),
       },
       TreePanel as (props: never) => ReactNode,
     ),
