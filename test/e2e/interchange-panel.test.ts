@@ -273,7 +273,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     expect(await error.getAttribute('data-code')).toBe('TOO_LARGE')
     // The browser's own message (the limit, and the host-side command), not the service's: nothing was sent.
     expect(await error.textContent()).toContain('the upload limit is 64 MiB')
-    await page.getByRole('button', { name: 'Close' }).click()
+    await dialog().getByRole('button', { name: 'Close' }).click()
     expect(await sessionIds()).toEqual(before)
     expect(pageErrors).toEqual([])
   }, 600_000)
