@@ -1451,6 +1451,57 @@ const dsh_session_tree_sessionTree_summarizeWith_result$schema = z.object({
   'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })
+const dsh_session_tree_sessionTree_tryImport_parameter_0$schema = z.object({
+  'path': z.union([z.literal(null), z.string()]).readonly(),
+  'content': z.union([z.literal(null), z.string()]).readonly(),
+  'format': z.union([z.literal("auto"), z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+})
+const dsh_session_tree_sessionTree_tryImport_result$schema = z.object({
+  'result': z.union([z.literal(null), z.object({
+  'sessionId': z.union([z.literal(null), z.string()]).readonly(),
+  'dryRun': z.boolean().readonly(),
+  'report': z.object({
+  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
+  'version': z.string().readonly(),
+  'lines': z.number().readonly(),
+  'nodes': z.number().readonly(),
+  'branches': z.number().readonly(),
+  'labels': z.number().readonly(),
+  'compactions': z.number().readonly(),
+  'skipped': z.array(z.object({
+  'line': z.number().readonly(),
+  'reason': z.string().readonly(),
+})).readonly(),
+  'opaque': z.record(z.string(), z.number()).readonly().readonly(),
+  'ignored': z.record(z.string(), z.number()).readonly().readonly(),
+  'recovered': z.number().readonly(),
+  'notes': z.array(z.string()).readonly(),
+}).readonly(),
+  'cwd': z.union([z.literal(null), z.string()]).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'title': z.union([z.literal(null), z.string()]).readonly(),
+  'events': z.number().readonly(),
+  'sidecar': z.boolean().readonly(),
+  'preview': z.object({
+  'branches': z.number().readonly(),
+  'shown': z.array(z.object({
+  'leaf': z.string().readonly(),
+  'forkAt': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.number().readonly(),
+  'depth': z.number().readonly(),
+  'firstPrompt': z.string().readonly(),
+  'last': z.string().readonly(),
+  'active': z.boolean().readonly(),
+})).readonly(),
+}).readonly(),
+})]).readonly(),
+  'failure': z.union([z.literal(null), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly(),
+})
 
 export const TYPERT = {
   package: 'dsh-session-tree',
@@ -1601,7 +1652,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":345,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":352,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -2313,6 +2364,31 @@ export const TYPERT = {
       },
       sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
     },
+    {
+      id: 'dsh-session-tree#sessionTree/tryImport',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'tryImport',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#ImportRequest',
+            schema: dsh_session_tree_sessionTree_tryImport_parameter_0$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#ImportAttempt',
+        schema: dsh_session_tree_sessionTree_tryImport_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":346,"column":9},
+    },
   ],
   model: {
     "services": [
@@ -2527,7 +2603,14 @@ export const TYPERT = {
             "name": "importSession",
             "signature": "@Remote async importSession(request: ImportRequest): Promise<ImportResult>",
             "summary": "Import a Pi, Claude Code or Codex session as a new DSH session with its whole tree (all or nothing); `dryRun` previews without writing.",
-            "jsDoc": "/**\n * Import a Pi, Claude Code or Codex session as a new DSH session with its\n * whole tree (all or nothing); `dryRun` previews without writing. The new\n * session is stored, not loaded: it loads when it is opened.\n */"
+            "jsDoc": "/**\n * Import a Pi, Claude Code or Codex session as a new DSH session with its\n * whole tree (all or nothing); `dryRun` previews without writing. The new\n * session is stored, then resumed here the way the web host resumes one.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "tryImport",
+            "signature": "@Remote async tryImport(request: ImportRequest): Promise<ImportAttempt>",
+            "summary": "`importSession` with its failure as data, for the Tree tab (dsh web's browser boundary carries only the host's error codes).",
+            "jsDoc": "/** `importSession` with its failure as data, for the Tree tab (dsh web's browser boundary carries only the host's error codes). */"
           },
           {
             "kind": "method",
@@ -2774,6 +2857,14 @@ export const TYPERT = {
           {
             "name": "Header",
             "declaration": "export type Header = { readonly cwd?: string; readonly parentSession?: string; readonly seedLength?: number; readonly origin?: string; readonly agentPreset?: string; readonly createdAt?: number; };"
+          },
+          {
+            "name": "ImportAttempt",
+            "declaration": "export interface ImportAttempt {\n    readonly result: ImportResult | null;\n    readonly failure: ImportFailure | null;\n}"
+          },
+          {
+            "name": "ImportFailure",
+            "declaration": "export interface ImportFailure {\n    readonly code: string;\n    readonly message: string;\n}"
           },
           {
             "name": "ImportPreview",

@@ -3,7 +3,7 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, GcResult, ImportRequest, ImportResult, MoveResult, NewSessionResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -32,6 +32,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     session: (agentId: string) => Promise<SessionStatus>
     summarize: (agentId: string, branch: string) => Promise<BranchSummary>
     summarizeWith: (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
+    tryImport: (request: ImportRequest) => Promise<ImportAttempt>
   }
   interface TypeRTRemoteMap {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
@@ -59,6 +60,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/session': (agentId: string) => Promise<SessionStatus>
     'sessionTree/summarize': (agentId: string, branch: string) => Promise<BranchSummary>
     'sessionTree/summarizeWith': (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
+    'sessionTree/tryImport': (request: ImportRequest) => Promise<ImportAttempt>
   }
   interface TypeRTRemoteNamespaceMap {
     'sessionTree': TypeRTRemoteNamespace$73657373696f6e54726565

@@ -19,6 +19,9 @@ import { SummaryProgress } from './summary/SummaryNotes.tsx'
 import { SummaryChoiceField, SummaryWritten } from './summary/SummaryChoice.tsx'
 import { instructionsProblem, leavesPath, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './summary/choice.ts'
 import { LineageStrip, type LineageActions } from './Lineage.tsx'
+import { ExportMenu } from './interchange/ExportMenu.tsx'
+import type { InterchangeActions } from './interchange/files.ts'
+import { ImportControl } from './interchange/ImportDialog.tsx'
 import { useTranslate } from './useTranslate.ts'
 import { afterPaint, download, languageTag, mark, rowDomId } from './panel/dom.ts'
 import { Messages } from './panel/Messages.tsx'
@@ -48,13 +51,15 @@ export interface TreePanelInjected {
   readonly lineage?: LineageActions
   /** File checkpoints (`workspace/`): markers, files at a node, moves that take the files along. */
   readonly workspace?: WorkspaceClient
+  /** Import and export files (`interchange/`); the plain digest Export button without it. */
+  readonly interchange?: InterchangeActions
 }
 
 export interface TreePanelProps extends TreePanelInjected {
   readonly sessionId: string
 }
 
-export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, workspace }: TreePanelProps): ReactNode {
+export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, workspace, interchange }: TreePanelProps): ReactNode {
   const { t, locale } = useTranslate(hostLocale)
   const state = useSyncExternalStore(tree.subscribe, tree.getSnapshot, tree.getSnapshot)
   useState(() => {
@@ -363,8 +368,12 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
           onBack: () => ws.route({ kind: 'back' }, () => void tree.back()),
           onForward: () => ws.route({ kind: 'forward' }, () => void tree.forward()),
           onExport: () => void exportTree(),
+          ...(interchange ? { exportMenu: <ExportMenu locale={locale} sessionId={sessionId} actions={interchange} disabled={!actions.export || busy} onLinear={() => void exportTree()} /> } : {}),
         }}
-        extra={<CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />}
+        extra={<>
+          <CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />
+          {interchange ? <ImportControl locale={locale} actions={interchange} /> : null}
+        </>}
       />
       <StatusStrip t={t} status={state.status} index={index} />
       {lineage ? <LineageStrip sessionId={sessionId} locale={locale} status={state.status} selected={selected} actions={lineage} /> : null}

@@ -29,6 +29,8 @@ import { WorkspaceClient } from './workspace/client.ts'
 import { injectWorkspaceStyles } from './workspace/styles.ts'
 import { injectStyles } from './styles.ts'
 import { injectLineageStyles, type LineageActions } from './Lineage.tsx'
+import type { InterchangeActions } from './interchange/files.ts'
+import { injectInterchangeStyles } from './interchange/styles.ts'
 import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
 import type { ChatPager } from './chat/store.ts'
 import { ChatStores } from './chat/stores.ts'
@@ -118,6 +120,18 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
     },
   }
 
+  // Import and export files (the Tree tab's Import… and Export menu); a new session opens like a lineage link.
+  ctx.effect(() => injectInterchangeStyles(), 'session-tree: interchange styles')
+  const interchange: InterchangeActions = {
+    tryImport: (request) => remote().then((r) => r.tryImport(request)),
+    exportAs: (request) => remote().then((r) => r.exportAs(request)),
+    openSession: async (sessionId) => {
+      if (!hostSessions()) return false
+      await lineage.openSession(sessionId)
+      return true
+    },
+  }
+
   const controllers = new Map<string, TreeController>()
   const controllerFor = (sessionId: string): TreeController => {
     let controller = controllers.get(sessionId)
@@ -146,7 +160,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
         id: 'session-tree',
         order: 30,
         label: () => t()('tab'),
-        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale, lineage, workspace: workspaceFor(sessionId) }),
+        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale, lineage, workspace: workspaceFor(sessionId), interchange }),
       },
       TreePanel as (props: never) => ReactNode,
     ),

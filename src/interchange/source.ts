@@ -86,6 +86,8 @@ export interface RolloutHead {
   readonly path: string
   readonly id: string
   readonly forkedFrom?: string
+  /** A later segment of the thread (0.171's rollback: `history_base` names the thread itself). */
+  readonly segment?: true
 }
 
 /** Most rollout files looked at for one family (beside the file and in the other date folders of its sessions root). */
@@ -115,11 +117,12 @@ export function rolloutHead(file: string): RolloutHead | undefined {
       if (newline !== -1 || total > MAX_HEAD_BYTES) break
     }
     if (total > MAX_HEAD_BYTES) return undefined
-    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: unknown; payload?: { id?: unknown; session_id?: unknown; forked_from_id?: unknown } }
+    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: unknown; payload?: { id?: unknown; session_id?: unknown; forked_from_id?: unknown; history_base?: { thread_id?: unknown } } }
     if (value?.type !== 'session_meta' || typeof value.payload !== 'object' || value.payload === null) return undefined
     const id = typeof value.payload.id === 'string' ? value.payload.id : typeof value.payload.session_id === 'string' ? value.payload.session_id : undefined
     if (id === undefined) return undefined
-    return { path: file, id, ...(typeof value.payload.forked_from_id === 'string' ? { forkedFrom: value.payload.forked_from_id } : {}) }
+    if (typeof value.payload.forked_from_id === 'string') return { path: file, id, forkedFrom: value.payload.forked_from_id }
+    return { path: file, id, ...(value.payload.history_base?.thread_id === id ? { segment: true as const } : {}) }
   } catch {
     return undefined
   } finally {
@@ -172,13 +175,18 @@ export function codexFamily(main: string, given: readonly string[] = []): string
   const head = rolloutHead(mainPath)
   if (head === undefined) return [mainPath]
   const heads = new Map<string, RolloutHead>()
+  /** A thread's later segments (its rollbacks), by thread id. */
+  const segments = new Map<string, RolloutHead[]>()
   for (const file of rolloutCandidates(mainPath, given)) {
     const found = file === mainPath ? head : rolloutHead(file)
-    if (found !== undefined && !heads.has(found.id)) heads.set(found.id, found)
+    if (found === undefined) continue
+    if (found.segment) segments.set(found.id, [...(segments.get(found.id) ?? []).filter((s) => s.path !== found.path), found])
+    else if (!heads.has(found.id) || file === mainPath) heads.set(found.id, found)
   }
-  heads.set(head.id, head)
-  let root = head
-  for (const seen = new Set<string>([head.id]); root.forkedFrom !== undefined && heads.has(root.forkedFrom) && !seen.has(root.forkedFrom);) {
+  if (!head.segment) heads.set(head.id, head)
+  else if (!heads.has(head.id)) heads.set(head.id, head)
+  let root = heads.get(head.id) ?? head
+  for (const seen = new Set<string>([root.id]); root.forkedFrom !== undefined && heads.has(root.forkedFrom) && !seen.has(root.forkedFrom);) {
     root = heads.get(root.forkedFrom)!
     seen.add(root.id)
   }
@@ -192,5 +200,6 @@ export function codexFamily(main: string, given: readonly string[] = []): string
       }
     }
   }
-  return ordered.map((h) => h.path)
+  // Each thread's first file, then its segments in the order they were written (the file names start with the time).
+  return ordered.flatMap((h) => [h.path, ...(segments.get(h.id) ?? []).filter((s) => s.path !== h.path).map((s) => s.path).sort((a, b) => path.basename(a).localeCompare(path.basename(b)))])
 }

@@ -4,7 +4,8 @@
  * service vocabulary; the interchange code is in `details.code`.
  */
 import path from 'node:path'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
+import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { InterchangeError, type InterchangeErrorCode } from '../interchange/errors.ts'
 import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
@@ -45,6 +46,24 @@ export interface ImportResult {
   readonly preview: ImportPreview
 }
 
+/** Why an import did not happen: the import/export code (`details.code` of the error) when there is one, else the service's. */
+export interface ImportFailure {
+  readonly code: string
+  readonly message: string
+}
+
+/**
+ * `tryImport` result: the import's result, or its failure as data. dsh web's
+ * browser boundary (the host apiproxy's `rpcErrorSchema`) accepts only the
+ * host's own error codes and replaces any other failure with `internal` and a
+ * schema dump, so a failure sent as an error would reach the Tree tab without
+ * its code or message.
+ */
+export interface ImportAttempt {
+  readonly result: ImportResult | null
+  readonly failure: ImportFailure | null
+}
+
 /** `exportAs` request. `inline` returns the file's text instead of writing it (a download). */
 export interface ExportRequest {
   readonly agentId: string
@@ -77,7 +96,14 @@ function failure(error: unknown): TreeResult<never> {
   return fail('INTERNAL', error instanceof Error ? error.message : String(error))
 }
 
-export async function runImport(request: ImportRequest, target: { persistence: PersistenceTarget | undefined; sidecarRoot: string | undefined }): Promise<TreeResult<ImportResult>> {
+/** Where `runImport` writes; `load` resumes a new session in the running harness (the web host's way), so its Tree tab opens at once. */
+export interface ImportTargetOptions {
+  readonly persistence: PersistenceTarget | undefined
+  readonly sidecarRoot: string | undefined
+  readonly load?: (sessionId: string) => Promise<unknown>
+}
+
+export async function runImport(request: ImportRequest, target: ImportTargetOptions): Promise<TreeResult<ImportResult>> {
   if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
   const { path: file, content } = request
   if ((file === null) === (content === null)) return fail('INVALID_ARGUMENT', 'give exactly one of path and content')
@@ -94,11 +120,25 @@ export async function runImport(request: ImportRequest, target: { persistence: P
         dryRun: request.dryRun,
       },
     )
+    // The session is stored (durable) at this point; a failed load leaves it to load on its first message, as any stored session.
+    if (outcome.sessionId !== null && target.load) await target.load(outcome.sessionId).catch(() => undefined)
     return ok(outcome)
   } catch (error) {
     return failure(error)
   }
 }
+
+/** `importSession`'s answer as an `ImportAttempt`: a failure it threw (the service's error) becomes data. */
+export async function attemptImport(run: () => Promise<ImportResult>): Promise<ImportAttempt> {
+  try {
+    return { result: await run(), failure: null }
+  } catch (error) {
+    const failed: TreeError = error instanceof TypertLookupFailure ? (error.failure as TreeError) : { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }
+    const details = failed.details as { code?: unknown } | undefined
+    return { result: null, failure: { code: typeof details?.code === 'string' ? details.code : failed.code, message: failed.message } }
+  }
+}
+
 
 /** `exportAs` of a loaded session (its working directory names the default file). */
 export async function exportLoaded(request: ExportRequest, resolver: SessionResolver, sidecars: SidecarLocator | undefined): Promise<TreeResult<ExportResult>> {

@@ -40,7 +40,7 @@ import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
 import type { CompareResult } from './compare-wire.ts'
-import { exportLoaded, runImport, type ExportRequest, type ExportResult, type ImportRequest, type ImportResult } from './interchange.ts'
+import { attemptImport, exportLoaded, runImport, type ExportRequest, type ExportResult, type ImportAttempt, type ImportRequest, type ImportResult } from './interchange.ts'
 import type { SessionLineage } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
@@ -330,14 +330,21 @@ export class SessionTreeService extends TypertRemoteService {
   /**
    * Import a Pi, Claude Code or Codex session as a new DSH session with its
    * whole tree (all or nothing); `dryRun` previews without writing. The new
-   * session is stored, not loaded: it loads when it is opened.
+   * session is stored, then resumed here the way the web host resumes one.
    */
   @Remote
   async importSession(request: ImportRequest): Promise<ImportResult> {
     return this.run(() => runImport(request, {
       persistence: this.ctx.get('sessionPersistence' as never) as never,
       sidecarRoot: this.settings.sidecarRoot,
+      load: (sessionId) => this.resolver.live(sessionId),
     }))
+  }
+
+  /** `importSession` with its failure as data, for the Tree tab (dsh web's browser boundary carries only the host's error codes). */
+  @Remote
+  async tryImport(request: ImportRequest): Promise<ImportAttempt> {
+    return attemptImport(() => this.importSession(request))
   }
 
   /** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */

@@ -335,7 +335,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     await row(food.nodeId).click()
     await page.getByRole('button', { name: 'Jump here' }).click()
     await until('the cursor on the food tour', async () => (await row(food.nodeId).getAttribute('aria-current')) === 'location')
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()])
+    // The Export menu (interchange/ExportMenu.tsx) offers this digest beside the Pi, Claude Code and Markdown files.
+    await page.getByRole('button', { name: 'Export' }).click()
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: /Active path digest/ }).click()])
     const file = path.join(artifacts, 'export.json')
     await download.saveAs(file)
     const exported = JSON.parse(fs.readFileSync(file, 'utf8')) as { messages: Array<{ role: string; content: string; toolCalls?: Array<{ id: string; name: string }> }>; branches: Array<{ branch: string; summary: string }> }

@@ -74,7 +74,7 @@ type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (t
 /** Compare (its own suite: test/e2e/compare.test.ts). */
 const COMPARE_METHODS = ['compare'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
-const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
+const INTERCHANGE_METHODS = ['importSession', 'tryImport', 'exportAs'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
 const WORKSPACE_METHODS = ['files', 'filesAt', 'fileAt', 'restorePreview', 'restoreDiff', 'restore'] as const
 /** Moves and summaries with options (issue 14: summaries the model writes). */

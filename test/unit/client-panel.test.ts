@@ -364,7 +364,7 @@ describe('client entry', () => {
     expect((registered[0]!.label as () => string)()).toBe('Tree')
     const contribution = mounted[0] as { package: string; descriptors: Array<{ id: string }> }
     expect(contribution.package).toBe('dsh-session-tree')
-    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'compare', 'export', 'exportAs', 'fileAt', 'files', 'filesAt', 'fork', 'forkWith', 'forward', 'importSession', 'jump', 'jumpWith', 'label', 'list', 'outline', 'restore', 'restoreDiff', 'restorePreview', 'session', 'summarize', 'summarizeWith', 'openAsNewSession', 'gc'].sort().map((m) => `dsh-session-tree#sessionTree/${m}`))
+    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'compare', 'export', 'exportAs', 'fileAt', 'files', 'filesAt', 'fork', 'forkWith', 'forward', 'importSession', 'tryImport', 'jump', 'jumpWith', 'label', 'list', 'outline', 'restore', 'restoreDiff', 'restorePreview', 'session', 'summarize', 'summarizeWith', 'openAsNewSession', 'gc'].sort().map((m) => `dsh-session-tree#sessionTree/${m}`))
     const injected = registered[0]!.inject!('s') as { tree: TreeController }
     expect(injected.tree).toBe((registered[0]!.inject!('s') as { tree: TreeController }).tree)
     await injected.tree.refresh()

@@ -114,6 +114,7 @@ const WIRE = {
   chatPath: ['agentId'],
   compare: ['agentId', 'a', 'b'],
   importSession: ['request'],
+  tryImport: ['request'],
   exportAs: ['request'],
   files: ['agentId'],
   filesAt: ['agentId', 'nodeId'],
@@ -145,6 +146,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
   compare: ['ancestor', 'commonLength', 'a', 'b', 'rows', 'changedRows', 'omittedRows', 'pathLengths'],
   importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar', 'preview'],
+  tryImport: ['result', 'failure'],
   exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
   files: ['status', 'nodes', 'restores'],
   filesAt: ['nodeId', 'files'],
@@ -275,6 +277,8 @@ beforeAll(async () => {
   pi.appendMessage(assistant('imported answer', { thinking: 'kept, never sent' }))
   const content = fs.readFileSync(pi.getSessionFile()!, 'utf8')
   record('importSession', await service.importSession({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
+  record('tryImport', await service.tryImport({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
+  record('tryImport', await service.tryImport({ path: null, content: 'not a session\n', format: 'auto', dryRun: true, cwd: null }))
   record('exportAs', await service.exportAs({ agentId: id, format: 'markdown', path: null, inline: true }))
   record('exportAs', await service.exportAs({ agentId: id, format: 'pi', path: null, inline: true }))
   // The workspace methods, on a session whose one tool call wrote two files.

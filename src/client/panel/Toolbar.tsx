@@ -74,9 +74,11 @@ export interface SessionActionsProps {
   readonly onBack: () => void
   readonly onForward: () => void
   readonly onExport: () => void
+  /** Replaces the Export button (the formats menu of `interchange/ExportMenu.tsx`, which offers this digest too). */
+  readonly exportMenu?: ReactNode
 }
 
-export function SessionActions({ t, canBack, canForward, canExport, onBack, onForward, onExport }: SessionActionsProps): ReactNode {
+export function SessionActions({ t, canBack, canForward, canExport, onBack, onForward, onExport, exportMenu }: SessionActionsProps): ReactNode {
   return (
     <span className="dst-session-actions">
       <button type="button" className="dst-btn" disabled={!canBack} title={t('nav.backTitle')} onClick={onBack}>
@@ -85,9 +87,11 @@ export function SessionActions({ t, canBack, canForward, canExport, onBack, onFo
       <button type="button" className="dst-btn" disabled={!canForward} title={t('nav.forwardTitle')} onClick={onForward}>
         {t('nav.forward')} →
       </button>
-      <button type="button" className="dst-btn" disabled={!canExport} title={t('nav.exportTitle')} onClick={onExport}>
-        ⤓ {t('nav.export')}
-      </button>
+      {exportMenu ?? (
+        <button type="button" className="dst-btn" disabled={!canExport} title={t('nav.exportTitle')} onClick={onExport}>
+          ⤓ {t('nav.export')}
+        </button>
+      )}
     </span>
   )
 }

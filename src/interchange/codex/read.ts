@@ -53,7 +53,7 @@ export async function readCodexFamily(sources: readonly CodexSource[], sink?: Ra
   const files: CodexFile[] = []
   let lines = 0
   for (const [index, source] of sources.entries()) {
-    const file = new CodexFile(builder, index === 0 ? '' : undefined, sources.length > 1 ? source.name : undefined)
+    const file = new CodexFile(builder, index === 0 ? '' : undefined, sources.length > 1 ? source.name : undefined, index)
     await file.read(source.records)
     lines += file.lines
     builder.lines = lines
@@ -71,7 +71,9 @@ export async function readCodexFamily(sources: readonly CodexSource[], sink?: Ra
     files.push(file)
   }
   for (const file of files) for (const node of file.nodes) builder.add(node)
-  const main = files[Math.min(cursorFile, files.length - 1)]!
+  const named = files[Math.min(cursorFile, files.length - 1)]!
+  // A thread continues on its newest segment (after a rollback), as Codex resumes it.
+  const main = files.filter((f) => f.threadId === named.threadId && f.segmentOf !== undefined).at(-1) ?? named
   const meta = main.meta!
   return builder.finish({
     format: 'codex',
@@ -86,6 +88,7 @@ export async function readCodexFamily(sources: readonly CodexSource[], sink?: Ra
 
 /** Hang a forked rollout's first items at its fork point; false when it belongs to none of the files read. */
 function joinFork(file: CodexFile, earlier: readonly CodexFile[], builder: TreeBuilder, name: string): boolean {
+  if (file.segmentOf !== undefined) return joinSegment(file, earlier, builder, name)
   const from = str(file.meta!.forked_from_id)
   const parent = earlier.find((f) => f.threadId === from)
   if (from === undefined || parent === undefined) {
@@ -109,6 +112,26 @@ function joinFork(file: CodexFile, earlier: readonly CodexFile[], builder: TreeB
   return true
 }
 
+/**
+ * A later segment of a thread (0.171 writes a rollback, `thread/revert`, as a
+ * new file of the same thread whose `history_base` keeps the thread's lines
+ * before `end_ordinal_exclusive`): it continues from where the thread's
+ * previous segment stood before that ordinal; the lines it drops stay as a branch.
+ */
+function joinSegment(file: CodexFile, earlier: readonly CodexFile[], builder: TreeBuilder, name: string): boolean {
+  const base = earlier.filter((f) => f.threadId === file.threadId).at(-1)
+  if (base === undefined) {
+    builder.note(`${name}: a segment of thread ${file.threadId}, whose earlier rollout was not found; left out`)
+    return false
+  }
+  const at = base.nodeBefore(file.segmentOf!)
+  file.base = { file: base, ordinal: file.segmentOf!, at }
+  const first = file.nodes[0]
+  if (first !== undefined) file.nodes[0] = { ...first, parentId: at }
+  builder.note(`rolled-back segment ${name} (thread ${file.threadId}) continues at ${at === null ? 'the start' : `node ${at}`}: what followed there is a branch`)
+  return true
+}
+
 function sameEntry(a: InterchangeNode, b: InterchangeNode): boolean {
   return JSON.stringify(a.entry) === JSON.stringify(b.entry)
 }
@@ -125,11 +148,18 @@ class CodexFile {
   private readonly label: string | undefined
   /** From which ordinal on (the line's index unless the envelope says) the thread stood at which node; for fork points. */
   private readonly ordinals: { ordinal: number; parent: string | null }[] = []
+  /** Its place in the family (segment ids are told apart by it). */
+  private readonly order: number
+  /** For a later segment of a thread: the ordinal its `history_base` keeps the thread up to (exclusive). */
+  segmentOf: number | undefined
+  /** For a joined segment: the segment before it, and where the thread stood there. */
+  base: { readonly file: CodexFile; readonly ordinal: number; readonly at: string | null } | undefined
 
-  constructor(builder: TreeBuilder, prefix: string | undefined, label?: string) {
+  constructor(builder: TreeBuilder, prefix: string | undefined, label?: string, order = 0) {
     this.builder = builder
     this.prefix = prefix
     this.label = label
+    this.order = order
   }
 
   get threadId(): string | undefined {
@@ -138,7 +168,9 @@ class CodexFile {
 
   /** The node the thread was at just before the item of this ordinal: where a fork by reference continues. */
   nodeBefore(ordinal: number): string | null {
-    let at: string | null = null
+    // A segment's ordinals go on from its base's: an earlier one is in the lines it kept.
+    if (this.base !== undefined && ordinal <= this.base.ordinal) return this.base.file.nodeBefore(ordinal)
+    let at: string | null = this.base?.at ?? null
     for (const point of this.ordinals) {
       if (point.ordinal >= ordinal) break
       at = point.parent
@@ -197,7 +229,9 @@ class CodexFile {
         case 'session_meta':
           if (this.meta === undefined) {
             this.meta = payload
-            if (this.prefix === undefined) this.prefix = `${str(payload.id) ?? str(payload.session_id) ?? 'fork'}:`
+            const thread = str(payload.id) ?? str(payload.session_id)
+            if (str(payload.forked_from_id) === undefined && isObject(payload.history_base) && thread !== undefined && payload.history_base.thread_id === thread) this.segmentOf = num(payload.history_base.end_ordinal_exclusive)
+            if (this.prefix === undefined) this.prefix = this.segmentOf !== undefined ? `${thread}/${this.order}:` : `${thread ?? 'fork'}:`
             if (typeof payload.model_provider === 'string') provider = payload.model_provider
           } else builder.ignore('session_meta (copied from a forked session)')
           continue

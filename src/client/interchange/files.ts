@@ -1,0 +1,79 @@
+/**
+ * What the import dialog and the export menu call, and their file work in the
+ * browser: the upload limit checked before anything is read or sent, a file's
+ * text, a download of an export's text, and the service error's own code.
+ */
+import type { ExportFormat, ExportRequest, ExportResult, ImportAttempt, ImportRequest } from '../../types.ts'
+import type { Result } from '../controller.ts'
+
+/**
+ * The service's `MAX_UPLOAD_BYTES` (src/service/interchange.ts): the browser
+ * bundle may not import the service, so the figure is repeated here and a
+ * unit test holds the two equal. The service refuses larger uploads anyway.
+ */
+export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+
+/** The generated client's two interchange methods, and the host's way to open a session. */
+export interface InterchangeActions {
+  /** `tryImport`: an import failure comes back as data, with its code (the browser boundary would drop it from an error). */
+  tryImport(request: ImportRequest): Promise<Result<ImportAttempt>>
+  exportAs(request: ExportRequest): Promise<Result<ExportResult>>
+  /** Select a session in the host (its sidebar and conversation); false when the host offers no way. */
+  openSession(sessionId: string): Promise<boolean>
+}
+
+/** A failure as the dialog shows it: the interchange code (`details.code`) when there is one, else the service's code. */
+export interface InterchangeFailure {
+  readonly code: string
+  readonly message: string
+}
+
+export function failureOf(result: Result<unknown>): InterchangeFailure | undefined {
+  if (result.ok) {
+    const failure = (result.value as { failure?: InterchangeFailure | null } | null)?.failure
+    return failure ?? undefined
+  }
+  const details = result.error.details
+  const inner = typeof details === 'object' && details !== null && typeof (details as { code?: unknown }).code === 'string' ? (details as { code: string }).code : undefined
+  return { code: inner ?? result.error.code, message: result.error.message }
+}
+
+/** `1.4 MB`, `64 MiB` style sizes (binary units, as the limit is). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KiB', 'MiB', 'GiB']
+  let value = bytes / 1024
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return `${value >= 10 || Number.isInteger(value) ? Math.round(value) : value.toFixed(1)} ${units[unit]}`
+}
+
+/** The file's text, or `too-large` before a byte of it is read. */
+export async function readSessionFile(file: File): Promise<{ readonly text: string } | { readonly tooLarge: true }> {
+  if (file.size > MAX_UPLOAD_BYTES) return { tooLarge: true }
+  return { text: await file.text() }
+}
+
+/** The name a downloaded export gets: where the target tool would name it (Pi: `<time>_<id>.jsonl`, Claude Code: `<id>.jsonl`). */
+export function exportFileName(format: ExportFormat, fileSessionId: string, now: Date = new Date()): string {
+  const safeId = fileSessionId.replace(/[^A-Za-z0-9_-]/g, '_')
+  if (format === 'pi') return `${now.toISOString().replace(/[:.]/g, '-')}_${safeId}.jsonl`
+  if (format === 'claude-code') return `${safeId}.jsonl`
+  return `session-${safeId}.md`
+}
+
+/** Offer `text` as a file download. */
+export function downloadText(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  a.rel = 'noopener'
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}

@@ -1,0 +1,280 @@
+/**
+ * The Tree tab's "Import…" and Export menu where a person uses them: the real
+ * `dsh web` (stock rc.8, this package from its tarball, the recording fake
+ * LLM) in real Chromium.
+ *
+ * - A Pi session with two branches and a label, written by Pi's own
+ *   SessionManager, is picked through the file input; the preview shows what
+ *   Pi's file holds (format, version, nodes, branches, labels, compactions)
+ *   before anything is written (no session yet); "Create session" creates it,
+ *   the sidebar lists it, "Open it" opens it.
+ * - In its Tree tab, a jump to the branch Pi did not end on, then a prompt from
+ *   the page's composer: the request at the fake LLM is what Pi's
+ *   `buildSessionContext` gives for that branch's leaf, plus the prompt.
+ * - Export → Pi session: the downloaded file opens with Pi's
+ *   `SessionManager.open`, keeps every entry of the source with the same
+ *   children and labels, and Pi resumes on the continued path.
+ * - A garbage file shows the service's NOT_A_SESSION and creates no session;
+ *   a file above the upload limit is refused before it is read.
+ *
+ * Screenshots (test/e2e/artifacts/interchange-panel/): the preview in light,
+ * dark and at 768 px; docs/import-preview.png is refreshed from the light one
+ * only with `UPDATE_DOCS_SCREENSHOT=1`.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import type { SessionStatus, SessionTreeView } from '../../src/types.ts'
+import { REPO_ROOT } from '../../dev/harness.ts'
+import { MAX_UPLOAD_BYTES } from '../../src/service/interchange.ts'
+import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
+import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
+import { type FakeLlm, history, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
+import { packPlugin } from './support/pack.ts'
+import { until as untilWithin } from './support/until.ts'
+import { assistant, piContext, SessionManager, toolResult, user } from '../support/pi.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
+const IN_CI = Boolean(process.env.CI)
+const TITLE = 'Release planning'
+const ROWS = '[data-session-tree] [role="treeitem"]'
+/** The file's hang guard for a wait (not a budget). */
+const until = <T,>(what: string, probe: Parameters<typeof untilWithin<T>>[1]) => untilWithin(what, probe, 60_000)
+
+describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab, in Chromium', () => {
+  let failed = false
+  let artifacts: string
+  let llm: FakeLlm
+  let home: string
+  let work: string
+  let web: WebProcess | undefined
+  let browser: Browser | undefined
+  let page: Page
+  let pi: SessionManager
+  let offLeaf: string
+  let imported: string
+  const pageErrors: string[] = []
+
+  const api = () => {
+    if (!web) throw new Error('dsh web is not running')
+    return web.api
+  }
+  const sessionIds = async () => (await api().listSessions()).map((s) => s.sessionId)
+  const tree = (agentId: string) => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId })
+  const row = (nodeId: string) => page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
+  const dialog = () => page.getByTestId('session-tree-import-dialog')
+  const shot = async (name: string, target: Page | ReturnType<Page['locator']> = page) => {
+    const file = path.join(artifacts, name)
+    await target.screenshot({ path: file })
+    return file
+  }
+  const markFailure = () => onTestFailed(() => { failed = true })
+  /** Press Import… and pick `file` in the browser's own file chooser. */
+  const pick = async (file: string | { name: string; mimeType: string; buffer: Buffer }) => {
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('session-tree-import').click()])
+    await chooser.setFiles(file)
+  }
+
+  beforeAll(async () => {
+    artifacts = artifactDir('interchange-panel')
+    await ensureDsh('stock')
+    const plugin = await packPlugin()
+    home = tempDir('ix-panel-home')
+    work = tempDir('ix-panel-work')
+    llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) })
+    expect((await pluginAdd(home, 'web', plugin.tgz)).code).toBe(0)
+    web = await startWeb({ home, cwd: work, llmUrl: llm.url })
+    const { workspace } = await api().callOk<{ workspace: { workspaceId: string } }>('workspace.create', { path: work })
+    const { sessionId } = await api().createSession({ workspaceId: workspace.workspaceId })
+    await api().promptAndWait(sessionId, 'hello')
+
+    // The Pi session, by Pi's own API: a tool exchange on one branch, a label at the fork point, Pi ending on the other branch.
+    const piDir = path.join(work, '.pi-sessions')
+    fs.mkdirSync(piDir)
+    pi = SessionManager.create(work, piDir)
+    pi.appendMessage(user('plan the release'))
+    const a1 = pi.appendMessage(assistant('Which version?', { thinking: 'private reasoning, never sent' }))
+    pi.appendMessage(user('version 2, and READ the notes'))
+    pi.appendMessage(assistant('', { calls: [{ id: 'toolu_notes', name: 'read', args: { file_path: 'notes.txt' } }] }))
+    pi.appendMessage(toolResult('toolu_notes', 'read', 'notes: ship on friday'))
+    offLeaf = pi.appendMessage(assistant('Version 2 ships on Friday.'))
+    pi.appendLabelChange(a1, 'fork point')
+    pi.branch(a1)
+    pi.appendMessage(user('version 3 instead'))
+    pi.appendMessage(assistant('Version 3 needs more time.'))
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', locale: 'en-US', acceptDownloads: true })
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+    await page.goto(web.url)
+    const notice = page.getByRole('button', { name: 'Continue' })
+    await notice.waitFor({ timeout: 30_000 })
+    await notice.click()
+    await page.getByText(TITLE, { exact: true }).first().click()
+    await page.getByTestId('session-tree-open').click()
+    await page.locator(ROWS).first().waitFor({ timeout: 15_000 })
+  }, 600_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await web?.stop('SIGTERM', 5_000)
+    await llm?.close()
+    if (artifacts) {
+      saveArtifact(artifacts, 'page-errors.txt', pageErrors.join('\n'))
+      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+      saveWebEvidence(artifacts, web ? [web] : [])
+    }
+    keepOrRemove('interchange-panel', failed, { home, work }, artifacts)
+  }, 600_000)
+
+  it('Import… previews the Pi file (its figures, before anything is written), creates the session on confirm, and opens it', async () => {
+    markFailure()
+    const before = await sessionIds()
+    const sidebar = page.locator('aside, nav, [class*="sidebar" i]').filter({ hasText: 'New Session' }).first()
+    const named = () => sidebar.getByText(path.basename(work), { exact: true }).count()
+    const namedBefore = await named()
+    await pick(pi.getSessionFile()!)
+    const preview = page.getByTestId('session-tree-import-preview')
+    await preview.waitFor({ timeout: 30_000 })
+    // The figures are the file's: one node per Pi entry, one branch per leaf, the label set, no compaction.
+    const entries = pi.getEntries()
+    const parents = new Set(entries.map((e) => e.parentId))
+    const leaves = entries.filter((e) => !parents.has(e.id))
+    const labelled = entries.filter((e) => pi.getLabel(e.id) !== undefined)
+    const figure = async (name: string) => Number(await preview.locator(`[data-figure="${name}"] dd`).textContent())
+    expect({ nodes: await figure('nodes'), branches: await figure('branches'), labels: await figure('labels'), compactions: await figure('compactions') })
+      .toEqual({ nodes: entries.length, branches: leaves.length, labels: labelled.length, compactions: 0 })
+    expect(leaves.length).toBe(2)
+    expect(await preview.getAttribute('data-format')).toBe('pi')
+    expect(await preview.getAttribute('data-version')).toBe('3')
+    expect(await preview.textContent()).toContain('Pi session, version 3')
+    // Every branch, the one Pi ended on marked; nothing skipped, nothing opaque.
+    const branches = preview.locator('.dsx-branches li')
+    expect(await branches.count()).toBe(2)
+    expect(await preview.locator('.dsx-branches li[data-active]').textContent()).toContain('version 3 instead')
+    // (Pi's label entry is the last entry of the other branch: its leaf.)
+    expect(await preview.locator('.dsx-branches li:not([data-active])').textContent()).toContain('version 2, and READ the notes')
+    expect(await page.getByTestId('session-tree-import-skipped').count()).toBe(0)
+    // Nothing was written by the preview.
+    expect(await sessionIds()).toEqual(before)
+    // The confirm button has the focus (Enter confirms; Escape would cancel).
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('session-tree-import-confirm')
+
+    await shot('preview-light.png')
+    await dialog().screenshot({ path: path.join(artifacts, 'preview-dialog-light.png') })
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await until('the host dark theme', () => page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')))
+    await shot('preview-dark.png')
+    await page.emulateMedia({ colorScheme: 'light' })
+    await page.setViewportSize({ width: 768, height: 900 })
+    await shot('preview-768.png')
+    // At 768 px the dialog fits the panel: nothing runs off to the right.
+    const fits = await dialog().evaluate((el) => {
+      const box = el.getBoundingClientRect()
+      return box.left >= 0 && box.right <= window.innerWidth && el.scrollWidth <= el.clientWidth + 1
+    })
+    expect(fits).toBe(true)
+    await page.setViewportSize({ width: 1280, height: 900 })
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') fs.copyFileSync(path.join(artifacts, 'preview-dialog-light.png'), path.join(REPO_ROOT, 'docs', 'import-preview.png'))
+
+    await page.keyboard.press('Enter')
+    const done = page.getByTestId('session-tree-import-done')
+    await done.waitFor({ timeout: 60_000 })
+    imported = (await done.getAttribute('data-session-id'))!
+    expect(new Set(await sessionIds())).toEqual(new Set([...before, imported]))
+    saveArtifact(artifacts, 'imported-row.json', (await api().listSessions()).find((s) => s.sessionId === imported))
+    await shot('import-done.png')
+    await page.getByTestId('session-tree-import-open').click()
+    await expect.poll(async () => {
+      await page.getByTestId('session-tree-open').click({ timeout: 2_000 }).catch(() => undefined)
+      const shown = await page.locator('[data-session-tree] [role="treeitem"]').allTextContents().catch(() => [])
+      return shown.some((text) => text.includes('version 3 instead'))
+    }, { timeout: 30_000, interval: 500 }).toBe(true)
+    // The sidebar lists it (no title yet: the host names it by its folder, as any untitled session).
+    expect(await named()).toBe(namedBefore + 1)
+    await shot('imported-open.png')
+  }, 600_000)
+
+  it('a jump to the branch Pi did not end on, then a prompt from the composer: the request is Pi\'s context for that leaf plus the prompt', async () => {
+    markFailure()
+    const target = (await tree(imported)).nodes.find((n) => n.message?.content === 'Version 2 ships on Friday.')!
+    await row(target.nodeId).click()
+    await page.getByRole('button', { name: 'Jump here' }).click()
+    await until('the cursor on the other branch', async () => (await row(target.nodeId).getAttribute('aria-current')) === 'location')
+    const before = llm.chatRequests().length
+    const input = page.getByRole('textbox').last()
+    await input.fill('and the changelog?')
+    await page.getByRole('button', { name: 'Send message' }).click()
+    await api().waitTurnEnd(imported, -1)
+    await expect.poll(() => llm.chatRequests().length, { timeout: 30_000 }).toBe(before + 1)
+    const asked = history(llm.chatRequests().at(-1)!.body)
+      .filter((m) => !(m.role === 'user' && m.text.startsWith('Current runtime context')))
+      .map((m) => ({ role: m.role, text: m.text.trimEnd() + (m.calls ?? []).map((c) => `call:${c.name}`).join('') }))
+    expect(asked).toEqual([...piContext(pi, offLeaf), { role: 'user', text: 'and the changelog?' }])
+    expect(JSON.stringify(llm.chatRequests().at(-1)!.body)).not.toContain('private reasoning')
+    await until('the cursor on the answer', async () => (await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: imported })).cursor !== target.nodeId)
+  }, 600_000)
+
+  it('Export → Pi session downloads a file that Pi opens, with every source entry, the same children and labels, resumed on the continued path', async () => {
+    markFailure()
+    await page.getByTestId('session-tree-export').click()
+    const items = page.getByRole('menuitem')
+    expect(await items.allTextContents()).toEqual([
+      expect.stringContaining('Pi session (JSONL)'),
+      expect.stringContaining('Claude Code transcript (JSONL)'),
+      expect.stringContaining('Markdown transcript'),
+      expect.stringContaining('Active path digest (JSON)'),
+    ])
+    await shot('export-menu.png')
+    // Keyboard: the first item has the focus; Enter picks it.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-format'))).toBe('pi')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')])
+    const file = path.join(artifacts, download.suggestedFilename())
+    await download.saveAs(file)
+    expect(download.suggestedFilename()).toMatch(/^\d{4}-\d\d-\d\dT[\d-]+Z_.+\.jsonl$/)
+    const reopened = SessionManager.open(file)
+    const exported = new Map(reopened.getEntries().map((e) => [e.id, e]))
+    for (const entry of pi.getEntries()) {
+      expect(exported.has(entry.id), `entry ${entry.id} kept`).toBe(true)
+      const children = new Set(reopened.getChildren(entry.id).map((c) => c.id))
+      for (const child of pi.getChildren(entry.id)) expect(children.has(child.id), `child ${child.id} of ${entry.id}`).toBe(true)
+      expect(reopened.getLabel(entry.id), `label of ${entry.id}`).toBe(pi.getLabel(entry.id))
+    }
+    // What was added in DSH hangs under the branch the prompt was sent on; Pi resumes there.
+    // (DSH's runtime-context snapshot travels as a Pi custom message, as it is in DSH's own history; set aside as everywhere.)
+    const context = piContext(reopened).filter((m) => !m.text.startsWith('Current runtime context'))
+    expect(context.slice(0, -2)).toEqual([...piContext(pi, offLeaf)])
+    expect(context.slice(-2).map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(context.at(-2)!.text).toBe('and the changelog?')
+    expect(context.at(-1)!.text).toBe('ANSWER to: and the changelog?')
+    await page.getByRole('status').filter({ hasText: download.suggestedFilename() }).first().waitFor({ timeout: 10_000 })
+  }, 600_000)
+
+  it('a garbage file shows the service\'s error by its code and creates no session; a file above the upload limit is refused before it is read', async () => {
+    markFailure()
+    const before = await sessionIds()
+    await pick({ name: 'notes.jsonl', mimeType: 'application/json', buffer: Buffer.from('this is not a session\n{"type":"nothing"}\n') })
+    const error = page.getByTestId('session-tree-import-error')
+    await error.waitFor({ timeout: 30_000 })
+    await shot('import-error.png')
+    expect(await error.getAttribute('data-code')).toBe('NOT_A_SESSION')
+    expect(await error.textContent()).toContain('This file is not a Pi, Claude Code or Codex session.')
+    await page.keyboard.press('Escape')
+    await dialog().waitFor({ state: 'detached', timeout: 10_000 })
+    expect(await sessionIds()).toEqual(before)
+
+    const big = path.join(work, 'big.jsonl')
+    fs.writeFileSync(big, Buffer.alloc(MAX_UPLOAD_BYTES + 1, 0x20))
+    await pick(big)
+    await error.waitFor({ timeout: 30_000 })
+    expect(await error.getAttribute('data-code')).toBe('TOO_LARGE')
+    // The browser's own message (the limit, and the host-side command), not the service's: nothing was sent.
+    expect(await error.textContent()).toContain('the upload limit is 64 MiB')
+    await dialog().getByRole('button', { name: 'Close' }).click()
+    expect(await sessionIds()).toEqual(before)
+    expect(pageErrors).toEqual([])
+  }, 600_000)
+})
