@@ -1652,7 +1652,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":352,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":349,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1932,7 +1932,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":336,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":333,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -2387,7 +2387,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportAttempt',
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":346,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
     },
   ],
   model: {
@@ -3064,7 +3064,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionLineage",
-            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n    migrated(): readonly MigratedView[];\n}"
+            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    gc(dryRun: unknown): Promise<TreeResult<GcResult>>;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n    migrated(): readonly MigratedView[];\n}"
           },
           {
             "name": "SessionLineageView",

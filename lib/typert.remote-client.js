@@ -1649,7 +1649,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":352,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":349,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1929,7 +1929,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":336,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":333,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -2384,7 +2384,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportAttempt',
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":346,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
     },
   ],
 }

@@ -6,7 +6,7 @@
  * only the rows in view (plus a small overscan) are in the DOM, whatever the
  * size of the tree.
  */
-import { useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import type { KeyboardEvent as ReactKeyboardEvent, ReactNode } from 'react'
 import { availableActions, keyCommand, suggestBranchName, validateBranchName, validateLabel } from './commands.ts'
 import type { TreeController } from './controller.ts'
@@ -14,16 +14,19 @@ import type { HostLocale } from './i18n.ts'
 import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from './model.ts'
 import { ROW_HEIGHT } from './styles.ts'
 import { CompareButton, CompareView } from './compare/CompareView.tsx'
-import { ComparePickBanner, CompareWithButton, pickRow, type ComparePick } from './compare/CompareWith.tsx'
+import { ComparePickBanner, CompareWithButton } from './compare/CompareWith.tsx'
+import { useComparePick } from './compare/useComparePick.ts'
 import { SummaryProgress } from './summary/SummaryNotes.tsx'
 import { SummaryChoiceField, SummaryWritten } from './summary/SummaryChoice.tsx'
-import { instructionsProblem, leavesPath, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './summary/choice.ts'
+import { useSummaryChoice } from './summary/useSummaryChoice.ts'
 import { LineageStrip, type LineageActions } from './Lineage.tsx'
 import { ExportMenu } from './interchange/ExportMenu.tsx'
 import type { InterchangeActions } from './interchange/files.ts'
 import { ImportControl } from './interchange/ImportDialog.tsx'
 import { useTranslate } from './useTranslate.ts'
-import { afterPaint, download, languageTag, mark, rowDomId } from './panel/dom.ts'
+import { download, languageTag, mark, rowDomId } from './panel/dom.ts'
+import { useFollowCursor } from './panel/useFollowCursor.ts'
+import { usePaintMarks } from './panel/usePaintMarks.ts'
 import { Messages } from './panel/Messages.tsx'
 import type { FormState } from './panel/NodeForm.tsx'
 import { Preview } from './panel/Preview.tsx'
@@ -74,20 +77,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
   const [selected, setSelected] = useState<string | null>(null)
   const [folded, setFolded] = useState<ReadonlySet<string>>(() => new Set())
   const [form, setForm] = useState<FormState | undefined>(undefined)
-  const [comparing, setComparing] = useState(false)
-  const [pick, setPick] = useState<ComparePick | undefined>(undefined)
-  const closeCompare = useCallback(() => {
-    setComparing(false)
-    setPick(undefined)
-  }, [])
-  const pickTo = useCallback((id: string): boolean => {
-    const picked = pickRow(pick, id)
-    if (!picked) return false
-    setPick(picked)
-    setComparing(true)
-    return true
-  }, [pick])
-  const [summaryChoice, setSummaryChoice] = useState<SummaryChoiceState>(NO_SUMMARY)
+  const { comparing, open: openCompare, close: closeCompare, pick, setPick, pickTo } = useComparePick()
   const treeRef = useRef<HTMLDivElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
 
@@ -102,48 +92,11 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
     return result
   }, [index, filter, deferredQuery, folded])
 
-  // First paint of a tree: measured from mount to the frame after the rows were committed.
-  const painted = useRef(false)
-  useLayoutEffect(() => {
-    if (painted.current || !layout) return
-    painted.current = true
-    afterPaint(() => {
-      mark('session-tree:first-paint-end')
-      if (typeof performance === 'undefined' || typeof performance.measure !== 'function') return
-      performance.measure('session-tree:first-paint', 'session-tree:mount', 'session-tree:first-paint-end')
-      // The panel's own share: from the validated `list` result to the painted frame.
-      if (performance.getEntriesByName('session-tree:list-end').length > 0) performance.measure('session-tree:render', 'session-tree:list-end', 'session-tree:first-paint-end')
-    })
-  }, [layout])
+  usePaintMarks(layout)
 
   const { range, onScroll, reveal } = useVirtualWindow(treeRef, layout, index)
 
-  // The selection follows the cursor while it is on it (a new prompt, a move from `/tree` or the
-  // model carry it to the new tip); a node the user selected elsewhere stays selected (pinned)
-  // until they select the cursor again (or press `c`). A vanished selection falls back to the cursor.
-  const lastCursor = useRef<string | null | undefined>(undefined)
-  const revealNext = useRef<string | null>(null)
-  useEffect(() => {
-    if (!index) return
-    const cursor = index.view.cursor
-    const previous = lastCursor.current
-    lastCursor.current = cursor
-    const follow = selected === null || !index.byId.has(selected) || (previous !== undefined && cursor !== previous && selected === previous)
-    const target = follow ? (cursor ?? index.order[0] ?? null) : selected
-    // A request drawn as its call's row is selected as that row.
-    const shown = target !== null && index.absorbed.has(target) ? (index.children.get(target)?.[0] ?? target) : target
-    if (shown !== selected) {
-      setSelected(shown)
-      setFolded((f) => unfoldTo(index, f, shown))
-      if (previous !== undefined) revealNext.current = shown
-    }
-  }, [index, selected])
-  useLayoutEffect(() => {
-    if (revealNext.current === null || !layout) return
-    const id = revealNext.current
-    revealNext.current = null
-    reveal(id)
-  }, [layout, reveal])
+  const revealNext = useFollowCursor({ index, layout, selected, setSelected, setFolded, reveal })
 
   const selectedNode = selected === null ? undefined : index?.byId.get(selected)
   const actions = availableActions(index, selected, state.status)
@@ -151,20 +104,14 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
 
   const focusTree = useCallback(() => treeRef.current?.focus({ preventScroll: true }), [])
 
-  // The summary choice applies to a move that leaves part of the path; a move that used it resets it.
-  const summaryOffered = selected !== null && index !== undefined && leavesPath(index, selected)
-  const summaryBlocked = summaryOffered && instructionsProblem(summaryChoice) !== undefined
-  const optionsFor = useCallback((nodeId: string) => (index && leavesPath(index, nodeId) ? moveOptions(summaryChoice, state.status?.surfaceMode) : undefined), [index, summaryChoice, state.status?.surfaceMode])
-  // After a summarized move: back to the default choice, and the new cursor (the carrying node) selected.
-  const summarized = useCallback(() => {
-    setSummaryChoice((c) => ({ ...c, kind: 'none' }))
-    setSelected(null)
-  }, [])
+  const clearSelection = useCallback(() => setSelected(null), [])
+  const summary = useSummaryChoice(index, selected, state.status?.surfaceMode, clearSelection)
+  const { optionsFor, summarized } = summary
   const jumpTo = useCallback(async (nodeId: string) => {
-    if (index && leavesPath(index, nodeId) && instructionsProblem(summaryChoice) !== undefined) return
+    if (summary.blocks(nodeId)) return
     const options = optionsFor(nodeId)
     if ((await tree.jump(nodeId, options)) && options) summarized()
-  }, [index, summaryChoice, optionsFor, tree, summarized])
+  }, [summary.blocks, optionsFor, tree, summarized])
 
   const openFork = useCallback((nodeId: string) => {
     if (!index) return
@@ -182,7 +129,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
     if (form.kind === 'fork') {
       const checked = validateBranchName(form.value, index.branchNames)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
-      if (index && leavesPath(index, form.nodeId) && instructionsProblem(summaryChoice) !== undefined) return
+      if (summary.blocks(form.nodeId)) return
       setForm(undefined)
       const { nodeId } = form
       const options = optionsFor(nodeId)
@@ -195,7 +142,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
       await tree.label(form.nodeId, checked.value)
     }
     focusTree()
-  }, [form, index, tree, focusTree, summaryChoice, optionsFor, summarized, ws.route])
+  }, [form, index, tree, focusTree, summary.blocks, optionsFor, summarized, ws.route])
 
   const exportTree = useCallback(async () => {
     const data = await tree.exportLinear()
@@ -263,7 +210,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
         else if (query) setQuery('')
         break
     }
-  }, [layout, selected, index, reveal, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, jumpTo, pick, pickTo, ws.route])
+  }, [layout, selected, index, reveal, revealNext, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, jumpTo, pick, setPick, pickTo, ws.route])
 
   const onSearchKey = useCallback((event: ReactKeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Escape') {
@@ -371,7 +318,7 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
           ...(interchange ? { exportMenu: <ExportMenu locale={locale} sessionId={sessionId} actions={interchange} disabled={!actions.export || busy} onLinear={() => void exportTree()} /> } : {}),
         }}
         extra={<>
-          <CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={() => setComparing(true)} />
+          <CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={openCompare} />
           {interchange ? <ImportControl locale={locale} actions={interchange} /> : null}
         </>}
       />
@@ -433,8 +380,8 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
             setForm(undefined)
             focusTree()
           }}
-          summaryChoice={summaryOffered ? <SummaryChoiceField t={t} state={summaryChoice} onChange={setSummaryChoice} mode={state.status?.surfaceMode} busy={busy} /> : undefined}
-          moveBlocked={summaryBlocked}
+          summaryChoice={summary.offered ? <SummaryChoiceField t={t} state={summary.choice} onChange={summary.setChoice} mode={state.status?.surfaceMode} busy={busy} /> : undefined}
+          moveBlocked={summary.blocked}
           more={selected !== null && index.view.nodes.length > 1 ? <CompareWithButton locale={locale} disabled={pick !== undefined} onPick={() => setPick({ from: selected })} /> : undefined}
           onJump={(id) => ws.route({ kind: 'jump', nodeId: id }, () => void jumpTo(id))}
           onFork={openFork}

@@ -223,6 +223,12 @@ export class SessionLineage {
     return this.last ? this.toResult(this.last, false) : undefined
   }
 
+  /** `gc(dryRun)` from the wire: a dry run reports, otherwise orphans go now, grace or not. */
+  gc(dryRun: unknown): Promise<TreeResult<GcResult>> {
+    if (dryRun !== undefined && typeof dryRun !== 'boolean') return Promise.resolve(fail('INVALID_ARGUMENT', 'dryRun must be a boolean'))
+    return this.scan(dryRun ? { dryRun: true } : { force: true })
+  }
+
   /**
    * Compare the sidecars with the sessions the harness knows; remove orphans
    * past the grace period (`force`: every orphan; `dryRun`: none). One scan at a time.

@@ -319,10 +319,7 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async gc(dryRun: boolean): Promise<GcResult> {
-    return this.run(() => {
-      if (dryRun !== undefined && typeof dryRun !== 'boolean') return fail('INVALID_ARGUMENT', 'dryRun must be a boolean')
-      return this.lineage.scan(dryRun ? { dryRun: true } : { force: true })
-    })
+    return this.run(() => this.lineage.gc(dryRun))
   }
 
   // ---------------------------------------------------------- interchange
