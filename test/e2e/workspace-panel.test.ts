@@ -336,6 +336,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('file checkpoints in the Tree tab, in 
       await until(`the host ${scheme} theme`, () => page.evaluate((dark) => document.body.hasAttribute('data-ds-dark-theme') === dark, scheme === 'dark'))
       for (const [width, height] of [[1440, 900], [1024, 700], [768, 900]] as const) {
         await page.setViewportSize({ width, height })
+        // The host's sidebar animates back in after 768 px: shoot once every animation has finished.
+        await until(`the layout at ${width}px settled`, () => page.evaluate(() => document.getAnimations().every((a) => a.playState !== 'running')))
         expect(await noHorizontalScroll(), `no horizontal scroll at ${width}px (${scheme})`).toEqual([])
         await shot(`marker-file-list-${scheme}-${width}.png`)
       }
