@@ -216,6 +216,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     expect(await view.locator('select').nth(1).locator('option:checked').textContent()).toBe(`picked node ${porto.nodeId}`)
     await page.locator(`${CMP_ROWS}[data-divergence]`).waitFor()
     await page.setViewportSize({ width: 768, height: 900 })
+    // The host's sidebar slides away below 1024 px: measure and shoot once its animation is over.
+    await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), undefined, { timeout: 30_000 })
     // Nothing sticks out sideways at 768 px: the view fits the page.
     const overflow = await view.evaluate((el) => el.scrollWidth - el.clientWidth)
     expect(overflow).toBeLessThanOrEqual(0)
