@@ -11,11 +11,11 @@ const JsonValueRemoteCodec$schema7 = z.union([z.literal(null), z.string(), z.num
 const dsh_session_tree_sessionTree_attempt_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
 const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
-  'format': z.literal("dsh-session-tree/attempt@1").readonly(),
+  'format': z.literal("dsh-session-tree/attempt@2").readonly(),
   'ok': z.literal(true).readonly(),
-  'value': z.union([z.undefined(), z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))]).readonly().optional(),
+  'json': z.union([z.undefined(), z.string()]).readonly().optional(),
 }), z.object({
-  'format': z.literal("dsh-session-tree/attempt@1").readonly(),
+  'format': z.literal("dsh-session-tree/attempt@2").readonly(),
   'ok': z.literal(false).readonly(),
   'error': z.object({
   'code': z.string().readonly(),

@@ -11,7 +11,7 @@
 import type { RemoteResult } from '@deepseek-ai/dsh-typert-protocol'
 
 /** The version of `attempt`'s answer this client reads (`ATTEMPT_FORMAT` of the service). */
-export const ATTEMPT_FORMAT = 'dsh-session-tree/attempt@1'
+export const ATTEMPT_FORMAT = 'dsh-session-tree/attempt@2'
 
 /** The failure every caller of the Tree tab's remote gets: one of the service's codes. */
 export interface RemoteFailure {
@@ -53,7 +53,7 @@ function failureOf(error: unknown): RemoteFailure | undefined {
 /**
  * `attempt`'s answer as the method's own result. `answer` is what the
  * generated client resolved to; `schema` validates the value (the generated
- * result schema of the method; `attempt` carries it as plain JSON).
+ * result schema of the method; `attempt` carries it as JSON text).
  */
 export function decodeAttempt<T>(answer: unknown, schema: ValueSchema): Decoded<T> {
   try {
@@ -66,7 +66,14 @@ export function decodeAttempt<T>(answer: unknown, schema: ValueSchema): Decoded<
     const attempt = answer.value
     if (!isRecord(attempt) || attempt.format !== ATTEMPT_FORMAT || typeof attempt.ok !== 'boolean') return internal(`unrecognised remote answer: ${text(attempt)}`)
     if (!attempt.ok) return { ok: false, error: failureOf(attempt.error) ?? { code: 'INTERNAL', message: text(attempt.error) } }
-    const parsed = schema.safeParse(attempt.value)
+    if (attempt.json !== undefined && typeof attempt.json !== 'string') return internal(`unrecognised remote answer: ${text(attempt)}`)
+    let value: unknown
+    try {
+      value = attempt.json === undefined ? undefined : JSON.parse(attempt.json)
+    } catch {
+      return internal(`the answer is not JSON: ${text(attempt.json)}`)
+    }
+    const parsed = schema.safeParse(value)
     if (!parsed.success) return internal(`the answer does not match the method's result schema: ${text(parsed.error.message)}`)
     return { ok: true, value: parsed.data as T }
   } catch (error) {

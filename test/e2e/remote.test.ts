@@ -404,13 +404,15 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
         expect(descriptor('attempt').result.schema.safeParse(envelope.result.value).success).toBe(true)
         return envelope.result.value
       }
-      const failure = (code: string, message: unknown = expect.any(String)) => ({ format: 'dsh-session-tree/attempt@1', ok: false, error: expect.objectContaining({ code, message }) })
+      const failure = (code: string, message: unknown = expect.any(String)) => ({ format: 'dsh-session-tree/attempt@2', ok: false, error: expect.objectContaining({ code, message }) })
       expect(await attempted('fork', { agentId: sessionId, nodeId: a1, branch: 'main' })).toEqual(failure('BRANCH_EXISTS'))
       expect(await attempted('outline', { agentId: ghost })).toEqual(failure('SESSION_NOT_FOUND'))
       expect(await attempted('fork', { agentId: sessionId })).toEqual(failure('INTERNAL', expect.stringMatching(/missing "nodeId"/)))
       expect(await attempted('attempt', {})).toEqual(failure('INVALID_ARGUMENT'))
       expect(await attempted('noSuchMethod', {})).toEqual(failure('INTERNAL'))
-      expect(await attempted('session', { agentId: sessionId })).toMatchObject({ format: 'dsh-session-tree/attempt@1', ok: true, value: { sessionId } })
+      const answered = (await attempted('session', { agentId: sessionId })) as { format: string; ok: boolean; json: string }
+      expect(answered).toMatchObject({ format: 'dsh-session-tree/attempt@2', ok: true })
+      expect(JSON.parse(answered.json)).toMatchObject({ sessionId })
     })
     expect(snapshotSidecars(home), 'refused calls write no sidecar').toEqual(before)
     expect(await callOk<SessionTreeView>('list', { agentId: sessionId })).toEqual(readOnly?.list)

@@ -25,8 +25,8 @@ describe('decodeAttempt', () => {
   })
 
   it('gives a value back checked by the method schema; a value it refuses is INTERNAL', () => {
-    expect(decodeAttempt(attempt({ format: ATTEMPT_FORMAT, ok: true, value: { n: 1 } }), schema)).toEqual({ ok: true, value: { n: 1 } })
-    const refused = decodeAttempt(attempt({ format: ATTEMPT_FORMAT, ok: true, value: { n: 'one' } }), schema)
+    expect(decodeAttempt(attempt({ format: ATTEMPT_FORMAT, ok: true, json: JSON.stringify({ n: 1 }) }), schema)).toEqual({ ok: true, value: { n: 1 } })
+    const refused = decodeAttempt(attempt({ format: ATTEMPT_FORMAT, ok: true, json: JSON.stringify({ n: 'one' }) }), schema)
     expect(refused.ok ? null : refused.error.code).toBe('INTERNAL')
   })
 
@@ -43,7 +43,10 @@ describe('decodeAttempt', () => {
       [null, 'null'],
       ['just text', 'just text'],
       [{ ok: 'yes' }, '"ok":"yes"'],
-      [attempt({ format: 'dsh-session-tree/attempt@2', ok: false, error: { code: 'X', message: 'm' } }), 'attempt@2'],
+      [attempt({ format: 'dsh-session-tree/attempt@9', ok: false, error: { code: 'X', message: 'm' } }), 'attempt@9'],
+      [attempt({ format: 'dsh-session-tree/attempt@1', ok: true, value: { n: 1 } }), 'attempt@1'],
+      [attempt({ format: ATTEMPT_FORMAT, ok: true, json: '{"n": 1' }), '{"n": 1'],
+      [attempt({ format: ATTEMPT_FORMAT, ok: true, json: { n: 1 } }), '"json":{"n":1}'],
       [attempt({ ok: false, error: { code: 'BRANCH_EXISTS', message: 'no format' } }), 'no format'],
       [attempt({ format: ATTEMPT_FORMAT, ok: false, error: { code: 5, message: 'numeric code' } }), 'numeric code'],
       [attempt({ format: ATTEMPT_FORMAT, ok: false, error: { code: 'X', message: 'bad details', details: [1] } }), 'bad details'],
