@@ -6,6 +6,23 @@ const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.num
 const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
 const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])
 const JsonValueRemoteCodec$schema5 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])
+const JsonValueRemoteCodec$schema6 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
+const JsonValueRemoteCodec$schema7 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])
+const dsh_session_tree_sessionTree_attempt_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
+const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
+  'format': z.literal("dsh-session-tree/attempt@2").readonly(),
+  'ok': z.literal(true).readonly(),
+  'json': z.union([z.undefined(), z.string()]).readonly().optional(),
+}), z.object({
+  'format': z.literal("dsh-session-tree/attempt@2").readonly(),
+  'ok': z.literal(false).readonly(),
+  'error': z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+  'details': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])).readonly()]).readonly().optional(),
+}).readonly(),
+})])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
@@ -1510,6 +1527,41 @@ export const TYPERT = {
   ],
   invocations: [
     {
+      id: 'dsh-session-tree#sessionTree/attempt',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'attempt',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'method',
+          wire: 'method',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/attempt:method',
+            schema: dsh_session_tree_sessionTree_attempt_parameter_0$schema,
+          },
+        },
+        {
+          name: 'args',
+          wire: 'args',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/tree#JsonValue',
+            schema: dsh_session_tree_sessionTree_attempt_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#RemoteAttempt',
+        schema: dsh_session_tree_sessionTree_attempt_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":347,"column":9},
+    },
+    {
       id: 'dsh-session-tree#sessionTree/back',
       service: 'sessionTree',
       namespace: 'sessionTree',
@@ -1532,7 +1584,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1557,7 +1609,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":151,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":149,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1602,7 +1654,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":161,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1627,7 +1679,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":143,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1652,7 +1704,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":349,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":353,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1697,7 +1749,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":261,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1722,7 +1774,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":249,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":247,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1757,7 +1809,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":255,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":253,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1802,7 +1854,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1857,7 +1909,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":194,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1882,7 +1934,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/gc',
@@ -1907,7 +1959,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#GcResult',
         schema: dsh_session_tree_sessionTree_gc_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":321,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":319,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1932,7 +1984,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":333,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":331,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1967,7 +2019,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":172,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -2012,7 +2064,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":182,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -2057,7 +2109,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":216,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -2082,7 +2134,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":123,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/openAsNewSession',
@@ -2117,7 +2169,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#NewSessionResult',
         schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":308,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":306,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -2142,7 +2194,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":127,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -2177,7 +2229,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":284,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":282,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2222,7 +2274,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2257,7 +2309,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":267,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2282,7 +2334,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":135,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":133,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2317,7 +2369,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":227,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2362,7 +2414,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":231,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/tryImport',
@@ -2387,7 +2439,7 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportAttempt',
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":341,"column":9},
     },
   ],
   model: {
@@ -2614,6 +2666,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "attempt",
+            "signature": "@Remote async attempt(method: string, args: JsonValue): Promise<RemoteAttempt>",
+            "summary": "Any other method by name, its failure as data with our code: what the Tree tab calls (`attempt.ts`).",
+            "jsDoc": "/** Any other method by name, its failure as data with our code: what the Tree tab calls (`attempt.ts`). */"
+          },
+          {
+            "kind": "method",
             "name": "exportAs",
             "signature": "@Remote async exportAs(request: ExportRequest): Promise<ExportResult>",
             "summary": "Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline).",
@@ -2649,6 +2708,10 @@ export const TYPERT = {
           {
             "name": "ArgumentChange",
             "declaration": "export type ArgumentChange = { readonly kind: 'removed'; readonly path: string; readonly a: JsonValue; } | { readonly kind: 'added'; readonly path: string; readonly b: JsonValue; } | { readonly kind: 'changed'; readonly path: string; readonly a: JsonValue; readonly b: JsonValue; readonly text?: TextDiff; };"
+          },
+          {
+            "name": "AttemptError",
+            "declaration": "export interface AttemptError {\n    readonly code: string;\n    readonly message: string;\n    readonly details?: { readonly [key: string]: JsonValue; };\n}"
           },
           {
             "name": "BlockedFile",
@@ -3009,6 +3072,10 @@ export const TYPERT = {
           {
             "name": "RegistryOptions",
             "declaration": "export interface RegistryOptions extends WorkspaceOptions {\n    readonly sidecarRoot: string | undefined;\n    readonly sidecars?: SidecarLocator;\n    readonly enabled: boolean;\n    readonly hook?: RestoreHook;\n    readonly inlineMaxBytes?: number;\n}"
+          },
+          {
+            "name": "RemoteAttempt",
+            "declaration": "export type RemoteAttempt = { readonly format: typeof ATTEMPT_FORMAT; readonly ok: true; readonly json?: string; } | { readonly format: typeof ATTEMPT_FORMAT; readonly ok: false; readonly error: AttemptError; };"
           },
           {
             "name": "Resolved",

@@ -2,11 +2,12 @@
 import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
-import type { BranchSummary, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
+import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
+    attempt: (method: string, args: JsonValue) => Promise<RemoteAttempt>
     back: (agentId: string) => Promise<MoveResult>
     chatPath: (agentId: string) => Promise<ChatPath>
     compare: (agentId: string, a: string, b: string) => Promise<CompareResult>
@@ -35,6 +36,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     tryImport: (request: ImportRequest) => Promise<ImportAttempt>
   }
   interface TypeRTRemoteMap {
+    'sessionTree/attempt': (method: string, args: JsonValue) => Promise<RemoteAttempt>
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
     'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
     'sessionTree/compare': (agentId: string, a: string, b: string) => Promise<CompareResult>

@@ -6,6 +6,23 @@ const JsonValueRemoteCodec$schema2 = z.union([z.literal(null), z.string(), z.num
 const JsonValueRemoteCodec$schema3 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])
 const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))])
 const JsonValueRemoteCodec$schema5 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])
+const JsonValueRemoteCodec$schema6 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
+const JsonValueRemoteCodec$schema7 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])
+const dsh_session_tree_sessionTree_attempt_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
+const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
+  'format': z.literal("dsh-session-tree/attempt@2").readonly(),
+  'ok': z.literal(true).readonly(),
+  'json': z.union([z.undefined(), z.string()]).readonly().optional(),
+}), z.object({
+  'format': z.literal("dsh-session-tree/attempt@2").readonly(),
+  'ok': z.literal(false).readonly(),
+  'error': z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+  'details': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])).readonly()]).readonly().optional(),
+}).readonly(),
+})])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
@@ -1507,6 +1524,41 @@ export const TYPERT_REMOTE = {
   package: 'dsh-session-tree',
   descriptors: [
     {
+      id: 'dsh-session-tree#sessionTree/attempt',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'attempt',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'method',
+          wire: 'method',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/attempt:method',
+            schema: dsh_session_tree_sessionTree_attempt_parameter_0$schema,
+          },
+        },
+        {
+          name: 'args',
+          wire: 'args',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/tree#JsonValue',
+            schema: dsh_session_tree_sessionTree_attempt_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#RemoteAttempt',
+        schema: dsh_session_tree_sessionTree_attempt_result$schema,
+      },
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":347,"column":9},
+    },
+    {
       id: 'dsh-session-tree#sessionTree/back',
       service: 'sessionTree',
       namespace: 'sessionTree',
@@ -1529,7 +1581,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":202,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1554,7 +1606,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":151,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":149,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1599,7 +1651,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":161,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1624,7 +1676,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":145,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":143,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1649,7 +1701,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":349,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":353,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1694,7 +1746,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":261,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1719,7 +1771,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":249,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":247,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1754,7 +1806,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":255,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":253,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1799,7 +1851,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":190,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1854,7 +1906,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":196,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":194,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1879,7 +1931,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":208,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/gc',
@@ -1904,7 +1956,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#GcResult',
         schema: dsh_session_tree_sessionTree_gc_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":321,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":319,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1929,7 +1981,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":333,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":331,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -1964,7 +2016,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":174,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":172,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -2009,7 +2061,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":184,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":182,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -2054,7 +2106,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":216,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -2079,7 +2131,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":123,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/openAsNewSession',
@@ -2114,7 +2166,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#NewSessionResult',
         schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":308,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":306,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -2139,7 +2191,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":129,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":127,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -2174,7 +2226,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":284,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":282,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2219,7 +2271,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":273,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2254,7 +2306,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":267,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2279,7 +2331,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":135,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":133,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2314,7 +2366,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":227,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2359,7 +2411,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":233,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":231,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/tryImport',
@@ -2384,7 +2436,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportAttempt',
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":341,"column":9},
     },
   ],
 }

@@ -24,7 +24,7 @@ import type { ReactNode } from 'react'
 import { TreeController } from './controller.ts'
 import { translator, resolveLocale, type HostLocale } from './i18n.ts'
 import { OpenTreeAction } from './OpenTreeAction.tsx'
-import { asChatRemote, asTreeRemote, asWorkspaceRemote, TYPERT_REMOTE, type GeneratedSessionTree } from './remote.ts'
+import { asChatRemote, asTreeRemote, asWorkspaceRemote, TYPERT_REMOTE, withTreeErrors, type GeneratedSessionTree } from './remote.ts'
 import { WorkspaceClient } from './workspace/client.ts'
 import { injectWorkspaceStyles } from './workspace/styles.ts'
 import { injectStyles } from './styles.ts'
@@ -88,7 +88,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
       // The namespace is a service of its own (`remote.sessionTree`): reach it from a fiber that injects it.
       () => new Promise<GeneratedSessionTree>((resolve) => {
         ctx.inject(['remote', 'remote.sessionTree'], (scope) => {
-          resolve((scope as ClientContext).remote.sessionTree)
+          resolve(withTreeErrors((scope as ClientContext).remote.sessionTree))
         })
       }),
       (reason: unknown) => {

@@ -29,13 +29,13 @@ import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
 import { fail, type TreeResult } from '../tree/errors.ts'
 import { sessionTreeStore, type SessionTreeStore } from '../tree/store.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, LinearExport, SessionTreeOutline, TreeNode } from '../tree/types.ts'
+import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from '../tree/types.ts'
 import { TreeSync } from '../harness/sync.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
 import { SessionQueue } from './queue.ts'
 import type { ChatPath } from './chat-path.ts'
-import type { ForkResult, MoveResult, SessionStatus, SummarizeOptions, SurfaceMode, TreeMove, TreeMoveOptions } from './wire.ts'
+import type { ForkResult, MoveResult, SessionStatus, SessionTreeListing, SummarizeOptions, SurfaceMode, TreeMove, TreeMoveOptions } from './wire.ts'
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
@@ -44,7 +44,6 @@ import { attemptImport, exportLoaded, runImport, type ExportRequest, type Export
 import type { SessionLineage } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
-import type { SessionTreeListing } from './wire.ts'
 import type { JournalActor } from '../sidecar/index.ts'
 import { resolvedSession, type SessionResolver } from './resolve.ts'
 import type { TreeReads } from './reads.ts'
@@ -52,6 +51,7 @@ import type { Movement } from './movement.ts'
 import type { Annotation } from './annotation.ts'
 import { serviceParts } from './service-parts.ts'
 import { guarded, settle } from './edge.ts'
+import { attemptRemote, type RemoteAttempt } from './attempt.ts'
 import { attachLoadedSessions, listenToHarness } from './harness-hooks.ts'
 import { CONFIG, type Config } from './config.ts'
 
@@ -78,9 +78,7 @@ export class SessionTreeService extends TypertRemoteService {
   /** The session a call is about, and its surface mode (`resolve.ts`). */
   private readonly resolver: SessionResolver
   /** The area modules the remote methods delegate to. */
-  private readonly reads: TreeReads
-  private readonly movement: Movement
-  private readonly annotation: Annotation
+  private readonly reads: TreeReads; private readonly movement: Movement; private readonly annotation: Annotation
   /** Workspace checkpoints: capture (harness layer) and the files half of moves. */
   private readonly workspaceMoves: WorkspaceMoves
   /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
@@ -344,6 +342,12 @@ export class SessionTreeService extends TypertRemoteService {
     return attemptImport(() => this.importSession(request))
   }
 
+  /** Any other method by name, its failure as data with our code: what the Tree tab calls (`attempt.ts`). */
+  @Remote
+  async attempt(method: string, args: JsonValue): Promise<RemoteAttempt> {
+    return attemptRemote(this.ctx.get('typertGateway' as never), 'sessionTree', method, args)
+  }
+
   /** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */
   @Remote
   async exportAs(request: ExportRequest): Promise<ExportResult> {
@@ -388,12 +392,9 @@ export class SessionTreeService extends TypertRemoteService {
     return this.queue.run(agentId, unit)
   }
 
-  /** Settle a result at the remote edge: a value, or an error that keeps its code. */
-  private readonly run = settle
+  private readonly run = settle // a value, or an error that keeps its code (edge.ts)
 
-  private guard(operation: () => unknown): void {
-    guarded((error) => this.ctx.logger('session-tree').warn(error), operation)
-  }
+  private guard(operation: () => unknown): void { guarded((error) => this.ctx.logger('session-tree').warn(error), operation) }
 }
 
 export default SessionTreeService

@@ -70,11 +70,13 @@ interface RemoteModule {
 }
 
 const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
-type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number] | (typeof COMPARE_METHODS)[number] | (typeof SUMMARY_METHODS)[number] | (typeof LINEAGE_METHODS)[number]
+type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number] | (typeof COMPARE_METHODS)[number] | (typeof SUMMARY_METHODS)[number] | (typeof LINEAGE_METHODS)[number] | (typeof EDGE_METHODS)[number]
 /** Compare (its own suite: test/e2e/compare.test.ts). */
 const COMPARE_METHODS = ['compare'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
 const INTERCHANGE_METHODS = ['importSession', 'tryImport', 'exportAs'] as const
+/** Any method with its failure as data: what the Tree tab calls (dsh web's browser carrier keeps only the host's codes). */
+const EDGE_METHODS = ['attempt'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
 const WORKSPACE_METHODS = ['files', 'filesAt', 'fileAt', 'restorePreview', 'restoreDiff', 'restore'] as const
 /** Moves and summaries with options (issue 14: summaries the model writes). */
@@ -274,8 +276,8 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS, ...SUMMARY_METHODS, ...LINEAGE_METHODS].sort())
-    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS, ...SUMMARY_METHODS, ...LINEAGE_METHODS]) {
+    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS, ...SUMMARY_METHODS, ...LINEAGE_METHODS, ...EDGE_METHODS].sort())
+    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS, ...SUMMARY_METHODS, ...LINEAGE_METHODS, ...EDGE_METHODS]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')
@@ -395,6 +397,22 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       await expectCode('forward with empty history', 'forward', { agentId: sessionId }, 'HISTORY_EMPTY')
       // An existing branch name.
       await expectCode('fork onto the existing branch name "main"', 'fork', { agentId: sessionId, nodeId: a1, branch: 'main' }, 'BRANCH_EXISTS')
+      // The same refusals through `attempt` (what the Tree tab calls): a successful envelope, the failure with our code in its value.
+      const attempted = async (method: string, args: Record<string, unknown>): Promise<unknown> => {
+        const envelope = (await wire('attempt', { args: { method, args } })) as { result: { ok: boolean; value?: unknown } }
+        expect(envelope.result.ok, `attempt(${method}) answers ok: ${JSON.stringify(envelope)}`).toBe(true)
+        expect(descriptor('attempt').result.schema.safeParse(envelope.result.value).success).toBe(true)
+        return envelope.result.value
+      }
+      const failure = (code: string, message: unknown = expect.any(String)) => ({ format: 'dsh-session-tree/attempt@2', ok: false, error: expect.objectContaining({ code, message }) })
+      expect(await attempted('fork', { agentId: sessionId, nodeId: a1, branch: 'main' })).toEqual(failure('BRANCH_EXISTS'))
+      expect(await attempted('outline', { agentId: ghost })).toEqual(failure('SESSION_NOT_FOUND'))
+      expect(await attempted('fork', { agentId: sessionId })).toEqual(failure('INTERNAL', expect.stringMatching(/missing "nodeId"/)))
+      expect(await attempted('attempt', {})).toEqual(failure('INVALID_ARGUMENT'))
+      expect(await attempted('noSuchMethod', {})).toEqual(failure('INTERNAL'))
+      const answered = (await attempted('session', { agentId: sessionId })) as { format: string; ok: boolean; json: string }
+      expect(answered).toMatchObject({ format: 'dsh-session-tree/attempt@2', ok: true })
+      expect(JSON.parse(answered.json)).toMatchObject({ sessionId })
     })
     expect(snapshotSidecars(home), 'refused calls write no sidecar').toEqual(before)
     expect(await callOk<SessionTreeView>('list', { agentId: sessionId })).toEqual(readOnly?.list)

@@ -16,6 +16,7 @@ import { apply, inject } from '../../src/client/index.ts'
 import type { HostLocale } from '../../src/client/i18n.ts'
 import { PLUGIN_ID } from '../../src/client/styles.ts'
 import { fakeRemote, realBigView, smallTree, type FakeRemote } from '../support/client-fixtures.ts'
+import { attemptOver } from '../support/attempt-fixture.ts'
 import { assistant, user, value } from '../support/messages.ts'
 import { SessionTree } from '../../src/tree/index.ts'
 
@@ -331,7 +332,7 @@ describe('client entry', () => {
     const ctx = {
       effect: (fn: () => () => void) => disposers.push(fn()),
       get: (name: string) => (name === 'locale' ? undefined : undefined),
-      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: fake.remote }, conversationEvents }),
+      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: { ...fake.remote, attempt: attemptOver(fake.remote) } }, conversationEvents }),
       slots: {
         inject: (_name: string, fn: () => () => void) => {
           const dispose = fn()
@@ -364,7 +365,7 @@ describe('client entry', () => {
     expect((registered[0]!.label as () => string)()).toBe('Tree')
     const contribution = mounted[0] as { package: string; descriptors: Array<{ id: string }> }
     expect(contribution.package).toBe('dsh-session-tree')
-    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'compare', 'export', 'exportAs', 'fileAt', 'files', 'filesAt', 'fork', 'forkWith', 'forward', 'importSession', 'tryImport', 'jump', 'jumpWith', 'label', 'list', 'outline', 'restore', 'restoreDiff', 'restorePreview', 'session', 'summarize', 'summarizeWith', 'openAsNewSession', 'gc'].sort().map((m) => `dsh-session-tree#sessionTree/${m}`))
+    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'compare', 'export', 'exportAs', 'fileAt', 'files', 'filesAt', 'fork', 'forkWith', 'forward', 'importSession', 'tryImport', 'attempt', 'jump', 'jumpWith', 'label', 'list', 'outline', 'restore', 'restoreDiff', 'restorePreview', 'session', 'summarize', 'summarizeWith', 'openAsNewSession', 'gc'].sort().map((m) => `dsh-session-tree#sessionTree/${m}`))
     const injected = registered[0]!.inject!('s') as { tree: TreeController }
     expect(injected.tree).toBe((registered[0]!.inject!('s') as { tree: TreeController }).tree)
     await injected.tree.refresh()

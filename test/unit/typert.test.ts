@@ -115,6 +115,7 @@ const WIRE = {
   compare: ['agentId', 'a', 'b'],
   importSession: ['request'],
   tryImport: ['request'],
+  attempt: ['method', 'args'],
   exportAs: ['request'],
   files: ['agentId'],
   filesAt: ['agentId', 'nodeId'],
@@ -147,6 +148,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
   compare: ['ancestor', 'commonLength', 'a', 'b', 'rows', 'changedRows', 'omittedRows', 'pathLengths'],
   importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar', 'preview'],
   tryImport: ['result', 'failure'],
+  attempt: ['format', 'ok'],
   exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
   files: ['status', 'nodes', 'restores'],
   filesAt: ['nodeId', 'files'],
@@ -279,6 +281,9 @@ beforeAll(async () => {
   record('importSession', await service.importSession({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
   record('tryImport', await service.tryImport({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
   record('tryImport', await service.tryImport({ path: null, content: 'not a session\n', format: 'auto', dryRun: true, cwd: null }))
+  // No host gateway in this context: the failure as data (the real gateway's answers: test/e2e/remote.test.ts).
+  record('attempt', await service.attempt('outline', { agentId: id }))
+  record('attempt', await service.attempt('attempt', {}))
   record('exportAs', await service.exportAs({ agentId: id, format: 'markdown', path: null, inline: true }))
   record('exportAs', await service.exportAs({ agentId: id, format: 'pi', path: null, inline: true }))
   // The workspace methods, on a session whose one tool call wrote two files.
