@@ -77,8 +77,9 @@ export async function openPaintPage(browser: Browser, bundle: string): Promise<P
         session: () => ({ sessionId: view.sessionId, nodeCount: view.nodes.length, messageCount: view.nodes.length, branchCount: view.branches.length, cursor: view.cursor, activeBranch: view.activeBranch, currentPathLength: 1, snapshotVersion: 1, revision: 'r1', surfaceMode: 'stock', surfaceNote: 'bench', quarantine: [], sidecarWarnings: [] }),
         // As off the wire: the JSON text is parsed inside the call, then validated.
         outline: () => JSON.parse(wire),
-        // The panel sends every call through `attempt` (src/service/attempt.ts): named wire args, the result as data.
-        attempt: (method: string, args: Record<string, unknown>) => ({ format: 'dsh-session-tree/attempt@1', ok: true, value: handlers[method]!(...descriptors.get(method).parameters.map((p: { wire: string }) => args[p.wire])) }),
+        // The panel sends every call through `attempt` (src/service/attempt.ts): named wire args, the
+        // result as JSON text, which the panel's decoder parses and validates; the outline's text is the wire text.
+        attempt: (method: string, args: Record<string, unknown>) => ({ format: 'dsh-session-tree/attempt@2', ok: true, json: method === 'outline' ? wire : JSON.stringify(handlers[method]!(...descriptors.get(method).parameters.map((p: { wire: string }) => args[p.wire]))) }),
       }
       const ctx: any = {
         effect: (fn: () => unknown) => fn(),
