@@ -206,9 +206,18 @@ for (const mode of ['stock', 'native'] as const) {
         if (m.type() === 'error') problems.push(`console: ${m.text()}`)
       })
       page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-      await page.route('**/api/sessionTree/chatPath', async (route) => {
-        await new Promise((resolve) => setTimeout(resolve, ANSWER_DELAY_MS))
-        delayedAnswers++
+      // The page calls every method through `attempt` (src/client/remote.ts): hold back the ones that carry `chatPath`.
+      await page.route('**/api/sessionTree/attempt', async (route) => {
+        let method: unknown
+        try {
+          method = (route.request().postDataJSON() as { payload?: { args?: { method?: unknown } } } | null)?.payload?.args?.method
+        } catch {
+          method = undefined
+        }
+        if (method === 'chatPath') {
+          await new Promise((resolve) => setTimeout(resolve, ANSWER_DELAY_MS))
+          delayedAnswers++
+        }
         await route.continue()
       })
       await recordFromLoad(page)

@@ -381,7 +381,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       // The demo's answers are two to three lines at these widths: the preview shows them whole.
       expect(m.textHeight, 'the preview text is more than one line').toBeGreaterThan(m.lineHeight * 1.8)
       expect(m.textScroll[0], 'the preview text is not cut').toBeLessThanOrEqual(m.textScroll[1]! + 1)
-      await shot(`layout-${width}.png`)
+      const file = await shot(`layout-${width}.png`)
+      if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && (width === 1024 || width === 768)) fs.copyFileSync(file, path.join(REPO_ROOT, 'docs', `panel-${width}.png`))
     }, 600_000)
   }
 
