@@ -142,8 +142,13 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     await expect.poll(async () => (await status(source)).lineage?.forkedTo.map((l) => l.by), { timeout: 30_000 }).toEqual(['tree', 'host'])
     // The sidebar's fork keeps its tree in its own session directory, "forked from" the source.
     const hostChild = (await status(source)).lineage!.forkedTo[1]!.session
-    const childLog = findSessionLogs(home).find((file) => path.basename(path.dirname(file)) === hostChild)!
-    expect(JSON.parse(fs.readFileSync(path.join(path.dirname(childLog), 'session-tree', 'lineage.json'), 'utf8'))).toMatchObject({ sessionId: hostChild, from: { session: source, by: 'host' } })
+    // The child's log and its tree are written as the host fork settles, a moment after its provenance is known: wait for them.
+    const childLineage = (): unknown => {
+      const childLog = findSessionLogs(home).find((file) => path.basename(path.dirname(file)) === hostChild)
+      const file = childLog === undefined ? undefined : path.join(path.dirname(childLog), 'session-tree', 'lineage.json')
+      return file !== undefined && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined
+    }
+    await expect.poll(childLineage, { timeout: 30_000 }).toMatchObject({ sessionId: hostChild, from: { session: source, by: 'host' } })
     // The host selects its fork when it is made (a moment later): select the source until it stays selected.
     await page.getByText(`${TITLE} (1)`, { exact: true }).first().waitFor({ timeout: 15_000 })
     await expect.poll(async () => {
