@@ -16,6 +16,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { animationsSettled } from './support/settled.ts'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { CompareResult, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { DEMO_FORK_PROMPT, DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
@@ -217,7 +218,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     await page.locator(`${CMP_ROWS}[data-divergence]`).waitFor()
     await page.setViewportSize({ width: 768, height: 900 })
     // The host's sidebar slides away below 1024 px: measure and shoot once its animation is over.
-    await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), undefined, { timeout: 30_000 })
+    await animationsSettled(page)
     // Nothing sticks out sideways at 768 px: the view fits the page.
     const overflow = await view.evaluate((el) => el.scrollWidth - el.clientWidth)
     expect(overflow).toBeLessThanOrEqual(0)

@@ -25,6 +25,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { animationsSettled } from './support/settled.ts'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
@@ -354,6 +355,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     it(`lays out at ${width}×${height}: no horizontal scroll, the "you are here" badge whole, the preview text not cut to a line`, async () => {
       markFailure()
       await page.setViewportSize({ width, height })
+      await animationsSettled(page)
       const cursorRow = page.locator(`${ROWS}[aria-current="location"]`)
       await cursorRow.click()
       await expect.poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(await cursorRow.getAttribute('data-node-id'))

@@ -27,6 +27,7 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { animationsSettled } from './support/settled.ts'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { SessionTreeView, TreeNode } from '../../src/types.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
@@ -337,7 +338,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('file checkpoints in the Tree tab, in 
       for (const [width, height] of [[1440, 900], [1024, 700], [768, 900]] as const) {
         await page.setViewportSize({ width, height })
         // The host's sidebar animates back in after 768 px: shoot once every animation has finished.
-        await until(`the layout at ${width}px settled`, () => page.evaluate(() => document.getAnimations().every((a) => a.playState !== 'running')))
+        await animationsSettled(page)
         expect(await noHorizontalScroll(), `no horizontal scroll at ${width}px (${scheme})`).toEqual([])
         await shot(`marker-file-list-${scheme}-${width}.png`)
       }
