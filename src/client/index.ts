@@ -37,6 +37,7 @@ import { ChatStores } from './chat/stores.ts'
 import { ForkControl, SwitchRow } from './chat/ChatRows.tsx'
 import { FORK_KIND, forkDefinition, SWITCH_KIND, switchDefinition, type ConversationDefinition } from './chat/definitions.ts'
 import { injectChatStyles } from './chat/styles.ts'
+import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
 
 export { TreeController } from './controller.ts'
 export { TreePanel } from './TreePanel.tsx'
@@ -63,7 +64,7 @@ export type ClientContext = Context & {
 }
 
 /** The host's conversation Definition registry (`ctx.conversationEvents` of dsh-client-runtime). */
-export interface ConversationEvents {
+export interface ConversationEvents extends DefinitionEntries {
   register(definition: ConversationDefinition<unknown, unknown>): () => void
 }
 
@@ -180,6 +181,8 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   // Optional: a host without the Definition registry keeps its Chat as it is (never blocks the boot).
   ctx.inject(['conversationEvents'], (scope) => {
     const events = (scope as unknown as { conversationEvents: ConversationEvents }).conversationEvents
+    // First, so that no transcript is built with DSH's tool Definitions un-keyed (a log repeating a call id).
+    scope.effect(() => rekeyHostTools(events), 'session-tree: host tool keys')
     try {
       events.register(switchDefinition(() => stores.poke()) as ConversationDefinition<unknown, unknown>)
       events.register(forkDefinition() as ConversationDefinition<unknown, unknown>)

@@ -7,6 +7,14 @@ import type { ReactNode } from 'react'
 import type { Notice, PanelState } from '../controller.ts'
 import type { Translate } from '../i18n.ts'
 import type { TreeIndex } from '../model.ts'
+import { chatToolsRekeyed } from '../chat/host-tools.ts'
+import type { LogWarningCode } from '../../types.ts'
+
+/** A log warning's banner: whether DSH's tool views in this page read a repeated call id (`chat/host-tools.ts`). */
+export function logWarningKey(code: LogWarningCode, rekeyed: boolean): 'status.copiedCallIds' | 'status.repeatedCallIds' | 'status.copiedCallIdsKeyed' | 'status.repeatedCallIdsKeyed' {
+  if (code === 'COPIED_CALL_IDS') return rekeyed ? 'status.copiedCallIdsKeyed' : 'status.copiedCallIds'
+  return rekeyed ? 'status.repeatedCallIdsKeyed' : 'status.repeatedCallIds'
+}
 
 export function noticeText(t: Translate, notice: Notice): string {
   // What the user got, not how: the count of log events goes to the notice's tooltip.
@@ -78,7 +86,7 @@ export function Messages({ t, state, index, onDismiss, onDismissNotice, onRetry 
   for (const warning of status?.logWarnings ?? []) {
     out.push(
       <p key={`log-${warning.code}`} className="dst-banner" data-tone="warn" data-testid="session-tree-log-warning" data-code={warning.code} title={`${warning.message}\n${warning.remedy}`}>
-        {t(warning.code === 'COPIED_CALL_IDS' ? 'status.copiedCallIds' : 'status.repeatedCallIds', { count: warning.count, seq: warning.firstSeq })}
+        {t(logWarningKey(warning.code, chatToolsRekeyed()), { count: warning.count, seq: warning.firstSeq })}
       </p>,
     )
   }

@@ -1,0 +1,82 @@
+/**
+ * Context ids for DSH's tool Definitions that stay unique when a log repeats
+ * a call id. Pure.
+ *
+ * DSH web's Chat and Trajectory key each tool card by its bare call id and
+ * throw on a second `tool/call` of one id (one throw kills the transcript).
+ * Logs written by versions of this plugin before fresh call ids repeat their
+ * originals' ids in every copied tool exchange, and a provider may reuse an
+ * id; such a session's Chat fails with "received more than one start Match".
+ *
+ * The rule changes nothing in a log that repeats no id: the first call of an
+ * id the page sees keeps the bare id, as the host has it. Another call of the
+ * same id (another seq) is keyed `callId␀seq`, and a result or a code
+ * dispatch goes to the latest call of its id before it (calls come before
+ * their results in a log). An id, once given to a seq, is given again: the
+ * host re-dispatches events on reloads and registry changes, and its Chat and
+ * Trajectory engines read the same events.
+ *
+ * Events carry no session, so one table serves the page: two sessions that
+ * share a call id (a host "Branch" child and its parent) still never get one
+ * id twice within one of them; at worst a result can pair with the other
+ * session's call when that call lies between its own call and it (a card
+ * without its result, never a throw).
+ */
+
+/** Separates the call id from the seq of a repeated call. */
+export const REPEAT_SEPARATOR = '\u0000'
+
+interface CallSeqs {
+  /** The seq that keeps the bare id (the first one seen). */
+  readonly bare: number
+  /** Every call seq seen for this id, ascending. */
+  readonly seqs: number[]
+}
+
+/** Index of the greatest element below `seq` in ascending `seqs`, or −1. */
+function lastBelow(seqs: readonly number[], seq: number): number {
+  let lo = 0
+  let hi = seqs.length - 1
+  let found = -1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (seqs[mid]! < seq) {
+      found = mid
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return found
+}
+
+export class CallKeys {
+  readonly #calls = new Map<string, CallSeqs>()
+
+  /** The context id of a `tool/call` of `callId` at `seq`. */
+  call(callId: string, seq: number): string {
+    const known = this.#calls.get(callId)
+    if (known === undefined) {
+      this.#calls.set(callId, { bare: seq, seqs: [seq] })
+      return callId
+    }
+    if (seq === known.bare) return callId
+    const at = lastBelow(known.seqs, seq)
+    if (known.seqs[at + 1] !== seq) known.seqs.splice(at + 1, 0, seq)
+    return callId + REPEAT_SEPARATOR + String(seq)
+  }
+
+  /** The context id of an event at `seq` that follows a call of `callId` (its result, a code dispatch). */
+  follower(callId: string, seq: number): string {
+    const known = this.#calls.get(callId)
+    if (known === undefined) return callId
+    const at = lastBelow(known.seqs, seq)
+    if (at < 0) return callId
+    const owner = known.seqs[at]!
+    return owner === known.bare ? callId : callId + REPEAT_SEPARATOR + String(owner)
+  }
+
+  /** Whether any id was seen at more than one seq (the page has a log that needed this). */
+  get repeated(): boolean {
+    for (const known of this.#calls.values()) if (known.seqs.length > 1) return true
+    return false
+  }
+}
