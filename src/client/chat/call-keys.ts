@@ -77,10 +77,4 @@ export class CallKeys {
     const owner = known.seqs[at]!
     return owner === known.bare ? callId : callId + REPEAT_SEPARATOR + String(owner)
   }
-
-  /** Whether any id was seen at more than one seq (the page has a log that needed this). */
-  get repeated(): boolean {
-    for (const known of this.#calls.values()) if (known.seqs.length > 1) return true
-    return false
-  }
 }
