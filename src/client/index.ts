@@ -170,11 +170,23 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   ctx.effect(() => injectChatStyles(), 'session-tree: chat styles')
   // DSH's pager of one session's Chat: `ctx.sessions.scope(id).conversation.loadOlder()` (the host's documented address).
   const pager = (sessionId: string): ChatPager | undefined => {
-    const sessions = ctx.get('sessions') as { scope?: (id: string) => unknown } | undefined
     type Conversation = { loadOlder?: () => Promise<void> }
+    /** The host's own session object (`sessions.binding(id).session`): its history window and its open. */
+    type HostSession = { openState?: unknown; resync?: () => Promise<void> }
+    const sessions = ctx.get('sessions') as { scope?: (id: string) => unknown; binding?: (id: string) => { session?: HostSession } | undefined } | undefined
     const scoped = sessions?.scope?.(sessionId) as { get?: (name: string) => unknown; conversation?: Conversation } | undefined
     const conversation = (typeof scoped?.get === 'function' ? (scoped.get('conversation') as Conversation | undefined) : undefined) ?? scoped?.conversation
-    return typeof conversation?.loadOlder === 'function' ? { loadOlder: () => conversation.loadOlder!() } : undefined
+    if (typeof conversation?.loadOlder !== 'function') return undefined
+    return {
+      loadOlder: () => conversation.loadOlder!(),
+      // The host's own rebuild (what it runs on a reconnect): a fresh window, opened again.
+      reopenIfFailed: () => {
+        const session = sessions?.binding?.(sessionId)?.session
+        if (session?.openState !== 'error' || typeof session.resync !== 'function') return false
+        session.resync().catch(() => undefined)
+        return true
+      },
+    }
   }
   const stores = new ChatStores(() => remote().then(asChatRemote), { pager, ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }) })
   ctx.effect(() => () => stores.dispose(), 'session-tree: chat stores')
