@@ -38,6 +38,7 @@ import { ForkControl, SwitchRow } from './chat/ChatRows.tsx'
 import { FORK_KIND, forkDefinition, SWITCH_KIND, switchDefinition, type ConversationDefinition } from './chat/definitions.ts'
 import { injectChatStyles } from './chat/styles.ts'
 import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
+import { hideInStepCopies } from './chat/host-trajectory.ts'
 
 export { TreeController } from './controller.ts'
 export { TreePanel } from './TreePanel.tsx'
@@ -183,6 +184,8 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
     const events = (scope as unknown as { conversationEvents: ConversationEvents }).conversationEvents
     // First, so that no transcript is built with DSH's tool Definitions un-keyed (a log repeating a call id).
     scope.effect(() => rekeyHostTools(events), 'session-tree: host tool keys')
+    // The Trajectory leaves out a model's in-step move restatement (the Chat's switch row says it).
+    scope.effect(() => hideInStepCopies(events), 'session-tree: trajectory in-step copies')
     try {
       events.register(switchDefinition(() => stores.poke()) as ConversationDefinition<unknown, unknown>)
       events.register(forkDefinition() as ConversationDefinition<unknown, unknown>)

@@ -11,9 +11,12 @@
  * exchange (the switch copies it, with a fresh call id, into the model's step),
  * and answers. Then, live and after a reload:
  * - the Chat shows exactly the model's last request plus its reply, no error;
- * - the Trajectory tab loads with no console or page error, and shows what it
- *   shows (recorded in trajectory.json and the screenshots, asserted below);
- *   the user's jump (a rewind) lists its restated answer, no empty row;
+ * - the Trajectory tab lists what the model did, row by row: the move's step
+ *   is the model's answer (the move call) with that call's row under it, the
+ *   next step its next answer; none of the plugin's restated path (copied
+ *   prompts, answers, the copied read exchange) and nothing above the system
+ *   prompt; the user's jump (a rewind) lists its restated answer, no empty
+ *   row; no console or page error;
  * - "Branch into a new conversation" on the last answer gives a Chat that loads.
  *
  * Evidence of every run: test/e2e/artifacts/trajectory-model-move/.
@@ -42,8 +45,8 @@ if (!HAVE_CHROMIUM && !IN_CI) console.warn(`trajectory e2e skipped: ${CHROMIUM} 
 
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
-/** A Trajectory row as the page shows it: its key parts (kind, …, call id for a tool row) and its first line. */
-interface TrajectoryRow { readonly key: string[]; readonly text: string }
+/** A Trajectory row as the page shows it: its key parts (kind, …, call id for a tool row), its turn, whether it opens a step, its first line. */
+interface TrajectoryRow { readonly key: string[]; readonly turn: number; readonly groupStart: boolean; readonly text: string }
 
 describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branch after the model moves with tree_jump inside its step, in Chromium', () => {
   let failed = false
@@ -167,7 +170,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
     }
   }, 600_000)
 
-  it('the Trajectory tab loads with no error; the copied read exchange is its first row, without its issuing message, and the copied answers fold into the jump call’s row, live and after a reload', async () => {
+  it('the Trajectory lists what the model did: its move call with the call\'s row under it, then its next answer; no copy of the restated path, nothing in the prologue, live and after a reload', async () => {
     markFailure()
     const from = problems.length
     for (const phase of ['live', 'after-a-reload']) {
@@ -177,41 +180,71 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
       }
       await page.getByRole('tab', { name: 'Trajectory' }).click()
       const rows = page.locator('tr[data-trajectory-row-key]')
-      const read = (): Promise<TrajectoryRow[]> => rows.evaluateAll((els) => els.map((el) => ({
-        key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
-        text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim().slice(0, 120),
-      })))
+      // Each row: its key parts (kind, then turn and step for an answer, the call id for a tool row), the
+      // turn it is listed in (the label of the turn's first row; 0 before the first label), whether it opens a step group, its text.
+      const read = (): Promise<TrajectoryRow[]> => rows.evaluateAll((els) => {
+        let turn = 0
+        return els.map((el) => {
+          const text = (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim()
+          const label = /^Turn (\d+)\b/.exec(text)
+          if (el.hasAttribute('data-turn-start') && label) turn = Number(label[1])
+          return {
+            key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
+            turn,
+            groupStart: el.hasAttribute('data-group-start'),
+            text: text.replace(/^Turn \d+ #\d+ /, '').slice(0, 120),
+          }
+        })
+      })
       // Loaded: from the system prompt to the model's reply.
       const shown = await until(`${phase}: the trajectory rows`, async () => {
         const all = await read()
         return all.some((row) => row.key[0] === 'system') && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
       })
       recorded[`trajectory ${phase}`] = shown
-      // The user's jump to the first answer is a rewind: its maintenance turn restates that answer (no empty
-      // assistant row), and no row of the Trajectory is an empty answer.
-      expect(shown.filter((row) => row.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(row.text)), `${phase}: empty assistant rows`).toEqual([])
-      const jumpTurn = shown.filter((row) => row.key[0] === 'assistant' && row.key[1] === '4')
-      expect(jumpTurn.map((row) => row.text.replace(/^Turn \d+ #\d+ /, '').slice(0, 16)), phase).toEqual(['ASSISTANT Day 1:'])
-      // What rc.8's Trajectory does with copies inside the model's running step (measured): it keys an assistant
-      // row by turn:step, so the copies of the step (the answers and the read's issuing message) fold into the
-      // step's last message, the restated tree_jump call; the copied read's result, whose issuing message it thus
-      // never sees, goes to the prologue: the very first row, above the system prompt. Copied prompts are listed.
+      // Row by row (runtime-context rows aside: the harness injects them when its context changes).
+      const expected: [number, string, string, string][] = [
+        // The system prompt comes first, above the first turn's label (turn 0 here): nothing before it.
+        [0, 'system', '', 'SYSTEM Initial System Prompt'],
+        [1, 'user', '', `USER ${DEMO_PROMPTS[0]}`],
+        [1, 'assistant', '1:1', 'ASSISTANT Day 1:'],
+        [2, 'user', '', `USER ${DEMO_PROMPTS[1]}`],
+        [2, 'assistant', '2:1', 'ASSISTANT (tool call only)'],
+        [2, 'tool', 'call_notes_2', 'TOOL read{"file_path":"notes.txt"}'],
+        [2, 'assistant', '2:2', 'ASSISTANT Your notes say'],
+        [3, 'user', '', `USER ${DEMO_PROMPTS[2]}`],
+        [3, 'assistant', '3:1', 'ASSISTANT Food tour:'],
+        // The user's jump (a maintenance turn of its own, a rewind) restates the answer it keeps.
+        [4, 'assistant', '4:1', 'ASSISTANT Day 1:'],
+        [5, 'user', '', 'USER after the jump'],
+        [5, 'assistant', '5:1', 'ASSISTANT (fake model)'],
+        // The model's move: its prompt, its answer (the move call) with that call's row under it, its next answer.
+        [6, 'user', '', `USER ${MOVE_PROMPT}`],
+        [6, 'assistant', '6:1', 'ASSISTANT (tool call only)'],
+        [6, 'tool', 'call_model_jump', 'TOOL tree_jump{"node":'],
+        [6, 'assistant', '6:2', `ASSISTANT ${MOVED_REPLY}`],
+      ]
+      // Row by row: turn, kind, step (an answer) or call id (a tool row), and the start of its text; runtime-context
+      // rows aside (the harness injects them when its context changes).
+      const layout = shown.filter((row) => row.key[0] !== 'context').map((row, i) => {
+        const where = row.key[0] === 'assistant' ? `${row.key[1]}:${row.key[2]}` : row.key[0] === 'tool' ? row.key[2]! : ''
+        const prefix = expected[i]?.[3]
+        return [row.turn, row.key[0]!, where, prefix !== undefined && row.text.startsWith(prefix) ? prefix : row.text]
+      })
+      expect(layout, phase).toEqual(expected)
+      expect(shown[0]!.key[0], `${phase}: the first row`).toBe('system')
+      // Every tool row sits under the answer that issued it: right after that answer, in its step group.
+      for (const [i, row] of shown.entries()) {
+        if (row.key[0] !== 'tool') continue
+        expect(row.groupStart, `${phase}: ${row.key[2]} opens no step of its own`).toBe(false)
+        expect(shown[i - 1]!.key[0], `${phase}: the row before ${row.key[2]}`).toBe('assistant')
+      }
+      // Each step of an answer is a group of its own (no two answers folded into one, no answer without its step).
+      for (const row of shown.filter((r) => r.key[0] === 'assistant')) expect(row.groupStart, `${phase}: ${row.key.join(' ')} opens its step`).toBe(true)
+      // No copy of the read exchange (its fresh call id), no row of an empty answer.
       const copyId = moved!.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'read')!.id
-      const toolAt = shown.flatMap((row, i) => (row.key[0] === 'tool' ? [{ i, callId: row.key[2] }] : []))
-      expect(toolAt.map((t) => t.callId), phase).toEqual([copyId, 'call_notes_2', 'call_model_jump'])
-      expect(toolAt[0]!.i, `${phase}: the copied read is the first row`).toBe(0)
-      expect(shown[0]!.text, phase).toMatch(/^Turn 1 #1 TOOL read\{"file_path":"notes\.txt"\}/)
-      expect(shown[1]!.key[0], `${phase}: the system prompt after it`).toBe('system')
-      for (const { i, callId } of toolAt.slice(1)) expect(shown[i - 1]!.key[0], `${phase}: the row before ${callId}`).toBe('assistant')
-      const moveTurn = shown.slice(shown.findIndex((row) => row.text.includes(MOVE_PROMPT)))
-      expect(moveTurn.map((row) => [row.key[0], row.text.replace(/^Turn \d+ #\d+ /, '').slice(0, 40)]), phase).toEqual([
-        ['user', `USER ${MOVE_PROMPT}`],
-        ['user', `USER ${DEMO_PROMPTS[1]}`],
-        ['user', `USER ${DEMO_PROMPTS[2]}`],
-        ['assistant', 'ASSISTANT (tool call only)'],
-        ['tool', expect.stringMatching(/^TOOL tree_jump/)],
-        ['assistant', `ASSISTANT ${MOVED_REPLY}`.slice(0, 40)],
-      ])
+      expect(shown.filter((row) => row.key.includes(copyId)), phase).toEqual([])
+      expect(shown.filter((row) => row.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(row.text)), `${phase}: empty assistant rows`).toEqual([])
       await noErrors(`trajectory ${phase}`, from)
       await shot(`trajectory-${phase}.png`)
       await page.getByRole('tab', { name: 'Chat' }).click()
