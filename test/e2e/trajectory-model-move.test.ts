@@ -27,6 +27,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { SessionTreeView } from '../../src/types.ts'
 import { DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
+import { RESTATED_ID_PREFIX } from '../../src/harness/marker.ts'
 import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import { chatTranscript, openSession, requestTranscript, sameRows, visibleRows } from './support/chat-page.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
@@ -295,7 +296,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
     await shot('branch-child.png')
   }, 600_000)
 
-  it('a log written by an earlier version (every copy repeats its original call id, a user\'s move copied the read exchange too): after a restart the Trajectory loads with every row key once, the model\'s move still listed as the model did it, live and after a reload', async () => {
+  it('a log written by an earlier version (every copy repeats its original call id, no restated mark; a user\'s move copied the read exchange too): after a restart the Trajectory loads with every row key once, the model\'s move still listed as the model did it, live and after a reload', async () => {
     markFailure()
     // A user's move that copies the read exchange into a maintenance turn of its own: back to the first answer,
     // then on to the budget answer (prompt, read exchange, answer copied); then a prompt there.
@@ -312,7 +313,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
     const rewritten = withOriginalCallIds(log.events)
     // Two copies of the read exchange: the model's in-step move and the user's move.
     expect(rewritten.restored).toBe(2)
-    writeSessionLog(file, log.header, rewritten.events)
+    // Nor did they mark what a model's move restates (message ids with RESTATED_ID_PREFIX): plain ids again.
+    const unmarked = rewritten.events.map((event) => JSON.parse(JSON.stringify(event).replaceAll(RESTATED_ID_PREFIX, '')) as typeof event)
+    expect(unmarked.filter((event, i) => JSON.stringify(event) !== JSON.stringify(rewritten.events[i])).map((event) => event.type)).toEqual([
+      'user/message', 'assistant/message', 'tool/result', 'assistant/message', 'user/message', 'assistant/message', 'assistant/message',
+    ])
+    writeSessionLog(file, log.header, unmarked)
     web = await startWeb({ home, cwd: work, llmUrl: llm.url })
     await api().promptAndWait(sessionId, 'after the restart')
     const calls = (await api().history(sessionId, { maxMessages: 1_000_000 })).events.flatMap((e) => {

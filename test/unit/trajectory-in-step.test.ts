@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { InStepCopies, RUN_GAP, type LogEvent } from '../../src/client/chat/in-step-copies.ts'
+import { RESTATED_ID_PREFIX } from '../../src/harness/marker.ts'
 import { hideInStepCopies, TRAJECTORY_KINDS } from '../../src/client/chat/host-trajectory.ts'
 import { rekeyHostTools } from '../../src/client/chat/host-tools.ts'
 
@@ -78,6 +79,19 @@ function userMoveTurn(base = 63): Ev[] {
   ]
 }
 
+/** The same turn as this plugin writes it now: what the move restates carries RESTATED_ID_PREFIX in its message id. */
+function markedModelMoveTurn(): { events: Ev[]; copies: number[] } {
+  const { events, copies } = modelMoveTurn()
+  const mark = (e: Ev): Ev => {
+    if (!copies.includes(e.seq)) return e
+    const data = e.data as Record<string, unknown>
+    if (e.type === 'user/message') return { ...e, data: { ...data, id: `${RESTATED_ID_PREFIX}${e.seq}` } }
+    if (e.type === 'tool/call') return e
+    return { ...e, data: { ...data, message: { ...(data.message as object), id: `${RESTATED_ID_PREFIX}${e.seq}` } } }
+  }
+  return { events: events.map(mark), copies }
+}
+
 const named = (copies: InStepCopies, events: readonly Ev[]) => events.filter((e) => copies.isCopy(e)).map((e) => e.seq)
 
 describe('InStepCopies', () => {
@@ -87,6 +101,27 @@ describe('InStepCopies', () => {
     expect(named(classifier, events)).toEqual(copies)
     // The run ended with the move's result: nothing stays open.
     expect(classifier.openRuns).toBe(0)
+  })
+
+  it('a log written now (marked ids): each copy is named by what it says, on any page, in any order, with no move call loaded', () => {
+    const { events, copies } = markedModelMoveTurn()
+    expect(named(new InStepCopies(), events)).toEqual(copies)
+    // A page that starts right after the move call, then the older page.
+    const newer = events.filter((e) => e.seq > 97)
+    const classifier = new InStepCopies()
+    expect(named(classifier, newer)).toEqual(copies)
+    expect(named(classifier, events.filter((e) => e.seq <= 97))).toEqual([])
+    // Events dispatched backwards: every marked message still is; a copied call only after its copied answer.
+    expect(named(new InStepCopies(), [...events].reverse()).sort((a, b) => a - b)).toEqual(copies.filter((seq) => seq !== 101))
+  })
+
+  it('a marked answer names the tool/call copies of its fresh calls, never the live move call it restates', () => {
+    const classifier = new InStepCopies()
+    const restated = answer(10, 6, 1, [...call('call_live', 'tree_jump')], {})
+    ;(restated.data as { message: { id: string } }).message.id = `${RESTATED_ID_PREFIX}x`
+    expect(classifier.isCopy(restated)).toBe(true)
+    // The same id issued again later (a provider reusing it) is not a copy.
+    expect(classifier.isCopy(toolCall(500, 9, 1, 'call_live', 'read'))).toBe(false)
   })
 
   it('names no copy of a user\'s move (a maintenance turn of its own), even one that restates a move call', () => {

@@ -22,17 +22,21 @@
  * its copies are never named here: the Trajectory lists them in their own
  * steps, as before.
  *
- * Fed every event in the order the host's transcript engine dispatches them
- * (by seq; an older page comes later, in seq order). Events carry no session,
- * so a run is followed by its seqs: it starts right after a model's move call
- * and every event of it follows the previous one within `RUN_GAP` seqs. A
- * verdict, once given for an event object, is given again (the engine
- * re-dispatches the same objects when its registry changes, and a
- * Definition must never withdraw a row it built). When a page of history
- * starts inside a run, the run's events before the move call is loaded are
- * not named (the host's listing, as without this module).
+ * The plugin marks what it writes for such a move (message ids with
+ * `RESTATED_ID_PREFIX`; a copied call is named by its copied answer's
+ * tool-call block), so each event is named by what it says, on any page of
+ * history in any order. Logs written before that mark are read by the run:
+ * fed every event in the order the host's transcript engine dispatches them
+ * (by seq; an older page comes later, in seq order), a run starts right after
+ * a model's move call, and every event of it follows the previous one within
+ * `RUN_GAP` seqs (events carry no session: a run is followed by its seqs).
+ * In such a log, when a page of history starts inside a run, the run's
+ * events before the move call is loaded are not named (the host's listing).
+ * A verdict, once given for an event object, is given again (the engine
+ * re-dispatches the same objects when its registry changes, and a Definition
+ * must never withdraw a row it built).
  */
-import { FRESH_CALL_ID_PREFIX } from '../../harness/marker.ts'
+import { FRESH_CALL_ID_PREFIX, RESTATED_ID_PREFIX } from '../../harness/marker.ts'
 import { MOVE_TOOLS } from '../../service/chat-switches.ts'
 
 /** The most seqs between two events of one run (events the page never receives, such as progress). */
@@ -83,6 +87,12 @@ function copyShaped(event: LogEvent): boolean {
   return event.surfaceOp === 'append' && Array.isArray(event.sourceEventSeqs) && event.sourceEventSeqs.length === 1
 }
 
+/** Whether the event's message carries the plugin's mark of an in-step restatement. */
+function marked(type: string, data: Record<string, unknown>): boolean {
+  const message = type === 'user/message' ? data : type === 'assistant/message' || type === 'tool/result' ? data.message : undefined
+  return isRecord(message) && typeof message.id === 'string' && message.id.startsWith(RESTATED_ID_PREFIX)
+}
+
 function resultCallId(data: Record<string, unknown>): string | undefined {
   const message = isRecord(data.message) ? data.message : undefined
   const source = isRecord(message?.source) ? message.source : undefined
@@ -92,6 +102,8 @@ function resultCallId(data: Record<string, unknown>): string | undefined {
 export class InStepCopies {
   readonly #verdicts = new WeakMap<object, boolean>()
   readonly #runs: Run[] = []
+  /** The calls of marked answer copies (fresh ids, unique): their `tool/call` copies are named too. */
+  readonly #markedCalls = new Set<string>()
   #answer: Answer | undefined
 
   /** Whether `event` belongs to the plugin's restatement inside a model's move step. Total: never throws. */
@@ -119,13 +131,23 @@ export class InStepCopies {
     if (typeof type !== 'string' || !isInt(seq)) return false
     const data = isRecord(event.data) ? event.data : {}
     const run = this.#runFor(seq)
-    const verdict = run === undefined ? false : this.#inRun(run, type, data, event)
+    const verdict = this.#marked(type, data) || (run !== undefined && this.#inRun(run, type, data, event))
     if (run !== undefined) {
       run.last = seq
       if (this.#ends(run, type, data, verdict)) this.#drop(run)
     }
     if (!verdict) this.#observe(type, seq, data)
     return verdict
+  }
+
+  /** Named by the plugin's mark: a marked message, or the copy of a call a marked answer issued. */
+  #marked(type: string, data: Record<string, unknown>): boolean {
+    if (marked(type, data)) {
+      // Only copied calls (fresh ids): the restated answer also carries the live move call, whose row stays.
+      if (type === 'assistant/message') for (const id of callIds(data.message)) if (id.startsWith(FRESH_CALL_ID_PREFIX)) this.#markedCalls.add(id)
+      return true
+    }
+    return type === 'tool/call' && typeof data.callId === 'string' && this.#markedCalls.has(data.callId)
   }
 
   /** The open run this seq continues (the latest one, when runs of several pages are open). */
