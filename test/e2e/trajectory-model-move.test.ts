@@ -266,6 +266,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
       expect(shown.filter((row) => row.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(row.text)), `${phase}: empty assistant rows`).toEqual([])
       await noErrors(`trajectory ${phase}`, from)
       await shot(`trajectory-${phase}.png`)
+      if (phase !== 'live') {
+        await page.emulateMedia({ colorScheme: 'dark' })
+        await shot('trajectory-dark.png')
+        await page.emulateMedia({ colorScheme: 'light' })
+      }
       await page.getByRole('tab', { name: 'Chat' }).click()
     }
   }, 600_000)
