@@ -18,6 +18,12 @@
  *   prompt; the user's jump (a rewind) lists its restated answer, no empty
  *   row; no console or page error;
  * - "Branch into a new conversation" on the last answer gives a Chat that loads.
+ * Then the same session as earlier versions wrote it (after a user's move that
+ * copies the read exchange, every copy's call id put back to the original's
+ * and no restated mark; dsh web restarted): the Trajectory lists the same,
+ * each tool row under its own key and its own answer. Last, the model moves
+ * again while the Trajectory is open: its turn lists as the first one did,
+ * live and after a reload.
  *
  * Evidence of every run: test/e2e/artifacts/trajectory-model-move/.
  */
@@ -115,6 +121,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
   let target = ''
   /** The request the model answered with MOVED_REPLY (what it saw after its own jump). */
   let moved: ChatRequestBody | undefined
+  /** How many times the model has moved. */
+  let modelMoves = 0
   const consoleLines: string[] = []
   const problems: string[] = []
   const recorded: Record<string, unknown> = {}
@@ -159,7 +167,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
       moved = body
       return { text: MOVED_REPLY }
     }
-    if (last?.role === 'user' && JSON.stringify(last.content).includes(MOVE_PROMPT)) return { toolCalls: [{ id: 'call_model_jump', name: 'tree_jump', arguments: { node: target } }] }
+    if (last?.role === 'user' && JSON.stringify(last.content).includes(MOVE_PROMPT)) {
+      // A call id of its own for each move (the first is call_model_jump).
+      const id = `call_model_jump${modelMoves++ === 0 ? '' : `_${modelMoves}`}`
+      return { toolCalls: [{ id, name: 'tree_jump', arguments: { node: target } }] }
+    }
     return demoModel(body)
   }
 
@@ -361,6 +373,45 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
       await noErrors(`legacy trajectory ${phase}`, from)
       await shot(`legacy-trajectory-${phase}.png`)
       await page.getByRole('tab', { name: 'Chat' }).click()
+    }
+  }, 600_000)
+
+  it('live: the model moves again while the Trajectory is open; its turn lists its prompt, its answer with the call\'s row under it, its next answer, and nothing it restated, also after a reload', async () => {
+    markFailure()
+    const from = problems.length
+    await page.getByRole('tab', { name: 'Trajectory' }).click()
+    const before = await until('the legacy trajectory rows', async () => {
+      const all = await trajectoryRows()
+      return all.some((row) => row.text.includes('after the restart')) ? all : undefined
+    })
+    // The food tour again: off the current path (the budget answer), so the move restates the prompt and answer.
+    await api().promptAndWait(sessionId, MOVE_PROMPT)
+    expect(modelMoves).toBe(2)
+    for (const phase of ['live', 'after-a-reload']) {
+      if (phase !== 'live') {
+        // The page comes back on the Trajectory tab.
+        await page.reload()
+        await page.getByRole('tab', { name: 'Trajectory' }).click()
+      }
+      const shown = await until(`second move ${phase}: the trajectory rows`, async () => {
+        const all = await trajectoryRows()
+        return all.length > before.length && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
+      })
+      recorded[`second move trajectory ${phase}`] = shown
+      const turn = shown.at(-1)!.turn
+      const rows = shown.filter((row) => row.turn === turn && row.key[0] !== 'context').map((row) => [row.key[0], row.key.slice(1).join(' '), row.text.slice(0, 26)])
+      expect(rows, phase).toEqual([
+        ['user', expect.stringMatching(/^seq \d+$/), `USER ${MOVE_PROMPT}`.slice(0, 26)],
+        ['assistant', `${turn} 1`, 'ASSISTANT (tool call only)'],
+        ['tool', 'call call_model_jump_2', 'TOOL tree_jump{"node":"e60'.slice(0, 26)],
+        ['assistant', `${turn} 2`, `ASSISTANT ${MOVED_REPLY}`.slice(0, 26)],
+      ])
+      // The turns before it are listed as they were.
+      expect(shown.slice(0, before.length).map((row) => row.key.join(' ')), phase).toEqual(before.map((row) => row.key.join(' ')))
+      const keys = shown.map((row) => row.key.join(' '))
+      expect(keys.filter((key, i) => keys.indexOf(key) !== i), `${phase}: row keys shown twice`).toEqual([])
+      await noErrors(`second move ${phase}`, from)
+      await shot(`second-move-trajectory-${phase}.png`)
     }
   }, 600_000)
 })
