@@ -46,6 +46,29 @@ describe('CallAliases', () => {
     expect(aliases.callAlias(older[1])).toBe(alias('x', 35))
   })
 
+  it('a restated answer (its call came before it) names that call, bare or aliased', () => {
+    const aliases = new CallAliases()
+    const events = [answer(96, 'call_model_jump'), call(97, 'call_model_jump'), answer(106, 'call_model_jump')]
+    for (const e of events) aliases.observe(e)
+    expect([...aliases.answerAliases(events[2])]).toEqual([])
+    // After an aliased call: the restatement names the alias.
+    const more = [answer(200, 'call_model_jump'), call(201, 'call_model_jump'), answer(205, 'call_model_jump')]
+    for (const e of more) aliases.observe(e)
+    expect(aliases.callAlias(more[1])).toBe(alias('call_model_jump', 200))
+    expect([...aliases.answerAliases(more[2])]).toEqual([['call_model_jump', alias('call_model_jump', 200)]])
+  })
+
+  it('an answer read before its call arrives (live) names its own call once that is seen', () => {
+    const aliases = new CallAliases()
+    for (const e of [answer(35, 'x'), call(36, 'x')]) aliases.observe(e)
+    const copy = answer(131, 'x')
+    aliases.observe(copy)
+    // Until its call comes, the block names the latest call of its id (the host's own pairing).
+    expect([...aliases.answerAliases(copy)]).toEqual([])
+    aliases.observe(call(132, 'x'))
+    expect([...aliases.answerAliases(copy)]).toEqual([['x', alias('x', 131)]])
+  })
+
   it('keeps a verdict for an event object; a re-dispatch changes nothing', () => {
     const aliases = new CallAliases()
     const events = [answer(1, 'x'), call(2, 'x'), answer(3, 'x'), call(4, 'x')]

@@ -12,12 +12,14 @@
  * this is about the ids the rows are built from.)
  *
  * The rule: the first answer the page sees issue an id keeps the bare id, as
- * the host has it; another answer (another seq) that issues the same id gives
- * its call the alias `callId␀<answer seq>`. A `tool/call` takes the alias of
- * the latest answer before it that issued its id, so an answer's block and
- * its call's row always agree. Each verdict is taken when its event is seen
- * (an answer comes before its calls in a log) and kept for that event
- * object. A log that repeats no id is listed exactly as before.
+ * the host has it; a `tool/call` issued by another answer (the latest answer
+ * of its id before it, another seq) is keyed `callId␀<that answer's seq>`
+ * (decided when the call is seen: an answer comes before its calls). An
+ * answer's block names the call it issued (the first call of its id after it
+ * whose answer it is), or else the latest call of its id before it (a
+ * restated answer, whose call came first); that is read when the answer's
+ * row is built, so both always agree. A log that repeats no id is listed
+ * exactly as before.
  *
  * Events carry no session, so one table serves the page (as in
  * `call-keys.ts`): at worst a call pairs with another session's answer of
@@ -29,6 +31,14 @@ export const ALIAS_SEPARATOR = '\u0000'
 
 interface Issuer {
   readonly seq: number
+  /** The alias its calls get (the bare id for the first answer seen to issue it). */
+  readonly alias: string
+}
+
+interface Call {
+  readonly seq: number
+  /** The seq of the answer that issued it (undefined: none seen). */
+  readonly issuer: number | undefined
   readonly alias: string
 }
 
@@ -44,10 +54,10 @@ function blockIds(message: unknown): string[] {
 export class CallAliases {
   /** The answers seen issuing each id, in the order seen. */
   readonly #issuers = new Map<string, Issuer[]>()
-  /** An answer's aliases (only the ids it does not keep bare). */
-  readonly #answers = new WeakMap<object, ReadonlyMap<string, string>>()
+  /** The calls seen of each id, by seq. */
+  readonly #calls = new Map<string, Call[]>()
   /** A call's alias (only when it is not its bare id). */
-  readonly #calls = new WeakMap<object, string>()
+  readonly #aliases = new WeakMap<object, string>()
   readonly #seen = new WeakSet<object>()
 
   /** Read one event (once per event object; later reads change nothing). Total: never throws. */
@@ -61,14 +71,25 @@ export class CallAliases {
     }
   }
 
-  /** The aliases of an answer's calls: call id → the id its row is keyed by (empty when it repeats none). */
+  /** The ids an answer's blocks name: call id → the id of its call's row (empty when all are bare). Total. */
   answerAliases(event: unknown): ReadonlyMap<string, string> {
-    return (isRecord(event) && this.#answers.get(event)) || new Map()
+    const aliases = new Map<string, string>()
+    if (!isRecord(event) || !isInt(event.seq) || !isRecord(event.data)) return aliases
+    const seq = event.seq
+    for (const id of new Set(blockIds(event.data.message))) {
+      const calls = this.#calls.get(id) ?? []
+      const own = calls.find((call) => call.seq > seq && call.issuer === seq)
+      let before: Call | undefined
+      for (const call of calls) if (call.seq < seq) before = call
+      const alias = (own ?? before)?.alias ?? id
+      if (alias !== id) aliases.set(id, alias)
+    }
+    return aliases
   }
 
   /** The id a `tool/call` event's row is keyed by (undefined: its bare id). */
   callAlias(event: unknown): string | undefined {
-    return isRecord(event) ? this.#calls.get(event) : undefined
+    return isRecord(event) ? this.#aliases.get(event) : undefined
   }
 
   #read(event: Record<string, unknown>): void {
@@ -76,22 +97,25 @@ export class CallAliases {
     const data = isRecord(event.data) ? event.data : undefined
     if (!isInt(seq) || data === undefined) return
     if (event.type === 'assistant/message') {
-      const aliases = new Map<string, string>()
       for (const id of new Set(blockIds(data.message))) {
         const issuers = this.#issuers.get(id) ?? []
-        const alias = issuers.length === 0 || issuers[0]!.seq === seq ? id : `${id}${ALIAS_SEPARATOR}${seq}`
-        if (!issuers.some((issuer) => issuer.seq === seq)) issuers.push({ seq, alias })
+        if (issuers.some((issuer) => issuer.seq === seq)) continue
+        issuers.push({ seq, alias: issuers.length === 0 ? id : `${id}${ALIAS_SEPARATOR}${seq}` })
         this.#issuers.set(id, issuers)
-        if (alias !== id) aliases.set(id, alias)
       }
-      if (aliases.size > 0) this.#answers.set(event, aliases)
       return
     }
     if (event.type === 'tool/call' && data.callId !== undefined) {
       const id = String(data.callId)
       let issuer: Issuer | undefined
       for (const candidate of this.#issuers.get(id) ?? []) if (candidate.seq < seq && (issuer === undefined || candidate.seq > issuer.seq)) issuer = candidate
-      if (issuer !== undefined && issuer.alias !== id) this.#calls.set(event, issuer.alias)
+      const alias = issuer?.alias ?? id
+      if (alias !== id) this.#aliases.set(event, alias)
+      const calls = this.#calls.get(id) ?? []
+      if (calls.some((call) => call.seq === seq)) return
+      const at = calls.findIndex((call) => call.seq > seq)
+      calls.splice(at === -1 ? calls.length : at, 0, { seq, issuer: issuer?.seq, alias })
+      this.#calls.set(id, calls)
     }
   }
 }
