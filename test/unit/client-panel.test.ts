@@ -332,7 +332,7 @@ describe('client entry', () => {
     const ctx = {
       effect: (fn: () => () => void) => disposers.push(fn()),
       get: (name: string) => (name === 'locale' ? undefined : undefined),
-      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: { ...fake.remote, attempt: attemptOver(fake.remote) } }, conversationEvents, effect: (fn: () => () => void) => disposers.push(fn()) }),
+      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: { ...fake.remote, attempt: attemptOver(fake.remote) } }, conversationEvents }),
       slots: {
         inject: (_name: string, fn: () => () => void) => {
           const dispose = fn()
