@@ -13,6 +13,7 @@ import { InStepCopies, RUN_GAP, type LogEvent } from '../../src/client/chat/in-s
 import { RESTATED_ID_PREFIX } from '../../src/harness/marker.ts'
 import { hideInStepCopies, TRAJECTORY_KINDS } from '../../src/client/chat/host-trajectory.ts'
 import { rekeyHostTools } from '../../src/client/chat/host-tools.ts'
+import { REPEAT_SEPARATOR } from '../../src/client/chat/call-keys.ts'
 
 type Ev = LogEvent & { seq: number; type: string }
 
@@ -312,7 +313,7 @@ describe('hideInStepCopies', () => {
         [107, { id: 'call_model_jump', role: 'update' }],
       ])
       // The Chat's card of the copy keeps its repeat-proof key.
-      expect(answers.find(([seq]) => seq === 101)![2], order).toEqual({ id: 'call_notes_2\u0000101', role: 'start' })
+      expect(answers.find(([seq]) => seq === 101)![2], order).toEqual({ id: `call_notes_2${REPEAT_SEPARATOR}101`, role: 'start' })
       for (const dispose of undo.reverse()) dispose()
       expect(tool.match).toBe(hostMatch['trajectory-tool-call'])
     }
