@@ -38,6 +38,7 @@ import { ForkControl, SwitchRow } from './chat/ChatRows.tsx'
 import { FORK_KIND, forkDefinition, SWITCH_KIND, switchDefinition, type ConversationDefinition } from './chat/definitions.ts'
 import { injectChatStyles } from './chat/styles.ts'
 import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
+import { hideInStepCopies } from './chat/host-trajectory.ts'
 
 export { TreeController } from './controller.ts'
 export { TreePanel } from './TreePanel.tsx'
@@ -202,6 +203,12 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
       // The Chat then stays the host's own: every row shown.
       console.warn('[dsh-session-tree] the Chat decorations are off:', error)
     }
+  })
+  // DSH's Trajectory leaves out what a model's in-step move restates (the Chat's switch row says it) and keys a
+  // repeated call id's tool rows apart.
+  ctx.inject(['conversationEvents'], (scope) => {
+    const events = (scope as unknown as { conversationEvents: ConversationEvents }).conversationEvents
+    ;(typeof scope.effect === 'function' ? scope : ctx).effect(() => hideInStepCopies(events), 'session-tree: trajectory in-step copies')
   })
   for (const [key, component] of [[SWITCH_KIND, SwitchRow], [FORK_KIND, ForkControl]] as const) {
     ctx.slots.inject('conversation.chat.node', () =>

@@ -13,6 +13,12 @@ export const PLUGIN_ID = 'dsh-session-tree'
 export const MARKER_ID_PREFIX = `${PLUGIN_ID}:switch:`
 /** Prefix of the call ids a switch gives the tool exchanges it copies (no provider makes them). */
 export const FRESH_CALL_ID_PREFIX = 'call_dst_'
+/**
+ * Prefix of the message ids of what a model's move restates inside its running step (the copies
+ * and the restated in-flight answer): a reader of the log tells them from what the model said by
+ * the event alone (DSH web's Trajectory leaves them out). Message ids are not sent to the provider.
+ */
+export const RESTATED_ID_PREFIX = `${PLUGIN_ID}:restated:`
 
 /** What one switch was asked to do. */
 export interface SwitchMarker {

@@ -25,7 +25,7 @@ import { deriveEventMessage } from '@deepseek-ai/dsh-session'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
-import { FRESH_CALL_ID_PREFIX, markerMessage, markerOf, type SwitchMarker } from '../harness/marker.ts'
+import { FRESH_CALL_ID_PREFIX, markerMessage, markerOf, RESTATED_ID_PREFIX, type SwitchMarker } from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
 import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from './errors.ts'
 import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
@@ -218,7 +218,8 @@ export class StockSwitcher {
       sourceOf: (nodeId) => projector.sourceOf(nodeId),
       turn,
       step,
-      newMessageId: () => randomUUID(),
+      // What a move inside a running step restates is marked as such (see RESTATED_ID_PREFIX).
+      newMessageId: steps === 'inflight' ? restatedId : () => randomUUID(),
       newCallId: freshCallId,
       route: routeOf(session),
       steps,
@@ -244,7 +245,7 @@ export class StockSwitcher {
     // The live call keeps its id: its result comes from the loop. Only copies get fresh ids.
     const restated: PlannedEvent = {
       type: 'assistant/message',
-      data: { turn, step, message: { ...message, id: randomUUID() } },
+      data: { turn, step, message: { ...message, id: restatedId() } },
       intent: { surfaceOp: 'append' },
     }
     // A carried summary ends the selected path; the in-flight call still comes last.
@@ -277,6 +278,9 @@ export class StockSwitcher {
 export function freshCallId(): string {
   return `${FRESH_CALL_ID_PREFIX}${randomUUID().replaceAll('-', '').slice(0, 20)}`
 }
+
+/** The message id of a copy a model's in-step move writes. */
+const restatedId = (): string => `${RESTATED_ID_PREFIX}${randomUUID()}`
 
 /** The estimator of the harness token meter (`ctx.tokenMeter`), when one is loaded. */
 export function meterEstimator(meter: unknown): ((message: unknown) => number) | undefined {

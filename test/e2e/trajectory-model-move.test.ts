@@ -11,10 +11,19 @@
  * exchange (the switch copies it, with a fresh call id, into the model's step),
  * and answers. Then, live and after a reload:
  * - the Chat shows exactly the model's last request plus its reply, no error;
- * - the Trajectory tab loads with no console or page error, and shows what it
- *   shows (recorded in trajectory.json and the screenshots, asserted below);
- *   the user's jump (a rewind) lists its restated answer, no empty row;
+ * - the Trajectory tab lists what the model did, row by row: the move's step
+ *   is the model's answer (the move call) with that call's row under it, the
+ *   next step its next answer; none of the plugin's restated path (copied
+ *   prompts, answers, the copied read exchange) and nothing above the system
+ *   prompt; the user's jump (a rewind) lists its restated answer, no empty
+ *   row; no console or page error;
  * - "Branch into a new conversation" on the last answer gives a Chat that loads.
+ * Then the same session as earlier versions wrote it (after a user's move that
+ * copies the read exchange, every copy's call id put back to the original's
+ * and no restated mark; dsh web restarted): the Trajectory lists the same,
+ * each tool row under its own key and its own answer. Last, the model moves
+ * again while the Trajectory is open: its turn lists as the first one did,
+ * live and after a reload.
  *
  * Evidence of every run: test/e2e/artifacts/trajectory-model-move/.
  */
@@ -24,9 +33,11 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { SessionTreeView } from '../../src/types.ts'
 import { DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
+import { RESTATED_ID_PREFIX } from '../../src/harness/marker.ts'
 import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import { chatTranscript, openSession, requestTranscript, sameRows, visibleRows } from './support/chat-page.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
+import { findSessionLogs, readSessionLog, withOriginalCallIds, writeSessionLog } from './support/session-log.ts'
 import { type ChatRequestBody, type FakeLlm, type StaticStep, startFakeLlm } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
@@ -37,13 +48,64 @@ const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const MOVE_PROMPT = 'Take us back to the food tour'
 const MOVED_REPLY = 'MODEL-MOVED: back on the food tour.'
+const LEGACY_TITLE = 'Model move, as earlier versions wrote it'
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`trajectory e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
-/** A Trajectory row as the page shows it: its key parts (kind, …, call id for a tool row) and its first line. */
-interface TrajectoryRow { readonly key: string[]; readonly text: string }
+/** A Trajectory row as the page shows it: its key parts (kind, …, call id for a tool row), its turn, whether it opens a step, its first line. */
+interface TrajectoryRow { readonly key: string[]; readonly turn: number; readonly groupStart: boolean; readonly text: string }
+
+/** A Trajectory row as the test compares it: its turn, kind, step (an answer) or call id (a tool row), and the start of its text. */
+type LayoutRow = [number, string, string | RegExp, string]
+
+/** The Trajectory of the session up to the model's reply, row by row. */
+const MOVE_LAYOUT: LayoutRow[] = [
+  // The system prompt comes first, above the first turn's label (turn 0 here): nothing before it.
+  [0, 'system', '', 'SYSTEM Initial System Prompt'],
+  [1, 'user', '', `USER ${DEMO_PROMPTS[0]}`],
+  [1, 'assistant', '1:1', 'ASSISTANT Day 1:'],
+  [2, 'user', '', `USER ${DEMO_PROMPTS[1]}`],
+  [2, 'assistant', '2:1', 'ASSISTANT (tool call only)'],
+  [2, 'tool', 'call_notes_2', 'TOOL read{"file_path":"notes.txt"}'],
+  [2, 'assistant', '2:2', 'ASSISTANT Your notes say'],
+  [3, 'user', '', `USER ${DEMO_PROMPTS[2]}`],
+  [3, 'assistant', '3:1', 'ASSISTANT Food tour:'],
+  // The user's jump (a maintenance turn of its own, a rewind) restates the answer it keeps.
+  [4, 'assistant', '4:1', 'ASSISTANT Day 1:'],
+  [5, 'user', '', 'USER after the jump'],
+  [5, 'assistant', '5:1', 'ASSISTANT (fake model)'],
+  // The model's move: its prompt, its answer (the move call) with that call's row under it, its next answer.
+  [6, 'user', '', `USER ${MOVE_PROMPT}`],
+  [6, 'assistant', '6:1', 'ASSISTANT (tool call only)'],
+  [6, 'tool', 'call_model_jump', 'TOOL tree_jump{"node":'],
+  [6, 'assistant', '6:2', `ASSISTANT ${MOVED_REPLY}`],
+]
+
+/**
+ * The rows shown are `expected`, row by row, and every tool row sits under the answer that issued it (right after
+ * it, in its step group), every answer opens a step of its own. Rows the harness adds when its context changes
+ * (runtime context, an updated system prompt) are left aside.
+ */
+function expectLayout(phase: string, shown: readonly TrajectoryRow[], expected: readonly LayoutRow[]): void {
+  const rows = shown.filter((row) => row.key[0] !== 'context' && !(row.key[0] === 'system' && row.text.startsWith('SYSTEM System Prompt Updated')))
+  const layout = rows.map((row, i) => {
+    const where = row.key[0] === 'assistant' ? `${row.key[1]}:${row.key[2]}` : row.key[0] === 'tool' ? row.key.slice(2).join(' ') : ''
+    const want = expected[i]
+    return [row.turn, row.key[0]!, want && want[2] instanceof RegExp && want[2].test(where) ? want[2] : where, want && row.text.startsWith(want[3]) ? want[3] : row.text]
+  })
+  expect(layout, phase).toEqual(expected)
+  expect(shown[0]!.key[0], `${phase}: the first row`).toBe('system')
+  for (const [i, row] of shown.entries()) {
+    if (row.key[0] !== 'tool') continue
+    expect(row.groupStart, `${phase}: ${row.key.join(' ')} opens no step of its own`).toBe(false)
+    expect(shown[i - 1]!.key[0], `${phase}: the row before ${row.key.join(' ')}`).toBe('assistant')
+  }
+  for (const row of shown.filter((r) => r.key[0] === 'assistant')) expect(row.groupStart, `${phase}: ${row.key.join(' ')} opens its step`).toBe(true)
+  const keys = shown.map((row) => row.key.join(' '))
+  expect(keys.filter((key, i) => keys.indexOf(key) !== i), `${phase}: row keys shown twice`).toEqual([])
+}
 
 describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branch after the model moves with tree_jump inside its step, in Chromium', () => {
   let failed = false
@@ -59,6 +121,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
   let target = ''
   /** The request the model answered with MOVED_REPLY (what it saw after its own jump). */
   let moved: ChatRequestBody | undefined
+  /** How many times the model has moved. */
+  let modelMoves = 0
   const consoleLines: string[] = []
   const problems: string[] = []
   const recorded: Record<string, unknown> = {}
@@ -68,11 +132,32 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
     if (!web) throw new Error('dsh web is not running (an earlier step failed)')
     return web.api
   }
+  const nodeWith = async (text: string) => (await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
   const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name), fullPage: true })
   const noErrors = async (label: string, from: number) => {
     expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
     expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
   }
+
+  /**
+   * The Trajectory's rows: each one's key parts (kind, then turn and step for an answer, the call id for a tool
+   * row), the turn it is listed in (the label of the turn's first row; 0 before the first label), whether it opens
+   * a step group, and its text.
+   */
+  const trajectoryRows = (): Promise<TrajectoryRow[]> => page.locator('tr[data-trajectory-row-key]').evaluateAll((els) => {
+    let turn = 0
+    return els.map((el) => {
+      const text = (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim()
+      const label = /^Turn (\d+)\b/.exec(text)
+      if (el.hasAttribute('data-turn-start') && label) turn = Number(label[1])
+      return {
+        key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
+        turn,
+        groupStart: el.hasAttribute('data-group-start'),
+        text: text.replace(/^Turn \d+ #\d+ /, '').slice(0, 120),
+      }
+    })
+  })
 
   /** The demo model, except that on MOVE_PROMPT it calls tree_jump to `target`, and answers MOVED_REPLY after that call's result. */
   const model = (body: ChatRequestBody): StaticStep => {
@@ -82,7 +167,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
       moved = body
       return { text: MOVED_REPLY }
     }
-    if (last?.role === 'user' && JSON.stringify(last.content).includes(MOVE_PROMPT)) return { toolCalls: [{ id: 'call_model_jump', name: 'tree_jump', arguments: { node: target } }] }
+    if (last?.role === 'user' && JSON.stringify(last.content).includes(MOVE_PROMPT)) {
+      // A call id of its own for each move (the first is call_model_jump).
+      const id = `call_model_jump${modelMoves++ === 0 ? '' : `_${modelMoves}`}`
+      return { toolCalls: [{ id, name: 'tree_jump', arguments: { node: target } }] }
+    }
     return demoModel(body)
   }
 
@@ -99,7 +188,6 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
     web = await startWeb({ home, cwd: work, llmUrl: llm.url })
     ;({ sessionId } = await api().createSession({ cwd: work }))
     for (const prompt of DEMO_PROMPTS) await api().promptAndWait(sessionId, prompt)
-    const nodeWith = async (text: string) => (await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
     // A user jump to the first answer and a prompt there: the food tour (and the read before it) is off the path.
     await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
     await api().promptAndWait(sessionId, 'after the jump')
@@ -167,7 +255,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
     }
   }, 600_000)
 
-  it('the Trajectory tab loads with no error; the copied read exchange is its first row, without its issuing message, and the copied answers fold into the jump call’s row, live and after a reload', async () => {
+  it('the Trajectory lists what the model did: its move call with the call\'s row under it, then its next answer; no copy of the restated path, nothing in the prologue, live and after a reload', async () => {
     markFailure()
     const from = problems.length
     for (const phase of ['live', 'after-a-reload']) {
@@ -176,44 +264,25 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
         await page.locator('[data-chat-flow] [data-chat-flow-kind="user"]').first().waitFor({ state: 'attached', timeout: 60_000 })
       }
       await page.getByRole('tab', { name: 'Trajectory' }).click()
-      const rows = page.locator('tr[data-trajectory-row-key]')
-      const read = (): Promise<TrajectoryRow[]> => rows.evaluateAll((els) => els.map((el) => ({
-        key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
-        text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim().slice(0, 120),
-      })))
       // Loaded: from the system prompt to the model's reply.
       const shown = await until(`${phase}: the trajectory rows`, async () => {
-        const all = await read()
+        const all = await trajectoryRows()
         return all.some((row) => row.key[0] === 'system') && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
       })
       recorded[`trajectory ${phase}`] = shown
-      // The user's jump to the first answer is a rewind: its maintenance turn restates that answer (no empty
-      // assistant row), and no row of the Trajectory is an empty answer.
-      expect(shown.filter((row) => row.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(row.text)), `${phase}: empty assistant rows`).toEqual([])
-      const jumpTurn = shown.filter((row) => row.key[0] === 'assistant' && row.key[1] === '4')
-      expect(jumpTurn.map((row) => row.text.replace(/^Turn \d+ #\d+ /, '').slice(0, 16)), phase).toEqual(['ASSISTANT Day 1:'])
-      // What rc.8's Trajectory does with copies inside the model's running step (measured): it keys an assistant
-      // row by turn:step, so the copies of the step (the answers and the read's issuing message) fold into the
-      // step's last message, the restated tree_jump call; the copied read's result, whose issuing message it thus
-      // never sees, goes to the prologue: the very first row, above the system prompt. Copied prompts are listed.
+      // Row by row (runtime-context rows aside: the harness injects them when its context changes).
+      expectLayout(phase, shown, MOVE_LAYOUT)
+      // No copy of the read exchange (its fresh call id), no row of an empty answer.
       const copyId = moved!.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'read')!.id
-      const toolAt = shown.flatMap((row, i) => (row.key[0] === 'tool' ? [{ i, callId: row.key[2] }] : []))
-      expect(toolAt.map((t) => t.callId), phase).toEqual([copyId, 'call_notes_2', 'call_model_jump'])
-      expect(toolAt[0]!.i, `${phase}: the copied read is the first row`).toBe(0)
-      expect(shown[0]!.text, phase).toMatch(/^Turn 1 #1 TOOL read\{"file_path":"notes\.txt"\}/)
-      expect(shown[1]!.key[0], `${phase}: the system prompt after it`).toBe('system')
-      for (const { i, callId } of toolAt.slice(1)) expect(shown[i - 1]!.key[0], `${phase}: the row before ${callId}`).toBe('assistant')
-      const moveTurn = shown.slice(shown.findIndex((row) => row.text.includes(MOVE_PROMPT)))
-      expect(moveTurn.map((row) => [row.key[0], row.text.replace(/^Turn \d+ #\d+ /, '').slice(0, 40)]), phase).toEqual([
-        ['user', `USER ${MOVE_PROMPT}`],
-        ['user', `USER ${DEMO_PROMPTS[1]}`],
-        ['user', `USER ${DEMO_PROMPTS[2]}`],
-        ['assistant', 'ASSISTANT (tool call only)'],
-        ['tool', expect.stringMatching(/^TOOL tree_jump/)],
-        ['assistant', `ASSISTANT ${MOVED_REPLY}`.slice(0, 40)],
-      ])
+      expect(shown.filter((row) => row.key.includes(copyId)), phase).toEqual([])
+      expect(shown.filter((row) => row.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(row.text)), `${phase}: empty assistant rows`).toEqual([])
       await noErrors(`trajectory ${phase}`, from)
       await shot(`trajectory-${phase}.png`)
+      if (phase !== 'live') {
+        await page.emulateMedia({ colorScheme: 'dark' })
+        await shot('trajectory-dark.png')
+        await page.emulateMedia({ colorScheme: 'light' })
+      }
       await page.getByRole('tab', { name: 'Chat' }).click()
     }
   }, 600_000)
@@ -242,5 +311,107 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branc
     }).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
     expect(await page.locator('body').innerText()).not.toContain('the last one: “after the jump”')
     await shot('branch-child.png')
+  }, 600_000)
+
+  it('a log written by an earlier version (every copy repeats its original call id, no restated mark; a user\'s move copied the read exchange too): after a restart the Trajectory loads with every row key once, the model\'s move still listed as the model did it, live and after a reload', async () => {
+    markFailure()
+    // A user's move that copies the read exchange into a maintenance turn of its own: back to the first answer,
+    // then on to the budget answer (prompt, read exchange, answer copied); then a prompt there.
+    await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
+    await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Your notes say') })
+    await api().promptAndWait(sessionId, 'after the user move')
+    await api().callOk('session.rename', { sessionId, title: LEGACY_TITLE })
+    // Rewrite the log as versions before fresh call ids wrote it, with the harness stopped (and no page retrying it).
+    await page.goto('about:blank')
+    await web!.stop('SIGTERM')
+    web = undefined
+    const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === sessionId)!
+    const log = readSessionLog(file)
+    const rewritten = withOriginalCallIds(log.events)
+    // Two copies of the read exchange: the model's in-step move and the user's move.
+    expect(rewritten.restored).toBe(2)
+    // Nor did they mark what a model's move restates (message ids with RESTATED_ID_PREFIX): plain ids again.
+    const unmarked = rewritten.events.map((event) => JSON.parse(JSON.stringify(event).replaceAll(RESTATED_ID_PREFIX, '')) as typeof event)
+    expect(unmarked.filter((event, i) => JSON.stringify(event) !== JSON.stringify(rewritten.events[i])).map((event) => event.type)).toEqual([
+      'user/message', 'assistant/message', 'tool/result', 'assistant/message', 'user/message', 'assistant/message', 'assistant/message',
+    ])
+    writeSessionLog(file, log.header, unmarked)
+    web = await startWeb({ home, cwd: work, llmUrl: llm.url })
+    await api().promptAndWait(sessionId, 'after the restart')
+    const calls = (await api().history(sessionId, { maxMessages: 1_000_000 })).events.flatMap((e) => {
+      const event = e.event as { type: string; data?: { callId?: string } }
+      return event.type === 'tool/call' ? [event.data?.callId] : []
+    })
+    expect(calls.filter((id) => id === 'call_notes_2'), 'the log the page reads repeats the id').toHaveLength(3)
+    const from = problems.length
+    await openSession(page, web.url, LEGACY_TITLE)
+    for (const phase of ['live', 'after-a-reload']) {
+      if (phase !== 'live') {
+        await page.reload()
+        await page.locator('[data-chat-flow] [data-chat-flow-kind="user"]').first().waitFor({ state: 'attached', timeout: 60_000 })
+      }
+      await page.getByRole('tab', { name: 'Trajectory' }).click()
+      const shown = await until(`legacy ${phase}: the trajectory rows`, async () => {
+        const all = await trajectoryRows()
+        return all.some((row) => row.key[0] === 'system') && all.some((row) => row.text.includes('after the restart')) && all.at(-1)?.key[0] === 'assistant' && all.at(-1)!.text.includes('after the restart') ? all : undefined
+      })
+      recorded[`legacy trajectory ${phase}`] = shown
+      // As before the rewrite, then the user's two moves (the second copies the read exchange: its row is keyed
+      // apart from the original's, by the seq of the answer copy that issued it) and the two prompts.
+      expectLayout(`legacy ${phase}`, shown, [
+        ...MOVE_LAYOUT,
+        [7, 'assistant', '7:1', 'ASSISTANT Day 1:'],
+        [8, 'user', '', `USER ${DEMO_PROMPTS[1]}`],
+        [8, 'assistant', '8:1', 'ASSISTANT (tool call only)'],
+        [8, 'tool', /^call_notes_2 \d+$/, 'TOOL read{"file_path":"notes.txt"}'],
+        [8, 'assistant', '8:2', 'ASSISTANT Your notes say'],
+        [9, 'user', '', 'USER after the user move'],
+        [9, 'assistant', '9:1', 'ASSISTANT (fake model)'],
+        [10, 'user', '', 'USER after the restart'],
+        [10, 'assistant', '10:1', 'ASSISTANT (fake model)'],
+      ])
+      await noErrors(`legacy trajectory ${phase}`, from)
+      await shot(`legacy-trajectory-${phase}.png`)
+      await page.getByRole('tab', { name: 'Chat' }).click()
+    }
+  }, 600_000)
+
+  it('live: the model moves again while the Trajectory is open; its turn lists its prompt, its answer with the call\'s row under it, its next answer, and nothing it restated, also after a reload', async () => {
+    markFailure()
+    const from = problems.length
+    await page.getByRole('tab', { name: 'Trajectory' }).click()
+    const before = await until('the legacy trajectory rows', async () => {
+      const all = await trajectoryRows()
+      return all.some((row) => row.text.includes('after the restart')) ? all : undefined
+    })
+    // The food tour again: off the current path (the budget answer), so the move restates the prompt and answer.
+    await api().promptAndWait(sessionId, MOVE_PROMPT)
+    expect(modelMoves).toBe(2)
+    for (const phase of ['live', 'after-a-reload']) {
+      if (phase !== 'live') {
+        // The page comes back on the Trajectory tab.
+        await page.reload()
+        await page.getByRole('tab', { name: 'Trajectory' }).click()
+      }
+      const shown = await until(`second move ${phase}: the trajectory rows`, async () => {
+        const all = await trajectoryRows()
+        return all.length > before.length && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
+      })
+      recorded[`second move trajectory ${phase}`] = shown
+      const turn = shown.at(-1)!.turn
+      const rows = shown.filter((row) => row.turn === turn && row.key[0] !== 'context').map((row) => [row.key[0], row.key.slice(1).join(' '), row.text.slice(0, 26)])
+      expect(rows, phase).toEqual([
+        ['user', expect.stringMatching(/^seq \d+$/), `USER ${MOVE_PROMPT}`.slice(0, 26)],
+        ['assistant', `${turn} 1`, 'ASSISTANT (tool call only)'],
+        ['tool', 'call call_model_jump_2', 'TOOL tree_jump{"node":"e60'.slice(0, 26)],
+        ['assistant', `${turn} 2`, `ASSISTANT ${MOVED_REPLY}`.slice(0, 26)],
+      ])
+      // The turns before it are listed as they were.
+      expect(shown.slice(0, before.length).map((row) => row.key.join(' ')), phase).toEqual(before.map((row) => row.key.join(' ')))
+      const keys = shown.map((row) => row.key.join(' '))
+      expect(keys.filter((key, i) => keys.indexOf(key) !== i), `${phase}: row keys shown twice`).toEqual([])
+      await noErrors(`second move ${phase}`, from)
+      await shot(`second-move-trajectory-${phase}.png`)
+    }
   }, 600_000)
 })

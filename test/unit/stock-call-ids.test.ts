@@ -16,6 +16,7 @@ import { checkAgreement } from '../../src/invariant.ts'
 import { FakeAgent } from '../support/fake-agent.ts'
 import { callPairing as pairing, LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
 import { withOriginalCallIds } from '../e2e/support/session-log.ts'
+import { RESTATED_ID_PREFIX } from '../../src/harness/marker.ts'
 
 function setup() {
   const log = new LogBuilder('s1')
@@ -160,8 +161,13 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
     const nodes = projector.tree.nodeCount
     const a3 = byText('a3')
     projector.tree.jump(a3)
+    const before = log.session.seq
     const report = switcher.switchWithinStep(log.session as never, a3, 'jump_1')
     expect(report.ok, JSON.stringify(report)).toBe(true)
+    // Every message the move restated carries the restated mark in its id (a log reader tells it from the model's).
+    const restated = (log.session.events as unknown as { seq: number; type: string; data: { id?: string; message?: { id?: string } } }[]).filter((e) => e.seq >= before && /message|result/.test(e.type))
+    expect(restated.length).toBeGreaterThan(3)
+    for (const e of restated) expect(e.type === 'user/message' ? e.data.id : e.data.message?.id, e.type).toMatch(new RegExp(`^${RESTATED_ID_PREFIX}`))
     log.session.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('jump_1'), content: [{ type: 'text', text: 'Jumped.' }], isError: false }) }, { surfaceOp: 'append' })
     sync()
     const seen = pairing(log.session)
