@@ -96,11 +96,37 @@ function failure(error: unknown): TreeResult<never> {
   return fail('INTERNAL', error instanceof Error ? error.message : String(error))
 }
 
-/** Where `runImport` writes; `load` resumes a new session in the running harness (the web host's way), so its Tree tab opens at once. */
+/** The part of the host's `ctx.workspaceRegistry` (`@deepseek-ai/dsh-workspace`) an import uses. */
+export interface WorkspaceRegistryLike {
+  /** The workspace of an existing directory, made when there is none (the same one for any spelling of the path). */
+  create(path: string): Promise<{ attachSession(sessionId: never): Promise<void> }>
+}
+
+/**
+ * Where `runImport` writes; `load` resumes a new session in the running
+ * harness (the web host's way), so its Tree tab opens at once; `workspaces`
+ * takes it into the workspace of its directory, as `session.create` does, so
+ * `dsh web`'s sidebar lists it there at once; `fallbackCwd` is the directory
+ * of a session whose source directory is not on this machine (the host's, as
+ * for a session created without a project).
+ */
 export interface ImportTargetOptions {
   readonly persistence: PersistenceTarget | undefined
   readonly sidecarRoot: string | undefined
   readonly load?: (sessionId: string) => Promise<unknown>
+  readonly workspaces?: WorkspaceRegistryLike | undefined
+  readonly fallbackCwd?: string
+}
+
+/** The import target of a running host: its persistence and workspace registry (when loaded), the plugin's sidecar root. */
+export function hostImportTarget(ctx: { get(name: never): unknown }, sidecarRoot: string | undefined, load: (sessionId: string) => Promise<unknown>): ImportTargetOptions {
+  return {
+    persistence: ctx.get('sessionPersistence' as never) as PersistenceTarget | undefined,
+    sidecarRoot,
+    load,
+    workspaces: ctx.get('workspaceRegistry' as never) as WorkspaceRegistryLike | undefined,
+    fallbackCwd: process.cwd(),
+  }
 }
 
 export async function runImport(request: ImportRequest, target: ImportTargetOptions): Promise<TreeResult<ImportResult>> {
@@ -117,14 +143,31 @@ export async function runImport(request: ImportRequest, target: ImportTargetOpti
         persistence: target.persistence ?? { create: async () => {}, append: async () => {} },
         ...(target.sidecarRoot !== undefined ? { sidecarRoot: target.sidecarRoot } : {}),
         ...(request.cwd !== null ? { cwd: request.cwd } : {}),
+        ...(target.fallbackCwd !== undefined ? { fallbackCwd: target.fallbackCwd } : {}),
         dryRun: request.dryRun,
       },
     )
+    if (outcome.sessionId === null) return ok(outcome)
     // The session is stored (durable) at this point; a failed load leaves it to load on its first message, as any stored session.
-    if (outcome.sessionId !== null && target.load) await target.load(outcome.sessionId).catch(() => undefined)
-    return ok(outcome)
+    if (target.load) await target.load(outcome.sessionId).catch(() => undefined)
+    const unattached = target.workspaces && outcome.cwd !== null ? await attachWorkspace(target.workspaces, outcome.sessionId, outcome.cwd) : undefined
+    return ok(unattached === undefined ? outcome : { ...outcome, report: { ...outcome.report, notes: [...outcome.report.notes, unattached] } })
   } catch (error) {
     return failure(error)
+  }
+}
+
+/**
+ * Take a new session into the workspace of `cwd` (made when there is none), as the host's
+ * `session.create` does after publishing one. The session is stored either way: a failure is a note.
+ */
+async function attachWorkspace(workspaces: WorkspaceRegistryLike, sessionId: string, cwd: string): Promise<string | undefined> {
+  try {
+    const workspace = await workspaces.create(cwd)
+    await workspace.attachSession(sessionId as never)
+    return undefined
+  } catch (error) {
+    return `the session is in no workspace of dsh web (${cwd}): ${error instanceof Error ? error.message : String(error)}`
   }
 }
 

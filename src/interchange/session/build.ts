@@ -33,6 +33,7 @@ import { treeDigest, type TreeDigest } from './digest.ts'
 import { LogBuilder, type LogEvent } from './log.ts'
 import type { ProvenanceEntry } from './provenance.ts'
 import { applyLabels } from './labels.ts'
+import { importedTitle } from './title.ts'
 import { IMPORT_SOURCE, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'
 
 /** Route stamped on a tombstone (an assistant message must name a provider and a model). */
@@ -77,6 +78,9 @@ class SessionBuild {
     const cursor = this.source.cursor === null ? null : this.dshOf(this.source.cursor)
     this.position(cursor)
     this.log.endTurn()
+    // Named from the start (`title.ts`): a standalone event, as the title service appends one.
+    const title = importedTitle(this.source.meta.title, this.log.events)
+    if (title) this.log.append('session/title', title)
     applyLabels(this.tree, this.source.nodes, this.dsh, this.notes)
     const quarantined = this.projector.quarantine
     if (quarantined.length > 0) {

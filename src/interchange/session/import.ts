@@ -5,7 +5,7 @@
  * written) and writes nothing.
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { InterchangeError } from '../errors.ts'
 import type { ImportReport, SessionMeta, SourceFormat } from '../model.ts'
@@ -38,6 +38,12 @@ export interface ImportTarget {
   readonly sidecarRoot?: string
   /** Working directory of the new session (default: the source's, when it is absolute). */
   readonly cwd?: string
+  /**
+   * Working directory when `cwd` is not given and the source's is not a
+   * directory on this machine (a session from another computer). Without
+   * one, the source's is taken as it is.
+   */
+  readonly fallbackCwd?: string
   /** Id of the new session (default: a fresh UUID). */
   readonly sessionId?: string
   /** Read and build only; write nothing. */
@@ -128,7 +134,7 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
     const sessionId = target.sessionId ?? randomUUID()
     const now = Date.now()
     const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), ...(maxLineBytes !== undefined ? { maxLineBytes } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
-    const cwd = target.cwd ?? (meta.cwd !== undefined && path.isAbsolute(meta.cwd) ? meta.cwd : undefined)
+    const cwd = target.cwd ?? sourceCwd(meta.cwd, target.fallbackCwd)
     const base = {
       report: { ...report, notes: [...report.notes, ...leftOut, ...built.notes] },
       cwd: cwd ?? null,
@@ -160,6 +166,17 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
         }
       }
     }
+  }
+}
+
+/** The source's working directory when it is absolute (and, when there is a fallback, a directory here), else the fallback. */
+function sourceCwd(cwd: string | undefined, fallback: string | undefined): string | undefined {
+  if (cwd === undefined || !path.isAbsolute(cwd)) return fallback
+  if (fallback === undefined) return cwd
+  try {
+    return statSync(cwd).isDirectory() ? cwd : fallback
+  } catch {
+    return fallback
   }
 }
 
