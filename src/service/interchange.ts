@@ -13,6 +13,7 @@ import type { ImportPreview } from '../interchange/preview.ts'
 import { importSession, type ImportOutcome } from '../interchange/session/import.ts'
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
 import type { PersistenceTarget } from '../interchange/session/publish.ts'
+import type { SessionTitleData } from '../interchange/session/title.ts'
 import type { SidecarLocator } from '../sidecar/index.ts'
 import type { SessionResolver } from './resolve.ts'
 
@@ -113,17 +114,21 @@ export interface WorkspaceRegistryLike {
 export interface ImportTargetOptions {
   readonly persistence: PersistenceTarget | undefined
   readonly sidecarRoot: string | undefined
-  readonly load?: (sessionId: string) => Promise<unknown>
+  /** The new session, live (undefined: it stays stored, to load on its first message). */
+  readonly load?: (sessionId: string) => Promise<{ append(type: string, data: unknown): unknown } | undefined>
   readonly workspaces?: WorkspaceRegistryLike | undefined
   readonly fallbackCwd?: string
 }
 
 /** The import target of a running host: its persistence and workspace registry (when loaded), the plugin's sidecar root. */
-export function hostImportTarget(ctx: { get(name: never): unknown }, sidecarRoot: string | undefined, load: (sessionId: string) => Promise<unknown>): ImportTargetOptions {
+export function hostImportTarget(ctx: { get(name: never): unknown }, sidecarRoot: string | undefined, resolver: Pick<SessionResolver, 'live'>): ImportTargetOptions {
   return {
     persistence: ctx.get('sessionPersistence' as never) as PersistenceTarget | undefined,
     sidecarRoot,
-    load,
+    load: async (sessionId) => {
+      const live = await resolver.live(sessionId)
+      return live.ok ? live.value.session : undefined
+    },
     workspaces: ctx.get('workspaceRegistry' as never) as WorkspaceRegistryLike | undefined,
     fallbackCwd: process.cwd(),
   }
@@ -145,16 +150,35 @@ export async function runImport(request: ImportRequest, target: ImportTargetOpti
         ...(request.cwd !== null ? { cwd: request.cwd } : {}),
         ...(target.fallbackCwd !== undefined ? { fallbackCwd: target.fallbackCwd } : {}),
         dryRun: request.dryRun,
+        liveTitle: target.load !== undefined,
       },
     )
-    if (outcome.sessionId === null) return ok(outcome)
+    const { titleEvent, ...result } = outcome
+    if (result.sessionId === null) return ok(result)
     // The session is stored (durable) at this point; a failed load leaves it to load on its first message, as any stored session.
-    if (target.load) await target.load(outcome.sessionId).catch(() => undefined)
-    const unattached = target.workspaces && outcome.cwd !== null ? await attachWorkspace(target.workspaces, outcome.sessionId, outcome.cwd) : undefined
-    return ok(unattached === undefined ? outcome : { ...outcome, report: { ...outcome.report, notes: [...outcome.report.notes, unattached] } })
+    const live = target.load ? await target.load(result.sessionId).catch(() => undefined) : undefined
+    const notes: string[] = []
+    if (titleEvent && target.load) {
+      await nameSession(live, target.persistence!, result.sessionId, result.events, titleEvent)
+        .catch((error: unknown) => notes.push(`the session has no title yet (it gets one with its first prompt): ${error instanceof Error ? error.message : String(error)}`))
+    }
+    const unattached = target.workspaces && result.cwd !== null ? await attachWorkspace(target.workspaces, result.sessionId, result.cwd) : undefined
+    if (unattached !== undefined) notes.push(unattached)
+    return ok(notes.length === 0 ? result : { ...result, report: { ...result.report, notes: [...result.report.notes, ...notes] } })
   } catch (error) {
     return failure(error)
   }
+}
+
+/**
+ * The title event the import left out of the log, appended to the live session: a host folds a loaded
+ * session's projections once and pushes only what changes after that, so a title that was in the log
+ * already would reach no open page (the sidebar) until it lists the session again. A session that did
+ * not load gets it in its stored log, as the next event.
+ */
+async function nameSession(live: { append(type: string, data: unknown): unknown } | undefined, persistence: PersistenceTarget, sessionId: string, seq: number, title: SessionTitleData): Promise<void> {
+  if (live) return void live.append('session/title', title)
+  await persistence.append(sessionId as never, [{ type: 'session/title', seq, time: Date.now(), data: title }] as never)
 }
 
 /**

@@ -329,7 +329,7 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async importSession(request: ImportRequest): Promise<ImportResult> {
-    return this.run(() => runImport(request, hostImportTarget(this.ctx, this.settings.sidecarRoot, (sessionId) => this.resolver.live(sessionId))))
+    return this.run(() => runImport(request, hostImportTarget(this.ctx, this.settings.sidecarRoot, this.resolver)))
   }
 
   /** `importSession` with its failure as data, for the Tree tab (dsh web's browser boundary carries only the host's error codes). */

@@ -37,7 +37,7 @@ describe('the imported session\'s title', () => {
     expect(titles.map((e) => e.data)).toEqual([{ title: 'Release planning', messageSeqs: [], source: { kind: 'user' } }])
     // The last event of the log: standalone, after the last turn.
     expect(logged.at(-1)!.type).toBe('session/title')
-    expect(outcome.title).toBe('  Release\tplanning  '.trim())
+    expect(outcome.title).toBe('Release planning')
   })
 
   it('without a name, the first prompt typed gives it, as DSH\'s own fallback does (first words), citing that prompt', async () => {

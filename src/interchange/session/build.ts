@@ -47,6 +47,7 @@ export function buildSession(source: InterchangeTree, options: BuildOptions): Bu
 
 class SessionBuild {
   private readonly source: InterchangeTree
+  private readonly options: BuildOptions
   private readonly sessionId: string
   private readonly tree: SessionTree
   private readonly projector: SessionProjector
@@ -63,6 +64,7 @@ class SessionBuild {
 
   constructor(source: InterchangeTree, options: BuildOptions) {
     this.source = source
+    this.options = options
     this.sessionId = options.sessionId
     this.tree = new SessionTree(options.sessionId)
     this.projector = new SessionProjector(this.tree)
@@ -80,7 +82,7 @@ class SessionBuild {
     this.log.endTurn()
     // Named from the start (`title.ts`): a standalone event, as the title service appends one.
     const title = importedTitle(this.source.meta.title, this.log.events)
-    if (title) this.log.append('session/title', title)
+    if (title && this.options.titleInLog !== false) this.log.append('session/title', title)
     applyLabels(this.tree, this.source.nodes, this.dsh, this.notes)
     const quarantined = this.projector.quarantine
     if (quarantined.length > 0) {
@@ -99,6 +101,7 @@ class SessionBuild {
         return dsh === undefined ? [] : [{ node: dsh, id: node.id, parentId: node.parentId, line: node.line, time: node.time }]
       }),
       notes: this.notes,
+      ...(title ? { title } : {}),
     }
   }
 

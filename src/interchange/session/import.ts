@@ -17,6 +17,7 @@ import type { SubagentSource } from '../claude/subagents.ts'
 import type { CodexSource } from '../codex/read.ts'
 import { buildSession, type BuildOptions, type BuiltSession } from './build.ts'
 import { PROVENANCE_VERSION, RawSpool } from './provenance.ts'
+import type { SessionTitleData } from './title.ts'
 import { publishSession, type PersistenceTarget } from './publish.ts'
 
 export interface ImportInput {
@@ -48,6 +49,13 @@ export interface ImportTarget {
   readonly sessionId?: string
   /** Read and build only; write nothing. */
   readonly dryRun?: boolean
+  /**
+   * Leave the title event out of the log: the caller appends `titleEvent` to
+   * the session once it is live. A running host folds a loaded session's
+   * projections once and pushes only later changes, so only a title appended
+   * live reaches the pages open on it (`dsh web`'s sidebar).
+   */
+  readonly liveTitle?: boolean
 }
 
 export interface ImportOutcome {
@@ -58,7 +66,10 @@ export interface ImportOutcome {
   readonly cwd: string | null
   /** DSH node id of the cursor: where the next prompt continues. */
   readonly cursor: string | null
+  /** The new session's title (what `dsh web` lists it as): the source's name, else its first prompt's words. */
   readonly title: string | null
+  /** The `session/title` event (`title.ts`): the log ends with it, unless `liveTitle` asked to leave it to the caller. */
+  readonly titleEvent: SessionTitleData | null
   /** Harness events written (or that would be). */
   readonly events: number
   /** Whether labels, branch names and provenance went to a sidecar. */
@@ -133,13 +144,14 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
     spool = staging !== undefined ? new RawSpool(path.join(staging.dir, 'records.gz')) : undefined
     const sessionId = target.sessionId ?? randomUUID()
     const now = Date.now()
-    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), ...(maxLineBytes !== undefined ? { maxLineBytes } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
+    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), ...(maxLineBytes !== undefined ? { maxLineBytes } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now, titleInLog: target.liveTitle !== true })
     const cwd = target.cwd ?? sourceCwd(meta.cwd, target.fallbackCwd)
     const base = {
       report: { ...report, notes: [...report.notes, ...leftOut, ...built.notes] },
       cwd: cwd ?? null,
       cursor: built.cursor,
-      title: meta.title ?? null,
+      title: built.title?.title ?? null,
+      titleEvent: built.title ?? null,
       events: built.events.length,
       preview,
     }
