@@ -17,6 +17,7 @@ import type {
   CompareResult,
   TreeMoveOptions,
 } from '../types.ts'
+import { PolledStore } from './polled-store.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string; readonly details?: unknown } }
@@ -104,38 +105,23 @@ function switched(move: MoveResult): { appendedEvents?: number; summary?: Branch
 
 const noMethod = (name: string): Result<never> => ({ ok: false, error: failure('CLIENT_ERROR', `this remote has no ${name} method`) })
 
-export class TreeController {
-  private state: PanelState = { phase: 'loading', generation: 0 }
-  private readonly listeners = new Set<() => void>()
-  private readonly intervalMs: number
+export class TreeController extends PolledStore<PanelState> {
   private readonly marks: boolean
-  private timer: ReturnType<typeof setTimeout> | undefined
   private noticeTimer: ReturnType<typeof setTimeout> | undefined
   private readonly noticeMs: number
-  private users = 0
   private polling: Promise<void> | undefined
   private revision: string | undefined
-  private disposed = false
 
   /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
   private readonly remote: () => Promise<TreeRemote>
   readonly agentId: string
 
   constructor(remote: () => Promise<TreeRemote>, agentId: string, options: ControllerOptions = {}) {
+    super({ phase: 'loading', generation: 0 }, options.intervalMs ?? 1000)
     this.remote = remote
     this.agentId = agentId
-    this.intervalMs = options.intervalMs ?? 1000
     this.noticeMs = options.noticeMs ?? 6000
     this.marks = options.marks ?? (typeof performance !== 'undefined' && typeof performance.mark === 'function')
-  }
-
-  getSnapshot = (): PanelState => this.state
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    return () => {
-      this.listeners.delete(listener)
-    }
   }
 
   /** Two nodes side by side (read-only: the panel state does not change). */
@@ -149,28 +135,13 @@ export class TreeController {
     }
   }
 
-  /** Start polling while at least one view shows this session; the returned function stops this user's share. */
-  start(): () => void {
-    this.users += 1
-    if (this.users === 1) void this.refresh()
-    let stopped = false
-    return () => {
-      if (stopped) return
-      stopped = true
-      this.users -= 1
-      if (this.users === 0) this.clearTimer()
-    }
-  }
-
-  dispose(): void {
-    this.disposed = true
-    this.clearTimer()
+  override dispose(): void {
+    super.dispose()
     if (this.noticeTimer !== undefined) clearTimeout(this.noticeTimer)
-    this.listeners.clear()
   }
 
   /** Poll now (`force`: fetch `list` even when the revision did not move). */
-  refresh(force = false): Promise<void> {
+  override refresh(force = false): Promise<void> {
     if (this.polling) return force ? this.polling.then(() => this.refresh(true)) : this.polling
     this.clearTimer()
     this.polling = this.poll(force).finally(() => {
@@ -310,29 +281,5 @@ export class TreeController {
   private fail(error: PanelError): void {
     // Keep showing the last tree: an older tree with a warning beats a blank panel.
     this.set(this.state.view ? { error } : { phase: 'error', error })
-  }
-
-  private schedule(): void {
-    if (this.users === 0 || this.disposed) return
-    this.clearTimer()
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      void this.refresh()
-    }, this.intervalMs)
-  }
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
-  }
-
-  private set(patch: Partial<PanelState>): void {
-    const next = { ...this.state } as Record<string, unknown>
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined) delete next[key]
-      else next[key] = value
-    }
-    this.state = next as unknown as PanelState
-    for (const listener of [...this.listeners]) listener()
   }
 }

@@ -182,7 +182,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   ctx.inject(['conversationEvents'], (scope) => {
     const events = (scope as unknown as { conversationEvents: ConversationEvents }).conversationEvents
     // First, so that no transcript is built with DSH's tool Definitions un-keyed (a log repeating a call id).
-    scope.effect(() => rekeyHostTools(events), 'session-tree: host tool keys')
+    ;(typeof scope.effect === 'function' ? scope : ctx).effect(() => rekeyHostTools(events), 'session-tree: host tool keys')
     try {
       events.register(switchDefinition(() => stores.poke()) as ConversationDefinition<unknown, unknown>)
       events.register(forkDefinition() as ConversationDefinition<unknown, unknown>)

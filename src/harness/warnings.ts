@@ -1,10 +1,11 @@
 /**
  * Problems of a harness log that the tree can read but DSH's own front ends
  * cannot. Today one kind: a `tool/call` that repeats an earlier call id.
- * DSH web's Chat keys every tool card by its bare call id across the whole
- * loaded session and stops loading the history at the second one ("Failed to
- * load history: … received more than one start Match"); the model's history
- * and the tree are not affected. Stock switches of dsh-session-tree before
+ * DSH web's Chat and Trajectory key every tool card by its bare call id and
+ * throw at the second one ("Failed to load history: … received more than one
+ * start Match") unless this plugin's browser half re-keys them
+ * (`client/chat/host-tools.ts`); the model's history and the tree are not
+ * affected. Stock switches of dsh-session-tree before
  * fresh call ids wrote such logs (a copy kept its original's id); a provider
  * that reuses ids does too.
  */
@@ -25,21 +26,21 @@ export interface LogWarning {
   readonly remedy: string
   /** How many `tool/call` events repeat an earlier id. */
   readonly count: number
-  /** Seq of the first repeating `tool/call`; the Chat shows nothing from there on. */
+  /** Seq of the first repeating `tool/call` (where DSH's own Chat stops, without the re-keying). */
   readonly firstSeq: number
   /** The call id it repeats. */
   readonly callId: string
 }
 
-const REMEDY = 'Keep using this session from the Tree tab (the model still sees the selected path), or press '
-  + '"Branch into a new conversation" on the last answer the Chat shows: the new conversation starts from there and its Chat loads. '
-  + 'Nothing appended later can repair this session\'s Chat: the log is append-only and the Chat reads it from the end.'
+const REMEDY = 'Nothing, in dsh web with this plugin installed: its browser half keys the repeated calls apart, so the Chat and the '
+  + 'Trajectory load the session. Without the plugin, "Branch into a new conversation" on the last answer the Chat shows starts a '
+  + 'conversation whose Chat loads.'
 
 /** Copies made by an earlier version: an export and an import rebuild the log with fresh ids for every copy. */
-const COPIES_REMEDY = 'Keep using this session from the Tree tab (the model still sees the selected path); or bring the whole tree '
-  + 'into a new session whose Chat loads: export it to Pi and import that file (`npx dsh-session-tree export pi <session-id> /tmp/tree.jsonl`, '
-  + 'then `/tree import /tmp/tree.jsonl` in any session); or press "Branch into a new conversation" on the last answer the Chat shows. '
-  + 'Nothing appended later can repair this session\'s Chat: the log is append-only and DSH\'s Chat offers plugins no way around a repeated call id.'
+const COPIES_REMEDY = 'Nothing, in dsh web with this plugin installed: its browser half keys the repeated calls apart, so the Chat and the '
+  + 'Trajectory load the session. For a log that repeats no id (for another program that reads it, or before removing the plugin), '
+  + 'bring the whole tree into a new session: export it to Pi and import that file (`npx dsh-session-tree export pi <session-id> /tmp/tree.jsonl`, '
+  + 'then `/tree import /tmp/tree.jsonl` in any session).'
 
 /** Call ids seen in `tool/call` events, and the repeats among them. O(1) per call. */
 export class CallIdLedger {
@@ -62,8 +63,8 @@ export class CallIdLedger {
     return [...this.repeats].map(([code, { count, firstSeq, callId }]) => ({
       code,
       message: code === 'COPIED_CALL_IDS'
-        ? `${count} tool call copies in this session's log repeat their original's call id (the first at event ${firstSeq}, "${callId}"), written by a stock switch of an earlier dsh-session-tree version. DSH web's Chat cannot load this session's history from there on ("Failed to load history … more than one start Match"); the model's history and the tree are not affected.`
-        : `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"); the provider reused it. DSH web's Chat cannot load this session's history from there on ("Failed to load history … more than one start Match"); the model's history and the tree are not affected.`,
+        ? `${count} tool call copies in this session's log repeat their original's call id (the first at event ${firstSeq}, "${callId}"), written by a stock switch of an earlier dsh-session-tree version. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`
+        : `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"); the provider reused it. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`,
       remedy: code === 'COPIED_CALL_IDS' ? COPIES_REMEDY : REMEDY,
       count,
       firstSeq,

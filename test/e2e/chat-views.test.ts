@@ -14,9 +14,12 @@
  * - "Branch into a new conversation" on a turn followed by a switch seeds a
  *   child whose Chat loads and whose next request is that turn's history;
  * - a session written by an earlier version (copies with their originals'
- *   call ids) is reported in `session` and in the Tree tab, and the remedy the
- *   report names works; so does the one that keeps the whole tree (export to
- *   Pi, import: a new session whose log repeats no call id).
+ *   call ids), and one whose provider reused a call id, load in DSH's own
+ *   Chat and Trajectory in place (the browser half re-keys DSH's tool
+ *   Definitions): the visible rows are the model's last request plus the
+ *   reply, live, after a reload and after one more jump; `session` and the
+ *   Tree tab report the log; export to Pi and import still gives a new
+ *   session whose log repeats no call id, with the whole tree.
  *
  * Evidence of every run: test/e2e/artifacts/chat-views/ (screenshots, meter.json,
  * requests, page console).
@@ -44,6 +47,7 @@ const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const LEGACY_TITLE = 'Legacy session (earlier version)'
 const RESTORED_TITLE = 'Legacy session, exported and imported'
+const REUSED_TITLE = 'A provider that reuses call ids'
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
@@ -121,6 +125,17 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
       const text = await page.locator('body').innerText()
       return text.includes(visible) && !(absent && absent.test(text))
     }, 600_000)
+    expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
+    expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
+  }
+  /** The Chat's visible rows are exactly the model's request `body` plus the reply, with no load, console or page error since `from`. */
+  const expectModelView = async (label: string, body: ChatRequestBody, from: number) => {
+    const expected = requestTranscript(body, demoModel(body))
+    let seen: Row[] = []
+    await until(`${label}: the Chat's visible rows are the model's last request plus its reply`, async () => {
+      seen = chatTranscript(await visibleRows(page))
+      return sameRows(expected, seen)
+    }, 60_000).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
     expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
     expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
   }
@@ -363,21 +378,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     await page.goto(web!.url)
     if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
     await openSession(LEGACY_TITLE)
-    const expectModelView = async (label: string, body: ChatRequestBody) => {
-      const expected = requestTranscript(body, demoModel(body))
-      let seen: Row[] = []
-      await until(`${label}: the legacy Chat's visible rows are the model's last request plus its reply`, async () => {
-        seen = chatTranscript(await visibleRows(page))
-        return sameRows(expected, seen)
-      }, 60_000).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
-      expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
-      expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
-    }
     let body = llm.chatRequests().at(-1)!.body
-    await expectModelView('live', body)
+    await expectModelView('live', body, from)
     await shot('legacy-chat.png')
     await reloadAndOpen(LEGACY_TITLE)
-    await expectModelView('after a reload', body)
+    await expectModelView('after a reload', body, from)
     // Its Trajectory loads too (DSH keys tool rows by call id there as well).
     await page.getByRole('tab', { name: 'Trajectory' }).click()
     const rows = page.locator('tr[data-trajectory-row-key]')
@@ -398,9 +403,48 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Traje
     await api().promptAndWait(legacy, 'legacy after one more jump')
     body = llm.chatRequests().at(-1)!.body
     expect(history(body).at(-1)).toEqual({ role: 'user', text: 'legacy after one more jump' })
-    await expectModelView('after one more jump', body)
+    await expectModelView('after one more jump', body, from)
     await reloadAndOpen(LEGACY_TITLE)
-    await expectModelView('after one more jump and a reload', body)
+    await expectModelView('after one more jump and a reload', body, from)
+  }, 600_000)
+  it('a provider that reuses a call id (the demo model numbers its calls by prompt count, so a read after a jump back gets the id of the read it left): DSH\'s Chat and Trajectory load, live and after a reload', async () => {
+    markFailure()
+    const { sessionId: reuse } = await api().createSession({ cwd: work })
+    await api().promptAndWait(reuse, DEMO_PROMPTS[0]!)
+    await api().promptAndWait(reuse, DEMO_PROMPTS[1]!)
+    const firstAnswer = (await tree(reuse)).nodes.find((n) => n.message?.content.startsWith('Day 1:'))!.nodeId
+    await api().remoteOk('sessionTree/jump', { agentId: reuse, nodeId: firstAnswer })
+    await api().promptAndWait(reuse, 'Read notes.txt once more')
+    await api().callOk('session.rename', { sessionId: reuse, title: REUSED_TITLE })
+    const calls = (await allEvents(reuse)).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
+    expect(calls).toEqual(['call_notes_2', 'call_notes_2'])
+    const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: reuse })
+    expect(status.logWarnings).toEqual([expect.objectContaining({ code: 'REPEATED_CALL_IDS', count: 1, callId: 'call_notes_2' })])
+    const body = llm.chatRequests().at(-1)!.body
+    expect(history(body).filter((m) => m.role === 'tool')).toHaveLength(1)
+    const from = problems.length
+    await page.goto(web!.url)
+    if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
+    await openSession(REUSED_TITLE)
+    await expectModelView('live', body, from)
+    await shot('reused-id-chat.png')
+    await reloadAndOpen(REUSED_TITLE)
+    await expectModelView('after a reload', body, from)
+    // "Show" brings back the read the jump left, as its own card with its own result.
+    for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
+      if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
+    }
+    await until('both read cards shown', async () => (await visibleRows(page)).filter((row) => row.kind === 'tool-call').length === 2)
+    await shot('reused-id-chat-shown.png')
+    expect(problems.slice(from), 'after Show: console or page errors').toEqual([])
+    await page.getByRole('tab', { name: 'Trajectory' }).click()
+    const rows = page.locator('tr[data-trajectory-row-key]')
+    await until('the trajectory rows', async () => (await rows.count()) > 5)
+    const toolRows = await rows.evaluateAll((els) => els.map((el) => decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0')).filter((key) => key[0] === 'tool'))
+    expect(toolRows).toHaveLength(2)
+    expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
+    await shot('reused-id-trajectory.png')
+    await page.getByRole('tab', { name: 'Chat' }).click()
   }, 600_000)
   it('the whole tree of such a session comes back in a new session: exportAs pi, then importSession; its Chat loads and shows the selected path, live and after a reload', async () => {
     markFailure()

@@ -21,6 +21,7 @@ import { SessionProjector } from '../../src/harness/projector.ts'
 import { StockSwitcher } from '../../src/surface/stock.ts'
 import { FakeAgent } from '../support/fake-agent.ts'
 import { LogBuilder, MODEL, PROVIDER } from '../support/log-builder.ts'
+import { withOriginalCallIds, type SessionLogEvent } from '../e2e/support/session-log.ts'
 
 function setup() {
   const log = new LogBuilder('s1')
@@ -173,6 +174,25 @@ describe('buildChatPath on real stock switches', () => {
     expect(path.switches[0]!.hiddenMessages).toBe(6)
     expect(MOVE_TOOLS.size).toBe(4)
     for (const name of MOVE_TOOLS) expect(TOOL_NAMES).toContain(name)
+  })
+
+  it('a log written by an earlier version (the copied call keeps its original\'s id): the copied call is hidden, the original shows', async () => {
+    const { log, byText, chat, move, sync } = setup()
+    await move((tree) => tree.jump(byText('a1')))
+    log.userTurn('q4', 'a4')
+    sync()
+    await move((tree) => tree.back())
+    const legacy = withOriginalCallIds(log.events as unknown as SessionLogEvent[])
+    expect(legacy.restored).toBe(1)
+    const projector = new SessionProjector(new SessionTree('s1'))
+    for (const e of legacy.events) projector.project(e as never)
+    expect(projector.logWarnings.map((w) => w.code)).toEqual(['COPIED_CALL_IDS'])
+    const path = buildChatPath({ sessionId: 's1', revision: 'r', mode: 'stock', events: legacy.events, projector })
+    const calls = legacy.events.filter((e) => e.type === 'tool/call')
+    expect(new Set(calls.map((e) => (e.data as { callId: string }).callId)).size).toBe(1)
+    // The copy is classified by its own result, which cites its original: a copy (the page hides its card by this seq).
+    expect(calls.map((e) => inRanges(path.hidden, e.seq))).toEqual([false, true])
+    expect(chatTexts(log, path)).toEqual(log.modelTexts())
   })
 
   it('a cancelled marker switched nothing and gets no row', async () => {

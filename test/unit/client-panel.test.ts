@@ -6,6 +6,7 @@
  * filters and search, errors with their codes, Chinese strings, the header
  * action, and the client entry's wiring (`apply`).
  */
+import { rekeyHostTools } from '../../src/client/chat/host-tools.ts'
 import { act, createElement } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -282,6 +283,20 @@ describe('TreePanel', () => {
     expect(banner.getAttribute('title')).toBe('the message\nthe remedy')
   })
 
+  it('says the Chat reads such a log when DSH\'s tool Definitions in the page are re-keyed (chat/host-tools.ts)', async () => {
+    const { tree } = smallTree()
+    const fake = fakeRemote(tree)
+    fake.status = { logWarnings: [{ code: 'REPEATED_CALL_IDS', message: 'the message', remedy: 'the remedy', count: 1, firstSeq: 12, callId: 'call_1' }] }
+    const off = rekeyHostTools({ entries: () => [{ kind: 'tool-call', target: 'chat', match: () => null }] })
+    try {
+      const { el } = await mount(fake.remote)
+      const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
+      expect(banner.textContent).toBe('This session’s log repeats a call id the provider reused (1 tool call, first at event 12). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.')
+    } finally {
+      off()
+    }
+  })
+
   it('speaks Chinese when the host locale is zh, and follows a switch', async () => {
     const { tree } = smallTree()
     let active = 'zh'
@@ -323,7 +338,10 @@ describe('client entry', () => {
     const registered: Array<{ name: string; id?: string; key?: string; label?: unknown; inject?: (s: string) => object }> = []
     const definitions: Array<{ kind: string; target: string }> = []
     const mounted: unknown[] = []
+    const hostMatch = (event: { type: string; seq: number; data: { callId: string } }) => (event.type === 'tool/call' ? { id: event.data.callId, role: 'start' } : null)
+    const hostTool = { kind: 'tool-call', target: 'chat', match: hostMatch }
     const conversationEvents = {
+      entries: () => [hostTool, ...definitions],
       register: (definition: { kind: string; target: string }) => {
         definitions.push(definition)
         return () => definitions.splice(definitions.indexOf(definition), 1)
@@ -332,7 +350,7 @@ describe('client entry', () => {
     const ctx = {
       effect: (fn: () => () => void) => disposers.push(fn()),
       get: (name: string) => (name === 'locale' ? undefined : undefined),
-      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: { ...fake.remote, attempt: attemptOver(fake.remote) } }, conversationEvents }),
+      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: { ...fake.remote, attempt: attemptOver(fake.remote) } }, conversationEvents, effect: ctx.effect }),
       slots: {
         inject: (_name: string, fn: () => () => void) => {
           const dispose = fn()
@@ -362,6 +380,9 @@ describe('client entry', () => {
     ])
     expect(definitions.map((d) => [d.kind, d.target])).toEqual([['session-tree-switch', 'chat'], ['session-tree-fork', 'chat']])
     expect(document.querySelector('style[data-plugin-css="dsh-session-tree/chat.css"]')).not.toBeNull()
+    // DSH's own tool card Definition is re-keyed: a second call of one id gets a key of its own.
+    expect(hostTool.match).not.toBe(hostMatch)
+    expect([hostTool.match({ type: 'tool/call', seq: 4, data: { callId: 'c' } }), hostTool.match({ type: 'tool/call', seq: 9, data: { callId: 'c' } })]).toEqual([{ id: 'c', role: 'start' }, { id: 'c\u241e9', role: 'start' }])
     expect((registered[0]!.label as () => string)()).toBe('Tree')
     const contribution = mounted[0] as { package: string; descriptors: Array<{ id: string }> }
     expect(contribution.package).toBe('dsh-session-tree')
@@ -372,6 +393,7 @@ describe('client entry', () => {
     expect(injected.tree.getSnapshot().view?.nodes).toHaveLength(5)
     for (const dispose of disposers.reverse()) dispose()
     expect(registered).toEqual([])
+    expect(hostTool.match).toBe(hostMatch)
     expect(document.querySelector(`style[data-plugin="${PLUGIN_ID}"]`)).toBeNull()
   })
 })

@@ -197,7 +197,7 @@ describe('logs with repeated call ids are reported (issue 10, part 4)', () => {
     expect(rebuilt.logWarnings).toEqual([{
       code: 'COPIED_CALL_IDS',
       message: expect.stringContaining('written by a stock switch of an earlier dsh-session-tree version'),
-      remedy: expect.stringMatching(/export it to Pi and import that file.*Branch into a new conversation/),
+      remedy: expect.stringMatching(/^Nothing, in dsh web with this plugin installed: .*export it to Pi and import that file/),
       count: 3,
       firstSeq: firstCopy.seq,
       callId: 'call_1',

@@ -10,7 +10,7 @@
  *
  * The rule changes nothing in a log that repeats no id: the first call of an
  * id the page sees keeps the bare id, as the host has it. Another call of the
- * same id (another seq) is keyed `callId␀seq`, and a result or a code
+ * same id (another seq) is keyed `callId␞seq`, and a result or a code
  * dispatch goes to the latest call of its id before it (calls come before
  * their results in a log). An id, once given to a seq, is given again: the
  * host re-dispatches events on reloads and registry changes, and its Chat and
@@ -23,8 +23,12 @@
  * without its result, never a throw).
  */
 
-/** Separates the call id from the seq of a repeated call. */
-export const REPEAT_SEPARATOR = '\u0000'
+/**
+ * Separates the call id from the seq of a repeated call. Not NUL: the key
+ * becomes the row's `data-chat-flow-key`, and CSS cannot match a NUL (it
+ * reads an escaped one as U+FFFD), so the Chat's rules could not hide it.
+ */
+export const REPEAT_SEPARATOR = '\u241e'
 
 interface CallSeqs {
   /** The seq that keeps the bare id (the first one seen). */
@@ -72,11 +76,5 @@ export class CallKeys {
     if (at < 0) return callId
     const owner = known.seqs[at]!
     return owner === known.bare ? callId : callId + REPEAT_SEPARATOR + String(owner)
-  }
-
-  /** Whether any id was seen at more than one seq (the page has a log that needed this). */
-  get repeated(): boolean {
-    for (const known of this.#calls.values()) if (known.seqs.length > 1) return true
-    return false
   }
 }

@@ -13,6 +13,7 @@ import type { ChatPath, MoveResult, SessionStatus } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
 import type { Result } from '../controller.ts'
 import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
+import { PolledStore } from '../polled-store.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -87,15 +88,10 @@ const errorOf = (reason: unknown): ChatError =>
     ? { code: String((reason as { code: unknown }).code), message: String((reason as { message: unknown }).message) }
     : { code: 'CLIENT_ERROR', message: reason instanceof Error ? reason.message : String(reason) }
 
-export class ChatStore {
+export class ChatStore extends PolledStore<ChatState> {
   readonly sessionId: string
-  private state: ChatState = { expanded: new Set(), rules: NO_RULES }
-  private readonly listeners = new Set<() => void>()
   private readonly remote: () => Promise<ChatRemote>
-  private readonly intervalMs: number
   private readonly doc: Document | undefined
-  private users = 0
-  private timer: ReturnType<typeof setTimeout> | undefined
   private polling: Promise<void> | undefined
   private again = false
   private revision: string | undefined
@@ -108,51 +104,32 @@ export class ChatStore {
   private column: Element | undefined
   private style: HTMLStyleElement | undefined
   private css = ''
-  private disposed = false
 
   constructor(remote: () => Promise<ChatRemote>, sessionId: string, options: ChatStoreOptions = {}) {
+    super({ expanded: new Set(), rules: NO_RULES }, options.intervalMs ?? 1000)
     this.remote = remote
     this.sessionId = sessionId
-    this.intervalMs = options.intervalMs ?? 1000
     this.doc = options.document ?? (typeof document === 'undefined' ? undefined : document)
     this.pager = options.pager
   }
 
-  getSnapshot = (): ChatState => this.state
-
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener)
-    return () => {
-      this.listeners.delete(listener)
-    }
+  /** The first mounted node of this session's Chat: its rules apply at once (from what is known), then a poll. */
+  protected override firstView(): void {
+    this.apply()
+    super.firstView()
   }
 
-  /** One more mounted node of this session's Chat; the returned function ends its share. */
-  start(): () => void {
-    this.users += 1
-    if (this.users === 1) {
-      this.apply()
-      void this.refresh()
-    }
-    let stopped = false
-    return () => {
-      if (stopped) return
-      stopped = true
-      this.users -= 1
-      if (this.users === 0) {
-        this.clearTimer()
-        this.writeCss('')
-      }
-    }
+  /** No node of this session's Chat is mounted: no rules, no polls. */
+  protected override lastViewGone(): void {
+    super.lastViewGone()
+    this.writeCss('')
   }
 
-  dispose(): void {
-    this.disposed = true
-    this.clearTimer()
+  override dispose(): void {
+    super.dispose()
     this.writeCss('')
     this.style?.remove()
     this.style = undefined
-    this.listeners.clear()
   }
 
   /** The host Chat's current rows (its snapshot's `order` and node store). */
@@ -261,7 +238,7 @@ export class ChatStore {
   }
 
   /** Ask the service now (`force`: even when the revision did not move). */
-  refresh(force = false): Promise<void> {
+  override refresh(force = false): Promise<void> {
     if (this.polling) {
       // A request while one is in flight runs once more after it (that one may predate the change).
       this.again = true
@@ -360,29 +337,5 @@ export class ChatStore {
       column.removeAttribute('data-session-tree-revision')
       column.setAttribute('data-session-tree-state', this.state.error ? 'error' : 'loading')
     }
-  }
-
-  private schedule(): void {
-    if (this.users === 0 || this.disposed) return
-    this.clearTimer()
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      void this.refresh()
-    }, this.intervalMs)
-  }
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
-  }
-
-  private set(patch: Partial<ChatState>): void {
-    const next = { ...this.state } as Record<string, unknown>
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined) delete next[key]
-      else next[key] = value
-    }
-    this.state = next as unknown as ChatState
-    for (const listener of [...this.listeners]) listener()
   }
 }
