@@ -99,15 +99,15 @@ function failure(error: unknown): TreeResult<never> {
 
 /** The part of the host's `ctx.workspaceRegistry` (`@deepseek-ai/dsh-workspace`) an import uses. */
 export interface WorkspaceRegistryLike {
-  /** The workspace of an existing directory, made when there is none (the same one for any spelling of the path). */
-  create(path: string): Promise<{ attachSession(sessionId: never): Promise<void> }>
+  /** The workspace that owns a directory (any spelling of its path), if one does. */
+  resolveByPath(path: string): Promise<{ attachSession(sessionId: never): Promise<void> } | undefined>
 }
 
 /**
  * Where `runImport` writes; `load` resumes a new session in the running
  * harness (the web host's way), so its Tree tab opens at once; `workspaces`
- * takes it into the workspace of its directory, as `session.create` does, so
- * `dsh web`'s sidebar lists it there at once; `fallbackCwd` is the directory
+ * takes it into the workspace of its directory when there is one, as
+ * `session.create` does, so `dsh web`'s sidebar lists it there at once; `fallbackCwd` is the directory
  * of a session whose source directory is not on this machine (the host's, as
  * for a session created without a project).
  */
@@ -182,13 +182,14 @@ async function nameSession(live: { append(type: string, data: unknown): unknown 
 }
 
 /**
- * Take a new session into the workspace of `cwd` (made when there is none), as the host's
- * `session.create` does after publishing one. The session is stored either way: a failure is a note.
+ * Take a new session into the workspace that owns `cwd`, as the host's `session.create` does after
+ * publishing one in a workspace. None is made: with no workspace there, the session is listed like one
+ * created with just that directory (Ungrouped). The session is stored either way: a failure is a note.
  */
 async function attachWorkspace(workspaces: WorkspaceRegistryLike, sessionId: string, cwd: string): Promise<string | undefined> {
   try {
-    const workspace = await workspaces.create(cwd)
-    await workspace.attachSession(sessionId as never)
+    const workspace = await workspaces.resolveByPath(cwd)
+    await workspace?.attachSession(sessionId as never)
     return undefined
   } catch (error) {
     return `the session is in no workspace of dsh web (${cwd}): ${error instanceof Error ? error.message : String(error)}`
