@@ -1556,7 +1556,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RemoteAttempt',
         schema: dsh_session_tree_sessionTree_attempt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":347,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/back',
@@ -1701,7 +1701,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":353,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":349,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -2436,7 +2436,7 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportAttempt',
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":341,"column":9},
+      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":337,"column":9},
     },
   ],
 }

@@ -13,6 +13,7 @@ import type { ImportPreview } from '../interchange/preview.ts'
 import { importSession, type ImportOutcome } from '../interchange/session/import.ts'
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
 import type { PersistenceTarget } from '../interchange/session/publish.ts'
+import type { SessionTitleData } from '../interchange/session/title.ts'
 import type { SidecarLocator } from '../sidecar/index.ts'
 import type { SessionResolver } from './resolve.ts'
 
@@ -96,11 +97,41 @@ function failure(error: unknown): TreeResult<never> {
   return fail('INTERNAL', error instanceof Error ? error.message : String(error))
 }
 
-/** Where `runImport` writes; `load` resumes a new session in the running harness (the web host's way), so its Tree tab opens at once. */
+/** The part of the host's `ctx.workspaceRegistry` (`@deepseek-ai/dsh-workspace`) an import uses. */
+export interface WorkspaceRegistryLike {
+  /** The workspace that owns a directory (any spelling of its path), if one does. */
+  resolveByPath(path: string): Promise<{ attachSession(sessionId: never): Promise<void> } | undefined>
+}
+
+/**
+ * Where `runImport` writes; `load` resumes a new session in the running
+ * harness (the web host's way), so its Tree tab opens at once; `workspaces`
+ * takes it into the workspace of its directory when there is one, as
+ * `session.create` does, so `dsh web`'s sidebar lists it there at once; `fallbackCwd` is the directory
+ * of a session whose source directory is not on this machine (the host's, as
+ * for a session created without a project).
+ */
 export interface ImportTargetOptions {
   readonly persistence: PersistenceTarget | undefined
   readonly sidecarRoot: string | undefined
-  readonly load?: (sessionId: string) => Promise<unknown>
+  /** The new session, live (undefined: it stays stored, to load on its first message). */
+  readonly load?: (sessionId: string) => Promise<{ append(type: string, data: unknown): unknown } | undefined>
+  readonly workspaces?: WorkspaceRegistryLike | undefined
+  readonly fallbackCwd?: string
+}
+
+/** The import target of a running host: its persistence and workspace registry (when loaded), the plugin's sidecar root. */
+export function hostImportTarget(ctx: { get(name: never): unknown }, sidecarRoot: string | undefined, resolver: Pick<SessionResolver, 'live'>): ImportTargetOptions {
+  return {
+    persistence: ctx.get('sessionPersistence' as never) as PersistenceTarget | undefined,
+    sidecarRoot,
+    load: async (sessionId) => {
+      const live = await resolver.live(sessionId)
+      return live.ok ? live.value.session : undefined
+    },
+    workspaces: ctx.get('workspaceRegistry' as never) as WorkspaceRegistryLike | undefined,
+    fallbackCwd: process.cwd(),
+  }
 }
 
 export async function runImport(request: ImportRequest, target: ImportTargetOptions): Promise<TreeResult<ImportResult>> {
@@ -117,14 +148,51 @@ export async function runImport(request: ImportRequest, target: ImportTargetOpti
         persistence: target.persistence ?? { create: async () => {}, append: async () => {} },
         ...(target.sidecarRoot !== undefined ? { sidecarRoot: target.sidecarRoot } : {}),
         ...(request.cwd !== null ? { cwd: request.cwd } : {}),
+        ...(target.fallbackCwd !== undefined ? { fallbackCwd: target.fallbackCwd } : {}),
         dryRun: request.dryRun,
+        liveTitle: target.load !== undefined,
       },
     )
+    const { titleEvent, ...result } = outcome
+    if (result.sessionId === null) return ok(result)
     // The session is stored (durable) at this point; a failed load leaves it to load on its first message, as any stored session.
-    if (outcome.sessionId !== null && target.load) await target.load(outcome.sessionId).catch(() => undefined)
-    return ok(outcome)
+    const live = target.load ? await target.load(result.sessionId).catch(() => undefined) : undefined
+    const notes: string[] = []
+    if (titleEvent && target.load) {
+      await nameSession(live, target.persistence!, result.sessionId, result.events, titleEvent)
+        .catch((error: unknown) => notes.push(`the session has no title yet (it gets one with its first prompt): ${error instanceof Error ? error.message : String(error)}`))
+    }
+    const unattached = target.workspaces && result.cwd !== null ? await attachWorkspace(target.workspaces, result.sessionId, result.cwd) : undefined
+    if (unattached !== undefined) notes.push(unattached)
+    return ok(notes.length === 0 ? result : { ...result, report: { ...result.report, notes: [...result.report.notes, ...notes] } })
   } catch (error) {
     return failure(error)
+  }
+}
+
+/**
+ * The title event the import left out of the log, appended to the live session: a host folds a loaded
+ * session's projections once and pushes only what changes after that, so a title that was in the log
+ * already would reach no open page (the sidebar) until it lists the session again. A session that did
+ * not load gets it in its stored log, as the next event.
+ */
+async function nameSession(live: { append(type: string, data: unknown): unknown } | undefined, persistence: PersistenceTarget, sessionId: string, seq: number, title: SessionTitleData): Promise<void> {
+  if (live) return void live.append('session/title', title)
+  await persistence.append(sessionId as never, [{ type: 'session/title', seq, time: Date.now(), data: title }] as never)
+}
+
+/**
+ * Take a new session into the workspace that owns `cwd`, as the host's `session.create` does after
+ * publishing one in a workspace. None is made: with no workspace there, the session is listed like one
+ * created with just that directory (Ungrouped). The session is stored either way: a failure is a note.
+ */
+async function attachWorkspace(workspaces: WorkspaceRegistryLike, sessionId: string, cwd: string): Promise<string | undefined> {
+  try {
+    const workspace = await workspaces.resolveByPath(cwd)
+    await workspace?.attachSession(sessionId as never)
+    return undefined
+  } catch (error) {
+    return `the session is in no workspace of dsh web (${cwd}): ${error instanceof Error ? error.message : String(error)}`
   }
 }
 

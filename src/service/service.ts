@@ -40,7 +40,7 @@ import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
 import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
 import type { CompareResult } from './compare-wire.ts'
-import { attemptImport, exportLoaded, runImport, type ExportRequest, type ExportResult, type ImportAttempt, type ImportRequest, type ImportResult } from './interchange.ts'
+import { attemptImport, exportLoaded, hostImportTarget, runImport, type ExportRequest, type ExportResult, type ImportAttempt, type ImportRequest, type ImportResult } from './interchange.ts'
 import type { SessionLineage } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
@@ -329,11 +329,7 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async importSession(request: ImportRequest): Promise<ImportResult> {
-    return this.run(() => runImport(request, {
-      persistence: this.ctx.get('sessionPersistence' as never) as never,
-      sidecarRoot: this.settings.sidecarRoot,
-      load: (sessionId) => this.resolver.live(sessionId),
-    }))
+    return this.run(() => runImport(request, hostImportTarget(this.ctx, this.settings.sidecarRoot, this.resolver)))
   }
 
   /** `importSession` with its failure as data, for the Tree tab (dsh web's browser boundary carries only the host's error codes). */

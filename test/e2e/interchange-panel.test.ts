@@ -7,7 +7,11 @@
  *   SessionManager, is picked through the file input; the preview shows what
  *   Pi's file holds (format, version, nodes, branches, labels, compactions)
  *   before anything is written (no session yet); "Create session" creates it,
- *   the sidebar lists it, "Open it" opens it.
+ *   the sidebar lists it at once by its title in its workspace's group, "Open
+ *   it" opens it.
+ * - DSH's own views of it at once: the Chat is the path Pi ended on, the
+ *   Trajectory has no empty assistant row (the branch change restates, as a
+ *   live rewind does), and a prompt there sends exactly that path.
  * - In its Tree tab, a jump to the branch Pi did not end on, then a prompt from
  *   the page's composer: the request at the fake LLM is what Pi's
  *   `buildSessionContext` gives for that branch's leaf, plus the prompt.
@@ -30,7 +34,8 @@ import { REPO_ROOT } from '../../dev/harness.ts'
 import { MAX_UPLOAD_BYTES } from '../../src/service/interchange.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type FakeLlm, history, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
+import { type FakeLlm, history, messageText, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
+import { chatTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
 import { packPlugin } from './support/pack.ts'
 import { until as untilWithin } from './support/until.ts'
 import { assistant, piContext, SessionManager, toolResult, user } from '../support/pi.ts'
@@ -40,6 +45,8 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const IN_CI = Boolean(process.env.CI)
 const TITLE = 'Release planning'
+/** The imported session's title: the first words of its first prompt (the Pi file below has no name). */
+const PI_TITLE = 'plan the release'
 const ROWS = '[data-session-tree] [role="treeitem"]'
 /** The file's hang guard for a wait (not a budget). */
 const until = <T,>(what: string, probe: Parameters<typeof untilWithin<T>>[1]) => untilWithin(what, probe, 60_000)
@@ -185,7 +192,25 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     await done.waitFor({ timeout: 60_000 })
     imported = (await done.getAttribute('data-session-id'))!
     expect(new Set(await sessionIds())).toEqual(new Set([...before, imported]))
-    saveArtifact(artifacts, 'imported-row.json', (await api().listSessions()).find((s) => s.sessionId === imported))
+    // Named and placed at once, before any prompt: the sidebar lists it by its title (Pi's file has no name: the
+    // first prompt's words, as DSH's own fallback titles a session) in the group of its workspace (Pi's cwd, a
+    // directory of this machine), not as an untitled row under "Ungrouped".
+    const workspaceName = path.basename(work)
+    const grouped = async () => {
+      const lines = await sidebar.evaluate((el) => (el as HTMLElement).innerText.split('\n').map((line) => line.trim()).filter(Boolean))
+      const from = lines.indexOf(workspaceName)
+      const to = lines.indexOf('Ungrouped', from)
+      return { lines, workspace: from === -1 ? [] : lines.slice(from + 1, to === -1 ? undefined : to) }
+    }
+    const shown = await until('the imported session by its title in its workspace in the sidebar', async () => {
+      const seen = await grouped()
+      return seen.workspace.includes(PI_TITLE) ? seen : undefined
+    }).catch(async (error) => { throw new Error(`${String(error)}\nsidebar: ${JSON.stringify((await grouped()).lines)}`) })
+    saveArtifact(artifacts, 'sidebar-after-import.json', shown.lines)
+    expect(await named(), 'no untitled row named by its folder').toBe(namedBefore)
+    const row = (await api().listSessions()).find((s) => s.sessionId === imported)
+    saveArtifact(artifacts, 'imported-row.json', row)
+    expect((row?.projections as { values?: { title?: unknown } } | undefined)?.values?.title).toBe(PI_TITLE)
     await shot('import-done.png')
     await page.getByTestId('session-tree-import-open').click()
     await expect.poll(async () => {
@@ -193,9 +218,53 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
       const shown = await page.locator('[data-session-tree] [role="treeitem"]').allTextContents().catch(() => [])
       return shown.some((text) => text.includes('version 3 instead'))
     }, { timeout: 30_000, interval: 500 }).toBe(true)
-    // The sidebar lists it (no title yet: the host names it by its folder, as any untitled session).
-    expect(await named()).toBe(namedBefore + 1)
     await shot('imported-open.png')
+  }, 600_000)
+
+  it('the imported session looks right in DSH\'s own views at once: its Chat is exactly the path Pi ended on, its Trajectory has no empty assistant row, and a prompt there sends exactly that path', async () => {
+    markFailure()
+    const from = pageErrors.length
+    // The Chat: the path Pi continues on (the other branch is not on screen).
+    await page.getByRole('tab', { name: 'Chat' }).click()
+    const expected = piContext(pi).map((m) => ({ role: m.role, text: m.text }))
+    let seen: Row[] = []
+    await until('the Chat shows the path Pi ended on', async () => {
+      seen = chatTranscript(await visibleRows(page))
+      return sameRows(expected, seen)
+    }).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
+    await shot('imported-chat.png')
+    // The Trajectory: the branch change the import wrote restates the fork point's answer, so no row is an empty
+    // "ASSISTANT —" (what an empty tombstone answer shows as), as for a live rewind (trajectory-model-move.test.ts).
+    await page.getByRole('tab', { name: 'Trajectory' }).click()
+    const rows = page.locator('tr[data-trajectory-row-key]')
+    const trajectory = await until('the trajectory rows, to the last answer', async () => {
+      const all = await rows.evaluateAll((els) => els.map((el) => ({
+        key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
+        text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim().slice(0, 120),
+      })))
+      return all.at(-1)?.text.includes('Version 3 needs more time.') ? all : undefined
+    })
+    saveArtifact(artifacts, 'imported-trajectory.json', trajectory)
+    await shot('imported-trajectory.png')
+    expect(trajectory.filter((r) => r.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(r.text)), 'empty assistant rows').toEqual([])
+    // Every Pi entry on a path is listed (both branches: the Trajectory is the log).
+    for (const text of ['plan the release', 'Which version?', 'version 2, and READ the notes', 'Version 2 ships on Friday.', 'version 3 instead', 'Version 3 needs more time.']) {
+      expect(trajectory.some((r) => r.text.includes(text)), text).toBe(true)
+    }
+    expect(pageErrors.slice(from)).toEqual([])
+    // A prompt on that path: the request holds exactly Pi's context for its leaf (the restated answer sends the same bytes), then the prompt.
+    const before = llm.chatRequests().length
+    await api().promptAndWait(imported, 'and the date?')
+    expect(llm.chatRequests()).toHaveLength(before + 1)
+    const body = llm.chatRequests().at(-1)!.body
+    const asked = history(body)
+      .filter((m) => !(m.role === 'user' && m.text.startsWith('Current runtime context')))
+      .map((m) => ({ role: m.role, text: m.text.trimEnd() + (m.calls ?? []).map((c) => `call:${c.name}`).join('') }))
+    expect(asked).toEqual([...piContext(pi), { role: 'user', text: 'and the date?' }])
+    // The fork point's answer as the provider receives it: the message Pi's answer makes, nothing else (no id, no trace of the restatement).
+    expect(body.messages.filter((m) => m.role === 'assistant' && messageText(m) === 'Which version?').map((m) => JSON.stringify(m))).toEqual([JSON.stringify({ role: 'assistant', content: 'Which version?' })])
+    await page.getByTestId('session-tree-open').click()
+    await page.locator(ROWS).first().waitFor({ timeout: 15_000 })
   }, 600_000)
 
   it('a jump to the branch Pi did not end on, then a prompt from the composer: the request is Pi\'s context for that leaf plus the prompt', async () => {

@@ -84,6 +84,23 @@ describe('Pi → DSH', () => {
     }
   })
 
+  it('a branch change restates the message it goes back to, as a live stock rewind does: no empty "tombstone" answer in the log', async () => {
+    const pi = richPiSession()
+    const home = await dshHome()
+    const outcome = await importSession({ path: pi.getSessionFile()! }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    const { events } = await loadTree(home, outcome.sessionId!)
+    type Logged = { type: string; seq: number; surfaceOp?: unknown; sourceEventSeqs?: number[]; data: { message?: { content: unknown[] } } }
+    const logged = events as Logged[]
+    // (DSH web's Trajectory lists an empty assistant message as an empty "ASSISTANT —" row.)
+    expect(logged.filter((e) => e.type === 'assistant/message' && e.data.message!.content.length === 0).map((e) => e.seq)).toEqual([])
+    // The rewind to the first answer: one replacement restating it, citing just what it shadows, that answer first.
+    const rewinds = logged.filter((e) => typeof e.surfaceOp === 'object' && e.type === 'assistant/message')
+    expect(rewinds).toHaveLength(1)
+    const first = logged.find((e) => e.seq === rewinds[0]!.sourceEventSeqs![0])!
+    expect(first.data.message!.content).toEqual(rewinds[0]!.data.message!.content)
+    expect(rewinds[0]!.surfaceOp).toMatchObject({ start: first.seq })
+  })
+
   it('round trip Pi → DSH → Pi keeps every entry byte for byte, and Pi opens it on the same leaf', async () => {
     const pi = richPiSession()
     const source = readFileSync(pi.getSessionFile()!, 'utf8')

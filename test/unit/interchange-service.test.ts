@@ -69,6 +69,9 @@ describe('importSession / exportAs', () => {
     expect(result).toMatchObject({ dryRun: false, cwd: '/work/elsewhere', sidecar: true, report: { format: 'pi', nodes: 8, branches: 2, skipped: [] } })
     const stored = await persistence.load(SessionId(result.sessionId!))
     expect(stored.meta).toMatchObject({ id: result.sessionId, cwd: '/work/elsewhere' })
+    // Named at once: no live session here (no host resumed it), so the title is the stored log's next event.
+    expect(result.title).toBe('first question')
+    expect(stored.events.at(-1)).toMatchObject({ type: 'session/title', seq: stored.events.length - 1, data: { title: 'first question', source: { kind: 'fallback' } } })
 
     // Live from its log, as a resume makes it: the plugin attaches it (log + sidecar).
     sessions.create(SessionId(result.sessionId!), { seed: stored.events, meta: { cwd: '/work/elsewhere' } })

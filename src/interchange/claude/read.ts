@@ -83,7 +83,10 @@ export class ClaudeState {
   private readonly versions = new Set<string>()
   sessionId: string | undefined
   cwd: string | undefined
-  title: string | undefined
+  private customTitle: string | undefined
+  private aiTitle: string | undefined
+  /** `summary` records by the leaf they describe (usually a leaf of another session file). */
+  private readonly summaries = new Map<string, string>()
   firstTime = 0
   /** The compaction node waiting for its summary message. */
   private openBoundary: Pending | undefined
@@ -91,6 +94,13 @@ export class ClaudeState {
   constructor(builder: TreeBuilder, prefix = '') {
     this.builder = builder
     this.prefix = prefix
+  }
+
+  /** The session's name: the user's title, else Claude's, else the summary of a leaf of this file. */
+  get title(): string | undefined {
+    if (this.customTitle ?? this.aiTitle) return this.customTitle ?? this.aiTitle
+    for (const [leaf, summary] of [...this.summaries].reverse()) if (this.alias.has(leaf)) return summary
+    return undefined
   }
 
   versionRange(): string {
@@ -108,7 +118,10 @@ export class ClaudeState {
     if (typeof value.version === 'string') this.versions.add(value.version)
     if (!this.sessionId && typeof value.sessionId === 'string') this.sessionId = value.sessionId
     if (!this.cwd && typeof value.cwd === 'string') this.cwd = value.cwd
-    if (value.type === 'custom-title' || value.type === 'ai-title') this.title = str(value.customTitle) ?? str(value.aiTitle) ?? str(value.title) ?? this.title
+    // A title the user set wins over Claude's own; a summary only names this session when its leaf is in it.
+    if (value.type === 'custom-title') this.customTitle = str(value.customTitle) ?? str(value.title) ?? this.customTitle
+    if (value.type === 'ai-title') this.aiTitle = str(value.aiTitle) ?? str(value.title) ?? this.aiTitle
+    if (value.type === 'summary' && str(value.summary) && str(value.leafUuid)) this.summaries.set(str(value.leafUuid)!, str(value.summary)!)
     if (NON_NODE.has(value.type)) return this.builder.ignore(value.type)
     const uuid = str(value.uuid)
     if (uuid === undefined) return this.builder.ignore(`${value.type} (no uuid)`)

@@ -81,7 +81,7 @@ export async function readCodexFamily(sources: readonly CodexSource[], sink?: Ra
     ...(str(meta.id) ?? str(meta.session_id) ? { sessionId: (str(meta.id) ?? str(meta.session_id))! } : {}),
     ...(str(meta.cwd) ? { cwd: str(meta.cwd)! } : {}),
     ...(str(meta.timestamp) ? { createdAt: str(meta.timestamp)! } : {}),
-    ...(str(files[0]!.meta!.title) ? { title: str(files[0]!.meta!.title)! } : {}),
+    ...(main.threadName ?? named.threadName ?? str(files[0]!.meta!.title) ? { title: (main.threadName ?? named.threadName ?? str(files[0]!.meta!.title))! } : {}),
     header: files[0]!.meta!,
   }, main.nodes.at(-1)?.id ?? files[0]!.nodes.at(-1)?.id ?? null)
 }
@@ -152,6 +152,8 @@ class CodexFile {
   private readonly order: number
   /** For a later segment of a thread: the ordinal its `history_base` keeps the thread up to (exclusive). */
   segmentOf: number | undefined
+  /** The thread's name, when the rollout records one. */
+  threadName: string | undefined
   /** For a joined segment: the segment before it, and where the thread stood there. */
   base: { readonly file: CodexFile; readonly ordinal: number; readonly at: string | null } | undefined
 
@@ -255,6 +257,8 @@ class CodexFile {
             promptless = kind === 'task_started'
           }
           if (kind === 'user_message' && typeof payload.message === 'string') typed.add(payload.message.trim())
+          // The thread's name (codex-rs `EventMsg::ThreadNameUpdated`); a later one replaces it, null clears it.
+          else if (kind === 'thread_name_updated') this.threadName = str(payload.thread_name)?.trim() || undefined
           else if (kind === 'thread_rolled_back') {
             closeResponse()
             const turns = num(payload.num_turns) ?? 0

@@ -5,12 +5,13 @@
  * Every message of every branch is written as an original event (a switch
  * replays nodes from their source events). Branches are written depth first,
  * the branch holding the cursor last, so the model history at the end is the
- * cursor's path. Between branches the surface goes back to the fork point:
- * one empty-assistant `replace` tombstone when the fork point is still on the
- * surface (the projector reads a tail-shadowing tombstone as a rewind), else
- * the planned switch of stock mode (`surface/plan.ts`: shared prefix,
- * replacement, copies citing their originals), inside a switch turn when it
- * copies tool exchanges. Entries the model never reads (labels, model
+ * cursor's path. Between branches the surface goes back to the fork point
+ * the way a live stock switch does (`surface/plan.ts`): a rewind restates the
+ * last message it keeps (no empty tombstone answer, which DSH web's
+ * Trajectory would list as an empty assistant row), any other switch shares
+ * the prefix, replaces the rest and copies the target path, citing the
+ * originals; a switch that restates or copies tool exchanges runs in a switch
+ * turn of its own. Entries the model never reads (labels, model
  * changes, extension entries) are tree-only nodes; they, the labels and the
  * cursor go to the sidecar overlay. Official events only; the harness's
  * invariants hold (see `log.ts`).
@@ -20,10 +21,10 @@
  */
 import { SessionTree } from '../../tree/session-tree.ts'
 import type { TreeEntryType } from '../../tree/types.ts'
-import { nodeIdForSeq, SESSION_ORIGIN, SessionProjector } from '../../harness/projector.ts'
+import { nodeIdForSeq, SESSION_ORIGIN, SessionProjector, type SurfaceEntry } from '../../harness/projector.ts'
 import { foldOverlay, type OverlayState } from '../../harness/overlay.ts'
 import { markerMessage, PLUGIN_ID } from '../../harness/marker.ts'
-import { planSwitch, type PlannedEvent } from '../../surface/plan.ts'
+import { planSwitch, type PlannedEvent, type SwitchPlan } from '../../surface/plan.ts'
 import { InterchangeError } from '../errors.ts'
 import type { InterchangeNode, InterchangeTree, Json, ToolCallPart } from '../model.ts'
 import { oneLine } from '../values.ts'
@@ -31,10 +32,11 @@ import { argumentsText, assistantBlocks, inputBlocks } from './content.ts'
 import { treeDigest, type TreeDigest } from './digest.ts'
 import { LogBuilder, type LogEvent } from './log.ts'
 import type { ProvenanceEntry } from './provenance.ts'
-import { sanitizeLabel } from './labels.ts'
+import { applyLabels } from './labels.ts'
+import { importedTitle } from './title.ts'
 import { IMPORT_SOURCE, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'
 
-/** Route stamped on tombstones (an assistant message must name a provider and a model). */
+/** Route stamped on a tombstone (an assistant message must name a provider and a model). */
 const TOMBSTONE_ROUTE = { provider: PLUGIN_ID, model: 'import' }
 
 export { IMPORT_SOURCE, TREE_ONLY_PREFIX, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'
@@ -45,6 +47,7 @@ export function buildSession(source: InterchangeTree, options: BuildOptions): Bu
 
 class SessionBuild {
   private readonly source: InterchangeTree
+  private readonly options: BuildOptions
   private readonly sessionId: string
   private readonly tree: SessionTree
   private readonly projector: SessionProjector
@@ -61,6 +64,7 @@ class SessionBuild {
 
   constructor(source: InterchangeTree, options: BuildOptions) {
     this.source = source
+    this.options = options
     this.sessionId = options.sessionId
     this.tree = new SessionTree(options.sessionId)
     this.projector = new SessionProjector(this.tree)
@@ -76,7 +80,10 @@ class SessionBuild {
     const cursor = this.source.cursor === null ? null : this.dshOf(this.source.cursor)
     this.position(cursor)
     this.log.endTurn()
-    this.applyLabels()
+    // Named from the start (`title.ts`): a standalone event, as the title service appends one.
+    const title = importedTitle(this.source.meta.title, this.log.events)
+    if (title && this.options.titleInLog !== false) this.log.append('session/title', title)
+    applyLabels(this.tree, this.source.nodes, this.dsh, this.notes)
     const quarantined = this.projector.quarantine
     if (quarantined.length > 0) {
       throw new InterchangeError('WRITE_FAILED', `the plugin could not read event ${quarantined[0]!.seq} it wrote: ${quarantined[0]!.reason}`)
@@ -94,6 +101,7 @@ class SessionBuild {
         return dsh === undefined ? [] : [{ node: dsh, id: node.id, parentId: node.parentId, line: node.line, time: node.time }]
       }),
       notes: this.notes,
+      ...(title ? { title } : {}),
     }
   }
 
@@ -290,16 +298,67 @@ class SessionBuild {
     return null
   }
 
-  /** Switch the model history to end at `anchor` with official events. */
+  /**
+   * Switch the model history to end at `anchor` with official events, the way
+   * a live stock switch does (`surface/plan.ts`): a rewind restates the last
+   * message it keeps (no empty tombstone answer), and a switch that restates
+   * or copies tool exchanges runs in a switch turn of its own, where the
+   * projector knows its events as copies (see `marker.ts`).
+   */
   private moveSurface(anchor: string | null): void {
-    if (this.rewindTail(anchor)) return
+    const plan = this.rewindPlan(anchor) ?? this.switchPlan(anchor)
+    const probe = plan(0, 0)
+    if (probe.restated !== undefined || probe.events.some((event) => event.type === 'tool/call')) {
+      this.switches++
+      this.log.endTurn()
+      this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [markerMessage({ v: 1, op: 'switch', id: `import-${this.switches}`, target: anchor })] })
+      this.log.newTurn()
+      this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] })
+      // The cursor is on the target before the turn ends, so settling it records no navigation step.
+      this.placeCursor(anchor)
+      const { turn, step } = this.log.ensureStep('always')
+      this.appendPlanned(plan(turn, step).events)
+      this.log.endTurn({ kind: 'blocked' })
+    } else {
+      const { turn, step } = this.log.ensureStep('always')
+      this.appendPlanned(plan(turn, step).events)
+      this.log.endStep()
+    }
+    if (this.projector.tip !== anchor) throw new InterchangeError('WRITE_FAILED', `the history did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`)
+  }
+
+  /** The planned switch to `anchor`'s whole model history. */
+  private switchPlan(anchor: string | null): (turn: number, step: number) => SwitchPlan {
     const history = this.tree.historyPath(anchor)
     if (!history.ok) throw new InterchangeError('WRITE_FAILED', history.error.message)
-    const target = history.value.map((entry) => entry.nodeId)
-    const plan = (turn: number, step: number) => {
+    return this.planner(this.projector.surfaceEntries, history.value.map((entry) => entry.nodeId), anchor)
+  }
+
+  /**
+   * The common case, in O(entries shadowed): `anchor` is still on the surface
+   * (an ancestor of the tip). The planner then only needs the surface from
+   * `anchor` on and a target of `anchor` alone (what comes before is the
+   * shared prefix either way, left untouched), and plans a rewind: `anchor`
+   * restated over everything after it, or a tombstone when it cannot be
+   * (a tool exchange, or nothing to keep).
+   */
+  private rewindPlan(anchor: string | null): ((turn: number, step: number) => SwitchPlan) | undefined {
+    const surface = this.projector.surfaceEntries
+    let at = -1
+    if (anchor !== null) {
+      at = surface.length - 1
+      while (at >= 0 && surface[at]!.node !== anchor) at--
+      if (at < 0) return undefined
+    }
+    if (at === surface.length - 1) return undefined
+    return anchor === null ? this.planner(surface, [], anchor) : this.planner(surface.slice(at), [anchor], anchor)
+  }
+
+  private planner(surface: readonly SurfaceEntry[], target: readonly string[], anchor: string | null): (turn: number, step: number) => SwitchPlan {
+    return (turn, step) => {
       const planned = planSwitch({
         eventAt: (seq) => this.log.eventAt(seq),
-        surface: this.projector.surfaceEntries,
+        surface,
         target,
         sourceOf: (nodeId) => this.projector.sourceOf(nodeId),
         turn,
@@ -310,83 +369,18 @@ class SessionBuild {
         // The builder frames the step itself; the copies are hidden from the Chat either way.
         steps: 'inflight',
         route: TOMBSTONE_ROUTE,
+        // Written in a switch turn (see `moveSurface`), where the projector reads the restatement.
+        restateOnRewind: true,
       })
       if (!planned.ok) throw new InterchangeError('WRITE_FAILED', `cannot return to ${String(anchor)}: ${planned.error.message}`)
-      return planned.value.events
+      return planned.value
     }
-    const needsTurn = plan(0, 0).some((event) => event.type === 'tool/call')
-    if (needsTurn) {
-      // Copied tool exchanges are only known as copies inside a switch turn (see `marker.ts`).
-      this.switches++
-      this.log.endTurn()
-      this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [markerMessage({ v: 1, op: 'switch', id: `import-${this.switches}`, target: anchor })] })
-      this.log.newTurn()
-      this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] })
-      // The cursor is on the target before the turn ends, so settling it records no navigation step.
-      this.placeCursor(anchor)
-      const { turn, step } = this.log.ensureStep('always')
-      this.appendPlanned(plan(turn, step))
-      this.log.endTurn({ kind: 'blocked' })
-    } else {
-      const { turn, step } = this.log.ensureStep('always')
-      this.appendPlanned(plan(turn, step))
-      this.log.endStep()
-    }
-    if (this.projector.tip !== anchor) throw new InterchangeError('WRITE_FAILED', `the history did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`)
-  }
-
-  /**
-   * The common case, in O(entries shadowed): `anchor` is still on the surface
-   * (an ancestor of the tip), so one tombstone over everything after it is the
-   * whole switch (the plan would say the same after walking the whole path).
-   */
-  private rewindTail(anchor: string | null): boolean {
-    const surface = this.projector.surfaceEntries
-    let at = surface.length - 1
-    if (anchor !== null) {
-      while (at >= 0 && surface[at]!.node !== anchor) at--
-      if (at < 0) return false
-    } else at = -1
-    const shadowed = surface.slice(at + 1).map((entry) => entry.seq)
-    if (shadowed.length === 0) return false
-    const { turn, step } = this.log.ensureStep('always')
-    this.log.append('assistant/message', {
-      turn, step,
-      message: { id: this.messageId(), role: 'assistant', content: [], source: { kind: 'model', ...TOMBSTONE_ROUTE } },
-    }, { surfaceOp: { op: 'replace', start: shadowed[0]!, end: shadowed.at(-1)! }, sourceEventSeqs: shadowed })
-    this.log.endStep()
-    if (this.projector.tip !== anchor) throw new InterchangeError('WRITE_FAILED', `the rewind did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`)
-    return true
   }
 
   private appendPlanned(events: readonly PlannedEvent[]): void {
     for (const event of events) {
       if (event.intent) this.log.append(event.type, event.data, { surfaceOp: event.intent.surfaceOp, ...(event.intent.sourceEventSeqs ? { sourceEventSeqs: [...event.intent.sourceEventSeqs] } : {}) })
       else this.log.append(event.type, event.data)
-    }
-  }
-
-  /** Labels last: the last change per target wins; labels are unique in a DSH tree, so a repeated one gets a suffix. */
-  private applyLabels(): void {
-    const effective = new Map<string, string | null>()
-    for (const node of this.source.nodes) {
-      if (node.entry.kind === 'label' && this.dsh.has(node.entry.target)) effective.set(node.entry.target, node.entry.label)
-    }
-    for (const [target, label] of effective) {
-      if (label === null) continue
-      const clean = sanitizeLabel(label)
-      for (let n = 1; ; n++) {
-        const text = n === 1 ? clean : sanitizeLabel(`${clean} (${n})`)
-        const result = this.tree.label(this.dsh.get(target)!, text)
-        if (result.ok) {
-          if (text !== label) this.notes.push(`label ${JSON.stringify(label)} on ${target} is ${JSON.stringify(text)} in DSH`)
-          break
-        }
-        if (result.error.code !== 'LABEL_EXISTS' || n > 100) {
-          this.notes.push(`label ${JSON.stringify(label)} on ${target} was not kept: ${result.error.message}`)
-          break
-        }
-      }
     }
   }
 

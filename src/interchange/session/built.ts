@@ -7,6 +7,7 @@ import type { OverlayState } from '../../harness/overlay.ts'
 import type { TreeDigest } from './digest.ts'
 import type { LogEvent } from './log.ts'
 import type { ProvenanceEntry } from './provenance.ts'
+import type { SessionTitleData } from './title.ts'
 
 /** Source of injected context the import writes (`form: 'recall'`: material lifted out of another session's log). */
 export const IMPORT_SOURCE = { kind: 'plugin', plugin: PLUGIN_ID, form: 'recall' } as const
@@ -31,12 +32,16 @@ export interface BuiltSession {
   /** Each DSH node made from a source node (the provenance's node table). */
   readonly entries: readonly ProvenanceEntry[]
   readonly notes: readonly string[]
+  /** The session's `session/title` event (`title.ts`), when it has a name or a prompt; the log ends with it unless `titleInLog` is false. */
+  readonly title?: SessionTitleData
 }
 
 export interface BuildOptions {
   readonly sessionId: string
   /** Time for events whose source time is unknown (ms). */
   readonly now: number
+  /** False: leave the title event out of the log (the caller appends it to the live session). */
+  readonly titleInLog?: boolean
 }
 
 /** DSH node id of a tree-only node made from source node `id`. */

@@ -5,7 +5,7 @@
  * written) and writes nothing.
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { InterchangeError } from '../errors.ts'
 import type { ImportReport, SessionMeta, SourceFormat } from '../model.ts'
@@ -17,6 +17,7 @@ import type { SubagentSource } from '../claude/subagents.ts'
 import type { CodexSource } from '../codex/read.ts'
 import { buildSession, type BuildOptions, type BuiltSession } from './build.ts'
 import { PROVENANCE_VERSION, RawSpool } from './provenance.ts'
+import type { SessionTitleData } from './title.ts'
 import { publishSession, type PersistenceTarget } from './publish.ts'
 
 export interface ImportInput {
@@ -38,10 +39,23 @@ export interface ImportTarget {
   readonly sidecarRoot?: string
   /** Working directory of the new session (default: the source's, when it is absolute). */
   readonly cwd?: string
+  /**
+   * Working directory when `cwd` is not given and the source's is not a
+   * directory on this machine (a session from another computer). Without
+   * one, the source's is taken as it is.
+   */
+  readonly fallbackCwd?: string
   /** Id of the new session (default: a fresh UUID). */
   readonly sessionId?: string
   /** Read and build only; write nothing. */
   readonly dryRun?: boolean
+  /**
+   * Leave the title event out of the log: the caller appends `titleEvent` to
+   * the session once it is live. A running host folds a loaded session's
+   * projections once and pushes only later changes, so only a title appended
+   * live reaches the pages open on it (`dsh web`'s sidebar).
+   */
+  readonly liveTitle?: boolean
 }
 
 export interface ImportOutcome {
@@ -52,7 +66,10 @@ export interface ImportOutcome {
   readonly cwd: string | null
   /** DSH node id of the cursor: where the next prompt continues. */
   readonly cursor: string | null
+  /** The new session's title (what `dsh web` lists it as): the source's name, else its first prompt's words. */
   readonly title: string | null
+  /** The `session/title` event (`title.ts`): the log ends with it, unless `liveTitle` asked to leave it to the caller. */
+  readonly titleEvent: SessionTitleData | null
   /** Harness events written (or that would be). */
   readonly events: number
   /** Whether labels, branch names and provenance went to a sidecar. */
@@ -127,13 +144,14 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
     spool = staging !== undefined ? new RawSpool(path.join(staging.dir, 'records.gz')) : undefined
     const sessionId = target.sessionId ?? randomUUID()
     const now = Date.now()
-    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), ...(maxLineBytes !== undefined ? { maxLineBytes } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now })
-    const cwd = target.cwd ?? (meta.cwd !== undefined && path.isAbsolute(meta.cwd) ? meta.cwd : undefined)
+    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), ...(maxLineBytes !== undefined ? { maxLineBytes } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now, titleInLog: target.liveTitle !== true })
+    const cwd = target.cwd ?? sourceCwd(meta.cwd, target.fallbackCwd)
     const base = {
       report: { ...report, notes: [...report.notes, ...leftOut, ...built.notes] },
       cwd: cwd ?? null,
       cursor: built.cursor,
-      title: meta.title ?? null,
+      title: built.title?.title ?? null,
+      titleEvent: built.title ?? null,
       events: built.events.length,
       preview,
     }
@@ -160,6 +178,17 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
         }
       }
     }
+  }
+}
+
+/** The source's working directory when it is absolute (and, when there is a fallback, a directory here), else the fallback. */
+function sourceCwd(cwd: string | undefined, fallback: string | undefined): string | undefined {
+  if (cwd === undefined || !path.isAbsolute(cwd)) return fallback
+  if (fallback === undefined) return cwd
+  try {
+    return statSync(cwd).isDirectory() ? cwd : fallback
+  } catch {
+    return fallback
   }
 }
 

@@ -100,11 +100,12 @@ export async function openSession(page: Page, url: string | undefined, title: st
   const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
   const group = page.getByText(/^(Ungrouped|未分组)$/)
   const entry = page.getByText(title, { exact: true }).first()
-  // The notice shows once per browser profile; after that the sidebar comes straight up.
-  await Promise.race([notice.waitFor({ timeout: 30_000 }), group.waitFor({ timeout: 30_000 })])
+  // The notice shows once per browser profile; after that the sidebar comes straight up: the entry, in its
+  // workspace's group, or under "Ungrouped" (a session in no workspace).
+  await notice.or(group).or(entry).first().waitFor({ timeout: 30_000 })
   if (await notice.isVisible()) await notice.click()
-  await group.waitFor({ timeout: 30_000 })
-  // The workspace group may start folded (the entry is then not in the DOM).
+  await group.or(entry).first().waitFor({ timeout: 30_000 })
+  // The "Ungrouped" group may start folded (the entry is then not in the DOM).
   if (!(await entry.isVisible())) await group.click()
   await entry.click()
   await page.locator('[data-chat-flow] [data-chat-flow-kind="user"]').first().waitFor({ state: 'attached', timeout: 30_000 })

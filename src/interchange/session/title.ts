@@ -1,0 +1,67 @@
+/**
+ * The imported session's title, as a `session/title` event in its log: the
+ * harness's title service folds the latest one into the `title` projection
+ * that `dsh web`'s sidebar shows (`@deepseek-ai/dsh-session-title`), so the
+ * session has its name from the first listing, not from its first prompt.
+ *
+ * - A name the source tool keeps (Pi's `session_info` name, Claude Code's
+ *   custom or AI title, Codex's thread name) is written as a `user` title:
+ *   the title service then never replaces it by an automatic one, as after a
+ *   rename in DSH. It cites no message (the service's invariant).
+ * - Without one, the first prompt gives the title the way DSH's own fallback
+ *   does (its first words), as a `fallback` title citing that prompt.
+ */
+import type { LogEvent } from './log.ts'
+
+/** What a `session/title` event holds (`SessionTitleEventData` of `@deepseek-ai/dsh-session-title`). */
+export interface SessionTitleData {
+  readonly title: string
+  readonly messageSeqs: number[]
+  readonly source: { readonly kind: 'user' } | { readonly kind: 'fallback' }
+}
+
+/** DSH's own limits (`dsh-base`'s `session-title` configuration): any title, and the first-prompt fallback. */
+export const TITLE_LIMITS = { maxTitleBytes: 80, fallbackMaxWords: 5, fallbackMaxBytes: 40 } as const
+
+// Controls the title service strips too: C0/C1 (newlines and tabs become spaces), and invisible or direction marks.
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g
+
+/** The title event for an imported log, or undefined when there is neither a name nor a prompt with text. */
+export function importedTitle(name: string | undefined, events: readonly LogEvent[]): SessionTitleData | undefined {
+  const named = name === undefined ? '' : clip(oneLine(name), TITLE_LIMITS.maxTitleBytes)
+  if (named !== '') return { title: named, messageSeqs: [], source: { kind: 'user' } }
+  for (const event of events) {
+    const text = promptText(event)
+    if (text === undefined) continue
+    const words = oneLine(text).split(' ').filter(Boolean).slice(0, TITLE_LIMITS.fallbackMaxWords).join(' ')
+    const title = clip(words, TITLE_LIMITS.fallbackMaxBytes)
+    if (title !== '') return { title, messageSeqs: [event.seq], source: { kind: 'fallback' } }
+  }
+  return undefined
+}
+
+/** The text of a prompt a person typed (what the title service reads), or undefined. */
+function promptText(event: LogEvent): string | undefined {
+  if (event.type !== 'user/message') return undefined
+  const data = event.data as { source?: { kind?: unknown }; content?: unknown }
+  if (data.source?.kind !== 'user' || !Array.isArray(data.content)) return undefined
+  const text = data.content.flatMap((block: { type?: unknown; text?: unknown }) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n')
+  return oneLine(text) === '' ? undefined : text
+}
+
+function oneLine(text: string): string {
+  return text.replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim()
+}
+
+/** At most `bytes` UTF-8 bytes, never splitting a character. */
+function clip(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text
+  let used = 0
+  let out = ''
+  for (const char of text) {
+    used += Buffer.byteLength(char)
+    if (used > bytes) break
+    out += char
+  }
+  return out.trimEnd()
+}
