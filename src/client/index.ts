@@ -194,8 +194,12 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   // Optional: a host without the Definition registry keeps its Chat as it is (never blocks the boot).
   ctx.inject(['conversationEvents'], (scope) => {
     const events = (scope as unknown as { conversationEvents: ConversationEvents }).conversationEvents
-    // First, so that no transcript is built with DSH's tool Definitions un-keyed (a log repeating a call id).
-    ;(typeof scope.effect === 'function' ? scope : ctx).effect(() => rekeyHostTools(events), 'session-tree: host tool keys')
+    const owner = typeof scope.effect === 'function' ? scope : ctx
+    // First, so that no transcript is built with DSH's tool Definitions un-keyed (a log repeating a call id);
+    // then DSH's Trajectory leaves out what a model's in-step move restates (the Chat's switch row says it) and
+    // keys a repeated call id's tool rows apart.
+    owner.effect(() => rekeyHostTools(events), 'session-tree: host tool keys')
+    owner.effect(() => hideInStepCopies(events), 'session-tree: trajectory in-step copies')
     try {
       events.register(switchDefinition(() => stores.poke()) as ConversationDefinition<unknown, unknown>)
       events.register(forkDefinition() as ConversationDefinition<unknown, unknown>)
@@ -203,12 +207,6 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
       // The Chat then stays the host's own: every row shown.
       console.warn('[dsh-session-tree] the Chat decorations are off:', error)
     }
-  })
-  // DSH's Trajectory leaves out what a model's in-step move restates (the Chat's switch row says it) and keys a
-  // repeated call id's tool rows apart.
-  ctx.inject(['conversationEvents'], (scope) => {
-    const events = (scope as unknown as { conversationEvents: ConversationEvents }).conversationEvents
-    ;(typeof scope.effect === 'function' ? scope : ctx).effect(() => hideInStepCopies(events), 'session-tree: trajectory in-step copies')
   })
   for (const [key, component] of [[SWITCH_KIND, SwitchRow], [FORK_KIND, ForkControl]] as const) {
     ctx.slots.inject('conversation.chat.node', () =>

@@ -10,35 +10,22 @@
  * at all. Nothing in the registry lets a plugin filter another plugin's
  * Definition, so the match of those two Definitions (the objects the
  * registry hands out in `entries()`, which the engine calls on every event)
- * is wrapped: it keeps the host's answer and only changes the id of a call
- * that repeats an id (`call-keys.ts`). A log with unique ids is keyed
- * exactly as before.
+ * is wrapped (`host-definitions.ts`): it keeps the host's answer and only
+ * changes the id of a call that repeats an id (`call-keys.ts`). A log with
+ * unique ids is keyed exactly as before.
  *
  * Fail closed: a Definition of another shape is left alone, the wrapper
  * never throws one of its own, and disposing puts the host's match back.
  */
 import { CallKeys } from './call-keys.ts'
+import { wrapHostDefinitions, type DefinitionEntries } from './host-definitions.ts'
+
+export type { DefinitionEntries } from './host-definitions.ts'
 
 /** The host Definitions re-keyed here. */
 export const HOST_TOOL_KINDS: ReadonlySet<string> = new Set(['tool-call', 'trajectory-tool-call'])
 
-/** The registry as far as it is read here (`ctx.conversationEvents` of dsh-client-runtime). */
-export interface DefinitionEntries {
-  entries(): readonly unknown[]
-  subscribe?(listener: () => void): () => void
-}
-
-type Match = (event: unknown) => unknown
-interface MatchHolder {
-  kind: string
-  match: Match
-}
-
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
-
-function isHostTool(value: unknown): value is MatchHolder {
-  return isRecord(value) && typeof value.kind === 'string' && HOST_TOOL_KINDS.has(value.kind) && typeof value.match === 'function'
-}
 
 /** The host's answer with a repeat-proof id (the answer itself when it is not a tool event's). */
 export function rekeyed(keys: CallKeys, event: unknown, answer: unknown): unknown {
@@ -59,48 +46,12 @@ export const chatToolsRekeyed = (): boolean => active.has('tool-call')
  * disposer.
  */
 export function rekeyHostTools(registry: DefinitionEntries, keys = new CallKeys()): () => void {
-  const wrapped = new Map<MatchHolder, { original: Match; wrapper: Match }>()
-  const patch = (): void => {
-    let entries: readonly unknown[]
-    try {
-      entries = registry.entries()
-    } catch {
-      return
-    }
-    for (const entry of entries) {
-      if (!isHostTool(entry) || wrapped.has(entry)) continue
-      const original = entry.match
-      const wrapper: Match = function (this: unknown, event) {
-        const answer = original.call(this, event)
-        try {
-          return rekeyed(keys, event, answer)
-        } catch {
-          return answer
-        }
-      }
-      try {
-        entry.match = wrapper
-      } catch {
-        continue // a frozen Definition stays the host's own
-      }
-      if (entry.match !== wrapper) continue
-      wrapped.set(entry, { original, wrapper })
-      active.add(entry.kind)
-    }
-  }
-  patch()
-  let unsubscribe: (() => void) | undefined
-  try {
-    unsubscribe = registry.subscribe?.(patch)
-  } catch {
-    unsubscribe = undefined
-  }
-  return () => {
-    unsubscribe?.()
-    for (const [entry, { original, wrapper }] of wrapped) {
-      if (entry.match === wrapper) entry.match = original
-      active.delete(entry.kind)
-    }
-    wrapped.clear()
-  }
+  return wrapHostDefinitions(registry, {
+    select: (definition) => HOST_TOOL_KINDS.has(definition.kind),
+    match: () => (answer, event) => rekeyed(keys, event, answer),
+    changed: (definition, wrapped) => {
+      if (wrapped) active.add(definition.kind)
+      else active.delete(definition.kind)
+    },
+  })
 }
