@@ -31,13 +31,19 @@ if (mode === 'read') {
   for await (const record of readJsonl(openSource(first!).stream)) if (record.kind === 'record') records++
   extra = { records }
 } else if (mode === 'import') {
-  const outcome = await importSession({ path: first! }, { persistence: persistence as never, sidecarRoot: path.join(home, 'session-tree') })
+  const outcome = await importSession(
+    { path: first! },
+    { persistence: persistence as never, sidecarRoot: path.join(home, 'session-tree') },
+  )
   extra = { nodes: outcome.report.nodes, events: outcome.events }
 } else if (mode === 'open') {
   const project = readdirSync(path.join(home, 'sessions')).find((name) => !name.startsWith('.'))!
   const id = readdirSync(path.join(home, 'sessions', project))[0]!
   const loaded = await persistence.load(SessionId(id))
-  const state = new TreeSync(new SessionTreeStore(), new TreeSidecar(path.join(home, 'session-tree'))).attach({ id, events: loaded.events as unknown[] })
+  const state = new TreeSync(new SessionTreeStore(), new TreeSidecar(path.join(home, 'session-tree'))).attach({
+    id,
+    events: loaded.events as unknown[],
+  })
   extra = { nodes: state.projector.tree.nodeCount, events: loaded.events.length }
 }
 const ms = performance.now() - t0

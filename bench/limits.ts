@@ -67,7 +67,10 @@ export function linearSession(n: number, sessionId = `linear-${n}`): LinearSessi
   let calls = 0
   const start = Date.UTC(2026, 0, 5, 9)
   const add = (message: LlmMessage | null, options: Parameters<SessionTree['append']>[1]) => {
-    const appended = tree.append(message, { ...options, createdAt: new Date(start + tree.nodeCount * 1500).toISOString() })
+    const appended = tree.append(message, {
+      ...options,
+      createdAt: new Date(start + tree.nodeCount * 1500).toISOString(),
+    })
     if (!appended.ok) throw new Error(`bench: append failed: ${appended.error.message}`)
     if (message) texts.push(message.content)
     return appended.value
@@ -78,14 +81,20 @@ export function linearSession(n: number, sessionId = `linear-${n}`): LinearSessi
     if (tree.nodeCount >= n) break
     if (turn % 10 === 0) {
       const id = `call-${++calls}`
-      add(null, { type: 'tool_call', content: [{ type: 'tool_call', id, name: 'read_file', arguments: { path: `src/file-${calls}.ts` } }] })
+      add(null, {
+        type: 'tool_call',
+        content: [{ type: 'tool_call', id, name: 'read_file', arguments: { path: `src/file-${calls}.ts` } }],
+      })
       const result = words(turn + 7, 300)
       const attached = tree.attachToolResult(id, { content: result })
       if (!attached.ok) throw new Error(`bench: attach failed: ${attached.error.message}`)
       texts.push(result)
       if (tree.nodeCount >= n) break
     }
-    add({ role: 'assistant', content: words(turn + 3, 400) }, { model: 'deepseek-chat', usage: { inputTokens: 1000 + turn, outputTokens: 80 + (turn % 300) } })
+    add(
+      { role: 'assistant', content: words(turn + 3, 400) },
+      { model: 'deepseek-chat', usage: { inputTokens: 1000 + turn, outputTokens: 80 + (turn % 300) } },
+    )
   }
   return { tree, texts }
 }
@@ -111,7 +120,9 @@ function jumpCost(session: LinearSession): { us: number; avgMessages: number } {
 
 /** Mean µs of building a `count`-message array out of shared frozen messages. */
 function arrayBaseline(count: number): number {
-  const frozen = Array.from({ length: count }, (_, i) => Object.freeze({ role: i % 2 ? 'assistant' : 'user', content: words(i, 20) }))
+  const frozen = Array.from({ length: count }, (_, i) =>
+    Object.freeze({ role: i % 2 ? 'assistant' : 'user', content: words(i, 20) }),
+  )
   const rounds = 400
   let sink = 0
   collect()
@@ -158,7 +169,15 @@ function roundTrip(session: LinearSession): RoundTrip {
   const restoreMs = performance.now() - t0
   cpuUs += cpuOf(cpu)
   if (restored.nodeCount !== tree.nodeCount) throw new Error('bench: restore lost nodes')
-  return { snapshotMs, restoreMs, totalMs: snapshotMs + restoreMs, cpuMs: cpuUs / 1000, bytes: Buffer.byteLength(json), textBytes: Buffer.byteLength(textJson), floorMs }
+  return {
+    snapshotMs,
+    restoreMs,
+    totalMs: snapshotMs + restoreMs,
+    cpuMs: cpuUs / 1000,
+    bytes: Buffer.byteLength(json),
+    textBytes: Buffer.byteLength(textJson),
+    floorMs,
+  }
 }
 
 function cpuOf(since: NodeJS.CpuUsage): number {
@@ -203,8 +222,17 @@ function restoreFrom(sessionId: string, json: string): SessionTree {
 }
 
 /** Events of a harness log with about 20,000 events, and the floor: one plain object per message event. */
-function coldSync(runs: number): { ms: { best: number; median: number }; floorMs: { best: number; median: number }; events: number; nodes: number } {
-  const events = harnessLog(20_000) as unknown as { type: string; seq: number; data: { message?: { content?: { type: string; text?: string }[] } } }[]
+function coldSync(runs: number): {
+  ms: { best: number; median: number }
+  floorMs: { best: number; median: number }
+  events: number
+  nodes: number
+} {
+  const events = harnessLog(20_000) as unknown as {
+    type: string
+    seq: number
+    data: { message?: { content?: { type: string; text?: string }[] } }
+  }[]
   const times: number[] = []
   const floors: number[] = []
   let nodes = 0
@@ -213,7 +241,10 @@ function coldSync(runs: number): { ms: { best: number; median: number }; floorMs
     let t0 = performance.now()
     const floor: { id: number; text: string }[] = []
     for (const event of events) {
-      const content = event.type === 'user/message' ? (event.data as { content?: { text?: string }[] }).content : event.data.message?.content
+      const content =
+        event.type === 'user/message'
+          ? (event.data as { content?: { text?: string }[] }).content
+          : event.data.message?.content
       if (content) floor.push({ id: event.seq, text: content.map((part) => part.text ?? '').join('\n') })
     }
     floors.push(performance.now() - t0)
@@ -223,19 +254,25 @@ function coldSync(runs: number): { ms: { best: number; median: number }; floorMs
     const state = sync.attach({ id: `cold-${r}`, events })
     times.push(performance.now() - t0)
     nodes = state.projector.tree.nodeCount
-    if (floor.length === 0 || state.projector.quarantine.length > 0) throw new Error('bench: the synthetic log was not projected')
+    if (floor.length === 0 || state.projector.quarantine.length > 0)
+      throw new Error('bench: the synthetic log was not projected')
   }
   return { ms: spread(times), floorMs: spread(floors), events: events.length, nodes }
 }
 
-const check = (name: string, value: number, budget: number, detail: string): Check => ({ name, pass: value <= budget, detail })
+const check = (name: string, value: number, budget: number, detail: string): Check => ({
+  name,
+  pass: value <= budget,
+  detail,
+})
 
 /** Best and median of some samples: timings are judged on the best (the least disturbed run on a shared machine), the median is printed beside it. */
 function spread(values: readonly number[]): { best: number; median: number } {
   return { best: Math.min(...values), median: median(values) }
 }
 
-const timing = (t: { best: number; median: number }, digits: number) => `${fmt(t.best, digits)} (median ${fmt(t.median, digits)})`
+const timing = (t: { best: number; median: number }, digits: number) =>
+  `${fmt(t.best, digits)} (median ${fmt(t.median, digits)})`
 
 export const limitsSection: BenchSection = {
   name: 'limits',
@@ -268,28 +305,99 @@ export const limitsSection: BenchSection = {
     const bytes = t(trips20, 'bytes').median / t(trips20, 'textBytes').median
 
     const rows: Row[] = [
-      { figure: 'jump + messages() at 20k (µs/op)', value: timing(jumps, 1), baseline: `${timing(baseline, 1)}: a 10,000-message array`, budget: '500' },
-      { figure: 'snapshot → JSON → restore at 20k (ms)', value: timing(t(trips20, 'totalMs'), 1), baseline: `${timing(t(trips20, 'floorMs'), 1)}: JSON.parse of the text`, budget: '100' },
-      { figure: '  of which snapshot → JSON / JSON → tree; CPU time', value: `${fmt(t(trips20, 'snapshotMs').best, 1)} / ${fmt(t(trips20, 'restoreMs').best, 1)}; ${fmt(t(trips20, 'cpuMs').best, 1)}`, baseline: '', budget: '' },
-      { figure: 'snapshot → JSON → restore at 100k (ms)', value: timing(t(trips100, 'totalMs'), 1), baseline: `${timing(t(trips100, 'floorMs'), 1)}: JSON.parse of the text`, budget: '600' },
-      { figure: '  of which snapshot → JSON / JSON → tree; CPU time', value: `${fmt(t(trips100, 'snapshotMs').best, 1)} / ${fmt(t(trips100, 'restoreMs').best, 1)}; ${fmt(t(trips100, 'cpuMs').best, 1)}`, baseline: '', budget: '' },
-      { figure: 'snapshot bytes at 20k (× message text)', value: `${fmt(bytes, 2)} (${fmt(t(trips20, 'bytes').median / 1e6, 2)} MB)`, baseline: `${fmt(t(trips20, 'textBytes').median / 1e6, 2)} MB: the text as JSON`, budget: '1.50' },
-      { figure: 'retained heap at 20k, restored (B/node)', value: fmt(heap.restored, 0), baseline: `${fmt(heap.text, 0)} B: the text`, budget: '600' },
-      { figure: 'retained heap at 20k, built, log trimmed (B/node)', value: fmt(heap.trimmed, 0), baseline: `${fmt(heap.text, 0)} B: the text`, budget: '600' },
+      {
+        figure: 'jump + messages() at 20k (µs/op)',
+        value: timing(jumps, 1),
+        baseline: `${timing(baseline, 1)}: a 10,000-message array`,
+        budget: '500',
+      },
+      {
+        figure: 'snapshot → JSON → restore at 20k (ms)',
+        value: timing(t(trips20, 'totalMs'), 1),
+        baseline: `${timing(t(trips20, 'floorMs'), 1)}: JSON.parse of the text`,
+        budget: '100',
+      },
+      {
+        figure: '  of which snapshot → JSON / JSON → tree; CPU time',
+        value: `${fmt(t(trips20, 'snapshotMs').best, 1)} / ${fmt(t(trips20, 'restoreMs').best, 1)}; ${fmt(t(trips20, 'cpuMs').best, 1)}`,
+        baseline: '',
+        budget: '',
+      },
+      {
+        figure: 'snapshot → JSON → restore at 100k (ms)',
+        value: timing(t(trips100, 'totalMs'), 1),
+        baseline: `${timing(t(trips100, 'floorMs'), 1)}: JSON.parse of the text`,
+        budget: '600',
+      },
+      {
+        figure: '  of which snapshot → JSON / JSON → tree; CPU time',
+        value: `${fmt(t(trips100, 'snapshotMs').best, 1)} / ${fmt(t(trips100, 'restoreMs').best, 1)}; ${fmt(t(trips100, 'cpuMs').best, 1)}`,
+        baseline: '',
+        budget: '',
+      },
+      {
+        figure: 'snapshot bytes at 20k (× message text)',
+        value: `${fmt(bytes, 2)} (${fmt(t(trips20, 'bytes').median / 1e6, 2)} MB)`,
+        baseline: `${fmt(t(trips20, 'textBytes').median / 1e6, 2)} MB: the text as JSON`,
+        budget: '1.50',
+      },
+      {
+        figure: 'retained heap at 20k, restored (B/node)',
+        value: fmt(heap.restored, 0),
+        baseline: `${fmt(heap.text, 0)} B: the text`,
+        budget: '600',
+      },
+      {
+        figure: 'retained heap at 20k, built, log trimmed (B/node)',
+        value: fmt(heap.trimmed, 0),
+        baseline: `${fmt(heap.text, 0)} B: the text`,
+        budget: '600',
+      },
       { figure: '  the same still holding its in-memory op log', value: fmt(heap.built, 0), baseline: '', budget: '' },
-      { figure: `cold sync of ${sync.events.toLocaleString('en-US')} events (ms)`, value: `${timing(sync.ms, 1)}, ${sync.nodes.toLocaleString('en-US')} nodes`, baseline: `${timing(sync.floorMs, 1)}: one object per message event`, budget: '150' },
+      {
+        figure: `cold sync of ${sync.events.toLocaleString('en-US')} events (ms)`,
+        value: `${timing(sync.ms, 1)}, ${sync.nodes.toLocaleString('en-US')} nodes`,
+        baseline: `${timing(sync.floorMs, 1)}: one object per message event`,
+        budget: '150',
+      },
     ]
     const checks: Check[] = [
-      check('jump + messages() at 20k <= 0.5 ms', jumps.best, 500, `${timing(jumps, 1)} µs (avg ${fmt(avgMessages, 0)} messages; baseline ${timing(baseline, 1)} µs)`),
-      check('snapshot round trip at 20k <= 100 ms', t(trips20, 'totalMs').best, 100, `${timing(t(trips20, 'totalMs'), 1)} ms (floor ${timing(t(trips20, 'floorMs'), 1)} ms)`),
-      check('snapshot round trip at 100k <= 600 ms', t(trips100, 'totalMs').best, 600, `${timing(t(trips100, 'totalMs'), 1)} ms (floor ${timing(t(trips100, 'floorMs'), 1)} ms)`),
+      check(
+        'jump + messages() at 20k <= 0.5 ms',
+        jumps.best,
+        500,
+        `${timing(jumps, 1)} µs (avg ${fmt(avgMessages, 0)} messages; baseline ${timing(baseline, 1)} µs)`,
+      ),
+      check(
+        'snapshot round trip at 20k <= 100 ms',
+        t(trips20, 'totalMs').best,
+        100,
+        `${timing(t(trips20, 'totalMs'), 1)} ms (floor ${timing(t(trips20, 'floorMs'), 1)} ms)`,
+      ),
+      check(
+        'snapshot round trip at 100k <= 600 ms',
+        t(trips100, 'totalMs').best,
+        600,
+        `${timing(t(trips100, 'totalMs'), 1)} ms (floor ${timing(t(trips100, 'floorMs'), 1)} ms)`,
+      ),
       check('snapshot <= 1.5x the message text', bytes, 1.5, `${fmt(bytes, 2)}x`),
-      check('retained heap <= 600 B/node (restored, and built as the plugin holds it)', Math.max(heap.trimmed, heap.restored), 600, `restored ${fmt(heap.restored, 0)} B, built ${fmt(heap.trimmed, 0)} B (${fmt(heap.built, 0)} B while its op log is held; text ${fmt(heap.text, 0)} B/node)`),
-      check('cold sync of 20k events <= 150 ms', sync.ms.best, 150, `${timing(sync.ms, 1)} ms (floor ${timing(sync.floorMs, 1)} ms)`),
+      check(
+        'retained heap <= 600 B/node (restored, and built as the plugin holds it)',
+        Math.max(heap.trimmed, heap.restored),
+        600,
+        `restored ${fmt(heap.restored, 0)} B, built ${fmt(heap.trimmed, 0)} B (${fmt(heap.built, 0)} B while its op log is held; text ${fmt(heap.text, 0)} B/node)`,
+      ),
+      check(
+        'cold sync of 20k events <= 150 ms',
+        sync.ms.best,
+        150,
+        `${timing(sync.ms, 1)} ms (floor ${timing(sync.floorMs, 1)} ms)`,
+      ),
     ]
     const loadAfter = os.loadavg()[0]!
     return {
-      title: 'the tree at the machine\'s limit (linear session: user ~115, answer ~400, every 10th answer a tool call with a 300-char result)',
+      title:
+        "the tree at the machine's limit (linear session: user ~115, answer ~400, every 10th answer a tool call with a 300-char result)",
       columns: ['figure', 'value', 'baseline', 'budget'],
       rows,
       notes: [

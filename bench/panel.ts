@@ -22,12 +22,26 @@ import { realBigView } from '../test/support/client-fixtures.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 /** First paint of a 10,000-node session with 50 side branches, median of the runs. */
 export const FIRST_PAINT_BUDGET_MS = 300
 
 function skipped(reason: string): SectionResult {
-  return { title: 'panel first paint (Chromium)', columns: ['tree'], rows: [], notes: [reason], checks: [{ name: `first paint of 10,000 nodes < ${FIRST_PAINT_BUDGET_MS} ms`, pass: 'skip', detail: reason }] }
+  return {
+    title: 'panel first paint (Chromium)',
+    columns: ['tree'],
+    rows: [],
+    notes: [reason],
+    checks: [{ name: `first paint of 10,000 nodes < ${FIRST_PAINT_BUDGET_MS} ms`, pass: 'skip', detail: reason }],
+  }
 }
 
 export const panelSection: BenchSection = {
@@ -54,7 +68,7 @@ export const panelSection: BenchSection = {
         const bases: number[] = []
         const renders: number[] = []
         // The baseline of a chain is measured on a 10,000-node JSON (the chain is generated in the page).
-        const baselineView = 'chain' in tree.view ? trees[0]!.view as ReturnType<typeof realBigView> : tree.view
+        const baselineView = 'chain' in tree.view ? (trees[0]!.view as ReturnType<typeof realBigView>) : tree.view
         // One unmeasured run per tree and baseline (JIT, fonts), then the measured ones.
         await page.baseline(baselineView)
         await page.measure('warm', tree.view)
@@ -78,14 +92,23 @@ export const panelSection: BenchSection = {
         })
       }
       await page.close()
-      const checks: Check[] = [{
-        name: `first paint of 10,000 nodes < ${FIRST_PAINT_BUDGET_MS} ms (median of ${n})`,
-        pass: budgeted!.paint < FIRST_PAINT_BUDGET_MS,
-        detail: `${fmt(budgeted!.paint, 0)} ms; baseline of this run ${fmt(budgeted!.base, 0)} ms (${fmt(budgeted!.paint / budgeted!.base, 1)}x)`,
-      }]
+      const checks: Check[] = [
+        {
+          name: `first paint of 10,000 nodes < ${FIRST_PAINT_BUDGET_MS} ms (median of ${n})`,
+          pass: budgeted!.paint < FIRST_PAINT_BUDGET_MS,
+          detail: `${fmt(budgeted!.paint, 0)} ms; baseline of this run ${fmt(budgeted!.base, 0)} ms (${fmt(budgeted!.paint / budgeted!.base, 1)}x)`,
+        },
+      ]
       return {
         title: 'panel first paint (Chromium, real bundle)',
-        columns: ['tree', 'first paint median ms', 'best ms', 'render median ms', 'baseline median ms', 'paint / baseline'],
+        columns: [
+          'tree',
+          'first paint median ms',
+          'best ms',
+          'render median ms',
+          'baseline median ms',
+          'paint / baseline',
+        ],
         rows,
         notes: [
           `${n} runs each, interleaved with the baseline: parse the same outline JSON and paint 30 plain React rows in the same page.`,

@@ -38,7 +38,8 @@ function printTable(result: SectionResult): void {
   const { columns, rows } = result
   const cells = rows.map((row) => columns.map((c) => String(row[c] ?? '')))
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)))
-  const line = (values: readonly string[]) => '| ' + values.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join(' | ') + ' |'
+  const line = (values: readonly string[]) =>
+    '| ' + values.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join(' | ') + ' |'
   console.log(`\n## ${result.title}\n`)
   console.log(line(columns))
   console.log('|' + widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|') + '|')
@@ -129,9 +130,22 @@ function buildTree(n: number, window: number, seed: number): Built {
     // Inputs are made before the clock starts: only the tree's work is timed.
     const message: LlmMessage | null = toolCall ? null : { role, content: sentence(rand) }
     const options = toolCall
-      ? { type: 'tool_call' as const, content: [{ type: 'tool_call' as const, id: `call-${++calls}`, name: 'read_file', arguments: { path: `src/file-${calls}.ts` } }] }
+      ? {
+          type: 'tool_call' as const,
+          content: [
+            {
+              type: 'tool_call' as const,
+              id: `call-${++calls}`,
+              name: 'read_file',
+              arguments: { path: `src/file-${calls}.ts` },
+            },
+          ],
+        }
       : role === 'assistant'
-        ? { model: 'deepseek-chat', usage: { inputTokens: 1000 + Math.floor(rand() * 5000), outputTokens: Math.floor(rand() * 800) } }
+        ? {
+            model: 'deepseek-chat',
+            usage: { inputTokens: 1000 + Math.floor(rand() * 5000), outputTokens: Math.floor(rand() * 800) },
+          }
         : {}
     const result = toolCall ? sentence(rand) : ''
     const t0 = timed ? performance.now() : 0
@@ -145,7 +159,9 @@ function buildTree(n: number, window: number, seed: number): Built {
     ids.push(appended.value.nodeId)
     parents.set(appended.value.nodeId, appended.value.parentId)
     if ((ids.length & 1023) === 0 && performance.now() - started > BUILD_TIMEOUT_MS) {
-      throw new Error(`bench: building ${n} nodes took more than ${BUILD_TIMEOUT_MS / 1000} s (stopped at ${ids.length})`)
+      throw new Error(
+        `bench: building ${n} nodes took more than ${BUILD_TIMEOUT_MS / 1000} s (stopped at ${ids.length})`,
+      )
     }
   }
   const buildMs = performance.now() - started
@@ -365,20 +381,36 @@ const treeSection: BenchSection = {
     checks.push(
       small && big
         ? {
-          name: 'append per-op cost at 100k within 2x of 1k',
-          pass: big.appendUs <= 2 * small.appendUs,
-          detail: `${fmt(big.appendUs, 2)} µs vs ${fmt(small.appendUs, 2)} µs (${fmt(big.appendUs / small.appendUs, 2)}x)`,
-        }
+            name: 'append per-op cost at 100k within 2x of 1k',
+            pass: big.appendUs <= 2 * small.appendUs,
+            detail: `${fmt(big.appendUs, 2)} µs vs ${fmt(small.appendUs, 2)} µs (${fmt(big.appendUs / small.appendUs, 2)}x)`,
+          }
         : { name: 'append per-op cost at 100k within 2x of 1k', pass: 'skip', detail: 'needs N=1000 and N=100000' },
     )
     checks.push(
       big
-        ? { name: 'restore of 100k nodes < 1 s', pass: big.restoreMs < 1000, detail: `${fmt(big.restoreMs, 0)} ms (JSON.parse + new SessionTree)` }
+        ? {
+            name: 'restore of 100k nodes < 1 s',
+            pass: big.restoreMs < 1000,
+            detail: `${fmt(big.restoreMs, 0)} ms (JSON.parse + new SessionTree)`,
+          }
         : { name: 'restore of 100k nodes < 1 s', pass: 'skip', detail: 'needs N=100000' },
     )
     return {
       title: 'session tree (src/tree)',
-      columns: ['N', 'append µs/op', 'build ms', 'jump+messages µs/op', 'avg depth', 'max depth', 'branches', 'view() ms', 'snapshot ms', 'restore ms', 'snapshot bytes'],
+      columns: [
+        'N',
+        'append µs/op',
+        'build ms',
+        'jump+messages µs/op',
+        'avg depth',
+        'max depth',
+        'branches',
+        'view() ms',
+        'snapshot ms',
+        'restore ms',
+        'snapshot bytes',
+      ],
       rows,
       notes,
       checks,
@@ -389,7 +421,14 @@ const treeSection: BenchSection = {
 // ----------------------------------------------------------------- main
 
 /** Bench sections in print order. */
-const SECTIONS: BenchSection[] = [treeSection, syncSection, limitsSection, interchangeSection, workspaceSection, panelSection]
+const SECTIONS: BenchSection[] = [
+  treeSection,
+  syncSection,
+  limitsSection,
+  interchangeSection,
+  workspaceSection,
+  panelSection,
+]
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5) || 5)
@@ -398,10 +437,15 @@ async function main(): Promise<void> {
     .map((s) => Number(s.trim()))
     .filter((n) => Number.isSafeInteger(n) && n > 0)
     .sort((a, b) => a - b)
-  console.log(`dsh-session-tree bench — node ${process.version}, ${process.platform}/${process.arch}, runs=${runs}, sizes=${sizes.join(',')}`)
-  if (!globalThis.gc) console.log('WARNING: run with --expose-gc (npm run bench) for heap numbers; they are unreliable without it')
+  console.log(
+    `dsh-session-tree bench — node ${process.version}, ${process.platform}/${process.arch}, runs=${runs}, sizes=${sizes.join(',')}`,
+  )
+  if (!globalThis.gc)
+    console.log('WARNING: run with --expose-gc (npm run bench) for heap numbers; they are unreliable without it')
   const checks: { section: string; check: Check }[] = []
-  const only = process.env.BENCH_SECTIONS?.split(',').map((name) => name.trim()).filter(Boolean)
+  const only = process.env.BENCH_SECTIONS?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
   for (const section of SECTIONS.filter((s) => !only || only.some((name) => s.name.startsWith(name)))) {
     const started = performance.now()
     try {
@@ -411,7 +455,10 @@ async function main(): Promise<void> {
       for (const check of result.checks) checks.push({ section: section.name, check })
     } catch (error) {
       console.log(`\n## ${section.name}\n\n  ERROR: ${(error as Error).stack ?? String(error)}`)
-      checks.push({ section: section.name, check: { name: 'section ran', pass: false, detail: (error as Error).message } })
+      checks.push({
+        section: section.name,
+        check: { name: 'section ran', pass: false, detail: (error as Error).message },
+      })
     }
   }
   console.log('\n## budget\n')
@@ -420,7 +467,9 @@ async function main(): Promise<void> {
     console.log(`${verdict}  [${section}] ${check.name}: ${check.detail}`)
   }
   const failed = checks.filter((c) => c.check.pass === false).length
-  console.log(failed === 0 ? '\nall budgets met' : `\n${failed} budget check(s) FAILED (this is a report; exit code stays 0)`)
+  console.log(
+    failed === 0 ? '\nall budgets met' : `\n${failed} budget check(s) FAILED (this is a report; exit code stays 0)`,
+  )
 }
 
 await main()

@@ -55,7 +55,18 @@ function atomicWrite(file: string, text: string): void {
   fs.renameSync(temp, file)
 }
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } })
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'b',
+      GIT_AUTHOR_EMAIL: 'b@b',
+      GIT_COMMITTER_NAME: 'b',
+      GIT_COMMITTER_EMAIL: 'b@b',
+    },
+  })
 
 interface Measure {
   readonly files: number
@@ -110,10 +121,32 @@ async function setUp(n: number, twoSync = false): Promise<Bench> {
   git(work, 'init', '-q')
   git(work, 'add', '-A')
   git(work, 'commit', '-qm', 'bench')
-  const registry = new WorkspaceRegistry({ sidecarRoot: path.join(tmp, 'sidecar'), enabled: true, maxFileBytes: 1 << 20, shell: 'auto', ...(twoSync ? { inlineMaxBytes: -1 } : {}) })
+  const registry = new WorkspaceRegistry({
+    sidecarRoot: path.join(tmp, 'sidecar'),
+    enabled: true,
+    maxFileBytes: 1 << 20,
+    shell: 'auto',
+    ...(twoSync ? { inlineMaxBytes: -1 } : {}),
+  })
   const opened = await registry.get('bench', work)
   if (!opened.ok) throw new Error(opened.error.message)
-  return { n, tmp, work, files, ws: opened.value, twoSync, seq: 10, fsync: [], edit: [], checkpoint: [], syncs: [], noSync: [], shell: [], status: [], shellFirstMs: 0 }
+  return {
+    n,
+    tmp,
+    work,
+    files,
+    ws: opened.value,
+    twoSync,
+    seq: 10,
+    fsync: [],
+    edit: [],
+    checkpoint: [],
+    syncs: [],
+    noSync: [],
+    shell: [],
+    status: [],
+    shellFirstMs: 0,
+  }
 }
 
 function point(b: Bench): CallPoint {
@@ -290,7 +323,7 @@ export const workspaceSection: BenchSection = {
         detail: `${fmt(largest.checkpointMs, 2)} ms (p10–p90 ${fmt(largest.checkpointP10Ms, 2)}–${fmt(largest.checkpointP90Ms, 2)} ms); the edit itself ${fmt(largest.editMs, 2)} ms, one fsync ${fmt(largest.fsyncMs, 2)} ms on this disk now; without its syncs ${fmt(largest.noSyncMs, 2)} ms, so ${fmt(largest.noSyncMs, 2)} + ${fmt(largest.syncs, 0)} × ${fmt(largest.fsyncMs, 2)} = ${fmt(largest.noSyncMs + largest.syncs * largest.fsyncMs, 2)} ms expected from its parts; the two-sync baseline ${fmt(twoSync.checkpointMs, 2)} ms in the same rounds`,
       },
       {
-        name: 'one sync on the critical path of a single-file edit\'s checkpoint (counted, every size)',
+        name: "one sync on the critical path of a single-file edit's checkpoint (counted, every size)",
         pass: results.every((m) => m.syncs === 1),
         detail: results.map((m) => `${m.files.toLocaleString('en-US')} files: ${fmt(m.syncs, 0)}`).join(', '),
       },
@@ -302,7 +335,20 @@ export const workspaceSection: BenchSection = {
     ]
     return {
       title: 'workspace checkpoints (src/workspace), per tool call',
-      columns: ['files', 'one fsync ms', 'edit (baseline) ms', 'edit checkpoint ms', 'checkpoint p10–p90 ms', 'syncs per checkpoint', 'checkpoint without syncs ms', 'shell call snapshots ms', 'git status ms', 'first snapshot ms', 'restore 1 file ms', 'restore 100 files ms'],
+      columns: [
+        'files',
+        'one fsync ms',
+        'edit (baseline) ms',
+        'edit checkpoint ms',
+        'checkpoint p10–p90 ms',
+        'syncs per checkpoint',
+        'checkpoint without syncs ms',
+        'shell call snapshots ms',
+        'git status ms',
+        'first snapshot ms',
+        'restore 1 file ms',
+        'restore 100 files ms',
+      ],
       rows,
       notes: [
         'edit checkpoint: before-image (read, SHA-256, one journal line carrying the content + fsync; the pack gets an unsynced copy) + after-image at the end of the call (read, SHA-256, an unsynced pack copy; it rides with the next line); baseline: the edit itself (temp, fsync, rename); one fsync: a 100-byte append + fsync, measured between the edits; syncs: fsync/fdatasync calls the checkpoint made (median); without syncs: the same checkpoints with fsync/fdatasync skipped (its CPU and page-cache part; a separate 60 edits per size).',

@@ -26,7 +26,10 @@ export interface AgentClis {
 }
 
 function bins(): AgentClis {
-  return { claude: path.join(CLIS_DIR, 'node_modules', '.bin', 'claude'), codex: path.join(CLIS_DIR, 'node_modules', '.bin', 'codex') }
+  return {
+    claude: path.join(CLIS_DIR, 'node_modules', '.bin', 'claude'),
+    codex: path.join(CLIS_DIR, 'node_modules', '.bin', 'codex'),
+  }
 }
 
 function stamp(): string {
@@ -46,7 +49,8 @@ export function ensureAgentClis(): AgentClis {
       fs.mkdirSync(lock)
       break
     } catch {
-      if (Date.now() > deadline) throw new Error(`${lock} is held for more than 10 minutes; remove it if no install runs`)
+      if (Date.now() > deadline)
+        throw new Error(`${lock} is held for more than 10 minutes; remove it if no install runs`)
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500)
       if (current()) return bins()
     }
@@ -55,10 +59,20 @@ export function ensureAgentClis(): AgentClis {
     if (current()) return bins()
     fs.rmSync(CLIS_DIR, { recursive: true, force: true })
     fs.mkdirSync(CLIS_DIR, { recursive: true })
-    fs.writeFileSync(path.join(CLIS_DIR, 'package.json'), JSON.stringify({ name: 'agent-clis', private: true, dependencies: AGENT_CLIS }, null, 2))
+    fs.writeFileSync(
+      path.join(CLIS_DIR, 'package.json'),
+      JSON.stringify({ name: 'agent-clis', private: true, dependencies: AGENT_CLIS }, null, 2),
+    )
     // Claude Code's postinstall copies its native binary over the bin stub; scripts must run.
-    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts=false'], { cwd: CLIS_DIR, encoding: 'utf8', timeout: 15 * 60_000 })
-    if (npm.status !== 0) throw new Error(`npm install of ${Object.keys(AGENT_CLIS).join(', ')} failed (${npm.status ?? npm.signal}):\n${npm.stdout}\n${npm.stderr}`)
+    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts=false'], {
+      cwd: CLIS_DIR,
+      encoding: 'utf8',
+      timeout: 15 * 60_000,
+    })
+    if (npm.status !== 0)
+      throw new Error(
+        `npm install of ${Object.keys(AGENT_CLIS).join(', ')} failed (${npm.status ?? npm.signal}):\n${npm.stdout}\n${npm.stderr}`,
+      )
     for (const bin of Object.values(bins())) {
       const version = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 })
       if (version.status !== 0) throw new Error(`${bin} --version failed: ${version.stderr || version.error?.message}`)

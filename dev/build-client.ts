@@ -79,7 +79,9 @@ export async function buildClient(outDir: string = path.join(REPO_ROOT, 'lib')):
     charset: 'utf8',
     metafile: true,
     logLevel: 'silent',
-    banner: { js: `window.__ModuleLoader__.load({ id: ${JSON.stringify(CLIENT_ID)}, factory: (require) => {\nvar module = { exports: {} }; var exports = module.exports;` },
+    banner: {
+      js: `window.__ModuleLoader__.load({ id: ${JSON.stringify(CLIENT_ID)}, factory: (require) => {\nvar module = { exports: {} }; var exports = module.exports;`,
+    },
     footer: { js: 'return module.exports; } });' },
   })
   for (const warning of result.warnings) console.warn(`build-client: ${warning.text}`)
@@ -88,13 +90,20 @@ export async function buildClient(outDir: string = path.join(REPO_ROOT, 'lib')):
   for (const [input, info] of Object.entries(metafile.inputs)) {
     const name = packageOf(input)
     packages[name] = (packages[name] ?? 0) + info.bytes
-    if (name.startsWith('@deepseek-ai/')) throw new Error(`build-client: ${input} would be bundled: a @deepseek-ai package must come from the host (or be a type-only import)`)
+    if (name.startsWith('@deepseek-ai/'))
+      throw new Error(
+        `build-client: ${input} would be bundled: a @deepseek-ai package must come from the host (or be a type-only import)`,
+      )
   }
   const output = Object.values(metafile.outputs).find((o) => o.entryPoint !== undefined)
   const requires = [...new Set((output?.imports ?? []).filter((i) => i.external).map((i) => i.path))].sort()
   const unknown = requires.filter((spec) => !(HOST_MODULES as readonly string[]).includes(spec))
-  if (unknown.length > 0) throw new Error(`build-client: the bundle requires ${unknown.join(', ')}, which the host's module table does not provide`)
-  if (!packages['(generated)']) throw new Error('build-client: the generated remote client (lib/typert.remote-client.js) is not in the bundle')
+  if (unknown.length > 0)
+    throw new Error(
+      `build-client: the bundle requires ${unknown.join(', ')}, which the host's module table does not provide`,
+    )
+  if (!packages['(generated)'])
+    throw new Error('build-client: the generated remote client (lib/typert.remote-client.js) is not in the bundle')
   return { file, bytes: fs.statSync(file).size, requires, packages, ms: performance.now() - started }
 }
 
@@ -103,6 +112,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const out = at === -1 ? undefined : path.resolve(process.argv[at + 1] ?? '')
   const built = await buildClient(out)
   const kb = (n: number): string => `${(n / 1024).toFixed(1)} KiB`
-  const inputs = Object.entries(built.packages).sort((a, b) => b[1] - a[1]).map(([name, bytes]) => `${name} ${kb(bytes)}`).join(', ')
-  console.log(`build-client: ${path.relative(process.cwd(), built.file) || built.file} ${kb(built.bytes)} in ${built.ms.toFixed(0)} ms; requires ${built.requires.join(', ')}; inputs ${inputs}`)
+  const inputs = Object.entries(built.packages)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, bytes]) => `${name} ${kb(bytes)}`)
+    .join(', ')
+  console.log(
+    `build-client: ${path.relative(process.cwd(), built.file) || built.file} ${kb(built.bytes)} in ${built.ms.toFixed(0)} ms; requires ${built.requires.join(', ')}; inputs ${inputs}`,
+  )
 }

@@ -55,7 +55,9 @@ process.on('SIGTERM', () => void stop(0))
 try {
   say('installing the pinned dsh harness (first run only; later runs reuse .cache/) …')
   const harness = await ensureHarness('stock', { log: (line) => line.trim() && console.log(`  ${line}`) })
-  say(`harness ready (${harness.installed ? 'installed' : 'cached'}, ${harness.ms} ms); building and packing this plugin …`)
+  say(
+    `harness ready (${harness.installed ? 'installed' : 'cached'}, ${harness.ms} ms); building and packing this plugin …`,
+  )
   const plugin = await packPlugin()
   say(`${path.basename(plugin.tgz)} ${plugin.built ? 'built' : 'cached'} (${plugin.ms} ms)`)
   home = tempDir('demo-home')
@@ -73,7 +75,11 @@ try {
   const plan = tree.nodes.find((n) => n.message?.role === 'assistant' && n.message.content.startsWith('Day 1'))
   if (!plan) throw new Error('the seeded plan is not in the tree')
   await api.remoteOk('sessionTree/label', { agentId: sessionId, nodeId: plan.nodeId, label: 'first plan' })
-  await api.remoteOk<MoveResult>('sessionTree/fork', { agentId: sessionId, nodeId: plan.nodeId, branch: 'porto-instead' })
+  await api.remoteOk<MoveResult>('sessionTree/fork', {
+    agentId: sessionId,
+    nodeId: plan.nodeId,
+    branch: 'porto-instead',
+  })
   await api.promptAndWait(sessionId, DEMO_FORK_PROMPT)
   const nodes = (await api.remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })).nodes.length
 

@@ -90,7 +90,11 @@ export function repoPnpm(): string {
  * (pnpm, which `dsh plugin add` needs), then the inherited PATH.
  */
 export function toolPath(inherited: string | undefined = process.env.PATH): string {
-  return [path.dirname(repoNode()), path.join(REPO_ROOT, 'node_modules', '.bin'), ...(inherited ? [inherited] : [])].join(path.delimiter)
+  return [
+    path.dirname(repoNode()),
+    path.join(REPO_ROOT, 'node_modules', '.bin'),
+    ...(inherited ? [inherited] : []),
+  ].join(path.delimiter)
 }
 
 /** npm configuration a child pnpm should still honour: registry, store, proxy and TLS settings. */
@@ -141,7 +145,11 @@ export function run(
 ): Promise<RunResult> {
   const started = Date.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     options.onSpawn?.(child.pid)
     let stdout = ''
     let stderr = ''
@@ -153,10 +161,20 @@ export function run(
       pending = lines.pop() ?? ''
       for (const line of lines) options.onLine(line)
     }
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; feed(d) })
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; feed(d) })
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
-    child.on('error', (error) => { if (timer) clearTimeout(timer); reject(error) })
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d
+      feed(d)
+    })
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d
+      feed(d)
+    })
+    const timer =
+      options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
+    child.on('error', (error) => {
+      if (timer) clearTimeout(timer)
+      reject(error)
+    })
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer)
       if (pending && options.onLine) options.onLine(pending)
@@ -190,7 +208,11 @@ interface LockOwner {
  * whose owner and recorded children are all gone is broken; otherwise waiters
  * poll until `timeoutMs`.
  */
-export async function withLock<T>(lockDir: string, fn: (lock: LockHandle) => Promise<T>, timeoutMs = 10 * 60_000): Promise<T> {
+export async function withLock<T>(
+  lockDir: string,
+  fn: (lock: LockHandle) => Promise<T>,
+  timeoutMs = 10 * 60_000,
+): Promise<T> {
   fs.mkdirSync(path.dirname(lockDir), { recursive: true })
   const deadline = Date.now() + timeoutMs
   const ownerFile = path.join(lockDir, 'owner.json')
@@ -211,7 +233,8 @@ export async function withLock<T>(lockDir: string, fn: (lock: LockHandle) => Pro
         fs.rmSync(lockDir, { recursive: true, force: true })
         continue
       }
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the lock ${lockDir} (${readOwner(ownerFile)})`)
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for the lock ${lockDir} (${readOwner(ownerFile)})`)
       await new Promise((resolve) => setTimeout(resolve, 250))
     }
   }
@@ -277,14 +300,25 @@ function readVariant(variant: string, definitions: string): VariantFiles {
   const root = path.join(definitions, variant)
   const manifestPath = path.join(root, 'package.json')
   if (!fs.existsSync(manifestPath)) {
-    const known = fs.existsSync(definitions) ? fs.readdirSync(definitions).filter((d) => fs.existsSync(path.join(definitions, d, 'package.json'))) : []
-    throw new Error(`unknown harness variant ${JSON.stringify(variant)}: ${manifestPath} is missing (known: ${known.join(', ') || 'none'})`)
+    const known = fs.existsSync(definitions)
+      ? fs.readdirSync(definitions).filter((d) => fs.existsSync(path.join(definitions, d, 'package.json')))
+      : []
+    throw new Error(
+      `unknown harness variant ${JSON.stringify(variant)}: ${manifestPath} is missing (known: ${known.join(', ') || 'none'})`,
+    )
   }
   if (!fs.existsSync(path.join(root, LOCKFILE))) {
-    throw new Error(`${path.join(root, LOCKFILE)} is missing: generate it with \`node dev/harness.ts lock ${variant}\` and commit it`)
+    throw new Error(
+      `${path.join(root, LOCKFILE)} is missing: generate it with \`node dev/harness.ts lock ${variant}\` and commit it`,
+    )
   }
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { pnpm?: { patchedDependencies?: Record<string, string> } }
-  const files = new Map<string, string>([['package.json', manifestPath], [LOCKFILE, path.join(root, LOCKFILE)]])
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
+    pnpm?: { patchedDependencies?: Record<string, string> }
+  }
+  const files = new Map<string, string>([
+    ['package.json', manifestPath],
+    [LOCKFILE, path.join(root, LOCKFILE)],
+  ])
   for (const [dependency, patch] of Object.entries(manifest.pnpm?.patchedDependencies ?? {})) {
     const relative = path.normalize(patch)
     if (path.isAbsolute(relative) || relative.startsWith('..')) {
@@ -294,7 +328,8 @@ function readVariant(variant: string, definitions: string): VariantFiles {
       )
     }
     const source = path.join(root, relative)
-    if (!fs.existsSync(source)) throw new Error(`harness variant ${variant}: patch file ${source} for ${dependency} is missing`)
+    if (!fs.existsSync(source))
+      throw new Error(`harness variant ${variant}: patch file ${source} for ${dependency} is missing`)
     files.set(relative, source)
   }
   const hash = createHash('sha256')
@@ -357,7 +392,13 @@ export async function ensureHarness(variant: string, options: EnsureHarnessOptio
       const result = await run(
         repoNode(),
         [repoPnpm(), 'install', '--frozen-lockfile', '--config.confirmModulesPurge=false', '--reporter=append-only'],
-        { cwd: dir, env: cleanEnv({ CI: '1' }), timeoutMs: 15 * 60_000, onLine: log, onSpawn: (pid) => lock.addPid(pid) },
+        {
+          cwd: dir,
+          env: cleanEnv({ CI: '1' }),
+          timeoutMs: 15 * 60_000,
+          onLine: log,
+          onSpawn: (pid) => lock.addPid(pid),
+        },
       )
       if (result.code !== 0) {
         throw new Error(
@@ -376,11 +417,21 @@ export async function ensureHarness(variant: string, options: EnsureHarnessOptio
 }
 
 /** Regenerate `dev/harness/<variant>/pnpm-lock.yaml` from its package.json (network; commit the result). */
-export async function relockHarness(variant: string, definitions: string = HARNESS_DEFINITIONS, log: (line: string) => void = console.log): Promise<void> {
+export async function relockHarness(
+  variant: string,
+  definitions: string = HARNESS_DEFINITIONS,
+  log: (line: string) => void = console.log,
+): Promise<void> {
   const root = path.join(definitions, variant)
-  if (!fs.existsSync(path.join(root, 'package.json'))) throw new Error(`unknown harness variant ${variant}: ${root}/package.json is missing`)
-  const result = await run(repoNode(), [repoPnpm(), 'install', '--lockfile-only', '--reporter=append-only'], { cwd: root, env: cleanEnv(), onLine: log })
-  if (result.code !== 0) throw new Error(`pnpm install --lockfile-only failed in ${root} (exit ${result.code ?? result.signal})`)
+  if (!fs.existsSync(path.join(root, 'package.json')))
+    throw new Error(`unknown harness variant ${variant}: ${root}/package.json is missing`)
+  const result = await run(repoNode(), [repoPnpm(), 'install', '--lockfile-only', '--reporter=append-only'], {
+    cwd: root,
+    env: cleanEnv(),
+    onLine: log,
+  })
+  if (result.code !== 0)
+    throw new Error(`pnpm install --lockfile-only failed in ${root} (exit ${result.code ?? result.signal})`)
 }
 
 // ---------------------------------------------------------------------------
@@ -401,7 +452,9 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
       console.log(harnessBin(variant))
     } else {
       const install = await ensureHarness(variant, { log: (line) => console.error(line) })
-      console.log(JSON.stringify({ variant: install.variant, bin: install.bin, installed: install.installed, ms: install.ms }))
+      console.log(
+        JSON.stringify({ variant: install.variant, bin: install.bin, installed: install.installed, ms: install.ms }),
+      )
     }
   } catch (error) {
     console.error(error instanceof Error ? error.message : error)

@@ -51,7 +51,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const then = recorded()
     const changed = PAIR.filter((name) => then[name] !== now[name])
     if (changed.length > 0) {
-      console.error(`readme-pairing: ${changed.join(', ')} changed since the pair was last confirmed; bring the other side along, then run npx node dev/readme-pairing.ts --write`)
+      console.error(
+        `readme-pairing: ${changed.join(', ')} changed since the pair was last confirmed; bring the other side along, then run npx node dev/readme-pairing.ts --write`,
+      )
       process.exit(1)
     }
     console.log('readme-pairing: the pair is as last confirmed')

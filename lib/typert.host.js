@@ -1559,7 +1559,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RemoteAttempt',
         schema: dsh_session_tree_sessionTree_attempt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/back',
@@ -1584,7 +1583,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1609,7 +1607,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":149,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1654,7 +1651,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1679,7 +1675,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":143,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1704,7 +1699,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":349,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1749,7 +1743,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1774,7 +1767,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":247,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1809,7 +1801,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":253,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1854,7 +1845,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1909,7 +1899,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":194,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1934,7 +1923,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/gc',
@@ -1959,7 +1947,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#GcResult',
         schema: dsh_session_tree_sessionTree_gc_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":319,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1984,7 +1971,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":331,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -2019,7 +2005,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":172,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -2064,7 +2049,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":182,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -2109,7 +2093,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -2134,7 +2117,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/openAsNewSession',
@@ -2169,7 +2151,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#NewSessionResult',
         schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":306,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -2194,7 +2175,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":127,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -2229,7 +2209,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":282,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2274,7 +2253,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2309,7 +2287,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2334,7 +2311,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":133,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2369,7 +2345,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2414,7 +2389,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":231,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/tryImport',
@@ -2439,7 +2413,6 @@ export const TYPERT = {
         typeSymbol: 'dsh-session-tree/types#ImportAttempt',
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":337,"column":9},
     },
   ],
   model: {

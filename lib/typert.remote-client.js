@@ -1556,7 +1556,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RemoteAttempt',
         schema: dsh_session_tree_sessionTree_attempt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":343,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/back',
@@ -1581,7 +1580,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":200,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/chatPath',
@@ -1606,7 +1604,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ChatPath',
         schema: dsh_session_tree_sessionTree_chatPath_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":149,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/compare',
@@ -1651,7 +1648,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":159,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/export',
@@ -1676,7 +1672,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#LinearExport',
         schema: dsh_session_tree_sessionTree_export_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":143,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/exportAs',
@@ -1701,7 +1696,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ExportResult',
         schema: dsh_session_tree_sessionTree_exportAs_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":349,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fileAt',
@@ -1746,7 +1740,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileContent',
         schema: dsh_session_tree_sessionTree_fileAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":259,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/files',
@@ -1771,7 +1764,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#WorkspaceOverview',
         schema: dsh_session_tree_sessionTree_files_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":247,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/filesAt',
@@ -1806,7 +1798,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FilesAtNode',
         schema: dsh_session_tree_sessionTree_filesAt_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":253,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/fork',
@@ -1851,7 +1842,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_fork_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":188,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forkWith',
@@ -1906,7 +1896,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ForkResult',
         schema: dsh_session_tree_sessionTree_forkWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":194,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/forward',
@@ -1931,7 +1920,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_forward_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":206,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/gc',
@@ -1956,7 +1944,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#GcResult',
         schema: dsh_session_tree_sessionTree_gc_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":319,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/importSession',
@@ -1981,7 +1968,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportResult',
         schema: dsh_session_tree_sessionTree_importSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":331,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jump',
@@ -2016,7 +2002,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jump_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":172,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/jumpWith',
@@ -2061,7 +2046,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_jumpWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":182,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/label',
@@ -2106,7 +2090,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#TreeNode',
         schema: dsh_session_tree_sessionTree_label_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":214,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/list',
@@ -2131,7 +2114,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":121,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/openAsNewSession',
@@ -2166,7 +2148,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#NewSessionResult',
         schema: dsh_session_tree_sessionTree_openAsNewSession_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":306,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/outline',
@@ -2191,7 +2172,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":127,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restore',
@@ -2226,7 +2206,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestoreResult',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":282,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restoreDiff',
@@ -2271,7 +2250,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#FileDiff',
         schema: dsh_session_tree_sessionTree_restoreDiff_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":271,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/restorePreview',
@@ -2306,7 +2284,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#RestorePreview',
         schema: dsh_session_tree_sessionTree_restorePreview_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":265,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/session',
@@ -2331,7 +2308,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#SessionStatus',
         schema: dsh_session_tree_sessionTree_session_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":133,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarize',
@@ -2366,7 +2342,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarize_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":225,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/summarizeWith',
@@ -2411,7 +2386,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":231,"column":9},
     },
     {
       id: 'dsh-session-tree#sessionTree/tryImport',
@@ -2436,7 +2410,6 @@ export const TYPERT_REMOTE = {
         typeSymbol: 'dsh-session-tree/types#ImportAttempt',
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
-      sourceLocation: {"file":"packages/dsh-session-tree/src/service/service.ts","line":337,"column":9},
     },
   ],
 }

@@ -39,47 +39,82 @@ function canonicalRuns(ids: readonly string[], isTool: (id: string) => boolean):
 }
 
 /** Check one projector against the live surface; returns a violation or undefined. */
-export function checkAgreement(projector: SessionProjector, surface: readonly number[], full: boolean): string | undefined {
+export function checkAgreement(
+  projector: SessionProjector,
+  surface: readonly number[],
+  full: boolean,
+): string | undefined {
   const mirror = projector.surfaceEntries
   if (mirror.length !== surface.length || (mirror.length > 0 && mirror.at(-1)!.seq !== surface.at(-1))) {
     return `the tree's surface mirror (${mirror.length} entries) disagrees with the harness surface (${surface.length})`
   }
   if (!full) return undefined
   for (let i = 0; i < mirror.length; i++) {
-    if (mirror[i]!.seq !== surface[i]) return `surface entry ${i} is seq ${mirror[i]!.seq} in the tree, ${surface[i]} in the harness`
+    if (mirror[i]!.seq !== surface[i])
+      return `surface entry ${i} is seq ${mirror[i]!.seq} in the tree, ${surface[i]} in the harness`
   }
   const tree = projector.tree
   const path = tree.historyPath(projector.tip)
   if (!path.ok) return `the tree cannot project the tip's history: ${path.error.message}`
   const isTool = (id: string) => tree.get(id)?.type === 'tool_call'
-  const shown = canonicalRuns(mirror.flatMap((entry) => (entry.node === null ? [] : [entry.node])), isTool)
-  const expected = canonicalRuns(path.value.map((entry) => entry.nodeId), isTool)
+  const shown = canonicalRuns(
+    mirror.flatMap((entry) => (entry.node === null ? [] : [entry.node])),
+    isTool,
+  )
+  const expected = canonicalRuns(
+    path.value.map((entry) => entry.nodeId),
+    isTool,
+  )
   if (shown.length !== expected.length || shown.some((id, i) => id !== expected[i])) {
     return `the tree path to ${projector.tip} (${expected.length} messages) is not the model history (${shown.length} messages)`
   }
   return undefined
 }
 
-const install: InvariantInstaller = Object.assign((ctx: Context, fail: InvariantFailure) => {
-  const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => void, options?: { global?: boolean }) => void
-  on('internal/dispatch', (_mode: unknown, eventName: string, args: readonly unknown[]) => {
-    if (eventName !== 'session/event') return
-    const [session, event] = args as [{ id: string; surface: { nodes: readonly number[] } }, { seq: number; type: string }]
-    const service = (ctx as unknown as { sessionTree?: SessionTreeService }).sessionTree
-    const projector = service?.sync.get(session.id)?.projector
-    if (!projector) return
-    if (projector.watermark !== event.seq - 1) {
-      fail(`the tree of ${session.id} projected up to seq ${projector.watermark}, the harness is committing ${event.seq}`)
-    }
-    // `session.surface` reflects the log before this event: exactly what the projector has seen.
-    const violation = checkAgreement(projector, session.surface.nodes, event.type === 'turn/start' || event.type === 'turn/end')
-    if (violation) fail(`session ${session.id}: ${violation}`)
-  }, { global: true })
-}, { inject: ['sessionTree'] })
+const install: InvariantInstaller = Object.assign(
+  (ctx: Context, fail: InvariantFailure) => {
+    const on = ctx.on.bind(ctx) as unknown as (
+      name: string,
+      listener: (...args: never[]) => void,
+      options?: { global?: boolean },
+    ) => void
+    on(
+      'internal/dispatch',
+      (_mode: unknown, eventName: string, args: readonly unknown[]) => {
+        if (eventName !== 'session/event') return
+        const [session, event] = args as [
+          { id: string; surface: { nodes: readonly number[] } },
+          { seq: number; type: string },
+        ]
+        const service = (ctx as unknown as { sessionTree?: SessionTreeService }).sessionTree
+        const projector = service?.sync.get(session.id)?.projector
+        if (!projector) return
+        if (projector.watermark !== event.seq - 1) {
+          fail(
+            `the tree of ${session.id} projected up to seq ${projector.watermark}, the harness is committing ${event.seq}`,
+          )
+        }
+        // `session.surface` reflects the log before this event: exactly what the projector has seen.
+        const violation = checkAgreement(
+          projector,
+          session.surface.nodes,
+          event.type === 'turn/start' || event.type === 'turn/end',
+        )
+        if (violation) fail(`session ${session.id}: ${violation}`)
+      },
+      { global: true },
+    )
+  },
+  { inject: ['sessionTree'] },
+)
 
 /**
  * Register the invariant companion.
  * @returns the registration's disposer.
  */
 export const apply = (ctx: Context): Promise<() => void> =>
-  Promise.resolve((ctx as unknown as { invariants: { register(name: string, installer: InvariantInstaller): () => void } }).invariants.register(PACKAGE_NAME, install))
+  Promise.resolve(
+    (
+      ctx as unknown as { invariants: { register(name: string, installer: InvariantInstaller): () => void } }
+    ).invariants.register(PACKAGE_NAME, install),
+  )

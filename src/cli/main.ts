@@ -57,7 +57,12 @@ function parse(argv: readonly string[]): Parsed | string {
 function dshHome(flags: Parsed['flags']): string {
   const explicit = flags.get('--home')
   const env = process.env.DSH_HOME
-  const home = typeof explicit === 'string' ? explicit : env !== undefined && env.trim() !== '' ? env : path.join(homedir(), '.dsh')
+  const home =
+    typeof explicit === 'string'
+      ? explicit
+      : env !== undefined && env.trim() !== ''
+        ? env
+        : path.join(homedir(), '.dsh')
   return path.resolve(home.startsWith('~/') ? path.join(homedir(), home.slice(2)) : home)
 }
 
@@ -83,38 +88,72 @@ async function runImport(args: Parsed): Promise<Record<string, unknown>> {
   const dryRun = args.flags.has('--dry-run')
   const { persistence } = await persistenceAt(home)
   {
-    const outcome = await importSession({ path: file, format, related }, {
-      persistence: persistence as never,
-      sidecarRoot: path.join(home, 'session-tree'),
-      ...(typeof cwd === 'string' ? { cwd: path.resolve(cwd) } : {}),
-      dryRun,
-    })
+    const outcome = await importSession(
+      { path: file, format, related },
+      {
+        persistence: persistence as never,
+        sidecarRoot: path.join(home, 'session-tree'),
+        ...(typeof cwd === 'string' ? { cwd: path.resolve(cwd) } : {}),
+        dryRun,
+      },
+    )
     return { ...outcome, home }
   }
 }
 
 async function runExport(args: Parsed): Promise<Record<string, unknown>> {
   const [format, sessionId, file, ...extra] = args.positional
-  if (format === undefined || sessionId === undefined || extra.length > 0) throw new UsageError('export takes a format, a session id and optionally a file')
-  if (!EXPORT_FORMATS.includes(format as ExportFormat)) throw new UsageError(`unknown format ${format} (pi, claude-code, markdown)`)
+  if (format === undefined || sessionId === undefined || extra.length > 0)
+    throw new UsageError('export takes a format, a session id and optionally a file')
+  if (!EXPORT_FORMATS.includes(format as ExportFormat))
+    throw new UsageError(`unknown format ${format} (pi, claude-code, markdown)`)
   const home = dshHome(args.flags)
   const { persistence } = await persistenceAt(home)
   let stored: { meta: { cwd?: string }; events: unknown[] }
   try {
-    stored = await persistence.readFrom(SessionId(sessionId), 0) as never
+    stored = (await persistence.readFrom(SessionId(sessionId), 0)) as never
   } catch (error) {
-    throw new InterchangeError('INVALID_PATH', `no session ${sessionId} in ${path.join(home, 'sessions')}: ${(error as Error).message}`)
+    throw new InterchangeError(
+      'INVALID_PATH',
+      `no session ${sessionId} in ${path.join(home, 'sessions')}: ${(error as Error).message}`,
+    )
   }
   const sidecarRoot = path.join(home, 'session-tree')
   // The sidecar sits in the session's directory, as DSH's persistence locates it (an old-layout one moves there).
   const location = persistence.locate(stored.meta as never)
-  const sidecars = new SidecarLocator({ root: sidecarRoot, sessionDirOf: (id) => (id === sessionId && location ? path.dirname(location.path) : undefined) })
-  const state = new TreeSync(new SessionTreeStore(), new TreeSidecar(sidecars)).attach({ id: sessionId, events: stored.events })
+  const sidecars = new SidecarLocator({
+    root: sidecarRoot,
+    sessionDirOf: (id) => (id === sessionId && location ? path.dirname(location.path) : undefined),
+  })
+  const state = new TreeSync(new SessionTreeStore(), new TreeSidecar(sidecars)).attach({
+    id: sessionId,
+    events: stored.events,
+  })
   const cwd = typeof stored.meta.cwd === 'string' ? stored.meta.cwd : undefined
-  const exported = await exportTree(state.projector.tree, { format: format as ExportFormat, sidecarDir: sidecars.dirFor(sessionId), ...(cwd ? { cwd } : {}) })
-  const target = file !== undefined ? path.resolve(file) : defaultExportPath(format as ExportFormat, exported, { ...(cwd ? { cwd } : {}), exportsDir: path.join(sidecarRoot, 'exports'), sessionId })
+  const exported = await exportTree(state.projector.tree, {
+    format: format as ExportFormat,
+    sidecarDir: sidecars.dirFor(sessionId),
+    ...(cwd ? { cwd } : {}),
+  })
+  const target =
+    file !== undefined
+      ? path.resolve(file)
+      : defaultExportPath(format as ExportFormat, exported, {
+          ...(cwd ? { cwd } : {}),
+          exportsDir: path.join(sidecarRoot, 'exports'),
+          sessionId,
+        })
   const bytes = writeNewFile(target, exported.lines)
-  return { format, sessionId, path: target, bytes, lines: exported.lines.length, fileSessionId: exported.fileSessionId, fromImport: exported.fromImport, warnings: state.warnings }
+  return {
+    format,
+    sessionId,
+    path: target,
+    bytes,
+    lines: exported.lines.length,
+    fileSessionId: exported.fileSessionId,
+    fromImport: exported.fromImport,
+    warnings: state.warnings,
+  }
 }
 
 class UsageError extends Error {}
@@ -123,7 +162,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv
   const parsed = parse(rest)
   const json = typeof parsed !== 'string' && parsed.flags.has('--json')
-  if (command === undefined || command === '--help' || command === '-h' || (typeof parsed !== 'string' && (parsed.flags.has('--help') || parsed.flags.has('-h')))) {
+  if (
+    command === undefined ||
+    command === '--help' ||
+    command === '-h' ||
+    (typeof parsed !== 'string' && (parsed.flags.has('--help') || parsed.flags.has('-h')))
+  ) {
     process.stdout.write(`${USAGE}\n`)
     return command === undefined ? 2 : 0
   }
@@ -136,18 +180,31 @@ async function main(argv: readonly string[]): Promise<number> {
     if (json) process.stdout.write(`${JSON.stringify({ ok: true, ...result })}\n`)
     else if (command === 'import') {
       const report = result.report as Parameters<typeof describeReport>[0]
-      const head = result.dryRun ? `Dry run: nothing written to ${String(result.home)}.` : `Imported as session ${String(result.sessionId)} in ${String(result.home)}${result.cwd ? ` (workspace ${String(result.cwd)})` : ''}; it continues from ${String(result.cursor ?? 'the start')}.`
-      process.stdout.write(`${[head, ...describeReport(report), ...(result.dryRun ? describePreview(result.preview as Parameters<typeof describePreview>[0]) : [])].join('\n')}\n`)
-    } else process.stdout.write(`Exported ${String(result.format)} to ${String(result.path)} (${String(result.lines)} lines, ${String(result.bytes)} bytes).\n`)
+      const head = result.dryRun
+        ? `Dry run: nothing written to ${String(result.home)}.`
+        : `Imported as session ${String(result.sessionId)} in ${String(result.home)}${result.cwd ? ` (workspace ${String(result.cwd)})` : ''}; it continues from ${String(result.cursor ?? 'the start')}.`
+      process.stdout.write(
+        `${[head, ...describeReport(report), ...(result.dryRun ? describePreview(result.preview as Parameters<typeof describePreview>[0]) : [])].join('\n')}\n`,
+      )
+    } else
+      process.stdout.write(
+        `Exported ${String(result.format)} to ${String(result.path)} (${String(result.lines)} lines, ${String(result.bytes)} bytes).\n`,
+      )
     return 0
   } catch (error) {
     if (error instanceof UsageError) {
-      if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'USAGE', message: error.message } })}\n`)
+      if (json)
+        process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'USAGE', message: error.message } })}\n`)
       else process.stderr.write(`dsh-session-tree: ${error.message}\n${USAGE}\n`)
       return 2
     }
     const code = error instanceof InterchangeError ? error.code : 'INTERNAL'
-    const message = error instanceof InterchangeError ? error.message.replace(/^[A-Z_]+: /, '') : error instanceof Error ? error.message : String(error)
+    const message =
+      error instanceof InterchangeError
+        ? error.message.replace(/^[A-Z_]+: /, '')
+        : error instanceof Error
+          ? error.message
+          : String(error)
     const details = error instanceof InterchangeError ? error.details : {}
     if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: { code, message, details } })}\n`)
     else process.stderr.write(`dsh-session-tree: ${code}: ${message}\n`)
@@ -155,7 +212,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (error: unknown) => {
-  process.stderr.write(`dsh-session-tree: INTERNAL: ${String(error)}\n`)
-  process.exit(1)
-})
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`dsh-session-tree: INTERNAL: ${String(error)}\n`)
+    process.exit(1)
+  },
+)

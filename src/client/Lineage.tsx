@@ -89,19 +89,40 @@ export interface LineageStripProps {
   readonly actions: LineageActions
 }
 
-function SessionLink({ link, locale, actions, nodeLabel }: { readonly link: LineageLink; readonly locale: Locale; readonly actions: LineageActions; readonly nodeLabel: string }): ReactNode {
+function SessionLink({
+  link,
+  locale,
+  actions,
+  nodeLabel,
+}: {
+  readonly link: LineageLink
+  readonly locale: Locale
+  readonly actions: LineageActions
+  readonly nodeLabel: string
+}): ReactNode {
   const name = link.title ?? shortId(link.session)
   return (
     <span className="dst-lineage-link" data-session={link.session} data-by={link.by}>
       {link.exists ? (
-        <a href="#" title={`${link.session} · ${say(locale, link.by === 'host' ? 'by_host' : 'by_tree')}`} onClick={(event) => {
-          event.preventDefault()
-          void actions.openSession(link.session)
-        }}>{name}</a>
+        <a
+          href="#"
+          title={`${link.session} · ${say(locale, link.by === 'host' ? 'by_host' : 'by_tree')}`}
+          onClick={(event) => {
+            event.preventDefault()
+            void actions.openSession(link.session)
+          }}
+        >
+          {name}
+        </a>
       ) : (
-        <span className="dst-lineage-gone">{name} {say(locale, 'gone')}</span>
+        <span className="dst-lineage-gone">
+          {name} {say(locale, 'gone')}
+        </span>
       )}
-      <span className="dst-note"> {nodeLabel} · {formatDate(link.time)}</span>
+      <span className="dst-note">
+        {' '}
+        {nodeLabel} · {formatDate(link.time)}
+      </span>
     </span>
   )
 }
@@ -136,7 +157,11 @@ export function LineageStrip({ sessionId, locale, status, selected, actions }: L
     setBusy(true)
     try {
       const done = await actions.gc(false)
-      setMessage(done.ok ? { text: say(locale, 'removed', { count: done.value.removed.length }) } : { text: `${done.error.code}: ${done.error.message}`, error: true })
+      setMessage(
+        done.ok
+          ? { text: say(locale, 'removed', { count: done.value.removed.length }) }
+          : { text: `${done.error.code}: ${done.error.message}`, error: true },
+      )
     } catch (error) {
       setMessage({ text: failureText(error), error: true })
     } finally {
@@ -156,20 +181,42 @@ export function LineageStrip({ sessionId, locale, status, selected, actions }: L
         <span className="dst-lineage-to" data-testid="session-tree-forked-to">
           <span className="dst-lineage-label">{say(locale, 'to')}</span>{' '}
           {to.map((link) => (
-            <SessionLink key={link.session} link={link} locale={locale} actions={actions} nodeLabel={link.node === selected ? say(locale, 'here') : `${say(locale, 'at')} ${link.node}`} />
+            <SessionLink
+              key={link.session}
+              link={link}
+              locale={locale}
+              actions={actions}
+              nodeLabel={link.node === selected ? say(locale, 'here') : `${say(locale, 'at')} ${link.node}`}
+            />
           ))}
         </span>
       ) : null}
-      <button type="button" className="dst-btn" data-testid="session-tree-open-new" disabled={busy || selected === null} title={say(locale, 'openTitle')} onClick={() => void openNew()}>
+      <button
+        type="button"
+        className="dst-btn"
+        data-testid="session-tree-open-new"
+        disabled={busy || selected === null}
+        title={say(locale, 'openTitle')}
+        onClick={() => void openNew()}
+      >
         {busy ? say(locale, 'opening') : say(locale, 'open')}
       </button>
       {orphans.length > 0 ? (
         <span className="dst-lineage-orphans" data-testid="session-tree-orphans">
-          {say(locale, 'orphans', { count: orphans.length, date: formatDate(orphans.map((o) => o.removableAt).sort()[0]!) })}{' '}
-          <button type="button" className="dst-btn" disabled={busy} onClick={() => void collect()}>{say(locale, 'remove')}</button>
+          {say(locale, 'orphans', {
+            count: orphans.length,
+            date: formatDate(orphans.map((o) => o.removableAt).sort()[0]!),
+          })}{' '}
+          <button type="button" className="dst-btn" disabled={busy} onClick={() => void collect()}>
+            {say(locale, 'remove')}
+          </button>
         </span>
       ) : null}
-      {message ? <span className={message.error ? 'dst-lineage-error' : 'dst-note'} role={message.error ? 'alert' : 'status'}>{message.text}</span> : null}
+      {message ? (
+        <span className={message.error ? 'dst-lineage-error' : 'dst-note'} role={message.error ? 'alert' : 'status'}>
+          {message.text}
+        </span>
+      ) : null}
     </div>
   )
 }

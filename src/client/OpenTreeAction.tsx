@@ -30,7 +30,13 @@ export function openTreeTab(from: Element): boolean {
 export function OpenTreeAction({ hostLocale }: OpenTreeActionProps): ReactNode {
   const { t } = useTranslate(hostLocale)
   return (
-    <button type="button" className="dst-open" title={t('action.openTitle')} data-testid="session-tree-open" onClick={(event) => void openTreeTab(event.currentTarget)}>
+    <button
+      type="button"
+      className="dst-open"
+      title={t('action.openTitle')}
+      data-testid="session-tree-open"
+      onClick={(event) => void openTreeTab(event.currentTarget)}
+    >
       <svg viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5" aria-hidden="true">
         <circle cx="4" cy="3" r="1.6" />
         <circle cx="4" cy="13" r="1.6" />

@@ -62,7 +62,15 @@ export interface TreePanelProps extends TreePanelInjected {
   readonly sessionId: string
 }
 
-export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, workspace, interchange }: TreePanelProps): ReactNode {
+export function TreePanel({
+  sessionId,
+  tree,
+  hostLocale,
+  standalone,
+  lineage,
+  workspace,
+  interchange,
+}: TreePanelProps): ReactNode {
   const { t, locale } = useTranslate(hostLocale)
   const state = useSyncExternalStore(tree.subscribe, tree.getSnapshot, tree.getSnapshot)
   useState(() => {
@@ -88,7 +96,8 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
     mark('session-tree:layout-start')
     const result = layoutTree(index, { filter, query: deferredQuery, folded })
     mark('session-tree:layout-end')
-    if (typeof performance !== 'undefined' && typeof performance.measure === 'function') performance.measure('session-tree:layout', 'session-tree:layout-start', 'session-tree:layout-end')
+    if (typeof performance !== 'undefined' && typeof performance.measure === 'function')
+      performance.measure('session-tree:layout', 'session-tree:layout-start', 'session-tree:layout-end')
     return result
   }, [index, filter, deferredQuery, folded])
 
@@ -107,22 +116,31 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
   const clearSelection = useCallback(() => setSelected(null), [])
   const summary = useSummaryChoice(index, selected, state.status?.surfaceMode, clearSelection)
   const { optionsFor, summarized } = summary
-  const jumpTo = useCallback(async (nodeId: string) => {
-    if (summary.blocks(nodeId)) return
-    const options = optionsFor(nodeId)
-    if ((await tree.jump(nodeId, options)) && options) summarized()
-  }, [summary.blocks, optionsFor, tree, summarized])
+  const jumpTo = useCallback(
+    async (nodeId: string) => {
+      if (summary.blocks(nodeId)) return
+      const options = optionsFor(nodeId)
+      if ((await tree.jump(nodeId, options)) && options) summarized()
+    },
+    [summary.blocks, optionsFor, tree, summarized],
+  )
 
-  const openFork = useCallback((nodeId: string) => {
-    if (!index) return
-    setSelected(nodeId)
-    setForm({ kind: 'fork', nodeId, value: suggestBranchName(index.branchNames) })
-  }, [index])
-  const openLabel = useCallback((nodeId: string) => {
-    if (!index) return
-    setSelected(nodeId)
-    setForm({ kind: 'label', nodeId, value: index.byId.get(nodeId)?.label ?? '' })
-  }, [index])
+  const openFork = useCallback(
+    (nodeId: string) => {
+      if (!index) return
+      setSelected(nodeId)
+      setForm({ kind: 'fork', nodeId, value: suggestBranchName(index.branchNames) })
+    },
+    [index],
+  )
+  const openLabel = useCallback(
+    (nodeId: string) => {
+      if (!index) return
+      setSelected(nodeId)
+      setForm({ kind: 'label', nodeId, value: index.byId.get(nodeId)?.label ?? '' })
+    },
+    [index],
+  )
 
   const submitForm = useCallback(async () => {
     if (!form || !index) return
@@ -133,7 +151,13 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
       setForm(undefined)
       const { nodeId } = form
       const options = optionsFor(nodeId)
-      ws.route({ kind: 'fork', nodeId, branch: checked.value }, () => void tree.fork(nodeId, checked.value, options).then((forked) => { if (forked && options) summarized() }))
+      ws.route(
+        { kind: 'fork', nodeId, branch: checked.value },
+        () =>
+          void tree.fork(nodeId, checked.value, options).then((forked) => {
+            if (forked && options) summarized()
+          }),
+      )
     } else {
       const checked = validateLabel(form.value, form.nodeId, index.labels)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
@@ -149,81 +173,108 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
     if (data) download(`session-tree-${sessionId}.json`, data)
   }, [tree, sessionId])
 
-  const onKeyDown = useCallback((event: ReactKeyboardEvent<HTMLDivElement>) => {
-    if (!layout || event.target !== event.currentTarget) return
-    const page = Math.max(1, Math.floor((treeRef.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1)
-    const command = keyCommand(layout, selected, index?.view.cursor ?? null, event, page)
-    if (!command) return
-    event.preventDefault()
-    switch (command.kind) {
-      case 'select':
-        setSelected(command.id)
-        reveal(command.id)
-        break
-      case 'reveal': {
-        // The cursor inside a fold: open the folds above it, then bring its row into view.
-        const id = index?.absorbed.has(command.id) ? (index.children.get(command.id)?.[0] ?? command.id) : command.id
-        setSelected(id)
-        if (index) setFolded((f) => unfoldTo(index, f, id))
-        revealNext.current = id
-        break
+  const onKeyDown = useCallback(
+    (event: ReactKeyboardEvent<HTMLDivElement>) => {
+      if (!layout || event.target !== event.currentTarget) return
+      const page = Math.max(1, Math.floor((treeRef.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1)
+      const command = keyCommand(layout, selected, index?.view.cursor ?? null, event, page)
+      if (!command) return
+      event.preventDefault()
+      switch (command.kind) {
+        case 'select':
+          setSelected(command.id)
+          reveal(command.id)
+          break
+        case 'reveal': {
+          // The cursor inside a fold: open the folds above it, then bring its row into view.
+          const id = index?.absorbed.has(command.id) ? (index.children.get(command.id)?.[0] ?? command.id) : command.id
+          setSelected(id)
+          if (index) setFolded((f) => unfoldTo(index, f, id))
+          revealNext.current = id
+          break
+        }
+        case 'fold':
+        case 'unfold': {
+          const id = command.id
+          setFolded((f) => {
+            const next = new Set(f)
+            if (command.kind === 'fold') next.add(id)
+            else next.delete(id)
+            return next
+          })
+          break
+        }
+        case 'jump':
+          if (pick) pickTo(command.id)
+          else if (command.id !== index?.view.cursor && !busy)
+            ws.route({ kind: 'jump', nodeId: command.id }, () => void jumpTo(command.id))
+          break
+        case 'fork':
+          openFork(command.id)
+          break
+        case 'label':
+          openLabel(command.id)
+          break
+        case 'summarize': {
+          // The command is for the selected row, whose actions are already known.
+          if (actions.summarize && !busy) void tree.summarize(actions.summarize)
+          break
+        }
+        case 'search':
+          searchRef.current?.focus()
+          searchRef.current?.select()
+          break
+        case 'back':
+          if (actions.back && !busy) ws.route({ kind: 'back' }, () => void tree.back())
+          break
+        case 'forward':
+          if (actions.forward && !busy) ws.route({ kind: 'forward' }, () => void tree.forward())
+          break
+        case 'escape':
+          if (pick) setPick(undefined)
+          else if (form) setForm(undefined)
+          else if (query) setQuery('')
+          break
       }
-      case 'fold':
-      case 'unfold': {
-        const id = command.id
-        setFolded((f) => {
-          const next = new Set(f)
-          if (command.kind === 'fold') next.add(id)
-          else next.delete(id)
-          return next
-        })
-        break
-      }
-      case 'jump':
-        if (pick) pickTo(command.id)
-        else if (command.id !== index?.view.cursor && !busy) ws.route({ kind: 'jump', nodeId: command.id }, () => void jumpTo(command.id))
-        break
-      case 'fork':
-        openFork(command.id)
-        break
-      case 'label':
-        openLabel(command.id)
-        break
-      case 'summarize': {
-        // The command is for the selected row, whose actions are already known.
-        if (actions.summarize && !busy) void tree.summarize(actions.summarize)
-        break
-      }
-      case 'search':
-        searchRef.current?.focus()
-        searchRef.current?.select()
-        break
-      case 'back':
-        if (actions.back && !busy) ws.route({ kind: 'back' }, () => void tree.back())
-        break
-      case 'forward':
-        if (actions.forward && !busy) ws.route({ kind: 'forward' }, () => void tree.forward())
-        break
-      case 'escape':
-        if (pick) setPick(undefined)
-        else if (form) setForm(undefined)
-        else if (query) setQuery('')
-        break
-    }
-  }, [layout, selected, index, reveal, revealNext, busy, tree, openFork, openLabel, state.status, actions.back, actions.forward, form, query, jumpTo, pick, setPick, pickTo, ws.route])
+    },
+    [
+      layout,
+      selected,
+      index,
+      reveal,
+      revealNext,
+      busy,
+      tree,
+      openFork,
+      openLabel,
+      state.status,
+      actions.back,
+      actions.forward,
+      form,
+      query,
+      jumpTo,
+      pick,
+      setPick,
+      pickTo,
+      ws.route,
+    ],
+  )
 
-  const onSearchKey = useCallback((event: ReactKeyboardEvent<HTMLInputElement>) => {
-    if (event.key === 'Escape') {
-      event.preventDefault()
-      if (query) setQuery('')
-      else focusTree()
-    } else if (event.key === 'Enter' || event.key === 'ArrowDown') {
-      event.preventDefault()
-      const first = layout?.rows[0]
-      if (first && (selected === null || !layout.indexOf.has(selected))) setSelected(first.id)
-      focusTree()
-    }
-  }, [query, focusTree, selected, layout])
+  const onSearchKey = useCallback(
+    (event: ReactKeyboardEvent<HTMLInputElement>) => {
+      if (event.key === 'Escape') {
+        event.preventDefault()
+        if (query) setQuery('')
+        else focusTree()
+      } else if (event.key === 'Enter' || event.key === 'ArrowDown') {
+        event.preventDefault()
+        const first = layout?.rows[0]
+        if (first && (selected === null || !layout.indexOf.has(selected))) setSelected(first.id)
+        focusTree()
+      }
+    },
+    [query, focusTree, selected, layout],
+  )
 
   const toggleFold = useCallback((id: string) => {
     setFolded((f) => {
@@ -233,19 +284,28 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
     })
   }, [])
 
-  const onRowClick = useCallback((id: string) => {
-    // Picking the second node of "Compare with…": the selection stays on the first.
-    if (pick && pick.to === undefined) {
-      if (!pickTo(id)) focusTree()
-      return
-    }
-    setSelected(id)
-    setForm((f) => (f && f.nodeId !== id ? undefined : f))
-    focusTree()
-  }, [focusTree, pick, pickTo])
+  const onRowClick = useCallback(
+    (id: string) => {
+      // Picking the second node of "Compare with…": the selection stays on the first.
+      if (pick && pick.to === undefined) {
+        if (!pickTo(id)) focusTree()
+        return
+      }
+      setSelected(id)
+      setForm((f) => (f && f.nodeId !== id ? undefined : f))
+      focusTree()
+    },
+    [focusTree, pick, pickTo],
+  )
 
   const root = (children: ReactNode): ReactNode => (
-    <div className="dst-root" data-conversation-composer-overlay="" data-standalone={standalone ? '' : undefined} data-session-tree="" lang={languageTag(locale)}>
+    <div
+      className="dst-root"
+      data-conversation-composer-overlay=""
+      data-standalone={standalone ? '' : undefined}
+      data-session-tree=""
+      lang={languageTag(locale)}
+    >
       {children}
     </div>
   )
@@ -274,7 +334,17 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
     )
   }
 
-  if (comparing) return root(<CompareView view={index.view} selected={pick?.to !== undefined ? pick.from : selected} picked={pick?.to ?? null} locale={locale} compare={tree.compare} onClose={closeCompare} />)
+  if (comparing)
+    return root(
+      <CompareView
+        view={index.view}
+        selected={pick?.to !== undefined ? pick.from : selected}
+        picked={pick?.to ?? null}
+        locale={locale}
+        compare={tree.compare}
+        onClose={closeCompare}
+      />,
+    )
   const rows: ReactNode[] = []
   const normalized = normalizeQuery(deferredQuery)
   for (let i = range.start; i < range.end; i++) {
@@ -315,20 +385,51 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
           onBack: () => ws.route({ kind: 'back' }, () => void tree.back()),
           onForward: () => ws.route({ kind: 'forward' }, () => void tree.forward()),
           onExport: () => void exportTree(),
-          ...(interchange ? { exportMenu: <ExportMenu locale={locale} sessionId={sessionId} actions={interchange} disabled={!actions.export || busy} onLinear={() => void exportTree()} /> } : {}),
+          ...(interchange
+            ? {
+                exportMenu: (
+                  <ExportMenu
+                    locale={locale}
+                    sessionId={sessionId}
+                    actions={interchange}
+                    disabled={!actions.export || busy}
+                    onLinear={() => void exportTree()}
+                  />
+                ),
+              }
+            : {}),
         }}
-        extra={<>
-          <CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={openCompare} />
-          {interchange ? <ImportControl locale={locale} actions={interchange} /> : null}
-        </>}
+        extra={
+          <>
+            <CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={openCompare} />
+            {interchange ? <ImportControl locale={locale} actions={interchange} /> : null}
+          </>
+        }
       />
       <StatusStrip t={t} status={state.status} index={index} />
-      {lineage ? <LineageStrip sessionId={sessionId} locale={locale} status={state.status} selected={selected} actions={lineage} /> : null}
+      {lineage ? (
+        <LineageStrip
+          sessionId={sessionId}
+          locale={locale}
+          status={state.status}
+          selected={selected}
+          actions={lineage}
+        />
+      ) : null}
       {state.busy ? <div className="dst-progress" role="progressbar" aria-label={t('loadingAction')} /> : null}
-      {pick && pick.to === undefined ? <ComparePickBanner locale={locale} from={pick.from} onCancel={() => setPick(undefined)} /> : null}
+      {pick && pick.to === undefined ? (
+        <ComparePickBanner locale={locale} from={pick.from} onCancel={() => setPick(undefined)} />
+      ) : null}
       {state.busy === 'summarize' || state.summarizing ? <SummaryProgress t={t} /> : null}
       {state.written ? <SummaryWritten t={t} summary={state.written} onDismiss={() => tree.dismissWritten()} /> : null}
-      <Messages t={t} state={state} index={index} onDismiss={() => tree.dismissError()} onDismissNotice={() => tree.dismissNotice()} onRetry={() => void tree.refresh(true)} />
+      <Messages
+        t={t}
+        state={state}
+        index={index}
+        onDismiss={() => tree.dismissError()}
+        onDismissNotice={() => tree.dismissNotice()}
+        onRetry={() => void tree.refresh(true)}
+      />
       <div className="dst-body">
         <div
           ref={treeRef}
@@ -366,29 +467,60 @@ export function TreePanel({ sessionId, tree, hostLocale, standalone, lineage, wo
               focusTree()
             }}
           />
-        ) : <Preview
-          t={t}
-          locale={locale}
-          index={index}
-          node={selectedNode}
-          actions={actions}
-          busy={busy}
-          form={form}
-          setForm={setForm}
-          onSubmit={() => void submitForm()}
-          onCancel={() => {
-            setForm(undefined)
-            focusTree()
-          }}
-          summaryChoice={summary.offered ? <SummaryChoiceField t={t} state={summary.choice} onChange={summary.setChoice} mode={state.status?.surfaceMode} busy={busy} /> : undefined}
-          moveBlocked={summary.blocked}
-          more={selected !== null && index.view.nodes.length > 1 ? <CompareWithButton locale={locale} disabled={pick !== undefined} onPick={() => setPick({ from: selected })} /> : undefined}
-          onJump={(id) => ws.route({ kind: 'jump', nodeId: id }, () => void jumpTo(id))}
-          onFork={openFork}
-          onLabel={openLabel}
-          onSummarize={(branch) => void tree.summarize(branch)}
-          workspace={selectedNode ? <WorkspacePreviewPart t={t} client={workspace} state={ws} nodeId={selectedNode.nodeId} parentId={selectedNode.parentId} generation={state.generation} /> : null}
-        />}
+        ) : (
+          <Preview
+            t={t}
+            locale={locale}
+            index={index}
+            node={selectedNode}
+            actions={actions}
+            busy={busy}
+            form={form}
+            setForm={setForm}
+            onSubmit={() => void submitForm()}
+            onCancel={() => {
+              setForm(undefined)
+              focusTree()
+            }}
+            summaryChoice={
+              summary.offered ? (
+                <SummaryChoiceField
+                  t={t}
+                  state={summary.choice}
+                  onChange={summary.setChoice}
+                  mode={state.status?.surfaceMode}
+                  busy={busy}
+                />
+              ) : undefined
+            }
+            moveBlocked={summary.blocked}
+            more={
+              selected !== null && index.view.nodes.length > 1 ? (
+                <CompareWithButton
+                  locale={locale}
+                  disabled={pick !== undefined}
+                  onPick={() => setPick({ from: selected })}
+                />
+              ) : undefined
+            }
+            onJump={(id) => ws.route({ kind: 'jump', nodeId: id }, () => void jumpTo(id))}
+            onFork={openFork}
+            onLabel={openLabel}
+            onSummarize={(branch) => void tree.summarize(branch)}
+            workspace={
+              selectedNode ? (
+                <WorkspacePreviewPart
+                  t={t}
+                  client={workspace}
+                  state={ws}
+                  nodeId={selectedNode.nodeId}
+                  parentId={selectedNode.parentId}
+                  generation={state.generation}
+                />
+              ) : null
+            }
+          />
+        )}
       </div>
     </>,
   )

@@ -25,7 +25,11 @@ export interface NodeActions {
  * The actions valid for a node. `summarize` names the branch whose lane holds
  * the node. Back/forward follow the session's navigation history.
  */
-export function availableActions(index: TreeIndex | undefined, nodeId: string | null, status: SessionStatus | undefined): NodeActions {
+export function availableActions(
+  index: TreeIndex | undefined,
+  nodeId: string | null,
+  status: SessionStatus | undefined,
+): NodeActions {
   const node = nodeId === null ? undefined : index?.byId.get(nodeId)
   const branch = node?.branch && index?.branchNames.has(node.branch) ? node.branch : null
   return {
@@ -40,16 +44,32 @@ export function availableActions(index: TreeIndex | undefined, nodeId: string | 
 }
 
 /** Validation failures, as i18n keys. */
-export type InputProblem = 'nameRequired' | 'nameTooLong' | 'nameInvalid' | 'nameBidi' | 'nameExists' | 'labelTooLong' | 'labelInvalid' | 'labelBidi' | 'labelExists'
+export type InputProblem =
+  | 'nameRequired'
+  | 'nameTooLong'
+  | 'nameInvalid'
+  | 'nameBidi'
+  | 'nameExists'
+  | 'labelTooLong'
+  | 'labelInvalid'
+  | 'labelBidi'
+  | 'labelExists'
 
 /** Branch names: the tree's rules (trimmed, 1–100 printable characters), not an existing branch. */
-export function validateBranchName(raw: string, existing: ReadonlySet<string>): { value: string } | { problem: InputProblem } {
+export function validateBranchName(
+  raw: string,
+  existing: ReadonlySet<string>,
+): { value: string } | { problem: InputProblem } {
   const value = raw.trim()
   switch (nameProblem(value, MAX_NAME_LENGTH)) {
-    case 'empty': return { problem: 'nameRequired' }
-    case 'tooLong': return { problem: 'nameTooLong' }
-    case 'control': return { problem: 'nameInvalid' }
-    case 'bidi': return { problem: 'nameBidi' }
+    case 'empty':
+      return { problem: 'nameRequired' }
+    case 'tooLong':
+      return { problem: 'nameTooLong' }
+    case 'control':
+      return { problem: 'nameInvalid' }
+    case 'bidi':
+      return { problem: 'nameBidi' }
   }
   if (existing.has(value)) return { problem: 'nameExists' }
   return { value }
@@ -59,13 +79,21 @@ export function validateBranchName(raw: string, existing: ReadonlySet<string>): 
  * Labels: the tree's rules (trimmed, 1–200 printable characters), unique in the tree (the node's
  * own label may be kept). An empty label clears it (`value: null`).
  */
-export function validateLabel(raw: string, nodeId: string, labels: ReadonlyMap<string, string>): { value: string | null } | { problem: InputProblem } {
+export function validateLabel(
+  raw: string,
+  nodeId: string,
+  labels: ReadonlyMap<string, string>,
+): { value: string | null } | { problem: InputProblem } {
   const value = raw.trim()
   switch (nameProblem(value, MAX_LABEL_LENGTH)) {
-    case 'empty': return { value: null }
-    case 'tooLong': return { problem: 'labelTooLong' }
-    case 'control': return { problem: 'labelInvalid' }
-    case 'bidi': return { problem: 'labelBidi' }
+    case 'empty':
+      return { value: null }
+    case 'tooLong':
+      return { problem: 'labelTooLong' }
+    case 'control':
+      return { problem: 'labelInvalid' }
+    case 'bidi':
+      return { problem: 'labelBidi' }
   }
   const owner = labels.get(value)
   if (owner !== undefined && owner !== nodeId) return { problem: 'labelExists' }
@@ -137,7 +165,13 @@ export const KEY_HELP: ReadonlyArray<readonly [string, string]> = [
  * the caller lets the browser have it). `selected` is the selected node id;
  * when it is not a visible row, movement starts from the top.
  */
-export function keyCommand(layout: Layout, selected: string | null, cursor: string | null, input: KeyInput, pageSize = 10): KeyCommand | null {
+export function keyCommand(
+  layout: Layout,
+  selected: string | null,
+  cursor: string | null,
+  input: KeyInput,
+  pageSize = 10,
+): KeyCommand | null {
   if (input.ctrlKey || input.metaKey) return null
   const rows = layout.rows
   const at = selected === null ? -1 : (layout.indexOf.get(selected) ?? -1)
@@ -171,7 +205,9 @@ export function keyCommand(layout: Layout, selected: string | null, cursor: stri
     case 'ArrowLeft':
       if (!current) return select(0)
       if (current.foldable && current.hidden === undefined) return { kind: 'fold', id: current.id }
-      return current.parentId !== null && layout.indexOf.has(current.parentId) ? { kind: 'select', id: current.parentId } : null
+      return current.parentId !== null && layout.indexOf.has(current.parentId)
+        ? { kind: 'select', id: current.parentId }
+        : null
     case '-':
       return current?.foldable && current.hidden === undefined ? { kind: 'fold', id: current.id } : null
     case '+':

@@ -20,7 +20,12 @@ import type {
 import { PolledStore } from './polled-store.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
-export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string; readonly details?: unknown } }
+export type Result<T> =
+  | { readonly ok: true; readonly value: T }
+  | {
+      readonly ok: false
+      readonly error: { readonly code: string; readonly message: string; readonly details?: unknown }
+    }
 
 /** The `sessionTree` namespace of `ctx.remote` (the generated client). */
 export interface TreeRemote {
@@ -49,8 +54,20 @@ export type ActionKind = 'jump' | 'fork' | 'label' | 'summarize' | 'back' | 'for
 
 /** The outcome of the last action, for the notice line. */
 export type Notice =
-  | { readonly kind: 'jump' | 'back' | 'forward'; readonly mode: MoveResult['mode']; readonly snappedFrom?: string; readonly appendedEvents?: number; readonly summary?: BranchSummary }
-  | { readonly kind: 'fork'; readonly branch: string; readonly mode: MoveResult['mode']; readonly appendedEvents?: number; readonly summary?: BranchSummary }
+  | {
+      readonly kind: 'jump' | 'back' | 'forward'
+      readonly mode: MoveResult['mode']
+      readonly snappedFrom?: string
+      readonly appendedEvents?: number
+      readonly summary?: BranchSummary
+    }
+  | {
+      readonly kind: 'fork'
+      readonly branch: string
+      readonly mode: MoveResult['mode']
+      readonly appendedEvents?: number
+      readonly summary?: BranchSummary
+    }
   | { readonly kind: 'label'; readonly cleared: boolean }
   | { readonly kind: 'summarize'; readonly branch: string }
   | { readonly kind: 'export' }
@@ -95,15 +112,24 @@ function errorOf(reason: unknown): PanelError {
 
 /** A cheap fingerprint when an older service answers without `revision`. */
 function revisionOf(status: SessionStatus): string {
-  return status.revision ?? `${status.nodeCount}:${status.cursor}:${status.activeBranch}:${status.branchCount}:${status.labelCount ?? ''}:${status.watermark ?? ''}`
+  return (
+    status.revision ??
+    `${status.nodeCount}:${status.cursor}:${status.activeBranch}:${status.branchCount}:${status.labelCount ?? ''}:${status.watermark ?? ''}`
+  )
 }
 
 /** The events a move appended to the session log, for its notice (none when nothing was switched). */
 function switched(move: MoveResult): { appendedEvents?: number; summary?: BranchSummary } {
-  return { ...(move.switch ? { appendedEvents: move.switch.appendedEvents } : {}), ...(move.summary ? { summary: move.summary } : {}) }
+  return {
+    ...(move.switch ? { appendedEvents: move.switch.appendedEvents } : {}),
+    ...(move.summary ? { summary: move.summary } : {}),
+  }
 }
 
-const noMethod = (name: string): Result<never> => ({ ok: false, error: failure('CLIENT_ERROR', `this remote has no ${name} method`) })
+const noMethod = (name: string): Result<never> => ({
+  ok: false,
+  error: failure('CLIENT_ERROR', `this remote has no ${name} method`),
+})
 
 export class TreeController extends PolledStore<PanelState> {
   private readonly marks: boolean
@@ -168,48 +194,103 @@ export class TreeController extends PolledStore<PanelState> {
   /** Jump; with `options.summary`, the session's model first summarizes what the jump leaves (`jumpWith`). */
   jump(nodeId: string, options?: TreeMoveOptions): Promise<boolean> {
     const summarized = options?.summary !== undefined && options.summary.kind !== 'none'
-    const call = (r: TreeRemote): Promise<Result<MoveResult>> => (!summarized ? r.jump(this.agentId, nodeId) : r.jumpWith ? r.jumpWith(this.agentId, nodeId, options) : Promise.resolve(noMethod('jumpWith')))
-    return this.act('jump', call, (v) => ({ kind: 'jump', mode: v.mode, ...(v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}), ...switched(v) }), true, summarized)
+    const call = (r: TreeRemote): Promise<Result<MoveResult>> =>
+      !summarized
+        ? r.jump(this.agentId, nodeId)
+        : r.jumpWith
+          ? r.jumpWith(this.agentId, nodeId, options)
+          : Promise.resolve(noMethod('jumpWith'))
+    return this.act(
+      'jump',
+      call,
+      (v) => ({ kind: 'jump', mode: v.mode, ...(v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}), ...switched(v) }),
+      true,
+      summarized,
+    )
   }
 
   /** Fork; `options` as for `jump` (`forkWith`). */
   fork(nodeId: string, branch: string, options?: TreeMoveOptions): Promise<boolean> {
     const summarized = options?.summary !== undefined && options.summary.kind !== 'none'
-    const call = (r: TreeRemote): Promise<Result<ForkResult>> => (!summarized ? r.fork(this.agentId, nodeId, branch) : r.forkWith ? r.forkWith(this.agentId, nodeId, branch, options) : Promise.resolve(noMethod('forkWith')))
-    return this.act('fork', call, (v) => ({ kind: 'fork', branch: v.branch, mode: v.mode, ...switched(v) }), true, summarized)
+    const call = (r: TreeRemote): Promise<Result<ForkResult>> =>
+      !summarized
+        ? r.fork(this.agentId, nodeId, branch)
+        : r.forkWith
+          ? r.forkWith(this.agentId, nodeId, branch, options)
+          : Promise.resolve(noMethod('forkWith'))
+    return this.act(
+      'fork',
+      call,
+      (v) => ({ kind: 'fork', branch: v.branch, mode: v.mode, ...switched(v) }),
+      true,
+      summarized,
+    )
   }
 
   label(nodeId: string, label: string | null): Promise<boolean> {
-    return this.act('label', (r) => r.label(this.agentId, nodeId, label), () => ({ kind: 'label', cleared: label === null }))
+    return this.act(
+      'label',
+      (r) => r.label(this.agentId, nodeId, label),
+      () => ({ kind: 'label', cleared: label === null }),
+    )
   }
 
   summarize(branch: string): Promise<boolean> {
-    return this.act('summarize', (r) => r.summarize(this.agentId, branch), (v) => ({ kind: 'summarize', branch: v.branch }))
+    return this.act(
+      'summarize',
+      (r) => r.summarize(this.agentId, branch),
+      (v) => ({ kind: 'summarize', branch: v.branch }),
+    )
   }
 
   back(): Promise<boolean> {
-    return this.act('back', (r) => r.back(this.agentId), (v) => ({ kind: 'back', mode: v.mode, ...switched(v) }))
+    return this.act(
+      'back',
+      (r) => r.back(this.agentId),
+      (v) => ({ kind: 'back', mode: v.mode, ...switched(v) }),
+    )
   }
 
   forward(): Promise<boolean> {
-    return this.act('forward', (r) => r.forward(this.agentId), (v) => ({ kind: 'forward', mode: v.mode, ...switched(v) }))
+    return this.act(
+      'forward',
+      (r) => r.forward(this.agentId),
+      (v) => ({ kind: 'forward', mode: v.mode, ...switched(v) }),
+    )
   }
 
   /** The linear export, or undefined on failure (then `actionError` says why). */
   async exportLinear(): Promise<LinearExport | undefined> {
     let exported: LinearExport | undefined
-    const ok = await this.act('export', (r) => r.export(this.agentId), (v) => {
-      exported = v
-      return { kind: 'export' }
-    }, false)
+    const ok = await this.act(
+      'export',
+      (r) => r.export(this.agentId),
+      (v) => {
+        exported = v
+        return { kind: 'export' }
+      },
+      false,
+    )
     return ok ? exported : undefined
   }
 
   // ------------------------------------------------------------ internals
 
-  private async act<T>(kind: ActionKind, call: (remote: TreeRemote) => Promise<Result<T>>, notice: (value: T) => Notice, changesTree = true, summarizing = false): Promise<boolean> {
+  private async act<T>(
+    kind: ActionKind,
+    call: (remote: TreeRemote) => Promise<Result<T>>,
+    notice: (value: T) => Notice,
+    changesTree = true,
+    summarizing = false,
+  ): Promise<boolean> {
     if (this.state.busy) return false
-    this.set({ busy: kind, summarizing: summarizing || undefined, written: undefined, actionError: undefined, notice: undefined })
+    this.set({
+      busy: kind,
+      summarizing: summarizing || undefined,
+      written: undefined,
+      actionError: undefined,
+      notice: undefined,
+    })
     let result: Result<T>
     try {
       result = await call(await this.remote())
@@ -218,7 +299,11 @@ export class TreeController extends PolledStore<PanelState> {
     }
     if (this.disposed) return false
     if (!result.ok) {
-      this.set({ busy: undefined, summarizing: undefined, actionError: { ...failure(result.error.code, result.error.message), action: kind } })
+      this.set({
+        busy: undefined,
+        summarizing: undefined,
+        actionError: { ...failure(result.error.code, result.error.message), action: kind },
+      })
       return false
     }
     // Show the moved tree together with the notice (no flash of the old cursor).
@@ -250,7 +335,9 @@ export class TreeController extends PolledStore<PanelState> {
     }
     // With no tree yet (or after an action) both are needed: ask for them together.
     const eager = force || !this.state.view ? fetchList() : undefined
-    const session = await remote.session(this.agentId).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
+    const session = await remote
+      .session(this.agentId)
+      .catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
     if (this.disposed) return
     if (!session.ok) {
       await eager
@@ -259,7 +346,8 @@ export class TreeController extends PolledStore<PanelState> {
     }
     const revision = revisionOf(session.value)
     if (!eager && revision === this.revision) {
-      if (this.state.error || JSON.stringify(this.state.status) !== JSON.stringify(session.value)) this.set({ status: session.value, error: undefined, phase: 'ready' })
+      if (this.state.error || JSON.stringify(this.state.status) !== JSON.stringify(session.value))
+        this.set({ status: session.value, error: undefined, phase: 'ready' })
       return
     }
     const list = await (eager ?? fetchList())
@@ -274,8 +362,16 @@ export class TreeController extends PolledStore<PanelState> {
     }
     this.revision = revision
     // A change the panel did not make (the conversation went on) retires the last action's notice.
-    const retire = !force && this.state.view !== undefined && this.state.notice !== undefined && this.state.busy === undefined
-    this.set({ phase: 'ready', view: list.value, status: session.value, error: undefined, generation: this.state.generation + 1, ...(retire ? { notice: undefined } : {}) })
+    const retire =
+      !force && this.state.view !== undefined && this.state.notice !== undefined && this.state.busy === undefined
+    this.set({
+      phase: 'ready',
+      view: list.value,
+      status: session.value,
+      error: undefined,
+      generation: this.state.generation + 1,
+      ...(retire ? { notice: undefined } : {}),
+    })
   }
 
   private fail(error: PanelError): void {

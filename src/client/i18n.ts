@@ -9,7 +9,7 @@ import { WORKSPACE_EN, WORKSPACE_ZH } from './workspace/strings.ts'
 export type Locale = 'en' | 'zh'
 
 const en = {
-  'tab': 'Tree',
+  tab: 'Tree',
   'action.open': 'Tree',
   'action.openTitle': 'Open the conversation tree',
   'filter.label': 'Show',
@@ -31,28 +31,36 @@ const en = {
   'mode.stock': 'stock',
   'mode.projection': 'projection',
   'mode.label': 'Surface',
-  'mode.note.native': 'Jumps select the model history directly (patched harness); the next request holds exactly the selected path.',
-  'mode.note.stock': 'Jumps rewrite the model history with official harness events (one maintenance turn, no model call); the next request holds exactly the selected path, also after a restart.',
+  'mode.note.native':
+    'Jumps select the model history directly (patched harness); the next request holds exactly the selected path.',
+  'mode.note.stock':
+    'Jumps rewrite the model history with official harness events (one maintenance turn, no model call); the next request holds exactly the selected path, also after a restart.',
   'mode.note.projection': 'Jumps move the tree and the panel only; the model keeps its current history.',
   'status.nodes': '{count} node|{count} nodes',
   'status.branches': '{count} branch|{count} branches',
   'status.labels': '{count} label|{count} labels',
-  'status.quarantine': '{count} harness event could not be read and was skipped|{count} harness events could not be read and were skipped',
+  'status.quarantine':
+    '{count} harness event could not be read and was skipped|{count} harness events could not be read and were skipped',
   'status.sidecar': 'Sidecar problem: {message}',
-  'status.copiedCallIds': 'DSH’s Chat cannot load this session past event {seq}: {count} tool call copied by an earlier version of this plugin repeats its call id. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.|DSH’s Chat cannot load this session past event {seq}: {count} tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.',
-  'status.repeatedCallIds': 'DSH’s Chat cannot load this session past event {seq}: the provider reused a call id ({count} tool call). The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.|DSH’s Chat cannot load this session past event {seq}: the provider reused call ids ({count} tool calls). The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.',
-  'status.copiedCallIdsKeyed': 'This session’s log repeats a call id in {count} tool call copied by an earlier version of this plugin (first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).|This session’s log repeats call ids in {count} tool calls copied by an earlier version of this plugin (first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).',
-  'status.repeatedCallIdsKeyed': 'This session’s log repeats a call id the provider reused ({count} tool call, first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.|This session’s log repeats call ids the provider reused ({count} tool calls, first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.',
+  'status.copiedCallIds':
+    'DSH’s Chat cannot load this session past event {seq}: {count} tool call copied by an earlier version of this plugin repeats its call id. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.|DSH’s Chat cannot load this session past event {seq}: {count} tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.',
+  'status.repeatedCallIds':
+    'DSH’s Chat cannot load this session past event {seq}: the provider reused a call id ({count} tool call). The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.|DSH’s Chat cannot load this session past event {seq}: the provider reused call ids ({count} tool calls). The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.',
+  'status.copiedCallIdsKeyed':
+    'This session’s log repeats a call id in {count} tool call copied by an earlier version of this plugin (first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).|This session’s log repeats call ids in {count} tool calls copied by an earlier version of this plugin (first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).',
+  'status.repeatedCallIdsKeyed':
+    'This session’s log repeats a call id the provider reused ({count} tool call, first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.|This session’s log repeats call ids the provider reused ({count} tool calls, first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.',
   'status.pending': 'A history switch to {target} is waiting for the agent to become idle',
-  'status.unreachable': '{count} node is not reachable from a root and is not shown|{count} nodes are not reachable from a root and are not shown',
+  'status.unreachable':
+    '{count} node is not reachable from a root and is not shown|{count} nodes are not reachable from a root and are not shown',
   'status.stale': 'Showing the last tree received; refreshing failed: {code}: {message}',
-  'loading': 'Loading the conversation tree…',
-  'loadingAction': 'Working…',
+  loading: 'Loading the conversation tree…',
+  loadingAction: 'Working…',
   'error.title': 'The conversation tree could not be loaded',
   'error.retry': 'Retry',
   'error.notLoaded': 'This session is not loaded in the harness yet; it loads when it gets a message.',
   'error.dismiss': 'Dismiss',
-  'empty': 'No nodes yet: send a message and the tree grows here.',
+  empty: 'No nodes yet: send a message and the tree grows here.',
   'empty.filtered': 'No node matches this filter or search.',
   'tree.label': 'Conversation tree',
   'row.cursor': 'current position',
@@ -99,11 +107,13 @@ const en = {
   'form.cancel': 'Cancel',
   'problem.nameRequired': 'Give the branch a name.',
   'problem.nameTooLong': 'At most 100 characters (this one has {length}).',
-  'problem.nameBidi': 'Direction-override characters (such as U+202E) are not allowed: they make a name display as something else.',
+  'problem.nameBidi':
+    'Direction-override characters (such as U+202E) are not allowed: they make a name display as something else.',
   'problem.nameInvalid': 'Control characters are not allowed.',
   'problem.nameExists': 'A branch with that name already exists.',
   'problem.labelTooLong': 'At most 200 characters (this one has {length}).',
-  'problem.labelBidi': 'Direction-override characters (such as U+202E) are not allowed: they make a label display as something else.',
+  'problem.labelBidi':
+    'Direction-override characters (such as U+202E) are not allowed: they make a label display as something else.',
   'problem.labelInvalid': 'Control characters are not allowed.',
   'problem.labelExists': 'Another node already carries that label.',
   'notice.jump': 'Moved. The model’s next request holds the path to this node.',
@@ -117,7 +127,8 @@ const en = {
   'notice.forward': 'Went forward.',
   'notice.export': 'Export downloaded.',
   'notice.switch': 'The Chat marks where the history switched.',
-  'notice.switchTitle': '{count} official harness event recorded the switch in the session log (no model call).|{count} official harness events recorded the switch in the session log (no model call).',
+  'notice.switchTitle':
+    '{count} official harness event recorded the switch in the session log (no model call).|{count} official harness events recorded the switch in the session log (no model call).',
   'keys.title': 'Keys',
   'keys.move': 'move',
   'keys.parentChild': 'parent / child',
@@ -152,7 +163,7 @@ const en = {
 export type StringKey = keyof typeof en
 
 const zh: Record<StringKey, string> = {
-  'tab': '树',
+  tab: '树',
   'action.open': '对话树',
   'action.openTitle': '打开对话树',
   'filter.label': '显示',
@@ -175,27 +186,32 @@ const zh: Record<StringKey, string> = {
   'mode.projection': '投影',
   'mode.label': '历史模式',
   'mode.note.native': '跳转直接选择模型的历史（已打补丁的 Harness）；下一个请求恰好包含所选路径。',
-  'mode.note.stock': '跳转通过官方 Harness 事件改写模型的历史（一次维护回合，不调用模型）；下一个请求恰好包含所选路径，重启后也是如此。',
+  'mode.note.stock':
+    '跳转通过官方 Harness 事件改写模型的历史（一次维护回合，不调用模型）；下一个请求恰好包含所选路径，重启后也是如此。',
   'mode.note.projection': '跳转只移动树和面板；模型保留当前的历史。',
   'status.nodes': '{count} 个节点',
   'status.branches': '{count} 个分支',
   'status.labels': '{count} 个标记',
   'status.quarantine': '有 {count} 个会话事件无法读取，已跳过',
   'status.sidecar': '附属存储问题：{message}',
-  'status.copiedCallIds': 'DSH 的对话无法加载本会话第 {seq} 个事件之后的内容：本插件的早期版本复制的 {count} 个工具调用重复了调用 ID。模型和这棵树不受影响。可以继续在这里操作，导出为 Pi 文件再导入（得到带有整棵树的新会话），或在对话显示的最后一条回答上使用“在新对话中分支”。',
-  'status.repeatedCallIds': 'DSH 的对话无法加载本会话第 {seq} 个事件之后的内容：模型服务重复使用了调用 ID（{count} 个工具调用）。模型和这棵树不受影响。可以继续在这里操作，或在对话显示的最后一条回答上使用“在新对话中分支”。',
-  'status.copiedCallIdsKeyed': '本会话的日志中有 {count} 个由本插件早期版本复制的工具调用重复了调用 ID（首个在第 {seq} 个事件）。DSH 的对话和轨迹在这里可以正常显示：本插件会把这些调用区分开。自行读取日志的程序可能无法处理；如需没有重复的日志，请将会话导出为 Pi 文件再导入（得到带有整棵树的新会话）。',
-  'status.repeatedCallIdsKeyed': '本会话的日志中有 {count} 个工具调用重复了模型服务复用的调用 ID（首个在第 {seq} 个事件）。DSH 的对话和轨迹在这里可以正常显示：本插件会把这些调用区分开。自行读取日志的程序可能无法处理。',
+  'status.copiedCallIds':
+    'DSH 的对话无法加载本会话第 {seq} 个事件之后的内容：本插件的早期版本复制的 {count} 个工具调用重复了调用 ID。模型和这棵树不受影响。可以继续在这里操作，导出为 Pi 文件再导入（得到带有整棵树的新会话），或在对话显示的最后一条回答上使用“在新对话中分支”。',
+  'status.repeatedCallIds':
+    'DSH 的对话无法加载本会话第 {seq} 个事件之后的内容：模型服务重复使用了调用 ID（{count} 个工具调用）。模型和这棵树不受影响。可以继续在这里操作，或在对话显示的最后一条回答上使用“在新对话中分支”。',
+  'status.copiedCallIdsKeyed':
+    '本会话的日志中有 {count} 个由本插件早期版本复制的工具调用重复了调用 ID（首个在第 {seq} 个事件）。DSH 的对话和轨迹在这里可以正常显示：本插件会把这些调用区分开。自行读取日志的程序可能无法处理；如需没有重复的日志，请将会话导出为 Pi 文件再导入（得到带有整棵树的新会话）。',
+  'status.repeatedCallIdsKeyed':
+    '本会话的日志中有 {count} 个工具调用重复了模型服务复用的调用 ID（首个在第 {seq} 个事件）。DSH 的对话和轨迹在这里可以正常显示：本插件会把这些调用区分开。自行读取日志的程序可能无法处理。',
   'status.pending': '切换到 {target} 的历史正在等待代理空闲',
   'status.unreachable': '有 {count} 个节点无法从根节点到达，未显示',
   'status.stale': '显示的是上次收到的树；刷新失败：{code}：{message}',
-  'loading': '正在加载对话树…',
-  'loadingAction': '处理中…',
+  loading: '正在加载对话树…',
+  loadingAction: '处理中…',
   'error.title': '无法加载对话树',
   'error.retry': '重试',
   'error.notLoaded': '该会话尚未在 Harness 中加载；收到消息后会加载。',
   'error.dismiss': '关闭',
-  'empty': '还没有节点：发送一条消息，树就会在这里生长。',
+  empty: '还没有节点：发送一条消息，树就会在这里生长。',
   'empty.filtered': '没有节点符合当前筛选或搜索。',
   'tree.label': '对话树',
   'row.cursor': '当前位置',

@@ -24,7 +24,14 @@ import type { ReactNode } from 'react'
 import { TreeController } from './controller.ts'
 import { translator, resolveLocale, type HostLocale } from './i18n.ts'
 import { OpenTreeAction } from './OpenTreeAction.tsx'
-import { asChatRemote, asTreeRemote, asWorkspaceRemote, TYPERT_REMOTE, withTreeErrors, type GeneratedSessionTree } from './remote.ts'
+import {
+  asChatRemote,
+  asTreeRemote,
+  asWorkspaceRemote,
+  TYPERT_REMOTE,
+  withTreeErrors,
+  type GeneratedSessionTree,
+} from './remote.ts'
 import { WorkspaceClient } from './workspace/client.ts'
 import { injectWorkspaceStyles } from './workspace/styles.ts'
 import { injectStyles } from './styles.ts'
@@ -35,7 +42,13 @@ import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
 import type { ChatPager } from './chat/store.ts'
 import { ChatStores } from './chat/stores.ts'
 import { ForkControl, SwitchRow } from './chat/ChatRows.tsx'
-import { FORK_KIND, forkDefinition, SWITCH_KIND, switchDefinition, type ConversationDefinition } from './chat/definitions.ts'
+import {
+  FORK_KIND,
+  forkDefinition,
+  SWITCH_KIND,
+  switchDefinition,
+  type ConversationDefinition,
+} from './chat/definitions.ts'
 import { injectChatStyles } from './chat/styles.ts'
 import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
 import { hideInStepCopies } from './chat/host-trajectory.ts'
@@ -88,11 +101,12 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   const remote = (): Promise<GeneratedSessionTree> => {
     mounted ??= ctx.remote.$mount(TYPERT_REMOTE).then(
       // The namespace is a service of its own (`remote.sessionTree`): reach it from a fiber that injects it.
-      () => new Promise<GeneratedSessionTree>((resolve) => {
-        ctx.inject(['remote', 'remote.sessionTree'], (scope) => {
-          resolve(withTreeErrors((scope as ClientContext).remote.sessionTree))
-        })
-      }),
+      () =>
+        new Promise<GeneratedSessionTree>((resolve) => {
+          ctx.inject(['remote', 'remote.sessionTree'], (scope) => {
+            resolve(withTreeErrors((scope as ClientContext).remote.sessionTree))
+          })
+        }),
       (reason: unknown) => {
         mounted = undefined // a later poll retries
         throw { code: 'REMOTE_MOUNT_FAILED', message: reason instanceof Error ? reason.message : String(reason) }
@@ -138,7 +152,11 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   const controllerFor = (sessionId: string): TreeController => {
     let controller = controllers.get(sessionId)
     if (!controller) {
-      controller = new TreeController(() => remote().then(asTreeRemote), sessionId, options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs })
+      controller = new TreeController(
+        () => remote().then(asTreeRemote),
+        sessionId,
+        options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs },
+      )
       controllers.set(sessionId, controller)
     }
     return controller
@@ -146,14 +164,18 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   const workspaces = new Map<string, WorkspaceClient>()
   const workspaceFor = (sessionId: string): WorkspaceClient => {
     let client = workspaces.get(sessionId)
-    if (!client) workspaces.set(sessionId, (client = new WorkspaceClient(() => remote().then(asWorkspaceRemote), sessionId)))
+    if (!client)
+      workspaces.set(sessionId, (client = new WorkspaceClient(() => remote().then(asWorkspaceRemote), sessionId)))
     return client
   }
-  ctx.effect(() => () => {
-    workspaces.clear()
-    for (const controller of controllers.values()) controller.dispose()
-    controllers.clear()
-  }, 'session-tree: controllers')
+  ctx.effect(
+    () => () => {
+      workspaces.clear()
+      for (const controller of controllers.values()) controller.dispose()
+      controllers.clear()
+    },
+    'session-tree: controllers',
+  )
 
   ctx.slots.inject('conversation.view', () =>
     ctx.slots.register(
@@ -162,7 +184,13 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
         id: 'session-tree',
         order: 30,
         label: () => t()('tab'),
-        inject: (sessionId: string): TreePanelInjected => ({ tree: controllerFor(sessionId), hostLocale, lineage, workspace: workspaceFor(sessionId), interchange }),
+        inject: (sessionId: string): TreePanelInjected => ({
+          tree: controllerFor(sessionId),
+          hostLocale,
+          lineage,
+          workspace: workspaceFor(sessionId),
+          interchange,
+        }),
       },
       TreePanel as (props: never) => ReactNode,
     ),
@@ -174,9 +202,13 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
     type Conversation = { loadOlder?: () => Promise<void> }
     /** The host's own session object (`sessions.binding(id).session`): its history window and its open. */
     type HostSession = { openState?: unknown; resync?: () => Promise<void> }
-    const sessions = ctx.get('sessions') as { scope?: (id: string) => unknown; binding?: (id: string) => { session?: HostSession } | undefined } | undefined
-    const scoped = sessions?.scope?.(sessionId) as { get?: (name: string) => unknown; conversation?: Conversation } | undefined
-    const conversation = (typeof scoped?.get === 'function' ? (scoped.get('conversation') as Conversation | undefined) : undefined) ?? scoped?.conversation
+    const sessions = ctx.get('sessions') as
+      { scope?: (id: string) => unknown; binding?: (id: string) => { session?: HostSession } | undefined } | undefined
+    const scoped = sessions?.scope?.(sessionId) as
+      { get?: (name: string) => unknown; conversation?: Conversation } | undefined
+    const conversation =
+      (typeof scoped?.get === 'function' ? (scoped.get('conversation') as Conversation | undefined) : undefined) ??
+      scoped?.conversation
     if (typeof conversation?.loadOlder !== 'function') return undefined
     return {
       loadOlder: () => conversation.loadOlder!(),
@@ -189,7 +221,10 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
       },
     }
   }
-  const stores = new ChatStores(() => remote().then(asChatRemote), { pager, ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }) })
+  const stores = new ChatStores(() => remote().then(asChatRemote), {
+    pager,
+    ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
+  })
   ctx.effect(() => () => stores.dispose(), 'session-tree: chat stores')
   // Optional: a host without the Definition registry keeps its Chat as it is (never blocks the boot).
   ctx.inject(['conversationEvents'], (scope) => {
@@ -208,9 +243,15 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
       console.warn('[dsh-session-tree] the Chat decorations are off:', error)
     }
   })
-  for (const [key, component] of [[SWITCH_KIND, SwitchRow], [FORK_KIND, ForkControl]] as const) {
+  for (const [key, component] of [
+    [SWITCH_KIND, SwitchRow],
+    [FORK_KIND, ForkControl],
+  ] as const) {
     ctx.slots.inject('conversation.chat.node', () =>
-      ctx.slots.register({ name: 'conversation.chat.node', key, inject: () => ({ stores, hostLocale }) }, component as (props: never) => ReactNode),
+      ctx.slots.register(
+        { name: 'conversation.chat.node', key, inject: () => ({ stores, hostLocale }) },
+        component as (props: never) => ReactNode,
+      ),
     )
   }
   ctx.slots.inject('conversation.session.header.actions', () =>

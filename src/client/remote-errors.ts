@@ -20,7 +20,8 @@ export interface RemoteFailure {
   readonly details?: { readonly [key: string]: unknown }
 }
 
-export type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: RemoteFailure }
+export type Decoded<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: RemoteFailure }
 
 /** The part of a zod schema the decoder uses: the method's generated result schema. */
 export interface ValueSchema {
@@ -29,12 +30,13 @@ export interface ValueSchema {
 
 const MAX_TEXT = 2_000
 
-const isRecord = (value: unknown): value is { readonly [key: string]: unknown } => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function text(value: unknown): string {
   let out: string
   try {
-    out = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+    out = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
   } catch {
     out = String(value)
   }
@@ -45,9 +47,12 @@ const internal = (message: string): Decoded<never> => ({ ok: false, error: { cod
 
 /** Our failure from `attempt`'s `error`, or undefined when it is not one. */
 function failureOf(error: unknown): RemoteFailure | undefined {
-  if (!isRecord(error) || typeof error.code !== 'string' || error.code === '' || typeof error.message !== 'string') return undefined
+  if (!isRecord(error) || typeof error.code !== 'string' || error.code === '' || typeof error.message !== 'string')
+    return undefined
   if (error.details !== undefined && !isRecord(error.details)) return undefined
-  return error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details }
+  return error.details === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, details: error.details }
 }
 
 /**
@@ -57,16 +62,20 @@ function failureOf(error: unknown): RemoteFailure | undefined {
  */
 export function decodeAttempt<T>(answer: unknown, schema: ValueSchema): Decoded<T> {
   try {
-    if (!isRecord(answer) || typeof answer.ok !== 'boolean') return internal(`unrecognised remote answer: ${text(answer)}`)
+    if (!isRecord(answer) || typeof answer.ok !== 'boolean')
+      return internal(`unrecognised remote answer: ${text(answer)}`)
     if (!answer.ok) {
       // The call never reached our service (offline, unmounted, refused by the host): the host's own text.
       const error = isRecord(answer.error) ? answer.error : {}
       return internal(typeof error.message === 'string' ? error.message : text(answer.error))
     }
     const attempt = answer.value
-    if (!isRecord(attempt) || attempt.format !== ATTEMPT_FORMAT || typeof attempt.ok !== 'boolean') return internal(`unrecognised remote answer: ${text(attempt)}`)
-    if (!attempt.ok) return { ok: false, error: failureOf(attempt.error) ?? { code: 'INTERNAL', message: text(attempt.error) } }
-    if (attempt.json !== undefined && typeof attempt.json !== 'string') return internal(`unrecognised remote answer: ${text(attempt)}`)
+    if (!isRecord(attempt) || attempt.format !== ATTEMPT_FORMAT || typeof attempt.ok !== 'boolean')
+      return internal(`unrecognised remote answer: ${text(attempt)}`)
+    if (!attempt.ok)
+      return { ok: false, error: failureOf(attempt.error) ?? { code: 'INTERNAL', message: text(attempt.error) } }
+    if (attempt.json !== undefined && typeof attempt.json !== 'string')
+      return internal(`unrecognised remote answer: ${text(attempt)}`)
     let value: unknown
     try {
       value = attempt.json === undefined ? undefined : JSON.parse(attempt.json)
@@ -74,7 +83,8 @@ export function decodeAttempt<T>(answer: unknown, schema: ValueSchema): Decoded<
       return internal(`the answer is not JSON: ${text(attempt.json)}`)
     }
     const parsed = schema.safeParse(value)
-    if (!parsed.success) return internal(`the answer does not match the method's result schema: ${text(parsed.error.message)}`)
+    if (!parsed.success)
+      return internal(`the answer does not match the method's result schema: ${text(parsed.error.message)}`)
     return { ok: true, value: parsed.data as T }
   } catch (error) {
     return internal(error instanceof Error ? error.message : text(error))

@@ -30,11 +30,22 @@ interface Descriptor {
 const DESCRIPTORS = (TYPERT_REMOTE as unknown as { readonly descriptors: readonly Descriptor[] }).descriptors
 
 /** One method of the namespace, sent through `attempt` and decoded. */
-async function viaAttempt(generated: GeneratedSessionTree, descriptor: Descriptor, values: readonly unknown[]): Promise<Decoded<unknown>> {
+async function viaAttempt(
+  generated: GeneratedSessionTree,
+  descriptor: Descriptor,
+  values: readonly unknown[],
+): Promise<Decoded<unknown>> {
   const args: Record<string, unknown> = {}
   for (const [i, parameter] of descriptor.parameters.entries()) {
     const parsed = parameter.codec.schema.safeParse(values[i])
-    if (!parsed.success) return { ok: false, error: { code: 'INVALID_ARGUMENT', message: `${descriptor.method}: ${parameter.wire}: ${parsed.error.message}` } }
+    if (!parsed.success)
+      return {
+        ok: false,
+        error: {
+          code: 'INVALID_ARGUMENT',
+          message: `${descriptor.method}: ${parameter.wire}: ${parsed.error.message}`,
+        },
+      }
     if (parsed.data !== undefined) args[parameter.wire] = parsed.data
   }
   let answer: unknown

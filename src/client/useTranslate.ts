@@ -8,9 +8,16 @@ import { resolveLocale, translator, type HostLocale, type Locale, type Translate
 
 const NO_SUBSCRIPTION = (): (() => void) => () => {}
 
-export function useTranslate(hostLocale: () => HostLocale | undefined): { readonly t: Translate; readonly locale: Locale } {
+export function useTranslate(hostLocale: () => HostLocale | undefined): {
+  readonly t: Translate
+  readonly locale: Locale
+} {
   const host = hostLocale()
   const subscribe = useMemo(() => (host ? (listener: () => void) => host.subscribe(listener) : NO_SUBSCRIPTION), [host])
-  const locale = useSyncExternalStore(subscribe, () => resolveLocale(host), (): Locale => 'en')
+  const locale = useSyncExternalStore(
+    subscribe,
+    () => resolveLocale(host),
+    (): Locale => 'en',
+  )
   return useMemo(() => ({ t: translator(locale), locale }), [locale])
 }

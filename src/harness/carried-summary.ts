@@ -35,7 +35,11 @@ export function carriedSummaryMessage(id: string, summary: BranchSummary): Recor
     branch: summary.branch,
     of: summary.nodeId,
     ...(summary.fromNodeId === undefined ? {} : { fromNodeId: summary.fromNodeId }),
-    ...(summary.model === undefined ? {} : { writer: { model: summary.model, ...(summary.provider === undefined ? {} : { provider: summary.provider }) } }),
+    ...(summary.model === undefined
+      ? {}
+      : {
+          writer: { model: summary.model, ...(summary.provider === undefined ? {} : { provider: summary.provider }) },
+        }),
     ...(summary.fallback ? { fallback: true } : {}),
     ...(summary.usage === undefined ? {} : { usage: summary.usage }),
   }
@@ -48,13 +52,18 @@ export function carriedSummaryMessage(id: string, summary: BranchSummary): Recor
 }
 
 /** The facts of a carried summary, when `message` is one; undefined for any other message. */
-export function carriedSummaryOf(message: unknown): { readonly line: string; readonly facts: CarriedSummaryFacts } | undefined {
+export function carriedSummaryOf(
+  message: unknown,
+): { readonly line: string; readonly facts: CarriedSummaryFacts } | undefined {
   if (!isRecord(message) || !isRecord(message.source)) return undefined
   const source = message.source
   if (source.kind !== 'plugin' || source.plugin !== PLUGIN_ID || !isRecord(source.branchSummary)) return undefined
   const facts = source.branchSummary
   if (facts.v !== 1 || typeof facts.branch !== 'string' || typeof facts.of !== 'string') return undefined
-  return { line: typeof source.summary === 'string' ? source.summary : '', facts: facts as unknown as CarriedSummaryFacts }
+  return {
+    line: typeof source.summary === 'string' ? source.summary : '',
+    facts: facts as unknown as CarriedSummaryFacts,
+  }
 }
 
 /** The collapsed row's line: "Branch summary (<branch>): …", within the harness's bound. */

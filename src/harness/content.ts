@@ -28,12 +28,14 @@ function parseArguments(raw: unknown): JsonValue {
 function nestedText(blocks: unknown): string {
   if (typeof blocks === 'string') return blocks
   if (!Array.isArray(blocks)) throw new MalformedEvent('tool-result content must be an array')
-  return blocks.map((block) => {
-    if (!isRecord(block)) throw new MalformedEvent('tool-result content block must be an object')
-    if (block.type === 'text' && typeof block.text === 'string') return block.text
-    if (block.type === 'image') return '[image]'
-    return ''
-  }).join('')
+  return blocks
+    .map((block) => {
+      if (!isRecord(block)) throw new MalformedEvent('tool-result content block must be an object')
+      if (block.type === 'text' && typeof block.text === 'string') return block.text
+      if (block.type === 'image') return '[image]'
+      return ''
+    })
+    .join('')
 }
 
 /** Flatten a harness content block array. */
@@ -42,7 +44,8 @@ export function flattenContent(blocks: unknown): FlatContent {
   const texts: string[] = []
   const parts: ContentPart[] = []
   for (const block of blocks) {
-    if (!isRecord(block) || typeof block.type !== 'string') throw new MalformedEvent('content block must be an object with a type')
+    if (!isRecord(block) || typeof block.type !== 'string')
+      throw new MalformedEvent('content block must be an object with a type')
     switch (block.type) {
       case 'text':
         if (typeof block.text !== 'string') throw new MalformedEvent('text block without text')
@@ -58,16 +61,19 @@ export function flattenContent(blocks: unknown): FlatContent {
         parts.push({ type: 'text', text: '[image]' })
         break
       case 'tool-call':
-        if (typeof block.id !== 'string' || typeof block.name !== 'string') throw new MalformedEvent('tool-call block without id or name')
+        if (typeof block.id !== 'string' || typeof block.name !== 'string')
+          throw new MalformedEvent('tool-call block without id or name')
         parts.push({ type: 'tool_call', id: block.id, name: block.name, arguments: parseArguments(block.arguments) })
         break
       case 'tool-result': {
         if (typeof block.toolCallId !== 'string') throw new MalformedEvent('tool-result block without toolCallId')
         const text = nestedText(block.content)
         texts.push(text)
-        parts.push(block.isError === true
-          ? { type: 'tool_result', toolCallId: block.toolCallId, content: text, isError: true }
-          : { type: 'tool_result', toolCallId: block.toolCallId, content: text })
+        parts.push(
+          block.isError === true
+            ? { type: 'tool_result', toolCallId: block.toolCallId, content: text, isError: true }
+            : { type: 'tool_result', toolCallId: block.toolCallId, content: text },
+        )
         break
       }
       default:

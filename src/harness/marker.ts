@@ -84,7 +84,10 @@ export function markerOf(message: unknown): SwitchMarker | undefined {
   if (marker.branch !== undefined && typeof marker.branch !== 'string') return undefined
   // Notes for readers: a malformed one is dropped, the switch stands.
   const lane = typeof marker.lane === 'string' ? marker.lane : undefined
-  const leaves = typeof marker.leaves === 'number' && Number.isSafeInteger(marker.leaves) && marker.leaves >= 0 ? marker.leaves : undefined
+  const leaves =
+    typeof marker.leaves === 'number' && Number.isSafeInteger(marker.leaves) && marker.leaves >= 0
+      ? marker.leaves
+      : undefined
   return {
     v: 1,
     op: 'switch',

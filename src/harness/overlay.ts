@@ -77,9 +77,14 @@ export function foldOverlay(tree: SessionTree, treeOnlyW: ReadonlyMap<string, nu
 /** Validate a folded overlay read from disk; throws `Invalid` with the reason. */
 export function checkOverlay(value: JsonObject | unknown): OverlayState {
   if (!isRecord(value)) throw new Invalid('overlay must be an object')
-  if (value.version !== OVERLAY_VERSION) throw new Invalid(`overlay version ${JSON.stringify(value.version)} is not ${OVERLAY_VERSION}`)
+  if (value.version !== OVERLAY_VERSION)
+    throw new Invalid(`overlay version ${JSON.stringify(value.version)} is not ${OVERLAY_VERSION}`)
   if (!isRecord(value.labels)) throw new Invalid('overlay.labels must be an object')
-  const labels = recordOf(Object.entries(value.labels).map(([id, label]) => [checkNodeId(id, 'overlay.labels key'), checkLabel(label, `overlay.labels.${id}`)] as const))
+  const labels = recordOf(
+    Object.entries(value.labels).map(
+      ([id, label]) => [checkNodeId(id, 'overlay.labels key'), checkLabel(label, `overlay.labels.${id}`)] as const,
+    ),
+  )
   const pairs = (list: unknown, where: string, check: (a: unknown, b: unknown) => [string, string]) => {
     if (!Array.isArray(list)) throw new Invalid(`${where} must be an array`)
     return list.map((pair, i) => {
@@ -87,11 +92,18 @@ export function checkOverlay(value: JsonObject | unknown): OverlayState {
       return check(pair[0], pair[1])
     })
   }
-  const heads = pairs(value.heads, 'overlay.heads', (name, id) => [checkBranchName(name, 'overlay branch'), checkNodeId(id, 'overlay head')])
-  const adoptions = pairs(value.adoptions, 'overlay.adoptions', (a, b) => [checkNodeId(a, 'overlay adoption'), checkNodeId(b, 'overlay adopter')])
+  const heads = pairs(value.heads, 'overlay.heads', (name, id) => [
+    checkBranchName(name, 'overlay branch'),
+    checkNodeId(id, 'overlay head'),
+  ])
+  const adoptions = pairs(value.adoptions, 'overlay.adoptions', (a, b) => [
+    checkNodeId(a, 'overlay adoption'),
+    checkNodeId(b, 'overlay adopter'),
+  ])
   if (!Array.isArray(value.summaries)) throw new Invalid('overlay.summaries must be an array')
   const history = value.history
-  if (!isRecord(history) || !Array.isArray(history.back) || !Array.isArray(history.forward)) throw new Invalid('overlay.history must be { back, forward }')
+  if (!isRecord(history) || !Array.isArray(history.back) || !Array.isArray(history.forward))
+    throw new Invalid('overlay.history must be { back, forward }')
   if (!Array.isArray(value.treeOnly)) throw new Invalid('overlay.treeOnly must be an array')
   return {
     version: OVERLAY_VERSION,
@@ -106,7 +118,8 @@ export function checkOverlay(value: JsonObject | unknown): OverlayState {
       forward: history.forward.map((p, i) => checkPosition(p, `overlay.history.forward[${i}]`)),
     },
     treeOnly: value.treeOnly.map((item, i) => {
-      if (!isRecord(item) || typeof item.w !== 'number' || !Number.isSafeInteger(item.w)) throw new Invalid(`overlay.treeOnly[${i}] must be { w, entry }`)
+      if (!isRecord(item) || typeof item.w !== 'number' || !Number.isSafeInteger(item.w))
+        throw new Invalid(`overlay.treeOnly[${i}] must be { w, entry }`)
       return { w: item.w, entry: checkEntry(item.entry, `overlay.treeOnly[${i}].entry`) }
     }),
     adoptions,

@@ -61,7 +61,6 @@ export class SessionProjector extends SurfaceMirror {
     return this.last
   }
 
-
   /** Events that could not be read, with the reason. */
   get quarantine(): readonly QuarantinedEvent[] {
     return this.quarantined
@@ -77,7 +76,6 @@ export class SessionProjector extends SurfaceMirror {
     return Object.fromEntries(this.usage)
   }
 
-
   /** The harness events a node came from; undefined for tree-only nodes. */
   sourceOf(nodeId: string): NodeSource | undefined {
     return this.sources.get(nodeId)
@@ -87,7 +85,11 @@ export class SessionProjector extends SurfaceMirror {
   project(raw: unknown): void {
     if (!isRecord(raw) || typeof raw.seq !== 'number' || !Number.isSafeInteger(raw.seq)) {
       // Without a seq there is nothing to key a quarantine entry on.
-      this.quarantined.push({ seq: -1, type: isRecord(raw) && typeof raw.type === 'string' ? raw.type : 'unknown', reason: 'event without an integer seq' })
+      this.quarantined.push({
+        seq: -1,
+        type: isRecord(raw) && typeof raw.type === 'string' ? raw.type : 'unknown',
+        reason: 'event without an integer seq',
+      })
       return
     }
     const event = raw as unknown as Event
@@ -167,13 +169,22 @@ export class SessionProjector extends SurfaceMirror {
         const kind = typeof source.kind === 'string' ? source.kind : 'unknown'
         const carried = carriedSummaryOf(message)
         if (carried) this.settleBeforeCarried()
-        const node = this.place(event, { role: 'user', content: flat.text }, {
-          content: flat.parts,
-          origin: origin(event.seq, message.id, kind, kind !== 'user'),
-          ...(carried
-            ? { metadata: { plugin: source.plugin as string, branchSummary: carried.facts as unknown as JsonValue }, ...(carried.line ? { summary: carried.line } : {}) }
-            : kind === 'plugin' && typeof source.plugin === 'string' ? { metadata: { plugin: source.plugin } } : {}),
-        })
+        const node = this.place(
+          event,
+          { role: 'user', content: flat.text },
+          {
+            content: flat.parts,
+            origin: origin(event.seq, message.id, kind, kind !== 'user'),
+            ...(carried
+              ? {
+                  metadata: { plugin: source.plugin as string, branchSummary: carried.facts as unknown as JsonValue },
+                  ...(carried.line ? { summary: carried.line } : {}),
+                }
+              : kind === 'plugin' && typeof source.plugin === 'string'
+                ? { metadata: { plugin: source.plugin } }
+                : {}),
+          },
+        )
         this.surface[this.surface.length - 1] = { ...entry, node }
         this.sources.set(node, { kind: 'message', seq: event.seq })
         return
@@ -187,18 +198,23 @@ export class SessionProjector extends SurfaceMirror {
         const usage = isRecord(data.usage) ? numericRecord(data.usage) : undefined
         if (!Array.isArray(message.content) || message.content.length === 0) {
           // An empty message only hosts usage (a max-tokens step): no node.
-          for (const [key, value] of Object.entries(usage ?? {})) this.usage.set(key, (this.usage.get(key) ?? 0) + value)
+          for (const [key, value] of Object.entries(usage ?? {}))
+            this.usage.set(key, (this.usage.get(key) ?? 0) + value)
           return
         }
         const source = isRecord(message.source) ? message.source : {}
-        const node = this.place(event, { role: 'assistant', content: flat.text }, {
-          content: flat.parts,
-          origin: origin(event.seq, message.id, 'model', false),
-          ...(typeof source.model === 'string' ? { model: source.model } : {}),
-          ...(typeof source.provider === 'string' ? { provider: source.provider } : {}),
-          ...(usage ? { usage } : {}),
-          ...(data.interrupted === true ? { metadata: { interrupted: true } } : {}),
-        })
+        const node = this.place(
+          event,
+          { role: 'assistant', content: flat.text },
+          {
+            content: flat.parts,
+            origin: origin(event.seq, message.id, 'model', false),
+            ...(typeof source.model === 'string' ? { model: source.model } : {}),
+            ...(typeof source.provider === 'string' ? { provider: source.provider } : {}),
+            ...(usage ? { usage } : {}),
+            ...(data.interrupted === true ? { metadata: { interrupted: true } } : {}),
+          },
+        )
         this.surface[this.surface.length - 1] = { ...entry, node }
         this.sources.set(node, { kind: 'message', seq: event.seq })
         this.rehomeCalls(event, flat.parts)
@@ -211,16 +227,21 @@ export class SessionProjector extends SurfaceMirror {
         const message = requireMessage(data.message)
         const flat = flattenContent(message.content)
         const result = flat.parts.find((part) => part.type === 'tool_result')
-        if (!result || result.type !== 'tool_result') throw new MalformedEvent('tool/result without a tool-result block')
+        if (!result || result.type !== 'tool_result')
+          throw new MalformedEvent('tool/result without a tool-result block')
         const callNode = this.pendingCalls.get(result.toolCallId)
         const errorCode = isRecord(data.error) && typeof data.error.code === 'string' ? data.error.code : undefined
         if (callNode !== undefined) {
           this.pendingCalls.delete(result.toolCallId)
-          const attached = this.tree.attachToolResult(result.toolCallId, {
-            content: result.content,
-            ...(result.isError ? { isError: true } : {}),
-            ...(errorCode ? { error: errorCode } : {}),
-          }, { nodeId: callNode })
+          const attached = this.tree.attachToolResult(
+            result.toolCallId,
+            {
+              content: result.content,
+              ...(result.isError ? { isError: true } : {}),
+              ...(errorCode ? { error: errorCode } : {}),
+            },
+            { nodeId: callNode },
+          )
           if (!attached.ok) throw new MalformedEvent(attached.error.message)
           const source = this.sources.get(callNode)
           if (source?.kind === 'tool') this.sources.set(callNode, { ...source, resultSeq: event.seq })
@@ -230,12 +251,16 @@ export class SessionProjector extends SurfaceMirror {
           return
         }
         // A result whose call is not in the tree stands alone.
-        const node = this.place(event, { role: 'tool', content: result.content, toolCallId: result.toolCallId }, {
-          type: 'tool_result',
-          content: flat.parts,
-          origin: origin(event.seq, message.id, 'tool', false),
-          ...(result.isError ? { error: errorCode ?? 'error' } : {}),
-        })
+        const node = this.place(
+          event,
+          { role: 'tool', content: result.content, toolCallId: result.toolCallId },
+          {
+            type: 'tool_result',
+            content: flat.parts,
+            origin: origin(event.seq, message.id, 'tool', false),
+            ...(result.isError ? { error: errorCode ?? 'error' } : {}),
+          },
+        )
         this.surface[this.surface.length - 1] = { ...entry, node }
         this.sources.set(node, { kind: 'message', seq: event.seq })
         return
@@ -304,11 +329,16 @@ export class SessionProjector extends SurfaceMirror {
       const pending = this.pendingCalls.get(part.id)
       const source = pending === undefined ? undefined : this.sources.get(pending)
       if (source?.kind !== 'tool') continue
-      const node = this.place(event, null, {
-        type: 'tool_call',
-        content: [{ type: 'tool_call', id: part.id, name: part.name, arguments: part.arguments }],
-        origin: origin(event.seq, part.id, 'tool', false),
-      }, `${nodeIdForSeq(event.seq)}.${++index}`)
+      const node = this.place(
+        event,
+        null,
+        {
+          type: 'tool_call',
+          content: [{ type: 'tool_call', id: part.id, name: part.name, arguments: part.arguments }],
+          origin: origin(event.seq, part.id, 'tool', false),
+        },
+        `${nodeIdForSeq(event.seq)}.${++index}`,
+      )
       this.pendingCalls.set(part.id, node)
       this.sources.set(node, { kind: 'tool', callSeq: source.callSeq, resultSeq: undefined })
     }
@@ -316,9 +346,11 @@ export class SessionProjector extends SurfaceMirror {
 
   private toolCall(event: Event): void {
     const data = event.data
-    if (!isRecord(data) || typeof data.callId !== 'string' || typeof data.name !== 'string') throw new MalformedEvent('tool/call without callId or name')
+    if (!isRecord(data) || typeof data.callId !== 'string' || typeof data.name !== 'string')
+      throw new MalformedEvent('tool/call without callId or name')
     // A switch's copy of a call: in a maintenance turn, or announced by a copied message (an in-step switch).
-    const copy = this.copiedCalls.delete(data.callId) || (this.switching !== undefined && this.openTurn === this.switching.turn)
+    const copy =
+      this.copiedCalls.delete(data.callId) || (this.switching !== undefined && this.openTurn === this.switching.turn)
     this.callIds.record(data.callId, event.seq, copy)
     if (copy) return
     const args = parseArguments(data.arguments)
@@ -333,8 +365,10 @@ export class SessionProjector extends SurfaceMirror {
 
   private requestHeader(event: Event): void {
     const data = event.data
-    const config = isRecord(data) && isRecord(data.header) && isRecord(data.header.config) ? data.header.config : undefined
-    if (!config || typeof config.provider !== 'string' || typeof config.model !== 'string') throw new MalformedEvent('request/header without provider/model')
+    const config =
+      isRecord(data) && isRecord(data.header) && isRecord(data.header.config) ? data.header.config : undefined
+    if (!config || typeof config.provider !== 'string' || typeof config.model !== 'string')
+      throw new MalformedEvent('request/header without provider/model')
     const route = `${config.provider}/${config.model}`
     const previous = this.route
     this.route = route
@@ -375,8 +409,10 @@ export class SessionProjector extends SurfaceMirror {
   ): string {
     const nodeId = explicitId ?? nodeIdForSeq(event.seq)
     const parentId = this.adoptions
-      ? this.adoptions.get(nodeId) ?? this.tipNode
-      : this.cursorFollowsTip() ? this.tree.cursor : this.tipNode
+      ? (this.adoptions.get(nodeId) ?? this.tipNode)
+      : this.cursorFollowsTip()
+        ? this.tree.cursor
+        : this.tipNode
     const { summary, ...rest } = options
     const appended = this.tree.append(message, {
       ...rest,

@@ -34,7 +34,14 @@ export function nodeIdForSeq(seq: number): string {
 }
 
 /** A harness log event as the projector reads it. */
-export type Event = { readonly type: string; readonly seq: number; readonly time?: number; readonly data?: unknown; readonly surfaceOp?: unknown; readonly sourceEventSeqs?: unknown }
+export type Event = {
+  readonly type: string
+  readonly seq: number
+  readonly time?: number
+  readonly data?: unknown
+  readonly surfaceOp?: unknown
+  readonly sourceEventSeqs?: unknown
+}
 
 /** How a surface event changes the surface. */
 export type SurfaceOp = 'append' | { start: number; end: number }
@@ -78,7 +85,8 @@ export abstract class SurfaceMirror {
   /** Mirror inbox splices; the splice that claims our marker opens a switch turn. */
   protected splice(event: Event): void {
     const data = event.data
-    if (!isRecord(data) || typeof data.target !== 'string' || typeof data.start !== 'number') throw new MalformedEvent('inbox splice without target/start')
+    if (!isRecord(data) || typeof data.target !== 'string' || typeof data.start !== 'number')
+      throw new MalformedEvent('inbox splice without target/start')
     const list = this.inbox.get(data.target) ?? []
     this.inbox.set(data.target, list)
     const inserted = Array.isArray(data.inserted) ? data.inserted : []
@@ -106,7 +114,12 @@ export abstract class SurfaceMirror {
     // False when the turn ended before the history reached the target (a crash or an error).
     const complete = tip === marker.target
     const tree = this.tree
-    if (complete && marker.branch !== undefined && tip !== null && !tree.branchHeadList().some(([name]) => name === marker.branch)) {
+    if (
+      complete &&
+      marker.branch !== undefined &&
+      tip !== null &&
+      !tree.branchHeadList().some(([name]) => name === marker.branch)
+    ) {
       // Log-only rebuild of a fork: name the branch the way the user did.
       const forked = tree.fork(tip, marker.branch)
       if (forked.ok) return
@@ -129,19 +142,23 @@ export abstract class SurfaceMirror {
     this.surface.splice(0, this.surface.length, ...entries)
     this.tipNode = this.surfaceTip()
     const target = data.target === null || typeof data.target === 'string' ? data.target : this.tipNode
-    const marker: SwitchMarker = typeof data.branch === 'string'
-      ? { v: 1, op: 'switch', id: `selection-${event.seq}`, target, branch: data.branch }
-      : { v: 1, op: 'switch', id: `selection-${event.seq}`, target }
+    const marker: SwitchMarker =
+      typeof data.branch === 'string'
+        ? { v: 1, op: 'switch', id: `selection-${event.seq}`, target, branch: data.branch }
+        : { v: 1, op: 'switch', id: `selection-${event.seq}`, target }
     this.settleSwitch(marker)
   }
 
   /** Copies and tombstones of a switch map back to the original nodes. */
   protected switchCopy(event: Event, op: 'append' | { start: number; end: number }): void {
-    const cited = Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs.filter((s): s is number => typeof s === 'number') : []
+    const cited = Array.isArray(event.sourceEventSeqs)
+      ? event.sourceEventSeqs.filter((s): s is number => typeof s === 'number')
+      : []
     if (op === 'append') {
       const original = cited[0]
       const node = original === undefined ? undefined : this.nodeOfSeq.get(original)
-      if (cited.length !== 1 || node === undefined) throw new MalformedEvent(`switch copy cites ${JSON.stringify(cited)}, not one known original`)
+      if (cited.length !== 1 || node === undefined)
+        throw new MalformedEvent(`switch copy cites ${JSON.stringify(cited)}, not one known original`)
       this.surface.push({ seq: event.seq, node })
       this.nodeOfSeq.set(event.seq, node)
       this.noteCopiedCalls(event)
@@ -166,9 +183,14 @@ export abstract class SurfaceMirror {
    * A rewind's stand-in restates the first entry it shadows (`surface/plan.ts`, `restateOnRewind`): it
    * cites exactly the shadowed entries, that one first, and is not empty (an empty one is a tombstone).
    */
-  protected restatedNode(event: Event, cited: readonly number[], range: { from: number; to: number }): string | undefined {
+  protected restatedNode(
+    event: Event,
+    cited: readonly number[],
+    range: { from: number; to: number },
+  ): string | undefined {
     const first = this.surface[range.from]
-    if (!first || first.node === null || cited.length !== range.to - range.from + 1 || cited[0] !== first.seq) return undefined
+    if (!first || first.node === null || cited.length !== range.to - range.from + 1 || cited[0] !== first.seq)
+      return undefined
     if (cited.some((seq, i) => this.surface[range.from + i]?.seq !== seq)) return undefined
     // The first entry is the original (its type known) or a copy of one.
     const type = this.typeOfSeq.get(first.seq)
@@ -221,7 +243,12 @@ export abstract class SurfaceMirror {
       originals = this.originalsOf(cited, range)
     }
     const original = originals[0]
-    return originals.length === 1 && typeof original === 'number' && this.typeOfSeq.get(original) === event.type && this.nodeOfSeq.has(original)
+    return (
+      originals.length === 1 &&
+      typeof original === 'number' &&
+      this.typeOfSeq.get(original) === event.type &&
+      this.nodeOfSeq.has(original)
+    )
   }
 
   /** An empty assistant message shadowing the tail of the surface: the history went back (a rewind). */
@@ -296,6 +323,7 @@ function emptyMessage(event: Event): boolean {
 
 export function surfaceOpOf(op: unknown): 'append' | { start: number; end: number } {
   if (op === 'append') return op
-  if (isRecord(op) && op.op === 'replace' && typeof op.start === 'number' && typeof op.end === 'number') return { start: op.start, end: op.end }
+  if (isRecord(op) && op.op === 'replace' && typeof op.start === 'number' && typeof op.end === 'number')
+    return { start: op.start, end: op.end }
   throw new MalformedEvent('surface event without a valid surfaceOp')
 }

@@ -135,7 +135,11 @@ export class TreeSync {
    * entries and watermark are taken now, in the same synchronous step, so
    * nothing projected meanwhile is mistaken for the user's.
    */
-  begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>> {
+  begin<T>(
+    sessionId: string,
+    operation: (tree: SessionTree) => TreeResult<T>,
+    actor: JournalActor,
+  ): TreeResult<PendingOperation<T>> {
     const state = this.states.get(sessionId)
     if (!state) return notAttached(sessionId)
     const tree = state.projector.tree
@@ -192,11 +196,19 @@ export class TreeSync {
    * grows. A record that cannot be written fails the call (SIDECAR_IO); a
    * failed fold is only a warning (the journal still holds every record).
    */
-  private persist(state: TreeSessionState, entries: readonly SessionTreeLogEntry[], w: number, actor: JournalActor): TreeResult<void> {
+  private persist(
+    state: TreeSessionState,
+    entries: readonly SessionTreeLogEntry[],
+    w: number,
+    actor: JournalActor,
+  ): TreeResult<void> {
     const sidecar = this.sidecar
     if (!sidecar || entries.length === 0) return ok(undefined)
     // One operation, one write: its records land together or not at all.
-    const written = sidecar.appendAll(state.sessionId, entries.map(({ seq: _seq, ...op }) => ({ w, op: op as unknown as JsonObject, at: op.at, actor })))
+    const written = sidecar.appendAll(
+      state.sessionId,
+      entries.map(({ seq: _seq, ...op }) => ({ w, op: op as unknown as JsonObject, at: op.at, actor })),
+    )
     if (!written.ok) {
       // Kept in the status too: whatever the caller answers, the sidecar needs a person's look.
       warnOnce(state, { code: written.error.code, message: written.error.message })
@@ -205,7 +217,11 @@ export class TreeSync {
     for (const entry of entries) noteTreeOnly(state, entry, w)
     if (sidecar.needsCompaction(state.sessionId)) {
       const last = written.value.at(-1)!.n
-      const folded = sidecar.compact(state.sessionId, { n: last, w: state.projector.watermark, state: foldOverlay(state.projector.tree, state.treeOnlyW) as unknown as JsonObject })
+      const folded = sidecar.compact(state.sessionId, {
+        n: last,
+        w: state.projector.watermark,
+        state: foldOverlay(state.projector.tree, state.treeOnlyW) as unknown as JsonObject,
+      })
       if (!folded.ok) warnOnce(state, { code: folded.error.code, message: folded.error.message })
     }
     return ok(undefined)
@@ -218,7 +234,11 @@ export class TreeSync {
     const state: TreeSessionState = { sessionId: session.id, projector, warnings, treeOnlyW }
     const events = session.events
     const load = this.sidecar?.load(session.id)
-    for (const problem of load?.problems ?? []) warnings.push({ code: problem.code, message: `${problem.message} (${problem.file}${problem.offset === undefined ? '' : ` at byte ${problem.offset}`})` })
+    for (const problem of load?.problems ?? [])
+      warnings.push({
+        code: problem.code,
+        message: `${problem.message} (${problem.file}${problem.offset === undefined ? '' : ` at byte ${problem.offset}`})`,
+      })
 
     let overlay: OverlayState | undefined
     let foldW = -1
@@ -227,7 +247,10 @@ export class TreeSync {
         overlay = checkOverlay(load.fold.state)
         foldW = load.fold.w
       } catch (error) {
-        warnings.push({ code: 'INVALID_SNAPSHOT', message: `sidecar overlay ignored: ${error instanceof Invalid ? error.reason : String(error)}` })
+        warnings.push({
+          code: 'INVALID_SNAPSHOT',
+          message: `sidecar overlay ignored: ${error instanceof Invalid ? error.reason : String(error)}`,
+        })
       }
     }
 
@@ -240,7 +263,8 @@ export class TreeSync {
         while (pending.length > 0 && pending[0]!.w <= w) {
           const { w: at, entry } = pending.shift()!
           if (insertTreeOnly(projector, entry)) treeOnlyW.set(entry.nodeId, at)
-          else warnings.push({ code: 'INVALID_SNAPSHOT', message: `sidecar node ${entry.nodeId} could not be restored` })
+          else
+            warnings.push({ code: 'INVALID_SNAPSHOT', message: `sidecar node ${entry.nodeId} could not be restored` })
         }
       }
       for (; index < events.length; index++) {
@@ -275,7 +299,8 @@ export class TreeSync {
 
 /** Add a warning unless the same one is already there (a broken sidecar fails every write alike). */
 function warnOnce(state: TreeSessionState, warning: SidecarWarning): void {
-  if (!state.warnings.some((w) => w.code === warning.code && w.message === warning.message)) state.warnings.push(warning)
+  if (!state.warnings.some((w) => w.code === warning.code && w.message === warning.message))
+    state.warnings.push(warning)
 }
 
 function applyRecord(state: TreeSessionState, op: JsonObject, w: number): void {
@@ -283,7 +308,10 @@ function applyRecord(state: TreeSessionState, op: JsonObject, w: number): void {
   const result = tree.applyOp(op)
   if (!result.ok) {
     if (alreadyHeld(tree, op, result.error.code)) return
-    state.warnings.push({ code: result.error.code, message: `sidecar record (${String(op.op)}) not re-applied: ${result.error.message}` })
+    state.warnings.push({
+      code: result.error.code,
+      message: `sidecar record (${String(op.op)}) not re-applied: ${result.error.message}`,
+    })
     return
   }
   noteTreeOnly(state, op as { op?: unknown; node?: TreeEntry }, w)
@@ -301,7 +329,11 @@ function alreadyHeld(tree: SessionTree, op: JsonObject, code: string): boolean {
 }
 
 /** Remember the watermark a tree-only node (one the harness log does not hold) was appended at. */
-function noteTreeOnly(state: TreeSessionState, record: { readonly op?: unknown; readonly node?: TreeEntry }, w: number): void {
+function noteTreeOnly(
+  state: TreeSessionState,
+  record: { readonly op?: unknown; readonly node?: TreeEntry },
+  w: number,
+): void {
   if (record.op === 'append' && record.node && !isHarnessNode(record.node)) state.treeOnlyW.set(record.node.nodeId, w)
 }
 

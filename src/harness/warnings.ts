@@ -32,15 +32,17 @@ export interface LogWarning {
   readonly callId: string
 }
 
-const REMEDY = 'Nothing, in dsh web with this plugin installed: its browser half keys the repeated calls apart, so the Chat and the '
-  + 'Trajectory load the session. Without the plugin, "Branch into a new conversation" on the last answer the Chat shows starts a '
-  + 'conversation whose Chat loads.'
+const REMEDY =
+  'Nothing, in dsh web with this plugin installed: its browser half keys the repeated calls apart, so the Chat and the ' +
+  'Trajectory load the session. Without the plugin, "Branch into a new conversation" on the last answer the Chat shows starts a ' +
+  'conversation whose Chat loads.'
 
 /** Copies made by an earlier version: an export and an import rebuild the log with fresh ids for every copy. */
-const COPIES_REMEDY = 'Nothing, in dsh web with this plugin installed: its browser half keys the repeated calls apart, so the Chat and the '
-  + 'Trajectory load the session. For a log that repeats no id (for another program that reads it, or before removing the plugin), '
-  + 'bring the whole tree into a new session: export it to Pi and import that file (`npx dsh-session-tree export pi <session-id> /tmp/tree.jsonl`, '
-  + 'then `/tree import /tmp/tree.jsonl` in any session).'
+const COPIES_REMEDY =
+  'Nothing, in dsh web with this plugin installed: its browser half keys the repeated calls apart, so the Chat and the ' +
+  'Trajectory load the session. For a log that repeats no id (for another program that reads it, or before removing the plugin), ' +
+  'bring the whole tree into a new session: export it to Pi and import that file (`npx dsh-session-tree export pi <session-id> /tmp/tree.jsonl`, ' +
+  'then `/tree import /tmp/tree.jsonl` in any session).'
 
 /** Call ids seen in `tool/call` events, and the repeats among them. O(1) per call. */
 export class CallIdLedger {
@@ -62,9 +64,10 @@ export class CallIdLedger {
   warnings(): LogWarning[] {
     return [...this.repeats].map(([code, { count, firstSeq, callId }]) => ({
       code,
-      message: code === 'COPIED_CALL_IDS'
-        ? `${count} tool call copies in this session's log repeat their original's call id (the first at event ${firstSeq}, "${callId}"), written by a stock switch of an earlier dsh-session-tree version. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`
-        : `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"); the provider reused it. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`,
+      message:
+        code === 'COPIED_CALL_IDS'
+          ? `${count} tool call copies in this session's log repeat their original's call id (the first at event ${firstSeq}, "${callId}"), written by a stock switch of an earlier dsh-session-tree version. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`
+          : `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"); the provider reused it. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`,
       remedy: code === 'COPIED_CALL_IDS' ? COPIES_REMEDY : REMEDY,
       count,
       firstSeq,

@@ -78,7 +78,11 @@ export class WorkspaceCapture {
     this.ctx = ctx
     this.registry = registry
     this.shellTools = new Set(options.shellTools)
-    const on = ctx.on.bind(ctx) as unknown as (name: string, listener: (...args: never[]) => unknown, options?: { prepend?: boolean }) => () => void
+    const on = ctx.on.bind(ctx) as unknown as (
+      name: string,
+      listener: (...args: never[]) => unknown,
+      options?: { prepend?: boolean },
+    ) => () => void
     const gate = async (target: unknown, actor: unknown, next: () => unknown) => {
       await this.guard(() => this.before(target, actor))
       return next()
@@ -86,13 +90,20 @@ export class WorkspaceCapture {
     on('fs/write-intent', gate, { prepend: true })
     on('fs/edit-intent', gate, { prepend: true })
     on('tools/execute', (exec: Execution, next: () => Promise<unknown>) => this.around(exec, next), { prepend: true })
-    on('tools/post-execute', async (exec: Execution, result: { content: readonly ContentBlock[] }, next: () => Promise<PostDecision>) => {
-      const decision = await next()
-      const lines = this.notes.get(exec)
-      if (!lines || lines.length === 0 || decision.kind !== 'accept' || decision.value !== undefined) return decision
-      this.notes.delete(exec)
-      return { ...decision, content: [...(decision.content ?? result.content), { type: 'text', text: lines.join('\n') }] }
-    }, { prepend: true })
+    on(
+      'tools/post-execute',
+      async (exec: Execution, result: { content: readonly ContentBlock[] }, next: () => Promise<PostDecision>) => {
+        const decision = await next()
+        const lines = this.notes.get(exec)
+        if (!lines || lines.length === 0 || decision.kind !== 'accept' || decision.value !== undefined) return decision
+        this.notes.delete(exec)
+        return {
+          ...decision,
+          content: [...(decision.content ?? result.content), { type: 'text', text: lines.join('\n') }],
+        }
+      },
+      { prepend: true },
+    )
   }
 
   /** The call point of an execution: its root call's `tool/call` event. */
@@ -100,9 +111,16 @@ export class WorkspaceCapture {
     const callId = exec.rootCallId ?? exec.callId
     const last = session.seq - 1
     for (let i = session.events.length - 1; i >= 0 && i >= session.events.length - CALL_LOOKBACK; i--) {
-      const event = session.events[i] as { type?: unknown; seq?: unknown; data?: { callId?: unknown; name?: unknown } } | undefined
+      const event = session.events[i] as
+        { type?: unknown; seq?: unknown; data?: { callId?: unknown; name?: unknown } } | undefined
       if (event?.type === 'tool/call' && event.data?.callId === callId && typeof event.seq === 'number') {
-        return { key: 2 * event.seq, node: nodeIdForSeq(event.seq), call: callId, tool: typeof event.data.name === 'string' ? event.data.name : exec.name, w: last }
+        return {
+          key: 2 * event.seq,
+          node: nodeIdForSeq(event.seq),
+          call: callId,
+          tool: typeof event.data.name === 'string' ? event.data.name : exec.name,
+          w: last,
+        }
       }
     }
     // Not in the log (a call made outside the agent loop): it belongs after everything so far.
@@ -132,9 +150,21 @@ export class WorkspaceCapture {
     if (!workspace) return
     const point = this.touched.get(exec)?.point ?? this.callPoint(session, exec)
     const outcome = workspace.captureBefore(point, fs.processPath(target))
-    if (outcome.kind === 'outside') this.note(exec, `[session-tree] ${outcome.absolute} is outside the workspace (${workspace.root}): not checkpointed, a restore leaves it alone.`)
-    else if (outcome.kind === 'failed') this.note(exec, `[session-tree] ${outcome.path ?? 'a file'} was not checkpointed (${outcome.message}); a restore cannot bring back its previous content.`)
-    else if (outcome.kind === 'captured' && outcome.state.kind === 'skipped') this.note(exec, `[session-tree] ${outcome.path}: ${skipMessage(outcome.state, workspace.maxFileBytes)}; a restore cannot bring back its previous content.`)
+    if (outcome.kind === 'outside')
+      this.note(
+        exec,
+        `[session-tree] ${outcome.absolute} is outside the workspace (${workspace.root}): not checkpointed, a restore leaves it alone.`,
+      )
+    else if (outcome.kind === 'failed')
+      this.note(
+        exec,
+        `[session-tree] ${outcome.path ?? 'a file'} was not checkpointed (${outcome.message}); a restore cannot bring back its previous content.`,
+      )
+    else if (outcome.kind === 'captured' && outcome.state.kind === 'skipped')
+      this.note(
+        exec,
+        `[session-tree] ${outcome.path}: ${skipMessage(outcome.state, workspace.maxFileBytes)}; a restore cannot bring back its previous content.`,
+      )
     if (outcome.kind === 'captured' || outcome.kind === 'already') this.touched.set(exec, { workspace, point })
   }
 
@@ -149,7 +179,10 @@ export class WorkspaceCapture {
         if (workspace.shell !== 'git') {
           if (!this.told.has(session.id)) {
             this.told.add(session.id)
-            this.note(exec, '[session-tree] Shell changes are not tracked here (this workspace is not a git work tree): a files restore brings back only what the file tools (write, edit, …) changed.')
+            this.note(
+              exec,
+              '[session-tree] Shell changes are not tracked here (this workspace is not a git work tree): a files restore brings back only what the file tools (write, edit, …) changed.',
+            )
           }
           return
         }
@@ -168,11 +201,19 @@ export class WorkspaceCapture {
         const touched = this.touched.get(exec)
         if (touched) {
           this.touched.delete(exec)
-          this.skipNotes(exec, touched.workspace, touched.workspace.captureAfter({ ...touched.point, w: session ? session.seq - 1 : touched.point.w }))
+          this.skipNotes(
+            exec,
+            touched.workspace,
+            touched.workspace.captureAfter({ ...touched.point, w: session ? session.seq - 1 : touched.point.w }),
+          )
         }
         if (shell) {
-          const recorded = await shell.workspace.shellAfter({ ...shell.point, w: session ? session.seq - 1 : shell.point.w }, shell.before)
-          if (!recorded.ok) this.note(exec, `[session-tree] This command's file changes are not tracked: ${recorded.error.message}`)
+          const recorded = await shell.workspace.shellAfter(
+            { ...shell.point, w: session ? session.seq - 1 : shell.point.w },
+            shell.before,
+          )
+          if (!recorded.ok)
+            this.note(exec, `[session-tree] This command's file changes are not tracked: ${recorded.error.message}`)
           else this.skipNotes(exec, shell.workspace, recorded.value)
         }
       })
@@ -181,7 +222,11 @@ export class WorkspaceCapture {
 
   private skipNotes(exec: object, workspace: SessionWorkspace, changes: readonly FileChange[]): void {
     for (const change of changes) {
-      if (change.after.kind === 'skipped') this.note(exec, `[session-tree] ${change.path}: ${skipMessage(change.after, workspace.maxFileBytes)}; a restore cannot bring this version back.`)
+      if (change.after.kind === 'skipped')
+        this.note(
+          exec,
+          `[session-tree] ${change.path}: ${skipMessage(change.after, workspace.maxFileBytes)}; a restore cannot bring this version back.`,
+        )
     }
   }
 
@@ -191,14 +236,24 @@ export class WorkspaceCapture {
    * guarded write or edit answers "stale: re-read the file"; a deleted file
    * is observed absent, which is true). Without `ctx.fs` there is no policy to tell.
    */
-  async invalidateReads(agent: object, root: string, changes: readonly { readonly path: string; readonly deleted: boolean }[], restoreId: string): Promise<void> {
+  async invalidateReads(
+    agent: object,
+    root: string,
+    changes: readonly { readonly path: string; readonly deleted: boolean }[],
+    restoreId: string,
+  ): Promise<void> {
     const fs = this.ctx.get('fs' as never) as FileSystemLike | undefined
     if (!fs) return
     const emit = this.ctx.emit.bind(this.ctx) as unknown as (name: string, ...args: unknown[]) => void
     for (const change of changes) {
       await this.guard(async () => {
         const target = await fs.resolve(`${root}/${change.path}`)
-        emit('fs/observed', target, change.deleted ? { kind: 'absent' } : { kind: 'present', version: `session-tree:restored:${restoreId}` }, { agent })
+        emit(
+          'fs/observed',
+          target,
+          change.deleted ? { kind: 'absent' } : { kind: 'present', version: `session-tree:restored:${restoreId}` },
+          { agent },
+        )
       })
     }
   }

@@ -69,11 +69,16 @@ export class TreeBuilder {
   }
 
   /** Order, repair and count. `cursor` undefined: the last node in source order. */
-  finish(meta: SessionMeta & { readonly format: ImportReport['format'] }, cursor?: string | null): { tree: InterchangeTree; report: ImportReport } {
+  finish(
+    meta: SessionMeta & { readonly format: ImportReport['format'] },
+    cursor?: string | null,
+  ): { tree: InterchangeTree; report: ImportReport } {
     const nodes = orderParentsFirst(this.collected, (text) => this.note(text))
-    if (nodes.length === 0) throw new InterchangeError('EMPTY_SESSION', 'the session holds no conversation entries', { lines: this.lines })
+    if (nodes.length === 0)
+      throw new InterchangeError('EMPTY_SESSION', 'the session holds no conversation entries', { lines: this.lines })
     const at = cursor === undefined ? nodes.reduce((last, node) => (node.line >= last.line ? node : last)).id : cursor
-    if (at !== null && !this.ids.has(at)) throw new InterchangeError('TREE_CORRUPT', `the active leaf ${JSON.stringify(at)} is not in the tree`)
+    if (at !== null && !this.ids.has(at))
+      throw new InterchangeError('TREE_CORRUPT', `the active leaf ${JSON.stringify(at)} is not in the tree`)
     const tree: InterchangeTree = { meta, nodes, cursor: at }
     return { tree, report: this.report(tree, meta.format) }
   }
@@ -84,7 +89,8 @@ export class TreeBuilder {
     let compactions = 0
     for (const node of tree.nodes) {
       if (node.parentId !== null) parents.add(node.parentId)
-      if (node.entry.kind === 'label' && this.ids.has(node.entry.target)) labels.set(node.entry.target, node.entry.label)
+      if (node.entry.kind === 'label' && this.ids.has(node.entry.target))
+        labels.set(node.entry.target, node.entry.label)
       if (node.entry.kind === 'compaction') compactions++
     }
     return {
@@ -147,7 +153,10 @@ export function orderParentsFirst(nodes: readonly InterchangeNode[], note: (text
     // Everything still waiting sits on a cycle (or below one): cut it at its earliest node.
     const rest = [...waiting.values()].flat().sort((a, b) => a.line - b.line)
     const first = rest[0]!
-    waiting.set(first.parentId!, waiting.get(first.parentId!)!.filter((node) => node !== first))
+    waiting.set(
+      first.parentId!,
+      waiting.get(first.parentId!)!.filter((node) => node !== first),
+    )
     if (waiting.get(first.parentId!)!.length === 0) waiting.delete(first.parentId!)
     cycles++
     release({ ...first, parentId: null })

@@ -11,7 +11,22 @@ import type { SourceFormat } from './model.ts'
 import { isObject } from './values.ts'
 
 const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted'])
-const CLAUDE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'attachment', 'file-history-snapshot', 'queue-operation', 'last-prompt', 'custom-title', 'agent-name', 'ai-title', 'permission-mode', 'mode'])
+const CLAUDE_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'progress',
+  'attachment',
+  'file-history-snapshot',
+  'queue-operation',
+  'last-prompt',
+  'custom-title',
+  'agent-name',
+  'ai-title',
+  'permission-mode',
+  'mode',
+])
 /** Records looked at before giving up. */
 const LOOKAHEAD = 50
 
@@ -20,12 +35,18 @@ export function formatOf(value: unknown, first: boolean): SourceFormat | undefin
   if (!isObject(value) || typeof value.type !== 'string') return undefined
   if (first && value.type === 'session' && typeof value.id === 'string') return 'pi'
   if (CODEX_TYPES.has(value.type) && 'payload' in value) return 'codex'
-  if (CLAUDE_TYPES.has(value.type) && ('uuid' in value || 'leafUuid' in value || 'messageId' in value || 'sessionId' in value)) return 'claude-code'
+  if (
+    CLAUDE_TYPES.has(value.type) &&
+    ('uuid' in value || 'leafUuid' in value || 'messageId' in value || 'sessionId' in value)
+  )
+    return 'claude-code'
   return undefined
 }
 
 /** Detect the format, then hand back the whole record stream (nothing consumed is lost). */
-export async function detectFormat(records: AsyncIterable<LineRecord>): Promise<{ format: SourceFormat; records: AsyncIterable<LineRecord> }> {
+export async function detectFormat(
+  records: AsyncIterable<LineRecord>,
+): Promise<{ format: SourceFormat; records: AsyncIterable<LineRecord> }> {
   const iterator = records[Symbol.asyncIterator]()
   const seen: LineRecord[] = []
   let format: SourceFormat | undefined
@@ -40,7 +61,10 @@ export async function detectFormat(records: AsyncIterable<LineRecord>): Promise<
     if (format !== undefined) break
   }
   if (format === undefined) {
-    const lines = seen.length === 0 ? 'the file is empty' : `none of its first ${seen.length} line(s) is a Pi, Claude Code or Codex record`
+    const lines =
+      seen.length === 0
+        ? 'the file is empty'
+        : `none of its first ${seen.length} line(s) is a Pi, Claude Code or Codex record`
     throw new InterchangeError('NOT_A_SESSION', lines)
   }
   async function* replay(): AsyncGenerator<LineRecord> {

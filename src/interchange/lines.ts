@@ -20,7 +20,10 @@ export type LineRecord =
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 /** Split a chunk stream into lines (without the newline; a trailing `\r` is dropped). */
-export async function* splitLines(chunks: AsyncIterable<Buffer | string>, maxLineBytes = DEFAULT_MAX_LINE_BYTES): AsyncGenerator<{ line: number; text: string }> {
+export async function* splitLines(
+  chunks: AsyncIterable<Buffer | string>,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): AsyncGenerator<{ line: number; text: string }> {
   const decoder = new StringDecoder('utf8')
   let pending: string[] = []
   let pendingLength = 0
@@ -61,7 +64,10 @@ function tooLong(line: number, max: number): InterchangeError {
 }
 
 /** Parse every line; torn lines are split into the objects they hold. Blank lines are skipped. */
-export async function* readJsonl(chunks: AsyncIterable<Buffer | string>, maxLineBytes?: number): AsyncGenerator<LineRecord> {
+export async function* readJsonl(
+  chunks: AsyncIterable<Buffer | string>,
+  maxLineBytes?: number,
+): AsyncGenerator<LineRecord> {
   for await (const { line, text } of splitLines(chunks, maxLineBytes)) {
     if (text.trim() === '') continue
     let value: unknown
@@ -120,8 +126,14 @@ export function* recoverLine(line: number, text: string): Generator<LineRecord> 
     position = next
   }
   if (found === 0) yield { kind: 'bad', line, reason: `not JSON (${text.length} characters, nothing recoverable)` }
-  else if (lost > 0) yield { kind: 'bad', line, reason: `torn line: ${found} record(s) recovered, ${lost} character(s) of a truncated record dropped` }
-  else if (found > 1) yield { kind: 'torn', line, reason: `torn line: ${found} records written on one line, all recovered` }
+  else if (lost > 0)
+    yield {
+      kind: 'bad',
+      line,
+      reason: `torn line: ${found} record(s) recovered, ${lost} character(s) of a truncated record dropped`,
+    }
+  else if (found > 1)
+    yield { kind: 'torn', line, reason: `torn line: ${found} records written on one line, all recovered` }
 }
 
 /** Index just past the object that starts at `start`, or -1 when it does not close on this line. */

@@ -43,13 +43,16 @@ export function* writeMarkdown(input: MarkdownInput): Generator<string> {
   // Every branch that leaves the path: a child of a path node that is not on the path.
   const branches: { fork: InterchangeNode | null; head: InterchangeNode }[] = []
   for (const at of [null, ...path.map((node) => node.id)]) {
-    for (const child of children.get(at) ?? []) if (!onPath.has(child.id)) branches.push({ fork: at === null ? null : byId.get(at)!, head: child })
+    for (const child of children.get(at) ?? [])
+      if (!onPath.has(child.id)) branches.push({ fork: at === null ? null : byId.get(at)!, head: child })
   }
   if (branches.length === 0) return
   yield `## Other branches (${branches.length})\n`
   for (const { fork, head } of branches) {
     const nodes = subtree(head, children)
-    const messages = nodes.filter((node) => node.entry.kind === 'user' || node.entry.kind === 'assistant' || node.entry.kind === 'tool_result')
+    const messages = nodes.filter(
+      (node) => node.entry.kind === 'user' || node.entry.kind === 'assistant' || node.entry.kind === 'tool_result',
+    )
     const prompt = nodes.find((node) => node.entry.kind === 'user')
     const lastWords = [...nodes].reverse().find((node) => node.entry.kind === 'assistant')
     const where = fork === null ? 'at the start' : `after “${oneLine(summaryOf(fork), 60)}”`
@@ -69,18 +72,21 @@ function subtree(head: InterchangeNode, children: Map<string | null, Interchange
 }
 
 function partsText(parts: readonly ContentPart[]): string {
-  return parts.map((part) => {
-    switch (part.type) {
-      case 'text':
-        return part.text
-      case 'thinking':
-        return part.text ? `<details><summary>thinking</summary>\n\n${part.text}\n\n</details>` : ''
-      case 'image':
-        return `[image: ${part.mediaType}]`
-      case 'tool_call':
-        return `\`${part.name}(${oneLine(JSON.stringify(part.arguments), 200)})\``
-    }
-  }).filter((text) => text !== '').join('\n\n')
+  return parts
+    .map((part) => {
+      switch (part.type) {
+        case 'text':
+          return part.text
+        case 'thinking':
+          return part.text ? `<details><summary>thinking</summary>\n\n${part.text}\n\n</details>` : ''
+        case 'image':
+          return `[image: ${part.mediaType}]`
+        case 'tool_call':
+          return `\`${part.name}(${oneLine(JSON.stringify(part.arguments), 200)})\``
+      }
+    })
+    .filter((text) => text !== '')
+    .join('\n\n')
 }
 
 function summaryOf(node: InterchangeNode): string {

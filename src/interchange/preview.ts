@@ -36,7 +36,7 @@ export function previewTree(tree: InterchangeTree, limit = 50): ImportPreview {
   for (const node of tree.nodes) children.set(node.parentId, (children.get(node.parentId) ?? 0) + 1)
   const byId = new Map(tree.nodes.map((node) => [node.id, node]))
   const depth = new Map<string, number>()
-  for (const node of tree.nodes) depth.set(node.id, (node.parentId === null ? 0 : depth.get(node.parentId) ?? 0) + 1)
+  for (const node of tree.nodes) depth.set(node.id, (node.parentId === null ? 0 : (depth.get(node.parentId) ?? 0)) + 1)
   const onCursorPath = new Set<string>()
   for (let at = tree.cursor; at !== null && !onCursorPath.has(at);) {
     onCursorPath.add(at)
@@ -63,18 +63,31 @@ export function previewTree(tree: InterchangeTree, limit = 50): ImportPreview {
       }
       at = parent
     }
-    branches.push({ leaf: leaf.id, forkAt, entries, depth: depth.get(leaf.id) ?? entries, firstPrompt, last: oneLine(summary(leaf), 100), active })
+    branches.push({
+      leaf: leaf.id,
+      forkAt,
+      entries,
+      depth: depth.get(leaf.id) ?? entries,
+      firstPrompt,
+      last: oneLine(summary(leaf), 100),
+      active,
+    })
   }
   branches.sort((a, b) => Number(b.active) - Number(a.active) || b.depth - a.depth)
   return { branches: branches.length, shown: branches.slice(0, limit) }
 }
 
 function inputText(node: InterchangeNode): string {
-  return node.entry.kind === 'user' ? node.entry.parts.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join(' ') : ''
+  return node.entry.kind === 'user'
+    ? node.entry.parts.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join(' ')
+    : ''
 }
 
 function partsText(parts: readonly ContentPart[]): string {
-  return parts.map((p) => (p.type === 'text' ? p.text : p.type === 'tool_call' ? `${p.name}(…)` : '')).filter(Boolean).join(' ')
+  return parts
+    .map((p) => (p.type === 'text' ? p.text : p.type === 'tool_call' ? `${p.name}(…)` : ''))
+    .filter(Boolean)
+    .join(' ')
 }
 
 function summary(node: InterchangeNode): string {

@@ -24,16 +24,26 @@ export interface ReadOptions {
   readonly sink?: RawSink
 }
 
-export async function readSession(chunks: AsyncIterable<Buffer | string>, options: ReadOptions = {}): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+export async function readSession(
+  chunks: AsyncIterable<Buffer | string>,
+  options: ReadOptions = {},
+): Promise<{ tree: InterchangeTree; report: ImportReport }> {
   const detected = await detectFormat(readJsonl(chunks, options.maxLineBytes))
   if (options.format !== undefined && options.format !== 'auto' && options.format !== detected.format) {
-    throw new InterchangeError('FORMAT_MISMATCH', `the file looks like a ${detected.format} session, not ${options.format}`, { detected: detected.format })
+    throw new InterchangeError(
+      'FORMAT_MISMATCH',
+      `the file looks like a ${detected.format} session, not ${options.format}`,
+      { detected: detected.format },
+    )
   }
   switch (detected.format) {
     case 'pi':
       return readPi(detected.records, options.sink)
     case 'claude-code':
-      return readClaude(detected.records, { subagents: options.subagents ?? [], ...(options.sink ? { sink: options.sink } : {}) })
+      return readClaude(detected.records, {
+        subagents: options.subagents ?? [],
+        ...(options.sink ? { sink: options.sink } : {}),
+      })
     case 'codex': {
       const family = options.codexFamily ?? ['main']
       const sources = family.map((source) => (source === 'main' ? { name: 'main', records: detected.records } : source))

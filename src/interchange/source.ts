@@ -3,7 +3,17 @@
  * symlink, no larger than the limit. The path is only ever opened for
  * reading; nothing in the file is used as a path.
  */
-import { closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readdirSync, readSync, type ReadStream } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  type ReadStream,
+} from 'node:fs'
 import path from 'node:path'
 import { InterchangeError } from './errors.ts'
 
@@ -28,16 +38,26 @@ export function openSource(file: string, maxBytes = DEFAULT_MAX_FILE_BYTES): Ope
     fd = openSync(resolved, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ELOOP') throw new InterchangeError('INVALID_PATH', `${resolved} is a symbolic link; give the real file`, { path: resolved })
+    if (code === 'ELOOP')
+      throw new InterchangeError('INVALID_PATH', `${resolved} is a symbolic link; give the real file`, {
+        path: resolved,
+      })
     if (code === 'ENOENT') throw new InterchangeError('INVALID_PATH', `${resolved} does not exist`, { path: resolved })
     if (code === 'EISDIR') throw new InterchangeError('INVALID_PATH', `${resolved} is a directory`, { path: resolved })
-    throw new InterchangeError('READ_FAILED', `${resolved} cannot be opened: ${(error as Error).message}`, { path: resolved })
+    throw new InterchangeError('READ_FAILED', `${resolved} cannot be opened: ${(error as Error).message}`, {
+      path: resolved,
+    })
   }
   try {
     const stat = fstatSync(fd)
-    if (!stat.isFile()) throw new InterchangeError('INVALID_PATH', `${resolved} is not a regular file`, { path: resolved })
+    if (!stat.isFile())
+      throw new InterchangeError('INVALID_PATH', `${resolved} is not a regular file`, { path: resolved })
     if (stat.size > maxBytes) {
-      throw new InterchangeError('TOO_LARGE', `${resolved} is ${stat.size} bytes; the limit is ${maxBytes}`, { path: resolved, bytes: stat.size, limit: maxBytes })
+      throw new InterchangeError('TOO_LARGE', `${resolved} is ${stat.size} bytes; the limit is ${maxBytes}`, {
+        path: resolved,
+        bytes: stat.size,
+        limit: maxBytes,
+      })
     }
     return { path: resolved, bytes: stat.size, stream: createReadStream('', { fd, highWaterMark: 256 * 1024 }) }
   } catch (error) {
@@ -117,11 +137,20 @@ export function rolloutHead(file: string): RolloutHead | undefined {
       if (newline !== -1 || total > MAX_HEAD_BYTES) break
     }
     if (total > MAX_HEAD_BYTES) return undefined
-    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: unknown; payload?: { id?: unknown; session_id?: unknown; forked_from_id?: unknown; history_base?: { thread_id?: unknown } } }
+    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      type?: unknown
+      payload?: { id?: unknown; session_id?: unknown; forked_from_id?: unknown; history_base?: { thread_id?: unknown } }
+    }
     if (value?.type !== 'session_meta' || typeof value.payload !== 'object' || value.payload === null) return undefined
-    const id = typeof value.payload.id === 'string' ? value.payload.id : typeof value.payload.session_id === 'string' ? value.payload.session_id : undefined
+    const id =
+      typeof value.payload.id === 'string'
+        ? value.payload.id
+        : typeof value.payload.session_id === 'string'
+          ? value.payload.session_id
+          : undefined
     if (id === undefined) return undefined
-    if (typeof value.payload.forked_from_id === 'string') return { path: file, id, forkedFrom: value.payload.forked_from_id }
+    if (typeof value.payload.forked_from_id === 'string')
+      return { path: file, id, forkedFrom: value.payload.forked_from_id }
     return { path: file, id, ...(value.payload.history_base?.thread_id === id ? { segment: true as const } : {}) }
   } catch {
     return undefined
@@ -155,12 +184,16 @@ function datedFolders(root: string): string[] {
   const out: string[] = []
   const list = (dir: string, pattern: RegExp) => {
     try {
-      return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && pattern.test(e.name)).map((e) => path.join(dir, e.name)).sort()
+      return readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && pattern.test(e.name))
+        .map((e) => path.join(dir, e.name))
+        .sort()
     } catch {
       return []
     }
   }
-  for (const year of list(root, /^\d{4}$/)) for (const month of list(year, /^\d{2}$/)) out.push(...list(month, /^\d{2}$/))
+  for (const year of list(root, /^\d{4}$/))
+    for (const month of list(year, /^\d{2}$/)) out.push(...list(month, /^\d{2}$/))
   return out
 }
 
@@ -180,13 +213,17 @@ export function codexFamily(main: string, given: readonly string[] = []): string
   for (const file of rolloutCandidates(mainPath, given)) {
     const found = file === mainPath ? head : rolloutHead(file)
     if (found === undefined) continue
-    if (found.segment) segments.set(found.id, [...(segments.get(found.id) ?? []).filter((s) => s.path !== found.path), found])
+    if (found.segment)
+      segments.set(found.id, [...(segments.get(found.id) ?? []).filter((s) => s.path !== found.path), found])
     else if (!heads.has(found.id) || file === mainPath) heads.set(found.id, found)
   }
   if (!head.segment) heads.set(head.id, head)
   else if (!heads.has(head.id)) heads.set(head.id, head)
   let root = heads.get(head.id) ?? head
-  for (const seen = new Set<string>([root.id]); root.forkedFrom !== undefined && heads.has(root.forkedFrom) && !seen.has(root.forkedFrom);) {
+  for (
+    const seen = new Set<string>([root.id]);
+    root.forkedFrom !== undefined && heads.has(root.forkedFrom) && !seen.has(root.forkedFrom);
+  ) {
     root = heads.get(root.forkedFrom)!
     seen.add(root.id)
   }
@@ -201,5 +238,11 @@ export function codexFamily(main: string, given: readonly string[] = []): string
     }
   }
   // Each thread's first file, then its segments in the order they were written (the file names start with the time).
-  return ordered.flatMap((h) => [h.path, ...(segments.get(h.id) ?? []).filter((s) => s.path !== h.path).map((s) => s.path).sort((a, b) => path.basename(a).localeCompare(path.basename(b)))])
+  return ordered.flatMap((h) => [
+    h.path,
+    ...(segments.get(h.id) ?? [])
+      .filter((s) => s.path !== h.path)
+      .map((s) => s.path)
+      .sort((a, b) => path.basename(a).localeCompare(path.basename(b))),
+  ])
 }

@@ -15,7 +15,8 @@ export function num(value: unknown): number | undefined {
 
 /** Milliseconds from an ISO string or an epoch number (seconds or milliseconds); `fallback` when neither. */
 export function timeOf(value: unknown, fallback: number): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return value < 1e11 ? Math.round(value * 1000) : Math.round(value)
+  if (typeof value === 'number' && Number.isFinite(value))
+    return value < 1e11 ? Math.round(value * 1000) : Math.round(value)
   if (typeof value === 'string') {
     const t = Date.parse(value)
     if (!Number.isNaN(t)) return t

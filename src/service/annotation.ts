@@ -14,12 +14,21 @@ import type { SessionResolver } from './resolve.ts'
 import type { SummarizeOptions } from './wire.ts'
 
 /** Record a drafted summary in one synchronous step; SIDECAR_IO (and nothing recorded) when it cannot be saved. */
-export function recordSummary(sync: TreeSync, sessionId: string, summary: BranchSummary, actor: JournalActor): TreeResult<BranchSummary> {
-  return sync.mutate(sessionId, (tree) => {
-    const applied = tree.applyOp({ op: 'summary', summary })
-    if (!applied.ok) return applied
-    return ok(tree.summaries().find((recorded) => recorded.branch === summary.branch) ?? summary)
-  }, actor)
+export function recordSummary(
+  sync: TreeSync,
+  sessionId: string,
+  summary: BranchSummary,
+  actor: JournalActor,
+): TreeResult<BranchSummary> {
+  return sync.mutate(
+    sessionId,
+    (tree) => {
+      const applied = tree.applyOp({ op: 'summary', summary })
+      if (!applied.ok) return applied
+      return ok(tree.summaries().find((recorded) => recorded.branch === summary.branch) ?? summary)
+    },
+    actor,
+  )
 }
 
 export interface AnnotationDeps {
@@ -42,12 +51,18 @@ export class Annotation {
     return this.deps.sync.mutate(found.value.session.id, (tree) => tree.label(nodeId, label), actor)
   }
 
-  async summarize(agentId: string, branch: string, options: SummarizeOptions, actor: JournalActor): Promise<TreeResult<BranchSummary>> {
+  async summarize(
+    agentId: string,
+    branch: string,
+    options: SummarizeOptions,
+    actor: JournalActor,
+  ): Promise<TreeResult<BranchSummary>> {
     const found = this.deps.resolver.loaded(agentId)
     if (!found.ok) return found
     if (typeof options !== 'object' || options === null) return fail('INVALID_ARGUMENT', 'options must be an object')
     const writerKind = options?.writer ?? 'model'
-    if (writerKind !== 'model' && writerKind !== 'extractive') return fail('INVALID_ARGUMENT', 'options.writer must be "model" or "extractive"')
+    if (writerKind !== 'model' && writerKind !== 'extractive')
+      return fail('INVALID_ARGUMENT', 'options.writer must be "model" or "extractive"')
     const instructions = options?.instructions
     if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) {
       return fail('INVALID_ARGUMENT', `options.instructions must be a string of at most ${MAX_INSTRUCTIONS} characters`)
@@ -59,17 +74,27 @@ export class Annotation {
     }
     const part = branchPart(found.value.state.projector.tree, branch)
     if (!part.ok) return part
-    const written = await writeSummary(part.value, {
-      llm: this.deps.summary.llm(),
-      route: routeOf(found.value),
-      sessionId: found.value.session.id,
-      timeoutMs: this.deps.summary.timeoutMs,
-    }, instructions?.trim() || undefined)
+    const written = await writeSummary(
+      part.value,
+      {
+        llm: this.deps.summary.llm(),
+        route: routeOf(found.value),
+        sessionId: found.value.session.id,
+        timeoutMs: this.deps.summary.timeoutMs,
+      },
+      instructions?.trim() || undefined,
+    )
     return recordSummary(this.deps.sync, found.value.session.id, written, actor)
   }
 
   /** A branch summary someone wrote (the model's `tree_summarize_branch` with a text). */
-  setBranchSummary(agentId: string, branch: string, text: string, actor: JournalActor, model?: string): TreeResult<BranchSummary> {
+  setBranchSummary(
+    agentId: string,
+    branch: string,
+    text: string,
+    actor: JournalActor,
+    model?: string,
+  ): TreeResult<BranchSummary> {
     const found = this.deps.resolver.loaded(agentId)
     if (!found.ok) return found
     return this.deps.sync.mutate(found.value.session.id, (tree) => tree.setBranchSummary(branch, text, model), actor)

@@ -43,12 +43,23 @@ interface Gateway {
   invoke(request: { namespace: string; method: string; args: { readonly [wire: string]: unknown } }): Promise<unknown>
 }
 
-const failed = (code: string, message: string): RemoteAttempt => ({ format: ATTEMPT_FORMAT, ok: false, error: { code, message } })
+const failed = (code: string, message: string): RemoteAttempt => ({
+  format: ATTEMPT_FORMAT,
+  ok: false,
+  error: { code, message },
+})
 
 /** Invoke `namespace/method` with its wire `args` through `gateway`; every outcome is a value. */
-export async function attemptRemote(gateway: Gateway | undefined, namespace: string, method: unknown, args: unknown): Promise<RemoteAttempt> {
-  if (typeof method !== 'string' || method === '' || method === 'attempt') return failed('INVALID_ARGUMENT', 'method must name another remote method of the namespace')
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return failed('INVALID_ARGUMENT', 'args must be an object of wire arguments')
+export async function attemptRemote(
+  gateway: Gateway | undefined,
+  namespace: string,
+  method: unknown,
+  args: unknown,
+): Promise<RemoteAttempt> {
+  if (typeof method !== 'string' || method === '' || method === 'attempt')
+    return failed('INVALID_ARGUMENT', 'method must name another remote method of the namespace')
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    return failed('INVALID_ARGUMENT', 'args must be an object of wire arguments')
   if (!gateway) return failed('INTERNAL', 'the host gateway (typertGateway) is unavailable')
   try {
     const result = await gateway.invoke({ namespace, method, args: args as { readonly [wire: string]: unknown } })
@@ -59,6 +70,9 @@ export async function attemptRemote(gateway: Gateway | undefined, namespace: str
     if (error instanceof TypertLookupFailure) {
       return { format: ATTEMPT_FORMAT, ok: false, error: bounded(error.failure as TreeError) as AttemptError }
     }
-    return failed('INTERNAL', bounded({ code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }).message)
+    return failed(
+      'INTERNAL',
+      bounded({ code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }).message,
+    )
   }
 }

@@ -26,7 +26,6 @@ export interface SummaryPart {
   readonly fromEntry?: TreeEntry
 }
 
-
 /** The model a summary is written with, and how long it may take. */
 export interface SummaryWriter {
   readonly llm: SummaryLlm | undefined
@@ -43,9 +42,11 @@ export const MAX_INSTRUCTIONS = MAX_SUMMARY_INSTRUCTIONS
 /** Validate a summary option (absent: none). */
 export function checkSummaryChoice(value: unknown): TreeResult<SummaryChoice> {
   if (value === undefined || value === null) return ok({ kind: 'none' })
-  if (typeof value !== 'object') return fail('INVALID_ARGUMENT', 'summary must be an object { kind: "none" | "summarize" | "custom" }')
+  if (typeof value !== 'object')
+    return fail('INVALID_ARGUMENT', 'summary must be an object { kind: "none" | "summarize" | "custom" }')
   const choice = value as Record<string, unknown>
-  if (choice.carry !== undefined && typeof choice.carry !== 'boolean') return fail('INVALID_ARGUMENT', 'summary.carry must be a boolean')
+  if (choice.carry !== undefined && typeof choice.carry !== 'boolean')
+    return fail('INVALID_ARGUMENT', 'summary.carry must be a boolean')
   const carry = choice.carry === true ? { carry: true } : {}
   switch (choice.kind) {
     case 'none':
@@ -53,12 +54,17 @@ export function checkSummaryChoice(value: unknown): TreeResult<SummaryChoice> {
     case 'summarize':
       return ok({ kind: 'summarize', ...carry })
     case 'custom': {
-      if (typeof choice.instructions !== 'string' || choice.instructions.trim() === '') return fail('INVALID_ARGUMENT', 'summary.instructions must be a non-empty string for kind "custom"')
-      if (choice.instructions.length > MAX_INSTRUCTIONS) return fail('INVALID_ARGUMENT', `summary.instructions is longer than ${MAX_INSTRUCTIONS} characters`)
+      if (typeof choice.instructions !== 'string' || choice.instructions.trim() === '')
+        return fail('INVALID_ARGUMENT', 'summary.instructions must be a non-empty string for kind "custom"')
+      if (choice.instructions.length > MAX_INSTRUCTIONS)
+        return fail('INVALID_ARGUMENT', `summary.instructions is longer than ${MAX_INSTRUCTIONS} characters`)
       return ok({ kind: 'custom', instructions: choice.instructions, ...carry })
     }
     default:
-      return fail('INVALID_ARGUMENT', `summary.kind must be "none", "summarize" or "custom", not ${quoted(String(choice.kind))}`)
+      return fail(
+        'INVALID_ARGUMENT',
+        `summary.kind must be "none", "summarize" or "custom", not ${quoted(String(choice.kind))}`,
+      )
   }
 }
 
@@ -86,7 +92,13 @@ export function leftPart(tree: SessionTree, target: string | null): SummaryPart 
   const entries = history.ok ? history.value.filter((entry) => left.has(entry.nodeId)) : []
   if (entries.length === 0) return undefined
   const fromEntry = from === null || !history.ok ? undefined : history.value.find((entry) => entry.nodeId === from)
-  return { branch: branchAt(tree, cursor), nodeId: cursor, ...(from === null ? {} : { fromNodeId: from }), entries, ...(fromEntry?.message ? { fromEntry } : {}) }
+  return {
+    branch: branchAt(tree, cursor),
+    nodeId: cursor,
+    ...(from === null ? {} : { fromNodeId: from }),
+    entries,
+    ...(fromEntry?.message ? { fromEntry } : {}),
+  }
 }
 
 /**
@@ -111,13 +123,28 @@ export function branchPart(tree: SessionTree, branch: unknown): TreeResult<Summa
   const all = history.ok ? history.value : []
   // On the cursor's path: the whole branch is what there is to summarize.
   if (own.size === 0) return ok({ branch: name, nodeId: head, entries: all })
-  return ok({ branch: name, nodeId: head, ...(from === null ? {} : { fromNodeId: from }), entries: all.filter((entry) => own.has(entry.nodeId)) })
+  return ok({
+    branch: name,
+    nodeId: head,
+    ...(from === null ? {} : { fromNodeId: from }),
+    entries: all.filter((entry) => own.has(entry.nodeId)),
+  })
 }
 
 /** Write the summary of `part`: the model when there is one, else the extractive digest; never fails. */
-export async function writeSummary(part: SummaryPart, writer: SummaryWriter, instructions: string | undefined, now: () => Date = () => new Date()): Promise<BranchSummary> {
+export async function writeSummary(
+  part: SummaryPart,
+  writer: SummaryWriter,
+  instructions: string | undefined,
+  now: () => Date = () => new Date(),
+): Promise<BranchSummary> {
   const messages = part.entries.map((entry) => entry.message!).filter((message) => message !== undefined)
-  const base = { branch: part.branch, nodeId: part.nodeId, ...(part.fromNodeId === undefined ? {} : { fromNodeId: part.fromNodeId }), ...(instructions ? { instructions } : {}) }
+  const base = {
+    branch: part.branch,
+    nodeId: part.nodeId,
+    ...(part.fromNodeId === undefined ? {} : { fromNodeId: part.fromNodeId }),
+    ...(instructions ? { instructions } : {}),
+  }
   let attempt: Pick<BranchSummary, 'failure' | 'usage'> | undefined
   if (writer.llm && writer.route && messages.length > 0) {
     const answer = await askModelForSummary(writer.llm, {
@@ -130,26 +157,51 @@ export async function writeSummary(part: SummaryPart, writer: SummaryWriter, ins
       ...(writer.prefix ? { prefix: writer.prefix, lead: leadOf(part) } : {}),
     })
     if (answer.ok) {
-      return { ...base, summary: answer.text, model: writer.route.model, provider: writer.route.provider, ...(answer.usage ? { usage: answer.usage } : {}), createdAt: now().toISOString() }
+      return {
+        ...base,
+        summary: answer.text,
+        model: writer.route.model,
+        provider: writer.route.provider,
+        ...(answer.usage ? { usage: answer.usage } : {}),
+        createdAt: now().toISOString(),
+      }
     }
     attempt = { failure: answer.failure, ...(answer.usage ? { usage: answer.usage } : {}) }
   }
   let text = ''
   try {
-    text = (await extractiveSummarizer.summarize({ branch: part.branch, text: renderMessages(messages), messages, entries: [...part.entries], signal: new AbortController().signal })).trim()
+    text = (
+      await extractiveSummarizer.summarize({
+        branch: part.branch,
+        text: renderMessages(messages),
+        messages,
+        entries: [...part.entries],
+        signal: new AbortController().signal,
+      })
+    ).trim()
   } catch {
     // The extractive digest does not throw; the stub below covers it anyway.
   }
   const createdAt = now().toISOString()
-  if (text === '') return { ...base, summary: fallbackSummary(part.entries.length), fallback: true, ...(attempt ?? {}), createdAt }
-  return { ...base, summary: text, model: EXTRACTIVE_MODEL, ...(attempt ? { fallback: true, ...attempt } : {}), createdAt }
+  if (text === '')
+    return { ...base, summary: fallbackSummary(part.entries.length), fallback: true, ...(attempt ?? {}), createdAt }
+  return {
+    ...base,
+    summary: text,
+    model: EXTRACTIVE_MODEL,
+    ...(attempt ? { fallback: true, ...attempt } : {}),
+    createdAt,
+  }
 }
 
 /** Where a part starts, as the shared-prefix instruction names it: its first message, and the message before it. */
 function leadOf(part: SummaryPart): { first: string; from?: string } {
   const first = part.entries.find((entry) => entry.message !== undefined)?.message
   const line = (message: NonNullable<TreeEntry['message']>): string => oneLine(renderMessages([message]), LEAD_CHARS)
-  return { first: first ? line(first) : '(no message)', ...(part.fromEntry?.message ? { from: line(part.fromEntry.message) } : {}) }
+  return {
+    first: first ? line(first) : '(no message)',
+    ...(part.fromEntry?.message ? { from: line(part.fromEntry.message) } : {}),
+  }
 }
 
 /** How much of a message the instruction quotes. */

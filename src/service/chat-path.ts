@@ -107,7 +107,9 @@ export interface ChatPathInput {
 export function buildChatPath(input: ChatPathInput): ChatPath {
   const { projector } = input
   const tree = projector.tree
-  const events = input.events.filter((e): e is Event => isRecord(e) && typeof e.type === 'string' && typeof e.seq === 'number')
+  const events = input.events.filter(
+    (e): e is Event => isRecord(e) && typeof e.type === 'string' && typeof e.seq === 'number',
+  )
   const typeAt = new Map<number, string>()
   for (const e of events) typeAt.set(e.seq, e.type)
 
@@ -179,7 +181,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
     const row = rowClass.get(seq)
     if (row !== undefined) return row
     const turn = turnOf.get(seq)
-    return turn === undefined ? 'shown' : turnClass.get(turn) ?? 'shown'
+    return turn === undefined ? 'shown' : (turnClass.get(turn) ?? 'shown')
   }
 
   // Switches that happened: a marker a turn claimed (stock), a model's move inside its step, a selection (native).
@@ -247,7 +249,10 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
     tip: projector.tip,
     hidden,
     switches,
-    forks: forksOf(path.value.map((entry) => entry.nodeId), projector),
+    forks: forksOf(
+      path.value.map((entry) => entry.nodeId),
+      projector,
+    ),
   }
 }
 
@@ -267,8 +272,10 @@ function isCopy(e: Event, nodeAt: ReadonlyMap<number, string>, typeAt: ReadonlyM
   return cited.length === 1 && typeof original === 'number' && nodeAt.has(original) && typeAt.get(original) === e.type
 }
 
-
-function describe(anchor: Anchor, tree: SessionProjector['tree']): Omit<ChatSwitch, 'lead' | 'leadSeq' | 'hiddenMessages' | 'reveal'> {
+function describe(
+  anchor: Anchor,
+  tree: SessionProjector['tree'],
+): Omit<ChatSwitch, 'lead' | 'leadSeq' | 'hiddenMessages' | 'reveal'> {
   const node = anchor.target === null ? undefined : tree.get(anchor.target)
   return {
     seq: anchor.seq,
@@ -305,7 +312,7 @@ function forksOf(path: readonly string[], projector: SessionProjector): ChatFork
       row,
       index: siblings.indexOf(nodeId) + 1,
       count: siblings.length,
-      targets: siblings.map((id) => (id === nodeId ? projector.tip ?? id : laneHead(id, projector))),
+      targets: siblings.map((id) => (id === nodeId ? (projector.tip ?? id) : laneHead(id, projector))),
     })
   }
   return out

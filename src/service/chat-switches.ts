@@ -34,7 +34,10 @@ export const MOVE_TOOLS: ReadonlySet<string> = new Set(['tree_jump', 'tree_fork'
  * before the result (the re-stated node's parent is the target). Native:
  * every selection event.
  */
-export function switchAnchors(events: readonly LogEvent[], parentOf: (seq: number) => string | null | undefined): Anchor[] {
+export function switchAnchors(
+  events: readonly LogEvent[],
+  parentOf: (seq: number) => string | null | undefined,
+): Anchor[] {
   const out: Anchor[] = []
   const inbox: unknown[] = []
   const inserted = new Map<unknown, Anchor>()
@@ -42,7 +45,13 @@ export function switchAnchors(events: readonly LogEvent[], parentOf: (seq: numbe
   let inTurn = false
   for (const e of events) {
     const data = isRecord(e.data) ? e.data : undefined
-    if (e.type === 'tool/call' && data && typeof data.callId === 'string' && typeof data.name === 'string' && MOVE_TOOLS.has(data.name)) {
+    if (
+      e.type === 'tool/call' &&
+      data &&
+      typeof data.callId === 'string' &&
+      typeof data.name === 'string' &&
+      MOVE_TOOLS.has(data.name)
+    ) {
       const branch = data.name === 'tree_fork' ? branchArgument(data.arguments) : undefined
       moves.set(data.callId, { seq: e.seq, ...(branch === undefined ? {} : { branch }) })
     } else if (e.type === 'tool/result') {
@@ -52,7 +61,10 @@ export function switchAnchors(events: readonly LogEvent[], parentOf: (seq: numbe
       const message = isRecord(data?.message) ? data.message : undefined
       const blocks = Array.isArray(message?.content) ? message.content : []
       for (const block of blocks) {
-        const move = isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string' ? moves.get(block.id) : undefined
+        const move =
+          isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string'
+            ? moves.get(block.id)
+            : undefined
         const target = move === undefined ? undefined : parentOf(e.seq)
         if (!move || target === undefined) continue
         out.push({ seq: move.seq, target, ...(move.branch === undefined ? {} : { branch: move.branch }) })
@@ -63,13 +75,24 @@ export function switchAnchors(events: readonly LogEvent[], parentOf: (seq: numbe
     else if (e.type === 'turn/end') inTurn = false
     else if (e.type === 'session-tree/selection' && data) {
       const target = data.target === null || typeof data.target === 'string' ? data.target : null
-      out.push({ seq: e.seq, target, ...(typeof data.branch === 'string' ? { branch: data.branch } : {}), ...(typeof data.lane === 'string' ? { lane: data.lane } : {}) })
+      out.push({
+        seq: e.seq,
+        target,
+        ...(typeof data.branch === 'string' ? { branch: data.branch } : {}),
+        ...(typeof data.lane === 'string' ? { lane: data.lane } : {}),
+      })
     } else if (e.type === 'agent/inbox/spliced' && data?.target === 'next-turn' && typeof data.start === 'number') {
       const added = Array.isArray(data.inserted) ? data.inserted : []
       const removed = inbox.splice(data.start, typeof data.removedCount === 'number' ? data.removedCount : 0, ...added)
       for (const message of added) {
         const marker = markerOf(message)
-        if (marker) inserted.set(message, { seq: e.seq, target: marker.target, ...(marker.branch === undefined ? {} : { branch: marker.branch }), ...(marker.lane === undefined ? {} : { lane: marker.lane }) })
+        if (marker)
+          inserted.set(message, {
+            seq: e.seq,
+            target: marker.target,
+            ...(marker.branch === undefined ? {} : { branch: marker.branch }),
+            ...(marker.lane === undefined ? {} : { lane: marker.lane }),
+          })
       }
       // A claim is a removal without an outcome, made inside a turn.
       for (const message of removed) {

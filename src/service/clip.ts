@@ -16,7 +16,8 @@ const MAX_ENTRIES = 20
 
 /** `"abc"`, or `"abcd…" (10485760 characters)` for a long string; non-strings by their type. */
 export function quoted(value: unknown): string {
-  if (typeof value !== 'string') return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
+  if (typeof value !== 'string')
+    return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
   if (value.length <= QUOTED) return JSON.stringify(value)
   return `${JSON.stringify(value.slice(0, QUOTED))}… (${value.length} characters)`
 }

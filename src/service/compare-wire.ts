@@ -5,7 +5,17 @@
  * what was left out), large argument values their JSON start. The edits
  * themselves are kept as far as the text bound allows.
  */
-import type { ArgumentChange, CompareNode, CompareRow, CompareSide, Comparison, TextDiff, TextDiffPart, ToolCallDiff, ToolResultDiff } from '../tree/compare-types.ts'
+import type {
+  ArgumentChange,
+  CompareNode,
+  CompareRow,
+  CompareSide,
+  Comparison,
+  TextDiff,
+  TextDiffPart,
+  ToolCallDiff,
+  ToolResultDiff,
+} from '../tree/compare-types.ts'
 import type { JsonValue } from '../tree/types.ts'
 import { clipped } from './clip.ts'
 
@@ -33,12 +43,21 @@ function json(value: JsonValue): JsonValue {
 }
 
 function textDiff(diff: TextDiff): TextDiff {
-  if (diff.kind === 'whole') return { ...diff, a: clipped(diff.a, COMPARE_MAX_TEXT), b: clipped(diff.b, COMPARE_MAX_TEXT) }
+  if (diff.kind === 'whole')
+    return { ...diff, a: clipped(diff.a, COMPARE_MAX_TEXT), b: clipped(diff.b, COMPARE_MAX_TEXT) }
   let left = COMPARE_MAX_TEXT
   const parts: TextDiffPart[] = []
   for (const part of diff.parts) {
     if (part.kind === 'same') {
-      parts.push(part.text.length <= MAX_SAME ? part : { kind: 'same', text: `${part.text.slice(0, KEEP_SAME)}…${part.text.slice(-KEEP_SAME)}`, elided: part.text.length - 2 * KEEP_SAME })
+      parts.push(
+        part.text.length <= MAX_SAME
+          ? part
+          : {
+              kind: 'same',
+              text: `${part.text.slice(0, KEEP_SAME)}…${part.text.slice(-KEEP_SAME)}`,
+              elided: part.text.length - 2 * KEEP_SAME,
+            },
+      )
     } else {
       if (left <= 0) continue
       parts.push({ kind: part.kind, text: clipped(part.text, left) })
@@ -52,8 +71,17 @@ function node(n: CompareNode): CompareNode {
   return {
     ...n,
     text: clipped(n.text, COMPARE_MAX_TEXT),
-    ...(n.toolCalls ? { toolCalls: n.toolCalls.map((call) => ({ name: clipped(call.name), arguments: json(call.arguments) })) } : {}),
-    ...(n.toolResults ? { toolResults: n.toolResults.map((result) => ({ ...result, content: clipped(result.content, COMPARE_MAX_TEXT) })) } : {}),
+    ...(n.toolCalls
+      ? { toolCalls: n.toolCalls.map((call) => ({ name: clipped(call.name), arguments: json(call.arguments) })) }
+      : {}),
+    ...(n.toolResults
+      ? {
+          toolResults: n.toolResults.map((result) => ({
+            ...result,
+            content: clipped(result.content, COMPARE_MAX_TEXT),
+          })),
+        }
+      : {}),
   }
 }
 
@@ -85,8 +113,15 @@ function row(r: CompareRow): CompareRow {
   switch (r.kind) {
     case 'pair':
       return {
-        kind: 'pair', a: node(r.a), b: node(r.b),
-        diff: { same: r.diff.same, text: textDiff(r.diff.text), toolCalls: r.diff.toolCalls.map(call), toolResults: r.diff.toolResults.map(result) },
+        kind: 'pair',
+        a: node(r.a),
+        b: node(r.b),
+        diff: {
+          same: r.diff.same,
+          text: textDiff(r.diff.text),
+          toolCalls: r.diff.toolCalls.map(call),
+          toolResults: r.diff.toolResults.map(result),
+        },
       }
     case 'only_a':
       return { kind: 'only_a', a: node(r.a) }

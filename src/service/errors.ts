@@ -20,4 +20,3 @@ export const ERROR_CODES: { readonly [K in ErrorCode]: string } = {
   ...SIDECAR_ERROR_CODES,
   ...WORKSPACE_ERROR_CODES,
 }
-

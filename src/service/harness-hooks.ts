@@ -22,14 +22,18 @@ export interface HarnessHooks {
 
 export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard }: HarnessHooks): void {
   ctx.on('session/created', (session) => guard(() => sync.attach(session)))
-  ctx.on('session/event', (session, event) => guard(() => {
-    if (sync.get(session.id)) sync.project(session.id, event)
-    else sync.attach(session)
-  }))
-  ctx.on('session/disposed', (session) => guard(() => {
-    sync.detach(session.id)
-    forget(session.id)
-  }))
+  ctx.on('session/event', (session, event) =>
+    guard(() => {
+      if (sync.get(session.id)) sync.project(session.id, event)
+      else sync.attach(session)
+    }),
+  )
+  ctx.on('session/disposed', (session) =>
+    guard(() => {
+      sync.detach(session.id)
+      forget(session.id)
+    }),
+  )
   // After the tree's own `session/created` listener above: the host fork's tree is projected by then.
   ctx.on('session/created', (session) => guard(() => lineage.noteCreated(session as never)))
   // One scan at start: sidecars whose session is gone are reported, and removed once past their grace period.

@@ -88,11 +88,22 @@ export interface ExportResult {
   readonly fromImport: boolean
 }
 
-const INVALID: ReadonlySet<InterchangeErrorCode> = new Set(['NOT_A_SESSION', 'UNSUPPORTED_VERSION', 'FORMAT_MISMATCH', 'EMPTY_SESSION', 'TOO_LARGE', 'INVALID_PATH', 'TREE_CORRUPT'])
+const INVALID: ReadonlySet<InterchangeErrorCode> = new Set([
+  'NOT_A_SESSION',
+  'UNSUPPORTED_VERSION',
+  'FORMAT_MISMATCH',
+  'EMPTY_SESSION',
+  'TOO_LARGE',
+  'INVALID_PATH',
+  'TREE_CORRUPT',
+])
 
 function failure(error: unknown): TreeResult<never> {
   if (error instanceof InterchangeError) {
-    return fail(INVALID.has(error.code) ? 'INVALID_ARGUMENT' : 'INTERNAL', error.message, { code: error.code, ...error.details })
+    return fail(INVALID.has(error.code) ? 'INVALID_ARGUMENT' : 'INTERNAL', error.message, {
+      code: error.code,
+      ...error.details,
+    })
   }
   return fail('INTERNAL', error instanceof Error ? error.message : String(error))
 }
@@ -121,7 +132,11 @@ export interface ImportTargetOptions {
 }
 
 /** The import target of a running host: its persistence and workspace registry (when loaded), the plugin's sidecar root. */
-export function hostImportTarget(ctx: { get(name: never): unknown }, sidecarRoot: string | undefined, resolver: Pick<SessionResolver, 'live'>): ImportTargetOptions {
+export function hostImportTarget(
+  ctx: { get(name: never): unknown },
+  sidecarRoot: string | undefined,
+  resolver: Pick<SessionResolver, 'live'>,
+): ImportTargetOptions {
   return {
     persistence: ctx.get('sessionPersistence' as never) as PersistenceTarget | undefined,
     sidecarRoot,
@@ -134,16 +149,25 @@ export function hostImportTarget(ctx: { get(name: never): unknown }, sidecarRoot
   }
 }
 
-export async function runImport(request: ImportRequest, target: ImportTargetOptions): Promise<TreeResult<ImportResult>> {
+export async function runImport(
+  request: ImportRequest,
+  target: ImportTargetOptions,
+): Promise<TreeResult<ImportResult>> {
   if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
   const { path: file, content } = request
   if ((file === null) === (content === null)) return fail('INVALID_ARGUMENT', 'give exactly one of path and content')
-  if (file !== null && (typeof file !== 'string' || !path.isAbsolute(file))) return fail('INVALID_ARGUMENT', 'path must be an absolute path on the host', { code: 'INVALID_PATH' })
-  if (request.cwd !== null && (typeof request.cwd !== 'string' || !path.isAbsolute(request.cwd))) return fail('INVALID_ARGUMENT', 'cwd must be an absolute path or null')
-  if (!target.persistence && !request.dryRun) return fail('INTERNAL', 'this harness has no session persistence (ctx.sessionPersistence)')
+  if (file !== null && (typeof file !== 'string' || !path.isAbsolute(file)))
+    return fail('INVALID_ARGUMENT', 'path must be an absolute path on the host', { code: 'INVALID_PATH' })
+  if (request.cwd !== null && (typeof request.cwd !== 'string' || !path.isAbsolute(request.cwd)))
+    return fail('INVALID_ARGUMENT', 'cwd must be an absolute path or null')
+  if (!target.persistence && !request.dryRun)
+    return fail('INTERNAL', 'this harness has no session persistence (ctx.sessionPersistence)')
   try {
     const outcome: ImportOutcome = await importSession(
-      { ...(file !== null ? { path: file } : { content: content!, maxBytes: MAX_UPLOAD_BYTES }), format: request.format },
+      {
+        ...(file !== null ? { path: file } : { content: content!, maxBytes: MAX_UPLOAD_BYTES }),
+        format: request.format,
+      },
       {
         persistence: target.persistence ?? { create: async () => {}, append: async () => {} },
         ...(target.sidecarRoot !== undefined ? { sidecarRoot: target.sidecarRoot } : {}),
@@ -159,12 +183,23 @@ export async function runImport(request: ImportRequest, target: ImportTargetOpti
     const live = target.load ? await target.load(result.sessionId).catch(() => undefined) : undefined
     const notes: string[] = []
     if (titleEvent && target.load) {
-      await nameSession(live, target.persistence!, result.sessionId, result.events, titleEvent)
-        .catch((error: unknown) => notes.push(`the session has no title yet (it gets one with its first prompt): ${error instanceof Error ? error.message : String(error)}`))
+      await nameSession(live, target.persistence!, result.sessionId, result.events, titleEvent).catch(
+        (error: unknown) =>
+          notes.push(
+            `the session has no title yet (it gets one with its first prompt): ${error instanceof Error ? error.message : String(error)}`,
+          ),
+      )
     }
-    const unattached = target.workspaces && result.cwd !== null ? await attachWorkspace(target.workspaces, result.sessionId, result.cwd) : undefined
+    const unattached =
+      target.workspaces && result.cwd !== null
+        ? await attachWorkspace(target.workspaces, result.sessionId, result.cwd)
+        : undefined
     if (unattached !== undefined) notes.push(unattached)
-    return ok(notes.length === 0 ? result : { ...result, report: { ...result.report, notes: [...result.report.notes, ...notes] } })
+    return ok(
+      notes.length === 0
+        ? result
+        : { ...result, report: { ...result.report, notes: [...result.report.notes, ...notes] } },
+    )
   } catch (error) {
     return failure(error)
   }
@@ -176,7 +211,13 @@ export async function runImport(request: ImportRequest, target: ImportTargetOpti
  * already would reach no open page (the sidebar) until it lists the session again. A session that did
  * not load gets it in its stored log, as the next event.
  */
-async function nameSession(live: { append(type: string, data: unknown): unknown } | undefined, persistence: PersistenceTarget, sessionId: string, seq: number, title: SessionTitleData): Promise<void> {
+async function nameSession(
+  live: { append(type: string, data: unknown): unknown } | undefined,
+  persistence: PersistenceTarget,
+  sessionId: string,
+  seq: number,
+  title: SessionTitleData,
+): Promise<void> {
   if (live) return void live.append('session/title', title)
   await persistence.append(sessionId as never, [{ type: 'session/title', seq, time: Date.now(), data: title }] as never)
 }
@@ -186,7 +227,11 @@ async function nameSession(live: { append(type: string, data: unknown): unknown 
  * publishing one in a workspace. None is made: with no workspace there, the session is listed like one
  * created with just that directory (Ungrouped). The session is stored either way: a failure is a note.
  */
-async function attachWorkspace(workspaces: WorkspaceRegistryLike, sessionId: string, cwd: string): Promise<string | undefined> {
+async function attachWorkspace(
+  workspaces: WorkspaceRegistryLike,
+  sessionId: string,
+  cwd: string,
+): Promise<string | undefined> {
   try {
     const workspace = await workspaces.resolveByPath(cwd)
     await workspace?.attachSession(sessionId as never)
@@ -201,33 +246,69 @@ export async function attemptImport(run: () => Promise<ImportResult>): Promise<I
   try {
     return { result: await run(), failure: null }
   } catch (error) {
-    const failed: TreeError = error instanceof TypertLookupFailure ? (error.failure as TreeError) : { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }
+    const failed: TreeError =
+      error instanceof TypertLookupFailure
+        ? (error.failure as TreeError)
+        : { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }
     const details = failed.details as { code?: unknown } | undefined
-    return { result: null, failure: { code: typeof details?.code === 'string' ? details.code : failed.code, message: failed.message } }
+    return {
+      result: null,
+      failure: { code: typeof details?.code === 'string' ? details.code : failed.code, message: failed.message },
+    }
   }
 }
 
-
 /** `exportAs` of a loaded session (its working directory names the default file). */
-export async function exportLoaded(request: ExportRequest, resolver: SessionResolver, sidecars: SidecarLocator | undefined): Promise<TreeResult<ExportResult>> {
+export async function exportLoaded(
+  request: ExportRequest,
+  resolver: SessionResolver,
+  sidecars: SidecarLocator | undefined,
+): Promise<TreeResult<ExportResult>> {
   if (typeof request !== 'object' || request === null) return fail('INVALID_ARGUMENT', 'request must be an object')
   const found = resolver.loaded(request.agentId)
   if (!found.ok) return found
   const header = found.value.session.header as { cwd?: unknown } | undefined
-  return runExport(request, found.value.state.projector.tree, { sidecars, cwd: typeof header?.cwd === 'string' ? header.cwd : undefined })
+  return runExport(request, found.value.state.projector.tree, {
+    sidecars,
+    cwd: typeof header?.cwd === 'string' ? header.cwd : undefined,
+  })
 }
 
-export async function runExport(request: ExportRequest, tree: SessionTree, options: { sidecars: SidecarLocator | undefined; cwd: string | undefined }): Promise<TreeResult<ExportResult>> {
-  if (!EXPORT_FORMATS.includes(request.format)) return fail('INVALID_ARGUMENT', `format must be one of ${EXPORT_FORMATS.join(', ')}`)
-  if (request.path !== null && (typeof request.path !== 'string' || !path.isAbsolute(request.path))) return fail('INVALID_ARGUMENT', 'path must be an absolute path or null', { code: 'INVALID_PATH' })
+export async function runExport(
+  request: ExportRequest,
+  tree: SessionTree,
+  options: { sidecars: SidecarLocator | undefined; cwd: string | undefined },
+): Promise<TreeResult<ExportResult>> {
+  if (!EXPORT_FORMATS.includes(request.format))
+    return fail('INVALID_ARGUMENT', `format must be one of ${EXPORT_FORMATS.join(', ')}`)
+  if (request.path !== null && (typeof request.path !== 'string' || !path.isAbsolute(request.path)))
+    return fail('INVALID_ARGUMENT', 'path must be an absolute path or null', { code: 'INVALID_PATH' })
   try {
     const sidecarDir = options.sidecars?.dirFor(tree.sessionId)
-    const exported = await exportTree(tree, { format: request.format, ...(sidecarDir ? { sidecarDir } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) })
+    const exported = await exportTree(tree, {
+      format: request.format,
+      ...(sidecarDir ? { sidecarDir } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    })
     const text = exported.lines.map((line) => `${line}\n`).join('')
-    const base = { format: exported.format, lines: exported.lines.length, fileSessionId: exported.fileSessionId, fromImport: exported.fromImport }
+    const base = {
+      format: exported.format,
+      lines: exported.lines.length,
+      fileSessionId: exported.fileSessionId,
+      fromImport: exported.fromImport,
+    }
     if (request.inline) return ok({ ...base, path: null, bytes: Buffer.byteLength(text), content: text })
-    const exportsDir = options.sidecars !== undefined ? path.join(options.sidecars.root, 'exports') : path.join(process.cwd(), 'session-tree-exports')
-    const file = request.path ?? defaultExportPath(request.format, exported, { ...(options.cwd ? { cwd: options.cwd } : {}), exportsDir, sessionId: tree.sessionId })
+    const exportsDir =
+      options.sidecars !== undefined
+        ? path.join(options.sidecars.root, 'exports')
+        : path.join(process.cwd(), 'session-tree-exports')
+    const file =
+      request.path ??
+      defaultExportPath(request.format, exported, {
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        exportsDir,
+        sessionId: tree.sessionId,
+      })
     const bytes = writeNewFile(file, exported.lines)
     return ok({ ...base, path: path.resolve(file), bytes, content: null })
   } catch (error) {

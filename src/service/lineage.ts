@@ -26,16 +26,37 @@ import { buildSeed, seedProvenance } from '../surface/seed.ts'
 import { freshCallId } from '../surface/stock.ts'
 import { clipped, quoted } from './clip.ts'
 import type { HarnessSession, Resolved } from './move.ts'
-import type { GcResult, LineageLink, MigratedView, NewSessionResult, OrphanView, SessionLineageView } from './lineage-wire.ts'
+import type {
+  GcResult,
+  LineageLink,
+  MigratedView,
+  NewSessionResult,
+  OrphanView,
+  SessionLineageView,
+} from './lineage-wire.ts'
 
 /** Default grace period before an orphaned sidecar is removed by a scan: 7 days. */
 export const DEFAULT_ORPHAN_GRACE_MS = 7 * 24 * 60 * 60 * 1000
 const MAX_TITLE = 120
 
-type Header = { readonly cwd?: string; readonly parentSession?: string; readonly seedLength?: number; readonly origin?: string; readonly agentPreset?: string; readonly createdAt?: number }
+type Header = {
+  readonly cwd?: string
+  readonly parentSession?: string
+  readonly seedLength?: number
+  readonly origin?: string
+  readonly agentPreset?: string
+  readonly createdAt?: number
+}
 type CreatedSession = HarnessSession & { readonly header: Header; readonly firstLiveSeq?: number }
-type Workspace = { readonly id: string; readonly sessionIds?: readonly string[]; attachSession(id: string): Promise<unknown> | unknown }
-type WorkspaceRegistry = { list?(): readonly Workspace[]; resolveByPath?(cwd: string): Promise<Workspace | undefined> | Workspace | undefined }
+type Workspace = {
+  readonly id: string
+  readonly sessionIds?: readonly string[]
+  attachSession(id: string): Promise<unknown> | unknown
+}
+type WorkspaceRegistry = {
+  list?(): readonly Workspace[]
+  resolveByPath?(cwd: string): Promise<Workspace | undefined> | Workspace | undefined
+}
 type Persistence = { list(signal?: AbortSignal): Promise<readonly { readonly id: string; readonly cwd?: string }[]> }
 type SessionStore = {
   list(): readonly { readonly id: string }[]
@@ -57,10 +78,15 @@ export interface LineageDeps {
 export function titleOf(events: readonly unknown[]): string | undefined {
   let prompt: string | undefined
   for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as { type?: string; data?: { title?: unknown; source?: { kind?: unknown }; content?: unknown } }
-    if (event?.type === 'session/title' && typeof event.data?.title === 'string' && event.data.title !== '') return event.data.title
+    const event = events[i] as {
+      type?: string
+      data?: { title?: unknown; source?: { kind?: unknown }; content?: unknown }
+    }
+    if (event?.type === 'session/title' && typeof event.data?.title === 'string' && event.data.title !== '')
+      return event.data.title
     if (event?.type === 'user/message' && event.data?.source?.kind === 'user' && Array.isArray(event.data.content)) {
-      const text = event.data.content.find((block: { type?: string }) => block?.type === 'text') as { text?: unknown } | undefined
+      const text = event.data.content.find((block: { type?: string }) => block?.type === 'text') as
+        { text?: unknown } | undefined
       if (typeof text?.text === 'string') prompt = text.text
     }
   }
@@ -90,8 +116,10 @@ export class SessionLineage {
 
   /** Create the new session from `found`'s path to `nodeId` (call it on the source session's queue). */
   async openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>> {
-    if (typeof nodeId !== 'string' || nodeId === '') return fail('INVALID_ARGUMENT', 'nodeId must be a non-empty string')
-    if (nodeId.length > MAX_ID_LENGTH) return fail('INVALID_ARGUMENT', `nodeId is longer than ${MAX_ID_LENGTH} characters`, { nodeId: clipped(nodeId) })
+    if (typeof nodeId !== 'string' || nodeId === '')
+      return fail('INVALID_ARGUMENT', 'nodeId must be a non-empty string')
+    if (nodeId.length > MAX_ID_LENGTH)
+      return fail('INVALID_ARGUMENT', `nodeId is longer than ${MAX_ID_LENGTH} characters`, { nodeId: clipped(nodeId) })
     const { session, state } = found
     const projector = state.projector
     const tree = projector.tree
@@ -102,7 +130,8 @@ export class SessionLineage {
     const history = tree.historyPath(target)
     if (!history.ok) return history
     const header = (session.header ?? {}) as Header
-    if (typeof header.cwd !== 'string') return fail('SURFACE_UNAVAILABLE', 'the source session has no working directory; a new session needs one')
+    if (typeof header.cwd !== 'string')
+      return fail('SURFACE_UNAVAILABLE', 'the source session has no working directory; a new session needs one')
     const store = this.deps.ctx.get('sessions' as never) as unknown as SessionStore
     const sessionId = `session-${randomUUID()}`
     const sourceTitle = titleOf(session.events) ?? session.id
@@ -127,14 +156,23 @@ export class SessionLineage {
     // this plugin's fiber, live without an agent, and the host could never prompt it.
     let created: unknown
     let problem: unknown
-    const fiber = (this.deps.ctx as unknown as { plugin(plugin: object): PromiseLike<unknown> & { dispose(): Promise<unknown> | unknown } }).plugin({
+    const fiber = (
+      this.deps.ctx as unknown as {
+        plugin(plugin: object): PromiseLike<unknown> & { dispose(): Promise<unknown> | unknown }
+      }
+    ).plugin({
       name: 'dsh-session-tree:new-session',
       inject: ['sessions'],
       apply: (child: Context) => {
         try {
           created = (child.get('sessions' as never) as unknown as SessionStore).create(sessionId, {
             seed: seed.value,
-            meta: { cwd: header.cwd, parentSession: session.id, seedLength: seed.value.length, ...(header.agentPreset ? { agentPreset: header.agentPreset } : {}) },
+            meta: {
+              cwd: header.cwd,
+              parentSession: session.id,
+              seedLength: seed.value.length,
+              ...(header.agentPreset ? { agentPreset: header.agentPreset } : {}),
+            },
           })
         } catch (error) {
           problem = error
@@ -148,7 +186,10 @@ export class SessionLineage {
       await fiber.dispose()
     }
     if (created === undefined) {
-      return fail('INTERNAL', `the new session could not be created: ${problem instanceof Error ? problem.message : String(problem)}`)
+      return fail(
+        'INTERNAL',
+        `the new session could not be created: ${problem instanceof Error ? problem.message : String(problem)}`,
+      )
     }
     this.known?.add(sessionId)
 
@@ -191,16 +232,24 @@ export class SessionLineage {
     const parent = this.deps.ctx.get('sessions' as never) as unknown as SessionStore
     const parentSession = parent.get(header.parentSession) as HarnessSession | undefined
     const parentTitle = parentSession ? titleOf(parentSession.events) : titleOf(session.events.slice(0, seedLength))
-    const problem = this.record(header.parentSession, session.id, { node: entry.node, time, by: 'host' }, parentTitle, titleOf(session.events))
+    const problem = this.record(
+      header.parentSession,
+      session.id,
+      { node: entry.node, time, by: 'host' },
+      parentTitle,
+      titleOf(session.events),
+    )
     if (problem) this.deps.warn(`lineage of host fork ${session.id} not saved: ${problem}`)
   }
 
   /** Where a session came from and what was forked from it. No side effects. */
   view(session: HarnessSession): SessionLineageView {
     const read = this.files?.read(session.id)
-    const exists = (id: string): boolean => this.known === undefined || this.known.has(id) || this.deps.sync.get(id) !== undefined
+    const exists = (id: string): boolean =>
+      this.known === undefined || this.known.has(id) || this.deps.sync.get(id) !== undefined
     const live = (link: ForkLink): LineageLink => {
-      const other = (this.deps.ctx.get('sessions' as never) as unknown as SessionStore).get(link.session) as HarnessSession | undefined
+      const other = (this.deps.ctx.get('sessions' as never) as unknown as SessionStore).get(link.session) as
+        HarnessSession | undefined
       const title = other ? titleOf(other.events) : link.title
       return { ...link, ...(title === undefined ? {} : { title }), exists: exists(link.session) }
     }
@@ -225,7 +274,8 @@ export class SessionLineage {
 
   /** `gc(dryRun)` from the wire: a dry run reports, otherwise orphans go now, grace or not. */
   gc(dryRun: unknown): Promise<TreeResult<GcResult>> {
-    if (dryRun !== undefined && typeof dryRun !== 'boolean') return Promise.resolve(fail('INVALID_ARGUMENT', 'dryRun must be a boolean'))
+    if (dryRun !== undefined && typeof dryRun !== 'boolean')
+      return Promise.resolve(fail('INVALID_ARGUMENT', 'dryRun must be a boolean'))
     return this.scan(dryRun ? { dryRun: true } : { force: true })
   }
 
@@ -235,20 +285,29 @@ export class SessionLineage {
    */
   async scan(options: { force?: boolean; dryRun?: boolean } = {}): Promise<TreeResult<GcResult>> {
     const sidecars = this.deps.sidecars
-    if (sidecars === undefined) return fail('SURFACE_UNAVAILABLE', 'no sidecarRoot is configured: there are no sidecars to collect')
+    if (sidecars === undefined)
+      return fail('SURFACE_UNAVAILABLE', 'no sidecarRoot is configured: there are no sidecars to collect')
     while (this.scanning) await this.scanning.catch(() => undefined)
     const run = (async (): Promise<TreeResult<GcResult>> => {
       const persistence = this.deps.ctx.get('sessionPersistence' as never) as unknown as Persistence | undefined
-      if (!persistence) return fail('SURFACE_UNAVAILABLE', 'the harness has no session persistence to compare the sidecars with')
+      if (!persistence)
+        return fail('SURFACE_UNAVAILABLE', 'the harness has no session persistence to compare the sidecars with')
       let stored: readonly { readonly id: string }[]
       try {
         stored = await persistence.list()
       } catch (error) {
-        return fail('INTERNAL', `the stored sessions could not be listed: ${error instanceof Error ? error.message : String(error)}`)
+        return fail(
+          'INTERNAL',
+          `the stored sessions could not be listed: ${error instanceof Error ? error.message : String(error)}`,
+        )
       }
       const store = this.deps.ctx.get('sessions' as never) as unknown as SessionStore
       // Live sessions count too: a new one may not be stored yet.
-      const known = new Set([...stored.map((header) => header.id), ...store.list().map((session) => session.id), ...this.deps.sync.list()])
+      const known = new Set([
+        ...stored.map((header) => header.id),
+        ...store.list().map((session) => session.id),
+        ...this.deps.sync.list(),
+      ])
       this.known = known
       sidecars.remember(stored)
       // Old-layout sidecars of existing sessions move into their session's directory first (a dry run moves nothing).
@@ -256,7 +315,10 @@ export class SessionLineage {
       const scanned = collectOrphans(sidecars.locator.root, { known, graceMs: this.deps.graceMs, ...options })
       const report = { ...scanned, problems: [...scanned.problems, ...movesReported(sidecars)] }
       if (!options.dryRun) this.last = report
-      for (const removed of report.removed) this.deps.warn(`removed the sidecar of session ${removed.sessionId}: the session no longer exists (orphan since ${removed.since})`)
+      for (const removed of report.removed)
+        this.deps.warn(
+          `removed the sidecar of session ${removed.sessionId}: the session no longer exists (orphan since ${removed.since})`,
+        )
       return ok(this.toResult(report, options.dryRun === true))
     })()
     this.scanning = run
@@ -269,7 +331,9 @@ export class SessionLineage {
 
   /** Sidecars moved into their session's directory in this process. */
   migrated(): readonly MigratedView[] {
-    return (this.deps.sidecars?.locator.migrations() ?? []).flatMap((m) => (m.kind === 'moved' ? [{ sessionId: m.sessionId, from: m.from, to: m.to }] : []))
+    return (this.deps.sidecars?.locator.migrations() ?? []).flatMap((m) =>
+      m.kind === 'moved' ? [{ sessionId: m.sessionId, from: m.from, to: m.to }] : [],
+    )
   }
 
   // -------------------------------------------------------------- internals
@@ -281,16 +345,34 @@ export class SessionLineage {
     })
     const migrated = this.migrated()
     return {
-      scannedAt: report.scannedAt, orphans: report.orphans.map(view), removed: report.removed.map(view), problems: report.problems,
-      ...(migrated.length > 0 ? { migrated } : {}), dryRun,
+      scannedAt: report.scannedAt,
+      orphans: report.orphans.map(view),
+      removed: report.removed.map(view),
+      problems: report.problems,
+      ...(migrated.length > 0 ? { migrated } : {}),
+      dryRun,
     }
   }
 
   /** Both ends of a fork; a problem string when a side could not be saved. */
-  private record(parentId: string, childId: string, at: Omit<ForkLink, 'session'>, parentTitle: string | undefined, childTitle: string | undefined): string | undefined {
+  private record(
+    parentId: string,
+    childId: string,
+    at: Omit<ForkLink, 'session'>,
+    parentTitle: string | undefined,
+    childTitle: string | undefined,
+  ): string | undefined {
     if (!this.files) return 'no sidecarRoot is configured'
-    const from = this.files.setForkedFrom(childId, { session: parentId, ...at, ...(parentTitle ? { title: parentTitle } : {}) })
-    const to = this.files.addForkedTo(parentId, { session: childId, ...at, ...(childTitle ? { title: childTitle } : {}) })
+    const from = this.files.setForkedFrom(childId, {
+      session: parentId,
+      ...at,
+      ...(parentTitle ? { title: parentTitle } : {}),
+    })
+    const to = this.files.addForkedTo(parentId, {
+      session: childId,
+      ...at,
+      ...(childTitle ? { title: childTitle } : {}),
+    })
     const problems = [from, to].flatMap((result) => (result.ok ? [] : [result.error.message]))
     return problems.length > 0 ? problems.join('; ') : undefined
   }
@@ -299,25 +381,33 @@ export class SessionLineage {
     const registry = this.deps.ctx.get('workspaceRegistry' as never) as unknown as WorkspaceRegistry | undefined
     if (!registry) return undefined
     try {
-      const workspace = registry.list?.().find((w) => w.sessionIds?.includes(sourceId)) ?? await registry.resolveByPath?.(cwd)
+      const workspace =
+        registry.list?.().find((w) => w.sessionIds?.includes(sourceId)) ?? (await registry.resolveByPath?.(cwd))
       if (!workspace) return undefined
       await workspace.attachSession(sessionId)
       return workspace.id
     } catch (error) {
-      this.deps.warn(`new session ${sessionId} not put into a workspace: ${error instanceof Error ? error.message : String(error)}`)
+      this.deps.warn(
+        `new session ${sessionId} not put into a workspace: ${error instanceof Error ? error.message : String(error)}`,
+      )
       return undefined
     }
   }
 
   /** Let the host's agent lookup resume the session (dsh web: live at once, shown without a reload). */
   private async adopt(sessionId: string): Promise<boolean> {
-    const lookup = (this.deps.ctx.get('typert' as never) as { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } } | undefined)?.lookups?.get('agent')
+    const lookup = (
+      this.deps.ctx.get('typert' as never) as
+        { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } } | undefined
+    )?.lookups?.get('agent')
     if (!lookup) return false
     try {
       await lookup.resolve(sessionId)
       return true
     } catch (error) {
-      this.deps.warn(`new session ${sessionId} not adopted by the host: ${error instanceof Error ? error.message : String(error)}`)
+      this.deps.warn(
+        `new session ${sessionId} not adopted by the host: ${error instanceof Error ? error.message : String(error)}`,
+      )
       return false
     }
   }
@@ -325,5 +415,9 @@ export class SessionLineage {
 
 /** Old-layout sidecars that could not be moved (a conflict, a link, a failure), as scan problems. */
 function movesReported(sidecars: SessionSidecars): { dir: string; message: string }[] {
-  return sidecars.locator.migrations().flatMap((m) => (m.kind === 'conflict' || m.kind === 'refused' || m.kind === 'failed' ? [{ dir: m.from, message: m.message }] : []))
+  return sidecars.locator
+    .migrations()
+    .flatMap((m) =>
+      m.kind === 'conflict' || m.kind === 'refused' || m.kind === 'failed' ? [{ dir: m.from, message: m.message }] : [],
+    )
 }

@@ -97,14 +97,29 @@ export async function askModelForSummary(llm: SummaryLlm, request: ModelSummaryR
           GUIDANCE,
           ask,
         ].join('\n')
-      : [`Branch "${request.branch}", as the model read it:`, '<branch>', request.transcript.trimEnd(), '</branch>', ask].join('\n')
-    const asked = { id: randomUUID(), role: 'user', content: [{ type: 'text', text: prompt }], source: { kind: 'plugin', plugin: PLUGIN_ID } }
+      : [
+          `Branch "${request.branch}", as the model read it:`,
+          '<branch>',
+          request.transcript.trimEnd(),
+          '</branch>',
+          ask,
+        ].join('\n')
+    const asked = {
+      id: randomUUID(),
+      role: 'user',
+      content: [{ type: 'text', text: prompt }],
+      source: { kind: 'plugin', plugin: PLUGIN_ID },
+    }
     const stream = llm.stream({
       provider: request.route.provider,
       model: request.route.model,
       ...(off ? { reasoningEffort: 'off' } : {}),
       ...(shared
-        ? { ...(shared.system === undefined ? {} : { system: shared.system }), ...(shared.tools === undefined ? {} : { tools: shared.tools }), messages: [...shared.messages, asked] }
+        ? {
+            ...(shared.system === undefined ? {} : { system: shared.system }),
+            ...(shared.tools === undefined ? {} : { tools: shared.tools }),
+            messages: [...shared.messages, asked],
+          }
         : { system: SYSTEM_PROMPT, messages: [asked] }),
       maxTokens: SUMMARY_MAX_TOKENS,
       sessionId: request.sessionId,
@@ -117,7 +132,13 @@ export async function askModelForSummary(llm: SummaryLlm, request: ModelSummaryR
       else if (chunk.type === 'finish' && isRecord(chunk.reason)) finish = chunk.reason as typeof finish
     }
   } catch (error) {
-    return { ok: false, failure: timedOut ? timeoutFailure(request.timeoutMs) : { code: 'MODEL_ERROR', message: error instanceof Error ? error.message : String(error) }, ...(usage ? { usage } : {}) }
+    return {
+      ok: false,
+      failure: timedOut
+        ? timeoutFailure(request.timeoutMs)
+        : { code: 'MODEL_ERROR', message: error instanceof Error ? error.message : String(error) },
+      ...(usage ? { usage } : {}),
+    }
   } finally {
     clearTimeout(timer)
   }
@@ -128,8 +149,14 @@ export async function askModelForSummary(llm: SummaryLlm, request: ModelSummaryR
     return {
       ok: false,
       failure: {
-        code: typeof failure?.code === 'string' ? failure.code : `FINISH_${String(finish?.kind ?? 'missing').toUpperCase()}`,
-        message: typeof failure?.message === 'string' ? failure.message : `the model stopped with ${String(finish?.kind ?? 'no finish')}`,
+        code:
+          typeof failure?.code === 'string'
+            ? failure.code
+            : `FINISH_${String(finish?.kind ?? 'missing').toUpperCase()}`,
+        message:
+          typeof failure?.message === 'string'
+            ? failure.message
+            : `the model stopped with ${String(finish?.kind ?? 'no finish')}`,
       },
       ...withUsage,
     }
@@ -148,7 +175,8 @@ async function supportsOff(llm: SummaryLlm, route: ModelRoute, signal: AbortSign
   if (typeof llm.resolveModelInfo !== 'function') return false
   try {
     const info = await llm.resolveModelInfo(route.provider, route.model, signal)
-    const efforts = isRecord(info) && isRecord(info.reasoning) && Array.isArray(info.reasoning.efforts) ? info.reasoning.efforts : []
+    const efforts =
+      isRecord(info) && isRecord(info.reasoning) && Array.isArray(info.reasoning.efforts) ? info.reasoning.efforts : []
     return efforts.some((effort) => isRecord(effort) && effort.id === 'off')
   } catch {
     return false
@@ -156,9 +184,16 @@ async function supportsOff(llm: SummaryLlm, route: ModelRoute, signal: AbortSign
 }
 
 function usageOf(value: unknown): SummaryUsage | undefined {
-  if (!isRecord(value) || typeof value.inputTokens !== 'number' || typeof value.outputTokens !== 'number') return undefined
+  if (!isRecord(value) || typeof value.inputTokens !== 'number' || typeof value.outputTokens !== 'number')
+    return undefined
   const out: Record<string, number> = {}
-  for (const key of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
+  for (const key of [
+    'inputTokens',
+    'outputTokens',
+    'cacheReadTokens',
+    'cacheWriteTokens',
+    'reasoningTokens',
+  ] as const) {
     const n = value[key]
     if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) out[key] = n
   }

@@ -64,21 +64,35 @@ export interface MoveRequest<V> {
 
 type Report = SurfaceReport
 
-export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: MoveRequest<V>): Promise<TreeResult<{ move: MoveResult; value: V }>> {
+export async function applyMove<V>(
+  deps: MoveDeps,
+  found: Resolved,
+  request: MoveRequest<V>,
+): Promise<TreeResult<{ move: MoveResult; value: V }>> {
   const { session, agent, state, mode } = found
   const { nodeId, operation, branch, withinCall, carry, actor } = request
   if (withinCall !== undefined && mode !== 'stock') {
-    return fail('SURFACE_UNAVAILABLE', `a move inside a running step needs stock mode (this session is in ${mode} mode)`, { mode })
+    return fail(
+      'SURFACE_UNAVAILABLE',
+      `a move inside a running step needs stock mode (this session is in ${mode} mode)`,
+      { mode },
+    )
   }
   if (carry !== undefined && mode === 'projection') {
-    return fail('SURFACE_UNAVAILABLE', 'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead', { mode })
+    return fail(
+      'SURFACE_UNAVAILABLE',
+      'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead',
+      { mode },
+    )
   }
   const tree = state.projector.tree
   let target = nodeId
   let snappedFrom: string | undefined
   if (nodeId !== undefined && nodeId !== null) {
     if (nodeId.length > MAX_ID_LENGTH) {
-      return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, { nodeId: clipped(nodeId) })
+      return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, {
+        nodeId: clipped(nodeId),
+      })
     }
     // A string that can never be a node id ('' , padded, control characters) is a bad argument, not a missing node.
     try {
@@ -96,33 +110,40 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
     }
   }
   if (withinCall === undefined && mode !== 'projection' && agent && !isFree(agent)) {
-    return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId: clipped(session.id), status: agent.status })
+    return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', {
+      agentId: clipped(session.id),
+      status: agent.status,
+    })
   }
 
   // 1. The tree moves, in one synchronous step; the answer is this move's own effect.
-  const pending = deps.sync.begin(session.id, (live) => {
-    const moved = operation(live, target)
-    if (!moved.ok) return moved
-    let destination = live.cursor
-    if (mode !== 'projection' && nodeId === undefined) {
-      // back/forward land on recorded positions; the history ends at the nearest complete point.
-      const cut = live.completeCutPoint(destination)
-      if (!cut.ok) return cut
-      if (cut.value !== destination) {
-        snappedFrom = destination ?? undefined
-        live.jump(cut.value, { record: false })
-        destination = cut.value
+  const pending = deps.sync.begin(
+    session.id,
+    (live) => {
+      const moved = operation(live, target)
+      if (!moved.ok) return moved
+      let destination = live.cursor
+      if (mode !== 'projection' && nodeId === undefined) {
+        // back/forward land on recorded positions; the history ends at the nearest complete point.
+        const cut = live.completeCutPoint(destination)
+        if (!cut.ok) return cut
+        if (cut.value !== destination) {
+          snappedFrom = destination ?? undefined
+          live.jump(cut.value, { record: false })
+          destination = cut.value
+        }
       }
-    }
-    const move: MoveResult = {
-      cursor: destination,
-      messages: live.messages(destination),
-      branch: live.activeBranch,
-      mode,
-      ...(snappedFrom === undefined ? {} : { snappedFrom }),
-    }
-    return ok({ destination, move, value: moved.value })
-  }, actor)
+      const move: MoveResult = {
+        cursor: destination,
+        messages: live.messages(destination),
+        branch: live.activeBranch,
+        mode,
+        ...(snappedFrom === undefined ? {} : { snappedFrom }),
+      }
+      return ok({ destination, move, value: moved.value })
+    },
+    actor,
+  )
   if (!pending.ok) return pending
   const { destination, move, value } = pending.value.value
 
@@ -149,7 +170,16 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
   const inLog = session.seq !== seqBefore
   const answer: MoveResult = {
     ...move,
-    ...(report ? { switch: { appendedEvents: report.appendedEvents, copies: report.copies, shadowed: report.shadowed, noop: report.noop } } : {}),
+    ...(report
+      ? {
+          switch: {
+            appendedEvents: report.appendedEvents,
+            copies: report.copies,
+            shadowed: report.shadowed,
+            noop: report.noop,
+          },
+        }
+      : {}),
   }
 
   // 3. The journal: what the log cannot hold (branch names, back/forward history, projection cursors).
@@ -170,7 +200,8 @@ export async function applyMove<V>(deps: MoveDeps, found: Resolved, request: Mov
       value,
     })
   }
-  if (harnessProblem !== undefined) return ok({ move: { ...answer, notDurable: { code: 'INTERNAL', message: harnessProblem } }, value })
+  if (harnessProblem !== undefined)
+    return ok({ move: { ...answer, notDurable: { code: 'INTERNAL', message: harnessProblem } }, value })
   return ok({ move: answer, value })
 }
 
@@ -187,7 +218,8 @@ function follow(
   lane: string | undefined,
   carry: Record<string, unknown> | undefined,
 ): Promise<TreeResult<Report | undefined>> {
-  const tail: PlannedEvent[] | undefined = carry === undefined ? undefined : [{ type: 'user/message', data: carry, intent: { surfaceOp: 'append' } }]
+  const tail: PlannedEvent[] | undefined =
+    carry === undefined ? undefined : [{ type: 'user/message', data: carry, intent: { surfaceOp: 'append' } }]
   return surface.follow(destination, {
     ...(branch === undefined ? {} : { branch }),
     ...(withinCall === undefined ? {} : { withinCall }),

@@ -22,13 +22,28 @@ export interface MovementDeps {
 }
 
 /** The request and summary choice of a move given as a value (`callId`: inside that call's running step). */
-function requestOf(move: TreeMove, actor: JournalActor, callId?: string): { request: MoveRequest<unknown>; summary?: SummaryChoice } {
+function requestOf(
+  move: TreeMove,
+  actor: JournalActor,
+  callId?: string,
+): { request: MoveRequest<unknown>; summary?: SummaryChoice } {
   const withinCall = callId === undefined ? { actor } : { actor, withinCall: callId }
   switch (move.kind) {
     case 'jump':
-      return { request: { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall }, ...(move.summary ? { summary: move.summary } : {}) }
+      return {
+        request: { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall },
+        ...(move.summary ? { summary: move.summary } : {}),
+      }
     case 'fork':
-      return { request: { nodeId: move.nodeId, operation: (tree, target) => tree.fork(target!, move.branch), branch: move.branch, ...withinCall }, ...(move.summary ? { summary: move.summary } : {}) }
+      return {
+        request: {
+          nodeId: move.nodeId,
+          operation: (tree, target) => tree.fork(target!, move.branch),
+          branch: move.branch,
+          ...withinCall,
+        },
+        ...(move.summary ? { summary: move.summary } : {}),
+      }
     case 'back':
       return { request: { nodeId: undefined, operation: (tree) => tree.back(), ...withinCall } }
     case 'forward':
@@ -44,22 +59,48 @@ export class Movement {
   }
 
   /** `jumpWith`: checked arguments, then the move. Call it on the session's queue. */
-  async jump(agentId: string, nodeId: string | null, options: TreeMoveOptions, actor: JournalActor): Promise<TreeResult<MoveResult>> {
-    if (nodeId !== null && typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
+  async jump(
+    agentId: string,
+    nodeId: string | null,
+    options: TreeMoveOptions,
+    actor: JournalActor,
+  ): Promise<TreeResult<MoveResult>> {
+    if (nodeId !== null && typeof nodeId !== 'string')
+      return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
     const summary = checkMoveOptions(options)
     if (!summary.ok) return summary
-    const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.jump(target ?? null), actor }, summary.value)
+    const moved = await this.moveWith(
+      agentId,
+      { nodeId, operation: (tree, target) => tree.jump(target ?? null), actor },
+      summary.value,
+    )
     return moved.ok ? ok(moved.value.move) : moved
   }
 
   /** `forkWith`: checked arguments, then the move (a carried summary is the new branch's first node). */
-  async fork(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions, actor: JournalActor): Promise<TreeResult<ForkResult>> {
+  async fork(
+    agentId: string,
+    nodeId: string,
+    branch: string,
+    options: TreeMoveOptions,
+    actor: JournalActor,
+  ): Promise<TreeResult<ForkResult>> {
     if (typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string')
     if (typeof branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
     const summary = checkMoveOptions(options)
     if (!summary.ok) return summary
-    const moved = await this.moveWith(agentId, { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch, actor }, summary.value)
-    return moved.ok ? ok({ ...moved.value.move, ...moved.value.value, cursor: moved.value.move.summary?.carriedNodeId ?? moved.value.value.cursor }) : moved
+    const moved = await this.moveWith(
+      agentId,
+      { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch, actor },
+      summary.value,
+    )
+    return moved.ok
+      ? ok({
+          ...moved.value.move,
+          ...moved.value.value,
+          cursor: moved.value.move.summary?.carriedNodeId ?? moved.value.value.cursor,
+        })
+      : moved
   }
 
   /**
@@ -82,13 +123,27 @@ export class Movement {
   }
 
   /** A move, optionally summarizing the part it leaves (`summary-move.ts`). */
-  private async moveWith<V>(agentId: string, request: MoveRequest<V>, summary: SummaryChoice = { kind: 'none' }): Promise<TreeResult<{ move: MoveResult; value: V }>> {
-    const found = request.withinCall === undefined ? await this.deps.resolver.live(agentId) : this.deps.resolver.loaded(agentId)
+  private async moveWith<V>(
+    agentId: string,
+    request: MoveRequest<V>,
+    summary: SummaryChoice = { kind: 'none' },
+  ): Promise<TreeResult<{ move: MoveResult; value: V }>> {
+    const found =
+      request.withinCall === undefined ? await this.deps.resolver.live(agentId) : this.deps.resolver.loaded(agentId)
     if (!found.ok) return found
     const checked = checkSummaryChoice(summary)
     if (!checked.ok) return checked
-    const summaryDeps: SummaryMoveDeps = { ...this.deps.summary, record: (sessionId, written) => this.deps.record(sessionId, written, request.actor) }
-    return summarizedMove(summaryDeps, found.value, request.nodeId, checked.value, request.withinCall !== undefined, (carry) =>
-      applyMove(this.deps.move, found.value, carry === undefined ? request : { ...request, carry }))
+    const summaryDeps: SummaryMoveDeps = {
+      ...this.deps.summary,
+      record: (sessionId, written) => this.deps.record(sessionId, written, request.actor),
+    }
+    return summarizedMove(
+      summaryDeps,
+      found.value,
+      request.nodeId,
+      checked.value,
+      request.withinCall !== undefined,
+      (carry) => applyMove(this.deps.move, found.value, carry === undefined ? request : { ...request, carry }),
+    )
   }
 }

@@ -13,7 +13,9 @@ export function checkNode(tree: SessionTree, nodeId: unknown): TreeResult<string
     checkNodeId(nodeId)
   } catch (error) {
     if (!(error instanceof Invalid)) throw error
-    return fail('INVALID_ARGUMENT', error.reason, { nodeId: typeof nodeId === 'string' ? clipped(nodeId) : typeof nodeId })
+    return fail('INVALID_ARGUMENT', error.reason, {
+      nodeId: typeof nodeId === 'string' ? clipped(nodeId) : typeof nodeId,
+    })
   }
   const id = nodeId as string
   if (!tree.has(id)) return fail('NODE_NOT_FOUND', `no node ${quoted(id)}`, { nodeId: id })

@@ -31,7 +31,9 @@ export class TreeReads {
 
   list(agentId: string): TreeResult<SessionTreeListing> {
     const found = this.deps.resolver.loaded(agentId)
-    return found.ok ? ok({ ...found.value.state.projector.tree.view(), lineage: this.deps.lineage.view(found.value.session) }) : found
+    return found.ok
+      ? ok({ ...found.value.state.projector.tree.view(), lineage: this.deps.lineage.view(found.value.session) })
+      : found
   }
 
   outline(agentId: string): TreeResult<SessionTreeOutline> {
@@ -43,7 +45,11 @@ export class TreeReads {
     const found = this.deps.resolver.loaded(agentId)
     if (!found.ok) return found
     const orphanSidecars = this.deps.lineage.lastScan()
-    return ok({ ...sessionStatus(this.deps.sync, found.value), lineage: this.deps.lineage.view(found.value.session), ...(orphanSidecars ? { orphanSidecars } : {}) })
+    return ok({
+      ...sessionStatus(this.deps.sync, found.value),
+      lineage: this.deps.lineage.view(found.value.session),
+      ...(orphanSidecars ? { orphanSidecars } : {}),
+    })
   }
 
   /** The active path plus every off-path branch's recorded summary, else an extractive digest written now (nothing recorded). */
@@ -66,7 +72,9 @@ export class TreeReads {
     if (!found.ok) return found
     const { session, state, mode } = found.value
     const revision = sessionStatus(this.deps.sync, found.value).revision!
-    return ok(buildChatPath({ sessionId: session.id, revision, mode, events: session.events, projector: state.projector }))
+    return ok(
+      buildChatPath({ sessionId: session.id, revision, mode, events: session.events, projector: state.projector }),
+    )
   }
 
   compare(agentId: string, a: string, b: string): TreeResult<CompareResult> {
@@ -79,6 +87,8 @@ export class TreeReads {
   /** The live tree, surface mode and surface tip (`null`: empty) of a loaded session, without building a status. */
   treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode; tip: string | null }> {
     const found = this.deps.resolver.loaded(agentId)
-    return found.ok ? ok({ tree: found.value.state.projector.tree, mode: found.value.mode, tip: found.value.state.projector.tip }) : found
+    return found.ok
+      ? ok({ tree: found.value.state.projector.tree, mode: found.value.mode, tip: found.value.state.projector.tip })
+      : found
   }
 }

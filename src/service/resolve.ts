@@ -28,11 +28,16 @@ export class SessionResolver {
 
   /** A loaded (live) session for reads; never resumes a cold one. */
   loaded(agentId: unknown): TreeResult<Resolved> {
-    if (typeof agentId !== 'string' || agentId === '') return fail('INVALID_ARGUMENT', 'agentId must be a non-empty string')
+    if (typeof agentId !== 'string' || agentId === '')
+      return fail('INVALID_ARGUMENT', 'agentId must be a non-empty string')
     const agent = this.agents()?.get(agentId)
     const session = (agent?.session ?? this.deps.ctx.sessions.get(agentId as never)) as HarnessSession | undefined
     if (!session) {
-      return fail('SESSION_NOT_FOUND', `session ${quoted(agentId)} is not loaded in this harness (a stored session loads when it gets a message)`, { agentId: clipped(agentId) })
+      return fail(
+        'SESSION_NOT_FOUND',
+        `session ${quoted(agentId)} is not loaded in this harness (a stored session loads when it gets a message)`,
+        { agentId: clipped(agentId) },
+      )
     }
     const state = this.deps.sync.attach(session)
     const surface = this.deps.surfaces.of(session, agent, state.projector)
@@ -44,7 +49,10 @@ export class SessionResolver {
     const loaded = this.loaded(agentId)
     if (loaded.ok && loaded.value.agent) return loaded
     if (typeof agentId !== 'string' || agentId === '') return loaded
-    const lookup = (this.deps.ctx.get('typert' as never) as { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } } | undefined)?.lookups?.get('agent')
+    const lookup = (
+      this.deps.ctx.get('typert' as never) as
+        { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } } | undefined
+    )?.lookups?.get('agent')
     if (!lookup) return loaded
     try {
       await lookup.resolve(agentId)

@@ -31,22 +31,39 @@ export interface ServiceParts {
   readonly lineage: SessionLineage
 }
 
-export function serviceParts(ctx: Context, sync: TreeSync, settings: Config & { readonly switchTimeoutMs: number }, config: Partial<Config>, sidecars: SessionSidecars | undefined): ServiceParts {
-  const flush = async (session: HarnessSession): Promise<void> => { await ctx.sessions.flush(session as never) }
+export function serviceParts(
+  ctx: Context,
+  sync: TreeSync,
+  settings: Config & { readonly switchTimeoutMs: number },
+  config: Partial<Config>,
+  sidecars: SessionSidecars | undefined,
+): ServiceParts {
+  const flush = async (session: HarnessSession): Promise<void> => {
+    await ctx.sessions.flush(session as never)
+  }
   const switcher = new StockSwitcher({
     projectorFor: (id) => sync.get(id)?.projector,
     flush: (session) => flush(session as HarnessSession),
-    timeoutMs: settings.switchTimeoutMs, estimator: () => meterEstimator(ctx.get('tokenMeter' as never)),
+    timeoutMs: settings.switchTimeoutMs,
+    estimator: () => meterEstimator(ctx.get('tokenMeter' as never)),
   })
-  const surfaces = new SurfaceChoices({ setting: settings.surfaceMode, switcher, flush: (session) => flush(session as HarnessSession) })
+  const surfaces = new SurfaceChoices({
+    setting: settings.surfaceMode,
+    switcher,
+    flush: (session) => flush(session as HarnessSession),
+  })
   const resolver = new SessionResolver({ ctx, sync, surfaces })
   const summary: Omit<SummaryMoveDeps, 'record'> = {
     llm: () => ctx.get('llm' as never) as SummaryLlm | undefined,
     timeoutMs: config.summaryTimeoutMs ?? 30_000,
   }
-  const record = (sessionId: string, written: BranchSummary, actor: JournalActor) => recordSummary(sync, sessionId, written, actor)
+  const record = (sessionId: string, written: BranchSummary, actor: JournalActor) =>
+    recordSummary(sync, sessionId, written, actor)
   const lineage = new SessionLineage({
-    ctx, sync, sidecars, graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
+    ctx,
+    sync,
+    sidecars,
+    graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
     warn: (message) => ctx.logger('session-tree').warn(message),
   })
   return {

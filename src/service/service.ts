@@ -35,12 +35,39 @@ import { TreeSidecar } from '../sidecar/index.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
 import { SessionQueue } from './queue.ts'
 import type { ChatPath } from './chat-path.ts'
-import type { ForkResult, MoveResult, SessionStatus, SessionTreeListing, SummarizeOptions, SurfaceMode, TreeMove, TreeMoveOptions } from './wire.ts'
+import type {
+  ForkResult,
+  MoveResult,
+  SessionStatus,
+  SessionTreeListing,
+  SummarizeOptions,
+  SurfaceMode,
+  TreeMove,
+  TreeMoveOptions,
+} from './wire.ts'
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
-import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreRequest, RestoreResult, WorkspaceOverview } from './workspace-wire.ts'
+import type {
+  FileContent,
+  FileDiff,
+  FilesAtNode,
+  RestorePreview,
+  RestoreRequest,
+  RestoreResult,
+  WorkspaceOverview,
+} from './workspace-wire.ts'
 import type { CompareResult } from './compare-wire.ts'
-import { attemptImport, exportLoaded, hostImportTarget, runImport, type ExportRequest, type ExportResult, type ImportAttempt, type ImportRequest, type ImportResult } from './interchange.ts'
+import {
+  attemptImport,
+  exportLoaded,
+  hostImportTarget,
+  runImport,
+  type ExportRequest,
+  type ExportResult,
+  type ImportAttempt,
+  type ImportRequest,
+  type ImportResult,
+} from './interchange.ts'
 import type { SessionLineage } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
@@ -78,7 +105,9 @@ export class SessionTreeService extends TypertRemoteService {
   /** The session a call is about, and its surface mode (`resolve.ts`). */
   private readonly resolver: SessionResolver
   /** The area modules the remote methods delegate to. */
-  private readonly reads: TreeReads; private readonly movement: Movement; private readonly annotation: Annotation
+  private readonly reads: TreeReads
+  private readonly movement: Movement
+  private readonly annotation: Annotation
   /** Workspace checkpoints: capture (harness layer) and the files half of moves. */
   private readonly workspaceMoves: WorkspaceMoves
   /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
@@ -90,7 +119,11 @@ export class SessionTreeService extends TypertRemoteService {
 
   constructor(ctx: Context, config: Partial<Config> = {}) {
     super(ctx, 'sessionTree')
-    this.settings = { surfaceMode: config.surfaceMode ?? 'auto', switchTimeoutMs: config.switchTimeoutMs ?? 30_000, ...(config.sidecarRoot ? { sidecarRoot: config.sidecarRoot } : {}) }
+    this.settings = {
+      surfaceMode: config.surfaceMode ?? 'auto',
+      switchTimeoutMs: config.switchTimeoutMs ?? 30_000,
+      ...(config.sidecarRoot ? { sidecarRoot: config.sidecarRoot } : {}),
+    }
     this.store = sessionTreeStore
     const sidecars = this.settings.sidecarRoot ? new SessionSidecars(ctx, this.settings.sidecarRoot) : undefined // where each session's sidecar is (sidecar-location.ts)
     this.sync = new TreeSync(this.store, sidecars ? new TreeSidecar(sidecars.locator) : undefined)
@@ -102,7 +135,10 @@ export class SessionTreeService extends TypertRemoteService {
     this.annotation = parts.annotation
     this.lineage = parts.lineage
     listenToHarness({
-      ctx, sync: this.sync, lineage: this.lineage, switcher: this.switcher,
+      ctx,
+      sync: this.sync,
+      lineage: this.lineage,
+      switcher: this.switcher,
       forget: (sessionId) => this.workspaceMoves?.registry.forget(sessionId),
       guard: (operation) => this.guard(operation),
     })
@@ -304,10 +340,12 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult> {
-    return this.run(() => this.serial(agentId, async () => {
-      const found = this.resolver.loaded(agentId)
-      return found.ok ? this.lineage.openAsNewSession(found.value, nodeId) : found
-    }))
+    return this.run(() =>
+      this.serial(agentId, async () => {
+        const found = this.resolver.loaded(agentId)
+        return found.ok ? this.lineage.openAsNewSession(found.value, nodeId) : found
+      }),
+    )
   }
 
   /**
@@ -390,7 +428,9 @@ export class SessionTreeService extends TypertRemoteService {
 
   private readonly run = settle // a value, or an error that keeps its code (edge.ts)
 
-  private guard(operation: () => unknown): void { guarded((error) => this.ctx.logger('session-tree').warn(error), operation) }
+  private guard(operation: () => unknown): void {
+    guarded((error) => this.ctx.logger('session-tree').warn(error), operation)
+  }
 }
 
 export default SessionTreeService

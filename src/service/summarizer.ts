@@ -17,14 +17,22 @@ export const extractiveSummarizer: BranchSummarizer = {
   async summarize({ messages, entries }) {
     // Typed prompts only: context a plugin injected is not something the user asked.
     const prompts = entries
-      .filter((entry) => entry.message?.role === 'user' && entry.origin?.injected !== true && entry.message.content.trim() !== '')
+      .filter(
+        (entry) =>
+          entry.message?.role === 'user' && entry.origin?.injected !== true && entry.message.content.trim() !== '',
+      )
       .map((entry) => entry.message!)
     const answers = messages.filter((m) => m.role === 'assistant' && m.content.trim() !== '')
     const tools = messages.filter((m) => m.role === 'tool').length
     const parts: string[] = []
     if (prompts.length > 0) {
-      const shown = prompts.slice(-3).map((m) => `“${oneLine(m.content, 80)}”`).join(', ')
-      parts.push(`${prompts.length} prompt${prompts.length === 1 ? '' : 's'}${prompts.length > 3 ? ', latest' : ''}: ${shown}`)
+      const shown = prompts
+        .slice(-3)
+        .map((m) => `“${oneLine(m.content, 80)}”`)
+        .join(', ')
+      parts.push(
+        `${prompts.length} prompt${prompts.length === 1 ? '' : 's'}${prompts.length > 3 ? ', latest' : ''}: ${shown}`,
+      )
     }
     if (tools > 0) parts.push(`${tools} tool result${tools === 1 ? '' : 's'}`)
     const last = answers.at(-1)
@@ -54,12 +62,22 @@ export async function draftSummary(tree: SessionTree, branch: unknown): Promise<
   const messages = entries.map((entry) => entry.message!)
   let text = ''
   try {
-    text = (await extractiveSummarizer.summarize({ branch: name, text: renderMessages(messages), messages, entries, signal: new AbortController().signal })).trim()
+    text = (
+      await extractiveSummarizer.summarize({
+        branch: name,
+        text: renderMessages(messages),
+        messages,
+        entries,
+        signal: new AbortController().signal,
+      })
+    ).trim()
   } catch {
     // Cannot happen with the extractive digest; the fallback below covers it anyway.
   }
   const createdAt = new Date().toISOString()
-  return ok(text === ''
-    ? { branch: name, nodeId: head, summary: fallbackSummary(entries.length), fallback: true, createdAt }
-    : { branch: name, nodeId: head, summary: text, model: EXTRACTIVE_MODEL, createdAt })
+  return ok(
+    text === ''
+      ? { branch: name, nodeId: head, summary: fallbackSummary(entries.length), fallback: true, createdAt }
+      : { branch: name, nodeId: head, summary: text, model: EXTRACTIVE_MODEL, createdAt },
+  )
 }

@@ -33,7 +33,9 @@ export interface SummaryMoveDeps {
 }
 
 /** The move itself, given the message to carry (if any). */
-export type MoveRun<V> = (carry: Record<string, unknown> | undefined) => Promise<TreeResult<{ move: MoveResult; value: V }>>
+export type MoveRun<V> = (
+  carry: Record<string, unknown> | undefined,
+) => Promise<TreeResult<{ move: MoveResult; value: V }>>
 
 export async function summarizedMove<V>(
   deps: SummaryMoveDeps,
@@ -47,10 +49,17 @@ export async function summarizedMove<V>(
   const { session, agent, state, mode } = found
   const carry = choice.carry === true
   if (carry && mode === 'projection') {
-    return fail('SURFACE_UNAVAILABLE', 'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead', { mode })
+    return fail(
+      'SURFACE_UNAVAILABLE',
+      'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead',
+      { mode },
+    )
   }
   if (!withinCall && mode !== 'projection' && agent && !isFree(agent)) {
-    return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', { agentId: clipped(session.id), status: agent.status })
+    return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', {
+      agentId: clipped(session.id),
+      status: agent.status,
+    })
   }
   const tree = state.projector.tree
   let target: string | null = nodeId ?? null
@@ -66,7 +75,13 @@ export async function summarizedMove<V>(
   if (!part) return run(undefined)
   // The side call starts with the session's own request prefix when it can, so a prefix cache can hit.
   const shared = sessionPrefix(session, mode, SUMMARY_MAX_TOKENS + INSTRUCTION_TOKENS)
-  const writer: SummaryWriter = { llm: deps.llm(), route: routeOf(found), sessionId: session.id, timeoutMs: deps.timeoutMs, ...(shared.kind === 'shared' ? { prefix: shared.prefix } : {}) }
+  const writer: SummaryWriter = {
+    llm: deps.llm(),
+    route: routeOf(found),
+    sessionId: session.id,
+    timeoutMs: deps.timeoutMs,
+    ...(shared.kind === 'shared' ? { prefix: shared.prefix } : {}),
+  }
   const written = await writeSummary(part, writer, choice.kind === 'custom' ? choice.instructions : undefined)
   const message = carry ? carriedSummaryMessage(randomUUID(), written) : undefined
   const moved = await run(message)
@@ -78,10 +93,12 @@ export async function summarizedMove<V>(
     // parent of the re-stated in-flight message, which follows it.
     const live = state.projector.tree
     let node = live.cursor === null ? undefined : live.get(live.cursor)
-    for (let up = 0; node !== undefined && node.origin?.ref !== message.id && up < 3; up++) node = node.parentId === null ? undefined : live.get(node.parentId)
+    for (let up = 0; node !== undefined && node.origin?.ref !== message.id && up < 3; up++)
+      node = node.parentId === null ? undefined : live.get(node.parentId)
     if (node !== undefined && node.origin?.ref === message.id) {
       summary = { ...written, carriedNodeId: node.nodeId }
-      if (!withinCall) answer = { ...answer, cursor: node.nodeId, messages: live.messages(node.nodeId), branch: live.activeBranch }
+      if (!withinCall)
+        answer = { ...answer, cursor: node.nodeId, messages: live.messages(node.nodeId), branch: live.activeBranch }
     }
   }
   const recorded = deps.record(session.id, summary)
@@ -90,7 +107,14 @@ export async function summarizedMove<V>(
     : {
         ...answer,
         summary,
-        ...(answer.notDurable ? {} : { notDurable: { code: 'SIDECAR_IO' as const, message: `the move happened, but its summary could not be recorded for the panel: ${recorded.error.message}` } }),
+        ...(answer.notDurable
+          ? {}
+          : {
+              notDurable: {
+                code: 'SIDECAR_IO' as const,
+                message: `the move happened, but its summary could not be recorded for the panel: ${recorded.error.message}`,
+              },
+            }),
       }
   return ok({ move, value: moved.value.value })
 }
@@ -100,6 +124,7 @@ export function routeOf(found: Pick<Resolved, 'session' | 'agent'>): ModelRoute 
   const config = found.session.requestHeader?.()?.config
   if (config?.provider && config.model) return { provider: config.provider, model: config.model }
   const options = (found.agent as { options?: { provider?: unknown; model?: unknown } } | undefined)?.options
-  if (typeof options?.provider === 'string' && typeof options.model === 'string') return { provider: options.provider, model: options.model }
+  if (typeof options?.provider === 'string' && typeof options.model === 'string')
+    return { provider: options.provider, model: options.model }
   return undefined
 }

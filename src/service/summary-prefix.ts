@@ -24,7 +24,9 @@ export interface SessionPrefix {
 /** Why the session's prefix is not used: the side call then sends its own compact request. */
 export type OwnRequestReason = 'projection' | 'no-header' | 'empty' | 'context-window'
 
-export type PrefixChoice = { readonly kind: 'shared'; readonly prefix: SessionPrefix } | { readonly kind: 'own'; readonly reason: OwnRequestReason }
+export type PrefixChoice =
+  | { readonly kind: 'shared'; readonly prefix: SessionPrefix }
+  | { readonly kind: 'own'; readonly reason: OwnRequestReason }
 
 /** The slice of a harness `Session` read here (the published one fits). */
 export interface PrefixSession {
@@ -43,7 +45,8 @@ export const BYTES_PER_TOKEN = 2
 /** The session's prefix, or why not. `extraTokens`: the instruction and the output cap. */
 export function sessionPrefix(session: PrefixSession, mode: SurfaceMode, extraTokens: number): PrefixChoice {
   if (mode === 'projection') return { kind: 'own', reason: 'projection' }
-  if (typeof session.deriveMessages !== 'function' || typeof session.requestHeader !== 'function') return { kind: 'own', reason: 'no-header' }
+  if (typeof session.deriveMessages !== 'function' || typeof session.requestHeader !== 'function')
+    return { kind: 'own', reason: 'no-header' }
   let header: unknown
   let derived: readonly unknown[]
   try {
@@ -61,7 +64,8 @@ export function sessionPrefix(session: PrefixSession, mode: SurfaceMode, extraTo
     messages,
   }
   const window = contextWindow(session)
-  if (window !== undefined && estimateTokens(prefix) + extraTokens > window) return { kind: 'own', reason: 'context-window' }
+  if (window !== undefined && estimateTokens(prefix) + extraTokens > window)
+    return { kind: 'own', reason: 'context-window' }
   return { kind: 'shared', prefix }
 }
 
@@ -75,10 +79,14 @@ export function answeredOnly(messages: readonly unknown[]): readonly unknown[] {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]
     if (!isRecord(message) || message.role !== 'assistant') continue
-    const calls = blocks(message).filter((b) => b.type === 'tool-call' && typeof b.id === 'string').map((b) => b.id as string)
+    const calls = blocks(message)
+      .filter((b) => b.type === 'tool-call' && typeof b.id === 'string')
+      .map((b) => b.id as string)
     if (calls.length === 0) return messages
     const answered = new Set<string>()
-    for (const later of messages.slice(i + 1)) for (const b of isRecord(later) ? blocks(later) : []) if (b.type === 'tool-result' && typeof b.toolCallId === 'string') answered.add(b.toolCallId)
+    for (const later of messages.slice(i + 1))
+      for (const b of isRecord(later) ? blocks(later) : [])
+        if (b.type === 'tool-result' && typeof b.toolCallId === 'string') answered.add(b.toolCallId)
     return calls.every((id) => answered.has(id)) ? messages : messages.slice(0, i)
   }
   return messages
@@ -91,7 +99,9 @@ function blocks(message: Record<string, unknown>): Record<string, unknown>[] {
 function contextWindow(session: PrefixSession): number | undefined {
   try {
     const context = session.requestContext?.()
-    return isRecord(context) && typeof context.contextWindow === 'number' && context.contextWindow > 0 ? context.contextWindow : undefined
+    return isRecord(context) && typeof context.contextWindow === 'number' && context.contextWindow > 0
+      ? context.contextWindow
+      : undefined
   } catch {
     return undefined
   }

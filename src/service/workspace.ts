@@ -22,13 +22,28 @@ import { WorkspaceCapture } from '../harness/workspace-capture.ts'
 import type {} from '@deepseek-ai/dsh-agent'
 import type { UserMessage } from '@deepseek-ai/dsh-session'
 import { isFree, type LiveAgent, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
-import { DEFAULT_MAX_FILE_BYTES, restoreHookFromEnv, WorkspaceRegistry, type RestoreEntry, type SessionWorkspace } from '../workspace/index.ts'
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  restoreHookFromEnv,
+  WorkspaceRegistry,
+  type RestoreEntry,
+  type SessionWorkspace,
+} from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
 import { checkNode } from './node-check.ts'
 import type { ConflictDecision, RestoreReport } from '../workspace/types.ts'
 import type { JournalActor, MoveResult, SurfaceMode, TreeMove } from './wire.ts'
 import type {
-  FileContent, FileDiff, FilesAtNode, RestoreChoice, RestorePreview, RestoreRequest, RestoreResult, WorkspaceMove, WorkspaceOverview, WorkspaceStatus,
+  FileContent,
+  FileDiff,
+  FilesAtNode,
+  RestoreChoice,
+  RestorePreview,
+  RestoreRequest,
+  RestoreResult,
+  WorkspaceMove,
+  WorkspaceOverview,
+  WorkspaceStatus,
 } from './workspace-wire.ts'
 
 /** What the service resolves a session to (its own `Resolved`, the parts used here). */
@@ -46,7 +61,12 @@ export interface WorkspaceMovesDeps {
   readonly resolveLoaded: (agentId: string) => TreeResult<ResolvedSession>
   readonly resolveLive: (agentId: string) => Promise<TreeResult<ResolvedSession>>
   /** The service's conversation move (jump, fork, back, forward; inside a running step when `callId` is set). */
-  readonly move: (agentId: string, move: TreeMove, actor: JournalActor, callId?: string) => Promise<TreeResult<MoveResult>>
+  readonly move: (
+    agentId: string,
+    move: TreeMove,
+    actor: JournalActor,
+    callId?: string,
+  ) => Promise<TreeResult<MoveResult>>
 }
 
 /** The `workspace` part of the `session-tree` configuration. */
@@ -69,7 +89,12 @@ export const WORKSPACE_CONFIG: s<Partial<WorkspaceConfig>> = s.object({
 }) as unknown as s<Partial<WorkspaceConfig>>
 
 /** The workspace half of the service, wired: registry, capture listeners, moves. */
-export function workspaceMovesFor(ctx: Context, sidecars: import('../sidecar/index.ts').SidecarLocator | undefined, config: Partial<WorkspaceConfig> | undefined, service: Omit<WorkspaceMovesDeps, 'registry' | 'capture'>): WorkspaceMoves {
+export function workspaceMovesFor(
+  ctx: Context,
+  sidecars: import('../sidecar/index.ts').SidecarLocator | undefined,
+  config: Partial<WorkspaceConfig> | undefined,
+  service: Omit<WorkspaceMovesDeps, 'registry' | 'capture'>,
+): WorkspaceMoves {
   const registry = new WorkspaceRegistry({
     sidecarRoot: sidecars?.root,
     ...(sidecars ? { sidecars } : {}),
@@ -77,7 +102,9 @@ export function workspaceMovesFor(ctx: Context, sidecars: import('../sidecar/ind
     maxFileBytes: config?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     shell: config?.shell ?? 'auto',
     // Test only: stop a restore at a chosen file (see restoreHookFromEnv).
-    ...(process.env.DSH_SESSION_TREE_TEST_RESTORE_STOP ? { hook: restoreHookFromEnv(process.env.DSH_SESSION_TREE_TEST_RESTORE_STOP)! } : {}),
+    ...(process.env.DSH_SESSION_TREE_TEST_RESTORE_STOP
+      ? { hook: restoreHookFromEnv(process.env.DSH_SESSION_TREE_TEST_RESTORE_STOP)! }
+      : {}),
   })
   const capture = new WorkspaceCapture(ctx, registry, { shellTools: config?.shellTools ?? ['bash', 'pwsh'] })
   return new WorkspaceMoves(ctx, { ...service, registry, capture })
@@ -116,13 +143,22 @@ function toTreeMove(move: WorkspaceMove): TreeMove {
 function checkRequest(request: unknown): TreeResult<RestoreRequest> {
   const r = request as RestoreRequest | undefined
   const move = r?.move
-  if (typeof r !== 'object' || r === null || typeof move !== 'object' || move === null) return fail('INVALID_ARGUMENT', 'request must be { move, restore, conflicts? }')
-  if (!['jump', 'fork', 'back', 'forward'].includes(move.kind)) return fail('INVALID_ARGUMENT', 'move.kind must be jump, fork, back or forward')
-  if (move.kind === 'jump' && !(move.nodeId === null || typeof move.nodeId === 'string')) return fail('INVALID_ARGUMENT', 'move.nodeId must be a string or null for jump')
-  if (move.kind === 'fork' && (typeof move.nodeId !== 'string' || typeof move.branch !== 'string')) return fail('INVALID_ARGUMENT', 'fork needs move.nodeId and move.branch')
+  if (typeof r !== 'object' || r === null || typeof move !== 'object' || move === null)
+    return fail('INVALID_ARGUMENT', 'request must be { move, restore, conflicts? }')
+  if (!['jump', 'fork', 'back', 'forward'].includes(move.kind))
+    return fail('INVALID_ARGUMENT', 'move.kind must be jump, fork, back or forward')
+  if (move.kind === 'jump' && !(move.nodeId === null || typeof move.nodeId === 'string'))
+    return fail('INVALID_ARGUMENT', 'move.nodeId must be a string or null for jump')
+  if (move.kind === 'fork' && (typeof move.nodeId !== 'string' || typeof move.branch !== 'string'))
+    return fail('INVALID_ARGUMENT', 'fork needs move.nodeId and move.branch')
   if (!CHOICES.includes(r.restore)) return fail('INVALID_ARGUMENT', 'restore must be conversation, files or both')
   for (const choice of r.conflicts ?? []) {
-    if (typeof choice !== 'object' || choice === null || (choice.path !== '*' && pathProblem(choice.path) !== undefined) || !['keep', 'overwrite'].includes(choice.decision)) {
+    if (
+      typeof choice !== 'object' ||
+      choice === null ||
+      (choice.path !== '*' && pathProblem(choice.path) !== undefined) ||
+      !['keep', 'overwrite'].includes(choice.decision)
+    ) {
       return fail('INVALID_ARGUMENT', 'each conflicts entry must be { path, decision: keep | overwrite }')
     }
   }
@@ -139,11 +175,15 @@ export function restoreNote(restores: readonly RestoreEntry[]): string {
   }
   const list = (paths: Set<string>) => {
     const all = [...paths].sort()
-    return all.length <= NOTE_PATHS ? all.join(', ') : `${all.slice(0, NOTE_PATHS).join(', ')} and ${all.length - NOTE_PATHS} more`
+    return all.length <= NOTE_PATHS
+      ? all.join(', ')
+      : `${all.slice(0, NOTE_PATHS).join(', ')} and ${all.length - NOTE_PATHS} more`
   }
   const last = restores.at(-1)
   const where = last?.target === null || last === undefined ? 'the start of the conversation' : last.target
-  const lines = [`[session-tree] The workspace files were restored to their state at ${where}. Changed since you last saw them: ${list(changed)}.`]
+  const lines = [
+    `[session-tree] The workspace files were restored to their state at ${where}. Changed since you last saw them: ${list(changed)}.`,
+  ]
   for (const path of kept) changed.delete(path)
   if (kept.size > 0) lines.push(`Left as they are (changed outside the agent): ${list(kept)}.`)
   lines.push('Read a file again before you edit or overwrite it.')
@@ -184,16 +224,25 @@ export class WorkspaceMoves {
   private statusOf(workspace: SessionWorkspace | undefined, reason?: string): WorkspaceStatus {
     const max = this.deps.registry.options.maxFileBytes
     if (!workspace) {
-      return { available: false, reason: reason ?? 'no workspace', shellNote: 'Nothing is checkpointed.', maxFileBytes: max, tracked: 0, interrupted: [], problems: [] }
+      return {
+        available: false,
+        reason: reason ?? 'no workspace',
+        shellNote: 'Nothing is checkpointed.',
+        maxFileBytes: max,
+        tracked: 0,
+        interrupted: [],
+        problems: [],
+      }
     }
     const info = workspace.status()
     return {
       available: true,
       root: info.root,
       shell: info.shell,
-      shellNote: info.shell === 'git'
-        ? 'Shell commands are snapshotted through git (own index and object store; the repository is never written); .gitignore-d files are not tracked.'
-        : 'Shell changes are not tracked (not a git work tree): only what the file tools write is checkpointed.',
+      shellNote:
+        info.shell === 'git'
+          ? 'Shell commands are snapshotted through git (own index and object store; the repository is never written); .gitignore-d files are not tracked.'
+          : 'Shell changes are not tracked (not a git work tree): only what the file tools write is checkpointed.',
       maxFileBytes: info.maxFileBytes,
       tracked: info.tracked,
       interrupted: info.interrupted.map((r) => ({ id: r.id, target: r.target, files: r.paths.length })),
@@ -202,7 +251,10 @@ export class WorkspaceMoves {
   }
 
   /** Where a move lands (without moving), as the service would snap it. */
-  private target(found: ResolvedSession, move: WorkspaceMove): TreeResult<{ target: string | null; snappedFrom?: string }> {
+  private target(
+    found: ResolvedSession,
+    move: WorkspaceMove,
+  ): TreeResult<{ target: string | null; snappedFrom?: string }> {
     const { tree, mode } = found
     let target: string | null
     if (move.kind === 'jump' || move.kind === 'fork') {
@@ -211,7 +263,11 @@ export class WorkspaceMoves {
       if (!known.ok) return known
     } else {
       const position = tree.navigation()[move.kind].at(-1)
-      if (!position) return fail('HISTORY_EMPTY', move.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to')
+      if (!position)
+        return fail(
+          'HISTORY_EMPTY',
+          move.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to',
+        )
       target = position.cursor
     }
     if (mode === 'projection' || target === null) return ok({ target })
@@ -229,7 +285,9 @@ export class WorkspaceMoves {
     return ok({
       status: this.statusOf(workspace),
       nodes: [...workspace.changedByNode()].map(([nodeId, paths]) => ({ nodeId, paths })),
-      restores: workspace.restores().map((r) => ({ id: r.id, target: r.target, paths: [...r.paths], kept: [...r.kept], complete: r.complete })),
+      restores: workspace
+        .restores()
+        .map((r) => ({ id: r.id, target: r.target, paths: [...r.paths], kept: [...r.kept], complete: r.complete })),
     })
   }
 
@@ -241,7 +299,14 @@ export class WorkspaceMoves {
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
     const boundary = boundaryOf(found.value.tree, found.value.projector, nodeId)
-    return ok({ nodeId, files: opened.value.filesAt(boundary).map((f) => (f.state ? { path: f.path, state: f.state, differs: f.differs } : { path: f.path, differs: f.differs })) })
+    return ok({
+      nodeId,
+      files: opened.value
+        .filesAt(boundary)
+        .map((f) =>
+          f.state ? { path: f.path, state: f.state, differs: f.differs } : { path: f.path, differs: f.differs },
+        ),
+    })
   }
 
   async fileAt(agentId: string, nodeId: string | null, path: string): Promise<TreeResult<FileContent>> {
@@ -255,9 +320,17 @@ export class WorkspaceMoves {
     if (!opened.ok) return opened
     const workspace = opened.value
     const state = workspace.stateAt(path, boundaryOf(found.value.tree, found.value.projector, nodeId))
-    if (state === undefined) return ok({ nodeId, path, note: workspace.paths().includes(path) ? 'unknown: the checkpoint after a change to it was never written' : 'no checkpoints for this path' })
+    if (state === undefined)
+      return ok({
+        nodeId,
+        path,
+        note: workspace.paths().includes(path)
+          ? 'unknown: the checkpoint after a change to it was never written'
+          : 'no checkpoints for this path',
+      })
     if (state.kind === 'absent') return ok({ nodeId, path, state, note: 'the file did not exist at this point' })
-    if (state.kind === 'skipped') return ok({ nodeId, path, state, note: workspace.skipText(state) ?? 'not checkpointed' })
+    if (state.kind === 'skipped')
+      return ok({ nodeId, path, state, note: workspace.skipText(state) ?? 'not checkpointed' })
     const content = workspace.content(state.hash)
     if (!content.ok) return content
     return ok({ nodeId, path, state, text: content.value.toString('utf8') })
@@ -274,7 +347,12 @@ export class WorkspaceMoves {
     if (!opened.ok) return opened
     const { target, snappedFrom } = landing.value
     const plan = opened.value.plan(boundaryOf(found.value.tree, found.value.projector, target), target)
-    return ok({ target, ...(snappedFrom === undefined ? {} : { snappedFrom }), plan, status: this.statusOf(opened.value) })
+    return ok({
+      target,
+      ...(snappedFrom === undefined ? {} : { snappedFrom }),
+      plan,
+      status: this.statusOf(opened.value),
+    })
   }
 
   async diff(agentId: string, request: unknown, path: string): Promise<TreeResult<FileDiff>> {
@@ -294,7 +372,12 @@ export class WorkspaceMoves {
    * inside its running step (stock mode; the tool result tells the model
    * what changed, so no note is queued).
    */
-  async restore(agentId: string, request: unknown, actor: JournalActor, callId?: string): Promise<TreeResult<RestoreResult>> {
+  async restore(
+    agentId: string,
+    request: unknown,
+    actor: JournalActor,
+    callId?: string,
+  ): Promise<TreeResult<RestoreResult>> {
     const checked = checkRequest(request)
     if (!checked.ok) return checked
     const { move, restore } = checked.value
@@ -307,12 +390,20 @@ export class WorkspaceMoves {
     return this.serial(early.value.session.id, () => this.restoreFiles(agentId, checked.value, actor, callId))
   }
 
-  private async restoreFiles(agentId: string, request: RestoreRequest, actor: JournalActor, callId: string | undefined): Promise<TreeResult<RestoreResult>> {
+  private async restoreFiles(
+    agentId: string,
+    request: RestoreRequest,
+    actor: JournalActor,
+    callId: string | undefined,
+  ): Promise<TreeResult<RestoreResult>> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
     const { agent, session } = found.value
     if (callId === undefined && agent && !isFree(agent)) {
-      return fail('AGENT_BUSY', 'the agent is running; restore files when it is idle', { agentId, status: agent.status })
+      return fail('AGENT_BUSY', 'the agent is running; restore files when it is idle', {
+        agentId,
+        status: agent.status,
+      })
     }
     const landing = this.target(found.value, request.move)
     if (!landing.ok) return landing
@@ -325,9 +416,13 @@ export class WorkspaceMoves {
     let plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target)
     const undecided = plan.conflicts.filter((c) => decide(c.path) === undefined)
     if (undecided.length > 0) {
-      return fail('WORKSPACE_CONFLICT', `${undecided.length} file(s) changed outside the agent since their checkpoint: ${undecided.map((c) => c.path).join(', ')}; decide keep or overwrite for each (nothing was changed)`, {
-        conflicts: undecided.map((c) => ({ path: c.path, reason: c.reason, action: c.action })),
-      })
+      return fail(
+        'WORKSPACE_CONFLICT',
+        `${undecided.length} file(s) changed outside the agent since their checkpoint: ${undecided.map((c) => c.path).join(', ')}; decide keep or overwrite for each (nothing was changed)`,
+        {
+          conflicts: undecided.map((c) => ({ path: c.path, reason: c.reason, action: c.action })),
+        },
+      )
     }
     let moved: MoveResult | undefined
     if (request.restore === 'both') {
@@ -343,9 +438,16 @@ export class WorkspaceMoves {
     }
     const restored = await workspace.restore(plan, (path) => decide(path) ?? 'keep', Math.max(0, session.seq - 1))
     if (!restored.ok) {
-      return fail(restored.error.code, moved ? `the conversation moved to ${moved.cursor ?? 'the start'}, but ${restored.error.message}` : restored.error.message, {
-        ...(restored.error.details ?? {}), ...(moved ? { conversationMoved: true, cursor: moved.cursor } : {}),
-      })
+      return fail(
+        restored.error.code,
+        moved
+          ? `the conversation moved to ${moved.cursor ?? 'the start'}, but ${restored.error.message}`
+          : restored.error.message,
+        {
+          ...(restored.error.details ?? {}),
+          ...(moved ? { conversationMoved: true, cursor: moved.cursor } : {}),
+        },
+      )
     }
     const report = restored.value
     await this.afterRestore(found.value, workspace, report, callId !== undefined)
@@ -353,8 +455,17 @@ export class WorkspaceMoves {
   }
 
   /** Make the model re-read what changed, and tell it (unless the tool result already does). */
-  private async afterRestore(found: ResolvedSession, workspace: SessionWorkspace, report: RestoreReport, toldInResult: boolean): Promise<void> {
-    const changed = [...report.created.map((path) => ({ path, deleted: false })), ...report.updated.map((path) => ({ path, deleted: false })), ...report.deleted.map((path) => ({ path, deleted: true }))]
+  private async afterRestore(
+    found: ResolvedSession,
+    workspace: SessionWorkspace,
+    report: RestoreReport,
+    toldInResult: boolean,
+  ): Promise<void> {
+    const changed = [
+      ...report.created.map((path) => ({ path, deleted: false })),
+      ...report.updated.map((path) => ({ path, deleted: false })),
+      ...report.deleted.map((path) => ({ path, deleted: true })),
+    ]
     if (changed.length === 0) return
     if (found.agent) await this.deps.capture.invalidateReads(found.agent, workspace.root, changed, report.id)
     if (toldInResult) workspace.markNoted(report.id, Math.max(0, found.session.seq - 1))
@@ -392,9 +503,14 @@ export class WorkspaceMoves {
     if (files.created.length > 0) parts.push(`created ${files.created.join(', ')}`)
     if (files.updated.length > 0) parts.push(`updated ${files.updated.join(', ')}`)
     if (files.deleted.length > 0) parts.push(`deleted ${files.deleted.join(', ')}`)
-    const lines = [parts.length > 0 ? `Files restored to their state at ${result.target ?? 'the start'}: ${parts.join('; ')}.` : `No file needed restoring to reach the state at ${result.target ?? 'the start'}.`]
+    const lines = [
+      parts.length > 0
+        ? `Files restored to their state at ${result.target ?? 'the start'}: ${parts.join('; ')}.`
+        : `No file needed restoring to reach the state at ${result.target ?? 'the start'}.`,
+    ]
     if (files.kept.length > 0) lines.push(`Left as they are (changed outside the agent): ${files.kept.join(', ')}.`)
-    if (files.blocked.length > 0) lines.push(`Not restorable: ${files.blocked.map((b) => `${b.path} (${b.reason})`).join(', ')}.`)
+    if (files.blocked.length > 0)
+      lines.push(`Not restorable: ${files.blocked.map((b) => `${b.path} (${b.reason})`).join(', ')}.`)
     return lines.join('\n')
   }
 }

@@ -9,7 +9,20 @@
  * lstat before use. Anything else is a `ForeignEntry`: reported, never read,
  * never written through, never replaced.
  */
-import { closeSync, constants, fstatSync, type Stats, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  type Stats,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs'
 import path from 'node:path'
 
 const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
@@ -21,7 +34,9 @@ export class ForeignEntry extends Error {
   readonly damage: string
 
   constructor(file: string, damage: string) {
-    super(`${path.basename(file)} ${damage}; it is not followed, read or overwritten (move it away to let the sidecar write again)`)
+    super(
+      `${path.basename(file)} ${damage}; it is not followed, read or overwritten (move it away to let the sidecar write again)`,
+    )
     this.name = 'ForeignEntry'
     this.path = file
     this.damage = damage
@@ -33,7 +48,12 @@ function errnoOf(error: unknown): string | undefined {
 }
 
 /** What a stat says is wrong with a path where a regular file of ours belongs, or undefined. */
-function fileDamage(st: { isSymbolicLink(): boolean; isDirectory(): boolean; isFile(): boolean; nlink: number }): string | undefined {
+function fileDamage(st: {
+  isSymbolicLink(): boolean
+  isDirectory(): boolean
+  isFile(): boolean
+  nlink: number
+}): string | undefined {
   if (st.isSymbolicLink()) return 'is a symbolic link'
   if (st.isDirectory()) return 'is a directory'
   if (!st.isFile()) return 'is not a regular file'

@@ -66,9 +66,12 @@ export function readOverlay(file: string, sessionId: string, report: Report): Ov
     return { present: true, salvage: read.data }
   }
   // A checksummed overlay of another session or version is intact, just not ours: keep it.
-  const foreign = body.value.sessionId !== sessionId ? 'overlay belongs to another session'
-    : body.value.version !== FORMAT_VERSION ? `overlay has unsupported version ${body.value.version}`
-    : undefined
+  const foreign =
+    body.value.sessionId !== sessionId
+      ? 'overlay belongs to another session'
+      : body.value.version !== FORMAT_VERSION
+        ? `overlay has unsupported version ${body.value.version}`
+        : undefined
   if (foreign !== undefined) {
     report('INVALID_SNAPSHOT', `${foreign}; ignored`)
     return { present: true, blocked: foreign }
@@ -92,10 +95,14 @@ export function readJournal(file: string, sessionId: string, report: Report): Jo
   }
   const scan = scanJournal(read.data)
   const { header, bad } = scan
-  const foreign = header === undefined ? undefined
-    : header.sessionId !== sessionId ? 'journal belongs to another session'
-    : header.v !== FORMAT_VERSION ? `journal has unsupported version ${header.v}`
-    : undefined
+  const foreign =
+    header === undefined
+      ? undefined
+      : header.sessionId !== sessionId
+        ? 'journal belongs to another session'
+        : header.v !== FORMAT_VERSION
+          ? `journal has unsupported version ${header.v}`
+          : undefined
   if (foreign !== undefined) {
     report('INVALID_SNAPSHOT', `${foreign}; ignored`)
     return { present: true, ...NOTHING, repair: 'rewrite', blocked: foreign }

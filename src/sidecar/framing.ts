@@ -93,17 +93,27 @@ export function toRecord(value: unknown): Parsed<SidecarRecord> {
 export function actorProblem(actor: unknown): string | undefined {
   if (!isPlainObject(actor)) return 'record actor is not an object'
   if (actor.kind === 'user') {
-    return Object.keys(actor).length === 2 && (actor.via === 'panel' || actor.via === 'command') ? undefined : 'record actor (user) needs via "panel" or "command"'
+    return Object.keys(actor).length === 2 && (actor.via === 'panel' || actor.via === 'command')
+      ? undefined
+      : 'record actor (user) needs via "panel" or "command"'
   }
   if (actor.kind === 'model') {
     const keys = Object.keys(actor).length
-    return keys === 1 || (keys === 2 && typeof actor.callId === 'string') ? undefined : 'record actor (model) may only name a string callId'
+    return keys === 1 || (keys === 2 && typeof actor.callId === 'string')
+      ? undefined
+      : 'record actor (model) may only name a string callId'
   }
   return 'record actor kind is not "user" or "model"'
 }
 
 export function frameRecord(record: SidecarRecord): Buffer {
-  return frameLine({ n: record.n, w: record.w, at: record.at, ...(record.actor ? { actor: record.actor } : {}), op: record.op })
+  return frameLine({
+    n: record.n,
+    w: record.w,
+    at: record.at,
+    ...(record.actor ? { actor: record.actor } : {}),
+    op: record.op,
+  })
 }
 
 export function frameHeader(sessionId: string, base: number): Buffer {

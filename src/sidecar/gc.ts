@@ -96,7 +96,9 @@ export function sessionOfDir(dir: string, name: string): string | undefined {
       const parsed = JSON.parse(first.startsWith('{') ? first : first.slice(first.indexOf(' ') + 1)) as unknown
       const id = isRecord(parsed) ? parsed.sessionId : undefined
       if (typeof id === 'string' && encodeSessionId(id) === name) return id
-    } catch { /* try the next file */ }
+    } catch {
+      /* try the next file */
+    }
   }
   return undefined
 }
@@ -104,9 +106,11 @@ export function sessionOfDir(dir: string, name: string): string | undefined {
 function readLedger(root: string): Map<string, string> {
   try {
     const data = readFile(path.join(root, ORPHANS_FILE))
-    const body = data === undefined ? undefined : JSON.parse(data.toString('utf8')) as unknown
+    const body = data === undefined ? undefined : (JSON.parse(data.toString('utf8')) as unknown)
     if (!isRecord(body) || body.v !== LEDGER_VERSION || !isRecord(body.orphans)) return new Map()
-    return new Map(Object.entries(body.orphans).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+    return new Map(
+      Object.entries(body.orphans).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    )
   } catch {
     // A damaged ledger only restarts the grace periods: nothing is removed earlier because of it.
     return new Map()
@@ -114,7 +118,10 @@ function readLedger(root: string): Map<string, string> {
 }
 
 function writeLedger(root: string, ledger: ReadonlyMap<string, string>): void {
-  replaceFile(path.join(root, ORPHANS_FILE), Buffer.from(`${JSON.stringify({ v: LEDGER_VERSION, orphans: Object.fromEntries(ledger) })}\n`))
+  replaceFile(
+    path.join(root, ORPHANS_FILE),
+    Buffer.from(`${JSON.stringify({ v: LEDGER_VERSION, orphans: Object.fromEntries(ledger) })}\n`),
+  )
 }
 
 /** Remove one directory: rename aside (atomic), then delete; links inside are unlinked, not followed. */
@@ -136,7 +143,12 @@ export function collectOrphans(root: string, options: GcOptions): GcReport {
     names = readdirSync(base)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { scannedAt, orphans: [], removed: [], problems: [] }
-    return { scannedAt, orphans: [], removed: [], problems: [{ dir: base, message: `sidecar root not read: ${describe(error)}` }] }
+    return {
+      scannedAt,
+      orphans: [],
+      removed: [],
+      problems: [{ dir: base, message: `sidecar root not read: ${describe(error)}` }],
+    }
   }
   const ledger = readLedger(base)
   const next = new Map<string, string>()

@@ -39,7 +39,11 @@ export function scanJournal(buf: Buffer): JournalScan {
     // Only a framing failure on the last line looks like a torn append; a
     // checksummed line with a wrong shape or number was written that way.
     const stop = (reason: string, torn = false): JournalScan => ({
-      header, records, lineBytes, end: offset, bad: { offset, reason, tail: torn && last },
+      header,
+      records,
+      lineBytes,
+      end: offset,
+      bad: { offset, reason, tail: torn && last },
     })
     if (newline === -1) return stop('incomplete line (no newline)', true)
     const line = unframeLine(buf, offset, newline)

@@ -43,15 +43,20 @@ export interface SessionLineage {
 }
 
 export type LineageRead =
-  | { readonly ok: true; readonly lineage: SessionLineage }
-  | { readonly ok: false; readonly problem: string }
+  { readonly ok: true; readonly lineage: SessionLineage } | { readonly ok: false; readonly problem: string }
 
 const EMPTY: SessionLineage = { forkedTo: [] }
 
 function linkOf(value: unknown): ForkLink | undefined {
   if (!isRecord(value)) return undefined
   const { session, node, time, by, title } = value
-  if (typeof session !== 'string' || typeof node !== 'string' || typeof time !== 'string' || (by !== 'tree' && by !== 'host')) return undefined
+  if (
+    typeof session !== 'string' ||
+    typeof node !== 'string' ||
+    typeof time !== 'string' ||
+    (by !== 'tree' && by !== 'host')
+  )
+    return undefined
   if (title !== undefined && typeof title !== 'string') return undefined
   return { session, node, time, by, ...(title === undefined ? {} : { title }) }
 }
@@ -75,7 +80,10 @@ export class LineageFiles {
     try {
       data = readFile(file)
     } catch (error) {
-      return { ok: false, problem: `${LINEAGE_FILE} not read: ${error instanceof ForeignEntry ? error.message : describe(error)}` }
+      return {
+        ok: false,
+        problem: `${LINEAGE_FILE} not read: ${error instanceof ForeignEntry ? error.message : describe(error)}`,
+      }
     }
     if (data === undefined) return { ok: true, lineage: EMPTY }
     let body: unknown
@@ -85,7 +93,10 @@ export class LineageFiles {
       return { ok: false, problem: `${LINEAGE_FILE} is not JSON (${describe(error)}); it is kept as it is` }
     }
     if (!isRecord(body) || body.v !== LINEAGE_VERSION || body.sessionId !== sessionId || !Array.isArray(body.to)) {
-      return { ok: false, problem: `${LINEAGE_FILE} is not a version ${LINEAGE_VERSION} lineage of this session; it is kept as it is` }
+      return {
+        ok: false,
+        problem: `${LINEAGE_FILE} is not a version ${LINEAGE_VERSION} lineage of this session; it is kept as it is`,
+      }
     }
     const from = body.from === undefined ? undefined : linkOf(body.from)
     const to = body.to.map(linkOf)
@@ -103,7 +114,10 @@ export class LineageFiles {
   /** Record a fork made from a session (once per child session). */
   addForkedTo(sessionId: string, link: ForkLink): TreeResult<SessionLineage> {
     return this.update(sessionId, (lineage) =>
-      lineage.forkedTo.some((known) => known.session === link.session) ? lineage : { ...lineage, forkedTo: [...lineage.forkedTo, link] })
+      lineage.forkedTo.some((known) => known.session === link.session)
+        ? lineage
+        : { ...lineage, forkedTo: [...lineage.forkedTo, link] },
+    )
   }
 
   /** Read, change, write durably; SIDECAR_IO (and nothing written) when the file cannot be used. */
@@ -114,11 +128,20 @@ export class LineageFiles {
     if (next === current.lineage) return ok(next)
     try {
       const file = path.join(this.locator.ensure(sessionId), LINEAGE_FILE)
-      const body = { v: LINEAGE_VERSION, sessionId, ...(next.forkedFrom ? { from: next.forkedFrom } : {}), to: next.forkedTo }
+      const body = {
+        v: LINEAGE_VERSION,
+        sessionId,
+        ...(next.forkedFrom ? { from: next.forkedFrom } : {}),
+        to: next.forkedTo,
+      }
       replaceFile(file, Buffer.from(`${JSON.stringify(body)}\n`))
       return ok(next)
     } catch (error) {
-      return fail('SIDECAR_IO', `${LINEAGE_FILE} not saved: ${error instanceof ForeignEntry ? error.message : describe(error)}`, { sessionId })
+      return fail(
+        'SIDECAR_IO',
+        `${LINEAGE_FILE} not saved: ${error instanceof ForeignEntry ? error.message : describe(error)}`,
+        { sessionId },
+      )
     }
   }
 }

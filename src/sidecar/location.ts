@@ -67,9 +67,11 @@ export class SidecarLocator {
   /** Where a session's sidecar is; an old-layout sidecar is moved into the session's directory first (once per process). */
   place(sessionId: string): SidecarPlace {
     const home = this.sessionDirOf?.(sessionId)
-    if (home === undefined || !path.isAbsolute(home)) return { dir: this.rootDirFor(sessionId), base: this.root, inSession: false }
+    if (home === undefined || !path.isAbsolute(home))
+      return { dir: this.rootDirFor(sessionId), base: this.root, inSession: false }
     const place = { dir: path.join(home, SESSION_SIDECAR_DIR), base: home, inSession: true }
-    if (!this.checked.has(sessionId)) this.checked.set(sessionId, migrateSidecar(this.rootDirFor(sessionId), place.dir, this.migration))
+    if (!this.checked.has(sessionId))
+      this.checked.set(sessionId, migrateSidecar(this.rootDirFor(sessionId), place.dir, this.migration))
     return place
   }
 
@@ -91,6 +93,8 @@ export class SidecarLocator {
 
   /** What looking at the old places found in this process: moves, conflicts, refusals (nothing for sessions without an old sidecar). */
   migrations(): readonly (MigrationOutcome & { readonly sessionId: string })[] {
-    return [...this.checked].filter(([, outcome]) => outcome.kind !== 'none').map(([sessionId, outcome]) => ({ sessionId, ...outcome }))
+    return [...this.checked]
+      .filter(([, outcome]) => outcome.kind !== 'none')
+      .map(([sessionId, outcome]) => ({ sessionId, ...outcome }))
   }
 }

@@ -24,7 +24,18 @@
  * followed. Both places holding a sidecar is a conflict: reported, both kept
  * as they are, never merged.
  */
-import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, type Stats } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  type Stats,
+} from 'node:fs'
 import path from 'node:path'
 import { readFile, syncDir, writeAll } from './durable.ts'
 import { describe } from './files.ts'
@@ -68,7 +79,11 @@ function kindOf(entry: string): 'dir' | 'missing' | string {
 
 function fsyncFile(file: string): void {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
-  try { fsyncSync(fd) } finally { closeSync(fd) }
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Copy a directory tree of plain files and directories, each made durable; anything else is refused. */
@@ -83,14 +98,21 @@ function copyTree(from: string, to: string): void {
       if (st.nlink !== 1) throw new Refused(`${source} has ${st.nlink} hard links; it is not copied`)
       const data = readFile(source)
       if (data === undefined) throw new Error(`${source} vanished while it was copied`)
-      const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, st.mode & 0o777)
+      const fd = openSync(
+        target,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        st.mode & 0o777,
+      )
       try {
         writeAll(fd, data)
         fsyncSync(fd)
       } finally {
         closeSync(fd)
       }
-    } else throw new Refused(`${source} is ${entry.isSymbolicLink() ? 'a symbolic link' : 'not a plain file'}; it is not followed or copied`)
+    } else
+      throw new Refused(
+        `${source} is ${entry.isSymbolicLink() ? 'a symbolic link' : 'not a plain file'}; it is not followed or copied`,
+      )
   }
   fsyncFile(to)
 }
@@ -100,13 +122,21 @@ function checkTree(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const inner = path.join(dir, entry.name)
     if (entry.isDirectory()) checkTree(inner)
-    else if (!entry.isFile()) throw new Refused(`${inner} is ${entry.isSymbolicLink() ? 'a symbolic link' : 'not a plain file'}; it is not followed or copied`)
-    else if (lstatSync(inner).nlink !== 1) throw new Refused(`${inner} has ${lstatSync(inner).nlink} hard links; it is not copied`)
+    else if (!entry.isFile())
+      throw new Refused(
+        `${inner} is ${entry.isSymbolicLink() ? 'a symbolic link' : 'not a plain file'}; it is not followed or copied`,
+      )
+    else if (lstatSync(inner).nlink !== 1)
+      throw new Refused(`${inner} has ${lstatSync(inner).nlink} hard links; it is not copied`)
   }
 }
 
 function writeMarker(dir: string, marked: string): void {
-  const fd = openSync(path.join(dir, MIGRATED_FROM_FILE), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+  const fd = openSync(
+    path.join(dir, MIGRATED_FROM_FILE),
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
+  )
   try {
     writeAll(fd, Buffer.from(`${marked}\n`))
     fsyncSync(fd)
@@ -160,13 +190,26 @@ export function migrateSidecar(from: string, to: string, options: MigrationOptio
     const mark = kindOf(marked)
     const next = kindOf(to)
     for (const found of [old, mark, next]) {
-      if (found !== 'dir' && found !== 'missing') return { kind: 'refused', from, to, message: `${found}: the sidecar is not moved` }
+      if (found !== 'dir' && found !== 'missing')
+        return { kind: 'refused', from, to, message: `${found}: the sidecar is not moved` }
     }
     if (mark === 'dir') {
-      if (old === 'dir') return { kind: 'conflict', from, to, message: `both ${from} and an interrupted move of it (${marked}) exist; both are kept, move one away` }
+      if (old === 'dir')
+        return {
+          kind: 'conflict',
+          from,
+          to,
+          message: `both ${from} and an interrupted move of it (${marked}) exist; both are kept, move one away`,
+        }
       // An interrupted copy: after the publish only the removal is left, before it the copy starts over.
       if (next === 'dir') {
-        if (!copiedFrom(to, marked)) return { kind: 'conflict', from: marked, to, message: `the session has a sidecar at ${to} and an interrupted move of its old one at ${marked}; both are kept, remove the one you do not want` }
+        if (!copiedFrom(to, marked))
+          return {
+            kind: 'conflict',
+            from: marked,
+            to,
+            message: `the session has a sidecar at ${to} and an interrupted move of its old one at ${marked}; both are kept, remove the one you do not want`,
+          }
         removeMarked(marked, to, hook)
       } else copyFromMarked(marked, to, hook)
       return { kind: 'moved', from, to, how: 'copy' }
@@ -180,11 +223,22 @@ export function migrateSidecar(from: string, to: string, options: MigrationOptio
       return { kind: 'none' }
     }
     if (next === 'dir') {
-      return { kind: 'conflict', from, to, message: `the session has a sidecar at ${to} and another at the old place ${from}; both are kept as they are, remove the one you do not want` }
+      return {
+        kind: 'conflict',
+        from,
+        to,
+        message: `the session has a sidecar at ${to} and another at the old place ${from}; both are kept as they are, remove the one you do not want`,
+      }
     }
     checkTree(from)
     mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 })
-    if (kindOf(path.dirname(to)) !== 'dir') return { kind: 'refused', from, to, message: `${path.dirname(to)} is not a plain directory: the sidecar is not moved` }
+    if (kindOf(path.dirname(to)) !== 'dir')
+      return {
+        kind: 'refused',
+        from,
+        to,
+        message: `${path.dirname(to)} is not a plain directory: the sidecar is not moved`,
+      }
     if (!options.copy) {
       try {
         hook?.('rename')
@@ -202,7 +256,8 @@ export function migrateSidecar(from: string, to: string, options: MigrationOptio
     copyFromMarked(marked, to, hook)
     return { kind: 'moved', from, to, how: 'copy' }
   } catch (error) {
-    if (error instanceof Refused) return { kind: 'refused', from, to, message: `${error.message}: the sidecar is not moved` }
+    if (error instanceof Refused)
+      return { kind: 'refused', from, to, message: `${error.message}: the sidecar is not moved` }
     return { kind: 'failed', from, to, message: `moving the sidecar failed: ${describe(error)}` }
   }
 }

@@ -22,7 +22,15 @@ import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject } from '../tree/types.ts'
 import { ForeignEntry, isDir, openFile, replaceFile, writeAll, writeNewFile } from './durable.ts'
-import { actorProblem, FORMAT_VERSION, encodeOverlay, frameHeader, frameRecord, isCount, isPlainObject } from './framing.ts'
+import {
+  actorProblem,
+  FORMAT_VERSION,
+  encodeOverlay,
+  frameHeader,
+  frameRecord,
+  isCount,
+  isPlainObject,
+} from './framing.ts'
 import { describe, readJournal, readOverlay, type Report } from './files.ts'
 import { SidecarLocator } from './location.ts'
 import type { JournalActor, SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
@@ -119,7 +127,10 @@ export class TreeSidecar {
   }
 
   /** Durably append one record (assigns n). Returns only after the data is fsynced. */
-  append(sessionId: string, record: { w: number; op: JsonObject; at?: string; actor?: JournalActor }): TreeResult<SidecarRecord> {
+  append(
+    sessionId: string,
+    record: { w: number; op: JsonObject; at?: string; actor?: JournalActor },
+  ): TreeResult<SidecarRecord> {
     const written = this.appendAll(sessionId, [record])
     return written.ok ? ok(written.value[0]!) : written
   }
@@ -128,15 +139,30 @@ export class TreeSidecar {
    * Durably append records (numbered in order) with one write and one fsync:
    * on failure none of them is kept (a partial write is cut off again).
    */
-  appendAll(sessionId: string, records: readonly { w: number; op: JsonObject; at?: string; actor?: JournalActor }[]): TreeResult<SidecarRecord[]> {
-    const invalid = typeof sessionId !== 'string' ? 'session id must be a string'
-      : !Array.isArray(records) || records.length === 0 ? 'records must be a non-empty array'
-      : records.map((record) => !isPlainObject(record) ? 'record must be an object'
-        : !isCount(record.w) ? 'w must be a non-negative integer'
-        : !isPlainObject(record.op) ? 'op must be a JSON object'
-        : record.at !== undefined && typeof record.at !== 'string' ? 'at must be an ISO time string'
-        : record.actor !== undefined && actorProblem(record.actor) !== undefined ? actorProblem(record.actor)
-        : unserializable(record.op)).find((problem) => problem !== undefined)
+  appendAll(
+    sessionId: string,
+    records: readonly { w: number; op: JsonObject; at?: string; actor?: JournalActor }[],
+  ): TreeResult<SidecarRecord[]> {
+    const invalid =
+      typeof sessionId !== 'string'
+        ? 'session id must be a string'
+        : !Array.isArray(records) || records.length === 0
+          ? 'records must be a non-empty array'
+          : records
+              .map((record) =>
+                !isPlainObject(record)
+                  ? 'record must be an object'
+                  : !isCount(record.w)
+                    ? 'w must be a non-negative integer'
+                    : !isPlainObject(record.op)
+                      ? 'op must be a JSON object'
+                      : record.at !== undefined && typeof record.at !== 'string'
+                        ? 'at must be an ISO time string'
+                        : record.actor !== undefined && actorProblem(record.actor) !== undefined
+                          ? actorProblem(record.actor)
+                          : unserializable(record.op),
+              )
+              .find((problem) => problem !== undefined)
     if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
     let open: { readonly fd: number; readonly state: SessionState } | string | undefined
     try {
@@ -144,21 +170,39 @@ export class TreeSidecar {
       if (typeof open === 'string') return fail('SIDECAR_IO', open, { sessionId })
       const { fd, state } = open
       const now = new Date().toISOString()
-      const written: SidecarRecord[] = records.map((record, k) => ({ n: state.last + 1 + k, w: record.w, at: record.at ?? now, ...(record.actor ? { actor: record.actor } : {}), op: record.op }))
+      const written: SidecarRecord[] = records.map((record, k) => ({
+        n: state.last + 1 + k,
+        w: record.w,
+        at: record.at ?? now,
+        ...(record.actor ? { actor: record.actor } : {}),
+        op: record.op,
+      }))
       const data = Buffer.concat(written.map(frameRecord))
       writeAll(fd, data, state.end)
       fsyncSync(fd)
       closeSync(fd)
       open = undefined
       this.states.set(sessionId, {
-        ...state, last: state.last + written.length, end: state.end + data.length, count: state.count + written.length, bytes: state.bytes + data.length,
+        ...state,
+        last: state.last + written.length,
+        end: state.end + data.length,
+        count: state.count + written.length,
+        bytes: state.bytes + data.length,
       })
       return ok(written)
     } catch (error) {
       if (typeof open === 'object') {
         // Best effort: cut a partial line off so this failure costs nothing on load.
-        try { ftruncateSync(open.fd, open.state.end) } catch { /* the next append re-reads the journal */ }
-        try { closeSync(open.fd) } catch { /* already failing */ }
+        try {
+          ftruncateSync(open.fd, open.state.end)
+        } catch {
+          /* the next append re-reads the journal */
+        }
+        try {
+          closeSync(open.fd)
+        } catch {
+          /* already failing */
+        }
       }
       this.states.delete(sessionId)
       return fail('SIDECAR_IO', `sidecar append failed: ${describe(error)}`, { sessionId })
@@ -171,10 +215,14 @@ export class TreeSidecar {
    * leaves a sidecar that loads the same.
    */
   compact(sessionId: string, fold: SidecarFold): TreeResult<void> {
-    const invalid = typeof sessionId !== 'string' ? 'session id must be a string'
-      : !isPlainObject(fold) || !isCount(fold.n) || !isCount(fold.w) ? 'fold.n and fold.w must be non-negative integers'
-      : !isPlainObject(fold.state) ? 'fold.state must be a JSON object'
-      : unserializable(fold.state)
+    const invalid =
+      typeof sessionId !== 'string'
+        ? 'session id must be a string'
+        : !isPlainObject(fold) || !isCount(fold.n) || !isCount(fold.w)
+          ? 'fold.n and fold.w must be non-negative integers'
+          : !isPlainObject(fold.state)
+            ? 'fold.state must be a JSON object'
+            : unserializable(fold.state)
     if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
     try {
       const found = this.inspect(sessionId)
@@ -186,16 +234,30 @@ export class TreeSidecar {
       // Records after the fold must follow it without a gap.
       if (fold.n < state.floor && state.count > 0) {
         return fail('INVALID_ARGUMENT', `fold.n ${fold.n} would leave records ${fold.n + 1}..${state.floor} missing`, {
-          floor: state.floor, last: state.last,
+          floor: state.floor,
+          last: state.last,
         })
       }
       const dir = this.locator.ensure(sessionId)
       // Nothing is ever deleted: a damaged overlay's bytes stay next to it.
       if (found.overlaySalvage !== undefined) saveAside(path.join(dir, OVERLAY_FILE), found.overlaySalvage)
-      replaceFile(path.join(dir, OVERLAY_FILE), encodeOverlay({
-        version: FORMAT_VERSION, sessionId, n: fold.n, w: fold.w, writtenAt: new Date().toISOString(), state: fold.state,
-      }))
-      this.rewriteJournal(sessionId, found, fold.n, found.load.records.filter((r) => r.n > fold.n))
+      replaceFile(
+        path.join(dir, OVERLAY_FILE),
+        encodeOverlay({
+          version: FORMAT_VERSION,
+          sessionId,
+          n: fold.n,
+          w: fold.w,
+          writtenAt: new Date().toISOString(),
+          state: fold.state,
+        }),
+      )
+      this.rewriteJournal(
+        sessionId,
+        found,
+        fold.n,
+        found.load.records.filter((r) => r.n > fold.n),
+      )
       return ok(undefined)
     } catch (error) {
       this.states.delete(sessionId)
@@ -206,7 +268,10 @@ export class TreeSidecar {
   /** True when the journal since the last fold exceeds compactRecords or compactBytes. */
   needsCompaction(sessionId: string): boolean {
     const state = this.states.get(sessionId) ?? this.inspect(sessionId).state
-    return state.blocked === undefined && (state.overlayDamaged === true || state.count > this.compactRecords || state.bytes > this.compactBytes)
+    return (
+      state.blocked === undefined &&
+      (state.overlayDamaged === true || state.count > this.compactRecords || state.bytes > this.compactBytes)
+    )
   }
 
   /** Drop what is remembered about a session (its files stay). */
@@ -220,7 +285,11 @@ export class TreeSidecar {
     const known = this.states.get(sessionId)
     if (known !== undefined && known.repair === 'none' && known.blocked === undefined) {
       let fd: number | undefined
-      try { fd = openFile(file, 'write') } catch { /* replaced by something else: look again below */ }
+      try {
+        fd = openFile(file, 'write')
+      } catch {
+        /* replaced by something else: look again below */
+      }
       if (fd !== undefined) {
         if (fstatSync(fd).size === known.end) return { fd, state: known }
         closeSync(fd) // changed behind our back, or an earlier write failed half-way
@@ -241,7 +310,12 @@ export class TreeSidecar {
   }
 
   /** Replace the journal with a fresh header and `keep`, saving a damaged journal aside first. */
-  private rewriteJournal(sessionId: string, found: Inspection, base: number, keep: readonly SidecarRecord[]): SessionState {
+  private rewriteJournal(
+    sessionId: string,
+    found: Inspection,
+    base: number,
+    keep: readonly SidecarRecord[],
+  ): SessionState {
     const dir = this.locator.ensure(sessionId)
     const file = path.join(dir, JOURNAL_FILE)
     // Nothing is ever deleted: lines past a bad one may still mean something to a human.
@@ -250,8 +324,12 @@ export class TreeSidecar {
     const data = Buffer.concat([frameHeader(sessionId, base), ...lines])
     replaceFile(file, data)
     const state: SessionState = {
-      last: keep.at(-1)?.n ?? base, floor: base, end: data.length, count: keep.length,
-      bytes: lines.reduce((sum, line) => sum + line.length, 0), repair: 'none',
+      last: keep.at(-1)?.n ?? base,
+      floor: base,
+      end: data.length,
+      count: keep.length,
+      bytes: lines.reduce((sum, line) => sum + line.length, 0),
+      repair: 'none',
     }
     this.states.set(sessionId, state)
     return state
@@ -260,16 +338,26 @@ export class TreeSidecar {
   /** Read and validate both files; remember the session's state. Never throws. */
   private inspect(sessionId: string): Inspection {
     const problems: SidecarProblem[] = []
-    const reporter = (file: string): Report => (code, message, offset) => {
-      problems.push(offset === undefined ? { code, message, file } : { code, message, file, offset })
-    }
+    const reporter =
+      (file: string): Report =>
+      (code, message, offset) => {
+        problems.push(offset === undefined ? { code, message, file } : { code, message, file, offset })
+      }
     try {
       const dir = this.dirFor(sessionId)
       const journalFile = path.join(dir, JOURNAL_FILE)
       const present = directoryOf(dir)
       if (typeof present === 'string') {
         reporter(dir)('SIDECAR_IO', present)
-        const state: SessionState = { last: 0, floor: 0, end: 0, count: 0, bytes: 0, repair: 'rewrite', blocked: present }
+        const state: SessionState = {
+          last: 0,
+          floor: 0,
+          end: 0,
+          count: 0,
+          bytes: 0,
+          repair: 'rewrite',
+          blocked: present,
+        }
         return { load: { exists: true, records: [], problems }, state }
       }
       const overlayFile = path.join(dir, OVERLAY_FILE)
@@ -284,10 +372,16 @@ export class TreeSidecar {
         if (overlayProblem !== -1) {
           // One damage, one warning: the records are missing because the overlay that folded them is.
           const problem = problems[overlayProblem]!
-          problems[overlayProblem] = { ...problem, message: `${problem.message}; the records 1..${journal.base} it folded are lost` }
+          problems[overlayProblem] = {
+            ...problem,
+            message: `${problem.message}; the records 1..${journal.base} it folded are lost`,
+          }
         } else {
           const folded = fold === undefined ? 'no valid overlay folds them' : `the overlay folds only up to ${foldN}`
-          reporter(journalFile)('INVALID_SNAPSHOT', `records ${foldN + 1}..${journal.base} are missing: the journal starts after ${journal.base} and ${folded}`)
+          reporter(journalFile)(
+            'INVALID_SNAPSHOT',
+            `records ${foldN + 1}..${journal.base} are missing: the journal starts after ${journal.base} and ${folded}`,
+          )
         }
       }
       const journalLast = journal.records.at(-1)?.n ?? journal.base
@@ -306,7 +400,12 @@ export class TreeSidecar {
       }
       this.states.set(sessionId, state)
       return {
-        load: { exists: overlay.present || journal.present, ...(fold === undefined ? {} : { fold }), records: loadable, problems },
+        load: {
+          exists: overlay.present || journal.present,
+          ...(fold === undefined ? {} : { fold }),
+          records: loadable,
+          problems,
+        },
         state,
         ...(journal.salvage === undefined ? {} : { salvage: journal.salvage }),
         ...(overlay.salvage === undefined ? {} : { overlaySalvage: overlay.salvage }),
@@ -314,7 +413,15 @@ export class TreeSidecar {
     } catch (error) {
       // Only a bug gets here; still a report, never a throw.
       reporter(this.root)('SIDECAR_IO', `sidecar load failed: ${describe(error)}`)
-      const state: SessionState = { last: 0, floor: 0, end: 0, count: 0, bytes: 0, repair: 'rewrite', blocked: 'sidecar load failed' }
+      const state: SessionState = {
+        last: 0,
+        floor: 0,
+        end: 0,
+        count: 0,
+        bytes: 0,
+        repair: 'rewrite',
+        blocked: 'sidecar load failed',
+      }
       return { load: { exists: false, records: [], problems }, state }
     }
   }

@@ -13,8 +13,7 @@ import type { JsonObject } from '../tree/types.ts'
  * one of its tree tools (`callId`: the call, when it moved within its step).
  */
 export type JournalActor =
-  | { readonly kind: 'user'; readonly via: 'panel' | 'command' }
-  | { readonly kind: 'model'; readonly callId?: string }
+  { readonly kind: 'user'; readonly via: 'panel' | 'command' } | { readonly kind: 'model'; readonly callId?: string }
 
 /** One journal record: the caller's `op`, numbered by the sidecar. */
 export interface SidecarRecord {

@@ -49,7 +49,13 @@ export class SurfaceChoices {
     const held = this.chosen.get(projector)
     if (held !== undefined && held.session === session && held.agent === agent) return held.surface
     const mode = surfaceModeOf(this.deps.setting, session, agent !== undefined)
-    const surface = surfaceFor(mode, { session, agent, projector, switcher: this.deps.switcher, flush: this.deps.flush })
+    const surface = surfaceFor(mode, {
+      session,
+      agent,
+      projector,
+      switcher: this.deps.switcher,
+      flush: this.deps.flush,
+    })
     this.chosen.set(projector, { session, agent, surface })
     return surface
   }

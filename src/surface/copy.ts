@@ -17,7 +17,8 @@ import { PLUGIN_ID } from '../harness/marker.ts'
 
 /** One event to append, in order. */
 export interface PlannedEvent {
-  readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end'
+  readonly type:
+    'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end'
   readonly data: Record<string, unknown>
   readonly intent?: {
     readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
@@ -83,7 +84,9 @@ export class CallIdMap {
 }
 
 export function isMessageEvent(event: unknown): event is Ev {
-  return isRecord(event) && (event.type === 'user/message' || event.type === 'assistant/message') && isRecord(event.data)
+  return (
+    isRecord(event) && (event.type === 'user/message' || event.type === 'assistant/message') && isRecord(event.data)
+  )
 }
 
 /**
@@ -94,12 +97,18 @@ export function isMessageEvent(event: unknown): event is Ev {
 export function copyMessage(context: CopyContext, ids: CallIdMap, event: Ev): Omit<PlannedEvent, 'intent'> | undefined {
   const policy = context.copySource ?? safeCopySource
   if (event.type === 'user/message') {
-    return { type: 'user/message', data: { ...event.data, id: context.newMessageId(), source: policy(event.data.source) } }
+    return {
+      type: 'user/message',
+      data: { ...event.data, id: context.newMessageId(), source: policy(event.data.source) },
+    }
   }
   const message = event.data.message
   if (!isRecord(message) || !Array.isArray(message.content) || message.content.length === 0) return undefined
   const content = message.content.map((block: unknown) =>
-    isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string' ? { ...block, id: ids.renew(block.id) } : block)
+    isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string'
+      ? { ...block, id: ids.renew(block.id) }
+      : block,
+  )
   return {
     type: 'assistant/message',
     data: {
@@ -116,8 +125,21 @@ export function copyMessage(context: CopyContext, ids: CallIdMap, event: Ev): Om
  * fresh id its message copy minted. Undefined when the events are unreadable
  * or no copy of the issuing message precedes (the caller must copy it first).
  */
-export function copyToolExchange(context: CopyContext, ids: CallIdMap, call: unknown, result: unknown, resultSeq: number): PlannedEvent[] | undefined {
-  if (!isRecord(call) || !isRecord(call.data) || !isRecord(result) || !isRecord(result.data) || !isRecord(result.data.message)) return undefined
+export function copyToolExchange(
+  context: CopyContext,
+  ids: CallIdMap,
+  call: unknown,
+  result: unknown,
+  resultSeq: number,
+): PlannedEvent[] | undefined {
+  if (
+    !isRecord(call) ||
+    !isRecord(call.data) ||
+    !isRecord(result) ||
+    !isRecord(result.data) ||
+    !isRecord(result.data.message)
+  )
+    return undefined
   const original = call.data.callId
   const callId = typeof original === 'string' ? ids.get(original) : undefined
   if (callId === undefined) return undefined
@@ -125,7 +147,9 @@ export function copyToolExchange(context: CopyContext, ids: CallIdMap, call: unk
   const resultMessage = message as Record<string, unknown>
   const source = isRecord(resultMessage.source) ? { ...resultMessage.source, callId } : resultMessage.source
   const content = Array.isArray(resultMessage.content)
-    ? resultMessage.content.map((block: unknown) => (isRecord(block) && block.type === 'tool-result' ? { ...block, toolCallId: callId } : block))
+    ? resultMessage.content.map((block: unknown) =>
+        isRecord(block) && block.type === 'tool-result' ? { ...block, toolCallId: callId } : block,
+      )
     : resultMessage.content
   return [
     {
@@ -134,7 +158,12 @@ export function copyToolExchange(context: CopyContext, ids: CallIdMap, call: unk
     },
     {
       type: 'tool/result',
-      data: { turn: context.turn, step: context.step, message: { ...resultMessage, id: context.newMessageId(), source, content }, ...extra },
+      data: {
+        turn: context.turn,
+        step: context.step,
+        message: { ...resultMessage, id: context.newMessageId(), source, content },
+        ...extra,
+      },
       intent: { surfaceOp: 'append', sourceEventSeqs: [resultSeq] },
     },
   ]

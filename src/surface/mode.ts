@@ -34,7 +34,9 @@ export function surfaceModeOf(setting: SurfaceModeSetting, session: unknown, has
 
 /** What a jump does in each mode, in plain words (shown by `session` and `/tree`). */
 export const SURFACE_NOTES: Record<SurfaceMode, string> = {
-  native: 'Jumps select the model history directly (patched harness); the next request holds exactly the selected path.',
-  stock: 'Jumps rewrite the model history with official harness events (one maintenance turn, no model call); the next request holds exactly the selected path, also after a restart.',
+  native:
+    'Jumps select the model history directly (patched harness); the next request holds exactly the selected path.',
+  stock:
+    'Jumps rewrite the model history with official harness events (one maintenance turn, no model call); the next request holds exactly the selected path, also after a restart.',
   projection: 'Jumps move the tree and the panel only; the model keeps its current history.',
 }

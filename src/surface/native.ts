@@ -20,9 +20,13 @@ export function selectionFor(projector: SessionProjector, target: string | null)
   const seqs: number[] = []
   for (const entry of history.value) {
     const source = projector.sourceOf(entry.nodeId)
-    if (!source) return fail('INVALID_CUT_POINT', `node ${entry.nodeId} did not come from this session's log`, { nodeId: entry.nodeId })
+    if (!source)
+      return fail('INVALID_CUT_POINT', `node ${entry.nodeId} did not come from this session's log`, {
+        nodeId: entry.nodeId,
+      })
     if (source.kind === 'message') seqs.push(source.seq)
-    else if (source.resultSeq === undefined) return fail('INVALID_CUT_POINT', `tool call ${entry.nodeId} has no result yet`, { nodeId: entry.nodeId })
+    else if (source.resultSeq === undefined)
+      return fail('INVALID_CUT_POINT', `tool call ${entry.nodeId} has no result yet`, { nodeId: entry.nodeId })
     else seqs.push(source.resultSeq)
   }
   return ok(seqs)
@@ -46,12 +50,16 @@ export function nativeSwitch(
   }
   const before = session.seq
   try {
-    ;(session.selectMessageSurface as (seqs: readonly number[] | null, meta?: unknown) => void)(
-      seqs.value,
-      { target, ...(branch === undefined ? {} : { branch }), ...(lane === undefined ? {} : { lane }) },
-    )
+    ;(session.selectMessageSurface as (seqs: readonly number[] | null, meta?: unknown) => void)(seqs.value, {
+      target,
+      ...(branch === undefined ? {} : { branch }),
+      ...(lane === undefined ? {} : { lane }),
+    })
   } catch (error) {
-    return fail('INTERNAL', `the harness refused the selection: ${error instanceof Error ? error.message : String(error)}`)
+    return fail(
+      'INTERNAL',
+      `the harness refused the selection: ${error instanceof Error ? error.message : String(error)}`,
+    )
   }
   return ok({ noop: false, appendedEvents: session.seq - before })
 }

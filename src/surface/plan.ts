@@ -17,7 +17,14 @@
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { NodeSource, SurfaceEntry } from '../harness/projector.ts'
-import { CallIdMap, copyMessage, copyToolExchange, isMessageEvent, type CopyContext, type PlannedEvent } from './copy.ts'
+import {
+  CallIdMap,
+  copyMessage,
+  copyToolExchange,
+  isMessageEvent,
+  type CopyContext,
+  type PlannedEvent,
+} from './copy.ts'
 
 export { safeCopySource, type CopySourcePolicy, type PlannedEvent } from './copy.ts'
 
@@ -105,7 +112,13 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   // (message ids are not on the wire), so the cached prefix is unchanged, and no empty "tombstone"
   // assistant message enters the log (DSH web's Trajectory lists one as an empty assistant row).
   let restated: number | undefined
-  if (input.restateOnRewind && d < surface.length && j > 0 && !standsIn(input, target[j]) && plainMessage(input, target[j - 1]!)) {
+  if (
+    input.restateOnRewind &&
+    d < surface.length &&
+    j > 0 &&
+    !standsIn(input, target[j]) &&
+    plainMessage(input, target[j - 1]!)
+  ) {
     j--
     d = matchedAt[j]!
     restated = surface[d]!.seq
@@ -113,7 +126,8 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   const tail = surface.slice(d)
   const rest = target.slice(j)
   const extra = input.tail ?? []
-  if (tail.length === 0 && rest.length === 0 && extra.length === 0) return ok({ events: [], shadowed: [], copies: 0, sharedPrefix: d })
+  if (tail.length === 0 && rest.length === 0 && extra.length === 0)
+    return ok({ events: [], shadowed: [], copies: 0, sharedPrefix: d })
 
   const ids = new CallIdMap(input.newCallId)
   const events: PlannedEvent[] = []
@@ -144,7 +158,11 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
       // the log in O(1) state, subtracts it (a replacement without a price would count as zero).
       events.push({
         type: 'compaction/prune',
-        data: { shadowedRange: { start: op.start, end: op.end }, shadowedSeqs: [...shadowed], shadowedTokenCount: shadowed.reduce((sum, seq) => sum + input.priceOf!(seq), 0) },
+        data: {
+          shadowedRange: { start: op.start, end: op.end },
+          shadowedSeqs: [...shadowed],
+          shadowedTokenCount: shadowed.reduce((sum, seq) => sum + input.priceOf!(seq), 0),
+        },
       })
     }
     const first = rest[0]
@@ -163,7 +181,12 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
         data: {
           turn: input.turn,
           step,
-          message: { id: input.newMessageId(), role: 'assistant', content: [], source: { kind: 'model', provider: input.route.provider, model: input.route.model } },
+          message: {
+            id: input.newMessageId(),
+            role: 'assistant',
+            content: [],
+            source: { kind: 'model', provider: input.route.provider, model: input.route.model },
+          },
         },
         intent: { surfaceOp: op, sourceEventSeqs: shadowed },
       })
@@ -172,22 +195,41 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   for (; k < rest.length; k++) {
     const nodeId = rest[k]!
     const source = input.sourceOf(nodeId)
-    if (!source) return fail('INVALID_CUT_POINT', `node ${nodeId} did not come from this session's log and cannot be replayed to the model`, { nodeId })
+    if (!source)
+      return fail(
+        'INVALID_CUT_POINT',
+        `node ${nodeId} did not come from this session's log and cannot be replayed to the model`,
+        { nodeId },
+      )
     if (source.kind === 'message') {
       const original = input.eventAt(source.seq)
       if (!isMessageEvent(original)) {
-        return fail('INVALID_CUT_POINT', `node ${nodeId} (a lone tool result) cannot be replayed without its call`, { nodeId })
+        return fail('INVALID_CUT_POINT', `node ${nodeId} (a lone tool result) cannot be replayed without its call`, {
+          nodeId,
+        })
       }
       const copy = copyMessage(input, ids, original)
-      if (!copy) return fail('INTERNAL', `event ${source.seq} behind node ${nodeId} is unreadable`, { nodeId, seq: source.seq })
+      if (!copy)
+        return fail('INTERNAL', `event ${source.seq} behind node ${nodeId} is unreadable`, { nodeId, seq: source.seq })
       push({ ...copy, intent: { surfaceOp: 'append', sourceEventSeqs: [source.seq] } })
       copies++
     } else {
       if (source.resultSeq === undefined) {
         return fail('INVALID_CUT_POINT', `tool call ${nodeId} has no result yet`, { nodeId })
       }
-      const exchange = copyToolExchange(input, ids, input.eventAt(source.callSeq), input.eventAt(source.resultSeq), source.resultSeq)
-      if (!exchange) return fail('INTERNAL', `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`, { nodeId })
+      const exchange = copyToolExchange(
+        input,
+        ids,
+        input.eventAt(source.callSeq),
+        input.eventAt(source.resultSeq),
+        source.resultSeq,
+      )
+      if (!exchange)
+        return fail(
+          'INTERNAL',
+          `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`,
+          { nodeId },
+        )
       for (const event of exchange) push(event)
       copies++
     }
@@ -210,5 +252,9 @@ function plainMessage(input: PlanInput, nodeId: string): boolean {
   if (!isMessageEvent(event)) return false
   if (event.type === 'user/message') return true
   const content = isRecord(event.data.message) ? event.data.message.content : undefined
-  return Array.isArray(content) && content.length > 0 && !content.some((block) => isRecord(block) && block.type === 'tool-call')
+  return (
+    Array.isArray(content) &&
+    content.length > 0 &&
+    !content.some((block) => isRecord(block) && block.type === 'tool-call')
+  )
 }

@@ -89,8 +89,16 @@ export function buildSeed(input: SeedInput): TreeResult<SeedEvent[]> {
   push('session/title', { title: input.title, messageSeqs: [], source: { kind: 'user' } })
   const record = { [PLUGIN_ID]: { v: 1, op: 'forked-from', ...input.provenance } }
   push('agent/inbox/spliced', {
-    target: 'next-turn', start: 0,
-    inserted: [{ id: `${PROVENANCE_ID_PREFIX}${input.newMessageId()}`, role: 'user', content: [{ type: 'text', text: JSON.stringify(record) }], source: { kind: 'plugin', plugin: PLUGIN_ID } }],
+    target: 'next-turn',
+    start: 0,
+    inserted: [
+      {
+        id: `${PROVENANCE_ID_PREFIX}${input.newMessageId()}`,
+        role: 'user',
+        content: [{ type: 'text', text: JSON.stringify(record) }],
+        source: { kind: 'plugin', plugin: PLUGIN_ID },
+      },
+    ],
   })
   push('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] })
 
@@ -126,11 +134,18 @@ export function buildSeed(input: SeedInput): TreeResult<SeedEvent[]> {
 
   for (const nodeId of input.path) {
     const source = input.sourceOf(nodeId)
-    if (!source) return fail('INVALID_CUT_POINT', `node ${nodeId} did not come from this session's log and cannot be copied into a new session`, { nodeId })
+    if (!source)
+      return fail(
+        'INVALID_CUT_POINT',
+        `node ${nodeId} did not come from this session's log and cannot be copied into a new session`,
+        { nodeId },
+      )
     if (source.kind === 'message') {
       const original = eventOf(input.eventAt(source.seq))
       if (!original || !isMessageEvent(original)) {
-        return fail('INVALID_CUT_POINT', `node ${nodeId} (a lone tool result) cannot be copied without its call`, { nodeId })
+        return fail('INVALID_CUT_POINT', `node ${nodeId} (a lone tool result) cannot be copied without its call`, {
+          nodeId,
+        })
       }
       if (original.type === 'user/message') {
         if (turn === 0 || isTypedPrompt(original)) openTurn()
@@ -139,14 +154,27 @@ export function buildSeed(input: SeedInput): TreeResult<SeedEvent[]> {
         else openStep()
       }
       const copy = copyMessage(context(), ids, original)
-      if (!copy) return fail('INTERNAL', `event ${source.seq} behind node ${nodeId} is unreadable`, { nodeId, seq: source.seq })
+      if (!copy)
+        return fail('INTERNAL', `event ${source.seq} behind node ${nodeId} is unreadable`, { nodeId, seq: source.seq })
       push(copy.type, copy.data, true)
       if (copy.type === 'assistant/message') stepHasAssistant = true
       continue
     }
-    if (source.resultSeq === undefined) return fail('INVALID_CUT_POINT', `tool call ${nodeId} has no result yet`, { nodeId })
-    const exchange = copyToolExchange(context(), ids, input.eventAt(source.callSeq), input.eventAt(source.resultSeq), source.resultSeq)
-    if (!exchange) return fail('INTERNAL', `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`, { nodeId })
+    if (source.resultSeq === undefined)
+      return fail('INVALID_CUT_POINT', `tool call ${nodeId} has no result yet`, { nodeId })
+    const exchange = copyToolExchange(
+      context(),
+      ids,
+      input.eventAt(source.callSeq),
+      input.eventAt(source.resultSeq),
+      source.resultSeq,
+    )
+    if (!exchange)
+      return fail(
+        'INTERNAL',
+        `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`,
+        { nodeId },
+      )
     for (const event of exchange) push(event.type, event.data, event.intent !== undefined)
   }
   closeTurn()
@@ -163,10 +191,17 @@ export function seedProvenance(events: readonly unknown[], seedLength: number): 
       const block = Array.isArray(message.content) ? message.content[0] : undefined
       try {
         const parsed = isRecord(block) && typeof block.text === 'string' ? JSON.parse(block.text)[PLUGIN_ID] : undefined
-        if (isRecord(parsed) && typeof parsed.session === 'string' && typeof parsed.node === 'string' && typeof parsed.time === 'string') {
+        if (
+          isRecord(parsed) &&
+          typeof parsed.session === 'string' &&
+          typeof parsed.node === 'string' &&
+          typeof parsed.time === 'string'
+        ) {
           return { session: parsed.session, node: parsed.node, time: parsed.time }
         }
-      } catch { /* not ours after all */ }
+      } catch {
+        /* not ours after all */
+      }
     }
   }
   return undefined

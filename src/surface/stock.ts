@@ -25,7 +25,13 @@ import { deriveEventMessage } from '@deepseek-ai/dsh-session'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
-import { FRESH_CALL_ID_PREFIX, markerMessage, markerOf, RESTATED_ID_PREFIX, type SwitchMarker } from '../harness/marker.ts'
+import {
+  FRESH_CALL_ID_PREFIX,
+  markerMessage,
+  markerOf,
+  RESTATED_ID_PREFIX,
+  type SwitchMarker,
+} from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
 import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from './errors.ts'
 import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
@@ -80,17 +86,36 @@ export class StockSwitcher {
    * Switch the model history of an idle agent to the model history of
    * `target` (a tree node, or null for the empty history).
    */
-  async switch(agent: LiveAgent, target: string | null, branch?: string, lane?: string, tail?: readonly PlannedEvent[]): Promise<TreeResult<SwitchReport>> {
+  async switch(
+    agent: LiveAgent,
+    target: string | null,
+    branch?: string,
+    lane?: string,
+    tail?: readonly PlannedEvent[],
+  ): Promise<TreeResult<SwitchReport>> {
     if (!isFree(agent)) {
-      return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', { agentId: agent.id, status: agent.status })
+      return fail('AGENT_BUSY', 'the agent is running; switch the history when it is idle', {
+        agentId: agent.id,
+        status: agent.status,
+      })
     }
     const preview = this.plan(agent.session, target, 0, 1, 'own', tail)
     if (!preview.ok) return preview
     if (preview.value.events.length === 0) {
-      return ok({ noop: true, appendedEvents: 0, copies: 0, shadowed: 0, sharedPrefix: preview.value.sharedPrefix, requeued: 0 })
+      return ok({
+        noop: true,
+        appendedEvents: 0,
+        copies: 0,
+        shadowed: 0,
+        sharedPrefix: preview.value.sharedPrefix,
+        requeued: 0,
+      })
     }
     const restated = preview.value.restated
-    const leaves = this.leaves(agent.session, preview.value.shadowed.filter((seq) => seq !== restated))
+    const leaves = this.leaves(
+      agent.session,
+      preview.value.shadowed.filter((seq) => seq !== restated),
+    )
     const marker: SwitchMarker = {
       v: 1,
       op: 'switch',
@@ -107,7 +132,10 @@ export class StockSwitcher {
     })
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<TreeResult<never>>((resolve) => {
-      timer = setTimeout(() => resolve(fail('INTERNAL', 'the maintenance turn did not run in time')), this.options.timeoutMs ?? 30_000)
+      timer = setTimeout(
+        () => resolve(fail('INTERNAL', 'the maintenance turn did not run in time')),
+        this.options.timeoutMs ?? 30_000,
+      )
     })
     try {
       agent.send(message, 'next-turn', true)
@@ -171,7 +199,13 @@ export class StockSwitcher {
     return { kind: 'reject' }
   }
 
-  private execute(session: LiveSession, marker: SwitchMarker, turn: number, step: number, tail?: readonly PlannedEvent[]): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }> {
+  private execute(
+    session: LiveSession,
+    marker: SwitchMarker,
+    turn: number,
+    step: number,
+    tail?: readonly PlannedEvent[],
+  ): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number }> {
     const planned = this.plan(session, marker.target, turn, step, 'own', tail)
     if (!planned.ok) return planned
     const events = planned.value.events
@@ -185,19 +219,35 @@ export class StockSwitcher {
         if (event.type === 'step/end') open = undefined
       }
     } catch (error) {
-      return fail('INTERNAL', `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`)
+      return fail(
+        'INTERNAL',
+        `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`,
+      )
     } finally {
       // Never leave a step open: the token meter and the invariants need it closed.
       if (open !== undefined) {
         try {
           session.append('step/end', { turn, step: open })
-        } catch { /* the turn end closes it on reload */ }
+        } catch {
+          /* the turn end closes it on reload */
+        }
       }
     }
-    return ok({ copies: planned.value.copies, shadowed: planned.value.shadowed.length, sharedPrefix: planned.value.sharedPrefix })
+    return ok({
+      copies: planned.value.copies,
+      shadowed: planned.value.shadowed.length,
+      sharedPrefix: planned.value.sharedPrefix,
+    })
   }
 
-  private plan(session: LiveSession, target: string | null, turn: number, step: number, steps: 'own' | 'inflight', tail?: readonly PlannedEvent[]) {
+  private plan(
+    session: LiveSession,
+    target: string | null,
+    turn: number,
+    step: number,
+    steps: 'own' | 'inflight',
+    tail?: readonly PlannedEvent[],
+  ) {
     const projector = this.options.projectorFor(session.id)
     if (!projector) return fail('SESSION_NOT_FOUND', `session ${session.id} has no tree`)
     const surface = projector.surfaceEntries
@@ -238,7 +288,12 @@ export class StockSwitcher {
    * tool returns, must follow it). The next request of this very turn then
    * holds the target path, that call and its result.
    */
-  switchWithinStep(session: LiveSession, target: string | null, callId: string, carried?: readonly PlannedEvent[]): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number; appendedEvents: number }> {
+  switchWithinStep(
+    session: LiveSession,
+    target: string | null,
+    callId: string,
+    carried?: readonly PlannedEvent[],
+  ): TreeResult<{ copies: number; shadowed: number; sharedPrefix: number; appendedEvents: number }> {
     const inflight = inflightCall(session, callId)
     if (!inflight.ok) return inflight
     const { turn, step, message } = inflight.value
@@ -257,9 +312,17 @@ export class StockSwitcher {
     try {
       for (const event of planned.value.events) appendPlanned(session, event)
     } catch (error) {
-      return fail('INTERNAL', `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`)
+      return fail(
+        'INTERNAL',
+        `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`,
+      )
     }
-    return ok({ copies: planned.value.copies, shadowed: planned.value.shadowed.length, sharedPrefix: planned.value.sharedPrefix, appendedEvents: session.seq - before })
+    return ok({
+      copies: planned.value.copies,
+      shadowed: planned.value.shadowed.length,
+      sharedPrefix: planned.value.sharedPrefix,
+      appendedEvents: session.seq - before,
+    })
   }
 
   /** A prompt queued while the switch ran is stranded by the loop; queue it again. */
@@ -285,7 +348,8 @@ const restatedId = (): string => `${RESTATED_ID_PREFIX}${randomUUID()}`
 /** The estimator of the harness token meter (`ctx.tokenMeter`), when one is loaded. */
 export function meterEstimator(meter: unknown): ((message: unknown) => number) | undefined {
   // A service instance, not a plain record.
-  const estimate = typeof meter === 'object' && meter !== null ? (meter as { estimateMessage?: unknown }).estimateMessage : undefined
+  const estimate =
+    typeof meter === 'object' && meter !== null ? (meter as { estimateMessage?: unknown }).estimateMessage : undefined
   return typeof estimate === 'function' ? (message) => estimate.call(meter, message) as number : undefined
 }
 
@@ -312,11 +376,17 @@ function appendPlanned(session: LiveSession, event: PlannedEvent): void {
  * last message the model sees, and its only call (parallel siblings would
  * lose their results).
  */
-function inflightCall(session: LiveSession, callId: string): TreeResult<{ turn: number; step: number; message: Record<string, unknown> }> {
+function inflightCall(
+  session: LiveSession,
+  callId: string,
+): TreeResult<{ turn: number; step: number; message: Record<string, unknown> }> {
   const last = session.surface.nodes.at(-1)
-  const event = last === undefined ? undefined : eventLookup(session)(last) as { type?: string; data?: Record<string, unknown> } | undefined
+  const event =
+    last === undefined
+      ? undefined
+      : (eventLookup(session)(last) as { type?: string; data?: Record<string, unknown> } | undefined)
   const message = event?.type === 'assistant/message' && isRecord(event.data?.message) ? event.data.message : undefined
-  const content = Array.isArray(message?.content) ? message.content as { type?: string; id?: string }[] : []
+  const content = Array.isArray(message?.content) ? (message.content as { type?: string; id?: string }[]) : []
   const calls = content.filter((block) => block.type === 'tool-call')
   if (!message || !calls.some((block) => block.id === callId)) {
     return refuseWithinStep('not-last', callId)
@@ -326,7 +396,8 @@ function inflightCall(session: LiveSession, callId: string): TreeResult<{ turn: 
   }
   const turn = event!.data!.turn
   const step = event!.data!.step
-  if (typeof turn !== 'number' || typeof step !== 'number') return fail('INTERNAL', 'the in-flight message names no turn and step')
+  if (typeof turn !== 'number' || typeof step !== 'number')
+    return fail('INTERNAL', 'the in-flight message names no turn and step')
   return ok({ turn, step, message })
 }
 
@@ -336,21 +407,30 @@ function routeOf(session: LiveSession): { provider: string; model: string } {
   if (config?.provider && config.model) return { provider: config.provider, model: config.model }
   const events = session.events
   for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i] as { type?: string; data?: { message?: { source?: { provider?: unknown; model?: unknown } } } }
+    const event = events[i] as {
+      type?: string
+      data?: { message?: { source?: { provider?: unknown; model?: unknown } } }
+    }
     const source = event.type === 'assistant/message' ? event.data?.message?.source : undefined
-    if (typeof source?.provider === 'string' && typeof source.model === 'string') return { provider: source.provider, model: source.model }
+    if (typeof source?.provider === 'string' && typeof source.model === 'string')
+      return { provider: source.provider, model: source.model }
   }
   return { provider: 'unknown', model: 'unknown' }
 }
 
 /** A within-step switch that must wait for the end of the turn; the reason is in `details.reason`. */
 function refuseWithinStep(reason: WithinStepRefusal, callId: string): TreeResult<never> {
-  return fail('AGENT_BUSY', `${WITHIN_STEP_REFUSALS[reason]}; the move waits for the end of the turn`, { callId, reason })
+  return fail('AGENT_BUSY', `${WITHIN_STEP_REFUSALS[reason]}; the move waits for the end of the turn`, {
+    callId,
+    reason,
+  })
 }
 
 /** Validate the plan the way a reload validates a stored log. */
 function dryRun(session: LiveSession, planned: readonly PlannedEvent[]): TreeResult<void> {
-  const SessionClass = session.constructor as unknown as { create?: (id: string, seed: unknown[], header: unknown) => { deriveMessages(): unknown[] } }
+  const SessionClass = session.constructor as unknown as {
+    create?: (id: string, seed: unknown[], header: unknown) => { deriveMessages(): unknown[] }
+  }
   if (typeof SessionClass.create !== 'function') return ok(undefined)
   const now = Date.now()
   const extra = planned.map((event, i) => ({
@@ -364,7 +444,10 @@ function dryRun(session: LiveSession, planned: readonly PlannedEvent[]): TreeRes
     SessionClass.create(session.id, [...session.events, ...extra], headerOf(session))
     return ok(undefined)
   } catch (error) {
-    return fail('INTERNAL', `the planned switch would not reload: ${error instanceof Error ? error.message : String(error)}`)
+    return fail(
+      'INTERNAL',
+      `the planned switch would not reload: ${error instanceof Error ? error.message : String(error)}`,
+    )
   }
 }
 

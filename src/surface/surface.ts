@@ -61,7 +61,13 @@ export function surfaceFor(mode: SurfaceMode, parts: SurfaceParts): Surface {
       return {
         mode,
         follow: async (_destination, { tail }) =>
-          tail === undefined ? ok(undefined) : fail('SURFACE_UNAVAILABLE', 'this session cannot carry a summary into the model history (projection mode)', { mode }),
+          tail === undefined
+            ? ok(undefined)
+            : fail(
+                'SURFACE_UNAVAILABLE',
+                'this session cannot carry a summary into the model history (projection mode)',
+                { mode },
+              ),
       }
   }
 }
@@ -75,7 +81,11 @@ function stockSurface({ session, agent, switcher }: SurfaceParts): Surface {
         return switched.ok ? ok({ ...switched.value, noop: false }) : switched
       }
       if (agent) return switcher.switch(agent, destination, branch, lane, tail)
-      return tail === undefined ? ok(undefined) : fail('SURFACE_UNAVAILABLE', 'this session cannot carry a summary into the model history (no live agent)', { mode: 'stock' })
+      return tail === undefined
+        ? ok(undefined)
+        : fail('SURFACE_UNAVAILABLE', 'this session cannot carry a summary into the model history (no live agent)', {
+            mode: 'stock',
+          })
     },
   }
 }
@@ -85,7 +95,13 @@ function nativeSurface({ session, projector, flush }: SurfaceParts): Surface {
     mode: 'native',
     async follow(destination, { branch, lane, tail }) {
       if (!hasNativeSurface(session)) {
-        return tail === undefined ? ok(undefined) : fail('SURFACE_UNAVAILABLE', 'this session cannot carry a summary into the model history (the harness has no native surface)', { mode: 'native' })
+        return tail === undefined
+          ? ok(undefined)
+          : fail(
+              'SURFACE_UNAVAILABLE',
+              'this session cannot carry a summary into the model history (the harness has no native surface)',
+              { mode: 'native' },
+            )
       }
       const selected = nativeSwitch(session as never, projector, destination, branch, lane)
       if (!selected.ok) return selected

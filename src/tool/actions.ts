@@ -22,7 +22,17 @@ import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
 export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
-import { describeBare, describeMove, describeOutcome, isTreeToolCall, latestPromptDropped, notFound, plural, quote, withinStepRefusal } from './wording.ts'
+import {
+  describeBare,
+  describeMove,
+  describeOutcome,
+  isTreeToolCall,
+  latestPromptDropped,
+  notFound,
+  plural,
+  quote,
+  withinStepRefusal,
+} from './wording.ts'
 import { renderComparison, resolvePair } from './compare-text.ts'
 import { appliedText, filesOnlyText, scheduledText, withinStepText, type Plan } from './move-text.ts'
 
@@ -55,10 +65,12 @@ export async function settle<T>(call: () => Promise<T>): Promise<TreeResult<T>> 
     return ok(await call())
   } catch (error) {
     // A `TypertLookupFailure` (an Error) carries the tree error as `failure`.
-    const failure = typeof error === 'object' && error !== null && isRecord((error as { failure?: unknown }).failure)
-      ? (error as { failure: Record<string, unknown> }).failure
-      : undefined
-    if (failure && typeof failure.code === 'string' && typeof failure.message === 'string') return { ok: false, error: failure as unknown as TreeError }
+    const failure =
+      typeof error === 'object' && error !== null && isRecord((error as { failure?: unknown }).failure)
+        ? (error as { failure: Record<string, unknown> }).failure
+        : undefined
+    if (failure && typeof failure.code === 'string' && typeof failure.message === 'string')
+      return { ok: false, error: failure as unknown as TreeError }
     return fail('INTERNAL', error instanceof Error ? error.message : String(error))
   }
 }
@@ -74,9 +86,15 @@ export function runMove(service: SessionTreeService, agentId: string, op: MoveOp
   if (op.files === 'files' || op.files === 'both') return runFilesMove(service, agentId, op)
   switch (op.kind) {
     case 'jump':
-      return settle(() => (op.summary ? service.jumpWith(agentId, op.nodeId, { summary: op.summary }) : service.jump(agentId, op.nodeId)))
+      return settle(() =>
+        op.summary ? service.jumpWith(agentId, op.nodeId, { summary: op.summary }) : service.jump(agentId, op.nodeId),
+      )
     case 'fork':
-      return settle(() => (op.summary ? service.forkWith(agentId, op.nodeId, op.branch, { summary: op.summary }) : service.fork(agentId, op.nodeId, op.branch)))
+      return settle(() =>
+        op.summary
+          ? service.forkWith(agentId, op.nodeId, op.branch, { summary: op.summary })
+          : service.fork(agentId, op.nodeId, op.branch),
+      )
     case 'back':
       return settle(() => service.back(agentId))
     case 'forward':
@@ -111,19 +129,28 @@ export class TreeActions {
     const branches = tree.branchHeadList().map(([name]) => name)
     const lines = [
       `Conversation tree: ${plural(tree.nodeCount, 'node')}, ${plural(branches.length, 'branch')}${branches.length > 0 ? ` (${branches.join(', ')})` : ''}. ` +
-        (tree.cursor === null ? 'The history is empty. ' : `The history ends at ${tree.cursor} (← cursor) on branch ${quote(tree.activeBranch)}. `) +
+        (tree.cursor === null
+          ? 'The history is empty. '
+          : `The history ends at ${tree.cursor} (← cursor) on branch ${quote(tree.activeBranch)}. `) +
         `Surface mode: ${mode}.`,
     ]
     const pending = this.moves.pending(agent.id)
-    if (pending) lines.push(`Waiting: ${describeMove(pending.op)} (asked by the ${pending.by}; applies when the current turn ends).`)
+    if (pending)
+      lines.push(
+        `Waiting: ${describeMove(pending.op)} (asked by the ${pending.by}; applies when the current turn ends).`,
+      )
     const last = this.moves.lastOutcome(agent.id)
     // A move that did not happen as announced is worth saying (a cancel by `back` was said at the time).
-    if (last && (last.status === 'failed' || last.status === 'dropped')) lines.push(`Last deferred move: ${describeOutcome(last)}.`)
+    if (last && (last.status === 'failed' || last.status === 'dropped'))
+      lines.push(`Last deferred move: ${describeOutcome(last)}.`)
     return lines
   }
 
   /** The outline of the tree (or of the subtree under `from`). */
-  async list(agent: LiveAgent, options: { depth?: number; from?: string; maxLines?: number; human?: boolean } = {}): Promise<ActionResult> {
+  async list(
+    agent: LiveAgent,
+    options: { depth?: number; from?: string; maxLines?: number; human?: boolean } = {},
+  ): Promise<ActionResult> {
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const { tree, mode } = loaded.value
@@ -141,32 +168,56 @@ export class TreeActions {
     if (options.human) lines.push(SURFACE_NOTES[mode])
     lines.push('', ...rendered.lines)
     if (rendered.abridged) {
-      lines.push('', options.human
-        ? '(abridged: `/tree list <depth>` expands nested forks)'
-        : '(abridged: "…" marks elided nodes; call tree_list with `from` set to a node id, or a larger `depth`, to see more)')
+      lines.push(
+        '',
+        options.human
+          ? '(abridged: `/tree list <depth>` expands nested forks)'
+          : '(abridged: "…" marks elided nodes; call tree_list with `from` set to a node id, or a larger `depth`, to see more)',
+      )
     }
     return ok({
       text: lines.join('\n'),
-      value: { cursor: tree.cursor, branch: tree.activeBranch, nodeCount: tree.nodeCount, mode, abridged: rendered.abridged },
+      value: {
+        cursor: tree.cursor,
+        branch: tree.activeBranch,
+        nodeCount: tree.nodeCount,
+        mode,
+        abridged: rendered.abridged,
+      },
     })
   }
 
   /** Nodes by label or text. */
-  async find(agent: LiveAgent, query: string, options: { by?: 'label' | 'text' | 'any'; limit?: number } = {}): Promise<ActionResult> {
-    if (typeof query !== 'string' || query.trim() === '') return fail('INVALID_ARGUMENT', 'query must be a non-empty string')
+  async find(
+    agent: LiveAgent,
+    query: string,
+    options: { by?: 'label' | 'text' | 'any'; limit?: number } = {},
+  ): Promise<ActionResult> {
+    if (typeof query !== 'string' || query.trim() === '')
+      return fail('INVALID_ARGUMENT', 'query must be a non-empty string')
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const { tree } = loaded.value
     const { matches, total } = findNodes(tree, query, { ...options, skip: isTreeToolCall })
     const onPath = new Set(tree.currentPath().map((node) => node.nodeId))
     const heads = headsOf(tree)
-    const lines = matches.map((node) => `${nodeLine(tree, node, 100, heads)}${onPath.has(node.nodeId) ? ' (on your current path)' : ''}`)
-    const head = total === 0
-      ? `No node matches ${quote(query)}.`
-      : `${plural(total, 'node')} match${total === 1 ? 'es' : ''} ${quote(query)}${total > matches.length ? ` (showing ${matches.length})` : ''}:`
+    const lines = matches.map(
+      (node) => `${nodeLine(tree, node, 100, heads)}${onPath.has(node.nodeId) ? ' (on your current path)' : ''}`,
+    )
+    const head =
+      total === 0
+        ? `No node matches ${quote(query)}.`
+        : `${plural(total, 'node')} match${total === 1 ? 'es' : ''} ${quote(query)}${total > matches.length ? ` (showing ${matches.length})` : ''}:`
     return ok({
       text: [head, ...lines].join('\n'),
-      value: { total, matches: matches.map((node) => ({ nodeId: node.nodeId, summary: node.summary, ...(node.label === undefined ? {} : { label: node.label }) })) },
+      value: {
+        total,
+        matches: matches.map((node) => ({
+          nodeId: node.nodeId,
+          summary: node.summary,
+          ...(node.label === undefined ? {} : { label: node.label }),
+        })),
+      },
     })
   }
 
@@ -181,7 +232,15 @@ export class TreeActions {
     const c = compared.value
     return ok({
       text: renderComparison(c),
-      value: { a: c.a.nodeId, b: c.b.nodeId, ancestor: c.ancestor, changedRows: c.changedRows, rows: c.rows.length + c.omittedRows, tokensA: c.a.totals.tokens, tokensB: c.b.totals.tokens },
+      value: {
+        a: c.a.nodeId,
+        b: c.b.nodeId,
+        ancestor: c.ancestor,
+        changedRows: c.changedRows,
+        rows: c.rows.length + c.omittedRows,
+        tokensA: c.a.totals.tokens,
+        tokensB: c.b.totals.tokens,
+      },
     })
   }
 
@@ -196,32 +255,52 @@ export class TreeActions {
     if (!labeled.ok) return labeled
     const summary = nodeLine(loaded.value.tree, labeled.value, 80)
     return ok({
-      text: text === null
-        ? (before === undefined ? `${nodeId} had no label; nothing changed.` : `Removed the label ${quote(before)} from ${nodeId}.`)
-        : `Labeled ${nodeId} ${quote(labeled.value.label ?? text)}: ${summary}`,
+      text:
+        text === null
+          ? before === undefined
+            ? `${nodeId} had no label; nothing changed.`
+            : `Removed the label ${quote(before)} from ${nodeId}.`
+          : `Labeled ${nodeId} ${quote(labeled.value.label ?? text)}: ${summary}`,
       value: { nodeId, label: labeled.value.label ?? null },
     })
   }
 
   /** Record a branch summary: the caller's text, or an extractive digest. */
-  async summarize(agent: LiveAgent, branch: string, summary: string | undefined, model: string | undefined, actor: JournalActor): Promise<ActionResult> {
+  async summarize(
+    agent: LiveAgent,
+    branch: string,
+    summary: string | undefined,
+    model: string | undefined,
+    actor: JournalActor,
+  ): Promise<ActionResult> {
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     let recorded: TreeResult<BranchSummary>
     if (summary === undefined) {
       recorded = await settle(() => this.service.actingAs(actor).summarize(agent.id, branch))
     } else {
-      if (summary.trim() === '') return fail('INVALID_ARGUMENT', 'summary must be a non-empty string (omit it for an extractive digest)')
+      if (summary.trim() === '')
+        return fail('INVALID_ARGUMENT', 'summary must be a non-empty string (omit it for an extractive digest)')
       recorded = await this.service.actingAs(actor).setBranchSummary(agent.id, branch, summary, model)
     }
     if (!recorded.ok) return recorded
     const value = recorded.value
     const by = value.fallback
-      ? value.failure ? `the extractive digest (the model's summary failed: ${value.failure.code})` : 'a fallback digest (the summarizer failed)'
-      : value.model ? `by ${value.provider ? `${value.provider}/` : ''}${value.model}${value.usage ? `, ${value.usage.inputTokens + (value.usage.cacheReadTokens ?? 0)} tokens in, ${value.usage.outputTokens} out` : ''}` : 'caller-written'
+      ? value.failure
+        ? `the extractive digest (the model's summary failed: ${value.failure.code})`
+        : 'a fallback digest (the summarizer failed)'
+      : value.model
+        ? `by ${value.provider ? `${value.provider}/` : ''}${value.model}${value.usage ? `, ${value.usage.inputTokens + (value.usage.cacheReadTokens ?? 0)} tokens in, ${value.usage.outputTokens} out` : ''}`
+        : 'caller-written'
     return ok({
       text: `Recorded the summary of branch ${quote(value.branch)} (head ${value.nodeId}, ${by}):\n${value.summary}`,
-      value: { branch: value.branch, nodeId: value.nodeId, summary: value.summary, ...(value.model ? { model: value.model } : {}), ...(value.fallback ? { fallback: true } : {}) },
+      value: {
+        branch: value.branch,
+        nodeId: value.nodeId,
+        summary: value.summary,
+        ...(value.model ? { model: value.model } : {}),
+        ...(value.fallback ? { fallback: true } : {}),
+      },
     })
   }
 
@@ -251,29 +330,47 @@ export class TreeActions {
     if (idle) {
       const moved = await runMove(this.service.actingAs(actorOf(by, callId)), agent.id, plan.op)
       if (!moved.ok) return moved
-      if (moved.value.filesOnly) return ok({ text: filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
+      if (moved.value.filesOnly)
+        return ok({
+          text: filesOnlyText(plan, moved.value),
+          value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) },
+        })
       return ok({
         text: appliedText(plan, moved.value),
-        value: { status: 'applied', mode, cursor: moved.value.cursor, branch: moved.value.branch ?? tree.activeBranch, ...(moved.value.files ? { files: filesValue(moved.value) } : {}) },
+        value: {
+          status: 'applied',
+          mode,
+          cursor: moved.value.cursor,
+          branch: moved.value.branch ?? tree.activeBranch,
+          ...(moved.value.files ? { files: filesValue(moved.value) } : {}),
+        },
       })
     }
     // The model's own move, in stock mode: switch now, inside the step that made the call.
     let notNow: string | undefined
     if (callId !== undefined && mode === 'stock' && !pending) {
       const before = tree.historyPath(tip)
-      const moved: TreeResult<AppliedMove> = plan.op.files === 'files' || plan.op.files === 'both'
-        ? await runFilesMove(this.service.actingAs(actorOf(by, callId)), agent.session.id, plan.op, callId)
-        : await this.service.moveWithinStep(agent.session.id, callId, plan.op)
+      const moved: TreeResult<AppliedMove> =
+        plan.op.files === 'files' || plan.op.files === 'both'
+          ? await runFilesMove(this.service.actingAs(actorOf(by, callId)), agent.session.id, plan.op, callId)
+          : await this.service.moveWithinStep(agent.session.id, callId, plan.op)
       if (moved.ok && moved.value.filesOnly) {
-        return ok({ text: filesOnlyText(plan, moved.value), value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) } })
+        return ok({
+          text: filesOnlyText(plan, moved.value),
+          value: { status: 'applied', mode, target: plan.target, files: filesValue(moved.value) },
+        })
       }
       if (moved.ok) {
         const dropped = before.ok ? latestPromptDropped(before.value, plan.target, tree) : undefined
         return ok({
           text: withinStepText(plan, moved.value, dropped),
           value: {
-            status: 'applied', mode, target: plan.target, cursor: moved.value.cursor,
-            branch: moved.value.branch ?? plan.branch, messages: plan.messageCount,
+            status: 'applied',
+            mode,
+            target: plan.target,
+            cursor: moved.value.cursor,
+            branch: moved.value.branch ?? plan.branch,
+            messages: plan.messageCount,
             ...(moved.value.files ? { files: filesValue(moved.value) } : {}),
           },
         })
@@ -286,9 +383,10 @@ export class TreeActions {
     }
     if (this.env.oneShot()) {
       return ok({
-        text: notNow === undefined
-          ? `Not applied: ${describeMove(plan.op)}. This is a one-shot headless run that ends with this turn, so there is no next request to change; the tree and your history stay as they are.`
-          : `Not applied: ${describeMove(plan.op)}. It cannot switch your history at once (${notNow}), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`,
+        text:
+          notNow === undefined
+            ? `Not applied: ${describeMove(plan.op)}. This is a one-shot headless run that ends with this turn, so there is no next request to change; the tree and your history stay as they are.`
+            : `Not applied: ${describeMove(plan.op)}. It cannot switch your history at once (${notNow}), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`,
         value: { status: 'not-applied', mode },
       })
     }
@@ -315,18 +413,26 @@ export class TreeActions {
         } catch (error) {
           return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
         }
-        if (tree.branchHeadList().some(([name]) => name === branch)) return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
+        if (tree.branchHeadList().some(([name]) => name === branch))
+          return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
         resolved = { kind: 'fork', nodeId, branch, ...filesOf(op), ...summaryOf(op) }
       } else {
         resolved = { kind: 'jump', nodeId, ...filesOf(op), ...summaryOf(op) }
         // Landing on a branch head makes that branch active (the active one when it is a head there too).
-        const heads = tree.branchHeadList().filter(([, id]) => id === nodeId).map(([name]) => name)
-        branch = heads.includes(tree.activeBranch) ? tree.activeBranch : heads[0] ?? tree.activeBranch
+        const heads = tree
+          .branchHeadList()
+          .filter(([, id]) => id === nodeId)
+          .map(([name]) => name)
+        branch = heads.includes(tree.activeBranch) ? tree.activeBranch : (heads[0] ?? tree.activeBranch)
       }
     } else {
       const history = tree.navigation()[op.kind === 'back' ? 'back' : 'forward']
       const position = history.at(-1)
-      if (!position) return fail('HISTORY_EMPTY', op.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to')
+      if (!position)
+        return fail(
+          'HISTORY_EMPTY',
+          op.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to',
+        )
       target = position.cursor
       branch = position.branch
     }
@@ -342,7 +448,13 @@ export class TreeActions {
     }
     const history = tree.historyPath(target)
     if (!history.ok) return history
-    return ok({ op: resolved, target, branch, messageCount: history.value.length, ...(snappedFrom === undefined ? {} : { snappedFrom }) })
+    return ok({
+      op: resolved,
+      target,
+      branch,
+      messageCount: history.value.length,
+      ...(snappedFrom === undefined ? {} : { snappedFrom }),
+    })
   }
 }
 

@@ -34,7 +34,7 @@ export const USAGE = [
   '     files changed outside the agent are kept unless you add --overwrite',
   '     add --summarize to a jump or fork to have the model summarize what it leaves (kept for the panel),',
   '     --carry to also put that summary into the new history, --instructions "…" to say what it should focus on',
-  '  /tree summarize <branch>         summarize a branch (the session\'s model, else an extractive digest)',
+  "  /tree summarize <branch>         summarize a branch (the session's model, else an extractive digest)",
   '  /tree compare <a> <b>            two nodes, labels or branches side by side: where they part, [-removed-]{+added+} words, tokens',
   '  /tree import <file> [--format pi|claude-code|codex] [--dry-run]',
   '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
@@ -138,7 +138,10 @@ function summaryFlags(rest: string): { rest: string; summary?: SummaryChoice } |
   text = text.replace(SUMMARY_FLAG, ' ')
   if (found.length === 0 && instructions === undefined) return { rest: text }
   const carry = found.includes('carry') ? { carry: true } : {}
-  return { rest: text, summary: instructions === undefined ? { kind: 'summarize', ...carry } : { kind: 'custom', instructions, ...carry } }
+  return {
+    rest: text,
+    summary: instructions === undefined ? { kind: 'summarize', ...carry } : { kind: 'custom', instructions, ...carry },
+  }
 }
 
 /** Parse the text after `/tree`; `undefined` means malformed (show the usage). */
@@ -146,7 +149,10 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
   const head = firstToken(rawInput)
   if (!head) return { kind: 'list' }
   const verb = head.token.toLowerCase()
-  const summarized = verb === 'jump' || verb === 'goto' || verb === 'fork' || verb === 'branch' ? summaryFlags(head.rest) : { rest: head.rest }
+  const summarized =
+    verb === 'jump' || verb === 'goto' || verb === 'fork' || verb === 'branch'
+      ? summaryFlags(head.rest)
+      : { rest: head.rest }
   if (!summarized) return undefined
   const flagged = MOVES.has(verb) ? filesFlags(summarized.rest) : { rest: summarized.rest, flags: {} }
   if (!flagged) return undefined
@@ -174,7 +180,9 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
     case 'branch': {
       const node = firstToken(rest)
       const branch = node ? restArgument(node.rest) : undefined
-      return node && node.token !== '' && branch !== undefined ? { kind: 'fork', node: node.token, branch, ...flags } : undefined
+      return node && node.token !== '' && branch !== undefined
+        ? { kind: 'fork', node: node.token, branch, ...flags }
+        : undefined
     }
     case 'label': {
       const node = firstToken(rest)
@@ -206,7 +214,9 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
       const format = firstToken(rest)
       if (!format || !EXPORT_FORMATS.has(format.token)) return undefined
       const file = restArgument(format.rest)
-      return file === undefined ? { kind: 'export', format: format.token as ExportFormat } : { kind: 'export', format: format.token as ExportFormat, path: file }
+      return file === undefined
+        ? { kind: 'export', format: format.token as ExportFormat }
+        : { kind: 'export', format: format.token as ExportFormat, path: file }
     }
     case 'new-session': {
       const node = restArgument(rest)
@@ -243,18 +253,29 @@ function parseImport(rest: string): TreeCommand | undefined {
 }
 
 /** The result shape of a DSH command handler (`@deepseek-ai/dsh-commands`). */
-export type TreeCommandResult = { readonly kind: 'success'; readonly text?: string } | { readonly kind: 'error'; readonly text: string }
+export type TreeCommandResult =
+  { readonly kind: 'success'; readonly text?: string } | { readonly kind: 'error'; readonly text: string }
 
 function fromAction(result: ActionResult): TreeCommandResult {
-  return result.ok ? { kind: 'success', text: result.value.text } : { kind: 'error', text: `${result.error.code}: ${result.error.message}` }
+  return result.ok
+    ? { kind: 'success', text: result.value.text }
+    : { kind: 'error', text: `${result.error.code}: ${result.error.message}` }
 }
 
 function movedFiles(flags: FilesFlags): FilesFlags {
-  return { ...(flags.files ? { files: flags.files } : {}), ...(flags.overwrite ? { overwrite: true } : {}), ...(flags.summary ? { summary: flags.summary } : {}) }
+  return {
+    ...(flags.files ? { files: flags.files } : {}),
+    ...(flags.overwrite ? { overwrite: true } : {}),
+    ...(flags.summary ? { summary: flags.summary } : {}),
+  }
 }
 
 /** Run one `/tree` line for a person. Never throws. */
-export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, rawInput: string): Promise<TreeCommandResult> {
+export async function runTreeCommand(
+  actions: TreeActions,
+  agent: LiveAgent,
+  rawInput: string,
+): Promise<TreeCommandResult> {
   try {
     const command = parseTreeCommand(rawInput)
     if (!command) return { kind: 'error', text: USAGE }
@@ -262,13 +283,23 @@ export async function runTreeCommand(actions: TreeActions, agent: LiveAgent, raw
       case 'help':
         return { kind: 'success', text: USAGE }
       case 'list':
-        return fromAction(await actions.list(agent, { human: true, ...(command.depth === undefined ? {} : { depth: command.depth }) }))
+        return fromAction(
+          await actions.list(agent, { human: true, ...(command.depth === undefined ? {} : { depth: command.depth }) }),
+        )
       case 'find':
         return fromAction(await actions.find(agent, command.query))
       case 'jump':
-        return fromAction(await actions.move(agent, { kind: 'jump', nodeId: command.node, ...movedFiles(command) }, 'user'))
+        return fromAction(
+          await actions.move(agent, { kind: 'jump', nodeId: command.node, ...movedFiles(command) }, 'user'),
+        )
       case 'fork':
-        return fromAction(await actions.move(agent, { kind: 'fork', nodeId: command.node, branch: command.branch, ...movedFiles(command) }, 'user'))
+        return fromAction(
+          await actions.move(
+            agent,
+            { kind: 'fork', nodeId: command.node, branch: command.branch, ...movedFiles(command) },
+            'user',
+          ),
+        )
       case 'back':
       case 'forward':
         return fromAction(await actions.move(agent, { kind: command.kind, ...movedFiles(command) }, 'user'))

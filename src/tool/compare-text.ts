@@ -4,7 +4,14 @@
  * compact text diff — one line per aligned row, words removed and added
  * marked `[-old-]{+new+}`, long common stretches shortened.
  */
-import type { CompareNode, CompareRow, SideTotals, TextDiff, ToolCallDiff, ToolResultDiff } from '../tree/compare-types.ts'
+import type {
+  CompareNode,
+  CompareRow,
+  SideTotals,
+  TextDiff,
+  ToolCallDiff,
+  ToolResultDiff,
+} from '../tree/compare-types.ts'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { JsonValue } from '../tree/types.ts'
@@ -25,12 +32,17 @@ export function resolveCompareTarget(tree: SessionTree, text: string): string | 
 }
 
 function notFound(text: string): TreeResult<never> {
-  return fail('NODE_NOT_FOUND', `no node, label or branch ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}; list the tree to see node ids (like e12), labels and branches`, { nodeId: text.slice(0, 200) })
+  return fail(
+    'NODE_NOT_FOUND',
+    `no node, label or branch ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}; list the tree to see node ids (like e12), labels and branches`,
+    { nodeId: text.slice(0, 200) },
+  )
 }
 
 /** Resolve both targets (each a node id, label or branch name). */
 export function resolvePair(tree: SessionTree, a: string, b: string): TreeResult<[string, string]> {
-  if (typeof a !== 'string' || a.trim() === '' || typeof b !== 'string' || b.trim() === '') return fail('INVALID_ARGUMENT', 'compare needs two nodes (ids, labels or branch names)')
+  if (typeof a !== 'string' || a.trim() === '' || typeof b !== 'string' || b.trim() === '')
+    return fail('INVALID_ARGUMENT', 'compare needs two nodes (ids, labels or branch names)')
   const ra = resolveCompareTarget(tree, a)
   if (ra === undefined) return notFound(a)
   const rb = resolveCompareTarget(tree, b)
@@ -55,16 +67,23 @@ function common(text: string, touchesBefore: boolean, touchesAfter: boolean): st
 /** `same [-removed-]{+added+} same`, common text shortened around the edits. */
 export function renderTextDiff(diff: TextDiff): string {
   if (diff.kind === 'whole') {
-    const why = diff.reason === 'size' ? 'too large to diff' : diff.reason === 'edits' ? 'too many changes to diff' : 'the compare ran out of diff budget'
+    const why =
+      diff.reason === 'size'
+        ? 'too large to diff'
+        : diff.reason === 'edits'
+          ? 'too many changes to diff'
+          : 'the compare ran out of diff budget'
     return `(${why}, shown whole) [-${clip(oneLine(diff.a))}-]{+${clip(oneLine(diff.b))}+}`
   }
   const parts = diff.parts
-  return parts.map((part, i) => {
-    if (part.kind === 'removed') return `[-${oneLine(part.text)}-]`
-    if (part.kind === 'added') return `{+${oneLine(part.text)}+}`
-    const text = part.elided ? part.text.replace('…', `…(${part.elided} characters)…`) : part.text
-    return common(text, i > 0, i < parts.length - 1)
-  }).join('')
+  return parts
+    .map((part, i) => {
+      if (part.kind === 'removed') return `[-${oneLine(part.text)}-]`
+      if (part.kind === 'added') return `{+${oneLine(part.text)}+}`
+      const text = part.elided ? part.text.replace('…', `…(${part.elided} characters)…`) : part.text
+      return common(text, i > 0, i < parts.length - 1)
+    })
+    .join('')
 }
 
 function clip(text: string, max = MAX_LINE): string {
@@ -72,7 +91,7 @@ function clip(text: string, max = MAX_LINE): string {
 }
 
 function json(value: JsonValue): string {
-  return typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value)
+  return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value))
 }
 
 function callText(call: ToolCallDiff): string {
@@ -110,7 +129,7 @@ function resultText(result: ToolResultDiff): string {
 }
 
 function who(node: CompareNode): string {
-  return node.type === 'tool_call' || node.type === 'tool_result' ? 'tool' : node.role ?? node.type
+  return node.type === 'tool_call' || node.type === 'tool_result' ? 'tool' : (node.role ?? node.type)
 }
 
 function lone(node: CompareNode): string {
@@ -129,7 +148,11 @@ function rowLine(row: CompareRow): string {
       const head = `${row.diff.same ? '=' : '~'} ${row.a.nodeId} | ${row.b.nodeId}  ${who(row.a)}: `
       if (row.diff.same) return head + clip(lone(row.a), 100)
       const bits = [
-        ...(row.diff.text.kind === 'words' && row.diff.text.removed === 0 && row.diff.text.added === 0 ? (row.a.text === '' ? [] : [common(row.a.text, false, false)]) : [renderTextDiff(row.diff.text)]),
+        ...(row.diff.text.kind === 'words' && row.diff.text.removed === 0 && row.diff.text.added === 0
+          ? row.a.text === ''
+            ? []
+            : [common(row.a.text, false, false)]
+          : [renderTextDiff(row.diff.text)]),
         ...row.diff.toolCalls.map(callText),
         ...row.diff.toolResults.map(resultText),
       ]
@@ -139,9 +162,10 @@ function rowLine(row: CompareRow): string {
 }
 
 function totalsText(totals: SideTotals): string {
-  const tokens = totals.tokens === null
-    ? 'tokens unknown (no usage recorded)'
-    : `${totals.tokens} tokens${totals.nodesWithUsage < totals.assistantMessages ? ` (usage recorded on ${totals.nodesWithUsage} of ${totals.assistantMessages} answers)` : ''}`
+  const tokens =
+    totals.tokens === null
+      ? 'tokens unknown (no usage recorded)'
+      : `${totals.tokens} tokens${totals.nodesWithUsage < totals.assistantMessages ? ` (usage recorded on ${totals.nodesWithUsage} of ${totals.assistantMessages} answers)` : ''}`
   const cost = totals.cost === null ? 'cost unknown' : `cost ${Number(totals.cost.toPrecision(6))}`
   return `${totals.nodes} node${totals.nodes === 1 ? '' : 's'}, ${tokens}, ${cost}`
 }
@@ -150,16 +174,23 @@ function totalsText(totals: SideTotals): string {
 export function renderComparison(result: CompareResult, maxRows = COMPARE_TEXT_ROWS): string {
   const { a, b } = result
   const name = (side: typeof a) => `${side.nodeId}${side.branch ? ` (branch ${JSON.stringify(side.branch)})` : ''}`
-  const where = result.ancestor === null ? 'they share no ancestor (different roots)' : `they part after ${result.ancestor} (${result.commonLength} node${result.commonLength === 1 ? '' : 's'} in common)`
+  const where =
+    result.ancestor === null
+      ? 'they share no ancestor (different roots)'
+      : `they part after ${result.ancestor} (${result.commonLength} node${result.commonLength === 1 ? '' : 's'} in common)`
   const lines = [
     `Compare A ${name(a)} with B ${name(b)}: ${where}.`,
     `A: ${totalsText(a.totals)}. B: ${totalsText(b.totals)}.`,
   ]
   if (result.rows.length === 0) {
-    lines.push(a.nodeId === b.nodeId ? 'Both are the same node: nothing differs.' : 'Nothing after the common ancestor.')
+    lines.push(
+      a.nodeId === b.nodeId ? 'Both are the same node: nothing differs.' : 'Nothing after the common ancestor.',
+    )
     return lines.join('\n')
   }
-  lines.push(`${result.changedRows} of ${result.rows.length + result.omittedRows} rows differ (= same, ~ changed, - only in A, + only in B; [-removed-]{+added+}):`)
+  lines.push(
+    `${result.changedRows} of ${result.rows.length + result.omittedRows} rows differ (= same, ~ changed, - only in A, + only in B; [-removed-]{+added+}):`,
+  )
   const shown = result.rows.slice(0, maxRows)
   for (const row of shown) lines.push(rowLine(row))
   const more = result.rows.length - shown.length + result.omittedRows

@@ -212,8 +212,18 @@ export class DeferredMoves {
     if (!entry || entry.state !== 'waiting' || this.disposed) return
     if (agent.status !== 'idle') return
     const ended = lastTurnEnd(agent.session.events)
-    if (entry.move.by === 'model' && entry.move.turn !== undefined && ended?.turn === entry.move.turn && (ended.reason === 'aborted' || ended.reason === 'disposed')) {
-      this.settle(entry, { move: entry.move, status: 'dropped', reason: `the turn that asked for it was ${ended.reason}`, at: this.now() })
+    if (
+      entry.move.by === 'model' &&
+      entry.move.turn !== undefined &&
+      ended?.turn === entry.move.turn &&
+      (ended.reason === 'aborted' || ended.reason === 'disposed')
+    ) {
+      this.settle(entry, {
+        move: entry.move,
+        status: 'dropped',
+        reason: `the turn that asked for it was ${ended.reason}`,
+        at: this.now(),
+      })
       return
     }
     entry.state = 'applying'
@@ -235,17 +245,28 @@ export class DeferredMoves {
       entry.state = 'waiting'
       return
     }
-    if (!result.ok) this.options.warn?.(`deferred ${move.op.kind} for session ${agent.id} failed: ${result.error.code}: ${result.error.message}`)
-    this.settle(entry, result.ok
-      ? { move, status: 'applied', result: result.value, at: this.now() }
-      : { move, status: 'failed', error: result.error, at: this.now() })
+    if (!result.ok)
+      this.options.warn?.(
+        `deferred ${move.op.kind} for session ${agent.id} failed: ${result.error.code}: ${result.error.message}`,
+      )
+    this.settle(
+      entry,
+      result.ok
+        ? { move, status: 'applied', result: result.value, at: this.now() }
+        : { move, status: 'failed', error: result.error, at: this.now() },
+    )
   }
 
   /** Forget every waiting move; held messages are delivered again so no prompt is lost. */
   dispose(): void {
     this.disposed = true
     for (const entry of [...this.entries.values()]) {
-      this.settle(entry, { move: entry.move, status: 'dropped', reason: 'the session-tree tool was unloaded', at: this.now() })
+      this.settle(entry, {
+        move: entry.move,
+        status: 'dropped',
+        reason: 'the session-tree tool was unloaded',
+        at: this.now(),
+      })
     }
   }
 
@@ -267,7 +288,9 @@ export class DeferredMoves {
         if (item.target === 'next-turn') agent.followup(item.message)
         else agent.send(item.message, 'next-step', !wakes && i === held.length - 1)
       } catch (error) {
-        this.options.warn?.(`could not re-deliver a held message to ${agent.id}: ${error instanceof Error ? error.message : String(error)}`)
+        this.options.warn?.(
+          `could not re-deliver a held message to ${agent.id}: ${error instanceof Error ? error.message : String(error)}`,
+        )
       }
     })
   }
@@ -297,7 +320,8 @@ export function lastTurnEnd(events: readonly unknown[]): { turn: number; reason:
   for (let i = events.length - 1; i >= 0; i--) {
     const event = eventOf(events[i])
     if (event?.type !== 'turn/end') continue
-    const reason = isRecord(event.data.reason) && typeof event.data.reason.kind === 'string' ? event.data.reason.kind : 'unknown'
+    const reason =
+      isRecord(event.data.reason) && typeof event.data.reason.kind === 'string' ? event.data.reason.kind : 'unknown'
     return typeof event.data.turn === 'number' ? { turn: event.data.turn, reason } : undefined
   }
   return undefined
@@ -314,7 +338,12 @@ function claimedPrompt(events: readonly unknown[], claimed: readonly Message[]):
     if (!event || event.type === 'turn/start') break
     if (event.type !== 'agent/inbox/spliced') continue
     const data = event.data
-    if (data.target === 'next-turn' && data.outcome === undefined && typeof data.removedCount === 'number' && data.removedCount > 0) {
+    if (
+      data.target === 'next-turn' &&
+      data.outcome === undefined &&
+      typeof data.removedCount === 'number' &&
+      data.removedCount > 0
+    ) {
       return claimed.at(-1)?.id
     }
   }

@@ -20,21 +20,41 @@ export type AppliedMove = MoveResult & {
 }
 
 function workspaceMoveOf(op: MoveOp): WorkspaceMove {
-  return op.kind === 'jump' || op.kind === 'fork' ? { kind: op.kind, nodeId: op.nodeId, ...(op.kind === 'fork' ? { branch: op.branch } : {}) } : { kind: op.kind }
+  return op.kind === 'jump' || op.kind === 'fork'
+    ? { kind: op.kind, nodeId: op.nodeId, ...(op.kind === 'fork' ? { branch: op.branch } : {}) }
+    : { kind: op.kind }
 }
 
 /** The move through the service's `restore`: files only or both (`callId`: inside the model's running step). */
-export async function runFilesMove(service: SessionTreeService, agentId: string, op: MoveOp, callId?: string): Promise<TreeResult<AppliedMove>> {
-  const restored: TreeResult<RestoreResult> = await service.restoreFor(agentId, {
-    move: workspaceMoveOf(op), restore: op.files ?? 'both', conflicts: [{ path: '*', decision: op.overwrite ? 'overwrite' : 'keep' }],
-  }, callId)
+export async function runFilesMove(
+  service: SessionTreeService,
+  agentId: string,
+  op: MoveOp,
+  callId?: string,
+): Promise<TreeResult<AppliedMove>> {
+  const restored: TreeResult<RestoreResult> = await service.restoreFor(
+    agentId,
+    {
+      move: workspaceMoveOf(op),
+      restore: op.files ?? 'both',
+      conflicts: [{ path: '*', decision: op.overwrite ? 'overwrite' : 'keep' }],
+    },
+    callId,
+  )
   if (!restored.ok) return restored
   const { move, files } = restored.value
   if (move) return ok({ ...move, ...(files ? { files } : {}) })
   const loaded = service.treeOf(agentId)
   if (!loaded.ok) return loaded
   const { tree, mode } = loaded.value
-  return ok({ cursor: tree.cursor, messages: tree.messages(), branch: tree.activeBranch, mode, ...(files ? { files } : {}), filesOnly: true })
+  return ok({
+    cursor: tree.cursor,
+    messages: tree.messages(),
+    branch: tree.activeBranch,
+    mode,
+    ...(files ? { files } : {}),
+    filesOnly: true,
+  })
 }
 
 /** What a files restore did, in words. */
@@ -44,7 +64,9 @@ export function filesText(moved: AppliedMove, target: string | null): string {
 
 export function filesValue(moved: AppliedMove): { [key: string]: JsonValue } {
   const files = moved.files
-  return files ? { created: [...files.created], updated: [...files.updated], deleted: [...files.deleted], kept: [...files.kept] } : {}
+  return files
+    ? { created: [...files.created], updated: [...files.updated], deleted: [...files.deleted], kept: [...files.kept] }
+    : {}
 }
 
 export function filesOf(op: MoveOp): { files?: MoveOp['files']; overwrite?: boolean } {

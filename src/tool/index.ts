@@ -35,7 +35,13 @@ import { DEFAULT_MAX_LINES } from './render.ts'
 import { toolDefinitions } from './tools.ts'
 
 export { SYSTEM_PROMPT, DESCRIPTIONS, TOOL_NAMES, type TreeToolName } from './prompt.ts'
-export { USAGE as TREE_COMMAND_USAGE, parseTreeCommand, runTreeCommand, type TreeCommand, type TreeCommandResult } from './command.ts'
+export {
+  USAGE as TREE_COMMAND_USAGE,
+  parseTreeCommand,
+  runTreeCommand,
+  type TreeCommand,
+  type TreeCommandResult,
+} from './command.ts'
 export { DeferredMoves, type MoveOp, type MoveOutcome, type PendingMove, type MoveRequester } from './deferred.ts'
 export { TreeActions, type ActionOutput, type ActionResult } from './actions.ts'
 export { renderTree, findNodes, resolveNode, roleOf, type RenderOptions, type RenderedTree } from './render.ts'
@@ -97,14 +103,21 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
     }
   })
   // Ahead of the service's own pre-step listener: a held turn never reaches it, a switch turn passes through.
-  ctx.on('agent/pre-step', async (payload, next) => {
-    if (moves.hold(payload)) return { kind: 'reject' }
-    return commandMessage(payload, next)
-  }, { prepend: true })
+  ctx.on(
+    'agent/pre-step',
+    async (payload, next) => {
+      if (moves.hold(payload)) return { kind: 'reject' }
+      return commandMessage(payload, next)
+    },
+    { prepend: true },
+  )
   ctx.effect(() => () => moves.dispose(), 'session-tree-tool.moves')
 
   /** A `/tree` line typed into a front end without a command adapter: run it, spend no model call. */
-  async function commandMessage(payload: PreStepPayload, next: () => Promise<PreStepDecision>): Promise<PreStepDecision> {
+  async function commandMessage(
+    payload: PreStepPayload,
+    next: () => Promise<PreStepDecision>,
+  ): Promise<PreStepDecision> {
     if (!settings.command) return next()
     const index = payload.messages.findIndex((message) => treeCommandLine(message) !== undefined)
     if (index === -1) return next()
@@ -118,7 +131,9 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
     if (others.length === 0 && payload.step === 1) return { kind: 'enter', messages: [] }
     // Anything claimed with the command still reaches the model, without the command line.
     const decision = await next()
-    return decision.kind === 'enter' ? { ...decision, messages: decision.messages.filter((message) => message !== payload.messages[index]) } : decision
+    return decision.kind === 'enter'
+      ? { ...decision, messages: decision.messages.filter((message) => message !== payload.messages[index]) }
+      : decision
   }
 
   if (settings.tools) {
@@ -129,7 +144,9 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
       ctx.commands.register({
         name: COMMAND_NAME,
         description: 'Show and move in the conversation tree: jump, fork, label, back, forward',
-        input: { hint: 'jump <node|label> · fork <node> <name> · label <node> <text> · back · forward · find <text> · compare <a> <b> · add --both or --files to a move to take the files along' },
+        input: {
+          hint: 'jump <node|label> · fork <node> <name> · label <node> <text> · back · forward · find <text> · compare <a> <b> · add --both or --files to a move to take the files along',
+        },
         handler: (invocation) => runTreeCommand(actions, invocation.agent, invocation.rawInput),
       })
     })
@@ -141,7 +158,10 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
   }
   const key = service.sync
   loaded.set(key, { actions, moves })
-  ctx.effect(() => () => {
-    if (loaded.get(key)?.moves === moves) loaded.delete(key)
-  }, 'session-tree-tool.registry')
+  ctx.effect(
+    () => () => {
+      if (loaded.get(key)?.moves === moves) loaded.delete(key)
+    },
+    'session-tree-tool.registry',
+  )
 }

@@ -32,40 +32,78 @@ export function describeReport(report: ImportReport): string[] {
     `${report.format} ${report.version}: ${report.lines} line(s) read, ${report.nodes} node(s), ${report.branches} branch(es), ${report.labels} label(s), ${report.compactions} compaction(s)`,
   ]
   if (report.recovered > 0) lines.push(`recovered from torn lines: ${report.recovered} record(s)`)
-  if (report.skipped.length > 0) lines.push(`skipped: ${report.skipped.map((s) => `line ${s.line} (${s.reason})`).join('; ')}`)
+  if (report.skipped.length > 0)
+    lines.push(`skipped: ${report.skipped.map((s) => `line ${s.line} (${s.reason})`).join('; ')}`)
   const opaque = Object.entries(report.opaque)
   if (opaque.length > 0) lines.push(`kept as opaque entries: ${opaque.map(([type, n]) => `${type} ×${n}`).join(', ')}`)
   const ignored = Object.entries(report.ignored)
-  if (ignored.length > 0) lines.push(`not conversation (left out): ${ignored.map(([type, n]) => `${type} ×${n}`).join(', ')}`)
+  if (ignored.length > 0)
+    lines.push(`not conversation (left out): ${ignored.map(([type, n]) => `${type} ×${n}`).join(', ')}`)
   for (const note of report.notes) lines.push(`note: ${note}`)
   return lines
 }
 
 /** The branches an import creates, one line each (a dry run's preview). */
 export function describePreview(preview: ImportPreview): string[] {
-  const lines = preview.shown.map((b) => `${b.active ? '* ' : '  '}${b.entries} entr${b.entries === 1 ? 'y' : 'ies'} ${b.forkAt === null ? 'from the start' : `after ${b.forkAt}`}${b.firstPrompt ? `: “${b.firstPrompt}”` : ''} … “${b.last}”`)
-  if (preview.branches > preview.shown.length) lines.push(`  … and ${preview.branches - preview.shown.length} more branch(es)`)
+  const lines = preview.shown.map(
+    (b) =>
+      `${b.active ? '* ' : '  '}${b.entries} entr${b.entries === 1 ? 'y' : 'ies'} ${b.forkAt === null ? 'from the start' : `after ${b.forkAt}`}${b.firstPrompt ? `: “${b.firstPrompt}”` : ''} … “${b.last}”`,
+  )
+  if (preview.branches > preview.shown.length)
+    lines.push(`  … and ${preview.branches - preview.shown.length} more branch(es)`)
   return [`branches (* continues):`, ...lines]
 }
 
-export async function runImportCommand(service: SessionTreeService, agent: LiveAgent, command: { path: string; format: 'auto' | SourceFormat; dryRun: boolean }): Promise<Result> {
+export async function runImportCommand(
+  service: SessionTreeService,
+  agent: LiveAgent,
+  command: { path: string; format: 'auto' | SourceFormat; dryRun: boolean },
+): Promise<Result> {
   const file = resolveFrom(agent, command.path)
   try {
-    const result = await service.importSession({ path: file, content: null, format: command.format, dryRun: command.dryRun, cwd: null })
+    const result = await service.importSession({
+      path: file,
+      content: null,
+      format: command.format,
+      dryRun: command.dryRun,
+      cwd: null,
+    })
     const head = result.dryRun
       ? `Dry run: ${file} would become a new session (nothing was written).`
       : `Imported ${file} as session ${result.sessionId}${result.cwd ? ` (workspace ${result.cwd})` : ''}. Open it to continue from ${result.cursor ?? 'the start'}.`
-    return { kind: 'success', text: [head, ...describeReport(result.report), ...(result.dryRun ? describePreview(result.preview) : [])].join('\n') }
+    return {
+      kind: 'success',
+      text: [head, ...describeReport(result.report), ...(result.dryRun ? describePreview(result.preview) : [])].join(
+        '\n',
+      ),
+    }
   } catch (error) {
     return { kind: 'error', text: errorText(error) }
   }
 }
 
-export async function runExportCommand(service: SessionTreeService, agent: LiveAgent, command: { format: ExportFormat; path?: string }): Promise<Result> {
+export async function runExportCommand(
+  service: SessionTreeService,
+  agent: LiveAgent,
+  command: { format: ExportFormat; path?: string },
+): Promise<Result> {
   try {
-    const result = await service.exportAs({ agentId: agent.id, format: command.format, path: command.path === undefined ? null : resolveFrom(agent, command.path), inline: false })
-    const what = command.format === 'pi' ? 'every branch' : command.format === 'claude-code' ? 'the active path' : 'the active path and a digest of the other branches'
-    return { kind: 'success', text: `Exported ${what} as ${command.format} to ${result.path} (${result.lines} line(s), ${result.bytes} bytes).` }
+    const result = await service.exportAs({
+      agentId: agent.id,
+      format: command.format,
+      path: command.path === undefined ? null : resolveFrom(agent, command.path),
+      inline: false,
+    })
+    const what =
+      command.format === 'pi'
+        ? 'every branch'
+        : command.format === 'claude-code'
+          ? 'the active path'
+          : 'the active path and a digest of the other branches'
+    return {
+      kind: 'success',
+      text: `Exported ${what} as ${command.format} to ${result.path} (${result.lines} line(s), ${result.bytes} bytes).`,
+    }
   } catch (error) {
     return { kind: 'error', text: errorText(error) }
   }

@@ -15,11 +15,16 @@ function errorText(error: unknown): string {
   return `INTERNAL: ${error instanceof Error ? error.message : String(error)}`
 }
 
-export async function runNewSessionCommand(service: SessionTreeService, agent: LiveAgent, node: string): Promise<Result> {
+export async function runNewSessionCommand(
+  service: SessionTreeService,
+  agent: LiveAgent,
+  node: string,
+): Promise<Result> {
   const tree = service.treeOf(agent.session.id)
   if (!tree.ok) return { kind: 'error', text: `${tree.error.code}: ${tree.error.message}` }
   const nodeId = resolveNode(tree.value.tree, node)
-  if (nodeId === undefined) return { kind: 'error', text: `NODE_NOT_FOUND: no node or label ${JSON.stringify(node)} (see /tree)` }
+  if (nodeId === undefined)
+    return { kind: 'error', text: `NODE_NOT_FOUND: no node or label ${JSON.stringify(node)} (see /tree)` }
   try {
     const made = await service.openAsNewSession(agent.session.id, nodeId)
     const lines = [
@@ -36,8 +41,12 @@ export async function runNewSessionCommand(service: SessionTreeService, agent: L
 /** The lines of a scan (also what `/tree gc` prints). */
 export function describeGc(result: GcResult): string[] {
   const lines: string[] = []
-  for (const removed of result.removed) lines.push(`removed: the tree of ${removed.sessionId} (its session is gone; orphan since ${removed.since})`)
-  for (const orphan of result.orphans) lines.push(`${result.dryRun ? 'would remove' : 'kept'}: the tree of ${orphan.sessionId} (its session is gone since ${orphan.since})`)
+  for (const removed of result.removed)
+    lines.push(`removed: the tree of ${removed.sessionId} (its session is gone; orphan since ${removed.since})`)
+  for (const orphan of result.orphans)
+    lines.push(
+      `${result.dryRun ? 'would remove' : 'kept'}: the tree of ${orphan.sessionId} (its session is gone since ${orphan.since})`,
+    )
   for (const problem of result.problems) lines.push(`left alone: ${problem.dir}: ${problem.message}`)
   if (lines.length === 0) lines.push('Every tree belongs to a session: nothing to remove.')
   return lines

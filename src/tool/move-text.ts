@@ -22,13 +22,27 @@ export function targetText(plan: Plan): string {
   return plan.target
 }
 
-export function scheduledText(plan: Plan, mode: SurfaceMode, by: MoveRequester, replaced: PendingMove | undefined, running: boolean, notNow?: string): string {
+export function scheduledText(
+  plan: Plan,
+  mode: SurfaceMode,
+  by: MoveRequester,
+  replaced: PendingMove | undefined,
+  running: boolean,
+  notNow?: string,
+): string {
   const lines: string[] = []
-  lines.push(`Scheduled: ${describeMove(plan.op)}.${replaced ? ` (This replaces the waiting ${describeMove(replaced.op)}.)` : ''}`)
+  lines.push(
+    `Scheduled: ${describeMove(plan.op)}.${replaced ? ` (This replaces the waiting ${describeMove(replaced.op)}.)` : ''}`,
+  )
   if (notNow !== undefined) lines.push(`It cannot switch your history at once: ${notNow}.`)
-  if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move goes to ${plan.target}, the end of that exchange.`)
+  if (plan.snappedFrom !== undefined)
+    lines.push(
+      `${plan.snappedFrom} sits inside a tool exchange, so the move goes to ${plan.target}, the end of that exchange.`,
+    )
   if (mode === 'projection') {
-    lines.push('Surface mode: projection. When the current turn ends the tree and its panel move, but the model history does NOT change.')
+    lines.push(
+      'Surface mode: projection. When the current turn ends the tree and its panel move, but the model history does NOT change.',
+    )
     return lines.join('\n')
   }
   if (by === 'model') {
@@ -40,8 +54,12 @@ export function scheduledText(plan: Plan, mode: SurfaceMode, by: MoveRequester, 
         `Finish your turn now; call tree_back to cancel.`,
     )
   } else {
-    const when = running ? 'The agent is running: the move applies when its current turn ends' : 'The agent has work queued: the move applies as soon as it is free'
-    lines.push(`${when}; the next request then holds the ${plural(plan.messageCount, 'message')} from the start to ${targetText(plan)}.`)
+    const when = running
+      ? 'The agent is running: the move applies when its current turn ends'
+      : 'The agent has work queued: the move applies as soon as it is free'
+    lines.push(
+      `${when}; the next request then holds the ${plural(plan.messageCount, 'message')} from the start to ${targetText(plan)}.`,
+    )
   }
   lines.push(`Surface mode: ${mode}.`)
   return lines.join('\n')
@@ -57,27 +75,41 @@ export function withinStepText(plan: Plan, moved: AppliedMove, dropped: string |
     `Moved now: ${describeMove(plan.op)}. Your history is exactly the ${plural(plan.messageCount, 'message')} from the start to ${targetText(plan)}` +
       `${plan.op.kind === 'fork' ? ` on the new branch ${quote(plan.branch)}` : ''}, followed by this call and this result; continue from there.`,
   ]
-  if (plan.snappedFrom !== undefined) lines.push(`${plan.snappedFrom} sits inside a tool exchange, so the move went to ${plan.target}, the end of that exchange.`)
+  if (plan.snappedFrom !== undefined)
+    lines.push(
+      `${plan.snappedFrom} sits inside a tool exchange, so the move went to ${plan.target}, the end of that exchange.`,
+    )
   lines.push('What came after that point stays in the tree (nothing is deleted), but you no longer see it.')
   if (moved.summary) lines.push(summaryText(moved.summary))
-  if (dropped !== undefined) lines.push(`The user's latest message, which is no longer in your history, was: ${quote(dropped)}`)
+  if (dropped !== undefined)
+    lines.push(`The user's latest message, which is no longer in your history, was: ${quote(dropped)}`)
   if (moved.files) lines.push(filesText(moved, plan.target), 'Read a file again before you edit or overwrite it.')
   lines.push(`Surface mode: ${moved.mode}.`)
   return lines.join('\n')
 }
 
 export function filesOnlyText(plan: Plan, moved: AppliedMove): string {
-  return [`Restored the files only: ${describeBare(plan.op)}. The conversation did not move.`, filesText(moved, plan.target)].join('\n')
+  return [
+    `Restored the files only: ${describeBare(plan.op)}. The conversation did not move.`,
+    filesText(moved, plan.target),
+  ].join('\n')
 }
 
 export function appliedText(plan: Plan, moved: AppliedMove): string {
-  const lines = [`Moved: ${describeMove(plan.op)}. The history now ends at ${moved.cursor ?? 'the start'} on branch ${quote(moved.branch ?? plan.branch)}.`]
+  const lines = [
+    `Moved: ${describeMove(plan.op)}. The history now ends at ${moved.cursor ?? 'the start'} on branch ${quote(moved.branch ?? plan.branch)}.`,
+  ]
   if (moved.summary) lines.push(summaryText(moved.summary))
   if (moved.files) lines.push(filesText(moved, moved.cursor))
-  if (moved.snappedFrom !== undefined) lines.push(`${moved.snappedFrom} sits inside a tool exchange, so the move went to ${moved.cursor}, the end of that exchange.`)
-  lines.push(moved.mode === 'projection'
-    ? 'Surface mode: projection. The tree moved; the model history did not change.'
-    : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`)
+  if (moved.snappedFrom !== undefined)
+    lines.push(
+      `${moved.snappedFrom} sits inside a tool exchange, so the move went to ${moved.cursor}, the end of that exchange.`,
+    )
+  lines.push(
+    moved.mode === 'projection'
+      ? 'Surface mode: projection. The tree moved; the model history did not change.'
+      : `The next request holds exactly these ${plural(moved.messages.length, 'message')}. Surface mode: ${moved.mode}.`,
+  )
   return lines.join('\n')
 }
 
@@ -85,10 +117,15 @@ export function appliedText(plan: Plan, moved: AppliedMove): string {
 export function summaryText(summary: BranchSummary): string {
   const by = summary.fallback
     ? `the extractive digest (the model's summary failed: ${summary.failure?.code ?? 'no text'})`
-    : summary.model === undefined ? 'the caller' : `${summary.provider ? `${summary.provider}/` : ''}${summary.model}`
-  const tokens = summary.usage ? `, ${summary.usage.inputTokens + (summary.usage.cacheReadTokens ?? 0)} tokens in, ${summary.usage.outputTokens} out` : ''
+    : summary.model === undefined
+      ? 'the caller'
+      : `${summary.provider ? `${summary.provider}/` : ''}${summary.model}`
+  const tokens = summary.usage
+    ? `, ${summary.usage.inputTokens + (summary.usage.cacheReadTokens ?? 0)} tokens in, ${summary.usage.outputTokens} out`
+    : ''
   const head = `Summary of what was left (branch ${quote(summary.branch)}, written by ${by}${tokens})`
   // A carried summary is already a message of the history: repeating it here would put it there twice.
-  if (summary.carriedNodeId !== undefined) return `${head}: carried into the history as ${summary.carriedNodeId}, the message right after the point moved to (read it there; it is not repeated here).`
+  if (summary.carriedNodeId !== undefined)
+    return `${head}: carried into the history as ${summary.carriedNodeId}, the message right after the point moved to (read it there; it is not repeated here).`
   return `${head}: ${summary.summary}\nKept with the tree (the panel shows it); the model does not read it.`
 }

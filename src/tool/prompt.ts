@@ -42,7 +42,7 @@ export const DESCRIPTIONS: Record<TreeToolName, string> = {
   tree_jump:
     'Continue this conversation from an earlier node (an id like e12, or a label). Call it alone in its message: it then normally applies at once, and your ' +
     'next step sees exactly the path from the first message to that node, followed by this call and its result ("Moved now: …", which quotes the ' +
-    'user\'s latest message if it is no longer on that path). Called together with other tools in one message it cannot switch at once: it is ' +
+    "user's latest message if it is no longer on that path). Called together with other tools in one message it cannot switch at once: it is " +
     'scheduled ("Scheduled: …"), you keep seeing the current conversation until this turn ends, and the next user message lands on that path. ' +
     'Everything after the node stays in the tree, but you no longer see it. A node inside a tool exchange moves to the end of that exchange. ' +
     'Returns what happened ("Moved now", "Scheduled" or "Not applied") and how many messages the path holds.',
@@ -50,7 +50,7 @@ export const DESCRIPTIONS: Record<TreeToolName, string> = {
     'Like tree_jump, but also names the new line of conversation: creates branch `branch` at `node` and continues from there — at once when called ' +
     'alone in its message, otherwise when this turn ends, exactly as tree_jump. The old branch keeps its name and messages.',
   tree_back:
-    'Undo the last move in the tree, like a browser\'s back button (only moves are undone, never messages). If a move is still scheduled for the end ' +
+    "Undo the last move in the tree, like a browser's back button (only moves are undone, never messages). If a move is still scheduled for the end " +
     'of this turn, it is cancelled instead and nothing changes. Otherwise it applies like tree_jump (at once when called alone in its message): ' +
     'your history becomes the path where it ended before that move, followed by this call and its result. Returns what happened.',
   tree_forward:

@@ -75,12 +75,16 @@ export function nodeLine(tree: SessionTree, node: TreeNode, width: number, heads
   const names = heads.get(node.nodeId)
   if (names) tags.push(`[head: ${names.join(', ')}]`)
   // An assistant message that only issued tool calls: name the calls (the call nodes follow it).
-  const calls = node.type === 'message'
-    ? (node.content ?? []).filter((part) => part.type === 'tool_call').map((part) => (part.type === 'tool_call' ? part.name : ''))
-    : []
-  const text = calls.length > 0 && (node.message?.content ?? '') === ''
-    ? `(calls ${calls.join(', ')})`
-    : oneLine(node.summary || (node.message?.content ?? ''), width)
+  const calls =
+    node.type === 'message'
+      ? (node.content ?? [])
+          .filter((part) => part.type === 'tool_call')
+          .map((part) => (part.type === 'tool_call' ? part.name : ''))
+      : []
+  const text =
+    calls.length > 0 && (node.message?.content ?? '') === ''
+      ? `(calls ${calls.join(', ')})`
+      : oneLine(node.summary || (node.message?.content ?? ''), width)
   return `${node.nodeId} ${roleOf(node)}: ${text === '' ? '(empty)' : text}${tags.length > 0 ? ` ${tags.join(' ')}` : ''}${tree.cursor === node.nodeId ? ' ← cursor' : ''}`
 }
 
@@ -160,7 +164,12 @@ function outline(
         const node = tree.get(kid)!
         const facts = subtreeFacts(kid)
         const more = facts.count - 1
-        const detail = [more > 0 ? `+${more} node${more === 1 ? '' : 's'}` : '', facts.heads.length > 0 ? `heads: ${facts.heads.join(', ')}` : ''].filter(Boolean).join('; ')
+        const detail = [
+          more > 0 ? `+${more} node${more === 1 ? '' : 's'}` : '',
+          facts.heads.length > 0 ? `heads: ${facts.heads.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join('; ')
         lines.push(`${body}  ↳ ${nodeLine(tree, node, options.width, new Map())}${detail ? ` (${detail})` : ''}`)
         if (more > 0) abridged = true
         continue
@@ -223,7 +232,11 @@ export interface FindOptions {
  * Nodes whose label or text contains `query` (case-insensitive). Exact label
  * matches come first, then the newest matches.
  */
-export function findNodes(tree: SessionTree, query: string, options: FindOptions = {}): { matches: TreeNode[]; total: number } {
+export function findNodes(
+  tree: SessionTree,
+  query: string,
+  options: FindOptions = {},
+): { matches: TreeNode[]; total: number } {
   const needle = query.trim().toLowerCase()
   if (needle === '') return { matches: [], total: 0 }
   const by = options.by ?? 'any'

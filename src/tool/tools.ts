@@ -33,9 +33,10 @@ const MAX_TEXT = 2_000
 export function parameterSchema(parameters: Parameters): Record<string, unknown> {
   const properties: Record<string, unknown> = {}
   for (const [key, property] of Object.entries(parameters.properties)) {
-    properties[key] = property.type === 'integer'
-      ? { type: 'integer', description: `${property.description} (${property.minimum}–${property.maximum})` }
-      : { type: 'string', description: property.description, ...(property.enum ? { enum: [...property.enum] } : {}) }
+    properties[key] =
+      property.type === 'integer'
+        ? { type: 'integer', description: `${property.description} (${property.minimum}–${property.maximum})` }
+        : { type: 'string', description: property.description, ...(property.enum ? { enum: [...property.enum] } : {}) }
   }
   return {
     type: 'object',
@@ -51,7 +52,8 @@ export function checkArguments(parameters: Parameters, args: unknown): string[] 
   const problems: string[] = []
   const record = args as Record<string, unknown>
   for (const key of Object.keys(record)) {
-    if (!Object.hasOwn(parameters.properties, key)) problems.push(`unknown argument "${key}" (allowed: ${Object.keys(parameters.properties).join(', ') || 'none'})`)
+    if (!Object.hasOwn(parameters.properties, key))
+      problems.push(`unknown argument "${key}" (allowed: ${Object.keys(parameters.properties).join(', ') || 'none'})`)
   }
   for (const key of parameters.required) {
     if (!Object.hasOwn(record, key)) problems.push(`missing required argument "${key}"`)
@@ -62,8 +64,14 @@ export function checkArguments(parameters: Parameters, args: unknown): string[] 
     if (property.type === 'string') {
       if (typeof value !== 'string') problems.push(`"${key}" must be a string`)
       else if (value.length > MAX_TEXT) problems.push(`"${key}" must be at most ${MAX_TEXT} characters`)
-      else if (property.enum && !property.enum.includes(value)) problems.push(`"${key}" must be one of ${property.enum.map((v) => JSON.stringify(v)).join(', ')}`)
-    } else if (typeof value !== 'number' || !Number.isInteger(value) || value < property.minimum || value > property.maximum) {
+      else if (property.enum && !property.enum.includes(value))
+        problems.push(`"${key}" must be one of ${property.enum.map((v) => JSON.stringify(v)).join(', ')}`)
+    } else if (
+      typeof value !== 'number' ||
+      !Number.isInteger(value) ||
+      value < property.minimum ||
+      value > property.maximum
+    ) {
       problems.push(`"${key}" must be an integer from ${property.minimum} to ${property.maximum}`)
     }
   }
@@ -74,21 +82,31 @@ const NODE = 'A node id from tree_list or tree_find (like "e12"), or a label.'
 const FILES: Property = {
   type: 'string',
   enum: ['conversation', 'files', 'both'],
-  description: 'What moves: "conversation" (default), "files" (the workspace files you changed, back to that point) or "both".',
+  description:
+    'What moves: "conversation" (default), "files" (the workspace files you changed, back to that point) or "both".',
 }
 
 const SUMMARY: Property = {
   type: 'string',
   enum: ['none', 'panel', 'carry'],
-  description: 'Summarize what the move leaves behind: "none" (default); "panel" (your model writes a summary kept with the tree for the user); "carry" (the same, and it becomes the last message of your new history, so you keep what was learned there).',
+  description:
+    'Summarize what the move leaves behind: "none" (default); "panel" (your model writes a summary kept with the tree for the user); "carry" (the same, and it becomes the last message of your new history, so you keep what was learned there).',
 }
-const INSTRUCTIONS: Property = { type: 'string', description: 'What the summary should focus on (with summary "panel" or "carry").' }
+const INSTRUCTIONS: Property = {
+  type: 'string',
+  description: 'What the summary should focus on (with summary "panel" or "carry").',
+}
 
 /** Every tool's parameters. */
 export const PARAMETERS: Record<TreeToolName, Parameters> = {
   tree_list: {
     properties: {
-      depth: { type: 'integer', description: 'How many levels of nested forks to show in full; deeper ones collapse to one line. Default 2', minimum: 0, maximum: 8 },
+      depth: {
+        type: 'integer',
+        description: 'How many levels of nested forks to show in full; deeper ones collapse to one line. Default 2',
+        minimum: 0,
+        maximum: 8,
+      },
       from: { type: 'string', description: 'Show only the part of the tree under this node (an id or a label).' },
     },
     required: [],
@@ -96,19 +114,34 @@ export const PARAMETERS: Record<TreeToolName, Parameters> = {
   tree_find: {
     properties: {
       query: { type: 'string', description: 'Text to look for (case-insensitive substring).' },
-      by: { type: 'string', enum: ['any', 'label', 'text'], description: 'Search labels, message text, or both (default "any").' },
+      by: {
+        type: 'string',
+        enum: ['any', 'label', 'text'],
+        description: 'Search labels, message text, or both (default "any").',
+      },
       limit: { type: 'integer', description: 'Maximum matches to return. Default 10', minimum: 1, maximum: 50 },
     },
     required: ['query'],
   },
   tree_jump: {
-    properties: { node: { type: 'string', description: `Where your history should end. ${NODE}` }, files: FILES, summary: SUMMARY, instructions: INSTRUCTIONS },
+    properties: {
+      node: { type: 'string', description: `Where your history should end. ${NODE}` },
+      files: FILES,
+      summary: SUMMARY,
+      instructions: INSTRUCTIONS,
+    },
     required: ['node'],
   },
   tree_fork: {
     properties: {
-      node: { type: 'string', description: `Where the new branch starts (its first new message follows this node). ${NODE}` },
-      branch: { type: 'string', description: 'Name of the new branch (1–100 characters, not an existing branch name).' },
+      node: {
+        type: 'string',
+        description: `Where the new branch starts (its first new message follows this node). ${NODE}`,
+      },
+      branch: {
+        type: 'string',
+        description: 'Name of the new branch (1–100 characters, not an existing branch name).',
+      },
       files: FILES,
       summary: SUMMARY,
       instructions: INSTRUCTIONS,
@@ -120,14 +153,20 @@ export const PARAMETERS: Record<TreeToolName, Parameters> = {
   tree_label: {
     properties: {
       node: { type: 'string', description: NODE },
-      text: { type: 'string', description: 'The label (1–200 characters, unique in the tree); an empty string removes the node\'s label.' },
+      text: {
+        type: 'string',
+        description: "The label (1–200 characters, unique in the tree); an empty string removes the node's label.",
+      },
     },
     required: ['node', 'text'],
   },
   tree_summarize_branch: {
     properties: {
       branch: { type: 'string', description: 'Branch name, as shown by tree_list (e.g. "main").' },
-      summary: { type: 'string', description: 'Your summary of the branch. Omit it to record an extractive digest instead.' },
+      summary: {
+        type: 'string',
+        description: 'Your summary of the branch. Omit it to record an extractive digest instead.',
+      },
     },
     required: ['branch'],
   },
@@ -159,10 +198,17 @@ function modelOf(agent: unknown): string | undefined {
   return typeof options?.model === 'string' ? options.model : undefined
 }
 
-function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAgent, exec: ToolRunContext): Promise<ActionResult> {
+function run(
+  actions: TreeActions,
+  name: TreeToolName,
+  args: Args,
+  agent: LiveAgent,
+  exec: ToolRunContext,
+): Promise<ActionResult> {
   const str = (key: string) => args[key] as string | undefined
   const int = (key: string) => args[key] as number | undefined
-  const files = (): { files?: 'files' | 'both' } => (str('files') === 'files' || str('files') === 'both' ? { files: str('files') as 'files' | 'both' } : {})
+  const files = (): { files?: 'files' | 'both' } =>
+    str('files') === 'files' || str('files') === 'both' ? { files: str('files') as 'files' | 'both' } : {}
   const summary = (): { summary?: SummaryChoice } => {
     const kind = str('summary')
     if (kind !== 'panel' && kind !== 'carry') return {}
@@ -179,12 +225,20 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
     case 'tree_find': {
       const by = str('by') as 'any' | 'label' | 'text' | undefined
       const limit = int('limit')
-      return actions.find(agent, str('query')!, { ...(by === undefined ? {} : { by }), ...(limit === undefined ? {} : { limit }) })
+      return actions.find(agent, str('query')!, {
+        ...(by === undefined ? {} : { by }),
+        ...(limit === undefined ? {} : { limit }),
+      })
     }
     case 'tree_jump':
       return actions.move(agent, { kind: 'jump', nodeId: str('node')!, ...files(), ...summary() }, 'model', exec.callId)
     case 'tree_fork':
-      return actions.move(agent, { kind: 'fork', nodeId: str('node')!, branch: str('branch')!, ...files(), ...summary() }, 'model', exec.callId)
+      return actions.move(
+        agent,
+        { kind: 'fork', nodeId: str('node')!, branch: str('branch')!, ...files(), ...summary() },
+        'model',
+        exec.callId,
+      )
     case 'tree_back':
       return actions.move(agent, { kind: 'back', ...files() }, 'model', exec.callId)
     case 'tree_forward':
@@ -194,7 +248,13 @@ function run(actions: TreeActions, name: TreeToolName, args: Args, agent: LiveAg
       return actions.label(agent, str('node')!, text.trim() === '' ? null : text, actorOf('model', exec.callId))
     }
     case 'tree_summarize_branch':
-      return actions.summarize(agent, str('branch')!, str('summary'), modelOf(exec.agent), actorOf('model', exec.callId))
+      return actions.summarize(
+        agent,
+        str('branch')!,
+        str('summary'),
+        modelOf(exec.agent),
+        actorOf('model', exec.callId),
+      )
     case 'tree_compare':
       return actions.compare(agent, str('a')!, str('b')!)
   }
@@ -210,14 +270,17 @@ export function toolDefinitions(actions: TreeActions): ToolDefinition[] {
       parameters: parameterSchema(parameters),
       output: {
         schema: OUTPUT_SCHEMA as never,
-        render: (_args: unknown, value: JsonValue) => [{ type: 'text', text: String((value as { text?: unknown }).text ?? '') }],
+        render: (_args: unknown, value: JsonValue) => [
+          { type: 'text', text: String((value as { text?: unknown }).text ?? '') },
+        ],
       },
       async execute(args: unknown, exec: ToolRunContext): Promise<JsonValue> {
         const problems = checkArguments(parameters, args)
         if (problems.length > 0) throw new Error(`INVALID_ARGUMENT: ${problems.join('; ')}`)
         // The session is always the caller's own: never taken from an argument.
         const agent = exec.agent as unknown as LiveAgent | undefined
-        if (!agent?.session) throw new Error(`SESSION_NOT_FOUND: ${name} needs a calling agent (it acts on that agent's own conversation)`)
+        if (!agent?.session)
+          throw new Error(`SESSION_NOT_FOUND: ${name} needs a calling agent (it acts on that agent's own conversation)`)
         const result = await run(actions, name, args as Args, agent, exec)
         if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
         return { text: result.value.text, ...result.value.value }

@@ -26,7 +26,9 @@ export function plural(n: number, word: string): string {
 }
 
 /** Calls of the tree tools themselves: bookkeeping, never what a search is after. */
-export function isTreeToolCall(node: { readonly content?: readonly { readonly type: string; readonly name?: string }[] }): boolean {
+export function isTreeToolCall(node: {
+  readonly content?: readonly { readonly type: string; readonly name?: string }[]
+}): boolean {
   const calls = (node.content ?? []).filter((part) => part.type === 'tool_call')
   return calls.length > 0 && calls.every((part) => (TOOL_NAMES as readonly string[]).includes(part.name ?? ''))
 }
@@ -34,7 +36,12 @@ export function isTreeToolCall(node: { readonly content?: readonly { readonly ty
 /** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward` (`, with the files` / `(files only)`). */
 export function describeMove(op: MoveOp): string {
   const files = op.files === 'both' ? ', with the files' : op.files === 'files' ? ' (files only)' : ''
-  const summary = op.summary === undefined || op.summary.kind === 'none' ? '' : op.summary.carry ? ', carrying a summary of what it leaves' : ', summarizing what it leaves'
+  const summary =
+    op.summary === undefined || op.summary.kind === 'none'
+      ? ''
+      : op.summary.carry
+        ? ', carrying a summary of what it leaves'
+        : ', summarizing what it leaves'
   return describeBare(op) + files + summary
 }
 
@@ -54,12 +61,17 @@ export function describeBare(op: MoveOp): string {
 export function describeOutcome(outcome: MoveOutcome): string {
   const what = describeMove(outcome.move.op)
   if (outcome.status === 'applied') return `${what}: applied (history ends at ${outcome.result?.cursor ?? 'the start'})`
-  if (outcome.status === 'failed') return `${what}: failed (${outcome.error?.code ?? 'INTERNAL'}: ${outcome.error?.message ?? 'unknown'})`
+  if (outcome.status === 'failed')
+    return `${what}: failed (${outcome.error?.code ?? 'INTERNAL'}: ${outcome.error?.message ?? 'unknown'})`
   return `${what}: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`
 }
 
 /** The last prompt a person typed in `history`, when the path to `target` no longer holds it. */
-export function latestPromptDropped(history: readonly TreeEntry[], target: string | null, tree: SessionTree): string | undefined {
+export function latestPromptDropped(
+  history: readonly TreeEntry[],
+  target: string | null,
+  tree: SessionTree,
+): string | undefined {
   let prompt: TreeEntry | undefined
   for (const entry of history) if (entry.message?.role === 'user' && entry.origin?.kind === 'user') prompt = entry
   if (!prompt) return undefined
@@ -69,5 +81,9 @@ export function latestPromptDropped(history: readonly TreeEntry[], target: strin
 }
 
 export function notFound(text: string): TreeResult<never> {
-  return fail('NODE_NOT_FOUND', `no node or label ${quote(text)}; list the tree to see node ids (like e12) and labels`, { nodeId: text })
+  return fail(
+    'NODE_NOT_FOUND',
+    `no node or label ${quote(text)}; list the tree to see node ids (like e12) and labels`,
+    { nodeId: text },
+  )
 }

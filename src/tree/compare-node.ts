@@ -26,7 +26,10 @@ export function tokensOf(entry: TreeEntry): number | undefined {
 function textOf(entry: TreeEntry): string {
   const content = entry.content
   if (content && content.length > 0) {
-    return content.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text).join('\n')
+    return content
+      .filter((part) => part.type === 'text')
+      .map((part) => (part as { text: string }).text)
+      .join('\n')
   }
   return entry.message?.content ?? ''
 }
@@ -41,7 +44,13 @@ export function compareNode(entry: TreeEntry): CompareNode {
     ...(entry.message ? { role: entry.message.role } : {}),
     text: textOf(entry),
     ...(calls.length > 0 ? { toolCalls: calls.map((call) => ({ name: call.name, arguments: call.arguments })) } : {}),
-    ...(results.length > 0 ? { toolResults: results.map((result) => (result.isError ? { content: result.content, isError: true } : { content: result.content })) } : {}),
+    ...(results.length > 0
+      ? {
+          toolResults: results.map((result) =>
+            result.isError ? { content: result.content, isError: true } : { content: result.content },
+          ),
+        }
+      : {}),
     ...(entry.label === undefined ? {} : { label: entry.label }),
     ...(entry.model === undefined ? {} : { model: entry.model }),
     ...(tokens === undefined ? {} : { tokens }),
@@ -85,7 +94,8 @@ export function argumentChanges(a: JsonValue, b: JsonValue, budget: DiffBudget, 
       if (Object.hasOwn(b, key)) out.push(...argumentChanges(a[key]!, b[key]!, budget, path + segment(key)))
       else out.push({ kind: 'removed', path: path + segment(key), a: a[key]! })
     }
-    for (const key of Object.keys(b)) if (!Object.hasOwn(a, key)) out.push({ kind: 'added', path: path + segment(key), b: b[key]! })
+    for (const key of Object.keys(b))
+      if (!Object.hasOwn(a, key)) out.push({ kind: 'added', path: path + segment(key), b: b[key]! })
     return out
   }
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -96,7 +106,8 @@ export function argumentChanges(a: JsonValue, b: JsonValue, budget: DiffBudget, 
     for (let i = shared; i < b.length; i++) out.push({ kind: 'added', path: path + segment(i), b: b[i]! })
     return out
   }
-  if (typeof a === 'string' && typeof b === 'string') return [{ kind: 'changed', path, a, b, text: diffWords(a, b, { budget }) }]
+  if (typeof a === 'string' && typeof b === 'string')
+    return [{ kind: 'changed', path, a, b, text: diffWords(a, b, { budget }) }]
   return [{ kind: 'changed', path, a, b }]
 }
 
@@ -109,9 +120,11 @@ function callDiffs(a: CompareNode, b: CompareNode, budget: DiffBudget): ToolCall
     const cb = bs[i]
     if (ca && cb) {
       const changes = argumentChanges(ca.arguments, cb.arguments, budget)
-      out.push(ca.name === cb.name && changes.length === 0
-        ? { kind: 'same', name: ca.name }
-        : { kind: 'changed', nameA: ca.name, nameB: cb.name, arguments: changes })
+      out.push(
+        ca.name === cb.name && changes.length === 0
+          ? { kind: 'same', name: ca.name }
+          : { kind: 'changed', nameA: ca.name, nameB: cb.name, arguments: changes },
+      )
     } else if (ca) out.push({ kind: 'only_a', name: ca.name, arguments: ca.arguments })
     else if (cb) out.push({ kind: 'only_b', name: cb.name, arguments: cb.arguments })
   }
@@ -128,9 +141,11 @@ function resultDiffs(a: CompareNode, b: CompareNode, budget: DiffBudget): ToolRe
     if (ra && rb) {
       const errorA = ra.isError === true
       const errorB = rb.isError === true
-      out.push(ra.content === rb.content && errorA === errorB
-        ? { kind: 'same' }
-        : { kind: 'changed', text: diffWords(ra.content, rb.content, { budget }), errorA, errorB })
+      out.push(
+        ra.content === rb.content && errorA === errorB
+          ? { kind: 'same' }
+          : { kind: 'changed', text: diffWords(ra.content, rb.content, { budget }), errorA, errorB },
+      )
     } else if (ra) out.push({ kind: 'only_a', content: ra.content })
     else if (rb) out.push({ kind: 'only_b', content: rb.content })
   }
@@ -145,16 +160,30 @@ function textSame(diff: TextDiff): boolean {
 export function sameNode(a: CompareNode, b: CompareNode): boolean {
   const calls = (n: CompareNode) => n.toolCalls ?? []
   const results = (n: CompareNode) => n.toolResults ?? []
-  return a.text === b.text &&
-    calls(a).length === calls(b).length && calls(a).every((call, i) => call.name === calls(b)[i]!.name && sameJson(call.arguments, calls(b)[i]!.arguments)) &&
-    results(a).length === results(b).length && results(a).every((result, i) => result.content === results(b)[i]!.content && (result.isError === true) === (results(b)[i]!.isError === true))
+  return (
+    a.text === b.text &&
+    calls(a).length === calls(b).length &&
+    calls(a).every((call, i) => call.name === calls(b)[i]!.name && sameJson(call.arguments, calls(b)[i]!.arguments)) &&
+    results(a).length === results(b).length &&
+    results(a).every(
+      (result, i) =>
+        result.content === results(b)[i]!.content && (result.isError === true) === (results(b)[i]!.isError === true),
+    )
+  )
 }
 
 /** How two corresponding nodes differ. */
-export function nodeDiff(a: CompareNode, b: CompareNode, limits: { maxTokens: number; maxEdits: number; budget: DiffBudget }): NodeDiff {
+export function nodeDiff(
+  a: CompareNode,
+  b: CompareNode,
+  limits: { maxTokens: number; maxEdits: number; budget: DiffBudget },
+): NodeDiff {
   const text = diffWords(a.text, b.text, limits)
   const toolCalls = callDiffs(a, b, limits.budget)
   const toolResults = resultDiffs(a, b, limits.budget)
-  const same = textSame(text) && toolCalls.every((call) => call.kind === 'same') && toolResults.every((result) => result.kind === 'same')
+  const same =
+    textSame(text) &&
+    toolCalls.every((call) => call.kind === 'same') &&
+    toolResults.every((result) => result.kind === 'same')
   return { same, text, toolCalls, toolResults }
 }

@@ -43,7 +43,13 @@ export type TextDiff =
 export type ArgumentChange =
   | { readonly kind: 'removed'; readonly path: string; readonly a: JsonValue }
   | { readonly kind: 'added'; readonly path: string; readonly b: JsonValue }
-  | { readonly kind: 'changed'; readonly path: string; readonly a: JsonValue; readonly b: JsonValue; readonly text?: TextDiff }
+  | {
+      readonly kind: 'changed'
+      readonly path: string
+      readonly a: JsonValue
+      readonly b: JsonValue
+      readonly text?: TextDiff
+    }
 
 /** A tool call of one node against the call at the same place of the other. */
 export type ToolCallDiff =

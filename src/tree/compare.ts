@@ -36,27 +36,38 @@ function sideTotals(entries: readonly TreeEntry[]): SideTotals {
     if (entry.message?.role === 'assistant' && entry.type === 'message') assistants++
     if (entry.usage) {
       withUsage++
-      for (const [key, value] of Object.entries(entry.usage)) if (typeof value === 'number' && Number.isFinite(value)) usage[key] = (usage[key] ?? 0) + value
+      for (const [key, value] of Object.entries(entry.usage))
+        if (typeof value === 'number' && Number.isFinite(value)) usage[key] = (usage[key] ?? 0) + value
       const own = tokensOf(entry)
       if (own !== undefined) tokens = (tokens ?? 0) + own
     }
     if (typeof entry.cost === 'number' && Number.isFinite(entry.cost)) cost = (cost ?? 0) + entry.cost
   }
-  return { nodes: entries.length, messages, usage, tokens, cost, nodesWithUsage: withUsage, assistantMessages: assistants }
+  return {
+    nodes: entries.length,
+    messages,
+    usage,
+    tokens,
+    cost,
+    nodesWithUsage: withUsage,
+    assistantMessages: assistants,
+  }
 }
 
 /** One aligned row before its diff: a pair of the same kind, or a node only one side has. */
-type Aligned = readonly [CompareNode, CompareNode] | readonly [CompareNode, undefined] | readonly [undefined, CompareNode]
+type Aligned =
+  readonly [CompareNode, CompareNode] | readonly [CompareNode, undefined] | readonly [undefined, CompareNode]
 
 /** Pair nodes of the same kind where the alignment matches them; the rest stand alone, A's before B's. */
 function align(as: readonly CompareNode[], bs: readonly CompareNode[]): Aligned[] {
   const ids = new Map<string, number>()
-  const idsOf = (nodes: readonly CompareNode[]) => Int32Array.from(nodes, (node) => {
-    const key = kindKey(node)
-    let id = ids.get(key)
-    if (id === undefined) ids.set(key, id = ids.size)
-    return id
-  })
+  const idsOf = (nodes: readonly CompareNode[]) =>
+    Int32Array.from(nodes, (node) => {
+      const key = kindKey(node)
+      let id = ids.get(key)
+      if (id === undefined) ids.set(key, (id = ids.size))
+      return id
+    })
   const ia = idsOf(as)
   const ib = idsOf(bs)
   // The alignment's own work is bounded apart from the text budget: a long path must not starve the diffs.
@@ -90,7 +101,10 @@ function align(as: readonly CompareNode[], bs: readonly CompareNode[]): Aligned[
 }
 
 /** The first `maxRows` aligned rows diffed; the rest only counted. */
-function diffRows(aligned: readonly Aligned[], limits: Required<CompareLimits>): { rows: CompareRow[]; changed: number } {
+function diffRows(
+  aligned: readonly Aligned[],
+  limits: Required<CompareLimits>,
+): { rows: CompareRow[]; changed: number } {
   const budget: DiffBudget = { left: limits.budget }
   const rows: CompareRow[] = []
   let changed = 0
@@ -100,7 +114,13 @@ function diffRows(aligned: readonly Aligned[], limits: Required<CompareLimits>):
       continue
     }
     let row: CompareRow
-    if (a && b) row = { kind: 'pair', a, b, diff: nodeDiff(a, b, { maxTokens: limits.maxTokens, maxEdits: limits.maxEdits, budget }) }
+    if (a && b)
+      row = {
+        kind: 'pair',
+        a,
+        b,
+        diff: nodeDiff(a, b, { maxTokens: limits.maxTokens, maxEdits: limits.maxEdits, budget }),
+      }
     else row = a ? { kind: 'only_a', a } : { kind: 'only_b', b: b! }
     if (row.kind !== 'pair' || !row.diff.same) changed++
     rows.push(row)
@@ -111,7 +131,10 @@ function diffRows(aligned: readonly Aligned[], limits: Required<CompareLimits>):
 function checkNode(tree: SessionTree, value: unknown, name: string): TreeResult<string> {
   if (typeof value !== 'string') return fail('INVALID_ARGUMENT', `${name} must be a node id (a string)`)
   if (value.trim() === '') return fail('INVALID_ARGUMENT', `${name} must be a non-empty node id`)
-  if (!tree.has(value)) return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}`, { nodeId: value.slice(0, 200) })
+  if (!tree.has(value))
+    return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}`, {
+      nodeId: value.slice(0, 200),
+    })
   return ok(value)
 }
 

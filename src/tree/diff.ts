@@ -26,11 +26,38 @@ const OTHER = 3
 const CJK = 4
 
 function classOf(code: number): number {
-  if (code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0xfeff) return SPACE
-  if ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95) return WORD
+  if (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x3000 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0xfeff
+  )
+    return SPACE
+  if ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95)
+    return WORD
   if (code < 128) return OTHER
-  if ((code >= 0x3040 && code <= 0x30ff) || (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x4e00 && code <= 0x9fff) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xac00 && code <= 0xd7af) || (code >= 0x20000 && code <= 0x3134f)) return CJK
-  return LETTER.test(String.fromCodePoint(code)) ? WORD : code >= 0x3000 && code <= 0x303f ? OTHER : SPACE_LIKE.test(String.fromCodePoint(code)) ? SPACE : OTHER
+  if (
+    (code >= 0x3040 && code <= 0x30ff) ||
+    (code >= 0x3400 && code <= 0x4dbf) ||
+    (code >= 0x4e00 && code <= 0x9fff) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xac00 && code <= 0xd7af) ||
+    (code >= 0x20000 && code <= 0x3134f)
+  )
+    return CJK
+  return LETTER.test(String.fromCodePoint(code))
+    ? WORD
+    : code >= 0x3000 && code <= 0x303f
+      ? OTHER
+      : SPACE_LIKE.test(String.fromCodePoint(code))
+        ? SPACE
+        : OTHER
 }
 
 const LETTER = /[\p{L}\p{N}\p{M}]/u
@@ -115,7 +142,8 @@ class Differ {
     let prefix = 0
     while (aLo + prefix < aHi && bLo + prefix < bHi && a[aLo + prefix] === b[bLo + prefix]) prefix++
     let suffix = 0
-    while (aHi - suffix > aLo + prefix && bHi - suffix > bLo + prefix && a[aHi - suffix - 1] === b[bHi - suffix - 1]) suffix++
+    while (aHi - suffix > aLo + prefix && bHi - suffix > bLo + prefix && a[aHi - suffix - 1] === b[bHi - suffix - 1])
+      suffix++
     this.emit('same', aLo, aLo + prefix)
     const as = aLo + prefix
     const ae = aHi - suffix
@@ -227,19 +255,26 @@ export function diffWords(
   const ta = tokenize(a)
   const tb = tokenize(b)
   const ids = new Map<string, number>()
-  const intern = (tokens: string[]) => Int32Array.from(tokens, (token) => {
-    let id = ids.get(token)
-    if (id === undefined) ids.set(token, id = ids.size)
-    return id
-  })
+  const intern = (tokens: string[]) =>
+    Int32Array.from(tokens, (token) => {
+      let id = ids.get(token)
+      if (id === undefined) ids.set(token, (id = ids.size))
+      return id
+    })
   const ia = intern(ta)
   const ib = intern(tb)
   let prefix = 0
   while (prefix < ia.length && prefix < ib.length && ia[prefix] === ib[prefix]) prefix++
   let suffix = 0
-  while (suffix < ia.length - prefix && suffix < ib.length - prefix && ia[ia.length - 1 - suffix] === ib[ib.length - 1 - suffix]) suffix++
+  while (
+    suffix < ia.length - prefix &&
+    suffix < ib.length - prefix &&
+    ia[ia.length - 1 - suffix] === ib[ib.length - 1 - suffix]
+  )
+    suffix++
   const maxTokens = options.maxTokens ?? MAX_DIFF_TOKENS
-  if (ia.length - prefix - suffix > maxTokens || ib.length - prefix - suffix > maxTokens) return { kind: 'whole', reason: 'size', a, b }
+  if (ia.length - prefix - suffix > maxTokens || ib.length - prefix - suffix > maxTokens)
+    return { kind: 'whole', reason: 'size', a, b }
   const runs = diffIds(ia, ib, options.maxEdits ?? MAX_DIFF_EDITS, options.budget ?? { left: Number.POSITIVE_INFINITY })
   if (runs instanceof TooLarge) return { kind: 'whole', reason: runs.reason, a, b }
   let removed = 0

@@ -37,7 +37,11 @@ type Distribute<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : nev
 export type StoredEntry = Distribute<TreeEntry, 'summary'> & { readonly summary?: string }
 
 /** An entry while it is being built: every field settable, `replaces` allowed (kept to compactions). */
-export type Draft = Mutable<Omit<EntryFields, 'summary'>> & { type: TreeEntryType; replaces?: readonly string[]; summary?: string }
+export type Draft = Mutable<Omit<EntryFields, 'summary'>> & {
+  type: TreeEntryType
+  replaces?: readonly string[]
+  summary?: string
+}
 
 /** The summary an entry's content implies. */
 export function impliedSummary(entry: StoredEntry): string {
@@ -58,10 +62,25 @@ export function toStored(entry: TreeEntry): StoredEntry {
 }
 
 const ENTRY_KEYS = new Set([
-  'nodeId', 'parentId', 'type', 'summary', 'createdAt', 'message', 'content', 'model', 'provider',
-  'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces',
+  'nodeId',
+  'parentId',
+  'type',
+  'summary',
+  'createdAt',
+  'message',
+  'content',
+  'model',
+  'provider',
+  'usage',
+  'cost',
+  'error',
+  'metadata',
+  'label',
+  'origin',
+  'replaces',
   // Derived fields a view adds; accepted and dropped so a view node can be stored back.
-  'branch', 'forkCount',
+  'branch',
+  'forkCount',
 ])
 
 /** A complete entry from outside (a version 1 snapshot, a log record, a sidecar), validated and copied. */
@@ -77,7 +96,12 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
     nodeId,
     parentId,
     // Entries written before `type` was always set: the type an append gives them.
-    type: value.type !== undefined ? checkEntryType(value.type, `${where}.type`) : value.message !== undefined ? 'message' : 'custom',
+    type:
+      value.type !== undefined
+        ? checkEntryType(value.type, `${where}.type`)
+        : value.message !== undefined
+          ? 'message'
+          : 'custom',
     createdAt: checkTime(value.createdAt, `${where}.createdAt`),
   }
   const summary = str(value.summary, `${where}.summary`)
@@ -101,11 +125,13 @@ export function checkFields(value: Readonly<Record<string, unknown>>, entry: Dra
   const { content, model, provider, usage, cost, error, metadata, label, origin, replaces } = value
   if (content !== undefined) entry.content = checkContent(content, at(where, 'content'))
   if (model !== undefined) entry.model = typeof model === 'string' ? model : str(model, at(where, 'model'))
-  if (provider !== undefined) entry.provider = typeof provider === 'string' ? provider : str(provider, at(where, 'provider'))
+  if (provider !== undefined)
+    entry.provider = typeof provider === 'string' ? provider : str(provider, at(where, 'provider'))
   if (usage !== undefined) entry.usage = copyFlatObject(usage) ?? copyJsonObject(usage, at(where, 'usage'))
   if (cost !== undefined) entry.cost = finiteNumber(cost, at(where, 'cost'))
   if (error !== undefined) entry.error = typeof error === 'string' ? error : str(error, at(where, 'error'))
-  if (metadata !== undefined) entry.metadata = copyFlatObject(metadata) ?? copyJsonObject(metadata, at(where, 'metadata'))
+  if (metadata !== undefined)
+    entry.metadata = copyFlatObject(metadata) ?? copyJsonObject(metadata, at(where, 'metadata'))
   if (label !== undefined) {
     entry.label = checkLabel(label, at(where, 'label'))
     if (entry.label !== label) throw new Invalid(`${at(where, 'label')} is not trimmed`)
@@ -161,18 +187,24 @@ function shareNames(entry: Draft): void {
   if (entry.origin !== undefined) {
     const origin = entry.origin
     if (origin.source !== intern(origin.source) || (origin.kind !== undefined && origin.kind !== intern(origin.kind))) {
-      entry.origin = { ...origin, source: intern(origin.source), ...(origin.kind === undefined ? {} : { kind: intern(origin.kind) }) }
+      entry.origin = {
+        ...origin,
+        source: intern(origin.source),
+        ...(origin.kind === undefined ? {} : { kind: intern(origin.kind) }),
+      }
     }
   }
   const message = entry.message
-  if (message?.name !== undefined && message.name !== intern(message.name)) entry.message = { ...message, name: intern(message.name) }
+  if (message?.name !== undefined && message.name !== intern(message.name))
+    entry.message = { ...message, name: intern(message.name) }
 }
 
 /** A message with its keys in canonical order. */
 function canonicalMessage(message: LlmMessage): LlmMessage {
   const { role, content, name, toolCallId } = message
   // Literals, not added properties: each message is then one allocation.
-  if (name !== undefined) return toolCallId !== undefined ? { role, content, name, toolCallId } : { role, content, name }
+  if (name !== undefined)
+    return toolCallId !== undefined ? { role, content, name, toolCallId } : { role, content, name }
   return toolCallId !== undefined ? { role, content, toolCallId } : { role, content }
 }
 
@@ -223,7 +255,20 @@ function canonical(entry: Draft): StoredEntry {
 }
 
 /** The optional fields of an entry, in canonical order (bit `i` of a shape is `FIELDS[i]`). */
-const FIELDS = ['message', 'content', 'model', 'provider', 'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces', 'summary'] as const
+const FIELDS = [
+  'message',
+  'content',
+  'model',
+  'provider',
+  'usage',
+  'cost',
+  'error',
+  'metadata',
+  'label',
+  'origin',
+  'replaces',
+  'summary',
+] as const
 
 const SCRATCH: unknown[] = new Array(12).fill(undefined)
 
@@ -238,20 +283,151 @@ const TEMPLATES: (Record<string, unknown> | undefined)[] = []
 function template(shape: number): Record<string, unknown> {
   const k = FIELDS.filter((_, i) => (shape & (1 << i)) !== 0)
   switch (k.length) {
-    case 0: return { nodeId: '', parentId: null, type: 'custom', createdAt: '' }
-    case 1: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0 }
-    case 2: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0 }
-    case 3: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0 }
-    case 4: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0 }
-    case 5: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0 }
-    case 6: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0 }
-    case 7: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0 }
-    case 8: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0 }
-    case 9: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0, [k[8]!]: 0 }
-    case 10: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0, [k[8]!]: 0, [k[9]!]: 0 }
-    case 11: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0, [k[8]!]: 0, [k[9]!]: 0, [k[10]!]: 0 }
-    case 12: return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0, [k[3]!]: 0, [k[4]!]: 0, [k[5]!]: 0, [k[6]!]: 0, [k[7]!]: 0, [k[8]!]: 0, [k[9]!]: 0, [k[10]!]: 0, [k[11]!]: 0 }
-    default: throw new Error(`entry shape ${shape} has ${k.length} fields`)
+    case 0:
+      return { nodeId: '', parentId: null, type: 'custom', createdAt: '' }
+    case 1:
+      return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0 }
+    case 2:
+      return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0 }
+    case 3:
+      return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0 }
+    case 4:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+      }
+    case 5:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+        [k[4]!]: 0,
+      }
+    case 6:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+        [k[4]!]: 0,
+        [k[5]!]: 0,
+      }
+    case 7:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+        [k[4]!]: 0,
+        [k[5]!]: 0,
+        [k[6]!]: 0,
+      }
+    case 8:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+        [k[4]!]: 0,
+        [k[5]!]: 0,
+        [k[6]!]: 0,
+        [k[7]!]: 0,
+      }
+    case 9:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+        [k[4]!]: 0,
+        [k[5]!]: 0,
+        [k[6]!]: 0,
+        [k[7]!]: 0,
+        [k[8]!]: 0,
+      }
+    case 10:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+        [k[4]!]: 0,
+        [k[5]!]: 0,
+        [k[6]!]: 0,
+        [k[7]!]: 0,
+        [k[8]!]: 0,
+        [k[9]!]: 0,
+      }
+    case 11:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+        [k[4]!]: 0,
+        [k[5]!]: 0,
+        [k[6]!]: 0,
+        [k[7]!]: 0,
+        [k[8]!]: 0,
+        [k[9]!]: 0,
+        [k[10]!]: 0,
+      }
+    case 12:
+      return {
+        nodeId: '',
+        parentId: null,
+        type: 'custom',
+        createdAt: '',
+        [k[0]!]: 0,
+        [k[1]!]: 0,
+        [k[2]!]: 0,
+        [k[3]!]: 0,
+        [k[4]!]: 0,
+        [k[5]!]: 0,
+        [k[6]!]: 0,
+        [k[7]!]: 0,
+        [k[8]!]: 0,
+        [k[9]!]: 0,
+        [k[10]!]: 0,
+        [k[11]!]: 0,
+      }
+    default:
+      throw new Error(`entry shape ${shape} has ${k.length} fields`)
   }
 }
 
@@ -269,11 +445,15 @@ export function buildEntry(message: LlmMessage | null, options: AppendOptions, t
   if (!isRecord(options)) throw new Invalid('options must be an object')
   const msg = message === null || message === undefined ? null : checkMessage(message)
   const nodeId = options.nodeId === undefined ? tree.mint() : checkNodeId(options.nodeId, 'options.nodeId')
-  const parentId = options.parentId === undefined
-    ? tree.cursor
-    : options.parentId === null ? null : checkNodeId(options.parentId, 'options.parentId')
+  const parentId =
+    options.parentId === undefined
+      ? tree.cursor
+      : options.parentId === null
+        ? null
+        : checkNodeId(options.parentId, 'options.parentId')
   const type = options.type === undefined ? (msg ? 'message' : 'custom') : checkEntryType(options.type, 'options.type')
-  const createdAt = options.createdAt === undefined ? tree.now().toISOString() : checkTime(options.createdAt, 'options.createdAt')
+  const createdAt =
+    options.createdAt === undefined ? tree.now().toISOString() : checkTime(options.createdAt, 'options.createdAt')
   const entry: Draft = msg ? { nodeId, parentId, type, createdAt, message: msg } : { nodeId, parentId, type, createdAt }
   if (options.content !== undefined) entry.content = checkContent(options.content, 'options.content')
   if (options.model !== undefined) entry.model = str(options.model, 'options.model')
@@ -319,7 +499,8 @@ export interface ToolResult {
  */
 export function withResult(entry: StoredEntry, callId: string, result: ToolResult): StoredEntry | undefined {
   if (!isRecord(result) || typeof result.content !== 'string') throw new Invalid('result.content must be a string')
-  if (result.isError !== undefined && typeof result.isError !== 'boolean') throw new Invalid('result.isError must be a boolean')
+  if (result.isError !== undefined && typeof result.isError !== 'boolean')
+    throw new Invalid('result.isError must be a boolean')
   if (result.error !== undefined && typeof result.error !== 'string') throw new Invalid('result.error must be a string')
   const call = entry.content?.find((part) => part.type === 'tool_call')
   const resultPart: ContentPart = result.isError
@@ -329,13 +510,15 @@ export function withResult(entry: StoredEntry, callId: string, result: ToolResul
   if (existing && JSON.stringify(existing) === JSON.stringify(resultPart)) return undefined
   const next: Draft = { ...entry }
   next.content = [...(entry.content ?? []).filter((part) => part.type !== 'tool_result'), resultPart]
-  next.message = call && call.type === 'tool_call'
-    ? { role: 'tool', content: result.content, toolCallId: callId, name: call.name }
-    : { role: 'tool', content: result.content, toolCallId: callId }
+  next.message =
+    call && call.type === 'tool_call'
+      ? { role: 'tool', content: result.content, toolCallId: callId, name: call.name }
+      : { role: 'tool', content: result.content, toolCallId: callId }
   delete next.summary
   const error = result.error ?? (result.isError ? oneLine(result.content) : undefined)
   if (error !== undefined) next.error = error
   else delete next.error
-  if (result.metadata !== undefined) next.metadata = { ...entry.metadata, ...copyJsonObject(result.metadata, 'result.metadata') }
+  if (result.metadata !== undefined)
+    next.metadata = { ...entry.metadata, ...copyJsonObject(result.metadata, 'result.metadata') }
   return freeze(canonical(next))
 }

@@ -48,9 +48,7 @@ export interface TreeError {
 }
 
 /** Results, not exceptions: the return type of every operation at an API edge. */
-export type TreeResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: TreeError }
+export type TreeResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: TreeError }
 
 /** Wrap a value. */
 export function ok<T>(value: T): TreeResult<T> {

@@ -24,8 +24,13 @@ function broken(rec: Rec): boolean {
 }
 
 function corrupt(state: TreeState, start: Rec | null, rec: Rec, steps: number): TreeResult<never> {
-  if (steps > state.nodes.size) return fail('TREE_CORRUPT', `the path to ${JSON.stringify(start?.entry.nodeId)} is cyclic`, { nodeId: start?.entry.nodeId })
-  return fail('TREE_CORRUPT', `node ${rec.entry.nodeId} points at a missing parent ${rec.entry.parentId}`, { nodeId: rec.entry.nodeId })
+  if (steps > state.nodes.size)
+    return fail('TREE_CORRUPT', `the path to ${JSON.stringify(start?.entry.nodeId)} is cyclic`, {
+      nodeId: start?.entry.nodeId,
+    })
+  return fail('TREE_CORRUPT', `node ${rec.entry.nodeId} points at a missing parent ${rec.entry.parentId}`, {
+    nodeId: rec.entry.nodeId,
+  })
 }
 
 /** Nodes root → `start`; fails closed on a cycle (more steps than nodes) or a broken link. */
@@ -109,7 +114,10 @@ function answeredCall(rec: Rec): string | undefined {
  * One walk of the path root → node: the calls still without a result at its end, and the
  * deepest node where every call had its result (`null`: the empty history).
  */
-function scanToolCalls(state: TreeState, start: Rec | null): TreeResult<{ open: Set<string>; lastComplete: string | null }> {
+function scanToolCalls(
+  state: TreeState,
+  start: Rec | null,
+): TreeResult<{ open: Set<string>; lastComplete: string | null }> {
   const path = pathFrom(state, start)
   if (!path.ok) return path
   const open = new Set<string>()

@@ -3,7 +3,15 @@
  * the harness; usable in any runtime (node, browser, tests).
  */
 export * from './types.ts'
-export { TREE_ERROR_CODES, SessionTreeError, type ErrorCode, type ErrorCodeRegistry, type TreeErrorCode, type TreeError, type TreeResult } from './errors.ts'
+export {
+  TREE_ERROR_CODES,
+  SessionTreeError,
+  type ErrorCode,
+  type ErrorCodeRegistry,
+  type TreeErrorCode,
+  type TreeError,
+  type TreeResult,
+} from './errors.ts'
 export { SessionTree, type TreeCheckpoint, type SessionTreeOptions } from './session-tree.ts'
 export { MAIN_BRANCH, HISTORY_LIMIT } from './state.ts'
 export { SUMMARIZE_TIMEOUT_MS } from './summarize.ts'

@@ -82,8 +82,14 @@ export class Journal {
     if (error) return error
     const { logged, previous } = applyOp(this.state, op)
     // An append happens when its node was made: share that string instead of minting another.
-    if (logged.op === 'append' && logged.branch === undefined && (at === undefined || at === logged.node.createdAt)) this.items.push(logged.node)
-    else this.items.push({ op: logged, at: at ?? (logged.op === 'append' ? logged.node.createdAt : this.now().toISOString()), previous })
+    if (logged.op === 'append' && logged.branch === undefined && (at === undefined || at === logged.node.createdAt))
+      this.items.push(logged.node)
+    else
+      this.items.push({
+        op: logged,
+        at: at ?? (logged.op === 'append' ? logged.node.createdAt : this.now().toISOString()),
+        previous,
+      })
     if (this.items.length > 2 * this.limit) this.trim(this.seq - this.limit)
     return ok(undefined)
   }
@@ -100,7 +106,10 @@ export class Journal {
       return fail('INVALID_ARGUMENT', 'checkpoint was not made by this tree')
     }
     if (checkpoint.logSeq < this.base || checkpoint.logSeq > this.seq) {
-      return fail('INVALID_ARGUMENT', `checkpoint ${checkpoint.logSeq} is outside the retained log (${this.base}..${this.seq})`)
+      return fail(
+        'INVALID_ARGUMENT',
+        `checkpoint ${checkpoint.logSeq} is outside the retained log (${this.base}..${this.seq})`,
+      )
     }
     const saved = checkpoint.state as Saved
     // The log position must be the very entry the checkpoint stood on, not a later one at the same seq.
@@ -138,9 +147,11 @@ export class Journal {
     for (let i = Math.max(0, fromSeq - this.base); i < this.items.length; i++) {
       const item = this.items[i]!
       const seq = this.base + i + 1
-      out.push(isEntry(item)
-        ? { seq, at: item.createdAt, op: 'append', node: publicEntry(item) }
-        : { seq, at: item.at, ...encodeOp(item.op) } as SessionTreeLogEntry)
+      out.push(
+        isEntry(item)
+          ? { seq, at: item.createdAt, op: 'append', node: publicEntry(item) }
+          : ({ seq, at: item.at, ...encodeOp(item.op) } as SessionTreeLogEntry),
+      )
     }
     return out
   }
@@ -166,7 +177,8 @@ export class Journal {
       try {
         const record = records[i]
         if (!isRecord(record)) throw new Invalid(`record ${i} must be an object`)
-        if (record.seq !== this.seq + 1) throw new Invalid(`record ${i} has seq ${String(record.seq)}, expected ${this.seq + 1}`)
+        if (record.seq !== this.seq + 1)
+          throw new Invalid(`record ${i} has seq ${String(record.seq)}, expected ${this.seq + 1}`)
         at = checkTime(record.at, `record ${i}.at`)
         op = decodeOp(record, `record ${i}`)
       } catch (error) {

@@ -47,7 +47,9 @@ export class Rec {
     this.entry = entry
     this.parent = parent
     this.youngest = undefined
-    const compacted = (parent !== undefined && parent.compacted) || (entry.type === 'compaction' && entry.replaces !== undefined && entry.replaces.length > 0)
+    const compacted =
+      (parent !== undefined && parent.compacted) ||
+      (entry.type === 'compaction' && entry.replaces !== undefined && entry.replaces.length > 0)
     this.bits = lane * LANE + (compacted ? COMPACTED : 0)
   }
 
@@ -215,7 +217,10 @@ export class Nodes {
     const rec = nodeId === undefined ? this.toolCall(callId) : this.byId.get(nodeId)
     if (!rec) return fail('NODE_NOT_FOUND', `no tool-call node for call ${JSON.stringify(callId)}`, { callId })
     if (issuedCall(rec.entry) !== callId) {
-      return fail('INVALID_ARGUMENT', `node ${rec.entry.nodeId} is not the tool call ${JSON.stringify(callId)}`, { callId, nodeId: rec.entry.nodeId })
+      return fail('INVALID_ARGUMENT', `node ${rec.entry.nodeId} is not the tool call ${JSON.stringify(callId)}`, {
+        callId,
+        nodeId: rec.entry.nodeId,
+      })
     }
     return ok(rec)
   }
@@ -284,7 +289,12 @@ export class Nodes {
     if (old.label !== undefined && this.labels.get(old.label) === rec) this.labels.delete(old.label)
     if (old.message) this.messageCount--
     rec.entry = entry
-    if (entry.message?.content !== old.message?.content || entry.content !== old.content || entry.summary !== old.summary) rec.forgetSummary()
+    if (
+      entry.message?.content !== old.message?.content ||
+      entry.content !== old.content ||
+      entry.summary !== old.summary
+    )
+      rec.forgetSummary()
     if (entry.label !== undefined) this.labels.set(entry.label, rec)
     if (entry.message) this.messageCount++
   }

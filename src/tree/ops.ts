@@ -12,7 +12,15 @@ import { checkEntry, publicEntry, relabeled, toStored, type StoredEntry } from '
 import type { Rec } from './nodes.ts'
 import type { TreeState } from './state.ts'
 import type { BranchSummary, SessionTreeOp } from './types.ts'
-import { canonicalSummary, checkBranchName, checkLabel, checkNodeId, checkSummary, deepFreeze, Invalid } from './validate.ts'
+import {
+  canonicalSummary,
+  checkBranchName,
+  checkLabel,
+  checkNodeId,
+  checkSummary,
+  deepFreeze,
+  Invalid,
+} from './validate.ts'
 
 /** An operation as the tree runs and keeps it: a `SessionTreeOp` whose entries are stored entries. */
 export type StoredOp =
@@ -55,7 +63,10 @@ function branchTaken(branch: string, head: Rec): TreeResult<never> {
 }
 
 function labelTaken(label: string, holder: Rec): TreeResult<never> {
-  return fail('LABEL_EXISTS', `label ${JSON.stringify(label)} is already on node ${holder.entry.nodeId}`, { label, nodeId: holder.entry.nodeId })
+  return fail('LABEL_EXISTS', `label ${JSON.stringify(label)} is already on node ${holder.entry.nodeId}`, {
+    label,
+    nodeId: holder.entry.nodeId,
+  })
 }
 
 function flag(record: Readonly<Record<string, unknown>>, where: string): boolean {
@@ -67,19 +78,30 @@ function flag(record: Readonly<Record<string, unknown>>, where: string): boolean
 const append: OpSpec<'append'> = {
   decode(record, where) {
     const node = toStored(checkEntry(record.node, `${where}.node`))
-    return record.branch === undefined ? { op: 'append', node } : { op: 'append', node, branch: checkBranchName(record.branch, `${where}.branch`) }
+    return record.branch === undefined
+      ? { op: 'append', node }
+      : { op: 'append', node, branch: checkBranchName(record.branch, `${where}.branch`) }
   },
-  encode: ({ node, branch }) => (branch === undefined ? { op: 'append', node: publicEntry(node) } : { op: 'append', node: publicEntry(node), branch }),
+  encode: ({ node, branch }) =>
+    branch === undefined
+      ? { op: 'append', node: publicEntry(node) }
+      : { op: 'append', node: publicEntry(node), branch },
   check(state, { node, branch }) {
     const nodes = state.nodes
-    if (nodes.has(node.nodeId)) return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
+    if (nodes.has(node.nodeId))
+      return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
     if (node.parentId !== null && !nodes.has(node.parentId)) return notFound(node.parentId)
-    if (node.label !== undefined && nodes.labels.has(node.label)) return labelTaken(node.label, nodes.labels.get(node.label)!)
+    if (node.label !== undefined && nodes.labels.has(node.label))
+      return labelTaken(node.label, nodes.labels.get(node.label)!)
     if (node.type === 'compaction' && node.replaces !== undefined && node.replaces.length > 0) {
       const ancestors = new Set<string>()
-      for (let rec = node.parentId === null ? undefined : nodes.get(node.parentId); rec; rec = rec.parent) ancestors.add(rec.entry.nodeId)
+      for (let rec = node.parentId === null ? undefined : nodes.get(node.parentId); rec; rec = rec.parent)
+        ancestors.add(rec.entry.nodeId)
       const stranger = node.replaces.find((id) => !ancestors.has(id))
-      if (stranger !== undefined) return fail('INVALID_ARGUMENT', `node ${node.nodeId} replaces ${stranger}, which is not on its path`, { nodeId: stranger })
+      if (stranger !== undefined)
+        return fail('INVALID_ARGUMENT', `node ${node.nodeId} replaces ${stranger}, which is not on its path`, {
+          nodeId: stranger,
+        })
     }
     if (branch !== undefined && branch !== state.active) {
       const head = state.branches.get(branch)
@@ -122,7 +144,12 @@ const attach: OpSpec<'attach'> = {
     if (!rec) return notFound(node.nodeId)
     const old = rec.entry
     // `replaces` too: which path a compaction shadows is fixed when it is made (`Rec.compacted`).
-    if (old.parentId !== node.parentId || old.type !== node.type || old.label !== node.label || JSON.stringify(old.replaces) !== JSON.stringify(node.replaces)) {
+    if (
+      old.parentId !== node.parentId ||
+      old.type !== node.type ||
+      old.label !== node.label ||
+      JSON.stringify(old.replaces) !== JSON.stringify(node.replaces)
+    ) {
       return fail('INVALID_ARGUMENT', `attach may only change the result of node ${node.nodeId}`)
     }
     return undefined
@@ -182,7 +209,11 @@ const jump: OpSpec<'jump'> = {
 
 /** Make a branch active and move the cursor to its head. */
 const switchBranch: OpSpec<'switch'> = {
-  decode: (record, where) => ({ op: 'switch', branch: checkBranchName(record.branch, `${where}.branch`), record: flag(record, where) }),
+  decode: (record, where) => ({
+    op: 'switch',
+    branch: checkBranchName(record.branch, `${where}.branch`),
+    record: flag(record, where),
+  }),
   check: (state, op) => (state.branches.has(op.branch) ? undefined : noBranch(op.branch)),
   apply(state, op) {
     if (op.record) state.pushHistory()
@@ -194,7 +225,11 @@ const switchBranch: OpSpec<'switch'> = {
 
 /** Park a new branch at a node and move onto it. */
 const fork: OpSpec<'fork'> = {
-  decode: (record, where) => ({ op: 'fork', target: checkNodeId(record.target, `${where}.target`), branch: checkBranchName(record.branch, `${where}.branch`) }),
+  decode: (record, where) => ({
+    op: 'fork',
+    target: checkNodeId(record.target, `${where}.target`),
+    branch: checkBranchName(record.branch, `${where}.branch`),
+  }),
   check(state, op) {
     if (!state.nodes.has(op.target)) return notFound(op.target)
     const head = state.branches.get(op.branch)
@@ -212,7 +247,10 @@ const fork: OpSpec<'fork'> = {
 
 /** Bind a node for context-aware commands (or clear it). */
 const select: OpSpec<'select'> = {
-  decode: (record, where) => ({ op: 'select', nodeId: record.nodeId === null ? null : checkNodeId(record.nodeId, `${where}.nodeId`) }),
+  decode: (record, where) => ({
+    op: 'select',
+    nodeId: record.nodeId === null ? null : checkNodeId(record.nodeId, `${where}.nodeId`),
+  }),
   check: (state, op) => (op.nodeId === null || state.nodes.has(op.nodeId) ? undefined : notFound(op.nodeId)),
   apply(state, op) {
     state.selected = op.nodeId === null ? null : state.nodes.get(op.nodeId)!
@@ -237,7 +275,8 @@ const summary: OpSpec<'summary'> = {
 /** Undo the last cursor move. */
 const back: OpSpec<'back'> = {
   decode: () => ({ op: 'back' }),
-  check: (state) => (state.back.length > 0 ? undefined : fail('HISTORY_EMPTY', 'there is no earlier position to go back to')),
+  check: (state) =>
+    state.back.length > 0 ? undefined : fail('HISTORY_EMPTY', 'there is no earlier position to go back to'),
   apply(state, op) {
     const position = state.back.pop()!
     state.forward.push(state.position())
@@ -249,7 +288,8 @@ const back: OpSpec<'back'> = {
 /** Redo a cursor move undone by `back`. */
 const forward: OpSpec<'forward'> = {
   decode: () => ({ op: 'forward' }),
-  check: (state) => (state.forward.length > 0 ? undefined : fail('HISTORY_EMPTY', 'there is no later position to go forward to')),
+  check: (state) =>
+    state.forward.length > 0 ? undefined : fail('HISTORY_EMPTY', 'there is no later position to go forward to'),
   apply(state, op) {
     const position = state.forward.pop()!
     state.back.push(state.position())
@@ -279,7 +319,8 @@ function specOf<K extends OpName>(op: OpOf<K>): OpSpec<K> {
 /** The operation part of a log record; throws `Invalid` for anything but a known, well-formed operation. */
 export function decodeOp(record: Readonly<Record<string, unknown>>, where: string): StoredOp {
   const name = record.op
-  if (typeof name !== 'string' || !Object.hasOwn(OPS, name)) throw new Invalid(`${where}.op ${JSON.stringify(name)} is not a known operation`)
+  if (typeof name !== 'string' || !Object.hasOwn(OPS, name))
+    throw new Invalid(`${where}.op ${JSON.stringify(name)} is not a known operation`)
   return OPS[name as OpName].decode(record, where)
 }
 

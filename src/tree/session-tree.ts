@@ -21,9 +21,26 @@ import { resolveTarget, TreeState } from './state.ts'
 import { linearExport, summarizeBranch, SUMMARIZE_TIMEOUT_MS, writtenSummary } from './summarize.ts'
 import { oneLine } from './text.ts'
 import type {
-  AppendOptions, BranchSummarizer, BranchSummary, BranchView, ForkView, JumpTarget, JumpView, LinearExport, LlmMessage, MoveOptions,
-  SessionTreeLogEntry, SessionTreeOptions, SessionTreeOutline, SessionTreeSessionInfo, SessionTreeSnapshot, SessionTreeView, TreeEntry, TreeMarks,
-  TreeNode, TreePosition,
+  AppendOptions,
+  BranchSummarizer,
+  BranchSummary,
+  BranchView,
+  ForkView,
+  JumpTarget,
+  JumpView,
+  LinearExport,
+  LlmMessage,
+  MoveOptions,
+  SessionTreeLogEntry,
+  SessionTreeOptions,
+  SessionTreeOutline,
+  SessionTreeSessionInfo,
+  SessionTreeSnapshot,
+  SessionTreeView,
+  TreeEntry,
+  TreeMarks,
+  TreeNode,
+  TreePosition,
 } from './types.ts'
 import { checkBranchName, checkLabel, checkNodeId, Invalid, isRecord } from './validate.ts'
 import { branchViews, labeledNodes, nodeView, treeInfo, treeOutline, treeView } from './views.ts'
@@ -226,9 +243,10 @@ export class SessionTree {
     const resolved = resolveTarget(this.state, target)
     if (!resolved.ok) return resolved
     const record = options.record ?? true
-    const result = isRecord(target) && 'branch' in target
-      ? this.journal.exec({ op: 'switch', branch: (target as { branch: string }).branch.trim(), record })
-      : this.journal.exec({ op: 'jump', target: resolved.value, record })
+    const result =
+      isRecord(target) && 'branch' in target
+        ? this.journal.exec({ op: 'switch', branch: (target as { branch: string }).branch.trim(), record })
+        : this.journal.exec({ op: 'jump', target: resolved.value, record })
     return result.ok ? ok(this.jumpView()) : result
   }
 
@@ -242,7 +260,9 @@ export class SessionTree {
       return badArgument(error)
     }
     const result = this.journal.exec({ op: 'fork', target, branch: name })
-    return result.ok ? ok({ cursor: target, branch: name, forkCount: this.state.nodes.get(target)!.childCount }) : result
+    return result.ok
+      ? ok({ cursor: target, branch: name, forkCount: this.state.nodes.get(target)!.childCount })
+      : result
   }
 
   /** `fork` with a required name (seed 001's `branch`); returns the parked cursor and branch. */
@@ -254,7 +274,8 @@ export class SessionTree {
 
   /** Fork at `target` and append a `branch_summary` node describing the path left (seed 001); never in `messages()`. */
   branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode> {
-    if (typeof summary !== 'string' || summary.trim() === '') return fail('INVALID_ARGUMENT', 'summary must be a non-empty string')
+    if (typeof summary !== 'string' || summary.trim() === '')
+      return fail('INVALID_ARGUMENT', 'summary must be a non-empty string')
     const from = this.cursor
     const mark = this.checkpoint()
     const forked = this.fork(target, branch)
@@ -271,7 +292,8 @@ export class SessionTree {
 
   /** Bind a node for context-aware commands (or clear it); never moves the cursor (seed 001). */
   select(nodeId: string | null): TreeResult<{ nodeId: string | null }> {
-    if (nodeId !== null && typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
+    if (nodeId !== null && typeof nodeId !== 'string')
+      return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
     const result = this.journal.exec({ op: 'select', nodeId })
     return result.ok ? ok({ nodeId }) : result
   }
@@ -295,8 +317,14 @@ export class SessionTree {
   }
 
   /** Summarize a branch with an injected summarizer; one that throws or hangs yields `[N messages, unsummarized]`. */
-  async summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number } = {}): Promise<TreeResult<BranchSummary>> {
-    return this.recordSummary(await summarizeBranch(this.state, branch, summarizer, options.timeoutMs ?? SUMMARIZE_TIMEOUT_MS, this.now))
+  async summarizeBranch(
+    branch: string,
+    summarizer: BranchSummarizer,
+    options: { timeoutMs?: number } = {},
+  ): Promise<TreeResult<BranchSummary>> {
+    return this.recordSummary(
+      await summarizeBranch(this.state, branch, summarizer, options.timeoutMs ?? SUMMARIZE_TIMEOUT_MS, this.now),
+    )
   }
 
   /** The active path's messages plus one digest for every branch whose head is off that path. */
@@ -317,7 +345,11 @@ export class SessionTree {
   }
 
   /** Fold a tool result into the node that made the call (idempotent): the call and its result read as one entry. */
-  attachToolResult(callId: string, result: ToolResult, options: { readonly nodeId?: string } = {}): TreeResult<TreeNode> {
+  attachToolResult(
+    callId: string,
+    result: ToolResult,
+    options: { readonly nodeId?: string } = {},
+  ): TreeResult<TreeNode> {
     const found = this.state.nodes.callNode(callId, options.nodeId)
     if (!found.ok) return found
     const rec = found.value
@@ -342,9 +374,16 @@ export class SessionTree {
   /** A new tree with these nodes and other marks (labels laid over the nodes' own), validated like a snapshot. */
   withMarks(marks: TreeMarks): TreeResult<SessionTree> {
     const { labels, ...rest } = marks
-    const snapshot = encodeSnapshot(this.state, { sessionId: this.sessionId, logSeq: this.logSeq, clonedFrom: this.clonedFrom, labels: new Map(Object.entries(labels)) })
+    const snapshot = encodeSnapshot(this.state, {
+      sessionId: this.sessionId,
+      logSeq: this.logSeq,
+      clonedFrom: this.clonedFrom,
+      labels: new Map(Object.entries(labels)),
+    })
     try {
-      return ok(new SessionTree(this.sessionId, { ...snapshot, ...rest }, { now: this.now, logLimit: this.journal.limit }))
+      return ok(
+        new SessionTree(this.sessionId, { ...snapshot, ...rest }, { now: this.now, logLimit: this.journal.limit }),
+      )
     } catch (error) {
       if (error instanceof SessionTreeError) return { ok: false, error: error.error }
       throw error

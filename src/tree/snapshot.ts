@@ -17,8 +17,32 @@ import { checkEntry, checkFields, stored, toStored, type Draft, type StoredEntry
 import type { Rec } from './nodes.ts'
 import { HISTORY_LIMIT, type TreeState } from './state.ts'
 import { isoTime, MAX_TIME, MIN_TIME, timeOfIso } from './time.ts'
-import { SNAPSHOT_VERSION, type SessionTreeSnapshot, type SnapshotExtra, type SnapshotPart, type SnapshotRow, type TreeEntry, type TreePosition } from './types.ts'
-import { checkBranchName, checkEntryType, checkNodeId, checkPosition, checkRole, checkSummary, checkTime, deepFreeze, Invalid, isNodeId, isRecord, knownEntryType, knownRole, str, type Mutable } from './validate.ts'
+import {
+  SNAPSHOT_VERSION,
+  type SessionTreeSnapshot,
+  type SnapshotExtra,
+  type SnapshotPart,
+  type SnapshotRow,
+  type TreeEntry,
+  type TreePosition,
+} from './types.ts'
+import {
+  checkBranchName,
+  checkEntryType,
+  checkNodeId,
+  checkPosition,
+  checkRole,
+  checkSummary,
+  checkTime,
+  deepFreeze,
+  Invalid,
+  isNodeId,
+  isRecord,
+  knownEntryType,
+  knownRole,
+  str,
+  type Mutable,
+} from './validate.ts'
 
 /** Where a tree was cloned from. */
 export type ClonedFrom = { readonly sessionId: string; readonly nodeId: string | null }
@@ -78,18 +102,38 @@ export function encodeSnapshot(state: TreeState, meta: SnapshotMeta): SessionTre
   return snapshot
 }
 
-function rowOf(rec: Rec, parent: number, time: number | string, labels: ReadonlyMap<string, string> | undefined): SnapshotRow {
+function rowOf(
+  rec: Rec,
+  parent: number,
+  time: number | string,
+  labels: ReadonlyMap<string, string> | undefined,
+): SnapshotRow {
   const entry = rec.entry
   const message = entry.message
   const label = labels?.get(entry.nodeId) ?? entry.label
-  const plain = message?.name === undefined && message?.toolCallId === undefined && entry.content === undefined && entry.model === undefined &&
-    entry.provider === undefined && entry.usage === undefined && entry.cost === undefined && entry.error === undefined &&
-    entry.metadata === undefined && label === undefined && entry.origin === undefined && entry.replaces === undefined && entry.summary === undefined
-  if (plain) return message ? [entry.nodeId, parent, entry.type, time, message.role, message.content] : [entry.nodeId, parent, entry.type, time]
+  const plain =
+    message?.name === undefined &&
+    message?.toolCallId === undefined &&
+    entry.content === undefined &&
+    entry.model === undefined &&
+    entry.provider === undefined &&
+    entry.usage === undefined &&
+    entry.cost === undefined &&
+    entry.error === undefined &&
+    entry.metadata === undefined &&
+    label === undefined &&
+    entry.origin === undefined &&
+    entry.replaces === undefined &&
+    entry.summary === undefined
+  if (plain)
+    return message
+      ? [entry.nodeId, parent, entry.type, time, message.role, message.content]
+      : [entry.nodeId, parent, entry.type, time]
   const extra: Mutable<SnapshotExtra> = {}
   if (message?.name !== undefined) extra.name = message.name
   if (message?.toolCallId !== undefined) extra.toolCallId = message.toolCallId
-  if (entry.content !== undefined) extra.content = message ? entry.content.map((part) => sharedPart(part, message.content)) : entry.content
+  if (entry.content !== undefined)
+    extra.content = message ? entry.content.map((part) => sharedPart(part, message.content)) : entry.content
   if (entry.model !== undefined) extra.model = entry.model
   if (entry.provider !== undefined) extra.provider = entry.provider
   if (entry.usage !== undefined) extra.usage = entry.usage
@@ -107,23 +151,45 @@ function rowOf(rec: Rec, parent: number, time: number | string, labels: Readonly
 function sharedPart(part: SnapshotPart, text: string): SnapshotPart {
   if (part.type === 'text' && 'text' in part && part.text === text) return { type: 'text' }
   if (part.type === 'tool_result' && 'content' in part && part.content === text) {
-    return part.isError === undefined ? { type: 'tool_result', toolCallId: part.toolCallId } : { type: 'tool_result', toolCallId: part.toolCallId, isError: part.isError }
+    return part.isError === undefined
+      ? { type: 'tool_result', toolCallId: part.toolCallId }
+      : { type: 'tool_result', toolCallId: part.toolCallId, isError: part.isError }
   }
   return part
 }
 
 /** Load a snapshot of session `sessionId` (format 2 or 1) into an empty state; throws `Invalid` naming the first problem. */
-export function decodeSnapshot(raw: unknown, sessionId: string, state: TreeState): { logSeq: number; clonedFrom: ClonedFrom | undefined } {
+export function decodeSnapshot(
+  raw: unknown,
+  sessionId: string,
+  state: TreeState,
+): { logSeq: number; clonedFrom: ClonedFrom | undefined } {
   if (!isRecord(raw)) throw new Invalid('snapshot must be an object')
-  if (raw.version !== SNAPSHOT_VERSION && raw.version !== 1) throw new Invalid(`snapshot version ${JSON.stringify(raw.version)} is not ${SNAPSHOT_VERSION} (or 1)`)
-  if (raw.sessionId !== sessionId) throw new Invalid(`snapshot belongs to session ${JSON.stringify(raw.sessionId)}, not ${JSON.stringify(sessionId)}`)
+  if (raw.version !== SNAPSHOT_VERSION && raw.version !== 1)
+    throw new Invalid(`snapshot version ${JSON.stringify(raw.version)} is not ${SNAPSHOT_VERSION} (or 1)`)
+  if (raw.sessionId !== sessionId)
+    throw new Invalid(`snapshot belongs to session ${JSON.stringify(raw.sessionId)}, not ${JSON.stringify(sessionId)}`)
   if (!Array.isArray(raw.nodes)) throw new Invalid('snapshot.nodes must be an array')
   if (raw.version === SNAPSHOT_VERSION) decodeRows(raw.nodes, state)
   else decodeEntries(raw.nodes, state)
   return decodeMarks(raw, state)
 }
 
-const EXTRA_KEYS = new Set(['name', 'toolCallId', 'content', 'model', 'provider', 'usage', 'cost', 'error', 'metadata', 'label', 'origin', 'replaces', 'summary'])
+const EXTRA_KEYS = new Set([
+  'name',
+  'toolCallId',
+  'content',
+  'model',
+  'provider',
+  'usage',
+  'cost',
+  'error',
+  'metadata',
+  'label',
+  'origin',
+  'replaces',
+  'summary',
+])
 
 /** Row `i` as a reason names it (made only when a reason is given: a restore checks every row). */
 function place(i: number): string {
@@ -138,11 +204,13 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
   let previousText: string | undefined
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]
-    if (!Array.isArray(row) || row.length < 4 || row.length > 7) throw new Invalid(`${place(i)} must be a row [nodeId, parent, type, time, role?, text?, extra?]`)
+    if (!Array.isArray(row) || row.length < 4 || row.length > 7)
+      throw new Invalid(`${place(i)} must be a row [nodeId, parent, type, time, role?, text?, extra?]`)
     const id = row[0]
     const nodeId = isNodeId(id) ? id : checkNodeId(id, `${place(i)} node id`)
     const offset = row[1]
-    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > i) throw new Invalid(`${place(i)} parent must be 0 or an earlier row (1..${i} back)`)
+    if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > i)
+      throw new Invalid(`${place(i)} parent must be 0 or an earlier row (1..${i} back)`)
     const parent = offset === 0 ? undefined : recs[i - offset]!
     const type = knownEntryType(row[2]) ?? checkEntryType(row[2], `${place(i)} type`)
     // Time: a delta after the previous row (equal times share one string), or the ISO text.
@@ -150,7 +218,8 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
     let createdAt: string
     if (typeof time === 'number') {
       const ms = previous + time
-      if (!Number.isSafeInteger(time) || ms < MIN_TIME || ms > MAX_TIME) throw new Invalid(`${place(i)} time must be a whole number of milliseconds within years 0-9999`)
+      if (!Number.isSafeInteger(time) || ms < MIN_TIME || ms > MAX_TIME)
+        throw new Invalid(`${place(i)} time must be a whole number of milliseconds within years 0-9999`)
       createdAt = time === 0 && previousText !== undefined ? previousText : isoTime(ms)
       previous = ms
     } else {
@@ -161,18 +230,27 @@ function decodeRows(rows: readonly unknown[], state: TreeState): void {
     const parentId = parent ? parent.entry.nodeId : null
     const role = row[4] ?? null
     const text = row[5] ?? null
-    if ((role === null) !== (text === null)) throw new Invalid(`${place(i)} has a role without a text or a text without a role`)
+    if ((role === null) !== (text === null))
+      throw new Invalid(`${place(i)} has a role without a text or a text without a role`)
     if (text !== null && typeof text !== 'string') throw new Invalid(`${place(i)} text must be a string`)
-    const message = role === null ? undefined : Object.freeze({ role: knownRole(role) ?? checkRole(role, `${place(i)} role`), content: text as string })
+    const message =
+      role === null
+        ? undefined
+        : Object.freeze({ role: knownRole(role) ?? checkRole(role, `${place(i)} role`), content: text as string })
     const extra = row[6]
     let entry: StoredEntry
     if (extra === undefined) {
       // The common row: built in canonical key order at once.
-      entry = Object.freeze(message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt }) as StoredEntry
+      entry = Object.freeze(
+        message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt },
+      ) as StoredEntry
     } else {
-      const draft: Draft = message ? { nodeId, parentId, type, createdAt, message } : { nodeId, parentId, type, createdAt }
+      const draft: Draft = message
+        ? { nodeId, parentId, type, createdAt, message }
+        : { nodeId, parentId, type, createdAt }
       decodeExtra(extra, draft, i)
-      if (draft.label !== undefined && nodes.labels.has(draft.label)) throw new Invalid(`snapshot label ${JSON.stringify(draft.label)} is used twice`)
+      if (draft.label !== undefined && nodes.labels.has(draft.label))
+        throw new Invalid(`snapshot label ${JSON.stringify(draft.label)} is used twice`)
       if (draft.replaces !== undefined) onPath(draft.replaces, parent, nodeId, place(i))
       entry = stored(draft)
     }
@@ -201,7 +279,8 @@ function decodeExtra(value: unknown, entry: Draft, row: number): void {
   if (Array.isArray(value.content)) {
     const content = value.content.map((part, i) => {
       if (!isRecord(part)) return part
-      const missing = part.type === 'text' ? !('text' in part) : part.type === 'tool_result' ? !('content' in part) : false
+      const missing =
+        part.type === 'text' ? !('text' in part) : part.type === 'tool_result' ? !('content' in part) : false
       if (!missing) return part
       if (!message) throw new Invalid(`${where()}.content[${i}] leaves out a message text the row does not have`)
       return part.type === 'text' ? { ...part, text: message.content } : { ...part, content: message.content }
@@ -231,7 +310,8 @@ function decodeEntries(raw: readonly unknown[], state: TreeState): void {
   entries.forEach((entry, i) => {
     if (entry.parentId === null) return
     const at = position.get(entry.parentId)
-    if (at === undefined) throw new Invalid(`snapshot.nodes[${i}] (${entry.nodeId}) has a missing parent ${entry.parentId}`)
+    if (at === undefined)
+      throw new Invalid(`snapshot.nodes[${i}] (${entry.nodeId}) has a missing parent ${entry.parentId}`)
     if (at > i) {
       let cursor: string | null = entry.parentId
       for (let steps = 0; cursor !== null && steps <= entries.length; steps++) {
@@ -244,8 +324,10 @@ function decodeEntries(raw: readonly unknown[], state: TreeState): void {
   const nodes = state.nodes
   entries.forEach((entry, i) => {
     const parent = entry.parentId === null ? undefined : nodes.get(entry.parentId)
-    if (entry.type === 'compaction' && entry.replaces !== undefined) onPath(entry.replaces, parent, entry.nodeId, `snapshot.nodes[${i}]`)
-    if (entry.label !== undefined && nodes.labels.has(entry.label)) throw new Invalid(`snapshot label ${JSON.stringify(entry.label)} is used twice`)
+    if (entry.type === 'compaction' && entry.replaces !== undefined)
+      onPath(entry.replaces, parent, entry.nodeId, `snapshot.nodes[${i}]`)
+    if (entry.label !== undefined && nodes.labels.has(entry.label))
+      throw new Invalid(`snapshot label ${JSON.stringify(entry.label)} is used twice`)
     const node: StoredEntry = toStored(entry)
     nodes.link(node, parent, '')
   })
@@ -253,7 +335,10 @@ function decodeEntries(raw: readonly unknown[], state: TreeState): void {
 }
 
 /** Cursor, selection, branches, summaries, history and log position, checked against the loaded nodes. */
-function decodeMarks(raw: Readonly<Record<string, unknown>>, state: TreeState): { logSeq: number; clonedFrom: ClonedFrom | undefined } {
+function decodeMarks(
+  raw: Readonly<Record<string, unknown>>,
+  state: TreeState,
+): { logSeq: number; clonedFrom: ClonedFrom | undefined } {
   const nodes = state.nodes
   const nodeRef = (value: unknown, where: string): Rec | null => {
     if (value === null || value === undefined) return null
@@ -262,7 +347,8 @@ function decodeMarks(raw: Readonly<Record<string, unknown>>, state: TreeState): 
     if (!rec) throw new Invalid(`${where} points at a missing node ${id}`)
     return rec
   }
-  if (!Object.hasOwn(raw, 'cursor') || !Object.hasOwn(raw, 'selectedNodeId')) throw new Invalid('snapshot.cursor and snapshot.selectedNodeId are required (null or a node id)')
+  if (!Object.hasOwn(raw, 'cursor') || !Object.hasOwn(raw, 'selectedNodeId'))
+    throw new Invalid('snapshot.cursor and snapshot.selectedNodeId are required (null or a node id)')
   const cursor = nodeRef(raw.cursor, 'snapshot.cursor')
   const selected = nodeRef(raw.selectedNodeId, 'snapshot.selectedNodeId')
   const active = checkBranchName(raw.activeBranch, 'snapshot.activeBranch')
@@ -288,20 +374,25 @@ function decodeMarks(raw: Readonly<Record<string, unknown>>, state: TreeState): 
     nodeRef(summary.nodeId, `snapshot summary of ${summary.branch}`)
   }
   const history = raw.history
-  if (!isRecord(history) || !Array.isArray(history.back) || !Array.isArray(history.forward)) throw new Invalid('snapshot.history must be { back: [], forward: [] }')
-  const positions = (list: unknown[], where: string): TreePosition[] => list.map((p, i) => {
-    const position = checkPosition(p, `${where}[${i}]`)
-    nodeRef(position.cursor, `${where}[${i}].cursor`)
-    return position
-  })
+  if (!isRecord(history) || !Array.isArray(history.back) || !Array.isArray(history.forward))
+    throw new Invalid('snapshot.history must be { back: [], forward: [] }')
+  const positions = (list: unknown[], where: string): TreePosition[] =>
+    list.map((p, i) => {
+      const position = checkPosition(p, `${where}[${i}]`)
+      nodeRef(position.cursor, `${where}[${i}].cursor`)
+      return position
+    })
   const back = positions(history.back, 'snapshot.history.back')
   const forward = positions(history.forward, 'snapshot.history.forward')
-  if (back.length > HISTORY_LIMIT || forward.length > HISTORY_LIMIT) throw new Invalid(`snapshot.history keeps more than ${HISTORY_LIMIT} positions`)
-  if (typeof raw.logSeq !== 'number' || !Number.isSafeInteger(raw.logSeq) || raw.logSeq < 0) throw new Invalid('snapshot.logSeq must be a non-negative integer')
+  if (back.length > HISTORY_LIMIT || forward.length > HISTORY_LIMIT)
+    throw new Invalid(`snapshot.history keeps more than ${HISTORY_LIMIT} positions`)
+  if (typeof raw.logSeq !== 'number' || !Number.isSafeInteger(raw.logSeq) || raw.logSeq < 0)
+    throw new Invalid('snapshot.logSeq must be a non-negative integer')
   let clonedFrom: ClonedFrom | undefined
   if (raw.clonedFrom !== undefined) {
     const c = raw.clonedFrom
-    if (!isRecord(c) || typeof c.sessionId !== 'string' || !(c.nodeId === null || typeof c.nodeId === 'string')) throw new Invalid('snapshot.clonedFrom must be { sessionId, nodeId }')
+    if (!isRecord(c) || typeof c.sessionId !== 'string' || !(c.nodeId === null || typeof c.nodeId === 'string'))
+      throw new Invalid('snapshot.clonedFrom must be { sessionId, nodeId }')
     clonedFrom = { sessionId: c.sessionId, nodeId: c.nodeId }
   }
   state.cursor = cursor

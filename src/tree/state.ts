@@ -72,7 +72,7 @@ export class TreeState {
 
   /** Go to a recorded position. */
   moveTo(position: TreePosition): void {
-    this.cursor = position.cursor === null ? null : this.nodes.get(position.cursor) ?? null
+    this.cursor = position.cursor === null ? null : (this.nodes.get(position.cursor) ?? null)
     this.active = position.branch
   }
 
@@ -103,18 +103,24 @@ export class TreeState {
 export function resolveTarget(state: TreeState, target: JumpTarget): TreeResult<string | null> {
   if (target === null) return ok(null)
   if (typeof target === 'string') {
-    return state.nodes.has(target) ? ok(target) : fail('NODE_NOT_FOUND', `no node ${JSON.stringify(target)}`, { nodeId: target })
+    return state.nodes.has(target)
+      ? ok(target)
+      : fail('NODE_NOT_FOUND', `no node ${JSON.stringify(target)}`, { nodeId: target })
   }
   if (isRecord(target)) {
     if ('label' in target) {
       if (typeof target.label !== 'string') return fail('INVALID_ARGUMENT', 'label must be a string')
       const rec = state.nodes.labels.get(target.label.trim())
-      return rec ? ok(rec.entry.nodeId) : fail('NODE_NOT_FOUND', `no node labeled ${JSON.stringify(target.label)}`, { label: target.label })
+      return rec
+        ? ok(rec.entry.nodeId)
+        : fail('NODE_NOT_FOUND', `no node labeled ${JSON.stringify(target.label)}`, { label: target.label })
     }
     if ('branch' in target) {
       if (typeof target.branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
       const head = state.branches.get(target.branch.trim())
-      return head ? ok(head.entry.nodeId) : fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(target.branch)}`, { branch: target.branch })
+      return head
+        ? ok(head.entry.nodeId)
+        : fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(target.branch)}`, { branch: target.branch })
     }
   }
   return fail('INVALID_ARGUMENT', 'target must be a node id, null, { label } or { branch }')

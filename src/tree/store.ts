@@ -12,8 +12,10 @@ const MAX_SESSION_ID_LENGTH = 1024
 
 /** Session ids are opaque, but must be printable, bounded strings. */
 export function checkSessionId(sessionId: unknown): TreeResult<string> {
-  if (typeof sessionId !== 'string' || sessionId === '') return fail('INVALID_ARGUMENT', 'sessionId must be a non-empty string')
-  if (sessionId.length > MAX_SESSION_ID_LENGTH) return fail('INVALID_ARGUMENT', `sessionId must be at most ${MAX_SESSION_ID_LENGTH} characters`)
+  if (typeof sessionId !== 'string' || sessionId === '')
+    return fail('INVALID_ARGUMENT', 'sessionId must be a non-empty string')
+  if (sessionId.length > MAX_SESSION_ID_LENGTH)
+    return fail('INVALID_ARGUMENT', `sessionId must be at most ${MAX_SESSION_ID_LENGTH} characters`)
   if (sessionId.includes('\u0000')) return fail('INVALID_ARGUMENT', 'sessionId must not contain NUL')
   return ok(sessionId)
 }
@@ -34,7 +36,9 @@ export class SessionTreeStore {
   /** Look up a tree, or `SESSION_NOT_FOUND`. */
   require(sessionId: string): TreeResult<SessionTree> {
     const tree = this.trees.get(sessionId)
-    return tree ? ok(tree) : fail('SESSION_NOT_FOUND', `no tree for session ${JSON.stringify(sessionId)}`, { sessionId })
+    return tree
+      ? ok(tree)
+      : fail('SESSION_NOT_FOUND', `no tree for session ${JSON.stringify(sessionId)}`, { sessionId })
   }
 
   /**
@@ -52,7 +56,9 @@ export class SessionTreeStore {
     const id = checkSessionId(sessionId)
     if (!id.ok) return id
     if (this.trees.has(sessionId)) {
-      return fail('SESSION_ALREADY_EXISTS', `a tree for session ${JSON.stringify(sessionId)} already exists`, { sessionId })
+      return fail('SESSION_ALREADY_EXISTS', `a tree for session ${JSON.stringify(sessionId)} already exists`, {
+        sessionId,
+      })
     }
     const tree = new SessionTree(sessionId, undefined, this.options)
     this.trees.set(sessionId, tree)
@@ -76,13 +82,18 @@ export class SessionTreeStore {
     const id = checkSessionId(targetSessionId)
     if (!id.ok) return id
     if (this.trees.has(targetSessionId)) {
-      return fail('SESSION_ALREADY_EXISTS', `a tree for session ${JSON.stringify(targetSessionId)} already exists`, { sessionId: targetSessionId })
+      return fail('SESSION_ALREADY_EXISTS', `a tree for session ${JSON.stringify(targetSessionId)} already exists`, {
+        sessionId: targetSessionId,
+      })
     }
     const path = source.value.path()
     if (!path.ok) return path
     const target = new SessionTree(targetSessionId, undefined, this.options)
     for (const entry of path.value) {
-      const appended = target.append(entry.message ?? null, cloneOptions(entry, sourceSessionId, source.value.activeBranch))
+      const appended = target.append(
+        entry.message ?? null,
+        cloneOptions(entry, sourceSessionId, source.value.activeBranch),
+      )
       if (!appended.ok) return appended
     }
     // Provenance of the whole tree: a fresh snapshot carries it durably.
@@ -95,7 +106,10 @@ export class SessionTreeStore {
   replace(sessionId: string, tree: SessionTree): TreeResult<{ sessionId: string }> {
     if (!(tree instanceof SessionTree)) return fail('INVALID_ARGUMENT', 'tree must be a SessionTree')
     if (tree.sessionId !== sessionId) {
-      return fail('INVALID_ARGUMENT', `tree belongs to session ${JSON.stringify(tree.sessionId)}, not ${JSON.stringify(sessionId)}`)
+      return fail(
+        'INVALID_ARGUMENT',
+        `tree belongs to session ${JSON.stringify(tree.sessionId)}, not ${JSON.stringify(sessionId)}`,
+      )
     }
     this.trees.set(sessionId, tree)
     return ok({ sessionId })

@@ -9,7 +9,14 @@ import { historyOf, pathFrom } from './history.ts'
 import { summaryOf } from './nodes.ts'
 import type { TreeState } from './state.ts'
 import { fallbackSummary, renderMessages } from './text.ts'
-import type { BranchSummarizer, BranchSummary, ExportedMessage, ExportedToolCall, LinearExport, TreeEntry } from './types.ts'
+import type {
+  BranchSummarizer,
+  BranchSummary,
+  ExportedMessage,
+  ExportedToolCall,
+  LinearExport,
+  TreeEntry,
+} from './types.ts'
 import { checkBranchName, Invalid } from './validate.ts'
 
 /** Default time budget of a branch summarizer. */
@@ -29,14 +36,26 @@ function noBranch(branch: string): TreeResult<never> {
 }
 
 /** The summary a caller writes for a branch (with the model that wrote it, if any), ready to record. */
-export function writtenSummary(state: TreeState, branch: string, text: string, model: string | undefined, now: () => Date): TreeResult<BranchSummary> {
+export function writtenSummary(
+  state: TreeState,
+  branch: string,
+  text: string,
+  model: string | undefined,
+  now: () => Date,
+): TreeResult<BranchSummary> {
   const name = branchName(branch)
   if (!name.ok) return name
   const head = state.branches.get(name.value)
   if (!head) return noBranch(name.value)
-  if (typeof text !== 'string' || text.trim() === '') return fail('INVALID_ARGUMENT', 'summary must be a non-empty string')
+  if (typeof text !== 'string' || text.trim() === '')
+    return fail('INVALID_ARGUMENT', 'summary must be a non-empty string')
   if (model !== undefined && typeof model !== 'string') return fail('INVALID_ARGUMENT', 'model must be a string')
-  const summary: BranchSummary = { branch: name.value, nodeId: head.entry.nodeId, summary: text, createdAt: now().toISOString() }
+  const summary: BranchSummary = {
+    branch: name.value,
+    nodeId: head.entry.nodeId,
+    summary: text,
+    createdAt: now().toISOString(),
+  }
   return ok(model === undefined ? summary : { ...summary, model })
 }
 
@@ -44,7 +63,13 @@ export function writtenSummary(state: TreeState, branch: string, text: string, m
  * The summary an injected summarizer writes for a branch, ready to record; a
  * summarizer that throws, hangs or returns nothing yields the fallback.
  */
-export async function summarizeBranch(state: TreeState, branch: string, summarizer: BranchSummarizer, timeoutMs: number, now: () => Date): Promise<TreeResult<BranchSummary>> {
+export async function summarizeBranch(
+  state: TreeState,
+  branch: string,
+  summarizer: BranchSummarizer,
+  timeoutMs: number,
+  now: () => Date,
+): Promise<TreeResult<BranchSummary>> {
   const name = branchName(branch)
   if (!name.ok) return name
   const head = state.branches.get(name.value)
@@ -54,9 +79,11 @@ export async function summarizeBranch(state: TreeState, branch: string, summariz
   const nodeId = head.entry.nodeId
   const text = await runSummarizer(summarizer, name.value, entries, timeoutMs)
   const createdAt = now().toISOString()
-  return ok(text === undefined
-    ? { branch: name.value, nodeId, summary: fallbackSummary(entries.length), fallback: true, createdAt }
-    : { branch: name.value, nodeId, summary: text, model: summarizer.model, createdAt })
+  return ok(
+    text === undefined
+      ? { branch: name.value, nodeId, summary: fallbackSummary(entries.length), fallback: true, createdAt }
+      : { branch: name.value, nodeId, summary: text, model: summarizer.model, createdAt },
+  )
 }
 
 /** Run a summarizer under a time budget; undefined when it failed, hung or returned nothing usable. */
@@ -77,8 +104,13 @@ async function runSummarizer(
       }, timeoutMs)
     })
     const work = Promise.resolve()
-      .then(() => summarizer.summarize({ branch, text: renderMessages(messages), messages, entries, signal: controller.signal }))
-      .then((text) => (typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined), () => undefined)
+      .then(() =>
+        summarizer.summarize({ branch, text: renderMessages(messages), messages, entries, signal: controller.signal }),
+      )
+      .then(
+        (text) => (typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined),
+        () => undefined,
+      )
     return await Promise.race([work, timeout])
   } catch {
     return undefined
@@ -119,6 +151,7 @@ function exportedMessage(entry: Pick<TreeEntry, 'message' | 'content'>): Exporte
   const message = entry.message!
   if (message.role !== 'assistant') return message
   const toolCalls: ExportedToolCall[] = []
-  for (const part of entry.content ?? []) if (part.type === 'tool_call') toolCalls.push({ id: part.id, name: part.name, arguments: part.arguments })
+  for (const part of entry.content ?? [])
+    if (part.type === 'tool_call') toolCalls.push({ id: part.id, name: part.name, arguments: part.arguments })
   return toolCalls.length === 0 ? message : { ...message, toolCalls }
 }

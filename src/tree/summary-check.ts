@@ -15,7 +15,9 @@ export function canonicalSummary(summary: BranchSummary): BranchSummary {
     ...(summary.model === undefined ? {} : { model: summary.model }),
     ...(summary.provider === undefined ? {} : { provider: summary.provider }),
     ...(summary.fallback === undefined ? {} : { fallback: summary.fallback }),
-    ...(summary.failure === undefined ? {} : { failure: { code: summary.failure.code, message: summary.failure.message } }),
+    ...(summary.failure === undefined
+      ? {}
+      : { failure: { code: summary.failure.code, message: summary.failure.message } }),
     ...(summary.usage === undefined ? {} : { usage: { ...summary.usage } }),
     ...(summary.instructions === undefined ? {} : { instructions: summary.instructions }),
     ...(summary.fromNodeId === undefined ? {} : { fromNodeId: summary.fromNodeId }),
@@ -40,12 +42,16 @@ export function checkSummary(value: unknown, where: string): BranchSummary {
   if (value.provider !== undefined) summary.provider = str(value.provider, `${where}.provider`)
   if (value.failure !== undefined) {
     if (!isRecord(value.failure)) throw new Invalid(`${where}.failure must be an object`)
-    summary.failure = { code: str(value.failure.code, `${where}.failure.code`), message: str(value.failure.message, `${where}.failure.message`) }
+    summary.failure = {
+      code: str(value.failure.code, `${where}.failure.code`),
+      message: str(value.failure.message, `${where}.failure.message`),
+    }
   }
   if (value.usage !== undefined) summary.usage = checkUsage(value.usage, `${where}.usage`)
   if (value.instructions !== undefined) summary.instructions = str(value.instructions, `${where}.instructions`)
   if (value.fromNodeId !== undefined) summary.fromNodeId = checkNodeId(value.fromNodeId, `${where}.fromNodeId`)
-  if (value.carriedNodeId !== undefined) summary.carriedNodeId = checkNodeId(value.carriedNodeId, `${where}.carriedNodeId`)
+  if (value.carriedNodeId !== undefined)
+    summary.carriedNodeId = checkNodeId(value.carriedNodeId, `${where}.carriedNodeId`)
   return canonicalSummary(summary)
 }
 
@@ -57,9 +63,11 @@ function checkUsage(value: unknown, where: string): SummaryUsage {
   for (const key of USAGE_KEYS) {
     const n = value[key]
     if (n === undefined) continue
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new Invalid(`${where}.${key} must be a non-negative integer`)
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+      throw new Invalid(`${where}.${key} must be a non-negative integer`)
     out[key] = n
   }
-  if (out.inputTokens === undefined || out.outputTokens === undefined) throw new Invalid(`${where} needs inputTokens and outputTokens`)
+  if (out.inputTokens === undefined || out.outputTokens === undefined)
+    throw new Invalid(`${where} needs inputTokens and outputTokens`)
   return out as unknown as SummaryUsage
 }

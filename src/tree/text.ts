@@ -6,8 +6,19 @@ export const SUMMARY_LENGTH = 120
 /** `\s` of a JavaScript regular expression, by char code. */
 function isSpace(c: number): boolean {
   if (c > 32 && c < 0xa0) return false
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  )
 }
 
 /**
@@ -44,7 +55,8 @@ export function oneLineParts(text: string, max = SUMMARY_LENGTH): readonly [head
     out++
     start = i = j
   }
-  if (out <= max) return [done === '' ? (first === 0 && i === n ? text : text.slice(first, i)) : done + text.slice(start, i), false]
+  if (out <= max)
+    return [done === '' ? (first === 0 && i === n ? text : text.slice(first, i)) : done + text.slice(start, i), false]
   return [done === '' ? text.slice(first, first + max - 1) : (done + text.slice(start, i)).slice(0, max - 1), true]
 }
 
@@ -65,7 +77,10 @@ export function argumentsText(args: unknown): string {
 }
 
 /** The summary a node gets when its producer gives none, in `oneLineParts` form. */
-export function defaultSummaryParts(message: LlmMessage | null | undefined, content: readonly ContentPart[] | undefined): readonly [head: string, cut: boolean] {
+export function defaultSummaryParts(
+  message: LlmMessage | null | undefined,
+  content: readonly ContentPart[] | undefined,
+): readonly [head: string, cut: boolean] {
   const call = content?.find((part) => part.type === 'tool_call')
   const result = content?.find((part) => part.type === 'tool_result')
   if (call && call.type === 'tool_call') {
@@ -79,7 +94,10 @@ export function defaultSummaryParts(message: LlmMessage | null | undefined, cont
 }
 
 /** The summary a node gets when its producer gives none. */
-export function defaultSummary(message: LlmMessage | null | undefined, content: readonly ContentPart[] | undefined): string {
+export function defaultSummary(
+  message: LlmMessage | null | undefined,
+  content: readonly ContentPart[] | undefined,
+): string {
   const [head, cut] = defaultSummaryParts(message, content)
   return cut ? `${head}…` : head
 }

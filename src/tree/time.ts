@@ -36,7 +36,14 @@ function daysOf(year: number, month: number, day: number): number {
 
 // The date characters of the last time written: a run of times on one day formats only the clock.
 let lastDay = Number.NaN
-let y0 = 48, y1 = 48, y2 = 48, y3 = 48, m0 = 48, m1 = 48, d0 = 48, d1 = 48
+let y0 = 48,
+  y1 = 48,
+  y2 = 48,
+  y3 = 48,
+  m0 = 48,
+  m1 = 48,
+  d0 = 48,
+  d1 = 48
 
 /** `new Date(ms).toISOString()` for `MIN_TIME <= ms <= MAX_TIME` (whole milliseconds). */
 export function isoTime(ms: number): string {
@@ -62,9 +69,30 @@ export function isoTime(ms: number): string {
   const f = t - s * 1000
   // One flat string from its character codes (a template literal would build a chain of pieces).
   return String.fromCharCode(
-    y0, y1, y2, y3, 45, m0, m1, 45, d0, d1, 84,
-    48 + Math.floor(h / 10), 48 + (h % 10), 58, 48 + Math.floor(mi / 10), 48 + (mi % 10), 58, 48 + Math.floor(s / 10), 48 + (s % 10),
-    46, 48 + Math.floor(f / 100), 48 + (Math.floor(f / 10) % 10), 48 + (f % 10), 90,
+    y0,
+    y1,
+    y2,
+    y3,
+    45,
+    m0,
+    m1,
+    45,
+    d0,
+    d1,
+    84,
+    48 + Math.floor(h / 10),
+    48 + (h % 10),
+    58,
+    48 + Math.floor(mi / 10),
+    48 + (mi % 10),
+    58,
+    48 + Math.floor(s / 10),
+    48 + (s % 10),
+    46,
+    48 + Math.floor(f / 100),
+    48 + (Math.floor(f / 10) % 10),
+    48 + (f % 10),
+    90,
   )
 }
 
@@ -98,6 +126,15 @@ export function timeOfIso(text: string): number | undefined {
   const mi = digits(text, 14, 2)
   const s = digits(text, 17, 2)
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
-  if (mo < 1 || mo > 12 || d < 1 || d > DAYS_IN_MONTH[mo - 1]! + (mo === 2 && leap ? 1 : 0) || h > 23 || mi > 59 || s > 59) return undefined
+  if (
+    mo < 1 ||
+    mo > 12 ||
+    d < 1 ||
+    d > DAYS_IN_MONTH[mo - 1]! + (mo === 2 && leap ? 1 : 0) ||
+    h > 23 ||
+    mi > 59 ||
+    s > 59
+  )
+    return undefined
   return daysOf(y, mo, d) * DAY + h * 3_600_000 + mi * 60_000 + s * 1000 + digits(text, 20, 3)
 }

@@ -17,13 +17,7 @@ export type * from './durable-types.ts'
 export { SNAPSHOT_VERSION } from './durable-types.ts'
 
 /** Any lossless JSON value. */
-export type JsonValue =
-  | null
-  | string
-  | number
-  | boolean
-  | JsonValue[]
-  | { [key: string]: JsonValue }
+export type JsonValue = null | string | number | boolean | JsonValue[] | { [key: string]: JsonValue }
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue }
@@ -84,13 +78,7 @@ export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPa
  * - `custom`: anything else a producer wants to keep in the tree (no message).
  */
 export type TreeEntryType =
-  | 'message'
-  | 'tool_call'
-  | 'tool_result'
-  | 'model_change'
-  | 'compaction'
-  | 'branch_summary'
-  | 'custom'
+  'message' | 'tool_call' | 'tool_result' | 'model_change' | 'compaction' | 'branch_summary' | 'custom'
 
 /**
  * Where a node came from outside the tree. The harness adapter stamps the
@@ -191,13 +179,7 @@ export interface CustomEntry extends PlainEntryFields {
  * Discriminated by `type`; only a compaction carries `replaces`.
  */
 export type TreeEntry =
-  | MessageEntry
-  | ToolCallEntry
-  | ToolResultEntry
-  | ModelChangeEntry
-  | CompactionEntry
-  | BranchSummaryEntry
-  | CustomEntry
+  MessageEntry | ToolCallEntry | ToolResultEntry | ModelChangeEntry | CompactionEntry | BranchSummaryEntry | CustomEntry
 
 /**
  * A node as views serve it: its entry plus what its place in the tree says.

@@ -32,10 +32,14 @@ export const MAX_LABEL_LENGTH = 200
 export const MAX_SUMMARY_INSTRUCTIONS = 2_000
 export const MAX_ID_LENGTH = 200
 
-const ROLES: ReadonlyMap<string, Role> = new Map((['system', 'user', 'assistant', 'tool'] as const).map((role) => [role, role]))
-const ENTRY_TYPES: ReadonlyMap<string, TreeEntryType> = new Map((
-  ['message', 'tool_call', 'tool_result', 'model_change', 'compaction', 'branch_summary', 'custom'] as const
-).map((type) => [type, type]))
+const ROLES: ReadonlyMap<string, Role> = new Map(
+  (['system', 'user', 'assistant', 'tool'] as const).map((role) => [role, role]),
+)
+const ENTRY_TYPES: ReadonlyMap<string, TreeEntryType> = new Map(
+  (['message', 'tool_call', 'tool_result', 'model_change', 'compaction', 'branch_summary', 'custom'] as const).map(
+    (type) => [type, type],
+  ),
+)
 // Control characters (C0, DEL, C1) make names unprintable in the panel and in `/tree` output.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 // Bidirectional embeddings, overrides and isolates make a name display as something else ("\u202eabc" shows as "cba").
@@ -79,10 +83,16 @@ function checkName(value: unknown, where: string, max: number): string {
   if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
   const name = value.trim()
   switch (nameProblem(name, max)) {
-    case 'empty': throw new Invalid(`${where} must not be empty or whitespace`)
-    case 'tooLong': throw new Invalid(`${where} must be at most ${max} characters`)
-    case 'control': throw new Invalid(`${where} must not contain control characters`)
-    case 'bidi': throw new Invalid(`${where} must not contain bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069)`)
+    case 'empty':
+      throw new Invalid(`${where} must not be empty or whitespace`)
+    case 'tooLong':
+      throw new Invalid(`${where} must be at most ${max} characters`)
+    case 'control':
+      throw new Invalid(`${where} must not contain control characters`)
+    case 'bidi':
+      throw new Invalid(
+        `${where} must not contain bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069)`,
+      )
   }
   return name
 }
@@ -91,7 +101,8 @@ function checkName(value: unknown, where: string, max: number): string {
 export function checkNodeId(value: unknown, where = 'nodeId'): string {
   if (isNodeId(value)) return value
   if (typeof value !== 'string') throw new Invalid(`${where} must be a string`)
-  if (value === '' || value.trim() !== value) throw new Invalid(`${where} must be non-empty without surrounding whitespace`)
+  if (value === '' || value.trim() !== value)
+    throw new Invalid(`${where} must be non-empty without surrounding whitespace`)
   if (value.length > MAX_ID_LENGTH) throw new Invalid(`${where} must be at most ${MAX_ID_LENGTH} characters`)
   if (CONTROL.test(value)) throw new Invalid(`${where} must not contain control characters`)
   return value
@@ -140,7 +151,15 @@ export function copyJson(value: unknown, where: string): JsonValue {
   if (flat !== undefined) return flat
   type Frame = { src: unknown; set: (v: JsonValue) => void; path: string }
   let root: JsonValue = null
-  const stack: Frame[] = [{ src: value, set: (v) => { root = v }, path: where }]
+  const stack: Frame[] = [
+    {
+      src: value,
+      set: (v) => {
+        root = v
+      },
+      path: where,
+    },
+  ]
   const onPath = new Set<unknown>()
   const exits: { obj: unknown; at: number }[] = []
   while (stack.length > 0) {
@@ -159,7 +178,13 @@ export function copyJson(value: unknown, where: string): JsonValue {
       exits.push({ obj: src, at: stack.length })
       for (let i = src.length - 1; i >= 0; i--) {
         if (!(i in src)) throw new Invalid(`${path}[${i}] is a hole`)
-        stack.push({ src: src[i], set: (v) => { out[i] = v }, path: `${path}[${i}]` })
+        stack.push({
+          src: src[i],
+          set: (v) => {
+            out[i] = v
+          },
+          path: `${path}[${i}]`,
+        })
       }
     } else if (isRecord(src)) {
       if (onPath.has(src)) throw new Invalid(`${path} is cyclic`)
@@ -173,7 +198,13 @@ export function copyJson(value: unknown, where: string): JsonValue {
         const child = src[key]
         if (child === undefined) continue
         // `out[key] = v` with key "__proto__" would set the prototype; define an own property instead.
-        stack.push({ src: child, set: (v) => { defineOwn(out, key, v) }, path: `${path}.${key}` })
+        stack.push({
+          src: child,
+          set: (v) => {
+            defineOwn(out, key, v)
+          },
+          path: `${path}.${key}`,
+        })
       }
     } else {
       throw new Invalid(`${path} is not JSON (${typeof src})`)
@@ -215,7 +246,8 @@ function flatPrimitive(value: unknown): JsonValue | undefined {
 
 /** Set an own enumerable property, whatever the key (including "__proto__"). */
 export function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
 }
 
@@ -250,7 +282,8 @@ export function checkMessage(value: unknown, where = 'message'): LlmMessage {
   const name = optStr(value.name, `${where}.name`)
   const toolCallId = optStr(value.toolCallId, `${where}.toolCallId`)
   // Literals, not added properties: each message is then one allocation.
-  if (name !== undefined) return toolCallId !== undefined ? { role, content, name, toolCallId } : { role, content, name }
+  if (name !== undefined)
+    return toolCallId !== undefined ? { role, content, name, toolCallId } : { role, content, name }
   return toolCallId !== undefined ? { role, content, toolCallId } : { role, content }
 }
 

@@ -39,9 +39,12 @@ export function labeledNodes(state: TreeState, text: string | undefined): TreeNo
 export function branchViews(state: TreeState): BranchView[] {
   return branchOutlines(state).map((outline) => {
     const nodeIds: string[] = []
-    for (let rec: Rec | undefined = state.branches.get(outline.name); rec; rec = rec.parent) nodeIds.push(rec.entry.nodeId)
+    for (let rec: Rec | undefined = state.branches.get(outline.name); rec; rec = rec.parent)
+      nodeIds.push(rec.entry.nodeId)
     nodeIds.reverse()
-    return outline.summary ? { name: outline.name, headId: outline.headId, nodeIds, summary: outline.summary } : { name: outline.name, headId: outline.headId, nodeIds }
+    return outline.summary
+      ? { name: outline.name, headId: outline.headId, nodeIds, summary: outline.summary }
+      : { name: outline.name, headId: outline.headId, nodeIds }
   })
 }
 
@@ -76,7 +79,11 @@ export function treeOutline(state: TreeState, sessionId: string): SessionTreeOut
 }
 
 /** Compact status; O(branches), never walks the nodes. */
-export function treeInfo(state: TreeState, sessionId: string, clonedFrom: ClonedFrom | undefined): SessionTreeSessionInfo {
+export function treeInfo(
+  state: TreeState,
+  sessionId: string,
+  clonedFrom: ClonedFrom | undefined,
+): SessionTreeSessionInfo {
   const nodes = state.nodes
   const totals = nodes.usageTotals()
   const usage = recordOf(totals)
@@ -97,7 +104,11 @@ export function treeInfo(state: TreeState, sessionId: string, clonedFrom: Cloned
   }
   if (totals.length > 0) {
     info.usage = usage
-    info.tokenCount = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0) + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
+    info.tokenCount =
+      (usage.inputTokens ?? 0) +
+      (usage.outputTokens ?? 0) +
+      (usage.cacheReadTokens ?? 0) +
+      (usage.cacheWriteTokens ?? 0)
   }
   const cost = nodes.cost()
   if (cost !== undefined) info.cost = cost

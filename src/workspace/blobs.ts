@@ -21,9 +21,7 @@ import { createHash } from 'node:crypto'
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs'
 import { openPrivate, probe } from './safe-fs.ts'
 
-export type BlobRead =
-  | { readonly ok: true; readonly bytes: Buffer }
-  | { readonly ok: false; readonly reason: string }
+export type BlobRead = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly reason: string }
 
 export function hashOf(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex')
@@ -225,9 +223,13 @@ export class BlobStore {
         closeSync(fd)
       }
     } catch (error) {
-      return { ok: false, reason: `content ${hash} is unreadable: ${error instanceof Error ? error.message : String(error)}` }
+      return {
+        ok: false,
+        reason: `content ${hash} is unreadable: ${error instanceof Error ? error.message : String(error)}`,
+      }
     }
-    if (hashOf(bytes) !== hash) return { ok: false, reason: `content ${hash} is damaged (it no longer matches its hash)` }
+    if (hashOf(bytes) !== hash)
+      return { ok: false, reason: `content ${hash} is damaged (it no longer matches its hash)` }
     return { ok: true, bytes }
   }
 

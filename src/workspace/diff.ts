@@ -27,7 +27,10 @@ function myers(a: readonly number[], b: readonly number[], max: number): Op['kin
   for (let d = 0; d <= max; d++) {
     const next = v.slice()
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)) ? (v[offset + k + 1] as number) : (v[offset + k - 1] as number) + 1
+      let x =
+        k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number))
+          ? (v[offset + k + 1] as number)
+          : (v[offset + k - 1] as number) + 1
       let y = x - k
       while (x < n && y < m && a[x] === b[y]) {
         x++
@@ -129,7 +132,10 @@ function withBreak(line: string): string {
 export function unifiedDiff(path: string, before: string | null, after: string | null): string {
   const ops = lineOps(splitLines(before ?? ''), splitLines(after ?? ''))
   if (!ops.some((op) => op.kind !== ' ')) return ''
-  const out = [`--- ${before === null ? '/dev/null' : `a/${path}`}\n`, `+++ ${after === null ? '/dev/null' : `b/${path}`}\n`]
+  const out = [
+    `--- ${before === null ? '/dev/null' : `a/${path}`}\n`,
+    `+++ ${after === null ? '/dev/null' : `b/${path}`}\n`,
+  ]
   // Hunks: runs of changes with CONTEXT lines around them, merged when close.
   let i = 0
   while (i < ops.length) {
@@ -160,7 +166,10 @@ export function unifiedDiff(path: string, before: string | null, after: string |
       if (op.kind !== '-') newCount++
       body.push(op.kind + withBreak(op.line))
     }
-    out.push(`@@ -${oldCount === 0 ? oldStart - 1 : oldStart},${oldCount} +${newCount === 0 ? newStart - 1 : newStart},${newCount} @@\n`, ...body)
+    out.push(
+      `@@ -${oldCount === 0 ? oldStart - 1 : oldStart},${oldCount} +${newCount === 0 ? newStart - 1 : newStart},${newCount} @@\n`,
+      ...body,
+    )
     i = stop
     start = stop
   }

@@ -95,13 +95,20 @@ function run(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, input
 }
 
 function nulList(buf: Buffer): string[] {
-  return buf.toString('utf8').split('\0').filter((p) => p !== '')
+  return buf
+    .toString('utf8')
+    .split('\0')
+    .filter((p) => p !== '')
 }
 
 /** The work tree `cwd` belongs to, or undefined when it is not inside one (or git is missing). */
 export async function detectWorkTree(cwd: string): Promise<GitWorkTree | undefined> {
   try {
-    const out = (await run(['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--git-common-dir'], cleanEnv({}), cwd)).toString('utf8').split('\n')
+    const out = (
+      await run(['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--git-common-dir'], cleanEnv({}), cwd)
+    )
+      .toString('utf8')
+      .split('\n')
     if (out[0] !== 'true' || !out[1] || !out[2]) return undefined
     return { toplevel: path.resolve(out[1]), commonDir: path.resolve(cwd, out[2]) }
   } catch {
@@ -122,7 +129,11 @@ export class GitSnapshots {
     this.gitDir = gitDir
     this.tree = tree
     this.maxFileBytes = maxFileBytes
-    this.env = cleanEnv({ GIT_DIR: gitDir, GIT_WORK_TREE: tree.toplevel, GIT_INDEX_FILE: path.join(gitDir, 'snapshot-index') })
+    this.env = cleanEnv({
+      GIT_DIR: gitDir,
+      GIT_WORK_TREE: tree.toplevel,
+      GIT_INDEX_FILE: path.join(gitDir, 'snapshot-index'),
+    })
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -142,17 +153,23 @@ export class GitSnapshots {
       mkdirSync(path.dirname(this.gitDir), { recursive: true, mode: 0o700 })
       await run(['init', '--quiet', '--bare', this.gitDir], cleanEnv({}), path.dirname(this.gitDir))
     }
-    for (const [key, value] of CONFIG) await run(['config', key, value], cleanEnv({ GIT_DIR: this.gitDir }), this.gitDir)
+    for (const [key, value] of CONFIG)
+      await run(['config', key, value], cleanEnv({ GIT_DIR: this.gitDir }), this.gitDir)
     mkdirSync(path.join(this.gitDir, 'info'), { recursive: true })
     writeFileSync(path.join(this.gitDir, 'info', 'attributes'), ATTRIBUTES)
     // The user's own exclusions apply to our snapshots too.
     let exclude = ''
     try {
       exclude = readFileSync(path.join(this.tree.commonDir, 'info', 'exclude'), 'utf8')
-    } catch { /* none */ }
+    } catch {
+      /* none */
+    }
     writeFileSync(path.join(this.gitDir, 'info', 'exclude'), exclude)
     mkdirSync(path.join(this.gitDir, 'objects', 'info'), { recursive: true })
-    writeFileSync(path.join(this.gitDir, 'objects', 'info', 'alternates'), `${path.join(this.tree.commonDir, 'objects')}\n`)
+    writeFileSync(
+      path.join(this.gitDir, 'objects', 'info', 'alternates'),
+      `${path.join(this.tree.commonDir, 'objects')}\n`,
+    )
     this.ready = true
   }
 
@@ -179,7 +196,8 @@ export class GitSnapshots {
           update.push(rel)
         }
       }
-      if (update.length > 0) await this.git(['update-index', '-z', '--add', '--remove', '--stdin'], update.join('\0') + '\0')
+      if (update.length > 0)
+        await this.git(['update-index', '-z', '--add', '--remove', '--stdin'], update.join('\0') + '\0')
       if (drop.length > 0) await this.git(['update-index', '-z', '--force-remove', '--stdin'], drop.join('\0') + '\0')
       const tree = (await this.git(['write-tree'])).toString('utf8').trim()
       return { tree, large }
@@ -191,12 +209,24 @@ export class GitSnapshots {
     return this.serial(async () => {
       const byPath = new Map<string, GitChange>()
       if (a.tree !== b.tree) {
-        const raw = nulList(await this.git(['diff-tree', '-r', '-z', '--no-renames', '--raw', a.tree || EMPTY_TREE, b.tree || EMPTY_TREE]))
+        const raw = nulList(
+          await this.git([
+            'diff-tree',
+            '-r',
+            '-z',
+            '--no-renames',
+            '--raw',
+            a.tree || EMPTY_TREE,
+            b.tree || EMPTY_TREE,
+          ]),
+        )
         for (let i = 0; i + 1 < raw.length; i += 2) {
           const [oldMode, newMode, oldOid, newOid] = (raw[i] as string).slice(1).split(' ')
           const rel = raw[i + 1] as string
           const side = (mode: string | undefined, oid: string | undefined): GitSide =>
-            mode === undefined || oid === undefined || /^0+$/.test(mode) ? { kind: 'absent' } : { kind: 'blob', oid, mode }
+            mode === undefined || oid === undefined || /^0+$/.test(mode)
+              ? { kind: 'absent' }
+              : { kind: 'blob', oid, mode }
           byPath.set(rel, { path: rel, before: side(oldMode, oldOid), after: side(newMode, newOid) })
         }
       }
@@ -204,7 +234,11 @@ export class GitSnapshots {
         const was = a.large.get(rel)
         if (was?.signature === now.signature) continue
         const before = byPath.get(rel)?.before ?? (was ? { kind: 'large' as const, size: was.size } : undefined)
-        byPath.set(rel, { path: rel, before: before ?? (await this.blobSide(a.tree, rel)), after: { kind: 'large', size: now.size } })
+        byPath.set(rel, {
+          path: rel,
+          before: before ?? (await this.blobSide(a.tree, rel)),
+          after: { kind: 'large', size: now.size },
+        })
       }
       for (const [rel, was] of a.large) {
         if (b.large.has(rel) || byPath.has(rel)) continue

@@ -10,6 +10,13 @@ export { planRestore, statOf, type PlanInput } from './planner.ts'
 export { diffCounts, unifiedDiff } from './diff.ts'
 export { Timeline, type Expected, type RestoreEntry } from './timeline.ts'
 export { restoreHookFromEnv, type RestoreHook } from './restorer.ts'
-export { SessionWorkspace, type CallPoint, type CaptureOutcome, type FileAtPoint, type FileDiffResult, type WorkspaceStatusInfo } from './session-workspace.ts'
+export {
+  SessionWorkspace,
+  type CallPoint,
+  type CaptureOutcome,
+  type FileAtPoint,
+  type FileDiffResult,
+  type WorkspaceStatusInfo,
+} from './session-workspace.ts'
 export { WorkspaceRegistry, type RegistryOptions } from './registry.ts'
 export type { Snapshot } from './git.ts'

@@ -31,19 +31,29 @@ export interface LogLoad {
   readonly problems: readonly string[]
 }
 
-const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>(['too-large', 'binary', 'symlink', 'symlink-on-path', 'not-regular', 'unreadable'])
+const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>([
+  'too-large',
+  'binary',
+  'symlink',
+  'symlink-on-path',
+  'not-regular',
+  'unreadable',
+])
 const HASH = /^[0-9a-f]{64}$/
 
 type Obj = { readonly [key: string]: unknown }
 const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value)
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
-const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 1000
+const isText = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= 1000
 
 export function parseState(value: unknown): FileState | undefined {
   if (!isObj(value)) return undefined
   if (value.kind === 'absent') return { kind: 'absent' }
   if (value.kind === 'file' && typeof value.hash === 'string' && HASH.test(value.hash) && isCount(value.size)) {
-    return value.exec === true ? { kind: 'file', hash: value.hash, size: value.size, exec: true } : { kind: 'file', hash: value.hash, size: value.size }
+    return value.exec === true
+      ? { kind: 'file', hash: value.hash, size: value.size, exec: true }
+      : { kind: 'file', hash: value.hash, size: value.size }
   }
   if (value.kind === 'skipped' && typeof value.reason === 'string' && SKIP_REASONS.has(value.reason)) {
     const reason = value.reason as SkipReason
@@ -70,7 +80,7 @@ export function parseOps(value: unknown): SingleOp[] | undefined {
   if (isObj(value) && value.t === 'batch') {
     if (!Array.isArray(value.ops) || value.ops.length === 0) return undefined
     const ops = value.ops.map(parseOp)
-    return ops.every((op) => op !== undefined) ? ops as SingleOp[] : undefined
+    return ops.every((op) => op !== undefined) ? (ops as SingleOp[]) : undefined
   }
   const op = parseOp(value)
   return op === undefined ? undefined : [op]
@@ -82,33 +92,57 @@ export function parseOp(value: unknown): SingleOp | undefined {
   switch (value.t) {
     case 'before': {
       const state = parseState(value.state)
-      if (!isCount(value.key) || !isText(value.node) || !isText(value.call) || !isText(value.tool) || pathProblem(value.path) !== undefined || !state) return undefined
-      return { t: 'before', key: value.key, node: value.node, call: value.call, tool: value.tool, path: value.path as string, state }
+      if (
+        !isCount(value.key) ||
+        !isText(value.node) ||
+        !isText(value.call) ||
+        !isText(value.tool) ||
+        pathProblem(value.path) !== undefined ||
+        !state
+      )
+        return undefined
+      return {
+        t: 'before',
+        key: value.key,
+        node: value.node,
+        call: value.call,
+        tool: value.tool,
+        path: value.path as string,
+        state,
+      }
     }
     case 'after': {
       const state = parseState(value.state)
-      if (!isCount(value.key) || !isText(value.call) || pathProblem(value.path) !== undefined || !state) return undefined
+      if (!isCount(value.key) || !isText(value.call) || pathProblem(value.path) !== undefined || !state)
+        return undefined
       return { t: 'after', key: value.key, call: value.call, path: value.path as string, state }
     }
     case 'shell': {
       const files = parseChanges(value.files)
-      if (!isCount(value.key) || !isText(value.node) || !isText(value.call) || !isText(value.tool) || !files) return undefined
+      if (!isCount(value.key) || !isText(value.node) || !isText(value.call) || !isText(value.tool) || !files)
+        return undefined
       return { t: 'shell', key: value.key, node: value.node, call: value.call, tool: value.tool, files }
     }
     case 'restore': {
       const files = parseChanges(value.files)
-      if (!isCount(value.key) || !isText(value.id) || !(value.target === null || isText(value.target)) || !files) return undefined
+      if (!isCount(value.key) || !isText(value.id) || !(value.target === null || isText(value.target)) || !files)
+        return undefined
       return { t: 'restore', key: value.key, id: value.id, target: value.target as string | null, files }
     }
     case 'restored': {
-      const kept = Array.isArray(value.kept) && value.kept.every((p) => pathProblem(p) === undefined) ? value.kept as string[] : undefined
+      const kept =
+        Array.isArray(value.kept) && value.kept.every((p) => pathProblem(p) === undefined)
+          ? (value.kept as string[])
+          : undefined
       if (!isText(value.id) || !kept) return undefined
       return { t: 'restored', id: value.id, kept }
     }
     case 'noted':
       return isText(value.id) ? { t: 'noted', id: value.id } : undefined
     case 'root':
-      return typeof value.root === 'string' && path.isAbsolute(value.root) && (value.shell === 'git' || value.shell === 'off')
+      return typeof value.root === 'string' &&
+        path.isAbsolute(value.root) &&
+        (value.shell === 'git' || value.shell === 'off')
         ? { t: 'root', root: value.root, shell: value.shell }
         : undefined
     default:
@@ -131,7 +165,10 @@ export class CheckpointLog {
    * line's `data`); `w` is the session's last event seq when it happened.
    */
   append(op: CheckpointOp, w: number, contents: ReadonlyMap<string, Buffer> = new Map()): TreeResult<number> {
-    const record = contents.size === 0 ? op : { ...op, data: Object.fromEntries([...contents].map(([hash, bytes]) => [hash, bytes.toString('base64')])) }
+    const record =
+      contents.size === 0
+        ? op
+        : { ...op, data: Object.fromEntries([...contents].map(([hash, bytes]) => [hash, bytes.toString('base64')])) }
     const written = this.journal.append(this.sessionId, { w: Math.max(0, w), op: record as unknown as JsonObject })
     if (!written.ok) return fail('WORKSPACE_IO', `checkpoint journal: ${written.error.message}`, written.error.details)
     return ok(written.value.n)
@@ -159,7 +196,10 @@ export class CheckpointLog {
       for (const [hash, encoded] of Object.entries(data)) {
         const bytes = typeof encoded === 'string' ? Buffer.from(encoded, 'base64') : undefined
         if (bytes !== undefined && HASH.test(hash) && hashOf(bytes) === hash) contents.set(hash, bytes)
-        else problems.push(`checkpoint record ${record.n} carries a content that does not match its hash ${hash.slice(0, 12)}; skipped`)
+        else
+          problems.push(
+            `checkpoint record ${record.n} carries a content that does not match its hash ${hash.slice(0, 12)}; skipped`,
+          )
       }
     }
     return { ops, contents, problems }

@@ -20,7 +20,8 @@ export function pathProblem(rel: unknown): string | undefined {
   if (rel.startsWith('/')) return 'path must be relative to the workspace'
   const parts = rel.split('/')
   for (const part of parts) {
-    if (part === '' || part === '.' || part === '..') return `path has an empty, "." or ".." segment: ${JSON.stringify(rel)}`
+    if (part === '' || part === '.' || part === '..')
+      return `path has an empty, "." or ".." segment: ${JSON.stringify(rel)}`
   }
   if (parts[0] === GIT_DIR) return 'paths inside .git are never checkpointed'
   return undefined

@@ -9,7 +9,16 @@
  * as blocked and left alone.
  */
 import type { Expected } from './timeline.ts'
-import { sameState, type BlockedFile, type Conflict, type DiffStat, type FileState, type PlanEntry, type RestoreAction, type RestorePlan } from './types.ts'
+import {
+  sameState,
+  type BlockedFile,
+  type Conflict,
+  type DiffStat,
+  type FileState,
+  type PlanEntry,
+  type RestoreAction,
+  type RestorePlan,
+} from './types.ts'
 
 export interface PlanInput {
   readonly target: string | null

@@ -89,11 +89,13 @@ export class WorkspaceRegistry {
   private async load(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>> {
     const off = this.unavailable
     if (off !== undefined) return fail('WORKSPACE_UNAVAILABLE', off)
-    if (typeof cwd !== 'string' || !path.isAbsolute(cwd)) return fail('WORKSPACE_UNAVAILABLE', 'the session has no workspace directory')
+    if (typeof cwd !== 'string' || !path.isAbsolute(cwd))
+      return fail('WORKSPACE_UNAVAILABLE', 'the session has no workspace directory')
     try {
       const place = (this.options.sidecars ?? new SidecarLocator(this.options.sidecarRoot as string)).place(sessionId)
       mkdirSync(place.base, { recursive: true, mode: 0o700 })
-      if (place.inSession && lstatSync(place.base).isSymbolicLink()) return fail('WORKSPACE_IO', `${place.base} is a symbolic link; it is not followed`, { sessionId })
+      if (place.inSession && lstatSync(place.base).isSymbolicLink())
+        return fail('WORKSPACE_IO', `${place.base} is a symbolic link; it is not followed`, { sessionId })
       // Trusted from here down to the sidecar directory (it is checked, never followed, below).
       const sidecarRoot = realpathSync(place.base)
       const dirRel = `${path.basename(place.dir)}/workspace`
@@ -108,7 +110,9 @@ export class WorkspaceRegistry {
         if (recorded.shell === 'git') {
           worktree = await detectWorkTree(root)
           if (worktree?.toplevel !== root) {
-            problems.push(`${root} is no longer the top level of a git work tree: shell changes are not tracked any more`)
+            problems.push(
+              `${root} is no longer the top level of a git work tree: shell changes are not tracked any more`,
+            )
             worktree = undefined
           }
         }
@@ -127,7 +131,9 @@ export class WorkspaceRegistry {
         log,
         loaded: problems.length > 0 ? { ...loaded, problems: [...loaded.problems, ...problems] } : loaded,
         blobs: new BlobStore(sidecarRoot, `${dirRel}/blobs.pack`),
-        git: worktree ? new GitSnapshots(path.join(sidecarRoot, dirRel, 'git'), worktree, this.options.maxFileBytes) : undefined,
+        git: worktree
+          ? new GitSnapshots(path.join(sidecarRoot, dirRel, 'git'), worktree, this.options.maxFileBytes)
+          : undefined,
         ...(this.options.hook ? { hook: this.options.hook } : {}),
         ...(this.options.inlineMaxBytes !== undefined ? { inlineMaxBytes: this.options.inlineMaxBytes } : {}),
       })

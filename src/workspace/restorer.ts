@@ -13,7 +13,16 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { hashOf, type BlobStore } from './blobs.ts'
-import { commitStaged, probe, readNoFollow, removeFile, removeStale, SafeFsError, stageFile, type StatSignature } from './safe-fs.ts'
+import {
+  commitStaged,
+  probe,
+  readNoFollow,
+  removeFile,
+  removeStale,
+  SafeFsError,
+  stageFile,
+  type StatSignature,
+} from './safe-fs.ts'
 import type { BlockedFile, FileChange, FileState, PlanEntry } from './types.ts'
 
 /** One file to write (or delete) and what it must still be right before. */
@@ -42,7 +51,9 @@ export function tempNameFor(restoreId: string, rel: string): string {
   const base = path.posix.basename(rel)
   const name = `.${base}.dsh-restore-${restoreId.slice(0, 12)}`
   // File names stop at 255 bytes.
-  return Buffer.byteLength(name) <= 240 ? name : `.dsh-restore-${restoreId.slice(0, 12)}-${createHash('sha256').update(base).digest('hex').slice(0, 16)}`
+  return Buffer.byteLength(name) <= 240
+    ? name
+    : `.dsh-restore-${restoreId.slice(0, 12)}-${createHash('sha256').update(base).digest('hex').slice(0, 16)}`
 }
 
 export interface PreparedRestore {
@@ -60,7 +71,12 @@ export interface PreparedRestore {
  * edit included, so the restore can be undone) and load every target content.
  * A file that is no longer what the plan saw is left out.
  */
-export function prepareRestore(root: string, blobs: BlobStore, entries: readonly PlanEntry[], maxBytes: number): TreeResult<PreparedRestore> {
+export function prepareRestore(
+  root: string,
+  blobs: BlobStore,
+  entries: readonly PlanEntry[],
+  maxBytes: number,
+): TreeResult<PreparedRestore> {
   const writes: RestoreWrite[] = []
   const files: FileChange[] = []
   const changed: string[] = []
@@ -93,7 +109,10 @@ export function prepareRestore(root: string, blobs: BlobStore, entries: readonly
       files.push({ path: entry.path, before, after: entry.target })
     }
   } catch (error) {
-    return fail('WORKSPACE_IO', `storing the files a restore replaces failed; nothing was written: ${error instanceof Error ? error.message : String(error)}`)
+    return fail(
+      'WORKSPACE_IO',
+      `storing the files a restore replaces failed; nothing was written: ${error instanceof Error ? error.message : String(error)}`,
+    )
   }
   return ok({ writes, files, changed, damaged })
 }
@@ -109,7 +128,9 @@ export function removeLeftovers(root: string, restoreId: string, paths: readonly
     if (found.kind !== 'file') continue
     try {
       if (removeStale(path.join(root, tempRel))) removed.push(tempRel)
-    } catch { /* not a regular file: left alone */ }
+    } catch {
+      /* not a regular file: left alone */
+    }
   }
   return removed
 }
@@ -121,7 +142,12 @@ function signatureNow(root: string, rel: string): StatSignature | 'absent' | und
 }
 
 /** Write the files in order; I/O failures other than the checks above throw (what was written so far stays written). */
-export async function writeRestore(root: string, restoreId: string, writes: readonly RestoreWrite[], hook?: RestoreHook): Promise<RestoreOutcome> {
+export async function writeRestore(
+  root: string,
+  restoreId: string,
+  writes: readonly RestoreWrite[],
+  hook?: RestoreHook,
+): Promise<RestoreOutcome> {
   const written: string[] = []
   const kept: string[] = []
   const refused: { path: string; message: string }[] = []

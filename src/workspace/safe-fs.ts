@@ -12,8 +12,20 @@
  * operation is one small file.
  */
 import {
-  closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync,
-  renameSync, unlinkSync, writeSync, type BigIntStats,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  type BigIntStats,
 } from 'node:fs'
 import path from 'node:path'
 import { segments } from './paths.ts'
@@ -36,13 +48,26 @@ export type StatSignature = string
 
 /** What is at a path, without reading it. */
 export type Probe =
-  | { readonly kind: 'file'; readonly size: number; readonly exec: boolean; readonly signature: StatSignature; readonly mode: number; readonly mtimeMs: number }
+  | {
+      readonly kind: 'file'
+      readonly size: number
+      readonly exec: boolean
+      readonly signature: StatSignature
+      readonly mode: number
+      readonly mtimeMs: number
+    }
   | { readonly kind: 'absent' }
   | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number }
 
 /** A file read in full. */
 export type Read =
-  | { readonly kind: 'file'; readonly bytes: Buffer; readonly exec: boolean; readonly signature: StatSignature; readonly mtimeMs: number }
+  | {
+      readonly kind: 'file'
+      readonly bytes: Buffer
+      readonly exec: boolean
+      readonly signature: StatSignature
+      readonly mtimeMs: number
+    }
   | { readonly kind: 'absent' }
   | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number }
 
@@ -115,7 +140,14 @@ export function probe(root: string, rel: string): Probe {
   if (stats.isSymbolicLink()) return { kind: 'skipped', reason: 'symlink' }
   if (!stats.isFile()) return { kind: 'skipped', reason: 'not-regular' }
   const mode = Number(stats.mode & 0o7777n)
-  return { kind: 'file', size: Number(stats.size), exec: (mode & 0o111) !== 0, signature: signatureOf(stats), mode, mtimeMs: Number(stats.mtimeNs / 1_000_000n) }
+  return {
+    kind: 'file',
+    size: Number(stats.size),
+    exec: (mode & 0o111) !== 0,
+    signature: signatureOf(stats),
+    mode,
+    mtimeMs: Number(stats.mtimeNs / 1_000_000n),
+  }
 }
 
 /**
@@ -154,7 +186,13 @@ export function readNoFollow(root: string, rel: string, maxBytes: number): Read 
     const bytes = buffer.subarray(0, length)
     if (bytes.subarray(0, BINARY_SNIFF).includes(0)) return { kind: 'skipped', reason: 'binary', size: length }
     const mode = Number(stats.mode & 0o777n)
-    return { kind: 'file', bytes, exec: (mode & 0o111) !== 0, signature: signatureOf(stats), mtimeMs: Number(stats.mtimeNs / 1_000_000n) }
+    return {
+      kind: 'file',
+      bytes,
+      exec: (mode & 0o111) !== 0,
+      signature: signatureOf(stats),
+      mtimeMs: Number(stats.mtimeNs / 1_000_000n),
+    }
   } catch {
     return { kind: 'skipped', reason: 'unreadable' }
   } finally {
@@ -180,7 +218,8 @@ export function ensureDirs(root: string, rel: string, dirMode = 0o777): void {
     const next = path.join(dir, parts[i] as string)
     const stats = lstatMaybe(next)
     if (stats?.isSymbolicLink()) throw new SafeFsError('symlink-on-path', `${next} is a symbolic link (never followed)`)
-    if (stats !== undefined && !stats.isDirectory()) throw new SafeFsError('not-replaceable', `${next} is not a directory`)
+    if (stats !== undefined && !stats.isDirectory())
+      throw new SafeFsError('not-replaceable', `${next} is not a directory`)
     if (stats === undefined) {
       try {
         mkdirSync(next, { mode: dirMode })
@@ -209,13 +248,23 @@ export interface Staged {
  * the current file's (exec bits set or cleared to match `exec`), or the
  * default for a new file.
  */
-export function stageFile(root: string, rel: string, bytes: Uint8Array, exec: boolean, tempName: string, privateFile = false): Staged {
+export function stageFile(
+  root: string,
+  rel: string,
+  bytes: Uint8Array,
+  exec: boolean,
+  tempName: string,
+  privateFile = false,
+): Staged {
   ensureDirs(root, rel, privateFile ? 0o700 : 0o777)
   const target = path.join(root, rel)
   const dir = path.dirname(target)
   const current = lstatMaybe(target)
   if (current !== undefined && !current.isFile()) {
-    throw new SafeFsError(current.isSymbolicLink() ? 'symlink-on-path' : 'not-replaceable', `${target} is not a regular file; it is left as it is`)
+    throw new SafeFsError(
+      current.isSymbolicLink() ? 'symlink-on-path' : 'not-replaceable',
+      `${target} is not a regular file; it is left as it is`,
+    )
   }
   let mode: number | undefined
   if (current !== undefined) {
@@ -234,7 +283,11 @@ export function stageFile(root: string, rel: string, bytes: Uint8Array, exec: bo
     fsyncSync(fd)
   } catch (error) {
     closeSync(fd)
-    try { unlinkSync(temp) } catch { /* best effort: the next restore removes it */ }
+    try {
+      unlinkSync(temp)
+    } catch {
+      /* best effort: the next restore removes it */
+    }
     throw error
   }
   closeSync(fd)
@@ -245,7 +298,11 @@ export function stageFile(root: string, rel: string, bytes: Uint8Array, exec: bo
 export function commitStaged(staged: Staged): void {
   const current = lstatMaybe(staged.target)
   if (current !== undefined && !current.isFile()) {
-    try { unlinkSync(staged.temp) } catch { /* best effort */ }
+    try {
+      unlinkSync(staged.temp)
+    } catch {
+      /* best effort */
+    }
     throw new SafeFsError('not-replaceable', `${staged.target} is no longer a regular file; it is left as it is`)
   }
   renameSync(staged.temp, staged.target)
@@ -256,11 +313,13 @@ export function commitStaged(staged: Staged): void {
 export function removeFile(root: string, rel: string): void {
   const dirs = walkDirs(root, rel)
   if (dirs === 'missing' || dirs === 'not-dir') return
-  if (dirs === 'symlink') throw new SafeFsError('symlink-on-path', `a directory on the way to ${rel} is a symbolic link`)
+  if (dirs === 'symlink')
+    throw new SafeFsError('symlink-on-path', `a directory on the way to ${rel} is a symbolic link`)
   const target = path.join(root, rel)
   const current = lstatMaybe(target)
   if (current === undefined) return
-  if (!current.isFile()) throw new SafeFsError('not-replaceable', `${target} is not a regular file; it is left as it is`)
+  if (!current.isFile())
+    throw new SafeFsError('not-replaceable', `${target} is not a regular file; it is left as it is`)
   unlinkSync(target)
   syncDirectory(path.dirname(target))
 }
@@ -282,7 +341,8 @@ export function removeStale(file: string): boolean {
  */
 export function openPrivate(root: string, rel: string, create: boolean): { fd: number; created: boolean } {
   if (create) ensureDirs(root, rel, 0o700)
-  else if (walkDirs(root, rel) === 'symlink') throw new SafeFsError('symlink-on-path', `a directory on the way to ${rel} is a symbolic link`)
+  else if (walkDirs(root, rel) === 'symlink')
+    throw new SafeFsError('symlink-on-path', `a directory on the way to ${rel} is a symbolic link`)
   const file = path.join(root, rel)
   const existed = lstatMaybe(file) !== undefined
   const fd = openSync(file, constants.O_RDWR | constants.O_NOFOLLOW | (create ? constants.O_CREAT : 0), 0o600)

@@ -23,13 +23,36 @@ import { planRestore, statOf } from './planner.ts'
 import { prepareRestore, removeLeftovers, writeRestore, type RestoreHook } from './restorer.ts'
 import { BINARY_SNIFF, probe, readNoFollow, type StatSignature } from './safe-fs.ts'
 import { Timeline, type RestoreEntry } from './timeline.ts'
-import type { CallPoint, CaptureOutcome, FileAtPoint, FileDiffResult, SessionWorkspaceInit, WorkspaceStatusInfo } from './session-workspace-types.ts'
+import type {
+  CallPoint,
+  CaptureOutcome,
+  FileAtPoint,
+  FileDiffResult,
+  SessionWorkspaceInit,
+  WorkspaceStatusInfo,
+} from './session-workspace-types.ts'
 import {
-  sameState, skipMessage, type BlockedFile, type ConflictDecision, type FileChange, type FileState, type SingleOp,
-  type PlanEntry, type RestorePlan, type RestoreReport, type ShellTracking,
+  sameState,
+  skipMessage,
+  type BlockedFile,
+  type ConflictDecision,
+  type FileChange,
+  type FileState,
+  type SingleOp,
+  type PlanEntry,
+  type RestorePlan,
+  type RestoreReport,
+  type ShellTracking,
 } from './types.ts'
 
-export type { CallPoint, CaptureOutcome, FileAtPoint, FileDiffResult, SessionWorkspaceInit, WorkspaceStatusInfo } from './session-workspace-types.ts'
+export type {
+  CallPoint,
+  CaptureOutcome,
+  FileAtPoint,
+  FileDiffResult,
+  SessionWorkspaceInit,
+  WorkspaceStatusInfo,
+} from './session-workspace-types.ts'
 
 /**
  * Contents up to this size travel in the journal line that first refers to
@@ -79,7 +102,10 @@ export class SessionWorkspace {
       this.problemList.push(`checkpoint contents could not be copied into the pack: ${describe(error)}`)
     }
     this.writer = new CheckpointWriter({
-      log: init.log, blobs: init.blobs, root: init.root, shell: init.shell,
+      log: init.log,
+      blobs: init.blobs,
+      root: init.root,
+      shell: init.shell,
       rooted: loaded.ops.some((entry) => entry.op.t === 'root'),
       problem: (message) => this.problemList.push(message),
     })
@@ -124,7 +150,9 @@ export class SessionWorkspace {
     } else {
       this.blobs.put(read.bytes, hash, durable)
     }
-    const state: FileState = read.exec ? { kind: 'file', hash, size: read.bytes.length, exec: true } : { kind: 'file', hash, size: read.bytes.length }
+    const state: FileState = read.exec
+      ? { kind: 'file', hash, size: read.bytes.length, exec: true }
+      : { kind: 'file', hash, size: read.bytes.length }
     this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
     return state
   }
@@ -141,8 +169,14 @@ export class SessionWorkspace {
     try {
       const contents = new Map<string, Buffer>()
       const state = this.snapshotFile(rel, true, contents)
-      const written = this.append({ t: 'before', key: point.key, node: point.node, call: point.call, tool: point.tool, path: rel, state }, point.w, contents)
-      return written.ok ? { kind: 'captured', path: rel, state } : { kind: 'failed', path: rel, message: written.error.message }
+      const written = this.append(
+        { t: 'before', key: point.key, node: point.node, call: point.call, tool: point.tool, path: rel, state },
+        point.w,
+        contents,
+      )
+      return written.ok
+        ? { kind: 'captured', path: rel, state }
+        : { kind: 'failed', path: rel, message: written.error.message }
     } catch (error) {
       return { kind: 'failed', path: rel, message: `checkpoint failed: ${describe(error)}` }
     }
@@ -179,15 +213,24 @@ export class SessionWorkspace {
       const after = await this.git.snapshot()
       const changes = await this.git.changes(before, after)
       if (changes.length === 0) return ok([])
-      const oids = changes.flatMap((c) => [c.before, c.after]).flatMap((side) => (side.kind === 'blob' ? [side.oid] : []))
+      const oids = changes
+        .flatMap((c) => [c.before, c.after])
+        .flatMap((side) => (side.kind === 'blob' ? [side.oid] : []))
       const contents = await this.git.blobs(oids)
       const files: FileChange[] = []
       for (const change of changes) {
         if (pathProblem(change.path) !== undefined || isGitlink(change)) continue
-        files.push({ path: change.path, before: this.sideState(change.before, contents), after: this.sideState(change.after, contents) })
+        files.push({
+          path: change.path,
+          before: this.sideState(change.before, contents),
+          after: this.sideState(change.after, contents),
+        })
       }
       if (files.length === 0) return ok([])
-      const written = this.append({ t: 'shell', key: point.key, node: point.node, call: point.call, tool: point.tool, files }, point.w)
+      const written = this.append(
+        { t: 'shell', key: point.key, node: point.node, call: point.call, tool: point.tool, files },
+        point.w,
+      )
       if (!written.ok) return written
       for (const file of files) this.cache.delete(file.path)
       return ok(files)
@@ -205,7 +248,9 @@ export class SessionWorkspace {
     if (bytes.length > this.maxFileBytes) return { kind: 'skipped', reason: 'too-large', size: bytes.length }
     if (bytes.subarray(0, BINARY_SNIFF).includes(0)) return { kind: 'skipped', reason: 'binary', size: bytes.length }
     const hash = this.blobs.put(bytes)
-    return side.mode === '100755' ? { kind: 'file', hash, size: bytes.length, exec: true } : { kind: 'file', hash, size: bytes.length }
+    return side.mode === '100755'
+      ? { kind: 'file', hash, size: bytes.length, exec: true }
+      : { kind: 'file', hash, size: bytes.length }
   }
 
   // ------------------------------------------------------------ reading
@@ -220,7 +265,9 @@ export class SessionWorkspace {
     const read = readNoFollow(this.root, rel, this.maxFileBytes)
     if (read.kind !== 'file') return read
     const hash = hashOf(read.bytes)
-    const state: FileState = read.exec ? { kind: 'file', hash, size: read.bytes.length, exec: true } : { kind: 'file', hash, size: read.bytes.length }
+    const state: FileState = read.exec
+      ? { kind: 'file', hash, size: read.bytes.length, exec: true }
+      : { kind: 'file', hash, size: read.bytes.length }
     this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
     return state
   }
@@ -234,7 +281,9 @@ export class SessionWorkspace {
   filesAt(boundary: number): FileAtPoint[] {
     return this.timeline.paths().map((path) => {
       const state = this.timeline.stateAt(path, boundary)
-      return state === undefined ? { path, differs: true } : { path, state, differs: !sameState(state, this.current(path)) }
+      return state === undefined
+        ? { path, differs: true }
+        : { path, state, differs: !sameState(state, this.current(path)) }
     })
   }
 
@@ -294,12 +343,16 @@ export class SessionWorkspace {
   diff(boundary: number, rel: string): TreeResult<FileDiffResult> {
     const problem = pathProblem(rel)
     if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path: rel })
-    if (!this.timeline.has(rel)) return fail('INVALID_ARGUMENT', `${JSON.stringify(rel)} has no checkpoints in this session`, { path: rel })
+    if (!this.timeline.has(rel))
+      return fail('INVALID_ARGUMENT', `${JSON.stringify(rel)} has no checkpoints in this session`, { path: rel })
     const current = this.current(rel)
     const target = this.timeline.stateAt(rel, boundary)
     const before = this.textOf(current, rel)
     const after = this.textOf(target)
-    const diff = before === undefined || after === undefined || (target !== undefined && sameState(current, target)) ? '' : unifiedDiff(rel, before, after)
+    const diff =
+      before === undefined || after === undefined || (target !== undefined && sameState(current, target))
+        ? ''
+        : unifiedDiff(rel, before, after)
     return ok(target === undefined ? { path: rel, current, diff } : { path: rel, current, target, diff })
   }
 
@@ -310,9 +363,15 @@ export class SessionWorkspace {
    * otherwise). What each file is now is stored and journaled before the
    * first write; files that changed since the plan are left alone.
    */
-  async restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number): Promise<TreeResult<RestoreReport>> {
+  async restore(
+    plan: RestorePlan,
+    decide: (path: string) => ConflictDecision,
+    w: number,
+  ): Promise<TreeResult<RestoreReport>> {
     const id = randomUUID().replaceAll('-', '')
-    const chosen = [...plan.entries, ...plan.conflicts.filter((c) => decide(c.path) === 'overwrite')].sort((a, b) => (a.path < b.path ? -1 : 1))
+    const chosen = [...plan.entries, ...plan.conflicts.filter((c) => decide(c.path) === 'overwrite')].sort((a, b) =>
+      a.path < b.path ? -1 : 1,
+    )
     const kept = plan.conflicts.filter((c) => decide(c.path) !== 'overwrite').map((c) => c.path)
     const prepared = prepareRestore(this.root, this.blobs, chosen, this.maxFileBytes)
     if (!prepared.ok) return prepared
@@ -321,26 +380,54 @@ export class SessionWorkspace {
     const blocked: BlockedFile[] = [...plan.blocked, ...prepared.value.damaged]
     const report = (written: readonly string[], keptNow: readonly string[]): RestoreReport => {
       const byPath = new Map(files.map((f) => [f.path, f]))
-      const pick = (action: 'create' | 'update' | 'delete') => written.filter((p) => {
-        const f = byPath.get(p)!
-        return action === 'delete' ? f.after.kind === 'absent' : action === 'create' ? f.before.kind === 'absent' : f.before.kind !== 'absent' && f.after.kind !== 'absent'
-      })
-      return { id, target: plan.target, created: pick('create'), updated: pick('update'), deleted: pick('delete'), kept: [...kept, ...keptNow], blocked }
+      const pick = (action: 'create' | 'update' | 'delete') =>
+        written.filter((p) => {
+          const f = byPath.get(p)!
+          return action === 'delete'
+            ? f.after.kind === 'absent'
+            : action === 'create'
+              ? f.before.kind === 'absent'
+              : f.before.kind !== 'absent' && f.after.kind !== 'absent'
+        })
+      return {
+        id,
+        target: plan.target,
+        created: pick('create'),
+        updated: pick('update'),
+        deleted: pick('delete'),
+        kept: [...kept, ...keptNow],
+        blocked,
+      }
     }
     if (writes.length === 0) return ok(report([], []))
     const intent = this.append({ t: 'restore', key: 2 * w + 1, id, target: plan.target, files }, w)
-    if (!intent.ok) return fail('WORKSPACE_IO', `the restore could not be journaled; nothing was written: ${intent.error.message}`)
+    if (!intent.ok)
+      return fail('WORKSPACE_IO', `the restore could not be journaled; nothing was written: ${intent.error.message}`)
     let outcome
     try {
       outcome = await writeRestore(this.root, id, writes, this.hook)
     } catch (error) {
-      return fail('WORKSPACE_IO', `restoring the files failed part way (each file is either as it was or restored; repeat the restore): ${describe(error)}`, { restoreId: id })
+      return fail(
+        'WORKSPACE_IO',
+        `restoring the files failed part way (each file is either as it was or restored; repeat the restore): ${describe(error)}`,
+        { restoreId: id },
+      )
     } finally {
       for (const write of writes) this.cache.delete(write.path)
     }
-    for (const refused of outcome.refused) blocked.push({ path: refused.path, reason: 'current-not-replaceable', current: { kind: 'skipped', reason: 'not-regular' } })
+    for (const refused of outcome.refused)
+      blocked.push({
+        path: refused.path,
+        reason: 'current-not-replaceable',
+        current: { kind: 'skipped', reason: 'not-regular' },
+      })
     const done = this.append({ t: 'restored', id, kept: [...outcome.kept, ...outcome.refused.map((r) => r.path)] }, w)
-    if (!done.ok) return fail('WORKSPACE_IO', `the files were restored, but the journal could not record it: ${done.error.message}`, { restoreId: id })
+    if (!done.ok)
+      return fail(
+        'WORKSPACE_IO',
+        `the files were restored, but the journal could not record it: ${done.error.message}`,
+        { restoreId: id },
+      )
     return ok(report(outcome.written, outcome.kept))
   }
 
@@ -381,7 +468,10 @@ export class SessionWorkspace {
 }
 
 function isGitlink(change: GitChange): boolean {
-  return (change.before.kind === 'blob' && change.before.mode === '160000') || (change.after.kind === 'blob' && change.after.mode === '160000')
+  return (
+    (change.before.kind === 'blob' && change.before.mode === '160000') ||
+    (change.after.kind === 'blob' && change.after.mode === '160000')
+  )
 }
 
 function describe(error: unknown): string {

@@ -82,7 +82,15 @@ export class Timeline {
           this.open.set(callId, calls)
         }
         if (calls.has(op.path)) return // the first before-image of a call wins
-        const change: Change = { n, key: op.key, source: 'tool', node: op.node, call: op.call, before: op.state, after: undefined }
+        const change: Change = {
+          n,
+          key: op.key,
+          source: 'tool',
+          node: op.node,
+          call: op.call,
+          before: op.state,
+          after: undefined,
+        }
         calls.set(op.path, change)
         this.insert(op.path, change)
         this.noteNode(op.node, op.path)
@@ -100,16 +108,39 @@ export class Timeline {
       }
       case 'shell':
         for (const file of op.files) {
-          this.insert(file.path, { n, key: op.key, source: 'shell', node: op.node, call: op.call, before: file.before, after: file.after })
+          this.insert(file.path, {
+            n,
+            key: op.key,
+            source: 'shell',
+            node: op.node,
+            call: op.call,
+            before: file.before,
+            after: file.after,
+          })
           if (!sameState(file.before, file.after)) this.noteNode(op.node, file.path)
         }
         return
       case 'restore': {
-        const changes = op.files.map((file): Change => ({ n, key: op.key, source: 'restore', restore: op.id, before: file.before, after: file.after }))
+        const changes = op.files.map((file): Change => ({
+          n,
+          key: op.key,
+          source: 'restore',
+          restore: op.id,
+          before: file.before,
+          after: file.after,
+        }))
         op.files.forEach((file, i) => this.insert(file.path, changes[i] as Change))
         this.restoreChanges.set(op.id, changes)
         this.restoreIndex.set(op.id, this.restoreList.length)
-        this.restoreList.push({ id: op.id, key: op.key, target: op.target, paths: op.files.map((f) => f.path), complete: false, kept: [], noted: false })
+        this.restoreList.push({
+          id: op.id,
+          key: op.key,
+          target: op.target,
+          paths: op.files.map((f) => f.path),
+          complete: false,
+          kept: [],
+          noted: false,
+        })
         return
       }
       case 'restored': {
@@ -119,7 +150,10 @@ export class Timeline {
         const entry = this.restoreList[index] as RestoreEntry
         entry.paths.forEach((path, i) => {
           // A file the restore left alone did not change.
-          if (kept.has(path)) (this.restoreChanges.get(op.id)?.[i] as Change).after = (this.restoreChanges.get(op.id)?.[i] as Change).before
+          if (kept.has(path))
+            (this.restoreChanges.get(op.id)?.[i] as Change).after = (
+              this.restoreChanges.get(op.id)?.[i] as Change
+            ).before
         })
         this.restoreList[index] = { ...entry, complete: true, kept: [...op.kept] }
         return
@@ -182,7 +216,8 @@ export class Timeline {
     const last = this.latest.get(path)
     if (last === undefined) return undefined
     if (last.after === undefined) return { states: [last.before], unknown: true }
-    const pending = last.restore !== undefined && !(this.restoreList[this.restoreIndex.get(last.restore) ?? -1]?.complete ?? true)
+    const pending =
+      last.restore !== undefined && !(this.restoreList[this.restoreIndex.get(last.restore) ?? -1]?.complete ?? true)
     // A restore cut short may or may not have reached this file.
     return { states: pending ? [last.after, last.before] : [last.after], unknown: false }
   }
@@ -191,7 +226,11 @@ export class Timeline {
   changedByNode(): Map<string, string[]> {
     const result = new Map<string, string[]>()
     for (const [node, paths] of this.byNode) {
-      const real = [...paths].filter((path) => (this.byPath.get(path) ?? []).some((c) => c.node === node && (c.after === undefined || !sameState(c.before, c.after))))
+      const real = [...paths].filter((path) =>
+        (this.byPath.get(path) ?? []).some(
+          (c) => c.node === node && (c.after === undefined || !sameState(c.before, c.after)),
+        ),
+      )
       if (real.length > 0) result.set(node, real.sort())
     }
     return result

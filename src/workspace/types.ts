@@ -7,12 +7,12 @@
 
 /** Why a file's content was not checkpointed (and so cannot be restored). */
 export type SkipReason =
-  | 'too-large'        // over the size limit (`maxFileBytes`)
-  | 'binary'           // a NUL byte in its first 8,000 bytes
-  | 'symlink'          // the path is a symbolic link (never followed)
-  | 'symlink-on-path'  // a directory on the way is a symbolic link
-  | 'not-regular'      // a directory, FIFO, socket or device
-  | 'unreadable'       // reading it failed (permissions, I/O)
+  | 'too-large' // over the size limit (`maxFileBytes`)
+  | 'binary' // a NUL byte in its first 8,000 bytes
+  | 'symlink' // the path is a symbolic link (never followed)
+  | 'symlink-on-path' // a directory on the way is a symbolic link
+  | 'not-regular' // a directory, FIFO, socket or device
+  | 'unreadable' // reading it failed (permissions, I/O)
 
 /** One file at one moment. */
 export type FileState =
@@ -42,22 +42,51 @@ export type ChangeSource = 'tool' | 'shell' | 'restore'
  * `2 × seq` of its `tool/call` event, a restore made when the session's last
  * event was `w` has key `2w + 1` (after every node that existed then).
  */
-export type CheckpointOp = SingleOp | {
-  /** Several ops in one journal line: after-images waiting to be journaled ride with the next record (one fsync for all). */
-  readonly t: 'batch'
-  readonly ops: readonly SingleOp[]
-}
+export type CheckpointOp =
+  | SingleOp
+  | {
+      /** Several ops in one journal line: after-images waiting to be journaled ride with the next record (one fsync for all). */
+      readonly t: 'batch'
+      readonly ops: readonly SingleOp[]
+    }
 
 /** One checkpoint journal op. */
 export type SingleOp =
   /** A file tool is about to write `path`: its content right before (durable before the write). */
-  | { readonly t: 'before'; readonly key: number; readonly node: string; readonly call: string; readonly tool: string; readonly path: string; readonly state: FileState }
+  | {
+      readonly t: 'before'
+      readonly key: number
+      readonly node: string
+      readonly call: string
+      readonly tool: string
+      readonly path: string
+      readonly state: FileState
+    }
   /** That call ended: the same file right after it. */
-  | { readonly t: 'after'; readonly key: number; readonly call: string; readonly path: string; readonly state: FileState }
+  | {
+      readonly t: 'after'
+      readonly key: number
+      readonly call: string
+      readonly path: string
+      readonly state: FileState
+    }
   /** A shell call changed these files (from git snapshots taken before and after it). */
-  | { readonly t: 'shell'; readonly key: number; readonly node: string; readonly call: string; readonly tool: string; readonly files: readonly FileChange[] }
+  | {
+      readonly t: 'shell'
+      readonly key: number
+      readonly node: string
+      readonly call: string
+      readonly tool: string
+      readonly files: readonly FileChange[]
+    }
   /** A restore is about to write these files (every `before` is stored first). */
-  | { readonly t: 'restore'; readonly key: number; readonly id: string; readonly target: string | null; readonly files: readonly FileChange[] }
+  | {
+      readonly t: 'restore'
+      readonly key: number
+      readonly id: string
+      readonly target: string | null
+      readonly files: readonly FileChange[]
+    }
   /** The restore finished; `kept` were left alone (changed while it ran). */
   | { readonly t: 'restored'; readonly id: string; readonly kept: readonly string[] }
   /** The model was told about the restore. */
@@ -170,7 +199,10 @@ export interface WorkspaceOptions {
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
 /** The plain-language reason a file was skipped. */
-export function skipMessage(state: { readonly reason: SkipReason; readonly size?: number }, maxFileBytes: number): string {
+export function skipMessage(
+  state: { readonly reason: SkipReason; readonly size?: number },
+  maxFileBytes: number,
+): string {
   switch (state.reason) {
     case 'too-large':
       return `not checkpointed: ${state.size ?? '?'} bytes is over the ${maxFileBytes}-byte limit (maxFileBytes)`

@@ -87,7 +87,7 @@ export class CheckpointWriter {
       return fail('WORKSPACE_IO', `checkpoint contents: ${error instanceof Error ? error.message : String(error)}`)
     }
     const contents = this.pendingContents.size === 0 ? extra : new Map([...this.pendingContents, ...extra])
-    const written = log.append(ops.length === 1 ? ops[0] as SingleOp : { t: 'batch', ops }, w, contents)
+    const written = log.append(ops.length === 1 ? (ops[0] as SingleOp) : { t: 'batch', ops }, w, contents)
     if (!written.ok) {
       // The new contents are durable nowhere now (the waiting ones stay waiting, with their line).
       blobs.unjournaled(extra.keys())

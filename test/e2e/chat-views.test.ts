@@ -35,21 +35,43 @@ import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove 
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type ChatRequestBody, type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
 import { rowNodes } from './support/tree-rows.ts'
-import { chatTranscript, pathTranscript, requestTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
+import {
+  chatTranscript,
+  pathTranscript,
+  requestTranscript,
+  sameRows,
+  visibleRows,
+  type Row,
+} from './support/chat-page.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
-import { findSessionLogs, readSessionLog, withOriginalCallIds, writeSessionLog, type SessionLogEvent } from './support/session-log.ts'
+import {
+  findSessionLogs,
+  readSessionLog,
+  withOriginalCallIds,
+  writeSessionLog,
+  type SessionLogEvent,
+} from './support/session-log.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const LEGACY_TITLE = 'Legacy session (earlier version)'
 const RESTORED_TITLE = 'Legacy session, exported and imported'
 const REUSED_TITLE = 'A provider that reuses call ids'
 
-if (!HAVE_CHROMIUM && !IN_CI) console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
+if (!HAVE_CHROMIUM && !IN_CI)
+  console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 15_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
@@ -61,468 +83,668 @@ function displayedRange(shown: string): [number, number] {
   const scale = match[2] === 'K' ? 1_000 : match[2] === 'M' ? 1_000_000 : 1
   if (scale === 1) return [value, value]
   const decimals = match[1]!.includes('.') ? match[1]!.split('.')[1]!.length : 0
-  const half = (scale / 10 ** decimals) / 2
+  const half = scale / 10 ** decimals / 2
   return [value * scale - half, value * scale + half]
 }
 
-describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, context meter, Trajectory and Branch on a session with stock switches, in Chromium', () => {
-  let failed = false
-  let artifacts: string
-  let plugin: PackedPlugin
-  let meter: RealTokenMeter
-  let llm: FakeLlm
-  let home: string
-  let work: string
-  let web: WebProcess | undefined
-  const webs: WebProcess[] = []
-  let browser: Browser | undefined
-  let page: Page
-  let sessionId: string
-  /** The session rewritten as earlier versions wrote it (set by its test). */
-  let legacyId: string | undefined
-  const consoleLines: string[] = []
-  const problems: string[] = []
-  const measured: Record<string, unknown> = {}
+describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
+  "DSH web's Chat, context meter, Trajectory and Branch on a session with stock switches, in Chromium",
+  () => {
+    let failed = false
+    let artifacts: string
+    let plugin: PackedPlugin
+    let meter: RealTokenMeter
+    let llm: FakeLlm
+    let home: string
+    let work: string
+    let web: WebProcess | undefined
+    const webs: WebProcess[] = []
+    let browser: Browser | undefined
+    let page: Page
+    let sessionId: string
+    /** The session rewritten as earlier versions wrote it (set by its test). */
+    let legacyId: string | undefined
+    const consoleLines: string[] = []
+    const problems: string[] = []
+    const measured: Record<string, unknown> = {}
 
-  const markFailure = () => onTestFailed(() => { failed = true })
-  const api = () => {
-    if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-    return web.api
-  }
-  const tree = (agentId = sessionId) => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId })
-  const nodeWith = async (text: string) => {
-    const found = (await tree()).nodes.find((n) => n.message?.content.startsWith(text))
-    if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-    return found.nodeId
-  }
-  const allEvents = async (id = sessionId) => (await api().history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
-  const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name) })
-  const boot = async () => {
-    web = await startWeb({ home, cwd: work, llmUrl: llm.url })
-    webs.push(web)
-  }
-
-  /**
-   * Open a session from the sidebar by its title. The Ungrouped folder is expanded only when the sidebar says it
-   * is collapsed (right after a load, the folder can render before its entries: a blind click would close it).
-   */
-  const openSession = async (title: string) => {
-    const entry = page.getByText(title, { exact: true }).first()
-    const folder = page.locator('[role="tree"][aria-label="Sessions"] [role="treeitem"][aria-expanded]').filter({ hasText: 'Ungrouped' })
-    const state = await until(`the sidebar entry "${title}" or a collapsed folder`, async () => {
-      if (await entry.isVisible()) return 'shown'
-      return (await folder.getAttribute('aria-expanded').catch(() => null)) === 'false' ? 'collapsed' : undefined
-    }, 600_000)
-    if (state === 'collapsed') await folder.click()
-    await entry.click()
-  }
-  /**
-   * The Chat shows `visible` (and, once the page shows the right session, not `absent`), with no load error and
-   * no page error or console error since `from`.
-   */
-  const expectHealthyChat = async (label: string, from: number, visible: string, absent?: RegExp) => {
-    await until(`${label}: "${visible}" in the Chat${absent ? `, without ${absent}` : ''}`, async () => {
-      const text = await page.locator('body').innerText()
-      return text.includes(visible) && !(absent && absent.test(text))
-    }, 600_000)
-    expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
-    expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
-  }
-  /**
-   * The Chat's visible rows are exactly the model's request `body` plus the reply, with no load, console or page
-   * error since `from`; `hostFirst`: but for the host's own "more than one start Match" throws from before this
-   * plugin's bundle had loaded (see `reloadWithPluginLate`). Returns where the checked errors end.
-   */
-  const expectModelView = async (label: string, body: ChatRequestBody, from: number, hostFirst = false): Promise<number> => {
-    const expected = requestTranscript(body, demoModel(body))
-    let seen: Row[] = []
-    await until(`${label}: the Chat's visible rows are the model's last request plus its reply, with no load error`, async () => {
-      seen = chatTranscript(await visibleRows(page))
-      return sameRows(expected, seen) && (await page.getByText(/Failed to load history/).count()) === 0
-    }, 60_000).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
-    expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
-    const errors = problems.slice(from).filter((line) => !(hostFirst && /^pageerror: conversation Context \S+ received more than one start Match$/.test(line)))
-    expect(errors, `${label}: console or page errors`).toEqual([])
-    return problems.length
-  }
-  const reloadAndOpen = async (title: string) => {
-    await page.reload()
-    await page.waitForLoadState('domcontentloaded')
-    if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
-    if (!(await page.getByRole('tab', { name: 'Chat' }).isVisible().catch(() => false))) await openSession(title)
-  }
-
-  /**
-   * A reload on which this plugin's bundle arrives only after DSH's Chat has loaded the session's history (as on a
-   * slow machine: the host does not wait for plugin bundles before it opens the history).
-   */
-  const reloadWithPluginLate = async (title: string) => {
-    let historyIn: () => void = () => {}
-    const history = new Promise<void>((resolve) => { historyIn = resolve })
-    const seen = (response: { url(): string }) => { if (response.url().includes('/api/session.history')) historyIn() }
-    page.on('response', seen)
-    const bundle = '**/plugins/dsh-session-tree/client.js*'
-    // No timer decides it: the bundle waits for the history (the host does not wait for the bundle), and a history
-    // that never comes fails the wait below on its hang guard.
-    let held = false
-    await page.route(bundle, async (route) => {
-      await history
-      held = true
-      await route.continue()
-    })
-    try {
-      await reloadAndOpen(title)
-      await until('this plugin\'s bundle, held back until the history was in', async () => held || undefined, 60_000)
-    } finally {
-      page.off('response', seen)
-      await page.unroute(bundle)
+    const markFailure = () =>
+      onTestFailed(() => {
+        failed = true
+      })
+    const api = () => {
+      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
+      return web.api
     }
-  }
-  /** What the context meter shows in the page: the occupancy figure and the three rows. */
-  const readMeter = async () => {
-    const button = page.locator('button[aria-label$="of context used"]')
-    await button.waitFor({ timeout: 15_000 })
-    await button.click()
-    const panel = page.getByRole('dialog', { name: 'of context used' })
-    await panel.waitFor()
-    const figures = (await panel.locator('span').allInnerTexts()).find((t) => t.includes('/'))!
-    const rows = Object.fromEntries(await panel.locator('dl > div').evaluateAll((els) => els.map((el) => [el.querySelector('dt')!.textContent!.trim(), el.querySelector('dd')!.textContent!.trim()])))
-    await page.keyboard.press('Escape')
-    return { used: figures.split('/')[0]!.trim(), window: figures.split('/')[1]!.trim(), messages: rows.Messages as string, system: rows['System prompt'] as string, tools: rows.Tools as string }
-  }
+    const tree = (agentId = sessionId) => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId })
+    const nodeWith = async (text: string) => {
+      const found = (await tree()).nodes.find((n) => n.message?.content.startsWith(text))
+      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
+      return found.nodeId
+    }
+    const allEvents = async (id = sessionId) =>
+      (await api().history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
+    const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name) })
+    const boot = async () => {
+      web = await startWeb({ home, cwd: work, llmUrl: llm.url })
+      webs.push(web)
+    }
 
-  /**
-   * After a move: the page's meter, the host projections it shows, and the harness's own measurement;
-   * then the next prompt, and what the fake LLM received. Returns the figures (saved as evidence).
-   */
-  const measureMove = async (label: string, prompt: string) => {
-    const events = await allEvents()
-    const projections = (await api().history(sessionId, { maxMessages: 1 })).projections!.values as { contextPressure: { projectedTokens: number; pressureTokens: number }; contextBreakdown: { systemTokens: number; toolsTokens: number; messageTokens: number } }
-    const harness = meter.measure(events)
-    // What an unpriced switch (earlier versions) would show: the same log without the price events.
-    const unpriced = meter.projections(events.filter((e) => e.type !== 'compaction/prune'))
-    await until(`${label}: the meter shows the host's figure`, async () => {
+    /**
+     * Open a session from the sidebar by its title. The Ungrouped folder is expanded only when the sidebar says it
+     * is collapsed (right after a load, the folder can render before its entries: a blind click would close it).
+     */
+    const openSession = async (title: string) => {
+      const entry = page.getByText(title, { exact: true }).first()
+      const folder = page
+        .locator('[role="tree"][aria-label="Sessions"] [role="treeitem"][aria-expanded]')
+        .filter({ hasText: 'Ungrouped' })
+      const state = await until(
+        `the sidebar entry "${title}" or a collapsed folder`,
+        async () => {
+          if (await entry.isVisible()) return 'shown'
+          return (await folder.getAttribute('aria-expanded').catch(() => null)) === 'false' ? 'collapsed' : undefined
+        },
+        600_000,
+      )
+      if (state === 'collapsed') await folder.click()
+      await entry.click()
+    }
+    /**
+     * The Chat shows `visible` (and, once the page shows the right session, not `absent`), with no load error and
+     * no page error or console error since `from`.
+     */
+    const expectHealthyChat = async (label: string, from: number, visible: string, absent?: RegExp) => {
+      await until(
+        `${label}: "${visible}" in the Chat${absent ? `, without ${absent}` : ''}`,
+        async () => {
+          const text = await page.locator('body').innerText()
+          return text.includes(visible) && !(absent && absent.test(text))
+        },
+        600_000,
+      )
+      expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
+      expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
+    }
+    /**
+     * The Chat's visible rows are exactly the model's request `body` plus the reply, with no load, console or page
+     * error since `from`; `hostFirst`: but for the host's own "more than one start Match" throws from before this
+     * plugin's bundle had loaded (see `reloadWithPluginLate`). Returns where the checked errors end.
+     */
+    const expectModelView = async (
+      label: string,
+      body: ChatRequestBody,
+      from: number,
+      hostFirst = false,
+    ): Promise<number> => {
+      const expected = requestTranscript(body, demoModel(body))
+      let seen: Row[] = []
+      await until(
+        `${label}: the Chat's visible rows are the model's last request plus its reply, with no load error`,
+        async () => {
+          seen = chatTranscript(await visibleRows(page))
+          return sameRows(expected, seen) && (await page.getByText(/Failed to load history/).count()) === 0
+        },
+        60_000,
+      ).catch((error) => {
+        throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
+      })
+      expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
+      const errors = problems
+        .slice(from)
+        .filter(
+          (line) =>
+            !(hostFirst && /^pageerror: conversation Context \S+ received more than one start Match$/.test(line)),
+        )
+      expect(errors, `${label}: console or page errors`).toEqual([])
+      return problems.length
+    }
+    const reloadAndOpen = async (title: string) => {
+      await page.reload()
+      await page.waitForLoadState('domcontentloaded')
+      if (
+        await page
+          .getByRole('button', { name: 'Continue' })
+          .isVisible()
+          .catch(() => false)
+      )
+        await page.getByRole('button', { name: 'Continue' }).click()
+      if (
+        !(await page
+          .getByRole('tab', { name: 'Chat' })
+          .isVisible()
+          .catch(() => false))
+      )
+        await openSession(title)
+    }
+
+    /**
+     * A reload on which this plugin's bundle arrives only after DSH's Chat has loaded the session's history (as on a
+     * slow machine: the host does not wait for plugin bundles before it opens the history).
+     */
+    const reloadWithPluginLate = async (title: string) => {
+      let historyIn: () => void = () => {}
+      const history = new Promise<void>((resolve) => {
+        historyIn = resolve
+      })
+      const seen = (response: { url(): string }) => {
+        if (response.url().includes('/api/session.history')) historyIn()
+      }
+      page.on('response', seen)
+      const bundle = '**/plugins/dsh-session-tree/client.js*'
+      // No timer decides it: the bundle waits for the history (the host does not wait for the bundle), and a history
+      // that never comes fails the wait below on its hang guard.
+      let held = false
+      await page.route(bundle, async (route) => {
+        await history
+        held = true
+        await route.continue()
+      })
+      try {
+        await reloadAndOpen(title)
+        await until("this plugin's bundle, held back until the history was in", async () => held || undefined, 60_000)
+      } finally {
+        page.off('response', seen)
+        await page.unroute(bundle)
+      }
+    }
+    /** What the context meter shows in the page: the occupancy figure and the three rows. */
+    const readMeter = async () => {
+      const button = page.locator('button[aria-label$="of context used"]')
+      await button.waitFor({ timeout: 15_000 })
+      await button.click()
+      const panel = page.getByRole('dialog', { name: 'of context used' })
+      await panel.waitFor()
+      const figures = (await panel.locator('span').allInnerTexts()).find((t) => t.includes('/'))!
+      const rows = Object.fromEntries(
+        await panel
+          .locator('dl > div')
+          .evaluateAll((els) =>
+            els.map((el) => [el.querySelector('dt')!.textContent!.trim(), el.querySelector('dd')!.textContent!.trim()]),
+          ),
+      )
+      await page.keyboard.press('Escape')
+      return {
+        used: figures.split('/')[0]!.trim(),
+        window: figures.split('/')[1]!.trim(),
+        messages: rows.Messages as string,
+        system: rows['System prompt'] as string,
+        tools: rows.Tools as string,
+      }
+    }
+
+    /**
+     * After a move: the page's meter, the host projections it shows, and the harness's own measurement;
+     * then the next prompt, and what the fake LLM received. Returns the figures (saved as evidence).
+     */
+    const measureMove = async (label: string, prompt: string) => {
+      const events = await allEvents()
+      const projections = (await api().history(sessionId, { maxMessages: 1 })).projections!.values as {
+        contextPressure: { projectedTokens: number; pressureTokens: number }
+        contextBreakdown: { systemTokens: number; toolsTokens: number; messageTokens: number }
+      }
+      const harness = meter.measure(events)
+      // What an unpriced switch (earlier versions) would show: the same log without the price events.
+      const unpriced = meter.projections(events.filter((e) => e.type !== 'compaction/prune'))
+      await until(`${label}: the meter shows the host's figure`, async () => {
+        const shown = await readMeter()
+        const [low, high] = displayedRange(shown.messages)
+        return projections.contextBreakdown.messageTokens >= low && projections.contextBreakdown.messageTokens <= high
+      })
       const shown = await readMeter()
+      const before = llm.chatRequests().length
+      const lastSeq = await api().lastSeq(sessionId)
+      await api().prompt(sessionId, prompt)
+      await llm.waitForChat(before + 1, 30_000)
+      await api().waitTurnEnd(sessionId, lastSeq)
+      const next = llm.chatRequests()[before]!.body
+      expect(history(next).at(-1), `${label}: the next request ends with the prompt`).toEqual({
+        role: 'user',
+        text: prompt,
+      })
+      const received = requestTokens(meter, next)
+      const promptTokens = received.messages.at(-1)!
+      const figures = {
+        page: shown,
+        host: { projectedTokens: projections.contextPressure.projectedTokens, ...projections.contextBreakdown },
+        harness: {
+          totalTokens: harness.totalTokens,
+          surfaceTokens: harness.surfaceTokens,
+          baseline: harness.baseline.kind,
+        },
+        fakeLlm: {
+          promptTokens: received.total,
+          messageTokens: received.messages.reduce((a, b) => a + b, 0),
+          newPromptTokens: promptTokens,
+        },
+        unpriced: {
+          projectedTokens: unpriced.contextPressure.projectedTokens,
+          messageTokens: unpriced.contextBreakdown.messageTokens,
+        },
+      }
+      measured[label] = figures
+      // Messages: the page's figure is the host's; it is the harness's measurement of the history; and it is what
+      // the model received next, before the new prompt.
       const [low, high] = displayedRange(shown.messages)
-      return projections.contextBreakdown.messageTokens >= low && projections.contextBreakdown.messageTokens <= high
-    })
-    const shown = await readMeter()
-    const before = llm.chatRequests().length
-    const lastSeq = await api().lastSeq(sessionId)
-    await api().prompt(sessionId, prompt)
-    await llm.waitForChat(before + 1, 30_000)
-    await api().waitTurnEnd(sessionId, lastSeq)
-    const next = llm.chatRequests()[before]!.body
-    expect(history(next).at(-1), `${label}: the next request ends with the prompt`).toEqual({ role: 'user', text: prompt })
-    const received = requestTokens(meter, next)
-    const promptTokens = received.messages.at(-1)!
-    const figures = {
-      page: shown,
-      host: { projectedTokens: projections.contextPressure.projectedTokens, ...projections.contextBreakdown },
-      harness: { totalTokens: harness.totalTokens, surfaceTokens: harness.surfaceTokens, baseline: harness.baseline.kind },
-      fakeLlm: { promptTokens: received.total, messageTokens: received.messages.reduce((a, b) => a + b, 0), newPromptTokens: promptTokens },
-      unpriced: { projectedTokens: unpriced.contextPressure.projectedTokens, messageTokens: unpriced.contextBreakdown.messageTokens },
+      expect(figures.host.messageTokens, `${label}: page Messages ${shown.messages}`).toBeGreaterThanOrEqual(low)
+      expect(figures.host.messageTokens, `${label}: page Messages ${shown.messages}`).toBeLessThanOrEqual(high)
+      expect(figures.host.messageTokens, label).toBe(figures.harness.surfaceTokens)
+      expect(figures.host.messageTokens, label).toBe(figures.fakeLlm.messageTokens - promptTokens)
+      // Occupancy: the page's figure is the host's; it is the harness's total; and it is the next request's prompt
+      // tokens as the fake LLM priced them, before the new prompt.
+      const [usedLow, usedHigh] = displayedRange(shown.used)
+      expect(figures.host.projectedTokens, `${label}: page figure ${shown.used}`).toBeGreaterThanOrEqual(usedLow)
+      expect(figures.host.projectedTokens, `${label}: page figure ${shown.used}`).toBeLessThanOrEqual(usedHigh)
+      expect(figures.host.projectedTokens, label).toBe(figures.fakeLlm.promptTokens - promptTokens)
+      // The harness prices the request envelope itself (its system prompt and tool schemas, as the page's breakdown
+      // rows show them): its total is the breakdown's sum.
+      expect(figures.harness.totalTokens, label).toBe(
+        figures.host.systemTokens + figures.host.toolsTokens + figures.host.messageTokens,
+      )
+      return figures
     }
-    measured[label] = figures
-    // Messages: the page's figure is the host's; it is the harness's measurement of the history; and it is what
-    // the model received next, before the new prompt.
-    const [low, high] = displayedRange(shown.messages)
-    expect(figures.host.messageTokens, `${label}: page Messages ${shown.messages}`).toBeGreaterThanOrEqual(low)
-    expect(figures.host.messageTokens, `${label}: page Messages ${shown.messages}`).toBeLessThanOrEqual(high)
-    expect(figures.host.messageTokens, label).toBe(figures.harness.surfaceTokens)
-    expect(figures.host.messageTokens, label).toBe(figures.fakeLlm.messageTokens - promptTokens)
-    // Occupancy: the page's figure is the host's; it is the harness's total; and it is the next request's prompt
-    // tokens as the fake LLM priced them, before the new prompt.
-    const [usedLow, usedHigh] = displayedRange(shown.used)
-    expect(figures.host.projectedTokens, `${label}: page figure ${shown.used}`).toBeGreaterThanOrEqual(usedLow)
-    expect(figures.host.projectedTokens, `${label}: page figure ${shown.used}`).toBeLessThanOrEqual(usedHigh)
-    expect(figures.host.projectedTokens, label).toBe(figures.fakeLlm.promptTokens - promptTokens)
-    // The harness prices the request envelope itself (its system prompt and tool schemas, as the page's breakdown
-    // rows show them): its total is the breakdown's sum.
-    expect(figures.harness.totalTokens, label).toBe(figures.host.systemTokens + figures.host.toolsTokens + figures.host.messageTokens)
-    return figures
-  }
 
-  beforeAll(async () => {
-    artifacts = artifactDir('chat-views')
-    if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`)
-    await ensureDsh('stock')
-    meter = await realTokenMeter()
-    plugin = await packPlugin()
-    home = tempDir('chat-home')
-    work = tempDir('chat-work')
-    fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES)
-    llm = await startFakeLlm({ titleText: DEMO_TITLE, script: Array.from({ length: 60 }, () => demoModel), usage: meteredUsage(meter) })
-    const added = await pluginAdd(home, 'web', plugin.tgz)
-    expect(added.code).toBe(0)
-    await boot()
-    ;({ sessionId } = await api().createSession({ cwd: work }))
-    for (const prompt of DEMO_PROMPTS) await api().promptAndWait(sessionId, prompt)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', locale: 'en-US' })
-    page.on('console', (m) => {
-      consoleLines.push(`${m.type()}: ${m.text()}`)
-      if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`)
-    })
-    page.on('pageerror', (e) => {
-      consoleLines.push(`pageerror: ${e.message}`)
-      problems.push(`pageerror: ${e.message}`)
-    })
-    await page.goto(web!.url)
-    await page.getByRole('button', { name: 'Continue' }).click()
-    await openSession(DEMO_TITLE)
-  }, 600_000)
+    beforeAll(async () => {
+      artifacts = artifactDir('chat-views')
+      if (!HAVE_CHROMIUM)
+        throw new Error(
+          `${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`,
+        )
+      await ensureDsh('stock')
+      meter = await realTokenMeter()
+      plugin = await packPlugin()
+      home = tempDir('chat-home')
+      work = tempDir('chat-work')
+      fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES)
+      llm = await startFakeLlm({
+        titleText: DEMO_TITLE,
+        script: Array.from({ length: 60 }, () => demoModel),
+        usage: meteredUsage(meter),
+      })
+      const added = await pluginAdd(home, 'web', plugin.tgz)
+      expect(added.code).toBe(0)
+      await boot()
+      ;({ sessionId } = await api().createSession({ cwd: work }))
+      for (const prompt of DEMO_PROMPTS) await api().promptAndWait(sessionId, prompt)
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+      page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', locale: 'en-US' })
+      page.on('console', (m) => {
+        consoleLines.push(`${m.type()}: ${m.text()}`)
+        if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text()))
+          problems.push(`console ${m.type()}: ${m.text()}`)
+      })
+      page.on('pageerror', (e) => {
+        consoleLines.push(`pageerror: ${e.message}`)
+        problems.push(`pageerror: ${e.message}`)
+      })
+      await page.goto(web!.url)
+      await page.getByRole('button', { name: 'Continue' }).click()
+      await openSession(DEMO_TITLE)
+    }, 600_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    for (const w of webs) await w.stop('SIGTERM', 5_000)
-    await llm?.close()
-    if (artifacts) {
-      saveArtifact(artifacts, 'meter.json', measured)
-      saveArtifact(artifacts, 'console.log', consoleLines.join('\n'))
-      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-      saveWebEvidence(artifacts, webs)
-      if (Object.keys(measured).length > 0) console.log(`chat e2e meter: ${JSON.stringify(measured)}`)
-    }
-    keepOrRemove('chat', failed, { home, work }, artifacts)
-  }, 600_000)
+    afterAll(async () => {
+      await browser?.close()
+      for (const w of webs) await w.stop('SIGTERM', 5_000)
+      await llm?.close()
+      if (artifacts) {
+        saveArtifact(artifacts, 'meter.json', measured)
+        saveArtifact(artifacts, 'console.log', consoleLines.join('\n'))
+        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+        saveWebEvidence(artifacts, webs)
+        if (Object.keys(measured).length > 0) console.log(`chat e2e meter: ${JSON.stringify(measured)}`)
+      }
+      keepOrRemove('chat', failed, { home, work }, artifacts)
+    }, 600_000)
 
-  it('a jump across the tool exchange, a prompt, back, a prompt, a fork, a prompt: the Chat loads, live and after a reload, and the meter agrees with each next request', async () => {
-    markFailure()
-    await expectHealthyChat('start', 0, 'Food tour:')
-    const steps: Array<{ label: string; move: () => Promise<MoveResult>; prompt: string }> = [
-      { label: 'jump', move: async () => api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') }), prompt: 'after the jump' },
-      { label: 'back', move: () => api().remoteOk<MoveResult>('sessionTree/back', { agentId: sessionId }), prompt: 'after the back' },
-      { label: 'fork', move: async () => api().remoteOk<MoveResult>('sessionTree/fork', { agentId: sessionId, nodeId: await nodeWith('Your notes say'), branch: 'budget' }), prompt: 'on the budget branch' },
-    ]
-    for (const step of steps) {
+    it('a jump across the tool exchange, a prompt, back, a prompt, a fork, a prompt: the Chat loads, live and after a reload, and the meter agrees with each next request', async () => {
+      markFailure()
+      await expectHealthyChat('start', 0, 'Food tour:')
+      const steps: Array<{ label: string; move: () => Promise<MoveResult>; prompt: string }> = [
+        {
+          label: 'jump',
+          move: async () =>
+            api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') }),
+          prompt: 'after the jump',
+        },
+        {
+          label: 'back',
+          move: () => api().remoteOk<MoveResult>('sessionTree/back', { agentId: sessionId }),
+          prompt: 'after the back',
+        },
+        {
+          label: 'fork',
+          move: async () =>
+            api().remoteOk<MoveResult>('sessionTree/fork', {
+              agentId: sessionId,
+              nodeId: await nodeWith('Your notes say'),
+              branch: 'budget',
+            }),
+          prompt: 'on the budget branch',
+        },
+      ]
+      for (const step of steps) {
+        const from = problems.length
+        const moved = await step.move()
+        expect(moved.mode, step.label).toBe('stock')
+        expect(moved.switch?.noop, step.label).toBe(false)
+        await measureMove(step.label, step.prompt)
+        await expectHealthyChat(`${step.label}, live`, from, `the last one: “${step.prompt}”`)
+        await shot(`chat-${step.label}.png`)
+        await reloadAndOpen(DEMO_TITLE)
+        await expectHealthyChat(`${step.label}, after a reload`, from, `the last one: “${step.prompt}”`)
+      }
+      // The back crossed the tool exchange again: its copies carry fresh ids, and no id repeats in the log.
+      const calls = (await allEvents())
+        .filter((e) => e.type === 'tool/call')
+        .map((e) => (e.data as { callId: string }).callId)
+      expect(calls.length).toBeGreaterThanOrEqual(2)
+      expect(new Set(calls).size).toBe(calls.length)
+      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
+      expect(status.logWarnings).toEqual([])
+      expect(status.quarantine).toEqual([])
+    }, 600_000)
+
+    it('the Trajectory tab shows every tool row under the call that issued it, live and after a reload', async () => {
+      markFailure()
       const from = problems.length
-      const moved = await step.move()
-      expect(moved.mode, step.label).toBe('stock')
-      expect(moved.switch?.noop, step.label).toBe(false)
-      await measureMove(step.label, step.prompt)
-      await expectHealthyChat(`${step.label}, live`, from, `the last one: “${step.prompt}”`)
-      await shot(`chat-${step.label}.png`)
-      await reloadAndOpen(DEMO_TITLE)
-      await expectHealthyChat(`${step.label}, after a reload`, from, `the last one: “${step.prompt}”`)
-    }
-    // The back crossed the tool exchange again: its copies carry fresh ids, and no id repeats in the log.
-    const calls = (await allEvents()).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
-    expect(calls.length).toBeGreaterThanOrEqual(2)
-    expect(new Set(calls).size).toBe(calls.length)
-    const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
-    expect(status.logWarnings).toEqual([])
-    expect(status.quarantine).toEqual([])
-  }, 600_000)
+      const calls = (await allEvents())
+        .filter((e) => e.type === 'tool/call')
+        .map((e) => (e.data as { callId: string }).callId)
+      for (const phase of ['live', 'after a reload']) {
+        if (phase !== 'live') await reloadAndOpen(DEMO_TITLE)
+        await page.getByRole('tab', { name: 'Trajectory' }).click()
+        const rows = page.locator('tr[data-trajectory-row-key]')
+        await until('the trajectory rows', async () => (await rows.count()) > 10)
+        const keys = await rows.evaluateAll((els) =>
+          els.map((el) => decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0')),
+        )
+        const toolRows = keys.flatMap((key, i) => (key[0] === 'tool' ? [{ i, callId: key[2]! }] : []))
+        expect(toolRows.map((r) => r.callId).sort(), phase).toEqual([...calls].sort())
+        for (const { i, callId } of toolRows) {
+          // The row right before a tool row is the assistant message that called it (the copy's own step).
+          expect(keys[i - 1]?.[0], `${phase}: the row before the tool row of ${callId}`).toBe('assistant')
+        }
+        expect(problems.slice(from), phase).toEqual([])
+        await shot(`trajectory-${phase.replaceAll(' ', '-')}.png`)
+        await page.getByRole('tab', { name: 'Chat' }).click()
+      }
+    }, 600_000)
 
-  it('the Trajectory tab shows every tool row under the call that issued it, live and after a reload', async () => {
-    markFailure()
-    const from = problems.length
-    const calls = (await allEvents()).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
-    for (const phase of ['live', 'after a reload']) {
-      if (phase !== 'live') await reloadAndOpen(DEMO_TITLE)
+    it('"Branch into a new conversation" on a turn followed by a switch: the child\'s Chat loads, its Tree tab works, and its next request is that turn\'s history', async () => {
+      markFailure()
+      await page.getByRole('tab', { name: 'Chat' }).click()
+      const from = problems.length
+      const before = new Set((await api().listSessions()).map((s) => s.sessionId))
+      // The turn that answered "after the jump" is followed by the back switch (its marker is queued before the
+      // next turn starts, so the host's fork seed holds it).
+      const events = await allEvents()
+      const answer = events.find(
+        (e) => e.type === 'assistant/message' && JSON.stringify(e.data).includes('the last one: “after the jump”'),
+      )!
+      const turn = (answer.data as { turn: number }).turn
+      const seedEnd = events.findIndex((e) => e.type === 'turn/start' && e.seq > answer.seq)
+      expect(
+        events
+          .slice(
+            events.findIndex((e) => e.type === 'turn/end' && e.seq > answer.seq),
+            seedEnd,
+          )
+          .some((e) => JSON.stringify(e.data).includes('dsh-session-tree:switch:')),
+      ).toBe(true)
+      const pathThen = history(llm.chatRequests().find((r) => history(r.body).at(-1)?.text === 'after the jump')!.body)
+      // That turn is off the path now (its rows, its tail with the Branch button, are hidden): "Show" first, as a person would.
+      const tail = page.locator(`[data-turn-tail="${turn}"]`)
+      for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
+        if (await tail.isVisible()) break
+        if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
+      }
+      await until('the hidden turn shown', () => tail.isVisible())
+      await page
+        .locator(`[data-turn-tail="${turn}"]`)
+        .getByRole('button', { name: 'Branch into a new conversation' })
+        .click()
+      const child = await until(
+        'the child session',
+        async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId,
+      )
+      // The page opens the child: the parent's later turns are gone.
+      await expectHealthyChat('the child', from, 'the last one: “after the jump”', /the last one: “after the back”/)
+      await shot('branch-child.png')
+      // The child's tree: rebuilt from its seed, the cursor at the answer it was branched from.
+      const childTree = await tree(child)
+      expect(childTree.nodes.find((n) => n.nodeId === childTree.cursor)?.message?.content).toContain(
+        'the last one: “after the jump”',
+      )
+      await page.getByTestId('session-tree-open').click()
+      // One row per node, a tool exchange (request + call) being one row.
+      await until(
+        "the child's Tree rows",
+        async () =>
+          (await page.locator('[data-session-tree] [role="treeitem"]').count()) === rowNodes(childTree).length,
+      )
+      await page.getByRole('tab', { name: 'Chat' }).click()
+      // The child runs no stale switch: its next request is the path of that turn, then the new prompt.
+      const requests = llm.chatRequests().length
+      await api().promptAndWait(child, 'in the child')
+      expect(llm.chatRequests()).toHaveLength(requests + 1)
+      expect(history(llm.chatRequests().at(-1)!.body)).toEqual([
+        ...pathThen,
+        {
+          role: 'assistant',
+          text: '(fake model) I was sent 2 prompt(s) on this path; the last one: “after the jump”.',
+        },
+        { role: 'user', text: 'in the child' },
+      ])
+      await expectHealthyChat('the child after a prompt', from, 'the last one: “in the child”')
+      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
+      expect([status.quarantine, status.logWarnings, status.pendingSwitch]).toEqual([[], [], undefined])
+    }, 600_000)
+
+    it("a session written by an earlier version (copies repeat their call ids) loads in DSH's Chat and Trajectory in place: the visible rows are the model's last request plus the reply, live, after a reload and after one more jump; session and the Tree tab report the log", async () => {
+      markFailure()
+      const { sessionId: legacy } = await api().createSession({ cwd: work })
+      legacyId = legacy
+      for (const prompt of DEMO_PROMPTS) await api().promptAndWait(legacy, prompt)
+      const legacyNode = async (text: string) =>
+        (await tree(legacy)).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
+      await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
+      await api().promptAndWait(legacy, 'legacy after the jump')
+      await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Food tour:') })
+      await api().promptAndWait(legacy, 'legacy after the back')
+      await api().callOk('session.rename', { sessionId: legacy, title: LEGACY_TITLE })
+      // Rewrite its log as versions before fresh call ids wrote it, with the harness stopped.
+      await web!.stop('SIGTERM')
+      web = undefined
+      const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === legacy)!
+      const log = readSessionLog(file)
+      const rewritten = withOriginalCallIds(log.events)
+      expect(rewritten.restored).toBe(1)
+      writeSessionLog(file, log.header, rewritten.events)
+      await boot()
+      await api().promptAndWait(legacy, 'legacy after the restart')
+      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: legacy })
+      const firstRepeat = rewritten.events.filter((e) => e.type === 'tool/call')[1]!
+      expect(status.logWarnings).toEqual([
+        expect.objectContaining({
+          code: 'COPIED_CALL_IDS',
+          count: 1,
+          firstSeq: firstRepeat.seq,
+          callId: 'call_notes_2',
+        }),
+      ])
+      // The log the page reads does repeat the id (what DSH's own tool Definitions throw on).
+      const ids = (await allEvents(legacy))
+        .filter((e) => e.type === 'tool/call')
+        .map((e) => (e.data as { callId: string }).callId)
+      expect(ids.filter((id) => id === 'call_notes_2').length).toBe(2)
+      let from = problems.length
+      await page.goto(web!.url)
+      if (
+        await page
+          .getByRole('button', { name: 'Continue' })
+          .isVisible()
+          .catch(() => false)
+      )
+        await page.getByRole('button', { name: 'Continue' }).click()
+      await openSession(LEGACY_TITLE)
+      let body = llm.chatRequests().at(-1)!.body
+      await expectModelView('live', body, from)
+      await shot('legacy-chat.png')
+      await reloadWithPluginLate(LEGACY_TITLE)
+      from = await expectModelView('after a reload, this plugin loaded after the history', body, from, true)
+      // Its Trajectory loads too (DSH keys tool rows by call id there as well).
       await page.getByRole('tab', { name: 'Trajectory' }).click()
       const rows = page.locator('tr[data-trajectory-row-key]')
-      await until('the trajectory rows', async () => (await rows.count()) > 10)
-      const keys = await rows.evaluateAll((els) => els.map((el) => decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0')))
-      const toolRows = keys.flatMap((key, i) => (key[0] === 'tool' ? [{ i, callId: key[2]! }] : []))
-      expect(toolRows.map((r) => r.callId).sort(), phase).toEqual([...calls].sort())
-      for (const { i, callId } of toolRows) {
-        // The row right before a tool row is the assistant message that called it (the copy's own step).
-        expect(keys[i - 1]?.[0], `${phase}: the row before the tool row of ${callId}`).toBe('assistant')
-      }
-      expect(problems.slice(from), phase).toEqual([])
-      await shot(`trajectory-${phase.replaceAll(' ', '-')}.png`)
+      await until('the legacy trajectory rows', async () => (await rows.count()) > 10)
+      expect(await page.getByText(/Failed to load|received more than one start/).count(), 'Trajectory load error').toBe(
+        0,
+      )
+      expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
+      await shot('legacy-trajectory.png')
+      // The Tree tab reports the log and says the Chat reads it.
+      await page.getByTestId('session-tree-open').click()
+      const banner = page.getByTestId('session-tree-log-warning')
+      await banner.waitFor({ timeout: 15_000 })
+      expect(await banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
+      expect(await banner.textContent()).toBe(
+        `This session’s log repeats a call id in 1 tool call copied by an earlier version of this plugin (first at event ${firstRepeat.seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).`,
+      )
+      await shot('legacy-tree.png')
+      // One more move across the same tool exchange, then a prompt: the Chat follows, still with no error.
       await page.getByRole('tab', { name: 'Chat' }).click()
-    }
-  }, 600_000)
-
-  it('"Branch into a new conversation" on a turn followed by a switch: the child\'s Chat loads, its Tree tab works, and its next request is that turn\'s history', async () => {
-    markFailure()
-    await page.getByRole('tab', { name: 'Chat' }).click()
-    const from = problems.length
-    const before = new Set((await api().listSessions()).map((s) => s.sessionId))
-    // The turn that answered "after the jump" is followed by the back switch (its marker is queued before the
-    // next turn starts, so the host's fork seed holds it).
-    const events = await allEvents()
-    const answer = events.find((e) => e.type === 'assistant/message' && JSON.stringify(e.data).includes('the last one: “after the jump”'))!
-    const turn = (answer.data as { turn: number }).turn
-    const seedEnd = events.findIndex((e) => e.type === 'turn/start' && e.seq > answer.seq)
-    expect(events.slice(events.findIndex((e) => e.type === 'turn/end' && e.seq > answer.seq), seedEnd).some((e) => JSON.stringify(e.data).includes('dsh-session-tree:switch:'))).toBe(true)
-    const pathThen = history(llm.chatRequests().find((r) => history(r.body).at(-1)?.text === 'after the jump')!.body)
-    // That turn is off the path now (its rows, its tail with the Branch button, are hidden): "Show" first, as a person would.
-    const tail = page.locator(`[data-turn-tail="${turn}"]`)
-    for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
-      if (await tail.isVisible()) break
-      if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
-    }
-    await until('the hidden turn shown', () => tail.isVisible())
-    await page.locator(`[data-turn-tail="${turn}"]`).getByRole('button', { name: 'Branch into a new conversation' }).click()
-    const child = await until('the child session', async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId)
-    // The page opens the child: the parent's later turns are gone.
-    await expectHealthyChat('the child', from, 'the last one: “after the jump”', /the last one: “after the back”/)
-    await shot('branch-child.png')
-    // The child's tree: rebuilt from its seed, the cursor at the answer it was branched from.
-    const childTree = await tree(child)
-    expect(childTree.nodes.find((n) => n.nodeId === childTree.cursor)?.message?.content).toContain('the last one: “after the jump”')
-    await page.getByTestId('session-tree-open').click()
-    // One row per node, a tool exchange (request + call) being one row.
-    await until('the child\'s Tree rows', async () => (await page.locator('[data-session-tree] [role="treeitem"]').count()) === rowNodes(childTree).length)
-    await page.getByRole('tab', { name: 'Chat' }).click()
-    // The child runs no stale switch: its next request is the path of that turn, then the new prompt.
-    const requests = llm.chatRequests().length
-    await api().promptAndWait(child, 'in the child')
-    expect(llm.chatRequests()).toHaveLength(requests + 1)
-    expect(history(llm.chatRequests().at(-1)!.body)).toEqual([...pathThen, { role: 'assistant', text: '(fake model) I was sent 2 prompt(s) on this path; the last one: “after the jump”.' }, { role: 'user', text: 'in the child' }])
-    await expectHealthyChat('the child after a prompt', from, 'the last one: “in the child”')
-    const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
-    expect([status.quarantine, status.logWarnings, status.pendingSwitch]).toEqual([[], [], undefined])
-  }, 600_000)
-
-  it('a session written by an earlier version (copies repeat their call ids) loads in DSH\'s Chat and Trajectory in place: the visible rows are the model\'s last request plus the reply, live, after a reload and after one more jump; session and the Tree tab report the log', async () => {
-    markFailure()
-    const { sessionId: legacy } = await api().createSession({ cwd: work })
-    legacyId = legacy
-    for (const prompt of DEMO_PROMPTS) await api().promptAndWait(legacy, prompt)
-    const legacyNode = async (text: string) => (await tree(legacy)).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
-    await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
-    await api().promptAndWait(legacy, 'legacy after the jump')
-    await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Food tour:') })
-    await api().promptAndWait(legacy, 'legacy after the back')
-    await api().callOk('session.rename', { sessionId: legacy, title: LEGACY_TITLE })
-    // Rewrite its log as versions before fresh call ids wrote it, with the harness stopped.
-    await web!.stop('SIGTERM')
-    web = undefined
-    const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === legacy)!
-    const log = readSessionLog(file)
-    const rewritten = withOriginalCallIds(log.events)
-    expect(rewritten.restored).toBe(1)
-    writeSessionLog(file, log.header, rewritten.events)
-    await boot()
-    await api().promptAndWait(legacy, 'legacy after the restart')
-    const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: legacy })
-    const firstRepeat = rewritten.events.filter((e) => e.type === 'tool/call')[1]!
-    expect(status.logWarnings).toEqual([expect.objectContaining({ code: 'COPIED_CALL_IDS', count: 1, firstSeq: firstRepeat.seq, callId: 'call_notes_2' })])
-    // The log the page reads does repeat the id (what DSH's own tool Definitions throw on).
-    const ids = (await allEvents(legacy)).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
-    expect(ids.filter((id) => id === 'call_notes_2').length).toBe(2)
-    let from = problems.length
-    await page.goto(web!.url)
-    if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
-    await openSession(LEGACY_TITLE)
-    let body = llm.chatRequests().at(-1)!.body
-    await expectModelView('live', body, from)
-    await shot('legacy-chat.png')
-    await reloadWithPluginLate(LEGACY_TITLE)
-    from = await expectModelView('after a reload, this plugin loaded after the history', body, from, true)
-    // Its Trajectory loads too (DSH keys tool rows by call id there as well).
-    await page.getByRole('tab', { name: 'Trajectory' }).click()
-    const rows = page.locator('tr[data-trajectory-row-key]')
-    await until('the legacy trajectory rows', async () => (await rows.count()) > 10)
-    expect(await page.getByText(/Failed to load|received more than one start/).count(), 'Trajectory load error').toBe(0)
-    expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
-    await shot('legacy-trajectory.png')
-    // The Tree tab reports the log and says the Chat reads it.
-    await page.getByTestId('session-tree-open').click()
-    const banner = page.getByTestId('session-tree-log-warning')
-    await banner.waitFor({ timeout: 15_000 })
-    expect(await banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
-    expect(await banner.textContent()).toBe(`This session’s log repeats a call id in 1 tool call copied by an earlier version of this plugin (first at event ${firstRepeat.seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).`)
-    await shot('legacy-tree.png')
-    // One more move across the same tool exchange, then a prompt: the Chat follows, still with no error.
-    await page.getByRole('tab', { name: 'Chat' }).click()
-    await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
-    await api().promptAndWait(legacy, 'legacy after one more jump')
-    body = llm.chatRequests().at(-1)!.body
-    expect(history(body).at(-1)).toEqual({ role: 'user', text: 'legacy after one more jump' })
-    await expectModelView('after one more jump', body, from)
-    await reloadAndOpen(LEGACY_TITLE)
-    await expectModelView('after one more jump and a reload', body, from)
-  }, 600_000)
-  it('a provider that reuses a call id (the demo model numbers its calls by prompt count, so a read after a jump back gets the id of the read it left): DSH\'s Chat and Trajectory load, live and after a reload', async () => {
-    markFailure()
-    const { sessionId: reuse } = await api().createSession({ cwd: work })
-    await api().promptAndWait(reuse, DEMO_PROMPTS[0]!)
-    await api().promptAndWait(reuse, DEMO_PROMPTS[1]!)
-    const firstAnswer = (await tree(reuse)).nodes.find((n) => n.message?.content.startsWith('Day 1:'))!.nodeId
-    await api().remoteOk('sessionTree/jump', { agentId: reuse, nodeId: firstAnswer })
-    await api().promptAndWait(reuse, 'Read notes.txt once more')
-    await api().callOk('session.rename', { sessionId: reuse, title: REUSED_TITLE })
-    const calls = (await allEvents(reuse)).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
-    expect(calls).toEqual(['call_notes_2', 'call_notes_2'])
-    const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: reuse })
-    expect(status.logWarnings).toEqual([expect.objectContaining({ code: 'REPEATED_CALL_IDS', count: 1, callId: 'call_notes_2' })])
-    const body = llm.chatRequests().at(-1)!.body
-    expect(history(body).filter((m) => m.role === 'tool')).toHaveLength(1)
-    let from = problems.length
-    await page.goto(web!.url)
-    if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
-    await openSession(REUSED_TITLE)
-    await expectModelView('live', body, from)
-    await shot('reused-id-chat.png')
-    await reloadAndOpen(REUSED_TITLE)
-    await expectModelView('after a reload', body, from)
-    await reloadWithPluginLate(REUSED_TITLE)
-    from = await expectModelView('after a reload, this plugin loaded after the history', body, from, true)
-    // "Show" brings back the read the jump left, as its own card with its own result.
-    for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
-      if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
-    }
-    await until('both read cards shown', async () => (await visibleRows(page)).filter((row) => row.kind === 'tool-call').length === 2)
-    await shot('reused-id-chat-shown.png')
-    expect(problems.slice(from), 'after Show: console or page errors').toEqual([])
-    await page.getByRole('tab', { name: 'Trajectory' }).click()
-    const rows = page.locator('tr[data-trajectory-row-key]')
-    await until('the trajectory rows', async () => (await rows.count()) > 5)
-    const toolRows = await rows.evaluateAll((els) => els.map((el) => decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0')).filter((key) => key[0] === 'tool'))
-    expect(toolRows).toHaveLength(2)
-    expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
-    await shot('reused-id-trajectory.png')
-    await page.getByRole('tab', { name: 'Chat' }).click()
-  }, 600_000)
-  it('the whole tree of such a session comes back in a new session: exportAs pi, then importSession; its Chat loads and shows the selected path, live and after a reload', async () => {
-    markFailure()
-    if (!legacyId) throw new Error('the legacy session was not made (an earlier step failed)')
-    // A stored session loads in the harness when it gets a message.
-    await api().promptAndWait(legacyId, 'legacy before the export')
-    const old = await tree(legacyId)
-    const path = pathTranscript(old.nodes, old.cursor)
-    const exported = await api().remoteOk<ExportResult>('sessionTree/exportAs', { request: { agentId: legacyId, format: 'pi', path: null, inline: true } })
-    const imported = await api().remoteOk<ImportResult>('sessionTree/importSession', { request: { path: null, content: exported.content, format: 'pi', dryRun: false, cwd: work } })
-    const restored = imported.sessionId!
-    // Its log repeats no call id, and the tree reports nothing.
-    const calls = (await allEvents(restored)).filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
-    expect(calls.length).toBeGreaterThan(0)
-    expect(new Set(calls).size, `call ids ${calls.join(', ')}`).toBe(calls.length)
-    await api().callOk('session.rename', { sessionId: restored, title: RESTORED_TITLE })
-    // The model goes on from the selected path.
-    const requests = llm.chatRequests().length
-    await api().promptAndWait(restored, 'in the restored session')
-    expect(llm.chatRequests()).toHaveLength(requests + 1)
-    const body = llm.chatRequests().at(-1)!.body
-    expect(requestTranscript(body)).toEqual([...path, { role: 'user', text: 'in the restored session' }])
-    // Every node came along (plus the new prompt and its answer; the harness's runtime-context snapshots aside).
-    const fresh = await tree(restored)
-    const shape = (view: SessionTreeView) => view.nodes.filter((n) => (n.message || n.type === 'tool_call') && !n.origin?.injected).map((n) => `${n.type}:${n.message?.content ?? ''}`)
-    expect(shape(fresh)).toHaveLength(shape(old).length + 2)
-    expect(shape(fresh)).toEqual(expect.arrayContaining(shape(old)))
-    expect((await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: restored })).logWarnings).toEqual([])
-    // In the page: the Chat loads and shows exactly that request plus the reply, with no error.
-    const from = problems.length
-    await page.goto(web!.url)
-    if (await page.getByRole('button', { name: 'Continue' }).isVisible().catch(() => false)) await page.getByRole('button', { name: 'Continue' }).click()
-    await openSession(RESTORED_TITLE)
-    const expected = requestTranscript(body, demoModel(body))
-    for (const phase of ['live', 'after a reload']) {
-      if (phase !== 'live') await reloadAndOpen(RESTORED_TITLE)
-      let seen: Row[] = []
-      await until(`${phase}: the restored Chat's visible rows are the model's last request plus its reply`, async () => {
-        seen = chatTranscript(await visibleRows(page))
-        return sameRows(expected, seen)
-      }, 60_000).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
-      expect(await page.getByText(/Failed to load history/).count(), `${phase}: load error`).toBe(0)
-      expect(problems.slice(from), `${phase}: console or page errors`).toEqual([])
-    }
-    await shot('legacy-restored.png')
-  }, 600_000)
-})
+      await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
+      await api().promptAndWait(legacy, 'legacy after one more jump')
+      body = llm.chatRequests().at(-1)!.body
+      expect(history(body).at(-1)).toEqual({ role: 'user', text: 'legacy after one more jump' })
+      await expectModelView('after one more jump', body, from)
+      await reloadAndOpen(LEGACY_TITLE)
+      await expectModelView('after one more jump and a reload', body, from)
+    }, 600_000)
+    it("a provider that reuses a call id (the demo model numbers its calls by prompt count, so a read after a jump back gets the id of the read it left): DSH's Chat and Trajectory load, live and after a reload", async () => {
+      markFailure()
+      const { sessionId: reuse } = await api().createSession({ cwd: work })
+      await api().promptAndWait(reuse, DEMO_PROMPTS[0]!)
+      await api().promptAndWait(reuse, DEMO_PROMPTS[1]!)
+      const firstAnswer = (await tree(reuse)).nodes.find((n) => n.message?.content.startsWith('Day 1:'))!.nodeId
+      await api().remoteOk('sessionTree/jump', { agentId: reuse, nodeId: firstAnswer })
+      await api().promptAndWait(reuse, 'Read notes.txt once more')
+      await api().callOk('session.rename', { sessionId: reuse, title: REUSED_TITLE })
+      const calls = (await allEvents(reuse))
+        .filter((e) => e.type === 'tool/call')
+        .map((e) => (e.data as { callId: string }).callId)
+      expect(calls).toEqual(['call_notes_2', 'call_notes_2'])
+      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: reuse })
+      expect(status.logWarnings).toEqual([
+        expect.objectContaining({ code: 'REPEATED_CALL_IDS', count: 1, callId: 'call_notes_2' }),
+      ])
+      const body = llm.chatRequests().at(-1)!.body
+      expect(history(body).filter((m) => m.role === 'tool')).toHaveLength(1)
+      let from = problems.length
+      await page.goto(web!.url)
+      if (
+        await page
+          .getByRole('button', { name: 'Continue' })
+          .isVisible()
+          .catch(() => false)
+      )
+        await page.getByRole('button', { name: 'Continue' }).click()
+      await openSession(REUSED_TITLE)
+      await expectModelView('live', body, from)
+      await shot('reused-id-chat.png')
+      await reloadAndOpen(REUSED_TITLE)
+      await expectModelView('after a reload', body, from)
+      await reloadWithPluginLate(REUSED_TITLE)
+      from = await expectModelView('after a reload, this plugin loaded after the history', body, from, true)
+      // "Show" brings back the read the jump left, as its own card with its own result.
+      for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
+        if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
+      }
+      await until(
+        'both read cards shown',
+        async () => (await visibleRows(page)).filter((row) => row.kind === 'tool-call').length === 2,
+      )
+      await shot('reused-id-chat-shown.png')
+      expect(problems.slice(from), 'after Show: console or page errors').toEqual([])
+      await page.getByRole('tab', { name: 'Trajectory' }).click()
+      const rows = page.locator('tr[data-trajectory-row-key]')
+      await until('the trajectory rows', async () => (await rows.count()) > 5)
+      const toolRows = await rows.evaluateAll((els) =>
+        els
+          .map((el) => decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'))
+          .filter((key) => key[0] === 'tool'),
+      )
+      expect(toolRows).toHaveLength(2)
+      expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
+      await shot('reused-id-trajectory.png')
+      await page.getByRole('tab', { name: 'Chat' }).click()
+    }, 600_000)
+    it('the whole tree of such a session comes back in a new session: exportAs pi, then importSession; its Chat loads and shows the selected path, live and after a reload', async () => {
+      markFailure()
+      if (!legacyId) throw new Error('the legacy session was not made (an earlier step failed)')
+      // A stored session loads in the harness when it gets a message.
+      await api().promptAndWait(legacyId, 'legacy before the export')
+      const old = await tree(legacyId)
+      const path = pathTranscript(old.nodes, old.cursor)
+      const exported = await api().remoteOk<ExportResult>('sessionTree/exportAs', {
+        request: { agentId: legacyId, format: 'pi', path: null, inline: true },
+      })
+      const imported = await api().remoteOk<ImportResult>('sessionTree/importSession', {
+        request: { path: null, content: exported.content, format: 'pi', dryRun: false, cwd: work },
+      })
+      const restored = imported.sessionId!
+      // Its log repeats no call id, and the tree reports nothing.
+      const calls = (await allEvents(restored))
+        .filter((e) => e.type === 'tool/call')
+        .map((e) => (e.data as { callId: string }).callId)
+      expect(calls.length).toBeGreaterThan(0)
+      expect(new Set(calls).size, `call ids ${calls.join(', ')}`).toBe(calls.length)
+      await api().callOk('session.rename', { sessionId: restored, title: RESTORED_TITLE })
+      // The model goes on from the selected path.
+      const requests = llm.chatRequests().length
+      await api().promptAndWait(restored, 'in the restored session')
+      expect(llm.chatRequests()).toHaveLength(requests + 1)
+      const body = llm.chatRequests().at(-1)!.body
+      expect(requestTranscript(body)).toEqual([...path, { role: 'user', text: 'in the restored session' }])
+      // Every node came along (plus the new prompt and its answer; the harness's runtime-context snapshots aside).
+      const fresh = await tree(restored)
+      const shape = (view: SessionTreeView) =>
+        view.nodes
+          .filter((n) => (n.message || n.type === 'tool_call') && !n.origin?.injected)
+          .map((n) => `${n.type}:${n.message?.content ?? ''}`)
+      expect(shape(fresh)).toHaveLength(shape(old).length + 2)
+      expect(shape(fresh)).toEqual(expect.arrayContaining(shape(old)))
+      expect((await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: restored })).logWarnings).toEqual(
+        [],
+      )
+      // In the page: the Chat loads and shows exactly that request plus the reply, with no error.
+      const from = problems.length
+      await page.goto(web!.url)
+      if (
+        await page
+          .getByRole('button', { name: 'Continue' })
+          .isVisible()
+          .catch(() => false)
+      )
+        await page.getByRole('button', { name: 'Continue' }).click()
+      await openSession(RESTORED_TITLE)
+      const expected = requestTranscript(body, demoModel(body))
+      for (const phase of ['live', 'after a reload']) {
+        if (phase !== 'live') await reloadAndOpen(RESTORED_TITLE)
+        let seen: Row[] = []
+        await until(
+          `${phase}: the restored Chat's visible rows are the model's last request plus its reply`,
+          async () => {
+            seen = chatTranscript(await visibleRows(page))
+            return sameRows(expected, seen)
+          },
+          60_000,
+        ).catch((error) => {
+          throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
+        })
+        expect(await page.getByText(/Failed to load history/).count(), `${phase}: load error`).toBe(0)
+        expect(problems.slice(from), `${phase}: console or page errors`).toEqual([])
+      }
+      await shot('legacy-restored.png')
+    }, 600_000)
+  },
+)

@@ -26,7 +26,15 @@ import { type FakeLlm, startFakeLlm } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const ROWS = '[data-session-tree] [role="treeitem"]'
@@ -46,15 +54,18 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
   let sessionId: string
   const console_: string[] = []
   const pageErrors: string[] = []
-  const markFailure = () => onTestFailed(() => {
-    failed = true
-  })
+  const markFailure = () =>
+    onTestFailed(() => {
+      failed = true
+    })
   const api = () => {
     if (!web) throw new Error('dsh web is not running (an earlier step failed)')
     return web.api
   }
   const nodeWith = async (text: string): Promise<TreeNode> => {
-    const found = (await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })).nodes.find((n) => n.message?.content.startsWith(text))
+    const found = (await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })).nodes.find((n) =>
+      n.message?.content.startsWith(text),
+    )
     if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
     return found
   }
@@ -102,7 +113,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     const food = await nodeWith('Food tour:')
     const porto = await nodeWith('Porto instead:')
     const day1 = await nodeWith('Day 1:')
-    const result = await api().remoteOk<CompareResult>('sessionTree/compare', { agentId: sessionId, a: food.nodeId, b: porto.nodeId })
+    const result = await api().remoteOk<CompareResult>('sessionTree/compare', {
+      agentId: sessionId,
+      a: food.nodeId,
+      b: porto.nodeId,
+    })
     expect(result.ancestor).toBe(day1.nodeId)
     expect(result.b.path.at(-1)).toBe(porto.nodeId)
     const first = result.rows[0]!
@@ -132,7 +147,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     const food = await nodeWith('Food tour:')
     const porto = await nodeWith('Porto instead:')
     const day1 = await nodeWith('Day 1:')
-    await expect.poll(() => view.locator('.dst-cmp-summary').textContent(), { timeout: 15_000 }).toContain(`They part after ${day1.nodeId}`)
+    await expect
+      .poll(() => view.locator('.dst-cmp-summary').textContent(), { timeout: 15_000 })
+      .toContain(`They part after ${day1.nodeId}`)
     await expect.poll(() => view.locator('.dst-cmp-cols').textContent()).toContain(`A ${food.nodeId}`)
     expect(await view.locator('.dst-cmp-cols').textContent()).toContain(`B ${porto.nodeId}`)
     // The divergence is the first row: the two prompts, removed words struck on A, added ones on B.
@@ -146,8 +163,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     expect(added.join(' ')).toContain('Porto')
     // Side A holds the prompt of main, side B the prompt of porto (common and marked words joined).
     const cells = divergence.locator('.dst-cmp-cell')
-    expect((await cells.nth(0).locator('.dst-cmp-line').textContent())).toBe(DEMO_PROMPTS[1])
-    expect((await cells.nth(1).locator('.dst-cmp-line').textContent())).toBe(DEMO_FORK_PROMPT)
+    expect(await cells.nth(0).locator('.dst-cmp-line').textContent()).toBe(DEMO_PROMPTS[1])
+    expect(await cells.nth(1).locator('.dst-cmp-line').textContent()).toBe(DEMO_FORK_PROMPT)
     // Rows only A has are marked as such on the B side.
     const onlyA = page.locator(`${CMP_ROWS}[data-kind="only_a"]`)
     expect(await onlyA.count()).toBeGreaterThan(0)
@@ -181,7 +198,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     await page.setViewportSize({ width: 1024, height: 700 })
     await expect.poll(() => page.getByRole('button', { name: '⇆ Compare…' }).isVisible()).toBe(true)
     await shot('tree-1024.png')
-    if (process.env.UPDATE_DOCS_SCREENSHOT) fs.copyFileSync(path.join(artifacts, 'compare-1440.png'), path.join(import.meta.dirname, '..', '..', 'docs', 'compare.png'))
+    if (process.env.UPDATE_DOCS_SCREENSHOT)
+      fs.copyFileSync(
+        path.join(artifacts, 'compare-1440.png'),
+        path.join(import.meta.dirname, '..', '..', 'docs', 'compare.png'),
+      )
     expect(pageErrors).toEqual([])
   }, 600_000)
 
@@ -211,10 +232,14 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     await row(porto.nodeId).click()
     const view = page.locator('[data-compare-view]')
     await view.waitFor()
-    await expect.poll(() => view.locator('.dst-cmp-summary').textContent(), { timeout: 15_000 }).toContain(`They part after ${day1.nodeId}`)
+    await expect
+      .poll(() => view.locator('.dst-cmp-summary').textContent(), { timeout: 15_000 })
+      .toContain(`They part after ${day1.nodeId}`)
     expect(await view.locator('.dst-cmp-cols').textContent()).toContain(`A ${food.nodeId}`)
     expect(await view.locator('.dst-cmp-cols').textContent()).toContain(`B ${porto.nodeId}`)
-    expect(await view.locator('select').nth(1).locator('option:checked').textContent()).toBe(`picked node ${porto.nodeId}`)
+    expect(await view.locator('select').nth(1).locator('option:checked').textContent()).toBe(
+      `picked node ${porto.nodeId}`,
+    )
     await page.locator(`${CMP_ROWS}[data-divergence]`).waitFor()
     await page.setViewportSize({ width: 768, height: 900 })
     // The host's sidebar slides away below 1024 px: measure and shoot once its animation is over.
@@ -223,7 +248,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('compare two branches in a real dsh we
     const overflow = await view.evaluate((el) => el.scrollWidth - el.clientWidth)
     expect(overflow).toBeLessThanOrEqual(0)
     await shot('compare-768.png')
-    if (process.env.UPDATE_DOCS_SCREENSHOT) fs.copyFileSync(path.join(artifacts, 'compare-768.png'), path.join(import.meta.dirname, '..', '..', 'docs', 'compare-768.png'))
+    if (process.env.UPDATE_DOCS_SCREENSHOT)
+      fs.copyFileSync(
+        path.join(artifacts, 'compare-768.png'),
+        path.join(import.meta.dirname, '..', '..', 'docs', 'compare-768.png'),
+      )
     await page.keyboard.press('Escape')
     await page.locator(ROWS).first().waitFor()
     expect(await page.getByTestId('session-tree-compare-pick').count()).toBe(0)

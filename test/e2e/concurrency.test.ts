@@ -34,18 +34,48 @@ import { history, readOrAnswer, startFakeLlm, type FakeLlm } from './support/fak
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { snapshotSidecars } from './support/sidecar-files.ts'
 
-const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize'] as const
+const METHODS = [
+  'list',
+  'outline',
+  'session',
+  'export',
+  'jump',
+  'fork',
+  'back',
+  'forward',
+  'label',
+  'summarize',
+] as const
 type Method = (typeof METHODS)[number]
 const MUTATING: ReadonlySet<Method> = new Set(['jump', 'fork', 'back', 'forward', 'label', 'summarize'])
 const PARAMETERS: Record<Method, readonly string[]> = {
-  list: ['agentId'], outline: ['agentId'], session: ['agentId'], export: ['agentId'],
-  jump: ['agentId', 'nodeId'], fork: ['agentId', 'nodeId', 'branch'], back: ['agentId'], forward: ['agentId'],
-  label: ['agentId', 'nodeId', 'label'], summarize: ['agentId', 'branch'],
+  list: ['agentId'],
+  outline: ['agentId'],
+  session: ['agentId'],
+  export: ['agentId'],
+  jump: ['agentId', 'nodeId'],
+  fork: ['agentId', 'nodeId', 'branch'],
+  back: ['agentId'],
+  forward: ['agentId'],
+  label: ['agentId', 'nodeId', 'label'],
+  summarize: ['agentId', 'branch'],
 }
 const SERVICE_CODES = new Set([
-  'NODE_NOT_FOUND', 'BRANCH_NOT_FOUND', 'BRANCH_EXISTS', 'LABEL_EXISTS', 'SESSION_NOT_FOUND', 'SESSION_ALREADY_EXISTS',
-  'INVALID_ARGUMENT', 'INVALID_SNAPSHOT', 'INVALID_CUT_POINT', 'HISTORY_EMPTY', 'TREE_CORRUPT', 'AGENT_BUSY',
-  'SURFACE_UNAVAILABLE', 'SIDECAR_IO', 'INTERNAL',
+  'NODE_NOT_FOUND',
+  'BRANCH_NOT_FOUND',
+  'BRANCH_EXISTS',
+  'LABEL_EXISTS',
+  'SESSION_NOT_FOUND',
+  'SESSION_ALREADY_EXISTS',
+  'INVALID_ARGUMENT',
+  'INVALID_SNAPSHOT',
+  'INVALID_CUT_POINT',
+  'HISTORY_EMPTY',
+  'TREE_CORRUPT',
+  'AGENT_BUSY',
+  'SURFACE_UNAVAILABLE',
+  'SIDECAR_IO',
+  'INTERNAL',
 ])
 /** The gateway's own code for arguments it refuses (see remote.test.ts). */
 const GATEWAY_CODE = 'internal'
@@ -62,11 +92,19 @@ function readmeExample(name: string): string {
   return fence[1]!
 }
 
-function runBash(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runBash(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', ['-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
-    })
+    execFile(
+      'bash',
+      ['-c', script],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -97,7 +135,10 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
   let sessionId: string
   let probes = 0
 
-  const markFailure = () => onTestFailed(() => { failed = true })
+  const markFailure = () =>
+    onTestFailed(() => {
+      failed = true
+    })
   const api = () => {
     if (!web) throw new Error('dsh web is not running (an earlier step failed)')
     return web.api
@@ -106,7 +147,12 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
   const status = () => api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
   /** Message nodes a move lands on exactly (no tool exchange around them). */
   const targets = (view: SessionTreeView): TreeNode[] =>
-    view.nodes.filter((n) => (n.message?.role === 'user' || n.message?.role === 'assistant') && n.message.content !== '' && !n.content?.some((p) => p.type === 'tool_call'))
+    view.nodes.filter(
+      (n) =>
+        (n.message?.role === 'user' || n.message?.role === 'assistant') &&
+        n.message.content !== '' &&
+        !n.content?.some((p) => p.type === 'tool_call'),
+    )
   /** Send a prompt and check the request holds exactly the path to the cursor, then that prompt. */
   const expectNextRequestFollows = async () => {
     const view = await list()
@@ -115,8 +161,13 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     // Harness-injected context aside: DSH adds a fresh runtime-context snapshot to a prompt whose
     // history holds none (a fuzzed move may have gone back to the empty history), which no tree path shows yet.
     const said = (text: string) => !text.startsWith(RUNTIME_CONTEXT)
-    const sent = history(llm.chatRequests().at(-1)!.body).filter((m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '' && said(m.text))
-    expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([...spoken(view, view.cursor).filter((line) => said(line.replace(/^user: /, ''))), `user: ${probe}`])
+    const sent = history(llm.chatRequests().at(-1)!.body).filter(
+      (m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '' && said(m.text),
+    )
+    expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([
+      ...spoken(view, view.cursor).filter((line) => said(line.replace(/^user: /, ''))),
+      `user: ${probe}`,
+    ])
   }
   const sidecarFiles = (): string => JSON.stringify(snapshotSidecars(home))
 
@@ -171,26 +222,42 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     const before = await list()
     const nodes = targets(before)
     expect(nodes.length).toBeGreaterThanOrEqual(6)
-    type Call = { kind: 'jump'; nodeId: string; expect: 'ok' | 'NODE_NOT_FOUND' } | { kind: 'fork'; nodeId: string; branch: string; twin?: number }
+    type Call =
+      | { kind: 'jump'; nodeId: string; expect: 'ok' | 'NODE_NOT_FOUND' }
+      | { kind: 'fork'; nodeId: string; branch: string; twin?: number }
     const calls: Call[] = Array.from({ length: 50 }, (_, i): Call => {
       const nodeId = nodes[(i * 5) % nodes.length]!.nodeId
       if (i % 10 === 9) return { kind: 'jump', nodeId: `e${90_000 + i}`, expect: 'NODE_NOT_FOUND' }
       if (i % 5 === 3) return { kind: 'fork', nodeId, branch: `burst-${i}` }
       // The same name again: exactly one of the two may be applied.
-      if (i % 5 === 4) return { kind: 'fork', nodeId: nodes[(i * 3) % nodes.length]!.nodeId, branch: `burst-${i - 1}`, twin: i - 1 }
+      if (i % 5 === 4)
+        return { kind: 'fork', nodeId: nodes[(i * 3) % nodes.length]!.nodeId, branch: `burst-${i - 1}`, twin: i - 1 }
       return { kind: 'jump', nodeId, expect: 'ok' }
     })
-    const results = await Promise.all(calls.map((call) => call.kind === 'jump'
-      ? api().remote<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: call.nodeId })
-      : api().remote<ForkResult>('sessionTree/fork', { agentId: sessionId, nodeId: call.nodeId, branch: call.branch })))
-    evidence.burst = calls.map((call, i) => ({ call, result: results[i]!.ok ? { cursor: (results[i] as { value: MoveResult }).value.cursor } : results[i] }))
+    const results = await Promise.all(
+      calls.map((call) =>
+        call.kind === 'jump'
+          ? api().remote<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: call.nodeId })
+          : api().remote<ForkResult>('sessionTree/fork', {
+              agentId: sessionId,
+              nodeId: call.nodeId,
+              branch: call.branch,
+            }),
+      ),
+    )
+    evidence.burst = calls.map((call, i) => ({
+      call,
+      result: results[i]!.ok ? { cursor: (results[i] as { value: MoveResult }).value.cursor } : results[i],
+    }))
     const after = await list()
     const acked: string[] = []
     const forked = new Map<string, string>()
     results.forEach((result, i) => {
       const call = calls[i]!
       if (!result.ok) {
-        expect(SERVICE_CODES.has(result.error.code), `call ${i}: ${result.error.code}: ${result.error.message}`).toBe(true)
+        expect(SERVICE_CODES.has(result.error.code), `call ${i}: ${result.error.code}: ${result.error.message}`).toBe(
+          true,
+        )
         expect(result.error.code, `call ${i} is not refused for being concurrent`).not.toBe('AGENT_BUSY')
         if (call.kind === 'jump') expect(result.error.code).toBe(call.expect)
         else expect(result.error.code, `call ${i}`).toBe('BRANCH_EXISTS')
@@ -210,8 +277,12 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
       if (call.kind !== 'fork' || call.twin !== undefined) continue
       expect(forked.has(call.branch), `one of the two forks named ${call.branch}`).toBe(true)
     }
-    expect(new Map(after.branches.filter((b) => b.name.startsWith('burst-')).map((b) => [b.name, b.headId]))).toEqual(forked)
-    expect(after.branches.map((b) => b.name).sort()).toEqual([...before.branches.map((b) => b.name), ...forked.keys()].sort())
+    expect(new Map(after.branches.filter((b) => b.name.startsWith('burst-')).map((b) => [b.name, b.headId]))).toEqual(
+      forked,
+    )
+    expect(after.branches.map((b) => b.name).sort()).toEqual(
+      [...before.branches.map((b) => b.name), ...forked.keys()].sort(),
+    )
     expect(acked).toContain(after.cursor)
     expect(acked.length).toBe(50 - 5 - 5)
     expect((await status()).sidecarWarnings).toEqual([])
@@ -221,34 +292,65 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
   it('a small random interleaving of moves, labels and forks, checked after every batch', async () => {
     markFailure()
     const kinds = fc.constantFrom('jump', 'fork', 'label', 'back', 'forward')
-    const schedule = fc.sample(fc.array(fc.array(fc.record({ kind: kinds, pick: fc.nat(50), name: fc.constantFrom('r1', 'r2', 'r3') }), { minLength: 2, maxLength: 5 }), { minLength: 3, maxLength: 3 }), { numRuns: 1, seed: Number(process.env.CONCURRENCY_SEED ?? 20_251_111) })[0]!
+    const schedule = fc.sample(
+      fc.array(
+        fc.array(fc.record({ kind: kinds, pick: fc.nat(50), name: fc.constantFrom('r1', 'r2', 'r3') }), {
+          minLength: 2,
+          maxLength: 5,
+        }),
+        { minLength: 3, maxLength: 3 },
+      ),
+      { numRuns: 1, seed: Number(process.env.CONCURRENCY_SEED ?? 20_251_111) },
+    )[0]!
     evidence.schedule = schedule
     for (const [b, batch] of schedule.entries()) {
       const before = await list()
       const nodes = targets(before)
       const at = (pick: number) => nodes[pick % nodes.length]!.nodeId
-      const results = await Promise.all(batch.map((a) => {
-        switch (a.kind) {
-          case 'jump': return api().remote<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: at(a.pick) })
-          case 'fork': return api().remote<MoveResult>('sessionTree/fork', { agentId: sessionId, nodeId: at(a.pick), branch: `${a.name}-${b}` })
-          case 'label': return api().remote<TreeNode>('sessionTree/label', { agentId: sessionId, nodeId: at(a.pick), label: a.name })
-          default: return api().remote<MoveResult>(`sessionTree/${a.kind}`, { agentId: sessionId })
-        }
-      }))
+      const results = await Promise.all(
+        batch.map((a) => {
+          switch (a.kind) {
+            case 'jump':
+              return api().remote<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: at(a.pick) })
+            case 'fork':
+              return api().remote<MoveResult>('sessionTree/fork', {
+                agentId: sessionId,
+                nodeId: at(a.pick),
+                branch: `${a.name}-${b}`,
+              })
+            case 'label':
+              return api().remote<TreeNode>('sessionTree/label', {
+                agentId: sessionId,
+                nodeId: at(a.pick),
+                label: a.name,
+              })
+            default:
+              return api().remote<MoveResult>(`sessionTree/${a.kind}`, { agentId: sessionId })
+          }
+        }),
+      )
       const after = await list()
       const cursors: (string | null)[] = []
       results.forEach((result, i) => {
         const a = batch[i]!
         if (!result.ok) {
-          expect(['BRANCH_EXISTS', 'HISTORY_EMPTY', 'LABEL_EXISTS'], `${JSON.stringify(a)}: ${result.error.message}`).toContain(result.error.code)
+          expect(
+            ['BRANCH_EXISTS', 'HISTORY_EMPTY', 'LABEL_EXISTS'],
+            `${JSON.stringify(a)}: ${result.error.message}`,
+          ).toContain(result.error.code)
           const name = `${a.name}-${b}`
-          if (a.kind === 'fork' && !batch.some((o, k) => k !== i && o.kind === 'fork' && o.name === a.name && results[k]!.ok)) {
+          if (
+            a.kind === 'fork' &&
+            !batch.some((o, k) => k !== i && o.kind === 'fork' && o.name === a.name && results[k]!.ok)
+          ) {
             expect(after.branches.map((x) => x.name)).not.toContain(name)
           }
           return
         }
         if (a.kind === 'label') {
-          const clash = batch.some((o, k) => k !== i && o.kind === 'label' && (o.name === a.name || at(o.pick) === at(a.pick)))
+          const clash = batch.some(
+            (o, k) => k !== i && o.kind === 'label' && (o.name === a.name || at(o.pick) === at(a.pick)),
+          )
           if (!clash) expect(after.nodes.find((n) => n.nodeId === at(a.pick))?.label).toBe(a.name)
           return
         }
@@ -256,7 +358,10 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
         if (a.kind === 'jump' || a.kind === 'fork') expect(moved.cursor).toBe(at(a.pick))
         cursors.push(moved.cursor)
       })
-      expect(cursors.length === 0 ? after.cursor === before.cursor : cursors.includes(after.cursor), `cursor after batch ${b}`).toBe(true)
+      expect(
+        cursors.length === 0 ? after.cursor === before.cursor : cursors.includes(after.cursor),
+        `cursor after batch ${b}`,
+      ).toBe(true)
       expect((await status()).sidecarWarnings).toEqual([])
       await expectNextRequestFollows()
     }
@@ -267,15 +372,40 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     const view = await list()
     const real = { agentId: sessionId, nodeId: targets(view)[1]!.nodeId }
     const hostileString = fc.oneof(
-      fc.constantFrom('', ' ', '\t', '../../etc/passwd', '/etc/passwd', '..\\..\\boot.ini', '%2e%2e%2f', 'C:\\x', 'a\u0000b', '\ud800', '\u202e', '😀'.repeat(300),
-        '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'e0', 'e-1', 'main', 'x'.repeat(201), 'y'.repeat(100_000)),
+      fc.constantFrom(
+        '',
+        ' ',
+        '\t',
+        '../../etc/passwd',
+        '/etc/passwd',
+        '..\\..\\boot.ini',
+        '%2e%2e%2f',
+        'C:\\x',
+        'a\u0000b',
+        '\ud800',
+        '\u202e',
+        '😀'.repeat(300),
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'hasOwnProperty',
+        'e0',
+        'e-1',
+        'main',
+        'x'.repeat(201),
+        'y'.repeat(100_000),
+      ),
       fc.string({ unit: 'binary', maxLength: 40 }),
       fc.constant(real.agentId),
       fc.constant(real.nodeId),
     )
     const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
       { weight: 12, arbitrary: hostileString },
-      { weight: 2, arbitrary: fc.constantFrom<unknown>(null, true, 0, -1, 1.5, 1e308, [], {}, [real.agentId], { toString: 'x' }) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom<unknown>(null, true, 0, -1, 1.5, 1e308, [], {}, [real.agentId], { toString: 'x' }),
+      },
       { weight: 1, arbitrary: fc.constant(undefined) },
     )
     const protoKeys = fc.constantFrom('__proto__', 'constructor', 'prototype', 'extra')
@@ -284,14 +414,25 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     const call = fc.record({
       method: fc.constantFrom(...METHODS),
       values: fc.tuple(agentId, hostileValue, hostileValue),
-      extra: fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.tuple(protoKeys, hostileValue) }),
-      shape: fc.oneof({ weight: 12, arbitrary: fc.constant('args') }, { weight: 1, arbitrary: fc.constantFrom('no-args', 'args-array', 'args-string') }),
+      extra: fc.oneof(
+        { weight: 5, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.tuple(protoKeys, hostileValue) },
+      ),
+      shape: fc.oneof(
+        { weight: 12, arbitrary: fc.constant('args') },
+        { weight: 1, arbitrary: fc.constantFrom('no-args', 'args-array', 'args-string') },
+      ),
     })
     let checked = 0
     const seen = new Map<string, number>()
     const gatewayMessages = new Set<string>()
     const send = async (method: Method, body: string) => {
-      const response = await fetch(`${web!.url}/api/sessionTree/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(60_000) })
+      const response = await fetch(`${web!.url}/api/sessionTree/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(60_000),
+      })
       return { status: response.status, text: await response.text() }
     }
     const attempt = async (method: Method, body: string, rpcId: string, what: string) => {
@@ -307,27 +448,52 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
         seen.set('ok', (seen.get('ok') ?? 0) + 1)
       } else {
         expect(typeof result.error.message === 'string' && result.error.message.length > 0, what).toBe(true)
-        expect(SERVICE_CODES.has(result.error.code) || result.error.code === GATEWAY_CODE, `${what}: ${result.error.code}`).toBe(true)
+        expect(
+          SERVICE_CODES.has(result.error.code) || result.error.code === GATEWAY_CODE,
+          `${what}: ${result.error.code}`,
+        ).toBe(true)
         expect(result.error.code, `${what}: ${result.error.message}`).not.toBe('INTERNAL')
         seen.set(result.error.code, (seen.get(result.error.code) ?? 0) + 1)
-        if (result.error.code === GATEWAY_CODE) gatewayMessages.add(result.error.message.replace(/"[^"]*"/g, '"…"').slice(0, 120))
+        if (result.error.code === GATEWAY_CODE)
+          gatewayMessages.add(result.error.message.replace(/"[^"]*"/g, '"…"').slice(0, 120))
         // A refusal changed nothing: not the tree, not the sidecar.
         expect((await status()).revision, `${what} changed the tree`).toBe(beforeRevision)
         expect(sidecarFiles() === beforeFiles, `${what} wrote the sidecar`).toBe(true)
       }
       checked++
     }
-    await fc.assert(fc.asyncProperty(call, async ({ method, values, extra, shape }) => {
-      const args: Record<string, unknown> = {}
-      PARAMETERS[method].forEach((name, i) => {
-        if (values[i] !== undefined) args[name] = values[i]
-      })
-      // An own `__proto__` key, as JSON can carry one.
-      if (extra) Object.defineProperty(args, extra[0], { value: extra[1] ?? null, enumerable: true, configurable: true, writable: true })
-      const payload = shape === 'args' ? { args } : shape === 'no-args' ? {} : shape === 'args-array' ? { args: Object.values(args) } : { args: JSON.stringify(args) }
-      const rpcId = randomUUID()
-      await attempt(method, JSON.stringify({ type: 'client-request', rpcId, method: `sessionTree/${method}`, payload }), rpcId, `${method} ${JSON.stringify(payload).slice(0, 200)}`)
-    }), { numRuns: 150, endOnFailure: true })
+    await fc.assert(
+      fc.asyncProperty(call, async ({ method, values, extra, shape }) => {
+        const args: Record<string, unknown> = {}
+        PARAMETERS[method].forEach((name, i) => {
+          if (values[i] !== undefined) args[name] = values[i]
+        })
+        // An own `__proto__` key, as JSON can carry one.
+        if (extra)
+          Object.defineProperty(args, extra[0], {
+            value: extra[1] ?? null,
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          })
+        const payload =
+          shape === 'args'
+            ? { args }
+            : shape === 'no-args'
+              ? {}
+              : shape === 'args-array'
+                ? { args: Object.values(args) }
+                : { args: JSON.stringify(args) }
+        const rpcId = randomUUID()
+        await attempt(
+          method,
+          JSON.stringify({ type: 'client-request', rpcId, method: `sessionTree/${method}`, payload }),
+          rpcId,
+          `${method} ${JSON.stringify(payload).slice(0, 200)}`,
+        )
+      }),
+      { numRuns: 150, endOnFailure: true },
+    )
     // 10 MB ids in every field of every method, and a broken envelope.
     const huge = 'z'.repeat(10 * 1024 * 1024)
     for (const method of METHODS) {
@@ -336,13 +502,21 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
         for (const key of Object.keys(args)) if (!PARAMETERS[method].includes(key)) delete args[key]
         args[field] = huge
         const rpcId = randomUUID()
-        await attempt(method, JSON.stringify({ type: 'client-request', rpcId, method: `sessionTree/${method}`, payload: { args } }), rpcId, `${method} with a 10 MB ${field}`)
+        await attempt(
+          method,
+          JSON.stringify({ type: 'client-request', rpcId, method: `sessionTree/${method}`, payload: { args } }),
+          rpcId,
+          `${method} with a 10 MB ${field}`,
+        )
       }
     }
     evidence.fuzz = { checked, outcomes: Object.fromEntries(seen), gatewayMessages: [...gatewayMessages] }
     expect(checked).toBe(150 + Object.values(PARAMETERS).reduce((sum, p) => sum + p.length, 0))
     expect(seen.get(GATEWAY_CODE) ?? 0, 'the gateway refused some').toBeGreaterThan(0)
-    expect([...seen.keys()].filter((code) => SERVICE_CODES.has(code)).length, 'the service refused some, with several codes').toBeGreaterThan(2)
+    expect(
+      [...seen.keys()].filter((code) => SERVICE_CODES.has(code)).length,
+      'the service refused some, with several codes',
+    ).toBeGreaterThan(2)
     await expectNextRequestFollows()
   }, 600_000)
 
@@ -356,10 +530,17 @@ describe('concurrency, hostile input and the README example over HTTP in a real 
     // A stored session loads when it is used: a move resumes it (a read would not).
     await api().promptAndWait(sessionId, 'after the restart')
     const after = await list()
-    expect(after.nodes.slice(0, before.nodes.length)).toEqual(before.nodes.map((n) => (n.nodeId === before.cursor ? after.nodes.find((m) => m.nodeId === n.nodeId)! : n)))
+    expect(after.nodes.slice(0, before.nodes.length)).toEqual(
+      before.nodes.map((n) => (n.nodeId === before.cursor ? after.nodes.find((m) => m.nodeId === n.nodeId)! : n)),
+    )
     expect(after.branches.map((b) => b.name)).toEqual(before.branches.map((b) => b.name))
     expect((await status()).sidecarWarnings).toEqual([])
-    const sent = history(llm.chatRequests().at(-1)!.body).filter((m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '')
-    expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([...spoken(before, before.cursor), 'user: after the restart'])
+    const sent = history(llm.chatRequests().at(-1)!.body).filter(
+      (m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '',
+    )
+    expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([
+      ...spoken(before, before.cursor),
+      'user: after the restart',
+    ])
   }, 600_000)
 })

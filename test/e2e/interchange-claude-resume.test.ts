@@ -21,9 +21,20 @@ import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropi
 import { dshHome, loadTree } from '../support/interchange.ts'
 import { pathUnits, requestUnits } from '../support/claude-units.ts'
 
-const SOURCE = path.join(import.meta.dirname, '..', 'fixtures', 'claude-code', 'generated', '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl')
+const SOURCE = path.join(
+  import.meta.dirname,
+  '..',
+  'fixtures',
+  'claude-code',
+  'generated',
+  '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl',
+)
 
-function run(bin: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  bin: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(bin, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
@@ -53,7 +64,10 @@ describe('claude --resume continues our Claude Code export (real CLI, fake Messa
   for (const where of ['the active path (through the compaction)', 'the other branch, after a jump'] as const) {
     it(`${where}: the request claude sends holds the exported path, then the new prompt`, async () => {
       const home = await dshHome()
-      const outcome = await importSession({ path: SOURCE }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+      const outcome = await importSession(
+        { path: SOURCE },
+        { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
+      )
       const { tree } = await loadTree(home, outcome.sessionId!)
       if (where !== 'the active path (through the compaction)') {
         const target = tree.list().find((n) => n.message?.role === 'assistant' && n.message.content === 'Greeting.')!
@@ -64,20 +78,40 @@ describe('claude --resume continues our Claude Code export (real CLI, fake Messa
       const work = fs.mkdtempSync(path.join(root, 'work-'))
       const claudeHome = fs.mkdtempSync(path.join(root, 'home-'))
       const env = claudeEnv(claudeHome, fake.url)
-      const exported = await exportTree(tree, { format: 'claude-code', sidecarDir: new TreeSidecar(home.sidecarRoot).dirFor(outcome.sessionId!), cwd: work })
-      const file = defaultExportPath('claude-code', exported, { cwd: work, exportsDir: root, sessionId: outcome.sessionId!, env })
+      const exported = await exportTree(tree, {
+        format: 'claude-code',
+        sidecarDir: new TreeSidecar(home.sidecarRoot).dirFor(outcome.sessionId!),
+        cwd: work,
+      })
+      const file = defaultExportPath('claude-code', exported, {
+        cwd: work,
+        exportsDir: root,
+        sessionId: outcome.sessionId!,
+        env,
+      })
       expect(file.startsWith(path.join(claudeHome, '.claude', 'projects'))).toBe(true)
       writeNewFile(file, exported.lines)
       const before = fake.requests.length
       const prompt = `Go on (${where}).`
-      const result = await run(claude, ['-p', '--output-format', 'json', '--resume', exported.fileSessionId, prompt], { cwd: work, env })
+      const result = await run(claude, ['-p', '--output-format', 'json', '--resume', exported.fileSessionId, prompt], {
+        cwd: work,
+        env,
+      })
       expect(result.code, result.stderr + result.stdout).toBe(0)
-      expect(JSON.parse(result.stdout)).toMatchObject({ is_error: false, session_id: exported.fileSessionId, result: 'Continuing from the exported path.' })
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        is_error: false,
+        session_id: exported.fileSessionId,
+        result: 'Continuing from the exported path.',
+      })
       const sent = fake.requests.slice(before)
       expect(sent).toHaveLength(1)
       expect(requestUnits(sent[0]!.body.messages as never)).toEqual([...expected, ['user', prompt]])
       // What the CLI then appended to our file is its own continuation of it (the same session id and chain).
-      const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type?: string; sessionId?: string; message?: { content?: unknown } })
+      const lines = fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type?: string; sessionId?: string; message?: { content?: unknown } })
       expect(lines.length).toBeGreaterThan(exported.lines.length)
       expect(lines.filter((l) => l.type === 'user' && l.message?.content === prompt)).toHaveLength(1)
     }, 600_000)

@@ -41,7 +41,15 @@ import { until as untilWithin } from './support/until.ts'
 import { assistant, piContext, SessionManager, toolResult, user } from '../support/pi.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const IN_CI = Boolean(process.env.CI)
 const TITLE = 'Release planning'
@@ -49,7 +57,7 @@ const TITLE = 'Release planning'
 const PI_TITLE = 'plan the release'
 const ROWS = '[data-session-tree] [role="treeitem"]'
 /** The file's hang guard for a wait (not a budget). */
-const until = <T,>(what: string, probe: Parameters<typeof untilWithin<T>>[1]) => untilWithin(what, probe, 60_000)
+const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1]) => untilWithin(what, probe, 60_000)
 
 describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab, in Chromium', () => {
   let failed = false
@@ -78,10 +86,16 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     await target.screenshot({ path: file })
     return file
   }
-  const markFailure = () => onTestFailed(() => { failed = true })
+  const markFailure = () =>
+    onTestFailed(() => {
+      failed = true
+    })
   /** Press Import… and pick `file` in the browser's own file chooser. */
   const pick = async (file: string | { name: string; mimeType: string; buffer: Buffer }) => {
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('session-tree-import').click()])
+    const [chooser] = await Promise.all([
+      page.waitForEvent('filechooser'),
+      page.getByTestId('session-tree-import').click(),
+    ])
     await chooser.setFiles(file)
   }
 
@@ -114,7 +128,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     pi.appendMessage(assistant('Version 3 needs more time.'))
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', locale: 'en-US', acceptDownloads: true })
+    page = await browser.newPage({
+      viewport: { width: 1280, height: 900 },
+      colorScheme: 'light',
+      locale: 'en-US',
+      acceptDownloads: true,
+    })
     page.on('pageerror', (e) => pageErrors.push(e.message))
     await page.goto(web.url)
     const notice = page.getByRole('button', { name: 'Continue' })
@@ -152,8 +171,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     const leaves = entries.filter((e) => !parents.has(e.id))
     const labelled = entries.filter((e) => pi.getLabel(e.id) !== undefined)
     const figure = async (name: string) => Number(await preview.locator(`[data-figure="${name}"] dd`).textContent())
-    expect({ nodes: await figure('nodes'), branches: await figure('branches'), labels: await figure('labels'), compactions: await figure('compactions') })
-      .toEqual({ nodes: entries.length, branches: leaves.length, labels: labelled.length, compactions: 0 })
+    expect({
+      nodes: await figure('nodes'),
+      branches: await figure('branches'),
+      labels: await figure('labels'),
+      compactions: await figure('compactions'),
+    }).toEqual({ nodes: entries.length, branches: leaves.length, labels: labelled.length, compactions: 0 })
     expect(leaves.length).toBe(2)
     expect(await preview.getAttribute('data-format')).toBe('pi')
     expect(await preview.getAttribute('data-version')).toBe('3')
@@ -163,12 +186,16 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     expect(await branches.count()).toBe(2)
     expect(await preview.locator('.dsx-branches li[data-active]').textContent()).toContain('version 3 instead')
     // (Pi's label entry is the last entry of the other branch: its leaf.)
-    expect(await preview.locator('.dsx-branches li:not([data-active])').textContent()).toContain('version 2, and READ the notes')
+    expect(await preview.locator('.dsx-branches li:not([data-active])').textContent()).toContain(
+      'version 2, and READ the notes',
+    )
     expect(await page.getByTestId('session-tree-import-skipped').count()).toBe(0)
     // Nothing was written by the preview.
     expect(await sessionIds()).toEqual(before)
     // The confirm button has the focus (Enter confirms; Escape would cancel).
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('session-tree-import-confirm')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+      'session-tree-import-confirm',
+    )
 
     await shot('preview-light.png')
     await dialog().screenshot({ path: path.join(artifacts, 'preview-dialog-light.png') })
@@ -185,7 +212,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     })
     expect(fits).toBe(true)
     await page.setViewportSize({ width: 1280, height: 900 })
-    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') fs.copyFileSync(path.join(artifacts, 'preview-dialog-light.png'), path.join(REPO_ROOT, 'docs', 'import-preview.png'))
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1')
+      fs.copyFileSync(
+        path.join(artifacts, 'preview-dialog-light.png'),
+        path.join(REPO_ROOT, 'docs', 'import-preview.png'),
+      )
 
     await page.keyboard.press('Enter')
     const done = page.getByTestId('session-tree-import-done')
@@ -197,7 +228,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     // directory of this machine), not as an untitled row under "Ungrouped".
     const workspaceName = path.basename(work)
     const grouped = async () => {
-      const lines = await sidebar.evaluate((el) => (el as HTMLElement).innerText.split('\n').map((line) => line.trim()).filter(Boolean))
+      const lines = await sidebar.evaluate((el) =>
+        (el as HTMLElement).innerText
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean),
+      )
       const from = lines.indexOf(workspaceName)
       const to = lines.indexOf('Ungrouped', from)
       return { lines, workspace: from === -1 ? [] : lines.slice(from + 1, to === -1 ? undefined : to) }
@@ -205,7 +241,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     const shown = await until('the imported session by its title in its workspace in the sidebar', async () => {
       const seen = await grouped()
       return seen.workspace.includes(PI_TITLE) ? seen : undefined
-    }).catch(async (error) => { throw new Error(`${String(error)}\nsidebar: ${JSON.stringify((await grouped()).lines)}`) })
+    }).catch(async (error) => {
+      throw new Error(`${String(error)}\nsidebar: ${JSON.stringify((await grouped()).lines)}`)
+    })
     saveArtifact(artifacts, 'sidebar-after-import.json', shown.lines)
     expect(await named(), 'no untitled row named by its folder').toBe(namedBefore)
     const row = (await api().listSessions()).find((s) => s.sessionId === imported)
@@ -213,15 +251,26 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     expect((row?.projections as { values?: { title?: unknown } } | undefined)?.values?.title).toBe(PI_TITLE)
     await shot('import-done.png')
     await page.getByTestId('session-tree-import-open').click()
-    await expect.poll(async () => {
-      await page.getByTestId('session-tree-open').click({ timeout: 2_000 }).catch(() => undefined)
-      const shown = await page.locator('[data-session-tree] [role="treeitem"]').allTextContents().catch(() => [])
-      return shown.some((text) => text.includes('version 3 instead'))
-    }, { timeout: 30_000, interval: 500 }).toBe(true)
+    await expect
+      .poll(
+        async () => {
+          await page
+            .getByTestId('session-tree-open')
+            .click({ timeout: 2_000 })
+            .catch(() => undefined)
+          const shown = await page
+            .locator('[data-session-tree] [role="treeitem"]')
+            .allTextContents()
+            .catch(() => [])
+          return shown.some((text) => text.includes('version 3 instead'))
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(true)
     await shot('imported-open.png')
   }, 600_000)
 
-  it('the imported session looks right in DSH\'s own views at once: its Chat is exactly the path Pi ended on, its Trajectory has no empty assistant row, and a prompt there sends exactly that path', async () => {
+  it("the imported session looks right in DSH's own views at once: its Chat is exactly the path Pi ended on, its Trajectory has no empty assistant row, and a prompt there sends exactly that path", async () => {
     markFailure()
     const from = pageErrors.length
     // The Chat: the path Pi continues on (the other branch is not on screen).
@@ -231,25 +280,42 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     await until('the Chat shows the path Pi ended on', async () => {
       seen = chatTranscript(await visibleRows(page))
       return sameRows(expected, seen)
-    }).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
+    }).catch((error) => {
+      throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
+    })
     await shot('imported-chat.png')
     // The Trajectory: the branch change the import wrote restates the fork point's answer, so no row is an empty
     // "ASSISTANT —" (what an empty tombstone answer shows as), as for a live rewind (trajectory-model-move.test.ts).
     await page.getByRole('tab', { name: 'Trajectory' }).click()
     const rows = page.locator('tr[data-trajectory-row-key]')
     const trajectory = await until('the trajectory rows, to the last answer', async () => {
-      const all = await rows.evaluateAll((els) => els.map((el) => ({
-        key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
-        text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim().slice(0, 120),
-      })))
+      const all = await rows.evaluateAll((els) =>
+        els.map((el) => ({
+          key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
+          text: (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim().slice(0, 120),
+        })),
+      )
       return all.at(-1)?.text.includes('Version 3 needs more time.') ? all : undefined
     })
     saveArtifact(artifacts, 'imported-trajectory.json', trajectory)
     await shot('imported-trajectory.png')
-    expect(trajectory.filter((r) => r.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(r.text)), 'empty assistant rows').toEqual([])
+    expect(
+      trajectory.filter((r) => r.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(r.text)),
+      'empty assistant rows',
+    ).toEqual([])
     // Every Pi entry on a path is listed (both branches: the Trajectory is the log).
-    for (const text of ['plan the release', 'Which version?', 'version 2, and READ the notes', 'Version 2 ships on Friday.', 'version 3 instead', 'Version 3 needs more time.']) {
-      expect(trajectory.some((r) => r.text.includes(text)), text).toBe(true)
+    for (const text of [
+      'plan the release',
+      'Which version?',
+      'version 2, and READ the notes',
+      'Version 2 ships on Friday.',
+      'version 3 instead',
+      'Version 3 needs more time.',
+    ]) {
+      expect(
+        trajectory.some((r) => r.text.includes(text)),
+        text,
+      ).toBe(true)
     }
     expect(pageErrors.slice(from)).toEqual([])
     // A prompt on that path: the request holds exactly Pi's context for its leaf (the restated answer sends the same bytes), then the prompt.
@@ -262,17 +328,24 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
       .map((m) => ({ role: m.role, text: m.text.trimEnd() + (m.calls ?? []).map((c) => `call:${c.name}`).join('') }))
     expect(asked).toEqual([...piContext(pi), { role: 'user', text: 'and the date?' }])
     // The fork point's answer as the provider receives it: the message Pi's answer makes, nothing else (no id, no trace of the restatement).
-    expect(body.messages.filter((m) => m.role === 'assistant' && messageText(m) === 'Which version?').map((m) => JSON.stringify(m))).toEqual([JSON.stringify({ role: 'assistant', content: 'Which version?' })])
+    expect(
+      body.messages
+        .filter((m) => m.role === 'assistant' && messageText(m) === 'Which version?')
+        .map((m) => JSON.stringify(m)),
+    ).toEqual([JSON.stringify({ role: 'assistant', content: 'Which version?' })])
     await page.getByTestId('session-tree-open').click()
     await page.locator(ROWS).first().waitFor({ timeout: 15_000 })
   }, 600_000)
 
-  it('a jump to the branch Pi did not end on, then a prompt from the composer: the request is Pi\'s context for that leaf plus the prompt', async () => {
+  it("a jump to the branch Pi did not end on, then a prompt from the composer: the request is Pi's context for that leaf plus the prompt", async () => {
     markFailure()
     const target = (await tree(imported)).nodes.find((n) => n.message?.content === 'Version 2 ships on Friday.')!
     await row(target.nodeId).click()
     await page.getByRole('button', { name: 'Jump here' }).click()
-    await until('the cursor on the other branch', async () => (await row(target.nodeId).getAttribute('aria-current')) === 'location')
+    await until(
+      'the cursor on the other branch',
+      async () => (await row(target.nodeId).getAttribute('aria-current')) === 'location',
+    )
     const before = llm.chatRequests().length
     const input = page.getByRole('textbox').last()
     await input.fill('and the changelog?')
@@ -284,7 +357,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
       .map((m) => ({ role: m.role, text: m.text.trimEnd() + (m.calls ?? []).map((c) => `call:${c.name}`).join('') }))
     expect(asked).toEqual([...piContext(pi, offLeaf), { role: 'user', text: 'and the changelog?' }])
     expect(JSON.stringify(llm.chatRequests().at(-1)!.body)).not.toContain('private reasoning')
-    await until('the cursor on the answer', async () => (await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: imported })).cursor !== target.nodeId)
+    await until(
+      'the cursor on the answer',
+      async () =>
+        (await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: imported })).cursor !== target.nodeId,
+    )
   }, 600_000)
 
   it('Export → Pi session downloads a file that Pi opens, with every source entry, the same children and labels, resumed on the continued path', async () => {
@@ -309,7 +386,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     for (const entry of pi.getEntries()) {
       expect(exported.has(entry.id), `entry ${entry.id} kept`).toBe(true)
       const children = new Set(reopened.getChildren(entry.id).map((c) => c.id))
-      for (const child of pi.getChildren(entry.id)) expect(children.has(child.id), `child ${child.id} of ${entry.id}`).toBe(true)
+      for (const child of pi.getChildren(entry.id))
+        expect(children.has(child.id), `child ${child.id} of ${entry.id}`).toBe(true)
       expect(reopened.getLabel(entry.id), `label of ${entry.id}`).toBe(pi.getLabel(entry.id))
     }
     // What was added in DSH hangs under the branch the prompt was sent on; Pi resumes there.
@@ -319,13 +397,21 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     expect(context.slice(-2).map((m) => m.role)).toEqual(['user', 'assistant'])
     expect(context.at(-2)!.text).toBe('and the changelog?')
     expect(context.at(-1)!.text).toBe('ANSWER to: and the changelog?')
-    await page.getByRole('status').filter({ hasText: download.suggestedFilename() }).first().waitFor({ timeout: 10_000 })
+    await page
+      .getByRole('status')
+      .filter({ hasText: download.suggestedFilename() })
+      .first()
+      .waitFor({ timeout: 10_000 })
   }, 600_000)
 
-  it('a garbage file shows the service\'s error by its code and creates no session; a file above the upload limit is refused before it is read', async () => {
+  it("a garbage file shows the service's error by its code and creates no session; a file above the upload limit is refused before it is read", async () => {
     markFailure()
     const before = await sessionIds()
-    await pick({ name: 'notes.jsonl', mimeType: 'application/json', buffer: Buffer.from('this is not a session\n{"type":"nothing"}\n') })
+    await pick({
+      name: 'notes.jsonl',
+      mimeType: 'application/json',
+      buffer: Buffer.from('this is not a session\n{"type":"nothing"}\n'),
+    })
     const error = page.getByTestId('session-tree-import-error')
     await error.waitFor({ timeout: 30_000 })
     await shot('import-error.png')

@@ -17,7 +17,15 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { chromium } from 'playwright-core'
 import type { ImportResult, MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
-import { appliedRevision, chatTranscript, openSession, requestTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
+import {
+  appliedRevision,
+  chatTranscript,
+  openSession,
+  requestTranscript,
+  sameRows,
+  visibleRows,
+  type Row,
+} from './support/chat-page.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, history, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
@@ -44,7 +52,13 @@ function chatUnits(body: Parameters<typeof history>[0]): Unit[] {
 
 /** The last request a real CLI sent to its fake model (test/fixtures/<tool>/generated/requests.jsonl). */
 function lastRequest<T>(tool: string): T {
-  return JSON.parse(fs.readFileSync(path.join(FIXTURES, tool, 'generated', 'requests.jsonl'), 'utf8').trim().split('\n').at(-1)!) as T
+  return JSON.parse(
+    fs
+      .readFileSync(path.join(FIXTURES, tool, 'generated', 'requests.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .at(-1)!,
+  ) as T
 }
 
 /** The model's view of a request, without DSH's runtime-context message. */
@@ -63,7 +77,10 @@ for (const mode of ['stock', 'native'] as const) {
     let work: string
     let web: WebProcess | undefined
     let imported: ImportResult
-    const markFailure = () => onTestFailed(() => { failed = true })
+    const markFailure = () =>
+      onTestFailed(() => {
+        failed = true
+      })
     const api = () => {
       if (!web) throw new Error('dsh web is not running')
       return web.api
@@ -90,7 +107,7 @@ for (const mode of ['stock', 'native'] as const) {
       keepOrRemove(`interchange (${mode})`, failed, { home, work }, artifacts)
     }, 600_000)
 
-    it('imports a Pi session with two branches; the next prompt continues Pi\'s active branch', async () => {
+    it("imports a Pi session with two branches; the next prompt continues Pi's active branch", async () => {
       markFailure()
       const piDir = path.join(work, '.pi-sessions')
       fs.mkdirSync(piDir)
@@ -98,16 +115,24 @@ for (const mode of ['stock', 'native'] as const) {
       pi.appendMessage(user('plan the release'))
       const a1 = pi.appendMessage(assistant('Which version?', { thinking: 'private reasoning, never sent' }))
       pi.appendMessage(user('version 2, and READ the notes'))
-      pi.appendMessage(assistant('', { calls: [{ id: 'toolu_notes', name: 'read', args: { file_path: 'notes.txt' } }] }))
+      pi.appendMessage(
+        assistant('', { calls: [{ id: 'toolu_notes', name: 'read', args: { file_path: 'notes.txt' } }] }),
+      )
       pi.appendMessage(toolResult('toolu_notes', 'read', 'notes: ship on friday'))
       pi.appendMessage(assistant('Version 2 ships on Friday.'))
       pi.appendLabelChange(a1, 'fork point')
       pi.branch(a1)
       pi.appendMessage(user('version 3 instead'))
       pi.appendMessage(assistant('Version 3 needs more time.'))
-      imported = await api().remoteOk<ImportResult>('sessionTree/importSession', { request: { path: pi.getSessionFile(), content: null, format: 'auto', dryRun: false, cwd: work } })
+      imported = await api().remoteOk<ImportResult>('sessionTree/importSession', {
+        request: { path: pi.getSessionFile(), content: null, format: 'auto', dryRun: false, cwd: work },
+      })
       saveArtifact(artifacts, 'import.json', imported)
-      expect(imported).toMatchObject({ dryRun: false, cwd: work, report: { format: 'pi', nodes: 9, branches: 2, labels: 1, skipped: [] } })
+      expect(imported).toMatchObject({
+        dryRun: false,
+        cwd: work,
+        report: { format: 'pi', nodes: 9, branches: 2, labels: 1, skipped: [] },
+      })
 
       // The web app lists it like any stored session (its workspace is the source's, here `work`).
       expect((await api().listSessions()).map((s) => s.sessionId)).toContain(imported.sessionId)
@@ -130,7 +155,10 @@ for (const mode of ['stock', 'native'] as const) {
       const view = await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: imported.sessionId })
       expect(view.nodes.find((n) => n.label === 'fork point')?.message?.content).toBe('Which version?')
       const v2 = view.nodes.find((n) => n.message?.content === 'Version 2 ships on Friday.')!
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: imported.sessionId, nodeId: v2.nodeId })
+      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', {
+        agentId: imported.sessionId,
+        nodeId: v2.nodeId,
+      })
       saveArtifact(artifacts, 'jump.json', moved)
       expect(moved).toMatchObject({ cursor: v2.nodeId, mode })
       await api().promptAndWait(imported.sessionId!, 'and the changelog?')
@@ -145,83 +173,142 @@ for (const mode of ['stock', 'native'] as const) {
       ])
     }, 600_000)
 
-    it.skipIf(!HAVE_CHROMIUM)("DSH's Chat of the imported session shows the selected path: exactly the last request plus its reply, live and after a reload (Chromium)", async () => {
-      markFailure()
-      const row = (await api().listSessions()).find((s) => s.sessionId === imported.sessionId)!
-      saveArtifact(artifacts, 'imported-row.json', row)
-      // The sidebar shows the session's title projection (the import's first prompt here).
-      const projected = (row.projections as { values?: { title?: unknown } } | undefined)?.values?.title
-      expect(typeof projected, 'the imported session has a title').toBe('string')
-      const title = projected as string
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu'] })
-      try {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-        const problems: string[] = []
-        page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`) })
-        page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-        const last = llm.chatRequests().at(-1)!
-        const expected = requestTranscript(last.body, last.reply)
-        // The jumped-to branch, its tool exchange included; Pi's other branch and the prompt made on it hidden.
-        expect(expected.map((r) => r.text)).toContain('version 2, and READ the notes')
-        expect(expected.map((r) => r.text)).not.toContain('version 3 instead')
-        for (const step of ['open', 'reload']) {
-          if (step === 'open') await openSession(page, web!.url, title)
-          else {
-            await page.reload()
-            await openSession(page, undefined, title)
+    it.skipIf(!HAVE_CHROMIUM)(
+      "DSH's Chat of the imported session shows the selected path: exactly the last request plus its reply, live and after a reload (Chromium)",
+      async () => {
+        markFailure()
+        const row = (await api().listSessions()).find((s) => s.sessionId === imported.sessionId)!
+        saveArtifact(artifacts, 'imported-row.json', row)
+        // The sidebar shows the session's title projection (the import's first prompt here).
+        const projected = (row.projections as { values?: { title?: unknown } } | undefined)?.values?.title
+        expect(typeof projected, 'the imported session has a title').toBe('string')
+        const title = projected as string
+        const browser = await chromium.launch({
+          executablePath: CHROMIUM,
+          args: ['--no-sandbox', '--headless', '--disable-gpu'],
+        })
+        try {
+          const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+          const problems: string[] = []
+          page.on('console', (m) => {
+            if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+          })
+          page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+          const last = llm.chatRequests().at(-1)!
+          const expected = requestTranscript(last.body, last.reply)
+          // The jumped-to branch, its tool exchange included; Pi's other branch and the prompt made on it hidden.
+          expect(expected.map((r) => r.text)).toContain('version 2, and READ the notes')
+          expect(expected.map((r) => r.text)).not.toContain('version 3 instead')
+          for (const step of ['open', 'reload']) {
+            if (step === 'open') await openSession(page, web!.url, title)
+            else {
+              await page.reload()
+              await openSession(page, undefined, title)
+            }
+            const revision = (
+              await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: imported.sessionId })
+            ).revision
+            let rows: Row[] = []
+            for (let i = 0; i < 300; i++) {
+              rows = chatTranscript(await visibleRows(page))
+              if ((await appliedRevision(page)) === revision && sameRows(expected, rows)) break
+              await new Promise((resolve) => setTimeout(resolve, 100))
+            }
+            saveArtifact(artifacts, `chat-${step}.json`, rows)
+            expect(
+              sameRows(expected, rows),
+              `the Chat (${step}) reads as the model's last request: ${JSON.stringify(rows)}`,
+            ).toBe(true)
+            expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history'))).toBe(false)
           }
-          const revision = (await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: imported.sessionId })).revision
-          let rows: Row[] = []
-          for (let i = 0; i < 300; i++) {
-            rows = chatTranscript(await visibleRows(page))
-            if ((await appliedRevision(page)) === revision && sameRows(expected, rows)) break
-            await new Promise((resolve) => setTimeout(resolve, 100))
-          }
-          saveArtifact(artifacts, `chat-${step}.json`, rows)
-          expect(sameRows(expected, rows), `the Chat (${step}) reads as the model's last request: ${JSON.stringify(rows)}`).toBe(true)
-          expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history'))).toBe(false)
+          await page.screenshot({ path: path.join(artifacts, 'chat-imported.png') })
+          expect(problems).toEqual([])
+        } finally {
+          await browser.close()
         }
-        await page.screenshot({ path: path.join(artifacts, 'chat-imported.png') })
-        expect(problems).toEqual([])
-      } finally {
-        await browser.close()
-      }
-    }, 600_000)
+      },
+      600_000,
+    )
 
     it('a transcript the real Claude Code wrote and a rollout family the real Codex wrote continue: the next request holds what the CLI itself sent last, its answer, then the prompt', async () => {
       markFailure()
       // Claude Code 2.1.197: its last request came after a /compact; our import must give DSH's model the same context.
       const claudeDir = path.join(work, 'claude-project')
       fs.cpSync(path.join(FIXTURES, 'claude-code', 'generated'), claudeDir, { recursive: true })
-      const claude = await api().remoteOk<ImportResult>('sessionTree/importSession', { request: { path: path.join(claudeDir, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl'), content: null, format: 'auto', dryRun: false, cwd: work } })
+      const claude = await api().remoteOk<ImportResult>('sessionTree/importSession', {
+        request: {
+          path: path.join(claudeDir, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl'),
+          content: null,
+          format: 'auto',
+          dryRun: false,
+          cwd: work,
+        },
+      })
       saveArtifact(artifacts, 'import-claude.json', claude)
       const claudeLast = lastRequest<{ messages: ApiMessage[] }>('claude-code')
-      const transcript = fs.readFileSync(path.join(claudeDir, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type?: string; message?: { content?: { type: string; text?: string }[] } })
-      const claudeAnswer = transcript.filter((r) => r.type === 'assistant').at(-1)!.message!.content!.map((b) => b.text ?? '').join('')
+      const transcript = fs
+        .readFileSync(path.join(claudeDir, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type?: string; message?: { content?: { type: string; text?: string }[] } })
+      const claudeAnswer = transcript
+        .filter((r) => r.type === 'assistant')
+        .at(-1)!
+        .message!.content!.map((b) => b.text ?? '')
+        .join('')
       await api().promptAndWait(claude.sessionId!, 'go on')
-      expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([...requestUnits(claudeLast.messages), ['assistant', claudeAnswer], ['user', 'go on']])
+      expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([
+        ...requestUnits(claudeLast.messages),
+        ['assistant', claudeAnswer],
+        ['user', 'go on'],
+      ])
 
       // Codex 0.171.0: the thread and its fork, found beside each other; importing the thread continues the thread.
       const codexDir = path.join(work, 'codex-sessions')
       fs.mkdirSync(codexDir)
-      const rollouts = fs.readdirSync(path.join(FIXTURES, 'codex', 'generated')).filter((n) => n.startsWith('rollout-')).sort()
-      for (const name of rollouts) fs.copyFileSync(path.join(FIXTURES, 'codex', 'generated', name), path.join(codexDir, name))
-      const codex = await api().remoteOk<ImportResult>('sessionTree/importSession', { request: { path: path.join(codexDir, rollouts[0]!), content: null, format: 'auto', dryRun: false, cwd: work } })
+      const rollouts = fs
+        .readdirSync(path.join(FIXTURES, 'codex', 'generated'))
+        .filter((n) => n.startsWith('rollout-'))
+        .sort()
+      for (const name of rollouts)
+        fs.copyFileSync(path.join(FIXTURES, 'codex', 'generated', name), path.join(codexDir, name))
+      const codex = await api().remoteOk<ImportResult>('sessionTree/importSession', {
+        request: { path: path.join(codexDir, rollouts[0]!), content: null, format: 'auto', dryRun: false, cwd: work },
+      })
       saveArtifact(artifacts, 'import-codex.json', codex)
       expect(codex.report).toMatchObject({ format: 'codex', branches: 2, compactions: 1 })
       type Item = { type: string; role?: string; content?: { text?: string }[]; name?: string; output?: unknown }
-      const recorded = new Set(fs.readFileSync(path.join(codexDir, rollouts[0]!), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; payload: Item & { replacement_history?: Item[] } })
-        .flatMap((r) => (r.type === 'response_item' && r.payload.type === 'message' ? [r.payload] : r.type === 'compacted' ? r.payload.replacement_history ?? [] : []))
-        .map((i) => (i.content ?? []).map((c) => c.text ?? '').join('')))
+      const recorded = new Set(
+        fs
+          .readFileSync(path.join(codexDir, rollouts[0]!), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { type: string; payload: Item & { replacement_history?: Item[] } })
+          .flatMap((r) =>
+            r.type === 'response_item' && r.payload.type === 'message'
+              ? [r.payload]
+              : r.type === 'compacted'
+                ? (r.payload.replacement_history ?? [])
+                : [],
+          )
+          .map((i) => (i.content ?? []).map((c) => c.text ?? '').join('')),
+      )
       const codexUnits = lastRequest<{ input: Item[] }>('codex').input.flatMap((item): Unit[] => {
         const text = (item.content ?? []).map((c) => c.text ?? '').join('')
-        if (item.type === 'message') return item.role === 'developer' && !recorded.has(text) ? [] : [[item.role === 'assistant' ? 'assistant' : 'user', text.trimEnd()]]
+        if (item.type === 'message')
+          return item.role === 'developer' && !recorded.has(text)
+            ? []
+            : [[item.role === 'assistant' ? 'assistant' : 'user', text.trimEnd()]]
         if (item.type === 'function_call') return [['call', item.name!]]
         if (item.type === 'function_call_output') return [['result', String(item.output).trimEnd()]]
         return []
       })
       await api().promptAndWait(codex.sessionId!, 'and now?')
-      expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([...codexUnits, ['assistant', 'You are welcome.'], ['user', 'and now?']])
+      expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([
+        ...codexUnits,
+        ['assistant', 'You are welcome.'],
+        ['user', 'and now?'],
+      ])
     }, 600_000)
   })
 }

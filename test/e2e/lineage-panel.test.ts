@@ -27,7 +27,15 @@ import { packPlugin } from './support/pack.ts'
 import { findSessionLogs } from './support/session-log.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const IN_CI = Boolean(process.env.CI)
 const TITLE = 'Trip planning'
@@ -55,7 +63,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
   const row = (nodeId: string) => page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
   const strip = () => page.getByTestId('session-tree-lineage')
   const shot = async (name: string) => page.screenshot({ path: path.join(artifacts, name) })
-  const markFailure = () => onTestFailed(() => { failed = true })
+  const markFailure = () =>
+    onTestFailed(() => {
+      failed = true
+    })
 
   beforeAll(async () => {
     artifacts = artifactDir('lineage-panel')
@@ -112,15 +123,27 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     await shot('new-session-opened.png')
     // The page shows the new session's conversation; its Tree tab is one click away, as for any session.
     await page.getByTestId('session-tree-open').click()
-    await expect.poll(() => strip().getAttribute('data-session-id').catch(() => null), { timeout: 15_000 }).toBe(childId)
-    await expect.poll(() => strip().textContent(), { timeout: 15_000 }).toContain(`Forked from ${TITLE} at ${answer.nodeId}`)
+    await expect
+      .poll(
+        () =>
+          strip()
+            .getAttribute('data-session-id')
+            .catch(() => null),
+        { timeout: 15_000 },
+      )
+      .toBe(childId)
+    await expect
+      .poll(() => strip().textContent(), { timeout: 15_000 })
+      .toContain(`Forked from ${TITLE} at ${answer.nodeId}`)
     // The new session's tree is the path: prompt, runtime context, answer.
     const childTree = await tree(childId)
-    expect(childTree.nodes.map((n) => n.message?.content).filter((t) => !t?.startsWith('Current runtime context'))).toEqual(['plan a day in Lisbon', 'ANSWER to: plan a day in Lisbon'])
+    expect(
+      childTree.nodes.map((n) => n.message?.content).filter((t) => !t?.startsWith('Current runtime context')),
+    ).toEqual(['plan a day in Lisbon', 'ANSWER to: plan a day in Lisbon'])
     await shot('new-session-forked-from.png')
   }, 600_000)
 
-  it('the new session continues from the page\'s composer: the request is the path plus the new prompt', async () => {
+  it("the new session continues from the page's composer: the request is the path plus the new prompt", async () => {
     markFailure()
     const before = llm.chatRequests().length
     const input = page.getByRole('textbox').last()
@@ -128,8 +151,14 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     await page.getByRole('button', { name: 'Send message' }).click()
     await api().waitTurnEnd(childId, -1)
     await expect.poll(() => llm.chatRequests().length, { timeout: 30_000 }).toBe(before + 1)
-    const asked = history(llm.chatRequests().at(-1)!.body).filter((m) => !m.text.startsWith('Current runtime context')).map((m) => `${m.role}: ${m.text}`)
-    expect(asked).toEqual(['user: plan a day in Lisbon', 'assistant: ANSWER to: plan a day in Lisbon', 'user: and a museum instead'])
+    const asked = history(llm.chatRequests().at(-1)!.body)
+      .filter((m) => !m.text.startsWith('Current runtime context'))
+      .map((m) => `${m.role}: ${m.text}`)
+    expect(asked).toEqual([
+      'user: plan a day in Lisbon',
+      'assistant: ANSWER to: plan a day in Lisbon',
+      'user: and a museum instead',
+    ])
     await page.getByText('ANSWER to: and a museum instead').first().waitFor({ timeout: 15_000 })
   }, 600_000)
 
@@ -137,27 +166,49 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     markFailure()
     const sourceRow = page.getByText(TITLE, { exact: true }).first()
     await sourceRow.hover()
-    await page.getByRole('button', { name: `Session actions for ${TITLE}` }).first().click()
+    await page
+      .getByRole('button', { name: `Session actions for ${TITLE}` })
+      .first()
+      .click()
     await page.getByRole('menuitem', { name: 'Fork session' }).click()
-    await expect.poll(async () => (await status(source)).lineage?.forkedTo.map((l) => l.by), { timeout: 30_000 }).toEqual(['tree', 'host'])
+    await expect
+      .poll(async () => (await status(source)).lineage?.forkedTo.map((l) => l.by), { timeout: 30_000 })
+      .toEqual(['tree', 'host'])
     // The sidebar's fork keeps its tree in its own session directory, "forked from" the source.
     const hostChild = (await status(source)).lineage!.forkedTo[1]!.session
     // The child's log and its tree are written as the host fork settles, a moment after its provenance is known: wait for them.
     const childLineage = (): unknown => {
       const childLog = findSessionLogs(home).find((file) => path.basename(path.dirname(file)) === hostChild)
-      const file = childLog === undefined ? undefined : path.join(path.dirname(childLog), 'session-tree', 'lineage.json')
+      const file =
+        childLog === undefined ? undefined : path.join(path.dirname(childLog), 'session-tree', 'lineage.json')
       return file !== undefined && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined
     }
-    await expect.poll(childLineage, { timeout: 30_000 }).toMatchObject({ sessionId: hostChild, from: { session: source, by: 'host' } })
+    await expect
+      .poll(childLineage, { timeout: 30_000 })
+      .toMatchObject({ sessionId: hostChild, from: { session: source, by: 'host' } })
     // The host selects its fork when it is made (a moment later): select the source until it stays selected.
     await page.getByText(`${TITLE} (1)`, { exact: true }).first().waitFor({ timeout: 15_000 })
-    await expect.poll(async () => {
-      const shown = await strip().getAttribute('data-session-id', { timeout: 2_000 }).catch(() => null)
-      if (shown === source) return shown
-      await page.getByText(TITLE, { exact: true }).first().click({ timeout: 2_000 }).catch(() => undefined)
-      await page.getByTestId('session-tree-open').click({ timeout: 2_000 }).catch(() => undefined)
-      return shown
-    }, { timeout: 30_000, interval: 500 }).toBe(source)
+    await expect
+      .poll(
+        async () => {
+          const shown = await strip()
+            .getAttribute('data-session-id', { timeout: 2_000 })
+            .catch(() => null)
+          if (shown === source) return shown
+          await page
+            .getByText(TITLE, { exact: true })
+            .first()
+            .click({ timeout: 2_000 })
+            .catch(() => undefined)
+          await page
+            .getByTestId('session-tree-open')
+            .click({ timeout: 2_000 })
+            .catch(() => undefined)
+          return shown
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(source)
     await expect.poll(() => strip().textContent(), { timeout: 15_000 }).toContain('Forked to')
     const text = (await strip().textContent())!
     expect(text).toContain(`${TITLE} · branch`)
@@ -165,7 +216,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('lineage in the Tree tab, in Chromium'
     await shot('source-forked-to.png')
     await strip().screenshot({ path: path.join(artifacts, 'strip.png') })
     // The README's image is refreshed on request only: a test run never dirties the work tree.
-    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') fs.copyFileSync(path.join(artifacts, 'source-forked-to.png'), path.join(REPO_ROOT, 'docs', 'lineage.png'))
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1')
+      fs.copyFileSync(path.join(artifacts, 'source-forked-to.png'), path.join(REPO_ROOT, 'docs', 'lineage.png'))
     expect(pageErrors).toEqual([])
   }, 600_000)
 })

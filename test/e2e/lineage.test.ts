@@ -26,7 +26,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { GcResult, NewSessionResult, SessionStatus, SessionTreeListing, SessionTreeView, TreeNode } from '../../src/types.ts'
+import type {
+  GcResult,
+  NewSessionResult,
+  SessionStatus,
+  SessionTreeListing,
+  SessionTreeView,
+  TreeNode,
+} from '../../src/types.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, history, readOrAnswer, startFakeLlm, withoutCallIds } from './support/fake-llm.ts'
@@ -87,7 +94,10 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     web = undefined
     await boot()
   }
-  const markFailure = () => onTestFailed(() => { failed = true })
+  const markFailure = () =>
+    onTestFailed(() => {
+      failed = true
+    })
 
   beforeAll(async () => {
     artifacts = artifactDir('lineage')
@@ -100,14 +110,20 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     llm = await startFakeLlm({ script: Array.from({ length: 60 }, () => readOrAnswer) })
     await pluginAdd(home, 'web', plugin.tgz)
     // Grace 0: an orphan found by one scan is removed by the next one (a restart), so the test needs no clock.
-    patches.push(writePatch(home, 'grace.yml', [
-      '- id: session-tree',
-      '  config:',
-      `    sidecarRoot: ${JSON.stringify(sidecarRoot)}`,
-      '    surfaceMode: auto',
-      '    orphanGraceMs: 0',
-      '',
-    ].join('\n')))
+    patches.push(
+      writePatch(
+        home,
+        'grace.yml',
+        [
+          '- id: session-tree',
+          '  config:',
+          `    sidecarRoot: ${JSON.stringify(sidecarRoot)}`,
+          '    surfaceMode: auto',
+          '    orphanGraceMs: 0',
+          '',
+        ].join('\n'),
+      ),
+    )
     await boot()
   }, 600_000)
 
@@ -132,7 +148,10 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     forkNode = await nodeWith(source, 'READ-DONE: banana')
     const before = (await tree(source)).nodes.length
 
-    child = await api().remoteOk<NewSessionResult>('sessionTree/openAsNewSession', { agentId: source, nodeId: forkNode.nodeId })
+    child = await api().remoteOk<NewSessionResult>('sessionTree/openAsNewSession', {
+      agentId: source,
+      nodeId: forkNode.nodeId,
+    })
     saveArtifact(artifacts, 'new-session.json', child)
     expect(child).toMatchObject({ nodeId: forkNode.nodeId, adopted: true })
     expect(child.notDurable).toBeUndefined()
@@ -144,13 +163,21 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     const listed = await api().listSessions()
     expect(listed.map((s) => s.sessionId)).toContain(child.sessionId)
     expect(child.workspaceId).toBe(workspace.workspaceId)
-    const workspaces = await api().callOk<{ items: { workspaceId: string; sessionIds: string[] }[] }>('workspace.list', {})
-    expect(workspaces.items.find((w) => w.workspaceId === workspace.workspaceId)?.sessionIds, 'the new session joined the source\'s workspace').toEqual(expect.arrayContaining([source, child.sessionId]))
+    const workspaces = await api().callOk<{ items: { workspaceId: string; sessionIds: string[] }[] }>(
+      'workspace.list',
+      {},
+    )
+    expect(
+      workspaces.items.find((w) => w.workspaceId === workspace.workspaceId)?.sessionIds,
+      "the new session joined the source's workspace",
+    ).toEqual(expect.arrayContaining([source, child.sessionId]))
 
     const from = (await status(child.sessionId)).lineage
     expect(from?.forkedFrom).toMatchObject({ session: source, node: forkNode.nodeId, by: 'tree', exists: true })
     const to = (await status(source)).lineage
-    expect(to?.forkedTo).toEqual([expect.objectContaining({ session: child.sessionId, node: forkNode.nodeId, by: 'tree', exists: true })])
+    expect(to?.forkedTo).toEqual([
+      expect.objectContaining({ session: child.sessionId, node: forkNode.nodeId, by: 'tree', exists: true }),
+    ])
     expect((await tree(source)).lineage?.forkedTo.map((l) => l.session)).toEqual([child.sessionId])
     // The new log names its source too (a log-only rebuild keeps it), in official events only.
     const log = readSessionById(home, child.sessionId)
@@ -171,34 +198,60 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     saveArtifact(artifacts, 'first-request.json', { first, expected: sourceThird.slice(0, cut) })
     expect(first.slice(0, -1)).toEqual(sourceThird.slice(0, cut))
     expect(first.at(-1)).toMatchObject({ role: 'user', text: 'continue in the new session' })
-    expect(first.some((m) => m.text.includes('provenance') || m.text.includes('forked-from')), 'the provenance record never reaches the model').toBe(false)
+    expect(
+      first.some((m) => m.text.includes('provenance') || m.text.includes('forked-from')),
+      'the provenance record never reaches the model',
+    ).toBe(false)
     // The new session's own tree: the copied path plus the new turn.
     const own = await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: child.sessionId })
     expect(own.nodes.some((n) => n.message?.content === 'ANSWER to: continue in the new session')).toBe(true)
   }, 600_000)
 
-  it('the host\'s own fork gets the same lineage, at the node it cut at', async () => {
+  it("the host's own fork gets the same lineage, at the node it cut at", async () => {
     markFailure()
     const forked = await api().callOk<{ sessionId: string }>('session.fork', { sessionId: source })
     hostChild = forked.sessionId
     const last = await nodeWith(source, 'ANSWER to: third question')
     const to = (await status(source)).lineage?.forkedTo ?? []
-    expect(to.map((l) => [l.session, l.by])).toEqual([[child.sessionId, 'tree'], [hostChild, 'host']])
+    expect(to.map((l) => [l.session, l.by])).toEqual([
+      [child.sessionId, 'tree'],
+      [hostChild, 'host'],
+    ])
     expect(to[1]).toMatchObject({ node: last.nodeId })
-    expect((await status(hostChild)).lineage?.forkedFrom).toMatchObject({ session: source, node: last.nodeId, by: 'host' })
+    expect((await status(hostChild)).lineage?.forkedFrom).toMatchObject({
+      session: source,
+      node: last.nodeId,
+      by: 'host',
+    })
   }, 600_000)
 
-  it('/tree new-session and /tree gc --dry-run, through the web\'s command remote', async () => {
+  it("/tree new-session and /tree gc --dry-run, through the web's command remote", async () => {
     markFailure()
-    const command = (line: string) => api().remoteOk<{ result: { kind: string; text?: string } }>('commands/execute', { agentId: source, line, images: [] })
+    const command = (line: string) =>
+      api().remoteOk<{ result: { kind: string; text?: string } }>('commands/execute', {
+        agentId: source,
+        line,
+        images: [],
+      })
     const first = await nodeWith(source, 'ANSWER to: first question')
     await command(`/tree label ${first.nodeId} "first answer"`)
     const made = await command('/tree new-session first answer')
-    expect(made.result).toEqual({ kind: 'success', text: expect.stringMatching(/^Opened “.+ · branch” \(session-[0-9a-f-]+\): a new session whose history is the 3 message\(s\) up to /) })
+    expect(made.result).toEqual({
+      kind: 'success',
+      text: expect.stringMatching(
+        /^Opened “.+ · branch” \(session-[0-9a-f-]+\): a new session whose history is the 3 message\(s\) up to /,
+      ),
+    })
     const to = (await status(source)).lineage?.forkedTo ?? []
     expect(to.at(-1)).toMatchObject({ node: first.nodeId, by: 'tree' })
-    expect((await command('/tree gc --dry-run')).result).toEqual({ kind: 'success', text: 'Every tree belongs to a session: nothing to remove.' })
-    expect((await command('/tree new-session nowhere')).result).toEqual({ kind: 'error', text: expect.stringMatching(/^NODE_NOT_FOUND: /) })
+    expect((await command('/tree gc --dry-run')).result).toEqual({
+      kind: 'success',
+      text: 'Every tree belongs to a session: nothing to remove.',
+    })
+    expect((await command('/tree new-session nowhere')).result).toEqual({
+      kind: 'error',
+      text: expect.stringMatching(/^NODE_NOT_FOUND: /),
+    })
   }, 600_000)
 
   it('each tree lives in its session\'s directory: the source, the new session, the host fork ("forked from")', async () => {
@@ -207,13 +260,13 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
       expect(fs.existsSync(path.join(sidecarOf(id), 'lineage.json')), id).toBe(true)
       expect(fs.existsSync(oldPlaceOf(id)), `${id}: nothing at the old place`).toBe(false)
     }
-    expect(fs.existsSync(path.join(sidecarOf(source), 'journal.jsonl')), 'the source\'s label').toBe(true)
+    expect(fs.existsSync(path.join(sidecarOf(source), 'journal.jsonl')), "the source's label").toBe(true)
     const hostLineage = JSON.parse(fs.readFileSync(path.join(sidecarOf(hostChild), 'lineage.json'), 'utf8')) as unknown
     expect(hostLineage).toMatchObject({ sessionId: hostChild, from: { session: source, by: 'host' } })
     saveArtifact(artifacts, 'layout-1.json', Object.keys(snapshotSidecars(home)))
   }, 600_000)
 
-  it('a branched tree left in the old layout moves into its session\'s directory at a restart, intact; the next request is the selected path', async () => {
+  it("a branched tree left in the old layout moves into its session's directory at a restart, intact; the next request is the selected path", async () => {
     markFailure()
     ;({ sessionId: branched } = await api().createSession({ cwd: work }))
     await api().promptAndWait(branched, 'alpha')
@@ -251,13 +304,15 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
 
     await api().promptAndWait(branched, 'delta')
     // DSH's runtime-context snapshot is set aside, as the other request checks do: the path is what counts.
-    const sent = history(llm.chatRequests().at(-1)!.body)
-      .filter((m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '' && !m.text.startsWith('Current runtime context'))
+    const sent = history(llm.chatRequests().at(-1)!.body).filter(
+      (m) =>
+        (m.role === 'user' || m.role === 'assistant') && m.text !== '' && !m.text.startsWith('Current runtime context'),
+    )
     saveArtifact(artifacts, 'after-migration-request.json', sent)
     expect(sent.map((m) => m.text)).toEqual(['alpha', 'ANSWER to: alpha', 'gamma', 'ANSWER to: gamma', 'delta'])
   }, 600_000)
 
-  it('rm -rf of a session\'s directory leaves nothing of its tree anywhere', async () => {
+  it("rm -rf of a session's directory leaves nothing of its tree anywhere", async () => {
     markFailure()
     await web!.stop('SIGTERM', 10_000)
     web = undefined
@@ -266,10 +321,17 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     await api().promptAndWait(source, 'after removing a session')
     const scan = (await status(source)).orphanSidecars
     expect(scan?.orphans.map((o) => o.sessionId) ?? []).not.toContain(branched)
-    const named = (fs.readdirSync(home, { recursive: true }) as string[]).filter((rel) => rel.includes(branched) || rel.includes(encodeSessionId(branched)))
+    const named = (fs.readdirSync(home, { recursive: true }) as string[]).filter(
+      (rel) => rel.includes(branched) || rel.includes(encodeSessionId(branched)),
+    )
     expect(named, 'no path under DSH_HOME names the session').toEqual([])
-    const mentioned = Object.entries(snapshotSidecars(home)).filter(([, data]) => Buffer.from(data, 'base64').toString('utf8').includes(branched))
-    expect(mentioned.map(([name]) => name), 'no sidecar file mentions it').toEqual([])
+    const mentioned = Object.entries(snapshotSidecars(home)).filter(([, data]) =>
+      Buffer.from(data, 'base64').toString('utf8').includes(branched),
+    )
+    expect(
+      mentioned.map(([name]) => name),
+      'no sidecar file mentions it',
+    ).toEqual([])
   }, 600_000)
 
   it('an old-layout tree whose session is gone is reported at start, removed by a later scan (grace 0) and by gc on command', async () => {
@@ -299,8 +361,14 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     await api().promptAndWait(source, 'after the second restart')
     const second = (await status(source)).orphanSidecars
     saveArtifact(artifacts, 'scan-2.json', second)
-    expect(second?.removed.map((o) => o.sessionId), 'past its grace period').toEqual([child.sessionId])
-    expect(second?.orphans.map((o) => o.sessionId), 'new orphans wait one scan').toEqual([hostChild])
+    expect(
+      second?.removed.map((o) => o.sessionId),
+      'past its grace period',
+    ).toEqual([child.sessionId])
+    expect(
+      second?.orphans.map((o) => o.sessionId),
+      'new orphans wait one scan',
+    ).toEqual([hostChild])
     expect(fs.existsSync(childTree)).toBe(false)
     expect(fs.existsSync(hostTree)).toBe(true)
 
@@ -313,7 +381,7 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect(collected.removed.map((o) => o.sessionId)).toEqual([hostChild])
     expect(collected.orphans).toEqual([])
     expect(fs.existsSync(hostTree)).toBe(false)
-    expect(fs.existsSync(sourceTree), 'a live session\'s tree stays').toBe(true)
+    expect(fs.existsSync(sourceTree), "a live session's tree stays").toBe(true)
     expect((await status(source)).nodeCount).toBeGreaterThan(0)
   }, 600_000)
 })

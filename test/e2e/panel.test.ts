@@ -31,7 +31,14 @@ import type { SessionStatus, SessionTreeView, TreeNode } from '../../src/types.t
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { DEMO_FORK_PROMPT, DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
 import { realBigView } from '../support/client-fixtures.ts'
-import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
+import {
+  artifactDir,
+  saveArtifact,
+  stopwatch,
+  requestsText,
+  saveWebEvidence,
+  keepOrRemove,
+} from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
@@ -40,7 +47,15 @@ import { rowNodes } from './support/tree-rows.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const TITLE = DEMO_TITLE
@@ -48,9 +63,10 @@ const TITLE = DEMO_TITLE
 const ROWS = '[data-session-tree] [role="treeitem"]'
 
 if (!HAVE_CHROMIUM && !IN_CI) {
-  console.warn(`panel e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`; .ci/run does, and CI fails without it)`)
+  console.warn(
+    `panel e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`; .ci/run does, and CI fails without it)`,
+  )
 }
-
 
 /** Poll `probe` until it holds; the limit only turns a hang into a failure (the panel polls once a second). */
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs)
@@ -71,9 +87,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
   const timings: Record<string, number> = {}
   const perf: Record<string, unknown> = {}
 
-  const markFailure = () => onTestFailed(() => {
-    failed = true
-  })
+  const markFailure = () =>
+    onTestFailed(() => {
+      failed = true
+    })
   const api = () => {
     if (!web) throw new Error('dsh web is not running (an earlier step failed)')
     return web.api
@@ -95,7 +112,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
 
   beforeAll(async () => {
     artifacts = artifactDir('panel')
-    if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`)
+    if (!HAVE_CHROMIUM)
+      throw new Error(
+        `${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`,
+      )
     await time('ensureHarness', () => ensureDsh('stock'))
     plugin = await time('pack', () => packPlugin())
     home = tempDir('panel-home')
@@ -168,7 +188,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     // The tool call is one row, folded with its result.
     const call = view.nodes.find((n) => n.type === 'tool_call')!
     expect(await row(call.nodeId).locator('.dst-kind').textContent()).toBe('tool')
-    expect(await row(call.nodeId).locator('.dst-text').textContent()).toMatch(/^read\(\{"file_path":"notes\.txt"\}\)→.*budget: 300 EUR/)
+    expect(await row(call.nodeId).locator('.dst-text').textContent()).toMatch(
+      /^read\(\{"file_path":"notes\.txt"\}\)→.*budget: 300 EUR/,
+    )
     // Surface mode and its note, from `session`.
     const strip = await page.getByTestId('session-tree-status').textContent()
     expect(strip).toContain('stock')
@@ -187,11 +209,22 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     const requests = llm.chatRequests().length
     await page.getByRole('button', { name: 'Jump here' }).click()
     await page.getByTestId('session-tree-notice').waitFor()
-    expect(await page.getByTestId('session-tree-notice').textContent()).toContain('Moved. The model’s next request holds the path to this node. The Chat marks where the history switched.')
-    expect(await page.getByTestId('session-tree-notice').getAttribute('title')).toMatch(/^\d+ official harness events recorded the switch/)
-    await until('the cursor row to move', async () => (await row(a1.nodeId).getAttribute('aria-current')) === 'location')
+    expect(await page.getByTestId('session-tree-notice').textContent()).toContain(
+      'Moved. The model’s next request holds the path to this node. The Chat marks where the history switched.',
+    )
+    expect(await page.getByTestId('session-tree-notice').getAttribute('title')).toMatch(
+      /^\d+ official harness events recorded the switch/,
+    )
+    await until(
+      'the cursor row to move',
+      async () => (await row(a1.nodeId).getAttribute('aria-current')) === 'location',
+    )
     // The success notice reports the action, then retires (6 s).
-    await until('the notice to retire', async () => (await page.getByTestId('session-tree-notice').count()) === 0, 30_000)
+    await until(
+      'the notice to retire',
+      async () => (await page.getByTestId('session-tree-notice').count()) === 0,
+      30_000,
+    )
     expect((await status()).cursor).toBe(a1.nodeId)
     expect(llm.chatRequests(), 'a jump makes no model call').toHaveLength(requests)
   }, 600_000)
@@ -205,13 +238,18 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     await expect.poll(() => label.evaluate((el) => el === document.activeElement)).toBe(true)
     await label.fill('first plan')
     await label.press('Enter')
-    await until('the label badge', async () => (await row(a1.nodeId).locator('[data-type="label"]').textContent()) === 'first plan')
+    await until(
+      'the label badge',
+      async () => (await row(a1.nodeId).locator('[data-type="label"]').textContent()) === 'first plan',
+    )
     await page.keyboard.press('f')
     const input = page.getByTestId('session-tree-fork-form').locator('input')
     await expect.poll(() => input.evaluate((el) => el === document.activeElement)).toBe(true)
     await input.fill('porto-instead')
     await input.press('Enter')
-    await until('the new branch head badge', async () => (await row(a1.nodeId).textContent())?.includes('porto-instead'))
+    await until('the new branch head badge', async () =>
+      (await row(a1.nodeId).textContent())?.includes('porto-instead'),
+    )
     const after = await status()
     expect(after.activeBranch).toBe('porto-instead')
     expect(after.cursor).toBe(a1.nodeId)
@@ -223,7 +261,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     markFailure()
     const chats = llm.chatRequests()
     const second = history(chats[1]!.body)
-    const pathToA1 = second.slice(0, second.findIndex((m) => m.text === DEMO_PROMPTS[1]))
+    const pathToA1 = second.slice(
+      0,
+      second.findIndex((m) => m.text === DEMO_PROMPTS[1]),
+    )
     expect(pathToA1.at(-1)?.text).toMatch(/^Day 1:/)
     const lastSeq = await api().lastSeq(sessionId)
     const composer = page.locator('[data-slot="conversation.composer"] textarea')
@@ -235,7 +276,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(sent).toEqual([...pathToA1, { role: 'user', text: DEMO_FORK_PROMPT }])
     expect(sent.map((m) => m.text)).not.toContain(DEMO_PROMPTS[2])
     const answer = await until('the answer node', () => nodeWith('Porto instead:').catch(() => undefined))
-    await until('the new answer as the cursor row', async () => (await row(answer.nodeId).getAttribute('aria-current')) === 'location')
+    await until(
+      'the new answer as the cursor row',
+      async () => (await row(answer.nodeId).getAttribute('aria-current')) === 'location',
+    )
     // The selection was on the cursor, so it follows the new tip.
     await expect.poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(answer.nodeId)
     expect(await row(answer.nodeId).textContent()).toContain('porto-instead')
@@ -312,8 +356,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     const input = page.getByTestId('session-tree-fork-form').locator('input')
     await input.fill('n'.repeat(10_000))
     expect((await input.inputValue()).length, 'the input keeps what was pasted').toBe(10_000)
-    expect(await page.getByTestId('session-tree-form-problem').textContent()).toBe('At most 100 characters (this one has 10000).')
-    expect(await page.getByTestId('session-tree-fork-form').getByRole('button', { name: 'Create branch' }).isDisabled()).toBe(true)
+    expect(await page.getByTestId('session-tree-form-problem').textContent()).toBe(
+      'At most 100 characters (this one has 10000).',
+    )
+    expect(
+      await page.getByTestId('session-tree-fork-form').getByRole('button', { name: 'Create branch' }).isDisabled(),
+    ).toBe(true)
     await input.press('Escape')
     await row(a1.nodeId).click()
     await page.keyboard.press('l')
@@ -322,7 +370,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(await page.getByTestId('session-tree-form-problem').textContent()).toMatch(/Direction-override characters/)
     await label.press('Escape')
     // The service refuses it too (for callers that skip the panel), with INVALID_ARGUMENT.
-    const refused = await api().remote('sessionTree/label', { agentId: sessionId, nodeId: a1.nodeId, label: 'plan\u202eevil' })
+    const refused = await api().remote('sessionTree/label', {
+      agentId: sessionId,
+      nodeId: a1.nodeId,
+      label: 'plan\u202eevil',
+    })
     expect(refused).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
     const empty = await api().remote('sessionTree/jump', { agentId: sessionId, nodeId: '' })
     expect(empty).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
@@ -335,30 +387,47 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     const food = await nodeWith('Food tour:')
     await row(food.nodeId).click()
     await page.getByRole('button', { name: 'Jump here' }).click()
-    await until('the cursor on the food tour', async () => (await row(food.nodeId).getAttribute('aria-current')) === 'location')
+    await until(
+      'the cursor on the food tour',
+      async () => (await row(food.nodeId).getAttribute('aria-current')) === 'location',
+    )
     // The Export menu (interchange/ExportMenu.tsx) offers this digest beside the Pi, Claude Code and Markdown files.
     await page.getByRole('button', { name: 'Export' }).click()
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: /Active path digest/ }).click()])
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('menuitem', { name: /Active path digest/ }).click(),
+    ])
     const file = path.join(artifacts, 'export.json')
     await download.saveAs(file)
-    const exported = JSON.parse(fs.readFileSync(file, 'utf8')) as { messages: Array<{ role: string; content: string; toolCalls?: Array<{ id: string; name: string }> }>; branches: Array<{ branch: string; summary: string }> }
+    const exported = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      messages: Array<{ role: string; content: string; toolCalls?: Array<{ id: string; name: string }> }>
+      branches: Array<{ branch: string; summary: string }>
+    }
     const request = exported.messages.find((m) => m.toolCalls !== undefined)
     expect(request?.toolCalls?.map((c) => c.name)).toEqual(['read'])
     expect(request?.toolCalls?.[0]?.id).toBe((call.content!.find((p) => p.type === 'tool_call') as { id: string }).id)
-    expect(exported.messages.some((m) => m.role === 'assistant' && m.content === '' && m.toolCalls === undefined)).toBe(false)
+    expect(exported.messages.some((m) => m.role === 'assistant' && m.content === '' && m.toolCalls === undefined)).toBe(
+      false,
+    )
     const other = exported.branches.find((b) => b.branch === 'porto-instead')!
     expect(other.summary).not.toMatch(/unsummarized/)
     expect(other.summary).toContain('Porto')
   }, 600_000)
 
-  for (const [width, height] of [[1440, 900], [1024, 700], [768, 900]] as const) {
+  for (const [width, height] of [
+    [1440, 900],
+    [1024, 700],
+    [768, 900],
+  ] as const) {
     it(`lays out at ${width}×${height}: no horizontal scroll, the "you are here" badge whole, the preview text not cut to a line`, async () => {
       markFailure()
       await page.setViewportSize({ width, height })
       await animationsSettled(page)
       const cursorRow = page.locator(`${ROWS}[aria-current="location"]`)
       await cursorRow.click()
-      await expect.poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(await cursorRow.getAttribute('data-node-id'))
+      await expect
+        .poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id'))
+        .toBe(await cursorRow.getAttribute('data-node-id'))
       const m = await page.evaluate(() => {
         const box = (el: Element | null) => el?.getBoundingClientRect()
         const treeEl = document.querySelector('.dst-tree')!
@@ -370,7 +439,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
           root: [rootEl.scrollWidth, rootEl.clientWidth],
           row: box(rowEl)!.toJSON(),
           badge: box(rowEl.querySelector('[data-type="cursor"]'))!.toJSON(),
-          badgeScroll: [rowEl.querySelector('[data-type="cursor"]')!.scrollWidth, rowEl.querySelector('[data-type="cursor"]')!.clientWidth],
+          badgeScroll: [
+            rowEl.querySelector('[data-type="cursor"]')!.scrollWidth,
+            rowEl.querySelector('[data-type="cursor"]')!.clientWidth,
+          ],
           textHeight: box(text)!.height,
           lineHeight: parseFloat(getComputedStyle(text).lineHeight),
           textScroll: [text.scrollHeight, text.clientHeight],
@@ -384,7 +456,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       expect(m.textHeight, 'the preview text is more than one line').toBeGreaterThan(m.lineHeight * 1.8)
       expect(m.textScroll[0], 'the preview text is not cut').toBeLessThanOrEqual(m.textScroll[1]! + 1)
       const file = await shot(`layout-${width}.png`)
-      if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && (width === 1024 || width === 768)) fs.copyFileSync(file, path.join(REPO_ROOT, 'docs', `panel-${width}.png`))
+      if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && (width === 1024 || width === 768))
+        fs.copyFileSync(file, path.join(REPO_ROOT, 'docs', `panel-${width}.png`))
     }, 600_000)
   }
 
@@ -394,10 +467,25 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     try {
       await zh.goto(web!.url)
       const notice = zh.getByRole('button', { name: /继续|Continue/ })
-      await notice.waitFor({ timeout: 30_000 }).then(() => notice.click()).catch(() => {})
+      await notice
+        .waitFor({ timeout: 30_000 })
+        .then(() => notice.click())
+        .catch(() => {})
       await until('the Chinese UI', () => zh.evaluate(() => document.documentElement.lang === 'zh-CN'))
       const entry = zh.getByText(TITLE, { exact: true })
-      await until('the session entry', async () => (await entry.isVisible()) || (await zh.getByText(/未分组|Ungrouped/).first().click().then(() => false, () => false)))
+      await until(
+        'the session entry',
+        async () =>
+          (await entry.isVisible()) ||
+          (await zh
+            .getByText(/未分组|Ungrouped/)
+            .first()
+            .click()
+            .then(
+              () => false,
+              () => false,
+            )),
+      )
       await entry.click()
       await zh.getByTestId('session-tree-open').click()
       await zh.locator(ROWS).first().waitFor({ timeout: 15_000 })
@@ -415,7 +503,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
 
   it('a 10,000-node tree and a 100,000-deep chain paint with only the visible rows (the real bundle, headless Chromium; timings in perf.json)', async () => {
     markFailure()
-    const bundle = execFileSync('tar', ['-xzOf', plugin.tgz, 'package/lib/client.js'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    const bundle = execFileSync('tar', ['-xzOf', plugin.tgz, 'package/lib/client.js'], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    })
     const bench = await openPaintPage(browser!, bundle)
     const measure = bench.measure
     try {
@@ -433,9 +524,21 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       const firstPaints = runs.map((r) => r.firstPaintMs!)
       const sorted = [...firstPaints].sort((a, b) => a - b)
       const renders = runs.map((r) => r.renderMs!).sort((a, b) => a - b)
-      perf.tenThousand = { nodes: big.nodes.length, branches: big.branches.length, outlineJsonBytes: JSON.stringify(big).length, runs, bestFirstPaintMs: sorted[0], medianFirstPaintMs: sorted[1], medianRenderMs: renders[1] }
+      perf.tenThousand = {
+        nodes: big.nodes.length,
+        branches: big.branches.length,
+        outlineJsonBytes: JSON.stringify(big).length,
+        runs,
+        bestFirstPaintMs: sorted[0],
+        medianFirstPaintMs: sorted[1],
+        medianRenderMs: renders[1],
+      }
       perf.hundredThousandDeepChain = chain
-      perf.tenThousandForkHeavy = { branches: heavyView.branches.length, outlineJsonBytes: JSON.stringify(heavyView).length, ...heavy }
+      perf.tenThousandForkHeavy = {
+        branches: heavyView.branches.length,
+        outlineJsonBytes: JSON.stringify(heavyView).length,
+        ...heavy,
+      }
       expect(heavy.count).toBe('10000 of 10000 nodes')
       for (const run of runs) {
         expect(run.count).toBe('10000 of 10000 nodes')
@@ -444,7 +547,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       expect(chain.count).toBe('100000 of 100000 nodes')
       expect(chain.domRows).toBeLessThan(80)
       // Every run painted (a missing first-paint mark means the page never drew its rows).
-      expect(firstPaints.every((ms) => Number.isFinite(ms)), `first paints ${firstPaints.join(', ')}`).toBe(true)
+      expect(
+        firstPaints.every((ms) => Number.isFinite(ms)),
+        `first paints ${firstPaints.join(', ')}`,
+      ).toBe(true)
     } finally {
       await bench.close()
     }

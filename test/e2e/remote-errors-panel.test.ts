@@ -29,7 +29,15 @@ import { type FakeLlm, readOrAnswer, type ScriptStep, startFakeLlm } from './sup
 import { packPlugin } from './support/pack.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const IN_CI = Boolean(process.env.CI)
 const TITLE = 'Error codes'
@@ -51,10 +59,14 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('our error codes in the Tree tab, in C
   const banners: string[] = []
   /** Lets the third model answer go (the agent is running until then). */
   let release: () => void = () => {}
-  const gate = new Promise<void>((resolve) => { release = resolve })
+  const gate = new Promise<void>((resolve) => {
+    release = resolve
+  })
   /** Settles when the held answer was asked for: the turn is at the model. */
   let reached: () => void = () => {}
-  const atModel = new Promise<void>((resolve) => { reached = resolve })
+  const atModel = new Promise<void>((resolve) => {
+    reached = resolve
+  })
 
   const api = () => {
     if (!web) throw new Error('dsh web is not running')
@@ -63,7 +75,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('our error codes in the Tree tab, in C
   const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
   const row = (nodeId: string) => page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
   const actionError = () => page.getByTestId('session-tree-action-error')
-  const markFailure = () => onTestFailed(() => { failed = true })
+  const markFailure = () =>
+    onTestFailed(() => {
+      failed = true
+    })
 
   beforeAll(async () => {
     artifacts = artifactDir('remote-errors-panel')
@@ -76,7 +91,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('our error codes in the Tree tab, in C
       await gate
       return readOrAnswer(body)
     }
-    llm = await startFakeLlm({ titleText: TITLE, script: [readOrAnswer, readOrAnswer, held, ...Array.from({ length: 10 }, () => readOrAnswer)] })
+    llm = await startFakeLlm({
+      titleText: TITLE,
+      script: [readOrAnswer, readOrAnswer, held, ...Array.from({ length: 10 }, () => readOrAnswer)],
+    })
     await pluginAdd(home, 'web', plugin.tgz)
     web = await startWeb({ home, cwd: work, llmUrl: llm.url })
     webs.push(web)
@@ -89,7 +107,11 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('our error codes in the Tree tab, in C
     page.on('response', async (response) => {
       if (!new URL(response.url()).pathname.startsWith('/api/sessionTree/')) return
       const body = await response.json().catch(() => null)
-      received.push({ url: new URL(response.url()).pathname, request: response.request().postDataJSON(), response: body })
+      received.push({
+        url: new URL(response.url()).pathname,
+        request: response.request().postDataJSON(),
+        response: body,
+      })
     })
   }, 600_000)
 
@@ -113,7 +135,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('our error codes in the Tree tab, in C
     const notice = page.getByRole('button', { name: 'Continue' })
     await notice.waitFor({ timeout: 30_000 })
     await notice.click()
-    await page.getByText(new RegExp(`^(${TITLE}|first question)$`)).first().click()
+    await page
+      .getByText(new RegExp(`^(${TITLE}|first question)$`))
+      .first()
+      .click()
     await page.getByTestId('session-tree-open').click()
     await page.locator(ROWS).first().waitFor({ timeout: 30_000 })
   }, 600_000)
@@ -151,12 +176,17 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('our error codes in the Tree tab, in C
     expect(await actionError().locator('.dst-code').textContent()).toBe('AGENT_BUSY')
     release()
     await api().waitTurnEnd(sessionId, seq)
-    expect((await api().remoteOk<{ cursor: string | null }>('sessionTree/session', { agentId: sessionId })).cursor).not.toBe(answer.nodeId)
+    expect(
+      (await api().remoteOk<{ cursor: string | null }>('sessionTree/session', { agentId: sessionId })).cursor,
+    ).not.toBe(answer.nodeId)
   }, 600_000)
 
   it('every failure the page received came through attempt, with our code in its value', () => {
     markFailure()
-    const failures = received.filter((r) => r.url === '/api/sessionTree/attempt').map((r) => (r.response as { result: { value?: { ok: boolean; error?: { code: string } } } }).result.value).filter((v) => v?.ok === false)
+    const failures = received
+      .filter((r) => r.url === '/api/sessionTree/attempt')
+      .map((r) => (r.response as { result: { value?: { ok: boolean; error?: { code: string } } } }).result.value)
+      .filter((v) => v?.ok === false)
     expect(failures.map((v) => v!.error!.code)).toEqual(['LABEL_EXISTS', 'AGENT_BUSY'])
   })
 })

@@ -29,11 +29,24 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { z } from 'zod'
 import { SEED_001 } from '../support/seed-001.ts'
-import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeView, TreeNode } from '../../src/tree/types.ts'
+import type {
+  BranchSummary,
+  LinearExport,
+  SessionTreeOutline,
+  SessionTreeView,
+  TreeNode,
+} from '../../src/tree/types.ts'
 import type { ChatPath } from '../../src/service/chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus } from '../../src/service/wire.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
-import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
+import {
+  artifactDir,
+  saveArtifact,
+  stopwatch,
+  requestsText,
+  saveWebEvidence,
+  keepOrRemove,
+} from './support/artifacts.ts'
 import { dumpConfig, ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
 import { type FakeLlm, messageText, startFakeLlm, readOrAnswer } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
@@ -62,15 +75,39 @@ interface Descriptor {
   readonly id: string
   readonly namespace: string
   readonly method: string
-  readonly parameters: ReadonlyArray<{ readonly name: string; readonly wire: string; readonly source: string; readonly codec: Codec }>
+  readonly parameters: ReadonlyArray<{
+    readonly name: string
+    readonly wire: string
+    readonly source: string
+    readonly codec: Codec
+  }>
   readonly result: Codec
 }
 interface RemoteModule {
   readonly TYPERT_REMOTE: { readonly package: string; readonly descriptors: readonly Descriptor[] }
 }
 
-const METHODS = ['list', 'outline', 'session', 'export', 'jump', 'fork', 'back', 'forward', 'label', 'summarize', 'chatPath'] as const
-type Method = (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number] | (typeof INTERCHANGE_METHODS)[number] | (typeof COMPARE_METHODS)[number] | (typeof SUMMARY_METHODS)[number] | (typeof LINEAGE_METHODS)[number] | (typeof EDGE_METHODS)[number]
+const METHODS = [
+  'list',
+  'outline',
+  'session',
+  'export',
+  'jump',
+  'fork',
+  'back',
+  'forward',
+  'label',
+  'summarize',
+  'chatPath',
+] as const
+type Method =
+  | (typeof METHODS)[number]
+  | (typeof WORKSPACE_METHODS)[number]
+  | (typeof INTERCHANGE_METHODS)[number]
+  | (typeof COMPARE_METHODS)[number]
+  | (typeof SUMMARY_METHODS)[number]
+  | (typeof LINEAGE_METHODS)[number]
+  | (typeof EDGE_METHODS)[number]
 /** Compare (its own suite: test/e2e/compare.test.ts). */
 const COMPARE_METHODS = ['compare'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
@@ -132,9 +169,24 @@ interface Rejection {
 }
 
 const SERVICE_CODES = new Set([
-  'NODE_NOT_FOUND', 'BRANCH_NOT_FOUND', 'BRANCH_EXISTS', 'LABEL_EXISTS', 'SESSION_NOT_FOUND', 'SESSION_ALREADY_EXISTS',
-  'INVALID_ARGUMENT', 'INVALID_SNAPSHOT', 'INVALID_CUT_POINT', 'HISTORY_EMPTY', 'TREE_CORRUPT', 'AGENT_BUSY',
-  'SURFACE_UNAVAILABLE', 'SIDECAR_IO', 'WORKSPACE_CONFLICT', 'WORKSPACE_IO', 'WORKSPACE_UNAVAILABLE', 'INTERNAL',
+  'NODE_NOT_FOUND',
+  'BRANCH_NOT_FOUND',
+  'BRANCH_EXISTS',
+  'LABEL_EXISTS',
+  'SESSION_NOT_FOUND',
+  'SESSION_ALREADY_EXISTS',
+  'INVALID_ARGUMENT',
+  'INVALID_SNAPSHOT',
+  'INVALID_CUT_POINT',
+  'HISTORY_EMPTY',
+  'TREE_CORRUPT',
+  'AGENT_BUSY',
+  'SURFACE_UNAVAILABLE',
+  'SIDECAR_IO',
+  'WORKSPACE_CONFLICT',
+  'WORKSPACE_IO',
+  'WORKSPACE_UNAVAILABLE',
+  'INTERNAL',
 ])
 
 /** `promise`, or a rejection naming `label` after `ms` (a hang is a failure, not a stuck run). */
@@ -149,7 +201,6 @@ async function within<T>(label: string, promise: Promise<T>, ms = CALL_TIMEOUT_M
     clearTimeout(timer)
   }
 }
-
 
 describe('remote API: every sessionTree method over HTTP in a real dsh web (stock harness)', () => {
   const timings: Record<string, number> = {}
@@ -195,8 +246,15 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   const wire = async (method: Method, payload: unknown, ms = CALL_TIMEOUT_MS): Promise<unknown> => {
     const endpoint = `sessionTree/${method}`
     const rpcId = randomUUID()
-    const response = await within(`POST /api/${endpoint}`, api().post(`/api/${endpoint}`, { type: 'client-request', rpcId, method: endpoint, payload }), ms)
-    expect(response.status, `HTTP status of ${endpoint} ${JSON.stringify(payload)}: ${response.text.slice(0, 500)}`).toBe(200)
+    const response = await within(
+      `POST /api/${endpoint}`,
+      api().post(`/api/${endpoint}`, { type: 'client-request', rpcId, method: endpoint, payload }),
+      ms,
+    )
+    expect(
+      response.status,
+      `HTTP status of ${endpoint} ${JSON.stringify(payload)}: ${response.text.slice(0, 500)}`,
+    ).toBe(200)
     expect(response.json, `an envelope from ${endpoint}`).toMatchObject({ type: 'server-response', rpcId })
     return response.json
   }
@@ -205,13 +263,21 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   const callOk = async <T>(method: Method, args: Record<string, unknown>, ms = CALL_TIMEOUT_MS): Promise<T> => {
     const envelope = await wire(method, { args }, ms)
     const parsed = OkEnvelope.safeParse(envelope)
-    if (!parsed.success) throw new Error(`sessionTree/${method} ${JSON.stringify(args)} did not succeed: ${JSON.stringify(envelope)}`)
+    if (!parsed.success)
+      throw new Error(`sessionTree/${method} ${JSON.stringify(args)} did not succeed: ${JSON.stringify(envelope)}`)
     const value = parsed.data.result.value
     const generated = descriptor(method).result.schema.safeParse(value)
-    expect(generated.success, `the generated ${method} result schema accepts the value: ${generated.error?.message ?? ''}`).toBe(true)
+    expect(
+      generated.success,
+      `the generated ${method} result schema accepts the value: ${generated.error?.message ?? ''}`,
+    ).toBe(true)
     const seed = SEED_FOR[method]
     const seeded = seed?.safeParse(value)
-    if (seeded) expect(seeded.success, `seed 001's ${method} result schema accepts the value: ${seeded.error?.message ?? ''}`).toBe(true)
+    if (seeded)
+      expect(
+        seeded.success,
+        `seed 001's ${method} result schema accepts the value: ${seeded.error?.message ?? ''}`,
+      ).toBe(true)
     validations.push({ method, generated: generated.success, ...(seeded ? { seed001: seeded.success } : {}) })
     return value as T
   }
@@ -220,7 +286,10 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   const callError = async (caseName: string, method: Method, payload: unknown): Promise<WireError> => {
     const envelope = await wire(method, payload)
     const parsed = ErrorEnvelope.safeParse(envelope)
-    if (!parsed.success) throw new Error(`${caseName}: sessionTree/${method} ${JSON.stringify(payload)} did not answer the typed error envelope: ${JSON.stringify(envelope)}`)
+    if (!parsed.success)
+      throw new Error(
+        `${caseName}: sessionTree/${method} ${JSON.stringify(payload)} did not answer the typed error envelope: ${JSON.stringify(envelope)}`,
+      )
     const error = parsed.data.result.error
     rejections.push({
       case: caseName,
@@ -235,7 +304,12 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   }
 
   /** A refusal the service makes: exactly `code`. */
-  const expectCode = async (caseName: string, method: Method, args: Record<string, unknown>, code: string): Promise<WireError> => {
+  const expectCode = async (
+    caseName: string,
+    method: Method,
+    args: Record<string, unknown>,
+    code: string,
+  ): Promise<WireError> => {
     const error = await callError(caseName, method, { args })
     expect(error.code, `${caseName}: ${error.message}`).toBe(code)
     return error
@@ -253,7 +327,9 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     timings.harnessInstalled = harness.installed ? 1 : 0
     plugin = await time('pack', () => packPlugin())
     // The generated client, imported after the build (which regenerates lib/typert.*).
-    const remote = (await import(pathToFileURL(path.join(REPO_ROOT, 'lib', 'typert.remote-client.js')).href)) as RemoteModule
+    const remote = (await import(
+      pathToFileURL(path.join(REPO_ROOT, 'lib', 'typert.remote-client.js')).href
+    )) as RemoteModule
     descriptors = new Map(remote.TYPERT_REMOTE.descriptors.map((d) => [d.method, d]))
     home = tempDir('remote-home')
     work = tempDir('remote-work')
@@ -276,8 +352,26 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('the generated client describes every method with seed 001 wire args', () => {
     markFailure()
-    expect([...descriptors.keys()].sort()).toEqual([...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS, ...SUMMARY_METHODS, ...LINEAGE_METHODS, ...EDGE_METHODS].sort())
-    for (const method of [...METHODS, ...INTERCHANGE_METHODS, ...WORKSPACE_METHODS, ...COMPARE_METHODS, ...SUMMARY_METHODS, ...LINEAGE_METHODS, ...EDGE_METHODS]) {
+    expect([...descriptors.keys()].sort()).toEqual(
+      [
+        ...METHODS,
+        ...INTERCHANGE_METHODS,
+        ...WORKSPACE_METHODS,
+        ...COMPARE_METHODS,
+        ...SUMMARY_METHODS,
+        ...LINEAGE_METHODS,
+        ...EDGE_METHODS,
+      ].sort(),
+    )
+    for (const method of [
+      ...METHODS,
+      ...INTERCHANGE_METHODS,
+      ...WORKSPACE_METHODS,
+      ...COMPARE_METHODS,
+      ...SUMMARY_METHODS,
+      ...LINEAGE_METHODS,
+      ...EDGE_METHODS,
+    ]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')
@@ -299,7 +393,9 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     expect(layer).toMatch(/^# == dsh-session-tree\n- id: session-tree\n {2}name: dsh-session-tree\n {2}config:\n/)
     expect(layer).toContain("sidecarRoot: !!js dshHomePath('session-tree')")
     const installed = path.join(home, 'profiles', PROFILE, 'node_modules', PACKAGE, 'lib', 'typert.remote-client.js')
-    expect(fs.readFileSync(installed, 'utf8')).toBe(fs.readFileSync(path.join(REPO_ROOT, 'lib', 'typert.remote-client.js'), 'utf8'))
+    expect(fs.readFileSync(installed, 'utf8')).toBe(
+      fs.readFileSync(path.join(REPO_ROOT, 'lib', 'typert.remote-client.js'), 'utf8'),
+    )
   }, 600_000)
 
   it('boots `dsh web` and converses for 3 turns, one with a real `read` tool call', async () => {
@@ -355,7 +451,9 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
     // No sidecar directory appears from reads (none for this session, nothing changed at all).
     expect(snapshotSidecars(home)).toEqual(before)
-    expect(Object.keys(snapshotSidecars(home)).filter((name) => name.includes(sessionId.replace(/[^a-z0-9_-]/g, '')))).toEqual([])
+    expect(
+      Object.keys(snapshotSidecars(home)).filter((name) => name.includes(sessionId.replace(/[^a-z0-9_-]/g, ''))),
+    ).toEqual([])
   }, 600_000)
 
   it('refused calls answer the typed error envelope with the service code, and change nothing', async () => {
@@ -365,7 +463,10 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       // Unknown session, on every method.
       const ghost = 'session-does-not-exist'
       const request = { move: { kind: 'jump', nodeId: a1 }, restore: 'both' }
-      const ghostArgs: Record<(typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number], Record<string, unknown>> = {
+      const ghostArgs: Record<
+        (typeof METHODS)[number] | (typeof WORKSPACE_METHODS)[number],
+        Record<string, unknown>
+      > = {
         files: { agentId: ghost },
         filesAt: { agentId: ghost, nodeId: a1 },
         fileAt: { agentId: ghost, nodeId: a1, path: 'notes.txt' },
@@ -384,33 +485,73 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
         summarize: { agentId: ghost, branch: 'main' },
         chatPath: { agentId: ghost },
       }
-      for (const method of [...METHODS, ...WORKSPACE_METHODS]) await expectCode(`unknown session (${method})`, method, ghostArgs[method], 'SESSION_NOT_FOUND')
+      for (const method of [...METHODS, ...WORKSPACE_METHODS])
+        await expectCode(`unknown session (${method})`, method, ghostArgs[method], 'SESSION_NOT_FOUND')
 
       // Unknown node.
       await expectCode('unknown node (jump)', 'jump', { agentId: sessionId, nodeId: 'no-such-node' }, 'NODE_NOT_FOUND')
-      await expectCode('unknown node (fork)', 'fork', { agentId: sessionId, nodeId: 'no-such-node', branch: 'x' }, 'NODE_NOT_FOUND')
-      await expectCode('label on unknown node', 'label', { agentId: sessionId, nodeId: 'no-such-node', label: 'x' }, 'NODE_NOT_FOUND')
+      await expectCode(
+        'unknown node (fork)',
+        'fork',
+        { agentId: sessionId, nodeId: 'no-such-node', branch: 'x' },
+        'NODE_NOT_FOUND',
+      )
+      await expectCode(
+        'label on unknown node',
+        'label',
+        { agentId: sessionId, nodeId: 'no-such-node', label: 'x' },
+        'NODE_NOT_FOUND',
+      )
       // Empty branch name; unknown branch; nothing to go back or forward to.
-      await expectCode('empty branch name (fork)', 'fork', { agentId: sessionId, nodeId: a1, branch: '' }, 'INVALID_ARGUMENT')
-      await expectCode('summarize unknown branch', 'summarize', { agentId: sessionId, branch: 'no-such-branch' }, 'BRANCH_NOT_FOUND')
+      await expectCode(
+        'empty branch name (fork)',
+        'fork',
+        { agentId: sessionId, nodeId: a1, branch: '' },
+        'INVALID_ARGUMENT',
+      )
+      await expectCode(
+        'summarize unknown branch',
+        'summarize',
+        { agentId: sessionId, branch: 'no-such-branch' },
+        'BRANCH_NOT_FOUND',
+      )
       await expectCode('back with empty history', 'back', { agentId: sessionId }, 'HISTORY_EMPTY')
       await expectCode('forward with empty history', 'forward', { agentId: sessionId }, 'HISTORY_EMPTY')
       // An existing branch name.
-      await expectCode('fork onto the existing branch name "main"', 'fork', { agentId: sessionId, nodeId: a1, branch: 'main' }, 'BRANCH_EXISTS')
+      await expectCode(
+        'fork onto the existing branch name "main"',
+        'fork',
+        { agentId: sessionId, nodeId: a1, branch: 'main' },
+        'BRANCH_EXISTS',
+      )
       // The same refusals through `attempt` (what the Tree tab calls): a successful envelope, the failure with our code in its value.
       const attempted = async (method: string, args: Record<string, unknown>): Promise<unknown> => {
-        const envelope = (await wire('attempt', { args: { method, args } })) as { result: { ok: boolean; value?: unknown } }
+        const envelope = (await wire('attempt', { args: { method, args } })) as {
+          result: { ok: boolean; value?: unknown }
+        }
         expect(envelope.result.ok, `attempt(${method}) answers ok: ${JSON.stringify(envelope)}`).toBe(true)
         expect(descriptor('attempt').result.schema.safeParse(envelope.result.value).success).toBe(true)
         return envelope.result.value
       }
-      const failure = (code: string, message: unknown = expect.any(String)) => ({ format: 'dsh-session-tree/attempt@2', ok: false, error: expect.objectContaining({ code, message }) })
-      expect(await attempted('fork', { agentId: sessionId, nodeId: a1, branch: 'main' })).toEqual(failure('BRANCH_EXISTS'))
+      const failure = (code: string, message: unknown = expect.any(String)) => ({
+        format: 'dsh-session-tree/attempt@2',
+        ok: false,
+        error: expect.objectContaining({ code, message }),
+      })
+      expect(await attempted('fork', { agentId: sessionId, nodeId: a1, branch: 'main' })).toEqual(
+        failure('BRANCH_EXISTS'),
+      )
       expect(await attempted('outline', { agentId: ghost })).toEqual(failure('SESSION_NOT_FOUND'))
-      expect(await attempted('fork', { agentId: sessionId })).toEqual(failure('INTERNAL', expect.stringMatching(/missing "nodeId"/)))
+      expect(await attempted('fork', { agentId: sessionId })).toEqual(
+        failure('INTERNAL', expect.stringMatching(/missing "nodeId"/)),
+      )
       expect(await attempted('attempt', {})).toEqual(failure('INVALID_ARGUMENT'))
       expect(await attempted('noSuchMethod', {})).toEqual(failure('INTERNAL'))
-      const answered = (await attempted('session', { agentId: sessionId })) as { format: string; ok: boolean; json: string }
+      const answered = (await attempted('session', { agentId: sessionId })) as {
+        format: string
+        ok: boolean
+        json: string
+      }
       expect(answered).toMatchObject({ format: 'dsh-session-tree/attempt@2', ok: true })
       expect(JSON.parse(answered.json)).toMatchObject({ sessionId })
     })
@@ -423,31 +564,99 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   it('malformed args (missing, extra, wrong types, no args field) get the typed error envelope, never a 500 or a hang', async () => {
     markFailure()
     const before = snapshotSidecars(home)
-    const missing = (field: string) => new RegExp(`^typert gateway: sessionTree/\\w+: args fields do not match the descriptor: missing "${field}"$`)
-    const unexpected = (field: string) => new RegExp(`^typert gateway: sessionTree/\\w+: args fields do not match the descriptor: unexpected "${field}"$`)
-    const wrongType = (field: string) => new RegExp(`^typert gateway: sessionTree/\\w+: wire field "${field}" failed boundary validation$`)
+    const missing = (field: string) =>
+      new RegExp(`^typert gateway: sessionTree/\\w+: args fields do not match the descriptor: missing "${field}"$`)
+    const unexpected = (field: string) =>
+      new RegExp(`^typert gateway: sessionTree/\\w+: args fields do not match the descriptor: unexpected "${field}"$`)
+    const wrongType = (field: string) =>
+      new RegExp(`^typert gateway: sessionTree/\\w+: wire field "${field}" failed boundary validation$`)
     const badPayload = /^Remote payload must contain exactly one plain-object args field$/
     const cases: Array<{ case: string; method: Method; payload: unknown; message: RegExp }> = [
       // missing
       { case: 'missing agentId (list)', method: 'list', payload: { args: {} }, message: missing('agentId') },
-      { case: 'missing nodeId (jump)', method: 'jump', payload: { args: { agentId: sessionId } }, message: missing('nodeId') },
-      { case: 'missing branch (fork)', method: 'fork', payload: { args: { agentId: sessionId, nodeId: a1 } }, message: missing('branch') },
-      { case: 'missing label (label)', method: 'label', payload: { args: { agentId: sessionId, nodeId: a1 } }, message: missing('label') },
+      {
+        case: 'missing nodeId (jump)',
+        method: 'jump',
+        payload: { args: { agentId: sessionId } },
+        message: missing('nodeId'),
+      },
+      {
+        case: 'missing branch (fork)',
+        method: 'fork',
+        payload: { args: { agentId: sessionId, nodeId: a1 } },
+        message: missing('branch'),
+      },
+      {
+        case: 'missing label (label)',
+        method: 'label',
+        payload: { args: { agentId: sessionId, nodeId: a1 } },
+        message: missing('label'),
+      },
       // extra
-      { case: 'extra field (session)', method: 'session', payload: { args: { agentId: sessionId, surprise: true } }, message: unexpected('surprise') },
-      { case: 'extra field (jump)', method: 'jump', payload: { args: { agentId: sessionId, nodeId: a1, branch: 'main' } }, message: unexpected('branch') },
+      {
+        case: 'extra field (session)',
+        method: 'session',
+        payload: { args: { agentId: sessionId, surprise: true } },
+        message: unexpected('surprise'),
+      },
+      {
+        case: 'extra field (jump)',
+        method: 'jump',
+        payload: { args: { agentId: sessionId, nodeId: a1, branch: 'main' } },
+        message: unexpected('branch'),
+      },
       // wrong types
-      { case: 'nodeId: 5 (jump)', method: 'jump', payload: { args: { agentId: sessionId, nodeId: 5 } }, message: wrongType('nodeId') },
-      { case: 'nodeId: 5 (fork)', method: 'fork', payload: { args: { agentId: sessionId, nodeId: 5, branch: 'typed' } }, message: wrongType('nodeId') },
-      { case: 'agentId: null (list)', method: 'list', payload: { args: { agentId: null } }, message: wrongType('agentId') },
-      { case: 'agentId: null (session)', method: 'session', payload: { args: { agentId: null } }, message: wrongType('agentId') },
-      { case: 'agentId: null (jump)', method: 'jump', payload: { args: { agentId: null, nodeId: a1 } }, message: wrongType('agentId') },
-      { case: 'label: 42 (label)', method: 'label', payload: { args: { agentId: sessionId, nodeId: a1, label: 42 } }, message: wrongType('label') },
-      { case: 'branch: ["x"] (summarize)', method: 'summarize', payload: { args: { agentId: sessionId, branch: ['x'] } }, message: wrongType('branch') },
+      {
+        case: 'nodeId: 5 (jump)',
+        method: 'jump',
+        payload: { args: { agentId: sessionId, nodeId: 5 } },
+        message: wrongType('nodeId'),
+      },
+      {
+        case: 'nodeId: 5 (fork)',
+        method: 'fork',
+        payload: { args: { agentId: sessionId, nodeId: 5, branch: 'typed' } },
+        message: wrongType('nodeId'),
+      },
+      {
+        case: 'agentId: null (list)',
+        method: 'list',
+        payload: { args: { agentId: null } },
+        message: wrongType('agentId'),
+      },
+      {
+        case: 'agentId: null (session)',
+        method: 'session',
+        payload: { args: { agentId: null } },
+        message: wrongType('agentId'),
+      },
+      {
+        case: 'agentId: null (jump)',
+        method: 'jump',
+        payload: { args: { agentId: null, nodeId: a1 } },
+        message: wrongType('agentId'),
+      },
+      {
+        case: 'label: 42 (label)',
+        method: 'label',
+        payload: { args: { agentId: sessionId, nodeId: a1, label: 42 } },
+        message: wrongType('label'),
+      },
+      {
+        case: 'branch: ["x"] (summarize)',
+        method: 'summarize',
+        payload: { args: { agentId: sessionId, branch: ['x'] } },
+        message: wrongType('branch'),
+      },
       // the payload itself
       { case: 'no args field', method: 'list', payload: {}, message: badPayload },
       { case: 'args is an array', method: 'list', payload: { args: [sessionId] }, message: badPayload },
-      { case: 'args next to another field', method: 'list', payload: { args: { agentId: sessionId }, extra: 1 }, message: badPayload },
+      {
+        case: 'args next to another field',
+        method: 'list',
+        payload: { args: { agentId: sessionId }, extra: 1 },
+        message: badPayload,
+      },
     ]
     await time('malformed', async () => {
       for (const c of cases) {
@@ -464,10 +673,21 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
 
   it('transport refusals: a wrong content type gets 415, a foreign Origin 403 (never a 500, never a hang)', async () => {
     markFailure()
-    const body = { type: 'client-request', rpcId: randomUUID(), method: 'sessionTree/list', payload: { args: { agentId: sessionId } } }
-    const plain = await within('text/plain POST', api().post('/api/sessionTree/list', JSON.stringify(body), { 'content-type': 'text/plain' }))
+    const body = {
+      type: 'client-request',
+      rpcId: randomUUID(),
+      method: 'sessionTree/list',
+      payload: { args: { agentId: sessionId } },
+    }
+    const plain = await within(
+      'text/plain POST',
+      api().post('/api/sessionTree/list', JSON.stringify(body), { 'content-type': 'text/plain' }),
+    )
     expect(plain.status, plain.text.slice(0, 300)).toBe(415)
-    const foreign = await within('foreign Origin POST', api().post('/api/sessionTree/list', body, { origin: 'http://evil.example.com' }))
+    const foreign = await within(
+      'foreign Origin POST',
+      api().post('/api/sessionTree/list', body, { origin: 'http://evil.example.com' }),
+    )
     expect(foreign.status, foreign.text.slice(0, 300)).toBe(403)
     saveArtifact(artifacts, 'transport-refusals.json', [
       { case: 'content-type text/plain', status: plain.status, body: plain.json ?? plain.text },
@@ -493,7 +713,12 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       const forked = await callOk<ForkResult>('fork', { agentId: sessionId, nodeId: a1, branch: 'experiment' })
       expect(forked).toMatchObject({ cursor: a1, branch: 'experiment', mode: 'stock' })
       expect(typeof forked.forkCount).toBe('number')
-      await expectCode('duplicate branch', 'fork', { agentId: sessionId, nodeId: a1, branch: 'experiment' }, 'BRANCH_EXISTS')
+      await expectCode(
+        'duplicate branch',
+        'fork',
+        { agentId: sessionId, nodeId: a1, branch: 'experiment' },
+        'BRANCH_EXISTS',
+      )
 
       const view = await callOk<SessionTreeView>('list', { agentId: sessionId })
       expect(view.activeBranch).toBe('experiment')
@@ -527,7 +752,12 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       await expectCode('empty label', 'label', { agentId: sessionId, nodeId: a1, label: '  ' }, 'INVALID_ARGUMENT')
       await callOk<TreeNode>('label', { agentId: sessionId, nodeId: tip, label: 'taken' })
       await expectCode('duplicate label', 'label', { agentId: sessionId, nodeId: a1, label: 'taken' }, 'LABEL_EXISTS')
-      await expectCode('empty branch name (summarize)', 'summarize', { agentId: sessionId, branch: '' }, 'INVALID_ARGUMENT')
+      await expectCode(
+        'empty branch name (summarize)',
+        'summarize',
+        { agentId: sessionId, branch: '' },
+        'INVALID_ARGUMENT',
+      )
     })
   }, 600_000)
 
@@ -542,7 +772,11 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     })
     await time('turns', () => api().promptAndWait(sessionId, 'after the remote calls'))
     expect(llm.faults).toEqual([])
-    const sent = llm.chatRequests().at(-1)!.body.messages.filter((m) => m.role !== 'system').map(messageText)
+    const sent = llm
+      .chatRequests()
+      .at(-1)!
+      .body.messages.filter((m) => m.role !== 'system')
+      .map(messageText)
     expect(sent.at(-2)).toBe('ANSWER to: third question')
     expect(sent.at(-1)).toBe('after the remote calls')
 

@@ -53,7 +53,8 @@ for (const mode of ['stock', 'native'] as const) {
     }
     const list = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
     const status = () => api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
-    const move = <T = MoveResult>(method: string, args: Record<string, unknown> = {}) => api().remoteOk<T>(`sessionTree/${method}`, { agentId: sessionId, ...args })
+    const move = <T = MoveResult>(method: string, args: Record<string, unknown> = {}) =>
+      api().remoteOk<T>(`sessionTree/${method}`, { agentId: sessionId, ...args })
     const node = async (text: string) => {
       const found = (await list()).nodes.find((n) => n.message?.content === text)
       if (!found) throw new Error(`no node ${JSON.stringify(text)}`)
@@ -88,7 +89,9 @@ for (const mode of ['stock', 'native'] as const) {
     }, 600_000)
 
     it(`${mode}: forks, jumps, labels, back and forward across ${RESTARTS} restarts`, async () => {
-      onTestFailed(() => { failed = true })
+      onTestFailed(() => {
+        failed = true
+      })
       ;({ sessionId } = await api().createSession({ cwd: work }))
       await api().promptAndWait(sessionId, 'first question')
       await api().promptAndWait(sessionId, 'please READ notes.txt')
@@ -121,7 +124,9 @@ for (const mode of ['stock', 'native'] as const) {
         expect(after, `restart ${restart}`).toEqual(before)
         // The navigation history came back too.
         const backAgain = await api().remote<MoveResult>('sessionTree/back', { agentId: sessionId })
-        expect(backAgain.ok && backAgain.value.cursor, `back after restart ${restart}`).toBe(back.ok && back.value.cursor)
+        expect(backAgain.ok && backAgain.value.cursor, `back after restart ${restart}`).toBe(
+          back.ok && back.value.cursor,
+        )
         if (backAgain.ok) expect((await move('forward')).cursor).toBe(before.cursor)
 
         // More of everything before the next restart.
@@ -134,8 +139,13 @@ for (const mode of ['stock', 'native'] as const) {
       }
       const view = await list()
       await api().promptAndWait(sessionId, 'after all restarts')
-      const sent = history(llm.chatRequests().at(-1)!.body).filter((m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '')
-      expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([...spoken(view, view.cursor), 'user: after all restarts'])
+      const sent = history(llm.chatRequests().at(-1)!.body).filter(
+        (m) => (m.role === 'user' || m.role === 'assistant') && m.text !== '',
+      )
+      expect(sent.map((m) => `${m.role}: ${m.text}`)).toEqual([
+        ...spoken(view, view.cursor),
+        'user: after all restarts',
+      ])
       expect(llm.faults).toEqual([])
     }, 600_000)
   })

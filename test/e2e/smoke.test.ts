@@ -24,7 +24,8 @@ const PROFILE = 'web'
 const READ_CALL_ID = 'call_read_notes'
 
 /** The web system prompt embeds the server URL (a new port per boot). */
-const withoutUrl = (message: ChatMessage | undefined): string => messageText(message ?? { role: 'system', content: '' }).replace(/http:\/\/127\.0\.0\.1:\d+/g, '<url>')
+const withoutUrl = (message: ChatMessage | undefined): string =>
+  messageText(message ?? { role: 'system', content: '' }).replace(/http:\/\/127\.0\.0\.1:\d+/g, '<url>')
 
 describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
   const timings: Record<string, number> = {}
@@ -103,7 +104,9 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     const dump = await time('dumpConfig', () => dumpConfig(home, PROFILE))
     saveArtifact(artifacts, 'dump-config.yml', dump)
     const layer = dump.slice(dump.indexOf(`# == ${PACKAGE}\n`))
-    expect(layer, 'the layer of this package').toMatch(/^# == dsh-session-tree\n- id: session-tree\n {2}name: dsh-session-tree\n {2}config:\n/)
+    expect(layer, 'the layer of this package').toMatch(
+      /^# == dsh-session-tree\n- id: session-tree\n {2}name: dsh-session-tree\n {2}config:\n/,
+    )
     const row = layer.split(/\n# == /)[0] ?? ''
     expect(row).toContain("sidecarRoot: !!js dshHomePath('session-tree')")
     expect(row).toContain('surfaceMode: auto')
@@ -129,7 +132,11 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     await time('turn2', () => api().promptAndWait(sessionId, 'please read notes.txt'))
 
     const chat = llm.chatRequests()
-    saveArtifact(artifacts, 'requests-before-restart.txt', chat.map((r) => [`#${r.n}`, ...summarizeMessages(r.body)].join('\n')).join('\n\n'))
+    saveArtifact(
+      artifacts,
+      'requests-before-restart.txt',
+      chat.map((r) => [`#${r.n}`, ...summarizeMessages(r.body)].join('\n')).join('\n\n'),
+    )
     expect(llm.faults).toEqual([])
     expect(chat.some((r) => r.exhausted)).toBe(false)
     expect(chat, 'text answer, tool call, answer after the tool result').toHaveLength(3)
@@ -151,7 +158,10 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     expect(third.slice(0, second.length)).toEqual(second)
     const tail = third.slice(second.length)
     expect(tail).toHaveLength(2)
-    expect(tail[0]).toMatchObject({ role: 'assistant', tool_calls: [{ id: READ_CALL_ID, type: 'function', function: { name: 'read' } }] })
+    expect(tail[0]).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: READ_CALL_ID, type: 'function', function: { name: 'read' } }],
+    })
     expect(JSON.parse(tail[0]?.tool_calls?.[0]?.function.arguments ?? '{}')).toEqual({ file_path: 'notes.txt' })
     expect(tail[1]).toMatchObject({ role: 'tool', tool_call_id: READ_CALL_ID })
     expect(messageText(tail[1] as ChatMessage)).toContain('banana')
@@ -204,9 +214,13 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     expect(types).toContain('session/end-seed')
     const prompts = log.events
       .filter((e) => e.type === 'user/message' && (e.data as { source?: { kind?: string } }).source?.kind === 'user')
-      .map((e) => ((e.data as { content?: Array<{ text?: string }> }).content ?? []).map((part) => part.text ?? '').join(''))
+      .map((e) =>
+        ((e.data as { content?: Array<{ text?: string }> }).content ?? []).map((part) => part.text ?? '').join(''),
+      )
     expect(prompts).toEqual(['first question', 'please read notes.txt', 'do you remember?'])
-    expect(log.events.filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId?: string }).callId)).toEqual([READ_CALL_ID])
+    expect(log.events.filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId?: string }).callId)).toEqual(
+      [READ_CALL_ID],
+    )
     expect(types.filter((t) => t === 'turn/end')).toHaveLength(3)
     saveArtifact(artifacts, 'session-log.json', log)
   }, 600_000)

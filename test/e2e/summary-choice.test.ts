@@ -22,11 +22,26 @@ import type { SessionTreeView, TreeNode } from '../../src/types.ts'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { history, messageText, readOrAnswer, startFakeLlm, type ChatRequestBody, type FakeLlm } from './support/fake-llm.ts'
+import {
+  history,
+  messageText,
+  readOrAnswer,
+  startFakeLlm,
+  type ChatRequestBody,
+  type FakeLlm,
+} from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM) || Boolean(process.env.CI)
 const TITLE = 'Summary choice session'
 const ROWS = '[data-session-tree] [role="treeitem"]'
@@ -34,8 +49,10 @@ const FIRST = 'MODEL-SUMMARY-ONE: the branch read notes.txt and found banana.'
 const SECOND = 'MODEL-SUMMARY-TWO: the files were notes.txt.'
 
 /** How many messages of a request hold `text`. */
-const holding = (body: ChatRequestBody, text: string): number => body.messages.filter((m) => messageText(m).includes(text)).length
-const anySummary = (body: ChatRequestBody): number => body.messages.filter((m) => messageText(m).includes('MODEL-SUMMARY')).length
+const holding = (body: ChatRequestBody, text: string): number =>
+  body.messages.filter((m) => messageText(m).includes(text)).length
+const anySummary = (body: ChatRequestBody): number =>
+  body.messages.filter((m) => messageText(m).includes('MODEL-SUMMARY')).length
 
 describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree tab (Chromium, real dsh web)', () => {
   let failed = false
@@ -68,7 +85,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
   /** A summary answer held until the test releases it. */
   const gated = (text: string) => {
     let release!: () => void
-    const gate = new Promise<void>((resolve) => { release = resolve })
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
     llm.setSummary(async () => {
       await gate
       return { text }
@@ -116,7 +135,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
   }, 600_000)
 
   it('"Summarize" on a Jump: progress while the model writes, the summary shown, and the next request holds it exactly once', async () => {
-    onTestFailed(() => { failed = true })
+    onTestFailed(() => {
+      failed = true
+    })
     const a1 = await nodeWith('ANSWER to: first question')
     await row(a1.nodeId).waitFor({ timeout: 15_000 })
     // The cursor's own node leaves nothing behind: no choice there.
@@ -141,12 +162,18 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     const written = page.getByTestId('session-tree-summary-written')
     await written.waitFor()
     expect(await written.locator('pre').textContent()).toBe(FIRST)
-    expect(await written.getByTestId('session-tree-summary-written-by').textContent()).toContain('100 tokens in, 10 out')
-    expect(await written.getByTestId('session-tree-summary-written-title').textContent()).toContain('carried into the new path')
+    expect(await written.getByTestId('session-tree-summary-written-by').textContent()).toContain(
+      '100 tokens in, 10 out',
+    )
+    expect(await written.getByTestId('session-tree-summary-written-title').textContent()).toContain(
+      'carried into the new path',
+    )
     // The selection followed the cursor to the carrying node, which shows the summary too.
     const carriedNode = (await tree()).cursor!
     await expect.poll(() => preview().getAttribute('data-node-id')).toBe(carriedNode)
-    expect(await preview().locator('[data-testid="session-tree-summary"][data-where="carried"] pre').textContent()).toBe(FIRST)
+    expect(
+      await preview().locator('[data-testid="session-tree-summary"][data-where="carried"] pre').textContent(),
+    ).toBe(FIRST)
     await page.screenshot({ path: path.join(artifacts, 'jump-summary-written.png') })
     expect(llm.summaryRequests()).toHaveLength(summariesBefore + 1)
     expect(llm.chatRequests(), 'the side call is not a chat step').toHaveLength(chatsBefore)
@@ -157,12 +184,18 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
 
     await api().promptAndWait(sessionId, 'after the summarized jump')
     expect(holding(lastChat(), FIRST)).toBe(1)
-    expect(history(lastChat()).map((m) => m.text).slice(-3)).toEqual(['ANSWER to: first question', `${CARRIED_PREFIX}\n\n${FIRST}`, 'after the summarized jump'])
+    expect(
+      history(lastChat())
+        .map((m) => m.text)
+        .slice(-3),
+    ).toEqual(['ANSWER to: first question', `${CARRIED_PREFIX}\n\n${FIRST}`, 'after the summarized jump'])
     expect(pageErrors).toEqual([])
   }, 600_000)
 
   it('the default "No summary" on a Jump: no side call, and the next request holds no summary', async () => {
-    onTestFailed(() => { failed = true })
+    onTestFailed(() => {
+      failed = true
+    })
     const a3 = await nodeWith('ANSWER to: third question')
     await row(a3.nodeId).waitFor({ timeout: 15_000 })
     await select(a3.nodeId)
@@ -176,11 +209,17 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     await api().promptAndWait(sessionId, 'after the plain jump')
     expect(llm.summaryRequests()).toHaveLength(summariesBefore)
     expect(anySummary(lastChat())).toBe(0)
-    expect(history(lastChat()).map((m) => m.text).slice(-2)).toEqual(['ANSWER to: third question', 'after the plain jump'])
+    expect(
+      history(lastChat())
+        .map((m) => m.text)
+        .slice(-2),
+    ).toEqual(['ANSWER to: third question', 'after the plain jump'])
   }, 600_000)
 
   it('"Summarize with my instructions" on a Fork: the instructions reach the model, and the new branch\'s next request holds the summary once', async () => {
-    onTestFailed(() => { failed = true })
+    onTestFailed(() => {
+      failed = true
+    })
     const a1 = await nodeWith('ANSWER to: first question')
     await row(a1.nodeId).waitFor({ timeout: 15_000 })
     await select(a1.nodeId)
@@ -188,7 +227,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     const instructions = choice().getByTestId('session-tree-summary-instructions')
     // Without instructions the move waits (the problem says why).
     expect(await preview().getByRole('button', { name: 'Jump here' }).isDisabled()).toBe(true)
-    expect(await choice().getByTestId('session-tree-summary-problem').textContent()).toBe('Write the instructions, or pick another choice.')
+    expect(await choice().getByTestId('session-tree-summary-problem').textContent()).toBe(
+      'Write the instructions, or pick another choice.',
+    )
     await instructions.fill('name the files')
     expect(await preview().getByRole('button', { name: 'Jump here' }).isEnabled()).toBe(true)
     await page.screenshot({ path: path.join(artifacts, 'fork-summary-choice.png') })
@@ -201,17 +242,30 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     await page.getByTestId('session-tree-summary-progress').waitFor()
     release()
     const written = page.getByTestId('session-tree-summary-written')
-    await expect.poll(() => written.locator('pre').textContent().catch(() => null)).toBe(SECOND)
+    await expect
+      .poll(() =>
+        written
+          .locator('pre')
+          .textContent()
+          .catch(() => null),
+      )
+      .toBe(SECOND)
     const asked = messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)
     expect(asked).toContain('The user asks: name the files')
     // What the fork left begins after the first answer; the side call holds the path the cursor was on (the plain jump's turn).
-    expect(asked).toContain('from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n')
+    expect(asked).toContain(
+      'from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n',
+    )
     expect(history(llm.summaryRequests().at(-1)!.body).map((m) => m.text)).toContain('after the plain jump')
 
     await api().promptAndWait(sessionId, 'on the summarized fork')
     expect(holding(lastChat(), SECOND)).toBe(1)
     expect(holding(lastChat(), FIRST)).toBe(0)
-    expect(history(lastChat()).map((m) => m.text).slice(-3)).toEqual(['ANSWER to: first question', `${CARRIED_PREFIX}\n\n${SECOND}`, 'on the summarized fork'])
+    expect(
+      history(lastChat())
+        .map((m) => m.text)
+        .slice(-3),
+    ).toEqual(['ANSWER to: first question', `${CARRIED_PREFIX}\n\n${SECOND}`, 'on the summarized fork'])
     const view = await tree()
     expect(view.activeBranch).toBe('with-summary')
     expect(pageErrors).toEqual([])

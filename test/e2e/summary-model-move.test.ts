@@ -22,7 +22,15 @@ import { SUMMARY_REQUEST_MARK } from '../../src/service/model-summary.ts'
 import { artifactDir, keepOrRemove, requestsText, saveWebEvidence } from './support/artifacts.ts'
 import { canonical } from './support/canonical.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { history, messageText, readOrAnswer, startFakeLlm, type ChatRequestBody, type FakeLlm, type StaticStep } from './support/fake-llm.ts'
+import {
+  history,
+  messageText,
+  readOrAnswer,
+  startFakeLlm,
+  type ChatRequestBody,
+  type FakeLlm,
+  type StaticStep,
+} from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
 import { until } from './support/until.ts'
 
@@ -30,7 +38,8 @@ const MOVE_PROMPT = 'go back to your first answer and keep a summary of this'
 const MOVED_REPLY = 'Back at my first answer, with a summary of the rest.'
 const SUMMARY = 'MODEL-SUMMARY-MOVE: the model read notes.txt and found banana.'
 const CARRIED = `${CARRIED_PREFIX}\n\n${SUMMARY}`
-const holding = (body: ChatRequestBody): number => body.messages.filter((m) => messageText(m).includes('MODEL-SUMMARY')).length
+const holding = (body: ChatRequestBody): number =>
+  body.messages.filter((m) => messageText(m).includes('MODEL-SUMMARY')).length
 
 for (const mode of ['stock', 'native'] as const) {
   describe(`a summary carried by the model's own move (${mode})`, () => {
@@ -62,7 +71,10 @@ for (const mode of ['stock', 'native'] as const) {
         continued = body
         return { text: MOVED_REPLY }
       }
-      if (last?.role === 'user' && messageText(last) === MOVE_PROMPT) return { toolCalls: [{ id: 'call_model_jump', name: 'tree_jump', arguments: { node: target, summary: 'carry' } }] }
+      if (last?.role === 'user' && messageText(last) === MOVE_PROMPT)
+        return {
+          toolCalls: [{ id: 'call_model_jump', name: 'tree_jump', arguments: { node: target, summary: 'carry' } }],
+        }
       return readOrAnswer(body)
     }
 
@@ -93,8 +105,10 @@ for (const mode of ['stock', 'native'] as const) {
       keepOrRemove(`summary-model-move (${mode})`, failed, { home, work }, artifacts)
     }, 600_000)
 
-    it('the model\'s move asked its own model for the summary, sharing the session\'s prefix', () => {
-      onTestFailed(() => { failed = true })
+    it("the model's move asked its own model for the summary, sharing the session's prefix", () => {
+      onTestFailed(() => {
+        failed = true
+      })
       expect(llm.faults).toEqual([])
       const summaries = llm.summaryRequests()
       expect(summaries).toHaveLength(1)
@@ -102,22 +116,34 @@ for (const mode of ['stock', 'native'] as const) {
       const asked = messageText(sent.messages.at(-1)!)
       expect(asked.startsWith(SUMMARY_REQUEST_MARK)).toBe(true)
       // What the move leaves begins with the second prompt, right after the first answer.
-      expect(asked).toContain('from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n')
-      const moveRequest = llm.chatRequests().find((r) => r.body.messages.at(-1)?.role === 'user' && messageText(r.body.messages.at(-1)!) === MOVE_PROMPT)!.body
+      expect(asked).toContain(
+        'from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n',
+      )
+      const moveRequest = llm
+        .chatRequests()
+        .find(
+          (r) => r.body.messages.at(-1)?.role === 'user' && messageText(r.body.messages.at(-1)!) === MOVE_PROMPT,
+        )!.body
       if (mode === 'stock') {
         // Inside the step: the side call is the step's own request (its unanswered jump call left out), then the instruction.
         expect(canonical(sent.messages.slice(0, -1))).toBe(canonical(moveRequest.messages))
       } else {
         // After the turn: the whole turn (the jump call, its result, the reply), then the instruction.
         expect(canonical(sent.messages.slice(0, moveRequest.messages.length))).toBe(canonical(moveRequest.messages))
-        expect(history(sent).map((m) => m.text).slice(-2)).toEqual([MOVED_REPLY, asked])
+        expect(
+          history(sent)
+            .map((m) => m.text)
+            .slice(-2),
+        ).toEqual([MOVED_REPLY, asked])
       }
       expect(canonical(sent.tools)).toBe(canonical(moveRequest.tools))
     })
 
     if (mode === 'stock') {
-      it('the step\'s next request holds the path to the first answer, the summary exactly once, the jump call and its result', () => {
-        onTestFailed(() => { failed = true })
+      it("the step's next request holds the path to the first answer, the summary exactly once, the jump call and its result", () => {
+        onTestFailed(() => {
+          failed = true
+        })
         expect(continued).toBeDefined()
         const seen = history(continued!)
         expect(holding(continued!)).toBe(1)
@@ -128,29 +154,44 @@ for (const mode of ['stock', 'native'] as const) {
         expect(seen.map((m) => m.text)).not.toContain('please READ notes.txt')
       })
     } else {
-      it('the move waits for the turn\'s end: the rest of the step saw no summary', () => {
-        onTestFailed(() => { failed = true })
+      it("the move waits for the turn's end: the rest of the step saw no summary", () => {
+        onTestFailed(() => {
+          failed = true
+        })
         expect(continued).toBeDefined()
         expect(holding(continued!)).toBe(0)
         expect(messageText(continued!.messages.at(-1)!)).toContain('Scheduled')
       })
     }
 
-    it('the next prompt\'s request holds the summary exactly once, on the path to the first answer', async () => {
-      onTestFailed(() => { failed = true })
+    it("the next prompt's request holds the summary exactly once, on the path to the first answer", async () => {
+      onTestFailed(() => {
+        failed = true
+      })
       // The native switch runs right after the turn; in stock the cursor is already there.
-      const carried = await until('the carried summary in the tree, on the cursor\'s path', async () => {
-        const view = await tree()
-        const node = view.nodes.find((n) => n.message?.content === CARRIED)
-        return node && node.parentId === target && (mode === 'native' ? view.cursor === node.nodeId : true) ? node : undefined
-      }, 30_000)
+      const carried = await until(
+        "the carried summary in the tree, on the cursor's path",
+        async () => {
+          const view = await tree()
+          const node = view.nodes.find((n) => n.message?.content === CARRIED)
+          return node && node.parentId === target && (mode === 'native' ? view.cursor === node.nodeId : true)
+            ? node
+            : undefined
+        },
+        30_000,
+      )
       await api().promptAndWait(sessionId, 'after the model move')
       expect(holding(lastChat())).toBe(1)
       const seen = history(lastChat()).map((m) => m.text)
-      expect(seen.slice(seen.indexOf(CARRIED) - 1, seen.indexOf(CARRIED) + 1)).toEqual(['ANSWER to: first question', CARRIED])
+      expect(seen.slice(seen.indexOf(CARRIED) - 1, seen.indexOf(CARRIED) + 1)).toEqual([
+        'ANSWER to: first question',
+        CARRIED,
+      ])
       expect(seen.at(-1)).toBe('after the model move')
       expect(seen).not.toContain('please READ notes.txt')
-      expect((await tree()).nodes.filter((n) => n.message?.content === CARRIED).map((n) => n.nodeId)).toEqual([carried.nodeId])
+      expect((await tree()).nodes.filter((n) => n.message?.content === CARRIED).map((n) => n.nodeId)).toEqual([
+        carried.nodeId,
+      ])
       expect(llm.faults).toEqual([])
     }, 600_000)
   })

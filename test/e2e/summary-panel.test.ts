@@ -20,7 +20,15 @@ import { readOrAnswer, startFakeLlm, type FakeLlm } from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM) || Boolean(process.env.CI)
 const TITLE = 'Summary panel session'
 const ROWS = '[data-session-tree] [role="treeitem"]'
@@ -84,10 +92,16 @@ describe.skipIf(!HAVE_CHROMIUM)('branch summaries in the Tree panel (Chromium, r
   }, 600_000)
 
   it('a carried summary shows at the branch head, where the branch left from, and at its own node, with writer and tokens', async () => {
-    onTestFailed(() => { failed = true })
+    onTestFailed(() => {
+      failed = true
+    })
     const a1 = await nodeWith('ANSWER to: first question')
     const a3 = await nodeWith('ANSWER to: third question')
-    const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize', carry: true } } })
+    const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+      agentId: sessionId,
+      nodeId: a1.nodeId,
+      options: { summary: { kind: 'summarize', carry: true } },
+    })
     const model = llm.chatRequests()[0]!.body.model
     await page.goto(web!.url)
     const notice = page.getByRole('button', { name: 'Continue' })
@@ -115,14 +129,20 @@ describe.skipIf(!HAVE_CHROMIUM)('branch summaries in the Tree panel (Chromium, r
 
     await select(moved.summary!.carriedNodeId!)
     await note('carried').waitFor()
-    expect(await note('carried').locator('.dst-sub').textContent()).toBe('Summary of “main”, carried into the model’s history')
+    expect(await note('carried').locator('.dst-sub').textContent()).toBe(
+      'Summary of “main”, carried into the model’s history',
+    )
     await page.screenshot({ path: path.join(artifacts, 'summary-carried.png') })
   }, 600_000)
 
   it('"Summarize branch" asks the model, shows progress while it writes, then the result', async () => {
-    onTestFailed(() => { failed = true })
+    onTestFailed(() => {
+      failed = true
+    })
     let release!: () => void
-    const gate = new Promise<void>((resolve) => { release = resolve })
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
     llm.setSummary(async () => {
       await gate
       return { text: 'MODEL-SUMMARY: written while the panel waited.' }
@@ -137,8 +157,12 @@ describe.skipIf(!HAVE_CHROMIUM)('branch summaries in the Tree panel (Chromium, r
     await page.screenshot({ path: path.join(artifacts, 'summary-progress.png') })
     release()
     await progress.waitFor({ state: 'detached' })
-    await expect.poll(() => note('head').locator('pre').textContent()).toBe('MODEL-SUMMARY: written while the panel waited.')
-    expect(await note('head').getByTestId('session-tree-summary-writer').textContent()).toContain('100 tokens in, 10 out')
+    await expect
+      .poll(() => note('head').locator('pre').textContent())
+      .toBe('MODEL-SUMMARY: written while the panel waited.')
+    expect(await note('head').getByTestId('session-tree-summary-writer').textContent()).toContain(
+      '100 tokens in, 10 out',
+    )
     expect(llm.summaryRequests()).toHaveLength(before + 1)
     await page.screenshot({ path: path.join(artifacts, 'summary-written.png') })
     expect(pageErrors).toEqual([])

@@ -24,7 +24,14 @@ import { SUMMARY_REQUEST_MARK } from '../../src/service/model-summary.ts'
 import { canonical } from './support/canonical.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import { history, messageText, readOrAnswer, startFakeLlm, type ChatRequestBody, type FakeLlm } from './support/fake-llm.ts'
+import {
+  history,
+  messageText,
+  readOrAnswer,
+  startFakeLlm,
+  type ChatRequestBody,
+  type FakeLlm,
+} from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { removeSidecars } from './support/sidecar-files.ts'
 
@@ -64,7 +71,10 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       return found
     }
     const lastChat = () => llm.chatRequests().at(-1)!.body
-    const markFailure = () => onTestFailed(() => { failed = true })
+    const markFailure = () =>
+      onTestFailed(() => {
+        failed = true
+      })
     const boot = async () => {
       web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant, patches })
       webs.push(web)
@@ -72,7 +82,10 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
     /** The path to the first answer as the model saw it: request #2 cut before the second prompt. */
     const pathToFirstAnswer = () => {
       const second = history(llm.chatRequests()[1]!.body)
-      return second.slice(0, second.findIndex((m) => m.text === 'please READ notes.txt'))
+      return second.slice(
+        0,
+        second.findIndex((m) => m.text === 'please READ notes.txt'),
+      )
     }
 
     beforeAll(async () => {
@@ -85,14 +98,20 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       llm = await startFakeLlm({ script: Array.from({ length: 80 }, () => readOrAnswer) })
       const added = await pluginAdd(home, 'web', plugin.tgz, { variant })
       expect(added.code).toBe(0)
-      patches.push(writePatch(home, 'summary.yml', [
-        '- id: session-tree',
-        '  config:',
-        `    sidecarRoot: ${JSON.stringify(path.join(home, 'session-tree'))}`,
-        `    surfaceMode: ${mode === 'projection' ? 'projection' : 'auto'}`,
-        `    summaryTimeoutMs: ${SUMMARY_TIMEOUT_MS}`,
-        '',
-      ].join('\n')))
+      patches.push(
+        writePatch(
+          home,
+          'summary.yml',
+          [
+            '- id: session-tree',
+            '  config:',
+            `    sidecarRoot: ${JSON.stringify(path.join(home, 'session-tree'))}`,
+            `    surfaceMode: ${mode === 'projection' ? 'projection' : 'auto'}`,
+            `    summaryTimeoutMs: ${SUMMARY_TIMEOUT_MS}`,
+            '',
+          ].join('\n'),
+        ),
+      )
       await boot()
     }, 600_000)
 
@@ -122,7 +141,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         markFailure()
         const a1 = await nodeWith('ANSWER to: first question')
         const before = await tree()
-        const refused = await api().remote<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize', carry: true } } })
+        const refused = await api().remote<MoveResult>('sessionTree/jumpWith', {
+          agentId: sessionId,
+          nodeId: a1.nodeId,
+          options: { summary: { kind: 'summarize', carry: true } },
+        })
         expect(refused.ok).toBe(false)
         if (refused.ok) return
         expect(refused.error.code).toBe('SURFACE_UNAVAILABLE')
@@ -134,7 +157,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       it('a panel-only summary is written by the model and recorded', async () => {
         markFailure()
         const a1 = await nodeWith('ANSWER to: first question')
-        const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize' } } })
+        const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+          agentId: sessionId,
+          nodeId: a1.nodeId,
+          options: { summary: { kind: 'summarize' } },
+        })
         expect(moved.summary).toMatchObject({ summary: SUMMARY_TEXT, usage: { inputTokens: 100, outputTokens: 10 } })
         expect(moved.summary?.fallback).toBeUndefined()
         expect(llm.summaryRequests()).toHaveLength(1)
@@ -147,7 +174,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       const a1 = await nodeWith('ANSWER to: first question')
       const chatsBefore = llm.chatRequests().length
       const previous = llm.chatRequests().at(-1)!.body
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize', carry: true } } })
+      const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+        agentId: sessionId,
+        nodeId: a1.nodeId,
+        options: { summary: { kind: 'summarize', carry: true } },
+      })
       results.carried = moved
       expect(llm.chatRequests(), 'the side call consumes no chat step').toHaveLength(chatsBefore)
       const [request] = llm.summaryRequests()
@@ -164,13 +195,20 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       const asked = messageText(sent.at(-1)!)
       expect(sent.at(-1)!.role).toBe('user')
       expect(asked.startsWith(SUMMARY_REQUEST_MARK)).toBe(true)
-      expect(asked).toContain('from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n')
+      expect(asked).toContain(
+        'from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n',
+      )
       expect(request!.body.model).toBe(llm.chatRequests()[0]!.body.model)
       // Reasoning off (the model lists that effort), our output cap.
       expect(request!.body.thinking).toEqual({ type: 'disabled' })
       expect(request!.body.max_tokens).toBe(1024)
       const summary = moved.summary!
-      expect(summary).toMatchObject({ summary: SUMMARY_TEXT, model: request!.body.model, usage: { inputTokens: 100, outputTokens: 10 }, fromNodeId: a1.nodeId })
+      expect(summary).toMatchObject({
+        summary: SUMMARY_TEXT,
+        model: request!.body.model,
+        usage: { inputTokens: 100, outputTokens: 10 },
+        fromNodeId: a1.nodeId,
+      })
       expect(summary.provider).toEqual(expect.any(String))
       expect(summary.fallback).toBeUndefined()
       expect(moved.cursor).toBe(summary.carriedNodeId)
@@ -180,7 +218,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(view.cursor).toBe(carried.nodeId)
 
       await api().promptAndWait(sessionId, 'after the carry')
-      expect(history(lastChat())).toEqual([...pathToFirstAnswer(), { role: 'user', text: CARRIED }, { role: 'user', text: 'after the carry' }])
+      expect(history(lastChat())).toEqual([
+        ...pathToFirstAnswer(),
+        { role: 'user', text: CARRIED },
+        { role: 'user', text: 'after the carry' },
+      ])
       expect(summaryCount(lastChat())).toBe(1)
       const after = await tree()
       expect(after.nodes.find((n) => n.message?.content === 'after the carry')?.parentId).toBe(carried.nodeId)
@@ -193,7 +235,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       await boot()
       await api().promptAndWait(sessionId, 'after the restart')
       expect(history(lastChat()).map((m) => m.text)).toEqual([
-        ...pathToFirstAnswer().map((m) => m.text), CARRIED, 'after the carry', 'ANSWER to: after the carry', 'after the restart',
+        ...pathToFirstAnswer().map((m) => m.text),
+        CARRIED,
+        'after the carry',
+        'ANSWER to: after the carry',
+        'after the restart',
       ])
       expect(summaryCount(lastChat())).toBe(1)
       expect((await tree()).nodes.filter((n) => n.message?.content === CARRIED)).toHaveLength(1)
@@ -209,7 +255,13 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: back.nodeId })
       await api().promptAndWait(sessionId, 'across the summary')
       expect(history(lastChat()).map((m) => m.text)).toEqual([
-        ...pathToFirstAnswer().map((m) => m.text), CARRIED, 'after the carry', 'ANSWER to: after the carry', 'after the restart', 'ANSWER to: after the restart', 'across the summary',
+        ...pathToFirstAnswer().map((m) => m.text),
+        CARRIED,
+        'after the carry',
+        'ANSWER to: after the carry',
+        'after the restart',
+        'ANSWER to: after the restart',
+        'across the summary',
       ])
       expect(summaryCount(lastChat())).toBe(1)
       // The stock copy maps back to the same node: the tree still holds the summary once.
@@ -226,11 +278,17 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         // A stored session loads when it gets a message.
         await api().promptAndWait(sessionId, 'without a sidecar')
         expect(summaryCount(lastChat())).toBe(1)
-        expect(history(lastChat()).map((m) => m.text).slice(-2)).toEqual(['ANSWER to: across the summary', 'without a sidecar'])
+        expect(
+          history(lastChat())
+            .map((m) => m.text)
+            .slice(-2),
+        ).toEqual(['ANSWER to: across the summary', 'without a sidecar'])
         const view = await tree()
         const carried = view.nodes.filter((n) => n.message?.content === CARRIED)
         expect(carried).toHaveLength(1)
-        const facts = (carried[0]!.metadata as { branchSummary?: { writer?: { model?: string }; usage?: unknown } } | undefined)?.branchSummary
+        const facts = (
+          carried[0]!.metadata as { branchSummary?: { writer?: { model?: string }; usage?: unknown } } | undefined
+        )?.branchSummary
         expect(facts?.writer?.model).toBe(llm.chatRequests()[0]!.body.model)
         expect(facts?.usage).toMatchObject({ inputTokens: 100, outputTokens: 10 })
         expect(carried[0]!.summary).toContain('Branch summary')
@@ -241,17 +299,28 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
       const summariesBefore = llm.summaryRequests().length
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'custom', instructions: 'name the files' } } })
+      const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+        agentId: sessionId,
+        nodeId: a1.nodeId,
+        options: { summary: { kind: 'custom', instructions: 'name the files' } },
+      })
       expect(llm.summaryRequests()).toHaveLength(summariesBefore + 1)
-      expect(messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)).toContain('The user asks: name the files')
-      expect(moved.summary).toMatchObject({ instructions: 'name the files', usage: { inputTokens: 100, outputTokens: 10 } })
+      expect(messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)).toContain(
+        'The user asks: name the files',
+      )
+      expect(moved.summary).toMatchObject({
+        instructions: 'name the files',
+        usage: { inputTokens: 100, outputTokens: 10 },
+      })
       expect(moved.summary?.carriedNodeId).toBeUndefined()
       expect(moved.cursor).toBe(a1.nodeId)
       await api().promptAndWait(sessionId, 'panel only')
       expect(history(lastChat())).toEqual([...pathToFirstAnswer(), { role: 'user', text: 'panel only' }])
       expect(summaryCount(lastChat())).toBe(0)
       const view = await tree()
-      expect(view.branches.find((b) => b.name === moved.summary!.branch)?.summary).toMatchObject({ instructions: 'name the files' })
+      expect(view.branches.find((b) => b.name === moved.summary!.branch)?.summary).toMatchObject({
+        instructions: 'name the files',
+      })
     }, 600_000)
 
     it('a model that hangs past the timeout, or answers an error: the extractive digest, recorded as a fallback with the reason', async () => {
@@ -260,7 +329,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       const tip = await nodeWith('ANSWER to: panel only')
       llm.setSummary({ text: 'too late', delayMs: 10 * 60_000 })
       await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: tip.nodeId })
-      const late = await api().remoteOk<MoveResult>('sessionTree/jumpWith', { agentId: sessionId, nodeId: a1.nodeId, options: { summary: { kind: 'summarize', carry: true } } })
+      const late = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+        agentId: sessionId,
+        nodeId: a1.nodeId,
+        options: { summary: { kind: 'summarize', carry: true } },
+      })
       results.timeout = late.summary
       expect(late.summary).toMatchObject({ fallback: true, model: 'extractive', failure: { code: 'TIMEOUT' } })
       expect(late.summary!.summary).toContain('panel only')
@@ -269,7 +342,10 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(history(lastChat()).map((m) => m.text)).toContain(`${CARRIED_PREFIX}\n\n${late.summary!.summary}`)
 
       llm.setSummary({ error: { status: 400, message: 'summary refused by the fake' } })
-      const summarized = await api().remoteOk<BranchSummary>('sessionTree/summarize', { agentId: sessionId, branch: late.summary!.branch })
+      const summarized = await api().remoteOk<BranchSummary>('sessionTree/summarize', {
+        agentId: sessionId,
+        branch: late.summary!.branch,
+      })
       results.error = summarized
       expect(summarized).toMatchObject({ fallback: true, model: 'extractive' })
       expect(summarized.failure?.code).toEqual(expect.any(String))

@@ -18,11 +18,18 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { MoveResult, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import { type ChatRequestBody, type FakeLlm, startFakeLlm, history, readOrAnswer, toolPairing, withoutCallIds } from './support/fake-llm.ts'
+import {
+  type ChatRequestBody,
+  type FakeLlm,
+  startFakeLlm,
+  history,
+  readOrAnswer,
+  toolPairing,
+  withoutCallIds,
+} from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 type Mode = 'stock' | 'native' | 'projection'
-
 
 for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly Mode[]) {
   describe(`surface mode ${mode}: the next request holds the selected path`, () => {
@@ -53,9 +60,15 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
     /** The path to the first answer, as the model saw it: request #2 cut before the second prompt. */
     const pathToFirstAnswer = () => {
       const second = history(llm.chatRequests()[1]!.body)
-      return second.slice(0, second.findIndex((m) => m.text === 'please READ notes.txt'))
+      return second.slice(
+        0,
+        second.findIndex((m) => m.text === 'please READ notes.txt'),
+      )
     }
-    const markFailure = () => onTestFailed(() => { failed = true })
+    const markFailure = () =>
+      onTestFailed(() => {
+        failed = true
+      })
     const boot = async () => {
       web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant, patches })
       webs.push(web)
@@ -72,13 +85,19 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       const added = await pluginAdd(home, 'web', plugin.tgz, { variant })
       expect(added.code).toBe(0)
       if (mode === 'projection') {
-        patches.push(writePatch(home, 'projection.yml', [
-          '- id: session-tree',
-          '  config:',
-          `    sidecarRoot: ${JSON.stringify(path.join(home, 'session-tree'))}`,
-          '    surfaceMode: projection',
-          '',
-        ].join('\n')))
+        patches.push(
+          writePatch(
+            home,
+            'projection.yml',
+            [
+              '- id: session-tree',
+              '  config:',
+              `    sidecarRoot: ${JSON.stringify(path.join(home, 'session-tree'))}`,
+              '    surfaceMode: projection',
+              '',
+            ].join('\n'),
+          ),
+        )
       }
       await boot()
     }, 600_000)
@@ -122,12 +141,18 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       const pathToA1 = pathToFirstAnswer()
       if (mode === 'projection') {
         // The opposite: the model's history did not move.
-        expect(sent).toEqual([...history(before.at(-1)!.body), { role: 'assistant', text: 'ANSWER to: third question' }, { role: 'user', text: 'after the rewind' }])
+        expect(sent).toEqual([
+          ...history(before.at(-1)!.body),
+          { role: 'assistant', text: 'ANSWER to: third question' },
+          { role: 'user', text: 'after the rewind' },
+        ])
       } else {
         expect(sent).toEqual([...pathToA1, { role: 'user', text: 'after the rewind' }])
         // The shared prefix is byte-identical to what the provider saw before (its cache still applies).
         const raw = lastChat().messages.filter((m) => m.role !== 'system')
-        expect(raw.slice(0, pathToA1.length)).toEqual(before[1]!.body.messages.filter((m) => m.role !== 'system').slice(0, pathToA1.length))
+        expect(raw.slice(0, pathToA1.length)).toEqual(
+          before[1]!.body.messages.filter((m) => m.role !== 'system').slice(0, pathToA1.length),
+        )
         // marker insert, turn/start, claim, step/start, the tombstone's price, the tombstone, step/end, turn/end
         if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(8)
       }
@@ -150,7 +175,13 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         expect(sent.map((m) => m.text)).toContain('after the rewind')
         return
       }
-      expect(withoutCallIds(sent)).toEqual(withoutCallIds([...third, { role: 'assistant', text: 'ANSWER to: third question' }, { role: 'user', text: 'back on the original branch' }]))
+      expect(withoutCallIds(sent)).toEqual(
+        withoutCallIds([
+          ...third,
+          { role: 'assistant', text: 'ANSWER to: third question' },
+          { role: 'user', text: 'back on the original branch' },
+        ]),
+      )
       const call = sent.find((m) => m.calls)
       expect(call?.calls?.[0]).toMatchObject({ name: 'read' })
       expect(sent.find((m) => m.role === 'tool')?.text).toContain('banana')
@@ -165,7 +196,8 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       if (mode === 'stock') expect(now.filter((id) => original.includes(id))).toEqual([])
       else expect(now).toEqual(original)
       // The request's bytes: identical to the original up to the first copied call, then only the ids differ.
-      const raw = (body: ChatRequestBody) => body.messages.filter((m) => m.role !== 'system').map((m) => JSON.stringify(m))
+      const raw = (body: ChatRequestBody) =>
+        body.messages.filter((m) => m.role !== 'system').map((m) => JSON.stringify(m))
       const rawThen = raw(chats[3]!.body)
       const rawNow = raw(lastChat())
       const firstCall = chats[3]!.body.messages.filter((m) => m.role !== 'system').findIndex((m) => m.tool_calls)
@@ -174,7 +206,9 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       expect(rawNow.slice(firstCall, rawThen.length).map(idsOut)).toEqual(rawThen.slice(firstCall).map(idsOut))
       if (mode === 'stock') expect(rawNow[firstCall]).not.toBe(rawThen[firstCall])
       // No call id repeats among the log's tool/call events (DSH web's Chat keys tool cards by it).
-      const logged = (await api().history(sessionId, { maxMessages: 100_000 })).events.flatMap(({ event }) => (event.type === 'tool/call' ? [event.data.callId as string] : []))
+      const logged = (await api().history(sessionId, { maxMessages: 100_000 })).events.flatMap(({ event }) =>
+        event.type === 'tool/call' ? [event.data.callId as string] : [],
+      )
       expect(logged).toHaveLength(mode === 'stock' ? 2 : 1)
       expect(new Set(logged).size).toBe(logged.length)
     }, 600_000)
@@ -199,7 +233,11 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
     it('fork a named branch at the first answer: the next request follows it, the tree names it', async () => {
       markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
-      const forked = await api().remoteOk<MoveResult & { forkCount: number }>('sessionTree/fork', { agentId: sessionId, nodeId: a1.nodeId, branch: 'experiment' })
+      const forked = await api().remoteOk<MoveResult & { forkCount: number }>('sessionTree/fork', {
+        agentId: sessionId,
+        nodeId: a1.nodeId,
+        branch: 'experiment',
+      })
       switches.fork = forked.switch ?? null
       expect(forked).toMatchObject({ cursor: a1.nodeId, branch: 'experiment' })
       await api().promptAndWait(sessionId, 'on the experiment branch')

@@ -22,13 +22,47 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { SessionTreeView } from '../../src/types.ts'
-import { artifactDir, saveArtifact, stopwatch, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
-import { dumpConfig, ensureDsh, pluginAdd, runHeadless, startWeb, tempDir, writePatch, type RunResult, type WebProcess } from './support/dsh.ts'
-import { type ChatMessage, type ChatRequestBody, type FakeLlm, messageText, startFakeLlm, history } from './support/fake-llm.ts'
+import {
+  artifactDir,
+  saveArtifact,
+  stopwatch,
+  requestsText,
+  saveWebEvidence,
+  keepOrRemove,
+} from './support/artifacts.ts'
+import {
+  dumpConfig,
+  ensureDsh,
+  pluginAdd,
+  runHeadless,
+  startWeb,
+  tempDir,
+  writePatch,
+  type RunResult,
+  type WebProcess,
+} from './support/dsh.ts'
+import {
+  type ChatMessage,
+  type ChatRequestBody,
+  type FakeLlm,
+  messageText,
+  startFakeLlm,
+  history,
+} from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import { SYSTEM_PROMPT } from '../../src/tool/prompt.ts'
 
-const TOOLS = ['tree_back', 'tree_compare', 'tree_find', 'tree_fork', 'tree_forward', 'tree_jump', 'tree_label', 'tree_list', 'tree_summarize_branch']
+const TOOLS = [
+  'tree_back',
+  'tree_compare',
+  'tree_find',
+  'tree_fork',
+  'tree_forward',
+  'tree_jump',
+  'tree_label',
+  'tree_list',
+  'tree_summarize_branch',
+]
 
 const lastMessage = (body: ChatRequestBody): ChatMessage => body.messages.at(-1)!
 
@@ -36,7 +70,9 @@ const lastMessage = (body: ChatRequestBody): ChatMessage => body.messages.at(-1)
 function documentedToolTextKb(): string[] {
   const root = path.join(import.meta.dirname, '..', '..')
   return ['README.md', path.join('docs', 'tools.md')].map((file) => {
-    const found = [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/[Aa]bout (\d+\.\d) kB of constant text/g)]
+    const found = [
+      ...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/[Aa]bout (\d+\.\d) kB of constant text/g),
+    ]
     if (found.length !== 1) throw new Error(`${file} states the tools' constant text ${found.length} times, not once`)
     return found[0]![1]!
   })
@@ -52,9 +88,10 @@ describe('tool companion in the real dsh', () => {
   const webs: WebProcess[] = []
   const runs: Record<string, RunResult> = {}
   const timings: Record<string, number> = {}
-  const markFailure = () => onTestFailed(() => {
-    failed = true
-  })
+  const markFailure = () =>
+    onTestFailed(() => {
+      failed = true
+    })
   const time = stopwatch(timings)
   const fakeLlm = async (script: Parameters<typeof startFakeLlm>[0]) => {
     const llm = await startFakeLlm(script)
@@ -75,7 +112,8 @@ describe('tool companion in the real dsh', () => {
     if (artifacts) {
       saveArtifact(artifacts, 'timings.json', timings)
       llms.forEach((llm, i) => saveArtifact(artifacts, `llm-${i + 1}-requests.txt`, requestsText(llm, 400)))
-      for (const [name, run] of Object.entries(runs)) saveArtifact(artifacts, `${name}.txt`, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
+      for (const [name, run] of Object.entries(runs))
+        saveArtifact(artifacts, `${name}.txt`, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
       saveWebEvidence(artifacts, webs)
     }
     for (const llm of llms) await llm.close()
@@ -116,35 +154,57 @@ describe('tool companion in the real dsh', () => {
             return { toolCalls: [{ name: 'tree_jump', arguments: { node: taskNode } }] }
           },
           // Two calls in one message: the move cannot switch within the step, and the run ends with this turn.
-          () => ({ toolCalls: [{ name: 'tree_jump', arguments: { node: taskNode } }, { name: 'tree_jump', arguments: { node: 'e1', session: 'someone-else' } }] }),
+          () => ({
+            toolCalls: [
+              { name: 'tree_jump', arguments: { node: taskNode } },
+              { name: 'tree_jump', arguments: { node: 'e1', session: 'someone-else' } },
+            ],
+          }),
           { text: 'HEADLESS-DONE' },
         ],
       })
-      const run = await time('headlessRun', () => runHeadless({ home, cwd: work, llmUrl: llm.url, task, patches: [noTitle] }))
+      const run = await time('headlessRun', () =>
+        runHeadless({ home, cwd: work, llmUrl: llm.url, task, patches: [noTitle] }),
+      )
       runs['headless-tools'] = run
       expect(run.code, run.stderr).toBe(0)
       expect(run.stdout.trim().split('\n').at(-1)).toBe('HEADLESS-DONE')
       expect(llm.faults).toEqual([])
       const chats = llm.chatRequests()
       expect(chats).toHaveLength(5)
-      const [first, second, third, fourth, fifth] = chats.map((r) => r.body) as [ChatRequestBody, ChatRequestBody, ChatRequestBody, ChatRequestBody, ChatRequestBody]
+      const [first, second, third, fourth, fifth] = chats.map((r) => r.body) as [
+        ChatRequestBody,
+        ChatRequestBody,
+        ChatRequestBody,
+        ChatRequestBody,
+        ChatRequestBody,
+      ]
 
       // Registered: every tool, each with a strict object schema; the system prompt describes them.
       const tools = (first.tools ?? []).filter((t) => t.function.name.startsWith('tree_'))
       expect(tools.map((t) => t.function.name).sort()).toEqual(TOOLS)
-      for (const tool of tools) expect(tool.function.parameters).toMatchObject({ type: 'object', additionalProperties: false })
-      expect((tools.find((t) => t.function.name === 'tree_fork')!.function.parameters as { required?: string[] }).required).toEqual(['node', 'branch'])
+      for (const tool of tools)
+        expect(tool.function.parameters).toMatchObject({ type: 'object', additionalProperties: false })
+      expect(
+        (tools.find((t) => t.function.name === 'tree_fork')!.function.parameters as { required?: string[] }).required,
+      ).toEqual(['node', 'branch'])
       expect(messageText(first.messages[0]!)).toContain('## Conversation tree')
       // What the documents say this costs every request: the tree_* definitions as sent (JSON) plus the prompt section.
       expect(messageText(first.messages[0]!)).toContain(SYSTEM_PROMPT)
-      const constantText = tools.reduce((sum, tool) => sum + JSON.stringify(tool.function).length, 0) + SYSTEM_PROMPT.length
-      expect(documentedToolTextKb()).toEqual([(Math.round(constantText / 100) / 10).toFixed(1), (Math.round(constantText / 100) / 10).toFixed(1)])
+      const constantText =
+        tools.reduce((sum, tool) => sum + JSON.stringify(tool.function).length, 0) + SYSTEM_PROMPT.length
+      expect(documentedToolTextKb()).toEqual([
+        (Math.round(constantText / 100) / 10).toFixed(1),
+        (Math.round(constantText / 100) / 10).toFixed(1),
+      ])
 
       // The read really ran, and the listing shows the task with its id and the cursor.
       expect(lastMessage(second).role).toBe('tool')
       expect(messageText(lastMessage(second))).toContain('NOTES-FILE-CONTENT')
       const listing = messageText(lastMessage(third))
-      expect(listing).toMatch(/^Conversation tree: \d+ nodes, 1 branch \(main\)\. The history ends at e\d+ \(← cursor\) on branch "main"\. Surface mode: stock\./)
+      expect(listing).toMatch(
+        /^Conversation tree: \d+ nodes, 1 branch \(main\)\. The history ends at e\d+ \(← cursor\) on branch "main"\. Surface mode: stock\./,
+      )
       expect(taskNode).toMatch(/^e\d+$/)
       expect(listing).toContain(`${taskNode} user: Please read notes.txt`)
       expect(listing).toContain('(calls read)')
@@ -162,32 +222,53 @@ describe('tool companion in the real dsh', () => {
       const moved = `Moved now: jump to ${taskNode}. Your history is exactly the ${pathToTask.length} message${pathToTask.length === 1 ? '' : 's'} from the start to ${taskNode}, followed by this call and this result; continue from there.`
       expect(history(fourth)).toEqual([
         ...pathToTask,
-        { role: 'assistant', text: '', calls: [{ id: jumpCall.id, name: 'tree_jump', arguments: JSON.stringify({ node: taskNode }) }] },
-        { role: 'tool', text: expect.stringMatching(new RegExp(`^${moved.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`)), toolCallId: jumpCall.id },
+        {
+          role: 'assistant',
+          text: '',
+          calls: [{ id: jumpCall.id, name: 'tree_jump', arguments: JSON.stringify({ node: taskNode }) }],
+        },
+        {
+          role: 'tool',
+          text: expect.stringMatching(new RegExp(`^${moved.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`)),
+          toolCallId: jumpCall.id,
+        },
         runtimeContext,
       ])
       // The very call the model made in answer to the third request (the fake LLM names calls by request number).
       expect(jumpCall.id).toBe(`call_fake_${chats[2]!.n}_0`)
-      const calls = history(fourth).flatMap((m) => m.calls ?? []).map((c) => c.name)
+      const calls = history(fourth)
+        .flatMap((m) => m.calls ?? [])
+        .map((c) => c.name)
       expect(calls).toEqual(['tree_jump'])
       expect(JSON.stringify(fourth.messages.filter((m) => m.role !== 'system'))).not.toContain('NOTES-FILE-CONTENT')
       // The system prompt is the same (only the history moved).
       expect(fourth.messages[0]).toEqual(first.messages[0])
 
       // A move sharing its message with another call is answered honestly: a one-shot run has no later request ...
-      const results = fifth.messages.filter((m) => m.role === 'tool').slice(-2).map(messageText)
-      expect(results[0]).toBe(`Not applied: jump to ${taskNode}. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`)
+      const results = fifth.messages
+        .filter((m) => m.role === 'tool')
+        .slice(-2)
+        .map(messageText)
+      expect(results[0]).toBe(
+        `Not applied: jump to ${taskNode}. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.`,
+      )
       // ... and no argument can name another session.
-      expect(results[1]).toBe('Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node, files, summary, instructions)')
+      expect(results[1]).toBe(
+        'Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node, files, summary, instructions)',
+      )
     }, 600_000)
 
     it('`/tree` answers in the headless front end without a model call; malformed input prints the usage', async () => {
       markFailure()
       const llm = await fakeLlm({ script: [] })
-      const shown = await time('headlessTree', () => runHeadless({ home, cwd: work, llmUrl: llm.url, task: '/tree', patches: [noTitle] }))
+      const shown = await time('headlessTree', () =>
+        runHeadless({ home, cwd: work, llmUrl: llm.url, task: '/tree', patches: [noTitle] }),
+      )
       runs['headless-tree'] = shown
       expect(shown.code, shown.stderr).toBe(0)
-      expect(shown.stdout).toMatch(/^Conversation tree: 0 nodes, 0 branches\. The history is empty\. Surface mode: stock\.\n/)
+      expect(shown.stdout).toMatch(
+        /^Conversation tree: 0 nodes, 0 branches\. The history is empty\. Surface mode: stock\.\n/,
+      )
       expect(shown.stdout).toContain('(empty: no messages yet)')
       const bad = await runHeadless({ home, cwd: work, llmUrl: llm.url, task: '/tree jump', patches: [noTitle] })
       runs['headless-tree-usage'] = bad
@@ -204,7 +285,12 @@ describe('tool companion in the real dsh', () => {
     let found = ''
 
     const tree = () => web.api.remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
-    const command = (line: string) => web.api.remoteOk<{ commandId: string; result: { kind: string; text?: string } }>('commands/execute', { agentId: sessionId, line, images: [] })
+    const command = (line: string) =>
+      web.api.remoteOk<{ commandId: string; result: { kind: string; text?: string } }>('commands/execute', {
+        agentId: sessionId,
+        line,
+        images: [],
+      })
     const nodeWith = async (text: string) => {
       const node = (await tree()).nodes.find((n) => n.message?.content === text)
       if (!node) throw new Error(`no node with text ${JSON.stringify(text)}`)
@@ -227,9 +313,16 @@ describe('tool companion in the real dsh', () => {
           { text: 'ANSWER to: first question' },
           { toolCalls: [{ name: 'tree_find', arguments: { query: 'ANSWER to: first question' } }] },
           (body) => {
-            found = /^.*match.*:\n(e\d+) assistant: ANSWER to: first question/.exec(messageText(lastMessage(body)))?.[1] ?? 'missing'
+            found =
+              /^.*match.*:\n(e\d+) assistant: ANSWER to: first question/.exec(messageText(lastMessage(body)))?.[1] ??
+              'missing'
             // The jump shares its message with another call, so it cannot switch within the step: it waits for the turn's end.
-            return { toolCalls: [{ name: 'tree_jump', arguments: { node: found } }, { name: 'tree_list', arguments: { depth: 0 } }] }
+            return {
+              toolCalls: [
+                { name: 'tree_jump', arguments: { node: found } },
+                { name: 'tree_list', arguments: { depth: 0 } },
+              ],
+            }
           },
           { text: 'Going back to my first answer once this turn ends.' },
           { text: 'ANSWER to: third question' },
@@ -249,25 +342,38 @@ describe('tool companion in the real dsh', () => {
       expect(found).toBe(a1)
       const chats = llm.chatRequests()
       expect(chats).toHaveLength(4)
-      const jumpId = chats[3]!.body.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'tree_jump')!.id
-      const scheduled = messageText(chats[3]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === jumpId)!)
+      const jumpId = chats[3]!.body.messages
+        .flatMap((m) => m.tool_calls ?? [])
+        .find((c) => c.function.name === 'tree_jump')!.id
+      const scheduled = messageText(
+        chats[3]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === jumpId)!,
+      )
       expect(scheduled).toContain(`Scheduled: jump to ${a1}.`)
-      expect(scheduled).toContain('It cannot switch your history at once: the call shares its message with other calls.')
+      expect(scheduled).toContain(
+        'It cannot switch your history at once: the call shares its message with other calls.',
+      )
       expect(scheduled).toContain('It takes effect when this turn ends.')
       // The rest of that turn still saw the whole conversation.
-      expect(history(chats[3]!.body).map((m) => m.text)).toContain('second question: please go back to your first answer')
+      expect(history(chats[3]!.body).map((m) => m.text)).toContain(
+        'second question: please go back to your first answer',
+      )
       await time('deferredSwitch', () => waitCursor(a1))
       expect(llm.chatRequests(), 'the switch itself calls no model').toHaveLength(4)
 
       await web.api.promptAndWait(sessionId, 'third question')
       const second = history(chats[1]!.body)
-      const pathToA1 = second.slice(0, second.findIndex((m) => m.text === 'second question: please go back to your first answer'))
+      const pathToA1 = second.slice(
+        0,
+        second.findIndex((m) => m.text === 'second question: please go back to your first answer'),
+      )
       expect(pathToA1.at(-1)).toEqual({ role: 'assistant', text: 'ANSWER to: first question' })
       const sent = history(llm.chatRequests().at(-1)!.body)
       expect(sent).toEqual([...pathToA1, { role: 'user', text: 'third question' }])
       // The abandoned line is still in the tree.
       const view = await tree()
-      expect(view.nodes.some((n) => n.message?.content === 'Going back to my first answer once this turn ends.')).toBe(true)
+      expect(view.nodes.some((n) => n.message?.content === 'Going back to my first answer once this turn ends.')).toBe(
+        true,
+      )
       expect(view.nodes.find((n) => n.message?.content === 'third question')?.parentId).toBe(a1)
     }, 600_000)
 
@@ -279,7 +385,10 @@ describe('tool companion in the real dsh', () => {
       expect(shown.result.kind).toBe('success')
       expect(shown.result.text).toContain('Surface mode: stock.')
       expect(shown.result.text).toMatch(/ANSWER to: third question \[head: main(-\d+)?\] ← cursor/)
-      expect((await command('/tree nonsense')).result).toEqual({ kind: 'error', text: expect.stringMatching(/^Usage:/) })
+      expect((await command('/tree nonsense')).result).toEqual({
+        kind: 'error',
+        text: expect.stringMatching(/^Usage:/),
+      })
 
       const a3 = await nodeWith('ANSWER to: third question')
       const a1 = await nodeWith('ANSWER to: first question')

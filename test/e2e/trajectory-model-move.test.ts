@@ -43,19 +43,33 @@ import { packPlugin } from './support/pack.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const IN_CI = Boolean(process.env.CI)
 const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const MOVE_PROMPT = 'Take us back to the food tour'
 const MOVED_REPLY = 'MODEL-MOVED: back on the food tour.'
 const LEGACY_TITLE = 'Model move, as earlier versions wrote it'
 
-if (!HAVE_CHROMIUM && !IN_CI) console.warn(`trajectory e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
+if (!HAVE_CHROMIUM && !IN_CI)
+  console.warn(`trajectory e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
 /** A Trajectory row as the page shows it: its key parts (kind, …, call id for a tool row), its turn, whether it opens a step, its first line. */
-interface TrajectoryRow { readonly key: string[]; readonly turn: number; readonly groupStart: boolean; readonly text: string }
+interface TrajectoryRow {
+  readonly key: string[]
+  readonly turn: number
+  readonly groupStart: boolean
+  readonly text: string
+}
 
 /** A Trajectory row as the test compares it: its turn, kind, step (an answer) or call id (a tool row), and the start of its text. */
 type LayoutRow = [number, string, string | RegExp, string]
@@ -89,11 +103,24 @@ const MOVE_LAYOUT: LayoutRow[] = [
  * (runtime context, an updated system prompt) are left aside.
  */
 function expectLayout(phase: string, shown: readonly TrajectoryRow[], expected: readonly LayoutRow[]): void {
-  const rows = shown.filter((row) => row.key[0] !== 'context' && !(row.key[0] === 'system' && row.text.startsWith('SYSTEM System Prompt Updated')))
+  const rows = shown.filter(
+    (row) =>
+      row.key[0] !== 'context' && !(row.key[0] === 'system' && row.text.startsWith('SYSTEM System Prompt Updated')),
+  )
   const layout = rows.map((row, i) => {
-    const where = row.key[0] === 'assistant' ? `${row.key[1]}:${row.key[2]}` : row.key[0] === 'tool' ? row.key.slice(2).join(' ') : ''
+    const where =
+      row.key[0] === 'assistant'
+        ? `${row.key[1]}:${row.key[2]}`
+        : row.key[0] === 'tool'
+          ? row.key.slice(2).join(' ')
+          : ''
     const want = expected[i]
-    return [row.turn, row.key[0]!, want && want[2] instanceof RegExp && want[2].test(where) ? want[2] : where, want && row.text.startsWith(want[3]) ? want[3] : row.text]
+    return [
+      row.turn,
+      row.key[0]!,
+      want && want[2] instanceof RegExp && want[2].test(where) ? want[2] : where,
+      want && row.text.startsWith(want[3]) ? want[3] : row.text,
+    ]
   })
   expect(layout, phase).toEqual(expected)
   expect(shown[0]!.key[0], `${phase}: the first row`).toBe('system')
@@ -102,316 +129,397 @@ function expectLayout(phase: string, shown: readonly TrajectoryRow[], expected: 
     expect(row.groupStart, `${phase}: ${row.key.join(' ')} opens no step of its own`).toBe(false)
     expect(shown[i - 1]!.key[0], `${phase}: the row before ${row.key.join(' ')}`).toBe('assistant')
   }
-  for (const row of shown.filter((r) => r.key[0] === 'assistant')) expect(row.groupStart, `${phase}: ${row.key.join(' ')} opens its step`).toBe(true)
+  for (const row of shown.filter((r) => r.key[0] === 'assistant'))
+    expect(row.groupStart, `${phase}: ${row.key.join(' ')} opens its step`).toBe(true)
   const keys = shown.map((row) => row.key.join(' '))
-  expect(keys.filter((key, i) => keys.indexOf(key) !== i), `${phase}: row keys shown twice`).toEqual([])
+  expect(
+    keys.filter((key, i) => keys.indexOf(key) !== i),
+    `${phase}: row keys shown twice`,
+  ).toEqual([])
 }
 
-describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('DSH web\'s Chat, Trajectory and Branch after the model moves with tree_jump inside its step, in Chromium', () => {
-  let failed = false
-  let artifacts: string
-  let llm: FakeLlm
-  let home: string
-  let work: string
-  let web: WebProcess | undefined
-  let browser: Browser | undefined
-  let page: Page
-  let sessionId: string
-  /** The food-tour answer's node id, the model's jump target (set before the model's turn). */
-  let target = ''
-  /** The request the model answered with MOVED_REPLY (what it saw after its own jump). */
-  let moved: ChatRequestBody | undefined
-  /** How many times the model has moved. */
-  let modelMoves = 0
-  const consoleLines: string[] = []
-  const problems: string[] = []
-  const recorded: Record<string, unknown> = {}
+describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
+  "DSH web's Chat, Trajectory and Branch after the model moves with tree_jump inside its step, in Chromium",
+  () => {
+    let failed = false
+    let artifacts: string
+    let llm: FakeLlm
+    let home: string
+    let work: string
+    let web: WebProcess | undefined
+    let browser: Browser | undefined
+    let page: Page
+    let sessionId: string
+    /** The food-tour answer's node id, the model's jump target (set before the model's turn). */
+    let target = ''
+    /** The request the model answered with MOVED_REPLY (what it saw after its own jump). */
+    let moved: ChatRequestBody | undefined
+    /** How many times the model has moved. */
+    let modelMoves = 0
+    const consoleLines: string[] = []
+    const problems: string[] = []
+    const recorded: Record<string, unknown> = {}
 
-  const markFailure = () => onTestFailed(() => { failed = true })
-  const api = () => {
-    if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-    return web.api
-  }
-  const nodeWith = async (text: string) => (await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
-  const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name), fullPage: true })
-  const noErrors = async (label: string, from: number) => {
-    expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
-    expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
-  }
-
-  /**
-   * The Trajectory's rows: each one's key parts (kind, then turn and step for an answer, the call id for a tool
-   * row), the turn it is listed in (the label of the turn's first row; 0 before the first label), whether it opens
-   * a step group, and its text.
-   */
-  const trajectoryRows = (): Promise<TrajectoryRow[]> => page.locator('tr[data-trajectory-row-key]').evaluateAll((els) => {
-    let turn = 0
-    return els.map((el) => {
-      const text = (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim()
-      const label = /^Turn (\d+)\b/.exec(text)
-      if (el.hasAttribute('data-turn-start') && label) turn = Number(label[1])
-      return {
-        key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
-        turn,
-        groupStart: el.hasAttribute('data-group-start'),
-        text: text.replace(/^Turn \d+ #\d+ /, '').slice(0, 120),
-      }
-    })
-  })
-
-  /** The demo model, except that on MOVE_PROMPT it calls tree_jump to `target`, and answers MOVED_REPLY after that call's result. */
-  const model = (body: ChatRequestBody): StaticStep => {
-    const last = body.messages.at(-1)
-    const lastCall = [...body.messages].reverse().find((m) => m.role === 'assistant')?.tool_calls?.[0]
-    if (lastCall?.function.name === 'tree_jump' && body.messages.some((m) => m.role === 'tool' && m.tool_call_id === lastCall.id) && !body.messages.slice(body.messages.findLastIndex((m) => m.tool_calls?.includes(lastCall))).some((m) => m.role === 'assistant' && !m.tool_calls)) {
-      moved = body
-      return { text: MOVED_REPLY }
-    }
-    if (last?.role === 'user' && JSON.stringify(last.content).includes(MOVE_PROMPT)) {
-      // A call id of its own for each move (the first is call_model_jump).
-      const id = `call_model_jump${modelMoves++ === 0 ? '' : `_${modelMoves}`}`
-      return { toolCalls: [{ id, name: 'tree_jump', arguments: { node: target } }] }
-    }
-    return demoModel(body)
-  }
-
-  beforeAll(async () => {
-    artifacts = artifactDir('trajectory-model-move')
-    if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`)
-    await ensureDsh('stock')
-    const plugin = await packPlugin()
-    home = tempDir('traj-home')
-    work = tempDir('traj-work')
-    fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES)
-    llm = await startFakeLlm({ titleText: DEMO_TITLE, script: Array.from({ length: 40 }, () => model) })
-    expect((await pluginAdd(home, 'web', plugin.tgz)).code).toBe(0)
-    web = await startWeb({ home, cwd: work, llmUrl: llm.url })
-    ;({ sessionId } = await api().createSession({ cwd: work }))
-    for (const prompt of DEMO_PROMPTS) await api().promptAndWait(sessionId, prompt)
-    // A user jump to the first answer and a prompt there: the food tour (and the read before it) is off the path.
-    await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
-    await api().promptAndWait(sessionId, 'after the jump')
-    // The model's own move: tree_jump back to the food tour, inside its step (the read exchange is copied in).
-    target = await nodeWith('Food tour:')
-    await api().promptAndWait(sessionId, MOVE_PROMPT)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', locale: 'en-US' })
-    page.on('console', (m) => {
-      consoleLines.push(`${m.type()}: ${m.text()}`)
-      if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`)
-    })
-    page.on('pageerror', (e) => {
-      consoleLines.push(`pageerror: ${e.message}`)
-      problems.push(`pageerror: ${e.message}`)
-    })
-  }, 600_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await web?.stop('SIGTERM', 5_000)
-    await llm?.close()
-    if (artifacts) {
-      saveArtifact(artifacts, 'trajectory.json', recorded)
-      saveArtifact(artifacts, 'console.log', consoleLines.join('\n'))
-      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-      if (web) saveWebEvidence(artifacts, [web])
-    }
-    keepOrRemove('trajectory', failed, { home, work }, artifacts)
-  }, 600_000)
-
-  it('the model moved inside its step, across the tool exchange: its next request is the food-tour path (the read copied with a fresh id), its jump call and result', () => {
-    markFailure()
-    expect(llm.faults).toEqual([])
-    expect(moved, 'the model answered after its jump').toBeDefined()
-    const rows = requestTranscript(moved!)
-    expect(rows).toEqual([
-      { role: 'user', text: DEMO_PROMPTS[0] }, { role: 'assistant', text: expect.stringMatching(/^Day 1:/) },
-      { role: 'user', text: DEMO_PROMPTS[1] }, { role: 'tool', text: 'read' }, { role: 'assistant', text: expect.stringMatching(/^Your notes say/) },
-      { role: 'user', text: DEMO_PROMPTS[2] }, { role: 'assistant', text: expect.stringMatching(/^Food tour:/) },
-      { role: 'tool', text: 'tree_jump' },
-    ])
-    const readCall = moved!.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'read')!
-    expect(readCall.id).not.toBe('call_notes_2')
-  })
-
-  it('the Chat shows exactly what the model saw plus its reply, live and after a reload, with no error', async () => {
-    markFailure()
-    const from = problems.length
-    await openSession(page, web!.url, DEMO_TITLE)
-    const expected = requestTranscript(moved!, { text: MOVED_REPLY })
-    for (const phase of ['live', 'after-a-reload']) {
-      if (phase !== 'live') {
-        await page.reload()
-        await page.locator('[data-chat-flow] [data-chat-flow-kind="user"]').first().waitFor({ state: 'attached', timeout: 60_000 })
-      }
-      let seen: ReturnType<typeof chatTranscript> = []
-      await until(`${phase}: the Chat's visible rows are the model's last request plus its reply`, async () => {
-        seen = chatTranscript(await visibleRows(page))
-        recorded[`chat ${phase}`] = seen
-        return sameRows(expected, seen)
-      }).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
-      await noErrors(`chat ${phase}`, from)
-      await shot(`chat-${phase}.png`)
-    }
-  }, 600_000)
-
-  it('the Trajectory lists what the model did: its move call with the call\'s row under it, then its next answer; no copy of the restated path, nothing in the prologue, live and after a reload', async () => {
-    markFailure()
-    const from = problems.length
-    for (const phase of ['live', 'after-a-reload']) {
-      if (phase !== 'live') {
-        await page.reload()
-        await page.locator('[data-chat-flow] [data-chat-flow-kind="user"]').first().waitFor({ state: 'attached', timeout: 60_000 })
-      }
-      await page.getByRole('tab', { name: 'Trajectory' }).click()
-      // Loaded: from the system prompt to the model's reply.
-      const shown = await until(`${phase}: the trajectory rows`, async () => {
-        const all = await trajectoryRows()
-        return all.some((row) => row.key[0] === 'system') && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
+    const markFailure = () =>
+      onTestFailed(() => {
+        failed = true
       })
-      recorded[`trajectory ${phase}`] = shown
-      // Row by row (runtime-context rows aside: the harness injects them when its context changes).
-      expectLayout(phase, shown, MOVE_LAYOUT)
-      // No copy of the read exchange (its fresh call id), no row of an empty answer.
-      const copyId = moved!.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'read')!.id
-      expect(shown.filter((row) => row.key.includes(copyId)), phase).toEqual([])
-      expect(shown.filter((row) => row.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(row.text)), `${phase}: empty assistant rows`).toEqual([])
-      await noErrors(`trajectory ${phase}`, from)
-      await shot(`trajectory-${phase}.png`)
-      if (phase !== 'live') {
-        await page.emulateMedia({ colorScheme: 'dark' })
-        await shot('trajectory-dark.png')
-        await page.emulateMedia({ colorScheme: 'light' })
-      }
-      await page.getByRole('tab', { name: 'Chat' }).click()
+    const api = () => {
+      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
+      return web.api
     }
-  }, 600_000)
+    const nodeWith = async (text: string) =>
+      (await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })).nodes.find((n) =>
+        n.message?.content.startsWith(text),
+      )!.nodeId
+    const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name), fullPage: true })
+    const noErrors = async (label: string, from: number) => {
+      expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
+      expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
+    }
 
-  it('"Branch into a new conversation" on the last answer: the child\'s Chat loads with that answer', async () => {
-    markFailure()
-    await page.getByRole('tab', { name: 'Chat' }).click()
-    const from = problems.length
-    const before = new Set((await api().listSessions()).map((s) => s.sessionId))
-    await page.getByRole('button', { name: 'Branch into a new conversation' }).last().click()
-    const child = await until('the child session', async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId)
-    recorded.child = child
-    // The page opens the child (the same rows as the parent so far): a prompt sent to the child shows up in it.
-    const requests = llm.chatRequests().length
-    await api().promptAndWait(child, 'in the child')
-    expect(llm.chatRequests()).toHaveLength(requests + 1)
-    const childRequest = llm.chatRequests().at(-1)!.body
-    // The child's model history is the parent's as the model last saw it, its answer, then the new prompt.
-    expect(requestTranscript(childRequest)).toEqual([...requestTranscript(moved!, { text: MOVED_REPLY }), { role: 'user', text: 'in the child' }])
-    const expected = requestTranscript(childRequest, demoModel(childRequest))
-    let seen: ReturnType<typeof chatTranscript> = []
-    await until('the child\'s Chat shows its path and its new answer', async () => {
-      seen = chatTranscript(await visibleRows(page))
-      recorded['chat child'] = seen
-      return sameRows(expected, seen)
-    }).catch((error) => { throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`) })
-    expect(await page.locator('body').innerText()).not.toContain('the last one: “after the jump”')
-    await shot('branch-child.png')
-  }, 600_000)
-
-  it('a log written by an earlier version (every copy repeats its original call id, no restated mark; a user\'s move copied the read exchange too): after a restart the Trajectory loads with every row key once, the model\'s move still listed as the model did it, live and after a reload', async () => {
-    markFailure()
-    // A user's move that copies the read exchange into a maintenance turn of its own: back to the first answer,
-    // then on to the budget answer (prompt, read exchange, answer copied); then a prompt there.
-    await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
-    await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Your notes say') })
-    await api().promptAndWait(sessionId, 'after the user move')
-    await api().callOk('session.rename', { sessionId, title: LEGACY_TITLE })
-    // Rewrite the log as versions before fresh call ids wrote it, with the harness stopped (and no page retrying it).
-    await page.goto('about:blank')
-    await web!.stop('SIGTERM')
-    web = undefined
-    const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === sessionId)!
-    const log = readSessionLog(file)
-    const rewritten = withOriginalCallIds(log.events)
-    // Two copies of the read exchange: the model's in-step move and the user's move.
-    expect(rewritten.restored).toBe(2)
-    // Nor did they mark what a model's move restates (message ids with RESTATED_ID_PREFIX): plain ids again.
-    const unmarked = rewritten.events.map((event) => JSON.parse(JSON.stringify(event).replaceAll(RESTATED_ID_PREFIX, '')) as typeof event)
-    expect(unmarked.filter((event, i) => JSON.stringify(event) !== JSON.stringify(rewritten.events[i])).map((event) => event.type)).toEqual([
-      'user/message', 'assistant/message', 'tool/result', 'assistant/message', 'user/message', 'assistant/message', 'assistant/message',
-    ])
-    writeSessionLog(file, log.header, unmarked)
-    web = await startWeb({ home, cwd: work, llmUrl: llm.url })
-    await api().promptAndWait(sessionId, 'after the restart')
-    const calls = (await api().history(sessionId, { maxMessages: 1_000_000 })).events.flatMap((e) => {
-      const event = e.event as { type: string; data?: { callId?: string } }
-      return event.type === 'tool/call' ? [event.data?.callId] : []
-    })
-    expect(calls.filter((id) => id === 'call_notes_2'), 'the log the page reads repeats the id').toHaveLength(3)
-    const from = problems.length
-    await openSession(page, web.url, LEGACY_TITLE)
-    for (const phase of ['live', 'after-a-reload']) {
-      if (phase !== 'live') {
-        await page.reload()
-        await page.locator('[data-chat-flow] [data-chat-flow-kind="user"]').first().waitFor({ state: 'attached', timeout: 60_000 })
-      }
-      await page.getByRole('tab', { name: 'Trajectory' }).click()
-      const shown = await until(`legacy ${phase}: the trajectory rows`, async () => {
-        const all = await trajectoryRows()
-        return all.some((row) => row.key[0] === 'system') && all.some((row) => row.text.includes('after the restart')) && all.at(-1)?.key[0] === 'assistant' && all.at(-1)!.text.includes('after the restart') ? all : undefined
+    /**
+     * The Trajectory's rows: each one's key parts (kind, then turn and step for an answer, the call id for a tool
+     * row), the turn it is listed in (the label of the turn's first row; 0 before the first label), whether it opens
+     * a step group, and its text.
+     */
+    const trajectoryRows = (): Promise<TrajectoryRow[]> =>
+      page.locator('tr[data-trajectory-row-key]').evaluateAll((els) => {
+        let turn = 0
+        return els.map((el) => {
+          const text = (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim()
+          const label = /^Turn (\d+)\b/.exec(text)
+          if (el.hasAttribute('data-turn-start') && label) turn = Number(label[1])
+          return {
+            key: decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0'),
+            turn,
+            groupStart: el.hasAttribute('data-group-start'),
+            text: text.replace(/^Turn \d+ #\d+ /, '').slice(0, 120),
+          }
+        })
       })
-      recorded[`legacy trajectory ${phase}`] = shown
-      // As before the rewrite, then the user's two moves (the second copies the read exchange: its row is keyed
-      // apart from the original's, by the seq of the answer copy that issued it) and the two prompts.
-      expectLayout(`legacy ${phase}`, shown, [
-        ...MOVE_LAYOUT,
-        [7, 'assistant', '7:1', 'ASSISTANT Day 1:'],
-        [8, 'user', '', `USER ${DEMO_PROMPTS[1]}`],
-        [8, 'assistant', '8:1', 'ASSISTANT (tool call only)'],
-        [8, 'tool', /^call_notes_2 \d+$/, 'TOOL read{"file_path":"notes.txt"}'],
-        [8, 'assistant', '8:2', 'ASSISTANT Your notes say'],
-        [9, 'user', '', 'USER after the user move'],
-        [9, 'assistant', '9:1', 'ASSISTANT (fake model)'],
-        [10, 'user', '', 'USER after the restart'],
-        [10, 'assistant', '10:1', 'ASSISTANT (fake model)'],
+
+    /** The demo model, except that on MOVE_PROMPT it calls tree_jump to `target`, and answers MOVED_REPLY after that call's result. */
+    const model = (body: ChatRequestBody): StaticStep => {
+      const last = body.messages.at(-1)
+      const lastCall = [...body.messages].reverse().find((m) => m.role === 'assistant')?.tool_calls?.[0]
+      if (
+        lastCall?.function.name === 'tree_jump' &&
+        body.messages.some((m) => m.role === 'tool' && m.tool_call_id === lastCall.id) &&
+        !body.messages
+          .slice(body.messages.findLastIndex((m) => m.tool_calls?.includes(lastCall)))
+          .some((m) => m.role === 'assistant' && !m.tool_calls)
+      ) {
+        moved = body
+        return { text: MOVED_REPLY }
+      }
+      if (last?.role === 'user' && JSON.stringify(last.content).includes(MOVE_PROMPT)) {
+        // A call id of its own for each move (the first is call_model_jump).
+        const id = `call_model_jump${modelMoves++ === 0 ? '' : `_${modelMoves}`}`
+        return { toolCalls: [{ id, name: 'tree_jump', arguments: { node: target } }] }
+      }
+      return demoModel(body)
+    }
+
+    beforeAll(async () => {
+      artifacts = artifactDir('trajectory-model-move')
+      if (!HAVE_CHROMIUM)
+        throw new Error(
+          `${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`,
+        )
+      await ensureDsh('stock')
+      const plugin = await packPlugin()
+      home = tempDir('traj-home')
+      work = tempDir('traj-work')
+      fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES)
+      llm = await startFakeLlm({ titleText: DEMO_TITLE, script: Array.from({ length: 40 }, () => model) })
+      expect((await pluginAdd(home, 'web', plugin.tgz)).code).toBe(0)
+      web = await startWeb({ home, cwd: work, llmUrl: llm.url })
+      ;({ sessionId } = await api().createSession({ cwd: work }))
+      for (const prompt of DEMO_PROMPTS) await api().promptAndWait(sessionId, prompt)
+      // A user jump to the first answer and a prompt there: the food tour (and the read before it) is off the path.
+      await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
+      await api().promptAndWait(sessionId, 'after the jump')
+      // The model's own move: tree_jump back to the food tour, inside its step (the read exchange is copied in).
+      target = await nodeWith('Food tour:')
+      await api().promptAndWait(sessionId, MOVE_PROMPT)
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+      page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', locale: 'en-US' })
+      page.on('console', (m) => {
+        consoleLines.push(`${m.type()}: ${m.text()}`)
+        if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text()))
+          problems.push(`console ${m.type()}: ${m.text()}`)
+      })
+      page.on('pageerror', (e) => {
+        consoleLines.push(`pageerror: ${e.message}`)
+        problems.push(`pageerror: ${e.message}`)
+      })
+    }, 600_000)
+
+    afterAll(async () => {
+      await browser?.close()
+      await web?.stop('SIGTERM', 5_000)
+      await llm?.close()
+      if (artifacts) {
+        saveArtifact(artifacts, 'trajectory.json', recorded)
+        saveArtifact(artifacts, 'console.log', consoleLines.join('\n'))
+        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
+        if (web) saveWebEvidence(artifacts, [web])
+      }
+      keepOrRemove('trajectory', failed, { home, work }, artifacts)
+    }, 600_000)
+
+    it('the model moved inside its step, across the tool exchange: its next request is the food-tour path (the read copied with a fresh id), its jump call and result', () => {
+      markFailure()
+      expect(llm.faults).toEqual([])
+      expect(moved, 'the model answered after its jump').toBeDefined()
+      const rows = requestTranscript(moved!)
+      expect(rows).toEqual([
+        { role: 'user', text: DEMO_PROMPTS[0] },
+        { role: 'assistant', text: expect.stringMatching(/^Day 1:/) },
+        { role: 'user', text: DEMO_PROMPTS[1] },
+        { role: 'tool', text: 'read' },
+        { role: 'assistant', text: expect.stringMatching(/^Your notes say/) },
+        { role: 'user', text: DEMO_PROMPTS[2] },
+        { role: 'assistant', text: expect.stringMatching(/^Food tour:/) },
+        { role: 'tool', text: 'tree_jump' },
       ])
-      await noErrors(`legacy trajectory ${phase}`, from)
-      await shot(`legacy-trajectory-${phase}.png`)
-      await page.getByRole('tab', { name: 'Chat' }).click()
-    }
-  }, 600_000)
-
-  it('live: the model moves again while the Trajectory is open; its turn lists its prompt, its answer with the call\'s row under it, its next answer, and nothing it restated, also after a reload', async () => {
-    markFailure()
-    const from = problems.length
-    await page.getByRole('tab', { name: 'Trajectory' }).click()
-    const before = await until('the legacy trajectory rows', async () => {
-      const all = await trajectoryRows()
-      return all.some((row) => row.text.includes('after the restart')) ? all : undefined
+      const readCall = moved!.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'read')!
+      expect(readCall.id).not.toBe('call_notes_2')
     })
-    // The food tour again: off the current path (the budget answer), so the move restates the prompt and answer.
-    await api().promptAndWait(sessionId, MOVE_PROMPT)
-    expect(modelMoves).toBe(2)
-    for (const phase of ['live', 'after-a-reload']) {
-      if (phase !== 'live') {
-        // The page comes back on the Trajectory tab.
-        await page.reload()
+
+    it('the Chat shows exactly what the model saw plus its reply, live and after a reload, with no error', async () => {
+      markFailure()
+      const from = problems.length
+      await openSession(page, web!.url, DEMO_TITLE)
+      const expected = requestTranscript(moved!, { text: MOVED_REPLY })
+      for (const phase of ['live', 'after-a-reload']) {
+        if (phase !== 'live') {
+          await page.reload()
+          await page
+            .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
+            .first()
+            .waitFor({ state: 'attached', timeout: 60_000 })
+        }
+        let seen: ReturnType<typeof chatTranscript> = []
+        await until(`${phase}: the Chat's visible rows are the model's last request plus its reply`, async () => {
+          seen = chatTranscript(await visibleRows(page))
+          recorded[`chat ${phase}`] = seen
+          return sameRows(expected, seen)
+        }).catch((error) => {
+          throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
+        })
+        await noErrors(`chat ${phase}`, from)
+        await shot(`chat-${phase}.png`)
+      }
+    }, 600_000)
+
+    it("the Trajectory lists what the model did: its move call with the call's row under it, then its next answer; no copy of the restated path, nothing in the prologue, live and after a reload", async () => {
+      markFailure()
+      const from = problems.length
+      for (const phase of ['live', 'after-a-reload']) {
+        if (phase !== 'live') {
+          await page.reload()
+          await page
+            .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
+            .first()
+            .waitFor({ state: 'attached', timeout: 60_000 })
+        }
         await page.getByRole('tab', { name: 'Trajectory' }).click()
+        // Loaded: from the system prompt to the model's reply.
+        const shown = await until(`${phase}: the trajectory rows`, async () => {
+          const all = await trajectoryRows()
+          return all.some((row) => row.key[0] === 'system') && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
+        })
+        recorded[`trajectory ${phase}`] = shown
+        // Row by row (runtime-context rows aside: the harness injects them when its context changes).
+        expectLayout(phase, shown, MOVE_LAYOUT)
+        // No copy of the read exchange (its fresh call id), no row of an empty answer.
+        const copyId = moved!.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'read')!.id
+        expect(
+          shown.filter((row) => row.key.includes(copyId)),
+          phase,
+        ).toEqual([])
+        expect(
+          shown.filter((row) => row.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(row.text)),
+          `${phase}: empty assistant rows`,
+        ).toEqual([])
+        await noErrors(`trajectory ${phase}`, from)
+        await shot(`trajectory-${phase}.png`)
+        if (phase !== 'live') {
+          await page.emulateMedia({ colorScheme: 'dark' })
+          await shot('trajectory-dark.png')
+          await page.emulateMedia({ colorScheme: 'light' })
+        }
+        await page.getByRole('tab', { name: 'Chat' }).click()
       }
-      const shown = await until(`second move ${phase}: the trajectory rows`, async () => {
-        const all = await trajectoryRows()
-        return all.length > before.length && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
-      })
-      recorded[`second move trajectory ${phase}`] = shown
-      const turn = shown.at(-1)!.turn
-      const rows = shown.filter((row) => row.turn === turn && row.key[0] !== 'context').map((row) => [row.key[0], row.key.slice(1).join(' '), row.text.slice(0, 26)])
-      expect(rows, phase).toEqual([
-        ['user', expect.stringMatching(/^seq \d+$/), `USER ${MOVE_PROMPT}`.slice(0, 26)],
-        ['assistant', `${turn} 1`, 'ASSISTANT (tool call only)'],
-        ['tool', 'call call_model_jump_2', 'TOOL tree_jump{"node":"e60'.slice(0, 26)],
-        ['assistant', `${turn} 2`, `ASSISTANT ${MOVED_REPLY}`.slice(0, 26)],
+    }, 600_000)
+
+    it('"Branch into a new conversation" on the last answer: the child\'s Chat loads with that answer', async () => {
+      markFailure()
+      await page.getByRole('tab', { name: 'Chat' }).click()
+      const from = problems.length
+      const before = new Set((await api().listSessions()).map((s) => s.sessionId))
+      await page.getByRole('button', { name: 'Branch into a new conversation' }).last().click()
+      const child = await until(
+        'the child session',
+        async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId,
+      )
+      recorded.child = child
+      // The page opens the child (the same rows as the parent so far): a prompt sent to the child shows up in it.
+      const requests = llm.chatRequests().length
+      await api().promptAndWait(child, 'in the child')
+      expect(llm.chatRequests()).toHaveLength(requests + 1)
+      const childRequest = llm.chatRequests().at(-1)!.body
+      // The child's model history is the parent's as the model last saw it, its answer, then the new prompt.
+      expect(requestTranscript(childRequest)).toEqual([
+        ...requestTranscript(moved!, { text: MOVED_REPLY }),
+        { role: 'user', text: 'in the child' },
       ])
-      // The turns before it are listed as they were.
-      expect(shown.slice(0, before.length).map((row) => row.key.join(' ')), phase).toEqual(before.map((row) => row.key.join(' ')))
-      const keys = shown.map((row) => row.key.join(' '))
-      expect(keys.filter((key, i) => keys.indexOf(key) !== i), `${phase}: row keys shown twice`).toEqual([])
-      await noErrors(`second move ${phase}`, from)
-      await shot(`second-move-trajectory-${phase}.png`)
-    }
-  }, 600_000)
-})
+      const expected = requestTranscript(childRequest, demoModel(childRequest))
+      let seen: ReturnType<typeof chatTranscript> = []
+      await until("the child's Chat shows its path and its new answer", async () => {
+        seen = chatTranscript(await visibleRows(page))
+        recorded['chat child'] = seen
+        return sameRows(expected, seen)
+      }).catch((error) => {
+        throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
+      })
+      expect(await page.locator('body').innerText()).not.toContain('the last one: “after the jump”')
+      await shot('branch-child.png')
+    }, 600_000)
+
+    it("a log written by an earlier version (every copy repeats its original call id, no restated mark; a user's move copied the read exchange too): after a restart the Trajectory loads with every row key once, the model's move still listed as the model did it, live and after a reload", async () => {
+      markFailure()
+      // A user's move that copies the read exchange into a maintenance turn of its own: back to the first answer,
+      // then on to the budget answer (prompt, read exchange, answer copied); then a prompt there.
+      await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
+      await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Your notes say') })
+      await api().promptAndWait(sessionId, 'after the user move')
+      await api().callOk('session.rename', { sessionId, title: LEGACY_TITLE })
+      // Rewrite the log as versions before fresh call ids wrote it, with the harness stopped (and no page retrying it).
+      await page.goto('about:blank')
+      await web!.stop('SIGTERM')
+      web = undefined
+      const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === sessionId)!
+      const log = readSessionLog(file)
+      const rewritten = withOriginalCallIds(log.events)
+      // Two copies of the read exchange: the model's in-step move and the user's move.
+      expect(rewritten.restored).toBe(2)
+      // Nor did they mark what a model's move restates (message ids with RESTATED_ID_PREFIX): plain ids again.
+      const unmarked = rewritten.events.map(
+        (event) => JSON.parse(JSON.stringify(event).replaceAll(RESTATED_ID_PREFIX, '')) as typeof event,
+      )
+      expect(
+        unmarked
+          .filter((event, i) => JSON.stringify(event) !== JSON.stringify(rewritten.events[i]))
+          .map((event) => event.type),
+      ).toEqual([
+        'user/message',
+        'assistant/message',
+        'tool/result',
+        'assistant/message',
+        'user/message',
+        'assistant/message',
+        'assistant/message',
+      ])
+      writeSessionLog(file, log.header, unmarked)
+      web = await startWeb({ home, cwd: work, llmUrl: llm.url })
+      await api().promptAndWait(sessionId, 'after the restart')
+      const calls = (await api().history(sessionId, { maxMessages: 1_000_000 })).events.flatMap((e) => {
+        const event = e.event as { type: string; data?: { callId?: string } }
+        return event.type === 'tool/call' ? [event.data?.callId] : []
+      })
+      expect(
+        calls.filter((id) => id === 'call_notes_2'),
+        'the log the page reads repeats the id',
+      ).toHaveLength(3)
+      const from = problems.length
+      await openSession(page, web.url, LEGACY_TITLE)
+      for (const phase of ['live', 'after-a-reload']) {
+        if (phase !== 'live') {
+          await page.reload()
+          await page
+            .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
+            .first()
+            .waitFor({ state: 'attached', timeout: 60_000 })
+        }
+        await page.getByRole('tab', { name: 'Trajectory' }).click()
+        const shown = await until(`legacy ${phase}: the trajectory rows`, async () => {
+          const all = await trajectoryRows()
+          return all.some((row) => row.key[0] === 'system') &&
+            all.some((row) => row.text.includes('after the restart')) &&
+            all.at(-1)?.key[0] === 'assistant' &&
+            all.at(-1)!.text.includes('after the restart')
+            ? all
+            : undefined
+        })
+        recorded[`legacy trajectory ${phase}`] = shown
+        // As before the rewrite, then the user's two moves (the second copies the read exchange: its row is keyed
+        // apart from the original's, by the seq of the answer copy that issued it) and the two prompts.
+        expectLayout(`legacy ${phase}`, shown, [
+          ...MOVE_LAYOUT,
+          [7, 'assistant', '7:1', 'ASSISTANT Day 1:'],
+          [8, 'user', '', `USER ${DEMO_PROMPTS[1]}`],
+          [8, 'assistant', '8:1', 'ASSISTANT (tool call only)'],
+          [8, 'tool', /^call_notes_2 \d+$/, 'TOOL read{"file_path":"notes.txt"}'],
+          [8, 'assistant', '8:2', 'ASSISTANT Your notes say'],
+          [9, 'user', '', 'USER after the user move'],
+          [9, 'assistant', '9:1', 'ASSISTANT (fake model)'],
+          [10, 'user', '', 'USER after the restart'],
+          [10, 'assistant', '10:1', 'ASSISTANT (fake model)'],
+        ])
+        await noErrors(`legacy trajectory ${phase}`, from)
+        await shot(`legacy-trajectory-${phase}.png`)
+        await page.getByRole('tab', { name: 'Chat' }).click()
+      }
+    }, 600_000)
+
+    it("live: the model moves again while the Trajectory is open; its turn lists its prompt, its answer with the call's row under it, its next answer, and nothing it restated, also after a reload", async () => {
+      markFailure()
+      const from = problems.length
+      await page.getByRole('tab', { name: 'Trajectory' }).click()
+      const before = await until('the legacy trajectory rows', async () => {
+        const all = await trajectoryRows()
+        return all.some((row) => row.text.includes('after the restart')) ? all : undefined
+      })
+      // The food tour again: off the current path (the budget answer), so the move restates the prompt and answer.
+      await api().promptAndWait(sessionId, MOVE_PROMPT)
+      expect(modelMoves).toBe(2)
+      for (const phase of ['live', 'after-a-reload']) {
+        if (phase !== 'live') {
+          // The page comes back on the Trajectory tab.
+          await page.reload()
+          await page.getByRole('tab', { name: 'Trajectory' }).click()
+        }
+        const shown = await until(`second move ${phase}: the trajectory rows`, async () => {
+          const all = await trajectoryRows()
+          return all.length > before.length && all.at(-1)?.text.includes(MOVED_REPLY) ? all : undefined
+        })
+        recorded[`second move trajectory ${phase}`] = shown
+        const turn = shown.at(-1)!.turn
+        const rows = shown
+          .filter((row) => row.turn === turn && row.key[0] !== 'context')
+          .map((row) => [row.key[0], row.key.slice(1).join(' '), row.text.slice(0, 26)])
+        expect(rows, phase).toEqual([
+          ['user', expect.stringMatching(/^seq \d+$/), `USER ${MOVE_PROMPT}`.slice(0, 26)],
+          ['assistant', `${turn} 1`, 'ASSISTANT (tool call only)'],
+          ['tool', 'call call_model_jump_2', 'TOOL tree_jump{"node":"e60'.slice(0, 26)],
+          ['assistant', `${turn} 2`, `ASSISTANT ${MOVED_REPLY}`.slice(0, 26)],
+        ])
+        // The turns before it are listed as they were.
+        expect(
+          shown.slice(0, before.length).map((row) => row.key.join(' ')),
+          phase,
+        ).toEqual(before.map((row) => row.key.join(' ')))
+        const keys = shown.map((row) => row.key.join(' '))
+        expect(
+          keys.filter((key, i) => keys.indexOf(key) !== i),
+          `${phase}: row keys shown twice`,
+        ).toEqual([])
+        await noErrors(`second move ${phase}`, from)
+        await shot(`second-move-trajectory-${phase}.png`)
+      }
+    }, 600_000)
+  },
+)

@@ -26,10 +26,24 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { FilesAtNode, RestorePreview, RestoreResult, SessionTreeView, TreeNode, WorkspaceOverview } from '../../src/types.ts'
+import type {
+  FilesAtNode,
+  RestorePreview,
+  RestoreResult,
+  SessionTreeView,
+  TreeNode,
+  WorkspaceOverview,
+} from '../../src/types.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
 import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { history, messageText, startFakeLlm, type ChatRequestBody, type FakeLlm, type StaticStep } from './support/fake-llm.ts'
+import {
+  history,
+  messageText,
+  startFakeLlm,
+  type ChatRequestBody,
+  type FakeLlm,
+  type StaticStep,
+} from './support/fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './support/pack.ts'
 
 type Kind = 'git' | 'plain'
@@ -67,9 +81,10 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
     let sessionId: string
     const webs: WebProcess[] = []
     const states: Record<string, Files> = {}
-    const markFailure = () => onTestFailed(() => {
-      failed = true
-    })
+    const markFailure = () =>
+      onTestFailed(() => {
+        failed = true
+      })
     const api = () => {
       if (!web) throw new Error('dsh web is not running (an earlier step failed)')
       return web.api
@@ -84,11 +99,15 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
       return found
     }
-    const restore = (request: Record<string, unknown>) => api().remote<RestoreResult>('sessionTree/restore', { agentId: sessionId, request })
+    const restore = (request: Record<string, unknown>) =>
+      api().remote<RestoreResult>('sessionTree/restore', { agentId: sessionId, request })
     const chats = () => llm.chatRequests()
     /** The history of the first request that holds `prompt` as its last message. */
     const requestFor = (prompt: string): ChatRequestBody => {
-      const found = chats().find((r) => { const last = r.body.messages.at(-1); return last?.role === 'user' && messageText(last) === prompt })
+      const found = chats().find((r) => {
+        const last = r.body.messages.at(-1)
+        return last?.role === 'user' && messageText(last) === prompt
+      })
       if (!found) throw new Error(`no request ends with ${JSON.stringify(prompt)}`)
       return found.body
     }
@@ -103,7 +122,18 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       write('notes.txt', 'banana\n')
       write('gone.txt', 'to be removed by the shell\n')
       if (kind === 'git') {
-        const git = (...args: string[]) => execFileSync('git', args, { cwd: work, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } })
+        const git = (...args: string[]) =>
+          execFileSync('git', args, {
+            cwd: work,
+            stdio: 'ignore',
+            env: {
+              ...process.env,
+              GIT_AUTHOR_NAME: 't',
+              GIT_AUTHOR_EMAIL: 't@t',
+              GIT_COMMITTER_NAME: 't',
+              GIT_COMMITTER_EMAIL: 't@t',
+            },
+          })
         git('init', '-q')
         git('add', '-A')
         git('commit', '-qm', 'start')
@@ -148,7 +178,10 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       expect(llm.faults).toEqual([])
       expect(Object.keys(states.t2).sort()).toEqual(['a.txt', 'more.txt', 'notes.txt', 'shell.txt'])
       // Every tool call succeeded (no result is an error); the last request holds each result once.
-      const results = chats().at(-1)!.body.messages.filter((m) => m.role === 'tool').map(messageText)
+      const results = chats()
+        .at(-1)!
+        .body.messages.filter((m) => m.role === 'tool')
+        .map(messageText)
       expect(results).toHaveLength(7)
       for (const text of results) expect(text).not.toMatch(/^Error|FS_[A-Z_]+/)
       const shellNote = results.filter((t) => t.includes('Shell changes are not tracked here'))
@@ -156,7 +189,10 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const overview = await api().remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
       expect(overview.status).toMatchObject({ available: true, shell: kind === 'git' ? 'git' : 'off', root: work })
       const view = await tree()
-      const callNode = (name: string, n: number) => view.nodes.filter((x) => x.type === 'tool_call' && x.content?.some((p) => p.type === 'tool_call' && p.name === name))[n]!.nodeId
+      const callNode = (name: string, n: number) =>
+        view.nodes.filter(
+          (x) => x.type === 'tool_call' && x.content?.some((p) => p.type === 'tool_call' && p.name === name),
+        )[n]!.nodeId
       const expected = [
         { nodeId: callNode('write', 0), paths: ['a.txt'] },
         { nodeId: callNode('edit', 0), paths: ['notes.txt'] },
@@ -165,28 +201,55 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         { nodeId: callNode('edit', 1), paths: ['notes.txt'] },
         ...(kind === 'git' ? [{ nodeId: callNode('bash', 1), paths: ['more.txt'] }] : []),
       ]
-      expect([...overview.nodes].sort((a, b) => Number(a.nodeId.slice(1)) - Number(b.nodeId.slice(1)))).toEqual(expected)
+      expect([...overview.nodes].sort((a, b) => Number(a.nodeId.slice(1)) - Number(b.nodeId.slice(1)))).toEqual(
+        expected,
+      )
     }, 600_000)
 
     it('jump with both: every file is as it was at that node; the next request holds the selected path and one note', async () => {
       markFailure()
       const done1 = await nodeWith('DONE 1')
       const request = { move: { kind: 'jump', nodeId: done1.nodeId }, restore: 'both' }
-      const preview = await api().remoteOk<RestorePreview>('sessionTree/restorePreview', { agentId: sessionId, request })
+      const preview = await api().remoteOk<RestorePreview>('sessionTree/restorePreview', {
+        agentId: sessionId,
+        request,
+      })
       const changedByShell = kind === 'git' ? [['more.txt', 'delete']] : []
-      expect(preview.plan.entries.map((e) => [e.path, e.action]).sort()).toEqual([['a.txt', 'update'], ['notes.txt', 'update'], ...changedByShell].sort())
+      expect(preview.plan.entries.map((e) => [e.path, e.action]).sort()).toEqual(
+        [['a.txt', 'update'], ['notes.txt', 'update'], ...changedByShell].sort(),
+      )
       expect(preview.plan.conflicts).toEqual([])
       expect(preview.plan.stat).toMatchObject({ insertions: 2, deletions: kind === 'git' ? 3 : 2 })
-      const diff = await api().remoteOk<{ diff: string }>('sessionTree/restoreDiff', { agentId: sessionId, request, path: 'notes.txt' })
+      const diff = await api().remoteOk<{ diff: string }>('sessionTree/restoreDiff', {
+        agentId: sessionId,
+        request,
+        path: 'notes.txt',
+      })
       expect(diff.diff).toBe('--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-date\n+cherry\n')
-      const atNode = await api().remoteOk<FilesAtNode>('sessionTree/filesAt', { agentId: sessionId, nodeId: done1.nodeId })
-      expect(atNode.files.filter((f) => f.differs).map((f) => f.path).sort()).toEqual(kind === 'git' ? ['a.txt', 'more.txt', 'notes.txt'] : ['a.txt', 'notes.txt'])
+      const atNode = await api().remoteOk<FilesAtNode>('sessionTree/filesAt', {
+        agentId: sessionId,
+        nodeId: done1.nodeId,
+      })
+      expect(
+        atNode.files
+          .filter((f) => f.differs)
+          .map((f) => f.path)
+          .sort(),
+      ).toEqual(kind === 'git' ? ['a.txt', 'more.txt', 'notes.txt'] : ['a.txt', 'notes.txt'])
       const before = chats().length
       const result = await restore(request)
       expect(result.ok, JSON.stringify(result)).toBe(true)
       expect(chats(), 'a restore makes no model call').toHaveLength(before)
       // git: exactly the state after T1. plain: what the file tools wrote is as after T1; the shell's files stay.
-      const expected = kind === 'git' ? states.t1 : { ...states.t1, 'a.txt': states.t1!['a.txt']!, 'notes.txt': states.t1!['notes.txt']!, 'more.txt': states.t2!['more.txt']! }
+      const expected =
+        kind === 'git'
+          ? states.t1
+          : {
+              ...states.t1,
+              'a.txt': states.t1!['a.txt']!,
+              'notes.txt': states.t1!['notes.txt']!,
+              'more.txt': states.t2!['more.txt']!,
+            }
       expect(hashes(work)).toEqual(expected)
       // The next turn: a blind write over a restored file is refused by the read-before-write policy; after a read it works.
       llm.push(
@@ -203,10 +266,20 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const changed = kind === 'git' ? 'a.txt, more.txt, notes.txt' : 'a.txt, notes.txt'
       expect(sent).toEqual([
         ...pathToDone1,
-        { role: 'user', text: `[session-tree] The workspace files were restored to their state at ${done1.nodeId}. Changed since you last saw them: ${changed}. Read a file again before you edit or overwrite it.` },
+        {
+          role: 'user',
+          text: `[session-tree] The workspace files were restored to their state at ${done1.nodeId}. Changed since you last saw them: ${changed}. Read a file again before you edit or overwrite it.`,
+        },
         { role: 'user', text: 'T3: after the jump' },
       ])
-      const results = chats().slice(before).flatMap((r) => r.body.messages.slice(-1).filter((m) => m.role === 'tool').map(messageText))
+      const results = chats()
+        .slice(before)
+        .flatMap((r) =>
+          r.body.messages
+            .slice(-1)
+            .filter((m) => m.role === 'tool')
+            .map(messageText),
+        )
       expect(results[0]).toMatch(/FS_STALE_VERSION|re-read the file/)
       expect(fs.readFileSync(path.join(work, 'a.txt'), 'utf8')).toBe('alpha 3\n')
       // Once: the request after the note's holds it in its history, but no second one.
@@ -237,17 +310,27 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       write('notes.txt', 'my own edit\n')
       const mine = sha(Buffer.from('my own edit\n'))
       const request = { move: { kind: 'jump', nodeId: done1.nodeId }, restore: 'both' }
-      const preview = await api().remoteOk<RestorePreview>('sessionTree/restorePreview', { agentId: sessionId, request })
+      const preview = await api().remoteOk<RestorePreview>('sessionTree/restorePreview', {
+        agentId: sessionId,
+        request,
+      })
       expect(preview.plan.conflicts.map((c) => [c.path, c.reason])).toEqual([['notes.txt', 'changed-outside']])
       const refused = await restore(request)
       expect(refused.ok).toBe(false)
-      expect(!refused.ok && refused.error).toMatchObject({ code: 'WORKSPACE_CONFLICT', details: { conflicts: [{ path: 'notes.txt' }] } })
+      expect(!refused.ok && refused.error).toMatchObject({
+        code: 'WORKSPACE_CONFLICT',
+        details: { conflicts: [{ path: 'notes.txt' }] },
+      })
       expect(hashes(work)['notes.txt']).toBe(mine)
       expect((await tree()).cursor).not.toBe(done1.nodeId)
       const kept = await restore({ ...request, conflicts: [{ path: 'notes.txt', decision: 'keep' }] })
       expect(kept.ok, JSON.stringify(kept)).toBe(true)
       expect(kept.ok && kept.value.files?.kept).toEqual(['notes.txt'])
-      expect(hashes(work)).toEqual({ ...states.t1, 'notes.txt': mine, ...(kind === 'plain' ? { 'more.txt': states.t2!['more.txt']! } : {}) })
+      expect(hashes(work)).toEqual({
+        ...states.t1,
+        'notes.txt': mine,
+        ...(kind === 'plain' ? { 'more.txt': states.t2!['more.txt']! } : {}),
+      })
     }, 600_000)
 
     it('kill -9 in the middle of a restore: no half-written file, and the restore repeats to its target', async () => {
@@ -260,7 +343,11 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       web = undefined
       await boot({ DSH_SESSION_TREE_TEST_RESTORE_STOP: `2:${marker}` })
       // The user's edit from the test before is a conflict again: overwrite it (it is checkpointed first).
-      const request = { move: { kind: 'jump', nodeId: done2.nodeId }, restore: 'files', conflicts: [{ path: '*', decision: 'overwrite' }] }
+      const request = {
+        move: { kind: 'jump', nodeId: done2.nodeId },
+        restore: 'files',
+        conflicts: [{ path: '*', decision: 'overwrite' }],
+      }
       const pending = restore(request).catch((error: unknown) => error)
       for (let i = 0; !fs.existsSync(marker); i++) {
         if (i > 600) throw new Error('the restore never reached its second file')

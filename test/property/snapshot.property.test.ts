@@ -10,8 +10,18 @@ import { describe, expect, it } from 'vitest'
 import { SessionTree, SessionTreeError, SessionTreeStore } from '../../src/tree/index.ts'
 import { snapshotV1 } from '../support/snapshot-v1.ts'
 import {
-  BAD_EXTRA_FIELDS, BAD_FIELDS, BAD_NODE_FIELDS, BAD_ROW_CELLS, corruptionArb, MISSING, opArb, rowCorruptionArb, SESSION,
-  type Corruption, type Op, type RowCorruption,
+  BAD_EXTRA_FIELDS,
+  BAD_FIELDS,
+  BAD_NODE_FIELDS,
+  BAD_ROW_CELLS,
+  corruptionArb,
+  MISSING,
+  opArb,
+  rowCorruptionArb,
+  SESSION,
+  type Corruption,
+  type Op,
+  type RowCorruption,
 } from './tree-arbitraries.ts'
 import { headsField, headsOf, safeJson } from './tree-invariants.ts'
 import { emptyModel, type Model } from './tree-model.ts'
@@ -28,7 +38,12 @@ function corrupt(source: unknown, c: Corruption): { value: unknown; sessionForLo
   const firstId = (Array.isArray(nodes[0]) ? nodes[0][0] : nodes[0]?.nodeId) as string
   const depthOf = (node: Record<string, unknown>): number => {
     let d = 0
-    for (let p = node.parentId as string | null; p !== null; p = nodes.find((n) => n.nodeId === p)!.parentId as string | null) d++
+    for (
+      let p = node.parentId as string | null;
+      p !== null;
+      p = nodes.find((n) => n.nodeId === p)!.parentId as string | null
+    )
+      d++
     return d
   }
   switch (c.k) {
@@ -94,11 +109,21 @@ function corrupt(source: unknown, c: Corruption): { value: unknown; sessionForLo
     }
     case 'summaryNode': {
       const name = headsOf(s)[0]?.[0] ?? 'main'
-      ;(s.summaries as unknown[]).push({ branch: name, nodeId: 'ghost-summary', summary: 'x', createdAt: '2025-01-01T00:00:00.000Z' })
+      ;(s.summaries as unknown[]).push({
+        branch: name,
+        nodeId: 'ghost-summary',
+        summary: 'x',
+        createdAt: '2025-01-01T00:00:00.000Z',
+      })
       break
     }
     case 'summaryBranch':
-      ;(s.summaries as unknown[]).push({ branch: 'no-such-branch', nodeId: firstId, summary: 'x', createdAt: '2025-01-01T00:00:00.000Z' })
+      ;(s.summaries as unknown[]).push({
+        branch: 'no-such-branch',
+        nodeId: firstId,
+        summary: 'x',
+        createdAt: '2025-01-01T00:00:00.000Z',
+      })
       break
     case 'nodeType':
       at(c.i).type = c.value
@@ -142,9 +167,23 @@ function corrupt(source: unknown, c: Corruption): { value: unknown; sessionForLo
         field = headsField(top)
         const first = firstId
         // Malformed entries of either format: a non-id head, an untrimmed name, and (lists only) a bad pair or a repeated name.
-        const specific: Record<string, unknown> = field === 'branches'
-          ? { FORMAT_SPECIFIC_1: [['main', 5]], FORMAT_SPECIFIC_2: [[' main', first]], FORMAT_SPECIFIC_3: [['main', first, 'extra']], FORMAT_SPECIFIC_4: [['twin', first], ['twin', first]] }
-          : { FORMAT_SPECIFIC_1: { main: 5 }, FORMAT_SPECIFIC_2: { ' main': first }, FORMAT_SPECIFIC_3: [], FORMAT_SPECIFIC_4: [['main', first]] }
+        const specific: Record<string, unknown> =
+          field === 'branches'
+            ? {
+                FORMAT_SPECIFIC_1: [['main', 5]],
+                FORMAT_SPECIFIC_2: [[' main', first]],
+                FORMAT_SPECIFIC_3: [['main', first, 'extra']],
+                FORMAT_SPECIFIC_4: [
+                  ['twin', first],
+                  ['twin', first],
+                ],
+              }
+            : {
+                FORMAT_SPECIFIC_1: { main: 5 },
+                FORMAT_SPECIFIC_2: { ' main': first },
+                FORMAT_SPECIFIC_3: [],
+                FORMAT_SPECIFIC_4: [['main', first]],
+              }
         if (typeof value === 'string' && value in specific) value = specific[value]
       }
       if (value === MISSING) delete top[field]
@@ -161,7 +200,10 @@ function richTree(ops: readonly Op[]): SessionTree {
   const t = runner.tree
   t.append({ role: 'system', content: 'sys' })
   t.append({ role: 'user', content: 'hi' }, { label: 'first' })
-  t.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'c0', name: 'ls', arguments: { path: '.' } }] })
+  t.append(null, {
+    type: 'tool_call',
+    content: [{ type: 'tool_call', id: 'c0', name: 'ls', arguments: { path: '.' } }],
+  })
   t.attachToolResult('c0', { content: 'a b c' })
   const root = t.cursor!
   t.append({ role: 'assistant', content: 'done' })
@@ -336,7 +378,11 @@ describe('snapshot validation', () => {
         const valid = validSnapshots(ops)
         fc.pre(valid !== undefined)
         // Top-level corruptions are the same for both formats; node-level ones of format 1 do not apply to rows.
-        const bad = isRowCorruption(c) ? { value: corruptRows(valid!.v2, c), sessionForLoad: true } : topLevel(c) ? corrupt(valid!.v2, c) : undefined
+        const bad = isRowCorruption(c)
+          ? { value: corruptRows(valid!.v2, c), sessionForLoad: true }
+          : topLevel(c)
+            ? corrupt(valid!.v2, c)
+            : undefined
         fc.pre(bad !== undefined && bad.value !== undefined)
         seen.add(c.k)
         expectRefused(valid!.v2, bad!.value, bad!.sessionForLoad, `corruption ${safeJson(c)}`)
@@ -373,8 +419,30 @@ describe('snapshot validation', () => {
   })
 })
 
-const ROW_KINDS = new Set<string>(['notARow', 'length', 'parent', 'parentBeyond', 'duplicateId', 'duplicateLabel', 'orphanPart', 'replacesStranger', 'badCell', 'badExtra'])
-const TOP_LEVEL_KINDS = new Set<string>(['version', 'foreignSession', 'nonObject', 'cursor', 'branchHead', 'selection', 'history', 'summaryNode', 'summaryBranch', 'badField'])
+const ROW_KINDS = new Set<string>([
+  'notARow',
+  'length',
+  'parent',
+  'parentBeyond',
+  'duplicateId',
+  'duplicateLabel',
+  'orphanPart',
+  'replacesStranger',
+  'badCell',
+  'badExtra',
+])
+const TOP_LEVEL_KINDS = new Set<string>([
+  'version',
+  'foreignSession',
+  'nonObject',
+  'cursor',
+  'branchHead',
+  'selection',
+  'history',
+  'summaryNode',
+  'summaryBranch',
+  'badField',
+])
 
 /** Row corruptions (two kinds, duplicate ids and labels, have the same shape in both formats). */
 function isRowCorruption(c: RowCorruption | Corruption): c is RowCorruption {

@@ -15,14 +15,24 @@ function reference(text: string, max = 120): string {
 }
 
 // Text biased toward whitespace of every kind (ASCII, no-break, line/paragraph separators, ideographic).
-const whitespaceHeavy = fc.array(fc.constantFrom('a', 'b', ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\u3000', '\ufeff', 'é', '日'), { maxLength: 300 })
+const whitespaceHeavy = fc
+  .array(fc.constantFrom('a', 'b', ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\u3000', '\ufeff', 'é', '日'), {
+    maxLength: 300,
+  })
   .map((parts) => parts.join(''))
 
 describe('oneLine', () => {
   it('equals the whitespace-collapsing definition for any text and width', () => {
-    fc.assert(fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 200 }), whitespaceHeavy), fc.integer({ min: 1, max: 200 }), (text, max) => {
-      expect(oneLine(text, max)).toBe(reference(text, max))
-    }), { numRuns: 3000 })
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 200 }), whitespaceHeavy),
+        fc.integer({ min: 1, max: 200 }),
+        (text, max) => {
+          expect(oneLine(text, max)).toBe(reference(text, max))
+        },
+      ),
+      { numRuns: 3000 },
+    )
   })
 
   it('returns one-line text itself, and collapses what is not one line', () => {
@@ -36,16 +46,22 @@ describe('oneLine', () => {
 
 describe('restored summaries', () => {
   it('a restored tree serializes exactly as the original, whatever the message text', () => {
-    fc.assert(fc.property(fc.array(fc.oneof(whitespaceHeavy, fc.string({ maxLength: 200 })), { minLength: 1, maxLength: 20 }), (texts) => {
-      const tree = new SessionTree('s')
-      texts.forEach((content, i) => {
-        const r = tree.append({ role: i % 2 ? 'assistant' : 'user', content })
-        expect(r.ok).toBe(true)
-      })
-      const json = JSON.stringify(tree.snapshot())
-      const restored = new SessionTree('s', JSON.parse(json))
-      expect(JSON.stringify(restored.snapshot())).toBe(json)
-      for (const node of restored.list()) expect(node.summary).toBe(reference(node.message!.content))
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(whitespaceHeavy, fc.string({ maxLength: 200 })), { minLength: 1, maxLength: 20 }),
+        (texts) => {
+          const tree = new SessionTree('s')
+          texts.forEach((content, i) => {
+            const r = tree.append({ role: i % 2 ? 'assistant' : 'user', content })
+            expect(r.ok).toBe(true)
+          })
+          const json = JSON.stringify(tree.snapshot())
+          const restored = new SessionTree('s', JSON.parse(json))
+          expect(JSON.stringify(restored.snapshot())).toBe(json)
+          for (const node of restored.list()) expect(node.summary).toBe(reference(node.message!.content))
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 })

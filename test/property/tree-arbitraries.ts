@@ -83,10 +83,19 @@ export type Op =
       /** Name the issuing node explicitly: the right one, the one that issued another call, or any node. */
       readonly byNode?: 'right' | 'older' | NodeChoice
     }
-  | { readonly k: 'jump'; readonly target: 'null' | NodeChoice | { readonly label: NameChoice } | { readonly branch: NameChoice }; readonly record: boolean }
+  | {
+      readonly k: 'jump'
+      readonly target: 'null' | NodeChoice | { readonly label: NameChoice } | { readonly branch: NameChoice }
+      readonly record: boolean
+    }
   | { readonly k: 'fork'; readonly target: NodeChoice; readonly name?: NameChoice }
   | { readonly k: 'branch'; readonly target: NodeChoice; readonly name: NameChoice }
-  | { readonly k: 'branchWithSummary'; readonly target: NodeChoice; readonly summary: string; readonly name?: NameChoice }
+  | {
+      readonly k: 'branchWithSummary'
+      readonly target: NodeChoice
+      readonly summary: string
+      readonly name?: NameChoice
+    }
   | { readonly k: 'switch'; readonly name: NameChoice }
   | { readonly k: 'select'; readonly target: 'null' | NodeChoice }
   | { readonly k: 'label'; readonly target: NodeChoice; readonly text: NameChoice | null }
@@ -101,7 +110,19 @@ export type Op =
   /** Forget the log up to `back` entries before the end (a sidecar persisted it). */
   | { readonly k: 'trimLog'; readonly back: number }
 
-export const BRANCH_POOL = ['feature', 'retry', 'alt', 'x', 'main', 'main-2', ' padded ', 'a b', 'é-ünï 分支', 'constructor', 'toString']
+export const BRANCH_POOL = [
+  'feature',
+  'retry',
+  'alt',
+  'x',
+  'main',
+  'main-2',
+  ' padded ',
+  'a b',
+  'é-ünï 分支',
+  'constructor',
+  'toString',
+]
 export const EXOTIC_BRANCH_POOL = ['__proto__', '10', '2', '007']
 export const BAD_BRANCH = ['', '   ', '\t\n ', 'a\u0001b', 'x'.repeat(MAX_BRANCH + 1)]
 export const LABEL_POOL = ['start', 'bug', 'good answer', ' spaced ', '1', 'constructor', '__proto__', 'ünï']
@@ -123,7 +144,7 @@ export const nameChoice: fc.Arbitrary<NameChoice> = fc.oneof(
 )
 export const text = fc.string({ maxLength: 24 })
 /** Present about one time in `1 + weight`. */
-export const rarely = <T,>(arb: fc.Arbitrary<T>, weight = 4): fc.Arbitrary<T | undefined> =>
+export const rarely = <T>(arb: fc.Arbitrary<T>, weight = 4): fc.Arbitrary<T | undefined> =>
   fc.oneof({ weight, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb })
 export const role = fc.constantFrom<Role>('user', 'assistant', 'user', 'assistant', 'system')
 export const jsonArgs: fc.Arbitrary<JsonValue> = fc.oneof(
@@ -139,17 +160,39 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
       k: fc.constant('append' as const),
       role,
       text,
-      parent: fc.oneof({ weight: 50, arbitrary: fc.constant('cursor' as const) }, { weight: 1, arbitrary: fc.constant('null' as const) }, { weight: 4, arbitrary: nodeChoice }),
+      parent: fc.oneof(
+        { weight: 50, arbitrary: fc.constant('cursor' as const) },
+        { weight: 1, arbitrary: fc.constant('null' as const) },
+        { weight: 4, arbitrary: nodeChoice },
+      ),
       branch: rarely(nameChoice, 6),
       label: rarely(nameChoice, 3),
       id: rarely(fc.constantFrom('fresh' as const, 'minted-like' as const, 'dup' as const, 'bad' as const), 3),
-      usage: rarely(fc.record({ inputTokens: fc.nat({ max: 5000 }), outputTokens: fc.nat({ max: 5000 }), rare: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) }), 2),
-      cost: rarely(fc.nat({ max: 40 }).map((n) => n / 4), 3),
+      usage: rarely(
+        fc.record({
+          inputTokens: fc.nat({ max: 5000 }),
+          outputTokens: fc.nat({ max: 5000 }),
+          rare: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+        }),
+        2,
+      ),
+      cost: rarely(
+        fc.nat({ max: 40 }).map((n) => n / 4),
+        3,
+      ),
       origin: fc.boolean(),
       withCallPart: fc.boolean(),
     }),
   },
-  { weight: 8, arbitrary: fc.record({ k: fc.constant('toolCall' as const), dupCall: fc.oneof({ weight: 12, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), name: fc.constantFrom('ls', 'read', 'bash'), args: jsonArgs }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      k: fc.constant('toolCall' as const),
+      dupCall: fc.oneof({ weight: 12, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      name: fc.constantFrom('ls', 'read', 'bash'),
+      args: jsonArgs,
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -164,7 +207,10 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
     weight: 6,
     arbitrary: fc.record({
       k: fc.constant('attach' as const),
-      call: fc.oneof({ weight: 6, arbitrary: fc.record({ kind: fc.constant('known' as const), i: nat }) }, { weight: 1, arbitrary: fc.constant({ kind: 'unknown' as const }) }),
+      call: fc.oneof(
+        { weight: 6, arbitrary: fc.record({ kind: fc.constant('known' as const), i: nat }) },
+        { weight: 1, arbitrary: fc.constant({ kind: 'unknown' as const }) },
+      ),
       text,
       isError: fc.boolean(),
       badContent: fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
@@ -184,18 +230,44 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
       record: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('fork' as const), target: nodeChoice, name: rarely(nameChoice, 1) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ k: fc.constant('fork' as const), target: nodeChoice, name: rarely(nameChoice, 1) }),
+  },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('branch' as const), target: nodeChoice, name: nameChoice }) },
   {
     weight: 1,
-    arbitrary: fc.record({ k: fc.constant('branchWithSummary' as const), target: nodeChoice, summary: fc.oneof(text, fc.constantFrom('', '   ')), name: rarely(nameChoice, 1) }),
+    arbitrary: fc.record({
+      k: fc.constant('branchWithSummary' as const),
+      target: nodeChoice,
+      summary: fc.oneof(text, fc.constantFrom('', '   ')),
+      name: rarely(nameChoice, 1),
+    }),
   },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('switch' as const), name: nameChoice }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('select' as const), target: fc.oneof(fc.constant('null' as const), nodeChoice) }) },
-  { weight: 5, arbitrary: fc.record({ k: fc.constant('label' as const), target: nodeChoice, text: fc.oneof({ weight: 4, arbitrary: nameChoice }, { weight: 1, arbitrary: fc.constant(null) }) }) },
   {
     weight: 2,
-    arbitrary: fc.record({ k: fc.constant('setSummary' as const), name: nameChoice, text: fc.oneof(text, fc.constantFrom('', ' ')), model: rarely(fc.constantFrom('deepseek-chat', 'deepseek-reasoner'), 1) }),
+    arbitrary: fc.record({
+      k: fc.constant('select' as const),
+      target: fc.oneof(fc.constant('null' as const), nodeChoice),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      k: fc.constant('label' as const),
+      target: nodeChoice,
+      text: fc.oneof({ weight: 4, arbitrary: nameChoice }, { weight: 1, arbitrary: fc.constant(null) }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('setSummary' as const),
+      name: nameChoice,
+      text: fc.oneof(text, fc.constantFrom('', ' ')),
+      model: rarely(fc.constantFrom('deepseek-chat', 'deepseek-reasoner'), 1),
+    }),
   },
   { weight: 2, arbitrary: fc.constant({ k: 'back' as const }) },
   { weight: 1, arbitrary: fc.constant({ k: 'forward' as const }) },
@@ -237,7 +309,13 @@ export const BAD_NODE_FIELDS = {
   parentId: [MISSING, 5, '', ' x'],
   createdAt: [MISSING, 5, 'not a time', '2025-13-45T00:00:00.000Z', '2025-01-01'],
   summary: [MISSING, 5, null],
-  message: ['not a message', { role: 'robot', content: 'x' }, { role: 'user' }, { role: 'user', content: 'x', extra: 1 }, null],
+  message: [
+    'not a message',
+    { role: 'robot', content: 'x' },
+    { role: 'user' },
+    { role: 'user', content: 'x', extra: 1 },
+    null,
+  ],
   label: ['', '  ', 5, 'a\u0001b', null],
   content: ['text', {}, [null]],
   usage: ['x', [1], { n: Number.NaN }],
@@ -258,9 +336,15 @@ export const BAD_FIELDS = {
 } as const
 
 export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
-  fc.record({ k: fc.constant('version' as const), value: fc.constantFrom(0, 1, 2, 3, '1', '2', null, undefined, 1.5, true) }),
+  fc.record({
+    k: fc.constant('version' as const),
+    value: fc.constantFrom(0, 1, 2, 3, '1', '2', null, undefined, 1.5, true),
+  }),
   fc.constant({ k: 'foreignSession' as const }),
-  fc.record({ k: fc.constant('nonObject' as const), value: fc.constantFrom(null, 42, 'snapshot', true, [], [1, 2], 'WRAP_IN_ARRAY') }),
+  fc.record({
+    k: fc.constant('nonObject' as const),
+    value: fc.constantFrom(null, 42, 'snapshot', true, [], [1, 2], 'WRAP_IN_ARRAY'),
+  }),
   fc.record({ k: fc.constant('missingParent' as const), i: nat }),
   fc.record({ k: fc.constant('selfParent' as const), i: nat }),
   fc.record({ k: fc.constant('cycle' as const), i: nat, j: nat }),
@@ -272,11 +356,26 @@ export const corruptionArb: fc.Arbitrary<Corruption> = fc.oneof(
   fc.constant({ k: 'summaryNode' as const }),
   fc.constant({ k: 'summaryBranch' as const }),
   fc.record({ k: fc.constant('nodeType' as const), i: nat, value: fc.constantFrom('bogus', 'MESSAGE', 7, null, '') }),
-  fc.record({ k: fc.constant('contentPart' as const), i: nat, value: fc.constantFrom({ type: 'image', url: 'x' }, { type: 'text' }, { type: 'tool_call', id: 1 }, 'text', null, { text: 'no type' }) }),
+  fc.record({
+    k: fc.constant('contentPart' as const),
+    i: nat,
+    value: fc.constantFrom({ type: 'image', url: 'x' }, { type: 'text' }, { type: 'tool_call', id: 1 }, 'text', null, {
+      text: 'no type',
+    }),
+  }),
   fc.record({ k: fc.constant('duplicateId' as const), i: nat, j: nat }),
   fc.record({ k: fc.constant('duplicateLabel' as const), i: nat, j: nat }),
-  fc.record({ k: fc.constant('badNode' as const), i: nat, field: fc.constantFrom(...(Object.keys(BAD_NODE_FIELDS) as (keyof typeof BAD_NODE_FIELDS)[])), v: nat }),
-  fc.record({ k: fc.constant('badField' as const), field: fc.constantFrom(...(Object.keys(BAD_FIELDS) as (keyof typeof BAD_FIELDS)[])), v: nat }),
+  fc.record({
+    k: fc.constant('badNode' as const),
+    i: nat,
+    field: fc.constantFrom(...(Object.keys(BAD_NODE_FIELDS) as (keyof typeof BAD_NODE_FIELDS)[])),
+    v: nat,
+  }),
+  fc.record({
+    k: fc.constant('badField' as const),
+    field: fc.constantFrom(...(Object.keys(BAD_FIELDS) as (keyof typeof BAD_FIELDS)[])),
+    v: nat,
+  }),
 )
 
 /** Ways to corrupt the rows of a format 2 snapshot (its top level is corrupted as above). */
@@ -314,7 +413,11 @@ export const BAD_EXTRA_FIELDS = {
 } as const
 
 export const rowCorruptionArb: fc.Arbitrary<RowCorruption> = fc.oneof(
-  fc.record({ k: fc.constant('notARow' as const), i: nat, value: fc.constantFrom(null, 'row', 5, {}, { nodeId: 'x' }) }),
+  fc.record({
+    k: fc.constant('notARow' as const),
+    i: nat,
+    value: fc.constantFrom(null, 'row', 5, {}, { nodeId: 'x' }),
+  }),
   fc.record({ k: fc.constant('length' as const), i: nat, keep: fc.constantFrom(0, 1, 2, 3, 8) }),
   fc.record({ k: fc.constant('parent' as const), i: nat, value: fc.constantFrom(-1, 0.5, '1', null, Number.NaN) }),
   fc.record({ k: fc.constant('parentBeyond' as const), i: nat }),
@@ -322,6 +425,16 @@ export const rowCorruptionArb: fc.Arbitrary<RowCorruption> = fc.oneof(
   fc.record({ k: fc.constant('duplicateLabel' as const), i: nat, j: nat }),
   fc.record({ k: fc.constant('orphanPart' as const), i: nat }),
   fc.record({ k: fc.constant('replacesStranger' as const), i: nat }),
-  fc.record({ k: fc.constant('badCell' as const), i: nat, cell: fc.constantFrom(...(Object.keys(BAD_ROW_CELLS) as (keyof typeof BAD_ROW_CELLS)[])), v: nat }),
-  fc.record({ k: fc.constant('badExtra' as const), i: nat, field: fc.constantFrom(...(Object.keys(BAD_EXTRA_FIELDS) as (keyof typeof BAD_EXTRA_FIELDS)[])), v: nat }),
+  fc.record({
+    k: fc.constant('badCell' as const),
+    i: nat,
+    cell: fc.constantFrom(...(Object.keys(BAD_ROW_CELLS) as (keyof typeof BAD_ROW_CELLS)[])),
+    v: nat,
+  }),
+  fc.record({
+    k: fc.constant('badExtra' as const),
+    i: nat,
+    field: fc.constantFrom(...(Object.keys(BAD_EXTRA_FIELDS) as (keyof typeof BAD_EXTRA_FIELDS)[])),
+    v: nat,
+  }),
 )

@@ -53,20 +53,46 @@ const NEWEST = 32
 
 export function fingerprint(tree: SessionTree, depth: Depth, ids: readonly string[] = []): Fingerprint {
   const info = tree.info()
-  const quick = JSON.stringify([tree.logSeq, info.nodeCount, info.cursor, info.activeBranch, info.selectedNodeId, info.branchCount, info.labelCount, info.canGoBack, info.canGoForward, info.messageCount])
+  const quick = JSON.stringify([
+    tree.logSeq,
+    info.nodeCount,
+    info.cursor,
+    info.activeBranch,
+    info.selectedNodeId,
+    info.branchCount,
+    info.labelCount,
+    info.canGoBack,
+    info.canGoForward,
+    info.messageCount,
+  ])
   if (depth === 'quick') return { quick }
   const newest = ids.slice(-NEWEST).map((id) => tree.get(id))
   const rest = JSON.stringify([tree.branchHeadList(), tree.summaries(), tree.navigation(), info, newest])
   return depth === 'full' ? { quick, rest, full: JSON.stringify(tree.snapshot()) } : { quick, rest }
 }
 
-export function assertUnchanged(tree: SessionTree, before: Fingerprint, what: string, ids: readonly string[] = []): void {
-  const after = fingerprint(tree, before.full !== undefined ? 'full' : before.rest !== undefined ? 'state' : 'quick', ids)
+export function assertUnchanged(
+  tree: SessionTree,
+  before: Fingerprint,
+  what: string,
+  ids: readonly string[] = [],
+): void {
+  const after = fingerprint(
+    tree,
+    before.full !== undefined ? 'full' : before.rest !== undefined ? 'state' : 'quick',
+    ids,
+  )
   if (before.full !== undefined && after.full !== before.full) {
-    fails(`${what} changed the snapshot\n  before: ${before.full.slice(0, 1500)}\n  after:  ${after.full!.slice(0, 1500)}`)
+    fails(
+      `${what} changed the snapshot\n  before: ${before.full.slice(0, 1500)}\n  after:  ${after.full!.slice(0, 1500)}`,
+    )
   }
   check(after.quick === before.quick, `${what} changed the tree`, { before: before.quick, after: after.quick })
-  if (before.rest !== undefined) check(after.rest === before.rest, `${what} changed the marks or the newest nodes`, { before: before.rest, after: after.rest })
+  if (before.rest !== undefined)
+    check(after.rest === before.rest, `${what} changed the marks or the newest nodes`, {
+      before: before.rest,
+      after: after.rest,
+    })
 }
 
 /**
@@ -100,7 +126,11 @@ export interface ReplayBase {
 /** Everything, recomputed from list(). O(n). */
 export function fullCheck(tree: SessionTree, m: Model): void {
   const list = tree.list()
-  sameJson(list.map((n) => n.nodeId), m.ids, 'list() ids vs model')
+  sameJson(
+    list.map((n) => n.nodeId),
+    m.ids,
+    'list() ids vs model',
+  )
   const byId = new Map<string, TreeNode>()
   const children = new Map<string, number>()
   list.forEach((node, i) => {
@@ -136,8 +166,17 @@ export function fullCheck(tree: SessionTree, m: Model): void {
     }
   }
   sameJson([...labels].sort(), [...m.labels].sort(), 'labels vs model')
-  for (const [callId, nodeId] of m.toolCalls) check(tree.findToolCallNode(callId)?.nodeId === nodeId, `findToolCallNode(${callId}) vs model ${nodeId}`, tree.findToolCallNode(callId))
-  sameJson(tree.labeled().map((n) => n.nodeId), list.filter((n) => n.label !== undefined).map((n) => n.nodeId), 'labeled() vs list()')
+  for (const [callId, nodeId] of m.toolCalls)
+    check(
+      tree.findToolCallNode(callId)?.nodeId === nodeId,
+      `findToolCallNode(${callId}) vs model ${nodeId}`,
+      tree.findToolCallNode(callId),
+    )
+  sameJson(
+    tree.labeled().map((n) => n.nodeId),
+    list.filter((n) => n.label !== undefined).map((n) => n.nodeId),
+    'labeled() vs list()',
+  )
   // Messages of the cursor: the tree, its path, an independent walk of list(), and the model agree.
   const walk = (from: string | null): { messages: LlmMessage[]; length: number } => {
     const nodes: TreeNode[] = []
@@ -150,7 +189,11 @@ export function fullCheck(tree: SessionTree, m: Model): void {
   const path = tree.path()
   check(path.ok, 'path() failed')
   if (path.ok) {
-    sameJson(path.value.map((e) => e.nodeId), tree.currentPath().map((n) => n.nodeId), 'path() vs currentPath()')
+    sameJson(
+      path.value.map((e) => e.nodeId),
+      tree.currentPath().map((n) => n.nodeId),
+      'path() vs currentPath()',
+    )
     sameJson(entryHistory(path.value), tree.messages(), 'messages() vs the history of path()')
   }
   // A few other nodes.
@@ -164,11 +207,17 @@ export function fullCheck(tree: SessionTree, m: Model): void {
   check(info.nodeCount === list.length, 'info.nodeCount')
   check(info.messageCount === list.filter((n) => n.message !== undefined).length, 'info.messageCount', info)
   check(info.currentPathLength === cursorWalk.length, 'info.currentPathLength', info)
-  check(info.cursor === tree.cursor && info.activeBranch === tree.activeBranch && info.selectedNodeId === tree.selectedNode, 'info position')
+  check(
+    info.cursor === tree.cursor && info.activeBranch === tree.activeBranch && info.selectedNodeId === tree.selectedNode,
+    'info position',
+  )
   // Branch heads exist; branches() agrees with the heads and with list().
   const branches = tree.branches()
   sameJson(branches.map((b) => b.name).sort(), [...m.heads.keys()].sort(), 'branches() names vs model')
-  check(branches.length === 0 || branches[0]!.name === tree.activeBranch || !m.heads.has(tree.activeBranch), 'the active branch is listed first')
+  check(
+    branches.length === 0 || branches[0]!.name === tree.activeBranch || !m.heads.has(tree.activeBranch),
+    'the active branch is listed first',
+  )
   const lanes = new Map<string, Set<string>>()
   for (const branch of branches) {
     check(byId.has(branch.headId) && branch.headId === m.heads.get(branch.name), `branch ${branch.name} head`, branch)
@@ -177,22 +226,44 @@ export function fullCheck(tree: SessionTree, m: Model): void {
     sameJson(branch.nodeIds, ids.reverse(), `branch ${branch.name} path`)
     lanes.set(branch.name, new Set(ids))
     const summary = m.summaries.get(branch.name)
-    check(summary === undefined ? branch.summary === undefined : branch.summary?.summary === summary.text && branch.summary.nodeId === summary.nodeId, `summary of ${branch.name}`, branch)
+    check(
+      summary === undefined
+        ? branch.summary === undefined
+        : branch.summary?.summary === summary.text && branch.summary.nodeId === summary.nodeId,
+      `summary of ${branch.name}`,
+      branch,
+    )
   }
-  for (const node of list) check(node.branch === '' || lanes.get(node.branch)?.has(node.nodeId), `lane of ${node.nodeId} is ${node.branch}, whose path lacks it`)
+  for (const node of list)
+    check(
+      node.branch === '' || lanes.get(node.branch)?.has(node.nodeId),
+      `lane of ${node.nodeId} is ${node.branch}, whose path lacks it`,
+    )
   sameJson(Object.entries(info.branchHeads ?? {}).sort(), [...m.heads].sort(), 'info.branchHeads vs model')
   // view() is the same data.
   const view = tree.view()
   sameJson(view.nodes, list, 'view().nodes vs list()')
   sameJson(view.branches, branches, 'view().branches vs branches()')
-  sameJson([view.cursor, view.activeBranch, view.selectedNodeId, view.branchHeads], [info.cursor, info.activeBranch, info.selectedNodeId, info.branchHeads], 'view() header')
+  sameJson(
+    [view.cursor, view.activeBranch, view.selectedNodeId, view.branchHeads],
+    [info.cursor, info.activeBranch, info.selectedNodeId, info.branchHeads],
+    'view() header',
+  )
   const exported = tree.linearExport()
   check(exported.ok, 'linearExport failed')
   if (exported.ok) {
     // The model's messages, each assistant one with the tool calls it requested.
-    sameJson(exported.value.messages.map(({ toolCalls: _, ...message }) => message), tree.messages(), 'linearExport messages')
+    sameJson(
+      exported.value.messages.map(({ toolCalls: _, ...message }) => message),
+      tree.messages(),
+      'linearExport messages',
+    )
     const calls = exported.value.messages.filter((m) => m.toolCalls !== undefined)
-    check(calls.every((m) => m.role === 'assistant' && m.toolCalls!.length > 0), 'toolCalls only on assistant messages that made calls', calls)
+    check(
+      calls.every((m) => m.role === 'assistant' && m.toolCalls!.length > 0),
+      'toolCalls only on assistant messages that made calls',
+      calls,
+    )
   }
   // snapshot → JSON → restore → snapshot is byte-identical, and the restored tree reads the same.
   const json = JSON.stringify(tree.snapshot())
@@ -217,7 +288,10 @@ export function replayCheck(tree: SessionTree, bases: readonly ReplayBase[]): vo
     const result = replica.replay(records)
     if (!result.ok) fails(`replay from logSeq ${base.logSeq} failed`, result.error)
     const replayed = JSON.stringify(replica.snapshot())
-    if (replayed !== json) fails(`snapshot(logSeq ${base.logSeq}) + replay(${records.length} records) differs from the tree\n  replayed: ${firstDiff(replayed, json)}`)
+    if (replayed !== json)
+      fails(
+        `snapshot(logSeq ${base.logSeq}) + replay(${records.length} records) differs from the tree\n  replayed: ${firstDiff(replayed, json)}`,
+      )
     sameJson(replica.view(), tree.view(), `view() after replay from logSeq ${base.logSeq}`)
     sameJson(replica.info(), tree.info(), `info() after replay from logSeq ${base.logSeq}`)
   }

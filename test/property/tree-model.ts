@@ -105,7 +105,8 @@ export function historyOf(path: readonly HistoryItem[]): LlmMessage[] {
       const replaced = new Set(item.replaces)
       const first = out.findIndex((o) => replaced.has(o.nodeId))
       const kept = out.filter((o) => !replaced.has(o.nodeId))
-      if (item.message) kept.splice(first === -1 ? kept.length : first, 0, { nodeId: item.nodeId, message: item.message })
+      if (item.message)
+        kept.splice(first === -1 ? kept.length : first, 0, { nodeId: item.nodeId, message: item.message })
       out = kept
     } else if (item.message) {
       out.push({ nodeId: item.nodeId, message: item.message })
@@ -121,12 +122,22 @@ export function modelPath(m: Model, from: string | null): string[] {
 }
 
 export function modelMessages(m: Model, from: string | null): LlmMessage[] {
-  return historyOf(modelPath(m, from).map((id) => ({ nodeId: id, message: m.message.get(id), replaces: m.replaces.get(id) })))
+  return historyOf(
+    modelPath(m, from).map((id) => ({ nodeId: id, message: m.message.get(id), replaces: m.replaces.get(id) })),
+  )
 }
 
 /** History of entries as `path()` returns them (compaction entries carry `replaces`). */
-export function entryHistory(entries: readonly { nodeId: string; type?: string; message?: LlmMessage; replaces?: readonly string[] }[]): LlmMessage[] {
-  return historyOf(entries.map((e) => ({ nodeId: e.nodeId, message: e.message, replaces: e.type === 'compaction' ? e.replaces : undefined })))
+export function entryHistory(
+  entries: readonly { nodeId: string; type?: string; message?: LlmMessage; replaces?: readonly string[] }[],
+): LlmMessage[] {
+  return historyOf(
+    entries.map((e) => ({
+      nodeId: e.nodeId,
+      message: e.message,
+      replaces: e.type === 'compaction' ? e.replaces : undefined,
+    })),
+  )
 }
 
 /** The tree's auto-naming rule: one above the highest `<stem>-<n>` in use (n up to 9 digits). */

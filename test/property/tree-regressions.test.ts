@@ -42,7 +42,12 @@ describe('regressions found by the property tests', () => {
     expect(tree.fork('a', '__proto__').ok).toBe(true)
     expect(tree.setBranchSummary('__proto__', 'sum').ok).toBe(true)
     expect(Object.keys(tree.info().branchHeads ?? {}).sort()).toEqual(['__proto__', 'main'])
-    expect(tree.snapshot().branches.map(([name]) => name).sort()).toEqual(['__proto__', 'main'])
+    expect(
+      tree
+        .snapshot()
+        .branches.map(([name]) => name)
+        .sort(),
+    ).toEqual(['__proto__', 'main'])
     expect(roundTrip(tree)).toBe(true)
   })
 
@@ -61,8 +66,11 @@ describe('regressions found by the property tests', () => {
     expect(restored.activeBranch).toBe(tree.activeBranch)
   })
 
-  const callNode = (id: string, nodeId: string) =>
-    ({ nodeId, type: 'tool_call' as const, content: [{ type: 'tool_call' as const, id, name: 'ls', arguments: null }] })
+  const callNode = (id: string, nodeId: string) => ({
+    nodeId,
+    type: 'tool_call' as const,
+    content: [{ type: 'tool_call' as const, id, name: 'ls', arguments: null }],
+  })
 
   it('rolling back a newer node that reused a call id gives the call id back to the older node', () => {
     const tree = new SessionTree('s')

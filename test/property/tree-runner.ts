@@ -5,13 +5,60 @@
  * after a success — then checks the tree against it (cheaply after every
  * operation, fully and by replay every so often, and at the end).
  */
-import { TREE_ERROR_CODES, SessionTree, type ErrorCode, type JsonValue, type LlmMessage, type TreeCheckpoint, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
 import {
-  BAD_BRANCH, BAD_IDS, BAD_LABEL, BRANCH_POOL, EXERCISE, EXOTIC_BRANCH_POOL, LABEL_POOL, MAX_BRANCH, MAX_LABEL, SESSION,
-  type NameChoice, type NodeChoice, type Op,
+  TREE_ERROR_CODES,
+  SessionTree,
+  type ErrorCode,
+  type JsonValue,
+  type LlmMessage,
+  type TreeCheckpoint,
+  type TreeNode,
+  type TreeResult,
+} from '../../src/tree/index.ts'
+import {
+  BAD_BRANCH,
+  BAD_IDS,
+  BAD_LABEL,
+  BRANCH_POOL,
+  EXERCISE,
+  EXOTIC_BRANCH_POOL,
+  LABEL_POOL,
+  MAX_BRANCH,
+  MAX_LABEL,
+  SESSION,
+  type NameChoice,
+  type NodeChoice,
+  type Op,
 } from './tree-arbitraries.ts'
-import { assertUnchanged, check, fails, fingerprint, fullCheck, headsField, headsOf, replayCheck, safeJson, sameJson, type Depth, type Fingerprint, type ReplayBase, Failure } from './tree-invariants.ts'
-import { autoName, cloneModel, emptyModel, entryHistory, joinedBranch, modelMessages, modelPath, pushHistory, validId, validName, type Model } from './tree-model.ts'
+import {
+  assertUnchanged,
+  check,
+  fails,
+  fingerprint,
+  fullCheck,
+  headsField,
+  headsOf,
+  replayCheck,
+  safeJson,
+  sameJson,
+  type Depth,
+  type Fingerprint,
+  type ReplayBase,
+  Failure,
+} from './tree-invariants.ts'
+import {
+  autoName,
+  cloneModel,
+  emptyModel,
+  entryHistory,
+  joinedBranch,
+  modelMessages,
+  modelPath,
+  pushHistory,
+  validId,
+  validName,
+  type Model,
+} from './tree-model.ts'
 
 export interface SavedCheckpoint {
   /** Op index when it was made. */
@@ -84,7 +131,12 @@ export class Runner {
         return kind === 'branch' ? 'main' : 'start'
       }
       case 'pool': {
-        const pool = kind === 'branch' ? (EXERCISE.exoticBranchNames ? [...BRANCH_POOL, ...EXOTIC_BRANCH_POOL] : BRANCH_POOL) : LABEL_POOL
+        const pool =
+          kind === 'branch'
+            ? EXERCISE.exoticBranchNames
+              ? [...BRANCH_POOL, ...EXOTIC_BRANCH_POOL]
+              : BRANCH_POOL
+            : LABEL_POOL
         return pool[choice.i % pool.length]!
       }
       case 'fresh':
@@ -103,7 +155,8 @@ export class Runner {
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!
       this.opIndex = i
-      if (i > 0 && i % this.options.baseEvery === 0) this.bases.push({ json: JSON.stringify(this.tree.snapshot()), logSeq: this.tree.logSeq })
+      if (i > 0 && i % this.options.baseEvery === 0)
+        this.bases.push({ json: JSON.stringify(this.tree.snapshot()), logSeq: this.tree.logSeq })
       if (this.bases.length > 4) this.bases.splice(1, 1)
       try {
         this.step(op)
@@ -141,17 +194,34 @@ export class Runner {
     if (mustFail) {
       // Small trees: every failure is checked byte for byte. Larger: sampled, the rest cheaply.
       const k = this.failedOps++
-      const depth: Depth = this.m.ids.length <= this.options.byteCheckBelow || k % 64 === 0 ? 'full' : k % 8 === 0 ? 'state' : 'quick'
+      const depth: Depth =
+        this.m.ids.length <= this.options.byteCheckBelow || k % 64 === 0 ? 'full' : k % 8 === 0 ? 'state' : 'quick'
       before = fingerprint(this.tree, depth, this.m.ids)
     }
     const result = act()
     this.count(what, result)
-    check(typeof result === 'object' && result !== null && typeof result.ok === 'boolean', `${what} returned a non-result`, result)
+    check(
+      typeof result === 'object' && result !== null && typeof result.ok === 'boolean',
+      `${what} returned a non-result`,
+      result,
+    )
     if (!result.ok) {
-      check(Object.hasOwn(TREE_ERROR_CODES, result.error.code), `${what} failed with a code that is not the tree's`, result.error)
-      check(typeof result.error.message === 'string' && result.error.message !== '', `${what} failed without a message`, result.error)
+      check(
+        Object.hasOwn(TREE_ERROR_CODES, result.error.code),
+        `${what} failed with a code that is not the tree's`,
+        result.error,
+      )
+      check(
+        typeof result.error.message === 'string' && result.error.message !== '',
+        `${what} failed without a message`,
+        result.error,
+      )
       if (!mustFail) fails(`${what} failed but the model expected success`, result.error)
-      check(expected.includes(result.error.code), `${what} failed with ${result.error.code}, expected one of ${expected.join('|')}`, result.error)
+      check(
+        expected.includes(result.error.code),
+        `${what} failed with ${result.error.code}, expected one of ${expected.join('|')}`,
+        result.error,
+      )
       assertUnchanged(this.tree, before!, `failed ${what}`, this.m.ids)
       return undefined
     }
@@ -189,14 +259,22 @@ export class Runner {
           if (nodeId !== undefined && m.parent.has(nodeId)) codes.push('INVALID_ARGUMENT')
           if (effectiveParent !== null && !m.parent.has(effectiveParent)) codes.push('NODE_NOT_FOUND')
           if (labelName !== undefined && m.labels.has(labelName)) codes.push('LABEL_EXISTS')
-          if (branchName !== undefined && branchName !== m.active && m.heads.has(branchName)) codes.push('BRANCH_EXISTS')
+          if (branchName !== undefined && branchName !== m.active && m.heads.has(branchName))
+            codes.push('BRANCH_EXISTS')
         }
-        const usage: Record<string, JsonValue> | undefined = EXERCISE.rollbackUsage && op.usage
-          ? op.usage.rare ? { cacheReadTokens: op.usage.inputTokens } : { inputTokens: op.usage.inputTokens, outputTokens: op.usage.outputTokens }
-          : undefined
-        const content = op.withCallPart && op.role === 'assistant'
-          ? [{ type: 'text' as const, text: op.text }, { type: 'tool_call' as const, id: `echo-${this.fresh}`, name: 'ls', arguments: null }]
-          : undefined
+        const usage: Record<string, JsonValue> | undefined =
+          EXERCISE.rollbackUsage && op.usage
+            ? op.usage.rare
+              ? { cacheReadTokens: op.usage.inputTokens }
+              : { inputTokens: op.usage.inputTokens, outputTokens: op.usage.outputTokens }
+            : undefined
+        const content =
+          op.withCallPart && op.role === 'assistant'
+            ? [
+                { type: 'text' as const, text: op.text },
+                { type: 'tool_call' as const, id: `echo-${this.fresh}`, name: 'ls', arguments: null },
+              ]
+            : undefined
         const options = {
           ...(parentId !== undefined ? { parentId } : {}),
           ...(branch !== undefined ? { branch } : {}),
@@ -211,15 +289,22 @@ export class Runner {
         if (node) {
           check(nodeId === undefined || node.nodeId === nodeId, 'append ignored the explicit node id', node)
           check(!m.parent.has(node.nodeId), 'append reused a node id', node)
-          check(node.parentId === effectiveParent, 'append put the node under the wrong parent', { node, effectiveParent })
+          check(node.parentId === effectiveParent, 'append put the node under the wrong parent', {
+            node,
+            effectiveParent,
+          })
           check(node.type === 'message', 'append of a message must be a message node', node)
           const expectedBranch = joinedBranch(m, effectiveParent, branchName)
           this.addNode(node.nodeId, effectiveParent, message, labelName)
           m.heads.set(expectedBranch, node.nodeId)
           m.active = expectedBranch
           m.cursor = node.nodeId
-          check(tree.activeBranch === expectedBranch, `append joined branch ${tree.activeBranch}, model says ${expectedBranch}`)
-          if (this.opIndex % 4 === 0 || this.options.fullEvery === 1) sameJson(tree.messages(), modelMessages(m, node.nodeId), 'messages after append')
+          check(
+            tree.activeBranch === expectedBranch,
+            `append joined branch ${tree.activeBranch}, model says ${expectedBranch}`,
+          )
+          if (this.opIndex % 4 === 0 || this.options.fullEvery === 1)
+            sameJson(tree.messages(), modelMessages(m, node.nodeId), 'messages after append')
         }
         return
       }
@@ -228,18 +313,29 @@ export class Runner {
         const callId = EXERCISE.duplicateCallIds && op.dupCall && known.length > 0 ? known[0]! : `call-${++this.fresh}`
         const codes: ErrorCode[] = m.cursor === null || m.parent.has(m.cursor) ? [] : ['NODE_NOT_FOUND']
         const node = this.expect('append(tool_call)', codes, () =>
-          tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: callId, name: op.name, arguments: op.args }] }),
+          tree.append(null, {
+            type: 'tool_call',
+            content: [{ type: 'tool_call', id: callId, name: op.name, arguments: op.args }],
+          }),
         )
         if (node) {
           const expectedBranch = joinedBranch(m, m.cursor, undefined)
-          check(node.type === 'tool_call' && node.message === undefined, 'a tool-call node has no message until its result arrives', node)
+          check(
+            node.type === 'tool_call' && node.message === undefined,
+            'a tool-call node has no message until its result arrives',
+            node,
+          )
           this.addNode(node.nodeId, m.cursor, undefined, undefined)
           m.toolCalls.set(callId, node.nodeId)
           m.callOf.set(node.nodeId, callId)
           m.heads.set(expectedBranch, node.nodeId)
           m.active = expectedBranch
           m.cursor = node.nodeId
-          check(tree.findToolCallNode(callId)?.nodeId === m.toolCalls.get(callId), 'findToolCallNode disagrees with the model', callId)
+          check(
+            tree.findToolCallNode(callId)?.nodeId === m.toolCalls.get(callId),
+            'findToolCallNode disagrees with the model',
+            callId,
+          )
         }
         return
       }
@@ -255,11 +351,19 @@ export class Runner {
             codes.push('INVALID_ARGUMENT')
           }
         }
-        const message: LlmMessage | null = op.withMessage ? { role: 'user', content: `[summary of ${replaces.length} entries]` } : null
-        const node = this.expect('append(compaction)', codes, () => tree.append(message, { type: 'compaction', replaces }))
+        const message: LlmMessage | null = op.withMessage
+          ? { role: 'user', content: `[summary of ${replaces.length} entries]` }
+          : null
+        const node = this.expect('append(compaction)', codes, () =>
+          tree.append(message, { type: 'compaction', replaces }),
+        )
         if (node) {
           const expectedBranch = joinedBranch(m, m.cursor, undefined)
-          check(node.type === 'compaction' && JSON.stringify(node.replaces) === JSON.stringify(replaces), 'compaction entry malformed', node)
+          check(
+            node.type === 'compaction' && JSON.stringify(node.replaces) === JSON.stringify(replaces),
+            'compaction entry malformed',
+            node,
+          )
           this.addNode(node.nodeId, m.cursor, message ?? undefined, undefined)
           m.replaces.set(node.nodeId, replaces)
           m.heads.set(expectedBranch, node.nodeId)
@@ -272,32 +376,57 @@ export class Runner {
       case 'attach': {
         if (!EXERCISE.attach) return
         const known = [...m.toolCalls.keys()]
-        const callId = op.call.kind === 'known' && known.length > 0 ? known[op.call.i % known.length]! : `no-such-call-${op.text.length}`
+        const callId =
+          op.call.kind === 'known' && known.length > 0
+            ? known[op.call.i % known.length]!
+            : `no-such-call-${op.text.length}`
         let named: string | undefined
         if (op.byNode === 'right') named = m.toolCalls.get(callId)
         else if (op.byNode === 'older') named = [...m.callOf].find(([, c]) => c === callId)?.[0]
         else if (op.byNode !== undefined) named = this.node(op.byNode)
         const nodeId = op.byNode === undefined ? m.toolCalls.get(callId) : named
         const codes: ErrorCode[] = []
-        if (nodeId === undefined || !m.parent.has(nodeId)) codes.push('NODE_NOT_FOUND', ...(named !== undefined && !validId(named) ? ['INVALID_ARGUMENT' as const] : []))
+        if (nodeId === undefined || !m.parent.has(nodeId))
+          codes.push('NODE_NOT_FOUND', ...(named !== undefined && !validId(named) ? ['INVALID_ARGUMENT' as const] : []))
         else if (m.callOf.get(nodeId) !== callId) codes.push('INVALID_ARGUMENT')
         else if (op.badContent) codes.push('INVALID_ARGUMENT')
-        const result = op.badContent ? { content: 42 as unknown as string } : { content: op.text, ...(op.isError ? { isError: true } : {}) }
+        const result = op.badContent
+          ? { content: 42 as unknown as string }
+          : { content: op.text, ...(op.isError ? { isError: true } : {}) }
         // Attaching the identical result again is idempotent: nothing may change.
         const prior = codes.length > 0 || nodeId === undefined ? undefined : tree.get(nodeId)
         const priorResult = prior?.content?.find((part) => part.type === 'tool_result')
-        const idempotent = priorResult !== undefined && priorResult.type === 'tool_result' &&
-          priorResult.content === op.text && (priorResult.isError ?? false) === op.isError
+        const idempotent =
+          priorResult !== undefined &&
+          priorResult.type === 'tool_result' &&
+          priorResult.content === op.text &&
+          (priorResult.isError ?? false) === op.isError
         const before = idempotent ? fingerprint(this.tree, 'full') : undefined
         const node = this.expect('attachToolResult', codes, () =>
-          named === undefined && op.byNode === undefined ? tree.attachToolResult(callId, result) : tree.attachToolResult(callId, result, { nodeId: named ?? 'ghost-call-node' }),
+          named === undefined && op.byNode === undefined
+            ? tree.attachToolResult(callId, result)
+            : tree.attachToolResult(callId, result, { nodeId: named ?? 'ghost-call-node' }),
         )
         if (node && nodeId !== undefined) {
           if (before) assertUnchanged(tree, before, 'idempotent attachToolResult')
           check(node.nodeId === nodeId, `attach folded into ${node.nodeId}, the model expected ${nodeId}`, node)
-          check(node.message?.role === 'tool' && node.message.content === op.text && node.message.toolCallId === callId, 'attach did not set the tool message', node)
-          check(node.content?.some((part) => part.type === 'tool_result' && part.toolCallId === callId && part.content === op.text), 'attach did not record the result part', node)
-          check(node.content?.filter((part) => part.type === 'tool_result').length === 1, 'attach must keep exactly one result part', node)
+          check(
+            node.message?.role === 'tool' && node.message.content === op.text && node.message.toolCallId === callId,
+            'attach did not set the tool message',
+            node,
+          )
+          check(
+            node.content?.some(
+              (part) => part.type === 'tool_result' && part.toolCallId === callId && part.content === op.text,
+            ),
+            'attach did not record the result part',
+            node,
+          )
+          check(
+            node.content?.filter((part) => part.type === 'tool_result').length === 1,
+            'attach must keep exactly one result part',
+            node,
+          )
           m.message.set(nodeId, { ...node.message! })
         }
         return
@@ -315,7 +444,11 @@ export class Runner {
         }
         if ('kind' in target) {
           const id = this.node(target)
-          const codes: ErrorCode[] = m.parent.has(id) ? [] : validId(id) ? ['NODE_NOT_FOUND'] : ['NODE_NOT_FOUND', 'INVALID_ARGUMENT']
+          const codes: ErrorCode[] = m.parent.has(id)
+            ? []
+            : validId(id)
+              ? ['NODE_NOT_FOUND']
+              : ['NODE_NOT_FOUND', 'INVALID_ARGUMENT']
           const view = this.expect('jump(id)', codes, () => tree.jump(id, { record: op.record }))
           if (view) this.afterJumpTo(id, op.record, view.cursor, view.messages)
           return
@@ -372,8 +505,16 @@ export class Runner {
         }
         if (op.k === 'branchWithSummary') {
           const node = value as TreeNode
-          check(node.type === 'branch_summary' && node.parentId === target && node.message === undefined, 'branchWithSummary node is malformed', node)
-          check(from === null ? node.metadata === undefined : node.metadata?.fromId === from, 'branchWithSummary did not record where it came from', node)
+          check(
+            node.type === 'branch_summary' && node.parentId === target && node.message === undefined,
+            'branchWithSummary node is malformed',
+            node,
+          )
+          check(
+            from === null ? node.metadata === undefined : node.metadata?.fromId === from,
+            'branchWithSummary did not record where it came from',
+            node,
+          )
           this.addNode(node.nodeId, target, undefined, undefined)
           m.heads.set(name!, node.nodeId)
           m.cursor = node.nodeId
@@ -428,7 +569,12 @@ export class Runner {
             m.labels.set(name, id)
           }
           check(node.label === (name ?? undefined), 'label not applied', node)
-          if (name) sameJson(tree.labeled(name).map((n) => n.nodeId), [id], 'labeled(text) after label')
+          if (name)
+            sameJson(
+              tree.labeled(name).map((n) => n.nodeId),
+              [id],
+              'labeled(text) after label',
+            )
         }
         return
       }
@@ -443,7 +589,11 @@ export class Runner {
         }
         const summary = this.expect('setBranchSummary', codes, () => tree.setBranchSummary(raw, op.text, op.model))
         if (summary && name !== undefined) {
-          check(summary.branch === name && summary.nodeId === m.heads.get(name) && summary.summary === op.text, 'setBranchSummary recorded the wrong summary', summary)
+          check(
+            summary.branch === name && summary.nodeId === m.heads.get(name) && summary.summary === op.text,
+            'setBranchSummary recorded the wrong summary',
+            summary,
+          )
           m.summaries.set(name, { text: op.text, nodeId: m.heads.get(name)! })
         }
         return
@@ -458,14 +608,25 @@ export class Runner {
           ;(op.k === 'back' ? m.forward : m.back).push({ cursor: m.cursor, branch: m.active })
           m.cursor = position.cursor
           m.active = position.branch
-          check(view.cursor === position.cursor && view.branch === position.branch, `${op.k} did not return to the recorded position`, { view, position })
+          check(
+            view.cursor === position.cursor && view.branch === position.branch,
+            `${op.k} did not return to the recorded position`,
+            { view, position },
+          )
           sameJson(view.messages, modelMessages(m, position.cursor), `${op.k} messages`)
         }
         return
       }
       case 'checkpoint': {
         const token = tree.checkpoint()
-        this.checkpoints.push({ at: this.opIndex, token, json: JSON.stringify(tree.snapshot()), model: cloneModel(m), nodeCount: tree.nodeCount, logSeq: tree.logSeq })
+        this.checkpoints.push({
+          at: this.opIndex,
+          token,
+          json: JSON.stringify(tree.snapshot()),
+          model: cloneModel(m),
+          nodeCount: tree.nodeCount,
+          logSeq: tree.logSeq,
+        })
         if (this.checkpoints.length > 6) this.checkpoints.shift()
         return
       }
@@ -478,7 +639,10 @@ export class Runner {
         const saved = this.checkpoints[index]!
         this.expect('rollback', [], () => tree.rollback(saved.token))
         const json = JSON.stringify(tree.snapshot())
-        if (json !== saved.json) fails(`rollback did not restore the checkpoint snapshot\n  got:      ${json.slice(0, 1500)}\n  expected: ${saved.json.slice(0, 1500)}`)
+        if (json !== saved.json)
+          fails(
+            `rollback did not restore the checkpoint snapshot\n  got:      ${json.slice(0, 1500)}\n  expected: ${saved.json.slice(0, 1500)}`,
+          )
         check(tree.nodeCount === saved.nodeCount, 'rollback restored a different node count')
         this.m = cloneModel(saved.model)
         this.lastCount = tree.nodeCount
@@ -518,7 +682,11 @@ export class Runner {
         // Trimming the log is bookkeeping: the state and its snapshot do not change.
         assertUnchanged(tree, before, 'trimLog', m.ids)
         this.trimmedTo = Math.max(this.trimmedTo, through)
-        check(tree.log(0).length === tree.logSeq - this.trimmedTo, 'trimLog kept the wrong number of log entries', { retained: tree.log(0).length, logSeq: tree.logSeq, trimmedTo: this.trimmedTo })
+        check(tree.log(0).length === tree.logSeq - this.trimmedTo, 'trimLog kept the wrong number of log entries', {
+          retained: tree.log(0).length,
+          logSeq: tree.logSeq,
+          trimmedTo: this.trimmedTo,
+        })
         // Checkpoints before the trimmed point can no longer be rolled back to.
         const gone = this.checkpoints.filter((c) => c.logSeq < this.trimmedTo)
         this.checkpoints = this.checkpoints.filter((c) => c.logSeq >= this.trimmedTo)
@@ -539,10 +707,20 @@ export class Runner {
           [okJump, { seq: seq + 1, at, op: 'jump', target: 'ghost-node', record: true }],
           [okJump, { seq: seq + 1, at: 'yesterday', op: 'select', nodeId: null }],
           [okJump, { seq: seq + 1, at, op: 'fork', target: m.ids[0] ?? 'ghost', branch: '   ' }],
-          [okJump, { seq: seq + 1, at, op: 'append', node: { nodeId: 'x-self', parentId: 'x-self', summary: '', createdAt: at } }],
+          [
+            okJump,
+            {
+              seq: seq + 1,
+              at,
+              op: 'append',
+              node: { nodeId: 'x-self', parentId: 'x-self', summary: '', createdAt: at },
+            },
+          ],
         ]
         const input = records[op.kind % records.length]!
-        this.expect('replay(garbage)', ['INVALID_ARGUMENT', 'NODE_NOT_FOUND', 'HISTORY_EMPTY'], () => tree.replay(input))
+        this.expect('replay(garbage)', ['INVALID_ARGUMENT', 'NODE_NOT_FOUND', 'HISTORY_EMPTY'], () =>
+          tree.replay(input),
+        )
         return
       }
     }
@@ -555,7 +733,10 @@ export class Runner {
     if (m.heads.get(m.active) !== id) {
       const holders = [...m.heads].filter(([, head]) => head === id).map(([name]) => name)
       if (holders.length > 0) {
-        check(holders.includes(this.tree.activeBranch), 'jump to a branch head must activate one of its branches', { holders, active: this.tree.activeBranch })
+        check(holders.includes(this.tree.activeBranch), 'jump to a branch head must activate one of its branches', {
+          holders,
+          active: this.tree.activeBranch,
+        })
         m.active = this.tree.activeBranch
       }
     }
@@ -591,13 +772,18 @@ export class Runner {
     const info = tree.info()
     check(info.branchCount === m.heads.size, `branchCount ${info.branchCount}, model ${m.heads.size}`)
     check(info.labelCount === m.labels.size, `labelCount ${info.labelCount}, model ${m.labels.size}`)
-    check(info.canGoBack === m.back.length > 0 && info.canGoForward === m.forward.length > 0, 'canGoBack/canGoForward disagree with the model', info)
+    check(
+      info.canGoBack === m.back.length > 0 && info.canGoForward === m.forward.length > 0,
+      'canGoBack/canGoForward disagree with the model',
+      info,
+    )
     if (i % 32 === 0) {
       const snapshot = tree.snapshot()
       sameJson(snapshot.history, { back: m.back, forward: m.forward }, 'navigation history')
       const heads = headsOf(snapshot)
       // An ordered list keeps creation order (the model's Map order); a record may reorder keys.
-      if (headsField(snapshot as unknown as Record<string, unknown>) === 'branches') sameJson(heads, [...m.heads], 'snapshot branch heads vs model (creation order)')
+      if (headsField(snapshot as unknown as Record<string, unknown>) === 'branches')
+        sameJson(heads, [...m.heads], 'snapshot branch heads vs model (creation order)')
       else sameJson(heads.sort(), [...m.heads].sort(), 'snapshot branch heads vs model')
       const path = tree.path()
       check(path.ok, 'path() of the cursor failed', path)

@@ -35,27 +35,39 @@ describe('SessionTree under random operation sequences', () => {
     const codes = new Map<string, number>()
     fc.assert(
       // The counterexample is the seed of the op list (10,000 ops do not print usefully).
-      fc.property(process.env.PROP_SEED ? fc.constant(Number(process.env.PROP_SEED)) : fc.noShrink(fc.integer()), (seed) => {
-        const ops = fc.sample(opArb, { seed, numRuns: LONG })
-        const runner = runOps(ops, { fullEvery: 1000, replayEvery: 2500, byteCheckBelow: 300, baseEvery: 997 })
-        totals = {
-          ops: totals.ops + ops.length,
-          failed: totals.failed + runner.stats.failed,
-          maxNodes: Math.max(totals.maxNodes, runner.tree.nodeCount),
-        }
-        for (const [code, n] of runner.stats.byCode) codes.set(code, (codes.get(code) ?? 0) + n)
-      }),
+      fc.property(
+        process.env.PROP_SEED ? fc.constant(Number(process.env.PROP_SEED)) : fc.noShrink(fc.integer()),
+        (seed) => {
+          const ops = fc.sample(opArb, { seed, numRuns: LONG })
+          const runner = runOps(ops, { fullEvery: 1000, replayEvery: 2500, byteCheckBelow: 300, baseEvery: 997 })
+          totals = {
+            ops: totals.ops + ops.length,
+            failed: totals.failed + runner.stats.failed,
+            maxNodes: Math.max(totals.maxNodes, runner.tree.nodeCount),
+          }
+          for (const [code, n] of runner.stats.byCode) codes.set(code, (codes.get(code) ?? 0) + n)
+        },
+      ),
       // No shrinking of 10k-op runs (the short runs below shrink); the message names the op.
       { numRuns: process.env.PROP_SEED ? 1 : 3, endOnFailure: true },
     )
     // The runs must actually exercise failures of every kind the generator aims at.
-    for (const code of ['NODE_NOT_FOUND', 'BRANCH_NOT_FOUND', 'BRANCH_EXISTS', 'LABEL_EXISTS', 'INVALID_ARGUMENT', 'HISTORY_EMPTY'] as const) {
+    for (const code of [
+      'NODE_NOT_FOUND',
+      'BRANCH_NOT_FOUND',
+      'BRANCH_EXISTS',
+      'LABEL_EXISTS',
+      'INVALID_ARGUMENT',
+      'HISTORY_EMPTY',
+    ] as const) {
       expect(codes.get(code) ?? 0, `no op failed with ${code}`).toBeGreaterThan(0)
     }
     expect(totals.ops).toBe((process.env.PROP_SEED ? 1 : 3) * LONG)
     expect(totals.maxNodes).toBeGreaterThan(1000)
     // eslint-disable-next-line no-console
-    console.info(`[property] ${totals.ops} ops, ${totals.failed} expected failures, max ${totals.maxNodes} nodes, ${Math.round(performance.now() - started)} ms`)
+    console.info(
+      `[property] ${totals.ops} ops, ${totals.failed} expected failures, max ${totals.maxNodes} nodes, ${Math.round(performance.now() - started)} ms`,
+    )
   }, 600_000)
 
   it('keeps every invariant over many short runs (shrinks to a minimal op list)', () => {

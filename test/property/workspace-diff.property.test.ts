@@ -50,23 +50,31 @@ function apply(before: string, diff: string): string {
   return out.join('')
 }
 
-const text = fc.array(fc.constantFrom('a\n', 'b\n', 'c\n', 'd\n', '\n', 'e'), { maxLength: 40 }).map((parts) => parts.join(''))
+const text = fc
+  .array(fc.constantFrom('a\n', 'b\n', 'c\n', 'd\n', '\n', 'e'), { maxLength: 40 })
+  .map((parts) => parts.join(''))
 
 describe('line diffs', () => {
   it('a unified diff turns the old text into the new one', () => {
-    fc.assert(fc.property(text, text, (before, after) => {
-      expect(apply(before, unifiedDiff('f', before, after))).toBe(after)
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        expect(apply(before, unifiedDiff('f', before, after))).toBe(after)
+      }),
+      { numRuns: 2000 },
+    )
   })
 
   it('counts a minimal edit', () => {
-    fc.assert(fc.property(text, text, (before, after) => {
-      const a = splitLines(before)
-      const b = splitLines(after)
-      const { insertions, deletions } = diffCounts(before, after)
-      expect(insertions + deletions).toBe(a.length + b.length - 2 * lcs(a, b))
-      expect(insertions - deletions).toBe(b.length - a.length)
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        const a = splitLines(before)
+        const b = splitLines(after)
+        const { insertions, deletions } = diffCounts(before, after)
+        expect(insertions + deletions).toBe(a.length + b.length - 2 * lcs(a, b))
+        expect(insertions - deletions).toBe(b.length - a.length)
+      }),
+      { numRuns: 2000 },
+    )
   })
 
   it('headers name created and deleted files /dev/null', () => {

@@ -15,10 +15,12 @@ export type ApiMessage = { role: string; content: string | ApiBlock[] }
 /** What a Messages request holds, as comparable units (the CLI's `<system-reminder>` blocks and mid-conversation system messages left out, thinking too). */
 export function requestUnits(messages: readonly ApiMessage[]): Unit[] {
   const units: Unit[] = []
-  const text = (content: string | ApiBlock[] | undefined) => (typeof content === 'string' ? content : (content ?? []).map((b) => b.text ?? '').join(''))
+  const text = (content: string | ApiBlock[] | undefined) =>
+    typeof content === 'string' ? content : (content ?? []).map((b) => b.text ?? '').join('')
   for (const message of messages) {
     if (message.role === 'system') continue
-    const list: ApiBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content
+    const list: ApiBlock[] =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content
     for (const block of list) {
       if (block.type === 'text' && block.text!.startsWith('<system-reminder>')) continue
       if (block.type === 'text' && block.text!.trim() !== '') units.push([message.role, block.text!.trimEnd()])
@@ -36,12 +38,13 @@ export function pathUnits(tree: SessionTree, nodeId: string): Unit[] {
   const units: Unit[] = []
   for (const entry of history.value) {
     for (const part of entry.content ?? []) {
-      if (part.type === 'text' && part.text.trim() !== '') units.push([entry.message?.role ?? 'user', part.text.trimEnd()])
+      if (part.type === 'text' && part.text.trim() !== '')
+        units.push([entry.message?.role ?? 'user', part.text.trimEnd()])
       else if (part.type === 'tool_call' && entry.type !== 'tool_call') units.push(['call', part.name])
       else if (part.type === 'tool_result') units.push(['result', part.content.trimEnd()])
     }
-    if ((entry.content ?? []).length === 0 && entry.message?.content) units.push([entry.message.role, entry.message.content.trimEnd()])
+    if ((entry.content ?? []).length === 0 && entry.message?.content)
+      units.push([entry.message.role, entry.message.content.trimEnd()])
   }
   return units
 }
-

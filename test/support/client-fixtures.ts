@@ -8,7 +8,8 @@ import type { Result, TreeRemote } from '../../src/client/controller.ts'
 import type { MoveResult, SessionStatus, SessionTreeOutline } from '../../src/types.ts'
 import { user, assistant, value } from './messages.ts'
 
-const wrap = <T>(r: TreeResult<T>): Result<T> => (r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } })
+const wrap = <T>(r: TreeResult<T>): Result<T> =>
+  r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } }
 
 export interface FakeRemote {
   readonly remote: TreeRemote
@@ -37,21 +38,50 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
     return Promise.resolve(run())
   }
   const move = (r: TreeResult<unknown>): Result<MoveResult> =>
-    r.ok ? { ok: true, value: { cursor: tree.cursor, messages: tree.messages(), branch: tree.activeBranch, mode: 'stock', switch: { appendedEvents: 7, copies: 0, shadowed: 1, noop: false } } } : wrap(r as TreeResult<never>)
+    r.ok
+      ? {
+          ok: true,
+          value: {
+            cursor: tree.cursor,
+            messages: tree.messages(),
+            branch: tree.activeBranch,
+            mode: 'stock',
+            switch: { appendedEvents: 7, copies: 0, shadowed: 1, noop: false },
+          },
+        }
+      : wrap(r as TreeResult<never>)
   ;(fake as { remote: TreeRemote }).remote = {
-    session: () => guard('session', () => ({ ok: true, value: { ...tree.info(), surfaceMode: 'stock', surfaceNote: 'Jumps rewrite the model history.', revision: `1:${tree.logSeq}`, quarantine: [], sidecarWarnings: [], ...fake.status } as SessionStatus })),
+    session: () =>
+      guard('session', () => ({
+        ok: true,
+        value: {
+          ...tree.info(),
+          surfaceMode: 'stock',
+          surfaceNote: 'Jumps rewrite the model history.',
+          revision: `1:${tree.logSeq}`,
+          quarantine: [],
+          sidecarWarnings: [],
+          ...fake.status,
+        } as SessionStatus,
+      })),
     outline: () => guard('outline', () => ({ ok: true, value: tree.outline() })),
     export: () => guard('export', () => wrap(tree.linearExport())),
     jump: (_a, nodeId) => guard('jump', () => move(tree.jump(nodeId))),
     fork: (_a, nodeId, branch) =>
       guard('fork', () => {
         const forked = tree.fork(nodeId, branch)
-        return forked.ok ? { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' as const } } : wrap(forked)
+        return forked.ok
+          ? { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' as const } }
+          : wrap(forked)
       }),
     back: () => guard('back', () => move(tree.back())),
     forward: () => guard('forward', () => move(tree.forward())),
     label: (_a, nodeId, label) => guard('label', () => wrap(tree.label(nodeId, label))),
-    summarize: (_a, branch) => guard('summarize', () => ({ ok: true, value: { branch, nodeId: tree.cursor ?? '', summary: 'digest', createdAt: new Date(0).toISOString() } })),
+    summarize: (_a, branch) =>
+      guard('summarize', () => ({
+        ok: true,
+        value: { branch, nodeId: tree.cursor ?? '', summary: 'digest', createdAt: new Date(0).toISOString() },
+      })),
   }
   return fake
 }
@@ -62,7 +92,13 @@ export function smallTree(): { tree: SessionTree; ids: Record<'q1' | 'a1' | 'q2'
   const q1 = value(tree.append(user('first question'))).nodeId
   const a1 = value(tree.append(assistant('first answer'))).nodeId
   const q2 = value(tree.append(user('please read notes'))).nodeId
-  const call = value(tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }], summary: 'read({"file_path":"notes.txt"})' })).nodeId
+  const call = value(
+    tree.append(null, {
+      type: 'tool_call',
+      content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }],
+      summary: 'read({"file_path":"notes.txt"})',
+    }),
+  ).nodeId
   value(tree.attachToolResult('c1', { content: 'banana' }))
   const a2 = value(tree.append(assistant('the file says banana'))).nodeId
   return { tree, ids: { q1, a1, q2, call, a2 } }
@@ -86,7 +122,13 @@ export function realBigView(n: number, sides: number = Math.floor((n * 0.15) / 6
     let id: string
     if (count % 3 === 0) id = value(tree.append(user(`question ${turn}: what about part ${turn} of the plan?`))).nodeId
     else if (count % 3 === 1) {
-      id = value(tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: `c${count}`, name: 'read', arguments: { file_path: `part-${turn}.md` } }], summary: `read({"file_path":"part-${turn}.md"})` })).nodeId
+      id = value(
+        tree.append(null, {
+          type: 'tool_call',
+          content: [{ type: 'tool_call', id: `c${count}`, name: 'read', arguments: { file_path: `part-${turn}.md` } }],
+          summary: `read({"file_path":"part-${turn}.md"})`,
+        }),
+      ).nodeId
       value(tree.attachToolResult(`c${count}`, { content: `contents of part ${turn}` }))
     } else id = value(tree.append(assistant(`answer ${turn}: part ${turn} is done`))).nodeId
     count += 1
@@ -95,7 +137,12 @@ export function realBigView(n: number, sides: number = Math.floor((n * 0.15) / 6
   const head = tree.cursor!
   forkPoints.forEach((at, branch) => {
     value(tree.fork(at, `idea-${branch + 1}`))
-    for (let k = 0; k < 6; k++) value(tree.append(k % 2 === 0 ? user(`side question ${branch + 1}.${k}`) : assistant(`side answer ${branch + 1}.${k}`)))
+    for (let k = 0; k < 6; k++)
+      value(
+        tree.append(
+          k % 2 === 0 ? user(`side question ${branch + 1}.${k}`) : assistant(`side answer ${branch + 1}.${k}`),
+        ),
+      )
   })
   value(tree.jump(head))
   return tree.outline()

@@ -21,7 +21,8 @@ export class FakeAgent implements LiveAgent {
   /** Decisions the loop received, in order. */
   readonly decisions: PreStepDecision[] = []
   /** Set to queue a user prompt while the next maintenance turn runs (the race the switcher handles). */
-  raceFollowup: { id: string; role: 'user'; content: { type: 'text'; text: string }[]; source: { kind: 'user' } } | undefined
+  raceFollowup:
+    { id: string; role: 'user'; content: { type: 'text'; text: string }[]; source: { kind: 'user' } } | undefined
 
   readonly log: LogBuilder
   private readonly listener: Listener
@@ -36,7 +37,7 @@ export class FakeAgent implements LiveAgent {
 
   /** Append an event type this package does not declare (agent inbox records). */
   appendRaw(type: string, data: unknown): void {
-    (this.log.session.append as (type: string, data: unknown) => unknown)(type, data)
+    ;(this.log.session.append as (type: string, data: unknown) => unknown)(type, data)
   }
 
   get session() {
@@ -46,17 +47,29 @@ export class FakeAgent implements LiveAgent {
   get inbox() {
     const agent = this
     return {
-      get nextTurn() { return agent.queue },
-      get nextStep() { return agent.steps },
-      get hasPending() { return agent.queue.length + agent.steps.length > 0 },
+      get nextTurn() {
+        return agent.queue
+      },
+      get nextStep() {
+        return agent.steps
+      },
+      get hasPending() {
+        return agent.queue.length + agent.steps.length > 0
+      },
       prepend(target: 'next-turn' | 'next-step', message: unknown) {
-        (target === 'next-turn' ? agent.queue : agent.steps).unshift(message as { id: string })
+        ;(target === 'next-turn' ? agent.queue : agent.steps).unshift(message as { id: string })
       },
       remove(id: string) {
         const i = agent.queue.findIndex((m) => m.id === id)
         if (i >= 0) {
           agent.queue.splice(i, 1)
-          agent.appendRaw('agent/inbox/spliced', { target: 'next-turn', start: i, removedCount: 1, inserted: [], outcome: 'canceled' })
+          agent.appendRaw('agent/inbox/spliced', {
+            target: 'next-turn',
+            start: i,
+            removedCount: 1,
+            inserted: [],
+            outcome: 'canceled',
+          })
         }
       },
     }
@@ -91,7 +104,10 @@ export class FakeAgent implements LiveAgent {
       this.raceFollowup = undefined
     }
     this.sync()
-    const decision = await this.listener({ agent: this, messages: claimed, turn, step: 1 }, async () => ({ kind: 'enter', messages: claimed as unknown as UserMessage[] }))
+    const decision = await this.listener({ agent: this, messages: claimed, turn, step: 1 }, async () => ({
+      kind: 'enter',
+      messages: claimed as unknown as UserMessage[],
+    }))
     this.decisions.push(decision)
     s.append('turn/end', { turn, reason: decision.kind === 'reject' ? { kind: 'blocked' } : { kind: 'completed' } })
     this.sync()

@@ -35,7 +35,11 @@ export interface ResponsesBody {
 export interface ResponsesStep {
   readonly reasoning?: string
   readonly text?: string
-  readonly calls?: readonly { readonly name: string; readonly arguments: Readonly<Record<string, unknown>>; readonly id?: string }[]
+  readonly calls?: readonly {
+    readonly name: string
+    readonly arguments: Readonly<Record<string, unknown>>
+    readonly id?: string
+  }[]
   /** Input tokens reported (drives the CLI's auto-compaction); default 100. */
   readonly inputTokens?: number
 }
@@ -58,7 +62,9 @@ export function itemText(item: ResponsesItem): string {
   return (item.content ?? []).map((c) => c.text ?? '').join('')
 }
 
-export async function startFakeResponses(answer: (body: ResponsesBody, n: number, path: string) => ResponsesStep): Promise<FakeResponses> {
+export async function startFakeResponses(
+  answer: (body: ResponsesBody, n: number, path: string) => ResponsesStep,
+): Promise<FakeResponses> {
   const requests: RecordedResponsesRequest[] = []
   let n = 0
   const server = http.createServer((req, res) => {
@@ -66,7 +72,8 @@ export async function startFakeResponses(answer: (body: ResponsesBody, n: number
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const url = req.url ?? '/'
-      if (req.method !== 'POST' || !/\/responses(\/compact)?(\?|$)/.test(url)) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not here"}}')
+      if (req.method !== 'POST' || !/\/responses(\/compact)?(\?|$)/.test(url))
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not here"}}')
       let body: ResponsesBody
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponsesBody
@@ -79,18 +86,36 @@ export async function startFakeResponses(answer: (body: ResponsesBody, n: number
       try {
         step = answer(body, number, url)
       } catch (error) {
-        return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `fake: ${(error as Error).message}` } }))
+        return void res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `fake: ${(error as Error).message}` } }))
       }
       const items = outputItems(step, number)
-      const usage = { input_tokens: step.inputTokens ?? 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: (step.inputTokens ?? 100) + 10 }
-      if (url.includes('/responses/compact')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ output: items, usage }))
+      const usage = {
+        input_tokens: step.inputTokens ?? 100,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 10,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: (step.inputTokens ?? 100) + 10,
+      }
+      if (url.includes('/responses/compact'))
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ output: items, usage }))
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
+      const event = (type: string, data: Record<string, unknown>) =>
+        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
       const id = `resp_fake_${number}`
       event('response.created', { response: { id } })
       items.forEach((item, index) => {
         event('response.output_item.added', { output_index: index, item })
-        if (item.type === 'message') event('response.output_text.delta', { output_index: index, content_index: 0, item_id: item.id, delta: itemText(item as ResponsesItem) })
+        if (item.type === 'message')
+          event('response.output_text.delta', {
+            output_index: index,
+            content_index: 0,
+            item_id: item.id,
+            delta: itemText(item as ResponsesItem),
+          })
         event('response.output_item.done', { output_index: index, item })
       })
       event('response.completed', { response: { id, usage } })
@@ -99,14 +124,47 @@ export async function startFakeResponses(answer: (body: ResponsesBody, n: number
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
 }
 
 function outputItems(step: ResponsesStep, n: number): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = []
-  if (step.reasoning !== undefined) items.push({ type: 'reasoning', id: `rs_fake_${n}`, summary: [{ type: 'summary_text', text: step.reasoning }], content: null, encrypted_content: null })
-  if (step.text !== undefined) items.push({ type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.text, annotations: [] }] })
-  for (const [i, call] of (step.calls ?? []).entries()) items.push({ type: 'function_call', id: `fc_fake_${n}_${i}`, call_id: call.id ?? `call_fake_${n}_${i}`, name: call.name, arguments: JSON.stringify(call.arguments), status: 'completed' })
-  if (items.length === 0) items.push({ type: 'message', id: `msg_fake_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: '', annotations: [] }] })
+  if (step.reasoning !== undefined)
+    items.push({
+      type: 'reasoning',
+      id: `rs_fake_${n}`,
+      summary: [{ type: 'summary_text', text: step.reasoning }],
+      content: null,
+      encrypted_content: null,
+    })
+  if (step.text !== undefined)
+    items.push({
+      type: 'message',
+      id: `msg_fake_${n}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: step.text, annotations: [] }],
+    })
+  for (const [i, call] of (step.calls ?? []).entries())
+    items.push({
+      type: 'function_call',
+      id: `fc_fake_${n}_${i}`,
+      call_id: call.id ?? `call_fake_${n}_${i}`,
+      name: call.name,
+      arguments: JSON.stringify(call.arguments),
+      status: 'completed',
+    })
+  if (items.length === 0)
+    items.push({
+      type: 'message',
+      id: `msg_fake_${n}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: '', annotations: [] }],
+    })
   return items
 }

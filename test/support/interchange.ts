@@ -19,7 +19,11 @@ export interface Home {
   readonly home: string
   readonly sessionsRoot: string
   readonly sidecarRoot: string
-  readonly persistence: { create(meta: unknown): Promise<void>; append(id: never, events: readonly never[]): Promise<void>; load(id: unknown): Promise<{ events: readonly unknown[]; meta: unknown }> }
+  readonly persistence: {
+    create(meta: unknown): Promise<void>
+    append(id: never, events: readonly never[]): Promise<void>
+    load(id: unknown): Promise<{ events: readonly unknown[]; meta: unknown }>
+  }
 }
 
 export async function dshHome(): Promise<Home> {
@@ -27,16 +31,29 @@ export async function dshHome(): Promise<Home> {
   const ctx = new Context()
   ctx.plugin(SessionStore)
   ctx.plugin(JsonlSessionPersistence, { root: join(home, 'sessions') })
-  for (let i = 0; i < 100 && !(ctx as unknown as { sessionPersistence?: unknown }).sessionPersistence; i++) await new Promise((r) => setTimeout(r, 5))
-  return { home, sessionsRoot: join(home, 'sessions'), sidecarRoot: join(home, 'session-tree'), persistence: (ctx as unknown as { sessionPersistence: Home['persistence'] }).sessionPersistence }
+  for (let i = 0; i < 100 && !(ctx as unknown as { sessionPersistence?: unknown }).sessionPersistence; i++)
+    await new Promise((r) => setTimeout(r, 5))
+  return {
+    home,
+    sessionsRoot: join(home, 'sessions'),
+    sidecarRoot: join(home, 'session-tree'),
+    persistence: (ctx as unknown as { sessionPersistence: Home['persistence'] }).sessionPersistence,
+  }
 }
 
 /** Load a stored session the way the plugin does on resume: log + sidecar → tree. */
-export async function loadTree(home: Home, sessionId: string): Promise<{ tree: SessionTree; events: readonly unknown[]; warnings: readonly string[] }> {
+export async function loadTree(
+  home: Home,
+  sessionId: string,
+): Promise<{ tree: SessionTree; events: readonly unknown[]; warnings: readonly string[] }> {
   const loaded = await home.persistence.load(SessionId(sessionId))
   const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(home.sidecarRoot))
   const state = sync.attach({ id: sessionId, events: loaded.events })
-  return { tree: state.projector.tree, events: loaded.events, warnings: [...state.warnings.map((w) => w.message), ...state.projector.quarantine.map((q) => q.reason)] }
+  return {
+    tree: state.projector.tree,
+    events: loaded.events,
+    warnings: [...state.warnings.map((w) => w.message), ...state.projector.quarantine.map((q) => q.reason)],
+  }
 }
 
 export type ModelMessage = { role: string; text: string }
@@ -70,9 +87,18 @@ export function treeModelView(tree: SessionTree, nodeId: string | null): ModelMe
       return { role: 'tool', text: result?.type === 'tool_result' ? result.content : '' }
     }
     const parts = entry.content ?? []
-    const text = parts.length > 0
-      ? parts.map((p) => (p.type === 'text' ? p.text.replace(/\[image: [^\]]*\]/g, '[image]') : p.type === 'tool_call' ? `call:${p.name}` : '')).join('')
-      : entry.message?.content ?? ''
+    const text =
+      parts.length > 0
+        ? parts
+            .map((p) =>
+              p.type === 'text'
+                ? p.text.replace(/\[image: [^\]]*\]/g, '[image]')
+                : p.type === 'tool_call'
+                  ? `call:${p.name}`
+                  : '',
+            )
+            .join('')
+        : (entry.message?.content ?? '')
     return { role: entry.message?.role ?? 'user', text }
   })
 }

@@ -23,7 +23,8 @@ export class LogBuilder {
 
   constructor(id: string | Session = 'test-session') {
     this.session = typeof id === 'string' ? Session.create(SessionId(id)) : id
-    for (const event of this.session.events) if (event.type === 'turn/start') this.turn = Math.max(this.turn, event.data.turn)
+    for (const event of this.session.events)
+      if (event.type === 'turn/start') this.turn = Math.max(this.turn, event.data.turn)
   }
 
   get events() {
@@ -37,43 +38,91 @@ export class LogBuilder {
 
   /** One turn: a typed prompt, optional injected context, tool rounds, then a final answer. */
   /** `usage`: provider usage on the answers (true: small fixed figures; a number: that many input tokens on the final answer). */
-  userTurn(prompt: string, answer: string, options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean | number } = {}): this {
+  userTurn(
+    prompt: string,
+    answer: string,
+    options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean | number } = {},
+  ): this {
     const s = this.session
     const turn = this.nextTurn()
     s.append('turn/start', { turn })
     s.append('step/start', { turn, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }), { surfaceOp: 'append' })
+    s.append(
+      'user/message',
+      createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }),
+      { surfaceOp: 'append' },
+    )
     if (options.context !== undefined) {
-      s.append('user/message', createUserMessage({ content: [{ type: 'text', text: options.context }], source: { kind: 'plugin', plugin: '@deepseek-ai/dsh-system-prompt' } }), { surfaceOp: 'append' })
+      s.append(
+        'user/message',
+        createUserMessage({
+          content: [{ type: 'text', text: options.context }],
+          source: { kind: 'plugin', plugin: '@deepseek-ai/dsh-system-prompt' },
+        }),
+        { surfaceOp: 'append' },
+      )
     }
-    s.append('request/header', { header: { config: { provider: PROVIDER, model: MODEL } }, reason: turn === 1 ? 'initial' : 'change' } as never)
+    s.append('request/header', {
+      header: { config: { provider: PROVIDER, model: MODEL } },
+      reason: turn === 1 ? 'initial' : 'change',
+    } as never)
     let step = 1
     if (options.tools && options.tools.length > 0) {
       const calls = options.tools.map((tool) => ({ ...tool, id: CallId(`call_${++this.callCounter}`) }))
-      s.append('assistant/message', {
-        turn, step,
-        message: createAssistantMessage({
-          content: calls.map((c) => ({ type: 'tool-call' as const, id: c.id, name: c.name, arguments: JSON.stringify(c.args) })),
-          source: { provider: PROVIDER, model: MODEL },
-        }),
-        ...(options.usage ? { usage: { inputTokens: 100, outputTokens: 10 } } : {}),
-      }, { surfaceOp: 'append' })
-      for (const c of calls) s.append('tool/call', { turn, step, callId: c.id, name: c.name, arguments: JSON.stringify(c.args) })
+      s.append(
+        'assistant/message',
+        {
+          turn,
+          step,
+          message: createAssistantMessage({
+            content: calls.map((c) => ({
+              type: 'tool-call' as const,
+              id: c.id,
+              name: c.name,
+              arguments: JSON.stringify(c.args),
+            })),
+            source: { provider: PROVIDER, model: MODEL },
+          }),
+          ...(options.usage ? { usage: { inputTokens: 100, outputTokens: 10 } } : {}),
+        },
+        { surfaceOp: 'append' },
+      )
+      for (const c of calls)
+        s.append('tool/call', { turn, step, callId: c.id, name: c.name, arguments: JSON.stringify(c.args) })
       for (const c of calls) {
-        s.append('tool/result', {
-          turn, step,
-          message: createToolResultMessage({ callId: c.id, content: [{ type: 'text', text: c.result }], isError: c.isError ?? false }),
-        }, { surfaceOp: 'append' })
+        s.append(
+          'tool/result',
+          {
+            turn,
+            step,
+            message: createToolResultMessage({
+              callId: c.id,
+              content: [{ type: 'text', text: c.result }],
+              isError: c.isError ?? false,
+            }),
+          },
+          { surfaceOp: 'append' },
+        )
       }
       s.append('step/end', { turn, step })
       step = 2
       s.append('step/start', { turn, step })
     }
-    s.append('assistant/message', {
-      turn, step,
-      message: createAssistantMessage({ content: [{ type: 'text', text: answer }], source: { provider: PROVIDER, model: MODEL } }),
-      ...(options.usage ? { usage: { inputTokens: typeof options.usage === 'number' ? options.usage : 120, outputTokens: 20 } } : {}),
-    }, { surfaceOp: 'append' })
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step,
+        message: createAssistantMessage({
+          content: [{ type: 'text', text: answer }],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+        ...(options.usage
+          ? { usage: { inputTokens: typeof options.usage === 'number' ? options.usage : 120, outputTokens: 20 } }
+          : {}),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('step/end', { turn, step })
     s.append('turn/end', { turn, reason: { kind: 'completed' } })
     return this
@@ -81,7 +130,21 @@ export class LogBuilder {
 
   /** Texts of the model-visible history right now. */
   modelTexts(): string[] {
-    return this.session.deriveMessages().map((m) => m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type === 'tool-result' ? `result:${(b.content as { text?: string }[]).map((c) => c.text).join('')}` : '')).join(''))
+    return this.session
+      .deriveMessages()
+      .map((m) =>
+        m.content
+          .map((b) =>
+            b.type === 'text'
+              ? b.text
+              : b.type === 'tool-call'
+                ? `call:${b.name}`
+                : b.type === 'tool-result'
+                  ? `result:${(b.content as { text?: string }[]).map((c) => c.text).join('')}`
+                  : '',
+          )
+          .join(''),
+      )
   }
 }
 

@@ -30,16 +30,39 @@ export function user(text: string) {
 }
 
 export function userWithImage(text: string, base64: string, mimeType = 'image/png') {
-  return { role: 'user' as const, content: [{ type: 'text' as const, text }, { type: 'image' as const, data: base64, mimeType }], timestamp: tick() }
+  return {
+    role: 'user' as const,
+    content: [
+      { type: 'text' as const, text },
+      { type: 'image' as const, data: base64, mimeType },
+    ],
+    timestamp: tick(),
+  }
 }
 
-const usage = { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 120, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }
+const usage = {
+  input: 100,
+  output: 20,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 120,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+}
 
-export function assistant(text: string, options: { thinking?: string; calls?: { id: string; name: string; args: Record<string, unknown> }[]; model?: string } = {}) {
+export function assistant(
+  text: string,
+  options: {
+    thinking?: string
+    calls?: { id: string; name: string; args: Record<string, unknown> }[]
+    model?: string
+  } = {},
+) {
   const content: unknown[] = []
-  if (options.thinking) content.push({ type: 'thinking', thinking: options.thinking, thinkingSignature: 'sig-' + options.thinking.length })
+  if (options.thinking)
+    content.push({ type: 'thinking', thinking: options.thinking, thinkingSignature: 'sig-' + options.thinking.length })
   if (text) content.push({ type: 'text', text })
-  for (const call of options.calls ?? []) content.push({ type: 'toolCall', id: call.id, name: call.name, arguments: call.args })
+  for (const call of options.calls ?? [])
+    content.push({ type: 'toolCall', id: call.id, name: call.name, arguments: call.args })
   return {
     role: 'assistant' as const,
     content,
@@ -53,16 +76,37 @@ export function assistant(text: string, options: { thinking?: string; calls?: { 
 }
 
 export function toolResult(callId: string, toolName: string, text: string, isError = false) {
-  return { role: 'toolResult' as const, toolCallId: callId, toolName, content: [{ type: 'text' as const, text }], isError, timestamp: tick() } as never
+  return {
+    role: 'toolResult' as const,
+    toolCallId: callId,
+    toolName,
+    content: [{ type: 'text' as const, text }],
+    isError,
+    timestamp: tick(),
+  } as never
 }
 
 /** What Pi sends its model for a leaf, as role + flat text (the comparison form). */
 export function piContext(session: SessionManager, leafId?: string | null): { role: string; text: string }[] {
-  const context = leafId === undefined ? session.buildSessionContext() : buildSessionContext(session.getEntries(), leafId)
+  const context =
+    leafId === undefined ? session.buildSessionContext() : buildSessionContext(session.getEntries(), leafId)
   return convertToLlm(context.messages).map((message) => {
     const m = message as { role: string; content: unknown }
-    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as { type: string; text?: string; name?: string; id?: string }[])
-    const text = blocks.map((b) => (b.type === 'text' ? b.text ?? '' : b.type === 'toolCall' ? `call:${b.name}` : b.type === 'image' ? '[image]' : '')).join('')
+    const blocks =
+      typeof m.content === 'string'
+        ? [{ type: 'text', text: m.content }]
+        : (m.content as { type: string; text?: string; name?: string; id?: string }[])
+    const text = blocks
+      .map((b) =>
+        b.type === 'text'
+          ? (b.text ?? '')
+          : b.type === 'toolCall'
+            ? `call:${b.name}`
+            : b.type === 'image'
+              ? '[image]'
+              : '',
+      )
+      .join('')
     return { role: m.role === 'toolResult' ? 'tool' : m.role, text }
   })
 }

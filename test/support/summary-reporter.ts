@@ -17,7 +17,8 @@ export default class SummaryReporter implements Reporter {
         else skipped++
       }
       // A module that failed outside its tests (an import or beforeAll error) counts as one failure.
-      if (module.state() === 'failed' && ![...module.children.allTests()].some((t) => t.result().state === 'failed')) failed++
+      if (module.state() === 'failed' && ![...module.children.allTests()].some((t) => t.result().state === 'failed'))
+        failed++
     }
     const tail = skipped > 0 ? `, ${skipped} skipped` : ''
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${tail}\n`)

@@ -27,8 +27,16 @@ export interface Measurement {
 }
 
 export interface ContextProjections {
-  readonly contextPressure: { readonly pressureTokens?: number; readonly projectedTokens?: number; readonly contextWindow?: number }
-  readonly contextBreakdown: { readonly systemTokens: number; readonly toolsTokens: number; readonly messageTokens: number }
+  readonly contextPressure: {
+    readonly pressureTokens?: number
+    readonly projectedTokens?: number
+    readonly contextWindow?: number
+  }
+  readonly contextBreakdown: {
+    readonly systemTokens: number
+    readonly toolsTokens: number
+    readonly messageTokens: number
+  }
 }
 
 export interface RealTokenMeter {
@@ -56,14 +64,22 @@ async function load(): Promise<RealTokenMeter> {
   const folder = fs.readdirSync(store).find((name) => name.startsWith('@deepseek-ai+dsh-token-meter@0.1.0-rc.8'))
   if (!folder) throw new Error(`no @deepseek-ai/dsh-token-meter@0.1.0-rc.8 under ${store}`)
   const entry = path.join(store, folder, 'node_modules', '@deepseek-ai', 'dsh-token-meter', 'lib', 'index.js')
-  const meterModule = await import(pathToFileURL(entry).href) as { TokenMeter: new (...args: never[]) => unknown }
-  const cordis = await import(pathToFileURL(createRequire(entry).resolve('@deepseek-ai/cordis')).href) as { Context: new () => CordisContext }
+  const meterModule = (await import(pathToFileURL(entry).href)) as { TokenMeter: new (...args: never[]) => unknown }
+  const cordis = (await import(pathToFileURL(createRequire(entry).resolve('@deepseek-ai/cordis')).href)) as {
+    Context: new () => CordisContext
+  }
   const ctx = new cordis.Context()
   const definitions: ProjectionDefinition[] = []
-  ctx.provide('sessionProjections', { register: (definition: ProjectionDefinition) => { definitions.push(definition); return () => {} } })
+  ctx.provide('sessionProjections', {
+    register: (definition: ProjectionDefinition) => {
+      definitions.push(definition)
+      return () => {}
+    },
+  })
   ctx.plugin(meterModule.TokenMeter)
   const deadline = Date.now() + 10_000
-  while ((ctx.tokenMeter === undefined || definitions.length < 3) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
+  while ((ctx.tokenMeter === undefined || definitions.length < 3) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 5))
   const meter = ctx.tokenMeter
   if (!meter) throw new Error('the token meter did not start')
   const fold = (key: string, events: readonly unknown[]) => {
@@ -87,5 +103,8 @@ async function load(): Promise<RealTokenMeter> {
 interface CordisContext {
   provide(name: string, value: unknown): void
   plugin(plugin: unknown): void
-  readonly tokenMeter?: { estimateMessage(message: unknown): number; measure(session: { events: unknown[] }): Measurement }
+  readonly tokenMeter?: {
+    estimateMessage(message: unknown): number
+    measure(session: { events: unknown[] }): Measurement
+  }
 }

@@ -15,7 +15,14 @@ import * as AgentLoopInvariant from '@deepseek-ai/dsh-agent-loop/invariant'
 import * as AgentInvariant from '@deepseek-ai/dsh-agent/invariant'
 import InvariantRegistry from '@deepseek-ai/dsh-invariants'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
-import LlmRuntime, { CallId, createUserMessage, LlmAdapter, type GenerateOptions, type LlmResolvedModelInfo, type StreamChunk } from '@deepseek-ai/dsh-llm'
+import LlmRuntime, {
+  CallId,
+  createUserMessage,
+  LlmAdapter,
+  type GenerateOptions,
+  type LlmResolvedModelInfo,
+  type StreamChunk,
+} from '@deepseek-ai/dsh-llm'
 import * as LlmInvariant from '@deepseek-ai/dsh-llm/invariant'
 import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
 import * as SessionInvariant from '@deepseek-ai/dsh-session/invariant'
@@ -29,7 +36,14 @@ import * as treeTool from '../../src/tool/index.ts'
 /** One scripted model answer: text, tool calls, or a function of the request. */
 export type Reply =
   | { readonly text: string }
-  | { readonly calls: ReadonlyArray<{ readonly name: string; readonly args: Record<string, unknown>; readonly id?: string }>; readonly text?: string }
+  | {
+      readonly calls: ReadonlyArray<{
+        readonly name: string
+        readonly args: Record<string, unknown>
+        readonly id?: string
+      }>
+      readonly text?: string
+    }
 export type ScriptEntry = Reply | ((request: GenerateOptions) => Reply)
 
 function chunksOf(reply: Reply, n: number): StreamChunk[] {
@@ -55,7 +69,10 @@ function chunksOf(reply: Reply, n: number): StreamChunk[] {
     )
     index++
   })
-  chunks.push({ type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } }, { type: 'finish', reason: { kind: calls.length > 0 ? 'tool-calls' : 'stop' } })
+  chunks.push(
+    { type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } },
+    { type: 'finish', reason: { kind: calls.length > 0 ? 'tool-calls' : 'stop' } },
+  )
   return chunks
 }
 
@@ -88,13 +105,17 @@ export class ScriptedModel extends LlmAdapter {
 /** A request's conversation as `role: text` lines (system prompt and runtime context left out). */
 export function transcript(request: GenerateOptions): string[] {
   const out: string[] = []
-  for (const message of request.messages as unknown as ReadonlyArray<{ role: string; content: ReadonlyArray<Record<string, unknown>> }>) {
+  for (const message of request.messages as unknown as ReadonlyArray<{
+    role: string
+    content: ReadonlyArray<Record<string, unknown>>
+  }>) {
     for (const block of message.content) {
       if (block.type === 'text') {
         const text = String(block.text)
         if (message.role === 'user' && text.startsWith('Current runtime context')) continue
         out.push(`${message.role}: ${text}`)
-      } else if (block.type === 'tool-call') out.push(`${message.role}: call ${String(block.name)}(${String(block.arguments)})`)
+      } else if (block.type === 'tool-call')
+        out.push(`${message.role}: call ${String(block.name)}(${String(block.arguments)})`)
       else if (block.type === 'tool-result') {
         const content = block.content as ReadonlyArray<{ type: string; text?: string }> | string
         const text = typeof content === 'string' ? content : content.map((part) => part.text ?? '').join('')
@@ -157,10 +178,18 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
     // Record each violation before the registry's `fail` throws it (the throw vetoes the event).
     const registry = (ctx as any).invariants as { register(name: string, installer: any): unknown }
     const register = registry.register.bind(registry)
-    registry.register = (name: string, installer: any) => register(name, Object.assign((child: Context, fail: (message: string) => never) => installer(child, (message: string) => {
-      invariantFailures.push(`${name}: ${message}`)
-      return fail(message)
-    }), installer.inject === undefined ? {} : { inject: installer.inject }))
+    registry.register = (name: string, installer: any) =>
+      register(
+        name,
+        Object.assign(
+          (child: Context, fail: (message: string) => never) =>
+            installer(child, (message: string) => {
+              invariantFailures.push(`${name}: ${message}`)
+              return fail(message)
+            }),
+          installer.inject === undefined ? {} : { inject: installer.inject },
+        ),
+      )
   }
   await ctx.plugin(LlmRuntime)
   await ctx.plugin(SessionStore)
@@ -174,7 +203,15 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
   await toolFiber
   await options.setup?.(ctx)
   if (options.invariants !== false) {
-    for (const companion of [SessionInvariant, AgentInvariant, AgentLoopInvariant, ToolsInvariant, LlmInvariant, treeInvariant]) await ctx.plugin(companion as any)
+    for (const companion of [
+      SessionInvariant,
+      AgentInvariant,
+      AgentLoopInvariant,
+      ToolsInvariant,
+      LlmInvariant,
+      treeInvariant,
+    ])
+      await ctx.plugin(companion as any)
     await new Promise((r) => setTimeout(r, 10))
   }
   ;(ctx as any).llm.registerAdapter(['mock'], model)
@@ -197,7 +234,14 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
     throw new Error('the agent did not settle')
   }
   return {
-    ctx, model, service, tool, agent, sessionId, settle, invariantFailures,
+    ctx,
+    model,
+    service,
+    tool,
+    agent,
+    sessionId,
+    settle,
+    invariantFailures,
     unloadTool: async () => {
       await toolFiber.dispose()
     },

@@ -12,8 +12,36 @@
 
 type Counter = { n: number }
 
-const ARRAY_SCANS = ['indexOf', 'lastIndexOf', 'includes', 'slice', 'concat', 'splice', 'unshift', 'shift', 'find', 'findIndex', 'findLast', 'findLastIndex',
-  'filter', 'map', 'flatMap', 'forEach', 'some', 'every', 'reduce', 'reduceRight', 'join', 'reverse', 'sort', 'fill', 'keys', 'values', 'entries', Symbol.iterator] as const
+const ARRAY_SCANS = [
+  'indexOf',
+  'lastIndexOf',
+  'includes',
+  'slice',
+  'concat',
+  'splice',
+  'unshift',
+  'shift',
+  'find',
+  'findIndex',
+  'findLast',
+  'findLastIndex',
+  'filter',
+  'map',
+  'flatMap',
+  'forEach',
+  'some',
+  'every',
+  'reduce',
+  'reduceRight',
+  'join',
+  'reverse',
+  'sort',
+  'fill',
+  'keys',
+  'values',
+  'entries',
+  Symbol.iterator,
+] as const
 const COLLECTION_SCANS = ['forEach', 'keys', 'values', 'entries', Symbol.iterator] as const
 
 let active: Counter | undefined
@@ -22,13 +50,16 @@ function patch(proto: object, key: PropertyKey, cost: (self: unknown) => number)
   const original = (proto as Record<PropertyKey, unknown>)[key] as ((...args: unknown[]) => unknown) | undefined
   if (typeof original !== 'function') return () => {}
   Object.defineProperty(proto, key, {
-    configurable: true, writable: true, enumerable: false,
+    configurable: true,
+    writable: true,
+    enumerable: false,
     value: function (this: unknown, ...args: unknown[]) {
       if (active) active.n += cost(this)
       return original.apply(this, args)
     },
   })
-  return () => Object.defineProperty(proto, key, { configurable: true, writable: true, enumerable: false, value: original })
+  return () =>
+    Object.defineProperty(proto, key, { configurable: true, writable: true, enumerable: false, value: original })
 }
 
 /** Run `fn` and count its work (see the module comment). Not reentrant. */
@@ -54,7 +85,8 @@ export function countWork<T>(fn: (watch: <V>(value: V) => V) => T): { result: T;
         counter.n++
         const found = Reflect.get(target, key, target)
         // Methods run on the real object (Map and Set need it); what they return is watched too.
-        if (typeof found === 'function') return (...args: unknown[]) => watch((found as (...a: unknown[]) => unknown).apply(target, args))
+        if (typeof found === 'function')
+          return (...args: unknown[]) => watch((found as (...a: unknown[]) => unknown).apply(target, args))
         return watch(found)
       },
     })

@@ -29,7 +29,9 @@ function setup() {
     .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text' }] })
     .userTurn('q3', 'a3')
   const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => { for (const e of log.events) projector.project(e) }
+  const sync = () => {
+    for (const e of log.events) projector.project(e)
+  }
   sync()
   const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
   const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
@@ -56,14 +58,27 @@ type Ev = { type: string; seq: number; surfaceOp?: unknown; data?: any }
 function textOf(e: Ev): string {
   const message = e.type === 'user/message' ? e.data : e.data.message
   return (message.content as { type: string; text?: string; name?: string; content?: { text?: string }[] }[])
-    .map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type === 'tool-result' ? `result:${b.content!.map((c) => c.text).join('')}` : ''))
+    .map((b) =>
+      b.type === 'text'
+        ? b.text
+        : b.type === 'tool-call'
+          ? `call:${b.name}`
+          : b.type === 'tool-result'
+            ? `result:${b.content!.map((c) => c.text).join('')}`
+            : '',
+    )
     .join('')
 }
 
 /** The rows the Chat keeps: append-origin surface events (what the host Chat draws) that are not hidden. */
 function chatTexts(log: LogBuilder, path: ChatPath): string[] {
   return (log.events as unknown as Ev[])
-    .filter((e) => ['user/message', 'assistant/message', 'tool/result'].includes(e.type) && e.surfaceOp === 'append' && !inRanges(path.hidden, e.seq))
+    .filter(
+      (e) =>
+        ['user/message', 'assistant/message', 'tool/result'].includes(e.type) &&
+        e.surfaceOp === 'append' &&
+        !inRanges(path.hidden, e.seq),
+    )
     .map(textOf)
 }
 
@@ -89,7 +104,9 @@ describe('buildChatPath on real stock switches', () => {
     // q2, the read call, a2, q3, a3: the call-only assistant message is no message of its own.
     expect(sw).toMatchObject({ kind: 'switch', target: byText('a1'), branch: 'main', lead: true, hiddenMessages: 5 })
     // "Show" reveals exactly the abandoned rows, never the switch's own bookkeeping.
-    const revealed = (log.events as unknown as Ev[]).filter((e) => e.surfaceOp === 'append' && inRanges(sw!.reveal, e.seq)).map(textOf)
+    const revealed = (log.events as unknown as Ev[])
+      .filter((e) => e.surfaceOp === 'append' && inRanges(sw!.reveal, e.seq))
+      .map(textOf)
     expect(revealed).toEqual(['q2', 'call:read', 'result:file text', 'a2', 'q3', 'a3'])
     const marker = (log.events as unknown as Ev[]).find((e) => e.seq === sw!.seq)!
     expect(marker.type).toBe('agent/inbox/spliced')
@@ -103,16 +120,36 @@ describe('buildChatPath on real stock switches', () => {
     sync()
     await move((tree) => tree.back())
     const path = chat()
-    expect(log.modelTexts()).toEqual(['q1', 'runtime context', 'a1', 'q2', 'call:read', 'result:file text', 'a2', 'q3', 'a3'])
+    expect(log.modelTexts()).toEqual([
+      'q1',
+      'runtime context',
+      'a1',
+      'q2',
+      'call:read',
+      'result:file text',
+      'a2',
+      'q3',
+      'a3',
+    ])
     expect(chatTexts(log, path)).toEqual(log.modelTexts())
     // Both switches sit in one run of hidden rows (q4, a4, then the copies); the later one leads.
     expect(path.switches.map((s) => s.lead)).toEqual([false, true])
     expect(path.switches[0]!.leadSeq).toBe(path.switches[1]!.seq)
     expect(path.switches[1]!.hiddenMessages).toBe(2)
-    const revealed = (log.events as unknown as Ev[]).filter((e) => e.surfaceOp === 'append' && inRanges(path.switches[1]!.reveal, e.seq)).map(textOf)
+    const revealed = (log.events as unknown as Ev[])
+      .filter((e) => e.surfaceOp === 'append' && inRanges(path.switches[1]!.reveal, e.seq))
+      .map(textOf)
     expect(revealed).toEqual(['q4', 'a4'])
     // q4's prompt and a1's other child make a1 a fork point on the path: q2 is 1 of 2.
-    expect(path.forks).toEqual([expect.objectContaining({ nodeId: byText('q2'), row: 'user', index: 1, count: 2, targets: [byText('a3'), byText('a4')] })])
+    expect(path.forks).toEqual([
+      expect.objectContaining({
+        nodeId: byText('q2'),
+        row: 'user',
+        index: 1,
+        count: 2,
+        targets: [byText('a3'), byText('a4')],
+      }),
+    ])
   })
 
   it('a fork at an earlier node names its branch; ‹ k / n › targets each sibling lane', async () => {
@@ -122,9 +159,15 @@ describe('buildChatPath on real stock switches', () => {
     sync()
     const path = chat()
     expect(chatTexts(log, path)).toEqual(log.modelTexts())
-    expect(path.switches).toEqual([expect.objectContaining({ kind: 'fork', branch: 'alt', lead: true, hiddenMessages: 5 })])
-    expect(path.forks).toEqual([expect.objectContaining({ nodeId: byText('q5'), index: 2, count: 2, targets: [byText('a3'), byText('a5')] })])
-    const q5 = (log.events as unknown as Ev[]).find((e) => e.type === 'user/message' && e.data.content?.[0]?.text === 'q5')!
+    expect(path.switches).toEqual([
+      expect.objectContaining({ kind: 'fork', branch: 'alt', lead: true, hiddenMessages: 5 }),
+    ])
+    expect(path.forks).toEqual([
+      expect.objectContaining({ nodeId: byText('q5'), index: 2, count: 2, targets: [byText('a3'), byText('a5')] }),
+    ])
+    const q5 = (log.events as unknown as Ev[]).find(
+      (e) => e.type === 'user/message' && e.data.content?.[0]?.text === 'q5',
+    )!
     expect(path.forks[0]!.seq).toBe(q5.seq)
   })
 
@@ -156,15 +199,42 @@ describe('buildChatPath on real stock switches', () => {
     const turn = log.nextTurn()
     s.append('turn/start', { turn })
     s.append('step/start', { turn, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go back to the first answer' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
-    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append(
+      'user/message',
+      createUserMessage({ content: [{ type: 'text', text: 'go back to the first answer' }], source: { kind: 'user' } }),
+      { surfaceOp: 'append' },
+    )
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: createAssistantMessage({
+          content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' }],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' })
     sync()
     const call = s.seq - 1
     const a1 = byText('a1')
     projector.tree.jump(a1)
     expect(switcher.switchWithinStep(s as never, a1, 'jump_1').ok).toBe(true)
-    s.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('jump_1'), content: [{ type: 'text', text: 'Jumped.' }], isError: false }) }, { surfaceOp: 'append' })
+    s.append(
+      'tool/result',
+      {
+        turn,
+        step: 1,
+        message: createToolResultMessage({
+          callId: CallId('jump_1'),
+          content: [{ type: 'text', text: 'Jumped.' }],
+          isError: false,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('step/end', { turn, step: 1 })
     sync()
     const path = chat()
@@ -176,7 +246,7 @@ describe('buildChatPath on real stock switches', () => {
     for (const name of MOVE_TOOLS) expect(TOOL_NAMES).toContain(name)
   })
 
-  it('a log written by an earlier version (the copied call keeps its original\'s id): the copied call is hidden, the original shows', async () => {
+  it("a log written by an earlier version (the copied call keeps its original's id): the copied call is hidden, the original shows", async () => {
     const { log, byText, chat, move, sync } = setup()
     await move((tree) => tree.jump(byText('a1')))
     log.userTurn('q4', 'a4')
@@ -197,8 +267,23 @@ describe('buildChatPath on real stock switches', () => {
 
   it('a cancelled marker switched nothing and gets no row', async () => {
     const { log, chat } = setup()
-    const agent = new FakeAgent(log, async (_p, n) => n(), () => {})
-    agent.send({ id: 'dsh-session-tree:switch:x', role: 'user', content: [{ type: 'text', text: JSON.stringify({ 'dsh-session-tree': { v: 1, op: 'switch', id: 'x', target: null } }) }], source: { kind: 'plugin', plugin: 'dsh-session-tree' } }, 'next-turn', false)
+    const agent = new FakeAgent(
+      log,
+      async (_p, n) => n(),
+      () => {},
+    )
+    agent.send(
+      {
+        id: 'dsh-session-tree:switch:x',
+        role: 'user',
+        content: [
+          { type: 'text', text: JSON.stringify({ 'dsh-session-tree': { v: 1, op: 'switch', id: 'x', target: null } }) },
+        ],
+        source: { kind: 'plugin', plugin: 'dsh-session-tree' },
+      },
+      'next-turn',
+      false,
+    )
     agent.inbox.remove('dsh-session-tree:switch:x')
     expect(chat().switches).toEqual([])
   })
@@ -206,18 +291,25 @@ describe('buildChatPath on real stock switches', () => {
   it('property: after any sequence of moves and prompts, the kept rows read as the model history', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(
-          fc.record({ kind: fc.constant('jump' as const), pick: fc.nat() }),
-          fc.record({ kind: fc.constant('prompt' as const), tool: fc.boolean() }),
-          fc.record({ kind: fc.constantFrom('back' as const, 'forward' as const) }),
-        ), { minLength: 1, maxLength: 8 }),
+        fc.array(
+          fc.oneof(
+            fc.record({ kind: fc.constant('jump' as const), pick: fc.nat() }),
+            fc.record({ kind: fc.constant('prompt' as const), tool: fc.boolean() }),
+            fc.record({ kind: fc.constantFrom('back' as const, 'forward' as const) }),
+          ),
+          { minLength: 1, maxLength: 8 },
+        ),
         async (steps) => {
           const { log, projector, chat, move } = setup()
           let n = 0
           for (const step of steps) {
             if (step.kind === 'prompt') {
               n++
-              log.userTurn(`p${n}`, `r${n}`, step.tool ? { tools: [{ name: 'read', args: { n }, result: `t${n}` }] } : {})
+              log.userTurn(
+                `p${n}`,
+                `r${n}`,
+                step.tool ? { tools: [{ name: 'read', args: { n }, result: `t${n}` }] } : {},
+              )
               for (const e of log.events) projector.project(e)
             } else if (step.kind === 'jump') {
               const nodes = projector.tree.list()
@@ -244,16 +336,26 @@ describe('buildChatPath in native mode (selection events)', () => {
     const events: unknown[] = [...log.events]
     const projector = new SessionProjector(new SessionTree('n1'))
     for (const e of events) projector.project(e)
-    const seqOf = (text: string) => (events as Ev[]).find((e) => ['user/message', 'assistant/message'].includes(e.type) && textOf(e) === text)!.seq
+    const seqOf = (text: string) =>
+      (events as Ev[]).find((e) => ['user/message', 'assistant/message'].includes(e.type) && textOf(e) === text)!.seq
     const a1 = projector.tree.list().find((n) => n.message?.content === 'a1')!.nodeId
     // What the patched harness logs for `selectMessageSurface([q1, a1], { target })`.
-    const selection = { type: 'session-tree/selection', seq: events.length, time: 0, data: { target: a1, seqs: [seqOf('q1'), seqOf('a1')] } }
+    const selection = {
+      type: 'session-tree/selection',
+      seq: events.length,
+      time: 0,
+      data: { target: a1, seqs: [seqOf('q1'), seqOf('a1')] },
+    }
     events.push(selection)
     projector.project(selection)
     const path = buildChatPath({ sessionId: 'n1', revision: 'r', mode: 'native', events, projector })
-    const kept = (events as Ev[]).filter((e) => ['user/message', 'assistant/message'].includes(e.type) && !inRanges(path.hidden, e.seq)).map(textOf)
+    const kept = (events as Ev[])
+      .filter((e) => ['user/message', 'assistant/message'].includes(e.type) && !inRanges(path.hidden, e.seq))
+      .map(textOf)
     expect(kept).toEqual(['q1', 'a1'])
-    expect(path.switches).toEqual([expect.objectContaining({ seq: selection.seq, target: a1, lead: true, hiddenMessages: 2 })])
+    expect(path.switches).toEqual([
+      expect.objectContaining({ seq: selection.seq, target: a1, lead: true, hiddenMessages: 2 }),
+    ])
     expect(path.tip).toBe(a1)
   })
 })

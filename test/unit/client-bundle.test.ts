@@ -33,12 +33,15 @@ describe('lib/client.js', () => {
     expect(code).toMatch(/return module\.exports; } }\);\n\/\/# sourceMappingURL=client\.js\.map\n?$/)
     const registrations: Array<{ id: string; factory: (req: (spec: string) => unknown) => unknown }> = []
     const requested: string[] = []
-    const sandbox = { window: { __ModuleLoader__: { load: (r: (typeof registrations)[number]) => registrations.push(r) } } }
+    const sandbox = {
+      window: { __ModuleLoader__: { load: (r: (typeof registrations)[number]) => registrations.push(r) } },
+    }
     vm.runInNewContext(code, sandbox, { filename: 'client.js' })
     expect(registrations.map((r) => r.id)).toEqual([CLIENT_ID])
     const exports = registrations[0]!.factory((spec) => {
       requested.push(spec)
-      if (!(HOST_MODULES as readonly string[]).includes(spec)) throw new Error(`require(${spec}) is not in the host module table`)
+      if (!(HOST_MODULES as readonly string[]).includes(spec))
+        throw new Error(`require(${spec}) is not in the host module table`)
       return require(spec)
     }) as { apply: unknown; inject: unknown; name: unknown }
     expect(typeof exports.apply).toBe('function')

@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest'
 import { compare, SessionTree } from '../../src/tree/index.ts'
 import { boundedComparison } from '../../src/service/compare-wire.ts'
-import { compareKey, compareTargets, defaultPair, displayRows, moveFocus, targetKey } from '../../src/client/compare/model.ts'
+import {
+  compareKey,
+  compareTargets,
+  defaultPair,
+  displayRows,
+  moveFocus,
+  targetKey,
+} from '../../src/client/compare/model.ts'
 import { pickRow } from '../../src/client/compare/CompareWith.tsx'
 
 function comparison() {
@@ -21,12 +28,32 @@ function comparison() {
 
 describe('compare view model', () => {
   it('offers the selected node, the cursor and each branch head, and pairs A with another node', () => {
-    const targets = compareTargets({ cursor: 'e5', branches: [{ name: 'main', headId: 'e5' }, { name: 'alt', headId: 'e9' }] }, 'e2')
+    const targets = compareTargets(
+      {
+        cursor: 'e5',
+        branches: [
+          { name: 'main', headId: 'e5' },
+          { name: 'alt', headId: 'e9' },
+        ],
+      },
+      'e2',
+    )
     expect(targets.map(targetKey)).toEqual(['selected:e2', 'cursor:e5', 'branch:main', 'branch:alt'])
     expect(defaultPair(targets)!.map(targetKey)).toEqual(['selected:e2', 'cursor:e5'])
-    const noSelection = compareTargets({ cursor: 'e5', branches: [{ name: 'main', headId: 'e5' }, { name: 'alt', headId: 'e9' }] }, null)
+    const noSelection = compareTargets(
+      {
+        cursor: 'e5',
+        branches: [
+          { name: 'main', headId: 'e5' },
+          { name: 'alt', headId: 'e9' },
+        ],
+      },
+      null,
+    )
     expect(defaultPair(noSelection)!.map(targetKey)).toEqual(['cursor:e5', 'branch:alt'])
-    expect(defaultPair(compareTargets({ cursor: 'e1', branches: [{ name: 'main', headId: 'e1' }] }, null))).toBeUndefined()
+    expect(
+      defaultPair(compareTargets({ cursor: 'e1', branches: [{ name: 'main', headId: 'e1' }] }, null)),
+    ).toBeUndefined()
   })
 
   it('"Compare with…": the picked node is B by default; a pick takes another row, once', () => {
@@ -45,8 +72,18 @@ describe('compare view model', () => {
     expect(display.divergence).toBe(1)
     expect(display.changes).toEqual([1, 2])
     const changed = display.rows[1]!
-    expect(changed.left!.lines).toEqual([[{ text: 'the sea is ', mark: 'same' }, { text: 'calm', mark: 'removed' }]])
-    expect(changed.right!.lines).toEqual([[{ text: 'the sea is ', mark: 'same' }, { text: 'stormy', mark: 'added' }]])
+    expect(changed.left!.lines).toEqual([
+      [
+        { text: 'the sea is ', mark: 'same' },
+        { text: 'calm', mark: 'removed' },
+      ],
+    ])
+    expect(changed.right!.lines).toEqual([
+      [
+        { text: 'the sea is ', mark: 'same' },
+        { text: 'stormy', mark: 'added' },
+      ],
+    ])
     expect(display.rows[2]!.left).toBeUndefined()
     expect(display.rows[2]!.right!.lines).toEqual([[{ text: 'more', mark: 'added' }]])
   })

@@ -10,14 +10,26 @@ import { TreeController, type Result, type TreeRemote } from '../../src/client/c
 import type { MoveResult, SessionStatus } from '../../src/types.ts'
 import { user, assistant } from '../support/messages.ts'
 
-const wrap = <T>(r: TreeResult<T>): Result<T> => (r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } })
+const wrap = <T>(r: TreeResult<T>): Result<T> =>
+  r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } }
 
 /** A fake remote over a real tree, counting calls. */
 function fakeRemote(tree: SessionTree) {
   const calls: string[] = []
   let failNext: { code: string; message: string } | undefined
   const move = (r: TreeResult<{ cursor: string | null; branch?: string }>): Result<MoveResult> =>
-    r.ok ? { ok: true, value: { cursor: r.value.cursor, messages: tree.messages(), branch: tree.activeBranch, mode: 'stock', switch: { appendedEvents: 7, copies: 1, shadowed: 1, noop: false } } } : wrap(r as TreeResult<never>)
+    r.ok
+      ? {
+          ok: true,
+          value: {
+            cursor: r.value.cursor,
+            messages: tree.messages(),
+            branch: tree.activeBranch,
+            mode: 'stock',
+            switch: { appendedEvents: 7, copies: 1, shadowed: 1, noop: false },
+          },
+        }
+      : wrap(r as TreeResult<never>)
   const remote: TreeRemote = {
     async session() {
       calls.push('session')
@@ -26,7 +38,14 @@ function fakeRemote(tree: SessionTree) {
         failNext = undefined
         return { ok: false, error }
       }
-      const status: SessionStatus = { ...tree.info(), surfaceMode: 'stock', surfaceNote: 'note', revision: `1:${tree.logSeq}`, quarantine: [], sidecarWarnings: [] }
+      const status: SessionStatus = {
+        ...tree.info(),
+        surfaceMode: 'stock',
+        surfaceNote: 'note',
+        revision: `1:${tree.logSeq}`,
+        quarantine: [],
+        sidecarWarnings: [],
+      }
       return { ok: true, value: status }
     },
     async outline() {
@@ -121,7 +140,10 @@ describe('TreeController', () => {
     const controller = new TreeController(async () => fake.remote, 's', { intervalMs: 500, marks: false })
     controller.start()
     await vi.advanceTimersByTimeAsync(0)
-    expect(controller.getSnapshot()).toMatchObject({ phase: 'error', error: { code: 'SESSION_NOT_FOUND', message: 'session "s" is not loaded' } })
+    expect(controller.getSnapshot()).toMatchObject({
+      phase: 'error',
+      error: { code: 'SESSION_NOT_FOUND', message: 'session "s" is not loaded' },
+    })
     await vi.advanceTimersByTimeAsync(500)
     expect(controller.getSnapshot().phase).toBe('ready')
     expect(controller.getSnapshot().error).toBeUndefined()
@@ -135,17 +157,31 @@ describe('TreeController', () => {
   })
 
   it('reports a remote that cannot be mounted or rejects as CLIENT_ERROR / its code', async () => {
-    const failing = new TreeController(async () => {
-      throw { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' }
-    }, 's', { marks: false })
+    const failing = new TreeController(
+      async () => {
+        throw { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' }
+      },
+      's',
+      { marks: false },
+    )
     await failing.refresh()
-    expect(failing.getSnapshot()).toMatchObject({ phase: 'error', error: { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' } })
+    expect(failing.getSnapshot()).toMatchObject({
+      phase: 'error',
+      error: { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' },
+    })
     failing.dispose()
     const { tree } = conversation()
     const fake = fakeRemote(tree)
-    const rejecting = new TreeController(async () => ({ ...fake.remote, session: () => Promise.reject(new Error('expected 1 argument(s), got 0')) }), 's', { marks: false })
+    const rejecting = new TreeController(
+      async () => ({ ...fake.remote, session: () => Promise.reject(new Error('expected 1 argument(s), got 0')) }),
+      's',
+      { marks: false },
+    )
     await rejecting.refresh()
-    expect(rejecting.getSnapshot()).toMatchObject({ phase: 'error', error: { code: 'CLIENT_ERROR', message: 'expected 1 argument(s), got 0' } })
+    expect(rejecting.getSnapshot()).toMatchObject({
+      phase: 'error',
+      error: { code: 'CLIENT_ERROR', message: 'expected 1 argument(s), got 0' },
+    })
     rejecting.dispose()
   })
 
@@ -172,7 +208,16 @@ describe('TreeController', () => {
     expect(await controller.summarize('alt')).toBe(true)
     const exported = await controller.exportLinear()
     expect(exported?.sessionId).toBe('s')
-    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([`jump:${ids[1]}`, `fork:${ids[1]}:alt`, `fork:${ids[1]}:alt`, `label:${ids[0]}:start`, 'back', 'forward', 'summarize:alt', 'export'])
+    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([
+      `jump:${ids[1]}`,
+      `fork:${ids[1]}:alt`,
+      `fork:${ids[1]}:alt`,
+      `label:${ids[0]}:start`,
+      'back',
+      'forward',
+      'summarize:alt',
+      'export',
+    ])
     controller.dispose()
   })
 
@@ -221,7 +266,11 @@ describe('TreeController notices', () => {
     vi.useFakeTimers()
     const { tree, ids } = conversation()
     const fake = fakeRemote(tree)
-    const controller = new TreeController(async () => fake.remote, 's', { intervalMs: 1000, noticeMs: 5000, marks: false })
+    const controller = new TreeController(async () => fake.remote, 's', {
+      intervalMs: 1000,
+      noticeMs: 5000,
+      marks: false,
+    })
     controller.start()
     await vi.advanceTimersByTimeAsync(0)
     await controller.label(ids[0]!, 'one')

@@ -19,7 +19,13 @@ import {
   visibleRange,
   type Layout,
 } from '../../src/client/model.ts'
-import { availableActions, keyCommand, suggestBranchName, validateBranchName, validateLabel } from '../../src/client/commands.ts'
+import {
+  availableActions,
+  keyCommand,
+  suggestBranchName,
+  validateBranchName,
+  validateLabel,
+} from '../../src/client/commands.ts'
 import { DICTIONARIES, localeOf, resolveLocale, translator } from '../../src/client/i18n.ts'
 import type { SessionStatus } from '../../src/types.ts'
 import { user, assistant, value } from '../support/messages.ts'
@@ -98,12 +104,27 @@ describe('layout', () => {
   })
 
   it('index and layout agree on a node whose parent is itself or missing: a root, not elided', () => {
-    const node = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: 'user', content: nodeId } })
-    const view: SessionTreeOutline = { sessionId: 's', cursor: 'b', activeBranch: 'main', branches: [], nodes: [node('a', null), node('self', 'self'), node('lost', 'gone'), node('b', 'a')] }
+    const node = (nodeId: string, parentId: string | null): TreeNode => ({
+      nodeId,
+      parentId,
+      type: 'message',
+      summary: nodeId,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      branch: 'main',
+      message: { role: 'user', content: nodeId },
+    })
+    const view: SessionTreeOutline = {
+      sessionId: 's',
+      cursor: 'b',
+      activeBranch: 'main',
+      branches: [],
+      nodes: [node('a', null), node('self', 'self'), node('lost', 'gone'), node('b', 'a')],
+    }
     const index = indexTree(view)
     expect(index.children.get(null)).toEqual(['a', 'self', 'lost'])
     const rows = layoutTree(index).rows
-    for (const id of ['self', 'lost']) expect(rows.find((r) => r.id === id)).toMatchObject({ parentId: null, elided: false })
+    for (const id of ['self', 'lost'])
+      expect(rows.find((r) => r.id === id)).toMatchObject({ parentId: null, elided: false })
   })
 
   it('folds a tool call with its result into one row', () => {
@@ -117,9 +138,23 @@ describe('layout', () => {
     const n = 100_000
     const nodes: TreeNode[] = []
     for (let i = 0; i < n; i++) {
-      nodes.push({ nodeId: `n${i}`, parentId: i === 0 ? null : `n${i - 1}`, type: 'message', summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` } })
+      nodes.push({
+        nodeId: `n${i}`,
+        parentId: i === 0 ? null : `n${i - 1}`,
+        type: 'message',
+        summary: `m${i}`,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        branch: 'main',
+        message: { role: i % 2 ? 'assistant' : 'user', content: `m${i}` },
+      })
     }
-    const view: SessionTreeOutline = { sessionId: 's', cursor: `n${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `n${n - 1}` }] }
+    const view: SessionTreeOutline = {
+      sessionId: 's',
+      cursor: `n${n - 1}`,
+      activeBranch: 'main',
+      nodes,
+      branches: [{ name: 'main', headId: `n${n - 1}` }],
+    }
     const index = indexTree(view)
     const layout = layoutTree(index)
     expect(layout.rows).toHaveLength(n)
@@ -132,7 +167,15 @@ describe('layout', () => {
   it('lays out 5,000 nested forks (deep gutters) and clips the drawn gutter', () => {
     // Each level: a fork point with two children; the first child forks again.
     const nodes: TreeNode[] = []
-    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '2026-01-01T00:00:00.000Z', branch: '', message: { role: 'user', content: nodeId } })
+    const mk = (nodeId: string, parentId: string | null): TreeNode => ({
+      nodeId,
+      parentId,
+      type: 'message',
+      summary: nodeId,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      branch: '',
+      message: { role: 'user', content: nodeId },
+    })
     nodes.push(mk('r', null))
     let parent = 'r'
     for (let i = 0; i < 5_000; i++) {
@@ -150,8 +193,24 @@ describe('layout', () => {
   })
 
   it('treats nodes with a missing parent as roots and several roots as siblings', () => {
-    const mk = (nodeId: string, parentId: string | null): TreeNode => ({ nodeId, parentId, type: 'message', summary: nodeId, createdAt: '', branch: '', message: { role: 'user', content: nodeId } })
-    const layout = layoutTree(indexTree({ sessionId: 's', cursor: 'x', activeBranch: 'main', nodes: [mk('a', null), mk('b', 'a'), mk('x', 'gone')], branches: [] }))
+    const mk = (nodeId: string, parentId: string | null): TreeNode => ({
+      nodeId,
+      parentId,
+      type: 'message',
+      summary: nodeId,
+      createdAt: '',
+      branch: '',
+      message: { role: 'user', content: nodeId },
+    })
+    const layout = layoutTree(
+      indexTree({
+        sessionId: 's',
+        cursor: 'x',
+        activeBranch: 'main',
+        nodes: [mk('a', null), mk('b', 'a'), mk('x', 'gone')],
+        branches: [],
+      }),
+    )
     expect(layout.rows.map((r) => [r.id, r.depth, r.branchStart])).toEqual([
       ['a', 1, true],
       ['b', 1, false],
@@ -170,7 +229,16 @@ describe('filters and search', () => {
     expect(a2.parentId).toBe(ids.u2)
     expect(a2.elided).toBe(true)
     expect(layout.shown).toBe(layout.total - 1)
-    const request: TreeNode = { nodeId: 'q', parentId: null, type: 'message', summary: 'read(…)', createdAt: '', branch: '', message: { role: 'assistant', content: '' }, content: [{ type: 'tool_call', id: 'x', name: 'read', arguments: {} }] }
+    const request: TreeNode = {
+      nodeId: 'q',
+      parentId: null,
+      type: 'message',
+      summary: 'read(…)',
+      createdAt: '',
+      branch: '',
+      message: { role: 'assistant', content: '' },
+      content: [{ type: 'tool_call', id: 'x', name: 'read', arguments: {} }],
+    }
     expect(isToolRequest(request)).toBe(true)
     expect(isToolRequest(index.byId.get(ids.a2)!)).toBe(false)
   })
@@ -179,7 +247,13 @@ describe('filters and search', () => {
     const { tree, ids } = sample()
     value(tree.append(user('runtime context'), { origin: { source: 'session', injected: true } }))
     const index = indexTree(tree.view())
-    expect(layoutTree(index, { filter: 'user' }).rows.map((r) => rowText(r.node))).toEqual(['first question', 'please read notes', 'third question', 'alternative question', 'another try'])
+    expect(layoutTree(index, { filter: 'user' }).rows.map((r) => rowText(r.node))).toEqual([
+      'first question',
+      'please read notes',
+      'third question',
+      'alternative question',
+      'another try',
+    ])
     expect(layoutTree(index, { filter: 'labeled' }).rows.map((r) => r.id)).toEqual([ids.u4])
   })
 
@@ -223,7 +297,8 @@ describe('virtual window', () => {
 
   it('gives a branch a lane colour that depends on its name alone, and spreads names over all 8 slots', () => {
     // Stable: the same name built another way (the panel gets names from fresh JSON each poll) gets the same slot.
-    for (const name of ['main', 'alt', 'main-2', 'é-ünï 分支']) expect(laneColor([...name].join(''))).toBe(laneColor(name))
+    for (const name of ['main', 'alt', 'main-2', 'é-ünï 分支'])
+      expect(laneColor([...name].join(''))).toBe(laneColor(name))
     expect(laneColor('')).toBe(-1)
     const slots = Array.from({ length: 64 }, (_, i) => laneColor(`branch-${i}`))
     for (const slot of slots) expect(Number.isInteger(slot) && slot >= 0 && slot < 8).toBe(true)
@@ -237,7 +312,8 @@ describe('keyboard', () => {
   const { view, ids } = sample()
   const index = indexTree(view)
   const layout = layoutTree(index)
-  const key = (selected: string | null, k: string, extra: object = {}) => keyCommand(layout, selected, view.cursor, { key: k, ...extra }, 3)
+  const key = (selected: string | null, k: string, extra: object = {}) =>
+    keyCommand(layout, selected, view.cursor, { key: k, ...extra }, 3)
 
   it('arrows move, Home/End/PageUp/PageDown jump, ←/→ go to parent/first child', () => {
     expect(key(ids.u1, 'ArrowDown')).toEqual({ kind: 'select', id: ids.a1 })
@@ -280,9 +356,25 @@ describe('actions and validation', () => {
   const status = { canGoBack: true, canGoForward: false } as SessionStatus
 
   it('offers only the actions valid for a node', () => {
-    expect(availableActions(index, ids.a3, status)).toEqual({ jump: false, fork: true, label: true, summarize: 'main', back: true, forward: false, export: true })
+    expect(availableActions(index, ids.a3, status)).toEqual({
+      jump: false,
+      fork: true,
+      label: true,
+      summarize: 'main',
+      back: true,
+      forward: false,
+      export: true,
+    })
     expect(availableActions(index, ids.a4, status)).toMatchObject({ jump: true, summarize: 'alt' })
-    expect(availableActions(index, null, undefined)).toEqual({ jump: false, fork: false, label: false, summarize: null, back: false, forward: false, export: true })
+    expect(availableActions(index, null, undefined)).toEqual({
+      jump: false,
+      fork: false,
+      label: false,
+      summarize: null,
+      back: false,
+      forward: false,
+      export: true,
+    })
     expect(availableActions(undefined, null, undefined).export).toBe(false)
   })
 
@@ -341,8 +433,19 @@ describe('one row per tool exchange, folds (issue 14 §5)', () => {
     const tree = new SessionTree('s')
     const id = (r: TreeResult<TreeNode>) => value(r).nodeId
     const u1 = id(tree.append(user('read my notes')))
-    const request = id(tree.append({ role: 'assistant', content: '' }, { content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }] }))
-    const call = id(tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }], summary: 'read' }))
+    const request = id(
+      tree.append(
+        { role: 'assistant', content: '' },
+        { content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }] },
+      ),
+    )
+    const call = id(
+      tree.append(null, {
+        type: 'tool_call',
+        content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }],
+        summary: 'read',
+      }),
+    )
     value(tree.attachToolResult('c1', { content: 'banana' }))
     const a2 = id(tree.append(assistant('the file says banana')))
     return { tree, ids: { u1, request, call, a2 } }
@@ -414,6 +517,8 @@ describe('typing problems (no silent cut, no bidi override)', () => {
     expect(typingProblem('label', 'evil\u202etxt')).toBe('labelBidi')
     expect(validateLabel('evil\u202etxt', 'n', new Map())).toEqual({ problem: 'labelBidi' })
     expect(validateBranchName('a\u2067b', new Set())).toEqual({ problem: 'nameBidi' })
-    expect(translator('en')('problem.nameTooLong', { length: 10_000 })).toBe('At most 100 characters (this one has 10000).')
+    expect(translator('en')('problem.nameTooLong', { length: 10_000 })).toBe(
+      'At most 100 characters (this one has 10000).',
+    )
   })
 })

@@ -38,10 +38,16 @@ afterEach(() => {
 const english = (): HostLocale | undefined => undefined
 
 async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await act(async () => { await new Promise((r) => setTimeout(r, 0)) })
+  for (let i = 0; i < 5; i++)
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 0))
+    })
 }
 
-async function mount(remote: TreeRemote, hostLocale: () => HostLocale | undefined = english): Promise<{ el: HTMLElement; controller: TreeController }> {
+async function mount(
+  remote: TreeRemote,
+  hostLocale: () => HostLocale | undefined = english,
+): Promise<{ el: HTMLElement; controller: TreeController }> {
   const controller = new TreeController(async () => remote, 's', { intervalMs: 60_000, marks: false })
   controllers.push(controller)
   host = document.createElement('div')
@@ -55,7 +61,8 @@ async function mount(remote: TreeRemote, hostLocale: () => HostLocale | undefine
 const rows = (el: HTMLElement) => [...el.querySelectorAll<HTMLElement>('[role="treeitem"]')]
 const rowOf = (el: HTMLElement, id: string) => el.querySelector<HTMLElement>(`[data-node-id="${id}"][role="treeitem"]`)!
 const treeEl = (el: HTMLElement) => el.querySelector<HTMLElement>('[role="tree"]')!
-const button = (el: HTMLElement, name: string) => [...el.querySelectorAll('button')].find((b) => b.textContent?.trim() === name) as HTMLButtonElement | undefined
+const button = (el: HTMLElement, name: string) =>
+  [...el.querySelectorAll('button')].find((b) => b.textContent?.trim() === name) as HTMLButtonElement | undefined
 
 async function press(target: HTMLElement, key: string, init: KeyboardEventInit = {}): Promise<void> {
   await act(async () => {
@@ -92,18 +99,30 @@ describe('TreePanel', () => {
     host = document.createElement('div')
     document.body.append(host)
     root = createRoot(host)
-    act(() => root!.render(createElement(TreePanel, { sessionId: 's', tree: controller, hostLocale: english, standalone: true })))
+    act(() =>
+      root!.render(
+        createElement(TreePanel, { sessionId: 's', tree: controller, hostLocale: english, standalone: true }),
+      ),
+    )
     expect(host.querySelector('[role="status"]')?.textContent).toContain('Loading the conversation tree')
     release()
     await settle()
     const el = host
-    expect(rows(el).map((r) => r.querySelector('.dst-text')!.textContent)).toEqual(['first question', 'first answer', 'please read notes', 'read({"file_path":"notes.txt"})→banana', 'the file says banana'])
+    expect(rows(el).map((r) => r.querySelector('.dst-text')!.textContent)).toEqual([
+      'first question',
+      'first answer',
+      'please read notes',
+      'read({"file_path":"notes.txt"})→banana',
+      'the file says banana',
+    ])
     expect(rowOf(el, ids.call).querySelector('.dst-kind')!.textContent).toBe('tool')
     expect(rowOf(el, ids.a2).getAttribute('aria-current')).toBe('location')
     expect(rowOf(el, ids.a2).textContent).toContain('main')
     expect(rowOf(el, ids.a2).textContent).toContain('you are here')
     expect(rowOf(el, ids.a2).getAttribute('aria-selected')).toBe('true')
-    expect(el.querySelector('[data-testid="session-tree-status"]')!.textContent).toMatch(/Surface\s*stock\s*Jumps rewrite the model history with official harness events.*5 nodes · 1 branch · 0 labels/)
+    expect(el.querySelector('[data-testid="session-tree-status"]')!.textContent).toMatch(
+      /Surface\s*stock\s*Jumps rewrite the model history with official harness events.*5 nodes · 1 branch · 0 labels/,
+    )
     expect(el.querySelector('.dst-count')!.textContent).toBe('5 of 5 nodes')
     // Back/forward follow the session's navigation history.
     expect(button(el, '← Back')!.disabled).toBe(true)
@@ -113,12 +132,28 @@ describe('TreePanel', () => {
     const view = realBigView(10_000)
     const remote: TreeRemote = {
       ...fakeRemote(smallTree().tree).remote,
-      session: async () => ({ ok: true, value: { sessionId: 'big', nodeCount: 10_000, messageCount: 0, branchCount: view.branches.length, cursor: view.cursor, activeBranch: 'main', currentPathLength: 0, snapshotVersion: 1, revision: 'r1', surfaceMode: 'stock' } }),
+      session: async () => ({
+        ok: true,
+        value: {
+          sessionId: 'big',
+          nodeCount: 10_000,
+          messageCount: 0,
+          branchCount: view.branches.length,
+          cursor: view.cursor,
+          activeBranch: 'main',
+          currentPathLength: 0,
+          snapshotVersion: 1,
+          revision: 'r1',
+          surfaceMode: 'stock',
+        },
+      }),
       outline: async () => ({ ok: true, value: view }),
     }
     // jsdom has no layout: give the tree a viewport of 20 rows.
     Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 560 })
-    const { el } = await mount(remote).finally(() => delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight)
+    const { el } = await mount(remote).finally(
+      () => delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight,
+    )
     expect(el.querySelector('.dst-count')!.textContent).toBe('10000 of 10000 nodes')
     expect(rows(el).length).toBeGreaterThanOrEqual(15)
     expect(rows(el).length).toBeLessThan(60)
@@ -169,9 +204,15 @@ describe('TreePanel', () => {
     expect(fake.calls).toContain('jump')
     expect(rowOf(el, ids.a1).getAttribute('aria-current')).toBe('location')
     // What the user got, not the log's jargon; the event count is in the tooltip.
-    expect(el.querySelector('[data-testid="session-tree-notice"]')!.textContent).toContain('Moved. The model’s next request holds the path to this node. The Chat marks where the history switched.')
-    expect(el.querySelector('[data-testid="session-tree-notice"]')!.textContent).not.toMatch(/events? appended|session log/)
-    expect(el.querySelector('[data-testid="session-tree-notice"]')!.getAttribute('title')).toContain('7 official harness events')
+    expect(el.querySelector('[data-testid="session-tree-notice"]')!.textContent).toContain(
+      'Moved. The model’s next request holds the path to this node. The Chat marks where the history switched.',
+    )
+    expect(el.querySelector('[data-testid="session-tree-notice"]')!.textContent).not.toMatch(
+      /events? appended|session log/,
+    )
+    expect(el.querySelector('[data-testid="session-tree-notice"]')!.getAttribute('title')).toContain(
+      '7 official harness events',
+    )
     // f opens the fork form with a suggested name; a taken name is refused before any call.
     await press(list, 'f')
     const input = el.querySelector<HTMLInputElement>('[data-testid="session-tree-fork-form"] input')!
@@ -254,7 +295,9 @@ describe('TreePanel', () => {
     fake.failNext('jump', { code: 'AGENT_BUSY', message: 'the agent is running; move in the tree when it is idle' })
     await click(rowOf(el, ids.q1))
     await click(button(el, 'Jump here')!)
-    expect(el.querySelector('[data-testid="session-tree-action-error"]')!.textContent).toContain('AGENT_BUSY: the agent is running; move in the tree when it is idle')
+    expect(el.querySelector('[data-testid="session-tree-action-error"]')!.textContent).toContain(
+      'AGENT_BUSY: the agent is running; move in the tree when it is idle',
+    )
     expect(rowOf(el, ids.a2).getAttribute('aria-current')).toBe('location')
     await click(button(el, 'Dismiss')!)
     expect(el.querySelector('[data-testid="session-tree-action-error"]')).toBeNull()
@@ -263,7 +306,13 @@ describe('TreePanel', () => {
   it('shows quarantine, sidecar warnings and a pending switch from session', async () => {
     const { tree } = smallTree()
     const fake = fakeRemote(tree)
-    fake.status = { quarantine: [{ seq: 12, type: 'assistant/message', reason: 'bad content' }], sidecarWarnings: [{ code: 'SIDECAR_IO', message: 'journal truncated' }], pendingSwitch: { target: 'e9', branch: 'main' }, surfaceMode: 'projection', surfaceNote: 'The model keeps its history.' }
+    fake.status = {
+      quarantine: [{ seq: 12, type: 'assistant/message', reason: 'bad content' }],
+      sidecarWarnings: [{ code: 'SIDECAR_IO', message: 'journal truncated' }],
+      pendingSwitch: { target: 'e9', branch: 'main' },
+      surfaceMode: 'projection',
+      surfaceNote: 'The model keeps its history.',
+    }
     const { el } = await mount(fake.remote)
     const text = el.textContent!
     expect(text).toContain('1 harness event could not be read and was skipped')
@@ -275,23 +324,49 @@ describe('TreePanel', () => {
   it('reports a log the Chat cannot load (repeated call ids), with what to do', async () => {
     const { tree } = smallTree()
     const fake = fakeRemote(tree)
-    fake.status = { logWarnings: [{ code: 'COPIED_CALL_IDS', message: 'the message', remedy: 'the remedy', count: 3, firstSeq: 90, callId: 'call_1' }] }
+    fake.status = {
+      logWarnings: [
+        {
+          code: 'COPIED_CALL_IDS',
+          message: 'the message',
+          remedy: 'the remedy',
+          count: 3,
+          firstSeq: 90,
+          callId: 'call_1',
+        },
+      ],
+    }
     const { el } = await mount(fake.remote)
     const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
     expect(banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
-    expect(banner.textContent).toBe('DSH’s Chat cannot load this session past event 90: 3 tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.')
+    expect(banner.textContent).toBe(
+      'DSH’s Chat cannot load this session past event 90: 3 tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.',
+    )
     expect(banner.getAttribute('title')).toBe('the message\nthe remedy')
   })
 
-  it('says the Chat reads such a log when DSH\'s tool Definitions in the page are re-keyed (chat/host-tools.ts)', async () => {
+  it("says the Chat reads such a log when DSH's tool Definitions in the page are re-keyed (chat/host-tools.ts)", async () => {
     const { tree } = smallTree()
     const fake = fakeRemote(tree)
-    fake.status = { logWarnings: [{ code: 'REPEATED_CALL_IDS', message: 'the message', remedy: 'the remedy', count: 1, firstSeq: 12, callId: 'call_1' }] }
+    fake.status = {
+      logWarnings: [
+        {
+          code: 'REPEATED_CALL_IDS',
+          message: 'the message',
+          remedy: 'the remedy',
+          count: 1,
+          firstSeq: 12,
+          callId: 'call_1',
+        },
+      ],
+    }
     const off = rekeyHostTools({ entries: () => [{ kind: 'tool-call', target: 'chat', match: () => null }] })
     try {
       const { el } = await mount(fake.remote)
       const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
-      expect(banner.textContent).toBe('This session’s log repeats a call id the provider reused (1 tool call, first at event 12). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.')
+      expect(banner.textContent).toBe(
+        'This session’s log repeats a call id the provider reused (1 tool call, first at event 12). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.',
+      )
     } finally {
       off()
     }
@@ -301,7 +376,10 @@ describe('TreePanel', () => {
     const { tree } = smallTree()
     let active = 'zh'
     const listeners = new Set<() => void>()
-    const locale: HostLocale = { getSnapshot: () => ({ active }), subscribe: (l) => (listeners.add(l), () => listeners.delete(l)) }
+    const locale: HostLocale = {
+      getSnapshot: () => ({ active }),
+      subscribe: (l) => (listeners.add(l), () => listeners.delete(l)),
+    }
     const { el } = await mount(fakeRemote(tree).remote, () => locale)
     expect(button(el, '全部')).toBeDefined()
     expect(button(el, '仅用户提示')).toBeDefined()
@@ -317,10 +395,13 @@ describe('TreePanel', () => {
 describe('OpenTreeAction', () => {
   it('presses the Tree tab of its own session header', async () => {
     host = document.createElement('div')
-    host.innerHTML = '<header><div role="tablist"><button role="tab">Chat</button><button role="tab">Tree</button></div><span id="slot"></span></header>'
+    host.innerHTML =
+      '<header><div role="tablist"><button role="tab">Chat</button><button role="tab">Tree</button></div><span id="slot"></span></header>'
     document.body.append(host)
     const pressed: string[] = []
-    host.querySelectorAll('[role="tab"]').forEach((tab) => tab.addEventListener('click', () => pressed.push(tab.textContent!)))
+    host
+      .querySelectorAll('[role="tab"]')
+      .forEach((tab) => tab.addEventListener('click', () => pressed.push(tab.textContent!)))
     root = createRoot(host.querySelector('#slot')!)
     act(() => root!.render(createElement(OpenTreeAction, { hostLocale: english })))
     await click(host.querySelector<HTMLElement>('[data-testid="session-tree-open"]')!)
@@ -335,10 +416,17 @@ describe('client entry', () => {
     const { tree } = smallTree()
     const fake: FakeRemote = fakeRemote(tree)
     const disposers: Array<() => void> = []
-    const registered: Array<{ name: string; id?: string; key?: string; label?: unknown; inject?: (s: string) => object }> = []
+    const registered: Array<{
+      name: string
+      id?: string
+      key?: string
+      label?: unknown
+      inject?: (s: string) => object
+    }> = []
     const definitions: Array<{ kind: string; target: string }> = []
     const mounted: unknown[] = []
-    const hostMatch = (event: { type: string; seq: number; data: { callId: string } }) => (event.type === 'tool/call' ? { id: event.data.callId, role: 'start' } : null)
+    const hostMatch = (event: { type: string; seq: number; data: { callId: string } }) =>
+      event.type === 'tool/call' ? { id: event.data.callId, role: 'start' } : null
     const hostTool = { kind: 'tool-call', target: 'chat', match: hostMatch }
     const conversationEvents = {
       entries: () => [hostTool, ...definitions],
@@ -350,7 +438,12 @@ describe('client entry', () => {
     const ctx = {
       effect: (fn: () => () => void) => disposers.push(fn()),
       get: (name: string) => (name === 'locale' ? undefined : undefined),
-      inject: (_deps: string[], fn: (scope: unknown) => void) => fn({ remote: { sessionTree: { ...fake.remote, attempt: attemptOver(fake.remote) } }, conversationEvents, effect: ctx.effect }),
+      inject: (_deps: string[], fn: (scope: unknown) => void) =>
+        fn({
+          remote: { sessionTree: { ...fake.remote, attempt: attemptOver(fake.remote) } },
+          conversationEvents,
+          effect: ctx.effect,
+        }),
       slots: {
         inject: (_name: string, fn: () => () => void) => {
           const dispose = fn()
@@ -378,15 +471,56 @@ describe('client entry', () => {
       ['conversation.chat.node', 'session-tree-fork'],
       ['conversation.session.header.actions', 'session-tree'],
     ])
-    expect(definitions.map((d) => [d.kind, d.target])).toEqual([['session-tree-switch', 'chat'], ['session-tree-fork', 'chat']])
+    expect(definitions.map((d) => [d.kind, d.target])).toEqual([
+      ['session-tree-switch', 'chat'],
+      ['session-tree-fork', 'chat'],
+    ])
     expect(document.querySelector('style[data-plugin-css="dsh-session-tree/chat.css"]')).not.toBeNull()
     // DSH's own tool card Definition is re-keyed: a second call of one id gets a key of its own.
     expect(hostTool.match).not.toBe(hostMatch)
-    expect([hostTool.match({ type: 'tool/call', seq: 4, data: { callId: 'c' } }), hostTool.match({ type: 'tool/call', seq: 9, data: { callId: 'c' } })]).toEqual([{ id: 'c', role: 'start' }, { id: 'c\u241e9', role: 'start' }])
+    expect([
+      hostTool.match({ type: 'tool/call', seq: 4, data: { callId: 'c' } }),
+      hostTool.match({ type: 'tool/call', seq: 9, data: { callId: 'c' } }),
+    ]).toEqual([
+      { id: 'c', role: 'start' },
+      { id: 'c\u241e9', role: 'start' },
+    ])
     expect((registered[0]!.label as () => string)()).toBe('Tree')
     const contribution = mounted[0] as { package: string; descriptors: Array<{ id: string }> }
     expect(contribution.package).toBe('dsh-session-tree')
-    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(['back', 'chatPath', 'compare', 'export', 'exportAs', 'fileAt', 'files', 'filesAt', 'fork', 'forkWith', 'forward', 'importSession', 'tryImport', 'attempt', 'jump', 'jumpWith', 'label', 'list', 'outline', 'restore', 'restoreDiff', 'restorePreview', 'session', 'summarize', 'summarizeWith', 'openAsNewSession', 'gc'].sort().map((m) => `dsh-session-tree#sessionTree/${m}`))
+    expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(
+      [
+        'back',
+        'chatPath',
+        'compare',
+        'export',
+        'exportAs',
+        'fileAt',
+        'files',
+        'filesAt',
+        'fork',
+        'forkWith',
+        'forward',
+        'importSession',
+        'tryImport',
+        'attempt',
+        'jump',
+        'jumpWith',
+        'label',
+        'list',
+        'outline',
+        'restore',
+        'restoreDiff',
+        'restorePreview',
+        'session',
+        'summarize',
+        'summarizeWith',
+        'openAsNewSession',
+        'gc',
+      ]
+        .sort()
+        .map((m) => `dsh-session-tree#sessionTree/${m}`),
+    )
     const injected = registered[0]!.inject!('s') as { tree: TreeController }
     expect(injected.tree).toBe((registered[0]!.inject!('s') as { tree: TreeController }).tree)
     await injected.tree.refresh()

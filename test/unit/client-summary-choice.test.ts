@@ -26,14 +26,22 @@ describe('the summary choice of Jump and Fork', () => {
 
   it('sends nothing for "none", a carried summary by default, and a panel-only one in projection mode', () => {
     expect(moveOptions(NO_SUMMARY, 'stock')).toBeUndefined()
-    expect(moveOptions({ kind: 'summarize', instructions: 'kept aside' }, 'stock')).toEqual({ summary: { kind: 'summarize', carry: true } })
-    expect(moveOptions({ kind: 'custom', instructions: '  name the files ' }, 'native')).toEqual({ summary: { kind: 'custom', instructions: 'name the files', carry: true } })
-    expect(moveOptions({ kind: 'summarize', instructions: '' }, 'projection')).toEqual({ summary: { kind: 'summarize' } })
+    expect(moveOptions({ kind: 'summarize', instructions: 'kept aside' }, 'stock')).toEqual({
+      summary: { kind: 'summarize', carry: true },
+    })
+    expect(moveOptions({ kind: 'custom', instructions: '  name the files ' }, 'native')).toEqual({
+      summary: { kind: 'custom', instructions: 'name the files', carry: true },
+    })
+    expect(moveOptions({ kind: 'summarize', instructions: '' }, 'projection')).toEqual({
+      summary: { kind: 'summarize' },
+    })
   })
 
-  it('custom instructions must be given and within the service\'s bound (never cut)', () => {
+  it("custom instructions must be given and within the service's bound (never cut)", () => {
     expect(instructionsProblem({ kind: 'custom', instructions: '   ' })).toBe('required')
-    expect(instructionsProblem({ kind: 'custom', instructions: 'x'.repeat(MAX_SUMMARY_INSTRUCTIONS + 1) })).toBe('tooLong')
+    expect(instructionsProblem({ kind: 'custom', instructions: 'x'.repeat(MAX_SUMMARY_INSTRUCTIONS + 1) })).toBe(
+      'tooLong',
+    )
     expect(instructionsProblem({ kind: 'custom', instructions: 'x'.repeat(MAX_SUMMARY_INSTRUCTIONS) })).toBeUndefined()
     expect(instructionsProblem({ kind: 'summarize', instructions: '' })).toBeUndefined()
     expect(moveOptions({ kind: 'custom', instructions: '' }, 'stock')).toBeUndefined()

@@ -8,7 +8,21 @@ import { describe, expect, it } from 'vitest'
 import type { FileAtNode, FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../src/types.ts'
 import { DICTIONARIES, translator } from '../../src/client/i18n.ts'
 import {
-  canApply, clipLines, conflictChoices, decide, fileListView, FILES_PAGE, keepDecisions, knownError, markersOf, nodeChanges, planView, refusedConflicts, resultView, undecided, type Decisions,
+  canApply,
+  clipLines,
+  conflictChoices,
+  decide,
+  fileListView,
+  FILES_PAGE,
+  keepDecisions,
+  knownError,
+  markersOf,
+  nodeChanges,
+  planView,
+  refusedConflicts,
+  resultView,
+  undecided,
+  type Decisions,
 } from '../../src/client/workspace/model.ts'
 import { WORKSPACE_EN } from '../../src/client/workspace/strings.ts'
 
@@ -21,14 +35,24 @@ const overview = (nodes: Array<[string, string[]]>): WorkspaceOverview => ({
 const at = (nodeId: string | null, files: FileAtNode[]): FilesAtNode => ({ nodeId, files })
 
 function preview(): RestorePreview {
-  const entry = (path: string, action: 'create' | 'update' | 'delete', insertions: number, deletions: number) => ({ path, action, current: file('c'), target: file('t'), insertions, deletions })
+  const entry = (path: string, action: 'create' | 'update' | 'delete', insertions: number, deletions: number) => ({
+    path,
+    action,
+    current: file('c'),
+    target: file('t'),
+    insertions,
+    deletions,
+  })
   return {
     target: 'n9',
     snappedFrom: 'n8',
     plan: {
       target: 'n9',
       entries: [entry('src/z.ts', 'update', 3, 1), entry('a.txt', 'create', 2, 0), entry('old.txt', 'delete', 0, 5)],
-      conflicts: [{ ...entry('notes.txt', 'update', 1, 1), reason: 'changed-outside' }, { ...entry('b.txt', 'delete', 0, 2), reason: 'unknown-since-checkpoint' }],
+      conflicts: [
+        { ...entry('notes.txt', 'update', 1, 1), reason: 'changed-outside' },
+        { ...entry('b.txt', 'delete', 0, 2), reason: 'unknown-since-checkpoint' },
+      ],
       blocked: [{ path: 'big.bin', reason: 'target-not-checkpointed', current: file('x') }],
       stat: { files: 5, created: 1, updated: 2, deleted: 2, insertions: 6, deletions: 9 },
     },
@@ -38,8 +62,20 @@ function preview(): RestorePreview {
 
 describe('markers', () => {
   it('one count per node that changed files; an absorbed request lends its count to the row that draws it', () => {
-    const markers = markersOf(overview([['n3', ['a.txt']], ['n5', ['x', 'y']], ['n7', []], ['n2', ['r']]]), new Set(['n2']), new Map([['n2', ['n3']]]))
-    expect([...markers]).toEqual([['n3', 2], ['n5', 2]])
+    const markers = markersOf(
+      overview([
+        ['n3', ['a.txt']],
+        ['n5', ['x', 'y']],
+        ['n7', []],
+        ['n2', ['r']],
+      ]),
+      new Set(['n2']),
+      new Map([['n2', ['n3']]]),
+    )
+    expect([...markers]).toEqual([
+      ['n3', 2],
+      ['n5', 2],
+    ])
     expect(markersOf(undefined, new Set(), new Map()).size).toBe(0)
   })
 
@@ -57,7 +93,11 @@ describe('markers', () => {
 
 describe('what a node changed', () => {
   it('added, changed, deleted and skipped (with the reason), from the states before and at the node', () => {
-    const before = at('n1', [{ path: 'kept.txt', state: file('k1'), differs: false }, { path: 'gone.txt', state: file('g'), differs: false }, { path: 'new.txt', state: { kind: 'absent' }, differs: true }])
+    const before = at('n1', [
+      { path: 'kept.txt', state: file('k1'), differs: false },
+      { path: 'gone.txt', state: file('g'), differs: false },
+      { path: 'new.txt', state: { kind: 'absent' }, differs: true },
+    ])
     const after = at('n2', [
       { path: 'kept.txt', state: file('k2', 9), differs: false },
       { path: 'gone.txt', state: { kind: 'absent' }, differs: false },
@@ -65,7 +105,9 @@ describe('what a node changed', () => {
       { path: 'huge.log', state: { kind: 'skipped', reason: 'too-large', size: 9_000_000 }, differs: false },
       { path: 'brand.txt', state: file('b', 1), differs: false },
     ])
-    expect(nodeChanges(['new.txt', 'kept.txt', 'gone.txt', 'huge.log', 'brand.txt', 'lost.txt', 'kept.txt'], before, after)).toEqual([
+    expect(
+      nodeChanges(['new.txt', 'kept.txt', 'gone.txt', 'huge.log', 'brand.txt', 'lost.txt', 'kept.txt'], before, after),
+    ).toEqual([
       { path: 'brand.txt', kind: 'added', size: 1 },
       { path: 'gone.txt', kind: 'deleted' },
       { path: 'huge.log', kind: 'skipped', reason: 'too-large', size: 9_000_000 },
@@ -77,16 +119,30 @@ describe('what a node changed', () => {
 })
 
 describe('files at a point', () => {
-  const many: FileAtNode[] = Array.from({ length: 5000 }, (_, i) => ({ path: `src/f${String(i).padStart(4, '0')}.ts`, state: file(`h${i}`), differs: i % 7 === 0 }))
+  const many: FileAtNode[] = Array.from({ length: 5000 }, (_, i) => ({
+    path: `src/f${String(i).padStart(4, '0')}.ts`,
+    state: file(`h${i}`),
+    differs: i % 7 === 0,
+  }))
 
   it('a 5,000-file workspace draws one page of rows; the filter counts what matches; absent files only when they differ now', () => {
     const view = fileListView(many, '', FILES_PAGE)
     expect(view).toMatchObject({ matching: 5000, total: 5000, more: 5000 - FILES_PAGE })
     expect(view.rows).toHaveLength(FILES_PAGE)
     const filtered = fileListView(many, '  F49 ', FILES_PAGE)
-    expect(filtered.rows.map((f) => f.path)).toEqual(Array.from({ length: 100 }, (_, i) => `src/f49${String(i).padStart(2, '0')}.ts`))
+    expect(filtered.rows.map((f) => f.path)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `src/f49${String(i).padStart(2, '0')}.ts`),
+    )
     expect(filtered).toMatchObject({ matching: 100, more: 0 })
-    const absent = fileListView([{ path: 'a', state: { kind: 'absent' }, differs: false }, { path: 'b', state: { kind: 'absent' }, differs: true }, { path: 'c', differs: false }], '', 10)
+    const absent = fileListView(
+      [
+        { path: 'a', state: { kind: 'absent' }, differs: false },
+        { path: 'b', state: { kind: 'absent' }, differs: true },
+        { path: 'c', differs: false },
+      ],
+      '',
+      10,
+    )
     expect(absent.rows.map((f) => f.path)).toEqual(['b', 'c'])
   })
 
@@ -101,13 +157,26 @@ describe('the restore plan and the decisions', () => {
   it('one row per file sorted by path, conflicts flagged, the stat over every row, blocked files apart', () => {
     const plan = planView(preview())
     expect(plan.rows.map((r) => [r.path, r.action, r.conflict ?? null])).toEqual([
-      ['a.txt', 'create', null], ['b.txt', 'delete', 'unknown-since-checkpoint'], ['notes.txt', 'update', 'changed-outside'], ['old.txt', 'delete', null], ['src/z.ts', 'update', null],
+      ['a.txt', 'create', null],
+      ['b.txt', 'delete', 'unknown-since-checkpoint'],
+      ['notes.txt', 'update', 'changed-outside'],
+      ['old.txt', 'delete', null],
+      ['src/z.ts', 'update', null],
     ])
     expect(plan.conflicts).toEqual(['b.txt', 'notes.txt'])
     expect(plan.stat).toEqual({ files: 5, insertions: 6, deletions: 9, created: 1, updated: 2, deleted: 2 })
     expect(plan.blocked).toEqual([{ path: 'big.bin', reason: 'target-not-checkpointed' }])
     expect(plan).toMatchObject({ target: 'n9', snappedFrom: 'n8', empty: false })
-    const empty = planView({ ...preview(), plan: { target: null, entries: [], conflicts: [], blocked: [], stat: { files: 0, created: 0, updated: 0, deleted: 0, insertions: 0, deletions: 0 } } })
+    const empty = planView({
+      ...preview(),
+      plan: {
+        target: null,
+        entries: [],
+        conflicts: [],
+        blocked: [],
+        stat: { files: 0, created: 0, updated: 0, deleted: 0, insertions: 0, deletions: 0 },
+      },
+    })
     expect(empty.empty).toBe(true)
     expect(canApply(empty, new Map())).toBe(true)
   })
@@ -124,25 +193,70 @@ describe('the restore plan and the decisions', () => {
     expect(undecided(plan, decisions)).toEqual(['b.txt'])
     decisions = decide(decisions, 'b.txt', 'overwrite')
     expect(canApply(plan, decisions)).toBe(true)
-    expect(conflictChoices(plan, decisions)).toEqual([{ path: 'b.txt', decision: 'overwrite' }, { path: 'notes.txt', decision: 'keep' }])
+    expect(conflictChoices(plan, decisions)).toEqual([
+      { path: 'b.txt', decision: 'overwrite' },
+      { path: 'notes.txt', decision: 'keep' },
+    ])
     // A changed mind is the last answer.
-    expect(conflictChoices(plan, decide(decisions, 'notes.txt', 'overwrite'))).toContainEqual({ path: 'notes.txt', decision: 'overwrite' })
+    expect(conflictChoices(plan, decide(decisions, 'notes.txt', 'overwrite'))).toContainEqual({
+      path: 'notes.txt',
+      decision: 'overwrite',
+    })
   })
 
   it('a fresh preview keeps the answers for files still in conflict and drops the rest', () => {
     const decisions = decide(decide(new Map(), 'notes.txt', 'keep'), 'b.txt', 'overwrite')
-    const next = planView({ ...preview(), plan: { ...preview().plan, conflicts: [{ ...preview().plan.conflicts[0]! }, { path: 'new-conflict.txt', action: 'update', current: file('c'), target: file('t'), insertions: 1, deletions: 1, reason: 'changed-outside' }] } })
+    const next = planView({
+      ...preview(),
+      plan: {
+        ...preview().plan,
+        conflicts: [
+          { ...preview().plan.conflicts[0]! },
+          {
+            path: 'new-conflict.txt',
+            action: 'update',
+            current: file('c'),
+            target: file('t'),
+            insertions: 1,
+            deletions: 1,
+            reason: 'changed-outside',
+          },
+        ],
+      },
+    })
     const kept = keepDecisions(next, decisions)
     expect([...kept]).toEqual([['notes.txt', 'keep']])
     expect(undecided(next, kept)).toEqual(['new-conflict.txt'])
   })
 
   it('reads a refusal and a result', () => {
-    expect(refusedConflicts({ conflicts: [{ path: 'a' }, { nope: 1 }, { path: 'b', reason: 'changed-outside' }] })).toEqual(['a', 'b'])
+    expect(
+      refusedConflicts({ conflicts: [{ path: 'a' }, { nope: 1 }, { path: 'b', reason: 'changed-outside' }] }),
+    ).toEqual(['a', 'b'])
     expect(refusedConflicts(undefined)).toEqual([])
-    const result: RestoreResult = { restore: 'both', target: 'n4', move: { cursor: 'n4' } as never, files: { id: 'r1', target: 'n4', created: ['a'], updated: ['b', 'c'], deleted: [], kept: ['d'], blocked: [] } }
-    expect(resultView(result)).toEqual({ target: 'n4', created: 1, updated: 2, deleted: 0, kept: ['d'], blocked: [], moved: true, none: false })
-    expect(resultView({ restore: 'files', target: null, files: { id: 'r2', target: null, created: [], updated: [], deleted: [], kept: [], blocked: [] } })).toMatchObject({ moved: false, none: true })
+    const result: RestoreResult = {
+      restore: 'both',
+      target: 'n4',
+      move: { cursor: 'n4' } as never,
+      files: { id: 'r1', target: 'n4', created: ['a'], updated: ['b', 'c'], deleted: [], kept: ['d'], blocked: [] },
+    }
+    expect(resultView(result)).toEqual({
+      target: 'n4',
+      created: 1,
+      updated: 2,
+      deleted: 0,
+      kept: ['d'],
+      blocked: [],
+      moved: true,
+      none: false,
+    })
+    expect(
+      resultView({
+        restore: 'files',
+        target: null,
+        files: { id: 'r2', target: null, created: [], updated: [], deleted: [], kept: [], blocked: [] },
+      }),
+    ).toMatchObject({ moved: false, none: true })
     expect(knownError('WORKSPACE_CONFLICT')).toBe('WORKSPACE_CONFLICT')
     expect(knownError('SOMETHING_NEW')).toBeUndefined()
     expect(translator('zh')('ws.err.other', { code: 'X' })).toBe('恢复失败（X）。')

@@ -4,19 +4,47 @@ import { compare, diffWords, SessionTree, tokenize, type Comparison } from '../.
 
 function tree(): SessionTree {
   const t = new SessionTree('compare-unit', undefined, { now: () => new Date('2026-01-01T00:00:00Z') })
-  const add = (id: string, parentId: string | null, role: 'user' | 'assistant' | 'tool', text: string, extra: object = {}) => {
-    const r = t.append({ role, content: text, ...(role === 'tool' ? { toolCallId: `call-${id}`, name: 'read' } : {}) }, { nodeId: id, parentId, ...extra })
+  const add = (
+    id: string,
+    parentId: string | null,
+    role: 'user' | 'assistant' | 'tool',
+    text: string,
+    extra: object = {},
+  ) => {
+    const r = t.append(
+      { role, content: text, ...(role === 'tool' ? { toolCallId: `call-${id}`, name: 'read' } : {}) },
+      { nodeId: id, parentId, ...extra },
+    )
     if (!r.ok) throw new Error(r.error.message)
   }
   add('u1', null, 'user', 'Write a haiku about the sea.')
-  add('a1', 'u1', 'assistant', 'Waves fold into foam, the grey sea breathes slowly out.', { usage: { inputTokens: 100, outputTokens: 20 }, cost: 0.01 })
+  add('a1', 'u1', 'assistant', 'Waves fold into foam, the grey sea breathes slowly out.', {
+    usage: { inputTokens: 100, outputTokens: 20 },
+    cost: 0.01,
+  })
   add('u2', 'a1', 'user', 'Now read notes.md first.')
-  add('t1', 'u2', 'assistant', '', { type: 'tool_call', content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { path: 'notes.md', limit: 10 } }, { type: 'tool_result', toolCallId: 'c1', content: 'sea notes v1' }], usage: { inputTokens: 130, outputTokens: 5 } })
+  add('t1', 'u2', 'assistant', '', {
+    type: 'tool_call',
+    content: [
+      { type: 'tool_call', id: 'c1', name: 'read', arguments: { path: 'notes.md', limit: 10 } },
+      { type: 'tool_result', toolCallId: 'c1', content: 'sea notes v1' },
+    ],
+    usage: { inputTokens: 130, outputTokens: 5 },
+  })
   add('a2', 't1', 'assistant', 'Done: the notes say calm.')
   // A second branch from a1: same shape, other words and arguments.
   add('u2b', 'a1', 'user', 'Now read notes.md first.')
-  add('t1b', 'u2b', 'assistant', '', { type: 'tool_call', content: [{ type: 'tool_call', id: 'c2', name: 'read', arguments: { limit: 20, path: 'notes.md', offset: 3 } }, { type: 'tool_result', toolCallId: 'c2', content: 'sea notes v2' }] })
-  add('a2b', 't1b', 'assistant', 'Done: the notes say stormy.', { usage: { inputTokens: 150, outputTokens: 9 }, cost: 0.02 })
+  add('t1b', 'u2b', 'assistant', '', {
+    type: 'tool_call',
+    content: [
+      { type: 'tool_call', id: 'c2', name: 'read', arguments: { limit: 20, path: 'notes.md', offset: 3 } },
+      { type: 'tool_result', toolCallId: 'c2', content: 'sea notes v2' },
+    ],
+  })
+  add('a2b', 't1b', 'assistant', 'Done: the notes say stormy.', {
+    usage: { inputTokens: 150, outputTokens: 9 },
+    cost: 0.02,
+  })
   add('x', 'a2b', 'user', 'thanks')
   return t
 }
@@ -38,15 +66,32 @@ describe('compare', () => {
     expect(prompt!.kind === 'pair' && prompt!.diff.same).toBe(true)
     expect(answer!.kind === 'pair' && answer!.diff.text).toEqual({
       kind: 'words',
-      parts: [{ kind: 'same', text: 'Done: the notes say ' }, { kind: 'removed', text: 'calm' }, { kind: 'added', text: 'stormy' }, { kind: 'same', text: '.' }],
+      parts: [
+        { kind: 'same', text: 'Done: the notes say ' },
+        { kind: 'removed', text: 'calm' },
+        { kind: 'added', text: 'stormy' },
+        { kind: 'same', text: '.' },
+      ],
       removed: 1,
       added: 1,
     })
     // Arguments compared by key, not by their order: `path` is the same, `limit` changed, `offset` added.
     expect(call!.kind === 'pair' && call!.diff.toolCalls).toEqual([
-      { kind: 'changed', nameA: 'read', nameB: 'read', arguments: [{ kind: 'changed', path: '/limit', a: 10, b: 20 }, { kind: 'added', path: '/offset', b: 3 }] },
+      {
+        kind: 'changed',
+        nameA: 'read',
+        nameB: 'read',
+        arguments: [
+          { kind: 'changed', path: '/limit', a: 10, b: 20 },
+          { kind: 'added', path: '/offset', b: 3 },
+        ],
+      },
     ])
-    expect(call!.kind === 'pair' && call!.diff.toolResults[0]).toMatchObject({ kind: 'changed', errorA: false, errorB: false })
+    expect(call!.kind === 'pair' && call!.diff.toolResults[0]).toMatchObject({
+      kind: 'changed',
+      errorA: false,
+      errorB: false,
+    })
     expect(c.changedRows).toBe(3)
   })
 
@@ -99,12 +144,22 @@ describe('compare', () => {
   it('reads as whole replacements: shared spaces between edits join them, the counts stay minimal', () => {
     expect(diffWords('Check notes.txt for my budget', 'Actually, plan Porto instead')).toEqual({
       kind: 'words',
-      parts: [{ kind: 'removed', text: 'Check notes.txt for my budget' }, { kind: 'added', text: 'Actually, plan Porto instead' }],
+      parts: [
+        { kind: 'removed', text: 'Check notes.txt for my budget' },
+        { kind: 'added', text: 'Actually, plan Porto instead' },
+      ],
       // Tokens: 11 on A, 8 on B, three spaces shared.
       removed: 8,
       added: 5,
     })
-    expect(diffWords('keep a b keep', 'keep c d keep')).toMatchObject({ parts: [{ kind: 'same', text: 'keep ' }, { kind: 'removed', text: 'a b' }, { kind: 'added', text: 'c d' }, { kind: 'same', text: ' keep' }] })
+    expect(diffWords('keep a b keep', 'keep c d keep')).toMatchObject({
+      parts: [
+        { kind: 'same', text: 'keep ' },
+        { kind: 'removed', text: 'a b' },
+        { kind: 'added', text: 'c d' },
+        { kind: 'same', text: ' keep' },
+      ],
+    })
   })
 
   it('tokenizes words, spaces and punctuation runs, and CJK characters one by one', () => {

@@ -14,7 +14,13 @@ import { describe, expect, it } from 'vitest'
 import { current, recorded, REPO_ROOT } from '../../dev/readme-pairing.ts'
 
 const DOCS = join(REPO_ROOT, 'docs')
-const FILES = ['README.md', 'README.zh.md', ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))]
+const FILES = [
+  'README.md',
+  'README.zh.md',
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+]
 
 /** The text outside fenced code blocks. */
 function prose(text: string): string {
@@ -33,7 +39,10 @@ function anchors(text: string): Set<string> {
   for (const line of prose(text).split('\n')) {
     const heading = /^#{1,6} (.+)$/.exec(line)
     if (!heading) continue
-    const slug = heading[1]!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-')
+    const slug = heading[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-')
     const n = seen.get(slug) ?? 0
     seen.set(slug, n + 1)
     out.add(n === 0 ? slug : `${slug}-${n}`)
@@ -44,11 +53,23 @@ function anchors(text: string): Set<string> {
 /** A path as documents write it: plain, with `*` globs, `{a,b}` alternatives or `<placeholders>`. */
 function pathExists(named: string): boolean {
   const alternatives = /\{([^}]*)\}/.exec(named)
-  if (alternatives) return alternatives[1]!.split(',').every((choice) => pathExists(named.replace(alternatives[0], choice)))
+  if (alternatives)
+    return alternatives[1]!.split(',').every((choice) => pathExists(named.replace(alternatives[0], choice)))
   let candidates = [REPO_ROOT]
   for (const part of named.replace(/\/$/, '').split('/')) {
-    const pattern = new RegExp(`^${part.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/<[^>]+>/g, '[^/]+')}$`)
-    candidates = candidates.flatMap((dir) => (existsSync(dir) && statSync(dir).isDirectory() ? readdirSync(dir).filter((name) => pattern.test(name)).map((name) => join(dir, name)) : []))
+    const pattern = new RegExp(
+      `^${part
+        .replace(/[.+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/<[^>]+>/g, '[^/]+')}$`,
+    )
+    candidates = candidates.flatMap((dir) =>
+      existsSync(dir) && statSync(dir).isDirectory()
+        ? readdirSync(dir)
+            .filter((name) => pattern.test(name))
+            .map((name) => join(dir, name))
+        : [],
+    )
   }
   return candidates.length > 0
 }
@@ -64,8 +85,10 @@ describe('README and docs/', () => {
         checked++
         const [where, fragment] = target!.split('#') as [string, string | undefined]
         const path = where === '' ? join(REPO_ROOT, file) : resolve(dirname(join(REPO_ROOT, file)), where)
-        if (!existsSync(path) || (where.endsWith('/') && !statSync(path).isDirectory())) broken.push(`${file}: ${target} (no ${relative(REPO_ROOT, path)})`)
-        else if (fragment !== undefined && !anchors(readFileSync(path, 'utf8')).has(fragment)) broken.push(`${file}: ${target} (no heading #${fragment})`)
+        if (!existsSync(path) || (where.endsWith('/') && !statSync(path).isDirectory()))
+          broken.push(`${file}: ${target} (no ${relative(REPO_ROOT, path)})`)
+        else if (fragment !== undefined && !anchors(readFileSync(path, 'utf8')).has(fragment))
+          broken.push(`${file}: ${target} (no heading #${fragment})`)
       }
     }
     expect(broken).toEqual([])
@@ -76,7 +99,11 @@ describe('README and docs/', () => {
     for (const readme of ['README.md', 'README.zh.md']) {
       const text = readFileSync(join(REPO_ROOT, readme), 'utf8')
       const linked = new Set([...text.matchAll(/\]\(docs\/([\w-]+\.md)[)#]/g)].map((m) => m[1]))
-      expect([...linked].sort(), readme).toEqual(readdirSync(DOCS).filter((f) => f.endsWith('.md')).sort())
+      expect([...linked].sort(), readme).toEqual(
+        readdirSync(DOCS)
+          .filter((f) => f.endsWith('.md'))
+          .sort(),
+      )
     }
   })
 
@@ -84,9 +111,16 @@ describe('README and docs/', () => {
     const en = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
     const zh = readFileSync(join(REPO_ROOT, 'README.zh.md'), 'utf8')
     expect(fences(zh)).toEqual(fences(en))
-    const shape = (text: string): string[] => prose(text).split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => l.replace(/ .*/, ''))
+    const shape = (text: string): string[] =>
+      prose(text)
+        .split('\n')
+        .filter((l) => /^#{1,6} /.test(l))
+        .map((l) => l.replace(/ .*/, ''))
     expect(shape(zh)).toEqual(shape(en))
-    const tableRows = (text: string): number => prose(text).split('\n').filter((l) => l.startsWith('|')).length
+    const tableRows = (text: string): number =>
+      prose(text)
+        .split('\n')
+        .filter((l) => l.startsWith('|')).length
     expect(tableRows(zh)).toBe(tableRows(en))
     expect(en).toContain('English | [中文](README.zh.md)')
     expect(zh).toContain('[English](README.md) | 中文')
@@ -111,6 +145,7 @@ describe('README and docs/', () => {
   })
 
   it('no document speaks of "this machine"', () => {
-    for (const file of FILES) expect(readFileSync(join(REPO_ROOT, file), 'utf8'), file).not.toMatch(/this (2-core )?machine|本机|这台机器/)
+    for (const file of FILES)
+      expect(readFileSync(join(REPO_ROOT, file), 'utf8'), file).not.toMatch(/this (2-core )?machine|本机|这台机器/)
   })
 })

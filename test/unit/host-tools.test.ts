@@ -19,7 +19,8 @@ type Answer = { id: string; role: 'start' | 'update' } | null
 /** The host's `tool-call` match, as rc.8 has it (bare call ids). */
 const hostMatch = (event: Event): Answer => {
   if (event.type === 'tool/call') return { id: String(event.data.callId), role: 'start' }
-  if (event.type === 'tool/result') return { id: String((event.data.message as { source: { callId: string } }).source.callId), role: 'update' }
+  if (event.type === 'tool/result')
+    return { id: String((event.data.message as { source: { callId: string } }).source.callId), role: 'update' }
   if (event.type === 'tool/code-dispatch') return { id: String(event.data.rootCallId), role: 'update' }
   return null
 }
@@ -27,7 +28,11 @@ const hostMatch = (event: Event): Answer => {
 /** A stand-in registry holding the host's Definitions as plain objects. */
 function registry(kinds: string[]) {
   const listeners = new Set<() => void>()
-  const entries: Array<{ kind: string; target: string; match: (event: Event) => Answer }> = kinds.map((kind) => ({ kind, target: 'chat', match: hostMatch }))
+  const entries: Array<{ kind: string; target: string; match: (event: Event) => Answer }> = kinds.map((kind) => ({
+    kind,
+    target: 'chat',
+    match: hostMatch,
+  }))
   return {
     entries: () => entries,
     subscribe(listener: () => void) {
@@ -50,23 +55,42 @@ function assemble(definition: { kind: string; match: (event: Event) => Answer },
     if (answer === null) continue
     const key = `${definition.kind.length}:${definition.kind}${answer.id}`
     const seqs = contexts.get(key)
-    if (answer.role === 'start' && seqs?.length) throw new Error(`conversation Context ${key} received more than one start Match`)
+    if (answer.role === 'start' && seqs?.length)
+      throw new Error(`conversation Context ${key} received more than one start Match`)
     contexts.set(key, [...(seqs ?? []), event.seq])
   }
   return contexts
 }
 
 const call = (seq: number, callId: string): Event => ({ type: 'tool/call', seq, data: { callId } })
-const result = (seq: number, callId: string): Event => ({ type: 'tool/result', seq, data: { message: { source: { callId } } } })
+const result = (seq: number, callId: string): Event => ({
+  type: 'tool/result',
+  seq,
+  data: { message: { source: { callId } } },
+})
 const dispatch = (seq: number, rootCallId: string): Event => ({ type: 'tool/code-dispatch', seq, data: { rootCallId } })
 
 /** An original exchange, then two copies of it with the same id (what earlier versions wrote). */
-const LEGACY: Event[] = [call(5, 'call_a'), dispatch(6, 'call_a'), result(7, 'call_a'), call(20, 'call_b'), result(21, 'call_b'), call(30, 'call_a'), result(31, 'call_a'), call(40, 'call_a'), result(41, 'call_a')]
+const LEGACY: Event[] = [
+  call(5, 'call_a'),
+  dispatch(6, 'call_a'),
+  result(7, 'call_a'),
+  call(20, 'call_b'),
+  result(21, 'call_b'),
+  call(30, 'call_a'),
+  result(31, 'call_a'),
+  call(40, 'call_a'),
+  result(41, 'call_a'),
+]
 
 describe('CallKeys', () => {
   it('keeps bare ids for a log that repeats none, and gives every repeat its own key, its results and dispatches following it', () => {
     const keys = new CallKeys()
-    expect([keys.call('call_a', 5), keys.follower('call_a', 6), keys.follower('call_a', 7)]).toEqual(['call_a', 'call_a', 'call_a'])
+    expect([keys.call('call_a', 5), keys.follower('call_a', 6), keys.follower('call_a', 7)]).toEqual([
+      'call_a',
+      'call_a',
+      'call_a',
+    ])
     expect(keys.call('call_a', 30)).toBe(`call_a${REPEAT_SEPARATOR}30`)
     expect(keys.follower('call_a', 31)).toBe(`call_a${REPEAT_SEPARATOR}30`)
     expect(keys.call('call_a', 40)).toBe(`call_a${REPEAT_SEPARATOR}40`)
@@ -79,12 +103,22 @@ describe('CallKeys', () => {
   it('an older page seen after a newer one (the Chat prepends history): the first seen keeps the bare id, every pair stays together', () => {
     const keys = new CallKeys()
     const newer = [keys.call('call_a', 40), keys.follower('call_a', 41)]
-    const older = [keys.call('call_a', 5), keys.follower('call_a', 7), keys.call('call_a', 30), keys.follower('call_a', 31)]
+    const older = [
+      keys.call('call_a', 5),
+      keys.follower('call_a', 7),
+      keys.call('call_a', 30),
+      keys.follower('call_a', 31),
+    ]
     expect(newer).toEqual(['call_a', 'call_a'])
-    expect(older).toEqual([`call_a${REPEAT_SEPARATOR}5`, `call_a${REPEAT_SEPARATOR}5`, `call_a${REPEAT_SEPARATOR}30`, `call_a${REPEAT_SEPARATOR}30`])
+    expect(older).toEqual([
+      `call_a${REPEAT_SEPARATOR}5`,
+      `call_a${REPEAT_SEPARATOR}5`,
+      `call_a${REPEAT_SEPARATOR}30`,
+      `call_a${REPEAT_SEPARATOR}30`,
+    ])
   })
 
-  it('a result with no call seen, or before every call of its id, keeps the host\'s bare id', () => {
+  it("a result with no call seen, or before every call of its id, keeps the host's bare id", () => {
     const keys = new CallKeys()
     expect(keys.follower('call_x', 3)).toBe('call_x')
     keys.call('call_x', 10)
@@ -94,12 +128,17 @@ describe('CallKeys', () => {
 })
 
 describe('rekeyHostTools', () => {
-  it('the host\'s engine throws on a legacy log without it, and assembles it with it: one context per exchange, each with its own result', () => {
+  it("the host's engine throws on a legacy log without it, and assembles it with it: one context per exchange, each with its own result", () => {
     const host = registry(['tool-call'])
     expect(() => assemble(host.entries()[0]!, LEGACY)).toThrow(/received more than one start Match/)
     const dispose = rekeyHostTools(host)
     const contexts = assemble(host.entries()[0]!, LEGACY)
-    expect([...contexts.values()]).toEqual([[5, 6, 7], [20, 21], [30, 31], [40, 41]])
+    expect([...contexts.values()]).toEqual([
+      [5, 6, 7],
+      [20, 21],
+      [30, 31],
+      [40, 41],
+    ])
     dispose()
   })
 
@@ -113,7 +152,7 @@ describe('rekeyHostTools', () => {
     dispose()
   })
 
-  it('wraps a Definition the host registers later (the Trajectory\'s), and disposing puts the host\'s match back', () => {
+  it("wraps a Definition the host registers later (the Trajectory's), and disposing puts the host's match back", () => {
     const host = registry(['tool-call'])
     const dispose = rekeyHostTools(host)
     expect(chatToolsRekeyed()).toBe(true)
@@ -125,14 +164,24 @@ describe('rekeyHostTools', () => {
     expect(chatToolsRekeyed()).toBe(false)
   })
 
-  it('fails closed: a frozen Definition stays the host\'s own, a throwing registry is survived, and the host\'s own answer passes through when it is not an id', () => {
+  it("fails closed: a frozen Definition stays the host's own, a throwing registry is survived, and the host's own answer passes through when it is not an id", () => {
     const frozen = Object.freeze({ kind: 'tool-call', target: 'chat', match: hostMatch })
     const dispose = rekeyHostTools({ entries: () => [frozen] })
     expect(frozen.match).toBe(hostMatch)
     expect(chatToolsRekeyed()).toBe(false)
     dispose()
-    expect(() => rekeyHostTools({ entries: () => { throw new Error('gone') } })()).not.toThrow()
-    const odd = { kind: 'tool-call', target: 'chat', match: (_event: Event) => ({ id: 7, role: 'start' }) as unknown as Answer }
+    expect(() =>
+      rekeyHostTools({
+        entries: () => {
+          throw new Error('gone')
+        },
+      })(),
+    ).not.toThrow()
+    const odd = {
+      kind: 'tool-call',
+      target: 'chat',
+      match: (_event: Event) => ({ id: 7, role: 'start' }) as unknown as Answer,
+    }
     const off = rekeyHostTools({ entries: () => [odd] })
     expect(odd.match(call(1, 'x'))).toEqual({ id: 7, role: 'start' })
     expect(odd.match({ type: 'tool/call', seq: 'x' as unknown as number, data: {} })).toEqual({ id: 7, role: 'start' })

@@ -13,9 +13,16 @@ import { assistant, newPiSession, piContext, SessionManager, user } from '../sup
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts')
 
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, ...(cwd ? { cwd } : {}) })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      ...(cwd ? { cwd } : {}),
+    })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string }
@@ -36,16 +43,26 @@ describe('dsh-session-tree (bin)', () => {
     const home = mkdtempSync(join(tmpdir(), 'dsh-home-'))
     const dry = await cli(['import', pi.getSessionFile()!, '--home', home, '--dry-run', '--json'])
     expect(dry.code).toBe(0)
-    expect(JSON.parse(dry.stdout)).toMatchObject({ ok: true, dryRun: true, sessionId: null, report: { format: 'pi', nodes: 6, branches: 2 } })
+    expect(JSON.parse(dry.stdout)).toMatchObject({
+      ok: true,
+      dryRun: true,
+      sessionId: null,
+      report: { format: 'pi', nodes: 6, branches: 2 },
+    })
     expect(readdirSync(home)).toEqual([])
     const imported = await cli(['import', pi.getSessionFile()!, '--json'], { DSH_HOME: home })
     expect(imported.code).toBe(0)
     const result = JSON.parse(imported.stdout) as { sessionId: string; home: string; cwd: string }
     expect(result).toMatchObject({ ok: true, home, cwd: '/work/project' })
-    expect(readdirSync(join(home, 'sessions'), { recursive: true })).toContain(join('--work-project--', result.sessionId, 'session.jsonl.zstd'))
+    expect(readdirSync(join(home, 'sessions'), { recursive: true })).toContain(
+      join('--work-project--', result.sessionId, 'session.jsonl.zstd'),
+    )
     const out = join(mkdtempSync(join(tmpdir(), 'export-')), 'back.jsonl')
     const exported = await cli(['export', 'pi', result.sessionId, out, '--home', home])
-    expect(exported).toMatchObject({ code: 0, stdout: `Exported pi to ${out} (7 lines, ${readFileSync(pi.getSessionFile()!).length} bytes).\n` })
+    expect(exported).toMatchObject({
+      code: 0,
+      stdout: `Exported pi to ${out} (7 lines, ${readFileSync(pi.getSessionFile()!).length} bytes).\n`,
+    })
     expect(readFileSync(out, 'utf8')).toBe(readFileSync(pi.getSessionFile()!, 'utf8'))
     expect(piContext(SessionManager.open(out))).toEqual(piContext(pi))
   })
@@ -67,7 +84,15 @@ describe('dsh-session-tree (bin)', () => {
     const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'interchange.md'), 'utf8')
     const section = doc.slice(doc.indexOf('# Import and export'))
     const block = section.slice(section.indexOf('```sh') + 5, section.indexOf('```', section.indexOf('```sh') + 5))
-    const commands = block.trim().split('\n').map((line) => line.replace(/\s+#.*$/, '').trim().split(/\s+/))
+    const commands = block
+      .trim()
+      .split('\n')
+      .map((line) =>
+        line
+          .replace(/\s+#.*$/, '')
+          .trim()
+          .split(/\s+/),
+      )
     expect(commands.length).toBeGreaterThanOrEqual(7)
     for (const words of commands) expect(words.slice(0, 2)).toEqual(['npx', 'dsh-session-tree'])
     // Real files where the document names a tool's file; a fresh home, Pi and Claude Code dirs; the session id of the first import.
@@ -79,7 +104,9 @@ describe('dsh-session-tree (bin)', () => {
     const claude = join(root, 'claude')
     cpSync(join(import.meta.dirname, '..', 'fixtures', 'claude-code', 'generated'), claude, { recursive: true })
     const codexDir = join(import.meta.dirname, '..', 'fixtures', 'codex', 'generated')
-    const [thread, fork] = readdirSync(codexDir).filter((n) => n.startsWith('rollout-')).sort()
+    const [thread, fork] = readdirSync(codexDir)
+      .filter((n) => n.startsWith('rollout-'))
+      .sort()
     const dated = join(root, 'codex', 'sessions', '2026', '01', '10')
     mkdirSync(dated, { recursive: true })
     for (const name of [thread!, fork!]) copyFileSync(join(codexDir, name), join(dated, name))
@@ -98,7 +125,11 @@ describe('dsh-session-tree (bin)', () => {
       if (/^[0-9a-f]{8}-/.test(word)) return sessionId!
       return word
     }
-    const env = { DSH_HOME: home, PI_CODING_AGENT_DIR: join(root, 'pi-agent'), CLAUDE_CONFIG_DIR: join(root, 'claude-config') }
+    const env = {
+      DSH_HOME: home,
+      PI_CODING_AGENT_DIR: join(root, 'pi-agent'),
+      CLAUDE_CONFIG_DIR: join(root, 'claude-config'),
+    }
     const outputs: string[] = []
     for (const words of commands) {
       const args = words.slice(2).map(real)

@@ -16,7 +16,16 @@ import { TreeSidecar } from '../../src/sidecar/index.ts'
 import { TreeSync } from '../../src/harness/sync.ts'
 import { SessionTreeStore } from '../../src/tree/store.ts'
 import { InterchangeError } from '../../src/interchange/errors.ts'
-import { assistant, buildSessionContext, newPiSession, piContext, SessionManager, toolResult, user, userWithImage } from '../support/pi.ts'
+import {
+  assistant,
+  buildSessionContext,
+  newPiSession,
+  piContext,
+  SessionManager,
+  toolResult,
+  user,
+  userWithImage,
+} from '../support/pi.ts'
 import { dshHome, dshModelView, loadTree, treeModelView } from '../support/interchange.ts'
 
 /** A session with everything Pi's API can write: branches, parallel tools, labels, summaries, compaction, model changes. */
@@ -27,7 +36,14 @@ function richPiSession() {
   const q1 = pi.appendMessage(user('Plan a trip'))
   const a1 = pi.appendMessage(assistant('Where to?', { thinking: 'the user wants travel help' }))
   pi.appendMessage(user('Rome, and check the weather'))
-  pi.appendMessage(assistant('Checking.', { calls: [{ id: 'c1', name: 'search', args: { q: 'rome' } }, { id: 'c2', name: 'weather', args: { city: 'Rome' } }] }))
+  pi.appendMessage(
+    assistant('Checking.', {
+      calls: [
+        { id: 'c1', name: 'search', args: { q: 'rome' } },
+        { id: 'c2', name: 'weather', args: { city: 'Rome' } },
+      ],
+    }),
+  )
   pi.appendMessage(toolResult('c1', 'search', 'Rome: the eternal city'))
   pi.appendMessage(toolResult('c2', 'weather', 'sunny, 24°C'))
   const romeAnswer = pi.appendMessage(assistant('Rome it is: sunny.'))
@@ -63,7 +79,10 @@ describe('Pi → DSH', () => {
   it('the next request holds exactly what Pi sends for its leaf; every other leaf is reachable with the same history', async () => {
     const pi = richPiSession()
     const home = await dshHome()
-    const outcome = await importSession({ path: pi.getSessionFile()! }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    const outcome = await importSession(
+      { path: pi.getSessionFile()! },
+      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
+    )
     expect(outcome.report).toMatchObject({ format: 'pi', version: '3', skipped: [], labels: 2, compactions: 1 })
     const { tree, events, warnings } = await loadTree(home, outcome.sessionId!)
     expect(warnings).toEqual([])
@@ -75,7 +94,9 @@ describe('Pi → DSH', () => {
     for (const entry of pi.getEntries()) {
       const node = dshOf.get(entry.id)!
       expect(node, entry.id).toBeDefined()
-      expect(new Set(tree.children(node)), `children of ${entry.id}`).toEqual(new Set(pi.getChildren(entry.id).map((c) => dshOf.get(c.id))))
+      expect(new Set(tree.children(node)), `children of ${entry.id}`).toEqual(
+        new Set(pi.getChildren(entry.id).map((c) => dshOf.get(c.id))),
+      )
       expect(tree.get(node)!.label, `label of ${entry.id}`).toBe(pi.getLabel(entry.id))
     }
     expect(tree.cursor).toBe(dshOf.get(pi.getLeafId()!))
@@ -87,12 +108,23 @@ describe('Pi → DSH', () => {
   it('a branch change restates the message it goes back to, as a live stock rewind does: no empty "tombstone" answer in the log', async () => {
     const pi = richPiSession()
     const home = await dshHome()
-    const outcome = await importSession({ path: pi.getSessionFile()! }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    const outcome = await importSession(
+      { path: pi.getSessionFile()! },
+      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
+    )
     const { events } = await loadTree(home, outcome.sessionId!)
-    type Logged = { type: string; seq: number; surfaceOp?: unknown; sourceEventSeqs?: number[]; data: { message?: { content: unknown[] } } }
+    type Logged = {
+      type: string
+      seq: number
+      surfaceOp?: unknown
+      sourceEventSeqs?: number[]
+      data: { message?: { content: unknown[] } }
+    }
     const logged = events as Logged[]
     // (DSH web's Trajectory lists an empty assistant message as an empty "ASSISTANT —" row.)
-    expect(logged.filter((e) => e.type === 'assistant/message' && e.data.message!.content.length === 0).map((e) => e.seq)).toEqual([])
+    expect(
+      logged.filter((e) => e.type === 'assistant/message' && e.data.message!.content.length === 0).map((e) => e.seq),
+    ).toEqual([])
     // The rewind to the first answer: one replacement restating it, citing just what it shadows, that answer first.
     const rewinds = logged.filter((e) => typeof e.surfaceOp === 'object' && e.type === 'assistant/message')
     expect(rewinds).toHaveLength(1)
@@ -105,9 +137,15 @@ describe('Pi → DSH', () => {
     const pi = richPiSession()
     const source = readFileSync(pi.getSessionFile()!, 'utf8')
     const home = await dshHome()
-    const outcome = await importSession({ path: pi.getSessionFile()! }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    const outcome = await importSession(
+      { path: pi.getSessionFile()! },
+      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
+    )
     const { tree } = await loadTree(home, outcome.sessionId!)
-    const exported = await exportTree(tree, { format: 'pi', sidecarDir: new TreeSidecar(home.sidecarRoot).dirFor(outcome.sessionId!) })
+    const exported = await exportTree(tree, {
+      format: 'pi',
+      sidecarDir: new TreeSidecar(home.sidecarRoot).dirFor(outcome.sessionId!),
+    })
     expect(exported.lines.join('\n') + '\n').toBe(source)
     const file = join(mkdtempSync(join(tmpdir(), 'pi-out-')), 'roundtrip.jsonl')
     writeNewFile(file, exported.lines)
@@ -119,25 +157,58 @@ describe('Pi → DSH', () => {
   it('a session continued in DSH exports to a Pi file that Pi resumes on the continued path', async () => {
     const pi = richPiSession()
     const home = await dshHome()
-    const outcome = await importSession({ path: pi.getSessionFile()! }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    const outcome = await importSession(
+      { path: pi.getSessionFile()! },
+      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
+    )
     const loaded = await home.persistence.load(SessionId(outcome.sessionId!))
     // Continue with the harness's own Session: one more turn, as the loop writes it.
     const session = Session.create(SessionId(outcome.sessionId!), loaded.events as never)
-    const turn = Math.max(...session.events.filter((e) => e.type === 'turn/start').map((e) => (e.data as { turn: number }).turn)) + 1
+    const turn =
+      Math.max(...session.events.filter((e) => e.type === 'turn/start').map((e) => (e.data as { turn: number }).turn)) +
+      1
     session.append('turn/start', { turn })
     session.append('step/start', { turn, step: 1 })
-    session.append('user/message', { id: 'm-new-1', role: 'user', content: [{ type: 'text', text: 'One more thing' }], source: { kind: 'user' } } as never, { surfaceOp: 'append' })
-    session.append('assistant/message', { turn, step: 1, message: { id: 'm-new-2', role: 'assistant', content: [{ type: 'text', text: 'Sure.' }], source: { kind: 'model', provider: 'deepseek', model: 'deepseek-chat' } } } as never, { surfaceOp: 'append' })
+    session.append(
+      'user/message',
+      {
+        id: 'm-new-1',
+        role: 'user',
+        content: [{ type: 'text', text: 'One more thing' }],
+        source: { kind: 'user' },
+      } as never,
+      { surfaceOp: 'append' },
+    )
+    session.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: {
+          id: 'm-new-2',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Sure.' }],
+          source: { kind: 'model', provider: 'deepseek', model: 'deepseek-chat' },
+        },
+      } as never,
+      { surfaceOp: 'append' },
+    )
     session.append('step/end', { turn, step: 1 })
     session.append('turn/end', { turn, reason: { kind: 'completed' } })
     const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(home.sidecarRoot))
     const tree = sync.attach({ id: outcome.sessionId!, events: session.events }).projector.tree
-    const exported = await exportTree(tree, { format: 'pi', sidecarDir: new TreeSidecar(home.sidecarRoot).dirFor(outcome.sessionId!) })
+    const exported = await exportTree(tree, {
+      format: 'pi',
+      sidecarDir: new TreeSidecar(home.sidecarRoot).dirFor(outcome.sessionId!),
+    })
     const file = join(mkdtempSync(join(tmpdir(), 'pi-out-')), 'continued.jsonl')
     writeNewFile(file, exported.lines)
     const reopened = SessionManager.open(file)
     expect(piContext(reopened)).toEqual(treeModelView(tree, tree.cursor))
-    expect(piContext(reopened).slice(-2)).toEqual([{ role: 'user', text: 'One more thing' }, { role: 'assistant', text: 'Sure.' }])
+    expect(piContext(reopened).slice(-2)).toEqual([
+      { role: 'user', text: 'One more thing' },
+      { role: 'assistant', text: 'Sure.' },
+    ])
     // Nothing of the original was lost: every source entry is still there, verbatim.
     const original = readFileSync(pi.getSessionFile()!, 'utf8').trim().split('\n').slice(1)
     for (const line of original) expect(exported.lines).toContain(line)
@@ -149,13 +220,35 @@ describe('Pi files as they are found', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-v1-'))
     const file = join(dir, 'v1.jsonl')
     const lines = [
-      { type: 'session', id: 'v1-session', timestamp: '2025-12-01T10:00:00.000Z', cwd: '/work/old', provider: 'anthropic', modelId: 'claude-sonnet-4', thinkingLevel: 'off' },
-      { type: 'message', timestamp: '2025-12-01T10:00:01.000Z', message: { role: 'user', content: 'hello', timestamp: 1 } },
+      {
+        type: 'session',
+        id: 'v1-session',
+        timestamp: '2025-12-01T10:00:00.000Z',
+        cwd: '/work/old',
+        provider: 'anthropic',
+        modelId: 'claude-sonnet-4',
+        thinkingLevel: 'off',
+      },
+      {
+        type: 'message',
+        timestamp: '2025-12-01T10:00:01.000Z',
+        message: { role: 'user', content: 'hello', timestamp: 1 },
+      },
       { type: 'message', timestamp: '2025-12-01T10:00:02.000Z', message: assistant('hi there') },
       { type: 'message', timestamp: '2025-12-01T10:00:03.000Z', message: user('question two') },
       { type: 'message', timestamp: '2025-12-01T10:00:04.000Z', message: assistant('answer two') },
-      { type: 'compaction', timestamp: '2025-12-01T10:00:05.000Z', summary: 'said hello', firstKeptEntryIndex: 3, tokensBefore: 50 },
-      { type: 'message', timestamp: '2025-12-01T10:00:06.000Z', message: { role: 'hookMessage', customType: 'note', content: 'hook says hi', display: true, timestamp: 6 } },
+      {
+        type: 'compaction',
+        timestamp: '2025-12-01T10:00:05.000Z',
+        summary: 'said hello',
+        firstKeptEntryIndex: 3,
+        tokensBefore: 50,
+      },
+      {
+        type: 'message',
+        timestamp: '2025-12-01T10:00:06.000Z',
+        message: { role: 'hookMessage', customType: 'note', content: 'hook says hi', display: true, timestamp: 6 },
+      },
       { type: 'message', timestamp: '2025-12-01T10:00:07.000Z', message: user('last') },
     ]
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
@@ -165,7 +258,10 @@ describe('Pi files as they are found', () => {
     expect(first.report).toMatchObject({ version: '1', nodes: 7 })
     expect(first.report.notes.join('\n')).toMatch(/v1 compaction/)
     expect(first.cursor).toBe(second.cursor)
-    const outcome = await importSession({ path: file }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    const outcome = await importSession(
+      { path: file },
+      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
+    )
     const { events } = await loadTree(home, outcome.sessionId!)
     // Pi's own loader migrates the file (in place, with random ids) and builds its context.
     const copy = join(dir, 'v1-copy.jsonl')
@@ -187,9 +283,19 @@ describe('Pi files as they are found', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'pi-torn-')), 'torn.jsonl')
     writeFileSync(file, torn)
     const home = await dshHome()
-    const outcome = await importSession({ path: file }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+    const outcome = await importSession(
+      { path: file },
+      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
+    )
     expect(outcome.report.recovered).toBe(3)
-    expect(outcome.report.skipped).toEqual([{ line: 4, reason: expect.stringMatching(/torn line: 1 record\(s\) recovered, \d+ character\(s\) of a truncated record dropped/) }])
+    expect(outcome.report.skipped).toEqual([
+      {
+        line: 4,
+        reason: expect.stringMatching(
+          /torn line: 1 record\(s\) recovered, \d+ character\(s\) of a truncated record dropped/,
+        ),
+      },
+    ])
     expect(outcome.report.notes).toContain('line 3: torn line: 2 records written on one line, all recovered')
     const { events } = await loadTree(home, outcome.sessionId!)
     expect(dshModelView(outcome.sessionId!, events)).toEqual(piContext(pi))
@@ -201,13 +307,26 @@ describe('Pi files as they are found', () => {
       ['notes.jsonl', '{"hello":"world"}\n{"a":1}\n', 'NOT_A_SESSION'],
       ['empty.jsonl', '', 'NOT_A_SESSION'],
       ['text.md', '# A heading\nsome prose\n', 'NOT_A_SESSION'],
-      ['header-only.jsonl', JSON.stringify({ type: 'session', version: 3, id: 'x', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/' }) + '\n', 'EMPTY_SESSION'],
-      ['future.jsonl', JSON.stringify({ type: 'session', version: 9, id: 'x', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/' }) + '\n', 'UNSUPPORTED_VERSION'],
+      [
+        'header-only.jsonl',
+        JSON.stringify({ type: 'session', version: 3, id: 'x', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/' }) +
+          '\n',
+        'EMPTY_SESSION',
+      ],
+      [
+        'future.jsonl',
+        JSON.stringify({ type: 'session', version: 9, id: 'x', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/' }) +
+          '\n',
+        'UNSUPPORTED_VERSION',
+      ],
     ]
     const home = await dshHome()
     for (const [name, text, code] of cases) {
       writeFileSync(join(dir, name), text)
-      const error = await importSession({ path: join(dir, name) }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot }).catch((e: unknown) => e)
+      const error = await importSession(
+        { path: join(dir, name) },
+        { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
+      ).catch((e: unknown) => e)
       expect(error, name).toBeInstanceOf(InterchangeError)
       expect((error as InterchangeError).code, name).toBe(code)
     }
@@ -221,11 +340,14 @@ describe('Pi files as they are found', () => {
     pi.appendCompaction('compact summary', a, 10)
     pi.branchWithSummary(a, 'branch summary text')
     const texts = piContext(pi).map((m) => m.text)
-    const { COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX } = await import('../../src/interchange/pi/context.ts')
+    const { COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX } =
+      await import('../../src/interchange/pi/context.ts')
     expect(texts).toContain(BRANCH_SUMMARY_PREFIX + 'branch summary text' + BRANCH_SUMMARY_SUFFIX)
     const compacted = buildSessionContext(pi.getEntries(), pi.getEntries().find((e) => e.type === 'compaction')!.id)
     const { convertToLlm } = await import('@mariozechner/pi-coding-agent')
-    expect(JSON.stringify(convertToLlm(compacted.messages)[0])).toContain(JSON.stringify(COMPACTION_SUMMARY_PREFIX + 'compact summary' + COMPACTION_SUMMARY_SUFFIX).slice(1, -1))
+    expect(JSON.stringify(convertToLlm(compacted.messages)[0])).toContain(
+      JSON.stringify(COMPACTION_SUMMARY_PREFIX + 'compact summary' + COMPACTION_SUMMARY_SUFFIX).slice(1, -1),
+    )
   })
 })
 

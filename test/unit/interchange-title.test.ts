@@ -15,18 +15,30 @@ import { TITLE_LIMITS } from '../../src/interchange/session/title.ts'
 import { assistant, newPiSession, user } from '../support/pi.ts'
 import { dshHome, loadTree } from '../support/interchange.ts'
 
-type Logged = { type: string; seq: number; data: { title?: string; messageSeqs?: number[]; source?: { kind: string }; content?: { type: string; text?: string }[] } }
+type Logged = {
+  type: string
+  seq: number
+  data: {
+    title?: string
+    messageSeqs?: number[]
+    source?: { kind: string }
+    content?: { type: string; text?: string }[]
+  }
+}
 
 async function imported(file: string, target: { cwd?: string; fallbackCwd?: string } = {}) {
   const home = await dshHome()
-  const outcome = await importSession({ path: file }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot, ...target })
+  const outcome = await importSession(
+    { path: file },
+    { persistence: home.persistence, sidecarRoot: home.sidecarRoot, ...target },
+  )
   const { events, warnings } = await loadTree(home, outcome.sessionId!)
   expect(warnings).toEqual([])
   const logged = events as Logged[]
   return { outcome, logged, titles: logged.filter((e) => e.type === 'session/title') }
 }
 
-describe('the imported session\'s title', () => {
+describe("the imported session's title", () => {
   it('a name the source keeps (Pi session_info) is the title, as a user title citing no message; the last name wins', async () => {
     const pi = newPiSession()
     pi.appendSessionInfo('first name')
@@ -34,13 +46,15 @@ describe('the imported session\'s title', () => {
     pi.appendMessage(assistant('Which version?'))
     pi.appendSessionInfo('  Release\tplanning  ')
     const { titles, logged, outcome } = await imported(pi.getSessionFile()!)
-    expect(titles.map((e) => e.data)).toEqual([{ title: 'Release planning', messageSeqs: [], source: { kind: 'user' } }])
+    expect(titles.map((e) => e.data)).toEqual([
+      { title: 'Release planning', messageSeqs: [], source: { kind: 'user' } },
+    ])
     // The last event of the log: standalone, after the last turn.
     expect(logged.at(-1)!.type).toBe('session/title')
     expect(outcome.title).toBe('Release planning')
   })
 
-  it('without a name, the first prompt typed gives it, as DSH\'s own fallback does (first words), citing that prompt', async () => {
+  it("without a name, the first prompt typed gives it, as DSH's own fallback does (first words), citing that prompt", async () => {
     const pi = newPiSession()
     const long = 'please plan the whole release of version two with the changelog and the notes'
     pi.appendMessage(user(long))
@@ -59,23 +73,51 @@ describe('the imported session\'s title', () => {
   })
 
   it('a Codex thread name (event_msg thread_name_updated) is the title; a later one replaces it', async () => {
-    const env = (type: string, payload: unknown) => JSON.stringify({ timestamp: '2026-01-11T10:00:00.000Z', type, payload })
-    const file = join(mkdtempSync(join(tmpdir(), 'codex-named-')), 'rollout-2026-01-11T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009.jsonl')
-    writeFileSync(file, [
-      env('session_meta', { id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009', cwd: '/home/dev/shop', cli_version: '0.171.0', model_provider: 'openai' }),
-      env('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'why does the cart test fail?' }] }),
-      env('event_msg', { type: 'user_message', message: 'why does the cart test fail?', images: [] }),
-      env('event_msg', { type: 'thread_name_updated', thread_id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009', thread_name: 'Cart bug' }),
-      env('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'An off-by-one in removeItem.' }] }),
-      env('event_msg', { type: 'thread_name_updated', thread_id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009', thread_name: 'Cart off-by-one' }),
-    ].join('\n') + '\n')
+    const env = (type: string, payload: unknown) =>
+      JSON.stringify({ timestamp: '2026-01-11T10:00:00.000Z', type, payload })
+    const file = join(
+      mkdtempSync(join(tmpdir(), 'codex-named-')),
+      'rollout-2026-01-11T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009.jsonl',
+    )
+    writeFileSync(
+      file,
+      [
+        env('session_meta', {
+          id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009',
+          cwd: '/home/dev/shop',
+          cli_version: '0.171.0',
+          model_provider: 'openai',
+        }),
+        env('response_item', {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: 'why does the cart test fail?' }],
+        }),
+        env('event_msg', { type: 'user_message', message: 'why does the cart test fail?', images: [] }),
+        env('event_msg', {
+          type: 'thread_name_updated',
+          thread_id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009',
+          thread_name: 'Cart bug',
+        }),
+        env('response_item', {
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'An off-by-one in removeItem.' }],
+        }),
+        env('event_msg', {
+          type: 'thread_name_updated',
+          thread_id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009',
+          thread_name: 'Cart off-by-one',
+        }),
+      ].join('\n') + '\n',
+    )
     const { titles } = await imported(file)
     expect(titles.map((e) => e.data)).toEqual([{ title: 'Cart off-by-one', messageSeqs: [], source: { kind: 'user' } }])
   })
 })
 
-describe('the imported session\'s working directory', () => {
-  it('the one asked for; else the source\'s when it is a directory here; else the fallback', async () => {
+describe("the imported session's working directory", () => {
+  it("the one asked for; else the source's when it is a directory here; else the fallback", async () => {
     const here = mkdtempSync(join(tmpdir(), 'ix-cwd-'))
     const elsewhere = mkdtempSync(join(tmpdir(), 'ix-host-'))
     const onThisMachine = newPiSession(undefined, here)
@@ -86,7 +128,9 @@ describe('the imported session\'s working directory', () => {
     fromAnother.appendMessage(assistant('hi'))
     expect((await imported(onThisMachine.getSessionFile()!, { fallbackCwd: elsewhere })).outcome.cwd).toBe(here)
     expect((await imported(fromAnother.getSessionFile()!, { fallbackCwd: elsewhere })).outcome.cwd).toBe(elsewhere)
-    expect((await imported(fromAnother.getSessionFile()!, { cwd: here, fallbackCwd: elsewhere })).outcome.cwd).toBe(here)
+    expect((await imported(fromAnother.getSessionFile()!, { cwd: here, fallbackCwd: elsewhere })).outcome.cwd).toBe(
+      here,
+    )
     // Without a fallback (the CLI), the source's is kept as it is.
     expect((await imported(fromAnother.getSessionFile()!)).outcome.cwd).toBe('/nonexistent/laptop/project')
   })

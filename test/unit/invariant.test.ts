@@ -25,10 +25,17 @@ describe('invariant companion', () => {
   it('passes on a real conversation with tools and injected context', async () => {
     const ctx = await boot()
     const session = ctx.sessions.create()
-    expect(() => new LogBuilder(session)
-      .userTurn('q1', 'a1', { context: 'ctx' })
-      .userTurn('q2', 'a2', { tools: [{ name: 'read', args: {}, result: 'r1' }, { name: 'read', args: { x: 1 }, result: 'r2' }] })
-      .userTurn('q3', 'a3')).not.toThrow()
+    expect(() =>
+      new LogBuilder(session)
+        .userTurn('q1', 'a1', { context: 'ctx' })
+        .userTurn('q2', 'a2', {
+          tools: [
+            { name: 'read', args: {}, result: 'r1' },
+            { name: 'read', args: { x: 1 }, result: 'r2' },
+          ],
+        })
+        .userTurn('q3', 'a3'),
+    ).not.toThrow()
     expect(ctx.sessionTree.sync.get(session.id)?.projector.tree.nodeCount).toBe(10)
   })
 

@@ -43,8 +43,17 @@ describe('the sidecar journal records its actor', () => {
 
   it('refuses a malformed actor on write (nothing written) and reports one on load', () => {
     const sidecar = new TreeSidecar(tempRoot())
-    for (const actor of [{ kind: 'host' }, { kind: 'user' }, { kind: 'user', via: 'panel', extra: 1 }, { kind: 'model', callId: 7 }, 'model']) {
-      const written = sidecar.appendAll('s', [{ w: 1, op: { op: 'back' } }, { w: 1, op: { op: 'back' }, actor: actor as never }])
+    for (const actor of [
+      { kind: 'host' },
+      { kind: 'user' },
+      { kind: 'user', via: 'panel', extra: 1 },
+      { kind: 'model', callId: 7 },
+      'model',
+    ]) {
+      const written = sidecar.appendAll('s', [
+        { w: 1, op: { op: 'back' } },
+        { w: 1, op: { op: 'back' }, actor: actor as never },
+      ])
       expect(written.ok ? 'ok' : written.error.code).toBe('INVALID_ARGUMENT')
     }
     expect(sidecar.load('s').exists).toBe(false)
@@ -52,11 +61,14 @@ describe('the sidecar journal records its actor', () => {
     const dir = sidecar.dirFor('t')
     fs.mkdirSync(dir, { recursive: true })
     const at = '2026-01-01T00:00:00.000Z'
-    fs.writeFileSync(path.join(dir, JOURNAL_FILE), Buffer.concat([
-      frameHeader('t', 0),
-      frameLine({ n: 1, w: 0, at, actor: { kind: 'user', via: 'panel' }, op: { op: 'back' } }),
-      frameLine({ n: 2, w: 0, at, actor: { kind: 'robot' }, op: { op: 'back' } }),
-    ]))
+    fs.writeFileSync(
+      path.join(dir, JOURNAL_FILE),
+      Buffer.concat([
+        frameHeader('t', 0),
+        frameLine({ n: 1, w: 0, at, actor: { kind: 'user', via: 'panel' }, op: { op: 'back' } }),
+        frameLine({ n: 2, w: 0, at, actor: { kind: 'robot' }, op: { op: 'back' } }),
+      ]),
+    )
     const load = new TreeSidecar(sidecar.root).load('t')
     expect(load.records.map((r) => r.n)).toEqual([1])
     expect(load.problems).toHaveLength(1)
@@ -68,17 +80,23 @@ describe('the sidecar journal records its actor', () => {
     const log = new LogBuilder('old-1').userTurn('q1', 'a1').userTurn('q2', 'a2')
     const probe = new TreeSync(new SessionTreeStore())
     probe.attach(log.session)
-    const a1 = probe.get('old-1')!.projector.tree.list().find((n) => n.message?.content === 'a1')!.nodeId
+    const a1 = probe
+      .get('old-1')!
+      .projector.tree.list()
+      .find((n) => n.message?.content === 'a1')!.nodeId
     const sidecar = new TreeSidecar(root)
     const dir = sidecar.dirFor('old-1')
     fs.mkdirSync(dir, { recursive: true })
     const at = '2026-01-01T00:00:00.000Z'
     // The exact lines an earlier version wrote: { n, w, at, op }, no actor.
-    fs.writeFileSync(path.join(dir, JOURNAL_FILE), Buffer.concat([
-      frameHeader('old-1', 0),
-      frameLine({ n: 1, w: log.session.seq - 1, at, op: { at, op: 'label', nodeId: a1, label: 'kept' } }),
-      frameLine({ n: 2, w: log.session.seq - 1, at, op: { at, op: 'fork', target: a1, branch: 'idea' } }),
-    ]))
+    fs.writeFileSync(
+      path.join(dir, JOURNAL_FILE),
+      Buffer.concat([
+        frameHeader('old-1', 0),
+        frameLine({ n: 1, w: log.session.seq - 1, at, op: { at, op: 'label', nodeId: a1, label: 'kept' } }),
+        frameLine({ n: 2, w: log.session.seq - 1, at, op: { at, op: 'fork', target: a1, branch: 'idea' } }),
+      ]),
+    )
     const sync = new TreeSync(new SessionTreeStore(), sidecar)
     const state = sync.attach(log.session)
     expect(state.warnings).toEqual([])
@@ -86,7 +104,11 @@ describe('the sidecar journal records its actor', () => {
     expect(state.projector.tree.branchHeadList()).toContainEqual(['idea', a1])
     // A change made now is journaled with its actor, after the old records.
     expect(sync.mutate('old-1', (tree) => tree.label(a1, 'again'), { kind: 'user', via: 'panel' }).ok).toBe(true)
-    expect(new TreeSidecar(root).load('old-1').records.map((r) => r.actor)).toEqual([undefined, undefined, { kind: 'user', via: 'panel' }])
+    expect(new TreeSidecar(root).load('old-1').records.map((r) => r.actor)).toEqual([
+      undefined,
+      undefined,
+      { kind: 'user', via: 'panel' },
+    ])
   })
 })
 

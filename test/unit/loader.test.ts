@@ -35,7 +35,10 @@ function ownRows(): string {
   const start = body.findIndex((line) => line.trim() === '- insert:')
   expect(start, 'cordis.patch.yml is one insert list').toBeGreaterThanOrEqual(0)
   // Rows are indented four spaces under `- insert:`; unindent them into a top-level list.
-  return body.slice(start + 1).map((line) => line.replace(/^ {4}/, '')).join('\n')
+  return body
+    .slice(start + 1)
+    .map((line) => line.replace(/^ {4}/, ''))
+    .join('\n')
 }
 
 async function compose() {

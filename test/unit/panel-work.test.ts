@@ -21,11 +21,29 @@ const LINEAR_BOUND = 12
 const wire = (view: SessionTreeOutline): SessionTreeOutline => JSON.parse(JSON.stringify(view)) as SessionTreeOutline
 
 function chain(n: number): SessionTreeOutline {
-  const nodes = Array.from({ length: n }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, type: 'message' as const, summary: `m${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' as const : 'user' as const, content: `m${i}` } }))
-  return { sessionId: 's', cursor: `c${n - 1}`, activeBranch: 'main', nodes, branches: [{ name: 'main', headId: `c${n - 1}` }] }
+  const nodes = Array.from({ length: n }, (_, i) => ({
+    nodeId: `c${i}`,
+    parentId: i === 0 ? null : `c${i - 1}`,
+    type: 'message' as const,
+    summary: `m${i}`,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    branch: 'main',
+    message: { role: i % 2 ? ('assistant' as const) : ('user' as const), content: `m${i}` },
+  }))
+  return {
+    sessionId: 's',
+    cursor: `c${n - 1}`,
+    activeBranch: 'main',
+    nodes,
+    branches: [{ name: 'main', headId: `c${n - 1}` }],
+  }
 }
 
-function work(view: SessionTreeOutline, options: LayoutOptions, layout: (index: TreeIndex, options: LayoutOptions) => unknown = layoutTree): number {
+function work(
+  view: SessionTreeOutline,
+  options: LayoutOptions,
+  layout: (index: TreeIndex, options: LayoutOptions) => unknown = layoutTree,
+): number {
   return countWork((watch) => layout(indexTree(watch(view)), options)).work
 }
 
@@ -42,7 +60,12 @@ describe('panel layout work is linear in the tree size', () => {
     ['a fork-heavy session', (n) => wire(realBigView(n, Math.floor(n / 40)))],
     ['a linear chain', chain],
   ]
-  const options: [string, LayoutOptions][] = [['all', {}], ['no tools', { filter: 'no-tools' }], ['user prompts', { filter: 'user' }], ['a search', { query: 'part 1' }]]
+  const options: [string, LayoutOptions][] = [
+    ['all', {}],
+    ['no tools', { filter: 'no-tools' }],
+    ['user prompts', { filter: 'user' }],
+    ['a search', { query: 'part 1' }],
+  ]
   for (const [shape, make] of shapes) {
     it(`${shape}: ${SMALL} → ${LARGE} nodes costs at most ${LINEAR_BOUND}x the work (filters and search too)`, () => {
       const [small, large] = [make(SMALL), make(LARGE)]

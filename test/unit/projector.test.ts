@@ -12,16 +12,27 @@ function project(log: LogBuilder, projector = new SessionProjector(new SessionTr
   return projector
 }
 const texts = (p: SessionProjector) => p.tree.messages().map((m) => m.content)
-const raw = (log: LogBuilder) => (log.session.append as (type: string, data: unknown, intent?: unknown) => { seq: number }).bind(log.session)
+const raw = (log: LogBuilder) =>
+  (log.session.append as (type: string, data: unknown, intent?: unknown) => { seq: number }).bind(log.session)
 
 describe('event adapter', () => {
   it('maps prompts, answers and tool exchanges to nodes; the tree path is the model history', () => {
-    const log = new LogBuilder().userTurn('q1', 'a1', { context: 'ctx' }).userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x' }, result: 'file text' }] })
+    const log = new LogBuilder()
+      .userTurn('q1', 'a1', { context: 'ctx' })
+      .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x' }, result: 'file text' }] })
     const p = project(log)
     expect(p.quarantine).toEqual([])
     expect(texts(p)).toEqual(['q1', 'ctx', 'a1', 'q2', '', 'file text', 'a2'])
     const nodes = p.tree.list()
-    expect(nodes.map((n) => n.type)).toEqual(['message', 'message', 'message', 'message', 'message', 'tool_call', 'message'])
+    expect(nodes.map((n) => n.type)).toEqual([
+      'message',
+      'message',
+      'message',
+      'message',
+      'message',
+      'tool_call',
+      'message',
+    ])
     // Typed prompts are not injected; plugin context is.
     expect(nodes[0]!.origin).toMatchObject({ source: 'session', kind: 'user' })
     expect(nodes[0]!.origin?.injected).toBeUndefined()
@@ -51,28 +62,80 @@ describe('event adapter', () => {
     const s = log.session
     s.append('turn/start', { turn: 1 })
     s.append('step/start', { turn: 1, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
-    s.append('assistant/message', { turn: 1, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('k'), name: 'bash', arguments: '{"command":"ls"}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go' }], source: { kind: 'user' } }), {
+      surfaceOp: 'append',
+    })
+    s.append(
+      'assistant/message',
+      {
+        turn: 1,
+        step: 1,
+        message: createAssistantMessage({
+          content: [{ type: 'tool-call', id: CallId('k'), name: 'bash', arguments: '{"command":"ls"}' }],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('tool/call', { turn: 1, step: 1, callId: CallId('k'), name: 'bash', arguments: '{"command":"ls"}' })
     const p = project(log)
     const call = p.tree.findToolCallNode('k')!
     expect(call.message).toBeUndefined()
-    s.append('tool/result', { turn: 1, step: 1, message: createToolResultMessage({ callId: CallId('k'), content: [{ type: 'text', text: 'a b' }], isError: true }) }, { surfaceOp: 'append' })
+    s.append(
+      'tool/result',
+      {
+        turn: 1,
+        step: 1,
+        message: createToolResultMessage({
+          callId: CallId('k'),
+          content: [{ type: 'text', text: 'a b' }],
+          isError: true,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     project(log, p)
     expect(p.tree.nodeCount).toBe(3)
-    expect(p.tree.get(call.nodeId)).toMatchObject({ message: { role: 'tool', content: 'a b', toolCallId: 'k', name: 'bash' }, error: 'a b' })
+    expect(p.tree.get(call.nodeId)).toMatchObject({
+      message: { role: 'tool', content: 'a b', toolCallId: 'k', name: 'bash' },
+      error: 'a b',
+    })
   })
 
   it('keeps a result whose call is not in the tree as a standalone node', () => {
     const log = new LogBuilder().userTurn('q1', 'a1')
-    raw(log)('tool/result', { turn: 1, step: 1, message: createToolResultMessage({ callId: CallId('orphan'), content: [{ type: 'text', text: 'late' }], isError: false }) }, { surfaceOp: 'append' })
+    raw(log)(
+      'tool/result',
+      {
+        turn: 1,
+        step: 1,
+        message: createToolResultMessage({
+          callId: CallId('orphan'),
+          content: [{ type: 'text', text: 'late' }],
+          isError: false,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     const p = project(log)
-    expect(p.tree.list().at(-1)).toMatchObject({ type: 'tool_result', message: { role: 'tool', content: 'late', toolCallId: 'orphan' } })
+    expect(p.tree.list().at(-1)).toMatchObject({
+      type: 'tool_result',
+      message: { role: 'tool', content: 'late', toolCallId: 'orphan' },
+    })
   })
 
   it('an empty assistant message hosts usage only: no node', () => {
     const log = new LogBuilder().userTurn('q1', 'a1')
-    raw(log)('assistant/message', { turn: 1, step: 1, message: createAssistantMessage({ content: [], source: { provider: PROVIDER, model: MODEL } }), usage: { inputTokens: 7, outputTokens: 0 } }, { surfaceOp: 'append' })
+    raw(log)(
+      'assistant/message',
+      {
+        turn: 1,
+        step: 1,
+        message: createAssistantMessage({ content: [], source: { provider: PROVIDER, model: MODEL } }),
+        usage: { inputTokens: 7, outputTokens: 0 },
+      },
+      { surfaceOp: 'append' },
+    )
     const p = project(log)
     expect(p.tree.nodeCount).toBe(2)
     expect(p.hostedUsage).toEqual({ inputTokens: 7, outputTokens: 0 })
@@ -95,8 +158,23 @@ describe('event adapter', () => {
   it('a compaction becomes one compaction node; the model history matches the harness, nothing duplicated', () => {
     const log = new LogBuilder().userTurn('q1', 'a1').userTurn('q2', 'a2').userTurn('q3', 'a3')
     const surface = [...log.session.surface.nodes]
-    raw(log)('compaction/summary', { compactionId: 'c1', summary: [{ type: 'text', text: 'S' }], shadowedRange: { start: surface[0], end: surface[3] }, shadowedSeqs: surface.slice(0, 4), shadowedTokenCount: 10, provider: PROVIDER, model: 'summarizer' })
-    raw(log)('user/message', createUserMessage({ content: [{ type: 'text', text: 'summary of q1..a2' }], source: { kind: 'plugin', plugin: 'compaction' } }), { surfaceOp: { op: 'replace', start: surface[0], end: surface[3] }, sourceEventSeqs: surface.slice(0, 4) })
+    raw(log)('compaction/summary', {
+      compactionId: 'c1',
+      summary: [{ type: 'text', text: 'S' }],
+      shadowedRange: { start: surface[0], end: surface[3] },
+      shadowedSeqs: surface.slice(0, 4),
+      shadowedTokenCount: 10,
+      provider: PROVIDER,
+      model: 'summarizer',
+    })
+    raw(log)(
+      'user/message',
+      createUserMessage({
+        content: [{ type: 'text', text: 'summary of q1..a2' }],
+        source: { kind: 'plugin', plugin: 'compaction' },
+      }),
+      { surfaceOp: { op: 'replace', start: surface[0], end: surface[3] }, sourceEventSeqs: surface.slice(0, 4) },
+    )
     log.userTurn('q4', 'a4')
     const p = project(log)
     expect(p.quarantine).toEqual([])
@@ -107,14 +185,31 @@ describe('event adapter', () => {
     expect(compaction.replaces).toHaveLength(4)
     expect(p.tree.nodeCount).toBe(6 + 1 + 2)
     // Jumping to before the compaction gives the raw history again.
-    expect(p.tree.messages(p.tree.list().find((n) => n.message?.content === 'a2')!.nodeId).map((m) => m.content)).toEqual(['q1', 'a1', 'q2', 'a2'])
+    expect(
+      p.tree.messages(p.tree.list().find((n) => n.message?.content === 'a2')!.nodeId).map((m) => m.content),
+    ).toEqual(['q1', 'a1', 'q2', 'a2'])
   })
 
   it('a pruned tool result keeps its node; the tree keeps the original result', () => {
-    const log = new LogBuilder().userTurn('q1', 'a1', { tools: [{ name: 'read', args: {}, result: 'a very long result' }] })
+    const log = new LogBuilder().userTurn('q1', 'a1', {
+      tools: [{ name: 'read', args: {}, result: 'a very long result' }],
+    })
     const resultEvent = log.events.find((e) => e.type === 'tool/result')!
     const data = resultEvent.data as { message: { content: [{ content: unknown }] } }
-    raw(log)('tool/result', { ...data, message: { ...data.message, content: [{ ...data.message.content[0], content: [{ type: 'text', text: '[pruned]' }] }] } }, { surfaceOp: { op: 'replace', start: resultEvent.seq, end: resultEvent.seq }, sourceEventSeqs: [resultEvent.seq] })
+    raw(log)(
+      'tool/result',
+      {
+        ...data,
+        message: {
+          ...data.message,
+          content: [{ ...data.message.content[0], content: [{ type: 'text', text: '[pruned]' }] }],
+        },
+      },
+      {
+        surfaceOp: { op: 'replace', start: resultEvent.seq, end: resultEvent.seq },
+        sourceEventSeqs: [resultEvent.seq],
+      },
+    )
     const p = project(log)
     expect(p.quarantine).toEqual([])
     expect(p.tree.nodeCount).toBe(4)
@@ -126,7 +221,11 @@ describe('event adapter', () => {
     const log = new LogBuilder()
     for (let i = 0; i < 160; i++) log.userTurn(`q${i}`, `a${i}`)
     raw(log)('mystery/event', { anything: true })
-    const bad = raw(log)('user/message', { id: 'x', role: 'user', content: 'not blocks', source: { kind: 'user' } }, { surfaceOp: 'append' })
+    const bad = raw(log)(
+      'user/message',
+      { id: 'x', role: 'user', content: 'not blocks', source: { kind: 'user' } },
+      { surfaceOp: 'append' },
+    )
     for (let i = 160; i < 170; i++) log.userTurn(`q${i}`, `a${i}`)
     expect(log.events.length).toBeGreaterThan(1000)
     const p = project(log)
@@ -140,7 +239,16 @@ describe('event adapter', () => {
 
   it('never throws, even on garbage', () => {
     const p = new SessionProjector(new SessionTree('s'))
-    for (const junk of [null, 42, 'x', {}, { seq: 'a' }, { seq: 0 }, { seq: 1, type: 'user/message' }, { seq: 2, type: 'turn/start', data: {} }]) {
+    for (const junk of [
+      null,
+      42,
+      'x',
+      {},
+      { seq: 'a' },
+      { seq: 0 },
+      { seq: 1, type: 'user/message' },
+      { seq: 2, type: 'turn/start', data: {} },
+    ]) {
       expect(() => p.project(junk)).not.toThrow()
     }
     expect(p.quarantine.length).toBeGreaterThan(3)

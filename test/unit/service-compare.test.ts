@@ -76,7 +76,9 @@ describe('sessionTree.compare', () => {
     expect(root.rows).toHaveLength(2)
     const row = root.rows[0]!
     expect(row.kind).toBe('only_a')
-    expect(JSON.stringify(await service.compare(session.id, nodes[0]!.nodeId, nodes[0]!.nodeId)).length).toBeLessThan(2_000)
+    expect(JSON.stringify(await service.compare(session.id, nodes[0]!.nodeId, nodes[0]!.nodeId)).length).toBeLessThan(
+      2_000,
+    )
   })
 
   it('bounds a pair of long texts: each text clipped with its length, long common runs elided with a count', () => {

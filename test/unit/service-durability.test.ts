@@ -128,7 +128,9 @@ describe('an operation the sidecar cannot make durable never answers a plain ok'
     const stopped = await r.stop()
     r = await loopRig([{ text: 'A5' }], { resume: stopped })
     const status = await r.service.session(r.sessionId)
-    expect(status.sidecarWarnings).toEqual([expect.objectContaining({ code: 'SIDECAR_IO', message: expect.stringMatching(/is a directory/) })])
+    expect(status.sidecarWarnings).toEqual([
+      expect.objectContaining({ code: 'SIDECAR_IO', message: expect.stringMatching(/is a directory/) }),
+    ])
     const after = await r.service.list(r.sessionId)
     expect(after.cursor).toBe(kept.cursor)
     expect(after.branches.map((b) => [b.name, b.headId])).toEqual(kept.branches.map((b) => [b.name, b.headId]))

@@ -41,7 +41,8 @@ function pathLines(view: SessionTreeView, nodeId: string | null): string[] {
   return lines
 }
 
-const codeOf = (reason: unknown) => (reason instanceof TypertLookupFailure ? (reason.failure as { code: string }).code : String(reason))
+const codeOf = (reason: unknown) =>
+  reason instanceof TypertLookupFailure ? (reason.failure as { code: string }).code : String(reason)
 
 describe('moves on one session are serialized', () => {
   it('30 concurrent jumps and forks: every result is its own, the refused one changed nothing, the last one wins', async () => {
@@ -50,16 +51,25 @@ describe('moves on one session are serialized', () => {
     await r.say('Q2')
     await r.say('Q3')
     const view = await r.service.list(r.sessionId)
-    const messages = view.nodes.filter((n) => n.message && (n.message.role === 'user' || n.message.role === 'assistant') && !n.content?.some((p) => p.type === 'tool_call'))
+    const messages = view.nodes.filter(
+      (n) =>
+        n.message &&
+        (n.message.role === 'user' || n.message.role === 'assistant') &&
+        !n.content?.some((p) => p.type === 'tool_call'),
+    )
     expect(messages.length).toBe(6)
     type Call = { kind: 'jump'; nodeId: string } | { kind: 'fork'; nodeId: string; branch: string }
     const calls: Call[] = Array.from({ length: 30 }, (_, i) => {
       const nodeId = messages[(i * 7) % messages.length]!.nodeId
       return i % 3 === 2 ? { kind: 'fork', nodeId, branch: i === 29 ? 'b2' : `b${i}` } : { kind: 'jump', nodeId }
     })
-    const settled = await Promise.allSettled(calls.map((call) => call.kind === 'jump'
-      ? r.service.jump(r.sessionId, call.nodeId)
-      : r.service.fork(r.sessionId, call.nodeId, call.branch)))
+    const settled = await Promise.allSettled(
+      calls.map((call) =>
+        call.kind === 'jump'
+          ? r.service.jump(r.sessionId, call.nodeId)
+          : r.service.fork(r.sessionId, call.nodeId, call.branch),
+      ),
+    )
     const after = await r.service.list(r.sessionId)
     settled.forEach((outcome, i) => {
       const call = calls[i]!
@@ -69,7 +79,10 @@ describe('moves on one session are serialized', () => {
         expect(after.branches.find((b) => b.name === 'b2')?.headId).toBe(calls[2]!.nodeId)
         return
       }
-      expect(outcome.status, `call ${i} (${JSON.stringify(call)}): ${outcome.status === 'rejected' ? codeOf(outcome.reason) : ''}`).toBe('fulfilled')
+      expect(
+        outcome.status,
+        `call ${i} (${JSON.stringify(call)}): ${outcome.status === 'rejected' ? codeOf(outcome.reason) : ''}`,
+      ).toBe('fulfilled')
       const result = (outcome as PromiseFulfilledResult<MoveResult | ForkResult>).value
       expect(result.cursor, `call ${i} reports its own cursor`).toBe(call.nodeId)
       expect(result.messages.map((m) => `${m.role}: ${m.content}`)).toEqual(pathLines(after, call.nodeId))
@@ -102,9 +115,14 @@ describe('moves on one session are serialized', () => {
     target = q1
     let raced = false
     const off = (r.ctx as any).on('session/event', (_session: unknown, event: { type: string; data?: any }) => {
-      if (raced || event.type !== 'agent/inbox/spliced' || !event.data?.inserted?.some((m: unknown) => markerOf(m))) return
+      if (raced || event.type !== 'agent/inbox/spliced' || !event.data?.inserted?.some((m: unknown) => markerOf(m)))
+        return
       raced = true
-      queueMicrotask(() => r.agent.followup(createUserMessage({ content: [{ type: 'text', text: 'Q3 during the switch' }], source: { kind: 'user' } })))
+      queueMicrotask(() =>
+        r.agent.followup(
+          createUserMessage({ content: [{ type: 'text', text: 'Q3 during the switch' }], source: { kind: 'user' } }),
+        ),
+      )
     })
     const moved = await r.service.jump(r.sessionId, a1)
     off()

@@ -37,7 +37,8 @@ describe('a clean restart reports no warning and loses nothing', () => {
     await r.say('Q1')
     await r.say('Q2 with a tool')
     await r.say('Q3')
-    const node = async (text: string) => (await r.service.list(r.sessionId)).nodes.find((n) => n.message?.content === text)!.nodeId
+    const node = async (text: string) =>
+      (await r.service.list(r.sessionId)).nodes.find((n) => n.message?.content === text)!.nodeId
     const a1 = await node('A1')
     await r.service.fork(r.sessionId, a1, 'alt')
     await r.say('on alt')
@@ -74,7 +75,9 @@ describe('a clean restart reports no warning and loses nothing', () => {
       const message = byId.get(id)!.message
       if (message) expected.unshift(`${message.role}: ${message.content}`)
     }
-    const sent = transcript(r.model.requests.at(-1)!).slice(0, -1).filter((line) => !line.includes('call tree_list') && !line.startsWith('tool:'))
+    const sent = transcript(r.model.requests.at(-1)!)
+      .slice(0, -1)
+      .filter((line) => !line.includes('call tree_list') && !line.startsWith('tool:'))
     expect(sent).toEqual(expected.filter((line) => !line.includes('tree_list(')))
   }, 600_000)
 })

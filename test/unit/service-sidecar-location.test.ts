@@ -20,8 +20,15 @@ import { LogBuilder } from '../support/log-builder.ts'
 type Stored = { id: string; cwd?: string }
 type Ctx = {
   sessionTree: SessionTreeService
-  sessionPersistence: { list(): Promise<Stored[]>; load(id: unknown): Promise<{ events: unknown[]; meta: Stored }>; locate(header: Stored): { path: string } }
-  sessions: { create(id: unknown, options: unknown): { id: string; header: Stored }; flush(session: unknown): Promise<void> }
+  sessionPersistence: {
+    list(): Promise<Stored[]>
+    load(id: unknown): Promise<{ events: unknown[]; meta: Stored }>
+    locate(header: Stored): { path: string }
+  }
+  sessions: {
+    create(id: unknown, options: unknown): { id: string; header: Stored }
+    flush(session: unknown): Promise<void>
+  }
 }
 
 async function boot(home: string) {
@@ -34,7 +41,7 @@ async function boot(home: string) {
   return { plugin, c: ctx as unknown as Ctx }
 }
 
-describe('the sidecar in the session\'s DSH directory', () => {
+describe("the sidecar in the session's DSH directory", () => {
   it('is written where sessionPersistence.locate says; DSH still lists and loads the session; an old-layout tree moves in on resume', async () => {
     const home = mkdtempSync(join(tmpdir(), 'dsh-home-'))
     const first = await boot(home)

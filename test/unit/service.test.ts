@@ -46,13 +46,30 @@ describe('SessionTreeService in a real Context', () => {
   it('projects live events incrementally and serves list/session', async () => {
     const { ctx, service } = await boot()
     const session = ctx.sessions.create()
-    const log = new LogBuilder(session).userTurn('q1', 'a1').userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'f' }, result: 'text' }] })
+    const log = new LogBuilder(session)
+      .userTurn('q1', 'a1')
+      .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'f' }, result: 'text' }] })
     const view = await service.list(session.id)
     // The assistant message that issued the call, then the call node with its result folded in.
-    expect(view.nodes.map((n) => n.summary)).toEqual(['q1', 'a1', 'q2', 'read({"file_path":"f"})', 'read({"file_path":"f"}) → text', 'a2'])
+    expect(view.nodes.map((n) => n.summary)).toEqual([
+      'q1',
+      'a1',
+      'q2',
+      'read({"file_path":"f"})',
+      'read({"file_path":"f"}) → text',
+      'a2',
+    ])
     expect(view.nodes.map((n) => n.type)).toEqual(['message', 'message', 'message', 'message', 'tool_call', 'message'])
     const status = await service.session(session.id)
-    expect(status).toMatchObject({ sessionId: session.id, nodeCount: 6, messageCount: 6, branchCount: 1, surfaceMode: 'projection', quarantine: [], sidecarWarnings: [] })
+    expect(status).toMatchObject({
+      sessionId: session.id,
+      nodeCount: 6,
+      messageCount: 6,
+      branchCount: 1,
+      surfaceMode: 'projection',
+      quarantine: [],
+      sidecarWarnings: [],
+    })
     expect(status.watermark).toBe(log.session.seq - 1)
     log.userTurn('q3', 'a3')
     expect((await service.session(session.id)).nodeCount).toBe(8)
@@ -62,7 +79,11 @@ describe('SessionTreeService in a real Context', () => {
   it('export keeps the tool calls of the active path and digests an unsummarized branch (issue 14 §5)', async () => {
     const { ctx, service } = await boot()
     const session = ctx.sessions.create()
-    new LogBuilder(session).userTurn('Plan the trip', 'Day one: the castle.').userTurn('Check notes.txt', 'The budget is 300 EUR.', { tools: [{ name: 'read', args: { file_path: 'notes.txt' }, result: 'budget: 300 EUR' }] })
+    new LogBuilder(session)
+      .userTurn('Plan the trip', 'Day one: the castle.')
+      .userTurn('Check notes.txt', 'The budget is 300 EUR.', {
+        tools: [{ name: 'read', args: { file_path: 'notes.txt' }, result: 'budget: 300 EUR' }],
+      })
     const nodes = (await service.list(session.id)).nodes
     const first = nodes.find((n) => n.summary === 'Day one: the castle.')!.nodeId
     await service.fork(session.id, first, 'alt')
@@ -76,7 +97,9 @@ describe('SessionTreeService in a real Context', () => {
     await service.jump(session.id, nodes.at(-1)!.nodeId)
     const back = await service.export(session.id)
     const request = back.messages.find((m) => m.role === 'assistant' && m.toolCalls !== undefined)
-    expect(request?.toolCalls).toEqual([{ id: expect.any(String), name: 'read', arguments: { file_path: 'notes.txt' } }])
+    expect(request?.toolCalls).toEqual([
+      { id: expect.any(String), name: 'read', arguments: { file_path: 'notes.txt' } },
+    ])
     const result = back.messages[back.messages.indexOf(request!) + 1]
     expect(result).toMatchObject({ role: 'tool', content: 'budget: 300 EUR', toolCallId: request!.toolCalls![0]!.id })
   })
@@ -116,7 +139,9 @@ describe('SessionTreeService in a real Context', () => {
     new LogBuilder(session).userTurn('q1', 'a1')
     expect(await errorOf(service.list('no-such-session'))).toMatchObject({ code: 'SESSION_NOT_FOUND' })
     expect(await errorOf(service.jump(session.id, 'ghost'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
-    expect(await errorOf(service.fork(session.id, (await service.list(session.id)).nodes[0]!.nodeId, '  '))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(
+      await errorOf(service.fork(session.id, (await service.list(session.id)).nodes[0]!.nodeId, '  ')),
+    ).toMatchObject({ code: 'INVALID_ARGUMENT' })
     expect(await errorOf(service.label(session.id, 'ghost', 'x'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
     // An id that can never name a node is a bad argument (issue 14 §5), for moves and labels alike.
     expect(await errorOf(service.jump(session.id, ''))).toMatchObject({ code: 'INVALID_ARGUMENT' })
@@ -125,7 +150,10 @@ describe('SessionTreeService in a real Context', () => {
     expect(await errorOf(service.label(session.id, '', 'x'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
     // Direction overrides would make a label display as something else.
     const first = (await service.list(session.id)).nodes[0]!.nodeId
-    expect(await errorOf(service.label(session.id, first, 'evil\u202etxt.exe'))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/bidirectional/) })
+    expect(await errorOf(service.label(session.id, first, 'evil\u202etxt.exe'))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/bidirectional/),
+    })
     expect(await errorOf(service.fork(session.id, first, 'b\u2066x'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
     expect(await errorOf(service.summarize(session.id, 'nope'))).toMatchObject({ code: 'BRANCH_NOT_FOUND' })
     expect(await errorOf(service.back(session.id))).toMatchObject({ code: 'HISTORY_EMPTY' })
@@ -190,7 +218,11 @@ describe('SessionTreeService in a real Context', () => {
     const { ctx, service } = await boot()
     const session = ctx.sessions.create()
     const log = new LogBuilder(session).userTurn('q1', 'a1')
-    ;(session.append as (t: string, d: unknown, i?: unknown) => void)('user/message', { id: 'bad', role: 'user', content: 'not an array', source: { kind: 'user' } }, { surfaceOp: 'append' })
+    ;(session.append as (t: string, d: unknown, i?: unknown) => void)(
+      'user/message',
+      { id: 'bad', role: 'user', content: 'not an array', source: { kind: 'user' } },
+      { surfaceOp: 'append' },
+    )
     log.userTurn('q2', 'a2')
     const status = await service.session(session.id)
     expect(status.quarantine).toHaveLength(1)

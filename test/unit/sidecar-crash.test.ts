@@ -26,12 +26,16 @@ interface Run {
  */
 function runWriter(
   args: readonly string[],
-  options: { kill?: { readonly after: 'spawn' | 'ready'; readonly ms: number } | { readonly afterAppends: number }; fileSizeBlocks?: number } = {},
+  options: {
+    kill?: { readonly after: 'spawn' | 'ready'; readonly ms: number } | { readonly afterAppends: number }
+    fileSizeBlocks?: number
+  } = {},
 ): Promise<Run> {
   const node = [process.execPath, '--no-warnings', WRITER, ...args]
-  const [command, ...argv] = options.fileSizeBlocks === undefined
-    ? node
-    : ['sh', '-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, ...node]
+  const [command, ...argv] =
+    options.fileSizeBlocks === undefined
+      ? node
+      : ['sh', '-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, ...node]
   return new Promise((resolve, reject) => {
     const child = spawn(command as string, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
@@ -112,7 +116,9 @@ describe('crash safety', () => {
         expect(load.problems).toEqual([expect.objectContaining({ code: 'INVALID_SNAPSHOT', offset: tornAt })])
         torn++
       }
-      const run = await runWriter([root, ID, FOREVER], { kill: odd ? { after: 'ready', ms: random(0, 8) } : { afterAppends: random(20, 200) } })
+      const run = await runWriter([root, ID, FOREVER], {
+        kill: odd ? { after: 'ready', ms: random(0, 8) } : { afterAppends: random(20, 200) },
+      })
       expect(run.signal, run.stderr).toBe('SIGKILL')
       expect(run.ready, run.stderr).toBe(last)
       expect(run.returned).toEqual(run.returned.map((_, k) => last + k + 1))
@@ -126,7 +132,8 @@ describe('crash safety', () => {
           expect(after.last).toBe(last)
         }
         // Otherwise it was killed after cutting the line, before reporting the append (or before making it).
-        if (odd) endings[run.returned.length > 0 ? 'appended' : after.problems.length > 0 ? 'tailKept' : 'cutUnreported']++
+        if (odd)
+          endings[run.returned.length > 0 ? 'appended' : after.problems.length > 0 ? 'tailKept' : 'cutUnreported']++
         if (after.problems.length === 0) tornAt = undefined
       } else {
         // A killed process cannot tear a write: only an injected tail can remain.
@@ -139,7 +146,9 @@ describe('crash safety', () => {
     }
     // Every odd round found the tail of the previous round's appends clean (an even round always reports appends).
     expect(torn).toBe(10)
-    console.info(`[crash] torn-tail rounds: ${endings.tailKept} killed before the cut, ${endings.cutUnreported} after the cut but before reporting, ${endings.appended} after reporting appends`)
+    console.info(
+      `[crash] torn-tail rounds: ${endings.tailKept} killed before the cut, ${endings.cutUnreported} after the cut but before reporting, ${endings.appended} after reporting appends`,
+    )
     // Ten even rounds of at least 20 reported appends each: compactions (every 100th) happened.
     expect(last).toBeGreaterThanOrEqual(200)
   }, 600_000)

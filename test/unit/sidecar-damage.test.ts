@@ -8,7 +8,18 @@
  * touch — a link, a directory, another session's file — stays and refuses
  * writes with SIDECAR_IO.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, statSync, cpSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  statSync,
+  cpSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
@@ -65,18 +76,86 @@ const journal = (dir: string) => join(dir, JOURNAL_FILE)
 const overlay = (dir: string) => join(dir, OVERLAY_FILE)
 
 const DAMAGES: readonly Damage[] = [
-  { name: 'journal truncated mid-record', file: 'journal', words: /torn last line dropped/, writes: 'repaired', apply: (dir) => truncateSync(journal(dir), statSync(journal(dir)).size - 7) },
-  { name: 'journal of garbage', file: 'journal', words: /bad line.*no checksum prefix/, writes: 'repaired', apply: (dir) => writeFileSync(journal(dir), 'garbage\nmore garbage\n') },
-  { name: 'journal of 0 bytes', file: 'journal', words: /journal is empty/, writes: 'repaired', apply: (dir) => writeFileSync(journal(dir), '') },
-  { name: 'journal a directory', file: 'journal', words: /is a directory/, writes: 'refused', apply: (dir) => { rmSync(journal(dir)); mkdirSync(journal(dir)) } },
-  { name: 'journal a symbolic link', file: 'journal', words: /is a symbolic link/, writes: 'refused', apply: (dir, root) => { rmSync(journal(dir)); writeFileSync(join(root, '..', 'elsewhere'), 'x\n'); symlinkSync(join(root, '..', 'elsewhere'), journal(dir)) } },
   {
-    name: "another session's journal", file: 'journal', words: /belongs to another session/, writes: 'refused',
+    name: 'journal truncated mid-record',
+    file: 'journal',
+    words: /torn last line dropped/,
+    writes: 'repaired',
+    apply: (dir) => truncateSync(journal(dir), statSync(journal(dir)).size - 7),
+  },
+  {
+    name: 'journal of garbage',
+    file: 'journal',
+    words: /bad line.*no checksum prefix/,
+    writes: 'repaired',
+    apply: (dir) => writeFileSync(journal(dir), 'garbage\nmore garbage\n'),
+  },
+  {
+    name: 'journal of 0 bytes',
+    file: 'journal',
+    words: /journal is empty/,
+    writes: 'repaired',
+    apply: (dir) => writeFileSync(journal(dir), ''),
+  },
+  {
+    name: 'journal a directory',
+    file: 'journal',
+    words: /is a directory/,
+    writes: 'refused',
+    apply: (dir) => {
+      rmSync(journal(dir))
+      mkdirSync(journal(dir))
+    },
+  },
+  {
+    name: 'journal a symbolic link',
+    file: 'journal',
+    words: /is a symbolic link/,
+    writes: 'refused',
+    apply: (dir, root) => {
+      rmSync(journal(dir))
+      writeFileSync(join(root, '..', 'elsewhere'), 'x\n')
+      symlinkSync(join(root, '..', 'elsewhere'), journal(dir))
+    },
+  },
+  {
+    name: "another session's journal",
+    file: 'journal',
+    words: /belongs to another session/,
+    writes: 'refused',
     apply: (dir, root) => cpSync(journal(new TreeSidecar(root).dirFor('other session')), journal(dir)),
   },
-  { name: 'overlay of garbage', file: 'overlay', words: /overlay ignored: unparsable JSON/, writes: 'repaired', compact: true, apply: (dir) => writeFileSync(overlay(dir), '{"version":1,"sess') },
-  { name: 'overlay a symbolic link', file: 'overlay', words: /is a symbolic link/, writes: 'refused', compact: true, apply: (dir, root) => { rmSync(overlay(dir)); writeFileSync(join(root, '..', 'elsewhere'), '{}'); symlinkSync(join(root, '..', 'elsewhere'), overlay(dir)) } },
-  { name: 'session directory a symbolic link', file: 'dir', words: /sidecar directory .*is a symbolic link/, writes: 'refused', apply: (dir, root) => { rmSync(dir, { recursive: true }); mkdirSync(join(root, '..', 'elsewhere-dir')); symlinkSync(join(root, '..', 'elsewhere-dir'), dir) } },
+  {
+    name: 'overlay of garbage',
+    file: 'overlay',
+    words: /overlay ignored: unparsable JSON/,
+    writes: 'repaired',
+    compact: true,
+    apply: (dir) => writeFileSync(overlay(dir), '{"version":1,"sess'),
+  },
+  {
+    name: 'overlay a symbolic link',
+    file: 'overlay',
+    words: /is a symbolic link/,
+    writes: 'refused',
+    compact: true,
+    apply: (dir, root) => {
+      rmSync(overlay(dir))
+      writeFileSync(join(root, '..', 'elsewhere'), '{}')
+      symlinkSync(join(root, '..', 'elsewhere'), overlay(dir))
+    },
+  },
+  {
+    name: 'session directory a symbolic link',
+    file: 'dir',
+    words: /sidecar directory .*is a symbolic link/,
+    writes: 'refused',
+    apply: (dir, root) => {
+      rmSync(dir, { recursive: true })
+      mkdirSync(join(root, '..', 'elsewhere-dir'))
+      symlinkSync(join(root, '..', 'elsewhere-dir'), dir)
+    },
+  },
 ]
 
 describe('a damaged sidecar of every kind', () => {
@@ -119,18 +198,24 @@ describe('a damaged sidecar of every kind', () => {
         expect((await third.service.list(again.id)).nodes.find((n) => n.nodeId === a2)?.label).toBe('after the damage')
         // Garbage is kept aside, never deleted.
         if (/garbage/.test(damage.name)) {
-          const aside = readdirSync(dir).filter((name) => name.startsWith(`${damage.file === 'journal' ? JOURNAL_FILE : OVERLAY_FILE}.corrupt-`))
+          const aside = readdirSync(dir).filter((name) =>
+            name.startsWith(`${damage.file === 'journal' ? JOURNAL_FILE : OVERLAY_FILE}.corrupt-`),
+          )
           expect(aside).toHaveLength(1)
           expect(readFileSync(join(dir, aside[0]!), 'utf8')).toMatch(/garbage|"sess/)
         }
       } else {
-        const refused = await second.service.label(session.id, a2, 'after the damage').then(() => 'ok', (error: unknown) => (error as TypertLookupFailure<{ code: string }>).failure.code)
+        const refused = await second.service.label(session.id, a2, 'after the damage').then(
+          () => 'ok',
+          (error: unknown) => (error as TypertLookupFailure<{ code: string }>).failure.code,
+        )
         expect(refused).toBe('SIDECAR_IO')
         expect(await second.service.list(session.id)).toEqual(view)
       }
       // Nothing outside the sidecar root was written (the planted targets are unchanged).
       expect(readdirSync(base).sort()).toEqual(files)
-      for (const name of files.filter((f) => f.startsWith('elsewhere') && !f.endsWith('-dir'))) expect(readFileSync(join(base, name), 'utf8')).toMatch(/^(x\n|\{\})$/)
+      for (const name of files.filter((f) => f.startsWith('elsewhere') && !f.endsWith('-dir')))
+        expect(readFileSync(join(base, name), 'utf8')).toMatch(/^(x\n|\{\})$/)
       if (files.includes('elsewhere-dir')) expect(readdirSync(join(base, 'elsewhere-dir'))).toEqual([])
     })
   }

@@ -32,7 +32,7 @@ beforeEach(() => {
   outside = path.join(tmp, 'outside')
   mkdirSync(root)
   mkdirSync(outside)
-  writeFileSync(path.join(outside, 'keep.txt'), 'not the sidecar\'s\n')
+  writeFileSync(path.join(outside, 'keep.txt'), "not the sidecar's\n")
 })
 afterEach(() => {
   rmSync(tmp, { recursive: true, force: true })
@@ -51,12 +51,15 @@ const DAY = 24 * 60 * 60 * 1000
 
 describe('session directory names', () => {
   it('decode back to the id for every short name, and never to a wrong id', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (id) => {
-      const name = encodeSessionId(id)
-      const decoded = decodeSessionDir(name)
-      if (name.includes('~')) expect(decoded).toBeUndefined()
-      else expect(decoded).toBe(id)
-    }), { numRuns: 500 })
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (id) => {
+        const name = encodeSessionId(id)
+        const decoded = decodeSessionDir(name)
+        if (name.includes('~')) expect(decoded).toBeUndefined()
+        else expect(decoded).toBe(id)
+      }),
+      { numRuns: 500 },
+    )
     expect(decodeSessionDir('exports')).toBeUndefined()
     expect(decodeSessionDir('s%zz')).toBeUndefined()
     expect(decodeSessionDir('sABC'), 'uppercase is never literal in a produced name').toBeUndefined()
@@ -75,7 +78,9 @@ describe('collectOrphans', () => {
     expect(first.orphans.map((o) => [o.sessionId, o.since])).toEqual([['session-gone', new Date(T0).toISOString()]])
     expect(first.removed).toEqual([])
     expect(existsSync(orphan)).toBe(true)
-    expect(JSON.parse(readFileSync(path.join(root, ORPHANS_FILE), 'utf8')).orphans).toEqual({ 'session-gone': new Date(T0).toISOString() })
+    expect(JSON.parse(readFileSync(path.join(root, ORPHANS_FILE), 'utf8')).orphans).toEqual({
+      'session-gone': new Date(T0).toISOString(),
+    })
 
     const early = collectOrphans(root, { ...options, now: T0 + 7 * DAY - 1 })
     expect(early.removed).toEqual([])
@@ -86,7 +91,8 @@ describe('collectOrphans', () => {
     expect(due.removed.map((o) => o.sessionId)).toEqual(['session-gone'])
     expect(due.orphans).toEqual([])
     expect(existsSync(orphan)).toBe(false)
-    for (const kept of [known, path.join(root, 'exports'), path.join(root, '.import-abc')]) expect(existsSync(kept), kept).toBe(true)
+    for (const kept of [known, path.join(root, 'exports'), path.join(root, '.import-abc')])
+      expect(existsSync(kept), kept).toBe(true)
     expect(JSON.parse(readFileSync(path.join(root, ORPHANS_FILE), 'utf8')).orphans).toEqual({})
   })
 
@@ -105,7 +111,9 @@ describe('collectOrphans', () => {
     expect(first.removed).toEqual([])
     expect(first.orphans.map((o) => o.sessionId)).toEqual(['session-gone'])
     expect(existsSync(orphan)).toBe(true)
-    expect(collectOrphans(root, { known: new Set(), graceMs: 0, now: T0 }).removed.map((o) => o.sessionId)).toEqual(['session-gone'])
+    expect(collectOrphans(root, { known: new Set(), graceMs: 0, now: T0 }).removed.map((o) => o.sessionId)).toEqual([
+      'session-gone',
+    ])
     expect(existsSync(orphan)).toBe(false)
   })
 
@@ -137,9 +145,11 @@ describe('collectOrphans', () => {
     symlinkSync(outside, path.join(orphan, 'planted-dir'))
     const report = collectOrphans(root, { known: new Set(), graceMs: 0, force: true, now: T0 })
     expect(report.removed.map((o) => o.sessionId)).toEqual(['session-gone'])
-    expect(report.problems.map((p) => [p.dir, p.message])).toEqual([[linked, expect.stringContaining('is a symbolic link')]])
+    expect(report.problems.map((p) => [p.dir, p.message])).toEqual([
+      [linked, expect.stringContaining('is a symbolic link')],
+    ])
     expect(existsSync(linked)).toBe(true)
-    expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('not the sidecar\'s\n')
+    expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe("not the sidecar's\n")
     expect(existsSync(orphan)).toBe(false)
   })
 
@@ -163,7 +173,10 @@ describe('LineageFiles', () => {
     expect(files.setForkedFrom('session-child', { ...link, session: 'session-other' }).ok).toBe(true)
     const again = new LineageFiles(root)
     expect(again.read('session-parent')).toEqual({ ok: true, lineage: { forkedTo: [link] } })
-    expect(again.read('session-child')).toEqual({ ok: true, lineage: { forkedFrom: { ...link, session: 'session-parent' }, forkedTo: [] } })
+    expect(again.read('session-child')).toEqual({
+      ok: true,
+      lineage: { forkedFrom: { ...link, session: 'session-parent' }, forkedTo: [] },
+    })
     expect(again.read('session-none')).toEqual({ ok: true, lineage: { forkedTo: [] } })
   })
 
@@ -184,7 +197,7 @@ describe('LineageFiles', () => {
     expect(files.read('session-linked')).toEqual({ ok: false, problem: expect.stringContaining('symbolic link') })
     const written = files.setForkedFrom('session-linked', link)
     expect(written.ok ? undefined : written.error.code).toBe('SIDECAR_IO')
-    expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('not the sidecar\'s\n')
+    expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe("not the sidecar's\n")
     expect(path.basename(linked)).toBe(LINEAGE_FILE)
   })
 })

@@ -6,7 +6,19 @@
  * a directory or a FIFO where a file belongs is reported as what it is. The
  * configured root itself may be a link (it is configuration, see README).
  */
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -76,7 +88,9 @@ describe('links in the sidecar are never followed', () => {
       symlinkSync(secret, target)
       const fresh = new TreeSidecar(sidecar.root)
       const load = fresh.load('s')
-      expect(load.problems).toEqual([expect.objectContaining({ code: 'SIDECAR_IO', file: target, message: expect.stringMatching(/symbolic link/) })])
+      expect(load.problems).toEqual([
+        expect.objectContaining({ code: 'SIDECAR_IO', file: target, message: expect.stringMatching(/symbolic link/) }),
+      ])
       // The journal's records are never read through a link (a linked overlay leaves them readable).
       if (file === JOURNAL_FILE) expect(load.records).toEqual([])
       else expect(load.records.map((r) => r.n)).toEqual([1, 2])
@@ -93,7 +107,9 @@ describe('links in the sidecar are never followed', () => {
       linkSync(secret, target)
       const fresh = new TreeSidecar(sidecar.root)
       const load = fresh.load('s')
-      expect(load.problems).toEqual([expect.objectContaining({ code: 'SIDECAR_IO', file: target, message: expect.stringMatching(/hard links/) })])
+      expect(load.problems).toEqual([
+        expect.objectContaining({ code: 'SIDECAR_IO', file: target, message: expect.stringMatching(/hard links/) }),
+      ])
       expect(code(fresh.append('s', { w: 3, op: {} }))).toBe('SIDECAR_IO')
       expect(code(fresh.compact('s', { n: 0, w: 3, state: {} }))).toBe('SIDECAR_IO')
       expect(statSync(target).nlink).toBe(2)
@@ -107,7 +123,9 @@ describe('links in the sidecar are never followed', () => {
     rmSync(target)
     symlinkSync(path.join(outside, 'would-be-created'), target)
     const fresh = new TreeSidecar(sidecar.root)
-    expect(fresh.load('s').problems).toEqual([expect.objectContaining({ message: expect.stringMatching(/symbolic link/) })])
+    expect(fresh.load('s').problems).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/symbolic link/) }),
+    ])
     expect(code(fresh.append('s', { w: 3, op: {} }))).toBe('SIDECAR_IO')
     expect(existsSync(path.join(outside, 'would-be-created'))).toBe(false)
     expectOutsideUntouched(sidecar.root)
@@ -119,7 +137,13 @@ describe('links in the sidecar are never followed', () => {
     mkdirSync(root)
     symlinkSync(outside, sidecar.dirFor('s'))
     const load = sidecar.load('s')
-    expect(load.problems).toEqual([expect.objectContaining({ code: 'SIDECAR_IO', file: sidecar.dirFor('s'), message: expect.stringMatching(/symbolic link/) })])
+    expect(load.problems).toEqual([
+      expect.objectContaining({
+        code: 'SIDECAR_IO',
+        file: sidecar.dirFor('s'),
+        message: expect.stringMatching(/symbolic link/),
+      }),
+    ])
     expect(code(sidecar.append('s', { w: 0, op: {} }))).toBe('SIDECAR_IO')
     expect(code(sidecar.compact('s', { n: 0, w: 0, state: {} }))).toBe('SIDECAR_IO')
     expectOutsideUntouched(root)
@@ -157,7 +181,9 @@ describe('what is not a file is reported as what it is', () => {
     rmSync(journal)
     mkdirSync(journal)
     const fresh = new TreeSidecar(sidecar.root)
-    expect(fresh.load('s').problems).toEqual([expect.objectContaining({ code: 'SIDECAR_IO', file: journal, message: expect.stringMatching(/is a directory/) })])
+    expect(fresh.load('s').problems).toEqual([
+      expect.objectContaining({ code: 'SIDECAR_IO', file: journal, message: expect.stringMatching(/is a directory/) }),
+    ])
     expect(code(fresh.append('s', { w: 3, op: {} }))).toBe('SIDECAR_IO')
     expect(statSync(journal).isDirectory()).toBe(true)
   })
@@ -168,7 +194,13 @@ describe('what is not a file is reported as what it is', () => {
     rmSync(journal)
     execFileSync('mkfifo', [journal])
     const fresh = new TreeSidecar(sidecar.root)
-    expect(fresh.load('s').problems).toEqual([expect.objectContaining({ code: 'SIDECAR_IO', file: journal, message: expect.stringMatching(/not a regular file/) })])
+    expect(fresh.load('s').problems).toEqual([
+      expect.objectContaining({
+        code: 'SIDECAR_IO',
+        file: journal,
+        message: expect.stringMatching(/not a regular file/),
+      }),
+    ])
     expect(code(fresh.append('s', { w: 3, op: {} }))).toBe('SIDECAR_IO')
   })
 })

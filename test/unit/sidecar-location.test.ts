@@ -15,7 +15,18 @@
  * - both places holding a sidecar is a conflict: reported, both kept;
  * - the start-up sweep moves only known sessions; the rest stay orphans.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -65,14 +76,26 @@ function locator(stored: readonly string[]): SidecarLocator {
 /** An old-layout sidecar: two journal records, a lineage file and a nested workspace file. */
 function oldSidecar(id: string): { dir: string; before: Record<string, string> } {
   const sidecar = new TreeSidecar(root)
-  expect(sidecar.appendAll(id, [{ w: 1, op: { op: 'label', nodeId: 'e1', label: 'first' } }, { w: 2, op: { op: 'label', nodeId: 'e2', label: 'second' } }]).ok).toBe(true)
-  expect(new LineageFiles(root).setForkedFrom(id, { session: 'parent', node: 'e1', time: '2026-01-01T00:00:00.000Z', by: 'host' }).ok).toBe(true)
+  expect(
+    sidecar.appendAll(id, [
+      { w: 1, op: { op: 'label', nodeId: 'e1', label: 'first' } },
+      { w: 2, op: { op: 'label', nodeId: 'e2', label: 'second' } },
+    ]).ok,
+  ).toBe(true)
+  expect(
+    new LineageFiles(root).setForkedFrom(id, {
+      session: 'parent',
+      node: 'e1',
+      time: '2026-01-01T00:00:00.000Z',
+      by: 'host',
+    }).ok,
+  ).toBe(true)
   const dir = sidecar.dirFor(id)
   mkdirSync(path.join(dir, 'workspace', 'git'), { recursive: true })
   writeFileSync(path.join(dir, 'workspace', 'blobs.pack'), 'blob bytes')
   writeFileSync(path.join(dir, 'workspace', 'git', 'HEAD'), 'ref: refs/heads/main\n')
   mkdirSync(homeOf(id), { recursive: true })
-  writeFileSync(path.join(homeOf(id), 'session.jsonl.zstd'), 'the host\'s log')
+  writeFileSync(path.join(homeOf(id), 'session.jsonl.zstd'), "the host's log")
   return { dir, before: snapshot(dir) }
 }
 
@@ -82,24 +105,51 @@ const crash = (at: MigrationStep) => (step: MigrationStep) => {
 }
 
 describe('the resolver', () => {
-  it('puts every sidecar file in the session\'s directory when the host names one, else under the root', () => {
+  it("puts every sidecar file in the session's directory when the host names one, else under the root", () => {
     const located = locator(['s-1'])
-    expect(located.place('s-1')).toEqual({ dir: path.join(homeOf('s-1'), 'session-tree'), base: homeOf('s-1'), inSession: true })
-    expect(located.place('other')).toEqual({ dir: path.join(root, encodeSessionId('other')), base: root, inSession: false })
+    expect(located.place('s-1')).toEqual({
+      dir: path.join(homeOf('s-1'), 'session-tree'),
+      base: homeOf('s-1'),
+      inSession: true,
+    })
+    expect(located.place('other')).toEqual({
+      dir: path.join(root, encodeSessionId('other')),
+      base: root,
+      inSession: false,
+    })
     expect(new SidecarLocator(root).dirFor('s-1')).toBe(path.join(root, encodeSessionId('s-1')))
 
     const sidecar = new TreeSidecar(located)
     expect(sidecar.append('s-1', { w: 0, op: { op: 'label', nodeId: 'e1', label: 'x' } }).ok).toBe(true)
-    expect(new LineageFiles(located).addForkedTo('s-1', { session: 'child', node: 'e1', time: '2026-01-01T00:00:00.000Z', by: 'tree' }).ok).toBe(true)
-    expect(Object.keys(snapshot(homeOf('s-1')))).toEqual(['session-tree/', 'session-tree/journal.jsonl', 'session-tree/lineage.json'])
+    expect(
+      new LineageFiles(located).addForkedTo('s-1', {
+        session: 'child',
+        node: 'e1',
+        time: '2026-01-01T00:00:00.000Z',
+        by: 'tree',
+      }).ok,
+    ).toBe(true)
+    expect(Object.keys(snapshot(homeOf('s-1')))).toEqual([
+      'session-tree/',
+      'session-tree/journal.jsonl',
+      'session-tree/lineage.json',
+    ])
     expect(existsSync(root), 'nothing under the fallback root').toBe(false)
-    expect(new TreeSidecar(locator(['s-1'])).load('s-1').records.map((r) => r.op)).toEqual([{ op: 'label', nodeId: 'e1', label: 'x' }])
+    expect(new TreeSidecar(locator(['s-1'])).load('s-1').records.map((r) => r.op)).toEqual([
+      { op: 'label', nodeId: 'e1', label: 'x' },
+    ])
   })
 
   it('puts workspace checkpoints there too', async () => {
     const work = path.join(tmp, 'work')
     mkdirSync(work)
-    const registry = new WorkspaceRegistry({ sidecarRoot: root, sidecars: locator(['s-1']), enabled: true, maxFileBytes: 1024, shell: 'off' })
+    const registry = new WorkspaceRegistry({
+      sidecarRoot: root,
+      sidecars: locator(['s-1']),
+      enabled: true,
+      maxFileBytes: 1024,
+      shell: 'off',
+    })
     const opened = await registry.get('s-1', work)
     expect(opened.ok).toBe(true)
     if (!opened.ok) return
@@ -118,8 +168,14 @@ describe('the resolver', () => {
     const target = path.join(tmp, 'elsewhere')
     mkdirSync(target)
     symlinkSync(target, homeOf('s-1'))
-    const written = new TreeSidecar(locator(['s-1'])).append('s-1', { w: 0, op: { op: 'label', nodeId: 'e1', label: 'x' } })
-    expect(written).toMatchObject({ ok: false, error: { code: 'SIDECAR_IO', message: expect.stringMatching(/symbolic link/) } })
+    const written = new TreeSidecar(locator(['s-1'])).append('s-1', {
+      w: 0,
+      op: { op: 'label', nodeId: 'e1', label: 'x' },
+    })
+    expect(written).toMatchObject({
+      ok: false,
+      error: { code: 'SIDECAR_IO', message: expect.stringMatching(/symbolic link/) },
+    })
     expect(readdirSync(target)).toEqual([])
   })
 })
@@ -167,16 +223,26 @@ describe('moving an old-layout sidecar', () => {
     }
   })
 
-  for (const [step, copy] of [['rename', false], ['mark', true], ['copy', true], ['publish', true], ['remove', true]] as const) {
+  for (const [step, copy] of [
+    ['rename', false],
+    ['mark', true],
+    ['copy', true],
+    ['publish', true],
+    ['remove', true],
+  ] as const) {
     it(`a crash before "${step}" leaves one complete copy, and the next run finishes the move`, () => {
       const { dir, before } = oldSidecar('s-1')
       const to = path.join(homeOf('s-1'), 'session-tree')
       const marked = path.join(root, MIGRATING_PREFIX + path.basename(dir))
-      expect(migrateSidecar(dir, to, { copy, hook: crash(step) })).toMatchObject({ kind: 'failed', message: expect.stringContaining(`crash before ${step}`) })
+      expect(migrateSidecar(dir, to, { copy, hook: crash(step) })).toMatchObject({
+        kind: 'failed',
+        message: expect.stringContaining(`crash before ${step}`),
+      })
       // One complete copy, under a name the next run knows (after the publish: the new place, which names its leftover).
       const partial = path.join(homeOf('s-1'), '.session-tree.partial')
       const where = { rename: dir, mark: dir, copy: marked, publish: marked, remove: to }[step]
-      for (const place of [dir, marked, to]) if (place !== where && !(step === 'remove' && place === marked)) expect(existsSync(place), place).toBe(false)
+      for (const place of [dir, marked, to])
+        if (place !== where && !(step === 'remove' && place === marked)) expect(existsSync(place), place).toBe(false)
       const found = snapshot(where)
       if (step === 'remove') expect(found[MIGRATED_FROM_FILE]).toBe(`${marked}\n`)
       expect({ ...found, [MIGRATED_FROM_FILE]: undefined }).toEqual({ ...before, [MIGRATED_FROM_FILE]: undefined })
@@ -213,19 +279,27 @@ describe('moving an old-layout sidecar', () => {
     mkdirSync(homeOf('s-1'), { recursive: true })
     const linked = locator(['s-1'])
     linked.dirFor('s-1')
-    expect(linked.migrations()).toEqual([expect.objectContaining({ sessionId: 's-1', kind: 'refused', message: expect.stringMatching(/symbolic link/) })])
+    expect(linked.migrations()).toEqual([
+      expect.objectContaining({ sessionId: 's-1', kind: 'refused', message: expect.stringMatching(/symbolic link/) }),
+    ])
     expect(lstatSync(path.join(root, encodeSessionId('s-1'))).isSymbolicLink()).toBe(true)
     expect(existsSync(path.join(homeOf('s-1'), 'session-tree'))).toBe(false)
     // The new place is a link.
     const { dir, before } = oldSidecar('s-2')
     symlinkSync(target, path.join(homeOf('s-2'), 'session-tree'))
-    expect(migrateSidecar(dir, path.join(homeOf('s-2'), 'session-tree'))).toMatchObject({ kind: 'refused', message: expect.stringMatching(/symbolic link/) })
+    expect(migrateSidecar(dir, path.join(homeOf('s-2'), 'session-tree'))).toMatchObject({
+      kind: 'refused',
+      message: expect.stringMatching(/symbolic link/),
+    })
     expect(snapshot(dir)).toEqual(before)
     // A link inside the tree: nothing moves (by rename or copy).
     const inner = oldSidecar('s-3')
     symlinkSync(path.join(target, 'keep.txt'), path.join(inner.dir, 'workspace', 'planted'))
     for (const copy of [false, true]) {
-      expect(migrateSidecar(inner.dir, path.join(homeOf('s-3'), 'session-tree'), { copy })).toMatchObject({ kind: 'refused', message: expect.stringMatching(/planted is a symbolic link/) })
+      expect(migrateSidecar(inner.dir, path.join(homeOf('s-3'), 'session-tree'), { copy })).toMatchObject({
+        kind: 'refused',
+        message: expect.stringMatching(/planted is a symbolic link/),
+      })
       expect(existsSync(path.join(homeOf('s-3'), 'session-tree'))).toBe(false)
       expect(lstatSync(path.join(inner.dir, 'workspace', 'planted')).isSymbolicLink()).toBe(true)
     }
@@ -265,7 +339,9 @@ describe('the start-up sweep', () => {
     expect(sweepOldLayout(located, new Set(['s-1', 's-2'])).sort()).toEqual(['s-1', 's-2'])
     expect(snapshot(path.join(homeOf('s-1'), 'session-tree'))).toEqual(kept.before)
     expect(snapshot(to2)).toEqual(interrupted.before)
-    expect(collectOrphans(root, { known: new Set(['s-1', 's-2']), graceMs: 0 }).orphans.map((o) => o.sessionId)).toEqual(['gone'])
+    expect(
+      collectOrphans(root, { known: new Set(['s-1', 's-2']), graceMs: 0 }).orphans.map((o) => o.sessionId),
+    ).toEqual(['gone'])
     expect(snapshot(orphan.dir)).toEqual(orphan.before)
   })
 })

@@ -6,10 +6,50 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { TreeSidecar, encodeSessionId } from '../../src/sidecar/index.ts'
 
 const HOSTILE = [
-  '', '.', '..', '...', '../x', '../../etc', '/etc/passwd', 'a/b', 'a\\b', 'C:\\x', 'C:', '\\\\server\\share',
-  'a\0b', '\0', '\n', 'line\nbreak', '\r\n', ' ', ' x ', 'x'.repeat(10_000), '../'.repeat(3000),
-  '😀', '\ud800', '\udfff', '\ufffd', 'é', 'e\u0301', 'ｓ', 'A', 'a', 'sa', '%', '%41', '%u0041', '~', 'a~b',
-  'CON', 'nul', 'com1', 'x'.repeat(149), 'x'.repeat(150), 'x'.repeat(151), 'y'.repeat(255), '.'.repeat(100),
+  '',
+  '.',
+  '..',
+  '...',
+  '../x',
+  '../../etc',
+  '/etc/passwd',
+  'a/b',
+  'a\\b',
+  'C:\\x',
+  'C:',
+  '\\\\server\\share',
+  'a\0b',
+  '\0',
+  '\n',
+  'line\nbreak',
+  '\r\n',
+  ' ',
+  ' x ',
+  'x'.repeat(10_000),
+  '../'.repeat(3000),
+  '😀',
+  '\ud800',
+  '\udfff',
+  '\ufffd',
+  'é',
+  'e\u0301',
+  'ｓ',
+  'A',
+  'a',
+  'sa',
+  '%',
+  '%41',
+  '%u0041',
+  '~',
+  'a~b',
+  'CON',
+  'nul',
+  'com1',
+  'x'.repeat(149),
+  'x'.repeat(150),
+  'x'.repeat(151),
+  'y'.repeat(255),
+  '.'.repeat(100),
 ]
 
 /** Decode a short (un-hashed) directory name back to its id: proves the encoding is injective. */
@@ -37,7 +77,9 @@ const NAME = /^s(?:[a-z0-9_-]|%[0-9A-F]{2}|%u[0-9A-F]{4})*(?:~[0-9a-f]{64})?$/
 function walk(dir: string, prefix = ''): string[] {
   return readdirSync(dir).flatMap((name) => {
     const relative = path.join(prefix, name)
-    return statSync(path.join(dir, name)).isDirectory() ? [relative + path.sep, ...walk(path.join(dir, name), relative)] : [relative]
+    return statSync(path.join(dir, name)).isDirectory()
+      ? [relative + path.sep, ...walk(path.join(dir, name), relative)]
+      : [relative]
   })
 }
 
@@ -70,14 +112,19 @@ describe('session directories', () => {
   })
 
   it('any UTF-16 string encodes injectively (decodable, or hashed when long)', () => {
-    const units = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 60 }).map((codes) => String.fromCharCode(...codes))
+    const units = fc
+      .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 60 })
+      .map((codes) => String.fromCharCode(...codes))
     const ids = fc.oneof(units, fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 200 }))
-    fc.assert(fc.property(ids, ids, (a, b) => {
-      const [nameA, nameB] = [encodeSessionId(a), encodeSessionId(b)]
-      expect(nameA).toMatch(NAME)
-      if (!nameA.includes('~')) expect(decode(nameA)).toBe(a)
-      expect(nameA.toLowerCase() === nameB.toLowerCase()).toBe(a === b)
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(ids, ids, (a, b) => {
+        const [nameA, nameB] = [encodeSessionId(a), encodeSessionId(b)]
+        expect(nameA).toMatch(NAME)
+        if (!nameA.includes('~')) expect(decode(nameA)).toBe(a)
+        expect(nameA.toLowerCase() === nameB.toLowerCase()).toBe(a === b)
+      }),
+      { numRuns: 2000 },
+    )
   })
 
   it('writes under hostile ids stay inside root, and each id reads back only its own records', () => {
@@ -92,10 +139,12 @@ describe('session directories', () => {
     // Nothing beside root in its parent, nothing beside the tmp dir's own entries.
     expect(readdirSync(tmp)).toEqual(['parent'])
     expect(readdirSync(parent)).toEqual(['root'])
-    const expected = new Set(HOSTILE.flatMap((id) => {
-      const name = path.basename(sidecar.dirFor(id))
-      return [name + path.sep, path.join(name, 'journal.jsonl'), path.join(name, 'overlay.json')]
-    }))
+    const expected = new Set(
+      HOSTILE.flatMap((id) => {
+        const name = path.basename(sidecar.dirFor(id))
+        return [name + path.sep, path.join(name, 'journal.jsonl'), path.join(name, 'overlay.json')]
+      }),
+    )
     expect(new Set(walk(sidecar.root))).toEqual(expected)
 
     const fresh = new TreeSidecar(sidecar.root)

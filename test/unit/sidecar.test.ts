@@ -1,8 +1,23 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { JOURNAL_FILE, OVERLAY_FILE, TreeSidecar, type SidecarLoad, type SidecarRecord } from '../../src/sidecar/index.ts'
+import {
+  JOURNAL_FILE,
+  OVERLAY_FILE,
+  TreeSidecar,
+  type SidecarLoad,
+  type SidecarRecord,
+} from '../../src/sidecar/index.ts'
 import { replaceFile } from '../../src/sidecar/durable.ts'
 import { encodeOverlay, frameHeader, frameLine, frameRecord } from '../../src/sidecar/framing.ts'
 import type { TreeResult } from '../../src/tree/index.ts'
@@ -36,7 +51,12 @@ describe('round trip', () => {
 
   it('appends number records from 1 and load returns them unchanged', () => {
     const sidecar = new TreeSidecar(path.join(tmp, 'root'))
-    const first = value(sidecar.append('s', { w: 0, op: { kind: 'label', text: 'héllo 🌳 \ud800 \n "q"', nested: { a: [1, null, true, -0.5, 1e21] } } }))
+    const first = value(
+      sidecar.append('s', {
+        w: 0,
+        op: { kind: 'label', text: 'héllo 🌳 \ud800 \n "q"', nested: { a: [1, null, true, -0.5, 1e21] } },
+      }),
+    )
     const second = value(sidecar.append('s', { w: 7, op: { kind: 'jump' }, at: '2026-01-02T03:04:05.000Z' }))
     expect(first).toMatchObject({ n: 1, w: 0 })
     expect(new Date(first.at).toISOString()).toBe(first.at)
@@ -71,7 +91,12 @@ describe('round trip', () => {
   it('compacts a session with no journal yet, and may re-fold to the same point', () => {
     const sidecar = new TreeSidecar(path.join(tmp, 'root'))
     value(sidecar.compact('s', { n: 0, w: 4, state: { cursor: 'x' } }))
-    expect(sidecar.load('s')).toEqual({ exists: true, fold: { n: 0, w: 4, state: { cursor: 'x' } }, records: [], problems: [] })
+    expect(sidecar.load('s')).toEqual({
+      exists: true,
+      fold: { n: 0, w: 4, state: { cursor: 'x' } },
+      records: [],
+      problems: [],
+    })
     fill(sidecar, 's', 2)
     value(sidecar.compact('s', { n: 2, w: 2, state: { v: 1 } }))
     value(sidecar.compact('s', { n: 2, w: 2, state: { v: 2 } }))
@@ -137,7 +162,10 @@ describe('truncation', () => {
       const load = sidecar.load('s')
       expect(load.records).toEqual(records.slice(0, 4))
       if (cut === lastStart) expect(load.problems).toEqual([])
-      else expect(load.problems).toEqual([expect.objectContaining({ code: 'INVALID_SNAPSHOT', offset: lastStart, file: journalOf(sidecar, 's') })])
+      else
+        expect(load.problems).toEqual([
+          expect.objectContaining({ code: 'INVALID_SNAPSHOT', offset: lastStart, file: journalOf(sidecar, 's') }),
+        ])
 
       // Half the cuts append right after that load, half from a fresh instance that never loaded.
       const writer = cut % 2 === 0 ? sidecar : new TreeSidecar(sidecar.root)
@@ -161,7 +189,13 @@ describe('truncation', () => {
     writeFileSync(file, bytes)
     const load = new TreeSidecar(sidecar.root).load('s')
     expect(load.records).toEqual(records.slice(0, 2))
-    expect(load.problems).toEqual([expect.objectContaining({ code: 'INVALID_SNAPSHOT', offset: lastStart, message: expect.stringMatching(/checksum/) })])
+    expect(load.problems).toEqual([
+      expect.objectContaining({
+        code: 'INVALID_SNAPSHOT',
+        offset: lastStart,
+        message: expect.stringMatching(/checksum/),
+      }),
+    ])
     expect(value(new TreeSidecar(sidecar.root).append('s', { w: 0, op: {} })).n).toBe(3)
     expect(ns(new TreeSidecar(sidecar.root).load('s'))).toEqual([1, 2, 3])
   })
@@ -192,7 +226,13 @@ describe('corruption', () => {
     // The writer's load at session start is what tells it the file changed under it.
     const load = sidecar.load('s')
     expect(load.records).toEqual(records.slice(0, 2))
-    expect(load.problems).toEqual([expect.objectContaining({ code: 'INVALID_SNAPSHOT', offset: thirdStart, message: expect.stringMatching(/later lines ignored/) })])
+    expect(load.problems).toEqual([
+      expect.objectContaining({
+        code: 'INVALID_SNAPSHOT',
+        offset: thirdStart,
+        message: expect.stringMatching(/later lines ignored/),
+      }),
+    ])
 
     expect(value(sidecar.append('s', { w: 0, op: { fresh: true } })).n).toBe(3)
     expect(ns(new TreeSidecar(sidecar.root).load('s'))).toEqual([1, 2, 3])
@@ -206,14 +246,20 @@ describe('corruption', () => {
     mkdirSync(sidecar.dirFor('s'), { recursive: true })
     const record = (n: number) => frameRecord({ n, w: 0, at: 'then', op: { n } })
     const header = frameHeader('s', 0)
-    for (const numbers of [[1, 2, 2, 3], [1, 2, 4], [2, 3]]) {
+    for (const numbers of [
+      [1, 2, 2, 3],
+      [1, 2, 4],
+      [2, 3],
+    ]) {
       const lines = [header, ...numbers.map(record)]
       writeFileSync(journalOf(sidecar, 's'), Buffer.concat(lines))
       const valid = numbers.findIndex((n, k) => n !== k + 1)
       const offset = Buffer.concat(lines.slice(0, valid + 1)).length
       const load = new TreeSidecar(sidecar.root).load('s')
       expect(ns(load)).toEqual(numbers.slice(0, valid))
-      expect(load.problems).toEqual([expect.objectContaining({ offset, message: expect.stringMatching(/record number \d+, expected \d+/) })])
+      expect(load.problems).toEqual([
+        expect.objectContaining({ offset, message: expect.stringMatching(/record number \d+, expected \d+/) }),
+      ])
     }
   })
 
@@ -225,15 +271,42 @@ describe('corruption', () => {
         const text = readFileSync(overlayOf(sidecar, id), 'utf8')
         writeFileSync(overlayOf(sidecar, id), text.replace('"upTo":2', '"upTo":3'))
       },
-      'another session': (sidecar) => replaceFile(overlayOf(sidecar, id), encodeOverlay({
-        version: 1, sessionId: 'other', n: 2, w: 2, writtenAt: 'now', state: { upTo: 2 },
-      })),
-      'another version': (sidecar) => replaceFile(overlayOf(sidecar, id), encodeOverlay({
-        version: 2, sessionId: id, n: 2, w: 2, writtenAt: 'now', state: { upTo: 2 },
-      })),
-      'malformed fold': (sidecar) => replaceFile(overlayOf(sidecar, id), encodeOverlay({
-        version: 1, sessionId: id, n: -2, w: 2, writtenAt: 'now', state: { upTo: 2 },
-      })),
+      'another session': (sidecar) =>
+        replaceFile(
+          overlayOf(sidecar, id),
+          encodeOverlay({
+            version: 1,
+            sessionId: 'other',
+            n: 2,
+            w: 2,
+            writtenAt: 'now',
+            state: { upTo: 2 },
+          }),
+        ),
+      'another version': (sidecar) =>
+        replaceFile(
+          overlayOf(sidecar, id),
+          encodeOverlay({
+            version: 2,
+            sessionId: id,
+            n: 2,
+            w: 2,
+            writtenAt: 'now',
+            state: { upTo: 2 },
+          }),
+        ),
+      'malformed fold': (sidecar) =>
+        replaceFile(
+          overlayOf(sidecar, id),
+          encodeOverlay({
+            version: 1,
+            sessionId: id,
+            n: -2,
+            w: 2,
+            writtenAt: 'now',
+            state: { upTo: 2 },
+          }),
+        ),
     }
     for (const [name, damage] of Object.entries(damages)) {
       const sidecar = new TreeSidecar(path.join(tmp, name.replaceAll(' ', '-')))
@@ -246,7 +319,11 @@ describe('corruption', () => {
       expect(ns(load), name).toEqual([3, 4])
       // One damage, one problem: the overlay's, saying the gap it leaves (records 1..2 existed only in the lost fold).
       expect(load.problems, name).toEqual([
-        expect.objectContaining({ code: 'INVALID_SNAPSHOT', file: overlayOf(sidecar, id), message: expect.stringMatching(/the records 1\.\.2 it folded are lost/) }),
+        expect.objectContaining({
+          code: 'INVALID_SNAPSHOT',
+          file: overlayOf(sidecar, id),
+          message: expect.stringMatching(/the records 1\.\.2 it folded are lost/),
+        }),
       ])
     }
   })
@@ -257,7 +334,11 @@ describe('corruption', () => {
     const foreign = Buffer.concat([frameHeader('t', 0), frameRecord({ n: 1, w: 0, at: 'then', op: {} })])
     writeFileSync(journalOf(sidecar, 's'), foreign)
     const load = sidecar.load('s')
-    expect(load).toMatchObject({ exists: true, records: [], problems: [{ code: 'INVALID_SNAPSHOT', message: expect.stringMatching(/another session/) }] })
+    expect(load).toMatchObject({
+      exists: true,
+      records: [],
+      problems: [{ code: 'INVALID_SNAPSHOT', message: expect.stringMatching(/another session/) }],
+    })
     const appended = sidecar.append('s', { w: 0, op: {} })
     expect(appended.ok ? 'ok' : appended.error.code).toBe('SIDECAR_IO')
     const compacted = sidecar.compact('s', { n: 0, w: 0, state: {} })
@@ -266,7 +347,9 @@ describe('corruption', () => {
     expect(existsSync(overlayOf(sidecar, 's'))).toBe(false)
 
     writeFileSync(journalOf(sidecar, 's'), frameLine({ v: 2, sessionId: 's', base: 0 }))
-    expect(sidecar.load('s').problems).toEqual([expect.objectContaining({ message: expect.stringMatching(/unsupported version 2/) })])
+    expect(sidecar.load('s').problems).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/unsupported version 2/) }),
+    ])
     expect(sidecar.append('s', { w: 0, op: {} }).ok).toBe(false)
   })
 
@@ -274,7 +357,11 @@ describe('corruption', () => {
     const sidecar = new TreeSidecar(path.join(tmp, 'root'))
     mkdirSync(sidecar.dirFor('s'), { recursive: true })
     writeFileSync(journalOf(sidecar, 's'), '')
-    expect(sidecar.load('s')).toMatchObject({ exists: true, records: [], problems: [{ code: 'INVALID_SNAPSHOT', message: expect.stringMatching(/no header/) }] })
+    expect(sidecar.load('s')).toMatchObject({
+      exists: true,
+      records: [],
+      problems: [{ code: 'INVALID_SNAPSHOT', message: expect.stringMatching(/no header/) }],
+    })
     expect(value(sidecar.append('s', { w: 0, op: {} })).n).toBe(1)
     expect(new TreeSidecar(sidecar.root).load('s')).toMatchObject({ problems: [], records: [{ n: 1 }] })
   })
@@ -283,13 +370,20 @@ describe('corruption', () => {
     const sidecar = new TreeSidecar(path.join(tmp, 'root'))
     mkdirSync(journalOf(sidecar, 's'), { recursive: true }) // the journal path is a directory
     const load = sidecar.load('s')
-    expect(load).toMatchObject({ exists: true, records: [], problems: [{ code: 'SIDECAR_IO', file: journalOf(sidecar, 's') }] })
+    expect(load).toMatchObject({
+      exists: true,
+      records: [],
+      problems: [{ code: 'SIDECAR_IO', file: journalOf(sidecar, 's') }],
+    })
     const appended = sidecar.append('s', { w: 0, op: {} })
     expect(appended.ok ? 'ok' : appended.error.code).toBe('SIDECAR_IO')
     expect(sidecar.needsCompaction('s')).toBe(false)
 
     mkdirSync(overlayOf(sidecar, 'o'), { recursive: true })
-    expect(sidecar.load('o')).toMatchObject({ exists: true, problems: [{ code: 'SIDECAR_IO', file: overlayOf(sidecar, 'o') }] })
+    expect(sidecar.load('o')).toMatchObject({
+      exists: true,
+      problems: [{ code: 'SIDECAR_IO', file: overlayOf(sidecar, 'o') }],
+    })
     const compacted = sidecar.compact('o', { n: 0, w: 0, state: {} })
     expect(compacted.ok ? 'ok' : compacted.error.code).toBe('SIDECAR_IO')
   })
@@ -327,9 +421,17 @@ describe('compaction crash windows', () => {
     const sidecar = new TreeSidecar(path.join(tmp, 'root'))
     const records = fill(sidecar, 's', 6)
     // compact() step 1 only.
-    replaceFile(overlayOf(sidecar, 's'), encodeOverlay({ version: 1, sessionId: 's', n: 4, w: 4, writtenAt: 'now', state: { upTo: 4 } }))
+    replaceFile(
+      overlayOf(sidecar, 's'),
+      encodeOverlay({ version: 1, sessionId: 's', n: 4, w: 4, writtenAt: 'now', state: { upTo: 4 } }),
+    )
     const load = new TreeSidecar(sidecar.root).load('s')
-    expect(load).toEqual({ exists: true, fold: { n: 4, w: 4, state: { upTo: 4 } }, records: records.slice(4), problems: [] })
+    expect(load).toEqual({
+      exists: true,
+      fold: { n: 4, w: 4, state: { upTo: 4 } },
+      records: records.slice(4),
+      problems: [],
+    })
     expect(value(new TreeSidecar(sidecar.root).append('s', { w: 7, op: {} })).n).toBe(7)
     expect(ns(new TreeSidecar(sidecar.root).load('s'))).toEqual([5, 6, 7])
     // Finishing the compaction later is also fine.
@@ -368,7 +470,10 @@ describe('compaction crash windows', () => {
   it('an overlay ahead of the journal makes the next append continue after the fold', () => {
     const sidecar = new TreeSidecar(path.join(tmp, 'root'))
     fill(sidecar, 's', 3)
-    replaceFile(overlayOf(sidecar, 's'), encodeOverlay({ version: 1, sessionId: 's', n: 8, w: 8, writtenAt: 'now', state: {} }))
+    replaceFile(
+      overlayOf(sidecar, 's'),
+      encodeOverlay({ version: 1, sessionId: 's', n: 8, w: 8, writtenAt: 'now', state: {} }),
+    )
     expect(new TreeSidecar(sidecar.root).load('s')).toMatchObject({ fold: { n: 8 }, records: [], problems: [] })
     expect(value(new TreeSidecar(sidecar.root).append('s', { w: 9, op: {} })).n).toBe(9)
     expect(new TreeSidecar(sidecar.root).load('s')).toMatchObject({ fold: { n: 8 }, records: [{ n: 9 }], problems: [] })

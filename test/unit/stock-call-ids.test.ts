@@ -22,9 +22,16 @@ function setup() {
   const log = new LogBuilder('s1')
     .userTurn('q1', 'a1', { context: 'runtime context' })
     .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text' }] })
-    .userTurn('q3', 'a3', { tools: [{ name: 'grep', args: { q: 'a' }, result: 'A' }, { name: 'grep', args: { q: 'b' }, result: 'B' }] })
+    .userTurn('q3', 'a3', {
+      tools: [
+        { name: 'grep', args: { q: 'a' }, result: 'A' },
+        { name: 'grep', args: { q: 'b' }, result: 'B' },
+      ],
+    })
   const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => { for (const e of log.events) projector.project(e) }
+  const sync = () => {
+    for (const e of log.events) projector.project(e)
+  }
   sync()
   const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
   const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
@@ -40,7 +47,8 @@ function setup() {
 }
 
 /** Every `tool/call` id in the log, in order. */
-const callIds = (log: LogBuilder) => log.events.flatMap((e) => (e.type === 'tool/call' ? [e.data.callId as string] : []))
+const callIds = (log: LogBuilder) =>
+  log.events.flatMap((e) => (e.type === 'tool/call' ? [e.data.callId as string] : []))
 
 /** Node summaries, one per node: a message shown twice would show as a repeat. */
 const summaries = (projector: SessionProjector) => projector.tree.list().map((n) => `${n.type}:${n.summary}`)
@@ -49,7 +57,10 @@ describe('copies never repeat a call id', () => {
   it('a jump back across tool exchanges: fresh ids, each paired with its result, none repeated in the log', async () => {
     const { log, projector, byText, move } = setup()
     const before = pairing(log.session)
-    expect(before).toEqual([{ calls: ['call_1'], results: ['call_1'], sources: ['call_1'] }, { calls: ['call_2', 'call_3'], results: ['call_2', 'call_3'], sources: ['call_2', 'call_3'] }])
+    expect(before).toEqual([
+      { calls: ['call_1'], results: ['call_1'], sources: ['call_1'] },
+      { calls: ['call_2', 'call_3'], results: ['call_2', 'call_3'], sources: ['call_2', 'call_3'] },
+    ])
     await move(byText('a1'))
     const report = await move(byText('a3'))
     expect(report.copies).toBe(9) // q2, call msg, read, a2, q3, call msg, grep, grep, a3
@@ -111,12 +122,14 @@ describe('copies never repeat a call id', () => {
     expect(second.filter((id) => first.includes(id))).toEqual([])
   })
 
-  it('a maintenance turn holds one step per copied assistant message, each copied exchange in its issuer\'s step', async () => {
+  it("a maintenance turn holds one step per copied assistant message, each copied exchange in its issuer's step", async () => {
     const { log, byText, move } = setup()
     await move(byText('a1'))
     const from = log.session.seq
     await move(byText('a3'))
-    const turn = log.events.slice(from).filter((e) => 'data' in e && typeof (e.data as { step?: unknown }).step === 'number')
+    const turn = log.events
+      .slice(from)
+      .filter((e) => 'data' in e && typeof (e.data as { step?: unknown }).step === 'number')
     const steps = new Map<number, string[]>()
     for (const e of turn) {
       const step = (e.data as { step: number }).step
@@ -124,7 +137,9 @@ describe('copies never repeat a call id', () => {
     }
     // Copies: q2 (the stand-in), the read call + its exchange, a2, q3, the two-grep call + its exchanges, a3:
     // four assistant messages, four steps.
-    expect([...steps.values()].map((types) => types.filter((t) => t === 'assistant/message').length)).toEqual([1, 1, 1, 1])
+    expect([...steps.values()].map((types) => types.filter((t) => t === 'assistant/message').length)).toEqual([
+      1, 1, 1, 1,
+    ])
     expect([...steps.keys()]).toEqual([1, 2, 3, 4])
     for (const e of turn.filter((x) => x.type === 'tool/result')) {
       const id = (e.data as { message: { source: { callId: string } } }).message.source.callId
@@ -149,8 +164,23 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
     const turn = ctx.log.nextTurn()
     s.append('turn/start', { turn })
     s.append('step/start', { turn, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go to a3' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
-    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a3"}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append(
+      'user/message',
+      createUserMessage({ content: [{ type: 'text', text: 'go to a3' }], source: { kind: 'user' } }),
+      { surfaceOp: 'append' },
+    )
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: createAssistantMessage({
+          content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a3"}' }],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a3"}' })
     ctx.sync()
     return { ...ctx, turn }
@@ -165,15 +195,37 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
     const report = switcher.switchWithinStep(log.session as never, a3, 'jump_1')
     expect(report.ok, JSON.stringify(report)).toBe(true)
     // Every message the move restated carries the restated mark in its id (a log reader tells it from the model's).
-    const restated = (log.session.events as unknown as { seq: number; type: string; data: { id?: string; message?: { id?: string } } }[]).filter((e) => e.seq >= before && /message|result/.test(e.type))
+    const restated = (
+      log.session.events as unknown as { seq: number; type: string; data: { id?: string; message?: { id?: string } } }[]
+    ).filter((e) => e.seq >= before && /message|result/.test(e.type))
     expect(restated.length).toBeGreaterThan(3)
-    for (const e of restated) expect(e.type === 'user/message' ? e.data.id : e.data.message?.id, e.type).toMatch(new RegExp(`^${RESTATED_ID_PREFIX}`))
-    log.session.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('jump_1'), content: [{ type: 'text', text: 'Jumped.' }], isError: false }) }, { surfaceOp: 'append' })
+    for (const e of restated)
+      expect(e.type === 'user/message' ? e.data.id : e.data.message?.id, e.type).toMatch(
+        new RegExp(`^${RESTATED_ID_PREFIX}`),
+      )
+    log.session.append(
+      'tool/result',
+      {
+        turn,
+        step: 1,
+        message: createToolResultMessage({
+          callId: CallId('jump_1'),
+          content: [{ type: 'text', text: 'Jumped.' }],
+          isError: false,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     sync()
     const seen = pairing(log.session)
     expect(seen.at(-1)).toEqual({ calls: ['jump_1'], results: ['jump_1'], sources: ['jump_1'] })
     for (const { calls, results, sources } of seen) expect([results, sources]).toEqual([calls, calls])
-    expect(seen.slice(0, -1).flatMap((p) => p.calls).filter((id) => id.startsWith('call_dst_'))).toHaveLength(3)
+    expect(
+      seen
+        .slice(0, -1)
+        .flatMap((p) => p.calls)
+        .filter((id) => id.startsWith('call_dst_')),
+    ).toHaveLength(3)
     const ids = callIds(log)
     expect(new Set(ids).size).toBe(ids.length)
     // Only the re-stated message and its re-homed call are new nodes: no copied call became a node.
@@ -183,13 +235,15 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
     expect(checkAgreement(projector, log.session.surface.nodes, true)).toBeUndefined()
     const rebuilt = new SessionProjector(new SessionTree('s1'))
     for (const e of log.events) rebuilt.project(e)
-    expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(projector.tree.list().map((n) => [n.nodeId, n.parentId]))
+    expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(
+      projector.tree.list().map((n) => [n.nodeId, n.parentId]),
+    )
     expect(() => Session.create(log.session.id, [...log.session.events] as never, log.session.header)).not.toThrow()
   })
 })
 
 describe('logs with repeated call ids are reported (issue 10, part 4)', () => {
-  it('a log written by an earlier version (copies with their originals\' ids): COPIED_CALL_IDS, with the first repeat; the tree is unchanged', async () => {
+  it("a log written by an earlier version (copies with their originals' ids): COPIED_CALL_IDS, with the first repeat; the tree is unchanged", async () => {
     const { log, projector, byText, move } = setup()
     await move(byText('a1'))
     await move(byText('a3'))
@@ -199,17 +253,28 @@ describe('logs with repeated call ids are reported (issue 10, part 4)', () => {
     expect(legacy.restored).toBe(3)
     const rebuilt = new SessionProjector(new SessionTree('s1'))
     for (const e of legacy.events) rebuilt.project(e)
-    const firstCopy = legacy.events.filter((e) => e.type === 'tool/call').find((e, i, calls) => calls.findIndex((c) => (c.data as { callId: string }).callId === (e.data as { callId: string }).callId) !== i)!
-    expect(rebuilt.logWarnings).toEqual([{
-      code: 'COPIED_CALL_IDS',
-      message: expect.stringContaining('written by a stock switch of an earlier dsh-session-tree version'),
-      remedy: expect.stringMatching(/^Nothing, in dsh web with this plugin installed: .*export it to Pi and import that file/),
-      count: 3,
-      firstSeq: firstCopy.seq,
-      callId: 'call_1',
-    }])
+    const firstCopy = legacy.events
+      .filter((e) => e.type === 'tool/call')
+      .find(
+        (e, i, calls) =>
+          calls.findIndex((c) => (c.data as { callId: string }).callId === (e.data as { callId: string }).callId) !== i,
+      )!
+    expect(rebuilt.logWarnings).toEqual([
+      {
+        code: 'COPIED_CALL_IDS',
+        message: expect.stringContaining('written by a stock switch of an earlier dsh-session-tree version'),
+        remedy: expect.stringMatching(
+          /^Nothing, in dsh web with this plugin installed: .*export it to Pi and import that file/,
+        ),
+        count: 3,
+        firstSeq: firstCopy.seq,
+        callId: 'call_1',
+      },
+    ])
     expect(rebuilt.logWarnings[0]!.message).toMatch(/^3 tool call copies .* at event \d+, "call_1"/)
-    expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(projector.tree.list().map((n) => [n.nodeId, n.parentId]))
+    expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(
+      projector.tree.list().map((n) => [n.nodeId, n.parentId]),
+    )
     expect(rebuilt.quarantine).toEqual([])
   })
 
@@ -219,15 +284,42 @@ describe('logs with repeated call ids are reported (issue 10, part 4)', () => {
     const turn = log.nextTurn()
     s.append('turn/start', { turn })
     s.append('step/start', { turn, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'q2' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
-    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('call_1'), name: 'read', arguments: '{}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'q2' }], source: { kind: 'user' } }), {
+      surfaceOp: 'append',
+    })
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: createAssistantMessage({
+          content: [{ type: 'tool-call', id: CallId('call_1'), name: 'read', arguments: '{}' }],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     const repeat = s.append('tool/call', { turn, step: 1, callId: CallId('call_1'), name: 'read', arguments: '{}' })
-    s.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('call_1'), content: [{ type: 'text', text: 'r2' }], isError: false }) }, { surfaceOp: 'append' })
+    s.append(
+      'tool/result',
+      {
+        turn,
+        step: 1,
+        message: createToolResultMessage({
+          callId: CallId('call_1'),
+          content: [{ type: 'text', text: 'r2' }],
+          isError: false,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('step/end', { turn, step: 1 })
     s.append('turn/end', { turn, reason: { kind: 'completed' } })
     const projector = new SessionProjector(new SessionTree('s1'))
     for (const e of log.events) projector.project(e)
-    expect(projector.logWarnings.map((w) => [w.code, w.count, w.firstSeq, w.callId])).toEqual([['REPEATED_CALL_IDS', 1, repeat.seq, 'call_1']])
+    expect(projector.logWarnings.map((w) => [w.code, w.count, w.firstSeq, w.callId])).toEqual([
+      ['REPEATED_CALL_IDS', 1, repeat.seq, 'call_1'],
+    ])
     expect(projector.logWarnings[0]!.message).toContain('the provider reused it')
   })
 })

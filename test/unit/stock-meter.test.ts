@@ -24,14 +24,26 @@ beforeAll(async () => {
 
 function setup(priced: boolean) {
   const log = new LogBuilder('s1')
-    .userTurn('first question, with some words in it', 'a first answer that is a little longer than the question', { context: 'runtime context', usage: 5_000 })
-    .userTurn('please read x.txt', 'it says: file text', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text '.repeat(40) }], usage: 5_200 })
+    .userTurn('first question, with some words in it', 'a first answer that is a little longer than the question', {
+      context: 'runtime context',
+      usage: 5_000,
+    })
+    .userTurn('please read x.txt', 'it says: file text', {
+      tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text '.repeat(40) }],
+      usage: 5_200,
+    })
     .userTurn('third question', 'a third answer', { usage: 5_300 })
   const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => { for (const e of log.events) projector.project(e) }
+  const sync = () => {
+    for (const e of log.events) projector.project(e)
+  }
   sync()
   // Priced: the switcher finds the estimator on the meter service as the plugin does (`ctx.tokenMeter`).
-  const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {}, ...(priced ? { estimator: () => meterEstimator(meter.service) } : {}) })
+  const switcher = new StockSwitcher({
+    projectorFor: () => projector,
+    flush: async () => {},
+    ...(priced ? { estimator: () => meterEstimator(meter.service) } : {}),
+  })
   const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
   const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
   const move = async (nodeId: string, branch?: string) => {
@@ -48,13 +60,18 @@ function setup(priced: boolean) {
     const { contextBreakdown, contextPressure } = meter.projections(events)
     const measured = meter.measure(events)
     const model = log.session.deriveMessages().reduce((sum, m) => sum + meter.estimateMessage(m), 0)
-    return { breakdown: contextBreakdown.messageTokens, projected: contextPressure.projectedTokens!, surface: measured.surfaceTokens, model }
+    return {
+      breakdown: contextBreakdown.messageTokens,
+      projected: contextPressure.projectedTokens!,
+      surface: measured.surfaceTokens,
+      model,
+    }
   }
   return { log, projector, switcher, byText, move, read, sync }
 }
 
 describe('the context meter after a stock switch (real dsh-token-meter)', () => {
-  it('jump, back and fork: the browser\'s message figure is the harness measurement of the next history, and the pressure moves with it', async () => {
+  it("jump, back and fork: the browser's message figure is the harness measurement of the next history, and the pressure moves with it", async () => {
     const { log, byText, move, read } = setup(true)
     const steps: Record<string, ReturnType<typeof read>> = { start: read() }
     expect(steps.start!.breakdown).toBe(steps.start!.surface)
@@ -79,27 +96,57 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     // Each replacement (the jump's and the fork's stand-in; the back only appends after the jump's) is
     // priced by the event right before it.
     const events = log.session.events
-    const replaces = events.filter((e) => (e as { surfaceOp?: unknown }).surfaceOp !== undefined && (e as { surfaceOp?: unknown }).surfaceOp !== 'append')
+    const replaces = events.filter(
+      (e) =>
+        (e as { surfaceOp?: unknown }).surfaceOp !== undefined && (e as { surfaceOp?: unknown }).surfaceOp !== 'append',
+    )
     expect(replaces).toHaveLength(2)
     for (const replace of replaces) expect(events[replace.seq - 1]!.type).toBe('compaction/prune')
   })
 
-  it('a model\'s in-step move across the tool exchange is priced too', async () => {
+  it("a model's in-step move across the tool exchange is priced too", async () => {
     const { log, projector, switcher, byText, move, read, sync } = setup(true)
     await move(byText('a first answer that is a little longer than the question'))
     const s = log.session
     const turn = log.nextTurn()
     s.append('turn/start', { turn })
     s.append('step/start', { turn, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go to the third answer' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
-    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append(
+      'user/message',
+      createUserMessage({ content: [{ type: 'text', text: 'go to the third answer' }], source: { kind: 'user' } }),
+      { surfaceOp: 'append' },
+    )
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: createAssistantMessage({
+          content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{}' }],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{}' })
     sync()
     const a3 = byText('a third answer')
     projector.tree.jump(a3)
     const report = switcher.switchWithinStep(s as never, a3, 'jump_1')
     expect(report.ok, JSON.stringify(report)).toBe(true)
-    s.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('jump_1'), content: [{ type: 'text', text: 'Moved.' }], isError: false }) }, { surfaceOp: 'append' })
+    s.append(
+      'tool/result',
+      {
+        turn,
+        step: 1,
+        message: createToolResultMessage({
+          callId: CallId('jump_1'),
+          content: [{ type: 'text', text: 'Moved.' }],
+          isError: false,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     sync()
     const after = read()
     expect(after.breakdown).toBe(after.surface)
@@ -114,7 +161,7 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     expect(meterEstimator({})).toBeUndefined()
   })
 
-  it('without the price (what earlier versions wrote), the browser\'s figure drifts from the history the model receives', async () => {
+  it("without the price (what earlier versions wrote), the browser's figure drifts from the history the model receives", async () => {
     const { byText, move, read } = setup(false)
     await move(byText('a first answer that is a little longer than the question'))
     const jump = read()

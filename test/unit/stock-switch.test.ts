@@ -18,10 +18,17 @@ function setup() {
     .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text' }] })
     .userTurn('q3', 'a3')
   const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => { for (const e of log.events) projector.project(e) }
+  const sync = () => {
+    for (const e of log.events) projector.project(e)
+  }
   sync()
   const flushed: string[] = []
-  const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async (s) => { flushed.push(s.id) } })
+  const switcher = new StockSwitcher({
+    projectorFor: () => projector,
+    flush: async (s) => {
+      flushed.push(s.id)
+    },
+  })
   const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
   const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
   return { log, projector, switcher, agent, byText, flushed, sync }
@@ -32,12 +39,20 @@ const modelTexts = (log: LogBuilder) => log.modelTexts()
 /** The texts of a tree path, flattened like `modelTexts`. */
 function pathTexts(projector: SessionProjector, nodeId: string | null) {
   return projector.tree.historyPath(nodeId).ok
-    ? (projector.tree.historyPath(nodeId) as { value: { type?: string; content?: readonly { type: string; text?: string; name?: string; content?: string }[]; message?: { content: string } }[] }).value.map((e) => {
-      if (e.type === 'tool_call') return `result:${e.content!.find((p) => p.type === 'tool_result')!.content}`
-      const parts = e.content ?? []
-      const call = parts.find((p) => p.type === 'tool_call')
-      return call ? `call:${call.name}` : e.message!.content
-    })
+    ? (
+        projector.tree.historyPath(nodeId) as {
+          value: {
+            type?: string
+            content?: readonly { type: string; text?: string; name?: string; content?: string }[]
+            message?: { content: string }
+          }[]
+        }
+      ).value.map((e) => {
+        if (e.type === 'tool_call') return `result:${e.content!.find((p) => p.type === 'tool_result')!.content}`
+        const parts = e.content ?? []
+        const call = parts.find((p) => p.type === 'tool_call')
+        return call ? `call:${call.name}` : e.message!.content
+      })
     : []
 }
 
@@ -63,15 +78,27 @@ describe('stock switch on a real Session', () => {
     expect(report.ok && report.value.appendedEvents).toBe(7)
     expect(log.session.seq - seqBefore).toBe(7)
     expect(agent.decisions).toEqual([{ kind: 'reject' }])
-    const events = log.session.events as unknown as { seq: number; type: string; surfaceOp?: unknown; sourceEventSeqs?: number[]; data: { message?: { content: unknown[] } } }[]
+    const events = log.session.events as unknown as {
+      seq: number
+      type: string
+      surfaceOp?: unknown
+      sourceEventSeqs?: number[]
+      data: { message?: { content: unknown[] } }
+    }[]
     const standIn = events.filter((e) => e.seq >= seqBefore && typeof e.surfaceOp === 'object')
     const a1Seq = projector.sourceOf(a1)
     expect(standIn).toHaveLength(1)
     expect(standIn[0]!.type).toBe('assistant/message')
-    expect(standIn[0]!.data.message!.content).toEqual((events.find((e) => a1Seq?.kind === 'message' && e.seq === a1Seq.seq)!.data.message!.content))
+    expect(standIn[0]!.data.message!.content).toEqual(
+      events.find((e) => a1Seq?.kind === 'message' && e.seq === a1Seq.seq)!.data.message!.content,
+    )
     // It cites exactly what it shadows, the restated a1 first (DSH refuses a repeated citation).
     expect(standIn[0]!.sourceEventSeqs![0]).toBe(a1Seq?.kind === 'message' ? a1Seq.seq : -1)
-    expect(standIn[0]!.surfaceOp).toMatchObject({ op: 'replace', start: standIn[0]!.sourceEventSeqs![0], end: standIn[0]!.sourceEventSeqs!.at(-1) })
+    expect(standIn[0]!.surfaceOp).toMatchObject({
+      op: 'replace',
+      start: standIn[0]!.sourceEventSeqs![0],
+      end: standIn[0]!.sourceEventSeqs!.at(-1),
+    })
     expect(new Set(standIn[0]!.sourceEventSeqs).size).toBe(7)
     // No empty assistant message anywhere in the log.
     expect(events.filter((e) => e.type === 'assistant/message' && e.data.message!.content.length === 0)).toEqual([])
@@ -136,7 +163,12 @@ describe('stock switch on a real Session', () => {
   it('re-queues a prompt that arrived during the maintenance turn', async () => {
     const { switcher, agent, byText, projector } = setup()
     projector.tree.jump(byText('a1'))
-    agent.raceFollowup = { id: 'late-prompt', role: 'user', content: [{ type: 'text', text: 'late' }], source: { kind: 'user' } }
+    agent.raceFollowup = {
+      id: 'late-prompt',
+      role: 'user',
+      content: [{ type: 'text', text: 'late' }],
+      source: { kind: 'user' },
+    }
     const report = await switcher.switch(agent, byText('a1'))
     expect(report.ok && report.value.requeued).toBe(1)
     expect(agent.inbox.nextTurn.map((m) => m.id)).toEqual(['late-prompt'])
@@ -219,9 +251,14 @@ describe('a crash in the middle of a switch', () => {
       const resumed = Session.create(log.session.id, seed as never, log.session.header)
       const replay = new LogBuilder(resumed)
       const rebuilt = new SessionProjector(new SessionTree('s1'))
-      const resync = () => { for (const e of replay.events) rebuilt.project(e) }
+      const resync = () => {
+        for (const e of replay.events) rebuilt.project(e)
+      }
       resync()
-      expect(rebuilt.quarantine, `cut at ${cut}: ${JSON.stringify(rebuilt.quarantine)} ${JSON.stringify(seed.slice(-4))}`).toEqual([])
+      expect(
+        rebuilt.quarantine,
+        `cut at ${cut}: ${JSON.stringify(rebuilt.quarantine)} ${JSON.stringify(seed.slice(-4))}`,
+      ).toEqual([])
       expect(rebuilt.tree.cursor, `cut at ${cut}`).toBe(rebuilt.tip)
       // Repeat the switch on the resumed session.
       const again = new StockSwitcher({ projectorFor: () => rebuilt, flush: async () => {} })
@@ -230,9 +267,13 @@ describe('a crash in the middle of a switch', () => {
       const repeated = await again.switch(agent2, a3)
       expect(repeated.ok, `cut at ${cut}: ${JSON.stringify(repeated)}`).toBe(true)
       resync()
-      expect(replay.modelTexts().map((t) => t.replace(/^result:/, '').replace(/^call:read$/, '')), `cut at ${cut}`).toEqual(target)
+      expect(
+        replay.modelTexts().map((t) => t.replace(/^result:/, '').replace(/^call:read$/, '')),
+        `cut at ${cut}`,
+      ).toEqual(target)
       // Every call the model reads is answered by its own result (copied exchanges carry fresh ids).
-      for (const { calls, results, sources } of callPairing(resumed)) expect([results, sources], `cut at ${cut}`).toEqual([calls, calls])
+      for (const { calls, results, sources } of callPairing(resumed))
+        expect([results, sources], `cut at ${cut}`).toEqual([calls, calls])
       expect(rebuilt.tip).toBe(a3)
       // And that repaired, re-switched log reloads too.
       expect(() => Session.create(log.session.id, [...resumed.events] as never, log.session.header)).not.toThrow()
@@ -248,8 +289,23 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     const turn = log.nextTurn()
     s.append('turn/start', { turn })
     s.append('step/start', { turn, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go back to the first answer' }], source: { kind: 'user' } }), { surfaceOp: 'append' })
-    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append(
+      'user/message',
+      createUserMessage({ content: [{ type: 'text', text: 'go back to the first answer' }], source: { kind: 'user' } }),
+      { surfaceOp: 'append' },
+    )
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: createAssistantMessage({
+          content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' }],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' })
     sync()
     return { ...ctx, turn }
@@ -257,7 +313,19 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
   /** What the loop does after the tool returns, then the next step's request. */
   function finishStep(log: LogBuilder, turn: number) {
     const s = log.session
-    s.append('tool/result', { turn, step: 1, message: createToolResultMessage({ callId: CallId('jump_1'), content: [{ type: 'text', text: 'Jumped.' }], isError: false }) }, { surfaceOp: 'append' })
+    s.append(
+      'tool/result',
+      {
+        turn,
+        step: 1,
+        message: createToolResultMessage({
+          callId: CallId('jump_1'),
+          content: [{ type: 'text', text: 'Jumped.' }],
+          isError: false,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     s.append('step/end', { turn, step: 1 })
     s.append('step/start', { turn, step: 2 })
   }
@@ -279,12 +347,16 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     const { checkAgreement } = await import('../../src/invariant.ts')
     expect(checkAgreement(projector, log.session.surface.nodes, true)).toBeUndefined()
     // The old branch keeps the call that was cut off, without a result.
-    const orphan = projector.tree.list().filter((n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.id === 'jump_1'))
+    const orphan = projector.tree
+      .list()
+      .filter((n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.id === 'jump_1'))
     expect(orphan).toHaveLength(2)
     // The log alone rebuilds the same tree, and it reloads through the harness.
     const rebuilt = new SessionProjector(new SessionTree('s1'))
     for (const e of log.events) rebuilt.project(e)
-    expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(projector.tree.list().map((n) => [n.nodeId, n.parentId]))
+    expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(
+      projector.tree.list().map((n) => [n.nodeId, n.parentId]),
+    )
     expect(() => Session.create(log.session.id, [...log.session.events] as never, log.session.header)).not.toThrow()
   })
 
@@ -304,11 +376,16 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     const reachable = new Set([start, switched, switched + 1, full.length])
     for (let cut = start; cut <= full.length; cut++) {
       const prefix = full.slice(0, cut)
-      const resumed = Session.create(log.session.id, [...prefix, ...interruptedTurnClosers(prefix as never)] as never, log.session.header)
+      const resumed = Session.create(
+        log.session.id,
+        [...prefix, ...interruptedTurnClosers(prefix as never)] as never,
+        log.session.header,
+      )
       const rebuilt = new SessionProjector(new SessionTree('s1'))
       for (const e of resumed.events) rebuilt.project(e)
       expect(rebuilt.quarantine, `cut at ${cut}`).toEqual([])
-      if (reachable.has(cut)) expect(checkAgreement(rebuilt, resumed.surface.nodes, true), `cut at ${cut}`).toBeUndefined()
+      if (reachable.has(cut))
+        expect(checkAgreement(rebuilt, resumed.surface.nodes, true), `cut at ${cut}`).toBeUndefined()
     }
   })
 
@@ -319,7 +396,21 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     const turn = log.nextTurn()
     s.append('turn/start', { turn })
     s.append('step/start', { turn, step: 1 })
-    s.append('assistant/message', { turn, step: 1, message: createAssistantMessage({ content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{}' }, { type: 'tool-call', id: CallId('read_9'), name: 'read', arguments: '{}' }], source: { provider: PROVIDER, model: MODEL } }) }, { surfaceOp: 'append' })
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: createAssistantMessage({
+          content: [
+            { type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{}' },
+            { type: 'tool-call', id: CallId('read_9'), name: 'read', arguments: '{}' },
+          ],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     ctx.sync()
     const seq = log.session.seq
     const report = switcher.switchWithinStep(log.session as never, byText('a1'), 'jump_1')

@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../src/tree/index.ts'
 import type { BranchSummary } from '../../src/tree/types.ts'
 import { SessionProjector } from '../../src/harness/projector.ts'
-import { CARRIED_PREFIX, carriedSummaryMessage, carriedSummaryOf, NOTICE_SUMMARY_MAX } from '../../src/harness/carried-summary.ts'
+import {
+  CARRIED_PREFIX,
+  carriedSummaryMessage,
+  carriedSummaryOf,
+  NOTICE_SUMMARY_MAX,
+} from '../../src/harness/carried-summary.ts'
 import { StockSwitcher } from '../../src/surface/stock.ts'
 import type { PlannedEvent } from '../../src/surface/copy.ts'
 import { leftPart, writeSummary } from '../../src/service/branch-summary.ts'
@@ -24,7 +29,9 @@ function setup() {
     .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text' }] })
     .userTurn('q3', 'a3')
   const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => { for (const e of log.events) projector.project(e) }
+  const sync = () => {
+    for (const e of log.events) projector.project(e)
+  }
   sync()
   const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
   const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
@@ -32,7 +39,14 @@ function setup() {
   return { log, projector, switcher, agent, byText, sync }
 }
 
-const SUMMARY: BranchSummary = { branch: 'main', nodeId: 'e0', summary: 'tried reading x.txt; it held file text', model: 'm', provider: 'p', createdAt: '2026-01-01T00:00:00.000Z' }
+const SUMMARY: BranchSummary = {
+  branch: 'main',
+  nodeId: 'e0',
+  summary: 'tried reading x.txt; it held file text',
+  model: 'm',
+  provider: 'p',
+  createdAt: '2026-01-01T00:00:00.000Z',
+}
 const CARRIED = `${CARRIED_PREFIX}\n\n${SUMMARY.summary}`
 
 function tail(id = 'summary-1'): PlannedEvent[] {
@@ -51,7 +65,7 @@ function rebuilt(log: LogBuilder): SessionProjector {
 }
 
 describe('a carried summary in a stock switch', () => {
-  it('ends the new path as the target\'s child; the model reads it once, after the target', async () => {
+  it("ends the new path as the target's child; the model reads it once, after the target", async () => {
     const { log, projector, switcher, agent, byText, sync } = setup()
     const a1 = byText('a1')
     const nodes = projector.tree.nodeCount
@@ -63,7 +77,11 @@ describe('a carried summary in a stock switch', () => {
     const carried = projector.tree.list().find((n) => n.message?.content === CARRIED)!
     expect(carried.parentId).toBe(a1)
     expect(carried.summary).toBe(`Branch summary (main): ${SUMMARY.summary}`)
-    expect((carried.metadata as { branchSummary?: unknown }).branchSummary).toMatchObject({ v: 1, branch: 'main', writer: { model: 'm', provider: 'p' } })
+    expect((carried.metadata as { branchSummary?: unknown }).branchSummary).toMatchObject({
+      v: 1,
+      branch: 'main',
+      writer: { model: 'm', provider: 'p' },
+    })
     expect(projector.tree.cursor).toBe(carried.nodeId)
     expect(projector.tip).toBe(carried.nodeId)
     expect(projector.tree.nodeCount).toBe(nodes + 1)
@@ -128,12 +146,17 @@ describe('the carried message', () => {
     expect(carriedSummaryOf(message)?.facts).toMatchObject({ v: 1, branch: 'main', of: 'e0' })
     // Other plugin messages are not summaries.
     expect(carriedSummaryOf({ ...message, source: { kind: 'plugin', plugin: 'dsh-session-tree' } })).toBeUndefined()
-    expect(carriedSummaryOf({ ...message, source: { kind: 'plugin', plugin: 'other', branchSummary: { v: 1, branch: 'b', of: 'e1' } } })).toBeUndefined()
+    expect(
+      carriedSummaryOf({
+        ...message,
+        source: { kind: 'plugin', plugin: 'other', branchSummary: { v: 1, branch: 'b', of: 'e1' } },
+      }),
+    ).toBeUndefined()
   })
 })
 
 describe('what a move leaves, and who writes its summary', () => {
-  it('the part left is the cursor\'s path after the last node it shares with the target', () => {
+  it("the part left is the cursor's path after the last node it shares with the target", () => {
     const { projector, byText } = setup()
     const tree = projector.tree
     const part = leftPart(tree, byText('a1'))!
@@ -148,46 +171,80 @@ describe('what a move leaves, and who writes its summary', () => {
   })
 
   const part = () => leftPart(setup().projector.tree, null)!
-  const writer = (llm: SummaryLlm, timeoutMs = 60_000) => ({ llm, route: { provider: 'p', model: 'm' }, sessionId: 's1', timeoutMs })
-  async function* chunks(list: unknown[]) { for (const c of list) yield c }
+  const writer = (llm: SummaryLlm, timeoutMs = 60_000) => ({
+    llm,
+    route: { provider: 'p', model: 'm' },
+    sessionId: 's1',
+    timeoutMs,
+  })
+  async function* chunks(list: unknown[]) {
+    for (const c of list) yield c
+  }
 
-  it('the model\'s text, with its route and usage', async () => {
+  it("the model's text, with its route and usage", async () => {
     const asked: Record<string, unknown>[] = []
     const llm: SummaryLlm = {
       stream: (options) => {
         asked.push(options)
-        return chunks([{ type: 'text-delta', index: 0, text: 'Model ' }, { type: 'text-delta', index: 0, text: 'summary.' }, { type: 'usage', usage: { inputTokens: 7, outputTokens: 3, cacheReadTokens: 2 } }, { type: 'finish', reason: { kind: 'stop' } }])
+        return chunks([
+          { type: 'text-delta', index: 0, text: 'Model ' },
+          { type: 'text-delta', index: 0, text: 'summary.' },
+          { type: 'usage', usage: { inputTokens: 7, outputTokens: 3, cacheReadTokens: 2 } },
+          { type: 'finish', reason: { kind: 'stop' } },
+        ])
       },
     }
     const summary = await writeSummary(part(), writer(llm), 'focus on files')
-    expect(summary).toMatchObject({ summary: 'Model summary.', model: 'm', provider: 'p', usage: { inputTokens: 7, outputTokens: 3, cacheReadTokens: 2 }, instructions: 'focus on files' })
+    expect(summary).toMatchObject({
+      summary: 'Model summary.',
+      model: 'm',
+      provider: 'p',
+      usage: { inputTokens: 7, outputTokens: 3, cacheReadTokens: 2 },
+      instructions: 'focus on files',
+    })
     expect(summary.fallback).toBeUndefined()
     expect(JSON.stringify(asked[0]!.messages)).toContain('The user asks: focus on files')
     expect(asked[0]).toMatchObject({ provider: 'p', model: 'm', sessionId: 's1' })
   })
 
   it('a model error falls back to the extractive digest, with the failure and the tokens spent', async () => {
-    const llm: SummaryLlm = { stream: () => chunks([{ type: 'usage', usage: { inputTokens: 5, outputTokens: 0 } }, { type: 'finish', reason: { kind: 'error', failure: { code: 'HTTP_400', message: 'bad' } } }]) }
+    const llm: SummaryLlm = {
+      stream: () =>
+        chunks([
+          { type: 'usage', usage: { inputTokens: 5, outputTokens: 0 } },
+          { type: 'finish', reason: { kind: 'error', failure: { code: 'HTTP_400', message: 'bad' } } },
+        ]),
+    }
     const summary = await writeSummary(part(), writer(llm), undefined)
-    expect(summary).toMatchObject({ model: 'extractive', fallback: true, failure: { code: 'HTTP_400' }, usage: { inputTokens: 5, outputTokens: 0 } })
+    expect(summary).toMatchObject({
+      model: 'extractive',
+      fallback: true,
+      failure: { code: 'HTTP_400' },
+      usage: { inputTokens: 5, outputTokens: 0 },
+    })
     expect(summary.summary).toContain('q1')
   })
 
   it('a model that never answers is cut off by the timeout (TIMEOUT, extractive text)', async () => {
     // The stream ends only when aborted: the timeout is the one way out, so nothing races.
     const llm: SummaryLlm = {
-      stream: (options) => (async function* () {
-        const signal = options.signal as AbortSignal
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
-        yield { type: 'finish', reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'aborted' } } }
-      })(),
+      stream: (options) =>
+        (async function* () {
+          const signal = options.signal as AbortSignal
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+          yield { type: 'finish', reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'aborted' } } }
+        })(),
     }
     const summary = await writeSummary(part(), writer(llm, 20), undefined)
     expect(summary).toMatchObject({ model: 'extractive', fallback: true, failure: { code: 'TIMEOUT' } })
   })
 
   it('without a model the extractive digest is the writer, not a fallback', async () => {
-    const summary = await writeSummary(part(), { llm: undefined, route: undefined, sessionId: 's1', timeoutMs: 10 }, undefined)
+    const summary = await writeSummary(
+      part(),
+      { llm: undefined, route: undefined, sessionId: 's1', timeoutMs: 10 },
+      undefined,
+    )
     expect(summary).toMatchObject({ model: 'extractive' })
     expect(summary.fallback).toBeUndefined()
     expect(summary.failure).toBeUndefined()
@@ -196,10 +253,28 @@ describe('what a move leaves, and who writes its summary', () => {
 
 describe('/tree summary flags', () => {
   it('parses --summarize, --carry and --instructions on jump and fork', () => {
-    expect(parseTreeCommand('jump e3 --summarize')).toEqual({ kind: 'jump', node: 'e3', summary: { kind: 'summarize' } })
-    expect(parseTreeCommand('jump e3 --carry')).toEqual({ kind: 'jump', node: 'e3', summary: { kind: 'summarize', carry: true } })
-    expect(parseTreeCommand('fork e3 alt --carry --instructions "name the files"')).toEqual({ kind: 'fork', node: 'e3', branch: 'alt', summary: { kind: 'custom', instructions: 'name the files', carry: true } })
-    expect(parseTreeCommand('jump e3 --both --summarize')).toEqual({ kind: 'jump', node: 'e3', files: 'both', summary: { kind: 'summarize' } })
+    expect(parseTreeCommand('jump e3 --summarize')).toEqual({
+      kind: 'jump',
+      node: 'e3',
+      summary: { kind: 'summarize' },
+    })
+    expect(parseTreeCommand('jump e3 --carry')).toEqual({
+      kind: 'jump',
+      node: 'e3',
+      summary: { kind: 'summarize', carry: true },
+    })
+    expect(parseTreeCommand('fork e3 alt --carry --instructions "name the files"')).toEqual({
+      kind: 'fork',
+      node: 'e3',
+      branch: 'alt',
+      summary: { kind: 'custom', instructions: 'name the files', carry: true },
+    })
+    expect(parseTreeCommand('jump e3 --both --summarize')).toEqual({
+      kind: 'jump',
+      node: 'e3',
+      files: 'both',
+      summary: { kind: 'summarize' },
+    })
     expect(parseTreeCommand('jump e3 --instructions')).toBeUndefined()
     expect(parseTreeCommand('jump e3')).toEqual({ kind: 'jump', node: 'e3' })
   })

@@ -27,7 +27,12 @@ afterEach(() => {
 })
 
 function choices(setting: SurfaceModeSetting = 'auto'): SurfaceChoices {
-  const switcher = new StockSwitcher({ projectorFor: () => undefined, flush: async () => {}, timeoutMs: 1_000, estimator: () => undefined })
+  const switcher = new StockSwitcher({
+    projectorFor: () => undefined,
+    flush: async () => {},
+    timeoutMs: 1_000,
+    estimator: () => undefined,
+  })
   return new SurfaceChoices({ setting, switcher, flush: async () => {} })
 }
 

@@ -17,7 +17,9 @@ import type { JournalActor } from '../../src/sidecar/index.ts'
 const PANEL: JournalActor = { kind: 'user', via: 'panel' }
 
 const roots: string[] = []
-afterEach(() => { for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true }) })
+afterEach(() => {
+  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true })
+})
 const tempRoot = () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tree-restart-'))
   roots.push(root)
@@ -25,7 +27,10 @@ const tempRoot = () => {
 }
 
 function session() {
-  const log = new LogBuilder('restart-1').userTurn('q1', 'a1').userTurn('q2', 'a2', { tools: [{ name: 'read', args: {}, result: 'r' }] }).userTurn('q3', 'a3')
+  const log = new LogBuilder('restart-1')
+    .userTurn('q1', 'a1')
+    .userTurn('q2', 'a2', { tools: [{ name: 'read', args: {}, result: 'r' }] })
+    .userTurn('q3', 'a3')
   return log
 }
 
@@ -40,7 +45,11 @@ describe('restart through the sidecar', () => {
     const log = session()
     const first = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     first.attach(log.session)
-    const byText = (text: string) => first.get('restart-1')!.projector.tree.list().find((n) => n.message?.content === text)!.nodeId
+    const byText = (text: string) =>
+      first
+        .get('restart-1')!
+        .projector.tree.list()
+        .find((n) => n.message?.content === text)!.nodeId
     expect(first.mutate('restart-1', (t) => t.jump(byText('a1')), PANEL).ok).toBe(true)
     expect(first.mutate('restart-1', (t) => t.fork(byText('q2'), 'idea'), PANEL).ok).toBe(true)
     expect(first.mutate('restart-1', (t) => t.label(byText('a2'), 'keep'), PANEL).ok).toBe(true)
@@ -57,7 +66,10 @@ describe('restart through the sidecar', () => {
     const log = session()
     const first = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     first.attach(log.session)
-    const ids = first.get('restart-1')!.projector.tree.list().map((n) => n.nodeId)
+    const ids = first
+      .get('restart-1')!
+      .projector.tree.list()
+      .map((n) => n.nodeId)
     expect(first.mutate('restart-1', (t) => t.label(ids[1]!, 'one'), PANEL).ok).toBe(true)
     expect(first.mutate('restart-1', (t) => t.fork(ids[0]!, 'two'), PANEL).ok).toBe(true)
     const committed = shape(first, 'restart-1')
@@ -80,7 +92,10 @@ describe('restart through the sidecar', () => {
     const log = session()
     const first = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     const fromLog = JSON.stringify(first.attach(log.session).projector.tree.list())
-    const ids = first.get('restart-1')!.projector.tree.list().map((n) => n.nodeId)
+    const ids = first
+      .get('restart-1')!
+      .projector.tree.list()
+      .map((n) => n.nodeId)
     first.mutate('restart-1', (t) => t.label(ids[1]!, 'gone'), PANEL)
     fs.rmSync(root, { recursive: true, force: true })
     const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))

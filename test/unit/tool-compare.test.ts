@@ -18,7 +18,8 @@ async function rig(script: ScriptEntry[]) {
   rigs.push(made)
   return made
 }
-const command = (r: LoopRig, line: string) => (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
+const command = (r: LoopRig, line: string) =>
+  (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
 
 async function nodeOf(r: LoopRig, text: string): Promise<string> {
   const node = (await r.service.list(r.sessionId)).nodes.find((n) => n.message?.content === text)
@@ -52,15 +53,26 @@ describe('/tree compare and tree_compare', () => {
     const shown = (await command(r, '/tree compare main alt')).result
     expect(shown.kind).toBe('success')
     const lines = (shown.text as string).split('\n')
-    expect(lines[0]).toMatch(new RegExp(`^Compare A ${calm} \\(branch "main"\\) with B ${stormy} \\(branch "alt"\\): they part after e\\d+ \\(\\d+ nodes in common\\)\\.$`))
-    expect(lines).toContain(`~ ${calm} | ${stormy}  assistant: I read the notes: the sea is [-calm-]{+stormy+} at dawn.`)
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^Compare A ${calm} \\(branch "main"\\) with B ${stormy} \\(branch "alt"\\): they part after e\\d+ \\(\\d+ nodes in common\\)\\.$`,
+      ),
+    )
+    expect(lines).toContain(
+      `~ ${calm} | ${stormy}  assistant: I read the notes: the sea is [-calm-]{+stormy+} at dawn.`,
+    )
     expect(lines.some((line) => /^= e\d+ \| e\d+ {2}user: Read the notes$/.test(line))).toBe(true)
     // Unknown targets keep the tree's code.
-    expect((await command(r, '/tree compare main nowhere')).result).toMatchObject({ kind: 'error', text: expect.stringMatching(/^NODE_NOT_FOUND: no node, label or branch "nowhere"/) })
+    expect((await command(r, '/tree compare main nowhere')).result).toMatchObject({
+      kind: 'error',
+      text: expect.stringMatching(/^NODE_NOT_FOUND: no node, label or branch "nowhere"/),
+    })
     await r.say('Compare the branches')
     const request = transcript(r.model.requests.at(-1)!)
     expect(request.some((line) => line.startsWith(`tool: Compare A ${calm} (branch "main") with B `))).toBe(true)
     // The whole result (transcript lines show first lines only) reaches the model in its next request.
-    expect(JSON.stringify(r.model.requests.at(-1)!.messages)).toContain(`~ ${calm} | ${stormy}  assistant: I read the notes: the sea is [-calm-]{+stormy+} at dawn.`)
+    expect(JSON.stringify(r.model.requests.at(-1)!.messages)).toContain(
+      `~ ${calm} | ${stormy}  assistant: I read the notes: the sea is [-calm-]{+stormy+} at dawn.`,
+    )
   })
 })

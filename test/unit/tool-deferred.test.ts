@@ -11,7 +11,11 @@ import type { TreeResult } from '../../src/tree/errors.ts'
 import type { MoveResult } from '../../src/service/wire.ts'
 
 type Message = { id: string; source: { kind: string }; content: { type: 'text'; text: string }[] }
-const message = (id: string, kind = 'user'): Message => ({ id, source: { kind }, content: [{ type: 'text', text: id }] })
+const message = (id: string, kind = 'user'): Message => ({
+  id,
+  source: { kind },
+  content: [{ type: 'text', text: id }],
+})
 
 class ScriptedAgent {
   readonly id = 'agent-1'
@@ -19,7 +23,15 @@ class ScriptedAgent {
   readonly events: { type: string; data: Record<string, unknown> }[] = [{ type: 'turn/start', data: { turn: 1 } }]
   readonly delivered: string[] = []
   readonly session = { id: 'agent-1', events: this.events }
-  readonly inbox = { nextTurn: [] as Message[], nextStep: [] as Message[], get hasPending() { return false }, prepend() {}, remove() {} }
+  readonly inbox = {
+    nextTurn: [] as Message[],
+    nextStep: [] as Message[],
+    get hasPending() {
+      return false
+    },
+    prepend() {},
+    remove() {},
+  }
   send(m: Message, target: string, wakeup: boolean) {
     this.delivered.push(`${target}${wakeup ? '+wake' : ''}:${m.id}`)
   }
@@ -36,8 +48,15 @@ class ScriptedAgent {
   startTurn(turn: number, claimedPrompt: boolean) {
     this.status = 'running'
     this.events.push({ type: 'turn/start', data: { turn } })
-    this.events.push({ type: 'agent/inbox/spliced', data: { target: 'next-step', start: 0, removedCount: 1, inserted: [] } })
-    if (claimedPrompt) this.events.push({ type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] } })
+    this.events.push({
+      type: 'agent/inbox/spliced',
+      data: { target: 'next-step', start: 0, removedCount: 1, inserted: [] },
+    })
+    if (claimedPrompt)
+      this.events.push({
+        type: 'agent/inbox/spliced',
+        data: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] },
+      })
   }
 }
 
@@ -51,12 +70,20 @@ function setup(results: TreeResult<MoveResult>[] = []) {
   })
   return { moves, runs, agent: new ScriptedAgent() }
 }
-const payload = (agent: ScriptedAgent, turn: number, step: number, messages: unknown[]) => ({ agent: agent as never, turn, step, messages })
+const payload = (agent: ScriptedAgent, turn: number, step: number, messages: unknown[]) => ({
+  agent: agent as never,
+  turn,
+  step,
+  messages,
+})
 
 describe('DeferredMoves', () => {
   it('applies a waiting move when the agent becomes idle, once', async () => {
     const { moves, runs, agent } = setup()
-    expect(moves.schedule(agent as never, { kind: 'jump', nodeId: 'e3' }, 'model')).toMatchObject({ ok: true, value: { move: { turn: 1, by: 'model' } } })
+    expect(moves.schedule(agent as never, { kind: 'jump', nodeId: 'e3' }, 'model')).toMatchObject({
+      ok: true,
+      value: { move: { turn: 1, by: 'model' } },
+    })
     moves.onStatus(agent as never, 'running')
     expect(runs).toEqual([])
     agent.endTurn(1)
@@ -126,7 +153,10 @@ describe('DeferredMoves', () => {
     moves.schedule(agent as never, { kind: 'jump', nodeId: 'e3' }, 'model')
     agent.endTurn(1, 'aborted')
     await moves.apply(agent as never)
-    expect(moves.lastOutcome(agent.id)).toMatchObject({ status: 'dropped', reason: 'the turn that asked for it was aborted' })
+    expect(moves.lastOutcome(agent.id)).toMatchObject({
+      status: 'dropped',
+      reason: 'the turn that asked for it was aborted',
+    })
     agent.startTurn(2, true)
     moves.schedule(agent as never, { kind: 'jump', nodeId: 'e3' }, 'user')
     agent.endTurn(2, 'aborted')
@@ -147,9 +177,24 @@ describe('DeferredMoves', () => {
   })
 
   it('reads turns from the log', () => {
-    expect(openTurn([{ type: 'turn/start', data: { turn: 4 } }, { type: 'step/start', data: {} }])).toBe(4)
-    expect(openTurn([{ type: 'turn/start', data: { turn: 4 } }, { type: 'turn/end', data: { turn: 4 } }])).toBeUndefined()
-    expect(lastTurnEnd([{ type: 'turn/end', data: { turn: 2, reason: { kind: 'aborted' } } }, { type: 'x', data: {} }])).toEqual({ turn: 2, reason: 'aborted' })
+    expect(
+      openTurn([
+        { type: 'turn/start', data: { turn: 4 } },
+        { type: 'step/start', data: {} },
+      ]),
+    ).toBe(4)
+    expect(
+      openTurn([
+        { type: 'turn/start', data: { turn: 4 } },
+        { type: 'turn/end', data: { turn: 4 } },
+      ]),
+    ).toBeUndefined()
+    expect(
+      lastTurnEnd([
+        { type: 'turn/end', data: { turn: 2, reason: { kind: 'aborted' } } },
+        { type: 'x', data: {} },
+      ]),
+    ).toEqual({ turn: 2, reason: 'aborted' })
     expect(lastTurnEnd([])).toBeUndefined()
   })
 })

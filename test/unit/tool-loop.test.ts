@@ -29,9 +29,13 @@ async function rig(script: ScriptEntry[], options: Parameters<typeof loopRig>[1]
 function toolResultText(rig: LoopRig, callName: string): string {
   const events = rig.agent.session.events as ReadonlyArray<{ type: string; data: any }>
   const call = [...events].reverse().find((e) => e.type === 'tool/call' && e.data.name === callName)
-  const result = events.find((e) => e.type === 'tool/result' && e.data.message.content[0].toolCallId === call?.data.callId)
+  const result = events.find(
+    (e) => e.type === 'tool/result' && e.data.message.content[0].toolCallId === call?.data.callId,
+  )
   const content = result?.data.message.content[0].content
-  return Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : String(content ?? '')
+  return Array.isArray(content)
+    ? content.map((part: { text?: string }) => part.text ?? '').join('')
+    : String(content ?? '')
 }
 /** Node id of the node whose message text is exactly `text`. */
 async function nodeOf(rig: LoopRig, text: string): Promise<string> {
@@ -41,8 +45,12 @@ async function nodeOf(rig: LoopRig, text: string): Promise<string> {
 }
 /** Each message of a request as `role:block types`, with the call id on tool calls and results. */
 function shape(request: LoopRig['model']['requests'][number]): string[] {
-  return (request.messages as unknown as ReadonlyArray<{ role: string; content: ReadonlyArray<Record<string, unknown>> }>).map((message) =>
-    `${message.role}:${message.content.map((block) => block.type === 'tool-call' ? `tool-call#${String(block.id)}` : block.type === 'tool-result' ? `tool-result#${String(block.toolCallId)}` : String(block.type)).join(',')}`)
+  return (
+    request.messages as unknown as ReadonlyArray<{ role: string; content: ReadonlyArray<Record<string, unknown>> }>
+  ).map(
+    (message) =>
+      `${message.role}:${message.content.map((block) => (block.type === 'tool-call' ? `tool-call#${String(block.id)}` : block.type === 'tool-result' ? `tool-result#${String(block.toolCallId)}` : String(block.type))).join(',')}`,
+  )
 }
 /** Node ids from the root to `nodeId`. */
 function pathTo(view: { nodes: ReadonlyArray<{ nodeId: string; parentId: string | null }> }, nodeId: string): string[] {
@@ -51,7 +59,8 @@ function pathTo(view: { nodes: ReadonlyArray<{ nodeId: string; parentId: string 
   for (let id: string | null = nodeId; id !== null; id = byId.get(id)?.parentId ?? null) path.unshift(id)
   return path
 }
-const command = (r: LoopRig, line: string) => (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
+const command = (r: LoopRig, line: string) =>
+  (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
 const types = (rig: LoopRig) => (rig.agent.session.events as ReadonlyArray<{ type: string }>).map((e) => e.type)
 
 describe('tool companion in a real agent loop', () => {
@@ -59,8 +68,14 @@ describe('tool companion in a real agent loop', () => {
     const r = await rig([])
     const ctx = r.ctx as any
     const schemas = ctx.tools.schemas() as { name: string; parameters: { additionalProperties?: boolean } }[]
-    expect(schemas.map((s) => s.name).filter((n) => n.startsWith('tree_')).sort()).toEqual([...TOOL_NAMES].sort())
-    for (const schema of schemas.filter((s) => s.name.startsWith('tree_'))) expect(schema.parameters.additionalProperties).toBe(false)
+    expect(
+      schemas
+        .map((s) => s.name)
+        .filter((n) => n.startsWith('tree_'))
+        .sort(),
+    ).toEqual([...TOOL_NAMES].sort())
+    for (const schema of schemas.filter((s) => s.name.startsWith('tree_')))
+      expect(schema.parameters.additionalProperties).toBe(false)
     expect(ctx.commands.list(r.agent).map((c: { name: string }) => c.name)).toContain('tree')
     const assembly = await ctx.systemPrompt.assemble()
     expect(assembly.sections.map((s: { text: string }) => s.text)).toContain(SYSTEM_PROMPT)
@@ -68,14 +83,27 @@ describe('tool companion in a real agent loop', () => {
 
   it('runs under the invariant companions: a tree that falls out of step with the model history is caught', async () => {
     const r = await rig([{ text: 'A1' }, { text: 'A2' }])
-    expect([...(r.ctx as any).invariants.registrations]).toEqual(expect.arrayContaining(['dsh-session-tree', '@deepseek-ai/dsh-session', '@deepseek-ai/dsh-agent-loop', '@deepseek-ai/dsh-tools']))
+    expect([...(r.ctx as any).invariants.registrations]).toEqual(
+      expect.arrayContaining([
+        'dsh-session-tree',
+        '@deepseek-ai/dsh-session',
+        '@deepseek-ai/dsh-agent-loop',
+        '@deepseek-ai/dsh-tools',
+      ]),
+    )
     await r.say('Q1')
     expect(r.invariantFailures).toEqual([])
     const mirror = r.service.sync.get(r.sessionId)!.projector.surfaceEntries as unknown as unknown[]
     const popped = mirror.pop()
     // The next committed event (the queued prompt) is vetoed.
-    expect(() => r.agent.followup(createUserMessage({ content: [{ type: 'text', text: 'Q2' }], source: { kind: 'user' } }))).toThrow(/invariant violated by "dsh-session-tree"/)
-    expect(r.invariantFailures).toEqual([expect.stringMatching(/^dsh-session-tree: .*surface mirror \(1 entries\) disagrees with the harness surface \(2\)/)])
+    expect(() =>
+      r.agent.followup(createUserMessage({ content: [{ type: 'text', text: 'Q2' }], source: { kind: 'user' } })),
+    ).toThrow(/invariant violated by "dsh-session-tree"/)
+    expect(r.invariantFailures).toEqual([
+      expect.stringMatching(
+        /^dsh-session-tree: .*surface mirror \(1 entries\) disagrees with the harness surface \(2\)/,
+      ),
+    ])
     mirror.push(popped)
     r.invariantFailures.length = 0
     await r.say('Q2 again')
@@ -97,25 +125,38 @@ describe('tool companion in a real agent loop', () => {
     await r.say('Q1')
     expect(await nodeOf(r, 'A1')).toBe('e12')
     await r.say('Q2')
-    expect(listing).toMatch(/^tool: Conversation tree: \d+ nodes, 1 branch \(main\)\. The history ends at e\d+ \(← cursor\) on branch "main"\. Surface mode: stock\.$/)
+    expect(listing).toMatch(
+      /^tool: Conversation tree: \d+ nodes, 1 branch \(main\)\. The history ends at e\d+ \(← cursor\) on branch "main"\. Surface mode: stock\.$/,
+    )
     const listed = toolResultText(r, 'tree_list')
     expect(listed).toContain('e12 assistant: A1')
     expect(listed).toContain('e4 user: Q1')
     const moved = toolResultText(r, 'tree_jump')
-    expect(moved).toMatch(/^Moved now: jump to e12\. Your history is exactly the 2 messages from the start to e12, followed by this call and this result; continue from there\.\n/)
+    expect(moved).toMatch(
+      /^Moved now: jump to e12\. Your history is exactly the 2 messages from the start to e12, followed by this call and this result; continue from there\.\n/,
+    )
     expect(moved).toContain('Surface mode: stock.')
     // The request right after the call, in the same turn: the path to e12, then the call and its result — nothing else.
     expect(r.model.requests).toHaveLength(4)
     const next = r.model.requests[3]!
     expect(transcript(next)).toEqual([
-      'user: Q1', 'assistant: A1',
-      'assistant: call tree_jump({"node":"e12"})', 'tool: Moved now: jump to e12. Your history is exactly the 2 messages from the start to e12, followed by this call and this result; continue from there.',
+      'user: Q1',
+      'assistant: A1',
+      'assistant: call tree_jump({"node":"e12"})',
+      'tool: Moved now: jump to e12. Your history is exactly the 2 messages from the start to e12, followed by this call and this result; continue from there.',
     ])
-    expect(shape(next)).toEqual(['user:text', 'assistant:text', 'assistant:tool-call#jump_1', 'user:tool-result#jump_1'])
+    expect(shape(next)).toEqual([
+      'user:text',
+      'assistant:text',
+      'assistant:tool-call#jump_1',
+      'user:tool-result#jump_1',
+    ])
     // No maintenance turn, no marker, nothing deferred: the switch happened inside the step that made the call.
     const events = r.agent.session.events as ReadonlyArray<{ type: string; seq: number; data: any; surfaceOp?: any }>
     expect(events.filter((e) => e.type === 'turn/start')).toHaveLength(2)
-    expect(events.some((e) => e.type === 'agent/inbox/spliced' && (e.data.inserted ?? []).some((m: unknown) => markerOf(m)))).toBe(false)
+    expect(
+      events.some((e) => e.type === 'agent/inbox/spliced' && (e.data.inserted ?? []).some((m: unknown) => markerOf(m))),
+    ).toBe(false)
     expect(r.tool.moves.pending(r.sessionId)).toBeUndefined()
     expect(r.tool.moves.lastOutcome(r.sessionId)).toBeUndefined()
     const call = events.find((e) => e.type === 'tool/call' && e.data.callId === 'jump_1')!
@@ -129,16 +170,22 @@ describe('tool companion in a real agent loop', () => {
     // The next prompt lands after the jump exchange and the answer that followed it.
     await r.say('Q3')
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
-      'user: Q1', 'assistant: A1',
-      'assistant: call tree_jump({"node":"e12"})', expect.stringMatching(/^tool: Moved now: jump to e12\./),
-      'assistant: Continuing from my first answer.', 'user: Q3',
+      'user: Q1',
+      'assistant: A1',
+      'assistant: call tree_jump({"node":"e12"})',
+      expect.stringMatching(/^tool: Moved now: jump to e12\./),
+      'assistant: Continuing from my first answer.',
+      'user: Q3',
     ])
     // The tree agrees: the answer hangs under the re-stated call, which continues from e12; the old line is intact.
     const view = await r.service.list(r.sessionId)
     const byId = new Map(view.nodes.map((n) => [n.nodeId, n]))
     const continued = view.nodes.find((n) => n.message?.content === 'Continuing from my first answer.')!
     const restated = byId.get(continued.parentId!)!
-    expect(restated).toMatchObject({ type: 'tool_call', message: { content: expect.stringMatching(/^Moved now: jump to e12\./) } })
+    expect(restated).toMatchObject({
+      type: 'tool_call',
+      message: { content: expect.stringMatching(/^Moved now: jump to e12\./) },
+    })
     expect(restated.content).toEqual([
       expect.objectContaining({ type: 'tool_call', id: 'jump_1', name: 'tree_jump' }),
       expect.objectContaining({ type: 'tool_result', toolCallId: 'jump_1' }),
@@ -147,11 +194,27 @@ describe('tool companion in a real agent loop', () => {
     expect(view.nodes.find((n) => n.message?.content === 'Q3')?.parentId).toBe(continued.nodeId)
     expect(view.cursor).toBe(await nodeOf(r, 'A3'))
     expect(byId.get(await nodeOf(r, 'Q2'))?.parentId).toBe('e12')
-    const oldCalls = view.nodes.filter((n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.name === 'tree_list'))
+    const oldCalls = view.nodes.filter(
+      (n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.name === 'tree_list'),
+    )
     expect(oldCalls).toHaveLength(1)
-    expect(pathTo(view, oldCalls[0]!.nodeId)).toEqual(['e4', 'e12', await nodeOf(r, 'Q2'), expect.any(String), oldCalls[0]!.nodeId])
+    expect(pathTo(view, oldCalls[0]!.nodeId)).toEqual([
+      'e4',
+      'e12',
+      await nodeOf(r, 'Q2'),
+      expect.any(String),
+      oldCalls[0]!.nodeId,
+    ])
     // The path the tree shows is the history the model read.
-    expect(pathTo(view, view.cursor!).map((id) => byId.get(id)!.type)).toEqual(['message', 'message', 'message', 'tool_call', 'message', 'message', 'message'])
+    expect(pathTo(view, view.cursor!).map((id) => byId.get(id)!.type)).toEqual([
+      'message',
+      'message',
+      'message',
+      'tool_call',
+      'message',
+      'message',
+      'message',
+    ])
   })
 
   it('fork by label, within the step: the next request follows the new branch, and tree_list shows both heads', async () => {
@@ -166,10 +229,14 @@ describe('tool companion in a real agent loop', () => {
     await r.say('Q1')
     await r.say('Q2')
     expect(toolResultText(r, 'tree_label')).toBe('Labeled e12 "first answer": e12 assistant: A1 [label: first answer]')
-    expect(toolResultText(r, 'tree_fork')).toMatch(/^Moved now: fork branch "retry" at e12\. Your history is exactly the 2 messages from the start to e12 on the new branch "retry", followed by this call and this result; continue from there\.\n/)
+    expect(toolResultText(r, 'tree_fork')).toMatch(
+      /^Moved now: fork branch "retry" at e12\. Your history is exactly the 2 messages from the start to e12 on the new branch "retry", followed by this call and this result; continue from there\.\n/,
+    )
     expect(transcript(r.model.requests[3]!)).toEqual([
-      'user: Q1', 'assistant: A1',
-      'assistant: call tree_fork({"node":"first answer","branch":"retry"})', expect.stringMatching(/^tool: Moved now: fork branch "retry" at e12\./),
+      'user: Q1',
+      'assistant: A1',
+      'assistant: call tree_fork({"node":"first answer","branch":"retry"})',
+      expect.stringMatching(/^tool: Moved now: fork branch "retry" at e12\./),
     ])
     expect(shape(r.model.requests[3]!)).toHaveLength(4)
     // Within the same turn, the listing already shows the new branch (cursor on it) and the old head.
@@ -187,12 +254,18 @@ describe('tool companion in a real agent loop', () => {
     expect(r.model.requests).toHaveLength(5)
     await r.say('Q3')
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
-      'user: Q1', 'assistant: A1',
-      'assistant: call tree_fork({"node":"first answer","branch":"retry"})', expect.stringMatching(/^tool: Moved now: fork/),
-      'assistant: call tree_list({})', expect.stringMatching(/^tool: Conversation tree/),
-      'assistant: ok', 'user: Q3',
+      'user: Q1',
+      'assistant: A1',
+      'assistant: call tree_fork({"node":"first answer","branch":"retry"})',
+      expect.stringMatching(/^tool: Moved now: fork/),
+      'assistant: call tree_list({})',
+      expect.stringMatching(/^tool: Conversation tree/),
+      'assistant: ok',
+      'user: Q3',
     ])
-    expect((await r.service.list(r.sessionId)).branches.find((b) => b.name === 'retry')?.headId).toBe(await nodeOf(r, 'A3'))
+    expect((await r.service.list(r.sessionId)).branches.find((b) => b.name === 'retry')?.headId).toBe(
+      await nodeOf(r, 'A3'),
+    )
   })
 
   it('the result quotes the user prompt that fell out of the history, and only then', async () => {
@@ -209,12 +282,21 @@ describe('tool companion in a real agent loop', () => {
     const results = (r.agent.session.events as ReadonlyArray<{ type: string; data: any }>)
       .filter((e) => e.type === 'tool/result')
       .map((e) => e.data.message.content[0].content.map((p: { text: string }) => p.text).join(''))
-    expect(results[1]).toMatch(/^Moved now: jump to e26\. Your history is exactly the 5 messages from the start to e26,/)
+    expect(results[1]).toMatch(
+      /^Moved now: jump to e26\. Your history is exactly the 5 messages from the start to e26,/,
+    )
     expect(results[1]).not.toContain("The user's latest message")
-    expect(results[2]).toMatch(/^Moved now: jump to e12\. Your history is exactly the 2 messages from the start to e12,/)
-    expect(results[2]).toContain(`The user's latest message, which is no longer in your history, was: ${JSON.stringify('Please go back to "the first answer"\nand start over')}`)
+    expect(results[2]).toMatch(
+      /^Moved now: jump to e12\. Your history is exactly the 2 messages from the start to e12,/,
+    )
+    expect(results[2]).toContain(
+      `The user's latest message, which is no longer in your history, was: ${JSON.stringify('Please go back to "the first answer"\nand start over')}`,
+    )
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
-      'user: Q1', 'assistant: A1', 'assistant: call tree_jump({"node":"e12"})', expect.stringMatching(/^tool: Moved now: jump to e12\./),
+      'user: Q1',
+      'assistant: A1',
+      'assistant: call tree_jump({"node":"e12"})',
+      expect.stringMatching(/^tool: Moved now: jump to e12\./),
     ])
   })
 
@@ -233,18 +315,34 @@ describe('tool companion in a real agent loop', () => {
     // A person moved (idle: at once), so there is a move to undo, then a move to redo.
     expect((await command(r, '/tree jump e12')).result.text).toContain('Moved: jump to e12.')
     await r.say('Q3: undo that jump')
-    expect(toolResultText(r, 'tree_back')).toMatch(new RegExp(`^Moved now: back\\. Your history is exactly the 4 messages from the start to ${a2}, followed by this call and this result`))
-    expect(toolResultText(r, 'tree_back')).toContain(`The user's latest message, which is no longer in your history, was: "Q3: undo that jump"`)
+    expect(toolResultText(r, 'tree_back')).toMatch(
+      new RegExp(
+        `^Moved now: back\\. Your history is exactly the 4 messages from the start to ${a2}, followed by this call and this result`,
+      ),
+    )
+    expect(toolResultText(r, 'tree_back')).toContain(
+      `The user's latest message, which is no longer in your history, was: "Q3: undo that jump"`,
+    )
     expect(transcript(r.model.requests[3]!)).toEqual([
-      'user: Q1', 'assistant: A1', 'user: Q2', 'assistant: A2', 'assistant: call tree_back({})', expect.stringMatching(/^tool: Moved now: back\./),
+      'user: Q1',
+      'assistant: A1',
+      'user: Q2',
+      'assistant: A2',
+      'assistant: call tree_back({})',
+      expect.stringMatching(/^tool: Moved now: back\./),
     ])
     // A person jumps to e12 and undoes it (idle: at once), so e12 is a position to redo; the model redoes it.
     await command(r, '/tree jump e12')
     expect((await command(r, '/tree back')).result.text).toMatch(/^Moved: back\./)
     await r.say('Q4: redo it')
-    expect(toolResultText(r, 'tree_forward')).toMatch(/^Moved now: forward\. Your history is exactly the 2 messages from the start to e12, followed by this call and this result/)
+    expect(toolResultText(r, 'tree_forward')).toMatch(
+      /^Moved now: forward\. Your history is exactly the 2 messages from the start to e12, followed by this call and this result/,
+    )
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
-      'user: Q1', 'assistant: A1', 'assistant: call tree_forward({})', expect.stringMatching(/^tool: Moved now: forward\./),
+      'user: Q1',
+      'assistant: A1',
+      'assistant: call tree_forward({})',
+      expect.stringMatching(/^tool: Moved now: forward\./),
     ])
     expect(r.tool.moves.lastOutcome(r.sessionId)).toBeUndefined()
     expect(r.model.requests).toHaveLength(6)
@@ -252,7 +350,7 @@ describe('tool companion in a real agent loop', () => {
 
   // A move made within a step records the in-flight call (inside an unfinished exchange) as the position to
   // go back to; back lands at the nearest complete point before it.
-  it('tree_back undoes the model\'s own in-step jump', async () => {
+  it("tree_back undoes the model's own in-step jump", async () => {
     const r = await rig([
       { text: 'A1' },
       { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] },
@@ -264,15 +362,23 @@ describe('tool companion in a real agent loop', () => {
     expect(toolResultText(r, 'tree_back')).toMatch(/^Moved now: back\./)
     // Back to where the jump was made: Q2 still unanswered, then the back call and its result.
     expect(transcript(r.model.requests[3]!)).toEqual([
-      'user: Q1', 'assistant: A1', 'user: Q2',
-      'assistant: call tree_back({})', expect.stringMatching(/^tool: Moved now: back\./),
+      'user: Q1',
+      'assistant: A1',
+      'user: Q2',
+      'assistant: call tree_back({})',
+      expect.stringMatching(/^tool: Moved now: back\./),
     ])
   })
 
   it('parallel calls: a move sharing its message with another call is deferred to the end of the turn; the next prompt lands on the path', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }, { name: 'tree_find', args: { query: 'A1' } }] },
+      {
+        calls: [
+          { name: 'tree_jump', args: { node: 'e12' } },
+          { name: 'tree_find', args: { query: 'A1' } },
+        ],
+      },
       { text: 'Done: I will continue from my first answer.' },
       { text: 'A3' },
     ])
@@ -285,35 +391,50 @@ describe('tool companion in a real agent loop', () => {
     expect(scheduled).toContain('exactly the 2 messages from the start to e12')
     // The rest of the jump's turn still saw the whole conversation.
     expect(transcript(r.model.requests[2]!)).toEqual([
-      'user: Q1', 'assistant: A1', 'user: Q2',
-      'assistant: call tree_jump({"node":"e12"})', 'assistant: call tree_find({"query":"A1"})',
-      'tool: Scheduled: jump to e12.', expect.stringMatching(/^tool: 1 node matches "A1"/),
+      'user: Q1',
+      'assistant: A1',
+      'user: Q2',
+      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree_find({"query":"A1"})',
+      'tool: Scheduled: jump to e12.',
+      expect.stringMatching(/^tool: 1 node matches "A1"/),
     ])
     await r.say('Q3')
     expect(transcript(r.model.requests.at(-1)!)).toEqual(['user: Q1', 'assistant: A1', 'user: Q3'])
     // The switch ran after the tool's turn ended, never inside it.
     const events = r.agent.session.events as ReadonlyArray<{ type: string; seq: number; data: any }>
     const jumpTurnEnd = events.find((e) => e.type === 'turn/end' && e.data.turn === 2)!
-    const marker = events.find((e) => e.type === 'agent/inbox/spliced' && (e.data.inserted ?? []).some((m: unknown) => markerOf(m)))!
+    const marker = events.find(
+      (e) => e.type === 'agent/inbox/spliced' && (e.data.inserted ?? []).some((m: unknown) => markerOf(m)),
+    )!
     expect(marker.seq).toBeGreaterThan(jumpTurnEnd.seq)
     const view = await r.service.list(r.sessionId)
     expect(view.nodes.find((n) => n.message?.content === 'Q3')!.parentId).toBe('e12')
     expect(view.nodes.some((n) => n.message?.content === 'Done: I will continue from my first answer.')).toBe(true)
     expect(view.cursor).toBe(await nodeOf(r, 'A3'))
-    expect(r.tool.moves.lastOutcome(r.sessionId)).toMatchObject({ status: 'applied', move: { by: 'model', op: { kind: 'jump', nodeId: 'e12' } } })
+    expect(r.tool.moves.lastOutcome(r.sessionId)).toMatchObject({
+      status: 'applied',
+      move: { by: 'model', op: { kind: 'jump', nodeId: 'e12' } },
+    })
   })
 
   it('a prompt queued while a deferred move waits is held, then lands on the selected path (once)', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }, { name: 'tree_list', args: {} }] },
+      {
+        calls: [
+          { name: 'tree_jump', args: { node: 'e12' } },
+          { name: 'tree_list', args: {} },
+        ],
+      },
       { text: 'jump scheduled' },
       { text: 'A-raced' },
     ])
     await r.say('Q1')
     r.model.onRequest = (_request, n) => {
       // While the model writes its last answer of the jump turn, the user queues a prompt.
-      if (n === 3) r.agent.followup(createUserMessage({ content: [{ type: 'text', text: 'Q-raced' }], source: { kind: 'user' } }))
+      if (n === 3)
+        r.agent.followup(createUserMessage({ content: [{ type: 'text', text: 'Q-raced' }], source: { kind: 'user' } }))
     }
     await r.say('Q2')
     await r.settle()
@@ -323,7 +444,9 @@ describe('tool companion in a real agent loop', () => {
     expect(r.model.requests).toHaveLength(4)
     const events = r.agent.session.events as ReadonlyArray<{ type: string; data: any }>
     // The raced prompt's first turn was held without a model call (blocked), then re-delivered exactly once.
-    expect(events.filter((e) => e.type === 'turn/end' && e.data.reason.kind === 'blocked').length).toBeGreaterThanOrEqual(2)
+    expect(
+      events.filter((e) => e.type === 'turn/end' && e.data.reason.kind === 'blocked').length,
+    ).toBeGreaterThanOrEqual(2)
     expect(events.filter((e) => e.type === 'user/message' && e.data.content[0].text === 'Q-raced')).toHaveLength(1)
     expect(r.tool.moves.lastOutcome(r.sessionId)?.status).toBe('applied')
   })
@@ -331,7 +454,12 @@ describe('tool companion in a real agent loop', () => {
   it('tree_back cancels a waiting move: nothing changes', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }, { name: 'tree_list', args: {} }] },
+      {
+        calls: [
+          { name: 'tree_jump', args: { node: 'e12' } },
+          { name: 'tree_list', args: {} },
+        ],
+      },
       { calls: [{ name: 'tree_back', args: {} }] },
       { text: 'never mind' },
       { text: 'A3' },
@@ -339,9 +467,15 @@ describe('tool companion in a real agent loop', () => {
     await r.say('Q1')
     await r.say('Q2')
     expect(toolResultText(r, 'tree_jump')).toMatch(/^Scheduled: jump to e12\./)
-    expect(toolResultText(r, 'tree_back')).toBe('Cancelled the waiting jump to e12; it had not been applied, so nothing changed.')
+    expect(toolResultText(r, 'tree_back')).toBe(
+      'Cancelled the waiting jump to e12; it had not been applied, so nothing changed.',
+    )
     await r.say('Q3')
-    expect(transcript(r.model.requests.at(-1)!).slice(-3)).toEqual(['tool: Cancelled the waiting jump to e12; it had not been applied, so nothing changed.', 'assistant: never mind', 'user: Q3'])
+    expect(transcript(r.model.requests.at(-1)!).slice(-3)).toEqual([
+      'tool: Cancelled the waiting jump to e12; it had not been applied, so nothing changed.',
+      'assistant: never mind',
+      'user: Q3',
+    ])
     expect(transcript(r.model.requests.at(-1)!).slice(0, 3)).toEqual(['user: Q1', 'assistant: A1', 'user: Q2'])
     expect(types(r).filter((t) => t === 'turn/end')).toHaveLength(3)
     expect(r.tool.moves.lastOutcome(r.sessionId)?.status).toBe('cancelled')
@@ -350,7 +484,12 @@ describe('tool companion in a real agent loop', () => {
   it('a later move replaces a waiting one (even when made alone); back then undoes the applied move within its step', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e4' } }, { name: 'tree_list', args: {} }] },
+      {
+        calls: [
+          { name: 'tree_jump', args: { node: 'e4' } },
+          { name: 'tree_list', args: {} },
+        ],
+      },
       { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] },
       { text: 'ok' },
       { calls: [{ name: 'tree_back', args: {} }] },
@@ -361,27 +500,55 @@ describe('tool companion in a real agent loop', () => {
     await r.say('Q2')
     const replacing = toolResultText(r, 'tree_jump')
     expect(replacing).toMatch(/^Scheduled: jump to e12\. \(This replaces the waiting jump to e4\.\)\n/)
-    expect(replacing).toContain('It cannot switch your history at once: another move already waits for the end of the turn.')
-    expect(r.tool.moves.lastOutcome(r.sessionId)).toMatchObject({ status: 'applied', move: { op: { kind: 'jump', nodeId: 'e12' } } })
+    expect(replacing).toContain(
+      'It cannot switch your history at once: another move already waits for the end of the turn.',
+    )
+    expect(r.tool.moves.lastOutcome(r.sessionId)).toMatchObject({
+      status: 'applied',
+      move: { op: { kind: 'jump', nodeId: 'e12' } },
+    })
     const ok = await nodeOf(r, 'ok')
     await r.say('go back please')
     // Back returns to where the history ended before the jump: the end of the Q2 turn; the request right after shows it.
-    expect(toolResultText(r, 'tree_back')).toMatch(new RegExp(`^Moved now: back\\. Your history is exactly the 9 messages from the start to ${ok}, `))
+    expect(toolResultText(r, 'tree_back')).toMatch(
+      new RegExp(`^Moved now: back\\. Your history is exactly the 9 messages from the start to ${ok}, `),
+    )
     const pathToOk = [
-      'user: Q1', 'assistant: A1', 'user: Q2',
-      'assistant: call tree_jump({"node":"e4"})', 'assistant: call tree_list({})', 'tool: Scheduled: jump to e4.', expect.stringMatching(/^tool: Conversation tree/),
-      'assistant: call tree_jump({"node":"e12"})', 'tool: Scheduled: jump to e12. (This replaces the waiting jump to e4.)',
+      'user: Q1',
+      'assistant: A1',
+      'user: Q2',
+      'assistant: call tree_jump({"node":"e4"})',
+      'assistant: call tree_list({})',
+      'tool: Scheduled: jump to e4.',
+      expect.stringMatching(/^tool: Conversation tree/),
+      'assistant: call tree_jump({"node":"e12"})',
+      'tool: Scheduled: jump to e12. (This replaces the waiting jump to e4.)',
       'assistant: ok',
     ]
-    expect(transcript(r.model.requests[5]!)).toEqual([...pathToOk, 'assistant: call tree_back({})', expect.stringMatching(/^tool: Moved now: back\./)])
+    expect(transcript(r.model.requests[5]!)).toEqual([
+      ...pathToOk,
+      'assistant: call tree_back({})',
+      expect.stringMatching(/^tool: Moved now: back\./),
+    ])
     await r.say('Q4')
-    expect(transcript(r.model.requests.at(-1)!)).toEqual([...pathToOk, 'assistant: call tree_back({})', expect.stringMatching(/^tool: Moved now: back\./), 'assistant: went back', 'user: Q4'])
+    expect(transcript(r.model.requests.at(-1)!)).toEqual([
+      ...pathToOk,
+      'assistant: call tree_back({})',
+      expect.stringMatching(/^tool: Moved now: back\./),
+      'assistant: went back',
+      'user: Q4',
+    ])
   })
 
   it('a deferred move the model asked for is dropped when the user cancels that turn', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }, { name: 'tree_list', args: {} }] },
+      {
+        calls: [
+          { name: 'tree_jump', args: { node: 'e12' } },
+          { name: 'tree_list', args: {} },
+        ],
+      },
       { text: 'cut off' },
       { text: 'A3' },
     ])
@@ -396,9 +563,16 @@ describe('tool companion in a real agent loop', () => {
     r.model.onRequest = undefined
     expect(r.tool.moves.lastOutcome(r.sessionId)).toMatchObject({ status: 'dropped' })
     const shown = await command(r, '/tree')
-    expect(shown.result.text).toContain('Last deferred move: jump to e12: dropped (the turn that asked for it was aborted).')
+    expect(shown.result.text).toContain(
+      'Last deferred move: jump to e12: dropped (the turn that asked for it was aborted).',
+    )
     await r.say('Q3')
-    expect(transcript(r.model.requests.at(-1)!).slice(0, 4)).toEqual(['user: Q1', 'assistant: A1', 'user: Q2', 'assistant: call tree_jump({"node":"e12"})'])
+    expect(transcript(r.model.requests.at(-1)!).slice(0, 4)).toEqual([
+      'user: Q1',
+      'assistant: A1',
+      'user: Q2',
+      'assistant: call tree_jump({"node":"e12"})',
+    ])
   })
 
   it('errors reach the model as tool errors and schedule nothing', async () => {
@@ -443,33 +617,42 @@ describe('tool companion in a real agent loop', () => {
     ])
     expect(toolResultText(r, 'tree_summarize_branch')).toMatch(/^Error: BRANCH_NOT_FOUND/)
     const summarized = transcript(r.model.requests.at(-1)!).filter((line) => line.startsWith('tool: Recorded'))
-    expect(summarized).toEqual([expect.stringMatching(/^tool: Recorded the summary of branch "main" \(head e\d+, by mock-1\):$/)])
+    expect(summarized).toEqual([
+      expect.stringMatching(/^tool: Recorded the summary of branch "main" \(head e\d+, by mock-1\):$/),
+    ])
     const view = await r.service.list(r.sessionId)
-    expect(view.branches.find((b) => b.name === 'main')?.summary).toMatchObject({ summary: 'Planning a trip to Rome.', model: 'mock-1' })
+    expect(view.branches.find((b) => b.name === 'main')?.summary).toMatchObject({
+      summary: 'Planning a trip to Rome.',
+      model: 'mock-1',
+    })
     expect(view.nodes.find((n) => n.nodeId === 'e12')?.label).toBeUndefined()
     expect(toolResultText(r, 'tree_label')).toBe('Removed the label "rome" from e12.')
   })
 
   it('projection mode: the tool says the history will not change, and it does not', async () => {
-    const r = await rig([
-      { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] },
-      { text: 'ok' },
-      { text: 'A3' },
-    ], { surfaceMode: 'projection' })
+    const r = await rig(
+      [{ text: 'A1' }, { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] }, { text: 'ok' }, { text: 'A3' }],
+      { surfaceMode: 'projection' },
+    )
     await r.say('Q1')
     await r.say('Q2')
     expect(toolResultText(r, 'tree_jump')).toContain('the model history does NOT change')
     await r.say('Q3')
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
-      'user: Q1', 'assistant: A1', 'user: Q2', 'assistant: call tree_jump({"node":"e12"})',
-      expect.stringMatching(/^tool: Scheduled: jump to e12\./), 'assistant: ok', 'user: Q3',
+      'user: Q1',
+      'assistant: A1',
+      'user: Q2',
+      'assistant: call tree_jump({"node":"e12"})',
+      expect.stringMatching(/^tool: Scheduled: jump to e12\./),
+      'assistant: ok',
+      'user: Q3',
     ])
   })
 })
 
 describe('/tree command', () => {
-  const run = (r: LoopRig, line: string) => (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
+  const run = (r: LoopRig, line: string) =>
+    (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
 
   it('prints the tree with the cursor and the surface mode; malformed input prints the usage and never throws', async () => {
     const r = await rig([{ text: 'A1' }])
@@ -479,11 +662,21 @@ describe('/tree command', () => {
     expect(shown.result.text).toContain('The history ends at e12 (← cursor) on branch "main". Surface mode: stock.')
     expect(shown.result.text).toContain('official harness events')
     expect(shown.result.text).toContain('e12 assistant: A1 [head: main] ← cursor')
-    for (const bad of ['/tree frobnicate', '/tree jump', '/tree fork e4', '/tree label e4', '/tree back please', '/tree jump "open']) {
+    for (const bad of [
+      '/tree frobnicate',
+      '/tree jump',
+      '/tree fork e4',
+      '/tree label e4',
+      '/tree back please',
+      '/tree jump "open',
+    ]) {
       const result = await run(r, bad)
       expect(result.result, bad).toEqual({ kind: 'error', text: expect.stringMatching(/^Usage:/) })
     }
-    expect((await run(r, '/tree jump nowhere')).result).toEqual({ kind: 'error', text: expect.stringMatching(/^NODE_NOT_FOUND/) })
+    expect((await run(r, '/tree jump nowhere')).result).toEqual({
+      kind: 'error',
+      text: expect.stringMatching(/^NODE_NOT_FOUND/),
+    })
     expect((await run(r, '/tree help')).result.text).toMatch(/^Usage:/)
     // Commands are log-only: the model never saw any of this.
     expect(r.model.requests).toHaveLength(1)
@@ -500,10 +693,18 @@ describe('/tree command', () => {
     await r.say('Q3')
     expect(transcript(r.model.requests.at(-1)!)).toEqual(['user: Q1', 'assistant: A1', 'user: Q3'])
     await run(r, '/tree label e12 "the first answer"')
-    expect((await run(r, '/tree fork "the first answer" other')).result.text).toContain('Moved: fork branch "other" at e12.')
+    expect((await run(r, '/tree fork "the first answer" other')).result.text).toContain(
+      'Moved: fork branch "other" at e12.',
+    )
     expect((await run(r, '/tree back')).result.text).toMatch(/^Moved: back\./)
     await r.say('Q4')
-    expect(transcript(r.model.requests.at(-1)!)).toEqual(['user: Q1', 'assistant: A1', 'user: Q3', 'assistant: A3', 'user: Q4'])
+    expect(transcript(r.model.requests.at(-1)!)).toEqual([
+      'user: Q1',
+      'assistant: A1',
+      'user: Q3',
+      'assistant: A3',
+      'user: Q4',
+    ])
   })
 
   it('on a running agent /tree jump is scheduled for the end of the turn', async () => {
@@ -529,7 +730,9 @@ describe('/tree command', () => {
     expect(r.model.requests).toHaveLength(1)
     await r.say('Q2')
     expect(transcript(r.model.requests.at(-1)!)).toEqual(['user: Q1', 'assistant: A1', 'user: Q2'])
-    const ends = (r.agent.session.events as ReadonlyArray<{ type: string; data: any }>).filter((e) => e.type === 'turn/end').map((e) => e.data.reason.kind)
+    const ends = (r.agent.session.events as ReadonlyArray<{ type: string; data: any }>)
+      .filter((e) => e.type === 'turn/end')
+      .map((e) => e.data.reason.kind)
     expect(ends).toEqual(['completed', 'completed', 'completed', 'completed'])
   })
 })
@@ -544,7 +747,10 @@ describe('scope and lifecycle', () => {
     ])
     await r.say('Q1 of agent A')
     const { SessionId } = await import('@deepseek-ai/dsh-session')
-    const { agent: other } = await (r.ctx as any).agents.create({ sessionId: SessionId(`${r.sessionId}-b`), agentOptions: { provider: 'mock', model: 'mock-1' } })
+    const { agent: other } = await (r.ctx as any).agents.create({
+      sessionId: SessionId(`${r.sessionId}-b`),
+      agentOptions: { provider: 'mock', model: 'mock-1' },
+    })
     other.followup(createUserMessage({ content: [{ type: 'text', text: 'Q1 of agent B' }], source: { kind: 'user' } }))
     await other.whenIdle()
     const results = transcript(r.model.requests.at(-1)!).filter((line) => line.startsWith('tool: '))
@@ -567,31 +773,45 @@ describe('scope and lifecycle', () => {
 
 describe('one-shot (headless) runs', () => {
   it("the model's own move still applies within its step: the same turn's next request holds the path", async () => {
-    const r = await rig([
-      { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] },
-      { text: 'ok' },
-    ])
+    const r = await rig([{ text: 'A1' }, { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] }, { text: 'ok' }])
     ;(r.ctx as any).provide('headlessStartup', { task: 'x' })
     await r.say('Q1')
     await r.say('Q2')
     expect(toolResultText(r, 'tree_jump')).toMatch(/^Moved now: jump to e12\./)
-    expect(transcript(r.model.requests.at(-1)!)).toEqual(['user: Q1', 'assistant: A1', 'assistant: call tree_jump({"node":"e12"})', expect.stringMatching(/^tool: Moved now: jump to e12\./)])
+    expect(transcript(r.model.requests.at(-1)!)).toEqual([
+      'user: Q1',
+      'assistant: A1',
+      'assistant: call tree_jump({"node":"e12"})',
+      expect.stringMatching(/^tool: Moved now: jump to e12\./),
+    ])
     expect(types(r).filter((t) => t === 'turn/end')).toHaveLength(2)
   })
 
   it('a move that cannot switch within its step is answered but not applied: the run ends with the turn', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }, { name: 'tree_list', args: {} }] },
+      {
+        calls: [
+          { name: 'tree_jump', args: { node: 'e12' } },
+          { name: 'tree_list', args: {} },
+        ],
+      },
       { text: 'ok' },
     ])
     ;(r.ctx as any).provide('headlessStartup', { task: 'x' })
     await r.say('Q1')
     await r.say('Q2')
-    expect(toolResultText(r, 'tree_jump')).toBe('Not applied: jump to e12. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.')
+    expect(toolResultText(r, 'tree_jump')).toBe(
+      'Not applied: jump to e12. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.',
+    )
     expect(r.tool.moves.pending(r.sessionId)).toBeUndefined()
-    expect(transcript(r.model.requests.at(-1)!).slice(0, 5)).toEqual(['user: Q1', 'assistant: A1', 'user: Q2', 'assistant: call tree_jump({"node":"e12"})', 'assistant: call tree_list({})'])
+    expect(transcript(r.model.requests.at(-1)!).slice(0, 5)).toEqual([
+      'user: Q1',
+      'assistant: A1',
+      'user: Q2',
+      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree_list({})',
+    ])
     expect((await r.service.list(r.sessionId)).cursor).toBe(await nodeOf(r, 'ok'))
     expect(types(r).filter((t) => t === 'turn/end')).toHaveLength(2)
   })
@@ -612,7 +832,9 @@ describe('one-shot (headless) runs', () => {
       process.stdout.write = write
     }
     expect(r.model.requests).toHaveLength(0)
-    expect(written[0]).toMatch(/^Conversation tree: 0 nodes, 0 branches\. The history is empty\. Surface mode: stock\.\n/)
+    expect(written[0]).toMatch(
+      /^Conversation tree: 0 nodes, 0 branches\. The history is empty\. Surface mode: stock\.\n/,
+    )
     expect(written[0]).toContain('(empty: no messages yet)')
     expect(written[1]).toMatch(/^Usage:/)
   })

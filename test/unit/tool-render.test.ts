@@ -59,7 +59,8 @@ describe('renderTree', () => {
 
   it('elides long runs to fit maxLines and keeps the cursor, labels and heads', () => {
     const tree = new SessionTree('s')
-    for (let i = 1; i <= 200; i++) tree.append({ role: i % 2 ? 'user' : 'assistant', content: `message ${i}` }, { nodeId: `e${i}` })
+    for (let i = 1; i <= 200; i++)
+      tree.append({ role: i % 2 ? 'user' : 'assistant', content: `message ${i}` }, { nodeId: `e${i}` })
     tree.label('e50', 'milestone')
     tree.jump('e120')
     const rendered = renderTree(tree, { maxLines: 20 })
@@ -88,14 +89,27 @@ describe('renderTree', () => {
 
   it('renders a subtree with `from` and clips long text to `width`', () => {
     const { tree } = forkedTree()
-    expect(renderTree(tree, { from: 'e5', width: 10 }).lines).toEqual(['e5 user: Florence', 'e6 assistant: Florence … [head: alt]'])
+    expect(renderTree(tree, { from: 'e5', width: 10 }).lines).toEqual([
+      'e5 user: Florence',
+      'e6 assistant: Florence … [head: alt]',
+    ])
   })
 
   it('marks injected prompts and tool exchanges with their own roles', () => {
     const tree = new SessionTree('s')
-    tree.append({ role: 'user', content: 'Current runtime context: …' }, { nodeId: 'e1', origin: { source: 'session', kind: 'plugin', injected: true } })
-    tree.append(null, { nodeId: 'e2', type: 'tool_call', content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { path: 'a' } }] })
-    expect(renderTree(tree).lines).toEqual(['e1 context: Current runtime context: …', 'e2 tool: read({"path":"a"}) [head: main] ← cursor'])
+    tree.append(
+      { role: 'user', content: 'Current runtime context: …' },
+      { nodeId: 'e1', origin: { source: 'session', kind: 'plugin', injected: true } },
+    )
+    tree.append(null, {
+      nodeId: 'e2',
+      type: 'tool_call',
+      content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { path: 'a' } }],
+    })
+    expect(renderTree(tree).lines).toEqual([
+      'e1 context: Current runtime context: …',
+      'e2 tool: read({"path":"a"}) [head: main] ← cursor',
+    ])
   })
 })
 
@@ -132,7 +146,11 @@ describe('/tree grammar', () => {
     expect(parseTreeCommand(' jump good answer')).toEqual({ kind: 'jump', node: 'good answer' })
     expect(parseTreeCommand(' jump "good answer"')).toEqual({ kind: 'jump', node: 'good answer' })
     expect(parseTreeCommand(' fork e12 my branch')).toEqual({ kind: 'fork', node: 'e12', branch: 'my branch' })
-    expect(parseTreeCommand(' fork "good \\"one\\"" retry')).toEqual({ kind: 'fork', node: 'good "one"', branch: 'retry' })
+    expect(parseTreeCommand(' fork "good \\"one\\"" retry')).toEqual({
+      kind: 'fork',
+      node: 'good "one"',
+      branch: 'retry',
+    })
     expect(parseTreeCommand(' label e3 keep this')).toEqual({ kind: 'label', node: 'e3', text: 'keep this' })
     expect(parseTreeCommand(' label e3 --clear')).toEqual({ kind: 'label', node: 'e3', text: null })
     expect(parseTreeCommand(' back')).toEqual({ kind: 'back' })
@@ -144,18 +162,47 @@ describe('/tree grammar', () => {
 
   it('takes the files along on a move with --both, --files only, and --overwrite for conflicts', () => {
     expect(parseTreeCommand(' jump e12 --both')).toEqual({ kind: 'jump', node: 'e12', files: 'both' })
-    expect(parseTreeCommand(' jump --files "good answer"')).toEqual({ kind: 'jump', node: 'good answer', files: 'files' })
-    expect(parseTreeCommand(' fork e12 retry --both --overwrite')).toEqual({ kind: 'fork', node: 'e12', branch: 'retry', files: 'both', overwrite: true })
+    expect(parseTreeCommand(' jump --files "good answer"')).toEqual({
+      kind: 'jump',
+      node: 'good answer',
+      files: 'files',
+    })
+    expect(parseTreeCommand(' fork e12 retry --both --overwrite')).toEqual({
+      kind: 'fork',
+      node: 'e12',
+      branch: 'retry',
+      files: 'both',
+      overwrite: true,
+    })
     expect(parseTreeCommand(' back --both')).toEqual({ kind: 'back', files: 'both' })
     expect(parseTreeCommand(' forward --files')).toEqual({ kind: 'forward', files: 'files' })
     // Contradictions and flags where they mean nothing are malformed.
-    for (const bad of [' jump e1 --both --files', ' jump e1 --overwrite', ' back --overwrite', ' find x --both', ' jump --both']) {
-      expect(parseTreeCommand(bad), bad).toEqual(bad === ' find x --both' ? { kind: 'find', query: 'x --both' } : undefined)
+    for (const bad of [
+      ' jump e1 --both --files',
+      ' jump e1 --overwrite',
+      ' back --overwrite',
+      ' find x --both',
+      ' jump --both',
+    ]) {
+      expect(parseTreeCommand(bad), bad).toEqual(
+        bad === ' find x --both' ? { kind: 'find', query: 'x --both' } : undefined,
+      )
     }
   })
 
   it('rejects malformed input (the handler then prints the usage)', () => {
-    for (const bad of [' jump', ' fork e1', ' fork', ' label e1', ' back now', ' list x', ' frobnicate', ' jump "unterminated', ' fork "a b', ' help me']) {
+    for (const bad of [
+      ' jump',
+      ' fork e1',
+      ' fork',
+      ' label e1',
+      ' back now',
+      ' list x',
+      ' frobnicate',
+      ' jump "unterminated',
+      ' fork "a b',
+      ' help me',
+    ]) {
       expect(parseTreeCommand(bad), bad).toBeUndefined()
     }
     expect(USAGE).toMatch(/^Usage:/)
@@ -176,14 +223,22 @@ describe('tool parameter schemas', () => {
 
   it('checks arguments strictly: no unknown keys (no session can be smuggled in), required, types, enums, ranges', () => {
     expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1' })).toEqual([])
-    expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1', agentId: 'other' })).toEqual(['unknown argument "agentId" (allowed: node, files, summary, instructions)'])
+    expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1', agentId: 'other' })).toEqual([
+      'unknown argument "agentId" (allowed: node, files, summary, instructions)',
+    ])
     expect(checkArguments(PARAMETERS.tree_jump, {})).toEqual(['missing required argument "node"'])
     expect(checkArguments(PARAMETERS.tree_jump, { node: 3 })).toEqual(['"node" must be a string'])
-    expect(checkArguments(PARAMETERS.tree_find, { query: 'x', by: 'everything' })).toEqual(['"by" must be one of "any", "label", "text"'])
+    expect(checkArguments(PARAMETERS.tree_find, { query: 'x', by: 'everything' })).toEqual([
+      '"by" must be one of "any", "label", "text"',
+    ])
     expect(checkArguments(PARAMETERS.tree_list, { depth: 1.5 })).toEqual(['"depth" must be an integer from 0 to 8'])
     expect(checkArguments(PARAMETERS.tree_list, { depth: 99 })).toEqual(['"depth" must be an integer from 0 to 8'])
-    expect(checkArguments(PARAMETERS.tree_back, { session: 's' })).toEqual(['unknown argument "session" (allowed: files)'])
-    expect(checkArguments(PARAMETERS.tree_label, { node: 'e1', text: 'x'.repeat(3000) })).toEqual(['"text" must be at most 2000 characters'])
+    expect(checkArguments(PARAMETERS.tree_back, { session: 's' })).toEqual([
+      'unknown argument "session" (allowed: files)',
+    ])
+    expect(checkArguments(PARAMETERS.tree_label, { node: 'e1', text: 'x'.repeat(3000) })).toEqual([
+      '"text" must be at most 2000 characters',
+    ])
     expect(checkArguments(PARAMETERS.tree_list, null)).toEqual(['arguments must be a JSON object'])
     expect(checkArguments(PARAMETERS.tree_list, ['x'])).toEqual(['arguments must be a JSON object'])
   })

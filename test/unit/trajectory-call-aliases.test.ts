@@ -12,8 +12,16 @@ import { ALIAS_SEPARATOR, CallAliases } from '../../src/client/chat/call-aliases
 import { hideInStepCopies } from '../../src/client/chat/host-trajectory.ts'
 
 type Ev = { seq: number; type: string; data: Record<string, unknown> }
-const answer = (seq: number, ...ids: string[]): Ev => ({ seq, type: 'assistant/message', data: { turn: 1, step: 1, message: { content: ids.map((id) => ({ type: 'tool-call', id, name: 'read' })) } } })
-const call = (seq: number, callId: string): Ev => ({ seq, type: 'tool/call', data: { turn: 1, step: 1, callId, name: 'read' } })
+const answer = (seq: number, ...ids: string[]): Ev => ({
+  seq,
+  type: 'assistant/message',
+  data: { turn: 1, step: 1, message: { content: ids.map((id) => ({ type: 'tool-call', id, name: 'read' })) } },
+})
+const call = (seq: number, callId: string): Ev => ({
+  seq,
+  type: 'tool/call',
+  data: { turn: 1, step: 1, callId, name: 'read' },
+})
 const alias = (id: string, seq: number) => `${id}${ALIAS_SEPARATOR}${seq}`
 
 describe('CallAliases', () => {
@@ -27,7 +35,13 @@ describe('CallAliases', () => {
 
   it('the first answer of an id keeps it; a later one aliases its call by its seq, in its block and its call', () => {
     const aliases = new CallAliases()
-    const events = [answer(35, 'call_notes_2'), call(36, 'call_notes_2'), answer(131, 'call_notes_2', 'other'), call(132, 'call_notes_2'), call(133, 'other')]
+    const events = [
+      answer(35, 'call_notes_2'),
+      call(36, 'call_notes_2'),
+      answer(131, 'call_notes_2', 'other'),
+      call(132, 'call_notes_2'),
+      call(133, 'other'),
+    ]
     for (const e of events) aliases.observe(e)
     expect([...aliases.answerAliases(events[0])]).toEqual([])
     expect(aliases.callAlias(events[1])).toBeUndefined()
@@ -36,7 +50,7 @@ describe('CallAliases', () => {
     expect(aliases.callAlias(events[4])).toBeUndefined()
   })
 
-  it('an older page seen later: the first answer seen keeps the bare id, each call takes its own answer\'s', () => {
+  it("an older page seen later: the first answer seen keeps the bare id, each call takes its own answer's", () => {
     const aliases = new CallAliases()
     const newer = [answer(131, 'x'), call(132, 'x')]
     const older = [answer(35, 'x'), call(36, 'x')]
@@ -80,7 +94,15 @@ describe('CallAliases', () => {
 
   it('is total', () => {
     const aliases = new CallAliases()
-    for (const bad of [null, 1, 'x', {}, { seq: 1, type: 'tool/call' }, { seq: 'x', type: 'assistant/message', data: {} }, { seq: 2, type: 'assistant/message', data: { message: { content: 'x' } } }]) {
+    for (const bad of [
+      null,
+      1,
+      'x',
+      {},
+      { seq: 1, type: 'tool/call' },
+      { seq: 'x', type: 'assistant/message', data: {} },
+      { seq: 2, type: 'assistant/message', data: { message: { content: 'x' } } },
+    ]) {
       expect(() => aliases.observe(bad)).not.toThrow()
       expect(aliases.callAlias(bad)).toBeUndefined()
       expect([...aliases.answerAliases(bad)]).toEqual([])
@@ -97,42 +119,78 @@ function trajectoryDefinitions() {
     buildViewNode: (context: { matches: { event: Ev }[] }) => {
       const final = context.matches.at(-1)!.event
       const content = (final.data.message as { content: { id: string }[] }).content
-      return { key: 'k', data: { kind: 'assistant', node: { kind: 'assistant', seq: final.seq, blocks: [{ kind: 'text', text: 'hi' }, ...content.map((b) => ({ kind: 'tool-call', callId: b.id, name: 'read' }))] }, partial: null } }
+      return {
+        key: 'k',
+        data: {
+          kind: 'assistant',
+          node: {
+            kind: 'assistant',
+            seq: final.seq,
+            blocks: [
+              { kind: 'text', text: 'hi' },
+              ...content.map((b) => ({ kind: 'tool-call', callId: b.id, name: 'read' })),
+            ],
+          },
+          partial: null,
+        },
+      }
     },
   }
   const toolDefinition = {
     kind: 'trajectory-tool-call',
     target: 'trajectory',
     match: (e: Ev) => (e.type === 'tool/call' ? { id: e.data.callId, role: 'start' } : null),
-    buildViewNode: (context: { start: { event: Ev } }) => ({ key: 't', data: { kind: 'tool', root: { kind: 'tool-result', callId: String(context.start.event.data.callId), subCalls: [] } } }),
+    buildViewNode: (context: { start: { event: Ev } }) => ({
+      key: 't',
+      data: {
+        kind: 'tool',
+        root: { kind: 'tool-result', callId: String(context.start.event.data.callId), subCalls: [] },
+      },
+    }),
   }
   return { answerDefinition, toolDefinition }
 }
 
 describe('hideInStepCopies: view nodes of a repeated call id', () => {
-  it('the repeating answer and its call\'s row get the same alias; the first keeps the bare id; nothing else changes', () => {
+  it("the repeating answer and its call's row get the same alias; the first keeps the bare id; nothing else changes", () => {
     const { answerDefinition, toolDefinition } = trajectoryDefinitions()
     const hostAnswerBuild = answerDefinition.buildViewNode
     const hostToolBuild = toolDefinition.buildViewNode
     const dispose = hideInStepCopies({ entries: () => [answerDefinition, toolDefinition] })
-    const events = [answer(35, 'call_notes_2'), call(36, 'call_notes_2'), answer(131, 'call_notes_2'), call(132, 'call_notes_2')]
+    const events = [
+      answer(35, 'call_notes_2'),
+      call(36, 'call_notes_2'),
+      answer(131, 'call_notes_2'),
+      call(132, 'call_notes_2'),
+    ]
     for (const e of events) for (const d of [answerDefinition, toolDefinition]) (d.match as (e: unknown) => unknown)(e)
-    const answerNode = (e: Ev) => (answerDefinition.buildViewNode as (c: unknown) => { data: { node: { blocks: { callId?: string }[] } } })({ matches: [{ event: e }] })
-    const toolNode = (e: Ev) => (toolDefinition.buildViewNode as (c: unknown) => { data: { root: { callId: string } } })({ start: { event: e }, matches: [{ event: e }] })
+    const answerNode = (e: Ev) =>
+      (answerDefinition.buildViewNode as (c: unknown) => { data: { node: { blocks: { callId?: string }[] } } })({
+        matches: [{ event: e }],
+      })
+    const toolNode = (e: Ev) =>
+      (toolDefinition.buildViewNode as (c: unknown) => { data: { root: { callId: string } } })({
+        start: { event: e },
+        matches: [{ event: e }],
+      })
     expect(answerNode(events[0]!)).toEqual(hostAnswerBuild({ matches: [{ event: events[0]! }] }))
     expect(toolNode(events[1]!)).toEqual(hostToolBuild({ start: { event: events[1]! } }))
-    expect(answerNode(events[2]!).data.node.blocks.map((b) => b.callId)).toEqual([undefined, alias('call_notes_2', 131)])
+    expect(answerNode(events[2]!).data.node.blocks.map((b) => b.callId)).toEqual([
+      undefined,
+      alias('call_notes_2', 131),
+    ])
     expect(toolNode(events[3]!).data.root.callId).toBe(alias('call_notes_2', 131))
     dispose()
     expect(answerDefinition.buildViewNode).toBe(hostAnswerBuild)
     expect(toolDefinition.buildViewNode).toBe(hostToolBuild)
   })
 
-  it('a node of another shape is the host\'s own', () => {
+  it("a node of another shape is the host's own", () => {
     const { toolDefinition } = trajectoryDefinitions()
     const odd = { ...toolDefinition, buildViewNode: () => null }
     hideInStepCopies({ entries: () => [odd] })
-    for (const e of [answer(1, 'x'), call(2, 'x'), answer(3, 'x'), call(4, 'x')]) (odd.match as (e: unknown) => unknown)(e)
+    for (const e of [answer(1, 'x'), call(2, 'x'), answer(3, 'x'), call(4, 'x')])
+      (odd.match as (e: unknown) => unknown)(e)
     expect((odd.buildViewNode as (c: unknown) => unknown)({ start: { event: call(4, 'x') } })).toBeNull()
   })
 })

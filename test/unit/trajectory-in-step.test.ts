@@ -19,15 +19,41 @@ type Ev = LogEvent & { seq: number; type: string }
 
 const text = (t: string) => [{ type: 'text', text: t }]
 const call = (id: string, name: string) => [{ type: 'tool-call', id, name, arguments: '{}' }]
-const user = (seq: number, t: string, extra: Partial<Ev> = {}): Ev => ({ seq, type: 'user/message', data: { id: `u${seq}`, role: 'user', content: text(t), source: { kind: 'user' } }, surfaceOp: 'append', ...extra })
+const user = (seq: number, t: string, extra: Partial<Ev> = {}): Ev => ({
+  seq,
+  type: 'user/message',
+  data: { id: `u${seq}`, role: 'user', content: text(t), source: { kind: 'user' } },
+  surfaceOp: 'append',
+  ...extra,
+})
 const answer = (seq: number, turn: number, step: number, content: unknown[], extra: Partial<Ev> = {}): Ev => ({
-  seq, type: 'assistant/message', data: { turn, step, message: { id: `a${seq}`, role: 'assistant', content, source: { kind: 'model', provider: 'p', model: 'm' } } }, surfaceOp: 'append', ...extra,
+  seq,
+  type: 'assistant/message',
+  data: {
+    turn,
+    step,
+    message: { id: `a${seq}`, role: 'assistant', content, source: { kind: 'model', provider: 'p', model: 'm' } },
+  },
+  surfaceOp: 'append',
+  ...extra,
 })
-const toolCall = (seq: number, turn: number, step: number, callId: string, name: string): Ev => ({ seq, type: 'tool/call', data: { turn, step, callId, name, arguments: '{}' } })
+const toolCall = (seq: number, turn: number, step: number, callId: string, name: string): Ev => ({
+  seq,
+  type: 'tool/call',
+  data: { turn, step, callId, name, arguments: '{}' },
+})
 const toolResult = (seq: number, turn: number, step: number, callId: string, extra: Partial<Ev> = {}): Ev => ({
-  seq, type: 'tool/result', data: { turn, step, message: { id: `r${seq}`, role: 'tool', content: [], source: { kind: 'tool', callId } } }, surfaceOp: 'append', ...extra,
+  seq,
+  type: 'tool/result',
+  data: { turn, step, message: { id: `r${seq}`, role: 'tool', content: [], source: { kind: 'tool', callId } } },
+  surfaceOp: 'append',
+  ...extra,
 })
-const boundary = (seq: number, type: string, turn: number, step?: number): Ev => ({ seq, type, data: step === undefined ? { turn } : { turn, step } })
+const boundary = (seq: number, type: string, turn: number, step?: number): Ev => ({
+  seq,
+  type,
+  data: step === undefined ? { turn } : { turn, step },
+})
 const cites = (...seqs: number[]) => ({ sourceEventSeqs: seqs })
 
 /** Turn 6 of the e2e session: a prompt, the model's tree_jump back across the read exchange, its copies, the next answer. */
@@ -39,7 +65,10 @@ function modelMoveTurn(copyCall = 'call_dst_86f33af5f1384b808c0b'): { events: Ev
     answer(96, 6, 1, call('call_model_jump', 'tree_jump'), cites(90, 91, 92, 93, 94, 95)),
     toolCall(97, 6, 1, 'call_model_jump', 'tree_jump'),
     { seq: 98, type: 'compaction/prune', data: { shadowedSeqs: [75, 82, 89, 96] } },
-    user(99, 'Check notes.txt for my budget', { surfaceOp: { op: 'replace', start: 75, end: 96 }, ...cites(75, 82, 89, 96, 27) }),
+    user(99, 'Check notes.txt for my budget', {
+      surfaceOp: { op: 'replace', start: 75, end: 96 },
+      ...cites(75, 82, 89, 96, 27),
+    }),
     answer(100, 6, 1, call(copyCall, 'read'), cites(35)),
     toolCall(101, 6, 1, copyCall, 'read'),
     toolResult(102, 6, 1, copyCall, cites(37)),
@@ -65,11 +94,20 @@ function userMoveTurn(base = 63): Ev[] {
     boundary(base + 1, 'turn/start', 4),
     boundary(base + 3, 'step/start', 4, 1),
     { seq: base + 4, type: 'compaction/prune', data: {} },
-    answer(base + 5, 4, 1, text('Day 1:'), { surfaceOp: { op: 'replace', start: 19, end: 60 }, ...cites(19, 27, 35, 37, 46, 53, 60) }),
+    answer(base + 5, 4, 1, text('Day 1:'), {
+      surfaceOp: { op: 'replace', start: 19, end: 60 },
+      ...cites(19, 27, 35, 37, 46, 53, 60),
+    }),
     boundary(base + 6, 'step/end', 4, 1),
     boundary(base + 7, 'step/start', 4, 2),
     // A copied tool exchange in its own step (fresh id), and a copied earlier move call (fresh id: it moves nothing).
-    answer(base + 8, 4, 2, [...call('call_dst_aaaaaaaaaaaaaaaaaaaa', 'read'), ...call('call_dst_bbbbbbbbbbbbbbbbbbbb', 'tree_jump')], cites(35)),
+    answer(
+      base + 8,
+      4,
+      2,
+      [...call('call_dst_aaaaaaaaaaaaaaaaaaaa', 'read'), ...call('call_dst_bbbbbbbbbbbbbbbbbbbb', 'tree_jump')],
+      cites(35),
+    ),
     toolCall(base + 9, 4, 2, 'call_dst_aaaaaaaaaaaaaaaaaaaa', 'read'),
     toolResult(base + 10, 4, 2, 'call_dst_aaaaaaaaaaaaaaaaaaaa', cites(37)),
     toolCall(base + 11, 4, 2, 'call_dst_bbbbbbbbbbbbbbbbbbbb', 'tree_jump'),
@@ -96,7 +134,7 @@ function markedModelMoveTurn(): { events: Ev[]; copies: number[] } {
 const named = (copies: InStepCopies, events: readonly Ev[]) => events.filter((e) => copies.isCopy(e)).map((e) => e.seq)
 
 describe('InStepCopies', () => {
-  it('names the restatement of a model\'s in-step move, and nothing of what the model did', () => {
+  it("names the restatement of a model's in-step move, and nothing of what the model did", () => {
     const { events, copies } = modelMoveTurn()
     const classifier = new InStepCopies()
     expect(named(classifier, events)).toEqual(copies)
@@ -111,9 +149,16 @@ describe('InStepCopies', () => {
     const newer = events.filter((e) => e.seq > 97)
     const classifier = new InStepCopies()
     expect(named(classifier, newer)).toEqual(copies)
-    expect(named(classifier, events.filter((e) => e.seq <= 97))).toEqual([])
+    expect(
+      named(
+        classifier,
+        events.filter((e) => e.seq <= 97),
+      ),
+    ).toEqual([])
     // Events dispatched backwards: every marked message still is; a copied call only after its copied answer.
-    expect(named(new InStepCopies(), [...events].reverse()).sort((a, b) => a - b)).toEqual(copies.filter((seq) => seq !== 101))
+    expect(named(new InStepCopies(), [...events].reverse()).sort((a, b) => a - b)).toEqual(
+      copies.filter((seq) => seq !== 101),
+    )
   })
 
   it('a marked answer names the tool/call copies of its fresh calls, never the live move call it restates', () => {
@@ -125,18 +170,24 @@ describe('InStepCopies', () => {
     expect(classifier.isCopy(toolCall(500, 9, 1, 'call_live', 'read'))).toBe(false)
   })
 
-  it('names no copy of a user\'s move (a maintenance turn of its own), even one that restates a move call', () => {
+  it("names no copy of a user's move (a maintenance turn of its own), even one that restates a move call", () => {
     expect(named(new InStepCopies(), userMoveTurn())).toEqual([])
     // A restated move call (a fresh id) opens no run, whatever follows it.
     const classifier = new InStepCopies()
-    named(classifier, [answer(1, 4, 2, call('call_dst_cccccccccccccccccccc', 'tree_jump'), cites(0)), toolCall(2, 4, 2, 'call_dst_cccccccccccccccccccc', 'tree_jump')])
+    named(classifier, [
+      answer(1, 4, 2, call('call_dst_cccccccccccccccccccc', 'tree_jump'), cites(0)),
+      toolCall(2, 4, 2, 'call_dst_cccccccccccccccccccc', 'tree_jump'),
+    ])
     expect(classifier.openRuns).toBe(0)
     expect(classifier.isCopy(user(3, 'copied', cites(0)))).toBe(false)
   })
 
-  it('a whole session: only the model move\'s copies, whatever comes before and after', () => {
+  it("a whole session: only the model move's copies, whatever comes before and after", () => {
     const { events, copies } = modelMoveTurn()
-    const later = userMoveTurn(200).map((e) => ({ ...e, data: { ...(e.data as object), ...('turn' in (e.data as object) ? { turn: 7 } : {}) } }))
+    const later = userMoveTurn(200).map((e) => ({
+      ...e,
+      data: { ...(e.data as object), ...('turn' in (e.data as object) ? { turn: 7 } : {}) },
+    }))
     expect(named(new InStepCopies(), [...userMoveTurn(), ...events, ...later])).toEqual(copies)
   })
 
@@ -172,7 +223,7 @@ describe('InStepCopies', () => {
     expect(named(new InStepCopies(), events)).toEqual([5, 8])
   })
 
-  it('a run is followed by its seqs: an event that does not continue it (a gap, another session\'s seqs) is not named', () => {
+  it("a run is followed by its seqs: an event that does not continue it (a gap, another session's seqs) is not named", () => {
     const { events } = modelMoveTurn()
     const upToCall = events.filter((e) => e.seq <= 97)
     const classifier = new InStepCopies()
@@ -185,9 +236,13 @@ describe('InStepCopies', () => {
     expect(classifier.isCopy(user(99 + RUN_GAP, 'at the edge', cites(27)))).toBe(true)
   })
 
-  it('closes the run at the step\'s end when no result comes (an interrupted move), and at the move\'s result', () => {
+  it("closes the run at the step's end when no result comes (an interrupted move), and at the move's result", () => {
     const classifier = new InStepCopies()
-    named(classifier, [boundary(1, 'step/start', 3, 1), answer(2, 3, 1, call('call_m', 'tree_forward')), toolCall(3, 3, 1, 'call_m', 'tree_forward')])
+    named(classifier, [
+      boundary(1, 'step/start', 3, 1),
+      answer(2, 3, 1, call('call_m', 'tree_forward')),
+      toolCall(3, 3, 1, 'call_m', 'tree_forward'),
+    ])
     expect(classifier.openRuns).toBe(1)
     expect(classifier.isCopy(user(4, 'copied', cites(0)))).toBe(true)
     expect(classifier.isCopy(boundary(5, 'step/end', 3, 1))).toBe(false)
@@ -208,7 +263,17 @@ describe('InStepCopies', () => {
 
   it('is total: malformed events are not named and never throw', () => {
     const classifier = new InStepCopies()
-    for (const bad of [null, undefined, 3, 'x', {}, { seq: 'x', type: 'user/message' }, { seq: 1 }, { seq: 2, type: 'tool/call', data: null }, { seq: 3, type: 'tool/call', data: { name: 'tree_jump', callId: 7 } }]) {
+    for (const bad of [
+      null,
+      undefined,
+      3,
+      'x',
+      {},
+      { seq: 'x', type: 'user/message' },
+      { seq: 1 },
+      { seq: 2, type: 'tool/call', data: null },
+      { seq: 3, type: 'tool/call', data: { name: 'tree_jump', callId: 7 } },
+    ]) {
       expect(classifier.isCopy(bad)).toBe(false)
     }
     // A move call whose turn is missing opens nothing.
@@ -236,7 +301,13 @@ function registry(definitions: Array<Record<string, unknown>>) {
 /** The host Definitions as far as their match goes (the real ones answer the same way for these events). */
 const hostMatch: Record<string, (e: Ev) => unknown> = {
   'trajectory-input-message': (e) => (e.type === 'user/message' ? { id: String(e.seq), role: 'start' } : null),
-  'trajectory-assistant-step': (e) => (['step/start', 'assistant/message', 'step/end'].includes(e.type) ? { id: `${(e.data as { turn: number }).turn}:${(e.data as { step: number }).step}`, role: e.type === 'step/start' ? 'start' : 'update' } : null),
+  'trajectory-assistant-step': (e) =>
+    ['step/start', 'assistant/message', 'step/end'].includes(e.type)
+      ? {
+          id: `${(e.data as { turn: number }).turn}:${(e.data as { step: number }).step}`,
+          role: e.type === 'step/start' ? 'start' : 'update',
+        }
+      : null,
   'trajectory-tool-call': (e) => {
     const data = e.data as { callId?: string; message?: { source?: { callId?: string } } }
     if (e.type === 'tool/call') return { id: data.callId, role: 'start' }
@@ -248,14 +319,18 @@ const hostMatch: Record<string, (e: Ev) => unknown> = {
   'tool-call': (e) => (e.type === 'tool/call' ? { id: (e.data as { callId: string }).callId, role: 'start' } : null),
   'trajectory-turn-end': (e) => (e.type === 'turn/end' ? { id: String(e.seq), role: 'start' } : null),
 }
-const definitionOf = (kind: string) => ({ kind, target: kind.startsWith('trajectory') ? 'trajectory' : 'chat', match: hostMatch[kind] as (e: unknown) => unknown })
+const definitionOf = (kind: string) => ({
+  kind,
+  target: kind.startsWith('trajectory') ? 'trajectory' : 'chat',
+  match: hostMatch[kind] as (e: unknown) => unknown,
+})
 
 /** What each Definition sees of the events: the seqs it got an answer for. */
 const seen = (definitions: ReadonlyArray<{ kind: string; match: (e: unknown) => unknown }>, events: readonly Ev[]) =>
   Object.fromEntries(definitions.map((d) => [d.kind, events.filter((e) => d.match(e) !== null).map((e) => e.seq)]))
 
 describe('hideInStepCopies', () => {
-  it('the Trajectory\'s message, answer and tool Definitions ignore the copies; the Chat\'s and the rest see every event', () => {
+  it("the Trajectory's message, answer and tool Definitions ignore the copies; the Chat's and the rest see every event", () => {
     const definitions = Object.keys(hostMatch).map(definitionOf)
     const dispose = hideInStepCopies(registry(definitions))
     const { events } = modelMoveTurn()
@@ -269,7 +344,7 @@ describe('hideInStepCopies', () => {
     expect(definitions.map((d) => d.match)).toEqual(Object.keys(hostMatch).map((kind) => hostMatch[kind]))
   })
 
-  it('a user\'s move lists as before: the wrapped Definitions answer exactly as the host\'s', () => {
+  it("a user's move lists as before: the wrapped Definitions answer exactly as the host's", () => {
     const definitions = [...TRAJECTORY_KINDS].map(definitionOf)
     hideInStepCopies(registry(definitions))
     const events = userMoveTurn()
@@ -284,7 +359,11 @@ describe('hideInStepCopies', () => {
     reg.add(late)
     const frozen = Object.freeze(definitionOf('trajectory-tool-call'))
     reg.add(frozen)
-    const chatShaped = { kind: 'trajectory-input-message', target: 'chat', match: hostMatch['trajectory-input-message'] }
+    const chatShaped = {
+      kind: 'trajectory-input-message',
+      target: 'chat',
+      match: hostMatch['trajectory-input-message'],
+    }
     reg.add(chatShaped)
     const { events } = modelMoveTurn()
     expect(events.filter((e) => late.match(e) !== null).map((e) => e.seq)).toEqual([89])
@@ -297,14 +376,24 @@ describe('hideInStepCopies', () => {
   it('stacks on the tool re-keying (host-tools.ts) in either order: the copies are ignored, repeated ids keep their keys', () => {
     const { events } = modelMoveTurn('call_notes_2')
     // The earlier read exchange, so the copy's id repeats one the page has seen.
-    const before: Ev[] = [answer(35, 2, 1, call('call_notes_2', 'read')), toolCall(36, 2, 1, 'call_notes_2', 'read'), toolResult(37, 2, 1, 'call_notes_2', cites(36))]
+    const before: Ev[] = [
+      answer(35, 2, 1, call('call_notes_2', 'read')),
+      toolCall(36, 2, 1, 'call_notes_2', 'read'),
+      toolResult(37, 2, 1, 'call_notes_2', cites(36)),
+    ]
     for (const order of ['keys first', 'trajectory first']) {
       const tool = definitionOf('trajectory-tool-call')
       const chat = definitionOf('tool-call')
       const reg = registry([tool, chat])
-      const undo = order === 'keys first' ? [rekeyHostTools(reg), hideInStepCopies(reg)] : [hideInStepCopies(reg), rekeyHostTools(reg)]
+      const undo =
+        order === 'keys first'
+          ? [rekeyHostTools(reg), hideInStepCopies(reg)]
+          : [hideInStepCopies(reg), rekeyHostTools(reg)]
       const answers = [...before, ...events].map((e) => [e.seq, tool.match(e), chat.match(e)] as const)
-      expect(answers.filter(([seq, t]) => t !== null || seq === 101 || seq === 102).map(([seq, t]) => [seq, t]), order).toEqual([
+      expect(
+        answers.filter(([seq, t]) => t !== null || seq === 101 || seq === 102).map(([seq, t]) => [seq, t]),
+        order,
+      ).toEqual([
         [36, { id: 'call_notes_2', role: 'start' }],
         [37, { id: 'call_notes_2', role: 'update' }],
         [97, { id: 'call_model_jump', role: 'start' }],
@@ -313,7 +402,10 @@ describe('hideInStepCopies', () => {
         [107, { id: 'call_model_jump', role: 'update' }],
       ])
       // The Chat's card of the copy keeps its repeat-proof key.
-      expect(answers.find(([seq]) => seq === 101)![2], order).toEqual({ id: `call_notes_2${REPEAT_SEPARATOR}101`, role: 'start' })
+      expect(answers.find(([seq]) => seq === 101)![2], order).toEqual({
+        id: `call_notes_2${REPEAT_SEPARATOR}101`,
+        role: 'start',
+      })
       for (const dispose of undo.reverse()) dispose()
       expect(tool.match).toBe(hostMatch['trajectory-tool-call'])
     }

@@ -53,14 +53,19 @@ describe('append', () => {
 
   it('derives a one-line summary and keeps every given field', () => {
     const tree = new SessionTree('s', undefined, { now: () => new Date('2026-01-02T03:04:05.000Z') })
-    const node = value(tree.append(assistant('line one\n\n  line   two'), {
-      model: 'deepseek-chat',
-      provider: 'deepseek',
-      usage: { inputTokens: 10, outputTokens: 5 },
-      cost: 0.25,
-      metadata: { k: [1, { x: null }] },
-      content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'line one' }],
-    }))
+    const node = value(
+      tree.append(assistant('line one\n\n  line   two'), {
+        model: 'deepseek-chat',
+        provider: 'deepseek',
+        usage: { inputTokens: 10, outputTokens: 5 },
+        cost: 0.25,
+        metadata: { k: [1, { x: null }] },
+        content: [
+          { type: 'reasoning', text: 'hmm' },
+          { type: 'text', text: 'line one' },
+        ],
+      }),
+    )
     expect(node).toMatchObject({
       summary: 'line one line two',
       createdAt: '2026-01-02T03:04:05.000Z',
@@ -335,8 +340,17 @@ describe('tool calls', () => {
   function withToolCall() {
     const tree = new SessionTree('s')
     const u = value(tree.append(user('list files'))).nodeId
-    const a = value(tree.append(assistant(''), { content: [{ type: 'tool_call', id: 'c1', name: 'bash', arguments: { cmd: 'ls' } }] })).nodeId
-    const call = value(tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'c1', name: 'bash', arguments: { cmd: 'ls' } }] })).nodeId
+    const a = value(
+      tree.append(assistant(''), {
+        content: [{ type: 'tool_call', id: 'c1', name: 'bash', arguments: { cmd: 'ls' } }],
+      }),
+    ).nodeId
+    const call = value(
+      tree.append(null, {
+        type: 'tool_call',
+        content: [{ type: 'tool_call', id: 'c1', name: 'bash', arguments: { cmd: 'ls' } }],
+      }),
+    ).nodeId
     return { tree, u, a, call }
   }
 
@@ -379,7 +393,9 @@ describe('tool calls', () => {
 
   it('a cut point before any complete point is the empty history', () => {
     const tree = new SessionTree('s')
-    const a = value(tree.append(assistant(''), { content: [{ type: 'tool_call', id: 'c9', name: 'bash', arguments: null }] })).nodeId
+    const a = value(
+      tree.append(assistant(''), { content: [{ type: 'tool_call', id: 'c9', name: 'bash', arguments: null }] }),
+    ).nodeId
     expect(value(tree.completeCutPoint(a))).toBeNull()
   })
 })
@@ -391,21 +407,32 @@ describe('branch summaries', () => {
     const { tree, a1, a2 } = conversation()
     value(tree.fork(a1, 'alt'))
     const seen: string[] = []
-    const summary = value(await tree.summarizeBranch('main', {
-      model: 'tiny',
-      summarize: async (request) => {
-        seen.push(request.text)
-        return 'Asked two questions.'
-      },
-    }))
+    const summary = value(
+      await tree.summarizeBranch('main', {
+        model: 'tiny',
+        summarize: async (request) => {
+          seen.push(request.text)
+          return 'Asked two questions.'
+        },
+      }),
+    )
     expect(summary).toMatchObject({ branch: 'main', nodeId: a2, summary: 'Asked two questions.', model: 'tiny' })
-    expect(seen[0]).toBe('user: first question\nassistant: first answer\nuser: second question\nassistant: second answer\n')
+    expect(seen[0]).toBe(
+      'user: first question\nassistant: first answer\nuser: second question\nassistant: second answer\n',
+    )
     expect(tree.branches().find((b) => b.name === 'main')?.summary?.summary).toBe('Asked two questions.')
   })
 
   it('never fails the caller: a throwing summarizer yields the deterministic fallback', async () => {
     const { tree } = conversation()
-    const summary = value(await tree.summarizeBranch('main', { model: 'x', summarize: async () => { throw new Error('down') } }))
+    const summary = value(
+      await tree.summarizeBranch('main', {
+        model: 'x',
+        summarize: async () => {
+          throw new Error('down')
+        },
+      }),
+    )
     expect(summary).toMatchObject({ summary: '[4 messages, unsummarized]', fallback: true })
     expect(summary.model).toBeUndefined()
   })
@@ -413,10 +440,22 @@ describe('branch summaries', () => {
   it('a hanging summarizer times out into the fallback', async () => {
     const { tree } = conversation()
     let aborted = false
-    const summary = value(await tree.summarizeBranch('main', {
-      model: 'slow',
-      summarize: (request) => new Promise((resolve) => request.signal.addEventListener('abort', () => { aborted = true; resolve('late') })),
-    }, { timeoutMs: 20 }))
+    const summary = value(
+      await tree.summarizeBranch(
+        'main',
+        {
+          model: 'slow',
+          summarize: (request) =>
+            new Promise((resolve) =>
+              request.signal.addEventListener('abort', () => {
+                aborted = true
+                resolve('late')
+              }),
+            ),
+        },
+        { timeoutMs: 20 },
+      ),
+    )
     expect(summary.fallback).toBe(true)
     expect(aborted).toBe(true)
   })
@@ -440,7 +479,12 @@ describe('linear export', () => {
     value(tree.append(assistant('third answer')))
     value(await tree.summarizeBranch('alt', fixed('Alt asked one more thing.')))
     const exported = value(tree.linearExport())
-    expect(exported.messages.map((m) => m.content)).toEqual(['first question', 'first answer', 'third question', 'third answer'])
+    expect(exported.messages.map((m) => m.content)).toEqual([
+      'first question',
+      'first answer',
+      'third question',
+      'third answer',
+    ])
     const byBranch = Object.fromEntries(exported.branches.map((b) => [b.branch, b.summary]))
     expect(byBranch).toEqual({ main: '[4 messages, unsummarized]', alt: 'Alt asked one more thing.' })
     expect(tree.info().nodeCount).toBe(7)
@@ -450,7 +494,9 @@ describe('linear export', () => {
 describe('fail-closed projection', () => {
   /** A node's internal record (links and entry): how these tests corrupt a tree on purpose. */
   const recOf = (tree: SessionTree, id: string) =>
-    (tree as unknown as { state: { nodes: { get(id: string): { parent: unknown; entry: unknown } } } }).state.nodes.get(id)
+    (tree as unknown as { state: { nodes: { get(id: string): { parent: unknown; entry: unknown } } } }).state.nodes.get(
+      id,
+    )
 
   it('a dangling parent errors instead of yielding an empty history', () => {
     const { tree, a2 } = conversation()
@@ -479,7 +525,9 @@ describe('checkpoint and rollback', () => {
     value(tree.fork(a1, 'alt'))
     value(tree.append(user('x')))
     value(tree.label(a1, 'l'))
-    value(tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'k', name: 't', arguments: null }] }))
+    value(
+      tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'k', name: 't', arguments: null }] }),
+    )
     value(tree.attachToolResult('k', { content: 'r' }))
     value(tree.back())
     value(tree.rollback(mark))
@@ -544,9 +592,22 @@ describe('snapshots', () => {
     value(tree.append(user('x')))
     value(tree.label(a1, 'l'))
     value(tree.select(a1))
-    value(tree.append(null, { type: 'tool_call', content: [{ type: 'tool_call', id: 'c1', name: 'ls', arguments: { path: '.' } }] }))
+    value(
+      tree.append(null, {
+        type: 'tool_call',
+        content: [{ type: 'tool_call', id: 'c1', name: 'ls', arguments: { path: '.' } }],
+      }),
+    )
     value(tree.attachToolResult('c1', { content: 'a\nb' }))
-    value(tree.append(user('long '.repeat(40)), { content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'long '.repeat(40) }], usage: { inputTokens: 3 } }))
+    value(
+      tree.append(user('long '.repeat(40)), {
+        content: [
+          { type: 'reasoning', text: 'hmm' },
+          { type: 'text', text: 'long '.repeat(40) },
+        ],
+        usage: { inputTokens: 3 },
+      }),
+    )
     value(tree.append(null, { type: 'model_change', summary: 'model: a → b', model: 'b' }))
     return tree
   }
@@ -576,8 +637,15 @@ describe('snapshots', () => {
   it('keeps every creation time exactly: canonical ones as deltas, any other as its text (also next to an equal one)', () => {
     const tree = new SessionTree('s')
     const times = [
-      '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.5Z', '2026-01-01T00:00:01.500Z',
-      '2025-12-31T23:59:59.999Z', '2026-01-01T00:00:00.0001Z', '2026-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000Z', '0001-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:01.5Z',
+      '2026-01-01T00:00:01.500Z',
+      '2025-12-31T23:59:59.999Z',
+      '2026-01-01T00:00:00.0001Z',
+      '2026-01-01T00:00:00.000Z',
+      '1970-01-01T00:00:00.000Z',
+      '0001-01-01T00:00:00.000Z',
     ]
     for (const createdAt of times) value(tree.append(user('t'), { createdAt }))
     const restored = new SessionTree('s', JSON.parse(JSON.stringify(tree.snapshot())))
@@ -599,46 +667,226 @@ describe('snapshots', () => {
     ['wrong version', (s) => ({ ...s, version: 3 })],
     ['foreign session id', (s) => ({ ...s, sessionId: 'other' })],
     ['cursor on a missing node', (s) => ({ ...s, cursor: 'ghost' })],
-    ['branch head on a missing node', (s) => ({ ...s, branches: s.branches.map(([n, h]: [string, string]) => [n, n === 'main' ? 'ghost' : h]) })],
+    [
+      'branch head on a missing node',
+      (s) => ({ ...s, branches: s.branches.map(([n, h]: [string, string]) => [n, n === 'main' ? 'ghost' : h]) }),
+    ],
     ['branch listed twice', (s) => ({ ...s, branches: [...s.branches, s.branches[0]] })],
     ['branches not an array', (s) => ({ ...s, branches: { main: s.branches[0][1] } })],
     ['selection on a missing node', (s) => ({ ...s, selectedNodeId: 'ghost' })],
-    ['history on a missing node', (s) => ({ ...s, history: { back: [{ cursor: 'ghost', branch: 'main' }], forward: [] } })],
+    [
+      'history on a missing node',
+      (s) => ({ ...s, history: { back: [{ cursor: 'ghost', branch: 'main' }], forward: [] } }),
+    ],
     ['nodes not an array', (s) => ({ ...s, nodes: {} })],
     ['bad logSeq', (s) => ({ ...s, logSeq: -1 })],
   ]
   const v2: [string, (s: any) => unknown][] = [
-    ['a row that is not an array', (s) => { s.nodes[1] = { nodeId: 'x' }; return s }],
-    ['a row too short', (s) => { s.nodes[1] = s.nodes[1].slice(0, 3); return s }],
-    ['a parent beyond the first row', (s) => { s.nodes[1][1] = 2; return s }],
-    ['a negative parent', (s) => { s.nodes[1][1] = -1; return s }],
-    ['a fractional parent', (s) => { s.nodes[1][1] = 0.5; return s }],
-    ['a duplicate id', (s) => { s.nodes[2][0] = s.nodes[1][0]; return s }],
-    ['a malformed id', (s) => { s.nodes[2][0] = ' x'; return s }],
-    ['an unknown node type', (s) => { s.nodes[0][2] = 'poem'; return s }],
-    ['a fractional time', (s) => { s.nodes[0][3] = 1.5; return s }],
-    ['a time past year 9999', (s) => { s.nodes[0][3] = 1e15; return s }],
-    ['a time that is not ISO', (s) => { s.nodes[0][3] = 'yesterday'; return s }],
-    ['an unknown role', (s) => { s.nodes[0][4] = 'robot'; return s }],
-    ['a role without a text', (s) => { s.nodes[0][5] = null; return s }],
-    ['a text that is not a string', (s) => { s.nodes[0][5] = 7; return s }],
-    ['an unknown row field', (s) => { s.nodes[0][6] = { secret: 1 }; return s }],
-    ['an unknown content part', (s) => { s.nodes[0][6] = { content: [{ type: 'hologram' }] }; return s }],
-    ['a part that leaves out a text the row has not', (s) => { s.nodes[0] = [...s.nodes[0].slice(0, 4), null, null, { content: [{ type: 'text' }] }]; return s }],
-    ['a duplicate label', (s) => { s.nodes[0][6] = { label: 'l' }; return s }],
-    ['an untrimmed label', (s) => { s.nodes[0][6] = { label: ' l2' }; return s }],
-    ['a compaction replacing a node off its path', (s) => { s.nodes[0] = [s.nodes[0][0], 0, 'compaction', s.nodes[0][3], 'user', 'sum', { replaces: ['ghost'] }]; return s }],
+    [
+      'a row that is not an array',
+      (s) => {
+        s.nodes[1] = { nodeId: 'x' }
+        return s
+      },
+    ],
+    [
+      'a row too short',
+      (s) => {
+        s.nodes[1] = s.nodes[1].slice(0, 3)
+        return s
+      },
+    ],
+    [
+      'a parent beyond the first row',
+      (s) => {
+        s.nodes[1][1] = 2
+        return s
+      },
+    ],
+    [
+      'a negative parent',
+      (s) => {
+        s.nodes[1][1] = -1
+        return s
+      },
+    ],
+    [
+      'a fractional parent',
+      (s) => {
+        s.nodes[1][1] = 0.5
+        return s
+      },
+    ],
+    [
+      'a duplicate id',
+      (s) => {
+        s.nodes[2][0] = s.nodes[1][0]
+        return s
+      },
+    ],
+    [
+      'a malformed id',
+      (s) => {
+        s.nodes[2][0] = ' x'
+        return s
+      },
+    ],
+    [
+      'an unknown node type',
+      (s) => {
+        s.nodes[0][2] = 'poem'
+        return s
+      },
+    ],
+    [
+      'a fractional time',
+      (s) => {
+        s.nodes[0][3] = 1.5
+        return s
+      },
+    ],
+    [
+      'a time past year 9999',
+      (s) => {
+        s.nodes[0][3] = 1e15
+        return s
+      },
+    ],
+    [
+      'a time that is not ISO',
+      (s) => {
+        s.nodes[0][3] = 'yesterday'
+        return s
+      },
+    ],
+    [
+      'an unknown role',
+      (s) => {
+        s.nodes[0][4] = 'robot'
+        return s
+      },
+    ],
+    [
+      'a role without a text',
+      (s) => {
+        s.nodes[0][5] = null
+        return s
+      },
+    ],
+    [
+      'a text that is not a string',
+      (s) => {
+        s.nodes[0][5] = 7
+        return s
+      },
+    ],
+    [
+      'an unknown row field',
+      (s) => {
+        s.nodes[0][6] = { secret: 1 }
+        return s
+      },
+    ],
+    [
+      'an unknown content part',
+      (s) => {
+        s.nodes[0][6] = { content: [{ type: 'hologram' }] }
+        return s
+      },
+    ],
+    [
+      'a part that leaves out a text the row has not',
+      (s) => {
+        s.nodes[0] = [...s.nodes[0].slice(0, 4), null, null, { content: [{ type: 'text' }] }]
+        return s
+      },
+    ],
+    [
+      'a duplicate label',
+      (s) => {
+        s.nodes[0][6] = { label: 'l' }
+        return s
+      },
+    ],
+    [
+      'an untrimmed label',
+      (s) => {
+        s.nodes[0][6] = { label: ' l2' }
+        return s
+      },
+    ],
+    [
+      'a compaction replacing a node off its path',
+      (s) => {
+        s.nodes[0] = [s.nodes[0][0], 0, 'compaction', s.nodes[0][3], 'user', 'sum', { replaces: ['ghost'] }]
+        return s
+      },
+    ],
   ]
   const v1: [string, (s: any) => unknown][] = [
-    ['missing parent', (s) => { s.nodes[1].parentId = 'ghost'; return s }],
-    ['self parent', (s) => { s.nodes[1].parentId = s.nodes[1].nodeId; return s }],
-    ['cycle', (s) => { s.nodes[0].parentId = s.nodes[2].nodeId; return s }],
-    ['duplicate id', (s) => { s.nodes[2].nodeId = s.nodes[1].nodeId; return s }],
-    ['unknown node type', (s) => { s.nodes[0].type = 'poem'; return s }],
-    ['unknown content part', (s) => { s.nodes[0].content = [{ type: 'hologram' }]; return s }],
-    ['unknown node field', (s) => { s.nodes[0].secret = 1; return s }],
-    ['duplicate label', (s) => { s.nodes[0].label = 'l'; return s }],
-    ['missing summary', (s) => { delete s.nodes[0].summary; return s }],
+    [
+      'missing parent',
+      (s) => {
+        s.nodes[1].parentId = 'ghost'
+        return s
+      },
+    ],
+    [
+      'self parent',
+      (s) => {
+        s.nodes[1].parentId = s.nodes[1].nodeId
+        return s
+      },
+    ],
+    [
+      'cycle',
+      (s) => {
+        s.nodes[0].parentId = s.nodes[2].nodeId
+        return s
+      },
+    ],
+    [
+      'duplicate id',
+      (s) => {
+        s.nodes[2].nodeId = s.nodes[1].nodeId
+        return s
+      },
+    ],
+    [
+      'unknown node type',
+      (s) => {
+        s.nodes[0].type = 'poem'
+        return s
+      },
+    ],
+    [
+      'unknown content part',
+      (s) => {
+        s.nodes[0].content = [{ type: 'hologram' }]
+        return s
+      },
+    ],
+    [
+      'unknown node field',
+      (s) => {
+        s.nodes[0].secret = 1
+        return s
+      },
+    ],
+    [
+      'duplicate label',
+      (s) => {
+        s.nodes[0].label = 'l'
+        return s
+      },
+    ],
+    [
+      'missing summary',
+      (s) => {
+        delete s.nodes[0].summary
+        return s
+      },
+    ],
   ]
   const validV1 = () => JSON.parse(JSON.stringify(snapshotV1(richTree())))
   const cases: [string, string, () => unknown][] = [
@@ -712,7 +960,9 @@ describe('SessionTreeStore', () => {
     // Ids are minted by the new tree, not carried over (the source path is n1, n2, n5).
     expect(tree.currentPath().map((n) => n.nodeId)).toEqual(['n1', 'n2', 'n5'])
     expect(copy.list().map((n) => n.nodeId)).toEqual(['n1', 'n2', 'n3'])
-    expect(copy.list().map((n) => n.origin)).toEqual(tree.currentPath().map((n) => ({ source: 'clone', sessionId: 'src', ref: n.nodeId })))
+    expect(copy.list().map((n) => n.origin)).toEqual(
+      tree.currentPath().map((n) => ({ source: 'clone', sessionId: 'src', ref: n.nodeId })),
+    )
     expect(copy.info().clonedFrom).toEqual({ sessionId: 'src', nodeId: tree.cursor })
     expect(copy.labeled('answer')).toHaveLength(1)
     expect(copy.activeBranch).toBe('alt')
@@ -722,7 +972,10 @@ describe('SessionTreeStore', () => {
     const none = store.clone('nope', 'x')
     expect(!none.ok && none.error.code).toBe('SESSION_NOT_FOUND')
     // The clone survives its own snapshot round trip, provenance included.
-    expect(new SessionTree('dst', JSON.parse(JSON.stringify(copy.snapshot()))).info().clonedFrom).toEqual({ sessionId: 'src', nodeId: tree.cursor })
+    expect(new SessionTree('dst', JSON.parse(JSON.stringify(copy.snapshot()))).info().clonedFrom).toEqual({
+      sessionId: 'src',
+      nodeId: tree.cursor,
+    })
   })
 
   it('replace and load install trees under their own id only', () => {
@@ -742,7 +995,11 @@ describe('error vocabulary', () => {
   /** The `| `CODE` | meaning |` rows of the "Error codes" table, wherever it lives: README.md or docs/*.md (docs/tree-api.md today). */
   function documentedCodes(): Record<string, string> {
     const root = join(import.meta.dirname, '..', '..')
-    const docs = existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f)) : []
+    const docs = existsSync(join(root, 'docs'))
+      ? readdirSync(join(root, 'docs'))
+          .filter((f) => f.endsWith('.md'))
+          .map((f) => join(root, 'docs', f))
+      : []
     const rows: Record<string, string> = {}
     for (const file of [join(root, 'README.md'), ...docs]) {
       const text = readFileSync(file, 'utf8')
@@ -761,7 +1018,7 @@ describe('error vocabulary', () => {
     expect(documentedCodes()).toEqual({ ...ERROR_CODES })
   })
 
-  it('each code has one owning layer: the service vocabulary is the disjoint union of the layers\' tables', () => {
+  it("each code has one owning layer: the service vocabulary is the disjoint union of the layers' tables", () => {
     const tables = [TREE_ERROR_CODES, SURFACE_ERROR_CODES, SIDECAR_ERROR_CODES, WORKSPACE_ERROR_CODES]
     const owned = tables.flatMap((table) => Object.keys(table))
     expect(new Set(owned).size).toBe(owned.length)

@@ -27,7 +27,10 @@ afterEach(async () => {
   work = undefined
 })
 
-interface Target { targetKey: string; displayPath: string }
+interface Target {
+  targetKey: string
+  displayPath: string
+}
 const versionOf = (file: string) => {
   const s = statSync(file, { bigint: true })
   return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
@@ -49,19 +52,33 @@ async function fileTools(ctx: Context, cwd: string): Promise<void> {
     },
   })
   const c = ctx as any
-  const output = { schema: { type: 'object', additionalProperties: true, properties: {} }, render: (_a: unknown, v: { text: string }) => [{ type: 'text', text: v.text }] }
+  const output = {
+    schema: { type: 'object', additionalProperties: true, properties: {} },
+    render: (_a: unknown, v: { text: string }) => [{ type: 'text', text: v.text }],
+  }
   c.tools.register({
     name: 'write',
     description: 'write a file',
-    parameters: { type: 'object', properties: { file_path: { type: 'string' }, content: { type: 'string' } }, required: ['file_path', 'content'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { file_path: { type: 'string' }, content: { type: 'string' } },
+      required: ['file_path', 'content'],
+      additionalProperties: false,
+    },
     output,
     async execute(args: { file_path: string; content: string }, exec: object) {
       const target = await fs.resolve(args.file_path)
       const intent = await c.waterfall('fs/write-intent', target, exec, () => undefined)
       // The provider's guarded write (dsh-fs-local's rules).
       const exists = existsSync(target.targetKey)
-      if (intent?.kind === 'createIfAbsent' && exists) throw Object.assign(new Error(`FS_NOT_OBSERVED: ${args.file_path} exists — read the file, then retry`), { code: 'FS_NOT_OBSERVED' })
-      if (intent?.kind === 'replaceIfVersion' && (!exists || versionOf(target.targetKey) !== intent.version)) throw Object.assign(new Error(`FS_STALE_VERSION: ${args.file_path} changed — re-read the file, then retry`), { code: 'FS_STALE_VERSION' })
+      if (intent?.kind === 'createIfAbsent' && exists)
+        throw Object.assign(new Error(`FS_NOT_OBSERVED: ${args.file_path} exists — read the file, then retry`), {
+          code: 'FS_NOT_OBSERVED',
+        })
+      if (intent?.kind === 'replaceIfVersion' && (!exists || versionOf(target.targetKey) !== intent.version))
+        throw Object.assign(new Error(`FS_STALE_VERSION: ${args.file_path} changed — re-read the file, then retry`), {
+          code: 'FS_STALE_VERSION',
+        })
       writeFileSync(target.targetKey, args.content)
       c.emit('fs/observed', target, { kind: 'present', version: versionOf(target.targetKey) }, exec)
       return { text: `wrote ${args.file_path}` }
@@ -70,7 +87,12 @@ async function fileTools(ctx: Context, cwd: string): Promise<void> {
   c.tools.register({
     name: 'read',
     description: 'read a file',
-    parameters: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { file_path: { type: 'string' } },
+      required: ['file_path'],
+      additionalProperties: false,
+    },
     output,
     async execute(args: { file_path: string }, exec: object) {
       const target = await fs.resolve(args.file_path)
@@ -89,41 +111,52 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
     const cwd = work
     writeFileSync(path.join(cwd, 'a.txt'), 'a0\n')
-    rig = await loopRig([
-      call('read', { file_path: 'a.txt' }),
-      call('write', { file_path: 'a.txt', content: 'a1\n' }),
-      call('write', { file_path: 'b.txt', content: 'b1\n' }),
-      { text: 'done' },
-      // After the restore: writing a.txt without reading it first must be refused by the policy.
-      call('write', { file_path: 'a.txt', content: 'blind\n' }),
-      call('read', { file_path: 'a.txt' }),
-      call('write', { file_path: 'a.txt', content: 'a2\n' }),
-      { text: 'done again' },
-    ], {
-      cwd,
-      setup: async (ctx) => {
-        await (ctx as any).plugin(FsPolicy)
-        await fileTools(ctx, cwd)
+    rig = await loopRig(
+      [
+        call('read', { file_path: 'a.txt' }),
+        call('write', { file_path: 'a.txt', content: 'a1\n' }),
+        call('write', { file_path: 'b.txt', content: 'b1\n' }),
+        { text: 'done' },
+        // After the restore: writing a.txt without reading it first must be refused by the policy.
+        call('write', { file_path: 'a.txt', content: 'blind\n' }),
+        call('read', { file_path: 'a.txt' }),
+        call('write', { file_path: 'a.txt', content: 'a2\n' }),
+        { text: 'done again' },
+      ],
+      {
+        cwd,
+        setup: async (ctx) => {
+          await (ctx as any).plugin(FsPolicy)
+          await fileTools(ctx, cwd)
+        },
       },
-    })
+    )
     const { service, sessionId } = rig
     await rig.say('edit the files')
     expect(readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('a1\n')
     // Markers: the two write calls, each with its file.
     const overview = (await service.files(sessionId)) as WorkspaceOverview
     const view = await service.list(sessionId)
-    const writes = view.nodes.filter((n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.name === 'write'))
+    const writes = view.nodes.filter(
+      (n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.name === 'write'),
+    )
     expect(overview.nodes).toEqual(writes.map((n, i) => ({ nodeId: n.nodeId, paths: [i === 0 ? 'a.txt' : 'b.txt'] })))
     expect(overview.status).toMatchObject({ available: true, shell: 'off', tracked: 2 })
     // Jump back to the prompt, files and conversation: everything as it was before the first write.
     const prompt = view.nodes.find((n) => n.message?.content === 'edit the files')!.nodeId
     const preview = await service.restorePreview(sessionId, { move: { kind: 'jump', nodeId: prompt }, restore: 'both' })
-    expect(preview.plan.entries.map((e) => [e.path, e.action])).toEqual([['a.txt', 'update'], ['b.txt', 'delete']])
+    expect(preview.plan.entries.map((e) => [e.path, e.action])).toEqual([
+      ['a.txt', 'update'],
+      ['b.txt', 'delete'],
+    ])
     const agent = rig.agent
     const target = { targetKey: path.join(cwd, 'a.txt'), displayPath: path.join(cwd, 'a.txt') }
     const intentBefore = await (rig.ctx as any).waterfall('fs/write-intent', target, { agent }, () => undefined)
     expect(intentBefore).toEqual({ kind: 'replaceIfVersion', version: expect.stringMatching(/^\d+:/) })
-    const result = (await service.restore(sessionId, { move: { kind: 'jump', nodeId: prompt }, restore: 'both' })) as RestoreResult
+    const result = (await service.restore(sessionId, {
+      move: { kind: 'jump', nodeId: prompt },
+      restore: 'both',
+    })) as RestoreResult
     expect(result.files).toMatchObject({ updated: ['a.txt'], deleted: ['b.txt'], kept: [] })
     expect(result.move?.cursor).toBe(prompt)
     expect(readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('a0\n')
@@ -135,7 +168,9 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     await rig.say('continue')
     const next = transcript(rig.model.requests[before]!)
     const notes = next.filter((line) => line.includes('[session-tree] The workspace files were restored'))
-    expect(notes).toEqual([`user: [session-tree] The workspace files were restored to their state at ${prompt}. Changed since you last saw them: a.txt, b.txt. Read a file again before you edit or overwrite it.`])
+    expect(notes).toEqual([
+      `user: [session-tree] The workspace files were restored to their state at ${prompt}. Changed since you last saw them: a.txt, b.txt. Read a file again before you edit or overwrite it.`,
+    ])
     // The history is the selected path (the prompt), then the note, then the new prompt.
     expect(next).toEqual(['user: edit the files', notes[0], 'user: continue'])
     const blind = transcript(rig.model.requests[before + 1]!).at(-1)!
@@ -145,7 +180,11 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     const later = transcript(rig.model.requests.at(-1)!)
     expect(later.filter((line) => line.includes('The workspace files were restored'))).toHaveLength(1)
     // Back: the files come back as the restore found them (a1, b1), the conversation to the old tip.
-    const back = (await service.restore(sessionId, { move: { kind: 'back' }, restore: 'both', conflicts: [{ path: '*', decision: 'overwrite' }] })) as RestoreResult
+    const back = (await service.restore(sessionId, {
+      move: { kind: 'back' },
+      restore: 'both',
+      conflicts: [{ path: '*', decision: 'overwrite' }],
+    })) as RestoreResult
     expect(back.files?.kept).toEqual([])
     expect(sha(readFileSync(path.join(cwd, 'a.txt'), 'utf8'))).toBe(sha('a1\n'))
     expect(readFileSync(path.join(cwd, 'b.txt'), 'utf8')).toBe('b1\n')
@@ -155,23 +194,31 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
   it('the model takes the files along with tree_jump: at once when alone (the result lists them), at the end of the turn when not (then one note)', async () => {
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
     const cwd = work
-    rig = await loopRig([
-      call('write', { file_path: 'a.txt', content: 'a1\n' }),
-      { text: 'wrote it' },
-      // Alone in its message: applies within the step; the same turn's next request holds its result.
-      call('tree_jump', { node: 'first', files: 'both' }),
-      { text: 'jumped' },
-      // Together with another call: deferred to the end of the turn.
-      { calls: [{ name: 'tree_list', args: {} }, { name: 'tree_jump', args: { node: 'second', files: 'both' } }] },
-      { text: 'scheduled' },
-      { text: 'after' },
-    ], {
-      cwd,
-      setup: async (ctx) => {
-        await (ctx as any).plugin(FsPolicy)
-        await fileTools(ctx, cwd)
+    rig = await loopRig(
+      [
+        call('write', { file_path: 'a.txt', content: 'a1\n' }),
+        { text: 'wrote it' },
+        // Alone in its message: applies within the step; the same turn's next request holds its result.
+        call('tree_jump', { node: 'first', files: 'both' }),
+        { text: 'jumped' },
+        // Together with another call: deferred to the end of the turn.
+        {
+          calls: [
+            { name: 'tree_list', args: {} },
+            { name: 'tree_jump', args: { node: 'second', files: 'both' } },
+          ],
+        },
+        { text: 'scheduled' },
+        { text: 'after' },
+      ],
+      {
+        cwd,
+        setup: async (ctx) => {
+          await (ctx as any).plugin(FsPolicy)
+          await fileTools(ctx, cwd)
+        },
       },
-    })
+    )
     const { service, sessionId } = rig
     await rig.say('make a.txt')
     const view = await service.list(sessionId)
@@ -184,14 +231,21 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     expect(existsSync(path.join(cwd, 'a.txt'))).toBe(false)
     const inStep = transcript(rig.model.requests[before + 1]!).at(-1)!
     expect(inStep).toMatch(/^tool: Moved now: jump to e\d+, with the files\./)
-    const resultText = (rig.model.requests[before + 1]!.messages.at(-1) as any).content.map((p: any) => p.content?.map((c: any) => c.text).join('') ?? '').join('')
+    const resultText = (rig.model.requests[before + 1]!.messages.at(-1) as any).content
+      .map((p: any) => p.content?.map((c: any) => c.text).join('') ?? '')
+      .join('')
     expect(resultText).toContain(`Files restored to their state at ${first}: deleted a.txt.`)
     // Told in the result, so no note follows.
     before = rig.model.requests.length
     await rig.say('now the second, with a listing')
     expect(transcript(rig.model.requests.at(-1)!).at(-1)).toMatch(/^tool: Scheduled: jump to e\d+, with the files\./)
     expect(readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('a1\n')
-    expect(rig.model.requests.slice(before).flatMap(transcript).filter((line) => line.includes('The workspace files were restored'))).toEqual([])
+    expect(
+      rig.model.requests
+        .slice(before)
+        .flatMap(transcript)
+        .filter((line) => line.includes('The workspace files were restored')),
+    ).toEqual([])
     await rig.say('and now?')
     // The next request: the path to the second node, the note, the prompt.
     expect(transcript(rig.model.requests.at(-1)!)).toEqual([
@@ -226,13 +280,20 @@ describe('node ids of the workspace methods', () => {
       expect(await failureOf(service.filesAt(sessionId, nodeId))).toMatchObject({ code: 'INVALID_ARGUMENT' })
       expect(await failureOf(service.fileAt(sessionId, nodeId, 'a.txt'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
       for (const kind of ['jump', 'fork'] as const) {
-        const request = { move: { kind, nodeId, ...(kind === 'fork' ? { branch: 'b' } : {}) }, restore: 'both' as const }
+        const request = {
+          move: { kind, nodeId, ...(kind === 'fork' ? { branch: 'b' } : {}) },
+          restore: 'both' as const,
+        }
         expect(await failureOf(service.restorePreview(sessionId, request))).toMatchObject({ code: 'INVALID_ARGUMENT' })
-        expect(await failureOf(service.restoreDiff(sessionId, request, 'a.txt'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+        expect(await failureOf(service.restoreDiff(sessionId, request, 'a.txt'))).toMatchObject({
+          code: 'INVALID_ARGUMENT',
+        })
         expect(await failureOf(service.restore(sessionId, request))).toMatchObject({ code: 'INVALID_ARGUMENT' })
       }
     }
     expect(await failureOf(service.filesAt(sessionId, 'ghost'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
-    expect(await failureOf(service.restorePreview(sessionId, { move: { kind: 'jump', nodeId: 'ghost' }, restore: 'files' }))).toMatchObject({ code: 'NODE_NOT_FOUND' })
+    expect(
+      await failureOf(service.restorePreview(sessionId, { move: { kind: 'jump', nodeId: 'ghost' }, restore: 'files' })),
+    ).toMatchObject({ code: 'NODE_NOT_FOUND' })
   })
 })

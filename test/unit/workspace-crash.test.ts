@@ -10,7 +10,16 @@
  * nothing, because the tool body writes only after the capture returns).
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -46,11 +55,22 @@ const sizeOf = (p: string) => (existsSync(p) ? readFileSync(p).length : 0)
 
 /** A fresh process: a new registry reads the sidecar from disk. */
 async function open(): Promise<SessionWorkspace> {
-  const registry = new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: 1024 * 1024, shell: 'off' })
+  const registry = new WorkspaceRegistry({
+    sidecarRoot: sidecar,
+    enabled: true,
+    maxFileBytes: 1024 * 1024,
+    shell: 'off',
+  })
   return value(await registry.get('session-1', work))
 }
 
-const point = (seq: number): CallPoint => ({ key: 2 * seq, node: `e${seq}`, call: `call-${seq}`, tool: 'write', w: seq + 1 })
+const point = (seq: number): CallPoint => ({
+  key: 2 * seq,
+  node: `e${seq}`,
+  call: `call-${seq}`,
+  tool: 'write',
+  w: seq + 1,
+})
 
 /** A whole tool call: capture, the tool's write, the call's end, journaled. */
 function call(ws: SessionWorkspace, seq: number, rel: string, text: string): void {
@@ -62,7 +82,14 @@ function call(ws: SessionWorkspace, seq: number, rel: string, text: string): voi
 }
 
 /** Restore to the point before `seq` and back, checking exact bytes both ways. */
-async function roundTrip(ws: SessionWorkspace, rel: string, atSeq: number, expected: string, tip: string, w: number): Promise<void> {
+async function roundTrip(
+  ws: SessionWorkspace,
+  rel: string,
+  atSeq: number,
+  expected: string,
+  tip: string,
+  w: number,
+): Promise<void> {
   const plan = ws.plan(2 * atSeq, `e${atSeq}`)
   expect(plan.blocked).toEqual([])
   expect(plan.conflicts).toEqual([])
@@ -156,7 +183,10 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
     expect(read('a.txt')).toBe('a1\n')
     call(reopened, 30, 'a.txt', 'a3\n')
     const later = await open()
-    expect([...later.changedByNode()]).toEqual([['e10', ['a.txt']], ['e30', ['a.txt']]])
+    expect([...later.changedByNode()]).toEqual([
+      ['e10', ['a.txt']],
+      ['e30', ['a.txt']],
+    ])
     await roundTrip(later, 'a.txt', 25, 'a1\n', 'a3\n', 40)
     await roundTrip(later, 'a.txt', 5, 'a0\n', 'a3\n', 50)
   })

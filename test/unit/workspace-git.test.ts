@@ -18,11 +18,19 @@ let repo: string
 let sidecar: string
 
 // The test's own `git status` must not refresh the user's index either (GIT_OPTIONAL_LOCKS=0).
-const git = (...args: string[]) => execFileSync('git', args, {
-  cwd: repo,
-  stdio: ['ignore', 'pipe', 'pipe'],
-  env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-}).toString()
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  }).toString()
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex')
 
 /** Every file under .git with its content hash: the user's repository, byte for byte. */
@@ -76,13 +84,27 @@ describe('shell snapshots through git', () => {
     const point: CallPoint = { key: 20, node: 'e10', call: 'call-1', tool: 'bash', w: 11 }
     const changes = value(await ws.shellAfter(point, before))
     expect(changes).toEqual([
-      { path: 'crlf.txt', before: { kind: 'file', hash: sha('one\r\ntwo\r\n'), size: 10 }, after: { kind: 'file', hash: sha('one\r\nTWO\r\n'), size: 10 } },
+      {
+        path: 'crlf.txt',
+        before: { kind: 'file', hash: sha('one\r\ntwo\r\n'), size: 10 },
+        after: { kind: 'file', hash: sha('one\r\nTWO\r\n'), size: 10 },
+      },
       { path: 'huge.log', before: { kind: 'absent' }, after: { kind: 'skipped', reason: 'too-large', size: 100 } },
       { path: 'keep.txt', before: { kind: 'file', hash: sha('keep\n'), size: 5 }, after: { kind: 'absent' } },
-      { path: 'src/new.sh', before: { kind: 'absent' }, after: { kind: 'file', hash: sha('#!/bin/sh\n'), size: 10, exec: true } },
+      {
+        path: 'src/new.sh',
+        before: { kind: 'absent' },
+        after: { kind: 'file', hash: sha('#!/bin/sh\n'), size: 10, exec: true },
+      },
     ])
     expect(repositoryState()).toEqual(userRepo)
-    expect(git('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).sort()).toEqual([' D keep.txt', ' M crlf.txt', '?? huge.log', '?? src/new.sh', 'A  staged.txt'])
+    expect(git('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).sort()).toEqual([
+      ' D keep.txt',
+      ' M crlf.txt',
+      '?? huge.log',
+      '?? src/new.sh',
+      'A  staged.txt',
+    ])
     expect(git('stash', 'list')).toBe('')
     // Restoring the point before the command brings the exact bytes back (CRLF kept), deletes what it created.
     value(await ws.restore(ws.plan(2 * 5, 'e5'), () => 'keep', 12))

@@ -5,7 +5,16 @@
  * the symlink and size rules.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -36,8 +45,16 @@ const write = (rel: string, text: string) => {
 }
 const read = (rel: string) => (existsSync(file(rel)) ? readFileSync(file(rel), 'utf8') : null)
 
-async function open(options: { maxFileBytes?: number; hook?: (i: number, p: string) => void | Promise<void> } = {}): Promise<SessionWorkspace> {
-  const registry = new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: options.maxFileBytes ?? 1024 * 1024, shell: 'off', ...(options.hook ? { hook: options.hook } : {}) })
+async function open(
+  options: { maxFileBytes?: number; hook?: (i: number, p: string) => void | Promise<void> } = {},
+): Promise<SessionWorkspace> {
+  const registry = new WorkspaceRegistry({
+    sidecarRoot: sidecar,
+    enabled: true,
+    maxFileBytes: options.maxFileBytes ?? 1024 * 1024,
+    shell: 'off',
+    ...(options.hook ? { hook: options.hook } : {}),
+  })
   return value(await registry.get('session-1', work))
 }
 
@@ -57,7 +74,8 @@ function call(ws: SessionWorkspace, seq: number, files: Record<string, string | 
 describe('paths', () => {
   it('accepts only normalized relative paths inside the root, never .git', () => {
     expect(pathProblem('a/b.txt')).toBeUndefined()
-    for (const bad of ['', '/a', 'a//b', 'a/./b', '../a', 'a/..', 'a\\b', 'a\0b', '.git/config']) expect(pathProblem(bad)).toBeDefined()
+    for (const bad of ['', '/a', 'a//b', 'a/./b', '../a', 'a/..', 'a\\b', 'a\0b', '.git/config'])
+      expect(pathProblem(bad)).toBeDefined()
     expect(relativeTo('/w', '/w/a/b')).toBe('a/b')
     expect(relativeTo('/w', '/w')).toBeUndefined()
     expect(relativeTo('/w', '/wx/a')).toBeUndefined()
@@ -90,10 +108,17 @@ describe('checkpoints and restores', () => {
     call(ws, 30, { 'b.txt': null })
     const at = (seq: number) => Object.fromEntries(ws.filesAt(2 * seq).map((f) => [f.path, f.state]))
     expect(at(5)).toEqual({ 'a.txt': { kind: 'file', hash: sha('a0\n'), size: 3 }, 'b.txt': { kind: 'absent' } })
-    expect(at(10)).toEqual({ 'a.txt': { kind: 'file', hash: sha('a1\n'), size: 3 }, 'b.txt': { kind: 'file', hash: sha('b1\n'), size: 3 } })
+    expect(at(10)).toEqual({
+      'a.txt': { kind: 'file', hash: sha('a1\n'), size: 3 },
+      'b.txt': { kind: 'file', hash: sha('b1\n'), size: 3 },
+    })
     expect(at(25)['a.txt']).toEqual({ kind: 'file', hash: sha('a2\n'), size: 3 })
     expect(at(40)).toEqual({ 'a.txt': { kind: 'file', hash: sha('a2\n'), size: 3 }, 'b.txt': { kind: 'absent' } })
-    expect([...ws.changedByNode()]).toEqual([['e10', ['a.txt', 'b.txt']], ['e20', ['a.txt']], ['e30', ['b.txt']]])
+    expect([...ws.changedByNode()]).toEqual([
+      ['e10', ['a.txt', 'b.txt']],
+      ['e20', ['a.txt']],
+      ['e30', ['b.txt']],
+    ])
   })
 
   it('plans, restores, and a second restore brings back exactly what the first replaced', async () => {
@@ -102,7 +127,10 @@ describe('checkpoints and restores', () => {
     call(ws, 10, { 'a.txt': 'one\nTWO\nthree\n', 'new.txt': 'new\n' })
     const plan = ws.plan(2 * 5, 'e5')
     expect(plan.conflicts).toEqual([])
-    expect(plan.entries.map((e) => [e.path, e.action, e.insertions, e.deletions])).toEqual([['a.txt', 'update', 1, 1], ['new.txt', 'delete', 0, 1]])
+    expect(plan.entries.map((e) => [e.path, e.action, e.insertions, e.deletions])).toEqual([
+      ['a.txt', 'update', 1, 1],
+      ['new.txt', 'delete', 0, 1],
+    ])
     expect(plan.stat).toMatchObject({ files: 2, updated: 1, deleted: 1, insertions: 1, deletions: 2 })
     const diff = value(ws.diff(2 * 5, 'a.txt')).diff
     expect(diff).toBe('--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+two\n three\n')
@@ -127,7 +155,9 @@ describe('checkpoints and restores', () => {
     write('a.txt', 'mine\n') // the user's own edit
     const plan = ws.plan(2 * 5, 'e5')
     expect(plan.entries.map((e) => e.path)).toEqual(['b.txt'])
-    expect(plan.conflicts).toMatchObject([{ path: 'a.txt', reason: 'changed-outside', action: 'update', expected: { kind: 'file', hash: sha('v1\n') } }])
+    expect(plan.conflicts).toMatchObject([
+      { path: 'a.txt', reason: 'changed-outside', action: 'update', expected: { kind: 'file', hash: sha('v1\n') } },
+    ])
     const kept = value(await ws.restore(plan, () => 'keep', 11))
     expect(kept).toMatchObject({ deleted: ['b.txt'], kept: ['a.txt'] })
     expect(read('a.txt')).toBe('mine\n')
@@ -150,7 +180,11 @@ describe('checkpoints and restores', () => {
     call(first, 10, { 'a.txt': 'a1\n', 'b.txt': 'b1\n', 'c.txt': 'c1\n' })
     first.flush() // a second instance reads the journal: the after-images must be in it
     // Stop (by throwing, as a crash would) right before the second file is renamed into place.
-    const stopping = await open({ hook: (index) => { if (index === 2) throw new Error('killed') } })
+    const stopping = await open({
+      hook: (index) => {
+        if (index === 2) throw new Error('killed')
+      },
+    })
     const failed = await stopping.restore(stopping.plan(2 * 5, 'e5'), () => 'keep', 11)
     expect(!failed.ok && failed.error.code).toBe('WORKSPACE_IO')
     expect([read('a.txt'), read('b.txt'), read('c.txt')]).toEqual(['a0\n', 'b1\n', 'c1\n'])
@@ -172,7 +206,9 @@ describe('checkpoints and restores', () => {
     write('big.txt', 'x'.repeat(50))
     const outcome = ws.captureBefore(point, file('big.txt'))
     expect(outcome).toMatchObject({ kind: 'captured', state: { kind: 'skipped', reason: 'too-large', size: 50 } })
-    expect(ws.skipText({ kind: 'skipped', reason: 'too-large', size: 50 })).toBe('not checkpointed: 50 bytes is over the 10-byte limit (maxFileBytes)')
+    expect(ws.skipText({ kind: 'skipped', reason: 'too-large', size: 50 })).toBe(
+      'not checkpointed: 50 bytes is over the 10-byte limit (maxFileBytes)',
+    )
     write('big.txt', 'small')
     write('dir/a.txt', 'a0')
     ws.captureBefore(point, file('dir/a.txt'))
@@ -184,7 +220,10 @@ describe('checkpoints and restores', () => {
     writeFileSync(path.join(tmp, 'elsewhere', 'a.txt'), 'untouched')
     symlinkSync(path.join(tmp, 'elsewhere'), file('dir'))
     const plan = ws.plan(2 * 5, 'e5')
-    expect(plan.blocked.map((b) => [b.path, b.reason])).toEqual([['big.txt', 'target-not-checkpointed'], ['dir/a.txt', 'current-not-replaceable']])
+    expect(plan.blocked.map((b) => [b.path, b.reason])).toEqual([
+      ['big.txt', 'target-not-checkpointed'],
+      ['dir/a.txt', 'current-not-replaceable'],
+    ])
     value(await ws.restore(plan, () => 'overwrite', 12))
     expect(readFileSync(path.join(tmp, 'elsewhere', 'a.txt'), 'utf8')).toBe('untouched')
     expect(ws.captureBefore(point, path.join(tmp, 'elsewhere', 'a.txt'))).toMatchObject({ kind: 'outside' })
@@ -230,7 +269,9 @@ describe('checkpoints and restores', () => {
     const reopened = await open()
     call(reopened, 20, { 'a.txt': 'a2\n' })
     reopened.flush()
-    expect(value(await reopened.restore(reopened.plan(2 * 5, 'e5'), () => 'keep', 21))).toMatchObject({ updated: ['a.txt'] })
+    expect(value(await reopened.restore(reopened.plan(2 * 5, 'e5'), () => 'keep', 21))).toMatchObject({
+      updated: ['a.txt'],
+    })
     expect(read('a.txt')).toBe('a0\n')
     expect(readFileSync(packFile, 'latin1')).not.toContain('partial')
     // Flip a byte of the stored a1: restoring e10 refuses that file instead of writing damage.

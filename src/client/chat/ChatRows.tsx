@@ -46,7 +46,11 @@ class Contained extends Component<{ readonly children: ReactNode }, { readonly f
   }
 }
 
-function useChatStore(props: ChatNodeProps): { store: ChatStore; state: ReturnType<ChatStore['getSnapshot']>; ref: (el: HTMLElement | null) => void } {
+function useChatStore(props: ChatNodeProps): {
+  store: ChatStore
+  state: ReturnType<ChatStore['getSnapshot']>
+  ref: (el: HTMLElement | null) => void
+} {
   const store = props.stores.get(props.sessionId)
   // Layout effects, in this order, before the browser paints the rows these nodes came with:
   // the live rules apply from the first frame (a copy or a row a switch left is never drawn).
@@ -71,7 +75,14 @@ function fill(template: string, parts: Readonly<Record<string, ReactNode>>): Rea
 }
 
 function switchTitle(sw: ChatSwitch, t: Translate): ReactNode[] {
-  const key: StringKey = sw.kind === 'fork' ? 'chat.forked' : sw.target === null ? 'chat.switchedStart' : sw.branch === '' ? 'chat.switchedNode' : 'chat.switched'
+  const key: StringKey =
+    sw.kind === 'fork'
+      ? 'chat.forked'
+      : sw.target === null
+        ? 'chat.switchedStart'
+        : sw.branch === ''
+          ? 'chat.switchedNode'
+          : 'chat.switched'
   return fill(t(key), { branch: <strong>{sw.branch}</strong>, node: <strong>{sw.targetSummary ?? sw.target}</strong> })
 }
 
@@ -83,7 +94,16 @@ function SwitchView(props: ChatNodeProps): ReactNode {
   const expanded = state.expanded.has(sw.leadSeq)
   const hover = sw.targetSummary === undefined ? undefined : t('chat.switchTitle', { summary: sw.targetSummary })
   return (
-    <div ref={ref} className="dstc-switch" role="note" data-testid="session-tree-switch" data-seq={sw.seq} data-lead={String(sw.lead)} data-expanded={String(expanded)} title={hover}>
+    <div
+      ref={ref}
+      className="dstc-switch"
+      role="note"
+      data-testid="session-tree-switch"
+      data-seq={sw.seq}
+      data-lead={String(sw.lead)}
+      data-expanded={String(expanded)}
+      title={hover}
+    >
       <span>
         <svg viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5" aria-hidden="true">
           <circle cx="4" cy="3" r="1.6" />
@@ -94,14 +114,30 @@ function SwitchView(props: ChatNodeProps): ReactNode {
         {sw.lead && sw.hiddenMessages > 0 ? (
           <>
             <span className="dstc-sep">·</span>
-            <span data-testid="session-tree-switch-count">{t(expanded ? 'chat.revealed' : 'chat.hidden', { count: sw.hiddenMessages })}</span>
+            <span data-testid="session-tree-switch-count">
+              {t(expanded ? 'chat.revealed' : 'chat.hidden', { count: sw.hiddenMessages })}
+            </span>
             {state.filling === sw.leadSeq ? (
-              <><span className="dstc-sep">·</span><span data-testid="session-tree-switch-loading" role="status">{t('chat.loadingEarlier')}</span></>
+              <>
+                <span className="dstc-sep">·</span>
+                <span data-testid="session-tree-switch-loading" role="status">
+                  {t('chat.loadingEarlier')}
+                </span>
+              </>
             ) : expanded && state.partial?.has(sw.leadSeq) ? (
-              <><span className="dstc-sep">·</span><span data-testid="session-tree-switch-partial">{t('chat.partial')}</span></>
+              <>
+                <span className="dstc-sep">·</span>
+                <span data-testid="session-tree-switch-partial">{t('chat.partial')}</span>
+              </>
             ) : null}
             <span className="dstc-sep">·</span>
-            <button type="button" aria-expanded={expanded} title={t(expanded ? 'chat.hideTitle' : 'chat.showTitle')} data-testid="session-tree-switch-toggle" onClick={() => store.toggle(sw.leadSeq)}>
+            <button
+              type="button"
+              aria-expanded={expanded}
+              title={t(expanded ? 'chat.hideTitle' : 'chat.showTitle')}
+              data-testid="session-tree-switch-toggle"
+              onClick={() => store.toggle(sw.leadSeq)}
+            >
               {t(expanded ? 'chat.hide' : 'chat.show')}
             </button>
           </>
@@ -123,19 +159,51 @@ function ForkView(props: ChatNodeProps): ReactNode {
   }
   const error = state.moveError?.seq === fork.seq ? state.moveError : undefined
   return (
-    <div ref={ref} className="dstc-fork" role="group" aria-label={t('chat.fork.title', { index: fork.index, count: fork.count })} title={t('chat.fork.title', { index: fork.index, count: fork.count })} data-testid="session-tree-fork" data-node-id={fork.nodeId} data-row={fork.row} aria-busy={state.moving === fork.seq}>
+    <div
+      ref={ref}
+      className="dstc-fork"
+      role="group"
+      aria-label={t('chat.fork.title', { index: fork.index, count: fork.count })}
+      title={t('chat.fork.title', { index: fork.index, count: fork.count })}
+      data-testid="session-tree-fork"
+      data-node-id={fork.nodeId}
+      data-row={fork.row}
+      aria-busy={state.moving === fork.seq}
+    >
       {error ? <span className="dstc-error" role="alert">{`${error.code}: ${error.message}`}</span> : null}
-      <button type="button" aria-label={t('chat.fork.prev')} disabled={moving || fork.index <= 1} onClick={() => go(fork.index - 1)}>‹</button>
+      <button
+        type="button"
+        aria-label={t('chat.fork.prev')}
+        disabled={moving || fork.index <= 1}
+        onClick={() => go(fork.index - 1)}
+      >
+        ‹
+      </button>
       <span className="dstc-count">{t('chat.fork.count', { index: fork.index, count: fork.count })}</span>
-      <button type="button" aria-label={t('chat.fork.next')} disabled={moving || fork.index >= fork.count} onClick={() => go(fork.index + 1)}>›</button>
+      <button
+        type="button"
+        aria-label={t('chat.fork.next')}
+        disabled={moving || fork.index >= fork.count}
+        onClick={() => go(fork.index + 1)}
+      >
+        ›
+      </button>
     </div>
   )
 }
 
 export function SwitchRow(props: ChatNodeProps): ReactNode {
-  return <Contained><SwitchView {...props} /></Contained>
+  return (
+    <Contained>
+      <SwitchView {...props} />
+    </Contained>
+  )
 }
 
 export function ForkControl(props: ChatNodeProps): ReactNode {
-  return <Contained><ForkView {...props} /></Contained>
+  return (
+    <Contained>
+      <ForkView {...props} />
+    </Contained>
+  )
 }

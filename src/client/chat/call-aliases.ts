@@ -48,7 +48,9 @@ const isInt = (value: unknown): value is number => typeof value === 'number' && 
 function blockIds(message: unknown): string[] {
   const content = isRecord(message) ? message.content : undefined
   if (!Array.isArray(content)) return []
-  return content.flatMap((block) => (isRecord(block) && block.type === 'tool-call' && block.id !== undefined ? [String(block.id)] : []))
+  return content.flatMap((block) =>
+    isRecord(block) && block.type === 'tool-call' && block.id !== undefined ? [String(block.id)] : [],
+  )
 }
 
 export class CallAliases {
@@ -108,7 +110,8 @@ export class CallAliases {
     if (event.type === 'tool/call' && data.callId !== undefined) {
       const id = String(data.callId)
       let issuer: Issuer | undefined
-      for (const candidate of this.#issuers.get(id) ?? []) if (candidate.seq < seq && (issuer === undefined || candidate.seq > issuer.seq)) issuer = candidate
+      for (const candidate of this.#issuers.get(id) ?? [])
+        if (candidate.seq < seq && (issuer === undefined || candidate.seq > issuer.seq)) issuer = candidate
       const alias = issuer?.alias ?? id
       if (alias !== id) this.#aliases.set(event, alias)
       const calls = this.#calls.get(id) ?? []

@@ -112,9 +112,12 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /** A stock switch's marker queued for its maintenance turn, a model's move call, or a native selection. */
 export function isSwitchAnchor(event: ChatEvent): boolean {
   if (event.type === 'session-tree/selection') return true
-  if (event.type === 'tool/call') return isRecord(event.data) && typeof event.data.name === 'string' && MOVE_TOOLS.has(event.data.name)
+  if (event.type === 'tool/call')
+    return isRecord(event.data) && typeof event.data.name === 'string' && MOVE_TOOLS.has(event.data.name)
   if (event.type !== 'agent/inbox/spliced' || !isRecord(event.data) || !Array.isArray(event.data.inserted)) return false
-  return event.data.inserted.some((message) => isRecord(message) && typeof message.id === 'string' && message.id.startsWith(MARKER_ID_PREFIX))
+  return event.data.inserted.some(
+    (message) => isRecord(message) && typeof message.id === 'string' && message.id.startsWith(MARKER_ID_PREFIX),
+  )
 }
 
 /** The first event of a Chat message row: an appended prompt or answer, or a tool call. */
@@ -126,10 +129,15 @@ export function isRowStart(event: ChatEvent): boolean {
 /** The events a seat stands before: row starts, tool results, message replacements. */
 export function isSeat(event: ChatEvent): boolean {
   if (isRowStart(event) || event.type === 'tool/result') return true
-  return (event.type === 'user/message' || event.type === 'assistant/message') && isRecord(event.surfaceOp) && event.surfaceOp.op === 'replace'
+  return (
+    (event.type === 'user/message' || event.type === 'assistant/message') &&
+    isRecord(event.surfaceOp) &&
+    event.surfaceOp.op === 'replace'
+  )
 }
 
-const seqList = (value: unknown): number[] => (Array.isArray(value) ? value.filter((n): n is number => typeof n === 'number' && Number.isFinite(n)) : [])
+const seqList = (value: unknown): number[] =>
+  Array.isArray(value) ? value.filter((n): n is number => typeof n === 'number' && Number.isFinite(n)) : []
 
 /** What a seat records of its event (total: a malformed event gives `{ seq }`). */
 export function seatData(event: ChatEvent): SeatData {
@@ -138,7 +146,11 @@ export function seatData(event: ChatEvent): SeatData {
   const cited = seqList(event.sourceEventSeqs)
   if (event.type === 'tool/call') {
     const callId = typeof data.callId === 'string' ? data.callId : undefined
-    return { seq, event: 'call', ...(callId === undefined ? {} : { callId, ...(callId.startsWith(FRESH_CALL_ID_PREFIX) ? { copy: true } : {}) }) }
+    return {
+      seq,
+      event: 'call',
+      ...(callId === undefined ? {} : { callId, ...(callId.startsWith(FRESH_CALL_ID_PREFIX) ? { copy: true } : {}) }),
+    }
   }
   if (isRecord(event.surfaceOp) && event.surfaceOp.op === 'replace' && event.type !== 'tool/result') {
     const message = event.type === 'user/message' ? data : isRecord(data.message) ? data.message : {}
@@ -147,9 +159,15 @@ export function seatData(event: ChatEvent): SeatData {
     // A stand-in cites the shadowed seqs, then its own original (the switch planner's layout); a rewind's
     // stand-in restates the first entry it shadows and cites just the shadowed ones (ending at the range's end).
     const filled = Array.isArray(message.content) && message.content.length > 0
-    if (filled && cited.length > 0 && cited.at(-1) === event.surfaceOp.end) return { seq, event: 'replace', shadowed: cited, standIn: cited[0]! }
+    if (filled && cited.length > 0 && cited.at(-1) === event.surfaceOp.end)
+      return { seq, event: 'replace', shadowed: cited, standIn: cited[0]! }
     const standIn = filled && cited.length > 1 ? cited.at(-1) : undefined
-    return { seq, event: 'replace', shadowed: standIn === undefined ? cited : cited.slice(0, -1), ...(standIn === undefined ? {} : { standIn }) }
+    return {
+      seq,
+      event: 'replace',
+      shadowed: standIn === undefined ? cited : cited.slice(0, -1),
+      ...(standIn === undefined ? {} : { standIn }),
+    }
   }
   const copy = event.surfaceOp === 'append' && cited.length === 1 ? { copy: true, copyOf: cited[0]! } : {}
   if (event.type === 'tool/result') {
@@ -180,7 +198,13 @@ export function switchData(event: ChatEvent): SwitchData {
  */
 export type ChatEventHook = (event: ChatEvent) => void
 
-function definition<D extends AnchorData>(kind: string, anchors: (event: ChatEvent) => boolean, read: (event: ChatEvent) => D, offset: number, hook?: ChatEventHook): ConversationDefinition<D, D> {
+function definition<D extends AnchorData>(
+  kind: string,
+  anchors: (event: ChatEvent) => boolean,
+  read: (event: ChatEvent) => D,
+  offset: number,
+  hook?: ChatEventHook,
+): ConversationDefinition<D, D> {
   const seqOf = (context: ConversationContext<D>): number => {
     const seq = context.state?.seq ?? context.start?.event.seq ?? Number(context.id)
     return Number.isFinite(seq) ? seq : 0
@@ -219,7 +243,16 @@ function definition<D extends AnchorData>(kind: string, anchors: (event: ChatEve
     buildViewNode(context) {
       const seq = seqOf(context)
       const data = context.state?.seq === seq ? context.state : ({ seq } as D)
-      return { key: context.key, kind, id: context.id, target: 'chat', anchorSeq: seq + offset, location: { kind: 'session' }, visibility: 'visible', data }
+      return {
+        key: context.key,
+        kind,
+        id: context.id,
+        target: 'chat',
+        anchorSeq: seq + offset,
+        location: { kind: 'session' },
+        visibility: 'visible',
+        data,
+      }
     },
   }
 }

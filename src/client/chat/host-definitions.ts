@@ -47,10 +47,17 @@ type Method = 'match' | 'buildViewNode'
 type Fn = (argument: unknown) => unknown
 
 const isDefinition = (value: unknown): value is HostDefinition =>
-  typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string' && typeof (value as { match?: unknown }).match === 'function'
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { kind?: unknown }).kind === 'string' &&
+  typeof (value as { match?: unknown }).match === 'function'
 
 /** Replace `definition[method]` by the host's method followed by `after`; the pair to put back, or undefined when it cannot be replaced. */
-function wrapMethod(definition: HostDefinition, method: Method, after: After): { original: Fn; wrapper: Fn } | undefined {
+function wrapMethod(
+  definition: HostDefinition,
+  method: Method,
+  after: After,
+): { original: Fn; wrapper: Fn } | undefined {
   const original = definition[method] as Fn | undefined
   if (typeof original !== 'function') return undefined
   const wrapper: Fn = function (this: unknown, argument) {

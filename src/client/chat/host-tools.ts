@@ -29,8 +29,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** The host's answer with a repeat-proof id (the answer itself when it is not a tool event's). */
 export function rekeyed(keys: CallKeys, event: unknown, answer: unknown): unknown {
-  if (!isRecord(answer) || typeof answer.id !== 'string' || !isRecord(event) || typeof event.seq !== 'number') return answer
-  if (answer.role === 'start') return event.type === 'tool/call' ? { ...answer, id: keys.call(answer.id, event.seq) } : answer
+  if (!isRecord(answer) || typeof answer.id !== 'string' || !isRecord(event) || typeof event.seq !== 'number')
+    return answer
+  if (answer.role === 'start')
+    return event.type === 'tool/call' ? { ...answer, id: keys.call(answer.id, event.seq) } : answer
   return { ...answer, id: keys.follower(answer.id, event.seq) }
 }
 

@@ -42,7 +42,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * Wrap the Trajectory's Definitions now and whenever the registry changes
  * (they may register after this plugin). Returns the disposer.
  */
-export function hideInStepCopies(registry: DefinitionEntries, copies = new InStepCopies(), aliases = new CallAliases()): () => void {
+export function hideInStepCopies(
+  registry: DefinitionEntries,
+  copies = new InStepCopies(),
+  aliases = new CallAliases(),
+): () => void {
   return wrapHostDefinitions(registry, {
     select: (definition) => TRAJECTORY_KINDS.has(definition.kind) && definition.target === 'trajectory',
     // The host's answer first (a wrapper below this one, the tool re-keying, keeps its bookkeeping); every event
@@ -53,7 +57,12 @@ export function hideInStepCopies(registry: DefinitionEntries, copies = new InSte
       return copy && answer !== null && answer !== undefined ? null : answer
     },
     buildViewNode: (definition) => {
-      const alias = definition.kind === 'trajectory-assistant-step' ? aliasAnswer : definition.kind === 'trajectory-tool-call' ? aliasCall : undefined
+      const alias =
+        definition.kind === 'trajectory-assistant-step'
+          ? aliasAnswer
+          : definition.kind === 'trajectory-tool-call'
+            ? aliasCall
+            : undefined
       return alias === undefined ? undefined : (node, context) => alias(node, context, aliases)
     },
   })
@@ -64,7 +73,10 @@ function aliasedBlocks(blocks: unknown, renamed: ReadonlyMap<string, string>): u
   if (!Array.isArray(blocks) || renamed.size === 0) return blocks
   let changed = false
   const next = blocks.map((block) => {
-    const alias = isRecord(block) && block.kind === 'tool-call' && typeof block.callId === 'string' ? renamed.get(block.callId) : undefined
+    const alias =
+      isRecord(block) && block.kind === 'tool-call' && typeof block.callId === 'string'
+        ? renamed.get(block.callId)
+        : undefined
     if (alias === undefined) return block
     changed = true
     return { ...block, callId: alias }
@@ -74,19 +86,40 @@ function aliasedBlocks(blocks: unknown, renamed: ReadonlyMap<string, string>): u
 
 /** An answer's node with its repeating calls aliased: its final message is the match at the node's seq. */
 function aliasAnswer(node: unknown, context: unknown, aliases: CallAliases): unknown {
-  if (!isRecord(node) || !isRecord(node.data) || !isRecord(node.data.node) || !isRecord(context) || !Array.isArray(context.matches)) return node
+  if (
+    !isRecord(node) ||
+    !isRecord(node.data) ||
+    !isRecord(node.data.node) ||
+    !isRecord(context) ||
+    !Array.isArray(context.matches)
+  )
+    return node
   const answer = node.data.node
-  const final = context.matches.find((match) => isRecord(match) && isRecord(match.event) && match.event.seq === answer.seq && match.event.type === 'assistant/message')
+  const final = context.matches.find(
+    (match) =>
+      isRecord(match) &&
+      isRecord(match.event) &&
+      match.event.seq === answer.seq &&
+      match.event.type === 'assistant/message',
+  )
   const blocks = aliasedBlocks(answer.blocks, aliases.answerAliases(isRecord(final) ? final.event : undefined))
   return blocks === answer.blocks ? node : { ...node, data: { ...node.data, node: { ...answer, blocks } } }
 }
 
 /** A tool row's node keyed by its call's alias (the root call; nested calls keep theirs). */
 function aliasCall(node: unknown, context: unknown, aliases: CallAliases): unknown {
-  if (!isRecord(node) || !isRecord(node.data) || !isRecord(node.data.root) || !isRecord(context) || !isRecord(context.start)) return node
+  if (
+    !isRecord(node) ||
+    !isRecord(node.data) ||
+    !isRecord(node.data.root) ||
+    !isRecord(context) ||
+    !isRecord(context.start)
+  )
+    return node
   const event = context.start.event
   const alias = aliases.callAlias(event)
   const root = node.data.root
-  if (alias === undefined || !isRecord(event) || !isRecord(event.data) || root.callId !== String(event.data.callId)) return node
+  if (alias === undefined || !isRecord(event) || !isRecord(event.data) || root.callId !== String(event.data.callId))
+    return node
   return { ...node, data: { ...node.data, root: { ...root, callId: alias } } }
 }

@@ -78,7 +78,9 @@ const isInt = (value: unknown): value is number => typeof value === 'number' && 
 function callIds(message: unknown): string[] {
   const content = isRecord(message) ? message.content : undefined
   if (!Array.isArray(content)) return []
-  return content.flatMap((block) => (isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string' ? [block.id] : []))
+  return content.flatMap((block) =>
+    isRecord(block) && block.type === 'tool-call' && typeof block.id === 'string' ? [block.id] : [],
+  )
 }
 
 /** A copy's shape: a replacement (a stand-in or an empty tombstone), or an append citing exactly one original. */
@@ -89,7 +91,8 @@ function copyShaped(event: LogEvent): boolean {
 
 /** Whether the event's message carries the plugin's mark of an in-step restatement. */
 function marked(type: string, data: Record<string, unknown>): boolean {
-  const message = type === 'user/message' ? data : type === 'assistant/message' || type === 'tool/result' ? data.message : undefined
+  const message =
+    type === 'user/message' ? data : type === 'assistant/message' || type === 'tool/result' ? data.message : undefined
   return isRecord(message) && typeof message.id === 'string' && message.id.startsWith(RESTATED_ID_PREFIX)
 }
 
@@ -144,7 +147,8 @@ export class InStepCopies {
   #marked(type: string, data: Record<string, unknown>): boolean {
     if (marked(type, data)) {
       // Only copied calls (fresh ids): the restated answer also carries the live move call, whose row stays.
-      if (type === 'assistant/message') for (const id of callIds(data.message)) if (id.startsWith(FRESH_CALL_ID_PREFIX)) this.#markedCalls.add(id)
+      if (type === 'assistant/message')
+        for (const id of callIds(data.message)) if (id.startsWith(FRESH_CALL_ID_PREFIX)) this.#markedCalls.add(id)
       return true
     }
     return type === 'tool/call' && typeof data.callId === 'string' && this.#markedCalls.has(data.callId)
@@ -200,12 +204,28 @@ export class InStepCopies {
       this.#answer = { turn: data.turn, step: data.step, calls: callIds(data.message) }
       return
     }
-    if (type !== 'tool/call' || typeof data.callId !== 'string' || typeof data.name !== 'string' || !MOVE_TOOLS.has(data.name)) return
+    if (
+      type !== 'tool/call' ||
+      typeof data.callId !== 'string' ||
+      typeof data.name !== 'string' ||
+      !MOVE_TOOLS.has(data.name)
+    )
+      return
     // A copied move call (a switch restating an earlier move) has a fresh id: it moves nothing now.
     if (data.callId.startsWith(FRESH_CALL_ID_PREFIX) || !isInt(data.turn) || !isInt(data.step)) return
     const answer = this.#answer
-    const issued = answer !== undefined && answer.turn === data.turn && answer.step === data.step && answer.calls.includes(data.callId)
-    this.#runs.push({ callId: data.callId, turn: data.turn, step: data.step, own: new Set(issued ? answer.calls : [data.callId]), last: seq })
+    const issued =
+      answer !== undefined &&
+      answer.turn === data.turn &&
+      answer.step === data.step &&
+      answer.calls.includes(data.callId)
+    this.#runs.push({
+      callId: data.callId,
+      turn: data.turn,
+      step: data.step,
+      own: new Set(issued ? answer.calls : [data.callId]),
+      last: seq,
+    })
     if (this.#runs.length > MAX_OPEN) this.#runs.shift()
   }
 }

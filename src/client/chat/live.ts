@@ -44,11 +44,15 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const isOurs = (kind: string): boolean => kind === SWITCH_KIND || kind === FORK_KIND
 
 function seatOf(row: LiveRow): SeatData | undefined {
-  return row.kind === FORK_KIND && isRecord(row.data) && typeof row.data.seq === 'number' ? (row.data as unknown as SeatData) : undefined
+  return row.kind === FORK_KIND && isRecord(row.data) && typeof row.data.seq === 'number'
+    ? (row.data as unknown as SeatData)
+    : undefined
 }
 
 function switchOf(row: LiveRow): SwitchData | undefined {
-  return row.kind === SWITCH_KIND && isRecord(row.data) && typeof row.data.seq === 'number' ? (row.data as unknown as SwitchData) : undefined
+  return row.kind === SWITCH_KIND && isRecord(row.data) && typeof row.data.seq === 'number'
+    ? (row.data as unknown as SwitchData)
+    : undefined
 }
 
 /** One step of the live reading: a copy or a cut, at its event's seq. */
@@ -91,11 +95,13 @@ export function applyLive(rows: readonly LiveRow[], states: RowState[], watermar
     const sw = switchOf(row)
     if (sw) {
       if (sw.anchor === 'move') moveAnchors.add(sw.seq)
-      if (sw.seq > watermark && sw.anchor === 'selection' && sw.selected) steps.push({ kind: 'selection', seq: sw.seq, selected: new Set(sw.selected) })
+      if (sw.seq > watermark && sw.anchor === 'selection' && sw.selected)
+        steps.push({ kind: 'selection', seq: sw.seq, selected: new Set(sw.selected) })
       // A queued marker says where its switch leaves the history: those rows go before the maintenance turn runs.
       // Only on top of an answer: a marker in a log the service has not read yet may never run (a Branch
       // seed copies a queued one into the child, where nothing claims it).
-      if (markers && sw.seq > watermark && sw.anchor === 'marker' && sw.leaves !== undefined) steps.push({ kind: 'leave', seq: sw.seq, from: sw.leaves })
+      if (markers && sw.seq > watermark && sw.anchor === 'marker' && sw.leaves !== undefined)
+        steps.push({ kind: 'leave', seq: sw.seq, from: sw.leaves })
       return
     }
     if (isOurs(row.kind)) return
@@ -173,7 +179,14 @@ function forEachHostAt(hostAt: ReadonlyMap<number, number[]>, seq: number, fn: (
  * that now ends at this cut, a ‹ k / n › of a row that goes). A model's move
  * call stays: its card is on the new path, right after the point it moved to.
  */
-function hideLeft(rows: readonly LiveRow[], states: RowState[], from: number, cut: number, keep: ReadonlySet<number>, set: (index: number, state: RowState) => void): void {
+function hideLeft(
+  rows: readonly LiveRow[],
+  states: RowState[],
+  from: number,
+  cut: number,
+  keep: ReadonlySet<number>,
+  set: (index: number, state: RowState) => void,
+): void {
   let stays = Number.NEGATIVE_INFINITY
   rows.forEach((row, i) => {
     if (!isOurs(row.kind) && row.anchorSeq < from && states[i] === 'shown') stays = Math.max(stays, row.anchorSeq)
@@ -182,7 +195,9 @@ function hideLeft(rows: readonly LiveRow[], states: RowState[], from: number, cu
     if (row.anchorSeq <= stays || row.anchorSeq >= cut) return
     const ours = isOurs(row.kind)
     if (!ours && row.anchorSeq < from) return
-    const seq = ours ? Math.round(row.anchorSeq - (row.kind === FORK_KIND ? FORK_OFFSET : 0)) : Math.round(row.anchorSeq)
+    const seq = ours
+      ? Math.round(row.anchorSeq - (row.kind === FORK_KIND ? FORK_OFFSET : 0))
+      : Math.round(row.anchorSeq)
     if (!keep.has(seq)) set(i, 'hidden')
   })
 }

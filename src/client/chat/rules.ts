@@ -56,7 +56,11 @@ export function inRanges(ranges: readonly SeqRange[], seq: number): boolean {
 /** The seq a fork seat belongs to (its message row's first event). */
 export const forkSeqOf = (row: ChatRow): number => Math.round(row.anchorSeq - FORK_OFFSET)
 
-export function chatRules(path: ChatAnswer | undefined, input: Iterable<ChatRow>, expanded: ReadonlySet<number>): ChatRules {
+export function chatRules(
+  path: ChatAnswer | undefined,
+  input: Iterable<ChatRow>,
+  expanded: ReadonlySet<number>,
+): ChatRules {
   if (!path) return NO_RULES
   const rows = [...input]
   const switchAt = new Map(path.switches.map((s) => [s.seq, s]))
@@ -115,12 +119,20 @@ export function chatCss(sessionId: string, rules: ChatRules): string {
   const scope = `[data-chat-flow][data-session-tree-chat=${cssString(sessionId)}] > [data-chat-flow-key=`
   const block = (keys: readonly string[], body: string): string => {
     const out: string[] = []
-    for (let i = 0; i < keys.length; i += CHUNK) out.push(`${keys.slice(i, i + CHUNK).map((key) => `${scope}${cssString(key)}]`).join(',\n')} { ${body} }`)
+    for (let i = 0; i < keys.length; i += CHUNK)
+      out.push(
+        `${keys
+          .slice(i, i + CHUNK)
+          .map((key) => `${scope}${cssString(key)}]`)
+          .join(',\n')} { ${body} }`,
+      )
     return out.join('\n')
   }
   return [
     block(rules.hide, 'display: none;'),
     block(rules.reveal, 'opacity: 0.5;'),
     block(rules.show, 'display: block;'),
-  ].filter(Boolean).join('\n')
+  ]
+    .filter(Boolean)
+    .join('\n')
 }

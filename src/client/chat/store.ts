@@ -229,7 +229,12 @@ export class ChatStore extends PolledStore<ChatState> {
     if (!nodes) return false
     for (const key of this.order) {
       const node = nodes.get(key)
-      if (node?.kind === FORK_KIND && typeof node.anchorSeq === 'number' && Math.round(node.anchorSeq - FORK_OFFSET) === seq) return true
+      if (
+        node?.kind === FORK_KIND &&
+        typeof node.anchorSeq === 'number' &&
+        Math.round(node.anchorSeq - FORK_OFFSET) === seq
+      )
+        return true
     }
     return false
   }
@@ -286,7 +291,8 @@ export class ChatStore extends PolledStore<ChatState> {
       const remote = await this.remote()
       const status = await remote.session(this.sessionId)
       if (!status.ok) return this.fail(status.error)
-      if (!force && status.value.revision !== undefined && status.value.revision === this.revision && this.state.path) return
+      if (!force && status.value.revision !== undefined && status.value.revision === this.revision && this.state.path)
+        return
       const path = await remote.chatPath(this.sessionId)
       if (this.disposed) return
       if (!path.ok) return this.fail(path.error)
@@ -313,15 +319,21 @@ export class ChatStore extends PolledStore<ChatState> {
     try {
       const nodes = this.nodes
       const rows: ChatRow[] = []
-      if (nodes) for (const key of this.order) {
-        const node = nodes.get(key)
-        if (!node || typeof node.anchorSeq !== 'number') continue
-        if (node.kind === SWITCH_KIND || node.kind === FORK_KIND) rows.push({ key, kind: node.kind, anchorSeq: node.anchorSeq, data: node.data })
-        else {
-          const turn = turnOf(node.location)
-          rows.push(turn === undefined ? { key, kind: node.kind, anchorSeq: node.anchorSeq } : { key, kind: node.kind, anchorSeq: node.anchorSeq, turn })
+      if (nodes)
+        for (const key of this.order) {
+          const node = nodes.get(key)
+          if (!node || typeof node.anchorSeq !== 'number') continue
+          if (node.kind === SWITCH_KIND || node.kind === FORK_KIND)
+            rows.push({ key, kind: node.kind, anchorSeq: node.anchorSeq, data: node.data })
+          else {
+            const turn = turnOf(node.location)
+            rows.push(
+              turn === undefined
+                ? { key, kind: node.kind, anchorSeq: node.anchorSeq }
+                : { key, kind: node.kind, anchorSeq: node.anchorSeq, turn },
+            )
+          }
         }
-      }
       // Before the first answer the events are read live; after a failure there is no rule.
       rules = chatRules(path ?? (this.state.error ? undefined : NOTHING_KNOWN), rows, this.state.expanded)
     } catch (error) {

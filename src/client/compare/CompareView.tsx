@@ -13,7 +13,18 @@ import type { CompareResult, SessionTreeOutline, SideTotals } from '../../types.
 import type { Result } from '../controller.ts'
 import type { Locale } from '../i18n.ts'
 import { scrollToReveal, visibleRange } from '../model.ts'
-import { compareKey, compareTargets, defaultPair, displayRows, moveFocus, targetKey, type Cell, type CompareTarget, type DisplayRow, type Segment } from './model.ts'
+import {
+  compareKey,
+  compareTargets,
+  defaultPair,
+  displayRows,
+  moveFocus,
+  targetKey,
+  type Cell,
+  type CompareTarget,
+  type DisplayRow,
+  type Segment,
+} from './model.ts'
 import { compareStrings, type CompareTranslate } from './strings.ts'
 import { COMPARE_CSS, COMPARE_ROW_HEIGHT } from './styles.ts'
 
@@ -28,7 +39,11 @@ export interface CompareViewProps {
   readonly onClose: () => void
 }
 
-type Load = { readonly phase: 'idle' } | { readonly phase: 'loading' } | { readonly phase: 'done'; readonly result: CompareResult } | { readonly phase: 'error'; readonly code: string; readonly message: string }
+type Load =
+  | { readonly phase: 'idle' }
+  | { readonly phase: 'loading' }
+  | { readonly phase: 'done'; readonly result: CompareResult }
+  | { readonly phase: 'error'; readonly code: string; readonly message: string }
 
 function targetText(t: CompareTranslate, target: CompareTarget): string {
   if (target.kind === 'branch') return t('branch', { name: target.name!, id: target.nodeId })
@@ -36,8 +51,18 @@ function targetText(t: CompareTranslate, target: CompareTarget): string {
 }
 
 function totalsText(t: CompareTranslate, totals: SideTotals): string {
-  const tokens = totals.tokens === null ? t('tokensUnknown') : t('tokens', { n: totals.tokens }) + (totals.nodesWithUsage < totals.assistantMessages ? t('partial', { with: totals.nodesWithUsage, of: totals.assistantMessages }) : '')
-  return [t('nodes', { n: totals.nodes }), tokens, ...(totals.cost === null ? [] : [t('cost', { n: Number(totals.cost.toPrecision(6)) })])].join(' · ')
+  const tokens =
+    totals.tokens === null
+      ? t('tokensUnknown')
+      : t('tokens', { n: totals.tokens }) +
+        (totals.nodesWithUsage < totals.assistantMessages
+          ? t('partial', { with: totals.nodesWithUsage, of: totals.assistantMessages })
+          : '')
+  return [
+    t('nodes', { n: totals.nodes }),
+    tokens,
+    ...(totals.cost === null ? [] : [t('cost', { n: Number(totals.cost.toPrecision(6)) })]),
+  ].join(' · ')
 }
 
 export function CompareView({ view, selected, picked = null, locale, compare, onClose }: CompareViewProps): ReactNode {
@@ -62,9 +87,19 @@ export function CompareView({ view, selected, picked = null, locale, compare, on
     compare(a.nodeId, b.nodeId).then(
       (result) => {
         if (!live) return
-        setLoad(result.ok ? { phase: 'done', result: result.value } : { phase: 'error', code: result.error.code, message: result.error.message })
+        setLoad(
+          result.ok
+            ? { phase: 'done', result: result.value }
+            : { phase: 'error', code: result.error.code, message: result.error.message },
+        )
       },
-      (reason: unknown) => live && setLoad({ phase: 'error', code: 'CLIENT_ERROR', message: reason instanceof Error ? reason.message : String(reason) }),
+      (reason: unknown) =>
+        live &&
+        setLoad({
+          phase: 'error',
+          code: 'CLIENT_ERROR',
+          message: reason instanceof Error ? reason.message : String(reason),
+        }),
     )
     return () => {
       live = false
@@ -81,7 +116,12 @@ export function CompareView({ view, selected, picked = null, locale, compare, on
   useLayoutEffect(() => {
     const el = listRef.current
     if (!el) return
-    const update = (): void => setViewport((v) => (v.top === el.scrollTop && v.height === el.clientHeight ? v : { top: el.scrollTop, height: el.clientHeight || v.height }))
+    const update = (): void =>
+      setViewport((v) =>
+        v.top === el.scrollTop && v.height === el.clientHeight
+          ? v
+          : { top: el.scrollTop, height: el.clientHeight || v.height },
+      )
     update()
     if (typeof ResizeObserver === 'undefined') return
     const observer = new ResizeObserver(update)
@@ -100,62 +140,117 @@ export function CompareView({ view, selected, picked = null, locale, compare, on
     listRef.current?.focus()
   }, [display])
 
-  const onKeyDown = useCallback((event: ReactKeyboardEvent) => {
-    const key = compareKey(event.key, { ctrl: event.ctrlKey, meta: event.metaKey, alt: event.altKey })
-    if (!key) return
-    event.preventDefault()
-    if (key === 'close') return onClose()
-    if (!display) return
-    setFocus((f) => moveFocus(display, f, key, Math.max(1, Math.floor(viewport.height / COMPARE_ROW_HEIGHT) - 1)))
-  }, [display, onClose, viewport.height])
+  const onKeyDown = useCallback(
+    (event: ReactKeyboardEvent) => {
+      const key = compareKey(event.key, { ctrl: event.ctrlKey, meta: event.metaKey, alt: event.altKey })
+      if (!key) return
+      event.preventDefault()
+      if (key === 'close') return onClose()
+      if (!display) return
+      setFocus((f) => moveFocus(display, f, key, Math.max(1, Math.floor(viewport.height / COMPARE_ROW_HEIGHT) - 1)))
+    },
+    [display, onClose, viewport.height],
+  )
 
-  const pick = (side: 0 | 1, key: string): void => setPair((p) => {
-    const next: [string, string] = p ? [...p] : [key, key]
-    next[side] = key
-    return next
-  })
+  const pick = (side: 0 | 1, key: string): void =>
+    setPair((p) => {
+      const next: [string, string] = p ? [...p] : [key, key]
+      next[side] = key
+      return next
+    })
 
   const header = (
     <div className="dst-cmp-head">
       <strong className="dst-cmp-title">{t('title')}</strong>
       {(['a', 'b'] as const).map((side, i) => (
         <label key={side} className="dst-cmp-pick">
-          <span className="dst-cmp-side" data-side={side}>{t(side)}</span>
-          <select value={pair?.[i] ?? ''} onChange={(event) => pick(i as 0 | 1, event.target.value)} aria-label={t(side)}>
+          <span className="dst-cmp-side" data-side={side}>
+            {t(side)}
+          </span>
+          <select
+            value={pair?.[i] ?? ''}
+            onChange={(event) => pick(i as 0 | 1, event.target.value)}
+            aria-label={t(side)}
+          >
             {targets.map((target) => (
-              <option key={targetKey(target)} value={targetKey(target)}>{targetText(t, target)}</option>
+              <option key={targetKey(target)} value={targetKey(target)}>
+                {targetText(t, target)}
+              </option>
             ))}
           </select>
         </label>
       ))}
-      <button type="button" className="dst-btn" disabled={!pair} onClick={() => setPair((p) => p && [p[1], p[0]])}>⇄ {t('swap')}</button>
-      <button type="button" className="dst-btn dst-cmp-close" title={t('closeTitle')} onClick={onClose}>{t('close')}</button>
+      <button type="button" className="dst-btn" disabled={!pair} onClick={() => setPair((p) => p && [p[1], p[0]])}>
+        ⇄ {t('swap')}
+      </button>
+      <button type="button" className="dst-btn dst-cmp-close" title={t('closeTitle')} onClick={onClose}>
+        {t('close')}
+      </button>
     </div>
   )
 
   let body: ReactNode
   if (!pair || !a || !b) body = <div className="dst-cmp-note">{t('needTwo')}</div>
-  else if (load.phase === 'loading' || load.phase === 'idle') body = <div className="dst-cmp-note" role="status">{t('loading')}</div>
-  else if (load.phase === 'error') body = <div className="dst-cmp-note" role="alert"><span className="dst-code">{load.code}</span>: {load.message}</div>
+  else if (load.phase === 'loading' || load.phase === 'idle')
+    body = (
+      <div className="dst-cmp-note" role="status">
+        {t('loading')}
+      </div>
+    )
+  else if (load.phase === 'error')
+    body = (
+      <div className="dst-cmp-note" role="alert">
+        <span className="dst-code">{load.code}</span>: {load.message}
+      </div>
+    )
   else {
     const result = load.result
     const rows = display!.rows
     const range = visibleRange(viewport.top, viewport.height, COMPARE_ROW_HEIGHT, rows.length)
     const shown: ReactNode[] = []
     for (let i = range.start; i < range.end; i++) {
-      shown.push(<CompareRowView key={rows[i]!.key} row={rows[i]!} index={i} top={i * COMPARE_ROW_HEIGHT} focused={i === focus} divergence={i === display!.divergence} t={t} onFocus={setFocus} />)
+      shown.push(
+        <CompareRowView
+          key={rows[i]!.key}
+          row={rows[i]!}
+          index={i}
+          top={i * COMPARE_ROW_HEIGHT}
+          focused={i === focus}
+          divergence={i === display!.divergence}
+          t={t}
+          onFocus={setFocus}
+        />,
+      )
     }
     const focused = focus >= 0 ? rows[focus] : undefined
     body = (
       <>
         <div className="dst-cmp-summary">
-          <span>{a.nodeId === b.nodeId ? t('same') : result.ancestor === null ? t('noAncestor') : t('parted', { id: result.ancestor, n: result.commonLength })}</span>
-          {rows.length > 0 ? <span>{t('changed', { changed: result.changedRows, rows: result.rows.length + result.omittedRows })}</span> : null}
+          <span>
+            {a.nodeId === b.nodeId
+              ? t('same')
+              : result.ancestor === null
+                ? t('noAncestor')
+                : t('parted', { id: result.ancestor, n: result.commonLength })}
+          </span>
+          {rows.length > 0 ? (
+            <span>{t('changed', { changed: result.changedRows, rows: result.rows.length + result.omittedRows })}</span>
+          ) : null}
           {result.omittedRows > 0 ? <span>{t('omitted', { n: result.omittedRows })}</span> : null}
         </div>
         <div className="dst-cmp-cols" aria-hidden="true">
-          <div><span className="dst-cmp-side" data-side="a">{t('a')}</span> {result.a.nodeId} · {totalsText(t, result.a.totals)}</div>
-          <div><span className="dst-cmp-side" data-side="b">{t('b')}</span> {result.b.nodeId} · {totalsText(t, result.b.totals)}</div>
+          <div>
+            <span className="dst-cmp-side" data-side="a">
+              {t('a')}
+            </span>{' '}
+            {result.a.nodeId} · {totalsText(t, result.a.totals)}
+          </div>
+          <div>
+            <span className="dst-cmp-side" data-side="b">
+              {t('b')}
+            </span>{' '}
+            {result.b.nodeId} · {totalsText(t, result.b.totals)}
+          </div>
         </div>
         <div
           ref={listRef}
@@ -167,10 +262,16 @@ export function CompareView({ view, selected, picked = null, locale, compare, on
           onKeyDown={onKeyDown}
           onScroll={(event) => {
             const el = event.currentTarget
-            setViewport((v) => (v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight || v.height }))
+            setViewport((v) =>
+              v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight || v.height },
+            )
           }}
         >
-          {rows.length === 0 ? <div className="dst-cmp-note">{t('empty')}</div> : <div style={{ position: 'relative', height: rows.length * COMPARE_ROW_HEIGHT }}>{shown}</div>}
+          {rows.length === 0 ? (
+            <div className="dst-cmp-note">{t('empty')}</div>
+          ) : (
+            <div style={{ position: 'relative', height: rows.length * COMPARE_ROW_HEIGHT }}>{shown}</div>
+          )}
         </div>
         {focused ? <CompareDetail row={focused} t={t} /> : null}
         <div className="dst-cmp-keys">{t('keys')}</div>
@@ -187,22 +288,59 @@ export function CompareView({ view, selected, picked = null, locale, compare, on
 }
 
 function Segments({ segments }: { readonly segments: readonly Segment[] }): ReactNode {
-  return segments.map((segment, i) => (segment.mark === 'same' ? <span key={i}>{segment.text}</span> : segment.mark === 'removed' ? <del key={i}>{segment.text}</del> : segment.mark === 'added' ? <ins key={i}>{segment.text}</ins> : <span key={i} className="dst-cmp-elided">{segment.text}</span>))
+  return segments.map((segment, i) =>
+    segment.mark === 'same' ? (
+      <span key={i}>{segment.text}</span>
+    ) : segment.mark === 'removed' ? (
+      <del key={i}>{segment.text}</del>
+    ) : segment.mark === 'added' ? (
+      <ins key={i}>{segment.text}</ins>
+    ) : (
+      <span key={i} className="dst-cmp-elided">
+        {segment.text}
+      </span>
+    ),
+  )
 }
 
 function CellView({ cell, empty }: { readonly cell: Cell | undefined; readonly empty: string }): ReactNode {
-  if (!cell) return <div className="dst-cmp-cell" data-empty="">{empty}</div>
+  if (!cell)
+    return (
+      <div className="dst-cmp-cell" data-empty="">
+        {empty}
+      </div>
+    )
   return (
     <div className="dst-cmp-cell">
-      <span className="dst-cmp-meta">{cell.nodeId} {cell.role}</span>
+      <span className="dst-cmp-meta">
+        {cell.nodeId} {cell.role}
+      </span>
       {cell.lines.map((line, i) => (
-        <div key={i} className="dst-cmp-line"><Segments segments={line} /></div>
+        <div key={i} className="dst-cmp-line">
+          <Segments segments={line} />
+        </div>
       ))}
     </div>
   )
 }
 
-function CompareRowView({ row, index, top, focused, divergence, t, onFocus }: { readonly row: DisplayRow; readonly index: number; readonly top: number; readonly focused: boolean; readonly divergence: boolean; readonly t: CompareTranslate; readonly onFocus: (i: number) => void }): ReactNode {
+function CompareRowView({
+  row,
+  index,
+  top,
+  focused,
+  divergence,
+  t,
+  onFocus,
+}: {
+  readonly row: DisplayRow
+  readonly index: number
+  readonly top: number
+  readonly focused: boolean
+  readonly divergence: boolean
+  readonly t: CompareTranslate
+  readonly onFocus: (i: number) => void
+}): ReactNode {
   return (
     <div
       id={`dst-cmp-row-${index}`}
@@ -231,10 +369,25 @@ function CompareDetail({ row, t }: { readonly row: DisplayRow; readonly t: Compa
 }
 
 /** The toolbar's "Compare…" button that opens the view. */
-export function CompareButton({ locale, disabled, onOpen }: { readonly locale: Locale; readonly disabled?: boolean; readonly onOpen: () => void }): ReactNode {
+export function CompareButton({
+  locale,
+  disabled,
+  onOpen,
+}: {
+  readonly locale: Locale
+  readonly disabled?: boolean
+  readonly onOpen: () => void
+}): ReactNode {
   const t = compareStrings(locale)
   return (
-    <button type="button" className="dst-btn" data-compare-open="" disabled={disabled} title={t('openTitle')} onClick={onOpen}>
+    <button
+      type="button"
+      className="dst-btn"
+      data-compare-open=""
+      disabled={disabled}
+      title={t('openTitle')}
+      onClick={onOpen}
+    >
       ⇆ {t('open')}
     </button>
   )

@@ -19,16 +19,39 @@ export function pickRow(pick: ComparePick | undefined, id: string): ComparePick 
   return { from: pick.from, to: id }
 }
 
-export function CompareWithButton({ locale, disabled, onPick }: { readonly locale: Locale; readonly disabled?: boolean; readonly onPick: () => void }): ReactNode {
+export function CompareWithButton({
+  locale,
+  disabled,
+  onPick,
+}: {
+  readonly locale: Locale
+  readonly disabled?: boolean
+  readonly onPick: () => void
+}): ReactNode {
   const t = compareStrings(locale)
   return (
-    <button type="button" className="dst-btn" data-compare-with="" disabled={disabled} title={t('withTitle')} onClick={onPick}>
+    <button
+      type="button"
+      className="dst-btn"
+      data-compare-with=""
+      disabled={disabled}
+      title={t('withTitle')}
+      onClick={onPick}
+    >
       ⇆ {t('with')}
     </button>
   )
 }
 
-export function ComparePickBanner({ locale, from, onCancel }: { readonly locale: Locale; readonly from: string; readonly onCancel: () => void }): ReactNode {
+export function ComparePickBanner({
+  locale,
+  from,
+  onCancel,
+}: {
+  readonly locale: Locale
+  readonly from: string
+  readonly onCancel: () => void
+}): ReactNode {
   const t = compareStrings(locale)
   return (
     <p className="dst-banner" data-tone="info" role="status" data-testid="session-tree-compare-pick">

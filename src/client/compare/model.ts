@@ -27,7 +27,11 @@ export interface PickSource {
  * The pickable targets: the selected node first (when there is one), then the node picked to
  * compare it with ("Compare with…"), then the cursor, then each branch head.
  */
-export function compareTargets(source: PickSource, selected: string | null, picked: string | null = null): CompareTarget[] {
+export function compareTargets(
+  source: PickSource,
+  selected: string | null,
+  picked: string | null = null,
+): CompareTarget[] {
   const out: CompareTarget[] = []
   if (selected !== null) out.push({ nodeId: selected, kind: 'selected' })
   if (picked !== null) out.push({ nodeId: picked, kind: 'picked' })
@@ -81,11 +85,11 @@ export interface CompareDisplay {
 }
 
 function roleOf(node: CompareNode): string {
-  return node.type === 'tool_call' || node.type === 'tool_result' ? 'tool' : node.role ?? node.type
+  return node.type === 'tool_call' || node.type === 'tool_result' ? 'tool' : (node.role ?? node.type)
 }
 
 function json(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
 }
 
 /** The segments of one side of a text diff. */
@@ -96,7 +100,11 @@ function sideOf(diff: TextDiff, side: 'a' | 'b'): Segment[] {
     if (part.kind === 'same') {
       if (part.elided) {
         const cut = part.text.indexOf('…')
-        out.push({ text: part.text.slice(0, cut), mark: 'same' }, { text: `…${part.elided}…`, mark: 'elided' }, { text: part.text.slice(cut + 1), mark: 'same' })
+        out.push(
+          { text: part.text.slice(0, cut), mark: 'same' },
+          { text: `…${part.elided}…`, mark: 'elided' },
+          { text: part.text.slice(cut + 1), mark: 'same' },
+        )
       } else out.push({ text: part.text, mark: 'same' })
     } else if ((part.kind === 'removed') === (side === 'a')) out.push({ text: part.text, mark: part.kind })
   }
@@ -114,14 +122,29 @@ function callLine(call: ToolCallDiff, side: 'a' | 'b'): Segment[] | undefined {
     case 'changed': {
       const mark = side === 'a' ? 'removed' : 'added'
       const name = side === 'a' ? call.nameA : call.nameB
-      const out: Segment[] = [{ text: name, mark: call.nameA === call.nameB ? 'same' : mark }, { text: '(', mark: 'same' }]
+      const out: Segment[] = [
+        { text: name, mark: call.nameA === call.nameB ? 'same' : mark },
+        { text: '(', mark: 'same' },
+      ]
       call.arguments.forEach((change, i) => {
         if (i > 0) out.push({ text: ', ', mark: 'same' })
         if (change.kind === 'removed' && side === 'b') return
         if (change.kind === 'added' && side === 'a') return
         out.push({ text: `${change.path || '(arguments)'}: `, mark: 'same' })
         if (change.kind === 'changed' && change.text) out.push(...sideOf(change.text, side))
-        else out.push({ text: json(change.kind === 'added' ? change.b : change.kind === 'removed' ? change.a : side === 'a' ? change.a : change.b), mark })
+        else
+          out.push({
+            text: json(
+              change.kind === 'added'
+                ? change.b
+                : change.kind === 'removed'
+                  ? change.a
+                  : side === 'a'
+                    ? change.a
+                    : change.b,
+            ),
+            mark,
+          })
       })
       out.push({ text: ')', mark: 'same' })
       return out
@@ -148,7 +171,11 @@ function loneCell(node: CompareNode, mark: 'removed' | 'added'): Cell {
   const lines: Segment[][] = []
   if (node.text !== '') lines.push([{ text: node.text, mark }])
   for (const call of node.toolCalls ?? []) lines.push([{ text: `${call.name}(${json(call.arguments)})`, mark }])
-  for (const result of node.toolResults ?? []) lines.push([{ text: '→ ', mark: 'same' }, { text: result.content, mark }])
+  for (const result of node.toolResults ?? [])
+    lines.push([
+      { text: '→ ', mark: 'same' },
+      { text: result.content, mark },
+    ])
   return { nodeId: node.nodeId, role: roleOf(node), lines }
 }
 
@@ -173,7 +200,12 @@ export function displayRows(result: CompareResult): CompareDisplay {
   const rows: DisplayRow[] = result.rows.map((row): DisplayRow => {
     switch (row.kind) {
       case 'pair':
-        return { key: `${row.a.nodeId}|${row.b.nodeId}`, kind: row.diff.same ? 'same' : 'changed', left: pairCell(row, 'a'), right: pairCell(row, 'b') }
+        return {
+          key: `${row.a.nodeId}|${row.b.nodeId}`,
+          kind: row.diff.same ? 'same' : 'changed',
+          left: pairCell(row, 'a'),
+          right: pairCell(row, 'b'),
+        }
       case 'only_a':
         return { key: `${row.a.nodeId}|`, kind: 'only_a', left: loneCell(row.a, 'removed') }
       case 'only_b':
@@ -185,9 +217,13 @@ export function displayRows(result: CompareResult): CompareDisplay {
 }
 
 /** Keys of the compare view. */
-export type CompareKey = 'up' | 'down' | 'first' | 'last' | 'nextChange' | 'previousChange' | 'close' | 'pageUp' | 'pageDown'
+export type CompareKey =
+  'up' | 'down' | 'first' | 'last' | 'nextChange' | 'previousChange' | 'close' | 'pageUp' | 'pageDown'
 
-export function compareKey(key: string, modifiers: { readonly ctrl?: boolean; readonly meta?: boolean; readonly alt?: boolean } = {}): CompareKey | undefined {
+export function compareKey(
+  key: string,
+  modifiers: { readonly ctrl?: boolean; readonly meta?: boolean; readonly alt?: boolean } = {},
+): CompareKey | undefined {
   if (modifiers.ctrl || modifiers.meta || modifiers.alt) return undefined
   switch (key) {
     case 'ArrowUp':
@@ -217,7 +253,12 @@ export function compareKey(key: string, modifiers: { readonly ctrl?: boolean; re
 }
 
 /** The row focused after a key (`page`: rows per page). */
-export function moveFocus(display: CompareDisplay, focus: number, key: Exclude<CompareKey, 'close'>, page: number): number {
+export function moveFocus(
+  display: CompareDisplay,
+  focus: number,
+  key: Exclude<CompareKey, 'close'>,
+  page: number,
+): number {
   const last = display.rows.length - 1
   if (last < 0) return -1
   const clamp = (i: number) => Math.max(0, Math.min(last, i))

@@ -83,5 +83,6 @@ export type CompareTranslate = (key: Key, values?: Readonly<Record<string, strin
 
 export function compareStrings(locale: Locale): CompareTranslate {
   const table: Record<Key, string> = locale === 'zh' ? ZH : EN
-  return (key, values = {}) => table[key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
+  return (key, values = {}) =>
+    table[key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
 }

@@ -23,12 +23,15 @@ export function useComparePick(): ComparePicking {
     setComparing(false)
     setPick(undefined)
   }, [])
-  const pickTo = useCallback((id: string): boolean => {
-    const picked = pickRow(pick, id)
-    if (!picked) return false
-    setPick(picked)
-    setComparing(true)
-    return true
-  }, [pick])
+  const pickTo = useCallback(
+    (id: string): boolean => {
+      const picked = pickRow(pick, id)
+      if (!picked) return false
+      setPick(picked)
+      setComparing(true)
+      return true
+    },
+    [pick],
+  )
   return { comparing, open, close, pick, setPick, pickTo }
 }

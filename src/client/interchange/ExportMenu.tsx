@@ -14,7 +14,11 @@ import { interchangeStrings } from './strings.ts'
 
 type Choice = ExportFormat | 'linear'
 const CHOICES: readonly Choice[] = ['pi', 'claude-code', 'markdown', 'linear']
-const MEDIA: Readonly<Record<ExportFormat, string>> = { pi: 'application/x-ndjson', 'claude-code': 'application/x-ndjson', markdown: 'text/markdown' }
+const MEDIA: Readonly<Record<ExportFormat, string>> = {
+  pi: 'application/x-ndjson',
+  'claude-code': 'application/x-ndjson',
+  markdown: 'text/markdown',
+}
 
 export interface ExportMenuProps {
   readonly locale: Locale
@@ -29,7 +33,9 @@ export function ExportMenu({ locale, sessionId, actions, disabled, onLinear }: E
   const s = interchangeStrings(locale)
   const [open, setOpen] = useState(false)
   const [busy, setBusy] = useState(false)
-  const [outcome, setOutcome] = useState<{ readonly ok: string } | { readonly failure: InterchangeFailure } | undefined>(undefined)
+  const [outcome, setOutcome] = useState<
+    { readonly ok: string } | { readonly failure: InterchangeFailure } | undefined
+  >(undefined)
   const buttonRef = useRef<HTMLButtonElement>(null)
   const menuRef = useRef<HTMLDivElement>(null)
   const items = () => Array.from(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])
@@ -38,7 +44,8 @@ export function ExportMenu({ locale, sessionId, actions, disabled, onLinear }: E
     if (!open) return
     items()[0]?.focus()
     const outside = (event: MouseEvent) => {
-      if (!menuRef.current?.contains(event.target as Node) && !buttonRef.current?.contains(event.target as Node)) setOpen(false)
+      if (!menuRef.current?.contains(event.target as Node) && !buttonRef.current?.contains(event.target as Node))
+        setOpen(false)
     }
     document.addEventListener('mousedown', outside)
     return () => document.removeEventListener('mousedown', outside)
@@ -51,26 +58,29 @@ export function ExportMenu({ locale, sessionId, actions, disabled, onLinear }: E
     return () => clearTimeout(timer)
   }, [outcome])
 
-  const choose = useCallback(async (choice: Choice) => {
-    setOpen(false)
-    buttonRef.current?.focus()
-    if (choice === 'linear') {
-      onLinear()
-      return
-    }
-    setBusy(true)
-    setOutcome(undefined)
-    try {
-      const result = await actions.exportAs({ agentId: sessionId, format: choice, path: null, inline: true })
-      const failure = failureOf(result)
-      if (failure || !result.ok) return setOutcome({ failure: failure! })
-      const name = exportFileName(choice, result.value.fileSessionId)
-      downloadText(name, result.value.content ?? '', MEDIA[choice])
-      setOutcome({ ok: s.exported(name, result.value.lines) })
-    } finally {
-      setBusy(false)
-    }
-  }, [actions, sessionId, onLinear, s])
+  const choose = useCallback(
+    async (choice: Choice) => {
+      setOpen(false)
+      buttonRef.current?.focus()
+      if (choice === 'linear') {
+        onLinear()
+        return
+      }
+      setBusy(true)
+      setOutcome(undefined)
+      try {
+        const result = await actions.exportAs({ agentId: sessionId, format: choice, path: null, inline: true })
+        const failure = failureOf(result)
+        if (failure || !result.ok) return setOutcome({ failure: failure! })
+        const name = exportFileName(choice, result.value.fileSessionId)
+        downloadText(name, result.value.content ?? '', MEDIA[choice])
+        setOutcome({ ok: s.exported(name, result.value.lines) })
+      } finally {
+        setBusy(false)
+      }
+    },
+    [actions, sessionId, onLinear, s],
+  )
 
   const onButtonKey = (event: ReactKeyboardEvent<HTMLButtonElement>) => {
     if (event.key === 'ArrowDown' && !disabled) {
@@ -116,7 +126,14 @@ export function ExportMenu({ locale, sessionId, actions, disabled, onLinear }: E
       {open ? (
         <div ref={menuRef} className="dsx-menu" role="menu" aria-label={s.exportButton} onKeyDown={onMenuKey}>
           {CHOICES.map((choice) => (
-            <button key={choice} type="button" role="menuitem" tabIndex={-1} data-format={choice} onClick={() => void choose(choice)}>
+            <button
+              key={choice}
+              type="button"
+              role="menuitem"
+              tabIndex={-1}
+              data-format={choice}
+              onClick={() => void choose(choice)}
+            >
               <span>{s.exportFormat(choice)}</span>
               <small>{s.exportHint(choice)}</small>
             </button>
@@ -125,7 +142,9 @@ export function ExportMenu({ locale, sessionId, actions, disabled, onLinear }: E
       ) : null}
       {outcome ? (
         'ok' in outcome ? (
-          <span className="dsx-export-note" role="status">{outcome.ok}</span>
+          <span className="dsx-export-note" role="status">
+            {outcome.ok}
+          </span>
         ) : (
           <span className="dsx-export-note dsx-export-error" role="alert" data-code={outcome.failure.code}>
             <span className="dst-code">{outcome.failure.code}</span> {outcome.failure.message}

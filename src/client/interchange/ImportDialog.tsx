@@ -10,14 +10,28 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import type { KeyboardEvent as ReactKeyboardEvent, ReactNode } from 'react'
 import type { ImportResult } from '../../types.ts'
 import type { Locale } from '../i18n.ts'
-import { failureOf, formatBytes, MAX_UPLOAD_BYTES, readSessionFile, type InterchangeActions, type InterchangeFailure } from './files.ts'
+import {
+  failureOf,
+  formatBytes,
+  MAX_UPLOAD_BYTES,
+  readSessionFile,
+  type InterchangeActions,
+  type InterchangeFailure,
+} from './files.ts'
 import { ImportPreviewView } from './ImportPreview.tsx'
 import { interchangeStrings, type InterchangeStrings } from './strings.ts'
 
 /** Where the dialog is. The file's text is kept from the preview to the import (the same bytes are imported). */
 type Step =
   | { readonly kind: 'reading'; readonly name: string }
-  | { readonly kind: 'preview'; readonly name: string; readonly size: number; readonly text: string; readonly result: ImportResult; readonly creating: boolean }
+  | {
+      readonly kind: 'preview'
+      readonly name: string
+      readonly size: number
+      readonly text: string
+      readonly result: ImportResult
+      readonly creating: boolean
+    }
   | { readonly kind: 'done'; readonly result: ImportResult }
   | { readonly kind: 'error'; readonly name: string; readonly failure: InterchangeFailure }
 
@@ -42,21 +56,43 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
     buttonRef.current?.focus()
   }, [])
 
-  const onFile = useCallback(async (file: File) => {
-    const mine = ++generation.current
-    setStep({ kind: 'reading', name: file.name })
-    const read = await readSessionFile(file)
-    if (mine !== generation.current) return
-    if ('tooLarge' in read) {
-      setStep({ kind: 'error', name: file.name, failure: { code: 'TOO_LARGE', message: s.tooLarge(formatBytes(file.size), formatBytes(MAX_UPLOAD_BYTES)) } })
-      return
-    }
-    const result = await actions.tryImport({ path: null, content: read.text, format: 'auto', dryRun: true, cwd: null })
-    if (mine !== generation.current) return
-    const failure = failureOf(result)
-    if (failure || !result.ok || !result.value.result) setStep({ kind: 'error', name: file.name, failure: failure ?? UNKNOWN })
-    else setStep({ kind: 'preview', name: file.name, size: file.size, text: read.text, result: result.value.result, creating: false })
-  }, [actions, s])
+  const onFile = useCallback(
+    async (file: File) => {
+      const mine = ++generation.current
+      setStep({ kind: 'reading', name: file.name })
+      const read = await readSessionFile(file)
+      if (mine !== generation.current) return
+      if ('tooLarge' in read) {
+        setStep({
+          kind: 'error',
+          name: file.name,
+          failure: { code: 'TOO_LARGE', message: s.tooLarge(formatBytes(file.size), formatBytes(MAX_UPLOAD_BYTES)) },
+        })
+        return
+      }
+      const result = await actions.tryImport({
+        path: null,
+        content: read.text,
+        format: 'auto',
+        dryRun: true,
+        cwd: null,
+      })
+      if (mine !== generation.current) return
+      const failure = failureOf(result)
+      if (failure || !result.ok || !result.value.result)
+        setStep({ kind: 'error', name: file.name, failure: failure ?? UNKNOWN })
+      else
+        setStep({
+          kind: 'preview',
+          name: file.name,
+          size: file.size,
+          text: read.text,
+          result: result.value.result,
+          creating: false,
+        })
+    },
+    [actions, s],
+  )
 
   const create = useCallback(async () => {
     if (step?.kind !== 'preview' || step.creating) return
@@ -65,18 +101,30 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
     const result = await actions.tryImport({ path: null, content: step.text, format: 'auto', dryRun: false, cwd: null })
     if (mine !== generation.current) return
     const failure = failureOf(result)
-    if (failure || !result.ok || !result.value.result) setStep({ kind: 'error', name: step.name, failure: failure ?? UNKNOWN })
+    if (failure || !result.ok || !result.value.result)
+      setStep({ kind: 'error', name: step.name, failure: failure ?? UNKNOWN })
     else setStep({ kind: 'done', result: result.value.result })
   }, [actions, step])
 
-  const open = useCallback(async (sessionId: string) => {
-    close()
-    await actions.openSession(sessionId)
-  }, [actions, close])
+  const open = useCallback(
+    async (sessionId: string) => {
+      close()
+      await actions.openSession(sessionId)
+    },
+    [actions, close],
+  )
 
   return (
     <>
-      <button ref={buttonRef} type="button" className="dst-btn" title={s.importTitle} aria-haspopup="dialog" data-testid="session-tree-import" onClick={() => inputRef.current?.click()}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="dst-btn"
+        title={s.importTitle}
+        aria-haspopup="dialog"
+        data-testid="session-tree-import"
+        onClick={() => inputRef.current?.click()}
+      >
         ⤒ {s.importButton}
       </button>
       <input
@@ -94,7 +142,9 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
           if (file) void onFile(file)
         }}
       />
-      {step ? <Dialog s={s} step={step} onClose={close} onCreate={() => void create()} onOpen={(id) => void open(id)} /> : null}
+      {step ? (
+        <Dialog s={s} step={step} onClose={close} onCreate={() => void create()} onOpen={(id) => void open(id)} />
+      ) : null}
     </>
   )
 }
@@ -124,7 +174,9 @@ function Dialog({ s, step, onClose, onCreate, onOpen }: DialogProps): ReactNode 
     }
     if (event.key !== 'Tab' || !ref.current) return
     // Keep Tab inside the dialog.
-    const focusable = Array.from(ref.current.querySelectorAll<HTMLElement>('button:not(:disabled), summary, [tabindex="0"]'))
+    const focusable = Array.from(
+      ref.current.querySelectorAll<HTMLElement>('button:not(:disabled), summary, [tabindex="0"]'),
+    )
     if (focusable.length === 0) return
     const first = focusable[0]!
     const last = focusable.at(-1)!
@@ -146,7 +198,11 @@ function Dialog({ s, step, onClose, onCreate, onOpen }: DialogProps): ReactNode 
         {s.reading(step.name)}
       </p>
     )
-    buttons = <button type="button" className="dst-btn" onClick={onClose}>{s.cancel}</button>
+    buttons = (
+      <button type="button" className="dst-btn" onClick={onClose}>
+        {s.cancel}
+      </button>
+    )
   } else if (step.kind === 'error') {
     body = (
       <div className="dsx-error" role="alert" data-testid="session-tree-import-error" data-code={step.failure.code}>
@@ -157,27 +213,53 @@ function Dialog({ s, step, onClose, onCreate, onOpen }: DialogProps): ReactNode 
         </p>
       </div>
     )
-    buttons = <button type="button" className="dst-btn" data-autofocus="" onClick={onClose}>{s.close}</button>
+    buttons = (
+      <button type="button" className="dst-btn" data-autofocus="" onClick={onClose}>
+        {s.close}
+      </button>
+    )
   } else if (step.kind === 'preview') {
     body = <ImportPreviewView s={s} name={step.name} size={formatBytes(step.size)} result={step.result} />
     buttons = (
       <>
-        <button type="button" className="dst-btn" disabled={step.creating} onClick={onClose}>{s.cancel}</button>
-        <button type="button" className="dst-btn dst-primary" disabled={step.creating} data-autofocus="" data-testid="session-tree-import-confirm" onClick={onCreate}>
+        <button type="button" className="dst-btn" disabled={step.creating} onClick={onClose}>
+          {s.cancel}
+        </button>
+        <button
+          type="button"
+          className="dst-btn dst-primary"
+          disabled={step.creating}
+          data-autofocus=""
+          data-testid="session-tree-import-confirm"
+          onClick={onCreate}
+        >
           {step.creating ? s.creating : s.confirm}
         </button>
       </>
     )
   } else {
     body = (
-      <p className="dsx-done" role="status" data-testid="session-tree-import-done" data-session-id={step.result.sessionId ?? ''}>
+      <p
+        className="dsx-done"
+        role="status"
+        data-testid="session-tree-import-done"
+        data-session-id={step.result.sessionId ?? ''}
+      >
         {s.created(step.result.title ?? (step.result.preview.shown[0]?.firstPrompt || step.result.sessionId || ''))}
       </p>
     )
     buttons = (
       <>
-        <button type="button" className="dst-btn" onClick={onClose}>{s.close}</button>
-        <button type="button" className="dst-btn dst-primary" data-autofocus="" data-testid="session-tree-import-open" onClick={() => onOpen(step.result.sessionId!)}>
+        <button type="button" className="dst-btn" onClick={onClose}>
+          {s.close}
+        </button>
+        <button
+          type="button"
+          className="dst-btn dst-primary"
+          data-autofocus=""
+          data-testid="session-tree-import-open"
+          onClick={() => onOpen(step.result.sessionId!)}
+        >
           {s.open}
         </button>
       </>
@@ -185,8 +267,22 @@ function Dialog({ s, step, onClose, onCreate, onOpen }: DialogProps): ReactNode 
   }
 
   return (
-    <div className="dsx-overlay" onMouseDown={(event) => { if (event.target === event.currentTarget && step.kind !== 'preview') onClose() }}>
-      <div ref={ref} className="dsx-dialog" role="dialog" aria-modal="true" aria-labelledby="dsx-import-title" tabIndex={-1} data-testid="session-tree-import-dialog" onKeyDown={onKeyDown}>
+    <div
+      className="dsx-overlay"
+      onMouseDown={(event) => {
+        if (event.target === event.currentTarget && step.kind !== 'preview') onClose()
+      }}
+    >
+      <div
+        ref={ref}
+        className="dsx-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="dsx-import-title"
+        tabIndex={-1}
+        data-testid="session-tree-import-dialog"
+        onKeyDown={onKeyDown}
+      >
         <h3 id="dsx-import-title">{s.dialogTitle}</h3>
         <div className="dsx-body">{body}</div>
         <div className="dsx-buttons">{buttons}</div>

@@ -29,7 +29,12 @@ export function ImportPreviewView({ s, name, size, result }: ImportPreviewProps)
     ['compactions', report.compactions, s.figures.compactions],
   ] as const
   return (
-    <div className="dsx-preview" data-testid="session-tree-import-preview" data-format={report.format} data-version={report.version}>
+    <div
+      className="dsx-preview"
+      data-testid="session-tree-import-preview"
+      data-format={report.format}
+      data-version={report.version}
+    >
       <p className="dsx-format">
         <strong>{s.detected(s.formatName(report.format), report.version)}</strong>
         <span className="dsx-file-facts">{s.fileFacts(name, size, report.lines)}</span>
@@ -61,7 +66,9 @@ export function ImportPreviewView({ s, name, size, result }: ImportPreviewProps)
           <h4>{s.skippedHeading(report.skipped.length)}</h4>
           <ul>
             {report.skipped.slice(0, SKIPPED_SHOWN).map((skip) => (
-              <li key={`${skip.line}:${skip.reason}`} data-line={skip.line}>{s.skippedLine(skip.line, skip.reason)}</li>
+              <li key={`${skip.line}:${skip.reason}`} data-line={skip.line}>
+                {s.skippedLine(skip.line, skip.reason)}
+              </li>
             ))}
             {report.skipped.length > SKIPPED_SHOWN ? <li>{s.more(report.skipped.length - SKIPPED_SHOWN)}</li> : null}
           </ul>
@@ -82,9 +89,13 @@ export function ImportPreviewView({ s, name, size, result }: ImportPreviewProps)
       {report.recovered > 0 ? <p className="dsx-note">{s.recovered(report.recovered)}</p> : null}
       {report.notes.length > 0 ? (
         <details className="dsx-notes">
-          <summary>{s.notesHeading} ({report.notes.length})</summary>
+          <summary>
+            {s.notesHeading} ({report.notes.length})
+          </summary>
           <ul>
-            {report.notes.map((note, i) => <li key={i}>{note}</li>)}
+            {report.notes.map((note, i) => (
+              <li key={i}>{note}</li>
+            ))}
           </ul>
         </details>
       ) : null}

@@ -34,7 +34,10 @@ export function failureOf(result: Result<unknown>): InterchangeFailure | undefin
     return failure ?? undefined
   }
   const details = result.error.details
-  const inner = typeof details === 'object' && details !== null && typeof (details as { code?: unknown }).code === 'string' ? (details as { code: string }).code : undefined
+  const inner =
+    typeof details === 'object' && details !== null && typeof (details as { code?: unknown }).code === 'string'
+      ? (details as { code: string }).code
+      : undefined
   return { code: inner ?? result.error.code, message: result.error.message }
 }
 

@@ -14,7 +14,12 @@ export interface InterchangeStrings {
   readonly formatName: (format: SourceFormat) => string
   readonly detected: (format: string, version: string) => string
   readonly fileFacts: (name: string, size: string, lines: number) => string
-  readonly figures: { readonly nodes: string; readonly branches: string; readonly labels: string; readonly compactions: string }
+  readonly figures: {
+    readonly nodes: string
+    readonly branches: string
+    readonly labels: string
+    readonly compactions: string
+  }
   readonly willCreate: string
   readonly branchesHeading: (shown: number, total: number) => string
   readonly active: string
@@ -67,7 +72,8 @@ const en: InterchangeStrings = {
   fileFacts: (name, size, lines) => `${name} · ${size} · ${lines} ${plural(lines, 'line', 'lines')}`,
   figures: { nodes: 'nodes', branches: 'branches', labels: 'labels', compactions: 'compactions' },
   willCreate: 'Nothing is written until you create the session. It will hold:',
-  branchesHeading: (shown, total) => (shown === total ? `Branches (${total})` : `Branches (${shown} of ${total} shown)`),
+  branchesHeading: (shown, total) =>
+    shown === total ? `Branches (${total})` : `Branches (${shown} of ${total} shown)`,
   active: 'continues here',
   branchLine: (entries, depth) => `${entries} ${plural(entries, 'entry', 'entries')} · depth ${depth}`,
   noPrompt: '(no prompt)',
@@ -85,16 +91,24 @@ const en: InterchangeStrings = {
   open: 'Open it',
   errorTitle: 'Nothing was imported',
   errorByCode: (code) => EN_ERRORS[code] ?? 'The import failed.',
-  tooLarge: (size, limit) => `This file is ${size}; the upload limit is ${limit}. Import it on the host instead: npx dsh-session-tree import <file>`,
+  tooLarge: (size, limit) =>
+    `This file is ${size}; the upload limit is ${limit}. Import it on the host instead: npx dsh-session-tree import <file>`,
   exportButton: 'Export',
   exportTitle: 'Download this session’s tree as a file another tool opens',
-  exportFormat: (format) => ({ pi: 'Pi session (JSONL)', 'claude-code': 'Claude Code transcript (JSONL)', markdown: 'Markdown transcript', linear: 'Active path digest (JSON)' })[format],
-  exportHint: (format) => ({
-    pi: 'every branch, labels and summaries; Pi resumes on the active path',
-    'claude-code': 'the active path, for claude --resume',
-    markdown: 'the active path, and a summary of every other branch',
-    linear: 'the active path plus a digest of every other branch',
-  })[format],
+  exportFormat: (format) =>
+    ({
+      pi: 'Pi session (JSONL)',
+      'claude-code': 'Claude Code transcript (JSONL)',
+      markdown: 'Markdown transcript',
+      linear: 'Active path digest (JSON)',
+    })[format],
+  exportHint: (format) =>
+    ({
+      pi: 'every branch, labels and summaries; Pi resumes on the active path',
+      'claude-code': 'the active path, for claude --resume',
+      markdown: 'the active path, and a summary of every other branch',
+      linear: 'the active path plus a digest of every other branch',
+    })[format],
   exported: (name, lines) => `Downloaded ${name} (${lines} ${plural(lines, 'line', 'lines')}).`,
 }
 
@@ -138,16 +152,24 @@ const zh: InterchangeStrings = {
   open: '打开它',
   errorTitle: '没有导入任何内容',
   errorByCode: (code) => ZH_ERRORS[code] ?? '导入失败。',
-  tooLarge: (size, limit) => `这个文件有 ${size}，上传上限是 ${limit}。请在主机上导入：npx dsh-session-tree import <文件>`,
+  tooLarge: (size, limit) =>
+    `这个文件有 ${size}，上传上限是 ${limit}。请在主机上导入：npx dsh-session-tree import <文件>`,
   exportButton: '导出',
   exportTitle: '把这个会话的树下载为其他工具能打开的文件',
-  exportFormat: (format) => ({ pi: 'Pi 会话（JSONL）', 'claude-code': 'Claude Code 记录（JSONL）', markdown: 'Markdown 记录', linear: '当前路径摘要（JSON）' })[format],
-  exportHint: (format) => ({
-    pi: '所有分支、标签和摘要；Pi 会在当前路径上继续',
-    'claude-code': '当前路径，可用于 claude --resume',
-    markdown: '当前路径，以及其他每个分支的摘要',
-    linear: '当前路径及其他每个分支的摘要',
-  })[format],
+  exportFormat: (format) =>
+    ({
+      pi: 'Pi 会话（JSONL）',
+      'claude-code': 'Claude Code 记录（JSONL）',
+      markdown: 'Markdown 记录',
+      linear: '当前路径摘要（JSON）',
+    })[format],
+  exportHint: (format) =>
+    ({
+      pi: '所有分支、标签和摘要；Pi 会在当前路径上继续',
+      'claude-code': '当前路径，可用于 claude --resume',
+      markdown: '当前路径，以及其他每个分支的摘要',
+      linear: '当前路径及其他每个分支的摘要',
+    })[format],
   exported: (name, lines) => `已下载 ${name}（${lines} 行）。`,
 }
 

@@ -11,7 +11,10 @@ import { chatToolsRekeyed } from '../chat/host-tools.ts'
 import type { LogWarningCode } from '../../types.ts'
 
 /** A log warning's banner: whether DSH's tool views in this page read a repeated call id (`chat/host-tools.ts`). */
-export function logWarningKey(code: LogWarningCode, rekeyed: boolean): 'status.copiedCallIds' | 'status.repeatedCallIds' | 'status.copiedCallIdsKeyed' | 'status.repeatedCallIdsKeyed' {
+export function logWarningKey(
+  code: LogWarningCode,
+  rekeyed: boolean,
+): 'status.copiedCallIds' | 'status.repeatedCallIds' | 'status.copiedCallIdsKeyed' | 'status.repeatedCallIdsKeyed' {
   if (code === 'COPIED_CALL_IDS') return rekeyed ? 'status.copiedCallIdsKeyed' : 'status.copiedCallIds'
   return rekeyed ? 'status.repeatedCallIdsKeyed' : 'status.repeatedCallIds'
 }
@@ -21,7 +24,11 @@ export function noticeText(t: Translate, notice: Notice): string {
   const events = 'appendedEvents' in notice && notice.appendedEvents ? ` ${t('notice.switch')}` : ''
   switch (notice.kind) {
     case 'jump':
-      return (notice.snappedFrom ? `${t('notice.snapped')} ` : '') + (notice.mode === 'projection' ? t('notice.jumpProjection') : t('notice.jump')) + events
+      return (
+        (notice.snappedFrom ? `${t('notice.snapped')} ` : '') +
+        (notice.mode === 'projection' ? t('notice.jumpProjection') : t('notice.jump')) +
+        events
+      )
     case 'back':
       return t('notice.back') + events
     case 'forward':
@@ -37,7 +44,21 @@ export function noticeText(t: Translate, notice: Notice): string {
   }
 }
 
-export function Messages({ t, state, index, onDismiss, onDismissNotice, onRetry }: { readonly t: Translate; readonly state: PanelState; readonly index: TreeIndex; readonly onDismiss: () => void; readonly onDismissNotice: () => void; readonly onRetry: () => void }): ReactNode {
+export function Messages({
+  t,
+  state,
+  index,
+  onDismiss,
+  onDismissNotice,
+  onRetry,
+}: {
+  readonly t: Translate
+  readonly state: PanelState
+  readonly index: TreeIndex
+  readonly onDismiss: () => void
+  readonly onDismissNotice: () => void
+  readonly onRetry: () => void
+}): ReactNode {
   const status = state.status
   const out: ReactNode[] = []
   if (state.actionError) {
@@ -71,7 +92,12 @@ export function Messages({ t, state, index, onDismiss, onDismissNotice, onRetry 
   }
   if (status?.quarantine && status.quarantine.length > 0) {
     out.push(
-      <p key="quarantine" className="dst-banner" data-tone="warn" title={status.quarantine.map((q) => `#${q.seq} ${q.type}: ${q.reason}`).join('\n')}>
+      <p
+        key="quarantine"
+        className="dst-banner"
+        data-tone="warn"
+        title={status.quarantine.map((q) => `#${q.seq} ${q.type}: ${q.reason}`).join('\n')}
+      >
         {t('status.quarantine', { count: status.quarantine.length })}
       </p>,
     )
@@ -85,7 +111,14 @@ export function Messages({ t, state, index, onDismiss, onDismissNotice, onRetry 
   }
   for (const warning of status?.logWarnings ?? []) {
     out.push(
-      <p key={`log-${warning.code}`} className="dst-banner" data-tone="warn" data-testid="session-tree-log-warning" data-code={warning.code} title={`${warning.message}\n${warning.remedy}`}>
+      <p
+        key={`log-${warning.code}`}
+        className="dst-banner"
+        data-tone="warn"
+        data-testid="session-tree-log-warning"
+        data-code={warning.code}
+        title={`${warning.message}\n${warning.remedy}`}
+      >
         {t(logWarningKey(warning.code, chatToolsRekeyed()), { count: warning.count, seq: warning.firstSeq })}
       </p>,
     )
@@ -101,7 +134,16 @@ export function Messages({ t, state, index, onDismiss, onDismissNotice, onRetry 
     <div aria-live="polite" data-testid="session-tree-messages">
       {out}
       {state.notice && !state.actionError ? (
-        <p className="dst-banner" data-tone="ok" data-testid="session-tree-notice" title={'appendedEvents' in state.notice && state.notice.appendedEvents ? t('notice.switchTitle', { count: state.notice.appendedEvents }) : undefined}>
+        <p
+          className="dst-banner"
+          data-tone="ok"
+          data-testid="session-tree-notice"
+          title={
+            'appendedEvents' in state.notice && state.notice.appendedEvents
+              ? t('notice.switchTitle', { count: state.notice.appendedEvents })
+              : undefined
+          }
+        >
           <span>{noticeText(t, state.notice)}</span>
           <button type="button" className="dst-btn" onClick={onDismissNotice}>
             {t('error.dismiss')}
@@ -111,4 +153,3 @@ export function Messages({ t, state, index, onDismiss, onDismissNotice, onRetry 
     </div>
   )
 }
-

@@ -25,26 +25,61 @@ export interface NodeActionsProps extends NodeActionHandlers {
   readonly busy: boolean
 }
 
-export function NodeActionBar({ t, nodeId, actions, busy, moveBlocked, more, onJump, onFork, onLabel, onSummarize }: NodeActionsProps): ReactNode {
+export function NodeActionBar({
+  t,
+  nodeId,
+  actions,
+  busy,
+  moveBlocked,
+  more,
+  onJump,
+  onFork,
+  onLabel,
+  onSummarize,
+}: NodeActionsProps): ReactNode {
   return (
     <div className="dst-actions">
       {actions.jump ? (
-        <button type="button" className="dst-btn dst-primary" disabled={busy || moveBlocked} title={t('act.jumpTitle')} onClick={() => onJump(nodeId)}>
+        <button
+          type="button"
+          className="dst-btn dst-primary"
+          disabled={busy || moveBlocked}
+          title={t('act.jumpTitle')}
+          onClick={() => onJump(nodeId)}
+        >
           {t('act.jump')}
         </button>
       ) : null}
       {actions.fork ? (
-        <button type="button" className="dst-btn" disabled={busy || moveBlocked} title={t('act.forkTitle')} onClick={() => onFork(nodeId)}>
+        <button
+          type="button"
+          className="dst-btn"
+          disabled={busy || moveBlocked}
+          title={t('act.forkTitle')}
+          onClick={() => onFork(nodeId)}
+        >
           {t('act.fork')}
         </button>
       ) : null}
       {actions.label ? (
-        <button type="button" className="dst-btn" disabled={busy} title={t('act.labelTitle')} onClick={() => onLabel(nodeId)}>
+        <button
+          type="button"
+          className="dst-btn"
+          disabled={busy}
+          title={t('act.labelTitle')}
+          onClick={() => onLabel(nodeId)}
+        >
           {t('act.label')}
         </button>
       ) : null}
       {actions.summarize !== null ? (
-        <button type="button" className="dst-btn" disabled={busy} title={t('act.summarizeTitle', { branch: actions.summarize })} onClick={() => onSummarize(actions.summarize!)}>
+        <button
+          type="button"
+          className="dst-btn"
+          disabled={busy}
+          title={t('act.summarizeTitle', { branch: actions.summarize })}
+          onClick={() => onSummarize(actions.summarize!)}
+        >
           {t('act.summarize')}
         </button>
       ) : null}

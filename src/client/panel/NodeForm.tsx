@@ -8,7 +8,21 @@ export type FormState =
   | { readonly kind: 'fork'; readonly nodeId: string; readonly value: string; readonly problem?: InputProblem }
   | { readonly kind: 'label'; readonly nodeId: string; readonly value: string; readonly problem?: InputProblem }
 
-export function NodeForm({ t, form, setForm, onSubmit, onCancel, busy }: { readonly t: Translate; readonly form: FormState; readonly setForm: (form: FormState | undefined) => void; readonly onSubmit: () => void; readonly onCancel: () => void; readonly busy: boolean }): ReactNode {
+export function NodeForm({
+  t,
+  form,
+  setForm,
+  onSubmit,
+  onCancel,
+  busy,
+}: {
+  readonly t: Translate
+  readonly form: FormState
+  readonly setForm: (form: FormState | undefined) => void
+  readonly onSubmit: () => void
+  readonly onCancel: () => void
+  readonly busy: boolean
+}): ReactNode {
   const inputRef = useRef<HTMLInputElement>(null)
   useEffect(() => {
     inputRef.current?.focus()
@@ -32,7 +46,13 @@ export function NodeForm({ t, form, setForm, onSubmit, onCancel, busy }: { reado
         aria-invalid={form.problem !== undefined}
         aria-describedby={form.problem ? `${id}-problem` : undefined}
         // No maxLength: the browser would cut a pasted name without a word; the problem says it instead.
-        onChange={(event) => setForm({ ...form, value: event.target.value, problem: typingProblem(form.kind, event.target.value) } as FormState)}
+        onChange={(event) =>
+          setForm({
+            ...form,
+            value: event.target.value,
+            problem: typingProblem(form.kind, event.target.value),
+          } as FormState)
+        }
         onKeyDown={(event) => {
           if (event.key === 'Escape') {
             event.preventDefault()
@@ -56,4 +76,3 @@ export function NodeForm({ t, form, setForm, onSubmit, onCancel, busy }: { reado
     </form>
   )
 }
-

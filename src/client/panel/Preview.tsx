@@ -30,7 +30,21 @@ export interface PreviewProps extends NodeActionHandlers {
   readonly workspace?: ReactNode
 }
 
-export function Preview({ t, locale, index, node, actions, busy, form, setForm, onSubmit, onCancel, summaryChoice, workspace, ...handlers }: PreviewProps): ReactNode {
+export function Preview({
+  t,
+  locale,
+  index,
+  node,
+  actions,
+  busy,
+  form,
+  setForm,
+  onSubmit,
+  onCancel,
+  summaryChoice,
+  workspace,
+  ...handlers
+}: PreviewProps): ReactNode {
   const help = (
     <div className="dst-help" aria-label={t('keys.title')}>
       {KEY_HELP.map(([key, what]) => (
@@ -52,7 +66,13 @@ export function Preview({ t, locale, index, node, actions, busy, form, setForm, 
   const tool = foldedTool(node)
   const heads = index.headsAt.get(node.nodeId) ?? []
   const onPath = index.cursorPath.has(node.nodeId)
-  const text = node.message?.content ?? node.content?.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : '')).join('\n') ?? ''
+  const text =
+    node.message?.content ??
+    node.content
+      ?.filter((p) => p.type === 'text')
+      .map((p) => (p.type === 'text' ? p.text : ''))
+      .join('\n') ??
+    ''
   return (
     <aside className="dst-preview" data-testid="session-tree-preview" data-node-id={node.nodeId}>
       <h3>
@@ -124,4 +144,3 @@ export function Preview({ t, locale, index, node, actions, busy, form, setForm, 
     </aside>
   )
 }
-

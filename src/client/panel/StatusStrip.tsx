@@ -4,10 +4,19 @@ import type { SessionStatus } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import type { TreeIndex } from '../model.ts'
 
-export function StatusStrip({ t, status, index }: { readonly t: Translate; readonly status: SessionStatus | undefined; readonly index: TreeIndex }): ReactNode {
+export function StatusStrip({
+  t,
+  status,
+  index,
+}: {
+  readonly t: Translate
+  readonly status: SessionStatus | undefined
+  readonly index: TreeIndex
+}): ReactNode {
   const mode = status?.surfaceMode
   // The service's note is English; the known modes have their note in the UI's language.
-  const note = mode === 'native' || mode === 'stock' || mode === 'projection' ? t(`mode.note.${mode}`) : status?.surfaceNote
+  const note =
+    mode === 'native' || mode === 'stock' || mode === 'projection' ? t(`mode.note.${mode}`) : status?.surfaceNote
   return (
     <div className="dst-status" data-testid="session-tree-status">
       {mode ? (
@@ -20,7 +29,8 @@ export function StatusStrip({ t, status, index }: { readonly t: Translate; reado
         </span>
       ) : null}
       <span>
-        {t('status.nodes', { count: index.rowTotal })} · {t('status.branches', { count: index.branchNames.size })} · {t('status.labels', { count: index.labels.size })}
+        {t('status.nodes', { count: index.rowTotal })} · {t('status.branches', { count: index.branchNames.size })} ·{' '}
+        {t('status.labels', { count: index.labels.size })}
       </span>
     </div>
   )

@@ -28,7 +28,13 @@ export function Toolbar(props: ToolbarProps): ReactNode {
     <div className="dst-toolbar">
       <div className="dst-seg" role="radiogroup" aria-label={t('filter.label')}>
         {FILTER_MODES.map((mode) => (
-          <button key={mode} type="button" role="radio" aria-checked={props.filter === mode} onClick={() => props.setFilter(mode)}>
+          <button
+            key={mode}
+            type="button"
+            role="radio"
+            aria-checked={props.filter === mode}
+            onClick={() => props.setFilter(mode)}
+          >
             {t(`filter.${mode}` as StringKey)}
           </button>
         ))}
@@ -78,13 +84,28 @@ export interface SessionActionsProps {
   readonly exportMenu?: ReactNode
 }
 
-export function SessionActions({ t, canBack, canForward, canExport, onBack, onForward, onExport, exportMenu }: SessionActionsProps): ReactNode {
+export function SessionActions({
+  t,
+  canBack,
+  canForward,
+  canExport,
+  onBack,
+  onForward,
+  onExport,
+  exportMenu,
+}: SessionActionsProps): ReactNode {
   return (
     <span className="dst-session-actions">
       <button type="button" className="dst-btn" disabled={!canBack} title={t('nav.backTitle')} onClick={onBack}>
         ← {t('nav.back')}
       </button>
-      <button type="button" className="dst-btn" disabled={!canForward} title={t('nav.forwardTitle')} onClick={onForward}>
+      <button
+        type="button"
+        className="dst-btn"
+        disabled={!canForward}
+        title={t('nav.forwardTitle')}
+        onClick={onForward}
+      >
         {t('nav.forward')} →
       </button>
       {exportMenu ?? (

@@ -24,7 +24,17 @@ export interface TreeRowProps {
   readonly files?: number | undefined
 }
 
-export const TreeRow = memo(function TreeRow({ row, top, index, selected, query, t, onSelect, onToggleFold, files }: TreeRowProps): ReactNode {
+export const TreeRow = memo(function TreeRow({
+  row,
+  top,
+  index,
+  selected,
+  query,
+  t,
+  onSelect,
+  onToggleFold,
+  files,
+}: TreeRowProps): ReactNode {
   const node = row.node
   const kind = rowKind(node)
   const onPath = index.cursorPath.has(row.id)
@@ -50,11 +60,20 @@ export const TreeRow = memo(function TreeRow({ row, top, index, selected, query,
       title={text}
     >
       <span className="dst-gutter" aria-hidden="true">
-        {clipped > 0 ? <span className="dst-g" data-g="more">+{clipped}</span> : null}
+        {clipped > 0 ? (
+          <span className="dst-g" data-g="more">
+            +{clipped}
+          </span>
+        ) : null}
         {glyphs.map((g, i) => (
           <span key={i} className="dst-g" data-g={g} />
         ))}
-        <span className="dst-dot" data-up={row.parentId !== null && !row.branchStart} data-down={row.childCount > 0} data-elided={row.elided}>
+        <span
+          className="dst-dot"
+          data-up={row.parentId !== null && !row.branchStart}
+          data-down={row.childCount > 0}
+          data-elided={row.elided}
+        >
           <i />
         </span>
       </span>
@@ -106,7 +125,13 @@ export const TreeRow = memo(function TreeRow({ row, top, index, selected, query,
           </span>
         ) : null}
         {heads.map((name) => (
-          <span key={name} className="dst-badge" data-type="head" data-active={name === index.view.activeBranch} style={branchStyle(name)}>
+          <span
+            key={name}
+            className="dst-badge"
+            data-type="head"
+            data-active={name === index.view.activeBranch}
+            style={branchStyle(name)}
+          >
             ⎇ {name}
           </span>
         ))}
@@ -153,6 +178,7 @@ export function branchStyle(name: string): CSSProperties | undefined {
 
 export function Highlighted({ text, query }: { readonly text: string; readonly query: string }): ReactNode {
   if (!query) return text
-  return highlight(text, query).map((part, i) => (part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>))
+  return highlight(text, query).map((part, i) =>
+    part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>,
+  )
 }
-

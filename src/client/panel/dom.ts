@@ -30,7 +30,8 @@ export function download(name: string, data: LinearExport): void {
 }
 
 /** A DOM id for a row (node ids may hold any character). */
-export const rowDomId = (id: string): string => `dst-row-${id.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`
+export const rowDomId = (id: string): string =>
+  `dst-row-${id.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`
 
 /** Tool arguments, pretty-printed when they are a JSON object. */
 export function prettyArgs(args: string): string {

@@ -18,7 +18,14 @@ export interface FollowCursor {
 }
 
 /** Returns the row to bring into view after the next layout (set it to reveal one). */
-export function useFollowCursor({ index, layout, selected, setSelected, setFolded, reveal }: FollowCursor): MutableRefObject<string | null> {
+export function useFollowCursor({
+  index,
+  layout,
+  selected,
+  setSelected,
+  setFolded,
+  reveal,
+}: FollowCursor): MutableRefObject<string | null> {
   const lastCursor = useRef<string | null | undefined>(undefined)
   const revealNext = useRef<string | null>(null)
   useEffect(() => {
@@ -26,7 +33,10 @@ export function useFollowCursor({ index, layout, selected, setSelected, setFolde
     const cursor = index.view.cursor
     const previous = lastCursor.current
     lastCursor.current = cursor
-    const follow = selected === null || !index.byId.has(selected) || (previous !== undefined && cursor !== previous && selected === previous)
+    const follow =
+      selected === null ||
+      !index.byId.has(selected) ||
+      (previous !== undefined && cursor !== previous && selected === previous)
     const target = follow ? (cursor ?? index.order[0] ?? null) : selected
     // A request drawn as its call's row is selected as that row.
     const shown = target !== null && index.absorbed.has(target) ? (index.children.get(target)?.[0] ?? target) : target

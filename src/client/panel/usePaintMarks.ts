@@ -18,7 +18,8 @@ export function usePaintMarks(layout: Layout | undefined): void {
       mark('session-tree:first-paint-end')
       if (typeof performance === 'undefined' || typeof performance.measure !== 'function') return
       performance.measure('session-tree:first-paint', 'session-tree:mount', 'session-tree:first-paint-end')
-      if (performance.getEntriesByName('session-tree:list-end').length > 0) performance.measure('session-tree:render', 'session-tree:list-end', 'session-tree:first-paint-end')
+      if (performance.getEntriesByName('session-tree:list-end').length > 0)
+        performance.measure('session-tree:render', 'session-tree:list-end', 'session-tree:first-paint-end')
     })
   }, [layout])
 }

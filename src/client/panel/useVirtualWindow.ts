@@ -17,12 +17,21 @@ export interface VirtualWindow {
   readonly reveal: (id: string | null) => void
 }
 
-export function useVirtualWindow(treeRef: RefObject<HTMLDivElement>, layout: Layout | undefined, index: TreeIndex | undefined): VirtualWindow {
+export function useVirtualWindow(
+  treeRef: RefObject<HTMLDivElement>,
+  layout: Layout | undefined,
+  index: TreeIndex | undefined,
+): VirtualWindow {
   const [viewport, setViewport] = useState({ top: 0, height: 600 })
   useLayoutEffect(() => {
     const el = treeRef.current
     if (!el) return
-    const update = (): void => setViewport((v) => (v.top === el.scrollTop && v.height === el.clientHeight ? v : { top: el.scrollTop, height: el.clientHeight || v.height }))
+    const update = (): void =>
+      setViewport((v) =>
+        v.top === el.scrollTop && v.height === el.clientHeight
+          ? v
+          : { top: el.scrollTop, height: el.clientHeight || v.height },
+      )
     update()
     if (typeof ResizeObserver === 'undefined') return
     const observer = new ResizeObserver(update)
@@ -31,17 +40,21 @@ export function useVirtualWindow(treeRef: RefObject<HTMLDivElement>, layout: Lay
   }, [layout !== undefined])
   const onScroll = useCallback(() => {
     const el = treeRef.current
-    if (el) setViewport((v) => (v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight || v.height }))
+    if (el)
+      setViewport((v) => (v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight || v.height }))
   }, [])
 
-  const reveal = useCallback((id: string | null) => {
-    const el = treeRef.current
-    if (!el || !layout || id === null) return
-    const at = layout.indexOf.get(id)
-    if (at === undefined) return
-    const top = scrollToReveal(at, el.scrollTop, el.clientHeight || viewport.height, ROW_HEIGHT)
-    if (top !== el.scrollTop) el.scrollTop = top
-  }, [layout, viewport.height])
+  const reveal = useCallback(
+    (id: string | null) => {
+      const el = treeRef.current
+      if (!el || !layout || id === null) return
+      const at = layout.indexOf.get(id)
+      if (at === undefined) return
+      const top = scrollToReveal(at, el.scrollTop, el.clientHeight || viewport.height, ROW_HEIGHT)
+      if (top !== el.scrollTop) el.scrollTop = top
+    },
+    [layout, viewport.height],
+  )
 
   // Bring the cursor into view on the first tree of this mount.
   const revealedOnce = useRef(false)

@@ -40,7 +40,13 @@ export function SummaryChoiceField({ t, state, onChange, mode, busy }: SummaryCh
       <legend>{s.choiceLegend}</legend>
       {KINDS.map((kind) => (
         <label key={kind}>
-          <input type="radio" name="dst-summary-choice" value={kind} checked={state.kind === kind} onChange={() => onChange({ ...state, kind })} />
+          <input
+            type="radio"
+            name="dst-summary-choice"
+            value={kind}
+            checked={state.kind === kind}
+            onChange={() => onChange({ ...state, kind })}
+          />
           {label[kind]}
         </label>
       ))}
@@ -67,18 +73,37 @@ export function SummaryChoiceField({ t, state, onChange, mode, busy }: SummaryCh
 }
 
 /** What the last move's summary was, where the notices are. */
-export function SummaryWritten({ t, summary, onDismiss }: { readonly t: Translate; readonly summary: BranchSummary; readonly onDismiss: () => void }): ReactNode {
+export function SummaryWritten({
+  t,
+  summary,
+  onDismiss,
+}: {
+  readonly t: Translate
+  readonly summary: BranchSummary
+  readonly onDismiss: () => void
+}): ReactNode {
   const s = stringsFor(t)
   return (
-    <section className="dst-banner" data-tone="ok" data-testid="session-tree-summary-written" style={{ flexDirection: 'column', alignItems: 'stretch' }}>
+    <section
+      className="dst-banner"
+      data-tone="ok"
+      data-testid="session-tree-summary-written"
+      style={{ flexDirection: 'column', alignItems: 'stretch' }}
+    >
       <span style={{ display: 'flex', justifyContent: 'space-between', gap: 8 }}>
-        <span data-testid="session-tree-summary-written-title">{s.written(summary.branch, summary.carriedNodeId !== undefined)}</span>
+        <span data-testid="session-tree-summary-written-title">
+          {s.written(summary.branch, summary.carriedNodeId !== undefined)}
+        </span>
         <button type="button" className="dst-btn" onClick={onDismiss}>
           {t('error.dismiss')}
         </button>
       </span>
-      <pre className="dst-content" style={{ maxHeight: '12em', overflow: 'auto' }}>{summary.summary}</pre>
-      <span className="dst-note" data-testid="session-tree-summary-written-by">{writerLine(s, summary)}</span>
+      <pre className="dst-content" style={{ maxHeight: '12em', overflow: 'auto' }}>
+        {summary.summary}
+      </pre>
+      <span className="dst-note" data-testid="session-tree-summary-written-by">
+        {writerLine(s, summary)}
+      </span>
     </section>
   )
 }

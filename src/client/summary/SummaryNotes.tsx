@@ -18,10 +18,18 @@ export function stringsFor(t: Translate): SummaryStrings {
 /** Who wrote a summary, and its token cost, in one line. */
 export function writerLine(s: SummaryStrings, summary: BranchSummary): string {
   const who = summary.fallback
-    ? summary.failure ? s.fallback(summary.failure.code) : s.stub
-    : summary.model === undefined ? s.caller : summary.model === 'extractive' ? s.extractive : s.model(summary.provider ? `${summary.provider} / ${summary.model}` : summary.model)
+    ? summary.failure
+      ? s.fallback(summary.failure.code)
+      : s.stub
+    : summary.model === undefined
+      ? s.caller
+      : summary.model === 'extractive'
+        ? s.extractive
+        : s.model(summary.provider ? `${summary.provider} / ${summary.model}` : summary.model)
   const usage = summary.usage
-  return usage ? `${who} · ${s.tokens(usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0), usage.outputTokens)}` : who
+  return usage
+    ? `${who} · ${s.tokens(usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0), usage.outputTokens)}`
+    : who
 }
 
 interface Found {
@@ -43,15 +51,31 @@ function summariesAt(branches: readonly BranchOutline[], nodeId: string): Found[
   return found
 }
 
-export function SummaryNotes({ t, branches, nodeId }: { readonly t: Translate; readonly branches: readonly BranchOutline[]; readonly nodeId: string }): ReactNode {
+export function SummaryNotes({
+  t,
+  branches,
+  nodeId,
+}: {
+  readonly t: Translate
+  readonly branches: readonly BranchOutline[]
+  readonly nodeId: string
+}): ReactNode {
   const found = summariesAt(branches, nodeId)
   if (found.length === 0) return null
   const s = stringsFor(t)
   return (
     <>
       {found.map(({ branch, summary, where }) => (
-        <section key={`${branch}:${where}`} className="dst-summary" data-testid="session-tree-summary" data-branch={branch} data-where={where}>
-          <div className="dst-sub">{where === 'head' ? s.atHead(branch) : where === 'from' ? s.leftFrom(branch) : s.carried(branch)}</div>
+        <section
+          key={`${branch}:${where}`}
+          className="dst-summary"
+          data-testid="session-tree-summary"
+          data-branch={branch}
+          data-where={where}
+        >
+          <div className="dst-sub">
+            {where === 'head' ? s.atHead(branch) : where === 'from' ? s.leftFrom(branch) : s.carried(branch)}
+          </div>
           <pre className="dst-content">{summary.summary}</pre>
           <p className="dst-note" data-testid="session-tree-summary-writer">
             {writerLine(s, summary)}
@@ -66,7 +90,13 @@ export function SummaryNotes({ t, branches, nodeId }: { readonly t: Translate; r
 /** Shown while a summary is being written (the model may take a while). */
 export function SummaryProgress({ t }: { readonly t: Translate }): ReactNode {
   return (
-    <p className="dst-note" role="status" aria-live="polite" data-testid="session-tree-summary-progress" style={{ margin: "6px 12px" }}>
+    <p
+      className="dst-note"
+      role="status"
+      aria-live="polite"
+      data-testid="session-tree-summary-progress"
+      style={{ margin: '6px 12px' }}
+    >
       {stringsFor(t).writing}
     </p>
   )

@@ -39,7 +39,11 @@ export function instructionsProblem(state: SummaryChoiceState): InstructionsProb
 export function leavesPath(index: TreeIndex, target: string): boolean {
   const cursor = index.view.cursor
   if (cursor === null) return false
-  for (let at: string | null = target, steps = 0; at !== null && steps <= index.byId.size; at = index.parentOf.get(at) ?? null, steps++) {
+  for (
+    let at: string | null = target, steps = 0;
+    at !== null && steps <= index.byId.size;
+    at = index.parentOf.get(at) ?? null, steps++
+  ) {
     if (at === cursor) return false
   }
   return true
@@ -49,5 +53,10 @@ export function leavesPath(index: TreeIndex, target: string): boolean {
 export function moveOptions(state: SummaryChoiceState, mode: SurfaceMode | undefined): TreeMoveOptions | undefined {
   if (state.kind === 'none' || instructionsProblem(state) !== undefined) return undefined
   const carry = mode === 'projection' ? {} : { carry: true }
-  return { summary: state.kind === 'custom' ? { kind: 'custom', instructions: state.instructions.trim(), ...carry } : { kind: 'summarize', ...carry } }
+  return {
+    summary:
+      state.kind === 'custom'
+        ? { kind: 'custom', instructions: state.instructions.trim(), ...carry }
+        : { kind: 'summarize', ...carry },
+  }
 }

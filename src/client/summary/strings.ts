@@ -49,7 +49,8 @@ const en: SummaryStrings = {
   choicePanelOnly: 'The session’s model writes it; in projection mode it is kept for the panel only.',
   choiceRequired: 'Write the instructions, or pick another choice.',
   choiceTooLong: (max) => `At most ${max.toLocaleString('en-US')} characters.`,
-  written: (branch, carried) => `Summary of “${branch}” written${carried ? ' and carried into the new path' : ' (kept for the panel)'}:`,
+  written: (branch, carried) =>
+    `Summary of “${branch}” written${carried ? ' and carried into the new path' : ' (kept for the panel)'}:`,
 }
 
 const zh: SummaryStrings = {

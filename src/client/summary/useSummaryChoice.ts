@@ -23,12 +23,23 @@ export interface SummaryChoosing {
   readonly summarized: () => void
 }
 
-export function useSummaryChoice(index: TreeIndex | undefined, selected: string | null, mode: SurfaceMode | undefined, clearSelection: () => void): SummaryChoosing {
+export function useSummaryChoice(
+  index: TreeIndex | undefined,
+  selected: string | null,
+  mode: SurfaceMode | undefined,
+  clearSelection: () => void,
+): SummaryChoosing {
   const [choice, setChoice] = useState<SummaryChoiceState>(NO_SUMMARY)
   const offered = selected !== null && index !== undefined && leavesPath(index, selected)
   const blocked = offered && instructionsProblem(choice) !== undefined
-  const blocks = useCallback((nodeId: string) => index !== undefined && leavesPath(index, nodeId) && instructionsProblem(choice) !== undefined, [index, choice])
-  const optionsFor = useCallback((nodeId: string) => (index && leavesPath(index, nodeId) ? moveOptions(choice, mode) : undefined), [index, choice, mode])
+  const blocks = useCallback(
+    (nodeId: string) => index !== undefined && leavesPath(index, nodeId) && instructionsProblem(choice) !== undefined,
+    [index, choice],
+  )
+  const optionsFor = useCallback(
+    (nodeId: string) => (index && leavesPath(index, nodeId) ? moveOptions(choice, mode) : undefined),
+    [index, choice, mode],
+  )
   const summarized = useCallback(() => {
     setChoice((c) => ({ ...c, kind: 'none' }))
     clearSelection()

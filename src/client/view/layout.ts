@@ -65,7 +65,8 @@ export function layoutTree(index: TreeIndex, options: LayoutOptions = {}): Layou
   const everything = filter === 'all' && query === ''
   const folded = options.folded
   const absorbed = index.absorbed
-  const visible = (node: TreeNode): boolean => !absorbed.has(node.nodeId) && (everything || (passesFilter(node, filter) && matchesQuery(index, node, query)))
+  const visible = (node: TreeNode): boolean =>
+    !absorbed.has(node.nodeId) && (everything || (passesFilter(node, filter) && matchesQuery(index, node, query)))
 
   // Visible parent of each visible node, and visible children per visible parent.
   const kids = new Map<string | null, string[]>()
@@ -82,7 +83,8 @@ export function layoutTree(index: TreeIndex, options: LayoutOptions = {}): Layou
       if (list) list.push(id)
       else kids.set(parentAnchor, [id])
       // A request drawn as its call's row hides nothing: the line stays solid.
-      const drawnParent = treeParent !== null && absorbed.has(treeParent) ? (index.parentOf.get(treeParent) ?? null) : treeParent
+      const drawnParent =
+        treeParent !== null && absorbed.has(treeParent) ? (index.parentOf.get(treeParent) ?? null) : treeParent
       if (parentAnchor !== drawnParent) elided.add(id)
     } else {
       anchorOf.set(id, parentAnchor)
@@ -98,13 +100,24 @@ export function layoutTree(index: TreeIndex, options: LayoutOptions = {}): Layou
   const rows: Row[] = []
   const indexOf = new Map<string, number>()
   const stack: Pending[] = []
-  const pushChildren = (parentId: string | null, list: readonly string[], depth: number, frame: GutterFrame | null): void => {
+  const pushChildren = (
+    parentId: string | null,
+    list: readonly string[],
+    depth: number,
+    frame: GutterFrame | null,
+  ): void => {
     if (list.length === 1) {
       stack.push({ id: list[0]!, parentId, depth, frame, branchStart: false })
       return
     }
     for (let i = list.length - 1; i >= 0; i--) {
-      stack.push({ id: list[i]!, parentId, depth: depth + 1, frame: { parent: frame, more: i < list.length - 1 }, branchStart: true })
+      stack.push({
+        id: list[i]!,
+        parentId,
+        depth: depth + 1,
+        frame: { parent: frame, more: i < list.length - 1 },
+        branchStart: true,
+      })
     }
   }
   pushChildren(null, kids.get(null) ?? [], 0, null)
@@ -152,7 +165,11 @@ function countBelow(kids: ReadonlyMap<string | null, readonly string[]>, id: str
 export function unfoldTo(index: TreeIndex, folded: ReadonlySet<string>, id: string | null): ReadonlySet<string> {
   if (id === null || folded.size === 0) return folded
   let next: Set<string> | undefined
-  for (let at = index.parentOf.get(id) ?? null, steps = 0; at !== null && steps <= index.byId.size; at = index.parentOf.get(at) ?? null, steps++) {
+  for (
+    let at = index.parentOf.get(id) ?? null, steps = 0;
+    at !== null && steps <= index.byId.size;
+    at = index.parentOf.get(at) ?? null, steps++
+  ) {
     if (folded.has(at)) (next ??= new Set(folded)).delete(at)
   }
   return next ?? folded

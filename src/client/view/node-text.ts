@@ -6,7 +6,8 @@ import { argumentsText, oneLine } from '../../tree/text.ts'
 import type { ContentPart, TreeNode } from '../../types.ts'
 
 /** What kind of entry a row shows (drives its badge). */
-export type RowKind = 'user' | 'assistant' | 'system' | 'tool' | 'plugin' | 'model' | 'compaction' | 'summary' | 'custom'
+export type RowKind =
+  'user' | 'assistant' | 'system' | 'tool' | 'plugin' | 'model' | 'compaction' | 'summary' | 'custom'
 
 export function parts(node: TreeNode): readonly ContentPart[] {
   return node.content ?? []

@@ -46,7 +46,8 @@ export function indexTree(view: SessionTreeOutline): TreeIndex {
   }
   const parentOf = new Map<string, string | null>()
   for (const node of byId.values()) {
-    const parent = node.parentId !== null && byId.has(node.parentId) && node.parentId !== node.nodeId ? node.parentId : null
+    const parent =
+      node.parentId !== null && byId.has(node.parentId) && node.parentId !== node.nodeId ? node.parentId : null
     parentOf.set(node.nodeId, parent)
     push(parent, node.nodeId)
   }
@@ -83,8 +84,22 @@ export function indexTree(view: SessionTreeOutline): TreeIndex {
   const labels = new Map<string, string>()
   for (const node of byId.values()) if (node.label !== undefined) labels.set(node.label, node.nodeId)
   const absorbed = new Set<string>()
-  for (const node of byId.values()) if (absorbsIntoCall(node, children.get(node.nodeId), byId, view.cursor, headsAt)) absorbed.add(node.nodeId)
-  return { view, byId, order, children, parentOf, cursorPath, headsAt, branchNames: new Set(heads.keys()), labels, unreachable: byId.size - order.length, absorbed, rowTotal: byId.size - absorbed.size }
+  for (const node of byId.values())
+    if (absorbsIntoCall(node, children.get(node.nodeId), byId, view.cursor, headsAt)) absorbed.add(node.nodeId)
+  return {
+    view,
+    byId,
+    order,
+    children,
+    parentOf,
+    cursorPath,
+    headsAt,
+    branchNames: new Set(heads.keys()),
+    labels,
+    unreachable: byId.size - order.length,
+    absorbed,
+    rowTotal: byId.size - absorbed.size,
+  }
 }
 
 /**
@@ -92,8 +107,21 @@ export function indexTree(view: SessionTreeOutline): TreeIndex {
  * child is the tool-call node of its first call, and nothing marks the request
  * itself (the cursor, a label, a branch head) that the call row would hide.
  */
-function absorbsIntoCall(node: TreeNode, kids: readonly string[] | undefined, byId: ReadonlyMap<string, TreeNode>, cursor: string | null, headsAt: ReadonlyMap<string, readonly string[]>): boolean {
-  if (kids?.length !== 1 || node.nodeId === cursor || node.label !== undefined || headsAt.has(node.nodeId) || !isToolRequest(node)) return false
+function absorbsIntoCall(
+  node: TreeNode,
+  kids: readonly string[] | undefined,
+  byId: ReadonlyMap<string, TreeNode>,
+  cursor: string | null,
+  headsAt: ReadonlyMap<string, readonly string[]>,
+): boolean {
+  if (
+    kids?.length !== 1 ||
+    node.nodeId === cursor ||
+    node.label !== undefined ||
+    headsAt.has(node.nodeId) ||
+    !isToolRequest(node)
+  )
+    return false
   const first = parts(node).find((p) => p.type === 'tool_call')
   const child = byId.get(kids[0]!)
   const call = child?.type === 'tool_call' ? parts(child).find((p) => p.type === 'tool_call') : undefined

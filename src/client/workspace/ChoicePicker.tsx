@@ -9,12 +9,27 @@ import type { Translate } from '../i18n.ts'
 
 const CHOICES: readonly RestoreChoice[] = ['conversation', 'files', 'both']
 
-export function ChoicePicker({ t, choice, setChoice, shellNote }: { readonly t: Translate; readonly choice: RestoreChoice; readonly setChoice: (choice: RestoreChoice) => void; readonly shellNote?: string | undefined }): ReactNode {
+export function ChoicePicker({
+  t,
+  choice,
+  setChoice,
+  shellNote,
+}: {
+  readonly t: Translate
+  readonly choice: RestoreChoice
+  readonly setChoice: (choice: RestoreChoice) => void
+  readonly shellNote?: string | undefined
+}): ReactNode {
   // Unique per panel: two sessions' tabs may be on one page.
   const labelId = useId()
   // A radio group: one tab stop, the arrows move the choice (as a native radio group does).
   const onKeyDown = (event: ReactKeyboardEvent) => {
-    const step = event.key === 'ArrowRight' || event.key === 'ArrowDown' ? 1 : event.key === 'ArrowLeft' || event.key === 'ArrowUp' ? -1 : 0
+    const step =
+      event.key === 'ArrowRight' || event.key === 'ArrowDown'
+        ? 1
+        : event.key === 'ArrowLeft' || event.key === 'ArrowUp'
+          ? -1
+          : 0
     if (step === 0) return
     event.preventDefault()
     const next = CHOICES[(CHOICES.indexOf(choice) + step + CHOICES.length) % CHOICES.length]!
@@ -25,9 +40,23 @@ export function ChoicePicker({ t, choice, setChoice, shellNote }: { readonly t: 
   return (
     <div className="dst-ws-choice" title={t('ws.choice.title')}>
       <span id={labelId}>{t('ws.choice.label')}</span>
-      <div className="dst-seg" role="radiogroup" aria-labelledby={labelId} data-testid="session-tree-restore-choice" onKeyDown={onKeyDown}>
+      <div
+        className="dst-seg"
+        role="radiogroup"
+        aria-labelledby={labelId}
+        data-testid="session-tree-restore-choice"
+        onKeyDown={onKeyDown}
+      >
         {CHOICES.map((c) => (
-          <button key={c} type="button" role="radio" data-choice={c} aria-checked={choice === c} tabIndex={choice === c ? 0 : -1} onClick={() => setChoice(c)}>
+          <button
+            key={c}
+            type="button"
+            role="radio"
+            data-choice={c}
+            aria-checked={choice === c}
+            tabIndex={choice === c ? 0 : -1}
+            onClick={() => setChoice(c)}
+          >
             {t(`ws.choice.${c}`)}
           </button>
         ))}

@@ -24,8 +24,20 @@ export function FilesAtPoint({ t, client, nodeId, generation, maxFileBytes }: Fi
   const [limit, setLimit] = useState(FILES_PAGE)
   const [picked, setPicked] = useState<string | undefined>(undefined)
   const files = useResult(`${generation}:${nodeId}`, () => client.filesAt(nodeId))
-  if (!files || files.phase === 'loading') return <div className="dst-ws-at"><p className="dst-ws-note">{t('ws.loading')}</p></div>
-  if (files.phase === 'error') return <div className="dst-ws-at"><p className="dst-ws-note" role="alert">{errorLine(t, files.code)}</p></div>
+  if (!files || files.phase === 'loading')
+    return (
+      <div className="dst-ws-at">
+        <p className="dst-ws-note">{t('ws.loading')}</p>
+      </div>
+    )
+  if (files.phase === 'error')
+    return (
+      <div className="dst-ws-at">
+        <p className="dst-ws-note" role="alert">
+          {errorLine(t, files.code)}
+        </p>
+      </div>
+    )
   const view = fileListView(files.value.files, query, limit)
   return (
     <div className="dst-ws-at" data-testid="session-tree-files-at" data-node-id={nodeId}>
@@ -33,13 +45,31 @@ export function FilesAtPoint({ t, client, nodeId, generation, maxFileBytes }: Fi
         <p className="dst-ws-note">{t('ws.at.none')}</p>
       ) : (
         <>
-          <input type="text" value={query} placeholder={t('ws.at.filter')} aria-label={t('ws.at.filter')} onChange={(e) => { setQuery(e.target.value); setLimit(FILES_PAGE) }} />
-          <span className="dst-ws-note" aria-live="polite">{t('ws.at.count', { shown: view.rows.length, total: view.total })}</span>
+          <input
+            type="text"
+            value={query}
+            placeholder={t('ws.at.filter')}
+            aria-label={t('ws.at.filter')}
+            onChange={(e) => {
+              setQuery(e.target.value)
+              setLimit(FILES_PAGE)
+            }}
+          />
+          <span className="dst-ws-note" aria-live="polite">
+            {t('ws.at.count', { shown: view.rows.length, total: view.total })}
+          </span>
           <ul className="dst-ws-files" aria-label={t('ws.at.open')}>
             {view.rows.map((file) => (
               <li key={file.path}>
-                <button type="button" aria-pressed={picked === file.path} data-path={file.path} onClick={() => setPicked((p) => (p === file.path ? undefined : file.path))}>
-                  <span className="dst-ws-path" title={file.path}>{file.path}</span>
+                <button
+                  type="button"
+                  aria-pressed={picked === file.path}
+                  data-path={file.path}
+                  onClick={() => setPicked((p) => (p === file.path ? undefined : file.path))}
+                >
+                  <span className="dst-ws-path" title={file.path}>
+                    {file.path}
+                  </span>
                   <FileFacts t={t} file={file} />
                 </button>
               </li>
@@ -47,12 +77,23 @@ export function FilesAtPoint({ t, client, nodeId, generation, maxFileBytes }: Fi
           </ul>
           {view.more > 0 ? (
             <div>
-              <button type="button" className="dst-btn" onClick={() => setLimit((l) => l + FILES_PAGE)}>{t('ws.at.more', { count: Math.min(FILES_PAGE, view.more) })}</button>
+              <button type="button" className="dst-btn" onClick={() => setLimit((l) => l + FILES_PAGE)}>
+                {t('ws.at.more', { count: Math.min(FILES_PAGE, view.more) })}
+              </button>
             </div>
           ) : null}
         </>
       )}
-      {picked !== undefined ? <FileText t={t} client={client} nodeId={nodeId} path={picked} generation={generation} maxFileBytes={maxFileBytes} /> : null}
+      {picked !== undefined ? (
+        <FileText
+          t={t}
+          client={client}
+          nodeId={nodeId}
+          path={picked}
+          generation={generation}
+          maxFileBytes={maxFileBytes}
+        />
+      ) : null}
     </div>
   )
 }
@@ -63,26 +104,64 @@ function FileFacts({ t, file }: { readonly t: Translate; readonly file: FileAtNo
     <>
       {state?.kind === 'absent' ? <span className="dst-ws-note">{t('ws.at.absent')}</span> : null}
       {state?.kind === 'file' ? <span className="dst-ws-note">{bytes(state.size)}</span> : null}
-      {state?.kind === 'skipped' ? <span className="dst-ws-tag" data-kind="skipped">{t('ws.change.skipped')}</span> : null}
-      {file.differs ? <span className="dst-ws-tag" data-kind="changed" title={t('ws.at.differsTitle')}>{t('ws.at.differs')}</span> : null}
+      {state?.kind === 'skipped' ? (
+        <span className="dst-ws-tag" data-kind="skipped">
+          {t('ws.change.skipped')}
+        </span>
+      ) : null}
+      {file.differs ? (
+        <span className="dst-ws-tag" data-kind="changed" title={t('ws.at.differsTitle')}>
+          {t('ws.at.differs')}
+        </span>
+      ) : null}
     </>
   )
 }
 
-function FileText({ t, client, nodeId, path, generation, maxFileBytes }: { readonly t: Translate; readonly client: WorkspaceClient; readonly nodeId: string; readonly path: string; readonly generation: number; readonly maxFileBytes: number }): ReactNode {
+function FileText({
+  t,
+  client,
+  nodeId,
+  path,
+  generation,
+  maxFileBytes,
+}: {
+  readonly t: Translate
+  readonly client: WorkspaceClient
+  readonly nodeId: string
+  readonly path: string
+  readonly generation: number
+  readonly maxFileBytes: number
+}): ReactNode {
   const content = useResult(`${generation}:${nodeId}:${path}`, () => client.fileAt(nodeId, path))
   if (!content || content.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
-  if (content.phase === 'error') return <p className="dst-ws-note" role="alert">{errorLine(t, content.code)}</p>
+  if (content.phase === 'error')
+    return (
+      <p className="dst-ws-note" role="alert">
+        {errorLine(t, content.code)}
+      </p>
+    )
   const { text, note, state } = content.value
   if (text === undefined) {
-    const why = state?.kind === 'absent' ? t('ws.at.absent') : state?.kind === 'skipped' ? skipText(t, { path, kind: 'skipped', reason: state.reason }, maxFileBytes) : note
-    return <p className="dst-ws-note" data-testid="session-tree-file-text" data-path={path}>{why}</p>
+    const why =
+      state?.kind === 'absent'
+        ? t('ws.at.absent')
+        : state?.kind === 'skipped'
+          ? skipText(t, { path, kind: 'skipped', reason: state.reason }, maxFileBytes)
+          : note
+    return (
+      <p className="dst-ws-note" data-testid="session-tree-file-text" data-path={path}>
+        {why}
+      </p>
+    )
   }
   const shown = clipLines(text)
   return (
     <>
       <div className="dst-sub">{path}</div>
-      <pre className="dst-ws-code" data-testid="session-tree-file-text" data-path={path} tabIndex={0}>{shown.text}</pre>
+      <pre className="dst-ws-code" data-testid="session-tree-file-text" data-path={path} tabIndex={0}>
+        {shown.text}
+      </pre>
       {shown.clipped ? <p className="dst-ws-note">{t('ws.at.clipped', { count: CONTENT_LINES })}</p> : null}
     </>
   )

@@ -35,14 +35,24 @@ export function NodeFiles({ t, client, nodeId, parentId, paths, generation, maxF
         <>
           <div className="dst-sub">{t('ws.changed')}</div>
           {changes.phase === 'loading' ? <p className="dst-ws-note">{t('ws.loading')}</p> : null}
-          {changes.phase === 'error' ? <p className="dst-ws-note" role="alert">{errorLine(t, changes.code)}</p> : null}
+          {changes.phase === 'error' ? (
+            <p className="dst-ws-note" role="alert">
+              {errorLine(t, changes.code)}
+            </p>
+          ) : null}
           {changes.phase === 'done' ? (
             <ul className="dst-ws-list">
               {changes.value.map((change) => (
                 <li key={change.path} data-path={change.path} data-change={change.kind}>
-                  <span className="dst-ws-tag" data-kind={change.kind}>{t(`ws.change.${change.kind}` as StringKey)}</span>
-                  <span className="dst-ws-path" title={change.path}>{change.path}</span>
-                  {change.kind === 'skipped' ? <span className="dst-ws-note">{skipText(t, change, maxFileBytes)}</span> : null}
+                  <span className="dst-ws-tag" data-kind={change.kind}>
+                    {t(`ws.change.${change.kind}` as StringKey)}
+                  </span>
+                  <span className="dst-ws-path" title={change.path}>
+                    {change.path}
+                  </span>
+                  {change.kind === 'skipped' ? (
+                    <span className="dst-ws-note">{skipText(t, change, maxFileBytes)}</span>
+                  ) : null}
                 </li>
               ))}
             </ul>
@@ -61,7 +71,9 @@ export function NodeFiles({ t, client, nodeId, parentId, paths, generation, maxF
           {open === nodeId ? t('ws.at.close') : t('ws.at.open')}
         </button>
       </div>
-      {open === nodeId ? <FilesAtPoint t={t} client={client} nodeId={nodeId} generation={generation} maxFileBytes={maxFileBytes} /> : null}
+      {open === nodeId ? (
+        <FilesAtPoint t={t} client={client} nodeId={nodeId} generation={generation} maxFileBytes={maxFileBytes} />
+      ) : null}
     </section>
   )
 }

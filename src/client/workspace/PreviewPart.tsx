@@ -7,20 +7,47 @@ import type { WorkspaceClient } from './client.ts'
 import { NodeFiles } from './NodeFiles.tsx'
 import type { WorkspaceState } from './useWorkspace.ts'
 
-export function WorkspacePreviewPart({ t, client, state, nodeId, parentId, generation }: { readonly t: Translate; readonly client: WorkspaceClient | undefined; readonly state: WorkspaceState; readonly nodeId: string; readonly parentId: string | null; readonly generation: number }): ReactNode {
+export function WorkspacePreviewPart({
+  t,
+  client,
+  state,
+  nodeId,
+  parentId,
+  generation,
+}: {
+  readonly t: Translate
+  readonly client: WorkspaceClient | undefined
+  readonly state: WorkspaceState
+  readonly nodeId: string
+  readonly parentId: string | null
+  readonly generation: number
+}): ReactNode {
   const status = state.overview?.status
   if (!client || !state.available || !status) return null
   return (
     <>
-      <NodeFiles t={t} client={client} nodeId={nodeId} parentId={parentId} paths={state.pathsOf(nodeId)} generation={generation} maxFileBytes={status.maxFileBytes} />
-      <ChoicePicker t={t} choice={state.choice} setChoice={state.setChoice} shellNote={status.shell === 'git' ? undefined : t('ws.shellOff')} />
+      <NodeFiles
+        t={t}
+        client={client}
+        nodeId={nodeId}
+        parentId={parentId}
+        paths={state.pathsOf(nodeId)}
+        generation={generation}
+        maxFileBytes={status.maxFileBytes}
+      />
+      <ChoicePicker
+        t={t}
+        choice={state.choice}
+        setChoice={state.setChoice}
+        shellNote={status.shell === 'git' ? undefined : t('ws.shellOff')}
+      />
     </>
   )
 }
 
 /** A node as the restore view names it: its id and its first words. */
 export function nodeName(index: TreeIndex, nodeId: string | null): string {
-  if (nodeId === null) return ""
+  if (nodeId === null) return ''
   const node = index.byId.get(nodeId)
   if (!node) return nodeId
   const text = rowText(node).replace(/\s+/g, ' ').trim()

@@ -6,11 +6,32 @@
  * is written before Apply. Keyboard: Tab through it, Space/arrows choose, Esc
  * cancels.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type ReactNode } from 'react'
+import {
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent as ReactKeyboardEvent,
+  type ReactNode,
+} from 'react'
 import type { ConflictDecision, FileDiff, RestoreChoice, RestoreResult, WorkspaceMove } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
-import { canApply, clipLines, conversationMoved, decide, keepDecisions, planView, restoreRequest, resultView, undecided, type Decisions, type PlanRow, type PlanView } from './model.ts'
+import {
+  canApply,
+  clipLines,
+  conversationMoved,
+  decide,
+  keepDecisions,
+  planView,
+  restoreRequest,
+  resultView,
+  undecided,
+  type Decisions,
+  type PlanRow,
+  type PlanView,
+} from './model.ts'
 import { errorLine } from './NodeFiles.tsx'
 
 export interface RestoreViewProps {
@@ -30,9 +51,18 @@ type Phase =
   | { readonly kind: 'plan'; readonly plan: PlanView }
   | { readonly kind: 'applying'; readonly plan: PlanView }
   | { readonly kind: 'done'; readonly result: RestoreResult }
-  | { readonly kind: 'failed'; readonly code: string; readonly message: string; readonly plan?: PlanView; readonly moved?: boolean }
+  | {
+      readonly kind: 'failed'
+      readonly code: string
+      readonly message: string
+      readonly plan?: PlanView
+      readonly moved?: boolean
+    }
 
-type DiffLoad = { readonly phase: 'loading' } | { readonly phase: 'done'; readonly diff: FileDiff } | { readonly phase: 'error'; readonly code: string }
+type DiffLoad =
+  | { readonly phase: 'loading' }
+  | { readonly phase: 'done'; readonly diff: FileDiff }
+  | { readonly phase: 'error'; readonly code: string }
 
 export function RestoreView({ t, client, move, restore, name, onRestored, onClose }: RestoreViewProps): ReactNode {
   const [phase, setPhase] = useState<Phase>({ kind: 'loading' })
@@ -41,13 +71,16 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
   const ref = useRef<HTMLElement>(null)
   const request = useMemo(() => ({ move, restore }), [move, restore])
 
-  const load = useCallback(async (then?: { code: string; message: string }) => {
-    const preview = await client.preview(request)
-    if (!preview.ok) return setPhase({ kind: 'failed', code: preview.error.code, message: preview.error.message })
-    const plan = planView(preview.value)
-    setDecisions((d) => keepDecisions(plan, d))
-    setPhase(then ? { kind: 'failed', ...then, plan } : { kind: 'plan', plan })
-  }, [client, request])
+  const load = useCallback(
+    async (then?: { code: string; message: string }) => {
+      const preview = await client.preview(request)
+      if (!preview.ok) return setPhase({ kind: 'failed', code: preview.error.code, message: preview.error.message })
+      const plan = planView(preview.value)
+      setDecisions((d) => keepDecisions(plan, d))
+      setPhase(then ? { kind: 'failed', ...then, plan } : { kind: 'plan', plan })
+    },
+    [client, request],
+  )
 
   useEffect(() => {
     void load()
@@ -82,7 +115,14 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
     }
     setDiffs((d) => new Map(d).set(path, { phase: 'loading' }))
     const diff = await client.diff(request, path)
-    setDiffs((d) => (d.has(path) ? new Map(d).set(path, diff.ok ? { phase: 'done', diff: diff.value } : { phase: 'error', code: diff.error.code }) : d))
+    setDiffs((d) =>
+      d.has(path)
+        ? new Map(d).set(
+            path,
+            diff.ok ? { phase: 'done', diff: diff.value } : { phase: 'error', code: diff.error.code },
+          )
+        : d,
+    )
   }
 
   const onKeyDown = (event: ReactKeyboardEvent) => {
@@ -91,30 +131,81 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
     onClose()
   }
 
-  const target = plan?.target !== undefined ? plan.target : phase.kind === 'done' ? phase.result.target : move.kind === 'jump' || move.kind === 'fork' ? move.nodeId ?? null : undefined
+  const target =
+    plan?.target !== undefined
+      ? plan.target
+      : phase.kind === 'done'
+        ? phase.result.target
+        : move.kind === 'jump' || move.kind === 'fork'
+          ? (move.nodeId ?? null)
+          : undefined
   const targetName = target === undefined ? '…' : target === null ? t('ws.restore.start') : name(target)
   const left = plan ? undecided(plan, decisions) : []
   return (
-    <aside ref={ref} className="dst-restore" tabIndex={-1} data-testid="session-tree-restore" data-phase={phase.kind} onKeyDown={onKeyDown} aria-label={t(`ws.restore.title.${move.kind}`, { target: targetName, branch: move.branch ?? '' })}>
+    <aside
+      ref={ref}
+      className="dst-restore"
+      tabIndex={-1}
+      data-testid="session-tree-restore"
+      data-phase={phase.kind}
+      onKeyDown={onKeyDown}
+      aria-label={t(`ws.restore.title.${move.kind}`, { target: targetName, branch: move.branch ?? '' })}
+    >
       <h3>{t(`ws.restore.title.${move.kind}`, { target: targetName, branch: move.branch ?? '' })}</h3>
       <p className="dst-ws-note">{t(`ws.restore.what.${restore}`)}</p>
       {plan?.snappedFrom ? <p className="dst-ws-note">{t('ws.restore.snapped', { target: targetName })}</p> : null}
-      {phase.kind === 'loading' ? <p className="dst-ws-note" role="status">{t('ws.restore.loading')}</p> : null}
-      {phase.kind === 'failed' ? <ErrorBanner t={t} code={phase.code} message={phase.message} moved={phase.moved === true} /> : null}
-      {phase.kind === 'done' ? <Done t={t} result={phase.result} name={(id) => (id === null ? t('ws.restore.start') : name(id))} /> : null}
+      {phase.kind === 'loading' ? (
+        <p className="dst-ws-note" role="status">
+          {t('ws.restore.loading')}
+        </p>
+      ) : null}
+      {phase.kind === 'failed' ? (
+        <ErrorBanner t={t} code={phase.code} message={phase.message} moved={phase.moved === true} />
+      ) : null}
+      {phase.kind === 'done' ? (
+        <Done t={t} result={phase.result} name={(id) => (id === null ? t('ws.restore.start') : name(id))} />
+      ) : null}
       {plan && phase.kind !== 'done' ? (
-        <PlanRows t={t} plan={plan} restore={restore} decisions={decisions} diffs={diffs} disabled={phase.kind === 'applying'} onDecide={(path, d) => setDecisions((all) => decide(all, path, d))} onDiff={(path) => void toggleDiff(path)} />
+        <PlanRows
+          t={t}
+          plan={plan}
+          restore={restore}
+          decisions={decisions}
+          diffs={diffs}
+          disabled={phase.kind === 'applying'}
+          onDecide={(path, d) => setDecisions((all) => decide(all, path, d))}
+          onDiff={(path) => void toggleDiff(path)}
+        />
       ) : null}
       <div className="dst-restore-foot">
         {phase.kind === 'done' || (phase.kind === 'failed' && !plan) ? (
-          <button type="button" className="dst-btn dst-primary" data-testid="session-tree-restore-close" onClick={onClose}>{t('ws.restore.close')}</button>
+          <button
+            type="button"
+            className="dst-btn dst-primary"
+            data-testid="session-tree-restore-close"
+            onClick={onClose}
+          >
+            {t('ws.restore.close')}
+          </button>
         ) : (
           <>
-            <button type="button" className="dst-btn dst-primary" data-testid="session-tree-restore-apply" disabled={!plan || left.length > 0 || phase.kind === 'applying'} onClick={() => void apply()}>
+            <button
+              type="button"
+              className="dst-btn dst-primary"
+              data-testid="session-tree-restore-apply"
+              disabled={!plan || left.length > 0 || phase.kind === 'applying'}
+              onClick={() => void apply()}
+            >
               {phase.kind === 'applying' ? t('ws.restore.applying') : t('ws.restore.apply')}
             </button>
-            <button type="button" className="dst-btn" onClick={onClose} disabled={phase.kind === 'applying'}>{t('ws.restore.cancel')}</button>
-            {left.length > 0 ? <span className="dst-ws-note" data-testid="session-tree-restore-undecided">{t('ws.restore.undecided', { count: left.length })}</span> : null}
+            <button type="button" className="dst-btn" onClick={onClose} disabled={phase.kind === 'applying'}>
+              {t('ws.restore.cancel')}
+            </button>
+            {left.length > 0 ? (
+              <span className="dst-ws-note" data-testid="session-tree-restore-undecided">
+                {t('ws.restore.undecided', { count: left.length })}
+              </span>
+            ) : null}
           </>
         )}
       </div>
@@ -123,9 +214,26 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
   )
 }
 
-function ErrorBanner({ t, code, message, moved }: { readonly t: Translate; readonly code: string; readonly message: string; readonly moved: boolean }): ReactNode {
+function ErrorBanner({
+  t,
+  code,
+  message,
+  moved,
+}: {
+  readonly t: Translate
+  readonly code: string
+  readonly message: string
+  readonly moved: boolean
+}): ReactNode {
   return (
-    <p className="dst-banner" data-tone="error" role="alert" data-testid="session-tree-restore-error" data-code={code} title={message}>
+    <p
+      className="dst-banner"
+      data-tone="error"
+      role="alert"
+      data-testid="session-tree-restore-error"
+      data-code={code}
+      title={message}
+    >
       <span>
         {moved ? `${t('ws.err.movedOnly')} ` : ''}
         {errorLine(t, code)} <span className="dst-code">{code}</span>
@@ -134,17 +242,35 @@ function ErrorBanner({ t, code, message, moved }: { readonly t: Translate; reado
   )
 }
 
-function Done({ t, result, name }: { readonly t: Translate; readonly result: RestoreResult; readonly name: (id: string | null) => string }): ReactNode {
+function Done({
+  t,
+  result,
+  name,
+}: {
+  readonly t: Translate
+  readonly result: RestoreResult
+  readonly name: (id: string | null) => string
+}): ReactNode {
   const view = resultView(result)
   const target = name(view.target)
   return (
     <div className="dst-ws" data-testid="session-tree-restore-result">
       <p className="dst-banner" data-tone="ok" role="status">
-        {view.none ? t('ws.restore.doneNone', { target }) : t('ws.restore.done', { target, created: view.created, updated: view.updated, deleted: view.deleted })}
+        {view.none
+          ? t('ws.restore.doneNone', { target })
+          : t('ws.restore.done', { target, created: view.created, updated: view.updated, deleted: view.deleted })}
       </p>
       {view.moved ? <p className="dst-ws-note">{t('ws.restore.moved', { target })}</p> : null}
-      {view.kept.length > 0 ? <p className="dst-ws-note" data-testid="session-tree-restore-kept">{t('ws.restore.kept', { paths: view.kept.join(', ') })}</p> : null}
-      {view.blocked.length > 0 ? <p className="dst-ws-note">{t('ws.restore.blocked')} {view.blocked.join(', ')}</p> : null}
+      {view.kept.length > 0 ? (
+        <p className="dst-ws-note" data-testid="session-tree-restore-kept">
+          {t('ws.restore.kept', { paths: view.kept.join(', ') })}
+        </p>
+      ) : null}
+      {view.blocked.length > 0 ? (
+        <p className="dst-ws-note">
+          {t('ws.restore.blocked')} {view.blocked.join(', ')}
+        </p>
+      ) : null}
       {!view.none ? <p className="dst-ws-note">{t('ws.restore.undo')}</p> : null}
     </div>
   )
@@ -162,18 +288,39 @@ interface PlanRowsProps {
 }
 
 function PlanRows({ t, plan, restore, decisions, diffs, disabled, onDecide, onDiff }: PlanRowsProps): ReactNode {
-  if (plan.empty) return <p className="dst-ws-note" data-testid="session-tree-restore-empty">{restore === 'both' ? t('ws.restore.nothing') : t('ws.restore.nothingFiles')}</p>
+  if (plan.empty)
+    return (
+      <p className="dst-ws-note" data-testid="session-tree-restore-empty">
+        {restore === 'both' ? t('ws.restore.nothing') : t('ws.restore.nothingFiles')}
+      </p>
+    )
   return (
     <>
       <div className="dst-sub" data-testid="session-tree-restore-stat">
-        {t('ws.restore.stat', { files: plan.stat.files, insertions: plan.stat.insertions, deletions: plan.stat.deletions })}
+        {t('ws.restore.stat', {
+          files: plan.stat.files,
+          insertions: plan.stat.insertions,
+          deletions: plan.stat.deletions,
+        })}
       </div>
-      {plan.conflicts.length > 0 ? <p className="dst-banner" data-tone="warn">{t('ws.restore.conflicts', { count: plan.conflicts.length })}</p> : null}
+      {plan.conflicts.length > 0 ? (
+        <p className="dst-banner" data-tone="warn">
+          {t('ws.restore.conflicts', { count: plan.conflicts.length })}
+        </p>
+      ) : null}
       <ul className="dst-restore-rows" aria-label={t('ws.changed')}>
         {plan.rows.map((row) => (
           <li key={row.path} data-path={row.path} data-action={row.action} data-conflict={row.conflict}>
             <Line t={t} row={row} open={diffs.has(row.path)} onDiff={() => onDiff(row.path)} />
-            {row.conflict ? <Decide t={t} row={row} decision={decisions.get(row.path)} disabled={disabled} onDecide={(d) => onDecide(row.path, d)} /> : null}
+            {row.conflict ? (
+              <Decide
+                t={t}
+                row={row}
+                decision={decisions.get(row.path)}
+                disabled={disabled}
+                onDecide={(d) => onDecide(row.path, d)}
+              />
+            ) : null}
             {diffs.has(row.path) ? <DiffText t={t} load={diffs.get(row.path)!} /> : null}
           </li>
         ))}
@@ -195,25 +342,67 @@ function PlanRows({ t, plan, restore, decisions, diffs, disabled, onDecide, onDi
   )
 }
 
-function Line({ t, row, open, onDiff }: { readonly t: Translate; readonly row: PlanRow; readonly open: boolean; readonly onDiff: () => void }): ReactNode {
+function Line({
+  t,
+  row,
+  open,
+  onDiff,
+}: {
+  readonly t: Translate
+  readonly row: PlanRow
+  readonly open: boolean
+  readonly onDiff: () => void
+}): ReactNode {
   return (
     <div className="dst-restore-line">
-      <span className="dst-ws-tag" data-kind={row.conflict ? 'conflict' : row.action}>{t(`ws.restore.action.${row.action}`)}</span>
-      <span className="dst-ws-path" title={row.path}>{row.path}</span>
-      <span className="dst-ws-stat"><ins>+{row.insertions}</ins> <del>−{row.deletions}</del></span>
-      <button type="button" className="dst-btn" aria-expanded={open} title={t('ws.restore.diffTitle')} onClick={onDiff}>{open ? t('ws.restore.diffHide') : t('ws.restore.diff')}</button>
+      <span className="dst-ws-tag" data-kind={row.conflict ? 'conflict' : row.action}>
+        {t(`ws.restore.action.${row.action}`)}
+      </span>
+      <span className="dst-ws-path" title={row.path}>
+        {row.path}
+      </span>
+      <span className="dst-ws-stat">
+        <ins>+{row.insertions}</ins> <del>−{row.deletions}</del>
+      </span>
+      <button type="button" className="dst-btn" aria-expanded={open} title={t('ws.restore.diffTitle')} onClick={onDiff}>
+        {open ? t('ws.restore.diffHide') : t('ws.restore.diff')}
+      </button>
     </div>
   )
 }
 
-function Decide({ t, row, decision, disabled, onDecide }: { readonly t: Translate; readonly row: PlanRow; readonly decision: ConflictDecision | undefined; readonly disabled: boolean; readonly onDecide: (d: ConflictDecision) => void }): ReactNode {
+function Decide({
+  t,
+  row,
+  decision,
+  disabled,
+  onDecide,
+}: {
+  readonly t: Translate
+  readonly row: PlanRow
+  readonly decision: ConflictDecision | undefined
+  readonly disabled: boolean
+  readonly onDecide: (d: ConflictDecision) => void
+}): ReactNode {
   const group = `dst-decide-${row.path}`
   return (
-    <div className="dst-restore-decide" role="radiogroup" aria-label={`${row.path}: ${t(`ws.restore.reason.${row.conflict!}` as StringKey)}`}>
+    <div
+      className="dst-restore-decide"
+      role="radiogroup"
+      aria-label={`${row.path}: ${t(`ws.restore.reason.${row.conflict!}` as StringKey)}`}
+    >
       <span className="dst-ws-note">{t(`ws.restore.reason.${row.conflict!}` as StringKey)}</span>
       {(['keep', 'overwrite'] as const).map((d) => (
         <label key={d}>
-          <input type="radio" name={group} value={d} checked={decision === d} disabled={disabled} data-decision={d} onChange={() => onDecide(d)} />
+          <input
+            type="radio"
+            name={group}
+            value={d}
+            checked={decision === d}
+            disabled={disabled}
+            data-decision={d}
+            onChange={() => onDecide(d)}
+          />
           {d === 'keep' ? t('ws.restore.keep') : t('ws.restore.overwrite')}
         </label>
       ))}
@@ -223,12 +412,28 @@ function Decide({ t, row, decision, disabled, onDecide }: { readonly t: Translat
 
 function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad }): ReactNode {
   if (load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
-  if (load.phase === 'error') return <p className="dst-ws-note" role="alert">{errorLine(t, load.code)}</p>
+  if (load.phase === 'error')
+    return (
+      <p className="dst-ws-note" role="alert">
+        {errorLine(t, load.code)}
+      </p>
+    )
   const lines = clipLines(load.diff.diff).text.split('\n')
   return (
     <pre className="dst-ws-code dst-ws-diff" data-testid="session-tree-restore-diff" tabIndex={0}>
       {lines.map((line, i) => (
-        <span key={i} className={line.startsWith('@@') ? 'dst-ws-hunk' : line.startsWith('+') && !line.startsWith('+++') ? 'dst-ws-add' : line.startsWith('-') && !line.startsWith('---') ? 'dst-ws-del' : undefined}>
+        <span
+          key={i}
+          className={
+            line.startsWith('@@')
+              ? 'dst-ws-hunk'
+              : line.startsWith('+') && !line.startsWith('+++')
+                ? 'dst-ws-add'
+                : line.startsWith('-') && !line.startsWith('---')
+                  ? 'dst-ws-del'
+                  : undefined
+          }
+        >
           {line}
           {i < lines.length - 1 ? '\n' : ''}
         </span>

@@ -4,7 +4,14 @@
  * `Result` (a thrown or rejected call becomes `CLIENT_ERROR`), and the
  * overview (`files`) is fetched once per tree generation.
  */
-import type { FileContent, FileDiff, FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../types.ts'
+import type {
+  FileContent,
+  FileDiff,
+  FilesAtNode,
+  RestorePreview,
+  RestoreResult,
+  WorkspaceOverview,
+} from '../../types.ts'
 import type { Result } from '../controller.ts'
 
 /** The part of the generated namespace these views call. */
@@ -33,9 +40,13 @@ export class WorkspaceClient {
     try {
       return await call(await this.remote())
     } catch (reason) {
-      const error = reason && typeof reason === 'object' && 'code' in reason && 'message' in reason
-        ? { code: String((reason as { code: unknown }).code), message: String((reason as { message: unknown }).message) }
-        : { code: 'CLIENT_ERROR', message: reason instanceof Error ? reason.message : String(reason) }
+      const error =
+        reason && typeof reason === 'object' && 'code' in reason && 'message' in reason
+          ? {
+              code: String((reason as { code: unknown }).code),
+              message: String((reason as { message: unknown }).message),
+            }
+          : { code: 'CLIENT_ERROR', message: reason instanceof Error ? reason.message : String(reason) }
       return { ok: false, error }
     }
   }

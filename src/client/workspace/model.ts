@@ -6,8 +6,20 @@
  * code means. `*.tsx` beside it only draw what these return.
  */
 import type {
-  BlockedReason, ConflictChoice, ConflictDecision, ConflictReason, FileAtNode, FileState, FilesAtNode, RestoreAction, RestoreChoice,
-  RestorePreview, RestoreResult, SkipReason, WorkspaceMove, WorkspaceOverview,
+  BlockedReason,
+  ConflictChoice,
+  ConflictDecision,
+  ConflictReason,
+  FileAtNode,
+  FileState,
+  FilesAtNode,
+  RestoreAction,
+  RestoreChoice,
+  RestorePreview,
+  RestoreResult,
+  SkipReason,
+  WorkspaceMove,
+  WorkspaceOverview,
 } from '../../types.ts'
 
 /** The rows' markers: drawn row id → how many files that node changed. */
@@ -18,7 +30,11 @@ export type Markers = ReadonlyMap<string, number>
  * another row (a request absorbed into its call's row) lends its count to
  * that row, added to the row's own.
  */
-export function markersOf(overview: WorkspaceOverview | undefined, absorbed: ReadonlySet<string>, children: ReadonlyMap<string | null, readonly string[]>): Markers {
+export function markersOf(
+  overview: WorkspaceOverview | undefined,
+  absorbed: ReadonlySet<string>,
+  children: ReadonlyMap<string | null, readonly string[]>,
+): Markers {
   const markers = new Map<string, number>()
   if (!overview) return markers
   for (const { nodeId, paths } of overview.nodes) {
@@ -39,15 +55,21 @@ export type NodeChange =
  * The files a node changed, from the states just before it (`before`: the
  * files at its parent) and at it (`after`). Sorted by path.
  */
-export function nodeChanges(paths: readonly string[], before: FilesAtNode | undefined, after: FilesAtNode | undefined): NodeChange[] {
-  const stateIn = (files: FilesAtNode | undefined): Map<string, FileState | undefined> => new Map((files?.files ?? []).map((f) => [f.path, f.state]))
+export function nodeChanges(
+  paths: readonly string[],
+  before: FilesAtNode | undefined,
+  after: FilesAtNode | undefined,
+): NodeChange[] {
+  const stateIn = (files: FilesAtNode | undefined): Map<string, FileState | undefined> =>
+    new Map((files?.files ?? []).map((f) => [f.path, f.state]))
   const was = stateIn(before)
   const is = stateIn(after)
   return [...new Set(paths)].sort().map((path): NodeChange => {
     const then = was.get(path) ?? { kind: 'absent' }
     const now = is.get(path)
     if (now === undefined) return { path, kind: 'unknown' }
-    if (now.kind === 'skipped') return { path, kind: 'skipped', reason: now.reason, ...(now.size === undefined ? {} : { size: now.size }) }
+    if (now.kind === 'skipped')
+      return { path, kind: 'skipped', reason: now.reason, ...(now.size === undefined ? {} : { size: now.size }) }
     if (now.kind === 'absent') return { path, kind: 'deleted' }
     return { path, kind: then.kind === 'absent' ? 'added' : 'changed', size: now.size }
   })
@@ -110,7 +132,14 @@ export interface PlanView {
   readonly rows: readonly PlanRow[]
   readonly conflicts: readonly string[]
   readonly blocked: readonly { readonly path: string; readonly reason: BlockedReason }[]
-  readonly stat: { readonly files: number; readonly insertions: number; readonly deletions: number; readonly created: number; readonly updated: number; readonly deleted: number }
+  readonly stat: {
+    readonly files: number
+    readonly insertions: number
+    readonly deletions: number
+    readonly created: number
+    readonly updated: number
+    readonly deleted: number
+  }
   /** Nothing to write (and nothing to decide). */
   readonly empty: boolean
 }
@@ -118,8 +147,16 @@ export interface PlanView {
 export function planView(preview: RestorePreview): PlanView {
   const { plan } = preview
   const rows = new Map<string, PlanRow>()
-  for (const e of plan.entries) rows.set(e.path, { path: e.path, action: e.action, insertions: e.insertions, deletions: e.deletions })
-  for (const c of plan.conflicts) rows.set(c.path, { path: c.path, action: c.action, insertions: c.insertions, deletions: c.deletions, conflict: c.reason })
+  for (const e of plan.entries)
+    rows.set(e.path, { path: e.path, action: e.action, insertions: e.insertions, deletions: e.deletions })
+  for (const c of plan.conflicts)
+    rows.set(c.path, {
+      path: c.path,
+      action: c.action,
+      insertions: c.insertions,
+      deletions: c.deletions,
+      conflict: c.reason,
+    })
   const sorted = [...rows.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const conflicts = sorted.filter((r) => r.conflict !== undefined).map((r) => r.path)
   const count = (action: RestoreAction) => sorted.filter((r) => r.action === action).length
@@ -186,11 +223,20 @@ export function keepDecisions(plan: PlanView, decisions: Decisions): Decisions {
 export function refusedConflicts(details: unknown): string[] {
   const list = (details as { conflicts?: unknown } | undefined)?.conflicts
   if (!Array.isArray(list)) return []
-  return list.flatMap((c) => (c && typeof c === 'object' && typeof (c as { path?: unknown }).path === 'string' ? [(c as { path: string }).path] : []))
+  return list.flatMap((c) =>
+    c && typeof c === 'object' && typeof (c as { path?: unknown }).path === 'string'
+      ? [(c as { path: string }).path]
+      : [],
+  )
 }
 
 /** The request a restore sends. */
-export function restoreRequest(move: WorkspaceMove, restore: Exclude<RestoreChoice, 'conversation'>, plan: PlanView, decisions: Decisions): { move: WorkspaceMove; restore: RestoreChoice; conflicts: ConflictChoice[] } {
+export function restoreRequest(
+  move: WorkspaceMove,
+  restore: Exclude<RestoreChoice, 'conversation'>,
+  plan: PlanView,
+  decisions: Decisions,
+): { move: WorkspaceMove; restore: RestoreChoice; conflicts: ConflictChoice[] } {
   return { move, restore, conflicts: conflictChoices(plan, decisions) }
 }
 
@@ -225,7 +271,15 @@ export function resultView(result: RestoreResult): ResultView {
 }
 
 /** Error codes with their own sentence (`ws.err.<code>`); any other code reads `ws.err.other`. */
-export const KNOWN_ERRORS = ['WORKSPACE_CONFLICT', 'WORKSPACE_IO', 'WORKSPACE_UNAVAILABLE', 'AGENT_BUSY', 'NODE_NOT_FOUND', 'HISTORY_EMPTY', 'INVALID_ARGUMENT'] as const
+export const KNOWN_ERRORS = [
+  'WORKSPACE_CONFLICT',
+  'WORKSPACE_IO',
+  'WORKSPACE_UNAVAILABLE',
+  'AGENT_BUSY',
+  'NODE_NOT_FOUND',
+  'HISTORY_EMPTY',
+  'INVALID_ARGUMENT',
+] as const
 
 export type KnownError = (typeof KNOWN_ERRORS)[number]
 

@@ -36,7 +36,8 @@ export const WORKSPACE_EN = {
   'ws.choice.conversation': 'Conversation',
   'ws.choice.files': 'Files',
   'ws.choice.both': 'Both',
-  'ws.choice.title': 'What Jump, Fork, Back and Forward move: the conversation only (as always), the files only, or both (you see what changes before anything is written)',
+  'ws.choice.title':
+    'What Jump, Fork, Back and Forward move: the conversation only (as always), the files only, or both (you see what changes before anything is written)',
   'ws.shellOff': 'Shell changes are not tracked here (not a git work tree).',
   'ws.restore.title.jump': 'Restore to {target}',
   'ws.restore.title.fork': 'Fork “{branch}” at {target}',
@@ -56,7 +57,8 @@ export const WORKSPACE_EN = {
   'ws.restore.diff': 'Diff',
   'ws.restore.diffHide': 'Hide diff',
   'ws.restore.diffTitle': 'Show what this file changes from now to the restored state',
-  'ws.restore.conflicts': 'You changed {count} file outside the agent. Decide for it before applying.|You changed {count} files outside the agent. Decide for each before applying.',
+  'ws.restore.conflicts':
+    'You changed {count} file outside the agent. Decide for it before applying.|You changed {count} files outside the agent. Decide for each before applying.',
   'ws.restore.keep': 'Keep mine',
   'ws.restore.overwrite': 'Take the checkpoint',
   'ws.restore.reason.changed-outside': 'changed outside the agent since its checkpoint',
@@ -78,7 +80,8 @@ export const WORKSPACE_EN = {
   'ws.restore.undo': 'Back (with files) undoes this.',
   'ws.restore.close': 'Close',
   'ws.restore.unavailable': 'File checkpoints are off for this session: {reason}',
-  'ws.err.WORKSPACE_CONFLICT': 'Some files changed outside the agent since their checkpoint; decide for each of them. Nothing was changed.',
+  'ws.err.WORKSPACE_CONFLICT':
+    'Some files changed outside the agent since their checkpoint; decide for each of them. Nothing was changed.',
   'ws.err.WORKSPACE_IO': 'Reading or writing the files or their checkpoints failed. The restore can be repeated.',
   'ws.err.WORKSPACE_UNAVAILABLE': 'This session has no file checkpoints.',
   'ws.err.AGENT_BUSY': 'The agent is running. Restore the files when it is idle.',
@@ -123,7 +126,8 @@ export const WORKSPACE_ZH: Record<WorkspaceStringKey, string> = {
   'ws.choice.conversation': '对话',
   'ws.choice.files': '文件',
   'ws.choice.both': '两者',
-  'ws.choice.title': '跳转、分叉、后退、前进移动什么：只移动对话（一如既往）、只移动文件，或两者（写入之前会先显示将改变什么）',
+  'ws.choice.title':
+    '跳转、分叉、后退、前进移动什么：只移动对话（一如既往）、只移动文件，或两者（写入之前会先显示将改变什么）',
   'ws.shellOff': '这里不跟踪 shell 命令的改动（不是 git 工作树）。',
   'ws.restore.title.jump': '恢复到 {target}',
   'ws.restore.title.fork': '在 {target} 分叉“{branch}”',

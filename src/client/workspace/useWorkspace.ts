@@ -20,14 +20,20 @@ export interface WorkspaceState {
   readonly choice: RestoreChoice
   readonly setChoice: (choice: RestoreChoice) => void
   /** The move the restore view shows, with what it takes along. */
-  readonly restoring: { readonly move: WorkspaceMove; readonly restore: Exclude<RestoreChoice, 'conversation'> } | undefined
+  readonly restoring:
+    { readonly move: WorkspaceMove; readonly restore: Exclude<RestoreChoice, 'conversation'> } | undefined
   readonly route: (move: WorkspaceMove, conversation: () => void) => void
   readonly close: () => void
   /** Ask for the overview again (after a restore). */
   readonly reload: () => void
 }
 
-export function useWorkspace(client: WorkspaceClient | undefined, generation: number, absorbed: ReadonlySet<string> | undefined, children: ReadonlyMap<string | null, readonly string[]> | undefined): WorkspaceState {
+export function useWorkspace(
+  client: WorkspaceClient | undefined,
+  generation: number,
+  absorbed: ReadonlySet<string> | undefined,
+  children: ReadonlyMap<string | null, readonly string[]> | undefined,
+): WorkspaceState {
   const [overview, setOverview] = useState<WorkspaceOverview | undefined>(undefined)
   const [force, setForce] = useState(0)
   const [choice, setChoice] = useState<RestoreChoice>('conversation')
@@ -37,20 +43,29 @@ export function useWorkspace(client: WorkspaceClient | undefined, generation: nu
     if (!client) return
     let live = true
     // Without checkpoints (an older service, no sidecar) the tab is as it always was.
-    client.overview(generation, force > 0).then((r) => live && setOverview(r.ok ? r.value : undefined), () => live && setOverview(undefined))
+    client.overview(generation, force > 0).then(
+      (r) => live && setOverview(r.ok ? r.value : undefined),
+      () => live && setOverview(undefined),
+    )
     return () => {
       live = false
     }
   }, [client, generation, force])
 
-  const markers = useMemo(() => markersOf(overview, absorbed ?? new Set(), children ?? new Map()), [overview, absorbed, children])
+  const markers = useMemo(
+    () => markersOf(overview, absorbed ?? new Set(), children ?? new Map()),
+    [overview, absorbed, children],
+  )
   const byNode = useMemo(() => new Map((overview?.nodes ?? []).map((n) => [n.nodeId, n.paths])), [overview])
   const pathsOf = useCallback((nodeId: string) => byNode.get(nodeId) ?? [], [byNode])
   const available = client !== undefined && overview?.status.available === true
-  const route = useCallback((move: WorkspaceMove, conversation: () => void) => {
-    if (!available || choice === 'conversation') return conversation()
-    setRestoring({ move, restore: choice })
-  }, [available, choice])
+  const route = useCallback(
+    (move: WorkspaceMove, conversation: () => void) => {
+      if (!available || choice === 'conversation') return conversation()
+      setRestoring({ move, restore: choice })
+    },
+    [available, choice],
+  )
   const close = useCallback(() => setRestoring(undefined), [])
   const reload = useCallback(() => setForce((n) => n + 1), [])
   return { overview, markers, pathsOf, available, choice, setChoice, restoring, route, close, reload }

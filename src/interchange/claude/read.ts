@@ -23,12 +23,35 @@
 import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
-import type { AssistantEntry, ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree, Json, JsonRecord, Usage } from '../model.ts'
+import type {
+  AssistantEntry,
+  ContentPart,
+  Entry,
+  ImportReport,
+  InputPart,
+  InterchangeNode,
+  InterchangeTree,
+  Json,
+  JsonRecord,
+  Usage,
+} from '../model.ts'
 import { isObject, num, oneLine, str, timeOf } from '../values.ts'
 import { linkSubagents, type SubagentSource } from './subagents.ts'
 
 /** Record types that are not conversation nodes (titles, snapshots, queue state). */
-const NON_NODE = new Set(['summary', 'file-history-snapshot', 'queue-operation', 'last-prompt', 'custom-title', 'ai-title', 'agent-name', 'permission-mode', 'mode', 'agent-setting', 'pr-link'])
+const NON_NODE = new Set([
+  'summary',
+  'file-history-snapshot',
+  'queue-operation',
+  'last-prompt',
+  'custom-title',
+  'ai-title',
+  'agent-name',
+  'permission-mode',
+  'mode',
+  'agent-setting',
+  'pr-link',
+])
 
 interface Pending {
   node: InterchangeNode
@@ -44,11 +67,17 @@ export interface ClaudeReadOptions {
   readonly sink?: RawSink
 }
 
-export async function readClaude(records: AsyncIterable<LineRecord>, options: ClaudeReadOptions = {}): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+export async function readClaude(
+  records: AsyncIterable<LineRecord>,
+  options: ClaudeReadOptions = {},
+): Promise<{ tree: InterchangeTree; report: ImportReport }> {
   const builder = new TreeBuilder(options.sink)
   const state = new ClaudeState(builder)
   for await (const record of records) state.record(record)
-  if (state.nodes.length === 0) throw new InterchangeError('EMPTY_SESSION', 'the transcript holds no user or assistant messages', { lines: builder.lines })
+  if (state.nodes.length === 0)
+    throw new InterchangeError('EMPTY_SESSION', 'the transcript holds no user or assistant messages', {
+      lines: builder.lines,
+    })
   for (const source of options.subagents ?? []) {
     const sub = new ClaudeState(builder, `${source.name}:`)
     for await (const record of source.records) sub.record(record, true)
@@ -61,15 +90,19 @@ export async function readClaude(records: AsyncIterable<LineRecord>, options: Cl
   linkSubagents(state.nodes, builder)
   for (const p of state.nodes) builder.add(p.node)
   const main = state.nodes.filter((p) => !p.sidechain)
-  const cursor = (main.length > 0 ? main : state.nodes).reduce((last, p) => (p.node.line >= last.node.line ? p : last)).node.id
-  return builder.finish({
-    format: 'claude-code',
-    version: state.versionRange(),
-    ...(state.sessionId ? { sessionId: state.sessionId } : {}),
-    ...(state.cwd ? { cwd: state.cwd } : {}),
-    ...(state.firstTime ? { createdAt: new Date(state.firstTime).toISOString() } : {}),
-    ...(state.title ? { title: state.title } : {}),
-  }, cursor)
+  const cursor = (main.length > 0 ? main : state.nodes).reduce((last, p) => (p.node.line >= last.node.line ? p : last))
+    .node.id
+  return builder.finish(
+    {
+      format: 'claude-code',
+      version: state.versionRange(),
+      ...(state.sessionId ? { sessionId: state.sessionId } : {}),
+      ...(state.cwd ? { cwd: state.cwd } : {}),
+      ...(state.firstTime ? { createdAt: new Date(state.firstTime).toISOString() } : {}),
+      ...(state.title ? { title: state.title } : {}),
+    },
+    cursor,
+  )
 }
 
 export class ClaudeState {
@@ -114,14 +147,16 @@ export class ClaudeState {
     if (record.kind === 'torn') return this.builder.note(`line ${record.line}: ${record.reason}`)
     if (record.recovered) this.builder.recovered++
     const value = record.value
-    if (!isObject(value) || typeof value.type !== 'string') return this.builder.skip(record.line, 'not a transcript record (no type)')
+    if (!isObject(value) || typeof value.type !== 'string')
+      return this.builder.skip(record.line, 'not a transcript record (no type)')
     if (typeof value.version === 'string') this.versions.add(value.version)
     if (!this.sessionId && typeof value.sessionId === 'string') this.sessionId = value.sessionId
     if (!this.cwd && typeof value.cwd === 'string') this.cwd = value.cwd
     // A title the user set wins over Claude's own; a summary only names this session when its leaf is in it.
     if (value.type === 'custom-title') this.customTitle = str(value.customTitle) ?? str(value.title) ?? this.customTitle
     if (value.type === 'ai-title') this.aiTitle = str(value.aiTitle) ?? str(value.title) ?? this.aiTitle
-    if (value.type === 'summary' && str(value.summary) && str(value.leafUuid)) this.summaries.set(str(value.leafUuid)!, str(value.summary)!)
+    if (value.type === 'summary' && str(value.summary) && str(value.leafUuid))
+      this.summaries.set(str(value.leafUuid)!, str(value.summary)!)
     if (NON_NODE.has(value.type)) return this.builder.ignore(value.type)
     const uuid = str(value.uuid)
     if (uuid === undefined) return this.builder.ignore(`${value.type} (no uuid)`)
@@ -163,7 +198,15 @@ export class ClaudeState {
     this.alias.set(pending.uuid, pending.node.id)
   }
 
-  private assistant(value: JsonRecord, uuid: string, parent: string | null, time: number, line: number, sidechain: boolean, agentId: string | undefined): void {
+  private assistant(
+    value: JsonRecord,
+    uuid: string,
+    parent: string | null,
+    time: number,
+    line: number,
+    sidechain: boolean,
+    agentId: string | undefined,
+  ): void {
     const message = isObject(value.message) ? value.message : {}
     const parts = assistantParts(message.content)
     const messageId = str(message.id)
@@ -171,14 +214,22 @@ export class ClaudeState {
     if (merged && merged.node.entry.kind === 'assistant') {
       // Another streamed block of the same response: one node.
       const previous: AssistantEntry = merged.node.entry
-      const entry: AssistantEntry = { ...previous, parts: [...previous.parts, ...parts], ...stopAndUsage(previous, message) }
+      const entry: AssistantEntry = {
+        ...previous,
+        parts: [...previous.parts, ...parts],
+        ...stopAndUsage(previous, message),
+      }
       merged.node = { ...merged.node, entry, raw: [...(merged.node.raw ?? []), value] }
       this.alias.set(uuid, merged.node.id)
       return
     }
     const isError = value.isApiErrorMessage === true
     const entry: Entry = isError
-      ? { kind: 'custom', customType: 'api-error', summary: oneLine(parts.map((p) => (p.type === 'text' ? p.text : '')).join(' ') || 'API error') }
+      ? {
+          kind: 'custom',
+          customType: 'api-error',
+          summary: oneLine(parts.map((p) => (p.type === 'text' ? p.text : '')).join(' ') || 'API error'),
+        }
       : {
           kind: 'assistant',
           parts,
@@ -186,27 +237,50 @@ export class ClaudeState {
           ...(str(message.model) ? { model: str(message.model)! } : {}),
           ...stopAndUsage({}, message),
         }
-    const pending: Pending = { node: { id: this.prefix + uuid, parentId: parent, time, entry, line, raw: [value] }, uuid, sidechain, ...(agentId ? { agentId } : {}) }
+    const pending: Pending = {
+      node: { id: this.prefix + uuid, parentId: parent, time, entry, line, raw: [value] },
+      uuid,
+      sidechain,
+      ...(agentId ? { agentId } : {}),
+    }
     this.add(pending)
     if (messageId !== undefined && !isError) this.byMessageId.set(messageId, pending)
   }
 
-  private user(value: JsonRecord, uuid: string, parent: string | null, time: number, line: number, sidechain: boolean, agentId: string | undefined): void {
+  private user(
+    value: JsonRecord,
+    uuid: string,
+    parent: string | null,
+    time: number,
+    line: number,
+    sidechain: boolean,
+    agentId: string | undefined,
+  ): void {
     const message = isObject(value.message) ? value.message : {}
     const content = message.content
     if (value.isCompactSummary === true && this.openBoundary && this.openBoundary.node.id === parent) {
       // The summary the model reads after the boundary: it is the compaction's text.
-      const text = typeof content === 'string' ? content : inputParts(content).map((p) => (p.type === 'text' ? p.text : '')).join('\n')
+      const text =
+        typeof content === 'string'
+          ? content
+          : inputParts(content)
+              .map((p) => (p.type === 'text' ? p.text : ''))
+              .join('\n')
       const boundary = this.openBoundary
       if (boundary.node.entry.kind === 'compaction') {
-        boundary.node = { ...boundary.node, entry: { ...boundary.node.entry, summary: text, contextText: text }, raw: [...(boundary.node.raw ?? []), value] }
+        boundary.node = {
+          ...boundary.node,
+          entry: { ...boundary.node.entry, summary: text, contextText: text },
+          raw: [...(boundary.node.raw ?? []), value],
+        }
       }
       this.alias.set(uuid, boundary.node.id)
       this.openBoundary = undefined
       return
     }
     const origin = value.isMeta === true || value.isCompactSummary === true ? 'context' : 'prompt'
-    const blocks: Json[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : []
+    const blocks: Json[] =
+      typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : []
     // Tool results first (one node each, in block order), then any other content as one message.
     let at = parent
     let n = 0
@@ -220,7 +294,14 @@ export class ClaudeState {
       const id = this.prefix + (n === 0 ? uuid : `${uuid}#${n}`)
       n++
       const pending: Pending = {
-        node: { id, parentId: at, time, entry: { kind: 'tool_result', callId, parts: inputParts(block.content), isError: block.is_error === true }, line, raw: n === 1 ? [value] : [] },
+        node: {
+          id,
+          parentId: at,
+          time,
+          entry: { kind: 'tool_result', callId, parts: inputParts(block.content), isError: block.is_error === true },
+          line,
+          raw: n === 1 ? [value] : [],
+        },
         uuid: n === 1 ? uuid : `${uuid}#${n - 1}`,
         sidechain,
         ...(agentId ? { agentId } : {}),
@@ -231,7 +312,12 @@ export class ClaudeState {
     if (rest.length > 0 || n === 0) {
       const parts = inputParts(rest)
       const id = this.prefix + (n === 0 ? uuid : `${uuid}#text`)
-      this.add({ node: { id, parentId: at, time, entry: { kind: 'user', parts, origin }, line, raw: n === 0 ? [value] : [] }, uuid: n === 0 ? uuid : `${uuid}#text`, sidechain, ...(agentId ? { agentId } : {}) })
+      this.add({
+        node: { id, parentId: at, time, entry: { kind: 'user', parts, origin }, line, raw: n === 0 ? [value] : [] },
+        uuid: n === 0 ? uuid : `${uuid}#text`,
+        sidechain,
+        ...(agentId ? { agentId } : {}),
+      })
       at = id
     }
     // Later records naming this uuid continue after everything it held.
@@ -251,7 +337,13 @@ export class ClaudeState {
         id: this.prefix + uuid,
         parentId: logical,
         time,
-        entry: { kind: 'compaction', summary: text, contextText: text, firstKept, ...(num(meta.preTokens) !== undefined ? { tokensBefore: num(meta.preTokens)! } : {}) },
+        entry: {
+          kind: 'compaction',
+          summary: text,
+          contextText: text,
+          firstKept,
+          ...(num(meta.preTokens) !== undefined ? { tokensBefore: num(meta.preTokens)! } : {}),
+        },
         line,
         raw: [value],
       },
@@ -316,21 +408,28 @@ export class ClaudeState {
         }
       }
       for (const child of children.get(p.node.id) ?? []) {
-        if (!inGroup.has(child.node.id) && child.node.entry.kind !== 'user') child.node = { ...child.node, parentId: last.node.id }
+        if (!inGroup.has(child.node.id) && child.node.entry.kind !== 'user')
+          child.node = { ...child.node, parentId: last.node.id }
       }
     }
-    if (chained > 0) this.builder.note(`${chained} parallel tool result(s) chained after their siblings (structural, not forks)`)
+    if (chained > 0)
+      this.builder.note(`${chained} parallel tool result(s) chained after their siblings (structural, not forks)`)
   }
 }
 
-function stopAndUsage(previous: { usage?: Usage; stopReason?: string }, message: JsonRecord): { usage?: Usage; stopReason?: string } {
+function stopAndUsage(
+  previous: { usage?: Usage; stopReason?: string },
+  message: JsonRecord,
+): { usage?: Usage; stopReason?: string } {
   const u = isObject(message.usage) ? message.usage : undefined
   const usage: Usage | undefined = u
     ? {
         ...(num(u.input_tokens) !== undefined ? { input: num(u.input_tokens)! } : {}),
         output: Math.max(num(u.output_tokens) ?? 0, previous.usage?.output ?? 0),
         ...(num(u.cache_read_input_tokens) !== undefined ? { cacheRead: num(u.cache_read_input_tokens)! } : {}),
-        ...(num(u.cache_creation_input_tokens) !== undefined ? { cacheWrite: num(u.cache_creation_input_tokens)! } : {}),
+        ...(num(u.cache_creation_input_tokens) !== undefined
+          ? { cacheWrite: num(u.cache_creation_input_tokens)! }
+          : {}),
       }
     : previous.usage
   const stop = str(message.stop_reason) ?? previous.stopReason
@@ -344,9 +443,21 @@ export function assistantParts(content: Json | undefined): ContentPart[] {
   for (const block of content) {
     if (!isObject(block)) continue
     if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
-    else if (block.type === 'thinking' && typeof block.thinking === 'string') parts.push({ type: 'thinking', text: block.thinking, ...(str(block.signature) ? { signature: str(block.signature)! } : {}) })
-    else if (block.type === 'redacted_thinking') parts.push({ type: 'thinking', text: '', redacted: true, ...(str(block.data) ? { signature: str(block.data)! } : {}) })
-    else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') parts.push({ type: 'tool_call', id: block.id, name: block.name, arguments: block.input ?? {} })
+    else if (block.type === 'thinking' && typeof block.thinking === 'string')
+      parts.push({
+        type: 'thinking',
+        text: block.thinking,
+        ...(str(block.signature) ? { signature: str(block.signature)! } : {}),
+      })
+    else if (block.type === 'redacted_thinking')
+      parts.push({
+        type: 'thinking',
+        text: '',
+        redacted: true,
+        ...(str(block.data) ? { signature: str(block.data)! } : {}),
+      })
+    else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string')
+      parts.push({ type: 'tool_call', id: block.id, name: block.name, arguments: block.input ?? {} })
   }
   return parts
 }
@@ -361,7 +472,12 @@ export function inputParts(content: Json | undefined): InputPart[] {
     else if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
     else if (block.type === 'image' && isObject(block.source)) {
       const source = block.source
-      parts.push({ type: 'image', mediaType: str(source.media_type) ?? 'application/octet-stream', ...(str(source.data) ? { data: str(source.data)! } : {}), ...(str(source.url) ? { url: str(source.url)! } : {}) })
+      parts.push({
+        type: 'image',
+        mediaType: str(source.media_type) ?? 'application/octet-stream',
+        ...(str(source.data) ? { data: str(source.data)! } : {}),
+        ...(str(source.url) ? { url: str(source.url)! } : {}),
+      })
     }
   }
   return parts

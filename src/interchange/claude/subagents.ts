@@ -42,7 +42,9 @@ export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
     if (entry.kind === 'tool_result') {
       resultOfCall.set(entry.callId, p.node.id)
       const raw = p.node.raw?.[0]
-      const agent = isObject(raw) ? str(raw.agentId) ?? (isObject(raw.toolUseResult) ? str(raw.toolUseResult.agentId) : undefined) : undefined
+      const agent = isObject(raw)
+        ? (str(raw.agentId) ?? (isObject(raw.toolUseResult) ? str(raw.toolUseResult.agentId) : undefined))
+        : undefined
       if (agent) byAgent.set(agent, p.node.id)
     }
   }
@@ -66,14 +68,29 @@ export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
   for (const p of nodes) {
     if (!p.sidechain || (p.node.parentId !== null && ids.has(p.node.parentId))) continue
     const entry = p.node.entry
-    const prompt = entry.kind === 'user' ? entry.parts.map((part) => (part.type === 'text' ? part.text : '')).join('').trim() : undefined
+    const prompt =
+      entry.kind === 'user'
+        ? entry.parts
+            .map((part) => (part.type === 'text' ? part.text : ''))
+            .join('')
+            .trim()
+        : undefined
     const parent = (p.agentId ? byAgent.get(p.agentId) : undefined) ?? (prompt ? byPrompt.get(prompt) : undefined)
     if (parent !== undefined) {
       const prompt = promptOfResult.get(parent)
       if (entry.kind !== 'user' && prompt !== undefined) {
         // The agent's prompt, from the call that started it: the branch's first message.
         const id = `${p.node.id}#prompt`
-        added.push({ node: { id, parentId: parent, time: p.node.time, entry: { kind: 'user', parts: [{ type: 'text', text: prompt }], origin: 'prompt' }, line: p.node.line }, sidechain: true })
+        added.push({
+          node: {
+            id,
+            parentId: parent,
+            time: p.node.time,
+            entry: { kind: 'user', parts: [{ type: 'text', text: prompt }], origin: 'prompt' },
+            line: p.node.line,
+          },
+          sidechain: true,
+        })
         p.node = { ...p.node, parentId: id }
         prompted++
       } else {
@@ -87,6 +104,8 @@ export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
   }
   nodes.push(...added)
   if (linked > 0) builder.note(`${linked} subagent conversation(s) linked to the tool call that started them`)
-  if (prompted > 0) builder.note(`${prompted} subagent conversation(s) given their prompt (from the call) as first message`)
-  if (unlinked > 0) builder.note(`${unlinked} subagent conversation(s) with no call referring to them kept as roots of their own`)
+  if (prompted > 0)
+    builder.note(`${prompted} subagent conversation(s) given their prompt (from the call) as first message`)
+  if (unlinked > 0)
+    builder.note(`${unlinked} subagent conversation(s) with no call referring to them kept as roots of their own`)
 }

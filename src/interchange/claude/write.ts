@@ -45,7 +45,17 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
   let n = 0
   const envelope = (node: InterchangeNode, suffix = '') => {
     const uuid = uuidFor(sessionId, node.id + suffix)
-    const record = { parentUuid: parent, isSidechain: false, userType: 'external', cwd, sessionId, version: CLAUDE_RECORD_VERSION, gitBranch: '', uuid, timestamp: new Date(node.time > 0 ? node.time : now).toISOString() }
+    const record = {
+      parentUuid: parent,
+      isSidechain: false,
+      userType: 'external',
+      cwd,
+      sessionId,
+      version: CLAUDE_RECORD_VERSION,
+      gitBranch: '',
+      uuid,
+      timestamp: new Date(node.time > 0 ? node.time : now).toISOString(),
+    }
     parent = uuid
     return record
   }
@@ -53,7 +63,12 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
     const entry = node.entry
     switch (entry.kind) {
       case 'user':
-        yield JSON.stringify({ ...envelope(node, suffix), type: 'user', ...(entry.origin === 'context' ? { isMeta: true } : {}), message: { role: 'user', content: userContent(entry.parts) } })
+        yield JSON.stringify({
+          ...envelope(node, suffix),
+          type: 'user',
+          ...(entry.origin === 'context' ? { isMeta: true } : {}),
+          message: { role: 'user', content: userContent(entry.parts) },
+        })
         break
       case 'assistant': {
         const content = entry.parts.flatMap((part) => assistantBlock(part, fromAnthropic))
@@ -65,13 +80,20 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
           requestId: `req_dsh_${++n}`,
           message: {
             model: entry.model ?? 'unknown',
-            id: `msg_dsh_${uuidFor(sessionId, node.id + suffix).replace(/-/g, '').slice(0, 24)}`,
+            id: `msg_dsh_${uuidFor(sessionId, node.id + suffix)
+              .replace(/-/g, '')
+              .slice(0, 24)}`,
             type: 'message',
             role: 'assistant',
             content,
             stop_reason: calls ? 'tool_use' : 'end_turn',
             stop_sequence: null,
-            usage: { input_tokens: entry.usage?.input ?? 0, output_tokens: entry.usage?.output ?? 0, cache_creation_input_tokens: entry.usage?.cacheWrite ?? 0, cache_read_input_tokens: entry.usage?.cacheRead ?? 0 },
+            usage: {
+              input_tokens: entry.usage?.input ?? 0,
+              output_tokens: entry.usage?.output ?? 0,
+              cache_creation_input_tokens: entry.usage?.cacheWrite ?? 0,
+              cache_read_input_tokens: entry.usage?.cacheRead ?? 0,
+            },
           },
         })
         break
@@ -80,23 +102,55 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
         yield JSON.stringify({
           ...envelope(node, suffix),
           type: 'user',
-          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: entry.callId, content: userContent(entry.parts), ...(entry.isError ? { is_error: true } : {}) }] },
+          message: {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: entry.callId,
+                content: userContent(entry.parts),
+                ...(entry.isError ? { is_error: true } : {}),
+              },
+            ],
+          },
         })
         break
       case 'compaction': {
         const logical = parent
         parent = null
-        yield JSON.stringify({ ...envelope(node, suffix), type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', logicalParentUuid: logical, compactMetadata: { trigger: 'manual', preTokens: entry.tokensBefore ?? 0 } })
-        yield JSON.stringify({ ...envelope(node, `${suffix}#summary`), type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: entry.contextText } })
+        yield JSON.stringify({
+          ...envelope(node, suffix),
+          type: 'system',
+          subtype: 'compact_boundary',
+          content: 'Conversation compacted',
+          isMeta: false,
+          level: 'info',
+          logicalParentUuid: logical,
+          compactMetadata: { trigger: 'manual', preTokens: entry.tokensBefore ?? 0 },
+        })
+        yield JSON.stringify({
+          ...envelope(node, `${suffix}#summary`),
+          type: 'user',
+          isCompactSummary: true,
+          isVisibleInTranscriptOnly: true,
+          message: { role: 'user', content: entry.contextText },
+        })
         // What the compaction kept (Pi's firstKept, Claude 2.1's preserved segment) is read after the summary: written again there.
         const at = path.indexOf(node)
         const from = entry.firstKept === null ? -1 : path.findIndex((p) => p.id === entry.firstKept)
-        if (from !== -1 && from < at) for (const kept of path.slice(from, at)) yield* records(kept, `${suffix}#kept:${node.id}`)
+        if (from !== -1 && from < at)
+          for (const kept of path.slice(from, at)) yield* records(kept, `${suffix}#kept:${node.id}`)
         break
       }
       case 'branch_summary':
       case 'custom':
-        if (entry.contextText !== undefined) yield JSON.stringify({ ...envelope(node, suffix), type: 'user', isMeta: true, message: { role: 'user', content: entry.contextText } })
+        if (entry.contextText !== undefined)
+          yield JSON.stringify({
+            ...envelope(node, suffix),
+            type: 'user',
+            isMeta: true,
+            message: { role: 'user', content: entry.contextText },
+          })
         break
       case 'model_change':
       case 'label':
@@ -108,11 +162,13 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
 
 function userContent(parts: readonly InputPart[]): Json {
   if (parts.length === 1 && parts[0]!.type === 'text') return parts[0]!.text
-  return parts.map((part): Json => (part.type === 'text'
-    ? { type: 'text', text: part.text }
-    : part.data !== undefined
-      ? { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } }
-      : { type: 'text', text: `[image: ${part.mediaType}${part.url ? ` at ${part.url}` : ''}]` }))
+  return parts.map((part): Json =>
+    part.type === 'text'
+      ? { type: 'text', text: part.text }
+      : part.data !== undefined
+        ? { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } }
+        : { type: 'text', text: `[image: ${part.mediaType}${part.url ? ` at ${part.url}` : ''}]` },
+  )
 }
 
 function assistantBlock(part: ContentPart, fromAnthropic: boolean): Json[] {
@@ -121,7 +177,9 @@ function assistantBlock(part: ContentPart, fromAnthropic: boolean): Json[] {
       return [{ type: 'text', text: part.text }]
     case 'thinking':
       if (!fromAnthropic || !part.signature) return []
-      return part.redacted ? [{ type: 'redacted_thinking', data: part.signature }] : [{ type: 'thinking', thinking: part.text, signature: part.signature }]
+      return part.redacted
+        ? [{ type: 'redacted_thinking', data: part.signature }]
+        : [{ type: 'thinking', thinking: part.text, signature: part.signature }]
     case 'tool_call':
       return [{ type: 'tool_use', id: part.id, name: part.name, input: part.arguments }]
     case 'image':

@@ -21,12 +21,37 @@
 import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
-import type { ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree, Json, JsonRecord } from '../model.ts'
+import type {
+  ContentPart,
+  Entry,
+  ImportReport,
+  InputPart,
+  InterchangeNode,
+  InterchangeTree,
+  Json,
+  JsonRecord,
+} from '../model.ts'
 import { isObject, num, parseArgs, str, timeOf } from '../values.ts'
 
 /** Prefixes of user-role items Codex injects (codex-rs `is_injected_user_message` and friends). */
-const INJECTED = ['# AGENTS.md instructions', '<user_instructions>', '<environment_context>', '<permissions instructions>', '<skill', '<user_shell_command>', '<turn_aborted>', '<subagent_notification>']
-const MODEL_SIDE = new Set(['reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'message:assistant'])
+const INJECTED = [
+  '# AGENTS.md instructions',
+  '<user_instructions>',
+  '<environment_context>',
+  '<permissions instructions>',
+  '<skill',
+  '<user_shell_command>',
+  '<turn_aborted>',
+  '<subagent_notification>',
+]
+const MODEL_SIDE = new Set([
+  'reasoning',
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'web_search_call',
+  'message:assistant',
+])
 
 /** One rollout of a family, opened by the caller (found by listing, never by a name taken from a file). */
 export interface CodexSource {
@@ -34,7 +59,10 @@ export interface CodexSource {
   readonly records: AsyncIterable<LineRecord>
 }
 
-export async function readCodex(records: AsyncIterable<LineRecord>, sink?: RawSink): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+export async function readCodex(
+  records: AsyncIterable<LineRecord>,
+  sink?: RawSink,
+): Promise<{ tree: InterchangeTree; report: ImportReport }> {
   return readCodexFamily([{ name: 'rollout', records }], sink)
 }
 
@@ -48,12 +76,21 @@ export async function readCodex(records: AsyncIterable<LineRecord>, sink?: RawSi
  * prefix it shares with the parent. The first file keeps ids `L<line>`; the
  * others' ids are prefixed with their thread id.
  */
-export async function readCodexFamily(sources: readonly CodexSource[], sink?: RawSink, cursorFile = 0): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+export async function readCodexFamily(
+  sources: readonly CodexSource[],
+  sink?: RawSink,
+  cursorFile = 0,
+): Promise<{ tree: InterchangeTree; report: ImportReport }> {
   const builder = new TreeBuilder(sink)
   const files: CodexFile[] = []
   let lines = 0
   for (const [index, source] of sources.entries()) {
-    const file = new CodexFile(builder, index === 0 ? '' : undefined, sources.length > 1 ? source.name : undefined, index)
+    const file = new CodexFile(
+      builder,
+      index === 0 ? '' : undefined,
+      sources.length > 1 ? source.name : undefined,
+      index,
+    )
     await file.read(source.records)
     lines += file.lines
     builder.lines = lines
@@ -66,7 +103,9 @@ export async function readCodexFamily(sources: readonly CodexSource[], sink?: Ra
     const from = index === 0 ? str(file.meta.forked_from_id) : undefined
     if (from !== undefined && !sources.some((_, i) => i > 0)) {
       const shared = num(file.meta.forked_from_ordinal_exclusive) !== undefined || isObject(file.meta.history_base)
-      builder.note(`this rollout is a fork of thread ${from}, whose rollout was not found beside it${shared ? ': the history before the fork point lives there and is missing' : ''}`)
+      builder.note(
+        `this rollout is a fork of thread ${from}, whose rollout was not found beside it${shared ? ': the history before the fork point lives there and is missing' : ''}`,
+      )
     }
     files.push(file)
   }
@@ -75,15 +114,20 @@ export async function readCodexFamily(sources: readonly CodexSource[], sink?: Ra
   // A thread continues on its newest segment (after a rollback), as Codex resumes it.
   const main = files.filter((f) => f.threadId === named.threadId && f.segmentOf !== undefined).at(-1) ?? named
   const meta = main.meta!
-  return builder.finish({
-    format: 'codex',
-    version: str(meta.cli_version) ?? 'unknown',
-    ...(str(meta.id) ?? str(meta.session_id) ? { sessionId: (str(meta.id) ?? str(meta.session_id))! } : {}),
-    ...(str(meta.cwd) ? { cwd: str(meta.cwd)! } : {}),
-    ...(str(meta.timestamp) ? { createdAt: str(meta.timestamp)! } : {}),
-    ...(main.threadName ?? named.threadName ?? str(files[0]!.meta!.title) ? { title: (main.threadName ?? named.threadName ?? str(files[0]!.meta!.title))! } : {}),
-    header: files[0]!.meta!,
-  }, main.nodes.at(-1)?.id ?? files[0]!.nodes.at(-1)?.id ?? null)
+  return builder.finish(
+    {
+      format: 'codex',
+      version: str(meta.cli_version) ?? 'unknown',
+      ...((str(meta.id) ?? str(meta.session_id)) ? { sessionId: (str(meta.id) ?? str(meta.session_id))! } : {}),
+      ...(str(meta.cwd) ? { cwd: str(meta.cwd)! } : {}),
+      ...(str(meta.timestamp) ? { createdAt: str(meta.timestamp)! } : {}),
+      ...((main.threadName ?? named.threadName ?? str(files[0]!.meta!.title))
+        ? { title: (main.threadName ?? named.threadName ?? str(files[0]!.meta!.title))! }
+        : {}),
+      header: files[0]!.meta!,
+    },
+    main.nodes.at(-1)?.id ?? files[0]!.nodes.at(-1)?.id ?? null,
+  )
 }
 
 /** Hang a forked rollout's first items at its fork point; false when it belongs to none of the files read. */
@@ -95,7 +139,9 @@ function joinFork(file: CodexFile, earlier: readonly CodexFile[], builder: TreeB
     builder.note(`${name}: not a fork of the imported thread; left out`)
     return false
   }
-  const ordinal = num(file.meta!.forked_from_ordinal_exclusive) ?? (isObject(file.meta!.history_base) ? num(file.meta!.history_base.end_ordinal_exclusive) : undefined)
+  const ordinal =
+    num(file.meta!.forked_from_ordinal_exclusive) ??
+    (isObject(file.meta!.history_base) ? num(file.meta!.history_base.end_ordinal_exclusive) : undefined)
   let at: string | null
   let shared = 0
   if (ordinal !== undefined) {
@@ -103,12 +149,19 @@ function joinFork(file: CodexFile, earlier: readonly CodexFile[], builder: TreeB
   } else {
     // A fork that copied its parent's history: the copies are the shared prefix, dropped; what follows branches there.
     at = null
-    while (shared < file.nodes.length && shared < parent.nodes.length && sameEntry(file.nodes[shared]!, parent.nodes[shared]!)) at = parent.nodes[shared++]!.id
+    while (
+      shared < file.nodes.length &&
+      shared < parent.nodes.length &&
+      sameEntry(file.nodes[shared]!, parent.nodes[shared]!)
+    )
+      at = parent.nodes[shared++]!.id
     file.nodes.splice(0, shared)
   }
   const first = file.nodes[0]
   if (first !== undefined) file.nodes[0] = { ...first, parentId: at }
-  builder.note(`forked rollout ${name} (thread ${file.threadId}) joined as a branch at ${at === null ? 'the start' : `node ${at}`}${shared > 0 ? ` (${shared} copied item(s) shared with the thread)` : ''}`)
+  builder.note(
+    `forked rollout ${name} (thread ${file.threadId}) joined as a branch at ${at === null ? 'the start' : `node ${at}`}${shared > 0 ? ` (${shared} copied item(s) shared with the thread)` : ''}`,
+  )
   return true
 }
 
@@ -128,7 +181,9 @@ function joinSegment(file: CodexFile, earlier: readonly CodexFile[], builder: Tr
   file.base = { file: base, ordinal: file.segmentOf!, at }
   const first = file.nodes[0]
   if (first !== undefined) file.nodes[0] = { ...first, parentId: at }
-  builder.note(`rolled-back segment ${name} (thread ${file.threadId}) continues at ${at === null ? 'the start' : `node ${at}`}: what followed there is a branch`)
+  builder.note(
+    `rolled-back segment ${name} (thread ${file.threadId}) continues at ${at === null ? 'the start' : `node ${at}`}: what followed there is a branch`,
+  )
   return true
 }
 
@@ -165,7 +220,7 @@ class CodexFile {
   }
 
   get threadId(): string | undefined {
-    return this.meta === undefined ? undefined : str(this.meta.id) ?? str(this.meta.session_id)
+    return this.meta === undefined ? undefined : (str(this.meta.id) ?? str(this.meta.session_id))
   }
 
   /** The node the thread was at just before the item of this ordinal: where a fork by reference continues. */
@@ -222,7 +277,8 @@ class CodexFile {
       }
       // Where the thread stands before this line (a fork by reference names the first ordinal it does not share).
       const standing = response ? response.node.id : parent
-      if (this.ordinals.length === 0 || this.ordinals.at(-1)!.parent !== standing) this.ordinals.push({ ordinal: num(value.ordinal) ?? index, parent: standing })
+      if (this.ordinals.length === 0 || this.ordinals.at(-1)!.parent !== standing)
+        this.ordinals.push({ ordinal: num(value.ordinal) ?? index, parent: standing })
       index++
       const payload = value.payload
       const time = timeOf(value.timestamp, 0)
@@ -232,8 +288,15 @@ class CodexFile {
           if (this.meta === undefined) {
             this.meta = payload
             const thread = str(payload.id) ?? str(payload.session_id)
-            if (str(payload.forked_from_id) === undefined && isObject(payload.history_base) && thread !== undefined && payload.history_base.thread_id === thread) this.segmentOf = num(payload.history_base.end_ordinal_exclusive)
-            if (this.prefix === undefined) this.prefix = this.segmentOf !== undefined ? `${thread}/${this.order}:` : `${thread ?? 'fork'}:`
+            if (
+              str(payload.forked_from_id) === undefined &&
+              isObject(payload.history_base) &&
+              thread !== undefined &&
+              payload.history_base.thread_id === thread
+            )
+              this.segmentOf = num(payload.history_base.end_ordinal_exclusive)
+            if (this.prefix === undefined)
+              this.prefix = this.segmentOf !== undefined ? `${thread}/${this.order}:` : `${thread ?? 'fork'}:`
             if (typeof payload.model_provider === 'string') provider = payload.model_provider
           } else builder.ignore('session_meta (copied from a forked session)')
           continue
@@ -242,7 +305,14 @@ class CodexFile {
           if (next !== undefined && next !== model) {
             if (model !== undefined) {
               closeResponse()
-              push({ id, parentId: parent, time, entry: { kind: 'model_change', provider, model: next }, line: record.line, raw: [value] })
+              push({
+                id,
+                parentId: parent,
+                time,
+                entry: { kind: 'model_change', provider, model: next },
+                line: record.line,
+                raw: [value],
+              })
             }
             model = next
           }
@@ -278,13 +348,30 @@ class CodexFile {
           else closeResponse()
           const summary = str(payload.message) ?? ''
           const retained = Array.isArray(payload.replacement_history)
-            ? payload.replacement_history.flatMap((item) => (isObject(item) && item.type === 'message' ? [inputParts(item.content)] : [])).filter((parts) => parts.length > 0)
+            ? payload.replacement_history
+                .flatMap((item) => (isObject(item) && item.type === 'message' ? [inputParts(item.content)] : []))
+                .filter((parts) => parts.length > 0)
             : []
           // The history is replaced by the retained items, one message each, as Codex replays them (the first stands in for what is replaced).
           const [first, ...rest] = retained.length > 0 ? retained : [[{ type: 'text' as const, text: summary }]]
           const firstText = first!.map((p) => (p.type === 'text' ? p.text : '')).join('')
-          push({ id, parentId: parent, time, entry: { kind: 'compaction', summary: summary || firstText, contextText: firstText, firstKept: null }, line: record.line, raw: [...(own?.node.raw ?? []), value] })
-          rest.forEach((parts, i) => push({ id: `${id}#${i + 1}`, parentId: parent, time, entry: { kind: 'user', parts, origin: 'context' }, line: record.line }))
+          push({
+            id,
+            parentId: parent,
+            time,
+            entry: { kind: 'compaction', summary: summary || firstText, contextText: firstText, firstKept: null },
+            line: record.line,
+            raw: [...(own?.node.raw ?? []), value],
+          })
+          rest.forEach((parts, i) =>
+            push({
+              id: `${id}#${i + 1}`,
+              parentId: parent,
+              time,
+              entry: { kind: 'user', parts, origin: 'context' },
+              line: record.line,
+            }),
+          )
           continue
         }
         case 'response_item':
@@ -296,7 +383,11 @@ class CodexFile {
       const itemType = str(payload.type) ?? 'unknown'
       const key = itemType === 'message' ? `message:${String(payload.role)}` : itemType
       if (MODEL_SIDE.has(key)) {
-        if (!response) response = { node: { id, parentId: parent, time, entry: { kind: 'assistant', parts: [] }, line: record.line, raw: [] }, parts: [] }
+        if (!response)
+          response = {
+            node: { id, parentId: parent, time, entry: { kind: 'assistant', parts: [] }, line: record.line, raw: [] },
+            parts: [],
+          }
         response.node = { ...response.node, raw: [...(response.node.raw ?? []), value] }
         response.parts.push(...modelParts(payload))
         continue
@@ -307,17 +398,39 @@ class CodexFile {
         case 'message:developer':
         case 'message:system': {
           const parts = inputParts(payload.content)
-          const text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('').trim()
+          const text = parts
+            .map((p) => (p.type === 'text' ? p.text : ''))
+            .join('')
+            .trim()
           const injected = key !== 'message:user' || INJECTED.some((prefix) => text.startsWith(prefix))
           if (!injected) prompts.push(nodes.length)
           promptless = false
-          push({ id, parentId: parent, time, entry: { kind: 'user', parts, origin: injected ? 'context' : 'prompt' }, line: record.line, raw: [value] })
+          push({
+            id,
+            parentId: parent,
+            time,
+            entry: { kind: 'user', parts, origin: injected ? 'context' : 'prompt' },
+            line: record.line,
+            raw: [value],
+          })
           break
         }
         case 'function_call_output':
         case 'custom_tool_call_output': {
           const callId = str(payload.call_id) ?? ''
-          push({ id, parentId: parent, time, entry: { kind: 'tool_result', callId, parts: [{ type: 'text', text: outputText(payload.output) }], isError: false }, line: record.line, raw: [value] })
+          push({
+            id,
+            parentId: parent,
+            time,
+            entry: {
+              kind: 'tool_result',
+              callId,
+              parts: [{ type: 'text', text: outputText(payload.output) }],
+              isError: false,
+            },
+            line: record.line,
+            raw: [value],
+          })
           break
         }
         default:
@@ -331,7 +444,10 @@ class CodexFile {
       for (let i = 0; i < nodes.length; i++) {
         const node = nodes[i]!
         if (node.entry.kind !== 'user' || node.entry.origin !== 'prompt') continue
-        const text = node.entry.parts.map((p) => (p.type === 'text' ? p.text : '')).join('').trim()
+        const text = node.entry.parts
+          .map((p) => (p.type === 'text' ? p.text : ''))
+          .join('')
+          .trim()
         if (!typed.has(text)) nodes[i] = { ...node, entry: { ...node.entry, origin: 'context' } }
       }
     }
@@ -343,17 +459,50 @@ function modelParts(payload: JsonRecord): ContentPart[] {
     case 'message':
       return inputParts(payload.content).flatMap((p): ContentPart[] => (p.type === 'text' ? [p] : [p]))
     case 'reasoning': {
-      const summary = Array.isArray(payload.summary) ? payload.summary.map((s) => (isObject(s) ? str(s.text) ?? '' : '')).join('\n') : ''
-      const content = Array.isArray(payload.content) ? payload.content.map((c) => (isObject(c) ? str(c.text) ?? '' : '')).join('\n') : ''
+      const summary = Array.isArray(payload.summary)
+        ? payload.summary.map((s) => (isObject(s) ? (str(s.text) ?? '') : '')).join('\n')
+        : ''
+      const content = Array.isArray(payload.content)
+        ? payload.content.map((c) => (isObject(c) ? (str(c.text) ?? '') : '')).join('\n')
+        : ''
       const text = content || summary
-      return [{ type: 'thinking', text, ...(str(payload.encrypted_content) ? { signature: str(payload.encrypted_content)!, redacted: text === '' } : {}) }]
+      return [
+        {
+          type: 'thinking',
+          text,
+          ...(str(payload.encrypted_content)
+            ? { signature: str(payload.encrypted_content)!, redacted: text === '' }
+            : {}),
+        },
+      ]
     }
     case 'function_call':
-      return [{ type: 'tool_call', id: str(payload.call_id) ?? '', name: str(payload.name) ?? 'unknown', arguments: parseArgs(payload.arguments) }]
+      return [
+        {
+          type: 'tool_call',
+          id: str(payload.call_id) ?? '',
+          name: str(payload.name) ?? 'unknown',
+          arguments: parseArgs(payload.arguments),
+        },
+      ]
     case 'custom_tool_call':
-      return [{ type: 'tool_call', id: str(payload.call_id) ?? '', name: str(payload.name) ?? 'unknown', arguments: (payload.input ?? '') as Json }]
+      return [
+        {
+          type: 'tool_call',
+          id: str(payload.call_id) ?? '',
+          name: str(payload.name) ?? 'unknown',
+          arguments: (payload.input ?? '') as Json,
+        },
+      ]
     case 'local_shell_call':
-      return [{ type: 'tool_call', id: str(payload.call_id) ?? str(payload.id) ?? '', name: 'local_shell', arguments: (payload.action ?? {}) as Json }]
+      return [
+        {
+          type: 'tool_call',
+          id: str(payload.call_id) ?? str(payload.id) ?? '',
+          name: 'local_shell',
+          arguments: (payload.action ?? {}) as Json,
+        },
+      ]
     case 'web_search_call': {
       // No output item ever answers it: text, so that no call waits for a result.
       const action = isObject(payload.action) ? payload.action : {}
@@ -371,18 +520,23 @@ function inputParts(content: Json | undefined): InputPart[] {
   for (const block of content) {
     if (!isObject(block)) continue
     const text = str(block.text)
-    if ((block.type === 'input_text' || block.type === 'output_text' || block.type === 'text') && text !== undefined) parts.push({ type: 'text', text })
+    if ((block.type === 'input_text' || block.type === 'output_text' || block.type === 'text') && text !== undefined)
+      parts.push({ type: 'text', text })
     else if (block.type === 'input_image') {
       const url = str(block.image_url) ?? ''
       const match = /^data:([^;,]+);base64,(.*)$/s.exec(url)
-      parts.push(match ? { type: 'image', mediaType: match[1]!, data: match[2]! } : { type: 'image', mediaType: 'image/*', url })
+      parts.push(
+        match ? { type: 'image', mediaType: match[1]!, data: match[2]! } : { type: 'image', mediaType: 'image/*', url },
+      )
     }
   }
   return parts
 }
 
 function textOf(content: Json | undefined): string {
-  return inputParts(content).map((p) => (p.type === 'text' ? p.text : '')).join('')
+  return inputParts(content)
+    .map((p) => (p.type === 'text' ? p.text : ''))
+    .join('')
 }
 
 function outputText(output: Json | undefined): string {

@@ -18,7 +18,13 @@ import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { ContentPart, Entry, ImportReport, InputPart, InterchangeTree, Json, JsonRecord, Usage } from '../model.ts'
 import { isObject, num, oneLine, str, timeOf } from '../values.ts'
-import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX, bashExecutionText } from './context.ts'
+import {
+  BRANCH_SUMMARY_PREFIX,
+  BRANCH_SUMMARY_SUFFIX,
+  COMPACTION_SUMMARY_PREFIX,
+  COMPACTION_SUMMARY_SUFFIX,
+  bashExecutionText,
+} from './context.ts'
 
 export const PI_CURRENT_VERSION = 3
 
@@ -27,7 +33,10 @@ export function isPiHeader(value: unknown): boolean {
   return isObject(value) && value.type === 'session' && typeof value.id === 'string'
 }
 
-export async function readPi(records: AsyncIterable<LineRecord>, sink?: RawSink): Promise<{ tree: InterchangeTree; report: ImportReport }> {
+export async function readPi(
+  records: AsyncIterable<LineRecord>,
+  sink?: RawSink,
+): Promise<{ tree: InterchangeTree; report: ImportReport }> {
   const builder = new TreeBuilder(sink)
   let header: JsonRecord | undefined
   let version = 1
@@ -50,11 +59,20 @@ export async function readPi(records: AsyncIterable<LineRecord>, sink?: RawSink)
     if (record.recovered) builder.recovered++
     const value = record.value
     if (header === undefined) {
-      if (!isPiHeader(value)) throw new InterchangeError('NOT_A_SESSION', `line ${record.line} is not a Pi session header ({"type":"session","id":…})`, { line: record.line })
+      if (!isPiHeader(value))
+        throw new InterchangeError(
+          'NOT_A_SESSION',
+          `line ${record.line} is not a Pi session header ({"type":"session","id":…})`,
+          { line: record.line },
+        )
       header = value as JsonRecord
       version = num(header.version) ?? 1
       if (version > PI_CURRENT_VERSION || version < 1 || !Number.isInteger(version)) {
-        throw new InterchangeError('UNSUPPORTED_VERSION', `Pi session version ${String(header.version)} (this package reads 1 to ${PI_CURRENT_VERSION})`, { version: String(header.version) })
+        throw new InterchangeError(
+          'UNSUPPORTED_VERSION',
+          `Pi session version ${String(header.version)} (this package reads 1 to ${PI_CURRENT_VERSION})`,
+          { version: String(header.version) },
+        )
       }
       byIndex.push('')
       continue
@@ -101,16 +119,20 @@ export async function readPi(records: AsyncIterable<LineRecord>, sink?: RawSink)
   }
   if (header === undefined) throw new InterchangeError('NOT_A_SESSION', 'the file is empty')
   if (v1Compactions > 0) builder.note(`${v1Compactions} v1 compaction(s): firstKeptEntryIndex mapped to entry ids`)
-  if (version < PI_CURRENT_VERSION) builder.note(`Pi v${version} session migrated to v${PI_CURRENT_VERSION} (ids derived from line numbers)`)
-  return builder.finish({
-    format: 'pi',
-    version: String(version),
-    ...(str(header.id) ? { sessionId: str(header.id)! } : {}),
-    ...(str(header.cwd) ? { cwd: str(header.cwd)! } : {}),
-    ...(str(header.timestamp) ? { createdAt: str(header.timestamp)! } : {}),
-    ...(title ? { title } : {}),
-    header,
-  }, lastId ?? null)
+  if (version < PI_CURRENT_VERSION)
+    builder.note(`Pi v${version} session migrated to v${PI_CURRENT_VERSION} (ids derived from line numbers)`)
+  return builder.finish(
+    {
+      format: 'pi',
+      version: String(version),
+      ...(str(header.id) ? { sessionId: str(header.id)! } : {}),
+      ...(str(header.cwd) ? { cwd: str(header.cwd)! } : {}),
+      ...(str(header.timestamp) ? { createdAt: str(header.timestamp)! } : {}),
+      ...(title ? { title } : {}),
+      header,
+    },
+    lastId ?? null,
+  )
 }
 
 function entryOf(value: JsonRecord, version: number, builder: TreeBuilder): Entry | undefined {
@@ -123,7 +145,11 @@ function entryOf(value: JsonRecord, version: number, builder: TreeBuilder): Entr
       return provider !== undefined && model !== undefined ? { kind: 'model_change', provider, model } : undefined
     }
     case 'thinking_level_change':
-      return { kind: 'custom', customType: 'thinking_level_change', summary: `thinking level: ${String(value.thinkingLevel)}` }
+      return {
+        kind: 'custom',
+        customType: 'thinking_level_change',
+        summary: `thinking level: ${String(value.thinkingLevel)}`,
+      }
     case 'compaction': {
       const summary = str(value.summary)
       if (summary === undefined) return undefined
@@ -156,11 +182,21 @@ function entryOf(value: JsonRecord, version: number, builder: TreeBuilder): Entr
       return { kind: 'custom', customType: 'session_info', summary: `session name: ${str(value.name) ?? ''}` }
     case 'custom':
       builder.opaque(`custom:${String(value.customType)}`)
-      return { kind: 'custom', customType: `custom:${String(value.customType)}`, summary: `${String(value.customType)} (extension state)`, ...(value.data !== undefined ? { data: value.data } : {}) }
+      return {
+        kind: 'custom',
+        customType: `custom:${String(value.customType)}`,
+        summary: `${String(value.customType)} (extension state)`,
+        ...(value.data !== undefined ? { data: value.data } : {}),
+      }
     case 'custom_message': {
       const text = textOf(value.content)
       builder.opaque(`custom_message:${String(value.customType)}`)
-      return { kind: 'custom', customType: `custom_message:${String(value.customType)}`, summary: oneLine(text || String(value.customType)), contextText: text }
+      return {
+        kind: 'custom',
+        customType: `custom_message:${String(value.customType)}`,
+        summary: oneLine(text || String(value.customType)),
+        contextText: text,
+      }
     }
     default:
       builder.opaque(String(value.type))
@@ -183,7 +219,12 @@ function messageEntry(message: Json | undefined, version: number, builder: TreeB
         if (!isObject(block)) continue
         if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
         else if (block.type === 'thinking' && typeof block.thinking === 'string') {
-          parts.push({ type: 'thinking', text: block.thinking, ...(str(block.thinkingSignature) ? { signature: str(block.thinkingSignature)! } : {}), ...(block.redacted === true ? { redacted: true } : {}) })
+          parts.push({
+            type: 'thinking',
+            text: block.thinking,
+            ...(str(block.thinkingSignature) ? { signature: str(block.thinkingSignature)! } : {}),
+            ...(block.redacted === true ? { redacted: true } : {}),
+          })
         } else if (block.type === 'toolCall' && typeof block.id === 'string' && typeof block.name === 'string') {
           parts.push({ type: 'tool_call', id: block.id, name: block.name, arguments: block.arguments ?? {} })
         }
@@ -203,7 +244,13 @@ function messageEntry(message: Json | undefined, version: number, builder: TreeB
       const callId = str(message.toolCallId)
       const parts = inputParts(message.content)
       if (callId === undefined || parts === undefined) return undefined
-      return { kind: 'tool_result', callId, ...(str(message.toolName) ? { toolName: str(message.toolName)! } : {}), parts, isError: message.isError === true }
+      return {
+        kind: 'tool_result',
+        callId,
+        ...(str(message.toolName) ? { toolName: str(message.toolName)! } : {}),
+        parts,
+        isError: message.isError === true,
+      }
     }
     case 'bashExecution': {
       const command = str(message.command) ?? ''
@@ -218,18 +265,35 @@ function messageEntry(message: Json | undefined, version: number, builder: TreeB
     case 'custom': {
       const text = textOf(message.content)
       builder.opaque(`message:custom:${String(message.customType)}`)
-      return { kind: 'custom', customType: `message:custom:${String(message.customType)}`, summary: oneLine(text), contextText: text }
+      return {
+        kind: 'custom',
+        customType: `message:custom:${String(message.customType)}`,
+        summary: oneLine(text),
+        contextText: text,
+      }
     }
     case 'branchSummary':
     case 'compactionSummary': {
       const summary = str(message.summary) ?? ''
-      const [prefix, suffix] = role === 'branchSummary' ? [BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX] : [COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX]
-      return { kind: 'custom', customType: `message:${role}`, summary: oneLine(summary), contextText: prefix + summary + suffix }
+      const [prefix, suffix] =
+        role === 'branchSummary'
+          ? [BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX]
+          : [COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX]
+      return {
+        kind: 'custom',
+        customType: `message:${role}`,
+        summary: oneLine(summary),
+        contextText: prefix + summary + suffix,
+      }
     }
     default:
       // Pi's convertToLlm drops roles it does not know.
       builder.opaque(`message:${String(role)}`)
-      return { kind: 'custom', customType: `message:${String(role)}`, summary: `${String(role)} message (unknown role)` }
+      return {
+        kind: 'custom',
+        customType: `message:${String(role)}`,
+        summary: `${String(role)} message (unknown role)`,
+      }
   }
 }
 
@@ -240,7 +304,12 @@ function inputParts(content: Json | undefined): InputPart[] | undefined {
   for (const block of content) {
     if (!isObject(block)) continue
     if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
-    else if (block.type === 'image') parts.push({ type: 'image', mediaType: str(block.mimeType) ?? 'application/octet-stream', ...(str(block.data) ? { data: str(block.data)! } : {}) })
+    else if (block.type === 'image')
+      parts.push({
+        type: 'image',
+        mediaType: str(block.mimeType) ?? 'application/octet-stream',
+        ...(str(block.data) ? { data: str(block.data)! } : {}),
+      })
   }
   return parts
 }
@@ -248,7 +317,9 @@ function inputParts(content: Json | undefined): InputPart[] | undefined {
 function textOf(content: Json | undefined): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
-  return content.map((block) => (isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('')
+  return content
+    .map((block) => (isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+    .join('')
 }
 
 function usageOf(value: Json | undefined): Usage | undefined {

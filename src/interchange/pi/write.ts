@@ -31,12 +31,21 @@ export function* writePi(input: PiWriteInput): Generator<string> {
   const { tree } = input
   const now = input.now ?? Date.now()
   const sameFormat = tree.meta.format === 'pi'
-  const header = sameFormat && isObject(tree.meta.header)
-    ? { ...tree.meta.header, version: PI_CURRENT_VERSION }
-    : { type: 'session', version: PI_CURRENT_VERSION, id: tree.meta.sessionId ?? randomUUID(), timestamp: tree.meta.createdAt ?? new Date(now).toISOString(), cwd: tree.meta.cwd ?? '' }
+  const header =
+    sameFormat && isObject(tree.meta.header)
+      ? { ...tree.meta.header, version: PI_CURRENT_VERSION }
+      : {
+          type: 'session',
+          version: PI_CURRENT_VERSION,
+          id: tree.meta.sessionId ?? randomUUID(),
+          timestamp: tree.meta.createdAt ?? new Date(now).toISOString(),
+          cwd: tree.meta.cwd ?? '',
+        }
   yield JSON.stringify(header)
   // Source order for what came from the file, creation order for the rest; the cursor last when it can be.
-  const order = [...tree.nodes].sort((a, b) => (a.line === 0 ? Number.MAX_SAFE_INTEGER : a.line) - (b.line === 0 ? Number.MAX_SAFE_INTEGER : b.line))
+  const order = [...tree.nodes].sort(
+    (a, b) => (a.line === 0 ? Number.MAX_SAFE_INTEGER : a.line) - (b.line === 0 ? Number.MAX_SAFE_INTEGER : b.line),
+  )
   const cursorIndex = order.findIndex((node) => node.id === tree.cursor)
   const hasChildren = new Set(tree.nodes.flatMap((node) => (node.parentId === null ? [] : [node.parentId])))
   if (cursorIndex !== -1 && !hasChildren.has(tree.cursor!)) order.push(...order.splice(cursorIndex, 1))
@@ -46,7 +55,8 @@ export function* writePi(input: PiWriteInput): Generator<string> {
     const record = sameFormat ? verbatim(node) : undefined
     const entry = record ?? entryOf(node, now)
     if (entry === undefined) continue
-    if (entry.type === 'label' && typeof entry.targetId === 'string') labels.set(entry.targetId, typeof entry.label === 'string' && entry.label ? entry.label : null)
+    if (entry.type === 'label' && typeof entry.targetId === 'string')
+      labels.set(entry.targetId, typeof entry.label === 'string' && entry.label ? entry.label : null)
     last = node.id
     yield JSON.stringify(entry)
   }
@@ -59,12 +69,25 @@ export function* writePi(input: PiWriteInput): Generator<string> {
     const want = input.labels.get(target) ?? null
     if ((labels.get(target) ?? null) === want || !ids.has(target)) continue
     const id = `dshlabel${++n}`
-    yield JSON.stringify({ type: 'label', id, parentId: leaf, timestamp: new Date(now).toISOString(), targetId: target, ...(want === null ? {} : { label: want }) })
+    yield JSON.stringify({
+      type: 'label',
+      id,
+      parentId: leaf,
+      timestamp: new Date(now).toISOString(),
+      targetId: target,
+      ...(want === null ? {} : { label: want }),
+    })
     leaf = id
     last = id
   }
   if (last !== tree.cursor && leaf === tree.cursor) {
-    yield JSON.stringify({ type: 'custom', customType: CURSOR_MARKER_TYPE, id: 'dshcursor', parentId: tree.cursor, timestamp: new Date(now).toISOString() })
+    yield JSON.stringify({
+      type: 'custom',
+      customType: CURSOR_MARKER_TYPE,
+      id: 'dshcursor',
+      parentId: tree.cursor,
+      timestamp: new Date(now).toISOString(),
+    })
   }
 }
 
@@ -75,7 +98,8 @@ function verbatim(node: InterchangeNode): JsonRecord | undefined {
   if (raw.id === node.id && (raw.parentId ?? null) === node.parentId) return raw
   // A v1/v2 record, or a record whose parent changed (say, a DSH node in between): the import's ids.
   const { firstKeptEntryIndex: _index, ...rest } = raw
-  const message = isObject(rest.message) && rest.message.role === 'hookMessage' ? { ...rest.message, role: 'custom' } : rest.message
+  const message =
+    isObject(rest.message) && rest.message.role === 'hookMessage' ? { ...rest.message, role: 'custom' } : rest.message
   const out: JsonRecord = { ...rest, id: node.id, parentId: node.parentId }
   if (message !== undefined) out.message = message
   if (node.entry.kind === 'compaction') out.firstKeptEntryId = node.entry.firstKept ?? node.id
@@ -83,13 +107,18 @@ function verbatim(node: InterchangeNode): JsonRecord | undefined {
 }
 
 function entryOf(node: InterchangeNode, now: number): JsonRecord | undefined {
-  const base = { id: node.id, parentId: node.parentId, timestamp: new Date(node.time > 0 ? node.time : now).toISOString() }
+  const base = {
+    id: node.id,
+    parentId: node.parentId,
+    timestamp: new Date(node.time > 0 ? node.time : now).toISOString(),
+  }
   const ms = node.time > 0 ? node.time : now
   const entry = node.entry
   switch (entry.kind) {
     case 'user': {
       const content = entry.parts.map(inputBlock)
-      if (entry.origin === 'context') return { type: 'custom_message', customType: 'dsh-session-tree.context', content, display: false, ...base }
+      if (entry.origin === 'context')
+        return { type: 'custom_message', customType: 'dsh-session-tree.context', content, display: false, ...base }
       return { type: 'message', ...base, message: { role: 'user', content, timestamp: ms } }
     }
     case 'assistant': {
@@ -106,7 +135,14 @@ function entryOf(node: InterchangeNode, now: number): JsonRecord | undefined {
           api: 'openai-completions',
           provider: entry.provider ?? 'unknown',
           model: entry.model ?? 'unknown',
-          usage: { input, output, cacheRead: entry.usage?.cacheRead ?? 0, cacheWrite: entry.usage?.cacheWrite ?? 0, totalTokens: input + output, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+          usage: {
+            input,
+            output,
+            cacheRead: entry.usage?.cacheRead ?? 0,
+            cacheWrite: entry.usage?.cacheWrite ?? 0,
+            totalTokens: input + output,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+          },
           stopReason: calls ? 'toolUse' : entry.error ? 'error' : 'stop',
           ...(entry.error ? { errorMessage: entry.error } : {}),
           timestamp: ms,
@@ -114,14 +150,36 @@ function entryOf(node: InterchangeNode, now: number): JsonRecord | undefined {
       }
     }
     case 'tool_result':
-      return { type: 'message', ...base, message: { role: 'toolResult', toolCallId: entry.callId, toolName: entry.toolName ?? 'unknown', content: entry.parts.map(inputBlock), isError: entry.isError, timestamp: ms } }
+      return {
+        type: 'message',
+        ...base,
+        message: {
+          role: 'toolResult',
+          toolCallId: entry.callId,
+          toolName: entry.toolName ?? 'unknown',
+          content: entry.parts.map(inputBlock),
+          isError: entry.isError,
+          timestamp: ms,
+        },
+      }
     case 'compaction':
-      return { type: 'compaction', ...base, summary: entry.summary, firstKeptEntryId: entry.firstKept ?? node.id, tokensBefore: entry.tokensBefore ?? 0 }
+      return {
+        type: 'compaction',
+        ...base,
+        summary: entry.summary,
+        firstKeptEntryId: entry.firstKept ?? node.id,
+        tokensBefore: entry.tokensBefore ?? 0,
+      }
     case 'branch_summary':
       // A Pi branch summary enters the model's context; one the model did not read stays extension data.
       return entry.contextText !== undefined
         ? { type: 'branch_summary', ...base, fromId: entry.fromId ?? 'root', summary: entry.summary }
-        : { type: 'custom', customType: 'dsh-session-tree.branch_summary', data: { summary: entry.summary, fromId: entry.fromId }, ...base }
+        : {
+            type: 'custom',
+            customType: 'dsh-session-tree.branch_summary',
+            data: { summary: entry.summary, fromId: entry.fromId },
+            ...base,
+          }
     case 'model_change':
       return { type: 'model_change', ...base, provider: entry.provider, modelId: entry.model }
     case 'label':
@@ -129,12 +187,21 @@ function entryOf(node: InterchangeNode, now: number): JsonRecord | undefined {
     case 'custom':
       return entry.contextText !== undefined
         ? { type: 'custom_message', customType: entry.customType, content: entry.contextText, display: true, ...base }
-        : { type: 'custom', customType: entry.customType, ...(entry.data !== undefined ? { data: entry.data } : {}), ...base }
+        : {
+            type: 'custom',
+            customType: entry.customType,
+            ...(entry.data !== undefined ? { data: entry.data } : {}),
+            ...base,
+          }
   }
 }
 
-function inputBlock(part: { type: 'text'; text: string } | { type: 'image'; mediaType: string; data?: string; url?: string }): Json {
-  return part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image', data: part.data ?? '', mimeType: part.mediaType }
+function inputBlock(
+  part: { type: 'text'; text: string } | { type: 'image'; mediaType: string; data?: string; url?: string },
+): Json {
+  return part.type === 'text'
+    ? { type: 'text', text: part.text }
+    : { type: 'image', data: part.data ?? '', mimeType: part.mediaType }
 }
 
 function assistantBlock(part: ContentPart): Json[] {
@@ -142,7 +209,14 @@ function assistantBlock(part: ContentPart): Json[] {
     case 'text':
       return [{ type: 'text', text: part.text }]
     case 'thinking':
-      return [{ type: 'thinking', thinking: part.text, ...(part.signature ? { thinkingSignature: part.signature } : {}), ...(part.redacted ? { redacted: true } : {}) }]
+      return [
+        {
+          type: 'thinking',
+          thinking: part.text,
+          ...(part.signature ? { thinkingSignature: part.signature } : {}),
+          ...(part.redacted ? { redacted: true } : {}),
+        },
+      ]
     case 'tool_call':
       return [{ type: 'toolCall', id: part.id, name: part.name, arguments: part.arguments }]
     case 'image':

@@ -71,7 +71,9 @@ class SessionBuild {
     this.log = new LogBuilder(this.projector, options.now)
     for (const node of source.nodes) {
       this.byId.set(node.id, node)
-      if (node.entry.kind === 'assistant') for (const part of node.entry.parts) if (part.type === 'tool_call' && !this.calls.has(part.id)) this.calls.set(part.id, part)
+      if (node.entry.kind === 'assistant')
+        for (const part of node.entry.parts)
+          if (part.type === 'tool_call' && !this.calls.has(part.id)) this.calls.set(part.id, part)
     }
   }
 
@@ -86,7 +88,10 @@ class SessionBuild {
     applyLabels(this.tree, this.source.nodes, this.dsh, this.notes)
     const quarantined = this.projector.quarantine
     if (quarantined.length > 0) {
-      throw new InterchangeError('WRITE_FAILED', `the plugin could not read event ${quarantined[0]!.seq} it wrote: ${quarantined[0]!.reason}`)
+      throw new InterchangeError(
+        'WRITE_FAILED',
+        `the plugin could not read event ${quarantined[0]!.seq} it wrote: ${quarantined[0]!.reason}`,
+      )
     }
     if (this.switches > 0) this.notes.push(`${this.switches} branch change(s) written as history switches`)
     return {
@@ -98,7 +103,9 @@ class SessionBuild {
       cursor: this.tree.cursor,
       entries: this.source.nodes.flatMap((node) => {
         const dsh = this.dsh.get(node.id)
-        return dsh === undefined ? [] : [{ node: dsh, id: node.id, parentId: node.parentId, line: node.line, time: node.time }]
+        return dsh === undefined
+          ? []
+          : [{ node: dsh, id: node.id, parentId: node.parentId, line: node.line, time: node.time }]
       }),
       notes: this.notes,
       ...(title ? { title } : {}),
@@ -133,7 +140,8 @@ class SessionBuild {
 
   private dshOf(id: string): string {
     const found = this.dsh.get(id)
-    if (found === undefined) throw new InterchangeError('TREE_CORRUPT', `node ${JSON.stringify(id)} was not written before its children`)
+    if (found === undefined)
+      throw new InterchangeError('TREE_CORRUPT', `node ${JSON.stringify(id)} was not written before its children`)
     return found
   }
 
@@ -150,24 +158,34 @@ class SessionBuild {
       case 'assistant': {
         this.position(parent)
         const { turn, step } = this.log.ensureStep('ifAnswered')
-        const usage = entry.usage?.input !== undefined && entry.usage.output !== undefined
-          ? {
-              inputTokens: entry.usage.input,
-              outputTokens: entry.usage.output,
-              ...(entry.usage.cacheRead !== undefined ? { cacheReadTokens: entry.usage.cacheRead } : {}),
-              ...(entry.usage.cacheWrite !== undefined ? { cacheWriteTokens: entry.usage.cacheWrite } : {}),
-            }
-          : undefined
-        const event = this.log.append('assistant/message', {
-          turn, step,
-          message: {
-            id: this.messageId(),
-            role: 'assistant',
-            content: assistantBlocks(entry.parts),
-            source: { kind: 'model', provider: entry.provider || this.source.meta.format, model: entry.model || 'unknown' },
+        const usage =
+          entry.usage?.input !== undefined && entry.usage.output !== undefined
+            ? {
+                inputTokens: entry.usage.input,
+                outputTokens: entry.usage.output,
+                ...(entry.usage.cacheRead !== undefined ? { cacheReadTokens: entry.usage.cacheRead } : {}),
+                ...(entry.usage.cacheWrite !== undefined ? { cacheWriteTokens: entry.usage.cacheWrite } : {}),
+              }
+            : undefined
+        const event = this.log.append(
+          'assistant/message',
+          {
+            turn,
+            step,
+            message: {
+              id: this.messageId(),
+              role: 'assistant',
+              content: assistantBlocks(entry.parts),
+              source: {
+                kind: 'model',
+                provider: entry.provider || this.source.meta.format,
+                model: entry.model || 'unknown',
+              },
+            },
+            ...(usage ? { usage } : {}),
           },
-          ...(usage ? { usage } : {}),
-        }, { surfaceOp: 'append' })
+          { surfaceOp: 'append' },
+        )
         this.log.markAnswered()
         this.dsh.set(node.id, nodeIdForSeq(event.seq))
         return
@@ -176,19 +194,38 @@ class SessionBuild {
         this.position(parent)
         const { turn, step } = this.log.ensureStep()
         const call = this.calls.get(entry.callId)
-        if (!call) this.notes.push(`tool result ${node.id}: its call ${entry.callId} is not in the session; the call is restated as ${entry.toolName ?? 'unknown'}({})`)
+        if (!call)
+          this.notes.push(
+            `tool result ${node.id}: its call ${entry.callId} is not in the session; the call is restated as ${entry.toolName ?? 'unknown'}({})`,
+          )
         const callEvent = this.log.append('tool/call', {
-          turn, step, callId: entry.callId, name: call?.name ?? entry.toolName ?? 'unknown', arguments: argumentsText(call?.arguments ?? {}),
+          turn,
+          step,
+          callId: entry.callId,
+          name: call?.name ?? entry.toolName ?? 'unknown',
+          arguments: argumentsText(call?.arguments ?? {}),
         })
-        this.log.append('tool/result', {
-          turn, step,
-          message: {
-            id: this.messageId(),
-            role: 'user',
-            content: [{ type: 'tool-result', toolCallId: entry.callId, content: inputBlocks(entry.parts), ...(entry.isError ? { isError: true } : {}) }],
-            source: { kind: 'tool', callId: entry.callId },
+        this.log.append(
+          'tool/result',
+          {
+            turn,
+            step,
+            message: {
+              id: this.messageId(),
+              role: 'user',
+              content: [
+                {
+                  type: 'tool-result',
+                  toolCallId: entry.callId,
+                  content: inputBlocks(entry.parts),
+                  ...(entry.isError ? { isError: true } : {}),
+                },
+              ],
+              source: { kind: 'tool', callId: entry.callId },
+            },
           },
-        }, { surfaceOp: 'append' })
+          { surfaceOp: 'append' },
+        )
         this.dsh.set(node.id, nodeIdForSeq(callEvent.seq))
         return
       }
@@ -201,7 +238,13 @@ class SessionBuild {
           this.position(parent)
           this.userMessage(node, [{ type: 'text', text: entry.contextText }], IMPORT_SOURCE)
         } else {
-          this.treeOnly(node, parent, 'branch_summary', entry.summary ? oneLine(entry.summary) : 'branch summary (empty)', { text: entry.summary })
+          this.treeOnly(
+            node,
+            parent,
+            'branch_summary',
+            entry.summary ? oneLine(entry.summary) : 'branch summary (empty)',
+            { text: entry.summary },
+          )
         }
         return
       case 'custom':
@@ -213,17 +256,30 @@ class SessionBuild {
         }
         return
       case 'model_change':
-        this.treeOnly(node, parent, 'model_change', `model: ${entry.provider}/${entry.model}`, { provider: entry.provider, model: entry.model })
+        this.treeOnly(node, parent, 'model_change', `model: ${entry.provider}/${entry.model}`, {
+          provider: entry.provider,
+          model: entry.model,
+        })
         return
       case 'label':
-        this.treeOnly(node, parent, 'custom', `label ${entry.label === null ? 'cleared' : JSON.stringify(entry.label)} on ${entry.target}`, { customType: 'label' })
+        this.treeOnly(
+          node,
+          parent,
+          'custom',
+          `label ${entry.label === null ? 'cleared' : JSON.stringify(entry.label)} on ${entry.target}`,
+          { customType: 'label' },
+        )
         return
     }
   }
 
   private userMessage(node: InterchangeNode, content: unknown[], source: unknown): void {
     this.log.ensureStep()
-    const event = this.log.append('user/message', { id: this.messageId(), role: 'user', content, source }, { surfaceOp: 'append' })
+    const event = this.log.append(
+      'user/message',
+      { id: this.messageId(), role: 'user', content, source },
+      { surfaceOp: 'append' },
+    )
     this.dsh.set(node.id, nodeIdForSeq(event.seq))
   }
 
@@ -236,7 +292,9 @@ class SessionBuild {
     const kept = firstKept === null ? undefined : this.dsh.get(firstKept)
     let end = kept === undefined ? surface.length : surface.findIndex((entry) => entry.node === kept)
     if (kept !== undefined && end === -1) {
-      this.notes.push(`compaction ${node.id}: its first kept entry is no longer in the history; nothing before the compaction is kept`)
+      this.notes.push(
+        `compaction ${node.id}: its first kept entry is no longer in the history; nothing before the compaction is kept`,
+      )
       end = surface.length
     }
     if (end === 0) {
@@ -246,15 +304,25 @@ class SessionBuild {
     }
     const shadowed = surface.slice(0, end).map((entry) => entry.seq)
     this.log.ensureStep('always')
-    const event = this.log.append('user/message', { id: this.messageId(), role: 'user', content: [{ type: 'text', text }], source: IMPORT_SOURCE }, {
-      surfaceOp: { op: 'replace', start: shadowed[0]!, end: shadowed.at(-1)! },
-      sourceEventSeqs: shadowed,
-    })
+    const event = this.log.append(
+      'user/message',
+      { id: this.messageId(), role: 'user', content: [{ type: 'text', text }], source: IMPORT_SOURCE },
+      {
+        surfaceOp: { op: 'replace', start: shadowed[0]!, end: shadowed.at(-1)! },
+        sourceEventSeqs: shadowed,
+      },
+    )
     this.log.endStep()
     this.dsh.set(node.id, nodeIdForSeq(event.seq))
   }
 
-  private treeOnly(node: InterchangeNode, parent: string | null, type: TreeEntryType, summary: string, extra: Record<string, Json>): void {
+  private treeOnly(
+    node: InterchangeNode,
+    parent: string | null,
+    type: TreeEntryType,
+    summary: string,
+    extra: Record<string, Json>,
+  ): void {
     const id = treeOnlyId(node.id)
     const appended = this.tree.append(null, {
       nodeId: id,
@@ -265,7 +333,9 @@ class SessionBuild {
       metadata: { importedFrom: this.source.meta.format, sourceId: node.id, ...extra },
       ...(type === 'model_change' && typeof extra.model === 'string' ? { model: extra.model } : {}),
       ...(type === 'model_change' && typeof extra.provider === 'string' ? { provider: extra.provider } : {}),
-      ...(type === 'branch_summary' && typeof extra.text === 'string' && extra.text ? { content: [{ type: 'text' as const, text: extra.text }] } : {}),
+      ...(type === 'branch_summary' && typeof extra.text === 'string' && extra.text
+        ? { content: [{ type: 'text' as const, text: extra.text }] }
+        : {}),
     })
     if (!appended.ok) throw new InterchangeError('WRITE_FAILED', `tree-only node ${node.id}: ${appended.error.message}`)
     this.treeOnlyW.set(id, this.projector.watermark)
@@ -285,7 +355,8 @@ class SessionBuild {
   /** Move the cursor quietly (the log op, not `jump`: no history view to build, no navigation step). */
   private placeCursor(target: string | null): void {
     const moved = this.tree.applyOp({ op: 'jump', target, record: false })
-    if (!moved.ok) throw new InterchangeError('WRITE_FAILED', `cannot place the cursor on ${String(target)}: ${moved.error.message}`)
+    if (!moved.ok)
+      throw new InterchangeError('WRITE_FAILED', `cannot place the cursor on ${String(target)}: ${moved.error.message}`)
   }
 
   private harnessAnchor(id: string | null): string | null {
@@ -311,7 +382,11 @@ class SessionBuild {
     if (probe.restated !== undefined || probe.events.some((event) => event.type === 'tool/call')) {
       this.switches++
       this.log.endTurn()
-      this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [markerMessage({ v: 1, op: 'switch', id: `import-${this.switches}`, target: anchor })] })
+      this.log.append('agent/inbox/spliced', {
+        target: 'next-turn',
+        start: 0,
+        inserted: [markerMessage({ v: 1, op: 'switch', id: `import-${this.switches}`, target: anchor })],
+      })
       this.log.newTurn()
       this.log.append('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] })
       // The cursor is on the target before the turn ends, so settling it records no navigation step.
@@ -324,14 +399,22 @@ class SessionBuild {
       this.appendPlanned(plan(turn, step).events)
       this.log.endStep()
     }
-    if (this.projector.tip !== anchor) throw new InterchangeError('WRITE_FAILED', `the history did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`)
+    if (this.projector.tip !== anchor)
+      throw new InterchangeError(
+        'WRITE_FAILED',
+        `the history did not return to ${String(anchor)} (it ends at ${String(this.projector.tip)})`,
+      )
   }
 
   /** The planned switch to `anchor`'s whole model history. */
   private switchPlan(anchor: string | null): (turn: number, step: number) => SwitchPlan {
     const history = this.tree.historyPath(anchor)
     if (!history.ok) throw new InterchangeError('WRITE_FAILED', history.error.message)
-    return this.planner(this.projector.surfaceEntries, history.value.map((entry) => entry.nodeId), anchor)
+    return this.planner(
+      this.projector.surfaceEntries,
+      history.value.map((entry) => entry.nodeId),
+      anchor,
+    )
   }
 
   /**
@@ -354,7 +437,11 @@ class SessionBuild {
     return anchor === null ? this.planner(surface, [], anchor) : this.planner(surface.slice(at), [anchor], anchor)
   }
 
-  private planner(surface: readonly SurfaceEntry[], target: readonly string[], anchor: string | null): (turn: number, step: number) => SwitchPlan {
+  private planner(
+    surface: readonly SurfaceEntry[],
+    target: readonly string[],
+    anchor: string | null,
+  ): (turn: number, step: number) => SwitchPlan {
     return (turn, step) => {
       const planned = planSwitch({
         eventAt: (seq) => this.log.eventAt(seq),
@@ -372,14 +459,19 @@ class SessionBuild {
         // Written in a switch turn (see `moveSurface`), where the projector reads the restatement.
         restateOnRewind: true,
       })
-      if (!planned.ok) throw new InterchangeError('WRITE_FAILED', `cannot return to ${String(anchor)}: ${planned.error.message}`)
+      if (!planned.ok)
+        throw new InterchangeError('WRITE_FAILED', `cannot return to ${String(anchor)}: ${planned.error.message}`)
       return planned.value
     }
   }
 
   private appendPlanned(events: readonly PlannedEvent[]): void {
     for (const event of events) {
-      if (event.intent) this.log.append(event.type, event.data, { surfaceOp: event.intent.surfaceOp, ...(event.intent.sourceEventSeqs ? { sourceEventSeqs: [...event.intent.sourceEventSeqs] } : {}) })
+      if (event.intent)
+        this.log.append(event.type, event.data, {
+          surfaceOp: event.intent.surfaceOp,
+          ...(event.intent.sourceEventSeqs ? { sourceEventSeqs: [...event.intent.sourceEventSeqs] } : {}),
+        })
       else this.log.append(event.type, event.data)
     }
   }

@@ -31,7 +31,8 @@ export function assistantBlocks(parts: readonly ContentPart[]): (TextBlock | Too
   for (const part of parts) {
     if (part.type === 'text') blocks.push({ type: 'text', text: part.text })
     else if (part.type === 'image') blocks.push({ type: 'text', text: imageReference(part) })
-    else if (part.type === 'tool_call') blocks.push({ type: 'tool-call', id: part.id, name: part.name, arguments: argumentsText(part.arguments) })
+    else if (part.type === 'tool_call')
+      blocks.push({ type: 'tool-call', id: part.id, name: part.name, arguments: argumentsText(part.arguments) })
   }
   return blocks.length > 0 ? blocks : [{ type: 'text', text: '' }]
 }

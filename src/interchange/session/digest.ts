@@ -18,7 +18,19 @@ export interface TreeDigest {
 
 /** The fields a rebuild must reproduce (what the Tree tab and the model read). */
 function nodeHash(node: TreeNode): Buffer {
-  const fields = [node.nodeId, node.parentId, node.type, node.summary, node.label, node.model, node.provider, node.createdAt, node.message?.role, node.message?.content, (node.replaces ?? []).join('\u0000')]
+  const fields = [
+    node.nodeId,
+    node.parentId,
+    node.type,
+    node.summary,
+    node.label,
+    node.model,
+    node.provider,
+    node.createdAt,
+    node.message?.role,
+    node.message?.content,
+    (node.replaces ?? []).join('\u0000'),
+  ]
   return createHash('sha256').update(JSON.stringify(fields)).digest().subarray(0, 8)
 }
 
@@ -36,7 +48,8 @@ export function digestDifference(expected: TreeDigest, actual: SessionTree): str
   if (JSON.stringify(actual.branchHeadList()) !== expected.branches) return 'different branches'
   const list = actual.list()
   for (let i = 0; i < list.length; i++) {
-    if (!nodeHash(list[i]!).equals(expected.perNode.subarray(i * 8, i * 8 + 8))) return `node ${list[i]!.nodeId} (the ${i + 1}th) differs from the one built`
+    if (!nodeHash(list[i]!).equals(expected.perNode.subarray(i * 8, i * 8 + 8)))
+      return `node ${list[i]!.nodeId} (the ${i + 1}th) differs from the one built`
   }
   return undefined
 }

@@ -51,27 +51,58 @@ export async function exportTree(tree: SessionTree, options: ExportOptions): Pro
     case 'pi': {
       const sameFormat = source.tree.meta.format === 'pi'
       const fileSessionId = sameFormat && source.tree.meta.sessionId ? source.tree.meta.sessionId : randomUUID()
-      const tree = sameFormat ? source.tree : { ...source.tree, meta: { ...source.tree.meta, sessionId: fileSessionId, ...(options.cwd ? { cwd: options.cwd } : {}) } }
+      const tree = sameFormat
+        ? source.tree
+        : {
+            ...source.tree,
+            meta: { ...source.tree.meta, sessionId: fileSessionId, ...(options.cwd ? { cwd: options.cwd } : {}) },
+          }
       return { format: 'pi', lines: [...writePi({ tree, labels, now })], fileSessionId, fromImport }
     }
     case 'claude-code': {
       const fileSessionId = randomUUID()
-      return { format: 'claude-code', lines: [...writeClaude({ tree: source.tree, sessionId: fileSessionId, ...(options.cwd ? { cwd: options.cwd } : {}), now })], fileSessionId, fromImport }
+      return {
+        format: 'claude-code',
+        lines: [
+          ...writeClaude({
+            tree: source.tree,
+            sessionId: fileSessionId,
+            ...(options.cwd ? { cwd: options.cwd } : {}),
+            now,
+          }),
+        ],
+        fileSessionId,
+        fromImport,
+      }
     }
     case 'markdown':
-      return { format: 'markdown', lines: [...writeMarkdown({ tree: source.tree, labels })], fileSessionId: tree.sessionId, fromImport }
+      return {
+        format: 'markdown',
+        lines: [...writeMarkdown({ tree: source.tree, labels })],
+        fileSessionId: tree.sessionId,
+        fromImport,
+      }
   }
 }
 
 /** Where a tool looks for its sessions, so the export can be resumed there directly. */
-export function defaultExportPath(format: ExportFormat, exported: Exported, options: { cwd?: string; exportsDir: string; sessionId: string; env?: NodeJS.ProcessEnv }): string {
+export function defaultExportPath(
+  format: ExportFormat,
+  exported: Exported,
+  options: { cwd?: string; exportsDir: string; sessionId: string; env?: NodeJS.ProcessEnv },
+): string {
   const env = options.env ?? process.env
   const cwd = options.cwd ?? process.cwd()
   switch (format) {
     case 'pi': {
       const agentDir = env.PI_CODING_AGENT_DIR || path.join(homedir(), '.pi', 'agent')
       const dir = `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`
-      return path.join(agentDir, 'sessions', dir, `${new Date().toISOString().replace(/[:.]/g, '-')}_${exported.fileSessionId}.jsonl`)
+      return path.join(
+        agentDir,
+        'sessions',
+        dir,
+        `${new Date().toISOString().replace(/[:.]/g, '-')}_${exported.fileSessionId}.jsonl`,
+      )
     }
     case 'claude-code': {
       const config = env.CLAUDE_CONFIG_DIR || path.join(homedir(), '.claude')
@@ -84,12 +115,17 @@ export function defaultExportPath(format: ExportFormat, exported: Exported, opti
 
 /** Create `file` with these lines; refuses an existing file or a symlink. Returns the bytes written. */
 export function writeNewFile(file: string, lines: readonly string[]): number {
-  if (typeof file !== 'string' || file === '' || file.includes('\0')) throw new InterchangeError('INVALID_PATH', 'the export path must be a non-empty string')
+  if (typeof file !== 'string' || file === '' || file.includes('\0'))
+    throw new InterchangeError('INVALID_PATH', 'the export path must be a non-empty string')
   const target = path.resolve(file)
   mkdirSync(path.dirname(target), { recursive: true })
   const temp = `${target}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`
   const data = Buffer.from(lines.map((line) => `${line}\n`).join(''))
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644)
+  const fd = openSync(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+    0o644,
+  )
   try {
     let offset = 0
     while (offset < data.length) offset += writeSync(fd, data, offset)
@@ -102,7 +138,11 @@ export function writeNewFile(file: string, lines: readonly string[]): number {
     linkSync(temp, target)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    throw new InterchangeError(code === 'EEXIST' ? 'INVALID_PATH' : 'WRITE_FAILED', code === 'EEXIST' ? `${target} exists; exports never overwrite` : `${target}: ${(error as Error).message}`, { path: target })
+    throw new InterchangeError(
+      code === 'EEXIST' ? 'INVALID_PATH' : 'WRITE_FAILED',
+      code === 'EEXIST' ? `${target} exists; exports never overwrite` : `${target}: ${(error as Error).message}`,
+      { path: target },
+    )
   } finally {
     rmSync(temp, { force: true })
   }

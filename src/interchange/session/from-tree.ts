@@ -17,7 +17,11 @@ export interface ExportSource {
   readonly dshIds: ReadonlyMap<string, string>
 }
 
-export function treeToInterchange(tree: SessionTree, provenance: Provenance | undefined, options: { cwd?: string } = {}): ExportSource {
+export function treeToInterchange(
+  tree: SessionTree,
+  provenance: Provenance | undefined,
+  options: { cwd?: string } = {},
+): ExportSource {
   const idOf = new Map<string, string>()
   const dshIds = new Map<string, string>()
   const nodes: InterchangeNode[] = []
@@ -27,7 +31,7 @@ export function treeToInterchange(tree: SessionTree, provenance: Provenance | un
   const parentOf = (node: TreeNode): string | null => {
     let parent = node.parentId
     while (parent !== null && skipped.has(parent)) parent = skipped.get(parent)!
-    return parent === null ? null : idOf.get(parent) ?? null
+    return parent === null ? null : (idOf.get(parent) ?? null)
   }
   for (const node of tree.list()) {
     if (node.label !== undefined) labels.set(node.nodeId, node.label)
@@ -55,9 +59,14 @@ export function treeToInterchange(tree: SessionTree, provenance: Provenance | un
   while (cursor !== null && skipped.has(cursor)) cursor = skipped.get(cursor)!
   return {
     tree: {
-      meta: meta ?? { format: 'dsh', version: '0', sessionId: tree.sessionId, ...(options.cwd ? { cwd: options.cwd } : {}) },
+      meta: meta ?? {
+        format: 'dsh',
+        version: '0',
+        sessionId: tree.sessionId,
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+      },
       nodes,
-      cursor: cursor === null ? null : idOf.get(cursor) ?? null,
+      cursor: cursor === null ? null : (idOf.get(cursor) ?? null),
     },
     labels,
     dshIds,
@@ -78,12 +87,16 @@ function keptFrom(tree: SessionTree, node: TreeNode, idOf: ReadonlyMap<string, s
     if (parent.type === 'message' || parent.type === 'tool_call' || parent.type === undefined) first = at
     at = parent.parentId
   }
-  return first === null ? null : idOf.get(first) ?? null
+  return first === null ? null : (idOf.get(first) ?? null)
 }
 
 function entryOf(node: TreeNode): Entry | undefined {
   const parts = node.content ?? []
-  const text = (list: readonly { type: string; text?: string }[]) => list.filter((p) => p.type === 'text').map((p) => p.text ?? '').join('')
+  const text = (list: readonly { type: string; text?: string }[]) =>
+    list
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text ?? '')
+      .join('')
   switch (node.type ?? 'message') {
     case 'message': {
       const role = node.message?.role
@@ -92,7 +105,8 @@ function entryOf(node: TreeNode): Entry | undefined {
         for (const part of parts) {
           if (part.type === 'text') out.push({ type: 'text', text: part.text })
           else if (part.type === 'reasoning') out.push({ type: 'thinking', text: part.text })
-          else if (part.type === 'tool_call') out.push({ type: 'tool_call', id: part.id, name: part.name, arguments: part.arguments as Json })
+          else if (part.type === 'tool_call')
+            out.push({ type: 'tool_call', id: part.id, name: part.name, arguments: part.arguments as Json })
         }
         if (out.length === 0 && node.message?.content) out.push({ type: 'text', text: node.message.content })
         return {
@@ -103,19 +117,31 @@ function entryOf(node: TreeNode): Entry | undefined {
           ...(usageOf(node) ? { usage: usageOf(node)! } : {}),
         }
       }
-      const input: InputPart[] = parts.length > 0 ? [{ type: 'text', text: text(parts) }] : [{ type: 'text', text: node.message?.content ?? '' }]
+      const input: InputPart[] =
+        parts.length > 0 ? [{ type: 'text', text: text(parts) }] : [{ type: 'text', text: node.message?.content ?? '' }]
       return { kind: 'user', parts: input, origin: node.origin?.injected ? 'context' : 'prompt' }
     }
     case 'tool_call': {
       const call = parts.find((p) => p.type === 'tool_call')
       const result = parts.find((p) => p.type === 'tool_result')
       if (!call || call.type !== 'tool_call' || !result || result.type !== 'tool_result') return undefined
-      return { kind: 'tool_result', callId: call.id, toolName: call.name, parts: [{ type: 'text', text: result.content }], isError: result.isError === true }
+      return {
+        kind: 'tool_result',
+        callId: call.id,
+        toolName: call.name,
+        parts: [{ type: 'text', text: result.content }],
+        isError: result.isError === true,
+      }
     }
     case 'tool_result': {
       const result = parts.find((p) => p.type === 'tool_result')
       if (!result || result.type !== 'tool_result') return undefined
-      return { kind: 'tool_result', callId: result.toolCallId, parts: [{ type: 'text', text: result.content }], isError: result.isError === true }
+      return {
+        kind: 'tool_result',
+        callId: result.toolCallId,
+        parts: [{ type: 'text', text: result.content }],
+        isError: result.isError === true,
+      }
     }
     case 'compaction': {
       const summary = node.message?.content ?? node.summary
@@ -140,7 +166,9 @@ function usageOf(node: TreeNode): { input?: number; output?: number } | undefine
   if (!usage) return undefined
   const input = typeof usage.inputTokens === 'number' ? usage.inputTokens : undefined
   const output = typeof usage.outputTokens === 'number' ? usage.outputTokens : undefined
-  return input === undefined && output === undefined ? undefined : { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) }
+  return input === undefined && output === undefined
+    ? undefined
+    : { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) }
 }
 
 /** Whether a DSH node id belongs to a tree-only node made by an import. */

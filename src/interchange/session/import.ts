@@ -11,7 +11,13 @@ import { InterchangeError } from '../errors.ts'
 import type { ImportReport, SessionMeta, SourceFormat } from '../model.ts'
 import { previewTree, type ImportPreview } from '../preview.ts'
 import { readSession, type ReadOptions } from '../read.ts'
-import { codexFamily as codexFamily_, DEFAULT_MAX_FILE_BYTES, openSource, stringChunks, subagentFiles } from '../source.ts'
+import {
+  codexFamily as codexFamily_,
+  DEFAULT_MAX_FILE_BYTES,
+  openSource,
+  stringChunks,
+  subagentFiles,
+} from '../source.ts'
 import { readJsonl } from '../lines.ts'
 import type { SubagentSource } from '../claude/subagents.ts'
 import type { CodexSource } from '../codex/read.ts'
@@ -91,7 +97,11 @@ export async function importSession(input: ImportInput, target: ImportTarget): P
   }
 }
 
-async function importOpened(input: ImportInput, target: ImportTarget, streams: { destroy(): void }[]): Promise<ImportOutcome> {
+async function importOpened(
+  input: ImportInput,
+  target: ImportTarget,
+  streams: { destroy(): void }[],
+): Promise<ImportOutcome> {
   const maxBytes = input.maxBytes ?? DEFAULT_MAX_FILE_BYTES
   const open = (file: string, limit: number) => {
     const opened = openSource(file, limit)
@@ -110,7 +120,12 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
     let budget = maxBytes - opened.bytes
     const family = codexFamily_(opened.path, input.related ?? [])
     for (const given of input.related ?? []) {
-      if (!family.includes(path.resolve(given))) throw new InterchangeError('FORMAT_MISMATCH', `${path.resolve(given)} is not a Codex rollout of the same thread or its forks; only those import together`, { path: path.resolve(given) })
+      if (!family.includes(path.resolve(given)))
+        throw new InterchangeError(
+          'FORMAT_MISMATCH',
+          `${path.resolve(given)} is not a Codex rollout of the same thread or its forks; only those import together`,
+          { path: path.resolve(given) },
+        )
     }
     if (family.length > 1) {
       codexFamily = family.map((file): CodexSource | 'main' => {
@@ -126,14 +141,18 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
         budget -= sub.bytes
         return [{ name: path.basename(file, '.jsonl'), records: readJsonl(sub.stream, maxLineBytes) }]
       } catch (error) {
-        leftOut.push(`subagent transcript ${path.basename(file)} left out: ${error instanceof InterchangeError ? error.message : String(error)}`)
+        leftOut.push(
+          `subagent transcript ${path.basename(file)} left out: ${error instanceof InterchangeError ? error.message : String(error)}`,
+        )
         return []
       }
     })
   } else {
-    if ((input.related ?? []).length > 0) throw new InterchangeError('INVALID_PATH', 'related files need a path, not content')
+    if ((input.related ?? []).length > 0)
+      throw new InterchangeError('INVALID_PATH', 'related files need a path, not content')
     if (typeof input.content !== 'string') throw new InterchangeError('INVALID_PATH', 'content must be a string')
-    if (Buffer.byteLength(input.content) > maxBytes) throw new InterchangeError('TOO_LARGE', `the content is larger than ${maxBytes} bytes`, { limit: maxBytes })
+    if (Buffer.byteLength(input.content) > maxBytes)
+      throw new InterchangeError('TOO_LARGE', `the content is larger than ${maxBytes} bytes`, { limit: maxBytes })
     chunks = stringChunks(input.content)
   }
   // The sidecar is staged in a private directory of its root; the source records go there as they are read.
@@ -144,7 +163,17 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
     spool = staging !== undefined ? new RawSpool(path.join(staging.dir, 'records.gz')) : undefined
     const sessionId = target.sessionId ?? randomUUID()
     const now = Date.now()
-    const { built, meta, sourceCursor, report, preview } = await readAndBuild(chunks, { format: input.format ?? 'auto', subagents, ...(codexFamily ? { codexFamily } : {}), ...(maxLineBytes !== undefined ? { maxLineBytes } : {}), sink: spool?.sink ?? dropRecords }, { sessionId, now, titleInLog: target.liveTitle !== true })
+    const { built, meta, sourceCursor, report, preview } = await readAndBuild(
+      chunks,
+      {
+        format: input.format ?? 'auto',
+        subagents,
+        ...(codexFamily ? { codexFamily } : {}),
+        ...(maxLineBytes !== undefined ? { maxLineBytes } : {}),
+        sink: spool?.sink ?? dropRecords,
+      },
+      { sessionId, now, titleInLog: target.liveTitle !== true },
+    )
     const cwd = target.cwd ?? sourceCwd(meta.cwd, target.fallbackCwd)
     const base = {
       report: { ...report, notes: [...report.notes, ...leftOut, ...built.notes] },
@@ -156,10 +185,26 @@ async function importOpened(input: ImportInput, target: ImportTarget, streams: {
       preview,
     }
     if (target.dryRun) return { ...base, sessionId: null, dryRun: true, sidecar: target.sidecarRoot !== undefined }
-    const createdAt = meta.createdAt !== undefined && !Number.isNaN(Date.parse(meta.createdAt)) ? Date.parse(meta.createdAt) : now
+    const createdAt =
+      meta.createdAt !== undefined && !Number.isNaN(Date.parse(meta.createdAt)) ? Date.parse(meta.createdAt) : now
     const published = await publishSession(built, {
       persistence: target.persistence,
-      ...(staging !== undefined ? { sidecar: { root: staging.root, staging: staging.dir, header: { v: PROVENANCE_VERSION, kind: 'header', meta, importedAt: new Date(now).toISOString(), cursor: sourceCursor }, ...(spool ? { spool } : {}) } } : {}),
+      ...(staging !== undefined
+        ? {
+            sidecar: {
+              root: staging.root,
+              staging: staging.dir,
+              header: {
+                v: PROVENANCE_VERSION,
+                kind: 'header',
+                meta,
+                importedAt: new Date(now).toISOString(),
+                cursor: sourceCursor,
+              },
+              ...(spool ? { spool } : {}),
+            },
+          }
+        : {}),
       ...(cwd !== undefined ? { cwd } : {}),
       createdAt,
     })
@@ -202,7 +247,10 @@ function makeStaging(sidecarRoot: string): { root: string; dir: string; createdR
     mkdirSync(root, { recursive: true })
     return { root, dir: mkdtempSync(path.join(root, '.import-')), createdRoot }
   } catch (error) {
-    throw new InterchangeError('WRITE_FAILED', `the sidecar root ${root} cannot be written: ${(error as Error).message}`)
+    throw new InterchangeError(
+      'WRITE_FAILED',
+      `the sidecar root ${root} cannot be written: ${(error as Error).message}`,
+    )
   }
 }
 
@@ -211,7 +259,23 @@ function makeStaging(sidecarRoot: string): { root: string; dir: string; createdR
  * (one object per source node) is unreachable once this returns, so the
  * verification rebuild and the log's batches do not sit on top of it.
  */
-async function readAndBuild(chunks: AsyncIterable<Buffer | string>, read: ReadOptions, build: BuildOptions): Promise<{ built: BuiltSession; meta: SessionMeta; sourceCursor: string | null; report: ImportReport; preview: ImportPreview }> {
+async function readAndBuild(
+  chunks: AsyncIterable<Buffer | string>,
+  read: ReadOptions,
+  build: BuildOptions,
+): Promise<{
+  built: BuiltSession
+  meta: SessionMeta
+  sourceCursor: string | null
+  report: ImportReport
+  preview: ImportPreview
+}> {
   const { tree, report } = await readSession(chunks, read)
-  return { preview: previewTree(tree), built: buildSession(tree, build), meta: tree.meta, sourceCursor: tree.cursor, report }
+  return {
+    preview: previewTree(tree),
+    built: buildSession(tree, build),
+    meta: tree.meta,
+    sourceCursor: tree.cursor,
+    report,
+  }
 }

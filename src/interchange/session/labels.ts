@@ -17,7 +17,12 @@ export function sanitizeLabel(label: string): string {
  * written: the last change per target wins; labels are unique in a DSH tree, so a repeated one gets a
  * suffix. What changed or was not kept goes to `notes`.
  */
-export function applyLabels(tree: SessionTree, nodes: readonly InterchangeNode[], dsh: ReadonlyMap<string, string>, notes: string[]): void {
+export function applyLabels(
+  tree: SessionTree,
+  nodes: readonly InterchangeNode[],
+  dsh: ReadonlyMap<string, string>,
+  notes: string[],
+): void {
   const effective = new Map<string, string | null>()
   for (const node of nodes) {
     if (node.entry.kind === 'label' && dsh.has(node.entry.target)) effective.set(node.entry.target, node.entry.label)

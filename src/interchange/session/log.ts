@@ -21,7 +21,10 @@ export interface LogEvent {
   readonly sourceEventSeqs?: number[]
 }
 
-export type SurfaceIntent = { readonly surfaceOp: NonNullable<LogEvent['surfaceOp']>; readonly sourceEventSeqs?: number[] }
+export type SurfaceIntent = {
+  readonly surfaceOp: NonNullable<LogEvent['surfaceOp']>
+  readonly sourceEventSeqs?: number[]
+}
 
 export class LogBuilder {
   readonly events: LogEvent[] = []

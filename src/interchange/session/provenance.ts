@@ -52,7 +52,6 @@ export interface Provenance {
   readonly nodes: ReadonlyMap<string, ProvenanceNode>
 }
 
-
 /** Bytes of JSON text gathered before they are compressed and written as one gzip member. */
 const MEMBER_BYTES = 1 << 20
 
@@ -140,7 +139,12 @@ export interface ProvenanceEntry {
 }
 
 /** Write the provenance file (a new file in `dir`): header, the spooled records, the node table. */
-export function writeProvenance(dir: string, header: ProvenanceHeader, spool: RawSpool | undefined, nodes: Iterable<ProvenanceEntry>): void {
+export function writeProvenance(
+  dir: string,
+  header: ProvenanceHeader,
+  spool: RawSpool | undefined,
+  nodes: Iterable<ProvenanceEntry>,
+): void {
   spool?.close()
   const out = new GzipMembers(path.join(dir, PROVENANCE_FILE))
   try {
@@ -175,7 +179,12 @@ export async function readProvenance(dir: string): Promise<Provenance | undefine
       else raws.set(value.id, [...value.raw])
     } else if (value.kind === 'node' && typeof value.node === 'string' && typeof value.id === 'string') {
       table.push(value as unknown as ProvenanceEntry)
-    } else if (value.kind === undefined && typeof value.node === 'string' && typeof value.id === 'string' && Array.isArray(value.raw)) {
+    } else if (
+      value.kind === undefined &&
+      typeof value.node === 'string' &&
+      typeof value.id === 'string' &&
+      Array.isArray(value.raw)
+    ) {
       // Version 1: one line per node with its records.
       nodes.set(value.node, value as unknown as ProvenanceNode)
     }

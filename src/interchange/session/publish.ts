@@ -27,7 +27,13 @@ import { InterchangeError } from '../errors.ts'
 import type { BuiltSession } from './build.ts'
 import { digestDifference } from './digest.ts'
 import { writeProvenance, type ProvenanceHeader, type RawSpool } from './provenance.ts'
-import { failedWrite, writeSessionLog, type PersistenceTarget, type SessionHeader, type WrittenLog } from './write-log.ts'
+import {
+  failedWrite,
+  writeSessionLog,
+  type PersistenceTarget,
+  type SessionHeader,
+  type WrittenLog,
+} from './write-log.ts'
 
 export type { PersistenceTarget } from './write-log.ts'
 
@@ -83,7 +89,11 @@ export async function publishSession(built: BuiltSession, options: PublishOption
 /** Write, verify and move the sidecar directory into place; returns its final path. */
 function stageSidecar(built: BuiltSession, sidecar: SidecarStaging): string {
   const staged = new TreeSidecar(sidecar.staging)
-  const folded = staged.compact(built.sessionId, { n: 0, w: Math.max(0, built.watermark), state: built.overlay as unknown as JsonObject })
+  const folded = staged.compact(built.sessionId, {
+    n: 0,
+    w: Math.max(0, built.watermark),
+    state: built.overlay as unknown as JsonObject,
+  })
   if (!folded.ok) throw new InterchangeError('WRITE_FAILED', `sidecar: ${folded.error.message}`)
   const dir = staged.dirFor(built.sessionId)
   writeProvenance(dir, sidecar.header, sidecar.spool, built.entries)
@@ -92,7 +102,10 @@ function stageSidecar(built: BuiltSession, sidecar: SidecarStaging): string {
   try {
     renameSync(dir, final)
   } catch (error) {
-    throw new InterchangeError('WRITE_FAILED', `sidecar directory ${final} could not be created: ${(error as Error).message}`)
+    throw new InterchangeError(
+      'WRITE_FAILED',
+      `sidecar directory ${final} could not be created: ${(error as Error).message}`,
+    )
   }
   return final
 }
@@ -101,8 +114,12 @@ function stageSidecar(built: BuiltSession, sidecar: SidecarStaging): string {
 function verifyRebuild(built: BuiltSession, sidecarRoot: string): void {
   const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(sidecarRoot))
   const state = sync.attach({ id: built.sessionId, events: built.events })
-  const problems = [...state.warnings.map((w) => w.message), ...state.projector.quarantine.map((q) => `event ${q.seq}: ${q.reason}`)]
+  const problems = [
+    ...state.warnings.map((w) => w.message),
+    ...state.projector.quarantine.map((q) => `event ${q.seq}: ${q.reason}`),
+  ]
   const difference = problems[0] ?? digestDifference(built.digest, state.projector.tree)
   sync.detach(built.sessionId)
-  if (difference !== undefined) throw new InterchangeError('WRITE_FAILED', `the plugin would not rebuild the imported tree: ${difference}`)
+  if (difference !== undefined)
+    throw new InterchangeError('WRITE_FAILED', `the plugin would not rebuild the imported tree: ${difference}`)
 }

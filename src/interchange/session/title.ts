@@ -24,7 +24,8 @@ export interface SessionTitleData {
 export const TITLE_LIMITS = { maxTitleBytes: 80, fallbackMaxWords: 5, fallbackMaxBytes: 40 } as const
 
 // Controls the title service strips too: C0/C1 (newlines and tabs become spaces), and invisible or direction marks.
-const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g
+const CONTROLS =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g
 
 /** The title event for an imported log, or undefined when there is neither a name nor a prompt with text. */
 export function importedTitle(name: string | undefined, events: readonly LogEvent[]): SessionTitleData | undefined {
@@ -45,7 +46,11 @@ function promptText(event: LogEvent): string | undefined {
   if (event.type !== 'user/message') return undefined
   const data = event.data as { source?: { kind?: unknown }; content?: unknown }
   if (data.source?.kind !== 'user' || !Array.isArray(data.content)) return undefined
-  const text = data.content.flatMap((block: { type?: unknown; text?: unknown }) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n')
+  const text = data.content
+    .flatMap((block: { type?: unknown; text?: unknown }) =>
+      block.type === 'text' && typeof block.text === 'string' ? [block.text] : [],
+    )
+    .join('\n')
   return oneLine(text) === '' ? undefined : text
 }
 

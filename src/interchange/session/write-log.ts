@@ -53,7 +53,12 @@ interface PersistenceLike {
   locate(meta: unknown): { kind: string; path: string }
 }
 
-export async function writeSessionLog(persistence: PersistenceTarget, header: SessionHeader, events: readonly LogEvent[], limit: { events: number; chars: number } = LOG_BATCH): Promise<WrittenLog> {
+export async function writeSessionLog(
+  persistence: PersistenceTarget,
+  header: SessionHeader,
+  events: readonly LogEvent[],
+  limit: { events: number; chars: number } = LOG_BATCH,
+): Promise<WrittenLog> {
   const staging = stagingPlan(persistence, header)
   if (staging === undefined) {
     await persistence.create(header)
@@ -67,7 +72,8 @@ export async function writeSessionLog(persistence: PersistenceTarget, header: Se
     fibers.push(ctx.plugin(SessionStore))
     fibers.push(await ctx.plugin(staging.backend as never, { ...staging.config, root: stagingRoot } as never))
     const staged = (ctx as unknown as { sessionPersistence?: PersistenceLike }).sessionPersistence
-    if (staged === undefined || typeof staged.locate !== 'function') throw new Error('the staging persistence did not start')
+    if (staged === undefined || typeof staged.locate !== 'function')
+      throw new Error('the staging persistence did not start')
     await staged.create(header)
     let batches = 0
     for (const batch of batchesOf(events, limit)) {
@@ -88,18 +94,29 @@ export async function writeSessionLog(persistence: PersistenceTarget, header: Se
 }
 
 /** The JSONL backend's facts needed to stage, or undefined for a backend that cannot say. */
-function stagingPlan(persistence: PersistenceTarget, header: SessionHeader): { root: string; config: Record<string, unknown>; backend: unknown; finalLog: string } | undefined {
+function stagingPlan(
+  persistence: PersistenceTarget,
+  header: SessionHeader,
+): { root: string; config: Record<string, unknown>; backend: unknown; finalLog: string } | undefined {
   const config = persistence.config
   if (typeof persistence.locate !== 'function' || typeof config !== 'object' || config === null) return undefined
   const root = (config as { root?: unknown }).root
   if (typeof root !== 'string' || root === '') return undefined
   const located = persistence.locate(header as never)
   if (located?.kind !== 'jsonl' || typeof located.path !== 'string') return undefined
-  return { root: path.resolve(root), config: config as Record<string, unknown>, backend: (persistence as object).constructor, finalLog: located.path }
+  return {
+    root: path.resolve(root),
+    config: config as Record<string, unknown>,
+    backend: (persistence as object).constructor,
+    finalLog: located.path,
+  }
 }
 
 /** Consecutive slices of the log, each bounded in events and (roughly) in text. */
-export function* batchesOf(events: readonly LogEvent[], limit: { events: number; chars: number } = LOG_BATCH): Generator<LogEvent[]> {
+export function* batchesOf(
+  events: readonly LogEvent[],
+  limit: { events: number; chars: number } = LOG_BATCH,
+): Generator<LogEvent[]> {
   let start = 0
   let chars = 0
   for (let i = 0; i < events.length; i++) {
@@ -137,5 +154,7 @@ function syncDir(dir: string): void {
 }
 
 export function failedWrite(error: unknown): InterchangeError {
-  return error instanceof InterchangeError ? error : new InterchangeError('WRITE_FAILED', `the session log could not be written: ${(error as Error).message}`)
+  return error instanceof InterchangeError
+    ? error
+    : new InterchangeError('WRITE_FAILED', `the session log could not be written: ${(error as Error).message}`)
 }

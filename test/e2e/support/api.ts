@@ -127,19 +127,32 @@ export class DshApi {
     const response = await this.post(path, { type: 'client-request', rpcId, method, payload })
     const envelope = response.json as Partial<ServerResponse<T>> | undefined
     if (response.status !== 200 || envelope?.type !== 'server-response' || envelope.result === undefined) {
-      throw new ApiError(`POST ${path}: HTTP ${response.status}, not a server-response envelope: ${response.text.slice(0, 2000)}`, {
+      throw new ApiError(
+        `POST ${path}: HTTP ${response.status}, not a server-response envelope: ${response.text.slice(0, 2000)}`,
+        {
+          path,
+          status: response.status,
+          body: response.text,
+        },
+      )
+    }
+    if (envelope.rpcId !== rpcId)
+      throw new ApiError(`POST ${path}: rpcId ${envelope.rpcId} does not echo ${rpcId}`, {
         path,
-        status: response.status,
+        status: 200,
         body: response.text,
       })
-    }
-    if (envelope.rpcId !== rpcId) throw new ApiError(`POST ${path}: rpcId ${envelope.rpcId} does not echo ${rpcId}`, { path, status: 200, body: response.text })
     return envelope.result
   }
 
   private static unwrap<T>(path: string, result: RpcResult<T>): T {
     if (result.ok) return result.value
-    throw new ApiError(`POST ${path}: ${result.error.code}: ${result.error.message}`, { path, status: 200, error: result.error, body: JSON.stringify(result) })
+    throw new ApiError(`POST ${path}: ${result.error.code}: ${result.error.message}`, {
+      path,
+      status: 200,
+      error: result.error,
+      body: JSON.stringify(result),
+    })
   }
 
   /** Core API method (`POST /api/<ns>.<method>`, plain payload): the result envelope. */
@@ -164,7 +177,9 @@ export class DshApi {
 
   // -- sessions (core API) --------------------------------------------------
 
-  createSession(payload: { cwd?: string; sessionId?: string; workspaceId?: string; agentPreset?: string } = {}): Promise<{ sessionId: string; agentPreset?: string }> {
+  createSession(
+    payload: { cwd?: string; sessionId?: string; workspaceId?: string; agentPreset?: string } = {},
+  ): Promise<{ sessionId: string; agentPreset?: string }> {
     return this.callOk('session.create', payload)
   }
 
@@ -206,7 +221,9 @@ export class DshApi {
       }
       if (Date.now() > deadline) {
         const tail = page.events.slice(-8).map((e) => `${e.event.seq} ${e.event.type}`)
-        throw new Error(`turn of ${sessionId} did not end after seq ${afterSeq} within ${timeoutMs} ms; log tail: ${tail.join(', ')}`)
+        throw new Error(
+          `turn of ${sessionId} did not end after seq ${afterSeq} within ${timeoutMs} ms; log tail: ${tail.join(', ')}`,
+        )
       }
       await new Promise((resolve) => setTimeout(resolve, intervalMs))
     }

@@ -21,7 +21,10 @@ export function artifactDir(suite: string): string {
 
 /** Write one artifact: strings as they are, anything else as pretty JSON. */
 export function saveArtifact(dir: string, name: string, content: unknown): void {
-  fs.writeFileSync(path.join(dir, name), typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`)
+  fs.writeFileSync(
+    path.join(dir, name),
+    typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`,
+  )
 }
 
 /** A stopwatch for setup steps: `time(label, fn)` adds fn's duration to `timings[label]`. */
@@ -38,7 +41,10 @@ export function stopwatch(timings: Record<string, number>) {
 
 /** What a fake LLM was asked, one summarized request per block. */
 export function requestsText(llm: FakeLlm, width?: number): string {
-  return llm.chatRequests().map((r) => [`#${r.n}`, ...summarizeMessages(r.body, width)].join('\n')).join('\n\n')
+  return llm
+    .chatRequests()
+    .map((r) => [`#${r.n}`, ...summarizeMessages(r.body, width)].join('\n'))
+    .join('\n\n')
 }
 
 /** Each harness process's output and HTTP wire log, as `web-<i>.*`. */
@@ -51,8 +57,16 @@ export function saveWebEvidence(dir: string, webs: readonly WebProcess[]): void 
 }
 
 /** After a suite: keep its DSH home and workspace when it failed (and say where), else remove them. */
-export function keepOrRemove(suite: string, failed: boolean, dirs: { home?: string; work?: string }, artifacts?: string): void {
-  if (failed) console.error(`${suite} e2e failed; DSH_HOME kept at ${dirs.home}, workspace at ${dirs.work}, evidence in ${artifacts}`)
+export function keepOrRemove(
+  suite: string,
+  failed: boolean,
+  dirs: { home?: string; work?: string },
+  artifacts?: string,
+): void {
+  if (failed)
+    console.error(
+      `${suite} e2e failed; DSH_HOME kept at ${dirs.home}, workspace at ${dirs.work}, evidence in ${artifacts}`,
+    )
   else {
     removeDir(dirs.home)
     removeDir(dirs.work)

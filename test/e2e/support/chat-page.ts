@@ -46,14 +46,21 @@ export function requestTranscript(body: ChatRequestBody, reply?: StaticStep): Ro
 export function pathTranscript(nodes: readonly TreeNode[], cursor: string | null): Row[] {
   const byId = new Map(nodes.map((n) => [n.nodeId, n]))
   const path: TreeNode[] = []
-  for (let at = cursor === null ? undefined : byId.get(cursor); at; at = at.parentId === null ? undefined : byId.get(at.parentId)) path.unshift(at)
+  for (
+    let at = cursor === null ? undefined : byId.get(cursor);
+    at;
+    at = at.parentId === null ? undefined : byId.get(at.parentId)
+  )
+    path.unshift(at)
   const rows: Row[] = []
   for (const node of path) {
     if (node.type === 'tool_call') {
       const call = node.content?.find((p) => p.type === 'tool_call') as { name?: string } | undefined
       rows.push({ role: 'tool', text: call?.name ?? '?' })
-    } else if (node.message?.role === 'user' && !node.origin?.injected) rows.push({ role: 'user', text: node.message.content })
-    else if (node.message?.role === 'assistant' && node.message.content.trim() !== '') rows.push({ role: 'assistant', text: node.message.content })
+    } else if (node.message?.role === 'user' && !node.origin?.injected)
+      rows.push({ role: 'user', text: node.message.content })
+    else if (node.message?.role === 'assistant' && node.message.content.trim() !== '')
+      rows.push({ role: 'assistant', text: node.message.content })
   }
   return rows
 }
@@ -64,8 +71,16 @@ export function visibleRows(page: Page): Promise<VisibleRow[]> {
     const column = document.querySelector('[data-chat-flow]')
     if (!column) return []
     return [...column.children]
-      .filter((el): el is HTMLElement => el instanceof HTMLElement && el.dataset.chatFlowKey !== undefined && el.checkVisibility())
-      .map((el) => ({ key: el.dataset.chatFlowKey!, kind: el.dataset.chatFlowKind ?? '', text: el.innerText.trim(), opacity: Number(getComputedStyle(el).opacity) }))
+      .filter(
+        (el): el is HTMLElement =>
+          el instanceof HTMLElement && el.dataset.chatFlowKey !== undefined && el.checkVisibility(),
+      )
+      .map((el) => ({
+        key: el.dataset.chatFlowKey!,
+        kind: el.dataset.chatFlowKind ?? '',
+        text: el.innerText.trim(),
+        opacity: Number(getComputedStyle(el).opacity),
+      }))
   })
 }
 
@@ -87,10 +102,13 @@ export function chatTranscript(rows: readonly VisibleRow[]): Row[] {
 
 /** Whether the visible rows are exactly the expected transcript (a tool card matches when it names the tool). */
 export function sameRows(expected: readonly Row[], visible: readonly Row[]): boolean {
-  return expected.length === visible.length && expected.every((row, i) => {
-    const seen = visible[i]!
-    return row.role === seen.role && (row.role === 'tool' ? seen.text.includes(row.text) : row.text === seen.text)
-  })
+  return (
+    expected.length === visible.length &&
+    expected.every((row, i) => {
+      const seen = visible[i]!
+      return row.role === seen.role && (row.role === 'tool' ? seen.text.includes(row.text) : row.text === seen.text)
+    })
+  )
 }
 
 /** Open the session from the sidebar (after the Internal Testing Notice, when it shows) and wait for its Chat. */
@@ -108,10 +126,15 @@ export async function openSession(page: Page, url: string | undefined, title: st
   // The "Ungrouped" group may start folded (the entry is then not in the DOM).
   if (!(await entry.isVisible())) await group.click()
   await entry.click()
-  await page.locator('[data-chat-flow] [data-chat-flow-kind="user"]').first().waitFor({ state: 'attached', timeout: 30_000 })
+  await page
+    .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
+    .first()
+    .waitFor({ state: 'attached', timeout: 30_000 })
 }
 
 /** The revision the Chat's decorations were last applied at (our column attribute). */
 export function appliedRevision(page: Page): Promise<string | null> {
-  return page.evaluate(() => document.querySelector('[data-chat-flow]')?.getAttribute('data-session-tree-revision') ?? null)
+  return page.evaluate(
+    () => document.querySelector('[data-chat-flow]')?.getAttribute('data-session-tree-revision') ?? null,
+  )
 }

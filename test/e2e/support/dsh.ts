@@ -28,7 +28,8 @@ export function ensureDsh(variant: string = DEFAULT_VARIANT): Promise<HarnessIns
 /** The `dsh` binary of an installed variant (throws when it is not installed). */
 export function dshBin(variant: string = DEFAULT_VARIANT): string {
   const bin = harnessBin(variant)
-  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: call ensureDsh('${variant}') first (or run \`node dev/harness.ts ${variant}\`)`)
+  if (!fs.existsSync(bin))
+    throw new Error(`${bin} is missing: call ensureDsh('${variant}') first (or run \`node dev/harness.ts ${variant}\`)`)
   return bin
 }
 
@@ -61,7 +62,8 @@ export interface DshEnvOptions {
 export function dshEnv({ home, llmUrl, extra = {} }: DshEnvOptions): NodeJS.ProcessEnv {
   const env = cleanEnv()
   // No other provider may be picked up from the developer's environment.
-  for (const key of Object.keys(env)) if (/(_API_KEY|_BASE_URL|_AUTH_TOKEN)$/.test(key) || key.startsWith('DSH_')) delete env[key]
+  for (const key of Object.keys(env))
+    if (/(_API_KEY|_BASE_URL|_AUTH_TOKEN)$/.test(key) || key.startsWith('DSH_')) delete env[key]
   Object.assign(env, {
     DSH_HOME: home,
     DEEPSEEK_BASE_URL: llmUrl ?? NO_LLM,
@@ -92,18 +94,29 @@ export function runDsh(args: readonly string[], options: DshRunOptions): Promise
 }
 
 function failure(what: string, result: RunResult): Error {
-  return new Error(`${what} exited ${result.code ?? result.signal}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`)
+  return new Error(
+    `${what} exited ${result.code ?? result.signal}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`,
+  )
 }
 
 /** `dsh plugin --profile <profile> add <tgz>`; throws with its output when it fails. */
-export async function pluginAdd(home: string, profile: string, tgz: string, options: Omit<DshRunOptions, 'home'> = {}): Promise<RunResult> {
+export async function pluginAdd(
+  home: string,
+  profile: string,
+  tgz: string,
+  options: Omit<DshRunOptions, 'home'> = {},
+): Promise<RunResult> {
   const result = await runDsh(['plugin', '--profile', profile, 'add', tgz], { ...options, home })
   if (result.code !== 0) throw failure(`dsh plugin --profile ${profile} add ${tgz}`, result)
   return result
 }
 
 /** `dsh --profile <profile> --dump-config`: the composed profile tree (YAML text). */
-export async function dumpConfig(home: string, profile: string, options: Omit<DshRunOptions, 'home'> & { patches?: readonly string[] } = {}): Promise<string> {
+export async function dumpConfig(
+  home: string,
+  profile: string,
+  options: Omit<DshRunOptions, 'home'> & { patches?: readonly string[] } = {},
+): Promise<string> {
   const patches = patchArgs(options.patches)
   const result = await runDsh(['--profile', profile, ...patches, '--dump-config'], { ...options, home })
   if (result.code !== 0) throw failure(`dsh --profile ${profile} --dump-config`, result)

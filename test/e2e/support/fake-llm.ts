@@ -25,7 +25,11 @@ import { SUMMARY_REQUEST_MARK, SUMMARY_SYSTEM_MARK } from '../../../src/service/
 export interface ChatMessage {
   readonly role: 'system' | 'user' | 'assistant' | 'tool'
   readonly content: string | null | ReadonlyArray<unknown>
-  readonly tool_calls?: ReadonlyArray<{ readonly id: string; readonly type: string; readonly function: { readonly name: string; readonly arguments: string } }>
+  readonly tool_calls?: ReadonlyArray<{
+    readonly id: string
+    readonly type: string
+    readonly function: { readonly name: string; readonly arguments: string }
+  }>
   readonly tool_call_id?: string
   readonly reasoning_content?: string
   readonly [key: string]: unknown
@@ -35,7 +39,10 @@ export interface ChatMessage {
 export interface ChatRequestBody {
   readonly model: string
   readonly messages: ReadonlyArray<ChatMessage>
-  readonly tools?: ReadonlyArray<{ readonly type: string; readonly function: { readonly name: string; readonly [key: string]: unknown } }>
+  readonly tools?: ReadonlyArray<{
+    readonly type: string
+    readonly function: { readonly name: string; readonly [key: string]: unknown }
+  }>
   readonly stream?: boolean
   readonly [key: string]: unknown
 }
@@ -51,7 +58,12 @@ export interface ToolCallStep {
 /** One scripted model answer. */
 export type StaticStep =
   | { readonly text: string; readonly reasoning?: string; readonly delayMs?: number }
-  | { readonly toolCalls: ReadonlyArray<ToolCallStep>; readonly text?: string; readonly reasoning?: string; readonly delayMs?: number }
+  | {
+      readonly toolCalls: ReadonlyArray<ToolCallStep>
+      readonly text?: string
+      readonly reasoning?: string
+      readonly delayMs?: number
+    }
   | { readonly error: { readonly status: number; readonly message?: string }; readonly delayMs?: number }
 
 /** A step, or a function choosing one from the request body. */
@@ -137,7 +149,12 @@ export function modelSummary(body: ChatRequestBody): StaticStep {
   return { text: `MODEL-SUMMARY: the branch began with "${first}".` }
 }
 
-function chunk(model: string, delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>): string {
+function chunk(
+  model: string,
+  delta: Record<string, unknown>,
+  finish: string | null = null,
+  usage?: Record<string, number>,
+): string {
   const frame = {
     id: 'chatcmpl-fake',
     object: 'chat.completion.chunk',
@@ -150,7 +167,12 @@ function chunk(model: string, delta: Record<string, unknown>, finish: string | n
 }
 
 /** The SSE frames `llm-deepseek` expects for one answer, ending with `[DONE]`. */
-function sseFrames(step: Exclude<StaticStep, { error: unknown }>, model: string, n: number, counts: FakeUsage = { promptTokens: 100, completionTokens: 10 }): string[] {
+function sseFrames(
+  step: Exclude<StaticStep, { error: unknown }>,
+  model: string,
+  n: number,
+  counts: FakeUsage = { promptTokens: 100, completionTokens: 10 },
+): string[] {
   const frames = [chunk(model, { role: 'assistant', content: '' })]
   if (step.reasoning) frames.push(chunk(model, { reasoning_content: step.reasoning }))
   const text = step.text ?? ''
@@ -164,11 +186,19 @@ function sseFrames(step: Exclude<StaticStep, { error: unknown }>, model: string,
   calls.forEach((call, index) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {})
     const id = call.id ?? `call_fake_${n}_${index}`
-    frames.push(chunk(model, { tool_calls: [{ index, id, type: 'function', function: { name: call.name, arguments: '' } }] }))
+    frames.push(
+      chunk(model, { tool_calls: [{ index, id, type: 'function', function: { name: call.name, arguments: '' } }] }),
+    )
     frames.push(chunk(model, { tool_calls: [{ index, function: { arguments: args } }] }))
   })
   const { promptTokens, completionTokens } = counts
-  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: promptTokens }
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_cache_hit_tokens: 0,
+    prompt_cache_miss_tokens: promptTokens,
+  }
   frames.push(chunk(model, {}, calls.length > 0 ? 'tool_calls' : 'stop', usage))
   frames.push('data: [DONE]\n\n')
   return frames
@@ -202,7 +232,9 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake')
       if (!(req.method === 'POST' && url.pathname.endsWith('/chat/completions'))) {
-        sendJson(res, 404, { error: { message: `fake-llm: no route ${req.method} ${url.pathname}`, type: 'invalid_request_error' } })
+        sendJson(res, 404, {
+          error: { message: `fake-llm: no route ${req.method} ${url.pathname}`, type: 'invalid_request_error' },
+        })
         return
       }
       let body: ChatRequestBody
@@ -211,7 +243,9 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         if (!Array.isArray(body.messages)) throw new Error('no messages array')
       } catch (error) {
         faults.push(`malformed request: ${String(error)}`)
-        sendJson(res, 400, { error: { message: `fake-llm: malformed request: ${String(error)}`, type: 'invalid_request_error' } })
+        sendJson(res, 400, {
+          error: { message: `fake-llm: malformed request: ${String(error)}`, type: 'invalid_request_error' },
+        })
         return
       }
       n += 1
@@ -246,10 +280,15 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs))
       if ('error' in step) {
         // Only terminal statuses: 5xx and 429 would be retried by llm-retry.
-        const status = step.error.status >= 400 && step.error.status < 500 && step.error.status !== 429 ? step.error.status : 400
+        const status =
+          step.error.status >= 400 && step.error.status < 500 && step.error.status !== 429 ? step.error.status : 400
         sendJson(res, status, { error: { message: step.error.message ?? 'fake error', type: 'invalid_request_error' } })
       } else {
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          connection: 'keep-alive',
+        })
         const counts = kind === 'chat' && options.usage ? options.usage(body, step) : undefined
         for (const frame of sseFrames(step, options.model ?? body.model ?? 'fake', number, counts)) res.write(frame)
         res.end()
@@ -258,7 +297,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       for (const wake of [...waiters]) wake()
     })().catch((error: unknown) => {
       faults.push(`handler failed: ${String(error)}`)
-      if (!res.headersSent) sendJson(res, 400, { error: { message: `fake-llm internal: ${String(error)}`, type: 'invalid_request_error' } })
+      if (!res.headersSent)
+        sendJson(res, 400, { error: { message: `fake-llm internal: ${String(error)}`, type: 'invalid_request_error' } })
       else res.end()
     })
   })
@@ -292,7 +332,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         }
         const timer = setTimeout(() => {
           done()
-          reject(new Error(`fake-llm: ${requests.length} requests, still waiting for ${count} chat requests after ${timeoutMs} ms`))
+          reject(
+            new Error(
+              `fake-llm: ${requests.length} requests, still waiting for ${count} chat requests after ${timeoutMs} ms`,
+            ),
+          )
         }, timeoutMs)
         const done = (): void => {
           clearTimeout(timer)
@@ -314,7 +358,9 @@ export function messageText(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content
   if (Array.isArray(message.content)) {
     return message.content
-      .map((part) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : ''))
+      .map((part) =>
+        typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '',
+      )
       .join('')
   }
   return ''
@@ -325,7 +371,8 @@ export function summarizeMessages(body: ChatRequestBody, width = 100): string[] 
   return body.messages.map((m) => {
     const text = messageText(m).replace(/\s+/g, ' ')
     const clipped = text.length > width ? `${text.slice(0, width)}… (${text.length} chars)` : text
-    const calls = m.tool_calls?.map((c) => ` [call ${c.function.name}(${c.function.arguments}) id=${c.id}]`).join('') ?? ''
+    const calls =
+      m.tool_calls?.map((c) => ` [call ${c.function.name}(${c.function.arguments}) id=${c.id}]`).join('') ?? ''
     const result = m.tool_call_id ? ` [result for ${m.tool_call_id}]` : ''
     return `${m.role}: ${clipped}${calls}${result}`
   })
@@ -342,10 +389,12 @@ export function userPrompts(body: ChatRequestBody): ChatMessage[] {
  */
 export function readOrAnswer(body: ChatRequestBody): StaticStep {
   const last = body.messages.at(-1)
-  if (last?.role === 'tool') return { text: `READ-DONE: ${messageText(last).includes('banana') ? 'banana' : 'nothing'}` }
+  if (last?.role === 'tool')
+    return { text: `READ-DONE: ${messageText(last).includes('banana') ? 'banana' : 'nothing'}` }
   const prompt = userPrompts(body).at(-1)
   const text = prompt ? messageText(prompt) : ''
-  if (text.includes('READ')) return { toolCalls: [{ id: `call_${text.length}`, name: 'read', arguments: { file_path: 'notes.txt' } }] }
+  if (text.includes('READ'))
+    return { toolCalls: [{ id: `call_${text.length}`, name: 'read', arguments: { file_path: 'notes.txt' } }] }
   return { text: `ANSWER to: ${text}` }
 }
 
@@ -354,7 +403,9 @@ export function modelView(message: ChatMessage) {
   return {
     role: message.role,
     text: messageText(message),
-    ...(message.tool_calls ? { calls: message.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) } : {}),
+    ...(message.tool_calls
+      ? { calls: message.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
+      : {}),
     ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
   }
 }
@@ -373,7 +424,8 @@ export function toolPairing(body: ChatRequestBody): { calls: string[]; results: 
   const out: { calls: string[]; results: string[] }[] = []
   for (const message of body.messages) {
     if (message.role === 'assistant') {
-      if (message.tool_calls && message.tool_calls.length > 0) out.push({ calls: message.tool_calls.map((c) => c.id), results: [] })
+      if (message.tool_calls && message.tool_calls.length > 0)
+        out.push({ calls: message.tool_calls.map((c) => c.id), results: [] })
       else out.push({ calls: [], results: [] })
     } else if (message.role === 'tool') {
       if (out.length === 0) out.push({ calls: [], results: [] })
@@ -385,5 +437,8 @@ export function toolPairing(body: ChatRequestBody): { calls: string[]; results: 
 
 /** A history with call ids left out (a stock switch gives copied exchanges fresh ids). */
 export function withoutCallIds(messages: ReturnType<typeof history>) {
-  return messages.map(({ calls, toolCallId: _id, ...rest }) => ({ ...rest, ...(calls ? { calls: calls.map(({ id: _c, ...call }) => call) } : {}) }))
+  return messages.map(({ calls, toolCallId: _id, ...rest }) => ({
+    ...rest,
+    ...(calls ? { calls: calls.map(({ id: _c, ...call }) => call) } : {}),
+  }))
 }

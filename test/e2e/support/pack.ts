@@ -14,7 +14,16 @@ import { cleanEnv, REPO_ROOT, run, withLock } from '../../../dev/harness.ts'
 
 export const PACK_CACHE = path.join(REPO_ROOT, '.cache', 'pack')
 
-const INPUT_FILES = ['package.json', 'package-lock.json', 'cordis.patch.yml', 'README.md', 'README.zh.md', 'README.i18n.yaml', 'tsconfig.json', 'tsconfig.build.json']
+const INPUT_FILES = [
+  'package.json',
+  'package-lock.json',
+  'cordis.patch.yml',
+  'README.md',
+  'README.zh.md',
+  'README.i18n.yaml',
+  'tsconfig.json',
+  'tsconfig.build.json',
+]
 const INPUT_DIRS = ['src', 'dev', 'docs']
 const SKIPPED_DIRS = new Set([path.join('dev', 'harness'), 'node_modules'])
 
@@ -83,7 +92,10 @@ function prebuilt(tgz: string): PackedPlugin {
     .split('\n')
     .filter((line) => line.startsWith('package/') && !line.endsWith('/'))
     .map((line) => line.slice('package/'.length))
-  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tgz, 'package/package.json'], { encoding: 'utf8' })) as { name: string; version: string }
+  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tgz, 'package/package.json'], { encoding: 'utf8' })) as {
+    name: string
+    version: string
+  }
   return { tgz, name: manifest.name, version: manifest.version, files, built: false, ms: 0 }
 }
 
@@ -97,7 +109,14 @@ async function packOnce(): Promise<PackedPlugin> {
     const info = JSON.parse(fs.readFileSync(manifest, 'utf8')) as PackJson
     const tgz = path.join(dir, info.filename)
     if (!fs.existsSync(tgz)) return undefined
-    return { tgz, name: info.name, version: info.version, files: info.files.map((f) => f.path), built: false, ms: Date.now() - started }
+    return {
+      tgz,
+      name: info.name,
+      version: info.version,
+      files: info.files.map((f) => f.path),
+      built: false,
+      ms: Date.now() - started,
+    }
   }
   const hit = cached()
   if (hit) return hit
@@ -105,20 +124,41 @@ async function packOnce(): Promise<PackedPlugin> {
     const again = cached()
     if (again) return again
     const env = cleanEnv()
-    const build = await run('npm', ['run', 'build'], { cwd: REPO_ROOT, env, timeoutMs: 5 * 60_000, onSpawn: (pid) => lock.addPid(pid) })
-    if (build.code !== 0) throw new Error(`npm run build failed (exit ${build.code ?? build.signal})\n${build.stdout}\n${build.stderr}`)
+    const build = await run('npm', ['run', 'build'], {
+      cwd: REPO_ROOT,
+      env,
+      timeoutMs: 5 * 60_000,
+      onSpawn: (pid) => lock.addPid(pid),
+    })
+    if (build.code !== 0)
+      throw new Error(`npm run build failed (exit ${build.code ?? build.signal})\n${build.stdout}\n${build.stderr}`)
     fs.rmSync(dir, { recursive: true, force: true })
     fs.mkdirSync(dir, { recursive: true })
     // The build just ran; --ignore-scripts keeps `prepare` from running it again.
-    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: REPO_ROOT, env, timeoutMs: 2 * 60_000, onSpawn: (pid) => lock.addPid(pid) })
-    if (pack.code !== 0) throw new Error(`npm pack failed (exit ${pack.code ?? pack.signal})\n${pack.stdout}\n${pack.stderr}`)
+    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+      cwd: REPO_ROOT,
+      env,
+      timeoutMs: 2 * 60_000,
+      onSpawn: (pid) => lock.addPid(pid),
+    })
+    if (pack.code !== 0)
+      throw new Error(`npm pack failed (exit ${pack.code ?? pack.signal})\n${pack.stdout}\n${pack.stderr}`)
     const [info] = JSON.parse(pack.stdout) as PackJson[]
-    if (!info || !fs.existsSync(path.join(dir, info.filename))) throw new Error(`npm pack wrote no tarball into ${dir}\n${pack.stdout}`)
+    if (!info || !fs.existsSync(path.join(dir, info.filename)))
+      throw new Error(`npm pack wrote no tarball into ${dir}\n${pack.stdout}`)
     fs.writeFileSync(manifest, JSON.stringify(info, null, 2))
     // Keep the cache small: drop tarballs of other inputs.
     for (const other of fs.readdirSync(PACK_CACHE)) {
-      if (other !== key && other !== 'build.lock') fs.rmSync(path.join(PACK_CACHE, other), { recursive: true, force: true })
+      if (other !== key && other !== 'build.lock')
+        fs.rmSync(path.join(PACK_CACHE, other), { recursive: true, force: true })
     }
-    return { tgz: path.join(dir, info.filename), name: info.name, version: info.version, files: info.files.map((f) => f.path), built: true, ms: Date.now() - started }
+    return {
+      tgz: path.join(dir, info.filename),
+      name: info.name,
+      version: info.version,
+      files: info.files.map((f) => f.path),
+      built: true,
+      ms: Date.now() - started,
+    }
   })
 }

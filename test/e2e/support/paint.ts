@@ -53,7 +53,9 @@ export async function openPaintPage(browser: Browser, bundle: string): Promise<P
     define: { 'process.env.NODE_ENV': '"production"' },
   })
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-  await page.setContent('<!doctype html><html lang="en"><body style="margin:0"><div id="app" style="width:1280px;height:800px"></div></body></html>')
+  await page.setContent(
+    '<!doctype html><html lang="en"><body style="margin:0"><div id="app" style="width:1280px;height:800px"></div></body></html>',
+  )
   await page.addScriptTag({ content: hostModules.outputFiles[0]!.text })
   await page.addScriptTag({ content: 'window.__ModuleLoader__ = { load: (r) => { window.__registration = r } }' })
   await page.addScriptTag({ content: bundle })
@@ -66,30 +68,79 @@ export async function openPaintPage(browser: Browser, bundle: string): Promise<P
       const w = window as unknown as Record<string, any>
       const given: any = json ? JSON.parse(json) : { chain }
       // A long linear chain is generated here rather than shipped over the protocol.
-      const view: any = 'chain' in given
-        ? { sessionId: label, cursor: `c${given.chain - 1}`, activeBranch: 'main', branches: [{ name: 'main', headId: `c${given.chain - 1}` }], nodes: Array.from({ length: given.chain }, (_, i) => ({ nodeId: `c${i}`, parentId: i === 0 ? null : `c${i - 1}`, type: 'message', summary: `message ${i}`, createdAt: '2026-01-01T00:00:00.000Z', branch: 'main', message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` } })) }
-        : given
+      const view: any =
+        'chain' in given
+          ? {
+              sessionId: label,
+              cursor: `c${given.chain - 1}`,
+              activeBranch: 'main',
+              branches: [{ name: 'main', headId: `c${given.chain - 1}` }],
+              nodes: Array.from({ length: given.chain }, (_, i) => ({
+                nodeId: `c${i}`,
+                parentId: i === 0 ? null : `c${i - 1}`,
+                type: 'message',
+                summary: `message ${i}`,
+                createdAt: '2026-01-01T00:00:00.000Z',
+                branch: 'main',
+                message: { role: i % 2 ? 'assistant' : 'user', content: `message ${i}` },
+              })),
+            }
+          : given
       const wire = json || JSON.stringify(view)
       const exports = w.__registration.factory(w.__hostRequire)
       const registered: Array<{ options: any; component: any }> = []
       const descriptors = new Map<string, any>()
       const handlers: Record<string, (...args: any[]) => unknown> = {
-        session: () => ({ sessionId: view.sessionId, nodeCount: view.nodes.length, messageCount: view.nodes.length, branchCount: view.branches.length, cursor: view.cursor, activeBranch: view.activeBranch, currentPathLength: 1, snapshotVersion: 1, revision: 'r1', surfaceMode: 'stock', surfaceNote: 'bench', quarantine: [], sidecarWarnings: [] }),
+        session: () => ({
+          sessionId: view.sessionId,
+          nodeCount: view.nodes.length,
+          messageCount: view.nodes.length,
+          branchCount: view.branches.length,
+          cursor: view.cursor,
+          activeBranch: view.activeBranch,
+          currentPathLength: 1,
+          snapshotVersion: 1,
+          revision: 'r1',
+          surfaceMode: 'stock',
+          surfaceNote: 'bench',
+          quarantine: [],
+          sidecarWarnings: [],
+        }),
         // As off the wire: the JSON text is parsed inside the call, then validated.
         outline: () => JSON.parse(wire),
         // The panel sends every call through `attempt` (src/service/attempt.ts): named wire args, the
         // result as JSON text, which the panel's decoder parses and validates; the outline's text is the wire text.
-        attempt: (method: string, args: Record<string, unknown>) => ({ format: 'dsh-session-tree/attempt@2', ok: true, json: method === 'outline' ? wire : JSON.stringify(handlers[method]!(...descriptors.get(method).parameters.map((p: { wire: string }) => args[p.wire]))) }),
+        attempt: (method: string, args: Record<string, unknown>) => ({
+          format: 'dsh-session-tree/attempt@2',
+          ok: true,
+          json:
+            method === 'outline'
+              ? wire
+              : JSON.stringify(
+                  handlers[method]!(...descriptors.get(method).parameters.map((p: { wire: string }) => args[p.wire])),
+                ),
+        }),
       }
       const ctx: any = {
         effect: (fn: () => unknown) => fn(),
         get: () => undefined,
         inject: (_deps: unknown, fn: (c: unknown) => void) => fn(ctx),
-        slots: { inject: (_n: string, fn: () => unknown) => fn(), register: (options: any, component: any) => (registered.push({ options, component }), () => {}) },
+        slots: {
+          inject: (_n: string, fn: () => unknown) => fn(),
+          register: (options: any, component: any) => (registered.push({ options, component }), () => {}),
+        },
         remote: {
           $mount: async (contribution: any) => {
             for (const d of contribution.descriptors) descriptors.set(d.method, d)
-            ctx.remote.sessionTree = Object.fromEntries([...descriptors.keys()].map((m) => [m, async (...args: unknown[]) => ({ ok: true, value: descriptors.get(m).result.schema.parse(handlers[m]!(...args)) })]))
+            ctx.remote.sessionTree = Object.fromEntries(
+              [...descriptors.keys()].map((m) => [
+                m,
+                async (...args: unknown[]) => ({
+                  ok: true,
+                  value: descriptors.get(m).result.schema.parse(handlers[m]!(...args)),
+                }),
+              ]),
+            )
             return async () => {}
           },
         },
@@ -106,7 +157,8 @@ export async function openPaintPage(browser: Browser, bundle: string): Promise<P
       w.__root = root
       root.render(React.createElement(tab.component, { sessionId: label, ...tab.options.inject(label) }))
       // No deadline: a page that never paints is caught by the caller's own time limit.
-      while (performance.getEntriesByName('session-tree:first-paint').length === 0) await new Promise((r) => setTimeout(r, 5))
+      while (performance.getEntriesByName('session-tree:first-paint').length === 0)
+        await new Promise((r) => setTimeout(r, 5))
       const get = (name: string) => performance.getEntriesByName(name).at(0)?.duration
       const result = {
         firstPaintMs: get('session-tree:first-paint'),
@@ -120,20 +172,29 @@ export async function openPaintPage(browser: Browser, bundle: string): Promise<P
     }, arg)
   }
 
-  const baseline = (view: SessionTreeOutline): Promise<number> => page.evaluate(async (json) => {
-    const w = window as unknown as Record<string, any>
-    const React = w.__hostRequire('react')
-    const app = document.getElementById('app')!
-    w.__root?.unmount()
-    app.replaceChildren()
-    const t0 = performance.now()
-    const parsed = JSON.parse(json) as { nodes: { nodeId: string; summary: string }[] }
-    const root = w.__hostRequire('react-dom/client').createRoot(app)
-    w.__root = root
-    root.render(React.createElement('div', null, parsed.nodes.slice(0, 30).map((n) => React.createElement('div', { key: n.nodeId, style: { height: 28 } }, n.summary))))
-    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
-    return performance.now() - t0
-  }, JSON.stringify(view))
+  const baseline = (view: SessionTreeOutline): Promise<number> =>
+    page.evaluate(async (json) => {
+      const w = window as unknown as Record<string, any>
+      const React = w.__hostRequire('react')
+      const app = document.getElementById('app')!
+      w.__root?.unmount()
+      app.replaceChildren()
+      const t0 = performance.now()
+      const parsed = JSON.parse(json) as { nodes: { nodeId: string; summary: string }[] }
+      const root = w.__hostRequire('react-dom/client').createRoot(app)
+      w.__root = root
+      root.render(
+        React.createElement(
+          'div',
+          null,
+          parsed.nodes
+            .slice(0, 30)
+            .map((n) => React.createElement('div', { key: n.nodeId, style: { height: 28 } }, n.summary)),
+        ),
+      )
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
+      return performance.now() - t0
+    }, JSON.stringify(view))
 
   return { measure, baseline, page, close: () => page.close() }
 }

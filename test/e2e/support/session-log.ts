@@ -55,7 +55,7 @@ export function splitZstdFrames(buffer: Buffer): Buffer[] {
     const start = offset
     need(4)
     const magic = buffer.readUInt32LE(offset)
-    if (((magic & SKIPPABLE_MASK) >>> 0) === SKIPPABLE_MAGIC) {
+    if ((magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE_MAGIC) {
       need(8)
       offset += 8 + buffer.readUInt32LE(offset + 4)
       continue
@@ -73,7 +73,8 @@ export function splitZstdFrames(buffer: Buffer): Buffer[] {
     offset += [singleSegment ? 1 : 0, 2, 4, 8][sizeFlag] as number
     for (;;) {
       need(3)
-      const header = (buffer[offset] as number) | ((buffer[offset + 1] as number) << 8) | ((buffer[offset + 2] as number) << 16)
+      const header =
+        (buffer[offset] as number) | ((buffer[offset + 1] as number) << 8) | ((buffer[offset + 2] as number) << 16)
       offset += 3
       const last = header & 1
       const type = (header >> 1) & 3
@@ -138,7 +139,8 @@ export function readSessionById(home: string, sessionId: string): SessionLog {
 
 /** Write a session log as the harness stores it: a zstd frame holding the header line, then one frame of event lines. */
 export function writeSessionLog(file: string, header: SessionLogHeader, events: ReadonlyArray<SessionLogEvent>): void {
-  const frame = (lines: readonly unknown[]) => zlib.zstdCompressSync(Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''), 'utf8'))
+  const frame = (lines: readonly unknown[]) =>
+    zlib.zstdCompressSync(Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''), 'utf8'))
   fs.writeFileSync(file, Buffer.concat([frame([header]), ...(events.length > 0 ? [frame(events)] : [])]))
 }
 
@@ -148,12 +150,17 @@ export function writeSessionLog(file: string, header: SessionLogHeader, events: 
  * of an assistant message cites its original; their tool-call blocks pair up
  * in order). Returns the events and how many ids were put back.
  */
-export function withOriginalCallIds(events: ReadonlyArray<SessionLogEvent>): { events: SessionLogEvent[]; restored: number } {
+export function withOriginalCallIds(events: ReadonlyArray<SessionLogEvent>): {
+  events: SessionLogEvent[]
+  restored: number
+} {
   const bySeq = new Map(events.map((event) => [event.seq, event]))
   const callIds = (event: SessionLogEvent | undefined): string[] => {
     const message = (event?.data as { message?: { content?: unknown } } | undefined)?.message
-    const content = Array.isArray(message?.content) ? message.content as { type?: string; id?: string }[] : []
-    return content.filter((block) => block.type === 'tool-call' && typeof block.id === 'string').map((block) => block.id!)
+    const content = Array.isArray(message?.content) ? (message.content as { type?: string; id?: string }[]) : []
+    return content
+      .filter((block) => block.type === 'tool-call' && typeof block.id === 'string')
+      .map((block) => block.id!)
   }
   const original = new Map<string, string>()
   for (const event of events) {
@@ -164,19 +171,31 @@ export function withOriginalCallIds(events: ReadonlyArray<SessionLogEvent>): { e
       const source = bySeq.get(seq)
       if (source?.type !== 'assistant/message') continue
       const ids = callIds(source)
-      if (ids.length === copied.length) copied.forEach((id, i) => { if (id !== ids[i]) original.set(id, original.get(ids[i]!) ?? ids[i]!) })
+      if (ids.length === copied.length)
+        copied.forEach((id, i) => {
+          if (id !== ids[i]) original.set(id, original.get(ids[i]!) ?? ids[i]!)
+        })
     }
   }
-  const swap = (id: unknown) => (typeof id === 'string' ? original.get(id) ?? id : id)
+  const swap = (id: unknown) => (typeof id === 'string' ? (original.get(id) ?? id) : id)
   const rewritten = events.map((event) => {
     const data = event.data as Record<string, any> | undefined
     if (event.type === 'tool/call') return { ...event, data: { ...data, callId: swap(data?.callId) } }
     if ((event.type === 'assistant/message' || event.type === 'tool/result') && data?.message) {
       const message = data.message
       const content = Array.isArray(message.content)
-        ? message.content.map((block: Record<string, unknown>) => (block.type === 'tool-call' ? { ...block, id: swap(block.id) } : block.type === 'tool-result' ? { ...block, toolCallId: swap(block.toolCallId) } : block))
+        ? message.content.map((block: Record<string, unknown>) =>
+            block.type === 'tool-call'
+              ? { ...block, id: swap(block.id) }
+              : block.type === 'tool-result'
+                ? { ...block, toolCallId: swap(block.toolCallId) }
+                : block,
+          )
         : message.content
-      const source = message.source && typeof message.source === 'object' && 'callId' in message.source ? { ...message.source, callId: swap(message.source.callId) } : message.source
+      const source =
+        message.source && typeof message.source === 'object' && 'callId' in message.source
+          ? { ...message.source, callId: swap(message.source.callId) }
+          : message.source
       return { ...event, data: { ...data, message: { ...message, content, source } } }
     }
     return event

@@ -6,5 +6,7 @@
 import type { Page } from 'playwright-core'
 
 export async function animationsSettled(page: Page, timeoutMs = 30_000): Promise<void> {
-  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), undefined, { timeout: timeoutMs })
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), undefined, {
+    timeout: timeoutMs,
+  })
 }

@@ -8,5 +8,13 @@
 import type { SessionTreeView, TreeNode } from '../../../src/types.ts'
 
 export function rowNodes(view: Pick<SessionTreeView, 'nodes' | 'cursor'>): TreeNode[] {
-  return view.nodes.filter((n) => !(n.message?.role === 'assistant' && n.message.content === '' && n.content?.some((p) => p.type === 'tool_call') && n.nodeId !== view.cursor))
+  return view.nodes.filter(
+    (n) =>
+      !(
+        n.message?.role === 'assistant' &&
+        n.message.content === '' &&
+        n.content?.some((p) => p.type === 'tool_call') &&
+        n.nodeId !== view.cursor
+      ),
+  )
 }

@@ -5,7 +5,12 @@
  */
 export type Probe<T> = () => Promise<T | undefined | false> | T | undefined | false
 
-export async function until<T>(what: string, probe: Probe<T>, timeoutMs: number, describeLast?: () => Promise<string>): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: Probe<T>,
+  timeoutMs: number,
+  describeLast?: () => Promise<string>,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {
@@ -17,7 +22,9 @@ export async function until<T>(what: string, probe: Probe<T>, timeoutMs: number,
     }
     if (Date.now() > deadline) {
       const detail = describeLast ? `\n${await describeLast().catch(String)}` : ''
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}${detail}`)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}${detail}`,
+      )
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

@@ -15,19 +15,33 @@ type Block = Record<string, unknown>
 function text(value: ChatMessage['content']): string {
   if (typeof value === 'string') return value
   if (!Array.isArray(value)) return ''
-  return value.map((part) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '')).join('')
+  return value
+    .map((part) =>
+      typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '',
+    )
+    .join('')
 }
 
 /** A wire message as the harness message it was serialized from. */
 export function harnessMessage(message: ChatMessage): { role: string; content: Block[] } {
   switch (message.role) {
     case 'tool':
-      return { role: 'user', content: [{ type: 'tool-result', toolCallId: message.tool_call_id, content: [{ type: 'text', text: text(message.content) }] }] }
+      return {
+        role: 'user',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: message.tool_call_id,
+            content: [{ type: 'text', text: text(message.content) }],
+          },
+        ],
+      }
     case 'assistant': {
       const blocks: Block[] = []
       if (message.reasoning_content) blocks.push({ type: 'reasoning', text: message.reasoning_content })
       if (text(message.content).length > 0) blocks.push({ type: 'text', text: text(message.content) })
-      for (const call of message.tool_calls ?? []) blocks.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments })
+      for (const call of message.tool_calls ?? [])
+        blocks.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments })
       return { role: 'assistant', content: blocks }
     }
     default:
@@ -45,7 +59,10 @@ export interface RequestTokens {
 
 export function requestTokens(meter: RealTokenMeter, body: ChatRequestBody): RequestTokens {
   const system = body.messages.filter((m) => m.role === 'system').map((m) => meter.estimateMessage(harnessMessage(m)))
-  const tools = body.tools && body.tools.length > 0 ? meter.estimateMessage({ role: 'system', content: [{ type: 'text', text: JSON.stringify(body.tools) }] }) : 0
+  const tools =
+    body.tools && body.tools.length > 0
+      ? meter.estimateMessage({ role: 'system', content: [{ type: 'text', text: JSON.stringify(body.tools) }] })
+      : 0
   const messages = body.messages.filter((m) => m.role !== 'system').map((m) => meter.estimateMessage(harnessMessage(m)))
   const envelope = system.reduce((a, b) => a + b, 0) + tools
   return { messages, envelope, total: envelope + messages.reduce((a, b) => a + b, 0) }
@@ -57,7 +74,13 @@ export function replyTokens(meter: RealTokenMeter, step: Exclude<StaticStep, { e
   if (step.reasoning) blocks.push({ type: 'reasoning', text: step.reasoning })
   if (step.text) blocks.push({ type: 'text', text: step.text })
   if ('toolCalls' in step) {
-    for (const call of step.toolCalls) blocks.push({ type: 'tool-call', id: call.id ?? '', name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}) })
+    for (const call of step.toolCalls)
+      blocks.push({
+        type: 'tool-call',
+        id: call.id ?? '',
+        name: call.name,
+        arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+      })
   }
   return meter.estimateMessage({ role: 'assistant', content: blocks })
 }
