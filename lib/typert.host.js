@@ -2660,6 +2660,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "chatPathOf",
+            "signature": "chatPathOf(agentId: string): TreeResult<ChatPath>",
+            "summary": "`chatPath` at once, as a result (the terminal's switch rows read it right after a turn ends, before anything else can be appended).",
+            "jsDoc": "/**\n * `chatPath` at once, as a result (the terminal's switch rows read it right\n * after a turn ends, before anything else can be appended). Not a remote method.\n */"
+          },
+          {
+            "kind": "method",
             "name": "moveWithinStep",
             "signature": "async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>>",
             "summary": "A move the agent's model makes with a tool, from inside its running step (stock mode): the tree moves and the history switches at once, within the step that issued `callId`; the next request of the same turn holds the selected path, then that call and its result.",

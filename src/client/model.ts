@@ -1,20 +1,2 @@
-/**
- * The panel's view model, pure and framework-free, one module per job in
- * `view/`: an index over one `SessionTreeOutline` (`tree-index.ts`), what a
- * node reads as (`node-text.ts`), the filters and search of Pi's `/tree`
- * (`filter.ts`), the row layout (`layout.ts`: lanes, fork points, the
- * cursor's path) and the virtual window (`virtual-window.ts`). Everything is
- * iterative: a 100,000-deep linear chain lays out without recursion, and a
- * 10,000-node tree lays out in a few milliseconds.
- *
- * Layout rules (like `tree(1)`, but a linear chain does not indent): a node's
- * only child is drawn directly below it at the same depth; the children of a
- * fork point are drawn one level deeper, each starting with `├─` (`└─` for
- * the last), in creation order. A filtered-out node hands its children to its
- * nearest visible ancestor, so the shape of what remains is kept.
- */
-export * from './view/node-text.ts'
-export * from './view/tree-index.ts'
-export * from './view/filter.ts'
-export * from './view/layout.ts'
-export * from './view/virtual-window.ts'
+/** The panel's view model: the shared pure outline (`../outline/`: index, row text, filters, layout, virtual window). */
+export * from '../outline/index.ts'

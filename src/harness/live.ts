@@ -5,6 +5,47 @@
  * hand in a fake; the `agent/pre-step` decision is the published type.
  */
 export type { PreStepDecision } from '@deepseek-ai/dsh-agent'
+import type { PreStepDecision } from '@deepseek-ai/dsh-agent'
+
+/**
+ * The decision of a step this package ends without a model call (a history
+ * switch's maintenance turn, a held turn, a `/tree` line). An `enter` with no
+ * messages ends the turn `completed`, as any quiet turn does; `reject` would
+ * end it `blocked`, which front ends show as a failure (dsh-TUI: a "turn
+ * blocked" row and a red "Turn error" toast). Wrappers that add context to
+ * an `enter` (time-context, tmux-context) run only inside the listener that
+ * returns it, so the listener must be the outermost one: see `FrontListener`.
+ */
+export const NO_MODEL_CALL: PreStepDecision = Object.freeze({ kind: 'enter', messages: [] }) as PreStepDecision
+
+/**
+ * An `agent/pre-step` listener kept at the front of the waterfall: `front()`
+ * registers it again with `prepend`, ahead of listeners added since (a
+ * plugin loaded or reloaded later prepends ahead of it). Called before each
+ * turn the listener ends without a model call.
+ */
+export interface FrontListener {
+  front(): void
+}
+
+type On = (
+  name: 'agent/pre-step',
+  listener: (payload: never, next: () => Promise<PreStepDecision>) => Promise<PreStepDecision>,
+  options: { prepend: true },
+) => () => void
+
+export function frontListener(
+  on: On,
+  listener: (payload: never, next: () => Promise<PreStepDecision>) => Promise<PreStepDecision>,
+): FrontListener {
+  let dispose = on('agent/pre-step', listener, { prepend: true })
+  return {
+    front() {
+      dispose()
+      dispose = on('agent/pre-step', listener, { prepend: true })
+    },
+  }
+}
 
 /** The slice of a live harness `Session` a switch uses. */
 export interface LiveSession {

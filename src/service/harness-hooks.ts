@@ -7,6 +7,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { TreeSync } from '../harness/sync.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
+import { frontListener, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 import type { SessionLineage } from './lineage.ts'
 import type { HarnessSession } from './move.ts'
 
@@ -42,7 +43,12 @@ export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard }:
       if (!scanned.ok) ctx.logger('session-tree').warn(`orphan scan: ${scanned.error.message}`)
     })
   })
-  ctx.on('agent/pre-step', (payload, next) => switcher.preStep(payload, next), { prepend: true })
+  // Outermost, so the switch's quiet `enter` reaches the loop as it is (`harness/live.ts` NO_MODEL_CALL).
+  const preStep = frontListener(
+    ctx.on.bind(ctx) as never,
+    ((payload: PreStepPayload, next: () => Promise<PreStepDecision>) => switcher.preStep(payload, next)) as never,
+  )
+  switcher.beforeWake = () => preStep.front()
 }
 
 /** Follow the sessions already loaded when the plugin starts; let every tree go when it stops. */

@@ -31,6 +31,8 @@ import { sessionTreeStore, type SessionTreeStore } from '../tree/store.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from '../tree/types.ts'
 import { TreeSync } from '../harness/sync.ts'
+// Registers this plugin's own log-only event types before any session is read.
+import '../harness/plugin-events.ts'
 import { TreeSidecar } from '../sidecar/index.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
 import { SessionQueue } from './queue.ts'
@@ -395,6 +397,22 @@ export class SessionTreeService extends TypertRemoteService {
    */
   treeOf(agentId: string): TreeResult<{ tree: SessionTree; mode: SurfaceMode; tip: string | null }> {
     return this.reads.treeOf(agentId)
+  }
+
+  /**
+   * What a stock rewind leaves in the log where the history it leaves was (`StockSwitcher.rewindStandIn`):
+   * the terminal half asks for `tombstone` while dsh-TUI is loaded. Not a remote method.
+   */
+  setRewindStandIn(standIn: 'restate' | 'tombstone'): void {
+    this.switcher.rewindStandIn = standIn
+  }
+
+  /**
+   * `chatPath` at once, as a result (the terminal's switch rows read it right
+   * after a turn ends, before anything else can be appended). Not a remote method.
+   */
+  chatPathOf(agentId: string): TreeResult<ChatPath> {
+    return this.reads.chatPath(agentId)
   }
 
   /**

@@ -6,10 +6,12 @@
  *   1. queue a marker message (`marker.ts`) with a wake-up;
  *   2. our `agent/pre-step` listener claims it and appends the planned
  *      steps: price + replace + copies, one step per copied assistant
- *      message (`plan.ts`), and returns
- *      `reject` — every upstream pre-step wrapper passes `reject` through, so
- *      no model call can happen in this turn (an empty `enter` would be
- *      turned into a real step by wrappers such as time-context);
+ *      message (`plan.ts`), and returns an `enter` with no messages
+ *      (`NO_MODEL_CALL`): the turn ends `completed` with no model call, as
+ *      front ends expect of a quiet turn (`reject` ended it `blocked`, a
+ *      failure in dsh-TUI). Wrappers that add context to an `enter`
+ *      (time-context) would turn it into a real step, so the listener is put
+ *      at the front of the waterfall before each marker (`beforeWake`);
  *   3. wait for the agent to go idle, re-queue a prompt that arrived during
  *      the switch (the loop does not pick it up by itself), flush the log.
  *      The switch never waits for that prompt's turn: a caller that holds a
@@ -35,7 +37,14 @@ import {
 import { planSwitch } from './plan.ts'
 import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from './errors.ts'
 import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
-import { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
+import {
+  isFree,
+  NO_MODEL_CALL,
+  type LiveAgent,
+  type LiveSession,
+  type PreStepDecision,
+  type PreStepPayload,
+} from '../harness/live.ts'
 
 // The live-agent slice moved to `harness/live.ts`; these names stay importable from here.
 export { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload }
@@ -77,6 +86,15 @@ interface Job {
 export class StockSwitcher {
   private readonly jobs = new Map<string, Job>()
   private readonly options: StockSwitcherOptions
+  /** Runs right before a marker wakes the agent: puts the pre-step listener at the front (`harness-hooks.ts`). */
+  beforeWake: () => void = () => {}
+  /**
+   * What stands in for the shadowed range of a rewind: `restate` its last kept message (DSH web's
+   * Trajectory shows no empty answer), or an empty `tombstone` answer (dsh-TUI draws nothing for
+   * it, where a restated message is drawn a second time). The terminal half picks `tombstone`
+   * while dsh-TUI is loaded.
+   */
+  rewindStandIn: 'restate' | 'tombstone' = 'restate'
 
   constructor(options: StockSwitcherOptions) {
     this.options = options
@@ -138,6 +156,7 @@ export class StockSwitcher {
       )
     })
     try {
+      this.beforeWake()
       agent.send(message, 'next-turn', true)
       const result = await Promise.race([done, timeout])
       if (!result.ok) {
@@ -196,7 +215,7 @@ export class StockSwitcher {
     // A marker left by a crash has no job: its switch completes without the tail (say, a summary).
     const result = this.execute(agent.session, marker, payload.turn, payload.step, job?.tail)
     job?.resolve(result)
-    return { kind: 'reject' }
+    return NO_MODEL_CALL
   }
 
   private execute(
@@ -274,7 +293,7 @@ export class StockSwitcher {
       route: routeOf(session),
       steps,
       // In a maintenance turn of its own, a rewind restates the last message it keeps (no empty answer).
-      restateOnRewind: steps === 'own',
+      restateOnRewind: steps === 'own' && this.rewindStandIn === 'restate',
       ...(this.options.copySource ? { copySource: this.options.copySource } : {}),
       ...(tail ? { tail } : {}),
     })

@@ -16,8 +16,8 @@
  *   turn never overlaps the loop);
  * - trigger B: a new turn starts before the move could be applied (a prompt
  *   was queued while the turn ran, so the loop went straight on). Its first
- *   pre-step holds the claimed messages back and rejects the step; the turn
- *   ends without a model call, the agent becomes idle, trigger A applies the
+ *   pre-step holds the claimed messages back and ends the step with no
+ *   messages (`NO_MODEL_CALL`); the turn ends `completed` without a model call, the agent becomes idle, trigger A applies the
  *   move, and the held messages are delivered again, unchanged and in order.
  *   So the next prompt always lands on the selected path.
  *
@@ -111,6 +111,8 @@ const MAX_BUSY_RETRIES = 5
 
 export interface DeferredMovesOptions {
   readonly run: MoveRunner
+  /** A move starts waiting: the turn that may be held is ahead (the tool puts its pre-step listener at the front). */
+  readonly waiting?: () => void
   readonly warn?: (message: string) => void
   readonly now?: () => Date
 }
@@ -167,6 +169,7 @@ export class DeferredMoves {
     } else {
       this.entries.set(agent.id, { move, agent, state: 'waiting', held: [], busyRetries: 0, settled: settledPromise() })
     }
+    this.options.waiting?.()
     // Normally the agent is mid-turn; if it is already idle, apply right away.
     if (isFree(agent)) queueMicrotask(() => void this.apply(agent))
     return { ok: true, value: replaced ? { move, replaced } : { move } }

@@ -26,7 +26,13 @@ import type {} from '@deepseek-ai/dsh-commands'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent'
 import type { SessionTreeService } from '../service/service.ts'
-import type { LiveAgent, PreStepDecision, PreStepPayload } from '../harness/live.ts'
+import {
+  frontListener,
+  NO_MODEL_CALL,
+  type LiveAgent,
+  type PreStepDecision,
+  type PreStepPayload,
+} from '../harness/live.ts'
 import { actorOf, runMove, TreeActions } from './actions.ts'
 import { COMMAND_NAME, runTreeCommand, treeCommandLine } from './command.ts'
 import { DeferredMoves } from './deferred.ts'
@@ -91,6 +97,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
   const oneShot = (): boolean => ctx.get('headlessStartup' as never) !== undefined
   const moves = new DeferredMoves({
     run: (agentId, op, by) => runMove(service.actingAs(actorOf(by)), agentId, op),
+    waiting: () => preStep.front(),
     warn: (message) => logger.warn(message),
   })
   const actions = new TreeActions(service, moves, { oneShot, maxLines: settings.maxLines })
@@ -103,13 +110,13 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
     }
   })
   // Ahead of the service's own pre-step listener: a held turn never reaches it, a switch turn passes through.
-  ctx.on(
-    'agent/pre-step',
-    async (payload, next) => {
-      if (moves.hold(payload)) return { kind: 'reject' }
+  // At the front (again whenever a move starts waiting): the quiet `enter` of a held turn reaches the loop as it is.
+  const preStep = frontListener(
+    ctx.on.bind(ctx) as never,
+    (async (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => {
+      if (moves.hold(payload)) return NO_MODEL_CALL
       return commandMessage(payload, next)
-    },
-    { prepend: true },
+    }) as never,
   )
   ctx.effect(() => () => moves.dispose(), 'session-tree-tool.moves')
 
@@ -128,7 +135,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
     else logger.info(`/tree${line}\n${text}`)
     const others = payload.messages.filter((_, i) => i !== index)
     // A turn that only carried the command ends without a model call.
-    if (others.length === 0 && payload.step === 1) return { kind: 'enter', messages: [] }
+    if (others.length === 0 && payload.step === 1) return NO_MODEL_CALL
     // Anything claimed with the command still reaches the model, without the command line.
     const decision = await next()
     return decision.kind === 'enter'

@@ -6,9 +6,11 @@
  *
  * Layers, lowest first (a file may import its own layer and any lower one):
  *
- *   tree < sidecar < workspace < harness < surface < interchange < service < tool < cli
+ *   tree < outline < sidecar < workspace < harness < surface < interchange < service < tool < tui < cli
  *
  * - `tree/`: the pure conversation tree; imports nothing outside `tree/`, no package at all.
+ * - `outline/`: the outline a person reads (rows, search, filters), pure like `tree/`; shared by
+ *   the browser's Tree tab and the terminal's scene.
  * - `sidecar/`: crash-safe files beside the harness log (the tree's durable marks).
  * - `workspace/`: file checkpoints per node (journals through the sidecar's framing).
  * - `harness/`: the projector and sync that follow a harness session's events,
@@ -17,9 +19,10 @@
  * - `interchange/`: other agents' sessions in and out (builds harness logs with the surface planner).
  * - `service/`: the `ctx.sessionTree` plugin and its wire vocabulary.
  * - `tool/`: the model tools and `/tree`, on the service's in-process API.
+ * - `tui/`: the terminal half (a dsh-TUI scene, command, shortcut and transcript rows), node-side.
  * - `cli/`: the `dsh-session-tree` bin.
  * - The entry points `index.ts`, `types.ts` and `invariant.ts` sit on top.
- * - `client/` (the browser bundle) stands apart: it imports `tree/`, the
+ * - `client/` (the browser bundle) stands apart: it imports `tree/`, `outline/`, the
  *   generated remote client (`lib/typert.*`), types only from `types.ts`, and
  *   the two pure log recognisers the Chat shares with the service
  *   (`harness/marker.ts`, `service/chat-switches.ts`) so both read the log alike.
@@ -37,6 +40,7 @@ const SRC = resolve(import.meta.dirname, '..', '..', 'src')
 
 export const LAYERS = [
   'tree',
+  'outline',
   'sidecar',
   'workspace',
   'harness',
@@ -44,6 +48,7 @@ export const LAYERS = [
   'interchange',
   'service',
   'tool',
+  'tui',
   'cli',
 ] as const
 const ENTRY_POINTS = new Set(['index.ts', 'types.ts', 'invariant.ts'])
@@ -146,15 +151,15 @@ function rank(layer: string): number {
 export function violation(from: string, specifier: string, typeOnly: boolean): string | undefined {
   const source = layerOf(from)!
   if (!specifier.startsWith('.')) {
-    return source === 'tree' ? `the tree imports no package (${specifier})` : undefined
+    return source === 'tree' || source === 'outline' ? `${source}/ imports no package (${specifier})` : undefined
   }
   const to = posix(relative(SRC, resolve(SRC, dirname(from), specifier)))
   const target = layerOf(to)
   if (source === 'client') {
-    if (target === 'client' || target === 'tree' || CLIENT_SHARED.has(to)) return undefined
+    if (target === 'client' || target === 'tree' || target === 'outline' || CLIENT_SHARED.has(to)) return undefined
     if (to.startsWith('../lib/typert.')) return undefined
     if (to === 'types.ts' && typeOnly) return undefined
-    return `the browser bundle may import tree/, lib/typert.*, types only from types.ts, and ${[...CLIENT_SHARED].join(', ')}; not ${to}`
+    return `the browser bundle may import tree/, outline/, lib/typert.*, types only from types.ts, and ${[...CLIENT_SHARED].join(', ')}; not ${to}`
   }
   if (target === null) return `${to} is outside src/`
   if (target === 'client') return `only the browser bundle imports client/ (${to})`
@@ -203,6 +208,11 @@ describe('architecture', () => {
     expect(violation('tree/ops.ts', '../harness/live.ts', true)).toMatch(/higher layer harness/)
     expect(violation('sidecar/durable.ts', '../workspace/types.ts', true)).toMatch(/higher layer workspace/)
     expect(violation('tree/ops.ts', '@deepseek-ai/dsh-session', true)).toMatch(/no package/)
+    expect(violation('outline/layout.ts', 'react', true)).toMatch(/no package/)
+    expect(violation('outline/layout.ts', '../harness/live.ts', true)).toMatch(/higher layer harness/)
+    expect(violation('client/model.ts', '../outline/index.ts', false)).toBeUndefined()
+    expect(violation('tui/scene.ts', '../outline/index.ts', false)).toBeUndefined()
+    expect(violation('tool/command.ts', '../tui/index.ts', false)).toMatch(/higher layer tui/)
     expect(violation('client/model.ts', '../service/service.ts', true)).toMatch(/browser bundle/)
     expect(violation('client/model.ts', '../types.ts', false)).toMatch(/browser bundle/)
     expect(violation('service/move.ts', '../client/model.ts', true)).toMatch(/only the browser/)

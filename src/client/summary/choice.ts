@@ -8,7 +8,8 @@
  */
 import { MAX_SUMMARY_INSTRUCTIONS } from '../../tree/validate.ts'
 import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
-import type { TreeIndex } from '../model.ts'
+
+export { leavesPath } from '../model.ts'
 
 export type SummaryChoiceKind = 'none' | 'summarize' | 'custom'
 
@@ -28,25 +29,6 @@ export function instructionsProblem(state: SummaryChoiceState): InstructionsProb
   const text = state.instructions.trim()
   if (text === '') return 'required'
   return state.instructions.length > MAX_SUMMARY_INSTRUCTIONS ? 'tooLong' : undefined
-}
-
-/**
- * Whether a move to `target` leaves part of the current path behind (then a
- * summary has something to cover): the cursor is not on the target's
- * root path. The service decides at the exchange boundary; this only says
- * whether to offer the choice.
- */
-export function leavesPath(index: TreeIndex, target: string): boolean {
-  const cursor = index.view.cursor
-  if (cursor === null) return false
-  for (
-    let at: string | null = target, steps = 0;
-    at !== null && steps <= index.byId.size;
-    at = index.parentOf.get(at) ?? null, steps++
-  ) {
-    if (at === cursor) return false
-  }
-  return true
 }
 
 /** The move's options, or undefined for a plain move (no summary, or nothing left behind). */

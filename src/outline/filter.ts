@@ -3,7 +3,7 @@
  * query matched against each node's search text (computed once per index),
  * and the highlighted pieces of a matching text.
  */
-import type { TreeNode } from '../../types.ts'
+import type { TreeNode } from '../tree/types.ts'
 import { isToolRequest, rowKind, searchText } from './node-text.ts'
 import type { TreeIndex } from './tree-index.ts'
 

@@ -3,7 +3,7 @@
  * parents-first order, children, the cursor's path, branch heads, labels, and
  * which tool-only requests are drawn as their call's row.
  */
-import type { SessionTreeOutline, TreeNode } from '../../types.ts'
+import type { SessionTreeOutline, TreeNode } from '../tree/types.ts'
 import { isToolRequest, parts } from './node-text.ts'
 
 /** Read-only index over one tree view; built once per fetched `list`. */
@@ -126,4 +126,23 @@ function absorbsIntoCall(
   const child = byId.get(kids[0]!)
   const call = child?.type === 'tool_call' ? parts(child).find((p) => p.type === 'tool_call') : undefined
   return first?.type === 'tool_call' && call?.type === 'tool_call' && call.id === first.id
+}
+
+/**
+ * Whether a move to `target` leaves part of the current path behind (then a
+ * summary has something to cover): the cursor is not on the target's
+ * root path. The service decides at the exchange boundary; this only says
+ * whether to offer the choice.
+ */
+export function leavesPath(index: TreeIndex, target: string): boolean {
+  const cursor = index.view.cursor
+  if (cursor === null) return false
+  for (
+    let at: string | null = target, steps = 0;
+    at !== null && steps <= index.byId.size;
+    at = index.parentOf.get(at) ?? null, steps++
+  ) {
+    if (at === cursor) return false
+  }
+  return true
 }

@@ -2,8 +2,8 @@
  * What a tree node reads as in the panel: its badge (row kind), a tool call
  * folded with its result, its one-line row text, and the text search looks at.
  */
-import { argumentsText, oneLine } from '../../tree/text.ts'
-import type { ContentPart, TreeNode } from '../../types.ts'
+import { argumentsText, oneLine } from '../tree/text.ts'
+import type { ContentPart, TreeNode } from '../tree/types.ts'
 
 /** What kind of entry a row shows (drives its badge). */
 export type RowKind =

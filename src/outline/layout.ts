@@ -2,7 +2,7 @@
  * The row layout of the panel (rules in `../model.ts`): rows with their depth,
  * gutter chain and fork marks, folds, and the lane colour of a branch.
  */
-import type { TreeNode } from '../../types.ts'
+import type { TreeNode } from '../tree/types.ts'
 import { matchesQuery, normalizeQuery, passesFilter, type FilterMode } from './filter.ts'
 import type { TreeIndex } from './tree-index.ts'
 

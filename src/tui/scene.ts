@@ -1,0 +1,307 @@
+/**
+ * The full-screen tree scene of dsh-TUI (`ctx.tuiScenes`), a thin React
+ * component on the host's React: it loads the session's outline from the
+ * service, keeps the pure state of `scene-state.ts`, draws the lines of
+ * `scene-view.ts` and runs each action's `SceneEffect` against the service's
+ * in-process methods (the same ones the browser calls), then reloads.
+ *
+ * The outline is reloaded when the session's `revision` moves (checked on the
+ * channel's change feed, at most every 250 ms): a prompt answered while the
+ * scene is open shows up in it.
+ */
+import type { SessionTreeService } from '../service/service.ts'
+import type { SurfaceMode, SummaryChoice, TreeMoveOptions } from '../service/wire.ts'
+import type { RestoreRequest } from '../service/workspace-wire.ts'
+import type { SessionTreeOutline } from '../tree/types.ts'
+import { indexTree, layoutTree } from '../outline/index.ts'
+import { errorText } from './errors.ts'
+import type { HostKey, SceneProps } from './host.ts'
+import { tuiLang, word, type TuiLang } from './i18n.ts'
+import {
+  INITIAL_SCENE,
+  press,
+  settle,
+  type RestoreLine,
+  type SceneEffect,
+  type SceneState,
+  type SceneView,
+} from './scene-state.ts'
+import { compareLines, outlineHeight, renderFrame, type Line } from './scene-view.ts'
+
+/** What the scene needs from the plugin. */
+export interface SceneDeps {
+  readonly service: SessionTreeService
+  /** A text page to show when the scene opens (a text subcommand's output), taken once. */
+  takePage(): { title: string; lines: string[] } | undefined
+  /** Open a session in the terminal (the new session of "open as new session"). */
+  readonly warn: (error: unknown) => void
+}
+
+interface Loaded {
+  readonly outline: SessionTreeOutline
+  readonly revision: string
+  readonly mode?: SurfaceMode
+}
+
+/** The scene component, bound to the plugin's service. */
+export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
+  return function SessionTreeScene({ React, ui, channel, close }: SceneProps): unknown {
+    const h = React.createElement
+    const { columns, rows } = ui.useTerminalSize()
+    const lang = React.useMemo<TuiLang>(() => tuiLang(), [])
+    const agentId = channel.agentId
+    const [loaded, setLoaded] = React.useState<Loaded | undefined>(undefined)
+    const [state, setState] = React.useState<SceneState>(() => {
+      const page = deps.takePage()
+      return page
+        ? { ...INITIAL_SCENE, overlay: { kind: 'text', title: page.title, lines: page.lines, scroll: 0 } }
+        : INITIAL_SCENE
+    })
+    const stateRef = React.useRef(state)
+    stateRef.current = state
+    const revisionRef = React.useRef<string | undefined>(undefined)
+
+    const load = React.useCallback(async (): Promise<void> => {
+      if (agentId === undefined) return
+      try {
+        const status = await deps.service.session(agentId)
+        const revision = status.revision ?? ''
+        if (revision !== '' && revision === revisionRef.current) return
+        const outline = await deps.service.outline(agentId)
+        revisionRef.current = revision
+        setLoaded({ outline, revision, ...(status.surfaceMode ? { mode: status.surfaceMode } : {}) })
+      } catch (error) {
+        setState((s) => ({ ...s, status: { text: errorText(error), error: true } }))
+      }
+    }, [agentId])
+
+    React.useEffect(() => {
+      void load()
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const unsubscribe = channel.subscribe(() => {
+        if (timer !== undefined) return
+        timer = setTimeout(() => {
+          timer = undefined
+          void load()
+        }, 250)
+      })
+      return () => {
+        unsubscribe()
+        if (timer !== undefined) clearTimeout(timer)
+      }
+    }, [load])
+
+    const index = React.useMemo(() => (loaded ? indexTree(loaded.outline) : undefined), [loaded])
+    const layout = React.useMemo(
+      () => (index ? layoutTree(index, { filter: state.filter, query: state.query, folded: state.folded }) : undefined),
+      [index, state.filter, state.query, state.folded],
+    )
+    const height = outlineHeight(columns, rows)
+    const view: SceneView | undefined = index && layout ? { index, layout, height } : undefined
+
+    // The first outline selects "you are here"; later ones keep the selection in the window.
+    React.useEffect(() => {
+      if (!view) return
+      setState((s) =>
+        settle(s.selected === null && index?.view.cursor ? { ...s, selected: index.view.cursor } : s, view),
+      )
+    }, [layout, height])
+
+    const run = React.useCallback(
+      async (effect: SceneEffect): Promise<void> => {
+        if (effect.kind === 'close') {
+          close()
+          return
+        }
+        if (agentId === undefined) {
+          setState((s) => ({ ...s, status: { text: word(lang, 'no-agent'), error: true } }))
+          return
+        }
+        setState((s) => ({ ...s, busy: true, status: null }))
+        try {
+          const outcome = await perform(deps.service, agentId, effect, loaded?.mode, lang, columns)
+          if (outcome.kind === 'switch-session') {
+            setState((s) => ({ ...s, busy: false }))
+            close()
+            await channel.resumeTo?.(outcome.sessionId)
+            return
+          }
+          revisionRef.current = undefined
+          await load()
+          setState((s) => ({
+            ...s,
+            busy: false,
+            ...(outcome.select === undefined ? {} : { selected: outcome.select }),
+            status: outcome.status === undefined ? null : { text: outcome.status, error: false },
+            ...(outcome.overlay ? { overlay: outcome.overlay } : {}),
+          }))
+        } catch (error) {
+          setState((s) => ({ ...s, busy: false, status: { text: errorText(error), error: true } }))
+        }
+      },
+      [agentId, loaded, lang, columns, load],
+    )
+
+    ui.useInput((input: string, key: HostKey) => {
+      const current = stateRef.current
+      if (key.ctrl && input === 'c') {
+        close()
+        return
+      }
+      const frameView: SceneView = view ?? {
+        index: indexTree({ sessionId: '', cursor: null, activeBranch: '', nodes: [], branches: [] }),
+        layout: { rows: [], indexOf: new Map(), total: 0, shown: 0 },
+        height,
+      }
+      const step = press(current, frameView, input, key)
+      if (step.state !== current) {
+        stateRef.current = step.state
+        setState(step.state)
+      }
+      if (step.effect) void run(step.effect)
+    })
+
+    const frame = renderFrame({ index, layout, state, columns, rows, lang, loading: loaded === undefined })
+    return h(
+      ui.Box,
+      { flexDirection: 'column', width: columns, height: rows },
+      ...frame.lines.map((line: Line, i: number) =>
+        h(
+          ui.Text,
+          { key: i, wrap: 'truncate' },
+          ...line.map((segment, j) =>
+            h(
+              ui.Text,
+              {
+                key: j,
+                ...(segment.color ? { color: segment.color } : {}),
+                ...(segment.bold ? { bold: true } : {}),
+                ...(segment.dim ? { dimColor: true } : {}),
+                ...(segment.inverse ? { inverse: true } : {}),
+              },
+              segment.text,
+            ),
+          ),
+        ),
+      ),
+    )
+  }
+}
+
+type Outcome =
+  | {
+      readonly kind: 'done'
+      readonly status?: string
+      readonly select?: string | null
+      readonly overlay?: SceneState['overlay']
+    }
+  | { readonly kind: 'switch-session'; readonly sessionId: string }
+
+function summaryOption(
+  effect: { summary: 'none' | 'summarize' | 'custom'; instructions?: string },
+  mode: SurfaceMode | undefined,
+): TreeMoveOptions | undefined {
+  if (effect.summary === 'none') return undefined
+  // As the Tree tab does: a summary chosen by a person is carried into the new path, except in projection mode.
+  const carry = mode === 'projection' ? {} : { carry: true }
+  const summary: SummaryChoice =
+    effect.summary === 'custom'
+      ? { kind: 'custom', instructions: effect.instructions ?? '', ...carry }
+      : { kind: 'summarize', ...carry }
+  return { summary }
+}
+
+async function perform(
+  service: SessionTreeService,
+  agentId: string,
+  effect: Exclude<SceneEffect, { kind: 'close' }>,
+  mode: SurfaceMode | undefined,
+  lang: TuiLang,
+  columns: number,
+): Promise<Outcome> {
+  switch (effect.kind) {
+    case 'jump': {
+      const options = summaryOption(effect, mode)
+      const moved = options
+        ? await service.jumpWith(agentId, effect.nodeId, options)
+        : await service.jump(agentId, effect.nodeId)
+      return { kind: 'done', status: `${word(lang, 'moved')} ${moved.cursor ?? '—'}`, select: moved.cursor }
+    }
+    case 'fork': {
+      const options = summaryOption(effect, mode)
+      const forked = options
+        ? await service.forkWith(agentId, effect.nodeId, effect.branch, options)
+        : await service.fork(agentId, effect.nodeId, effect.branch)
+      return {
+        kind: 'done',
+        status: `${word(lang, 'forked')} ${forked.branch} @ ${forked.cursor}`,
+        select: forked.cursor,
+      }
+    }
+    case 'back':
+    case 'forward': {
+      const moved = effect.kind === 'back' ? await service.back(agentId) : await service.forward(agentId)
+      return { kind: 'done', status: `${word(lang, 'moved')} ${moved.cursor ?? '—'}`, select: moved.cursor }
+    }
+    case 'label': {
+      await service.label(agentId, effect.nodeId, effect.text)
+      return { kind: 'done', status: `${word(lang, effect.text === null ? 'unlabeled' : 'labeled')} ${effect.nodeId}` }
+    }
+    case 'summarize': {
+      const summary = await service.summarize(agentId, effect.branch)
+      return {
+        kind: 'done',
+        status: word(lang, 'summarized'),
+        overlay: {
+          kind: 'text',
+          title: `${word(lang, 'key.summarize')} · ${effect.branch}`,
+          lines: summary.summary.split('\n'),
+          scroll: 0,
+        },
+      }
+    }
+    case 'compare': {
+      const result = await service.compare(agentId, effect.a, effect.b)
+      return {
+        kind: 'done',
+        overlay: {
+          kind: 'text',
+          title: word(lang, 'compare.title'),
+          lines: compareLines(result, columns, lang),
+          scroll: 0,
+        },
+      }
+    }
+    case 'new-session': {
+      const opened = await service.openAsNewSession(agentId, effect.nodeId)
+      return { kind: 'switch-session', sessionId: opened.sessionId }
+    }
+    case 'restore-preview': {
+      const request: RestoreRequest = { move: { kind: 'jump', nodeId: effect.nodeId }, restore: effect.files }
+      const preview = await service.restorePreview(agentId, request)
+      const lines: RestoreLine[] = [
+        ...preview.plan.entries.map((e) => ({
+          path: e.path,
+          action: e.action,
+          conflict: false,
+          stat: `+${e.insertions} −${e.deletions}`,
+        })),
+        ...preview.plan.conflicts.map((c) => ({ path: c.path, action: c.action, conflict: true })),
+        ...preview.plan.blocked.map((b) => ({ path: b.path, action: '—', conflict: false, blocked: b.reason })),
+      ]
+      return {
+        kind: 'done',
+        overlay: { kind: 'restore', nodeId: effect.nodeId, files: effect.files, lines, decisions: {}, index: 0 },
+      }
+    }
+    case 'restore': {
+      const request: RestoreRequest = {
+        move: { kind: 'jump', nodeId: effect.nodeId },
+        restore: effect.files,
+        conflicts: Object.entries(effect.decisions).map(([path, decision]) => ({ path, decision })),
+      }
+      const restored = await service.restore(agentId, request)
+      return { kind: 'done', status: `${word(lang, 'restored')} → ${restored.target ?? '—'}`, select: restored.target }
+    }
+  }
+}

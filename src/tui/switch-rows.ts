@@ -1,0 +1,95 @@
+/**
+ * dsh-TUI's transcript at a history switch. dsh-TUI draws every prompt,
+ * answer and tool card of the raw log and reads no `surfaceOp`, so the rows
+ * a switch left stay on screen and a stock switch's copies are drawn again.
+ * A plugin cannot hide a built-in row; it can add its own: after each turn
+ * that switched the history, one `session-tree/switch` event (log-only, drawn
+ * by the `ctx.tuiRenderers` renderer below, live and on every replay) says
+ * where the history went, how many message rows above it the model no longer
+ * reads, and how many rows just above restate the path.
+ *
+ * The numbers come from `chatPath` (the read DSH web's Chat uses): the
+ * abandoned originals (what its "Show" reveals) and the copies, counted as
+ * dsh-TUI draws them: user-typed prompts, answers with text, tool calls.
+ */
+import { SWITCH_ROW_EVENT } from '../harness/plugin-events.ts'
+import type { ChatPath, SeqRange } from '../service/chat-path.ts'
+import { isRecord } from '../tree/validate.ts'
+import { word, type TuiLang } from './i18n.ts'
+
+/** The payload of one row (kept small: it is replayed with the log). */
+export interface SwitchRow {
+  readonly target: string | null
+  readonly branch: string
+  /** Message rows above the row (from the start of the log) that the model no longer reads. */
+  readonly hidden: number
+  /** Message rows between the previous row (or the switch) and this one that restate the path. */
+  readonly restated: number
+}
+
+interface LogEvent {
+  readonly type: string
+  readonly seq: number
+  readonly data?: unknown
+}
+
+/** Whether dsh-TUI draws the event as a message row (its `channel/projection.js` rules). */
+export function drawnAsMessage(event: LogEvent): boolean {
+  const data = isRecord(event.data) ? event.data : undefined
+  if (!data) return false
+  if (event.type === 'user/message') {
+    const source = isRecord(data.source) ? data.source : undefined
+    return source?.kind === 'user' && hasText(data.content)
+  }
+  if (event.type === 'assistant/message') {
+    const message = isRecord(data.message) ? data.message : undefined
+    return hasText(message?.content)
+  }
+  if (event.type === 'tool/call') return data.name !== 'ask_user_question'
+  return false
+}
+
+function hasText(content: unknown): boolean {
+  if (typeof content === 'string') return content.trim() !== ''
+  if (!Array.isArray(content)) return false
+  return content.some(
+    (block) => isRecord(block) && block.type === 'text' && typeof block.text === 'string' && block.text !== '',
+  )
+}
+
+const inRanges = (seq: number, ranges: readonly SeqRange[]): boolean =>
+  ranges.some(([first, last]) => seq >= first && seq <= last)
+
+/**
+ * The rows a log still owes: one per switch of `path` after the last row
+ * already written, with its numbers as of now. Pure.
+ */
+export function pendingSwitchRows(events: readonly LogEvent[], path: ChatPath): SwitchRow[] {
+  const written = events.filter((e) => e.type === SWITCH_ROW_EVENT)
+  const lastRow = written.at(-1)?.seq ?? -1
+  const fresh = path.switches.filter((s) => s.seq > lastRow)
+  if (fresh.length === 0) return []
+  const abandoned = path.switches.flatMap((s) => s.reveal)
+  let hidden = 0
+  let restated = 0
+  for (const event of events) {
+    if (!drawnAsMessage(event) || !inRanges(event.seq, path.hidden)) continue
+    if (inRanges(event.seq, abandoned)) hidden += 1
+    else if (event.seq > lastRow) restated += 1
+  }
+  // One row for the turn, even when it switched twice: it names where the history is now.
+  const last = fresh.at(-1)!
+  return [{ target: last.target, branch: last.branch, hidden, restated }]
+}
+
+/** The row as dsh-TUI draws it (`ctx.tuiRenderers`: a title and plain lines). */
+export function renderSwitchRow(payload: unknown, lang: TuiLang): { title: string; lines: string[] } | undefined {
+  if (!isRecord(payload)) return undefined
+  const target = typeof payload.target === 'string' ? payload.target : '—'
+  const branch = typeof payload.branch === 'string' && payload.branch !== '' ? payload.branch : '—'
+  const hidden = typeof payload.hidden === 'number' ? payload.hidden : 0
+  const restated = typeof payload.restated === 'number' ? payload.restated : 0
+  const title = `⎇ ${word(lang, 'switch.row', { branch, node: target })} · ${word(lang, 'switch.hidden', { n: hidden })}`
+  const lines = restated > 0 ? [word(lang, 'switch.restated', { n: restated })] : []
+  return { title, lines }
+}
