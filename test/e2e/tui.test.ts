@@ -1,0 +1,282 @@
+/**
+ * The tree in the real dsh-TUI: `@deepseek-harness-tui/dsh-tui` 0.10.2 and this
+ * package's tarball installed by the test into one profile of a fresh
+ * `DSH_HOME` (and a fresh `HOME`), driven in tmux at 160×48, judged by the
+ * screen text against what the recording fake LLM was sent.
+ *
+ * - The scene opens from `/session-tree` and from Alt+T, with node ids and the
+ *   first prompt.
+ * - A jump and a fork made in the scene change the next request to the
+ *   selected path.
+ * - After each move and a prompt, and after quitting and resuming: no "turn
+ *   blocked" row and no "Turn error", no message row drawn twice, and every
+ *   message row is on the model's path or counted by the switch row below it
+ *   ("N message(s) above hidden from the model").
+ * - `/session-tree list` opens its whole text in the scene (not a 200-cell toast).
+ *
+ * tmux is required (`.ci/run` installs it): without it the suite fails under CI
+ * and is skipped (with a warning) elsewhere. Evidence: test/e2e/artifacts/tui/
+ * (every screen, the requests); `UPDATE_DOCS_SCREENS=1` copies the screens
+ * that docs/tui.md shows into docs/tui/.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import { REPO_ROOT } from '../../dev/harness.ts'
+import { DEMO_NOTES, demoModel } from '../../dev/demo-model.ts'
+import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './support/artifacts.ts'
+import { ensureDsh, tempDir } from './support/dsh.ts'
+import {
+  installTuiProfile,
+  sessionIds,
+  startTui,
+  transcriptRows,
+  type TranscriptRow,
+  type TuiHome,
+} from './support/dsh-tui.ts'
+import { type FakeLlm, type RecordedRequest, messageText, startFakeLlm, userPrompts } from './support/fake-llm.ts'
+import { packPlugin } from './support/pack.ts'
+import { tmuxAvailable, type Terminal } from './support/tmux.ts'
+
+const IN_CI = Boolean(process.env.CI)
+const HAVE_TMUX = await tmuxAvailable()
+if (!HAVE_TMUX && !IN_CI) console.warn('tui e2e skipped: tmux is missing (`apt-get install -y tmux`; .ci/run does)')
+
+const DOCS = path.join(REPO_ROOT, 'docs', 'tui')
+const FIRST = 'Plan a weekend in Lisbon'
+const TOOL = 'Check notes.txt for my budget'
+const THIRD = 'Make it a food tour'
+const AFTER_JUMP = 'Actually, plan Porto instead'
+const AFTER_FORK = 'What about two days in Sintra?'
+const AFTER_RESUME = 'One more idea for the evening'
+
+/** The message rows of a screen (prompts, answers, tool cards) and our switch rows. */
+interface Judged {
+  readonly rows: readonly TranscriptRow[]
+  readonly messages: readonly TranscriptRow[]
+  readonly switchRows: readonly { readonly row: TranscriptRow; readonly hidden: number }[]
+  readonly offPath: readonly TranscriptRow[]
+  readonly duplicates: readonly string[]
+  readonly notices: readonly TranscriptRow[]
+}
+
+const norm = (text: string): string => text.replace(/\s+/g, ' ').trim()
+
+/** Judge a screen against the request the model was sent last: which rows are on its path. */
+function judge(screen: string, request: RecordedRequest): Judged {
+  const rows = transcriptRows(screen)
+  const messages = rows.filter((row) => row.kind === 'user' || row.kind === 'assistant' || row.kind === 'tool')
+  const prompts = userPrompts(request.body).map((m) => norm(messageText(m)))
+  const answers = request.body.messages.filter((m) => m.role === 'assistant').map((m) => norm(messageText(m)))
+  const calls = request.body.messages.flatMap((m) => m.tool_calls?.map((c) => c.function.name) ?? [])
+  const onPath = (row: TranscriptRow): boolean => {
+    // A row shows the first line of a message, cut to the width.
+    const text = norm(row.text).replace(/…$/, '')
+    const head = text.slice(0, 40)
+    if (row.kind === 'user') return prompts.some((p) => p.startsWith(head))
+    if (row.kind === 'assistant') return answers.some((a) => a.startsWith(head))
+    return calls.some((name) => text.toLowerCase().startsWith(name))
+  }
+  const switchRows = rows
+    .filter((row) => row.kind === 'plugin' && /Switched to/.test(row.text))
+    .map((row) => ({ row, hidden: Number(/(\d+) message\(s\) above hidden/.exec(row.text)?.[1] ?? NaN) }))
+  const seen = new Map<string, number>()
+  for (const row of messages.filter((r) => r.kind !== 'tool')) seen.set(`${row.kind}:${norm(row.text)}`, (seen.get(`${row.kind}:${norm(row.text)}`) ?? 0) + 1)
+  return {
+    rows,
+    messages,
+    switchRows,
+    offPath: messages.filter((row) => !onPath(row)),
+    duplicates: [...seen].filter(([, n]) => n > 1).map(([text]) => text),
+    notices: rows.filter((row) => row.kind === 'notice'),
+  }
+}
+
+describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in tmux', () => {
+  let failed = false
+  let artifacts: string
+  let llm: FakeLlm
+  let home: TuiHome
+  let root: string | undefined
+  let tui: Terminal | undefined
+  const screens: Record<string, string> = {}
+
+  const save = async (name: string, options: { visible?: boolean } = {}): Promise<string> => {
+    const screen = options.visible ? await tui!.visible() : await tui!.screen()
+    screens[name] = screen
+    saveArtifact(artifacts, `${name}.txt`, screen)
+    return screen
+  }
+
+  /** The chat request that answered `prompt` (dsh-TUI's own side requests, such as its recap, left out). */
+  const requestFor = (prompt: string): RecordedRequest => {
+    const found = llm
+      .chatRequests()
+      .filter((r) => {
+        const last = userPrompts(r.body).at(-1)
+        return last !== undefined && messageText(last) === prompt
+      })
+      .at(-1)
+    if (!found) throw new Error(`no request answered ${JSON.stringify(prompt)}\n${requestsText(llm)}`)
+    return found
+  }
+
+  /** Type a prompt, wait for its answer row. */
+  const send = async (prompt: string, answer: RegExp): Promise<void> => {
+    const before = llm.chatRequests().length
+    await tui!.type(prompt)
+    await tui!.keys('Enter')
+    await tui!.until(
+      (screen) => answer.test(screen) && llm.chatRequests().length > before,
+      `the answer to ${JSON.stringify(prompt)}`,
+    )
+  }
+
+  const openScene = async (how: 'command' | 'shortcut'): Promise<string> => {
+    if (how === 'command') {
+      await tui!.type('/session-tree')
+      await tui!.keys('Enter')
+    } else {
+      await tui!.keys('M-t')
+    }
+    return tui!.until((screen) => /Conversation tree/.test(screen) && /Enter jump/.test(screen), `the scene (${how})`, {
+      visible: true,
+    })
+  }
+
+  const closeScene = async (): Promise<void> => {
+    await tui!.keys('Escape')
+    await tui!.until((screen) => !/Conversation tree/.test(screen), 'the scene to close', { visible: true })
+  }
+
+  beforeAll(async () => {
+    artifacts = artifactDir('tui')
+    const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
+    llm = await startFakeLlm({ script: Array.from({ length: 100 }, () => demoModel) })
+    root = tempDir('tui')
+    home = { dshHome: path.join(root, 'dsh'), home: path.join(root, 'home'), cwd: path.join(root, 'work') }
+    for (const dir of [home.dshHome, home.home, home.cwd]) fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(home.cwd, 'notes.txt'), DEMO_NOTES)
+    const installed = await installTuiProfile(home, plugin.tgz)
+    saveArtifact(artifacts, 'install.log', `${installed.tui.stdout}\n${installed.tui.stderr}\n${installed.plugin.stdout}`)
+  }, 600_000)
+
+  afterAll(async () => {
+    saveArtifact(artifacts, 'requests.txt', requestsText(llm, 200))
+    await tui?.kill()
+    await llm?.close()
+    keepOrRemove('tui', failed, { home: root }, artifacts)
+    if (!failed && process.env.UPDATE_DOCS_SCREENS === '1') {
+      fs.mkdirSync(DOCS, { recursive: true })
+      for (const [name, screen] of Object.entries(screens)) fs.writeFileSync(path.join(DOCS, `${name}.txt`), screen)
+    }
+  })
+
+  it('opens the scene from /session-tree and Alt+T; a jump and a fork there change the next request; the transcript says what the model reads, live and after a resume', async () => {
+    onTestFailed(() => {
+      failed = true
+    })
+    tui = await startTui(home, llm.url)
+    await send(FIRST, /Day 1: Alfama/)
+    await send(TOOL, /budget is 300 EUR/)
+    await send(THIRD, /Food tour:/)
+
+    // The scene from the command: node ids and the first prompt.
+    const scene = await openScene('command')
+    await save('scene-160', { visible: true })
+    expect(scene).toMatch(/\be\d+ user Plan a weekend in Lisbon/)
+    expect(scene).toMatch(/◀ you are here/)
+    await closeScene()
+    // …and from the shortcut.
+    await openScene('shortcut')
+
+    // Jump: search for the first answer, Enter, no summary.
+    await tui.type('day 1')
+    await tui.until((screen) => /search: day 1/.test(screen), 'the search', { visible: true })
+    await tui.keys('Enter')
+    await tui.until((screen) => /No summary/.test(screen), 'the summary choice', { visible: true })
+    await tui.keys('1')
+    await tui.until((screen) => /Moved to e\d+/.test(screen), 'the jump', { visible: true })
+    await tui.keys('Escape')
+    await closeScene()
+    await send(AFTER_JUMP, /Porto instead: Ribeira/)
+    const afterJump = requestFor(AFTER_JUMP)
+    expect(userPrompts(afterJump.body).map(messageText)).toEqual([FIRST, AFTER_JUMP])
+    const jumped = judge(await save('after-jump'), afterJump)
+    expect(jumped.notices).toEqual([])
+    expect(jumped.duplicates).toEqual([])
+    expect(jumped.switchRows).toHaveLength(1)
+    const jumpRow = jumped.switchRows[0]!
+    // What the model no longer reads: the tool turn and the food tour (prompt, card, answer; prompt, answer).
+    const hiddenAbove = jumped.offPath.filter((row) => row.line < jumpRow.row.line)
+    expect(hiddenAbove.map((row) => row.kind)).toEqual(['user', 'tool', 'assistant', 'user', 'assistant'])
+    expect(jumpRow.hidden).toBe(hiddenAbove.length)
+    expect(jumped.offPath.filter((row) => row.line > jumpRow.row.line)).toEqual([])
+
+    // Fork at the first answer, named, from the scene; then a prompt on the new branch.
+    await openScene('shortcut')
+    await tui.type('day 1')
+    await tui.until((screen) => /search: day 1/.test(screen), 'the search', { visible: true })
+    await tui.keys('F')
+    await tui.until((screen) => /Name of the new branch/.test(screen), 'the fork prompt', { visible: true })
+    await tui.type('sintra')
+    await tui.keys('Enter')
+    await tui.until((screen) => /No summary/.test(screen), 'the summary choice', { visible: true })
+    await tui.keys('1')
+    await tui.until((screen) => /Forked sintra @ e\d+/.test(screen), 'the fork', { visible: true })
+    await tui.keys('Escape')
+    await save('scene-after-fork', { visible: true })
+    await closeScene()
+    await send(AFTER_FORK, /Sintra|prompt\(s\) on this path/)
+    const afterFork = requestFor(AFTER_FORK)
+    expect(userPrompts(afterFork.body).map(messageText)).toEqual([FIRST, AFTER_FORK])
+    const forked = judge(await save('after-fork'), afterFork)
+    expect(forked.notices).toEqual([])
+    expect(forked.duplicates).toEqual([])
+    expect(forked.switchRows).toHaveLength(2)
+    const forkRow = forked.switchRows[1]!
+    expect(forkRow.row.text).toMatch(/Switched to sintra/)
+    expect(forkRow.hidden).toBe(forked.offPath.filter((row) => row.line < forkRow.row.line).length)
+    expect(forked.offPath.filter((row) => row.line > forkRow.row.line)).toEqual([])
+    expect(await tui.screen()).not.toMatch(/Turn error|turn blocked/i)
+
+    // A text subcommand: its whole output, in the scene (a toast would cut it at 200 cells).
+    await tui.type('/session-tree list')
+    await tui.keys('Enter')
+    const listing = await tui.until(
+      (screen) => /\/session-tree list/.test(screen) && /Esc close/.test(screen),
+      'the listing page',
+      { visible: true },
+    )
+    await save('list-page', { visible: true })
+    const page = listing.split('\n').filter((line) => /\be\d+\b/.test(line))
+    expect(page.length).toBeGreaterThanOrEqual(6)
+    expect(listing).toContain(FIRST)
+    expect(listing).toContain(AFTER_FORK)
+    expect(page.join('\n').length).toBeGreaterThan(200)
+    await tui.keys('Escape')
+    await closeScene()
+
+    // Quit, resume from the log alone: the same transcript, still no error and nothing twice.
+    const [sessionId] = sessionIds(home.dshHome)
+    expect(sessionId).toBeDefined()
+    await tui.type('/exit')
+    await tui.keys('Enter')
+    await tui.until(() => true, 'exit')
+    for (let i = 0; i < 100 && (await tui.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    await tui.kill()
+    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!] })
+    await tui.until((screen) => screen.includes(AFTER_FORK), 'the resumed transcript')
+    const resumed = judge(await save('after-resume'), afterFork)
+    expect(resumed.notices).toEqual([])
+    expect(resumed.duplicates).toEqual([])
+    expect(resumed.switchRows.map((s) => s.hidden)).toEqual(forked.switchRows.map((s) => s.hidden))
+    const last = resumed.switchRows.at(-1)!
+    expect(last.hidden).toBe(resumed.offPath.filter((row) => row.line < last.row.line).length)
+    expect(resumed.offPath.filter((row) => row.line > last.row.line)).toEqual([])
+    expect(await tui.screen()).not.toMatch(/Turn error|turn blocked/i)
+    await send(AFTER_RESUME, /prompt\(s\) on this path/)
+    expect(userPrompts(requestFor(AFTER_RESUME).body).map(messageText)).toEqual([FIRST, AFTER_FORK, AFTER_RESUME])
+  }, 600_000)
+
+})
