@@ -2660,6 +2660,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "setRewindStandIn",
+            "signature": "setRewindStandIn(standIn: 'restate' | 'tombstone'): void",
+            "summary": "What a stock rewind leaves in the log where the history it leaves was (`StockSwitcher.rewindStandIn`): the terminal half asks for `tombstone` while dsh-TUI is loaded.",
+            "jsDoc": "/**\n * What a stock rewind leaves in the log where the history it leaves was (`StockSwitcher.rewindStandIn`):\n * the terminal half asks for `tombstone` while dsh-TUI is loaded. Not a remote method.\n */"
+          },
+          {
+            "kind": "method",
             "name": "chatPathOf",
             "signature": "chatPathOf(agentId: string): TreeResult<ChatPath>",
             "summary": "`chatPath` at once, as a result (the terminal's switch rows read it right after a turn ends, before anything else can be appended).",

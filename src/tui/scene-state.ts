@@ -192,6 +192,26 @@ const isPrintable = (input: string, key: HostKey): boolean =>
 /** Upper-case letters are actions; everything else printable types into the search. */
 const ACTION_LETTERS = new Set(['F', 'B', 'R', 'L', 'S', 'C', 'N', 'T', 'G'])
 
+/**
+ * A chunk of input as key presses: a burst read at once (fast typing, a paste,
+ * text followed by Enter) arrives as one string; its line breaks are Enter.
+ */
+export function keyPresses(input: string, key: HostKey): Array<readonly [string, HostKey]> {
+  // eslint-disable-next-line no-control-regex
+  if (input.length <= 1 || !/[\r\n]/.test(input)) return [[input, key]]
+  const out: Array<readonly [string, HostKey]> = []
+  let text = ''
+  for (const char of input) {
+    if (char === '\r' || char === '\n') {
+      if (text !== '') out.push([text, {}])
+      text = ''
+      out.push(['', { return: true }])
+    } else text += char
+  }
+  if (text !== '') out.push([text, {}])
+  return out
+}
+
 /** One key press. */
 export function press(state: SceneState, view: SceneView, input: string, key: HostKey): Step {
   if (state.busy) return { state }

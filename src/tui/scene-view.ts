@@ -115,7 +115,7 @@ function header(input: FrameInput, width: number): Line {
     parts.push({ text: `  ⎇ ${index.view.activeBranch || '—'}`, color: 'suggestion' })
     const total = input.layout?.total ?? index.rowTotal
     const shown = input.layout?.shown ?? total
-    parts.push({ text: `  ${total} ${word(lang, 'nodes')}` })
+    parts.push({ text: `  ${index.byId.size} ${word(lang, 'nodes')}` })
     if (shown !== total) parts.push({ text: ` · ${shown} ${word(lang, 'shown')}`, color: 'subtle' })
     parts.push({
       text: `  ${word(lang, 'filter')}: ${word(lang, `filter.${state.filter}` as WordKey)}`,

@@ -19,6 +19,7 @@ import type { HostKey, SceneProps } from './host.ts'
 import { tuiLang, word, type TuiLang } from './i18n.ts'
 import {
   INITIAL_SCENE,
+  keyPresses,
   press,
   settle,
   type RestoreLine,
@@ -153,12 +154,16 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
         layout: { rows: [], indexOf: new Map(), total: 0, shown: 0 },
         height,
       }
-      const step = press(current, frameView, input, key)
-      if (step.state !== current) {
-        stateRef.current = step.state
-        setState(step.state)
+      let next = current
+      for (const [text, pressed] of keyPresses(input, key)) {
+        const step = press(next, frameView, text, pressed)
+        next = step.state
+        if (step.effect) void run(step.effect)
       }
-      if (step.effect) void run(step.effect)
+      if (next !== current) {
+        stateRef.current = next
+        setState(next)
+      }
     })
 
     const frame = renderFrame({ index, layout, state, columns, rows, lang, loading: loaded === undefined })

@@ -67,7 +67,12 @@ function judge(screen: string, request: RecordedRequest): Judged {
   const rows = transcriptRows(screen)
   const messages = rows.filter((row) => row.kind === 'user' || row.kind === 'assistant' || row.kind === 'tool')
   const prompts = userPrompts(request.body).map((m) => norm(messageText(m)))
-  const answers = request.body.messages.filter((m) => m.role === 'assistant').map((m) => norm(messageText(m)))
+  // The answer to the request is on the path too (it comes after it).
+  const reply = 'text' in request.reply && typeof request.reply.text === 'string' ? [norm(request.reply.text)] : []
+  const answers = [
+    ...request.body.messages.filter((m) => m.role === 'assistant').map((m) => norm(messageText(m))),
+    ...reply,
+  ]
   const calls = request.body.messages.flatMap((m) => m.tool_calls?.map((c) => c.function.name) ?? [])
   const onPath = (row: TranscriptRow): boolean => {
     // A row shows the first line of a message, cut to the width.
@@ -81,7 +86,8 @@ function judge(screen: string, request: RecordedRequest): Judged {
     .filter((row) => row.kind === 'plugin' && /Switched to/.test(row.text))
     .map((row) => ({ row, hidden: Number(/(\d+) message\(s\) above hidden/.exec(row.text)?.[1] ?? NaN) }))
   const seen = new Map<string, number>()
-  for (const row of messages.filter((r) => r.kind !== 'tool')) seen.set(`${row.kind}:${norm(row.text)}`, (seen.get(`${row.kind}:${norm(row.text)}`) ?? 0) + 1)
+  for (const row of messages.filter((r) => r.kind !== 'tool'))
+    seen.set(`${row.kind}:${norm(row.text)}`, (seen.get(`${row.kind}:${norm(row.text)}`) ?? 0) + 1)
   return {
     rows,
     messages,
@@ -130,6 +136,7 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
       (screen) => answer.test(screen) && llm.chatRequests().length > before,
       `the answer to ${JSON.stringify(prompt)}`,
     )
+    await tui!.settled(`the answer to ${JSON.stringify(prompt)}`)
   }
 
   const openScene = async (how: 'command' | 'shortcut'): Promise<string> => {
@@ -158,11 +165,15 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
     for (const dir of [home.dshHome, home.home, home.cwd]) fs.mkdirSync(dir, { recursive: true })
     fs.writeFileSync(path.join(home.cwd, 'notes.txt'), DEMO_NOTES)
     const installed = await installTuiProfile(home, plugin.tgz)
-    saveArtifact(artifacts, 'install.log', `${installed.tui.stdout}\n${installed.tui.stderr}\n${installed.plugin.stdout}`)
+    saveArtifact(
+      artifacts,
+      'install.log',
+      `${installed.tui.stdout}\n${installed.tui.stderr}\n${installed.plugin.stdout}`,
+    )
   }, 600_000)
 
   afterAll(async () => {
-    saveArtifact(artifacts, 'requests.txt', requestsText(llm, 200))
+    if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm, 200))
     await tui?.kill()
     await llm?.close()
     keepOrRemove('tui', failed, { home: root }, artifacts)
@@ -215,8 +226,11 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
 
     // Fork at the first answer, named, from the scene; then a prompt on the new branch.
     await openScene('shortcut')
-    await tui.type('day 1')
-    await tui.until((screen) => /search: day 1/.test(screen), 'the search', { visible: true })
+    // The Porto answer says "day 1" too: search for the first answer's own words.
+    await tui.type('day 1: alfama')
+    await tui.until((screen) => /search: day 1: alfama/.test(screen) && /1 shown/.test(screen), 'the search', {
+      visible: true,
+    })
     await tui.keys('F')
     await tui.until((screen) => /Name of the new branch/.test(screen), 'the fork prompt', { visible: true })
     await tui.type('sintra')
@@ -266,7 +280,11 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
     for (let i = 0; i < 100 && (await tui.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     await tui.kill()
     tui = await startTui(home, llm.url, { args: ['--resume', sessionId!] })
-    await tui.until((screen) => screen.includes(AFTER_FORK), 'the resumed transcript')
+    await tui.until(
+      (screen) => screen.includes(AFTER_FORK) && /Day 1: Alfama/.test(screen) && /Porto instead: Ribeira/.test(screen),
+      'the resumed transcript',
+    )
+    await tui.settled('the resumed transcript')
     const resumed = judge(await save('after-resume'), afterFork)
     expect(resumed.notices).toEqual([])
     expect(resumed.duplicates).toEqual([])
@@ -278,5 +296,4 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
     await send(AFTER_RESUME, /prompt\(s\) on this path/)
     expect(userPrompts(requestFor(AFTER_RESUME).body).map(messageText)).toEqual([FIRST, AFTER_FORK, AFTER_RESUME])
   }, 600_000)
-
 })

@@ -35,11 +35,17 @@ export interface TuiHome {
 }
 
 function fail(what: string, result: RunResult): Error {
-  return new Error(`${what} exited ${result.code ?? result.signal}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`)
+  return new Error(
+    `${what} exited ${result.code ?? result.signal}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`,
+  )
 }
 
 /** The environment of a dsh-TUI child: hermetic dsh, English UI, a temp HOME, pnpm's store in `.cache/`. */
-export function tuiEnv(home: TuiHome, llmUrl: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+export function tuiEnv(
+  home: TuiHome,
+  llmUrl: string,
+  extra: Record<string, string | undefined> = {},
+): NodeJS.ProcessEnv {
   return dshEnv({
     home: home.dshHome,
     llmUrl,
@@ -75,10 +81,16 @@ export async function installTuiProfile(home: TuiHome, tgz: string): Promise<{ t
     )}\n`,
   )
   fs.writeFileSync(path.join(dir, 'cordis.patch.yml'), '[]\n')
-  fs.writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'packages:\n  - .\n\nnodeLinker: hoisted\nautoInstallPeers: false\n')
+  fs.writeFileSync(
+    path.join(dir, 'pnpm-workspace.yaml'),
+    'packages:\n  - .\n\nnodeLinker: hoisted\nautoInstallPeers: false\n',
+  )
   const env = { HOME: home.home, npm_config_store_dir: PNPM_STORE }
   const options = { home: home.dshHome, extra: env, timeoutMs: 300_000 }
-  const tui = await runDsh(['plugin', '--profile', DSH_TUI_PROFILE, 'add', `${DSH_TUI_PACKAGE}@${DSH_TUI_VERSION}`], options)
+  const tui = await runDsh(
+    ['plugin', '--profile', DSH_TUI_PROFILE, 'add', `${DSH_TUI_PACKAGE}@${DSH_TUI_VERSION}`],
+    options,
+  )
   if (tui.code !== 0) throw fail(`dsh plugin add ${DSH_TUI_PACKAGE}@${DSH_TUI_VERSION}`, tui)
   const plugin = await runDsh(['plugin', '--profile', DSH_TUI_PROFILE, 'add', tgz], options)
   if (plugin.code !== 0) throw fail(`dsh plugin add ${tgz}`, plugin)
@@ -89,7 +101,12 @@ export async function installTuiProfile(home: TuiHome, tgz: string): Promise<{ t
 export async function startTui(
   home: TuiHome,
   llmUrl: string,
-  options: { args?: readonly string[]; columns?: number; rows?: number; extra?: Record<string, string | undefined> } = {},
+  options: {
+    args?: readonly string[]
+    columns?: number
+    rows?: number
+    extra?: Record<string, string | undefined>
+  } = {},
 ): Promise<Terminal> {
   const terminal = await startTerminal({
     command: [dshBin(), '--profile', DSH_TUI_PROFILE, ...(options.args ?? [])],
@@ -98,7 +115,8 @@ export async function startTui(
     columns: options.columns ?? 160,
     rows: options.rows ?? 48,
   })
-  await terminal.until((screen) => /dsh-TUI/.test(screen) && COMPOSER.test(screen), 'the dsh-TUI composer', {
+  // The composer and the status line under it (a resumed session may scroll the banner away).
+  await terminal.until((screen) => COMPOSER.test(screen) && / · max · /.test(screen), 'the dsh-TUI composer', {
     timeoutMs: 90_000,
   })
   return terminal
@@ -127,7 +145,8 @@ export function transcriptRows(screen: string): TranscriptRow[] {
     const match = /^ {2}([❯●•!]) (.*)$/.exec(raw)
     if (match) {
       const kind = match[1] === '❯' ? 'user' : match[1] === '●' ? 'assistant' : match[1] === '•' ? 'tool' : 'plugin'
-      rows.push({ kind, text: match[2]!.trim(), line })
+      // Full-screen mode draws a scrollbar in the last column: not part of the row.
+      rows.push({ kind, text: match[2]!.replace(/\s+[▴▾━─┃│]+\s*$/u, '').trim(), line })
       return
     }
     if (/turn (blocked|error|aborted)/i.test(raw)) rows.push({ kind: 'notice', text: raw.trim(), line })

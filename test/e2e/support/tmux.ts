@@ -30,7 +30,13 @@ export interface Terminal {
   /** Text typed as it is (no key names). */
   type(text: string): Promise<void>
   /** Poll the screen until `test` holds; rejects with the last screen after `timeoutMs`. */
-  until(test: (screen: string) => boolean, what: string, options?: { timeoutMs?: number; visible?: boolean }): Promise<string>
+  until(
+    test: (screen: string) => boolean,
+    what: string,
+    options?: { timeoutMs?: number; visible?: boolean },
+  ): Promise<string>
+  /** Poll until two captures a beat apart are the same (an answer finished revealing). */
+  settled(what: string, options?: { timeoutMs?: number }): Promise<string>
   /** Whether the program still runs. */
   alive(): Promise<boolean>
   resize(columns: number, rows: number): Promise<void>
@@ -85,6 +91,17 @@ export async function startTerminal(options: TmuxOptions): Promise<Terminal> {
         if (test(last)) return last
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${last}`)
         await new Promise((resolve) => setTimeout(resolve, 150))
+      }
+    },
+    async settled(what, { timeoutMs = 30_000 } = {}) {
+      const deadline = Date.now() + timeoutMs
+      let last = await capture(true)
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 400))
+        const next = await capture(true)
+        if (next === last) return next
+        if (Date.now() > deadline) throw new Error(`the screen kept changing (${what}):\n${next}`)
+        last = next
       }
     },
     async alive() {
