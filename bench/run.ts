@@ -6,7 +6,8 @@
  * Sections are a list: each returns its table and checks (the tree here; the
  * harness sync and the sidecar in `sync.ts`; imports in `interchange.ts`;
  * workspace checkpoints in `workspace.ts`; the panel's first paint in real
- * Chromium in `panel.ts`, next to a baseline measured in the same run).
+ * Chromium in `panel.ts`, next to a baseline measured in the same run; the
+ * dsh-TUI scene's open and key press in `tui.ts`).
  *
  * Plain Node runs this file with type stripping: only erasable TypeScript
  * here (no enums, no parameter properties), and imports name their `.ts` files.
@@ -23,6 +24,7 @@ import { workspaceSection } from './workspace.ts'
 import { interchangeSection } from './interchange.ts'
 import { limitsSection } from './limits.ts'
 import { panelSection } from './panel.ts'
+import { tuiSection } from './tui.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -428,6 +430,7 @@ const SECTIONS: BenchSection[] = [
   interchangeSection,
   workspaceSection,
   panelSection,
+  tuiSection,
 ]
 
 async function main(): Promise<void> {

@@ -379,6 +379,8 @@ function footer(input: FrameInput, width: number): Line[] {
     line.push({ text: key, bold: true, color: 'suggestion' }, { text: ` ${label}  `, color: 'subtle' })
     used += cost
   }
+  // Always the same height: the outline does not jump when the footer is short.
+  while (lines.length < chromeHeight(width) - 1) lines.push([])
   return lines
 }
 

@@ -146,9 +146,16 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
     } else {
       await tui!.keys('M-t')
     }
-    return tui!.until((screen) => /Conversation tree/.test(screen) && /Enter jump/.test(screen), `the scene (${how})`, {
-      visible: true,
-    })
+    // The outline arrives after the first frame ("Loading the tree…").
+    return tui!.until(
+      (screen) =>
+        /Conversation tree/.test(screen) &&
+        /Enter jump/.test(screen) &&
+        /\be\d+ /.test(screen) &&
+        !/Loading the tree/.test(screen),
+      `the scene (${how})`,
+      { visible: true },
+    )
   }
 
   const closeScene = async (): Promise<void> => {
@@ -296,4 +303,43 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
     await send(AFTER_RESUME, /prompt\(s\) on this path/)
     expect(userPrompts(requestFor(AFTER_RESUME).body).map(messageText)).toEqual([FIRST, AFTER_FORK, AFTER_RESUME])
   }, 600_000)
+
+  it('at 80 columns in Chinese (dsh-TUI’s language): the scene fits, its words are Chinese, a compare stacks', async () => {
+    onTestFailed(() => {
+      failed = true
+    })
+    const [sessionId] = sessionIds(home.dshHome)
+    expect(sessionId).toBeDefined()
+    await tui?.kill()
+    tui = await startTui(home, llm.url, {
+      args: ['--resume', sessionId!],
+      columns: 80,
+      rows: 30,
+      extra: { DSH_TUI_LANG: 'zh' },
+    })
+    await tui.keys('M-t')
+    const scene = await tui.until(
+      (screen) => /对话树/.test(screen) && /\be\d+ /.test(screen) && !/正在读取/.test(screen),
+      'the scene in Chinese',
+      { visible: true },
+    )
+    await save('scene-80-zh', { visible: true })
+    expect(scene).toMatch(/当前位置/)
+    expect(scene).toMatch(/Enter 跳转/)
+    expect(scene).toMatch(/\be\d+ 用户 Plan a weekend in Lisbon/)
+    // The preview sits under the outline at 80 columns.
+    expect(scene).toMatch(/── 预览/)
+    // Compare the cursor with the first answer: the page stacks A over B.
+    await tui.keys('C')
+    await tui.until((screen) => /对比：选择第二个节点/.test(screen), 'the compare hint', { visible: true })
+    await tui.type('day 1: alfama')
+    await tui.until((screen) => /day 1: alfama/.test(screen), 'the search', { visible: true })
+    await tui.keys('C')
+    const compare = await tui.until((screen) => /两条路径分叉于/.test(screen), 'the compare page', { visible: true })
+    await save('compare-80-zh', { visible: true })
+    expect(compare).toMatch(/^\s*A e\d+/m)
+    expect(compare).toMatch(/^\s*B e\d+/m)
+    expect(compare).not.toMatch(/ │ /)
+    await tui.keys('Escape')
+  }, 300_000)
 })

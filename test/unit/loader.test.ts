@@ -12,7 +12,7 @@ import { Context } from '@deepseek-ai/cordis'
 import Include from '@deepseek-ai/cordis-plugin-include'
 import Loader from '@deepseek-ai/cordis-plugin-loader'
 import SessionStore from '@deepseek-ai/dsh-session'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as plugin from '../../src/index.ts'
 import { sessionTreeStore } from '../../src/tree/index.ts'
 import { LogBuilder } from '../support/log-builder.ts'
@@ -41,12 +41,13 @@ function ownRows(): string {
     .join('\n')
 }
 
-async function compose() {
+async function compose(before?: (ctx: Context & Record<string, any>) => void) {
   root = mkdtempSync(join(tmpdir(), 'tree-loader-'))
   const config = join(root, 'cordis.yml')
   writeFileSync(config, `- name: '@deepseek-ai/dsh-session'\n${ownRows()}\n`)
   const ctx = new Context() as Context & Record<string, any>
   context = ctx
+  before?.(ctx)
   ctx.baseUrl = pathToFileURL(root).href + '/'
   const home = join(root, 'home')
   ctx.provide('dshHomePath')
@@ -94,5 +95,56 @@ describe('Loader composition from cordis.patch.yml', () => {
     expect(sessionTreeStore.get(session.id)).toBeUndefined()
     log.userTurn('q2', 'a2')
     expect(sessionTreeStore.get(session.id)).toBeUndefined()
+  })
+
+  /**
+   * dsh-TUI's four services as stand-ins that record what is registered (the
+   * real ones run in test/e2e/tui.test.ts); each is a Cordis service of its
+   * own, as dsh-TUI's rows provide them.
+   */
+  function tuiServices(ctx: Context & Record<string, any>) {
+    const registered: string[] = []
+    const service = (name: string, methods: Record<string, (...args: any[]) => unknown>) => {
+      ctx.plugin({
+        name: `stand-in-${name}`,
+        apply(inner: Context & Record<string, any>) {
+          inner.provide(name, methods)
+        },
+      })
+    }
+    const track = (what: string) => {
+      registered.push(what)
+      return () => registered.splice(registered.indexOf(what), 1)
+    }
+    service('tuiScenes', { register: (d: { id: string }) => track(`scene:${d.id}`), open: () => true, close() {} })
+    service('tuiCommandTrees', { register: (p: { root: string }) => track(`tree:${p.root}`) })
+    service('tuiShortcuts', { register: (combo: string) => track(`shortcut:${combo}`) })
+    service('tuiRenderers', { register: (type: string) => track(`renderer:${type}`) })
+    return registered
+  }
+
+  const TUI = ['renderer:session-tree/switch', 'scene:session-tree', 'shortcut:alt+t', 'tree:session-tree']
+
+  it('the terminal row loads without dsh-TUI (nothing of it registered) and registers when its services come later', async () => {
+    const { ctx } = await compose()
+    const row = ([...ctx.loader.entries()] as { fiber?: unknown; options: { id?: string } }[]).find(
+      (entry) => entry.options.id === 'session-tree-tui',
+    )
+    expect(row?.fiber, 'the session-tree-tui row is running').toBeDefined()
+    const registered = tuiServices(ctx)
+    // Cordis runs the inject blocks once the services are there.
+    await vi.waitUntil(() => registered.length >= TUI.length, { timeout: 10_000 })
+    expect([...registered].sort()).toEqual(TUI)
+    await ctx.fiber.dispose()
+    context = undefined
+    expect(registered).toEqual([])
+  })
+
+  it('the terminal row registers at once when dsh-TUI’s services are there first', async () => {
+    let registered: string[] = []
+    await compose((ctx) => {
+      registered = tuiServices(ctx)
+    })
+    expect([...registered].sort()).toEqual(TUI)
   })
 })

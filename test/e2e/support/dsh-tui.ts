@@ -116,7 +116,7 @@ export async function startTui(
     rows: options.rows ?? 48,
   })
   // The composer and the status line under it (a resumed session may scroll the banner away).
-  await terminal.until((screen) => COMPOSER.test(screen) && / · max · /.test(screen), 'the dsh-TUI composer', {
+  await terminal.until((screen) => COMPOSER.test(screen) && /deepseek-v4/.test(screen), 'the dsh-TUI composer', {
     timeoutMs: 90_000,
   })
   return terminal
