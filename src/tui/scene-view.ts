@@ -111,6 +111,8 @@ export function renderFrame(input: FrameInput): Frame {
 function header(input: FrameInput, width: number): Line {
   const { lang, state, index } = input
   const parts: Segment[] = [{ text: ` ${word(lang, 'title')} `, bold: true, inverse: true }]
+  // A search being typed comes first: on a narrow terminal the rest is cut, never the query.
+  if (state.query !== '') parts.push({ text: `  ${word(lang, 'search')}: ${state.query}▏`, color: 'warning' })
   if (index) {
     parts.push({ text: `  ⎇ ${index.view.activeBranch || '—'}`, color: 'suggestion' })
     const total = input.layout?.total ?? index.rowTotal
@@ -122,11 +124,8 @@ function header(input: FrameInput, width: number): Line {
       color: 'subtle',
     })
   }
-  parts.push(
-    state.query === ''
-      ? { text: `  ${word(lang, 'search')}: ${word(lang, 'search.hint')}`, color: 'subtle' }
-      : { text: `  ${word(lang, 'search')}: ${state.query}▏`, color: 'warning' },
-  )
+  if (state.query === '')
+    parts.push({ text: `  ${word(lang, 'search')}: ${word(lang, 'search.hint')}`, color: 'subtle' })
   return fitLine(parts, width)
 }
 

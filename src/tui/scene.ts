@@ -100,12 +100,12 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
     const height = outlineHeight(columns, rows)
     const view: SceneView | undefined = index && layout ? { index, layout, height } : undefined
 
-    // The first outline selects "you are here"; later ones keep the selection in the window.
+    // The first outline selects "you are here"; later ones keep the selection in the window. The frame
+    // drawn before that effect lands reads the same settled state, so no frame shows the outline unselected.
+    const settled = (s: SceneState): SceneState =>
+      view ? settle(s.selected === null && index?.view.cursor ? { ...s, selected: index.view.cursor } : s, view) : s
     React.useEffect(() => {
-      if (!view) return
-      setState((s) =>
-        settle(s.selected === null && index?.view.cursor ? { ...s, selected: index.view.cursor } : s, view),
-      )
+      if (view) setState(settled)
     }, [layout, height])
 
     const run = React.useCallback(
@@ -144,7 +144,7 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
     )
 
     ui.useInput((input: string, key: HostKey) => {
-      const current = stateRef.current
+      const current = settled(stateRef.current)
       if (key.ctrl && input === 'c') {
         close()
         return
@@ -166,7 +166,15 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
       }
     })
 
-    const frame = renderFrame({ index, layout, state, columns, rows, lang, loading: loaded === undefined })
+    const frame = renderFrame({
+      index,
+      layout,
+      state: settled(state),
+      columns,
+      rows,
+      lang,
+      loading: loaded === undefined,
+    })
     return h(
       ui.Box,
       { flexDirection: 'column', width: columns, height: rows },
@@ -281,6 +289,9 @@ async function perform(
       const opened = await service.openAsNewSession(agentId, effect.nodeId)
       return { kind: 'switch-session', sessionId: opened.sessionId }
     }
+    // The files half of a move: the restore preview, then the restore with each conflict decided. Where carrying
+    // files across branches and a file's diff (`restoreDiff`) join the scene: a `RestoreLine` gets its diff here,
+    // and `scene-state.ts` `pressRestore` a key to open it.
     case 'restore-preview': {
       const request: RestoreRequest = { move: { kind: 'jump', nodeId: effect.nodeId }, restore: effect.files }
       const preview = await service.restorePreview(agentId, request)

@@ -210,7 +210,7 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
 
     // Jump: search for the first answer, Enter, no summary.
     await tui.type('day 1')
-    await tui.until((screen) => /search: day 1/.test(screen), 'the search', { visible: true })
+    await tui.until((screen) => /search: day 1/.test(screen) && /1 shown/.test(screen), 'the search', { visible: true })
     await tui.keys('Enter')
     await tui.until((screen) => /No summary/.test(screen), 'the summary choice', { visible: true })
     await tui.keys('1')
@@ -329,16 +329,18 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
     expect(scene).toMatch(/\be\d+ 用户 Plan a weekend in Lisbon/)
     // The preview sits under the outline at 80 columns.
     expect(scene).toMatch(/── 预览/)
-    // Compare the cursor with the first answer: the page stacks A over B.
+    // Compare the cursor with the Porto answer (another branch after e19): the page stacks A over B.
     await tui.keys('C')
     await tui.until((screen) => /对比：选择第二个节点/.test(screen), 'the compare hint', { visible: true })
-    await tui.type('day 1: alfama')
-    await tui.until((screen) => /day 1: alfama/.test(screen), 'the search', { visible: true })
+    await tui.type('porto instead: ribeira')
+    await tui.until((screen) => /搜索: porto instead: ribeira/.test(screen) && /1 显示/.test(screen), 'the search', {
+      visible: true,
+    })
     await tui.keys('C')
     const compare = await tui.until((screen) => /两条路径分叉于/.test(screen), 'the compare page', { visible: true })
     await save('compare-80-zh', { visible: true })
-    expect(compare).toMatch(/^\s*A e\d+/m)
-    expect(compare).toMatch(/^\s*B e\d+/m)
+    expect(compare).toMatch(/^\s*A e\d+ user: What about two days in Sintra\?/m)
+    expect(compare).toMatch(/^\s*B e\d+ user: Actually, plan Porto instead/m)
     expect(compare).not.toMatch(/ │ /)
     await tui.keys('Escape')
   }, 300_000)

@@ -6,7 +6,7 @@
  * `chatPath`-shaped answer.
  */
 import { describe, expect, it } from 'vitest'
-import { SessionTree, type TreeNode, type TreeResult } from '../../src/tree/index.ts'
+import type { SessionTree } from '../../src/tree/index.ts'
 import { indexTree, layoutTree } from '../../src/outline/index.ts'
 import { cellWidth, clip, wrap } from '../../src/tui/cells.ts'
 import { tuiLang, word } from '../../src/tui/i18n.ts'
@@ -25,32 +25,19 @@ import { drawnAsMessage, pendingSwitchRows, renderSwitchRow } from '../../src/tu
 import { parseTreeCommand } from '../../src/tool/command.ts'
 import { boundedComparison } from '../../src/service/compare-wire.ts'
 import { compare } from '../../src/tree/compare.ts'
-import { realBigView } from '../support/client-fixtures.ts'
+import { realBigView, smallTree } from '../support/client-fixtures.ts'
 import { assistant, user, value } from '../support/messages.ts'
 import type { ChatPath } from '../../src/service/chat-path.ts'
 
-/** u1 → a1 → u2 → read(notes) → a2, and a fork `alt` at a1 (u3 → a3, labeled); cursor at a2. */
+/** `smallTree` (q1 → a1 → q2 → read(notes) → a2) and a fork `alt` at a1 (u3 → a3, u3 labeled); cursor at a2. */
 function sample() {
-  const tree = new SessionTree('s')
-  const id = (r: TreeResult<TreeNode>) => value(r).nodeId
-  const u1 = id(tree.append(user('first question')))
-  const a1 = id(tree.append(assistant('first answer')))
-  const u2 = id(tree.append(user('please read notes')))
-  const call = id(
-    tree.append(null, {
-      type: 'tool_call',
-      content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }],
-      summary: 'read({"file_path":"notes.txt"})',
-    }),
-  )
-  value(tree.attachToolResult('c1', { content: 'banana' }))
-  const a2 = id(tree.append(assistant('the file says banana')))
-  value(tree.fork(a1, 'alt'))
-  const u3 = id(tree.append(user('alternative question 问题')))
-  const a3 = id(tree.append(assistant('alternative answer')))
+  const { tree, ids: small } = smallTree()
+  value(tree.fork(small.a1, 'alt'))
+  const u3 = value(tree.append(user('alternative question 问题'))).nodeId
+  const a3 = value(tree.append(assistant('alternative answer'))).nodeId
   value(tree.label(u3, 'idea'))
-  value(tree.jump(a2))
-  return { tree, ids: { u1, a1, u2, call, a2, u3, a3 } }
+  value(tree.jump(small.a2))
+  return { tree, ids: { u1: small.q1, a1: small.a1, u2: small.q2, call: small.call, a2: small.a2, u3, a3 } }
 }
 
 function viewOf(tree: SessionTree, state: SceneState, height = 20): SceneView {
