@@ -200,26 +200,13 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   // DSH's pager of one session's Chat: `ctx.sessions.scope(id).conversation.loadOlder()` (the host's documented address).
   const pager = (sessionId: string): ChatPager | undefined => {
     type Conversation = { loadOlder?: () => Promise<void> }
-    /** The host's own session object (`sessions.binding(id).session`): its history window and its open. */
-    type HostSession = { openState?: unknown; resync?: () => Promise<void> }
-    const sessions = ctx.get('sessions') as
-      { scope?: (id: string) => unknown; binding?: (id: string) => { session?: HostSession } | undefined } | undefined
+    const sessions = ctx.get('sessions') as { scope?: (id: string) => unknown } | undefined
     const scoped = sessions?.scope?.(sessionId) as
       { get?: (name: string) => unknown; conversation?: Conversation } | undefined
     const conversation =
       (typeof scoped?.get === 'function' ? (scoped.get('conversation') as Conversation | undefined) : undefined) ??
       scoped?.conversation
-    if (typeof conversation?.loadOlder !== 'function') return undefined
-    return {
-      loadOlder: () => conversation.loadOlder!(),
-      // The host's own rebuild (what it runs on a reconnect): a fresh window, opened again.
-      reopenIfFailed: () => {
-        const session = sessions?.binding?.(sessionId)?.session
-        if (session?.openState !== 'error' || typeof session.resync !== 'function') return false
-        session.resync().catch(() => undefined)
-        return true
-      },
-    }
+    return typeof conversation?.loadOlder === 'function' ? { loadOlder: () => conversation.loadOlder!() } : undefined
   }
   const stores = new ChatStores(() => remote().then(asChatRemote), {
     pager,

@@ -49,6 +49,7 @@ import {
 } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
+import { requireSystem } from '../support/system.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = [
@@ -454,6 +455,7 @@ for (const mode of ['stock', 'native'] as const) {
               .getAttribute('aria-label'),
           ).toBe('上一个分支')
           // Drawn in a CJK font, not as tofu: without one, every Han character is the same missing-glyph box.
+          requireSystem('cjkFont')
           const glyphs = await other
             .getByTestId('session-tree-switch')
             .filter({ visible: true })

@@ -64,10 +64,11 @@ describe('lib/client.js', () => {
       name: string
       exports: Record<string, unknown>
       files: string[]
-      dsh: { client?: { platform?: string }; bundle?: { patch?: string } }
+      dsh: { client?: { platform?: string; immediately?: boolean }; bundle?: { patch?: string } }
     }
     expect(manifest.name).toBe(CLIENT_ID)
-    expect(manifest.dsh.client).toEqual({ platform: 'web' })
+    // `immediately`: dsh web fetches the bundle with its first tier, before it opens any history (docs/chat.md).
+    expect(manifest.dsh.client).toEqual({ platform: 'web', immediately: true })
     expect(manifest.exports['./client']).toEqual({ default: './lib/client.js' })
     expect(manifest.files).toContain('lib')
     // Only packages with an enabled Loader row are scanned for a client: the bundle patch inserts one.

@@ -14,7 +14,6 @@ import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
 import type { Result } from '../controller.ts'
 import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
 import { PolledStore } from '../polled-store.ts'
-import { chatToolsRekeyed } from './host-tools.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -49,8 +48,6 @@ export interface ChatState {
 export interface ChatPager {
   /** Pull one older page (resolves once it is in, or when there is none). */
   loadOlder(): Promise<void>
-  /** Open the session's history again if its last open failed; whether it did. */
-  reopenIfFailed?(): boolean
 }
 
 /** At most this many pages are loaded for one "Show" (a page is 50 messages). */
@@ -107,7 +104,6 @@ export class ChatStore extends PolledStore<ChatState> {
   private column: Element | undefined
   private style: HTMLStyleElement | undefined
   private css = ''
-  private reopened = false
 
   constructor(remote: () => Promise<ChatRemote>, sessionId: string, options: ChatStoreOptions = {}) {
     super({ expanded: new Set(), rules: NO_RULES }, options.intervalMs ?? 1000)
@@ -120,24 +116,7 @@ export class ChatStore extends PolledStore<ChatState> {
   /** The first mounted node of this session's Chat: its rules apply at once (from what is known), then a poll. */
   protected override firstView(): void {
     this.apply()
-    this.reopenFailedOpen()
     super.firstView()
-  }
-
-  /**
-   * DSH opens a session's history without waiting for this plugin's bundle:
-   * on a slow load it can dispatch a log that repeats a call id before the
-   * tool cards are re-keyed (`host-tools.ts`), and the open fails ("Failed to
-   * load history", which stays up even after the transcript is rebuilt). Such
-   * an open is made again, once, when the re-keying is on.
-   */
-  private reopenFailedOpen(): void {
-    if (this.reopened || !chatToolsRekeyed()) return
-    try {
-      this.reopened = this.pager?.(this.sessionId)?.reopenIfFailed?.() === true
-    } catch {
-      // The host's Chat stays as it is.
-    }
   }
 
   /** No node of this session's Chat is mounted: no rules, no polls. */
