@@ -36,10 +36,11 @@ import {
 } from './support/dsh-tui.ts'
 import { type FakeLlm, type RecordedRequest, messageText, startFakeLlm, userPrompts } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
-import { tmuxAvailable, type Terminal } from './support/tmux.ts'
+import { type Terminal } from './support/tmux.ts'
+import { requireSystem, SYSTEM_PACKAGES } from '../support/system.ts'
 
 const IN_CI = Boolean(process.env.CI)
-const HAVE_TMUX = await tmuxAvailable()
+const HAVE_TMUX = SYSTEM_PACKAGES.tmux.present()
 if (!HAVE_TMUX && !IN_CI) console.warn('tui e2e skipped: tmux is missing (`apt-get install -y tmux`; .ci/run does)')
 
 const DOCS = path.join(REPO_ROOT, 'docs', 'tui')
@@ -164,6 +165,8 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
   }
 
   beforeAll(async () => {
+    // Under CI a missing tmux fails here, naming the package.
+    requireSystem('tmux')
     artifacts = artifactDir('tui')
     const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
     llm = await startFakeLlm({ script: Array.from({ length: 100 }, () => demoModel) })

@@ -43,16 +43,6 @@ export interface Terminal {
   kill(): Promise<void>
 }
 
-/** Whether tmux can run here (`.ci/run` installs it). */
-export async function tmuxAvailable(): Promise<boolean> {
-  try {
-    await exec('tmux', ['-V'])
-    return true
-  } catch {
-    return false
-  }
-}
-
 export async function startTerminal(options: TmuxOptions): Promise<Terminal> {
   const socket = `dst-${randomUUID().slice(0, 8)}`
   const tmux = (...args: string[]): Promise<{ stdout: string }> =>
