@@ -11,7 +11,7 @@
  * (first paint of a 10,000-node tree, median) is judged on the figure itself
  * and printed with the ratio, so a FAIL says whether the panel or the machine
  * was slow. `npm test` judges no time: it counts the layout's work instead
- * (test/unit/panel-work.test.ts).
+ * (test/unit/client/panel-work.test.ts).
  */
 import fs from 'node:fs'
 import path from 'node:path'

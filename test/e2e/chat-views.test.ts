@@ -26,15 +26,12 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { ExportResult, ImportResult, MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
 import { DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
 import { realTokenMeter, type RealTokenMeter } from '../support/token-meter.ts'
-import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type ChatRequestBody, type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
-import { rowNodes } from './support/tree-rows.ts'
+import { type ChatRequestBody, history } from './support/fake-llm.ts'
+import { rowNodes } from './support/tree-tab.ts'
 import {
   chatTranscript,
   pathTranscript,
@@ -43,7 +40,6 @@ import {
   visibleRows,
   type Row,
 } from './support/chat-page.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
 import {
   findSessionLogs,
   readSessionLog,
@@ -53,25 +49,11 @@ import {
 } from './support/session-log.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
+import { describeWeb } from './support/web-suite.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
-const IN_CI = Boolean(process.env.CI)
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const LEGACY_TITLE = 'Legacy session (earlier version)'
 const RESTORED_TITLE = 'Legacy session, exported and imported'
 const REUSED_TITLE = 'A provider that reuses call ids'
-
-if (!HAVE_CHROMIUM && !IN_CI)
-  console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 15_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
@@ -87,56 +69,45 @@ function displayedRange(shown: string): [number, number] {
   return [value * scale - half, value * scale + half]
 }
 
-describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
+/** The real token meter (set before the first prompt): the fake LLM reports the usage it prices. */
+let meter: RealTokenMeter
+
+const options = {
+  name: 'chat-views',
+  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES),
+  llm: {
+    titleText: DEMO_TITLE,
+    script: Array.from({ length: 60 }, () => demoModel),
+    usage: (...args: Parameters<ReturnType<typeof meteredUsage>>) => meteredUsage(meter)(...args),
+  },
+  browser: true,
+}
+
+describeWeb(
   "DSH web's Chat, context meter, Trajectory and Branch on a session with stock switches, in Chromium",
-  () => {
-    let failed = false
-    let artifacts: string
-    let plugin: PackedPlugin
-    let meter: RealTokenMeter
-    let llm: FakeLlm
-    let home: string
-    let work: string
-    let web: WebProcess | undefined
-    const webs: WebProcess[] = []
-    let browser: Browser | undefined
-    let page: Page
+  options,
+  (dsh) => {
     let sessionId: string
     /** The session rewritten as earlier versions wrote it (set by its test). */
     let legacyId: string | undefined
-    const consoleLines: string[] = []
     const problems: string[] = []
     const measured: Record<string, unknown> = {}
+    dsh.evidence('meter.json', measured)
 
-    const markFailure = () =>
-      onTestFailed(() => {
-        failed = true
-      })
-    const api = () => {
-      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-      return web.api
-    }
-    const tree = (agentId = sessionId) => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId })
-    const nodeWith = async (text: string) => {
-      const found = (await tree()).nodes.find((n) => n.message?.content.startsWith(text))
-      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-      return found.nodeId
-    }
+    const tree = (agentId = sessionId) => dsh.api.tree(agentId)
+    const nodeWith = async (text: string) =>
+      (await dsh.api.nodeWith(sessionId, (content) => content.startsWith(text))).nodeId
     const allEvents = async (id = sessionId) =>
-      (await api().history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
-    const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name) })
-    const boot = async () => {
-      web = await startWeb({ home, cwd: work, llmUrl: llm.url })
-      webs.push(web)
-    }
+      (await dsh.api.history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
+    const boot = () => dsh.startWeb()
 
     /**
      * Open a session from the sidebar by its title. The Ungrouped folder is expanded only when the sidebar says it
      * is collapsed (right after a load, the folder can render before its entries: a blind click would close it).
      */
     const openSession = async (title: string) => {
-      const entry = page.getByText(title, { exact: true }).first()
-      const folder = page
+      const entry = dsh.page.getByText(title, { exact: true }).first()
+      const folder = dsh.page
         .locator('[role="tree"][aria-label="Sessions"] [role="treeitem"][aria-expanded]')
         .filter({ hasText: 'Ungrouped' })
       const state = await until(
@@ -158,12 +129,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
       await until(
         `${label}: "${visible}" in the Chat${absent ? `, without ${absent}` : ''}`,
         async () => {
-          const text = await page.locator('body').innerText()
+          const text = await dsh.page.locator('body').innerText()
           return text.includes(visible) && !(absent && absent.test(text))
         },
         600_000,
       )
-      expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
+      expect(await dsh.page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
       expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
     }
     /**
@@ -176,29 +147,29 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
       await until(
         `${label}: the Chat's visible rows are the model's last request plus its reply, with no load error`,
         async () => {
-          seen = chatTranscript(await visibleRows(page))
-          return sameRows(expected, seen) && (await page.getByText(/Failed to load history/).count()) === 0
+          seen = chatTranscript(await visibleRows(dsh.page))
+          return sameRows(expected, seen) && (await dsh.page.getByText(/Failed to load history/).count()) === 0
         },
         60_000,
       ).catch((error) => {
         throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
       })
-      expect(await page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
+      expect(await dsh.page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
       expect(problems.slice(from), `${label}: console or page errors`).toEqual([])
       return problems.length
     }
     const reloadAndOpen = async (title: string) => {
-      await page.reload()
-      await page.waitForLoadState('domcontentloaded')
+      await dsh.page.reload()
+      await dsh.page.waitForLoadState('domcontentloaded')
       if (
-        await page
+        await dsh.page
           .getByRole('button', { name: 'Continue' })
           .isVisible()
           .catch(() => false)
       )
-        await page.getByRole('button', { name: 'Continue' }).click()
+        await dsh.page.getByRole('button', { name: 'Continue' }).click()
       if (
-        !(await page
+        !(await dsh.page
           .getByRole('tab', { name: 'Chat' })
           .isVisible()
           .catch(() => false))
@@ -216,12 +187,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
      */
     const reloadWithPluginSlow = async (title: string) => {
       // The first tier is the boot graph's `immediately` rows, as the host serves them.
-      const html = await (await fetch(web!.url)).text()
+      const html = await (await fetch(dsh.url)).text()
       const graph = JSON.parse(/window\.__DSH_BOOT__ = (\{.*?\})<\/script>/s.exec(html)![1]!) as {
         entries: { id: string; url: string; immediately?: boolean }[]
       }
       const ours = '/plugins/dsh-session-tree/client.js'
-      const pathOf = (url: string) => new URL(url, web!.url).pathname
+      const pathOf = (url: string) => new URL(url, dsh.url).pathname
       const firstTier = graph.entries.filter((row) => row.immediately).map((row) => pathOf(row.url))
       expect(firstTier.length, 'the boot graph has a first tier').toBeGreaterThan(0)
       const seen: string[] = []
@@ -235,10 +206,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
       }
       const onRequest = record('req')
       const onResponse = record('res')
-      page.on('request', onRequest)
-      page.on('response', onResponse)
+      dsh.page.on('request', onRequest)
+      dsh.page.on('response', onResponse)
       const bundle = '**/plugins/dsh-session-tree/client.js*'
-      await page.route(bundle, async (route) => {
+      await dsh.page.route(bundle, async (route) => {
         await new Promise<void>((release) => {
           check = () => {
             const historyAsked = seen.includes('req /api/session.history')
@@ -264,19 +235,18 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
           `the host asked for the history only after this plugin's bundle arrived: ${seen.join(', ')}`,
         ).toBe(true)
       } finally {
-        page.off('request', onRequest)
-        page.off('response', onResponse)
+        dsh.page.off('request', onRequest)
+        dsh.page.off('response', onResponse)
         check = () => {}
-        await page.unroute(bundle)
+        await dsh.page.unroute(bundle)
       }
     }
-
     /** What the context meter shows in the page: the occupancy figure and the three rows. */
     const readMeter = async () => {
-      const button = page.locator('button[aria-label$="of context used"]')
+      const button = dsh.page.locator('button[aria-label$="of context used"]')
       await button.waitFor({ timeout: 15_000 })
       await button.click()
-      const panel = page.getByRole('dialog', { name: 'of context used' })
+      const panel = dsh.page.getByRole('dialog', { name: 'of context used' })
       await panel.waitFor()
       const figures = (await panel.locator('span').allInnerTexts()).find((t) => t.includes('/'))!
       const rows = Object.fromEntries(
@@ -286,7 +256,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
             els.map((el) => [el.querySelector('dt')!.textContent!.trim(), el.querySelector('dd')!.textContent!.trim()]),
           ),
       )
-      await page.keyboard.press('Escape')
+      await dsh.page.keyboard.press('Escape')
       return {
         used: figures.split('/')[0]!.trim(),
         window: figures.split('/')[1]!.trim(),
@@ -302,7 +272,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
      */
     const measureMove = async (label: string, prompt: string) => {
       const events = await allEvents()
-      const projections = (await api().history(sessionId, { maxMessages: 1 })).projections!.values as {
+      const projections = (await dsh.api.history(sessionId, { maxMessages: 1 })).projections!.values as {
         contextPressure: { projectedTokens: number; pressureTokens: number }
         contextBreakdown: { systemTokens: number; toolsTokens: number; messageTokens: number }
       }
@@ -315,12 +285,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
         return projections.contextBreakdown.messageTokens >= low && projections.contextBreakdown.messageTokens <= high
       })
       const shown = await readMeter()
-      const before = llm.chatRequests().length
-      const lastSeq = await api().lastSeq(sessionId)
-      await api().prompt(sessionId, prompt)
-      await llm.waitForChat(before + 1, 30_000)
-      await api().waitTurnEnd(sessionId, lastSeq)
-      const next = llm.chatRequests()[before]!.body
+      const before = dsh.llm.chatRequests().length
+      const lastSeq = await dsh.api.lastSeq(sessionId)
+      await dsh.api.prompt(sessionId, prompt)
+      await dsh.llm.waitForChat(before + 1, 30_000)
+      await dsh.api.waitTurnEnd(sessionId, lastSeq)
+      const next = dsh.llm.chatRequests()[before]!.body
       expect(history(next).at(-1), `${label}: the next request ends with the prompt`).toEqual({
         role: 'user',
         text: prompt,
@@ -368,76 +338,41 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
     }
 
     beforeAll(async () => {
-      artifacts = artifactDir('chat-views')
-      if (!HAVE_CHROMIUM)
-        throw new Error(
-          `${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`,
-        )
-      await ensureDsh('stock')
       meter = await realTokenMeter()
-      plugin = await packPlugin()
-      home = tempDir('chat-home')
-      work = tempDir('chat-work')
-      fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES)
-      llm = await startFakeLlm({
-        titleText: DEMO_TITLE,
-        script: Array.from({ length: 60 }, () => demoModel),
-        usage: meteredUsage(meter),
-      })
-      const added = await pluginAdd(home, 'web', plugin.tgz)
-      expect(added.code).toBe(0)
-      await boot()
-      ;({ sessionId } = await api().createSession({ cwd: work }))
-      for (const prompt of DEMO_PROMPTS) await api().promptAndWait(sessionId, prompt)
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-      page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', locale: 'en-US' })
-      page.on('console', (m) => {
-        consoleLines.push(`${m.type()}: ${m.text()}`)
+      ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+      for (const prompt of DEMO_PROMPTS) await dsh.api.promptAndWait(sessionId, prompt)
+      dsh.page.on('console', (m) => {
         if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text()))
           problems.push(`console ${m.type()}: ${m.text()}`)
       })
-      page.on('pageerror', (e) => {
-        consoleLines.push(`pageerror: ${e.message}`)
-        problems.push(`pageerror: ${e.message}`)
-      })
-      await page.goto(web!.url)
-      await page.getByRole('button', { name: 'Continue' }).click()
+      dsh.page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      await dsh.page.goto(dsh.url)
+      await dsh.page.getByRole('button', { name: 'Continue' }).click()
       await openSession(DEMO_TITLE)
     }, 600_000)
 
-    afterAll(async () => {
-      await browser?.close()
-      for (const w of webs) await w.stop('SIGTERM', 5_000)
-      await llm?.close()
-      if (artifacts) {
-        saveArtifact(artifacts, 'meter.json', measured)
-        saveArtifact(artifacts, 'console.log', consoleLines.join('\n'))
-        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-        saveWebEvidence(artifacts, webs)
-        if (Object.keys(measured).length > 0) console.log(`chat e2e meter: ${JSON.stringify(measured)}`)
-      }
-      keepOrRemove('chat', failed, { home, work }, artifacts)
-    }, 600_000)
+    afterAll(() => {
+      if (Object.keys(measured).length > 0) console.log(`chat e2e meter: ${JSON.stringify(measured)}`)
+    })
 
     it('a jump across the tool exchange, a prompt, back, a prompt, a fork, a prompt: the Chat loads, live and after a reload, and the meter agrees with each next request', async () => {
-      markFailure()
       await expectHealthyChat('start', 0, 'Food tour:')
       const steps: Array<{ label: string; move: () => Promise<MoveResult>; prompt: string }> = [
         {
           label: 'jump',
           move: async () =>
-            api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') }),
+            dsh.api.remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') }),
           prompt: 'after the jump',
         },
         {
           label: 'back',
-          move: () => api().remoteOk<MoveResult>('sessionTree/back', { agentId: sessionId }),
+          move: () => dsh.api.remoteOk<MoveResult>('sessionTree/back', { agentId: sessionId }),
           prompt: 'after the back',
         },
         {
           label: 'fork',
           move: async () =>
-            api().remoteOk<MoveResult>('sessionTree/fork', {
+            dsh.api.remoteOk<MoveResult>('sessionTree/fork', {
               agentId: sessionId,
               nodeId: await nodeWith('Your notes say'),
               branch: 'budget',
@@ -452,7 +387,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
         expect(moved.switch?.noop, step.label).toBe(false)
         await measureMove(step.label, step.prompt)
         await expectHealthyChat(`${step.label}, live`, from, `the last one: “${step.prompt}”`)
-        await shot(`chat-${step.label}.png`)
+        await dsh.shot(`chat-${step.label}.png`)
         await reloadAndOpen(DEMO_TITLE)
         await expectHealthyChat(`${step.label}, after a reload`, from, `the last one: “${step.prompt}”`)
       }
@@ -462,21 +397,20 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
         .map((e) => (e.data as { callId: string }).callId)
       expect(calls.length).toBeGreaterThanOrEqual(2)
       expect(new Set(calls).size).toBe(calls.length)
-      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
+      const status = await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
       expect(status.logWarnings).toEqual([])
       expect(status.quarantine).toEqual([])
     }, 600_000)
 
     it('the Trajectory tab shows every tool row under the call that issued it, live and after a reload', async () => {
-      markFailure()
       const from = problems.length
       const calls = (await allEvents())
         .filter((e) => e.type === 'tool/call')
         .map((e) => (e.data as { callId: string }).callId)
       for (const phase of ['live', 'after a reload']) {
         if (phase !== 'live') await reloadAndOpen(DEMO_TITLE)
-        await page.getByRole('tab', { name: 'Trajectory' }).click()
-        const rows = page.locator('tr[data-trajectory-row-key]')
+        await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
+        const rows = dsh.page.locator('tr[data-trajectory-row-key]')
         await until('the trajectory rows', async () => (await rows.count()) > 10)
         const keys = await rows.evaluateAll((els) =>
           els.map((el) => decodeURIComponent(el.getAttribute('data-trajectory-row-key')!).split('\0')),
@@ -488,16 +422,15 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
           expect(keys[i - 1]?.[0], `${phase}: the row before the tool row of ${callId}`).toBe('assistant')
         }
         expect(problems.slice(from), phase).toEqual([])
-        await shot(`trajectory-${phase.replaceAll(' ', '-')}.png`)
-        await page.getByRole('tab', { name: 'Chat' }).click()
+        await dsh.shot(`trajectory-${phase.replaceAll(' ', '-')}.png`)
+        await dsh.page.getByRole('tab', { name: 'Chat' }).click()
       }
     }, 600_000)
 
     it('"Branch into a new conversation" on a turn followed by a switch: the child\'s Chat loads, its Tree tab works, and its next request is that turn\'s history', async () => {
-      markFailure()
-      await page.getByRole('tab', { name: 'Chat' }).click()
+      await dsh.page.getByRole('tab', { name: 'Chat' }).click()
       const from = problems.length
-      const before = new Set((await api().listSessions()).map((s) => s.sessionId))
+      const before = new Set((await dsh.api.listSessions()).map((s) => s.sessionId))
       // The turn that answered "after the jump" is followed by the back switch (its marker is queued before the
       // next turn starts, so the host's fork seed holds it).
       const events = await allEvents()
@@ -514,43 +447,45 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
           )
           .some((e) => JSON.stringify(e.data).includes('dsh-session-tree:switch:')),
       ).toBe(true)
-      const pathThen = history(llm.chatRequests().find((r) => history(r.body).at(-1)?.text === 'after the jump')!.body)
+      const pathThen = history(
+        dsh.llm.chatRequests().find((r) => history(r.body).at(-1)?.text === 'after the jump')!.body,
+      )
       // That turn is off the path now (its rows, its tail with the Branch button, are hidden): "Show" first, as a person would.
-      const tail = page.locator(`[data-turn-tail="${turn}"]`)
-      for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
+      const tail = dsh.page.locator(`[data-turn-tail="${turn}"]`)
+      for (const toggle of await dsh.page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
         if (await tail.isVisible()) break
         if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
       }
       await until('the hidden turn shown', () => tail.isVisible())
-      await page
+      await dsh.page
         .locator(`[data-turn-tail="${turn}"]`)
         .getByRole('button', { name: 'Branch into a new conversation' })
         .click()
       const child = await until(
         'the child session',
-        async () => (await api().listSessions()).find((s) => !before.has(s.sessionId))?.sessionId,
+        async () => (await dsh.api.listSessions()).find((s) => !before.has(s.sessionId))?.sessionId,
       )
       // The page opens the child: the parent's later turns are gone.
       await expectHealthyChat('the child', from, 'the last one: “after the jump”', /the last one: “after the back”/)
-      await shot('branch-child.png')
+      await dsh.shot('branch-child.png')
       // The child's tree: rebuilt from its seed, the cursor at the answer it was branched from.
       const childTree = await tree(child)
       expect(childTree.nodes.find((n) => n.nodeId === childTree.cursor)?.message?.content).toContain(
         'the last one: “after the jump”',
       )
-      await page.getByTestId('session-tree-open').click()
+      await dsh.page.getByTestId('session-tree-open').click()
       // One row per node, a tool exchange (request + call) being one row.
       await until(
         "the child's Tree rows",
         async () =>
-          (await page.locator('[data-session-tree] [role="treeitem"]').count()) === rowNodes(childTree).length,
+          (await dsh.page.locator('[data-session-tree] [role="treeitem"]').count()) === rowNodes(childTree).length,
       )
-      await page.getByRole('tab', { name: 'Chat' }).click()
+      await dsh.page.getByRole('tab', { name: 'Chat' }).click()
       // The child runs no stale switch: its next request is the path of that turn, then the new prompt.
-      const requests = llm.chatRequests().length
-      await api().promptAndWait(child, 'in the child')
-      expect(llm.chatRequests()).toHaveLength(requests + 1)
-      expect(history(llm.chatRequests().at(-1)!.body)).toEqual([
+      const requests = dsh.llm.chatRequests().length
+      await dsh.api.promptAndWait(child, 'in the child')
+      expect(dsh.llm.chatRequests()).toHaveLength(requests + 1)
+      expect(history(dsh.llm.chatRequests().at(-1)!.body)).toEqual([
         ...pathThen,
         {
           role: 'assistant',
@@ -559,33 +494,31 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
         { role: 'user', text: 'in the child' },
       ])
       await expectHealthyChat('the child after a prompt', from, 'the last one: “in the child”')
-      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
+      const status = await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: child })
       expect([status.quarantine, status.logWarnings, status.pendingSwitch]).toEqual([[], [], undefined])
     }, 600_000)
 
     it("a session written by an earlier version (copies repeat their call ids) loads in DSH's Chat and Trajectory in place: the visible rows are the model's last request plus the reply, live, after a reload and after one more jump; session and the Tree tab report the log", async () => {
-      markFailure()
-      const { sessionId: legacy } = await api().createSession({ cwd: work })
+      const { sessionId: legacy } = await dsh.api.createSession({ cwd: dsh.work })
       legacyId = legacy
-      for (const prompt of DEMO_PROMPTS) await api().promptAndWait(legacy, prompt)
+      for (const prompt of DEMO_PROMPTS) await dsh.api.promptAndWait(legacy, prompt)
       const legacyNode = async (text: string) =>
         (await tree(legacy)).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
-      await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
-      await api().promptAndWait(legacy, 'legacy after the jump')
-      await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Food tour:') })
-      await api().promptAndWait(legacy, 'legacy after the back')
-      await api().callOk('session.rename', { sessionId: legacy, title: LEGACY_TITLE })
+      await dsh.api.remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
+      await dsh.api.promptAndWait(legacy, 'legacy after the jump')
+      await dsh.api.remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Food tour:') })
+      await dsh.api.promptAndWait(legacy, 'legacy after the back')
+      await dsh.api.callOk('session.rename', { sessionId: legacy, title: LEGACY_TITLE })
       // Rewrite its log as versions before fresh call ids wrote it, with the harness stopped.
-      await web!.stop('SIGTERM')
-      web = undefined
-      const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === legacy)!
+      await dsh.stopWeb('SIGTERM')
+      const file = findSessionLogs(dsh.home).find((f) => path.basename(path.dirname(f)) === legacy)!
       const log = readSessionLog(file)
       const rewritten = withOriginalCallIds(log.events)
       expect(rewritten.restored).toBe(1)
       writeSessionLog(file, log.header, rewritten.events)
       await boot()
-      await api().promptAndWait(legacy, 'legacy after the restart')
-      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: legacy })
+      await dsh.api.promptAndWait(legacy, 'legacy after the restart')
+      const status = await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: legacy })
       const firstRepeat = rewritten.events.filter((e) => e.type === 'tool/call')[1]!
       expect(status.logWarnings).toEqual([
         expect.objectContaining({
@@ -601,95 +534,95 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
         .map((e) => (e.data as { callId: string }).callId)
       expect(ids.filter((id) => id === 'call_notes_2').length).toBe(2)
       let from = problems.length
-      await page.goto(web!.url)
+      await dsh.page.goto(dsh.url)
       if (
-        await page
+        await dsh.page
           .getByRole('button', { name: 'Continue' })
           .isVisible()
           .catch(() => false)
       )
-        await page.getByRole('button', { name: 'Continue' }).click()
+        await dsh.page.getByRole('button', { name: 'Continue' }).click()
       await openSession(LEGACY_TITLE)
-      let body = llm.chatRequests().at(-1)!.body
+      let body = dsh.llm.chatRequests().at(-1)!.body
       await expectModelView('live', body, from)
-      await shot('legacy-chat.png')
+      await dsh.shot('legacy-chat.png')
       await reloadWithPluginSlow(LEGACY_TITLE)
       from = await expectModelView('after a reload with this plugin slow to load', body, from)
       // Its Trajectory loads too (DSH keys tool rows by call id there as well).
-      await page.getByRole('tab', { name: 'Trajectory' }).click()
-      const rows = page.locator('tr[data-trajectory-row-key]')
+      await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
+      const rows = dsh.page.locator('tr[data-trajectory-row-key]')
       await until('the legacy trajectory rows', async () => (await rows.count()) > 10)
-      expect(await page.getByText(/Failed to load|received more than one start/).count(), 'Trajectory load error').toBe(
-        0,
-      )
+      expect(
+        await dsh.page.getByText(/Failed to load|received more than one start/).count(),
+        'Trajectory load error',
+      ).toBe(0)
       expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
-      await shot('legacy-trajectory.png')
+      await dsh.shot('legacy-trajectory.png')
       // The Tree tab reports the log and says the Chat reads it.
-      await page.getByTestId('session-tree-open').click()
-      const banner = page.getByTestId('session-tree-log-warning')
+      await dsh.page.getByTestId('session-tree-open').click()
+      const banner = dsh.page.getByTestId('session-tree-log-warning')
       await banner.waitFor({ timeout: 15_000 })
       expect(await banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
       expect(await banner.textContent()).toBe(
         `This session’s log repeats a call id in 1 tool call copied by an earlier version of this plugin (first at event ${firstRepeat.seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).`,
       )
-      await shot('legacy-tree.png')
+      await dsh.shot('legacy-tree.png')
       // One more move across the same tool exchange, then a prompt: the Chat follows, still with no error.
-      await page.getByRole('tab', { name: 'Chat' }).click()
-      await api().remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
-      await api().promptAndWait(legacy, 'legacy after one more jump')
-      body = llm.chatRequests().at(-1)!.body
+      await dsh.page.getByRole('tab', { name: 'Chat' }).click()
+      await dsh.api.remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
+      await dsh.api.promptAndWait(legacy, 'legacy after one more jump')
+      body = dsh.llm.chatRequests().at(-1)!.body
       expect(history(body).at(-1)).toEqual({ role: 'user', text: 'legacy after one more jump' })
       await expectModelView('after one more jump', body, from)
       await reloadAndOpen(LEGACY_TITLE)
       await expectModelView('after one more jump and a reload', body, from)
     }, 600_000)
     it("a provider that reuses a call id (the demo model numbers its calls by prompt count, so a read after a jump back gets the id of the read it left): DSH's Chat and Trajectory load, live and after a reload", async () => {
-      markFailure()
-      const { sessionId: reuse } = await api().createSession({ cwd: work })
-      await api().promptAndWait(reuse, DEMO_PROMPTS[0]!)
-      await api().promptAndWait(reuse, DEMO_PROMPTS[1]!)
+      const { sessionId: reuse } = await dsh.api.createSession({ cwd: dsh.work })
+      await dsh.api.promptAndWait(reuse, DEMO_PROMPTS[0]!)
+      await dsh.api.promptAndWait(reuse, DEMO_PROMPTS[1]!)
       const firstAnswer = (await tree(reuse)).nodes.find((n) => n.message?.content.startsWith('Day 1:'))!.nodeId
-      await api().remoteOk('sessionTree/jump', { agentId: reuse, nodeId: firstAnswer })
-      await api().promptAndWait(reuse, 'Read notes.txt once more')
-      await api().callOk('session.rename', { sessionId: reuse, title: REUSED_TITLE })
+      await dsh.api.remoteOk('sessionTree/jump', { agentId: reuse, nodeId: firstAnswer })
+      await dsh.api.promptAndWait(reuse, 'Read notes.txt once more')
+      await dsh.api.callOk('session.rename', { sessionId: reuse, title: REUSED_TITLE })
       const calls = (await allEvents(reuse))
         .filter((e) => e.type === 'tool/call')
         .map((e) => (e.data as { callId: string }).callId)
       expect(calls).toEqual(['call_notes_2', 'call_notes_2'])
-      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: reuse })
+      const status = await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: reuse })
       expect(status.logWarnings).toEqual([
         expect.objectContaining({ code: 'REPEATED_CALL_IDS', count: 1, callId: 'call_notes_2' }),
       ])
-      const body = llm.chatRequests().at(-1)!.body
+      const body = dsh.llm.chatRequests().at(-1)!.body
       expect(history(body).filter((m) => m.role === 'tool')).toHaveLength(1)
       let from = problems.length
-      await page.goto(web!.url)
+      await dsh.page.goto(dsh.url)
       if (
-        await page
+        await dsh.page
           .getByRole('button', { name: 'Continue' })
           .isVisible()
           .catch(() => false)
       )
-        await page.getByRole('button', { name: 'Continue' }).click()
+        await dsh.page.getByRole('button', { name: 'Continue' }).click()
       await openSession(REUSED_TITLE)
       await expectModelView('live', body, from)
-      await shot('reused-id-chat.png')
+      await dsh.shot('reused-id-chat.png')
       await reloadAndOpen(REUSED_TITLE)
       await expectModelView('after a reload', body, from)
       await reloadWithPluginSlow(REUSED_TITLE)
       from = await expectModelView('after a reload with this plugin slow to load', body, from)
       // "Show" brings back the read the jump left, as its own card with its own result.
-      for (const toggle of await page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
+      for (const toggle of await dsh.page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
         if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
       }
       await until(
         'both read cards shown',
-        async () => (await visibleRows(page)).filter((row) => row.kind === 'tool-call').length === 2,
+        async () => (await visibleRows(dsh.page)).filter((row) => row.kind === 'tool-call').length === 2,
       )
-      await shot('reused-id-chat-shown.png')
+      await dsh.shot('reused-id-chat-shown.png')
       expect(problems.slice(from), 'after Show: console or page errors').toEqual([])
-      await page.getByRole('tab', { name: 'Trajectory' }).click()
-      const rows = page.locator('tr[data-trajectory-row-key]')
+      await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
+      const rows = dsh.page.locator('tr[data-trajectory-row-key]')
       await until('the trajectory rows', async () => (await rows.count()) > 5)
       const toolRows = await rows.evaluateAll((els) =>
         els
@@ -698,21 +631,20 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
       )
       expect(toolRows).toHaveLength(2)
       expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
-      await shot('reused-id-trajectory.png')
-      await page.getByRole('tab', { name: 'Chat' }).click()
+      await dsh.shot('reused-id-trajectory.png')
+      await dsh.page.getByRole('tab', { name: 'Chat' }).click()
     }, 600_000)
     it('the whole tree of such a session comes back in a new session: exportAs pi, then importSession; its Chat loads and shows the selected path, live and after a reload', async () => {
-      markFailure()
       if (!legacyId) throw new Error('the legacy session was not made (an earlier step failed)')
       // A stored session loads in the harness when it gets a message.
-      await api().promptAndWait(legacyId, 'legacy before the export')
+      await dsh.api.promptAndWait(legacyId, 'legacy before the export')
       const old = await tree(legacyId)
       const path = pathTranscript(old.nodes, old.cursor)
-      const exported = await api().remoteOk<ExportResult>('sessionTree/exportAs', {
+      const exported = await dsh.api.remoteOk<ExportResult>('sessionTree/exportAs', {
         request: { agentId: legacyId, format: 'pi', path: null, inline: true },
       })
-      const imported = await api().remoteOk<ImportResult>('sessionTree/importSession', {
-        request: { path: null, content: exported.content, format: 'pi', dryRun: false, cwd: work },
+      const imported = await dsh.api.remoteOk<ImportResult>('sessionTree/importSession', {
+        request: { path: null, content: exported.content, format: 'pi', dryRun: false, cwd: dsh.work },
       })
       const restored = imported.sessionId!
       // Its log repeats no call id, and the tree reports nothing.
@@ -721,12 +653,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
         .map((e) => (e.data as { callId: string }).callId)
       expect(calls.length).toBeGreaterThan(0)
       expect(new Set(calls).size, `call ids ${calls.join(', ')}`).toBe(calls.length)
-      await api().callOk('session.rename', { sessionId: restored, title: RESTORED_TITLE })
+      await dsh.api.callOk('session.rename', { sessionId: restored, title: RESTORED_TITLE })
       // The model goes on from the selected path.
-      const requests = llm.chatRequests().length
-      await api().promptAndWait(restored, 'in the restored session')
-      expect(llm.chatRequests()).toHaveLength(requests + 1)
-      const body = llm.chatRequests().at(-1)!.body
+      const requests = dsh.llm.chatRequests().length
+      await dsh.api.promptAndWait(restored, 'in the restored session')
+      expect(dsh.llm.chatRequests()).toHaveLength(requests + 1)
+      const body = dsh.llm.chatRequests().at(-1)!.body
       expect(requestTranscript(body)).toEqual([...path, { role: 'user', text: 'in the restored session' }])
       // Every node came along (plus the new prompt and its answer; the harness's runtime-context snapshots aside).
       const fresh = await tree(restored)
@@ -736,19 +668,19 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
           .map((n) => `${n.type}:${n.message?.content ?? ''}`)
       expect(shape(fresh)).toHaveLength(shape(old).length + 2)
       expect(shape(fresh)).toEqual(expect.arrayContaining(shape(old)))
-      expect((await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: restored })).logWarnings).toEqual(
+      expect((await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: restored })).logWarnings).toEqual(
         [],
       )
       // In the page: the Chat loads and shows exactly that request plus the reply, with no error.
       const from = problems.length
-      await page.goto(web!.url)
+      await dsh.page.goto(dsh.url)
       if (
-        await page
+        await dsh.page
           .getByRole('button', { name: 'Continue' })
           .isVisible()
           .catch(() => false)
       )
-        await page.getByRole('button', { name: 'Continue' }).click()
+        await dsh.page.getByRole('button', { name: 'Continue' }).click()
       await openSession(RESTORED_TITLE)
       const expected = requestTranscript(body, demoModel(body))
       for (const phase of ['live', 'after a reload']) {
@@ -757,17 +689,17 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
         await until(
           `${phase}: the restored Chat's visible rows are the model's last request plus its reply`,
           async () => {
-            seen = chatTranscript(await visibleRows(page))
+            seen = chatTranscript(await visibleRows(dsh.page))
             return sameRows(expected, seen)
           },
           60_000,
         ).catch((error) => {
           throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
         })
-        expect(await page.getByText(/Failed to load history/).count(), `${phase}: load error`).toBe(0)
+        expect(await dsh.page.getByText(/Failed to load history/).count(), `${phase}: load error`).toBe(0)
         expect(problems.slice(from), `${phase}: console or page errors`).toEqual([])
       }
-      await shot('legacy-restored.png')
+      await dsh.shot('legacy-restored.png')
     }, 600_000)
   },
 )

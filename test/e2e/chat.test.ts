@@ -21,11 +21,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { ChatPath, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
-import { REPO_ROOT } from '../../dev/harness.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
+import { beforeAll, expect, it } from 'vitest'
+import type { ChatPath } from '../../src/types.ts'
 import { recordFromLoad, startFrames, stopFrames, violations } from './support/chat-frames.ts'
 import {
   appliedRevision,
@@ -37,38 +34,14 @@ import {
   visibleRows,
   type Row,
 } from './support/chat-page.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import {
-  messageText,
-  readOrAnswer,
-  startFakeLlm,
-  userPrompts,
-  type ChatRequestBody,
-  type FakeLlm,
-  type StaticStep,
-} from './support/fake-llm.ts'
-import { packPlugin } from './support/pack.ts'
+import { messageText, readOrAnswer, userPrompts, type ChatRequestBody, type StaticStep } from './support/fake-llm.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
-import { requireSystem } from '../support/system.ts'
+import { describeWeb } from './support/web-suite.ts'
+import { cjkFont, requirePrerequisites } from '../support/prerequisites.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
-const IN_CI = Boolean(process.env.CI)
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const TITLE = 'Chat follows the tree'
 /** How late the page gets every `chatPath` answer: the window in which a switch's rows could flash. */
 const ANSWER_DELAY_MS = 700
-
-if (!HAVE_CHROMIUM && !IN_CI)
-  console.warn(`chat e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
 
 const until = <T>(
   what: string,
@@ -96,524 +69,469 @@ function model(body: ChatRequestBody): StaticStep {
 const show = (rows: readonly Row[]) => rows.map((r) => `${r.role}: ${r.text}`).join('\n')
 
 for (const mode of ['stock', 'native'] as const) {
-  describe.skipIf(!HAVE_CHROMIUM && !IN_CI)(
-    `DSH's Chat follows the tree in ${mode} mode (real dsh web, Chromium)`,
-    () => {
-      let failed = false
-      let artifacts: string
-      let llm: FakeLlm
-      let home: string
-      let work: string
-      let web: WebProcess | undefined
-      let browser: Browser | undefined
-      let page: Page
-      let sessionId: string
-      const problems: string[] = []
-      const evidence: Record<string, unknown> = {}
-      const frameEvidence: Record<string, unknown> = {}
+  const options = {
+    name: `chat-${mode}`,
+    variant: mode,
+    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    llm: { titleText: TITLE, script: Array.from({ length: 200 }, () => model) },
+    browser: { viewport: { width: 1280, height: 900 } },
+  }
+  describeWeb(`DSH's Chat follows the tree in ${mode} mode (real dsh web, Chromium)`, options, (dsh) => {
+    let sessionId: string
+    const problems: string[] = []
+    const evidence: Record<string, unknown> = {}
+    const frameEvidence: Record<string, unknown> = {}
+    dsh.evidence('chat-rows.json', evidence)
+    dsh.evidence('chat-frames.json', frameEvidence)
+    dsh.evidence('problems.txt', () => problems.join('\n'))
 
-      const markFailure = () =>
-        onTestFailed(() => {
-          failed = true
-        })
-      const api = () => {
-        if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-        return web.api
-      }
-      const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
-      const status = () => api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
-      const chatPath = () => api().remoteOk<ChatPath>('sessionTree/chatPath', { agentId: sessionId })
-      const nodeWith = async (text: string): Promise<TreeNode> => {
-        const found = (await tree()).nodes.find((n) => n.message?.content === text)
-        if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-        return found
-      }
-      const lastRequest = () => llm.chatRequests().at(-1)!
+    const tree = () => dsh.api.tree(sessionId)
+    const status = () => dsh.api.status(sessionId)
+    const chatPath = () => dsh.api.remoteOk<ChatPath>('sessionTree/chatPath', { agentId: sessionId })
+    const nodeWith = (text: string) => dsh.api.nodeWith(sessionId, text)
+    const lastRequest = () => dsh.llm.chatRequests().at(-1)!
 
-      /**
-       * Every painted state of the Chat is recorded from just before a change (a move, a prompt, a page
-       * load, an older page) until the Chat shows its final rows; `expectChat` then checks that no
-       * recorded state, from the one where the change reached the page on, showed a row the final state
-       * does not show. The service's `chatPath` answers reach the page late (`ANSWER_DELAY_MS`, at the
-       * HTTP layer), so the time between a switch's events and the answer is long and certain.
-       */
-      let recording:
-        { readonly before: ReadonlySet<string>; readonly answers: number; readonly inStep?: number } | undefined
-      let delayedAnswers = 0
-      /** `inStep`: the move happens inside the model's step, after the prompt's own rows (record from the log's seq now). */
-      const watch = async (inStep = false) => {
-        const before = new Set(
-          await page.evaluate(() =>
-            [...document.querySelectorAll('[data-chat-flow] > [data-chat-flow-key]')].map(
-              (el) => (el as HTMLElement).dataset.chatFlowKey!,
-            ),
+    /**
+     * Every painted state of the Chat is recorded from just before a change (a move, a prompt, a page
+     * load, an older page) until the Chat shows its final rows; `expectChat` then checks that no
+     * recorded state, from the one where the change reached the page on, showed a row the final state
+     * does not show. The service's `chatPath` answers reach the page late (`ANSWER_DELAY_MS`, at the
+     * HTTP layer), so the time between a switch's events and the answer is long and certain.
+     */
+    let recording:
+      { readonly before: ReadonlySet<string>; readonly answers: number; readonly inStep?: number } | undefined
+    let delayedAnswers = 0
+    /** `inStep`: the move happens inside the model's step, after the prompt's own rows (record from the log's seq now). */
+    const watch = async (inStep = false) => {
+      const before = new Set(
+        await dsh.page.evaluate(() =>
+          [...document.querySelectorAll('[data-chat-flow] > [data-chat-flow-key]')].map(
+            (el) => (el as HTMLElement).dataset.chatFlowKey!,
           ),
-        )
-        const fromSeq = inStep ? await api().lastSeq(sessionId) : undefined
-        await startFrames(page)
-        recording = { before, answers: delayedAnswers, ...(fromSeq === undefined ? {} : { inStep: fromSeq }) }
-      }
-      /**
-       * A move inside the model's step lands with its first event that changes the history (a
-       * replacement or a copy, read from the log): until then the rows it leaves are the history.
-       */
-      const switchSeat = async (fromSeq: number): Promise<(key: string) => boolean> => {
-        const events = (await api().history(sessionId, { maxMessages: 50 })).events.map((e) => e.event)
-        const first = events.find(
-          (e) =>
-            e.seq > fromSeq &&
-            (typeof e.surfaceOp === 'object' ||
-              (e.surfaceOp === 'append' && Array.isArray(e.sourceEventSeqs) && e.sourceEventSeqs.length === 1)),
-        )
-        expect(first, 'the in-step move left a replacement or a copy in the log').toBeDefined()
-        return (key) => key.endsWith(`:session-tree-fork${first!.seq}`)
-      }
-      const checkFrames = async (step: string) => {
-        if (!recording) return
-        const { before, answers, inStep } = recording
-        recording = undefined
-        const frames = await stopFrames(page)
-        const final = new Set((await visibleRows(page)).map((r) => r.key))
-        const landsWith = inStep === undefined ? undefined : await switchSeat(inStep)
-        const { landed, bad } = violations(frames, before, final, sessionId, landsWith)
-        frameEvidence[step] = { frames: frames.length, landed, answersDelayed: delayedAnswers - answers, bad }
-        expect(landed, `${step}: the change reached the Chat while it was recorded`).toBeGreaterThanOrEqual(0)
-        expect(delayedAnswers, `${step}: a late chatPath answer came in while the Chat was recorded`).toBeGreaterThan(
-          answers,
-        )
-        expect(bad, `${step}: painted states that showed a row the Chat then hides (of ${frames.length})`).toEqual([])
-      }
+        ),
+      )
+      const fromSeq = inStep ? await dsh.api.lastSeq(sessionId) : undefined
+      await startFrames(dsh.page)
+      recording = { before, answers: delayedAnswers, ...(fromSeq === undefined ? {} : { inStep: fromSeq }) }
+    }
+    /**
+     * A move inside the model's step lands with its first event that changes the history (a
+     * replacement or a copy, read from the log): until then the rows it leaves are the history.
+     */
+    const switchSeat = async (fromSeq: number): Promise<(key: string) => boolean> => {
+      const events = (await dsh.api.history(sessionId, { maxMessages: 50 })).events.map((e) => e.event)
+      const first = events.find(
+        (e) =>
+          e.seq > fromSeq &&
+          (typeof e.surfaceOp === 'object' ||
+            (e.surfaceOp === 'append' && Array.isArray(e.sourceEventSeqs) && e.sourceEventSeqs.length === 1)),
+      )
+      expect(first, 'the in-step move left a replacement or a copy in the log').toBeDefined()
+      return (key) => key.endsWith(`:session-tree-fork${first!.seq}`)
+    }
+    const checkFrames = async (step: string) => {
+      if (!recording) return
+      const { before, answers, inStep } = recording
+      recording = undefined
+      const frames = await stopFrames(dsh.page)
+      const final = new Set((await visibleRows(dsh.page)).map((r) => r.key))
+      const landsWith = inStep === undefined ? undefined : await switchSeat(inStep)
+      const { landed, bad } = violations(frames, before, final, sessionId, landsWith)
+      frameEvidence[step] = { frames: frames.length, landed, answersDelayed: delayedAnswers - answers, bad }
+      expect(landed, `${step}: the change reached the Chat while it was recorded`).toBeGreaterThanOrEqual(0)
+      expect(delayedAnswers, `${step}: a late chatPath answer came in while the Chat was recorded`).toBeGreaterThan(
+        answers,
+      )
+      expect(bad, `${step}: painted states that showed a row the Chat then hides (of ${frames.length})`).toEqual([])
+    }
 
-      /** The Chat shows exactly `expected` (and our decorations were applied at the session's current revision). */
-      const expectChat = async (step: string, expected: readonly Row[]) => {
-        const revision = (await status()).revision
-        await until(
-          `the Chat to show the model's history (${step})`,
-          async () => {
-            if ((await appliedRevision(page)) !== revision) return false
-            return sameRows(expected, chatTranscript(await visibleRows(page)))
-          },
-          30_000,
-          async () =>
-            `expected:\n${show(expected)}\nvisible:\n${show(chatTranscript(await visibleRows(page)))}\napplied ${await appliedRevision(page)}, session ${revision}`,
-        )
-        const rows = chatTranscript(await visibleRows(page))
-        const seen = rows.map((r) => `${r.role}:${r.text}`)
-        expect(new Set(seen).size, `a message shown twice (${step})`).toBe(seen.length)
-        expect(
-          await page.evaluate(() => document.body.innerText.includes('Failed to load history')),
-          `"Failed to load history" (${step})`,
-        ).toBe(false)
-        expect(problems, `console or page errors (${step})`).toEqual([])
-        evidence[step] = rows
-        await checkFrames(step)
-      }
-      /** The same after a full page reload (recorded from the new page's first paint). */
-      const expectChatAfterReload = async (step: string, expected: readonly Row[]) => {
-        recording = { before: new Set(), answers: delayedAnswers }
-        await page.reload()
-        await openSession(page, undefined, TITLE)
-        await expectChat(`${step}, after a reload`, expected)
-      }
-      /** After a prompt: the Chat is the last request plus the reply. */
-      const afterPrompt = async (step: string) => {
-        const expected = requestTranscript(lastRequest().body, lastRequest().reply)
-        await expectChat(step, expected)
-        await expectChatAfterReload(step, expected)
-        return expected
-      }
-      /** After a move: the Chat is the tree path (checked against the next request by `promptVia`). */
-      const afterMove = async (step: string) => {
-        const view = await tree()
-        const expected = pathTranscript(view.nodes, view.cursor)
-        await expectChat(step, expected)
-        await expectChatAfterReload(step, expected)
-        return expected
-      }
-      /** Send a prompt (the UI composer, as a person would) and check the model read `before` plus it. */
-      const promptVia = async (text: string, before: readonly Row[]) => {
-        await watch()
-        const requests = llm.chatRequests().length
-        const lastSeq = await api().lastSeq(sessionId)
-        const composer = page.locator('[data-slot="conversation.composer"] textarea')
-        await composer.fill(text)
-        await page.getByRole('button', { name: 'Send message' }).click()
-        await llm.waitForChat(requests + 1, 30_000)
-        await api().waitTurnEnd(sessionId, lastSeq)
-        const first = llm.chatRequests()[requests]!
-        expect(requestTranscript(first.body), `the request after "${text}" holds what the Chat showed`).toEqual([
-          ...before,
-          { role: 'user', text },
-        ])
-      }
-      const shot = async (name: string) => {
-        const file = path.join(artifacts, name)
-        await page.screenshot({ path: file })
-        return file
-      }
-
-      beforeAll(async () => {
-        artifacts = artifactDir(`chat-${mode}`)
-        if (!HAVE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: the browser test cannot run`)
-        await ensureDsh(mode)
-        const plugin = await packPlugin()
-        home = tempDir(`chat-home-${mode}`)
-        work = tempDir(`chat-work-${mode}`)
-        fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-        llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 200 }, () => model) })
-        expect((await pluginAdd(home, 'web', plugin.tgz, { variant: mode })).code).toBe(0)
-        web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant: mode })
-        ;({ sessionId } = await api().createSession({ cwd: work }))
-        await api().promptAndWait(sessionId, 'first question')
-        browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-        page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', locale: 'en-US' })
-        page.on('console', (m) => {
-          if (m.type() === 'error') problems.push(`console: ${m.text()}`)
-        })
-        page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-        // The page calls every method through `attempt` (src/client/remote.ts): hold back the ones that carry `chatPath`.
-        await page.route('**/api/sessionTree/attempt', async (route) => {
-          let method: unknown
-          try {
-            method = (route.request().postDataJSON() as { payload?: { args?: { method?: unknown } } } | null)?.payload
-              ?.args?.method
-          } catch {
-            method = undefined
-          }
-          if (method === 'chatPath') {
-            await new Promise((resolve) => setTimeout(resolve, ANSWER_DELAY_MS))
-            delayedAnswers++
-          }
-          await route.continue()
-        })
-        await recordFromLoad(page)
-        recording = { before: new Set(), answers: delayedAnswers }
-        await openSession(page, web.url, TITLE)
-      }, 600_000)
-
-      afterAll(async () => {
-        await browser?.close()
-        await web?.stop('SIGTERM', 5_000)
-        await llm?.close()
-        if (artifacts) {
-          saveArtifact(artifacts, 'chat-rows.json', evidence)
-          saveArtifact(artifacts, 'chat-frames.json', frameEvidence)
-          saveArtifact(artifacts, 'problems.txt', problems.join('\n'))
-          if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-          saveWebEvidence(artifacts, web ? [web] : [])
-        }
-        keepOrRemove(`chat (${mode})`, failed, { home, work }, artifacts)
-      }, 600_000)
-
-      it('three turns with a tool call, live and after a reload: the Chat is the model history', async () => {
-        markFailure()
-        const status0 = await status()
-        expect(status0.surfaceMode).toBe(mode)
-        // The page as it first opened (recorded from its first paint).
-        await expectChat('first open', requestTranscript(lastRequest().body, lastRequest().reply))
-        await watch()
-        await api().promptAndWait(sessionId, 'please READ notes.txt')
-        await api().promptAndWait(sessionId, 'third question')
-        const expected = await afterPrompt('three turns')
-        expect(expected.map((r) => r.text)).toEqual([
-          'first question',
-          'ANSWER to: first question',
-          'please READ notes.txt',
-          'read',
-          'READ-DONE: banana',
-          'third question',
-          'ANSWER to: third question',
-        ])
-      }, 600_000)
-
-      it('a jump across the tool exchange hides the abandoned turns behind one switch row; Show reveals them dimmed', async () => {
-        markFailure()
-        const a1 = await nodeWith('ANSWER to: first question')
-        await watch()
-        await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
-        const expected = await afterMove('jump across the tool exchange')
-        expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question'])
-        const row = page.getByTestId('session-tree-switch').filter({ visible: true })
-        await expect.poll(() => row.count()).toBe(1)
-        expect(await row.innerText()).toMatch(/Switched to main\s*·\s*5 messages hidden\s*·\s*Show/)
-        await row.getByTestId('session-tree-switch-toggle').click()
-        const revealed = await until('the hidden rows to show', async () => {
-          const rows = await visibleRows(page)
-          return rows.some((r) => r.text.startsWith('third question')) ? rows : false
-        })
-        const dim = revealed.filter((r) => r.opacity < 1).map((r) => r.kind)
-        expect(
-          sameRows(
-            [
-              { role: 'user', text: 'please READ notes.txt' },
-              { role: 'tool', text: 'read' },
-              { role: 'assistant', text: 'READ-DONE: banana' },
-              { role: 'user', text: 'third question' },
-              { role: 'assistant', text: 'ANSWER to: third question' },
-            ],
-            chatTranscript(revealed.filter((r) => r.opacity < 1)),
-          ),
-        ).toBe(true)
-        expect(dim).toContain('turn-tail')
-        expect(await row.innerText()).toMatch(/5 messages the model no longer reads\s*·\s*Hide/)
-        await shot('show-light.png')
-        await row.getByTestId('session-tree-switch-toggle').click()
-        await expectChat('jump, hidden again', expected)
-      }, 600_000)
-
-      let afterRewind: Row[] = []
-      it('a prompt after the jump: the model reads exactly what the Chat showed', async () => {
-        markFailure()
-        await promptVia('after the rewind', pathTranscript((await tree()).nodes, (await tree()).cursor))
-        afterRewind = await afterPrompt('prompt after the jump')
-        expect(afterRewind.map((r) => r.text)).toEqual([
-          'first question',
-          'ANSWER to: first question',
-          'after the rewind',
-          'ANSWER to: after the rewind',
-        ])
-      }, 600_000)
-
-      it('back to the tool exchange: the originals show again, the copies never do', async () => {
-        markFailure()
-        await watch()
-        await api().remoteOk('sessionTree/back', { agentId: sessionId })
-        const expected = await afterMove('back')
-        expect(expected.map((r) => r.text)).toEqual([
-          'first question',
-          'ANSWER to: first question',
-          'please READ notes.txt',
-          'read',
-          'READ-DONE: banana',
-          'third question',
-          'ANSWER to: third question',
-        ])
-        await promptVia('after going back', expected)
-        await afterPrompt('prompt after back')
-      }, 600_000)
-
-      it('a fork at an earlier node and a prompt: "New branch" row, ‹ 3 / 3 › on the new prompt', async () => {
-        markFailure()
-        const a1 = await nodeWith('ANSWER to: first question')
-        await watch()
-        await api().remoteOk('sessionTree/fork', { agentId: sessionId, nodeId: a1.nodeId, branch: 'alt' })
-        const expected = await afterMove('fork at the first answer')
-        await promptVia('on the alt branch', expected)
-        const rows = await afterPrompt('prompt on the fork')
-        expect(rows.map((r) => r.text)).toEqual([
-          'first question',
-          'ANSWER to: first question',
-          'on the alt branch',
-          'ANSWER to: on the alt branch',
-        ])
-        const fork = page.getByTestId('session-tree-fork').filter({ visible: true })
-        await expect.poll(() => fork.count()).toBe(1)
-        expect((await fork.innerText()).replace(/\s+/g, ' ')).toBe('‹ 3 / 3 ›')
-        const lead = page.getByTestId('session-tree-switch').filter({ visible: true })
-        expect(await lead.innerText()).toMatch(/New branch alt\s*·\s*\d+ messages hidden\s*·\s*Show/)
-        // Screenshots of the Chat after a switch, light and dark (the README shows them).
-        const light = await shot('chat-light.png')
-        await page.emulateMedia({ colorScheme: 'dark' })
-        await until('the host dark theme', async () =>
-          page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')),
-        )
-        const dark = await shot('chat-dark.png')
-        await page.emulateMedia({ colorScheme: 'light' })
-        if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && mode === 'stock') {
-          fs.copyFileSync(light, path.join(REPO_ROOT, 'docs', 'chat.png'))
-          fs.copyFileSync(dark, path.join(REPO_ROOT, 'docs', 'chat-dark.png'))
-        }
-        // The same Chat for a person whose browser speaks Chinese (the host follows it): same rows, Chinese words.
-        const zh = await browser!.newContext({
-          viewport: { width: 1280, height: 900 },
-          colorScheme: 'dark',
-          locale: 'zh-CN',
-        })
+    /** The Chat shows exactly `expected` (and our decorations were applied at the session's current revision). */
+    const expectChat = async (step: string, expected: readonly Row[]) => {
+      const revision = (await status()).revision
+      await until(
+        `the Chat to show the model's history (${step})`,
+        async () => {
+          if ((await appliedRevision(dsh.page)) !== revision) return false
+          return sameRows(expected, chatTranscript(await visibleRows(dsh.page)))
+        },
+        30_000,
+        async () =>
+          `expected:\n${show(expected)}\nvisible:\n${show(chatTranscript(await visibleRows(dsh.page)))}\napplied ${await appliedRevision(dsh.page)}, session ${revision}`,
+      )
+      const rows = chatTranscript(await visibleRows(dsh.page))
+      const seen = rows.map((r) => `${r.role}:${r.text}`)
+      expect(new Set(seen).size, `a message shown twice (${step})`).toBe(seen.length)
+      expect(
+        await dsh.page.evaluate(() => document.body.innerText.includes('Failed to load history')),
+        `"Failed to load history" (${step})`,
+      ).toBe(false)
+      expect(problems, `console or page errors (${step})`).toEqual([])
+      evidence[step] = rows
+      await checkFrames(step)
+    }
+    /** The same after a full page reload (recorded from the new page's first paint). */
+    const expectChatAfterReload = async (step: string, expected: readonly Row[]) => {
+      recording = { before: new Set(), answers: delayedAnswers }
+      await dsh.page.reload()
+      await openSession(dsh.page, undefined, TITLE)
+      await expectChat(`${step}, after a reload`, expected)
+    }
+    /** After a prompt: the Chat is the last request plus the reply. */
+    const afterPrompt = async (step: string) => {
+      const expected = requestTranscript(lastRequest().body, lastRequest().reply)
+      await expectChat(step, expected)
+      await expectChatAfterReload(step, expected)
+      return expected
+    }
+    /** After a move: the Chat is the tree path (checked against the next request by `promptVia`). */
+    const afterMove = async (step: string) => {
+      const view = await tree()
+      const expected = pathTranscript(view.nodes, view.cursor)
+      await expectChat(step, expected)
+      await expectChatAfterReload(step, expected)
+      return expected
+    }
+    /** Send a prompt (the UI composer, as a person would) and check the model read `before` plus it. */
+    const promptVia = async (text: string, before: readonly Row[]) => {
+      await watch()
+      const requests = dsh.llm.chatRequests().length
+      const lastSeq = await dsh.api.lastSeq(sessionId)
+      const composer = dsh.page.locator('[data-slot="conversation.composer"] textarea')
+      await composer.fill(text)
+      await dsh.page.getByRole('button', { name: 'Send message' }).click()
+      await dsh.llm.waitForChat(requests + 1, 30_000)
+      await dsh.api.waitTurnEnd(sessionId, lastSeq)
+      const first = dsh.llm.chatRequests()[requests]!
+      expect(requestTranscript(first.body), `the request after "${text}" holds what the Chat showed`).toEqual([
+        ...before,
+        { role: 'user', text },
+      ])
+    }
+    beforeAll(async () => {
+      ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+      await dsh.api.promptAndWait(sessionId, 'first question')
+      dsh.page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+      })
+      dsh.page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      // The page calls every method through `attempt` (src/client/remote.ts): hold back the ones that carry `chatPath`.
+      await dsh.page.route('**/api/sessionTree/attempt', async (route) => {
+        let method: unknown
         try {
-          const other = await zh.newPage()
-          const errors: string[] = []
-          other.on('console', (m) => {
-            if (m.type() === 'error') errors.push(m.text())
-          })
-          other.on('pageerror', (e) => errors.push(e.message))
-          await openSession(other, web!.url, TITLE)
-          await until(
-            'the Chinese Chat',
-            async () =>
-              sameRows(rows, chatTranscript(await visibleRows(other))) &&
-              (await appliedRevision(other)) === (await status()).revision,
-          )
-          expect(await other.getByTestId('session-tree-switch').filter({ visible: true }).innerText()).toMatch(
-            /新分支\s*alt\s*·\s*已隐藏 9 条消息\s*·\s*显示/,
-          )
-          expect(
-            await other
-              .getByTestId('session-tree-fork')
-              .filter({ visible: true })
-              .getByRole('button')
-              .first()
-              .getAttribute('aria-label'),
-          ).toBe('上一个分支')
-          // Drawn in a CJK font, not as tofu: without one, every Han character is the same missing-glyph box.
-          requireSystem('cjkFont')
-          const glyphs = await other
-            .getByTestId('session-tree-switch')
-            .filter({ visible: true })
-            .evaluate((el) => {
-              const font = getComputedStyle(el).font
-              const draw = (text: string) => {
-                const canvas = document.createElement('canvas')
-                canvas.width = 64
-                canvas.height = 32
-                const g = canvas.getContext('2d')!
-                g.font = font
-                g.fillStyle = '#000'
-                g.fillText(text, 4, 24)
-                return canvas.toDataURL()
-              }
-              return { font, a: draw('新'), b: draw('支'), c: draw('隐') }
-            })
-          expect(new Set([glyphs.a, glyphs.b, glyphs.c]).size, `distinct Han glyphs in ${glyphs.font}`).toBe(3)
-          const zhShot = path.join(artifacts, 'chat-zh-dark.png')
-          await other.screenshot({ path: zhShot })
-          if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && mode === 'stock')
-            fs.copyFileSync(zhShot, path.join(REPO_ROOT, 'docs', 'chat-zh-dark.png'))
-          expect(errors).toEqual([])
-        } finally {
-          await zh.close()
+          method = (route.request().postDataJSON() as { payload?: { args?: { method?: unknown } } } | null)?.payload
+            ?.args?.method
+        } catch {
+          method = undefined
         }
-      }, 600_000)
+        if (method === 'chatPath') {
+          await new Promise((resolve) => setTimeout(resolve, ANSWER_DELAY_MS))
+          delayedAnswers++
+        }
+        await route.continue()
+      })
+      await recordFromLoad(dsh.page)
+      recording = { before: new Set(), answers: delayedAnswers }
+      await openSession(dsh.page, dsh.url, TITLE)
+    }, 600_000)
 
-      it('‹ moves to the sibling branch; the next request follows it', async () => {
-        markFailure()
-        const before = await chatPath()
-        const fork = page.getByTestId('session-tree-fork').filter({ visible: true })
-        await watch()
-        await fork.getByRole('button', { name: 'Previous branch' }).click()
-        await until(
-          'the move to land',
-          async () =>
-            (await chatPath()).revision !== before.revision &&
-            (await status()).cursor === (await nodeWith('ANSWER to: after the rewind')).nodeId,
-        )
-        const expected = await afterMove('‹ to the sibling')
-        expect(expected).toEqual(afterRewind)
-        await expect
-          .poll(async () =>
-            (await page.getByTestId('session-tree-fork').filter({ visible: true }).innerText()).replace(/\s+/g, ' '),
-          )
-          .toBe('‹ 2 / 3 ›')
-        await promptVia('after the arrows', expected)
-        await afterPrompt('prompt after ‹')
-        expect(llm.faults).toEqual([])
-      }, 600_000)
+    it('three turns with a tool call, live and after a reload: the Chat is the model history', async () => {
+      const status0 = await status()
+      expect(status0.surfaceMode).toBe(mode)
+      // The page as it first opened (recorded from its first paint).
+      await expectChat('first open', requestTranscript(lastRequest().body, lastRequest().reply))
+      await watch()
+      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
+      await dsh.api.promptAndWait(sessionId, 'third question')
+      const expected = await afterPrompt('three turns')
+      expect(expected.map((r) => r.text)).toEqual([
+        'first question',
+        'ANSWER to: first question',
+        'please READ notes.txt',
+        'read',
+        'READ-DONE: banana',
+        'third question',
+        'ANSWER to: third question',
+      ])
+    }, 600_000)
 
+    it('a jump across the tool exchange hides the abandoned turns behind one switch row; Show reveals them dimmed', async () => {
+      const a1 = await nodeWith('ANSWER to: first question')
+      await watch()
+      await dsh.api.remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
+      const expected = await afterMove('jump across the tool exchange')
+      expect(expected.map((r) => r.text)).toEqual(['first question', 'ANSWER to: first question'])
+      const row = dsh.page.getByTestId('session-tree-switch').filter({ visible: true })
+      await expect.poll(() => row.count()).toBe(1)
+      expect(await row.innerText()).toMatch(/Switched to main\s*·\s*5 messages hidden\s*·\s*Show/)
+      await row.getByTestId('session-tree-switch-toggle').click()
+      const revealed = await until('the hidden rows to show', async () => {
+        const rows = await visibleRows(dsh.page)
+        return rows.some((r) => r.text.startsWith('third question')) ? rows : false
+      })
+      const dim = revealed.filter((r) => r.opacity < 1).map((r) => r.kind)
+      expect(
+        sameRows(
+          [
+            { role: 'user', text: 'please READ notes.txt' },
+            { role: 'tool', text: 'read' },
+            { role: 'assistant', text: 'READ-DONE: banana' },
+            { role: 'user', text: 'third question' },
+            { role: 'assistant', text: 'ANSWER to: third question' },
+          ],
+          chatTranscript(revealed.filter((r) => r.opacity < 1)),
+        ),
+      ).toBe(true)
+      expect(dim).toContain('turn-tail')
+      expect(await row.innerText()).toMatch(/5 messages the model no longer reads\s*·\s*Hide/)
+      await dsh.shot('show-light.png')
+      await row.getByTestId('session-tree-switch-toggle').click()
+      await expectChat('jump, hidden again', expected)
+    }, 600_000)
+
+    let afterRewind: Row[] = []
+    it('a prompt after the jump: the model reads exactly what the Chat showed', async () => {
+      await promptVia('after the rewind', pathTranscript((await tree()).nodes, (await tree()).cursor))
+      afterRewind = await afterPrompt('prompt after the jump')
+      expect(afterRewind.map((r) => r.text)).toEqual([
+        'first question',
+        'ANSWER to: first question',
+        'after the rewind',
+        'ANSWER to: after the rewind',
+      ])
+    }, 600_000)
+
+    it('back to the tool exchange: the originals show again, the copies never do', async () => {
+      await watch()
+      await dsh.api.remoteOk('sessionTree/back', { agentId: sessionId })
+      const expected = await afterMove('back')
+      expect(expected.map((r) => r.text)).toEqual([
+        'first question',
+        'ANSWER to: first question',
+        'please READ notes.txt',
+        'read',
+        'READ-DONE: banana',
+        'third question',
+        'ANSWER to: third question',
+      ])
+      await promptVia('after going back', expected)
+      await afterPrompt('prompt after back')
+    }, 600_000)
+
+    it('a fork at an earlier node and a prompt: "New branch" row, ‹ 3 / 3 › on the new prompt', async () => {
+      const a1 = await nodeWith('ANSWER to: first question')
+      await watch()
+      await dsh.api.remoteOk('sessionTree/fork', { agentId: sessionId, nodeId: a1.nodeId, branch: 'alt' })
+      const expected = await afterMove('fork at the first answer')
+      await promptVia('on the alt branch', expected)
+      const rows = await afterPrompt('prompt on the fork')
+      expect(rows.map((r) => r.text)).toEqual([
+        'first question',
+        'ANSWER to: first question',
+        'on the alt branch',
+        'ANSWER to: on the alt branch',
+      ])
+      const fork = dsh.page.getByTestId('session-tree-fork').filter({ visible: true })
+      await expect.poll(() => fork.count()).toBe(1)
+      expect((await fork.innerText()).replace(/\s+/g, ' ')).toBe('‹ 3 / 3 ›')
+      const lead = dsh.page.getByTestId('session-tree-switch').filter({ visible: true })
+      expect(await lead.innerText()).toMatch(/New branch alt\s*·\s*\d+ messages hidden\s*·\s*Show/)
+      // Screenshots of the Chat after a switch, light and dark (the README shows them).
+      await dsh.shot('chat-light.png')
+      await dsh.page.emulateMedia({ colorScheme: 'dark' })
+      await until('the host dark theme', async () =>
+        dsh.page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')),
+      )
+      await dsh.shot('chat-dark.png')
+      await dsh.page.emulateMedia({ colorScheme: 'light' })
       if (mode === 'stock') {
-        it("the model's own move (tree_jump inside its step): the prompt it left is hidden behind a switch row", async () => {
-          markFailure()
-          ;({ sessionId } = await api().createSession({ cwd: work }))
-          await api().promptAndWait(sessionId, 'model one')
-          await api().promptAndWait(sessionId, 'model two')
-          const a1 = await nodeWith('ANSWER to: model one')
-          recording = { before: new Set(), answers: delayedAnswers }
-          await page.reload()
-          await openSession(page, undefined, TITLE)
-          await expectChat("before the model's move", requestTranscript(lastRequest().body, lastRequest().reply))
-          // Live: the model moves inside its step; the prompt it left must never show with the copies.
-          await watch(true)
-          await api().promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
-          expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
-          const expected = await afterPrompt("the model's move")
-          expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree_jump', 'MOVED-DONE'])
-          const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
-          expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*3 messages hidden\s*·\s*Show/)
-        }, 600_000)
-
-        it('a long session (more than the first page) scrolled back: every page reads as the model history', async () => {
-          markFailure()
-          ;({ sessionId } = await api().createSession({ cwd: work }))
-          for (let i = 1; i <= 30; i++) await api().promptAndWait(sessionId, `long ${i}`)
-          const early = await nodeWith('ANSWER to: long 3')
-          await api().remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: early.nodeId })
-          await api().promptAndWait(sessionId, 'back near the start')
-          const expected = requestTranscript(lastRequest().body, lastRequest().reply)
-          expect(expected.map((r) => r.text)).toEqual([
-            'long 1',
-            'ANSWER to: long 1',
-            'long 2',
-            'ANSWER to: long 2',
-            'long 3',
-            'ANSWER to: long 3',
-            'back near the start',
-            'ANSWER to: back near the start',
-          ])
-          // Recorded from the reload through every older page: no page shows a row the scrolled-back Chat hides.
-          recording = { before: new Set(), answers: delayedAnswers }
-          await page.reload()
-          // The second session has the same title (the fake model names every session alike): the newest is first.
-          await openSession(page, undefined, TITLE)
-          const older = page.getByRole('button', { name: 'Load earlier' })
-          // The first page holds the tail only: the switch row and the new turn, the older path not yet.
-          await until(
-            'the first page',
-            async () => (await appliedRevision(page)) === (await status()).revision && (await older.isVisible()),
-          )
-          expect(chatTranscript(await visibleRows(page))).toEqual([
-            { role: 'user', text: 'back near the start' },
-            { role: 'assistant', text: 'ANSWER to: back near the start' },
-          ])
-          for (let pages = 0; await older.isVisible(); pages++) {
-            expect(pages, 'pages of history').toBeLessThan(10)
-            const count = await page.locator('[data-chat-flow] > [data-chat-flow-key]').count()
-            await older.click()
-            await until(
-              'an older page',
-              async () => (await page.locator('[data-chat-flow] > [data-chat-flow-key]').count()) > count,
-            )
-          }
-          await expectChat('long session, scrolled back', expected)
-          const sw = page.getByTestId('session-tree-switch').filter({ visible: true })
-          expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*54 messages hidden/)
-
-          // "Show" on the first page: the hidden turns lie in older pages, and Show loads the pages it needs.
-          await page.reload()
-          await openSession(page, undefined, TITLE)
-          await until(
-            'the first page again',
-            async () => (await appliedRevision(page)) === (await status()).revision && (await older.isVisible()),
-          )
-          const lead = page.getByTestId('session-tree-switch').filter({ visible: true })
-          await lead.getByTestId('session-tree-switch-toggle').click()
-          const hiddenTurns = Array.from({ length: 27 }, (_, i) => [
-            { role: 'user', text: `long ${i + 4}` },
-            { role: 'assistant', text: `ANSWER to: long ${i + 4}` },
-          ]).flat()
-          await until(
-            'Show to load the older pages it reveals',
-            async () =>
-              (await page.getByTestId('session-tree-switch-loading').count()) === 0 &&
-              sameRows(hiddenTurns, chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1))),
-            60_000,
-            async () =>
-              JSON.stringify({
-                row: await lead.innerText(),
-                older: await older.isVisible(),
-                dimmed: chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1)).map((r) => r.text),
-              }),
-          )
-          expect(
-            await lead.getByTestId('session-tree-switch-partial').count(),
-            'a Show that could not load its rows',
-          ).toBe(0)
-          expect(await lead.innerText()).toMatch(/54 messages the model no longer reads\s*·\s*Hide/)
-          await lead.getByTestId('session-tree-switch-toggle').click()
-          await until(
-            'hidden again',
-            async () => chatTranscript((await visibleRows(page)).filter((r) => r.opacity < 1)).length === 0,
-          )
-          expect(problems, 'console or page errors (Show across pages)').toEqual([])
-        }, 600_000)
+        dsh.toDocs('chat-light.png', 'chat.png')
+        dsh.toDocs('chat-dark.png')
       }
-    },
-  )
+      // The same Chat for a person whose browser speaks Chinese (the host follows it): same rows, Chinese words.
+      const zh = await dsh.browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        colorScheme: 'dark',
+        locale: 'zh-CN',
+      })
+      try {
+        const other = await zh.newPage()
+        const errors: string[] = []
+        other.on('console', (m) => {
+          if (m.type() === 'error') errors.push(m.text())
+        })
+        other.on('pageerror', (e) => errors.push(e.message))
+        await openSession(other, dsh.url, TITLE)
+        await until(
+          'the Chinese Chat',
+          async () =>
+            sameRows(rows, chatTranscript(await visibleRows(other))) &&
+            (await appliedRevision(other)) === (await status()).revision,
+        )
+        expect(await other.getByTestId('session-tree-switch').filter({ visible: true }).innerText()).toMatch(
+          /新分支\s*alt\s*·\s*已隐藏 9 条消息\s*·\s*显示/,
+        )
+        expect(
+          await other
+            .getByTestId('session-tree-fork')
+            .filter({ visible: true })
+            .getByRole('button')
+            .first()
+            .getAttribute('aria-label'),
+        ).toBe('上一个分支')
+        // Drawn in a CJK font, not as tofu: without one, every Han character is the same missing-glyph box.
+        requirePrerequisites(cjkFont)
+        const glyphs = await other
+          .getByTestId('session-tree-switch')
+          .filter({ visible: true })
+          .evaluate((el) => {
+            const font = getComputedStyle(el).font
+            const draw = (text: string) => {
+              const canvas = document.createElement('canvas')
+              canvas.width = 64
+              canvas.height = 32
+              const g = canvas.getContext('2d')!
+              g.font = font
+              g.fillStyle = '#000'
+              g.fillText(text, 4, 24)
+              return canvas.toDataURL()
+            }
+            return { font, a: draw('新'), b: draw('支'), c: draw('隐') }
+          })
+        expect(new Set([glyphs.a, glyphs.b, glyphs.c]).size, `distinct Han glyphs in ${glyphs.font}`).toBe(3)
+        await dsh.shot('chat-zh-dark.png', other)
+        if (mode === 'stock') dsh.toDocs('chat-zh-dark.png')
+        expect(errors).toEqual([])
+      } finally {
+        await zh.close()
+      }
+    }, 600_000)
+
+    it('‹ moves to the sibling branch; the next request follows it', async () => {
+      const before = await chatPath()
+      const fork = dsh.page.getByTestId('session-tree-fork').filter({ visible: true })
+      await watch()
+      await fork.getByRole('button', { name: 'Previous branch' }).click()
+      await until(
+        'the move to land',
+        async () =>
+          (await chatPath()).revision !== before.revision &&
+          (await status()).cursor === (await nodeWith('ANSWER to: after the rewind')).nodeId,
+      )
+      const expected = await afterMove('‹ to the sibling')
+      expect(expected).toEqual(afterRewind)
+      await expect
+        .poll(async () =>
+          (await dsh.page.getByTestId('session-tree-fork').filter({ visible: true }).innerText()).replace(/\s+/g, ' '),
+        )
+        .toBe('‹ 2 / 3 ›')
+      await promptVia('after the arrows', expected)
+      await afterPrompt('prompt after ‹')
+      expect(dsh.llm.faults).toEqual([])
+    }, 600_000)
+
+    if (mode === 'stock') {
+      it("the model's own move (tree_jump inside its step): the prompt it left is hidden behind a switch row", async () => {
+        ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+        await dsh.api.promptAndWait(sessionId, 'model one')
+        await dsh.api.promptAndWait(sessionId, 'model two')
+        const a1 = await nodeWith('ANSWER to: model one')
+        recording = { before: new Set(), answers: delayedAnswers }
+        await dsh.page.reload()
+        await openSession(dsh.page, undefined, TITLE)
+        await expectChat("before the model's move", requestTranscript(lastRequest().body, lastRequest().reply))
+        // Live: the model moves inside its step; the prompt it left must never show with the copies.
+        await watch(true)
+        await dsh.api.promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
+        expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
+        const expected = await afterPrompt("the model's move")
+        expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree_jump', 'MOVED-DONE'])
+        const sw = dsh.page.getByTestId('session-tree-switch').filter({ visible: true })
+        expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*3 messages hidden\s*·\s*Show/)
+      }, 600_000)
+
+      it('a long session (more than the first page) scrolled back: every page reads as the model history', async () => {
+        ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+        for (let i = 1; i <= 30; i++) await dsh.api.promptAndWait(sessionId, `long ${i}`)
+        const early = await nodeWith('ANSWER to: long 3')
+        await dsh.api.remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: early.nodeId })
+        await dsh.api.promptAndWait(sessionId, 'back near the start')
+        const expected = requestTranscript(lastRequest().body, lastRequest().reply)
+        expect(expected.map((r) => r.text)).toEqual([
+          'long 1',
+          'ANSWER to: long 1',
+          'long 2',
+          'ANSWER to: long 2',
+          'long 3',
+          'ANSWER to: long 3',
+          'back near the start',
+          'ANSWER to: back near the start',
+        ])
+        // Recorded from the reload through every older page: no page shows a row the scrolled-back Chat hides.
+        recording = { before: new Set(), answers: delayedAnswers }
+        await dsh.page.reload()
+        // The second session has the same title (the fake model names every session alike): the newest is first.
+        await openSession(dsh.page, undefined, TITLE)
+        const older = dsh.page.getByRole('button', { name: 'Load earlier' })
+        // The first page holds the tail only: the switch row and the new turn, the older path not yet.
+        await until(
+          'the first page',
+          async () => (await appliedRevision(dsh.page)) === (await status()).revision && (await older.isVisible()),
+        )
+        expect(chatTranscript(await visibleRows(dsh.page))).toEqual([
+          { role: 'user', text: 'back near the start' },
+          { role: 'assistant', text: 'ANSWER to: back near the start' },
+        ])
+        for (let pages = 0; await older.isVisible(); pages++) {
+          expect(pages, 'pages of history').toBeLessThan(10)
+          const count = await dsh.page.locator('[data-chat-flow] > [data-chat-flow-key]').count()
+          await older.click()
+          await until(
+            'an older page',
+            async () => (await dsh.page.locator('[data-chat-flow] > [data-chat-flow-key]').count()) > count,
+          )
+        }
+        await expectChat('long session, scrolled back', expected)
+        const sw = dsh.page.getByTestId('session-tree-switch').filter({ visible: true })
+        expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*54 messages hidden/)
+
+        // "Show" on the first page: the hidden turns lie in older pages, and Show loads the pages it needs.
+        await dsh.page.reload()
+        await openSession(dsh.page, undefined, TITLE)
+        await until(
+          'the first page again',
+          async () => (await appliedRevision(dsh.page)) === (await status()).revision && (await older.isVisible()),
+        )
+        const lead = dsh.page.getByTestId('session-tree-switch').filter({ visible: true })
+        await lead.getByTestId('session-tree-switch-toggle').click()
+        const hiddenTurns = Array.from({ length: 27 }, (_, i) => [
+          { role: 'user', text: `long ${i + 4}` },
+          { role: 'assistant', text: `ANSWER to: long ${i + 4}` },
+        ]).flat()
+        await until(
+          'Show to load the older pages it reveals',
+          async () =>
+            (await dsh.page.getByTestId('session-tree-switch-loading').count()) === 0 &&
+            sameRows(hiddenTurns, chatTranscript((await visibleRows(dsh.page)).filter((r) => r.opacity < 1))),
+          60_000,
+          async () =>
+            JSON.stringify({
+              row: await lead.innerText(),
+              older: await older.isVisible(),
+              dimmed: chatTranscript((await visibleRows(dsh.page)).filter((r) => r.opacity < 1)).map((r) => r.text),
+            }),
+        )
+        expect(
+          await lead.getByTestId('session-tree-switch-partial').count(),
+          'a Show that could not load its rows',
+        ).toBe(0)
+        expect(await lead.innerText()).toMatch(/54 messages the model no longer reads\s*·\s*Hide/)
+        await lead.getByTestId('session-tree-switch-toggle').click()
+        await until(
+          'hidden again',
+          async () => chatTranscript((await visibleRows(dsh.page)).filter((r) => r.opacity < 1)).length === 0,
+        )
+        expect(problems, 'console or page errors (Show across pages)').toEqual([])
+      }, 600_000)
+    }
+  })
 }

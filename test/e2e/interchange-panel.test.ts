@@ -27,95 +27,58 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { SessionStatus, SessionTreeView } from '../../src/types.ts'
-import { REPO_ROOT } from '../../dev/harness.ts'
+import { beforeAll, expect, it } from 'vitest'
+import type { SessionStatus } from '../../src/types.ts'
 import { MAX_UPLOAD_BYTES } from '../../src/service/interchange.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type FakeLlm, history, messageText, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
+import { saveArtifact } from './support/artifacts.ts'
+import { history, messageText, readOrAnswer } from './support/fake-llm.ts'
 import { chatTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
-import { packPlugin } from './support/pack.ts'
+import { openTreeTab, TREE_ROWS as ROWS } from './support/tree-tab.ts'
 import { until as untilWithin } from './support/until.ts'
+import { describeWeb } from './support/web-suite.ts'
 import { assistant, piContext, SessionManager, toolResult, user } from '../support/pi.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
-const IN_CI = Boolean(process.env.CI)
 const TITLE = 'Release planning'
 /** The imported session's title: the first words of its first prompt (the Pi file below has no name). */
 const PI_TITLE = 'plan the release'
-const ROWS = '[data-session-tree] [role="treeitem"]'
 /** The file's hang guard for a wait (not a budget). */
 const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1]) => untilWithin(what, probe, 60_000)
 
-describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab, in Chromium', () => {
-  let failed = false
-  let artifacts: string
-  let llm: FakeLlm
-  let home: string
-  let work: string
-  let web: WebProcess | undefined
-  let browser: Browser | undefined
-  let page: Page
+const options = {
+  name: 'interchange-panel',
+  llm: { titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) },
+  browser: { viewport: { width: 1280, height: 900 }, acceptDownloads: true },
+}
+
+describeWeb('Import… and Export in the Tree tab, in Chromium', options, (dsh) => {
   let pi: SessionManager
   let offLeaf: string
   let imported: string
-  const pageErrors: string[] = []
 
-  const api = () => {
-    if (!web) throw new Error('dsh web is not running')
-    return web.api
-  }
-  const sessionIds = async () => (await api().listSessions()).map((s) => s.sessionId)
-  const tree = (agentId: string) => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId })
-  const row = (nodeId: string) => page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
-  const dialog = () => page.getByTestId('session-tree-import-dialog')
-  const shot = async (name: string, target: Page | ReturnType<Page['locator']> = page) => {
-    const file = path.join(artifacts, name)
-    await target.screenshot({ path: file })
-    return file
-  }
-  const markFailure = () =>
-    onTestFailed(() => {
-      failed = true
-    })
+  const sessionIds = async () => (await dsh.api.listSessions()).map((s) => s.sessionId)
+  const tree = (agentId: string) => dsh.api.tree(agentId)
+  const row = (nodeId: string) => dsh.page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
+  const dialog = () => dsh.page.getByTestId('session-tree-import-dialog')
   /** Press Import… and pick `file` in the browser's own file chooser. */
   const pick = async (file: string | { name: string; mimeType: string; buffer: Buffer }) => {
     const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser'),
-      page.getByTestId('session-tree-import').click(),
+      dsh.page.waitForEvent('filechooser'),
+      dsh.page.getByTestId('session-tree-import').click(),
     ])
     await chooser.setFiles(file)
   }
 
   beforeAll(async () => {
-    artifacts = artifactDir('interchange-panel')
-    await ensureDsh('stock')
-    const plugin = await packPlugin()
-    home = tempDir('ix-panel-home')
-    work = tempDir('ix-panel-work')
-    llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) })
-    expect((await pluginAdd(home, 'web', plugin.tgz)).code).toBe(0)
-    web = await startWeb({ home, cwd: work, llmUrl: llm.url })
-    const { workspace } = await api().callOk<{ workspace: { workspaceId: string } }>('workspace.create', { path: work })
-    const { sessionId } = await api().createSession({ workspaceId: workspace.workspaceId })
-    await api().promptAndWait(sessionId, 'hello')
+    const { workspace } = await dsh.api.callOk<{ workspace: { workspaceId: string } }>('workspace.create', {
+      path: dsh.work,
+    })
+    const { sessionId } = await dsh.api.createSession({ workspaceId: workspace.workspaceId })
+    await dsh.api.promptAndWait(sessionId, 'hello')
 
     // The Pi session, by Pi's own API: a tool exchange on one branch, a label at the fork point, Pi ending on the other branch.
-    const piDir = path.join(work, '.pi-sessions')
+    const piDir = path.join(dsh.work, '.pi-sessions')
     fs.mkdirSync(piDir)
-    pi = SessionManager.create(work, piDir)
+    pi = SessionManager.create(dsh.work, piDir)
     pi.appendMessage(user('plan the release'))
     const a1 = pi.appendMessage(assistant('Which version?', { thinking: 'private reasoning, never sent' }))
     pi.appendMessage(user('version 2, and READ the notes'))
@@ -127,43 +90,16 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     pi.appendMessage(user('version 3 instead'))
     pi.appendMessage(assistant('Version 3 needs more time.'))
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    page = await browser.newPage({
-      viewport: { width: 1280, height: 900 },
-      colorScheme: 'light',
-      locale: 'en-US',
-      acceptDownloads: true,
-    })
-    page.on('pageerror', (e) => pageErrors.push(e.message))
-    await page.goto(web.url)
-    const notice = page.getByRole('button', { name: 'Continue' })
-    await notice.waitFor({ timeout: 30_000 })
-    await notice.click()
-    await page.getByText(TITLE, { exact: true }).first().click()
-    await page.getByTestId('session-tree-open').click()
-    await page.locator(ROWS).first().waitFor({ timeout: 15_000 })
-  }, 600_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await web?.stop('SIGTERM', 5_000)
-    await llm?.close()
-    if (artifacts) {
-      saveArtifact(artifacts, 'page-errors.txt', pageErrors.join('\n'))
-      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-      saveWebEvidence(artifacts, web ? [web] : [])
-    }
-    keepOrRemove('interchange-panel', failed, { home, work }, artifacts)
+    await openTreeTab(dsh.page, dsh.url, TITLE)
   }, 600_000)
 
   it('Import… previews the Pi file (its figures, before anything is written), creates the session on confirm, and opens it', async () => {
-    markFailure()
     const before = await sessionIds()
-    const sidebar = page.locator('aside, nav, [class*="sidebar" i]').filter({ hasText: 'New Session' }).first()
-    const named = () => sidebar.getByText(path.basename(work), { exact: true }).count()
+    const sidebar = dsh.page.locator('aside, nav, [class*="sidebar" i]').filter({ hasText: 'New Session' }).first()
+    const named = () => sidebar.getByText(path.basename(dsh.work), { exact: true }).count()
     const namedBefore = await named()
     await pick(pi.getSessionFile()!)
-    const preview = page.getByTestId('session-tree-import-preview')
+    const preview = dsh.page.getByTestId('session-tree-import-preview')
     await preview.waitFor({ timeout: 30_000 })
     // The figures are the file's: one node per Pi entry, one branch per leaf, the label set, no compaction.
     const entries = pi.getEntries()
@@ -189,44 +125,40 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     expect(await preview.locator('.dsx-branches li:not([data-active])').textContent()).toContain(
       'version 2, and READ the notes',
     )
-    expect(await page.getByTestId('session-tree-import-skipped').count()).toBe(0)
+    expect(await dsh.page.getByTestId('session-tree-import-skipped').count()).toBe(0)
     // Nothing was written by the preview.
     expect(await sessionIds()).toEqual(before)
     // The confirm button has the focus (Enter confirms; Escape would cancel).
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+    expect(await dsh.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
       'session-tree-import-confirm',
     )
 
-    await shot('preview-light.png')
-    await dialog().screenshot({ path: path.join(artifacts, 'preview-dialog-light.png') })
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await until('the host dark theme', () => page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')))
-    await shot('preview-dark.png')
-    await page.emulateMedia({ colorScheme: 'light' })
-    await page.setViewportSize({ width: 768, height: 900 })
-    await shot('preview-768.png')
+    await dsh.shot('preview-light.png')
+    await dialog().screenshot({ path: path.join(dsh.artifacts, 'preview-dialog-light.png') })
+    await dsh.page.emulateMedia({ colorScheme: 'dark' })
+    await until('the host dark theme', () => dsh.page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')))
+    await dsh.shot('preview-dark.png')
+    await dsh.page.emulateMedia({ colorScheme: 'light' })
+    await dsh.page.setViewportSize({ width: 768, height: 900 })
+    await dsh.shot('preview-768.png')
     // At 768 px the dialog fits the panel: nothing runs off to the right.
     const fits = await dialog().evaluate((el) => {
       const box = el.getBoundingClientRect()
       return box.left >= 0 && box.right <= window.innerWidth && el.scrollWidth <= el.clientWidth + 1
     })
     expect(fits).toBe(true)
-    await page.setViewportSize({ width: 1280, height: 900 })
-    if (process.env.UPDATE_DOCS_SCREENSHOT === '1')
-      fs.copyFileSync(
-        path.join(artifacts, 'preview-dialog-light.png'),
-        path.join(REPO_ROOT, 'docs', 'import-preview.png'),
-      )
+    await dsh.page.setViewportSize({ width: 1280, height: 900 })
+    dsh.toDocs('preview-dialog-light.png', 'import-preview.png')
 
-    await page.keyboard.press('Enter')
-    const done = page.getByTestId('session-tree-import-done')
+    await dsh.page.keyboard.press('Enter')
+    const done = dsh.page.getByTestId('session-tree-import-done')
     await done.waitFor({ timeout: 60_000 })
     imported = (await done.getAttribute('data-session-id'))!
     expect(new Set(await sessionIds())).toEqual(new Set([...before, imported]))
     // Named and placed at once, before any prompt: the sidebar lists it by its title (Pi's file has no name: the
     // first prompt's words, as DSH's own fallback titles a session) in the group of its workspace (Pi's cwd, a
     // directory of this machine), not as an untitled row under "Ungrouped".
-    const workspaceName = path.basename(work)
+    const workspaceName = path.basename(dsh.work)
     const grouped = async () => {
       const lines = await sidebar.evaluate((el) =>
         (el as HTMLElement).innerText
@@ -244,21 +176,21 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     }).catch(async (error) => {
       throw new Error(`${String(error)}\nsidebar: ${JSON.stringify((await grouped()).lines)}`)
     })
-    saveArtifact(artifacts, 'sidebar-after-import.json', shown.lines)
+    saveArtifact(dsh.artifacts, 'sidebar-after-import.json', shown.lines)
     expect(await named(), 'no untitled row named by its folder').toBe(namedBefore)
-    const row = (await api().listSessions()).find((s) => s.sessionId === imported)
-    saveArtifact(artifacts, 'imported-row.json', row)
+    const row = (await dsh.api.listSessions()).find((s) => s.sessionId === imported)
+    saveArtifact(dsh.artifacts, 'imported-row.json', row)
     expect((row?.projections as { values?: { title?: unknown } } | undefined)?.values?.title).toBe(PI_TITLE)
-    await shot('import-done.png')
-    await page.getByTestId('session-tree-import-open').click()
+    await dsh.shot('import-done.png')
+    await dsh.page.getByTestId('session-tree-import-open').click()
     await expect
       .poll(
         async () => {
-          await page
+          await dsh.page
             .getByTestId('session-tree-open')
             .click({ timeout: 2_000 })
             .catch(() => undefined)
-          const shown = await page
+          const shown = await dsh.page
             .locator('[data-session-tree] [role="treeitem"]')
             .allTextContents()
             .catch(() => [])
@@ -267,27 +199,26 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
         { timeout: 30_000, interval: 500 },
       )
       .toBe(true)
-    await shot('imported-open.png')
+    await dsh.shot('imported-open.png')
   }, 600_000)
 
   it("the imported session looks right in DSH's own views at once: its Chat is exactly the path Pi ended on, its Trajectory has no empty assistant row, and a prompt there sends exactly that path", async () => {
-    markFailure()
-    const from = pageErrors.length
+    const from = dsh.pageErrors.length
     // The Chat: the path Pi continues on (the other branch is not on screen).
-    await page.getByRole('tab', { name: 'Chat' }).click()
+    await dsh.page.getByRole('tab', { name: 'Chat' }).click()
     const expected = piContext(pi).map((m) => ({ role: m.role, text: m.text }))
     let seen: Row[] = []
     await until('the Chat shows the path Pi ended on', async () => {
-      seen = chatTranscript(await visibleRows(page))
+      seen = chatTranscript(await visibleRows(dsh.page))
       return sameRows(expected, seen)
     }).catch((error) => {
       throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
     })
-    await shot('imported-chat.png')
+    await dsh.shot('imported-chat.png')
     // The Trajectory: the branch change the import wrote restates the fork point's answer, so no row is an empty
     // "ASSISTANT —" (what an empty tombstone answer shows as), as for a live rewind (trajectory-model-move.test.ts).
-    await page.getByRole('tab', { name: 'Trajectory' }).click()
-    const rows = page.locator('tr[data-trajectory-row-key]')
+    await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
+    const rows = dsh.page.locator('tr[data-trajectory-row-key]')
     const trajectory = await until('the trajectory rows, to the last answer', async () => {
       const all = await rows.evaluateAll((els) =>
         els.map((el) => ({
@@ -297,8 +228,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
       )
       return all.at(-1)?.text.includes('Version 3 needs more time.') ? all : undefined
     })
-    saveArtifact(artifacts, 'imported-trajectory.json', trajectory)
-    await shot('imported-trajectory.png')
+    saveArtifact(dsh.artifacts, 'imported-trajectory.json', trajectory)
+    await dsh.shot('imported-trajectory.png')
     expect(
       trajectory.filter((r) => r.key[0] === 'assistant' && /ASSISTANT\s*—\s*$/.test(r.text)),
       'empty assistant rows',
@@ -317,12 +248,12 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
         text,
       ).toBe(true)
     }
-    expect(pageErrors.slice(from)).toEqual([])
+    expect(dsh.pageErrors.slice(from)).toEqual([])
     // A prompt on that path: the request holds exactly Pi's context for its leaf (the restated answer sends the same bytes), then the prompt.
-    const before = llm.chatRequests().length
-    await api().promptAndWait(imported, 'and the date?')
-    expect(llm.chatRequests()).toHaveLength(before + 1)
-    const body = llm.chatRequests().at(-1)!.body
+    const before = dsh.llm.chatRequests().length
+    await dsh.api.promptAndWait(imported, 'and the date?')
+    expect(dsh.llm.chatRequests()).toHaveLength(before + 1)
+    const body = dsh.llm.chatRequests().at(-1)!.body
     const asked = history(body)
       .filter((m) => !(m.role === 'user' && m.text.startsWith('Current runtime context')))
       .map((m) => ({ role: m.role, text: m.text.trimEnd() + (m.calls ?? []).map((c) => `call:${c.name}`).join('') }))
@@ -333,52 +264,50 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
         .filter((m) => m.role === 'assistant' && messageText(m) === 'Which version?')
         .map((m) => JSON.stringify(m)),
     ).toEqual([JSON.stringify({ role: 'assistant', content: 'Which version?' })])
-    await page.getByTestId('session-tree-open').click()
-    await page.locator(ROWS).first().waitFor({ timeout: 15_000 })
+    await dsh.page.getByTestId('session-tree-open').click()
+    await dsh.page.locator(ROWS).first().waitFor({ timeout: 15_000 })
   }, 600_000)
 
   it("a jump to the branch Pi did not end on, then a prompt from the composer: the request is Pi's context for that leaf plus the prompt", async () => {
-    markFailure()
     const target = (await tree(imported)).nodes.find((n) => n.message?.content === 'Version 2 ships on Friday.')!
     await row(target.nodeId).click()
-    await page.getByRole('button', { name: 'Jump here' }).click()
+    await dsh.page.getByRole('button', { name: 'Jump here' }).click()
     await until(
       'the cursor on the other branch',
       async () => (await row(target.nodeId).getAttribute('aria-current')) === 'location',
     )
-    const before = llm.chatRequests().length
-    const input = page.getByRole('textbox').last()
+    const before = dsh.llm.chatRequests().length
+    const input = dsh.page.getByRole('textbox').last()
     await input.fill('and the changelog?')
-    await page.getByRole('button', { name: 'Send message' }).click()
-    await api().waitTurnEnd(imported, -1)
-    await expect.poll(() => llm.chatRequests().length, { timeout: 30_000 }).toBe(before + 1)
-    const asked = history(llm.chatRequests().at(-1)!.body)
+    await dsh.page.getByRole('button', { name: 'Send message' }).click()
+    await dsh.api.waitTurnEnd(imported, -1)
+    await expect.poll(() => dsh.llm.chatRequests().length, { timeout: 30_000 }).toBe(before + 1)
+    const asked = history(dsh.llm.chatRequests().at(-1)!.body)
       .filter((m) => !(m.role === 'user' && m.text.startsWith('Current runtime context')))
       .map((m) => ({ role: m.role, text: m.text.trimEnd() + (m.calls ?? []).map((c) => `call:${c.name}`).join('') }))
     expect(asked).toEqual([...piContext(pi, offLeaf), { role: 'user', text: 'and the changelog?' }])
-    expect(JSON.stringify(llm.chatRequests().at(-1)!.body)).not.toContain('private reasoning')
+    expect(JSON.stringify(dsh.llm.chatRequests().at(-1)!.body)).not.toContain('private reasoning')
     await until(
       'the cursor on the answer',
       async () =>
-        (await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: imported })).cursor !== target.nodeId,
+        (await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: imported })).cursor !== target.nodeId,
     )
   }, 600_000)
 
   it('Export → Pi session downloads a file that Pi opens, with every source entry, the same children and labels, resumed on the continued path', async () => {
-    markFailure()
-    await page.getByTestId('session-tree-export').click()
-    const items = page.getByRole('menuitem')
+    await dsh.page.getByTestId('session-tree-export').click()
+    const items = dsh.page.getByRole('menuitem')
     expect(await items.allTextContents()).toEqual([
       expect.stringContaining('Pi session (JSONL)'),
       expect.stringContaining('Claude Code transcript (JSONL)'),
       expect.stringContaining('Markdown transcript'),
       expect.stringContaining('Active path digest (JSON)'),
     ])
-    await shot('export-menu.png')
+    await dsh.shot('export-menu.png')
     // Keyboard: the first item has the focus; Enter picks it.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-format'))).toBe('pi')
-    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')])
-    const file = path.join(artifacts, download.suggestedFilename())
+    expect(await dsh.page.evaluate(() => document.activeElement?.getAttribute('data-format'))).toBe('pi')
+    const [download] = await Promise.all([dsh.page.waitForEvent('download'), dsh.page.keyboard.press('Enter')])
+    const file = path.join(dsh.artifacts, download.suggestedFilename())
     await download.saveAs(file)
     expect(download.suggestedFilename()).toMatch(/^\d{4}-\d\d-\d\dT[\d-]+Z_.+\.jsonl$/)
     const reopened = SessionManager.open(file)
@@ -397,7 +326,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     expect(context.slice(-2).map((m) => m.role)).toEqual(['user', 'assistant'])
     expect(context.at(-2)!.text).toBe('and the changelog?')
     expect(context.at(-1)!.text).toBe('ANSWER to: and the changelog?')
-    await page
+    await dsh.page
       .getByRole('status')
       .filter({ hasText: download.suggestedFilename() })
       .first()
@@ -405,23 +334,22 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
   }, 600_000)
 
   it("a garbage file shows the service's error by its code and creates no session; a file above the upload limit is refused before it is read", async () => {
-    markFailure()
     const before = await sessionIds()
     await pick({
       name: 'notes.jsonl',
       mimeType: 'application/json',
       buffer: Buffer.from('this is not a session\n{"type":"nothing"}\n'),
     })
-    const error = page.getByTestId('session-tree-import-error')
+    const error = dsh.page.getByTestId('session-tree-import-error')
     await error.waitFor({ timeout: 30_000 })
-    await shot('import-error.png')
+    await dsh.shot('import-error.png')
     expect(await error.getAttribute('data-code')).toBe('NOT_A_SESSION')
     expect(await error.textContent()).toContain('This file is not a Pi, Claude Code or Codex session.')
-    await page.keyboard.press('Escape')
+    await dsh.page.keyboard.press('Escape')
     await dialog().waitFor({ state: 'detached', timeout: 10_000 })
     expect(await sessionIds()).toEqual(before)
 
-    const big = path.join(work, 'big.jsonl')
+    const big = path.join(dsh.work, 'big.jsonl')
     fs.writeFileSync(big, Buffer.alloc(MAX_UPLOAD_BYTES + 1, 0x20))
     await pick(big)
     await error.waitFor({ timeout: 30_000 })
@@ -430,6 +358,6 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('Import… and Export in the Tree tab,
     expect(await error.textContent()).toContain('the upload limit is 64 MiB')
     await dialog().getByRole('button', { name: 'Close' }).click()
     expect(await sessionIds()).toEqual(before)
-    expect(pageErrors).toEqual([])
+    expect(dsh.pageErrors).toEqual([])
   }, 600_000)
 })

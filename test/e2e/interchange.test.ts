@@ -14,8 +14,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import { chromium } from 'playwright-core'
+import { expect, it } from 'vitest'
 import type { ImportResult, MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
 import {
   appliedRevision,
@@ -26,16 +25,14 @@ import {
   visibleRows,
   type Row,
 } from './support/chat-page.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type FakeLlm, history, readOrAnswer, startFakeLlm } from './support/fake-llm.ts'
-import { packPlugin } from './support/pack.ts'
+import { saveArtifact } from './support/artifacts.ts'
+import { history, readOrAnswer } from './support/fake-llm.ts'
+import { chromium, itNeeding } from '../support/prerequisites.ts'
+import { describeWeb, launchChromium } from './support/web-suite.ts'
 import { assistant, SessionManager, toolResult, user } from '../support/pi.ts'
 import { requestUnits, type ApiMessage } from '../support/claude-units.ts'
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures')
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 type Unit = readonly [string, string]
 
 /** A DSH request as units: one per message text, call and result (DSH's runtime-context message left out). */
@@ -69,49 +66,18 @@ function conversation(body: Parameters<typeof history>[0]) {
 }
 
 for (const mode of ['stock', 'native'] as const) {
-  describe(`import a Pi session into dsh web and continue it (${mode})`, () => {
-    let failed = false
-    let artifacts: string
-    let llm: FakeLlm
-    let home: string
-    let work: string
-    let web: WebProcess | undefined
+  const options = {
+    name: `interchange-${mode}`,
+    variant: mode,
+    llm: { script: Array.from({ length: 20 }, () => readOrAnswer) },
+  }
+  describeWeb(`import a Pi session into dsh web and continue it (${mode})`, options, (dsh) => {
     let imported: ImportResult
-    const markFailure = () =>
-      onTestFailed(() => {
-        failed = true
-      })
-    const api = () => {
-      if (!web) throw new Error('dsh web is not running')
-      return web.api
-    }
-
-    beforeAll(async () => {
-      artifacts = artifactDir(`interchange-${mode}`)
-      await ensureDsh(mode)
-      const plugin = await packPlugin()
-      home = tempDir(`ix-home-${mode}`)
-      work = tempDir(`ix-work-${mode}`)
-      llm = await startFakeLlm({ script: Array.from({ length: 20 }, () => readOrAnswer) })
-      expect((await pluginAdd(home, 'web', plugin.tgz, { variant: mode })).code).toBe(0)
-      web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant: mode })
-    }, 600_000)
-
-    afterAll(async () => {
-      await web?.stop('SIGTERM', 5_000)
-      await llm?.close()
-      if (artifacts) {
-        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-        if (web) saveWebEvidence(artifacts, [web])
-      }
-      keepOrRemove(`interchange (${mode})`, failed, { home, work }, artifacts)
-    }, 600_000)
 
     it("imports a Pi session with two branches; the next prompt continues Pi's active branch", async () => {
-      markFailure()
-      const piDir = path.join(work, '.pi-sessions')
+      const piDir = path.join(dsh.work, '.pi-sessions')
       fs.mkdirSync(piDir)
-      const pi = SessionManager.create(work, piDir)
+      const pi = SessionManager.create(dsh.work, piDir)
       pi.appendMessage(user('plan the release'))
       const a1 = pi.appendMessage(assistant('Which version?', { thinking: 'private reasoning, never sent' }))
       pi.appendMessage(user('version 2, and READ the notes'))
@@ -124,22 +90,22 @@ for (const mode of ['stock', 'native'] as const) {
       pi.branch(a1)
       pi.appendMessage(user('version 3 instead'))
       pi.appendMessage(assistant('Version 3 needs more time.'))
-      imported = await api().remoteOk<ImportResult>('sessionTree/importSession', {
-        request: { path: pi.getSessionFile(), content: null, format: 'auto', dryRun: false, cwd: work },
+      imported = await dsh.api.remoteOk<ImportResult>('sessionTree/importSession', {
+        request: { path: pi.getSessionFile(), content: null, format: 'auto', dryRun: false, cwd: dsh.work },
       })
-      saveArtifact(artifacts, 'import.json', imported)
+      saveArtifact(dsh.artifacts, 'import.json', imported)
       expect(imported).toMatchObject({
         dryRun: false,
-        cwd: work,
+        cwd: dsh.work,
         report: { format: 'pi', nodes: 9, branches: 2, labels: 1, skipped: [] },
       })
 
       // The web app lists it like any stored session (its workspace is the source's, here `work`).
-      expect((await api().listSessions()).map((s) => s.sessionId)).toContain(imported.sessionId)
-      const before = llm.chatRequests().length
-      await api().promptAndWait(imported.sessionId!, 'go on')
-      const request = llm.chatRequests().at(-1)!.body
-      expect(llm.chatRequests().length).toBe(before + 1)
+      expect((await dsh.api.listSessions()).map((s) => s.sessionId)).toContain(imported.sessionId)
+      const before = dsh.llm.chatRequests().length
+      await dsh.api.promptAndWait(imported.sessionId!, 'go on')
+      const request = dsh.llm.chatRequests().at(-1)!.body
+      expect(dsh.llm.chatRequests().length).toBe(before + 1)
       expect(conversation(request)).toEqual([
         { role: 'user', text: 'plan the release' },
         { role: 'assistant', text: 'Which version?' },
@@ -151,18 +117,17 @@ for (const mode of ['stock', 'native'] as const) {
     }, 600_000)
 
     it('a jump to the other branch: the next request holds exactly that branch, tool call and result included', async () => {
-      markFailure()
-      const view = await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: imported.sessionId })
+      const view = await dsh.api.remoteOk<SessionTreeView>('sessionTree/list', { agentId: imported.sessionId })
       expect(view.nodes.find((n) => n.label === 'fork point')?.message?.content).toBe('Which version?')
       const v2 = view.nodes.find((n) => n.message?.content === 'Version 2 ships on Friday.')!
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', {
+      const moved = await dsh.api.remoteOk<MoveResult>('sessionTree/jump', {
         agentId: imported.sessionId,
         nodeId: v2.nodeId,
       })
-      saveArtifact(artifacts, 'jump.json', moved)
+      saveArtifact(dsh.artifacts, 'jump.json', moved)
       expect(moved).toMatchObject({ cursor: v2.nodeId, mode })
-      await api().promptAndWait(imported.sessionId!, 'and the changelog?')
-      expect(conversation(llm.chatRequests().at(-1)!.body)).toEqual([
+      await dsh.api.promptAndWait(imported.sessionId!, 'and the changelog?')
+      expect(conversation(dsh.llm.chatRequests().at(-1)!.body)).toEqual([
         { role: 'user', text: 'plan the release' },
         { role: 'assistant', text: 'Which version?' },
         { role: 'user', text: 'version 2, and READ the notes' },
@@ -173,20 +138,17 @@ for (const mode of ['stock', 'native'] as const) {
       ])
     }, 600_000)
 
-    it.skipIf(!HAVE_CHROMIUM)(
+    itNeeding(
+      [chromium],
       "DSH's Chat of the imported session shows the selected path: exactly the last request plus its reply, live and after a reload (Chromium)",
       async () => {
-        markFailure()
-        const row = (await api().listSessions()).find((s) => s.sessionId === imported.sessionId)!
-        saveArtifact(artifacts, 'imported-row.json', row)
+        const row = (await dsh.api.listSessions()).find((s) => s.sessionId === imported.sessionId)!
+        saveArtifact(dsh.artifacts, 'imported-row.json', row)
         // The sidebar shows the session's title projection (the import's first prompt here).
         const projected = (row.projections as { values?: { title?: unknown } } | undefined)?.values?.title
         expect(typeof projected, 'the imported session has a title').toBe('string')
         const title = projected as string
-        const browser = await chromium.launch({
-          executablePath: CHROMIUM,
-          args: ['--no-sandbox', '--headless', '--disable-gpu'],
-        })
+        const browser = await launchChromium()
         try {
           const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
           const problems: string[] = []
@@ -194,19 +156,19 @@ for (const mode of ['stock', 'native'] as const) {
             if (m.type() === 'error') problems.push(`console: ${m.text()}`)
           })
           page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-          const last = llm.chatRequests().at(-1)!
+          const last = dsh.llm.chatRequests().at(-1)!
           const expected = requestTranscript(last.body, last.reply)
           // The jumped-to branch, its tool exchange included; Pi's other branch and the prompt made on it hidden.
           expect(expected.map((r) => r.text)).toContain('version 2, and READ the notes')
           expect(expected.map((r) => r.text)).not.toContain('version 3 instead')
           for (const step of ['open', 'reload']) {
-            if (step === 'open') await openSession(page, web!.url, title)
+            if (step === 'open') await openSession(page, dsh.url, title)
             else {
               await page.reload()
               await openSession(page, undefined, title)
             }
             const revision = (
-              await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: imported.sessionId })
+              await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: imported.sessionId })
             ).revision
             let rows: Row[] = []
             for (let i = 0; i < 300; i++) {
@@ -214,14 +176,14 @@ for (const mode of ['stock', 'native'] as const) {
               if ((await appliedRevision(page)) === revision && sameRows(expected, rows)) break
               await new Promise((resolve) => setTimeout(resolve, 100))
             }
-            saveArtifact(artifacts, `chat-${step}.json`, rows)
+            saveArtifact(dsh.artifacts, `chat-${step}.json`, rows)
             expect(
               sameRows(expected, rows),
               `the Chat (${step}) reads as the model's last request: ${JSON.stringify(rows)}`,
             ).toBe(true)
             expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history'))).toBe(false)
           }
-          await page.screenshot({ path: path.join(artifacts, 'chat-imported.png') })
+          await dsh.shot('chat-imported.png', page)
           expect(problems).toEqual([])
         } finally {
           await browser.close()
@@ -231,20 +193,19 @@ for (const mode of ['stock', 'native'] as const) {
     )
 
     it('a transcript the real Claude Code wrote and a rollout family the real Codex wrote continue: the next request holds what the CLI itself sent last, its answer, then the prompt', async () => {
-      markFailure()
       // Claude Code 2.1.197: its last request came after a /compact; our import must give DSH's model the same context.
-      const claudeDir = path.join(work, 'claude-project')
+      const claudeDir = path.join(dsh.work, 'claude-project')
       fs.cpSync(path.join(FIXTURES, 'claude-code', 'generated'), claudeDir, { recursive: true })
-      const claude = await api().remoteOk<ImportResult>('sessionTree/importSession', {
+      const claude = await dsh.api.remoteOk<ImportResult>('sessionTree/importSession', {
         request: {
           path: path.join(claudeDir, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl'),
           content: null,
           format: 'auto',
           dryRun: false,
-          cwd: work,
+          cwd: dsh.work,
         },
       })
-      saveArtifact(artifacts, 'import-claude.json', claude)
+      saveArtifact(dsh.artifacts, 'import-claude.json', claude)
       const claudeLast = lastRequest<{ messages: ApiMessage[] }>('claude-code')
       const transcript = fs
         .readFileSync(path.join(claudeDir, '7d0c1c2e-5b1a-4c1e-9a57-3f1f0d2b6a10.jsonl'), 'utf8')
@@ -256,15 +217,15 @@ for (const mode of ['stock', 'native'] as const) {
         .at(-1)!
         .message!.content!.map((b) => b.text ?? '')
         .join('')
-      await api().promptAndWait(claude.sessionId!, 'go on')
-      expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([
+      await dsh.api.promptAndWait(claude.sessionId!, 'go on')
+      expect(chatUnits(dsh.llm.chatRequests().at(-1)!.body)).toEqual([
         ...requestUnits(claudeLast.messages),
         ['assistant', claudeAnswer],
         ['user', 'go on'],
       ])
 
       // Codex 0.171.0: the thread and its fork, found beside each other; importing the thread continues the thread.
-      const codexDir = path.join(work, 'codex-sessions')
+      const codexDir = path.join(dsh.work, 'codex-sessions')
       fs.mkdirSync(codexDir)
       const rollouts = fs
         .readdirSync(path.join(FIXTURES, 'codex', 'generated'))
@@ -272,10 +233,16 @@ for (const mode of ['stock', 'native'] as const) {
         .sort()
       for (const name of rollouts)
         fs.copyFileSync(path.join(FIXTURES, 'codex', 'generated', name), path.join(codexDir, name))
-      const codex = await api().remoteOk<ImportResult>('sessionTree/importSession', {
-        request: { path: path.join(codexDir, rollouts[0]!), content: null, format: 'auto', dryRun: false, cwd: work },
+      const codex = await dsh.api.remoteOk<ImportResult>('sessionTree/importSession', {
+        request: {
+          path: path.join(codexDir, rollouts[0]!),
+          content: null,
+          format: 'auto',
+          dryRun: false,
+          cwd: dsh.work,
+        },
       })
-      saveArtifact(artifacts, 'import-codex.json', codex)
+      saveArtifact(dsh.artifacts, 'import-codex.json', codex)
       expect(codex.report).toMatchObject({ format: 'codex', branches: 2, compactions: 1 })
       type Item = { type: string; role?: string; content?: { text?: string }[]; name?: string; output?: unknown }
       const recorded = new Set(
@@ -303,8 +270,8 @@ for (const mode of ['stock', 'native'] as const) {
         if (item.type === 'function_call_output') return [['result', String(item.output).trimEnd()]]
         return []
       })
-      await api().promptAndWait(codex.sessionId!, 'and now?')
-      expect(chatUnits(llm.chatRequests().at(-1)!.body)).toEqual([
+      await dsh.api.promptAndWait(codex.sessionId!, 'and now?')
+      expect(chatUnits(dsh.llm.chatRequests().at(-1)!.body)).toEqual([
         ...codexUnits,
         ['assistant', 'You are welcome.'],
         ['user', 'and now?'],

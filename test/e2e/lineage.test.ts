@@ -25,32 +25,26 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type {
-  GcResult,
-  NewSessionResult,
-  SessionStatus,
-  SessionTreeListing,
-  SessionTreeView,
-  TreeNode,
-} from '../../src/types.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import { type FakeLlm, history, readOrAnswer, startFakeLlm, withoutCallIds } from './support/fake-llm.ts'
-import { packPlugin } from './support/pack.ts'
+import { beforeAll, expect, it } from 'vitest'
+import type { GcResult, NewSessionResult, TreeNode } from '../../src/types.ts'
+import { saveArtifact } from './support/artifacts.ts'
+import { sessionTreePatch } from './support/dsh.ts'
+import { history, readOrAnswer, withoutCallIds } from './support/fake-llm.ts'
 import { findSessionLogs, readSessionById } from './support/session-log.ts'
 import { encodeSessionId } from '../../src/sidecar/index.ts'
 import { snapshotSidecars } from './support/sidecar-files.ts'
+import { describeWeb } from './support/web-suite.ts'
 
-describe('lineage: open as new session, host forks, orphaned trees', () => {
-  let failed = false
-  let artifacts: string
-  let llm: FakeLlm
-  let home: string
-  let work: string
+const options = {
+  name: 'lineage',
+  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+  llm: { script: Array.from({ length: 60 }, () => readOrAnswer) },
+  // Booted below, with a patch written into the DSH home.
+  start: false,
+}
+
+describeWeb('lineage: open as new session, host forks, orphaned trees', options, (dsh) => {
   let sidecarRoot: string
-  let web: WebProcess | undefined
-  const webs: WebProcess[] = []
   const patches: string[] = []
   let source: string
   let child: NewSessionResult
@@ -58,19 +52,11 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
   let forkNode: TreeNode
   let branched: string
 
-  const api = () => {
-    if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-    return web.api
-  }
-  const status = (agentId: string) => api().remoteOk<SessionStatus>('sessionTree/session', { agentId })
-  const tree = (agentId: string) => api().remoteOk<SessionTreeListing>('sessionTree/list', { agentId })
-  const nodeWith = async (agentId: string, text: string): Promise<TreeNode> => {
-    const found = (await tree(agentId)).nodes.find((n) => n.message?.content === text)
-    if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-    return found
-  }
+  const status = (agentId: string) => dsh.api.status(agentId)
+  const tree = (agentId: string) => dsh.api.tree(agentId)
+  const nodeWith = (agentId: string, text: string) => dsh.api.nodeWith(agentId, text)
   const sessionDirOf = (id: string): string => {
-    const file = findSessionLogs(home).find((f) => path.basename(path.dirname(f)) === id)
+    const file = findSessionLogs(dsh.home).find((f) => path.basename(path.dirname(f)) === id)
     if (!file) throw new Error(`no session directory for ${id}`)
     return path.dirname(file)
   }
@@ -85,85 +71,43 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     }
     return out
   }
-  const boot = async () => {
-    web = await startWeb({ home, cwd: work, llmUrl: llm.url, patches })
-    webs.push(web)
-  }
-  const restart = async () => {
-    await web?.stop('SIGTERM', 10_000)
-    web = undefined
-    await boot()
-  }
-  const markFailure = () =>
-    onTestFailed(() => {
-      failed = true
-    })
+  const boot = () => dsh.startWeb({ patches })
 
   beforeAll(async () => {
-    artifacts = artifactDir('lineage')
-    await ensureDsh('stock')
-    const plugin = await packPlugin()
-    home = tempDir('home-lineage')
-    work = tempDir('work-lineage')
-    sidecarRoot = path.join(home, 'session-tree')
-    fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-    llm = await startFakeLlm({ script: Array.from({ length: 60 }, () => readOrAnswer) })
-    await pluginAdd(home, 'web', plugin.tgz)
+    sidecarRoot = path.join(dsh.home, 'session-tree')
     // Grace 0: an orphan found by one scan is removed by the next one (a restart), so the test needs no clock.
-    patches.push(
-      writePatch(
-        home,
-        'grace.yml',
-        [
-          '- id: session-tree',
-          '  config:',
-          `    sidecarRoot: ${JSON.stringify(sidecarRoot)}`,
-          '    surfaceMode: auto',
-          '    orphanGraceMs: 0',
-          '',
-        ].join('\n'),
-      ),
-    )
+    patches.push(sessionTreePatch(dsh.home, 'grace.yml', { sidecarRoot, orphanGraceMs: 0 }))
     await boot()
-  }, 600_000)
-
-  afterAll(async () => {
-    for (const w of webs) await w.stop('SIGTERM', 5_000)
-    await llm?.close()
-    if (artifacts) {
-      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-      saveWebEvidence(artifacts, webs)
-    }
-    keepOrRemove('lineage', failed, { home, work }, artifacts)
   }, 600_000)
 
   it('open as new session at the tool answer: listed, in the workspace, lineage both ways', async () => {
-    markFailure()
-    const { workspace } = await api().callOk<{ workspace: { workspaceId: string } }>('workspace.create', { path: work })
-    ;({ sessionId: source } = await api().createSession({ workspaceId: workspace.workspaceId }))
-    await api().promptAndWait(source, 'first question')
-    await api().promptAndWait(source, 'please READ notes.txt')
-    await api().promptAndWait(source, 'third question')
-    expect(llm.chatRequests()).toHaveLength(4)
+    const { workspace } = await dsh.api.callOk<{ workspace: { workspaceId: string } }>('workspace.create', {
+      path: dsh.work,
+    })
+    ;({ sessionId: source } = await dsh.api.createSession({ workspaceId: workspace.workspaceId }))
+    await dsh.api.promptAndWait(source, 'first question')
+    await dsh.api.promptAndWait(source, 'please READ notes.txt')
+    await dsh.api.promptAndWait(source, 'third question')
+    expect(dsh.llm.chatRequests()).toHaveLength(4)
     forkNode = await nodeWith(source, 'READ-DONE: banana')
     const before = (await tree(source)).nodes.length
 
-    child = await api().remoteOk<NewSessionResult>('sessionTree/openAsNewSession', {
+    child = await dsh.api.remoteOk<NewSessionResult>('sessionTree/openAsNewSession', {
       agentId: source,
       nodeId: forkNode.nodeId,
     })
-    saveArtifact(artifacts, 'new-session.json', child)
+    saveArtifact(dsh.artifacts, 'new-session.json', child)
     expect(child).toMatchObject({ nodeId: forkNode.nodeId, adopted: true })
     expect(child.notDurable).toBeUndefined()
     expect(child.sessionId).not.toBe(source)
-    expect(llm.chatRequests(), 'making the session calls no model').toHaveLength(4)
+    expect(dsh.llm.chatRequests(), 'making the session calls no model').toHaveLength(4)
     // The source is not changed.
     expect((await tree(source)).nodes).toHaveLength(before)
 
-    const listed = await api().listSessions()
+    const listed = await dsh.api.listSessions()
     expect(listed.map((s) => s.sessionId)).toContain(child.sessionId)
     expect(child.workspaceId).toBe(workspace.workspaceId)
-    const workspaces = await api().callOk<{ items: { workspaceId: string; sessionIds: string[] }[] }>(
+    const workspaces = await dsh.api.callOk<{ items: { workspaceId: string; sessionIds: string[] }[] }>(
       'workspace.list',
       {},
     )
@@ -180,22 +124,21 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     ])
     expect((await tree(source)).lineage?.forkedTo.map((l) => l.session)).toEqual([child.sessionId])
     // The new log names its source too (a log-only rebuild keeps it), in official events only.
-    const log = readSessionById(home, child.sessionId)
+    const log = readSessionById(dsh.home, child.sessionId)
     expect(log.header).toMatchObject({ parentSession: source, seedLength: child.seedEvents })
     expect(new Set(log.events.map((e) => e.type))).not.toContain('session-tree/selection')
   }, 600_000)
 
   it('the new session continues: its first request is exactly the path plus the new prompt', async () => {
-    markFailure()
-    await api().promptAndWait(child.sessionId, 'continue in the new session')
-    const requests = llm.chatRequests()
+    await dsh.api.promptAndWait(child.sessionId, 'continue in the new session')
+    const requests = dsh.llm.chatRequests()
     expect(requests).toHaveLength(5)
     const first = withoutCallIds(history(requests[4]!.body))
     // The source's request for 'third question' held the path to READ-DONE, then that prompt.
     const sourceThird = withoutCallIds(history(requests[3]!.body))
     const cut = sourceThird.findIndex((m) => m.text === 'third question')
     expect(cut).toBeGreaterThan(0)
-    saveArtifact(artifacts, 'first-request.json', { first, expected: sourceThird.slice(0, cut) })
+    saveArtifact(dsh.artifacts, 'first-request.json', { first, expected: sourceThird.slice(0, cut) })
     expect(first.slice(0, -1)).toEqual(sourceThird.slice(0, cut))
     expect(first.at(-1)).toMatchObject({ role: 'user', text: 'continue in the new session' })
     expect(
@@ -203,13 +146,12 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
       'the provenance record never reaches the model',
     ).toBe(false)
     // The new session's own tree: the copied path plus the new turn.
-    const own = await api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: child.sessionId })
+    const own = await tree(child.sessionId)
     expect(own.nodes.some((n) => n.message?.content === 'ANSWER to: continue in the new session')).toBe(true)
   }, 600_000)
 
   it("the host's own fork gets the same lineage, at the node it cut at", async () => {
-    markFailure()
-    const forked = await api().callOk<{ sessionId: string }>('session.fork', { sessionId: source })
+    const forked = await dsh.api.callOk<{ sessionId: string }>('session.fork', { sessionId: source })
     hostChild = forked.sessionId
     const last = await nodeWith(source, 'ANSWER to: third question')
     const to = (await status(source)).lineage?.forkedTo ?? []
@@ -226,9 +168,8 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
   }, 600_000)
 
   it("/tree new-session and /tree gc --dry-run, through the web's command remote", async () => {
-    markFailure()
     const command = (line: string) =>
-      api().remoteOk<{ result: { kind: string; text?: string } }>('commands/execute', {
+      dsh.api.remoteOk<{ result: { kind: string; text?: string } }>('commands/execute', {
         agentId: source,
         line,
         images: [],
@@ -255,7 +196,6 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
   }, 600_000)
 
   it('each tree lives in its session\'s directory: the source, the new session, the host fork ("forked from")', async () => {
-    markFailure()
     for (const id of [source, child.sessionId, hostChild]) {
       expect(fs.existsSync(path.join(sidecarOf(id), 'lineage.json')), id).toBe(true)
       expect(fs.existsSync(oldPlaceOf(id)), `${id}: nothing at the old place`).toBe(false)
@@ -263,18 +203,17 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect(fs.existsSync(path.join(sidecarOf(source), 'journal.jsonl')), "the source's label").toBe(true)
     const hostLineage = JSON.parse(fs.readFileSync(path.join(sidecarOf(hostChild), 'lineage.json'), 'utf8')) as unknown
     expect(hostLineage).toMatchObject({ sessionId: hostChild, from: { session: source, by: 'host' } })
-    saveArtifact(artifacts, 'layout-1.json', Object.keys(snapshotSidecars(home)))
+    saveArtifact(dsh.artifacts, 'layout-1.json', Object.keys(snapshotSidecars(dsh.home)))
   }, 600_000)
 
   it("a branched tree left in the old layout moves into its session's directory at a restart, intact; the next request is the selected path", async () => {
-    markFailure()
-    ;({ sessionId: branched } = await api().createSession({ cwd: work }))
-    await api().promptAndWait(branched, 'alpha')
-    await api().promptAndWait(branched, 'beta')
+    ;({ sessionId: branched } = await dsh.api.createSession({ cwd: dsh.work }))
+    await dsh.api.promptAndWait(branched, 'alpha')
+    await dsh.api.promptAndWait(branched, 'beta')
     const alpha = await nodeWith(branched, 'ANSWER to: alpha')
-    await api().remoteOk('sessionTree/fork', { agentId: branched, nodeId: alpha.nodeId, branch: 'other' })
-    await api().promptAndWait(branched, 'gamma')
-    await api().remoteOk('sessionTree/label', { agentId: branched, nodeId: alpha.nodeId, label: 'where it forks' })
+    await dsh.api.remoteOk('sessionTree/fork', { agentId: branched, nodeId: alpha.nodeId, branch: 'other' })
+    await dsh.api.promptAndWait(branched, 'gamma')
+    await dsh.api.remoteOk('sessionTree/label', { agentId: branched, nodeId: alpha.nodeId, label: 'where it forks' })
     const before = await tree(branched)
     expect(before.branches.map((b) => b.name)).toEqual(expect.arrayContaining(['other']))
     const dir = sidecarOf(branched)
@@ -282,50 +221,47 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect(fs.existsSync(oldPlaceOf(branched))).toBe(false)
     // Archiving (the sidebar's "Archive session") touches no session file: the tree stays as it is.
     const files = filesIn(dir)
-    await api().callOk('workspace.archiveSession', { sessionId: branched })
+    await dsh.api.callOk('workspace.archiveSession', { sessionId: branched })
     expect(filesIn(dir)).toEqual(files)
 
     // The layout before this version: the tree under <sidecarRoot>/<encoded id>/.
-    await web!.stop('SIGTERM', 10_000)
-    web = undefined
+    await dsh.stopWeb('SIGTERM', 10_000)
     fs.mkdirSync(sidecarRoot, { recursive: true })
     fs.renameSync(dir, oldPlaceOf(branched))
     await boot()
     // A refused move loads the stored session and changes nothing.
-    const refused = await api().remote('sessionTree/jump', { agentId: branched, nodeId: 'e999999' })
+    const refused = await dsh.api.remote('sessionTree/jump', { agentId: branched, nodeId: 'e999999' })
     expect(refused.ok ? 'ok' : refused.error.code).toBe('NODE_NOT_FOUND')
     expect(await tree(branched)).toEqual(before)
     expect(fs.existsSync(oldPlaceOf(branched)), 'moved, not copied').toBe(false)
     expect(filesIn(dir), 'the same files, byte for byte').toEqual(files)
     const scan = (await status(branched)).orphanSidecars
-    saveArtifact(artifacts, 'migration-scan.json', scan)
+    saveArtifact(dsh.artifacts, 'migration-scan.json', scan)
     expect(scan?.migrated).toEqual([{ sessionId: branched, from: oldPlaceOf(branched), to: dir }])
     expect(scan?.problems).toEqual([])
 
-    await api().promptAndWait(branched, 'delta')
+    await dsh.api.promptAndWait(branched, 'delta')
     // DSH's runtime-context snapshot is set aside, as the other request checks do: the path is what counts.
-    const sent = history(llm.chatRequests().at(-1)!.body).filter(
+    const sent = history(dsh.llm.chatRequests().at(-1)!.body).filter(
       (m) =>
         (m.role === 'user' || m.role === 'assistant') && m.text !== '' && !m.text.startsWith('Current runtime context'),
     )
-    saveArtifact(artifacts, 'after-migration-request.json', sent)
+    saveArtifact(dsh.artifacts, 'after-migration-request.json', sent)
     expect(sent.map((m) => m.text)).toEqual(['alpha', 'ANSWER to: alpha', 'gamma', 'ANSWER to: gamma', 'delta'])
   }, 600_000)
 
   it("rm -rf of a session's directory leaves nothing of its tree anywhere", async () => {
-    markFailure()
-    await web!.stop('SIGTERM', 10_000)
-    web = undefined
+    await dsh.stopWeb('SIGTERM', 10_000)
     fs.rmSync(sessionDirOf(branched), { recursive: true })
     await boot()
-    await api().promptAndWait(source, 'after removing a session')
+    await dsh.api.promptAndWait(source, 'after removing a session')
     const scan = (await status(source)).orphanSidecars
     expect(scan?.orphans.map((o) => o.sessionId) ?? []).not.toContain(branched)
-    const named = (fs.readdirSync(home, { recursive: true }) as string[]).filter(
+    const named = (fs.readdirSync(dsh.home, { recursive: true }) as string[]).filter(
       (rel) => rel.includes(branched) || rel.includes(encodeSessionId(branched)),
     )
     expect(named, 'no path under DSH_HOME names the session').toEqual([])
-    const mentioned = Object.entries(snapshotSidecars(home)).filter(([, data]) =>
+    const mentioned = Object.entries(snapshotSidecars(dsh.home)).filter(([, data]) =>
       Buffer.from(data, 'base64').toString('utf8').includes(branched),
     )
     expect(
@@ -335,32 +271,31 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
   }, 600_000)
 
   it('an old-layout tree whose session is gone is reported at start, removed by a later scan (grace 0) and by gc on command', async () => {
-    markFailure()
     // Trees left in the old layout whose session then goes: orphans under the root.
     const childTree = oldPlaceOf(child.sessionId)
     const hostTree = oldPlaceOf(hostChild)
     const sourceTree = sidecarOf(source)
-    await web!.stop('SIGTERM', 10_000)
+    await dsh.stopWeb('SIGTERM', 10_000)
     fs.renameSync(sidecarOf(child.sessionId), childTree)
     for (const dir of [childTree, sourceTree]) expect(fs.existsSync(dir), dir).toBe(true)
     fs.rmSync(sessionDirOf(child.sessionId), { recursive: true })
-    await restart()
+    await boot()
     // A read never loads a stored session: a message does.
-    await api().promptAndWait(source, 'after the first restart')
+    await dsh.api.promptAndWait(source, 'after the first restart')
     const first = (await status(source)).orphanSidecars
-    saveArtifact(artifacts, 'scan-1.json', first)
+    saveArtifact(dsh.artifacts, 'scan-1.json', first)
     expect(first?.orphans.map((o) => o.sessionId)).toEqual([child.sessionId])
     expect(first?.removed).toEqual([])
     expect(fs.existsSync(childTree), 'reported, not removed silently').toBe(true)
     expect((await status(source)).lineage?.forkedTo.find((l) => l.session === child.sessionId)?.exists).toBe(false)
 
-    await web!.stop('SIGTERM', 10_000)
+    await dsh.stopWeb('SIGTERM', 10_000)
     fs.renameSync(sidecarOf(hostChild), hostTree)
     fs.rmSync(sessionDirOf(hostChild), { recursive: true })
-    await restart()
-    await api().promptAndWait(source, 'after the second restart')
+    await boot()
+    await dsh.api.promptAndWait(source, 'after the second restart')
     const second = (await status(source)).orphanSidecars
-    saveArtifact(artifacts, 'scan-2.json', second)
+    saveArtifact(dsh.artifacts, 'scan-2.json', second)
     expect(
       second?.removed.map((o) => o.sessionId),
       'past its grace period',
@@ -372,12 +307,12 @@ describe('lineage: open as new session, host forks, orphaned trees', () => {
     expect(fs.existsSync(childTree)).toBe(false)
     expect(fs.existsSync(hostTree)).toBe(true)
 
-    const dry = await api().remoteOk<GcResult>('sessionTree/gc', { dryRun: true })
+    const dry = await dsh.api.remoteOk<GcResult>('sessionTree/gc', { dryRun: true })
     expect(dry).toMatchObject({ dryRun: true, removed: [] })
     expect(dry.orphans.map((o) => o.sessionId)).toEqual([hostChild])
     expect(fs.existsSync(hostTree)).toBe(true)
-    const collected = await api().remoteOk<GcResult>('sessionTree/gc', { dryRun: false })
-    saveArtifact(artifacts, 'gc.json', collected)
+    const collected = await dsh.api.remoteOk<GcResult>('sessionTree/gc', { dryRun: false })
+    saveArtifact(dsh.artifacts, 'gc.json', collected)
     expect(collected.removed.map((o) => o.sessionId)).toEqual([hostChild])
     expect(collected.orphans).toEqual([])
     expect(fs.existsSync(hostTree)).toBe(false)

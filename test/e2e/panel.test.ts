@@ -12,7 +12,7 @@
  * bundle in the same browser: only the visible rows reach the DOM. Its timings
  * are recorded (perf.json) but not judged here: the first-paint budget is a
  * bench figure (`npm run bench`, next to a baseline of the same run), and
- * linear layout work is counted in test/unit/panel-work.test.ts.
+ * linear layout work is counted in test/unit/client/panel-work.test.ts.
  *
  * Chromium: `/usr/bin/chromium` (or `CHROMIUM_PATH`). `.ci/run` installs it;
  * without it the suite fails under CI and is skipped (with a warning) elsewhere.
@@ -24,163 +24,75 @@
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
 import { animationsSettled } from './support/settled.ts'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
-import { REPO_ROOT } from '../../dev/harness.ts'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_FORK_PROMPT, DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
 import { realBigView } from '../support/client-fixtures.ts'
-import {
-  artifactDir,
-  saveArtifact,
-  stopwatch,
-  requestsText,
-  saveWebEvidence,
-  keepOrRemove,
-} from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type FakeLlm, startFakeLlm, history } from './support/fake-llm.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { history } from './support/fake-llm.ts'
 import { openPaintPage } from './support/paint.ts'
-import { rowNodes } from './support/tree-rows.ts'
+import { openTreeTab, rowNodes, TREE_ROWS as ROWS } from './support/tree-tab.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
+import { describeWeb } from './support/web-suite.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
-const IN_CI = Boolean(process.env.CI)
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM)
 const TITLE = DEMO_TITLE
-/** The panel's rows (the host's sidebar is a tree too). */
-const ROWS = '[data-session-tree] [role="treeitem"]'
-
-if (!HAVE_CHROMIUM && !IN_CI) {
-  console.warn(
-    `panel e2e skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`; .ci/run does, and CI fails without it)`,
-  )
-}
 
 /** Poll `probe` until it holds; the limit only turns a hang into a failure (the panel polls once a second). */
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
-describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in Chromium', () => {
-  let failed = false
-  let artifacts: string
-  let plugin: PackedPlugin
-  let llm: FakeLlm
-  let home: string
-  let work: string
-  let web: WebProcess | undefined
-  let browser: Browser | undefined
-  let page: Page
-  let sessionId: string
-  const console_: string[] = []
-  const pageErrors: string[] = []
-  const timings: Record<string, number> = {}
-  const perf: Record<string, unknown> = {}
+const options = {
+  name: 'panel',
+  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES),
+  // The demo's scripted model and conversation (so the screenshots show what `npm run demo` shows).
+  llm: { titleText: TITLE, script: Array.from({ length: 40 }, () => demoModel) },
+  browser: true,
+}
 
-  const markFailure = () =>
-    onTestFailed(() => {
-      failed = true
-    })
-  const api = () => {
-    if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-    return web.api
-  }
-  const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
-  const status = () => api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
-  const nodeWith = async (text: string): Promise<TreeNode> => {
-    const found = (await tree()).nodes.find((n) => n.message?.content.startsWith(text))
-    if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-    return found
-  }
-  const row = (nodeId: string) => page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
-  const shot = async (name: string) => {
-    const file = path.join(artifacts, name)
-    await page.screenshot({ path: file })
-    return file
-  }
-  const time = stopwatch(timings)
+describeWeb('the Tree panel in a real dsh web, in Chromium', options, (dsh) => {
+  let sessionId: string
+  const perf: Record<string, unknown> = {}
+  dsh.evidence('perf.json', perf)
+  const { time } = dsh
+
+  const tree = () => dsh.api.tree(sessionId)
+  const status = () => dsh.api.status(sessionId)
+  const nodeWith = (text: string) => dsh.api.nodeWith(sessionId, (content) => content.startsWith(text))
+  const row = (nodeId: string) => dsh.page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
 
   beforeAll(async () => {
-    artifacts = artifactDir('panel')
-    if (!HAVE_CHROMIUM)
-      throw new Error(
-        `${CHROMIUM} is missing: the browser test cannot run. Install it with \`apt-get install -y chromium\` (.ci/run does this).`,
-      )
-    await time('ensureHarness', () => ensureDsh('stock'))
-    plugin = await time('pack', () => packPlugin())
-    home = tempDir('panel-home')
-    work = tempDir('panel-work')
-    fs.writeFileSync(path.join(work, 'notes.txt'), DEMO_NOTES)
-    // The demo's scripted model and conversation (so the screenshots show what `npm run demo` shows).
-    llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 40 }, () => demoModel) })
-    await time('pluginAdd', () => pluginAdd(home, 'web', plugin.tgz))
-    web = await time('startWeb', () => startWeb({ home, cwd: work, llmUrl: llm.url }))
     // Seed the conversation over HTTP (the UI path is exercised below, for the prompt that matters).
-    ;({ sessionId } = await api().createSession({ cwd: work }))
-    for (const prompt of DEMO_PROMPTS) await api().promptAndWait(sessionId, prompt)
-    browser = await time('launchChromium', () => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }))
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', locale: 'en-US' })
-    page.on('console', (m) => console_.push(`${m.type()}: ${m.text()}`))
-    page.on('pageerror', (e) => pageErrors.push(e.message))
+    ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+    for (const prompt of DEMO_PROMPTS) await dsh.api.promptAndWait(sessionId, prompt)
   }, 600_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await web?.stop('SIGTERM', 5_000)
-    await llm?.close()
-    if (artifacts) {
-      saveArtifact(artifacts, 'timings.json', timings)
-      saveArtifact(artifacts, 'perf.json', perf)
-      saveArtifact(artifacts, 'console.log', [...console_, ...pageErrors.map((e) => `pageerror: ${e}`)].join('\n'))
-      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-      saveWebEvidence(artifacts, web ? [web] : [])
-      if (Object.keys(perf).length > 0) console.log(`panel e2e perf: ${JSON.stringify(perf)}`)
-    }
-    keepOrRemove('panel', failed, { home, work }, artifacts)
-  }, 600_000)
+  afterAll(() => {
+    if (Object.keys(perf).length > 0) console.log(`panel e2e perf: ${JSON.stringify(perf)}`)
+  })
 
   it('opens the session and its Tree tab from the header action; every node is there, the cursor on the last answer', async () => {
-    markFailure()
     await time('openPanel', async () => {
-      await page.goto(web!.url)
-      const notice = page.getByRole('button', { name: 'Continue' })
-      await notice.waitFor({ timeout: 30_000 })
-      await notice.click()
-      const entry = page.getByText(TITLE, { exact: true })
-      if (!(await entry.isVisible())) await page.getByText('Ungrouped', { exact: true }).click()
-      await entry.click()
-      await page.getByTestId('session-tree-open').click()
-      await page.locator(ROWS).first().waitFor({ timeout: 15_000 })
+      await openTreeTab(dsh.page, dsh.url, TITLE)
     })
-    expect(await page.getByRole('tab', { name: 'Tree' }).getAttribute('aria-selected')).toBe('true')
+    expect(await dsh.page.getByRole('tab', { name: 'Tree' }).getAttribute('aria-selected')).toBe('true')
     const view = await tree()
     const drawn = rowNodes(view)
     expect(drawn.length, 'the demo has one tool-only request, drawn as its call').toBe(view.nodes.length - 1)
-    await until('every node as a row', async () => (await page.locator(ROWS).count()) === drawn.length)
-    const shown = await page.locator(ROWS).evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.nodeId))
+    await until('every node as a row', async () => (await dsh.page.locator(ROWS).count()) === drawn.length)
+    const shown = await dsh.page.locator(ROWS).evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.nodeId))
     expect(shown).toEqual(drawn.map((n) => n.nodeId))
-    await expect.poll(() => page.locator('.dst-count').textContent()).toBe(`${drawn.length} of ${drawn.length} nodes`)
+    await expect
+      .poll(() => dsh.page.locator('.dst-count').textContent())
+      .toBe(`${drawn.length} of ${drawn.length} nodes`)
     // One row per tool exchange: the call's text appears on one row only.
-    expect(await page.locator(ROWS).filter({ hasText: 'read({' }).count()).toBe(1)
+    expect(await dsh.page.locator(ROWS).filter({ hasText: 'read({' }).count()).toBe(1)
     // One clear button in the search box (the browser's own is hidden).
-    await page.locator('.dst-search input').fill('x')
+    await dsh.page.locator('.dst-search input').fill('x')
     try {
       // A plain text box (no browser-drawn cancel button) and the panel's own ×.
-      expect(await page.locator('.dst-search input').getAttribute('type')).toBe('text')
-      expect(await page.getByRole('searchbox', { name: 'Search node text' }).count()).toBe(1)
-      expect(await page.locator('.dst-search button').count()).toBe(1)
+      expect(await dsh.page.locator('.dst-search input').getAttribute('type')).toBe('text')
+      expect(await dsh.page.getByRole('searchbox', { name: 'Search node text' }).count()).toBe(1)
+      expect(await dsh.page.locator('.dst-search button').count()).toBe(1)
     } finally {
-      await page.locator('.dst-search input').fill('')
+      await dsh.page.locator('.dst-search input').fill('')
     }
     const food = await nodeWith('Food tour:')
     expect(await row(food.nodeId).getAttribute('aria-current')).toBe('location')
@@ -192,27 +104,26 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       /^read\(\{"file_path":"notes\.txt"\}\)→.*budget: 300 EUR/,
     )
     // Surface mode and its note, from `session`.
-    const strip = await page.getByTestId('session-tree-status').textContent()
+    const strip = await dsh.page.getByTestId('session-tree-status').textContent()
     expect(strip).toContain('stock')
     expect(strip).toContain((await status()).surfaceNote!)
-    await shot('open-light.png')
+    await dsh.shot('open-light.png')
   }, 600_000)
 
   it('selecting an earlier node previews it without side effects; Jump here moves the cursor and the model history', async () => {
-    markFailure()
     const a1 = await nodeWith('Day 1:')
     const before = await status()
     await row(a1.nodeId).click()
-    await expect.poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(a1.nodeId)
-    expect(await page.getByTestId('session-tree-preview-text').textContent()).toBe(a1.message!.content)
+    await expect.poll(() => dsh.page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(a1.nodeId)
+    expect(await dsh.page.getByTestId('session-tree-preview-text').textContent()).toBe(a1.message!.content)
     expect((await status()).revision).toBe(before.revision)
-    const requests = llm.chatRequests().length
-    await page.getByRole('button', { name: 'Jump here' }).click()
-    await page.getByTestId('session-tree-notice').waitFor()
-    expect(await page.getByTestId('session-tree-notice').textContent()).toContain(
+    const requests = dsh.llm.chatRequests().length
+    await dsh.page.getByRole('button', { name: 'Jump here' }).click()
+    await dsh.page.getByTestId('session-tree-notice').waitFor()
+    expect(await dsh.page.getByTestId('session-tree-notice').textContent()).toContain(
       'Moved. The model’s next request holds the path to this node. The Chat marks where the history switched.',
     )
-    expect(await page.getByTestId('session-tree-notice').getAttribute('title')).toMatch(
+    expect(await dsh.page.getByTestId('session-tree-notice').getAttribute('title')).toMatch(
       /^\d+ official harness events recorded the switch/,
     )
     await until(
@@ -222,19 +133,18 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     // The success notice reports the action, then retires (6 s).
     await until(
       'the notice to retire',
-      async () => (await page.getByTestId('session-tree-notice').count()) === 0,
+      async () => (await dsh.page.getByTestId('session-tree-notice').count()) === 0,
       30_000,
     )
     expect((await status()).cursor).toBe(a1.nodeId)
-    expect(llm.chatRequests(), 'a jump makes no model call').toHaveLength(requests)
+    expect(dsh.llm.chatRequests(), 'a jump makes no model call').toHaveLength(requests)
   }, 600_000)
 
   it('labels and forks at the cursor from the keyboard (l, f, a name, Enter)', async () => {
-    markFailure()
     const a1 = await nodeWith('Day 1:')
     await row(a1.nodeId).click()
-    await page.keyboard.press('l')
-    const label = page.getByTestId('session-tree-label-form').locator('input')
+    await dsh.page.keyboard.press('l')
+    const label = dsh.page.getByTestId('session-tree-label-form').locator('input')
     await expect.poll(() => label.evaluate((el) => el === document.activeElement)).toBe(true)
     await label.fill('first plan')
     await label.press('Enter')
@@ -242,8 +152,8 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       'the label badge',
       async () => (await row(a1.nodeId).locator('[data-type="label"]').textContent()) === 'first plan',
     )
-    await page.keyboard.press('f')
-    const input = page.getByTestId('session-tree-fork-form').locator('input')
+    await dsh.page.keyboard.press('f')
+    const input = dsh.page.getByTestId('session-tree-fork-form').locator('input')
     await expect.poll(() => input.evaluate((el) => el === document.activeElement)).toBe(true)
     await input.fill('porto-instead')
     await input.press('Enter')
@@ -254,25 +164,24 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     expect(after.activeBranch).toBe('porto-instead')
     expect(after.cursor).toBe(a1.nodeId)
     expect(after.labelCount).toBe(1)
-    expect(await page.getByTestId('session-tree-notice').textContent()).toContain('Branch “porto-instead” created')
+    expect(await dsh.page.getByTestId('session-tree-notice').textContent()).toContain('Branch “porto-instead” created')
   }, 600_000)
 
   it('a prompt sent through the UI composer reaches the model with exactly the selected path; the panel grows the branch', async () => {
-    markFailure()
-    const chats = llm.chatRequests()
+    const chats = dsh.llm.chatRequests()
     const second = history(chats[1]!.body)
     const pathToA1 = second.slice(
       0,
       second.findIndex((m) => m.text === DEMO_PROMPTS[1]),
     )
     expect(pathToA1.at(-1)?.text).toMatch(/^Day 1:/)
-    const lastSeq = await api().lastSeq(sessionId)
-    const composer = page.locator('[data-slot="conversation.composer"] textarea')
+    const lastSeq = await dsh.api.lastSeq(sessionId)
+    const composer = dsh.page.locator('[data-slot="conversation.composer"] textarea')
     await composer.fill(DEMO_FORK_PROMPT)
-    await page.getByRole('button', { name: 'Send message' }).click()
-    await llm.waitForChat(chats.length + 1, 30_000)
-    await api().waitTurnEnd(sessionId, lastSeq)
-    const sent = history(llm.chatRequests().at(-1)!.body)
+    await dsh.page.getByRole('button', { name: 'Send message' }).click()
+    await dsh.llm.waitForChat(chats.length + 1, 30_000)
+    await dsh.api.waitTurnEnd(sessionId, lastSeq)
+    const sent = history(dsh.llm.chatRequests().at(-1)!.body)
     expect(sent).toEqual([...pathToA1, { role: 'user', text: DEMO_FORK_PROMPT }])
     expect(sent.map((m) => m.text)).not.toContain(DEMO_PROMPTS[2])
     const answer = await until('the answer node', () => nodeWith('Porto instead:').catch(() => undefined))
@@ -281,7 +190,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       async () => (await row(answer.nodeId).getAttribute('aria-current')) === 'location',
     )
     // The selection was on the cursor, so it follows the new tip.
-    await expect.poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(answer.nodeId)
+    await expect
+      .poll(() => dsh.page.getByTestId('session-tree-preview').getAttribute('data-node-id'))
+      .toBe(answer.nodeId)
     expect(await row(answer.nodeId).textContent()).toContain('porto-instead')
     const prompt = await nodeWith(DEMO_FORK_PROMPT)
     expect(prompt.branch).toBe('porto-instead')
@@ -289,29 +200,25 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     const food = await nodeWith('Food tour:')
     expect(await row(food.nodeId).getAttribute('data-path')).toBe('false')
     // Search narrows the rows (the `/` key focuses the box).
-    await page.locator('.dst-tree[role="tree"]').focus()
-    await page.keyboard.press('/')
-    await page.keyboard.type('sardines')
-    await until('search results', async () => (await page.locator(ROWS).count()) === 1)
-    expect(await page.locator(ROWS).first().getAttribute('data-node-id')).toBe(food.nodeId)
-    await page.keyboard.press('Escape')
-    await until('all rows back', async () => (await page.locator(ROWS).count()) === rowNodes(await tree()).length)
+    await dsh.page.locator('.dst-tree[role="tree"]').focus()
+    await dsh.page.keyboard.press('/')
+    await dsh.page.keyboard.type('sardines')
+    await until('search results', async () => (await dsh.page.locator(ROWS).count()) === 1)
+    expect(await dsh.page.locator(ROWS).first().getAttribute('data-node-id')).toBe(food.nodeId)
+    await dsh.page.keyboard.press('Escape')
+    await until('all rows back', async () => (await dsh.page.locator(ROWS).count()) === rowNodes(await tree()).length)
     // Preview the folded tool call for the screenshot.
     const call = (await tree()).nodes.find((n) => n.type === 'tool_call')!
     await row(call.nodeId).click()
-    await expect.poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(call.nodeId)
-    const light = await shot('panel-light.png')
-    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
-      fs.mkdirSync(path.join(REPO_ROOT, 'docs'), { recursive: true })
-      fs.copyFileSync(light, path.join(REPO_ROOT, 'docs', 'panel.png'))
-    }
+    await expect.poll(() => dsh.page.getByTestId('session-tree-preview').getAttribute('data-node-id')).toBe(call.nodeId)
+    await dsh.shot('panel-light.png')
+    dsh.toDocs('panel-light.png', 'panel.png')
   }, 600_000)
 
   it('follows the host theme: dark', async () => {
-    markFailure()
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await until('the host dark theme', () => page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')))
-    const colors = await page.locator('.dst-root').evaluate((el) => {
+    await dsh.page.emulateMedia({ colorScheme: 'dark' })
+    await until('the host dark theme', () => dsh.page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')))
+    const colors = await dsh.page.locator('.dst-root').evaluate((el) => {
       const style = getComputedStyle(el)
       return { fg: style.color, bg: style.backgroundColor }
     })
@@ -321,83 +228,82 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     }
     expect(luminance(colors.bg)).toBeLessThan(80)
     expect(luminance(colors.fg)).toBeGreaterThan(160)
-    await shot('panel-dark.png')
-    await page.emulateMedia({ colorScheme: 'light' })
-    expect(pageErrors.filter((e) => /session-tree|dst-/i.test(e))).toEqual([])
+    await dsh.shot('panel-dark.png')
+    await dsh.page.emulateMedia({ colorScheme: 'light' })
+    expect(dsh.pageErrors.filter((e) => /session-tree|dst-/i.test(e))).toEqual([])
   }, 600_000)
 
   it('folds a fork point from the keyboard (← folds, → unfolds) and by its caret', async () => {
-    markFailure()
     const a1 = await nodeWith('Day 1:')
-    const all = await page.locator(ROWS).count()
+    const all = await dsh.page.locator(ROWS).count()
     await row(a1.nodeId).click()
     expect(await row(a1.nodeId).getAttribute('aria-expanded')).toBe('true')
-    await page.keyboard.press('ArrowLeft')
-    await until('the branches folded', async () => (await page.locator(ROWS).count()) < all)
+    await dsh.page.keyboard.press('ArrowLeft')
+    await until('the branches folded', async () => (await dsh.page.locator(ROWS).count()) < all)
     expect(await row(a1.nodeId).getAttribute('aria-expanded')).toBe('false')
-    const hidden = all - (await page.locator(ROWS).count())
+    const hidden = all - (await dsh.page.locator(ROWS).count())
     expect(await row(a1.nodeId).locator('[data-type="folded"]').textContent()).toBe(`+${hidden}`)
     // The count still says how many rows match: the fold holds them.
-    expect(await page.locator('.dst-count').textContent()).toBe(`${all} of ${all} nodes`)
-    await shot('folded-light.png')
-    await page.keyboard.press('ArrowRight')
-    await until('the branches back', async () => (await page.locator(ROWS).count()) === all)
+    expect(await dsh.page.locator('.dst-count').textContent()).toBe(`${all} of ${all} nodes`)
+    await dsh.shot('folded-light.png')
+    await dsh.page.keyboard.press('ArrowRight')
+    await until('the branches back', async () => (await dsh.page.locator(ROWS).count()) === all)
     await row(a1.nodeId).locator('.dst-fold').click()
-    await until('folded by the caret', async () => (await page.locator(ROWS).count()) < all)
+    await until('folded by the caret', async () => (await dsh.page.locator(ROWS).count()) < all)
     await row(a1.nodeId).locator('.dst-fold').click()
-    await until('unfolded by the caret', async () => (await page.locator(ROWS).count()) === all)
+    await until('unfolded by the caret', async () => (await dsh.page.locator(ROWS).count()) === all)
   }, 600_000)
 
   it('a pasted 10,000-character branch name and a bidi-override label get a clear problem, not a silent cut', async () => {
-    markFailure()
     const a1 = await nodeWith('Day 1:')
     await row(a1.nodeId).click()
-    await page.keyboard.press('f')
-    const input = page.getByTestId('session-tree-fork-form').locator('input')
+    await dsh.page.keyboard.press('f')
+    const input = dsh.page.getByTestId('session-tree-fork-form').locator('input')
     await input.fill('n'.repeat(10_000))
     expect((await input.inputValue()).length, 'the input keeps what was pasted').toBe(10_000)
-    expect(await page.getByTestId('session-tree-form-problem').textContent()).toBe(
+    expect(await dsh.page.getByTestId('session-tree-form-problem').textContent()).toBe(
       'At most 100 characters (this one has 10000).',
     )
     expect(
-      await page.getByTestId('session-tree-fork-form').getByRole('button', { name: 'Create branch' }).isDisabled(),
+      await dsh.page.getByTestId('session-tree-fork-form').getByRole('button', { name: 'Create branch' }).isDisabled(),
     ).toBe(true)
     await input.press('Escape')
     await row(a1.nodeId).click()
-    await page.keyboard.press('l')
-    const label = page.getByTestId('session-tree-label-form').locator('input')
+    await dsh.page.keyboard.press('l')
+    const label = dsh.page.getByTestId('session-tree-label-form').locator('input')
     await label.fill('plan\u202eevil')
-    expect(await page.getByTestId('session-tree-form-problem').textContent()).toMatch(/Direction-override characters/)
+    expect(await dsh.page.getByTestId('session-tree-form-problem').textContent()).toMatch(
+      /Direction-override characters/,
+    )
     await label.press('Escape')
     // The service refuses it too (for callers that skip the panel), with INVALID_ARGUMENT.
-    const refused = await api().remote('sessionTree/label', {
+    const refused = await dsh.api.remote('sessionTree/label', {
       agentId: sessionId,
       nodeId: a1.nodeId,
       label: 'plan\u202eevil',
     })
     expect(refused).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
-    const empty = await api().remote('sessionTree/jump', { agentId: sessionId, nodeId: '' })
+    const empty = await dsh.api.remote('sessionTree/jump', { agentId: sessionId, nodeId: '' })
     expect(empty).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
   }, 600_000)
 
   it('exports the active path with its tool calls and a real digest of the other branch', async () => {
-    markFailure()
     const call = (await tree()).nodes.find((n) => n.type === 'tool_call')!
     // Put the tool exchange on the active path: jump to the old line's last answer.
     const food = await nodeWith('Food tour:')
     await row(food.nodeId).click()
-    await page.getByRole('button', { name: 'Jump here' }).click()
+    await dsh.page.getByRole('button', { name: 'Jump here' }).click()
     await until(
       'the cursor on the food tour',
       async () => (await row(food.nodeId).getAttribute('aria-current')) === 'location',
     )
     // The Export menu (interchange/ExportMenu.tsx) offers this digest beside the Pi, Claude Code and Markdown files.
-    await page.getByRole('button', { name: 'Export' }).click()
+    await dsh.page.getByRole('button', { name: 'Export' }).click()
     const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByRole('menuitem', { name: /Active path digest/ }).click(),
+      dsh.page.waitForEvent('download'),
+      dsh.page.getByRole('menuitem', { name: /Active path digest/ }).click(),
     ])
-    const file = path.join(artifacts, 'export.json')
+    const file = path.join(dsh.artifacts, 'export.json')
     await download.saveAs(file)
     const exported = JSON.parse(fs.readFileSync(file, 'utf8')) as {
       messages: Array<{ role: string; content: string; toolCalls?: Array<{ id: string; name: string }> }>
@@ -420,15 +326,14 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
     [768, 900],
   ] as const) {
     it(`lays out at ${width}×${height}: no horizontal scroll, the "you are here" badge whole, the preview text not cut to a line`, async () => {
-      markFailure()
-      await page.setViewportSize({ width, height })
-      await animationsSettled(page)
-      const cursorRow = page.locator(`${ROWS}[aria-current="location"]`)
+      await dsh.page.setViewportSize({ width, height })
+      await animationsSettled(dsh.page)
+      const cursorRow = dsh.page.locator(`${ROWS}[aria-current="location"]`)
       await cursorRow.click()
       await expect
-        .poll(() => page.getByTestId('session-tree-preview').getAttribute('data-node-id'))
+        .poll(() => dsh.page.getByTestId('session-tree-preview').getAttribute('data-node-id'))
         .toBe(await cursorRow.getAttribute('data-node-id'))
-      const m = await page.evaluate(() => {
+      const m = await dsh.page.evaluate(() => {
         const box = (el: Element | null) => el?.getBoundingClientRect()
         const treeEl = document.querySelector('.dst-tree')!
         const rootEl = document.querySelector('.dst-root')!
@@ -455,59 +360,34 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       // The demo's answers are two to three lines at these widths: the preview shows them whole.
       expect(m.textHeight, 'the preview text is more than one line').toBeGreaterThan(m.lineHeight * 1.8)
       expect(m.textScroll[0], 'the preview text is not cut').toBeLessThanOrEqual(m.textScroll[1]! + 1)
-      const file = await shot(`layout-${width}.png`)
-      if (process.env.UPDATE_DOCS_SCREENSHOT === '1' && (width === 1024 || width === 768))
-        fs.copyFileSync(file, path.join(REPO_ROOT, 'docs', `panel-${width}.png`))
+      await dsh.shot(`layout-${width}.png`)
+      if (width === 1024 || width === 768) dsh.toDocs(`layout-${width}.png`, `panel-${width}.png`)
     }, 600_000)
   }
 
   it('follows the DSH UI locale: Chinese surface note and dates', async () => {
-    markFailure()
-    const zh = await browser!.newPage({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' })
+    const zh = await dsh.newPage({ locale: 'zh-CN' })
     try {
-      await zh.goto(web!.url)
-      const notice = zh.getByRole('button', { name: /继续|Continue/ })
-      await notice
-        .waitFor({ timeout: 30_000 })
-        .then(() => notice.click())
-        .catch(() => {})
+      await openTreeTab(zh, dsh.url, TITLE)
       await until('the Chinese UI', () => zh.evaluate(() => document.documentElement.lang === 'zh-CN'))
-      const entry = zh.getByText(TITLE, { exact: true })
-      await until(
-        'the session entry',
-        async () =>
-          (await entry.isVisible()) ||
-          (await zh
-            .getByText(/未分组|Ungrouped/)
-            .first()
-            .click()
-            .then(
-              () => false,
-              () => false,
-            )),
-      )
-      await entry.click()
-      await zh.getByTestId('session-tree-open').click()
-      await zh.locator(ROWS).first().waitFor({ timeout: 15_000 })
       const strip = await zh.getByTestId('session-tree-status').textContent()
       expect(strip).toContain('跳转通过官方 Harness 事件改写模型的历史')
       expect(strip).not.toContain('Jumps rewrite')
       await zh.locator(`${ROWS}[aria-current="location"]`).click()
       const created = await zh.locator('.dst-meta dd').last().textContent()
       expect(created).toMatch(/\d{4}年\d{1,2}月\d{1,2}日/)
-      await zh.screenshot({ path: path.join(artifacts, 'panel-zh.png') })
+      await dsh.shot('panel-zh.png', zh)
     } finally {
       await zh.close()
     }
   }, 600_000)
 
   it('a 10,000-node tree and a 100,000-deep chain paint with only the visible rows (the real bundle, headless Chromium; timings in perf.json)', async () => {
-    markFailure()
-    const bundle = execFileSync('tar', ['-xzOf', plugin.tgz, 'package/lib/client.js'], {
+    const bundle = execFileSync('tar', ['-xzOf', dsh.plugin.tgz, 'package/lib/client.js'], {
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
     })
-    const bench = await openPaintPage(browser!, bundle)
+    const bench = await openPaintPage(dsh.browser, bundle)
     const measure = bench.measure
     try {
       // Warm-up run (JIT, fonts), then three runs. The 10,000-node trees are built with the real
@@ -520,7 +400,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('the Tree panel in a real dsh web, in 
       const heavyView = realBigView(10_000, 250)
       const heavy = await measure('heavy', heavyView)
       const chain = await measure('chain', { chain: 100_000 })
-      await bench.page.screenshot({ path: path.join(artifacts, 'bench-100k-chain.png') })
+      await dsh.shot('bench-100k-chain.png', bench.page)
       const firstPaints = runs.map((r) => r.firstPaintMs!)
       const sorted = [...firstPaints].sort((a, b) => a - b)
       const renders = runs.map((r) => r.renderMs!).sort((a, b) => a - b)

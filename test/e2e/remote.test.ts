@@ -26,7 +26,7 @@ import fs from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import { z } from 'zod'
 import { SEED_001 } from '../support/seed-001.ts'
 import type {
@@ -39,18 +39,11 @@ import type {
 import type { ChatPath } from '../../src/service/chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus } from '../../src/service/wire.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
-import {
-  artifactDir,
-  saveArtifact,
-  stopwatch,
-  requestsText,
-  saveWebEvidence,
-  keepOrRemove,
-} from './support/artifacts.ts'
-import { dumpConfig, ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type FakeLlm, messageText, startFakeLlm, readOrAnswer } from './support/fake-llm.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { saveArtifact } from './support/artifacts.ts'
+import { dumpConfig, pluginAdd } from './support/dsh.ts'
+import { messageText, readOrAnswer } from './support/fake-llm.ts'
 import { snapshotSidecars } from './support/sidecar-files.ts'
+import { describeWeb } from './support/web-suite.ts'
 
 const PACKAGE = 'dsh-session-tree'
 const PROFILE = 'web'
@@ -202,18 +195,20 @@ async function within<T>(label: string, promise: Promise<T>, ms = CALL_TIMEOUT_M
   }
 }
 
-describe('remote API: every sessionTree method over HTTP in a real dsh web (stock harness)', () => {
-  const timings: Record<string, number> = {}
+const options = {
+  name: 'remote',
+  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+  llm: { script: Array.from({ length: 20 }, () => readOrAnswer) },
+  // Installing and booting are steps of this suite.
+  profiles: [],
+  start: false,
+}
+
+describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (stock harness)', options, (dsh) => {
   const rejections: Rejection[] = []
   const validations: Array<{ method: string; generated: boolean; seed001?: boolean }> = []
-  const webs: WebProcess[] = []
-  let failed = false
-  let artifacts: string
-  let plugin: PackedPlugin
-  let llm: FakeLlm
-  let home: string
-  let work: string
-  let web: WebProcess | undefined
+  dsh.evidence('argument-errors.json', rejections)
+  dsh.evidence('validations.json', validations)
   let sessionId: string
   let descriptors: Map<string, Descriptor>
   /** Values of the read-only phase, compared after the refused calls. */
@@ -222,15 +217,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   let tip: string
   let a1: string
 
-  const time = stopwatch(timings)
-  const markFailure = (): void =>
-    onTestFailed(() => {
-      failed = true
-    })
-  const api = () => {
-    if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-    return web.api
-  }
+  const { time } = dsh
 
   const descriptor = (method: Method | (typeof INTERCHANGE_METHODS)[number]): Descriptor => {
     const found = descriptors.get(method)
@@ -248,7 +235,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     const rpcId = randomUUID()
     const response = await within(
       `POST /api/${endpoint}`,
-      api().post(`/api/${endpoint}`, { type: 'client-request', rpcId, method: endpoint, payload }),
+      dsh.api.post(`/api/${endpoint}`, { type: 'client-request', rpcId, method: endpoint, payload }),
       ms,
     )
     expect(
@@ -322,36 +309,14 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   }
 
   beforeAll(async () => {
-    artifacts = artifactDir('remote')
-    const harness = await time('ensureHarness', () => ensureDsh('stock'))
-    timings.harnessInstalled = harness.installed ? 1 : 0
-    plugin = await time('pack', () => packPlugin())
     // The generated client, imported after the build (which regenerates lib/typert.*).
     const remote = (await import(
       pathToFileURL(path.join(REPO_ROOT, 'lib', 'typert.remote-client.js')).href
     )) as RemoteModule
     descriptors = new Map(remote.TYPERT_REMOTE.descriptors.map((d) => [d.method, d]))
-    home = tempDir('remote-home')
-    work = tempDir('remote-work')
-    fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-    llm = await startFakeLlm({ script: Array.from({ length: 20 }, () => readOrAnswer) })
-  }, 600_000)
-
-  afterAll(async () => {
-    for (const w of webs) await w.stop('SIGTERM', 5_000)
-    await llm?.close()
-    if (artifacts) {
-      saveArtifact(artifacts, 'timings.json', timings)
-      saveArtifact(artifacts, 'argument-errors.json', rejections)
-      saveArtifact(artifacts, 'validations.json', validations)
-      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-      saveWebEvidence(artifacts, webs)
-    }
-    keepOrRemove('remote', failed, { home, work }, artifacts)
   }, 600_000)
 
   it('the generated client describes every method with seed 001 wire args', () => {
-    markFailure()
     expect([...descriptors.keys()].sort()).toEqual(
       [
         ...METHODS,
@@ -384,43 +349,47 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   })
 
   it('installs from the tarball; `dsh --profile web --dump-config` shows the layer; the shipped client is the one validated here', async () => {
-    markFailure()
-    await time('pluginAdd', () => pluginAdd(home, PROFILE, plugin.tgz))
-    const dump = await time('dumpConfig', () => dumpConfig(home, PROFILE))
-    saveArtifact(artifacts, 'dump-config.yml', dump)
+    await time('pluginAdd', () => pluginAdd(dsh.home, PROFILE, dsh.plugin.tgz))
+    const dump = await time('dumpConfig', () => dumpConfig(dsh.home, PROFILE))
+    saveArtifact(dsh.artifacts, 'dump-config.yml', dump)
     expect(dump, 'the layer header of this package').toContain(`# == ${PACKAGE}\n`)
     const layer = dump.slice(dump.indexOf(`# == ${PACKAGE}\n`)).split(/\n# == /)[0] ?? ''
     expect(layer).toMatch(/^# == dsh-session-tree\n- id: session-tree\n {2}name: dsh-session-tree\n {2}config:\n/)
     expect(layer).toContain("sidecarRoot: !!js dshHomePath('session-tree')")
-    const installed = path.join(home, 'profiles', PROFILE, 'node_modules', PACKAGE, 'lib', 'typert.remote-client.js')
+    const installed = path.join(
+      dsh.home,
+      'profiles',
+      PROFILE,
+      'node_modules',
+      PACKAGE,
+      'lib',
+      'typert.remote-client.js',
+    )
     expect(fs.readFileSync(installed, 'utf8')).toBe(
       fs.readFileSync(path.join(REPO_ROOT, 'lib', 'typert.remote-client.js'), 'utf8'),
     )
   }, 600_000)
 
   it('boots `dsh web` and converses for 3 turns, one with a real `read` tool call', async () => {
-    markFailure()
-    web = await time('boot', () => startWeb({ home, cwd: work, llmUrl: llm.url }))
-    webs.push(web)
-    const ours = (await within('pluginInventory', api().pluginInventory())).filter((e) => e.moduleName === PACKAGE)
+    await time('boot', () => dsh.startWeb())
+    const ours = (await within('pluginInventory', dsh.api.pluginInventory())).filter((e) => e.moduleName === PACKAGE)
     expect(ours).toHaveLength(1)
     expect(ours[0]).toMatchObject({ enabled: true, fiberPhase: 'active' })
-    ;({ sessionId } = await api().createSession({ cwd: work }))
+    ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
     await time('turns', async () => {
-      await api().promptAndWait(sessionId, 'first question')
-      await api().promptAndWait(sessionId, 'please READ notes.txt')
-      await api().promptAndWait(sessionId, 'third question')
+      await dsh.api.promptAndWait(sessionId, 'first question')
+      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
+      await dsh.api.promptAndWait(sessionId, 'third question')
     })
-    expect(llm.faults).toEqual([])
-    expect(llm.chatRequests(), 'three answers and the follow-up after the tool result').toHaveLength(4)
-    const tool = llm.chatRequests()[2]?.body.messages.at(-1)
+    expect(dsh.llm.faults).toEqual([])
+    expect(dsh.llm.chatRequests(), 'three answers and the follow-up after the tool result').toHaveLength(4)
+    const tool = dsh.llm.chatRequests()[2]?.body.messages.at(-1)
     expect(tool?.role).toBe('tool')
     expect(messageText(tool!)).toContain('banana')
   }, 600_000)
 
   it('reads have no side effects: list, session and export twice answer identical values; no sidecar is written', async () => {
-    markFailure()
-    const before = snapshotSidecars(home)
+    const before = snapshotSidecars(dsh.home)
     const view1 = await time('reads', () => callOk<SessionTreeView>('list', { agentId: sessionId }))
     const view2 = await time('reads', () => callOk<SessionTreeView>('list', { agentId: sessionId }))
     expect(view2).toEqual(view1)
@@ -436,7 +405,7 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     const { lineage: _lineage, ...listed } = view1 as SessionTreeView & { lineage?: unknown }
     expect(outline).toEqual({ ...listed, branches: view1.branches.map(({ nodeIds: _paths, ...branch }) => branch) })
     readOnly = { list: view1, session: status1, export: export1 }
-    saveArtifact(artifacts, 'read-only.json', readOnly)
+    saveArtifact(dsh.artifacts, 'read-only.json', readOnly)
 
     // What the conversation made: 3 prompts, 3 answers, the tool call with its result folded in.
     expect(view1.sessionId).toBe(sessionId)
@@ -450,15 +419,14 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     expect(export1.messages.at(-1)?.content).toBe('ANSWER to: third question')
 
     // No sidecar directory appears from reads (none for this session, nothing changed at all).
-    expect(snapshotSidecars(home)).toEqual(before)
+    expect(snapshotSidecars(dsh.home)).toEqual(before)
     expect(
-      Object.keys(snapshotSidecars(home)).filter((name) => name.includes(sessionId.replace(/[^a-z0-9_-]/g, ''))),
+      Object.keys(snapshotSidecars(dsh.home)).filter((name) => name.includes(sessionId.replace(/[^a-z0-9_-]/g, ''))),
     ).toEqual([])
   }, 600_000)
 
   it('refused calls answer the typed error envelope with the service code, and change nothing', async () => {
-    markFailure()
-    const before = snapshotSidecars(home)
+    const before = snapshotSidecars(dsh.home)
     await time('refusals', async () => {
       // Unknown session, on every method.
       const ghost = 'session-does-not-exist'
@@ -555,15 +523,14 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       expect(answered).toMatchObject({ format: 'dsh-session-tree/attempt@2', ok: true })
       expect(JSON.parse(answered.json)).toMatchObject({ sessionId })
     })
-    expect(snapshotSidecars(home), 'refused calls write no sidecar').toEqual(before)
+    expect(snapshotSidecars(dsh.home), 'refused calls write no sidecar').toEqual(before)
     expect(await callOk<SessionTreeView>('list', { agentId: sessionId })).toEqual(readOnly?.list)
     expect(await callOk<SessionStatus>('session', { agentId: sessionId })).toEqual(readOnly?.session)
-    expect(llm.chatRequests(), 'no refused call reached the model').toHaveLength(4)
+    expect(dsh.llm.chatRequests(), 'no refused call reached the model').toHaveLength(4)
   }, 600_000)
 
   it('malformed args (missing, extra, wrong types, no args field) get the typed error envelope, never a 500 or a hang', async () => {
-    markFailure()
-    const before = snapshotSidecars(home)
+    const before = snapshotSidecars(dsh.home)
     const missing = (field: string) =>
       new RegExp(`^typert gateway: sessionTree/\\w+: args fields do not match the descriptor: missing "${field}"$`)
     const unexpected = (field: string) =>
@@ -665,14 +632,13 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
         expect(error, c.case).toMatchObject({ code: GATEWAY_CODE, message: expect.stringMatching(c.message) })
       }
     })
-    saveArtifact(artifacts, 'argument-errors.json', rejections)
+    saveArtifact(dsh.artifacts, 'argument-errors.json', rejections)
     // Nothing slipped through: no write, no change.
-    expect(snapshotSidecars(home), 'malformed calls write no sidecar').toEqual(before)
+    expect(snapshotSidecars(dsh.home), 'malformed calls write no sidecar').toEqual(before)
     expect(await callOk<SessionTreeView>('list', { agentId: sessionId })).toEqual(readOnly?.list)
   }, 600_000)
 
   it('transport refusals: a wrong content type gets 415, a foreign Origin 403 (never a 500, never a hang)', async () => {
-    markFailure()
     const body = {
       type: 'client-request',
       rpcId: randomUUID(),
@@ -681,22 +647,21 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
     }
     const plain = await within(
       'text/plain POST',
-      api().post('/api/sessionTree/list', JSON.stringify(body), { 'content-type': 'text/plain' }),
+      dsh.api.post('/api/sessionTree/list', JSON.stringify(body), { 'content-type': 'text/plain' }),
     )
     expect(plain.status, plain.text.slice(0, 300)).toBe(415)
     const foreign = await within(
       'foreign Origin POST',
-      api().post('/api/sessionTree/list', body, { origin: 'http://evil.example.com' }),
+      dsh.api.post('/api/sessionTree/list', body, { origin: 'http://evil.example.com' }),
     )
     expect(foreign.status, foreign.text.slice(0, 300)).toBe(403)
-    saveArtifact(artifacts, 'transport-refusals.json', [
+    saveArtifact(dsh.artifacts, 'transport-refusals.json', [
       { case: 'content-type text/plain', status: plain.status, body: plain.json ?? plain.text },
       { case: 'Origin http://evil.example.com', status: foreign.status, body: foreign.json ?? foreign.text },
     ])
   }, 600_000)
 
   it('moves over the wire: jump, back, forward, fork (and a duplicate fork), each validated', async () => {
-    markFailure()
     await time('moves', async () => {
       const jumped = await callOk<MoveResult>('jump', { agentId: sessionId, nodeId: a1 })
       expect(jumped).toMatchObject({ cursor: a1, mode: 'stock' })
@@ -724,12 +689,11 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       expect(view.activeBranch).toBe('experiment')
       expect(view.branches.map((b) => b.name)).toEqual(expect.arrayContaining(['main', 'experiment']))
     })
-    expect(llm.chatRequests(), 'a move makes no model call').toHaveLength(4)
-    expect(Object.keys(snapshotSidecars(home)).length, 'moves persist to the sidecar').toBeGreaterThan(0)
+    expect(dsh.llm.chatRequests(), 'a move makes no model call').toHaveLength(4)
+    expect(Object.keys(snapshotSidecars(dsh.home)).length, 'moves persist to the sidecar').toBeGreaterThan(0)
   }, 600_000)
 
   it('label and summarize over the wire, each validated', async () => {
-    markFailure()
     await time('annotations', async () => {
       const labeled = await callOk<TreeNode>('label', { agentId: sessionId, nodeId: a1, label: 'bookmark' })
       expect(labeled).toMatchObject({ nodeId: a1, label: 'bookmark' })
@@ -762,7 +726,6 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
   }, 600_000)
 
   it('jump to null and back to the tip; the session still converses; final reads validate', async () => {
-    markFailure()
     await time('nullJump', async () => {
       const empty = await callOk<MoveResult>('jump', { agentId: sessionId, nodeId: null })
       expect(empty).toMatchObject({ cursor: null, messages: [] })
@@ -770,9 +733,9 @@ describe('remote API: every sessionTree method over HTTP in a real dsh web (stoc
       expect(restored.cursor).toBe(tip)
       expect(restored.messages.at(-1)).toMatchObject({ content: 'ANSWER to: third question' })
     })
-    await time('turns', () => api().promptAndWait(sessionId, 'after the remote calls'))
-    expect(llm.faults).toEqual([])
-    const sent = llm
+    await time('turns', () => dsh.api.promptAndWait(sessionId, 'after the remote calls'))
+    expect(dsh.llm.faults).toEqual([])
+    const sent = dsh.llm
       .chatRequests()
       .at(-1)!
       .body.messages.filter((m) => m.role !== 'system')

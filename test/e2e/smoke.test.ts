@@ -10,14 +10,13 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import { artifactDir, saveArtifact, stopwatch, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
+import { expect, it } from 'vitest'
 import type { SessionStatus } from '../../src/types.ts'
-import type { DshApi } from './support/api.ts'
-import { dumpConfig, ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import { type ChatMessage, type FakeLlm, messageText, startFakeLlm, summarizeMessages } from './support/fake-llm.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { saveArtifact } from './support/artifacts.ts'
+import { dumpConfig, pluginAdd } from './support/dsh.ts'
+import { type ChatMessage, messageText, summarizeMessages } from './support/fake-llm.ts'
 import { readSessionById } from './support/session-log.ts'
+import { describeWeb } from './support/web-suite.ts'
 
 const PACKAGE = 'dsh-session-tree'
 const PROFILE = 'web'
@@ -27,82 +26,49 @@ const READ_CALL_ID = 'call_read_notes'
 const withoutUrl = (message: ChatMessage | undefined): string =>
   messageText(message ?? { role: 'system', content: '' }).replace(/http:\/\/127\.0\.0\.1:\d+/g, '<url>')
 
-describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
-  const timings: Record<string, number> = {}
-  const webs: WebProcess[] = []
-  let failed = false
-  let artifacts: string
-  let plugin: PackedPlugin
-  let llm: FakeLlm
-  let home: string
-  let work: string
-  let web: WebProcess | undefined
+const options = {
+  name: 'smoke',
+  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+  llm: {
+    script: [
+      { text: 'ANSWER-1: hello from the fake model.' },
+      { toolCalls: [{ id: READ_CALL_ID, name: 'read', arguments: { file_path: 'notes.txt' } }] },
+      { text: 'ANSWER-2: the file says banana.' },
+      { text: 'ANSWER-3: I still remember the banana.' },
+    ],
+  },
+  // Installing and booting are steps of this suite.
+  profiles: [],
+  start: false,
+}
+
+describeWeb('smoke: the packed plugin in a real dsh web (stock harness)', options, (dsh) => {
   let sessionId: string
-
-  const time = stopwatch(timings)
-  const api = (): DshApi => {
-    if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-    return web.api
-  }
-  const markFailure = (): void =>
-    onTestFailed(() => {
-      failed = true
-    })
-
-  beforeAll(async () => {
-    artifacts = artifactDir('smoke')
-    const harness = await time('ensureHarness', () => ensureDsh('stock'))
-    timings.harnessInstalled = harness.installed ? 1 : 0
-    plugin = await time('pack', () => packPlugin())
-    home = tempDir('home')
-    work = tempDir('work')
-    fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-    llm = await startFakeLlm({
-      script: [
-        { text: 'ANSWER-1: hello from the fake model.' },
-        { toolCalls: [{ id: READ_CALL_ID, name: 'read', arguments: { file_path: 'notes.txt' } }] },
-        { text: 'ANSWER-2: the file says banana.' },
-        { text: 'ANSWER-3: I still remember the banana.' },
-      ],
-    })
-  }, 600_000)
-
-  afterAll(async () => {
-    for (const w of webs) await w.stop('SIGTERM', 5_000)
-    await llm?.close()
-    if (artifacts) {
-      saveArtifact(artifacts, 'timings.json', timings)
-      if (llm) saveArtifact(artifacts, 'llm-requests.json', llm.requests)
-      saveWebEvidence(artifacts, webs)
-    }
-    keepOrRemove('smoke', failed, { home, work }, artifacts)
-  }, 600_000)
+  const { time } = dsh
+  dsh.evidence('llm-requests.json', () => dsh.llm.requests)
 
   it('packs the package with its bundle patch and built entry', () => {
-    markFailure()
-    expect(plugin.name).toBe(PACKAGE)
-    expect(plugin.files).toEqual(expect.arrayContaining(['package.json', 'cordis.patch.yml', 'lib/index.js']))
+    expect(dsh.plugin.name).toBe(PACKAGE)
+    expect(dsh.plugin.files).toEqual(expect.arrayContaining(['package.json', 'cordis.patch.yml', 'lib/index.js']))
   })
 
   it('installs from the tarball with `dsh plugin --profile web add`', async () => {
-    markFailure()
-    await time('pluginAdd', () => pluginAdd(home, PROFILE, plugin.tgz))
-    const manifest = JSON.parse(fs.readFileSync(path.join(home, 'profiles', PROFILE, 'package.json'), 'utf8')) as {
+    await time('pluginAdd', () => pluginAdd(dsh.home, PROFILE, dsh.plugin.tgz))
+    const manifest = JSON.parse(fs.readFileSync(path.join(dsh.home, 'profiles', PROFILE, 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>
       dsh?: { profile?: { bundles?: string[] } }
     }
     expect(manifest.dependencies?.[PACKAGE]).toMatch(/^file:.*\.tgz$/)
     expect(manifest.dsh?.profile?.bundles).toContain(PACKAGE)
     // A tarball gets a real copy (a directory would get a link).
-    const installed = path.join(home, 'profiles', PROFILE, 'node_modules', PACKAGE)
+    const installed = path.join(dsh.home, 'profiles', PROFILE, 'node_modules', PACKAGE)
     expect(fs.lstatSync(installed).isSymbolicLink()).toBe(false)
     expect(fs.existsSync(path.join(installed, 'cordis.patch.yml'))).toBe(true)
   }, 600_000)
 
   it('`dsh --profile web --dump-config` shows the session-tree row of cordis.patch.yml', async () => {
-    markFailure()
-    const dump = await time('dumpConfig', () => dumpConfig(home, PROFILE))
-    saveArtifact(artifacts, 'dump-config.yml', dump)
+    const dump = await time('dumpConfig', () => dumpConfig(dsh.home, PROFILE))
+    saveArtifact(dsh.artifacts, 'dump-config.yml', dump)
     const layer = dump.slice(dump.indexOf(`# == ${PACKAGE}\n`))
     expect(layer, 'the layer of this package').toMatch(
       /^# == dsh-session-tree\n- id: session-tree\n {2}name: dsh-session-tree\n {2}config:\n/,
@@ -113,31 +79,28 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
   }, 600_000)
 
   it('boots `dsh web` with the plugin entry enabled and active', async () => {
-    markFailure()
-    web = await time('boot1', () => startWeb({ home, cwd: work, llmUrl: llm.url }))
-    webs.push(web)
-    const entries = await api().pluginInventory()
-    saveArtifact(artifacts, 'plugin-inventory.json', entries)
+    await time('boot1', () => dsh.startWeb())
+    const entries = await dsh.api.pluginInventory()
+    saveArtifact(dsh.artifacts, 'plugin-inventory.json', entries)
     const ours = entries.filter((e) => e.moduleName === PACKAGE)
     expect(ours, 'one pluginInventory entry for this package').toHaveLength(1)
     expect(ours[0]).toMatchObject({ enabled: true, fiberPhase: 'active' })
   }, 600_000)
 
   it('converses: a text turn, then a turn with a real `read` tool call', async () => {
-    markFailure()
-    ;({ sessionId } = await api().createSession({ cwd: work }))
+    ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
     expect(sessionId).toMatch(/\S/)
 
-    await time('turn1', () => api().promptAndWait(sessionId, 'first question'))
-    await time('turn2', () => api().promptAndWait(sessionId, 'please read notes.txt'))
+    await time('turn1', () => dsh.api.promptAndWait(sessionId, 'first question'))
+    await time('turn2', () => dsh.api.promptAndWait(sessionId, 'please read notes.txt'))
 
-    const chat = llm.chatRequests()
+    const chat = dsh.llm.chatRequests()
     saveArtifact(
-      artifacts,
+      dsh.artifacts,
       'requests-before-restart.txt',
       chat.map((r) => [`#${r.n}`, ...summarizeMessages(r.body)].join('\n')).join('\n\n'),
     )
-    expect(llm.faults).toEqual([])
+    expect(dsh.llm.faults).toEqual([])
     expect(chat.some((r) => r.exhausted)).toBe(false)
     expect(chat, 'text answer, tool call, answer after the tool result').toHaveLength(3)
     const [first, second, third] = chat.map((r) => r.body.messages) as [ChatMessage[], ChatMessage[], ChatMessage[]]
@@ -168,31 +131,26 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     expect(messageText(tail[1] as ChatMessage)).not.toMatch(/error/i)
 
     // The session title request is separate and does not consume the script.
-    expect(llm.titleRequests().length).toBeLessThanOrEqual(1)
+    expect(dsh.llm.titleRequests().length).toBeLessThanOrEqual(1)
   }, 600_000)
 
   it('resumes the session after a restart: the next request holds the earlier history', async () => {
-    markFailure()
-    const beforeRestart = llm.chatRequests().at(-1)?.body.messages ?? []
+    const beforeRestart = dsh.llm.chatRequests().at(-1)?.body.messages ?? []
     expect(beforeRestart.length, 'the conversation step ran').toBeGreaterThan(0)
-    const first = web
-    if (!first) throw new Error('dsh web is not running (an earlier step failed)')
-    web = undefined
-    const stopped = await time('stop1', () => first.stop('SIGTERM'))
+    const stopped = await time('stop1', () => dsh.stopWeb('SIGTERM'))
     expect(stopped.signal, 'a graceful stop, not the SIGKILL fallback').not.toBe('SIGKILL')
 
-    web = await time('boot2', () => startWeb({ home, cwd: work, llmUrl: llm.url }))
-    webs.push(web)
-    const ours = (await api().pluginInventory()).filter((e) => e.moduleName === PACKAGE)
+    await time('boot2', () => dsh.startWeb())
+    const ours = (await dsh.api.pluginInventory()).filter((e) => e.moduleName === PACKAGE)
     expect(ours[0]).toMatchObject({ enabled: true, fiberPhase: 'active' })
-    const cold = (await api().listSessions()).find((s) => s.sessionId === sessionId)
+    const cold = (await dsh.api.listSessions()).find((s) => s.sessionId === sessionId)
     expect(cold, 'the session is listed after the restart').toMatchObject({ running: false })
 
-    await time('turn3Resumed', () => api().promptAndWait(sessionId, 'do you remember?'))
-    const chat = llm.chatRequests()
+    await time('turn3Resumed', () => dsh.api.promptAndWait(sessionId, 'do you remember?'))
+    const chat = dsh.llm.chatRequests()
     expect(chat).toHaveLength(4)
     const resumed = chat[3]?.body.messages ?? []
-    saveArtifact(artifacts, 'request-after-restart.txt', summarizeMessages(chat[3]!.body).join('\n'))
+    saveArtifact(dsh.artifacts, 'request-after-restart.txt', summarizeMessages(chat[3]!.body).join('\n'))
 
     // Everything after the system prompt is the pre-restart request, byte for byte ...
     expect(resumed.slice(1, beforeRestart.length)).toEqual(beforeRestart.slice(1))
@@ -203,11 +161,11 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
       expect.objectContaining({ role: 'assistant', content: 'ANSWER-2: the file says banana.' }),
       expect.objectContaining({ role: 'user', content: 'do you remember?' }),
     ])
-    expect(llm.faults).toEqual([])
+    expect(dsh.llm.faults).toEqual([])
 
     // The harness log on disk holds the whole conversation, and the resume marker.
-    await web.stop('SIGTERM')
-    const log = readSessionById(home, sessionId)
+    await dsh.stopWeb('SIGTERM')
+    const log = readSessionById(dsh.home, sessionId)
     const types = log.events.map((e) => e.type)
     expect(log.header.id).toBe(sessionId)
     expect(log.frames).toBeGreaterThan(1)
@@ -222,23 +180,21 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
       [READ_CALL_ID],
     )
     expect(types.filter((t) => t === 'turn/end')).toHaveLength(3)
-    saveArtifact(artifacts, 'session-log.json', log)
+    saveArtifact(dsh.artifacts, 'session-log.json', log)
   }, 600_000)
 
   it('the plugin service answers `sessionTree/session` over the typert wire after a restart', async () => {
-    markFailure()
-    web = await time('boot3', () => startWeb({ home, cwd: work, llmUrl: llm.url }))
-    webs.push(web)
+    await time('boot3', () => dsh.startWeb())
 
     // A stored session before it is resumed: a typed answer either way, never a 500 or a hang.
-    const cold = await api().remote<SessionStatus>('sessionTree/session', { agentId: sessionId })
-    saveArtifact(artifacts, 'session-tree-session-cold.json', cold)
+    const cold = await dsh.api.remote<SessionStatus>('sessionTree/session', { agentId: sessionId })
+    saveArtifact(dsh.artifacts, 'session-tree-session-cold.json', cold)
     if (!cold.ok) expect(cold.error.code).toBe('SESSION_NOT_FOUND')
 
-    llm.push({ text: 'ANSWER-4: the tree is watching.' })
-    await time('turn4', () => api().promptAndWait(sessionId, 'one more question'))
-    const status = await api().remote<SessionStatus>('sessionTree/session', { agentId: sessionId })
-    saveArtifact(artifacts, 'session-tree-session.json', status)
+    dsh.llm.push({ text: 'ANSWER-4: the tree is watching.' })
+    await time('turn4', () => dsh.api.promptAndWait(sessionId, 'one more question'))
+    const status = await dsh.api.remote<SessionStatus>('sessionTree/session', { agentId: sessionId })
+    saveArtifact(dsh.artifacts, 'session-tree-session.json', status)
     expect(status).toMatchObject({ ok: true, value: { sessionId, snapshotVersion: 1, surfaceMode: 'stock' } })
     if (!status.ok) return
     // Four prompts, four answers, one tool call with its result (however the tree folds them).
@@ -248,12 +204,12 @@ describe('smoke: the packed plugin in a real dsh web (stock harness)', () => {
     expect(status.value.currentPathLength).toBeGreaterThanOrEqual(8)
 
     // An unknown session is a typed error.
-    const unknown = await api().remote('sessionTree/session', { agentId: 'session-does-not-exist' })
+    const unknown = await dsh.api.remote('sessionTree/session', { agentId: 'session-does-not-exist' })
     expect(unknown).toMatchObject({ ok: false, error: { code: 'SESSION_NOT_FOUND' } })
     // Argument names are checked against the descriptor.
-    const extra = await api().remote('sessionTree/session', { agentId: sessionId, surprise: true })
+    const extra = await dsh.api.remote('sessionTree/session', { agentId: sessionId, surprise: true })
     expect(extra).toMatchObject({ ok: false, error: { code: expect.any(String) } })
-    const missing = await api().remote('sessionTree/session', {})
+    const missing = await dsh.api.remote('sessionTree/session', {})
     expect(missing).toMatchObject({ ok: false, error: { code: expect.any(String) } })
   }, 600_000)
 })

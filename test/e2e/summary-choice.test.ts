@@ -16,35 +16,13 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { SessionTreeView, TreeNode } from '../../src/types.ts'
+import { beforeAll, expect, it } from 'vitest'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import {
-  history,
-  messageText,
-  readOrAnswer,
-  startFakeLlm,
-  type ChatRequestBody,
-  type FakeLlm,
-} from './support/fake-llm.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { history, messageText, readOrAnswer, type ChatRequestBody } from './support/fake-llm.ts'
+import { openTreeTab, treeTab } from './support/tree-tab.ts'
+import { describeWeb } from './support/web-suite.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM) || Boolean(process.env.CI)
 const TITLE = 'Summary choice session'
-const ROWS = '[data-session-tree] [role="treeitem"]'
 const FIRST = 'MODEL-SUMMARY-ONE: the branch read notes.txt and found banana.'
 const SECOND = 'MODEL-SUMMARY-TWO: the files were notes.txt.'
 
@@ -54,41 +32,28 @@ const holding = (body: ChatRequestBody, text: string): number =>
 const anySummary = (body: ChatRequestBody): number =>
   body.messages.filter((m) => messageText(m).includes('MODEL-SUMMARY')).length
 
-describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree tab (Chromium, real dsh web)', () => {
-  let failed = false
-  let artifacts: string
-  let plugin: PackedPlugin
-  let llm: FakeLlm
-  let home: string
-  let work: string
-  let web: WebProcess | undefined
-  let browser: Browser | undefined
-  let page: Page
-  let sessionId: string
-  const pageErrors: string[] = []
+const options = {
+  name: 'summary-choice',
+  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+  llm: { titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) },
+  browser: true,
+}
 
-  const api = () => web!.api
-  const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
-  const nodeWith = async (text: string): Promise<TreeNode> => {
-    const found = (await tree()).nodes.find((n) => n.message?.content === text)
-    if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-    return found
-  }
-  const lastChat = () => llm.chatRequests().at(-1)!.body
-  const row = (nodeId: string) => page.locator(`${ROWS}[data-node-id="${nodeId}"]`)
-  const preview = () => page.getByTestId('session-tree-preview')
+describeWeb('the summary choice of Jump and Fork in the Tree tab (Chromium, real dsh web)', options, (dsh) => {
+  let sessionId: string
+
+  const tree = () => dsh.api.tree(sessionId)
+  const nodeWith = (text: string) => dsh.api.nodeWith(sessionId, text)
+  const lastChat = () => dsh.llm.chatRequests().at(-1)!.body
+  const { row, preview, select } = treeTab(() => dsh.page)
   const choice = () => preview().getByTestId('session-tree-summary-choice')
-  const select = async (nodeId: string) => {
-    await row(nodeId).click()
-    await expect.poll(() => preview().getAttribute('data-node-id')).toBe(nodeId)
-  }
   /** A summary answer held until the test releases it. */
   const gated = (text: string) => {
     let release!: () => void
     const gate = new Promise<void>((resolve) => {
       release = resolve
     })
-    llm.setSummary(async () => {
+    dsh.llm.setSummary(async () => {
       await gate
       return { text }
     })
@@ -96,48 +61,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
   }
 
   beforeAll(async () => {
-    artifacts = artifactDir('summary-choice')
-    await ensureDsh('stock')
-    plugin = await packPlugin()
-    home = tempDir('summary-choice-home')
-    work = tempDir('summary-choice-work')
-    fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-    llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) })
-    await pluginAdd(home, 'web', plugin.tgz)
-    web = await startWeb({ home, cwd: work, llmUrl: llm.url })
-    ;({ sessionId } = await api().createSession({ cwd: work }))
-    await api().promptAndWait(sessionId, 'first question')
-    await api().promptAndWait(sessionId, 'please READ notes.txt')
-    await api().promptAndWait(sessionId, 'third question')
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', locale: 'en-US' })
-    page.on('pageerror', (e) => pageErrors.push(e.message))
-    await page.goto(web.url)
-    const notice = page.getByRole('button', { name: 'Continue' })
-    await notice.waitFor({ timeout: 30_000 })
-    await notice.click()
-    const entry = page.getByText(TITLE, { exact: true })
-    await entry.waitFor({ timeout: 30_000 }).catch(() => undefined)
-    if (!(await entry.isVisible())) await page.getByText('Ungrouped', { exact: true }).click()
-    await entry.click()
-    await page.getByTestId('session-tree-open').click()
-  }, 600_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await web?.stop('SIGTERM', 5_000)
-    await llm?.close()
-    if (artifacts) {
-      if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-      saveWebEvidence(artifacts, web ? [web] : [])
-    }
-    keepOrRemove('summary-choice', failed, { home, work }, artifacts)
+    ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+    await dsh.api.promptAndWait(sessionId, 'first question')
+    await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
+    await dsh.api.promptAndWait(sessionId, 'third question')
+    await openTreeTab(dsh.page, dsh.url, TITLE)
   }, 600_000)
 
   it('"Summarize" on a Jump: progress while the model writes, the summary shown, and the next request holds it exactly once', async () => {
-    onTestFailed(() => {
-      failed = true
-    })
     const a1 = await nodeWith('ANSWER to: first question')
     await row(a1.nodeId).waitFor({ timeout: 15_000 })
     // The cursor's own node leaves nothing behind: no choice there.
@@ -150,16 +81,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     expect(await choice().getByRole('radio', { name: 'No summary' }).isChecked()).toBe(true)
     await choice().getByRole('radio', { name: 'Summarize', exact: true }).check()
     const release = gated(FIRST)
-    const summariesBefore = llm.summaryRequests().length
-    const chatsBefore = llm.chatRequests().length
+    const summariesBefore = dsh.llm.summaryRequests().length
+    const chatsBefore = dsh.llm.chatRequests().length
     await preview().getByRole('button', { name: 'Jump here' }).click()
-    const progress = page.getByTestId('session-tree-summary-progress')
+    const progress = dsh.page.getByTestId('session-tree-summary-progress')
     await progress.waitFor()
     expect(await progress.textContent()).toBe('The session’s model is writing the summary…')
-    await page.screenshot({ path: path.join(artifacts, 'jump-summary-progress.png') })
+    await dsh.shot('jump-summary-progress.png')
     release()
     await progress.waitFor({ state: 'detached' })
-    const written = page.getByTestId('session-tree-summary-written')
+    const written = dsh.page.getByTestId('session-tree-summary-written')
     await written.waitFor()
     expect(await written.locator('pre').textContent()).toBe(FIRST)
     expect(await written.getByTestId('session-tree-summary-written-by').textContent()).toContain(
@@ -174,40 +105,37 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     expect(
       await preview().locator('[data-testid="session-tree-summary"][data-where="carried"] pre').textContent(),
     ).toBe(FIRST)
-    await page.screenshot({ path: path.join(artifacts, 'jump-summary-written.png') })
-    expect(llm.summaryRequests()).toHaveLength(summariesBefore + 1)
-    expect(llm.chatRequests(), 'the side call is not a chat step').toHaveLength(chatsBefore)
+    await dsh.shot('jump-summary-written.png')
+    expect(dsh.llm.summaryRequests()).toHaveLength(summariesBefore + 1)
+    expect(dsh.llm.chatRequests(), 'the side call is not a chat step').toHaveLength(chatsBefore)
     // It summarized what the jump left: the second and third turns.
-    const asked = messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)
+    const asked = messageText(dsh.llm.summaryRequests().at(-1)!.body.messages.at(-1)!)
     expect(asked).toContain('please READ notes.txt')
     expect(asked).not.toContain('The user asks')
 
-    await api().promptAndWait(sessionId, 'after the summarized jump')
+    await dsh.api.promptAndWait(sessionId, 'after the summarized jump')
     expect(holding(lastChat(), FIRST)).toBe(1)
     expect(
       history(lastChat())
         .map((m) => m.text)
         .slice(-3),
     ).toEqual(['ANSWER to: first question', `${CARRIED_PREFIX}\n\n${FIRST}`, 'after the summarized jump'])
-    expect(pageErrors).toEqual([])
+    expect(dsh.pageErrors).toEqual([])
   }, 600_000)
 
   it('the default "No summary" on a Jump: no side call, and the next request holds no summary', async () => {
-    onTestFailed(() => {
-      failed = true
-    })
     const a3 = await nodeWith('ANSWER to: third question')
     await row(a3.nodeId).waitFor({ timeout: 15_000 })
     await select(a3.nodeId)
     await choice().waitFor()
     // A move that used a summary resets the choice to the default.
     expect(await choice().getByRole('radio', { name: 'No summary' }).isChecked()).toBe(true)
-    const summariesBefore = llm.summaryRequests().length
+    const summariesBefore = dsh.llm.summaryRequests().length
     await preview().getByRole('button', { name: 'Jump here' }).click()
     await expect.poll(async () => (await tree()).cursor).toBe(a3.nodeId)
-    expect(await page.getByTestId('session-tree-summary-written').count()).toBe(0)
-    await api().promptAndWait(sessionId, 'after the plain jump')
-    expect(llm.summaryRequests()).toHaveLength(summariesBefore)
+    expect(await dsh.page.getByTestId('session-tree-summary-written').count()).toBe(0)
+    await dsh.api.promptAndWait(sessionId, 'after the plain jump')
+    expect(dsh.llm.summaryRequests()).toHaveLength(summariesBefore)
     expect(anySummary(lastChat())).toBe(0)
     expect(
       history(lastChat())
@@ -217,9 +145,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
   }, 600_000)
 
   it('"Summarize with my instructions" on a Fork: the instructions reach the model, and the new branch\'s next request holds the summary once', async () => {
-    onTestFailed(() => {
-      failed = true
-    })
     const a1 = await nodeWith('ANSWER to: first question')
     await row(a1.nodeId).waitFor({ timeout: 15_000 })
     await select(a1.nodeId)
@@ -232,16 +157,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     )
     await instructions.fill('name the files')
     expect(await preview().getByRole('button', { name: 'Jump here' }).isEnabled()).toBe(true)
-    await page.screenshot({ path: path.join(artifacts, 'fork-summary-choice.png') })
+    await dsh.shot('fork-summary-choice.png')
     const release = gated(SECOND)
     await preview().getByRole('button', { name: 'Fork here' }).click()
     const form = preview().getByTestId('session-tree-fork-form')
     await form.waitFor()
     await form.locator('input').fill('with-summary')
     await form.getByRole('button', { name: 'Create branch' }).click()
-    await page.getByTestId('session-tree-summary-progress').waitFor()
+    await dsh.page.getByTestId('session-tree-summary-progress').waitFor()
     release()
-    const written = page.getByTestId('session-tree-summary-written')
+    const written = dsh.page.getByTestId('session-tree-summary-written')
     await expect
       .poll(() =>
         written
@@ -250,15 +175,15 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
           .catch(() => null),
       )
       .toBe(SECOND)
-    const asked = messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)
+    const asked = messageText(dsh.llm.summaryRequests().at(-1)!.body.messages.at(-1)!)
     expect(asked).toContain('The user asks: name the files')
     // What the fork left begins after the first answer; the side call holds the path the cursor was on (the plain jump's turn).
     expect(asked).toContain(
       'from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n',
     )
-    expect(history(llm.summaryRequests().at(-1)!.body).map((m) => m.text)).toContain('after the plain jump')
+    expect(history(dsh.llm.summaryRequests().at(-1)!.body).map((m) => m.text)).toContain('after the plain jump')
 
-    await api().promptAndWait(sessionId, 'on the summarized fork')
+    await dsh.api.promptAndWait(sessionId, 'on the summarized fork')
     expect(holding(lastChat(), SECOND)).toBe(1)
     expect(holding(lastChat(), FIRST)).toBe(0)
     expect(
@@ -268,6 +193,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the summary choice of Jump and Fork in the Tree
     ).toEqual(['ANSWER to: first question', `${CARRIED_PREFIX}\n\n${SECOND}`, 'on the summarized fork'])
     const view = await tree()
     expect(view.activeBranch).toBe('with-summary')
-    expect(pageErrors).toEqual([])
+    expect(dsh.pageErrors).toEqual([])
   }, 600_000)
 })

@@ -15,24 +15,13 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { SessionTreeView } from '../../src/types.ts'
+import { beforeAll, expect, it } from 'vitest'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
 import { SUMMARY_REQUEST_MARK } from '../../src/service/model-summary.ts'
-import { artifactDir, keepOrRemove, requestsText, saveWebEvidence } from './support/artifacts.ts'
 import { canonical } from './support/canonical.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import {
-  history,
-  messageText,
-  readOrAnswer,
-  startFakeLlm,
-  type ChatRequestBody,
-  type FakeLlm,
-  type StaticStep,
-} from './support/fake-llm.ts'
-import { packPlugin } from './support/pack.ts'
+import { history, messageText, readOrAnswer, type ChatRequestBody, type StaticStep } from './support/fake-llm.ts'
 import { until } from './support/until.ts'
+import { describeWeb } from './support/web-suite.ts'
 
 const MOVE_PROMPT = 'go back to your first answer and keep a summary of this'
 const MOVED_REPLY = 'Back at my first answer, with a summary of the rest.'
@@ -42,75 +31,47 @@ const holding = (body: ChatRequestBody): number =>
   body.messages.filter((m) => messageText(m).includes('MODEL-SUMMARY')).length
 
 for (const mode of ['stock', 'native'] as const) {
-  describe(`a summary carried by the model's own move (${mode})`, () => {
-    let failed = false
-    let artifacts: string
-    let llm: FakeLlm
-    let home: string
-    let work: string
-    let web: WebProcess | undefined
-    let sessionId: string
-    let target = ''
-    /** The request that answered the jump's tool result (the step's continuation). */
-    let continued: ChatRequestBody | undefined
-
-    const api = () => web!.api
-    const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
-    const nodeWith = async (text: string) => {
-      const found = (await tree()).nodes.find((n) => n.message?.content === text)
-      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-      return found.nodeId
+  let target = ''
+  /** The request that answered the jump's tool result (the step's continuation). */
+  let continued: ChatRequestBody | undefined
+  /** The suites' model, except that MOVE_PROMPT makes it call tree_jump alone, carrying a summary. */
+  const model = (body: ChatRequestBody): StaticStep => {
+    const last = body.messages.at(-1)
+    const call = [...body.messages].reverse().find((m) => m.role === 'assistant')?.tool_calls?.[0]
+    if (last?.role === 'tool' && call?.function.name === 'tree_jump' && last.tool_call_id === call.id) {
+      continued = body
+      return { text: MOVED_REPLY }
     }
-    const lastChat = () => llm.chatRequests().at(-1)!.body
-
-    /** The suites' model, except that MOVE_PROMPT makes it call tree_jump alone, carrying a summary. */
-    const model = (body: ChatRequestBody): StaticStep => {
-      const last = body.messages.at(-1)
-      const call = [...body.messages].reverse().find((m) => m.role === 'assistant')?.tool_calls?.[0]
-      if (last?.role === 'tool' && call?.function.name === 'tree_jump' && last.tool_call_id === call.id) {
-        continued = body
-        return { text: MOVED_REPLY }
+    if (last?.role === 'user' && messageText(last) === MOVE_PROMPT)
+      return {
+        toolCalls: [{ id: 'call_model_jump', name: 'tree_jump', arguments: { node: target, summary: 'carry' } }],
       }
-      if (last?.role === 'user' && messageText(last) === MOVE_PROMPT)
-        return {
-          toolCalls: [{ id: 'call_model_jump', name: 'tree_jump', arguments: { node: target, summary: 'carry' } }],
-        }
-      return readOrAnswer(body)
-    }
+    return readOrAnswer(body)
+  }
+  const options = {
+    name: `summary-model-move-${mode}`,
+    variant: mode,
+    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    llm: { script: Array.from({ length: 40 }, () => model), summary: { text: SUMMARY } },
+  }
+  describeWeb(`a summary carried by the model's own move (${mode})`, options, (dsh) => {
+    let sessionId: string
+
+    const tree = () => dsh.api.tree(sessionId)
+    const nodeWith = async (text: string) => (await dsh.api.nodeWith(sessionId, text)).nodeId
+    const lastChat = () => dsh.llm.chatRequests().at(-1)!.body
 
     beforeAll(async () => {
-      artifacts = artifactDir(`summary-model-move-${mode}`)
-      await ensureDsh(mode)
-      const plugin = await packPlugin()
-      home = tempDir(`summary-move-${mode}-home`)
-      work = tempDir(`summary-move-${mode}-work`)
-      fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-      llm = await startFakeLlm({ script: Array.from({ length: 40 }, () => model), summary: { text: SUMMARY } })
-      expect((await pluginAdd(home, 'web', plugin.tgz, { variant: mode })).code).toBe(0)
-      web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant: mode })
-      ;({ sessionId } = await api().createSession({ cwd: work }))
-      await api().promptAndWait(sessionId, 'first question')
-      await api().promptAndWait(sessionId, 'please READ notes.txt')
+      ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+      await dsh.api.promptAndWait(sessionId, 'first question')
+      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
       target = await nodeWith('ANSWER to: first question')
-      await api().promptAndWait(sessionId, MOVE_PROMPT)
-    }, 600_000)
-
-    afterAll(async () => {
-      await web?.stop('SIGTERM', 5_000)
-      await llm?.close()
-      if (artifacts && llm) {
-        fs.writeFileSync(path.join(artifacts, 'requests.txt'), requestsText(llm))
-        saveWebEvidence(artifacts, web ? [web] : [])
-      }
-      keepOrRemove(`summary-model-move (${mode})`, failed, { home, work }, artifacts)
+      await dsh.api.promptAndWait(sessionId, MOVE_PROMPT)
     }, 600_000)
 
     it("the model's move asked its own model for the summary, sharing the session's prefix", () => {
-      onTestFailed(() => {
-        failed = true
-      })
-      expect(llm.faults).toEqual([])
-      const summaries = llm.summaryRequests()
+      expect(dsh.llm.faults).toEqual([])
+      const summaries = dsh.llm.summaryRequests()
       expect(summaries).toHaveLength(1)
       const sent = summaries[0]!.body
       const asked = messageText(sent.messages.at(-1)!)
@@ -119,7 +80,7 @@ for (const mode of ['stock', 'native'] as const) {
       expect(asked).toContain(
         'from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n',
       )
-      const moveRequest = llm
+      const moveRequest = dsh.llm
         .chatRequests()
         .find(
           (r) => r.body.messages.at(-1)?.role === 'user' && messageText(r.body.messages.at(-1)!) === MOVE_PROMPT,
@@ -141,9 +102,6 @@ for (const mode of ['stock', 'native'] as const) {
 
     if (mode === 'stock') {
       it("the step's next request holds the path to the first answer, the summary exactly once, the jump call and its result", () => {
-        onTestFailed(() => {
-          failed = true
-        })
         expect(continued).toBeDefined()
         const seen = history(continued!)
         expect(holding(continued!)).toBe(1)
@@ -155,9 +113,6 @@ for (const mode of ['stock', 'native'] as const) {
       })
     } else {
       it("the move waits for the turn's end: the rest of the step saw no summary", () => {
-        onTestFailed(() => {
-          failed = true
-        })
         expect(continued).toBeDefined()
         expect(holding(continued!)).toBe(0)
         expect(messageText(continued!.messages.at(-1)!)).toContain('Scheduled')
@@ -165,9 +120,6 @@ for (const mode of ['stock', 'native'] as const) {
     }
 
     it("the next prompt's request holds the summary exactly once, on the path to the first answer", async () => {
-      onTestFailed(() => {
-        failed = true
-      })
       // The native switch runs right after the turn; in stock the cursor is already there.
       const carried = await until(
         "the carried summary in the tree, on the cursor's path",
@@ -180,7 +132,7 @@ for (const mode of ['stock', 'native'] as const) {
         },
         30_000,
       )
-      await api().promptAndWait(sessionId, 'after the model move')
+      await dsh.api.promptAndWait(sessionId, 'after the model move')
       expect(holding(lastChat())).toBe(1)
       const seen = history(lastChat()).map((m) => m.text)
       expect(seen.slice(seen.indexOf(CARRIED) - 1, seen.indexOf(CARRIED) + 1)).toEqual([
@@ -192,7 +144,7 @@ for (const mode of ['stock', 'native'] as const) {
       expect((await tree()).nodes.filter((n) => n.message?.content === CARRIED).map((n) => n.nodeId)).toEqual([
         carried.nodeId,
       ])
-      expect(llm.faults).toEqual([])
+      expect(dsh.llm.faults).toEqual([])
     }, 600_000)
   })
 }

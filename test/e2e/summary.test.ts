@@ -17,23 +17,15 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { BranchSummary, MoveResult, SessionTreeView, TreeNode } from '../../src/types.ts'
+import { beforeAll, expect, it } from 'vitest'
+import type { BranchSummary, MoveResult } from '../../src/types.ts'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
 import { SUMMARY_REQUEST_MARK } from '../../src/service/model-summary.ts'
 import { canonical } from './support/canonical.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import {
-  history,
-  messageText,
-  readOrAnswer,
-  startFakeLlm,
-  type ChatRequestBody,
-  type FakeLlm,
-} from './support/fake-llm.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { sessionTreePatch } from './support/dsh.ts'
+import { history, messageText, readOrAnswer, type ChatRequestBody } from './support/fake-llm.ts'
 import { removeSidecars } from './support/sidecar-files.ts'
+import { describeWeb } from './support/web-suite.ts'
 
 /** Long enough for a loopback answer on a loaded machine; the hanging answer below waits far longer. */
 const SUMMARY_TIMEOUT_MS = 8_000
@@ -46,42 +38,27 @@ function summaryCount(body: ChatRequestBody): number {
 }
 
 for (const mode of ['stock', 'native', 'projection'] as const) {
-  describe(`branch summaries written by the model (${mode})`, () => {
-    const variant = mode === 'native' ? 'native' : 'stock'
-    let failed = false
-    let artifacts: string
-    let plugin: PackedPlugin
-    let llm: FakeLlm
-    let home: string
-    let work: string
-    let web: WebProcess | undefined
+  const options = {
+    name: `summary-${mode}`,
+    variant: mode === 'native' ? 'native' : 'stock',
+    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    llm: { script: Array.from({ length: 80 }, () => readOrAnswer) },
+    // Booted below, with a patch written into the DSH home.
+    start: false,
+  }
+  describeWeb(`branch summaries written by the model (${mode})`, options, (dsh) => {
     let sessionId: string
-    const webs: WebProcess[] = []
     const patches: string[] = []
     const results: Record<string, unknown> = {}
+    dsh.evidence('results.json', results)
 
-    const api = () => {
-      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-      return web.api
-    }
-    const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
-    const nodeWith = async (text: string): Promise<TreeNode> => {
-      const found = (await tree()).nodes.find((n) => n.message?.content === text)
-      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-      return found
-    }
-    const lastChat = () => llm.chatRequests().at(-1)!.body
-    const markFailure = () =>
-      onTestFailed(() => {
-        failed = true
-      })
-    const boot = async () => {
-      web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant, patches })
-      webs.push(web)
-    }
+    const tree = () => dsh.api.tree(sessionId)
+    const nodeWith = (text: string) => dsh.api.nodeWith(sessionId, text)
+    const lastChat = () => dsh.llm.chatRequests().at(-1)!.body
+    const boot = () => dsh.startWeb({ patches })
     /** The path to the first answer as the model saw it: request #2 cut before the second prompt. */
     const pathToFirstAnswer = () => {
-      const second = history(llm.chatRequests()[1]!.body)
+      const second = history(dsh.llm.chatRequests()[1]!.body)
       return second.slice(
         0,
         second.findIndex((m) => m.text === 'please READ notes.txt'),
@@ -89,59 +66,29 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
     }
 
     beforeAll(async () => {
-      artifacts = artifactDir(`summary-${mode}`)
-      await ensureDsh(variant)
-      plugin = await packPlugin()
-      home = tempDir(`summary-${mode}-home`)
-      work = tempDir(`summary-${mode}-work`)
-      fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-      llm = await startFakeLlm({ script: Array.from({ length: 80 }, () => readOrAnswer) })
-      const added = await pluginAdd(home, 'web', plugin.tgz, { variant })
-      expect(added.code).toBe(0)
       patches.push(
-        writePatch(
-          home,
-          'summary.yml',
-          [
-            '- id: session-tree',
-            '  config:',
-            `    sidecarRoot: ${JSON.stringify(path.join(home, 'session-tree'))}`,
-            `    surfaceMode: ${mode === 'projection' ? 'projection' : 'auto'}`,
-            `    summaryTimeoutMs: ${SUMMARY_TIMEOUT_MS}`,
-            '',
-          ].join('\n'),
-        ),
+        sessionTreePatch(dsh.home, 'summary.yml', {
+          surfaceMode: mode === 'projection' ? 'projection' : 'auto',
+          summaryTimeoutMs: SUMMARY_TIMEOUT_MS,
+        }),
       )
       await boot()
     }, 600_000)
 
-    afterAll(async () => {
-      for (const w of webs) await w.stop('SIGTERM', 5_000)
-      await llm?.close()
-      if (artifacts) {
-        saveArtifact(artifacts, 'results.json', results)
-        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-        saveWebEvidence(artifacts, webs)
-      }
-      keepOrRemove(`summary (${mode})`, failed, { home, work }, artifacts)
-    }, 600_000)
-
     it('converses for 3 turns, one with a tool call', async () => {
-      markFailure()
-      ;({ sessionId } = await api().createSession({ cwd: work }))
-      await api().promptAndWait(sessionId, 'first question')
-      await api().promptAndWait(sessionId, 'please READ notes.txt')
-      await api().promptAndWait(sessionId, 'third question')
-      expect(llm.faults).toEqual([])
-      expect(llm.chatRequests()).toHaveLength(4)
+      ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+      await dsh.api.promptAndWait(sessionId, 'first question')
+      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
+      await dsh.api.promptAndWait(sessionId, 'third question')
+      expect(dsh.llm.faults).toEqual([])
+      expect(dsh.llm.chatRequests()).toHaveLength(4)
     }, 600_000)
 
     if (mode === 'projection') {
       it('refuses to carry a summary, with a typed code, and changes nothing', async () => {
-        markFailure()
         const a1 = await nodeWith('ANSWER to: first question')
         const before = await tree()
-        const refused = await api().remote<MoveResult>('sessionTree/jumpWith', {
+        const refused = await dsh.api.remote<MoveResult>('sessionTree/jumpWith', {
           agentId: sessionId,
           nodeId: a1.nodeId,
           options: { summary: { kind: 'summarize', carry: true } },
@@ -150,38 +97,36 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         if (refused.ok) return
         expect(refused.error.code).toBe('SURFACE_UNAVAILABLE')
         expect(refused.error.message).toContain('projection mode')
-        expect(llm.summaryRequests(), 'refused before any model call').toHaveLength(0)
+        expect(dsh.llm.summaryRequests(), 'refused before any model call').toHaveLength(0)
         expect((await tree()).cursor).toBe(before.cursor)
       }, 600_000)
 
       it('a panel-only summary is written by the model and recorded', async () => {
-        markFailure()
         const a1 = await nodeWith('ANSWER to: first question')
-        const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+        const moved = await dsh.api.remoteOk<MoveResult>('sessionTree/jumpWith', {
           agentId: sessionId,
           nodeId: a1.nodeId,
           options: { summary: { kind: 'summarize' } },
         })
         expect(moved.summary).toMatchObject({ summary: SUMMARY_TEXT, usage: { inputTokens: 100, outputTokens: 10 } })
         expect(moved.summary?.fallback).toBeUndefined()
-        expect(llm.summaryRequests()).toHaveLength(1)
+        expect(dsh.llm.summaryRequests()).toHaveLength(1)
       }, 600_000)
       return
     }
 
     it('jump with a carried summary: the model wrote it, and the next request holds it exactly once', async () => {
-      markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
-      const chatsBefore = llm.chatRequests().length
-      const previous = llm.chatRequests().at(-1)!.body
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+      const chatsBefore = dsh.llm.chatRequests().length
+      const previous = dsh.llm.chatRequests().at(-1)!.body
+      const moved = await dsh.api.remoteOk<MoveResult>('sessionTree/jumpWith', {
         agentId: sessionId,
         nodeId: a1.nodeId,
         options: { summary: { kind: 'summarize', carry: true } },
       })
       results.carried = moved
-      expect(llm.chatRequests(), 'the side call consumes no chat step').toHaveLength(chatsBefore)
-      const [request] = llm.summaryRequests()
+      expect(dsh.llm.chatRequests(), 'the side call consumes no chat step').toHaveLength(chatsBefore)
+      const [request] = dsh.llm.summaryRequests()
       expect(request).toBeDefined()
       // The KV-cache prefix: the side call starts with the session's previous request, byte for byte
       // (system prompt, every message, the same tools), then the answer to it, then our instruction.
@@ -198,7 +143,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(asked).toContain(
         'from this message on:\nuser: please READ notes.txt\nright after\nassistant: ANSWER to: first question\n',
       )
-      expect(request!.body.model).toBe(llm.chatRequests()[0]!.body.model)
+      expect(request!.body.model).toBe(dsh.llm.chatRequests()[0]!.body.model)
       // Reasoning off (the model lists that effort), our output cap.
       expect(request!.body.thinking).toEqual({ type: 'disabled' })
       expect(request!.body.max_tokens).toBe(1024)
@@ -217,7 +162,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(carried).toMatchObject({ parentId: a1.nodeId, message: { role: 'user', content: CARRIED } })
       expect(view.cursor).toBe(carried.nodeId)
 
-      await api().promptAndWait(sessionId, 'after the carry')
+      await dsh.api.promptAndWait(sessionId, 'after the carry')
       expect(history(lastChat())).toEqual([
         ...pathToFirstAnswer(),
         { role: 'user', text: CARRIED },
@@ -229,11 +174,9 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
     }, 600_000)
 
     it('after a restart the next request still holds it exactly once', async () => {
-      markFailure()
-      await web!.stop('SIGTERM')
-      web = undefined
+      await dsh.stopWeb('SIGTERM')
       await boot()
-      await api().promptAndWait(sessionId, 'after the restart')
+      await dsh.api.promptAndWait(sessionId, 'after the restart')
       expect(history(lastChat()).map((m) => m.text)).toEqual([
         ...pathToFirstAnswer().map((m) => m.text),
         CARRIED,
@@ -246,14 +189,13 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
     }, 600_000)
 
     it('a jump off the summary drops it; a jump back across it holds it once again (one node in the tree)', async () => {
-      markFailure()
       const a3 = await nodeWith('ANSWER to: third question')
-      await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a3.nodeId })
-      await api().promptAndWait(sessionId, 'on the old branch')
+      await dsh.api.remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a3.nodeId })
+      await dsh.api.promptAndWait(sessionId, 'on the old branch')
       expect(summaryCount(lastChat())).toBe(0)
       const back = await nodeWith('ANSWER to: after the restart')
-      await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: back.nodeId })
-      await api().promptAndWait(sessionId, 'across the summary')
+      await dsh.api.remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: back.nodeId })
+      await dsh.api.promptAndWait(sessionId, 'across the summary')
       expect(history(lastChat()).map((m) => m.text)).toEqual([
         ...pathToFirstAnswer().map((m) => m.text),
         CARRIED,
@@ -270,13 +212,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
 
     if (mode === 'stock') {
       it('with the sidecar deleted, the log alone recognises the summary (who wrote it) and the request holds it once', async () => {
-        markFailure()
-        await web!.stop('SIGTERM')
-        web = undefined
-        removeSidecars(home)
+        await dsh.stopWeb('SIGTERM')
+        removeSidecars(dsh.home)
         await boot()
         // A stored session loads when it gets a message.
-        await api().promptAndWait(sessionId, 'without a sidecar')
+        await dsh.api.promptAndWait(sessionId, 'without a sidecar')
         expect(summaryCount(lastChat())).toBe(1)
         expect(
           history(lastChat())
@@ -289,23 +229,22 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
         const facts = (
           carried[0]!.metadata as { branchSummary?: { writer?: { model?: string }; usage?: unknown } } | undefined
         )?.branchSummary
-        expect(facts?.writer?.model).toBe(llm.chatRequests()[0]!.body.model)
+        expect(facts?.writer?.model).toBe(dsh.llm.chatRequests()[0]!.body.model)
         expect(facts?.usage).toMatchObject({ inputTokens: 100, outputTokens: 10 })
         expect(carried[0]!.summary).toContain('Branch summary')
       }, 600_000)
     }
 
     it('a panel-only summary (no carry) is recorded and reaches no request', async () => {
-      markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
-      const summariesBefore = llm.summaryRequests().length
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+      const summariesBefore = dsh.llm.summaryRequests().length
+      const moved = await dsh.api.remoteOk<MoveResult>('sessionTree/jumpWith', {
         agentId: sessionId,
         nodeId: a1.nodeId,
         options: { summary: { kind: 'custom', instructions: 'name the files' } },
       })
-      expect(llm.summaryRequests()).toHaveLength(summariesBefore + 1)
-      expect(messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)).toContain(
+      expect(dsh.llm.summaryRequests()).toHaveLength(summariesBefore + 1)
+      expect(messageText(dsh.llm.summaryRequests().at(-1)!.body.messages.at(-1)!)).toContain(
         'The user asks: name the files',
       )
       expect(moved.summary).toMatchObject({
@@ -314,7 +253,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       })
       expect(moved.summary?.carriedNodeId).toBeUndefined()
       expect(moved.cursor).toBe(a1.nodeId)
-      await api().promptAndWait(sessionId, 'panel only')
+      await dsh.api.promptAndWait(sessionId, 'panel only')
       expect(history(lastChat())).toEqual([...pathToFirstAnswer(), { role: 'user', text: 'panel only' }])
       expect(summaryCount(lastChat())).toBe(0)
       const view = await tree()
@@ -324,12 +263,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
     }, 600_000)
 
     it('a model that hangs past the timeout, or answers an error: the extractive digest, recorded as a fallback with the reason', async () => {
-      markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
       const tip = await nodeWith('ANSWER to: panel only')
-      llm.setSummary({ text: 'too late', delayMs: 10 * 60_000 })
-      await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: tip.nodeId })
-      const late = await api().remoteOk<MoveResult>('sessionTree/jumpWith', {
+      dsh.llm.setSummary({ text: 'too late', delayMs: 10 * 60_000 })
+      await dsh.api.remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: tip.nodeId })
+      const late = await dsh.api.remoteOk<MoveResult>('sessionTree/jumpWith', {
         agentId: sessionId,
         nodeId: a1.nodeId,
         options: { summary: { kind: 'summarize', carry: true } },
@@ -338,11 +276,11 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(late.summary).toMatchObject({ fallback: true, model: 'extractive', failure: { code: 'TIMEOUT' } })
       expect(late.summary!.summary).toContain('panel only')
       // The fallback is carried like any summary.
-      await api().promptAndWait(sessionId, 'after the timeout')
+      await dsh.api.promptAndWait(sessionId, 'after the timeout')
       expect(history(lastChat()).map((m) => m.text)).toContain(`${CARRIED_PREFIX}\n\n${late.summary!.summary}`)
 
-      llm.setSummary({ error: { status: 400, message: 'summary refused by the fake' } })
-      const summarized = await api().remoteOk<BranchSummary>('sessionTree/summarize', {
+      dsh.llm.setSummary({ error: { status: 400, message: 'summary refused by the fake' } })
+      const summarized = await dsh.api.remoteOk<BranchSummary>('sessionTree/summarize', {
         agentId: sessionId,
         branch: late.summary!.branch,
       })
@@ -350,7 +288,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
       expect(summarized).toMatchObject({ fallback: true, model: 'extractive' })
       expect(summarized.failure?.code).toEqual(expect.any(String))
       expect(summarized.failure?.code).not.toBe('TIMEOUT')
-      expect(llm.faults).toEqual([])
+      expect(dsh.llm.faults).toEqual([])
     }, 600_000)
   })
 }

@@ -14,129 +14,70 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { MoveResult, SessionStatus, SessionTreeView, TreeNode } from '../../src/types.ts'
-import { artifactDir, saveArtifact, requestsText, saveWebEvidence, keepOrRemove } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, writePatch, type WebProcess } from './support/dsh.ts'
-import {
-  type ChatRequestBody,
-  type FakeLlm,
-  startFakeLlm,
-  history,
-  readOrAnswer,
-  toolPairing,
-  withoutCallIds,
-} from './support/fake-llm.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { beforeAll, expect, it } from 'vitest'
+import type { MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
+import { sessionTreePatch } from './support/dsh.ts'
+import { type ChatRequestBody, history, readOrAnswer, toolPairing, withoutCallIds } from './support/fake-llm.ts'
+import { describeWeb } from './support/web-suite.ts'
 
 type Mode = 'stock' | 'native' | 'projection'
 
 for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly Mode[]) {
-  describe(`surface mode ${mode}: the next request holds the selected path`, () => {
-    const variant = mode === 'native' ? 'native' : 'stock'
-    let failed = false
-    let artifacts: string
-    let plugin: PackedPlugin
-    let llm: FakeLlm
-    let home: string
-    let work: string
-    let web: WebProcess | undefined
+  const options = {
+    name: `surface-${mode}`,
+    variant: mode === 'native' ? 'native' : 'stock',
+    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    llm: { script: Array.from({ length: 80 }, () => readOrAnswer) },
+    // Booted below (projection with a patch written into the DSH home).
+    start: false,
+  }
+  describeWeb(`surface mode ${mode}: the next request holds the selected path`, options, (dsh) => {
     let sessionId: string
     const patches: string[] = []
-    const webs: WebProcess[] = []
     const switches: Record<string, unknown> = {}
+    dsh.evidence('switches.json', switches)
 
-    const api = () => {
-      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-      return web.api
-    }
-    const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
-    const nodeWith = async (text: string): Promise<TreeNode> => {
-      const found = (await tree()).nodes.find((n) => n.message?.content === text)
-      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-      return found
-    }
-    const lastChat = () => llm.chatRequests().at(-1)!.body
+    const tree = () => dsh.api.tree(sessionId)
+    const nodeWith = (text: string) => dsh.api.nodeWith(sessionId, text)
+    const lastChat = () => dsh.llm.chatRequests().at(-1)!.body
     /** The path to the first answer, as the model saw it: request #2 cut before the second prompt. */
     const pathToFirstAnswer = () => {
-      const second = history(llm.chatRequests()[1]!.body)
+      const second = history(dsh.llm.chatRequests()[1]!.body)
       return second.slice(
         0,
         second.findIndex((m) => m.text === 'please READ notes.txt'),
       )
     }
-    const markFailure = () =>
-      onTestFailed(() => {
-        failed = true
-      })
-    const boot = async () => {
-      web = await startWeb({ home, cwd: work, llmUrl: llm.url, variant, patches })
-      webs.push(web)
-    }
+    const boot = () => dsh.startWeb({ patches })
 
     beforeAll(async () => {
-      artifacts = artifactDir(`surface-${mode}`)
-      await ensureDsh(variant)
-      plugin = await packPlugin()
-      home = tempDir(`home-${mode}`)
-      work = tempDir(`work-${mode}`)
-      fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
-      llm = await startFakeLlm({ script: Array.from({ length: 80 }, () => readOrAnswer) })
-      const added = await pluginAdd(home, 'web', plugin.tgz, { variant })
-      expect(added.code).toBe(0)
-      if (mode === 'projection') {
-        patches.push(
-          writePatch(
-            home,
-            'projection.yml',
-            [
-              '- id: session-tree',
-              '  config:',
-              `    sidecarRoot: ${JSON.stringify(path.join(home, 'session-tree'))}`,
-              '    surfaceMode: projection',
-              '',
-            ].join('\n'),
-          ),
-        )
-      }
+      if (mode === 'projection')
+        patches.push(sessionTreePatch(dsh.home, 'projection.yml', { surfaceMode: 'projection' }))
       await boot()
     }, 600_000)
 
-    afterAll(async () => {
-      for (const w of webs) await w.stop('SIGTERM', 5_000)
-      await llm?.close()
-      if (artifacts) {
-        saveArtifact(artifacts, 'switches.json', switches)
-        if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm))
-        saveWebEvidence(artifacts, webs)
-      }
-      keepOrRemove(`surface (${mode})`, failed, { home, work }, artifacts)
-    }, 600_000)
-
     it('converses for 3 turns, one with a tool call; the tree shows them', async () => {
-      markFailure()
-      ;({ sessionId } = await api().createSession({ cwd: work }))
-      await api().promptAndWait(sessionId, 'first question')
-      await api().promptAndWait(sessionId, 'please READ notes.txt')
-      await api().promptAndWait(sessionId, 'third question')
-      expect(llm.faults).toEqual([])
-      expect(llm.chatRequests()).toHaveLength(4)
+      ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+      await dsh.api.promptAndWait(sessionId, 'first question')
+      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
+      await dsh.api.promptAndWait(sessionId, 'third question')
+      expect(dsh.llm.faults).toEqual([])
+      expect(dsh.llm.chatRequests()).toHaveLength(4)
       const view = await tree()
       expect(view.nodes.some((n) => n.type === 'tool_call' && n.message?.content.includes('banana'))).toBe(true)
-      const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
+      const status = await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
       expect(status.surfaceMode).toBe(mode)
       expect(status.quarantine).toEqual([])
     }, 600_000)
 
     it('jump to the first answer: the next request is exactly that path plus the new prompt', async () => {
-      markFailure()
-      const before = llm.chatRequests()
+      const before = dsh.llm.chatRequests()
       const a1 = await nodeWith('ANSWER to: first question')
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
+      const moved = await dsh.api.remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
       switches.rewind = moved.switch ?? null
       expect(moved).toMatchObject({ cursor: a1.nodeId, mode })
-      expect(llm.chatRequests(), 'a switch makes no model call').toHaveLength(before.length)
-      await api().promptAndWait(sessionId, 'after the rewind')
+      expect(dsh.llm.chatRequests(), 'a switch makes no model call').toHaveLength(before.length)
+      await dsh.api.promptAndWait(sessionId, 'after the rewind')
       const sent = history(lastChat())
       const pathToA1 = pathToFirstAnswer()
       if (mode === 'projection') {
@@ -159,16 +100,15 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
     }, 600_000)
 
     it('jump back to the original tip: the original path with the tool call and result intact', async () => {
-      markFailure()
       const a3 = await nodeWith('ANSWER to: third question')
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a3.nodeId })
+      const moved = await dsh.api.remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a3.nodeId })
       switches.back = moved.switch ?? null
       // Marker insert, turn/start, claim, 3 steps (one per copied assistant message) around the price of the
       // rewind's turn, its stand-in (a copy of the second prompt), 5 more copies and 1 tool/call copy, turn/end.
       if (mode === 'stock') expect(moved.switch?.appendedEvents).toBe(18)
-      await api().promptAndWait(sessionId, 'back on the original branch')
+      await dsh.api.promptAndWait(sessionId, 'back on the original branch')
       const sent = history(lastChat())
-      const chats = llm.chatRequests()
+      const chats = dsh.llm.chatRequests()
       // The request that produced the third answer holds the original path up to the third prompt.
       const third = history(chats[3]!.body)
       if (mode === 'projection') {
@@ -206,7 +146,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       expect(rawNow.slice(firstCall, rawThen.length).map(idsOut)).toEqual(rawThen.slice(firstCall).map(idsOut))
       if (mode === 'stock') expect(rawNow[firstCall]).not.toBe(rawThen[firstCall])
       // No call id repeats among the log's tool/call events (DSH web's Chat keys tool cards by it).
-      const logged = (await api().history(sessionId, { maxMessages: 100_000 })).events.flatMap(({ event }) =>
+      const logged = (await dsh.api.history(sessionId, { maxMessages: 100_000 })).events.flatMap(({ event }) =>
         event.type === 'tool/call' ? [event.data.callId as string] : [],
       )
       expect(logged).toHaveLength(mode === 'stock' ? 2 : 1)
@@ -214,12 +154,14 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
     }, 600_000)
 
     it('a jump into a tool exchange lands at its end, never between a call and its result', async () => {
-      markFailure()
       const view = await tree()
       const call = view.nodes.find((n) => n.type === 'tool_call')!
       const issuer = view.nodes.find((n) => n.nodeId === call.parentId)!
       expect(issuer.content?.some((part) => part.type === 'tool_call')).toBe(true)
-      const moved = await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: issuer.nodeId })
+      const moved = await dsh.api.remoteOk<MoveResult>('sessionTree/jump', {
+        agentId: sessionId,
+        nodeId: issuer.nodeId,
+      })
       if (mode === 'projection') {
         // Nothing reaches the model, so the tree may stand anywhere.
         expect(moved.cursor).toBe(issuer.nodeId)
@@ -231,16 +173,15 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
     }, 600_000)
 
     it('fork a named branch at the first answer: the next request follows it, the tree names it', async () => {
-      markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
-      const forked = await api().remoteOk<MoveResult & { forkCount: number }>('sessionTree/fork', {
+      const forked = await dsh.api.remoteOk<MoveResult & { forkCount: number }>('sessionTree/fork', {
         agentId: sessionId,
         nodeId: a1.nodeId,
         branch: 'experiment',
       })
       switches.fork = forked.switch ?? null
       expect(forked).toMatchObject({ cursor: a1.nodeId, branch: 'experiment' })
-      await api().promptAndWait(sessionId, 'on the experiment branch')
+      await dsh.api.promptAndWait(sessionId, 'on the experiment branch')
       const sent = history(lastChat())
       const view = await tree()
       expect(view.activeBranch).toBe(mode === 'projection' ? view.activeBranch : 'experiment')
@@ -252,14 +193,12 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
     }, 600_000)
 
     it('after a restart the model still sees the selected path', async () => {
-      markFailure()
       const a1 = await nodeWith('ANSWER to: first question')
-      await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
+      await dsh.api.remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: a1.nodeId })
       const expected = mode === 'projection' ? undefined : pathToFirstAnswer()
-      await web!.stop('SIGTERM')
-      web = undefined
+      await dsh.stopWeb('SIGTERM')
       await boot()
-      await api().promptAndWait(sessionId, 'after the restart')
+      await dsh.api.promptAndWait(sessionId, 'after the restart')
       const sent = history(lastChat())
       if (mode === 'projection') {
         expect(sent.map((m) => m.text)).toContain('on the experiment branch')
@@ -273,18 +212,16 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
 
     if (mode === 'stock') {
       it('…and with the sidecar deleted: the log alone rebuilds the tree and the path', async () => {
-        markFailure()
         const target = await nodeWith('ANSWER to: back on the original branch')
-        await api().remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: target.nodeId })
+        await dsh.api.remoteOk<MoveResult>('sessionTree/jump', { agentId: sessionId, nodeId: target.nodeId })
         const before = await tree()
-        await web!.stop('SIGTERM')
-        web = undefined
-        fs.rmSync(path.join(home, 'session-tree'), { recursive: true, force: true })
+        await dsh.stopWeb('SIGTERM')
+        fs.rmSync(path.join(dsh.home, 'session-tree'), { recursive: true, force: true })
         await boot()
-        await api().promptAndWait(sessionId, 'without a sidecar')
+        await dsh.api.promptAndWait(sessionId, 'without a sidecar')
         const sent = history(lastChat())
         expect(sent.map((m) => m.text)).toEqual([
-          ...history(llm.chatRequests()[3]!.body).map((m) => m.text),
+          ...history(dsh.llm.chatRequests()[3]!.body).map((m) => m.text),
           'ANSWER to: third question',
           'back on the original branch',
           'ANSWER to: back on the original branch',
@@ -295,7 +232,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
         const shape = (view: SessionTreeView) => view.nodes.map((n) => [n.nodeId, n.parentId])
         expect(shape(after).slice(0, before.nodes.length)).toEqual(shape(before))
         expect(after.branches.map((b) => b.name)).toContain('experiment')
-        const status = await api().remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
+        const status = await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: sessionId })
         expect(status.quarantine).toEqual([])
       }, 600_000)
     }

@@ -20,37 +20,12 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type { SessionTreeView } from '../../src/types.ts'
-import {
-  artifactDir,
-  saveArtifact,
-  stopwatch,
-  requestsText,
-  saveWebEvidence,
-  keepOrRemove,
-} from './support/artifacts.ts'
-import {
-  dumpConfig,
-  ensureDsh,
-  pluginAdd,
-  runHeadless,
-  startWeb,
-  tempDir,
-  writePatch,
-  type RunResult,
-  type WebProcess,
-} from './support/dsh.ts'
-import {
-  type ChatMessage,
-  type ChatRequestBody,
-  type FakeLlm,
-  messageText,
-  startFakeLlm,
-  history,
-} from './support/fake-llm.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { dumpConfig, pluginAdd, runHeadless, writePatch, type RunResult } from './support/dsh.ts'
+import { type ChatMessage, type ChatRequestBody, messageText, history, type ScriptStep } from './support/fake-llm.ts'
 import { SYSTEM_PROMPT } from '../../src/tool/prompt.ts'
+import { saveArtifact } from './support/artifacts.ts'
+import { describeWeb } from './support/web-suite.ts'
 
 const TOOLS = [
   'tree_back',
@@ -78,72 +53,57 @@ function documentedToolTextKb(): string[] {
   })
 }
 
-describe('tool companion in the real dsh', () => {
-  let failed = false
-  let artifacts: string
-  let plugin: PackedPlugin
-  let home: string
-  let work: string
-  const llms: FakeLlm[] = []
-  const webs: WebProcess[] = []
-  const runs: Record<string, RunResult> = {}
-  const timings: Record<string, number> = {}
-  const markFailure = () =>
-    onTestFailed(() => {
-      failed = true
-    })
-  const time = stopwatch(timings)
-  const fakeLlm = async (script: Parameters<typeof startFakeLlm>[0]) => {
-    const llm = await startFakeLlm(script)
-    llms.push(llm)
-    return llm
-  }
-
-  beforeAll(async () => {
-    artifacts = artifactDir('tool')
-    await time('ensureDsh', () => ensureDsh('stock'))
-    plugin = await time('pack', () => packPlugin())
-    home = tempDir('tool-home')
-    work = tempDir('tool-work')
-  }, 600_000)
-
-  afterAll(async () => {
-    for (const web of webs) await web.stop('SIGTERM', 5_000)
-    if (artifacts) {
-      saveArtifact(artifacts, 'timings.json', timings)
-      llms.forEach((llm, i) => saveArtifact(artifacts, `llm-${i + 1}-requests.txt`, requestsText(llm, 400)))
-      for (const [name, run] of Object.entries(runs))
-        saveArtifact(artifacts, `${name}.txt`, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
-      saveWebEvidence(artifacts, webs)
+/** What the web phase's model finds: its first answer's node. */
+let found = ''
+const webScript: ScriptStep[] = [
+  { text: 'ANSWER to: first question' },
+  { toolCalls: [{ name: 'tree_find', arguments: { query: 'ANSWER to: first question' } }] },
+  (body) => {
+    found =
+      /^.*match.*:\n(e\d+) assistant: ANSWER to: first question/.exec(messageText(lastMessage(body)))?.[1] ?? 'missing'
+    // The jump shares its message with another call, so it cannot switch within the step: it waits for the turn's end.
+    return {
+      toolCalls: [
+        { name: 'tree_jump', arguments: { node: found } },
+        { name: 'tree_list', arguments: { depth: 0 } },
+      ],
     }
-    for (const llm of llms) await llm.close()
-    keepOrRemove('tool', failed, { home, work }, artifacts)
-  }, 600_000)
+  },
+  { text: 'Going back to my first answer once this turn ends.' },
+  { text: 'ANSWER to: third question' },
+  { text: 'ANSWER to: fourth question' },
+]
+
+// The plugin is added to each profile, and dsh web booted, by the phase that uses it.
+const options = { name: 'tool', llm: { script: webScript }, profiles: [], start: false }
+
+describeWeb('tool companion in the real dsh', options, (dsh) => {
+  const { time } = dsh
+  const keepRun = (name: string, run: RunResult) =>
+    dsh.evidence(`${name}.txt`, `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`)
 
   describe('headless', () => {
     let noTitle: string
 
     beforeAll(async () => {
-      await time('pluginAddHeadless', () => pluginAdd(home, 'headless', plugin.tgz))
-      noTitle = writePatch(home, 'no-title.yml', '- id: session-title-llm\n  disabled: true\n')
+      await time('pluginAddHeadless', () => pluginAdd(dsh.home, 'headless', dsh.plugin.tgz))
+      noTitle = writePatch(dsh.home, 'no-title.yml', '- id: session-title-llm\n  disabled: true\n')
     }, 600_000)
 
     it('`dsh plugin --profile headless add` composes both rows: the service and the tool', async () => {
-      markFailure()
-      const dump = await dumpConfig(home, 'headless')
-      saveArtifact(artifacts, 'headless-dump-config.yml', dump)
+      const dump = await dumpConfig(dsh.home, 'headless')
+      saveArtifact(dsh.artifacts, 'headless-dump-config.yml', dump)
       const layer = dump.slice(dump.indexOf('# == dsh-session-tree\n')).split(/\n# == /)[0] ?? ''
       expect(layer).toContain('- id: session-tree\n  name: dsh-session-tree\n')
       expect(layer).toContain('- id: session-tree-tool\n  name: dsh-session-tree/tool\n')
     }, 600_000)
 
     it('one run: the model reads a file, lists the tree and jumps back to the task; the NEXT request holds exactly that path, the jump call and its result', async () => {
-      markFailure()
-      const notes = path.join(work, 'notes.txt')
+      const notes = path.join(dsh.work, 'notes.txt')
       fs.writeFileSync(notes, 'NOTES-FILE-CONTENT: the read exchange must not survive the jump\n')
       const task = 'Please read notes.txt, show me the conversation tree, then go back to this message.'
       let taskNode = ''
-      const llm = await fakeLlm({
+      const llm = await dsh.fakeLlm({
         script: [
           { toolCalls: [{ name: 'read', arguments: { file_path: notes } }] },
           { toolCalls: [{ name: 'tree_list', arguments: {} }] },
@@ -164,9 +124,9 @@ describe('tool companion in the real dsh', () => {
         ],
       })
       const run = await time('headlessRun', () =>
-        runHeadless({ home, cwd: work, llmUrl: llm.url, task, patches: [noTitle] }),
+        runHeadless({ home: dsh.home, cwd: dsh.work, llmUrl: llm.url, task, patches: [noTitle] }),
       )
-      runs['headless-tools'] = run
+      keepRun('headless-tools', run)
       expect(run.code, run.stderr).toBe(0)
       expect(run.stdout.trim().split('\n').at(-1)).toBe('HEADLESS-DONE')
       expect(llm.faults).toEqual([])
@@ -259,19 +219,24 @@ describe('tool companion in the real dsh', () => {
     }, 600_000)
 
     it('`/tree` answers in the headless front end without a model call; malformed input prints the usage', async () => {
-      markFailure()
-      const llm = await fakeLlm({ script: [] })
+      const llm = await dsh.fakeLlm({ script: [] })
       const shown = await time('headlessTree', () =>
-        runHeadless({ home, cwd: work, llmUrl: llm.url, task: '/tree', patches: [noTitle] }),
+        runHeadless({ home: dsh.home, cwd: dsh.work, llmUrl: llm.url, task: '/tree', patches: [noTitle] }),
       )
-      runs['headless-tree'] = shown
+      keepRun('headless-tree', shown)
       expect(shown.code, shown.stderr).toBe(0)
       expect(shown.stdout).toMatch(
         /^Conversation tree: 0 nodes, 0 branches\. The history is empty\. Surface mode: stock\.\n/,
       )
       expect(shown.stdout).toContain('(empty: no messages yet)')
-      const bad = await runHeadless({ home, cwd: work, llmUrl: llm.url, task: '/tree jump', patches: [noTitle] })
-      runs['headless-tree-usage'] = bad
+      const bad = await runHeadless({
+        home: dsh.home,
+        cwd: dsh.work,
+        llmUrl: llm.url,
+        task: '/tree jump',
+        patches: [noTitle],
+      })
+      keepRun('headless-tree-usage', bad)
       expect(bad.code, bad.stderr).toBe(0)
       expect(bad.stdout).toMatch(/^Usage:\n {2}\/tree /)
       expect(llm.requests).toHaveLength(0)
@@ -279,23 +244,16 @@ describe('tool companion in the real dsh', () => {
   })
 
   describe('web: the next request holds exactly the selected path', () => {
-    let llm: FakeLlm
-    let web: WebProcess
     let sessionId: string
-    let found = ''
 
-    const tree = () => web.api.remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
+    const tree = () => dsh.api.tree(sessionId)
     const command = (line: string) =>
-      web.api.remoteOk<{ commandId: string; result: { kind: string; text?: string } }>('commands/execute', {
+      dsh.api.remoteOk<{ commandId: string; result: { kind: string; text?: string } }>('commands/execute', {
         agentId: sessionId,
         line,
         images: [],
       })
-    const nodeWith = async (text: string) => {
-      const node = (await tree()).nodes.find((n) => n.message?.content === text)
-      if (!node) throw new Error(`no node with text ${JSON.stringify(text)}`)
-      return node.nodeId
-    }
+    const nodeWith = async (text: string) => (await dsh.api.nodeWith(sessionId, text)).nodeId
     /** Poll until the tree's cursor is `nodeId` (the deferred switch runs right after the turn). */
     const waitCursor = async (nodeId: string) => {
       const deadline = Date.now() + 30_000
@@ -307,40 +265,17 @@ describe('tool companion in the real dsh', () => {
     }
 
     beforeAll(async () => {
-      await time('pluginAddWeb', () => pluginAdd(home, 'web', plugin.tgz))
-      llm = await fakeLlm({
-        script: [
-          { text: 'ANSWER to: first question' },
-          { toolCalls: [{ name: 'tree_find', arguments: { query: 'ANSWER to: first question' } }] },
-          (body) => {
-            found =
-              /^.*match.*:\n(e\d+) assistant: ANSWER to: first question/.exec(messageText(lastMessage(body)))?.[1] ??
-              'missing'
-            // The jump shares its message with another call, so it cannot switch within the step: it waits for the turn's end.
-            return {
-              toolCalls: [
-                { name: 'tree_jump', arguments: { node: found } },
-                { name: 'tree_list', arguments: { depth: 0 } },
-              ],
-            }
-          },
-          { text: 'Going back to my first answer once this turn ends.' },
-          { text: 'ANSWER to: third question' },
-          { text: 'ANSWER to: fourth question' },
-        ],
-      })
-      web = await time('bootWeb', () => startWeb({ home, cwd: work, llmUrl: llm.url }))
-      webs.push(web)
-      ;({ sessionId } = await web.api.createSession({ cwd: work }))
+      await time('pluginAddWeb', () => pluginAdd(dsh.home, 'web', dsh.plugin.tgz))
+      await time('bootWeb', () => dsh.startWeb())
+      ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
     }, 600_000)
 
     it('the model finds its first answer and jumps there together with another call: deferred, and after the turn the next request is exactly that path plus the new prompt', async () => {
-      markFailure()
-      await web.api.promptAndWait(sessionId, 'first question')
-      await web.api.promptAndWait(sessionId, 'second question: please go back to your first answer')
+      await dsh.api.promptAndWait(sessionId, 'first question')
+      await dsh.api.promptAndWait(sessionId, 'second question: please go back to your first answer')
       const a1 = await nodeWith('ANSWER to: first question')
       expect(found).toBe(a1)
-      const chats = llm.chatRequests()
+      const chats = dsh.llm.chatRequests()
       expect(chats).toHaveLength(4)
       const jumpId = chats[3]!.body.messages
         .flatMap((m) => m.tool_calls ?? [])
@@ -358,16 +293,16 @@ describe('tool companion in the real dsh', () => {
         'second question: please go back to your first answer',
       )
       await time('deferredSwitch', () => waitCursor(a1))
-      expect(llm.chatRequests(), 'the switch itself calls no model').toHaveLength(4)
+      expect(dsh.llm.chatRequests(), 'the switch itself calls no model').toHaveLength(4)
 
-      await web.api.promptAndWait(sessionId, 'third question')
+      await dsh.api.promptAndWait(sessionId, 'third question')
       const second = history(chats[1]!.body)
       const pathToA1 = second.slice(
         0,
         second.findIndex((m) => m.text === 'second question: please go back to your first answer'),
       )
       expect(pathToA1.at(-1)).toEqual({ role: 'assistant', text: 'ANSWER to: first question' })
-      const sent = history(llm.chatRequests().at(-1)!.body)
+      const sent = history(dsh.llm.chatRequests().at(-1)!.body)
       expect(sent).toEqual([...pathToA1, { role: 'user', text: 'third question' }])
       // The abandoned line is still in the tree.
       const view = await tree()
@@ -378,8 +313,7 @@ describe('tool companion in the real dsh', () => {
     }, 600_000)
 
     it('`/tree` works through the web command remote: it lists, and a jump on the idle agent applies at once', async () => {
-      markFailure()
-      const listed = await web.api.remoteOk<Array<{ name: string }>>('commands/list', { agentId: sessionId })
+      const listed = await dsh.api.remoteOk<Array<{ name: string }>>('commands/list', { agentId: sessionId })
       expect(listed.map((c) => c.name)).toContain('tree')
       const shown = await command('/tree')
       expect(shown.result.kind).toBe('success')
@@ -396,15 +330,15 @@ describe('tool companion in the real dsh', () => {
       const jumped = await command('/tree jump first answer')
       expect(jumped.result.text).toContain(`Moved: jump to ${a1}.`)
       expect(jumped.result.text).toContain('Surface mode: stock.')
-      const before = llm.chatRequests().length
-      await web.api.promptAndWait(sessionId, 'fourth question')
-      expect(llm.chatRequests()).toHaveLength(before + 1)
-      const sent = history(llm.chatRequests().at(-1)!.body)
+      const before = dsh.llm.chatRequests().length
+      await dsh.api.promptAndWait(sessionId, 'fourth question')
+      expect(dsh.llm.chatRequests()).toHaveLength(before + 1)
+      const sent = history(dsh.llm.chatRequests().at(-1)!.body)
       expect(sent.map((m) => m.text)).not.toContain('third question')
       expect(sent.at(-2)).toEqual({ role: 'assistant', text: 'ANSWER to: first question' })
       expect(sent.at(-1)).toEqual({ role: 'user', text: 'fourth question' })
       expect(a3).not.toBe(a1)
-      expect(llm.faults).toEqual([])
+      expect(dsh.llm.faults).toEqual([])
     }, 600_000)
   })
 })

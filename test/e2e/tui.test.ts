@@ -14,14 +14,14 @@
  *   ("N message(s) above hidden from the model").
  * - `/session-tree list` opens its whole text in the scene (not a 200-cell toast).
  *
- * tmux is required (`.ci/run` installs it): without it the suite fails under CI
- * and is skipped (with a warning) elsewhere. Evidence: test/e2e/artifacts/tui/
+ * tmux is required (`.ci/run` installs it): without it the suite fails, naming
+ * the Debian package (`test/support/prerequisites.ts`). Evidence: test/e2e/artifacts/tui/
  * (every screen, the requests); `UPDATE_DOCS_SCREENS=1` copies the screens
  * that docs/tui.md shows into docs/tui/.
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest'
 import { REPO_ROOT } from '../../dev/harness.ts'
 import { DEMO_NOTES, demoModel } from '../../dev/demo-model.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './support/artifacts.ts'
@@ -37,11 +37,7 @@ import {
 import { type FakeLlm, type RecordedRequest, messageText, startFakeLlm, userPrompts } from './support/fake-llm.ts'
 import { packPlugin } from './support/pack.ts'
 import { type Terminal } from './support/tmux.ts'
-import { requireSystem, SYSTEM_PACKAGES } from '../support/system.ts'
-
-const IN_CI = Boolean(process.env.CI)
-const HAVE_TMUX = SYSTEM_PACKAGES.tmux.present()
-if (!HAVE_TMUX && !IN_CI) console.warn('tui e2e skipped: tmux is missing (`apt-get install -y tmux`; .ci/run does)')
+import { describeNeeding, tmux } from '../support/prerequisites.ts'
 
 const DOCS = path.join(REPO_ROOT, 'docs', 'tui')
 const FIRST = 'Plan a weekend in Lisbon'
@@ -99,7 +95,7 @@ function judge(screen: string, request: RecordedRequest): Judged {
   }
 }
 
-describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in tmux', () => {
+describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
   let failed = false
   let artifacts: string
   let llm: FakeLlm
@@ -165,8 +161,6 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('the tree in the real dsh-TUI 0.10.2, in t
   }
 
   beforeAll(async () => {
-    // Under CI a missing tmux fails here, naming the package.
-    requireSystem('tmux')
     artifacts = artifactDir('tui')
     const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
     llm = await startFakeLlm({ script: Array.from({ length: 100 }, () => demoModel) })

@@ -21,161 +21,60 @@
  *
  * Evidence of every run: test/e2e/artifacts/workspace-<kind>/.
  */
-import { execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
-import type {
-  FilesAtNode,
-  RestorePreview,
-  RestoreResult,
-  SessionTreeView,
-  TreeNode,
-  WorkspaceOverview,
-} from '../../src/types.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence } from './support/artifacts.ts'
-import { ensureDsh, pluginAdd, startWeb, tempDir, type WebProcess } from './support/dsh.ts'
-import {
-  history,
-  messageText,
-  startFakeLlm,
-  type ChatRequestBody,
-  type FakeLlm,
-  type StaticStep,
-} from './support/fake-llm.ts'
-import { packPlugin, type PackedPlugin } from './support/pack.ts'
+import { expect, it } from 'vitest'
+import type { FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../src/types.ts'
+import { history, messageText, requestEndingWith } from './support/fake-llm.ts'
+import { describeWeb } from './support/web-suite.ts'
+import { bash, call, gitInit, hashes, sha, type Files } from './support/workspace-files.ts'
 
 type Kind = 'git' | 'plain'
-type Files = Record<string, string>
-
-const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex')
-
-/** Every file of the workspace (the user's .git left out) → SHA-256 of its bytes. */
-function hashes(dir: string): Files {
-  const out: Files = {}
-  const walk = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name
-      if (child === '.git') continue
-      if (entry.isDirectory()) walk(child)
-      else out[child] = sha(fs.readFileSync(path.join(dir, child)))
-    }
-  }
-  walk('')
-  return out
-}
-
-const call = (name: string, args: Record<string, unknown>): StaticStep => ({ toolCalls: [{ name, arguments: args }] })
-const bash = (command: string): StaticStep => call('bash', { command, description: 'Change files with the shell' })
 
 for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
-  describe(`workspace checkpoints in a ${kind} workspace (real dsh web)`, () => {
-    let failed = false
-    let artifacts: string
-    let plugin: PackedPlugin
-    let llm: FakeLlm
-    let home: string
-    let work: string
-    let web: WebProcess | undefined
+  const options = {
+    name: `workspace-${kind}`,
+    workspace: (work: string) => {
+      fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n')
+      fs.writeFileSync(path.join(work, 'gone.txt'), 'to be removed by the shell\n')
+      if (kind === 'git') gitInit(work)
+    },
+  }
+  describeWeb(`workspace checkpoints in a ${kind} workspace (real dsh web)`, options, (dsh) => {
     let sessionId: string
-    const webs: WebProcess[] = []
     const states: Record<string, Files> = {}
-    const markFailure = () =>
-      onTestFailed(() => {
-        failed = true
-      })
-    const api = () => {
-      if (!web) throw new Error('dsh web is not running (an earlier step failed)')
-      return web.api
-    }
-    const boot = async (extra: Record<string, string> = {}) => {
-      web = await startWeb({ home, cwd: work, llmUrl: llm.url, extra })
-      webs.push(web)
-    }
-    const tree = () => api().remoteOk<SessionTreeView>('sessionTree/list', { agentId: sessionId })
-    const nodeWith = async (text: string): Promise<TreeNode> => {
-      const found = (await tree()).nodes.find((n) => n.message?.content === text)
-      if (!found) throw new Error(`no node with text ${JSON.stringify(text)}`)
-      return found
-    }
+    dsh.evidence('states.json', states)
+    const boot = (extra: Record<string, string> = {}) => dsh.startWeb({ extra })
+    const tree = () => dsh.api.tree(sessionId)
+    const nodeWith = (text: string) => dsh.api.nodeWith(sessionId, text)
     const restore = (request: Record<string, unknown>) =>
-      api().remote<RestoreResult>('sessionTree/restore', { agentId: sessionId, request })
-    const chats = () => llm.chatRequests()
+      dsh.api.remote<RestoreResult>('sessionTree/restore', { agentId: sessionId, request })
+    const chats = () => dsh.llm.chatRequests()
     /** The history of the first request that holds `prompt` as its last message. */
-    const requestFor = (prompt: string): ChatRequestBody => {
-      const found = chats().find((r) => {
-        const last = r.body.messages.at(-1)
-        return last?.role === 'user' && messageText(last) === prompt
-      })
-      if (!found) throw new Error(`no request ends with ${JSON.stringify(prompt)}`)
-      return found.body
-    }
-    const write = (rel: string, text: string) => fs.writeFileSync(path.join(work, rel), text)
-
-    beforeAll(async () => {
-      artifacts = artifactDir(`workspace-${kind}`)
-      await ensureDsh('stock')
-      plugin = await packPlugin()
-      home = tempDir(`ws-home-${kind}`)
-      work = fs.realpathSync(tempDir(`ws-work-${kind}`))
-      write('notes.txt', 'banana\n')
-      write('gone.txt', 'to be removed by the shell\n')
-      if (kind === 'git') {
-        const git = (...args: string[]) =>
-          execFileSync('git', args, {
-            cwd: work,
-            stdio: 'ignore',
-            env: {
-              ...process.env,
-              GIT_AUTHOR_NAME: 't',
-              GIT_AUTHOR_EMAIL: 't@t',
-              GIT_COMMITTER_NAME: 't',
-              GIT_COMMITTER_EMAIL: 't@t',
-            },
-          })
-        git('init', '-q')
-        git('add', '-A')
-        git('commit', '-qm', 'start')
-      }
-      llm = await startFakeLlm()
-      await pluginAdd(home, 'web', plugin.tgz)
-      await boot()
-    }, 600_000)
-
-    afterAll(async () => {
-      for (const w of webs) await w.stop('SIGTERM', 5_000)
-      await llm?.close()
-      if (artifacts) {
-        saveArtifact(artifacts, 'requests.txt', requestsText(llm, 300))
-        saveArtifact(artifacts, 'states.json', states)
-        saveWebEvidence(artifacts, webs)
-      }
-      keepOrRemove(`workspace (${kind})`, failed, { home, work }, artifacts)
-    }, 600_000)
+    const requestFor = (prompt: string) => requestEndingWith(dsh.llm, prompt)
+    const write = (rel: string, text: string) => fs.writeFileSync(path.join(dsh.work, rel), text)
 
     it('checkpoints every write, edit and shell change on the tool-call node that made it', async () => {
-      markFailure()
-      ;({ sessionId } = await api().createSession({ cwd: work }))
-      states.start = hashes(work)
-      llm.push(
+      ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+      states.start = hashes(dsh.work)
+      dsh.llm.push(
         call('write', { file_path: 'a.txt', content: 'alpha 1\n' }),
         call('read', { file_path: 'notes.txt' }),
         call('edit', { file_path: 'notes.txt', old_string: 'banana', new_string: 'cherry' }),
         bash('printf "shell 1\\n" > shell.txt && rm gone.txt'),
         { text: 'DONE 1' },
       )
-      await api().promptAndWait(sessionId, 'T1: change the files')
-      states.t1 = hashes(work)
-      llm.push(
+      await dsh.api.promptAndWait(sessionId, 'T1: change the files')
+      states.t1 = hashes(dsh.work)
+      dsh.llm.push(
         call('write', { file_path: 'a.txt', content: 'alpha 2\n' }),
         call('edit', { file_path: 'notes.txt', old_string: 'cherry', new_string: 'date' }),
         bash('printf "more\\n" > more.txt'),
         { text: 'DONE 2' },
       )
-      await api().promptAndWait(sessionId, 'T2: change them again')
-      states.t2 = hashes(work)
-      expect(llm.faults).toEqual([])
+      await dsh.api.promptAndWait(sessionId, 'T2: change them again')
+      states.t2 = hashes(dsh.work)
+      expect(dsh.llm.faults).toEqual([])
       expect(Object.keys(states.t2).sort()).toEqual(['a.txt', 'more.txt', 'notes.txt', 'shell.txt'])
       // Every tool call succeeded (no result is an error); the last request holds each result once.
       const results = chats()
@@ -186,8 +85,8 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       for (const text of results) expect(text).not.toMatch(/^Error|FS_[A-Z_]+/)
       const shellNote = results.filter((t) => t.includes('Shell changes are not tracked here'))
       expect(shellNote).toHaveLength(kind === 'plain' ? 1 : 0)
-      const overview = await api().remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
-      expect(overview.status).toMatchObject({ available: true, shell: kind === 'git' ? 'git' : 'off', root: work })
+      const overview = await dsh.api.remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
+      expect(overview.status).toMatchObject({ available: true, shell: kind === 'git' ? 'git' : 'off', root: dsh.work })
       const view = await tree()
       const callNode = (name: string, n: number) =>
         view.nodes.filter(
@@ -207,10 +106,9 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
     }, 600_000)
 
     it('jump with both: every file is as it was at that node; the next request holds the selected path and one note', async () => {
-      markFailure()
       const done1 = await nodeWith('DONE 1')
       const request = { move: { kind: 'jump', nodeId: done1.nodeId }, restore: 'both' }
-      const preview = await api().remoteOk<RestorePreview>('sessionTree/restorePreview', {
+      const preview = await dsh.api.remoteOk<RestorePreview>('sessionTree/restorePreview', {
         agentId: sessionId,
         request,
       })
@@ -220,13 +118,13 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       )
       expect(preview.plan.conflicts).toEqual([])
       expect(preview.plan.stat).toMatchObject({ insertions: 2, deletions: kind === 'git' ? 3 : 2 })
-      const diff = await api().remoteOk<{ diff: string }>('sessionTree/restoreDiff', {
+      const diff = await dsh.api.remoteOk<{ diff: string }>('sessionTree/restoreDiff', {
         agentId: sessionId,
         request,
         path: 'notes.txt',
       })
       expect(diff.diff).toBe('--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-date\n+cherry\n')
-      const atNode = await api().remoteOk<FilesAtNode>('sessionTree/filesAt', {
+      const atNode = await dsh.api.remoteOk<FilesAtNode>('sessionTree/filesAt', {
         agentId: sessionId,
         nodeId: done1.nodeId,
       })
@@ -250,15 +148,15 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
               'notes.txt': states.t1!['notes.txt']!,
               'more.txt': states.t2!['more.txt']!,
             }
-      expect(hashes(work)).toEqual(expected)
+      expect(hashes(dsh.work)).toEqual(expected)
       // The next turn: a blind write over a restored file is refused by the read-before-write policy; after a read it works.
-      llm.push(
+      dsh.llm.push(
         call('write', { file_path: 'a.txt', content: 'blind\n' }),
         call('read', { file_path: 'a.txt' }),
         call('write', { file_path: 'a.txt', content: 'alpha 3\n' }),
         { text: 'DONE 3' },
       )
-      await api().promptAndWait(sessionId, 'T3: after the jump')
+      await dsh.api.promptAndWait(sessionId, 'T3: after the jump')
       const sent = history(requestFor('T3: after the jump'))
       const t2 = history(requestFor('T2: change them again'))
       const pathToDone1 = t2.slice(0, -1)
@@ -281,36 +179,34 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
             .map(messageText),
         )
       expect(results[0]).toMatch(/FS_STALE_VERSION|re-read the file/)
-      expect(fs.readFileSync(path.join(work, 'a.txt'), 'utf8')).toBe('alpha 3\n')
+      expect(fs.readFileSync(path.join(dsh.work, 'a.txt'), 'utf8')).toBe('alpha 3\n')
       // Once: the request after the note's holds it in its history, but no second one.
       const later = history(chats().at(-1)!.body)
       expect(later.filter((m) => m.text.includes('The workspace files were restored'))).toHaveLength(1)
-      states.t3 = hashes(work)
+      states.t3 = hashes(dsh.work)
     }, 600_000)
 
     it('back with both: the files equal the tip again', async () => {
-      markFailure()
       const done2 = await nodeWith('DONE 2')
       const result = await restore({ move: { kind: 'jump', nodeId: done2.nodeId }, restore: 'both' })
       expect(result.ok, JSON.stringify(result)).toBe(true)
-      expect(hashes(work)).toEqual(states.t2)
+      expect(hashes(dsh.work)).toEqual(states.t2)
       // Back undoes that move: the conversation and the files return to after T3.
       const back = await restore({ move: { kind: 'back' }, restore: 'both' })
       expect(back.ok, JSON.stringify(back)).toBe(true)
-      expect(hashes(work)).toEqual(states.t3)
+      expect(hashes(dsh.work)).toEqual(states.t3)
       const forward = await restore({ move: { kind: 'forward' }, restore: 'both' })
       expect(forward.ok, JSON.stringify(forward)).toBe(true)
-      expect(hashes(work)).toEqual(states.t2)
+      expect(hashes(dsh.work)).toEqual(states.t2)
       expect((await tree()).cursor).toBe(done2.nodeId)
     }, 600_000)
 
     it("a user's own edit since the checkpoint is a conflict: refused without a decision, kept with keep", async () => {
-      markFailure()
       const done1 = await nodeWith('DONE 1')
       write('notes.txt', 'my own edit\n')
       const mine = sha(Buffer.from('my own edit\n'))
       const request = { move: { kind: 'jump', nodeId: done1.nodeId }, restore: 'both' }
-      const preview = await api().remoteOk<RestorePreview>('sessionTree/restorePreview', {
+      const preview = await dsh.api.remoteOk<RestorePreview>('sessionTree/restorePreview', {
         agentId: sessionId,
         request,
       })
@@ -321,12 +217,12 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         code: 'WORKSPACE_CONFLICT',
         details: { conflicts: [{ path: 'notes.txt' }] },
       })
-      expect(hashes(work)['notes.txt']).toBe(mine)
+      expect(hashes(dsh.work)['notes.txt']).toBe(mine)
       expect((await tree()).cursor).not.toBe(done1.nodeId)
       const kept = await restore({ ...request, conflicts: [{ path: 'notes.txt', decision: 'keep' }] })
       expect(kept.ok, JSON.stringify(kept)).toBe(true)
       expect(kept.ok && kept.value.files?.kept).toEqual(['notes.txt'])
-      expect(hashes(work)).toEqual({
+      expect(hashes(dsh.work)).toEqual({
         ...states.t1,
         'notes.txt': mine,
         ...(kind === 'plain' ? { 'more.txt': states.t2!['more.txt']! } : {}),
@@ -334,13 +230,11 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
     }, 600_000)
 
     it('kill -9 in the middle of a restore: no half-written file, and the restore repeats to its target', async () => {
-      markFailure()
       const done2 = await nodeWith('DONE 2')
-      const before = hashes(work)
-      const marker = path.join(home, 'restore-stopped')
+      const before = hashes(dsh.work)
+      const marker = path.join(dsh.home, 'restore-stopped')
       // Restart with the test hook: the restore stops, for good, before its second file is renamed into place.
-      await web!.stop('SIGTERM')
-      web = undefined
+      await dsh.stopWeb('SIGTERM')
       await boot({ DSH_SESSION_TREE_TEST_RESTORE_STOP: `2:${marker}` })
       // The user's edit from the test before is a conflict again: overwrite it (it is checkpointed first).
       const request = {
@@ -354,12 +248,11 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         await new Promise((r) => setTimeout(r, 50))
       }
       const stoppedAt = fs.readFileSync(marker, 'utf8')
-      const killed = await web!.stop('SIGKILL')
+      const killed = await dsh.stopWeb('SIGKILL')
       expect(killed.signal).toBe('SIGKILL')
-      web = undefined
       await pending
       // Every file is either as before or as at the target, never anything else; the stopped one is still as before.
-      const now = hashes(work)
+      const now = hashes(dsh.work)
       const temps = Object.keys(now).filter((p) => p.includes('.dsh-restore-'))
       expect(temps, 'the stopped file was staged next to its target').toHaveLength(1)
       for (const [rel, hash] of Object.entries(now)) {
@@ -371,8 +264,8 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       await boot()
       const repeated = await restore(request)
       expect(repeated.ok, JSON.stringify(repeated)).toBe(true)
-      expect(hashes(work)).toEqual(states.t2)
-      const overview = await api().remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
+      expect(hashes(dsh.work)).toEqual(states.t2)
+      const overview = await dsh.api.remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
       expect(overview.restores.filter((r) => !r.complete)).toHaveLength(1)
       expect(overview.status.interrupted).toHaveLength(1)
     }, 600_000)

@@ -1,7 +1,7 @@
 /**
  * The texts Pi puts in front of its model for entries that are not plain
  * messages (`convertToLlm` in pi-coding-agent's `core/messages.ts`, checked
- * against the published 0.73.1 package by test/unit/interchange-pi.test.ts).
+ * against the published 0.73.1 package by test/unit/interchange/interchange-pi.test.ts).
  */
 import type { JsonRecord } from '../model.ts'
 

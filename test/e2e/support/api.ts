@@ -14,6 +14,7 @@
  * request for negative tests (wrong content type, foreign origin, bad bodies).
  */
 import { randomUUID } from 'node:crypto'
+import type { SessionStatus, SessionTreeListing, TreeNode } from '../../../src/types.ts'
 
 export interface RpcError {
   readonly code: string
@@ -234,6 +235,29 @@ export class DshApi {
     const before = await this.lastSeq(sessionId)
     await this.prompt(sessionId, text)
     return this.waitTurnEnd(sessionId, before, options)
+  }
+
+  // -- the session tree (typert remote) --------------------------------------
+
+  /** `sessionTree/list`: the session's tree. */
+  tree(agentId: string): Promise<SessionTreeListing> {
+    return this.remoteOk('sessionTree/list', { agentId })
+  }
+
+  /** `sessionTree/session`: the session's status. */
+  status(agentId: string): Promise<SessionStatus> {
+    return this.remoteOk('sessionTree/session', { agentId })
+  }
+
+  /** The first node whose message text is `text` (or, for a function, passes it); throws when none is. */
+  async nodeWith(agentId: string, text: string | ((content: string) => boolean)): Promise<TreeNode> {
+    const matches = typeof text === 'string' ? (content: string) => content === text : text
+    const found = (await this.tree(agentId)).nodes.find((n) => n.message !== undefined && matches(n.message.content))
+    if (!found)
+      throw new Error(
+        `no node of ${agentId} with text ${typeof text === 'string' ? JSON.stringify(text) : String(text)}`,
+      )
+    return found
   }
 
   // -- plugins (typert remote) ------------------------------------------------

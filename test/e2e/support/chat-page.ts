@@ -112,12 +112,12 @@ export function sameRows(expected: readonly Row[], visible: readonly Row[]): boo
 }
 
 /** Open the session from the sidebar (after the Internal Testing Notice, when it shows) and wait for its Chat. */
-export async function openSession(page: Page, url: string | undefined, title: string): Promise<void> {
+export async function openSession(page: Page, url: string | undefined, title: string | RegExp): Promise<void> {
   if (url !== undefined) await page.goto(url)
   // In the host's English or Chinese.
   const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
   const group = page.getByText(/^(Ungrouped|未分组)$/)
-  const entry = page.getByText(title, { exact: true }).first()
+  const entry = (typeof title === 'string' ? page.getByText(title, { exact: true }) : page.getByText(title)).first()
   // The notice shows once per browser profile; after that the sidebar comes straight up: the entry, in its
   // workspace's group, or under "Ungrouped" (a session in no workspace).
   await notice.or(group).or(entry).first().waitFor({ timeout: 30_000 })

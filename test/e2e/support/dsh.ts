@@ -49,6 +49,31 @@ export function writePatch(dir: string, name: string, yaml: string): string {
   return file
 }
 
+/**
+ * A `--patch` for the `session-tree` row: its sidecar under `sidecarRoot` (default
+ * `<home>/session-tree`), `surfaceMode` (default auto) and any further config keys.
+ */
+export function sessionTreePatch(
+  home: string,
+  name: string,
+  config: { readonly sidecarRoot?: string; readonly surfaceMode?: string } & Record<string, string | number> = {},
+): string {
+  const { sidecarRoot = path.join(home, 'session-tree'), surfaceMode = 'auto', ...rest } = config
+  const lines = Object.entries(rest).map(([key, value]) => `    ${key}: ${value}`)
+  return writePatch(
+    home,
+    name,
+    [
+      '- id: session-tree',
+      '  config:',
+      `    sidecarRoot: ${JSON.stringify(sidecarRoot)}`,
+      `    surfaceMode: ${surfaceMode}`,
+      ...lines,
+      '',
+    ].join('\n'),
+  )
+}
+
 export interface DshEnvOptions {
   /** The `DSH_HOME` (a temp dir per test). */
   readonly home: string

@@ -378,6 +378,16 @@ export function summarizeMessages(body: ChatRequestBody, width = 100): string[] 
   })
 }
 
+/** The body of the first chat request whose last message is the user's `prompt`. */
+export function requestEndingWith(llm: FakeLlm, prompt: string): ChatRequestBody {
+  const found = llm.chatRequests().find((r) => {
+    const last = r.body.messages.at(-1)
+    return last?.role === 'user' && messageText(last) === prompt
+  })
+  if (!found) throw new Error(`no request ends with ${JSON.stringify(prompt)}`)
+  return found.body
+}
+
 /** The prompts a person sent, in order (the harness's runtime-context messages left out). */
 export function userPrompts(body: ChatRequestBody): ChatMessage[] {
   return body.messages.filter((m) => m.role === 'user' && !messageText(m).startsWith('Current runtime context'))

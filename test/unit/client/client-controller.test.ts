@@ -1,0 +1,291 @@
+/**
+ * The panel's data controller (src/client/controller.ts) against a fake of
+ * the generated `sessionTree` namespace backed by a real SessionTree: it polls
+ * `session`, fetches `list` only when `revision` moved, keeps error codes,
+ * keeps the last tree on a failed refresh, and runs actions one at a time.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { SessionTree, type TreeResult } from '../../../src/tree/index.ts'
+import { TreeController, type Result, type TreeRemote } from '../../../src/client/controller.ts'
+import type { MoveResult, SessionStatus } from '../../../src/types.ts'
+import { user, assistant } from '../../support/messages.ts'
+
+const wrap = <T>(r: TreeResult<T>): Result<T> =>
+  r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } }
+
+/** A fake remote over a real tree, counting calls. */
+function fakeRemote(tree: SessionTree) {
+  const calls: string[] = []
+  let failNext: { code: string; message: string } | undefined
+  const move = (r: TreeResult<{ cursor: string | null; branch?: string }>): Result<MoveResult> =>
+    r.ok
+      ? {
+          ok: true,
+          value: {
+            cursor: r.value.cursor,
+            messages: tree.messages(),
+            branch: tree.activeBranch,
+            mode: 'stock',
+            switch: { appendedEvents: 7, copies: 1, shadowed: 1, noop: false },
+          },
+        }
+      : wrap(r as TreeResult<never>)
+  const remote: TreeRemote = {
+    async session() {
+      calls.push('session')
+      if (failNext) {
+        const error = failNext
+        failNext = undefined
+        return { ok: false, error }
+      }
+      const status: SessionStatus = {
+        ...tree.info(),
+        surfaceMode: 'stock',
+        surfaceNote: 'note',
+        revision: `1:${tree.logSeq}`,
+        quarantine: [],
+        sidecarWarnings: [],
+      }
+      return { ok: true, value: status }
+    },
+    async outline() {
+      calls.push('outline')
+      return { ok: true, value: tree.outline() }
+    },
+    async export() {
+      calls.push('export')
+      return wrap(tree.linearExport())
+    },
+    async jump(_a, nodeId) {
+      calls.push(`jump:${nodeId}`)
+      return move(tree.jump(nodeId))
+    },
+    async fork(_a, nodeId, branch) {
+      calls.push(`fork:${nodeId}:${branch}`)
+      const forked = tree.fork(nodeId, branch)
+      if (!forked.ok) return wrap(forked)
+      return { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' } }
+    },
+    async back() {
+      calls.push('back')
+      return move(tree.back())
+    },
+    async forward() {
+      calls.push('forward')
+      return move(tree.forward())
+    },
+    async label(_a, nodeId, label) {
+      calls.push(`label:${nodeId}:${label}`)
+      return wrap(tree.label(nodeId, label))
+    },
+    async summarize(_a, branch) {
+      calls.push(`summarize:${branch}`)
+      return { ok: true, value: { branch, nodeId: 'x', summary: 's', createdAt: '' } }
+    },
+  }
+  return { remote, calls, failOnce: (error: { code: string; message: string }) => (failNext = error) }
+}
+
+function conversation() {
+  const tree = new SessionTree('s')
+  const ids: string[] = []
+  for (const m of [user('q1'), assistant('a1'), user('q2'), assistant('a2')]) {
+    const r = tree.append(m)
+    if (!r.ok) throw new Error(r.error.message)
+    ids.push(r.value.nodeId)
+  }
+  return { tree, ids }
+}
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('TreeController', () => {
+  it('loads session and list, and later fetches list only when the revision moved', async () => {
+    vi.useFakeTimers()
+    const { tree, ids } = conversation()
+    const fake = fakeRemote(tree)
+    const controller = new TreeController(async () => fake.remote, 's', { intervalMs: 1000, marks: false })
+    const seen: string[] = []
+    controller.subscribe(() => seen.push(controller.getSnapshot().phase))
+    expect(controller.getSnapshot().phase).toBe('loading')
+    const stop = controller.start()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(controller.getSnapshot()).toMatchObject({ phase: 'ready', generation: 1 })
+    expect(controller.getSnapshot().view?.nodes).toHaveLength(4)
+    // The first load asks for both at once; later polls ask for `session` only.
+    expect([...fake.calls].sort()).toEqual(['outline', 'session'])
+    await vi.advanceTimersByTimeAsync(3000)
+    expect(fake.calls.slice(2)).toEqual(['session', 'session', 'session'])
+    const before = controller.getSnapshot()
+    tree.append(user('q3'))
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(fake.calls.slice(-2)).toEqual(['session', 'outline'])
+    expect(controller.getSnapshot().view?.nodes).toHaveLength(5)
+    expect(controller.getSnapshot().generation).toBe(before.generation + 1)
+    expect(controller.getSnapshot().view?.cursor).not.toBe(ids[3])
+    stop()
+    const count = fake.calls.length
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(fake.calls.length).toBe(count)
+    expect(seen[0]).toBe('ready')
+  })
+
+  it('shows a load error with its code, and keeps the last tree (with a warning) when a refresh fails', async () => {
+    vi.useFakeTimers()
+    const { tree } = conversation()
+    const fake = fakeRemote(tree)
+    fake.failOnce({ code: 'SESSION_NOT_FOUND', message: 'session "s" is not loaded' })
+    const controller = new TreeController(async () => fake.remote, 's', { intervalMs: 500, marks: false })
+    controller.start()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(controller.getSnapshot()).toMatchObject({
+      phase: 'error',
+      error: { code: 'SESSION_NOT_FOUND', message: 'session "s" is not loaded' },
+    })
+    await vi.advanceTimersByTimeAsync(500)
+    expect(controller.getSnapshot().phase).toBe('ready')
+    expect(controller.getSnapshot().error).toBeUndefined()
+    fake.failOnce({ code: 'INTERNAL', message: 'boom' })
+    await vi.advanceTimersByTimeAsync(500)
+    expect(controller.getSnapshot()).toMatchObject({ phase: 'ready', error: { code: 'INTERNAL' } })
+    expect(controller.getSnapshot().view).toBeDefined()
+    await vi.advanceTimersByTimeAsync(500)
+    expect(controller.getSnapshot().error).toBeUndefined()
+    controller.dispose()
+  })
+
+  it('reports a remote that cannot be mounted or rejects as CLIENT_ERROR / its code', async () => {
+    const failing = new TreeController(
+      async () => {
+        throw { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' }
+      },
+      's',
+      { marks: false },
+    )
+    await failing.refresh()
+    expect(failing.getSnapshot()).toMatchObject({
+      phase: 'error',
+      error: { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' },
+    })
+    failing.dispose()
+    const { tree } = conversation()
+    const fake = fakeRemote(tree)
+    const rejecting = new TreeController(
+      async () => ({ ...fake.remote, session: () => Promise.reject(new Error('expected 1 argument(s), got 0')) }),
+      's',
+      { marks: false },
+    )
+    await rejecting.refresh()
+    expect(rejecting.getSnapshot()).toMatchObject({
+      phase: 'error',
+      error: { code: 'CLIENT_ERROR', message: 'expected 1 argument(s), got 0' },
+    })
+    rejecting.dispose()
+  })
+
+  it('runs actions, refreshes the tree before announcing them, and keeps failures with their code', async () => {
+    const { tree, ids } = conversation()
+    const fake = fakeRemote(tree)
+    const controller = new TreeController(async () => fake.remote, 's', { marks: false })
+    await controller.refresh()
+    expect(await controller.jump(ids[1]!)).toBe(true)
+    expect(controller.getSnapshot().view?.cursor).toBe(ids[1])
+    expect(controller.getSnapshot().notice).toEqual({ kind: 'jump', mode: 'stock', appendedEvents: 7 })
+    expect(controller.getSnapshot().busy).toBeUndefined()
+    expect(await controller.fork(ids[1]!, 'alt')).toBe(true)
+    expect(controller.getSnapshot().notice).toMatchObject({ kind: 'fork', branch: 'alt' })
+    expect(controller.getSnapshot().view?.branches.map((b) => b.name)).toContain('alt')
+    expect(await controller.fork(ids[1]!, 'alt')).toBe(false)
+    expect(controller.getSnapshot().actionError).toMatchObject({ code: 'BRANCH_EXISTS', action: 'fork' })
+    controller.dismissError()
+    expect(controller.getSnapshot().actionError).toBeUndefined()
+    expect(await controller.label(ids[0]!, 'start')).toBe(true)
+    expect(controller.getSnapshot().view?.nodes.find((n) => n.nodeId === ids[0])?.label).toBe('start')
+    expect(await controller.back()).toBe(true)
+    expect(await controller.forward()).toBe(true)
+    expect(await controller.summarize('alt')).toBe(true)
+    const exported = await controller.exportLinear()
+    expect(exported?.sessionId).toBe('s')
+    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([
+      `jump:${ids[1]}`,
+      `fork:${ids[1]}:alt`,
+      `fork:${ids[1]}:alt`,
+      `label:${ids[0]}:start`,
+      'back',
+      'forward',
+      'summarize:alt',
+      'export',
+    ])
+    controller.dispose()
+  })
+
+  it('refuses a second action while one is in flight', async () => {
+    const { tree, ids } = conversation()
+    const fake = fakeRemote(tree)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const slow: TreeRemote = { ...fake.remote, jump: async (a, n) => (await gate, fake.remote.jump(a, n)) }
+    const controller = new TreeController(async () => slow, 's', { marks: false })
+    await controller.refresh()
+    const first = controller.jump(ids[0]!)
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(controller.getSnapshot().busy).toBe('jump')
+    expect(await controller.jump(ids[2]!)).toBe(false)
+    release()
+    expect(await first).toBe(true)
+    expect(controller.getSnapshot().view?.cursor).toBe(ids[0])
+    controller.dispose()
+  })
+})
+
+describe('TreeController notices', () => {
+  it('keeps the notice of its own action, and retires it when the conversation moves on', async () => {
+    vi.useFakeTimers()
+    const tree = new SessionTree('s')
+    const first = tree.append(user('q1'))
+    tree.append(assistant('a1'))
+    const fake = fakeRemote(tree)
+    const controller = new TreeController(async () => fake.remote, 's', { intervalMs: 1000, marks: false })
+    controller.start()
+    await vi.advanceTimersByTimeAsync(0)
+    if (!first.ok) throw new Error('append failed')
+    await controller.label(first.value.nodeId, 'start')
+    expect(controller.getSnapshot().notice).toEqual({ kind: 'label', cleared: false })
+    await vi.advanceTimersByTimeAsync(2000)
+    expect(controller.getSnapshot().notice).toBeDefined()
+    tree.append(user('q2'))
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(controller.getSnapshot().notice).toBeUndefined()
+    controller.dispose()
+  })
+
+  it('retires a success notice after noticeMs, but not the notice of a later action (issue 14 §5)', async () => {
+    vi.useFakeTimers()
+    const { tree, ids } = conversation()
+    const fake = fakeRemote(tree)
+    const controller = new TreeController(async () => fake.remote, 's', {
+      intervalMs: 1000,
+      noticeMs: 5000,
+      marks: false,
+    })
+    controller.start()
+    await vi.advanceTimersByTimeAsync(0)
+    await controller.label(ids[0]!, 'one')
+    expect(controller.getSnapshot().notice).toEqual({ kind: 'label', cleared: false })
+    await vi.advanceTimersByTimeAsync(4000)
+    expect(controller.getSnapshot().notice).toBeDefined()
+    // A second action 4 s in: its notice gets its own 5 s, the first one's timer does not cut it short.
+    await controller.label(ids[0]!, null)
+    await vi.advanceTimersByTimeAsync(1500)
+    expect(controller.getSnapshot().notice).toEqual({ kind: 'label', cleared: true })
+    await vi.advanceTimersByTimeAsync(4000)
+    expect(controller.getSnapshot().notice).toBeUndefined()
+    await controller.label(ids[1]!, 'two')
+    controller.dismissNotice()
+    expect(controller.getSnapshot().notice).toBeUndefined()
+    controller.dispose()
+  })
+})

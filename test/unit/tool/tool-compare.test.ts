@@ -1,0 +1,78 @@
+/**
+ * `/tree compare` and the `tree_compare` tool through the real DSH runtime in
+ * process (`test/support/tool-rig.ts`: real agent loop, tools, commands and
+ * session; only the model is scripted, and its requests are recorded).
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseTreeCommand } from '../../../src/tool/index.ts'
+import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+
+const rigs: LoopRig[] = []
+afterEach(async () => {
+  const done = rigs.splice(0)
+  for (const rig of done) await rig.dispose()
+  for (const rig of done) expect(rig.invariantFailures).toEqual([])
+})
+async function rig(script: ScriptEntry[]) {
+  const made = await loopRig(script)
+  rigs.push(made)
+  return made
+}
+const command = (r: LoopRig, line: string) =>
+  (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
+
+async function nodeOf(r: LoopRig, text: string): Promise<string> {
+  const node = (await r.service.list(r.sessionId)).nodes.find((n) => n.message?.content === text)
+  if (!node) throw new Error(`no node ${JSON.stringify(text)}`)
+  return node.nodeId
+}
+
+describe('/tree compare and tree_compare', () => {
+  it('parses two targets (quoted labels too) and refuses anything else', () => {
+    expect(parseTreeCommand('compare main alt')).toEqual({ kind: 'compare', a: 'main', b: 'alt' })
+    expect(parseTreeCommand('compare "good answer" e12')).toEqual({ kind: 'compare', a: 'good answer', b: 'e12' })
+    expect(parseTreeCommand('compare main')).toBeUndefined()
+    expect(parseTreeCommand('compare')).toBeUndefined()
+  })
+
+  it('compares two branches for a person and for the model, which reads the diff in its next request', async () => {
+    const r = await rig([
+      { text: 'The sea is calm.' },
+      { text: 'I read the notes: the sea is calm at dawn.' },
+      { text: 'I read the notes: the sea is stormy at dawn.' },
+      { calls: [{ name: 'tree_compare', args: { a: 'main', b: 'alt' } }] },
+      { text: 'They differ in one word.' },
+    ])
+    await r.say('Q1')
+    await r.say('Read the notes')
+    const fork = await command(r, `/tree fork ${await nodeOf(r, 'The sea is calm.')} alt`)
+    expect(fork.result.text).toContain('Moved: fork branch "alt"')
+    await r.say('Read the notes')
+    const calm = await nodeOf(r, 'I read the notes: the sea is calm at dawn.')
+    const stormy = await nodeOf(r, 'I read the notes: the sea is stormy at dawn.')
+    const shown = (await command(r, '/tree compare main alt')).result
+    expect(shown.kind).toBe('success')
+    const lines = (shown.text as string).split('\n')
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^Compare A ${calm} \\(branch "main"\\) with B ${stormy} \\(branch "alt"\\): they part after e\\d+ \\(\\d+ nodes in common\\)\\.$`,
+      ),
+    )
+    expect(lines).toContain(
+      `~ ${calm} | ${stormy}  assistant: I read the notes: the sea is [-calm-]{+stormy+} at dawn.`,
+    )
+    expect(lines.some((line) => /^= e\d+ \| e\d+ {2}user: Read the notes$/.test(line))).toBe(true)
+    // Unknown targets keep the tree's code.
+    expect((await command(r, '/tree compare main nowhere')).result).toMatchObject({
+      kind: 'error',
+      text: expect.stringMatching(/^NODE_NOT_FOUND: no node, label or branch "nowhere"/),
+    })
+    await r.say('Compare the branches')
+    const request = transcript(r.model.requests.at(-1)!)
+    expect(request.some((line) => line.startsWith(`tool: Compare A ${calm} (branch "main") with B `))).toBe(true)
+    // The whole result (transcript lines show first lines only) reaches the model in its next request.
+    expect(JSON.stringify(r.model.requests.at(-1)!.messages)).toContain(
+      `~ ${calm} | ${stormy}  assistant: I read the notes: the sea is [-calm-]{+stormy+} at dawn.`,
+    )
+  })
+})

@@ -1,0 +1,143 @@
+/**
+ * Shell changes in a real git work tree: snapshots before and after a
+ * "command" (the test changes files itself, as a shell would), exact bytes
+ * (CRLF under `text=auto`), .gitignore honoured, large files reported, and
+ * the user's repository left byte-identical (index, refs, stash, config).
+ */
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { WorkspaceRegistry, type CallPoint } from '../../../src/workspace/index.ts'
+import { value } from '../../support/messages.ts'
+
+let tmp: string
+let repo: string
+let sidecar: string
+
+// The test's own `git status` must not refresh the user's index either (GIT_OPTIONAL_LOCKS=0).
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  }).toString()
+const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex')
+
+/** Every file under .git with its content hash: the user's repository, byte for byte. */
+function repositoryState(): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const full = path.join(dir, name)
+      if (statSync(full).isDirectory()) walk(full)
+      else out[path.relative(repo, full)] = sha(readFileSync(full))
+    }
+  }
+  walk(path.join(repo, '.git'))
+  return out
+}
+
+beforeEach(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'workspace-git-'))
+  repo = path.join(tmp, 'repo')
+  sidecar = path.join(tmp, 'sidecar')
+  mkdirSync(repo)
+  git('init', '-q')
+  writeFileSync(path.join(repo, '.gitattributes'), '* text=auto\n')
+  writeFileSync(path.join(repo, '.gitignore'), 'build/\n')
+  writeFileSync(path.join(repo, 'crlf.txt'), 'one\r\ntwo\r\n')
+  writeFileSync(path.join(repo, 'keep.txt'), 'keep\n')
+  git('add', '-A')
+  git('commit', '-qm', 'init')
+  writeFileSync(path.join(repo, 'staged.txt'), 'staged\n')
+  git('add', 'staged.txt')
+})
+afterEach(() => {
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+describe('shell snapshots through git', () => {
+  it('records what a command changed, with exact bytes, and leaves the user repository untouched', async () => {
+    const registry = new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: 64, shell: 'auto' })
+    const ws = value(await registry.get('s', path.join(repo)))
+    expect(ws.shell).toBe('git')
+    const userRepo = repositoryState()
+    const before = (await ws.shellBefore())!
+    // "The command": edit a CRLF file, delete one, create one, write an ignored and a large file.
+    writeFileSync(path.join(repo, 'crlf.txt'), 'one\r\nTWO\r\n')
+    rmSync(path.join(repo, 'keep.txt'))
+    mkdirSync(path.join(repo, 'src'))
+    writeFileSync(path.join(repo, 'src', 'new.sh'), '#!/bin/sh\n', { mode: 0o755 })
+    mkdirSync(path.join(repo, 'build'))
+    writeFileSync(path.join(repo, 'build', 'out.js'), 'ignored\n')
+    writeFileSync(path.join(repo, 'huge.log'), 'x'.repeat(100))
+    const point: CallPoint = { key: 20, node: 'e10', call: 'call-1', tool: 'bash', w: 11 }
+    const changes = value(await ws.shellAfter(point, before))
+    expect(changes).toEqual([
+      {
+        path: 'crlf.txt',
+        before: { kind: 'file', hash: sha('one\r\ntwo\r\n'), size: 10 },
+        after: { kind: 'file', hash: sha('one\r\nTWO\r\n'), size: 10 },
+      },
+      { path: 'huge.log', before: { kind: 'absent' }, after: { kind: 'skipped', reason: 'too-large', size: 100 } },
+      { path: 'keep.txt', before: { kind: 'file', hash: sha('keep\n'), size: 5 }, after: { kind: 'absent' } },
+      {
+        path: 'src/new.sh',
+        before: { kind: 'absent' },
+        after: { kind: 'file', hash: sha('#!/bin/sh\n'), size: 10, exec: true },
+      },
+    ])
+    expect(repositoryState()).toEqual(userRepo)
+    expect(git('status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).sort()).toEqual([
+      ' D keep.txt',
+      ' M crlf.txt',
+      '?? huge.log',
+      '?? src/new.sh',
+      'A  staged.txt',
+    ])
+    expect(git('stash', 'list')).toBe('')
+    // Restoring the point before the command brings the exact bytes back (CRLF kept), deletes what it created.
+    value(await ws.restore(ws.plan(2 * 5, 'e5'), () => 'keep', 12))
+    expect(readFileSync(path.join(repo, 'crlf.txt'))).toEqual(Buffer.from('one\r\ntwo\r\n'))
+    expect(readFileSync(path.join(repo, 'keep.txt'), 'utf8')).toBe('keep\n')
+    expect(existsSync(path.join(repo, 'src', 'new.sh'))).toBe(false)
+    expect(existsSync(path.join(repo, 'huge.log'))).toBe(true)
+    expect(readFileSync(path.join(repo, 'build', 'out.js'), 'utf8')).toBe('ignored\n')
+    // Forward again: the script comes back executable.
+    value(await ws.restore(ws.plan(2 * 11, 'e11'), () => 'keep', 13))
+    expect(statSync(path.join(repo, 'src', 'new.sh')).mode & 0o111).not.toBe(0)
+    expect(repositoryState()).toEqual(userRepo)
+  })
+
+  it('a second command only sees its own changes', async () => {
+    const registry = new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: 1024, shell: 'auto' })
+    const ws = value(await registry.get('s', path.join(repo)))
+    const first = (await ws.shellBefore())!
+    writeFileSync(path.join(repo, 'a.txt'), 'a\n')
+    value(await ws.shellAfter({ key: 20, node: 'e10', call: 'c1', tool: 'bash', w: 11 }, first))
+    writeFileSync(path.join(repo, 'user.txt'), 'the user, between commands\n')
+    const second = (await ws.shellBefore())!
+    writeFileSync(path.join(repo, 'b.txt'), 'b\n')
+    const changes = value(await ws.shellAfter({ key: 40, node: 'e20', call: 'c2', tool: 'bash', w: 21 }, second))
+    expect(changes.map((c) => c.path)).toEqual(['b.txt'])
+  })
+
+  it('outside a git work tree shell tracking is off', async () => {
+    const plain = path.join(tmp, 'plain')
+    mkdirSync(plain)
+    const registry = new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: 1024, shell: 'auto' })
+    const ws = value(await registry.get('p', plain))
+    expect(ws.shell).toBe('off')
+    expect(await ws.shellBefore()).toBeUndefined()
+  })
+})
