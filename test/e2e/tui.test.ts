@@ -13,6 +13,9 @@
  *   message row is on the model's path or counted by the switch row below it
  *   ("N message(s) above hidden from the model").
  * - `/session-tree list` opens its whole text in the scene (not a 200-cell toast).
+ * - At 80 columns in Chinese the scene fits and a compare stacks.
+ * - What is left, measured: a switch to another branch draws its restated rows a
+ *   second time, exactly as many as the switch row says.
  *
  * tmux is required (`.ci/run` installs it): without it the suite fails, naming
  * the Debian package (`test/support/prerequisites.ts`). Evidence: test/e2e/artifacts/tui/
@@ -340,5 +343,42 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     expect(compare).toMatch(/^\s*B e\d+ user: Actually, plan Porto instead/m)
     expect(compare).not.toMatch(/ │ /)
     await tui.keys('Escape')
+  }, 300_000)
+
+  it('what is left: a switch to another branch restates it, and the switch row counts the rows drawn twice', async () => {
+    onTestFailed(() => {
+      failed = true
+    })
+    const [sessionId] = sessionIds(home.dshHome)
+    await tui?.kill()
+    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!] })
+    await openScene('shortcut')
+    await tui.type('porto instead: ribeira')
+    await tui.until((screen) => /search: porto instead: ribeira/.test(screen) && /1 shown/.test(screen), 'the search', {
+      visible: true,
+    })
+    await tui.keys('Enter')
+    await tui.until((screen) => /No summary/.test(screen), 'the summary choice', { visible: true })
+    await tui.keys('1')
+    await tui.until((screen) => /Moved to e\d+/.test(screen), 'the switch', { visible: true })
+    await tui.keys('Escape')
+    await closeScene()
+    // dsh-TUI reveals a new answer row gradually: wait until the restated one is whole.
+    const screen = await tui.until(
+      (text) =>
+        (text.match(/Switched to/g) ?? []).length >= 3 && (text.match(/Livraria Lello on day 2/g) ?? []).length >= 2,
+      'the third switch row and the restated answer, whole',
+    )
+    saveArtifact(artifacts, 'after-sibling-switch.txt', screen)
+    screens['after-sibling-switch'] = screen
+    const rows = transcriptRows(screen)
+    const restated = Number(/the (\d+) message\(s\) just above/.exec(screen)?.[1] ?? NaN)
+    // The restated rows are the Porto prompt and answer, drawn a second time just above the row.
+    const texts = rows.filter((row) => row.kind === 'user' || row.kind === 'assistant').map((row) => norm(row.text))
+    const twice = [...new Set(texts)].filter((text) => texts.filter((t) => t === text).length > 1)
+    expect(restated).toBeGreaterThan(0)
+    expect(twice.length).toBe(restated)
+    expect(twice.some((text) => text.startsWith('Actually, plan Porto instead'))).toBe(true)
+    expect(await tui.screen()).not.toMatch(/Turn error|turn blocked/i)
   }, 300_000)
 })
