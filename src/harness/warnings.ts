@@ -7,14 +7,15 @@
  * (`client/chat/host-tools.ts`); the model's history and the tree are not
  * affected. Stock switches of dsh-session-tree before
  * fresh call ids wrote such logs (a copy kept its original's id); a provider
- * that reuses ids does too.
+ * that reuses ids does too, and so does an import of a tree that branches
+ * between a call and its result (`interchange/session/provider-view.ts`).
  */
 
 /** What repeats, and who wrote it. */
 export type LogWarningCode =
   /** Copies made by a stock switch of an earlier dsh-session-tree version repeat their originals' call ids. */
   | 'COPIED_CALL_IDS'
-  /** Tool calls the model made repeat an earlier call id (the provider reused it). */
+  /** Tool calls repeat an earlier call id (the provider reused it, or an import answered a call on two branches). */
   | 'REPEATED_CALL_IDS'
 
 /** One problem of the log, for `session` and the panel. */
@@ -67,7 +68,7 @@ export class CallIdLedger {
       message:
         code === 'COPIED_CALL_IDS'
           ? `${count} tool call copies in this session's log repeat their original's call id (the first at event ${firstSeq}, "${callId}"), written by a stock switch of an earlier dsh-session-tree version. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`
-          : `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"); the provider reused it. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`,
+          : `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"): the provider reused it, or an import answered on one branch a call that another branch answers too. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`,
       remedy: code === 'COPIED_CALL_IDS' ? COPIES_REMEDY : REMEDY,
       count,
       firstSeq,

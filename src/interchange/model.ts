@@ -86,6 +86,11 @@ export interface AssistantEntry {
   /** Why the response stopped, in the source's words (`stop`, `toolUse`, `end_turn`, …). */
   readonly stopReason?: string
   readonly error?: string
+  /**
+   * Set when the source tool never sends this response to its model again, with the reason
+   * (Pi's provider layer leaves out answers that stopped with `error` or `aborted`).
+   */
+  readonly leftOut?: string
 }
 
 /** The result of one tool call (`callId` names the call part of an earlier assistant entry). */

@@ -171,7 +171,10 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
     const standIn = isMessageEvent(firstEvent) ? copyMessage(input, ids, firstEvent) : undefined
     if (standIn && firstSource?.kind === 'message') {
       // A restated entry is its own original (or a copy of it) in the shadowed range: cited once, first.
-      const cited = restated === undefined ? [...shadowed, firstSource.seq] : [...shadowed]
+      // So is an answer the prefix gave up because the target leaves its tool exchange on another branch
+      // (an import's tree can branch between a call and its result).
+      const cited =
+        restated === undefined && shadowed[0] !== firstSource.seq ? [...shadowed, firstSource.seq] : [...shadowed]
       push({ ...standIn, intent: { surfaceOp: op, sourceEventSeqs: cited } })
       copies++
       k = 1

@@ -14,6 +14,10 @@ import { TreeSync } from '../../src/harness/sync.ts'
 import { SessionTreeStore } from '../../src/tree/store.ts'
 import type { SessionTree } from '../../src/tree/session-tree.ts'
 import { TreeSidecar } from '../../src/sidecar/index.ts'
+import { loopRig } from './tool-rig.ts'
+import { readProvenance } from '../../src/interchange/session/provenance.ts'
+import type { WireBody } from './dsh-wire.ts'
+import { contractViolations, type ContractViolation } from './provider-contract.ts'
 
 export interface Home {
   readonly home: string
@@ -101,4 +105,61 @@ export function treeModelView(tree: SessionTree, nodeId: string | null): ModelMe
         : (entry.message?.content ?? '')
     return { role: entry.message?.role ?? 'user', text }
   })
+}
+
+/** Source node id → DSH node id of an imported session, from its provenance. */
+export async function dshNodes(home: Home, sessionId: string): Promise<Map<string, string>> {
+  const provenance = await readProvenance(new TreeSidecar(home.sidecarRoot).dirFor(sessionId))
+  return new Map([...provenance!.nodes.values()].map((p) => [p.id, p.node]))
+}
+
+/** The request after a prompt at one node of an imported session. */
+export interface Continued {
+  /** The node jumped to (null: where the import left the session, no jump). */
+  readonly nodeId: string | null
+  /** What DSH's DeepSeek adapter put on the wire for the prompt. */
+  readonly body?: WireBody
+  /** What a strict provider refuses in it. */
+  readonly violations: readonly ContractViolation[]
+  /** Why there is no request: the jump was refused, or the agent never settled. */
+  readonly failure?: string
+}
+
+/**
+ * Continue an imported session as a person would, in the in-process agent loop whose model
+ * refuses what a strict provider refuses (`tool-rig.ts`): a prompt where it stands, then, at
+ * each node given (default: every node of the tree), a jump there and a prompt. Stops at an
+ * agent that never settles (its failure names the node).
+ */
+export async function continueImport(home: Home, sessionId: string, at?: readonly string[]): Promise<Continued[]> {
+  const loaded = await home.persistence.load(SessionId(sessionId))
+  const rig = await loopRig([], { resume: { sessionId, events: loaded.events, sidecarRoot: home.sidecarRoot } })
+  const out: Continued[] = []
+  try {
+    const nodes = at ?? (await rig.service.list(sessionId)).nodes.map((node) => node.nodeId)
+    for (const nodeId of [null, ...nodes]) {
+      if (nodeId !== null) {
+        try {
+          await rig.service.jump(sessionId, nodeId)
+        } catch (error) {
+          const failure = (error as { failure?: unknown }).failure
+          out.push({ nodeId, violations: [], failure: `jump refused: ${JSON.stringify(failure) ?? String(error)}` })
+          continue
+        }
+      }
+      const before = rig.model.wire.length
+      try {
+        await rig.say(`go on from ${nodeId ?? 'here'}`)
+      } catch (error) {
+        out.push({ nodeId, violations: [], failure: `${String(error)}; ${rig.invariantFailures.join('; ')}` })
+        break
+      }
+      const body = rig.model.wire[before]
+      out.push({ nodeId, ...(body ? { body } : {}), violations: body ? contractViolations(body) : [] })
+    }
+    rig.model.refusals.splice(0)
+    return out
+  } finally {
+    await rig.dispose()
+  }
 }

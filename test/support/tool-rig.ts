@@ -3,7 +3,11 @@
  * `dsh-agent-loop` with the published session store, system prompt, tool
  * registry, command registry and agent registry, this package's service and
  * tool plugin, and a scripted model adapter standing in for the LLM (the only
- * thing mocked). Every request the loop sends to the "model" is recorded.
+ * thing mocked). Every request the loop sends to the "model" is recorded, and
+ * checked as a strict provider checks it: the body DSH's own DeepSeek adapter
+ * would send (`dsh-wire.ts`) is refused (an LLM error, as a 400 is) when it
+ * breaks the provider contract, and recorded in `model.refusals`; `dispose()`
+ * fails on a refusal nobody took (`model.refusals.splice(0)`).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,6 +23,7 @@ import LlmRuntime, {
   CallId,
   createUserMessage,
   LlmAdapter,
+  LlmError,
   type GenerateOptions,
   type LlmResolvedModelInfo,
   type StreamChunk,
@@ -30,6 +35,8 @@ import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
 import ToolRuntime from '@deepseek-ai/dsh-tools'
 import * as ToolsInvariant from '@deepseek-ai/dsh-tools/invariant'
 import SessionTreeService from '../../src/index.ts'
+import { contractViolations, type ContractViolation } from './provider-contract.ts'
+import { wireBody, type WireBody } from './dsh-wire.ts'
 import * as treeInvariant from '../../src/invariant.ts'
 import * as treeTool from '../../src/tool/index.ts'
 
@@ -79,6 +86,10 @@ function chunksOf(reply: Reply, n: number): StreamChunk[] {
 /** The scripted model. An exhausted script answers `SCRIPT EXHAUSTED`. */
 export class ScriptedModel extends LlmAdapter {
   readonly requests: GenerateOptions[] = []
+  /** The chat-completions body DSH's DeepSeek adapter sends for each request, in order. */
+  readonly wire: WireBody[] = []
+  /** Requests a strict provider refuses (1-based request number, what it breaks, the conversation). */
+  readonly refusals: { n: number; violations: ContractViolation[]; transcript: string[] }[] = []
   readonly script: ScriptEntry[]
   /** Called when a request arrives, before the answer streams (to race prompts in). */
   onRequest: ((request: GenerateOptions, n: number) => void | Promise<void>) | undefined
@@ -95,6 +106,13 @@ export class ScriptedModel extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
     this.requests.push(options)
     const n = this.requests.length
+    const body = await wireBody(options.messages, options.system)
+    this.wire.push(body)
+    const violations = contractViolations(body)
+    if (violations.length > 0) {
+      this.refusals.push({ n, violations, transcript: transcript(options) })
+      throw new LlmError(`request ${n} refused: ${violations[0]!.message}`, 'INVALID_REQUEST', { status: 400 })
+    }
     await this.onRequest?.(options, n)
     const entry = this.script.shift() ?? { text: 'SCRIPT EXHAUSTED' }
     const reply = typeof entry === 'function' ? entry(options) : entry
@@ -257,6 +275,16 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
     },
     async dispose() {
       if (!options.resume) rmSync(root, { recursive: true, force: true })
+      const refused = model.refusals.splice(0)
+      if (refused.length > 0)
+        throw new Error(
+          `requests a strict provider refuses: ${refused
+            .map(
+              (r) =>
+                `#${r.n} ${r.violations.map((v) => `${v.rule} at ${v.param}`).join(', ')}\n  ${r.transcript.join('\n  ')}`,
+            )
+            .join('\n')}`,
+        )
     },
   }
 }

@@ -1,7 +1,9 @@
 /**
  * Subagent conversations of a Claude Code session, hung under the tool
- * result of the call that started them (so they are navigable branches of
- * the same tree, never part of the main path):
+ * exchange of the call that started them, after the last result of the answer
+ * that made it (so they are navigable branches of the same tree, never part of
+ * the main path, and a branch never starts while that answer's parallel calls
+ * still wait for their results, which no model API accepts):
  *
  * - 2.0.x / 2.1.x: every record of a subagent file carries `agentId`; the
  *   parent's tool-result record carries the same `agentId` (top level or in
@@ -48,8 +50,20 @@ export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
       if (agent) byAgent.set(agent, p.node.id)
     }
   }
+  const line = new Map(nodes.map((p) => [p.node.id, p.node.line]))
+  /** A result → the last result of the answer that made its call (results follow in file order). */
+  const exchangeEnd = new Map<string, string>()
   for (const p of nodes) {
     if (p.sidechain || p.node.entry.kind !== 'assistant') continue
+    const results = p.node.entry.parts.flatMap((part) => {
+      const result = part.type === 'tool_call' ? resultOfCall.get(part.id) : undefined
+      return result === undefined ? [] : [result]
+    })
+    const last = results.reduce<string | undefined>(
+      (best, id) => (best === undefined || line.get(id)! > line.get(best)! ? id : best),
+      undefined,
+    )
+    for (const id of results) exchangeEnd.set(id, last!)
     for (const part of p.node.entry.parts) {
       if (part.type !== 'tool_call' || !isObject(part.arguments)) continue
       const prompt = str(part.arguments.prompt)
@@ -75,9 +89,10 @@ export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
             .join('')
             .trim()
         : undefined
-    const parent = (p.agentId ? byAgent.get(p.agentId) : undefined) ?? (prompt ? byPrompt.get(prompt) : undefined)
-    if (parent !== undefined) {
-      const prompt = promptOfResult.get(parent)
+    const result = (p.agentId ? byAgent.get(p.agentId) : undefined) ?? (prompt ? byPrompt.get(prompt) : undefined)
+    if (result !== undefined) {
+      const parent = exchangeEnd.get(result) ?? result
+      const prompt = promptOfResult.get(result)
       if (entry.kind !== 'user' && prompt !== undefined) {
         // The agent's prompt, from the call that started it: the branch's first message.
         const id = `${p.node.id}#prompt`

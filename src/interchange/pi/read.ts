@@ -11,7 +11,9 @@
  *   becomes `firstKept`; v2's `hookMessage` role is v3's `custom`;
  * - the active leaf is the last entry of the file (Pi does not persist it);
  * - what Pi's `buildSessionContext` + `convertToLlm` send to the model is
- *   spelled out on each entry (`contextText`), with Pi's own prefixes.
+ *   spelled out on each entry (`contextText`), with Pi's own prefixes; an answer
+ *   that pi-ai's `transform-messages` leaves out of every request (stopped with
+ *   `error` or `aborted`) is marked `leftOut`.
  */
 import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
@@ -230,14 +232,19 @@ function messageEntry(message: Json | undefined, version: number, builder: TreeB
         }
       }
       const usage = usageOf(message.usage)
+      const stopReason = str(message.stopReason)
       return {
         kind: 'assistant',
         parts,
         ...(str(message.provider) ? { provider: str(message.provider)! } : {}),
         ...(str(message.model) ? { model: str(message.model)! } : {}),
         ...(usage ? { usage } : {}),
-        ...(str(message.stopReason) ? { stopReason: str(message.stopReason)! } : {}),
+        ...(stopReason ? { stopReason } : {}),
         ...(str(message.errorMessage) ? { error: str(message.errorMessage)! } : {}),
+        // pi-ai's transform-messages leaves these out of every request.
+        ...(stopReason === 'error' || stopReason === 'aborted'
+          ? { leftOut: `the answer stopped with ${stopReason}` }
+          : {}),
       }
     }
     case 'toolResult': {

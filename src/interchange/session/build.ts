@@ -26,9 +26,17 @@ import { foldOverlay, type OverlayState } from '../../harness/overlay.ts'
 import { markerMessage, PLUGIN_ID } from '../../harness/marker.ts'
 import { planSwitch, type PlannedEvent, type SwitchPlan } from '../../surface/plan.ts'
 import { InterchangeError } from '../errors.ts'
-import type { InterchangeNode, InterchangeTree, Json, ToolCallPart } from '../model.ts'
+import type { Entry, InterchangeNode, InterchangeTree, Json } from '../model.ts'
 import { oneLine } from '../values.ts'
-import { argumentsText, assistantBlocks, inputBlocks } from './content.ts'
+import { assistantBlocks, inputBlocks } from './content.ts'
+import {
+  NO_RESULT_CODE,
+  noResultText,
+  openExchange,
+  sendable,
+  type OpenCall,
+  type OpenExchange,
+} from './provider-view.ts'
 import { treeDigest, type TreeDigest } from './digest.ts'
 import { LogBuilder, type LogEvent } from './log.ts'
 import type { ProvenanceEntry } from './provenance.ts'
@@ -54,9 +62,21 @@ class SessionBuild {
   private readonly log: LogBuilder
   private readonly dsh = new Map<string, string>()
   private readonly byId = new Map<string, InterchangeNode>()
-  private readonly calls = new Map<string, ToolCallPart>()
+  /** Nodes that have children in the source. */
+  private readonly parents = new Set<string>()
+  /** Where a message that closes the tool flow goes under a node: after the synthetic results of its open calls. */
+  private readonly closures = new Map<string | null, string | null>()
   private readonly treeOnlyW = new Map<string, number>()
   private readonly notes: string[] = []
+  /**
+   * Call ids a `tool/call` of the log answers (or will). A call left open on one branch and
+   * answered on another gets both under its id: the log then repeats it (the tree's nodes, the
+   * planner's copies and the model's requests pair by the answer's own ids; this plugin's
+   * browser half keys DSH web's tool cards apart).
+   */
+  private readonly answered = new Set<string>()
+  /** What the source tool's provider layer repairs, counted for the notes (`provider-view.ts`). */
+  private readonly repaired = { noResult: 0, answers: 0, results: 0, repeated: 0 }
   private messages = 0
   /** Fresh call ids minted for copied tool exchanges. */
   private freshCalls = 0
@@ -71,15 +91,18 @@ class SessionBuild {
     this.log = new LogBuilder(this.projector, options.now)
     for (const node of source.nodes) {
       this.byId.set(node.id, node)
-      if (node.entry.kind === 'assistant')
-        for (const part of node.entry.parts)
-          if (part.type === 'tool_call' && !this.calls.has(part.id)) this.calls.set(part.id, part)
+      if (node.parentId !== null) this.parents.add(node.parentId)
+      if (node.entry.kind === 'tool_result') this.answered.add(node.entry.callId)
     }
   }
 
   run(): BuiltSession {
-    for (const node of this.depthFirst()) this.visit(node)
-    const cursor = this.source.cursor === null ? null : this.dshOf(this.source.cursor)
+    for (const node of this.depthFirst()) {
+      this.visit(node)
+      // A leaf's calls get their results now: every node is a point the conversation can go on from.
+      if (!this.parents.has(node.id)) this.afterOpenCalls(this.dshOf(node.id))
+    }
+    const cursor = this.source.cursor === null ? null : this.afterOpenCalls(this.dshOf(this.source.cursor))
     this.position(cursor)
     this.log.endTurn()
     // Named from the start (`title.ts`): a standalone event, as the title service appends one.
@@ -94,6 +117,18 @@ class SessionBuild {
       )
     }
     if (this.switches > 0) this.notes.push(`${this.switches} branch change(s) written as history switches`)
+    const { noResult, answers, results } = this.repaired
+    if (noResult > 0)
+      this.notes.push(
+        `${noResult} call(s) left without a result answered ${JSON.stringify(noResultText(this.source.meta.format))}, as the source tool does before it sends them`,
+      )
+    if (answers > 0)
+      this.notes.push(`${answers} answer(s) the model is not sent (aborted, errored or empty) kept as tree-only nodes`)
+    if (results > 0) this.notes.push(`${results} result(s) answering no call the model saw kept as tree-only nodes`)
+    if (this.repaired.repeated > 0)
+      this.notes.push(
+        `${this.repaired.repeated} of them answered on another branch too: the log repeats their call ids (REPEATED_CALL_IDS)`,
+      )
     return {
       sessionId: this.sessionId,
       events: this.log.events,
@@ -125,10 +160,11 @@ class SessionBuild {
       if (towardsCursor.has(id)) break
       towardsCursor.add(id)
     }
-    const ordered = (list: readonly InterchangeNode[]) => {
-      const last = list.filter((node) => towardsCursor.has(node.id))
-      return [...list.filter((node) => !towardsCursor.has(node.id)), ...last]
-    }
+    // Results (and tree-only entries) before messages that close the tool flow: a result is written
+    // while its call's answer is on the surface as it was, before a branch that leaves the call open
+    // restates that answer under fresh ids (`afterOpenCalls`). Then the child towards the cursor last.
+    const rank = (node: InterchangeNode) => (closesToolFlow(node.entry) ? 2 : 0) + (towardsCursor.has(node.id) ? 1 : 0)
+    const ordered = (list: readonly InterchangeNode[]) => [...list].sort((a, b) => rank(a) - rank(b))
     const stack = [...ordered(children.get(null) ?? [])].reverse()
     while (stack.length > 0) {
       const node = stack.pop()!
@@ -146,9 +182,11 @@ class SessionBuild {
   }
 
   private visit(node: InterchangeNode): void {
-    const parent = node.parentId === null ? null : this.dshOf(node.parentId)
-    this.log.at(node.time)
     const entry = node.entry
+    const written = node.parentId === null ? null : this.dshOf(node.parentId)
+    // A message after open calls goes after their synthetic results (`provider-view.ts`).
+    const parent = closesToolFlow(entry) ? this.afterOpenCalls(written) : written
+    this.log.at(node.time)
     switch (entry.kind) {
       case 'user':
         this.position(parent)
@@ -156,6 +194,20 @@ class SessionBuild {
         this.userMessage(node, inputBlocks(entry.parts), entry.origin === 'prompt' ? { kind: 'user' } : IMPORT_SOURCE)
         return
       case 'assistant': {
+        if (entry.leftOut !== undefined || !sendable(entry.parts)) {
+          this.repaired.answers++
+          const text = entry.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
+          const reason = entry.leftOut ?? 'nothing to send once thinking is left out'
+          this.treeOnly(
+            node,
+            parent,
+            'custom',
+            `answer not sent to the model (${reason})${text.trim() ? `: ${oneLine(text)}` : ''}`,
+            { customType: 'answer-not-sent', reason },
+            text,
+          )
+          return
+        }
         this.position(parent)
         const { turn, step } = this.log.ensureStep('ifAnswered')
         const usage =
@@ -192,40 +244,21 @@ class SessionBuild {
       }
       case 'tool_result': {
         this.position(parent)
-        const { turn, step } = this.log.ensureStep()
-        const call = this.calls.get(entry.callId)
-        if (!call)
-          this.notes.push(
-            `tool result ${node.id}: its call ${entry.callId} is not in the session; the call is restated as ${entry.toolName ?? 'unknown'}({})`,
+        const call = this.openCall(entry.callId)
+        const text = entry.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
+        if (!call) {
+          this.repaired.results++
+          this.treeOnly(
+            node,
+            parent,
+            'custom',
+            `result not sent to the model (it answers no call the model saw: ${entry.toolName ?? entry.callId})${text.trim() ? `: ${oneLine(text)}` : ''}`,
+            { customType: 'result-not-sent', callId: entry.callId },
+            text,
           )
-        const callEvent = this.log.append('tool/call', {
-          turn,
-          step,
-          callId: entry.callId,
-          name: call?.name ?? entry.toolName ?? 'unknown',
-          arguments: argumentsText(call?.arguments ?? {}),
-        })
-        this.log.append(
-          'tool/result',
-          {
-            turn,
-            step,
-            message: {
-              id: this.messageId(),
-              role: 'user',
-              content: [
-                {
-                  type: 'tool-result',
-                  toolCallId: entry.callId,
-                  content: inputBlocks(entry.parts),
-                  ...(entry.isError ? { isError: true } : {}),
-                },
-              ],
-              source: { kind: 'tool', callId: entry.callId },
-            },
-          },
-          { surfaceOp: 'append' },
-        )
+          return
+        }
+        const callEvent = this.toolExchange(call, inputBlocks(entry.parts), entry.isError)
         this.dsh.set(node.id, nodeIdForSeq(callEvent.seq))
         return
       }
@@ -271,6 +304,78 @@ class SessionBuild {
         )
         return
     }
+  }
+
+  /** The calls left open at the end of the model's surface (after `position`). */
+  private openExchange(): OpenExchange | undefined {
+    return openExchange(this.projector.surfaceEntries, (seq) => this.log.eventAt(seq))
+  }
+
+  /** The open call of the model's surface (after `position`) that a result answers, if any. */
+  private openCall(callId: string) {
+    return this.openExchange()?.calls.find((call) => call.id === callId)
+  }
+
+  /**
+   * Where a message that closes the tool flow goes under `parent`: `parent` itself, or the
+   * last of the synthetic results that answer the calls still open there (written once per
+   * `parent`, in the source tool's words), as the source tool repairs its history before
+   * sending it (`provider-view.ts`).
+   */
+  private afterOpenCalls(parent: string | null): string | null {
+    const known = this.closures.get(parent)
+    if (known !== undefined) return known
+    this.position(parent)
+    const open = this.openExchange()
+    let last = parent
+    if (open) {
+      const text = noResultText(this.source.meta.format)
+      for (const call of open.calls) {
+        const callEvent = this.toolExchange(call, [{ type: 'text', text }], true, {
+          error: { name: 'NoResultProvided', code: NO_RESULT_CODE },
+        })
+        last = nodeIdForSeq(callEvent.seq)
+        if (this.answered.has(call.id)) this.repaired.repeated++
+        this.answered.add(call.id)
+      }
+      this.repaired.noResult += open.calls.length
+      this.placeCursor(last)
+    }
+    this.closures.set(parent, last)
+    return last
+  }
+
+  /** One call and its result, in one step as the agent loop writes them; the call's event (its node's seq). */
+  private toolExchange(
+    call: OpenCall,
+    content: unknown[],
+    isError: boolean,
+    extra: Record<string, unknown> = {},
+  ): LogEvent {
+    const { turn, step } = this.log.ensureStep()
+    const callEvent = this.log.append('tool/call', {
+      turn,
+      step,
+      callId: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    })
+    this.log.append(
+      'tool/result',
+      {
+        turn,
+        step,
+        message: {
+          id: this.messageId(),
+          role: 'user',
+          content: [{ type: 'tool-result', toolCallId: call.id, content, ...(isError ? { isError: true } : {}) }],
+          source: { kind: 'tool', callId: call.id },
+        },
+        ...extra,
+      },
+      { surfaceOp: 'append' },
+    )
+    return callEvent
   }
 
   private userMessage(node: InterchangeNode, content: unknown[], source: unknown): void {
@@ -322,6 +427,8 @@ class SessionBuild {
     type: TreeEntryType,
     summary: string,
     extra: Record<string, Json>,
+    /** What the source said, kept in the tree (a branch summary's text, a left-out answer's). */
+    text?: string,
   ): void {
     const id = treeOnlyId(node.id)
     const appended = this.tree.append(null, {
@@ -335,7 +442,9 @@ class SessionBuild {
       ...(type === 'model_change' && typeof extra.provider === 'string' ? { provider: extra.provider } : {}),
       ...(type === 'branch_summary' && typeof extra.text === 'string' && extra.text
         ? { content: [{ type: 'text' as const, text: extra.text }] }
-        : {}),
+        : text
+          ? { content: [{ type: 'text' as const, text }] }
+          : {}),
     })
     if (!appended.ok) throw new InterchangeError('WRITE_FAILED', `tree-only node ${node.id}: ${appended.error.message}`)
     this.treeOnlyW.set(id, this.projector.watermark)
@@ -478,5 +587,23 @@ class SessionBuild {
 
   private messageId(): string {
     return `${PLUGIN_ID}:import:${this.sessionId}:${++this.messages}`
+  }
+}
+
+/**
+ * Whether open calls must be answered before this entry: a message the model reads other than a
+ * tool result, or any answer, sent or left out (pi-ai gives the calls before an aborted answer
+ * their synthetic results where it meets that answer; a result after it answers nothing).
+ */
+function closesToolFlow(entry: Entry): boolean {
+  switch (entry.kind) {
+    case 'user':
+    case 'assistant':
+      return true
+    case 'branch_summary':
+    case 'custom':
+      return entry.contextText !== undefined
+    default:
+      return false
   }
 }

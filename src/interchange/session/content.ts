@@ -8,7 +8,8 @@
  *   image block needs bytes owned by the attachment service, which an offline
  *   import does not have. The bytes stay in the provenance (exports keep them).
  */
-import type { ContentPart, ImagePart, InputPart, Json } from '../model.ts'
+import type { ContentPart, ImagePart, InputPart } from '../model.ts'
+import { argumentsText } from './provider-view.ts'
 
 export type TextBlock = { type: 'text'; text: string }
 export type ToolCallBlock = { type: 'tool-call'; id: string; name: string; arguments: string }
@@ -25,7 +26,7 @@ export function inputBlocks(parts: readonly InputPart[]): TextBlock[] {
   return parts.map((part) => ({ type: 'text', text: part.type === 'text' ? part.text : imageReference(part) }))
 }
 
-/** Assistant content: text and tool calls, never thinking; an empty answer keeps one empty text block (it is a node). */
+/** Assistant content: text and tool calls, never thinking (an answer with nothing to send is no message: `provider-view.ts`). */
 export function assistantBlocks(parts: readonly ContentPart[]): (TextBlock | ToolCallBlock)[] {
   const blocks: (TextBlock | ToolCallBlock)[] = []
   for (const part of parts) {
@@ -35,9 +36,4 @@ export function assistantBlocks(parts: readonly ContentPart[]): (TextBlock | Too
       blocks.push({ type: 'tool-call', id: part.id, name: part.name, arguments: argumentsText(part.arguments) })
   }
   return blocks.length > 0 ? blocks : [{ type: 'text', text: '' }]
-}
-
-/** Raw arguments as the harness stores them (the JSON text the model produced). */
-export function argumentsText(args: Json): string {
-  return typeof args === 'string' ? args : JSON.stringify(args ?? {})
 }

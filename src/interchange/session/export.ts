@@ -38,7 +38,12 @@ export interface Exported {
 
 export async function exportTree(tree: SessionTree, options: ExportOptions): Promise<Exported> {
   const provenance = options.sidecarDir === undefined ? undefined : await readProvenance(options.sidecarDir)
-  const source = treeToInterchange(tree, provenance, options.cwd !== undefined ? { cwd: options.cwd } : {})
+  // Pi gives calls left without a result its own synthetic result when it sends them: a Pi file
+  // holds none (so Pi → DSH → Pi gives the same file). Claude Code's transcript keeps them answered.
+  const source = treeToInterchange(tree, provenance, {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    syntheticResults: options.format === 'pi' ? 'leave out' : 'keep',
+  })
   const labels = new Map<string, string>()
   const neutralOf = new Map([...source.dshIds].map(([neutral, dsh]) => [dsh, neutral]))
   for (const [dsh, label] of source.labels) {

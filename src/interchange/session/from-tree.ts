@@ -8,6 +8,7 @@ import type { TreeNode } from '../../tree/types.ts'
 import type { ContentPart, Entry, InputPart, InterchangeNode, InterchangeTree, Json } from '../model.ts'
 import { TREE_ONLY_PREFIX } from './build.ts'
 import type { Provenance } from './provenance.ts'
+import { NO_RESULT_CODE } from './provider-view.ts'
 
 export interface ExportSource {
   readonly tree: InterchangeTree
@@ -20,13 +21,17 @@ export interface ExportSource {
 export function treeToInterchange(
   tree: SessionTree,
   provenance: Provenance | undefined,
-  options: { cwd?: string } = {},
+  options: {
+    cwd?: string
+    /** The results an import gave calls left without one (`provider-view.ts`): kept, or left out like a dangling call. */
+    syntheticResults?: 'keep' | 'leave out'
+  } = {},
 ): ExportSource {
   const idOf = new Map<string, string>()
   const dshIds = new Map<string, string>()
   const nodes: InterchangeNode[] = []
   const labels = new Map<string, string>()
-  // A dangling call (no result) is no node of its own outside DSH: its children hang on its parent.
+  // A dangling call (no result) is no node of its own outside DSH: its children hang on its parent (so do a left-out synthetic result's).
   const skipped = new Map<string, string | null>()
   const parentOf = (node: TreeNode): string | null => {
     let parent = node.parentId
@@ -36,7 +41,7 @@ export function treeToInterchange(
   for (const node of tree.list()) {
     if (node.label !== undefined) labels.set(node.nodeId, node.label)
     const source = provenance?.nodes.get(node.nodeId)
-    let entry = entryOf(node)
+    let entry = options.syntheticResults === 'leave out' && node.error === NO_RESULT_CODE ? undefined : entryOf(node)
     if (entry === undefined) {
       skipped.set(node.nodeId, node.parentId)
       continue

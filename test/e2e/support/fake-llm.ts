@@ -1,7 +1,17 @@
 /**
  * A scripted, recording fake of an OpenAI-compatible chat-completions server
- * (SSE streaming) on 127.0.0.1, for `DEEPSEEK_BASE_URL`.
+ * (SSE streaming) on 127.0.0.1, for `DEEPSEEK_BASE_URL`, as strict as a real one.
  *
+ * - **Strict by default.** A request a real API refuses (`test/support/provider-contract.ts`:
+ *   empty messages, a bad role, an assistant message with neither content nor tool calls, a
+ *   repeated call id, arguments that are not JSON, a call without its result, a result without
+ *   its call) is answered HTTP 400 with an OpenAI-style body (`{error: {message, type:
+ *   'invalid_request_error', param, code}}`, `code` the rule), consumes no script step, and is
+ *   recorded in `refusals`. Under vitest, any refusal a test has not taken (`takeRefusals()`)
+ *   fails that test (an `afterEach`/`afterAll` this module registers), and `waitForChat`
+ *   rejects as soon as one arrives; so every e2e test checks the contract for free. A test
+ *   that sends a bad body on purpose passes `contract: { lenient: '<why>' }`: such bodies are
+ *   then answered and the request records its `violations`.
  * - Every request is recorded with its parsed body and a kind: `title` for the
  *   harness's session-title request (system prompt "Create a concise title",
  *   answered with `titleText` and never consuming the script), `summary` for
@@ -20,6 +30,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SUMMARY_REQUEST_MARK, SUMMARY_SYSTEM_MARK } from '../../../src/service/model-summary.ts'
+import { contractViolations, refusalBody, type ContractViolation } from '../../support/provider-contract.ts'
 
 /** One chat-completions message as the harness sends it (only the fields tests read are typed). */
 export interface ChatMessage {
@@ -83,6 +94,18 @@ export interface RecordedRequest {
   readonly reply: StaticStep
   /** True when the script was empty and `exhaustedText` answered. */
   readonly exhausted?: boolean
+  /** What a real API would have refused in it (only with `contract: { lenient }`). */
+  readonly violations?: readonly ContractViolation[]
+}
+
+/** A request the fake refused as a real API would (HTTP 400), with every rule it broke. */
+export interface Refusal {
+  /** 1-based arrival number, shared with `RecordedRequest.n`. */
+  readonly n: number
+  readonly kind: RequestKind
+  readonly body: ChatRequestBody
+  /** The first one is what the 400 body names. */
+  readonly violations: readonly ContractViolation[]
 }
 
 /** Token counts a fake answer reports (default: 100 prompt, 10 completion). */
@@ -105,6 +128,11 @@ export interface FakeLlmOptions {
   readonly exhaustedText?: string
   /** Model name echoed in chunks (default: the request's model). */
   readonly model?: string
+  /**
+   * `strict` (the default) refuses what a real API refuses; `{ lenient: why }` answers it
+   * anyway, for a test that sends a bad body on purpose and says why.
+   */
+  readonly contract?: 'strict' | { readonly lenient: string }
 }
 
 export interface FakeLlm {
@@ -115,6 +143,10 @@ export interface FakeLlm {
   readonly requests: ReadonlyArray<RecordedRequest>
   /** Internal faults (malformed requests, throwing step functions); a healthy run has none. */
   readonly faults: ReadonlyArray<string>
+  /** Requests refused as a real API refuses them, not yet taken by the test. */
+  readonly refusals: ReadonlyArray<Refusal>
+  /** The refusals so far, removed: a test that expects them names them (the others fail it). */
+  takeRefusals(): Refusal[]
   /** Chat (non-title) requests, in arrival order. */
   chatRequests(): RecordedRequest[]
   /** Title requests, in arrival order. */
@@ -131,6 +163,37 @@ export interface FakeLlm {
 }
 
 const TITLE_MARKER = 'Create a concise title'
+
+/** Every fake this test file started: the guard below fails a test for a refusal nobody took. */
+const started = new Set<FakeLlm>()
+
+/** A refusal as a test failure names it: the request, the rules it broke, its messages. */
+export function describeRefusals(list: readonly Refusal[]): string {
+  return list
+    .map(
+      (refusal) =>
+        `fake-llm: request #${refusal.n} (${refusal.kind}) refused as a real API refuses it:\n` +
+        refusal.violations.map((v) => `  ${v.rule} at ${v.param}: ${v.message}`).join('\n') +
+        `\n  messages:\n` +
+        (Array.isArray(refusal.body.messages)
+          ? summarizeMessages(refusal.body).map((line, i) => `    [${i}] ${line}`)
+          : ['    (none)']
+        ).join('\n'),
+    )
+    .join('\n')
+}
+
+function refusalsNobodyTook(): void {
+  const left = [...started].flatMap((llm) => llm.takeRefusals())
+  if (left.length > 0) throw new Error(describeRefusals(left))
+}
+
+if (process.env.VITEST) {
+  // Imported by a test file while vitest collects it: these hooks belong to that file.
+  const { afterAll, afterEach } = await import('vitest')
+  afterEach(refusalsNobodyTook)
+  afterAll(refusalsNobodyTook)
+}
 
 export function classifyRequest(body: ChatRequestBody): RequestKind {
   // A summary side call that shares the session's prefix ends with our instruction.
@@ -225,6 +288,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   let summaryStep: ScriptStep = options.summary ?? modelSummary
   const requests: RecordedRequest[] = []
   const faults: string[] = []
+  const refusals: Refusal[] = []
+  const lenient = typeof options.contract === 'object' ? options.contract.lenient : undefined
+  if (lenient !== undefined && lenient.trim() === '')
+    throw new Error('fake-llm: contract: { lenient } needs the reason this test sends bodies a real API refuses')
   const waiters = new Set<() => void>()
   let n = 0
 
@@ -240,7 +307,6 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       let body: ChatRequestBody
       try {
         body = JSON.parse(await readBody(req)) as ChatRequestBody
-        if (!Array.isArray(body.messages)) throw new Error('no messages array')
       } catch (error) {
         faults.push(`malformed request: ${String(error)}`)
         sendJson(res, 400, {
@@ -250,7 +316,14 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       }
       n += 1
       const number = n
-      const kind = classifyRequest(body)
+      const violations = contractViolations(body)
+      const kind = Array.isArray(body.messages) ? classifyRequest(body) : 'chat'
+      if (violations.length > 0 && lenient === undefined) {
+        refusals.push({ n: number, kind, body, violations })
+        sendJson(res, 400, refusalBody(violations[0]!))
+        for (const wake of [...waiters]) wake()
+        return
+      }
       let exhausted = false
       let step: StaticStep
       try {
@@ -276,6 +349,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         body,
         reply: step,
         ...(exhausted ? { exhausted } : {}),
+        ...(violations.length > 0 ? { violations } : {}),
       }
       if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs))
       if ('error' in step) {
@@ -308,11 +382,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   })
   const port = (server.address() as AddressInfo).port
 
-  return {
+  const fake: FakeLlm = {
     url: `http://127.0.0.1:${port}/v1`,
     port,
     requests,
     faults,
+    refusals,
+    takeRefusals: () => refusals.splice(0),
     chatRequests: () => requests.filter((r) => r.kind === 'chat'),
     titleRequests: () => requests.filter((r) => r.kind === 'title'),
     summaryRequests: () => requests.filter((r) => r.kind === 'summary'),
@@ -325,7 +401,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     waitForChat: (count, timeoutMs = 30_000) =>
       new Promise<void>((resolve, reject) => {
         const check = (): void => {
-          if (requests.filter((r) => r.kind === 'chat').length >= count) {
+          if (refusals.length > 0) {
+            done()
+            reject(new Error(describeRefusals(refusals)))
+          } else if (requests.filter((r) => r.kind === 'chat').length >= count) {
             done()
             resolve()
           }
@@ -351,6 +430,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         server.close(() => resolve())
       }),
   }
+  started.add(fake)
+  return fake
 }
 
 /** The text of a message's content (string content, or the text parts of an array). */

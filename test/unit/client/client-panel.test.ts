@@ -365,7 +365,7 @@ describe('TreePanel', () => {
       const { el } = await mount(fake.remote)
       const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
       expect(banner.textContent).toBe(
-        'This session’s log repeats a call id the provider reused (1 tool call, first at event 12). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.',
+        'This session’s log repeats a call id (1 tool call, first at event 12: the provider reused it, or an import answered a call on two branches). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.',
       )
     } finally {
       off()

@@ -80,7 +80,7 @@ describe('Claude Code transcripts (2.0.57/2.0.58, real files)', () => {
     expect(tree.nodeCount).toBe(responses.size + results.length + prompts.length)
   })
 
-  it("subagents (agent-*.jsonl beside the session) hang under the Task result that started them; other sessions' agents are left out", async () => {
+  it("subagents (agent-*.jsonl beside the session) hang under the tool exchange that started them, after its last result; other sessions' agents are left out", async () => {
     const file = join(FIXTURES, 'subagents', 'd6a37ffc-384d-4d2a-832a-78cdd493af69.jsonl')
     const raw = rawLines(file)
     const home = await dshHome()
@@ -109,10 +109,26 @@ describe('Claude Code transcripts (2.0.57/2.0.58, real files)', () => {
         callId: blocks(r).find((b) => b.type === 'tool_result')!.tool_use_id!,
       }))
     expect(linked).toHaveLength(3)
+    // The three Task calls are parallel calls of one answer: each branch starts where all three are answered
+    // (a branch starting between them would leave calls without results, which no model API accepts).
+    const issuer = raw.find((r) => blocks(r).some((b) => b.type === 'tool_use' && b.id === linked[0]!.callId))!
+    const siblings = raw
+      .filter((r) => r.message?.id === issuer.message!.id)
+      .flatMap((r) =>
+        blocks(r)
+          .filter((b) => b.type === 'tool_use')
+          .map((b) => b.id!),
+      )
+    expect(new Set(linked.map((l) => l.callId)).size).toBe(3)
+    for (const { callId } of linked) expect(siblings).toContain(callId)
+    const resultLines = raw.flatMap((r, i) =>
+      blocks(r).some((b) => b.type === 'tool_result' && siblings.includes(b.tool_use_id!)) ? [i] : [],
+    )
+    const lastCall = blocks(raw[Math.max(...resultLines)]!).find((b) => b.type === 'tool_result')!.tool_use_id!
     for (const { agent, callId } of linked) {
       const callNode = tree
         .list()
-        .find((n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.id === callId))!
+        .find((n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.id === lastCall))!
       const children = tree.children(callNode.nodeId).map((id) => tree.get(id)!)
       // 2.0.x agent files start with the agent's answer: the branch starts with the call's prompt, then that answer.
       const first = rawLines(join(FIXTURES, 'subagents', `agent-${agent}.jsonl`))[0]!

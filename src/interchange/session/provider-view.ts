@@ -1,0 +1,102 @@
+/**
+ * What a source tool sends its provider beyond its context, so that an imported history is one
+ * a strict chat-completions API accepts (docs/interchange.md, "What the model sees"):
+ *
+ * - an answer the source leaves out of every request (`leftOut`: Pi drops answers that stopped
+ *   with `error` or `aborted`) or that has nothing left to send once thinking is gone (no text,
+ *   no tool call) is no message: the import keeps it as a tree-only node;
+ * - a call left without a result when the conversation moves on gets a synthetic error result
+ *   in the source tool's own words (pi-ai's transform-messages: `No result provided`; Codex:
+ *   `aborted`; Claude Code: its interrupted-tool-use text), written as a real tool exchange the
+ *   tree shows and exports leave out (the source file never had it);
+ * - a result that answers no call the model saw is no message either (tree-only);
+ * - freeform tool input (Codex `custom_tool_call`, e.g. `apply_patch`) is sent as the JSON
+ *   arguments Codex itself uses for that tool as a function, `{"input": …}`.
+ *
+ * Pure: reads harness events, returns values.
+ */
+import type { SurfaceEntry } from '../../harness/projector.ts'
+import type { ContentPart, Json, SourceFormat } from '../model.ts'
+import { PLUGIN_ID } from '../../harness/marker.ts'
+
+/** `error.code` of a synthetic result's `tool/result` (the tree keeps it as the node's `error`). */
+export const NO_RESULT_CODE = `${PLUGIN_ID}/no-result`
+
+/** The result text the source tool itself sends for a call left without one. */
+export function noResultText(format: SourceFormat | 'dsh'): string {
+  switch (format) {
+    case 'codex':
+      return 'aborted'
+    case 'claude-code':
+      return '[Request interrupted by user for tool use]'
+    default:
+      return 'No result provided'
+  }
+}
+
+/** Raw arguments as the harness stores them: JSON text; freeform input as `{"input": …}`. */
+export function argumentsText(args: Json): string {
+  // A string is what a reader kept because it was not JSON (see `ToolCallPart.arguments`).
+  return JSON.stringify(typeof args === 'string' ? { input: args } : (args ?? {}))
+}
+
+/** Whether an answer has anything to send once thinking is left out: text, or a tool call. */
+export function sendable(parts: readonly ContentPart[]): boolean {
+  return parts.some(
+    (part) => part.type === 'tool_call' || part.type === 'image' || (part.type === 'text' && part.text.trim() !== ''),
+  )
+}
+
+export interface OpenCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+type Loose = { readonly [key: string]: unknown }
+const record = (value: unknown): Loose | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Loose) : undefined
+
+/** The last answer on the model's surface and its calls that no result after it answers. */
+export interface OpenExchange {
+  readonly answer: SurfaceEntry
+  readonly calls: readonly OpenCall[]
+}
+
+/**
+ * The calls of the last answer on the model's surface that no result after it answers: what
+ * must be answered before anything but a result follows (undefined: none).
+ */
+export function openExchange(
+  surface: readonly SurfaceEntry[],
+  eventAt: (seq: number) => unknown,
+): OpenExchange | undefined {
+  const answered = new Set<string>()
+  for (let i = surface.length - 1; i >= 0; i--) {
+    const event = record(eventAt(surface[i]!.seq))
+    const message = record(record(event?.data)?.message)
+    const content = Array.isArray(message?.content) ? (message.content as unknown[]) : []
+    if (event?.type === 'tool/result') {
+      for (const block of content) {
+        const id = record(block)?.toolCallId
+        if (typeof id === 'string') answered.add(id)
+      }
+      continue
+    }
+    if (event?.type !== 'assistant/message') return undefined
+    // An empty answer (a tombstone) derives no message: look past it.
+    if (content.length === 0) continue
+    const calls = content.flatMap((block): OpenCall[] => {
+      const call = record(block)
+      return call?.type === 'tool-call' &&
+        typeof call.id === 'string' &&
+        typeof call.name === 'string' &&
+        typeof call.arguments === 'string' &&
+        !answered.has(call.id)
+        ? [{ id: call.id, name: call.name, arguments: call.arguments }]
+        : []
+    })
+    return calls.length > 0 ? { answer: surface[i]!, calls } : undefined
+  }
+  return undefined
+}
