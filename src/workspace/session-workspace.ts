@@ -428,8 +428,9 @@ export class SessionWorkspace {
         blocked,
       }
     }
-    // An undo with nothing left to write is still journaled: the files' history moves on.
-    if (writes.length === 0 && of.length === 0) return ok(report([], []))
+    // Journaled even with nothing to write: it is a step of the files' history (a back undoes it, not an older one).
+    // A session that never checkpointed a file keeps no journal.
+    if (writes.length === 0 && this.timeline.paths().length === 0) return ok(report([], []))
     const intent = this.append(
       { t: 'restore', key: 2 * w + 1, id, target: plan.target, files, ...(step === undefined ? {} : { step, of }) },
       w,

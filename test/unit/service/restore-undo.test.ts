@@ -176,6 +176,26 @@ for (const kind of ['git', 'plain'] as const) {
       await backAndForward(s, mine, restored, 'both')
     })
 
+    it('a move that finds the files already there is a step of their history too: back undoes it, not the one before', async () => {
+      const s = await scene(kind)
+      const mine = s.files()
+      const jump: RestoreRequest = {
+        move: { kind: 'jump', nodeId: s.one },
+        restore: 'both',
+        conflicts: [{ path: '*', decision: 'overwrite' }],
+      }
+      await s.restore(jump)
+      const restored = s.files()
+      const again = await s.restore({ move: { kind: 'fork', nodeId: s.one, branch: 'again' }, restore: 'both' })
+      expect(again.files).toMatchObject({ created: [], updated: [], deleted: [] })
+      await s.restore({ move: { kind: 'back' }, restore: 'both' })
+      expect(s.files()).toEqual(restored)
+      await s.restore({ move: { kind: 'back' }, restore: 'both' })
+      expect(s.files()).toEqual(mine)
+      await s.restore({ move: { kind: 'forward' }, restore: 'both' })
+      expect(s.files()).toEqual(restored)
+    })
+
     it('a fork with both, conflicts overwritten', async () => {
       const s = await scene(kind)
       const mine = s.files()
