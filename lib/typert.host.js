@@ -3105,6 +3105,10 @@ export const TYPERT = {
             "declaration": "export interface RestoreResult {\n    readonly restore: RestoreChoice;\n    readonly target: string | null;\n    readonly move?: MoveResult;\n    readonly files?: RestoreReport;\n}"
           },
           {
+            "name": "RestoreStep",
+            "declaration": "export type RestoreStep = 'back' | 'forward';"
+          },
+          {
             "name": "RestoreSummary",
             "declaration": "export interface RestoreSummary {\n    readonly id: string;\n    readonly target: string | null;\n    readonly paths: readonly string[];\n    readonly kept: readonly string[];\n    readonly complete: boolean;\n}"
           },
@@ -3174,7 +3178,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionWorkspace",
-            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    plan(boundary: number, target: string | null): RestorePlan;\n    diff(boundary: number, rel: string): TreeResult<FileDiffResult>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
+            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    canStep(step: RestoreStep): boolean;\n    plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan;\n    diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number, step?: RestoreStep): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
           },
           {
             "name": "ShellTracking",
