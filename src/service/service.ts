@@ -27,7 +27,7 @@ import type {} from '@deepseek-ai/dsh-session'
 import type s from '@deepseek-ai/schemastery'
 import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
 import { fail, type TreeResult } from '../tree/errors.ts'
-import { sessionTreeStore, type SessionTreeStore } from '../tree/store.ts'
+import { SessionTreeStore } from '../tree/store.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from '../tree/types.ts'
 import { TreeSync } from '../harness/sync.ts'
@@ -97,9 +97,8 @@ export class SessionTreeService extends TypertRemoteService {
 
   static Config: s<Config> = CONFIG
 
-  /** Keeps trees in step with harness logs; shared with the tool companion through the store. */
+  /** Keeps trees in step with harness logs: the one registry of this plugin's trees. */
   readonly sync: TreeSync
-  readonly store: SessionTreeStore
   private readonly switcher: StockSwitcher
   private readonly settings: Config & { readonly switchTimeoutMs: number }
   /** One FIFO of mutating calls per session. */
@@ -126,9 +125,8 @@ export class SessionTreeService extends TypertRemoteService {
       switchTimeoutMs: config.switchTimeoutMs ?? 30_000,
       ...(config.sidecarRoot ? { sidecarRoot: config.sidecarRoot } : {}),
     }
-    this.store = sessionTreeStore
     const sidecars = this.settings.sidecarRoot ? new SessionSidecars(ctx, this.settings.sidecarRoot) : undefined // where each session's sidecar is (sidecar-location.ts)
-    this.sync = new TreeSync(this.store, sidecars ? new TreeSidecar(sidecars.locator) : undefined)
+    this.sync = new TreeSync(new SessionTreeStore(), sidecars ? new TreeSidecar(sidecars.locator) : undefined)
     const parts = serviceParts(ctx, this.sync, this.settings, config, sidecars)
     this.switcher = parts.switcher
     this.resolver = parts.resolver
