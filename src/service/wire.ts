@@ -56,7 +56,6 @@ export interface SessionStatus extends SessionTreeSessionInfo {
   readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder }
 }
 
-
 /** `list` result: the whole tree, plus the session's lineage. */
 export interface SessionTreeListing extends SessionTreeView {
   readonly lineage?: SessionLineageView
