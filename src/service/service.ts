@@ -115,6 +115,8 @@ export class SessionTreeService extends TypertRemoteService {
   private readonly workspaceMoves: WorkspaceMoves
   /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
   readonly lineage: SessionLineage
+  /** Where each session's sidecar is (undefined without a sidecar root). */
+  private readonly sidecars: SessionSidecars | undefined
   /** Whom this object's calls are journaled for: a person at the panel (any remote caller), unless `actingAs` said otherwise. */
   private readonly actor: JournalActor = { kind: 'user', via: 'panel' }
   /** The instance itself (`ctx.sessionTree` hands out proxies of it). */
@@ -131,6 +133,7 @@ export class SessionTreeService extends TypertRemoteService {
     // How another process's refusal names this one (dsh-TUI's half says `dsh-TUI`: `describeProcess`).
     processClaims.kind = processKind()
     const sidecars = this.settings.sidecarRoot ? new SessionSidecars(ctx, this.settings.sidecarRoot) : undefined // where each session's sidecar is (sidecar-location.ts)
+    this.sidecars = sidecars
     this.sync = new TreeSync(this.store, sidecars ? new TreeSidecar(sidecars.locator) : undefined)
     const parts = serviceParts(ctx, this.sync, this.settings, config, sidecars)
     this.switcher = parts.switcher
@@ -455,7 +458,7 @@ export class SessionTreeService extends TypertRemoteService {
   private serial<T>(agentId: unknown, unit: () => Promise<TreeResult<T>>): Promise<TreeResult<T>> {
     if (typeof agentId !== 'string' || agentId === '') return unit()
     return this.queue.run(agentId, async () => {
-      const writable = this.writable(agentId)
+      const writable = await this.writable(agentId)
       if (!writable.ok) return writable
       const result = await unit()
       // A claim taken over from a process that changed the tree meanwhile: the next call works on it reloaded.
@@ -465,7 +468,9 @@ export class SessionTreeService extends TypertRemoteService {
     })
   }
 
-  private writable(agentId: string): TreeResult<void> {
+  private async writable(agentId: string): Promise<TreeResult<void>> {
+    // A cold session's claim sits in its own directory: find it before judging who writes.
+    if (this.sidecars !== undefined && !this.sidecars.knows(agentId)) await this.sidecars.learnStored()
     const writer = this.sync.writer(agentId)
     if (writer?.kind === 'other') {
       const refusal = claimRefusal(writer)
