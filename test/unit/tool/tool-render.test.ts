@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
 import { parseTreeCommand, USAGE } from '../../../src/tool/command.ts'
 import { findNodes, renderTree, resolveNode } from '../../../src/tool/render.ts'
-import { ACTION_ARGUMENTS, checkArguments, parameterSchema } from '../../../src/tool/tools.ts'
+import { ACTION_ARGUMENTS, checkArguments, parameterSchema, toolDefinition } from '../../../src/tool/tools.ts'
 import { ACTIONS } from '../../../src/tool/prompt.ts'
 
 /** q1 → a1 → q2 → a2, with a fork at a1 (alt: q2b → a2b); cursor on a2. */
@@ -219,6 +219,13 @@ describe('the tree tool schema', () => {
     // Every argument an action takes is in the schema, and every argument of the schema is taken by some action.
     const taken = new Set(Object.values(ACTION_ARGUMENTS).flatMap((a) => [...a.required, ...a.optional]))
     expect(Object.keys(schema.properties).sort()).toEqual(['action', ...taken].sort())
+  })
+
+  it('lets only the read-only actions run beside other calls', () => {
+    const definition = toolDefinition({} as never)
+    for (const action of ACTIONS)
+      expect(definition.isConcurrencySafe!({ action }), action).toBe(['list', 'find', 'compare'].includes(action))
+    expect(definition.isConcurrencySafe!(undefined)).toBe(false)
   })
 
   it('checks arguments per action and says how to fix the call: no unknown keys (no session smuggled in), required, types, enums, ranges', () => {
