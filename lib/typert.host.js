@@ -2560,8 +2560,8 @@ export const TYPERT = {
             "kind": "method",
             "name": "setBranchSummary",
             "signature": "setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>>",
-            "summary": "Record a branch summary someone wrote (the model's `tree_summarize_branch` with a text), on the session's queue like every other change.",
-            "jsDoc": "/**\n * Record a branch summary someone wrote (the model's `tree_summarize_branch`\n * with a text), on the session's queue like every other change. Not a remote method.\n */"
+            "summary": "Record a branch summary someone wrote (the model's `tree` summarize with a text), on the session's queue like every other change.",
+            "jsDoc": "/**\n * Record a branch summary someone wrote (the model's `tree` summarize\n * with a text), on the session's queue like every other change. Not a remote method.\n */"
           },
           {
             "kind": "method",

@@ -275,7 +275,7 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   /**
-   * Record a branch summary someone wrote (the model's `tree_summarize_branch`
+   * Record a branch summary someone wrote (the model's `tree` summarize
    * with a text), on the session's queue like every other change. Not a remote method.
    */
   setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>> {
