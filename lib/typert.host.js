@@ -1393,6 +1393,16 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
 }))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })]).readonly().optional(),
+  'readOnly': z.union([z.undefined(), z.object({
+  'code': z.literal("SIDECAR_CLAIMED").readonly(),
+  'message': z.string().readonly(),
+  'holder': z.object({
+  'pid': z.number().readonly(),
+  'host': z.string().readonly(),
+  'kind': z.string().readonly(),
+  'since': z.string().readonly(),
+}).readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),
@@ -2426,13 +2436,8 @@ export const TYPERT = {
             "kind": "property",
             "name": "sync",
             "signature": "readonly sync: TreeSync",
-            "summary": "Keeps trees in step with harness logs; shared with the tool companion through the store.",
-            "jsDoc": "/** Keeps trees in step with harness logs; shared with the tool companion through the store. */"
-          },
-          {
-            "kind": "property",
-            "name": "store",
-            "signature": "readonly store: SessionTreeStore"
+            "summary": "Keeps trees in step with harness logs: the one registry of this plugin's trees.",
+            "jsDoc": "/** Keeps trees in step with harness logs: the one registry of this plugin's trees. */"
           },
           {
             "kind": "property",
@@ -2667,6 +2672,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "describeProcess",
+            "signature": "describeProcess(kind: string): void",
+            "summary": "What this process is called in another process's refusal (`SIDECAR_CLAIMED`): the terminal half says `dsh-TUI`.",
+            "jsDoc": "/** What this process is called in another process's refusal (`SIDECAR_CLAIMED`): the terminal half says `dsh-TUI`. Not a remote method. */"
+          },
+          {
+            "kind": "method",
             "name": "chatPathOf",
             "signature": "chatPathOf(agentId: string): TreeResult<ChatPath>",
             "summary": "`chatPath` at once, as a result (the terminal's switch rows read it right after a turn ends, before anything else can be appended).",
@@ -2751,6 +2763,10 @@ export const TYPERT = {
           {
             "name": "ChatSwitch",
             "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n    readonly firstRow?: number;\n}"
+          },
+          {
+            "name": "ClaimLook",
+            "declaration": "export type ClaimLook = { readonly kind: 'free'; } | { readonly kind: 'mine'; } | { readonly kind: 'other'; readonly holder: WriterHolder; readonly why?: string; } | { readonly kind: 'stale'; readonly holder?: WriterHolder; readonly why: string; } | { readonly kind: 'foreign'; readonly message: string; };"
           },
           {
             "name": "CodeTable",
@@ -3105,6 +3121,10 @@ export const TYPERT = {
             "declaration": "export interface RestoreResult {\n    readonly restore: RestoreChoice;\n    readonly target: string | null;\n    readonly move?: MoveResult;\n    readonly files?: RestoreReport;\n}"
           },
           {
+            "name": "RestoreStep",
+            "declaration": "export type RestoreStep = 'back' | 'forward';"
+          },
+          {
             "name": "RestoreSummary",
             "declaration": "export interface RestoreSummary {\n    readonly id: string;\n    readonly target: string | null;\n    readonly paths: readonly string[];\n    readonly kept: readonly string[];\n    readonly complete: boolean;\n}"
           },
@@ -3134,7 +3154,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n    readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder; };\n}"
           },
           {
             "name": "SessionTree",
@@ -3165,16 +3185,12 @@ export const TYPERT = {
             "declaration": "export interface SessionTreeSnapshot extends SnapshotMarks {\n    readonly version: typeof SNAPSHOT_VERSION;\n    readonly nodes: readonly SnapshotRow[];\n}"
           },
           {
-            "name": "SessionTreeStore",
-            "declaration": "export class SessionTreeStore {\n    get(sessionId: string): SessionTree | undefined;\n    require(sessionId: string): TreeResult<SessionTree>;\n    create(sessionId: string): SessionTree;\n    add(sessionId: string): TreeResult<SessionTree>;\n    ensure(sessionId: string): TreeResult<SessionTree>;\n    clone(sourceSessionId: string, targetSessionId: string): TreeResult<{ sessionId: string; nodeCount: number; }>;\n    replace(sessionId: string, tree: SessionTree): TreeResult<{ sessionId: string; }>;\n    load(snapshot: SessionTreeSnapshot | unknown): TreeResult<{ sessionId: string; }>;\n    drop(sessionId: string): boolean;\n    list(): string[];\n}"
-          },
-          {
             "name": "SessionTreeView",
             "declaration": "export interface SessionTreeView {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchView[];\n}"
           },
           {
             "name": "SessionWorkspace",
-            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    plan(boundary: number, target: string | null): RestorePlan;\n    diff(boundary: number, rel: string): TreeResult<FileDiffResult>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
+            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    canStep(step: RestoreStep): boolean;\n    plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan;\n    diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number, step?: RestoreStep): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
           },
           {
             "name": "ShellTracking",
@@ -3374,7 +3390,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
           },
           {
             "name": "WorkspaceCodes",
@@ -3403,6 +3419,10 @@ export const TYPERT = {
           {
             "name": "WorkspaceStatusInfo",
             "declaration": "export interface WorkspaceStatusInfo {\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    readonly tracked: number;\n    readonly interrupted: readonly RestoreEntry[];\n    readonly problems: readonly string[];\n}"
+          },
+          {
+            "name": "WriterHolder",
+            "declaration": "export interface WriterHolder {\n    readonly pid: number;\n    readonly host: string;\n    readonly kind: string;\n    readonly since: string;\n}"
           }
         ]
       }
