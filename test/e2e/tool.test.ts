@@ -207,7 +207,7 @@ describeWeb('tool companion in the real dsh', options, (dsh) => {
       )
     }, 600_000)
 
-    it(`the plugin adds at most ${ADDED_BYTES_BUDGET} bytes to the first request of a prompt: the same run with both rows disabled is the baseline`, async () => {
+    it(`the plugin adds at most ${ADDED_BYTES_BUDGET} bytes to the first request of a prompt: the same run with the plugin's rows disabled is the baseline`, async () => {
       const sizes: Record<string, { bytes: number; tools: number }> = {}
       for (const [name, patches] of [
         ['with', [noTitle]],
@@ -218,7 +218,7 @@ describeWeb('tool companion in the real dsh', options, (dsh) => {
             writePatch(
               dsh.home,
               'no-tree.yml',
-              '- id: session-tree\n  disabled: true\n- id: session-tree-tool\n  disabled: true\n',
+              '- id: session-tree\n  disabled: true\n- id: session-tree-tool\n  disabled: true\n- id: session-tree-tui\n  disabled: true\n',
             ),
           ],
         ],
