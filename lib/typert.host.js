@@ -626,11 +626,6 @@ const dsh_session_tree_sessionTree_gc_result$schema = z.object({
   'dir': z.string().readonly(),
   'message': z.string().readonly(),
 })).readonly(),
-  'migrated': z.union([z.undefined(), z.array(z.object({
-  'sessionId': z.string().readonly(),
-  'from': z.string().readonly(),
-  'to': z.string().readonly(),
-}))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
@@ -1386,11 +1381,6 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'dir': z.string().readonly(),
   'message': z.string().readonly(),
 })).readonly(),
-  'migrated': z.union([z.undefined(), z.array(z.object({
-  'sessionId': z.string().readonly(),
-  'from': z.string().readonly(),
-  'to': z.string().readonly(),
-}))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })]).readonly().optional(),
   'sessionId': z.string().readonly(),
@@ -2426,13 +2416,8 @@ export const TYPERT = {
             "kind": "property",
             "name": "sync",
             "signature": "readonly sync: TreeSync",
-            "summary": "Keeps trees in step with harness logs; shared with the tool companion through the store.",
-            "jsDoc": "/** Keeps trees in step with harness logs; shared with the tool companion through the store. */"
-          },
-          {
-            "kind": "property",
-            "name": "store",
-            "signature": "readonly store: SessionTreeStore"
+            "summary": "Keeps trees in step with harness logs: the one registry of this plugin's trees.",
+            "jsDoc": "/** Keeps trees in step with harness logs: the one registry of this plugin's trees. */"
           },
           {
             "kind": "property",
@@ -2898,7 +2883,7 @@ export const TYPERT = {
           },
           {
             "name": "GcResult",
-            "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly migrated?: readonly MigratedView[];\n    readonly dryRun: boolean;\n}"
+            "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly dryRun: boolean;\n}"
           },
           {
             "name": "HarnessSession",
@@ -2983,14 +2968,6 @@ export const TYPERT = {
           {
             "name": "MessageEntry",
             "declaration": "export interface MessageEntry extends PlainEntryFields {\n    readonly type: 'message';\n}"
-          },
-          {
-            "name": "MigratedView",
-            "declaration": "export interface MigratedView {\n    readonly sessionId: string;\n    readonly from: string;\n    readonly to: string;\n}"
-          },
-          {
-            "name": "MigrationOutcome",
-            "declaration": "export type MigrationOutcome = { readonly kind: 'none'; } | { readonly kind: 'moved'; readonly from: string; readonly to: string; readonly how: 'rename' | 'copy'; } | { readonly kind: 'conflict'; readonly from: string; readonly to: string; readonly message: string; } | { readonly kind: 'refused'; readonly from: string; readonly to: string; readonly message: string; } | { readonly kind: 'failed'; readonly from: string; readonly to: string; readonly message: string; };"
           },
           {
             "name": "ModelChangeEntry",
@@ -3118,7 +3095,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionLineage",
-            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    gc(dryRun: unknown): Promise<TreeResult<GcResult>>;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n    migrated(): readonly MigratedView[];\n}"
+            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    gc(dryRun: unknown): Promise<TreeResult<GcResult>>;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n}"
           },
           {
             "name": "SessionLineageView",
@@ -3165,10 +3142,6 @@ export const TYPERT = {
             "declaration": "export interface SessionTreeSnapshot extends SnapshotMarks {\n    readonly version: typeof SNAPSHOT_VERSION;\n    readonly nodes: readonly SnapshotRow[];\n}"
           },
           {
-            "name": "SessionTreeStore",
-            "declaration": "export class SessionTreeStore {\n    get(sessionId: string): SessionTree | undefined;\n    require(sessionId: string): TreeResult<SessionTree>;\n    create(sessionId: string): SessionTree;\n    add(sessionId: string): TreeResult<SessionTree>;\n    ensure(sessionId: string): TreeResult<SessionTree>;\n    clone(sourceSessionId: string, targetSessionId: string): TreeResult<{ sessionId: string; nodeCount: number; }>;\n    replace(sessionId: string, tree: SessionTree): TreeResult<{ sessionId: string; }>;\n    load(snapshot: SessionTreeSnapshot | unknown): TreeResult<{ sessionId: string; }>;\n    drop(sessionId: string): boolean;\n    list(): string[];\n}"
-          },
-          {
             "name": "SessionTreeView",
             "declaration": "export interface SessionTreeView {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchView[];\n}"
           },
@@ -3186,7 +3159,7 @@ export const TYPERT = {
           },
           {
             "name": "SidecarLocator",
-            "declaration": "export class SidecarLocator {\n    readonly root: string;\n    rootDirFor(sessionId: string): string;\n    place(sessionId: string): SidecarPlace;\n    dirFor(sessionId: string): string;\n    ensure(sessionId: string): string;\n    migrations(): readonly (MigrationOutcome & { readonly sessionId: string; })[];\n}"
+            "declaration": "export class SidecarLocator {\n    readonly root: string;\n    rootDirFor(sessionId: string): string;\n    place(sessionId: string): SidecarPlace;\n    dirFor(sessionId: string): string;\n    ensure(sessionId: string): string;\n}"
           },
           {
             "name": "SidecarPlace",
