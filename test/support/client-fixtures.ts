@@ -4,6 +4,8 @@
  * service serves), and large trees built the same way.
  */
 import { SessionTree, type TreeResult } from '../../src/tree/index.ts'
+import { compare } from '../../src/tree/compare.ts'
+import { boundedComparison } from '../../src/service/compare-wire.ts'
 import type { Result, TreeRemote } from '../../src/client/controller.ts'
 import type { MoveResult, SessionStatus, SessionTreeOutline } from '../../src/types.ts'
 import { user, assistant, value } from './messages.ts'
@@ -73,6 +75,20 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
         return forked.ok
           ? { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' as const } }
           : wrap(forked)
+      }),
+    // The summary a move would have the model write is not this fake's business: the move itself is.
+    jumpWith: (_a, nodeId) => guard('jumpWith', () => move(tree.jump(nodeId))),
+    forkWith: (_a, nodeId, branch) =>
+      guard('forkWith', () => {
+        const forked = tree.fork(nodeId, branch)
+        return forked.ok
+          ? { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' as const } }
+          : wrap(forked)
+      }),
+    compare: (_a, a, b) =>
+      guard('compare', () => {
+        const compared = compare(tree, a, b)
+        return compared.ok ? { ok: true, value: boundedComparison(compared.value) } : wrap(compared)
       }),
     back: () => guard('back', () => move(tree.back())),
     forward: () => guard('forward', () => move(tree.forward())),
