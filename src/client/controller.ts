@@ -18,6 +18,7 @@ import type {
   TreeMoveOptions,
 } from '../types.ts'
 import { PolledStore } from './polled-store.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> =
@@ -106,7 +107,7 @@ function errorOf(reason: unknown): PanelError {
   if (reason && typeof reason === 'object' && 'code' in reason && 'message' in reason) {
     return failure(String((reason as { code: unknown }).code), String((reason as { message: unknown }).message))
   }
-  return failure('CLIENT_ERROR', reason instanceof Error ? reason.message : String(reason))
+  return failure('CLIENT_ERROR', errorMessage(reason))
 }
 
 /** The events a move appended to the session log, for its notice (none when nothing was switched). */

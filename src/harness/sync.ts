@@ -19,7 +19,7 @@
  */
 import { SessionTree } from '../tree/session-tree.ts'
 import type { SessionTreeStore } from '../tree/store.ts'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { JsonObject, SessionTreeLogEntry, TreeEntry } from '../tree/types.ts'
 import { Invalid } from '../tree/validate.ts'
 import type { SidecarWarning } from './warnings.ts'
@@ -149,7 +149,7 @@ export class TreeSync {
     try {
       result = operation(tree)
     } catch (error) {
-      result = fail('INTERNAL', error instanceof Error ? error.message : String(error))
+      result = fail('INTERNAL', errorMessage(error))
     }
     if (!result.ok) {
       // A failure changes nothing, also when the operation failed half-way through its steps.
