@@ -5,6 +5,7 @@
  * in any order; why: docs/known-limits.md, "Model moves and DSH web's Trajectory".
  */
 import { FRESH_CALL_ID_PREFIX, RESTATED_ID_PREFIX } from '../../harness/marker.ts'
+import { isRecord } from '../../tree/validate.ts'
 
 /** An event as far as it is read here (the host's session events). */
 export interface LogEvent {
@@ -14,8 +15,6 @@ export interface LogEvent {
   readonly surfaceOp?: unknown
   readonly sourceEventSeqs?: unknown
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
 /** The call ids of an assistant message's `tool-call` blocks. */
 function callIds(message: unknown): string[] {
