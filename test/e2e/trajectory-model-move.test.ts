@@ -33,6 +33,8 @@ import { type ChatRequestBody, type StaticStep } from './support/fake-llm.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 import { describeWeb } from './support/web-suite.ts'
 
+const AGAIN_TITLE = 'Model move, then a user move'
+
 const MOVE_PROMPT = 'Take us back to the food tour'
 const MOVED_REPLY = 'MODEL-MOVED: back on the food tour.'
 
@@ -325,7 +327,10 @@ describeWeb(
       await dsh.api.remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
       await dsh.api.remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Your notes say') })
       await dsh.api.promptAndWait(sessionId, 'after the user move')
+      // Back on this session in the page (the last test left it on the child), under a title of its own.
+      await dsh.api.callOk('session.rename', { sessionId, title: AGAIN_TITLE })
       const from = problems.length
+      await openSession(dsh.page, dsh.url, AGAIN_TITLE)
       await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
       const before = await until('the trajectory rows', async () => {
         const all = await trajectoryRows()
