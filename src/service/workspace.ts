@@ -31,7 +31,7 @@ import {
 } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
 import { checkNode } from './node-check.ts'
-import type { ConflictDecision, RestoreReport } from '../workspace/types.ts'
+import type { ConflictDecision, RestoreReport, RestoreStep } from '../workspace/types.ts'
 import type { JournalActor, MoveResult, SurfaceMode, TreeMove } from './wire.ts'
 import type {
   FileContent,
@@ -138,6 +138,12 @@ function toTreeMove(move: WorkspaceMove): TreeMove {
     default:
       return { kind: move.kind }
   }
+}
+
+/** A back or forward that takes the files undoes a restore (`RestoreStep`); other moves go to their node's files. */
+function stepOf(request: RestoreRequest): RestoreStep | undefined {
+  const kind = request.move.kind
+  return request.restore !== 'conversation' && (kind === 'back' || kind === 'forward') ? kind : undefined
 }
 
 function checkRequest(request: unknown): TreeResult<RestoreRequest> {
@@ -276,6 +282,22 @@ export class WorkspaceMoves {
     return ok(cut.value === target ? { target } : { target: cut.value, snappedFrom: target })
   }
 
+  /**
+   * Where a move with the files lands: where the conversation would, or, for
+   * a files-only back or forward past the end of the conversation's history
+   * with a restore to undo, where the conversation is.
+   */
+  private landing(
+    found: ResolvedSession,
+    request: RestoreRequest,
+    workspace: SessionWorkspace,
+  ): TreeResult<{ target: string | null; snappedFrom?: string }> {
+    const landing = this.target(found, request.move)
+    const step = stepOf(request)
+    if (landing.ok || request.restore !== 'files' || step === undefined || !workspace.canStep(step)) return landing
+    return ok({ target: found.tree.cursor })
+  }
+
   async overview(agentId: string): Promise<TreeResult<WorkspaceOverview>> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
@@ -341,12 +363,13 @@ export class WorkspaceMoves {
     if (!checked.ok) return checked
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
-    const landing = this.target(found.value, checked.value.move)
-    if (!landing.ok) return landing
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
+    const landing = this.landing(found.value, checked.value, opened.value)
+    if (!landing.ok) return landing
     const { target, snappedFrom } = landing.value
-    const plan = opened.value.plan(boundaryOf(found.value.tree, found.value.projector, target), target)
+    const boundary = boundaryOf(found.value.tree, found.value.projector, target)
+    const plan = opened.value.plan(boundary, target, stepOf(checked.value))
     return ok({
       target,
       ...(snappedFrom === undefined ? {} : { snappedFrom }),
@@ -360,11 +383,12 @@ export class WorkspaceMoves {
     if (!checked.ok) return checked
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
-    const landing = this.target(found.value, checked.value.move)
-    if (!landing.ok) return landing
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
-    return opened.value.diff(boundaryOf(found.value.tree, found.value.projector, landing.value.target), path)
+    const landing = this.landing(found.value, checked.value, opened.value)
+    if (!landing.ok) return landing
+    const boundary = boundaryOf(found.value.tree, found.value.projector, landing.value.target)
+    return opened.value.diff(boundary, path, stepOf(checked.value))
   }
 
   /**
@@ -405,15 +429,16 @@ export class WorkspaceMoves {
         status: agent.status,
       })
     }
-    const landing = this.target(found.value, request.move)
-    if (!landing.ok) return landing
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
     const workspace = opened.value
+    const landing = this.landing(found.value, request, workspace)
+    if (!landing.ok) return landing
     const decisions = new Map<string, ConflictDecision>((request.conflicts ?? []).map((c) => [c.path, c.decision]))
     const decide = (path: string): ConflictDecision | undefined => decisions.get(path) ?? decisions.get('*')
+    const step = stepOf(request)
     let target = landing.value.target
-    let plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target)
+    let plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target, step)
     const undecided = plan.conflicts.filter((c) => decide(c.path) === undefined)
     if (undecided.length > 0) {
       return fail(
@@ -433,10 +458,11 @@ export class WorkspaceMoves {
       const landed = callId === undefined ? result.value.cursor : target
       if (landed !== target) {
         target = landed
-        plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target)
+        plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target, step)
       }
     }
-    const restored = await workspace.restore(plan, (path) => decide(path) ?? 'keep', Math.max(0, session.seq - 1))
+    const w = Math.max(0, session.seq - 1)
+    const restored = await workspace.restore(plan, (path) => decide(path) ?? 'keep', w, step)
     if (!restored.ok) {
       return fail(
         restored.error.code,

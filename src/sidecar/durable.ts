@@ -155,7 +155,12 @@ export function ensureSessionDir(root: string, dir: string): void {
     }
   }
   // Not recursive: a link planted at `dir` meanwhile makes this fail instead of being followed.
-  mkdirSync(dir, { mode: 0o700 })
+  try {
+    mkdirSync(dir, { mode: 0o700 })
+  } catch (error) {
+    // Another process made it first: fine if it is a real directory (isDir does not follow a link).
+    if (errnoOf(error) !== 'EEXIST' || !isDir(dir)) throw error
+  }
   syncDir(root, true)
 }
 

@@ -127,7 +127,11 @@ export function parseOp(value: unknown): SingleOp | undefined {
       const files = parseChanges(value.files)
       if (!isCount(value.key) || !isText(value.id) || !(value.target === null || isText(value.target)) || !files)
         return undefined
-      return { t: 'restore', key: value.key, id: value.id, target: value.target as string | null, files }
+      const op = { t: 'restore', key: value.key, id: value.id, target: value.target as string | null, files } as const
+      if (value.step === undefined) return op
+      if (value.step !== 'back' && value.step !== 'forward') return undefined
+      if (!Array.isArray(value.of) || !value.of.every(isText)) return undefined
+      return { ...op, step: value.step, of: value.of as string[] }
     }
     case 'restored': {
       const kept =

@@ -42,6 +42,7 @@ import {
   type PlanEntry,
   type RestorePlan,
   type RestoreReport,
+  type RestoreStep,
   type ShellTracking,
 } from './types.ts'
 
@@ -310,8 +311,31 @@ export class SessionWorkspace {
     return stored.ok ? stored.bytes.toString('utf8') : undefined
   }
 
-  /** Restore plan to the point `boundary` (its node is `target`). Reads files; writes nothing. */
-  plan(boundary: number, target: string | null): RestorePlan {
+  /**
+   * Where a move's files go: the state at the point `boundary`, or, for a back
+   * or forward over a restore, exactly what the restores it undoes replaced.
+   */
+  private goal(
+    boundary: number,
+    step: RestoreStep | undefined,
+  ): { readonly paths: string[]; readonly targetOf: (rel: string) => FileState | undefined } {
+    const group = step === undefined ? [] : this.timeline.undoing(step)
+    if (group.length === 0)
+      return { paths: this.timeline.paths(), targetOf: (rel) => this.timeline.stateAt(rel, boundary) }
+    const targets = this.timeline.undoTargets(group)
+    return { paths: [...targets.keys()].sort(), targetOf: (rel) => targets.get(rel) }
+  }
+
+  /** Whether a back or forward with the files has a restore to undo (else it takes the files at its node). */
+  canStep(step: RestoreStep): boolean {
+    return this.timeline.undoing(step).length > 0
+  }
+
+  /**
+   * Restore plan to the point `boundary` (its node is `target`), or, with
+   * `step`, of a back or forward (`goal`). Reads files; writes nothing.
+   */
+  plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan {
     const current = new Map<string, FileState>()
     const currentOf = (rel: string): FileState => {
       let state = current.get(rel)
@@ -321,10 +345,11 @@ export class SessionWorkspace {
       }
       return state
     }
+    const goal = this.goal(boundary, step)
     const plan = planRestore({
       target,
-      paths: this.timeline.paths(),
-      targetOf: (rel) => this.timeline.stateAt(rel, boundary),
+      paths: goal.paths,
+      targetOf: goal.targetOf,
       expectedOf: (rel) => this.timeline.expected(rel),
       currentOf,
     })
@@ -339,14 +364,14 @@ export class SessionWorkspace {
     return { ...plan, entries, conflicts, stat: statOf([...entries, ...conflicts]) }
   }
 
-  /** One file's diff from now to the point `boundary`. */
-  diff(boundary: number, rel: string): TreeResult<FileDiffResult> {
+  /** One file's diff from now to the point `boundary` (or to what a back or forward puts back). */
+  diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult> {
     const problem = pathProblem(rel)
     if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path: rel })
     if (!this.timeline.has(rel))
       return fail('INVALID_ARGUMENT', `${JSON.stringify(rel)} has no checkpoints in this session`, { path: rel })
     const current = this.current(rel)
-    const target = this.timeline.stateAt(rel, boundary)
+    const target = this.goal(boundary, step).targetOf(rel)
     const before = this.textOf(current, rel)
     const after = this.textOf(target)
     const diff =
@@ -361,14 +386,18 @@ export class SessionWorkspace {
   /**
    * Carry out a plan. `decide` answers each conflict (`keep` unless told
    * otherwise). What each file is now is stored and journaled before the
-   * first write; files that changed since the plan are left alone.
+   * first write; files that changed since the plan are left alone. `step`:
+   * the plan is a back's or forward's (made with the same `step`), and the
+   * restore takes its place in the files' history.
    */
   async restore(
     plan: RestorePlan,
     decide: (path: string) => ConflictDecision,
     w: number,
+    step?: RestoreStep,
   ): Promise<TreeResult<RestoreReport>> {
     const id = randomUUID().replaceAll('-', '')
+    const of = step === undefined ? [] : this.timeline.undoing(step)
     const chosen = [...plan.entries, ...plan.conflicts.filter((c) => decide(c.path) === 'overwrite')].sort((a, b) =>
       a.path < b.path ? -1 : 1,
     )
@@ -399,8 +428,13 @@ export class SessionWorkspace {
         blocked,
       }
     }
-    if (writes.length === 0) return ok(report([], []))
-    const intent = this.append({ t: 'restore', key: 2 * w + 1, id, target: plan.target, files }, w)
+    // Journaled even with nothing to write: it is a step of the files' history (a back undoes it, not an older one).
+    // A session that never checkpointed a file keeps no journal.
+    if (writes.length === 0 && this.timeline.paths().length === 0) return ok(report([], []))
+    const intent = this.append(
+      { t: 'restore', key: 2 * w + 1, id, target: plan.target, files, ...(step === undefined ? {} : { step, of }) },
+      w,
+    )
     if (!intent.ok)
       return fail('WORKSPACE_IO', `the restore could not be journaled; nothing was written: ${intent.error.message}`)
     let outcome

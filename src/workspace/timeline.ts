@@ -12,10 +12,14 @@
  * - **what the file should be now** (`expected`): the after-image of the
  *   latest change (either side of an unfinished restore, the before-image
  *   when the after-image never came). A file that is none of these was
- *   changed outside the agent: a conflict.
+ *   changed outside the agent: a conflict;
+ * - **what a back or forward puts back** (`undoing`): the files' own history
+ *   of restores (`RestoreStep`), so a back after a restore brings back exactly
+ *   what that restore replaced, even when the same node's state was recorded
+ *   earlier by another restore (the state at a node is the first one after it).
  */
 import type { LoggedOp } from './log.ts'
-import { sameState, type ChangeSource, type FileState } from './types.ts'
+import { sameState, type ChangeSource, type FileState, type RestoreStep } from './types.ts'
 
 /** One change to one file. */
 interface Change {
@@ -70,6 +74,9 @@ export class Timeline {
   private readonly restoreIndex = new Map<string, number>()
   private readonly restoreChanges = new Map<string, Change[]>()
   private readonly byNode = new Map<string, Set<string>>()
+  /** The files' history: restores a back would undo (oldest first), and backs a forward would undo. */
+  private readonly done: string[] = []
+  private readonly undone: string[] = []
 
   /** Add one journal op (in journal order). */
   apply({ n, op }: LoggedOp): void {
@@ -141,6 +148,7 @@ export class Timeline {
           kept: [],
           noted: false,
         })
+        this.step(op.id, op.step, op.of ?? [])
         return
       }
       case 'restored': {
@@ -166,6 +174,56 @@ export class Timeline {
         return
       }
     }
+  }
+
+  /** A new restore joins the files' history: a back moves what it undid to the forward side, a forward back again. */
+  private step(id: string, step: RestoreStep | undefined, of: readonly string[]): void {
+    if (step === undefined) {
+      this.done.push(id)
+      this.undone.length = 0
+      return
+    }
+    const [from, to] = step === 'back' ? [this.done, this.undone] : [this.undone, this.done]
+    for (const undid of of) {
+      const at = from.lastIndexOf(undid)
+      if (at >= 0) from.splice(at, 1)
+    }
+    to.push(id)
+  }
+
+  /**
+   * The restores a back (or forward) undoes, latest first: the latest one on
+   * its side of the files' history, with the interrupted ones right before it
+   * (a restore cut short and its repeat are one restore to the person).
+   */
+  undoing(step: RestoreStep): string[] {
+    const stack = step === 'back' ? this.done : this.undone
+    const group: string[] = []
+    for (let i = stack.length - 1; i >= 0; i--) {
+      const id = stack[i] as string
+      if (group.length > 0 && this.restoreList[this.restoreIndex.get(id) ?? -1]?.complete !== false) break
+      group.push(id)
+    }
+    return group
+  }
+
+  /**
+   * What undoing `group` (latest first) puts back in each file: the latest
+   * restore's before-image, or, where that is what an earlier one of the
+   * group wrote, the earlier one's. Files a restore left alone are not in it.
+   */
+  undoTargets(group: readonly string[]): Map<string, FileState> {
+    const targets = new Map<string, FileState>()
+    for (const id of group) {
+      const paths = this.restoreList[this.restoreIndex.get(id) ?? -1]?.paths ?? []
+      ;(this.restoreChanges.get(id) ?? []).forEach((change, i) => {
+        if (change.after === undefined || sameState(change.before, change.after)) return
+        const path = paths[i] as string
+        const later = targets.get(path)
+        if (later === undefined || sameState(later, change.after)) targets.set(path, change.before)
+      })
+    }
+    return targets
   }
 
   private insert(path: string, change: Change): void {

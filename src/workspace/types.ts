@@ -86,6 +86,9 @@ export type SingleOp =
       readonly id: string
       readonly target: string | null
       readonly files: readonly FileChange[]
+      /** A back or forward that undoes the restores `of` (latest first): see `RestoreStep`. */
+      readonly step?: RestoreStep
+      readonly of?: readonly string[]
     }
   /** The restore finished; `kept` were left alone (changed while it ran). */
   | { readonly t: 'restored'; readonly id: string; readonly kept: readonly string[] }
@@ -93,6 +96,14 @@ export type SingleOp =
   | { readonly t: 'noted'; readonly id: string }
   /** The workspace root the journal's paths are relative to (the first record; it never changes). */
   | { readonly t: 'root'; readonly root: string; readonly shell: ShellTracking }
+
+/**
+ * A back or forward with the files. Back undoes the latest files restore not
+ * undone yet, forward undoes the latest back: each puts back exactly what the
+ * restore it undoes replaced (bytes and execute bit). With nothing to undo the
+ * files go to the state at the node the move lands on.
+ */
+export type RestoreStep = 'back' | 'forward'
 
 /** What a restore does to one file. */
 export type RestoreAction = 'create' | 'update' | 'delete'

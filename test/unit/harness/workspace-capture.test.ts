@@ -1,21 +1,17 @@
 /**
  * Capture and restore in the real published agent loop (`dsh-agent-loop`,
  * `dsh-tools`, the real `dsh-fs-observation-policy` on the `fs/*` gate), with
- * only the model scripted. Two stand-ins, because the real packages cannot be
- * installed as dev dependencies here (dsh-fs-local needs the native `koffi`,
- * dsh-tool-fs half the harness): a `ctx.fs` provider with `resolve` and
- * `processPath`, and `write`/`read` tools that follow dsh-tool-fs's sequence
- * exactly — resolve, ask the `fs/write-intent` gate, write, emit `fs/observed`.
- * The end-to-end suite (test/e2e/workspace.test.ts) runs the real ones.
+ * only the model scripted and the file tools stood in (`file-tools.ts` says
+ * why). The end-to-end suite (test/e2e/workspace.test.ts) runs the real ones.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import * as FsPolicy from '@deepseek-ai/dsh-fs-observation-policy'
-import type { Context } from '@deepseek-ai/cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RestoreResult, WorkspaceOverview } from '../../../src/types.ts'
+import { fileTools } from '../../support/file-tools.ts'
 import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
 
 let rig: LoopRig | undefined
@@ -26,82 +22,6 @@ afterEach(async () => {
   rig = undefined
   work = undefined
 })
-
-interface Target {
-  targetKey: string
-  displayPath: string
-}
-const versionOf = (file: string) => {
-  const s = statSync(file, { bigint: true })
-  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
-}
-
-/** Stand-ins for dsh-fs-local's resolve/processPath and dsh-tool-fs's write and read (see the header). */
-async function fileTools(ctx: Context, cwd: string): Promise<void> {
-  const fs = {
-    async resolve(p: string): Promise<Target> {
-      const abs = path.resolve(cwd, p)
-      return { targetKey: abs, displayPath: abs }
-    },
-    processPath: (target: Target) => target.targetKey,
-  }
-  await (ctx as any).plugin({
-    name: 'fs-stand-in',
-    apply(c: Context) {
-      ;(c as any).provide('fs', fs)
-    },
-  })
-  const c = ctx as any
-  const output = {
-    schema: { type: 'object', additionalProperties: true, properties: {} },
-    render: (_a: unknown, v: { text: string }) => [{ type: 'text', text: v.text }],
-  }
-  c.tools.register({
-    name: 'write',
-    description: 'write a file',
-    parameters: {
-      type: 'object',
-      properties: { file_path: { type: 'string' }, content: { type: 'string' } },
-      required: ['file_path', 'content'],
-      additionalProperties: false,
-    },
-    output,
-    async execute(args: { file_path: string; content: string }, exec: object) {
-      const target = await fs.resolve(args.file_path)
-      const intent = await c.waterfall('fs/write-intent', target, exec, () => undefined)
-      // The provider's guarded write (dsh-fs-local's rules).
-      const exists = existsSync(target.targetKey)
-      if (intent?.kind === 'createIfAbsent' && exists)
-        throw Object.assign(new Error(`FS_NOT_OBSERVED: ${args.file_path} exists — read the file, then retry`), {
-          code: 'FS_NOT_OBSERVED',
-        })
-      if (intent?.kind === 'replaceIfVersion' && (!exists || versionOf(target.targetKey) !== intent.version))
-        throw Object.assign(new Error(`FS_STALE_VERSION: ${args.file_path} changed — re-read the file, then retry`), {
-          code: 'FS_STALE_VERSION',
-        })
-      writeFileSync(target.targetKey, args.content)
-      c.emit('fs/observed', target, { kind: 'present', version: versionOf(target.targetKey) }, exec)
-      return { text: `wrote ${args.file_path}` }
-    },
-  })
-  c.tools.register({
-    name: 'read',
-    description: 'read a file',
-    parameters: {
-      type: 'object',
-      properties: { file_path: { type: 'string' } },
-      required: ['file_path'],
-      additionalProperties: false,
-    },
-    output,
-    async execute(args: { file_path: string }, exec: object) {
-      const target = await fs.resolve(args.file_path)
-      const text = readFileSync(target.targetKey, 'utf8')
-      c.emit('fs/observed', target, { kind: 'present', version: versionOf(target.targetKey) }, exec)
-      return { text }
-    },
-  })
-}
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 const call = (name: string, args: Record<string, unknown>): ScriptEntry => ({ calls: [{ name, args }] })
@@ -191,7 +111,7 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     expect(rig.invariantFailures).toEqual([])
   })
 
-  it('the model takes the files along with tree_jump: at once when alone (the result lists them), at the end of the turn when not (then one note)', async () => {
+  it('the model takes the files along with a tree jump: at once when alone (the result lists them), at the end of the turn when not (then one note)', async () => {
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
     const cwd = work
     rig = await loopRig(
@@ -199,13 +119,13 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
         call('write', { file_path: 'a.txt', content: 'a1\n' }),
         { text: 'wrote it' },
         // Alone in its message: applies within the step; the same turn's next request holds its result.
-        call('tree_jump', { node: 'first', files: 'both' }),
+        call('tree', { action: 'jump', node: 'first', files: 'both' }),
         { text: 'jumped' },
         // Together with another call: deferred to the end of the turn.
         {
           calls: [
-            { name: 'tree_list', args: {} },
-            { name: 'tree_jump', args: { node: 'second', files: 'both' } },
+            { name: 'tree', args: { action: 'list' } },
+            { name: 'tree', args: { action: 'jump', node: 'second', files: 'both' } },
           ],
         },
         { text: 'scheduled' },
