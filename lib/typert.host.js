@@ -626,6 +626,11 @@ const dsh_session_tree_sessionTree_gc_result$schema = z.object({
   'dir': z.string().readonly(),
   'message': z.string().readonly(),
 })).readonly(),
+  'migrated': z.union([z.undefined(), z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'from': z.string().readonly(),
+  'to': z.string().readonly(),
+}))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
@@ -1381,6 +1386,11 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'dir': z.string().readonly(),
   'message': z.string().readonly(),
 })).readonly(),
+  'migrated': z.union([z.undefined(), z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'from': z.string().readonly(),
+  'to': z.string().readonly(),
+}))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })]).readonly().optional(),
   'readOnly': z.union([z.undefined(), z.object({
@@ -2904,7 +2914,7 @@ export const TYPERT = {
           },
           {
             "name": "GcResult",
-            "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly dryRun: boolean;\n}"
+            "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly migrated?: readonly MigratedView[];\n    readonly dryRun: boolean;\n}"
           },
           {
             "name": "HarnessSession",
@@ -2989,6 +2999,14 @@ export const TYPERT = {
           {
             "name": "MessageEntry",
             "declaration": "export interface MessageEntry extends PlainEntryFields {\n    readonly type: 'message';\n}"
+          },
+          {
+            "name": "MigratedView",
+            "declaration": "export interface MigratedView {\n    readonly sessionId: string;\n    readonly from: string;\n    readonly to: string;\n}"
+          },
+          {
+            "name": "MigrationOutcome",
+            "declaration": "export type MigrationOutcome = { readonly kind: 'none'; } | { readonly kind: 'moved'; readonly from: string; readonly to: string; readonly how: 'rename' | 'copy'; } | { readonly kind: 'conflict'; readonly from: string; readonly to: string; readonly message: string; } | { readonly kind: 'refused'; readonly from: string; readonly to: string; readonly message: string; } | { readonly kind: 'failed'; readonly from: string; readonly to: string; readonly message: string; };"
           },
           {
             "name": "ModelChangeEntry",
@@ -3120,7 +3138,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionLineage",
-            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    gc(dryRun: unknown): Promise<TreeResult<GcResult>>;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n}"
+            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    gc(dryRun: unknown): Promise<TreeResult<GcResult>>;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n    migrated(): readonly MigratedView[];\n}"
           },
           {
             "name": "SessionLineageView",
@@ -3184,7 +3202,7 @@ export const TYPERT = {
           },
           {
             "name": "SidecarLocator",
-            "declaration": "export class SidecarLocator {\n    readonly root: string;\n    rootDirFor(sessionId: string): string;\n    place(sessionId: string): SidecarPlace;\n    dirFor(sessionId: string): string;\n    ensure(sessionId: string): string;\n}"
+            "declaration": "export class SidecarLocator {\n    readonly root: string;\n    rootDirFor(sessionId: string): string;\n    place(sessionId: string): SidecarPlace;\n    dirFor(sessionId: string): string;\n    ensure(sessionId: string): string;\n    migrations(): readonly (MigrationOutcome & { readonly sessionId: string; })[];\n}"
           },
           {
             "name": "SidecarPlace",

@@ -626,6 +626,11 @@ const dsh_session_tree_sessionTree_gc_result$schema = z.object({
   'dir': z.string().readonly(),
   'message': z.string().readonly(),
 })).readonly(),
+  'migrated': z.union([z.undefined(), z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'from': z.string().readonly(),
+  'to': z.string().readonly(),
+}))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })
 const dsh_session_tree_sessionTree_importSession_parameter_0$schema = z.object({
@@ -1381,6 +1386,11 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'dir': z.string().readonly(),
   'message': z.string().readonly(),
 })).readonly(),
+  'migrated': z.union([z.undefined(), z.array(z.object({
+  'sessionId': z.string().readonly(),
+  'from': z.string().readonly(),
+  'to': z.string().readonly(),
+}))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })]).readonly().optional(),
   'readOnly': z.union([z.undefined(), z.object({

@@ -54,6 +54,13 @@ export interface OrphanView {
   readonly removableAt: string
 }
 
+/** A sidecar moved from the old layout (`<sidecarRoot>/<encoded id>/`) into its session's directory. */
+export interface MigratedView {
+  readonly sessionId: string
+  readonly from: string
+  readonly to: string
+}
+
 /** `gc` result, and the last scan as `session` reports it. */
 export interface GcResult {
   readonly scannedAt: string
@@ -61,7 +68,9 @@ export interface GcResult {
   readonly orphans: readonly OrphanView[]
   /** Orphans this scan removed. */
   readonly removed: readonly OrphanView[]
-  /** Entries that could not be judged or removed (a link, a failure). */
+  /** Entries that could not be judged, removed or moved (a conflict between the old and the new place, a link, a failure). */
   readonly problems: readonly { readonly dir: string; readonly message: string }[]
+  /** Sidecars moved into their session's directory since this process started. */
+  readonly migrated?: readonly MigratedView[]
   readonly dryRun: boolean
 }

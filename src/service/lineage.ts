@@ -19,13 +19,21 @@ import { MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import { collectOrphans, type GcReport, type OrphanSidecar } from '../sidecar/gc.ts'
 import { LineageFiles, type ForkLink } from '../sidecar/lineage.ts'
+import { sweepOldLayout } from '../sidecar/sweep.ts'
 import type { SidecarLocator } from '../sidecar/location.ts'
 import type { SessionSidecars } from './sidecar-location.ts'
 import { buildSeed, seedProvenance } from '../surface/seed.ts'
 import { freshCallId } from '../surface/stock.ts'
 import { clipped, quoted } from './clip.ts'
 import type { HarnessSession, Resolved } from './move.ts'
-import type { GcResult, LineageLink, NewSessionResult, OrphanView, SessionLineageView } from './lineage-wire.ts'
+import type {
+  GcResult,
+  LineageLink,
+  MigratedView,
+  NewSessionResult,
+  OrphanView,
+  SessionLineageView,
+} from './lineage-wire.ts'
 
 /** Default grace period before an orphaned sidecar is removed by a scan: 7 days. */
 export const DEFAULT_ORPHAN_GRACE_MS = 7 * 24 * 60 * 60 * 1000
@@ -296,7 +304,10 @@ export class SessionLineage {
       ])
       this.known = known
       sidecars.remember(stored)
-      const report = collectOrphans(sidecars.locator.root, { known, graceMs: this.deps.graceMs, ...options })
+      // Old-layout sidecars of existing sessions move into their session's directory first (a dry run moves nothing).
+      if (!options.dryRun) sweepOldLayout(sidecars.locator, known)
+      const scanned = collectOrphans(sidecars.locator.root, { known, graceMs: this.deps.graceMs, ...options })
+      const report = { ...scanned, problems: [...scanned.problems, ...movesReported(sidecars)] }
       if (!options.dryRun) this.last = report
       for (const removed of report.removed)
         this.deps.warn(
@@ -312,6 +323,13 @@ export class SessionLineage {
     }
   }
 
+  /** Sidecars moved into their session's directory in this process. */
+  migrated(): readonly MigratedView[] {
+    return (this.deps.sidecars?.locator.migrations() ?? []).flatMap((m) =>
+      m.kind === 'moved' ? [{ sessionId: m.sessionId, from: m.from, to: m.to }] : [],
+    )
+  }
+
   // -------------------------------------------------------------- internals
 
   private toResult(report: GcReport, dryRun: boolean): GcResult {
@@ -319,11 +337,13 @@ export class SessionLineage {
       ...orphan,
       removableAt: new Date(Date.parse(orphan.since) + this.deps.graceMs).toISOString(),
     })
+    const migrated = this.migrated()
     return {
       scannedAt: report.scannedAt,
       orphans: report.orphans.map(view),
       removed: report.removed.map(view),
       problems: report.problems,
+      ...(migrated.length > 0 ? { migrated } : {}),
       dryRun,
     }
   }
@@ -381,4 +401,13 @@ export class SessionLineage {
       return false
     }
   }
+}
+
+/** Old-layout sidecars that could not be moved (a conflict, a link, a failure), as scan problems. */
+function movesReported(sidecars: SessionSidecars): { dir: string; message: string }[] {
+  return sidecars.locator
+    .migrations()
+    .flatMap((m) =>
+      m.kind === 'conflict' || m.kind === 'refused' || m.kind === 'failed' ? [{ dir: m.from, message: m.message }] : [],
+    )
 }

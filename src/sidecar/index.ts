@@ -6,6 +6,7 @@ export type { JournalActor, SidecarFold, SidecarLoad, SidecarOptions, SidecarPro
 export { TreeSidecar, JOURNAL_FILE, OVERLAY_FILE } from './sidecar.ts'
 export { encodeSessionId } from './session-dir.ts'
 export { SidecarLocator, SESSION_SIDECAR_DIR, type SessionDirOf, type SidecarPlace } from './location.ts'
+export type { MigrationOptions, MigrationOutcome, MigrationStep } from './migrate.ts'
 export {
   CLAIM_FILE,
   claimRefusal,

@@ -9,10 +9,16 @@
  * life: removing, copying or moving that directory takes the tree along. The
  * session directory comes from the host (injected as `sessionDirOf`: this
  * layer knows nothing of the harness); it is never guessed.
+ *
+ * `<root>/<encoded id>/` is also the old layout: the first time a session's
+ * place is asked for in a process, a sidecar still at the old place is moved
+ * into the session's directory (`migrate.ts`), so nothing ever reads or
+ * writes a session's tree in two places.
  */
 import { lstatSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { ensureSessionDir, ForeignEntry } from './durable.ts'
+import { migrateSidecar, type MigrationOptions, type MigrationOutcome } from './migrate.ts'
 import { sessionDir } from './session-dir.ts'
 
 /** The directory the host keeps a session in (absolute), or undefined when it has none or does not know the session. */
@@ -32,32 +38,41 @@ export interface SidecarPlace {
 }
 
 export interface LocatorOptions {
-  /** The configured `sidecarRoot`: the fallback place. */
+  /** The configured `sidecarRoot`: the fallback place and the old layout. */
   readonly root: string
   readonly sessionDirOf?: SessionDirOf
+  /** Test hooks of the migration (a crash at a chosen step, the copy path). */
+  readonly migration?: MigrationOptions
 }
 
 export class SidecarLocator {
   readonly root: string
   private readonly sessionDirOf: SessionDirOf | undefined
+  private readonly migration: MigrationOptions
+  /** Sessions whose old place was looked at in this process (once each), with what was found. */
+  private readonly checked = new Map<string, MigrationOutcome>()
 
   constructor(options: LocatorOptions | string) {
     const opts = typeof options === 'string' ? { root: options } : options
     this.root = path.resolve(opts.root)
     this.sessionDirOf = opts.sessionDirOf
+    this.migration = opts.migration ?? {}
   }
 
-  /** The fallback directory of a session (it has no directory of its own). */
+  /** The old-layout (and fallback) directory of a session. */
   rootDirFor(sessionId: string): string {
     return sessionDir(this.root, sessionId)
   }
 
-  /** Where a session's sidecar is. */
+  /** Where a session's sidecar is; an old-layout sidecar is moved into the session's directory first (once per process). */
   place(sessionId: string): SidecarPlace {
     const home = this.sessionDirOf?.(sessionId)
     if (home === undefined || !path.isAbsolute(home))
       return { dir: this.rootDirFor(sessionId), base: this.root, inSession: false }
-    return { dir: path.join(home, SESSION_SIDECAR_DIR), base: home, inSession: true }
+    const place = { dir: path.join(home, SESSION_SIDECAR_DIR), base: home, inSession: true }
+    if (!this.checked.has(sessionId))
+      this.checked.set(sessionId, migrateSidecar(this.rootDirFor(sessionId), place.dir, this.migration))
+    return place
   }
 
   dirFor(sessionId: string): string {
@@ -74,5 +89,12 @@ export class SidecarLocator {
     }
     ensureSessionDir(place.base, place.dir)
     return place.dir
+  }
+
+  /** What looking at the old places found in this process: moves, conflicts, refusals (nothing for sessions without an old sidecar). */
+  migrations(): readonly (MigrationOutcome & { readonly sessionId: string })[] {
+    return [...this.checked]
+      .filter(([, outcome]) => outcome.kind !== 'none')
+      .map(([sessionId, outcome]) => ({ sessionId, ...outcome }))
   }
 }

@@ -12,11 +12,12 @@
  * - The tree follows the session: each session's sidecar sits in its own
  *   DSH directory (the source, the new session, the host fork with "forked
  *   from"), and DSH lists and loads those sessions as before; a branched
- *   tree comes back from its session's directory at a restart, byte for
- *   byte, and the next request is still the selected path; `rm -rf` of a session's directory
+ *   tree left in the old layout (`<sidecarRoot>/<encoded id>/`) moves into
+ *   its session's directory at a restart, byte for byte, and the next
+ *   request is still the selected path; `rm -rf` of a session's directory
  *   (rc.8 has no delete; this is how a session goes away) leaves nothing of
  *   its tree anywhere.
- * - Trees at the fallback place (`<sidecarRoot>/<encoded id>/`) whose session is gone are orphans: a restart reports
+ * - Old-layout trees whose session is gone are orphans: a restart reports
  *   them, a later scan removes them after the grace period (0 here), and
  *   `gc` removes them on command; the other trees stay.
  *
@@ -59,7 +60,7 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
     if (!file) throw new Error(`no session directory for ${id}`)
     return path.dirname(file)
   }
-  /** Where a session's tree lives (inside its DSH directory), and the fallback place under the root. */
+  /** Where a session's tree lives (inside its DSH directory), and where it lived before. */
   const sidecarOf = (id: string): string => path.join(sessionDirOf(id), 'session-tree')
   const oldPlaceOf = (id: string): string => path.join(sidecarRoot, encodeSessionId(id))
   const filesIn = (dir: string): Record<string, string> => {
@@ -197,7 +198,7 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
   it('each tree lives in its session\'s directory: the source, the new session, the host fork ("forked from")', async () => {
     for (const id of [source, child.sessionId, hostChild]) {
       expect(fs.existsSync(path.join(sidecarOf(id), 'lineage.json')), id).toBe(true)
-      expect(fs.existsSync(oldPlaceOf(id)), `${id}: nothing at the fallback place`).toBe(false)
+      expect(fs.existsSync(oldPlaceOf(id)), `${id}: nothing at the old place`).toBe(false)
     }
     expect(fs.existsSync(path.join(sidecarOf(source), 'journal.jsonl')), "the source's label").toBe(true)
     const hostLineage = JSON.parse(fs.readFileSync(path.join(sidecarOf(hostChild), 'lineage.json'), 'utf8')) as unknown
@@ -205,7 +206,7 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
     saveArtifact(dsh.artifacts, 'layout-1.json', Object.keys(snapshotSidecars(dsh.home)))
   }, 600_000)
 
-  it("a branched tree comes back from its session's directory at a restart, intact; the next request is the selected path", async () => {
+  it("a branched tree left in the old layout moves into its session's directory at a restart, intact; the next request is the selected path", async () => {
     ;({ sessionId: branched } = await dsh.api.createSession({ cwd: dsh.work }))
     await dsh.api.promptAndWait(branched, 'alpha')
     await dsh.api.promptAndWait(branched, 'beta')
@@ -223,16 +224,20 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
     await dsh.api.callOk('workspace.archiveSession', { sessionId: branched })
     expect(filesIn(dir)).toEqual(files)
 
+    // The layout before this version: the tree under <sidecarRoot>/<encoded id>/.
     await dsh.stopWeb('SIGTERM', 10_000)
+    fs.mkdirSync(sidecarRoot, { recursive: true })
+    fs.renameSync(dir, oldPlaceOf(branched))
     await boot()
     // A refused move loads the stored session and changes nothing.
     const refused = await dsh.api.remote('sessionTree/jump', { agentId: branched, nodeId: 'e999999' })
     expect(refused.ok ? 'ok' : refused.error.code).toBe('NODE_NOT_FOUND')
     expect(await tree(branched)).toEqual(before)
-    expect(fs.existsSync(oldPlaceOf(branched)), 'nothing under the root').toBe(false)
+    expect(fs.existsSync(oldPlaceOf(branched)), 'moved, not copied').toBe(false)
     expect(filesIn(dir), 'the same files, byte for byte').toEqual(files)
     const scan = (await status(branched)).orphanSidecars
-    saveArtifact(dsh.artifacts, 'restart-scan.json', scan)
+    saveArtifact(dsh.artifacts, 'migration-scan.json', scan)
+    expect(scan?.migrated).toEqual([{ sessionId: branched, from: oldPlaceOf(branched), to: dir }])
     expect(scan?.problems).toEqual([])
 
     await dsh.api.promptAndWait(branched, 'delta')
@@ -241,7 +246,7 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
       (m) =>
         (m.role === 'user' || m.role === 'assistant') && m.text !== '' && !m.text.startsWith('Current runtime context'),
     )
-    saveArtifact(dsh.artifacts, 'after-restart-request.json', sent)
+    saveArtifact(dsh.artifacts, 'after-migration-request.json', sent)
     expect(sent.map((m) => m.text)).toEqual(['alpha', 'ANSWER to: alpha', 'gamma', 'ANSWER to: gamma', 'delta'])
   }, 600_000)
 
@@ -265,8 +270,8 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
     ).toEqual([])
   }, 600_000)
 
-  it('a tree at the fallback place whose session is gone is reported at start, removed by a later scan (grace 0) and by gc on command', async () => {
-    // Trees at the fallback place whose session then goes: orphans under the root.
+  it('an old-layout tree whose session is gone is reported at start, removed by a later scan (grace 0) and by gc on command', async () => {
+    // Trees left in the old layout whose session then goes: orphans under the root.
     const childTree = oldPlaceOf(child.sessionId)
     const hostTree = oldPlaceOf(hostChild)
     const sourceTree = sidecarOf(source)

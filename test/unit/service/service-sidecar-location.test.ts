@@ -3,10 +3,10 @@
  * cordis Context (the harness `SessionStore`, the published JSONL persistence
  * in a temp DSH_HOME, the plugin): a session's tree is written into the
  * directory `sessionPersistence.locate(header)` names, DSH lists and loads the
- * session with that directory in it, and a new process that resumes the
- * session loads the tree from there, intact.
+ * session with that directory in it, and a tree left in the old layout moves
+ * in when the session is resumed in a new process, intact.
  */
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
@@ -42,7 +42,7 @@ async function boot(home: string) {
 }
 
 describe("the sidecar in the session's DSH directory", () => {
-  it('is written where sessionPersistence.locate says; DSH still lists and loads the session; a new process resumes the tree from there', async () => {
+  it('is written where sessionPersistence.locate says; DSH still lists and loads the session; an old-layout tree moves in on resume', async () => {
     const home = mkdtempSync(join(tmpdir(), 'dsh-home-'))
     const first = await boot(home)
     const session = first.c.sessions.create(SessionId('s-1'), { meta: { cwd: '/work/project' } })
@@ -62,13 +62,15 @@ describe("the sidecar in the session's DSH directory", () => {
     // The plugin leaves; the next one loads the tree from disk.
     await first.plugin.dispose()
 
-    // A new process resumes the session.
+    // The old layout, then a new process resumes the session.
+    mkdirSync(join(home, 'session-tree'), { recursive: true })
+    renameSync(join(home1, 'session-tree'), join(home, 'session-tree', encodeSessionId('s-1')))
     const second = await boot(home)
     const again = await second.c.sessionPersistence.load(SessionId('s-1'))
     second.c.sessions.create(SessionId('s-1'), { seed: again.events, meta: again.meta })
     expect(await second.c.sessionTree.list('s-1')).toEqual(before)
     expect(readdirSync(join(home1, 'session-tree'))).toContain('journal.jsonl')
-    expect(existsSync(join(home, 'session-tree', encodeSessionId('s-1'))), 'still nothing at the fallback').toBe(false)
+    expect(existsSync(join(home, 'session-tree', encodeSessionId('s-1'))), 'moved, not copied').toBe(false)
     expect((await second.c.sessionTree.session('s-1')).sidecarWarnings).toEqual([])
   })
 })
