@@ -1326,7 +1326,7 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'surfaceMode': z.union([z.undefined(), z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly().optional(),
   'surfaceNote': z.union([z.undefined(), z.string()]).readonly().optional(),
   'watermark': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'revision': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'revision': z.string().readonly(),
   'quarantine': z.union([z.undefined(), z.array(z.object({
   'seq': z.number().readonly(),
   'type': z.string().readonly(),
@@ -3154,7 +3154,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n    readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder; };\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n    readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder; };\n}"
           },
           {
             "name": "SessionTree",

@@ -1326,7 +1326,7 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'surfaceMode': z.union([z.undefined(), z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly().optional(),
   'surfaceNote': z.union([z.undefined(), z.string()]).readonly().optional(),
   'watermark': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'revision': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'revision': z.string().readonly(),
   'quarantine': z.union([z.undefined(), z.array(z.object({
   'seq': z.number().readonly(),
   'type': z.string().readonly(),

@@ -18,6 +18,7 @@ import type {
   TreeMoveOptions,
 } from '../types.ts'
 import { PolledStore } from './polled-store.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> =
@@ -38,11 +39,10 @@ export interface TreeRemote {
   forward(agentId: string): Promise<Result<MoveResult>>
   label(agentId: string, nodeId: string, label: string | null): Promise<Result<TreeNode>>
   summarize(agentId: string, branch: string): Promise<Result<BranchSummary>>
-  /** A move that summarizes what it leaves (optional as `compare`: a plain move needs neither). */
-  jumpWith?(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<Result<MoveResult>>
-  forkWith?(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<Result<ForkResult>>
-  /** Optional: fakes of older tests lack it (then the compare view reports CLIENT_ERROR). */
-  compare?(agentId: string, a: string, b: string): Promise<Result<CompareResult>>
+  /** A move that summarizes what it leaves. */
+  jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<Result<MoveResult>>
+  forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<Result<ForkResult>>
+  compare(agentId: string, a: string, b: string): Promise<Result<CompareResult>>
 }
 
 export interface PanelError {
@@ -107,15 +107,7 @@ function errorOf(reason: unknown): PanelError {
   if (reason && typeof reason === 'object' && 'code' in reason && 'message' in reason) {
     return failure(String((reason as { code: unknown }).code), String((reason as { message: unknown }).message))
   }
-  return failure('CLIENT_ERROR', reason instanceof Error ? reason.message : String(reason))
-}
-
-/** A cheap fingerprint when an older service answers without `revision`. */
-function revisionOf(status: SessionStatus): string {
-  return (
-    status.revision ??
-    `${status.nodeCount}:${status.cursor}:${status.activeBranch}:${status.branchCount}:${status.labelCount ?? ''}:${status.watermark ?? ''}`
-  )
+  return failure('CLIENT_ERROR', errorMessage(reason))
 }
 
 /** The events a move appended to the session log, for its notice (none when nothing was switched). */
@@ -125,11 +117,6 @@ function switched(move: MoveResult): { appendedEvents?: number; summary?: Branch
     ...(move.summary ? { summary: move.summary } : {}),
   }
 }
-
-const noMethod = (name: string): Result<never> => ({
-  ok: false,
-  error: failure('CLIENT_ERROR', `this remote has no ${name} method`),
-})
 
 export class TreeController extends PolledStore<PanelState> {
   private readonly marks: boolean
@@ -153,9 +140,7 @@ export class TreeController extends PolledStore<PanelState> {
   /** Two nodes side by side (read-only: the panel state does not change). */
   compare = async (a: string, b: string): Promise<Result<CompareResult>> => {
     try {
-      const remote = await this.remote()
-      if (!remote.compare) return { ok: false, error: failure('CLIENT_ERROR', 'this remote has no compare method') }
-      return await remote.compare(this.agentId, a, b)
+      return await (await this.remote()).compare(this.agentId, a, b)
     } catch (reason) {
       return { ok: false, error: errorOf(reason) }
     }
@@ -195,11 +180,7 @@ export class TreeController extends PolledStore<PanelState> {
   jump(nodeId: string, options?: TreeMoveOptions): Promise<boolean> {
     const summarized = options?.summary !== undefined && options.summary.kind !== 'none'
     const call = (r: TreeRemote): Promise<Result<MoveResult>> =>
-      !summarized
-        ? r.jump(this.agentId, nodeId)
-        : r.jumpWith
-          ? r.jumpWith(this.agentId, nodeId, options)
-          : Promise.resolve(noMethod('jumpWith'))
+      summarized ? r.jumpWith(this.agentId, nodeId, options) : r.jump(this.agentId, nodeId)
     return this.act(
       'jump',
       call,
@@ -213,11 +194,7 @@ export class TreeController extends PolledStore<PanelState> {
   fork(nodeId: string, branch: string, options?: TreeMoveOptions): Promise<boolean> {
     const summarized = options?.summary !== undefined && options.summary.kind !== 'none'
     const call = (r: TreeRemote): Promise<Result<ForkResult>> =>
-      !summarized
-        ? r.fork(this.agentId, nodeId, branch)
-        : r.forkWith
-          ? r.forkWith(this.agentId, nodeId, branch, options)
-          : Promise.resolve(noMethod('forkWith'))
+      summarized ? r.forkWith(this.agentId, nodeId, branch, options) : r.fork(this.agentId, nodeId, branch)
     return this.act(
       'fork',
       call,
@@ -344,7 +321,7 @@ export class TreeController extends PolledStore<PanelState> {
       this.fail(failure(session.error.code, session.error.message))
       return
     }
-    const revision = revisionOf(session.value)
+    const revision = session.value.revision
     if (!eager && revision === this.revision) {
       if (this.state.error || JSON.stringify(this.state.status) !== JSON.stringify(session.value))
         this.set({ status: session.value, error: undefined, phase: 'ready' })

@@ -52,6 +52,7 @@ import {
 import { injectChatStyles } from './chat/styles.ts'
 import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
 import { hideInStepCopies } from './chat/host-trajectory.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 export { TreeController } from './controller.ts'
 export { TreePanel } from './TreePanel.tsx'
@@ -109,7 +110,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
         }),
       (reason: unknown) => {
         mounted = undefined // a later poll retries
-        throw { code: 'REMOTE_MOUNT_FAILED', message: reason instanceof Error ? reason.message : String(reason) }
+        throw { code: 'REMOTE_MOUNT_FAILED', message: errorMessage(reason) }
       },
     )
     return mounted

@@ -9,6 +9,7 @@
  * becomes `INTERNAL` with the original text; it never throws.
  */
 import type { RemoteResult } from '@deepseek-ai/dsh-typert-protocol'
+import { isRecord } from '../tree/validate.ts'
 
 /** The version of `attempt`'s answer this client reads (`ATTEMPT_FORMAT` of the service). */
 export const ATTEMPT_FORMAT = 'dsh-session-tree/attempt@2'
@@ -29,9 +30,6 @@ export interface ValueSchema {
 }
 
 const MAX_TEXT = 2_000
-
-const isRecord = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function text(value: unknown): string {
   let out: string

@@ -13,6 +13,7 @@ import type { TreeRemote } from './controller.ts'
 import type { ChatRemote } from './chat/store.ts'
 import type { WorkspaceRemote } from './workspace/client.ts'
 import { decodeAttempt, type Decoded, type ValueSchema } from './remote-errors.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 export { TYPERT_REMOTE }
 export type { RemoteResult }
@@ -52,7 +53,7 @@ async function viaAttempt(
   try {
     answer = await generated.attempt(descriptor.method, args as never)
   } catch (error) {
-    answer = { ok: false, error: { message: error instanceof Error ? error.message : String(error) } }
+    answer = { ok: false, error: { message: errorMessage(error) } }
   }
   return decodeAttempt(answer, descriptor.result.schema)
 }

@@ -20,6 +20,7 @@ import { CallIdLedger, type LogWarning, type QuarantinedEvent } from './warnings
 import { nodeIdForSeq, SurfaceMirror, type Event, type NodeSource } from './surface-mirror.ts'
 import { numberField, numericRecord, origin, requireMessage, timeOf } from './event-fields.ts'
 import { carriedSummaryOf } from './carried-summary.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 export { nodeIdForSeq, SESSION_ORIGIN, type NodeSource, type SurfaceEntry } from './surface-mirror.ts'
 
@@ -100,7 +101,7 @@ export class SessionProjector extends SurfaceMirror {
       this.quarantined.push({
         seq: event.seq,
         type: typeof event.type === 'string' ? event.type : 'unknown',
-        reason: error instanceof Error ? error.message : String(error),
+        reason: errorMessage(error),
       })
     } finally {
       this.last = event.seq

@@ -15,12 +15,11 @@
  *   did, not on the conversation.
  * - A user operation that cannot be journaled is rolled back (`mutate`) or
  *   left to the caller to report (`begin`): never a silent ok.
- * - Re-applying what the log already rebuilt is a no-op, not a warning.
  * - Nothing here throws into the harness: problems become warnings.
  */
 import { SessionTree } from '../tree/session-tree.ts'
 import type { SessionTreeStore } from '../tree/store.ts'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { JsonObject, SessionTreeLogEntry, TreeEntry } from '../tree/types.ts'
 import { Invalid } from '../tree/validate.ts'
 import type { SidecarWarning } from './warnings.ts'
@@ -160,7 +159,7 @@ export class TreeSync {
     try {
       result = operation(tree)
     } catch (error) {
-      result = fail('INTERNAL', error instanceof Error ? error.message : String(error))
+      result = fail('INTERNAL', errorMessage(error))
     }
     if (!result.ok) {
       // A failure changes nothing, also when the operation failed half-way through its steps.
@@ -317,7 +316,6 @@ function applyRecord(state: TreeSessionState, op: JsonObject, w: number): void {
   const tree = state.projector.tree
   const result = tree.applyOp(op)
   if (!result.ok) {
-    if (alreadyHeld(tree, op, result.error.code)) return
     state.warnings.push({
       code: result.error.code,
       message: `sidecar record (${String(op.op)}) not re-applied: ${result.error.message}`,
@@ -325,17 +323,6 @@ function applyRecord(state: TreeSessionState, op: JsonObject, w: number): void {
     return
   }
   noteTreeOnly(state, op as { op?: unknown; node?: TreeEntry }, w)
-}
-
-/**
- * Whether a record that failed to re-apply asked for what the tree already
- * holds: a fork whose branch the log's switch marker already rebuilt at the
- * same node (journals written before records carried the watermark their
- * operation ran at re-apply forks after the switch that named the branch).
- */
-function alreadyHeld(tree: SessionTree, op: JsonObject, code: string): boolean {
-  if (code !== 'BRANCH_EXISTS' || op.op !== 'fork' || typeof op.branch !== 'string') return false
-  return tree.branchHeadList().some(([name, head]) => name === op.branch && head === op.target)
 }
 
 /** Remember the watermark a tree-only node (one the harness log does not hold) was appended at. */

@@ -29,6 +29,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { CallPoint, SessionWorkspace, Snapshot, WorkspaceRegistry } from '../workspace/index.ts'
 import { skipMessage, type FileChange } from '../workspace/types.ts'
 import { nodeIdForSeq } from './projector.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 /** The slice of a tool execution the capture reads (dsh-tools `ToolExecution`). */
 interface Execution {
@@ -268,5 +269,5 @@ export class WorkspaceCapture {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  return errorMessage(error)
 }

@@ -18,6 +18,7 @@ import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import type { TreeError } from '../tree/errors.ts'
 import type { JsonValue } from '../tree/types.ts'
 import { bounded } from './clip.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 /** Names the version of the attempt shape; the browser decoder refuses any other. */
 export const ATTEMPT_FORMAT = 'dsh-session-tree/attempt@2'
@@ -70,9 +71,6 @@ export async function attemptRemote(
     if (error instanceof TypertLookupFailure) {
       return { format: ATTEMPT_FORMAT, ok: false, error: bounded(error.failure as TreeError) as AttemptError }
     }
-    return failed(
-      'INTERNAL',
-      bounded({ code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }).message,
-    )
+    return failed('INTERNAL', bounded({ code: 'INTERNAL', message: errorMessage(error) }).message)
   }
 }

@@ -1,6 +1,6 @@
 /** The service's two edges: a remote call's result settled for the wire, and a harness listener that must never throw. */
 import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
-import { fail, type TreeError, type TreeResult } from '../tree/errors.ts'
+import { fail, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { bounded } from './clip.ts'
 
 /** Settle a result at the remote edge: a value, or an error that keeps its code. */
@@ -9,7 +9,7 @@ export async function settle<T>(operation: () => TreeResult<T> | Promise<TreeRes
   try {
     result = await operation()
   } catch (error) {
-    result = fail('INTERNAL', error instanceof Error ? error.message : String(error))
+    result = fail('INTERNAL', errorMessage(error))
   }
   if (result.ok) return result.value
   // The gateway forwards a lookup failure's payload verbatim; anything else becomes `internal`.

@@ -5,7 +5,7 @@
  */
 import path from 'node:path'
 import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
-import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { InterchangeError, type InterchangeErrorCode } from '../interchange/errors.ts'
 import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
@@ -105,7 +105,7 @@ function failure(error: unknown): TreeResult<never> {
       ...error.details,
     })
   }
-  return fail('INTERNAL', error instanceof Error ? error.message : String(error))
+  return fail('INTERNAL', errorMessage(error))
 }
 
 /** The part of the host's `ctx.workspaceRegistry` (`@deepseek-ai/dsh-workspace`) an import uses. */
@@ -185,9 +185,7 @@ export async function runImport(
     if (titleEvent && target.load) {
       await nameSession(live, target.persistence!, result.sessionId, result.events, titleEvent).catch(
         (error: unknown) =>
-          notes.push(
-            `the session has no title yet (it gets one with its first prompt): ${error instanceof Error ? error.message : String(error)}`,
-          ),
+          notes.push(`the session has no title yet (it gets one with its first prompt): ${errorMessage(error)}`),
       )
     }
     const unattached =
@@ -237,7 +235,7 @@ async function attachWorkspace(
     await workspace?.attachSession(sessionId as never)
     return undefined
   } catch (error) {
-    return `the session is in no workspace of dsh web (${cwd}): ${error instanceof Error ? error.message : String(error)}`
+    return `the session is in no workspace of dsh web (${cwd}): ${errorMessage(error)}`
   }
 }
 
@@ -249,7 +247,7 @@ export async function attemptImport(run: () => Promise<ImportResult>): Promise<I
     const failed: TreeError =
       error instanceof TypertLookupFailure
         ? (error.failure as TreeError)
-        : { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }
+        : { code: 'INTERNAL', message: errorMessage(error) }
     const details = failed.details as { code?: unknown } | undefined
     return {
       result: null,

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@deepseek-ai/cordis'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import { collectOrphans, type GcReport, type OrphanSidecar } from '../sidecar/gc.ts'
@@ -186,10 +186,7 @@ export class SessionLineage {
       await fiber.dispose()
     }
     if (created === undefined) {
-      return fail(
-        'INTERNAL',
-        `the new session could not be created: ${problem instanceof Error ? problem.message : String(problem)}`,
-      )
+      return fail('INTERNAL', `the new session could not be created: ${errorMessage(problem)}`)
     }
     this.known?.add(sessionId)
 
@@ -296,10 +293,7 @@ export class SessionLineage {
       try {
         stored = await persistence.list()
       } catch (error) {
-        return fail(
-          'INTERNAL',
-          `the stored sessions could not be listed: ${error instanceof Error ? error.message : String(error)}`,
-        )
+        return fail('INTERNAL', `the stored sessions could not be listed: ${errorMessage(error)}`)
       }
       const store = this.deps.ctx.get('sessions' as never) as unknown as SessionStore
       // Live sessions count too: a new one may not be stored yet.
@@ -387,9 +381,7 @@ export class SessionLineage {
       await workspace.attachSession(sessionId)
       return workspace.id
     } catch (error) {
-      this.deps.warn(
-        `new session ${sessionId} not put into a workspace: ${error instanceof Error ? error.message : String(error)}`,
-      )
+      this.deps.warn(`new session ${sessionId} not put into a workspace: ${errorMessage(error)}`)
       return undefined
     }
   }
@@ -405,9 +397,7 @@ export class SessionLineage {
       await lookup.resolve(sessionId)
       return true
     } catch (error) {
-      this.deps.warn(
-        `new session ${sessionId} not adopted by the host: ${error instanceof Error ? error.message : String(error)}`,
-      )
+      this.deps.warn(`new session ${sessionId} not adopted by the host: ${errorMessage(error)}`)
       return false
     }
   }

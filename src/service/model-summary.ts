@@ -11,6 +11,7 @@ import type { SummaryFailure, SummaryUsage } from '../tree/types.ts'
 import { isRecord } from '../tree/validate.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
 import type { SessionPrefix } from './summary-prefix.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 /**
  * The start of the side call's system prompt. It is fixed: it tells the
@@ -134,9 +135,7 @@ export async function askModelForSummary(llm: SummaryLlm, request: ModelSummaryR
   } catch (error) {
     return {
       ok: false,
-      failure: timedOut
-        ? timeoutFailure(request.timeoutMs)
-        : { code: 'MODEL_ERROR', message: error instanceof Error ? error.message : String(error) },
+      failure: timedOut ? timeoutFailure(request.timeoutMs) : { code: 'MODEL_ERROR', message: errorMessage(error) },
       ...(usage ? { usage } : {}),
     }
   } finally {

@@ -14,7 +14,7 @@
  *   cannot record it, the answer is ok with `notDurable` saying what was not
  *   saved. Never a plain ok for what is not durable.
  */
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { checkNodeId, Invalid, MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
@@ -159,7 +159,7 @@ export async function applyMove<V>(
     }
     report = followed.value
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     if (session.seq === seqBefore) {
       pending.value.rollback()
       return fail('INTERNAL', `the history switch failed: ${message}`)

@@ -4,7 +4,7 @@
  * workspace half and the model's in-step tools ask for them. Each runs as one
  * unit (`move.ts`); the service queues it on the session's FIFO first.
  */
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { BranchSummary } from '../tree/types.ts'
 import type { JournalActor } from '../sidecar/index.ts'
 import { applyMove, type MoveDeps, type MoveRequest } from './move.ts'
@@ -112,7 +112,7 @@ export class Movement {
       const { request, summary } = requestOf(move, actor, callId)
       return await this.move(agentId, request, summary)
     } catch (error) {
-      return fail('INTERNAL', error instanceof Error ? error.message : String(error))
+      return fail('INTERNAL', errorMessage(error))
     }
   }
 

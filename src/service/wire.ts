@@ -35,7 +35,7 @@ export interface SessionStatus extends SessionTreeSessionInfo {
    * Changes whenever the tree changes (any node, label, cursor or branch
    * move): a panel polls `session` and fetches `list` only when this moved.
    */
-  readonly revision?: string
+  readonly revision: string
   readonly quarantine?: readonly QuarantinedEvent[]
   readonly sidecarWarnings?: readonly SidecarWarning[]
   /** Problems of the harness log that DSH's own front ends trip over (say, repeated call ids break the Chat). */

@@ -7,6 +7,7 @@ import { ForeignEntry, readFile } from './durable.ts'
 import { FORMAT_VERSION, decodeOverlay, toFold } from './framing.ts'
 import { scanJournal } from './journal.ts'
 import type { SidecarFold, SidecarProblem, SidecarRecord } from './types.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 export type Report = (code: SidecarProblem['code'], message: string, offset?: number) => void
 
@@ -40,7 +41,7 @@ type Read =
   | { readonly kind: 'data'; readonly data: Buffer }
 
 export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  return errorMessage(error)
 }
 
 /** A file's bytes; a link, a directory or any other entry that is not one plain file is never read. */

@@ -6,6 +6,7 @@
 import { crc32 } from 'node:zlib'
 import type { JsonObject } from '../tree/types.ts'
 import type { JournalActor, SidecarFold, SidecarRecord } from './types.ts'
+import { isRecord } from '../tree/validate.ts'
 
 export const FORMAT_VERSION = 1
 
@@ -40,10 +41,6 @@ export function crcHex(data: string | Uint8Array): string {
   return crc32(data).toString(16).padStart(CRC_CHARS, '0')
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 export function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0
 }
@@ -70,19 +67,19 @@ export function unframeLine(buf: Buffer, start: number, end: number): Parsed<unk
 }
 
 export function toHeader(value: unknown): Parsed<JournalHeader> {
-  if (!isPlainObject(value) || !isCount(value.v) || typeof value.sessionId !== 'string' || !isCount(value.base)) {
+  if (!isRecord(value) || !isCount(value.v) || typeof value.sessionId !== 'string' || !isCount(value.base)) {
     return rejected('malformed journal header')
   }
   return parsed({ v: value.v, sessionId: value.sessionId, base: value.base })
 }
 
 export function toRecord(value: unknown): Parsed<SidecarRecord> {
-  if (!isPlainObject(value)) return rejected('record is not an object')
+  if (!isRecord(value)) return rejected('record is not an object')
   const { n, w, at, op } = value
   if (!isCount(n) || n < 1) return rejected('record number is not a positive integer')
   if (!isCount(w)) return rejected('record watermark is not a non-negative integer')
   if (typeof at !== 'string') return rejected('record time is not a string')
-  if (!isPlainObject(op)) return rejected('record op is not an object')
+  if (!isRecord(op)) return rejected('record op is not an object')
   if (value.actor === undefined) return parsed({ n, w, at, op: op as JsonObject })
   const actor = actorProblem(value.actor)
   if (actor !== undefined) return rejected(actor)
@@ -91,7 +88,7 @@ export function toRecord(value: unknown): Parsed<SidecarRecord> {
 
 /** What is wrong with a record's actor, if anything. */
 export function actorProblem(actor: unknown): string | undefined {
-  if (!isPlainObject(actor)) return 'record actor is not an object'
+  if (!isRecord(actor)) return 'record actor is not an object'
   if (actor.kind === 'user') {
     return Object.keys(actor).length === 2 && (actor.via === 'panel' || actor.via === 'command')
       ? undefined
@@ -147,7 +144,7 @@ export function decodeOverlay(text: string): Parsed<OverlayBody> {
   } catch {
     return rejected('unparsable JSON')
   }
-  if (!isPlainObject(value) || typeof value.crc !== 'string') return rejected('no checksum')
+  if (!isRecord(value) || typeof value.crc !== 'string') return rejected('no checksum')
   const body = value as unknown as OverlayBody
   if (crcHex(bodyText(body)) !== value.crc) return rejected('checksum mismatch')
   if (typeof body.version !== 'number' || typeof body.sessionId !== 'string') return rejected('malformed overlay')
@@ -156,7 +153,7 @@ export function decodeOverlay(text: string): Parsed<OverlayBody> {
 
 /** The fold an overlay of the current version holds. */
 export function toFold(body: OverlayBody): Parsed<SidecarFold> {
-  if (!isCount(body.n) || !isCount(body.w) || !isPlainObject(body.state) || typeof body.writtenAt !== 'string') {
+  if (!isCount(body.n) || !isCount(body.w) || !isRecord(body.state) || typeof body.writtenAt !== 'string') {
     return rejected('malformed overlay')
   }
   return parsed({ n: body.n, w: body.w, state: body.state })

@@ -23,19 +23,12 @@ import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject } from '../tree/types.ts'
 import { ForeignEntry, isDir, openFile, replaceFile, writeAll, writeNewFile } from './durable.ts'
-import {
-  actorProblem,
-  FORMAT_VERSION,
-  encodeOverlay,
-  frameHeader,
-  frameRecord,
-  isCount,
-  isPlainObject,
-} from './framing.ts'
+import { actorProblem, FORMAT_VERSION, encodeOverlay, frameHeader, frameRecord, isCount } from './framing.ts'
 import { describe, readJournal, readOverlay, type Report } from './files.ts'
 import { SidecarLocator } from './location.ts'
 import { processClaims, type ClaimLook, type WriterClaims } from './claim.ts'
 import type { JournalActor, SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
+import { isRecord } from '../tree/validate.ts'
 
 export const JOURNAL_FILE = 'journal.jsonl'
 export const OVERLAY_FILE = 'overlay.json'
@@ -223,11 +216,11 @@ export class TreeSidecar {
           ? 'records must be a non-empty array'
           : records
               .map((record) =>
-                !isPlainObject(record)
+                !isRecord(record)
                   ? 'record must be an object'
                   : !isCount(record.w)
                     ? 'w must be a non-negative integer'
-                    : !isPlainObject(record.op)
+                    : !isRecord(record.op)
                       ? 'op must be a JSON object'
                       : record.at !== undefined && typeof record.at !== 'string'
                         ? 'at must be an ISO time string'
@@ -294,9 +287,9 @@ export class TreeSidecar {
     const invalid =
       typeof sessionId !== 'string'
         ? 'session id must be a string'
-        : !isPlainObject(fold) || !isCount(fold.n) || !isCount(fold.w)
+        : !isRecord(fold) || !isCount(fold.n) || !isCount(fold.w)
           ? 'fold.n and fold.w must be non-negative integers'
-          : !isPlainObject(fold.state)
+          : !isRecord(fold.state)
             ? 'fold.state must be a JSON object'
             : unserializable(fold.state)
     if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)

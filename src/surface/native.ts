@@ -3,7 +3,7 @@
  * its model-visible surface to any earlier surface events. A switch is then
  * one durable `session-tree/selection` event — no copies, no maintenance turn.
  */
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import type { NativeSurfaceSession } from './mode.ts'
 
@@ -56,10 +56,7 @@ export function nativeSwitch(
       ...(lane === undefined ? {} : { lane }),
     })
   } catch (error) {
-    return fail(
-      'INTERNAL',
-      `the harness refused the selection: ${error instanceof Error ? error.message : String(error)}`,
-    )
+    return fail('INTERNAL', `the harness refused the selection: ${errorMessage(error)}`)
   }
   return ok({ noop: false, appendedEvents: session.seq - before })
 }

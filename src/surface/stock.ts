@@ -24,7 +24,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { deriveEventMessage } from '@deepseek-ai/dsh-session'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import {
@@ -238,10 +238,7 @@ export class StockSwitcher {
         if (event.type === 'step/end') open = undefined
       }
     } catch (error) {
-      return fail(
-        'INTERNAL',
-        `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`,
-      )
+      return fail('INTERNAL', `the harness refused the switch: ${errorMessage(error)}`)
     } finally {
       // Never leave a step open: the token meter and the invariants need it closed.
       if (open !== undefined) {
@@ -331,10 +328,7 @@ export class StockSwitcher {
     try {
       for (const event of planned.value.events) appendPlanned(session, event)
     } catch (error) {
-      return fail(
-        'INTERNAL',
-        `the harness refused the switch: ${error instanceof Error ? error.message : String(error)}`,
-      )
+      return fail('INTERNAL', `the harness refused the switch: ${errorMessage(error)}`)
     }
     return ok({
       copies: planned.value.copies,
@@ -463,10 +457,7 @@ function dryRun(session: LiveSession, planned: readonly PlannedEvent[]): TreeRes
     SessionClass.create(session.id, [...session.events, ...extra], headerOf(session))
     return ok(undefined)
   } catch (error) {
-    return fail(
-      'INTERNAL',
-      `the planned switch would not reload: ${error instanceof Error ? error.message : String(error)}`,
-    )
+    return fail('INTERNAL', `the planned switch would not reload: ${errorMessage(error)}`)
   }
 }
 

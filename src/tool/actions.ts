@@ -10,7 +10,7 @@
  * inside the step that made the call; any other move on a running agent is
  * deferred to the end of the turn (`deferred.ts`). The text says which.
  */
-import { fail, ok, type TreeError, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
 import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
@@ -71,7 +71,7 @@ export async function settle<T>(call: () => Promise<T>): Promise<TreeResult<T>> 
         : undefined
     if (failure && typeof failure.code === 'string' && typeof failure.message === 'string')
       return { ok: false, error: failure as unknown as TreeError }
-    return fail('INTERNAL', error instanceof Error ? error.message : String(error))
+    return fail('INTERNAL', errorMessage(error))
   }
 }
 

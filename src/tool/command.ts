@@ -18,6 +18,7 @@ import { actorOf, type ActionResult, type TreeActions } from './actions.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { runExportCommand, runImportCommand } from './interchange-command.ts'
 import { runGcCommand, runNewSessionCommand } from './lineage-command.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 export const COMMAND_NAME = 'tree'
 
@@ -319,7 +320,7 @@ export async function runTreeCommand(
         return runGcCommand(actions.sessionTree, command.dryRun)
     }
   } catch (error) {
-    return { kind: 'error', text: `INTERNAL: ${error instanceof Error ? error.message : String(error)}` }
+    return { kind: 'error', text: `INTERNAL: ${errorMessage(error)}` }
   }
 }
 

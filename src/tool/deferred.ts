@@ -28,7 +28,7 @@
  * still says what was asked). Nothing here throws into the agent loop.
  */
 import { randomUUID } from 'node:crypto'
-import { fail, type TreeError, type TreeResult } from '../tree/errors.ts'
+import { fail, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { MoveResult, SummaryChoice } from '../service/wire.ts'
 import type { RestoreChoice } from '../service/workspace-wire.ts'
 import { isFree, type LiveAgent, type PreStepPayload } from '../harness/live.ts'
@@ -235,7 +235,7 @@ export class DeferredMoves {
     try {
       result = await this.options.run(agent.id, move.op, move.by)
     } catch (error) {
-      result = fail('INTERNAL', error instanceof Error ? error.message : String(error))
+      result = fail('INTERNAL', errorMessage(error))
     }
     if (!result.ok && result.error.code === 'AGENT_BUSY' && entry.busyRetries < MAX_BUSY_RETRIES && !this.disposed) {
       // Someone else's work got in first; the next idle (or the next turn's first step) tries again.
@@ -291,9 +291,7 @@ export class DeferredMoves {
         if (item.target === 'next-turn') agent.followup(item.message)
         else agent.send(item.message, 'next-step', !wakes && i === held.length - 1)
       } catch (error) {
-        this.options.warn?.(
-          `could not re-deliver a held message to ${agent.id}: ${error instanceof Error ? error.message : String(error)}`,
-        )
+        this.options.warn?.(`could not re-deliver a held message to ${agent.id}: ${errorMessage(error)}`)
       }
     })
   }

@@ -8,6 +8,7 @@ import type { SessionTreeService } from '../service/service.ts'
 import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
 import type { ImportPreview } from '../interchange/preview.ts'
 import type { LiveAgent } from '../harness/live.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 type Result = { readonly kind: 'success'; readonly text?: string } | { readonly kind: 'error'; readonly text: string }
 
@@ -23,7 +24,7 @@ function resolveFrom(agent: LiveAgent, file: string): string {
 function errorText(error: unknown): string {
   const failure = (error as { failure?: { code?: string; message?: string; details?: { code?: string } } }).failure
   if (failure) return `${failure.details?.code ?? failure.code ?? 'INTERNAL'}: ${failure.message ?? ''}`
-  return `INTERNAL: ${error instanceof Error ? error.message : String(error)}`
+  return `INTERNAL: ${errorMessage(error)}`
 }
 
 /** The import report in a few lines (also what the CLI prints without --json). */

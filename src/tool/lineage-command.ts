@@ -6,13 +6,14 @@ import type { SessionTreeService } from '../service/service.ts'
 import type { GcResult } from '../service/lineage-wire.ts'
 import type { LiveAgent } from '../surface/stock.ts'
 import { resolveNode } from './render.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 type Result = { readonly kind: 'success'; readonly text?: string } | { readonly kind: 'error'; readonly text: string }
 
 function errorText(error: unknown): string {
   const failure = (error as { failure?: { code?: string; message?: string; details?: { code?: string } } }).failure
   if (failure) return `${failure.details?.code ?? failure.code ?? 'INTERNAL'}: ${failure.message ?? ''}`
-  return `INTERNAL: ${error instanceof Error ? error.message : String(error)}`
+  return `INTERNAL: ${errorMessage(error)}`
 }
 
 export async function runNewSessionCommand(

@@ -82,3 +82,8 @@ export class SessionTreeError extends Error {
     return this.error.code
   }
 }
+
+/** What a caught value says: an Error's message, anything else as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto'
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs'
 import { openPrivate, probe } from './safe-fs.ts'
+import { errorMessage } from '../tree/errors.ts'
 
 export type BlobRead = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly reason: string }
 
@@ -225,7 +226,7 @@ export class BlobStore {
     } catch (error) {
       return {
         ok: false,
-        reason: `content ${hash} is unreadable: ${error instanceof Error ? error.message : String(error)}`,
+        reason: `content ${hash} is unreadable: ${errorMessage(error)}`,
       }
     }
     if (hashOf(bytes) !== hash)

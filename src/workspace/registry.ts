@@ -14,7 +14,7 @@
  */
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { SidecarLocator } from '../sidecar/index.ts'
 import { BlobStore } from './blobs.ts'
 import { detectWorkTree, GitSnapshots, type GitWorkTree } from './git.ts'
@@ -35,7 +35,7 @@ export interface RegistryOptions extends WorkspaceOptions {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  return errorMessage(error)
 }
 
 export class WorkspaceRegistry {

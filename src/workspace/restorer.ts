@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { hashOf, type BlobStore } from './blobs.ts'
 import {
   commitStaged,
@@ -111,7 +111,7 @@ export function prepareRestore(
   } catch (error) {
     return fail(
       'WORKSPACE_IO',
-      `storing the files a restore replaces failed; nothing was written: ${error instanceof Error ? error.message : String(error)}`,
+      `storing the files a restore replaces failed; nothing was written: ${errorMessage(error)}`,
     )
   }
   return ok({ writes, files, changed, damaged })

@@ -12,7 +12,7 @@
  * file, and can simply be repeated.
  */
 import { randomUUID } from 'node:crypto'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { hashOf, type BlobStore } from './blobs.ts'
 import { diffCounts, unifiedDiff } from './diff.ts'
 import type { GitChange, GitSide, GitSnapshots, Snapshot } from './git.ts'
@@ -509,5 +509,5 @@ function isGitlink(change: GitChange): boolean {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  return errorMessage(error)
 }

@@ -14,7 +14,7 @@
  * together or not at all. Large contents a waiting op names are made durable
  * in the pack (`BlobStore.sync`) before its line.
  */
-import { fail, type TreeResult } from '../tree/errors.ts'
+import { fail, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { BlobStore } from './blobs.ts'
 import type { CheckpointLog } from './log.ts'
 import type { ShellTracking, SingleOp } from './types.ts'
@@ -84,7 +84,7 @@ export class CheckpointWriter {
     try {
       if (this.pending.length > 0) blobs.sync()
     } catch (error) {
-      return fail('WORKSPACE_IO', `checkpoint contents: ${error instanceof Error ? error.message : String(error)}`)
+      return fail('WORKSPACE_IO', `checkpoint contents: ${errorMessage(error)}`)
     }
     const contents = this.pendingContents.size === 0 ? extra : new Map([...this.pendingContents, ...extra])
     const written = log.append(ops.length === 1 ? (ops[0] as SingleOp) : { t: 'batch', ops }, w, contents)

@@ -276,6 +276,7 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
     const hostTree = oldPlaceOf(hostChild)
     const sourceTree = sidecarOf(source)
     await dsh.stopWeb('SIGTERM', 10_000)
+    fs.mkdirSync(sidecarRoot, { recursive: true })
     fs.renameSync(sidecarOf(child.sessionId), childTree)
     for (const dir of [childTree, sourceTree]) expect(fs.existsSync(dir), dir).toBe(true)
     fs.rmSync(sessionDirOf(child.sessionId), { recursive: true })

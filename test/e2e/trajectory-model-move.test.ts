@@ -18,10 +18,7 @@
  *   prompt; the user's jump (a rewind) lists its restated answer, no empty
  *   row; no console or page error;
  * - "Branch into a new conversation" on the last answer gives a Chat that loads.
- * Then the same session as earlier versions wrote it (after a user's move that
- * copies the read exchange, every copy's call id put back to the original's
- * and no restated mark; dsh web restarted): the Trajectory lists the same,
- * each tool row under its own key and its own answer. Last, the model moves
+ * Last, after a user's move that copies the read exchange, the model moves
  * again while the Trajectory is open: its turn lists as the first one did,
  * live and after a reload.
  *
@@ -31,16 +28,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
-import { RESTATED_ID_PREFIX } from '../../src/harness/marker.ts'
 import { chatTranscript, openSession, requestTranscript, sameRows, visibleRows } from './support/chat-page.ts'
-import { findSessionLogs, readSessionLog, withOriginalCallIds, writeSessionLog } from './support/session-log.ts'
 import { type ChatRequestBody, type StaticStep } from './support/fake-llm.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 import { describeWeb } from './support/web-suite.ts'
 
+const AGAIN_TITLE = 'Model move, then a user move'
+
 const MOVE_PROMPT = 'Take us back to the food tour'
 const MOVED_REPLY = 'MODEL-MOVED: back on the food tour.'
-const LEGACY_TITLE = 'Model move, as earlier versions wrote it'
 
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> => waitUntil(what, probe, timeoutMs)
 
@@ -325,96 +321,20 @@ describeWeb(
       await shot('branch-child.png')
     }, 600_000)
 
-    it("a log written by an earlier version (every copy repeats its original call id, no restated mark; a user's move copied the read exchange too): after a restart the Trajectory loads with every row key once, the model's move still listed as the model did it, live and after a reload", async () => {
+    it("live: the model moves again while the Trajectory is open; its turn lists its prompt, its answer with the call's row under it, its next answer, and nothing it restated, also after a reload", async () => {
       // A user's move that copies the read exchange into a maintenance turn of its own: back to the first answer,
       // then on to the budget answer (prompt, read exchange, answer copied); then a prompt there.
       await dsh.api.remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
       await dsh.api.remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Your notes say') })
       await dsh.api.promptAndWait(sessionId, 'after the user move')
-      await dsh.api.callOk('session.rename', { sessionId, title: LEGACY_TITLE })
-      // Rewrite the log as versions before fresh call ids wrote it, with the harness stopped (and no page retrying it).
-      await dsh.page.goto('about:blank')
-      await dsh.stopWeb('SIGTERM')
-      const file = findSessionLogs(dsh.home).find((f) => path.basename(path.dirname(f)) === sessionId)!
-      const log = readSessionLog(file)
-      const rewritten = withOriginalCallIds(log.events)
-      // Two copies of the read exchange: the model's in-step move and the user's move.
-      expect(rewritten.restored).toBe(2)
-      // Nor did they mark what a model's move restates (message ids with RESTATED_ID_PREFIX): plain ids again.
-      const unmarked = rewritten.events.map(
-        (event) => JSON.parse(JSON.stringify(event).replaceAll(RESTATED_ID_PREFIX, '')) as typeof event,
-      )
-      expect(
-        unmarked
-          .filter((event, i) => JSON.stringify(event) !== JSON.stringify(rewritten.events[i]))
-          .map((event) => event.type),
-      ).toEqual([
-        'user/message',
-        'assistant/message',
-        'tool/result',
-        'assistant/message',
-        'user/message',
-        'assistant/message',
-        'assistant/message',
-      ])
-      writeSessionLog(file, log.header, unmarked)
-      await dsh.startWeb()
-      await dsh.api.promptAndWait(sessionId, 'after the restart')
-      const calls = (await dsh.api.history(sessionId, { maxMessages: 1_000_000 })).events.flatMap((e) => {
-        const event = e.event as { type: string; data?: { callId?: string } }
-        return event.type === 'tool/call' ? [event.data?.callId] : []
-      })
-      expect(
-        calls.filter((id) => id === 'call_notes_2'),
-        'the log the page reads repeats the id',
-      ).toHaveLength(3)
+      // Back on this session in the page (the last test left it on the child), under a title of its own.
+      await dsh.api.callOk('session.rename', { sessionId, title: AGAIN_TITLE })
       const from = problems.length
-      await openSession(dsh.page, dsh.url, LEGACY_TITLE)
-      for (const phase of ['live', 'after-a-reload']) {
-        if (phase !== 'live') {
-          await dsh.page.reload()
-          await dsh.page
-            .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
-            .first()
-            .waitFor({ state: 'attached', timeout: 60_000 })
-        }
-        await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
-        const shown = await until(`legacy ${phase}: the trajectory rows`, async () => {
-          const all = await trajectoryRows()
-          return all.some((row) => row.key[0] === 'system') &&
-            all.some((row) => row.text.includes('after the restart')) &&
-            all.at(-1)?.key[0] === 'assistant' &&
-            all.at(-1)!.text.includes('after the restart')
-            ? all
-            : undefined
-        })
-        recorded[`legacy trajectory ${phase}`] = shown
-        // As before the rewrite, then the user's two moves (the second copies the read exchange: its row is keyed
-        // apart from the original's, by the seq of the answer copy that issued it) and the two prompts.
-        expectLayout(`legacy ${phase}`, shown, [
-          ...MOVE_LAYOUT,
-          [7, 'assistant', '7:1', 'ASSISTANT Day 1:'],
-          [8, 'user', '', `USER ${DEMO_PROMPTS[1]}`],
-          [8, 'assistant', '8:1', 'ASSISTANT (tool call only)'],
-          [8, 'tool', /^call_notes_2 \d+$/, 'TOOL read{"file_path":"notes.txt"}'],
-          [8, 'assistant', '8:2', 'ASSISTANT Your notes say'],
-          [9, 'user', '', 'USER after the user move'],
-          [9, 'assistant', '9:1', 'ASSISTANT (fake model)'],
-          [10, 'user', '', 'USER after the restart'],
-          [10, 'assistant', '10:1', 'ASSISTANT (fake model)'],
-        ])
-        await noErrors(`legacy trajectory ${phase}`, from)
-        await shot(`legacy-trajectory-${phase}.png`)
-        await dsh.page.getByRole('tab', { name: 'Chat' }).click()
-      }
-    }, 600_000)
-
-    it("live: the model moves again while the Trajectory is open; its turn lists its prompt, its answer with the call's row under it, its next answer, and nothing it restated, also after a reload", async () => {
-      const from = problems.length
+      await openSession(dsh.page, dsh.url, AGAIN_TITLE)
       await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
-      const before = await until('the legacy trajectory rows', async () => {
+      const before = await until('the trajectory rows', async () => {
         const all = await trajectoryRows()
-        return all.some((row) => row.text.includes('after the restart')) ? all : undefined
+        return all.some((row) => row.text.includes('after the user move')) ? all : undefined
       })
       // The food tour again: off the current path (the budget answer), so the move restates the prompt and answer.
       await dsh.api.promptAndWait(sessionId, MOVE_PROMPT)

@@ -4,8 +4,10 @@
  * service serves), and large trees built the same way.
  */
 import { SessionTree, type TreeResult } from '../../src/tree/index.ts'
+import { compare } from '../../src/tree/compare.ts'
+import { boundedComparison } from '../../src/service/compare-wire.ts'
 import type { Result, TreeRemote } from '../../src/client/controller.ts'
-import type { MoveResult, SessionStatus, SessionTreeOutline } from '../../src/types.ts'
+import type { ForkResult, MoveResult, SessionStatus, SessionTreeOutline } from '../../src/types.ts'
 import { user, assistant, value } from './messages.ts'
 
 const wrap = <T>(r: TreeResult<T>): Result<T> =>
@@ -50,6 +52,10 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
           },
         }
       : wrap(r as TreeResult<never>)
+  const fork = (nodeId: string, branch: string): Result<ForkResult> => {
+    const forked = tree.fork(nodeId, branch)
+    return forked.ok ? { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' } } : wrap(forked)
+  }
   ;(fake as { remote: TreeRemote }).remote = {
     session: () =>
       guard('session', () => ({
@@ -67,12 +73,14 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
     outline: () => guard('outline', () => ({ ok: true, value: tree.outline() })),
     export: () => guard('export', () => wrap(tree.linearExport())),
     jump: (_a, nodeId) => guard('jump', () => move(tree.jump(nodeId))),
-    fork: (_a, nodeId, branch) =>
-      guard('fork', () => {
-        const forked = tree.fork(nodeId, branch)
-        return forked.ok
-          ? { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' as const } }
-          : wrap(forked)
+    fork: (_a, nodeId, branch) => guard('fork', () => fork(nodeId, branch)),
+    // The summary a move would have the model write is not this fake's business: the move itself is.
+    jumpWith: (_a, nodeId) => guard('jumpWith', () => move(tree.jump(nodeId))),
+    forkWith: (_a, nodeId, branch) => guard('forkWith', () => fork(nodeId, branch)),
+    compare: (_a, a, b) =>
+      guard('compare', () => {
+        const compared = compare(tree, a, b)
+        return compared.ok ? { ok: true, value: boundedComparison(compared.value) } : wrap(compared)
       }),
     back: () => guard('back', () => move(tree.back())),
     forward: () => guard('forward', () => move(tree.forward())),

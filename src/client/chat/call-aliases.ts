@@ -1,3 +1,4 @@
+import { isRecord } from '../../tree/validate.ts'
 /**
  * Row ids for the Trajectory's tool rows that stay unique when a log repeats
  * a call id. Pure.
@@ -42,7 +43,6 @@ interface Call {
   readonly alias: string
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 const isInt = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value)
 
 function blockIds(message: unknown): string[] {

@@ -25,6 +25,7 @@
  */
 import { FRESH_CALL_ID_PREFIX, MARKER_ID_PREFIX, markerOf } from '../../harness/marker.ts'
 import { isMoveCall } from '../../service/chat-switches.ts'
+import { isRecord } from '../../tree/validate.ts'
 
 export const SWITCH_KIND = 'session-tree-switch'
 export const FORK_KIND = 'session-tree-fork'
@@ -106,8 +107,6 @@ export interface SwitchData extends AnchorData {
   /** A stock marker: the first event of the history the switch leaves. */
   readonly leaves?: number
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
 /** A stock switch's marker queued for its maintenance turn, a model's move call, or a native selection. */
 export function isSwitchAnchor(event: ChatEvent): boolean {

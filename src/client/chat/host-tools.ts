@@ -19,13 +19,12 @@
  */
 import { CallKeys } from './call-keys.ts'
 import { wrapHostDefinitions, type DefinitionEntries } from './host-definitions.ts'
+import { isRecord } from '../../tree/validate.ts'
 
 export type { DefinitionEntries } from './host-definitions.ts'
 
 /** The host Definitions re-keyed here. */
 export const HOST_TOOL_KINDS: ReadonlySet<string> = new Set(['tool-call', 'trajectory-tool-call'])
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
 /** The host's answer with a repeat-proof id (the answer itself when it is not a tool event's). */
 export function rekeyed(keys: CallKeys, event: unknown, answer: unknown): unknown {

@@ -27,6 +27,7 @@
 import { wrapHostDefinitions, type DefinitionEntries } from './host-definitions.ts'
 import { InStepCopies } from './in-step-copies.ts'
 import { CallAliases } from './call-aliases.ts'
+import { isRecord } from '../../tree/validate.ts'
 
 /** The Trajectory's Definitions that would list a copy as the model's (prompts, answers, tool rows, compaction checkpoints). */
 export const TRAJECTORY_KINDS: ReadonlySet<string> = new Set([
@@ -35,8 +36,6 @@ export const TRAJECTORY_KINDS: ReadonlySet<string> = new Set([
   'trajectory-tool-call',
   'trajectory-compaction',
 ])
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
 /**
  * Wrap the Trajectory's Definitions now and whenever the registry changes

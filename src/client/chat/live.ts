@@ -22,6 +22,7 @@
  * shows it, never shown before the answer hides it. Pure; O(rows).
  */
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND, type SeatData, type SwitchData } from './definitions.ts'
+import { isRecord } from '../../tree/validate.ts'
 
 /** One node of the Chat, as the live reading sees it. */
 export interface LiveRow {
@@ -40,7 +41,6 @@ export type RowState = 'shown' | 'dimmed' | 'hidden'
 /** Host rows that stand for a message of the history (and so decide what stays). */
 const MESSAGE_KINDS = new Set(['user', 'context', 'assistant-step', 'tool-call'])
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 const isOurs = (kind: string): boolean => kind === SWITCH_KIND || kind === FORK_KIND
 
 function seatOf(row: LiveRow): SeatData | undefined {

@@ -14,6 +14,7 @@ import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
 import type { Result } from '../controller.ts'
 import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
 import { PolledStore } from '../polled-store.ts'
+import { errorMessage } from '../../tree/errors.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -86,7 +87,7 @@ export interface ChatStoreOptions {
 const errorOf = (reason: unknown): ChatError =>
   reason && typeof reason === 'object' && 'code' in reason && 'message' in reason
     ? { code: String((reason as { code: unknown }).code), message: String((reason as { message: unknown }).message) }
-    : { code: 'CLIENT_ERROR', message: reason instanceof Error ? reason.message : String(reason) }
+    : { code: 'CLIENT_ERROR', message: errorMessage(reason) }
 
 export class ChatStore extends PolledStore<ChatState> {
   readonly sessionId: string

@@ -27,6 +27,7 @@ import {
 } from './model.ts'
 import { compareStrings, type CompareTranslate } from './strings.ts'
 import { COMPARE_CSS, COMPARE_ROW_HEIGHT } from './styles.ts'
+import { errorMessage } from '../../tree/errors.ts'
 
 export interface CompareViewProps {
   readonly view: SessionTreeOutline
@@ -98,7 +99,7 @@ export function CompareView({ view, selected, picked = null, locale, compare, on
         setLoad({
           phase: 'error',
           code: 'CLIENT_ERROR',
-          message: reason instanceof Error ? reason.message : String(reason),
+          message: errorMessage(reason),
         }),
     )
     return () => {

@@ -13,6 +13,7 @@ import type {
   WorkspaceOverview,
 } from '../../types.ts'
 import type { Result } from '../controller.ts'
+import { errorMessage } from '../../tree/errors.ts'
 
 /** The part of the generated namespace these views call. */
 export interface WorkspaceRemote {
@@ -46,7 +47,7 @@ export class WorkspaceClient {
               code: String((reason as { code: unknown }).code),
               message: String((reason as { message: unknown }).message),
             }
-          : { code: 'CLIENT_ERROR', message: reason instanceof Error ? reason.message : String(reason) }
+          : { code: 'CLIENT_ERROR', message: errorMessage(reason) }
       return { ok: false, error }
     }
   }

@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SessionTree, type TreeResult } from '../../../src/tree/index.ts'
+import { compare } from '../../../src/tree/compare.ts'
+import { boundedComparison } from '../../../src/service/compare-wire.ts'
 import { TreeController, type Result, type TreeRemote } from '../../../src/client/controller.ts'
 import type { MoveResult, SessionStatus } from '../../../src/types.ts'
 import { user, assistant } from '../../support/messages.ts'
@@ -65,6 +67,21 @@ function fakeRemote(tree: SessionTree) {
       const forked = tree.fork(nodeId, branch)
       if (!forked.ok) return wrap(forked)
       return { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' } }
+    },
+    async jumpWith(_a, nodeId, options) {
+      calls.push(`jumpWith:${nodeId}:${options.summary?.kind}`)
+      return move(tree.jump(nodeId))
+    },
+    async forkWith(_a, nodeId, branch, options) {
+      calls.push(`forkWith:${nodeId}:${branch}:${options.summary?.kind}`)
+      const forked = tree.fork(nodeId, branch)
+      if (!forked.ok) return wrap(forked)
+      return { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' } }
+    },
+    async compare(_a, a, b) {
+      calls.push(`compare:${a}:${b}`)
+      const compared = compare(tree, a, b)
+      return compared.ok ? { ok: true, value: boundedComparison(compared.value) } : wrap(compared)
     },
     async back() {
       calls.push('back')

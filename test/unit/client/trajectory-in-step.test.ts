@@ -9,7 +9,7 @@
  * runs in that e2e.
  */
 import { describe, expect, it } from 'vitest'
-import { InStepCopies, RUN_GAP, type LogEvent } from '../../../src/client/chat/in-step-copies.ts'
+import { InStepCopies, type LogEvent } from '../../../src/client/chat/in-step-copies.ts'
 import { RESTATED_ID_PREFIX } from '../../../src/harness/marker.ts'
 import { hideInStepCopies, TRAJECTORY_KINDS } from '../../../src/client/chat/host-trajectory.ts'
 import { rekeyHostTools } from '../../../src/client/chat/host-tools.ts'
@@ -56,8 +56,8 @@ const boundary = (seq: number, type: string, turn: number, step?: number): Ev =>
 })
 const cites = (...seqs: number[]) => ({ sourceEventSeqs: seqs })
 
-/** Turn 6 of the e2e session: a prompt, the model's tree_jump back across the read exchange, its copies, the next answer. */
-function modelMoveTurn(copyCall = 'call_dst_86f33af5f1384b808c0b'): { events: Ev[]; copies: number[] } {
+/** Turn 6 of the e2e session, unmarked: a prompt, the model's tree_jump back across the read exchange, its copies, the next answer. */
+function unmarkedTurn(copyCall = 'call_dst_86f33af5f1384b808c0b'): { events: Ev[]; copies: number[] } {
   const events: Ev[] = [
     boundary(86, 'turn/start', 6),
     boundary(88, 'step/start', 6, 1),
@@ -118,9 +118,9 @@ function userMoveTurn(base = 63): Ev[] {
   ]
 }
 
-/** The same turn as this plugin writes it now: what the move restates carries RESTATED_ID_PREFIX in its message id. */
-function markedModelMoveTurn(): { events: Ev[]; copies: number[] } {
-  const { events, copies } = modelMoveTurn()
+/** The same turn as this plugin writes it: what the move restates carries RESTATED_ID_PREFIX in its message id. */
+function modelMoveTurn(): { events: Ev[]; copies: number[] } {
+  const { events, copies } = unmarkedTurn()
   const mark = (e: Ev): Ev => {
     if (!copies.includes(e.seq)) return e
     const data = e.data as Record<string, unknown>
@@ -136,15 +136,13 @@ const named = (copies: InStepCopies, events: readonly Ev[]) => events.filter((e)
 describe('InStepCopies', () => {
   it("names the restatement of a model's in-step move, and nothing of what the model did", () => {
     const { events, copies } = modelMoveTurn()
-    const classifier = new InStepCopies()
-    expect(named(classifier, events)).toEqual(copies)
-    // The run ended with the move's result: nothing stays open.
-    expect(classifier.openRuns).toBe(0)
+    expect(named(new InStepCopies(), events)).toEqual(copies)
+    // Unmarked, the same events are the model's own: nothing is named by its place.
+    expect(named(new InStepCopies(), unmarkedTurn().events)).toEqual([])
   })
 
-  it('a log written now (marked ids): each copy is named by what it says, on any page, in any order, with no move call loaded', () => {
-    const { events, copies } = markedModelMoveTurn()
-    expect(named(new InStepCopies(), events)).toEqual(copies)
+  it('each copy is named by what it says, on any page, in any order, with no move call loaded', () => {
+    const { events, copies } = modelMoveTurn()
     // A page that starts right after the move call, then the older page.
     const newer = events.filter((e) => e.seq > 97)
     const classifier = new InStepCopies()
@@ -172,14 +170,6 @@ describe('InStepCopies', () => {
 
   it("names no copy of a user's move (a maintenance turn of its own), even one that restates a move call", () => {
     expect(named(new InStepCopies(), userMoveTurn())).toEqual([])
-    // A restated move call (a fresh id) opens no run, whatever follows it.
-    const classifier = new InStepCopies()
-    named(classifier, [
-      answer(1, 4, 2, call('call_dst_cccccccccccccccccccc', 'tree_jump'), cites(0)),
-      toolCall(2, 4, 2, 'call_dst_cccccccccccccccccccc', 'tree_jump'),
-    ])
-    expect(classifier.openRuns).toBe(0)
-    expect(classifier.isCopy(user(3, 'copied', cites(0)))).toBe(false)
   })
 
   it("a whole session: only the model move's copies, whatever comes before and after", () => {
@@ -197,68 +187,8 @@ describe('InStepCopies', () => {
     expect(named(classifier, events)).toEqual(copies)
     expect(named(classifier, events)).toEqual(copies)
     expect(named(classifier, [...events].reverse()).reverse()).toEqual(copies)
-    // A fresh object of the same event is read on its own (a reloaded page has a fresh classifier).
-    expect(classifier.isCopy({ ...events.find((e) => e.seq === 104)! })).toBe(false)
-  })
-
-  it('a log written before fresh call ids (the copy repeats the original id): the copied exchange is still named', () => {
-    const { events, copies } = modelMoveTurn('call_notes_2')
-    expect(named(new InStepCopies(), events)).toEqual(copies)
-  })
-
-  it('keeps the real calls of the answer that issued the move (parallel calls), named or not by their ids', () => {
-    const events: Ev[] = [
-      boundary(1, 'step/start', 2, 1),
-      answer(2, 2, 1, [...call('call_move', 'tree_back'), ...call('call_read', 'read')]),
-      toolCall(3, 2, 1, 'call_move', 'tree_back'),
-      toolCall(4, 2, 1, 'call_read', 'read'),
-      user(5, 'copied prompt', cites(0)),
-      // A prompt steered into the step (no citation) is the user's own.
-      user(6, 'steered in'),
-      toolResult(7, 2, 1, 'call_read', cites(4)),
-      answer(8, 2, 1, [...call('call_move', 'tree_back'), ...call('call_read', 'read')]),
-      toolResult(9, 2, 1, 'call_move', cites(3)),
-      boundary(10, 'step/end', 2, 1),
-    ]
-    expect(named(new InStepCopies(), events)).toEqual([5, 8])
-  })
-
-  it("a run is followed by its seqs: an event that does not continue it (a gap, another session's seqs) is not named", () => {
-    const { events } = modelMoveTurn()
-    const upToCall = events.filter((e) => e.seq <= 97)
-    const classifier = new InStepCopies()
-    named(classifier, upToCall)
-    // Another session's copy, far from this run's seqs.
-    expect(classifier.isCopy(user(97 + RUN_GAP + 1, 'elsewhere', cites(3)))).toBe(false)
-    // This run goes on.
-    expect(classifier.isCopy(user(99, 'Check notes.txt for my budget', cites(27)))).toBe(true)
-    // Two events that each continue the run are named, and so is one at the gap's edge.
-    expect(classifier.isCopy(user(99 + RUN_GAP, 'at the edge', cites(27)))).toBe(true)
-  })
-
-  it("closes the run at the step's end when no result comes (an interrupted move), and at the move's result", () => {
-    const classifier = new InStepCopies()
-    named(classifier, [
-      boundary(1, 'step/start', 3, 1),
-      answer(2, 3, 1, call('call_m', 'tree_forward')),
-      toolCall(3, 3, 1, 'call_m', 'tree_forward'),
-    ])
-    expect(classifier.openRuns).toBe(1)
-    expect(classifier.isCopy(user(4, 'copied', cites(0)))).toBe(true)
-    expect(classifier.isCopy(boundary(5, 'step/end', 3, 1))).toBe(false)
-    expect(classifier.openRuns).toBe(0)
-    expect(classifier.isCopy(user(6, 'after the step', cites(0)))).toBe(false)
-  })
-
-  it('an older page that arrives after the newer one (seq order within it) is read on its own', () => {
-    const { events, copies } = modelMoveTurn()
-    const classifier = new InStepCopies()
-    const newer = events.filter((e) => e.seq >= 103)
-    const older = events.filter((e) => e.seq < 103)
-    // The newer page starts inside the run: its copies are not named (the move call is not loaded yet) ...
-    expect(named(classifier, newer)).toEqual([])
-    // ... the older page's copies are, once it is loaded.
-    expect(named(classifier, older)).toEqual(copies.filter((seq) => seq < 103))
+    // A fresh object of the same event is read on its own: its mark names it again.
+    expect(classifier.isCopy({ ...events.find((e) => e.seq === 104)! })).toBe(true)
   })
 
   it('is total: malformed events are not named and never throw', () => {
@@ -276,9 +206,7 @@ describe('InStepCopies', () => {
     ]) {
       expect(classifier.isCopy(bad)).toBe(false)
     }
-    // A move call whose turn is missing opens nothing.
     expect(classifier.isCopy({ seq: 4, type: 'tool/call', data: { name: 'tree_jump', callId: 'c' } })).toBe(false)
-    expect(classifier.isCopy(user(5, 'x', cites(1)))).toBe(false)
   })
 })
 
@@ -374,12 +302,13 @@ describe('hideInStepCopies', () => {
   })
 
   it('stacks on the tool re-keying (host-tools.ts) in either order: the copies are ignored, repeated ids keep their keys', () => {
-    const { events } = modelMoveTurn('call_notes_2')
-    // The earlier read exchange, so the copy's id repeats one the page has seen.
+    const { events } = modelMoveTurn()
+    // An earlier read exchange whose id the copy's repeats (a provider that reuses ids), so the page has seen it.
+    const reused = 'call_dst_86f33af5f1384b808c0b'
     const before: Ev[] = [
-      answer(35, 2, 1, call('call_notes_2', 'read')),
-      toolCall(36, 2, 1, 'call_notes_2', 'read'),
-      toolResult(37, 2, 1, 'call_notes_2', cites(36)),
+      answer(35, 2, 1, call(reused, 'read')),
+      toolCall(36, 2, 1, reused, 'read'),
+      toolResult(37, 2, 1, reused, cites(36)),
     ]
     for (const order of ['keys first', 'trajectory first']) {
       const tool = definitionOf('trajectory-tool-call')
@@ -394,8 +323,8 @@ describe('hideInStepCopies', () => {
         answers.filter(([seq, t]) => t !== null || seq === 101 || seq === 102).map(([seq, t]) => [seq, t]),
         order,
       ).toEqual([
-        [36, { id: 'call_notes_2', role: 'start' }],
-        [37, { id: 'call_notes_2', role: 'update' }],
+        [36, { id: reused, role: 'start' }],
+        [37, { id: reused, role: 'update' }],
         [97, { id: 'call_model_jump', role: 'start' }],
         [101, null],
         [102, null],
@@ -403,7 +332,7 @@ describe('hideInStepCopies', () => {
       ])
       // The Chat's card of the copy keeps its repeat-proof key.
       expect(answers.find(([seq]) => seq === 101)![2], order).toEqual({
-        id: `call_notes_2${REPEAT_SEPARATOR}101`,
+        id: `${reused}${REPEAT_SEPARATOR}101`,
         role: 'start',
       })
       for (const dispose of undo.reverse()) dispose()

@@ -148,6 +148,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
     'activeBranch',
     'currentPathLength',
     'snapshotVersion',
+    'revision',
   ],
   export: ['sessionId', 'messages', 'branches'],
   jump: ['cursor', 'messages', 'mode'],
