@@ -553,6 +553,7 @@ describe('client entry', () => {
         'summarizeWith',
         'openAsNewSession',
         'gc',
+        'watch',
       ]
         .sort()
         .map((m) => `dsh-session-tree#sessionTree/${m}`),
