@@ -7,7 +7,8 @@
  * harness sync and the sidecar in `sync.ts`; imports in `interchange.ts`;
  * workspace checkpoints in `workspace.ts`; the panel's first paint in real
  * Chromium in `panel.ts`, next to a baseline measured in the same run; the
- * dsh-TUI scene's open and key press in `tui.ts`).
+ * dsh-TUI scene's open and key press in `tui.ts`; the bytes the plugin adds
+ * to every model request in `wire.ts`, next to the same loop without it).
  *
  * Plain Node runs this file with type stripping: only erasable TypeScript
  * here (no enums, no parameter properties), and imports name their `.ts` files.
@@ -25,6 +26,7 @@ import { interchangeSection } from './interchange.ts'
 import { limitsSection } from './limits.ts'
 import { panelSection } from './panel.ts'
 import { tuiSection } from './tui.ts'
+import { wireSection } from './wire.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -431,6 +433,7 @@ const SECTIONS: BenchSection[] = [
   workspaceSection,
   panelSection,
   tuiSection,
+  wireSection,
 ]
 
 async function main(): Promise<void> {

@@ -1393,6 +1393,16 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
 }))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })]).readonly().optional(),
+  'readOnly': z.union([z.undefined(), z.object({
+  'code': z.literal("SIDECAR_CLAIMED").readonly(),
+  'message': z.string().readonly(),
+  'holder': z.object({
+  'pid': z.number().readonly(),
+  'host': z.string().readonly(),
+  'kind': z.string().readonly(),
+  'since': z.string().readonly(),
+}).readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),
@@ -2550,8 +2560,8 @@ export const TYPERT = {
             "kind": "method",
             "name": "setBranchSummary",
             "signature": "setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>>",
-            "summary": "Record a branch summary someone wrote (the model's `tree_summarize_branch` with a text), on the session's queue like every other change.",
-            "jsDoc": "/**\n * Record a branch summary someone wrote (the model's `tree_summarize_branch`\n * with a text), on the session's queue like every other change. Not a remote method.\n */"
+            "summary": "Record a branch summary someone wrote (the model's `tree` summarize with a text), on the session's queue like every other change.",
+            "jsDoc": "/**\n * Record a branch summary someone wrote (the model's `tree` summarize\n * with a text), on the session's queue like every other change. Not a remote method.\n */"
           },
           {
             "kind": "method",
@@ -2667,6 +2677,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "describeProcess",
+            "signature": "describeProcess(kind: string): void",
+            "summary": "What this process is called in another process's refusal (`SIDECAR_CLAIMED`): the terminal half says `dsh-TUI`.",
+            "jsDoc": "/** What this process is called in another process's refusal (`SIDECAR_CLAIMED`): the terminal half says `dsh-TUI`. Not a remote method. */"
+          },
+          {
+            "kind": "method",
             "name": "chatPathOf",
             "signature": "chatPathOf(agentId: string): TreeResult<ChatPath>",
             "summary": "`chatPath` at once, as a result (the terminal's switch rows read it right after a turn ends, before anything else can be appended).",
@@ -2751,6 +2768,10 @@ export const TYPERT = {
           {
             "name": "ChatSwitch",
             "declaration": "export interface ChatSwitch {\n    readonly seq: number;\n    readonly kind: 'switch' | 'fork';\n    readonly target: string | null;\n    readonly branch: string;\n    readonly targetSummary?: string;\n    readonly lead: boolean;\n    readonly leadSeq: number;\n    readonly hiddenMessages: number;\n    readonly reveal: readonly SeqRange[];\n    readonly firstRow?: number;\n}"
+          },
+          {
+            "name": "ClaimLook",
+            "declaration": "export type ClaimLook = { readonly kind: 'free'; } | { readonly kind: 'mine'; } | { readonly kind: 'other'; readonly holder: WriterHolder; readonly why?: string; } | { readonly kind: 'stale'; readonly holder?: WriterHolder; readonly why: string; } | { readonly kind: 'foreign'; readonly message: string; };"
           },
           {
             "name": "CodeTable",
@@ -3138,7 +3159,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision?: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n    readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder; };\n}"
           },
           {
             "name": "SessionTree",
@@ -3378,7 +3399,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
           },
           {
             "name": "WorkspaceCodes",
@@ -3407,6 +3428,10 @@ export const TYPERT = {
           {
             "name": "WorkspaceStatusInfo",
             "declaration": "export interface WorkspaceStatusInfo {\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    readonly tracked: number;\n    readonly interrupted: readonly RestoreEntry[];\n    readonly problems: readonly string[];\n}"
+          },
+          {
+            "name": "WriterHolder",
+            "declaration": "export interface WriterHolder {\n    readonly pid: number;\n    readonly host: string;\n    readonly kind: string;\n    readonly since: string;\n}"
           }
         ]
       }

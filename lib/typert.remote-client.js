@@ -1393,6 +1393,16 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
 }))]).readonly().optional(),
   'dryRun': z.boolean().readonly(),
 })]).readonly().optional(),
+  'readOnly': z.union([z.undefined(), z.object({
+  'code': z.literal("SIDECAR_CLAIMED").readonly(),
+  'message': z.string().readonly(),
+  'holder': z.object({
+  'pid': z.number().readonly(),
+  'host': z.string().readonly(),
+  'kind': z.string().readonly(),
+  'since': z.string().readonly(),
+}).readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),

@@ -24,7 +24,7 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject, SessionTreeLogEntry, TreeEntry } from '../tree/types.ts'
 import { Invalid } from '../tree/validate.ts'
 import type { SidecarWarning } from './warnings.ts'
-import type { JournalActor, TreeSidecar } from '../sidecar/index.ts'
+import type { ClaimLook, JournalActor, TreeSidecar } from '../sidecar/index.ts'
 import { checkOverlay, foldOverlay, isHarnessNode, type OverlayState } from './overlay.ts'
 import { SessionProjector } from './projector.ts'
 
@@ -106,7 +106,17 @@ export class TreeSync {
     if (!this.inflight.has(sessionId)) state.projector.tree.trimLog(state.projector.tree.logSeq)
   }
 
-  /** Forget a session in this process (its sidecar stays on disk). */
+  /** Who writes this session's sidecar (another process makes it read-only here); undefined without a sidecar. */
+  writer(sessionId: string): ClaimLook | undefined {
+    return this.sidecar?.writer(sessionId)
+  }
+
+  /** Whether another process changed this attached session's sidecar since it was loaded here (then rebuild before a change). */
+  changedElsewhere(sessionId: string): boolean {
+    return this.states.has(sessionId) && this.sidecar?.changedElsewhere(sessionId) === true
+  }
+
+  /** Forget a session in this process (its sidecar stays on disk; its writer claim goes). */
   detach(sessionId: string): void {
     this.states.delete(sessionId)
     this.store.drop(sessionId)

@@ -87,7 +87,7 @@ export class Annotation {
     return recordSummary(this.deps.sync, found.value.session.id, written, actor)
   }
 
-  /** A branch summary someone wrote (the model's `tree_summarize_branch` with a text). */
+  /** A branch summary someone wrote (the model's `tree` summarize with a text). */
   setBranchSummary(
     agentId: string,
     branch: string,

@@ -23,8 +23,30 @@ export interface Anchor {
   readonly lane?: string
 }
 
-/** The model's tree tools that move the history (their calls anchor an in-step switch). */
-export const MOVE_TOOLS: ReadonlySet<string> = new Set(['tree_jump', 'tree_fork', 'tree_back', 'tree_forward'])
+/** The model's tool (`src/tool/`): one tool, its `action` argument says what it does. */
+export const TREE_TOOL = 'tree'
+
+/** The `tree` actions that move the history (their calls anchor an in-step switch). */
+export const MOVE_ACTIONS: ReadonlySet<string> = new Set(['jump', 'fork', 'back', 'forward'])
+
+/** The one-tool-per-action names of earlier versions, still in older logs. */
+export const LEGACY_TOOLS: ReadonlyMap<string, string> = new Map(
+  ['list', 'find', 'jump', 'fork', 'back', 'forward', 'label', 'compare'].map((action) => [`tree_${action}`, action]),
+).set('tree_summarize_branch', 'summarize')
+
+/** The tree action of a tool call (`arguments` as logged: JSON text or an object), or undefined for another tool. */
+export function treeActionOf(name: unknown, args: unknown): string | undefined {
+  if (typeof name !== 'string') return undefined
+  if (name !== TREE_TOOL) return LEGACY_TOOLS.get(name)
+  const action = parsedArguments(args)?.action
+  return typeof action === 'string' ? action : undefined
+}
+
+/** Whether a tool call moves the history (a `tree` jump, fork, back or forward). */
+export function isMoveCall(name: unknown, args: unknown): boolean {
+  const action = treeActionOf(name, args)
+  return action !== undefined && MOVE_ACTIONS.has(action)
+}
 
 /**
  * The switches of the log. Stock: the insertion of a marker that a turn then
@@ -45,14 +67,8 @@ export function switchAnchors(
   let inTurn = false
   for (const e of events) {
     const data = isRecord(e.data) ? e.data : undefined
-    if (
-      e.type === 'tool/call' &&
-      data &&
-      typeof data.callId === 'string' &&
-      typeof data.name === 'string' &&
-      MOVE_TOOLS.has(data.name)
-    ) {
-      const branch = data.name === 'tree_fork' ? branchArgument(data.arguments) : undefined
+    if (e.type === 'tool/call' && data && typeof data.callId === 'string' && isMoveCall(data.name, data.arguments)) {
+      const branch = treeActionOf(data.name, data.arguments) === 'fork' ? branchArgument(data.arguments) : undefined
       moves.set(data.callId, { seq: e.seq, ...(branch === undefined ? {} : { branch }) })
     } else if (e.type === 'tool/result') {
       const id = callIdOf(e)
@@ -104,13 +120,18 @@ export function switchAnchors(
   return out.sort((a, b) => a.seq - b.seq)
 }
 
-function branchArgument(raw: unknown): string | undefined {
+function parsedArguments(raw: unknown): Record<string, unknown> | undefined {
   try {
     const args: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw
-    return isRecord(args) && typeof args.branch === 'string' ? args.branch : undefined
+    return isRecord(args) ? args : undefined
   } catch {
     return undefined
   }
+}
+
+function branchArgument(raw: unknown): string | undefined {
+  const branch = parsedArguments(raw)?.branch
+  return typeof branch === 'string' ? branch : undefined
 }
 
 /** The call id a tool result answers. */

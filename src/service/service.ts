@@ -26,14 +26,15 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-session'
 import type s from '@deepseek-ai/schemastery'
 import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
-import { fail, type TreeResult } from '../tree/errors.ts'
-import { sessionTreeStore, type SessionTreeStore } from '../tree/store.ts'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { SessionTreeStore } from '../tree/store.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from '../tree/types.ts'
 import { TreeSync } from '../harness/sync.ts'
 // Registers this plugin's own log-only event types before any session is read.
 import '../harness/plugin-events.ts'
-import { TreeSidecar } from '../sidecar/index.ts'
+import { claimRefusal, processClaims, TreeSidecar } from '../sidecar/index.ts'
+import { processKind } from './process-kind.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
 import { SessionQueue } from './queue.ts'
 import type { ChatPath } from './chat-path.ts'
@@ -97,9 +98,8 @@ export class SessionTreeService extends TypertRemoteService {
 
   static Config: s<Config> = CONFIG
 
-  /** Keeps trees in step with harness logs; shared with the tool companion through the store. */
+  /** Keeps trees in step with harness logs: the one registry of this plugin's trees. */
   readonly sync: TreeSync
-  readonly store: SessionTreeStore
   private readonly switcher: StockSwitcher
   private readonly settings: Config & { readonly switchTimeoutMs: number }
   /** One FIFO of mutating calls per session. */
@@ -114,6 +114,8 @@ export class SessionTreeService extends TypertRemoteService {
   private readonly workspaceMoves: WorkspaceMoves
   /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
   readonly lineage: SessionLineage
+  /** Where each session's sidecar is (undefined without a sidecar root). */
+  private readonly sidecars: SessionSidecars | undefined
   /** Whom this object's calls are journaled for: a person at the panel (any remote caller), unless `actingAs` said otherwise. */
   private readonly actor: JournalActor = { kind: 'user', via: 'panel' }
   /** The instance itself (`ctx.sessionTree` hands out proxies of it). */
@@ -126,9 +128,11 @@ export class SessionTreeService extends TypertRemoteService {
       switchTimeoutMs: config.switchTimeoutMs ?? 30_000,
       ...(config.sidecarRoot ? { sidecarRoot: config.sidecarRoot } : {}),
     }
-    this.store = sessionTreeStore
+    // How another process's refusal names this one (dsh-TUI's half says `dsh-TUI`: `describeProcess`).
+    processClaims.kind = processKind()
     const sidecars = this.settings.sidecarRoot ? new SessionSidecars(ctx, this.settings.sidecarRoot) : undefined // where each session's sidecar is (sidecar-location.ts)
-    this.sync = new TreeSync(this.store, sidecars ? new TreeSidecar(sidecars.locator) : undefined)
+    this.sidecars = sidecars
+    this.sync = new TreeSync(new SessionTreeStore(), sidecars ? new TreeSidecar(sidecars.locator) : undefined)
     const parts = serviceParts(ctx, this.sync, this.settings, config, sidecars)
     this.switcher = parts.switcher
     this.resolver = parts.resolver
@@ -271,7 +275,7 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   /**
-   * Record a branch summary someone wrote (the model's `tree_summarize_branch`
+   * Record a branch summary someone wrote (the model's `tree` summarize
    * with a text), on the session's queue like every other change. Not a remote method.
    */
   setBranchSummary(agentId: string, branch: string, text: string, model?: string): Promise<TreeResult<BranchSummary>> {
@@ -407,6 +411,11 @@ export class SessionTreeService extends TypertRemoteService {
     this.switcher.rewindStandIn = standIn
   }
 
+  /** What this process is called in another process's refusal (`SIDECAR_CLAIMED`): the terminal half says `dsh-TUI`. Not a remote method. */
+  describeProcess(kind: string): void {
+    processClaims.kind = kind
+  }
+
   /**
    * `chatPath` at once, as a result (the terminal's switch rows read it right
    * after a turn ends, before anything else can be appended). Not a remote method.
@@ -438,10 +447,35 @@ export class SessionTreeService extends TypertRemoteService {
 
   // -------------------------------------------------------------- internals
 
-  /** Run a mutating unit on its session's queue (an argument that names no session runs at once and fails). */
+  /**
+   * Run a mutating unit on its session's queue (an argument that names no
+   * session runs at once and fails). While another process writes the
+   * session's tree, nothing runs: SIDECAR_CLAIMED names it. When that process
+   * let go after changing the tree, the tree is rebuilt from disk first.
+   */
   private serial<T>(agentId: unknown, unit: () => Promise<TreeResult<T>>): Promise<TreeResult<T>> {
     if (typeof agentId !== 'string' || agentId === '') return unit()
-    return this.queue.run(agentId, unit)
+    return this.queue.run(agentId, async () => {
+      const writable = await this.writable(agentId)
+      if (!writable.ok) return writable
+      const result = await unit()
+      // A claim taken over from a process that changed the tree meanwhile: the next call works on it reloaded.
+      if (!result.ok && result.error.code === 'SIDECAR_CLAIMED' && result.error.details?.changed === true)
+        this.sync.detach(agentId)
+      return result
+    })
+  }
+
+  private async writable(agentId: string): Promise<TreeResult<void>> {
+    // A cold session's claim sits in its own directory: find it before judging who writes.
+    if (this.sidecars !== undefined && !this.sidecars.knows(agentId)) await this.sidecars.learnStored()
+    const writer = this.sync.writer(agentId)
+    if (writer?.kind === 'other') {
+      const refusal = claimRefusal(writer)
+      return fail('SIDECAR_CLAIMED', refusal.message, { holder: refusal.holder })
+    }
+    if (writer?.kind !== 'mine' && this.sync.changedElsewhere(agentId)) this.sync.detach(agentId)
+    return ok(undefined)
   }
 
   private readonly run = settle // a value, or an error that keeps its code (edge.ts)

@@ -11,7 +11,10 @@ import type { Context } from '@deepseek-ai/cordis'
 import { SidecarLocator } from '../sidecar/index.ts'
 
 type Header = { readonly id: string; readonly cwd?: string }
-type Locating = { locate?(header: Header): { readonly path: string } | undefined }
+type Locating = {
+  locate?(header: Header): { readonly path: string } | undefined
+  list?(): Promise<readonly Header[]>
+}
 type Sessions = { get(id: string): { readonly header?: Header } | undefined }
 
 /** The locator of one service, and the headers it locates cold sessions with. */
@@ -28,6 +31,21 @@ export class SessionSidecars {
   /** Headers of sessions that may be cold later (stored ones, new ones). */
   remember(headers: Iterable<Header | undefined>): void {
     for (const header of headers) if (typeof header?.id === 'string') this.headers.set(header.id, header)
+  }
+
+  /** Whether this session's directory can be found now (a live session, or a stored header seen). */
+  knows(sessionId: string): boolean {
+    return this.sessionDirOf(sessionId) !== undefined
+  }
+
+  /** Learn the stored sessions' headers: how a cold session's directory (and its writer claim) is found before it loads. */
+  async learnStored(): Promise<void> {
+    const persistence = this.ctx.get('sessionPersistence' as never) as Locating | undefined
+    try {
+      if (typeof persistence?.list === 'function') this.remember(await persistence.list())
+    } catch {
+      /* the fallback place stands */
+    }
   }
 
   private sessionDirOf(sessionId: string): string | undefined {

@@ -1,5 +1,6 @@
 /** The `session` status of a resolved session: counts, cursor, surface mode, quarantine, warnings. */
 import type { TreeSync } from '../harness/sync.ts'
+import { claimRefusal } from '../sidecar/index.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { Resolved } from './move.ts'
 import type { SessionStatus } from './wire.ts'
@@ -10,6 +11,7 @@ export function sessionStatus(sync: TreeSync, found: Resolved): SessionStatus {
   const info = projector.tree.info()
   const hostedUsage = projector.hostedUsage
   const pending = projector.switchInProgress
+  const writer = sync.writer(found.session.id)
   return {
     ...info,
     surfaceMode: mode,
@@ -22,5 +24,6 @@ export function sessionStatus(sync: TreeSync, found: Resolved): SessionStatus {
     logWarnings: projector.logWarnings,
     ...(pending ? { pendingSwitch: { target: pending.target, branch: pending.branch ?? info.activeBranch } } : {}),
     ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
+    ...(writer?.kind === 'other' ? { readOnly: { code: 'SIDECAR_CLAIMED' as const, ...claimRefusal(writer) } } : {}),
   }
 }

@@ -19,6 +19,9 @@ export type { LogWarning, LogWarningCode, QuarantinedEvent, SidecarWarning } fro
 export type { SurfaceMode } from '../surface/mode.ts'
 /** Who a change is journaled for (in-process callers: `SessionTreeService.actingAs`). */
 export type { JournalActor } from '../sidecar/index.ts'
+/** The process that writes a session's tree (`readOnly` of `session`, details of `SIDECAR_CLAIMED`). */
+export type { WriterHolder } from '../sidecar/index.ts'
+import type { WriterHolder } from '../sidecar/index.ts'
 
 /** `session` result: the tree's status plus how it is wired to the harness. */
 export interface SessionStatus extends SessionTreeSessionInfo {
@@ -45,6 +48,12 @@ export interface SessionStatus extends SessionTreeSessionInfo {
   readonly lineage?: SessionLineageView
   /** The last scan for sidecars whose session is gone (absent before the first scan, or without a sidecar root). */
   readonly orphanSidecars?: GcResult
+  /**
+   * Another process writes this session's tree (`dsh web` and dsh-TUI on one
+   * session): here it is read-only, and every change fails with this code and
+   * message until that process closes the session or exits.
+   */
+  readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder }
 }
 
 /** `list` result: the whole tree, plus the session's lineage. */

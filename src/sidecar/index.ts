@@ -7,3 +7,12 @@ export { TreeSidecar, JOURNAL_FILE, OVERLAY_FILE } from './sidecar.ts'
 export { encodeSessionId } from './session-dir.ts'
 export { SidecarLocator, SESSION_SIDECAR_DIR, type SessionDirOf, type SidecarPlace } from './location.ts'
 export type { MigrationOptions, MigrationOutcome, MigrationStep } from './migrate.ts'
+export {
+  CLAIM_FILE,
+  claimRefusal,
+  processClaims,
+  releaseAllClaims,
+  WriterClaims,
+  type ClaimLook,
+  type WriterHolder,
+} from './claim.ts'

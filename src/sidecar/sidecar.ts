@@ -9,7 +9,8 @@
  * An append costs one positioned write and one fsync; compaction replaces both
  * files atomically (overlay first, so a crash in between leaves a fold plus a
  * journal whose folded records load skips). One process writes a session's
- * directory: appends trust the per-session state kept here, and re-read the
+ * directory (`claim.ts`: a second is refused with SIDECAR_CLAIMED naming the
+ * first): appends trust the per-session state kept here, and re-read the
  * journal only when its size is not what they expect.
  *
  * Nothing below the root is followed through a link (`durable.ts`): a session
@@ -17,7 +18,7 @@
  * a file with a second hard link is reported and blocks writes to that
  * session (SIDECAR_IO) until a person moves it away; it is never replaced.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync } from 'node:fs'
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, lstatSync } from 'node:fs'
 import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonObject } from '../tree/types.ts'
@@ -33,6 +34,7 @@ import {
 } from './framing.ts'
 import { describe, readJournal, readOverlay, type Report } from './files.ts'
 import { SidecarLocator } from './location.ts'
+import { processClaims, type ClaimLook, type WriterClaims } from './claim.ts'
 import type { JournalActor, SidecarFold, SidecarLoad, SidecarOptions, SidecarProblem, SidecarRecord } from './types.ts'
 
 export const JOURNAL_FILE = 'journal.jsonl'
@@ -57,6 +59,8 @@ interface SessionState {
   readonly blocked?: string
   /** The overlay is ours but damaged: the next write folds anew (`needsCompaction`). */
   readonly overlayDamaged?: boolean
+  /** What both files were when this process last read or wrote them (`stampOf`): another writer changes it. */
+  readonly stamp?: string
 }
 
 interface Inspection {
@@ -90,6 +94,20 @@ function saveAside(file: string, data: Buffer): void {
   }
 }
 
+/** Identity and size of the journal and the overlay, as far as they exist: what another writer's append or fold changes. */
+function stampOf(dir: string): string {
+  return [JOURNAL_FILE, OVERLAY_FILE]
+    .map((name) => {
+      try {
+        const st = lstatSync(path.join(dir, name))
+        return `${st.ino}:${st.size}:${st.mtimeMs}`
+      } catch {
+        return '-'
+      }
+    })
+    .join('|')
+}
+
 /** `undefined` when `value` serializes to JSON, else why not. */
 function unserializable(value: unknown): string | undefined {
   try {
@@ -107,13 +125,68 @@ export class TreeSidecar {
   private readonly compactRecords: number
   private readonly compactBytes: number
   private readonly states = new Map<string, SessionState>()
+  /** Who writes which session directory (one process each). */
+  private readonly claims: WriterClaims
 
   /** `root`: every session under it (`<root>/<encoded id>/`); a locator: wherever it says. */
-  constructor(root: string | SidecarLocator, options: SidecarOptions = {}) {
+  constructor(root: string | SidecarLocator, options: SidecarOptions & { readonly claims?: WriterClaims } = {}) {
     this.locator = typeof root === 'string' ? new SidecarLocator(root) : root
     this.root = this.locator.root
     this.compactRecords = options.compactRecords ?? DEFAULT_COMPACT_RECORDS
     this.compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES
+    this.claims = options.claims ?? processClaims
+  }
+
+  /** Who writes this session's sidecar now, judged from this process (reads the claim, writes nothing). */
+  writer(sessionId: string): ClaimLook {
+    try {
+      return this.claims.look(this.dirFor(sessionId))
+    } catch (error) {
+      return { kind: 'foreign', message: describe(error) }
+    }
+  }
+
+  /** Whether another process changed this session's files since this one last read or wrote them (then reload). */
+  changedElsewhere(sessionId: string): boolean {
+    const known = this.states.get(sessionId)?.stamp
+    return known !== undefined && known !== stampOf(this.dirFor(sessionId))
+  }
+
+  /** Stop writing this session: its claim goes (and what is remembered about its files). */
+  release(sessionId: string): void {
+    this.states.delete(sessionId)
+    try {
+      this.claims.release(this.dirFor(sessionId))
+    } catch {
+      /* a claim left behind is stale once this process is gone */
+    }
+  }
+
+  /**
+   * Be the session's one writer before a write. SIDECAR_CLAIMED while another
+   * live process is; also when this process just took the claim over and the
+   * files changed since it read them: what it holds in memory is older than
+   * the journal, so it must reload before it writes.
+   */
+  private claim(sessionId: string): TreeResult<void> {
+    const dir = this.locator.ensure(sessionId)
+    const held = this.claims.hold(dir)
+    if (!held.ok) return held
+    if (held.value === 'taken' && this.changedElsewhere(sessionId)) {
+      this.states.delete(sessionId)
+      return fail(
+        'SIDECAR_CLAIMED',
+        "another process changed this session's tree since this one loaded it; reload the session's tree, then try again",
+        { changed: true },
+      )
+    }
+    return ok(undefined)
+  }
+
+  /** Remember the files as this process leaves them. */
+  private stamped(sessionId: string): void {
+    const state = this.states.get(sessionId)
+    if (state !== undefined) this.states.set(sessionId, { ...state, stamp: stampOf(this.dirFor(sessionId)) })
   }
 
   /** Absolute directory for a session (see `location.ts`). */
@@ -166,6 +239,8 @@ export class TreeSidecar {
     if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
     let open: { readonly fd: number; readonly state: SessionState } | string | undefined
     try {
+      const claimed = this.claim(sessionId)
+      if (!claimed.ok) return claimed
       open = this.openForAppend(sessionId)
       if (typeof open === 'string') return fail('SIDECAR_IO', open, { sessionId })
       const { fd, state } = open
@@ -189,6 +264,7 @@ export class TreeSidecar {
         count: state.count + written.length,
         bytes: state.bytes + data.length,
       })
+      this.stamped(sessionId)
       return ok(written)
     } catch (error) {
       if (typeof open === 'object') {
@@ -225,6 +301,8 @@ export class TreeSidecar {
             : unserializable(fold.state)
     if (invalid !== undefined) return fail('INVALID_ARGUMENT', invalid)
     try {
+      const claimed = this.claim(sessionId)
+      if (!claimed.ok) return claimed
       const found = this.inspect(sessionId)
       const { state } = found
       if (state.blocked !== undefined) return fail('SIDECAR_IO', state.blocked, { sessionId })
@@ -258,6 +336,7 @@ export class TreeSidecar {
         fold.n,
         found.load.records.filter((r) => r.n > fold.n),
       )
+      this.stamped(sessionId)
       return ok(undefined)
     } catch (error) {
       this.states.delete(sessionId)
@@ -274,9 +353,9 @@ export class TreeSidecar {
     )
   }
 
-  /** Drop what is remembered about a session (its files stay). */
+  /** Drop what is remembered about a session (its files stay) and its writer claim. */
   forget(sessionId: string): void {
-    this.states.delete(sessionId)
+    this.release(sessionId)
   }
 
   /** Open the journal positioned for an append, repairing it first when needed; a string says why not. */
@@ -346,6 +425,8 @@ export class TreeSidecar {
     try {
       const dir = this.dirFor(sessionId)
       const journalFile = path.join(dir, JOURNAL_FILE)
+      // Taken before reading: a write by another process after it shows as a change.
+      const stamp = stampOf(dir)
       const present = directoryOf(dir)
       if (typeof present === 'string') {
         reporter(dir)('SIDECAR_IO', present)
@@ -397,6 +478,7 @@ export class TreeSidecar {
         repair: journalLast < last ? 'rewrite' : journal.repair,
         ...(blocked === undefined ? {} : { blocked }),
         ...(overlay.salvage === undefined ? {} : { overlayDamaged: true }),
+        stamp,
       }
       this.states.set(sessionId, state)
       return {

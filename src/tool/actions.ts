@@ -172,7 +172,7 @@ export class TreeActions {
         '',
         options.human
           ? '(abridged: `/tree list <depth>` expands nested forks)'
-          : '(abridged: "…" marks elided nodes; call tree_list with `from` set to a node id, or a larger `depth`, to see more)',
+          : '(abridged: "…" marks elided nodes; list with `node` set to a node id, or a larger `depth`, shows more)',
       )
     }
     return ok({

@@ -1,5 +1,5 @@
 /**
- * `/tree compare <a> <b>` and the `tree_compare` tool: two nodes (ids,
+ * `/tree compare <a> <b>` and the `tree` tool's compare: two nodes (ids,
  * labels or branch names) compared through the service, rendered as a
  * compact text diff — one line per aligned row, words removed and added
  * marked `[-old-]{+new+}`, long common stretches shortened.

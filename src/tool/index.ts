@@ -4,9 +4,9 @@
  * `ctx.sessionTree` — one store, one journal — so what the model or a person
  * does here is at once visible in the panel, and the other way round.
  *
- * - Model tools `tree_list`, `tree_find`, `tree_jump`, `tree_fork`,
- *   `tree_back`, `tree_forward`, `tree_label`, `tree_summarize_branch`, `tree_compare`
- *   (`tools.ts`), acting on the calling agent's own session only.
+ * - One model tool, `tree` (`tools.ts`), whose `action` lists, finds,
+ *   compares, jumps, forks, goes back or forward, labels or summarizes,
+ *   acting on the calling agent's own session only.
  * - A move the model makes alone in its message switches its history at
  *   once, inside the running step (stock mode: `ctx.sessionTree.moveWithinStep`);
  *   the next request of that turn holds the selected path, the call and its
@@ -38,9 +38,9 @@ import { COMMAND_NAME, runTreeCommand, treeCommandLine } from './command.ts'
 import { DeferredMoves } from './deferred.ts'
 import { SYSTEM_PROMPT } from './prompt.ts'
 import { DEFAULT_MAX_LINES } from './render.ts'
-import { toolDefinitions } from './tools.ts'
+import { toolDefinition } from './tools.ts'
 
-export { SYSTEM_PROMPT, DESCRIPTIONS, TOOL_NAMES, type TreeToolName } from './prompt.ts'
+export { SYSTEM_PROMPT, DESCRIPTION, TREE_TOOL, ACTIONS, type TreeAction } from './prompt.ts'
 export {
   USAGE as TREE_COMMAND_USAGE,
   parseTreeCommand,
@@ -51,7 +51,7 @@ export {
 export { DeferredMoves, type MoveOp, type MoveOutcome, type PendingMove, type MoveRequester } from './deferred.ts'
 export { TreeActions, type ActionOutput, type ActionResult } from './actions.ts'
 export { renderTree, findNodes, resolveNode, roleOf, type RenderOptions, type RenderedTree } from './render.ts'
-export { toolDefinitions, PARAMETERS, checkArguments, parameterSchema } from './tools.ts'
+export { toolDefinition, ACTION_ARGUMENTS, checkArguments, parameterSchema } from './tools.ts'
 
 export const name = 'session-tree-tool'
 export const inject = ['sessionTree', 'tools']
@@ -144,7 +144,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
   }
 
   if (settings.tools) {
-    for (const definition of toolDefinitions(actions)) ctx.tools.register(definition)
+    ctx.tools.register(toolDefinition(actions))
   }
   if (settings.command) {
     ctx.inject(['commands'], (ctx) => {

@@ -51,7 +51,7 @@ export function scheduledText(
         `From the next user message on, your history is exactly the ${plural(plan.messageCount, 'message')} from the start to ${targetText(plan)}` +
         `${plan.op.kind === 'fork' ? `, on the new branch ${quote(plan.branch)}` : ''}. ` +
         `Everything after that point, including this turn, stays in the tree (nothing is deleted), but you will no longer see it. ` +
-        `Finish your turn now; call tree_back to cancel.`,
+        `Finish your turn now; the action "back" cancels it.`,
     )
   } else {
     const when = running

@@ -17,7 +17,7 @@ export interface NavigationHistory {
   readonly forward: readonly TreePosition[]
 }
 
-/** Version of the snapshot format `snapshot()` writes; version 1 snapshots still load. */
+/** Version of the snapshot format `snapshot()` writes (and the only one that loads). */
 export const SNAPSHOT_VERSION = 2 as const
 
 /** What every snapshot version holds besides its nodes. */
@@ -56,13 +56,6 @@ export interface TreeMarks {
   readonly selectedNodeId: string | null
   readonly summaries: readonly BranchSummary[]
   readonly history: NavigationHistory
-}
-
-/** The first snapshot format: every node as its whole entry. It still loads. */
-export interface SessionTreeSnapshotV1 extends SnapshotMarks {
-  readonly version: 1
-  /** Entries in creation order (a parent always precedes its children). */
-  readonly nodes: readonly TreeEntry[]
 }
 
 /**

@@ -83,7 +83,7 @@ const ENTRY_KEYS = new Set([
   'forkCount',
 ])
 
-/** A complete entry from outside (a version 1 snapshot, a log record, a sidecar), validated and copied. */
+/** A complete entry from outside (a log record, a sidecar), validated and copied. */
 export function checkEntry(value: unknown, where: string): TreeEntry {
   if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
   for (const key of Object.keys(value)) {

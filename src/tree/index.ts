@@ -16,6 +16,6 @@ export { SessionTree, type TreeCheckpoint, type SessionTreeOptions } from './ses
 export { MAIN_BRANCH, HISTORY_LIMIT } from './state.ts'
 export { SUMMARIZE_TIMEOUT_MS } from './summarize.ts'
 export type { ToolResult } from './entry.ts'
-export { SessionTreeStore, sessionTreeStore } from './store.ts'
+export { SessionTreeStore } from './store.ts'
 export type * from './compare-types.ts'
 export { compare, diffWords, tokenize, COMPARE_BUDGET } from './compare.ts'

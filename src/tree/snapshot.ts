@@ -7,7 +7,7 @@
  * `SnapshotRow`). A message's text is there once — a content part that
  * repeats it leaves it out, and a summary its content implies is not
  * written — and the row shape makes a parent cycle or a child stored before
- * its parent impossible to express. Format 1 (whole entries) still loads.
+ * its parent impossible to express.
  *
  * Loading validates as it builds into a fresh state; the tree that owns the
  * state only exists once everything passed, so a malformed snapshot
@@ -158,20 +158,19 @@ function sharedPart(part: SnapshotPart, text: string): SnapshotPart {
   return part
 }
 
-/** Load a snapshot of session `sessionId` (format 2 or 1) into an empty state; throws `Invalid` naming the first problem. */
+/** Load a snapshot of session `sessionId` into an empty state; throws `Invalid` naming the first problem. */
 export function decodeSnapshot(
   raw: unknown,
   sessionId: string,
   state: TreeState,
 ): { logSeq: number; clonedFrom: ClonedFrom | undefined } {
   if (!isRecord(raw)) throw new Invalid('snapshot must be an object')
-  if (raw.version !== SNAPSHOT_VERSION && raw.version !== 1)
-    throw new Invalid(`snapshot version ${JSON.stringify(raw.version)} is not ${SNAPSHOT_VERSION} (or 1)`)
+  if (raw.version !== SNAPSHOT_VERSION)
+    throw new Invalid(`snapshot version ${JSON.stringify(raw.version)} is not ${SNAPSHOT_VERSION}`)
   if (raw.sessionId !== sessionId)
     throw new Invalid(`snapshot belongs to session ${JSON.stringify(raw.sessionId)}, not ${JSON.stringify(sessionId)}`)
   if (!Array.isArray(raw.nodes)) throw new Invalid('snapshot.nodes must be an array')
-  if (raw.version === SNAPSHOT_VERSION) decodeRows(raw.nodes, state)
-  else decodeEntries(raw.nodes, state)
+  decodeRows(raw.nodes, state)
   return decodeMarks(raw, state)
 }
 
@@ -196,7 +195,7 @@ function place(i: number): string {
   return `snapshot.nodes[${i}]`
 }
 
-/** Format 2: every row checked and linked in order (a parent is always an earlier row). */
+/** Every row checked and linked in order (a parent is always an earlier row). */
 function decodeRows(rows: readonly unknown[], state: TreeState): void {
   const nodes = state.nodes
   const recs: Rec[] = new Array(rows.length)
@@ -297,41 +296,6 @@ function onPath(replaces: readonly string[], parent: Rec | undefined, nodeId: st
   for (let rec = parent; rec; rec = rec.parent) ancestors.add(rec.entry.nodeId)
   const stranger = replaces.find((id) => !ancestors.has(id))
   if (stranger !== undefined) throw new Invalid(`${where} (${nodeId}) replaces ${stranger}, which is not on its path`)
-}
-
-/** Format 1: whole entries; ids unique, every parent stored before its children (said apart from a cycle). */
-function decodeEntries(raw: readonly unknown[], state: TreeState): void {
-  const entries: TreeEntry[] = raw.map((node, i) => checkEntry(node, `snapshot.nodes[${i}]`))
-  const position = new Map<string, number>()
-  entries.forEach((entry, i) => {
-    if (position.has(entry.nodeId)) throw new Invalid(`snapshot.nodes[${i}] repeats node id ${entry.nodeId}`)
-    position.set(entry.nodeId, i)
-  })
-  entries.forEach((entry, i) => {
-    if (entry.parentId === null) return
-    const at = position.get(entry.parentId)
-    if (at === undefined)
-      throw new Invalid(`snapshot.nodes[${i}] (${entry.nodeId}) has a missing parent ${entry.parentId}`)
-    if (at > i) {
-      let cursor: string | null = entry.parentId
-      for (let steps = 0; cursor !== null && steps <= entries.length; steps++) {
-        if (cursor === entry.nodeId) throw new Invalid(`snapshot node ${entry.nodeId} is part of a parent cycle`)
-        cursor = entries[position.get(cursor)!]?.parentId ?? null
-      }
-      throw new Invalid(`snapshot.nodes[${i}] (${entry.nodeId}) comes before its parent ${entry.parentId}`)
-    }
-  })
-  const nodes = state.nodes
-  entries.forEach((entry, i) => {
-    const parent = entry.parentId === null ? undefined : nodes.get(entry.parentId)
-    if (entry.type === 'compaction' && entry.replaces !== undefined)
-      onPath(entry.replaces, parent, entry.nodeId, `snapshot.nodes[${i}]`)
-    if (entry.label !== undefined && nodes.labels.has(entry.label))
-      throw new Invalid(`snapshot label ${JSON.stringify(entry.label)} is used twice`)
-    const node: StoredEntry = toStored(entry)
-    nodes.link(node, parent, '')
-  })
-  nodes.mintAfter(entries.length)
 }
 
 /** Cursor, selection, branches, summaries, history and log position, checked against the loaded nodes. */

@@ -1,8 +1,4 @@
-/**
- * The process-wide keyed store: one tree per session id. The service, the
- * harness sync and the model tool all read and write `sessionTreeStore`, so
- * what one does is instantly visible to the others.
- */
+/** A keyed store: one tree per session id (each `TreeSync` holds one; there is no process-wide instance). */
 import { fail, ok, SessionTreeError, type TreeResult } from './errors.ts'
 import { SessionTree, type SessionTreeOptions } from './session-tree.ts'
 import type { SessionTreeSnapshot, TreeEntry } from './types.ts'
@@ -158,9 +154,3 @@ function cloneOptions(entry: TreeEntry, sourceSessionId: string, branch: string)
     ...(entry.label !== undefined ? { label: entry.label } : {}),
   }
 }
-
-/**
- * The one store of this process. Shared by the service, the harness sync and
- * the model tool companion (they load this module once through the harness).
- */
-export const sessionTreeStore = new SessionTreeStore()

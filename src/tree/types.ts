@@ -272,7 +272,7 @@ export interface SessionTreeSessionInfo {
   readonly cost?: number
   /**
    * Seed 001's field, kept for its clients: always 1. The format `snapshot()`
-   * writes is `SNAPSHOT_VERSION`; version 1 snapshots still load.
+   * writes is `SNAPSHOT_VERSION`.
    */
   readonly snapshotVersion: 1
   readonly labelCount?: number

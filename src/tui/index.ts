@@ -151,6 +151,8 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
     ctx.effect(() => dispose, 'session-tree-tui.renderer')
     // dsh-TUI draws a restated message a second time and an empty answer not at all.
     service.setRewindStandIn('tombstone')
+    // Another process's refusal to write this session names this one as what the user sees.
+    service.describeProcess('dsh-TUI')
     ctx.effect(() => () => service.setRewindStandIn('restate'), 'session-tree-tui.stand-in')
     if (!settings.switchRows) return
     // After a turn that switched the history, one row (the turn is over: nothing interleaves with its steps).

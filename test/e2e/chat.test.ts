@@ -52,7 +52,7 @@ const until = <T>(
 
 /**
  * The suites' model: `readOrAnswer`, and for a prompt saying `JUMP TO e<n>` it moves its own history
- * there with `tree_jump` (inside its step), then answers MOVED-DONE after the move's result.
+ * there with the `tree` tool's jump (inside its step), then answers MOVED-DONE after the move's result.
  */
 function model(body: ChatRequestBody): StaticStep {
   const messages = body.messages
@@ -62,7 +62,7 @@ function model(body: ChatRequestBody): StaticStep {
   const prompt = userPrompts(body).at(-1)
   const target =
     prompt && messages.lastIndexOf(prompt) > lastAssistant ? /JUMP TO (e\d+)/.exec(messageText(prompt))?.[1] : undefined
-  if (target) return { toolCalls: [{ name: 'tree_jump', arguments: { node: target } }] }
+  if (target) return { toolCalls: [{ name: 'tree', arguments: { action: 'jump', node: target } }] }
   return readOrAnswer(body)
 }
 
@@ -430,7 +430,7 @@ for (const mode of ['stock', 'native'] as const) {
     }, 600_000)
 
     if (mode === 'stock') {
-      it("the model's own move (tree_jump inside its step): the prompt it left is hidden behind a switch row", async () => {
+      it("the model's own move (a tree jump inside its step): the prompt it left is hidden behind a switch row", async () => {
         ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
         await dsh.api.promptAndWait(sessionId, 'model one')
         await dsh.api.promptAndWait(sessionId, 'model two')
@@ -444,7 +444,7 @@ for (const mode of ['stock', 'native'] as const) {
         await dsh.api.promptAndWait(sessionId, `please JUMP TO ${a1.nodeId}`)
         expect(lastRequest().reply).toEqual({ text: 'MOVED-DONE' })
         const expected = await afterPrompt("the model's move")
-        expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree_jump', 'MOVED-DONE'])
+        expect(expected.map((r) => r.text)).toEqual(['model one', 'ANSWER to: model one', 'tree', 'MOVED-DONE'])
         const sw = dsh.page.getByTestId('session-tree-switch').filter({ visible: true })
         expect(await sw.innerText()).toMatch(/Switched to main\s*·\s*3 messages hidden\s*·\s*Show/)
       }, 600_000)

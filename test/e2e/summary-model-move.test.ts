@@ -1,5 +1,5 @@
 /**
- * A summary carried by the model's own move (`tree_jump` with `summary:
+ * A summary carried by the model's own move (a `tree` jump with `summary:
  * "carry"`), judged at the recording fake LLM in the real `dsh web` (this
  * package from its tarball), in stock and native mode:
  *   - stock: the move switches the history inside the model's step, so the
@@ -34,17 +34,19 @@ for (const mode of ['stock', 'native'] as const) {
   let target = ''
   /** The request that answered the jump's tool result (the step's continuation). */
   let continued: ChatRequestBody | undefined
-  /** The suites' model, except that MOVE_PROMPT makes it call tree_jump alone, carrying a summary. */
+  /** The suites' model, except that MOVE_PROMPT makes it call a tree jump alone, carrying a summary. */
   const model = (body: ChatRequestBody): StaticStep => {
     const last = body.messages.at(-1)
     const call = [...body.messages].reverse().find((m) => m.role === 'assistant')?.tool_calls?.[0]
-    if (last?.role === 'tool' && call?.function.name === 'tree_jump' && last.tool_call_id === call.id) {
+    if (last?.role === 'tool' && call?.function.name === 'tree' && last.tool_call_id === call.id) {
       continued = body
       return { text: MOVED_REPLY }
     }
     if (last?.role === 'user' && messageText(last) === MOVE_PROMPT)
       return {
-        toolCalls: [{ id: 'call_model_jump', name: 'tree_jump', arguments: { node: target, summary: 'carry' } }],
+        toolCalls: [
+          { id: 'call_model_jump', name: 'tree', arguments: { action: 'jump', node: target, summary: 'carry' } },
+        ],
       }
     return readOrAnswer(body)
   }
@@ -108,7 +110,7 @@ for (const mode of ['stock', 'native'] as const) {
         const at = seen.findIndex((m) => m.text === CARRIED)
         expect(seen[at - 1]).toEqual({ role: 'assistant', text: 'ANSWER to: first question' })
         expect(seen.slice(at + 1).map((m) => m.role)).toEqual(['assistant', 'tool'])
-        expect(seen[at + 1]!.calls?.map((c) => c.name)).toEqual(['tree_jump'])
+        expect(seen[at + 1]!.calls?.map((c) => c.name)).toEqual(['tree'])
         expect(seen.map((m) => m.text)).not.toContain('please READ notes.txt')
       })
     } else {

@@ -23,21 +23,10 @@ import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { dumpConfig, pluginAdd, runHeadless, writePatch, type RunResult } from './support/dsh.ts'
 import { type ChatMessage, type ChatRequestBody, messageText, history, type ScriptStep } from './support/fake-llm.ts'
-import { SYSTEM_PROMPT } from '../../src/tool/prompt.ts'
+import { ACTIONS, SYSTEM_PROMPT, TREE_TOOL } from '../../src/tool/prompt.ts'
+import { ADDED_BYTES_BUDGET } from '../support/wire-cost.ts'
 import { saveArtifact } from './support/artifacts.ts'
 import { describeWeb } from './support/web-suite.ts'
-
-const TOOLS = [
-  'tree_back',
-  'tree_compare',
-  'tree_find',
-  'tree_fork',
-  'tree_forward',
-  'tree_jump',
-  'tree_label',
-  'tree_list',
-  'tree_summarize_branch',
-]
 
 const lastMessage = (body: ChatRequestBody): ChatMessage => body.messages.at(-1)!
 
@@ -57,15 +46,15 @@ function documentedToolTextKb(): string[] {
 let found = ''
 const webScript: ScriptStep[] = [
   { text: 'ANSWER to: first question' },
-  { toolCalls: [{ name: 'tree_find', arguments: { query: 'ANSWER to: first question' } }] },
+  { toolCalls: [{ name: 'tree', arguments: { action: 'find', text: 'ANSWER to: first question' } }] },
   (body) => {
     found =
       /^.*match.*:\n(e\d+) assistant: ANSWER to: first question/.exec(messageText(lastMessage(body)))?.[1] ?? 'missing'
     // The jump shares its message with another call, so it cannot switch within the step: it waits for the turn's end.
     return {
       toolCalls: [
-        { name: 'tree_jump', arguments: { node: found } },
-        { name: 'tree_list', arguments: { depth: 0 } },
+        { name: 'tree', arguments: { action: 'jump', node: found } },
+        { name: 'tree', arguments: { action: 'list', depth: 0 } },
       ],
     }
   },
@@ -106,18 +95,18 @@ describeWeb('tool companion in the real dsh', options, (dsh) => {
       const llm = await dsh.fakeLlm({
         script: [
           { toolCalls: [{ name: 'read', arguments: { file_path: notes } }] },
-          { toolCalls: [{ name: 'tree_list', arguments: {} }] },
+          { toolCalls: [{ name: 'tree', arguments: { action: 'list' } }] },
           (body) => {
             // The node id comes from the tool result the harness really sent.
             const listing = messageText(lastMessage(body))
             taskNode = /(e\d+) user: Please read notes\.txt/.exec(listing)?.[1] ?? 'missing'
-            return { toolCalls: [{ name: 'tree_jump', arguments: { node: taskNode } }] }
+            return { toolCalls: [{ name: 'tree', arguments: { action: 'jump', node: taskNode } }] }
           },
           // Two calls in one message: the move cannot switch within the step, and the run ends with this turn.
           () => ({
             toolCalls: [
-              { name: 'tree_jump', arguments: { node: taskNode } },
-              { name: 'tree_jump', arguments: { node: 'e1', session: 'someone-else' } },
+              { name: 'tree', arguments: { action: 'jump', node: taskNode } },
+              { name: 'tree', arguments: { action: 'jump', node: 'e1', session: 'someone-else' } },
             ],
           }),
           { text: 'HEADLESS-DONE' },
@@ -140,19 +129,19 @@ describeWeb('tool companion in the real dsh', options, (dsh) => {
         ChatRequestBody,
       ]
 
-      // Registered: every tool, each with a strict object schema; the system prompt describes them.
-      const tools = (first.tools ?? []).filter((t) => t.function.name.startsWith('tree_'))
-      expect(tools.map((t) => t.function.name).sort()).toEqual(TOOLS)
-      for (const tool of tools)
-        expect(tool.function.parameters).toMatchObject({ type: 'object', additionalProperties: false })
-      expect(
-        (tools.find((t) => t.function.name === 'tree_fork')!.function.parameters as { required?: string[] }).required,
-      ).toEqual(['node', 'branch'])
+      // Registered: one tool, a strict object schema with an action enum; the system prompt has the section.
+      const tools = (first.tools ?? []).filter((t) => t.function.name.startsWith('tree'))
+      expect(tools.map((t) => t.function.name)).toEqual([TREE_TOOL])
+      expect(tools[0]!.function.parameters).toMatchObject({
+        type: 'object',
+        required: ['action'],
+        additionalProperties: false,
+        properties: { action: { enum: [...ACTIONS] } },
+      })
       expect(messageText(first.messages[0]!)).toContain('## Conversation tree')
-      // What the documents say this costs every request: the tree_* definitions as sent (JSON) plus the prompt section.
       expect(messageText(first.messages[0]!)).toContain(SYSTEM_PROMPT)
-      const constantText =
-        tools.reduce((sum, tool) => sum + JSON.stringify(tool.function).length, 0) + SYSTEM_PROMPT.length
+      // What the documents say this costs every request: the tool's definition as sent (JSON) plus the prompt section.
+      const constantText = Buffer.byteLength(JSON.stringify(tools[0]!.function)) + Buffer.byteLength(SYSTEM_PROMPT)
       expect(documentedToolTextKb()).toEqual([
         (Math.round(constantText / 100) / 10).toFixed(1),
         (Math.round(constantText / 100) / 10).toFixed(1),
@@ -185,7 +174,7 @@ describeWeb('tool companion in the real dsh', options, (dsh) => {
         {
           role: 'assistant',
           text: '',
-          calls: [{ id: jumpCall.id, name: 'tree_jump', arguments: JSON.stringify({ node: taskNode }) }],
+          calls: [{ id: jumpCall.id, name: 'tree', arguments: JSON.stringify({ action: 'jump', node: taskNode }) }],
         },
         {
           role: 'tool',
@@ -199,7 +188,7 @@ describeWeb('tool companion in the real dsh', options, (dsh) => {
       const calls = history(fourth)
         .flatMap((m) => m.calls ?? [])
         .map((c) => c.name)
-      expect(calls).toEqual(['tree_jump'])
+      expect(calls).toEqual(['tree'])
       expect(JSON.stringify(fourth.messages.filter((m) => m.role !== 'system'))).not.toContain('NOTES-FILE-CONTENT')
       // The system prompt is the same (only the history moved).
       expect(fourth.messages[0]).toEqual(first.messages[0])
@@ -214,8 +203,38 @@ describeWeb('tool companion in the real dsh', options, (dsh) => {
       )
       // ... and no argument can name another session.
       expect(results[1]).toBe(
-        'Error: INVALID_ARGUMENT: unknown argument "session" (allowed: node, files, summary, instructions)',
+        'Error: INVALID_ARGUMENT: unknown argument "session"; action "jump" needs "node"; may have "files", "summary", "text"',
       )
+    }, 600_000)
+
+    it(`the plugin adds at most ${ADDED_BYTES_BUDGET} bytes to the first request of a prompt: the same run with both rows disabled is the baseline`, async () => {
+      const sizes: Record<string, { bytes: number; tools: number }> = {}
+      for (const [name, patches] of [
+        ['with', [noTitle]],
+        [
+          'without',
+          [
+            noTitle,
+            writePatch(
+              dsh.home,
+              'no-tree.yml',
+              '- id: session-tree\n  disabled: true\n- id: session-tree-tool\n  disabled: true\n',
+            ),
+          ],
+        ],
+      ] as const) {
+        const llm = await dsh.fakeLlm({ script: [{ text: 'DONE' }] })
+        const run = await runHeadless({ home: dsh.home, cwd: dsh.work, llmUrl: llm.url, task: 'Hello.', patches })
+        keepRun(`headless-bytes-${name}`, run)
+        expect(run.code, run.stderr).toBe(0)
+        const request = llm.chatRequests()[0]!
+        sizes[name] = { bytes: request.bytes, tools: request.body.tools?.length ?? 0 }
+      }
+      const added = sizes.with!.bytes - sizes.without!.bytes
+      dsh.evidence('headless-bytes.json', { ...sizes, added, budget: ADDED_BYTES_BUDGET })
+      expect(sizes.with!.tools - sizes.without!.tools).toBe(1)
+      expect(added).toBeGreaterThan(0)
+      expect(added).toBeLessThanOrEqual(ADDED_BYTES_BUDGET)
     }, 600_000)
 
     it('`/tree` answers in the headless front end without a model call; malformed input prints the usage', async () => {
@@ -279,7 +298,7 @@ describeWeb('tool companion in the real dsh', options, (dsh) => {
       expect(chats).toHaveLength(4)
       const jumpId = chats[3]!.body.messages
         .flatMap((m) => m.tool_calls ?? [])
-        .find((c) => c.function.name === 'tree_jump')!.id
+        .find((c) => c.function.name === 'tree' && JSON.parse(c.function.arguments).action === 'jump')!.id
       const scheduled = messageText(
         chats[3]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === jumpId)!,
       )

@@ -7,7 +7,7 @@
  *
  * The session: the demo's three turns (the second calls `read notes.txt`), a
  * user jump to the first answer and a prompt there, then a prompt on which the
- * model calls `tree_jump` back to the food-tour answer, across the tool
+ * model calls the `tree` tool's jump back to the food-tour answer, across the tool
  * exchange (the switch copies it, with a fresh call id, into the model's step),
  * and answers. Then, live and after a reload:
  * - the Chat shows exactly the model's last request plus its reply, no error;
@@ -74,7 +74,7 @@ const MOVE_LAYOUT: LayoutRow[] = [
   // The model's move: its prompt, its answer (the move call) with that call's row under it, its next answer.
   [6, 'user', '', `USER ${MOVE_PROMPT}`],
   [6, 'assistant', '6:1', 'ASSISTANT (tool call only)'],
-  [6, 'tool', 'call_model_jump', 'TOOL tree_jump{"node":'],
+  [6, 'tool', 'call_model_jump', 'TOOL tree{"action":"jump","node":'],
   [6, 'assistant', '6:2', `ASSISTANT ${MOVED_REPLY}`],
 ]
 
@@ -126,12 +126,12 @@ let moved: ChatRequestBody | undefined
 /** How many times the model has moved. */
 let modelMoves = 0
 
-/** The demo model, except that on MOVE_PROMPT it calls tree_jump to `target`, and answers MOVED_REPLY after that call's result. */
+/** The demo model, except that on MOVE_PROMPT it calls a tree jump to `target`, and answers MOVED_REPLY after that call's result. */
 const model = (body: ChatRequestBody): StaticStep => {
   const last = body.messages.at(-1)
   const lastCall = [...body.messages].reverse().find((m) => m.role === 'assistant')?.tool_calls?.[0]
   if (
-    lastCall?.function.name === 'tree_jump' &&
+    lastCall?.function.name === 'tree' &&
     body.messages.some((m) => m.role === 'tool' && m.tool_call_id === lastCall.id) &&
     !body.messages
       .slice(body.messages.findLastIndex((m) => m.tool_calls?.includes(lastCall)))
@@ -143,7 +143,7 @@ const model = (body: ChatRequestBody): StaticStep => {
   if (last?.role === 'user' && JSON.stringify(last.content).includes(MOVE_PROMPT)) {
     // A call id of its own for each move (the first is call_model_jump).
     const id = `call_model_jump${modelMoves++ === 0 ? '' : `_${modelMoves}`}`
-    return { toolCalls: [{ id, name: 'tree_jump', arguments: { node: target } }] }
+    return { toolCalls: [{ id, name: 'tree', arguments: { action: 'jump', node: target } }] }
   }
   return demoModel(body)
 }
@@ -156,7 +156,7 @@ const options = {
 }
 
 describeWeb(
-  "DSH web's Chat, Trajectory and Branch after the model moves with tree_jump inside its step, in Chromium",
+  "DSH web's Chat, Trajectory and Branch after the model moves with a tree jump inside its step, in Chromium",
   options,
   (dsh) => {
     let sessionId: string
@@ -199,7 +199,7 @@ describeWeb(
       // A user jump to the first answer and a prompt there: the food tour (and the read before it) is off the path.
       await dsh.api.remoteOk('sessionTree/jump', { agentId: sessionId, nodeId: await nodeWith('Day 1:') })
       await dsh.api.promptAndWait(sessionId, 'after the jump')
-      // The model's own move: tree_jump back to the food tour, inside its step (the read exchange is copied in).
+      // The model's own move: a tree jump back to the food tour, inside its step (the read exchange is copied in).
       target = await nodeWith('Food tour:')
       await dsh.api.promptAndWait(sessionId, MOVE_PROMPT)
       dsh.page.on('console', (m) => {
@@ -221,7 +221,7 @@ describeWeb(
         { role: 'assistant', text: expect.stringMatching(/^Your notes say/) },
         { role: 'user', text: DEMO_PROMPTS[2] },
         { role: 'assistant', text: expect.stringMatching(/^Food tour:/) },
-        { role: 'tool', text: 'tree_jump' },
+        { role: 'tool', text: 'tree' },
       ])
       const readCall = moved!.messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === 'read')!
       expect(readCall.id).not.toBe('call_notes_2')
@@ -437,7 +437,7 @@ describeWeb(
         expect(rows, phase).toEqual([
           ['user', expect.stringMatching(/^seq \d+$/), `USER ${MOVE_PROMPT}`.slice(0, 26)],
           ['assistant', `${turn} 1`, 'ASSISTANT (tool call only)'],
-          ['tool', 'call call_model_jump_2', 'TOOL tree_jump{"node":"e60'.slice(0, 26)],
+          ['tool', 'call call_model_jump_2', 'TOOL tree{"action":"jump","node":"e60'.slice(0, 26)],
           ['assistant', `${turn} 2`, `ASSISTANT ${MOVED_REPLY}`.slice(0, 26)],
         ])
         // The turns before it are listed as they were.

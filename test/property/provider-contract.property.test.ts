@@ -39,7 +39,7 @@ type Answer =
   | { readonly kind: 'calls'; readonly names: readonly string[] }
   | {
       readonly kind: 'move'
-      readonly tool: 'tree_jump' | 'tree_fork' | 'tree_back' | 'tree_forward'
+      readonly action: 'jump' | 'fork' | 'back' | 'forward'
       readonly pick: number
       readonly carry: boolean
       readonly alone: boolean
@@ -57,14 +57,14 @@ const answer: fc.Arbitrary<Answer> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('calls' as const),
-      names: fc.array(fc.constantFrom('tree_list', 'read', 'tree_find'), { minLength: 1, maxLength: 3 }),
+      names: fc.array(fc.constantFrom('list', 'read', 'find'), { minLength: 1, maxLength: 3 }),
     }),
   },
   {
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('move' as const),
-      tool: fc.constantFrom('tree_jump' as const, 'tree_fork' as const, 'tree_back' as const, 'tree_forward' as const),
+      action: fc.constantFrom('jump' as const, 'fork' as const, 'back' as const, 'forward' as const),
       pick: fc.nat(60),
       carry: fc.boolean(),
       alone: fc.boolean(),
@@ -118,17 +118,17 @@ class Responder {
     if (planned === undefined || planned.kind === 'text' || last?.role !== 'user' || isResult(last))
       return { text: `answer ${messages.length}` }
     if (planned.kind === 'calls')
-      return { calls: planned.names.map((name) => ({ name, args: argsFor(name), id: this.callId() })) }
+      return { calls: planned.names.map((name) => ({ ...callFor(name), id: this.callId() })) }
     const nodes = this.nodes()
     const node = nodes[planned.pick % Math.max(1, nodes.length)] ?? 'e0'
     const args: Record<string, unknown> =
-      planned.tool === 'tree_jump'
+      planned.action === 'jump'
         ? { node, summary: planned.carry ? 'carry' : 'none' }
-        : planned.tool === 'tree_fork'
+        : planned.action === 'fork'
           ? { node, branch: `model-${++this.forks}`, summary: planned.carry ? 'carry' : 'none' }
           : {}
-    const move = { name: planned.tool, args, id: this.callId() }
-    return { calls: planned.alone ? [move] : [move, { name: 'tree_list', args: {}, id: this.callId() }] }
+    const move = { name: 'tree', args: { action: planned.action, ...args }, id: this.callId() }
+    return { calls: planned.alone ? [move] : [move, { name: 'tree', args: { action: 'list' }, id: this.callId() }] }
   }
 
   /** A provider's call ids never repeat (the rig's default ones restart with each rig). */
@@ -142,8 +142,10 @@ function isResult(message: unknown): boolean {
   return ((message as { content?: readonly { type: string }[] }).content ?? []).some((b) => b.type === 'tool-result')
 }
 
-function argsFor(name: string): Record<string, unknown> {
-  return name === 'read' ? { file_path: 'notes.txt' } : name === 'tree_find' ? { query: 'answer' } : {}
+/** A `read`, or a `tree` list or find. */
+function callFor(name: string): { name: string; args: Record<string, unknown> } {
+  if (name === 'read') return { name, args: { file_path: 'notes.txt' } }
+  return { name: 'tree', args: name === 'find' ? { action: name, text: 'answer' } : { action: name } }
 }
 
 const codeOf = (reason: unknown) =>

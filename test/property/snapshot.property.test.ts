@@ -1,18 +1,15 @@
 /**
- * Snapshot validation: every corruption of a valid snapshot, in format 2 (rows,
- * what `snapshot()` writes) and in format 1 (whole entries, what older trees
- * wrote) — `tree-arbitraries.ts` lists the kinds — is refused with
+ * Snapshot validation: every corruption of a valid snapshot (rows, what
+ * `snapshot()` writes; `tree-arbitraries.ts` lists the kinds) is refused with
  * `INVALID_SNAPSHOT`, from the constructor and from `SessionTreeStore.load`,
  * and the store keeps what it had.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SessionTree, SessionTreeError, SessionTreeStore } from '../../src/tree/index.ts'
-import { snapshotV1 } from '../support/snapshot-v1.ts'
 import {
   BAD_EXTRA_FIELDS,
   BAD_FIELDS,
-  BAD_NODE_FIELDS,
   BAD_ROW_CELLS,
   corruptionArb,
   MISSING,
@@ -27,25 +24,14 @@ import { headsField, headsOf, safeJson } from './tree-invariants.ts'
 import { emptyModel, type Model } from './tree-model.ts'
 import { Runner } from './tree-runner.ts'
 
-type Raw = Record<string, unknown> & { nodes: Record<string, unknown>[] }
+type Raw = Record<string, unknown> & { nodes: unknown[] }
 
-/** Apply a corruption to a format 1 snapshot; undefined when it happens to produce a valid snapshot (skipped). */
+/** Apply a top-level corruption to a snapshot; undefined when it happens to produce a valid snapshot (skipped). */
 function corrupt(source: unknown, c: Corruption): { value: unknown; sessionForLoad: boolean } | undefined {
   const s = JSON.parse(JSON.stringify(source)) as Raw
   const nodes = s.nodes
-  const at = (i: number) => nodes[i % nodes.length]!
-  // The first node's id, in either format (a row starts with it).
-  const firstId = (Array.isArray(nodes[0]) ? nodes[0][0] : nodes[0]?.nodeId) as string
-  const depthOf = (node: Record<string, unknown>): number => {
-    let d = 0
-    for (
-      let p = node.parentId as string | null;
-      p !== null;
-      p = nodes.find((n) => n.nodeId === p)!.parentId as string | null
-    )
-      d++
-    return d
-  }
+  // The first node's id (a row starts with it).
+  const firstId = (nodes[0] as unknown[] | undefined)?.[0] as string
   switch (c.k) {
     case 'version':
       // The other format's number is a corruption too (its nodes are the wrong shape); its own is not.
@@ -58,35 +44,6 @@ function corrupt(source: unknown, c: Corruption): { value: unknown; sessionForLo
       return { value: s, sessionForLoad: false }
     case 'nonObject':
       return { value: c.value === 'WRAP_IN_ARRAY' ? [s] : c.value, sessionForLoad: true }
-    case 'missingParent':
-      at(c.i).parentId = 'ghost-parent'
-      break
-    case 'selfParent':
-      at(c.i).parentId = at(c.i).nodeId
-      break
-    case 'cycle': {
-      // Point an ancestor at one of its descendants.
-      const deep = nodes.filter((n) => depthOf(n) > 0)
-      if (deep.length === 0) return undefined
-      const child = deep[c.i % deep.length]!
-      const ancestors: Record<string, unknown>[] = []
-      for (let p = child.parentId as string | null; p !== null;) {
-        const parent = nodes.find((n) => n.nodeId === p)!
-        ancestors.push(parent)
-        p = parent.parentId as string | null
-      }
-      ancestors[c.j % ancestors.length]!.parentId = child.nodeId
-      break
-    }
-    case 'childBeforeParent': {
-      const deep = nodes.map((n, i) => [n, i] as const).filter(([n]) => n.parentId !== null)
-      if (deep.length === 0) return undefined
-      const [child, i] = deep[c.i % deep.length]!
-      const p = nodes.findIndex((n) => n.nodeId === child.parentId)
-      nodes[i] = nodes[p]!
-      nodes[p] = child
-      break
-    }
     case 'cursor':
       s.cursor = 'ghost-cursor'
       break
@@ -125,39 +82,6 @@ function corrupt(source: unknown, c: Corruption): { value: unknown; sessionForLo
         createdAt: '2025-01-01T00:00:00.000Z',
       })
       break
-    case 'nodeType':
-      at(c.i).type = c.value
-      break
-    case 'contentPart':
-      at(c.i).content = [{ type: 'text', text: 'fine' }, c.value]
-      break
-    case 'duplicateId': {
-      if (nodes.length < 2) return undefined
-      const i = c.i % nodes.length
-      let j = c.j % nodes.length
-      if (j === i) j = (i + 1) % nodes.length
-      const [a, b] = i < j ? [i, j] : [j, i]
-      // The later node takes the earlier one's id (its own children keep pointing at a now-missing id or the duplicate).
-      nodes[b]!.nodeId = nodes[a]!.nodeId
-      break
-    }
-    case 'duplicateLabel': {
-      if (nodes.length < 2) return undefined
-      const i = c.i % nodes.length
-      let j = c.j % nodes.length
-      if (j === i) j = (i + 1) % nodes.length
-      nodes[i]!.label = 'twice'
-      nodes[j]!.label = ' twice'
-      break
-    }
-    case 'badNode': {
-      const values: readonly unknown[] = BAD_NODE_FIELDS[c.field]
-      const node = at(c.i)
-      const value = values[c.v % values.length]
-      if (value === MISSING) delete node[c.field]
-      else node[c.field] = value
-      break
-    }
     case 'badField': {
       const values: readonly unknown[] = BAD_FIELDS[c.field]
       let value = values[c.v % values.length]
@@ -356,33 +280,28 @@ function expectRefused(valid: unknown, bad: unknown, sessionForLoad: boolean, wh
   expect(JSON.stringify(store.get(SESSION)!.snapshot())).toBe(heldJson)
 }
 
-/** A valid tree's snapshot in both formats, each checked to load (a tree that does not is the main properties' business). */
-function validSnapshots(ops: readonly Op[]): { v2: unknown; v1: unknown } | undefined {
+/** A valid tree's snapshot, checked to load (a tree that does not is the main properties' business). */
+function validSnapshots(ops: readonly Op[]): { v2: unknown } | undefined {
   const tree = richTree(ops)
   const v2 = JSON.parse(JSON.stringify(tree.snapshot())) as unknown
-  const v1 = JSON.parse(JSON.stringify(snapshotV1(tree))) as unknown
   try {
     new SessionTree(SESSION, v2)
-    new SessionTree(SESSION, v1)
   } catch {
     return undefined
   }
-  return { v2, v1 }
+  return { v2 }
 }
 
 describe('snapshot validation', () => {
-  it('refuses every corruption of a valid format 2 snapshot with INVALID_SNAPSHOT, from the constructor and from the store', () => {
+  it('refuses every corruption of a valid snapshot with INVALID_SNAPSHOT, from the constructor and from the store', () => {
     const seen = new Set<string>()
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 40 }), fc.oneof(rowCorruptionArb, corruptionArb), (ops, c) => {
         const valid = validSnapshots(ops)
         fc.pre(valid !== undefined)
-        // Top-level corruptions are the same for both formats; node-level ones of format 1 do not apply to rows.
         const bad = isRowCorruption(c)
           ? { value: corruptRows(valid!.v2, c), sessionForLoad: true }
-          : topLevel(c)
-            ? corrupt(valid!.v2, c)
-            : undefined
+          : corrupt(valid!.v2, c)
         fc.pre(bad !== undefined && bad.value !== undefined)
         seen.add(c.k)
         expectRefused(valid!.v2, bad!.value, bad!.sessionForLoad, `corruption ${safeJson(c)}`)
@@ -390,22 +309,6 @@ describe('snapshot validation', () => {
       { numRuns: 500 },
     )
     expect(seen.size).toBeGreaterThanOrEqual(18)
-  }, 600_000)
-
-  it('refuses every corruption of a valid format 1 snapshot with INVALID_SNAPSHOT, from the constructor and from the store', () => {
-    const seen = new Set<string>()
-    fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 40 }), corruptionArb, (ops, c) => {
-        const valid = validSnapshots(ops)
-        fc.pre(valid !== undefined)
-        const bad = corrupt(valid!.v1, c)
-        fc.pre(bad !== undefined)
-        seen.add(c.k)
-        expectRefused(valid!.v1, bad!.value, bad!.sessionForLoad, `corruption ${safeJson(c)}`)
-      }),
-      { numRuns: 400 },
-    )
-    expect(seen.size).toBeGreaterThanOrEqual(17)
   }, 600_000)
 
   it('refuses a non-string or empty session id in a snapshot handed to the store', () => {
@@ -431,24 +334,8 @@ const ROW_KINDS = new Set<string>([
   'badCell',
   'badExtra',
 ])
-const TOP_LEVEL_KINDS = new Set<string>([
-  'version',
-  'foreignSession',
-  'nonObject',
-  'cursor',
-  'branchHead',
-  'selection',
-  'history',
-  'summaryNode',
-  'summaryBranch',
-  'badField',
-])
 
-/** Row corruptions (two kinds, duplicate ids and labels, have the same shape in both formats). */
+/** Row corruptions (the rest are top-level). */
 function isRowCorruption(c: RowCorruption | Corruption): c is RowCorruption {
   return ROW_KINDS.has(c.k)
-}
-
-function topLevel(c: RowCorruption | Corruption): c is Corruption {
-  return TOP_LEVEL_KINDS.has(c.k)
 }

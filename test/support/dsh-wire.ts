@@ -22,9 +22,15 @@ export interface WireBody {
   }>
 }
 
+/** One captured request: the body as parsed, and its size on the wire. */
+export interface WireRequest {
+  readonly body: WireBody
+  readonly bytes: number
+}
+
 interface Capture {
   readonly url: string
-  next(): Promise<WireBody>
+  next(): Promise<WireRequest>
 }
 
 let capture: Promise<Capture> | undefined
@@ -33,12 +39,13 @@ let queue: Promise<unknown> = Promise.resolve()
 
 function captureServer(): Promise<Capture> {
   capture ??= new Promise<Capture>((resolve, reject) => {
-    let waiting: ((body: WireBody) => void) | undefined
+    let waiting: ((request: WireRequest) => void) | undefined
     const server = http.createServer((req, res) => {
       const parts: Buffer[] = []
       req.on('data', (chunk: Buffer) => parts.push(chunk))
       req.on('end', () => {
-        waiting?.(JSON.parse(Buffer.concat(parts).toString('utf8')) as WireBody)
+        const raw = Buffer.concat(parts)
+        waiting?.({ body: JSON.parse(raw.toString('utf8')) as WireBody, bytes: raw.length })
         waiting = undefined
         res.writeHead(200, { 'content-type': 'text/event-stream' })
         res.end('data: [DONE]\n\n')
@@ -49,7 +56,7 @@ function captureServer(): Promise<Capture> {
     server.listen(0, '127.0.0.1', () =>
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-        next: () => new Promise<WireBody>((done) => (waiting = done)),
+        next: () => new Promise<WireRequest>((done) => (waiting = done)),
       }),
     )
   })
@@ -57,7 +64,17 @@ function captureServer(): Promise<Capture> {
 }
 
 /** The body DSH's DeepSeek adapter sends for these harness messages (and a system prompt). */
-export function wireBody(messages: readonly unknown[], system = 'You are a coding agent.'): Promise<WireBody> {
+export async function wireBody(messages: readonly unknown[], system = 'You are a coding agent.'): Promise<WireBody> {
+  return (await wireRequest({ messages, system })).body
+}
+
+/** The request DSH's DeepSeek adapter sends for a model request (messages, system prompt, tool definitions). */
+export function wireRequest(request: {
+  readonly messages: readonly unknown[]
+  readonly system?: string
+  readonly tools?: readonly unknown[]
+}): Promise<WireRequest> {
+  const { messages, system = 'You are a coding agent.', tools } = request
   const run = queue.then(async () => {
     const server = await captureServer()
     const adapter = new DeepSeekAdapter({
@@ -66,7 +83,12 @@ export function wireBody(messages: readonly unknown[], system = 'You are a codin
       resolveUserId: () => 'test-user',
     } as never)
     const body = server.next()
-    for await (const _chunk of adapter.stream({ model: 'deepseek-chat', system, messages } as never)) {
+    for await (const _chunk of adapter.stream({
+      model: 'deepseek-chat',
+      system,
+      messages,
+      ...(tools ? { tools } : {}),
+    } as never)) {
       // The capture answers `[DONE]` at once: nothing to read.
     }
     return body

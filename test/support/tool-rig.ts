@@ -13,136 +13,19 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
-import AgentRegistry from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
 import * as AgentLoopInvariant from '@deepseek-ai/dsh-agent-loop/invariant'
 import * as AgentInvariant from '@deepseek-ai/dsh-agent/invariant'
 import InvariantRegistry from '@deepseek-ai/dsh-invariants'
-import CommandRuntime from '@deepseek-ai/dsh-commands'
-import LlmRuntime, {
-  CallId,
-  createUserMessage,
-  LlmAdapter,
-  LlmError,
-  type GenerateOptions,
-  type LlmResolvedModelInfo,
-  type StreamChunk,
-} from '@deepseek-ai/dsh-llm'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import * as LlmInvariant from '@deepseek-ai/dsh-llm/invariant'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
+import { SessionId } from '@deepseek-ai/dsh-session'
 import * as SessionInvariant from '@deepseek-ai/dsh-session/invariant'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
 import * as ToolsInvariant from '@deepseek-ai/dsh-tools/invariant'
 import SessionTreeService from '../../src/index.ts'
-import { contractViolations, type ContractViolation } from './provider-contract.ts'
-import { wireBody, type WireBody } from './dsh-wire.ts'
+import { mountDsh, ScriptedModel, type ScriptEntry } from './scripted-loop.ts'
+export { mountDsh, ScriptedModel, transcript, type Reply, type ScriptEntry } from './scripted-loop.ts'
 import * as treeInvariant from '../../src/invariant.ts'
 import * as treeTool from '../../src/tool/index.ts'
-
-/** One scripted model answer: text, tool calls, or a function of the request. */
-export type Reply =
-  | { readonly text: string }
-  | {
-      readonly calls: ReadonlyArray<{
-        readonly name: string
-        readonly args: Record<string, unknown>
-        readonly id?: string
-      }>
-      readonly text?: string
-    }
-export type ScriptEntry = Reply | ((request: GenerateOptions) => Reply)
-
-function chunksOf(reply: Reply, n: number): StreamChunk[] {
-  const chunks: StreamChunk[] = []
-  let index = 0
-  const text = 'text' in reply ? reply.text : undefined
-  if (text) {
-    chunks.push(
-      { type: 'block-start', index, blockType: 'text' },
-      { type: 'text-delta', index, text },
-      { type: 'block-end', index, block: { type: 'text', text } },
-    )
-    index++
-  }
-  const calls = 'calls' in reply ? reply.calls : []
-  calls.forEach((call, i) => {
-    const id = CallId(call.id ?? `call_${n}_${i}`)
-    const args = JSON.stringify(call.args)
-    chunks.push(
-      { type: 'block-start', index, blockType: 'tool-call' },
-      { type: 'tool-call-delta', index, id, name: call.name, argumentsDelta: args },
-      { type: 'block-end', index, block: { type: 'tool-call', id, name: call.name, arguments: args } },
-    )
-    index++
-  })
-  chunks.push(
-    { type: 'usage', usage: { inputTokens: 10, outputTokens: 5 } },
-    { type: 'finish', reason: { kind: calls.length > 0 ? 'tool-calls' : 'stop' } },
-  )
-  return chunks
-}
-
-/** The scripted model. An exhausted script answers `SCRIPT EXHAUSTED`. */
-export class ScriptedModel extends LlmAdapter {
-  readonly requests: GenerateOptions[] = []
-  /** The chat-completions body DSH's DeepSeek adapter sends for each request, in order. */
-  readonly wire: WireBody[] = []
-  /** Requests a strict provider refuses (1-based request number, what it breaks, the conversation). */
-  readonly refusals: { n: number; violations: ContractViolation[]; transcript: string[] }[] = []
-  readonly script: ScriptEntry[]
-  /** Called when a request arrives, before the answer streams (to race prompts in). */
-  onRequest: ((request: GenerateOptions, n: number) => void | Promise<void>) | undefined
-
-  constructor(script: ScriptEntry[] = []) {
-    super()
-    this.script = script
-  }
-
-  override resolveModel(provider: string, model: string): Promise<LlmResolvedModelInfo> {
-    return Promise.resolve({ provider, id: model, name: model })
-  }
-
-  async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
-    this.requests.push(options)
-    const n = this.requests.length
-    const body = await wireBody(options.messages, options.system)
-    this.wire.push(body)
-    const violations = contractViolations(body)
-    if (violations.length > 0) {
-      this.refusals.push({ n, violations, transcript: transcript(options) })
-      throw new LlmError(`request ${n} refused: ${violations[0]!.message}`, 'INVALID_REQUEST', { status: 400 })
-    }
-    await this.onRequest?.(options, n)
-    const entry = this.script.shift() ?? { text: 'SCRIPT EXHAUSTED' }
-    const reply = typeof entry === 'function' ? entry(options) : entry
-    for (const chunk of chunksOf(reply, n)) yield chunk
-  }
-}
-
-/** A request's conversation as `role: text` lines (system prompt and runtime context left out). */
-export function transcript(request: GenerateOptions): string[] {
-  const out: string[] = []
-  for (const message of request.messages as unknown as ReadonlyArray<{
-    role: string
-    content: ReadonlyArray<Record<string, unknown>>
-  }>) {
-    for (const block of message.content) {
-      if (block.type === 'text') {
-        const text = String(block.text)
-        if (message.role === 'user' && text.startsWith('Current runtime context')) continue
-        out.push(`${message.role}: ${text}`)
-      } else if (block.type === 'tool-call')
-        out.push(`${message.role}: call ${String(block.name)}(${String(block.arguments)})`)
-      else if (block.type === 'tool-result') {
-        const content = block.content as ReadonlyArray<{ type: string; text?: string }> | string
-        const text = typeof content === 'string' ? content : content.map((part) => part.text ?? '').join('')
-        out.push(`tool: ${text.split('\n')[0]}`)
-      }
-    }
-  }
-  return out
-}
 
 export interface LoopRig {
   readonly ctx: Context
@@ -209,13 +92,7 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
         ),
       )
   }
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: '' })
-  await ctx.plugin(ToolRuntime)
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(CommandRuntime)
-  await ctx.plugin(AgentLoop, { agents: [] })
+  await mountDsh(ctx)
   await ctx.plugin(SessionTreeService, { sidecarRoot: root, surfaceMode: options.surfaceMode ?? 'auto' })
   const toolFiber = ctx.plugin(treeTool, (options.toolConfig ?? {}) as treeTool.Config)
   await toolFiber

@@ -24,7 +24,7 @@
  * built again.
  */
 import { FRESH_CALL_ID_PREFIX, MARKER_ID_PREFIX, markerOf } from '../../harness/marker.ts'
-import { MOVE_TOOLS } from '../../service/chat-switches.ts'
+import { isMoveCall } from '../../service/chat-switches.ts'
 
 export const SWITCH_KIND = 'session-tree-switch'
 export const FORK_KIND = 'session-tree-fork'
@@ -112,8 +112,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /** A stock switch's marker queued for its maintenance turn, a model's move call, or a native selection. */
 export function isSwitchAnchor(event: ChatEvent): boolean {
   if (event.type === 'session-tree/selection') return true
-  if (event.type === 'tool/call')
-    return isRecord(event.data) && typeof event.data.name === 'string' && MOVE_TOOLS.has(event.data.name)
+  if (event.type === 'tool/call') return isRecord(event.data) && isMoveCall(event.data.name, event.data.arguments)
   if (event.type !== 'agent/inbox/spliced' || !isRecord(event.data) || !Array.isArray(event.data.inserted)) return false
   return event.data.inserted.some(
     (message) => isRecord(message) && typeof message.id === 'string' && message.id.startsWith(MARKER_ID_PREFIX),

@@ -2,7 +2,7 @@
  * Which events of a session log are the plugin's restatement of context for
  * a move the MODEL made inside its running step. Pure (no DOM, no host).
  *
- * A model's `tree_jump` / `tree_back` / `tree_forward` / `tree_fork` in stock
+ * A model's `tree` jump / back / forward / fork in stock
  * mode switches the history inside the step that issued the call (see
  * docs/tools.md "When a move takes effect"): while the tool runs, the plugin
  * appends copies of the selected path (a replacement stand-in, appends citing
@@ -37,7 +37,7 @@
  * must never withdraw a row it built).
  */
 import { FRESH_CALL_ID_PREFIX, RESTATED_ID_PREFIX } from '../../harness/marker.ts'
-import { MOVE_TOOLS } from '../../service/chat-switches.ts'
+import { isMoveCall } from '../../service/chat-switches.ts'
 
 /** The most seqs between two events of one run (events the page never receives, such as progress). */
 export const RUN_GAP = 8
@@ -204,13 +204,7 @@ export class InStepCopies {
       this.#answer = { turn: data.turn, step: data.step, calls: callIds(data.message) }
       return
     }
-    if (
-      type !== 'tool/call' ||
-      typeof data.callId !== 'string' ||
-      typeof data.name !== 'string' ||
-      !MOVE_TOOLS.has(data.name)
-    )
-      return
+    if (type !== 'tool/call' || typeof data.callId !== 'string' || !isMoveCall(data.name, data.arguments)) return
     // A copied move call (a switch restating an earlier move) has a fresh id: it moves nothing now.
     if (data.callId.startsWith(FRESH_CALL_ID_PREFIX) || !isInt(data.turn) || !isInt(data.step)) return
     const answer = this.#answer

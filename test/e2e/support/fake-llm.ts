@@ -90,6 +90,8 @@ export interface RecordedRequest {
   readonly path: string
   readonly headers: http.IncomingHttpHeaders
   readonly body: ChatRequestBody
+  /** The body's size on the wire, in bytes. */
+  readonly bytes: number
   /** The step that answered it. */
   readonly reply: StaticStep
   /** True when the script was empty and `exhaustedText` answered. */
@@ -305,8 +307,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         return
       }
       let body: ChatRequestBody
+      let bytes = 0
       try {
-        body = JSON.parse(await readBody(req)) as ChatRequestBody
+        const raw = await readBody(req)
+        bytes = Buffer.byteLength(raw)
+        body = JSON.parse(raw) as ChatRequestBody
       } catch (error) {
         faults.push(`malformed request: ${String(error)}`)
         sendJson(res, 400, {
@@ -347,6 +352,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         path: url.pathname,
         headers: req.headers,
         body,
+        bytes,
         reply: step,
         ...(exhausted ? { exhausted } : {}),
         ...(violations.length > 0 ? { violations } : {}),

@@ -116,8 +116,8 @@ describe('each caller journals as itself', () => {
   it('the model through a tool, a person through /tree, a person through the panel', async () => {
     const r = await loopRig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_label', args: { node: 'e12', text: 'first answer' }, id: 'call_label' }] },
-      { calls: [{ name: 'tree_fork', args: { node: 'first answer', branch: 'retry' }, id: 'call_fork' }] },
+      { calls: [{ name: 'tree', args: { action: 'label', node: 'e12', text: 'first answer' }, id: 'call_label' }] },
+      { calls: [{ name: 'tree', args: { action: 'fork', node: 'first answer', branch: 'retry' }, id: 'call_fork' }] },
       { text: 'ok' },
     ])
     rigs.push(r)

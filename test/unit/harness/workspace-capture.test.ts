@@ -111,7 +111,7 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     expect(rig.invariantFailures).toEqual([])
   })
 
-  it('the model takes the files along with tree_jump: at once when alone (the result lists them), at the end of the turn when not (then one note)', async () => {
+  it('the model takes the files along with a tree jump: at once when alone (the result lists them), at the end of the turn when not (then one note)', async () => {
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
     const cwd = work
     rig = await loopRig(
@@ -119,13 +119,13 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
         call('write', { file_path: 'a.txt', content: 'a1\n' }),
         { text: 'wrote it' },
         // Alone in its message: applies within the step; the same turn's next request holds its result.
-        call('tree_jump', { node: 'first', files: 'both' }),
+        call('tree', { action: 'jump', node: 'first', files: 'both' }),
         { text: 'jumped' },
         // Together with another call: deferred to the end of the turn.
         {
           calls: [
-            { name: 'tree_list', args: {} },
-            { name: 'tree_jump', args: { node: 'second', files: 'both' } },
+            { name: 'tree', args: { action: 'list' } },
+            { name: 'tree', args: { action: 'jump', node: 'second', files: 'both' } },
           ],
         },
         { text: 'scheduled' },

@@ -14,7 +14,6 @@ import Loader from '@deepseek-ai/cordis-plugin-loader'
 import SessionStore from '@deepseek-ai/dsh-session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as plugin from '../../../src/index.ts'
-import { sessionTreeStore } from '../../../src/tree/index.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
 
 const ROOT = join(import.meta.dirname, '..', '..', '..')
@@ -90,11 +89,13 @@ describe('Loader composition from cordis.patch.yml', () => {
     // `sidecarRoot: !!js dshHomePath('session-tree')` was evaluated by the Loader.
     expect(existsSync(join(home, 'session-tree'))).toBe(true)
 
+    const sync = ctx.sessionTree.sync
+    expect(sync.get(session.id)).toBeDefined()
     await ctx.fiber.dispose()
     context = undefined
-    expect(sessionTreeStore.get(session.id)).toBeUndefined()
+    expect(sync.get(session.id)).toBeUndefined()
     log.userTurn('q2', 'a2')
-    expect(sessionTreeStore.get(session.id)).toBeUndefined()
+    expect(sync.get(session.id)).toBeUndefined()
   })
 
   /**

@@ -13,9 +13,9 @@ import { CallId, createAssistantMessage, createToolResultMessage, createUserMess
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildChatPath, type ChatPath, type SeqRange } from '../../../src/service/chat-path.ts'
-import { MOVE_TOOLS } from '../../../src/service/chat-switches.ts'
+import { isMoveCall, MOVE_ACTIONS, TREE_TOOL } from '../../../src/service/chat-switches.ts'
 import { markerOf } from '../../../src/harness/marker.ts'
-import { TOOL_NAMES } from '../../../src/tool/prompt.ts'
+import { ACTIONS } from '../../../src/tool/prompt.ts'
 import { SessionTree } from '../../../src/tree/index.ts'
 import { SessionProjector } from '../../../src/harness/projector.ts'
 import { StockSwitcher } from '../../../src/surface/stock.ts'
@@ -210,13 +210,21 @@ describe('buildChatPath on real stock switches', () => {
         turn,
         step: 1,
         message: createAssistantMessage({
-          content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' }],
+          content: [
+            { type: 'tool-call', id: CallId('jump_1'), name: 'tree', arguments: '{"action":"jump","node":"a1"}' },
+          ],
           source: { provider: PROVIDER, model: MODEL },
         }),
       },
       { surfaceOp: 'append' },
     )
-    s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' })
+    s.append('tool/call', {
+      turn,
+      step: 1,
+      callId: CallId('jump_1'),
+      name: 'tree',
+      arguments: '{"action":"jump","node":"a1"}',
+    })
     sync()
     const call = s.seq - 1
     const a1 = byText('a1')
@@ -242,8 +250,13 @@ describe('buildChatPath on real stock switches', () => {
     expect(path.switches).toEqual([expect.objectContaining({ seq: call, kind: 'switch', target: a1, lead: true })])
     // q2, the read call, a2, q3, a3 and the prompt that asked for the move: all off the path now.
     expect(path.switches[0]!.hiddenMessages).toBe(6)
-    expect(MOVE_TOOLS.size).toBe(4)
-    for (const name of MOVE_TOOLS) expect(TOOL_NAMES).toContain(name)
+    // The moving actions are the tool's own, and the one-tool-per-action names of older logs still count.
+    for (const action of MOVE_ACTIONS) expect(ACTIONS).toContain(action)
+    expect(isMoveCall(TREE_TOOL, { action: 'fork', node: 'e1', branch: 'b' })).toBe(true)
+    expect(isMoveCall(TREE_TOOL, '{"action":"list"}')).toBe(false)
+    expect(isMoveCall(TREE_TOOL, 'not json')).toBe(false)
+    expect(['tree_jump', 'tree_fork', 'tree_back', 'tree_forward'].every((name) => isMoveCall(name, '{}'))).toBe(true)
+    expect(isMoveCall('tree_list', '{}')).toBe(false)
   })
 
   it("a log written by an earlier version (the copied call keeps its original's id): the copied call is hidden, the original shows", async () => {

@@ -192,8 +192,7 @@ describe('importSession / exportAs', () => {
     const exported = await service.exportAs({ agentId: 'native-1', format: 'pi', path: out, inline: false })
     expect(exported.fromImport).toBe(false)
     const reopened = SessionManager.open(out)
-    const { sessionTreeStore } = await import('../../../src/tree/index.ts')
-    const tree = sessionTreeStore.get('native-1')!
+    const tree = service.sync.get('native-1')!.projector.tree
     expect(piContext(reopened)).toEqual(treeModelView(tree, tree.cursor))
   })
 })

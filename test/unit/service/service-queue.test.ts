@@ -104,7 +104,7 @@ describe('moves on one session are serialized', () => {
     const r = await rig([
       { text: 'A1' },
       { text: 'A2' },
-      () => ({ calls: [{ name: 'tree_jump', args: { node: target } }] }),
+      () => ({ calls: [{ name: 'tree', args: { action: 'jump', node: target } }] }),
       { text: 'after my own move' },
     ])
     await r.say('Q1')
@@ -134,7 +134,7 @@ describe('moves on one session are serialized', () => {
     // The stranded prompt ran on the jumped-to path; then the model's own move took effect at once.
     expect(requests.at(-2)).toEqual(['user: Q1', 'assistant: A1', 'user: Q3 during the switch'])
     expect(requests.at(-1)!.slice(0, 1)).toEqual(['user: Q1'])
-    expect(requests.at(-1)!.at(-2)).toMatch(/^assistant: call tree_jump/)
+    expect(requests.at(-1)!.at(-2)).toMatch(/^assistant: call tree\(\{"action":"jump"/)
     expect(requests.at(-1)!.at(-1)).toMatch(/^tool: Moved now: jump to e/)
   }, 600_000)
 })

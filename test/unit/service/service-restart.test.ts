@@ -28,7 +28,7 @@ describe('a clean restart reports no warning and loses nothing', () => {
   it('forks, jumps, labels, back and forward, over four restarts (stock)', async () => {
     const script: ScriptEntry[] = [
       { text: 'A1' },
-      { calls: [{ name: 'tree_list', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'list' } }] },
       { text: 'A2 after the listing' },
       ...answers(20),
     ]
@@ -77,7 +77,7 @@ describe('a clean restart reports no warning and loses nothing', () => {
     }
     const sent = transcript(r.model.requests.at(-1)!)
       .slice(0, -1)
-      .filter((line) => !line.includes('call tree_list') && !line.startsWith('tool:'))
-    expect(sent).toEqual(expected.filter((line) => !line.includes('tree_list(')))
+      .filter((line) => !line.includes('call tree({"action":"list"') && !line.startsWith('tool:'))
+    expect(sent).toEqual(expected.filter((line) => !line.includes('tree({"action":"list"')))
   }, 600_000)
 })

@@ -12,7 +12,6 @@ import SessionStore from '@deepseek-ai/dsh-session'
 import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import { afterEach, describe, expect, it } from 'vitest'
 import SessionTreeService from '../../../src/index.ts'
-import { sessionTreeStore } from '../../../src/tree/index.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
 
 const roots: string[] = []
@@ -73,7 +72,7 @@ describe('SessionTreeService in a real Context', () => {
     expect(status.watermark).toBe(log.session.seq - 1)
     log.userTurn('q3', 'a3')
     expect((await service.session(session.id)).nodeCount).toBe(8)
-    expect(sessionTreeStore.get(session.id)?.nodeCount).toBe(8)
+    expect(service.sync.get(session.id)?.projector.tree.nodeCount).toBe(8)
   })
 
   it('export keeps the tool calls of the active path and digests an unsummarized branch (issue 14 §5)', async () => {
@@ -108,11 +107,11 @@ describe('SessionTreeService in a real Context', () => {
     const { ctx, service, root } = await boot()
     const session = ctx.sessions.create()
     new LogBuilder(session).userTurn('q1', 'a1')
-    const before = JSON.stringify(sessionTreeStore.get(session.id)?.snapshot())
+    const before = JSON.stringify(service.sync.get(session.id)?.projector.tree.snapshot())
     await service.list(session.id)
     await service.session(session.id)
     await service.export(session.id)
-    expect(JSON.stringify(sessionTreeStore.get(session.id)?.snapshot())).toBe(before)
+    expect(JSON.stringify(service.sync.get(session.id)?.projector.tree.snapshot())).toBe(before)
     expect(readdirSync(root)).toEqual([])
   })
 
@@ -209,9 +208,9 @@ describe('SessionTreeService in a real Context', () => {
     const log = new LogBuilder(session).userTurn('q1', 'a1')
     expect((await service.session(session.id)).nodeCount).toBe(2)
     await fiber.dispose()
-    expect(sessionTreeStore.get(session.id)).toBeUndefined()
+    expect(service.sync.get(session.id)).toBeUndefined()
     log.userTurn('q2', 'a2')
-    expect(sessionTreeStore.get(session.id)).toBeUndefined()
+    expect(service.sync.get(session.id)).toBeUndefined()
   })
 
   it('a malformed event is quarantined; later events still project', async () => {

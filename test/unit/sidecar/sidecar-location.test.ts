@@ -133,6 +133,8 @@ describe('the resolver', () => {
       'session-tree/',
       'session-tree/journal.jsonl',
       'session-tree/lineage.json',
+      // This process writes the session's tree: its claim sits beside the journal while it does.
+      'session-tree/writer.json',
     ])
     expect(existsSync(root), 'nothing under the fallback root').toBe(false)
     expect(new TreeSidecar(locator(['s-1'])).load('s-1').records.map((r) => r.op)).toEqual([

@@ -142,7 +142,13 @@ describe('session directories', () => {
     const expected = new Set(
       HOSTILE.flatMap((id) => {
         const name = path.basename(sidecar.dirFor(id))
-        return [name + path.sep, path.join(name, 'journal.jsonl'), path.join(name, 'overlay.json')]
+        // The journal, its fold, and this process's claim as the one writer (`claim.ts`).
+        return [
+          name + path.sep,
+          path.join(name, 'journal.jsonl'),
+          path.join(name, 'overlay.json'),
+          path.join(name, 'writer.json'),
+        ]
       }),
     )
     expect(new Set(walk(sidecar.root))).toEqual(expected)

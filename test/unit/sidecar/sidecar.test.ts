@@ -15,6 +15,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
+  CLAIM_FILE,
   JOURNAL_FILE,
   OVERLAY_FILE,
   TreeSidecar,
@@ -208,7 +209,7 @@ describe('truncation', () => {
       expect(reloaded.records.slice(0, 4)).toEqual(records.slice(0, 4))
       expect(reloaded.records.slice(4)).toEqual([expect.objectContaining({ n: 5, w: 9, op: { after: cut } })])
       // A torn tail is an unfinished append, not evidence worth keeping.
-      expect(readdirSync(sidecar.dirFor('s'))).toEqual([JOURNAL_FILE])
+      expect(readdirSync(sidecar.dirFor('s')).sort()).toEqual([JOURNAL_FILE, CLAIM_FILE])
     }
   })
 
@@ -438,6 +439,8 @@ describe('corruption', () => {
   it('a read-only journal fails the append and keeps earlier records', () => {
     const sidecar = new TreeSidecar(path.join(tmp, 'root'))
     fill(sidecar, 's', 2)
+    // The append comes from another process: this one lets go of the session first.
+    sidecar.release('s')
     chmodSync(journalOf(sidecar, 's'), 0o400)
     try {
       expect(appendAsUser(sidecar.root, 's')).toBe('SIDECAR_IO')
@@ -496,7 +499,7 @@ describe('compaction crash windows', () => {
     writeFileSync(journalOf(sidecar, 's') + '.tmp', frameHeader('s', 3))
     expect(new TreeSidecar(sidecar.root).load('s')).toEqual({ exists: true, records, problems: [] })
     value(sidecar.compact('s', { n: 3, w: 3, state: {} }))
-    expect(readdirSync(sidecar.dirFor('s')).sort()).toEqual([JOURNAL_FILE, OVERLAY_FILE])
+    expect(readdirSync(sidecar.dirFor('s')).sort()).toEqual([JOURNAL_FILE, OVERLAY_FILE, CLAIM_FILE])
   })
 
   it('an overlay ahead of the journal makes the next append continue after the fold', () => {

@@ -1,5 +1,5 @@
 /**
- * `/tree compare` and the `tree_compare` tool through the real DSH runtime in
+ * `/tree compare` and the `tree` tool's compare through the real DSH runtime in
  * process (`test/support/tool-rig.ts`: real agent loop, tools, commands and
  * session; only the model is scripted, and its requests are recorded).
  */
@@ -27,7 +27,7 @@ async function nodeOf(r: LoopRig, text: string): Promise<string> {
   return node.nodeId
 }
 
-describe('/tree compare and tree_compare', () => {
+describe("/tree compare and the tree tool's compare", () => {
   it('parses two targets (quoted labels too) and refuses anything else', () => {
     expect(parseTreeCommand('compare main alt')).toEqual({ kind: 'compare', a: 'main', b: 'alt' })
     expect(parseTreeCommand('compare "good answer" e12')).toEqual({ kind: 'compare', a: 'good answer', b: 'e12' })
@@ -40,7 +40,7 @@ describe('/tree compare and tree_compare', () => {
       { text: 'The sea is calm.' },
       { text: 'I read the notes: the sea is calm at dawn.' },
       { text: 'I read the notes: the sea is stormy at dawn.' },
-      { calls: [{ name: 'tree_compare', args: { a: 'main', b: 'alt' } }] },
+      { calls: [{ name: 'tree', args: { action: 'compare', node: 'main', other: 'alt' } }] },
       { text: 'They differ in one word.' },
     ])
     await r.say('Q1')

@@ -10,7 +10,7 @@
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { markerOf } from '../../../src/harness/marker.ts'
-import { SYSTEM_PROMPT, TOOL_NAMES } from '../../../src/tool/index.ts'
+import { SYSTEM_PROMPT, TREE_TOOL } from '../../../src/tool/index.ts'
 import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
 
 const rigs: LoopRig[] = []
@@ -25,10 +25,16 @@ async function rig(script: ScriptEntry[], options: Parameters<typeof loopRig>[1]
   return made
 }
 
-/** Full tool-result text of the newest tool/result event. */
-function toolResultText(rig: LoopRig, callName: string): string {
+/** The `tree` action of a logged call (its arguments are JSON text or an object). */
+function actionOf(data: { name?: unknown; arguments?: unknown }): string | undefined {
+  if (data.name !== TREE_TOOL) return undefined
+  const args = typeof data.arguments === 'string' ? JSON.parse(data.arguments) : data.arguments
+  return args?.action
+}
+/** Full tool-result text of the newest call of a `tree` action. */
+function toolResultText(rig: LoopRig, action: string): string {
   const events = rig.agent.session.events as ReadonlyArray<{ type: string; data: any }>
-  const call = [...events].reverse().find((e) => e.type === 'tool/call' && e.data.name === callName)
+  const call = [...events].reverse().find((e) => e.type === 'tool/call' && actionOf(e.data) === action)
   const result = events.find(
     (e) => e.type === 'tool/result' && e.data.message.content[0].toolCallId === call?.data.callId,
   )
@@ -68,14 +74,8 @@ describe('tool companion in a real agent loop', () => {
     const r = await rig([])
     const ctx = r.ctx as any
     const schemas = ctx.tools.schemas() as { name: string; parameters: { additionalProperties?: boolean } }[]
-    expect(
-      schemas
-        .map((s) => s.name)
-        .filter((n) => n.startsWith('tree_'))
-        .sort(),
-    ).toEqual([...TOOL_NAMES].sort())
-    for (const schema of schemas.filter((s) => s.name.startsWith('tree_')))
-      expect(schema.parameters.additionalProperties).toBe(false)
+    expect(schemas.map((s) => s.name).filter((n) => n.startsWith('tree'))).toEqual([TREE_TOOL])
+    expect(schemas.find((s) => s.name === TREE_TOOL)!.parameters.additionalProperties).toBe(false)
     expect(ctx.commands.list(r.agent).map((c: { name: string }) => c.name)).toContain('tree')
     const assembly = await ctx.systemPrompt.assemble()
     expect(assembly.sections.map((s: { text: string }) => s.text)).toContain(SYSTEM_PROMPT)
@@ -114,10 +114,10 @@ describe('tool companion in a real agent loop', () => {
     let listing = ''
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_list', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'list' } }] },
       (request) => {
         listing = transcript(request).at(-1)!
-        return { calls: [{ name: 'tree_jump', args: { node: 'e12' }, id: 'jump_1' }] }
+        return { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' }, id: 'jump_1' }] }
       },
       { text: 'Continuing from my first answer.' },
       { text: 'A3' },
@@ -128,10 +128,10 @@ describe('tool companion in a real agent loop', () => {
     expect(listing).toMatch(
       /^tool: Conversation tree: \d+ nodes, 1 branch \(main\)\. The history ends at e\d+ \(← cursor\) on branch "main"\. Surface mode: stock\.$/,
     )
-    const listed = toolResultText(r, 'tree_list')
+    const listed = toolResultText(r, 'list')
     expect(listed).toContain('e12 assistant: A1')
     expect(listed).toContain('e4 user: Q1')
-    const moved = toolResultText(r, 'tree_jump')
+    const moved = toolResultText(r, 'jump')
     expect(moved).toMatch(
       /^Moved now: jump to e12\. Your history is exactly the 2 messages from the start to e12, followed by this call and this result; continue from there\.\n/,
     )
@@ -142,7 +142,7 @@ describe('tool companion in a real agent loop', () => {
     expect(transcript(next)).toEqual([
       'user: Q1',
       'assistant: A1',
-      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
       'tool: Moved now: jump to e12. Your history is exactly the 2 messages from the start to e12, followed by this call and this result; continue from there.',
     ])
     expect(shape(next)).toEqual([
@@ -172,7 +172,7 @@ describe('tool companion in a real agent loop', () => {
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
       'user: Q1',
       'assistant: A1',
-      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
       expect.stringMatching(/^tool: Moved now: jump to e12\./),
       'assistant: Continuing from my first answer.',
       'user: Q3',
@@ -187,7 +187,12 @@ describe('tool companion in a real agent loop', () => {
       message: { content: expect.stringMatching(/^Moved now: jump to e12\./) },
     })
     expect(restated.content).toEqual([
-      expect.objectContaining({ type: 'tool_call', id: 'jump_1', name: 'tree_jump' }),
+      expect.objectContaining({
+        type: 'tool_call',
+        id: 'jump_1',
+        name: 'tree',
+        arguments: { action: 'jump', node: 'e12' },
+      }),
       expect.objectContaining({ type: 'tool_result', toolCallId: 'jump_1' }),
     ])
     expect(byId.get(restated.parentId!)?.parentId).toBe('e12')
@@ -195,7 +200,9 @@ describe('tool companion in a real agent loop', () => {
     expect(view.cursor).toBe(await nodeOf(r, 'A3'))
     expect(byId.get(await nodeOf(r, 'Q2'))?.parentId).toBe('e12')
     const oldCalls = view.nodes.filter(
-      (n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.name === 'tree_list'),
+      (n) =>
+        n.type === 'tool_call' &&
+        n.content?.some((p) => p.type === 'tool_call' && p.name === 'tree' && (p.arguments as any)?.action === 'list'),
     )
     expect(oldCalls).toHaveLength(1)
     expect(pathTo(view, oldCalls[0]!.nodeId)).toEqual([
@@ -217,30 +224,30 @@ describe('tool companion in a real agent loop', () => {
     ])
   })
 
-  it('fork by label, within the step: the next request follows the new branch, and tree_list shows both heads', async () => {
+  it('fork by label, within the step: the next request follows the new branch, and list shows both heads', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_label', args: { node: 'e12', text: 'first answer' } }] },
-      { calls: [{ name: 'tree_fork', args: { node: 'first answer', branch: 'retry' } }] },
-      { calls: [{ name: 'tree_list', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'label', node: 'e12', text: 'first answer' } }] },
+      { calls: [{ name: 'tree', args: { action: 'fork', node: 'first answer', branch: 'retry' } }] },
+      { calls: [{ name: 'tree', args: { action: 'list' } }] },
       { text: 'ok' },
       { text: 'A3' },
     ])
     await r.say('Q1')
     await r.say('Q2')
-    expect(toolResultText(r, 'tree_label')).toBe('Labeled e12 "first answer": e12 assistant: A1 [label: first answer]')
-    expect(toolResultText(r, 'tree_fork')).toMatch(
+    expect(toolResultText(r, 'label')).toBe('Labeled e12 "first answer": e12 assistant: A1 [label: first answer]')
+    expect(toolResultText(r, 'fork')).toMatch(
       /^Moved now: fork branch "retry" at e12\. Your history is exactly the 2 messages from the start to e12 on the new branch "retry", followed by this call and this result; continue from there\.\n/,
     )
     expect(transcript(r.model.requests[3]!)).toEqual([
       'user: Q1',
       'assistant: A1',
-      'assistant: call tree_fork({"node":"first answer","branch":"retry"})',
+      'assistant: call tree({"action":"fork","node":"first answer","branch":"retry"})',
       expect.stringMatching(/^tool: Moved now: fork branch "retry" at e12\./),
     ])
     expect(shape(r.model.requests[3]!)).toHaveLength(4)
     // Within the same turn, the listing already shows the new branch (cursor on it) and the old head.
-    const listed = toolResultText(r, 'tree_list')
+    const listed = toolResultText(r, 'list')
     expect(listed).toContain('[label: first answer]')
     expect(listed).toMatch(/on branch "retry"/)
     expect(listed).toContain('[head: main]')
@@ -256,9 +263,9 @@ describe('tool companion in a real agent loop', () => {
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
       'user: Q1',
       'assistant: A1',
-      'assistant: call tree_fork({"node":"first answer","branch":"retry"})',
+      'assistant: call tree({"action":"fork","node":"first answer","branch":"retry"})',
       expect.stringMatching(/^tool: Moved now: fork/),
-      'assistant: call tree_list({})',
+      'assistant: call tree({"action":"list"})',
       expect.stringMatching(/^tool: Conversation tree/),
       'assistant: ok',
       'user: Q3',
@@ -273,8 +280,8 @@ describe('tool companion in a real agent loop', () => {
       { text: 'A1' },
       { calls: [{ name: 'read_nothing', args: {} }] },
       // Back to the end of that (failed) exchange: the prompt of this turn stays on the path.
-      { calls: [{ name: 'tree_jump', args: { node: 'e26' } }] },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] },
+      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e26' } }] },
+      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
       { text: 'ok' },
     ])
     await r.say('Q1')
@@ -295,18 +302,18 @@ describe('tool companion in a real agent loop', () => {
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
       'user: Q1',
       'assistant: A1',
-      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
       expect.stringMatching(/^tool: Moved now: jump to e12\./),
     ])
   })
 
-  it('tree_back and tree_forward switch within the step too', async () => {
+  it('back and forward switch within the step too', async () => {
     const r = await rig([
       { text: 'A1' },
       { text: 'A2' },
-      { calls: [{ name: 'tree_back', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'back' } }] },
       { text: 'back at A2' },
-      { calls: [{ name: 'tree_forward', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'forward' } }] },
       { text: 'forward at A1' },
     ])
     await r.say('Q1')
@@ -315,12 +322,12 @@ describe('tool companion in a real agent loop', () => {
     // A person moved (idle: at once), so there is a move to undo, then a move to redo.
     expect((await command(r, '/tree jump e12')).result.text).toContain('Moved: jump to e12.')
     await r.say('Q3: undo that jump')
-    expect(toolResultText(r, 'tree_back')).toMatch(
+    expect(toolResultText(r, 'back')).toMatch(
       new RegExp(
         `^Moved now: back\\. Your history is exactly the 4 messages from the start to ${a2}, followed by this call and this result`,
       ),
     )
-    expect(toolResultText(r, 'tree_back')).toContain(
+    expect(toolResultText(r, 'back')).toContain(
       `The user's latest message, which is no longer in your history, was: "Q3: undo that jump"`,
     )
     expect(transcript(r.model.requests[3]!)).toEqual([
@@ -328,20 +335,20 @@ describe('tool companion in a real agent loop', () => {
       'assistant: A1',
       'user: Q2',
       'assistant: A2',
-      'assistant: call tree_back({})',
+      'assistant: call tree({"action":"back"})',
       expect.stringMatching(/^tool: Moved now: back\./),
     ])
     // A person jumps to e12 and undoes it (idle: at once), so e12 is a position to redo; the model redoes it.
     await command(r, '/tree jump e12')
     expect((await command(r, '/tree back')).result.text).toMatch(/^Moved: back\./)
     await r.say('Q4: redo it')
-    expect(toolResultText(r, 'tree_forward')).toMatch(
+    expect(toolResultText(r, 'forward')).toMatch(
       /^Moved now: forward\. Your history is exactly the 2 messages from the start to e12, followed by this call and this result/,
     )
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
       'user: Q1',
       'assistant: A1',
-      'assistant: call tree_forward({})',
+      'assistant: call tree({"action":"forward"})',
       expect.stringMatching(/^tool: Moved now: forward\./),
     ])
     expect(r.tool.moves.lastOutcome(r.sessionId)).toBeUndefined()
@@ -350,22 +357,22 @@ describe('tool companion in a real agent loop', () => {
 
   // A move made within a step records the in-flight call (inside an unfinished exchange) as the position to
   // go back to; back lands at the nearest complete point before it.
-  it("tree_back undoes the model's own in-step jump", async () => {
+  it("back undoes the model's own in-step jump", async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] },
-      { calls: [{ name: 'tree_back', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
+      { calls: [{ name: 'tree', args: { action: 'back' } }] },
       { text: 'done' },
     ])
     await r.say('Q1')
     await r.say('Q2')
-    expect(toolResultText(r, 'tree_back')).toMatch(/^Moved now: back\./)
+    expect(toolResultText(r, 'back')).toMatch(/^Moved now: back\./)
     // Back to where the jump was made: Q2 still unanswered, then the back call and its result.
     expect(transcript(r.model.requests[3]!)).toEqual([
       'user: Q1',
       'assistant: A1',
       'user: Q2',
-      'assistant: call tree_back({})',
+      'assistant: call tree({"action":"back"})',
       expect.stringMatching(/^tool: Moved now: back\./),
     ])
   })
@@ -375,8 +382,8 @@ describe('tool companion in a real agent loop', () => {
       { text: 'A1' },
       {
         calls: [
-          { name: 'tree_jump', args: { node: 'e12' } },
-          { name: 'tree_find', args: { query: 'A1' } },
+          { name: 'tree', args: { action: 'jump', node: 'e12' } },
+          { name: 'tree', args: { action: 'find', text: 'A1' } },
         ],
       },
       { text: 'Done: I will continue from my first answer.' },
@@ -384,7 +391,7 @@ describe('tool companion in a real agent loop', () => {
     ])
     await r.say('Q1')
     await r.say('Q2')
-    const scheduled = toolResultText(r, 'tree_jump')
+    const scheduled = toolResultText(r, 'jump')
     expect(scheduled).toContain('Scheduled: jump to e12.')
     expect(scheduled).toContain('It cannot switch your history at once: the call shares its message with other calls.')
     expect(scheduled).toContain('It takes effect when this turn ends')
@@ -394,8 +401,8 @@ describe('tool companion in a real agent loop', () => {
       'user: Q1',
       'assistant: A1',
       'user: Q2',
-      'assistant: call tree_jump({"node":"e12"})',
-      'assistant: call tree_find({"query":"A1"})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
+      'assistant: call tree({"action":"find","text":"A1"})',
       'tool: Scheduled: jump to e12.',
       expect.stringMatching(/^tool: 1 node matches "A1"/),
     ])
@@ -423,8 +430,8 @@ describe('tool companion in a real agent loop', () => {
       { text: 'A1' },
       {
         calls: [
-          { name: 'tree_jump', args: { node: 'e12' } },
-          { name: 'tree_list', args: {} },
+          { name: 'tree', args: { action: 'jump', node: 'e12' } },
+          { name: 'tree', args: { action: 'list' } },
         ],
       },
       { text: 'jump scheduled' },
@@ -438,7 +445,7 @@ describe('tool companion in a real agent loop', () => {
     }
     await r.say('Q2')
     await r.settle()
-    expect(toolResultText(r, 'tree_jump')).toMatch(/^Scheduled: jump to e12\./)
+    expect(toolResultText(r, 'jump')).toMatch(/^Scheduled: jump to e12\./)
     const last = r.model.requests.at(-1)!
     expect(transcript(last)).toEqual(['user: Q1', 'assistant: A1', 'user: Q-raced'])
     expect(r.model.requests).toHaveLength(4)
@@ -452,23 +459,23 @@ describe('tool companion in a real agent loop', () => {
     expect(r.tool.moves.lastOutcome(r.sessionId)?.status).toBe('applied')
   })
 
-  it('tree_back cancels a waiting move: nothing changes', async () => {
+  it('back cancels a waiting move: nothing changes', async () => {
     const r = await rig([
       { text: 'A1' },
       {
         calls: [
-          { name: 'tree_jump', args: { node: 'e12' } },
-          { name: 'tree_list', args: {} },
+          { name: 'tree', args: { action: 'jump', node: 'e12' } },
+          { name: 'tree', args: { action: 'list' } },
         ],
       },
-      { calls: [{ name: 'tree_back', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'back' } }] },
       { text: 'never mind' },
       { text: 'A3' },
     ])
     await r.say('Q1')
     await r.say('Q2')
-    expect(toolResultText(r, 'tree_jump')).toMatch(/^Scheduled: jump to e12\./)
-    expect(toolResultText(r, 'tree_back')).toBe(
+    expect(toolResultText(r, 'jump')).toMatch(/^Scheduled: jump to e12\./)
+    expect(toolResultText(r, 'back')).toBe(
       'Cancelled the waiting jump to e12; it had not been applied, so nothing changed.',
     )
     await r.say('Q3')
@@ -487,19 +494,19 @@ describe('tool companion in a real agent loop', () => {
       { text: 'A1' },
       {
         calls: [
-          { name: 'tree_jump', args: { node: 'e4' } },
-          { name: 'tree_list', args: {} },
+          { name: 'tree', args: { action: 'jump', node: 'e4' } },
+          { name: 'tree', args: { action: 'list' } },
         ],
       },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] },
+      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
       { text: 'ok' },
-      { calls: [{ name: 'tree_back', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'back' } }] },
       { text: 'went back' },
       { text: 'A-after-back' },
     ])
     await r.say('Q1')
     await r.say('Q2')
-    const replacing = toolResultText(r, 'tree_jump')
+    const replacing = toolResultText(r, 'jump')
     expect(replacing).toMatch(/^Scheduled: jump to e12\. \(This replaces the waiting jump to e4\.\)\n/)
     expect(replacing).toContain(
       'It cannot switch your history at once: another move already waits for the end of the turn.',
@@ -511,30 +518,30 @@ describe('tool companion in a real agent loop', () => {
     const ok = await nodeOf(r, 'ok')
     await r.say('go back please')
     // Back returns to where the history ended before the jump: the end of the Q2 turn; the request right after shows it.
-    expect(toolResultText(r, 'tree_back')).toMatch(
+    expect(toolResultText(r, 'back')).toMatch(
       new RegExp(`^Moved now: back\\. Your history is exactly the 9 messages from the start to ${ok}, `),
     )
     const pathToOk = [
       'user: Q1',
       'assistant: A1',
       'user: Q2',
-      'assistant: call tree_jump({"node":"e4"})',
-      'assistant: call tree_list({})',
+      'assistant: call tree({"action":"jump","node":"e4"})',
+      'assistant: call tree({"action":"list"})',
       'tool: Scheduled: jump to e4.',
       expect.stringMatching(/^tool: Conversation tree/),
-      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
       'tool: Scheduled: jump to e12. (This replaces the waiting jump to e4.)',
       'assistant: ok',
     ]
     expect(transcript(r.model.requests[5]!)).toEqual([
       ...pathToOk,
-      'assistant: call tree_back({})',
+      'assistant: call tree({"action":"back"})',
       expect.stringMatching(/^tool: Moved now: back\./),
     ])
     await r.say('Q4')
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
       ...pathToOk,
-      'assistant: call tree_back({})',
+      'assistant: call tree({"action":"back"})',
       expect.stringMatching(/^tool: Moved now: back\./),
       'assistant: went back',
       'user: Q4',
@@ -546,8 +553,8 @@ describe('tool companion in a real agent loop', () => {
       { text: 'A1' },
       {
         calls: [
-          { name: 'tree_jump', args: { node: 'e12' } },
-          { name: 'tree_list', args: {} },
+          { name: 'tree', args: { action: 'jump', node: 'e12' } },
+          { name: 'tree', args: { action: 'list' } },
         ],
       },
       { text: 'cut off' },
@@ -572,17 +579,17 @@ describe('tool companion in a real agent loop', () => {
       'user: Q1',
       'assistant: A1',
       'user: Q2',
-      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
     ])
   })
 
   it('errors reach the model as tool errors and schedule nothing', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree_jump', args: { node: 'no-such-node' } }] },
-      { calls: [{ name: 'tree_jump', args: { node: 'e12', agentId: 'someone-else' } }] },
-      { calls: [{ name: 'tree_fork', args: { node: 'e12', branch: 'main' } }] },
-      { calls: [{ name: 'tree_forward', args: {} }] },
+      { calls: [{ name: 'tree', args: { action: 'jump', node: 'no-such-node' } }] },
+      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12', agentId: 'someone-else' } }] },
+      { calls: [{ name: 'tree', args: { action: 'fork', node: 'e12', branch: 'main' } }] },
+      { calls: [{ name: 'tree', args: { action: 'forward' } }] },
       { text: 'gave up' },
     ])
     await r.say('Q1')
@@ -590,7 +597,7 @@ describe('tool companion in a real agent loop', () => {
     const results = transcript(r.model.requests.at(-1)!).filter((line) => line.startsWith('tool: '))
     expect(results).toEqual([
       'tool: Error: NODE_NOT_FOUND: no node or label "no-such-node"; list the tree to see node ids (like e12) and labels',
-      'tool: Error: INVALID_ARGUMENT: unknown argument "agentId" (allowed: node, files, summary, instructions)',
+      'tool: Error: INVALID_ARGUMENT: unknown argument "agentId"; action "jump" needs "node"; may have "files", "summary", "text"',
       'tool: Error: BRANCH_EXISTS: branch "main" already exists; pick another name',
       'tool: Error: HISTORY_EMPTY: there is no undone move to go forward to',
     ])
@@ -601,22 +608,22 @@ describe('tool companion in a real agent loop', () => {
   it('find, label and summarize act at once and are visible through the service (one store with the panel)', async () => {
     const r = await rig([
       { text: 'Rome is lovely' },
-      { calls: [{ name: 'tree_find', args: { query: 'rome' } }] },
-      { calls: [{ name: 'tree_label', args: { node: 'e12', text: 'rome' } }] },
-      { calls: [{ name: 'tree_summarize_branch', args: { branch: 'main', summary: 'Planning a trip to Rome.' } }] },
-      { calls: [{ name: 'tree_summarize_branch', args: { branch: 'nope' } }] },
-      { calls: [{ name: 'tree_label', args: { node: 'rome', text: '' } }] },
+      { calls: [{ name: 'tree', args: { action: 'find', text: 'rome' } }] },
+      { calls: [{ name: 'tree', args: { action: 'label', node: 'e12', text: 'rome' } }] },
+      { calls: [{ name: 'tree', args: { action: 'summarize', branch: 'main', text: 'Planning a trip to Rome.' } }] },
+      { calls: [{ name: 'tree', args: { action: 'summarize', branch: 'nope' } }] },
+      { calls: [{ name: 'tree', args: { action: 'label', node: 'rome', text: '' } }] },
       { text: 'done' },
     ])
     await r.say('Plan Rome')
     await r.say('Q2')
-    const found = toolResultText(r, 'tree_find')
+    const found = toolResultText(r, 'find')
     expect(found.split('\n')).toEqual([
       '2 nodes match "rome":',
       'e12 assistant: Rome is lovely (on your current path)',
       'e4 user: Plan Rome (on your current path)',
     ])
-    expect(toolResultText(r, 'tree_summarize_branch')).toMatch(/^Error: BRANCH_NOT_FOUND/)
+    expect(toolResultText(r, 'summarize')).toMatch(/^Error: BRANCH_NOT_FOUND/)
     const summarized = transcript(r.model.requests.at(-1)!).filter((line) => line.startsWith('tool: Recorded'))
     expect(summarized).toEqual([
       expect.stringMatching(/^tool: Recorded the summary of branch "main" \(head e\d+, by mock-1\):$/),
@@ -627,23 +634,28 @@ describe('tool companion in a real agent loop', () => {
       model: 'mock-1',
     })
     expect(view.nodes.find((n) => n.nodeId === 'e12')?.label).toBeUndefined()
-    expect(toolResultText(r, 'tree_label')).toBe('Removed the label "rome" from e12.')
+    expect(toolResultText(r, 'label')).toBe('Removed the label "rome" from e12.')
   })
 
   it('projection mode: the tool says the history will not change, and it does not', async () => {
     const r = await rig(
-      [{ text: 'A1' }, { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] }, { text: 'ok' }, { text: 'A3' }],
+      [
+        { text: 'A1' },
+        { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
+        { text: 'ok' },
+        { text: 'A3' },
+      ],
       { surfaceMode: 'projection' },
     )
     await r.say('Q1')
     await r.say('Q2')
-    expect(toolResultText(r, 'tree_jump')).toContain('the model history does NOT change')
+    expect(toolResultText(r, 'jump')).toContain('the model history does NOT change')
     await r.say('Q3')
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
       'user: Q1',
       'assistant: A1',
       'user: Q2',
-      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
       expect.stringMatching(/^tool: Scheduled: jump to e12\./),
       'assistant: ok',
       'user: Q3',
@@ -741,9 +753,9 @@ describe('/tree command', () => {
 describe('scope and lifecycle', () => {
   it('tools act on the calling agent only: another agent sees its own tree', async () => {
     const r = await rig([
-      { calls: [{ name: 'tree_label', args: { node: 'e4', text: 'secret plan' } }] },
+      { calls: [{ name: 'tree', args: { action: 'label', node: 'e4', text: 'secret plan' } }] },
       { text: 'labeled' },
-      { calls: [{ name: 'tree_find', args: { query: 'secret' } }] },
+      { calls: [{ name: 'tree', args: { action: 'find', text: 'secret' } }] },
       { text: 'searched' },
     ])
     await r.say('Q1 of agent A')
@@ -763,9 +775,9 @@ describe('scope and lifecycle', () => {
   it('unloading the plugin removes the tools, the command and the prompt section', async () => {
     const r = await rig([])
     const ctx = r.ctx as any
-    expect(ctx.tools.schemas().some((s: { name: string }) => s.name === 'tree_jump')).toBe(true)
+    expect(ctx.tools.schemas().some((s: { name: string }) => s.name === TREE_TOOL)).toBe(true)
     await r.unloadTool()
-    expect(ctx.tools.schemas().some((s: { name: string }) => s.name.startsWith('tree_'))).toBe(false)
+    expect(ctx.tools.schemas().some((s: { name: string }) => s.name === TREE_TOOL)).toBe(false)
     expect(ctx.commands.list(r.agent).some((c: { name: string }) => c.name === 'tree')).toBe(false)
     const assembly = await ctx.systemPrompt.assemble()
     expect(assembly.sections.map((s: { text: string }) => s.text)).not.toContain(SYSTEM_PROMPT)
@@ -774,15 +786,19 @@ describe('scope and lifecycle', () => {
 
 describe('one-shot (headless) runs', () => {
   it("the model's own move still applies within its step: the same turn's next request holds the path", async () => {
-    const r = await rig([{ text: 'A1' }, { calls: [{ name: 'tree_jump', args: { node: 'e12' } }] }, { text: 'ok' }])
+    const r = await rig([
+      { text: 'A1' },
+      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
+      { text: 'ok' },
+    ])
     ;(r.ctx as any).provide('headlessStartup', { task: 'x' })
     await r.say('Q1')
     await r.say('Q2')
-    expect(toolResultText(r, 'tree_jump')).toMatch(/^Moved now: jump to e12\./)
+    expect(toolResultText(r, 'jump')).toMatch(/^Moved now: jump to e12\./)
     expect(transcript(r.model.requests.at(-1)!)).toEqual([
       'user: Q1',
       'assistant: A1',
-      'assistant: call tree_jump({"node":"e12"})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
       expect.stringMatching(/^tool: Moved now: jump to e12\./),
     ])
     expect(types(r).filter((t) => t === 'turn/end')).toHaveLength(2)
@@ -793,8 +809,8 @@ describe('one-shot (headless) runs', () => {
       { text: 'A1' },
       {
         calls: [
-          { name: 'tree_jump', args: { node: 'e12' } },
-          { name: 'tree_list', args: {} },
+          { name: 'tree', args: { action: 'jump', node: 'e12' } },
+          { name: 'tree', args: { action: 'list' } },
         ],
       },
       { text: 'ok' },
@@ -802,7 +818,7 @@ describe('one-shot (headless) runs', () => {
     ;(r.ctx as any).provide('headlessStartup', { task: 'x' })
     await r.say('Q1')
     await r.say('Q2')
-    expect(toolResultText(r, 'tree_jump')).toBe(
+    expect(toolResultText(r, 'jump')).toBe(
       'Not applied: jump to e12. It cannot switch your history at once (the call shares its message with other calls), and this one-shot headless run ends with this turn, so there is no later request to change; the tree and your history stay as they are.',
     )
     expect(r.tool.moves.pending(r.sessionId)).toBeUndefined()
@@ -810,8 +826,8 @@ describe('one-shot (headless) runs', () => {
       'user: Q1',
       'assistant: A1',
       'user: Q2',
-      'assistant: call tree_jump({"node":"e12"})',
-      'assistant: call tree_list({})',
+      'assistant: call tree({"action":"jump","node":"e12"})',
+      'assistant: call tree({"action":"list"})',
     ])
     expect((await r.service.list(r.sessionId)).cursor).toBe(await nodeOf(r, 'ok'))
     expect(types(r).filter((t) => t === 'turn/end')).toHaveLength(2)

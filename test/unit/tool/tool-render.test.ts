@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
 import { parseTreeCommand, USAGE } from '../../../src/tool/command.ts'
 import { findNodes, renderTree, resolveNode } from '../../../src/tool/render.ts'
-import { checkArguments, PARAMETERS, parameterSchema } from '../../../src/tool/tools.ts'
-import { TOOL_NAMES } from '../../../src/tool/prompt.ts'
+import { ACTION_ARGUMENTS, checkArguments, parameterSchema, toolDefinition } from '../../../src/tool/tools.ts'
+import { ACTIONS } from '../../../src/tool/prompt.ts'
 
 /** q1 → a1 → q2 → a2, with a fork at a1 (alt: q2b → a2b); cursor on a2. */
 function forkedTree() {
@@ -209,37 +209,61 @@ describe('/tree grammar', () => {
   })
 })
 
-describe('tool parameter schemas', () => {
-  it('are strict, in the registry subset, and name exactly the documented tools', () => {
-    expect(Object.keys(PARAMETERS).sort()).toEqual([...TOOL_NAMES].sort())
-    for (const name of TOOL_NAMES) {
-      const schema = parameterSchema(PARAMETERS[name])
-      expect(schema).toMatchObject({ type: 'object', additionalProperties: false })
-      expect(() => assertSupportedJsonSchema(schema as never), name).not.toThrow()
-    }
-    expect(parameterSchema(PARAMETERS.tree_fork)).toMatchObject({ required: ['node', 'branch'] })
-    expect(parameterSchema(PARAMETERS.tree_back)).not.toHaveProperty('required')
+describe('the tree tool schema', () => {
+  it('is one strict object in the registry subset: a required action enum, every other argument optional', () => {
+    const schema = parameterSchema() as { properties: Record<string, { enum?: string[] }>; required: string[] }
+    expect(schema).toMatchObject({ type: 'object', additionalProperties: false, required: ['action'] })
+    expect(() => assertSupportedJsonSchema(schema as never)).not.toThrow()
+    expect(schema.properties.action!.enum).toEqual([...ACTIONS])
+    expect(Object.keys(ACTION_ARGUMENTS)).toEqual([...ACTIONS])
+    // Every argument an action takes is in the schema, and every argument of the schema is taken by some action.
+    const taken = new Set(Object.values(ACTION_ARGUMENTS).flatMap((a) => [...a.required, ...a.optional]))
+    expect(Object.keys(schema.properties).sort()).toEqual(['action', ...taken].sort())
   })
 
-  it('checks arguments strictly: no unknown keys (no session can be smuggled in), required, types, enums, ranges', () => {
-    expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1' })).toEqual([])
-    expect(checkArguments(PARAMETERS.tree_jump, { node: 'e1', agentId: 'other' })).toEqual([
-      'unknown argument "agentId" (allowed: node, files, summary, instructions)',
+  it('lets only the read-only actions run beside other calls', () => {
+    const definition = toolDefinition({} as never)
+    for (const action of ACTIONS)
+      expect(definition.isConcurrencySafe!({ action }), action).toBe(['list', 'find', 'compare'].includes(action))
+    expect(definition.isConcurrencySafe!(undefined)).toBe(false)
+  })
+
+  it('checks arguments per action and says how to fix the call: no unknown keys (no session smuggled in), required, types, enums, ranges', () => {
+    expect(checkArguments({ action: 'jump', node: 'e1' })).toEqual([])
+    expect(checkArguments({ action: 'jump', node: 'e1', agentId: 'other' })).toEqual([
+      'unknown argument "agentId"',
+      'action "jump" needs "node"; may have "files", "summary", "text"',
     ])
-    expect(checkArguments(PARAMETERS.tree_jump, {})).toEqual(['missing required argument "node"'])
-    expect(checkArguments(PARAMETERS.tree_jump, { node: 3 })).toEqual(['"node" must be a string'])
-    expect(checkArguments(PARAMETERS.tree_find, { query: 'x', by: 'everything' })).toEqual([
+    expect(checkArguments({ action: 'jump' })).toEqual([
+      'missing "node"',
+      'action "jump" needs "node"; may have "files", "summary", "text"',
+    ])
+    expect(checkArguments({ action: 'fork', node: 'e1' })).toEqual([
+      'missing "branch"',
+      'action "fork" needs "node", "branch"; may have "files", "summary", "text"',
+    ])
+    expect(checkArguments({ action: 'label', node: 'e1', text: 'x', files: 'both' })).toEqual([
+      '"files" is not taken by "label"',
+      'action "label" needs "node", "text"',
+    ])
+    expect(checkArguments({ action: 'jump', node: 3 })).toEqual(['"node" must be a string'])
+    expect(checkArguments({ action: 'find', text: 'x', by: 'everything' })).toEqual([
       '"by" must be one of "any", "label", "text"',
     ])
-    expect(checkArguments(PARAMETERS.tree_list, { depth: 1.5 })).toEqual(['"depth" must be an integer from 0 to 8'])
-    expect(checkArguments(PARAMETERS.tree_list, { depth: 99 })).toEqual(['"depth" must be an integer from 0 to 8'])
-    expect(checkArguments(PARAMETERS.tree_back, { session: 's' })).toEqual([
-      'unknown argument "session" (allowed: files)',
+    expect(checkArguments({ action: 'list', depth: 1.5 })).toEqual(['"depth" must be an integer from 0 to 8'])
+    expect(checkArguments({ action: 'list', depth: 99 })).toEqual(['"depth" must be an integer from 0 to 8'])
+    expect(checkArguments({ action: 'back', session: 's' })).toEqual([
+      'unknown argument "session"',
+      'action "back" may have "files"',
     ])
-    expect(checkArguments(PARAMETERS.tree_label, { node: 'e1', text: 'x'.repeat(3000) })).toEqual([
+    expect(checkArguments({ action: 'label', node: 'e1', text: 'x'.repeat(3000) })).toEqual([
       '"text" must be at most 2000 characters',
     ])
-    expect(checkArguments(PARAMETERS.tree_list, null)).toEqual(['arguments must be a JSON object'])
-    expect(checkArguments(PARAMETERS.tree_list, ['x'])).toEqual(['arguments must be a JSON object'])
+    expect(checkArguments({ action: 'rewind', node: 'e1' })).toEqual([
+      'unknown action "rewind"; it must be one of "list", "find", "compare", "jump", "fork", "back", "forward", "label", "summarize"',
+    ])
+    expect(checkArguments({ node: 'e1' })[0]).toMatch(/^missing "action"; it must be one of "list", /)
+    expect(checkArguments(null)).toEqual(['arguments must be a JSON object'])
+    expect(checkArguments(['x'])).toEqual(['arguments must be a JSON object'])
   })
 })

@@ -15,7 +15,6 @@ import { SIDECAR_ERROR_CODES } from '../../../src/sidecar/errors.ts'
 import { SURFACE_ERROR_CODES } from '../../../src/surface/errors.ts'
 import { WORKSPACE_ERROR_CODES } from '../../../src/workspace/errors.ts'
 import { user, assistant, value } from '../../support/messages.ts'
-import { snapshotV1 } from '../../support/snapshot-v1.ts'
 
 /** Assert a failure with `code` that left the tree byte-identical. */
 function expectFailure<T>(tree: SessionTree, op: () => TreeResult<T>, code: ErrorCode): void {
@@ -652,19 +651,11 @@ describe('snapshots', () => {
     expect(restored.list().map((n) => n.createdAt)).toEqual(times)
   })
 
-  it('loads a version 1 snapshot (whole entries) into the same tree', () => {
-    const tree = richTree()
-    const old = JSON.parse(JSON.stringify(snapshotV1(tree)))
-    const loaded = new SessionTree('s', old)
-    expect(loaded.view()).toEqual(tree.view())
-    expect(loaded.info()).toEqual(tree.info())
-    expect(JSON.stringify(loaded.snapshot())).toBe(JSON.stringify(tree.snapshot()))
-  })
-
   const both: [string, (s: any) => unknown][] = [
     ['non-object', () => 'snapshot'],
     ['null', () => null],
     ['wrong version', (s) => ({ ...s, version: 3 })],
+    ['version 1 (never released)', (s) => ({ ...s, version: 1 })],
     ['foreign session id', (s) => ({ ...s, sessionId: 'other' })],
     ['cursor on a missing node', (s) => ({ ...s, cursor: 'ghost' })],
     [
@@ -823,80 +814,9 @@ describe('snapshots', () => {
       },
     ],
   ]
-  const v1: [string, (s: any) => unknown][] = [
-    [
-      'missing parent',
-      (s) => {
-        s.nodes[1].parentId = 'ghost'
-        return s
-      },
-    ],
-    [
-      'self parent',
-      (s) => {
-        s.nodes[1].parentId = s.nodes[1].nodeId
-        return s
-      },
-    ],
-    [
-      'cycle',
-      (s) => {
-        s.nodes[0].parentId = s.nodes[2].nodeId
-        return s
-      },
-    ],
-    [
-      'duplicate id',
-      (s) => {
-        s.nodes[2].nodeId = s.nodes[1].nodeId
-        return s
-      },
-    ],
-    [
-      'unknown node type',
-      (s) => {
-        s.nodes[0].type = 'poem'
-        return s
-      },
-    ],
-    [
-      'unknown content part',
-      (s) => {
-        s.nodes[0].content = [{ type: 'hologram' }]
-        return s
-      },
-    ],
-    [
-      'unknown node field',
-      (s) => {
-        s.nodes[0].secret = 1
-        return s
-      },
-    ],
-    [
-      'duplicate label',
-      (s) => {
-        s.nodes[0].label = 'l'
-        return s
-      },
-    ],
-    [
-      'missing summary',
-      (s) => {
-        delete s.nodes[0].summary
-        return s
-      },
-    ],
-  ]
-  const validV1 = () => JSON.parse(JSON.stringify(snapshotV1(richTree())))
-  const cases: [string, string, () => unknown][] = [
-    ...both.map(([name, f]): [string, string, () => unknown] => ['format 2', name, () => f(valid())]),
-    ...both.map(([name, f]): [string, string, () => unknown] => ['format 1', name, () => f(validV1())]),
-    ...v2.map(([name, f]): [string, string, () => unknown] => ['format 2', name, () => f(valid())]),
-    ...v1.map(([name, f]): [string, string, () => unknown] => ['format 1', name, () => f(validV1())]),
-  ]
+  const cases: [string, () => unknown][] = [...both, ...v2].map(([name, f]) => [name, () => f(valid())])
 
-  it.each(cases)('%s: rejects %s with INVALID_SNAPSHOT, loading nothing', (_format, name, corrupt) => {
+  it.each(cases)('rejects %s with INVALID_SNAPSHOT, loading nothing', (name, corrupt) => {
     const bad = corrupt()
     let error: unknown
     try {
@@ -916,9 +836,6 @@ describe('snapshots', () => {
   })
 
   it('says why: the reason names the problem', () => {
-    const s = validV1()
-    s.nodes[0].parentId = s.nodes[2].nodeId
-    expect(() => new SessionTree('s', s)).toThrow(/cycle/)
     const r = valid()
     r.nodes[1][1] = 5
     expect(() => new SessionTree('s', r)).toThrow(/snapshot\.nodes\[1\] parent/)
