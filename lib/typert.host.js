@@ -2436,13 +2436,8 @@ export const TYPERT = {
             "kind": "property",
             "name": "sync",
             "signature": "readonly sync: TreeSync",
-            "summary": "Keeps trees in step with harness logs; shared with the tool companion through the store.",
-            "jsDoc": "/** Keeps trees in step with harness logs; shared with the tool companion through the store. */"
-          },
-          {
-            "kind": "property",
-            "name": "store",
-            "signature": "readonly store: SessionTreeStore"
+            "summary": "Keeps trees in step with harness logs: the one registry of this plugin's trees.",
+            "jsDoc": "/** Keeps trees in step with harness logs: the one registry of this plugin's trees. */"
           },
           {
             "kind": "property",
@@ -3188,10 +3183,6 @@ export const TYPERT = {
           {
             "name": "SessionTreeSnapshot",
             "declaration": "export interface SessionTreeSnapshot extends SnapshotMarks {\n    readonly version: typeof SNAPSHOT_VERSION;\n    readonly nodes: readonly SnapshotRow[];\n}"
-          },
-          {
-            "name": "SessionTreeStore",
-            "declaration": "export class SessionTreeStore {\n    get(sessionId: string): SessionTree | undefined;\n    require(sessionId: string): TreeResult<SessionTree>;\n    create(sessionId: string): SessionTree;\n    add(sessionId: string): TreeResult<SessionTree>;\n    ensure(sessionId: string): TreeResult<SessionTree>;\n    clone(sourceSessionId: string, targetSessionId: string): TreeResult<{ sessionId: string; nodeCount: number; }>;\n    replace(sessionId: string, tree: SessionTree): TreeResult<{ sessionId: string; }>;\n    load(snapshot: SessionTreeSnapshot | unknown): TreeResult<{ sessionId: string; }>;\n    drop(sessionId: string): boolean;\n    list(): string[];\n}"
           },
           {
             "name": "SessionTreeView",
