@@ -239,8 +239,8 @@ for (const kind of ['git', 'plain'] as const) {
       await backAndForward(s, mine, restored, 'both')
     })
 
-    it("the model's own move (tree_jump with both, alone in its message; the tool keeps the user's edit)", async () => {
-      const s = await scene(kind, [call('tree_jump', { node: 'one', files: 'both' }), { text: 'jumped' }])
+    it("the model's own move (tree jump with both, alone in its message; the tool keeps the user's edit)", async () => {
+      const s = await scene(kind, [call('tree', { action: 'jump', node: 'one', files: 'both' }), { text: 'jumped' }])
       const mine = s.files()
       await s.rig.say('go back to one with the files')
       const overview = (await s.rig.service.files(s.rig.sessionId)) as WorkspaceOverview
