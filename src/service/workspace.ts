@@ -284,18 +284,18 @@ export class WorkspaceMoves {
 
   /**
    * Where a move with the files lands: where the conversation would, or, for
-   * a files-only back or forward past the end of the conversation's history
-   * with a restore to undo, where the conversation is.
+   * a files-only back or forward with a restore to undo, where the
+   * conversation is (it stays; the files undo that restore).
    */
   private landing(
     found: ResolvedSession,
     request: RestoreRequest,
     workspace: SessionWorkspace,
   ): TreeResult<{ target: string | null; snappedFrom?: string }> {
-    const landing = this.target(found, request.move)
     const step = stepOf(request)
-    if (landing.ok || request.restore !== 'files' || step === undefined || !workspace.canStep(step)) return landing
-    return ok({ target: found.tree.cursor })
+    if (request.restore === 'files' && step !== undefined && workspace.canStep(step))
+      return ok({ target: found.tree.cursor })
+    return this.target(found, request.move)
   }
 
   async overview(agentId: string): Promise<TreeResult<WorkspaceOverview>> {

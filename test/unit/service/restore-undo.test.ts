@@ -220,6 +220,15 @@ for (const kind of ['git', 'plain'] as const) {
       })
       const restored = s.files()
       expect(restored['a.txt']).toEqual({ bytes: text('a1\n'), exec: false })
+      // The preview of a files-only back: that restore undone, the conversation where it is.
+      const preview = await s.rig.service.restorePreview(s.rig.sessionId, { move: { kind: 'back' }, restore: 'files' })
+      expect(preview.target).toBe(cursor)
+      expect(preview.plan.conflicts).toEqual([])
+      expect(preview.plan.entries.map((e) => [e.path, e.action])).toEqual([
+        ['a.txt', 'update'],
+        ['b.txt', 'create'],
+        ...(kind === 'git' ? [['run.sh', 'update']] : []),
+      ])
       await backAndForward(s, mine, restored, 'files')
       expect((await s.rig.service.list(s.rig.sessionId)).cursor).toBe(cursor)
     })

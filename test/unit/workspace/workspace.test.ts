@@ -172,6 +172,32 @@ describe('checkpoints and restores', () => {
     expect(read('a.txt')).toBe('mine\n')
   })
 
+  it("back and forward undo restores exactly, and the files' history survives a restart", async () => {
+    write('a.txt', 'a0\n')
+    const ws = await open()
+    call(ws, 10, { 'a.txt': 'a1\n', 'b.txt': 'b1\n' })
+    ws.flush()
+    expect(ws.canStep('back')).toBe(false)
+    value(await ws.restore(ws.plan(2 * 5, 'e5'), () => 'keep', 11))
+    write('a.txt', 'mine\n') // the user's edit after the restore
+    value(await ws.restore(ws.plan(2 * 5, 'e5'), () => 'overwrite', 12))
+    expect([read('a.txt'), read('b.txt')]).toEqual(['a0\n', null])
+    // A back undoes the latest restore: the user's edit comes back, not the agent's a1 the first restore replaced.
+    const back = ws.plan(2 * 11, 'e11', 'back')
+    expect(back.entries.map((e) => [e.path, e.action])).toEqual([['a.txt', 'update']])
+    value(await ws.restore(back, () => 'keep', 13, 'back'))
+    expect(read('a.txt')).toBe('mine\n')
+    // A fresh process reads the history from the journal: forward undoes that back, back again undoes it.
+    const reopened = await open()
+    expect(reopened.canStep('forward')).toBe(true)
+    value(await reopened.restore(reopened.plan(2 * 5, 'e5', 'forward'), () => 'keep', 14, 'forward'))
+    expect(read('a.txt')).toBe('a0\n')
+    value(await reopened.restore(reopened.plan(2 * 11, 'e11', 'back'), () => 'keep', 15, 'back'))
+    value(await reopened.restore(reopened.plan(2 * 11, 'e11', 'back'), () => 'keep', 16, 'back'))
+    expect([read('a.txt'), read('b.txt')]).toEqual(['a1\n', 'b1\n'])
+    expect(reopened.canStep('back')).toBe(false)
+  })
+
   it('an interrupted restore leaves every file old or new, no temporary file after a reopen, and repeats to the same result', async () => {
     write('a.txt', 'a0\n')
     write('b.txt', 'b0\n')
