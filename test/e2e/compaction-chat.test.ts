@@ -185,7 +185,7 @@ for (const mode of ['stock', 'native'] as const) {
      */
     const expectTrajectory = async (step: string) => {
       const last = dsh.llm.chatRequests().at(-1)!.reply
-      const answer = 'text' in last ? last.text! : ''
+      const answer = ('text' in last ? last.text! : '').slice(0, 80)
       await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
       try {
         const rows = await until(`${step}: the Trajectory rows`, async () => {
