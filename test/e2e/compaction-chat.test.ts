@@ -273,6 +273,12 @@ for (const mode of ['stock', 'native'] as const) {
       const tab = treeTab(() => dsh.page)
       await tab.select(compaction.nodeId)
       await expect.poll(() => tab.preview().innerText()).toContain('COMPACTED')
+      // What it replaced: the earlier nodes of its path.
+      const replaces = compaction.replaces ?? []
+      expect(replaces.length).toBeGreaterThan(0)
+      await expect
+        .poll(() => tab.preview().getByTestId('session-tree-preview-replaces').innerText())
+        .toBe(`${replaces.length} earlier node(s) of this path, ${replaces[0]} … ${replaces.at(-1)}`)
       await dsh.shot('tree-compaction.png')
       dsh.toDocs('tree-compaction.png', 'compaction-tree.png')
     }, 600_000)
