@@ -304,11 +304,30 @@ export abstract class SurfaceMirror {
     return cited.filter((seq) => !shadowed.has(seq as number))
   }
 
-  /** The last surface entry that shows a node. */
+  /**
+   * The node the model history ends at: the last surface entry's node, unless a compaction
+   * heading the surface stands right after it in the tree (a compaction's history is its
+   * summary first, then the messages it kept, so the kept ones end the surface, not it).
+   */
   protected surfaceTip(): string | null {
-    for (let i = this.surface.length - 1; i >= 0; i--) {
-      const node = this.surface[i]!.node
-      if (node !== null) return node
+    let last: string | null = null
+    for (let i = this.surface.length - 1; i >= 0 && last === null; i--) last = this.surface[i]!.node
+    if (last === null) return null
+    let tip = last
+    for (const entry of this.surface) {
+      if (entry.node === null || entry.node === last || this.tree.entry(entry.node)?.type !== 'compaction') break
+      if (this.lastMessageBefore(entry.node) === tip) tip = entry.node
+    }
+    return tip
+  }
+
+  /** The nearest ancestor of `nodeId` with a message (tree-only nodes in between skipped). */
+  private lastMessageBefore(nodeId: string): string | null {
+    let id = this.tree.entry(nodeId)?.parentId ?? null
+    while (id !== null) {
+      const entry = this.tree.entry(id)
+      if (!entry || entry.message !== undefined) return id
+      id = entry.parentId
     }
     return null
   }

@@ -34,11 +34,15 @@ export type CopySourcePolicy = (source: unknown) => unknown
  * Keep sources the harness reads as plain provenance (typed prompts, ordinary
  * plugin context — dropping the runtime-context source would make the harness
  * inject it again); re-source kinds whose owners validate their position in
- * the log (goal rounds, time readings, subagent relays), so a copy cannot
+ * the log (goal rounds, time readings, subagent relays, a compaction's
+ * checkpoint: DSH's Chat draws a compaction where its checkpoint lands, and a
+ * copy naming the compaction would move the marker there), so a copy cannot
  * corrupt their replay.
  */
 export const safeCopySource: CopySourcePolicy = (source) => {
   if (isRecord(source) && source.kind === 'user') return source
+  if (isRecord(source) && typeof source.compactionId === 'string')
+    return { kind: 'plugin', plugin: PLUGIN_ID, form: 'relay' }
   if (isRecord(source) && source.kind === 'plugin' && source.plugin !== 'time-context') return source
   return { kind: 'plugin', plugin: PLUGIN_ID, form: 'relay' }
 }

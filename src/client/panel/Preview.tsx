@@ -113,6 +113,18 @@ export function Preview({
             <dd>{node.provider ? `${node.provider} / ${node.model}` : node.model}</dd>
           </>
         ) : null}
+        {node.replaces !== undefined && node.replaces.length > 0 ? (
+          <>
+            <dt>{t('preview.replaces')}</dt>
+            <dd data-testid="session-tree-preview-replaces">
+              {t('preview.replacesValue', {
+                count: node.replaces.length,
+                first: node.replaces[0]!,
+                last: node.replaces.at(-1)!,
+              })}
+            </dd>
+          </>
+        ) : null}
         <dt>{t('preview.created')}</dt>
         <dd>{formatTime(node.createdAt, locale)}</dd>
       </dl>

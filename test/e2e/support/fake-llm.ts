@@ -18,6 +18,8 @@
  *   this plugin's branch-summary side call (its last message starting with
  *   `SUMMARY_REQUEST_MARK` when it shares the session's prefix, else a system
  *   prompt starting with `SUMMARY_SYSTEM_MARK`; answered by `summary`, never
+ *   consuming the script), `compaction` for DSH's compaction request (its last message the
+ *   instruction of `dsh-compaction-basic`, `COMPACTION_MARK`; answered by `compaction`, never
  *   consuming the script), `chat` for the rest.
  * - Chat requests consume the script queue in order. A step is a text answer,
  *   tool calls (with an optional preface), reasoning plus text, a terminal 4xx
@@ -80,7 +82,7 @@ export type StaticStep =
 /** A step, or a function choosing one from the request body. */
 export type ScriptStep = StaticStep | ((body: ChatRequestBody) => StaticStep | Promise<StaticStep>)
 
-export type RequestKind = 'chat' | 'title' | 'summary'
+export type RequestKind = 'chat' | 'title' | 'summary' | 'compaction'
 
 export interface RecordedRequest {
   /** 1-based arrival number over all requests. */
@@ -127,6 +129,8 @@ export interface FakeLlmOptions {
    * delay past the plugin's timeout, or an error).
    */
   readonly summary?: ScriptStep
+  /** The answer to DSH's compaction request (default: `compactionSummary`). */
+  readonly compaction?: ScriptStep
   readonly exhaustedText?: string
   /** Model name echoed in chunks (default: the request's model). */
   readonly model?: string
@@ -155,6 +159,8 @@ export interface FakeLlm {
   titleRequests(): RecordedRequest[]
   /** Branch-summary requests, in arrival order. */
   summaryRequests(): RecordedRequest[]
+  /** DSH's compaction requests, in arrival order. */
+  compactionRequests(): RecordedRequest[]
   /** Change how summary requests are answered from now on. */
   setSummary(step: ScriptStep): void
   /** Append steps to the script. */
@@ -165,6 +171,8 @@ export interface FakeLlm {
 }
 
 const TITLE_MARKER = 'Create a concise title'
+/** How the instruction `dsh-compaction-basic` appends as the last user message of its summarization call begins. */
+export const COMPACTION_MARK = 'You are now acting as a compaction engine'
 
 /** Every fake this test file started: the guard below fails a test for a refusal nobody took. */
 const started = new Set<FakeLlm>()
@@ -201,6 +209,7 @@ export function classifyRequest(body: ChatRequestBody): RequestKind {
   // A summary side call that shares the session's prefix ends with our instruction.
   const last = body.messages?.at(-1)
   if (last?.role === 'user' && messageText(last).startsWith(SUMMARY_REQUEST_MARK)) return 'summary'
+  if (last?.role === 'user' && messageText(last).startsWith(COMPACTION_MARK)) return 'compaction'
   const system = body.messages?.find((m) => m.role === 'system')?.content
   if (typeof system !== 'string') return 'chat'
   if (system.startsWith(TITLE_MARKER)) return 'title'
@@ -212,6 +221,14 @@ export function modelSummary(body: ChatRequestBody): StaticStep {
   const prompt = messageText(body.messages.at(-1)!)
   const first = /^user: (.*)$/m.exec(prompt)?.[1] ?? 'nothing'
   return { text: `MODEL-SUMMARY: the branch began with "${first}".` }
+}
+
+/** The default compaction answer: names the first and last prompts it condensed, so a test can find it in later requests. */
+export function compactionSummary(body: ChatRequestBody): StaticStep {
+  const prompts = userPrompts(body)
+    .map(messageText)
+    .filter((text) => !text.startsWith(COMPACTION_MARK) && !text.includes('<compacted-summary>'))
+  return { text: `COMPACTED: from "${prompts[0] ?? 'nothing'}" to "${prompts.at(-1) ?? 'nothing'}".` }
 }
 
 function chunk(
@@ -288,6 +305,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const exhaustedText = options.exhaustedText ?? 'FAKE-LLM: script exhausted'
   const queue: ScriptStep[] = [...(options.script ?? [])]
   let summaryStep: ScriptStep = options.summary ?? modelSummary
+  const compactionStep: ScriptStep = options.compaction ?? compactionSummary
   const requests: RecordedRequest[] = []
   const faults: string[] = []
   const refusals: Refusal[] = []
@@ -334,6 +352,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       try {
         if (kind === 'title') step = { text: titleText }
         else if (kind === 'summary') step = typeof summaryStep === 'function' ? await summaryStep(body) : summaryStep
+        else if (kind === 'compaction')
+          step = typeof compactionStep === 'function' ? await compactionStep(body) : compactionStep
         else {
           const next = queue.shift()
           if (next === undefined) {
@@ -398,6 +418,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     chatRequests: () => requests.filter((r) => r.kind === 'chat'),
     titleRequests: () => requests.filter((r) => r.kind === 'title'),
     summaryRequests: () => requests.filter((r) => r.kind === 'summary'),
+    compactionRequests: () => requests.filter((r) => r.kind === 'compaction'),
     setSummary: (step) => {
       summaryStep = step
     },

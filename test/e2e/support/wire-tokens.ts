@@ -22,6 +22,25 @@ function text(value: ChatMessage['content']): string {
     .join('')
 }
 
+const SUMMARY_OPEN = '<compacted-summary>'
+const SUMMARY_CLOSE = '</compacted-summary>'
+
+/**
+ * A user message's text blocks: DSH's compaction checkpoint is three (its preamble ending with the
+ * opening tag, the summary, the closing tag: `dsh-compaction-basic`'s `frameSummary`), joined on the
+ * wire; any other is one.
+ */
+function checkpointBlocks(wire: string): Block[] {
+  const open = wire.indexOf(SUMMARY_OPEN)
+  if (open === -1 || !wire.endsWith(SUMMARY_CLOSE)) return [{ type: 'text', text: wire }]
+  const head = open + SUMMARY_OPEN.length
+  return [
+    { type: 'text', text: wire.slice(0, head) },
+    { type: 'text', text: wire.slice(head, wire.length - SUMMARY_CLOSE.length) },
+    { type: 'text', text: SUMMARY_CLOSE },
+  ]
+}
+
 /** A wire message as the harness message it was serialized from. */
 export function harnessMessage(message: ChatMessage): { role: string; content: Block[] } {
   switch (message.role) {
@@ -45,7 +64,7 @@ export function harnessMessage(message: ChatMessage): { role: string; content: B
       return { role: 'assistant', content: blocks }
     }
     default:
-      return { role: message.role, content: [{ type: 'text', text: text(message.content) }] }
+      return { role: message.role, content: checkpointBlocks(text(message.content)) }
   }
 }
 

@@ -299,12 +299,10 @@ describe('the transcript the real Claude Code 2.1.197 wrote (a compaction keepin
     expectAccepted(continued)
   })
 
-  // A known fault, not of this contract: a stock jump to a compaction whose history ends with the
-  // messages it kept (nodes before it in the tree) settles the cursor on the last of them, so the
-  // tree no longer matches the model history, the invariant vetoes the switch's turn end and the
-  // agent never settles. Pi's compactions meet it too (below). When it is mended, these tests
-  // fail: make them plain ones.
-  it.fails('a jump to the compaction node itself settles (known fault: the switch turn never ends)', async () => {
+  // Once a known fault: the history of a compaction ends with the messages it kept (nodes before
+  // it in the tree), so a stock switch to it settled the cursor on the last of them, the tree no
+  // longer matched the model history and the invariant vetoed the switch's turn end.
+  it('a jump to the compaction node itself settles', async () => {
     const session = await imported(file)
     const compaction = session.tree.list().find((n) => n.type === 'compaction')!
     expectAccepted(await continueImport(session.home, session.sessionId, [compaction.nodeId]))
@@ -312,7 +310,7 @@ describe('the transcript the real Claude Code 2.1.197 wrote (a compaction keepin
 })
 
 describe('a Pi compaction that keeps messages', () => {
-  it.fails('a jump to the compaction node settles (known fault, as above)', async () => {
+  it('a jump to the compaction node settles (as above)', async () => {
     const pi = newPiSession()
     pi.appendMessage(user('first'))
     const kept = pi.appendMessage(assistant('first answer'))

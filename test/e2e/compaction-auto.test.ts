@@ -1,0 +1,202 @@
+/**
+ * Branches survive DSH's AUTOMATIC compaction (issue 26), in the real `dsh web` with this package
+ * from its tarball, stock and native. The session runs on an agent preset of the test's own (DSH's
+ * `code` preset, its `compaction-basic` row given a small window: the threshold sits a fixed
+ * margin above the request envelope, measured on a probe session of the same preset), so DSH
+ * compacts by itself before a step once the conversation outgrows it; the fake LLM answers the
+ * summarization request. A fork before the compaction, then jumps to both sides, back and
+ * forward across it, and a restart, each judged at the recorded request against what DSH itself
+ * sent (before the compaction and right after it).
+ *
+ * Evidence of every run: test/e2e/artifacts/compaction-auto-<mode>/.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { expect, it } from 'vitest'
+import type { MoveResult, TreeNode } from '../../src/types.ts'
+import {
+  type ChatRequestBody,
+  history,
+  messageText,
+  readOrAnswer,
+  userPrompts,
+  withoutCallIds,
+} from './support/fake-llm.ts'
+import { ensureDsh } from './support/dsh.ts'
+import { describeWeb } from './support/web-suite.ts'
+
+const PRESET = 'compact-test'
+const PROBE = 'compact-probe'
+/** Tokens above the request envelope at which DSH compacts, and the tail it keeps verbatim. */
+const MARGIN = 1000
+const RETAIN = 400
+
+/** A prompt of about 170 tokens: three turns stay under the margin, a fourth prompt crosses it. */
+const long = (n: number) =>
+  (
+    `question ${n}: ` + `tell me about the ${n}th orchard row, its trees, soil and the harvest of this year; `.repeat(8)
+  ).trim()
+
+type Said = ReturnType<typeof withoutCallIds>
+const said = (body: ChatRequestBody): Said => withoutCallIds(history(body))
+const RUNTIME_CONTEXT = 'Current runtime context'
+
+/** DSH's `code` preset with `compaction-basic` configured, as a user preset in the DSH home. */
+async function writePreset(
+  home: string,
+  variant: string,
+  id: string,
+  compaction: Record<string, number>,
+): Promise<void> {
+  const install = await ensureDsh(variant)
+  const shipped = path.join(
+    fs.realpathSync(path.join(install.dir, 'node_modules', '@deepseek-ai', 'dsh')),
+    'config',
+    'agent-presets',
+    'code',
+  )
+  const row = "    - id: compaction-basic\n      name: '@deepseek-ai/dsh-compaction-basic'\n"
+  const composition = fs.readFileSync(path.join(shipped, 'agent.cordis.yml'), 'utf8')
+  if (!composition.includes(row)) throw new Error(`no compaction-basic row in ${shipped}/agent.cordis.yml`)
+  const config = Object.entries(compaction)
+    .map(([key, value]) => `        ${key}: ${value}\n`)
+    .join('')
+  const dir = path.join(home, '.agent-presets', id)
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(path.join(dir, 'agent.cordis.yml'), composition.replace(row, `${row}      config:\n${config}`))
+}
+
+for (const mode of ['stock', 'native'] as const) {
+  const options = {
+    name: `compaction-auto-${mode}`,
+    variant: mode,
+    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    llm: {
+      script: Array.from({ length: 60 }, () => readOrAnswer),
+      compaction: { text: 'COMPACTED: the orchard questions so far.' },
+    },
+  }
+  describeWeb(`DSH's automatic compaction keeps every branch (${mode})`, options, (dsh) => {
+    let sessionId: string
+    let compaction: TreeNode
+    const original = new Map<string, Said>()
+    const whole = new Map<string, Said>()
+    let compacted: Said
+    const moves: unknown[] = []
+    dsh.evidence('moves.json', moves)
+
+    const tree = () => dsh.api.tree(sessionId)
+    const chats = () => dsh.llm.chatRequests()
+    const move = async (method: string, args: Record<string, unknown> = {}) => {
+      const result = await dsh.api.remoteOk<MoveResult>(`sessionTree/${method}`, { agentId: sessionId, ...args })
+      moves.push({ method, args, result })
+      return result
+    }
+    const nodeId = async (text: string) => (await dsh.api.nodeWith(sessionId, text)).nodeId
+    /** Prompt and return what the model read before the prompt (see compaction.test.ts). */
+    const say = async (text: string): Promise<Said> => {
+      const before = chats().length
+      await dsh.api.promptAndWait(sessionId, text)
+      const request = chats()
+        .slice(before)
+        .find((r) => {
+          const last = userPrompts(r.body).at(-1)
+          return last !== undefined && messageText(last) === text
+        })
+      expect(request, `a request whose last prompt is ${JSON.stringify(text)}`).toBeDefined()
+      const read = said(request!.body)
+      const at = read.findLastIndex((m) => m.role === 'user' && m.text === text)
+      expect(read.slice(at + 1).every((m) => m.role === 'user' && m.text.startsWith(RUNTIME_CONTEXT))).toBe(true)
+      whole.set(text, read)
+      return read.slice(0, at)
+    }
+
+    it(`${mode}: DSH compacts by itself once the conversation outgrows the window; the tree keeps every node`, async () => {
+      // The envelope (system prompt and tools) of a session on this preset, measured on a probe.
+      // (A preset mounts once per process: the probe has one of its own, the same composition.)
+      await writePreset(dsh.home, mode, PROBE, { thresholdRatio: 1, retainTokens: RETAIN })
+      const probe = (await dsh.api.createSession({ cwd: dsh.work, agentPreset: PROBE })).sessionId
+      await dsh.api.promptAndWait(probe, 'probe')
+      const breakdown = (await dsh.api.history(probe, { maxMessages: 1 })).projections!.values as {
+        contextBreakdown: { systemTokens: number; toolsTokens: number }
+      }
+      const envelope = breakdown.contextBreakdown.systemTokens + breakdown.contextBreakdown.toolsTokens
+      // The window stays DSH's default (1e6 for this model): the ratio puts the threshold at envelope + MARGIN.
+      await writePreset(dsh.home, mode, PRESET, { thresholdRatio: (envelope + MARGIN) / 1e6, retainTokens: RETAIN })
+      dsh.evidence('window.json', { envelope, margin: MARGIN, retain: RETAIN })
+
+      const created = await dsh.api.createSession({ cwd: dsh.work, agentPreset: PRESET })
+      sessionId = created.sessionId
+      expect(created.agentPreset).toBe(PRESET)
+      expect((await dsh.api.status(sessionId)).surfaceMode).toBe(mode)
+      for (const prompt of [long(1), long(2)]) original.set(prompt, await say(prompt))
+      await move('fork', { nodeId: await nodeId(`ANSWER to: ${long(1)}`), branch: 'alt' })
+      expect(await say('on alt')).toEqual(original.get(long(2)))
+      await move('jump', { nodeId: await nodeId(`ANSWER to: ${long(2)}`) })
+      original.set(long(3), await say(long(3)))
+      expect(dsh.llm.compactionRequests(), 'no compaction below the threshold').toHaveLength(0)
+      const before = await tree()
+
+      // The fourth prompt crosses the threshold: DSH compacts before the step, then asks the model.
+      compacted = await say(long(4))
+      expect(dsh.llm.compactionRequests()).toHaveLength(1)
+      expect(compacted[0]?.role).toBe('user')
+      expect(compacted[0]?.text).toContain('COMPACTED: the orchard questions so far.')
+      expect(compacted.map((m) => m.text)).not.toContain(long(1))
+
+      const after = await tree()
+      dsh.evidence('tree-after-compaction.json', after)
+      for (const node of before.nodes) expect(after.nodes.map((n) => n.nodeId)).toContain(node.nodeId)
+      for (const node of before.nodes)
+        expect(after.nodes.find((n) => n.nodeId === node.nodeId)?.message).toEqual(node.message)
+      const made = after.nodes.filter((n) => n.type === 'compaction')
+      expect(made).toHaveLength(1)
+      compaction = made[0]!
+      expect(compaction.message?.content).toContain('<compacted-summary>')
+      expect(compaction.replaces).toContain(await nodeId(long(1)))
+      // DSH compacted before the turn's prompt joined the history: the compaction stands after the third answer,
+      // the fourth prompt continues from it.
+      expect(compaction.parentId).toBe(await nodeId(`ANSWER to: ${long(3)}`))
+      expect((await dsh.api.nodeWith(sessionId, long(4))).parentId).toBe(compaction.nodeId)
+      expect(after.branches.find((b) => b.name === 'alt')?.nodeIds).toEqual(
+        before.branches.find((b) => b.name === 'alt')?.nodeIds,
+      )
+    }, 600_000)
+
+    it(`${mode}: a jump before it gives the original messages; back at the compaction, what DSH gave`, async () => {
+      await move('jump', { nodeId: await nodeId(`ANSWER to: ${long(2)}`) })
+      expect(await say('after the second, again')).toEqual(original.get(long(3)))
+      expect(dsh.llm.compactionRequests()).toHaveLength(1)
+      await move('jump', { nodeId: await nodeId(`ANSWER to: ${long(4)}`) })
+      expect(await say('after the fourth')).toEqual([
+        ...whole.get(long(4))!,
+        { role: 'assistant', text: `ANSWER to: ${long(4)}` },
+      ])
+      await move('jump', { nodeId: compaction.nodeId })
+      expect(await say('from the compaction')).toEqual(compacted)
+    }, 600_000)
+
+    it(`${mode}: back and forward across it, a fork before it, and a restart`, async () => {
+      const a1 = await nodeId(`ANSWER to: ${long(1)}`)
+      const tip = (await tree()).cursor
+      await move('jump', { nodeId: a1 })
+      expect((await move('back')).cursor).toBe(tip)
+      expect((await move('forward')).cursor).toBe(a1)
+      expect(await say('forward to the first')).toEqual(original.get(long(2)))
+      await move('fork', { nodeId: await nodeId(`ANSWER to: ${long(2)}`), branch: 'early' })
+      expect(await say('on the early fork')).toEqual(original.get(long(3)))
+
+      const before = await tree()
+      await dsh.stopWeb('SIGTERM')
+      await dsh.startWeb()
+      const refused = await dsh.api.remote('sessionTree/jump', { agentId: sessionId, nodeId: 'e999999' })
+      expect(refused.ok ? 'ok' : refused.error.code).toBe('NODE_NOT_FOUND')
+      expect(await tree()).toEqual(before)
+      expect((await dsh.api.status(sessionId)).sidecarWarnings).toEqual([])
+      await move('jump', { nodeId: compaction.nodeId })
+      expect(await say('compaction, after the restart')).toEqual(compacted)
+      expect(dsh.llm.compactionRequests()).toHaveLength(1)
+      expect(dsh.llm.faults).toEqual([])
+    }, 600_000)
+  })
+}
