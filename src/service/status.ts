@@ -17,7 +17,8 @@ export function sessionStatus(sync: TreeSync, found: Resolved): SessionStatus {
     surfaceMode: mode,
     surfaceNote: SURFACE_NOTES[mode],
     watermark: projector.watermark,
-    revision: revisionOf(sync, found.session.id)!,
+    // The tree instance changes on a rebuild; its log seq on every mutation.
+    revision: `${sync.generation(found.session.id)}:${projector.tree.logSeq}`,
     quarantine: [...projector.quarantine],
     sidecarWarnings: [...state.warnings],
     logWarnings: projector.logWarnings,
@@ -25,10 +26,4 @@ export function sessionStatus(sync: TreeSync, found: Resolved): SessionStatus {
     ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
     ...(writer?.kind === 'other' ? { readOnly: { code: 'SIDECAR_CLAIMED' as const, ...claimRefusal(writer) } } : {}),
   }
-}
-
-/** A session's `revision` (undefined while it is not attached): the tree instance changes on a rebuild, its log seq on every mutation. */
-export function revisionOf(sync: TreeSync, sessionId: string): string | undefined {
-  const state = sync.get(sessionId)
-  return state === undefined ? undefined : `${sync.generation(sessionId)}:${state.projector.tree.logSeq}`
 }

@@ -15,7 +15,6 @@ import type { Result } from '../controller.ts'
 import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
 import { PolledStore } from '../polled-store.ts'
 import { errorMessage } from '../../tree/errors.ts'
-import type { ChangeFeed } from '../changes.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -80,8 +79,6 @@ function turnOf(location: unknown): number | undefined {
 
 export interface ChatStoreOptions {
   readonly intervalMs?: number
-  /** The page's push channel: with it, the Chat asks the service only when the session changed. */
-  readonly changes?: ChangeFeed
   readonly document?: Document
   /** The host's history pager of a session, when it offers one. */
   readonly pager?: (sessionId: string) => ChatPager | undefined
@@ -110,11 +107,7 @@ export class ChatStore extends PolledStore<ChatState> {
   private css = ''
 
   constructor(remote: () => Promise<ChatRemote>, sessionId: string, options: ChatStoreOptions = {}) {
-    super(
-      { expanded: new Set(), rules: NO_RULES },
-      options.intervalMs ?? 1000,
-      options.changes ? { feed: options.changes, key: sessionId } : undefined,
-    )
+    super({ expanded: new Set(), rules: NO_RULES }, options.intervalMs ?? 1000)
     this.remote = remote
     this.sessionId = sessionId
     this.doc = options.document ?? (typeof document === 'undefined' ? undefined : document)

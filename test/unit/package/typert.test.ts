@@ -131,7 +131,6 @@ const WIRE = {
   restore: ['agentId', 'request'],
   openAsNewSession: ['agentId', 'nodeId'],
   gc: ['dryRun'],
-  watch: ['request'],
 } as const
 type Method = keyof typeof WIRE
 const METHODS = Object.keys(WIRE) as Method[]
@@ -175,7 +174,6 @@ const REQUIRED: Record<Method, readonly string[]> = {
   restore: ['restore', 'target'],
   openAsNewSession: ['sessionId', 'title', 'nodeId', 'messages', 'seedEvents', 'adopted'],
   gc: ['scannedAt', 'orphans', 'removed', 'problems', 'dryRun'],
-  watch: ['changed'],
 }
 
 // ------------------------------------------------------- zod introspection
@@ -319,9 +317,6 @@ beforeAll(async () => {
   record('session', await service.session(id))
   record('export', await service.export(id))
   record('chatPath', await service.chatPath(id))
-  const held = (await service.session(id)).revision!
-  record('watch', await service.watch({ sessions: [{ agentId: id, revision: '' }] }, new AbortController().signal))
-  record('watch', await service.watch({ sessions: [{ agentId: id, revision: held }] }, AbortSignal.abort()))
   const pi = newPiSession()
   pi.appendMessage(user('imported question'))
   pi.appendMessage(assistant('imported answer', { thinking: 'kept, never sent' }))
@@ -479,8 +474,7 @@ describe('descriptors: seed 001 wire contract', () => {
       })
       expect(d.implementation, method).toBeUndefined()
       expect(d.scope, method).toBeUndefined()
-      // Only the push channel is cancellable (the browser aborts it when the shown sessions change).
-      expect(d.cancellation, method).toEqual(method === 'watch' ? { parameter: 'signal' } : undefined)
+      expect(d.cancellation, method).toBeUndefined()
       expect(
         d.parameters.map((p) => p.wire),
         method,
