@@ -139,6 +139,12 @@ export async function writeSummary(
   now: () => Date = () => new Date(),
 ): Promise<BranchSummary> {
   const messages = part.entries.map((entry) => entry.message!).filter((message) => message !== undefined)
+  // A compaction inside the part re-states messages the part holds as they were, or ones it does not leave.
+  const left = part.entries
+    .filter((entry) => entry.type !== 'compaction')
+    .map((entry) => entry.message!)
+    .filter((message) => message !== undefined)
+  const prefix = writer.prefix && startsInPrefix(part) ? writer.prefix : undefined
   const base = {
     branch: part.branch,
     nodeId: part.nodeId,
@@ -150,11 +156,11 @@ export async function writeSummary(
     const answer = await askModelForSummary(writer.llm, {
       route: writer.route,
       sessionId: writer.sessionId,
-      transcript: renderMessages(messages),
+      transcript: renderMessages(left),
       branch: part.branch,
       ...(instructions ? { instructions } : {}),
       timeoutMs: writer.timeoutMs,
-      ...(writer.prefix ? { prefix: writer.prefix, lead: leadOf(part) } : {}),
+      ...(prefix ? { prefix, lead: leadOf(part) } : {}),
     })
     if (answer.ok) {
       return {
@@ -192,6 +198,17 @@ export async function writeSummary(
     ...(attempt ? { fallback: true, ...attempt } : {}),
     createdAt,
   }
+}
+
+/**
+ * Whether the session's model history holds where the part starts: not when a compaction inside
+ * the part replaced its first message (the history then holds DSH's summary instead, and the
+ * side call must send the part as it was).
+ */
+function startsInPrefix(part: SummaryPart): boolean {
+  const first = part.entries.find((entry) => entry.message !== undefined)
+  if (first === undefined) return true
+  return !part.entries.some((entry) => entry.type === 'compaction' && entry.replaces?.includes(first.nodeId))
 }
 
 /** Where a part starts, as the shared-prefix instruction names it: its first message, and the message before it. */
