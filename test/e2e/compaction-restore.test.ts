@@ -52,6 +52,10 @@ function fileModel(): (body: ChatRequestBody) => StaticStep {
   }
 }
 
+/** What the model reads after a restore to a node (both files changed). */
+const note = (nodeId: string) =>
+  `[session-tree] The workspace files were restored to their state at ${nodeId}. Changed since you last saw them: a.txt, notes.txt. Read a file again before you edit or overwrite it.`
+
 /** Every workspace file's bytes, by path. */
 function contents(dir: string): Record<string, string> {
   return Object.fromEntries(
@@ -116,13 +120,7 @@ for (const mode of ['stock', 'native'] as const) {
       expect(s.chats(), 'a restore makes no model call').toHaveLength(before)
       expect(hashes(dsh.work)).toEqual(states.beforeCompaction)
       // The model reads that path as it was, and one note.
-      expect(await s.say('after the restore')).toEqual([
-        ...original.get(long(3))!,
-        {
-          role: 'user',
-          text: `[session-tree] The workspace files were restored to their state at ${done2}. Changed since you last saw them: a.txt, notes.txt. Read a file again before you edit or overwrite it.`,
-        },
-      ])
+      expect(await s.say('after the restore')).toEqual([...original.get(long(3))!, { role: 'user', text: note(done2) }])
       const back = await restore({ move: { kind: 'back' }, restore: 'both' })
       expect(back.ok, JSON.stringify(back)).toBe(true)
       expect((await s.tree()).cursor).toBe(tip)
@@ -134,6 +132,12 @@ for (const mode of ['stock', 'native'] as const) {
       const again = await restore({ move: { kind: 'jump', nodeId: tip }, restore: 'both' })
       expect(again.ok, JSON.stringify(again)).toBe(true)
       expect(contents(dsh.work)).toEqual(bytes.tip)
+      // The model reads the compacted path again, and that the files changed under it.
+      const atTip = await s.say('at the tip again')
+      expect(atTip[0]?.text).toContain('<compacted-summary>')
+      expect(atTip.at(-2)).toEqual({ role: 'assistant', text: 'DONE 5' })
+      expect(atTip.at(-1)).toEqual({ role: 'user', text: note(tip!) })
+      await s.move('jump', { nodeId: tip })
     }, 600_000)
 
     it(`${mode}: a carried branch summary of what a jump across the compaction leaves`, async () => {
