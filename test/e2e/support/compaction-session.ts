@@ -64,5 +64,16 @@ export function compactionSession(dsh: WebSuite, session: () => string) {
     whole.set(text, read)
     return read.slice(0, at)
   }
-  return { moves, whole, chats, tree: () => dsh.api.tree(session()), move, command, nodeId, say }
+  const tree = () => dsh.api.tree(session())
+  /** Restart `dsh web`; the stored session loads when a refused move names it, its tree unchanged, no warning. */
+  const restartWhole = async () => {
+    const before = await tree()
+    await dsh.stopWeb('SIGTERM')
+    await dsh.startWeb()
+    const refused = await dsh.api.remote('sessionTree/jump', { agentId: session(), nodeId: 'e999999' })
+    expect(refused.ok ? 'ok' : refused.error.code).toBe('NODE_NOT_FOUND')
+    expect(await tree()).toEqual(before)
+    expect((await dsh.api.status(session())).sidecarWarnings).toEqual([])
+  }
+  return { moves, whole, chats, tree, move, command, nodeId, say, restartWhole }
 }
