@@ -5,6 +5,7 @@
  * same tree when the log alone is projected again. Plus the part a move
  * leaves, the model writer's fallbacks, and the `/tree` flags.
  */
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
 import type { BranchSummary, TreeEntry } from '../../../src/tree/types.ts'
@@ -168,6 +169,36 @@ describe('what a move leaves, and who writes its summary', () => {
     tree.jump(byText('a1'))
     expect(leftPart(tree, byText('a3'))).toBeUndefined()
     expect(leftPart(tree, null)).toMatchObject({ nodeId: byText('a1') })
+  })
+
+  it('across a compaction, the part left is the path as it was: the messages the compaction replaced included', () => {
+    const log = new LogBuilder('s1').userTurn('q1', 'a1').userTurn('q2', 'a2').userTurn('q3', 'a3')
+    const surface = [...log.session.surface.nodes]
+    const append = (log.session.append as (type: string, data: unknown, intent?: unknown) => unknown).bind(log.session)
+    append(
+      'user/message',
+      createUserMessage({
+        content: [{ type: 'text', text: 'summary of q1..a2' }],
+        source: { kind: 'plugin', plugin: 'compaction' },
+      }),
+      { surfaceOp: { op: 'replace', start: surface[0], end: surface[3] }, sourceEventSeqs: surface.slice(0, 4) },
+    )
+    log.userTurn('q4', 'a4')
+    const projector = new SessionProjector(new SessionTree('s1'))
+    for (const e of log.events) projector.project(e)
+    const tree = projector.tree
+    expect(tree.messages().map((m) => m.content)).toEqual(['summary of q1..a2', 'q3', 'a3', 'q4', 'a4'])
+    const a1 = tree.list().find((n) => n.message?.content === 'a1')!.nodeId
+    const part = leftPart(tree, a1)!
+    expect(part.entries.map((e) => [e.type, e.message?.content])).toEqual([
+      ['message', 'q2'],
+      ['message', 'a2'],
+      ['message', 'q3'],
+      ['message', 'a3'],
+      ['compaction', 'summary of q1..a2'],
+      ['message', 'q4'],
+      ['message', 'a4'],
+    ])
   })
 
   const part = () => leftPart(setup().projector.tree, null)!
