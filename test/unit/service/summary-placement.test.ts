@@ -5,7 +5,6 @@
  * same tree when the log alone is projected again. Plus the part a move
  * leaves, the model writer's fallbacks, and the `/tree` flags.
  */
-import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
 import type { BranchSummary, TreeEntry } from '../../../src/tree/types.ts'
@@ -172,18 +171,12 @@ describe('what a move leaves, and who writes its summary', () => {
   })
 
   it('across a compaction, the part left is the path as it was: the messages the compaction replaced included', () => {
-    const log = new LogBuilder('s1').userTurn('q1', 'a1').userTurn('q2', 'a2').userTurn('q3', 'a3')
-    const surface = [...log.session.surface.nodes]
-    const append = (log.session.append as (type: string, data: unknown, intent?: unknown) => unknown).bind(log.session)
-    append(
-      'user/message',
-      createUserMessage({
-        content: [{ type: 'text', text: 'summary of q1..a2' }],
-        source: { kind: 'plugin', plugin: 'compaction' },
-      }),
-      { surfaceOp: { op: 'replace', start: surface[0], end: surface[3] }, sourceEventSeqs: surface.slice(0, 4) },
-    )
-    log.userTurn('q4', 'a4')
+    const log = new LogBuilder('s1')
+      .userTurn('q1', 'a1')
+      .userTurn('q2', 'a2')
+      .userTurn('q3', 'a3')
+      .compactedBy('summary of q1..a2', 4)
+      .userTurn('q4', 'a4')
     const projector = new SessionProjector(new SessionTree('s1'))
     for (const e of log.events) projector.project(e)
     const tree = projector.tree
