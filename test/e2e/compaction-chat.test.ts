@@ -252,12 +252,7 @@ for (const mode of ['stock', 'native'] as const) {
         .toBe(`${replaces.length} earlier node(s) of this path, ${replaces[0]} … ${replaces.at(-1)}`)
       await dsh.shot('tree-compaction.png')
       // The Tree tab follows the host theme: the same view, dark.
-      await dsh.page.emulateMedia({ colorScheme: 'dark' })
-      await until('the host dark theme', async () =>
-        dsh.page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')),
-      )
-      await dsh.shot('tree-compaction-dark.png')
-      await dsh.page.emulateMedia({ colorScheme: 'light' })
+      await dsh.shotDark('tree-compaction-dark.png')
       if (mode === 'stock') {
         dsh.toDocs('tree-compaction.png', 'compaction-tree.png')
         dsh.toDocs('tree-compaction-dark.png', 'compaction-tree-dark.png')
