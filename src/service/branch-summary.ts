@@ -88,8 +88,9 @@ export function leftPart(tree: SessionTree, target: string | null): SummaryPart 
   let from: string | null = cursor
   for (; from !== null && !onTarget.has(from); from = tree.get(from)?.parentId ?? null) left.add(from)
   if (left.size === 0) return undefined
-  const history = tree.historyPath(cursor)
-  const entries = history.ok ? history.value.filter((entry) => left.has(entry.nodeId)) : []
+  // The path as it was (not the model history): a compaction folds away messages the move leaves.
+  const history = tree.path(cursor)
+  const entries = history.ok ? history.value.filter((entry) => left.has(entry.nodeId) && entry.message) : []
   if (entries.length === 0) return undefined
   const fromEntry = from === null || !history.ok ? undefined : history.value.find((entry) => entry.nodeId === from)
   return {
@@ -119,8 +120,8 @@ export function branchPart(tree: SessionTree, branch: unknown): TreeResult<Summa
   const own = new Set<string>()
   let from: string | null = head
   for (; from !== null && !onCursor.has(from); from = tree.get(from)?.parentId ?? null) own.add(from)
-  const history = tree.historyPath(head)
-  const all = history.ok ? history.value : []
+  const history = tree.path(head)
+  const all = history.ok ? history.value.filter((entry) => entry.message) : []
   // On the cursor's path: the whole branch is what there is to summarize.
   if (own.size === 0) return ok({ branch: name, nodeId: head, entries: all })
   return ok({
@@ -139,6 +140,13 @@ export async function writeSummary(
   now: () => Date = () => new Date(),
 ): Promise<BranchSummary> {
   const messages = part.entries.map((entry) => entry.message!).filter((message) => message !== undefined)
+  // A compaction inside the part restates messages the part holds as they were, or ones it does not leave.
+  const uncompacted = part.entries
+    .filter((entry) => entry.type !== 'compaction')
+    .map((entry) => entry.message!)
+    .filter((message) => message !== undefined)
+  const left = uncompacted.length > 0 ? uncompacted : messages
+  const prefix = writer.prefix && startsInPrefix(part) ? writer.prefix : undefined
   const base = {
     branch: part.branch,
     nodeId: part.nodeId,
@@ -150,11 +158,11 @@ export async function writeSummary(
     const answer = await askModelForSummary(writer.llm, {
       route: writer.route,
       sessionId: writer.sessionId,
-      transcript: renderMessages(messages),
+      transcript: renderMessages(left),
       branch: part.branch,
       ...(instructions ? { instructions } : {}),
       timeoutMs: writer.timeoutMs,
-      ...(writer.prefix ? { prefix: writer.prefix, lead: leadOf(part) } : {}),
+      ...(prefix ? { prefix, lead: leadOf(part) } : {}),
     })
     if (answer.ok) {
       return {
@@ -173,8 +181,8 @@ export async function writeSummary(
     text = (
       await extractiveSummarizer.summarize({
         branch: part.branch,
-        text: renderMessages(messages),
-        messages,
+        text: renderMessages(left),
+        messages: left,
         entries: [...part.entries],
         signal: new AbortController().signal,
       })
@@ -192,6 +200,17 @@ export async function writeSummary(
     ...(attempt ? { fallback: true, ...attempt } : {}),
     createdAt,
   }
+}
+
+/**
+ * Whether the session's model history holds where the part starts: not when a compaction inside
+ * the part replaced its first message (the history then holds DSH's summary instead, and the
+ * side call must send the part as it was).
+ */
+function startsInPrefix(part: SummaryPart): boolean {
+  const first = part.entries.find((entry) => entry.message !== undefined)
+  if (first === undefined) return true
+  return !part.entries.some((entry) => entry.type === 'compaction' && entry.replaces?.includes(first.nodeId))
 }
 
 /** Where a part starts, as the shared-prefix instruction names it: its first message, and the message before it. */

@@ -47,6 +47,7 @@ import {
   writeSessionLog,
   type SessionLogEvent,
 } from './support/session-log.ts'
+import { displayedRange, readMeter as readContextMeter } from './support/context-meter.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 import { describeWeb } from './support/web-suite.ts'
@@ -56,18 +57,6 @@ const RESTORED_TITLE = 'Legacy session, exported and imported'
 const REUSED_TITLE = 'A provider that reuses call ids'
 
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 15_000): Promise<T> => waitUntil(what, probe, timeoutMs)
-
-/** A displayed `~1.2K`-style figure as a number range [low, high] (the meter rounds to one decimal of K). */
-function displayedRange(shown: string): [number, number] {
-  const match = /^~?([\d.]+)([KM]?)$/.exec(shown.trim())
-  if (!match) throw new Error(`not a token figure: ${JSON.stringify(shown)}`)
-  const value = Number(match[1])
-  const scale = match[2] === 'K' ? 1_000 : match[2] === 'M' ? 1_000_000 : 1
-  if (scale === 1) return [value, value]
-  const decimals = match[1]!.includes('.') ? match[1]!.split('.')[1]!.length : 0
-  const half = scale / 10 ** decimals / 2
-  return [value * scale - half, value * scale + half]
-}
 
 /** The real token meter (set before the first prompt): the fake LLM reports the usage it prices. */
 let meter: RealTokenMeter
@@ -241,30 +230,7 @@ describeWeb(
         await dsh.page.unroute(bundle)
       }
     }
-    /** What the context meter shows in the page: the occupancy figure and the three rows. */
-    const readMeter = async () => {
-      const button = dsh.page.locator('button[aria-label$="of context used"]')
-      await button.waitFor({ timeout: 15_000 })
-      await button.click()
-      const panel = dsh.page.getByRole('dialog', { name: 'of context used' })
-      await panel.waitFor()
-      const figures = (await panel.locator('span').allInnerTexts()).find((t) => t.includes('/'))!
-      const rows = Object.fromEntries(
-        await panel
-          .locator('dl > div')
-          .evaluateAll((els) =>
-            els.map((el) => [el.querySelector('dt')!.textContent!.trim(), el.querySelector('dd')!.textContent!.trim()]),
-          ),
-      )
-      await dsh.page.keyboard.press('Escape')
-      return {
-        used: figures.split('/')[0]!.trim(),
-        window: figures.split('/')[1]!.trim(),
-        messages: rows.Messages as string,
-        system: rows['System prompt'] as string,
-        tools: rows.Tools as string,
-      }
-    }
+    const readMeter = () => readContextMeter(dsh.page)
 
     /**
      * After a move: the page's meter, the host projections it shows, and the harness's own measurement;

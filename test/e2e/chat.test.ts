@@ -337,12 +337,7 @@ for (const mode of ['stock', 'native'] as const) {
       expect(await lead.innerText()).toMatch(/New branch alt\s*·\s*\d+ messages hidden\s*·\s*Show/)
       // Screenshots of the Chat after a switch, light and dark (the README shows them).
       await dsh.shot('chat-light.png')
-      await dsh.page.emulateMedia({ colorScheme: 'dark' })
-      await until('the host dark theme', async () =>
-        dsh.page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')),
-      )
-      await dsh.shot('chat-dark.png')
-      await dsh.page.emulateMedia({ colorScheme: 'light' })
+      await dsh.shotDark('chat-dark.png')
       if (mode === 'stock') {
         dsh.toDocs('chat-light.png', 'chat.png')
         dsh.toDocs('chat-dark.png')

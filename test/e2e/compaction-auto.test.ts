@@ -13,15 +13,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
-import type { MoveResult, TreeNode } from '../../src/types.ts'
-import {
-  type ChatRequestBody,
-  history,
-  messageText,
-  readOrAnswer,
-  userPrompts,
-  withoutCallIds,
-} from './support/fake-llm.ts'
+import type { TreeNode } from '../../src/types.ts'
+import { compactionSession, orchard, type Said } from './support/compaction-session.ts'
+import { readOrAnswer } from './support/fake-llm.ts'
 import { ensureDsh } from './support/dsh.ts'
 import { describeWeb } from './support/web-suite.ts'
 
@@ -32,14 +26,7 @@ const MARGIN = 1000
 const RETAIN = 400
 
 /** A prompt of about 170 tokens: three turns stay under the margin, a fourth prompt crosses it. */
-const long = (n: number) =>
-  (
-    `question ${n}: ` + `tell me about the ${n}th orchard row, its trees, soil and the harvest of this year; `.repeat(8)
-  ).trim()
-
-type Said = ReturnType<typeof withoutCallIds>
-const said = (body: ChatRequestBody): Said => withoutCallIds(history(body))
-const RUNTIME_CONTEXT = 'Current runtime context'
+const long = (n: number) => orchard(n, 8)
 
 /** DSH's `code` preset with `compaction-basic` configured, as a user preset in the DSH home. */
 async function writePreset(
@@ -80,36 +67,8 @@ for (const mode of ['stock', 'native'] as const) {
     let sessionId: string
     let compaction: TreeNode
     const original = new Map<string, Said>()
-    const whole = new Map<string, Said>()
     let compacted: Said
-    const moves: unknown[] = []
-    dsh.evidence('moves.json', moves)
-
-    const tree = () => dsh.api.tree(sessionId)
-    const chats = () => dsh.llm.chatRequests()
-    const move = async (method: string, args: Record<string, unknown> = {}) => {
-      const result = await dsh.api.remoteOk<MoveResult>(`sessionTree/${method}`, { agentId: sessionId, ...args })
-      moves.push({ method, args, result })
-      return result
-    }
-    const nodeId = async (text: string) => (await dsh.api.nodeWith(sessionId, text)).nodeId
-    /** Prompt and return what the model read before the prompt (see compaction.test.ts). */
-    const say = async (text: string): Promise<Said> => {
-      const before = chats().length
-      await dsh.api.promptAndWait(sessionId, text)
-      const request = chats()
-        .slice(before)
-        .find((r) => {
-          const last = userPrompts(r.body).at(-1)
-          return last !== undefined && messageText(last) === text
-        })
-      expect(request, `a request whose last prompt is ${JSON.stringify(text)}`).toBeDefined()
-      const read = said(request!.body)
-      const at = read.findLastIndex((m) => m.role === 'user' && m.text === text)
-      expect(read.slice(at + 1).every((m) => m.role === 'user' && m.text.startsWith(RUNTIME_CONTEXT))).toBe(true)
-      whole.set(text, read)
-      return read.slice(0, at)
-    }
+    const { whole, tree, move, nodeId, say, restartWhole } = compactionSession(dsh, () => sessionId)
 
     it(`${mode}: DSH compacts by itself once the conversation outgrows the window; the tree keeps every node`, async () => {
       // The envelope (system prompt and tools) of a session on this preset, measured on a probe.
@@ -186,13 +145,7 @@ for (const mode of ['stock', 'native'] as const) {
       await move('fork', { nodeId: await nodeId(`ANSWER to: ${long(2)}`), branch: 'early' })
       expect(await say('on the early fork')).toEqual(original.get(long(3)))
 
-      const before = await tree()
-      await dsh.stopWeb('SIGTERM')
-      await dsh.startWeb()
-      const refused = await dsh.api.remote('sessionTree/jump', { agentId: sessionId, nodeId: 'e999999' })
-      expect(refused.ok ? 'ok' : refused.error.code).toBe('NODE_NOT_FOUND')
-      expect(await tree()).toEqual(before)
-      expect((await dsh.api.status(sessionId)).sidecarWarnings).toEqual([])
+      await restartWhole()
       await move('jump', { nodeId: compaction.nodeId })
       expect(await say('compaction, after the restart')).toEqual(compacted)
       expect(dsh.llm.compactionRequests()).toHaveLength(1)

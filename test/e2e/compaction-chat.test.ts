@@ -19,37 +19,28 @@ import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import type { ChatPath, MoveResult, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { realTokenMeter, type RealTokenMeter } from '../support/token-meter.ts'
-import { chatTranscript, openSession, pathTranscript, visibleRows, type Row } from './support/chat-page.ts'
+import {
+  appliedRevision,
+  chatTranscript,
+  openSession,
+  pathTranscript,
+  visibleRows,
+  type Row,
+} from './support/chat-page.ts'
+import { orchard as long } from './support/compaction-session.ts'
 import { messageText, readOrAnswer, userPrompts } from './support/fake-llm.ts'
 import { openTreeTab, treeTab } from './support/tree-tab.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 import { describeWeb } from './support/web-suite.ts'
+import { displayedRange, readMeter } from './support/context-meter.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
 
 const TITLE = 'Compaction in the Chat'
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 30_000, last?: () => Promise<string>): Promise<T> =>
   waitUntil(what, probe, timeoutMs, last)
 
-/** A prompt long enough that the turns before the kept tail outweigh DSH's framed summary. */
-const long = (n: number) =>
-  (
-    `question ${n}: ` + `tell me about the ${n}th orchard row, its trees, soil and the harvest of this year; `.repeat(4)
-  ).trim()
-
 /** The row DSH's Chat draws for a `/compact` (its flow kind), collapsed: the command and what it did. */
 const MARKER: Row = { role: 'manual-compaction', text: 'Compacted ' }
-
-/** A displayed `~1.2K`-style figure as a number range [low, high] (the meter rounds to one decimal of K). */
-function displayedRange(shown: string): [number, number] {
-  const match = /^~?([\d.]+)([KM]?)$/.exec(shown.trim())
-  if (!match) throw new Error(`not a token figure: ${JSON.stringify(shown)}`)
-  const value = Number(match[1])
-  const scale = match[2] === 'K' ? 1_000 : match[2] === 'M' ? 1_000_000 : 1
-  if (scale === 1) return [value, value]
-  const decimals = match[1]!.includes('.') ? match[1]!.split('.')[1]!.length : 0
-  const half = scale / 10 ** decimals / 2
-  return [value * scale - half, value * scale + half]
-}
 
 const show = (rows: readonly Row[]) => rows.map((r) => `${r.role}: ${r.text.slice(0, 80)}`).join('\n')
 
@@ -121,41 +112,21 @@ for (const mode of ['stock', 'native'] as const) {
         await until(
           `the Chat to show the path (${step}, ${phase})`,
           async () =>
-            (await dsh.page.evaluate(
-              () => document.querySelector('[data-chat-flow]')?.getAttribute('data-session-tree-revision') ?? null,
-            )) === revision && sameAs(expected, chatTranscript(await visibleRows(dsh.page))),
+            (await appliedRevision(dsh.page)) === revision &&
+            sameAs(expected, chatTranscript(await visibleRows(dsh.page))),
           30_000,
           async () =>
             `expected:\n${show(expected)}\nvisible:\n${show(chatTranscript(await visibleRows(dsh.page)))}\nall rows:\n${(
               await visibleRows(dsh.page)
             )
               .map((r) => `${r.kind} ${r.key}: ${r.text.slice(0, 60)}`)
-              .join('\n')}\napplied ${await dsh.page.evaluate(
-              () => document.querySelector('[data-chat-flow]')?.getAttribute('data-session-tree-revision') ?? null,
-            )}, session ${revision}`,
+              .join('\n')}\napplied ${await appliedRevision(dsh.page)}, session ${revision}`,
         )
         evidence[`${step}, ${phase}`] = await visibleRows(dsh.page)
         expect(await dsh.page.getByText(/Failed to load history/).count(), `${step}: load error`).toBe(0)
         expect(problems, `${step}: console or page errors`).toEqual([])
       }
       return expected
-    }
-    /** What the meter's panel shows. */
-    const readMeter = async () => {
-      const button = dsh.page.locator('button[aria-label$="of context used"]')
-      await button.waitFor({ timeout: 15_000 })
-      await button.click()
-      const panel = dsh.page.getByRole('dialog', { name: 'of context used' })
-      await panel.waitFor()
-      const rows = Object.fromEntries(
-        await panel
-          .locator('dl > div')
-          .evaluateAll((els) =>
-            els.map((el) => [el.querySelector('dt')!.textContent!.trim(), el.querySelector('dd')!.textContent!.trim()]),
-          ),
-      )
-      await dsh.page.keyboard.press('Escape')
-      return rows.Messages as string
     }
     /** The meter agrees with the host's figure, and the host's with what the next request holds; then that prompt's turn. */
     const meterThenPrompt = async (step: string, prompt: string) => {
@@ -164,7 +135,7 @@ for (const mode of ['stock', 'native'] as const) {
       }
       const host = projections.contextBreakdown.messageTokens
       const shown = await until(`${step}: the meter shows the host's figure`, async () => {
-        const figure = await readMeter()
+        const figure = (await readMeter(dsh.page)).messages
         const [low, high] = displayedRange(figure)
         return host >= low && host <= high ? figure : undefined
       })
@@ -280,7 +251,13 @@ for (const mode of ['stock', 'native'] as const) {
         .poll(() => tab.preview().getByTestId('session-tree-preview-replaces').innerText())
         .toBe(`${replaces.length} earlier node(s) of this path, ${replaces[0]} … ${replaces.at(-1)}`)
       await dsh.shot('tree-compaction.png')
-      dsh.toDocs('tree-compaction.png', 'compaction-tree.png')
+      // The Tree tab follows the host theme: the same view, dark.
+      await dsh.shotDark('tree-compaction-dark.png')
+      if (mode === 'stock') {
+        dsh.toDocs('tree-compaction.png', 'compaction-tree.png')
+        dsh.toDocs('tree-compaction-dark.png', 'compaction-tree-dark.png')
+        dsh.toDocs('chat-compacted.png', 'compaction-chat.png')
+      }
     }, 600_000)
   })
 }

@@ -14,27 +14,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
-import type { MoveResult, SessionTreeView, TreeNode } from '../../src/types.ts'
-import {
-  type ChatRequestBody,
-  COMPACTION_MARK,
-  history,
-  messageText,
-  readOrAnswer,
-  userPrompts,
-  withoutCallIds,
-} from './support/fake-llm.ts'
+import type { SessionTreeView, TreeNode } from '../../src/types.ts'
+import { compactionSession, orchard as long, type Said } from './support/compaction-session.ts'
+import { COMPACTION_MARK, history, readOrAnswer } from './support/fake-llm.ts'
 import { describeWeb } from './support/web-suite.ts'
-
-/** A prompt long enough that the turns before the kept tail outweigh DSH's framed summary. */
-const long = (n: number) =>
-  `question ${n}: ` + `tell me about the ${n}th orchard row, its trees, soil and the harvest of this year; `.repeat(4)
-
-type Said = ReturnType<typeof withoutCallIds>
-
-/** What the model read, call ids left out (a stock switch gives copied exchanges fresh ids). */
-const said = (body: ChatRequestBody): Said => withoutCallIds(history(body))
-const RUNTIME_CONTEXT = 'Current runtime context'
 
 /** What a node is, leaving out what its later children change (counts, heads). */
 const kept = ({ nodeId, parentId, type, message, content, label, origin }: TreeNode) => ({
@@ -62,45 +45,7 @@ for (const mode of ['stock', 'native'] as const) {
     const original = new Map<string, Said>()
     /** What DSH sent with the first prompt after its compaction (that prompt left out). */
     let compacted: Said
-    /** Everything the model read with a prompt (its runtime-context snapshot included), by the prompt. */
-    const whole = new Map<string, Said>()
-    const moves: unknown[] = []
-    dsh.evidence('moves.json', moves)
-
-    const tree = () => dsh.api.tree(sessionId)
-    const chats = () => dsh.llm.chatRequests()
-    const move = async (method: string, args: Record<string, unknown> = {}) => {
-      const result = await dsh.api.remoteOk<MoveResult>(`sessionTree/${method}`, { agentId: sessionId, ...args })
-      moves.push({ method, args, result })
-      return result
-    }
-    const command = (line: string) =>
-      dsh.api.remoteOk<{ commandId: string; result: { kind: string; text?: string } }>('commands/execute', {
-        agentId: sessionId,
-        line,
-        images: [],
-      })
-    const nodeId = async (text: string) => (await dsh.api.nodeWith(sessionId, text)).nodeId
-    /**
-     * Prompt, wait for the turn, and return what the model read before the prompt (the request
-     * whose last prompt it is; after it, only DSH's runtime-context snapshot may follow).
-     */
-    const say = async (text: string): Promise<Said> => {
-      const before = chats().length
-      await dsh.api.promptAndWait(sessionId, text)
-      const request = chats()
-        .slice(before)
-        .find((r) => {
-          const last = userPrompts(r.body).at(-1)
-          return last !== undefined && messageText(last) === text
-        })
-      expect(request, `a request whose last prompt is ${JSON.stringify(text)}`).toBeDefined()
-      const read = said(request!.body)
-      const at = read.findLastIndex((m) => m.role === 'user' && m.text === text)
-      expect(read.slice(at + 1).every((m) => m.role === 'user' && m.text.startsWith(RUNTIME_CONTEXT))).toBe(true)
-      whole.set(text, read)
-      return read.slice(0, at)
-    }
+    const { whole, tree, move, command, nodeId, say, restartWhole } = compactionSession(dsh, () => sessionId)
     /** What the model read with a prompt, then the answer it gave. */
     const withAnswer = (prefix: Said, answer: string): Said => [...prefix, { role: 'assistant', text: answer }]
 
@@ -208,14 +153,7 @@ for (const mode of ['stock', 'native'] as const) {
     }, 600_000)
 
     it(`${mode}: after a restart, the tree is whole and both sides of the compaction still hold`, async () => {
-      const before = await tree()
-      await dsh.stopWeb('SIGTERM')
-      await dsh.startWeb()
-      // A stored session loads when a move names it; a refused move loads it and changes nothing.
-      const refused = await dsh.api.remote('sessionTree/jump', { agentId: sessionId, nodeId: 'e999999' })
-      expect(refused.ok ? 'ok' : refused.error.code).toBe('NODE_NOT_FOUND')
-      expect(await tree()).toEqual(before)
-      expect((await dsh.api.status(sessionId)).sidecarWarnings).toEqual([])
+      await restartWhole()
       await command('/tree jump third answer')
       expect(await say('third, after the restart')).toEqual(original.get(long(4)))
       await move('jump', { nodeId: compaction.nodeId })

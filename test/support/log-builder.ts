@@ -128,6 +128,24 @@ export class LogBuilder {
     return this
   }
 
+  /**
+   * A compaction's summary message as `dsh-compaction-basic` writes it: a plugin `user/message`
+   * replacing the first `count` surface nodes.
+   */
+  compactedBy(text: string, count: number): this {
+    const surface = [...this.session.surface.nodes]
+    ;(this.session.append as (type: string, data: unknown, intent?: unknown) => unknown).call(
+      this.session,
+      'user/message',
+      createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: 'compaction' } }),
+      {
+        surfaceOp: { op: 'replace', start: surface[0], end: surface[count - 1] },
+        sourceEventSeqs: surface.slice(0, count),
+      },
+    )
+    return this
+  }
+
   /** Texts of the model-visible history right now. */
   modelTexts(): string[] {
     return this.session

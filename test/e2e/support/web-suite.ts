@@ -25,6 +25,7 @@ import {
 } from './dsh.ts'
 import { startFakeLlm, type FakeLlm, type FakeLlmOptions } from './fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './pack.ts'
+import { until } from './until.ts'
 
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -104,6 +105,8 @@ export interface WebSuite {
   evidence(name: string, value: unknown): void
   /** A screenshot of `target` (default: the suite's page) in the artifacts; returns its path. */
   shot(name: string, target?: Shootable): Promise<string>
+  /** `shot` of the suite's page in the host's dark theme (emulated, then back to light); returns its path. */
+  shotDark(name: string): Promise<string>
   /** With `UPDATE_DOCS_SCREENSHOT=1`: copy an artifact to `docs/<docsName>`. */
   toDocs(name: string, docsName?: string): void
 }
@@ -268,6 +271,20 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
       const file = path.join(there(artifacts, 'the artifacts directory'), name)
       await (target ?? there(page, 'the page')).screenshot({ path: file })
       return file
+    },
+    async shotDark(name) {
+      const shown = there(page, 'the page')
+      await shown.emulateMedia({ colorScheme: 'dark' })
+      try {
+        await until(
+          'the host dark theme',
+          async () => shown.evaluate(() => document.body.hasAttribute('data-ds-dark-theme')),
+          30_000,
+        )
+        return await this.shot(name)
+      } finally {
+        await shown.emulateMedia({ colorScheme: 'light' })
+      }
     },
     toDocs(name, docsName = name) {
       if (process.env.UPDATE_DOCS_SCREENSHOT)

@@ -167,15 +167,7 @@ describe('event adapter', () => {
       provider: PROVIDER,
       model: 'summarizer',
     })
-    raw(log)(
-      'user/message',
-      createUserMessage({
-        content: [{ type: 'text', text: 'summary of q1..a2' }],
-        source: { kind: 'plugin', plugin: 'compaction' },
-      }),
-      { surfaceOp: { op: 'replace', start: surface[0], end: surface[3] }, sourceEventSeqs: surface.slice(0, 4) },
-    )
-    log.userTurn('q4', 'a4')
+    log.compactedBy('summary of q1..a2', 4).userTurn('q4', 'a4')
     const p = project(log)
     expect(p.quarantine).toEqual([])
     expect(log.modelTexts()).toEqual(['summary of q1..a2', 'q3', 'a3', 'q4', 'a4'])

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
-import type { BranchSummary } from '../../../src/tree/types.ts'
+import type { BranchSummary, TreeEntry } from '../../../src/tree/types.ts'
 import { SessionProjector } from '../../../src/harness/projector.ts'
 import {
   CARRIED_PREFIX,
@@ -17,7 +17,7 @@ import {
 } from '../../../src/harness/carried-summary.ts'
 import { StockSwitcher } from '../../../src/surface/stock.ts'
 import type { PlannedEvent } from '../../../src/surface/copy.ts'
-import { leftPart, writeSummary } from '../../../src/service/branch-summary.ts'
+import { leftPart, type SummaryPart, writeSummary } from '../../../src/service/branch-summary.ts'
 import type { SummaryLlm } from '../../../src/service/model-summary.ts'
 import { parseTreeCommand } from '../../../src/tool/command.ts'
 import { FakeAgent } from '../../support/fake-agent.ts'
@@ -170,6 +170,30 @@ describe('what a move leaves, and who writes its summary', () => {
     expect(leftPart(tree, null)).toMatchObject({ nodeId: byText('a1') })
   })
 
+  it('across a compaction, the part left is the path as it was: the messages the compaction replaced included', () => {
+    const log = new LogBuilder('s1')
+      .userTurn('q1', 'a1')
+      .userTurn('q2', 'a2')
+      .userTurn('q3', 'a3')
+      .compactedBy('summary of q1..a2', 4)
+      .userTurn('q4', 'a4')
+    const projector = new SessionProjector(new SessionTree('s1'))
+    for (const e of log.events) projector.project(e)
+    const tree = projector.tree
+    expect(tree.messages().map((m) => m.content)).toEqual(['summary of q1..a2', 'q3', 'a3', 'q4', 'a4'])
+    const a1 = tree.list().find((n) => n.message?.content === 'a1')!.nodeId
+    const part = leftPart(tree, a1)!
+    expect(part.entries.map((e) => [e.type, e.message?.content])).toEqual([
+      ['message', 'q2'],
+      ['message', 'a2'],
+      ['message', 'q3'],
+      ['message', 'a3'],
+      ['compaction', 'summary of q1..a2'],
+      ['message', 'q4'],
+      ['message', 'a4'],
+    ])
+  })
+
   const part = () => leftPart(setup().projector.tree, null)!
   const writer = (llm: SummaryLlm, timeoutMs = 60_000) => ({
     llm,
@@ -205,6 +229,70 @@ describe('what a move leaves, and who writes its summary', () => {
     expect(summary.fallback).toBeUndefined()
     expect(JSON.stringify(asked[0]!.messages)).toContain('The user asks: focus on files')
     expect(asked[0]).toMatchObject({ provider: 'p', model: 'm', sessionId: 's1' })
+  })
+
+  describe('a part that crosses a compaction', () => {
+    const at = '2026-01-01T00:00:00.000Z'
+    const entry = (nodeId: string, role: 'user' | 'assistant', content: string): TreeEntry => ({
+      nodeId,
+      parentId: null,
+      type: 'message',
+      summary: content,
+      createdAt: at,
+      message: { role, content },
+    })
+    const compaction = (replaces: string[]): TreeEntry => ({
+      nodeId: 'e9',
+      parentId: 'e4',
+      type: 'compaction',
+      summary: 'summary',
+      createdAt: at,
+      message: { role: 'user', content: '<compacted-summary>q1 to q2</compacted-summary>' },
+      replaces,
+    })
+    const crossing = (replaces: string[]): SummaryPart => ({
+      branch: 'main',
+      nodeId: 'e6',
+      fromNodeId: 'e2',
+      entries: [
+        entry('e3', 'user', 'q2'),
+        entry('e4', 'assistant', 'a2'),
+        compaction(replaces),
+        entry('e5', 'user', 'q3'),
+        entry('e6', 'assistant', 'a3'),
+      ],
+      fromEntry: entry('e2', 'assistant', 'a1'),
+    })
+    const prefix = { system: 'session system', messages: [{ role: 'user', content: 'compacted history' }] }
+    const ask = async (part: SummaryPart) => {
+      const asked: Record<string, unknown>[] = []
+      const llm: SummaryLlm = {
+        stream: (options) => {
+          asked.push(options)
+          return chunks([
+            { type: 'text-delta', index: 0, text: 'S.' },
+            { type: 'finish', reason: { kind: 'stop' } },
+          ])
+        },
+      }
+      await writeSummary(part, { ...writer(llm), prefix }, undefined)
+      return asked[0]!
+    }
+
+    it('its first message compacted away: the side call sends the part as it was, not the compacted history', async () => {
+      const asked = await ask(crossing(['e1', 'e2', 'e3', 'e4']))
+      expect(asked.system).not.toBe('session system')
+      const text = JSON.stringify(asked.messages)
+      expect(text).not.toContain('compacted history')
+      for (const said of ['user: q2', 'assistant: a2', 'user: q3', 'assistant: a3']) expect(text).toContain(said)
+      expect(text).not.toContain('compacted-summary')
+    })
+
+    it('its first message kept by the compaction: the side call shares the session prefix', async () => {
+      const asked = await ask(crossing(['e1', 'e2']))
+      expect(asked.system).toBe('session system')
+      expect(JSON.stringify(asked.messages)).toContain('compacted history')
+    })
   })
 
   it('a model error falls back to the extractive digest, with the failure and the tokens spent', async () => {
