@@ -54,6 +54,7 @@ import { CHAT_CSS } from './chat/styles.ts'
 import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
 import { hideInStepCopies } from './chat/host-trajectory.ts'
 import { errorMessage } from '../tree/errors.ts'
+import { hostService } from '../harness/host.ts'
 
 export { TreeController } from './controller.ts'
 export { TreePanel } from './TreePanel.tsx'
@@ -119,13 +120,13 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   // Mount right away (the first tab render then finds it ready); failures surface in the panel.
   remote().catch(() => {})
 
-  const hostLocale = (): HostLocale | undefined => ctx.get('locale') as HostLocale | undefined
+  const hostLocale = (): HostLocale | undefined => hostService<HostLocale>(ctx, 'locale')
   const t = (): ReturnType<typeof translator> => translator(resolveLocale(hostLocale()))
 
   // Sessions across sessions: the lineage strip's buttons, and the host's session selection for its links.
   ctx.effect(() => injectStylesheet('lineage.css', LINEAGE_CSS), 'session-tree: lineage styles')
   const hostSessions = (): { open(id: string): void; refresh(): Promise<unknown> } | undefined =>
-    ctx.get('sessions' as never) as unknown as { open(id: string): void; refresh(): Promise<unknown> } | undefined
+    hostService<{ open(id: string): void; refresh(): Promise<unknown> }>(ctx, 'sessions')
   const lineage: LineageActions = {
     openAsNewSession: (agentId, nodeId) => remote().then((r) => r.openAsNewSession(agentId, nodeId)),
     gc: (dryRun) => remote().then((r) => r.gc(dryRun)),
@@ -202,7 +203,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   // DSH's pager of one session's Chat: `ctx.sessions.scope(id).conversation.loadOlder()` (the host's documented address).
   const pager = (sessionId: string): ChatPager | undefined => {
     type Conversation = { loadOlder?: () => Promise<void> }
-    const sessions = ctx.get('sessions') as { scope?: (id: string) => unknown } | undefined
+    const sessions = hostService<{ scope?: (id: string) => unknown }>(ctx, 'sessions')
     const scoped = sessions?.scope?.(sessionId) as
       { get?: (name: string) => unknown; conversation?: Conversation } | undefined
     const conversation =
