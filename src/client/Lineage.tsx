@@ -221,20 +221,7 @@ export function LineageStrip({ sessionId, locale, status, selected, actions }: L
   )
 }
 
-/** Add the strip's stylesheet once; the returned function removes it. */
-export function injectLineageStyles(doc: Document = document): () => void {
-  const id = 'dsh-session-tree/lineage.css'
-  const existing = doc.querySelector(`style[data-plugin-css="${id}"]`)
-  if (existing) return () => existing.remove()
-  const style = doc.createElement('style')
-  style.dataset.plugin = 'dsh-session-tree'
-  style.dataset.pluginCss = id
-  style.textContent = LINEAGE_CSS
-  doc.head.append(style)
-  return () => style.remove()
-}
-
-const LINEAGE_CSS = `
+export const LINEAGE_CSS = `
 .dst-lineage { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; padding: 4px 12px; border-bottom: 1px solid var(--dst-border); font-size: 12px; min-width: 0; }
 .dst-lineage-label { font-weight: 600; }
 .dst-lineage-link { margin-right: 8px; overflow-wrap: anywhere; }

@@ -33,11 +33,12 @@ import {
   type GeneratedSessionTree,
 } from './remote.ts'
 import { WorkspaceClient } from './workspace/client.ts'
-import { injectWorkspaceStyles } from './workspace/styles.ts'
-import { injectStyles } from './styles.ts'
-import { injectLineageStyles, type LineageActions } from './Lineage.tsx'
+import { WORKSPACE_CSS } from './workspace/styles.ts'
+import { CSS } from './styles.ts'
+import { injectStylesheet } from './stylesheet.ts'
+import { LINEAGE_CSS, type LineageActions } from './Lineage.tsx'
 import type { InterchangeActions } from './interchange/files.ts'
-import { injectInterchangeStyles } from './interchange/styles.ts'
+import { INTERCHANGE_CSS } from './interchange/styles.ts'
 import { TreePanel, type TreePanelInjected } from './TreePanel.tsx'
 import type { ChatPager } from './chat/store.ts'
 import { ChatStores } from './chat/stores.ts'
@@ -49,10 +50,11 @@ import {
   switchDefinition,
   type ConversationDefinition,
 } from './chat/definitions.ts'
-import { injectChatStyles } from './chat/styles.ts'
+import { CHAT_CSS } from './chat/styles.ts'
 import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
 import { hideInStepCopies } from './chat/host-trajectory.ts'
 import { errorMessage } from '../tree/errors.ts'
+import { hostService } from '../harness/host.ts'
 
 export { TreeController } from './controller.ts'
 export { TreePanel } from './TreePanel.tsx'
@@ -95,8 +97,8 @@ export interface ApplyOptions {
 
 export function apply(context: Context, options: ApplyOptions = {}): void {
   const ctx = context as ClientContext
-  ctx.effect(() => injectStyles(), 'session-tree: styles')
-  ctx.effect(() => injectWorkspaceStyles(), 'session-tree: workspace styles')
+  ctx.effect(() => injectStylesheet('panel.css', CSS), 'session-tree: styles')
+  ctx.effect(() => injectStylesheet('workspace.css', WORKSPACE_CSS), 'session-tree: workspace styles')
 
   let mounted: Promise<GeneratedSessionTree> | undefined
   const remote = (): Promise<GeneratedSessionTree> => {
@@ -118,13 +120,13 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   // Mount right away (the first tab render then finds it ready); failures surface in the panel.
   remote().catch(() => {})
 
-  const hostLocale = (): HostLocale | undefined => ctx.get('locale') as HostLocale | undefined
+  const hostLocale = (): HostLocale | undefined => hostService<HostLocale>(ctx, 'locale')
   const t = (): ReturnType<typeof translator> => translator(resolveLocale(hostLocale()))
 
   // Sessions across sessions: the lineage strip's buttons, and the host's session selection for its links.
-  ctx.effect(() => injectLineageStyles(), 'session-tree: lineage styles')
+  ctx.effect(() => injectStylesheet('lineage.css', LINEAGE_CSS), 'session-tree: lineage styles')
   const hostSessions = (): { open(id: string): void; refresh(): Promise<unknown> } | undefined =>
-    ctx.get('sessions' as never) as unknown as { open(id: string): void; refresh(): Promise<unknown> } | undefined
+    hostService<{ open(id: string): void; refresh(): Promise<unknown> }>(ctx, 'sessions')
   const lineage: LineageActions = {
     openAsNewSession: (agentId, nodeId) => remote().then((r) => r.openAsNewSession(agentId, nodeId)),
     gc: (dryRun) => remote().then((r) => r.gc(dryRun)),
@@ -138,7 +140,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   }
 
   // Import and export files (the Tree tab's Import… and Export menu); a new session opens like a lineage link.
-  ctx.effect(() => injectInterchangeStyles(), 'session-tree: interchange styles')
+  ctx.effect(() => injectStylesheet('interchange.css', INTERCHANGE_CSS), 'session-tree: interchange styles')
   const interchange: InterchangeActions = {
     tryImport: (request) => remote().then((r) => r.tryImport(request)),
     exportAs: (request) => remote().then((r) => r.exportAs(request)),
@@ -197,11 +199,11 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
     ),
   )
   // DSH's own Chat: our rows and the per-session stylesheet that hides what the model does not read.
-  ctx.effect(() => injectChatStyles(), 'session-tree: chat styles')
+  ctx.effect(() => injectStylesheet('chat.css', CHAT_CSS), 'session-tree: chat styles')
   // DSH's pager of one session's Chat: `ctx.sessions.scope(id).conversation.loadOlder()` (the host's documented address).
   const pager = (sessionId: string): ChatPager | undefined => {
     type Conversation = { loadOlder?: () => Promise<void> }
-    const sessions = ctx.get('sessions') as { scope?: (id: string) => unknown } | undefined
+    const sessions = hostService<{ scope?: (id: string) => unknown }>(ctx, 'sessions')
     const scoped = sessions?.scope?.(sessionId) as
       { get?: (name: string) => unknown; conversation?: Conversation } | undefined
     const conversation =

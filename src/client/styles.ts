@@ -9,8 +9,6 @@
 /** Row height of the virtualized tree (px); the layout math uses the same number. */
 export const ROW_HEIGHT = 28
 
-export const PLUGIN_ID = 'dsh-session-tree'
-
 export const CSS = `
 .dst-root {
   --dst-fg: var(--dsw-alias-label-primary, #1f2329);
@@ -187,16 +185,3 @@ body[data-ds-dark-theme] .dst-root {
 .dst-open:focus-visible { outline: 2px solid var(--dsw-alias-brand-primary, #4d6bfe); }
 .dst-open svg { width: 14px; height: 14px; }
 `
-
-/** Add the stylesheet to the document; returns its removal. */
-export function injectStyles(doc: Document = document): () => void {
-  // By its own tag: the Chat decorations add `data-plugin` styles of their own.
-  const existing = doc.querySelector(`style[data-plugin-css="${PLUGIN_ID}/panel.css"]`)
-  if (existing) return () => existing.remove()
-  const style = doc.createElement('style')
-  style.dataset.plugin = PLUGIN_ID
-  style.dataset.pluginCss = `${PLUGIN_ID}/panel.css`
-  style.textContent = CSS
-  doc.head.append(style)
-  return () => style.remove()
-}

@@ -30,6 +30,7 @@ import type { CallPoint, SessionWorkspace, Snapshot, WorkspaceRegistry } from '.
 import { skipMessage, type FileChange } from '../workspace/types.ts'
 import { nodeIdForSeq } from './projector.ts'
 import { errorMessage } from '../tree/errors.ts'
+import { hostService } from './host.ts'
 
 /** The slice of a tool execution the capture reads (dsh-tools `ToolExecution`). */
 interface Execution {
@@ -145,7 +146,7 @@ export class WorkspaceCapture {
     const exec = actor as Execution | undefined
     const session = exec?.agent?.session
     if (!exec || !session) return
-    const fs = this.ctx.get('fs' as never) as FileSystemLike | undefined
+    const fs = hostService<FileSystemLike>(this.ctx, 'fs')
     if (!fs) return
     const workspace = await this.workspaceOf(session)
     if (!workspace) return
@@ -243,7 +244,7 @@ export class WorkspaceCapture {
     changes: readonly { readonly path: string; readonly deleted: boolean }[],
     restoreId: string,
   ): Promise<void> {
-    const fs = this.ctx.get('fs' as never) as FileSystemLike | undefined
+    const fs = hostService<FileSystemLike>(this.ctx, 'fs')
     if (!fs) return
     const emit = this.ctx.emit.bind(this.ctx) as unknown as (name: string, ...args: unknown[]) => void
     for (const change of changes) {

@@ -40,7 +40,7 @@ export type RemoteAttempt =
   | { readonly format: typeof ATTEMPT_FORMAT; readonly ok: false; readonly error: AttemptError }
 
 /** The part of the host gateway `attempt` uses. */
-interface Gateway {
+export interface Gateway {
   invoke(request: { namespace: string; method: string; args: { readonly [wire: string]: unknown } }): Promise<unknown>
 }
 

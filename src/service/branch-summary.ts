@@ -9,10 +9,10 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { fallbackSummary, oneLine, renderMessages } from '../tree/text.ts'
 import type { BranchSummary, TreeEntry } from '../tree/types.ts'
-import { checkBranchName, Invalid, MAX_SUMMARY_INSTRUCTIONS } from '../tree/validate.ts'
+import { MAX_SUMMARY_INSTRUCTIONS } from '../tree/validate.ts'
 import { quoted } from './clip.ts'
 import { askModelForSummary, type ModelRoute, type SummaryLlm } from './model-summary.ts'
-import { EXTRACTIVE_MODEL, extractiveSummarizer } from './summarizer.ts'
+import { EXTRACTIVE_MODEL, extractiveSummarizer, summaryBranch } from './summarizer.ts'
 import type { SummaryChoice } from './wire.ts'
 import type { SessionPrefix } from './summary-prefix.ts'
 
@@ -107,14 +107,9 @@ export function leftPart(tree: SessionTree, target: string | null): SummaryPart 
  * it leaves the cursor's path; its whole path when it is the cursor's own.
  */
 export function branchPart(tree: SessionTree, branch: unknown): TreeResult<SummaryPart> {
-  let name: string
-  try {
-    name = checkBranchName(branch)
-  } catch (error) {
-    return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
-  }
-  const head = tree.branchHeadList().find(([candidate]) => candidate === name)?.[1]
-  if (head === undefined) return fail('BRANCH_NOT_FOUND', `no branch ${quoted(name)}`, { branch: name })
+  const found = summaryBranch(tree, branch)
+  if (!found.ok) return found
+  const { name, head } = found.value
   const onCursor = new Set<string>()
   for (let id = tree.cursor; id !== null; id = tree.get(id)?.parentId ?? null) onCursor.add(id)
   const own = new Set<string>()

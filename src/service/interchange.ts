@@ -16,6 +16,7 @@ import type { PersistenceTarget } from '../interchange/session/publish.ts'
 import type { SessionTitleData } from '../interchange/session/title.ts'
 import type { SidecarLocator } from '../sidecar/index.ts'
 import type { SessionResolver } from './resolve.ts'
+import { hostService } from '../harness/host.ts'
 
 /** Largest file text accepted over the wire (an upload); a path on the host may be larger. */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024
@@ -138,13 +139,13 @@ export function hostImportTarget(
   resolver: Pick<SessionResolver, 'live'>,
 ): ImportTargetOptions {
   return {
-    persistence: ctx.get('sessionPersistence' as never) as PersistenceTarget | undefined,
+    persistence: hostService<PersistenceTarget>(ctx, 'sessionPersistence'),
     sidecarRoot,
     load: async (sessionId) => {
       const live = await resolver.live(sessionId)
       return live.ok ? live.value.session : undefined
     },
-    workspaces: ctx.get('workspaceRegistry' as never) as WorkspaceRegistryLike | undefined,
+    workspaces: hostService<WorkspaceRegistryLike>(ctx, 'workspaceRegistry'),
     fallbackCwd: process.cwd(),
   }
 }

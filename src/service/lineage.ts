@@ -34,6 +34,7 @@ import type {
   OrphanView,
   SessionLineageView,
 } from './lineage-wire.ts'
+import { hostService, agentLookup } from '../harness/host.ts'
 
 /** Default grace period before an orphaned sidecar is removed by a scan: 7 days. */
 export const DEFAULT_ORPHAN_GRACE_MS = 7 * 24 * 60 * 60 * 1000
@@ -132,7 +133,7 @@ export class SessionLineage {
     const header = (session.header ?? {}) as Header
     if (typeof header.cwd !== 'string')
       return fail('SURFACE_UNAVAILABLE', 'the source session has no working directory; a new session needs one')
-    const store = this.deps.ctx.get('sessions' as never) as unknown as SessionStore
+    const store = hostService<SessionStore>(this.deps.ctx, 'sessions')!
     const sessionId = `session-${randomUUID()}`
     const sourceTitle = titleOf(session.events) ?? session.id
     const title = `${sourceTitle} · branch`.slice(0, MAX_TITLE)
@@ -165,7 +166,7 @@ export class SessionLineage {
       inject: ['sessions'],
       apply: (child: Context) => {
         try {
-          created = (child.get('sessions' as never) as unknown as SessionStore).create(sessionId, {
+          created = hostService<SessionStore>(child, 'sessions')!.create(sessionId, {
             seed: seed.value,
             meta: {
               cwd: header.cwd,
@@ -226,7 +227,7 @@ export class SessionLineage {
     const entry = projector?.surfaceEntries.filter((e) => e.seq < seedLength && e.node !== null).at(-1)
     if (!entry?.node) return
     const time = new Date(typeof header.createdAt === 'number' ? header.createdAt : Date.now()).toISOString()
-    const parent = this.deps.ctx.get('sessions' as never) as unknown as SessionStore
+    const parent = hostService<SessionStore>(this.deps.ctx, 'sessions')!
     const parentSession = parent.get(header.parentSession) as HarnessSession | undefined
     const parentTitle = parentSession ? titleOf(parentSession.events) : titleOf(session.events.slice(0, seedLength))
     const problem = this.record(
@@ -245,7 +246,7 @@ export class SessionLineage {
     const exists = (id: string): boolean =>
       this.known === undefined || this.known.has(id) || this.deps.sync.get(id) !== undefined
     const live = (link: ForkLink): LineageLink => {
-      const other = (this.deps.ctx.get('sessions' as never) as unknown as SessionStore).get(link.session) as
+      const other = hostService<SessionStore>(this.deps.ctx, 'sessions')!.get(link.session) as
         HarnessSession | undefined
       const title = other ? titleOf(other.events) : link.title
       return { ...link, ...(title === undefined ? {} : { title }), exists: exists(link.session) }
@@ -286,7 +287,7 @@ export class SessionLineage {
       return fail('SURFACE_UNAVAILABLE', 'no sidecarRoot is configured: there are no sidecars to collect')
     while (this.scanning) await this.scanning.catch(() => undefined)
     const run = (async (): Promise<TreeResult<GcResult>> => {
-      const persistence = this.deps.ctx.get('sessionPersistence' as never) as unknown as Persistence | undefined
+      const persistence = hostService<Persistence>(this.deps.ctx, 'sessionPersistence')
       if (!persistence)
         return fail('SURFACE_UNAVAILABLE', 'the harness has no session persistence to compare the sidecars with')
       let stored: readonly { readonly id: string }[]
@@ -295,7 +296,7 @@ export class SessionLineage {
       } catch (error) {
         return fail('INTERNAL', `the stored sessions could not be listed: ${errorMessage(error)}`)
       }
-      const store = this.deps.ctx.get('sessions' as never) as unknown as SessionStore
+      const store = hostService<SessionStore>(this.deps.ctx, 'sessions')!
       // Live sessions count too: a new one may not be stored yet.
       const known = new Set([
         ...stored.map((header) => header.id),
@@ -372,7 +373,7 @@ export class SessionLineage {
   }
 
   private async joinWorkspace(sourceId: string, cwd: string, sessionId: string): Promise<string | undefined> {
-    const registry = this.deps.ctx.get('workspaceRegistry' as never) as unknown as WorkspaceRegistry | undefined
+    const registry = hostService<WorkspaceRegistry>(this.deps.ctx, 'workspaceRegistry')
     if (!registry) return undefined
     try {
       const workspace =
@@ -388,10 +389,7 @@ export class SessionLineage {
 
   /** Let the host's agent lookup resume the session (dsh web: live at once, shown without a reload). */
   private async adopt(sessionId: string): Promise<boolean> {
-    const lookup = (
-      this.deps.ctx.get('typert' as never) as
-        { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } } | undefined
-    )?.lookups?.get('agent')
+    const lookup = agentLookup(this.deps.ctx)
     if (!lookup) return false
     try {
       await lookup.resolve(sessionId)

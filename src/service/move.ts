@@ -16,13 +16,13 @@
  */
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import { checkNodeId, Invalid, MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
 import type { JournalActor } from '../sidecar/index.ts'
 import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'
 import type { Surface, SurfaceReport } from '../surface/surface.ts'
 import type { PlannedEvent } from '../surface/copy.ts'
-import { clipped, quoted } from './clip.ts'
+import { clipped } from './clip.ts'
+import { checkNode } from './node-check.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
 
 /** A live harness session as the plugin sees it. */
@@ -89,19 +89,8 @@ export async function applyMove<V>(
   let target = nodeId
   let snappedFrom: string | undefined
   if (nodeId !== undefined && nodeId !== null) {
-    if (nodeId.length > MAX_ID_LENGTH) {
-      return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, {
-        nodeId: clipped(nodeId),
-      })
-    }
-    // A string that can never be a node id ('' , padded, control characters) is a bad argument, not a missing node.
-    try {
-      checkNodeId(nodeId)
-    } catch (error) {
-      if (!(error instanceof Invalid)) throw error
-      return fail('INVALID_ARGUMENT', error.reason, { nodeId: clipped(nodeId) })
-    }
-    if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${quoted(nodeId)}`, { nodeId })
+    const known = checkNode(tree, nodeId)
+    if (!known.ok) return known
     if (mode !== 'projection') {
       const cut = tree.completeCutPoint(nodeId)
       if (!cut.ok) return cut

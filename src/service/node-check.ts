@@ -1,14 +1,20 @@
 /**
- * A node id a request names, checked as the conversation moves check it
- * (`move.ts`): malformed (empty, padded, too long, not a string) is
- * `INVALID_ARGUMENT`, well-formed but not in the tree `NODE_NOT_FOUND`.
+ * A node id a request names (a move's target, a workspace request's node):
+ * malformed (empty, padded, too long, control characters, not a string) is
+ * `INVALID_ARGUMENT`, not a missing node; well-formed but not in the tree `NODE_NOT_FOUND`.
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import { checkNodeId, Invalid } from '../tree/validate.ts'
+import { checkNodeId, Invalid, MAX_ID_LENGTH } from '../tree/validate.ts'
 import { clipped, quoted } from './clip.ts'
 
 export function checkNode(tree: SessionTree, nodeId: unknown): TreeResult<string> {
+  if (typeof nodeId === 'string' && nodeId.length > MAX_ID_LENGTH) {
+    // A huge id is echoed clipped, with its length.
+    return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, {
+      nodeId: clipped(nodeId),
+    })
+  }
   try {
     checkNodeId(nodeId)
   } catch (error) {

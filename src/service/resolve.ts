@@ -11,6 +11,7 @@ import type { SurfaceChoices } from '../surface/choice.ts'
 import { clipped, quoted } from './clip.ts'
 import type { HarnessSession, Resolved } from './move.ts'
 import type { ResolvedSession } from './workspace.ts'
+import { hostService, agentLookup } from '../harness/host.ts'
 
 export interface ResolverDeps {
   readonly ctx: Context
@@ -49,10 +50,7 @@ export class SessionResolver {
     const loaded = this.loaded(agentId)
     if (loaded.ok && loaded.value.agent) return loaded
     if (typeof agentId !== 'string' || agentId === '') return loaded
-    const lookup = (
-      this.deps.ctx.get('typert' as never) as
-        { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } } | undefined
-    )?.lookups?.get('agent')
+    const lookup = agentLookup(this.deps.ctx)
     if (!lookup) return loaded
     try {
       await lookup.resolve(agentId)
@@ -64,7 +62,7 @@ export class SessionResolver {
   }
 
   private agents(): { get(id: string): LiveAgent | undefined } | undefined {
-    return this.deps.ctx.get('agents' as never) as { get(id: string): LiveAgent | undefined } | undefined
+    return hostService<{ get(id: string): LiveAgent | undefined }>(this.deps.ctx, 'agents')
   }
 }
 

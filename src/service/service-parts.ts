@@ -19,6 +19,7 @@ import { Movement } from './movement.ts'
 import { Annotation, recordSummary } from './annotation.ts'
 import { DEFAULT_ORPHAN_GRACE_MS, SessionLineage } from './lineage.ts'
 import type { SessionSidecars } from './sidecar-location.ts'
+import { hostService } from '../harness/host.ts'
 
 export interface ServiceParts {
   readonly switcher: StockSwitcher
@@ -45,7 +46,7 @@ export function serviceParts(
     projectorFor: (id) => sync.get(id)?.projector,
     flush: (session) => flush(session as HarnessSession),
     timeoutMs: settings.switchTimeoutMs,
-    estimator: () => meterEstimator(ctx.get('tokenMeter' as never)),
+    estimator: () => meterEstimator(hostService<unknown>(ctx, 'tokenMeter')),
   })
   const surfaces = new SurfaceChoices({
     setting: settings.surfaceMode,
@@ -54,7 +55,7 @@ export function serviceParts(
   })
   const resolver = new SessionResolver({ ctx, sync, surfaces })
   const summary: Omit<SummaryMoveDeps, 'record'> = {
-    llm: () => ctx.get('llm' as never) as SummaryLlm | undefined,
+    llm: () => hostService<SummaryLlm>(ctx, 'llm'),
     timeoutMs: config.summaryTimeoutMs ?? 30_000,
   }
   const record = (sessionId: string, written: BranchSummary, actor: JournalActor) =>

@@ -81,9 +81,10 @@ import type { Movement } from './movement.ts'
 import type { Annotation } from './annotation.ts'
 import { serviceParts } from './service-parts.ts'
 import { guarded, settle } from './edge.ts'
-import { attemptRemote, type RemoteAttempt } from './attempt.ts'
+import { attemptRemote, type Gateway, type RemoteAttempt } from './attempt.ts'
 import { attachLoadedSessions, listenToHarness } from './harness-hooks.ts'
 import { CONFIG, type Config } from './config.ts'
+import { hostService } from '../harness/host.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -385,7 +386,7 @@ export class SessionTreeService extends TypertRemoteService {
   /** Any other method by name, its failure as data with our code: what the Tree tab calls (`attempt.ts`). */
   @Remote
   async attempt(method: string, args: JsonValue): Promise<RemoteAttempt> {
-    return attemptRemote(this.ctx.get('typertGateway' as never), 'sessionTree', method, args)
+    return attemptRemote(hostService<Gateway>(this.ctx, 'typertGateway'), 'sessionTree', method, args)
   }
 
   /** Export a loaded session's tree as Pi JSONL, Claude Code JSONL or Markdown (a new file, or inline). */

@@ -9,6 +9,7 @@
 import path from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { SidecarLocator } from '../sidecar/index.ts'
+import { hostService } from '../harness/host.ts'
 
 type Header = { readonly id: string; readonly cwd?: string }
 type Locating = {
@@ -40,7 +41,7 @@ export class SessionSidecars {
 
   /** Learn the stored sessions' headers: how a cold session's directory (and its writer claim) is found before it loads. */
   async learnStored(): Promise<void> {
-    const persistence = this.ctx.get('sessionPersistence' as never) as Locating | undefined
+    const persistence = hostService<Locating>(this.ctx, 'sessionPersistence')
     try {
       if (typeof persistence?.list === 'function') this.remember(await persistence.list())
     } catch {
@@ -49,9 +50,9 @@ export class SessionSidecars {
   }
 
   private sessionDirOf(sessionId: string): string | undefined {
-    const persistence = this.ctx.get('sessionPersistence' as never) as Locating | undefined
+    const persistence = hostService<Locating>(this.ctx, 'sessionPersistence')
     if (typeof persistence?.locate !== 'function') return undefined
-    const sessions = this.ctx.get('sessions' as never) as Sessions | undefined
+    const sessions = hostService<Sessions>(this.ctx, 'sessions')
     const header = sessions?.get(sessionId)?.header ?? this.headers.get(sessionId)
     if (header === undefined || header.id !== sessionId) return undefined
     try {

@@ -41,14 +41,8 @@ export const extractiveSummarizer: BranchSummarizer = {
   },
 }
 
-/**
- * A summary of `branch` drafted from the tree as it is now, for the caller to
- * record in one synchronous step (a summary never spans other work on the
- * tree, and a journal failure can undo exactly it). The extractive summarizer
- * is local and cannot hang; an empty digest becomes the deterministic
- * fallback, as `SessionTree.summarizeBranch` does.
- */
-export async function draftSummary(tree: SessionTree, branch: unknown): Promise<TreeResult<BranchSummary>> {
+/** The branch a summary is asked for: its checked name and head, or INVALID_ARGUMENT / BRANCH_NOT_FOUND. */
+export function summaryBranch(tree: SessionTree, branch: unknown): TreeResult<{ name: string; head: string }> {
   let name: string
   try {
     name = checkBranchName(branch)
@@ -57,6 +51,20 @@ export async function draftSummary(tree: SessionTree, branch: unknown): Promise<
   }
   const head = tree.branchHeadList().find(([candidate]) => candidate === name)?.[1]
   if (head === undefined) return fail('BRANCH_NOT_FOUND', `no branch ${quoted(name)}`, { branch: name })
+  return ok({ name, head })
+}
+
+/**
+ * A summary of `branch` drafted from the tree as it is now, for the caller to
+ * record in one synchronous step (a summary never spans other work on the
+ * tree, and a journal failure can undo exactly it). The extractive summarizer
+ * is local and cannot hang; an empty digest becomes the deterministic
+ * fallback, as `SessionTree.summarizeBranch` does.
+ */
+export async function draftSummary(tree: SessionTree, branch: unknown): Promise<TreeResult<BranchSummary>> {
+  const found = summaryBranch(tree, branch)
+  if (!found.ok) return found
+  const { name, head } = found.value
   const history = tree.historyPath(head)
   const entries = history.ok ? history.value : []
   const messages = entries.map((entry) => entry.message!)

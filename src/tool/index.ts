@@ -39,6 +39,7 @@ import { DeferredMoves } from './deferred.ts'
 import { SYSTEM_PROMPT } from './prompt.ts'
 import { DEFAULT_MAX_LINES } from './render.ts'
 import { toolDefinition } from './tools.ts'
+import { hostService } from '../harness/host.ts'
 
 export { SYSTEM_PROMPT, DESCRIPTION, TREE_TOOL, ACTIONS, type TreeAction } from './prompt.ts'
 export {
@@ -94,7 +95,7 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
   const service = (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree
   const logger = ctx.logger('session-tree')
   // The headless app runs one turn and exits: a deferred move could never reach a next request.
-  const oneShot = (): boolean => ctx.get('headlessStartup' as never) !== undefined
+  const oneShot = (): boolean => hostService<unknown>(ctx, 'headlessStartup') !== undefined
   const moves = new DeferredMoves({
     run: (agentId, op, by) => runMove(service.actingAs(actorOf(by)), agentId, op),
     waiting: () => preStep.front(),

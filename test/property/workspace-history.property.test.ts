@@ -13,41 +13,27 @@ import { describe, expect, it } from 'vitest'
 import { planRestore } from '../../src/workspace/planner.ts'
 import { Timeline } from '../../src/workspace/timeline.ts'
 import type { FileState, RestoreStep, SingleOp } from '../../src/workspace/types.ts'
+import {
+  callStep,
+  contentOf,
+  hex,
+  PATHS,
+  restoreBack,
+  state,
+  userStep,
+  type CallStep,
+  type RestoreBack,
+  type UserStep,
+  type World,
+} from './workspace-world.ts'
 
-const PATHS = ['a', 'b', 'c'] as const
-type World = Map<string, string | null>
+type Step = CallStep | UserStep | RestoreBack | { readonly kind: 'step'; readonly step: RestoreStep }
 
-const state = (content: string | null | undefined): FileState =>
-  content === null || content === undefined
-    ? { kind: 'absent' }
-    : { kind: 'file', hash: content.padEnd(64, '0').slice(0, 64), size: content.length }
-const contentOf = (s: FileState): string | null => (s.kind === 'file' ? s.hash.replace(/0+$/, '') : null)
-
-type Step =
-  | { readonly kind: 'call'; readonly writes: ReadonlyArray<readonly [number, string | null]> }
-  | { readonly kind: 'user'; readonly path: number; readonly content: string | null }
-  | { readonly kind: 'restore'; readonly back: number }
-  | { readonly kind: 'step'; readonly step: RestoreStep }
-
-const hex = fc.constantFrom('a1', 'b2', 'c3', 'd4', 'e5', 'f6')
 const steps: fc.Arbitrary<Step[]> = fc.array(
   fc.oneof(
-    {
-      weight: 4,
-      arbitrary: fc.record({
-        kind: fc.constant('call' as const),
-        writes: fc.array(fc.tuple(fc.nat(2), fc.option(hex, { nil: null })), { minLength: 1, maxLength: 3 }),
-      }),
-    },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant('user' as const),
-        path: fc.nat(2),
-        content: fc.option(hex, { nil: null }),
-      }),
-    },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), back: fc.nat(20) }) },
+    { weight: 4, arbitrary: callStep },
+    { weight: 2, arbitrary: userStep },
+    { weight: 2, arbitrary: restoreBack(20) },
     {
       weight: 3,
       arbitrary: fc.record({

@@ -12,39 +12,13 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { planRestore } from '../../src/workspace/planner.ts'
 import { Timeline } from '../../src/workspace/timeline.ts'
-import type { FileState, SingleOp } from '../../src/workspace/types.ts'
+import type { SingleOp } from '../../src/workspace/types.ts'
+import { callStep, hex, PATHS, restoreBack, state, userStep, type World } from './workspace-world.ts'
 
-const PATHS = ['a', 'b', 'c'] as const
-type World = Map<string, string | null>
-
-const state = (content: string | null | undefined): FileState =>
-  content === null || content === undefined
-    ? { kind: 'absent' }
-    : { kind: 'file', hash: content.padEnd(64, '0').slice(0, 64), size: content.length }
-
-type Step =
-  | { readonly kind: 'call'; readonly writes: ReadonlyArray<readonly [number, string | null]> }
-  | { readonly kind: 'restore'; readonly back: number }
-  | { readonly kind: 'user'; readonly path: number; readonly content: string | null }
-
-const hex = fc.constantFrom('a1', 'b2', 'c3', 'd4', 'e5', 'f6')
-const step: fc.Arbitrary<Step> = fc.oneof(
-  {
-    weight: 5,
-    arbitrary: fc.record({
-      kind: fc.constant('call' as const),
-      writes: fc.array(fc.tuple(fc.nat(2), fc.option(hex, { nil: null })), { minLength: 1, maxLength: 3 }),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), back: fc.nat(30) }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('user' as const),
-      path: fc.nat(2),
-      content: fc.option(hex, { nil: null }),
-    }),
-  },
+const step = fc.oneof(
+  { weight: 5, arbitrary: callStep },
+  { weight: 2, arbitrary: restoreBack(30) },
+  { weight: 1, arbitrary: userStep },
 )
 
 describe('timeline and planner against a simulated workspace', () => {

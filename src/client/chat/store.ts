@@ -15,6 +15,7 @@ import type { Result } from '../controller.ts'
 import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
 import { PolledStore } from '../polled-store.ts'
 import { errorMessage } from '../../tree/errors.ts'
+import { appendStylesheet } from '../stylesheet.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -328,10 +329,7 @@ export class ChatStore extends PolledStore<ChatState> {
     if (css !== this.css && this.doc) {
       this.css = css
       if (!this.style && css !== '') {
-        this.style = this.doc.createElement('style')
-        this.style.dataset.plugin = 'dsh-session-tree'
-        this.style.dataset.pluginCss = `dsh-session-tree/chat:${this.sessionId}`
-        this.doc.head.append(this.style)
+        this.style = appendStylesheet(`chat:${this.sessionId}`, this.doc)
       }
       if (this.style) this.style.textContent = css
     }

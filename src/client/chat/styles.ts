@@ -26,16 +26,3 @@ export const CHAT_CSS = `
 .dstc-fork .dstc-count { min-width: 3.2em; text-align: center; font-variant-numeric: tabular-nums; }
 .dstc-fork .dstc-error { margin: 0 6px; color: var(--dsw-alias-state-error-primary, #ef4444); }
 `
-
-/** Add the stylesheet to the document; returns its removal. */
-export function injectChatStyles(doc: Document = document): () => void {
-  const id = 'dsh-session-tree/chat.css'
-  const existing = doc.querySelector(`style[data-plugin-css="${id}"]`)
-  if (existing) return () => existing.remove()
-  const style = doc.createElement('style')
-  style.dataset.plugin = 'dsh-session-tree'
-  style.dataset.pluginCss = id
-  style.textContent = CHAT_CSS
-  doc.head.append(style)
-  return () => style.remove()
-}

@@ -1,18 +1,6 @@
 /** The import dialog's and export menu's CSS (the panel's variables; one stylesheet, injected once). */
 
-export function injectInterchangeStyles(doc: Document = document): () => void {
-  const id = 'dsh-session-tree/interchange.css'
-  const existing = doc.querySelector(`style[data-plugin-css="${id}"]`)
-  if (existing) return () => existing.remove()
-  const style = doc.createElement('style')
-  style.dataset.plugin = 'dsh-session-tree'
-  style.dataset.pluginCss = id
-  style.textContent = INTERCHANGE_CSS
-  doc.head.append(style)
-  return () => style.remove()
-}
-
-const INTERCHANGE_CSS = `
+export const INTERCHANGE_CSS = `
 .dsx-file { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); border: 0; }
 .dsx-export { position: relative; display: inline-flex; align-items: center; gap: 8px; }
 .dsx-menu { position: absolute; top: calc(100% + 4px); right: 0; z-index: 30; display: flex; flex-direction: column; min-width: 260px; max-width: min(340px, 90vw); padding: 4px; border: 1px solid var(--dst-border); border-radius: 10px; background: var(--dst-bg); box-shadow: 0 8px 24px rgba(0,0,0,0.16); }

@@ -49,16 +49,3 @@ export const WORKSPACE_CSS = `
 .dst-restore-foot { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
 .dst-restore-foot .dst-ws-note { flex: 1 1 160px; }
 `
-
-/** Add the stylesheet to the document; returns its removal. */
-export function injectWorkspaceStyles(doc: Document = document): () => void {
-  const id = 'dsh-session-tree/workspace.css'
-  const existing = doc.querySelector(`style[data-plugin-css="${id}"]`)
-  if (existing) return () => existing.remove()
-  const style = doc.createElement('style')
-  style.dataset.plugin = 'dsh-session-tree'
-  style.dataset.pluginCss = id
-  style.textContent = WORKSPACE_CSS
-  doc.head.append(style)
-  return () => style.remove()
-}

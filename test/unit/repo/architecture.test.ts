@@ -25,7 +25,8 @@
  * - `client/` (the browser bundle) stands apart: it imports `tree/`, `outline/`, the
  *   generated remote client (`lib/typert.*`), types only from `types.ts`, and
  *   the two pure log recognisers the Chat shares with the service
- *   (`harness/marker.ts`, `service/chat-switches.ts`) so both read the log alike.
+ *   (`harness/marker.ts`, `service/chat-switches.ts`) so both read the log alike,
+ *   and the one typed lookup of host services (`harness/host.ts`, no imports).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
@@ -53,7 +54,7 @@ export const LAYERS = [
 ] as const
 const ENTRY_POINTS = new Set(['index.ts', 'types.ts', 'invariant.ts'])
 /** What `client/` may import besides itself and `tree/` (values); `types.ts` is for types only. */
-const CLIENT_SHARED = new Set(['harness/marker.ts', 'service/chat-switches.ts'])
+const CLIENT_SHARED = new Set(['harness/marker.ts', 'service/chat-switches.ts', 'harness/host.ts'])
 
 /** The error codes each layer owns; a layer may fail with its own codes and any lower layer's. */
 const OWNED: Readonly<Record<string, readonly string[]>> = {

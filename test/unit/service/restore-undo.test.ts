@@ -8,7 +8,6 @@
  * and shell commands checkpointed) and in a plain folder (file tools only),
  * the file and shell tools stood in (`file-tools.ts`).
  */
-import { execFileSync } from 'node:child_process'
 import {
   chmodSync,
   existsSync,
@@ -27,6 +26,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { RestoreRequest, RestoreResult, WorkspaceOverview } from '../../../src/types.ts'
 import { fileTools, shellTool } from '../../support/file-tools.ts'
 import { loopRig, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+import { gitInit } from '../../e2e/support/workspace-files.ts'
 
 type Kind = 'git' | 'plain'
 /** Every file of the work tree (the user's .git left out): its bytes (base64) and whether it is executable. */
@@ -40,24 +40,6 @@ afterEach(async () => {
 })
 
 const call = (name: string, args: Record<string, unknown>): ScriptEntry => ({ calls: [{ name, args }] })
-
-function gitInit(dir: string): void {
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: dir,
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-      },
-    })
-  git('init', '-q')
-  git('add', '-A')
-  git('commit', '-qm', 'start')
-}
 
 function filesOf(dir: string): Files {
   const out: Files = {}

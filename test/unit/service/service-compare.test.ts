@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@deepseek-ai/dsh-session'
-import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import { afterEach, describe, expect, it } from 'vitest'
 import SessionTreeService from '../../../src/index.ts'
 import { boundedComparison, COMPARE_MAX_ROWS, COMPARE_MAX_TEXT } from '../../../src/service/compare-wire.ts'
 import { compare, SessionTree } from '../../../src/tree/index.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
+import { remoteFailure } from '../../support/remote-failure.ts'
 
 const roots: string[] = []
 let ctx: Context | undefined
@@ -32,27 +32,19 @@ async function boot() {
   return { ctx, service: (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree }
 }
 
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise
-  } catch (error) {
-    expect(error).toBeInstanceOf(TypertLookupFailure)
-    return (error as TypertLookupFailure<{ code: string; message: string }>).failure
-  }
-  throw new Error('expected a failure')
-}
-
 describe('sessionTree.compare', () => {
   it('keeps the tree error codes', async () => {
     const { ctx, service } = await boot()
     const session = ctx.sessions.create()
     new LogBuilder(session).userTurn('q1', 'a1')
     const [q1] = (await service.list(session.id)).nodes
-    expect((await failure(service.compare('no-such-session', q1!.nodeId, q1!.nodeId))).code).toBe('SESSION_NOT_FOUND')
-    expect((await failure(service.compare(session.id, q1!.nodeId, 'e999'))).code).toBe('NODE_NOT_FOUND')
-    expect((await failure(service.compare(session.id, '', q1!.nodeId))).code).toBe('INVALID_ARGUMENT')
-    expect((await failure(service.compare(session.id, null as never, q1!.nodeId))).code).toBe('INVALID_ARGUMENT')
-    const huge = await failure(service.compare(session.id, 'x'.repeat(1_000_000), q1!.nodeId))
+    expect((await remoteFailure(service.compare('no-such-session', q1!.nodeId, q1!.nodeId))).code).toBe(
+      'SESSION_NOT_FOUND',
+    )
+    expect((await remoteFailure(service.compare(session.id, q1!.nodeId, 'e999'))).code).toBe('NODE_NOT_FOUND')
+    expect((await remoteFailure(service.compare(session.id, '', q1!.nodeId))).code).toBe('INVALID_ARGUMENT')
+    expect((await remoteFailure(service.compare(session.id, null as never, q1!.nodeId))).code).toBe('INVALID_ARGUMENT')
+    const huge = await remoteFailure(service.compare(session.id, 'x'.repeat(1_000_000), q1!.nodeId))
     expect(huge.code).toBe('NODE_NOT_FOUND')
     expect(huge.message.length).toBeLessThan(300)
   })

@@ -18,27 +18,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@deepseek-ai/dsh-session'
-import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import { afterEach, describe, expect, it } from 'vitest'
 import SessionTreeService from '../../../src/index.ts'
 import { JOURNAL_FILE, TreeSidecar } from '../../../src/sidecar/index.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
 import { loopRig, transcript, type LoopRig } from '../../support/tool-rig.ts'
+import { remoteFailure } from '../../support/remote-failure.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string; details?: unknown }> {
-  try {
-    await promise
-  } catch (error) {
-    expect(error).toBeInstanceOf(TypertLookupFailure)
-    return (error as TypertLookupFailure<{ code: string; message: string }>).failure
-  }
-  throw new Error('expected a failure')
-}
 
 async function projectionService() {
   const root = mkdtempSync(join(tmpdir(), 'tree-durability-'))
@@ -87,12 +77,12 @@ describe('an operation the sidecar cannot make durable never answers a plain ok'
         ['jump null', () => service.jump(id, null)],
         ['fork', () => service.fork(id, a1, 'alt')],
       ] as const) {
-        const error = await failure(call())
+        const error = await remoteFailure(call())
         expect(error.code, `${what}: ${error.message}`).toBe('SIDECAR_IO')
         expect(await service.list(id), `${what} changed the tree`).toEqual(before)
       }
       expect((await service.session(id)).revision).toBe(revision)
-      expect(await failure(service.back(id))).toMatchObject({ code: 'HISTORY_EMPTY' })
+      expect(await remoteFailure(service.back(id))).toMatchObject({ code: 'HISTORY_EMPTY' })
     })
   }
 
@@ -110,10 +100,10 @@ describe('an operation the sidecar cannot make durable never answers a plain ok'
 
     // Sidecar-only: refused, nothing changed.
     const before = await r.service.list(r.sessionId)
-    expect(await failure(r.service.label(r.sessionId, a2, 'lost?'))).toMatchObject({ code: 'SIDECAR_IO' })
-    expect(await failure(r.service.summarize(r.sessionId, 'main'))).toMatchObject({ code: 'SIDECAR_IO' })
+    expect(await remoteFailure(r.service.label(r.sessionId, a2, 'lost?'))).toMatchObject({ code: 'SIDECAR_IO' })
+    expect(await remoteFailure(r.service.summarize(r.sessionId, 'main'))).toMatchObject({ code: 'SIDECAR_IO' })
     // A fork at the cursor switches nothing in the log: only the sidecar would hold the branch.
-    expect(await failure(r.service.fork(r.sessionId, a2, 'here'))).toMatchObject({ code: 'SIDECAR_IO' })
+    expect(await remoteFailure(r.service.fork(r.sessionId, a2, 'here'))).toMatchObject({ code: 'SIDECAR_IO' })
     expect(await r.service.list(r.sessionId)).toEqual(before)
 
     // A real switch: in the log, so it happened and says what was not saved.
@@ -155,7 +145,7 @@ describe('errors echo huge input clipped, with its length', () => {
     ]
     let echoed = 0
     for (const [what, call] of calls) {
-      const error = await failure(call())
+      const error = await remoteFailure(call())
       const size = JSON.stringify(error).length
       expect(size, `${what}: ${size} bytes`).toBeLessThan(2_000)
       // Echoed input is clipped and counted; refusals that do not echo it are fine as they are.

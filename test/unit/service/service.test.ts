@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@deepseek-ai/dsh-session'
-import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import { afterEach, describe, expect, it } from 'vitest'
 import SessionTreeService from '../../../src/index.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
+import { remoteFailure } from '../../support/remote-failure.ts'
 
 const roots: string[] = []
 afterEach(() => {
@@ -29,16 +29,6 @@ async function boot(sidecarRoot?: string, surfaceMode: 'auto' | 'native' | 'stoc
   await new Promise((r) => setTimeout(r, 0))
   const service = (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree
   return { ctx, service, root, fiber }
-}
-
-async function errorOf(promise: Promise<unknown>) {
-  try {
-    await promise
-  } catch (error) {
-    expect(error).toBeInstanceOf(TypertLookupFailure)
-    return (error as TypertLookupFailure<{ code: string; message: string }>).failure
-  }
-  throw new Error('expected a failure')
 }
 
 describe('SessionTreeService in a real Context', () => {
@@ -136,27 +126,27 @@ describe('SessionTreeService in a real Context', () => {
     const { ctx, service } = await boot()
     const session = ctx.sessions.create()
     new LogBuilder(session).userTurn('q1', 'a1')
-    expect(await errorOf(service.list('no-such-session'))).toMatchObject({ code: 'SESSION_NOT_FOUND' })
-    expect(await errorOf(service.jump(session.id, 'ghost'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
+    expect(await remoteFailure(service.list('no-such-session'))).toMatchObject({ code: 'SESSION_NOT_FOUND' })
+    expect(await remoteFailure(service.jump(session.id, 'ghost'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
     expect(
-      await errorOf(service.fork(session.id, (await service.list(session.id)).nodes[0]!.nodeId, '  ')),
+      await remoteFailure(service.fork(session.id, (await service.list(session.id)).nodes[0]!.nodeId, '  ')),
     ).toMatchObject({ code: 'INVALID_ARGUMENT' })
-    expect(await errorOf(service.label(session.id, 'ghost', 'x'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
+    expect(await remoteFailure(service.label(session.id, 'ghost', 'x'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
     // An id that can never name a node is a bad argument (issue 14 §5), for moves and labels alike.
-    expect(await errorOf(service.jump(session.id, ''))).toMatchObject({ code: 'INVALID_ARGUMENT' })
-    expect(await errorOf(service.fork(session.id, '', 'b'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
-    expect(await errorOf(service.jump(session.id, ' padded '))).toMatchObject({ code: 'INVALID_ARGUMENT' })
-    expect(await errorOf(service.label(session.id, '', 'x'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await remoteFailure(service.jump(session.id, ''))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await remoteFailure(service.fork(session.id, '', 'b'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await remoteFailure(service.jump(session.id, ' padded '))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await remoteFailure(service.label(session.id, '', 'x'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
     // Direction overrides would make a label display as something else.
     const first = (await service.list(session.id)).nodes[0]!.nodeId
-    expect(await errorOf(service.label(session.id, first, 'evil\u202etxt.exe'))).toMatchObject({
+    expect(await remoteFailure(service.label(session.id, first, 'evil\u202etxt.exe'))).toMatchObject({
       code: 'INVALID_ARGUMENT',
       message: expect.stringMatching(/bidirectional/),
     })
-    expect(await errorOf(service.fork(session.id, first, 'b\u2066x'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
-    expect(await errorOf(service.summarize(session.id, 'nope'))).toMatchObject({ code: 'BRANCH_NOT_FOUND' })
-    expect(await errorOf(service.back(session.id))).toMatchObject({ code: 'HISTORY_EMPTY' })
-    expect(await errorOf(service.list(42 as never))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await remoteFailure(service.fork(session.id, first, 'b\u2066x'))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await remoteFailure(service.summarize(session.id, 'nope'))).toMatchObject({ code: 'BRANCH_NOT_FOUND' })
+    expect(await remoteFailure(service.back(session.id))).toMatchObject({ code: 'HISTORY_EMPTY' })
+    expect(await remoteFailure(service.list(42 as never))).toMatchObject({ code: 'INVALID_ARGUMENT' })
   })
 
   it('labels, forks, summaries and history survive a restart through the sidecar', async () => {

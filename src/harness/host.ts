@@ -1,0 +1,33 @@
+/**
+ * The host's services, looked up by name in the plugin's cordis context: the one place their names are listed
+ * and the lookup is cast. Each caller names the slice of the service it uses (the host's own types are not
+ * declared on `Context` for a plugin).
+ */
+
+/** What a lookup needs of a cordis `Context` (any context, or a slice of one). */
+export type HostContext = { get(name: never): unknown }
+
+/** The services of DSH (and of `dsh web`) the plugin reads. */
+export type HostServiceName =
+  | 'agents'
+  | 'fs'
+  | 'headlessStartup'
+  | 'llm'
+  | 'locale'
+  | 'sessionPersistence'
+  | 'sessions'
+  | 'tokenMeter'
+  | 'typert'
+  | 'typertGateway'
+  | 'workspaceRegistry'
+
+/** The service `name` as the slice `T` its caller uses; undefined when the host has none. */
+export function hostService<T>(ctx: HostContext, name: HostServiceName): T | undefined {
+  return (ctx as { get(name: string): unknown }).get(name) as T | undefined
+}
+
+/** The host's agent lookup (typert's `agent` lookup): resolving an id makes that session live in the harness. */
+export function agentLookup(ctx: HostContext): { resolve(id: string): Promise<unknown> } | undefined {
+  type Lookups = { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } }
+  return hostService<Lookups>(ctx, 'typert')?.lookups?.get('agent')
+}
