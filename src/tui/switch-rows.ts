@@ -33,8 +33,24 @@ interface LogEvent {
   readonly data?: unknown
 }
 
+/**
+ * The (turn, step) keys whose answer row a later answer erases, by seq of the eraser: dsh-TUI removes
+ * the row of its step when an answer with a known-empty `stream` and no text arrives
+ * (`channel/projection.js`, `canonical && !text`), as the copies of a switch end their steps.
+ */
+export function erasedAnswers(events: readonly LogEvent[]): Map<string, number> {
+  const at = new Map<string, number>()
+  for (const event of events) {
+    const data = isRecord(event.data) ? event.data : undefined
+    if (event.type !== 'assistant/message' || !data || !Array.isArray(data.stream)) continue
+    const message = isRecord(data.message) ? data.message : undefined
+    if (!hasText(message?.content)) at.set(`${String(data.turn)}:${String(data.step)}`, event.seq)
+  }
+  return at
+}
+
 /** Whether dsh-TUI draws the event as a message row (its `channel/projection.js` rules). */
-export function drawnAsMessage(event: LogEvent): boolean {
+export function drawnAsMessage(event: LogEvent, erased: ReadonlyMap<string, number> = new Map()): boolean {
   const data = isRecord(event.data) ? event.data : undefined
   if (!data) return false
   if (event.type === 'user/message') {
@@ -43,7 +59,8 @@ export function drawnAsMessage(event: LogEvent): boolean {
   }
   if (event.type === 'assistant/message') {
     const message = isRecord(data.message) ? data.message : undefined
-    return hasText(message?.content)
+    const eraser = erased.get(`${String(data.turn)}:${String(data.step)}`)
+    return hasText(message?.content) && !(eraser !== undefined && eraser > event.seq)
   }
   if (event.type === 'tool/call') return data.name !== 'ask_user_question'
   return false
@@ -72,8 +89,9 @@ export function pendingSwitchRows(events: readonly LogEvent[], path: ChatPath): 
   const abandoned = path.switches.flatMap((s) => s.reveal)
   let hidden = 0
   let restated = 0
+  const erased = erasedAnswers(events)
   for (const event of events) {
-    if (!drawnAsMessage(event) || !inRanges(event.seq, path.hidden)) continue
+    if (!drawnAsMessage(event, erased) || !inRanges(event.seq, path.hidden)) continue
     if (inRanges(event.seq, abandoned)) hidden += 1
     else if (event.seq > lastRow) restated += 1
   }
