@@ -1,7 +1,9 @@
 /**
  * dsh-TUI's transcript at a history switch. dsh-TUI draws every prompt,
  * answer and tool card of the raw log and reads no `surfaceOp`, so the rows
- * a switch left stay on screen and a stock switch's copies are drawn again.
+ * a switch left stay on screen (a stock switch's copies are shaped so it draws
+ * none of their prompts and answers, `surface/stock.ts` `drawnBy`; their tool
+ * cards it still draws).
  * A plugin cannot hide a built-in row; it can add its own: after each turn
  * that switched the history, one `session-tree/switch` event (log-only, drawn
  * by the `ctx.tuiRenderers` renderer below, live and on every replay) says
