@@ -76,11 +76,11 @@ function judge(screen: string, request: RecordedRequest): Judged {
   ]
   const calls = request.body.messages.flatMap((m) => m.tool_calls?.map((c) => c.function.name) ?? [])
   const onPath = (row: TranscriptRow): boolean => {
-    // A row shows the first line of a message, cut to the width.
+    // A row shows the first line of a message, cut to the width: the whole row is a prefix of its message
+    // (the fake model's replies share their first 40 characters, so a shorter head would match another one).
     const text = norm(row.text).replace(/…$/, '')
-    const head = text.slice(0, 40)
-    if (row.kind === 'user') return prompts.some((p) => p.startsWith(head))
-    if (row.kind === 'assistant') return answers.some((a) => a.startsWith(head))
+    if (row.kind === 'user') return prompts.some((p) => p.startsWith(text))
+    if (row.kind === 'assistant') return answers.some((a) => a.startsWith(text))
     return calls.some((name) => text.toLowerCase().startsWith(name))
   }
   const switchRows = rows
@@ -424,8 +424,11 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     await tui!.until((screen) => /Moved to e\d+/.test(screen), 'the switch', { visible: true })
     await tui!.keys('Escape')
     await closeScene()
-    await tui!.until((text) => (text.match(/Switched to/g) ?? []).length >= 4, 'the fourth switch row')
+    await tui!.until((text) => /Switched to main at e\d+ · 8 message/.test(text), 'the fourth switch row')
     await tui!.settled('the fourth switch row')
+    saveArtifact(artifacts, 'after-tool-branch-switch-live.txt', await tui!.screen())
+    // The resumed transcript is drawn whole into the scrollback (the live one scrolls inside dsh-TUI's own view).
+    await quitAndResume((text) => (text.match(/Switched to/g) ?? []).length >= 4)
     const screen = await save('after-tool-branch-switch')
     const rows = transcriptRows(screen)
     const restated = Number(/the (\d+) message\(s\) just above/.exec(screen)?.[1] ?? NaN)
