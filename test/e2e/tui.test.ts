@@ -14,8 +14,10 @@
  *   ("N message(s) above hidden from the model").
  * - `/session-tree list` opens its whole text in the scene (not a 200-cell toast).
  * - At 80 columns in Chinese the scene fits and a compare stacks.
- * - What is left, measured: a switch to another branch draws its restated rows a
- *   second time, exactly as many as the switch row says.
+ * - A switch to another branch draws no prompt or answer twice (its copies are
+ *   shaped for dsh-TUI), live, after a prompt and after quitting and resuming.
+ * - What is left, measured: a switch to a branch with a tool exchange draws that
+ *   exchange's tool card a second time, exactly as many as the switch row says.
  *
  * tmux is required (`.ci/run` installs it): without it the suite fails, naming
  * the Debian package (`test/support/prerequisites.ts`). Evidence: test/e2e/artifacts/tui/
@@ -359,6 +361,13 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     await tui.settled('the resumed transcript')
   }
 
+  /** A resumed transcript drawn whole: its first prompt, the answers painted (a replay fills them in after the rows). */
+  const wholeTranscript = (screen: string): boolean =>
+    screen.includes(FIRST) &&
+    /Day 1: Alfama/.test(screen) &&
+    /Porto instead: Ribeira/.test(screen) &&
+    screen.includes(`the last one: “${AFTER_SIBLING}”`)
+
   /** Every message row on the path of `request` or counted by the last switch row above it; nothing twice. */
   const expectReadsAsModel = (judged: Judged): void => {
     expect(judged.notices).toEqual([])
@@ -401,7 +410,7 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     expect(judged.switchRows).toHaveLength(3)
     expect(await tui.screen()).not.toMatch(/Turn error|turn blocked/i)
 
-    await quitAndResume((screen) => screen.includes(AFTER_SIBLING) && /Switched to/.test(screen))
+    await quitAndResume((screen) => wholeTranscript(screen) && (screen.match(/Switched to/g) ?? []).length >= 3)
     const resumed = judge(await save('after-sibling-resume'), request)
     expectReadsAsModel(resumed)
     expect(resumed.switchRows.map((s) => s.hidden)).toEqual(judged.switchRows.map((s) => s.hidden))
@@ -428,7 +437,7 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     await tui!.settled('the fourth switch row')
     saveArtifact(artifacts, 'after-tool-branch-switch-live.txt', await tui!.screen())
     // The resumed transcript is drawn whole into the scrollback (the live one scrolls inside dsh-TUI's own view).
-    await quitAndResume((text) => (text.match(/Switched to/g) ?? []).length >= 4)
+    await quitAndResume((text) => wholeTranscript(text) && (text.match(/Switched to/g) ?? []).length >= 4)
     const screen = await save('after-tool-branch-switch')
     const rows = transcriptRows(screen)
     const restated = Number(/the (\d+) message\(s\) just above/.exec(screen)?.[1] ?? NaN)
