@@ -195,16 +195,7 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
     } else {
       push({
         type: 'assistant/message',
-        data: {
-          turn: input.turn,
-          step,
-          message: {
-            id: input.newMessageId(),
-            role: 'assistant',
-            content: [],
-            source: { kind: 'model', provider: input.route.provider, model: input.route.model },
-          },
-        },
+        data: emptyAnswer(input, step),
         intent: { surfaceOp: op, sourceEventSeqs: shadowed },
       })
     }
@@ -256,21 +247,25 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   return ok({ events, shadowed, copies, sharedPrefix: d, ...(restated === undefined ? {} : { restated }) })
 }
 
+/** An empty answer of `step` (a tombstone): the model sees nothing of it. */
+function emptyAnswer(input: PlanInput, step: number): Record<string, unknown> {
+  return {
+    turn: input.turn,
+    step,
+    message: {
+      id: input.newMessageId(),
+      role: 'assistant',
+      content: [],
+      source: { kind: 'model', provider: input.route.provider, model: input.route.model },
+    },
+  }
+}
+
 /** An empty answer of `step` that erases the step's answer row in dsh-TUI (see `eraseAnswerCopies`). */
 function eraser(input: PlanInput, step: number): PlannedEvent {
   return {
     type: 'assistant/message',
-    data: {
-      turn: input.turn,
-      step,
-      message: {
-        id: input.newMessageId(),
-        role: 'assistant',
-        content: [],
-        source: { kind: 'model', provider: input.route.provider, model: input.route.model },
-      },
-      stream: [],
-    },
+    data: { ...emptyAnswer(input, step), stream: [] },
     intent: { surfaceOp: 'append' },
   }
 }
