@@ -356,7 +356,8 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     await tui!.keys('Enter')
     for (let i = 0; i < 100 && (await tui!.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     await tui!.kill()
-    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!] })
+    // Tall enough for the whole transcript: dsh-TUI draws a resumed one in its own view, one screen high.
+    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!], rows: 100 })
     await tui.until(ready, 'the resumed transcript')
     await tui.settled('the resumed transcript')
   }
