@@ -28,11 +28,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest'
 import { REPO_ROOT } from '../../dev/harness.ts'
-import { DEMO_NOTES, demoModel } from '../../dev/demo-model.ts'
+import { demoModel } from '../../dev/demo-model.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './support/artifacts.ts'
 import { ensureDsh, tempDir } from './support/dsh.ts'
 import {
+  demoTuiHome,
   installTuiProfile,
+  sendPrompt,
   sessionIds,
   startTui,
   transcriptRows,
@@ -131,16 +133,8 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
   }
 
   /** Type a prompt, wait for its answer row. */
-  const send = async (prompt: string, answer: RegExp): Promise<void> => {
-    const before = llm.chatRequests().length
-    await tui!.type(prompt)
-    await tui!.keys('Enter')
-    await tui!.until(
-      (screen) => answer.test(screen) && llm.chatRequests().length > before,
-      `the answer to ${JSON.stringify(prompt)}`,
-    )
-    await tui!.settled(`the answer to ${JSON.stringify(prompt)}`)
-  }
+  const send = (prompt: string, answer: RegExp): Promise<void> =>
+    sendPrompt(tui!, () => llm.chatRequests().length, prompt, answer)
 
   const openScene = async (how: 'command' | 'shortcut'): Promise<string> => {
     if (how === 'command') {
@@ -171,9 +165,7 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
     llm = await startFakeLlm({ script: Array.from({ length: 100 }, () => demoModel) })
     root = tempDir('tui')
-    home = { dshHome: path.join(root, 'dsh'), home: path.join(root, 'home'), cwd: path.join(root, 'work') }
-    for (const dir of [home.dshHome, home.home, home.cwd]) fs.mkdirSync(dir, { recursive: true })
-    fs.writeFileSync(path.join(home.cwd, 'notes.txt'), DEMO_NOTES)
+    home = demoTuiHome(root)
     const installed = await installTuiProfile(home, plugin.tgz)
     saveArtifact(
       artifacts,
