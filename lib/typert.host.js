@@ -2665,10 +2665,10 @@ export const TYPERT = {
           },
           {
             "kind": "method",
-            "name": "setRewindStandIn",
-            "signature": "setRewindStandIn(standIn: 'restate' | 'tombstone'): void",
-            "summary": "What a stock rewind leaves in the log where the history it leaves was (`StockSwitcher.rewindStandIn`): the terminal half asks for `tombstone` while dsh-TUI is loaded.",
-            "jsDoc": "/**\n * What a stock rewind leaves in the log where the history it leaves was (`StockSwitcher.rewindStandIn`):\n * the terminal half asks for `tombstone` while dsh-TUI is loaded. Not a remote method.\n */"
+            "name": "setTranscriptReader",
+            "signature": "setTranscriptReader(reader: TranscriptReader): void",
+            "summary": "Who draws the transcript a stock switch writes into (`StockSwitcher.drawnBy`): the terminal half says `dsh-tui` while dsh-TUI is loaded.",
+            "jsDoc": "/**\n * Who draws the transcript a stock switch writes into (`StockSwitcher.drawnBy`): the terminal\n * half says `dsh-tui` while dsh-TUI is loaded. Not a remote method.\n */"
           },
           {
             "kind": "method",
@@ -3343,6 +3343,10 @@ export const TYPERT = {
           {
             "name": "ToolResultPart",
             "declaration": "export interface ToolResultPart {\n    readonly type: 'tool_result';\n    readonly toolCallId: string;\n    readonly content: string;\n    readonly isError?: boolean;\n}"
+          },
+          {
+            "name": "TranscriptReader",
+            "declaration": "export type TranscriptReader = 'any' | 'dsh-tui';"
           },
           {
             "name": "TreeCheckpoint",

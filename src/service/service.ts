@@ -35,7 +35,7 @@ import { TreeSync } from '../harness/sync.ts'
 import '../harness/plugin-events.ts'
 import { claimRefusal, processClaims, TreeSidecar } from '../sidecar/index.ts'
 import { processKind } from './process-kind.ts'
-import type { StockSwitcher } from '../surface/stock.ts'
+import type { StockSwitcher, TranscriptReader } from '../surface/stock.ts'
 import { SessionQueue } from './queue.ts'
 import type { ChatPath } from './chat-path.ts'
 import type {
@@ -405,11 +405,11 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   /**
-   * What a stock rewind leaves in the log where the history it leaves was (`StockSwitcher.rewindStandIn`):
-   * the terminal half asks for `tombstone` while dsh-TUI is loaded. Not a remote method.
+   * Who draws the transcript a stock switch writes into (`StockSwitcher.drawnBy`): the terminal
+   * half says `dsh-tui` while dsh-TUI is loaded. Not a remote method.
    */
-  setRewindStandIn(standIn: 'restate' | 'tombstone'): void {
-    this.switcher.rewindStandIn = standIn
+  setTranscriptReader(reader: TranscriptReader): void {
+    this.switcher.drawnBy = reader
   }
 
   /** What this process is called in another process's refusal (`SIDECAR_CLAIMED`): the terminal half says `dsh-TUI`. Not a remote method. */

@@ -47,6 +47,16 @@ export const safeCopySource: CopySourcePolicy = (source) => {
   return { kind: 'plugin', plugin: PLUGIN_ID, form: 'relay' }
 }
 
+/**
+ * {@link safeCopySource}, with a restated typed prompt re-sourced to this plugin (`form: 'restated'`):
+ * dsh-TUI draws only user-sourced prompts, so its copy is not drawn a second time. The model's
+ * request is the same (the source is not on the wire).
+ */
+export const undrawnCopySource: CopySourcePolicy = (source) =>
+  isRecord(source) && source.kind === 'user'
+    ? { kind: 'plugin', plugin: PLUGIN_ID, form: 'restated' }
+    : safeCopySource(source)
+
 /** Where copies go and how their ids are made. */
 export interface CopyContext {
   readonly turn: number

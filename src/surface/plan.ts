@@ -81,6 +81,13 @@ export interface PlanInput extends CopyContext {
    * replacement there as restating the first entry it shadows).
    */
   readonly restateOnRewind?: boolean
+  /**
+   * In own steps, close each step holding an answer copy with an empty answer of that step whose
+   * `stream` is known empty: dsh-TUI keys answers by (turn, step) and removes the row of such an
+   * answer, so the copy is not drawn a second time. The model sees nothing of it (an empty answer
+   * derives no message).
+   */
+  readonly eraseAnswerCopies?: boolean
 }
 
 export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
@@ -134,15 +141,22 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
   const own = input.steps === 'own'
   let step = input.step
   let stepHasAssistant = false
+  let stepHasCopy = false
+  const endStep = (): void => {
+    if (stepHasCopy && input.eraseAnswerCopies) events.push(eraser(input, step))
+    stepHasCopy = false
+    events.push({ type: 'step/end', data: { turn: input.turn, step } })
+  }
   /** Append in order; in own steps, a further assistant message opens the next step. */
   const push = (event: PlannedEvent): void => {
     if (own && event.type === 'assistant/message') {
       if (stepHasAssistant) {
-        events.push({ type: 'step/end', data: { turn: input.turn, step } })
+        endStep()
         step++
         events.push({ type: 'step/start', data: { turn: input.turn, step } })
       }
       stepHasAssistant = true
+      if (event.intent?.sourceEventSeqs !== undefined && hasText(event)) stepHasCopy = true
     }
     events.push('step' in event.data ? { ...event, data: { ...event.data, step } } : event)
   }
@@ -181,16 +195,7 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
     } else {
       push({
         type: 'assistant/message',
-        data: {
-          turn: input.turn,
-          step,
-          message: {
-            id: input.newMessageId(),
-            role: 'assistant',
-            content: [],
-            source: { kind: 'model', provider: input.route.provider, model: input.route.model },
-          },
-        },
+        data: emptyAnswer(input, step),
         intent: { surfaceOp: op, sourceEventSeqs: shadowed },
       })
     }
@@ -238,8 +243,40 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
     }
   }
   for (const event of extra) push(event)
-  if (own) events.push({ type: 'step/end', data: { turn: input.turn, step } })
+  if (own) endStep()
   return ok({ events, shadowed, copies, sharedPrefix: d, ...(restated === undefined ? {} : { restated }) })
+}
+
+/** An empty answer of `step` (a tombstone): the model sees nothing of it. */
+function emptyAnswer(input: PlanInput, step: number): Record<string, unknown> {
+  return {
+    turn: input.turn,
+    step,
+    message: {
+      id: input.newMessageId(),
+      role: 'assistant',
+      content: [],
+      source: { kind: 'model', provider: input.route.provider, model: input.route.model },
+    },
+  }
+}
+
+/** An empty answer of `step` that erases the step's answer row in dsh-TUI (see `eraseAnswerCopies`). */
+function eraser(input: PlanInput, step: number): PlannedEvent {
+  return {
+    type: 'assistant/message',
+    data: { ...emptyAnswer(input, step), stream: [] },
+    intent: { surfaceOp: 'append' },
+  }
+}
+
+/** An assistant message with a text block (dsh-TUI draws a row for it). */
+function hasText(event: PlannedEvent): boolean {
+  const message = event.data.message
+  const content = isRecord(message) ? message.content : undefined
+  return (
+    Array.isArray(content) && content.some((block) => isRecord(block) && block.type === 'text' && block.text !== '')
+  )
 }
 
 /** Whether a target node can stand in for a shadowed range: a message (not a tool exchange) whose event is readable. */

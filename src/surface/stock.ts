@@ -36,7 +36,10 @@ import {
 } from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
 import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from './errors.ts'
-import type { CopySourcePolicy, PlannedEvent } from './copy.ts'
+import { undrawnCopySource, type CopySourcePolicy, type PlannedEvent } from './copy.ts'
+
+/** Who draws the transcript a switch writes into (see `StockSwitcher.drawnBy`). */
+export type TranscriptReader = 'any' | 'dsh-tui'
 import {
   isFree,
   NO_MODEL_CALL,
@@ -89,12 +92,14 @@ export class StockSwitcher {
   /** Runs right before a marker wakes the agent: puts the pre-step listener at the front (`harness-hooks.ts`). */
   beforeWake: () => void = () => {}
   /**
-   * What stands in for the shadowed range of a rewind: `restate` its last kept message (DSH web's
-   * Trajectory shows no empty answer), or an empty `tombstone` answer (dsh-TUI draws nothing for
-   * it, where a restated message is drawn a second time). The terminal half picks `tombstone`
-   * while dsh-TUI is loaded.
+   * Who draws the transcript, so copies are shaped for it. `any`: copies as they are (DSH web's
+   * Chat and Trajectory read `surfaceOp`; a rewind restates its last kept message, as the
+   * Trajectory shows no empty answer). `dsh-tui` (the terminal half sets it while dsh-TUI is
+   * loaded): its renderer reads no `surfaceOp`, draws only user-sourced prompts and keys answers
+   * by (turn, step), so restated prompts get this plugin's source, each answer copy's step ends
+   * with an empty answer that erases its row, and a rewind leaves an empty answer.
    */
-  rewindStandIn: 'restate' | 'tombstone' = 'restate'
+  drawnBy: TranscriptReader = 'any'
 
   constructor(options: StockSwitcherOptions) {
     this.options = options
@@ -290,8 +295,13 @@ export class StockSwitcher {
       route: routeOf(session),
       steps,
       // In a maintenance turn of its own, a rewind restates the last message it keeps (no empty answer).
-      restateOnRewind: steps === 'own' && this.rewindStandIn === 'restate',
-      ...(this.options.copySource ? { copySource: this.options.copySource } : {}),
+      restateOnRewind: steps === 'own' && this.drawnBy === 'any',
+      eraseAnswerCopies: this.drawnBy === 'dsh-tui',
+      ...(this.drawnBy === 'dsh-tui'
+        ? { copySource: undrawnCopySource }
+        : this.options.copySource
+          ? { copySource: this.options.copySource }
+          : {}),
       ...(tail ? { tail } : {}),
     })
   }

@@ -149,11 +149,11 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
     const renderers = (ctx as Scoped<'tuiRenderers', TuiRenderers>).tuiRenderers
     const dispose = renderers.register(SWITCH_ROW_EVENT, (payload) => renderSwitchRow(payload, tuiLang()), ctx)
     ctx.effect(() => dispose, 'session-tree-tui.renderer')
-    // dsh-TUI draws a restated message a second time and an empty answer not at all.
-    service.setRewindStandIn('tombstone')
+    // dsh-TUI draws every user-sourced prompt and answer row of the log: copies are shaped so it draws none.
+    service.setTranscriptReader('dsh-tui')
     // Another process's refusal to write this session names this one as what the user sees.
     service.describeProcess('dsh-TUI')
-    ctx.effect(() => () => service.setRewindStandIn('restate'), 'session-tree-tui.stand-in')
+    ctx.effect(() => () => service.setTranscriptReader('any'), 'session-tree-tui.transcript-reader')
     if (!settings.switchRows) return
     // After a turn that switched the history, one row (the turn is over: nothing interleaves with its steps).
     ctx.on('session/event', (session: LiveSession, event: { type: string }) => {

@@ -1,7 +1,9 @@
 /**
  * dsh-TUI's transcript at a history switch. dsh-TUI draws every prompt,
  * answer and tool card of the raw log and reads no `surfaceOp`, so the rows
- * a switch left stay on screen and a stock switch's copies are drawn again.
+ * a switch left stay on screen (a stock switch's copies are shaped so it draws
+ * none of their prompts and answers, `surface/stock.ts` `drawnBy`; their tool
+ * cards it still draws).
  * A plugin cannot hide a built-in row; it can add its own: after each turn
  * that switched the history, one `session-tree/switch` event (log-only, drawn
  * by the `ctx.tuiRenderers` renderer below, live and on every replay) says
@@ -33,8 +35,24 @@ interface LogEvent {
   readonly data?: unknown
 }
 
+/**
+ * The (turn, step) keys whose answer row a later answer erases, by seq of the eraser: dsh-TUI removes
+ * the row of its step when an answer with a known-empty `stream` and no text arrives
+ * (`channel/projection.js`, `canonical && !text`), as the copies of a switch end their steps.
+ */
+export function erasedAnswers(events: readonly LogEvent[]): Map<string, number> {
+  const at = new Map<string, number>()
+  for (const event of events) {
+    const data = isRecord(event.data) ? event.data : undefined
+    if (event.type !== 'assistant/message' || !data || !Array.isArray(data.stream)) continue
+    const message = isRecord(data.message) ? data.message : undefined
+    if (!hasText(message?.content)) at.set(`${String(data.turn)}:${String(data.step)}`, event.seq)
+  }
+  return at
+}
+
 /** Whether dsh-TUI draws the event as a message row (its `channel/projection.js` rules). */
-export function drawnAsMessage(event: LogEvent): boolean {
+export function drawnAsMessage(event: LogEvent, erased: ReadonlyMap<string, number> = new Map()): boolean {
   const data = isRecord(event.data) ? event.data : undefined
   if (!data) return false
   if (event.type === 'user/message') {
@@ -43,7 +61,8 @@ export function drawnAsMessage(event: LogEvent): boolean {
   }
   if (event.type === 'assistant/message') {
     const message = isRecord(data.message) ? data.message : undefined
-    return hasText(message?.content)
+    const eraser = erased.get(`${String(data.turn)}:${String(data.step)}`)
+    return hasText(message?.content) && !(eraser !== undefined && eraser > event.seq)
   }
   if (event.type === 'tool/call') return data.name !== 'ask_user_question'
   return false
@@ -72,8 +91,9 @@ export function pendingSwitchRows(events: readonly LogEvent[], path: ChatPath): 
   const abandoned = path.switches.flatMap((s) => s.reveal)
   let hidden = 0
   let restated = 0
+  const erased = erasedAnswers(events)
   for (const event of events) {
-    if (!drawnAsMessage(event) || !inRanges(event.seq, path.hidden)) continue
+    if (!drawnAsMessage(event, erased) || !inRanges(event.seq, path.hidden)) continue
     if (inRanges(event.seq, abandoned)) hidden += 1
     else if (event.seq > lastRow) restated += 1
   }

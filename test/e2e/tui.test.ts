@@ -14,8 +14,10 @@
  *   ("N message(s) above hidden from the model").
  * - `/session-tree list` opens its whole text in the scene (not a 200-cell toast).
  * - At 80 columns in Chinese the scene fits and a compare stacks.
- * - What is left, measured: a switch to another branch draws its restated rows a
- *   second time, exactly as many as the switch row says.
+ * - A switch to another branch draws no prompt or answer twice (its copies are
+ *   shaped for dsh-TUI), live, after a prompt and after quitting and resuming.
+ * - What is left, measured: a switch to a branch with a tool exchange draws that
+ *   exchange's tool card a second time, exactly as many as the switch row says.
  *
  * tmux is required (`.ci/run` installs it): without it the suite fails, naming
  * the Debian package (`test/support/prerequisites.ts`). Evidence: test/e2e/artifacts/tui/
@@ -26,11 +28,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest'
 import { REPO_ROOT } from '../../dev/harness.ts'
-import { DEMO_NOTES, demoModel } from '../../dev/demo-model.ts'
+import { demoModel } from '../../dev/demo-model.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './support/artifacts.ts'
 import { ensureDsh, tempDir } from './support/dsh.ts'
 import {
+  demoTuiHome,
   installTuiProfile,
+  sendPrompt,
   sessionIds,
   startTui,
   transcriptRows,
@@ -49,6 +53,7 @@ const THIRD = 'Make it a food tour'
 const AFTER_JUMP = 'Actually, plan Porto instead'
 const AFTER_FORK = 'What about two days in Sintra?'
 const AFTER_RESUME = 'One more idea for the evening'
+const AFTER_SIBLING = 'And a rainy-day plan?'
 
 /** The message rows of a screen (prompts, answers, tool cards) and our switch rows. */
 interface Judged {
@@ -75,11 +80,11 @@ function judge(screen: string, request: RecordedRequest): Judged {
   ]
   const calls = request.body.messages.flatMap((m) => m.tool_calls?.map((c) => c.function.name) ?? [])
   const onPath = (row: TranscriptRow): boolean => {
-    // A row shows the first line of a message, cut to the width.
+    // A row shows the first line of a message, cut to the width: the whole row is a prefix of its message
+    // (the fake model's replies share their first 40 characters, so a shorter head would match another one).
     const text = norm(row.text).replace(/…$/, '')
-    const head = text.slice(0, 40)
-    if (row.kind === 'user') return prompts.some((p) => p.startsWith(head))
-    if (row.kind === 'assistant') return answers.some((a) => a.startsWith(head))
+    if (row.kind === 'user') return prompts.some((p) => p.startsWith(text))
+    if (row.kind === 'assistant') return answers.some((a) => a.startsWith(text))
     return calls.some((name) => text.toLowerCase().startsWith(name))
   }
   const switchRows = rows
@@ -128,16 +133,8 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
   }
 
   /** Type a prompt, wait for its answer row. */
-  const send = async (prompt: string, answer: RegExp): Promise<void> => {
-    const before = llm.chatRequests().length
-    await tui!.type(prompt)
-    await tui!.keys('Enter')
-    await tui!.until(
-      (screen) => answer.test(screen) && llm.chatRequests().length > before,
-      `the answer to ${JSON.stringify(prompt)}`,
-    )
-    await tui!.settled(`the answer to ${JSON.stringify(prompt)}`)
-  }
+  const send = (prompt: string, answer: RegExp): Promise<void> =>
+    sendPrompt(tui!, () => llm.chatRequests().length, prompt, answer)
 
   const openScene = async (how: 'command' | 'shortcut'): Promise<string> => {
     if (how === 'command') {
@@ -168,9 +165,7 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
     llm = await startFakeLlm({ script: Array.from({ length: 100 }, () => demoModel) })
     root = tempDir('tui')
-    home = { dshHome: path.join(root, 'dsh'), home: path.join(root, 'home'), cwd: path.join(root, 'work') }
-    for (const dir of [home.dshHome, home.home, home.cwd]) fs.mkdirSync(dir, { recursive: true })
-    fs.writeFileSync(path.join(home.cwd, 'notes.txt'), DEMO_NOTES)
+    home = demoTuiHome(root)
     const installed = await installTuiProfile(home, plugin.tgz)
     saveArtifact(
       artifacts,
@@ -345,13 +340,44 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     await tui.keys('Escape')
   }, 300_000)
 
-  it('what is left: a switch to another branch restates it, and the switch row counts the rows drawn twice', async () => {
+  /** Quit dsh-TUI (its `/exit`), then start it again on the same session (`--resume`, the log alone). */
+  const quitAndResume = async (ready: (screen: string) => boolean): Promise<void> => {
+    const [sessionId] = sessionIds(home.dshHome)
+    expect(sessionId).toBeDefined()
+    await tui!.type('/exit')
+    await tui!.keys('Enter')
+    for (let i = 0; i < 100 && (await tui!.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    await tui!.kill()
+    // Tall enough for the whole transcript: dsh-TUI draws a resumed one in its own view, one screen high.
+    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!], rows: 100 })
+    await tui.until(ready, 'the resumed transcript')
+    await tui.settled('the resumed transcript')
+  }
+
+  /** A resumed transcript drawn whole: its first prompt, the answers painted (a replay fills them in after the rows). */
+  const wholeTranscript = (screen: string): boolean =>
+    screen.includes(FIRST) &&
+    /Day 1: Alfama/.test(screen) &&
+    /Porto instead: Ribeira/.test(screen) &&
+    screen.includes(`the last one: “${AFTER_SIBLING}”`)
+
+  /** Every message row on the path of `request` or counted by the last switch row above it; nothing twice. */
+  const expectReadsAsModel = (judged: Judged): void => {
+    expect(judged.notices).toEqual([])
+    expect(judged.duplicates).toEqual([])
+    const last = judged.switchRows.at(-1)!
+    expect(last.hidden).toBe(judged.offPath.filter((row) => row.line < last.row.line).length)
+    expect(judged.offPath.filter((row) => row.line > last.row.line)).toEqual([])
+  }
+
+  it('a switch to another branch draws nothing twice (its copies are shaped for dsh-TUI), live and after quitting and resuming', async () => {
     onTestFailed(() => {
       failed = true
     })
     const [sessionId] = sessionIds(home.dshHome)
     await tui?.kill()
     tui = await startTui(home, llm.url, { args: ['--resume', sessionId!] })
+    await tui.settled('the resumed transcript')
     await openScene('shortcut')
     await tui.type('porto instead: ribeira')
     await tui.until((screen) => /search: porto instead: ribeira/.test(screen) && /1 shown/.test(screen), 'the search', {
@@ -363,22 +389,57 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     await tui.until((screen) => /Moved to e\d+/.test(screen), 'the switch', { visible: true })
     await tui.keys('Escape')
     await closeScene()
-    // dsh-TUI reveals a new answer row gradually: wait until the restated one is whole.
-    const screen = await tui.until(
-      (text) =>
-        (text.match(/Switched to/g) ?? []).length >= 3 && (text.match(/Livraria Lello on day 2/g) ?? []).length >= 2,
-      'the third switch row and the restated answer, whole',
-    )
-    saveArtifact(artifacts, 'after-sibling-switch.txt', screen)
-    screens['after-sibling-switch'] = screen
+    await tui.until((text) => (text.match(/Switched to/g) ?? []).length >= 3, 'the third switch row')
+    await tui.settled('the third switch row')
+    const live = await save('after-sibling-switch')
+    // The Porto prompt and answer stay drawn once, where they were typed and answered.
+    expect(live.match(/Actually, plan Porto instead/g)).toHaveLength(1)
+    expect(transcriptRows(live).filter((row) => /restate the path/.test(row.text))).toEqual([])
+    await send(AFTER_SIBLING, /prompt\(s\) on this path/)
+    const request = requestFor(AFTER_SIBLING)
+    expect(userPrompts(request.body).map(messageText)).toEqual([FIRST, AFTER_JUMP, AFTER_SIBLING])
+    const judged = judge(await save('after-sibling-prompt'), request)
+    expectReadsAsModel(judged)
+    expect(judged.switchRows).toHaveLength(3)
+    expect(await tui.screen()).not.toMatch(/Turn error|turn blocked/i)
+
+    await quitAndResume((screen) => wholeTranscript(screen) && (screen.match(/Switched to/g) ?? []).length >= 3)
+    const resumed = judge(await save('after-sibling-resume'), request)
+    expectReadsAsModel(resumed)
+    expect(resumed.switchRows.map((s) => s.hidden)).toEqual(judged.switchRows.map((s) => s.hidden))
+    expect(resumed.messages.map((row) => row.text)).toEqual(judged.messages.map((row) => row.text))
+    expect(await tui.screen()).not.toMatch(/Turn error|turn blocked/i)
+  }, 300_000)
+
+  it('what is left, measured: a switch back to a branch with a tool exchange draws its tool card twice, as the switch row says', async () => {
+    onTestFailed(() => {
+      failed = true
+    })
+    await openScene('shortcut')
+    await tui!.type('food tour:')
+    await tui!.until((screen) => /search: food tour:/.test(screen) && /1 shown/.test(screen), 'the search', {
+      visible: true,
+    })
+    await tui!.keys('Enter')
+    await tui!.until((screen) => /No summary/.test(screen), 'the summary choice', { visible: true })
+    await tui!.keys('1')
+    await tui!.until((screen) => /Moved to e\d+/.test(screen), 'the switch', { visible: true })
+    await tui!.keys('Escape')
+    await closeScene()
+    await tui!.until((text) => /Switched to main at e\d+ · 8 message/.test(text), 'the fourth switch row')
+    await tui!.settled('the fourth switch row')
+    saveArtifact(artifacts, 'after-tool-branch-switch-live.txt', await tui!.screen())
+    // The resumed transcript is drawn whole into the scrollback (the live one scrolls inside dsh-TUI's own view).
+    await quitAndResume((text) => wholeTranscript(text) && (text.match(/Switched to/g) ?? []).length >= 4)
+    const screen = await save('after-tool-branch-switch')
     const rows = transcriptRows(screen)
     const restated = Number(/the (\d+) message\(s\) just above/.exec(screen)?.[1] ?? NaN)
-    // The restated rows are the Porto prompt and answer, drawn a second time just above the row.
     const texts = rows.filter((row) => row.kind === 'user' || row.kind === 'assistant').map((row) => norm(row.text))
-    const twice = [...new Set(texts)].filter((text) => texts.filter((t) => t === text).length > 1)
-    expect(restated).toBeGreaterThan(0)
-    expect(twice.length).toBe(restated)
-    expect(twice.some((text) => text.startsWith('Actually, plan Porto instead'))).toBe(true)
-    expect(await tui.screen()).not.toMatch(/Turn error|turn blocked/i)
+    // No prompt or answer twice; only the tool card of the copied exchange, which dsh-TUI draws for every call.
+    expect([...new Set(texts)].filter((text) => texts.filter((t) => t === text).length > 1)).toEqual([])
+    const cards = rows.filter((row) => row.kind === 'tool')
+    expect(cards).toHaveLength(2)
+    expect(restated).toBe(1)
+    expect(await tui!.screen()).not.toMatch(/Turn error|turn blocked/i)
   }, 300_000)
 })

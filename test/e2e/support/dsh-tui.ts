@@ -16,6 +16,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { REPO_ROOT } from '../../../dev/harness.ts'
+import { DEMO_NOTES } from '../../../dev/demo-model.ts'
 import { dshBin, dshEnv, runDsh, type RunResult } from './dsh.ts'
 import { startTerminal, type Terminal } from './tmux.ts'
 
@@ -168,4 +169,29 @@ export function sessionIds(dshHome: string): string[] {
     }
   }
   return found.sort((a, b) => b.mtime - a.mtime).map((entry) => entry.id)
+}
+
+/** Type a prompt, wait for its answer row and a new request to `requests` (the fake LLM's count), then for the screen to settle. */
+export async function sendPrompt(
+  terminal: Terminal,
+  requests: () => number,
+  prompt: string,
+  answer: RegExp,
+): Promise<void> {
+  const before = requests()
+  await terminal.type(prompt)
+  await terminal.keys('Enter')
+  await terminal.until(
+    (screen) => answer.test(screen) && requests() > before,
+    `the answer to ${JSON.stringify(prompt)}`,
+  )
+  await terminal.settled(`the answer to ${JSON.stringify(prompt)}`)
+}
+
+/** A fresh `DSH_HOME`, `HOME` and workspace under `root`, the workspace holding the demo's notes.txt. */
+export function demoTuiHome(root: string): TuiHome {
+  const home = { dshHome: path.join(root, 'dsh'), home: path.join(root, 'home'), cwd: path.join(root, 'work') }
+  for (const dir of [home.dshHome, home.home, home.cwd]) fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(path.join(home.cwd, 'notes.txt'), DEMO_NOTES)
+  return home
 }

@@ -8,7 +8,8 @@ import { Session } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
 import { SessionProjector } from '../../../src/harness/projector.ts'
-import { StockSwitcher } from '../../../src/surface/stock.ts'
+import { StockSwitcher, type TranscriptReader } from '../../../src/surface/stock.ts'
+import { drawnAsMessage, erasedAnswers } from '../../../src/tui/switch-rows.ts'
 import { FakeAgent } from '../../support/fake-agent.ts'
 import { callPairing, LogBuilder, MODEL, PROVIDER } from '../../support/log-builder.ts'
 
@@ -419,5 +420,63 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     // Callers route on the reason in details (the tool words its wait from it), never on the message.
     expect(!report.ok && report.error.details).toEqual({ callId: 'jump_1', reason: 'shared-message' })
     expect(log.session.seq).toBe(seq)
+  })
+})
+
+/**
+ * A switch to another branch (back to a3 after q4 a4 on a1) with the copies shaped for a reader:
+ * what dsh-TUI draws of the switch (`drawnAsMessage`, with the answers a later empty answer erases).
+ */
+async function siblingSwitch(drawnBy: TranscriptReader) {
+  const { log, projector, switcher, agent, byText, sync } = setup()
+  switcher.drawnBy = drawnBy
+  const a1 = byText('a1')
+  projector.tree.jump(a1)
+  await switcher.switch(agent, a1)
+  log.userTurn('q4', 'a4')
+  sync()
+  const switchedAt = log.session.seq
+  const a3 = byText('a3')
+  projector.tree.jump(a3)
+  const report = await switcher.switch(agent, a3)
+  expect(report.ok, JSON.stringify(report)).toBe(true)
+  sync()
+  const events = log.session.events as unknown as readonly { type: string; seq: number; data?: unknown }[]
+  const erased = erasedAnswers(events)
+  const drawn = events.filter((e) => e.seq > switchedAt && drawnAsMessage(e, erased)).map((e) => e.type)
+  return { log, projector, drawn, a3 }
+}
+
+describe('copies shaped for dsh-TUI (drawnBy: dsh-tui)', () => {
+  it('a switch to another branch draws no prompt or answer a second time; the model reads the same history', async () => {
+    const plain = await siblingSwitch('any')
+    const shaped = await siblingSwitch('dsh-tui')
+    // As they are, dsh-TUI draws the restated q2, the read's card, a2, q3 and a3 again.
+    expect(plain.drawn).toEqual(['user/message', 'tool/call', 'assistant/message', 'user/message', 'assistant/message'])
+    // Shaped, only the copied exchange's card (dsh-TUI draws one for every tool/call).
+    expect(shaped.drawn).toEqual(['tool/call'])
+    expect(modelTexts(shaped.log)).toEqual(modelTexts(plain.log))
+    // The same messages on the wire, but for the fresh call ids of the copies.
+    const wire = (log: LogBuilder) =>
+      JSON.stringify(log.session.deriveMessages().map((m) => ({ role: m.role, content: m.content }))).replace(
+        /call_dst_\w+/g,
+        'ID',
+      )
+    expect(wire(shaped.log)).toBe(wire(plain.log))
+    expect(shaped.projector.tip).toBe(shaped.a3)
+    expect(shaped.projector.tree.nodeCount).toBe(plain.projector.tree.nodeCount)
+    expect(shaped.projector.quarantine).toEqual([])
+  })
+
+  it('the log alone rebuilds the same tree, and the harness reloads it with the same history', async () => {
+    const { log, projector } = await siblingSwitch('dsh-tui')
+    const rebuilt = new SessionProjector(new SessionTree('s1'))
+    for (const e of log.events) rebuilt.project(e)
+    const shape = (p: SessionProjector) => p.tree.list().map((n) => [n.nodeId, n.parentId, n.type, n.summary, n.branch])
+    expect(shape(rebuilt)).toEqual(shape(projector))
+    expect(rebuilt.tip).toBe(projector.tip)
+    expect(rebuilt.quarantine).toEqual([])
+    const reloaded = Session.create(log.session.id, [...log.session.events] as never, log.session.header)
+    expect(reloaded.deriveMessages().map((m) => m.id)).toEqual(log.session.deriveMessages().map((m) => m.id))
   })
 })
