@@ -31,7 +31,7 @@ import {
 } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
 import { checkNode } from './node-check.ts'
-import type { ConflictDecision, RestoreReport, RestoreStep } from '../workspace/types.ts'
+import type { ConflictDecision, RestoreReport, RestoreStep, ShellTracking } from '../workspace/types.ts'
 import type { JournalActor, MoveResult, SurfaceMode, TreeMove } from './wire.ts'
 import type {
   FileContent,
@@ -75,7 +75,7 @@ export interface WorkspaceConfig {
   readonly enabled: boolean
   /** Files larger than this are not checkpointed (bytes, default 1 MiB). */
   readonly maxFileBytes: number
-  /** `auto`: snapshot shell commands through git in a git work tree; `off`: never. */
+  /** `auto`: snapshot shell commands through git (a work tree, or a plain folder through our own git directory); `off`: never. */
   readonly shell: 'auto' | 'off'
   /** Tools whose calls are shell commands. */
   readonly shellTools: readonly string[]
@@ -112,6 +112,13 @@ export function workspaceMovesFor(
 
 /** Paths a note names before it says "and N more". */
 const NOTE_PATHS = 20
+/** What happens to shell commands' changes, per tracking, in plain words (`files`). */
+const SHELL_NOTES: Readonly<Record<ShellTracking, string>> = {
+  git: 'Shell commands are snapshotted through git (own index and object store; the repository is never written); .gitignore-d files are not tracked.',
+  folder:
+    'A plain folder: shell commands are snapshotted through a git directory of our own in the sidecar (no .git is written here); files a .gitignore names are not tracked.',
+  off: 'Shell changes are not tracked (workspace.shell is off): only what the file tools write is checkpointed.',
+}
 const CHOICES: readonly RestoreChoice[] = ['conversation', 'files', 'both']
 
 function cwdOf(session: ResolvedSession['session']): string | undefined {
@@ -245,10 +252,7 @@ export class WorkspaceMoves {
       available: true,
       root: info.root,
       shell: info.shell,
-      shellNote:
-        info.shell === 'git'
-          ? 'Shell commands are snapshotted through git (own index and object store; the repository is never written); .gitignore-d files are not tracked.'
-          : 'Shell changes are not tracked (not a git work tree): only what the file tools write is checkpointed.',
+      shellNote: SHELL_NOTES[info.shell],
       maxFileBytes: info.maxFileBytes,
       tracked: info.tracked,
       interrupted: info.interrupted.map((r) => ({ id: r.id, target: r.target, files: r.paths.length })),

@@ -146,7 +146,7 @@ export function parseOp(value: unknown): SingleOp | undefined {
     case 'root':
       return typeof value.root === 'string' &&
         path.isAbsolute(value.root) &&
-        (value.shell === 'git' || value.shell === 'off')
+        (value.shell === 'git' || value.shell === 'folder' || value.shell === 'off')
         ? { t: 'root', root: value.root, shell: value.shell }
         : undefined
     default:

@@ -194,16 +194,18 @@ export interface RestoreReport {
 
 /** A workspace's shell tracking. */
 export type ShellTracking =
-  /** A git work tree: shell changes are snapshotted through git (own git dir and index). */
+  /** A git work tree: shell changes are snapshotted through git (own git dir and index, the repository's objects read). */
   | 'git'
-  /** Not a git work tree, or turned off: shell changes are not tracked. */
+  /** A plain folder: shell changes are snapshotted through a git directory of our own under the sidecar (no `.git` here). */
+  | 'folder'
+  /** Turned off (`shell: off`): shell changes are not tracked. */
   | 'off'
 
 /** Options of one session's workspace. */
 export interface WorkspaceOptions {
   /** Files larger than this are not checkpointed (default 1 MiB). */
   readonly maxFileBytes: number
-  /** `auto`: git snapshots when the workspace is a git work tree; `off`: never. */
+  /** `auto`: git snapshots of every shell call (a git work tree, or a plain folder through our own git directory); `off`: never. */
   readonly shell: 'auto' | 'off'
 }
 

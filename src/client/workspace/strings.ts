@@ -38,7 +38,11 @@ export const WORKSPACE_EN = {
   'ws.choice.both': 'Both',
   'ws.choice.title':
     'What Jump, Fork, Back and Forward move: the conversation only (as always), the files only, or both (you see what changes before anything is written)',
-  'ws.shellOff': 'Shell changes are not tracked here (not a git work tree).',
+  'ws.shellGit':
+    'File tools and shell commands are checkpointed (a git work tree: snapshots in a git directory of our own; .gitignore-d files are not).',
+  'ws.shellFolder':
+    'File tools and shell commands are checkpointed (a plain folder: snapshots in a git directory of our own in the sidecar, no .git here).',
+  'ws.shellOff': 'Only file tools are checkpointed: shell changes are not tracked (workspace.shell is off).',
   'ws.restore.title.jump': 'Restore to {target}',
   'ws.restore.title.fork': 'Fork “{branch}” at {target}',
   'ws.restore.title.back': 'Back, to {target}',
@@ -128,7 +132,11 @@ export const WORKSPACE_ZH: Record<WorkspaceStringKey, string> = {
   'ws.choice.both': '两者',
   'ws.choice.title':
     '跳转、分叉、后退、前进移动什么：只移动对话（一如既往）、只移动文件，或两者（写入之前会先显示将改变什么）',
-  'ws.shellOff': '这里不跟踪 shell 命令的改动（不是 git 工作树）。',
+  'ws.shellGit':
+    '文件工具和 shell 命令的改动都有检查点（git 工作树：快照存于插件自己的 git 目录；.gitignore 忽略的文件不跟踪）。',
+  'ws.shellFolder':
+    '文件工具和 shell 命令的改动都有检查点（普通文件夹：快照存于 sidecar 中插件自己的 git 目录，这里不会出现 .git）。',
+  'ws.shellOff': '只有文件工具的改动有检查点：不跟踪 shell 命令的改动（workspace.shell 为 off）。',
   'ws.restore.title.jump': '恢复到 {target}',
   'ws.restore.title.fork': '在 {target} 分叉“{branch}”',
   'ws.restore.title.back': '后退到 {target}',

@@ -61,7 +61,7 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
       (n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.name === 'write'),
     )
     expect(overview.nodes).toEqual(writes.map((n, i) => ({ nodeId: n.nodeId, paths: [i === 0 ? 'a.txt' : 'b.txt'] })))
-    expect(overview.status).toMatchObject({ available: true, shell: 'off', tracked: 2 })
+    expect(overview.status).toMatchObject({ available: true, shell: 'folder', tracked: 2 })
     // Jump back to the prompt, files and conversation: everything as it was before the first write.
     const prompt = view.nodes.find((n) => n.message?.content === 'edit the files')!.nodeId
     const preview = await service.restorePreview(sessionId, { move: { kind: 'jump', nodeId: prompt }, restore: 'both' })
