@@ -407,7 +407,7 @@ const dsh_session_tree_sessionTree_files_result$schema = z.object({
   'available': z.boolean().readonly(),
   'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
   'root': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'shell': z.union([z.undefined(), z.literal("git"), z.literal("off")]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("folder"), z.literal("off")]).readonly().optional(),
   'shellNote': z.string().readonly(),
   'maxFileBytes': z.number().readonly(),
   'tracked': z.number().readonly(),
@@ -1309,7 +1309,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'available': z.boolean().readonly(),
   'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
   'root': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'shell': z.union([z.undefined(), z.literal("git"), z.literal("off")]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("folder"), z.literal("off")]).readonly().optional(),
   'shellNote': z.string().readonly(),
   'maxFileBytes': z.number().readonly(),
   'tracked': z.number().readonly(),
@@ -3194,7 +3194,7 @@ export const TYPERT = {
           },
           {
             "name": "ShellTracking",
-            "declaration": "export type ShellTracking = 'git' | 'off';"
+            "declaration": "export type ShellTracking = 'git' | 'folder' | 'off';"
           },
           {
             "name": "SidecarCodes",
