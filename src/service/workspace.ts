@@ -357,6 +357,8 @@ export class WorkspaceMoves {
     if (state.kind === 'absent') return ok({ nodeId, path, state, note: 'the file did not exist at this point' })
     if (state.kind === 'skipped')
       return ok({ nodeId, path, state, note: workspace.skipText(state) ?? 'not checkpointed' })
+    if (state.binary === true)
+      return ok({ nodeId, path, state, note: `a binary file: ${state.size} bytes, SHA-256 ${state.hash}` })
     const content = workspace.content(state.hash)
     if (!content.ok) return content
     return ok({ nodeId, path, state, text: content.value.toString('utf8') })

@@ -20,6 +20,7 @@ import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
 import {
   canApply,
+  binarySides,
   clipLines,
   conversationMoved,
   decide,
@@ -32,7 +33,7 @@ import {
   type PlanRow,
   type PlanView,
 } from './model.ts'
-import { errorLine } from './NodeFiles.tsx'
+import { binaryText, errorLine } from './NodeFiles.tsx'
 
 export interface RestoreViewProps {
   readonly t: Translate
@@ -361,9 +362,15 @@ function Line({
       <span className="dst-ws-path" title={row.path}>
         {row.path}
       </span>
-      <span className="dst-ws-stat">
-        <ins>+{row.insertions}</ins> <del>−{row.deletions}</del>
-      </span>
+      {row.binary ? (
+        <span className="dst-ws-stat" data-binary="true">
+          {binaryText(t, row.binary)}
+        </span>
+      ) : (
+        <span className="dst-ws-stat">
+          <ins>+{row.insertions}</ins> <del>−{row.deletions}</del>
+        </span>
+      )}
       <button type="button" className="dst-btn" aria-expanded={open} title={t('ws.restore.diffTitle')} onClick={onDiff}>
         {open ? t('ws.restore.diffHide') : t('ws.restore.diff')}
       </button>
@@ -416,6 +423,13 @@ function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad 
     return (
       <p className="dst-ws-note" role="alert">
         {errorLine(t, load.code)}
+      </p>
+    )
+  const binary = binarySides(load.diff.current, load.diff.target)
+  if (binary)
+    return (
+      <p className="dst-ws-note" data-testid="session-tree-restore-diff" data-binary="true">
+        {binaryText(t, binary)}
       </p>
     )
   const lines = clipLines(load.diff.diff).text.split('\n')

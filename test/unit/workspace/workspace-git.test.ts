@@ -171,6 +171,9 @@ function tree(dir: string): Record<string, string> {
   return out
 }
 
+/** A binary file as a shell makes one (a NUL early, bytes that are not UTF-8). */
+const DB = Buffer.from([0x53, 0, 0xff, 0xfe, 0x0d, 0x0a])
+
 describe('shell snapshots in a plain folder', () => {
   let plain: string
   let outside: string
@@ -202,6 +205,7 @@ describe('shell snapshots in a plain folder', () => {
     mkdirSync(path.join(plain, 'cache'))
     writeFileSync(path.join(plain, 'cache', 'c.bin'), 'ignored\n')
     writeFileSync(path.join(plain, 'huge.log'), 'x'.repeat(100))
+    writeFileSync(path.join(plain, 'data.db'), DB)
     const changes = value(await ws.shellAfter({ key: 20, node: 'e10', call: 'c1', tool: 'bash', w: 11 }, before))
     expect(changes).toEqual([
       {
@@ -209,6 +213,7 @@ describe('shell snapshots in a plain folder', () => {
         before: { kind: 'file', hash: sha('one\r\ntwo\r\n'), size: 10 },
         after: { kind: 'file', hash: sha('one\r\nTWO\r\n'), size: 10 },
       },
+      { path: 'data.db', before: { kind: 'absent' }, after: { kind: 'file', hash: sha(DB), size: 6, binary: true } },
       { path: 'huge.log', before: { kind: 'absent' }, after: { kind: 'skipped', reason: 'too-large', size: 100 } },
       { path: 'keep.txt', before: { kind: 'file', hash: sha('keep\n'), size: 5 }, after: { kind: 'absent' } },
       { path: 'link.txt', before: { kind: 'absent' }, after: { kind: 'skipped', reason: 'symlink' } },
