@@ -391,6 +391,7 @@ const dsh_session_tree_sessionTree_fileAt_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -441,6 +442,7 @@ const dsh_session_tree_sessionTree_filesAt_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1113,6 +1115,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1125,6 +1128,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1156,6 +1160,7 @@ const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1168,6 +1173,7 @@ const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1203,6 +1209,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1215,6 +1222,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1232,6 +1240,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1246,6 +1255,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1258,6 +1268,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1276,6 +1287,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1288,6 +1300,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({

@@ -25,7 +25,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
-import type { FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../src/types.ts'
+import type { FileDiff, FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../src/types.ts'
 import { history, messageText, requestEndingWith } from './support/fake-llm.ts'
 import { describeWeb } from './support/web-suite.ts'
 import { bash, call, gitInit, hashes, sha, type Files } from './support/workspace-files.ts'
@@ -62,7 +62,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         call('write', { file_path: 'a.txt', content: 'alpha 1\n' }),
         call('read', { file_path: 'notes.txt' }),
         call('edit', { file_path: 'notes.txt', old_string: 'banana', new_string: 'cherry' }),
-        bash('printf "shell 1\\n" > shell.txt && rm gone.txt'),
+        bash('printf "shell 1\\n" > shell.txt && rm gone.txt && printf "DB\\0\\001\\377\\r\\n" > bin.dat'),
         { text: 'DONE 1' },
       )
       await dsh.api.promptAndWait(sessionId, 'T1: change the files')
@@ -70,13 +70,16 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       dsh.llm.push(
         call('write', { file_path: 'a.txt', content: 'alpha 2\n' }),
         call('edit', { file_path: 'notes.txt', old_string: 'cherry', new_string: 'date' }),
-        bash('printf "more\\n" > more.txt'),
+        bash('printf "more\\n" > more.txt && printf "DB\\0\\002\\376" >> bin.dat'),
         { text: 'DONE 2' },
       )
       await dsh.api.promptAndWait(sessionId, 'T2: change them again')
       states.t2 = hashes(dsh.work)
       expect(dsh.llm.faults).toEqual([])
-      expect(Object.keys(states.t2).sort()).toEqual(['a.txt', 'more.txt', 'notes.txt', 'shell.txt'])
+      expect(Object.keys(states.t2).sort()).toEqual(['a.txt', 'bin.dat', 'more.txt', 'notes.txt', 'shell.txt'])
+      expect(fs.readFileSync(path.join(dsh.work, 'bin.dat'))).toEqual(
+        Buffer.from('DB\0\x01\xff\r\nDB\0\x02\xfe', 'latin1'),
+      )
       // Every tool call succeeded (no result is an error); the last request holds each result once.
       const results = chats()
         .at(-1)!
@@ -101,10 +104,10 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const expected = [
         { nodeId: callNode('write', 0), paths: ['a.txt'] },
         { nodeId: callNode('edit', 0), paths: ['notes.txt'] },
-        { nodeId: callNode('bash', 0), paths: ['gone.txt', 'shell.txt'] },
+        { nodeId: callNode('bash', 0), paths: ['bin.dat', 'gone.txt', 'shell.txt'] },
         { nodeId: callNode('write', 1), paths: ['a.txt'] },
         { nodeId: callNode('edit', 1), paths: ['notes.txt'] },
-        { nodeId: callNode('bash', 1), paths: ['more.txt'] },
+        { nodeId: callNode('bash', 1), paths: ['bin.dat', 'more.txt'] },
       ]
       expect([...overview.nodes].sort((a, b) => Number(a.nodeId.slice(1)) - Number(b.nodeId.slice(1)))).toEqual(
         expected,
@@ -120,6 +123,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       })
       expect(preview.plan.entries.map((e) => [e.path, e.action]).sort()).toEqual([
         ['a.txt', 'update'],
+        ['bin.dat', 'update'],
         ['more.txt', 'delete'],
         ['notes.txt', 'update'],
       ])
@@ -131,6 +135,18 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         path: 'notes.txt',
       })
       expect(diff.diff).toBe('--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-date\n+cherry\n')
+      // A binary file: by size and hash, no text diff.
+      const binDiff = await dsh.api.remoteOk<FileDiff>('sessionTree/restoreDiff', {
+        agentId: sessionId,
+        request,
+        path: 'bin.dat',
+      })
+      expect(binDiff).toEqual({
+        path: 'bin.dat',
+        current: { kind: 'file', hash: states.t2!['bin.dat'], size: 12, binary: true },
+        target: { kind: 'file', hash: states.t1!['bin.dat'], size: 7, binary: true },
+        diff: '',
+      })
       const atNode = await dsh.api.remoteOk<FilesAtNode>('sessionTree/filesAt', {
         agentId: sessionId,
         nodeId: done1.nodeId,
@@ -140,7 +156,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
           .filter((f) => f.differs)
           .map((f) => f.path)
           .sort(),
-      ).toEqual(['a.txt', 'more.txt', 'notes.txt'])
+      ).toEqual(['a.txt', 'bin.dat', 'more.txt', 'notes.txt'])
       const before = chats().length
       const result = await restore(request)
       expect(result.ok, JSON.stringify(result)).toBe(true)
@@ -159,7 +175,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const t2 = history(requestFor('T2: change them again'))
       const pathToDone1 = t2.slice(0, -1)
       expect(pathToDone1.at(-1)).toEqual({ role: 'assistant', text: 'DONE 1' })
-      const changed = 'a.txt, more.txt, notes.txt'
+      const changed = 'a.txt, bin.dat, more.txt, notes.txt'
       expect(sent).toEqual([
         ...pathToDone1,
         {
