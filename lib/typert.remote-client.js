@@ -327,6 +327,77 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'omittedRows': z.number().readonly(),
   'changedRows': z.number().readonly(),
 })
+const dsh_session_tree_sessionTree_compareFileDiff_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_compareFileDiff_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_compareFileDiff_parameter_2$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_compareFileDiff_parameter_3$schema = z.string()
+const dsh_session_tree_sessionTree_compareFileDiff_result$schema = z.object({
+  'diff': z.string().readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'b': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_compareFiles_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_compareFiles_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_compareFiles_parameter_2$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_compareFiles_result$schema = z.object({
+  'a': z.union([z.literal(null), z.string()]).readonly(),
+  'b': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.array(z.object({
+  'path': z.string().readonly(),
+  'a': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'b': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+  'tracked': z.number().readonly(),
+})
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'sessionId': z.string().readonly(),
@@ -1670,6 +1741,104 @@ export const TYPERT_REMOTE = {
         mode: 'strict',
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/compareFileDiff',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'compareFileDiff',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFileDiff:agentId',
+            schema: dsh_session_tree_sessionTree_compareFileDiff_parameter_0$schema,
+          },
+        },
+        {
+          name: 'a',
+          wire: 'a',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFileDiff:a',
+            schema: dsh_session_tree_sessionTree_compareFileDiff_parameter_1$schema,
+          },
+        },
+        {
+          name: 'b',
+          wire: 'b',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFileDiff:b',
+            schema: dsh_session_tree_sessionTree_compareFileDiff_parameter_2$schema,
+          },
+        },
+        {
+          name: 'path',
+          wire: 'path',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFileDiff:path',
+            schema: dsh_session_tree_sessionTree_compareFileDiff_parameter_3$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FileCompareDiff',
+        schema: dsh_session_tree_sessionTree_compareFileDiff_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/compareFiles',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'compareFiles',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFiles:agentId',
+            schema: dsh_session_tree_sessionTree_compareFiles_parameter_0$schema,
+          },
+        },
+        {
+          name: 'a',
+          wire: 'a',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFiles:a',
+            schema: dsh_session_tree_sessionTree_compareFiles_parameter_1$schema,
+          },
+        },
+        {
+          name: 'b',
+          wire: 'b',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFiles:b',
+            schema: dsh_session_tree_sessionTree_compareFiles_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FilesComparison',
+        schema: dsh_session_tree_sessionTree_compareFiles_result$schema,
       },
     },
     {

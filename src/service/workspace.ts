@@ -34,8 +34,10 @@ import { checkNode } from './node-check.ts'
 import type { ConflictDecision, RestoreReport, RestoreStep, ShellTracking } from '../workspace/types.ts'
 import type { JournalActor, MoveResult, SurfaceMode, TreeMove } from './wire.ts'
 import type {
+  FileCompareDiff,
   FileContent,
   FileDiff,
+  FilesComparison,
   FilesAtNode,
   RestoreChoice,
   RestorePreview,
@@ -362,6 +364,41 @@ export class WorkspaceMoves {
     const content = workspace.content(state.hash)
     if (!content.ok) return content
     return ok({ nodeId, path, state, text: content.value.toString('utf8') })
+  }
+
+  /** The files whose checkpointed states differ between two nodes (`null`: before the first node). Reads only. */
+  async compareFiles(agentId: string, a: string | null, b: string | null): Promise<TreeResult<FilesComparison>> {
+    const opened = await this.comparing(agentId, a, b)
+    if (!opened.ok) return opened
+    const { workspace, from, to } = opened.value
+    return ok({ a, b, files: workspace.compareFiles(from, to), tracked: workspace.paths().length })
+  }
+
+  /** One file from node `a` to node `b`, as a unified diff. Reads only. */
+  async compareFileDiff(
+    agentId: string,
+    a: string | null,
+    b: string | null,
+    path: string,
+  ): Promise<TreeResult<FileCompareDiff>> {
+    const opened = await this.comparing(agentId, a, b)
+    if (!opened.ok) return opened
+    const { workspace, from, to } = opened.value
+    return workspace.compareDiff(from, to, path)
+  }
+
+  /** The session's workspace and the boundaries of two checked nodes (`null`: before the first node). */
+  private async comparing(agentId: string, a: string | null, b: string | null) {
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return found
+    for (const nodeId of [a, b]) {
+      const known = nodeId === null ? ok(null) : checkNode(found.value.tree, nodeId)
+      if (!known.ok) return known
+    }
+    const opened = await this.workspace(found.value)
+    if (!opened.ok) return opened
+    const { tree, projector } = found.value
+    return ok({ workspace: opened.value, from: boundaryOf(tree, projector, a), to: boundaryOf(tree, projector, b) })
   }
 
   async preview(agentId: string, request: unknown): Promise<TreeResult<RestorePreview>> {

@@ -27,6 +27,7 @@ import type {
   CallPoint,
   CaptureOutcome,
   FileAtPoint,
+  FileComparison,
   FileDiffResult,
   SessionWorkspaceInit,
   WorkspaceStatusInfo,
@@ -52,6 +53,7 @@ export type {
   CallPoint,
   CaptureOutcome,
   FileAtPoint,
+  FileComparison,
   FileDiffResult,
   SessionWorkspaceInit,
   WorkspaceStatusInfo,
@@ -373,6 +375,37 @@ export class SessionWorkspace {
         ? ''
         : unifiedDiff(rel, before, after)
     return ok(target === undefined ? { path: rel, current, diff } : { path: rel, current, target, diff })
+  }
+
+  /**
+   * The tracked files whose checkpointed states differ between two points
+   * (`a`, `b`: boundaries), sorted by path. A state unknown or not
+   * checkpointed on either side counts as differing: its content is not known.
+   */
+  compareFiles(a: number, b: number): FileComparison[] {
+    const out: FileComparison[] = []
+    for (const path of this.timeline.paths()) {
+      const from = this.timeline.stateAt(path, a)
+      const to = this.timeline.stateAt(path, b)
+      if (from !== undefined && to !== undefined && sameState(from, to)) continue
+      out.push({ path, ...(from === undefined ? {} : { a: from }), ...(to === undefined ? {} : { b: to }) })
+    }
+    return out
+  }
+
+  /** One tracked file's diff from point `a` to point `b` ('' when a side is not text, or nothing differs). */
+  compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string }> {
+    const problem = pathProblem(rel)
+    if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path: rel })
+    if (!this.timeline.has(rel))
+      return fail('INVALID_ARGUMENT', `${JSON.stringify(rel)} has no checkpoints in this session`, { path: rel })
+    const from = this.timeline.stateAt(rel, a)
+    const to = this.timeline.stateAt(rel, b)
+    const before = this.textOf(from)
+    const after = this.textOf(to)
+    const same = from !== undefined && to !== undefined && sameState(from, to)
+    const diff = before === undefined || after === undefined || same ? '' : unifiedDiff(rel, before, after)
+    return ok({ path: rel, ...(from === undefined ? {} : { a: from }), ...(to === undefined ? {} : { b: to }), diff })
   }
 
   // ------------------------------------------------------------ restore

@@ -277,6 +277,32 @@ describe('checkpoints and restores', () => {
     })
   })
 
+  it('compares two points: exactly the files whose checkpointed states differ, each with its diff on demand', async () => {
+    write('same.txt', 's\n')
+    write('a.txt', 'a0\n')
+    const ws = await open()
+    call(ws, 10, { 'a.txt': 'a1\n', 'same.txt': 's\n', 'new.txt': 'n\n' })
+    call(ws, 20, { 'a.txt': 'a2\n', 'new.txt': null })
+    call(ws, 30, { 'same.txt': 's2\n' })
+    call(ws, 40, { 'same.txt': 's\n' })
+    // e10 vs e40: same.txt changed and changed back (equal hashes), new.txt deleted, a.txt changed.
+    expect(ws.compareFiles(2 * 10, 2 * 40)).toEqual([
+      {
+        path: 'a.txt',
+        a: { kind: 'file', hash: sha('a1\n'), size: 3 },
+        b: { kind: 'file', hash: sha('a2\n'), size: 3 },
+      },
+      { path: 'new.txt', a: { kind: 'file', hash: sha('n\n'), size: 2 }, b: { kind: 'absent' } },
+    ])
+    expect(ws.compareFiles(2 * 40, 2 * 40)).toEqual([])
+    expect(ws.compareFiles(2 * 5, 2 * 30).map((f) => f.path)).toEqual(['a.txt', 'same.txt'])
+    expect(value(ws.compareDiff(2 * 10, 2 * 40, 'a.txt')).diff).toBe(
+      '--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-a1\n+a2\n',
+    )
+    expect(value(ws.compareDiff(2 * 10, 2 * 40, 'same.txt')).diff).toBe('')
+    expect(ws.compareDiff(2 * 10, 2 * 40, '../x')).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
+  })
+
   it('skips large files with a clear reason, and never restores through a link', async () => {
     const ws = await open({ maxFileBytes: 10 })
     const point: CallPoint = { key: 20, node: 'e10', call: 'c', tool: 'write', w: 11 }
