@@ -230,6 +230,8 @@ export class SessionWorkspace {
         })
       }
       if (files.length === 0) return ok([])
+      // The contents were put unsynced: one fdatasync of the pack covers them all, before the line names them.
+      this.blobs.sync()
       const written = this.append(
         { t: 'shell', key: point.key, node: point.node, call: point.call, tool: point.tool, files },
         point.w,
@@ -249,7 +251,7 @@ export class SessionWorkspace {
     const bytes = contents.get(side.oid)
     if (bytes === undefined) return { kind: 'skipped', reason: 'unreadable' }
     if (bytes.length > this.maxFileBytes) return { kind: 'skipped', reason: 'too-large', size: bytes.length }
-    return fileState(bytes, this.blobs.put(bytes), side.mode === '100755')
+    return fileState(bytes, this.blobs.put(bytes, hashOf(bytes), false), side.mode === '100755')
   }
 
   // ------------------------------------------------------------ reading
