@@ -26,6 +26,25 @@ afterEach(async () => {
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 const call = (name: string, args: Record<string, unknown>): ScriptEntry => ({ calls: [{ name, args }] })
 
+/** The failure a service call answered with (typert's lookup failure carries it). */
+async function failureOf(promise: Promise<unknown>) {
+  try {
+    await promise
+  } catch (error) {
+    return (error as { failure?: { code: string } }).failure
+  }
+  throw new Error('expected a failure')
+}
+
+/** A loop on a fresh folder with the stand-in file tools; its folder. */
+async function fileRig(script: ScriptEntry[], setup?: (cwd: string) => void): Promise<{ rig: LoopRig; cwd: string }> {
+  work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
+  const cwd = work
+  setup?.(cwd)
+  rig = await loopRig(script, { cwd, setup: (ctx) => fileTools(ctx, cwd) })
+  return { rig, cwd }
+}
+
 describe('capture through the fs/* gate, restore, and the model kept coherent', () => {
   it('checkpoints each write against its tool-call node; a files restore tells the model once and the policy demands a re-read', async () => {
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
@@ -181,16 +200,6 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
 })
 
 describe('node ids of the workspace methods', () => {
-  /** The failure a service call answered with (typert's lookup failure carries it). */
-  const failureOf = async (promise: Promise<unknown>) => {
-    try {
-      await promise
-    } catch (error) {
-      return (error as { failure?: { code: string } }).failure
-    }
-    throw new Error('expected a failure')
-  }
-
   it('an empty or malformed node id is INVALID_ARGUMENT (as for jump), an unknown one NODE_NOT_FOUND', async () => {
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
     rig = await loopRig([{ text: 'hello' }], { cwd: work })
@@ -220,10 +229,7 @@ describe('node ids of the workspace methods', () => {
 
 describe('compare the files of two nodes', () => {
   it('lists the files whose checkpointed states differ between two branches, gives one diff on demand, and writes nothing', async () => {
-    work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
-    const cwd = work
-    writeFileSync(path.join(cwd, 'same.txt'), 'same\n')
-    rig = await loopRig(
+    const { rig, cwd } = await fileRig(
       [
         call('write', { file_path: 'a.txt', content: 'left\n' }),
         call('write', { file_path: 'b.txt', content: 'only left\n' }),
@@ -231,7 +237,7 @@ describe('compare the files of two nodes', () => {
         call('write', { file_path: 'a.txt', content: 'right\n' }),
         { text: 'right done' },
       ],
-      { cwd, setup: (ctx) => fileTools(ctx, cwd) },
+      (cwd) => writeFileSync(path.join(cwd, 'same.txt'), 'same\n'),
     )
     const { service, sessionId } = rig
     await rig.say('the left')
@@ -273,31 +279,15 @@ describe('compare the files of two nodes', () => {
   })
 
   it('a binary side has no text diff; a bad node or path is refused', async () => {
-    work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
-    const cwd = work
-    rig = await loopRig(
-      [
-        call('write', { file_path: 'a.txt', content: 'text\n' }),
-        call('write', { file_path: 'bin.dat', content: 'x\u0000y' }),
-        { text: 'one' },
-      ],
-      {
-        cwd,
-        setup: (ctx) => fileTools(ctx, cwd),
-      },
-    )
+    const { rig } = await fileRig([
+      call('write', { file_path: 'a.txt', content: 'text\n' }),
+      call('write', { file_path: 'bin.dat', content: 'x\u0000y' }),
+      { text: 'one' },
+    ])
     const { service, sessionId } = rig
     await rig.say('go')
     const view = await service.list(sessionId)
     const one = view.nodes.find((n) => n.message?.content === 'one')!.nodeId
-    const failureOf = async (promise: Promise<unknown>) => {
-      try {
-        await promise
-      } catch (error) {
-        return (error as { failure?: { code: string } }).failure
-      }
-      throw new Error('expected a failure')
-    }
     const binary = await service.compareFileDiff(sessionId, null, one, 'bin.dat')
     expect(binary).toMatchObject({ a: { kind: 'absent' }, b: { kind: 'file', binary: true, size: 3 }, diff: '' })
     expect((await service.compareFileDiff(sessionId, null, one, 'a.txt')).diff).toContain('+text')
