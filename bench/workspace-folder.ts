@@ -8,7 +8,6 @@
  * - the checkpoint of an edit to a 1 MiB binary file (before- and after-image).
  * Budgets: ≤ 20 ms, ≤ 1 s, ≤ 20 ms (medians; printed even when over).
  */
-import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -16,6 +15,7 @@ import path from 'node:path'
 import { WorkspaceRegistry, type CallPoint, type SessionWorkspace } from '../src/workspace/index.ts'
 import { fmt, median, type BenchConfig, type BenchSection, type Check, type Row } from './report.ts'
 import { installSyncMeter } from './syncs.ts'
+import { content, git, makeWorkspace } from './workspace.ts'
 
 const FILES = 5_000
 const RESTORED = 1_000
@@ -24,8 +24,6 @@ const SHELL_BUDGET_MS = 20
 const RESTORE_BUDGET_MS = 1_000
 const BINARY_BUDGET_MS = 20
 const BINARY_BYTES = 1 << 20
-
-const text = (i: number, version: number) => `export const value${i} = ${version}\n`.repeat(50)
 
 interface Rig {
   readonly tmp: string
@@ -39,27 +37,12 @@ interface Rig {
 async function rig(gitWorkTree: boolean): Promise<Rig> {
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-workspace-folder-')))
   const work = path.join(tmp, 'work')
-  const files: string[] = []
-  for (let i = 0; i < FILES; i++) {
-    const rel = `src/d${i % 50}/f${i}.ts`
-    fs.mkdirSync(path.join(work, path.dirname(rel)), { recursive: true })
-    fs.writeFileSync(path.join(work, rel), text(i, 0))
-    files.push(rel)
-  }
+  fs.mkdirSync(work)
+  const files = makeWorkspace(work, FILES)
   if (gitWorkTree) {
-    const env = {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'b',
-      GIT_AUTHOR_EMAIL: 'b@b',
-      GIT_COMMITTER_NAME: 'b',
-      GIT_COMMITTER_EMAIL: 'b@b',
-    }
-    for (const args of [
-      ['init', '-q'],
-      ['add', '-A'],
-      ['commit', '-qm', 'bench'],
-    ])
-      execFileSync('git', args, { cwd: work, stdio: 'ignore', env })
+    git(work, 'init', '-q')
+    git(work, 'add', '-A')
+    git(work, 'commit', '-qm', 'bench')
   }
   const registry = new WorkspaceRegistry({
     sidecarRoot: path.join(tmp, 'sidecar'),
@@ -82,7 +65,7 @@ async function shellOnce(r: Rig, k: number): Promise<number> {
   const t0 = performance.now()
   const before = (await r.ws.shellBefore())!
   const t1 = performance.now()
-  fs.writeFileSync(path.join(r.work, r.files[k]!), text(k, 100 + k))
+  fs.writeFileSync(path.join(r.work, r.files[k]!), content(k, 100 + k))
   const t2 = performance.now()
   const recorded = await r.ws.shellAfter(point(r), before)
   if (!recorded.ok) throw new Error(recorded.error.message)
@@ -104,7 +87,7 @@ async function restoreMany(r: Rig): Promise<{
   const start = r.seq
   const first = fs.readFileSync(path.join(r.work, r.files[0]!), 'utf8')
   const before = (await r.ws.shellBefore())!
-  for (let i = 0; i < RESTORED; i++) fs.writeFileSync(path.join(r.work, r.files[i]!), text(i, 9_999))
+  for (let i = 0; i < RESTORED; i++) fs.writeFileSync(path.join(r.work, r.files[i]!), content(i, 9_999))
   const meter = installSyncMeter()
   try {
     const s0 = performance.now()
@@ -126,7 +109,7 @@ async function restoreMany(r: Rig): Promise<{
     const noSyncMs = performance.now() - t1
     meter.skip = false
     if (!again.ok) throw new Error(again.error.message)
-    if (fs.readFileSync(path.join(r.work, r.files[0]!), 'utf8') !== text(0, 9_999))
+    if (fs.readFileSync(path.join(r.work, r.files[0]!), 'utf8') !== content(0, 9_999))
       throw new Error('bench: not forward')
     r.ws.flush()
     return { ms, files: plan.entries.length, syncs, noSyncMs, shellMs, shellSyncs }
