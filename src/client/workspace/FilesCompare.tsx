@@ -7,7 +7,8 @@ import { useState, type ReactNode } from 'react'
 import type { FileComparison, FileState } from '../../types.ts'
 import type { Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
-import { binarySides, clipLines } from './model.ts'
+import { binarySides } from './model.ts'
+import { DiffLines } from './RestoreView.tsx'
 import { binaryText, bytes, errorLine } from './NodeFiles.tsx'
 import { useResult } from './useResult.ts'
 
@@ -120,26 +121,5 @@ function Diff({
         {binary ? binaryText(t, binary) : t('ws.cmp.noText')}
       </p>
     )
-  const lines = clipLines(load.value.diff).text.split('\n')
-  return (
-    <pre className="dst-ws-code dst-ws-diff" data-testid="session-tree-compare-diff" tabIndex={0}>
-      {lines.map((line, i) => (
-        <span
-          key={i}
-          className={
-            line.startsWith('@@')
-              ? 'dst-ws-hunk'
-              : line.startsWith('+') && !line.startsWith('+++')
-                ? 'dst-ws-add'
-                : line.startsWith('-') && !line.startsWith('---')
-                  ? 'dst-ws-del'
-                  : undefined
-          }
-        >
-          {line}
-          {i < lines.length - 1 ? '\n' : ''}
-        </span>
-      ))}
-    </pre>
-  )
+  return <DiffLines diff={load.value.diff} testId="session-tree-compare-diff" />
 }

@@ -432,9 +432,14 @@ function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad 
         {binaryText(t, binary)}
       </p>
     )
-  const lines = clipLines(load.diff.diff).text.split('\n')
+  return <DiffLines diff={load.diff.diff} testId="session-tree-restore-diff" />
+}
+
+/** A unified diff, clipped to whole lines, its hunks, additions and removals marked. */
+export function DiffLines({ diff, testId }: { readonly diff: string; readonly testId: string }): ReactNode {
+  const lines = clipLines(diff).text.split('\n')
   return (
-    <pre className="dst-ws-code dst-ws-diff" data-testid="session-tree-restore-diff" tabIndex={0}>
+    <pre className="dst-ws-code dst-ws-diff" data-testid={testId} tabIndex={0}>
       {lines.map((line, i) => (
         <span
           key={i}
