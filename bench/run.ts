@@ -5,7 +5,8 @@
  *
  * Sections are a list: each returns its table and checks (the tree here; the
  * harness sync and the sidecar in `sync.ts`; imports in `interchange.ts`;
- * workspace checkpoints in `workspace.ts`; the panel's first paint in real
+ * workspace checkpoints in `workspace.ts`, in any folder and of any file in
+ * `workspace-folder.ts`; the panel's first paint in real
  * Chromium in `panel.ts`, next to a baseline measured in the same run; the
  * dsh-TUI scene's open and key press in `tui.ts`; the bytes the plugin adds
  * to every model request in `wire.ts`, next to the same loop without it).
@@ -22,6 +23,7 @@ import { SessionTree, type LlmMessage } from '../src/tree/index.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 import { syncSection } from './sync.ts'
 import { workspaceSection } from './workspace.ts'
+import { workspaceFolderSection } from './workspace-folder.ts'
 import { interchangeSection } from './interchange.ts'
 import { limitsSection } from './limits.ts'
 import { panelSection } from './panel.ts'
@@ -431,6 +433,7 @@ const SECTIONS: BenchSection[] = [
   limitsSection,
   interchangeSection,
   workspaceSection,
+  workspaceFolderSection,
   panelSection,
   tuiSection,
   wireSection,

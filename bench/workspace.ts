@@ -28,13 +28,13 @@ const EDITS = 60
 const FILE_BYTES = 2_000
 const BUDGET_MS = 5
 
-function content(i: number, version: number): string {
+export function content(i: number, version: number): string {
   const line = `export const value${i} = ${version} // file ${i}, version ${version}\n`
   return line.repeat(Math.ceil(FILE_BYTES / line.length)).slice(0, FILE_BYTES)
 }
 
 /** A workspace of `n` files in 50 directories. */
-function makeWorkspace(dir: string, n: number): string[] {
+export function makeWorkspace(dir: string, n: number): string[] {
   const files: string[] = []
   for (let i = 0; i < n; i++) {
     const rel = `src/d${i % 50}/f${i}.ts`
@@ -55,7 +55,7 @@ function atomicWrite(file: string, text: string): void {
   fs.renameSync(temp, file)
 }
 
-const git = (cwd: string, ...args: string[]) =>
+export const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, {
     cwd,
     stdio: ['ignore', 'pipe', 'ignore'],

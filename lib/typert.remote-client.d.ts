@@ -3,7 +3,7 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileContent, FileDiff, FilesAtNode, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -11,6 +11,8 @@ declare module '@deepseek-ai/dsh-type-meta' {
     back: (agentId: string) => Promise<MoveResult>
     chatPath: (agentId: string) => Promise<ChatPath>
     compare: (agentId: string, a: string, b: string) => Promise<CompareResult>
+    compareFileDiff: (agentId: string, a: string | null, b: string | null, path: string) => Promise<FileCompareDiff>
+    compareFiles: (agentId: string, a: string | null, b: string | null) => Promise<FilesComparison>
     export: (agentId: string) => Promise<LinearExport>
     exportAs: (request: ExportRequest) => Promise<ExportResult>
     fileAt: (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>
@@ -40,6 +42,8 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
     'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
     'sessionTree/compare': (agentId: string, a: string, b: string) => Promise<CompareResult>
+    'sessionTree/compareFileDiff': (agentId: string, a: string | null, b: string | null, path: string) => Promise<FileCompareDiff>
+    'sessionTree/compareFiles': (agentId: string, a: string | null, b: string | null) => Promise<FilesComparison>
     'sessionTree/export': (agentId: string) => Promise<LinearExport>
     'sessionTree/exportAs': (request: ExportRequest) => Promise<ExportResult>
     'sessionTree/fileAt': (agentId: string, nodeId: string | null, path: string) => Promise<FileContent>

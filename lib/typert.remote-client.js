@@ -327,6 +327,77 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'omittedRows': z.number().readonly(),
   'changedRows': z.number().readonly(),
 })
+const dsh_session_tree_sessionTree_compareFileDiff_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_compareFileDiff_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_compareFileDiff_parameter_2$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_compareFileDiff_parameter_3$schema = z.string()
+const dsh_session_tree_sessionTree_compareFileDiff_result$schema = z.object({
+  'diff': z.string().readonly(),
+  'path': z.string().readonly(),
+  'a': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'b': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_compareFiles_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_compareFiles_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_compareFiles_parameter_2$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_compareFiles_result$schema = z.object({
+  'a': z.union([z.literal(null), z.string()]).readonly(),
+  'b': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.array(z.object({
+  'path': z.string().readonly(),
+  'a': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'b': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+  'tracked': z.number().readonly(),
+})
 const dsh_session_tree_sessionTree_export_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'sessionId': z.string().readonly(),
@@ -391,6 +462,7 @@ const dsh_session_tree_sessionTree_fileAt_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -407,7 +479,7 @@ const dsh_session_tree_sessionTree_files_result$schema = z.object({
   'available': z.boolean().readonly(),
   'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
   'root': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'shell': z.union([z.undefined(), z.literal("git"), z.literal("off")]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("folder"), z.literal("off")]).readonly().optional(),
   'shellNote': z.string().readonly(),
   'maxFileBytes': z.number().readonly(),
   'tracked': z.number().readonly(),
@@ -441,6 +513,7 @@ const dsh_session_tree_sessionTree_filesAt_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1113,6 +1186,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1125,6 +1199,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1156,6 +1231,7 @@ const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1168,6 +1244,7 @@ const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1203,6 +1280,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1215,6 +1293,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1232,6 +1311,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1246,6 +1326,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1258,6 +1339,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1276,6 +1358,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1288,6 +1371,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'hash': z.string().readonly(),
   'size': z.number().readonly(),
   'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 }), z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
@@ -1309,7 +1393,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'available': z.boolean().readonly(),
   'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
   'root': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'shell': z.union([z.undefined(), z.literal("git"), z.literal("off")]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("folder"), z.literal("off")]).readonly().optional(),
   'shellNote': z.string().readonly(),
   'maxFileBytes': z.number().readonly(),
   'tracked': z.number().readonly(),
@@ -1657,6 +1741,104 @@ export const TYPERT_REMOTE = {
         mode: 'strict',
         typeSymbol: 'dsh-session-tree/types#CompareResult',
         schema: dsh_session_tree_sessionTree_compare_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/compareFileDiff',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'compareFileDiff',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFileDiff:agentId',
+            schema: dsh_session_tree_sessionTree_compareFileDiff_parameter_0$schema,
+          },
+        },
+        {
+          name: 'a',
+          wire: 'a',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFileDiff:a',
+            schema: dsh_session_tree_sessionTree_compareFileDiff_parameter_1$schema,
+          },
+        },
+        {
+          name: 'b',
+          wire: 'b',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFileDiff:b',
+            schema: dsh_session_tree_sessionTree_compareFileDiff_parameter_2$schema,
+          },
+        },
+        {
+          name: 'path',
+          wire: 'path',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFileDiff:path',
+            schema: dsh_session_tree_sessionTree_compareFileDiff_parameter_3$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FileCompareDiff',
+        schema: dsh_session_tree_sessionTree_compareFileDiff_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/compareFiles',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'compareFiles',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFiles:agentId',
+            schema: dsh_session_tree_sessionTree_compareFiles_parameter_0$schema,
+          },
+        },
+        {
+          name: 'a',
+          wire: 'a',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFiles:a',
+            schema: dsh_session_tree_sessionTree_compareFiles_parameter_1$schema,
+          },
+        },
+        {
+          name: 'b',
+          wire: 'b',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/compareFiles:b',
+            schema: dsh_session_tree_sessionTree_compareFiles_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#FilesComparison',
+        schema: dsh_session_tree_sessionTree_compareFiles_result$schema,
       },
     },
     {

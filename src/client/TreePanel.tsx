@@ -37,6 +37,7 @@ import { useVirtualWindow } from './panel/useVirtualWindow.ts'
 import type { WorkspaceClient } from './workspace/client.ts'
 import { nodeName, WorkspacePreviewPart } from './workspace/PreviewPart.tsx'
 import { RestoreView } from './workspace/RestoreView.tsx'
+import { FilesCompare } from './workspace/FilesCompare.tsx'
 import { useWorkspace } from './workspace/useWorkspace.ts'
 
 /** Kept here for the modules that import it from the panel (the Chat decorations). */
@@ -342,6 +343,9 @@ export function TreePanel({
         picked={pick?.to ?? null}
         locale={locale}
         compare={tree.compare}
+        {...(workspace && ws.available
+          ? { files: (a: string, b: string) => <FilesCompare t={t} client={workspace} a={a} b={b} /> }
+          : {})}
         onClose={closeCompare}
       />,
     )

@@ -16,12 +16,13 @@
  * (read-before-write) still decides the intent, unchanged. The after-image is
  * taken when the call ends (`tools/execute`).
  *
- * **Shell calls** (`bash`, `pwsh`): a `tools/execute` wrapper snapshots a git
- * work tree before and after the call (`workspace/git.ts`); outside one, the
+ * **Shell calls** (`bash`, `pwsh`): a `tools/execute` wrapper snapshots the
+ * workspace before and after the call (`workspace/git.ts`: a git work tree,
+ * or a plain folder through our own git directory); with `shell: off`, the
  * first shell result of the session says plainly that shell changes are not
  * tracked (and the files status says so every time).
  *
- * A checkpoint that fails, or a file that is too large or binary, never fails
+ * A checkpoint that fails, or a file that is too large, never fails
  * the tool: its result gets one line saying what was not checkpointed.
  * Nothing here throws into the harness.
  */
@@ -178,12 +179,12 @@ export class WorkspaceCapture {
       await this.guard(async () => {
         const workspace = await this.workspaceOf(session)
         if (!workspace) return
-        if (workspace.shell !== 'git') {
+        if (workspace.shell === 'off') {
           if (!this.told.has(session.id)) {
             this.told.add(session.id)
             this.note(
               exec,
-              '[session-tree] Shell changes are not tracked here (this workspace is not a git work tree): a files restore brings back only what the file tools (write, edit, …) changed.',
+              '[session-tree] Shell changes are not tracked here (workspace.shell is off): a files restore brings back only what the file tools (write, edit, …) changed.',
             )
           }
           return

@@ -51,9 +51,11 @@ import type {
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
 import type {
+  FileCompareDiff,
   FileContent,
   FileDiff,
   FilesAtNode,
+  FilesComparison,
   RestorePreview,
   RestoreRequest,
   RestoreResult,
@@ -301,6 +303,18 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async fileAt(agentId: string, nodeId: string | null, path: string): Promise<FileContent> {
     return this.run(() => this.workspaceMoves.fileAt(agentId, nodeId, path))
+  }
+
+  /** The files whose checkpointed states differ between node `a` and node `b` (`null`: before the first node). No side effects. */
+  @Remote
+  async compareFiles(agentId: string, a: string | null, b: string | null): Promise<FilesComparison> {
+    return this.run(() => this.workspaceMoves.compareFiles(agentId, a, b))
+  }
+
+  /** One file from node `a` to node `b`, as a unified diff ('' for a binary side). No side effects. */
+  @Remote
+  async compareFileDiff(agentId: string, a: string | null, b: string | null, path: string): Promise<FileCompareDiff> {
+    return this.run(() => this.workspaceMoves.compareFileDiff(agentId, a, b, path))
   }
 
   /** What a move would do to the files (added, changed, deleted, diff stat, conflicts); nothing is written. */

@@ -125,6 +125,28 @@ export interface FileDiff {
   readonly diff: string
 }
 
+/** One file whose checkpointed states differ between two nodes (a side left out: unknown there). */
+export interface FileComparison {
+  readonly path: string
+  readonly a?: FileState
+  readonly b?: FileState
+}
+
+/** `compareFiles`: the tracked files whose checkpointed states differ between node `a` and node `b`. */
+export interface FilesComparison {
+  readonly a: string | null
+  readonly b: string | null
+  /** Sorted by path; a file the same at both nodes is left out. */
+  readonly files: readonly FileComparison[]
+  /** Files tracked in the session (the ones compared). */
+  readonly tracked: number
+}
+
+/** `compareFileDiff`: one file from node `a` to node `b`, as a unified diff ('' when a side is binary, not checkpointed or unknown). */
+export interface FileCompareDiff extends FileComparison {
+  readonly diff: string
+}
+
 /** `restore`: the conversation move (unless files only) and the files report (unless conversation only). */
 export interface RestoreResult {
   readonly restore: RestoreChoice

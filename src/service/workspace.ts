@@ -31,11 +31,13 @@ import {
 } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
 import { checkNode } from './node-check.ts'
-import type { ConflictDecision, RestoreReport, RestoreStep } from '../workspace/types.ts'
+import type { ConflictDecision, RestoreReport, RestoreStep, ShellTracking } from '../workspace/types.ts'
 import type { JournalActor, MoveResult, SurfaceMode, TreeMove } from './wire.ts'
 import type {
+  FileCompareDiff,
   FileContent,
   FileDiff,
+  FilesComparison,
   FilesAtNode,
   RestoreChoice,
   RestorePreview,
@@ -75,7 +77,7 @@ export interface WorkspaceConfig {
   readonly enabled: boolean
   /** Files larger than this are not checkpointed (bytes, default 1 MiB). */
   readonly maxFileBytes: number
-  /** `auto`: snapshot shell commands through git in a git work tree; `off`: never. */
+  /** `auto`: snapshot shell commands through git (a work tree, or a plain folder through our own git directory); `off`: never. */
   readonly shell: 'auto' | 'off'
   /** Tools whose calls are shell commands. */
   readonly shellTools: readonly string[]
@@ -112,6 +114,13 @@ export function workspaceMovesFor(
 
 /** Paths a note names before it says "and N more". */
 const NOTE_PATHS = 20
+/** What happens to shell commands' changes, per tracking, in plain words (`files`). */
+const SHELL_NOTES: Readonly<Record<ShellTracking, string>> = {
+  git: 'Shell commands are snapshotted through git (own index and object store; the repository is never written); .gitignore-d files are not tracked.',
+  folder:
+    'A plain folder: shell commands are snapshotted through a git directory of our own in the sidecar (no .git is written here); files a .gitignore names are not tracked.',
+  off: 'Shell changes are not tracked (workspace.shell is off): only what the file tools write is checkpointed.',
+}
 const CHOICES: readonly RestoreChoice[] = ['conversation', 'files', 'both']
 
 function cwdOf(session: ResolvedSession['session']): string | undefined {
@@ -245,10 +254,7 @@ export class WorkspaceMoves {
       available: true,
       root: info.root,
       shell: info.shell,
-      shellNote:
-        info.shell === 'git'
-          ? 'Shell commands are snapshotted through git (own index and object store; the repository is never written); .gitignore-d files are not tracked.'
-          : 'Shell changes are not tracked (not a git work tree): only what the file tools write is checkpointed.',
+      shellNote: SHELL_NOTES[info.shell],
       maxFileBytes: info.maxFileBytes,
       tracked: info.tracked,
       interrupted: info.interrupted.map((r) => ({ id: r.id, target: r.target, files: r.paths.length })),
@@ -353,9 +359,46 @@ export class WorkspaceMoves {
     if (state.kind === 'absent') return ok({ nodeId, path, state, note: 'the file did not exist at this point' })
     if (state.kind === 'skipped')
       return ok({ nodeId, path, state, note: workspace.skipText(state) ?? 'not checkpointed' })
+    if (state.binary === true)
+      return ok({ nodeId, path, state, note: `a binary file: ${state.size} bytes, SHA-256 ${state.hash}` })
     const content = workspace.content(state.hash)
     if (!content.ok) return content
     return ok({ nodeId, path, state, text: content.value.toString('utf8') })
+  }
+
+  /** The files whose checkpointed states differ between two nodes (`null`: before the first node). Reads only. */
+  async compareFiles(agentId: string, a: string | null, b: string | null): Promise<TreeResult<FilesComparison>> {
+    const opened = await this.comparing(agentId, a, b)
+    if (!opened.ok) return opened
+    const { workspace, from, to } = opened.value
+    return ok({ a, b, files: workspace.compareFiles(from, to), tracked: workspace.paths().length })
+  }
+
+  /** One file from node `a` to node `b`, as a unified diff. Reads only. */
+  async compareFileDiff(
+    agentId: string,
+    a: string | null,
+    b: string | null,
+    path: string,
+  ): Promise<TreeResult<FileCompareDiff>> {
+    const opened = await this.comparing(agentId, a, b)
+    if (!opened.ok) return opened
+    const { workspace, from, to } = opened.value
+    return workspace.compareDiff(from, to, path)
+  }
+
+  /** The session's workspace and the boundaries of two checked nodes (`null`: before the first node). */
+  private async comparing(agentId: string, a: string | null, b: string | null) {
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return found
+    for (const nodeId of [a, b]) {
+      const known = nodeId === null ? ok(null) : checkNode(found.value.tree, nodeId)
+      if (!known.ok) return known
+    }
+    const opened = await this.workspace(found.value)
+    if (!opened.ok) return opened
+    const { tree, projector } = found.value
+    return ok({ workspace: opened.value, from: boundaryOf(tree, projector, a), to: boundaryOf(tree, projector, b) })
   }
 
   async preview(agentId: string, request: unknown): Promise<TreeResult<RestorePreview>> {

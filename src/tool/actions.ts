@@ -10,6 +10,7 @@
  * inside the step that made the call; any other move on a running agent is
  * deferred to the end of the turn (`deferred.ts`). The text says which.
  */
+import type { RestoreChoice } from '../service/workspace-wire.ts'
 import { fail, ok, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
@@ -33,7 +34,7 @@ import {
   quote,
   withinStepRefusal,
 } from './wording.ts'
-import { renderComparison, resolvePair } from './compare-text.ts'
+import { renderComparison, renderFilesComparison, resolvePair } from './compare-text.ts'
 import { appliedText, filesOnlyText, scheduledText, withinStepText, type Plan } from './move-text.ts'
 
 /** The result of one action. */
@@ -221,12 +222,31 @@ export class TreeActions {
     })
   }
 
-  /** Two nodes (ids, labels or branch names) side by side, as a compact text diff. Read-only. */
-  async compare(agent: LiveAgent, a: string, b: string): Promise<ActionResult> {
+  /**
+   * Two nodes (ids, labels or branch names) side by side, as a compact text
+   * diff; with `files`, the workspace files that differ between them
+   * (`files`: instead, `both`: after the words). Read-only.
+   */
+  async compare(agent: LiveAgent, a: string, b: string, files?: RestoreChoice): Promise<ActionResult> {
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const pair = resolvePair(loaded.value.tree, a, b)
     if (!pair.ok) return pair
+    if (files === 'files' || files === 'both') {
+      const [x, y] = pair.value
+      const differ = await settle(() => this.service.compareFiles(agent.id, x, y))
+      if (!differ.ok) return differ
+      const words = files === 'both' ? await this.compare(agent, x, y) : undefined
+      if (words !== undefined && !words.ok) return words
+      const listed = renderFilesComparison(differ.value)
+      return ok({
+        text: words === undefined ? listed : `${words.value.text}\n\n${listed}`,
+        value: {
+          ...(words === undefined ? { a: x, b: y } : (words.value.value as Record<string, JsonValue>)),
+          files: differ.value.files.map((f) => f.path),
+        },
+      })
+    }
     const compared = await settle(() => this.service.compare(agent.id, pair.value[0], pair.value[1]))
     if (!compared.ok) return compared
     const c = compared.value

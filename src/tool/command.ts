@@ -37,6 +37,7 @@ export const USAGE = [
   '     --carry to also put that summary into the new history, --instructions "…" to say what it should focus on',
   "  /tree summarize <branch>         summarize a branch (the session's model, else an extractive digest)",
   '  /tree compare <a> <b>            two nodes, labels or branches side by side: where they part, [-removed-]{+added+} words, tokens',
+  '     add --files for the workspace files that differ between them instead (--both: the words and the files)',
   '  /tree import <file> [--format pi|claude-code|codex] [--dry-run]',
   '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
   '  /tree export <pi|claude-code|markdown> [file]',
@@ -62,7 +63,7 @@ export type TreeCommand =
   | ({ readonly kind: 'back' } & FilesFlags)
   | ({ readonly kind: 'forward' } & FilesFlags)
   | { readonly kind: 'summarize'; readonly branch: string }
-  | { readonly kind: 'compare'; readonly a: string; readonly b: string }
+  | { readonly kind: 'compare'; readonly a: string; readonly b: string; readonly files?: 'files' | 'both' }
   | { readonly kind: 'help' }
   | { readonly kind: 'import'; readonly path: string; readonly format: 'auto' | SourceFormat; readonly dryRun: boolean }
   | { readonly kind: 'export'; readonly format: ExportFormat; readonly path?: string }
@@ -201,9 +202,13 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
     }
     case 'compare':
     case 'diff': {
-      const a = firstToken(rest)
+      // A trailing --files (the files only) or --both (the words and the files).
+      const flag = /\s--(files|both)\s*$/.exec(rest)
+      const body = flag ? rest.slice(0, flag.index) : rest
+      const a = firstToken(body)
       const b = a ? restArgument(a.rest) : undefined
-      return a && a.token !== '' && b !== undefined ? { kind: 'compare', a: a.token, b } : undefined
+      if (!a || a.token === '' || b === undefined) return undefined
+      return { kind: 'compare', a: a.token, b, ...(flag ? { files: flag[1] as 'files' | 'both' } : {}) }
     }
     case 'help':
     case '-h':
@@ -309,7 +314,7 @@ export async function runTreeCommand(
       case 'summarize':
         return fromAction(await actions.summarize(agent, command.branch, undefined, undefined, actorOf('user')))
       case 'compare':
-        return fromAction(await actions.compare(agent, command.a, command.b))
+        return fromAction(await actions.compare(agent, command.a, command.b, command.files))
       case 'import':
         return runImportCommand(actions.sessionTree, agent, command)
       case 'export':

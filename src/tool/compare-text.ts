@@ -16,6 +16,8 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { JsonValue } from '../tree/types.ts'
 import type { CompareResult } from '../service/compare-wire.ts'
+import type { FilesComparison } from '../service/workspace-wire.ts'
+import type { FileState } from '../workspace/types.ts'
 import { resolveNode } from './render.ts'
 
 /** Rows a rendering shows; characters of common text kept around an edit. */
@@ -195,5 +197,29 @@ export function renderComparison(result: CompareResult, maxRows = COMPARE_TEXT_R
   for (const row of shown) lines.push(rowLine(row))
   const more = result.rows.length - shown.length + result.omittedRows
   if (more > 0) lines.push(`… ${more} more row${more === 1 ? '' : 's'} (compare nodes further down to see them).`)
+  return lines.join('\n')
+}
+
+/** Files a files comparison lists in text. */
+export const COMPARE_FILES_ROWS = 50
+
+function stateWord(state: FileState | undefined): string {
+  if (state === undefined) return 'unknown'
+  if (state.kind === 'absent') return 'absent'
+  if (state.kind === 'skipped') return `not checkpointed (${state.reason})`
+  return `${state.binary === true ? 'binary ' : ''}${state.size} B ${state.hash.slice(0, 8)}`
+}
+
+/** The workspace files that differ between two nodes, one line each: `path: <at a> → <at b>`. */
+export function renderFilesComparison(c: FilesComparison): string {
+  const name = (n: string | null) => n ?? 'the start'
+  if (c.files.length === 0)
+    return `Files: none of the ${c.tracked} tracked file${c.tracked === 1 ? '' : 's'} differs between ${name(c.a)} and ${name(c.b)}.`
+  const lines = [
+    `Files that differ between ${name(c.a)} and ${name(c.b)}: ${c.files.length} of ${c.tracked} tracked.`,
+    ...c.files.slice(0, COMPARE_FILES_ROWS).map((f) => `  ${f.path}: ${stateWord(f.a)} → ${stateWord(f.b)}`),
+  ]
+  const more = c.files.length - COMPARE_FILES_ROWS
+  if (more > 0) lines.push(`  … ${more} more file${more === 1 ? '' : 's'}.`)
   return lines.join('\n')
 }

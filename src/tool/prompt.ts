@@ -38,7 +38,7 @@ export const ARGUMENT_TEXT = {
   branch: 'fork: new branch name. summarize: branch to summarize.',
   text: 'find: query. label: the label. summarize: your summary (omit: a digest). jump/fork: what the summary should focus on.',
   files:
-    'Moves: "both" also restores the workspace files you changed to that point, "files" only them (default "conversation"). Read a file again before editing it.',
+    'Moves: "both" also restores the workspace files you changed to that point, "files" only them (default "conversation"). Read a file again before editing it. compare: "files"/"both" lists files that differ.',
   summary:
     'jump/fork: summarize what is left. "panel": kept in the tree; "carry": also the last message of your new history.',
   depth: 'list: fork levels shown in full (0-8, default 2).',

@@ -11,6 +11,7 @@
  * compaction `replaces`, metadata, node contents): it only reads, moves the
  * cursor, creates branches, and sets labels and branch summaries.
  */
+import type { RestoreChoice } from '../service/workspace-wire.ts'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { JsonValue } from '../tree/types.ts'
 import type { LiveAgent } from '../harness/live.ts'
@@ -43,7 +44,7 @@ export const ACTION_ARGUMENTS: Readonly<
 > = {
   list: { required: [], optional: ['node', 'depth'] },
   find: { required: ['text'], optional: ['by', 'limit'] },
-  compare: { required: ['node', 'other'], optional: [] },
+  compare: { required: ['node', 'other'], optional: ['files'] },
   jump: { required: ['node'], optional: ['files', 'summary', 'text'] },
   fork: { required: ['node', 'branch'], optional: ['files', 'summary', 'text'] },
   back: { required: [], optional: ['files'] },
@@ -174,7 +175,7 @@ function run(actions: TreeActions, args: Args, agent: LiveAgent, exec: ToolRunCo
       })
     }
     case 'compare':
-      return actions.compare(agent, str('node')!, str('other')!)
+      return actions.compare(agent, str('node')!, str('other')!, str('files') as RestoreChoice | undefined)
     case 'jump':
       return actions.move(agent, { kind: 'jump', nodeId: str('node')!, ...files(), ...summary() }, 'model', exec.callId)
     case 'fork':

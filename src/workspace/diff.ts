@@ -21,10 +21,12 @@ export function splitLines(text: string): string[] {
 function myers(a: readonly number[], b: readonly number[], max: number): Op['kind'][] | undefined {
   const n = a.length
   const m = b.length
-  const offset = max + 1
+  // No script needs more than n + m edits: the arrays are sized for that (copied once per edit).
+  const limit = Math.min(max, n + m)
+  const offset = limit + 1
   const trace: Int32Array[] = []
   let v = new Int32Array(2 * offset + 1)
-  for (let d = 0; d <= max; d++) {
+  for (let d = 0; d <= limit; d++) {
     const next = v.slice()
     for (let k = -d; k <= d; k += 2) {
       let x =

@@ -21,12 +21,17 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { probe, type StatSignature } from './safe-fs.ts'
 
-/** A work tree's repository, as git reports it. */
+/**
+ * What the snapshots cover: a git work tree (as git reports it), or a plain
+ * folder (no repository: only our own git directory, nothing borrowed).
+ */
 export interface GitWorkTree {
-  /** Absolute, resolved top level of the work tree. */
+  /** Absolute, resolved top level of the work tree (or the folder). */
   readonly toplevel: string
-  /** The repository's common git directory (its `objects` are read as alternates). */
-  readonly commonDir: string
+  /** The repository's common git directory (its `objects` are read as alternates); undefined in a plain folder. */
+  readonly commonDir?: string
+  /** Root-relative directories never snapshotted (the sidecar, when it sits inside a plain folder). */
+  readonly excluded?: readonly string[]
 }
 
 export interface Snapshot {
@@ -157,18 +162,21 @@ export class GitSnapshots {
       await run(['config', key, value], cleanEnv({ GIT_DIR: this.gitDir }), this.gitDir)
     mkdirSync(path.join(this.gitDir, 'info'), { recursive: true })
     writeFileSync(path.join(this.gitDir, 'info', 'attributes'), ATTRIBUTES)
-    // The user's own exclusions apply to our snapshots too.
+    // The user's own exclusions apply to our snapshots too; our own sidecar is never snapshotted.
     let exclude = ''
-    try {
-      exclude = readFileSync(path.join(this.tree.commonDir, 'info', 'exclude'), 'utf8')
-    } catch {
-      /* none */
+    if (this.tree.commonDir !== undefined) {
+      try {
+        exclude = readFileSync(path.join(this.tree.commonDir, 'info', 'exclude'), 'utf8')
+      } catch {
+        /* none */
+      }
     }
+    for (const dir of this.tree.excluded ?? []) exclude += `\n/${dir.replace(/([*?[\\!#])/g, '\\$1')}/\n`
     writeFileSync(path.join(this.gitDir, 'info', 'exclude'), exclude)
     mkdirSync(path.join(this.gitDir, 'objects', 'info'), { recursive: true })
     writeFileSync(
       path.join(this.gitDir, 'objects', 'info', 'alternates'),
-      `${path.join(this.tree.commonDir, 'objects')}\n`,
+      this.tree.commonDir === undefined ? '' : `${path.join(this.tree.commonDir, 'objects')}\n`,
     )
     this.ready = true
   }

@@ -15,6 +15,7 @@ export {
   type CallPoint,
   type CaptureOutcome,
   type FileAtPoint,
+  type FileComparison,
   type FileDiffResult,
   type WorkspaceStatusInfo,
 } from './session-workspace.ts'

@@ -51,9 +51,13 @@ export function parseState(value: unknown): FileState | undefined {
   if (!isObj(value)) return undefined
   if (value.kind === 'absent') return { kind: 'absent' }
   if (value.kind === 'file' && typeof value.hash === 'string' && HASH.test(value.hash) && isCount(value.size)) {
-    return value.exec === true
-      ? { kind: 'file', hash: value.hash, size: value.size, exec: true }
-      : { kind: 'file', hash: value.hash, size: value.size }
+    return {
+      kind: 'file',
+      hash: value.hash,
+      size: value.size,
+      ...(value.exec === true ? { exec: true } : {}),
+      ...(value.binary === true ? { binary: true } : {}),
+    }
   }
   if (value.kind === 'skipped' && typeof value.reason === 'string' && SKIP_REASONS.has(value.reason)) {
     const reason = value.reason as SkipReason
@@ -146,7 +150,7 @@ export function parseOp(value: unknown): SingleOp | undefined {
     case 'root':
       return typeof value.root === 'string' &&
         path.isAbsolute(value.root) &&
-        (value.shell === 'git' || value.shell === 'off')
+        (value.shell === 'git' || value.shell === 'folder' || value.shell === 'off')
         ? { t: 'root', root: value.root, shell: value.shell }
         : undefined
     default:

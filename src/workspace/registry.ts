@@ -6,7 +6,7 @@
  *   <sidecar dir>/workspace/
  *     <session dir>/journal.jsonl   the checkpoint journal (log.ts)
  *     blobs.pack                    file contents by SHA-256, append-only (blobs.ts)
- *     git/                          shell snapshots, git work trees only (git.ts)
+ *     git/                          shell snapshots: our own git directory, in a git work tree or a plain folder (git.ts)
  *
  * The workspace root is the session's directory, or the top level of the git
  * work tree it is in; it is written into the journal's first record and kept
@@ -18,6 +18,7 @@ import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { SidecarLocator } from '../sidecar/index.ts'
 import { BlobStore } from './blobs.ts'
 import { detectWorkTree, GitSnapshots, type GitWorkTree } from './git.ts'
+import { relativeTo } from './paths.ts'
 import { CheckpointLog } from './log.ts'
 import type { RestoreHook } from './restorer.ts'
 import { SessionWorkspace } from './session-workspace.ts'
@@ -32,6 +33,12 @@ export interface RegistryOptions extends WorkspaceOptions {
   readonly hook?: RestoreHook
   /** See `SessionWorkspaceInit.inlineMaxBytes` (the bench's two-sync baseline sets -1). */
   readonly inlineMaxBytes?: number
+}
+
+/** A plain folder as a snapshot root: the sidecar is kept out when it sits inside it. */
+function plainFolder(root: string, sidecarRoot: string): GitWorkTree {
+  const inside = relativeTo(root, sidecarRoot)
+  return inside === undefined ? { toplevel: root } : { toplevel: root, excluded: [inside] }
 }
 
 function describe(error: unknown): string {
@@ -110,9 +117,8 @@ export class WorkspaceRegistry {
         if (recorded.shell === 'git') {
           worktree = await detectWorkTree(root)
           if (worktree?.toplevel !== root) {
-            problems.push(
-              `${root} is no longer the top level of a git work tree: shell changes are not tracked any more`,
-            )
+            // The repository went away: the same root is snapshotted as a plain folder from here on.
+            problems.push(`${root} is no longer the top level of a git work tree: it is snapshotted as a plain folder`)
             worktree = undefined
           }
         }
@@ -122,7 +128,9 @@ export class WorkspaceRegistry {
         if (worktree) worktree = { ...worktree, toplevel: realpathSync(worktree.toplevel) }
         root = worktree?.toplevel ?? dir
       }
-      const shell: ShellTracking = worktree ? 'git' : 'off'
+      // A plain folder (or a journal from before plain folders were snapshotted): our own git directory, nothing borrowed.
+      if (worktree === undefined && this.options.shell === 'auto') worktree = plainFolder(root, sidecarRoot)
+      const shell: ShellTracking = worktree === undefined ? 'off' : worktree.commonDir === undefined ? 'folder' : 'git'
       const workspace = new SessionWorkspace({
         sessionId,
         root,

@@ -74,8 +74,6 @@ export type Read =
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
-/** Bytes looked at for a NUL (what git looks at to call a file binary). */
-export const BINARY_SNIFF = 8000
 const HAS_PROC = (() => {
   try {
     return process.platform === 'linux' && readlinkSync('/proc/self/fd/0') !== undefined
@@ -152,7 +150,7 @@ export function probe(root: string, rel: string): Probe {
 
 /**
  * Read `root/rel` in full when it is a regular text file of at most
- * `maxBytes`; otherwise say why not (absent, too large, binary, a link, ...).
+ * `maxBytes` (binary or not); otherwise say why not (absent, too large, a link, ...).
  */
 export function readNoFollow(root: string, rel: string, maxBytes: number): Read {
   const found = probe(root, rel)
@@ -184,7 +182,6 @@ export function readNoFollow(root: string, rel: string, maxBytes: number): Read 
     }
     if (length > maxBytes) return { kind: 'skipped', reason: 'too-large', size: length }
     const bytes = buffer.subarray(0, length)
-    if (bytes.subarray(0, BINARY_SNIFF).includes(0)) return { kind: 'skipped', reason: 'binary', size: length }
     const mode = Number(stats.mode & 0o777n)
     return {
       kind: 'file',

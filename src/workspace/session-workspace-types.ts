@@ -33,6 +33,13 @@ export interface FileAtPoint {
   readonly differs: boolean
 }
 
+/** A file whose checkpointed states differ between two points (a side left out: unknown there). */
+export interface FileComparison {
+  readonly path: string
+  readonly a?: FileState
+  readonly b?: FileState
+}
+
 /** One restore's file diff. */
 export interface FileDiffResult {
   readonly path: string

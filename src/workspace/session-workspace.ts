@@ -21,17 +21,20 @@ import { CheckpointWriter } from './writer.ts'
 import { pathProblem, relativeTo } from './paths.ts'
 import { planRestore, statOf } from './planner.ts'
 import { prepareRestore, removeLeftovers, writeRestore, type RestoreHook } from './restorer.ts'
-import { BINARY_SNIFF, probe, readNoFollow, type StatSignature } from './safe-fs.ts'
+import { probe, readNoFollow, type StatSignature } from './safe-fs.ts'
 import { Timeline, type RestoreEntry } from './timeline.ts'
 import type {
   CallPoint,
   CaptureOutcome,
   FileAtPoint,
+  FileComparison,
   FileDiffResult,
   SessionWorkspaceInit,
   WorkspaceStatusInfo,
 } from './session-workspace-types.ts'
 import {
+  fileState,
+  isBinary,
   sameState,
   skipMessage,
   type BlockedFile,
@@ -50,6 +53,7 @@ export type {
   CallPoint,
   CaptureOutcome,
   FileAtPoint,
+  FileComparison,
   FileDiffResult,
   SessionWorkspaceInit,
   WorkspaceStatusInfo,
@@ -151,9 +155,7 @@ export class SessionWorkspace {
     } else {
       this.blobs.put(read.bytes, hash, durable)
     }
-    const state: FileState = read.exec
-      ? { kind: 'file', hash, size: read.bytes.length, exec: true }
-      : { kind: 'file', hash, size: read.bytes.length }
+    const state = fileState(read.bytes, hash, read.exec)
     this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
     return state
   }
@@ -228,6 +230,8 @@ export class SessionWorkspace {
         })
       }
       if (files.length === 0) return ok([])
+      // The contents were put unsynced: one fdatasync of the pack covers them all, before the line names them.
+      this.blobs.sync()
       const written = this.append(
         { t: 'shell', key: point.key, node: point.node, call: point.call, tool: point.tool, files },
         point.w,
@@ -247,11 +251,7 @@ export class SessionWorkspace {
     const bytes = contents.get(side.oid)
     if (bytes === undefined) return { kind: 'skipped', reason: 'unreadable' }
     if (bytes.length > this.maxFileBytes) return { kind: 'skipped', reason: 'too-large', size: bytes.length }
-    if (bytes.subarray(0, BINARY_SNIFF).includes(0)) return { kind: 'skipped', reason: 'binary', size: bytes.length }
-    const hash = this.blobs.put(bytes)
-    return side.mode === '100755'
-      ? { kind: 'file', hash, size: bytes.length, exec: true }
-      : { kind: 'file', hash, size: bytes.length }
+    return fileState(bytes, this.blobs.put(bytes, hashOf(bytes), false), side.mode === '100755')
   }
 
   // ------------------------------------------------------------ reading
@@ -265,10 +265,7 @@ export class SessionWorkspace {
     if (cached !== undefined && cached.trusted && cached.signature === found.signature) return cached.state
     const read = readNoFollow(this.root, rel, this.maxFileBytes)
     if (read.kind !== 'file') return read
-    const hash = hashOf(read.bytes)
-    const state: FileState = read.exec
-      ? { kind: 'file', hash, size: read.bytes.length, exec: true }
-      : { kind: 'file', hash, size: read.bytes.length }
+    const state = fileState(read.bytes, hashOf(read.bytes), read.exec)
     this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
     return state
   }
@@ -299,16 +296,17 @@ export class SessionWorkspace {
     return read.ok ? ok(read.bytes) : fail('WORKSPACE_IO', read.reason, { hash })
   }
 
-  /** The text of a state: '' for absent, undefined when it has no readable content. */
+  /** The text of a state: null for absent, undefined when it has no text (not checkpointed, binary, unreadable). */
   private textOf(state: FileState | undefined, currentPath?: string): string | null | undefined {
-    if (state === undefined || state.kind === 'skipped') return undefined
+    if (state === undefined || state.kind === 'skipped' || (state.kind === 'file' && state.binary === true))
+      return undefined
     if (state.kind === 'absent') return null
     if (currentPath !== undefined) {
       const read = readNoFollow(this.root, currentPath, this.maxFileBytes)
-      if (read.kind === 'file' && hashOf(read.bytes) === state.hash) return read.bytes.toString('utf8')
+      if (read.kind === 'file' && hashOf(read.bytes) === state.hash) return textOrUndefined(read.bytes)
     }
     const stored = this.blobs.get(state.hash, this.maxFileBytes)
-    return stored.ok ? stored.bytes.toString('utf8') : undefined
+    return stored.ok ? textOrUndefined(stored.bytes) : undefined
   }
 
   /**
@@ -379,6 +377,37 @@ export class SessionWorkspace {
         ? ''
         : unifiedDiff(rel, before, after)
     return ok(target === undefined ? { path: rel, current, diff } : { path: rel, current, target, diff })
+  }
+
+  /**
+   * The tracked files whose checkpointed states differ between two points
+   * (`a`, `b`: boundaries), sorted by path. A state unknown or not
+   * checkpointed on either side counts as differing: its content is not known.
+   */
+  compareFiles(a: number, b: number): FileComparison[] {
+    const out: FileComparison[] = []
+    for (const path of this.timeline.paths()) {
+      const from = this.timeline.stateAt(path, a)
+      const to = this.timeline.stateAt(path, b)
+      if (from !== undefined && to !== undefined && sameState(from, to)) continue
+      out.push({ path, ...(from === undefined ? {} : { a: from }), ...(to === undefined ? {} : { b: to }) })
+    }
+    return out
+  }
+
+  /** One tracked file's diff from point `a` to point `b` ('' when a side is not text, or nothing differs). */
+  compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string }> {
+    const problem = pathProblem(rel)
+    if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path: rel })
+    if (!this.timeline.has(rel))
+      return fail('INVALID_ARGUMENT', `${JSON.stringify(rel)} has no checkpoints in this session`, { path: rel })
+    const from = this.timeline.stateAt(rel, a)
+    const to = this.timeline.stateAt(rel, b)
+    const before = this.textOf(from)
+    const after = this.textOf(to)
+    const same = from !== undefined && to !== undefined && sameState(from, to)
+    const diff = before === undefined || after === undefined || same ? '' : unifiedDiff(rel, before, after)
+    return ok({ path: rel, ...(from === undefined ? {} : { a: from }), ...(to === undefined ? {} : { b: to }), diff })
   }
 
   // ------------------------------------------------------------ restore
@@ -499,6 +528,11 @@ export class SessionWorkspace {
   skipText(state: FileState): string | undefined {
     return state.kind === 'skipped' ? skipMessage(state, this.maxFileBytes) : undefined
   }
+}
+
+/** Bytes as text, or undefined when they are binary (a journal from before the flag was recorded). */
+function textOrUndefined(bytes: Buffer): string | undefined {
+  return isBinary(bytes) ? undefined : bytes.toString('utf8')
 }
 
 function isGitlink(change: GitChange): boolean {

@@ -8,7 +8,7 @@
 /** Why a file's content was not checkpointed (and so cannot be restored). */
 export type SkipReason =
   | 'too-large' // over the size limit (`maxFileBytes`)
-  | 'binary' // a NUL byte in its first 8,000 bytes
+  | 'binary' // a NUL byte in its first 8,000 bytes (journals before binary files were checkpointed)
   | 'symlink' // the path is a symbolic link (never followed)
   | 'symlink-on-path' // a directory on the way is a symbolic link
   | 'not-regular' // a directory, FIFO, socket or device
@@ -16,7 +16,14 @@ export type SkipReason =
 
 /** One file at one moment. */
 export type FileState =
-  | { readonly kind: 'file'; readonly hash: string; readonly size: number; readonly exec?: boolean }
+  | {
+      readonly kind: 'file'
+      readonly hash: string
+      readonly size: number
+      readonly exec?: boolean
+      /** A NUL in its first 8,000 bytes (git's test): checkpointed byte for byte, shown by size and hash, never as text. */
+      readonly binary?: boolean
+    }
   | { readonly kind: 'absent' }
   | { readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number }
 
@@ -194,16 +201,18 @@ export interface RestoreReport {
 
 /** A workspace's shell tracking. */
 export type ShellTracking =
-  /** A git work tree: shell changes are snapshotted through git (own git dir and index). */
+  /** A git work tree: shell changes are snapshotted through git (own git dir and index, the repository's objects read). */
   | 'git'
-  /** Not a git work tree, or turned off: shell changes are not tracked. */
+  /** A plain folder: shell changes are snapshotted through a git directory of our own under the sidecar (no `.git` here). */
+  | 'folder'
+  /** Turned off (`shell: off`): shell changes are not tracked. */
   | 'off'
 
 /** Options of one session's workspace. */
 export interface WorkspaceOptions {
   /** Files larger than this are not checkpointed (default 1 MiB). */
   readonly maxFileBytes: number
-  /** `auto`: git snapshots when the workspace is a git work tree; `off`: never. */
+  /** `auto`: git snapshots of every shell call (a git work tree, or a plain folder through our own git directory); `off`: never. */
   readonly shell: 'auto' | 'off'
 }
 
@@ -228,6 +237,25 @@ export function skipMessage(
     case 'unreadable':
       return 'not checkpointed: it could not be read'
   }
+}
+
+/** A file state of these bytes (`hash` their SHA-256). */
+export function fileState(bytes: Buffer, hash: string, exec: boolean): FileState {
+  return {
+    kind: 'file',
+    hash,
+    size: bytes.length,
+    ...(exec ? { exec: true } : {}),
+    ...(isBinary(bytes) ? { binary: true } : {}),
+  }
+}
+
+/** Bytes looked at for a NUL (what git looks at to call a file binary). */
+export const BINARY_SNIFF = 8000
+
+/** Whether content is binary by git's test: a NUL in its first 8,000 bytes. */
+export function isBinary(bytes: Buffer): boolean {
+  return bytes.subarray(0, BINARY_SNIFF).includes(0)
 }
 
 /** Whether two states hold the same content (skipped states never match: their content is unknown). */

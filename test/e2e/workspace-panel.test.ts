@@ -301,6 +301,43 @@ describeWeb('file checkpoints in the Tree tab, in Chromium (real dsh web, git wo
     await restoreView().getByTestId('session-tree-restore-close').click()
   }, 600_000)
 
+  it("Compare lists exactly the files whose hashes differ between two nodes, each file's diff on demand (light and dark)", async () => {
+    const done1 = await nodeWith('DONE 1')
+    const done2 = await nodeWith('DONE 2')
+    // The conflict test before moved the conversation to DONE 1: A is the selected DONE 2, B the cursor.
+    expect((await tree()).cursor).toBe(done1.nodeId)
+    await dsh.page.keyboard.press('Escape')
+    await select(done2.nodeId)
+    await dsh.page.locator('[data-compare-open]').click()
+    const part = dsh.page.getByTestId('session-tree-compare-files')
+    await part.locator('li[data-path]').first().waitFor({ timeout: 30_000 })
+    const listed = await part
+      .locator('li[data-path]')
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.path))
+    expect(listed).toEqual(differing(states.t2!, states.t1!))
+    expect(await part.textContent()).toContain(`${listed.length} of `)
+    await part.locator('li[data-path="notes.txt"] button').click()
+    const diff = part.getByTestId('session-tree-compare-diff')
+    await diff.waitFor({ timeout: 30_000 })
+    expect(await diff.textContent()).toBe(
+      `--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-date\n+${texts.notesT1!.trim()}\n`,
+    )
+    await dsh.page.setViewportSize({ width: 1024, height: 900 })
+    for (const scheme of ['light', 'dark'] as const) {
+      await dsh.page.emulateMedia({ colorScheme: scheme })
+      await until(`the host ${scheme} theme`, () =>
+        dsh.page.evaluate((dark) => document.body.hasAttribute('data-ds-dark-theme') === dark, scheme === 'dark'),
+      )
+      await animationsSettled(dsh.page)
+      await part.scrollIntoViewIfNeeded()
+      await dsh.shot(`compare-files-${scheme}.png`)
+    }
+    await dsh.page.emulateMedia({ colorScheme: 'light' })
+    await dsh.page.setViewportSize({ width: 1440, height: 900 })
+    await dsh.page.locator('.dst-cmp-close').click()
+    expect(dsh.pageErrors).toEqual([])
+  }, 600_000)
+
   it('fits at 1440, 1024 and 768 px with the file list open, light and dark', async () => {
     const view = await tree()
     await dsh.page.keyboard.press('Escape')

@@ -3,8 +3,9 @@
  * package installed from its tarball, the harness's own `write`, `read`,
  * `edit` and `bash` tools and its read-before-write policy, driven over HTTP
  * against a recording fake LLM that scripts the calls. Twice: in a git
- * repository (shell changes snapshotted through git) and in a plain folder
- * (shell changes not tracked, and the tool result says so).
+ * repository and in a plain folder: shell changes are snapshotted through a
+ * git directory of the plugin's own in both, and no `.git` ever appears in
+ * the plain folder.
  *
  * - every change is checkpointed on the tool-call node that made it;
  * - jump with "both": every workspace file's hash equals its state at that
@@ -24,7 +25,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
-import type { FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../src/types.ts'
+import type { FileDiff, FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../src/types.ts'
 import { history, messageText, requestEndingWith } from './support/fake-llm.ts'
 import { describeWeb } from './support/web-suite.ts'
 import { bash, call, gitInit, hashes, sha, type Files } from './support/workspace-files.ts'
@@ -61,7 +62,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         call('write', { file_path: 'a.txt', content: 'alpha 1\n' }),
         call('read', { file_path: 'notes.txt' }),
         call('edit', { file_path: 'notes.txt', old_string: 'banana', new_string: 'cherry' }),
-        bash('printf "shell 1\\n" > shell.txt && rm gone.txt'),
+        bash('printf "shell 1\\n" > shell.txt && rm gone.txt && printf "DB\\0\\001\\377\\r\\n" > bin.dat'),
         { text: 'DONE 1' },
       )
       await dsh.api.promptAndWait(sessionId, 'T1: change the files')
@@ -69,13 +70,16 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       dsh.llm.push(
         call('write', { file_path: 'a.txt', content: 'alpha 2\n' }),
         call('edit', { file_path: 'notes.txt', old_string: 'cherry', new_string: 'date' }),
-        bash('printf "more\\n" > more.txt'),
+        bash('printf "more\\n" > more.txt && printf "DB\\0\\002\\376" >> bin.dat'),
         { text: 'DONE 2' },
       )
       await dsh.api.promptAndWait(sessionId, 'T2: change them again')
       states.t2 = hashes(dsh.work)
       expect(dsh.llm.faults).toEqual([])
-      expect(Object.keys(states.t2).sort()).toEqual(['a.txt', 'more.txt', 'notes.txt', 'shell.txt'])
+      expect(Object.keys(states.t2).sort()).toEqual(['a.txt', 'bin.dat', 'more.txt', 'notes.txt', 'shell.txt'])
+      expect(fs.readFileSync(path.join(dsh.work, 'bin.dat'))).toEqual(
+        Buffer.from('DB\0\x01\xff\r\nDB\0\x02\xfe', 'latin1'),
+      )
       // Every tool call succeeded (no result is an error); the last request holds each result once.
       const results = chats()
         .at(-1)!
@@ -83,10 +87,15 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         .map(messageText)
       expect(results).toHaveLength(7)
       for (const text of results) expect(text).not.toMatch(/^Error|FS_[A-Z_]+/)
-      const shellNote = results.filter((t) => t.includes('Shell changes are not tracked here'))
-      expect(shellNote).toHaveLength(kind === 'plain' ? 1 : 0)
+      expect(results.filter((t) => t.includes('not tracked'))).toEqual([])
       const overview = await dsh.api.remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
-      expect(overview.status).toMatchObject({ available: true, shell: kind === 'git' ? 'git' : 'off', root: dsh.work })
+      expect(overview.status).toMatchObject({
+        available: true,
+        shell: kind === 'git' ? 'git' : 'folder',
+        root: dsh.work,
+      })
+      expect(overview.status.shellNote).toMatch(kind === 'git' ? /snapshotted through git/ : /plain folder/)
+      if (kind === 'plain') expect(fs.existsSync(path.join(dsh.work, '.git'))).toBe(false)
       const view = await tree()
       const callNode = (name: string, n: number) =>
         view.nodes.filter(
@@ -95,10 +104,10 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const expected = [
         { nodeId: callNode('write', 0), paths: ['a.txt'] },
         { nodeId: callNode('edit', 0), paths: ['notes.txt'] },
-        ...(kind === 'git' ? [{ nodeId: callNode('bash', 0), paths: ['gone.txt', 'shell.txt'] }] : []),
+        { nodeId: callNode('bash', 0), paths: ['bin.dat', 'gone.txt', 'shell.txt'] },
         { nodeId: callNode('write', 1), paths: ['a.txt'] },
         { nodeId: callNode('edit', 1), paths: ['notes.txt'] },
-        ...(kind === 'git' ? [{ nodeId: callNode('bash', 1), paths: ['more.txt'] }] : []),
+        { nodeId: callNode('bash', 1), paths: ['bin.dat', 'more.txt'] },
       ]
       expect([...overview.nodes].sort((a, b) => Number(a.nodeId.slice(1)) - Number(b.nodeId.slice(1)))).toEqual(
         expected,
@@ -112,18 +121,32 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
         agentId: sessionId,
         request,
       })
-      const changedByShell = kind === 'git' ? [['more.txt', 'delete']] : []
-      expect(preview.plan.entries.map((e) => [e.path, e.action]).sort()).toEqual(
-        [['a.txt', 'update'], ['notes.txt', 'update'], ...changedByShell].sort(),
-      )
+      expect(preview.plan.entries.map((e) => [e.path, e.action]).sort()).toEqual([
+        ['a.txt', 'update'],
+        ['bin.dat', 'update'],
+        ['more.txt', 'delete'],
+        ['notes.txt', 'update'],
+      ])
       expect(preview.plan.conflicts).toEqual([])
-      expect(preview.plan.stat).toMatchObject({ insertions: 2, deletions: kind === 'git' ? 3 : 2 })
+      expect(preview.plan.stat).toMatchObject({ insertions: 2, deletions: 3 })
       const diff = await dsh.api.remoteOk<{ diff: string }>('sessionTree/restoreDiff', {
         agentId: sessionId,
         request,
         path: 'notes.txt',
       })
       expect(diff.diff).toBe('--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-date\n+cherry\n')
+      // A binary file: by size and hash, no text diff.
+      const binDiff = await dsh.api.remoteOk<FileDiff>('sessionTree/restoreDiff', {
+        agentId: sessionId,
+        request,
+        path: 'bin.dat',
+      })
+      expect(binDiff).toEqual({
+        path: 'bin.dat',
+        current: { kind: 'file', hash: states.t2!['bin.dat'], size: 12, binary: true },
+        target: { kind: 'file', hash: states.t1!['bin.dat'], size: 7, binary: true },
+        diff: '',
+      })
       const atNode = await dsh.api.remoteOk<FilesAtNode>('sessionTree/filesAt', {
         agentId: sessionId,
         nodeId: done1.nodeId,
@@ -133,22 +156,13 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
           .filter((f) => f.differs)
           .map((f) => f.path)
           .sort(),
-      ).toEqual(kind === 'git' ? ['a.txt', 'more.txt', 'notes.txt'] : ['a.txt', 'notes.txt'])
+      ).toEqual(['a.txt', 'bin.dat', 'more.txt', 'notes.txt'])
       const before = chats().length
       const result = await restore(request)
       expect(result.ok, JSON.stringify(result)).toBe(true)
       expect(chats(), 'a restore makes no model call').toHaveLength(before)
-      // git: exactly the state after T1. plain: what the file tools wrote is as after T1; the shell's files stay.
-      const expected =
-        kind === 'git'
-          ? states.t1
-          : {
-              ...states.t1,
-              'a.txt': states.t1!['a.txt']!,
-              'notes.txt': states.t1!['notes.txt']!,
-              'more.txt': states.t2!['more.txt']!,
-            }
-      expect(hashes(dsh.work)).toEqual(expected)
+      // Exactly the state after T1, the shell's files included, in a plain folder too.
+      expect(hashes(dsh.work)).toEqual(states.t1)
       // The next turn: a blind write over a restored file is refused by the read-before-write policy; after a read it works.
       dsh.llm.push(
         call('write', { file_path: 'a.txt', content: 'blind\n' }),
@@ -161,7 +175,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const t2 = history(requestFor('T2: change them again'))
       const pathToDone1 = t2.slice(0, -1)
       expect(pathToDone1.at(-1)).toEqual({ role: 'assistant', text: 'DONE 1' })
-      const changed = kind === 'git' ? 'a.txt, more.txt, notes.txt' : 'a.txt, notes.txt'
+      const changed = 'a.txt, bin.dat, more.txt, notes.txt'
       expect(sent).toEqual([
         ...pathToDone1,
         {
@@ -222,11 +236,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const kept = await restore({ ...request, conflicts: [{ path: 'notes.txt', decision: 'keep' }] })
       expect(kept.ok, JSON.stringify(kept)).toBe(true)
       expect(kept.ok && kept.value.files?.kept).toEqual(['notes.txt'])
-      expect(hashes(dsh.work)).toEqual({
-        ...states.t1,
-        'notes.txt': mine,
-        ...(kind === 'plain' ? { 'more.txt': states.t2!['more.txt']! } : {}),
-      })
+      expect(hashes(dsh.work)).toEqual({ ...states.t1, 'notes.txt': mine })
     }, 600_000)
 
     it('kill -9 in the middle of a restore: no half-written file, and the restore repeats to its target', async () => {
@@ -268,6 +278,7 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       const overview = await dsh.api.remoteOk<WorkspaceOverview>('sessionTree/files', { agentId: sessionId })
       expect(overview.restores.filter((r) => !r.complete)).toHaveLength(1)
       expect(overview.status.interrupted).toHaveLength(1)
+      if (kind === 'plain') expect(fs.existsSync(path.join(dsh.work, '.git'))).toBe(false)
     }, 600_000)
   })
 }

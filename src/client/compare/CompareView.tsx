@@ -37,6 +37,8 @@ export interface CompareViewProps {
   readonly picked?: string | null
   readonly locale: Locale
   readonly compare: (a: string, b: string) => Promise<Result<CompareResult>>
+  /** The workspace files that differ between the two nodes compared (drawn below the rows), when checkpoints are on. */
+  readonly files?: (a: string, b: string) => ReactNode
   readonly onClose: () => void
 }
 
@@ -66,7 +68,15 @@ function totalsText(t: CompareTranslate, totals: SideTotals): string {
   ].join(' · ')
 }
 
-export function CompareView({ view, selected, picked = null, locale, compare, onClose }: CompareViewProps): ReactNode {
+export function CompareView({
+  view,
+  selected,
+  picked = null,
+  locale,
+  compare,
+  files,
+  onClose,
+}: CompareViewProps): ReactNode {
   const t = useMemo(() => compareStrings(locale), [locale])
   const targets = useMemo(() => compareTargets(view, selected, picked), [view, selected, picked])
   const [pair, setPair] = useState<[string, string] | undefined>(() => {
@@ -276,6 +286,7 @@ export function CompareView({ view, selected, picked = null, locale, compare, on
         </div>
         {focused ? <CompareDetail row={focused} t={t} /> : null}
         <div className="dst-cmp-keys">{t('keys')}</div>
+        {files ? files(result.a.nodeId, result.b.nodeId) : null}
       </>
     )
   }

@@ -148,7 +148,9 @@ function FileText({
         ? t('ws.at.absent')
         : state?.kind === 'skipped'
           ? skipText(t, { path, kind: 'skipped', reason: state.reason }, maxFileBytes)
-          : note
+          : state?.kind === 'file' && state.binary === true
+            ? t('ws.binary.side', { size: bytes(state.size), hash: state.hash.slice(0, 12) })
+            : note
     return (
       <p className="dst-ws-note" data-testid="session-tree-file-text" data-path={path}>
         {why}

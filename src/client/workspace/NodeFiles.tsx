@@ -7,7 +7,7 @@ import { useState, type ReactNode } from 'react'
 import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
 import { FilesAtPoint } from './FilesAtPoint.tsx'
-import { knownError, nodeChanges, type NodeChange } from './model.ts'
+import { knownError, nodeChanges, type BinarySides, type NodeChange } from './model.ts'
 import { useResult } from './useResult.ts'
 
 export interface NodeFilesProps {
@@ -53,6 +53,9 @@ export function NodeFiles({ t, client, nodeId, parentId, paths, generation, maxF
                   {change.kind === 'skipped' ? (
                     <span className="dst-ws-note">{skipText(t, change, maxFileBytes)}</span>
                   ) : null}
+                  {change.kind !== 'skipped' && change.kind !== 'unknown' && change.binary ? (
+                    <span className="dst-ws-note">{t('ws.binary.size', { size: bytes(change.size ?? 0) })}</span>
+                  ) : null}
                 </li>
               ))}
             </ul>
@@ -80,6 +83,13 @@ export function NodeFiles({ t, client, nodeId, parentId, paths, generation, maxF
 
 export function skipText(t: Translate, change: Extract<NodeChange, { kind: 'skipped' }>, maxFileBytes: number): string {
   return t(`ws.skip.${change.reason}` as StringKey, { max: bytes(maxFileBytes) })
+}
+
+/** A binary change as the views show it: kind, then size and short hash of each side that is a file. */
+export function binaryText(t: Translate, sides: BinarySides): string {
+  const side = (s: { readonly size: number; readonly hash: string } | undefined) =>
+    s ? t('ws.binary.side', { size: bytes(s.size), hash: s.hash.slice(0, 12) }) : t('ws.binary.none')
+  return t('ws.binary.change', { from: side(sides.from), to: side(sides.to) })
 }
 
 export function bytes(n: number): string {

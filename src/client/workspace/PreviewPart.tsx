@@ -7,6 +7,9 @@ import type { WorkspaceClient } from './client.ts'
 import { NodeFiles } from './NodeFiles.tsx'
 import type { WorkspaceState } from './useWorkspace.ts'
 
+/** What the Tree tab says is tracked, and why, per shell tracking. */
+const SHELL_NOTE = { git: 'ws.shellGit', folder: 'ws.shellFolder', off: 'ws.shellOff' } as const
+
 export function WorkspacePreviewPart({
   t,
   client,
@@ -39,7 +42,7 @@ export function WorkspacePreviewPart({
         t={t}
         choice={state.choice}
         setChoice={state.setChoice}
-        shellNote={status.shell === 'git' ? undefined : t('ws.shellOff')}
+        shellNote={t(SHELL_NOTE[status.shell ?? 'off'])}
       />
     </>
   )

@@ -20,6 +20,7 @@ import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
 import {
   canApply,
+  binarySides,
   clipLines,
   conversationMoved,
   decide,
@@ -32,7 +33,7 @@ import {
   type PlanRow,
   type PlanView,
 } from './model.ts'
-import { errorLine } from './NodeFiles.tsx'
+import { binaryText, errorLine } from './NodeFiles.tsx'
 
 export interface RestoreViewProps {
   readonly t: Translate
@@ -361,9 +362,15 @@ function Line({
       <span className="dst-ws-path" title={row.path}>
         {row.path}
       </span>
-      <span className="dst-ws-stat">
-        <ins>+{row.insertions}</ins> <del>−{row.deletions}</del>
-      </span>
+      {row.binary ? (
+        <span className="dst-ws-stat" data-binary="true">
+          {binaryText(t, row.binary)}
+        </span>
+      ) : (
+        <span className="dst-ws-stat">
+          <ins>+{row.insertions}</ins> <del>−{row.deletions}</del>
+        </span>
+      )}
       <button type="button" className="dst-btn" aria-expanded={open} title={t('ws.restore.diffTitle')} onClick={onDiff}>
         {open ? t('ws.restore.diffHide') : t('ws.restore.diff')}
       </button>
@@ -418,9 +425,21 @@ function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad 
         {errorLine(t, load.code)}
       </p>
     )
-  const lines = clipLines(load.diff.diff).text.split('\n')
+  const binary = binarySides(load.diff.current, load.diff.target)
+  if (binary)
+    return (
+      <p className="dst-ws-note" data-testid="session-tree-restore-diff" data-binary="true">
+        {binaryText(t, binary)}
+      </p>
+    )
+  return <DiffLines diff={load.diff.diff} testId="session-tree-restore-diff" />
+}
+
+/** A unified diff, clipped to whole lines, its hunks, additions and removals marked. */
+export function DiffLines({ diff, testId }: { readonly diff: string; readonly testId: string }): ReactNode {
+  const lines = clipLines(diff).text.split('\n')
   return (
-    <pre className="dst-ws-code dst-ws-diff" data-testid="session-tree-restore-diff" tabIndex={0}>
+    <pre className="dst-ws-code dst-ws-diff" data-testid={testId} tabIndex={0}>
       {lines.map((line, i) => (
         <span
           key={i}

@@ -5,6 +5,8 @@
  * overview (`files`) is fetched once per tree generation.
  */
 import type {
+  FileCompareDiff,
+  FilesComparison,
   FileContent,
   FileDiff,
   FilesAtNode,
@@ -23,6 +25,8 @@ export interface WorkspaceRemote {
   restorePreview(agentId: string, request: unknown): Promise<Result<RestorePreview>>
   restoreDiff(agentId: string, request: unknown, path: string): Promise<Result<FileDiff>>
   restore(agentId: string, request: unknown): Promise<Result<RestoreResult>>
+  compareFiles(agentId: string, a: string | null, b: string | null): Promise<Result<FilesComparison>>
+  compareFileDiff(agentId: string, a: string | null, b: string | null, path: string): Promise<Result<FileCompareDiff>>
 }
 
 type Call<T> = (remote: WorkspaceRemote) => Promise<Result<T>>
@@ -74,6 +78,14 @@ export class WorkspaceClient {
 
   diff(request: unknown, path: string): Promise<Result<FileDiff>> {
     return this.call((r) => r.restoreDiff(this.agentId, request, path))
+  }
+
+  compareFiles(a: string | null, b: string | null): Promise<Result<FilesComparison>> {
+    return this.call((r) => r.compareFiles(this.agentId, a, b))
+  }
+
+  compareFileDiff(a: string | null, b: string | null, path: string): Promise<Result<FileCompareDiff>> {
+    return this.call((r) => r.compareFileDiff(this.agentId, a, b, path))
   }
 
   restore(request: unknown): Promise<Result<RestoreResult>> {

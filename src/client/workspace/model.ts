@@ -47,7 +47,13 @@ export function markersOf(
 
 /** What one node did to one file. */
 export type NodeChange =
-  | { readonly path: string; readonly kind: 'added' | 'changed' | 'deleted'; readonly size?: number }
+  | {
+      readonly path: string
+      readonly kind: 'added' | 'changed' | 'deleted'
+      readonly size?: number
+      /** A binary file (shown by size, never as text). */
+      readonly binary?: boolean
+    }
   | { readonly path: string; readonly kind: 'skipped'; readonly reason: SkipReason; readonly size?: number }
   | { readonly path: string; readonly kind: 'unknown' }
 
@@ -71,7 +77,12 @@ export function nodeChanges(
     if (now.kind === 'skipped')
       return { path, kind: 'skipped', reason: now.reason, ...(now.size === undefined ? {} : { size: now.size }) }
     if (now.kind === 'absent') return { path, kind: 'deleted' }
-    return { path, kind: then.kind === 'absent' ? 'added' : 'changed', size: now.size }
+    return {
+      path,
+      kind: then.kind === 'absent' ? 'added' : 'changed',
+      size: now.size,
+      ...(now.binary === true ? { binary: true } : {}),
+    }
   })
 }
 
@@ -121,6 +132,8 @@ export interface PlanRow {
   readonly action: RestoreAction
   readonly insertions: number
   readonly deletions: number
+  /** Set when either side is a binary file: shown by size and hash, never as text. */
+  readonly binary?: BinarySides
   /** Set when the user changed it outside the agent: a decision is needed. */
   readonly conflict?: ConflictReason
 }
@@ -144,19 +157,46 @@ export interface PlanView {
   readonly empty: boolean
 }
 
+/** A binary file's size and hash, on each side that is a file (the other side absent or text). */
+export interface BinarySides {
+  readonly from?: { readonly size: number; readonly hash: string }
+  readonly to?: { readonly size: number; readonly hash: string }
+}
+
+/** The sides of a change as a binary file shows them, or undefined when neither side is binary. */
+export function binarySides(from: FileState | undefined, to: FileState | undefined): BinarySides | undefined {
+  const isBin = (s: FileState | undefined) => s?.kind === 'file' && s.binary === true
+  if (!isBin(from) && !isBin(to)) return undefined
+  const side = (s: FileState | undefined) => (s?.kind === 'file' ? { size: s.size, hash: s.hash } : undefined)
+  const a = side(from)
+  const b = side(to)
+  return { ...(a ? { from: a } : {}), ...(b ? { to: b } : {}) }
+}
+
 export function planView(preview: RestorePreview): PlanView {
   const { plan } = preview
   const rows = new Map<string, PlanRow>()
-  for (const e of plan.entries)
-    rows.set(e.path, { path: e.path, action: e.action, insertions: e.insertions, deletions: e.deletions })
-  for (const c of plan.conflicts)
+  for (const e of plan.entries) {
+    const binary = binarySides(e.current, e.target)
+    rows.set(e.path, {
+      path: e.path,
+      action: e.action,
+      insertions: e.insertions,
+      deletions: e.deletions,
+      ...(binary ? { binary } : {}),
+    })
+  }
+  for (const c of plan.conflicts) {
+    const binary = binarySides(c.current, c.target)
     rows.set(c.path, {
       path: c.path,
       action: c.action,
       insertions: c.insertions,
       deletions: c.deletions,
       conflict: c.reason,
+      ...(binary ? { binary } : {}),
     })
+  }
   const sorted = [...rows.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   const conflicts = sorted.filter((r) => r.conflict !== undefined).map((r) => r.path)
   const count = (action: RestoreAction) => sorted.filter((r) => r.action === action).length

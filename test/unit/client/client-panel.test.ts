@@ -493,6 +493,8 @@ describe('client entry', () => {
         'back',
         'chatPath',
         'compare',
+        'compareFileDiff',
+        'compareFiles',
         'export',
         'exportAs',
         'fileAt',

@@ -114,6 +114,20 @@ function workspaceFake(callId: string, parentId: string) {
       return ok({ nodeId, files })
     },
     fileAt: (_a, nodeId, path) => ok({ nodeId, path, text: `${path} at ${nodeId}\n` }),
+    compareFiles: (_a, a, b) => {
+      calls.push(['compareFiles', [a, b]])
+      return ok({
+        a,
+        b,
+        tracked: 3,
+        files: [
+          { path: 'db.bin', a: { ...file('d1'), binary: true }, b: { kind: 'absent' } },
+          { path: 'notes.txt', a: file('old'), b: file('new') },
+        ],
+      })
+    },
+    compareFileDiff: (_a, a, b, path) =>
+      ok({ path, a: file('old'), b: file('new'), diff: `--- a/${path}\n+++ b/${path}\n@@ -1,1 +1,1 @@\n-old\n+new\n` }),
     restorePreview: (_a, request) => {
       calls.push(['restorePreview', request])
       return ok({
@@ -255,6 +269,28 @@ describe('the workspace in the Tree tab (jsdom)', () => {
     await press(el.querySelector<HTMLElement>('[data-testid="session-tree-restore"]')!, 'Escape')
     expect(el.querySelector('[data-testid="session-tree-restore"]')).toBeNull()
     expect(el.querySelector('[data-testid="session-tree-preview"]')).not.toBeNull()
+  })
+
+  it("Compare lists the files that differ between its two nodes (a binary one by size and hash) and each file's diff on demand", async () => {
+    const { el, ws, ids } = await mount()
+    await click(rowOf(el, ids.call))
+    await click(el.querySelector<HTMLElement>('[data-compare-open]')!)
+    await settle()
+    const part = el.querySelector<HTMLElement>('[data-testid="session-tree-compare-files"]')!
+    expect(part).not.toBeNull()
+    const asked = ws.calls.filter((c) => c[0] === 'compareFiles')
+    expect(asked).toHaveLength(1)
+    const rows = [...part.querySelectorAll<HTMLElement>('li[data-path]')]
+    expect(rows.map((r) => [r.dataset.path, r.querySelector('.dst-ws-stat')!.textContent])).toEqual([
+      ['db.bin', `Binary: 4 B, SHA-256 d1… → absent`],
+      ['notes.txt', '4 B → 4 B'],
+    ])
+    expect(part.textContent).toContain('2 of 3 tracked files differ between A and B')
+    await click(rows[1]!.querySelector<HTMLElement>('button')!)
+    await settle()
+    const diff = part.querySelector<HTMLElement>('[data-testid="session-tree-compare-diff"]')!
+    expect(diff.textContent).toBe('--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-old\n+new\n')
+    expect(diff.querySelector('.dst-ws-add')!.textContent).toBe('+new\n')
   })
 
   it("a failed restore reads as its code's meaning, with the code, and no stack", async () => {

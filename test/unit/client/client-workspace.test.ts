@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { FileAtNode, FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../../src/types.ts'
 import { DICTIONARIES, translator } from '../../../src/client/i18n.ts'
 import {
+  binarySides,
   canApply,
   clipLines,
   conflictChoices,
@@ -150,6 +151,53 @@ describe('files at a point', () => {
     expect(clipLines('a\nb\nc\n', 3)).toEqual({ text: 'a\nb\nc\n', clipped: false })
     expect(clipLines('a\nb\nc\nd', 2)).toEqual({ text: 'a\nb\n', clipped: true })
     expect(clipLines('one line', 1)).toEqual({ text: 'one line', clipped: false })
+  })
+})
+
+describe('binary files', () => {
+  const bin = (hash: string, size: number) => ({ kind: 'file' as const, hash, size, binary: true })
+  it('a plan row of a binary file carries both sides by size and hash, and no text counts matter', () => {
+    const plan = planView({
+      ...preview(),
+      plan: {
+        target: 'n9',
+        entries: [
+          {
+            path: 'db.sqlite',
+            action: 'update',
+            current: bin('b'.repeat(64), 20),
+            target: bin('a'.repeat(64), 10),
+            insertions: 0,
+            deletions: 0,
+          },
+          {
+            path: 'new.png',
+            action: 'delete',
+            current: bin('c'.repeat(64), 5),
+            target: { kind: 'absent' },
+            insertions: 0,
+            deletions: 0,
+          },
+          { path: 't.txt', action: 'update', current: file('d'), target: file('e'), insertions: 1, deletions: 1 },
+        ],
+        conflicts: [],
+        blocked: [],
+        stat: { files: 3, created: 0, updated: 2, deleted: 1, insertions: 1, deletions: 1 },
+      },
+    })
+    expect(plan.rows.map((r) => [r.path, r.binary ?? null])).toEqual([
+      ['db.sqlite', { from: { size: 20, hash: 'b'.repeat(64) }, to: { size: 10, hash: 'a'.repeat(64) } }],
+      ['new.png', { from: { size: 5, hash: 'c'.repeat(64) } }],
+      ['t.txt', null],
+    ])
+    expect(binarySides(file('x'), { kind: 'absent' })).toBeUndefined()
+  })
+
+  it("a node's binary change says so with its size", () => {
+    const after = { nodeId: 'n2', files: [{ path: 'img.bin', state: bin('f'.repeat(64), 7), differs: false }] }
+    expect(nodeChanges(['img.bin'], undefined, after as FilesAtNode)).toEqual([
+      { path: 'img.bin', kind: 'added', size: 7, binary: true },
+    ])
   })
 })
 

@@ -26,6 +26,25 @@ afterEach(async () => {
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 const call = (name: string, args: Record<string, unknown>): ScriptEntry => ({ calls: [{ name, args }] })
 
+/** The failure a service call answered with (typert's lookup failure carries it). */
+async function failureOf(promise: Promise<unknown>) {
+  try {
+    await promise
+  } catch (error) {
+    return (error as { failure?: { code: string } }).failure
+  }
+  throw new Error('expected a failure')
+}
+
+/** A loop on a fresh folder with the stand-in file tools; its folder. */
+async function fileRig(script: ScriptEntry[], setup?: (cwd: string) => void): Promise<{ rig: LoopRig; cwd: string }> {
+  work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
+  const cwd = work
+  setup?.(cwd)
+  rig = await loopRig(script, { cwd, setup: (ctx) => fileTools(ctx, cwd) })
+  return { rig, cwd }
+}
+
 describe('capture through the fs/* gate, restore, and the model kept coherent', () => {
   it('checkpoints each write against its tool-call node; a files restore tells the model once and the policy demands a re-read', async () => {
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
@@ -61,7 +80,7 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
       (n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.name === 'write'),
     )
     expect(overview.nodes).toEqual(writes.map((n, i) => ({ nodeId: n.nodeId, paths: [i === 0 ? 'a.txt' : 'b.txt'] })))
-    expect(overview.status).toMatchObject({ available: true, shell: 'off', tracked: 2 })
+    expect(overview.status).toMatchObject({ available: true, shell: 'folder', tracked: 2 })
     // Jump back to the prompt, files and conversation: everything as it was before the first write.
     const prompt = view.nodes.find((n) => n.message?.content === 'edit the files')!.nodeId
     const preview = await service.restorePreview(sessionId, { move: { kind: 'jump', nodeId: prompt }, restore: 'both' })
@@ -181,16 +200,6 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
 })
 
 describe('node ids of the workspace methods', () => {
-  /** The failure a service call answered with (typert's lookup failure carries it). */
-  const failureOf = async (promise: Promise<unknown>) => {
-    try {
-      await promise
-    } catch (error) {
-      return (error as { failure?: { code: string } }).failure
-    }
-    throw new Error('expected a failure')
-  }
-
   it('an empty or malformed node id is INVALID_ARGUMENT (as for jump), an unknown one NODE_NOT_FOUND', async () => {
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
     rig = await loopRig([{ text: 'hello' }], { cwd: work })
@@ -215,5 +224,80 @@ describe('node ids of the workspace methods', () => {
     expect(
       await failureOf(service.restorePreview(sessionId, { move: { kind: 'jump', nodeId: 'ghost' }, restore: 'files' })),
     ).toMatchObject({ code: 'NODE_NOT_FOUND' })
+  })
+})
+
+describe('compare the files of two nodes', () => {
+  it('lists the files whose checkpointed states differ between two branches, gives one diff on demand, and writes nothing', async () => {
+    const { rig, cwd } = await fileRig(
+      [
+        call('write', { file_path: 'a.txt', content: 'left\n' }),
+        call('write', { file_path: 'b.txt', content: 'only left\n' }),
+        { text: 'left done' },
+        call('write', { file_path: 'a.txt', content: 'right\n' }),
+        { text: 'right done' },
+      ],
+      (cwd) => writeFileSync(path.join(cwd, 'same.txt'), 'same\n'),
+    )
+    const { service, sessionId } = rig
+    await rig.say('the left')
+    let view = await service.list(sessionId)
+    const prompt = view.nodes.find((n) => n.message?.content === 'the left')!.nodeId
+    const left = view.nodes.find((n) => n.message?.content === 'left done')!.nodeId
+    await service.restore(sessionId, { move: { kind: 'jump', nodeId: prompt }, restore: 'both' })
+    await rig.say('the right')
+    view = await service.list(sessionId)
+    const right = view.nodes.find((n) => n.message?.content === 'right done')!.nodeId
+    const disk = () => [readFileSync(path.join(cwd, 'a.txt'), 'utf8'), existsSync(path.join(cwd, 'b.txt'))]
+    const before = disk()
+    expect(before).toEqual(['right\n', false])
+    const compared = await service.compareFiles(sessionId, left, right)
+    expect(compared).toMatchObject({ a: left, b: right, tracked: 2 })
+    expect(compared.files).toEqual([
+      {
+        path: 'a.txt',
+        a: expect.objectContaining({ kind: 'file', hash: sha('left\n') }),
+        b: expect.objectContaining({ kind: 'file', hash: sha('right\n') }),
+      },
+      { path: 'b.txt', a: expect.objectContaining({ kind: 'file', hash: sha('only left\n') }), b: { kind: 'absent' } },
+    ])
+    // The same node on both sides: nothing differs.
+    expect((await service.compareFiles(sessionId, left, left)).files).toEqual([])
+    const diff = await service.compareFileDiff(sessionId, left, right, 'a.txt')
+    expect(diff.diff).toContain('-left')
+    expect(diff.diff).toContain('+right')
+    const gone = await service.compareFileDiff(sessionId, left, right, 'b.txt')
+    expect(gone.diff).toContain('-only left')
+    // Before the first node (null): a.txt and b.txt did not exist.
+    const fromStart = await service.compareFiles(sessionId, null, left)
+    expect(fromStart.files.map((f) => [f.path, f.a?.kind, f.b?.kind])).toEqual([
+      ['a.txt', 'absent', 'file'],
+      ['b.txt', 'absent', 'file'],
+    ])
+    expect(disk()).toEqual(before)
+    expect(rig.invariantFailures).toEqual([])
+  })
+
+  it('a binary side has no text diff; a bad node or path is refused', async () => {
+    const { rig } = await fileRig([
+      call('write', { file_path: 'a.txt', content: 'text\n' }),
+      call('write', { file_path: 'bin.dat', content: 'x\u0000y' }),
+      { text: 'one' },
+    ])
+    const { service, sessionId } = rig
+    await rig.say('go')
+    const view = await service.list(sessionId)
+    const one = view.nodes.find((n) => n.message?.content === 'one')!.nodeId
+    const binary = await service.compareFileDiff(sessionId, null, one, 'bin.dat')
+    expect(binary).toMatchObject({ a: { kind: 'absent' }, b: { kind: 'file', binary: true, size: 3 }, diff: '' })
+    expect((await service.compareFileDiff(sessionId, null, one, 'a.txt')).diff).toContain('+text')
+    expect(await failureOf(service.compareFiles(sessionId, one, 'ghost'))).toMatchObject({ code: 'NODE_NOT_FOUND' })
+    expect(await failureOf(service.compareFiles(sessionId, '', one))).toMatchObject({ code: 'INVALID_ARGUMENT' })
+    expect(await failureOf(service.compareFileDiff(sessionId, null, one, '../x'))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    })
+    expect(await failureOf(service.compareFileDiff(sessionId, null, one, 'never.txt'))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    })
   })
 })

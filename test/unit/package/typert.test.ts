@@ -126,6 +126,8 @@ const WIRE = {
   files: ['agentId'],
   filesAt: ['agentId', 'nodeId'],
   fileAt: ['agentId', 'nodeId', 'path'],
+  compareFiles: ['agentId', 'a', 'b'],
+  compareFileDiff: ['agentId', 'a', 'b', 'path'],
   restorePreview: ['agentId', 'request'],
   restoreDiff: ['agentId', 'request', 'path'],
   restore: ['agentId', 'request'],
@@ -169,6 +171,8 @@ const REQUIRED: Record<Method, readonly string[]> = {
   files: ['status', 'nodes', 'restores'],
   filesAt: ['nodeId', 'files'],
   fileAt: ['nodeId', 'path'],
+  compareFiles: ['a', 'b', 'files', 'tracked'],
+  compareFileDiff: ['path', 'diff'],
   restorePreview: ['target', 'plan', 'status'],
   restoreDiff: ['path', 'current', 'diff'],
   restore: ['restore', 'target'],
@@ -357,6 +361,11 @@ beforeAll(async () => {
   record('filesAt', await service.filesAt(fid, null))
   record('fileAt', await service.fileAt(fid, prompt, 'a.txt'))
   record('fileAt', await service.fileAt(fid, prompt, 'b.txt'))
+  const call = `e${callSeq}`
+  record('compareFiles', await service.compareFiles(fid, prompt, call))
+  record('compareFiles', await service.compareFiles(fid, null, null))
+  record('compareFileDiff', await service.compareFileDiff(fid, prompt, call, 'a.txt'))
+  record('compareFileDiff', await service.compareFileDiff(fid, null, call, 'b.txt'))
   const request = { move: { kind: 'jump' as const, nodeId: prompt }, restore: 'files' as const }
   record('restorePreview', await service.restorePreview(fid, request))
   record('restoreDiff', await service.restoreDiff(fid, request, 'a.txt'))

@@ -3,8 +3,12 @@
  * process (`test/support/tool-rig.ts`: real agent loop, tools, commands and
  * session; only the model is scripted, and its requests are recorded).
  */
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseTreeCommand } from '../../../src/tool/index.ts'
+import { fileTools } from '../../support/file-tools.ts'
 import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
 
 const rigs: LoopRig[] = []
@@ -33,6 +37,60 @@ describe("/tree compare and the tree tool's compare", () => {
     expect(parseTreeCommand('compare "good answer" e12')).toEqual({ kind: 'compare', a: 'good answer', b: 'e12' })
     expect(parseTreeCommand('compare main')).toBeUndefined()
     expect(parseTreeCommand('compare')).toBeUndefined()
+    expect(parseTreeCommand('compare main alt --files')).toEqual({
+      kind: 'compare',
+      a: 'main',
+      b: 'alt',
+      files: 'files',
+    })
+    expect(parseTreeCommand('compare "a b" e2 --both')).toEqual({ kind: 'compare', a: 'a b', b: 'e2', files: 'both' })
+    expect(parseTreeCommand('compare main --files')).toBeUndefined()
+  })
+
+  it('compares two branches\' workspace files for a person (--files) and for the model (files: "files")', async () => {
+    const work = realpathSync(mkdtempSync(path.join(tmpdir(), 'compare-files-')))
+    try {
+      const write = (file: string, content: string): ScriptEntry => ({
+        calls: [{ name: 'write', args: { file_path: file, content } }],
+      })
+      const made = await loopRig(
+        [
+          write('a.txt', 'left\n'),
+          write('only-left.txt', 'x\n'),
+          { text: 'left done' },
+          write('a.txt', 'right\n'),
+          { text: 'right done' },
+          { calls: [{ name: 'tree', args: { action: 'compare', node: 'main', other: 'alt', files: 'files' } }] },
+          { text: 'Two files differ.' },
+        ],
+        { cwd: work, setup: (ctx) => fileTools(ctx, work) },
+      )
+      rigs.push(made)
+      await made.say('the left')
+      const start = await nodeOf(made, 'the left')
+      const fork = await command(made, `/tree fork ${start} alt --both`)
+      expect(fork.result.text).toContain('Moved: fork branch "alt"')
+      await made.say('the right')
+      const left = await nodeOf(made, 'left done')
+      const right = await nodeOf(made, 'right done')
+      const shown = (await command(made, '/tree compare main alt --files')).result
+      expect(shown.kind).toBe('success')
+      const lines = (shown.text as string).split('\n')
+      expect(lines[0]).toBe(`Files that differ between ${left} and ${right}: 2 of 2 tracked.`)
+      expect(lines.slice(1).map((l) => l.replace(/ [0-9a-f]{8}/g, ' #'))).toEqual([
+        '  a.txt: 5 B # → 6 B #',
+        '  only-left.txt: 2 B # → absent',
+      ])
+      const both = (await command(made, '/tree compare main alt --both')).result.text as string
+      expect(both.startsWith('Compare A ')).toBe(true)
+      expect(both.endsWith(lines.join('\n'))).toBe(true)
+      await made.say('compare the files')
+      const request = made.model.requests.at(-1)!
+      expect(transcript(request).some((line) => line.startsWith('tool: Files that differ between '))).toBe(true)
+      expect(JSON.stringify(request.messages)).toContain('only-left.txt: 2 B')
+    } finally {
+      rmSync(work, { recursive: true, force: true })
+    }
   })
 
   it('compares two branches for a person and for the model, which reads the diff in its next request', async () => {

@@ -6,7 +6,19 @@
  */
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -132,12 +144,116 @@ describe('shell snapshots through git', () => {
     expect(changes.map((c) => c.path)).toEqual(['b.txt'])
   })
 
-  it('outside a git work tree shell tracking is off', async () => {
+  it('with shell: off nothing is snapshotted', async () => {
     const plain = path.join(tmp, 'plain')
     mkdirSync(plain)
-    const registry = new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: 1024, shell: 'auto' })
+    const registry = new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: 1024, shell: 'off' })
     const ws = value(await registry.get('p', plain))
     expect(ws.shell).toBe('off')
     expect(await ws.shellBefore()).toBeUndefined()
+  })
+})
+
+/** Every file and link under `dir` (relative path → content hash or link target): the folder as it is on disk. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const full = path.join(at, name)
+      const stats = lstatSync(full)
+      const rel = path.relative(dir, full)
+      if (stats.isSymbolicLink()) out[rel] = `-> ${readlinkSync(full)}`
+      else if (stats.isDirectory()) walk(full)
+      else out[rel] = `${sha(readFileSync(full))}${stats.mode & 0o111 ? ' x' : ''}`
+    }
+  }
+  walk(dir)
+  return out
+}
+
+/** A binary file as a shell makes one (a NUL early, bytes that are not UTF-8). */
+const DB = Buffer.from([0x53, 0, 0xff, 0xfe, 0x0d, 0x0a])
+
+describe('shell snapshots in a plain folder', () => {
+  let plain: string
+  let outside: string
+  beforeEach(() => {
+    plain = path.join(tmp, 'plain')
+    outside = path.join(tmp, 'outside')
+    mkdirSync(plain)
+    mkdirSync(outside)
+    writeFileSync(path.join(outside, 'secret.txt'), 'outside the root\n')
+    writeFileSync(path.join(plain, 'keep.txt'), 'keep\n')
+    writeFileSync(path.join(plain, 'crlf.txt'), 'one\r\ntwo\r\n')
+    writeFileSync(path.join(plain, '.gitignore'), 'cache/\n')
+  })
+
+  it('records what a command changed through a git directory of our own, and restores it both ways', async () => {
+    const registry = new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: 64, shell: 'auto' })
+    const ws = value(await registry.get('p', plain))
+    expect(ws.shell).toBe('folder')
+    const outsideBefore = tree(outside)
+    const at5 = tree(plain)
+    const before = (await ws.shellBefore())!
+    // "The command": edit, delete, create nested and executable, a link out of the root, an ignored and a large file.
+    writeFileSync(path.join(plain, 'crlf.txt'), 'one\r\nTWO\r\n')
+    rmSync(path.join(plain, 'keep.txt'))
+    mkdirSync(path.join(plain, 'src', 'deep'), { recursive: true })
+    writeFileSync(path.join(plain, 'src', 'deep', 'new.sh'), '#!/bin/sh\n', { mode: 0o755 })
+    writeFileSync(path.join(plain, 'naïve ü.txt'), 'ü\n')
+    symlinkSync(path.join(outside, 'secret.txt'), path.join(plain, 'link.txt'))
+    mkdirSync(path.join(plain, 'cache'))
+    writeFileSync(path.join(plain, 'cache', 'c.bin'), 'ignored\n')
+    writeFileSync(path.join(plain, 'huge.log'), 'x'.repeat(100))
+    writeFileSync(path.join(plain, 'data.db'), DB)
+    const changes = value(await ws.shellAfter({ key: 20, node: 'e10', call: 'c1', tool: 'bash', w: 11 }, before))
+    expect(changes).toEqual([
+      {
+        path: 'crlf.txt',
+        before: { kind: 'file', hash: sha('one\r\ntwo\r\n'), size: 10 },
+        after: { kind: 'file', hash: sha('one\r\nTWO\r\n'), size: 10 },
+      },
+      { path: 'data.db', before: { kind: 'absent' }, after: { kind: 'file', hash: sha(DB), size: 6, binary: true } },
+      { path: 'huge.log', before: { kind: 'absent' }, after: { kind: 'skipped', reason: 'too-large', size: 100 } },
+      { path: 'keep.txt', before: { kind: 'file', hash: sha('keep\n'), size: 5 }, after: { kind: 'absent' } },
+      { path: 'link.txt', before: { kind: 'absent' }, after: { kind: 'skipped', reason: 'symlink' } },
+      { path: 'naïve ü.txt', before: { kind: 'absent' }, after: { kind: 'file', hash: sha('ü\n'), size: 3 } },
+      {
+        path: 'src/deep/new.sh',
+        before: { kind: 'absent' },
+        after: { kind: 'file', hash: sha('#!/bin/sh\n'), size: 10, exec: true },
+      },
+    ])
+    const at11 = tree(plain)
+    expect(existsSync(path.join(plain, '.git'))).toBe(false)
+    // Back to before the command: exact bytes, created files deleted, the link, ignored and large files left alone.
+    value(await ws.restore(ws.plan(2 * 5, 'e5'), () => 'keep', 12))
+    const { ['link.txt']: link, ['huge.log']: huge, ['cache/c.bin']: cache, ...restored } = tree(plain)
+    expect(restored).toEqual(at5)
+    expect([link, huge, cache]).toEqual([at11['link.txt'], at11['huge.log'], at11['cache/c.bin']])
+    // And forward again: every file as the command left it.
+    value(await ws.restore(ws.plan(2 * 11, 'e11'), () => 'keep', 13))
+    expect(tree(plain)).toEqual(at11)
+    expect(existsSync(path.join(plain, '.git'))).toBe(false)
+    expect(tree(outside)).toEqual(outsideBefore)
+    // The snapshots' git directory is in the sidecar.
+    expect(
+      readdirSync(sidecar, { recursive: true }).some((p) => String(p).endsWith(path.join('workspace', 'git', 'HEAD'))),
+    ).toBe(true)
+  })
+
+  it('keeps a sidecar inside the folder out of its snapshots', async () => {
+    const inner = path.join(plain, '.dsh')
+    const registry = new WorkspaceRegistry({ sidecarRoot: inner, enabled: true, maxFileBytes: 1024, shell: 'auto' })
+    const ws = value(await registry.get('p', plain))
+    const before = (await ws.shellBefore())!
+    writeFileSync(path.join(plain, 'a.txt'), 'a\n')
+    const changes = value(await ws.shellAfter({ key: 20, node: 'e10', call: 'c1', tool: 'bash', w: 11 }, before))
+    expect(changes.map((c) => c.path)).toEqual(['a.txt'])
+    const second = (await ws.shellBefore())!
+    writeFileSync(path.join(plain, 'b.txt'), 'b\n')
+    const next = value(await ws.shellAfter({ key: 40, node: 'e20', call: 'c2', tool: 'bash', w: 21 }, second))
+    expect(next.map((c) => c.path)).toEqual(['b.txt'])
+    expect(existsSync(path.join(plain, '.git'))).toBe(false)
   })
 })

@@ -84,7 +84,7 @@ describe('paths', () => {
 })
 
 describe('reading without following links', () => {
-  it('reports a link, a link on the way, a large and a binary file instead of reading them', () => {
+  it('reports a link, a link on the way and a large file instead of reading them; a binary file is read', () => {
     write('real/a.txt', 'a')
     symlinkSync(file('real'), file('linked'))
     symlinkSync(file('real/a.txt'), file('link.txt'))
@@ -94,7 +94,7 @@ describe('reading without following links', () => {
     expect(readNoFollow(work, 'linked/a.txt', 50)).toEqual({ kind: 'skipped', reason: 'symlink-on-path' })
     expect(readNoFollow(work, 'link.txt', 50)).toEqual({ kind: 'skipped', reason: 'symlink' })
     expect(readNoFollow(work, 'big.txt', 50)).toEqual({ kind: 'skipped', reason: 'too-large', size: 100 })
-    expect(readNoFollow(work, 'bin.dat', 50)).toEqual({ kind: 'skipped', reason: 'binary', size: 3 })
+    expect(readNoFollow(work, 'bin.dat', 50)).toMatchObject({ kind: 'file', bytes: Buffer.from([1, 0, 2]) })
     expect(readNoFollow(work, 'missing/x', 50)).toEqual({ kind: 'absent' })
   })
 })
@@ -226,7 +226,84 @@ describe('checkpoints and restores', () => {
     expect([read('a.txt'), read('b.txt'), read('c.txt')]).toEqual(['a0\n', 'b0\n', 'c0\n'])
   })
 
-  it('skips large and binary files with a clear reason, and never restores through a link', async () => {
+  it('checkpoints a binary file byte for byte, shows it by size and hash, never as a text diff', async () => {
+    const ws = await open({ maxFileBytes: 4096 })
+    // A NUL early, every byte value, and bytes that are not UTF-8: any decoding would change them.
+    const v1 = Buffer.from([0, 1, 2, 0xff, 0xfe, 0x80, 0x0d, 0x0a, ...Array.from({ length: 256 }, (_, i) => i)])
+    const v2 = Buffer.concat([v1, Buffer.from([0xc3, 0x28, 0])])
+    const binSha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+    const point = (seq: number): CallPoint => ({
+      key: 2 * seq,
+      node: `e${seq}`,
+      call: `c${seq}`,
+      tool: 'write',
+      w: seq + 1,
+    })
+    const p10 = point(10)
+    ws.captureBefore(p10, file('img.bin'))
+    writeFileSync(file('img.bin'), v1)
+    ws.captureAfter(p10)
+    const p20 = point(20)
+    ws.captureBefore(p20, file('img.bin'))
+    writeFileSync(file('img.bin'), v2)
+    ws.captureAfter(p20)
+    expect(ws.stateAt('img.bin', 2 * 10)).toEqual({ kind: 'file', hash: binSha(v1), size: v1.length, binary: true })
+    const plan = ws.plan(2 * 10, 'e10')
+    expect(plan.entries).toEqual([
+      {
+        path: 'img.bin',
+        action: 'update',
+        current: { kind: 'file', hash: binSha(v2), size: v2.length, binary: true },
+        target: { kind: 'file', hash: binSha(v1), size: v1.length, binary: true },
+        insertions: 0,
+        deletions: 0,
+      },
+    ])
+    expect(value(ws.diff(2 * 10, 'img.bin'))).toMatchObject({ diff: '', target: { binary: true } })
+    value(await ws.restore(plan, () => 'keep', 21))
+    expect(readFileSync(file('img.bin'))).toEqual(v1)
+    // Before the first write: the file did not exist; and forward again to the tip, byte for byte.
+    value(await ws.restore(ws.plan(2 * 5, 'e5'), () => 'keep', 22))
+    expect(existsSync(file('img.bin'))).toBe(false)
+    value(await ws.restore(ws.plan(2 * 20, 'e20'), () => 'keep', 23))
+    expect(readFileSync(file('img.bin'))).toEqual(v2)
+    // A fresh process reads the binary flag back from the journal.
+    const reopened = await open({ maxFileBytes: 4096 })
+    expect(reopened.stateAt('img.bin', 2 * 20)).toEqual({
+      kind: 'file',
+      hash: binSha(v2),
+      size: v2.length,
+      binary: true,
+    })
+  })
+
+  it('compares two points: exactly the files whose checkpointed states differ, each with its diff on demand', async () => {
+    write('same.txt', 's\n')
+    write('a.txt', 'a0\n')
+    const ws = await open()
+    call(ws, 10, { 'a.txt': 'a1\n', 'same.txt': 's\n', 'new.txt': 'n\n' })
+    call(ws, 20, { 'a.txt': 'a2\n', 'new.txt': null })
+    call(ws, 30, { 'same.txt': 's2\n' })
+    call(ws, 40, { 'same.txt': 's\n' })
+    // e10 vs e40: same.txt changed and changed back (equal hashes), new.txt deleted, a.txt changed.
+    expect(ws.compareFiles(2 * 10, 2 * 40)).toEqual([
+      {
+        path: 'a.txt',
+        a: { kind: 'file', hash: sha('a1\n'), size: 3 },
+        b: { kind: 'file', hash: sha('a2\n'), size: 3 },
+      },
+      { path: 'new.txt', a: { kind: 'file', hash: sha('n\n'), size: 2 }, b: { kind: 'absent' } },
+    ])
+    expect(ws.compareFiles(2 * 40, 2 * 40)).toEqual([])
+    expect(ws.compareFiles(2 * 5, 2 * 30).map((f) => f.path)).toEqual(['a.txt', 'same.txt'])
+    expect(value(ws.compareDiff(2 * 10, 2 * 40, 'a.txt')).diff).toBe(
+      '--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-a1\n+a2\n',
+    )
+    expect(value(ws.compareDiff(2 * 10, 2 * 40, 'same.txt')).diff).toBe('')
+    expect(ws.compareDiff(2 * 10, 2 * 40, '../x')).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
+  })
+
+  it('skips large files with a clear reason, and never restores through a link', async () => {
     const ws = await open({ maxFileBytes: 10 })
     const point: CallPoint = { key: 20, node: 'e10', call: 'c', tool: 'write', w: 11 }
     write('big.txt', 'x'.repeat(50))

@@ -1,0 +1,222 @@
+/**
+ * Bench section: workspace checkpoints in any folder, of any file (issue 24).
+ *
+ * - a shell call that changes one file in a plain 5,000-file folder (no `.git`:
+ *   snapshots through the plugin's own git directory in the sidecar), next to
+ *   the same call in a git work tree of the same files, in the same rounds;
+ * - a restore of 1,000 files (plan + restore);
+ * - the checkpoint of an edit to a 1 MiB binary file (before- and after-image).
+ * Budgets: ≤ 20 ms, ≤ 1 s, ≤ 20 ms (medians; printed even when over).
+ */
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { WorkspaceRegistry, type CallPoint, type SessionWorkspace } from '../src/workspace/index.ts'
+import { fmt, median, type BenchConfig, type BenchSection, type Check, type Row } from './report.ts'
+import { installSyncMeter } from './syncs.ts'
+import { content, git, makeWorkspace } from './workspace.ts'
+
+const FILES = 5_000
+const RESTORED = 1_000
+const ROUNDS = 7
+const SHELL_BUDGET_MS = 20
+const RESTORE_BUDGET_MS = 1_000
+const BINARY_BUDGET_MS = 20
+const BINARY_BYTES = 1 << 20
+
+interface Rig {
+  readonly tmp: string
+  readonly work: string
+  readonly files: readonly string[]
+  readonly ws: SessionWorkspace
+  readonly shell: string
+  seq: number
+}
+
+async function rig(gitWorkTree: boolean): Promise<Rig> {
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-workspace-folder-')))
+  const work = path.join(tmp, 'work')
+  fs.mkdirSync(work)
+  const files = makeWorkspace(work, FILES)
+  if (gitWorkTree) {
+    git(work, 'init', '-q')
+    git(work, 'add', '-A')
+    git(work, 'commit', '-qm', 'bench')
+  }
+  const registry = new WorkspaceRegistry({
+    sidecarRoot: path.join(tmp, 'sidecar'),
+    enabled: true,
+    maxFileBytes: 2 * BINARY_BYTES,
+    shell: 'auto',
+  })
+  const opened = await registry.get('bench', work)
+  if (!opened.ok) throw new Error(opened.error.message)
+  return { tmp, work, files, ws: opened.value, shell: opened.value.status().shell, seq: 10 }
+}
+
+function point(r: Rig, tool = 'bash'): CallPoint {
+  r.seq += 10
+  return { key: 2 * r.seq, node: `e${r.seq}`, call: `call-${r.seq}`, tool, w: r.seq + 1 }
+}
+
+/** One shell call that changes one file: the snapshots before and after it (the command itself not counted). */
+async function shellOnce(r: Rig, k: number): Promise<number> {
+  const t0 = performance.now()
+  const before = (await r.ws.shellBefore())!
+  const t1 = performance.now()
+  fs.writeFileSync(path.join(r.work, r.files[k]!), content(k, 100 + k))
+  const t2 = performance.now()
+  const recorded = await r.ws.shellAfter(point(r), before)
+  if (!recorded.ok) throw new Error(recorded.error.message)
+  return t1 - t0 + (performance.now() - t2)
+}
+
+/**
+ * 1,000 files changed by one shell call, then restored to before it (syncs
+ * counted), then forward again with the syncs skipped (its CPU and page-cache part).
+ */
+async function restoreMany(r: Rig): Promise<{
+  ms: number
+  files: number
+  syncs: number
+  noSyncMs: number
+  shellMs: number
+  shellSyncs: number
+}> {
+  const start = r.seq
+  const first = fs.readFileSync(path.join(r.work, r.files[0]!), 'utf8')
+  const before = (await r.ws.shellBefore())!
+  for (let i = 0; i < RESTORED; i++) fs.writeFileSync(path.join(r.work, r.files[i]!), content(i, 9_999))
+  const meter = installSyncMeter()
+  try {
+    const s0 = performance.now()
+    const recorded = await r.ws.shellAfter(point(r), before)
+    const shellMs = performance.now() - s0
+    const shellSyncs = meter.count
+    if (!recorded.ok) throw new Error(recorded.error.message)
+    const changed = r.seq
+    const t0 = performance.now()
+    const plan = r.ws.plan(2 * start, null)
+    const done = await r.ws.restore(plan, () => 'keep', r.seq + 5)
+    const ms = performance.now() - t0
+    const syncs = meter.count - shellSyncs
+    if (!done.ok) throw new Error(done.error.message)
+    if (fs.readFileSync(path.join(r.work, r.files[0]!), 'utf8') !== first) throw new Error('bench: not restored')
+    meter.skip = true
+    const t1 = performance.now()
+    const again = await r.ws.restore(r.ws.plan(2 * changed + 1, null), () => 'keep', r.seq + 6)
+    const noSyncMs = performance.now() - t1
+    meter.skip = false
+    if (!again.ok) throw new Error(again.error.message)
+    if (fs.readFileSync(path.join(r.work, r.files[0]!), 'utf8') !== content(0, 9_999))
+      throw new Error('bench: not forward')
+    r.ws.flush()
+    return { ms, files: plan.entries.length, syncs, noSyncMs, shellMs, shellSyncs }
+  } finally {
+    meter.uninstall()
+  }
+}
+
+/** The checkpoint of one tool edit to a 1 MiB binary file (before- and after-image), the write not counted. */
+function binaryOnce(r: Rig, abs: string): number {
+  const p = point(r, 'write')
+  const t0 = performance.now()
+  const outcome = r.ws.captureBefore(p, abs)
+  const t1 = performance.now()
+  const bytes = randomBytes(BINARY_BYTES)
+  bytes[0] = 0 // a NUL in the first 8,000 bytes: binary
+  fs.writeFileSync(abs, bytes)
+  const t2 = performance.now()
+  r.ws.captureAfter(p)
+  const t3 = performance.now()
+  if (outcome.kind !== 'captured') throw new Error(`bench: binary capture ${outcome.kind}`)
+  return t1 - t0 + (t3 - t2)
+}
+
+export const workspaceFolderSection: BenchSection = {
+  name: 'workspace-folder',
+  async run(_config: BenchConfig) {
+    const plain = await rig(false)
+    const tree = await rig(true)
+    try {
+      if (fs.existsSync(path.join(plain.work, '.git'))) throw new Error('bench: a .git in the plain folder')
+      await plain.ws.shellBefore()
+      await tree.ws.shellBefore()
+      const plainMs: number[] = []
+      const treeMs: number[] = []
+      for (let k = 0; k < ROUNDS; k++) {
+        plainMs.push(await shellOnce(plain, k))
+        treeMs.push(await shellOnce(tree, k))
+      }
+      if (fs.existsSync(path.join(plain.work, '.git'))) throw new Error('bench: a .git in the plain folder')
+      const restored = await restoreMany(plain)
+      const binaryFile = path.join(plain.work, 'blob.bin')
+      fs.writeFileSync(binaryFile, Buffer.alloc(BINARY_BYTES))
+      const binaryMs: number[] = []
+      for (let k = 0; k < ROUNDS; k++) binaryMs.push(binaryOnce(plain, binaryFile))
+      const shell = median(plainMs)
+      const baseline = median(treeMs)
+      const restore = restored.ms
+      const binary = median(binaryMs)
+      const rows: Row[] = [
+        {
+          measure: `shell call, one change, plain folder (${plain.shell})`,
+          ms: fmt(shell, 1),
+          budget: `${SHELL_BUDGET_MS}`,
+        },
+        {
+          measure: `shell call, one change, git work tree (${tree.shell}, baseline)`,
+          ms: fmt(baseline, 1),
+          budget: '',
+        },
+        {
+          measure: `restore ${restored.files.toLocaleString('en-US')} files (plan + restore)`,
+          ms: fmt(restore, 0),
+          budget: `${RESTORE_BUDGET_MS}`,
+        },
+        {
+          measure: `shell call changing ${RESTORED.toLocaleString('en-US')} files, after-snapshot (${restored.shellSyncs} syncs)`,
+          ms: fmt(restored.shellMs, 0),
+          budget: '',
+        },
+        {
+          measure: `restore ${restored.files.toLocaleString('en-US')} files, syncs skipped (${restored.syncs} counted above)`,
+          ms: fmt(restored.noSyncMs, 0),
+          budget: '',
+        },
+        { measure: '1 MiB binary edit checkpoint', ms: fmt(binary, 1), budget: `${BINARY_BUDGET_MS}` },
+      ]
+      const checks: Check[] = [
+        {
+          name: `a shell call's snapshots in a plain ${FILES.toLocaleString('en-US')}-file folder, one change <= ${SHELL_BUDGET_MS} ms (median of ${ROUNDS})`,
+          pass: shell <= SHELL_BUDGET_MS,
+          detail: `${fmt(shell, 1)} ms; the same in a git work tree ${fmt(baseline, 1)} ms in the same rounds`,
+        },
+        {
+          name: `restore of ${RESTORED.toLocaleString('en-US')} files <= ${RESTORE_BUDGET_MS} ms`,
+          pass: restore <= RESTORE_BUDGET_MS && restored.files === RESTORED,
+          detail: `${fmt(restore, 0)} ms for ${restored.files} files with ${restored.syncs} fsyncs (file + directory per file); the same restore with its syncs skipped ${fmt(restored.noSyncMs, 0)} ms`,
+        },
+        {
+          name: `a 1 MiB binary edit's checkpoint <= ${BINARY_BUDGET_MS} ms (median of ${ROUNDS})`,
+          pass: binary <= BINARY_BUDGET_MS,
+          detail: `${fmt(binary, 1)} ms (p-max ${fmt(Math.max(...binaryMs), 1)} ms)`,
+        },
+      ]
+      return {
+        title: `workspace in any folder, any file (${FILES.toLocaleString('en-US')} files)`,
+        columns: ['measure', 'ms', 'budget'],
+        rows,
+        notes: [
+          "shell call: the snapshots before and after one command that changed one file (git stat cache of our own index in the sidecar), the command not counted; plain folder: no .git, the git dir is the sidecar's; baseline: the same files in a git work tree, same rounds.",
+          'binary: before-image + after-image of a 1 MiB file with a NUL in its first 8,000 bytes (read, SHA-256, journaled), the write not counted.',
+        ],
+        checks,
+      }
+    } finally {
+      fs.rmSync(plain.tmp, { recursive: true, force: true })
+      fs.rmSync(tree.tmp, { recursive: true, force: true })
+    }
+  },
+}
