@@ -251,7 +251,8 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
     await tui.keys('Enter')
     for (let i = 0; i < 100 && (await tui.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     await tui.kill()
-    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!] })
+    // Tall enough for the whole transcript: dsh-TUI draws a resumed one in its own view, one screen high.
+    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!], rows: 120 })
     await tui.until((s) => s.includes('After taking the files along') && s.includes(FIRST), 'the resumed transcript')
     await tui.settled('the resumed transcript')
     await expectReadsAsModel('after-resume', afterRestore)
