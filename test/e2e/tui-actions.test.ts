@@ -15,7 +15,14 @@ import { DEMO_NOTES, demoModel } from '../../dev/demo-model.ts'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './support/artifacts.ts'
 import { ensureDsh, tempDir } from './support/dsh.ts'
-import { installTuiProfile, sessionIds, startTui, transcriptRows, type TuiHome } from './support/dsh-tui.ts'
+import {
+  installTuiProfile,
+  makeTuiHome,
+  sessionIds,
+  startTui,
+  transcriptRows,
+  type TuiHome,
+} from './support/dsh-tui.ts'
 import {
   type ChatRequestBody,
   type FakeLlm,
@@ -89,8 +96,7 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
     const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
     llm = await startFakeLlm({ script: Array.from({ length: 60 }, () => demoModel) })
     root = tempDir('tui-actions')
-    home = { dshHome: path.join(root, 'dsh'), home: path.join(root, 'home'), cwd: path.join(root, 'work') }
-    for (const dir of [home.dshHome, home.home, home.cwd]) fs.mkdirSync(dir, { recursive: true })
+    home = makeTuiHome(root)
     fs.writeFileSync(path.join(home.cwd, 'notes.txt'), DEMO_NOTES)
     await installTuiProfile(home, plugin.tgz)
   }, 600_000)
