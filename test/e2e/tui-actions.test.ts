@@ -260,7 +260,14 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
     await tui.kill()
     // Tall enough for the whole transcript: dsh-TUI draws a resumed one in its own view, one screen high.
     tui = await startTui(home, llm.url, { args: ['--resume', sessionId!], rows: 120 })
-    await tui.until((s) => s.includes('After taking the files along') && s.includes(FIRST), 'the resumed transcript')
+    await tui.until(
+      // Drawn whole: the first answer and the last one painted in full (a replay fills the answers in after the rows).
+      (s) =>
+        s.includes(FIRST) &&
+        s.includes('LX Factory in the afternoon.') &&
+        s.includes('the last one: “After taking the files along”'),
+      'the resumed transcript',
+    )
     await tui.settled('the resumed transcript')
     await expectReadsAsModel('after-resume', afterRestore)
     const afterResume = await ask('After the resume', /the last one: “After the resume”/)
