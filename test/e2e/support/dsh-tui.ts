@@ -35,6 +35,13 @@ export interface TuiHome {
   readonly cwd: string
 }
 
+/** A fresh `DSH_HOME`, `HOME` and workspace under `root`, created. */
+export function makeTuiHome(root: string): TuiHome {
+  const home = { dshHome: path.join(root, 'dsh'), home: path.join(root, 'home'), cwd: path.join(root, 'work') }
+  for (const dir of [home.dshHome, home.home, home.cwd]) fs.mkdirSync(dir, { recursive: true })
+  return home
+}
+
 function fail(what: string, result: RunResult): Error {
   return new Error(
     `${what} exited ${result.code ?? result.signal}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`,
