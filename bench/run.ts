@@ -29,6 +29,7 @@ import { panelSection } from './panel.ts'
 import { tuiSection } from './tui.ts'
 import { wireSection } from './wire.ts'
 import { homeSection } from './home.ts'
+import { longSection } from './long.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -431,6 +432,7 @@ const SECTIONS: BenchSection[] = [
   treeSection,
   syncSection,
   limitsSection,
+  longSection,
   interchangeSection,
   workspaceSection,
   panelSection,

@@ -36,7 +36,7 @@ describe('a home of many sessions with sidecars', () => {
     copies = cloneSessions(seed.home, seed.sessionId, seed.home, COPIES)
     aged = ageSidecars(seed.home)
     web = await startWeb({ home: seed.home, cwd: seed.work, llmUrl: llm.url })
-  }, 240_000)
+  }, 480_000)
 
   afterAll(async () => {
     await web?.stop()
