@@ -9,7 +9,8 @@
  * `workspace-folder.ts`; the panel's first paint in real
  * Chromium in `panel.ts`, next to a baseline measured in the same run; the
  * dsh-TUI scene's open and key press in `tui.ts`; the bytes the plugin adds
- * to every model request in `wire.ts`, next to the same loop without it).
+ * to every model request in `wire.ts`, next to the same loop without it; the
+ * boot of a 1,000-session home in `dsh web` with and without the plugin in `home.ts`).
  *
  * Plain Node runs this file with type stripping: only erasable TypeScript
  * here (no enums, no parameter properties), and imports name their `.ts` files.
@@ -29,6 +30,8 @@ import { limitsSection } from './limits.ts'
 import { panelSection } from './panel.ts'
 import { tuiSection } from './tui.ts'
 import { wireSection } from './wire.ts'
+import { homeSection } from './home.ts'
+import { longSection } from './long.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -431,12 +434,14 @@ const SECTIONS: BenchSection[] = [
   treeSection,
   syncSection,
   limitsSection,
+  longSection,
   interchangeSection,
   workspaceSection,
   workspaceFolderSection,
   panelSection,
   tuiSection,
   wireSection,
+  homeSection,
 ]
 
 async function main(): Promise<void> {
