@@ -56,6 +56,8 @@ describe('a home of many sessions with sidecars', () => {
 
   it("opening a session reads that session's sidecar only, and its tree holds the sidecar's label", async () => {
     const opened = copies[7]!
+    // A stored session loads in the harness when it gets a message (as when a person opens and writes in it).
+    await web.api.promptAndWait(opened, 'back to this session')
     const tree = await web.api.tree(opened)
     expect(tree.nodes.filter((n) => n.label === seed.label)).toHaveLength(1)
     const read = sidecarFilesRead(aged)

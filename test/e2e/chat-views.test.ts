@@ -578,12 +578,21 @@ describeWeb(
       await reloadWithPluginSlow(REUSED_TITLE)
       from = await expectModelView('after a reload with this plugin slow to load', body, from)
       // "Show" brings back the read the jump left, as its own card with its own result.
-      for (const toggle of await dsh.page.getByTestId('session-tree-switch-toggle').filter({ visible: true }).all()) {
-        if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click()
-      }
-      await until(
-        'both read cards shown',
-        async () => (await visibleRows(dsh.page)).filter((row) => row.kind === 'tool-call').length === 2,
+      // Toggles are read on every try (one may still be drawing); each is clicked once: a second click would mean
+      // a shown switch row collapsed by itself.
+      const toggles = dsh.page.getByTestId('session-tree-switch-toggle').filter({ visible: true })
+      let clicks = 0
+      await until('both read cards shown', async () => {
+        for (const toggle of await toggles.all()) {
+          if ((await toggle.getAttribute('aria-expanded')) === 'false') {
+            await toggle.click()
+            clicks += 1
+          }
+        }
+        return (await visibleRows(dsh.page)).filter((row) => row.kind === 'tool-call').length === 2
+      })
+      expect(clicks, 'each Show clicked once (none collapsed again by itself)').toBeLessThanOrEqual(
+        await toggles.count(),
       )
       await dsh.shot('reused-id-chat-shown.png')
       expect(problems.slice(from), 'after Show: console or page errors').toEqual([])

@@ -101,8 +101,8 @@ type Method =
   | (typeof SUMMARY_METHODS)[number]
   | (typeof LINEAGE_METHODS)[number]
   | (typeof EDGE_METHODS)[number]
-/** Compare (its own suite: test/e2e/compare.test.ts). */
-const COMPARE_METHODS = ['compare'] as const
+/** Comparing two nodes: the conversation (compare.test.ts) and the checkpointed files (issue 24.3, workspace-panel.test.ts). */
+const COMPARE_METHODS = ['compare', 'compareFiles', 'compareFileDiff'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
 const INTERCHANGE_METHODS = ['importSession', 'tryImport', 'exportAs'] as const
 /** Any method with its failure as data: what the Tree tab calls (dsh web's browser carrier keeps only the host's codes). */
