@@ -370,5 +370,6 @@ describeWeb('file checkpoints in the Tree tab, in Chromium (real dsh web, git wo
     expect(dsh.pageErrors).toEqual([])
     dsh.toDocs('restore-conflict-light.png', 'workspace-restore.png')
     dsh.toDocs('marker-file-list-dark-1440.png', 'workspace-files.png')
+    dsh.toDocs('compare-files-light.png', 'workspace-compare.png')
   }, 600_000)
 })

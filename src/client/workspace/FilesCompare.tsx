@@ -23,7 +23,7 @@ export function FilesCompare({ t, client, a, b }: FilesCompareProps): ReactNode 
   const [open, setOpen] = useState<string | undefined>(undefined)
   const differ = useResult(`${a}:${b}`, () => client.compareFiles(a, b))
   return (
-    <section className="dst-ws" data-testid="session-tree-compare-files">
+    <section className="dst-ws dst-cmp-files" data-testid="session-tree-compare-files">
       <div className="dst-sub">{t('ws.cmp.title')}</div>
       {!differ || differ.phase === 'loading' ? <p className="dst-ws-note">{t('ws.loading')}</p> : null}
       {differ?.phase === 'error' ? (

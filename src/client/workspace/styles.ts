@@ -40,6 +40,9 @@ export const WORKSPACE_CSS = `
 .dst-restore-rows { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 4px; }
 .dst-restore-rows > li { display: flex; flex-direction: column; gap: 4px; padding: 4px 6px; border-radius: 6px; min-width: 0; }
 .dst-restore-rows > li[data-conflict] { border: 1px solid color-mix(in srgb, var(--dst-warn) 45%, transparent); background: var(--dst-warn-bg); }
+.dst-cmp-files { padding: 10px 14px 14px; border-top: 1px solid var(--dst-border); }
+.dst-cmp-files .dst-ws-list { gap: 6px; }
+.dst-cmp-files .dst-ws-list li { flex-direction: column; align-items: stretch; gap: 4px; }
 .dst-restore-line { display: flex; align-items: center; gap: 6px; min-width: 0; font-size: 12px; }
 .dst-restore-line .dst-ws-path { flex: 1 1 auto; }
 .dst-restore-line .dst-btn { padding: 1px 8px; font-size: 11.5px; }
