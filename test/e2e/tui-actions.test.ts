@@ -10,29 +10,13 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest'
-import { DEMO_NOTES, demoModel } from '../../dev/demo-model.ts'
+import { expect, it } from 'vitest'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './support/artifacts.ts'
-import { ensureDsh, tempDir } from './support/dsh.ts'
-import {
-  installTuiProfile,
-  makeTuiHome,
-  sessionIds,
-  startTui,
-  transcriptRows,
-  type TuiHome,
-} from './support/dsh-tui.ts'
-import {
-  type ChatRequestBody,
-  type FakeLlm,
-  type RecordedRequest,
-  messageText,
-  startFakeLlm,
-  userPrompts,
-} from './support/fake-llm.ts'
-import { packPlugin } from './support/pack.ts'
+import { saveArtifact } from './support/artifacts.ts'
+import { sessionIds, transcriptRows } from './support/dsh-tui.ts'
+import { type ChatRequestBody, type RecordedRequest, messageText, userPrompts } from './support/fake-llm.ts'
 import { type Terminal } from './support/tmux.ts'
+import { tuiSuite } from './support/tui-suite.ts'
 import { describeNeeding, tmux } from '../support/prerequisites.ts'
 
 const FIRST = 'Plan a weekend in Lisbon'
@@ -84,49 +68,23 @@ function reading(screen: string, request: RecordedRequest): { twice: string[]; o
 }
 
 describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
-  let failed = false
-  let artifacts: string
-  let llm: FakeLlm
-  let home: TuiHome
-  let root: string | undefined
+  const suite = tuiSuite({ name: 'tui-actions', answers: 60, requestsShown: 100 })
   let tui: Terminal | undefined
-
-  beforeAll(async () => {
-    artifacts = artifactDir('tui-actions')
-    const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
-    llm = await startFakeLlm({ script: Array.from({ length: 60 }, () => demoModel) })
-    root = tempDir('tui-actions')
-    home = makeTuiHome(root)
-    fs.writeFileSync(path.join(home.cwd, 'notes.txt'), DEMO_NOTES)
-    await installTuiProfile(home, plugin.tgz)
-  }, 600_000)
-
-  afterAll(async () => {
-    if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm, 100))
-    await tui?.kill()
-    await llm?.close()
-    keepOrRemove('tui-actions', failed, { home: root }, artifacts)
-  })
 
   /** Type a prompt; returns the request that answered it once its answer is on screen. */
   const ask = async (prompt: string, answer: RegExp): Promise<RecordedRequest> => {
-    const before = llm.chatRequests().length
+    const before = suite.llm.chatRequests().length
     await tui!.type(prompt)
     await tui!.keys('Enter')
-    await tui!.until((s) => answer.test(s) && llm.chatRequests().length > before, `the answer to ${prompt}`)
+    await tui!.until((s) => answer.test(s) && suite.llm.chatRequests().length > before, `the answer to ${prompt}`)
     await tui!.settled(`the answer to ${prompt}`)
-    return llm
+    return suite.llm
       .chatRequests()
       .filter((r) => promptsOf(r.body).at(-1) === prompt)
       .at(-1)!
   }
 
-  const scene = (): Promise<string> =>
-    tui!.keys('M-t').then(() =>
-      tui!.until((s) => /Conversation tree/.test(s) && /\be\d+ /.test(s) && !/Loading the tree/.test(s), 'the scene', {
-        visible: true,
-      }),
-    )
+  const scene = (): Promise<string> => suite.openScene()
   const search = async (query: string): Promise<void> => {
     await tui!.type(query)
     await tui!.until((s) => s.includes(`search: ${query}`) && /\b1 shown/.test(s), `the search ${query}`, {
@@ -142,11 +100,7 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
     await tui!.keys('Escape')
     await tui!.until((s) => !/Conversation tree/.test(s), 'the scene to close', { visible: true })
   }
-  const shot = async (name: string): Promise<string> => {
-    const screen = await tui!.screen()
-    saveArtifact(artifacts, `${name}.txt`, screen)
-    return screen
-  }
+  const shot = (name: string): Promise<string> => suite.shot(name)
   /** The judgments of every move: nothing reported as an error, nothing twice, the rows below the switch on the path. */
   const expectReadsAsModel = async (name: string, request: RecordedRequest): Promise<void> => {
     const screen = await shot(name)
@@ -155,10 +109,7 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
   }
 
   it('label, summarize (each choice), back, forward, take the files along, and a resume: each next request is the selected path', async () => {
-    onTestFailed(() => {
-      failed = true
-    })
-    tui = await startTui(home, llm.url)
+    tui = await suite.start()
     await ask(FIRST, /Day 1: Alfama/)
     await ask(TOOL, /budget is 300 EUR/)
     const third = await ask(THIRD, /Food tour:/)
@@ -171,18 +122,18 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
     await tui.type('start')
     await tui.keys('Enter')
     await tui.until((s) => /Labeled e\d+/.test(s) && /\[start\]/.test(s), 'the label', { visible: true })
-    saveArtifact(artifacts, 'scene-label.txt', await tui.visible())
+    saveArtifact(suite.artifacts, 'scene-label.txt', await tui.visible())
 
     // Jump there with "Summarize": the side call writes it, the next request holds it once.
-    llm.setSummary({ text: SUMMARY_ONE })
-    const summaries = llm.summaryRequests().length
+    suite.llm.setSummary({ text: SUMMARY_ONE })
+    const summaries = suite.llm.summaryRequests().length
     await tui.keys('Enter')
     await tui.until((s) => /No summary/.test(s) && /Summarize with my instructions/.test(s), 'the summary choice', {
       visible: true,
     })
     await tui.keys('2')
     await tui.until((s) => /Moved to e\d+/.test(s), 'the jump with a summary', { visible: true })
-    expect(llm.summaryRequests()).toHaveLength(summaries + 1)
+    expect(suite.llm.summaryRequests()).toHaveLength(summaries + 1)
     await leave()
     const afterJump = await ask('After the summarized jump', /the last one: “After the summarized jump”/)
     expect(promptsOf(afterJump.body)).toEqual([FIRST, 'After the summarized jump'])
@@ -212,7 +163,7 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
     await expectReadsAsModel('after-forward', afterForward)
 
     // Fork at the food tour answer, "Summarize with my instructions": they reach the side call.
-    llm.setSummary({ text: SUMMARY_TWO })
+    suite.llm.setSummary({ text: SUMMARY_TWO })
     await scene()
     await search('food tour:')
     await tui.keys('F')
@@ -225,7 +176,7 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
     await tui.type(INSTRUCTIONS)
     await tui.keys('Enter')
     await tui.until((s) => /Forked rainy @ e\d+/.test(s), 'the fork with instructions', { visible: true })
-    expect(messageText(llm.summaryRequests().at(-1)!.body.messages.at(-1)!)).toContain(INSTRUCTIONS)
+    expect(messageText(suite.llm.summaryRequests().at(-1)!.body.messages.at(-1)!)).toContain(INSTRUCTIONS)
     await leave()
     const afterFork = await ask('On the rainy branch', /the last one: “On the rainy branch”/)
     expect(promptsOf(afterFork.body)).toEqual([FIRST, TOOL, THIRD, 'On the rainy branch'])
@@ -234,32 +185,32 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
 
     // Take the files along to the first answer (conversation and files). Checkpoints hold what the agent changed, and
     // it changed nothing here: the preview says so, the hand edit stays (nothing of the user's is lost), the conversation moves.
-    fs.writeFileSync(path.join(home.cwd, 'notes.txt'), EDITED)
+    fs.writeFileSync(path.join(suite.home.cwd, 'notes.txt'), EDITED)
     await scene()
     await search('day 1: alfama')
     await tui.keys('T')
     await tui.until((s) => /Conversation and files/.test(s), 'the files choice', { visible: true })
     await tui.keys('Down', 'Down', 'Enter')
     const preview = await tui.until((s) => /Restore preview → e\d+/.test(s), 'the restore preview', { visible: true })
-    saveArtifact(artifacts, 'restore-preview.txt', preview)
+    saveArtifact(suite.artifacts, 'restore-preview.txt', preview)
     expect(preview).toMatch(/No file changes\./)
     await tui.keys('Enter')
     const restored = await tui.until((s) => /Files restored → e\d+/.test(s), 'the restore', { visible: true })
-    saveArtifact(artifacts, 'restored.txt', restored)
-    expect(fs.readFileSync(path.join(home.cwd, 'notes.txt'), 'utf8')).toBe(EDITED)
+    saveArtifact(suite.artifacts, 'restored.txt', restored)
+    expect(fs.readFileSync(path.join(suite.home.cwd, 'notes.txt'), 'utf8')).toBe(EDITED)
     await leave()
     const afterRestore = await ask('After taking the files along', /the last one: “After taking the files along”/)
     expect(promptsOf(afterRestore.body)).toEqual([FIRST, 'After taking the files along'])
     await expectReadsAsModel('after-restore', afterRestore)
 
     // Quit and resume from the log alone: the same judgments.
-    const [sessionId] = sessionIds(home.dshHome)
+    const [sessionId] = sessionIds(suite.home.dshHome)
     await tui.type('/exit')
     await tui.keys('Enter')
     for (let i = 0; i < 100 && (await tui.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     await tui.kill()
     // Tall enough for the whole transcript: dsh-TUI draws a resumed one in its own view, one screen high.
-    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!], rows: 120 })
+    tui = await suite.start({ args: ['--resume', sessionId!], rows: 120 })
     await tui.until(
       // Drawn whole: the first answer and the last one painted in full (a replay fills the answers in after the rows).
       (s) =>

@@ -26,24 +26,13 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
 import { REPO_ROOT } from '../../dev/harness.ts'
-import { demoModel } from '../../dev/demo-model.ts'
-import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './support/artifacts.ts'
-import { ensureDsh, tempDir } from './support/dsh.ts'
-import {
-  demoTuiHome,
-  installTuiProfile,
-  sendPrompt,
-  sessionIds,
-  startTui,
-  transcriptRows,
-  type TranscriptRow,
-  type TuiHome,
-} from './support/dsh-tui.ts'
-import { type FakeLlm, type RecordedRequest, messageText, startFakeLlm, userPrompts } from './support/fake-llm.ts'
-import { packPlugin } from './support/pack.ts'
+import { requestsText, saveArtifact } from './support/artifacts.ts'
+import { sessionIds, transcriptRows, type TranscriptRow } from './support/dsh-tui.ts'
+import { type RecordedRequest, messageText, userPrompts } from './support/fake-llm.ts'
 import { type Terminal } from './support/tmux.ts'
+import { tuiSuite } from './support/tui-suite.ts'
 import { describeNeeding, tmux } from '../support/prerequisites.ts'
 
 const DOCS = path.join(REPO_ROOT, 'docs', 'tui')
@@ -104,92 +93,44 @@ function judge(screen: string, request: RecordedRequest): Judged {
 }
 
 describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
-  let failed = false
-  let artifacts: string
-  let llm: FakeLlm
-  let home: TuiHome
-  let root: string | undefined
+  const suite = tuiSuite({ name: 'tui', answers: 100, requestsShown: 200 })
   let tui: Terminal | undefined
   const screens: Record<string, string> = {}
 
   const save = async (name: string, options: { visible?: boolean } = {}): Promise<string> => {
     const screen = options.visible ? await tui!.visible() : await tui!.screen()
     screens[name] = screen
-    saveArtifact(artifacts, `${name}.txt`, screen)
+    saveArtifact(suite.artifacts, `${name}.txt`, screen)
     return screen
   }
 
   /** The chat request that answered `prompt` (dsh-TUI's own side requests, such as its recap, left out). */
   const requestFor = (prompt: string): RecordedRequest => {
-    const found = llm
+    const found = suite.llm
       .chatRequests()
       .filter((r) => {
         const last = userPrompts(r.body).at(-1)
         return last !== undefined && messageText(last) === prompt
       })
       .at(-1)
-    if (!found) throw new Error(`no request answered ${JSON.stringify(prompt)}\n${requestsText(llm)}`)
+    if (!found) throw new Error(`no request answered ${JSON.stringify(prompt)}\n${requestsText(suite.llm)}`)
     return found
   }
 
-  /** Type a prompt, wait for its answer row. */
-  const send = (prompt: string, answer: RegExp): Promise<void> =>
-    sendPrompt(tui!, () => llm.chatRequests().length, prompt, answer)
+  const send = (prompt: string, answer: RegExp): Promise<void> => suite.send(prompt, answer)
+  const openScene = (how: 'command' | 'shortcut'): Promise<string> => suite.openScene(how)
+  const closeScene = (): Promise<void> => suite.closeScene()
 
-  const openScene = async (how: 'command' | 'shortcut'): Promise<string> => {
-    if (how === 'command') {
-      await tui!.type('/session-tree')
-      await tui!.keys('Enter')
-    } else {
-      await tui!.keys('M-t')
-    }
-    // The outline arrives after the first frame ("Loading the tree…").
-    return tui!.until(
-      (screen) =>
-        /Conversation tree/.test(screen) &&
-        /Enter jump/.test(screen) &&
-        /\be\d+ /.test(screen) &&
-        !/Loading the tree/.test(screen),
-      `the scene (${how})`,
-      { visible: true },
-    )
-  }
-
-  const closeScene = async (): Promise<void> => {
-    await tui!.keys('Escape')
-    await tui!.until((screen) => !/Conversation tree/.test(screen), 'the scene to close', { visible: true })
-  }
-
-  beforeAll(async () => {
-    artifacts = artifactDir('tui')
-    const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
-    llm = await startFakeLlm({ script: Array.from({ length: 100 }, () => demoModel) })
-    root = tempDir('tui')
-    home = demoTuiHome(root)
-    const installed = await installTuiProfile(home, plugin.tgz)
-    saveArtifact(
-      artifacts,
-      'install.log',
-      `${installed.tui.stdout}\n${installed.tui.stderr}\n${installed.plugin.stdout}`,
-    )
-  }, 600_000)
-
-  afterAll(async () => {
-    if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm, 200))
-    await tui?.kill()
-    await llm?.close()
-    keepOrRemove('tui', failed, { home: root }, artifacts)
-    if (!failed && process.env.UPDATE_DOCS_SCREENS === '1') {
+  // The captures go to docs/ only from a run where every test passed.
+  afterAll(() => {
+    if (!suite.failed && process.env.UPDATE_DOCS_SCREENS === '1') {
       fs.mkdirSync(DOCS, { recursive: true })
       for (const [name, screen] of Object.entries(screens)) fs.writeFileSync(path.join(DOCS, `${name}.txt`), screen)
     }
   })
 
   it('opens the scene from /session-tree and Alt+T; a jump and a fork there change the next request; the transcript says what the model reads, live and after a resume', async () => {
-    onTestFailed(() => {
-      failed = true
-    })
-    tui = await startTui(home, llm.url)
+    tui = await suite.start()
     await send(FIRST, /Day 1: Alfama/)
     await send(TOOL, /budget is 300 EUR/)
     await send(THIRD, /Food tour:/)
@@ -274,14 +215,14 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     await closeScene()
 
     // Quit, resume from the log alone: the same transcript, still no error and nothing twice.
-    const [sessionId] = sessionIds(home.dshHome)
+    const [sessionId] = sessionIds(suite.home.dshHome)
     expect(sessionId).toBeDefined()
     await tui.type('/exit')
     await tui.keys('Enter')
     await tui.until(() => true, 'exit')
     for (let i = 0; i < 100 && (await tui.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     await tui.kill()
-    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!] })
+    tui = await suite.start({ args: ['--resume', sessionId!] })
     await tui.until(
       (screen) => screen.includes(AFTER_FORK) && /Day 1: Alfama/.test(screen) && /Porto instead: Ribeira/.test(screen),
       'the resumed transcript',
@@ -300,13 +241,10 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
   }, 600_000)
 
   it('at 80 columns in Chinese (dsh-TUI’s language): the scene fits, its words are Chinese, a compare stacks', async () => {
-    onTestFailed(() => {
-      failed = true
-    })
-    const [sessionId] = sessionIds(home.dshHome)
+    const [sessionId] = sessionIds(suite.home.dshHome)
     expect(sessionId).toBeDefined()
     await tui?.kill()
-    tui = await startTui(home, llm.url, {
+    tui = await suite.start({
       args: ['--resume', sessionId!],
       columns: 80,
       rows: 30,
@@ -342,14 +280,14 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
 
   /** Quit dsh-TUI (its `/exit`), then start it again on the same session (`--resume`, the log alone). */
   const quitAndResume = async (ready: (screen: string) => boolean): Promise<void> => {
-    const [sessionId] = sessionIds(home.dshHome)
+    const [sessionId] = sessionIds(suite.home.dshHome)
     expect(sessionId).toBeDefined()
     await tui!.type('/exit')
     await tui!.keys('Enter')
     for (let i = 0; i < 100 && (await tui!.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     await tui!.kill()
     // Tall enough for the whole transcript: dsh-TUI draws a resumed one in its own view, one screen high.
-    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!], rows: 100 })
+    tui = await suite.start({ args: ['--resume', sessionId!], rows: 100 })
     await tui.until(ready, 'the resumed transcript')
     await tui.settled('the resumed transcript')
   }
@@ -371,12 +309,9 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
   }
 
   it('a switch to another branch draws nothing twice (its copies are shaped for dsh-TUI), live and after quitting and resuming', async () => {
-    onTestFailed(() => {
-      failed = true
-    })
-    const [sessionId] = sessionIds(home.dshHome)
+    const [sessionId] = sessionIds(suite.home.dshHome)
     await tui?.kill()
-    tui = await startTui(home, llm.url, { args: ['--resume', sessionId!] })
+    tui = await suite.start({ args: ['--resume', sessionId!] })
     await tui.settled('the resumed transcript')
     await openScene('shortcut')
     await tui.type('porto instead: ribeira')
@@ -412,9 +347,6 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
   }, 300_000)
 
   it('what is left, measured: a switch back to a branch with a tool exchange draws its tool card twice, as the switch row says', async () => {
-    onTestFailed(() => {
-      failed = true
-    })
     await openScene('shortcut')
     await tui!.type('food tour:')
     await tui!.until((screen) => /search: food tour:/.test(screen) && /1 shown/.test(screen), 'the search', {
@@ -428,7 +360,7 @@ describeNeeding([tmux], 'the tree in the real dsh-TUI 0.10.2, in tmux', () => {
     await closeScene()
     await tui!.until((text) => /Switched to main at e\d+ · 8 message/.test(text), 'the fourth switch row')
     await tui!.settled('the fourth switch row')
-    saveArtifact(artifacts, 'after-tool-branch-switch-live.txt', await tui!.screen())
+    saveArtifact(suite.artifacts, 'after-tool-branch-switch-live.txt', await tui!.screen())
     // The resumed transcript is drawn whole into the scrollback (the live one scrolls inside dsh-TUI's own view).
     await quitAndResume((text) => wholeTranscript(text) && (text.match(/Switched to/g) ?? []).length >= 4)
     const screen = await save('after-tool-branch-switch')
