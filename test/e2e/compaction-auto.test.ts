@@ -14,7 +14,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import type { TreeNode } from '../../src/types.ts'
-import { compactionSession, orchard, type Said } from './support/compaction-session.ts'
+import { compactionSession, orchard, type Said, said } from './support/compaction-session.ts'
 import { readOrAnswer } from './support/fake-llm.ts'
 import { ensureDsh } from './support/dsh.ts'
 import { describeWeb } from './support/web-suite.ts'
@@ -149,6 +149,41 @@ for (const mode of ['stock', 'native'] as const) {
       await move('jump', { nodeId: compaction.nodeId })
       expect(await say('compaction, after the restart')).toEqual(compacted)
       expect(dsh.llm.compactionRequests()).toHaveLength(1)
+      expect(dsh.llm.faults).toEqual([])
+    }, 600_000)
+
+    it(`${mode}: a path before it that itself outgrows the window gets DSH's own rules: compacted at the next step, both compactions kept`, async () => {
+      const a3 = await nodeId(`ANSWER to: ${long(3)}`)
+      await move('jump', { nodeId: a3 })
+      // The path DSH compacted before, once more: the next long prompt crosses the threshold again.
+      const again = await say(long(5))
+      const requests = dsh.llm.compactionRequests()
+      expect(requests).toHaveLength(2)
+      // DSH summarized this path's original messages (its instruction last), not the first compaction's summary.
+      const summarized = said(requests[1]!.body)
+        .map((m) => m.text)
+        .slice(0, -1)
+      expect(summarized).toContain(long(1))
+      expect(summarized.filter((text) => text.includes('COMPACTED:'))).toEqual([])
+      expect(again[0]?.text).toContain('COMPACTED: the orchard questions so far.')
+      expect(again.map((m) => m.text)).not.toContain(long(1))
+
+      const after = await tree()
+      dsh.evidence('tree-after-second-compaction.json', after)
+      const made = after.nodes.filter((n) => n.type === 'compaction')
+      expect(made.map((n) => n.nodeId)).toContain(compaction.nodeId)
+      expect(made).toHaveLength(2)
+      const second = made.find((n) => n.nodeId !== compaction.nodeId)!
+      expect(second.parentId).toBe(a3)
+      expect(second.replaces).toContain(await nodeId(long(1)))
+      expect((await dsh.api.nodeWith(sessionId, long(5))).parentId).toBe(second.nodeId)
+
+      // The first compaction's side is as it was: what DSH gave after it, no third compaction.
+      await move('jump', { nodeId: compaction.nodeId })
+      expect(await say('the first compaction, once more')).toEqual(compacted)
+      await move('jump', { nodeId: await nodeId(`ANSWER to: ${long(1)}`) })
+      expect(await say('the first answer, once more')).toEqual(original.get(long(2)))
+      expect(dsh.llm.compactionRequests()).toHaveLength(2)
       expect(dsh.llm.faults).toEqual([])
     }, 600_000)
   })
