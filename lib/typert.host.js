@@ -1487,6 +1487,12 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'since': z.string().readonly(),
 }).readonly(),
 })]).readonly().optional(),
+  'contextFit': z.union([z.undefined(), z.object({
+  'tokens': z.number().readonly(),
+  'contextWindow': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'threshold': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'verdict': z.union([z.literal("fits"), z.literal("compacts"), z.literal("overflows")]).readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),
@@ -3013,6 +3019,14 @@ export const TYPERT = {
             "declaration": "export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart;"
           },
           {
+            "name": "ContextFit",
+            "declaration": "export interface ContextFit {\n    readonly tokens: number;\n    readonly contextWindow?: number;\n    readonly threshold?: number;\n    readonly verdict: ContextVerdict;\n}"
+          },
+          {
+            "name": "ContextVerdict",
+            "declaration": "export type ContextVerdict = 'fits' | 'compacts' | 'overflows';"
+          },
+          {
             "name": "CreatedSession",
             "declaration": "export type CreatedSession = HarnessSession & { readonly header: Header; readonly firstLiveSeq?: number; };"
           },
@@ -3366,7 +3380,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionStatus",
-            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n    readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder; };\n}"
+            "declaration": "export interface SessionStatus extends SessionTreeSessionInfo {\n    readonly surfaceMode?: SurfaceMode;\n    readonly surfaceNote?: string;\n    readonly watermark?: number;\n    readonly revision: string;\n    readonly quarantine?: readonly QuarantinedEvent[];\n    readonly sidecarWarnings?: readonly SidecarWarning[];\n    readonly logWarnings?: readonly LogWarning[];\n    readonly pendingSwitch?: { readonly target: string | null; readonly branch: string; };\n    readonly hostedUsage?: Readonly<Record<string, number>>;\n    readonly lineage?: SessionLineageView;\n    readonly orphanSidecars?: GcResult;\n    readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder; };\n    readonly contextFit?: ContextFit;\n}"
           },
           {
             "name": "SessionTree",

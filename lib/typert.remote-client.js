@@ -1487,6 +1487,12 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'since': z.string().readonly(),
 }).readonly(),
 })]).readonly().optional(),
+  'contextFit': z.union([z.undefined(), z.object({
+  'tokens': z.number().readonly(),
+  'contextWindow': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'threshold': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'verdict': z.union([z.literal("fits"), z.literal("compacts"), z.literal("overflows")]).readonly(),
+})]).readonly().optional(),
   'sessionId': z.string().readonly(),
   'nodeCount': z.number().readonly(),
   'messageCount': z.number().readonly(),

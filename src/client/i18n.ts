@@ -51,6 +51,10 @@ const en = {
   'status.repeatedCallIdsKeyed':
     'This session’s log repeats a call id ({count} tool call, first at event {seq}: the provider reused it, or an import answered a call on two branches). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.|This session’s log repeats call ids ({count} tool calls, first at event {seq}: the provider reused them, or an import answered calls on two branches). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.',
   'status.pending': 'A history switch to {target} is waiting for the agent to become idle',
+  'status.contextCompacts':
+    'This path is about {tokens} tokens, over the {threshold} at which DSH compacts (the model’s window is {window}): DSH compacts it before the next step, as it would any conversation. The tree keeps every node of it.',
+  'status.contextOverflows':
+    'This path is about {tokens} tokens, more than the model’s context window ({window}), and no automatic compaction is loaded: the provider refuses the next request as it stands. Run /compact, or move to a shorter path.',
   'status.unreachable':
     '{count} node is not reachable from a root and is not shown|{count} nodes are not reachable from a root and are not shown',
   'status.stale': 'Showing the last tree received; refreshing failed: {code}: {message}',
@@ -205,6 +209,10 @@ const zh: Record<StringKey, string> = {
   'status.repeatedCallIdsKeyed':
     '本会话的日志中有 {count} 个工具调用重复了调用 ID（首个在第 {seq} 个事件：模型服务复用了调用 ID，或导入时同一调用在两个分支上得到了结果）。DSH 的对话和轨迹在这里可以正常显示：本插件会把这些调用区分开。自行读取日志的程序可能无法处理。',
   'status.pending': '切换到 {target} 的历史正在等待代理空闲',
+  'status.contextCompacts':
+    '这条路径约 {tokens} 个 token，超过了 DSH 压缩的阈值 {threshold}（模型的上下文窗口为 {window}）：DSH 会在下一步之前压缩它，与压缩任何对话一样。树会保留它的每一个节点。',
+  'status.contextOverflows':
+    '这条路径约 {tokens} 个 token，超过了模型的上下文窗口（{window}），且没有加载自动压缩：按现状，提供方会拒绝下一个请求。请运行 /compact，或移动到更短的路径。',
   'status.unreachable': '有 {count} 个节点无法从根节点到达，未显示',
   'status.stale': '显示的是上次收到的树；刷新失败：{code}：{message}',
   loading: '正在加载对话树…',

@@ -9,6 +9,7 @@ export type HostContext = { get(name: never): unknown }
 
 /** The services of DSH (and of `dsh web`) the plugin reads. */
 export type HostServiceName =
+  | 'agentPresets'
   | 'agents'
   | 'fs'
   | 'headlessStartup'

@@ -14,19 +14,33 @@ import { boundedComparison, COMPARE_MAX_ROWS, type CompareResult } from './compa
 import type { SessionLineage } from './lineage.ts'
 import type { SessionResolver } from './resolve.ts'
 import { sessionStatus } from './status.ts'
+import { contextFit, type ContextFit } from './context-fit.ts'
+import type { HostContext } from '../harness/host.ts'
+import { PresetCompaction } from '../harness/preset-compaction.ts'
+import type { HarnessSession } from './move.ts'
 import type { SessionStatus, SessionTreeListing, SurfaceMode } from './wire.ts'
 
 export interface ReadDeps {
   readonly resolver: SessionResolver
   readonly sync: TreeSync
   readonly lineage: SessionLineage
+  /** The host, for DSH's token meter and compaction engine (`contextFit`). */
+  readonly host?: HostContext
 }
 
 export class TreeReads {
   private readonly deps: ReadDeps
+  /** The last fit per session, by its log's length: the Tree tab asks for the status again and again. */
+  private readonly fits = new WeakMap<
+    HarnessSession,
+    { readonly seq: number; readonly settings: unknown; readonly fit: ContextFit | undefined }
+  >()
+
+  private readonly compaction: PresetCompaction | undefined
 
   constructor(deps: ReadDeps) {
     this.deps = deps
+    this.compaction = deps.host ? new PresetCompaction(deps.host) : undefined
   }
 
   list(agentId: string): TreeResult<SessionTreeListing> {
@@ -45,11 +59,25 @@ export class TreeReads {
     const found = this.deps.resolver.loaded(agentId)
     if (!found.ok) return found
     const orphanSidecars = this.deps.lineage.lastScan()
+    const fit = this.fit(found.value.session, found.value.agent)
     return ok({
       ...sessionStatus(this.deps.sync, found.value),
       lineage: this.deps.lineage.view(found.value.session),
       ...(orphanSidecars ? { orphanSidecars } : {}),
+      ...(fit ? { contextFit: fit } : {}),
     })
+  }
+
+  /** Only a live session is priced: DSH's meter reads its log, and a cold one is never resumed by a read. */
+  private fit(session: HarnessSession, agent: unknown): ContextFit | undefined {
+    if (this.deps.host === undefined || this.compaction === undefined || agent === undefined) return undefined
+    const settings = this.compaction.settingsFor(agent)
+    const seq = session.events.length
+    const last = this.fits.get(session)
+    if (last?.seq === seq && last.settings === settings) return last.fit
+    const fit = contextFit(this.deps.host, session, settings)
+    this.fits.set(session, { seq, settings, fit })
+    return fit
   }
 
   /** The active path plus every off-path branch's recorded summary, else an extractive digest written now (nothing recorded). */

@@ -70,7 +70,7 @@ export function serviceParts(
   return {
     switcher,
     resolver,
-    reads: new TreeReads({ resolver, sync, lineage }),
+    reads: new TreeReads({ resolver, sync, lineage, host: ctx }),
     movement: new Movement({ resolver, move: { sync }, summary, record }),
     annotation: new Annotation({ resolver, sync, summary }),
     lineage,

@@ -7,6 +7,7 @@ import type { BranchSummary, ForkView, JumpView, SessionTreeSessionInfo, Session
 import type { LogWarning, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
 import type { SurfaceMode } from '../surface/mode.ts'
 import type { GcResult, SessionLineageView } from './lineage-wire.ts'
+import type { ContextFit } from './context-fit.ts'
 
 /** How a caller asks for a summary of the part a move leaves (`none` by default). */
 export type SummaryChoice =
@@ -17,6 +18,7 @@ export type SummaryChoice =
 // Owned by the lowest layer that uses them; part of the wire vocabulary too.
 export type { LogWarning, LogWarningCode, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
 export type { SurfaceMode } from '../surface/mode.ts'
+export type { ContextFit, ContextVerdict } from './context-fit.ts'
 /** Who a change is journaled for (in-process callers: `SessionTreeService.actingAs`). */
 export type { JournalActor } from '../sidecar/index.ts'
 /** The process that writes a session's tree (`readOnly` of `session`, details of `SIDECAR_CLAIMED`). */
@@ -54,6 +56,11 @@ export interface SessionStatus extends SessionTreeSessionInfo {
    * message until that process closes the session or exits.
    */
   readonly readOnly?: { readonly code: 'SIDECAR_CLAIMED'; readonly message: string; readonly holder: WriterHolder }
+  /**
+   * The selected path against DSH's limits, priced by its token meter (a live session with a meter
+   * only): `compacts` when DSH's automatic compaction will compact it before the next step.
+   */
+  readonly contextFit?: ContextFit
 }
 
 /** `list` result: the whole tree, plus the session's lineage. */

@@ -17,6 +17,7 @@ import type { TreeNode } from '../../src/types.ts'
 import { compactionSession, orchard, type Said, said } from './support/compaction-session.ts'
 import { readOrAnswer } from './support/fake-llm.ts'
 import { ensureDsh } from './support/dsh.ts'
+import { openTreeTab, treeTab } from './support/tree-tab.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const PRESET = 'compact-test'
@@ -24,6 +25,9 @@ const PROBE = 'compact-probe'
 /** Tokens above the request envelope at which DSH compacts, and the tail it keeps verbatim. */
 const MARGIN = 1000
 const RETAIN = 400
+/** DSH's default context window for the fake model's route, which the ratios scale. */
+const WINDOW = 1e6
+const TITLE = 'Orchard rows'
 
 /** A prompt of about 170 tokens: three turns stay under the margin, a fourth prompt crosses it. */
 const long = (n: number) => orchard(n, 8)
@@ -59,15 +63,19 @@ for (const mode of ['stock', 'native'] as const) {
     variant: mode,
     workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
     llm: {
+      titleText: TITLE,
       script: Array.from({ length: 60 }, () => readOrAnswer),
       compaction: { text: 'COMPACTED: the orchard questions so far.' },
     },
+    browser: { viewport: { width: 1280, height: 900 } },
   }
   describeWeb(`DSH's automatic compaction keeps every branch (${mode})`, options, (dsh) => {
     let sessionId: string
     let compaction: TreeNode
     const original = new Map<string, Said>()
     let compacted: Said
+    let envelope: number
+    const tab = treeTab(() => dsh.page)
     const { whole, tree, move, nodeId, say, restartWhole } = compactionSession(dsh, () => sessionId)
 
     it(`${mode}: DSH compacts by itself once the conversation outgrows the window; the tree keeps every node`, async () => {
@@ -79,9 +87,9 @@ for (const mode of ['stock', 'native'] as const) {
       const breakdown = (await dsh.api.history(probe, { maxMessages: 1 })).projections!.values as {
         contextBreakdown: { systemTokens: number; toolsTokens: number }
       }
-      const envelope = breakdown.contextBreakdown.systemTokens + breakdown.contextBreakdown.toolsTokens
+      envelope = breakdown.contextBreakdown.systemTokens + breakdown.contextBreakdown.toolsTokens
       // The window stays DSH's default (1e6 for this model): the ratio puts the threshold at envelope + MARGIN.
-      await writePreset(dsh.home, mode, PRESET, { thresholdRatio: (envelope + MARGIN) / 1e6, retainTokens: RETAIN })
+      await writePreset(dsh.home, mode, PRESET, { thresholdRatio: (envelope + MARGIN) / WINDOW, retainTokens: RETAIN })
       dsh.evidence('window.json', { envelope, margin: MARGIN, retain: RETAIN })
 
       const created = await dsh.api.createSession({ cwd: dsh.work, agentPreset: PRESET })
@@ -152,14 +160,40 @@ for (const mode of ['stock', 'native'] as const) {
       expect(dsh.llm.faults).toEqual([])
     }, 600_000)
 
-    it(`${mode}: a path before it that itself outgrows the window gets DSH's own rules: compacted at the next step, both compactions kept`, async () => {
+    it(`${mode}: a path before it that is itself over the threshold: the Tree tab says so, and DSH's own rules apply (compacted at the next step, both compactions kept)`, async () => {
+      const threshold = Math.floor(WINDOW * ((envelope + MARGIN) / WINDOW))
+      // Priced by DSH's own meter against the preset's threshold: two turns fit, nothing to say.
+      await move('jump', { nodeId: await nodeId(`ANSWER to: ${long(2)}`) })
+      const under = (await dsh.api.status(sessionId)).contextFit
+      expect(under).toMatchObject({ verdict: 'fits', contextWindow: WINDOW, threshold })
+      expect(under!.tokens).toBeGreaterThan(envelope)
+      expect(under!.tokens).toBeLessThan(threshold)
+      // The three turns DSH compacted before are over it by themselves.
       const a3 = await nodeId(`ANSWER to: ${long(3)}`)
       await move('jump', { nodeId: a3 })
-      // The path DSH compacted before, once more: the next long prompt crosses the threshold again.
+      const over = (await dsh.api.status(sessionId)).contextFit
+      dsh.evidence('context-fit.json', { under, over })
+      expect(over).toMatchObject({ verdict: 'compacts', contextWindow: WINDOW, threshold })
+      expect(over!.tokens).toBeGreaterThanOrEqual(threshold)
+
+      await openTreeTab(dsh.page, dsh.url, TITLE)
+      await expect.poll(() => tab.row(a3).getAttribute('aria-current')).toBe('location')
+      const banner = dsh.page.getByTestId('session-tree-context-fit')
+      await expect
+        .poll(() => banner.textContent())
+        .toBe(
+          `This path is about ${over!.tokens.toLocaleString('en-US')} tokens, over the ` +
+            `${threshold.toLocaleString('en-US')} at which DSH compacts (the model’s window is 1,000,000): ` +
+            'DSH compacts it before the next step, as it would any conversation. The tree keeps every node of it.',
+        )
+      await dsh.shot('context-fit.png')
+      if (mode === 'stock') dsh.toDocs('context-fit.png', 'compaction-context-fit.png')
+
+      // DSH's own rules at the next step: it compacts that path's original messages, not the first summary.
       const again = await say(long(5))
       const requests = dsh.llm.compactionRequests()
       expect(requests).toHaveLength(2)
-      // DSH summarized this path's original messages (its instruction last), not the first compaction's summary.
+      // What it summarized (its instruction last).
       const summarized = said(requests[1]!.body)
         .map((m) => m.text)
         .slice(0, -1)
@@ -181,7 +215,10 @@ for (const mode of ['stock', 'native'] as const) {
       // The first compaction's side is as it was: what DSH gave after it, no third compaction.
       await move('jump', { nodeId: compaction.nodeId })
       expect(await say('the first compaction, once more')).toEqual(compacted)
+      // One turn fits: the banner goes.
       await move('jump', { nodeId: await nodeId(`ANSWER to: ${long(1)}`) })
+      expect((await dsh.api.status(sessionId)).contextFit?.verdict).toBe('fits')
+      await expect.poll(() => banner.count()).toBe(0)
       expect(await say('the first answer, once more')).toEqual(original.get(long(2)))
       expect(dsh.llm.compactionRequests()).toHaveLength(2)
       expect(dsh.llm.faults).toEqual([])

@@ -1,6 +1,7 @@
 /**
  * The banners above the tree: the last action's failure, a stale tree, a
- * pending switch, skipped events, sidecar and log warnings, and the last
+ * pending switch, skipped events, sidecar and log warnings, a path DSH will
+ * compact before the next step, and the last
  * action's success notice.
  */
 import type { ReactNode } from 'react'
@@ -120,6 +121,25 @@ export function Messages({
         title={`${warning.message}\n${warning.remedy}`}
       >
         {t(logWarningKey(warning.code, chatToolsRekeyed()), { count: warning.count, seq: warning.firstSeq })}
+      </p>,
+    )
+  }
+  const fit = status?.contextFit
+  if (fit && fit.verdict !== 'fits') {
+    const figure = (n: number | undefined) => (n === undefined ? '?' : n.toLocaleString('en-US'))
+    out.push(
+      <p
+        key="context-fit"
+        className="dst-banner"
+        data-tone={fit.verdict === 'compacts' ? 'info' : 'warn'}
+        data-testid="session-tree-context-fit"
+        data-verdict={fit.verdict}
+      >
+        {t(fit.verdict === 'compacts' ? 'status.contextCompacts' : 'status.contextOverflows', {
+          tokens: figure(fit.tokens),
+          threshold: figure(fit.threshold),
+          window: figure(fit.contextWindow),
+        })}
       </p>,
     )
   }
