@@ -2678,6 +2678,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "move",
+            "signature": "move(agentId: string, move: unknown, callId?: string): Promise<TreeResult<RestoreResult>>",
+            "summary": "One move, in process: what every caller uses (the remote methods below, the model tools, `/tree`, dsh-TUI).",
+            "jsDoc": "/**\n * One move, in process: what every caller uses (the remote methods below, the model tools, `/tree`,\n * dsh-TUI). `move` is checked here (`tree-move.ts`); with `files` it is the workspace's `restore`, else\n * the conversation move alone. `callId`: the model's own move from inside its running step (stock mode:\n * the next request of the same turn holds the selected path, then that call and its result). Queued on\n * the session's FIFO like every change. Not a remote method.\n */"
+          },
+          {
+            "kind": "method",
             "name": "jump",
             "signature": "@Remote async jump(agentId: string, nodeId: string | null): Promise<MoveResult>",
             "summary": "Move the cursor (`null`: before the first node).",
@@ -2811,13 +2818,6 @@ export const TYPERT = {
           },
           {
             "kind": "method",
-            "name": "restoreFor",
-            "signature": "restoreFor(agentId: string, request: RestoreRequest, callId?: string): Promise<TreeResult<RestoreResult>>",
-            "summary": "The files half of a model's own move from inside its step (`callId`), or of a deferred one.",
-            "jsDoc": "/** The files half of a model's own move from inside its step (`callId`), or of a deferred one. Not a remote method. */"
-          },
-          {
-            "kind": "method",
             "name": "openAsNewSession",
             "signature": "@Remote async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult>",
             "summary": "A new DSH session whose model history is exactly the root-to-node path (a node inside a tool exchange: to that exchange's end).",
@@ -2885,13 +2885,6 @@ export const TYPERT = {
             "signature": "chatPathOf(agentId: string): TreeResult<ChatPath>",
             "summary": "`chatPath` at once, as a result (the terminal's switch rows read it right after a turn ends, before anything else can be appended).",
             "jsDoc": "/**\n * `chatPath` at once, as a result (the terminal's switch rows read it right\n * after a turn ends, before anything else can be appended). Not a remote method.\n */"
-          },
-          {
-            "kind": "method",
-            "name": "moveWithinStep",
-            "signature": "async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>>",
-            "summary": "A move the agent's model makes with a tool, from inside its running step (stock mode): the tree moves and the history switches at once, within the step that issued `callId`; the next request of the same turn holds the selected path, then that call and its result.",
-            "jsDoc": "/**\n * A move the agent's model makes with a tool, from inside its running step\n * (stock mode): the tree moves and the history switches at once, within the\n * step that issued `callId`; the next request of the same turn holds the\n * selected path, then that call and its result. Queued like every move; it\n * cannot wait long, because no unit ever waits for a model turn (`queue.ts`).\n * Not a remote method.\n */"
           },
           {
             "kind": "method",
@@ -3239,6 +3232,14 @@ export const TYPERT = {
             "declaration": "export interface ModelChangeEntry extends PlainEntryFields {\n    readonly type: 'model_change';\n}"
           },
           {
+            "name": "MoveChoices",
+            "declaration": "export interface MoveChoices {\n    readonly files?: RestoreChoice;\n    readonly conflicts?: readonly ConflictChoice[];\n    readonly summary?: SummaryChoice;\n}"
+          },
+          {
+            "name": "MoveKind",
+            "declaration": "export type MoveKind = TreeMove['kind'];"
+          },
+          {
             "name": "MoveOptions",
             "declaration": "export interface MoveOptions {\n    readonly record?: boolean;\n}"
           },
@@ -3340,7 +3341,7 @@ export const TYPERT = {
           },
           {
             "name": "RestoreRequest",
-            "declaration": "export interface RestoreRequest {\n    readonly move: WorkspaceMove;\n    readonly restore: RestoreChoice;\n    readonly conflicts?: readonly ConflictChoice[];\n}"
+            "declaration": "export interface RestoreRequest {\n    readonly move: WireMove;\n    readonly restore: RestoreChoice;\n    readonly conflicts?: readonly ConflictChoice[];\n}"
           },
           {
             "name": "RestoreResult",
@@ -3596,7 +3597,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeMove",
-            "declaration": "export type TreeMove = { readonly kind: 'jump'; readonly nodeId: string | null; readonly summary?: SummaryChoice; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; readonly summary?: SummaryChoice; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
+            "declaration": "export type TreeMove = ({ readonly kind: 'jump'; readonly nodeId: string | null; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; }) & MoveChoices;"
           },
           {
             "name": "TreeMoveOptions",
@@ -3623,12 +3624,12 @@ export const TYPERT = {
             "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
           },
           {
-            "name": "WorkspaceCodes",
-            "declaration": "export type WorkspaceCodes = { readonly [K in keyof typeof WORKSPACE_ERROR_CODES]: string };"
+            "name": "WireMove",
+            "declaration": "export interface WireMove {\n    readonly kind: MoveKind;\n    readonly nodeId?: string | null;\n    readonly branch?: string;\n}"
           },
           {
-            "name": "WorkspaceMove",
-            "declaration": "export interface WorkspaceMove {\n    readonly kind: 'jump' | 'fork' | 'back' | 'forward';\n    readonly nodeId?: string | null;\n    readonly branch?: string;\n}"
+            "name": "WorkspaceCodes",
+            "declaration": "export type WorkspaceCodes = { readonly [K in keyof typeof WORKSPACE_ERROR_CODES]: string };"
           },
           {
             "name": "WorkspaceOptions",

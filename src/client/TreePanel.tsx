@@ -121,7 +121,7 @@ export function TreePanel({
     async (nodeId: string) => {
       if (summary.blocks(nodeId)) return
       const options = optionsFor(nodeId)
-      if ((await tree.jump(nodeId, options)) && options) summarized()
+      if ((await tree.move({ kind: 'jump', nodeId, ...options })) && options) summarized()
     },
     [summary.blocks, optionsFor, tree, summarized],
   )
@@ -152,10 +152,11 @@ export function TreePanel({
       setForm(undefined)
       const { nodeId } = form
       const options = optionsFor(nodeId)
+      const move = { kind: 'fork', nodeId, branch: checked.value } as const
       ws.route(
-        { kind: 'fork', nodeId, branch: checked.value },
+        move,
         () =>
-          void tree.fork(nodeId, checked.value, options).then((forked) => {
+          void tree.move({ ...move, ...options }).then((forked) => {
             if (forked && options) summarized()
           }),
       )
@@ -226,10 +227,10 @@ export function TreePanel({
           searchRef.current?.select()
           break
         case 'back':
-          if (actions.back && !busy) ws.route({ kind: 'back' }, () => void tree.back())
+          if (actions.back && !busy) ws.route({ kind: 'back' }, () => void tree.move({ kind: 'back' }))
           break
         case 'forward':
-          if (actions.forward && !busy) ws.route({ kind: 'forward' }, () => void tree.forward())
+          if (actions.forward && !busy) ws.route({ kind: 'forward' }, () => void tree.move({ kind: 'forward' }))
           break
         case 'escape':
           if (pick) setPick(undefined)
@@ -386,8 +387,8 @@ export function TreePanel({
           canBack: actions.back && !busy,
           canForward: actions.forward && !busy,
           canExport: actions.export && !busy,
-          onBack: () => ws.route({ kind: 'back' }, () => void tree.back()),
-          onForward: () => ws.route({ kind: 'forward' }, () => void tree.forward()),
+          onBack: () => ws.route({ kind: 'back' }, () => void tree.move({ kind: 'back' })),
+          onForward: () => ws.route({ kind: 'forward' }, () => void tree.move({ kind: 'forward' })),
           onExport: () => void exportTree(),
           ...(interchange
             ? {

@@ -15,6 +15,7 @@ import type {
   SessionTreeOutline,
   TreeNode,
   CompareResult,
+  TreeMove,
   TreeMoveOptions,
 } from '../types.ts'
 import { PolledStore } from './polled-store.ts'
@@ -118,6 +119,23 @@ function switched(move: MoveResult): { appendedEvents?: number; summary?: Branch
   }
 }
 
+/** The seed contract's method for each kind of move (`jumpWith`/`forkWith` when it summarizes what it leaves). */
+function remoteMove(r: TreeRemote, agentId: string, move: TreeMove): Promise<Result<MoveResult | ForkResult>> {
+  const options = move.summary !== undefined && move.summary.kind !== 'none' ? { summary: move.summary } : undefined
+  switch (move.kind) {
+    case 'jump':
+      return options ? r.jumpWith(agentId, move.nodeId, options) : r.jump(agentId, move.nodeId)
+    case 'fork':
+      return options
+        ? r.forkWith(agentId, move.nodeId, move.branch, options)
+        : r.fork(agentId, move.nodeId, move.branch)
+    case 'back':
+      return r.back(agentId)
+    case 'forward':
+      return r.forward(agentId)
+  }
+}
+
 export class TreeController extends PolledStore<PanelState> {
   private readonly marks: boolean
   private noticeTimer: ReturnType<typeof setTimeout> | undefined
@@ -176,29 +194,24 @@ export class TreeController extends PolledStore<PanelState> {
 
   // ------------------------------------------------------------- actions
 
-  /** Jump; with `options.summary`, the session's model first summarizes what the jump leaves (`jumpWith`). */
-  jump(nodeId: string, options?: TreeMoveOptions): Promise<boolean> {
-    const summarized = options?.summary !== undefined && options.summary.kind !== 'none'
-    const call = (r: TreeRemote): Promise<Result<MoveResult>> =>
-      summarized ? r.jumpWith(this.agentId, nodeId, options) : r.jump(this.agentId, nodeId)
-    return this.act(
-      'jump',
-      call,
-      (v) => ({ kind: 'jump', mode: v.mode, ...(v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}), ...switched(v) }),
-      true,
-      summarized,
-    )
-  }
-
-  /** Fork; `options` as for `jump` (`forkWith`). */
-  fork(nodeId: string, branch: string, options?: TreeMoveOptions): Promise<boolean> {
-    const summarized = options?.summary !== undefined && options.summary.kind !== 'none'
-    const call = (r: TreeRemote): Promise<Result<ForkResult>> =>
-      summarized ? r.forkWith(this.agentId, nodeId, branch, options) : r.fork(this.agentId, nodeId, branch)
-    return this.act(
-      'fork',
-      call,
-      (v) => ({ kind: 'fork', branch: v.branch, mode: v.mode, ...switched(v) }),
+  /**
+   * A move (`service/tree-move.ts`); with a `summary`, the session's model first summarizes what the move
+   * leaves. True when it happened (else `actionError` says why).
+   */
+  move(move: TreeMove): Promise<boolean> {
+    const summarized = move.summary !== undefined && move.summary.kind !== 'none'
+    return this.act<MoveResult | ForkResult>(
+      move.kind,
+      (r) => remoteMove(r, this.agentId, move),
+      (v) =>
+        move.kind === 'fork'
+          ? { kind: 'fork', branch: (v as ForkResult).branch, mode: v.mode, ...switched(v) }
+          : {
+              kind: move.kind,
+              mode: v.mode,
+              ...(move.kind === 'jump' && v.snappedFrom ? { snappedFrom: v.snappedFrom } : {}),
+              ...switched(v),
+            },
       true,
       summarized,
     )
@@ -217,22 +230,6 @@ export class TreeController extends PolledStore<PanelState> {
       'summarize',
       (r) => r.summarize(this.agentId, branch),
       (v) => ({ kind: 'summarize', branch: v.branch }),
-    )
-  }
-
-  back(): Promise<boolean> {
-    return this.act(
-      'back',
-      (r) => r.back(this.agentId),
-      (v) => ({ kind: 'back', mode: v.mode, ...switched(v) }),
-    )
-  }
-
-  forward(): Promise<boolean> {
-    return this.act(
-      'forward',
-      (r) => r.forward(this.agentId),
-      (v) => ({ kind: 'forward', mode: v.mode, ...switched(v) }),
     )
   }
 

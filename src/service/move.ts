@@ -24,6 +24,8 @@ import type { PlannedEvent } from '../surface/copy.ts'
 import { clipped } from './clip.ts'
 import { checkNode } from './node-check.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
+import { landing, namedNode, runMove, type TreeMove } from './tree-move.ts'
+import type { ForkView, JumpView } from '../tree/types.ts'
 
 /** A live harness session as the plugin sees it. */
 export type HarnessSession = LiveSession & { readonly events: readonly unknown[] }
@@ -43,17 +45,12 @@ export interface MoveDeps {
   readonly sync: TreeSync
 }
 
-export interface MoveRequest<V> {
-  /** The node asked for (`null`: before the first node); `undefined`: wherever `operation` puts the cursor. */
-  readonly nodeId: string | null | undefined
-  /** The tree operation, given the target after snapping to a complete cut point. */
-  readonly operation: (tree: SessionTree, target: string | null | undefined) => TreeResult<V>
-  /** The branch a fork creates (named in the switch marker, so the log alone rebuilds it). */
-  readonly branch?: string
-  /** The tool call of the model's running step that makes this move (stock mode, `moveWithinStep`). */
-  readonly withinCall?: string
+/** How a move is made: by whom, inside which running step, carrying which message. */
+export interface MoveVia {
   /** Who asks for the move (its journal records say so). */
   readonly actor: JournalActor
+  /** The tool call of the model's running step that makes this move (stock mode). */
+  readonly withinCall?: string
   /**
    * A harness `user/message` appended as the new path's last event (a carried
    * branch summary): in stock mode inside the switch, in native mode right
@@ -64,13 +61,17 @@ export interface MoveRequest<V> {
 
 type Report = SurfaceReport
 
-export async function applyMove<V>(
+export async function applyMove(
   deps: MoveDeps,
   found: Resolved,
-  request: MoveRequest<V>,
-): Promise<TreeResult<{ move: MoveResult; value: V }>> {
+  request: TreeMove,
+  via: MoveVia,
+): Promise<TreeResult<{ move: MoveResult; value: JumpView | ForkView }>> {
   const { session, agent, state, mode } = found
-  const { nodeId, operation, branch, withinCall, carry, actor } = request
+  const { withinCall, carry, actor } = via
+  const nodeId = namedNode(request)
+  // The branch a fork creates is named in the switch marker, so the log alone rebuilds it.
+  const branch = request.kind === 'fork' ? request.branch : undefined
   if (withinCall !== undefined && mode !== 'stock') {
     return fail(
       'SURFACE_UNAVAILABLE',
@@ -86,17 +87,13 @@ export async function applyMove<V>(
     )
   }
   const tree = state.projector.tree
-  let target = nodeId
+  let target = nodeId ?? null
   let snappedFrom: string | undefined
-  if (nodeId !== undefined && nodeId !== null) {
-    const known = checkNode(tree, nodeId)
-    if (!known.ok) return known
-    if (mode !== 'projection') {
-      const cut = tree.completeCutPoint(nodeId)
-      if (!cut.ok) return cut
-      if (cut.value !== nodeId) snappedFrom = nodeId
-      target = cut.value
-    }
+  if (nodeId !== undefined) {
+    const landed = landing(tree, request, mode !== 'projection', checkNode)
+    if (!landed.ok) return landed
+    target = landed.value.target
+    snappedFrom = landed.value.snappedFrom
   }
   if (withinCall === undefined && mode !== 'projection' && agent && !isFree(agent)) {
     return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', {
@@ -109,7 +106,7 @@ export async function applyMove<V>(
   const pending = deps.sync.begin(
     session.id,
     (live) => {
-      const moved = operation(live, target)
+      const moved = runMove(live, request, target)
       if (!moved.ok) return moved
       let destination = live.cursor
       if (mode !== 'projection' && nodeId === undefined) {

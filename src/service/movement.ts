@@ -1,17 +1,16 @@
 /**
- * The service's cursor moves (`jump`, `fork`, `back`, `forward`, with or
- * without a summary of the part left behind), as the remote methods, the
- * workspace half and the model's in-step tools ask for them. Each runs as one
- * unit (`move.ts`); the service queues it on the session's FIFO first.
+ * The service's cursor moves (a `TreeMove`: `jump`, `fork`, `back`, `forward`, with or without a summary of
+ * the part left behind). Each runs as one unit (`move.ts`); the service queues it on the session's FIFO first.
  */
-import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
-import type { BranchSummary } from '../tree/types.ts'
+import { ok, type TreeResult } from '../tree/errors.ts'
+import type { BranchSummary, ForkView } from '../tree/types.ts'
 import type { JournalActor } from '../sidecar/index.ts'
-import { applyMove, type MoveDeps, type MoveRequest } from './move.ts'
+import { applyMove, type MoveDeps } from './move.ts'
 import type { SessionResolver } from './resolve.ts'
-import { checkMoveOptions, checkSummaryChoice } from './branch-summary.ts'
+import { checkSummaryChoice } from './branch-summary.ts'
 import { summarizedMove, type SummaryMoveDeps } from './summary-move.ts'
-import type { ForkResult, MoveResult, SummaryChoice, TreeMove, TreeMoveOptions } from './wire.ts'
+import { MOVE_SPECS, namedNode, type TreeMove } from './tree-move.ts'
+import type { ForkResult, MoveResult } from './wire.ts'
 
 export interface MovementDeps {
   readonly resolver: SessionResolver
@@ -21,36 +20,6 @@ export interface MovementDeps {
   readonly record: (sessionId: string, summary: BranchSummary, actor: JournalActor) => TreeResult<BranchSummary>
 }
 
-/** The request and summary choice of a move given as a value (`callId`: inside that call's running step). */
-function requestOf(
-  move: TreeMove,
-  actor: JournalActor,
-  callId?: string,
-): { request: MoveRequest<unknown>; summary?: SummaryChoice } {
-  const withinCall = callId === undefined ? { actor } : { actor, withinCall: callId }
-  switch (move.kind) {
-    case 'jump':
-      return {
-        request: { nodeId: move.nodeId, operation: (tree, target) => tree.jump(target ?? null), ...withinCall },
-        ...(move.summary ? { summary: move.summary } : {}),
-      }
-    case 'fork':
-      return {
-        request: {
-          nodeId: move.nodeId,
-          operation: (tree, target) => tree.fork(target!, move.branch),
-          branch: move.branch,
-          ...withinCall,
-        },
-        ...(move.summary ? { summary: move.summary } : {}),
-      }
-    case 'back':
-      return { request: { nodeId: undefined, operation: (tree) => tree.back(), ...withinCall } }
-    case 'forward':
-      return { request: { nodeId: undefined, operation: (tree) => tree.forward(), ...withinCall } }
-  }
-}
-
 export class Movement {
   private readonly deps: MovementDeps
 
@@ -58,92 +27,37 @@ export class Movement {
     this.deps = deps
   }
 
-  /** `jumpWith`: checked arguments, then the move. Call it on the session's queue. */
-  async jump(
-    agentId: string,
-    nodeId: string | null,
-    options: TreeMoveOptions,
-    actor: JournalActor,
-  ): Promise<TreeResult<MoveResult>> {
-    if (nodeId !== null && typeof nodeId !== 'string')
-      return fail('INVALID_ARGUMENT', 'nodeId must be a string or null')
-    const summary = checkMoveOptions(options)
-    if (!summary.ok) return summary
-    const moved = await this.moveWith(
-      agentId,
-      { nodeId, operation: (tree, target) => tree.jump(target ?? null), actor },
-      summary.value,
-    )
-    return moved.ok ? ok(moved.value.move) : moved
-  }
-
-  /** `forkWith`: checked arguments, then the move (a carried summary is the new branch's first node). */
-  async fork(
-    agentId: string,
-    nodeId: string,
-    branch: string,
-    options: TreeMoveOptions,
-    actor: JournalActor,
-  ): Promise<TreeResult<ForkResult>> {
-    if (typeof nodeId !== 'string') return fail('INVALID_ARGUMENT', 'nodeId must be a string')
-    if (typeof branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
-    const summary = checkMoveOptions(options)
-    if (!summary.ok) return summary
-    const moved = await this.moveWith(
-      agentId,
-      { nodeId, operation: (tree, target) => tree.fork(target!, branch), branch, actor },
-      summary.value,
-    )
-    return moved.ok
-      ? ok({
-          ...moved.value.move,
-          ...moved.value.value,
-          cursor: moved.value.move.summary?.carriedNodeId ?? moved.value.value.cursor,
-        })
-      : moved
-  }
-
   /**
-   * A move given as a value: at once, or inside the running step of `callId`.
-   * Not queued itself: its callers run it on the session's queue.
+   * One checked move of a session, at once or inside the running step of `callId`, optionally summarizing
+   * the part it leaves (`summary-move.ts`); a fork answers with its own facts too. Call it on the session's queue.
    */
-  async as(agentId: string, move: TreeMove, actor: JournalActor, callId?: string): Promise<TreeResult<MoveResult>> {
-    try {
-      const { request, summary } = requestOf(move, actor, callId)
-      return await this.move(agentId, request, summary)
-    } catch (error) {
-      return fail('INTERNAL', errorMessage(error))
-    }
-  }
-
-  /** One cursor move of a session (see `move.ts`). Call it on the session's queue. */
-  async move(agentId: string, request: MoveRequest<unknown>, summary?: SummaryChoice): Promise<TreeResult<MoveResult>> {
-    const moved = await this.moveWith(agentId, request, summary)
-    return moved.ok ? ok(moved.value.move) : moved
-  }
-
-  /** A move, optionally summarizing the part it leaves (`summary-move.ts`). */
-  private async moveWith<V>(
+  async run(
     agentId: string,
-    request: MoveRequest<V>,
-    summary: SummaryChoice = { kind: 'none' },
-  ): Promise<TreeResult<{ move: MoveResult; value: V }>> {
-    const found =
-      request.withinCall === undefined ? await this.deps.resolver.live(agentId) : this.deps.resolver.loaded(agentId)
-    if (!found.ok) return found
-    const checked = checkSummaryChoice(summary)
+    move: TreeMove,
+    actor: JournalActor,
+    callId?: string,
+  ): Promise<TreeResult<MoveResult | ForkResult>> {
+    const checked = checkSummaryChoice(MOVE_SPECS[move.kind].summarizes ? move.summary : undefined)
     if (!checked.ok) return checked
+    const found = callId === undefined ? await this.deps.resolver.live(agentId) : this.deps.resolver.loaded(agentId)
+    if (!found.ok) return found
     const summaryDeps: SummaryMoveDeps = {
       ...this.deps.summary,
-      record: (sessionId, written) => this.deps.record(sessionId, written, request.actor),
+      record: (sessionId, written) => this.deps.record(sessionId, written, actor),
     }
-    return summarizedMove(
+    const via = callId === undefined ? { actor } : { actor, withinCall: callId }
+    const moved = await summarizedMove(
       summaryDeps,
       found.value,
-      request.nodeId,
+      namedNode(move),
       checked.value,
-      request.withinCall !== undefined,
-      (carry) => applyMove(this.deps.move, found.value, carry === undefined ? request : { ...request, carry }),
+      callId !== undefined,
+      (carry) => applyMove(this.deps.move, found.value, move, carry === undefined ? via : { ...via, carry }),
     )
+    if (!moved.ok) return moved
+    if (move.kind !== 'fork') return ok(moved.value.move)
+    const fork = moved.value.value as ForkView
+    // A carried summary is the new branch's first node: the cursor.
+    return ok({ ...moved.value.move, ...fork, cursor: moved.value.move.summary?.carriedNodeId ?? fork.cursor })
   }
 }

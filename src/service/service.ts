@@ -45,11 +45,11 @@ import type {
   SessionTreeListing,
   SummarizeOptions,
   SurfaceMode,
-  TreeMove,
   TreeMoveOptions,
 } from './wire.ts'
+import { checkMove, movesFiles, type TreeMove } from './tree-move.ts'
 import type { WorkspaceRegistry } from '../workspace/index.ts'
-import { workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
+import { checkRestore, workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
 import type {
   FileCompareDiff,
   FileContent,
@@ -154,7 +154,7 @@ export class SessionTreeService extends TypertRemoteService {
     this.workspaceMoves = workspaceMovesFor(ctx, sidecars?.locator, config.workspace, {
       resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
       resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
-      move: (agentId, move, actor, callId) => this.movement.as(agentId, move, actor, callId),
+      move: (agentId, move, actor, callId) => this.movement.run(agentId, move, actor, callId),
     })
     attachLoadedSessions(ctx, this.sync, (operation) => this.guard(operation))
   }
@@ -208,6 +208,17 @@ export class SessionTreeService extends TypertRemoteService {
   // -------------------------------------------------------------- movement
 
   /**
+   * One move, in process: what every caller uses (the remote methods below, the model tools, `/tree`,
+   * dsh-TUI). `move` is checked here (`tree-move.ts`); with `files` it is the workspace's `restore`, else
+   * the conversation move alone. `callId`: the model's own move from inside its running step (stock mode:
+   * the next request of the same turn holds the selected path, then that call and its result). Queued on
+   * the session's FIFO like every change. Not a remote method.
+   */
+  move(agentId: string, move: unknown, callId?: string): Promise<TreeResult<RestoreResult>> {
+    return this.serial(agentId, () => this.moveChecked(agentId, checkMove(move), callId))
+  }
+
+  /**
    * Move the cursor (`null`: before the first node). In native and stock
    * modes the model history follows: the next request holds exactly the
    * root-to-node path. A node inside a tool exchange is moved to the end of
@@ -215,7 +226,7 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async jump(agentId: string, nodeId: string | null): Promise<MoveResult> {
-    return this.jumpWith(agentId, nodeId, {})
+    return this.moved(agentId, { kind: 'jump', nodeId })
   }
 
   /**
@@ -225,31 +236,31 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, () => this.movement.jump(agentId, nodeId, options, this.actor)))
+    return this.moved(agentId, { kind: 'jump', nodeId }, options)
   }
 
   /** Park a new named branch at a node and move there (the model history follows). */
   @Remote
   async fork(agentId: string, nodeId: string, branch: string): Promise<ForkResult> {
-    return this.forkWith(agentId, nodeId, branch, {})
+    return this.moved(agentId, { kind: 'fork', nodeId, branch })
   }
 
   /** `fork` with options (`summary`, as for `jumpWith`: a carried summary is the new branch's first node). */
   @Remote
   async forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<ForkResult> {
-    return this.run(() => this.serial(agentId, () => this.movement.fork(agentId, nodeId, branch, options, this.actor)))
+    return this.moved(agentId, { kind: 'fork', nodeId, branch }, options)
   }
 
   /** Undo the last cursor move (the model history follows). */
   @Remote
   async back(agentId: string): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, () => this.movement.as(agentId, { kind: 'back' }, this.actor)))
+    return this.moved(agentId, { kind: 'back' })
   }
 
   /** Redo a cursor move undone by `back` (the model history follows). */
   @Remote
   async forward(agentId: string): Promise<MoveResult> {
-    return this.run(() => this.serial(agentId, () => this.movement.as(agentId, { kind: 'forward' }, this.actor)))
+    return this.moved(agentId, { kind: 'forward' })
   }
 
   // ------------------------------------------------------------ annotation
@@ -338,17 +349,25 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async restore(agentId: string, request: RestoreRequest): Promise<RestoreResult> {
     // One unit: the conversation half and the files half of a restore never interleave with another move.
-    return this.run(() => this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, this.actor)))
+    return this.run(() => this.serial(agentId, () => this.moveChecked(agentId, checkRestore(request))))
+  }
+
+  /** A conversation move's answer at the remote edge (`options`: `jumpWith`/`forkWith`'s, checked here). */
+  private moved<T extends MoveResult>(agentId: string, move: TreeMove, options?: TreeMoveOptions): Promise<T> {
+    return this.run(async () => {
+      if (options !== undefined && (typeof options !== 'object' || options === null))
+        return fail('INVALID_ARGUMENT', 'options must be an object')
+      const moved = await this.move(
+        agentId,
+        options?.summary === undefined ? move : { ...move, summary: options.summary },
+      )
+      return moved.ok ? ok(moved.value.move as T) : moved
+    })
   }
 
   /** The sessions' workspace checkpoints (capture writes them; tests and tools read them). Not a remote method. */
   get workspaces(): WorkspaceRegistry {
     return this.workspaceMoves.registry
-  }
-
-  /** The files half of a model's own move from inside its step (`callId`), or of a deferred one. Not a remote method. */
-  restoreFor(agentId: string, request: RestoreRequest, callId?: string): Promise<TreeResult<RestoreResult>> {
-    return this.serial(agentId, () => this.workspaceMoves.restore(agentId, request, this.actor, callId))
   }
 
   // -------------------------------------------------------------- lineage
@@ -440,19 +459,6 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   /**
-   * A move the agent's model makes with a tool, from inside its running step
-   * (stock mode): the tree moves and the history switches at once, within the
-   * step that issued `callId`; the next request of the same turn holds the
-   * selected path, then that call and its result. Queued like every move; it
-   * cannot wait long, because no unit ever waits for a model turn (`queue.ts`).
-   * Not a remote method.
-   */
-  async moveWithinStep(sessionId: string, callId: string, move: TreeMove): Promise<TreeResult<MoveResult>> {
-    // `as` answers every failure as a result (INTERNAL for a throw), so nothing rejects here.
-    return this.serial(sessionId, () => this.movement.as(sessionId, move, { kind: 'model', callId }, callId))
-  }
-
-  /**
    * This service, with its changes journaled as made by `actor` (the tool companion:
    * the model's tools, `/tree`); the same queue, trees and sidecar. Not a remote method.
    */
@@ -461,6 +467,22 @@ export class SessionTreeService extends TypertRemoteService {
   }
 
   // -------------------------------------------------------------- internals
+
+  /** A checked move: with the files, the workspace's restore; else the conversation move alone. */
+  private async moveChecked(
+    agentId: string,
+    checked: TreeResult<TreeMove>,
+    callId?: string,
+  ): Promise<TreeResult<RestoreResult>> {
+    if (!checked.ok) return checked
+    if (movesFiles(checked.value)) {
+      // No summary for a move that takes the files: they follow the node moved to, not a carried summary.
+      const { summary: _none, ...move } = checked.value
+      return this.workspaceMoves.restore(agentId, move, this.actor, callId)
+    }
+    const moved = await this.movement.run(agentId, checked.value, this.actor, callId)
+    return moved.ok ? ok({ restore: 'conversation', target: moved.value.cursor, move: moved.value }) : moved
+  }
 
   /**
    * Run a mutating unit on its session's queue (an argument that names no

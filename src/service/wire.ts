@@ -128,9 +128,5 @@ export interface ForkResult extends ForkView, MoveResult {
   readonly branch: string
 }
 
-/** A cursor move, as a value (what the model tools ask the service for). */
-export type TreeMove =
-  | { readonly kind: 'jump'; readonly nodeId: string | null; readonly summary?: SummaryChoice }
-  | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; readonly summary?: SummaryChoice }
-  | { readonly kind: 'back' }
-  | { readonly kind: 'forward' }
+// The move itself, as a value: `tree-move.ts`.
+export type { TreeMove } from './tree-move.ts'

@@ -7,18 +7,10 @@
  */
 import type { ConflictDecision, FileState, RestorePlan, RestoreReport, ShellTracking } from '../workspace/types.ts'
 import type { MoveResult } from './wire.ts'
+import type { WireMove } from './tree-move.ts'
 
 /** What a move takes along: the conversation (as `jump` does), the files, or both. */
 export type RestoreChoice = 'conversation' | 'files' | 'both'
-
-/** A tree move, named as in the model tools. */
-export interface WorkspaceMove {
-  readonly kind: 'jump' | 'fork' | 'back' | 'forward'
-  /** `jump` and `fork`: the node (`null` for `jump`: before the first node). */
-  readonly nodeId?: string | null
-  /** `fork`: the new branch's name. */
-  readonly branch?: string
-}
 
 /** The user's answer for one conflicting file. */
 export interface ConflictChoice {
@@ -27,7 +19,8 @@ export interface ConflictChoice {
 }
 
 export interface RestoreRequest {
-  readonly move: WorkspaceMove
+  /** The move (`tree-move.ts`), as the wire carries it. */
+  readonly move: WireMove
   readonly restore: RestoreChoice
   /**
    * Decisions for the preview's conflicts. A conflict without one refuses the

@@ -32,8 +32,10 @@ import {
 import { pathProblem } from '../workspace/paths.ts'
 import { checkNode } from './node-check.ts'
 import type { ConflictDecision, RestoreReport, RestoreStep, ShellTracking } from '../workspace/types.ts'
-import type { JournalActor, MoveResult, SurfaceMode, TreeMove } from './wire.ts'
+import type { JournalActor, MoveResult, SurfaceMode } from './wire.ts'
+import { checkMove, landing, movesFiles, type Landing, type TreeMove } from './tree-move.ts'
 import type {
+  ConflictChoice,
   FileCompareDiff,
   FileContent,
   FileDiff,
@@ -43,7 +45,6 @@ import type {
   RestorePreview,
   RestoreRequest,
   RestoreResult,
-  WorkspaceMove,
   WorkspaceOverview,
   WorkspaceStatus,
 } from './workspace-wire.ts'
@@ -62,7 +63,7 @@ export interface WorkspaceMovesDeps {
   readonly capture: WorkspaceCapture
   readonly resolveLoaded: (agentId: string) => TreeResult<ResolvedSession>
   readonly resolveLive: (agentId: string) => Promise<TreeResult<ResolvedSession>>
-  /** The service's conversation move (jump, fork, back, forward; inside a running step when `callId` is set). */
+  /** The service's conversation move (inside a running step when `callId` is set). */
   readonly move: (
     agentId: string,
     move: TreeMove,
@@ -138,46 +139,39 @@ export function boundaryOf(tree: SessionTree, projector: SessionProjector, nodeI
   return -2
 }
 
-function toTreeMove(move: WorkspaceMove): TreeMove {
-  switch (move.kind) {
-    case 'jump':
-      return { kind: 'jump', nodeId: move.nodeId ?? null }
-    case 'fork':
-      return { kind: 'fork', nodeId: move.nodeId as string, branch: move.branch as string }
-    default:
-      return { kind: move.kind }
-  }
-}
-
 /** A back or forward that takes the files undoes a restore (`RestoreStep`); other moves go to their node's files. */
-function stepOf(request: RestoreRequest): RestoreStep | undefined {
-  const kind = request.move.kind
-  return request.restore !== 'conversation' && (kind === 'back' || kind === 'forward') ? kind : undefined
+function stepOf(move: TreeMove): RestoreStep | undefined {
+  return movesFiles(move) && (move.kind === 'back' || move.kind === 'forward') ? move.kind : undefined
 }
 
-function checkRequest(request: unknown): TreeResult<RestoreRequest> {
-  const r = request as RestoreRequest | undefined
-  const move = r?.move
-  if (typeof r !== 'object' || r === null || typeof move !== 'object' || move === null)
-    return fail('INVALID_ARGUMENT', 'request must be { move, restore, conflicts? }')
-  if (!['jump', 'fork', 'back', 'forward'].includes(move.kind))
-    return fail('INVALID_ARGUMENT', 'move.kind must be jump, fork, back or forward')
-  if (move.kind === 'jump' && !(move.nodeId === null || typeof move.nodeId === 'string'))
-    return fail('INVALID_ARGUMENT', 'move.nodeId must be a string or null for jump')
-  if (move.kind === 'fork' && (typeof move.nodeId !== 'string' || typeof move.branch !== 'string'))
-    return fail('INVALID_ARGUMENT', 'fork needs move.nodeId and move.branch')
-  if (!CHOICES.includes(r.restore)) return fail('INVALID_ARGUMENT', 'restore must be conversation, files or both')
-  for (const choice of r.conflicts ?? []) {
+function checkConflicts(conflicts: unknown): TreeResult<void> {
+  if (conflicts === undefined) return ok(undefined)
+  const entries = Array.isArray(conflicts) ? (conflicts as unknown[]) : [conflicts]
+  for (const choice of entries) {
+    const c = choice as ConflictChoice | null
     if (
-      typeof choice !== 'object' ||
-      choice === null ||
-      (choice.path !== '*' && pathProblem(choice.path) !== undefined) ||
-      !['keep', 'overwrite'].includes(choice.decision)
+      typeof c !== 'object' ||
+      c === null ||
+      (c.path !== '*' && pathProblem(c.path) !== undefined) ||
+      !['keep', 'overwrite'].includes(c.decision)
     ) {
       return fail('INVALID_ARGUMENT', 'each conflicts entry must be { path, decision: keep | overwrite }')
     }
   }
-  return ok(r)
+  return ok(undefined)
+}
+
+/** A `restore`/`restorePreview` request as the move it makes (`tree-move.ts`), with `files` set. */
+export function checkRestore(request: unknown): TreeResult<TreeMove & { readonly files: RestoreChoice }> {
+  const r = request as RestoreRequest | undefined
+  if (typeof r !== 'object' || r === null || typeof r.move !== 'object' || r.move === null)
+    return fail('INVALID_ARGUMENT', 'request must be { move, restore, conflicts? }')
+  if (!CHOICES.includes(r.restore)) return fail('INVALID_ARGUMENT', 'restore must be conversation, files or both')
+  const conflicts = checkConflicts(r.conflicts)
+  if (!conflicts.ok) return conflicts
+  const move = checkMove({ kind: r.move.kind, nodeId: r.move.nodeId, branch: r.move.branch }, 'move.')
+  if (!move.ok) return move
+  return ok({ ...move.value, files: r.restore, ...(r.conflicts === undefined ? {} : { conflicts: r.conflicts }) })
 }
 
 /** The note the model reads once after a files restore. */
@@ -262,46 +256,16 @@ export class WorkspaceMoves {
     }
   }
 
-  /** Where a move lands (without moving), as the service would snap it. */
-  private target(
-    found: ResolvedSession,
-    move: WorkspaceMove,
-  ): TreeResult<{ target: string | null; snappedFrom?: string }> {
-    const { tree, mode } = found
-    let target: string | null
-    if (move.kind === 'jump' || move.kind === 'fork') {
-      target = move.nodeId ?? null
-      const known = target === null ? ok(null) : checkNode(tree, target)
-      if (!known.ok) return known
-    } else {
-      const position = tree.navigation()[move.kind].at(-1)
-      if (!position)
-        return fail(
-          'HISTORY_EMPTY',
-          move.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to',
-        )
-      target = position.cursor
-    }
-    if (mode === 'projection' || target === null) return ok({ target })
-    const cut = tree.completeCutPoint(target)
-    if (!cut.ok) return cut
-    return ok(cut.value === target ? { target } : { target: cut.value, snappedFrom: target })
-  }
-
   /**
    * Where a move with the files lands: where the conversation would, or, for
    * a files-only back or forward with a restore to undo, where the
    * conversation is (it stays; the files undo that restore).
    */
-  private landing(
-    found: ResolvedSession,
-    request: RestoreRequest,
-    workspace: SessionWorkspace,
-  ): TreeResult<{ target: string | null; snappedFrom?: string }> {
-    const step = stepOf(request)
-    if (request.restore === 'files' && step !== undefined && workspace.canStep(step))
+  private landing(found: ResolvedSession, move: TreeMove, workspace: SessionWorkspace): TreeResult<Landing> {
+    const step = stepOf(move)
+    if (move.files === 'files' && step !== undefined && workspace.canStep(step))
       return ok({ target: found.tree.cursor })
-    return this.target(found, request.move)
+    return landing(found.tree, move, found.mode !== 'projection', checkNode)
   }
 
   async overview(agentId: string): Promise<TreeResult<WorkspaceOverview>> {
@@ -402,7 +366,7 @@ export class WorkspaceMoves {
   }
 
   async preview(agentId: string, request: unknown): Promise<TreeResult<RestorePreview>> {
-    const checked = checkRequest(request)
+    const checked = checkRestore(request)
     if (!checked.ok) return checked
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
@@ -422,7 +386,7 @@ export class WorkspaceMoves {
   }
 
   async diff(agentId: string, request: unknown, path: string): Promise<TreeResult<FileDiff>> {
-    const checked = checkRequest(request)
+    const checked = checkRestore(request)
     if (!checked.ok) return checked
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
@@ -441,25 +405,21 @@ export class WorkspaceMoves {
    */
   async restore(
     agentId: string,
-    request: unknown,
+    move: TreeMove,
     actor: JournalActor,
     callId?: string,
   ): Promise<TreeResult<RestoreResult>> {
-    const checked = checkRequest(request)
-    if (!checked.ok) return checked
-    const { move, restore } = checked.value
-    if (restore === 'conversation') {
-      const moved = await this.deps.move(agentId, toTreeMove(move), actor, callId)
-      return moved.ok ? ok({ restore, target: moved.value.cursor, move: moved.value }) : moved
-    }
+    if (!movesFiles(move)) return fail('INTERNAL', 'a move without the files is the conversation move alone')
+    const conflicts = checkConflicts(move.conflicts)
+    if (!conflicts.ok) return conflicts
     const early = callId === undefined ? await this.deps.resolveLive(agentId) : this.deps.resolveLoaded(agentId)
     if (!early.ok) return early
-    return this.serial(early.value.session.id, () => this.restoreFiles(agentId, checked.value, actor, callId))
+    return this.serial(early.value.session.id, () => this.restoreFiles(agentId, move, actor, callId))
   }
 
   private async restoreFiles(
     agentId: string,
-    request: RestoreRequest,
+    request: TreeMove,
     actor: JournalActor,
     callId: string | undefined,
   ): Promise<TreeResult<RestoreResult>> {
@@ -493,8 +453,8 @@ export class WorkspaceMoves {
       )
     }
     let moved: MoveResult | undefined
-    if (request.restore === 'both') {
-      const result = await this.deps.move(agentId, toTreeMove(request.move), actor, callId)
+    if (request.files === 'both') {
+      const result = await this.deps.move(agentId, request, actor, callId)
       if (!result.ok) return result
       moved = result.value
       // Inside a step the cursor is the re-stated call; the files follow the node asked for.
@@ -520,7 +480,7 @@ export class WorkspaceMoves {
     }
     const report = restored.value
     await this.afterRestore(found.value, workspace, report, callId !== undefined)
-    return ok({ restore: request.restore, target, ...(moved ? { move: moved } : {}), files: report })
+    return ok({ restore: request.files!, target, ...(moved ? { move: moved } : {}), files: report })
   }
 
   /** Make the model re-read what changed, and tell it (unless the tool result already does). */

@@ -17,15 +17,15 @@ import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
 import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { JournalActor, MoveResult, SurfaceMode } from '../service/wire.ts'
-import { filesOf, filesText, filesValue, runFilesMove, type AppliedMove } from './files.ts'
+import { filesText, filesValue, runMove, type AppliedMove } from './files.ts'
+import { checkNode } from '../service/node-check.ts'
+import { describeMove, landing, type TreeMove } from '../service/tree-move.ts'
 import { isFree, type LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
-import type { DeferredMoves, MoveOp, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
+import type { DeferredMoves, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
 export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import {
-  describeBare,
-  describeMove,
   describeOutcome,
   isTreeToolCall,
   latestPromptDropped,
@@ -81,29 +81,6 @@ export function actorOf(by: MoveRequester, callId?: string): JournalActor {
   if (by === 'user') return { kind: 'user', via: 'command' }
   return callId === undefined ? { kind: 'model' } : { kind: 'model', callId }
 }
-
-/** Apply a move through the service (the agent must be idle; the service checks). */
-export function runMove(service: SessionTreeService, agentId: string, op: MoveOp): Promise<TreeResult<AppliedMove>> {
-  if (op.files === 'files' || op.files === 'both') return runFilesMove(service, agentId, op)
-  switch (op.kind) {
-    case 'jump':
-      return settle(() =>
-        op.summary ? service.jumpWith(agentId, op.nodeId, { summary: op.summary }) : service.jump(agentId, op.nodeId),
-      )
-    case 'fork':
-      return settle(() =>
-        op.summary
-          ? service.forkWith(agentId, op.nodeId, op.branch, { summary: op.summary })
-          : service.fork(agentId, op.nodeId, op.branch),
-      )
-    case 'back':
-      return settle(() => service.back(agentId))
-    case 'forward':
-      return settle(() => service.forward(agentId))
-  }
-}
-
-/** A validated move: where the history will end and what it will hold. */
 
 export class TreeActions {
   private readonly service: SessionTreeService
@@ -331,7 +308,7 @@ export class TreeActions {
    * call shares its message with other calls, or a move already waits) and
    * for a person's move, it is deferred to the end of the turn.
    */
-  async move(agent: LiveAgent, requested: MoveOp, by: MoveRequester, callId?: string): Promise<ActionResult> {
+  async move(agent: LiveAgent, requested: TreeMove, by: MoveRequester, callId?: string): Promise<ActionResult> {
     const loaded = this.load(agent)
     if (!loaded.ok) return loaded
     const { tree, mode, tip } = loaded.value
@@ -370,10 +347,7 @@ export class TreeActions {
     let notNow: string | undefined
     if (callId !== undefined && mode === 'stock' && !pending) {
       const before = tree.historyPath(tip)
-      const moved: TreeResult<AppliedMove> =
-        plan.op.files === 'files' || plan.op.files === 'both'
-          ? await runFilesMove(this.service.actingAs(actorOf(by, callId)), agent.session.id, plan.op, callId)
-          : await this.service.moveWithinStep(agent.session.id, callId, plan.op)
+      const moved = await runMove(this.service.actingAs(actorOf(by, callId)), agent.session.id, plan.op, callId)
       if (moved.ok && moved.value.filesOnly) {
         return ok({
           text: filesOnlyText(plan, moved.value),
@@ -418,15 +392,13 @@ export class TreeActions {
     })
   }
 
-  /** Check a move against the tree as it is now, and resolve what it will do. */
-  private plan(tree: SessionTree, op: MoveOp, mode: SurfaceMode): TreeResult<Plan> {
-    let target: string | null
+  /** Check a move against the tree as it is now (node ids or labels), and resolve what it will do. */
+  private plan(tree: SessionTree, op: TreeMove, mode: SurfaceMode): TreeResult<Plan> {
     let branch = tree.activeBranch
-    let resolved: MoveOp = op
+    let resolved: TreeMove = { ...op, ...choicesOf(op) }
     if (op.kind === 'jump' || op.kind === 'fork') {
-      const nodeId = resolveNode(tree, op.nodeId)
-      if (nodeId === undefined) return notFound(op.nodeId)
-      target = nodeId
+      const nodeId = op.nodeId === null ? null : resolveNode(tree, op.nodeId)
+      if (nodeId === undefined) return notFound(op.nodeId!)
       if (op.kind === 'fork') {
         try {
           branch = checkBranchName(op.branch)
@@ -435,9 +407,9 @@ export class TreeActions {
         }
         if (tree.branchHeadList().some(([name]) => name === branch))
           return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
-        resolved = { kind: 'fork', nodeId, branch, ...filesOf(op), ...summaryOf(op) }
+        resolved = { kind: 'fork', nodeId: nodeId!, branch, ...choicesOf(op) }
       } else {
-        resolved = { kind: 'jump', nodeId, ...filesOf(op), ...summaryOf(op) }
+        resolved = { kind: 'jump', nodeId, ...choicesOf(op) }
         // Landing on a branch head makes that branch active (the active one when it is a head there too).
         const heads = tree
           .branchHeadList()
@@ -445,27 +417,12 @@ export class TreeActions {
           .map(([name]) => name)
         branch = heads.includes(tree.activeBranch) ? tree.activeBranch : (heads[0] ?? tree.activeBranch)
       }
-    } else {
-      const history = tree.navigation()[op.kind === 'back' ? 'back' : 'forward']
-      const position = history.at(-1)
-      if (!position)
-        return fail(
-          'HISTORY_EMPTY',
-          op.kind === 'back' ? 'there is no earlier move to go back to' : 'there is no undone move to go forward to',
-        )
-      target = position.cursor
-      branch = position.branch
     }
-    let snappedFrom: string | undefined
-    if (mode !== 'projection' && target !== null) {
-      const cut = tree.completeCutPoint(target)
-      if (!cut.ok) return cut
-      if (cut.value !== target) {
-        // A recorded position inside a tool exchange (say, the call that made a move) lands at the nearest complete point, as in the service.
-        snappedFrom = target
-        target = cut.value
-      }
-    }
+    // A recorded position inside a tool exchange (say, the call that made a move) lands at the nearest complete point, as in the service.
+    const landed = landing(tree, resolved, mode !== 'projection', checkNode)
+    if (!landed.ok) return landed
+    const { target, snappedFrom } = landed.value
+    if (landed.value.branch !== undefined) branch = landed.value.branch
     const history = tree.historyPath(target)
     if (!history.ok) return history
     return ok({
@@ -478,7 +435,15 @@ export class TreeActions {
   }
 }
 
-/** A move's summary option, when it has one. */
-function summaryOf(op: MoveOp): { summary?: MoveOp['summary'] } {
-  return op.summary === undefined || op.summary.kind === 'none' ? {} : { summary: op.summary }
+/**
+ * What a move takes along, as the service is asked for it: a summary unless `none`, and for a move with
+ * the files a decision for every conflict (keep, unless the caller said overwrite).
+ */
+function choicesOf(op: TreeMove): Pick<TreeMove, 'files' | 'conflicts' | 'summary'> {
+  const files = op.files === 'files' || op.files === 'both'
+  return {
+    ...(op.files === undefined ? {} : { files: op.files }),
+    ...(files ? { conflicts: op.conflicts ?? [{ path: '*', decision: 'keep' }] } : {}),
+    ...(op.summary === undefined || op.summary.kind === 'none' ? {} : { summary: op.summary }),
+  }
 }

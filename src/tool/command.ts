@@ -13,6 +13,7 @@
  * Malformed input returns the usage text; the handler never throws.
  */
 import type { SummaryChoice } from '../service/wire.ts'
+import type { MoveChoices } from '../service/tree-move.ts'
 import type { LiveAgent } from '../harness/live.ts'
 import { actorOf, type ActionResult, type TreeActions } from './actions.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
@@ -268,10 +269,11 @@ function fromAction(result: ActionResult): TreeCommandResult {
     : { kind: 'error', text: `${result.error.code}: ${result.error.message}` }
 }
 
-function movedFiles(flags: FilesFlags): FilesFlags {
+/** What a `/tree` move takes along, as the move's choices (`--overwrite`: every conflicting file is overwritten). */
+function movedFiles(flags: FilesFlags): MoveChoices {
   return {
     ...(flags.files ? { files: flags.files } : {}),
-    ...(flags.overwrite ? { overwrite: true } : {}),
+    ...(flags.files && flags.overwrite ? { conflicts: [{ path: '*', decision: 'overwrite' }] } : {}),
     ...(flags.summary ? { summary: flags.summary } : {}),
   }
 }

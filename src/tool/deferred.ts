@@ -3,12 +3,12 @@
  * cannot switch the history inside the running step — the model's move made
  * together with other calls in one message (or while another move waits, or
  * outside stock mode), or a person's `/tree` during a turn. (The model's move
- * made alone switches at once: `SessionTreeService.moveWithinStep`.)
+ * made alone switches at once: `SessionTreeService.move` with its `callId`.)
  *
  * Such a move cannot switch the model history now: the loop is in the middle
  * of a turn, and the switch itself is a turn of its own. So a move is
  * recorded here — the tree is NOT touched yet — and applied through the
- * service (`ctx.sessionTree.jump/fork/back/forward`, the same path as the
+ * service (`ctx.sessionTree.move`, the same path as the
  * panel) as soon as the agent is idle:
  *
  * - trigger A: the `agent/status` → `idle` notification at the end of the turn
@@ -29,24 +29,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import { fail, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
-import type { MoveResult, SummaryChoice } from '../service/wire.ts'
-import type { RestoreChoice } from '../service/workspace-wire.ts'
+import type { MoveResult } from '../service/wire.ts'
+import type { TreeMove } from '../service/tree-move.ts'
 import { isFree, type LiveAgent, type PreStepPayload } from '../harness/live.ts'
 import { markerOf } from '../harness/marker.ts'
 import { isRecord } from '../tree/validate.ts'
-
-/** A cursor move the tree can be asked for; `files` takes the workspace files along (conflicts are kept unless `overwrite`). */
-export type MoveOp = (
-  | { readonly kind: 'jump'; readonly nodeId: string }
-  | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string }
-  | { readonly kind: 'back' }
-  | { readonly kind: 'forward' }
-) & {
-  readonly files?: RestoreChoice
-  readonly overwrite?: boolean
-  /** Summarize the part a jump or fork leaves (and carry it into the new path); none when absent. */
-  readonly summary?: SummaryChoice
-}
 
 /** Who asked. */
 export type MoveRequester = 'model' | 'user'
@@ -54,7 +41,8 @@ export type MoveRequester = 'model' | 'user'
 export interface PendingMove {
   readonly id: string
   readonly sessionId: string
-  readonly op: MoveOp
+  /** The move asked for (`service/tree-move.ts`). */
+  readonly op: TreeMove
   readonly by: MoveRequester
   readonly requestedAt: string
   /** The turn running when the move was asked for (from the session log). */
@@ -74,7 +62,7 @@ export interface MoveOutcome {
 }
 
 /** Applies a move on an idle agent (the service). */
-export type MoveRunner = (agentId: string, op: MoveOp, by: MoveRequester) => Promise<TreeResult<MoveResult>>
+export type MoveRunner = (agentId: string, op: TreeMove, by: MoveRequester) => Promise<TreeResult<MoveResult>>
 
 /** A user message held back from a turn that started before the move (the harness `UserMessage`). */
 type Message = { readonly id: string; readonly source?: unknown }
@@ -147,7 +135,11 @@ export class DeferredMoves {
    * Record a move for when the agent is idle. A move already waiting is
    * replaced (and returned); one already being applied is not touched.
    */
-  schedule(agent: LiveAgent, op: MoveOp, by: MoveRequester): TreeResult<{ move: PendingMove; replaced?: PendingMove }> {
+  schedule(
+    agent: LiveAgent,
+    op: TreeMove,
+    by: MoveRequester,
+  ): TreeResult<{ move: PendingMove; replaced?: PendingMove }> {
     if (this.disposed) return fail('INTERNAL', 'the session-tree tool is shutting down')
     const existing = this.entries.get(agent.id)
     if (existing?.state === 'applying') {

@@ -1,16 +1,14 @@
 /**
- * Moves that take the workspace files along, for the model tools and `/tree`:
- * the service's `restore` with the conflicts kept (or overwritten, when a
- * person says so), and the words and facts a result reports about the files.
+ * A move made for the model tools and `/tree`: through the service's one in-process move (`move`), and the
+ * words and facts its answer reports about the files.
  */
 import { ok, type TreeResult } from '../tree/errors.ts'
 import type { JsonValue } from '../tree/types.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { MoveResult } from '../service/wire.ts'
-import type { RestoreResult, WorkspaceMove } from '../service/workspace-wire.ts'
 import { WorkspaceMoves } from '../service/workspace.ts'
+import type { TreeMove } from '../service/tree-move.ts'
 import type { RestoreReport } from '../workspace/types.ts'
-import type { MoveOp } from './deferred.ts'
 
 /** A move's outcome: the conversation move, and what a files restore did. */
 export type AppliedMove = MoveResult & {
@@ -19,31 +17,17 @@ export type AppliedMove = MoveResult & {
   readonly filesOnly?: boolean
 }
 
-function workspaceMoveOf(op: MoveOp): WorkspaceMove {
-  return op.kind === 'jump' || op.kind === 'fork'
-    ? { kind: op.kind, nodeId: op.nodeId, ...(op.kind === 'fork' ? { branch: op.branch } : {}) }
-    : { kind: op.kind }
-}
-
-/** The move through the service's `restore`: files only or both (`callId`: inside the model's running step). */
-export async function runFilesMove(
+/** Make `move` now (`callId`: inside the model's running step); a files-only move answers with where the conversation is. */
+export async function runMove(
   service: SessionTreeService,
   agentId: string,
-  op: MoveOp,
+  move: TreeMove,
   callId?: string,
 ): Promise<TreeResult<AppliedMove>> {
-  const restored: TreeResult<RestoreResult> = await service.restoreFor(
-    agentId,
-    {
-      move: workspaceMoveOf(op),
-      restore: op.files ?? 'both',
-      conflicts: [{ path: '*', decision: op.overwrite ? 'overwrite' : 'keep' }],
-    },
-    callId,
-  )
+  const restored = await service.move(agentId, move, callId)
   if (!restored.ok) return restored
-  const { move, files } = restored.value
-  if (move) return ok({ ...move, ...(files ? { files } : {}) })
+  const { move: moved, files } = restored.value
+  if (moved) return ok({ ...moved, ...(files ? { files } : {}) })
   const loaded = service.treeOf(agentId)
   if (!loaded.ok) return loaded
   const { tree, mode } = loaded.value
@@ -67,8 +51,4 @@ export function filesValue(moved: AppliedMove): { [key: string]: JsonValue } {
   return files
     ? { created: [...files.created], updated: [...files.updated], deleted: [...files.deleted], kept: [...files.kept] }
     : {}
-}
-
-export function filesOf(op: MoveOp): { files?: MoveOp['files']; overwrite?: boolean } {
-  return { ...(op.files === undefined ? {} : { files: op.files }), ...(op.overwrite ? { overwrite: true } : {}) }
 }

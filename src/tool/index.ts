@@ -8,7 +8,7 @@
  *   compares, jumps, forks, goes back or forward, labels or summarizes,
  *   acting on the calling agent's own session only.
  * - A move the model makes alone in its message switches its history at
- *   once, inside the running step (stock mode: `ctx.sessionTree.moveWithinStep`);
+ *   once, inside the running step (stock mode: `ctx.sessionTree.move` with the call id);
  *   the next request of that turn holds the selected path, the call and its
  *   result. Other moves asked for during a turn (parallel calls, a person's
  *   `/tree` while the agent runs, native and projection modes) are applied
@@ -33,7 +33,8 @@ import {
   type PreStepDecision,
   type PreStepPayload,
 } from '../harness/live.ts'
-import { actorOf, runMove, TreeActions } from './actions.ts'
+import { actorOf, TreeActions } from './actions.ts'
+import { runMove } from './files.ts'
 import { COMMAND_NAME, runTreeCommand, treeCommandLine } from './command.ts'
 import { DeferredMoves } from './deferred.ts'
 import { SYSTEM_PROMPT } from './prompt.ts'
@@ -49,7 +50,7 @@ export {
   type TreeCommand,
   type TreeCommandResult,
 } from './command.ts'
-export { DeferredMoves, type MoveOp, type MoveOutcome, type PendingMove, type MoveRequester } from './deferred.ts'
+export { DeferredMoves, type MoveOutcome, type PendingMove, type MoveRequester } from './deferred.ts'
 export { TreeActions, type ActionOutput, type ActionResult } from './actions.ts'
 export { renderTree, findNodes, resolveNode, roleOf, type RenderOptions, type RenderedTree } from './render.ts'
 export { toolDefinition, ACTION_ARGUMENTS, checkArguments, parameterSchema } from './tools.ts'

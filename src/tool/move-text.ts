@@ -4,13 +4,14 @@
  */
 import type { BranchSummary } from '../tree/types.ts'
 import type { SurfaceMode } from '../surface/mode.ts'
-import type { MoveOp, MoveRequester, PendingMove } from './deferred.ts'
+import type { MoveRequester, PendingMove } from './deferred.ts'
+import { describeBare, describeMove, type TreeMove } from '../service/tree-move.ts'
 import { filesText, type AppliedMove } from './files.ts'
-import { describeBare, describeMove, plural, quote } from './wording.ts'
+import { plural, quote } from './wording.ts'
 
 /** A move resolved against the tree: where it goes and how much history that is. */
 export interface Plan {
-  readonly op: MoveOp
+  readonly op: TreeMove
   readonly target: string | null
   readonly branch: string
   readonly messageCount: number

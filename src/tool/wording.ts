@@ -1,12 +1,13 @@
 /**
- * How the tools and `/tree` word moves: a move, its outcome, why it waits,
- * and the small text helpers they share.
+ * How the tools and `/tree` word a move's outcome and why it waits, and the small text helpers they share
+ * (a move itself reads as its spec says: `service/tree-move.ts`).
  */
 import { fail, type TreeError, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { TreeEntry } from '../tree/types.ts'
 import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from '../surface/errors.ts'
-import type { MoveOp, MoveOutcome } from './deferred.ts'
+import type { MoveOutcome } from './deferred.ts'
+import { describeMove } from '../service/tree-move.ts'
 import { LEGACY_TOOLS, TREE_TOOL } from '../service/chat-switches.ts'
 
 /** Why the model's own move waits for the turn's end, from the refusal's `details.reason` (never its message). */
@@ -31,31 +32,6 @@ export function isTreeToolCall(node: {
 }): boolean {
   const calls = (node.content ?? []).filter((part) => part.type === 'tool_call')
   return calls.length > 0 && calls.every((part) => part.name === TREE_TOOL || LEGACY_TOOLS.has(part.name ?? ''))
-}
-
-/** `jump to e3`, `fork branch "alt" at e3`, `back`, `forward` (`, with the files` / `(files only)`). */
-export function describeMove(op: MoveOp): string {
-  const files = op.files === 'both' ? ', with the files' : op.files === 'files' ? ' (files only)' : ''
-  const summary =
-    op.summary === undefined || op.summary.kind === 'none'
-      ? ''
-      : op.summary.carry
-        ? ', carrying a summary of what it leaves'
-        : ', summarizing what it leaves'
-  return describeBare(op) + files + summary
-}
-
-export function describeBare(op: MoveOp): string {
-  switch (op.kind) {
-    case 'jump':
-      return `jump to ${op.nodeId}`
-    case 'fork':
-      return `fork branch ${quote(op.branch)} at ${op.nodeId}`
-    case 'back':
-      return 'back'
-    case 'forward':
-      return 'forward'
-  }
 }
 
 export function describeOutcome(outcome: MoveOutcome): string {

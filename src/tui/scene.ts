@@ -10,7 +10,8 @@
  * scene is open shows up in it.
  */
 import type { SessionTreeService } from '../service/service.ts'
-import type { SurfaceMode, SummaryChoice, TreeMoveOptions } from '../service/wire.ts'
+import type { SurfaceMode, SummaryChoice } from '../service/wire.ts'
+import type { TreeMove } from '../service/tree-move.ts'
 import type { RestoreRequest } from '../service/workspace-wire.ts'
 import type { SessionTreeOutline } from '../tree/types.ts'
 import { indexTree, layoutTree } from '../outline/index.ts'
@@ -121,6 +122,10 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
         setState((s) => ({ ...s, busy: true, status: null }))
         try {
           const outcome = await perform(deps.service, agentId, effect, loaded?.mode, lang, columns)
+          if (outcome.kind === 'failed') {
+            setState((s) => ({ ...s, busy: false, status: { text: outcome.text, error: true } }))
+            return
+          }
           if (outcome.kind === 'switch-session') {
             setState((s) => ({ ...s, busy: false }))
             close()
@@ -209,12 +214,14 @@ type Outcome =
       readonly overlay?: SceneState['overlay']
     }
   | { readonly kind: 'switch-session'; readonly sessionId: string }
+  /** A move the service refused (`CODE: message`); nothing changed. */
+  | { readonly kind: 'failed'; readonly text: string }
 
 function summaryOption(
   effect: { summary: 'none' | 'summarize' | 'custom'; instructions?: string },
   mode: SurfaceMode | undefined,
-): TreeMoveOptions | undefined {
-  if (effect.summary === 'none') return undefined
+): { summary?: SummaryChoice } {
+  if (effect.summary === 'none') return {}
   // As the Tree tab does: a summary chosen by a person is carried into the new path, except in projection mode.
   const carry = mode === 'projection' ? {} : { carry: true }
   const summary: SummaryChoice =
@@ -233,28 +240,24 @@ async function perform(
   columns: number,
 ): Promise<Outcome> {
   switch (effect.kind) {
-    case 'jump': {
-      const options = summaryOption(effect, mode)
-      const moved = options
-        ? await service.jumpWith(agentId, effect.nodeId, options)
-        : await service.jump(agentId, effect.nodeId)
-      return { kind: 'done', status: `${word(lang, 'moved')} ${moved.cursor ?? '—'}`, select: moved.cursor }
-    }
-    case 'fork': {
-      const options = summaryOption(effect, mode)
-      const forked = options
-        ? await service.forkWith(agentId, effect.nodeId, effect.branch, options)
-        : await service.fork(agentId, effect.nodeId, effect.branch)
-      return {
-        kind: 'done',
-        status: `${word(lang, 'forked')} ${forked.branch} @ ${forked.cursor}`,
-        select: forked.cursor,
-      }
-    }
+    case 'jump':
+    case 'fork':
     case 'back':
     case 'forward': {
-      const moved = effect.kind === 'back' ? await service.back(agentId) : await service.forward(agentId)
-      return { kind: 'done', status: `${word(lang, 'moved')} ${moved.cursor ?? '—'}`, select: moved.cursor }
+      const move: TreeMove =
+        effect.kind === 'jump'
+          ? { kind: 'jump', nodeId: effect.nodeId, ...summaryOption(effect, mode) }
+          : effect.kind === 'fork'
+            ? { kind: 'fork', nodeId: effect.nodeId, branch: effect.branch, ...summaryOption(effect, mode) }
+            : { kind: effect.kind }
+      const moved = await service.move(agentId, move)
+      if (!moved.ok) return { kind: 'failed', text: `${moved.error.code}: ${moved.error.message}` }
+      const cursor = moved.value.move?.cursor ?? null
+      const status =
+        move.kind === 'fork'
+          ? `${word(lang, 'forked')} ${moved.value.move?.branch ?? move.branch} @ ${cursor}`
+          : `${word(lang, 'moved')} ${cursor ?? '—'}`
+      return { kind: 'done', status, select: cursor }
     }
     case 'label': {
       await service.label(agentId, effect.nodeId, effect.text)
@@ -311,13 +314,15 @@ async function perform(
       }
     }
     case 'restore': {
-      const request: RestoreRequest = {
-        move: { kind: 'jump', nodeId: effect.nodeId },
-        restore: effect.files,
+      const restored = await service.move(agentId, {
+        kind: 'jump',
+        nodeId: effect.nodeId,
+        files: effect.files,
         conflicts: Object.entries(effect.decisions).map(([path, decision]) => ({ path, decision })),
-      }
-      const restored = await service.restore(agentId, request)
-      return { kind: 'done', status: `${word(lang, 'restored')} → ${restored.target ?? '—'}`, select: restored.target }
+      })
+      if (!restored.ok) return { kind: 'failed', text: `${restored.error.code}: ${restored.error.message}` }
+      const { target } = restored.value
+      return { kind: 'done', status: `${word(lang, 'restored')} → ${target ?? '—'}`, select: target }
     }
   }
 }

@@ -15,7 +15,7 @@ import {
   type KeyboardEvent as ReactKeyboardEvent,
   type ReactNode,
 } from 'react'
-import type { ConflictDecision, FileDiff, RestoreChoice, RestoreResult, WorkspaceMove } from '../../types.ts'
+import type { ConflictDecision, FileDiff, RestoreChoice, RestoreResult, TreeMove } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
 import {
@@ -38,7 +38,7 @@ import { binaryText, errorLine } from './NodeFiles.tsx'
 export interface RestoreViewProps {
   readonly t: Translate
   readonly client: WorkspaceClient
-  readonly move: WorkspaceMove
+  readonly move: TreeMove
   readonly restore: Exclude<RestoreChoice, 'conversation'>
   /** How a node is named to the user (its id and a few words). */
   readonly name: (nodeId: string | null) => string
@@ -150,9 +150,14 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
       data-testid="session-tree-restore"
       data-phase={phase.kind}
       onKeyDown={onKeyDown}
-      aria-label={t(`ws.restore.title.${move.kind}`, { target: targetName, branch: move.branch ?? '' })}
+      aria-label={t(`ws.restore.title.${move.kind}`, {
+        target: targetName,
+        branch: move.kind === 'fork' ? move.branch : '',
+      })}
     >
-      <h3>{t(`ws.restore.title.${move.kind}`, { target: targetName, branch: move.branch ?? '' })}</h3>
+      <h3>
+        {t(`ws.restore.title.${move.kind}`, { target: targetName, branch: move.kind === 'fork' ? move.branch : '' })}
+      </h3>
       <p className="dst-ws-note">{t(`ws.restore.what.${restore}`)}</p>
       {plan?.snappedFrom ? <p className="dst-ws-note">{t('ws.restore.snapped', { target: targetName })}</p> : null}
       {phase.kind === 'loading' ? (

@@ -18,7 +18,7 @@ import type {
   RestorePreview,
   RestoreResult,
   SkipReason,
-  WorkspaceMove,
+  TreeMove,
   WorkspaceOverview,
 } from '../../types.ts'
 
@@ -272,11 +272,11 @@ export function refusedConflicts(details: unknown): string[] {
 
 /** The request a restore sends. */
 export function restoreRequest(
-  move: WorkspaceMove,
+  move: TreeMove,
   restore: Exclude<RestoreChoice, 'conversation'>,
   plan: PlanView,
   decisions: Decisions,
-): { move: WorkspaceMove; restore: RestoreChoice; conflicts: ConflictChoice[] } {
+): { move: TreeMove; restore: RestoreChoice; conflicts: ConflictChoice[] } {
   return { move, restore, conflicts: conflictChoices(plan, decisions) }
 }
 

@@ -7,7 +7,7 @@
  * open the restore view.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react'
-import type { RestoreChoice, WorkspaceMove, WorkspaceOverview } from '../../types.ts'
+import type { RestoreChoice, TreeMove, WorkspaceOverview } from '../../types.ts'
 import type { WorkspaceClient } from './client.ts'
 import { markersOf, type Markers } from './model.ts'
 
@@ -20,9 +20,8 @@ export interface WorkspaceState {
   readonly choice: RestoreChoice
   readonly setChoice: (choice: RestoreChoice) => void
   /** The move the restore view shows, with what it takes along. */
-  readonly restoring:
-    { readonly move: WorkspaceMove; readonly restore: Exclude<RestoreChoice, 'conversation'> } | undefined
-  readonly route: (move: WorkspaceMove, conversation: () => void) => void
+  readonly restoring: { readonly move: TreeMove; readonly restore: Exclude<RestoreChoice, 'conversation'> } | undefined
+  readonly route: (move: TreeMove, conversation: () => void) => void
   readonly close: () => void
   /** Ask for the overview again (after a restore). */
   readonly reload: () => void
@@ -60,7 +59,7 @@ export function useWorkspace(
   const pathsOf = useCallback((nodeId: string) => byNode.get(nodeId) ?? [], [byNode])
   const available = client !== undefined && overview?.status.available === true
   const route = useCallback(
-    (move: WorkspaceMove, conversation: () => void) => {
+    (move: TreeMove, conversation: () => void) => {
       if (!available || choice === 'conversation') return conversation()
       setRestoring({ move, restore: choice })
     },

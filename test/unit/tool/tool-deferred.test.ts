@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { markerMessage } from '../../../src/harness/marker.ts'
-import { DeferredMoves, lastTurnEnd, openTurn, type MoveOp } from '../../../src/tool/deferred.ts'
+import { DeferredMoves, lastTurnEnd, openTurn } from '../../../src/tool/deferred.ts'
+import type { TreeMove } from '../../../src/service/tree-move.ts'
 import type { TreeResult } from '../../../src/tree/errors.ts'
 import type { MoveResult } from '../../../src/service/wire.ts'
 
@@ -61,7 +62,7 @@ class ScriptedAgent {
 }
 
 function setup(results: TreeResult<MoveResult>[] = []) {
-  const runs: MoveOp[] = []
+  const runs: TreeMove[] = []
   const moves = new DeferredMoves({
     run: async (_id, op) => {
       runs.push(op)
