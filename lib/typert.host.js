@@ -3358,7 +3358,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector extends SurfaceMirror {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
+            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    cursorFollowsTip(): boolean;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
           },
           {
             "name": "SessionSource",
@@ -3442,7 +3442,7 @@ export const TYPERT = {
           },
           {
             "name": "SnapshotExtra",
-            "declaration": "export interface SnapshotExtra {\n    readonly name?: string;\n    readonly toolCallId?: string;\n    readonly content?: readonly SnapshotPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly summary?: string;\n}"
+            "declaration": "export interface SnapshotExtra extends Pick<EntryFields, 'model' | 'provider' | 'usage' | 'cost' | 'error' | 'metadata' | 'label' | 'origin'> {\n    readonly name?: string;\n    readonly toolCallId?: string;\n    readonly content?: readonly SnapshotPart[];\n    readonly replaces?: readonly string[];\n    readonly summary?: string;\n}"
           },
           {
             "name": "SnapshotMarks",
@@ -3495,10 +3495,6 @@ export const TYPERT = {
           {
             "name": "SurfaceEntry",
             "declaration": "export interface SurfaceEntry {\n    readonly seq: number;\n    readonly node: string | null;\n}"
-          },
-          {
-            "name": "SurfaceMirror",
-            "declaration": "export abstract class SurfaceMirror {\n    abstract get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    cursorFollowsTip(): boolean;\n}"
           },
           {
             "name": "SurfaceMode",
