@@ -3034,7 +3034,7 @@ export const TYPERT = {
           },
           {
             "name": "ErrorCodeRegistry",
-            "declaration": "export interface ErrorCodeRegistry extends CodeTable<typeof TREE_ERROR_CODES>, SidecarCodes, WorkspaceCodes, SurfaceCodes {\n}"
+            "declaration": "export interface ErrorCodeRegistry extends CodeTable<typeof TREE_ERROR_CODES>, SidecarCodes, WorkspaceCodes, SurfaceCodes, InterchangeCodes {\n}"
           },
           {
             "name": "ExportedMessage",
@@ -3159,6 +3159,10 @@ export const TYPERT = {
           {
             "name": "ImportResult",
             "declaration": "export interface ImportResult {\n    readonly sessionId: string | null;\n    readonly dryRun: boolean;\n    readonly report: ImportReport;\n    readonly cwd: string | null;\n    readonly cursor: string | null;\n    readonly title: string | null;\n    readonly events: number;\n    readonly sidecar: boolean;\n    readonly preview: ImportPreview;\n}"
+          },
+          {
+            "name": "InterchangeCodes",
+            "declaration": "export type InterchangeCodes = { readonly [K in keyof typeof INTERCHANGE_ERROR_CODES]: string };"
           },
           {
             "name": "InterruptedRestore",
