@@ -3041,7 +3041,7 @@ export const TYPERT = {
           },
           {
             "name": "ErrorCodeRegistry",
-            "declaration": "export interface ErrorCodeRegistry extends CodeTable<typeof TREE_ERROR_CODES>, SidecarCodes, WorkspaceCodes, SurfaceCodes {\n}"
+            "declaration": "export interface ErrorCodeRegistry extends CodeTable<typeof TREE_ERROR_CODES>, SidecarCodes, WorkspaceCodes, SurfaceCodes, InterchangeCodes {\n}"
           },
           {
             "name": "ExportedMessage",
@@ -3166,6 +3166,10 @@ export const TYPERT = {
           {
             "name": "ImportResult",
             "declaration": "export interface ImportResult {\n    readonly sessionId: string | null;\n    readonly dryRun: boolean;\n    readonly report: ImportReport;\n    readonly cwd: string | null;\n    readonly cursor: string | null;\n    readonly title: string | null;\n    readonly events: number;\n    readonly sidecar: boolean;\n    readonly preview: ImportPreview;\n}"
+          },
+          {
+            "name": "InterchangeCodes",
+            "declaration": "export type InterchangeCodes = { readonly [K in keyof typeof INTERCHANGE_ERROR_CODES]: string };"
           },
           {
             "name": "InterruptedRestore",
@@ -3373,7 +3377,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector extends SurfaceMirror {\n    get tree(): SessionTree;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
+            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    cursorFollowsTip(): boolean;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
           },
           {
             "name": "SessionSource",
@@ -3457,7 +3461,7 @@ export const TYPERT = {
           },
           {
             "name": "SnapshotExtra",
-            "declaration": "export interface SnapshotExtra {\n    readonly name?: string;\n    readonly toolCallId?: string;\n    readonly content?: readonly SnapshotPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Readonly<Record<string, JsonValue>>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Readonly<Record<string, JsonValue>>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly summary?: string;\n}"
+            "declaration": "export interface SnapshotExtra extends Pick<EntryFields, 'model' | 'provider' | 'usage' | 'cost' | 'error' | 'metadata' | 'label' | 'origin'> {\n    readonly name?: string;\n    readonly toolCallId?: string;\n    readonly content?: readonly SnapshotPart[];\n    readonly replaces?: readonly string[];\n    readonly summary?: string;\n}"
           },
           {
             "name": "SnapshotMarks",
@@ -3510,10 +3514,6 @@ export const TYPERT = {
           {
             "name": "SurfaceEntry",
             "declaration": "export interface SurfaceEntry {\n    readonly seq: number;\n    readonly node: string | null;\n}"
-          },
-          {
-            "name": "SurfaceMirror",
-            "declaration": "export abstract class SurfaceMirror {\n    abstract get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    cursorFollowsTip(): boolean;\n}"
           },
           {
             "name": "SurfaceMode",

@@ -19,6 +19,7 @@ import { SessionTreeStore } from '../tree/store.ts'
 import { TreeSync } from '../harness/sync.ts'
 import { SidecarLocator, TreeSidecar } from '../sidecar/index.ts'
 import { InterchangeError } from '../interchange/errors.ts'
+import { errorMessage } from '../tree/errors.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { importSession } from '../interchange/session/import.ts'
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
@@ -199,12 +200,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return 2
     }
     const code = error instanceof InterchangeError ? error.code : 'INTERNAL'
-    const message =
-      error instanceof InterchangeError
-        ? error.message.replace(/^[A-Z_]+: /, '')
-        : error instanceof Error
-          ? error.message
-          : String(error)
+    const message = error instanceof InterchangeError ? error.message.replace(/^[A-Z_]+: /, '') : errorMessage(error)
     const details = error instanceof InterchangeError ? error.details : {}
     if (json) process.stdout.write(`${JSON.stringify({ ok: false, error: { code, message, details } })}\n`)
     else process.stderr.write(`dsh-session-tree: ${code}: ${message}\n`)

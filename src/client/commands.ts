@@ -6,7 +6,7 @@
  */
 import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH, nameProblem } from '../tree/validate.ts'
 import type { SessionStatus } from '../types.ts'
-import type { Layout, TreeIndex } from './model.ts'
+import type { Layout, TreeIndex } from '../outline/index.ts'
 
 /** Per-node and per-session actions offered in the preview. */
 export interface NodeActions {

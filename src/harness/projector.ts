@@ -13,19 +13,26 @@
  * quarantined with its reason — projection never throws.
  */
 import type { SessionTree } from '../tree/session-tree.ts'
+import type { SwitchMarker } from './marker.ts'
 import type { JsonValue, LlmMessage, NodeOrigin } from '../tree/types.ts'
 import { isRecord } from '../tree/validate.ts'
 import { flattenContent, MalformedEvent, parseArguments } from './content.ts'
 import { CallIdLedger, type LogWarning, type QuarantinedEvent } from './warnings.ts'
-import { nodeIdForSeq, SurfaceMirror, type Event, type NodeSource } from './surface-mirror.ts'
+import { nodeIdForSeq, SurfaceMirror, type Event, type NodeSource, type SurfaceEntry } from './surface-mirror.ts'
 import { numberField, numericRecord, origin, requireMessage, timeOf } from './event-fields.ts'
 import { carriedSummaryOf } from './carried-summary.ts'
 import { errorMessage } from '../tree/errors.ts'
 
 export { nodeIdForSeq, SESSION_ORIGIN, type NodeSource, type SurfaceEntry } from './surface-mirror.ts'
 
-export class SessionProjector extends SurfaceMirror {
+export class SessionProjector {
   private currentTree: SessionTree
+  /** Where the model's history ends; it asks this projector for the nodes of new history. */
+  private readonly mirror = new SurfaceMirror({
+    tree: () => this.currentTree,
+    append: (event) => this.appendEvent(event),
+    replace: (event, op) => this.replaceEvent(event, op),
+  })
   /** Parent overrides for a rebuild from a folded sidecar (see `sync.ts`); the cursor is ignored meanwhile. */
   private adoptions: ReadonlyMap<string, string> | undefined
   /** Highest seq projected (-1 before the first event). */
@@ -39,12 +46,31 @@ export class SessionProjector extends SurfaceMirror {
   private compactionModel: { provider?: string; model?: string } | undefined
 
   constructor(tree: SessionTree) {
-    super()
     this.currentTree = tree
   }
 
   get tree(): SessionTree {
     return this.currentTree
+  }
+
+  /** Where the model history currently ends, as a tree node (null: empty history). */
+  get tip(): string | null {
+    return this.mirror.tip
+  }
+
+  /** The model-visible surface as the log built it, in model order. */
+  get surfaceEntries(): readonly SurfaceEntry[] {
+    return this.mirror.surfaceEntries
+  }
+
+  /** Whether a history switch turn is in progress in the log. */
+  get switchInProgress(): SwitchMarker | undefined {
+    return this.mirror.switchInProgress
+  }
+
+  /** True when the cursor is the tip, or below it on nodes the harness did not make. */
+  cursorFollowsTip(): boolean {
+    return this.mirror.cursorFollowsTip()
   }
 
   /** Continue on an equivalent tree (same nodes), e.g. one restored with the sidecar overlay applied. */
@@ -113,26 +139,23 @@ export class SessionProjector extends SurfaceMirror {
     const data = event.data
     switch (event.type) {
       case 'agent/inbox/spliced':
-        return this.splice(event)
+        return this.mirror.splice(event)
       case 'turn/start':
-        this.openTurn = numberField(data, 'turn')
-        return
+        return this.mirror.startTurn(numberField(data, 'turn'))
       case 'turn/end':
-        return this.endTurn(numberField(data, 'turn'))
+        return this.mirror.endTurn(numberField(data, 'turn'))
       case 'step/end':
-        // A call and its copy share one step; nothing announced earlier can still arrive.
-        this.copiedCalls.clear()
-        return
+        return this.mirror.endStep()
       case 'user/message':
       case 'assistant/message':
       case 'tool/result':
-        return this.surfaceEvent(event)
+        return this.mirror.surfaceEvent(event)
       case 'tool/call':
         return this.toolCall(event)
       case 'request/header':
         return this.requestHeader(event)
       case 'session-tree/selection':
-        return this.selection(event)
+        return this.mirror.selection(event)
       case 'compaction/summary':
         if (isRecord(data)) {
           this.compactionModel = {
@@ -146,30 +169,20 @@ export class SessionProjector extends SurfaceMirror {
         return
     }
   }
-  /**
-   * A summary carried by a stock switch ends the switch's path: settle the
-   * switch at its target first (the fork's branch, the recorded jump), so the
-   * summary lands as the target's child on the new branch, as it did live.
-   */
-  private settleBeforeCarried(): void {
-    const switching = this.switching
-    if (!switching || switching.turn !== this.openTurn || this.tipNode !== switching.marker.target) return
-    this.settleSwitch(switching.marker)
-  }
 
-  protected appendEvent(event: Event): void {
+  /** A new message event (new history, not a switch's copy): its node. */
+  private appendEvent(event: Event): void {
     const data = event.data
     switch (event.type) {
       case 'user/message': {
         // Surface bookkeeping first, so a malformed message still keeps later ranges resolvable.
-        const entry = { seq: event.seq, node: null as string | null }
-        this.surface.push(entry)
+        this.mirror.open(event.seq)
         const message = requireMessage(data)
         const flat = flattenContent(message.content)
         const source = isRecord(message.source) ? message.source : {}
         const kind = typeof source.kind === 'string' ? source.kind : 'unknown'
         const carried = carriedSummaryOf(message)
-        if (carried) this.settleBeforeCarried()
+        if (carried) this.mirror.settleBeforeCarried()
         const node = this.place(
           event,
           { role: 'user', content: flat.text },
@@ -186,13 +199,12 @@ export class SessionProjector extends SurfaceMirror {
                 : {}),
           },
         )
-        this.surface[this.surface.length - 1] = { ...entry, node }
+        this.mirror.show(node)
         this.sources.set(node, { kind: 'message', seq: event.seq })
         return
       }
       case 'assistant/message': {
-        const entry = { seq: event.seq, node: null as string | null }
-        this.surface.push(entry)
+        this.mirror.open(event.seq)
         if (!isRecord(data)) throw new MalformedEvent('assistant/message without data')
         const message = requireMessage(data.message)
         const flat = flattenContent(message.content)
@@ -216,14 +228,13 @@ export class SessionProjector extends SurfaceMirror {
             ...(data.interrupted === true ? { metadata: { interrupted: true } } : {}),
           },
         )
-        this.surface[this.surface.length - 1] = { ...entry, node }
+        this.mirror.show(node)
         this.sources.set(node, { kind: 'message', seq: event.seq })
         this.rehomeCalls(event, flat.parts)
         return
       }
       case 'tool/result': {
-        const entry = { seq: event.seq, node: null as string | null }
-        this.surface.push(entry)
+        this.mirror.open(event.seq)
         if (!isRecord(data)) throw new MalformedEvent('tool/result without data')
         const message = requireMessage(data.message)
         const flat = flattenContent(message.content)
@@ -246,9 +257,8 @@ export class SessionProjector extends SurfaceMirror {
           if (!attached.ok) throw new MalformedEvent(attached.error.message)
           const source = this.sources.get(callNode)
           if (source?.kind === 'tool') this.sources.set(callNode, { ...source, resultSeq: event.seq })
-          this.surface[this.surface.length - 1] = { ...entry, node: callNode }
-          this.nodeOfSeq.set(event.seq, callNode)
-          this.typeOfSeq.set(event.seq, event.type)
+          this.mirror.show(callNode)
+          this.mirror.original(event, callNode)
           return
         }
         // A result whose call is not in the tree stands alone.
@@ -262,7 +272,7 @@ export class SessionProjector extends SurfaceMirror {
             ...(result.isError ? { error: errorCode ?? 'error' } : {}),
           },
         )
-        this.surface[this.surface.length - 1] = { ...entry, node }
+        this.mirror.show(node)
         this.sources.set(node, { kind: 'message', seq: event.seq })
         return
       }
@@ -270,14 +280,13 @@ export class SessionProjector extends SurfaceMirror {
   }
 
   /** A replacement we did not write: compaction (a summary) or a pruned tool result. */
-  protected replaceEvent(event: Event, op: { start: number; end: number }): void {
-    const range = this.surfaceRange(op.start, op.end)
-    const shadowed = this.surface.slice(range.from, range.to + 1)
+  private replaceEvent(event: Event, op: { start: number; end: number }): void {
+    const { range, entries: shadowed } = this.mirror.shadowed(op)
     if (event.type === 'tool/result') {
       // Pruning rewrites one result's content for the model; the tree keeps the original.
       const node = shadowed[0]?.node ?? null
-      this.surface.splice(range.from, range.to - range.from + 1, { seq: event.seq, node })
-      if (node !== null) this.nodeOfSeq.set(event.seq, node)
+      this.mirror.cover(range, event.seq, node)
+      if (node !== null) this.mirror.mapSeq(event.seq, node)
       return
     }
     const replaces = shadowed.flatMap((entry) => (entry.node === null ? [] : [entry.node]))
@@ -300,7 +309,7 @@ export class SessionProjector extends SurfaceMirror {
         messageId = m.id
       }
     } catch (error) {
-      this.surface.splice(range.from, range.to - range.from + 1, { seq: event.seq, node: null })
+      this.mirror.cover(range, event.seq, null)
       throw error
     }
     const model = this.compactionModel
@@ -314,7 +323,7 @@ export class SessionProjector extends SurfaceMirror {
       ...(model?.model ? { model: model.model } : {}),
       ...(model?.provider ? { provider: model.provider } : {}),
     })
-    this.surface.splice(range.from, range.to - range.from + 1, { seq: event.seq, node: message ? node : null })
+    this.mirror.cover(range, event.seq, message ? node : null)
     this.sources.set(node, { kind: 'message', seq: event.seq })
   }
 
@@ -349,9 +358,7 @@ export class SessionProjector extends SurfaceMirror {
     const data = event.data
     if (!isRecord(data) || typeof data.callId !== 'string' || typeof data.name !== 'string')
       throw new MalformedEvent('tool/call without callId or name')
-    // A switch's copy of a call: in a maintenance turn, or announced by a copied message (an in-step switch).
-    const copy =
-      this.copiedCalls.delete(data.callId) || (this.switching !== undefined && this.openTurn === this.switching.turn)
+    const copy = this.mirror.copiedCall(data.callId)
     this.callIds.record(data.callId, event.seq, copy)
     if (copy) return
     const args = parseArguments(data.arguments)
@@ -410,10 +417,10 @@ export class SessionProjector extends SurfaceMirror {
   ): string {
     const nodeId = explicitId ?? nodeIdForSeq(event.seq)
     const parentId = this.adoptions
-      ? (this.adoptions.get(nodeId) ?? this.tipNode)
-      : this.cursorFollowsTip()
+      ? (this.adoptions.get(nodeId) ?? this.mirror.tip)
+      : this.mirror.cursorFollowsTip()
         ? this.tree.cursor
-        : this.tipNode
+        : this.mirror.tip
     const { summary, ...rest } = options
     const appended = this.tree.append(message, {
       ...rest,
@@ -423,11 +430,7 @@ export class SessionProjector extends SurfaceMirror {
       createdAt: timeOf(event),
     })
     if (!appended.ok) throw new MalformedEvent(appended.error.message)
-    this.tipNode = nodeId
-    if (explicitId === undefined) {
-      this.nodeOfSeq.set(event.seq, nodeId)
-      this.typeOfSeq.set(event.seq, event.type)
-    }
+    this.mirror.placed(nodeId, explicitId === undefined ? event : undefined)
     return nodeId
   }
 }

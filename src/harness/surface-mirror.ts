@@ -4,7 +4,9 @@
  * surface entries in model order, which node each surface event shows, and
  * our own history switches (`marker.ts`: a maintenance turn's copies, an
  * in-step switch's copies, a native selection) mapped back to the original
- * nodes. Building nodes from events is the projector's half.
+ * nodes. Building nodes from events is the projector's half, asked for
+ * through a `NodeMaker`; the projector places its nodes through the methods
+ * below, so the mirror's state has one owner.
  */
 import type { SessionTree } from '../tree/session-tree.ts'
 import { isRecord } from '../tree/validate.ts'
@@ -46,24 +48,42 @@ export type Event = {
 /** How a surface event changes the surface. */
 export type SurfaceOp = 'append' | { start: number; end: number }
 
-export abstract class SurfaceMirror {
-  protected readonly surface: SurfaceEntry[] = []
-  protected readonly nodeOfSeq = new Map<number, string>()
-  /** Event type of each seq in `nodeOfSeq` that is a surface original (copies must match it). */
-  protected readonly typeOfSeq = new Map<number, string>()
-  /** Call ids announced by a switch's message copies in the open step: their `tool/call` copies make no node. */
-  protected readonly copiedCalls = new Set<string>()
-  protected tipNode: string | null = null
-  protected readonly inbox = new Map<string, unknown[]>()
-  protected openTurn: number | null = null
-  protected switching: { turn: number; marker: SwitchMarker } | undefined
+/** Surface indexes of a replacement's span (first and last shadowed entry). */
+export interface SurfaceRange {
+  readonly from: number
+  readonly to: number
+}
 
-  /** The tree the nodes go into. */
-  abstract get tree(): SessionTree
-  /** A new message event: make its node (the projector's half). */
-  protected abstract appendEvent(event: Event): void
-  /** A replacement we did not write: compaction or pruning (the projector's half). */
-  protected abstract replaceEvent(event: Event, op: { start: number; end: number }): void
+/** What the mirror asks of the projector: the tree, and the nodes of events that are new history. */
+export interface NodeMaker {
+  /** The tree the nodes go into (the projector may rebind it). */
+  tree(): SessionTree
+  /** A new message event: make its node. */
+  append(event: Event): void
+  /** A replacement we did not write: compaction or pruning. */
+  replace(event: Event, op: { start: number; end: number }): void
+}
+
+export class SurfaceMirror {
+  private readonly surface: SurfaceEntry[] = []
+  private readonly nodeOfSeq = new Map<number, string>()
+  /** Event type of each seq in `nodeOfSeq` that is a surface original (copies must match it). */
+  private readonly typeOfSeq = new Map<number, string>()
+  /** Call ids announced by a switch's message copies in the open step: their `tool/call` copies make no node. */
+  private readonly copiedCalls = new Set<string>()
+  private tipNode: string | null = null
+  private readonly inbox = new Map<string, unknown[]>()
+  private openTurn: number | null = null
+  private switching: { turn: number; marker: SwitchMarker } | undefined
+  private readonly maker: NodeMaker
+
+  constructor(maker: NodeMaker) {
+    this.maker = maker
+  }
+
+  private get tree(): SessionTree {
+    return this.maker.tree()
+  }
 
   /** Where the model history currently ends, as a tree node (null: empty history). */
   get tip(): string | null {
@@ -80,10 +100,76 @@ export abstract class SurfaceMirror {
     return this.switching?.marker
   }
 
+  // ------------------------------------------------ the projector's nodes
+
+  /** A new entry at the end of the surface, showing no node yet. */
+  open(seq: number): void {
+    this.surface.push({ seq, node: null })
+  }
+
+  /** The last entry (the one `open` added) shows `node`. */
+  show(node: string): void {
+    const last = this.surface.length - 1
+    this.surface[last] = { seq: this.surface[last]!.seq, node }
+  }
+
+  /** A surface original: the event at `event.seq` shows `node` (copies of it must be of its type). */
+  original(event: Event, node: string): void {
+    this.nodeOfSeq.set(event.seq, node)
+    this.typeOfSeq.set(event.seq, event.type)
+  }
+
+  /** A node was appended where the model history ends; `event` given when it is that event's own node. */
+  placed(node: string, event?: Event): void {
+    this.tipNode = node
+    if (event !== undefined) this.original(event, node)
+  }
+
+  /** The entries a replacement shadows (throws when its span is not on the surface). */
+  shadowed(op: { start: number; end: number }): { range: SurfaceRange; entries: readonly SurfaceEntry[] } {
+    const range = this.surfaceRange(op.start, op.end)
+    return { range, entries: this.surface.slice(range.from, range.to + 1) }
+  }
+
+  /** One entry (the replacement `seq`, showing `node`) stands for the shadowed range. */
+  cover(range: SurfaceRange, seq: number, node: string | null): void {
+    this.surface.splice(range.from, range.to - range.from + 1, { seq, node })
+  }
+
+  /** The event at `seq` shows `node` without being its original (a pruned result). */
+  mapSeq(seq: number, node: string): void {
+    this.nodeOfSeq.set(seq, node)
+  }
+
+  /** Whether a `tool/call` is a switch's copy: in a maintenance turn, or announced by a copied message (an in-step switch). */
+  copiedCall(callId: string): boolean {
+    return this.copiedCalls.delete(callId) || (this.switching !== undefined && this.openTurn === this.switching.turn)
+  }
+
+  /**
+   * A summary carried by a stock switch ends the switch's path: settle the
+   * switch at its target first (the fork's branch, the recorded jump), so the
+   * summary lands as the target's child on the new branch, as it did live.
+   */
+  settleBeforeCarried(): void {
+    const switching = this.switching
+    if (!switching || switching.turn !== this.openTurn || this.tipNode !== switching.marker.target) return
+    this.settleSwitch(switching.marker)
+  }
+
   // ------------------------------------------------------------- switches
 
+  startTurn(turn: number): void {
+    this.openTurn = turn
+  }
+
+  /** A call and its copy share one step; nothing announced earlier can still arrive. */
+  endStep(): void {
+    this.copiedCalls.clear()
+  }
+
   /** Mirror inbox splices; the splice that claims our marker opens a switch turn. */
-  protected splice(event: Event): void {
+  splice(event: Event): void {
     const data = event.data
     if (!isRecord(data) || typeof data.target !== 'string' || typeof data.start !== 'number')
       throw new MalformedEvent('inbox splice without target/start')
@@ -100,7 +186,7 @@ export abstract class SurfaceMirror {
     }
   }
 
-  protected endTurn(turn: number): void {
+  endTurn(turn: number): void {
     const switching = this.switching
     this.openTurn = null
     if (!switching || switching.turn !== turn) return
@@ -109,7 +195,7 @@ export abstract class SurfaceMirror {
   }
 
   /** After a switch: make the cursor follow the new history (a fork marker also names its branch). */
-  protected settleSwitch(marker: SwitchMarker): void {
+  private settleSwitch(marker: SwitchMarker): void {
     const tip = this.tipNode
     // False when the turn ended before the history reached the target (a crash or an error).
     const complete = tip === marker.target
@@ -132,7 +218,7 @@ export abstract class SurfaceMirror {
    * selected earlier events. The event also names the tree target (and the
    * branch a fork created), so the log alone rebuilds cursor and branch.
    */
-  protected selection(event: Event): void {
+  selection(event: Event): void {
     const data = event.data
     if (!isRecord(data) || !Array.isArray(data.seqs)) throw new MalformedEvent('selection without seqs')
     const entries: SurfaceEntry[] = data.seqs.map((seq) => {
@@ -150,7 +236,7 @@ export abstract class SurfaceMirror {
   }
 
   /** Copies and tombstones of a switch map back to the original nodes. */
-  protected switchCopy(event: Event, op: 'append' | { start: number; end: number }): void {
+  private switchCopy(event: Event, op: 'append' | { start: number; end: number }): void {
     const cited = Array.isArray(event.sourceEventSeqs)
       ? event.sourceEventSeqs.filter((s): s is number => typeof s === 'number')
       : []
@@ -183,7 +269,7 @@ export abstract class SurfaceMirror {
    * A rewind's stand-in restates the first entry it shadows (`surface/plan.ts`, `restateOnRewind`): it
    * cites exactly the shadowed entries, that one first, and is not empty (an empty one is a tombstone).
    */
-  protected restatedNode(
+  private restatedNode(
     event: Event,
     cited: readonly number[],
     range: { from: number; to: number },
@@ -199,7 +285,7 @@ export abstract class SurfaceMirror {
   }
 
   /** The calls a copied assistant message issues are copies too (their results map back by provenance). */
-  protected noteCopiedCalls(event: Event): void {
+  private noteCopiedCalls(event: Event): void {
     if (event.type !== 'assistant/message' || !isRecord(event.data) || !isRecord(event.data.message)) return
     const content = event.data.message.content
     if (!Array.isArray(content)) return
@@ -210,7 +296,7 @@ export abstract class SurfaceMirror {
 
   // -------------------------------------------------------- surface events
 
-  protected surfaceEvent(event: Event): void {
+  surfaceEvent(event: Event): void {
     const op = surfaceOpOf(event.surfaceOp)
     if (this.switching && this.openTurn === this.switching.turn && Array.isArray(event.sourceEventSeqs)) {
       // Our copies cite an original node; anything else in the turn (say, the harness's
@@ -223,9 +309,9 @@ export abstract class SurfaceMirror {
     // A switch made inside a running step (a model's own move) has no maintenance turn:
     // its copies are known by provenance alone.
     if (this.isCopy(event, op)) return this.switchCopy(event, op)
-    if (op === 'append') return this.appendEvent(event)
+    if (op === 'append') return this.maker.append(event)
     if (this.isRewind(event, op)) return this.switchCopy(event, op)
-    return this.replaceEvent(event, op)
+    return this.maker.replace(event, op)
   }
 
   /**
@@ -234,7 +320,7 @@ export abstract class SurfaceMirror {
    * look like that: a result cites its call, an answer cites stream chunks, a
    * compaction cites only what it shadows.
    */
-  protected isCopy(event: Event, op: 'append' | { start: number; end: number }): boolean {
+  private isCopy(event: Event, op: 'append' | { start: number; end: number }): boolean {
     const cited = Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs : []
     let originals = cited
     if (op !== 'append') {
@@ -252,7 +338,7 @@ export abstract class SurfaceMirror {
   }
 
   /** An empty assistant message shadowing the tail of the surface: the history went back (a rewind). */
-  protected isRewind(event: Event, op: { start: number; end: number }): boolean {
+  private isRewind(event: Event, op: { start: number; end: number }): boolean {
     if (event.type !== 'assistant/message' || op.end !== this.surface.at(-1)?.seq) return false
     const data = event.data
     const message = isRecord(data) ? data.message : undefined
@@ -270,14 +356,14 @@ export abstract class SurfaceMirror {
     return id === this.tipNode
   }
 
-  protected surfaceRange(start: number, end: number): { from: number; to: number } {
+  private surfaceRange(start: number, end: number): SurfaceRange {
     const range = this.findRange(start, end)
     if (!range) throw new MalformedEvent(`replace range ${start}..${end} is not on the surface`)
     return range
   }
 
   /** Surface indexes of a replacement's span, or undefined when the span is not on the surface. */
-  protected findRange(start: number, end: number): { from: number; to: number } | undefined {
+  private findRange(start: number, end: number): SurfaceRange | undefined {
     const from = this.surfaceIndex(start)
     const to = from === -1 ? -1 : this.surfaceIndex(end)
     return from === -1 || to === -1 || from > to ? undefined : { from, to }
@@ -289,7 +375,7 @@ export abstract class SurfaceMirror {
    * O(its distance from the nearer end), not O(surface) (an import of a long
    * session makes thousands of them).
    */
-  protected surfaceIndex(seq: number): number {
+  private surfaceIndex(seq: number): number {
     const surface = this.surface
     for (let i = 0, j = surface.length - 1; i <= j; i++, j--) {
       if (surface[i]!.seq === seq) return i
@@ -299,7 +385,7 @@ export abstract class SurfaceMirror {
   }
 
   /** What a replacement cites besides the entries it shadows: the originals it stands for. */
-  protected originalsOf(cited: readonly unknown[], range: { from: number; to: number }): unknown[] {
+  private originalsOf(cited: readonly unknown[], range: { from: number; to: number }): unknown[] {
     const shadowed = new Set(this.surface.slice(range.from, range.to + 1).map((entry) => entry.seq))
     return cited.filter((seq) => !shadowed.has(seq as number))
   }
@@ -309,7 +395,7 @@ export abstract class SurfaceMirror {
    * heading the surface stands right after it in the tree (a compaction's history is its
    * summary first, then the messages it kept, so the kept ones end the surface, not it).
    */
-  protected surfaceTip(): string | null {
+  private surfaceTip(): string | null {
     let last: string | null = null
     for (let i = this.surface.length - 1; i >= 0 && last === null; i--) last = this.surface[i]!.node
     if (last === null) return null

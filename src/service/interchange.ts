@@ -1,13 +1,13 @@
 /**
  * Import and export behind `ctx.sessionTree` (`importSession`, `exportAs`):
- * wire types and the work, kept apart from the service class. Errors keep the
- * service vocabulary; the interchange code is in `details.code`.
+ * wire types and the work, kept apart from the service class. An import or
+ * export fails with its own code (`interchange/errors.ts`, in the service's vocabulary).
  */
 import path from 'node:path'
 import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import { fail, ok, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import { InterchangeError, type InterchangeErrorCode } from '../interchange/errors.ts'
+import { InterchangeError } from '../interchange/errors.ts'
 import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
 import type { ImportPreview } from '../interchange/preview.ts'
 import { importSession, type ImportOutcome } from '../interchange/session/import.ts'
@@ -48,7 +48,7 @@ export interface ImportResult {
   readonly preview: ImportPreview
 }
 
-/** Why an import did not happen: the import/export code (`details.code` of the error) when there is one, else the service's. */
+/** Why an import did not happen: the error's code (an import/export code, or another of the service's). */
 export interface ImportFailure {
   readonly code: string
   readonly message: string
@@ -89,23 +89,8 @@ export interface ExportResult {
   readonly fromImport: boolean
 }
 
-const INVALID: ReadonlySet<InterchangeErrorCode> = new Set([
-  'NOT_A_SESSION',
-  'UNSUPPORTED_VERSION',
-  'FORMAT_MISMATCH',
-  'EMPTY_SESSION',
-  'TOO_LARGE',
-  'INVALID_PATH',
-  'TREE_CORRUPT',
-])
-
 function failure(error: unknown): TreeResult<never> {
-  if (error instanceof InterchangeError) {
-    return fail(INVALID.has(error.code) ? 'INVALID_ARGUMENT' : 'INTERNAL', error.message, {
-      code: error.code,
-      ...error.details,
-    })
-  }
+  if (error instanceof InterchangeError) return fail(error.code, error.message, { ...error.details })
   return fail('INTERNAL', errorMessage(error))
 }
 
@@ -158,7 +143,7 @@ export async function runImport(
   const { path: file, content } = request
   if ((file === null) === (content === null)) return fail('INVALID_ARGUMENT', 'give exactly one of path and content')
   if (file !== null && (typeof file !== 'string' || !path.isAbsolute(file)))
-    return fail('INVALID_ARGUMENT', 'path must be an absolute path on the host', { code: 'INVALID_PATH' })
+    return fail('INVALID_PATH', 'path must be an absolute path on the host')
   if (request.cwd !== null && (typeof request.cwd !== 'string' || !path.isAbsolute(request.cwd)))
     return fail('INVALID_ARGUMENT', 'cwd must be an absolute path or null')
   if (!target.persistence && !request.dryRun)
@@ -249,11 +234,7 @@ export async function attemptImport(run: () => Promise<ImportResult>): Promise<I
       error instanceof TypertLookupFailure
         ? (error.failure as TreeError)
         : { code: 'INTERNAL', message: errorMessage(error) }
-    const details = failed.details as { code?: unknown } | undefined
-    return {
-      result: null,
-      failure: { code: typeof details?.code === 'string' ? details.code : failed.code, message: failed.message },
-    }
+    return { result: null, failure: { code: failed.code, message: failed.message } }
   }
 }
 
@@ -281,7 +262,7 @@ export async function runExport(
   if (!EXPORT_FORMATS.includes(request.format))
     return fail('INVALID_ARGUMENT', `format must be one of ${EXPORT_FORMATS.join(', ')}`)
   if (request.path !== null && (typeof request.path !== 'string' || !path.isAbsolute(request.path)))
-    return fail('INVALID_ARGUMENT', 'path must be an absolute path or null', { code: 'INVALID_PATH' })
+    return fail('INVALID_PATH', 'path must be an absolute path or null')
   try {
     const sidecarDir = options.sidecars?.dirFor(tree.sessionId)
     const exported = await exportTree(tree, {

@@ -22,8 +22,8 @@ function resolveFrom(agent: LiveAgent, file: string): string {
 }
 
 function errorText(error: unknown): string {
-  const failure = (error as { failure?: { code?: string; message?: string; details?: { code?: string } } }).failure
-  if (failure) return `${failure.details?.code ?? failure.code ?? 'INTERNAL'}: ${failure.message ?? ''}`
+  const failure = (error as { failure?: { code?: string; message?: string } }).failure
+  if (failure) return `${failure.code ?? 'INTERNAL'}: ${failure.message ?? ''}`
   return `INTERNAL: ${errorMessage(error)}`
 }
 

@@ -11,8 +11,8 @@ import { errorMessage } from '../tree/errors.ts'
 type Result = { readonly kind: 'success'; readonly text?: string } | { readonly kind: 'error'; readonly text: string }
 
 function errorText(error: unknown): string {
-  const failure = (error as { failure?: { code?: string; message?: string; details?: { code?: string } } }).failure
-  if (failure) return `${failure.details?.code ?? failure.code ?? 'INTERNAL'}: ${failure.message ?? ''}`
+  const failure = (error as { failure?: { code?: string; message?: string } }).failure
+  if (failure) return `${failure.code ?? 'INTERNAL'}: ${failure.message ?? ''}`
   return `INTERNAL: ${errorMessage(error)}`
 }
 

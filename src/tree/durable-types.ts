@@ -3,7 +3,7 @@
  * the operation log a journal is made of, and the cursor positions both hold.
  * Plain JSON throughout.
  */
-import type { BranchSummary, ContentPart, JsonValue, NodeOrigin, TreeEntry } from './types.ts'
+import type { BranchSummary, ContentPart, EntryFields, TreeEntry } from './types.ts'
 
 /** One cursor position: where navigation history can return to. */
 export interface TreePosition {
@@ -71,19 +71,14 @@ export interface TreeMarks {
 export type SnapshotRow = readonly (string | number | null | SnapshotExtra)[]
 
 /** The fields of a row beyond its message, under their entry names (`name`, `toolCallId`: the message's). */
-export interface SnapshotExtra {
+export interface SnapshotExtra extends Pick<
+  EntryFields,
+  'model' | 'provider' | 'usage' | 'cost' | 'error' | 'metadata' | 'label' | 'origin'
+> {
   readonly name?: string
   readonly toolCallId?: string
   /** Parts as the entry has them, except that a text (or result) equal to the message text leaves it out. */
   readonly content?: readonly SnapshotPart[]
-  readonly model?: string
-  readonly provider?: string
-  readonly usage?: Readonly<Record<string, JsonValue>>
-  readonly cost?: number
-  readonly error?: string
-  readonly metadata?: Readonly<Record<string, JsonValue>>
-  readonly label?: string
-  readonly origin?: NodeOrigin
   readonly replaces?: readonly string[]
   /** Only when it is not the summary the content implies. */
   readonly summary?: string

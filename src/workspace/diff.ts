@@ -1,10 +1,11 @@
 /**
  * Line diffs (pure): counts for a diff stat and a unified diff for one file.
- * Common leading and trailing lines are trimmed first, then Myers' O(ND)
- * algorithm runs on the rest; past `MAX_EDITS` differing lines the middle is
- * reported as replaced wholesale, so a diff never costs more than
- * O(N + MAX_EDITS²) whatever the files.
+ * Common leading and trailing lines are trimmed first, then the rest's line
+ * ids go through the word diff's Myers (`tree/diff.ts` `diffIds`, linear
+ * space); past `MAX_EDITS` differing lines the middle is reported as
+ * replaced wholesale, so a diff stays bounded whatever the files.
  */
+import { diffIds, TooLarge } from '../tree/diff.ts'
 
 /** Edits beyond which the middle is treated as one replacement. */
 export const MAX_EDITS = 1000
@@ -17,64 +18,28 @@ export function splitLines(text: string): string[] {
   return text === '' ? [] : text.split(/(?<=\n)/)
 }
 
-/** Myers on two int sequences; undefined when more than `max` edits are needed. */
+/** The line kinds of a minimal edit of `a` into `b` (Myers, `tree/diff.ts`); undefined past `max` edits. */
 function myers(a: readonly number[], b: readonly number[], max: number): Op['kind'][] | undefined {
-  const n = a.length
-  const m = b.length
-  // No script needs more than n + m edits: the arrays are sized for that (copied once per edit).
-  const limit = Math.min(max, n + m)
-  const offset = limit + 1
-  const trace: Int32Array[] = []
-  let v = new Int32Array(2 * offset + 1)
-  for (let d = 0; d <= limit; d++) {
-    const next = v.slice()
-    for (let k = -d; k <= d; k += 2) {
-      let x =
-        k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number))
-          ? (v[offset + k + 1] as number)
-          : (v[offset + k - 1] as number) + 1
-      let y = x - k
-      while (x < n && y < m && a[x] === b[y]) {
-        x++
-        y++
-      }
-      next[offset + k] = x
-      if (x >= n && y >= m) {
-        trace.push(next)
-        return backtrack(trace, n, m, offset)
-      }
+  const runs = diffIds(Int32Array.from(a), Int32Array.from(b), max, { left: Infinity })
+  if (runs instanceof TooLarge) return undefined
+  const kinds: Op['kind'][] = []
+  // Between two unchanged lines, a unified diff lists what goes before what comes.
+  let removed = 0
+  let added = 0
+  const flush = () => {
+    kinds.push(...new Array<Op['kind']>(removed).fill('-'), ...new Array<Op['kind']>(added).fill('+'))
+    removed = added = 0
+  }
+  for (const run of runs) {
+    if (run.kind === 'removed') removed += run.to - run.from
+    else if (run.kind === 'added') added += run.to - run.from
+    else {
+      flush()
+      kinds.push(...new Array<Op['kind']>(run.to - run.from).fill(' '))
     }
-    trace.push(next)
-    v = next
   }
-  return undefined
-}
-
-function backtrack(trace: readonly Int32Array[], n: number, m: number, offset: number): Op['kind'][] {
-  const ops: Op['kind'][] = []
-  let x = n
-  let y = m
-  for (let d = trace.length - 1; d > 0; d--) {
-    const v = trace[d - 1] as Int32Array
-    const k = x - y
-    const prevK = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)) ? k + 1 : k - 1
-    const prevX = v[offset + prevK] as number
-    const prevY = prevX - prevK
-    while (x > prevX && y > prevY) {
-      ops.push(' ')
-      x--
-      y--
-    }
-    ops.push(x === prevX ? '+' : '-')
-    if (x === prevX) y--
-    else x--
-  }
-  while (x > 0 && y > 0) {
-    ops.push(' ')
-    x--
-    y--
-  }
-  return ops.reverse()
+  flush()
+  return kinds
 }
 
 function lineOps(before: readonly string[], after: readonly string[]): Op[] {

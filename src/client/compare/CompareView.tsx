@@ -12,7 +12,7 @@ import type { KeyboardEvent as ReactKeyboardEvent, ReactNode } from 'react'
 import type { CompareResult, SessionTreeOutline, SideTotals } from '../../types.ts'
 import type { Result } from '../controller.ts'
 import type { Locale } from '../i18n.ts'
-import { scrollToReveal, visibleRange } from '../model.ts'
+import { scrollToReveal, visibleRange } from '../../outline/index.ts'
 import {
   compareKey,
   compareTargets,

@@ -22,7 +22,7 @@ export interface InterchangeActions {
   openSession(sessionId: string): Promise<boolean>
 }
 
-/** A failure as the dialog shows it: the interchange code (`details.code`) when there is one, else the service's code. */
+/** A failure as the dialog shows it: the service's code (an import/export code where the import or export failed). */
 export interface InterchangeFailure {
   readonly code: string
   readonly message: string
@@ -33,12 +33,7 @@ export function failureOf(result: Result<unknown>): InterchangeFailure | undefin
     const failure = (result.value as { failure?: InterchangeFailure | null } | null)?.failure
     return failure ?? undefined
   }
-  const details = result.error.details
-  const inner =
-    typeof details === 'object' && details !== null && typeof (details as { code?: unknown }).code === 'string'
-      ? (details as { code: string }).code
-      : undefined
-  return { code: inner ?? result.error.code, message: result.error.message }
+  return { code: result.error.code, message: result.error.message }
 }
 
 /** `1.4 MB`, `64 MiB` style sizes (binary units, as the limit is). */

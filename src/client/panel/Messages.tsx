@@ -7,7 +7,7 @@
 import type { ReactNode } from 'react'
 import type { Notice, PanelState } from '../controller.ts'
 import type { Translate } from '../i18n.ts'
-import type { TreeIndex } from '../model.ts'
+import type { TreeIndex } from '../../outline/index.ts'
 import { chatToolsRekeyed } from '../chat/host-tools.ts'
 import type { LogWarningCode } from '../../types.ts'
 

@@ -2,7 +2,7 @@
 import type { ReactNode } from 'react'
 import type { SessionStatus } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
-import type { TreeIndex } from '../model.ts'
+import type { TreeIndex } from '../../outline/index.ts'
 
 export function StatusStrip({
   t,

@@ -5,7 +5,7 @@
  */
 import type { KeyboardEvent as ReactKeyboardEvent, ReactNode, RefObject } from 'react'
 import type { StringKey, Translate } from '../i18n.ts'
-import { FILTER_MODES, type FilterMode } from '../model.ts'
+import { FILTER_MODES, type FilterMode } from '../../outline/index.ts'
 
 export interface ToolbarProps {
   readonly t: Translate

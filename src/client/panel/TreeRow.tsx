@@ -6,7 +6,16 @@
 import { memo } from 'react'
 import type { CSSProperties, ReactNode } from 'react'
 import type { StringKey, Translate } from '../i18n.ts'
-import { foldedTool, gutter, highlight, laneColor, rowKind, rowText, type Row, type TreeIndex } from '../model.ts'
+import {
+  foldedTool,
+  gutter,
+  highlight,
+  laneColor,
+  rowKind,
+  rowText,
+  type Row,
+  type TreeIndex,
+} from '../../outline/index.ts'
 import { rowDomId } from './dom.ts'
 import { FileMarker } from '../workspace/FileMarker.tsx'
 

@@ -6,7 +6,7 @@
  */
 import { useEffect, useLayoutEffect, useRef } from 'react'
 import type { MutableRefObject } from 'react'
-import { unfoldTo, type Layout, type TreeIndex } from '../model.ts'
+import { unfoldTo, type Layout, type TreeIndex } from '../../outline/index.ts'
 
 export interface FollowCursor {
   readonly index: TreeIndex | undefined

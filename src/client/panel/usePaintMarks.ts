@@ -6,7 +6,7 @@
  * budgets live in `npm run bench`.
  */
 import { useLayoutEffect, useRef } from 'react'
-import type { Layout } from '../model.ts'
+import type { Layout } from '../../outline/index.ts'
 import { afterPaint, mark } from './dom.ts'
 
 export function usePaintMarks(layout: Layout | undefined): void {

@@ -6,7 +6,7 @@
  */
 import { useCallback, useLayoutEffect, useRef, useState } from 'react'
 import type { RefObject } from 'react'
-import { scrollToReveal, visibleRange, type Layout, type TreeIndex } from '../model.ts'
+import { scrollToReveal, visibleRange, type Layout, type TreeIndex } from '../../outline/index.ts'
 import { ROW_HEIGHT } from '../styles.ts'
 
 export interface VirtualWindow {

@@ -9,7 +9,7 @@
 import { MAX_SUMMARY_INSTRUCTIONS } from '../../tree/validate.ts'
 import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
 
-export { leavesPath } from '../model.ts'
+export { leavesPath } from '../../outline/index.ts'
 
 export type SummaryChoiceKind = 'none' | 'summarize' | 'custom'
 

@@ -5,7 +5,7 @@
  */
 import { useCallback, useState } from 'react'
 import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
-import type { TreeIndex } from '../model.ts'
+import type { TreeIndex } from '../../outline/index.ts'
 import { instructionsProblem, leavesPath, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './choice.ts'
 
 export interface SummaryChoosing {

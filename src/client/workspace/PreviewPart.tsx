@@ -1,7 +1,7 @@
 /** What the workspace adds to the node preview: its files, the "files at this point" browser, and the take-along choice. */
 import type { ReactNode } from 'react'
 import type { Translate } from '../i18n.ts'
-import { rowText, type TreeIndex } from '../model.ts'
+import { rowText, type TreeIndex } from '../../outline/index.ts'
 import { ChoicePicker } from './ChoicePicker.tsx'
 import type { WorkspaceClient } from './client.ts'
 import { NodeFiles } from './NodeFiles.tsx'

@@ -1,5 +1,5 @@
 /**
- * The panel's pure view logic (src/client/model.ts, commands.ts, i18n.ts) on
+ * The panel's pure view logic (src/outline/index.ts, commands.ts, i18n.ts) on
  * views served by the real SessionTree: layout with lanes and fork points,
  * filters, search, the virtual window, keyboard commands, action validity,
  * input validation, and the two dictionaries.
@@ -18,7 +18,7 @@ import {
   scrollToReveal,
   visibleRange,
   type Layout,
-} from '../../../src/client/model.ts'
+} from '../../../src/outline/index.ts'
 import {
   availableActions,
   keyCommand,
@@ -499,7 +499,7 @@ describe('one row per tool exchange, folds (issue 14 §5)', () => {
   })
 
   it('unfoldTo opens the folds above a node (so the new tip shows) and nothing else', async () => {
-    const { unfoldTo } = await import('../../../src/client/model.ts')
+    const { unfoldTo } = await import('../../../src/outline/index.ts')
     const { view, ids } = sample()
     const index = indexTree(view)
     const folds = new Set([ids.a1, ids.u5])

@@ -5,7 +5,7 @@
  * the fake LLM in test/e2e/summary-choice.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { indexTree } from '../../../src/client/model.ts'
+import { indexTree } from '../../../src/outline/index.ts'
 import { instructionsProblem, leavesPath, moveOptions, NO_SUMMARY } from '../../../src/client/summary/choice.ts'
 import { MAX_SUMMARY_INSTRUCTIONS } from '../../../src/tree/validate.ts'
 import { smallTree } from '../../support/client-fixtures.ts'

@@ -7,7 +7,7 @@
  * the same run.
  */
 import { describe, expect, it } from 'vitest'
-import { indexTree, layoutTree, type LayoutOptions, type TreeIndex } from '../../../src/client/model.ts'
+import { indexTree, layoutTree, type LayoutOptions, type TreeIndex } from '../../../src/outline/index.ts'
 import type { SessionTreeOutline } from '../../../src/types.ts'
 import { realBigView } from '../../support/client-fixtures.ts'
 import { countWork } from '../../support/work.ts'

@@ -36,6 +36,7 @@ import { TREE_ERROR_CODES } from '../../../src/tree/errors.ts'
 import { SIDECAR_ERROR_CODES } from '../../../src/sidecar/errors.ts'
 import { WORKSPACE_ERROR_CODES } from '../../../src/workspace/errors.ts'
 import { SURFACE_ERROR_CODES } from '../../../src/surface/errors.ts'
+import { INTERCHANGE_ERROR_CODES } from '../../../src/interchange/errors.ts'
 
 const SRC = resolve(import.meta.dirname, '..', '..', '..', 'src')
 
@@ -62,6 +63,7 @@ const OWNED: Readonly<Record<string, readonly string[]>> = {
   sidecar: Object.keys(SIDECAR_ERROR_CODES),
   workspace: Object.keys(WORKSPACE_ERROR_CODES),
   surface: Object.keys(SURFACE_ERROR_CODES),
+  interchange: Object.keys(INTERCHANGE_ERROR_CODES),
 }
 
 export interface ImportEdge {

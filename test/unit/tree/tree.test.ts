@@ -14,6 +14,7 @@ import { TREE_ERROR_CODES } from '../../../src/tree/errors.ts'
 import { SIDECAR_ERROR_CODES } from '../../../src/sidecar/errors.ts'
 import { SURFACE_ERROR_CODES } from '../../../src/surface/errors.ts'
 import { WORKSPACE_ERROR_CODES } from '../../../src/workspace/errors.ts'
+import { INTERCHANGE_ERROR_CODES } from '../../../src/interchange/errors.ts'
 import { user, assistant, value } from '../../support/messages.ts'
 
 /** Assert a failure with `code` that left the tree byte-identical. */
@@ -936,7 +937,13 @@ describe('error vocabulary', () => {
   })
 
   it("each code has one owning layer: the service vocabulary is the disjoint union of the layers' tables", () => {
-    const tables = [TREE_ERROR_CODES, SURFACE_ERROR_CODES, SIDECAR_ERROR_CODES, WORKSPACE_ERROR_CODES]
+    const tables = [
+      TREE_ERROR_CODES,
+      SURFACE_ERROR_CODES,
+      SIDECAR_ERROR_CODES,
+      WORKSPACE_ERROR_CODES,
+      INTERCHANGE_ERROR_CODES,
+    ]
     const owned = tables.flatMap((table) => Object.keys(table))
     expect(new Set(owned).size).toBe(owned.length)
     expect(owned.sort()).toEqual(Object.keys(ERROR_CODES).sort())
