@@ -187,7 +187,7 @@ for (const kind of ['git', 'plain'] as const) {
     })
 
     it('keep mine / take theirs per file; the model is told once what changed', async () => {
-      const s = await scene(kind)
+      const s = await scene(kind, [{ text: 'seen' }, { text: 'seen again' }])
       const mine = s.files()
       const carried = (await s.rig.service.carry(s.id, {
         from: s.other,
@@ -202,6 +202,16 @@ for (const kind of ['git', 'plain'] as const) {
       const overview = await s.rig.service.files(s.id)
       expect(overview.restores.at(-1)).toMatchObject({ complete: true })
       expect(overview.restores.at(-1)?.paths).toContain('a.txt')
+      // The next request carries one note naming the carried files; the one after it does not repeat it.
+      const notes = (request: { messages: readonly unknown[] }) =>
+        request.messages.filter((m) => JSON.stringify(m).includes('were carried into the workspace'))
+      await s.rig.say('what changed?')
+      const first = notes(s.rig.model.requests.at(-1)!)
+      expect(first).toHaveLength(1)
+      expect(JSON.stringify(first[0])).toContain(`The file changes of the branch at ${s.other} were carried`)
+      expect(JSON.stringify(first[0])).toContain('a.txt')
+      await s.rig.say('and now?')
+      expect(notes(s.rig.model.requests.at(-1)!)).toHaveLength(1)
     })
 
     it('nothing to carry from an ancestor; an unknown node is NODE_NOT_FOUND; a chmod race leaves the file alone', async () => {
