@@ -69,6 +69,201 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
+const dsh_session_tree_sessionTree_carry_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_carry_parameter_1$schema = z.object({
+  'from': z.string().readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_carry_result$schema = z.object({
+  'from': z.string().readonly(),
+  'at': z.union([z.literal(null), z.string()]).readonly(),
+  'common': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'created': z.array(z.string()).readonly(),
+  'updated': z.array(z.string()).readonly(),
+  'deleted': z.array(z.string()).readonly(),
+  'kept': z.array(z.string()).readonly(),
+  'blocked': z.array(z.object({
+  'path': z.string().readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+}).readonly(),
+  'taken': z.array(z.string()).readonly(),
+  'merged': z.array(z.string()).readonly(),
+  'marked': z.array(z.string()).readonly(),
+  'mine': z.array(z.string()).readonly(),
+})
+const dsh_session_tree_sessionTree_carryDiff_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_carryDiff_parameter_1$schema = z.object({
+  'from': z.string().readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_carryDiff_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_carryDiff_result$schema = z.object({
+  'path': z.string().readonly(),
+  'theirs': z.string().readonly(),
+  'result': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_carryPreview_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_carryPreview_parameter_1$schema = z.object({
+  'from': z.string().readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
+  'from': z.string().readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'at': z.union([z.literal(null), z.string()]).readonly(),
+  'common': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.array(z.object({
+  'path': z.string().readonly(),
+  'action': z.union([z.literal("take"), z.literal("merge"), z.literal("conflict"), z.literal("kept")]).readonly(),
+  'base': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'theirs': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'ours': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'result': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'reason': z.union([z.undefined(), z.literal("text"), z.literal("too-large"), z.literal("binary"), z.literal("deleted-modified"), z.literal("base-unknown")]).readonly().optional(),
+  'hunks': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'insertions': z.number().readonly(),
+  'deletions': z.number().readonly(),
+})).readonly(),
+  'blocked': z.array(z.object({
+  'path': z.string().readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+  'stat': z.object({
+  'take': z.number().readonly(),
+  'merge': z.number().readonly(),
+  'conflict': z.number().readonly(),
+  'kept': z.number().readonly(),
+  'blocked': z.number().readonly(),
+}).readonly(),
+  'status': z.object({
+  'available': z.boolean().readonly(),
+  'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'root': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("folder"), z.literal("off")]).readonly().optional(),
+  'shellNote': z.string().readonly(),
+  'maxFileBytes': z.number().readonly(),
+  'tracked': z.number().readonly(),
+  'interrupted': z.array(z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.number().readonly(),
+})).readonly(),
+  'problems': z.array(z.string()).readonly(),
+}).readonly(),
+})
 const dsh_session_tree_sessionTree_chatPath_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'sessionId': z.string().readonly(),
@@ -1685,6 +1880,118 @@ export const TYPERT = {
       },
     },
     {
+      id: 'dsh-session-tree#sessionTree/carry',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'carry',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/carry:agentId',
+            schema: dsh_session_tree_sessionTree_carry_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#CarryRequest',
+            schema: dsh_session_tree_sessionTree_carry_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CarryResult',
+        schema: dsh_session_tree_sessionTree_carry_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/carryDiff',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'carryDiff',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/carryDiff:agentId',
+            schema: dsh_session_tree_sessionTree_carryDiff_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#CarryRequest',
+            schema: dsh_session_tree_sessionTree_carryDiff_parameter_1$schema,
+          },
+        },
+        {
+          name: 'path',
+          wire: 'path',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/carryDiff:path',
+            schema: dsh_session_tree_sessionTree_carryDiff_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CarryDiff',
+        schema: dsh_session_tree_sessionTree_carryDiff_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/carryPreview',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'carryPreview',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/carryPreview:agentId',
+            schema: dsh_session_tree_sessionTree_carryPreview_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#CarryRequest',
+            schema: dsh_session_tree_sessionTree_carryPreview_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CarryPreview',
+        schema: dsh_session_tree_sessionTree_carryPreview_result$schema,
+      },
+    },
+    {
       id: 'dsh-session-tree#sessionTree/chatPath',
       service: 'sessionTree',
       namespace: 'sessionTree',
@@ -2810,6 +3117,34 @@ export const TYPERT = {
             "jsDoc": "/**\n * A move that takes the conversation, the files, or both. Conflicts (files\n * changed outside the agent) need a decision each, else `WORKSPACE_CONFLICT`\n * and nothing changes; what a restore replaces is checkpointed first, so a\n * `back` with files brings it back.\n */"
           },
           {
+            "kind": "method",
+            "name": "carryPreview",
+            "signature": "@Remote async carryPreview(agentId: string, request: CarryRequest): Promise<CarryPreview>",
+            "summary": "What carrying another node's (or branch's) file changes here would do, per file (take, merge, conflict, kept); nothing is written.",
+            "jsDoc": "/** What carrying another node's (or branch's) file changes here would do, per file (take, merge, conflict, kept); nothing is written. */"
+          },
+          {
+            "kind": "method",
+            "name": "carryDiff",
+            "signature": "@Remote async carryDiff(agentId: string, request: CarryRequest, path: string): Promise<CarryDiff>",
+            "summary": "One file of a carry preview: what the other branch changed, and what the carry would write.",
+            "jsDoc": "/** One file of a carry preview: what the other branch changed, and what the carry would write. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "carry",
+            "signature": "@Remote async carry(agentId: string, request: CarryRequest): Promise<CarryResult>",
+            "summary": "Apply the file changes another branch made since the paths parted (a three-way merge per file).",
+            "jsDoc": "/**\n * Apply the file changes another branch made since the paths parted (a\n * three-way merge per file). Every conflict needs a decision (`mine`,\n * `theirs`, `markers`), else `WORKSPACE_CONFLICT` and nothing changes; a\n * `back` with files undoes it.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "carryFor",
+            "signature": "carryFor(agentId: string, request: CarryRequest, callId?: string): Promise<TreeResult<CarryResult>>",
+            "summary": "A carry for the model's tool (from inside its step: `callId`) or `/tree`.",
+            "jsDoc": "/** A carry for the model's tool (from inside its step: `callId`) or `/tree`. Not a remote method. */"
+          },
+          {
             "kind": "getter",
             "name": "workspaces",
             "signature": "get workspaces(): WorkspaceRegistry",
@@ -2946,6 +3281,46 @@ export const TYPERT = {
           {
             "name": "CaptureOutcome",
             "declaration": "export type CaptureOutcome = { readonly kind: 'captured'; readonly path: string; readonly state: FileState; } | { readonly kind: 'already'; readonly path: string; } | { readonly kind: 'outside'; readonly absolute: string; } | { readonly kind: 'failed'; readonly path?: string; readonly message: string; };"
+          },
+          {
+            "name": "CarryAction",
+            "declaration": "export type CarryAction = 'take' | 'merge' | 'conflict' | 'kept';"
+          },
+          {
+            "name": "CarryChoice",
+            "declaration": "export interface CarryChoice {\n    readonly path: string;\n    readonly decision: CarryDecision;\n}"
+          },
+          {
+            "name": "CarryConflictReason",
+            "declaration": "export type CarryConflictReason = 'text' | 'binary' | 'deleted-modified' | 'base-unknown' | 'too-large';"
+          },
+          {
+            "name": "CarryDecision",
+            "declaration": "export type CarryDecision = 'mine' | 'theirs' | 'markers';"
+          },
+          {
+            "name": "CarryDiff",
+            "declaration": "export interface CarryDiff {\n    readonly path: string;\n    readonly theirs: string;\n    readonly result: string;\n}"
+          },
+          {
+            "name": "CarryEntry",
+            "declaration": "export interface CarryEntry {\n    readonly path: string;\n    readonly action: CarryAction;\n    readonly base?: FileState;\n    readonly theirs: FileState;\n    readonly ours: FileState;\n    readonly result?: FileState;\n    readonly reason?: CarryConflictReason;\n    readonly hunks?: number;\n    readonly insertions: number;\n    readonly deletions: number;\n}"
+          },
+          {
+            "name": "CarryPreview",
+            "declaration": "export interface CarryPreview {\n    readonly from: string;\n    readonly branch?: string;\n    readonly at: string | null;\n    readonly common: string | null;\n    readonly entries: readonly CarryEntry[];\n    readonly blocked: readonly BlockedFile[];\n    readonly stat: CarryStat;\n    readonly status: WorkspaceStatus;\n}"
+          },
+          {
+            "name": "CarryRequest",
+            "declaration": "export interface CarryRequest {\n    readonly from: string;\n    readonly conflicts?: readonly CarryChoice[];\n}"
+          },
+          {
+            "name": "CarryResult",
+            "declaration": "export interface CarryResult {\n    readonly from: string;\n    readonly at: string | null;\n    readonly common: string | null;\n    readonly files: RestoreReport;\n    readonly taken: readonly string[];\n    readonly merged: readonly string[];\n    readonly marked: readonly string[];\n    readonly mine: readonly string[];\n}"
+          },
+          {
+            "name": "CarryStat",
+            "declaration": "export interface CarryStat {\n    readonly take: number;\n    readonly merge: number;\n    readonly conflict: number;\n    readonly kept: number;\n    readonly blocked: number;\n}"
           },
           {
             "name": "ChatFork",
@@ -3325,7 +3700,7 @@ export const TYPERT = {
           },
           {
             "name": "RestoreEntry",
-            "declaration": "export interface RestoreEntry {\n    readonly id: string;\n    readonly key: number;\n    readonly target: string | null;\n    readonly paths: readonly string[];\n    readonly complete: boolean;\n    readonly kept: readonly string[];\n    readonly noted: boolean;\n}"
+            "declaration": "export interface RestoreEntry {\n    readonly id: string;\n    readonly key: number;\n    readonly target: string | null;\n    readonly paths: readonly string[];\n    readonly complete: boolean;\n    readonly kept: readonly string[];\n    readonly noted: boolean;\n    readonly carry?: string;\n}"
           },
           {
             "name": "RestoreHook",
@@ -3421,7 +3796,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionWorkspace",
-            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    canStep(step: RestoreStep): boolean;\n    plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan;\n    diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult>;\n    compareFiles(a: number, b: number): FileComparison[];\n    compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string; }>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number, step?: RestoreStep): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
+            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    text(state: FileState | undefined, currentPath?: string): string | null | undefined;\n    store(bytes: Buffer): TreeResult<string>;\n    canStep(step: RestoreStep): boolean;\n    plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan;\n    diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult>;\n    compareFiles(a: number, b: number): FileComparison[];\n    compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string; }>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number, step?: RestoreStep, carry?: string): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
           },
           {
             "name": "ShellTracking",

@@ -3,12 +3,15 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
-import type { ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
     attempt: (method: string, args: JsonValue) => Promise<RemoteAttempt>
     back: (agentId: string) => Promise<MoveResult>
+    carry: (agentId: string, request: CarryRequest) => Promise<CarryResult>
+    carryDiff: (agentId: string, request: CarryRequest, path: string) => Promise<CarryDiff>
+    carryPreview: (agentId: string, request: CarryRequest) => Promise<CarryPreview>
     chatPath: (agentId: string) => Promise<ChatPath>
     compare: (agentId: string, a: string, b: string) => Promise<CompareResult>
     compareFileDiff: (agentId: string, a: string | null, b: string | null, path: string) => Promise<FileCompareDiff>
@@ -40,6 +43,9 @@ declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteMap {
     'sessionTree/attempt': (method: string, args: JsonValue) => Promise<RemoteAttempt>
     'sessionTree/back': (agentId: string) => Promise<MoveResult>
+    'sessionTree/carry': (agentId: string, request: CarryRequest) => Promise<CarryResult>
+    'sessionTree/carryDiff': (agentId: string, request: CarryRequest, path: string) => Promise<CarryDiff>
+    'sessionTree/carryPreview': (agentId: string, request: CarryRequest) => Promise<CarryPreview>
     'sessionTree/chatPath': (agentId: string) => Promise<ChatPath>
     'sessionTree/compare': (agentId: string, a: string, b: string) => Promise<CompareResult>
     'sessionTree/compareFileDiff': (agentId: string, a: string | null, b: string | null, path: string) => Promise<FileCompareDiff>

@@ -69,6 +69,201 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
+const dsh_session_tree_sessionTree_carry_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_carry_parameter_1$schema = z.object({
+  'from': z.string().readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_carry_result$schema = z.object({
+  'from': z.string().readonly(),
+  'at': z.union([z.literal(null), z.string()]).readonly(),
+  'common': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'created': z.array(z.string()).readonly(),
+  'updated': z.array(z.string()).readonly(),
+  'deleted': z.array(z.string()).readonly(),
+  'kept': z.array(z.string()).readonly(),
+  'blocked': z.array(z.object({
+  'path': z.string().readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+}).readonly(),
+  'taken': z.array(z.string()).readonly(),
+  'merged': z.array(z.string()).readonly(),
+  'marked': z.array(z.string()).readonly(),
+  'mine': z.array(z.string()).readonly(),
+})
+const dsh_session_tree_sessionTree_carryDiff_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_carryDiff_parameter_1$schema = z.object({
+  'from': z.string().readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_carryDiff_parameter_2$schema = z.string()
+const dsh_session_tree_sessionTree_carryDiff_result$schema = z.object({
+  'path': z.string().readonly(),
+  'theirs': z.string().readonly(),
+  'result': z.string().readonly(),
+})
+const dsh_session_tree_sessionTree_carryPreview_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_carryPreview_parameter_1$schema = z.object({
+  'from': z.string().readonly(),
+  'conflicts': z.union([z.undefined(), z.array(z.object({
+  'path': z.string().readonly(),
+  'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
+}))]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
+  'from': z.string().readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'at': z.union([z.literal(null), z.string()]).readonly(),
+  'common': z.union([z.literal(null), z.string()]).readonly(),
+  'entries': z.array(z.object({
+  'path': z.string().readonly(),
+  'action': z.union([z.literal("take"), z.literal("merge"), z.literal("conflict"), z.literal("kept")]).readonly(),
+  'base': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'theirs': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'ours': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'result': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'reason': z.union([z.undefined(), z.literal("text"), z.literal("too-large"), z.literal("binary"), z.literal("deleted-modified"), z.literal("base-unknown")]).readonly().optional(),
+  'hunks': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'insertions': z.number().readonly(),
+  'deletions': z.number().readonly(),
+})).readonly(),
+  'blocked': z.array(z.object({
+  'path': z.string().readonly(),
+  'reason': z.union([z.literal("target-not-checkpointed"), z.literal("target-unknown"), z.literal("current-not-replaceable"), z.literal("content-damaged")]).readonly(),
+  'current': z.union([z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly(),
+  'target': z.union([z.undefined(), z.object({
+  'kind': z.literal("file").readonly(),
+  'hash': z.string().readonly(),
+  'size': z.number().readonly(),
+  'exec': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'binary': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("absent").readonly(),
+}), z.object({
+  'kind': z.literal("skipped").readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'size': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+})).readonly(),
+  'stat': z.object({
+  'take': z.number().readonly(),
+  'merge': z.number().readonly(),
+  'conflict': z.number().readonly(),
+  'kept': z.number().readonly(),
+  'blocked': z.number().readonly(),
+}).readonly(),
+  'status': z.object({
+  'available': z.boolean().readonly(),
+  'reason': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'root': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'shell': z.union([z.undefined(), z.literal("git"), z.literal("folder"), z.literal("off")]).readonly().optional(),
+  'shellNote': z.string().readonly(),
+  'maxFileBytes': z.number().readonly(),
+  'tracked': z.number().readonly(),
+  'interrupted': z.array(z.object({
+  'id': z.string().readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
+  'files': z.number().readonly(),
+})).readonly(),
+  'problems': z.array(z.string()).readonly(),
+}).readonly(),
+})
 const dsh_session_tree_sessionTree_chatPath_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_chatPath_result$schema = z.object({
   'sessionId': z.string().readonly(),
@@ -1679,6 +1874,118 @@ export const TYPERT_REMOTE = {
         mode: 'strict',
         typeSymbol: 'dsh-session-tree/types#MoveResult',
         schema: dsh_session_tree_sessionTree_back_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/carry',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'carry',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/carry:agentId',
+            schema: dsh_session_tree_sessionTree_carry_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#CarryRequest',
+            schema: dsh_session_tree_sessionTree_carry_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CarryResult',
+        schema: dsh_session_tree_sessionTree_carry_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/carryDiff',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'carryDiff',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/carryDiff:agentId',
+            schema: dsh_session_tree_sessionTree_carryDiff_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#CarryRequest',
+            schema: dsh_session_tree_sessionTree_carryDiff_parameter_1$schema,
+          },
+        },
+        {
+          name: 'path',
+          wire: 'path',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/carryDiff:path',
+            schema: dsh_session_tree_sessionTree_carryDiff_parameter_2$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CarryDiff',
+        schema: dsh_session_tree_sessionTree_carryDiff_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/carryPreview',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'carryPreview',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/carryPreview:agentId',
+            schema: dsh_session_tree_sessionTree_carryPreview_parameter_0$schema,
+          },
+        },
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#CarryRequest',
+            schema: dsh_session_tree_sessionTree_carryPreview_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#CarryPreview',
+        schema: dsh_session_tree_sessionTree_carryPreview_result$schema,
       },
     },
     {

@@ -9,6 +9,7 @@ export type { ErrorCode, TreeError, TreeResult } from './service/errors.ts'
 export type * from './service/wire.ts'
 export type * from './service/workspace-wire.ts'
 export type * from './service/lineage-wire.ts'
+export type * from './service/carry-wire.ts'
 export type * from './workspace/types.ts'
 export type * from './service/chat-path.ts'
 export type {

@@ -62,6 +62,8 @@ import type {
   WorkspaceOverview,
 } from './workspace-wire.ts'
 import type { CompareResult } from './compare-wire.ts'
+import { CarryMoves } from './carry.ts'
+import type { CarryDiff, CarryPreview, CarryRequest, CarryResult } from './carry-wire.ts'
 import {
   attemptImport,
   exportLoaded,
@@ -115,6 +117,8 @@ export class SessionTreeService extends TypertRemoteService {
   private readonly annotation: Annotation
   /** Workspace checkpoints: capture (harness layer) and the files half of moves. */
   private readonly workspaceMoves: WorkspaceMoves
+  /** Another branch's file changes applied here (`carry.ts`). */
+  private readonly carryMoves: CarryMoves
   /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
   readonly lineage: SessionLineage
   /** Where each session's sidecar is (undefined without a sidecar root). */
@@ -155,6 +159,11 @@ export class SessionTreeService extends TypertRemoteService {
       resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
       resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
       move: (agentId, move, actor, callId) => this.movement.run(agentId, move, actor, callId),
+    })
+    this.carryMoves = new CarryMoves({
+      workspaceMoves: this.workspaceMoves,
+      resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
+      resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
     })
     attachLoadedSessions(ctx, this.sync, (operation) => this.guard(operation))
   }
@@ -363,6 +372,34 @@ export class SessionTreeService extends TypertRemoteService {
       )
       return moved.ok ? ok(moved.value.move as T) : moved
     })
+  }
+
+  /** What carrying another node's (or branch's) file changes here would do, per file (take, merge, conflict, kept); nothing is written. */
+  @Remote
+  async carryPreview(agentId: string, request: CarryRequest): Promise<CarryPreview> {
+    return this.run(() => this.carryMoves.preview(agentId, request))
+  }
+
+  /** One file of a carry preview: what the other branch changed, and what the carry would write. No side effects. */
+  @Remote
+  async carryDiff(agentId: string, request: CarryRequest, path: string): Promise<CarryDiff> {
+    return this.run(() => this.carryMoves.diff(agentId, request, path))
+  }
+
+  /**
+   * Apply the file changes another branch made since the paths parted (a
+   * three-way merge per file). Every conflict needs a decision (`mine`,
+   * `theirs`, `markers`), else `WORKSPACE_CONFLICT` and nothing changes; a
+   * `back` with files undoes it.
+   */
+  @Remote
+  async carry(agentId: string, request: CarryRequest): Promise<CarryResult> {
+    return this.run(() => this.serial(agentId, () => this.carryMoves.carry(agentId, request, this.actor)))
+  }
+
+  /** A carry for the model's tool (from inside its step: `callId`) or `/tree`. Not a remote method. */
+  carryFor(agentId: string, request: CarryRequest, callId?: string): Promise<TreeResult<CarryResult>> {
+    return this.serial(agentId, () => this.carryMoves.carry(agentId, request, this.actor, callId))
   }
 
   /** The sessions' workspace checkpoints (capture writes them; tests and tools read them). Not a remote method. */

@@ -191,7 +191,9 @@ export function restoreNote(restores: readonly RestoreEntry[]): string {
   const last = restores.at(-1)
   const where = last?.target === null || last === undefined ? 'the start of the conversation' : last.target
   const lines = [
-    `[session-tree] The workspace files were restored to their state at ${where}. Changed since you last saw them: ${list(changed)}.`,
+    last?.carry === undefined
+      ? `[session-tree] The workspace files were restored to their state at ${where}. Changed since you last saw them: ${list(changed)}.`
+      : `[session-tree] The file changes of the branch at ${last.carry} were carried into the workspace. Changed since you last saw them: ${list(changed)}.`,
   ]
   for (const path of kept) changed.delete(path)
   if (kept.size > 0) lines.push(`Left as they are (changed outside the agent): ${list(kept)}.`)
@@ -215,7 +217,8 @@ export class WorkspaceMoves {
     ctx.effect(() => () => this.registry.flushAll(), 'session-tree.workspace.flush')
   }
 
-  private serial<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+  /** Run `work` after the session's earlier restores (and carries). */
+  serial<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.queues.get(sessionId) ?? Promise.resolve()
     const run = previous.then(work, work)
     const settled = run.catch(() => undefined)
@@ -226,11 +229,11 @@ export class WorkspaceMoves {
     return run
   }
 
-  private async workspace(found: ResolvedSession): Promise<TreeResult<SessionWorkspace>> {
+  async workspace(found: ResolvedSession): Promise<TreeResult<SessionWorkspace>> {
     return this.deps.registry.get(found.session.id, cwdOf(found.session))
   }
 
-  private statusOf(workspace: SessionWorkspace | undefined, reason?: string): WorkspaceStatus {
+  statusOf(workspace: SessionWorkspace | undefined, reason?: string): WorkspaceStatus {
     const max = this.deps.registry.options.maxFileBytes
     if (!workspace) {
       return {
@@ -484,7 +487,7 @@ export class WorkspaceMoves {
   }
 
   /** Make the model re-read what changed, and tell it (unless the tool result already does). */
-  private async afterRestore(
+  async afterRestore(
     found: ResolvedSession,
     workspace: SessionWorkspace,
     report: RestoreReport,

@@ -19,6 +19,8 @@ import { actorOf, type ActionResult, type TreeActions } from './actions.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
 import { runExportCommand, runImportCommand } from './interchange-command.ts'
 import { runGcCommand, runNewSessionCommand } from './lineage-command.ts'
+import { runCarry } from './carry-action.ts'
+import type { CarryDecision } from '../service/carry-wire.ts'
 import { errorMessage } from '../tree/errors.ts'
 
 export const COMMAND_NAME = 'tree'
@@ -39,6 +41,8 @@ export const USAGE = [
   "  /tree summarize <branch>         summarize a branch (the session's model, else an extractive digest)",
   '  /tree compare <a> <b>            two nodes, labels or branches side by side: where they part, [-removed-]{+added+} words, tokens',
   '     add --files for the workspace files that differ between them instead (--both: the words and the files)',
+  '  /tree carry <node|branch>        apply the file changes that branch made since it parted from here (a 3-way merge;',
+  '     Back with --files undoes it); --dry-run shows what each file gets, --take mine|theirs|markers answers conflicts',
   '  /tree import <file> [--format pi|claude-code|codex] [--dry-run]',
   '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
   '  /tree export <pi|claude-code|markdown> [file]',
@@ -66,6 +70,7 @@ export type TreeCommand =
   | { readonly kind: 'summarize'; readonly branch: string }
   | { readonly kind: 'compare'; readonly a: string; readonly b: string; readonly files?: 'files' | 'both' }
   | { readonly kind: 'help' }
+  | { readonly kind: 'carry'; readonly from: string; readonly take?: CarryDecision; readonly dryRun: boolean }
   | { readonly kind: 'import'; readonly path: string; readonly format: 'auto' | SourceFormat; readonly dryRun: boolean }
   | { readonly kind: 'export'; readonly format: ExportFormat; readonly path?: string }
   | { readonly kind: 'new-session'; readonly node: string }
@@ -211,6 +216,8 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
       if (!a || a.token === '' || b === undefined) return undefined
       return { kind: 'compare', a: a.token, b, ...(flag ? { files: flag[1] as 'files' | 'both' } : {}) }
     }
+    case 'carry':
+      return parseCarry(rest)
     case 'help':
     case '-h':
     case '--help':
@@ -257,6 +264,26 @@ function parseImport(rest: string): TreeCommand | undefined {
     else return undefined
   }
   return path === undefined ? undefined : { kind: 'import', path, format, dryRun }
+}
+
+const TAKES = new Set(['mine', 'theirs', 'markers'])
+
+/** `carry <node|branch> [--take mine|theirs|markers] [--dry-run]`, options in any order; the node may be quoted. */
+function parseCarry(rest: string): TreeCommand | undefined {
+  let from: string | undefined
+  let take: CarryDecision | undefined
+  let dryRun = false
+  for (let next = firstToken(rest); next; next = firstToken(next.rest)) {
+    if (next.token === '--dry-run') dryRun = true
+    else if (next.token === '--take') {
+      const value = firstToken(next.rest)
+      if (!value || !TAKES.has(value.token) || take !== undefined) return undefined
+      take = value.token as CarryDecision
+      next = value
+    } else if (from === undefined && next.token !== '' && !next.token.startsWith('--')) from = next.token
+    else return undefined
+  }
+  return from === undefined ? undefined : { kind: 'carry', from, dryRun, ...(take ? { take } : {}) }
 }
 
 /** The result shape of a DSH command handler (`@deepseek-ai/dsh-commands`). */
@@ -317,6 +344,13 @@ export async function runTreeCommand(
         return fromAction(await actions.summarize(agent, command.branch, undefined, undefined, actorOf('user')))
       case 'compare':
         return fromAction(await actions.compare(agent, command.a, command.b, command.files))
+      case 'carry':
+        return fromAction(
+          await runCarry(actions.sessionTree, agent, command.from, {
+            dryRun: command.dryRun,
+            ...(command.take ? { take: command.take } : {}),
+          }),
+        )
       case 'import':
         return runImportCommand(actions.sessionTree, agent, command)
       case 'export':

@@ -11,7 +11,18 @@ import { TREE_TOOL } from '../service/chat-switches.ts'
 export { TREE_TOOL }
 
 /** The actions of the `tree` tool, in the order the schema lists them. */
-export const ACTIONS = ['list', 'find', 'compare', 'jump', 'fork', 'back', 'forward', 'label', 'summarize'] as const
+export const ACTIONS = [
+  'list',
+  'find',
+  'compare',
+  'jump',
+  'fork',
+  'back',
+  'forward',
+  'carry',
+  'label',
+  'summarize',
+] as const
 
 export type TreeAction = (typeof ACTIONS)[number]
 
@@ -29,11 +40,12 @@ export const DESCRIPTION =
   'Called alone in its message a move applies at once: your next request is the path from the start to node, ' +
   'then this call and its result. Called with other tools it waits for the turn to end, and the next user message lands there. ' +
   'What came after the node stays in the tree, unseen.\n' +
+  "carry: bring here the file changes node's branch made since it parted (3-way merge; conflicts stay as they are; back with files undoes it).\n" +
   'label: name a node (text "" removes it). summarize: record a summary of branch. These leave your history as it is.'
 
 /** The per-argument descriptions (the actions that take each are checked at run time). */
 export const ARGUMENT_TEXT = {
-  node: 'Node id or label. list: only the part under it. compare: one side (or a branch).',
+  node: 'Node id or label. list: only the part under it. compare, carry: may be a branch.',
   other: 'compare: the other side.',
   branch: 'fork: new branch name. summarize: branch to summarize.',
   text: 'find: query. label: the label. summarize: your summary (omit: a digest). jump/fork: what the summary should focus on.',

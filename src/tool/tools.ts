@@ -16,6 +16,7 @@ import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { JsonValue } from '../tree/types.ts'
 import type { LiveAgent } from '../harness/live.ts'
 import { actorOf, type ActionResult, type TreeActions } from './actions.ts'
+import { runCarry } from './carry-action.ts'
 import type { SummaryChoice } from '../service/wire.ts'
 import { ACTIONS, ARGUMENT_TEXT, DESCRIPTION, TREE_TOOL, type TreeAction } from './prompt.ts'
 
@@ -49,6 +50,7 @@ export const ACTION_ARGUMENTS: Readonly<
   fork: { required: ['node', 'branch'], optional: ['files', 'summary', 'text'] },
   back: { required: [], optional: ['files'] },
   forward: { required: [], optional: ['files'] },
+  carry: { required: ['node'], optional: [] },
   label: { required: ['node', 'text'], optional: [] },
   summarize: { required: ['branch'], optional: ['text'] },
 }
@@ -188,6 +190,8 @@ function run(actions: TreeActions, args: Args, agent: LiveAgent, exec: ToolRunCo
     case 'back':
     case 'forward':
       return actions.move(agent, { kind: args.action, ...files() }, 'model', exec.callId)
+    case 'carry':
+      return runCarry(actions.sessionTree, agent, str('node')!, { take: 'mine', callId: exec.callId })
     case 'label': {
       const text = str('text')!
       return actions.label(agent, str('node')!, text.trim() === '' ? null : text, actorOf('model', exec.callId))

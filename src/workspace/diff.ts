@@ -11,7 +11,9 @@ import { diffIds, TooLarge } from '../tree/diff.ts'
 export const MAX_EDITS = 1000
 const CONTEXT = 3
 
-type Op = { readonly kind: ' ' | '-' | '+'; readonly line: string }
+/** One line of an edit script: kept, removed or added. */
+export type LineOp = { readonly kind: ' ' | '-' | '+'; readonly line: string }
+type Op = LineOp
 
 /** Lines with their line breaks (the last one may have none). */
 export function splitLines(text: string): string[] {
@@ -42,7 +44,8 @@ function myers(a: readonly number[], b: readonly number[], max: number): Op['kin
   return kinds
 }
 
-function lineOps(before: readonly string[], after: readonly string[]): Op[] {
+/** The edit script from `before` to `after` (lines with their breaks): what `unifiedDiff` and `merge.ts` read. */
+export function lineOps(before: readonly string[], after: readonly string[]): Op[] {
   let start = 0
   while (start < before.length && start < after.length && before[start] === after[start]) start++
   let endA = before.length

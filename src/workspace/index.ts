@@ -21,3 +21,15 @@ export {
 } from './session-workspace.ts'
 export { WorkspaceRegistry, type RegistryOptions } from './registry.ts'
 export type { Snapshot } from './git.ts'
+export { merge3, type MergeLabels, type MergeResult } from './merge.ts'
+export {
+  carriedState,
+  decisionsFor,
+  planCarry,
+  type CarryAction,
+  type CarryConflictReason,
+  type CarryDecision,
+  type CarryEntry,
+  type CarryPlan,
+} from './carry.ts'
+export { hashOf } from './blobs.ts'

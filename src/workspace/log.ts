@@ -131,7 +131,9 @@ export function parseOp(value: unknown): SingleOp | undefined {
       const files = parseChanges(value.files)
       if (!isCount(value.key) || !isText(value.id) || !(value.target === null || isText(value.target)) || !files)
         return undefined
-      const op = { t: 'restore', key: value.key, id: value.id, target: value.target as string | null, files } as const
+      const base = { t: 'restore', key: value.key, id: value.id, target: value.target as string | null, files } as const
+      if (value.carry !== undefined && !isText(value.carry)) return undefined
+      const op = value.carry === undefined ? base : { ...base, carry: value.carry as string }
       if (value.step === undefined) return op
       if (value.step !== 'back' && value.step !== 'forward') return undefined
       if (!Array.isArray(value.of) || !value.of.every(isText)) return undefined

@@ -346,6 +346,20 @@ export class SessionWorkspace {
     return read.ok ? ok(read.bytes) : fail('WORKSPACE_IO', read.reason, { hash })
   }
 
+  /** The text of a state (`textOf`); `currentPath`: read from that file when it still holds the state. */
+  text(state: FileState | undefined, currentPath?: string): string | null | undefined {
+    return this.textOf(state, currentPath)
+  }
+
+  /** Store content durably (before a journal line names it); its hash. */
+  store(bytes: Buffer): TreeResult<string> {
+    try {
+      return ok(this.blobs.put(bytes, hashOf(bytes), true))
+    } catch (error) {
+      return fail('WORKSPACE_IO', `storing content failed: ${describe(error)}`)
+    }
+  }
+
   /** The text of a state: null for absent, undefined when it has no text (not checkpointed, binary, unreadable). */
   private textOf(state: FileState | undefined, currentPath?: string): string | null | undefined {
     if (state === undefined || state.kind === 'skipped' || (state.kind === 'file' && state.binary === true))
@@ -467,13 +481,15 @@ export class SessionWorkspace {
    * otherwise). What each file is now is stored and journaled before the
    * first write; files that changed since the plan are left alone. `step`:
    * the plan is a back's or forward's (made with the same `step`), and the
-   * restore takes its place in the files' history.
+   * restore takes its place in the files' history. `carry`: the plan applies
+   * that node's branch's changes (journaled with it; a back undoes it like any restore).
    */
   async restore(
     plan: RestorePlan,
     decide: (path: string) => ConflictDecision,
     w: number,
     step?: RestoreStep,
+    carry?: string,
   ): Promise<TreeResult<RestoreReport>> {
     const id = randomUUID().replaceAll('-', '')
     const of = step === undefined ? [] : this.timeline.undoing(step)
@@ -511,7 +527,15 @@ export class SessionWorkspace {
     // A session that never checkpointed a file keeps no journal.
     if (writes.length === 0 && this.timeline.paths().length === 0) return ok(report([], []))
     const intent = this.append(
-      { t: 'restore', key: 2 * w + 1, id, target: plan.target, files, ...(step === undefined ? {} : { step, of }) },
+      {
+        t: 'restore',
+        key: 2 * w + 1,
+        id,
+        target: plan.target,
+        files,
+        ...(step === undefined ? {} : { step, of }),
+        ...(carry === undefined ? {} : { carry }),
+      },
       w,
     )
     if (!intent.ok)

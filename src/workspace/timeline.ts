@@ -51,6 +51,8 @@ export interface RestoreEntry {
   /** Files it left alone (changed while it ran). */
   readonly kept: readonly string[]
   readonly noted: boolean
+  /** A carry: the node whose branch's changes it applied. */
+  readonly carry?: string
 }
 
 function upperBound(list: readonly Change[], key: number): number {
@@ -147,6 +149,7 @@ export class Timeline {
           complete: false,
           kept: [],
           noted: false,
+          ...(op.carry === undefined ? {} : { carry: op.carry }),
         })
         this.step(op.id, op.step, op.of ?? [])
         return

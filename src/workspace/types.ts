@@ -96,6 +96,8 @@ export type SingleOp =
       /** A back or forward that undoes the restores `of` (latest first): see `RestoreStep`. */
       readonly step?: RestoreStep
       readonly of?: readonly string[]
+      /** A carry: the node whose branch's changes were applied (`target` is where the conversation was). */
+      readonly carry?: string
     }
   /** The restore finished; `kept` were left alone (changed while it ran). */
   | { readonly t: 'restored'; readonly id: string; readonly kept: readonly string[] }

@@ -108,7 +108,17 @@ const INTERCHANGE_METHODS = ['importSession', 'tryImport', 'exportAs'] as const
 /** Any method with its failure as data: what the Tree tab calls (dsh web's browser carrier keeps only the host's codes). */
 const EDGE_METHODS = ['attempt'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
-const WORKSPACE_METHODS = ['files', 'filesAt', 'fileAt', 'restorePreview', 'restoreDiff', 'restore'] as const
+const WORKSPACE_METHODS = [
+  'files',
+  'filesAt',
+  'fileAt',
+  'restorePreview',
+  'restoreDiff',
+  'restore',
+  'carryPreview',
+  'carryDiff',
+  'carry',
+] as const
 /** Moves and summaries with options (issue 14: summaries the model writes). */
 const SUMMARY_METHODS = ['jumpWith', 'forkWith', 'summarizeWith'] as const
 /** New sessions from a node and orphaned trees (their own suites: test/e2e/lineage*.test.ts). */
@@ -441,6 +451,9 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
         restorePreview: { agentId: ghost, request },
         restoreDiff: { agentId: ghost, request, path: 'notes.txt' },
         restore: { agentId: ghost, request },
+        carryPreview: { agentId: ghost, request: { from: a1 } },
+        carryDiff: { agentId: ghost, request: { from: a1 }, path: 'notes.txt' },
+        carry: { agentId: ghost, request: { from: a1 } },
         list: { agentId: ghost },
         outline: { agentId: ghost },
         session: { agentId: ghost },

@@ -491,6 +491,9 @@ describe('client entry', () => {
     expect(contribution.descriptors.map((d) => d.id).sort()).toEqual(
       [
         'back',
+        'carry',
+        'carryDiff',
+        'carryPreview',
         'chatPath',
         'compare',
         'compareFileDiff',

@@ -131,6 +131,9 @@ const WIRE = {
   restorePreview: ['agentId', 'request'],
   restoreDiff: ['agentId', 'request', 'path'],
   restore: ['agentId', 'request'],
+  carryPreview: ['agentId', 'request'],
+  carryDiff: ['agentId', 'request', 'path'],
+  carry: ['agentId', 'request'],
   openAsNewSession: ['agentId', 'nodeId'],
   gc: ['dryRun'],
 } as const
@@ -176,6 +179,9 @@ const REQUIRED: Record<Method, readonly string[]> = {
   restorePreview: ['target', 'plan', 'status'],
   restoreDiff: ['path', 'current', 'diff'],
   restore: ['restore', 'target'],
+  carryPreview: ['from', 'at', 'common', 'entries', 'blocked', 'stat', 'status'],
+  carryDiff: ['path', 'theirs', 'result'],
+  carry: ['from', 'at', 'common', 'files', 'taken', 'merged', 'marked', 'mine'],
   openAsNewSession: ['sessionId', 'title', 'nodeId', 'messages', 'seedEvents', 'adopted'],
   gc: ['scannedAt', 'orphans', 'removed', 'problems', 'dryRun'],
 }
@@ -371,6 +377,10 @@ beforeAll(async () => {
   record('restoreDiff', await service.restoreDiff(fid, request, 'a.txt'))
   record('restore', await service.restore(fid, request))
   record('restore', await service.restore(fid, { move: { kind: 'jump', nodeId: prompt }, restore: 'conversation' }))
+  // The files at the call, carried to the prompt where the conversation now is.
+  record('carryPreview', await service.carryPreview(fid, { from: call }))
+  record('carryDiff', await service.carryDiff(fid, { from: call }, 'a.txt'))
+  record('carry', await service.carry(fid, { from: call }))
   // A new session from the files session (it has a working directory); the real host side runs in test/e2e/lineage*.test.ts.
   const made = record('openAsNewSession', await service.openAsNewSession(fid, prompt))
   // gc compares the sidecars with the stored sessions: a stand-in persistence lists the live ones and the new one.

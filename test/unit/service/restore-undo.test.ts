@@ -25,12 +25,11 @@ import * as FsPolicy from '@deepseek-ai/dsh-fs-observation-policy'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RestoreRequest, RestoreResult, WorkspaceOverview } from '../../../src/types.ts'
 import { fileTools, shellTool } from '../../support/file-tools.ts'
+import { filesOf, type Files } from '../../support/work-tree-files.ts'
 import { loopRig, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
 import { gitInit } from '../../e2e/support/workspace-files.ts'
 
 type Kind = 'git' | 'plain'
-/** Every file of the work tree (the user's .git left out): its bytes (base64) and whether it is executable. */
-type Files = Record<string, { bytes: string; exec: boolean }>
 
 const rigs: LoopRig[] = []
 const dirs: string[] = []
@@ -40,21 +39,6 @@ afterEach(async () => {
 })
 
 const call = (name: string, args: Record<string, unknown>): ScriptEntry => ({ calls: [{ name, args }] })
-
-function filesOf(dir: string): Files {
-  const out: Files = {}
-  const walk = (rel: string) => {
-    for (const entry of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name
-      if (child === '.git') continue
-      const abs = path.join(dir, child)
-      if (entry.isDirectory()) walk(child)
-      else out[child] = { bytes: readFileSync(abs).toString('base64'), exec: (statSync(abs).mode & 0o111) !== 0 }
-    }
-  }
-  walk('')
-  return out
-}
 
 async function failureOf(promise: Promise<unknown>): Promise<{ code: string; details?: unknown }> {
   try {

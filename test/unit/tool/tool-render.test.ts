@@ -260,7 +260,7 @@ describe('the tree tool schema', () => {
       '"text" must be at most 2000 characters',
     ])
     expect(checkArguments({ action: 'rewind', node: 'e1' })).toEqual([
-      'unknown action "rewind"; it must be one of "list", "find", "compare", "jump", "fork", "back", "forward", "label", "summarize"',
+      'unknown action "rewind"; it must be one of "list", "find", "compare", "jump", "fork", "back", "forward", "carry", "label", "summarize"',
     ])
     expect(checkArguments({ node: 'e1' })[0]).toMatch(/^missing "action"; it must be one of "list", /)
     expect(checkArguments(null)).toEqual(['arguments must be a JSON object'])
