@@ -111,6 +111,8 @@ export function TreePanel({
   const selectedNode = selected === null ? undefined : index?.byId.get(selected)
   const actions = availableActions(index, selected, state.status)
   const busy = state.busy !== undefined
+  // Another process writes this tree: nothing here may change it (the status strip says who).
+  const readOnly = state.status?.readOnly !== undefined
 
   const focusTree = useCallback(() => treeRef.current?.focus({ preventScroll: true }), [])
 
@@ -207,14 +209,14 @@ export function TreePanel({
         }
         case 'jump':
           if (pick) pickTo(command.id)
-          else if (command.id !== index?.view.cursor && !busy)
+          else if (command.id !== index?.view.cursor && !busy && !readOnly)
             ws.route({ kind: 'jump', nodeId: command.id }, () => void jumpTo(command.id))
           break
         case 'fork':
-          openFork(command.id)
+          if (!readOnly) openFork(command.id)
           break
         case 'label':
-          openLabel(command.id)
+          if (!readOnly) openLabel(command.id)
           break
         case 'summarize': {
           // The command is for the selected row, whose actions are already known.

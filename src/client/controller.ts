@@ -1,6 +1,7 @@
 /**
- * One session's panel state, framework-free: it polls `session` (cheap) and
- * fetches `list` only when the session's `revision` moved, runs the user's
+ * One session's panel state, framework-free: it reads `session` (cheap) when
+ * the session changed (the page's push channel, else a poll) and fetches
+ * `outline` only when the session's `revision` moved, runs the user's
  * actions one at a time, and publishes immutable snapshots to subscribers
  * (React reads them with `useSyncExternalStore`). Every remote failure keeps
  * its code: `{ code, message }` from the service, `CLIENT_ERROR` for a call
@@ -19,6 +20,7 @@ import type {
 } from '../types.ts'
 import { PolledStore } from './polled-store.ts'
 import { errorMessage } from '../tree/errors.ts'
+import type { ChangeFeed } from './changes.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> =
@@ -93,8 +95,10 @@ export interface PanelState {
 }
 
 export interface ControllerOptions {
-  /** Poll period of `session` (default 1000 ms). */
+  /** Poll period of `session` (default 1000 ms) when there is no push channel. */
   readonly intervalMs?: number
+  /** The page's push channel: with it, the panel asks the service only when the session changed. */
+  readonly changes?: ChangeFeed
   /** Performance marks (`session-tree:*`), default on when `performance.mark` exists. */
   readonly marks?: boolean
   /** How long a success notice stays (default 6000 ms): it reports the action just done, not the state for ever. */
@@ -130,7 +134,11 @@ export class TreeController extends PolledStore<PanelState> {
   readonly agentId: string
 
   constructor(remote: () => Promise<TreeRemote>, agentId: string, options: ControllerOptions = {}) {
-    super({ phase: 'loading', generation: 0 }, options.intervalMs ?? 1000)
+    super(
+      { phase: 'loading', generation: 0 },
+      options.intervalMs ?? 1000,
+      options.changes ? { feed: options.changes, key: agentId } : undefined,
+    )
     this.remote = remote
     this.agentId = agentId
     this.noticeMs = options.noticeMs ?? 6000
@@ -276,6 +284,8 @@ export class TreeController extends PolledStore<PanelState> {
     }
     if (this.disposed) return false
     if (!result.ok) {
+      // Another process writes the tree: the status says who (and the tab turns read-only).
+      if (result.error.code === 'SIDECAR_CLAIMED') await this.refresh(true)
       this.set({
         busy: undefined,
         summarizing: undefined,

@@ -127,3 +127,14 @@ export type TreeMove =
   | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; readonly summary?: SummaryChoice }
   | { readonly kind: 'back' }
   | { readonly kind: 'forward' }
+
+/** What the caller holds: per session, the `revision` it last read (`''`: none yet). */
+/** `watch`'s argument. */
+export interface WatchRequest {
+  readonly sessions: readonly { readonly agentId: string; readonly revision: string }[]
+}
+
+/** The sessions whose revision is not the one asked with (empty: cancelled, or the plugin stopped). */
+export interface WatchAnswer {
+  readonly changed: readonly { readonly agentId: string; readonly revision: string }[]
+}
