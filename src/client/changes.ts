@@ -2,8 +2,11 @@
  * The page's one push channel from the service: a `watch` request held open
  * for every session whose Tree tab or Chat is showing, answered when one of
  * their revisions moves; the stores that follow a session then refresh. An
- * idle page sends nothing. When the service has no `watch` (an older one) or
- * it fails, every follower is told to poll instead (`PolledStore`).
+ * idle page sends nothing. A hidden page holds no request (the browser's few
+ * connections per host are shared by all its tabs); shown again, it asks with
+ * the revisions it holds and hears at once what moved meanwhile. When the
+ * service has no `watch` (an older one) or it fails, every follower is told to
+ * poll instead (`PolledStore`).
  */
 import type { WatchAnswer, WatchRequest } from '../types.ts'
 import type { Result } from './controller.ts'
@@ -20,6 +23,13 @@ interface Follower {
 /** How long a failed `watch` keeps the page on polling before it tries the channel again. */
 const RETRY_MS = 30_000
 
+/** What the feed reads of the page: whether it is shown (`document` in a browser). */
+export interface PageVisibility {
+  readonly visibilityState: string
+  addEventListener(type: 'visibilitychange', listener: () => void): void
+  removeEventListener(type: 'visibilitychange', listener: () => void): void
+}
+
 export class ChangeFeed {
   private readonly remote: () => Promise<WatchRemote>
   private readonly followers = new Map<string, Set<Follower>>()
@@ -28,9 +38,22 @@ export class ChangeFeed {
   private current: AbortController | undefined
   private unavailableUntil = 0
   private disposed = false
+  private readonly page: PageVisibility | undefined
+  private readonly onVisibility = (): void => this.restart()
 
-  constructor(remote: () => Promise<WatchRemote>) {
+  constructor(remote: () => Promise<WatchRemote>, page?: PageVisibility) {
     this.remote = remote
+    this.page = page
+    page?.addEventListener('visibilitychange', this.onVisibility)
+  }
+
+  /** Whether a request is held now (none while the page is hidden or nobody follows). */
+  get holding(): boolean {
+    return this.current !== undefined
+  }
+
+  private get hidden(): boolean {
+    return this.page?.visibilityState === 'hidden'
   }
 
   /** Whether followers should poll now (the channel failed a moment ago). */
@@ -64,15 +87,17 @@ export class ChangeFeed {
 
   dispose(): void {
     this.disposed = true
+    this.page?.removeEventListener('visibilitychange', this.onVisibility)
     this.current?.abort()
+    this.current = undefined
     this.followers.clear()
   }
 
-  /** The set of sessions changed: the request in flight gives way to one that names them all. */
+  /** The set of sessions (or the page's visibility) changed: the request in flight gives way to one that names them all. */
   private restart(): void {
     this.current?.abort()
     this.current = undefined
-    if (this.followers.size > 0 && !this.disposed) void this.run(new AbortController())
+    if (this.followers.size > 0 && !this.disposed && !this.hidden) void this.run(new AbortController())
   }
 
   private async run(controller: AbortController): Promise<void> {

@@ -153,7 +153,10 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   }
 
   // One push channel for the page: every shown Tree tab and Chat learns of its session's changes through it.
-  const changes = new ChangeFeed(() => remote() as unknown as Promise<WatchRemote>)
+  const changes = new ChangeFeed(
+    () => remote() as unknown as Promise<WatchRemote>,
+    typeof document === 'undefined' ? undefined : document,
+  )
   ctx.effect(() => () => changes.dispose(), 'session-tree: changes')
   const controllers = new Map<string, TreeController>()
   const controllerFor = (sessionId: string): TreeController => {
