@@ -165,6 +165,8 @@ export function TreePanel({
       const checked = validateLabel(form.value, form.nodeId, index.labels)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
       setForm(undefined)
+      // The keys go back to the tree now, not when the label is written: the next key may come as the badge shows.
+      focusTree()
       if (checked.value === null && index.byId.get(form.nodeId)?.label === undefined) return
       await tree.label(form.nodeId, checked.value)
     }

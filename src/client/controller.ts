@@ -132,6 +132,8 @@ export class TreeController extends PolledStore<PanelState> {
   /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
   private readonly remote: () => Promise<TreeRemote>
   readonly agentId: string
+  /** A change was pushed while an action ran (read when it ends). */
+  private missed = false
 
   constructor(remote: () => Promise<TreeRemote>, agentId: string, options: ControllerOptions = {}) {
     super(
@@ -152,6 +154,15 @@ export class TreeController extends PolledStore<PanelState> {
     } catch (reason) {
       return { ok: false, error: errorOf(reason) }
     }
+  }
+
+  /**
+   * A change pushed while an action of the panel runs waits for its end: the action shows the moved tree
+   * together with its notice, and keys pressed on seeing it reach a panel that takes them again.
+   */
+  protected override changed(): void {
+    if (this.state.busy) this.missed = true
+    else void this.refresh()
   }
 
   override dispose(): void {
@@ -283,9 +294,12 @@ export class TreeController extends PolledStore<PanelState> {
       result = { ok: false, error: errorOf(reason) }
     }
     if (this.disposed) return false
+    // Changes pushed meanwhile are read now: with the action's own result, or after its failure.
+    const missed = this.missed
+    this.missed = false
     if (!result.ok) {
       // Another process writes the tree: the status says who (and the tab turns read-only).
-      if (result.error.code === 'SIDECAR_CLAIMED') await this.refresh(true)
+      if (result.error.code === 'SIDECAR_CLAIMED' || missed) await this.refresh(true)
       this.set({
         busy: undefined,
         summarizing: undefined,
@@ -294,7 +308,7 @@ export class TreeController extends PolledStore<PanelState> {
       return false
     }
     // Show the moved tree together with the notice (no flash of the old cursor).
-    if (changesTree) await this.refresh(true)
+    if (changesTree || missed) await this.refresh(true)
     if (this.disposed) return true
     const shown = notice(result.value)
     const written = summarizing ? (result.value as { summary?: BranchSummary }).summary : undefined

@@ -91,7 +91,7 @@ export abstract class PolledStore<State extends object> {
       let ended = false
       const stop = feed.follow(
         key,
-        () => void this.refresh(),
+        () => this.changed(),
         () => {
           // No channel (now): poll, and try the channel again at a later poll.
           ended = true
@@ -107,6 +107,11 @@ export abstract class PolledStore<State extends object> {
       this.timer = undefined
       void this.refresh()
     }, this.intervalMs)
+  }
+
+  /** The push channel says the session changed: read it (a store may wait for a better moment). */
+  protected changed(): void {
+    void this.refresh()
   }
 
   private stopFollowing(): void {
