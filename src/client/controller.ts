@@ -165,6 +165,11 @@ export class TreeController extends PolledStore<PanelState> {
     else void this.refresh()
   }
 
+  /** Another process's claim on the tree is in no push of this one: while it holds, poll to learn when it lets go. */
+  protected override pollsToo(): boolean {
+    return this.state.status?.readOnly !== undefined
+  }
+
   override dispose(): void {
     super.dispose()
     if (this.noticeTimer !== undefined) clearTimeout(this.noticeTimer)

@@ -84,7 +84,7 @@ export abstract class PolledStore<State extends object> {
   /** After a refresh, while a view shows the store: the push channel if there is one, else the next poll. */
   protected schedule(): void {
     if (this.users === 0 || this.disposed) return
-    if (this.unfollow !== undefined) return
+    if (this.unfollow !== undefined) return this.pollToo()
     if (this.changes !== undefined && !this.changes.feed.unavailable) {
       this.clearTimer()
       const { feed, key } = this.changes
@@ -100,13 +100,28 @@ export abstract class PolledStore<State extends object> {
         },
       )
       if (!ended) this.unfollow = stop
-      return
+      return this.pollToo()
     }
+    this.pollLater()
+  }
+
+  /** What the push channel cannot say, a store may still poll for (`pollsToo`). */
+  private pollToo(): void {
+    if (this.pollsToo()) this.pollLater()
+    else this.clearTimer()
+  }
+
+  private pollLater(): void {
     this.clearTimer()
     this.timer = setTimeout(() => {
       this.timer = undefined
       void this.refresh()
     }, this.intervalMs)
+  }
+
+  /** Whether to poll although changes are pushed: for what no push carries (default: never). */
+  protected pollsToo(): boolean {
+    return false
   }
 
   /** The push channel says the session changed: read it (a store may wait for a better moment). */
