@@ -1814,6 +1814,18 @@ const dsh_session_tree_sessionTree_tryImport_result$schema = z.object({
   'message': z.string().readonly(),
 })]).readonly(),
 })
+const dsh_session_tree_sessionTree_watch_parameter_0$schema = z.object({
+  'sessions': z.array(z.object({
+  'agentId': z.string().readonly(),
+  'revision': z.string().readonly(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_watch_result$schema = z.object({
+  'changed': z.array(z.object({
+  'agentId': z.string().readonly(),
+  'revision': z.string().readonly(),
+})).readonly(),
+})
 
 export const TYPERT = {
   package: 'dsh-session-tree',
@@ -2919,6 +2931,31 @@ export const TYPERT = {
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
     },
+    {
+      id: 'dsh-session-tree#sessionTree/watch',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'watch',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#WatchRequest',
+            schema: dsh_session_tree_sessionTree_watch_parameter_0$schema,
+          },
+        },
+      ],
+      cancellation: { parameter: 'signal' },
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#WatchAnswer',
+        schema: dsh_session_tree_sessionTree_watch_result$schema,
+      },
+    },
   ],
   model: {
     "services": [
@@ -2961,6 +2998,13 @@ export const TYPERT = {
             "signature": "@Remote async session(agentId: string): Promise<SessionStatus>",
             "summary": "Status: counts, cursor, surface mode, quarantine, sidecar warnings.",
             "jsDoc": "/** Status: counts, cursor, surface mode, quarantine, sidecar warnings. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "watch",
+            "signature": "@Remote async watch(request: WatchRequest, signal: AbortSignal): Promise<WatchAnswer>",
+            "summary": "Answers as soon as one of the named sessions' `revision` is not the one given (at once when it already is not), else waits until it changes or the caller cancels: what the Tree tab and the Chat hold instead of polling `session`.",
+            "jsDoc": "/**\n * Answers as soon as one of the named sessions' `revision` is not the one\n * given (at once when it already is not), else waits until it changes or\n * the caller cancels: what the Tree tab and the Chat hold instead of\n * polling `session`. Empty `changed`: cancelled, or the plugin stopped. No side effects.\n */"
           },
           {
             "kind": "method",
@@ -3996,7 +4040,15 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    onChange(listener: (sessionId: string) => void): () => void;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
+          },
+          {
+            "name": "WatchAnswer",
+            "declaration": "export interface WatchAnswer {\n    readonly changed: readonly { readonly agentId: string; readonly revision: string; }[];\n}"
+          },
+          {
+            "name": "WatchRequest",
+            "declaration": "export interface WatchRequest {\n    readonly sessions: readonly { readonly agentId: string; readonly revision: string; }[];\n}"
           },
           {
             "name": "WireMove",

@@ -3,7 +3,7 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
-import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WatchAnswer, WatchRequest, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -39,6 +39,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     summarize: (agentId: string, branch: string) => Promise<BranchSummary>
     summarizeWith: (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
     tryImport: (request: ImportRequest) => Promise<ImportAttempt>
+    watch: (request: WatchRequest, signal?: AbortSignal) => Promise<WatchAnswer>
   }
   interface TypeRTRemoteMap {
     'sessionTree/attempt': (method: string, args: JsonValue) => Promise<RemoteAttempt>
@@ -73,6 +74,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/summarize': (agentId: string, branch: string) => Promise<BranchSummary>
     'sessionTree/summarizeWith': (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
     'sessionTree/tryImport': (request: ImportRequest) => Promise<ImportAttempt>
+    'sessionTree/watch': (request: WatchRequest, signal?: AbortSignal) => Promise<WatchAnswer>
   }
   interface TypeRTRemoteNamespaceMap {
     'sessionTree': TypeRTRemoteNamespace$73657373696f6e54726565

@@ -1814,6 +1814,18 @@ const dsh_session_tree_sessionTree_tryImport_result$schema = z.object({
   'message': z.string().readonly(),
 })]).readonly(),
 })
+const dsh_session_tree_sessionTree_watch_parameter_0$schema = z.object({
+  'sessions': z.array(z.object({
+  'agentId': z.string().readonly(),
+  'revision': z.string().readonly(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_watch_result$schema = z.object({
+  'changed': z.array(z.object({
+  'agentId': z.string().readonly(),
+  'revision': z.string().readonly(),
+})).readonly(),
+})
 
 export const TYPERT_REMOTE = {
   package: 'dsh-session-tree',
@@ -2914,6 +2926,31 @@ export const TYPERT_REMOTE = {
         mode: 'strict',
         typeSymbol: 'dsh-session-tree/types#ImportAttempt',
         schema: dsh_session_tree_sessionTree_tryImport_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/watch',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'watch',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'request',
+          wire: 'request',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#WatchRequest',
+            schema: dsh_session_tree_sessionTree_watch_parameter_0$schema,
+          },
+        },
+      ],
+      cancellation: { parameter: 'signal' },
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#WatchAnswer',
+        schema: dsh_session_tree_sessionTree_watch_result$schema,
       },
     },
   ],

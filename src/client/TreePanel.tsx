@@ -111,6 +111,8 @@ export function TreePanel({
   const selectedNode = selected === null ? undefined : index?.byId.get(selected)
   const actions = availableActions(index, selected, state.status)
   const busy = state.busy !== undefined
+  // Another process writes this tree: nothing here may change it (the status strip says who).
+  const readOnly = state.status?.readOnly !== undefined
 
   const focusTree = useCallback(() => treeRef.current?.focus({ preventScroll: true }), [])
 
@@ -164,6 +166,8 @@ export function TreePanel({
       const checked = validateLabel(form.value, form.nodeId, index.labels)
       if ('problem' in checked) return setForm({ ...form, problem: checked.problem })
       setForm(undefined)
+      // The keys go back to the tree now, not when the label is written: the next key may come as the badge shows.
+      focusTree()
       if (checked.value === null && index.byId.get(form.nodeId)?.label === undefined) return
       await tree.label(form.nodeId, checked.value)
     }
@@ -208,14 +212,14 @@ export function TreePanel({
         }
         case 'jump':
           if (pick) pickTo(command.id)
-          else if (command.id !== index?.view.cursor && !busy)
+          else if (command.id !== index?.view.cursor && !busy && !readOnly)
             ws.route({ kind: 'jump', nodeId: command.id }, () => void jumpTo(command.id))
           break
         case 'fork':
-          openFork(command.id)
+          if (!readOnly) openFork(command.id)
           break
         case 'label':
-          openLabel(command.id)
+          if (!readOnly) openLabel(command.id)
           break
         case 'summarize': {
           // The command is for the selected row, whose actions are already known.

@@ -32,13 +32,15 @@ export function availableActions(
 ): NodeActions {
   const node = nodeId === null ? undefined : index?.byId.get(nodeId)
   const branch = node?.branch && index?.branchNames.has(node.branch) ? node.branch : null
+  // Another process writes this session's tree (`readOnly`): nothing that changes it is offered here.
+  const writable = status?.readOnly === undefined
   return {
-    jump: node !== undefined && index?.view.cursor !== node.nodeId,
-    fork: node !== undefined,
-    label: node !== undefined,
-    summarize: branch,
-    back: status?.canGoBack === true,
-    forward: status?.canGoForward === true,
+    jump: writable && node !== undefined && index?.view.cursor !== node.nodeId,
+    fork: writable && node !== undefined,
+    label: writable && node !== undefined,
+    summarize: writable ? branch : null,
+    back: writable && status?.canGoBack === true,
+    forward: writable && status?.canGoForward === true,
     export: index !== undefined,
   }
 }

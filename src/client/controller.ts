@@ -1,6 +1,7 @@
 /**
- * One session's panel state, framework-free: it polls `session` (cheap) and
- * fetches `list` only when the session's `revision` moved, runs the user's
+ * One session's panel state, framework-free: it reads `session` (cheap) when
+ * the session changed (the page's push channel, else a poll) and fetches
+ * `outline` only when the session's `revision` moved, runs the user's
  * actions one at a time, and publishes immutable snapshots to subscribers
  * (React reads them with `useSyncExternalStore`). Every remote failure keeps
  * its code: `{ code, message }` from the service, `CLIENT_ERROR` for a call
@@ -20,6 +21,7 @@ import type {
 } from '../types.ts'
 import { PolledStore } from './polled-store.ts'
 import { errorMessage } from '../tree/errors.ts'
+import type { ChangeFeed } from './changes.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> =
@@ -94,8 +96,10 @@ export interface PanelState {
 }
 
 export interface ControllerOptions {
-  /** Poll period of `session` (default 1000 ms). */
+  /** Poll period of `session` (default 1000 ms) when there is no push channel. */
   readonly intervalMs?: number
+  /** The page's push channel: with it, the panel asks the service only when the session changed. */
+  readonly changes?: ChangeFeed
   /** Performance marks (`session-tree:*`), default on when `performance.mark` exists. */
   readonly marks?: boolean
   /** How long a success notice stays (default 6000 ms): it reports the action just done, not the state for ever. */
@@ -146,9 +150,15 @@ export class TreeController extends PolledStore<PanelState> {
   /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
   private readonly remote: () => Promise<TreeRemote>
   readonly agentId: string
+  /** A change was pushed while an action ran (read when it ends). */
+  private missed = false
 
   constructor(remote: () => Promise<TreeRemote>, agentId: string, options: ControllerOptions = {}) {
-    super({ phase: 'loading', generation: 0 }, options.intervalMs ?? 1000)
+    super(
+      { phase: 'loading', generation: 0 },
+      options.intervalMs ?? 1000,
+      options.changes ? { feed: options.changes, key: agentId } : undefined,
+    )
     this.remote = remote
     this.agentId = agentId
     this.noticeMs = options.noticeMs ?? 6000
@@ -162,6 +172,20 @@ export class TreeController extends PolledStore<PanelState> {
     } catch (reason) {
       return { ok: false, error: errorOf(reason) }
     }
+  }
+
+  /**
+   * A change pushed while an action of the panel runs waits for its end: the action shows the moved tree
+   * together with its notice, and keys pressed on seeing it reach a panel that takes them again.
+   */
+  protected override changed(): void {
+    if (this.state.busy) this.missed = true
+    else void this.refresh()
+  }
+
+  /** Another process's claim on the tree is in no push of this one: while it holds, poll to learn when it lets go. */
+  protected override pollsToo(): boolean {
+    return this.state.status?.readOnly !== undefined
   }
 
   override dispose(): void {
@@ -272,7 +296,12 @@ export class TreeController extends PolledStore<PanelState> {
       result = { ok: false, error: errorOf(reason) }
     }
     if (this.disposed) return false
+    // Changes pushed meanwhile are read now: with the action's own result, or after its failure.
+    const missed = this.missed
+    this.missed = false
     if (!result.ok) {
+      // Another process writes the tree: the status says who (and the tab turns read-only).
+      if (result.error.code === 'SIDECAR_CLAIMED' || missed) await this.refresh(true)
       this.set({
         busy: undefined,
         summarizing: undefined,
@@ -281,7 +310,7 @@ export class TreeController extends PolledStore<PanelState> {
       return false
     }
     // Show the moved tree together with the notice (no flash of the old cursor).
-    if (changesTree) await this.refresh(true)
+    if (changesTree || missed) await this.refresh(true)
     if (this.disposed) return true
     const shown = notice(result.value)
     const written = summarizing ? (result.value as { summary?: BranchSummary }).summary : undefined

@@ -37,6 +37,8 @@ const en = {
     'Jumps rewrite the model history with official harness events (one maintenance turn, no model call); the next request holds exactly the selected path, also after a restart.',
   'mode.note.projection': 'Jumps move the tree and the panel only; the model keeps its current history.',
   'status.nodes': '{count} node|{count} nodes',
+  'status.readOnly':
+    'Read-only here: {kind} (pid {pid} on {host}) writes this session’s tree. Moves, labels and summaries work there, or here once it closes the session or exits.',
   'status.branches': '{count} branch|{count} branches',
   'status.labels': '{count} label|{count} labels',
   'status.quarantine':
@@ -196,6 +198,8 @@ const zh: Record<StringKey, string> = {
     '跳转通过官方 Harness 事件改写模型的历史（一次维护回合，不调用模型）；下一个请求恰好包含所选路径，重启后也是如此。',
   'mode.note.projection': '跳转只移动树和面板；模型保留当前的历史。',
   'status.nodes': '{count} 个节点',
+  'status.readOnly':
+    '此处只读：{kind}（{host} 上的进程 {pid}）正在写入此会话的树。请在那里跳转、标记和总结；它关闭此会话或退出后，此处即可操作。',
   'status.branches': '{count} 个分支',
   'status.labels': '{count} 个标记',
   'status.quarantine': '有 {count} 个会话事件无法读取，已跳过',

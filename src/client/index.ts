@@ -21,6 +21,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { TypertClientRemote } from '@deepseek-ai/dsh-typert-protocol'
 import type { ReactNode } from 'react'
+import { ChangeFeed, type WatchRemote } from './changes.ts'
 import { TreeController } from './controller.ts'
 import { translator, resolveLocale, type HostLocale } from './i18n.ts'
 import { OpenTreeAction } from './OpenTreeAction.tsx'
@@ -151,15 +152,20 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
     },
   }
 
+  // One push channel for the page: every shown Tree tab and Chat learns of its session's changes through it.
+  const changes = new ChangeFeed(
+    () => remote() as unknown as Promise<WatchRemote>,
+    typeof document === 'undefined' ? undefined : document,
+  )
+  ctx.effect(() => () => changes.dispose(), 'session-tree: changes')
   const controllers = new Map<string, TreeController>()
   const controllerFor = (sessionId: string): TreeController => {
     let controller = controllers.get(sessionId)
     if (!controller) {
-      controller = new TreeController(
-        () => remote().then(asTreeRemote),
-        sessionId,
-        options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs },
-      )
+      controller = new TreeController(() => remote().then(asTreeRemote), sessionId, {
+        changes,
+        ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
+      })
       controllers.set(sessionId, controller)
     }
     return controller
@@ -213,6 +219,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   }
   const stores = new ChatStores(() => remote().then(asChatRemote), {
     pager,
+    changes,
     ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
   })
   ctx.effect(() => () => stores.dispose(), 'session-tree: chat stores')

@@ -1,9 +1,20 @@
 /**
  * What the Tree tab's controller and the Chat's per-session store share: an
  * immutable snapshot for React's `useSyncExternalStore`, the views that show
- * it (polling runs only while at least one does), and the poll timer. How a
- * poll asks the service is each store's own (`refresh`).
+ * it, and how they learn of changes while at least one does: from the page's
+ * push channel (`ChangeFeed`: nothing is asked until the session changes),
+ * else by polling on a timer. How a refresh asks the service is each store's
+ * own (`refresh`).
  */
+import type { ChangeFeed } from './changes.ts'
+
+/** Where a store learns of its session's changes without polling. */
+export interface StoreFeed {
+  readonly feed: ChangeFeed
+  /** The session the store shows. */
+  readonly key: string
+}
+
 export abstract class PolledStore<State extends object> {
   protected state: State
   private readonly listeners = new Set<() => void>()
@@ -12,10 +23,19 @@ export abstract class PolledStore<State extends object> {
   protected users = 0
   protected disposed = false
   private timer: ReturnType<typeof setTimeout> | undefined
+  private readonly changes: StoreFeed | undefined
+  /** The end of following the push channel, while the store does. */
+  private unfollow: (() => void) | undefined
 
-  protected constructor(initial: State, intervalMs: number) {
+  protected constructor(initial: State, intervalMs: number, changes?: StoreFeed) {
     this.state = initial
     this.intervalMs = intervalMs
+    this.changes = changes
+  }
+
+  /** Whether changes arrive pushed now (no poll timer runs). */
+  get pushed(): boolean {
+    return this.unfollow !== undefined
   }
 
   getSnapshot = (): State => this.state
@@ -46,27 +66,73 @@ export abstract class PolledStore<State extends object> {
   dispose(): void {
     this.disposed = true
     this.clearTimer()
+    this.stopFollowing()
     this.listeners.clear()
   }
 
-  /** The first view appeared: poll. */
+  /** The first view appeared: read now, then follow the changes. */
   protected firstView(): void {
     void this.refresh()
   }
 
-  /** No view is left: stop polling. */
+  /** No view is left: stop polling and following. */
   protected lastViewGone(): void {
     this.clearTimer()
+    this.stopFollowing()
   }
 
-  /** The next poll, one interval from now, while a view shows the store. */
+  /** After a refresh, while a view shows the store: the push channel if there is one, else the next poll. */
   protected schedule(): void {
     if (this.users === 0 || this.disposed) return
+    if (this.unfollow !== undefined) return this.pollToo()
+    if (this.changes !== undefined && !this.changes.feed.unavailable) {
+      this.clearTimer()
+      const { feed, key } = this.changes
+      let ended = false
+      const stop = feed.follow(
+        key,
+        () => this.changed(),
+        () => {
+          // No channel (now): poll, and try the channel again at a later poll.
+          ended = true
+          if (this.unfollow === stop) this.unfollow = undefined
+          this.schedule()
+        },
+      )
+      if (!ended) this.unfollow = stop
+      return this.pollToo()
+    }
+    this.pollLater()
+  }
+
+  /** What the push channel cannot say, a store may still poll for (`pollsToo`). */
+  private pollToo(): void {
+    if (this.pollsToo()) this.pollLater()
+    else this.clearTimer()
+  }
+
+  private pollLater(): void {
     this.clearTimer()
     this.timer = setTimeout(() => {
       this.timer = undefined
       void this.refresh()
     }, this.intervalMs)
+  }
+
+  /** Whether to poll although changes are pushed: for what no push carries (default: never). */
+  protected pollsToo(): boolean {
+    return false
+  }
+
+  /** The push channel says the session changed: read it (a store may wait for a better moment). */
+  protected changed(): void {
+    void this.refresh()
+  }
+
+  private stopFollowing(): void {
+    const stop = this.unfollow
+    this.unfollow = undefined
+    stop?.()
   }
 
   protected clearTimer(): void {

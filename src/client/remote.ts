@@ -63,6 +63,12 @@ export function withTreeErrors(generated: GeneratedSessionTree): GeneratedSessio
   const wrapped: Record<string, unknown> = {}
   for (const descriptor of DESCRIPTORS) {
     if (descriptor.method === 'attempt') continue
+    // The push channel is held open and cancelled: sent as itself (a failure only sends the page back to polling).
+    if (descriptor.method === 'watch') {
+      wrapped.watch = (...values: unknown[]) =>
+        (generated.watch as unknown as (...args: unknown[]) => Promise<unknown>)(...values)
+      continue
+    }
     wrapped[descriptor.method] = (...values: unknown[]) => viaAttempt(generated, descriptor, values)
   }
   return wrapped as unknown as GeneratedSessionTree

@@ -85,6 +85,7 @@ body[data-ds-dark-theme] .dst-root {
 .dst-btn.dst-primary:hover:not(:disabled) { background: color-mix(in srgb, var(--dst-primary) 85%, var(--dst-bg)); }
 
 .dst-status { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 12px; padding: 6px 12px; border-bottom: 1px solid var(--dst-border); color: var(--dst-fg2); font-size: 12px; background: var(--dst-bg1); }
+.dst-readonly { flex-basis: 100%; color: var(--dst-warn, #9a6700); font-weight: 600; }
 .dst-mode { display: inline-flex; align-items: center; gap: 6px; }
 .dst-pill { display: inline-block; border-radius: 999px; padding: 0 8px; font-size: 11px; font-weight: 600; line-height: 18px; border: 1px solid var(--dst-border); background: var(--dst-bg); color: var(--dst-fg2); white-space: nowrap; }
 .dst-pill[data-mode="stock"], .dst-pill[data-mode="native"] { color: var(--dst-ok); border-color: color-mix(in srgb, var(--dst-ok) 40%, transparent); background: var(--dst-ok-bg); }

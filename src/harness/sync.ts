@@ -62,6 +62,8 @@ export class TreeSync {
   private readonly generations = new Map<string, number>()
   private readonly store: SessionTreeStore
   private readonly sidecar: TreeSidecar | undefined
+  /** Who wants to know when a session's tree may have changed (the service's push channel to the browser). */
+  private readonly listeners = new Set<(sessionId: string) => void>()
 
   constructor(store: SessionTreeStore, sidecar?: TreeSidecar) {
     this.store = store
@@ -75,6 +77,23 @@ export class TreeSync {
   /** How many times this session's state was built in this process (part of a view revision). */
   generation(sessionId: string): number {
     return this.generations.get(sessionId) ?? 0
+  }
+
+  /** Call `listener` with a session's id whenever its tree may have changed (built, projected, moved, undone, dropped). */
+  onChange(listener: (sessionId: string) => void): () => void {
+    this.listeners.add(listener)
+    return () => {
+      this.listeners.delete(listener)
+    }
+  }
+
+  private changed(sessionId: string): void {
+    for (const listener of [...this.listeners])
+      try {
+        listener(sessionId)
+      } catch {
+        /* a listener's failure is its own */
+      }
   }
 
   /** Sessions currently attached. */
@@ -93,6 +112,7 @@ export class TreeSync {
     this.generations.set(session.id, this.generation(session.id) + 1)
     this.states.set(session.id, state)
     this.store.replace(session.id, state.projector.tree)
+    this.changed(session.id)
     return state
   }
 
@@ -100,9 +120,11 @@ export class TreeSync {
   project(sessionId: string, event: unknown): void {
     const state = this.states.get(sessionId)
     if (!state) return
+    const before = state.projector.tree.logSeq
     state.projector.project(event)
     // The projector's own operations need no journal; keep the in-memory log short.
     if (!this.inflight.has(sessionId)) state.projector.tree.trimLog(state.projector.tree.logSeq)
+    if (state.projector.tree.logSeq !== before) this.changed(sessionId)
   }
 
   /** Who writes this session's sidecar (another process makes it read-only here); undefined without a sidecar. */
@@ -121,6 +143,7 @@ export class TreeSync {
     this.store.drop(sessionId)
     // What the sidecar remembers about its files goes too; a later attach inspects them again.
     this.sidecar?.forget(sessionId)
+    this.changed(sessionId)
   }
 
   /**
@@ -168,6 +191,7 @@ export class TreeSync {
       return result
     }
     const entries = tree.log(before)
+    if (tree.logSeq !== before) this.changed(sessionId)
     // Until it settles, the tree log must stay whole (a rollback replays it backwards).
     this.inflight.set(sessionId, (this.inflight.get(sessionId) ?? 0) + 1)
     let settled = false
@@ -196,6 +220,7 @@ export class TreeSync {
         // The state may have been rebuilt meanwhile (detach + attach): then there is nothing to undo here.
         if (this.states.get(sessionId) === state && state.projector.tree === tree) tree.rollback(mark)
         settle()
+        this.changed(sessionId)
       },
     })
   }

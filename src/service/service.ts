@@ -46,8 +46,11 @@ import type {
   SummarizeOptions,
   SurfaceMode,
   TreeMoveOptions,
+  WatchAnswer,
+  WatchRequest,
 } from './wire.ts'
 import { checkMove, movesFiles, type TreeMove } from './tree-move.ts'
+import { RevisionWatch } from './changes.ts'
 import type { WorkspaceRegistry } from '../workspace/index.ts'
 import { checkRestore, workspaceMovesFor, type WorkspaceMoves } from './workspace.ts'
 import type {
@@ -121,6 +124,8 @@ export class SessionTreeService extends TypertRemoteService {
   private readonly carryMoves: CarryMoves
   /** Sessions across sessions: new sessions from a node, lineage, orphaned sidecars (`lineage.ts`). */
   readonly lineage: SessionLineage
+  /** The push channel to the browser (`watch`). */
+  private readonly changes: RevisionWatch
   /** Where each session's sidecar is (undefined without a sidecar root). */
   private readonly sidecars: SessionSidecars | undefined
   /** Whom this object's calls are journaled for: a person at the panel (any remote caller), unless `actingAs` said otherwise. */
@@ -140,6 +145,8 @@ export class SessionTreeService extends TypertRemoteService {
     const sidecars = this.settings.sidecarRoot ? new SessionSidecars(ctx, this.settings.sidecarRoot) : undefined // where each session's sidecar is (sidecar-location.ts)
     this.sidecars = sidecars
     this.sync = new TreeSync(new SessionTreeStore(), sidecars ? new TreeSidecar(sidecars.locator) : undefined)
+    this.changes = new RevisionWatch(this.sync)
+    ctx.effect(() => () => this.changes.close(), 'session-tree.watch')
     const parts = serviceParts(ctx, this.sync, this.settings, config, sidecars)
     this.switcher = parts.switcher
     this.resolver = parts.resolver
@@ -186,6 +193,17 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async session(agentId: string): Promise<SessionStatus> {
     return this.run(() => this.reads.session(agentId))
+  }
+
+  /**
+   * Answers as soon as one of the named sessions' `revision` is not the one
+   * given (at once when it already is not), else waits until it changes or
+   * the caller cancels: what the Tree tab and the Chat hold instead of
+   * polling `session`. Empty `changed`: cancelled, or the plugin stopped. No side effects.
+   */
+  @Remote
+  async watch(request: WatchRequest, signal: AbortSignal): Promise<WatchAnswer> {
+    return this.run(() => this.changes.watch(request, signal))
   }
 
   /**

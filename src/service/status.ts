@@ -17,8 +17,7 @@ export function sessionStatus(sync: TreeSync, found: Resolved): SessionStatus {
     surfaceMode: mode,
     surfaceNote: SURFACE_NOTES[mode],
     watermark: projector.watermark,
-    // The tree instance changes on a rebuild; its log seq on every mutation.
-    revision: `${sync.generation(found.session.id)}:${projector.tree.logSeq}`,
+    revision: revisionOf(sync, found.session.id)!,
     quarantine: [...projector.quarantine],
     sidecarWarnings: [...state.warnings],
     logWarnings: projector.logWarnings,
@@ -26,4 +25,10 @@ export function sessionStatus(sync: TreeSync, found: Resolved): SessionStatus {
     ...(Object.keys(hostedUsage).length > 0 ? { hostedUsage } : {}),
     ...(writer?.kind === 'other' ? { readOnly: { code: 'SIDECAR_CLAIMED' as const, ...claimRefusal(writer) } } : {}),
   }
+}
+
+/** A session's `revision` (undefined while it is not attached): the tree instance changes on a rebuild, its log seq on every mutation. */
+export function revisionOf(sync: TreeSync, sessionId: string): string | undefined {
+  const state = sync.get(sessionId)
+  return state === undefined ? undefined : `${sync.generation(sessionId)}:${state.projector.tree.logSeq}`
 }

@@ -130,3 +130,13 @@ export interface ForkResult extends ForkView, MoveResult {
 
 // The move itself, as a value: `tree-move.ts`.
 export type { TreeMove } from './tree-move.ts'
+
+/** `watch`'s argument: per session, the `revision` the caller last read (`''`: none yet). */
+export interface WatchRequest {
+  readonly sessions: readonly { readonly agentId: string; readonly revision: string }[]
+}
+
+/** The sessions whose revision is not the one asked with (empty: cancelled, or the plugin stopped). */
+export interface WatchAnswer {
+  readonly changed: readonly { readonly agentId: string; readonly revision: string }[]
+}

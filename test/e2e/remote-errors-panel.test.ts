@@ -7,7 +7,8 @@
  * with one of ours used to reach the page as `internal` plus a zod dump
  * (`src/service/attempt.ts`). Two different failures, provoked like a person:
  *
- * - a label another node carries (l, the label, Enter): `LABEL_EXISTS`;
+ * - a label another node carries (l, the label, Enter): `LABEL_EXISTS` (another client takes the label while
+ *   the page's call is on its way: the page learns of labels at once and its form refuses a known one);
  * - a jump while the agent is running (its model answer held by the fake
  *   LLM until the jump was refused; Enter): `AGENT_BUSY`.
  *
@@ -89,7 +90,17 @@ describeWeb('our error codes in the Tree tab, in Chromium', options, (dsh) => {
   it('a label another node carries: the banner says LABEL_EXISTS, not internal', async () => {
     const view = await tree()
     const [first, second] = view.nodes.filter((n) => n.message?.role === 'user')
-    await dsh.api.remoteOk('sessionTree/label', { agentId: sessionId, nodeId: first!.nodeId, label: 'taken' })
+    // The Tree tab learns of a label at once (pushed) and its form refuses a taken one itself. So the other
+    // client labels the first node while the page's own label call is on its way: the service refuses it.
+    let raced = false
+    await dsh.page.route('**/api/sessionTree/attempt', async (route) => {
+      const body = route.request().postDataJSON() as { payload?: { args?: { method?: unknown } } } | null
+      if (!raced && body?.payload?.args?.method === 'label') {
+        raced = true
+        await dsh.api.remoteOk('sessionTree/label', { agentId: sessionId, nodeId: first!.nodeId, label: 'taken' })
+      }
+      await route.continue()
+    })
     await row(second!.nodeId).click()
     await dsh.page.keyboard.press('l')
     const input = dsh.page.getByTestId('session-tree-label-form').locator('input')
@@ -99,6 +110,8 @@ describeWeb('our error codes in the Tree tab, in Chromium', options, (dsh) => {
     await actionError().waitFor({ timeout: 30_000 })
     banners.push(`label: ${(await actionError().textContent()) ?? ''}`)
     expect(await actionError().locator('.dst-code').textContent()).toBe('LABEL_EXISTS')
+    expect(raced, 'the label went to the service after the other client took it').toBe(true)
+    await dsh.page.unroute('**/api/sessionTree/attempt')
   }, 600_000)
 
   it('a jump while the agent is running: the banner says AGENT_BUSY, not internal', async () => {

@@ -16,6 +16,7 @@ import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRul
 import { PolledStore } from '../polled-store.ts'
 import { errorMessage } from '../../tree/errors.ts'
 import { appendStylesheet } from '../stylesheet.ts'
+import type { ChangeFeed } from '../changes.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -80,6 +81,8 @@ function turnOf(location: unknown): number | undefined {
 
 export interface ChatStoreOptions {
   readonly intervalMs?: number
+  /** The page's push channel: with it, the Chat asks the service only when the session changed. */
+  readonly changes?: ChangeFeed
   readonly document?: Document
   /** The host's history pager of a session, when it offers one. */
   readonly pager?: (sessionId: string) => ChatPager | undefined
@@ -108,7 +111,11 @@ export class ChatStore extends PolledStore<ChatState> {
   private css = ''
 
   constructor(remote: () => Promise<ChatRemote>, sessionId: string, options: ChatStoreOptions = {}) {
-    super({ expanded: new Set(), rules: NO_RULES }, options.intervalMs ?? 1000)
+    super(
+      { expanded: new Set(), rules: NO_RULES },
+      options.intervalMs ?? 1000,
+      options.changes ? { feed: options.changes, key: sessionId } : undefined,
+    )
     this.remote = remote
     this.sessionId = sessionId
     this.doc = options.document ?? (typeof document === 'undefined' ? undefined : document)

@@ -1,4 +1,4 @@
-/** The strip under the toolbar: the surface mode (and its note) and the tree's counts. */
+/** The strip under the toolbar: the surface mode (and its note), the tree's counts, and who else writes the tree. */
 import type { ReactNode } from 'react'
 import type { SessionStatus } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
@@ -14,6 +14,7 @@ export function StatusStrip({
   readonly index: TreeIndex
 }): ReactNode {
   const mode = status?.surfaceMode
+  const holder = status?.readOnly?.holder
   // The service's note is English; the known modes have their note in the UI's language.
   const note =
     mode === 'native' || mode === 'stock' || mode === 'projection' ? t(`mode.note.${mode}`) : status?.surfaceNote
@@ -32,6 +33,11 @@ export function StatusStrip({
         {t('status.nodes', { count: index.rowTotal })} · {t('status.branches', { count: index.branchNames.size })} ·{' '}
         {t('status.labels', { count: index.labels.size })}
       </span>
+      {holder ? (
+        <span className="dst-readonly" role="status" data-testid="session-tree-read-only">
+          {t('status.readOnly', { kind: holder.kind, pid: holder.pid, host: holder.host })}
+        </span>
+      ) : null}
     </div>
   )
 }

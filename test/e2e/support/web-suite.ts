@@ -124,6 +124,8 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
   const webs: WebProcess[] = []
   const consoleLines: string[] = []
   const pageErrors: string[] = []
+  /** Every HTTP request of every page: when it went, when (and how) it ended; the evidence of a stall. */
+  const network: string[] = []
   const timings: Record<string, number> = {}
   const time = stopwatch(timings)
   const evidence = new Map<string, unknown>()
@@ -153,6 +155,11 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
       pageErrors.push(e.message)
       consoleLines.push(`pageerror: ${e.message}`)
     })
+    const stamp = (): string => new Date().toISOString().slice(11, 23)
+    const named = (r: { method(): string; url(): string }): string => `${r.method()} ${new URL(r.url()).pathname}`
+    opened.on('request', (r) => network.push(`${stamp()} start ${named(r)}`))
+    opened.on('requestfinished', (r) => network.push(`${stamp()} end ${named(r)}`))
+    opened.on('requestfailed', (r) => network.push(`${stamp()} failed ${named(r)}: ${r.failure()?.errorText ?? ''}`))
     return opened
   }
   const boot = async (start: StartOptions = {}): Promise<WebProcess> => {
@@ -213,6 +220,7 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
         saveArtifact(artifacts, name, typeof value === 'function' ? (value as () => unknown)() : value)
       if (Object.keys(timings).length > 0) saveArtifact(artifacts, 'timings.json', timings)
       if (browser) saveArtifact(artifacts, 'console.log', consoleLines.join('\n'))
+      if (browser) saveArtifact(artifacts, 'network.log', network.join('\n'))
       if (llm) saveArtifact(artifacts, 'requests.txt', requestsText(llm, 300))
       moreLlms.forEach((more, i) => saveArtifact(artifacts!, `llm-${i + 2}-requests.txt`, requestsText(more, 400)))
       saveWebEvidence(artifacts, webs)

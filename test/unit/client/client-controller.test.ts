@@ -9,7 +9,8 @@ import { SessionTree, type TreeResult } from '../../../src/tree/index.ts'
 import { compare } from '../../../src/tree/compare.ts'
 import { boundedComparison } from '../../../src/service/compare-wire.ts'
 import { TreeController, type Result, type TreeRemote } from '../../../src/client/controller.ts'
-import type { MoveResult, SessionStatus } from '../../../src/types.ts'
+import { ChangeFeed } from '../../../src/client/changes.ts'
+import type { MoveResult, SessionStatus, WatchAnswer } from '../../../src/types.ts'
 import { user, assistant } from '../../support/messages.ts'
 
 const wrap = <T>(r: TreeResult<T>): Result<T> =>
@@ -304,5 +305,90 @@ describe('TreeController notices', () => {
     controller.dismissNotice()
     expect(controller.getSnapshot().notice).toBeUndefined()
     controller.dispose()
+  })
+})
+
+describe('TreeController with the push channel', () => {
+  /** A feed whose `watch` answers when the test says the session moved. */
+  function pushed() {
+    const held: Array<(revision: string) => void> = []
+    const feed = new ChangeFeed(async () => ({
+      watch: (_request, signal) =>
+        new Promise<Result<WatchAnswer>>((resolve) => {
+          signal?.addEventListener('abort', () => resolve({ ok: true, value: { changed: [] } }))
+          held.push((revision) => resolve({ ok: true, value: { changed: [{ agentId: 's', revision }] } }))
+        }),
+    }))
+    return { feed, push: (revision: string) => held.shift()?.(revision), waiting: () => held.length }
+  }
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 0))
+  }
+
+  it('a change pushed while its own action runs shows with the action, not before it', async () => {
+    const { tree, ids } = conversation()
+    const fake = fakeRemote(tree)
+    let release: () => void = () => {}
+    const label = fake.remote.label
+    fake.remote.label = (...args) =>
+      new Promise((resolve) => {
+        // The service wrote the label (the push goes out) but its answer is still on the way.
+        const written = label(...args)
+        release = () => void written.then(resolve)
+      })
+    const channel = pushed()
+    const controller = new TreeController(async () => fake.remote, 's', { changes: channel.feed, marks: false })
+    const stop = controller.start()
+    await settle()
+    channel.push('') // the first watch answers at once (nothing held yet)
+    await settle()
+    expect(controller.pushed).toBe(true)
+    const acting = controller.label(ids[1]!, 'mine')
+    await settle()
+    const reads = fake.calls.filter((c) => c === 'session').length
+    channel.push(`1:${tree.logSeq}`)
+    await settle()
+    expect(
+      fake.calls.filter((c) => c === 'session'),
+      'nothing read while the action runs',
+    ).toHaveLength(reads)
+    expect(controller.getSnapshot().view?.nodes.find((n) => n.nodeId === ids[1])?.label).toBeUndefined()
+    release()
+    expect(await acting).toBe(true)
+    const shown = controller.getSnapshot()
+    expect(shown.busy).toBeUndefined()
+    expect(shown.notice).toMatchObject({ kind: 'label' })
+    expect(shown.view?.nodes.find((n) => n.nodeId === ids[1])?.label).toBe('mine')
+    stop()
+    channel.feed.dispose()
+  })
+
+  it('a change pushed while an action fails is read after it', async () => {
+    const { tree, ids } = conversation()
+    const fake = fakeRemote(tree)
+    let release: () => void = () => {}
+    fake.remote.label = () =>
+      new Promise((resolve) => {
+        release = () => resolve({ ok: false, error: { code: 'LABEL_EXISTS', message: 'taken' } })
+      })
+    const channel = pushed()
+    const controller = new TreeController(async () => fake.remote, 's', { changes: channel.feed, marks: false })
+    const stop = controller.start()
+    await settle()
+    channel.push('')
+    await settle()
+    const acting = controller.label(ids[1]!, 'taken')
+    await settle()
+    tree.label(ids[3]!, 'elsewhere')
+    channel.push(`1:${tree.logSeq}`)
+    await settle()
+    release()
+    expect(await acting).toBe(false)
+    await settle()
+    const shown = controller.getSnapshot()
+    expect(shown.actionError?.code).toBe('LABEL_EXISTS')
+    expect(shown.view?.nodes.find((n) => n.nodeId === ids[3])?.label).toBe('elsewhere')
+    stop()
+    channel.feed.dispose()
   })
 })

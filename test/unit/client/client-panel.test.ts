@@ -392,6 +392,42 @@ describe('TreePanel', () => {
   })
 })
 
+describe('TreePanel while another process writes the tree', () => {
+  it('says who writes it, and offers no move, label or summary (keys included)', async () => {
+    const { tree, ids } = smallTree()
+    const fake = fakeRemote(tree)
+    fake.status = {
+      readOnly: {
+        code: 'SIDECAR_CLAIMED',
+        message: 'another process writes this session’s tree',
+        holder: { pid: 4242, host: 'box', kind: 'dsh-TUI', since: '2026-12-02T07:00:00.000Z' },
+      },
+    }
+    const { el } = await mount(fake.remote)
+    expect(el.querySelector('[data-testid="session-tree-read-only"]')!.textContent).toBe(
+      'Read-only here: dsh-TUI (pid 4242 on box) writes this session’s tree. Moves, labels and summaries work there, or here once it closes the session or exits.',
+    )
+    const list = treeEl(el)
+    list.focus()
+    await press(list, 'Home')
+    await press(list, 'ArrowDown')
+    expect(rowOf(el, ids.a1).getAttribute('aria-selected')).toBe('true')
+    for (const key of ['Enter', 'f', 'l', '[', ']']) await press(list, key)
+    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([])
+    expect(el.querySelector('form'), 'no fork or label form opened').toBeNull()
+    // Reading still works: the preview shows the selected node.
+    expect(el.querySelector('[data-testid="session-tree-preview-text"]')!.textContent).toBe('first answer')
+    // Once the other process lets go, the tab offers the moves again.
+    fake.status = {}
+    await act(async () => {
+      await controllers[0]!.refresh(true)
+    })
+    await press(list, 'Enter')
+    expect(fake.calls).toContain('jump')
+    expect(el.querySelector('[data-testid="session-tree-read-only"]')).toBeNull()
+  })
+})
+
 describe('OpenTreeAction', () => {
   it('presses the Tree tab of its own session header', async () => {
     host = document.createElement('div')
@@ -522,6 +558,7 @@ describe('client entry', () => {
         'summarizeWith',
         'openAsNewSession',
         'gc',
+        'watch',
       ]
         .sort()
         .map((m) => `dsh-session-tree#sessionTree/${m}`),

@@ -136,6 +136,7 @@ const WIRE = {
   carry: ['agentId', 'request'],
   openAsNewSession: ['agentId', 'nodeId'],
   gc: ['dryRun'],
+  watch: ['request'],
 } as const
 type Method = keyof typeof WIRE
 const METHODS = Object.keys(WIRE) as Method[]
@@ -184,6 +185,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
   carry: ['from', 'at', 'common', 'files', 'taken', 'merged', 'marked', 'mine'],
   openAsNewSession: ['sessionId', 'title', 'nodeId', 'messages', 'seedEvents', 'adopted'],
   gc: ['scannedAt', 'orphans', 'removed', 'problems', 'dryRun'],
+  watch: ['changed'],
 }
 
 // ------------------------------------------------------- zod introspection
@@ -327,6 +329,9 @@ beforeAll(async () => {
   record('session', await service.session(id))
   record('export', await service.export(id))
   record('chatPath', await service.chatPath(id))
+  const held = (await service.session(id)).revision!
+  record('watch', await service.watch({ sessions: [{ agentId: id, revision: '' }] }, new AbortController().signal))
+  record('watch', await service.watch({ sessions: [{ agentId: id, revision: held }] }, AbortSignal.abort()))
   const pi = newPiSession()
   pi.appendMessage(user('imported question'))
   pi.appendMessage(assistant('imported answer', { thinking: 'kept, never sent' }))
@@ -493,7 +498,8 @@ describe('descriptors: seed 001 wire contract', () => {
       })
       expect(d.implementation, method).toBeUndefined()
       expect(d.scope, method).toBeUndefined()
-      expect(d.cancellation, method).toBeUndefined()
+      // Only the push channel is cancellable (the browser aborts it when the shown sessions change).
+      expect(d.cancellation, method).toEqual(method === 'watch' ? { parameter: 'signal' } : undefined)
       expect(
         d.parameters.map((p) => p.wire),
         method,
