@@ -237,6 +237,34 @@ describe('the scene frame', () => {
     }
   }
 
+  it('a compaction node’s preview says what it replaced, in both languages', () => {
+    const { tree, ids } = sample()
+    const outline = tree.outline()
+    // The last answer stands in for DSH's compaction: its summary message and the nodes it replaced.
+    const compacted = {
+      ...outline,
+      nodes: outline.nodes.map((node) =>
+        node.nodeId === ids.a2
+          ? {
+              ...node,
+              type: 'compaction' as const,
+              message: { role: 'user' as const, content: '<compacted-summary>q1 to q2</compacted-summary>' },
+              replaces: [ids.u1, ids.a1, ids.u2],
+            }
+          : node,
+      ),
+    }
+    const index = indexTree(compacted)
+    const layout = layoutTree(index, {})
+    const state = settle({ ...INITIAL_SCENE, selected: ids.a2 }, { index, layout, height: 20 })
+    for (const lang of langs) {
+      const frame = renderFrame({ index, layout, state, columns: 160, rows: 30, lang })
+      const all = frame.lines.map((line) => line.map((s) => s.text).join('')).join('\n')
+      expect(all).toContain(word(lang, 'replaces', { count: 3, first: ids.u1, last: ids.u2 }))
+      expect(all).toContain('<compacted-summary>q1 to q2</compacted-summary>')
+    }
+  })
+
   it('a 20,000-node tree draws a screenful: the frame holds only the window', () => {
     const outline = realBigView(20_000)
     const index = indexTree(outline)
