@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionTree } from '../../../src/tree/index.ts'
 import { indexTree, layoutTree } from '../../../src/outline/index.ts'
-import { cellWidth, clip, wrap } from '../../../src/tui/cells.ts'
+import { cellWidth, clip, wrap, wrapPage } from '../../../src/tui/cells.ts'
 import { tuiLang, word } from '../../../src/tui/i18n.ts'
 import {
   INITIAL_SCENE,
@@ -297,6 +297,24 @@ describe('cells', () => {
     expect(clip('问题问题', 5)).toBe('问题…')
     expect(cellWidth(clip('问题问题', 5))).toBeLessThanOrEqual(5)
     expect(wrap('one two three four', 9)).toEqual(['one two', 'three', 'four'])
+  })
+})
+
+describe('a text page', () => {
+  it('wraps a long line under its own indent instead of cutting it; a line that fits stays as it is', () => {
+    const long = `  Jumps rewrite the model history ${'with official harness events '.repeat(4)}the end 对话树.`
+    const fits = '    ↳ e27 user:  Check  notes.txt'
+    const page = wrapPage([fits, long], 40)
+    expect(page[0]).toBe(fits)
+    for (const line of page) expect(cellWidth(line)).toBeLessThanOrEqual(40)
+    expect(page.slice(1).every((line, i) => line.startsWith(i === 0 ? '  Jumps' : '    '))).toBe(true)
+    // Nothing lost: the words of the long line, in order.
+    expect(
+      page
+        .slice(1)
+        .map((line) => line.trim())
+        .join(' '),
+    ).toBe(long.trim().replace(/ {2,}/g, ' '))
   })
 })
 
