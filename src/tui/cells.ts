@@ -104,3 +104,19 @@ export function wrap(text: string, width: number, maxLines = Infinity): string[]
   }
   return out
 }
+
+/**
+ * A text page's lines wrapped to `width` cells: a line that fits stays as it is (its spacing too); a
+ * longer one wraps at spaces, its continuations hung two cells under its own indent, so a listing's
+ * tree indentation still reads and no line is cut at the right edge.
+ */
+export function wrapPage(lines: readonly string[], width: number): string[] {
+  return lines.flatMap((raw) => {
+    const line = raw.replace(/\s+$/, '')
+    if (cellWidth(line) <= width) return [line]
+    const indent = /^ */.exec(line)![0]
+    const hang = `${indent}  `
+    const [first = '', ...rest] = wrap(line.slice(indent.length), Math.max(1, width - hang.length))
+    return [indent + first, ...rest.map((part) => hang + part)]
+  })
+}

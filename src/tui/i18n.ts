@@ -57,6 +57,10 @@ const WORDS = {
   label: { en: 'label', zh: '标签' },
   branch: { en: 'branch', zh: '分支' },
   heads: { en: 'head of', zh: '分支头' },
+  replaces: {
+    en: 'replaces {count} earlier node(s) of this path, {first} … {last}',
+    zh: '替代本路径上更早的 {count} 个节点，{first} … {last}',
+  },
   folded: { en: 'folded', zh: '已折叠' },
   'key.move': { en: 'move', zh: '移动' },
   'key.fold': { en: 'fold', zh: '折叠' },

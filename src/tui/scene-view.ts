@@ -208,6 +208,18 @@ export function previewLines(
   if (node.label !== undefined) out.push([{ text: `${word(lang, 'label')}: ${node.label}`, color: 'warning' }])
   const heads = index.headsAt.get(id)
   if (heads) out.push([{ text: `${word(lang, 'heads')}: ${heads.join(', ')}`, color: 'suggestion' }])
+  // A compaction says what it stands for (the Tree tab's "Replaces"), so a jump before it can be chosen knowingly.
+  if (node.replaces !== undefined && node.replaces.length > 0)
+    out.push([
+      {
+        text: word(lang, 'replaces', {
+          count: node.replaces.length,
+          first: node.replaces[0]!,
+          last: node.replaces.at(-1)!,
+        }),
+        color: 'warning',
+      },
+    ])
   const tool = foldedTool(node)
   if (tool) {
     out.push([{ text: `${word(lang, 'call')}: ${tool.name}`, color: 'warning' }])

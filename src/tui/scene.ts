@@ -17,6 +17,7 @@ import type { SessionTreeOutline } from '../tree/types.ts'
 import { indexTree, layoutTree } from '../outline/index.ts'
 import { errorText } from './errors.ts'
 import type { HostKey, SceneProps } from './host.ts'
+import { wrapPage } from './cells.ts'
 import { tuiLang, word, type TuiLang } from './i18n.ts'
 import {
   INITIAL_SCENE,
@@ -45,6 +46,9 @@ interface Loaded {
   readonly mode?: SurfaceMode
 }
 
+/** The cells a text page's line may take: the frame's width less the last column (a terminal may wrap there). */
+const pageWidth = (columns: number): number => Math.max(20, columns) - 1
+
 /** The scene component, bound to the plugin's service. */
 export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
   return function SessionTreeScene({ React, ui, channel, close }: SceneProps): unknown {
@@ -56,7 +60,10 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
     const [state, setState] = React.useState<SceneState>(() => {
       const page = deps.takePage()
       return page
-        ? { ...INITIAL_SCENE, overlay: { kind: 'text', title: page.title, lines: page.lines, scroll: 0 } }
+        ? {
+            ...INITIAL_SCENE,
+            overlay: { kind: 'text', title: page.title, lines: wrapPage(page.lines, pageWidth(columns)), scroll: 0 },
+          }
         : INITIAL_SCENE
     })
     const stateRef = React.useRef(state)
@@ -271,7 +278,7 @@ async function perform(
         overlay: {
           kind: 'text',
           title: `${word(lang, 'key.summarize')} · ${effect.branch}`,
-          lines: summary.summary.split('\n'),
+          lines: wrapPage(summary.summary.split('\n'), pageWidth(columns)),
           scroll: 0,
         },
       }

@@ -8,6 +8,7 @@ import { expect, it } from 'vitest'
 import { saveArtifact } from './support/artifacts.ts'
 import { transcriptRows } from './support/dsh-tui.ts'
 import { messageText, userPrompts } from './support/fake-llm.ts'
+import { expectReadsAsModel, readScreen } from './support/tui-judge.ts'
 import { tuiSuite } from './support/tui-suite.ts'
 import { describeNeeding, tmux } from '../support/prerequisites.ts'
 
@@ -43,6 +44,10 @@ describeNeeding([tmux], 'open as a new session in the real dsh-TUI 0.10.2', () =
     expect(userPrompts(request.body).map(messageText)).toEqual([FIRST, AFTER])
     const rows = transcriptRows(screen).filter((r) => r.kind === 'user')
     expect(rows.map((r) => r.text)).toEqual([FIRST, AFTER])
-    expect(screen).not.toMatch(/Turn error|turn blocked/i)
+    // The shared rule: nothing hidden to count (no switch row), every row on the path, nothing twice.
+    const reading = readScreen(screen, request)
+    saveArtifact(suite.artifacts, 'after-new-session-prompt.reading.json', reading)
+    expectReadsAsModel(reading)
+    expect(reading.switches).toEqual([])
   }, 300_000)
 })

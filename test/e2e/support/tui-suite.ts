@@ -7,8 +7,16 @@ import { afterAll, afterEach, beforeAll } from 'vitest'
 import { demoModel } from '../../../dev/demo-model.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './artifacts.ts'
 import { ensureDsh, tempDir } from './dsh.ts'
-import { demoTuiHome, installTuiProfile, sendPrompt, startTui, type TuiHome } from './dsh-tui.ts'
-import { type FakeLlm, startFakeLlm } from './fake-llm.ts'
+import { demoTuiHome, installTuiProfile, sendPrompt, sessionIds, startTui, type TuiHome } from './dsh-tui.ts'
+import {
+  type FakeLlm,
+  type FakeLlmOptions,
+  messageText,
+  type RecordedRequest,
+  type ScriptStep,
+  startFakeLlm,
+  userPrompts,
+} from './fake-llm.ts'
 import { packPlugin } from './pack.ts'
 import { type Terminal } from './tmux.ts'
 
@@ -22,6 +30,12 @@ export interface TuiSuiteOptions {
   readonly answers: number
   /** How many recorded requests `requests.txt` shows. */
   readonly requestsShown?: number
+  /** The model answering every chat request (default: the demo model). */
+  readonly model?: ScriptStep
+  /** More of the fake LLM (its compaction answer, …). */
+  readonly llm?: Omit<FakeLlmOptions, 'script'>
+  /** Files the workspace starts with besides the demo's notes.txt. */
+  readonly workspace?: (cwd: string) => void
 }
 
 /** The suite's handles, there once its `beforeAll` ran. */
@@ -37,6 +51,14 @@ export interface TuiSuite {
   start(options?: TuiStartOptions): Promise<Terminal>
   /** Type a prompt, wait for its answer row and its request. */
   send(prompt: string, answer: RegExp): Promise<void>
+  /** The last chat request whose last typed prompt is `prompt` (dsh-TUI's own side requests left out). */
+  requestFor(prompt: string): RecordedRequest
+  /** Quit (`/exit`), start again on the newest session (`--resume`), wait until `ready` holds and the screen settles. */
+  resume(ready: (screen: string) => boolean, start?: TuiStartOptions): Promise<Terminal>
+  /** In the open scene: type a search and wait until it shows exactly one row. */
+  search(query: string): Promise<void>
+  /** In the open scene: Enter on the selection, then "No summary" if the move asks; waits for "Moved to". */
+  jumpHere(): Promise<void>
   /** Open the scene by Alt+T (or `/session-tree`) and wait for its outline. */
   openScene(how?: 'shortcut' | 'command'): Promise<string>
   /** Escape: the scene closes. */
@@ -62,9 +84,11 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
     try {
       artifacts = artifactDir(options.name)
       const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
-      llm = await startFakeLlm({ script: Array.from({ length: options.answers }, () => demoModel) })
+      const model = options.model ?? demoModel
+      llm = await startFakeLlm({ ...options.llm, script: Array.from({ length: options.answers }, () => model) })
       root = tempDir(options.name)
       home = demoTuiHome(root)
+      options.workspace?.(home.cwd)
       const installed = await installTuiProfile(home, plugin.tgz)
       saveArtifact(
         artifacts,
@@ -113,6 +137,55 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
     },
     send(prompt, answer) {
       return sendPrompt(terminal(), () => llm!.chatRequests().length, prompt, answer)
+    },
+    requestFor(prompt) {
+      const found = there(llm, 'the fake LLM')
+        .chatRequests()
+        .filter((r) => {
+          const last = userPrompts(r.body).at(-1)
+          return last !== undefined && messageText(last) === prompt
+        })
+        .at(-1)
+      if (!found) throw new Error(`no request answered ${JSON.stringify(prompt)}\n${requestsText(llm!)}`)
+      return found
+    },
+    async resume(ready, start) {
+      const [sessionId] = sessionIds(there(home, 'the dsh-TUI home').dshHome)
+      if (sessionId === undefined) throw new Error('no session to resume')
+      const running = terminal()
+      await running.type('/exit')
+      await running.keys('Enter')
+      // dsh-TUI flushes and exits on its own; the pane stays (remain-on-exit), so wait for it to be dead.
+      await running.until(() => true, 'exit')
+      for (let i = 0; i < 100 && (await running.alive()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      await running.kill()
+      // Tall by default: dsh-TUI draws a resumed transcript in its own view, one screen high.
+      tui = await startTui(there(home, 'the dsh-TUI home'), llm!.url, {
+        rows: 150,
+        ...start,
+        args: ['--resume', sessionId, ...(start?.args ?? [])],
+      })
+      await tui.until(ready, 'the resumed transcript')
+      await tui.settled('the resumed transcript')
+      return tui
+    },
+    async search(query) {
+      await terminal().type(query)
+      await terminal().until(
+        (screen) => screen.includes(`search: ${query}`) && /\b1 shown/.test(screen),
+        `the search ${JSON.stringify(query)}`,
+        { visible: true },
+      )
+    },
+    async jumpHere() {
+      await terminal().keys('Enter')
+      const asked = await terminal().until(
+        (screen) => /No summary/.test(screen) || /Moved to e\d+/.test(screen),
+        'the summary choice or the jump',
+        { visible: true },
+      )
+      if (/No summary/.test(asked)) await terminal().keys('1')
+      await terminal().until((screen) => /Moved to e\d+/.test(screen), 'the jump', { visible: true })
     },
     async openScene(how = 'shortcut') {
       if (how === 'command') {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionTree } from '../../../src/tree/index.ts'
 import { indexTree, layoutTree } from '../../../src/outline/index.ts'
-import { cellWidth, clip, wrap } from '../../../src/tui/cells.ts'
+import { cellWidth, clip, wrap, wrapPage } from '../../../src/tui/cells.ts'
 import { tuiLang, word } from '../../../src/tui/i18n.ts'
 import {
   INITIAL_SCENE,
@@ -237,6 +237,34 @@ describe('the scene frame', () => {
     }
   }
 
+  it('a compaction node’s preview says what it replaced, in both languages', () => {
+    const { tree, ids } = sample()
+    const outline = tree.outline()
+    // The last answer stands in for DSH's compaction: its summary message and the nodes it replaced.
+    const compacted = {
+      ...outline,
+      nodes: outline.nodes.map((node) =>
+        node.nodeId === ids.a2
+          ? {
+              ...node,
+              type: 'compaction' as const,
+              message: { role: 'user' as const, content: '<compacted-summary>q1 to q2</compacted-summary>' },
+              replaces: [ids.u1, ids.a1, ids.u2],
+            }
+          : node,
+      ),
+    }
+    const index = indexTree(compacted)
+    const layout = layoutTree(index, {})
+    const state = settle({ ...INITIAL_SCENE, selected: ids.a2 }, { index, layout, height: 20 })
+    for (const lang of langs) {
+      const frame = renderFrame({ index, layout, state, columns: 160, rows: 30, lang })
+      const all = frame.lines.map((line) => line.map((s) => s.text).join('')).join('\n')
+      expect(all).toContain(word(lang, 'replaces', { count: 3, first: ids.u1, last: ids.u2 }))
+      expect(all).toContain('<compacted-summary>q1 to q2</compacted-summary>')
+    }
+  })
+
   it('a 20,000-node tree draws a screenful: the frame holds only the window', () => {
     const outline = realBigView(20_000)
     const index = indexTree(outline)
@@ -269,6 +297,24 @@ describe('cells', () => {
     expect(clip('问题问题', 5)).toBe('问题…')
     expect(cellWidth(clip('问题问题', 5))).toBeLessThanOrEqual(5)
     expect(wrap('one two three four', 9)).toEqual(['one two', 'three', 'four'])
+  })
+})
+
+describe('a text page', () => {
+  it('wraps a long line under its own indent instead of cutting it; a line that fits stays as it is', () => {
+    const long = `  Jumps rewrite the model history ${'with official harness events '.repeat(4)}the end 对话树.`
+    const fits = '    ↳ e27 user:  Check  notes.txt'
+    const page = wrapPage([fits, long], 40)
+    expect(page[0]).toBe(fits)
+    for (const line of page) expect(cellWidth(line)).toBeLessThanOrEqual(40)
+    expect(page.slice(1).every((line, i) => line.startsWith(i === 0 ? '  Jumps' : '    '))).toBe(true)
+    // Nothing lost: the words of the long line, in order.
+    expect(
+      page
+        .slice(1)
+        .map((line) => line.trim())
+        .join(' '),
+    ).toBe(long.trim().replace(/ {2,}/g, ' '))
   })
 })
 
