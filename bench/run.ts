@@ -32,6 +32,7 @@ import { tuiSection } from './tui.ts'
 import { wireSection } from './wire.ts'
 import { homeSection } from './home.ts'
 import { longSection } from './long.ts'
+import { liveSection } from './live.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -439,6 +440,7 @@ const SECTIONS: BenchSection[] = [
   workspaceSection,
   workspaceFolderSection,
   panelSection,
+  liveSection,
   tuiSection,
   wireSection,
   homeSection,

@@ -1,0 +1,199 @@
+/**
+ * Bench section: how soon a move made elsewhere shows (issue 25.4), in real Chromium against the
+ * real `dsh web` with this package installed from its tarball. Two pages show the same session:
+ * one as the plugin runs (its push channel, `watch`), one whose `watch` calls the browser refuses
+ * (the plugin's fallback: polling `session` once a second), the baseline of the same run. Each run
+ * makes one move through another client (`/tree label`, `/tree jump`, through the web's command
+ * remote) and both pages time, in the page, when their Tree tab shows it; the Chat's time (a third
+ * and fourth page, the same two ways) is the revision its decorations were applied at. Also
+ * counted: the requests each page sends while idle over a fixed window.
+ * Budget: the Tree tab shows a move made elsewhere within 200 ms (median).
+ */
+import fs from 'node:fs'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { openSession } from '../test/e2e/support/chat-page.ts'
+import { ensureDsh, pluginAdd, removeDir, startWeb, tempDir, type WebProcess } from '../test/e2e/support/dsh.ts'
+import { readOrAnswer, startFakeLlm } from '../test/e2e/support/fake-llm.ts'
+import { packPlugin } from '../test/e2e/support/pack.ts'
+import { openTreeTab, TREE_ROWS } from '../test/e2e/support/tree-tab.ts'
+import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+/** A move made elsewhere shows in the Tree tab within this (median of the runs). */
+export const LIVE_BUDGET_MS = 200
+/** The idle window the requests are counted over. */
+const IDLE_MS = 10_000
+const TITLE = 'Live bench'
+
+function skipped(reason: string): SectionResult {
+  return {
+    title: 'a move made elsewhere → the Tree tab and the Chat (Chromium, dsh web)',
+    columns: ['page'],
+    rows: [],
+    notes: [reason],
+    checks: [{ name: `a move elsewhere shows in the Tree tab < ${LIVE_BUDGET_MS} ms`, pass: 'skip', detail: reason }],
+  }
+}
+
+interface Shown {
+  readonly page: Page
+  readonly name: string
+  readonly polls: boolean
+  readonly started: string[]
+}
+
+/** Resolves, in the page, with `Date.now()` when `test()` first holds (checked on every DOM change). */
+function whenShown(
+  page: Page,
+  probe:
+    | { kind: 'label'; nodeId: string; text: string }
+    | { kind: 'cursor'; nodeId: string }
+    | { kind: 'chat'; from: string | null },
+): Promise<number> {
+  return page.evaluate(
+    ({ probe, rows }) =>
+      new Promise<number>((resolve) => {
+        const holds = (): boolean => {
+          if (probe.kind === 'chat') {
+            const at = document.querySelector('[data-chat-flow]')?.getAttribute('data-session-tree-revision') ?? null
+            return at !== probe.from
+          }
+          const row = document.querySelector(`${rows}[data-node-id="${probe.nodeId}"]`)
+          if (!row) return false
+          return probe.kind === 'label'
+            ? (row.textContent ?? '').includes(probe.text)
+            : row.getAttribute('aria-current') === 'location'
+        }
+        if (holds()) return resolve(Date.now())
+        const observer = new MutationObserver(() => {
+          if (!holds()) return
+          observer.disconnect()
+          resolve(Date.now())
+        })
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true })
+      }),
+    { probe, rows: TREE_ROWS },
+  )
+}
+
+async function open(browser: Browser, web: WebProcess, name: string, polls: boolean, tree: boolean): Promise<Shown> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: 'en-US' })
+  const started: string[] = []
+  page.on('request', (r) => started.push(`${r.method()} ${new URL(r.url()).pathname}`))
+  // The baseline: the browser refuses the push channel, so the plugin falls back to polling.
+  if (polls) await page.route('**/api/sessionTree/watch', (route) => route.abort())
+  const title = new RegExp(`^(${TITLE}|first question)$`)
+  if (tree) await openTreeTab(page, web.url, title)
+  else await openSession(page, web.url, title)
+  return { page, name, polls, started }
+}
+
+export const liveSection: BenchSection = {
+  name: 'live',
+  async run({ runs }): Promise<SectionResult> {
+    if (!fs.existsSync(CHROMIUM)) return skipped(`${CHROMIUM} is missing (apt-get install -y chromium)`)
+    await ensureDsh()
+    const llm = await startFakeLlm({ titleText: TITLE, script: Array.from({ length: 10 }, () => readOrAnswer) })
+    const plugin = await packPlugin()
+    const home = tempDir('bench-live-home')
+    const work = fs.realpathSync(tempDir('bench-live-work'))
+    let web: WebProcess | undefined
+    let browser: Browser | undefined
+    try {
+      await pluginAdd(home, 'web', plugin.tgz)
+      web = await startWeb({ home, cwd: work, llmUrl: llm.url, timeoutMs: 180_000 })
+      const { sessionId } = await web.api.createSession({ cwd: work })
+      await web.api.promptAndWait(sessionId, 'first question')
+      await web.api.promptAndWait(sessionId, 'second question')
+      const answers = [
+        (await web.api.nodeWith(sessionId, 'ANSWER to: first question')).nodeId,
+        (await web.api.nodeWith(sessionId, 'ANSWER to: second question')).nodeId,
+      ]
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless'] })
+      const pages = [
+        await open(browser, web, 'Tree tab, pushed', false, true),
+        await open(browser, web, 'Tree tab, polling (baseline)', true, true),
+        await open(browser, web, 'Chat, pushed', false, false),
+        await open(browser, web, 'Chat, polling (baseline)', true, false),
+      ]
+      const api = web.api
+      const command = (line: string) => api.remoteOk('commands/execute', { agentId: sessionId, line, images: [] })
+      const revisionOf = (page: Page) =>
+        page.evaluate(
+          () => document.querySelector('[data-chat-flow]')?.getAttribute('data-session-tree-revision') ?? null,
+        )
+
+      // Idle: what each page sends over the window, once it settled (one unmeasured move first).
+      await command(`/tree label ${answers[0]} "warm"`)
+      await Promise.all(
+        pages.slice(0, 2).map((p) => whenShown(p.page, { kind: 'label', nodeId: answers[0]!, text: 'warm' })),
+      )
+      const from = pages.map((p) => p.started.length)
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
+      const idle = pages.map((p, i) => p.started.slice(from[i]).filter((name) => name.startsWith('POST /api/')).length)
+
+      const n = Math.max(7, runs)
+      const times: number[][] = pages.map(() => [])
+      for (let i = 0; i < n; i++) {
+        // Alternate a label and a jump: both are moves another client makes.
+        const jump = i % 2 === 1
+        const nodeId = answers[i % 2 === 1 ? (i >> 1) % 2 : 0]!
+        const text = `run ${i}`
+        const chatFrom = await Promise.all(pages.map((p) => (p.name.startsWith('Chat') ? revisionOf(p.page) : null)))
+        // The Chat redraws for a jump (a label changes nothing there): it is timed on jumps only.
+        const seen = pages.map((p, k) =>
+          p.name.startsWith('Chat')
+            ? jump
+              ? whenShown(p.page, { kind: 'chat', from: chatFrom[k]! })
+              : Promise.resolve(Number.NaN)
+            : whenShown(p.page, jump ? { kind: 'cursor', nodeId } : { kind: 'label', nodeId, text }),
+        )
+        // Let each observer be in place before the move (an evaluate round trip per page).
+        await Promise.all(pages.map((p) => p.page.evaluate(() => 0)))
+        const t0 = Date.now()
+        await command(jump ? `/tree jump ${nodeId}` : `/tree label ${nodeId} "${text}"`)
+        const at = await Promise.all(seen)
+        at.forEach((t, k) => {
+          if (!Number.isNaN(t)) times[k]!.push(t - t0)
+        })
+      }
+      const rows: Row[] = pages.map((p, k) => ({
+        page: p.name,
+        'median ms': fmt(median(times[k]!), 0),
+        'best ms': fmt(Math.min(...times[k]!), 0),
+        'worst ms': fmt(Math.max(...times[k]!), 0),
+        [`requests in ${IDLE_MS / 1000} s idle`]: idle[k]!,
+      }))
+      const pushed = median(times[0]!)
+      const polled = median(times[1]!)
+      const checks: Check[] = [
+        {
+          name: `a move elsewhere shows in the Tree tab < ${LIVE_BUDGET_MS} ms (median of ${n})`,
+          pass: pushed < LIVE_BUDGET_MS,
+          detail: `${fmt(pushed, 0)} ms pushed; baseline of this run (polling) ${fmt(polled, 0)} ms; Chat ${fmt(median(times[2]!), 0)} ms pushed, ${fmt(median(times[3]!), 0)} ms polling`,
+        },
+        {
+          name: `an idle Tree tab and Chat send no request (${IDLE_MS / 1000} s window)`,
+          pass: idle[0] === 0 && idle[2] === 0,
+          detail: `Tree tab ${idle[0]}, Chat ${idle[2]}; polling baseline: Tree tab ${idle[1]}, Chat ${idle[3]}`,
+        },
+      ]
+      return {
+        title: 'a move made elsewhere → the Tree tab and the Chat (Chromium, dsh web)',
+        columns: ['page', 'median ms', 'best ms', 'worst ms', `requests in ${IDLE_MS / 1000} s idle`],
+        rows,
+        notes: [
+          `${n} moves through the web's command remote (/tree label and /tree jump alternately), each timed in every page at once: from before the call to the DOM change that shows it (MutationObserver, Date.now on one machine).`,
+          'baseline: the same plugin in a page whose watch calls the browser refuses, so it polls session once a second (its fallback).',
+        ],
+        checks,
+      }
+    } finally {
+      await browser?.close()
+      await web?.stop()
+      await llm.close()
+      removeDir(home)
+      removeDir(work)
+    }
+  },
+}
