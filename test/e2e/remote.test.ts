@@ -101,12 +101,15 @@ type Method =
   | (typeof SUMMARY_METHODS)[number]
   | (typeof LINEAGE_METHODS)[number]
   | (typeof EDGE_METHODS)[number]
+  | (typeof LIVE_METHODS)[number]
 /** Comparing two nodes: the conversation (compare.test.ts) and the checkpointed files (issue 24.3, workspace-panel.test.ts). */
 const COMPARE_METHODS = ['compare', 'compareFiles', 'compareFileDiff'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
 const INTERCHANGE_METHODS = ['importSession', 'tryImport', 'exportAs'] as const
 /** Any method with its failure as data: what the Tree tab calls (dsh web's browser carrier keeps only the host's codes). */
 const EDGE_METHODS = ['attempt'] as const
+/** The push channel the Tree tab and the Chat hold instead of polling (issue 25.4, live-tree.test.ts). */
+const LIVE_METHODS = ['watch'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
 const WORKSPACE_METHODS = [
   'files',
@@ -336,6 +339,7 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
         ...SUMMARY_METHODS,
         ...LINEAGE_METHODS,
         ...EDGE_METHODS,
+        ...LIVE_METHODS,
       ].sort(),
     )
     for (const method of [
@@ -346,6 +350,7 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
       ...SUMMARY_METHODS,
       ...LINEAGE_METHODS,
       ...EDGE_METHODS,
+      ...LIVE_METHODS,
     ]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
@@ -356,6 +361,7 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
     expect(descriptor('jump').parameters.map((p) => p.wire)).toEqual(['agentId', 'nodeId'])
     expect(descriptor('fork').parameters.map((p) => p.wire)).toEqual(['agentId', 'nodeId', 'branch'])
     expect(descriptor('jumpWith').parameters.map((p) => p.wire)).toEqual(['agentId', 'nodeId', 'options'])
+    expect(descriptor('watch').parameters.map((p) => p.wire)).toEqual(['request'])
   })
 
   it('installs from the tarball; `dsh --profile web --dump-config` shows the layer; the shipped client is the one validated here', async () => {
