@@ -6,6 +6,7 @@
  */
 export type { PreStepDecision } from '@deepseek-ai/dsh-agent'
 import type { PreStepDecision } from '@deepseek-ai/dsh-agent'
+import { isRecord } from '../tree/validate.ts'
 
 /**
  * The decision of a step this package ends without a model call (a history
@@ -73,6 +74,30 @@ export interface LiveAgent {
   send(message: unknown, target: 'next-turn' | 'next-step', wakeup: boolean): void
   followup(message: unknown): void
   whenIdle(): Promise<void>
+}
+
+/** The route DSH last recorded for a session (`request/context`); undefined when none, or reading it failed. */
+export interface RequestRoute {
+  readonly provider?: unknown
+  readonly model?: unknown
+  /** The model's context window, when its adapter advertises one (a positive number). */
+  readonly contextWindow?: number
+}
+
+export function requestRoute(session: { requestContext?(): unknown }): RequestRoute | undefined {
+  let context: unknown
+  try {
+    context = session.requestContext?.()
+  } catch {
+    return undefined
+  }
+  if (!isRecord(context)) return undefined
+  const { provider, model, contextWindow } = context
+  return {
+    provider,
+    model,
+    ...(typeof contextWindow === 'number' && contextWindow > 0 ? { contextWindow } : {}),
+  }
 }
 
 /** The `agent/pre-step` payload as this package reads it (dsh-agent's, narrowed to {@link LiveAgent}). */

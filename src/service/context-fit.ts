@@ -5,7 +5,7 @@
  */
 import { hostService, type HostContext } from '../harness/host.ts'
 import type { CompactionSettings } from '../harness/preset-compaction.ts'
-import { isRecord } from '../tree/validate.ts'
+import { requestRoute, type RequestRoute } from '../harness/live.ts'
 import type { HarnessSession } from './move.ts'
 
 /**
@@ -42,19 +42,15 @@ export function contextFit(
   const meter = hostService<Partial<Meter>>(ctx, 'tokenMeter')
   if (typeof meter?.measure !== 'function') return undefined
   let tokens: number
-  let route: unknown
   try {
     tokens = meter.measure(session).totalTokens
-    route = (session as { requestContext?(): unknown }).requestContext?.()
   } catch {
     return undefined
   }
   if (!Number.isFinite(tokens)) return undefined
-  const contextWindow =
-    isRecord(route) && Number.isInteger(route.contextWindow) && (route.contextWindow as number) > 0
-      ? (route.contextWindow as number)
-      : undefined
-  const ratio = contextWindow === undefined || !isRecord(route) ? undefined : thresholdRatio(settings, route)
+  const route = requestRoute(session as { requestContext?(): unknown })
+  const contextWindow = route?.contextWindow
+  const ratio = contextWindow === undefined ? undefined : thresholdRatio(settings, route!)
   const threshold = ratio === undefined ? undefined : Math.floor(contextWindow! * ratio)
   // Over the window, an unknown compaction cannot be promised: say only what is certain.
   const verdict: ContextVerdict =
@@ -72,7 +68,7 @@ export function contextFit(
 }
 
 /** The ratio `dsh-compaction-basic` resolves for the route (an exact provider/model policy over the default). */
-function thresholdRatio(settings: CompactionSettings | null | undefined, route: Record<string, unknown>) {
+function thresholdRatio(settings: CompactionSettings | null | undefined, route: RequestRoute) {
   if (!settings?.auto) return undefined
   const exact = settings.modelPolicies.find((p) => p.provider === route.provider && p.model === route.model)
   return exact?.thresholdRatio ?? settings.thresholdRatio

@@ -24,7 +24,7 @@ export interface ReadDeps {
   readonly resolver: SessionResolver
   readonly sync: TreeSync
   readonly lineage: SessionLineage
-  /** The host, for DSH's token meter and compaction engine (`contextFit`). */
+  /** The host, for DSH's token meter and preset roster (`contextFit`). */
   readonly host?: HostContext
 }
 

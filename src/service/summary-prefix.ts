@@ -12,6 +12,7 @@
  * not fit the model's context window next to the summary's output cap.
  */
 import { isRecord } from '../tree/validate.ts'
+import { requestRoute } from '../harness/live.ts'
 import type { SurfaceMode } from './wire.ts'
 
 /** What the side call reuses of the session's request. */
@@ -63,7 +64,7 @@ export function sessionPrefix(session: PrefixSession, mode: SurfaceMode, extraTo
     ...(Array.isArray(header.tools) && header.tools.length > 0 ? { tools: header.tools } : {}),
     messages,
   }
-  const window = contextWindow(session)
+  const window = requestRoute(session)?.contextWindow
   if (window !== undefined && estimateTokens(prefix) + extraTokens > window)
     return { kind: 'own', reason: 'context-window' }
   return { kind: 'shared', prefix }
@@ -94,17 +95,6 @@ export function answeredOnly(messages: readonly unknown[]): readonly unknown[] {
 
 function blocks(message: Record<string, unknown>): Record<string, unknown>[] {
   return Array.isArray(message.content) ? message.content.filter(isRecord) : []
-}
-
-function contextWindow(session: PrefixSession): number | undefined {
-  try {
-    const context = session.requestContext?.()
-    return isRecord(context) && typeof context.contextWindow === 'number' && context.contextWindow > 0
-      ? context.contextWindow
-      : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** A conservative token count of a prefix (its JSON's UTF-8 bytes over {@link BYTES_PER_TOKEN}). */
