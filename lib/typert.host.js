@@ -1763,57 +1763,6 @@ const dsh_session_tree_sessionTree_summarizeWith_result$schema = z.object({
   'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })
-const dsh_session_tree_sessionTree_tryImport_parameter_0$schema = z.object({
-  'path': z.union([z.literal(null), z.string()]).readonly(),
-  'content': z.union([z.literal(null), z.string()]).readonly(),
-  'format': z.union([z.literal("auto"), z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
-  'dryRun': z.boolean().readonly(),
-  'cwd': z.union([z.literal(null), z.string()]).readonly(),
-})
-const dsh_session_tree_sessionTree_tryImport_result$schema = z.object({
-  'result': z.union([z.literal(null), z.object({
-  'sessionId': z.union([z.literal(null), z.string()]).readonly(),
-  'dryRun': z.boolean().readonly(),
-  'report': z.object({
-  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
-  'version': z.string().readonly(),
-  'lines': z.number().readonly(),
-  'nodes': z.number().readonly(),
-  'branches': z.number().readonly(),
-  'labels': z.number().readonly(),
-  'compactions': z.number().readonly(),
-  'skipped': z.array(z.object({
-  'line': z.number().readonly(),
-  'reason': z.string().readonly(),
-})).readonly(),
-  'opaque': z.record(z.string(), z.number()).readonly().readonly(),
-  'ignored': z.record(z.string(), z.number()).readonly().readonly(),
-  'recovered': z.number().readonly(),
-  'notes': z.array(z.string()).readonly(),
-}).readonly(),
-  'cwd': z.union([z.literal(null), z.string()]).readonly(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'title': z.union([z.literal(null), z.string()]).readonly(),
-  'events': z.number().readonly(),
-  'sidecar': z.boolean().readonly(),
-  'preview': z.object({
-  'branches': z.number().readonly(),
-  'shown': z.array(z.object({
-  'leaf': z.string().readonly(),
-  'forkAt': z.union([z.literal(null), z.string()]).readonly(),
-  'entries': z.number().readonly(),
-  'depth': z.number().readonly(),
-  'firstPrompt': z.string().readonly(),
-  'last': z.string().readonly(),
-  'active': z.boolean().readonly(),
-})).readonly(),
-}).readonly(),
-})]).readonly(),
-  'failure': z.union([z.literal(null), z.object({
-  'code': z.string().readonly(),
-  'message': z.string().readonly(),
-})]).readonly(),
-})
 const dsh_session_tree_sessionTree_watch_parameter_0$schema = z.object({
   'sessions': z.array(z.object({
   'agentId': z.string().readonly(),
@@ -2908,30 +2857,6 @@ export const TYPERT = {
       },
     },
     {
-      id: 'dsh-session-tree#sessionTree/tryImport',
-      service: 'sessionTree',
-      namespace: 'sessionTree',
-      method: 'tryImport',
-      invocation: { kind: 'direct' },
-      parameters: [
-        {
-          name: 'request',
-          wire: 'request',
-          source: 'json',
-          codec: {
-            mode: 'strict',
-            typeSymbol: 'dsh-session-tree/types#ImportRequest',
-            schema: dsh_session_tree_sessionTree_tryImport_parameter_0$schema,
-          },
-        },
-      ],
-      result: {
-        mode: 'strict',
-        typeSymbol: 'dsh-session-tree/types#ImportAttempt',
-        schema: dsh_session_tree_sessionTree_tryImport_result$schema,
-      },
-    },
-    {
       id: 'dsh-session-tree#sessionTree/watch',
       service: 'sessionTree',
       namespace: 'sessionTree',
@@ -3029,6 +2954,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "compareOf",
+            "signature": "compareOf(agentId: string, a: string, b: string): TreeResult<CompareResult>",
+            "summary": "`compare` in process, as a result (the model's tool, `/tree`).",
+            "jsDoc": "/** `compare` in process, as a result (the model's tool, `/tree`). Not a remote method. */"
+          },
+          {
+            "kind": "method",
             "name": "move",
             "signature": "move(agentId: string, move: unknown, callId?: string): Promise<TreeResult<RestoreResult>>",
             "summary": "One move, in process: what every caller uses (the remote methods below, the model tools, `/tree`, dsh-TUI).",
@@ -3085,6 +3017,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "setLabel",
+            "signature": "setLabel(agentId: string, nodeId: string, label: string | null): Promise<TreeResult<TreeNode>>",
+            "summary": "`label` in process, as a result, on the session's queue.",
+            "jsDoc": "/** `label` in process, as a result, on the session's queue. Not a remote method. */"
+          },
+          {
+            "kind": "method",
             "name": "summarize",
             "signature": "@Remote async summarize(agentId: string, branch: string): Promise<BranchSummary>",
             "summary": "Summarize a branch for the panel (nothing reaches the model): written by the session's model when it has one (`writer: 'extractive'` asks for the local digest), with the extractive fallback when the model fails or is too slow.",
@@ -3096,6 +3035,13 @@ export const TYPERT = {
             "signature": "@Remote async summarizeWith(agentId: string, branch: string, options: SummarizeOptions): Promise<BranchSummary>",
             "summary": "`summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`.",
             "jsDoc": "/** `summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`. */"
+          },
+          {
+            "kind": "method",
+            "name": "summarizeBranch",
+            "signature": "summarizeBranch(agentId: string, branch: string, options: SummarizeOptions = {}): Promise<TreeResult<BranchSummary>>",
+            "summary": "`summarizeWith` in process, as a result, on the session's queue.",
+            "jsDoc": "/** `summarizeWith` in process, as a result, on the session's queue. Not a remote method. */"
           },
           {
             "kind": "method",
@@ -3134,6 +3080,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "compareFilesOf",
+            "signature": "compareFilesOf(agentId: string, a: string | null, b: string | null): Promise<TreeResult<FilesComparison>>",
+            "summary": "`compareFiles` in process, as a result.",
+            "jsDoc": "/** `compareFiles` in process, as a result. Not a remote method. */"
+          },
+          {
+            "kind": "method",
             "name": "compareFileDiff",
             "signature": "@Remote async compareFileDiff(agentId: string, a: string | null, b: string | null, path: string): Promise<FileCompareDiff>",
             "summary": "One file from node `a` to node `b`, as a unified diff ('' for a binary side).",
@@ -3166,6 +3119,13 @@ export const TYPERT = {
             "signature": "@Remote async carryPreview(agentId: string, request: CarryRequest): Promise<CarryPreview>",
             "summary": "What carrying another node's (or branch's) file changes here would do, per file (take, merge, conflict, kept); nothing is written.",
             "jsDoc": "/** What carrying another node's (or branch's) file changes here would do, per file (take, merge, conflict, kept); nothing is written. */"
+          },
+          {
+            "kind": "method",
+            "name": "carryPreviewOf",
+            "signature": "carryPreviewOf(agentId: string, request: CarryRequest): Promise<TreeResult<CarryPreview>>",
+            "summary": "`carryPreview` in process, as a result.",
+            "jsDoc": "/** `carryPreview` in process, as a result. Not a remote method. */"
           },
           {
             "kind": "method",
@@ -3215,13 +3175,6 @@ export const TYPERT = {
             "signature": "@Remote async importSession(request: ImportRequest): Promise<ImportResult>",
             "summary": "Import a Pi, Claude Code or Codex session as a new DSH session with its whole tree (all or nothing); `dryRun` previews without writing.",
             "jsDoc": "/**\n * Import a Pi, Claude Code or Codex session as a new DSH session with its\n * whole tree (all or nothing); `dryRun` previews without writing. The new\n * session is stored, then resumed here the way the web host resumes one.\n */"
-          },
-          {
-            "kind": "method",
-            "name": "tryImport",
-            "signature": "@Remote async tryImport(request: ImportRequest): Promise<ImportAttempt>",
-            "summary": "`importSession` with its failure as data, for the Tree tab (dsh web's browser boundary carries only the host's error codes).",
-            "jsDoc": "/** `importSession` with its failure as data, for the Tree tab (dsh web's browser boundary carries only the host's error codes). */"
           },
           {
             "kind": "method",
@@ -3561,14 +3514,6 @@ export const TYPERT = {
           {
             "name": "Header",
             "declaration": "export type Header = { readonly cwd?: string; readonly parentSession?: string; readonly seedLength?: number; readonly origin?: string; readonly agentPreset?: string; readonly createdAt?: number; };"
-          },
-          {
-            "name": "ImportAttempt",
-            "declaration": "export interface ImportAttempt {\n    readonly result: ImportResult | null;\n    readonly failure: ImportFailure | null;\n}"
-          },
-          {
-            "name": "ImportFailure",
-            "declaration": "export interface ImportFailure {\n    readonly code: string;\n    readonly message: string;\n}"
           },
           {
             "name": "ImportPreview",

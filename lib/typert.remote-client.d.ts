@@ -3,7 +3,7 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
-import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportAttempt, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WatchAnswer, WatchRequest, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WatchAnswer, WatchRequest, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -38,7 +38,6 @@ declare module '@deepseek-ai/dsh-type-meta' {
     session: (agentId: string) => Promise<SessionStatus>
     summarize: (agentId: string, branch: string) => Promise<BranchSummary>
     summarizeWith: (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
-    tryImport: (request: ImportRequest) => Promise<ImportAttempt>
     watch: (request: WatchRequest, signal?: AbortSignal) => Promise<WatchAnswer>
   }
   interface TypeRTRemoteMap {
@@ -73,7 +72,6 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/session': (agentId: string) => Promise<SessionStatus>
     'sessionTree/summarize': (agentId: string, branch: string) => Promise<BranchSummary>
     'sessionTree/summarizeWith': (agentId: string, branch: string, options: SummarizeOptions) => Promise<BranchSummary>
-    'sessionTree/tryImport': (request: ImportRequest) => Promise<ImportAttempt>
     'sessionTree/watch': (request: WatchRequest, signal?: AbortSignal) => Promise<WatchAnswer>
   }
   interface TypeRTRemoteNamespaceMap {

@@ -1763,57 +1763,6 @@ const dsh_session_tree_sessionTree_summarizeWith_result$schema = z.object({
   'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
 })
-const dsh_session_tree_sessionTree_tryImport_parameter_0$schema = z.object({
-  'path': z.union([z.literal(null), z.string()]).readonly(),
-  'content': z.union([z.literal(null), z.string()]).readonly(),
-  'format': z.union([z.literal("auto"), z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
-  'dryRun': z.boolean().readonly(),
-  'cwd': z.union([z.literal(null), z.string()]).readonly(),
-})
-const dsh_session_tree_sessionTree_tryImport_result$schema = z.object({
-  'result': z.union([z.literal(null), z.object({
-  'sessionId': z.union([z.literal(null), z.string()]).readonly(),
-  'dryRun': z.boolean().readonly(),
-  'report': z.object({
-  'format': z.union([z.literal("pi"), z.literal("claude-code"), z.literal("codex")]).readonly(),
-  'version': z.string().readonly(),
-  'lines': z.number().readonly(),
-  'nodes': z.number().readonly(),
-  'branches': z.number().readonly(),
-  'labels': z.number().readonly(),
-  'compactions': z.number().readonly(),
-  'skipped': z.array(z.object({
-  'line': z.number().readonly(),
-  'reason': z.string().readonly(),
-})).readonly(),
-  'opaque': z.record(z.string(), z.number()).readonly().readonly(),
-  'ignored': z.record(z.string(), z.number()).readonly().readonly(),
-  'recovered': z.number().readonly(),
-  'notes': z.array(z.string()).readonly(),
-}).readonly(),
-  'cwd': z.union([z.literal(null), z.string()]).readonly(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'title': z.union([z.literal(null), z.string()]).readonly(),
-  'events': z.number().readonly(),
-  'sidecar': z.boolean().readonly(),
-  'preview': z.object({
-  'branches': z.number().readonly(),
-  'shown': z.array(z.object({
-  'leaf': z.string().readonly(),
-  'forkAt': z.union([z.literal(null), z.string()]).readonly(),
-  'entries': z.number().readonly(),
-  'depth': z.number().readonly(),
-  'firstPrompt': z.string().readonly(),
-  'last': z.string().readonly(),
-  'active': z.boolean().readonly(),
-})).readonly(),
-}).readonly(),
-})]).readonly(),
-  'failure': z.union([z.literal(null), z.object({
-  'code': z.string().readonly(),
-  'message': z.string().readonly(),
-})]).readonly(),
-})
 const dsh_session_tree_sessionTree_watch_parameter_0$schema = z.object({
   'sessions': z.array(z.object({
   'agentId': z.string().readonly(),
@@ -2902,30 +2851,6 @@ export const TYPERT_REMOTE = {
         mode: 'strict',
         typeSymbol: 'dsh-session-tree/tree#BranchSummary',
         schema: dsh_session_tree_sessionTree_summarizeWith_result$schema,
-      },
-    },
-    {
-      id: 'dsh-session-tree#sessionTree/tryImport',
-      service: 'sessionTree',
-      namespace: 'sessionTree',
-      method: 'tryImport',
-      invocation: { kind: 'direct' },
-      parameters: [
-        {
-          name: 'request',
-          wire: 'request',
-          source: 'json',
-          codec: {
-            mode: 'strict',
-            typeSymbol: 'dsh-session-tree/types#ImportRequest',
-            schema: dsh_session_tree_sessionTree_tryImport_parameter_0$schema,
-          },
-        },
-      ],
-      result: {
-        mode: 'strict',
-        typeSymbol: 'dsh-session-tree/types#ImportAttempt',
-        schema: dsh_session_tree_sessionTree_tryImport_result$schema,
       },
     },
     {

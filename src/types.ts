@@ -12,14 +12,7 @@ export type * from './service/lineage-wire.ts'
 export type * from './service/carry-wire.ts'
 export type * from './workspace/types.ts'
 export type * from './service/chat-path.ts'
-export type {
-  ImportRequest,
-  ImportResult,
-  ImportAttempt,
-  ImportFailure,
-  ExportRequest,
-  ExportResult,
-} from './service/interchange.ts'
+export type { ImportRequest, ImportResult, ExportRequest, ExportResult } from './service/interchange.ts'
 export type { RemoteAttempt, AttemptError } from './service/attempt.ts'
 export type { ImportReport, SkippedLine, SourceFormat, ExportFormat } from './interchange/model.ts'
 export type { ImportPreview, BranchPreview } from './interchange/preview.ts'

@@ -143,7 +143,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   // Import and export files (the Tree tab's Import… and Export menu); a new session opens like a lineage link.
   ctx.effect(() => injectStylesheet('interchange.css', INTERCHANGE_CSS), 'session-tree: interchange styles')
   const interchange: InterchangeActions = {
-    tryImport: (request) => remote().then((r) => r.tryImport(request)),
+    importSession: (request) => remote().then((r) => r.importSession(request)),
     exportAs: (request) => remote().then((r) => r.exportAs(request)),
     openSession: async (sessionId) => {
       if (!hostSessions()) return false

@@ -4,8 +4,7 @@
  * export fails with its own code (`interchange/errors.ts`, in the service's vocabulary).
  */
 import path from 'node:path'
-import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
-import { fail, ok, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { InterchangeError } from '../interchange/errors.ts'
 import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
@@ -46,24 +45,6 @@ export interface ImportResult {
   readonly sidecar: boolean
   /** Every branch of the imported tree, one line each (what a dry run previews before anything is written). */
   readonly preview: ImportPreview
-}
-
-/** Why an import did not happen: the error's code (an import/export code, or another of the service's). */
-export interface ImportFailure {
-  readonly code: string
-  readonly message: string
-}
-
-/**
- * `tryImport` result: the import's result, or its failure as data. dsh web's
- * browser boundary (the host apiproxy's `rpcErrorSchema`) accepts only the
- * host's own error codes and replaces any other failure with `internal` and a
- * schema dump, so a failure sent as an error would reach the Tree tab without
- * its code or message.
- */
-export interface ImportAttempt {
-  readonly result: ImportResult | null
-  readonly failure: ImportFailure | null
 }
 
 /** `exportAs` request. `inline` returns the file's text instead of writing it (a download). */
@@ -222,19 +203,6 @@ async function attachWorkspace(
     return undefined
   } catch (error) {
     return `the session is in no workspace of dsh web (${cwd}): ${errorMessage(error)}`
-  }
-}
-
-/** `importSession`'s answer as an `ImportAttempt`: a failure it threw (the service's error) becomes data. */
-export async function attemptImport(run: () => Promise<ImportResult>): Promise<ImportAttempt> {
-  try {
-    return { result: await run(), failure: null }
-  } catch (error) {
-    const failed: TreeError =
-      error instanceof TypertLookupFailure
-        ? (error.failure as TreeError)
-        : { code: 'INTERNAL', message: errorMessage(error) }
-    return { result: null, failure: { code: failed.code, message: failed.message } }
   }
 }
 

@@ -15,7 +15,6 @@
  *   saved. Never a plain ok for what is not durable.
  */
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
-import type { SessionTree } from '../tree/session-tree.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
 import type { JournalActor } from '../sidecar/index.ts'
 import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'

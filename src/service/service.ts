@@ -68,13 +68,11 @@ import type { CompareResult } from './compare-wire.ts'
 import { CarryMoves } from './carry.ts'
 import type { CarryDiff, CarryPreview, CarryRequest, CarryResult } from './carry-wire.ts'
 import {
-  attemptImport,
   exportLoaded,
   hostImportTarget,
   runImport,
   type ExportRequest,
   type ExportResult,
-  type ImportAttempt,
   type ImportRequest,
   type ImportResult,
 } from './interchange.ts'
@@ -229,7 +227,12 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async compare(agentId: string, a: string, b: string): Promise<CompareResult> {
-    return this.run(() => this.reads.compare(agentId, a, b))
+    return this.run(() => this.compareOf(agentId, a, b))
+  }
+
+  /** `compare` in process, as a result (the model's tool, `/tree`). Not a remote method. */
+  compareOf(agentId: string, a: string, b: string): TreeResult<CompareResult> {
+    return this.reads.compare(agentId, a, b)
   }
 
   // -------------------------------------------------------------- movement
@@ -295,7 +298,12 @@ export class SessionTreeService extends TypertRemoteService {
   /** Set (`label` text) or clear (`null`) a node's label (sidecar only: SIDECAR_IO when it cannot be saved). */
   @Remote
   async label(agentId: string, nodeId: string, label: string | null): Promise<TreeNode> {
-    return this.run(() => this.serial(agentId, async () => this.annotation.label(agentId, nodeId, label, this.actor)))
+    return this.run(() => this.setLabel(agentId, nodeId, label))
+  }
+
+  /** `label` in process, as a result, on the session's queue. Not a remote method. */
+  setLabel(agentId: string, nodeId: string, label: string | null): Promise<TreeResult<TreeNode>> {
+    return this.serial(agentId, async () => this.annotation.label(agentId, nodeId, label, this.actor))
   }
 
   /**
@@ -312,7 +320,12 @@ export class SessionTreeService extends TypertRemoteService {
   /** `summarize` with options: `writer` (`model` by default, or `extractive`), the user's own `instructions`. */
   @Remote
   async summarizeWith(agentId: string, branch: string, options: SummarizeOptions): Promise<BranchSummary> {
-    return this.run(() => this.serial(agentId, () => this.annotation.summarize(agentId, branch, options, this.actor)))
+    return this.run(() => this.summarizeBranch(agentId, branch, options))
+  }
+
+  /** `summarizeWith` in process, as a result, on the session's queue. Not a remote method. */
+  summarizeBranch(agentId: string, branch: string, options: SummarizeOptions = {}): Promise<TreeResult<BranchSummary>> {
+    return this.serial(agentId, () => this.annotation.summarize(agentId, branch, options, this.actor))
   }
 
   /**
@@ -346,7 +359,12 @@ export class SessionTreeService extends TypertRemoteService {
   /** The files whose checkpointed states differ between node `a` and node `b` (`null`: before the first node). No side effects. */
   @Remote
   async compareFiles(agentId: string, a: string | null, b: string | null): Promise<FilesComparison> {
-    return this.run(() => this.workspaceMoves.compareFiles(agentId, a, b))
+    return this.run(() => this.compareFilesOf(agentId, a, b))
+  }
+
+  /** `compareFiles` in process, as a result. Not a remote method. */
+  compareFilesOf(agentId: string, a: string | null, b: string | null): Promise<TreeResult<FilesComparison>> {
+    return this.workspaceMoves.compareFiles(agentId, a, b)
   }
 
   /** One file from node `a` to node `b`, as a unified diff ('' for a binary side). No side effects. */
@@ -395,7 +413,12 @@ export class SessionTreeService extends TypertRemoteService {
   /** What carrying another node's (or branch's) file changes here would do, per file (take, merge, conflict, kept); nothing is written. */
   @Remote
   async carryPreview(agentId: string, request: CarryRequest): Promise<CarryPreview> {
-    return this.run(() => this.carryMoves.preview(agentId, request))
+    return this.run(() => this.carryPreviewOf(agentId, request))
+  }
+
+  /** `carryPreview` in process, as a result. Not a remote method. */
+  carryPreviewOf(agentId: string, request: CarryRequest): Promise<TreeResult<CarryPreview>> {
+    return this.carryMoves.preview(agentId, request)
   }
 
   /** One file of a carry preview: what the other branch changed, and what the carry would write. No side effects. */
@@ -412,7 +435,7 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async carry(agentId: string, request: CarryRequest): Promise<CarryResult> {
-    return this.run(() => this.serial(agentId, () => this.carryMoves.carry(agentId, request, this.actor)))
+    return this.run(() => this.carryFor(agentId, request))
   }
 
   /** A carry for the model's tool (from inside its step: `callId`) or `/tree`. Not a remote method. */
@@ -463,12 +486,6 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async importSession(request: ImportRequest): Promise<ImportResult> {
     return this.run(() => runImport(request, hostImportTarget(this.ctx, this.settings.sidecarRoot, this.resolver)))
-  }
-
-  /** `importSession` with its failure as data, for the Tree tab (dsh web's browser boundary carries only the host's error codes). */
-  @Remote
-  async tryImport(request: ImportRequest): Promise<ImportAttempt> {
-    return attemptImport(() => this.importSession(request))
   }
 
   /** Any other method by name, its failure as data with our code: what the Tree tab calls (`attempt.ts`). */

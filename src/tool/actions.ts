@@ -11,18 +11,18 @@
  * deferred to the end of the turn (`deferred.ts`). The text says which.
  */
 import type { RestoreChoice } from '../service/workspace-wire.ts'
-import { fail, ok, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, JsonValue, TreeEntry } from '../tree/types.ts'
-import { checkBranchName, Invalid, isRecord } from '../tree/validate.ts'
+import type { BranchSummary, JsonValue } from '../tree/types.ts'
+import { checkBranchName, Invalid } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
-import type { JournalActor, MoveResult, SurfaceMode } from '../service/wire.ts'
-import { filesText, filesValue, runMove, type AppliedMove } from './files.ts'
+import type { JournalActor, SurfaceMode } from '../service/wire.ts'
+import { filesValue, runMove } from './files.ts'
 import { checkNode } from '../service/node-check.ts'
 import { describeMove, landing, type TreeMove } from '../service/tree-move.ts'
 import { isFree, type LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
-import type { DeferredMoves, MoveOutcome, MoveRequester, PendingMove } from './deferred.ts'
+import type { DeferredMoves, MoveRequester } from './deferred.ts'
 export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import {
@@ -58,22 +58,6 @@ interface Loaded {
   readonly mode: SurfaceMode
   /** Where the model's history ends now. */
   readonly tip: string | null
-}
-
-/** Call a service method; its typert failure becomes a result with the same code. */
-export async function settle<T>(call: () => Promise<T>): Promise<TreeResult<T>> {
-  try {
-    return ok(await call())
-  } catch (error) {
-    // A `TypertLookupFailure` (an Error) carries the tree error as `failure`.
-    const failure =
-      typeof error === 'object' && error !== null && isRecord((error as { failure?: unknown }).failure)
-        ? (error as { failure: Record<string, unknown> }).failure
-        : undefined
-    if (failure && typeof failure.code === 'string' && typeof failure.message === 'string')
-      return { ok: false, error: failure as unknown as TreeError }
-    return fail('INTERNAL', errorMessage(error))
-  }
 }
 
 /** Who a tool or `/tree` change is journaled for: the model (through the call `callId`), or a person at `/tree`. */
@@ -211,7 +195,7 @@ export class TreeActions {
     if (!pair.ok) return pair
     if (files === 'files' || files === 'both') {
       const [x, y] = pair.value
-      const differ = await settle(() => this.service.compareFiles(agent.id, x, y))
+      const differ = await this.service.compareFilesOf(agent.id, x, y)
       if (!differ.ok) return differ
       const words = files === 'both' ? await this.compare(agent, x, y) : undefined
       if (words !== undefined && !words.ok) return words
@@ -224,7 +208,7 @@ export class TreeActions {
         },
       })
     }
-    const compared = await settle(() => this.service.compare(agent.id, pair.value[0], pair.value[1]))
+    const compared = await this.service.compareOf(agent.id, pair.value[0], pair.value[1])
     if (!compared.ok) return compared
     const c = compared.value
     return ok({
@@ -248,7 +232,7 @@ export class TreeActions {
     const nodeId = resolveNode(loaded.value.tree, node)
     if (nodeId === undefined) return notFound(node)
     const before = loaded.value.tree.get(nodeId)?.label
-    const labeled = await settle(() => this.service.actingAs(actor).label(agent.id, nodeId, text))
+    const labeled = await this.service.actingAs(actor).setLabel(agent.id, nodeId, text)
     if (!labeled.ok) return labeled
     const summary = nodeLine(loaded.value.tree, labeled.value, 80)
     return ok({
@@ -274,7 +258,7 @@ export class TreeActions {
     if (!loaded.ok) return loaded
     let recorded: TreeResult<BranchSummary>
     if (summary === undefined) {
-      recorded = await settle(() => this.service.actingAs(actor).summarize(agent.id, branch))
+      recorded = await this.service.actingAs(actor).summarizeBranch(agent.id, branch)
     } else {
       if (summary.trim() === '')
         return fail('INVALID_ARGUMENT', 'summary must be a non-empty string (omit it for an extractive digest)')

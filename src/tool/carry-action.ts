@@ -4,12 +4,12 @@
  * The model's carry keeps every conflict as it is (as its restores keep the
  * user's edits); a person answers them with `--take mine|theirs|markers`.
  */
-import { ok, type TreeResult } from '../tree/errors.ts'
+import { ok } from '../tree/errors.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import { CarryMoves } from '../service/carry.ts'
 import type { CarryDecision, CarryPreview } from '../service/carry-wire.ts'
 import type { LiveAgent } from '../harness/live.ts'
-import { settle, type ActionResult } from './actions.ts'
+import type { ActionResult } from './actions.ts'
 import { resolveCompareTarget } from './compare-text.ts'
 
 export interface CarryOptions {
@@ -54,9 +54,7 @@ export async function runCarry(
   // Labels, ids and branch names as `compare` resolves them; anything else goes as typed (the service says why).
   const target = resolveCompareTarget(tree.value.tree, from) ?? from
   if (options.dryRun) {
-    const preview: TreeResult<CarryPreview> = await settle(() =>
-      service.carryPreview(agent.session.id, { from: target }),
-    )
+    const preview = await service.carryPreviewOf(agent.session.id, { from: target })
     if (!preview.ok) return preview
     return ok({
       text: describeCarryPreview(preview.value),

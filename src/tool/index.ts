@@ -26,13 +26,7 @@ import type {} from '@deepseek-ai/dsh-commands'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-agent'
 import type { SessionTreeService } from '../service/service.ts'
-import {
-  frontListener,
-  NO_MODEL_CALL,
-  type LiveAgent,
-  type PreStepDecision,
-  type PreStepPayload,
-} from '../harness/live.ts'
+import { frontListener, NO_MODEL_CALL, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 import { actorOf, TreeActions } from './actions.ts'
 import { runMove } from './files.ts'
 import { COMMAND_NAME, runTreeCommand, treeCommandLine } from './command.ts'

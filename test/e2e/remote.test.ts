@@ -105,7 +105,7 @@ type Method =
 /** Comparing two nodes: the conversation (compare.test.ts) and the checkpointed files (issue 24.3, workspace-panel.test.ts). */
 const COMPARE_METHODS = ['compare', 'compareFiles', 'compareFileDiff'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
-const INTERCHANGE_METHODS = ['importSession', 'tryImport', 'exportAs'] as const
+const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
 /** Any method with its failure as data: what the Tree tab calls (dsh web's browser carrier keeps only the host's codes). */
 const EDGE_METHODS = ['attempt'] as const
 /** The push channel the Tree tab and the Chat hold instead of polling (issue 25.4, live-tree.test.ts). */

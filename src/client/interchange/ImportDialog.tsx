@@ -70,7 +70,7 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
         })
         return
       }
-      const result = await actions.tryImport({
+      const result = await actions.importSession({
         path: null,
         content: read.text,
         format: 'auto',
@@ -78,16 +78,14 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
         cwd: null,
       })
       if (mine !== generation.current) return
-      const failure = failureOf(result)
-      if (failure || !result.ok || !result.value.result)
-        setStep({ kind: 'error', name: file.name, failure: failure ?? UNKNOWN })
+      if (!result.ok) setStep({ kind: 'error', name: file.name, failure: failureOf(result) ?? UNKNOWN })
       else
         setStep({
           kind: 'preview',
           name: file.name,
           size: file.size,
           text: read.text,
-          result: result.value.result,
+          result: result.value,
           creating: false,
         })
     },
@@ -98,12 +96,16 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
     if (step?.kind !== 'preview' || step.creating) return
     const mine = ++generation.current
     setStep({ ...step, creating: true })
-    const result = await actions.tryImport({ path: null, content: step.text, format: 'auto', dryRun: false, cwd: null })
+    const result = await actions.importSession({
+      path: null,
+      content: step.text,
+      format: 'auto',
+      dryRun: false,
+      cwd: null,
+    })
     if (mine !== generation.current) return
-    const failure = failureOf(result)
-    if (failure || !result.ok || !result.value.result)
-      setStep({ kind: 'error', name: step.name, failure: failure ?? UNKNOWN })
-    else setStep({ kind: 'done', result: result.value.result })
+    if (!result.ok) setStep({ kind: 'error', name: step.name, failure: failureOf(result) ?? UNKNOWN })
+    else setStep({ kind: 'done', result: result.value })
   }, [actions, step])
 
   const open = useCallback(

@@ -3,7 +3,7 @@
  * browser: the upload limit checked before anything is read or sent, a file's
  * text, a download of an export's text, and the service error's own code.
  */
-import type { ExportFormat, ExportRequest, ExportResult, ImportAttempt, ImportRequest } from '../../types.ts'
+import type { ExportFormat, ExportRequest, ExportResult, ImportRequest, ImportResult } from '../../types.ts'
 import type { Result } from '../controller.ts'
 
 /**
@@ -15,8 +15,8 @@ export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 
 /** The generated client's two interchange methods, and the host's way to open a session. */
 export interface InterchangeActions {
-  /** `tryImport`: an import failure comes back as data, with its code (the browser boundary would drop it from an error). */
-  tryImport(request: ImportRequest): Promise<Result<ImportAttempt>>
+  /** Sent through `attempt` like every method, so a failure keeps its code (`remote.ts`). */
+  importSession(request: ImportRequest): Promise<Result<ImportResult>>
   exportAs(request: ExportRequest): Promise<Result<ExportResult>>
   /** Select a session in the host (its sidebar and conversation); false when the host offers no way. */
   openSession(sessionId: string): Promise<boolean>
@@ -29,11 +29,7 @@ export interface InterchangeFailure {
 }
 
 export function failureOf(result: Result<unknown>): InterchangeFailure | undefined {
-  if (result.ok) {
-    const failure = (result.value as { failure?: InterchangeFailure | null } | null)?.failure
-    return failure ?? undefined
-  }
-  return { code: result.error.code, message: result.error.message }
+  return result.ok ? undefined : { code: result.error.code, message: result.error.message }
 }
 
 /** `1.4 MB`, `64 MiB` style sizes (binary units, as the limit is). */

@@ -543,7 +543,6 @@ describe('client entry', () => {
         'forkWith',
         'forward',
         'importSession',
-        'tryImport',
         'attempt',
         'jump',
         'jumpWith',

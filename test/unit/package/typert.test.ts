@@ -120,7 +120,6 @@ const WIRE = {
   chatPath: ['agentId'],
   compare: ['agentId', 'a', 'b'],
   importSession: ['request'],
-  tryImport: ['request'],
   attempt: ['method', 'args'],
   exportAs: ['request'],
   files: ['agentId'],
@@ -169,7 +168,6 @@ const REQUIRED: Record<Method, readonly string[]> = {
   chatPath: ['sessionId', 'revision', 'mode', 'watermark', 'tip', 'hidden', 'switches', 'forks'],
   compare: ['ancestor', 'commonLength', 'a', 'b', 'rows', 'changedRows', 'omittedRows', 'pathLengths'],
   importSession: ['sessionId', 'dryRun', 'report', 'cwd', 'cursor', 'title', 'events', 'sidecar', 'preview'],
-  tryImport: ['result', 'failure'],
   attempt: ['format', 'ok'],
   exportAs: ['format', 'path', 'bytes', 'lines', 'content', 'fileSessionId', 'fromImport'],
   files: ['status', 'nodes', 'restores'],
@@ -337,11 +335,6 @@ beforeAll(async () => {
   pi.appendMessage(assistant('imported answer', { thinking: 'kept, never sent' }))
   const content = fs.readFileSync(pi.getSessionFile()!, 'utf8')
   record('importSession', await service.importSession({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
-  record('tryImport', await service.tryImport({ path: null, content, format: 'auto', dryRun: true, cwd: null }))
-  record(
-    'tryImport',
-    await service.tryImport({ path: null, content: 'not a session\n', format: 'auto', dryRun: true, cwd: null }),
-  )
   // No host gateway in this context: the failure as data (the real gateway's answers: test/e2e/remote.test.ts).
   record('attempt', await service.attempt('outline', { agentId: id }))
   record('attempt', await service.attempt('attempt', {}))
