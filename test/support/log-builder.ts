@@ -159,6 +159,24 @@ export class LogBuilder {
     return { turn, event }
   }
 
+  /** The tool's answer to call `callId` in step `step` of `turn` (a turn `openCall` left open). */
+  toolResult(turn: number, callId: string, text: string, step = 1): this {
+    this.session.append(
+      'tool/result',
+      {
+        turn,
+        step,
+        message: createToolResultMessage({
+          callId: CallId(callId),
+          content: [{ type: 'text', text }],
+          isError: false,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
+    return this
+  }
+
   /**
    * A compaction's summary message as `dsh-compaction-basic` writes it: a plugin `user/message`
    * replacing the first `count` surface nodes.

@@ -194,19 +194,7 @@ describe('buildChatPath on real stock switches', () => {
     const a1 = byText('a1')
     projector.tree.jump(a1)
     expect(switcher.switchWithinStep(s as never, a1, 'jump_1').ok).toBe(true)
-    s.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('jump_1'),
-          content: [{ type: 'text', text: 'Jumped.' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'jump_1', 'Jumped.')
     s.append('step/end', { turn, step: 1 })
     sync()
     const path = chat()

@@ -175,19 +175,7 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
       expect(e.type === 'user/message' ? e.data.id : e.data.message?.id, e.type).toMatch(
         new RegExp(`^${RESTATED_ID_PREFIX}`),
       )
-    log.session.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('jump_1'),
-          content: [{ type: 'text', text: 'Jumped.' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'jump_1', 'Jumped.')
     sync()
     const seen = pairing(log.session)
     expect(seen.at(-1)).toEqual({ calls: ['jump_1'], results: ['jump_1'], sources: ['jump_1'] })
@@ -254,19 +242,7 @@ describe('logs with repeated call ids are reported (issue 10, part 4)', () => {
     const log = new LogBuilder('s1').userTurn('q1', 'a1', { tools: [{ name: 'read', args: {}, result: 'r1' }] })
     const s = log.session
     const { turn, event: repeat } = log.openCall('q2', { id: 'call_1', name: 'read', arguments: '{}' })
-    s.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('call_1'),
-          content: [{ type: 'text', text: 'r2' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'call_1', 'r2')
     s.append('step/end', { turn, step: 1 })
     s.append('turn/end', { turn, reason: { kind: 'completed' } })
     const projector = new SessionProjector(new SessionTree('s1'))

@@ -104,19 +104,7 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     projector.tree.jump(a3)
     const report = switcher.switchWithinStep(s as never, a3, 'jump_1')
     expect(report.ok, JSON.stringify(report)).toBe(true)
-    s.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('jump_1'),
-          content: [{ type: 'text', text: 'Moved.' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'jump_1', 'Moved.')
     sync()
     const after = read()
     expect(after.breakdown).toBe(after.surface)

@@ -3,7 +3,7 @@
  * every planned event goes through the harness's own surface validation, and
  * what the model would receive is read from `session.deriveMessages()`.
  */
-import { CallId, createAssistantMessage, createToolResultMessage } from '@deepseek-ai/dsh-llm'
+import { CallId, createAssistantMessage } from '@deepseek-ai/dsh-llm'
 import { Session } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
@@ -287,19 +287,7 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
   /** What the loop does after the tool returns, then the next step's request. */
   function finishStep(log: LogBuilder, turn: number) {
     const s = log.session
-    s.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('jump_1'),
-          content: [{ type: 'text', text: 'Jumped.' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'jump_1', 'Jumped.')
     s.append('step/end', { turn, step: 1 })
     s.append('step/start', { turn, step: 2 })
   }
