@@ -28,7 +28,7 @@ import {
 import { saveArtifact } from './support/artifacts.ts'
 import { history, readOrAnswer } from './support/fake-llm.ts'
 import { chromium, itNeeding } from '../support/prerequisites.ts'
-import { describeWeb, launchChromium } from './support/web-suite.ts'
+import { describeWeb } from './support/web-suite.ts'
 import { assistant, SessionManager, toolResult, user } from '../support/pi.ts'
 import { requestUnits, type ApiMessage } from '../support/claude-units.ts'
 
@@ -148,46 +148,41 @@ for (const mode of ['stock', 'native'] as const) {
         const projected = (row.projections as { values?: { title?: unknown } } | undefined)?.values?.title
         expect(typeof projected, 'the imported session has a title').toBe('string')
         const title = projected as string
-        const browser = await launchChromium()
-        try {
-          const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-          const problems: string[] = []
-          page.on('console', (m) => {
-            if (m.type() === 'error') problems.push(`console: ${m.text()}`)
-          })
-          page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-          const last = dsh.llm.chatRequests().at(-1)!
-          const expected = requestTranscript(last.body, last.reply)
-          // The jumped-to branch, its tool exchange included; Pi's other branch and the prompt made on it hidden.
-          expect(expected.map((r) => r.text)).toContain('version 2, and READ the notes')
-          expect(expected.map((r) => r.text)).not.toContain('version 3 instead')
-          for (const step of ['open', 'reload']) {
-            if (step === 'open') await openSession(page, dsh.url, title)
-            else {
-              await page.reload()
-              await openSession(page, undefined, title)
-            }
-            const revision = (
-              await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: imported.sessionId })
-            ).revision
-            let rows: Row[] = []
-            for (let i = 0; i < 300; i++) {
-              rows = chatTranscript(await visibleRows(page))
-              if ((await appliedRevision(page)) === revision && sameRows(expected, rows)) break
-              await new Promise((resolve) => setTimeout(resolve, 100))
-            }
-            saveArtifact(dsh.artifacts, `chat-${step}.json`, rows)
-            expect(
-              sameRows(expected, rows),
-              `the Chat (${step}) reads as the model's last request: ${JSON.stringify(rows)}`,
-            ).toBe(true)
-            expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history'))).toBe(false)
+        const page = await dsh.newPage({ viewport: { width: 1280, height: 900 } })
+        const problems: string[] = []
+        page.on('console', (m) => {
+          if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+        })
+        page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+        const last = dsh.llm.chatRequests().at(-1)!
+        const expected = requestTranscript(last.body, last.reply)
+        // The jumped-to branch, its tool exchange included; Pi's other branch and the prompt made on it hidden.
+        expect(expected.map((r) => r.text)).toContain('version 2, and READ the notes')
+        expect(expected.map((r) => r.text)).not.toContain('version 3 instead')
+        for (const step of ['open', 'reload']) {
+          if (step === 'open') await openSession(page, dsh.url, title)
+          else {
+            await page.reload()
+            await openSession(page, undefined, title)
           }
-          await dsh.shot('chat-imported.png', page)
-          expect(problems).toEqual([])
-        } finally {
-          await browser.close()
+          const revision = (
+            await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: imported.sessionId })
+          ).revision
+          let rows: Row[] = []
+          for (let i = 0; i < 300; i++) {
+            rows = chatTranscript(await visibleRows(page))
+            if ((await appliedRevision(page)) === revision && sameRows(expected, rows)) break
+            await new Promise((resolve) => setTimeout(resolve, 100))
+          }
+          saveArtifact(dsh.artifacts, `chat-${step}.json`, rows)
+          expect(
+            sameRows(expected, rows),
+            `the Chat (${step}) reads as the model's last request: ${JSON.stringify(rows)}`,
+          ).toBe(true)
+          expect(await page.evaluate(() => document.body.innerText.includes('Failed to load history'))).toBe(false)
         }
+        await dsh.shot('chat-imported.png', page)
+        expect(problems).toEqual([])
       },
       600_000,
     )

@@ -12,10 +12,10 @@
  * bundle in the same browser: only the visible rows reach the DOM. Its timings
  * are recorded (perf.json) but not judged here: the first-paint budget is a
  * bench figure (`npm run bench`, next to a baseline of the same run), and
- * linear layout work is counted in test/unit/client/panel-work.test.ts.
+ * linear layout work is counted in test/unit/outline/panel-work.test.ts.
  *
  * Chromium: `/usr/bin/chromium` (or `CHROMIUM_PATH`). `.ci/run` installs it;
- * without it the suite fails under CI and is skipped (with a warning) elsewhere.
+ * without it the suite fails, naming the Debian package (never a skip).
  *
  * Evidence of every run: test/e2e/artifacts/panel/ (screenshots, perf.json,
  * model requests, page console). `UPDATE_DOCS_SCREENSHOT=1` also copies the

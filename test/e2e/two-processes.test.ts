@@ -16,7 +16,7 @@ import { CLAIM_FILE, JOURNAL_FILE } from '../../src/sidecar/index.ts'
 import { scanJournal } from '../../src/sidecar/journal.ts'
 import type { SessionStatus, SessionTreeListing } from '../../src/service/wire.ts'
 import type { DshApi, RpcResult } from './support/api.ts'
-import { startWeb, type WebProcess } from './support/dsh.ts'
+import type { WebProcess } from './support/dsh.ts'
 import { readOrAnswer } from './support/fake-llm.ts'
 import { sidecarPlaces } from './support/sidecar-files.ts'
 import { describeWeb } from './support/web-suite.ts'
@@ -33,7 +33,6 @@ describeWeb(
   (dsh) => {
     const steps: unknown[] = []
     dsh.evidence('steps.json', steps)
-    const others: WebProcess[] = []
     let sessionId: string
 
     const call = async <T>(api: DshApi, method: string, args: Record<string, unknown>, who: string) => {
@@ -70,11 +69,8 @@ describeWeb(
       const file = path.join(sidecarDir(), CLAIM_FILE)
       return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number }).pid : undefined
     }
-    const second = async (): Promise<WebProcess> => {
-      const web = await startWeb({ home: dsh.home, cwd: dsh.work, llmUrl: dsh.llm.url, variant: dsh.variant })
-      others.push(web)
-      return web
-    }
+    /** A second `dsh web` on the same home, beside the suite's own. */
+    const second = (): Promise<WebProcess> => dsh.otherWeb()
     /** A stored session loads when a move names it; one refused for an unknown node changes nothing. */
     const load = async (api: DshApi, who: string) => {
       const refused = await call(api, 'jump', { nodeId: 'e999999' }, who)
@@ -82,74 +78,70 @@ describeWeb(
     }
 
     it('one writes, the other is refused naming it; SIGKILL and exit hand over; nothing acknowledged is lost', async () => {
-      try {
-        const a = dsh.web
-        ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
-        await dsh.api.promptAndWait(sessionId, 'first question')
-        await dsh.api.promptAndWait(sessionId, 'second question')
-        const a1 = (await dsh.api.nodeWith(sessionId, 'ANSWER to: first question')).nodeId
-        const a2 = (await dsh.api.nodeWith(sessionId, 'ANSWER to: second question')).nodeId
+      const a = dsh.web
+      ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
+      await dsh.api.promptAndWait(sessionId, 'first question')
+      await dsh.api.promptAndWait(sessionId, 'second question')
+      const a1 = (await dsh.api.nodeWith(sessionId, 'ANSWER to: first question')).nodeId
+      const a2 = (await dsh.api.nodeWith(sessionId, 'ANSWER to: second question')).nodeId
 
-        // A writes first: it is the session's writer.
-        await ok(a.api, 'label', { nodeId: a1, label: 'from A' }, 'A')
-        await ok(a.api, 'fork', { nodeId: a1, branch: 'alt-a' }, 'A')
-        expect(groupOf(claimPid()!)).toBe(a.pid)
+      // A writes first: it is the session's writer.
+      await ok(a.api, 'label', { nodeId: a1, label: 'from A' }, 'A')
+      await ok(a.api, 'fork', { nodeId: a1, branch: 'alt-a' }, 'A')
+      expect(groupOf(claimPid()!)).toBe(a.pid)
 
-        // B on the same home: refused, naming A; A goes on writing.
-        const b = await second()
-        await refusedBy(b.api, 'label', { nodeId: a2, label: 'from B' }, 'B', a)
-        await refusedBy(b.api, 'jump', { nodeId: a2 }, 'B', a)
-        await refusedBy(b.api, 'back', {}, 'B', a)
-        await ok(a.api, 'label', { nodeId: a2, label: 'A again' }, 'A')
+      // B on the same home: refused, naming A; A goes on writing.
+      const b = await second()
+      await refusedBy(b.api, 'label', { nodeId: a2, label: 'from B' }, 'B', a)
+      await refusedBy(b.api, 'jump', { nodeId: a2 }, 'B', a)
+      await refusedBy(b.api, 'back', {}, 'B', a)
+      await ok(a.api, 'label', { nodeId: a2, label: 'A again' }, 'A')
 
-        // A is killed: its claim stays behind, and B takes it over.
-        const holderOfA = claimPid()
-        await dsh.stopWeb('SIGKILL')
-        expect(claimPid(), 'a killed writer leaves its claim behind').toBe(holderOfA)
-        expect(fs.existsSync(`/proc/${holderOfA}`), 'its process is gone').toBe(false)
-        // (A move loads a stored session; a label needs it loaded.)
-        await ok(b.api, 'fork', { nodeId: a2, branch: 'alt-b' }, 'B')
-        await ok(b.api, 'label', { nodeId: a2, label: 'from B' }, 'B')
-        await ok(b.api, 'jump', { nodeId: a1 }, 'B')
-        expect(groupOf(claimPid()!)).toBe(b.pid)
-        const afterB = await b.api.tree(sessionId)
-        // What A had acknowledged is there in B: nothing lost across the SIGKILL.
-        expect(afterB.nodes.find((n) => n.nodeId === a1)?.label).toBe('from A')
-        expect(afterB.nodes.find((n) => n.nodeId === a2)?.label).toBe('from B')
-        expect(afterB.branches.map((br) => br.name).sort()).toEqual(['alt-a', 'alt-b', 'main'])
+      // A is killed: its claim stays behind, and B takes it over.
+      const holderOfA = claimPid()
+      await dsh.stopWeb('SIGKILL')
+      expect(claimPid(), 'a killed writer leaves its claim behind').toBe(holderOfA)
+      expect(fs.existsSync(`/proc/${holderOfA}`), 'its process is gone').toBe(false)
+      // (A move loads a stored session; a label needs it loaded.)
+      await ok(b.api, 'fork', { nodeId: a2, branch: 'alt-b' }, 'B')
+      await ok(b.api, 'label', { nodeId: a2, label: 'from B' }, 'B')
+      await ok(b.api, 'jump', { nodeId: a1 }, 'B')
+      expect(groupOf(claimPid()!)).toBe(b.pid)
+      const afterB = await b.api.tree(sessionId)
+      // What A had acknowledged is there in B: nothing lost across the SIGKILL.
+      expect(afterB.nodes.find((n) => n.nodeId === a1)?.label).toBe('from A')
+      expect(afterB.nodes.find((n) => n.nodeId === a2)?.label).toBe('from B')
+      expect(afterB.branches.map((br) => br.name).sort()).toEqual(['alt-a', 'alt-b', 'main'])
 
-        // A restarted is refused, naming B; B exits gracefully and lets go.
-        const a2web = await dsh.startWeb()
-        await refusedBy(a2web.api, 'label', { nodeId: a1, label: 'from A2' }, 'A2', b)
-        const status: SessionStatus = await b.api.status(sessionId)
-        expect(status.readOnly, 'B writes: not read-only there').toBeUndefined()
-        await b.stop('SIGTERM')
-        expect(claimPid(), 'released on exit').toBeUndefined()
-        await ok(a2web.api, 'back', {}, 'A2')
-        await ok(a2web.api, 'label', { nodeId: a1, label: 'from A2' }, 'A2')
-        const expected: SessionTreeListing = await a2web.api.tree(sessionId)
-        expect(expected.nodes.find((n) => n.nodeId === a1)?.label).toBe('from A2')
-        await dsh.stopWeb('SIGKILL')
+      // A restarted is refused, naming B; B exits gracefully and lets go.
+      const a2web = await dsh.startWeb()
+      await refusedBy(a2web.api, 'label', { nodeId: a1, label: 'from A2' }, 'A2', b)
+      const status: SessionStatus = await b.api.status(sessionId)
+      expect(status.readOnly, 'B writes: not read-only there').toBeUndefined()
+      await b.stop('SIGTERM')
+      expect(claimPid(), 'released on exit').toBeUndefined()
+      await ok(a2web.api, 'back', {}, 'A2')
+      await ok(a2web.api, 'label', { nodeId: a1, label: 'from A2' }, 'A2')
+      const expected: SessionTreeListing = await a2web.api.tree(sessionId)
+      expect(expected.nodes.find((n) => n.nodeId === a1)?.label).toBe('from A2')
+      await dsh.stopWeb('SIGKILL')
 
-        // Both restarted: the same tree, what every acknowledged change made.
-        const c = await dsh.startWeb()
-        const d = await second()
-        await load(c.api, 'C')
-        await load(d.api, 'D')
-        const [inC, inD] = await Promise.all([c.api.tree(sessionId), d.api.tree(sessionId)])
-        dsh.evidence('final-tree.json', inC)
-        expect(inC).toEqual(expected)
-        expect(inD).toEqual(expected)
-        expect((await c.api.status(sessionId)).sidecarWarnings).toEqual([])
-        for (const place of sidecarPlaces(dsh.home))
-          for (const name of fs.readdirSync(place, { recursive: true }) as string[])
-            if (path.basename(name) === JOURNAL_FILE) {
-              const scan = scanJournal(fs.readFileSync(path.join(place, name)))
-              expect(scan.bad, `${name}: no torn or bad line`).toBeUndefined()
-            }
-      } finally {
-        for (const web of others) await web.stop('SIGKILL')
-      }
+      // Both restarted: the same tree, what every acknowledged change made.
+      const c = await dsh.startWeb()
+      const d = await second()
+      await load(c.api, 'C')
+      await load(d.api, 'D')
+      const [inC, inD] = await Promise.all([c.api.tree(sessionId), d.api.tree(sessionId)])
+      dsh.evidence('final-tree.json', inC)
+      expect(inC).toEqual(expected)
+      expect(inD).toEqual(expected)
+      expect((await c.api.status(sessionId)).sidecarWarnings).toEqual([])
+      for (const place of sidecarPlaces(dsh.home))
+        for (const name of fs.readdirSync(place, { recursive: true }) as string[])
+          if (path.basename(name) === JOURNAL_FILE) {
+            const scan = scanJournal(fs.readFileSync(path.join(place, name)))
+            expect(scan.bad, `${name}: no torn or bad line`).toBeUndefined()
+          }
     }, 300_000)
   },
 )

@@ -18,20 +18,7 @@ import {
   type TextDiff,
 } from '../../src/tree/index.ts'
 import { argumentChanges, sameJson } from '../../src/tree/compare-node.ts'
-
-/** Length of the longest common subsequence (quadratic DP, the reference). */
-function lcs<T>(a: readonly T[], b: readonly T[]): number {
-  const row = new Array<number>(b.length + 1).fill(0)
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = 0
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j]!
-      row[j] = a[i - 1] === b[j - 1] ? diagonal + 1 : Math.max(row[j]!, row[j - 1]!)
-      diagonal = up
-    }
-  }
-  return row[b.length]!
-}
+import { lcs } from '../support/lcs.ts'
 
 /** The naive tokenization: split at every change of character class (words, spaces, others), CJK one each. */
 function referenceTokens(text: string): string[] {

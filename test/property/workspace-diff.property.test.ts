@@ -6,19 +6,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { diffCounts, splitLines, unifiedDiff } from '../../src/workspace/diff.ts'
-
-function lcs(a: readonly string[], b: readonly string[]): number {
-  const row = new Array<number>(b.length + 1).fill(0)
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = 0
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j]!
-      row[j] = a[i - 1] === b[j - 1] ? diagonal + 1 : Math.max(row[j]!, row[j - 1]!)
-      diagonal = up
-    }
-  }
-  return row[b.length]!
-}
+import { lcs } from '../support/lcs.ts'
 
 /** Apply a unified diff (as `patch` would, no fuzz). */
 function apply(before: string, diff: string): string {

@@ -36,13 +36,8 @@ export class LogBuilder {
     return ++this.turn
   }
 
-  /** One turn: a typed prompt, optional injected context, tool rounds, then a final answer. */
-  /** `usage`: provider usage on the answers (true: small fixed figures; a number: that many input tokens on the final answer). */
-  userTurn(
-    prompt: string,
-    answer: string,
-    options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean | number } = {},
-  ): this {
+  /** A new turn opened at its first step with the typed `prompt`; returns the turn. */
+  private begin(prompt: string): number {
     const s = this.session
     const turn = this.nextTurn()
     s.append('turn/start', { turn })
@@ -52,6 +47,18 @@ export class LogBuilder {
       createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }),
       { surfaceOp: 'append' },
     )
+    return turn
+  }
+
+  /** One turn: a typed prompt, optional injected context, tool rounds, then a final answer. */
+  /** `usage`: provider usage on the answers (true: small fixed figures; a number: that many input tokens on the final answer). */
+  userTurn(
+    prompt: string,
+    answer: string,
+    options: { tools?: ToolCallSpec[]; context?: string; usage?: boolean | number } = {},
+  ): this {
+    const s = this.session
+    const turn = this.begin(prompt)
     if (options.context !== undefined) {
       s.append(
         'user/message',
@@ -125,6 +132,48 @@ export class LogBuilder {
     )
     s.append('step/end', { turn, step })
     s.append('turn/end', { turn, reason: { kind: 'completed' } })
+    return this
+  }
+
+  /**
+   * A turn stopped at the model's one tool call in its first step (`tool/call` written, no result
+   * yet), as when the model makes a move: the typed prompt, the assistant's call, the call event.
+   */
+  openCall(prompt: string, call: { readonly id: string; readonly name: string; readonly arguments: string }) {
+    const s = this.session
+    const turn = this.begin(prompt)
+    const callId = CallId(call.id)
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: createAssistantMessage({
+          content: [{ type: 'tool-call', id: callId, name: call.name, arguments: call.arguments }],
+          source: { provider: PROVIDER, model: MODEL },
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
+    const event = s.append('tool/call', { turn, step: 1, callId, name: call.name, arguments: call.arguments })
+    return { turn, event }
+  }
+
+  /** The tool's answer to call `callId` in step `step` of `turn` (a turn `openCall` left open). */
+  toolResult(turn: number, callId: string, text: string, step = 1): this {
+    this.session.append(
+      'tool/result',
+      {
+        turn,
+        step,
+        message: createToolResultMessage({
+          callId: CallId(callId),
+          content: [{ type: 'text', text }],
+          isError: false,
+        }),
+      },
+      { surfaceOp: 'append' },
+    )
     return this
   }
 

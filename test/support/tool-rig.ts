@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
+import { afterEach, expect } from 'vitest'
 import * as AgentLoopInvariant from '@deepseek-ai/dsh-agent-loop/invariant'
 import * as AgentInvariant from '@deepseek-ai/dsh-agent/invariant'
 import InvariantRegistry from '@deepseek-ai/dsh-invariants'
@@ -163,5 +164,23 @@ export async function loopRig(script: ScriptEntry[] = [], options: LoopRigOption
             .join('\n')}`,
         )
     },
+  }
+}
+
+/**
+ * `loopRig` for the calling file's tests: every rig it makes is disposed after its test, which then
+ * fails if the invariant check found the tree and the model's history apart.
+ */
+export function checkedRigs(): (script?: ScriptEntry[], options?: LoopRigOptions) => Promise<LoopRig> {
+  const rigs: LoopRig[] = []
+  afterEach(async () => {
+    const done = rigs.splice(0)
+    for (const rig of done) await rig.dispose()
+    for (const rig of done) expect(rig.invariantFailures).toEqual([])
+  })
+  return async (script, options) => {
+    const made = await loopRig(script, options)
+    rigs.push(made)
+    return made
   }
 }

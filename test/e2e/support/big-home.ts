@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { decodeOverlay, encodeOverlay, frameLine, unframeLine } from '../../../src/sidecar/framing.ts'
 import { SESSION_SIDECAR_DIR } from '../../../src/sidecar/location.ts'
-import { pluginAdd, startWeb, tempDir } from './dsh.ts'
+import { pluginAdd, startWeb, tempDir, type WebProcess } from './dsh.ts'
 import { readSessionLog, writeSessionLog, type SessionLogEvent, type SessionLogHeader } from './session-log.ts'
 
 const LOG_FILE = 'session.jsonl.zstd'
@@ -101,22 +101,27 @@ export interface SeedSession {
 }
 
 /**
- * Drive one real session in `dsh web` with the plugin (two prompts against
- * the fake LLM, a label, so its sidecar has a journal) in a new home, and stop it.
+ * Drive one real session in the running `dsh web` (two prompts against the fake LLM, a label, so
+ * its sidecar has a journal); returns its id and the label.
  */
+export async function driveSeed(web: WebProcess, work: string): Promise<Pick<SeedSession, 'sessionId' | 'label'>> {
+  const { sessionId } = await web.api.createSession({ cwd: work })
+  await web.api.promptAndWait(sessionId, 'first question')
+  await web.api.promptAndWait(sessionId, 'second question')
+  const node = await web.api.nodeWith(sessionId, 'first question')
+  const label = 'seed-label'
+  await web.api.remoteOk('sessionTree/label', { agentId: sessionId, nodeId: node.nodeId, label })
+  return { sessionId, label }
+}
+
+/** `driveSeed` in a new home with the plugin added, `dsh web` stopped after it. */
 export async function seedSession(tgz: string, llmUrl: string, prefix: string): Promise<SeedSession> {
   const home = tempDir(`${prefix}-home`)
   const work = fs.realpathSync(tempDir(`${prefix}-work`))
   await pluginAdd(home, 'web', tgz)
   const web = await startWeb({ home, cwd: work, llmUrl })
   try {
-    const { sessionId } = await web.api.createSession({ cwd: work })
-    await web.api.promptAndWait(sessionId, 'first question')
-    await web.api.promptAndWait(sessionId, 'second question')
-    const node = await web.api.nodeWith(sessionId, 'first question')
-    const label = 'seed-label'
-    await web.api.remoteOk('sessionTree/label', { agentId: sessionId, nodeId: node.nodeId, label })
-    return { home, work, sessionId, label }
+    return { home, work, ...(await driveSeed(web, work)) }
   } finally {
     await web.stop()
   }

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { chromium as playwright, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, type RunnerTask } from 'vitest'
 import { REPO_ROOT } from '../../../dev/harness.ts'
-import { chromium, CHROMIUM_PATH, describeNeeding } from '../../support/prerequisites.ts'
+import { chromium, CHROMIUM_PATH, describeNeeding, requirePrerequisites } from '../../support/prerequisites.ts'
 import type { DshApi } from './api.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact, saveWebEvidence, stopwatch } from './artifacts.ts'
 import {
@@ -38,7 +38,7 @@ const CHROMIUM_ARGS = [
 ]
 
 /** Debian's Chromium through playwright-core, as every browser suite drives it. */
-export function launchChromium(): Promise<Browser> {
+function launchChromium(): Promise<Browser> {
   return playwright.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
 }
 
@@ -95,9 +95,14 @@ export interface WebSuite {
   startWeb(options?: StartOptions): Promise<WebProcess>
   /** Stop the running `dsh web` (throws when none is). */
   stopWeb(signal?: NodeJS.Signals, graceMs?: number): Promise<StopResult>
+  /**
+   * A further `dsh web` on the suite's home and workspace, beside the suite's own (a second
+   * process); stopped after the suite, its output in the evidence with the others'.
+   */
+  otherWeb(options?: StartOptions): Promise<WebProcess>
   /** A further fake LLM, closed after the suite (its requests in `llm-<n>-requests.txt`). */
   fakeLlm(options?: FakeLlmOptions): Promise<FakeLlm>
-  /** A further page in the suite's browser, its console recorded. */
+  /** A further page in the suite's browser (launched on first use), its console recorded. */
   newPage(options?: PageOptions): Promise<Page>
   /** Time a step into `timings.json`. */
   time<T>(label: string, fn: () => Promise<T>): Promise<T>
@@ -149,7 +154,11 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
     return web
   }
   const newPage = async (pageOptions: PageOptions = {}): Promise<Page> => {
-    const opened = await there(browser, 'the browser').newPage({ ...DEFAULT_PAGE, ...pageOptions })
+    if (!browser) {
+      requirePrerequisites(chromium)
+      browser = await time('launchChromium', launchChromium)
+    }
+    const opened = await browser.newPage({ ...DEFAULT_PAGE, ...pageOptions })
     opened.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`))
     opened.on('pageerror', (e) => {
       pageErrors.push(e.message)
@@ -162,18 +171,22 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
     opened.on('requestfailed', (r) => network.push(`${stamp()} failed ${named(r)}: ${r.failure()?.errorText ?? ''}`))
     return opened
   }
-  const boot = async (start: StartOptions = {}): Promise<WebProcess> => {
-    if (web) throw new Error('dsh web is already running')
-    web = await time('startWeb', () =>
+  const launch = async (start: StartOptions): Promise<WebProcess> => {
+    const started = await time('startWeb', () =>
       startWeb({
         home: there(home, 'DSH_HOME'),
         cwd: there(work, 'the workspace'),
-        llmUrl: llm!.url,
+        llmUrl: there(llm, 'the fake LLM').url,
         variant,
         ...start,
       }),
     )
-    webs.push(web)
+    webs.push(started)
+    return started
+  }
+  const boot = async (start: StartOptions = {}): Promise<WebProcess> => {
+    if (web) throw new Error('dsh web is already running')
+    web = await launch(start)
     return web
   }
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs?: number): Promise<StopResult> => {
@@ -195,10 +208,7 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
       for (const profile of options.profiles ?? ['web'])
         await time(`pluginAdd ${profile}`, () => pluginAdd(home!, profile, plugin!.tgz, { variant }))
       if (options.start !== false) await boot(options.start === true ? {} : options.start)
-      if (options.browser) {
-        browser = await time('launchChromium', launchChromium)
-        page = await newPage(options.browser === true ? {} : options.browser)
-      }
+      if (options.browser) page = await newPage(options.browser === true ? {} : options.browser)
     } catch (error) {
       failed = true
       throw error
@@ -267,6 +277,7 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
     timings,
     startWeb: boot,
     stopWeb: stop,
+    otherWeb: (start = {}) => launch(start),
     async fakeLlm(more) {
       const started = await startFakeLlm(more)
       moreLlms.push(started)

@@ -10,9 +10,6 @@
  */
 import { describe, expect, it } from 'vitest'
 import { buildChatPath, type ChatPath } from '../../../src/service/chat-path.ts'
-import { SessionTree } from '../../../src/tree/index.ts'
-import { SessionProjector } from '../../../src/harness/projector.ts'
-import { StockSwitcher } from '../../../src/surface/stock.ts'
 import {
   FORK_KIND,
   FORK_OFFSET,
@@ -25,9 +22,9 @@ import {
 import { chatCss, chatRules, cssString, inRanges, type ChatRow } from '../../../src/client/chat/rules.ts'
 import { ChatStore, type ChatRemote } from '../../../src/client/chat/store.ts'
 import type { Result } from '../../../src/client/controller.ts'
-import type { MoveResult, SessionStatus } from '../../../src/types.ts'
-import { FakeAgent } from '../../support/fake-agent.ts'
+import type { SessionStatus } from '../../../src/types.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
+import { stockRig } from '../../support/stock-rig.ts'
 
 /** A real switched session: 3 turns (one with a tool call), a jump to a1, a prompt. */
 async function switched() {
@@ -35,14 +32,8 @@ async function switched() {
     .userTurn('q1', 'a1')
     .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { f: 1 }, result: 'r' }] })
     .userTurn('q3', 'a3')
-  const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => {
-    for (const e of log.events) projector.project(e)
-  }
-  sync()
-  const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
-  const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
-  const a1 = projector.tree.list().find((n) => n.message?.content === 'a1')!.nodeId
+  const { projector, switcher, agent, sync, byText } = stockRig(log)
+  const a1 = byText('a1')
   projector.tree.jump(a1)
   await switcher.switch(agent, a1)
   log.userTurn('q4', 'a4')

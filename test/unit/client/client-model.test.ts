@@ -161,7 +161,7 @@ describe('layout', () => {
     expect(layout.rows.every((r) => r.depth === 0)).toBe(true)
     expect(index.cursorPath.size).toBe(n)
     expect(layoutTree(index, { filter: 'user' }).rows).toHaveLength(n / 2)
-    // Linear, not quadratic: counted in panel-work.test.ts; the paint time is a bench figure (npm run bench).
+    // Linear, not quadratic: counted in test/unit/outline/panel-work.test.ts; the paint time is a bench figure (npm run bench).
   })
 
   it('lays out 5,000 nested forks (deep gutters) and clips the drawn gutter', () => {

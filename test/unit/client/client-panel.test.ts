@@ -8,8 +8,7 @@
  */
 import { rekeyHostTools } from '../../../src/client/chat/host-tools.ts'
 import { act, createElement } from 'react'
-import { createRoot, type Root } from 'react-dom/client'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { TreeController, type TreeRemote } from '../../../src/client/controller.ts'
 import { TreePanel } from '../../../src/client/TreePanel.tsx'
 import { OpenTreeAction, openTreeTab } from '../../../src/client/OpenTreeAction.tsx'
@@ -18,22 +17,11 @@ import type { HostLocale } from '../../../src/client/i18n.ts'
 import { PLUGIN_ID } from '../../../src/client/stylesheet.ts'
 import { fakeRemote, realBigView, smallTree, type FakeRemote } from '../../support/client-fixtures.ts'
 import { attemptOver } from '../../support/attempt-fixture.ts'
+import { panelDom } from '../../support/panel-dom.ts'
 import { assistant, user, value } from '../../support/messages.ts'
 import { SessionTree } from '../../../src/tree/index.ts'
 
-beforeAll(() => {
-  ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
-})
-
-let root: Root | undefined
-let host: HTMLElement | undefined
-const controllers: TreeController[] = []
-afterEach(() => {
-  act(() => root?.unmount())
-  host?.remove()
-  root = undefined
-  for (const c of controllers.splice(0)) c.dispose()
-})
+const dom = panelDom()
 
 const english = (): HostLocale | undefined => undefined
 
@@ -48,14 +36,10 @@ async function mount(
   remote: TreeRemote,
   hostLocale: () => HostLocale | undefined = english,
 ): Promise<{ el: HTMLElement; controller: TreeController }> {
-  const controller = new TreeController(async () => remote, 's', { intervalMs: 60_000, marks: false })
-  controllers.push(controller)
-  host = document.createElement('div')
-  document.body.append(host)
-  root = createRoot(host)
-  act(() => root!.render(createElement(TreePanel, { sessionId: 's', tree: controller, hostLocale, standalone: true })))
+  const controller = dom.controller(remote)
+  const el = dom.render(createElement(TreePanel, { sessionId: 's', tree: controller, hostLocale, standalone: true }))
   await settle()
-  return { el: host, controller }
+  return { el, controller }
 }
 
 const rows = (el: HTMLElement) => [...el.querySelectorAll<HTMLElement>('[role="treeitem"]')]
@@ -94,20 +78,13 @@ describe('TreePanel', () => {
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
     const slow: TreeRemote = { ...fake.remote, session: async (a) => (await gate, fake.remote.session(a)) }
-    const controller = new TreeController(async () => slow, 's', { intervalMs: 60_000, marks: false })
-    controllers.push(controller)
-    host = document.createElement('div')
-    document.body.append(host)
-    root = createRoot(host)
-    act(() =>
-      root!.render(
-        createElement(TreePanel, { sessionId: 's', tree: controller, hostLocale: english, standalone: true }),
-      ),
+    const controller = dom.controller(slow)
+    const el = dom.render(
+      createElement(TreePanel, { sessionId: 's', tree: controller, hostLocale: english, standalone: true }),
     )
-    expect(host.querySelector('[role="status"]')?.textContent).toContain('Loading the conversation tree')
+    expect(el.querySelector('[role="status"]')?.textContent).toContain('Loading the conversation tree')
     release()
     await settle()
-    const el = host
     expect(rows(el).map((r) => r.querySelector('.dst-text')!.textContent)).toEqual([
       'first question',
       'first answer',
@@ -420,7 +397,7 @@ describe('TreePanel while another process writes the tree', () => {
     // Once the other process lets go, the tab offers the moves again.
     fake.status = {}
     await act(async () => {
-      await controllers[0]!.refresh(true)
+      await dom.controllers[0]!.refresh(true)
     })
     await press(list, 'Enter')
     expect(fake.calls).toContain('jump')
@@ -430,16 +407,14 @@ describe('TreePanel while another process writes the tree', () => {
 
 describe('OpenTreeAction', () => {
   it('presses the Tree tab of its own session header', async () => {
-    host = document.createElement('div')
+    const host = document.createElement('div')
     host.innerHTML =
       '<header><div role="tablist"><button role="tab">Chat</button><button role="tab">Tree</button></div><span id="slot"></span></header>'
-    document.body.append(host)
     const pressed: string[] = []
     host
       .querySelectorAll('[role="tab"]')
       .forEach((tab) => tab.addEventListener('click', () => pressed.push(tab.textContent!)))
-    root = createRoot(host.querySelector('#slot')!)
-    act(() => root!.render(createElement(OpenTreeAction, { hostLocale: english })))
+    dom.render(createElement(OpenTreeAction, { hostLocale: english }), host, host.querySelector('#slot')!)
     await click(host.querySelector<HTMLElement>('[data-testid="session-tree-open"]')!)
     expect(pressed).toEqual(['Tree'])
     const elsewhere = document.implementation.createHTMLDocument('x').createElement('div')

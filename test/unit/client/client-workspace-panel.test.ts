@@ -10,28 +10,15 @@
  * meaning.
  */
 import { act, createElement } from 'react'
-import { createRoot, type Root } from 'react-dom/client'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { TreeController } from '../../../src/client/controller.ts'
+import { describe, expect, it } from 'vitest'
 import type { Result } from '../../../src/client/controller.ts'
 import { TreePanel } from '../../../src/client/TreePanel.tsx'
 import { WorkspaceClient, type WorkspaceRemote } from '../../../src/client/workspace/client.ts'
 import type { FilesAtNode, RestorePreview, RestoreResult, WorkspaceOverview } from '../../../src/types.ts'
 import { fakeRemote, smallTree } from '../../support/client-fixtures.ts'
+import { panelDom } from '../../support/panel-dom.ts'
 
-beforeAll(() => {
-  ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
-})
-
-let root: Root | undefined
-let host: HTMLElement | undefined
-const controllers: TreeController[] = []
-afterEach(() => {
-  act(() => root?.unmount())
-  host?.remove()
-  root = undefined
-  for (const c of controllers.splice(0)) c.dispose()
-})
+const dom = panelDom()
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 6; i++)
@@ -176,21 +163,15 @@ async function mount() {
   const fake = fakeRemote(tree)
   const parentId = tree.get(ids.call)!.parentId!
   const ws = workspaceFake(ids.call, parentId)
-  const controller = new TreeController(async () => fake.remote, 's', { intervalMs: 60_000, marks: false })
-  controllers.push(controller)
-  host = document.createElement('div')
-  document.body.append(host)
-  root = createRoot(host)
-  act(() =>
-    root!.render(
-      createElement(TreePanel, {
-        sessionId: 's',
-        tree: controller,
-        hostLocale: () => undefined,
-        standalone: true,
-        workspace: new WorkspaceClient(async () => ws.remote, 's'),
-      }),
-    ),
+  const controller = dom.controller(fake.remote)
+  const host = dom.render(
+    createElement(TreePanel, {
+      sessionId: 's',
+      tree: controller,
+      hostLocale: () => undefined,
+      standalone: true,
+      workspace: new WorkspaceClient(async () => ws.remote, 's'),
+    }),
   )
   await settle()
   return { el: host, ids, fake, ws }

@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import * as FsPolicy from '@deepseek-ai/dsh-fs-observation-policy'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RestoreResult, WorkspaceOverview } from '../../../src/types.ts'
 import { fileTools } from '../../support/file-tools.ts'
 import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+import { call, filesLoop } from '../../support/work-loop.ts'
 
 let rig: LoopRig | undefined
 let work: string | undefined
@@ -24,7 +24,6 @@ afterEach(async () => {
 })
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
-const call = (name: string, args: Record<string, unknown>): ScriptEntry => ({ calls: [{ name, args }] })
 
 /** The failure a service call answered with (typert's lookup failure carries it). */
 async function failureOf(promise: Promise<unknown>) {
@@ -50,26 +49,17 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
     const cwd = work
     writeFileSync(path.join(cwd, 'a.txt'), 'a0\n')
-    rig = await loopRig(
-      [
-        call('read', { file_path: 'a.txt' }),
-        call('write', { file_path: 'a.txt', content: 'a1\n' }),
-        call('write', { file_path: 'b.txt', content: 'b1\n' }),
-        { text: 'done' },
-        // After the restore: writing a.txt without reading it first must be refused by the policy.
-        call('write', { file_path: 'a.txt', content: 'blind\n' }),
-        call('read', { file_path: 'a.txt' }),
-        call('write', { file_path: 'a.txt', content: 'a2\n' }),
-        { text: 'done again' },
-      ],
-      {
-        cwd,
-        setup: async (ctx) => {
-          await (ctx as any).plugin(FsPolicy)
-          await fileTools(ctx, cwd)
-        },
-      },
-    )
+    rig = await filesLoop(cwd, [
+      call('read', { file_path: 'a.txt' }),
+      call('write', { file_path: 'a.txt', content: 'a1\n' }),
+      call('write', { file_path: 'b.txt', content: 'b1\n' }),
+      { text: 'done' },
+      // After the restore: writing a.txt without reading it first must be refused by the policy.
+      call('write', { file_path: 'a.txt', content: 'blind\n' }),
+      call('read', { file_path: 'a.txt' }),
+      call('write', { file_path: 'a.txt', content: 'a2\n' }),
+      { text: 'done again' },
+    ])
     const { service, sessionId } = rig
     await rig.say('edit the files')
     expect(readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('a1\n')
@@ -133,31 +123,22 @@ describe('capture through the fs/* gate, restore, and the model kept coherent', 
   it('the model takes the files along with a tree jump: at once when alone (the result lists them), at the end of the turn when not (then one note)', async () => {
     work = realpathSync(mkdtempSync(path.join(tmpdir(), 'capture-work-')))
     const cwd = work
-    rig = await loopRig(
-      [
-        call('write', { file_path: 'a.txt', content: 'a1\n' }),
-        { text: 'wrote it' },
-        // Alone in its message: applies within the step; the same turn's next request holds its result.
-        call('tree', { action: 'jump', node: 'first', files: 'both' }),
-        { text: 'jumped' },
-        // Together with another call: deferred to the end of the turn.
-        {
-          calls: [
-            { name: 'tree', args: { action: 'list' } },
-            { name: 'tree', args: { action: 'jump', node: 'second', files: 'both' } },
-          ],
-        },
-        { text: 'scheduled' },
-        { text: 'after' },
-      ],
+    rig = await filesLoop(cwd, [
+      call('write', { file_path: 'a.txt', content: 'a1\n' }),
+      { text: 'wrote it' },
+      // Alone in its message: applies within the step; the same turn's next request holds its result.
+      call('tree', { action: 'jump', node: 'first', files: 'both' }),
+      { text: 'jumped' },
+      // Together with another call: deferred to the end of the turn.
       {
-        cwd,
-        setup: async (ctx) => {
-          await (ctx as any).plugin(FsPolicy)
-          await fileTools(ctx, cwd)
-        },
+        calls: [
+          { name: 'tree', args: { action: 'list' } },
+          { name: 'tree', args: { action: 'jump', node: 'second', files: 'both' } },
+        ],
       },
-    )
+      { text: 'scheduled' },
+      { text: 'after' },
+    ])
     const { service, sessionId } = rig
     await rig.say('make a.txt')
     const view = await service.list(sessionId)

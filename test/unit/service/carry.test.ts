@@ -8,37 +8,20 @@
  * conflict changes nothing. Back with the files brings back every byte the
  * carry replaced; forward the carry again.
  */
-import {
-  chmodSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
-import * as FsPolicy from '@deepseek-ai/dsh-fs-observation-policy'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CarryPreview, CarryResult, RestoreRequest, RestoreResult } from '../../../src/types.ts'
-import { fileTools, shellTool } from '../../support/file-tools.ts'
-import { filesOf, type Files } from '../../support/work-tree-files.ts'
-import { loopRig, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+import { filesOf } from '../../support/work-tree-files.ts'
+import { type ScriptEntry } from '../../support/tool-rig.ts'
+import { call, filesLoop, workTrees } from '../../support/work-loop.ts'
 import { gitInit } from '../../e2e/support/workspace-files.ts'
 import { remoteFailure } from '../../support/remote-failure.ts'
 import { runTreeCommand } from '../../../src/tool/command.ts'
 
-const rigs: LoopRig[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const rig of rigs.splice(0)) await rig.dispose()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const trees = workTrees()
 
-const call = (name: string, args: Record<string, unknown>): ScriptEntry => ({ calls: [{ name, args }] })
 const lines = (...l: string[]) => l.map((x) => `${x}\n`).join('')
 const BASE_A = lines('1', '2', '3', '4', '5', '6', '7', '8')
 
@@ -60,40 +43,34 @@ function gitState(work: string): string {
  * the files go back to main's tip, where the user edits c.txt by hand.
  */
 async function scene(kind: 'git' | 'plain', more: ScriptEntry[] = []) {
-  const work = realpathSync(mkdtempSync(path.join(tmpdir(), `carry-${kind}-`)))
-  dirs.push(work)
+  const work = trees.folder(`carry-${kind}-`)
   writeFileSync(path.join(work, 'README'), 'untouched\n')
   if (kind === 'git') gitInit(work)
   const shell = (command: string): ScriptEntry[] => (kind === 'git' ? [call('bash', { command })] : [])
-  const rig = await loopRig(
-    [
-      call('write', { file_path: 'a.txt', content: BASE_A }),
-      call('write', { file_path: 'c.txt', content: 'c0\n' }),
-      { text: 'base' },
-      call('read', { file_path: 'a.txt' }),
-      call('write', { file_path: 'a.txt', content: BASE_A.replace('1\n', 'ONE\n') }),
-      call('write', { file_path: 'm.txt', content: 'main only\n' }),
-      ...shell(`printf 'main\\0bin' > bin.dat`),
-      { text: 'main' },
-      call('read', { file_path: 'a.txt' }),
-      call('write', { file_path: 'a.txt', content: BASE_A.replace('8\n', 'EIGHT\n') }),
-      call('write', { file_path: 'o.txt', content: 'other only\r\nCRLF\r\n' }),
-      call('read', { file_path: 'c.txt' }),
-      call('write', { file_path: 'c.txt', content: 'c-other\n' }),
-      ...shell(`printf '#!/bin/sh\\necho hi\\n' > tool.sh && chmod +x tool.sh && printf 'other\\0bin' > bin.dat`),
-      { text: 'other' },
-      ...more,
-    ],
-    {
-      cwd: work,
-      setup: async (ctx) => {
-        await (ctx as any).plugin(FsPolicy)
-        await fileTools(ctx, work)
-        shellTool(ctx, work)
-      },
-    },
+  const rig = trees.rig(
+    await filesLoop(
+      work,
+      [
+        call('write', { file_path: 'a.txt', content: BASE_A }),
+        call('write', { file_path: 'c.txt', content: 'c0\n' }),
+        { text: 'base' },
+        call('read', { file_path: 'a.txt' }),
+        call('write', { file_path: 'a.txt', content: BASE_A.replace('1\n', 'ONE\n') }),
+        call('write', { file_path: 'm.txt', content: 'main only\n' }),
+        ...shell(`printf 'main\\0bin' > bin.dat`),
+        { text: 'main' },
+        call('read', { file_path: 'a.txt' }),
+        call('write', { file_path: 'a.txt', content: BASE_A.replace('8\n', 'EIGHT\n') }),
+        call('write', { file_path: 'o.txt', content: 'other only\r\nCRLF\r\n' }),
+        call('read', { file_path: 'c.txt' }),
+        call('write', { file_path: 'c.txt', content: 'c-other\n' }),
+        ...shell(`printf '#!/bin/sh\\necho hi\\n' > tool.sh && chmod +x tool.sh && printf 'other\\0bin' > bin.dat`),
+        { text: 'other' },
+        ...more,
+      ],
+      { shell: true },
+    ),
   )
-  rigs.push(rig)
   const id = rig.sessionId
   const restore = (request: RestoreRequest) => rig.service.restore(id, request) as Promise<RestoreResult>
   await rig.say('base')

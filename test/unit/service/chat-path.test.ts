@@ -9,7 +9,7 @@
  * events, as the host Chat draws them, minus the hidden seqs) read, in log
  * order, exactly as the model's history.
  */
-import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { CallId, createToolResultMessage } from '@deepseek-ai/dsh-llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildChatPath, type ChatPath, type SeqRange } from '../../../src/service/chat-path.ts'
@@ -18,24 +18,13 @@ import { markerOf } from '../../../src/harness/marker.ts'
 import { ACTIONS } from '../../../src/tool/prompt.ts'
 import { SessionTree } from '../../../src/tree/index.ts'
 import { SessionProjector } from '../../../src/harness/projector.ts'
-import { StockSwitcher } from '../../../src/surface/stock.ts'
 import { FakeAgent } from '../../support/fake-agent.ts'
-import { LogBuilder, MODEL, PROVIDER } from '../../support/log-builder.ts'
+import { LogBuilder } from '../../support/log-builder.ts'
+import { stockRig, threeTurns } from '../../support/stock-rig.ts'
 import { withOriginalCallIds, type SessionLogEvent } from '../../e2e/support/session-log.ts'
 
 function setup() {
-  const log = new LogBuilder('s1')
-    .userTurn('q1', 'a1', { context: 'runtime context' })
-    .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text' }] })
-    .userTurn('q3', 'a3')
-  const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => {
-    for (const e of log.events) projector.project(e)
-  }
-  sync()
-  const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
-  const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
-  const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
+  const { log, projector, switcher, agent, sync, byText } = stockRig(threeTurns({ context: 'runtime context' }))
   const chat = () => buildChatPath({ sessionId: 's1', revision: 'r', mode: 'stock', events: log.events, projector })
   /** Move the tree and the model history (what the service's `move` does in stock mode). */
   const move = async (operation: (tree: SessionTree) => unknown, branch?: string, lane?: string) => {
@@ -47,7 +36,7 @@ function setup() {
     if (!report.ok) throw new Error(report.error.message)
     sync()
   }
-  return { log, projector, byText, chat, move, sync }
+  return { log, projector, switcher, byText, chat, move, sync }
 }
 
 const inRanges = (ranges: readonly SeqRange[], seq: number) => ranges.some(([a, b]) => seq >= a && seq <= b)
@@ -193,35 +182,10 @@ describe('buildChatPath on real stock switches', () => {
   })
 
   it("a model's own move inside its step: the row anchors at the move's call, the prompt it left is counted", () => {
-    const { log, projector, byText, chat, sync } = setup()
-    const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
+    const { log, projector, switcher, byText, chat, sync } = setup()
     const s = log.session
-    const turn = log.nextTurn()
-    s.append('turn/start', { turn })
-    s.append('step/start', { turn, step: 1 })
-    s.append(
-      'user/message',
-      createUserMessage({ content: [{ type: 'text', text: 'go back to the first answer' }], source: { kind: 'user' } }),
-      { surfaceOp: 'append' },
-    )
-    s.append(
-      'assistant/message',
-      {
-        turn,
-        step: 1,
-        message: createAssistantMessage({
-          content: [
-            { type: 'tool-call', id: CallId('jump_1'), name: 'tree', arguments: '{"action":"jump","node":"a1"}' },
-          ],
-          source: { provider: PROVIDER, model: MODEL },
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
-    s.append('tool/call', {
-      turn,
-      step: 1,
-      callId: CallId('jump_1'),
+    const { turn } = log.openCall('go back to the first answer', {
+      id: 'jump_1',
       name: 'tree',
       arguments: '{"action":"jump","node":"a1"}',
     })
@@ -230,19 +194,7 @@ describe('buildChatPath on real stock switches', () => {
     const a1 = byText('a1')
     projector.tree.jump(a1)
     expect(switcher.switchWithinStep(s as never, a1, 'jump_1').ok).toBe(true)
-    s.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('jump_1'),
-          content: [{ type: 'text', text: 'Jumped.' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'jump_1', 'Jumped.')
     s.append('step/end', { turn, step: 1 })
     sync()
     const path = chat()

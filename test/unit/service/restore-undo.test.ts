@@ -8,37 +8,18 @@
  * and shell commands checkpointed) and in a plain folder (file tools only),
  * the file and shell tools stood in (`file-tools.ts`).
  */
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import * as FsPolicy from '@deepseek-ai/dsh-fs-observation-policy'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { RestoreRequest, RestoreResult, WorkspaceOverview } from '../../../src/types.ts'
-import { fileTools, shellTool } from '../../support/file-tools.ts'
 import { filesOf, type Files } from '../../support/work-tree-files.ts'
 import { loopRig, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+import { call, filesLoop, workTrees } from '../../support/work-loop.ts'
 import { gitInit } from '../../e2e/support/workspace-files.ts'
 
 type Kind = 'git' | 'plain'
 
-const rigs: LoopRig[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const rig of rigs.splice(0)) await rig.dispose()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
-const call = (name: string, args: Record<string, unknown>): ScriptEntry => ({ calls: [{ name, args }] })
+const trees = workTrees()
 
 async function failureOf(promise: Promise<unknown>): Promise<{ code: string; details?: unknown }> {
   try {
@@ -56,34 +37,28 @@ async function failureOf(promise: Promise<unknown>): Promise<{ code: string; det
  * user's own edit: a.txt by hand, made executable.
  */
 async function scene(kind: Kind, more: ScriptEntry[] = [], options: { roundTrip?: boolean } = {}) {
-  const work = realpathSync(mkdtempSync(path.join(tmpdir(), `restore-undo-${kind}-`)))
-  dirs.push(work)
+  const work = trees.folder(`restore-undo-${kind}-`)
   writeFileSync(path.join(work, 'a.txt'), 'a0\n')
   if (kind === 'git') gitInit(work)
   const shell = (command: string): ScriptEntry[] => (kind === 'git' ? [call('bash', { command })] : [])
-  const rig = await loopRig(
-    [
-      call('read', { file_path: 'a.txt' }),
-      call('write', { file_path: 'a.txt', content: 'a1\n' }),
-      ...shell(`printf '#!/bin/sh\\necho one\\n' > run.sh && chmod +x run.sh`),
-      { text: 'one' },
-      call('read', { file_path: 'a.txt' }),
-      call('write', { file_path: 'a.txt', content: 'a2\r\nwith CRLF\r\n' }),
-      call('write', { file_path: 'b.txt', content: 'b2\n' }),
-      ...shell(`printf '#!/bin/sh\\necho two\\n' > run.sh && chmod -x run.sh`),
-      { text: 'two' },
-      ...more,
-    ],
-    {
-      cwd: work,
-      setup: async (ctx) => {
-        await (ctx as any).plugin(FsPolicy)
-        await fileTools(ctx, work)
-        shellTool(ctx, work)
-      },
-    },
+  const rig = trees.rig(
+    await filesLoop(
+      work,
+      [
+        call('read', { file_path: 'a.txt' }),
+        call('write', { file_path: 'a.txt', content: 'a1\n' }),
+        ...shell(`printf '#!/bin/sh\\necho one\\n' > run.sh && chmod +x run.sh`),
+        { text: 'one' },
+        call('read', { file_path: 'a.txt' }),
+        call('write', { file_path: 'a.txt', content: 'a2\r\nwith CRLF\r\n' }),
+        call('write', { file_path: 'b.txt', content: 'b2\n' }),
+        ...shell(`printf '#!/bin/sh\\necho two\\n' > run.sh && chmod -x run.sh`),
+        { text: 'two' },
+        ...more,
+      ],
+      { shell: true },
+    ),
   )
-  rigs.push(rig)
   await rig.say('first')
   await rig.say('second')
   const nodes = (await rig.service.list(rig.sessionId)).nodes
@@ -232,7 +207,7 @@ for (const kind of ['git', 'plain'] as const) {
       const s = await scene(kind)
       const mine = s.files()
       const marker = path.join(s.work, '..', `${path.basename(s.work)}.stopped`)
-      dirs.push(marker)
+      trees.removeAfter(marker)
       const request: RestoreRequest = {
         move: { kind: 'jump', nodeId: s.one },
         restore: 'files',
@@ -253,8 +228,7 @@ for (const kind of ['git', 'plain'] as const) {
       expect(half).not.toEqual(mine)
       // "Killed" there: the context goes, the blocked restore with it. A third process repeats the restore.
       await crashing.stop()
-      const again = await loopRig([], { cwd: s.work, resume: stopped })
-      rigs.push(again)
+      const again = trees.rig(await loopRig([], { cwd: s.work, resume: stopped }))
       const status = (await again.service.files(stopped.sessionId)) as WorkspaceOverview
       expect(status.status.interrupted).toHaveLength(1)
       await again.service.restore(stopped.sessionId, request)

@@ -12,23 +12,13 @@
  */
 import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ForkResult, MoveResult } from '../../../src/service/wire.ts'
 import type { SessionTreeView } from '../../../src/tree/index.ts'
 import { markerOf } from '../../../src/harness/marker.ts'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+import { checkedRigs, transcript } from '../../support/tool-rig.ts'
 
-const rigs: LoopRig[] = []
-afterEach(async () => {
-  const done = rigs.splice(0)
-  for (const rig of done) await rig.dispose()
-  for (const rig of done) expect(rig.invariantFailures).toEqual([])
-})
-async function rig(script: ScriptEntry[], options: Parameters<typeof loopRig>[1] = {}) {
-  const made = await loopRig(script, options)
-  rigs.push(made)
-  return made
-}
+const rig = checkedRigs()
 
 /** Messages from the root to `nodeId`, as `role: text` lines (what a request shows). */
 function pathLines(view: SessionTreeView, nodeId: string | null): string[] {

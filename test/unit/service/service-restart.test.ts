@@ -6,15 +6,10 @@
  * cursor, navigation history — comes back exactly, restart after restart.
  * (Native mode: test/e2e/restart.test.ts against the patched `dsh web`.)
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+import { describe, expect, it } from 'vitest'
+import { checkedRigs, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
 
-const rigs: LoopRig[] = []
-afterEach(async () => {
-  const done = rigs.splice(0)
-  for (const rig of done) await rig.dispose()
-  for (const rig of done) expect(rig.invariantFailures).toEqual([])
-})
+const rig = checkedRigs()
 
 const answers = (n: number): ScriptEntry[] => Array.from({ length: n }, (_, i) => ({ text: `A${i + 1}` }))
 
@@ -32,8 +27,7 @@ describe('a clean restart reports no warning and loses nothing', () => {
       { text: 'A2 after the listing' },
       ...answers(20),
     ]
-    let r = await loopRig(script)
-    rigs.push(r)
+    let r = await rig(script)
     await r.say('Q1')
     await r.say('Q2 with a tool')
     await r.say('Q3')
@@ -51,8 +45,7 @@ describe('a clean restart reports no warning and loses nothing', () => {
     for (let restart = 1; restart <= 4; restart++) {
       const before = await state(r)
       const stopped = await r.stop()
-      r = await loopRig(script.slice(r.model.requests.length), { resume: stopped })
-      rigs.push(r)
+      r = await rig(script.slice(r.model.requests.length), { resume: stopped })
       const status = await r.service.session(r.sessionId)
       expect(status.sidecarWarnings, `restart ${restart}`).toEqual([])
       expect(status.quarantine, `restart ${restart}`).toEqual([])

@@ -15,28 +15,15 @@ import {
   carriedSummaryOf,
   NOTICE_SUMMARY_MAX,
 } from '../../../src/harness/carried-summary.ts'
-import { StockSwitcher } from '../../../src/surface/stock.ts'
 import type { PlannedEvent } from '../../../src/surface/copy.ts'
 import { leftPart, type SummaryPart, writeSummary } from '../../../src/service/branch-summary.ts'
 import type { SummaryLlm } from '../../../src/service/model-summary.ts'
 import { parseTreeCommand } from '../../../src/tool/command.ts'
-import { FakeAgent } from '../../support/fake-agent.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
+import { stockRig, threeTurns } from '../../support/stock-rig.ts'
 
 function setup() {
-  const log = new LogBuilder('s1')
-    .userTurn('q1', 'a1')
-    .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text' }] })
-    .userTurn('q3', 'a3')
-  const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => {
-    for (const e of log.events) projector.project(e)
-  }
-  sync()
-  const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
-  const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
-  const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
-  return { log, projector, switcher, agent, byText, sync }
+  return stockRig(threeTurns())
 }
 
 const SUMMARY: BranchSummary = {

@@ -14,28 +14,26 @@
  * - lineage.json: both ends recorded durably, once; a damaged or linked file is
  *   reported, never overwritten.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import { encodeSessionId, TreeSidecar } from '../../../src/sidecar/index.ts'
 import { collectOrphans, decodeSessionDir, ORPHANS_FILE } from '../../../src/sidecar/gc.ts'
 import { LINEAGE_FILE, LineageFiles } from '../../../src/sidecar/lineage.ts'
 
+const temp = tempEach('sidecar-gc-')
 let tmp: string
 let root: string
 let outside: string
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'sidecar-gc-'))
+  tmp = temp()
   root = path.join(tmp, 'root')
   outside = path.join(tmp, 'outside')
   mkdirSync(root)
   mkdirSync(outside)
   writeFileSync(path.join(outside, 'keep.txt'), "not the sidecar's\n")
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
 })
 
 /** A real sidecar for a session: one journal record. */

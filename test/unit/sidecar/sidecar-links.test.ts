@@ -11,7 +11,6 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -20,26 +19,24 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { execFileSync } from 'node:child_process'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import { JOURNAL_FILE, OVERLAY_FILE, TreeSidecar } from '../../../src/sidecar/index.ts'
 import { value } from '../../support/messages.ts'
 
 const SECRET = 'root:x:0:0:SECRET-OUTSIDE-THE-SIDECAR:/root:/bin/sh\n'
 
+const temp = tempEach('sidecar-links-')
 let tmp: string
 let outside: string
 let secret: string
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'sidecar-links-'))
+  tmp = temp()
   outside = path.join(tmp, 'outside')
   mkdirSync(outside)
   secret = path.join(outside, 'passwd')
   writeFileSync(secret, SECRET)
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
 })
 
 /** Every regular file under `dir` (links not followed), with its content. */

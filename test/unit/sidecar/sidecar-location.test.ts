@@ -27,9 +27,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import { encodeSessionId, SidecarLocator, TreeSidecar, type MigrationStep } from '../../../src/sidecar/index.ts'
 import { collectOrphans } from '../../../src/sidecar/gc.ts'
 import { LineageFiles } from '../../../src/sidecar/lineage.ts'
@@ -37,17 +37,15 @@ import { MIGRATED_FROM_FILE, MIGRATING_PREFIX, migrateSidecar } from '../../../s
 import { sweepOldLayout } from '../../../src/sidecar/sweep.ts'
 import { WorkspaceRegistry } from '../../../src/workspace/index.ts'
 
+const temp = tempEach('sidecar-location-')
 let tmp: string
 let root: string
 let sessions: string
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'sidecar-location-'))
+  tmp = temp()
   root = path.join(tmp, 'session-tree')
   sessions = path.join(tmp, 'sessions', '--work--')
   mkdirSync(sessions, { recursive: true })
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
 })
 
 /** Every file below `dir` with its bytes (directories as entries too): what "the same tree" means here. */
@@ -206,15 +204,13 @@ describe('moving an old-layout sidecar', () => {
     expect(readdirSync(homeOf('s-1')).sort()).toEqual(['session-tree', 'session.jsonl.zstd'])
   })
 
-  it('across a real file-system boundary (/dev/shm) when there is one', (context) => {
-    let shm: string
+  // The one rule for what a test needs (test/support/prerequisites.ts): missing, the test fails naming it.
+  it('across a real file-system boundary (/dev/shm, a tmpfs on Debian)', () => {
+    const shm = mkdtempSync('/dev/shm/sidecar-location-')
     try {
-      shm = mkdtempSync('/dev/shm/sidecar-location-')
-    } catch {
-      return context.skip()
-    }
-    try {
-      if (statSync(shm).dev === statSync(tmp).dev) return context.skip()
+      expect(statSync(shm).dev, "/dev/shm must be a file system of its own (tmpfs), not the temp dir's").not.toBe(
+        statSync(tmp).dev,
+      )
       const { dir, before } = oldSidecar('s-1')
       const to = path.join(shm, 'session-tree')
       expect(migrateSidecar(dir, to)).toEqual({ kind: 'moved', from: dir, to, how: 'copy' })

@@ -6,15 +6,15 @@
  * tree maps the copies back to their originals, also when it is rebuilt from
  * the log alone.
  */
-import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { CallId, createToolResultMessage } from '@deepseek-ai/dsh-llm'
 import { Session } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
 import { SessionProjector } from '../../../src/harness/projector.ts'
-import { freshCallId, StockSwitcher } from '../../../src/surface/stock.ts'
+import { freshCallId } from '../../../src/surface/stock.ts'
 import { checkAgreement } from '../../../src/invariant.ts'
-import { FakeAgent } from '../../support/fake-agent.ts'
-import { callPairing as pairing, LogBuilder, MODEL, PROVIDER } from '../../support/log-builder.ts'
+import { callPairing as pairing, LogBuilder } from '../../support/log-builder.ts'
+import { stockRig } from '../../support/stock-rig.ts'
 import { withOriginalCallIds } from '../../e2e/support/session-log.ts'
 import { RESTATED_ID_PREFIX } from '../../../src/harness/marker.ts'
 
@@ -28,14 +28,7 @@ function setup() {
         { name: 'grep', args: { q: 'b' }, result: 'B' },
       ],
     })
-  const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => {
-    for (const e of log.events) projector.project(e)
-  }
-  sync()
-  const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {} })
-  const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
-  const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
+  const { projector, switcher, agent, sync, byText } = stockRig(log)
   const move = async (nodeId: string) => {
     projector.tree.jump(nodeId)
     const report = await switcher.switch(agent, nodeId)
@@ -160,28 +153,7 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
   async function midTurn() {
     const ctx = setup()
     await ctx.move(ctx.byText('a1'))
-    const s = ctx.log.session
-    const turn = ctx.log.nextTurn()
-    s.append('turn/start', { turn })
-    s.append('step/start', { turn, step: 1 })
-    s.append(
-      'user/message',
-      createUserMessage({ content: [{ type: 'text', text: 'go to a3' }], source: { kind: 'user' } }),
-      { surfaceOp: 'append' },
-    )
-    s.append(
-      'assistant/message',
-      {
-        turn,
-        step: 1,
-        message: createAssistantMessage({
-          content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a3"}' }],
-          source: { provider: PROVIDER, model: MODEL },
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
-    s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a3"}' })
+    const { turn } = ctx.log.openCall('go to a3', { id: 'jump_1', name: 'tree_jump', arguments: '{"node":"a3"}' })
     ctx.sync()
     return { ...ctx, turn }
   }
@@ -203,19 +175,7 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
       expect(e.type === 'user/message' ? e.data.id : e.data.message?.id, e.type).toMatch(
         new RegExp(`^${RESTATED_ID_PREFIX}`),
       )
-    log.session.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('jump_1'),
-          content: [{ type: 'text', text: 'Jumped.' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'jump_1', 'Jumped.')
     sync()
     const seen = pairing(log.session)
     expect(seen.at(-1)).toEqual({ calls: ['jump_1'], results: ['jump_1'], sources: ['jump_1'] })
@@ -281,38 +241,8 @@ describe('logs with repeated call ids are reported (issue 10, part 4)', () => {
   it('a provider that reuses a call id: REPEATED_CALL_IDS (not blamed on a switch)', () => {
     const log = new LogBuilder('s1').userTurn('q1', 'a1', { tools: [{ name: 'read', args: {}, result: 'r1' }] })
     const s = log.session
-    const turn = log.nextTurn()
-    s.append('turn/start', { turn })
-    s.append('step/start', { turn, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'q2' }], source: { kind: 'user' } }), {
-      surfaceOp: 'append',
-    })
-    s.append(
-      'assistant/message',
-      {
-        turn,
-        step: 1,
-        message: createAssistantMessage({
-          content: [{ type: 'tool-call', id: CallId('call_1'), name: 'read', arguments: '{}' }],
-          source: { provider: PROVIDER, model: MODEL },
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
-    const repeat = s.append('tool/call', { turn, step: 1, callId: CallId('call_1'), name: 'read', arguments: '{}' })
-    s.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('call_1'),
-          content: [{ type: 'text', text: 'r2' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    const { turn, event: repeat } = log.openCall('q2', { id: 'call_1', name: 'read', arguments: '{}' })
+    log.toolResult(turn, 'call_1', 'r2')
     s.append('step/end', { turn, step: 1 })
     s.append('turn/end', { turn, reason: { kind: 'completed' } })
     const projector = new SessionProjector(new SessionTree('s1'))

@@ -8,13 +8,11 @@
  * harness's positional `measure()` — the tokens of the history the model
  * receives next.
  */
-import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { CallId, createToolResultMessage } from '@deepseek-ai/dsh-llm'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SessionTree } from '../../../src/tree/index.ts'
-import { SessionProjector } from '../../../src/harness/projector.ts'
-import { meterEstimator, StockSwitcher } from '../../../src/surface/stock.ts'
-import { FakeAgent } from '../../support/fake-agent.ts'
-import { LogBuilder, MODEL, PROVIDER } from '../../support/log-builder.ts'
+import { meterEstimator } from '../../../src/surface/stock.ts'
+import { LogBuilder } from '../../support/log-builder.ts'
+import { stockRig } from '../../support/stock-rig.ts'
 import { realTokenMeter, type RealTokenMeter } from '../../support/token-meter.ts'
 
 let meter: RealTokenMeter
@@ -33,19 +31,11 @@ function setup(priced: boolean) {
       usage: 5_200,
     })
     .userTurn('third question', 'a third answer', { usage: 5_300 })
-  const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => {
-    for (const e of log.events) projector.project(e)
-  }
-  sync()
   // Priced: the switcher finds the estimator on the meter service as the plugin does (`ctx.tokenMeter`).
-  const switcher = new StockSwitcher({
-    projectorFor: () => projector,
-    flush: async () => {},
-    ...(priced ? { estimator: () => meterEstimator(meter.service) } : {}),
-  })
-  const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
-  const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
+  const { projector, switcher, agent, sync, byText } = stockRig(
+    log,
+    priced ? { estimator: () => meterEstimator(meter.service) } : {},
+  )
   const move = async (nodeId: string, branch?: string) => {
     if (branch) projector.tree.fork(nodeId, branch)
     else projector.tree.jump(nodeId)
@@ -108,45 +98,13 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     const { log, projector, switcher, byText, move, read, sync } = setup(true)
     await move(byText('a first answer that is a little longer than the question'))
     const s = log.session
-    const turn = log.nextTurn()
-    s.append('turn/start', { turn })
-    s.append('step/start', { turn, step: 1 })
-    s.append(
-      'user/message',
-      createUserMessage({ content: [{ type: 'text', text: 'go to the third answer' }], source: { kind: 'user' } }),
-      { surfaceOp: 'append' },
-    )
-    s.append(
-      'assistant/message',
-      {
-        turn,
-        step: 1,
-        message: createAssistantMessage({
-          content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{}' }],
-          source: { provider: PROVIDER, model: MODEL },
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
-    s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{}' })
+    const { turn } = log.openCall('go to the third answer', { id: 'jump_1', name: 'tree_jump', arguments: '{}' })
     sync()
     const a3 = byText('a third answer')
     projector.tree.jump(a3)
     const report = switcher.switchWithinStep(s as never, a3, 'jump_1')
     expect(report.ok, JSON.stringify(report)).toBe(true)
-    s.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('jump_1'),
-          content: [{ type: 'text', text: 'Moved.' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'jump_1', 'Moved.')
     sync()
     const after = read()
     expect(after.breakdown).toBe(after.surface)

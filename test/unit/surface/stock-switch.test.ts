@@ -3,7 +3,7 @@
  * every planned event goes through the harness's own surface validation, and
  * what the model would receive is read from `session.deriveMessages()`.
  */
-import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { CallId, createAssistantMessage } from '@deepseek-ai/dsh-llm'
 import { Session } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
@@ -12,27 +12,16 @@ import { StockSwitcher, type TranscriptReader } from '../../../src/surface/stock
 import { drawnAsMessage, erasedAnswers } from '../../../src/tui/switch-rows.ts'
 import { FakeAgent } from '../../support/fake-agent.ts'
 import { callPairing, LogBuilder, MODEL, PROVIDER } from '../../support/log-builder.ts'
+import { stockRig, threeTurns } from '../../support/stock-rig.ts'
 
 function setup() {
-  const log = new LogBuilder('s1')
-    .userTurn('q1', 'a1', { context: 'runtime context' })
-    .userTurn('q2', 'a2', { tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text' }] })
-    .userTurn('q3', 'a3')
-  const projector = new SessionProjector(new SessionTree('s1'))
-  const sync = () => {
-    for (const e of log.events) projector.project(e)
-  }
-  sync()
   const flushed: string[] = []
-  const switcher = new StockSwitcher({
-    projectorFor: () => projector,
+  const rig = stockRig(threeTurns({ context: 'runtime context' }), {
     flush: async (s) => {
       flushed.push(s.id)
     },
   })
-  const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
-  const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
-  return { log, projector, switcher, agent, byText, flushed, sync }
+  return { ...rig, flushed }
 }
 
 /** The texts the model would receive, as the harness derives them. */
@@ -287,47 +276,18 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
   function midTurn() {
     const ctx = setup()
     const { log, sync } = ctx
-    const s = log.session
-    const turn = log.nextTurn()
-    s.append('turn/start', { turn })
-    s.append('step/start', { turn, step: 1 })
-    s.append(
-      'user/message',
-      createUserMessage({ content: [{ type: 'text', text: 'go back to the first answer' }], source: { kind: 'user' } }),
-      { surfaceOp: 'append' },
-    )
-    s.append(
-      'assistant/message',
-      {
-        turn,
-        step: 1,
-        message: createAssistantMessage({
-          content: [{ type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' }],
-          source: { provider: PROVIDER, model: MODEL },
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
-    s.append('tool/call', { turn, step: 1, callId: CallId('jump_1'), name: 'tree_jump', arguments: '{"node":"a1"}' })
+    const { turn } = log.openCall('go back to the first answer', {
+      id: 'jump_1',
+      name: 'tree_jump',
+      arguments: '{"node":"a1"}',
+    })
     sync()
     return { ...ctx, turn }
   }
   /** What the loop does after the tool returns, then the next step's request. */
   function finishStep(log: LogBuilder, turn: number) {
     const s = log.session
-    s.append(
-      'tool/result',
-      {
-        turn,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('jump_1'),
-          content: [{ type: 'text', text: 'Jumped.' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    log.toolResult(turn, 'jump_1', 'Jumped.')
     s.append('step/end', { turn, step: 1 })
     s.append('step/start', { turn, step: 2 })
   }

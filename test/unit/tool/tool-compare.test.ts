@@ -6,22 +6,12 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseTreeCommand } from '../../../src/tool/index.ts'
 import { fileTools } from '../../support/file-tools.ts'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+import { checkedRigs, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
 
-const rigs: LoopRig[] = []
-afterEach(async () => {
-  const done = rigs.splice(0)
-  for (const rig of done) await rig.dispose()
-  for (const rig of done) expect(rig.invariantFailures).toEqual([])
-})
-async function rig(script: ScriptEntry[]) {
-  const made = await loopRig(script)
-  rigs.push(made)
-  return made
-}
+const rig = checkedRigs()
 const command = (r: LoopRig, line: string) =>
   (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
 
@@ -53,7 +43,7 @@ describe("/tree compare and the tree tool's compare", () => {
       const write = (file: string, content: string): ScriptEntry => ({
         calls: [{ name: 'write', args: { file_path: file, content } }],
       })
-      const made = await loopRig(
+      const made = await rig(
         [
           write('a.txt', 'left\n'),
           write('only-left.txt', 'x\n'),
@@ -65,7 +55,6 @@ describe("/tree compare and the tree tool's compare", () => {
         ],
         { cwd: work, setup: (ctx) => fileTools(ctx, work) },
       )
-      rigs.push(made)
       await made.say('the left')
       const start = await nodeOf(made, 'the left')
       const fork = await command(made, `/tree fork ${start} alt --both`)

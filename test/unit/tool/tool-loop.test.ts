@@ -8,22 +8,12 @@
  * loop really sends.
  */
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { markerOf } from '../../../src/harness/marker.ts'
 import { SYSTEM_PROMPT, TREE_TOOL } from '../../../src/tool/index.ts'
-import { loopRig, transcript, type LoopRig, type ScriptEntry } from '../../support/tool-rig.ts'
+import { checkedRigs, transcript, type LoopRig } from '../../support/tool-rig.ts'
 
-const rigs: LoopRig[] = []
-afterEach(async () => {
-  const done = rigs.splice(0)
-  for (const rig of done) await rig.dispose()
-  for (const rig of done) expect(rig.invariantFailures).toEqual([])
-})
-async function rig(script: ScriptEntry[], options: Parameters<typeof loopRig>[1] = {}) {
-  const made = await loopRig(script, options)
-  rigs.push(made)
-  return made
-}
+const rig = checkedRigs()
 
 /** The `tree` action of a logged call (its arguments are JSON text or an object). */
 function actionOf(data: { name?: unknown; arguments?: unknown }): string | undefined {

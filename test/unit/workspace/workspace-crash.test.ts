@@ -10,34 +10,23 @@
  * nothing, because the tool body writes only after the capture returns).
  */
 import { createHash } from 'node:crypto'
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import { WorkspaceRegistry, type CallPoint, type SessionWorkspace } from '../../../src/workspace/index.ts'
 import { INLINE_MAX_BYTES } from '../../../src/workspace/session-workspace.ts'
 import { value } from '../../support/messages.ts'
 
+const temp = tempEach('workspace-crash-')
 let tmp: string
 let work: string
 let sidecar: string
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'workspace-crash-'))
+  tmp = temp()
   work = path.join(tmp, 'work')
   sidecar = path.join(tmp, 'sidecar')
   mkdirSync(work)
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
 })
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')

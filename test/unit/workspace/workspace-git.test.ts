@@ -10,7 +10,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -19,12 +18,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import { WorkspaceRegistry, type CallPoint } from '../../../src/workspace/index.ts'
 import { value } from '../../support/messages.ts'
 
+const temp = tempEach('workspace-git-')
 let tmp: string
 let repo: string
 let sidecar: string
@@ -60,7 +60,7 @@ function repositoryState(): Record<string, string> {
 }
 
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'workspace-git-'))
+  tmp = temp()
   repo = path.join(tmp, 'repo')
   sidecar = path.join(tmp, 'sidecar')
   mkdirSync(repo)
@@ -73,9 +73,6 @@ beforeEach(() => {
   git('commit', '-qm', 'init')
   writeFileSync(path.join(repo, 'staged.txt'), 'staged\n')
   git('add', 'staged.txt')
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
 })
 
 describe('shell snapshots through git', () => {

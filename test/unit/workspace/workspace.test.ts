@@ -5,36 +5,25 @@
  * the symlink and size rules.
  */
 import { createHash } from 'node:crypto'
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import { WorkspaceRegistry, type CallPoint, type SessionWorkspace } from '../../../src/workspace/index.ts'
 import { INLINE_MAX_BYTES } from '../../../src/workspace/session-workspace.ts'
 import { pathProblem, relativeTo } from '../../../src/workspace/paths.ts'
 import { readNoFollow } from '../../../src/workspace/safe-fs.ts'
 import { value } from '../../support/messages.ts'
 
+const temp = tempEach('workspace-')
 let tmp: string
 let work: string
 let sidecar: string
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'workspace-'))
+  tmp = temp()
   work = path.join(tmp, 'work')
   sidecar = path.join(tmp, 'sidecar')
   mkdirSync(work)
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
 })
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
