@@ -3876,7 +3876,11 @@ export const TYPERT = {
           },
           {
             "name": "Snapshot",
-            "declaration": "export interface Snapshot {\n    readonly tree: string;\n    readonly large: ReadonlyMap<string, { readonly signature: StatSignature; readonly size: number; }>;\n}"
+            "declaration": "export interface Snapshot {\n    readonly entries: ReadonlyMap<string, SnapshotEntry>;\n    readonly large: ReadonlyMap<string, { readonly signature: StatSignature; readonly size: number; }>;\n}"
+          },
+          {
+            "name": "SnapshotEntry",
+            "declaration": "export interface SnapshotEntry {\n    readonly oid: string;\n    readonly mode: string;\n}"
           },
           {
             "name": "SnapshotExtra",
