@@ -270,7 +270,8 @@ export class GitSnapshots {
           ? last
           : { entries: entries ?? last.entries, large: large ?? last.large }
       this.last = next
-      if (this.stale.size >= FLUSH_AT) await this.flushIndex(next)
+      // Only git's stat cache is behind when this fails: the paths stay listed, read and compared, and it is tried again.
+      if (this.stale.size >= FLUSH_AT) await this.flushIndex(next).catch(() => undefined)
       return next
     })
   }
