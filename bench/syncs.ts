@@ -1,6 +1,7 @@
 /**
  * Counting (or skipping) the durable syncs a piece of code makes, for the
- * bench: `fsyncSync` and `fdatasyncSync` of `node:fs` are wrapped, and
+ * bench: `fsyncSync`, `fdatasyncSync` and `fsync` (a restore's parallel
+ * syncs) of `node:fs` are wrapped, and
  * `syncBuiltinESMExports` carries the wrappers to every ESM importer (the
  * sidecar's journal and the pack import them by name). Skipping them
  * measures what a checkpoint costs beyond its syncs: its CPU and page-cache
@@ -20,12 +21,14 @@ export interface SyncMeter {
 export function installSyncMeter(): SyncMeter {
   const fsync = fs.fsyncSync
   const fdatasync = fs.fdatasyncSync
+  const fsyncAsync = fs.fsync
   const meter = {
     count: 0,
     skip: false,
     uninstall() {
       fs.fsyncSync = fsync
       fs.fdatasyncSync = fdatasync
+      fs.fsync = fsyncAsync
       syncBuiltinESMExports()
     },
   }
@@ -37,6 +40,11 @@ export function installSyncMeter(): SyncMeter {
     meter.count++
     if (!meter.skip) fdatasync(fd)
   }
+  fs.fsync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    meter.count++
+    if (meter.skip) process.nextTick(callback, null)
+    else fsyncAsync(fd, callback)
+  }) as typeof fs.fsync
   syncBuiltinESMExports()
   return meter
 }

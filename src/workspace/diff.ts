@@ -22,6 +22,10 @@ export function splitLines(text: string): string[] {
 
 /** The line kinds of a minimal edit of `a` into `b` (Myers, `tree/diff.ts`); undefined past `max` edits. */
 function myers(a: readonly number[], b: readonly number[], max: number): Op['kind'][] | undefined {
+  // No line in common (a file rewritten throughout): every line goes, every line comes, no search needed.
+  const inA = new Set(a)
+  if (!b.some((id) => inA.has(id)))
+    return [...new Array<Op['kind']>(a.length).fill('-'), ...new Array<Op['kind']>(b.length).fill('+')]
   const runs = diffIds(Int32Array.from(a), Int32Array.from(b), max, { left: Infinity })
   if (runs instanceof TooLarge) return undefined
   const kinds: Op['kind'][] = []
@@ -83,11 +87,32 @@ export function lineOps(before: readonly string[], after: readonly string[]): Op
   return ops
 }
 
+/**
+ * The part of `before` and `after` between the whole lines they share at the
+ * start and at the end (found on the strings, before any split: a restore
+ * counts a thousand files); `lineOps` of it counts as `lineOps` of the whole.
+ */
+function differingMiddle(before: string, after: string): [string, string] {
+  const n = Math.min(before.length, after.length)
+  let p = 0
+  while (p < n && before.charCodeAt(p) === after.charCodeAt(p)) p++
+  const head = p === 0 ? 0 : before.lastIndexOf('\n', p - 1) + 1
+  let s = 0
+  while (s < n - head && before.charCodeAt(before.length - 1 - s) === after.charCodeAt(after.length - 1 - s)) s++
+  // The shared end starts after a line break that is itself shared: lines there line up in both.
+  const q = s === 0 ? -1 : before.indexOf('\n', before.length - s)
+  if (q < 0 || q + 1 > before.length) return [before.slice(head), after.slice(head)]
+  const cut = before.length - (q + 1)
+  return [before.slice(head, before.length - cut), after.slice(head, after.length - cut)]
+}
+
 /** Lines added and removed going from `before` to `after`. */
 export function diffCounts(before: string, after: string): { insertions: number; deletions: number } {
   let insertions = 0
   let deletions = 0
-  for (const op of lineOps(splitLines(before), splitLines(after))) {
+  if (before === after) return { insertions, deletions }
+  const [a, b] = differingMiddle(before, after)
+  for (const op of lineOps(splitLines(a), splitLines(b))) {
     if (op.kind === '+') insertions++
     else if (op.kind === '-') deletions++
   }

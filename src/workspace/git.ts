@@ -1,6 +1,6 @@
 /**
- * Snapshots of a git work tree through git plumbing, for shell commands
- * (which change files no tool reports). Nothing of the user's repository is
+ * Snapshots of a git work tree or a plain folder, for shell commands (which
+ * change files no tool reports). Nothing of the user's repository is
  * written: the snapshots live in a git directory of our own under the
  * session's sidecar directory, with its own index (`GIT_INDEX_FILE`), its
  * own object store (the user's objects are only read, as alternates, so
@@ -10,16 +10,26 @@
  * user's index, branches, stash, hooks and config are never touched;
  * `.gitignore` rules apply as in the user's repository.
  *
- * A snapshot: list untracked (`ls-files --others --exclude-standard`) and
- * changed (`diff-files`) paths of our index, add what is at most
- * `maxFileBytes` (`update-index --add --remove`), then `write-tree`. Larger
- * files are kept out and remembered by their stat signature, so a change to
- * one is still reported (as not checkpointed).
+ * The first snapshot of a process adds every file to our index
+ * (`update-index --add`) and reads it back (`ls-files -s`). After that a
+ * snapshot is one git process: `ls-files --others --modified --deleted`
+ * against our index, which is git's stat cache (an unchanged tree costs an
+ * `lstat` per file, in C). What it lists is read here (`O_NOFOLLOW`), hashed
+ * as a git blob and written as a loose object, and the snapshot is the
+ * previous one with those paths replaced: no `update-index`, `write-tree`,
+ * `diff-tree` or `cat-file` on the way (a process costs 10–20 ms on a busy
+ * machine). Paths read that way are written into our index in one go once
+ * FLUSH_AT of them wait (until then git lists them again and they are read
+ * again). Larger files are kept out and remembered by their stat signature,
+ * so a change to one is still reported (as not checkpointed).
+ * docs/workspace.md (*Measured*) has the figures.
  */
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { probe, type StatSignature } from './safe-fs.ts'
+import { constants as zlib, deflateSync, inflateSync } from 'node:zlib'
+import { probe, readNoFollow, type StatSignature } from './safe-fs.ts'
 
 /**
  * What the snapshots cover: a git work tree (as git reports it), or a plain
@@ -34,9 +44,16 @@ export interface GitWorkTree {
   readonly excluded?: readonly string[]
 }
 
+/** One snapshotted path: its git blob id and mode (`100644`, `100755`, `120000` for a link, never followed). */
+export interface SnapshotEntry {
+  readonly oid: string
+  readonly mode: string
+}
+
+/** A snapshot (immutable; an unchanged tree gives back the same one). */
 export interface Snapshot {
-  /** Tree object id of everything snapshotted. */
-  readonly tree: string
+  /** Every path snapshotted. */
+  readonly entries: ReadonlyMap<string, SnapshotEntry>
   /** Files kept out for their size: path → signature and size. */
   readonly large: ReadonlyMap<string, { readonly signature: StatSignature; readonly size: number }>
 }
@@ -67,7 +84,9 @@ const CONFIG: readonly (readonly [string, string])[] = [
   ['core.fsync', 'added'],
   ['gc.auto', '0'],
 ]
-const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
+/** Paths read here (not by git) that wait before they are written into our index in one `update-index`. */
+export const FLUSH_AT = 32
+const ZERO_OID = '0'.repeat(40)
 const MAX_OUTPUT = 256 * 1024 * 1024
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -121,6 +140,19 @@ export async function detectWorkTree(cwd: string): Promise<GitWorkTree | undefin
   }
 }
 
+/** The git blob id of `bytes` (what `git hash-object` gives with every filter off). */
+export function blobId(bytes: Uint8Array): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+}
+
+function sameEntry(a: SnapshotEntry | undefined, b: SnapshotEntry | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.oid === b.oid && a.mode === b.mode)
+}
+
+function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
 export class GitSnapshots {
   private readonly gitDir: string
   private readonly tree: GitWorkTree
@@ -129,6 +161,12 @@ export class GitSnapshots {
   /** One git command sequence at a time: they share an index. */
   private queue: Promise<unknown> = Promise.resolve()
   private ready = false
+  /** The latest snapshot (undefined until the first of this process). */
+  private last: Snapshot | undefined
+  /** Paths where our index differs from `last` (read here, or kept out): written into it by `flushIndex`. */
+  private readonly stale = new Set<string>()
+  /** Contents read by the latest snapshot (oid → bytes), so its changes need no object read. */
+  private recent = new Map<string, Buffer>()
 
   constructor(gitDir: string, tree: GitWorkTree, maxFileBytes: number) {
     this.gitDir = gitDir
@@ -158,9 +196,21 @@ export class GitSnapshots {
       mkdirSync(path.dirname(this.gitDir), { recursive: true, mode: 0o700 })
       await run(['init', '--quiet', '--bare', this.gitDir], cleanEnv({}), path.dirname(this.gitDir))
     }
-    for (const [key, value] of CONFIG)
-      await run(['config', key, value], cleanEnv({ GIT_DIR: this.gitDir }), this.gitDir)
+    // Set once per git directory (a git process each): a marker names the settings written.
+    const configured = path.join(this.gitDir, 'info', 'session-tree-config')
+    const wanted = CONFIG.map(([key, value]) => `${key}=${value}\n`).join('')
+    let written = ''
+    try {
+      written = readFileSync(configured, 'utf8')
+    } catch {
+      /* first time */
+    }
+    if (written !== wanted) {
+      for (const [key, value] of CONFIG)
+        await run(['config', key, value], cleanEnv({ GIT_DIR: this.gitDir }), this.gitDir)
+    }
     mkdirSync(path.join(this.gitDir, 'info'), { recursive: true })
+    if (written !== wanted) writeFileSync(configured, wanted)
     writeFileSync(path.join(this.gitDir, 'info', 'attributes'), ATTRIBUTES)
     // The user's own exclusions apply to our snapshots too; our own sidecar is never snapshotted.
     let exclude = ''
@@ -181,98 +231,211 @@ export class GitSnapshots {
     this.ready = true
   }
 
+  /** What git's stat cache says may differ from our index: untracked, modified and deleted paths. */
+  private async listed(): Promise<string[]> {
+    const out = nulList(await this.git(['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard']))
+    // A nested repository is listed as a directory; it is not ours to snapshot.
+    return [...new Set(out)].filter((rel) => !rel.endsWith('/'))
+  }
+
   /** Snapshot the work tree as it is now. */
   snapshot(): Promise<Snapshot> {
     return this.serial(async () => {
       await this.init()
-      const untracked = nulList(await this.git(['ls-files', '-z', '--others', '--exclude-standard']))
-      const changed = nulList(await this.git(['diff-files', '-z', '--name-only', '--no-renames']))
-      const update: string[] = []
-      const drop: string[] = []
-      const large = new Map<string, { signature: StatSignature; size: number }>()
-      for (const rel of [...untracked, ...changed]) {
-        // A nested repository is listed as a directory; it is not ours to snapshot.
-        if (rel.endsWith('/')) continue
-        const found = probe(this.tree.toplevel, rel)
-        if (found.kind === 'file' && found.size > this.maxFileBytes) {
-          large.set(rel, { signature: found.signature, size: found.size })
-          drop.push(rel)
-        } else if (found.kind === 'skipped' && found.reason !== 'symlink') {
-          // Now a directory (its files are listed on their own), or unreadable: out of the snapshot.
-          drop.push(rel)
-        } else {
-          update.push(rel)
+      this.recent = new Map()
+      const last = this.last ?? (await this.first())
+      const paths = new Set([...(await this.listed()), ...this.stale, ...last.large.keys()])
+      let entries: Map<string, SnapshotEntry> | undefined
+      let large: Map<string, { signature: StatSignature; size: number }> | undefined
+      for (const rel of [...paths].sort(byPath)) {
+        const seen = this.look(rel)
+        const wasLarge = last.large.get(rel)
+        const nowLarge = seen.kind === 'large' ? seen : undefined
+        if (wasLarge?.signature !== nowLarge?.signature) {
+          large ??= new Map(last.large)
+          if (nowLarge === undefined) large.delete(rel)
+          else large.set(rel, { signature: nowLarge.signature, size: nowLarge.size })
         }
+        const entry = seen.kind === 'entry' ? seen.entry : undefined
+        if (!sameEntry(last.entries.get(rel), entry)) {
+          entries ??= new Map(last.entries)
+          if (entry === undefined) entries.delete(rel)
+          else entries.set(rel, entry)
+        }
+        // Our index holds git's older reading of it (or none, or one to remove): written there later, listed again until then.
+        if (entry !== undefined || last.entries.has(rel)) this.stale.add(rel)
       }
-      if (update.length > 0)
-        await this.git(['update-index', '-z', '--add', '--remove', '--stdin'], update.join('\0') + '\0')
-      if (drop.length > 0) await this.git(['update-index', '-z', '--force-remove', '--stdin'], drop.join('\0') + '\0')
-      const tree = (await this.git(['write-tree'])).toString('utf8').trim()
-      return { tree, large }
+      const next =
+        entries === undefined && large === undefined
+          ? last
+          : { entries: entries ?? last.entries, large: large ?? last.large }
+      this.last = next
+      // Only git's stat cache is behind when this fails: the paths stay listed, read and compared, and it is tried again.
+      if (this.stale.size >= FLUSH_AT) await this.flushIndex(next).catch(() => undefined)
+      return next
     })
+  }
+
+  /** The first snapshot of this process: everything into our index (git's stat cache spares what it already holds). */
+  private async first(): Promise<Snapshot> {
+    const update: string[] = []
+    const drop: string[] = []
+    const large = new Map<string, { signature: StatSignature; size: number }>()
+    for (const rel of await this.listed()) {
+      const found = probe(this.tree.toplevel, rel)
+      if (found.kind === 'file' && found.size > this.maxFileBytes) {
+        large.set(rel, { signature: found.signature, size: found.size })
+        drop.push(rel)
+      } else if (found.kind === 'skipped' && found.reason !== 'symlink') {
+        // Now a directory (its files are listed on their own), or unreadable: out of the snapshot.
+        drop.push(rel)
+      } else {
+        update.push(rel)
+      }
+    }
+    if (update.length > 0)
+      await this.git(['update-index', '-z', '--add', '--remove', '--stdin'], update.join('\0') + '\0')
+    if (drop.length > 0) await this.git(['update-index', '-z', '--force-remove', '--stdin'], drop.join('\0') + '\0')
+    const entries = new Map<string, SnapshotEntry>()
+    for (const line of nulList(await this.git(['ls-files', '-z', '--stage']))) {
+      const match = /^(\d+) ([0-9a-f]+) (\d)\t(.*)$/s.exec(line)
+      if (match && match[3] === '0')
+        entries.set(match[4] as string, { mode: match[1] as string, oid: match[2] as string })
+    }
+    // A large file listed above but held in our index from an older process is left out.
+    for (const rel of large.keys()) entries.delete(rel)
+    return { entries, large }
+  }
+
+  /** What is at `rel` now, read without following a link: an entry (stored as a loose object), a large file, or nothing. */
+  private look(
+    rel: string,
+  ):
+    | { readonly kind: 'entry'; readonly entry: SnapshotEntry }
+    | { readonly kind: 'large'; readonly signature: StatSignature; readonly size: number }
+    | { readonly kind: 'none' } {
+    const found = probe(this.tree.toplevel, rel)
+    if (found.kind === 'file' && found.size > this.maxFileBytes)
+      return { kind: 'large', signature: found.signature, size: found.size }
+    if (found.kind === 'skipped' && found.reason === 'symlink') {
+      let target: Buffer
+      try {
+        target = readlinkSync(path.join(this.tree.toplevel, rel), { encoding: 'buffer' })
+      } catch {
+        return { kind: 'none' }
+      }
+      return { kind: 'entry', entry: { oid: this.store(target), mode: '120000' } }
+    }
+    if (found.kind !== 'file') return { kind: 'none' }
+    const read = readNoFollow(this.tree.toplevel, rel, this.maxFileBytes)
+    if (read.kind === 'skipped' && read.reason === 'too-large' && read.size !== undefined) {
+      const again = probe(this.tree.toplevel, rel)
+      return again.kind === 'file' ? { kind: 'large', signature: again.signature, size: again.size } : { kind: 'none' }
+    }
+    if (read.kind !== 'file') return { kind: 'none' }
+    // Git's rule: the owner's execute bit.
+    return { kind: 'entry', entry: { oid: this.store(read.bytes), mode: found.mode & 0o100 ? '100755' : '100644' } }
+  }
+
+  /** Write `bytes` as a loose object of our git directory (temp file, rename: never half there); its id. */
+  private store(bytes: Buffer): string {
+    const oid = blobId(bytes)
+    this.recent.set(oid, bytes)
+    const dir = path.join(this.gitDir, 'objects', oid.slice(0, 2))
+    const file = path.join(dir, oid.slice(2))
+    if (existsSync(file)) return oid
+    mkdirSync(dir, { recursive: true })
+    const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`)
+    const header = Buffer.from(`blob ${bytes.length}\0`, 'latin1')
+    writeFileSync(temp, deflateSync(Buffer.concat([header, bytes]), { level: zlib.Z_BEST_SPEED }), { mode: 0o444 })
+    try {
+      renameSync(temp, file)
+    } catch (error) {
+      try {
+        unlinkSync(temp)
+      } catch {
+        /* best effort */
+      }
+      throw error
+    }
+    return oid
+  }
+
+  /** A loose object of our own git directory, checked against its id (undefined when not there or damaged). */
+  private loose(oid: string): Buffer | undefined {
+    let raw: Buffer
+    try {
+      raw = inflateSync(readFileSync(path.join(this.gitDir, 'objects', oid.slice(0, 2), oid.slice(2))))
+    } catch {
+      return undefined
+    }
+    const nul = raw.indexOf(0)
+    const header = nul < 0 ? '' : raw.toString('latin1', 0, nul)
+    const bytes = raw.subarray(nul + 1)
+    if (header !== `blob ${bytes.length}` || blobId(bytes) !== oid) return undefined
+    return bytes
+  }
+
+  /**
+   * Write the paths read here into our index, so git's stat cache covers them
+   * again: their entries as snapshotted (`--index-info`, a path left out is
+   * removed), then `--refresh` records their stat data — except for a file
+   * that changed since it was read, which git then lists again.
+   */
+  private async flushIndex(snapshot: Snapshot): Promise<void> {
+    const lines = [...this.stale].map((rel) => {
+      const entry = snapshot.entries.get(rel)
+      return entry === undefined ? `0 ${ZERO_OID}\t${rel}` : `${entry.mode} ${entry.oid}\t${rel}`
+    })
+    await this.git(['update-index', '-z', '--index-info'], lines.join('\0') + '\0')
+    this.stale.clear()
+    await this.git(['update-index', '-q', '--refresh'])
   }
 
   /** What changed from `a` to `b`, per path (large files included as `large`). */
   changes(a: Snapshot, b: Snapshot): Promise<GitChange[]> {
     return this.serial(async () => {
-      const byPath = new Map<string, GitChange>()
-      if (a.tree !== b.tree) {
-        const raw = nulList(
-          await this.git([
-            'diff-tree',
-            '-r',
-            '-z',
-            '--no-renames',
-            '--raw',
-            a.tree || EMPTY_TREE,
-            b.tree || EMPTY_TREE,
-          ]),
-        )
-        for (let i = 0; i + 1 < raw.length; i += 2) {
-          const [oldMode, newMode, oldOid, newOid] = (raw[i] as string).slice(1).split(' ')
-          const rel = raw[i + 1] as string
-          const side = (mode: string | undefined, oid: string | undefined): GitSide =>
-            mode === undefined || oid === undefined || /^0+$/.test(mode)
-              ? { kind: 'absent' }
-              : { kind: 'blob', oid, mode }
-          byPath.set(rel, { path: rel, before: side(oldMode, oldOid), after: side(newMode, newOid) })
+      const changed = new Map<string, GitChange>()
+      const side = (entry: SnapshotEntry | undefined): GitSide =>
+        entry === undefined ? { kind: 'absent' } : { kind: 'blob', oid: entry.oid, mode: entry.mode }
+      if (a.entries !== b.entries) {
+        for (const [rel, entry] of b.entries) {
+          const was = a.entries.get(rel)
+          if (!sameEntry(was, entry)) changed.set(rel, { path: rel, before: side(was), after: side(entry) })
         }
+        for (const [rel, was] of a.entries)
+          if (!b.entries.has(rel)) changed.set(rel, { path: rel, before: side(was), after: { kind: 'absent' } })
       }
       for (const [rel, now] of b.large) {
         const was = a.large.get(rel)
         if (was?.signature === now.signature) continue
-        const before = byPath.get(rel)?.before ?? (was ? { kind: 'large' as const, size: was.size } : undefined)
-        byPath.set(rel, {
-          path: rel,
-          before: before ?? (await this.blobSide(a.tree, rel)),
-          after: { kind: 'large', size: now.size },
-        })
+        const before =
+          changed.get(rel)?.before ?? (was ? { kind: 'large' as const, size: was.size } : side(a.entries.get(rel)))
+        changed.set(rel, { path: rel, before, after: { kind: 'large', size: now.size } })
       }
       for (const [rel, was] of a.large) {
-        if (b.large.has(rel) || byPath.has(rel)) continue
-        const after = await this.blobSide(b.tree, rel)
-        byPath.set(rel, { path: rel, before: { kind: 'large', size: was.size }, after })
+        if (b.large.has(rel) || changed.has(rel)) continue
+        changed.set(rel, { path: rel, before: { kind: 'large', size: was.size }, after: side(b.entries.get(rel)) })
       }
-      return [...byPath.values()].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0))
+      return [...changed.values()].sort((x, y) => byPath(x.path, y.path))
     })
   }
 
-  private async blobSide(tree: string, rel: string): Promise<GitSide> {
-    if (!tree) return { kind: 'absent' }
-    const out = (await this.git(['ls-tree', '-z', tree, '--', rel])).toString('utf8')
-    const match = /^(\d+) blob ([0-9a-f]+)\t/.exec(out)
-    return match ? { kind: 'blob', mode: match[1] as string, oid: match[2] as string } : { kind: 'absent' }
-  }
-
-  /** The contents of blobs (missing ones are left out). */
+  /** The contents of blobs (missing ones are left out): read here, loose in our directory, else from git. */
   blobs(oids: readonly string[]): Promise<Map<string, Buffer>> {
     return this.serial(async () => {
       const result = new Map<string, Buffer>()
-      const unique = [...new Set(oids)]
-      if (unique.length === 0) return result
-      const out = await this.git(['cat-file', '--batch'], unique.join('\n') + '\n')
+      const rest: string[] = []
+      for (const oid of new Set(oids)) {
+        const bytes = this.recent.get(oid) ?? this.loose(oid)
+        if (bytes === undefined) rest.push(oid)
+        else result.set(oid, bytes)
+      }
+      if (rest.length === 0) return result
+      // Packed, or in the user's repository (alternates): one git process for all of them.
+      const out = await this.git(['cat-file', '--batch'], rest.join('\n') + '\n')
       let offset = 0
-      for (const oid of unique) {
+      for (const oid of rest) {
         const newline = out.indexOf(0x0a, offset)
         if (newline < 0) break
         const header = out.toString('utf8', offset, newline).split(' ')

@@ -1,8 +1,9 @@
 /**
- * Writing a restore's files, one at a time, each atomically: the new content
- * goes to a temporary file next to the target (`.<name>.dsh-restore-<id>`),
- * is fsynced, renamed over the target, and the directory is fsynced; a
- * deletion is one unlink plus a directory fsync. A kill at any instant leaves
+ * Writing a restore's files, each atomically: the new content goes to a
+ * temporary file next to the target (`.<name>.dsh-restore-<id>`), is
+ * fsynced, renamed over the target, and the directory is fsynced; a
+ * deletion is one unlink plus a directory fsync. Files go in rounds whose
+ * fsyncs run together (`writeRestore`): the disk commits them at once. A kill at any instant leaves
  * every file either as it was or as restored, never half-written; at worst a
  * temporary file stays behind, which the next restore (or the next start)
  * removes. Right before each file is replaced it is checked again: a file
@@ -21,6 +22,8 @@ import {
   removeStale,
   SafeFsError,
   stageFile,
+  syncInParallel,
+  type Staged,
   type StatSignature,
 } from './safe-fs.ts'
 import type { BlockedFile, FileChange, FileState, PlanEntry } from './types.ts'
@@ -141,7 +144,17 @@ function signatureNow(root: string, rel: string): StatSignature | 'absent' | und
   return found.kind === 'absent' ? 'absent' : undefined
 }
 
-/** Write the files in order; I/O failures other than the checks above throw (what was written so far stays written). */
+/** Files staged and fsynced together before their renames: the first alone, then twice as many each round, up to this. */
+const BATCH_MAX = 256
+
+/**
+ * Write the files in order, in rounds: each round stages its files (temporary
+ * files, unsynced), fsyncs them all at once, renames them one by one (each
+ * checked again right before), then fsyncs their directories at once. A file
+ * is renamed only once its temporary file is durable, so a kill leaves each
+ * old or new. I/O failures other than the checks above throw (what was
+ * written so far stays written).
+ */
 export async function writeRestore(
   root: string,
   restoreId: string,
@@ -151,30 +164,55 @@ export async function writeRestore(
   const written: string[] = []
   const kept: string[] = []
   const refused: { path: string; message: string }[] = []
+  const refuse = (rel: string, error: unknown): void => {
+    if (!(error instanceof SafeFsError) || error.problem === 'io') throw error
+    refused.push({ path: rel, message: error.message })
+  }
   let index = 0
-  for (const write of writes) {
-    index++
-    if (signatureNow(root, write.path) !== write.expect) {
-      kept.push(write.path)
-      continue
-    }
+  for (let start = 0, size = 1; start < writes.length; start += size, size = Math.min(2 * size, BATCH_MAX)) {
+    const round = writes.slice(start, start + size)
+    const staged = new Map<RestoreWrite, Staged>()
+    const dirs = new Set<string>()
     try {
-      if (write.bytes === undefined) {
-        await hook?.(index, write.path)
-        removeFile(root, write.path)
-      } else {
+      for (const write of round) {
+        if (write.bytes === undefined || signatureNow(root, write.path) !== write.expect) continue
         const exec = write.target.kind === 'file' && write.target.exec === true
-        const staged = stageFile(root, write.path, write.bytes, exec, tempNameFor(restoreId, write.path))
-        await hook?.(index, write.path)
-        commitStaged(staged)
+        try {
+          staged.set(
+            write,
+            stageFile(root, write.path, write.bytes, exec, tempNameFor(restoreId, write.path), false, false),
+          )
+        } catch (error) {
+          refuse(write.path, error)
+        }
       }
-      written.push(write.path)
-    } catch (error) {
-      if (!(error instanceof SafeFsError) || error.problem === 'io') throw error
-      refused.push({ path: write.path, message: error.message })
+    } finally {
+      // Every descriptor is closed, durable or not (a failure above leaves temporary files the next start removes).
+      const fds = [...staged.values()].flatMap((s) => (s.fd === undefined ? [] : [s.fd]))
+      await syncInParallel(fds, [])
     }
+    for (const write of round) {
+      index++
+      if (refused.some((r) => r.path === write.path)) continue
+      const stage = staged.get(write)
+      if (signatureNow(root, write.path) !== write.expect) {
+        if (stage !== undefined) removeStale(stage.temp)
+        kept.push(write.path)
+        continue
+      }
+      try {
+        await hook?.(index, write.path)
+        if (stage === undefined) removeFile(root, write.path, false)
+        else commitStaged(stage, false)
+        dirs.add(path.dirname(path.join(root, write.path)))
+        written.push(write.path)
+      } catch (error) {
+        refuse(write.path, error)
+      }
+    }
+    await syncInParallel([], dirs)
     // Long restores let the event loop breathe (no other write can interleave: the agent is idle).
-    if (index % 64 === 0) await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setImmediate(resolve))
   }
   return { written, kept, refused }
 }

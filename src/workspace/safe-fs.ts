@@ -9,11 +9,15 @@
  * one, never a half-written one.
  *
  * Synchronous on purpose: the callers need "returned ⇒ on disk", and each
- * operation is one small file.
+ * operation is one small file. The exception is `syncInParallel`: a restore
+ * of many files fsyncs them together (the disk commits concurrent fsyncs in
+ * one go: 1,000 files in ~0.5 s here instead of ~3 s one after another).
  */
 import {
+  close,
   closeSync,
   constants,
+  fsync,
   fchmodSync,
   fstatSync,
   fsyncSync,
@@ -232,18 +236,21 @@ export function ensureDirs(root: string, rel: string, dirMode = 0o777): void {
   }
 }
 
-/** A complete, fsynced temporary file waiting to be renamed over its target. */
+/** A complete temporary file waiting to be renamed over its target (fsynced, or open for the caller to fsync). */
 export interface Staged {
   readonly temp: string
   readonly target: string
   readonly dir: string
+  /** With `durable: false`: the open descriptor the caller fsyncs and closes before the rename. */
+  readonly fd?: number
 }
 
 /**
  * Write `bytes` to `<dir of rel>/<tempName>` (replacing a stale temp of that
  * name), fsync it, and return it for `commitStaged`. The permission bits are
  * the current file's (exec bits set or cleared to match `exec`), or the
- * default for a new file.
+ * default for a new file. `durable: false` leaves the fsync (and close) of
+ * `fd` to the caller, who fsyncs many in parallel before any rename.
  */
 export function stageFile(
   root: string,
@@ -252,6 +259,7 @@ export function stageFile(
   exec: boolean,
   tempName: string,
   privateFile = false,
+  durable = true,
 ): Staged {
   ensureDirs(root, rel, privateFile ? 0o700 : 0o777)
   const target = path.join(root, rel)
@@ -277,7 +285,7 @@ export function stageFile(
     if (mode !== undefined) fchmodSync(fd, mode)
     let done = 0
     while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, done)
-    fsyncSync(fd)
+    if (durable) fsyncSync(fd)
   } catch (error) {
     closeSync(fd)
     try {
@@ -287,12 +295,13 @@ export function stageFile(
     }
     throw error
   }
+  if (!durable) return { temp, target, dir, fd }
   closeSync(fd)
   return { temp, target, dir }
 }
 
-/** Rename a staged file over its target and make it durable. */
-export function commitStaged(staged: Staged): void {
+/** Rename a staged (and fsynced) file over its target and make it durable (`syncDir: false`: the caller fsyncs the directory). */
+export function commitStaged(staged: Staged, syncDir = true): void {
   const current = lstatMaybe(staged.target)
   if (current !== undefined && !current.isFile()) {
     try {
@@ -303,11 +312,11 @@ export function commitStaged(staged: Staged): void {
     throw new SafeFsError('not-replaceable', `${staged.target} is no longer a regular file; it is left as it is`)
   }
   renameSync(staged.temp, staged.target)
-  syncDirectory(staged.dir)
+  if (syncDir) syncDirectory(staged.dir)
 }
 
-/** Remove a regular file (absent is fine); never a link, never a directory. */
-export function removeFile(root: string, rel: string): void {
+/** Remove a regular file (absent is fine); never a link, never a directory. `syncDir: false`: the caller fsyncs the directory. */
+export function removeFile(root: string, rel: string, syncDir = true): void {
   const dirs = walkDirs(root, rel)
   if (dirs === 'missing' || dirs === 'not-dir') return
   if (dirs === 'symlink')
@@ -318,7 +327,7 @@ export function removeFile(root: string, rel: string): void {
   if (!current.isFile())
     throw new SafeFsError('not-replaceable', `${target} is not a regular file; it is left as it is`)
   unlinkSync(target)
-  syncDirectory(path.dirname(target))
+  if (syncDir) syncDirectory(path.dirname(target))
 }
 
 /** Remove a leftover temporary file, if it is a regular file (a link of that name is left alone and refused). */
@@ -349,4 +358,32 @@ export function openPrivate(root: string, rel: string, create: boolean): { fd: n
   }
   if (create && !existed) syncDirectory(path.dirname(file))
   return { fd, created: create && !existed }
+}
+
+function fsyncClose(fd: number): Promise<void> {
+  return new Promise((resolve, reject) =>
+    fsync(fd, (error) => close(fd, (closing) => ((error ?? closing) ? reject(error ?? closing) : resolve()))),
+  )
+}
+
+/**
+ * fsync (then close) these open files, and fsync these directories, all at
+ * once on libuv's thread pool; resolves when every one is durable, rejects
+ * with the first failure (every descriptor is closed either way).
+ */
+export async function syncInParallel(fds: readonly number[], dirs: Iterable<string>): Promise<void> {
+  const pending: Promise<void>[] = fds.map(fsyncClose)
+  for (const dir of dirs) {
+    let fd: number
+    try {
+      fd = openSync(dir, DIR_FLAGS)
+    } catch (error) {
+      pending.push(Promise.reject(error))
+      continue
+    }
+    pending.push(fsyncClose(fd))
+  }
+  const results = await Promise.allSettled(pending)
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (failed) throw failed.reason
 }

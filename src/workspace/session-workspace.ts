@@ -306,8 +306,8 @@ export class SessionWorkspace {
 
   // ------------------------------------------------------------ reading
 
-  /** What a tracked file is now (stat cache: a file is re-read only when its signature moved). */
-  current(rel: string): FileState {
+  /** What a tracked file is now (stat cache: a file is re-read only when its signature moved; `seen` keeps what was read). */
+  current(rel: string, seen?: Map<string, { readonly hash: string; readonly bytes: Buffer }>): FileState {
     const found = probe(this.root, rel)
     if (found.kind !== 'file') return found
     if (found.size > this.maxFileBytes) return { kind: 'skipped', reason: 'too-large', size: found.size }
@@ -315,8 +315,10 @@ export class SessionWorkspace {
     if (cached !== undefined && cached.trusted && cached.signature === found.signature) return cached.state
     const read = readNoFollow(this.root, rel, this.maxFileBytes)
     if (read.kind !== 'file') return read
-    const state = fileState(read.bytes, hashOf(read.bytes), read.exec)
+    const hash = hashOf(read.bytes)
+    const state = fileState(read.bytes, hash, read.exec)
     this.cache.set(rel, { signature: read.signature, state, trusted: Date.now() - read.mtimeMs > RACY_MS })
+    seen?.set(rel, { hash, bytes: read.bytes })
     return state
   }
 
@@ -361,10 +363,17 @@ export class SessionWorkspace {
   }
 
   /** The text of a state: null for absent, undefined when it has no text (not checkpointed, binary, unreadable). */
-  private textOf(state: FileState | undefined, currentPath?: string): string | null | undefined {
+  private textOf(
+    state: FileState | undefined,
+    currentPath?: string,
+    seen?: ReadonlyMap<string, { readonly hash: string; readonly bytes: Buffer }>,
+  ): string | null | undefined {
     if (state === undefined || state.kind === 'skipped' || (state.kind === 'file' && state.binary === true))
       return undefined
     if (state.kind === 'absent') return null
+    // Read by this plan a moment ago: not read again.
+    const read = currentPath === undefined ? undefined : seen?.get(currentPath)
+    if (read !== undefined && read.hash === state.hash) return textOrUndefined(read.bytes)
     if (currentPath !== undefined) {
       const read = readNoFollow(this.root, currentPath, this.maxFileBytes)
       if (read.kind === 'file' && hashOf(read.bytes) === state.hash) return textOrUndefined(read.bytes)
@@ -399,10 +408,11 @@ export class SessionWorkspace {
    */
   plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan {
     const current = new Map<string, FileState>()
+    const seen = new Map<string, { hash: string; bytes: Buffer }>()
     const currentOf = (rel: string): FileState => {
       let state = current.get(rel)
       if (state === undefined) {
-        state = this.current(rel)
+        state = this.current(rel, seen)
         current.set(rel, state)
       }
       return state
@@ -416,7 +426,7 @@ export class SessionWorkspace {
       currentOf,
     })
     const counted = <T extends PlanEntry>(entry: T): T => {
-      const before = this.textOf(entry.current, entry.path)
+      const before = this.textOf(entry.current, entry.path, seen)
       const after = this.textOf(entry.target)
       if (before === undefined || after === undefined) return entry
       return { ...entry, ...diffCounts(before ?? '', after ?? '') }

@@ -264,7 +264,19 @@ for (const kind of ['git', 'plain'] as const satisfies readonly Kind[]) {
       // Every file is either as before or as at the target, never anything else; the stopped one is still as before.
       const now = hashes(dsh.work)
       const temps = Object.keys(now).filter((p) => p.includes('.dsh-restore-'))
-      expect(temps, 'the stopped file was staged next to its target').toHaveLength(1)
+      // `.<name>.dsh-restore-<id>` next to `<name>`: the file it stages.
+      const stages = (temp: string) =>
+        path.posix.join(
+          path.posix.dirname(temp),
+          path.posix
+            .basename(temp)
+            .slice(1)
+            .replace(/\.dsh-restore-.*$/, ''),
+        )
+      expect(
+        temps.map(stages),
+        'the stopped file was staged (with the rest of its round) next to its target',
+      ).toContain(stoppedAt)
       for (const [rel, hash] of Object.entries(now)) {
         if (temps.includes(rel)) continue
         expect([before[rel], states.t2![rel]], rel).toContain(hash)

@@ -65,6 +65,19 @@ describe('line diffs', () => {
     )
   })
 
+  it('counts a minimal edit when the texts share a start and an end (trimmed before the split)', () => {
+    fc.assert(
+      fc.property(text, text, text, text, (start, x, y, end) => {
+        const a = splitLines(start + x + end)
+        const b = splitLines(start + y + end)
+        const { insertions, deletions } = diffCounts(start + x + end, start + y + end)
+        expect(insertions + deletions).toBe(a.length + b.length - 2 * lcs(a, b))
+        expect(insertions - deletions).toBe(b.length - a.length)
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
   it('headers name created and deleted files /dev/null', () => {
     expect(unifiedDiff('x', null, 'a\n')).toBe('--- /dev/null\n+++ b/x\n@@ -0,0 +1,1 @@\n+a\n')
     expect(unifiedDiff('x', 'a\n', null)).toBe('--- a/x\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-a\n')

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -237,6 +238,79 @@ describe('shell snapshots in a plain folder', () => {
     expect(
       readdirSync(sidecar, { recursive: true }).some((p) => String(p).endsWith(path.join('workspace', 'git', 'HEAD'))),
     ).toBe(true)
+  })
+
+  it('reads what git lists itself and writes our index in batches: every later call still sees exactly its own changes, after a restart too', async () => {
+    const open = async () =>
+      value(
+        await new WorkspaceRegistry({ sidecarRoot: sidecar, enabled: true, maxFileBytes: 1024, shell: 'auto' }).get(
+          'p',
+          plain,
+        ),
+      )
+    let ws = await open()
+    let seq = 10
+    const command = async (change: () => void) => {
+      const before = (await ws.shellBefore())!
+      change()
+      seq += 10
+      return value(
+        await ws.shellAfter({ key: 2 * seq, node: `e${seq}`, call: `c${seq}`, tool: 'bash', w: seq + 1 }, before),
+      )
+    }
+    const file = (i: number) => path.join(plain, 'many', `f${i}.txt`)
+    // 40 new files: past FLUSH_AT, so our index is written in the middle of the session.
+    mkdirSync(path.join(plain, 'many'))
+    const created = await command(() => {
+      for (let i = 0; i < 40; i++) writeFileSync(file(i), `v0 ${i}\n`)
+    })
+    expect(created).toHaveLength(40)
+    // Changed again (their before-images are the contents read a call ago), one only made executable, one deleted.
+    const changed = await command(() => {
+      writeFileSync(file(1), 'v1 1\n')
+      writeFileSync(file(2), 'v1 2\n')
+      chmodSync(file(3), 0o755)
+      rmSync(file(4))
+    })
+    expect(changed).toEqual([
+      {
+        path: 'many/f1.txt',
+        before: { kind: 'file', hash: sha('v0 1\n'), size: 5 },
+        after: { kind: 'file', hash: sha('v1 1\n'), size: 5 },
+      },
+      {
+        path: 'many/f2.txt',
+        before: { kind: 'file', hash: sha('v0 2\n'), size: 5 },
+        after: { kind: 'file', hash: sha('v1 2\n'), size: 5 },
+      },
+      {
+        path: 'many/f3.txt',
+        before: { kind: 'file', hash: sha('v0 3\n'), size: 5 },
+        after: { kind: 'file', hash: sha('v0 3\n'), size: 5, exec: true },
+      },
+      { path: 'many/f4.txt', before: { kind: 'file', hash: sha('v0 4\n'), size: 5 }, after: { kind: 'absent' } },
+    ])
+    // Rewritten with the same bytes: nothing changed.
+    expect(await command(() => writeFileSync(file(1), 'v1 1\n'))).toEqual([])
+    // A new process on the same sidecar: the first snapshot reads our index back.
+    ws.flush()
+    ws = await open()
+    const later = await command(() => {
+      writeFileSync(file(2), 'v2 2\n')
+      writeFileSync(file(4), 'back\n')
+    })
+    expect(later).toEqual([
+      {
+        path: 'many/f2.txt',
+        before: { kind: 'file', hash: sha('v1 2\n'), size: 5 },
+        after: { kind: 'file', hash: sha('v2 2\n'), size: 5 },
+      },
+      { path: 'many/f4.txt', before: { kind: 'absent' }, after: { kind: 'file', hash: sha('back\n'), size: 5 } },
+    ])
+    // Back to before the 40 files: exact bytes, the created ones gone.
+    value(await ws.restore(ws.plan(2 * 5, 'e5'), () => 'keep', seq + 5))
+    expect(readdirSync(path.join(plain, 'many'))).toEqual([])
+    expect(existsSync(path.join(plain, '.git'))).toBe(false)
   })
 
   it('keeps a sidecar inside the folder out of its snapshots', async () => {
