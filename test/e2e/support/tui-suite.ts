@@ -170,6 +170,11 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
       return tui
     },
     async search(query) {
+      // A search still typed is cleared first; typing right after Escape would arrive as Alt+<key>.
+      if (/search: [^\n]*▏/.test(await terminal().visible())) {
+        await terminal().keys('Escape')
+        await terminal().until((screen) => !/search: [^\n]*▏/.test(screen), 'the search to clear', { visible: true })
+      }
       await terminal().type(query)
       await terminal().until(
         (screen) => screen.includes(`search: ${query}`) && /\b1 shown/.test(screen),
