@@ -28,6 +28,7 @@ const WRITE = 'Write the packing list'
 const EDIT = 'Add sunscreen to the list'
 const HIKE = 'Make it a hiking list'
 const HAND = 'boots\nmap\nwater\nmy own snacks\n'
+const HAND_AGAIN = 'boots\nmap\nwater\nmy own snacks\nand a hat\n'
 
 /** The model: file steps for the three prompts above (then a text answer), the demo model for the rest. */
 function fileModel(): (body: ChatRequestBody) => StaticStep {
@@ -80,7 +81,7 @@ describeNeeding([tmux], 'taking the files along in the real dsh-TUI 0.10.2', () 
     saveArtifact(suite.artifacts, 'states.json', states)
   }
   const judged = async (name: string, prompt: string) => {
-    const reading = readScreen(await suite.shot(name), suite.requestFor(prompt))
+    const reading = readScreen(await suite.shot(name), suite.requestFor(prompt), [], suite.llm.chatRequests())
     saveArtifact(suite.artifacts, `${name}.reading.json`, reading)
     expectReadsAsModel(reading)
   }
@@ -157,6 +158,9 @@ describeNeeding([tmux], 'taking the files along in the real dsh-TUI 0.10.2', () 
     await judged('after-restore', AFTER)
   }, 600_000)
 
+  let back = ''
+  const BACK = 'After going back'
+
   it('/session-tree back --both: every file byte for byte as before the restore, the hand edit too; the hiking path again', async () => {
     await suite.tui.type('/session-tree back --both')
     await suite.tui.keys('Enter')
@@ -164,31 +168,43 @@ describeNeeding([tmux], 'taking the files along in the real dsh-TUI 0.10.2', () 
       visible: true,
     })
     saveArtifact(suite.artifacts, 'back-page.txt', page)
+    back = /The history now ends at (e\d+)/.exec(page)![1]!
     expect(contents()).toEqual(bytes.edited)
     await suite.tui.keys('Escape')
     await suite.closeScene()
-    const AFTER = 'After going back'
+    const AFTER = BACK
     await suite.send(AFTER, /the last one: “After going back”/)
-    expect(prompts(AFTER).slice(0, 2)).toEqual([WRITE, HIKE])
-    expect(prompts(AFTER).at(-1)).toBe(AFTER)
+    expect(prompts(AFTER)).toEqual([WRITE, HIKE, note(back, 'hike.txt, packing.txt'), AFTER])
     await judged('after-back', AFTER)
   }, 300_000)
 
-  it('T with "Files only", k keeps the hand edit: the files move, the conversation stays; then a resume', async () => {
+  it('T with "Files only" over a new hand edit, k keeps it: the files move, the conversation stays; then a resume', async () => {
+    // The hand edit that back put back is the plugin's own write now; a new one is the person's again.
+    fs.writeFileSync(path.join(work(), 'packing.txt'), HAND_AGAIN)
+    record('edited-again')
     const preview = await takeAlong('edited: sunscreen added', 2)
+    expect(preview).toMatch(/packing\.txt ⚠ changed outside the agent → \?/)
     saveArtifact(suite.artifacts, 'files-only-preview.txt', preview)
     for (let i = 0; i < 4 && !/▶ \S+ +packing\.txt/.test(await suite.tui.visible()); i++) await suite.tui.keys('Down')
     await suite.tui.keys('k')
     await suite.tui.until((s) => /packing\.txt ⚠ changed outside the agent → keep mine/.test(s), 'k', { visible: true })
     await suite.tui.keys('Enter')
-    await suite.tui.until((s) => /Files restored → /.test(s), 'the restore', { visible: true })
+    const restored = await suite.tui.until((s) => /Files restored → e\d+/.test(s), 'the restore', { visible: true })
+    const target = /Files restored → (e\d+)/.exec(restored)![1]!
     // The hand edit stays; the rest is as at the tip of main (hike.txt gone).
-    expect(hashes(work())).toEqual({ ...states.main, 'packing.txt': states.edited!['packing.txt'] })
+    expect(hashes(work())).toEqual({ ...states.main, 'packing.txt': states['edited-again']!['packing.txt'] })
     await suite.tui.keys('Escape')
     await suite.closeScene()
     const AFTER = 'After taking only the files'
     await suite.send(AFTER, /the last one: “After taking only the files”/)
-    expect(prompts(AFTER).slice(0, 2)).toEqual([WRITE, HIKE])
+    expect(prompts(AFTER)).toEqual([
+      WRITE,
+      HIKE,
+      note(back, 'hike.txt, packing.txt'),
+      BACK,
+      note(target, 'hike.txt'),
+      AFTER,
+    ])
     await judged('after-files-only', AFTER)
 
     await suite.resume((s) => s.includes(WRITE) && s.includes(`the last one: “${AFTER}”`))
