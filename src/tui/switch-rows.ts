@@ -88,11 +88,16 @@ export function pendingSwitchRows(events: readonly LogEvent[], path: ChatPath): 
   let restated = 0
   const erased = erasedAnswers(events)
   const original = restatedOriginals(events)
+  const compactions = compactionsOnPath(events, path)
   for (const event of events) {
     if (!drawnAsMessage(event, erased) || !inRanges(event.seq, path.hidden)) continue
-    // A copy an earlier switch left restates its original: off the path when that original is (hidden).
+    // A copy an earlier switch left restates its original: off the path when that original is (hidden),
+    // or when a compaction on the path, drawn above the copy, holds the original in its summary.
     const of = original.get(event.seq)
-    if (inRanges(event.seq, abandoned) || (of !== undefined && inRanges(of, path.hidden))) hidden += 1
+    const gone =
+      of !== undefined &&
+      (inRanges(of, path.hidden) || compactions.some((c) => c.seq < event.seq && of >= c.start && of <= c.end))
+    if (inRanges(event.seq, abandoned) || gone) hidden += 1
     else if (event.seq > lastRow) restated += 1
   }
   // One row for the turn, even when it switched twice: it names where the history is now.
@@ -121,6 +126,18 @@ function restatedOriginals(events: readonly LogEvent[]): Map<number, number> {
     if (call !== undefined && !at.has(call)) at.set(call, first)
   }
   return at
+}
+
+/** DSH's compaction checkpoints the path holds: the seq range each replaced (it cites its `compaction/summary`). */
+function compactionsOnPath(events: readonly LogEvent[], path: ChatPath): { seq: number; start: number; end: number }[] {
+  const summaries = new Set(events.filter((e) => e.type === 'compaction/summary').map((e) => e.seq))
+  return events.flatMap((e) => {
+    const op = isRecord(e.surfaceOp) ? e.surfaceOp : undefined
+    const cited = Array.isArray(e.sourceEventSeqs) ? e.sourceEventSeqs : []
+    if (op?.op !== 'replace' || typeof op.start !== 'number' || typeof op.end !== 'number') return []
+    if (!cited.some((seq) => summaries.has(seq)) || inRanges(e.seq, path.hidden)) return []
+    return [{ seq: e.seq, start: op.start, end: op.end }]
+  })
 }
 
 /** The row as dsh-TUI draws it (`ctx.tuiRenderers`: a title and plain lines). */

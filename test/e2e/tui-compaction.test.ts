@@ -46,7 +46,12 @@ describeNeeding([tmux], 'branches across a real DSH /compact in the real dsh-TUI
   /** The screen with its scrollback, judged against the request that answered `prompt`. */
   const judged = async (name: string, prompt: string): Promise<void> => {
     const screen = await suite.shot(name)
-    const reading = readScreen(screen, suite.requestFor(prompt), suite.llm.compactionRequests())
+    const reading = readScreen(
+      screen,
+      suite.requestFor(prompt),
+      suite.llm.compactionRequests(),
+      suite.llm.chatRequests(),
+    )
     saveArtifact(suite.artifacts, `${name}.reading.json`, reading)
     expectReadsAsModel(reading)
   }
