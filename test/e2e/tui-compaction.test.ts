@@ -46,6 +46,7 @@ describeNeeding([tmux], 'branches across a real DSH /compact in the real dsh-TUI
   /** The screen with its scrollback, judged against the request that answered `prompt`. */
   const judged = async (name: string, prompt: string): Promise<void> => {
     const screen = await suite.shot(name)
+    if (name === 'after-jump-compaction') suite.forDocs('compaction-after-jump-back', screen)
     const reading = readScreen(
       screen,
       suite.requestFor(prompt),
@@ -102,6 +103,7 @@ describeNeeding([tmux], 'branches across a real DSH /compact in the real dsh-TUI
     await suite.search('compacted')
     const scene = await suite.tui.visible()
     saveArtifact(suite.artifacts, 'scene-compaction.txt', scene)
+    suite.forDocs('compaction-scene', scene)
     expect(scene).toMatch(/\be\d+ compaction /)
     expect(scene).toMatch(/COMPACTED: from "question 1:/)
     expect(scene).toMatch(/replaces \d+ earlier node\(s\) of this path, e\d+ … e\d+/)

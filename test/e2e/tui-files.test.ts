@@ -81,7 +81,9 @@ describeNeeding([tmux], 'taking the files along in the real dsh-TUI 0.10.2', () 
     saveArtifact(suite.artifacts, 'states.json', states)
   }
   const judged = async (name: string, prompt: string) => {
-    const reading = readScreen(await suite.shot(name), suite.requestFor(prompt), [], suite.llm.chatRequests())
+    const screen = await suite.shot(name)
+    if (name === 'after-back') suite.forDocs('files-after-back', screen)
+    const reading = readScreen(screen, suite.requestFor(prompt), [], suite.llm.chatRequests())
     saveArtifact(suite.artifacts, `${name}.reading.json`, reading)
     expectReadsAsModel(reading)
   }
@@ -145,6 +147,7 @@ describeNeeding([tmux], 'taking the files along in the real dsh-TUI 0.10.2', () 
       visible: true,
     })
     saveArtifact(suite.artifacts, 'restore-decided.txt', decided)
+    suite.forDocs('files-restore-decided', decided)
     await suite.tui.keys('Enter')
     const restored = await suite.tui.until((s) => /Files restored → e\d+/.test(s), 'the restore', { visible: true })
     saveArtifact(suite.artifacts, 'restored.txt', restored)

@@ -3,7 +3,10 @@
  * the real dsh-TUI installed into a fresh demo home, a fake LLM scripted with the demo model, the
  * terminal and its requests kept as evidence, the temp home kept when a test failed.
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import { afterAll, afterEach, beforeAll } from 'vitest'
+import { REPO_ROOT } from '../../../dev/harness.ts'
 import { demoModel } from '../../../dev/demo-model.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './artifacts.ts'
 import { ensureDsh, tempDir } from './dsh.ts'
@@ -65,6 +68,8 @@ export interface TuiSuite {
   closeScene(): Promise<void>
   /** The whole screen with its scrollback, saved as `<name>.txt`. */
   shot(name: string): Promise<string>
+  /** A capture docs/tui.md shows: written to docs/tui/<name>.txt after the suite, only when every test passed and `UPDATE_DOCS_SCREENS=1`. */
+  forDocs(name: string, screen: string): void
 }
 
 export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
@@ -74,6 +79,7 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
   let home: TuiHome | undefined
   let root: string | undefined
   let tui: Terminal | undefined
+  const docs = new Map<string, string>()
 
   const there = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`${what} is not there (the suite's set-up has not run or failed)`)
@@ -110,6 +116,11 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
     await tui?.kill()
     await llm?.close()
     keepOrRemove(options.name, failed, { home: root }, artifacts)
+    if (!failed && process.env.UPDATE_DOCS_SCREENS === '1') {
+      const dir = path.join(REPO_ROOT, 'docs', 'tui')
+      fs.mkdirSync(dir, { recursive: true })
+      for (const [name, screen] of docs) fs.writeFileSync(path.join(dir, `${name}.txt`), screen)
+    }
   })
 
   const terminal = (): Terminal => there(tui, 'the terminal')
@@ -213,6 +224,9 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
     async closeScene() {
       await terminal().keys('Escape')
       await terminal().until((screen) => !/Conversation tree/.test(screen), 'the scene to close', { visible: true })
+    },
+    forDocs(name, screen) {
+      docs.set(name, screen)
     },
     async shot(name) {
       const screen = await terminal().screen()
