@@ -64,6 +64,10 @@ export interface TuiSuite {
   jumpHere(): Promise<void>
   /** Open the scene by Alt+T (or `/session-tree`) and wait for its outline. */
   openScene(how?: 'shortcut' | 'command'): Promise<string>
+  /** In a new scene: search for the one node `query` shows, jump there (no summary), close the scene. */
+  jumpTo(query: string): Promise<void>
+  /** In a new scene: search for the one node `query` shows, fork a branch `name` there (no summary), close the scene. */
+  forkAt(query: string, name: string): Promise<void>
   /** Escape: the scene closes. */
   closeScene(): Promise<void>
   /** The whole screen with its scrollback, saved as `<name>.txt`. */
@@ -220,6 +224,27 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
         `the scene (${how})`,
         { visible: true },
       )
+    },
+    async jumpTo(query) {
+      await this.openScene()
+      await this.search(query)
+      await this.jumpHere()
+      // The first Escape clears the search, the second closes the scene.
+      await terminal().keys('Escape')
+      await this.closeScene()
+    },
+    async forkAt(query, name) {
+      await this.openScene()
+      await this.search(query)
+      await terminal().keys('F')
+      await terminal().until((s) => /Name of the new branch/.test(s), 'the fork prompt', { visible: true })
+      await terminal().type(name)
+      await terminal().keys('Enter')
+      await terminal().until((s) => /No summary/.test(s), 'the summary choice', { visible: true })
+      await terminal().keys('1')
+      await terminal().until((s) => new RegExp(`Forked ${name} @ e\\d+`).test(s), 'the fork', { visible: true })
+      await terminal().keys('Escape')
+      await this.closeScene()
     },
     async closeScene() {
       await terminal().keys('Escape')
