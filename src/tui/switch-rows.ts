@@ -16,6 +16,7 @@
  */
 import { SWITCH_ROW_EVENT } from '../harness/plugin-events.ts'
 import type { ChatPath, SeqRange } from '../service/chat-path.ts'
+import { callIdOf, type LogEvent } from '../service/chat-switches.ts'
 import { isRecord } from '../tree/validate.ts'
 import { word, type TuiLang } from './i18n.ts'
 
@@ -27,12 +28,6 @@ export interface SwitchRow {
   readonly hidden: number
   /** Message rows between the previous row (or the switch) and this one that restate the path. */
   readonly restated: number
-}
-
-interface LogEvent {
-  readonly type: string
-  readonly seq: number
-  readonly data?: unknown
 }
 
 /**
@@ -92,14 +87,57 @@ export function pendingSwitchRows(events: readonly LogEvent[], path: ChatPath): 
   let hidden = 0
   let restated = 0
   const erased = erasedAnswers(events)
+  const original = restatedOriginals(events)
+  const compactions = compactionsOnPath(events, path)
   for (const event of events) {
     if (!drawnAsMessage(event, erased) || !inRanges(event.seq, path.hidden)) continue
-    if (inRanges(event.seq, abandoned)) hidden += 1
+    // A copy an earlier switch left restates its original: off the path when that original is (hidden),
+    // or when a compaction on the path, drawn above the copy, holds the original in its summary.
+    const of = original.get(event.seq)
+    const gone =
+      of !== undefined &&
+      (inRanges(of, path.hidden) || compactions.some((c) => c.seq < event.seq && of >= c.start && of <= c.end))
+    if (inRanges(event.seq, abandoned) || gone) hidden += 1
     else if (event.seq > lastRow) restated += 1
   }
   // One row for the turn, even when it switched twice: it names where the history is now.
   const last = fresh.at(-1)!
   return [{ target: last.target, branch: last.branch, hidden, restated }]
+}
+
+/**
+ * The original each copy restates, by the copy's seq: a copy cites exactly one event of its own type
+ * (`sourceEventSeqs`); a copied call cites nothing and takes its result's original.
+ */
+function restatedOriginals(events: readonly LogEvent[]): Map<number, number> {
+  const at = new Map<number, number>()
+  const calls = new Map<string, number>()
+  const typeAt = new Map(events.map((e) => [e.seq, e.type]))
+  for (const event of events) {
+    const data = isRecord(event.data) ? event.data : undefined
+    if (event.type === 'tool/call' && typeof data?.callId === 'string') calls.set(data.callId, event.seq)
+    const cited = Array.isArray(event.sourceEventSeqs) ? event.sourceEventSeqs : []
+    const first = cited[0]
+    if (event.surfaceOp !== 'append' || cited.length !== 1 || typeof first !== 'number') continue
+    if (typeAt.get(first) !== event.type) continue
+    at.set(event.seq, first)
+    const callId = event.type === 'tool/result' ? callIdOf(event) : undefined
+    const call = callId === undefined ? undefined : calls.get(callId)
+    if (call !== undefined && !at.has(call)) at.set(call, first)
+  }
+  return at
+}
+
+/** DSH's compaction checkpoints the path holds: the seq range each replaced (it cites its `compaction/summary`). */
+function compactionsOnPath(events: readonly LogEvent[], path: ChatPath): { seq: number; start: number; end: number }[] {
+  const summaries = new Set(events.filter((e) => e.type === 'compaction/summary').map((e) => e.seq))
+  return events.flatMap((e) => {
+    const op = isRecord(e.surfaceOp) ? e.surfaceOp : undefined
+    const cited = Array.isArray(e.sourceEventSeqs) ? e.sourceEventSeqs : []
+    if (op?.op !== 'replace' || typeof op.start !== 'number' || typeof op.end !== 'number') return []
+    if (!cited.some((seq) => summaries.has(seq)) || inRanges(e.seq, path.hidden)) return []
+    return [{ seq: e.seq, start: op.start, end: op.end }]
+  })
 }
 
 /** The row as dsh-TUI draws it (`ctx.tuiRenderers`: a title and plain lines). */

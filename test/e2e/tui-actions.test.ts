@@ -4,18 +4,19 @@
  * (conversation and files; the agent changed no file, so only the conversation moves and a hand
  * edit stays), then quit and resume. Each move is judged at the
  * fake LLM's next recorded request (the path's prompts, a carried summary exactly once) and by the
- * screen with its scrollback: no "Turn error" or "turn blocked", no prompt or answer drawn twice,
- * and every message row below the last switch row on the model's path (the rows above it are the
- * ones it counts as hidden). Evidence: test/e2e/artifacts/tui-actions/.
+ * screen with its scrollback, by the one rule of `support/tui-judge.ts`: no "Turn error" or "turn
+ * blocked", nothing drawn twice, every message row below the last switch row on the model's path, and
+ * that row's hidden count exactly the off-path rows above it. Evidence: test/e2e/artifacts/tui-actions/.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
 import { saveArtifact } from './support/artifacts.ts'
-import { sessionIds, transcriptRows } from './support/dsh-tui.ts'
+import { sessionIds } from './support/dsh-tui.ts'
 import { type ChatRequestBody, type RecordedRequest, messageText, userPrompts } from './support/fake-llm.ts'
 import { type Terminal } from './support/tmux.ts'
+import { expectReadsAsModel as theRule, readScreen } from './support/tui-judge.ts'
 import { tuiSuite } from './support/tui-suite.ts'
 import { describeNeeding, tmux } from '../support/prerequisites.ts'
 
@@ -34,38 +35,6 @@ const promptsOf = (body: ChatRequestBody): string[] =>
     .filter((text) => !text.startsWith(CARRIED_PREFIX))
 const holding = (body: ChatRequestBody, text: string): number =>
   body.messages.filter((m) => messageText(m).includes(text)).length
-
-const flat = (text: string): string => text.replace(/\s+/g, ' ').trim().replace(/…$/, '')
-
-/**
- * What the screen says against the request: prompt/answer rows seen twice, and the message rows
- * below the last switch row that are not on the request's path (its prompts, its answers, the reply).
- */
-function reading(screen: string, request: RecordedRequest): { twice: string[]; offPathBelow: string[] } {
-  const rows = transcriptRows(screen)
-  const said = [
-    ...request.body.messages
-      .filter((m) => m.role === 'user' || m.role === 'assistant')
-      .map((m) => flat(messageText(m))),
-    ...('text' in request.reply && typeof request.reply.text === 'string' ? [flat(request.reply.text)] : []),
-  ]
-  const tools = request.body.messages.flatMap((m) => m.tool_calls?.map((c) => c.function.name) ?? [])
-  const counts = new Map<string, number>()
-  for (const row of rows.filter((r) => r.kind === 'user' || r.kind === 'assistant')) {
-    const key = `${row.kind} ${flat(row.text)}`
-    counts.set(key, (counts.get(key) ?? 0) + 1)
-  }
-  const lastSwitch = rows.filter((r) => r.kind === 'plugin' && /Switched to/.test(r.text)).at(-1)?.line ?? -1
-  const offPathBelow = rows
-    .filter((r) => r.line > lastSwitch && (r.kind === 'user' || r.kind === 'assistant' || r.kind === 'tool'))
-    .filter((r) =>
-      r.kind === 'tool'
-        ? !tools.some((name) => flat(r.text).toLowerCase().startsWith(name))
-        : !said.some((text) => text.startsWith(flat(r.text))),
-    )
-    .map((r) => `${r.kind} ${r.text}`)
-  return { twice: [...counts].filter(([, n]) => n > 1).map(([key]) => key), offPathBelow }
-}
 
 describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
   const suite = tuiSuite({ name: 'tui-actions', answers: 60, requestsShown: 100 })
@@ -101,15 +70,16 @@ describeNeeding([tmux], 'every scene move in the real dsh-TUI 0.10.2', () => {
     await tui!.until((s) => !/Conversation tree/.test(s), 'the scene to close', { visible: true })
   }
   const shot = (name: string): Promise<string> => suite.shot(name)
-  /** The judgments of every move: nothing reported as an error, nothing twice, the rows below the switch on the path. */
+  /** Every move judged by the one rule (`support/tui-judge.ts`), all four parts. */
   const expectReadsAsModel = async (name: string, request: RecordedRequest): Promise<void> => {
-    const screen = await shot(name)
-    expect(screen).not.toMatch(/Turn error|turn blocked/i)
-    expect(reading(screen, request)).toEqual({ twice: [], offPathBelow: [] })
+    const reading = readScreen(await shot(name), request, [], suite.llm.chatRequests())
+    saveArtifact(suite.artifacts, `${name}.reading.json`, reading)
+    theRule(reading)
   }
 
   it('label, summarize (each choice), back, forward, take the files along, and a resume: each next request is the selected path', async () => {
-    tui = await suite.start()
+    // Tall: the live transcript scrolls inside dsh-TUI's own view, and the judge reads every row.
+    tui = await suite.start({ rows: 100 })
     await ask(FIRST, /Day 1: Alfama/)
     await ask(TOOL, /budget is 300 EUR/)
     const third = await ask(THIRD, /Food tour:/)

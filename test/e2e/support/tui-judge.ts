@@ -2,8 +2,9 @@
  * The one rule every dsh-TUI test judges a screen by: read against the request the model was sent
  * (and the answer it gave), the transcript shows the model's history or says it does not.
  * - No row reports a failed turn ("Turn error", "turn blocked").
- * - No prompt or answer row is drawn twice (a tool card may be, as many times as a switch row says
- *   the rows just above restate the path: dsh-TUI draws a card for every call).
+ * - No prompt or answer row is drawn twice, and no tool card more often than the model made calls it
+ *   shows, except the rows just above a switch row that it says restate the path (as many as it says:
+ *   dsh-TUI draws a card for every call, the copies' too). Each of those must copy a row above it.
  * - Every message row (prompt, answer, tool card) below the last switch row is on the path.
  * - The last switch row's "N message(s) above hidden from the model" is exactly the number of
  *   message rows above it that are not on the path.
@@ -11,6 +12,7 @@
  * in the fake LLM's compaction request) is marked by that row while the path holds the summary: it
  * is neither on the path verbatim nor hidden.
  */
+import path from 'node:path'
 import { expect } from 'vitest'
 import { transcriptRows, type TranscriptRow } from './dsh-tui.ts'
 import { messageText, type RecordedRequest } from './fake-llm.ts'
@@ -40,6 +42,34 @@ const flat = (text: string): string => text.replace(/\s+/g, ' ').trim().replace(
 const isMessage = (row: TranscriptRow): boolean =>
   row.kind === 'user' || row.kind === 'assistant' || row.kind === 'tool'
 
+/** A row as the twice count keys it: its kind and text, a card's running time left out. */
+const cardKey = (row: TranscriptRow): string =>
+  `${row.kind} ${row.kind === 'tool' ? flat(row.text).replace(/\s*·\s*[\d.]+m?s$/, '') : flat(row.text)}`
+
+/** A tool call as a card shows it: the tool's name and the file it names, if any. */
+function callShape(call: { readonly name: string; readonly arguments?: unknown }): {
+  name: string
+  file?: string
+} {
+  let args: unknown = call.arguments
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args)
+    } catch {
+      args = undefined
+    }
+  }
+  const file =
+    typeof args === 'object' && args !== null && 'file_path' in args && typeof args.file_path === 'string'
+      ? args.file_path
+      : undefined
+  return { name: call.name.toLowerCase(), ...(file === undefined ? {} : { file: path.basename(file) }) }
+}
+
+/** Whether a card's text shows this call (its tool, and the file it names). */
+const cardShowsCall = (text: string, call: { name: string; file?: string }): boolean =>
+  flat(text).toLowerCase().startsWith(call.name) && (call.file === undefined || text.includes(call.file))
+
 /** The messages of a request as rows show them: prompts, answers, tool names. */
 function shown(request: RecordedRequest, withReply: boolean) {
   const messages = request.body.messages
@@ -49,8 +79,10 @@ function shown(request: RecordedRequest, withReply: boolean) {
     prompts: messages.filter((m) => m.role === 'user').map((m) => flat(messageText(m))),
     answers: [...messages.filter((m) => m.role === 'assistant').map((m) => flat(messageText(m))), ...reply],
     calls: [
-      ...messages.flatMap((m) => m.tool_calls?.map((c) => c.function.name) ?? []),
-      ...(withReply && 'toolCalls' in request.reply ? request.reply.toolCalls.map((c) => c.name) : []),
+      ...messages.flatMap(
+        (m) => m.tool_calls?.map((c) => callShape({ name: c.function.name, arguments: c.function.arguments })) ?? [],
+      ),
+      ...(withReply && 'toolCalls' in request.reply ? request.reply.toolCalls.map(callShape) : []),
     ],
   }
 }
@@ -60,7 +92,7 @@ function shows(row: TranscriptRow, of: ReturnType<typeof shown>): boolean {
   const text = flat(row.text)
   if (row.kind === 'user') return of.prompts.some((p) => p.startsWith(text))
   if (row.kind === 'assistant') return of.answers.some((a) => a.startsWith(text))
-  return of.calls.some((name) => text.toLowerCase().startsWith(name))
+  return of.calls.some((call) => cardShowsCall(text, call))
 }
 
 /**
@@ -71,6 +103,7 @@ export function readScreen(
   screen: string,
   request: RecordedRequest,
   compactions: readonly RecordedRequest[] = [],
+  answered: readonly RecordedRequest[] = [],
 ): ScreenReading {
   const rows = transcriptRows(screen)
   const lines = screen.split('\n')
@@ -87,7 +120,6 @@ export function readScreen(
   })
   const compacted = (row: TranscriptRow): boolean =>
     onTheirPath.some(({ line, summarized }) => row.line < line && shows(row, summarized))
-  const onPath = (row: TranscriptRow): boolean => shows(row, path) || compacted(row)
   const switches = rows.filter((row) => row.kind === 'plugin' && /Switched to/.test(row.text))
   const last = switches.at(-1)
   // A switch row that restated part of the path says so on its second line.
@@ -96,18 +128,52 @@ export function readScreen(
     hidden: Number(/(\d+) message\(s\) above hidden/.exec(row.text)?.[1] ?? NaN),
     restated: Number(/the (\d+) message\(s\) just above/.exec(`${row.text}\n${lines[row.line + 1] ?? ''}`)?.[1] ?? 0),
   }))
-  const restated = numbers.reduce((sum, row) => sum + row.restated, 0)
+  // The rows a switch row says restate the path: that many message rows just above it, each the copy
+  // of an original drawn above them (the latest run of rows, not copies, that they repeat in order).
+  const copies = new Map<TranscriptRow, TranscriptRow | undefined>()
+  const orphans: string[] = []
+  numbers.forEach(({ restated }, i) => {
+    if (restated === 0) return
+    const at = rows.indexOf(switches[i]!)
+    const above = rows.slice(0, at).filter(isMessage).slice(-restated)
+    if (above.length < restated) orphans.push(`${switches[i]!.text}: fewer than ${restated} rows above it`)
+    const originals = rows.filter((r) => isMessage(r) && r.line < above[0]!.line && !copies.has(r))
+    const start = originals.findLastIndex((_, j) =>
+      above.every((row, k) => originals[j + k] !== undefined && cardKey(originals[j + k]!) === cardKey(row)),
+    )
+    above.forEach((row, k) => copies.set(row, start < 0 ? undefined : originals[start + k]))
+    // A "copy" of nothing drawn is a row the switch row mislabels.
+    if (start < 0) orphans.push(`restated without originals: ${above.map(cardKey).join(', ')}`)
+  })
+  // A card is its turn's: on the path only with the prompt it follows (two calls can draw the same
+  // card text, one on the path, one not).
+  const owner = (row: TranscriptRow): TranscriptRow | undefined =>
+    rows.slice(0, rows.indexOf(row)).findLast((r) => r.kind === 'user')
+  const onPath = (row: TranscriptRow): boolean => {
+    if (compacted(row)) return true
+    if (!shows(row, path)) return false
+    // A copy is on the path when what it restates is.
+    if (copies.has(row)) return copies.get(row) === undefined || onPath(copies.get(row)!)
+    const prompt = row.kind === 'tool' ? owner(row) : undefined
+    return prompt === undefined || shows(prompt, path) || compacted(prompt)
+  }
   const counts = new Map<string, number>()
-  for (const row of rows.filter(isMessage)) {
-    const key = `${row.kind} ${flat(row.text)}`
+  for (const row of rows.filter((r) => isMessage(r) && !copies.has(r))) {
+    const key = cardKey(row)
     counts.set(key, (counts.get(key) ?? 0) + 1)
   }
-  const cardsTwice = [...counts]
-    .filter(([key, n]) => key.startsWith('tool ') && n > 1)
-    .reduce((s, [, n]) => s + n - 1, 0)
-  const twice = [...counts]
-    .filter(([key, n]) => n > 1 && (!key.startsWith('tool ') || cardsTwice > restated))
-    .map(([key]) => key)
+  // Each call the model made is drawn once as its own card (two calls may draw the same card text).
+  const calls = answered.flatMap((r) =>
+    'toolCalls' in r.reply ? r.reply.toolCalls.map((c, i) => ({ id: c.id ?? `${r.n}:${i}`, ...callShape(c) })) : [],
+  )
+  const made = (key: string): number =>
+    Math.max(1, new Set(calls.filter((c) => cardShowsCall(key.slice('tool '.length), c)).map((c) => c.id)).size)
+  const twice = [
+    ...[...counts]
+      .filter(([key, n]) => (key.startsWith('tool ') ? n > made(key) : n > 1))
+      .map(([key, n]) => `${key} ×${n}`),
+    ...orphans,
+  ]
   const described = (row: TranscriptRow): string => `${row.kind} ${row.text}`
   const line = last?.line ?? -1
   return {

@@ -3,7 +3,10 @@
  * the real dsh-TUI installed into a fresh demo home, a fake LLM scripted with the demo model, the
  * terminal and its requests kept as evidence, the temp home kept when a test failed.
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import { afterAll, afterEach, beforeAll } from 'vitest'
+import { REPO_ROOT } from '../../../dev/harness.ts'
 import { demoModel } from '../../../dev/demo-model.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './artifacts.ts'
 import { ensureDsh, tempDir } from './dsh.ts'
@@ -61,10 +64,16 @@ export interface TuiSuite {
   jumpHere(): Promise<void>
   /** Open the scene by Alt+T (or `/session-tree`) and wait for its outline. */
   openScene(how?: 'shortcut' | 'command'): Promise<string>
+  /** In a new scene: search for the one node `query` shows, jump there (no summary), close the scene. */
+  jumpTo(query: string): Promise<void>
+  /** In a new scene: search for the one node `query` shows, fork a branch `name` there (no summary), close the scene. */
+  forkAt(query: string, name: string): Promise<void>
   /** Escape: the scene closes. */
   closeScene(): Promise<void>
   /** The whole screen with its scrollback, saved as `<name>.txt`. */
   shot(name: string): Promise<string>
+  /** A capture docs/tui.md shows: written to docs/tui/<name>.txt after the suite, only when every test passed and `UPDATE_DOCS_SCREENS=1`. */
+  forDocs(name: string, screen: string): void
 }
 
 export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
@@ -74,6 +83,7 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
   let home: TuiHome | undefined
   let root: string | undefined
   let tui: Terminal | undefined
+  const docs = new Map<string, string>()
 
   const there = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`${what} is not there (the suite's set-up has not run or failed)`)
@@ -110,6 +120,11 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
     await tui?.kill()
     await llm?.close()
     keepOrRemove(options.name, failed, { home: root }, artifacts)
+    if (!failed && process.env.UPDATE_DOCS_SCREENS === '1') {
+      const dir = path.join(REPO_ROOT, 'docs', 'tui')
+      fs.mkdirSync(dir, { recursive: true })
+      for (const [name, screen] of docs) fs.writeFileSync(path.join(dir, `${name}.txt`), screen)
+    }
   })
 
   const terminal = (): Terminal => there(tui, 'the terminal')
@@ -170,6 +185,11 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
       return tui
     },
     async search(query) {
+      // A search still typed is cleared first; typing right after Escape would arrive as Alt+<key>.
+      if (/search: [^\n]*▏/.test(await terminal().visible())) {
+        await terminal().keys('Escape')
+        await terminal().until((screen) => !/search: [^\n]*▏/.test(screen), 'the search to clear', { visible: true })
+      }
       await terminal().type(query)
       await terminal().until(
         (screen) => screen.includes(`search: ${query}`) && /\b1 shown/.test(screen),
@@ -205,9 +225,33 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
         { visible: true },
       )
     },
+    async jumpTo(query) {
+      await this.openScene()
+      await this.search(query)
+      await this.jumpHere()
+      // The first Escape clears the search, the second closes the scene.
+      await terminal().keys('Escape')
+      await this.closeScene()
+    },
+    async forkAt(query, name) {
+      await this.openScene()
+      await this.search(query)
+      await terminal().keys('F')
+      await terminal().until((s) => /Name of the new branch/.test(s), 'the fork prompt', { visible: true })
+      await terminal().type(name)
+      await terminal().keys('Enter')
+      await terminal().until((s) => /No summary/.test(s), 'the summary choice', { visible: true })
+      await terminal().keys('1')
+      await terminal().until((s) => new RegExp(`Forked ${name} @ e\\d+`).test(s), 'the fork', { visible: true })
+      await terminal().keys('Escape')
+      await this.closeScene()
+    },
     async closeScene() {
       await terminal().keys('Escape')
       await terminal().until((screen) => !/Conversation tree/.test(screen), 'the scene to close', { visible: true })
+    },
+    forDocs(name, screen) {
+      docs.set(name, screen)
     },
     async shot(name) {
       const screen = await terminal().screen()

@@ -400,4 +400,83 @@ describe('the switch row', () => {
     )
     expect(renderSwitchRow('nonsense', 'en')).toBeUndefined()
   })
+
+  /** A stock switch's copy of a tool exchange: the call (fresh id, cites nothing) and its result citing the original result. */
+  const call = (seq: number, callId: string) => ({ type: 'tool/call', seq, data: { callId, name: 'read' } })
+  const result = (seq: number, callId: string, original?: number) => ({
+    type: 'tool/result',
+    seq,
+    surfaceOp: 'append',
+    ...(original === undefined ? {} : { sourceEventSeqs: [original] }),
+    data: { message: { source: { kind: 'tool', callId } } },
+  })
+  const pathOf = (hidden: [number, number][], reveal: [number, number][]) =>
+    ({
+      sessionId: 's',
+      revision: 'r',
+      mode: 'stock',
+      watermark: 30,
+      tip: 'x',
+      hidden,
+      switches: [{ seq: 20, kind: 'switch', target: 'e2', branch: 'main', lead: true, leadSeq: 20, reveal }],
+      forks: [],
+    }) as unknown as ChatPath
+
+  it('a copy an earlier switch left counts as hidden once what it restates is off the path (or summarized by a compaction above it)', () => {
+    // q1; q2 with its read (3, 4) and answer; an earlier switch's copy of the read (6, 7), its row (9).
+    const events = [
+      user(1, 'q1'),
+      user(2, 'q2'),
+      call(3, 'c1'),
+      result(4, 'c1'),
+      answer(5, 'a2'),
+      call(6, 'copy1'),
+      result(7, 'copy1', 4),
+      { type: 'session-tree/switch', seq: 9, data: {} },
+    ]
+    // Now q2's turn is abandoned (2–5): the copy of its read is off the path too.
+    expect(pendingSwitchRows(events, pathOf([[2, 7]], [[2, 5]]))).toEqual([
+      { target: 'e2', branch: 'main', hidden: 4, restated: 0 },
+    ])
+    // On the path the original is shown and the old copy is neither hidden nor restated (it was, at its own row).
+    expect(pendingSwitchRows(events, pathOf([[6, 7]], []))).toEqual([
+      { target: 'e2', branch: 'main', hidden: 0, restated: 0 },
+    ])
+    // A compaction (11, citing its summary 10) replaced 1–5, the read with it; a copy drawn after it (12, 13) is
+    // hidden while the compaction is on the path; one drawn before it (6, 7) is in what it summarized.
+    const compacted = [
+      ...events,
+      { type: 'compaction/summary', seq: 10, data: {} },
+      { type: 'user/message', seq: 11, surfaceOp: { op: 'replace', start: 1, end: 7 }, sourceEventSeqs: [10, 1, 2, 4] },
+      call(12, 'copy2'),
+      result(13, 'copy2', 4),
+      { type: 'session-tree/switch', seq: 14, data: {} },
+    ]
+    expect(
+      pendingSwitchRows(
+        compacted,
+        pathOf(
+          [
+            [6, 7],
+            [12, 13],
+          ],
+          [],
+        ),
+      ),
+    ).toEqual([{ target: 'e2', branch: 'main', hidden: 1, restated: 0 }])
+    // Off the path, the compaction summarizes nothing the model reads: the copy after it restates the path.
+    expect(
+      pendingSwitchRows(
+        compacted,
+        pathOf(
+          [
+            [6, 7],
+            [11, 11],
+            [12, 13],
+          ],
+          [],
+        ),
+      ),
+    ).toEqual([{ target: 'e2', branch: 'main', hidden: 0, restated: 0 }])
+  })
 })
