@@ -29,8 +29,8 @@ import {
   restoreRequest,
   resultView,
   undecided,
+  type BinarySides,
   type Decisions,
-  type PlanRow,
   type PlanView,
 } from './model.ts'
 import { binaryText, errorLine } from './NodeFiles.tsx'
@@ -183,44 +183,78 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
           onDiff={(path) => void toggleDiff(path)}
         />
       ) : null}
-      <div className="dst-restore-foot">
-        {phase.kind === 'done' || (phase.kind === 'failed' && !plan) ? (
-          <button
-            type="button"
-            className="dst-btn dst-primary"
-            data-testid="session-tree-restore-close"
-            onClick={onClose}
-          >
-            {t('ws.restore.close')}
-          </button>
-        ) : (
-          <>
-            <button
-              type="button"
-              className="dst-btn dst-primary"
-              data-testid="session-tree-restore-apply"
-              disabled={!plan || left.length > 0 || phase.kind === 'applying'}
-              onClick={() => void apply()}
-            >
-              {phase.kind === 'applying' ? t('ws.restore.applying') : t('ws.restore.apply')}
-            </button>
-            <button type="button" className="dst-btn" onClick={onClose} disabled={phase.kind === 'applying'}>
-              {t('ws.restore.cancel')}
-            </button>
-            {left.length > 0 ? (
-              <span className="dst-ws-note" data-testid="session-tree-restore-undecided">
-                {t('ws.restore.undecided', { count: left.length })}
-              </span>
-            ) : null}
-          </>
-        )}
-      </div>
+      <ViewFoot
+        t={t}
+        closing={phase.kind === 'done' || (phase.kind === 'failed' && !plan)}
+        ready={plan !== undefined}
+        applying={phase.kind === 'applying'}
+        left={left.length}
+        applyingLabel={t('ws.restore.applying')}
+        onApply={() => void apply()}
+        onClose={onClose}
+      />
       <p className="dst-ws-note">{t('ws.restore.keys')}</p>
     </aside>
   )
 }
 
-function ErrorBanner({
+/** Apply / Cancel and what is left to decide; Close once there is nothing to apply. */
+export function ViewFoot({
+  t,
+  closing,
+  ready,
+  applying,
+  left,
+  applyingLabel,
+  onApply,
+  onClose,
+}: {
+  readonly t: Translate
+  readonly closing: boolean
+  readonly ready: boolean
+  readonly applying: boolean
+  readonly left: number
+  readonly applyingLabel: string
+  readonly onApply: () => void
+  readonly onClose: () => void
+}): ReactNode {
+  return (
+    <div className="dst-restore-foot">
+      {closing ? (
+        <button
+          type="button"
+          className="dst-btn dst-primary"
+          data-testid="session-tree-restore-close"
+          onClick={onClose}
+        >
+          {t('ws.restore.close')}
+        </button>
+      ) : (
+        <>
+          <button
+            type="button"
+            className="dst-btn dst-primary"
+            data-testid="session-tree-restore-apply"
+            disabled={!ready || left > 0 || applying}
+            onClick={onApply}
+          >
+            {applying ? applyingLabel : t('ws.restore.apply')}
+          </button>
+          <button type="button" className="dst-btn" onClick={onClose} disabled={applying}>
+            {t('ws.restore.cancel')}
+          </button>
+          {left > 0 ? (
+            <span className="dst-ws-note" data-testid="session-tree-restore-undecided">
+              {t('ws.restore.undecided', { count: left })}
+            </span>
+          ) : null}
+        </>
+      )}
+    </div>
+  )
+}
+
+export function ErrorBanner({
   t,
   code,
   message,
@@ -317,11 +351,26 @@ function PlanRows({ t, plan, restore, decisions, diffs, disabled, onDecide, onDi
       <ul className="dst-restore-rows" aria-label={t('ws.changed')}>
         {plan.rows.map((row) => (
           <li key={row.path} data-path={row.path} data-action={row.action} data-conflict={row.conflict}>
-            <Line t={t} row={row} open={diffs.has(row.path)} onDiff={() => onDiff(row.path)} />
+            <FileLine
+              t={t}
+              path={row.path}
+              tag={t(`ws.restore.action.${row.action}`)}
+              kind={row.conflict ? 'conflict' : row.action}
+              binary={row.binary}
+              insertions={row.insertions}
+              deletions={row.deletions}
+              open={diffs.has(row.path)}
+              diffTitle={t('ws.restore.diffTitle')}
+              onDiff={() => onDiff(row.path)}
+            />
             {row.conflict ? (
-              <Decide
-                t={t}
-                row={row}
+              <DecisionRadios<ConflictDecision>
+                path={row.path}
+                why={t(`ws.restore.reason.${row.conflict}` as StringKey)}
+                options={[
+                  { value: 'keep', label: t('ws.restore.keep') },
+                  { value: 'overwrite', label: t('ws.restore.overwrite') },
+                ]}
                 decision={decisions.get(row.path)}
                 disabled={disabled}
                 onDecide={(d) => onDecide(row.path, d)}
@@ -348,74 +397,86 @@ function PlanRows({ t, plan, restore, decisions, diffs, disabled, onDecide, onDi
   )
 }
 
-function Line({
+/** One file of a preview: what happens to it, its path, its size change, and its diff on demand. */
+export function FileLine({
   t,
-  row,
+  path,
+  tag,
+  kind,
+  binary,
+  insertions,
+  deletions,
   open,
+  diffTitle,
   onDiff,
 }: {
   readonly t: Translate
-  readonly row: PlanRow
+  readonly path: string
+  readonly tag: string
+  readonly kind: string
+  readonly binary: BinarySides | undefined
+  readonly insertions: number
+  readonly deletions: number
   readonly open: boolean
+  readonly diffTitle: string
   readonly onDiff: () => void
 }): ReactNode {
   return (
     <div className="dst-restore-line">
-      <span className="dst-ws-tag" data-kind={row.conflict ? 'conflict' : row.action}>
-        {t(`ws.restore.action.${row.action}`)}
+      <span className="dst-ws-tag" data-kind={kind}>
+        {tag}
       </span>
-      <span className="dst-ws-path" title={row.path}>
-        {row.path}
+      <span className="dst-ws-path" title={path}>
+        {path}
       </span>
-      {row.binary ? (
+      {binary ? (
         <span className="dst-ws-stat" data-binary="true">
-          {binaryText(t, row.binary)}
+          {binaryText(t, binary)}
         </span>
       ) : (
         <span className="dst-ws-stat">
-          <ins>+{row.insertions}</ins> <del>−{row.deletions}</del>
+          <ins>+{insertions}</ins> <del>−{deletions}</del>
         </span>
       )}
-      <button type="button" className="dst-btn" aria-expanded={open} title={t('ws.restore.diffTitle')} onClick={onDiff}>
+      <button type="button" className="dst-btn" aria-expanded={open} title={diffTitle} onClick={onDiff}>
         {open ? t('ws.restore.diffHide') : t('ws.restore.diff')}
       </button>
     </div>
   )
 }
 
-function Decide({
-  t,
-  row,
+/** A conflict's answers, as a radio group (Space and the arrows choose). */
+export function DecisionRadios<D extends string>({
+  path,
+  why,
+  options,
   decision,
   disabled,
   onDecide,
 }: {
-  readonly t: Translate
-  readonly row: PlanRow
-  readonly decision: ConflictDecision | undefined
+  readonly path: string
+  readonly why: string
+  readonly options: readonly { readonly value: D; readonly label: string }[]
+  readonly decision: D | undefined
   readonly disabled: boolean
-  readonly onDecide: (d: ConflictDecision) => void
+  readonly onDecide: (d: D) => void
 }): ReactNode {
-  const group = `dst-decide-${row.path}`
+  const group = `dst-decide-${path}`
   return (
-    <div
-      className="dst-restore-decide"
-      role="radiogroup"
-      aria-label={`${row.path}: ${t(`ws.restore.reason.${row.conflict!}` as StringKey)}`}
-    >
-      <span className="dst-ws-note">{t(`ws.restore.reason.${row.conflict!}` as StringKey)}</span>
-      {(['keep', 'overwrite'] as const).map((d) => (
-        <label key={d}>
+    <div className="dst-restore-decide" role="radiogroup" aria-label={`${path}: ${why}`}>
+      <span className="dst-ws-note">{why}</span>
+      {options.map(({ value, label }) => (
+        <label key={value}>
           <input
             type="radio"
             name={group}
-            value={d}
-            checked={decision === d}
+            value={value}
+            checked={decision === value}
             disabled={disabled}
-            data-decision={d}
-            onChange={() => onDecide(d)}
+            data-decision={value}
+            onChange={() => onDecide(value)}
           />
-          {d === 'keep' ? t('ws.restore.keep') : t('ws.restore.overwrite')}
+          {label}
         </label>
       ))}
     </div>
