@@ -243,6 +243,7 @@ function Rows({
             data-action={row.action}
             data-deletes={row.deletes ? 'true' : undefined}
             data-binary={row.binary ? 'true' : undefined}
+            data-conflict={row.reason}
           >
             <FileLine
               t={t}

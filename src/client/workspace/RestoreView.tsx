@@ -33,7 +33,7 @@ import {
   type Decisions,
   type PlanView,
 } from './model.ts'
-import { binaryText, errorLine } from './NodeFiles.tsx'
+import { binaryText, bytes, errorLine } from './NodeFiles.tsx'
 
 export interface RestoreViewProps {
   readonly t: Translate
@@ -430,8 +430,9 @@ export function FileLine({
         {path}
       </span>
       {binary ? (
-        <span className="dst-ws-stat" data-binary="true">
-          {binaryText(t, binary)}
+        // The line says binary and its size; the hash is in its title and in the diff on demand.
+        <span className="dst-ws-stat" data-binary="true" title={binaryText(t, binary)}>
+          {t('ws.binary.size', { size: bytes((binary.to ?? binary.from)?.size ?? 0) })}
         </span>
       ) : (
         <span className="dst-ws-stat">
