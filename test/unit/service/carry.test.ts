@@ -262,6 +262,24 @@ for (const kind of ['git', 'plain'] as const) {
       expect(s.files()['c.txt']!.bytes).toBe(b64('c-other\n'))
     })
 
+    it('the model\'s tree carry with summary "carry": its files, then the branch\'s summary as the last message of its history', async () => {
+      const s = await scene(kind, [
+        call('tree', { action: 'carry', node: 'other', summary: 'carry' }),
+        { text: 'carried' },
+        { text: 'seen' },
+      ])
+      await s.rig.say('bring the other branch over, with its summary')
+      const result = s.rig.model.requests.at(-1)!.messages.at(-1) as { content: unknown }
+      expect(JSON.stringify(result.content)).toContain('merged a.txt')
+      expect(JSON.stringify(result.content)).toMatch(/The summary of other is in the conversation/)
+      await s.rig.say('what now?')
+      const carried = s.rig.model.requests
+        .at(-1)!
+        .messages.filter((m) => JSON.stringify(m).includes(CARRIED_WORK_PREFIX))
+      expect(carried).toHaveLength(1)
+      expect(s.rig.invariantFailures).toEqual([])
+    })
+
     it("/tree carry --summary: the files, then that branch's summary in the conversation once; Back with the files undoes the files", async () => {
       const s = await scene(kind, [{ text: 'seen' }])
       const mine = s.files()
