@@ -22,7 +22,18 @@ import { SummaryChoiceField } from '../summary/SummaryChoice.tsx'
 import type { WorkspaceClient } from './client.ts'
 import { carryDecisions, carryRequest, carryView, type CarryRow, type CarryView as View } from './model.ts'
 import { binaryText, errorLine } from './NodeFiles.tsx'
-import { DecisionRadios, DiffLines, ErrorBanner, FileLine, ViewFoot } from './RestoreView.tsx'
+import {
+  BlockedList,
+  closeOnEscape,
+  DecisionRadios,
+  DiffLines,
+  ErrorBanner,
+  FileLine,
+  LoadNote,
+  useDiffLoads,
+  ViewFoot,
+  type DiffLoad as Load,
+} from './RestoreView.tsx'
 
 export interface CarryViewProps {
   readonly t: Translate
@@ -49,17 +60,14 @@ type Phase =
       readonly view?: View
     }
 
-type DiffLoad =
-  | { readonly phase: 'loading' }
-  | { readonly phase: 'done'; readonly diff: CarryDiff }
-  | { readonly phase: 'error'; readonly code: string }
+type DiffLoad = Load<CarryDiff>
 
 const DECISION_LABEL = { mine: 'ws.carry.mine', theirs: 'ws.carry.theirs', markers: 'ws.carry.markers' } as const
 
 export function CarryView({ t, client, from, name, mode, onCarried, onClose }: CarryViewProps): ReactNode {
   const [phase, setPhase] = useState<Phase>({ kind: 'loading' })
   const [decisions, setDecisions] = useState<ReadonlyMap<string, CarryDecision>>(() => new Map())
-  const [diffs, setDiffs] = useState<ReadonlyMap<string, DiffLoad>>(() => new Map())
+  const [diffs, toggleDiff] = useDiffLoads((path) => client.carryDiff({ from }, path))
   const [summary, setSummary] = useState<SummaryChoiceState>(NO_SUMMARY)
   const ref = useRef<HTMLElement>(null)
 
@@ -106,29 +114,7 @@ export function CarryView({ t, client, from, name, mode, onCarried, onClose }: C
     setPhase({ kind: 'failed', code, message, preview, view })
   }
 
-  const toggleDiff = async (path: string) => {
-    if (diffs.has(path)) {
-      const next = new Map(diffs)
-      next.delete(path)
-      return setDiffs(next)
-    }
-    setDiffs((d) => new Map(d).set(path, { phase: 'loading' }))
-    const diff = await client.carryDiff({ from }, path)
-    setDiffs((d) =>
-      d.has(path)
-        ? new Map(d).set(
-            path,
-            diff.ok ? { phase: 'done', diff: diff.value } : { phase: 'error', code: diff.error.code },
-          )
-        : d,
-    )
-  }
-
-  const onKeyDown = (event: ReactKeyboardEvent) => {
-    if (event.key !== 'Escape') return
-    event.preventDefault()
-    onClose()
-  }
+  const onKeyDown = closeOnEscape(onClose)
 
   const at = (id: string | null) => (id === null ? t('ws.restore.start') : name(id))
   const title = t('ws.carry.title', { from: name(from) })
@@ -279,31 +265,13 @@ function Rows({
           </li>
         ))}
       </ul>
-      {view.blocked.length > 0 ? (
-        <div className="dst-ws">
-          <div className="dst-ws-note">{t('ws.restore.blocked')}</div>
-          <ul className="dst-ws-list">
-            {view.blocked.map((b) => (
-              <li key={b.path}>
-                <span className="dst-ws-path">{b.path}</span>
-                <span className="dst-ws-note">{t(`ws.restore.blocked.${b.reason}` as StringKey)}</span>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <BlockedList t={t} blocked={view.blocked} />
     </>
   )
 }
 
 function Diff({ t, row, load }: { readonly t: Translate; readonly row: CarryRow; readonly load: DiffLoad }): ReactNode {
-  if (load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
-  if (load.phase === 'error')
-    return (
-      <p className="dst-ws-note" role="alert">
-        {errorLine(t, load.code)}
-      </p>
-    )
+  if (load.phase !== 'done') return <LoadNote t={t} load={load} />
   if (row.binary)
     return (
       <p className="dst-ws-note" data-testid="session-tree-carry-diff" data-binary="true">

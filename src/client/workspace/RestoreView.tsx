@@ -18,6 +18,7 @@ import {
 import type { ConflictDecision, FileDiff, RestoreChoice, RestoreResult, TreeMove } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
+import type { Result } from '../controller.ts'
 import {
   canApply,
   binarySides,
@@ -60,17 +61,53 @@ type Phase =
       readonly moved?: boolean
     }
 
-type DiffLoad =
+/** One file's diff, asked for on demand. */
+export type DiffLoad<D> =
   | { readonly phase: 'loading' }
-  | { readonly phase: 'done'; readonly diff: FileDiff }
+  | { readonly phase: 'done'; readonly diff: D }
   | { readonly phase: 'error'; readonly code: string }
+
+/** The diffs open in a preview, and the toggle that asks for one (a second click closes it). */
+export function useDiffLoads<D>(
+  ask: (path: string) => Promise<Result<D>>,
+): [ReadonlyMap<string, DiffLoad<D>>, (path: string) => Promise<void>] {
+  const [diffs, setDiffs] = useState<ReadonlyMap<string, DiffLoad<D>>>(() => new Map())
+  const toggle = async (path: string) => {
+    if (diffs.has(path)) {
+      const next = new Map(diffs)
+      next.delete(path)
+      return setDiffs(next)
+    }
+    setDiffs((d) => new Map(d).set(path, { phase: 'loading' }))
+    const diff = await ask(path)
+    // Closed meanwhile: stays closed.
+    setDiffs((d) =>
+      d.has(path)
+        ? new Map(d).set(
+            path,
+            diff.ok ? { phase: 'done', diff: diff.value } : { phase: 'error', code: diff.error.code },
+          )
+        : d,
+    )
+  }
+  return [diffs, toggle]
+}
+
+/** Esc closes a preview. */
+export function closeOnEscape(onClose: () => void): (event: ReactKeyboardEvent) => void {
+  return (event) => {
+    if (event.key !== 'Escape') return
+    event.preventDefault()
+    onClose()
+  }
+}
 
 export function RestoreView({ t, client, move, restore, name, onRestored, onClose }: RestoreViewProps): ReactNode {
   const [phase, setPhase] = useState<Phase>({ kind: 'loading' })
   const [decisions, setDecisions] = useState<Decisions>(() => new Map())
-  const [diffs, setDiffs] = useState<ReadonlyMap<string, DiffLoad>>(() => new Map())
   const ref = useRef<HTMLElement>(null)
   const request = useMemo(() => ({ move, restore }), [move, restore])
+  const [diffs, toggleDiff] = useDiffLoads((path) => client.diff(request, path))
 
   const load = useCallback(
     async (then?: { code: string; message: string }) => {
@@ -108,29 +145,7 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
     setPhase({ kind: 'failed', code, message, plan })
   }
 
-  const toggleDiff = async (path: string) => {
-    if (diffs.has(path)) {
-      const next = new Map(diffs)
-      next.delete(path)
-      return setDiffs(next)
-    }
-    setDiffs((d) => new Map(d).set(path, { phase: 'loading' }))
-    const diff = await client.diff(request, path)
-    setDiffs((d) =>
-      d.has(path)
-        ? new Map(d).set(
-            path,
-            diff.ok ? { phase: 'done', diff: diff.value } : { phase: 'error', code: diff.error.code },
-          )
-        : d,
-    )
-  }
-
-  const onKeyDown = (event: ReactKeyboardEvent) => {
-    if (event.key !== 'Escape') return
-    event.preventDefault()
-    onClose()
-  }
+  const onKeyDown = closeOnEscape(onClose)
 
   const target =
     plan?.target !== undefined
@@ -321,7 +336,7 @@ interface PlanRowsProps {
   readonly plan: PlanView
   readonly restore: Exclude<RestoreChoice, 'conversation'>
   readonly decisions: Decisions
-  readonly diffs: ReadonlyMap<string, DiffLoad>
+  readonly diffs: ReadonlyMap<string, DiffLoad<FileDiff>>
   readonly disabled: boolean
   readonly onDecide: (path: string, decision: ConflictDecision) => void
   readonly onDiff: (path: string) => void
@@ -380,21 +395,45 @@ function PlanRows({ t, plan, restore, decisions, diffs, disabled, onDecide, onDi
           </li>
         ))}
       </ul>
-      {plan.blocked.length > 0 ? (
-        <div className="dst-ws">
-          <div className="dst-ws-note">{t('ws.restore.blocked')}</div>
-          <ul className="dst-ws-list">
-            {plan.blocked.map((b) => (
-              <li key={b.path}>
-                <span className="dst-ws-path">{b.path}</span>
-                <span className="dst-ws-note">{t(`ws.restore.blocked.${b.reason}` as StringKey)}</span>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <BlockedList t={t} blocked={plan.blocked} />
     </>
   )
+}
+
+/** Files that cannot be written, each with why (left as they are). */
+export function BlockedList({
+  t,
+  blocked,
+}: {
+  readonly t: Translate
+  readonly blocked: readonly { readonly path: string; readonly reason: string }[]
+}): ReactNode {
+  if (blocked.length === 0) return null
+  return (
+    <div className="dst-ws">
+      <div className="dst-ws-note">{t('ws.restore.blocked')}</div>
+      <ul className="dst-ws-list">
+        {blocked.map((b) => (
+          <li key={b.path}>
+            <span className="dst-ws-path">{b.path}</span>
+            <span className="dst-ws-note">{t(`ws.restore.blocked.${b.reason}` as StringKey)}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  )
+}
+
+/** A diff still loading or failed (undefined once it is there). */
+export function LoadNote<D>({ t, load }: { readonly t: Translate; readonly load: DiffLoad<D> }): ReactNode {
+  if (load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
+  if (load.phase === 'error')
+    return (
+      <p className="dst-ws-note" role="alert">
+        {errorLine(t, load.code)}
+      </p>
+    )
+  return undefined
 }
 
 /** One file of a preview: what happens to it, its path, its size change, and its diff on demand. */
@@ -484,14 +523,8 @@ export function DecisionRadios<D extends string>({
   )
 }
 
-function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad }): ReactNode {
-  if (load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
-  if (load.phase === 'error')
-    return (
-      <p className="dst-ws-note" role="alert">
-        {errorLine(t, load.code)}
-      </p>
-    )
+function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad<FileDiff> }): ReactNode {
+  if (load.phase !== 'done') return <LoadNote t={t} load={load} />
   const binary = binarySides(load.diff.current, load.diff.target)
   if (binary)
     return (
