@@ -76,9 +76,20 @@ const dsh_session_tree_sessionTree_carry_parameter_1$schema = z.object({
   'path': z.string().readonly(),
   'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
 }))]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_carry_result$schema = z.object({
   'from': z.string().readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'at': z.union([z.literal(null), z.string()]).readonly(),
   'common': z.union([z.literal(null), z.string()]).readonly(),
   'files': z.object({
@@ -123,6 +134,33 @@ const dsh_session_tree_sessionTree_carry_result$schema = z.object({
   'merged': z.array(z.string()).readonly(),
   'marked': z.array(z.string()).readonly(),
   'mine': z.array(z.string()).readonly(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'summaryFailed': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_carryDiff_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_carryDiff_parameter_1$schema = z.object({
@@ -131,6 +169,16 @@ const dsh_session_tree_sessionTree_carryDiff_parameter_1$schema = z.object({
   'path': z.string().readonly(),
   'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
 }))]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_carryDiff_parameter_2$schema = z.string()
 const dsh_session_tree_sessionTree_carryDiff_result$schema = z.object({
@@ -145,6 +193,16 @@ const dsh_session_tree_sessionTree_carryPreview_parameter_1$schema = z.object({
   'path': z.string().readonly(),
   'decision': z.union([z.literal("mine"), z.literal("theirs"), z.literal("markers")]).readonly(),
 }))]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
   'from': z.string().readonly(),
@@ -3309,11 +3367,11 @@ export const TYPERT = {
           },
           {
             "name": "CarryRequest",
-            "declaration": "export interface CarryRequest {\n    readonly from: string;\n    readonly conflicts?: readonly CarryChoice[];\n}"
+            "declaration": "export interface CarryRequest {\n    readonly from: string;\n    readonly conflicts?: readonly CarryChoice[];\n    readonly summary?: SummaryChoice;\n}"
           },
           {
             "name": "CarryResult",
-            "declaration": "export interface CarryResult {\n    readonly from: string;\n    readonly at: string | null;\n    readonly common: string | null;\n    readonly files: RestoreReport;\n    readonly taken: readonly string[];\n    readonly merged: readonly string[];\n    readonly marked: readonly string[];\n    readonly mine: readonly string[];\n}"
+            "declaration": "export interface CarryResult {\n    readonly from: string;\n    readonly branch?: string;\n    readonly at: string | null;\n    readonly common: string | null;\n    readonly files: RestoreReport;\n    readonly taken: readonly string[];\n    readonly merged: readonly string[];\n    readonly marked: readonly string[];\n    readonly mine: readonly string[];\n    readonly summary?: BranchSummary;\n    readonly summaryFailed?: { readonly code: string; readonly message: string; };\n}"
           },
           {
             "name": "CarryStat",

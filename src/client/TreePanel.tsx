@@ -35,7 +35,8 @@ import { Toolbar } from './panel/Toolbar.tsx'
 import { TreeRow } from './panel/TreeRow.tsx'
 import { useVirtualWindow } from './panel/useVirtualWindow.ts'
 import type { WorkspaceClient } from './workspace/client.ts'
-import { nodeName, WorkspacePreviewPart } from './workspace/PreviewPart.tsx'
+import { CarryButton, nodeName, WorkspacePreviewPart } from './workspace/PreviewPart.tsx'
+import { CarryView } from './workspace/CarryView.tsx'
 import { RestoreView } from './workspace/RestoreView.tsx'
 import { FilesCompare } from './workspace/FilesCompare.tsx'
 import { useWorkspace } from './workspace/useWorkspace.ts'
@@ -86,6 +87,8 @@ export function TreePanel({
   const [selected, setSelected] = useState<string | null>(null)
   const [folded, setFolded] = useState<ReadonlySet<string>>(() => new Set())
   const [form, setForm] = useState<FormState | undefined>(undefined)
+  /** The node whose branch's file changes the carry view shows. */
+  const [carrying, setCarrying] = useState<string | undefined>(undefined)
   const { comparing, open: openCompare, close: closeCompare, pick, setPick, pickTo } = useComparePick()
   const treeRef = useRef<HTMLDivElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
@@ -476,6 +479,23 @@ export function TreePanel({
               focusTree()
             }}
           />
+        ) : carrying !== undefined && workspace ? (
+          <CarryView
+            key={carrying}
+            t={t}
+            client={workspace}
+            from={carrying}
+            name={(id) => nodeName(index, id)}
+            mode={state.status?.surfaceMode}
+            onCarried={() => {
+              void tree.refresh(true)
+              ws.reload()
+            }}
+            onClose={() => {
+              setCarrying(undefined)
+              focusTree()
+            }}
+          />
         ) : (
           <Preview
             t={t}
@@ -505,11 +525,16 @@ export function TreePanel({
             moveBlocked={summary.blocked}
             more={
               selected !== null && index.view.nodes.length > 1 ? (
-                <CompareWithButton
-                  locale={locale}
-                  disabled={pick !== undefined}
-                  onPick={() => setPick({ from: selected })}
-                />
+                <>
+                  <CompareWithButton
+                    locale={locale}
+                    disabled={pick !== undefined}
+                    onPick={() => setPick({ from: selected })}
+                  />
+                  {workspace && ws.available && !readOnly && !index.cursorPath.has(selected) ? (
+                    <CarryButton t={t} disabled={busy} onCarry={() => setCarrying(selected)} />
+                  ) : null}
+                </>
               ) : undefined
             }
             onJump={(id) => ws.route({ kind: 'jump', nodeId: id }, () => void jumpTo(id))}

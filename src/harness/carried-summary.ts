@@ -16,6 +16,10 @@ export const NOTICE_SUMMARY_MAX = 120
 /** What the model reads before the summary text (Pi's wording). */
 export const CARRIED_PREFIX = 'The following is a summary of a branch that this conversation came back from:'
 
+/** What the model reads before a summary carried with another branch's file changes (`carry`). */
+export const CARRIED_WORK_PREFIX =
+  'The following is a summary of another branch of this conversation, whose file changes were carried here:'
+
 /** What the log keeps about the summary (in the message's source, model-invisible). */
 export interface CarriedSummaryFacts {
   readonly v: 1
@@ -29,7 +33,11 @@ export interface CarriedSummaryFacts {
 }
 
 /** The harness message that carries `summary` (its `id` from the caller). */
-export function carriedSummaryMessage(id: string, summary: BranchSummary): Record<string, unknown> {
+export function carriedSummaryMessage(
+  id: string,
+  summary: BranchSummary,
+  lead: string = CARRIED_PREFIX,
+): Record<string, unknown> {
   const facts: CarriedSummaryFacts = {
     v: 1,
     branch: summary.branch,
@@ -46,7 +54,7 @@ export function carriedSummaryMessage(id: string, summary: BranchSummary): Recor
   return {
     id,
     role: 'user',
-    content: [{ type: 'text', text: `${CARRIED_PREFIX}\n\n${summary.summary}` }],
+    content: [{ type: 'text', text: `${lead}\n\n${summary.summary}` }],
     source: { kind: 'plugin', plugin: PLUGIN_ID, form: 'notice', summary: noticeLine(summary), branchSummary: facts },
   }
 }

@@ -112,19 +112,19 @@ export function branchPart(tree: SessionTree, branch: unknown): TreeResult<Summa
   const { name, head } = found.value
   const onCursor = new Set<string>()
   for (let id = tree.cursor; id !== null; id = tree.get(id)?.parentId ?? null) onCursor.add(id)
-  const own = new Set<string>()
   let from: string | null = head
-  for (; from !== null && !onCursor.has(from); from = tree.get(from)?.parentId ?? null) own.add(from)
-  const history = tree.path(head)
-  const all = history.ok ? history.value.filter((entry) => entry.message) : []
+  while (from !== null && !onCursor.has(from)) from = tree.get(from)?.parentId ?? null
   // On the cursor's path: the whole branch is what there is to summarize.
-  if (own.size === 0) return ok({ branch: name, nodeId: head, entries: all })
-  return ok({
-    branch: name,
-    nodeId: head,
-    ...(from === null ? {} : { fromNodeId: from }),
-    entries: all.filter((entry) => own.has(entry.nodeId)),
-  })
+  return ok(pathPart(tree, name, head, from === head ? null : from))
+}
+
+/** The messages on `head`'s path after `after` (`null`: the whole path), recorded under `branch`. */
+export function pathPart(tree: SessionTree, branch: string, head: string, after: string | null): SummaryPart {
+  const own = new Set<string>()
+  for (let id: string | null = head; id !== null && id !== after; id = tree.get(id)?.parentId ?? null) own.add(id)
+  const history = tree.path(head)
+  const entries = history.ok ? history.value.filter((entry) => entry.message && own.has(entry.nodeId)) : []
+  return { branch, nodeId: head, ...(after === null ? {} : { fromNodeId: after }), entries }
 }
 
 /** Write the summary of `part`: the model when there is one, else the extractive digest; never fails. */

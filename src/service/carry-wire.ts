@@ -8,6 +8,8 @@
 import type { CarryDecision, CarryEntry } from '../workspace/carry.ts'
 import type { BlockedFile, RestoreReport } from '../workspace/types.ts'
 import type { WorkspaceStatus } from './workspace-wire.ts'
+import type { BranchSummary } from '../tree/types.ts'
+import type { SummaryChoice } from './wire.ts'
 
 export type { CarryAction, CarryConflictReason, CarryDecision, CarryEntry } from '../workspace/carry.ts'
 
@@ -25,6 +27,12 @@ export interface CarryRequest {
    * carry with `WORKSPACE_CONFLICT` (`details.conflicts` lists them) and changes nothing.
    */
   readonly conflicts?: readonly CarryChoice[]
+  /**
+   * That branch's summary too (the part since the paths parted), written as a
+   * jump's is; `carry: true` puts it into the conversation here, after the
+   * files are carried. Absent: none.
+   */
+  readonly summary?: SummaryChoice
 }
 
 /** Totals of a carry preview, per action. */
@@ -63,6 +71,8 @@ export interface CarryDiff {
 /** `carry`: the files report (a restore of the journal's, so Back undoes it) and what each file got. */
 export interface CarryResult {
   readonly from: string
+  /** The branch, when the carry named one. */
+  readonly branch?: string
   readonly at: string | null
   readonly common: string | null
   readonly files: RestoreReport
@@ -72,4 +82,8 @@ export interface CarryResult {
   readonly marked: readonly string[]
   /** Conflicts left as they are (decided `mine`). */
   readonly mine: readonly string[]
+  /** The branch's summary, when asked for (`carriedNodeId`: the node that holds it in the conversation). */
+  readonly summary?: BranchSummary
+  /** The files were carried, but the summary could not be written or carried (why). */
+  readonly summaryFailed?: { readonly code: string; readonly message: string }
 }

@@ -31,11 +31,22 @@ import {
 import { pathProblem } from '../workspace/paths.ts'
 import { boundaryOf, type ResolvedSession, type WorkspaceMoves } from './workspace.ts'
 import { clipped, quoted } from './clip.ts'
-import type { JournalActor } from './wire.ts'
+import type { JournalActor, MoveResult, SummaryChoice } from './wire.ts'
+import { checkSummaryChoice, pathPart } from './branch-summary.ts'
+import type { OtherPart } from './summary-move.ts'
+import { CARRIED_WORK_PREFIX } from '../harness/carried-summary.ts'
 import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, CarryStat } from './carry-wire.ts'
 
 export interface CarryDeps {
   readonly workspaceMoves: WorkspaceMoves
+  /** The branch summary machinery (`Movement.summarizeHere`): writes, records and carries one here. */
+  readonly summarizeHere: (
+    agentId: string,
+    other: OtherPart,
+    choice: SummaryChoice,
+    actor: JournalActor,
+    callId?: string,
+  ) => Promise<TreeResult<MoveResult | undefined>>
   readonly resolveLoaded: (agentId: string) => TreeResult<ResolvedSession>
   readonly resolveLive: (agentId: string) => Promise<TreeResult<ResolvedSession>>
 }
@@ -58,6 +69,8 @@ function checkRequest(request: unknown): TreeResult<CarryRequest> {
     )
       return fail('INVALID_ARGUMENT', 'each conflicts entry must be { path, decision: mine | theirs | markers }')
   }
+  const summary = checkSummaryChoice(r.summary)
+  if (!summary.ok) return summary
   return ok(r)
 }
 
@@ -200,12 +213,53 @@ export class CarryMoves {
     actor: JournalActor,
     callId?: string,
   ): Promise<TreeResult<CarryResult>> {
-    void actor
     const checked = checkRequest(request)
     if (!checked.ok) return checked
     const early = callId === undefined ? await this.deps.resolveLive(agentId) : this.deps.resolveLoaded(agentId)
     if (!early.ok) return early
-    return this.deps.workspaceMoves.serial(early.value.session.id, () => this.apply(agentId, checked.value, callId))
+    const choice = checkSummaryChoice(checked.value.summary)
+    if (!choice.ok) return choice
+    // Refused before any file is written: a summary that could not reach the conversation.
+    if (choice.value.kind !== 'none' && choice.value.carry === true && early.value.mode === 'projection')
+      return fail(
+        'SURFACE_UNAVAILABLE',
+        'a summary cannot be carried into the model history in projection mode; carry without it, or keep it for the panel (carry: false)',
+        { mode: early.value.mode },
+      )
+    const carried = await this.deps.workspaceMoves.serial(early.value.session.id, () =>
+      this.apply(agentId, checked.value, callId),
+    )
+    if (!carried.ok || choice.value.kind === 'none') return carried
+    return ok(await this.withSummary(agentId, carried.value, choice.value, actor, callId))
+  }
+
+  /** The other branch's part since the paths parted, summarized (and carried) after its files. */
+  private async withSummary(
+    agentId: string,
+    result: CarryResult,
+    choice: SummaryChoice,
+    actor: JournalActor,
+    callId: string | undefined,
+  ): Promise<CarryResult> {
+    const found = this.deps.resolveLoaded(agentId)
+    if (!found.ok) return { ...result, summaryFailed: found.error }
+    const tree = found.value.tree
+    const branch =
+      result.branch ??
+      tree.branchHeadList().find(([, head]) => head === result.from)?.[0] ??
+      tree.get(result.from)?.branch ??
+      result.from
+    const part = pathPart(tree, branch, result.from, result.common)
+    const summarized = await this.deps.summarizeHere(
+      agentId,
+      { part, lead: CARRIED_WORK_PREFIX },
+      choice,
+      actor,
+      callId,
+    )
+    if (!summarized.ok)
+      return { ...result, summaryFailed: { code: summarized.error.code, message: summarized.error.message } }
+    return summarized.value?.summary === undefined ? result : { ...result, summary: summarized.value.summary }
   }
 
   private async apply(
@@ -281,7 +335,8 @@ export class CarryMoves {
       })
     }
     const w = Math.max(0, session.seq - 1)
-    const base = { from, at, common, taken, merged, marked, mine }
+    const named = planned.value.branch === undefined ? {} : { branch: planned.value.branch }
+    const base = { from, ...named, at, common, taken, merged, marked, mine }
     if (writes.length === 0) {
       // Nothing to write is not a step of the files' history: a Back still undoes the restore before it.
       const files = { id: '', target: at, created: [], updated: [], deleted: [], kept: mine, blocked: [...blocked] }
@@ -313,6 +368,14 @@ export class CarryMoves {
     if (kept.length > 0) lines.push(`Left as they are (changed on both branches): ${kept.join(', ')}.`)
     if (result.files.blocked.length > 0)
       lines.push(`Not carried: ${result.files.blocked.map((b) => `${b.path} (${b.reason})`).join(', ')}.`)
+    if (result.summary)
+      lines.push(
+        result.summary.carriedNodeId === undefined
+          ? `The summary of ${result.summary.branch} is kept in the tree.`
+          : `The summary of ${result.summary.branch} is in the conversation (${result.summary.carriedNodeId}).`,
+      )
+    if (result.summaryFailed)
+      lines.push(`The summary was not carried: ${result.summaryFailed.code}: ${result.summaryFailed.message}`)
     return lines.join('\n')
   }
 }

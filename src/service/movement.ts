@@ -8,9 +8,9 @@ import type { JournalActor } from '../sidecar/index.ts'
 import { applyMove, type MoveDeps } from './move.ts'
 import type { SessionResolver } from './resolve.ts'
 import { checkSummaryChoice } from './branch-summary.ts'
-import { summarizedMove, type SummaryMoveDeps } from './summary-move.ts'
+import { summarizedMove, type OtherPart, type SummaryMoveDeps } from './summary-move.ts'
 import { MOVE_SPECS, namedNode, type TreeMove } from './tree-move.ts'
-import type { ForkResult, MoveResult } from './wire.ts'
+import type { ForkResult, MoveResult, SummaryChoice } from './wire.ts'
 
 export interface MovementDeps {
   readonly resolver: SessionResolver
@@ -59,5 +59,48 @@ export class Movement {
     const fork = moved.value.value as ForkView
     // A carried summary is the new branch's first node: the cursor.
     return ok({ ...moved.value.move, ...fork, cursor: moved.value.move.summary?.carriedNodeId ?? fork.cursor })
+  }
+
+  /**
+   * A summary of `other.part` (another branch's) written by the same machinery as a move's, and, when
+   * `choice.carry`, appended where the conversation is (a jump to the cursor carrying it, so Back takes
+   * it out of the history again). Undefined when the part holds no message. Call it on the session's queue.
+   */
+  async summarizeHere(
+    agentId: string,
+    other: OtherPart,
+    choice: SummaryChoice,
+    actor: JournalActor,
+    callId?: string,
+  ): Promise<TreeResult<MoveResult | undefined>> {
+    const found = callId === undefined ? await this.deps.resolver.live(agentId) : this.deps.resolver.loaded(agentId)
+    if (!found.ok) return found
+    const tree = found.value.state.projector.tree
+    const here = tree.cursor
+    const summaryDeps: SummaryMoveDeps = {
+      ...this.deps.summary,
+      record: (sessionId, written) => this.deps.record(sessionId, written, actor),
+    }
+    const via = callId === undefined ? { actor } : { actor, withinCall: callId }
+    const stay = (): MoveResult => ({
+      cursor: here,
+      messages: tree.messages(here),
+      branch: tree.activeBranch,
+      mode: found.value.mode,
+    })
+    const moved = await summarizedMove(
+      summaryDeps,
+      found.value,
+      here,
+      choice,
+      callId !== undefined,
+      async (carry) => {
+        if (carry === undefined) return ok({ move: stay(), value: undefined })
+        return applyMove(this.deps.move, found.value, { kind: 'jump', nodeId: here }, { ...via, carry })
+      },
+      other,
+    )
+    if (!moved.ok) return moved
+    return ok(moved.value.move.summary === undefined ? undefined : moved.value.move)
   }
 }

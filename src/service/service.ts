@@ -167,6 +167,8 @@ export class SessionTreeService extends TypertRemoteService {
     })
     this.carryMoves = new CarryMoves({
       workspaceMoves: this.workspaceMoves,
+      summarizeHere: (agentId, other, choice, actor, callId) =>
+        this.movement.summarizeHere(agentId, other, choice, actor, callId),
       resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
       resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
     })

@@ -15,7 +15,7 @@ import type { BranchSummary } from '../tree/types.ts'
 import { carriedSummaryMessage } from '../harness/carried-summary.ts'
 import { isFree } from '../surface/stock.ts'
 import { clipped, quoted } from './clip.ts'
-import { leftPart, writeSummary, type SummaryWriter } from './branch-summary.ts'
+import { leftPart, writeSummary, type SummaryPart, type SummaryWriter } from './branch-summary.ts'
 import type { Resolved } from './move.ts'
 import type { MoveResult, SummaryChoice } from './wire.ts'
 import { SUMMARY_MAX_TOKENS, type ModelRoute, type SummaryLlm } from './model-summary.ts'
@@ -37,6 +37,13 @@ export type MoveRun<V> = (
   carry: Record<string, unknown> | undefined,
 ) => Promise<TreeResult<{ move: MoveResult; value: V }>>
 
+/** What a summary covers when it is not the part a move leaves (a carry's: the other branch's part). */
+export interface OtherPart {
+  readonly part: SummaryPart
+  /** What the model reads before the summary text. */
+  readonly lead: string
+}
+
 export async function summarizedMove<V>(
   deps: SummaryMoveDeps,
   found: Resolved,
@@ -44,6 +51,7 @@ export async function summarizedMove<V>(
   choice: SummaryChoice,
   withinCall: boolean,
   run: MoveRun<V>,
+  other?: OtherPart,
 ): Promise<TreeResult<{ move: MoveResult; value: V }>> {
   if (choice.kind === 'none') return run(undefined)
   const { session, agent, state, mode } = found
@@ -71,8 +79,8 @@ export async function summarizedMove<V>(
       target = cut.value
     }
   }
-  const part = leftPart(tree, target)
-  if (!part) return run(undefined)
+  const part = other?.part ?? leftPart(tree, target)
+  if (!part || part.entries.length === 0) return run(undefined)
   // The side call starts with the session's own request prefix when it can, so a prefix cache can hit.
   const shared = sessionPrefix(session, mode, SUMMARY_MAX_TOKENS + INSTRUCTION_TOKENS)
   const writer: SummaryWriter = {
@@ -83,7 +91,7 @@ export async function summarizedMove<V>(
     ...(shared.kind === 'shared' ? { prefix: shared.prefix } : {}),
   }
   const written = await writeSummary(part, writer, choice.kind === 'custom' ? choice.instructions : undefined)
-  const message = carry ? carriedSummaryMessage(randomUUID(), written) : undefined
+  const message = carry ? carriedSummaryMessage(randomUUID(), written, other?.lead) : undefined
   const moved = await run(message)
   if (!moved.ok) return moved
   let summary = written

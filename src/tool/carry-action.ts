@@ -8,6 +8,7 @@ import { ok } from '../tree/errors.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import { CarryMoves } from '../service/carry.ts'
 import type { CarryDecision, CarryPreview } from '../service/carry-wire.ts'
+import type { SummaryChoice } from '../service/wire.ts'
 import type { LiveAgent } from '../harness/live.ts'
 import type { ActionResult } from './actions.ts'
 import { resolveCompareTarget } from './compare-text.ts'
@@ -19,6 +20,8 @@ export interface CarryOptions {
   readonly dryRun?: boolean
   /** The model's call, inside its running step. */
   readonly callId?: string
+  /** That branch's summary too (`/tree carry … --summary`). */
+  readonly summary?: SummaryChoice
 }
 
 const ACTION_WORDS = { take: 'take theirs', merge: 'merge (clean)', conflict: 'conflict', kept: 'kept' } as const
@@ -63,7 +66,11 @@ export async function runCarry(
   }
   const carried = await service.carryFor(
     agent.session.id,
-    { from: target, ...(options.take ? { conflicts: [{ path: '*', decision: options.take }] } : {}) },
+    {
+      from: target,
+      ...(options.take ? { conflicts: [{ path: '*', decision: options.take }] } : {}),
+      ...(options.summary ? { summary: options.summary } : {}),
+    },
     options.callId,
   )
   if (!carried.ok) {
@@ -84,6 +91,7 @@ export async function runCarry(
       merged: [...r.merged],
       marked: [...r.marked],
       kept: [...r.files.kept],
+      ...(r.summary ? { summary: r.summary.summary } : {}),
     },
   })
 }

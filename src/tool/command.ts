@@ -42,7 +42,8 @@ export const USAGE = [
   '  /tree compare <a> <b>            two nodes, labels or branches side by side: where they part, [-removed-]{+added+} words, tokens',
   '     add --files for the workspace files that differ between them instead (--both: the words and the files)',
   '  /tree carry <node|branch>        apply the file changes that branch made since it parted from here (a 3-way merge;',
-  '     Back with --files undoes it); --dry-run shows what each file gets, --take mine|theirs|markers answers conflicts',
+  '     Back with --files undoes it); --dry-run shows what each file gets, --take mine|theirs|markers answers conflicts,',
+  '     --summary also puts that branch\'s summary into the conversation (--instructions "…": what it should focus on)',
   '  /tree import <file> [--format pi|claude-code|codex] [--dry-run]',
   '                                   open a Pi, Claude Code or Codex session as a new DSH session (its whole tree)',
   '  /tree export <pi|claude-code|markdown> [file]',
@@ -70,7 +71,13 @@ export type TreeCommand =
   | { readonly kind: 'summarize'; readonly branch: string }
   | { readonly kind: 'compare'; readonly a: string; readonly b: string; readonly files?: 'files' | 'both' }
   | { readonly kind: 'help' }
-  | { readonly kind: 'carry'; readonly from: string; readonly take?: CarryDecision; readonly dryRun: boolean }
+  | {
+      readonly kind: 'carry'
+      readonly from: string
+      readonly take?: CarryDecision
+      readonly dryRun: boolean
+      readonly summary?: SummaryChoice
+    }
   | { readonly kind: 'import'; readonly path: string; readonly format: 'auto' | SourceFormat; readonly dryRun: boolean }
   | { readonly kind: 'export'; readonly format: ExportFormat; readonly path?: string }
   | { readonly kind: 'new-session'; readonly node: string }
@@ -268,22 +275,37 @@ function parseImport(rest: string): TreeCommand | undefined {
 
 const TAKES = new Set(['mine', 'theirs', 'markers'])
 
-/** `carry <node|branch> [--take mine|theirs|markers] [--dry-run]`, options in any order; the node may be quoted. */
+/** `carry <node|branch> [--take mine|theirs|markers] [--dry-run] [--summary] [--instructions "…"]`, in any order. */
 function parseCarry(rest: string): TreeCommand | undefined {
   let from: string | undefined
   let take: CarryDecision | undefined
   let dryRun = false
+  let summarize = false
+  let instructions: string | undefined
   for (let next = firstToken(rest); next; next = firstToken(next.rest)) {
     if (next.token === '--dry-run') dryRun = true
-    else if (next.token === '--take') {
+    else if (next.token === '--summary') summarize = true
+    else if (next.token === '--take' || next.token === '--instructions') {
       const value = firstToken(next.rest)
-      if (!value || !TAKES.has(value.token) || take !== undefined) return undefined
-      take = value.token as CarryDecision
+      if (next.token === '--instructions') {
+        if (!value || value.token.trim() === '' || instructions !== undefined) return undefined
+        instructions = value.token
+      } else {
+        if (!value || !TAKES.has(value.token) || take !== undefined) return undefined
+        take = value.token as CarryDecision
+      }
       next = value
     } else if (from === undefined && next.token !== '' && !next.token.startsWith('--')) from = next.token
     else return undefined
   }
-  return from === undefined ? undefined : { kind: 'carry', from, dryRun, ...(take ? { take } : {}) }
+  if (from === undefined) return undefined
+  const summary: SummaryChoice | undefined =
+    instructions !== undefined
+      ? { kind: 'custom', instructions, carry: true }
+      : summarize
+        ? { kind: 'summarize', carry: true }
+        : undefined
+  return { kind: 'carry', from, dryRun, ...(take ? { take } : {}), ...(summary ? { summary } : {}) }
 }
 
 /** The result shape of a DSH command handler (`@deepseek-ai/dsh-commands`). */
@@ -349,6 +371,7 @@ export async function runTreeCommand(
           await runCarry(actions.sessionTree, agent, command.from, {
             dryRun: command.dryRun,
             ...(command.take ? { take: command.take } : {}),
+            ...(command.summary ? { summary: command.summary } : {}),
           }),
         )
       case 'import':

@@ -48,11 +48,11 @@ export const ARGUMENT_TEXT = {
   node: 'Node id or label. list: only the part under it. compare, carry: may be a branch.',
   other: 'compare: the other side.',
   branch: 'fork: new branch name. summarize: branch to summarize.',
-  text: 'find: query. label: the label. summarize: your summary (omit: a digest). jump/fork: what the summary should focus on.',
+  text: 'find: query. label: the label. summarize: your summary (omit: a digest). jump/fork/carry: what the summary should focus on.',
   files:
     'Moves: "both" also restores the workspace files you changed to that point, "files" only them (default "conversation"). Read a file again before editing it. compare: "files"/"both" lists files that differ.',
   summary:
-    'jump/fork: summarize what is left. "panel": kept in the tree; "carry": also the last message of your new history.',
+    'jump/fork: summarize what is left (carry: node\'s branch). "panel": kept in the tree; "carry": also the last message of your new history.',
   depth: 'list: fork levels shown in full (0-8, default 2).',
   by: 'find: search labels, text or any (default).',
   limit: 'find: most matches (1-50, default 10).',

@@ -50,7 +50,7 @@ export const ACTION_ARGUMENTS: Readonly<
   fork: { required: ['node', 'branch'], optional: ['files', 'summary', 'text'] },
   back: { required: [], optional: ['files'] },
   forward: { required: [], optional: ['files'] },
-  carry: { required: ['node'], optional: [] },
+  carry: { required: ['node'], optional: ['summary', 'text'] },
   label: { required: ['node', 'text'], optional: [] },
   summarize: { required: ['branch'], optional: ['text'] },
 }
@@ -191,7 +191,7 @@ function run(actions: TreeActions, args: Args, agent: LiveAgent, exec: ToolRunCo
     case 'forward':
       return actions.move(agent, { kind: args.action, ...files() }, 'model', exec.callId)
     case 'carry':
-      return runCarry(actions.sessionTree, agent, str('node')!, { take: 'mine', callId: exec.callId })
+      return runCarry(actions.sessionTree, agent, str('node')!, { take: 'mine', callId: exec.callId, ...summary() })
     case 'label': {
       const text = str('text')!
       return actions.label(agent, str('node')!, text.trim() === '' ? null : text, actorOf('model', exec.callId))

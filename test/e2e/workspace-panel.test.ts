@@ -20,7 +20,7 @@
  *
  * Judged by the files on disk and the fake LLM's requests. Screenshots:
  * test/e2e/artifacts/workspace-panel/ (looked at by a person); with
- * `UPDATE_DOCS_SCREENSHOT=1` two of them are copied to docs/.
+ * `UPDATE_DOCS_SCREENSHOT=1` four of them are copied to docs/.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -371,5 +371,6 @@ describeWeb('file checkpoints in the Tree tab, in Chromium (real dsh web, git wo
     dsh.toDocs('restore-conflict-light.png', 'workspace-restore.png')
     dsh.toDocs('marker-file-list-dark-1440.png', 'workspace-files.png')
     dsh.toDocs('compare-files-light.png', 'workspace-compare.png')
+    dsh.toDocs('compare-files-dark.png', 'workspace-compare-dark.png')
   }, 600_000)
 })

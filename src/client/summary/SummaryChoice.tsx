@@ -28,16 +28,19 @@ export interface SummaryChoiceProps {
   readonly onChange: (state: SummaryChoiceState) => void
   readonly mode: SurfaceMode | undefined
   readonly busy: boolean
+  /** Another legend and note (a carry's summary is of another branch, read here). */
+  readonly legend?: string
+  readonly note?: string
 }
 
-export function SummaryChoiceField({ t, state, onChange, mode, busy }: SummaryChoiceProps): ReactNode {
+export function SummaryChoiceField({ t, state, onChange, mode, busy, legend, note }: SummaryChoiceProps): ReactNode {
   const s = stringsFor(t)
   const label = { none: s.choiceNone, summarize: s.choiceSummarize, custom: s.choiceCustom }
   const problem = instructionsProblem(state)
   return (
     <fieldset className="dst-summary-choice" data-testid="session-tree-summary-choice" disabled={busy}>
       <style>{CSS}</style>
-      <legend>{s.choiceLegend}</legend>
+      <legend>{legend ?? s.choiceLegend}</legend>
       {KINDS.map((kind) => (
         <label key={kind}>
           <input
@@ -66,7 +69,7 @@ export function SummaryChoiceField({ t, state, onChange, mode, busy }: SummaryCh
           {problem === 'required' ? s.choiceRequired : s.choiceTooLong(MAX_SUMMARY_INSTRUCTIONS)}
         </span>
       ) : state.kind !== 'none' ? (
-        <span className="dst-note">{mode === 'projection' ? s.choicePanelOnly : s.choiceCarried}</span>
+        <span className="dst-note">{mode === 'projection' ? s.choicePanelOnly : (note ?? s.choiceCarried)}</span>
       ) : null}
     </fieldset>
   )

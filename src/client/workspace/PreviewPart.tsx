@@ -56,3 +56,27 @@ export function nodeName(index: TreeIndex, nodeId: string | null): string {
   const text = rowText(node).replace(/\s+/g, ' ').trim()
   return text ? `${nodeId} “${text.length > 40 ? `${text.slice(0, 39)}…` : text}”` : nodeId
 }
+
+/** "Carry here" on a node off the conversation's path: opens the carry preview for its branch's changes. */
+export function CarryButton({
+  t,
+  disabled,
+  onCarry,
+}: {
+  readonly t: Translate
+  readonly disabled: boolean
+  readonly onCarry: () => void
+}): ReactNode {
+  return (
+    <button
+      type="button"
+      className="dst-btn"
+      data-testid="session-tree-carry-open"
+      disabled={disabled}
+      title={t('ws.carry.openTitle')}
+      onClick={onCarry}
+    >
+      ⤵ {t('ws.carry.open')}
+    </button>
+  )
+}

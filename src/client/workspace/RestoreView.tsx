@@ -18,6 +18,7 @@ import {
 import type { ConflictDecision, FileDiff, RestoreChoice, RestoreResult, TreeMove } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
+import type { Result } from '../controller.ts'
 import {
   canApply,
   binarySides,
@@ -29,11 +30,11 @@ import {
   restoreRequest,
   resultView,
   undecided,
+  type BinarySides,
   type Decisions,
-  type PlanRow,
   type PlanView,
 } from './model.ts'
-import { binaryText, errorLine } from './NodeFiles.tsx'
+import { binaryText, bytes, errorLine } from './NodeFiles.tsx'
 
 export interface RestoreViewProps {
   readonly t: Translate
@@ -60,17 +61,53 @@ type Phase =
       readonly moved?: boolean
     }
 
-type DiffLoad =
+/** One file's diff, asked for on demand. */
+export type DiffLoad<D> =
   | { readonly phase: 'loading' }
-  | { readonly phase: 'done'; readonly diff: FileDiff }
+  | { readonly phase: 'done'; readonly diff: D }
   | { readonly phase: 'error'; readonly code: string }
+
+/** The diffs open in a preview, and the toggle that asks for one (a second click closes it). */
+export function useDiffLoads<D>(
+  ask: (path: string) => Promise<Result<D>>,
+): [ReadonlyMap<string, DiffLoad<D>>, (path: string) => Promise<void>] {
+  const [diffs, setDiffs] = useState<ReadonlyMap<string, DiffLoad<D>>>(() => new Map())
+  const toggle = async (path: string) => {
+    if (diffs.has(path)) {
+      const next = new Map(diffs)
+      next.delete(path)
+      return setDiffs(next)
+    }
+    setDiffs((d) => new Map(d).set(path, { phase: 'loading' }))
+    const diff = await ask(path)
+    // Closed meanwhile: stays closed.
+    setDiffs((d) =>
+      d.has(path)
+        ? new Map(d).set(
+            path,
+            diff.ok ? { phase: 'done', diff: diff.value } : { phase: 'error', code: diff.error.code },
+          )
+        : d,
+    )
+  }
+  return [diffs, toggle]
+}
+
+/** Esc closes a preview. */
+export function closeOnEscape(onClose: () => void): (event: ReactKeyboardEvent) => void {
+  return (event) => {
+    if (event.key !== 'Escape') return
+    event.preventDefault()
+    onClose()
+  }
+}
 
 export function RestoreView({ t, client, move, restore, name, onRestored, onClose }: RestoreViewProps): ReactNode {
   const [phase, setPhase] = useState<Phase>({ kind: 'loading' })
   const [decisions, setDecisions] = useState<Decisions>(() => new Map())
-  const [diffs, setDiffs] = useState<ReadonlyMap<string, DiffLoad>>(() => new Map())
   const ref = useRef<HTMLElement>(null)
   const request = useMemo(() => ({ move, restore }), [move, restore])
+  const [diffs, toggleDiff] = useDiffLoads((path) => client.diff(request, path))
 
   const load = useCallback(
     async (then?: { code: string; message: string }) => {
@@ -108,29 +145,7 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
     setPhase({ kind: 'failed', code, message, plan })
   }
 
-  const toggleDiff = async (path: string) => {
-    if (diffs.has(path)) {
-      const next = new Map(diffs)
-      next.delete(path)
-      return setDiffs(next)
-    }
-    setDiffs((d) => new Map(d).set(path, { phase: 'loading' }))
-    const diff = await client.diff(request, path)
-    setDiffs((d) =>
-      d.has(path)
-        ? new Map(d).set(
-            path,
-            diff.ok ? { phase: 'done', diff: diff.value } : { phase: 'error', code: diff.error.code },
-          )
-        : d,
-    )
-  }
-
-  const onKeyDown = (event: ReactKeyboardEvent) => {
-    if (event.key !== 'Escape') return
-    event.preventDefault()
-    onClose()
-  }
+  const onKeyDown = closeOnEscape(onClose)
 
   const target =
     plan?.target !== undefined
@@ -183,44 +198,78 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
           onDiff={(path) => void toggleDiff(path)}
         />
       ) : null}
-      <div className="dst-restore-foot">
-        {phase.kind === 'done' || (phase.kind === 'failed' && !plan) ? (
-          <button
-            type="button"
-            className="dst-btn dst-primary"
-            data-testid="session-tree-restore-close"
-            onClick={onClose}
-          >
-            {t('ws.restore.close')}
-          </button>
-        ) : (
-          <>
-            <button
-              type="button"
-              className="dst-btn dst-primary"
-              data-testid="session-tree-restore-apply"
-              disabled={!plan || left.length > 0 || phase.kind === 'applying'}
-              onClick={() => void apply()}
-            >
-              {phase.kind === 'applying' ? t('ws.restore.applying') : t('ws.restore.apply')}
-            </button>
-            <button type="button" className="dst-btn" onClick={onClose} disabled={phase.kind === 'applying'}>
-              {t('ws.restore.cancel')}
-            </button>
-            {left.length > 0 ? (
-              <span className="dst-ws-note" data-testid="session-tree-restore-undecided">
-                {t('ws.restore.undecided', { count: left.length })}
-              </span>
-            ) : null}
-          </>
-        )}
-      </div>
+      <ViewFoot
+        t={t}
+        closing={phase.kind === 'done' || (phase.kind === 'failed' && !plan)}
+        ready={plan !== undefined}
+        applying={phase.kind === 'applying'}
+        left={left.length}
+        applyingLabel={t('ws.restore.applying')}
+        onApply={() => void apply()}
+        onClose={onClose}
+      />
       <p className="dst-ws-note">{t('ws.restore.keys')}</p>
     </aside>
   )
 }
 
-function ErrorBanner({
+/** Apply / Cancel and what is left to decide; Close once there is nothing to apply. */
+export function ViewFoot({
+  t,
+  closing,
+  ready,
+  applying,
+  left,
+  applyingLabel,
+  onApply,
+  onClose,
+}: {
+  readonly t: Translate
+  readonly closing: boolean
+  readonly ready: boolean
+  readonly applying: boolean
+  readonly left: number
+  readonly applyingLabel: string
+  readonly onApply: () => void
+  readonly onClose: () => void
+}): ReactNode {
+  return (
+    <div className="dst-restore-foot">
+      {closing ? (
+        <button
+          type="button"
+          className="dst-btn dst-primary"
+          data-testid="session-tree-restore-close"
+          onClick={onClose}
+        >
+          {t('ws.restore.close')}
+        </button>
+      ) : (
+        <>
+          <button
+            type="button"
+            className="dst-btn dst-primary"
+            data-testid="session-tree-restore-apply"
+            disabled={!ready || left > 0 || applying}
+            onClick={onApply}
+          >
+            {applying ? applyingLabel : t('ws.restore.apply')}
+          </button>
+          <button type="button" className="dst-btn" onClick={onClose} disabled={applying}>
+            {t('ws.restore.cancel')}
+          </button>
+          {left > 0 ? (
+            <span className="dst-ws-note" data-testid="session-tree-restore-undecided">
+              {t('ws.restore.undecided', { count: left })}
+            </span>
+          ) : null}
+        </>
+      )}
+    </div>
+  )
+}
+
+export function ErrorBanner({
   t,
   code,
   message,
@@ -287,7 +336,7 @@ interface PlanRowsProps {
   readonly plan: PlanView
   readonly restore: Exclude<RestoreChoice, 'conversation'>
   readonly decisions: Decisions
-  readonly diffs: ReadonlyMap<string, DiffLoad>
+  readonly diffs: ReadonlyMap<string, DiffLoad<FileDiff>>
   readonly disabled: boolean
   readonly onDecide: (path: string, decision: ConflictDecision) => void
   readonly onDiff: (path: string) => void
@@ -317,11 +366,26 @@ function PlanRows({ t, plan, restore, decisions, diffs, disabled, onDecide, onDi
       <ul className="dst-restore-rows" aria-label={t('ws.changed')}>
         {plan.rows.map((row) => (
           <li key={row.path} data-path={row.path} data-action={row.action} data-conflict={row.conflict}>
-            <Line t={t} row={row} open={diffs.has(row.path)} onDiff={() => onDiff(row.path)} />
+            <FileLine
+              t={t}
+              path={row.path}
+              tag={t(`ws.restore.action.${row.action}`)}
+              kind={row.conflict ? 'conflict' : row.action}
+              binary={row.binary}
+              insertions={row.insertions}
+              deletions={row.deletions}
+              open={diffs.has(row.path)}
+              diffTitle={t('ws.restore.diffTitle')}
+              onDiff={() => onDiff(row.path)}
+            />
             {row.conflict ? (
-              <Decide
-                t={t}
-                row={row}
+              <DecisionRadios<ConflictDecision>
+                path={row.path}
+                why={t(`ws.restore.reason.${row.conflict}` as StringKey)}
+                options={[
+                  { value: 'keep', label: t('ws.restore.keep') },
+                  { value: 'overwrite', label: t('ws.restore.overwrite') },
+                ]}
                 decision={decisions.get(row.path)}
                 disabled={disabled}
                 onDecide={(d) => onDecide(row.path, d)}
@@ -331,98 +395,37 @@ function PlanRows({ t, plan, restore, decisions, diffs, disabled, onDecide, onDi
           </li>
         ))}
       </ul>
-      {plan.blocked.length > 0 ? (
-        <div className="dst-ws">
-          <div className="dst-ws-note">{t('ws.restore.blocked')}</div>
-          <ul className="dst-ws-list">
-            {plan.blocked.map((b) => (
-              <li key={b.path}>
-                <span className="dst-ws-path">{b.path}</span>
-                <span className="dst-ws-note">{t(`ws.restore.blocked.${b.reason}` as StringKey)}</span>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <BlockedList t={t} blocked={plan.blocked} />
     </>
   )
 }
 
-function Line({
+/** Files that cannot be written, each with why (left as they are). */
+export function BlockedList({
   t,
-  row,
-  open,
-  onDiff,
+  blocked,
 }: {
   readonly t: Translate
-  readonly row: PlanRow
-  readonly open: boolean
-  readonly onDiff: () => void
+  readonly blocked: readonly { readonly path: string; readonly reason: string }[]
 }): ReactNode {
+  if (blocked.length === 0) return null
   return (
-    <div className="dst-restore-line">
-      <span className="dst-ws-tag" data-kind={row.conflict ? 'conflict' : row.action}>
-        {t(`ws.restore.action.${row.action}`)}
-      </span>
-      <span className="dst-ws-path" title={row.path}>
-        {row.path}
-      </span>
-      {row.binary ? (
-        <span className="dst-ws-stat" data-binary="true">
-          {binaryText(t, row.binary)}
-        </span>
-      ) : (
-        <span className="dst-ws-stat">
-          <ins>+{row.insertions}</ins> <del>−{row.deletions}</del>
-        </span>
-      )}
-      <button type="button" className="dst-btn" aria-expanded={open} title={t('ws.restore.diffTitle')} onClick={onDiff}>
-        {open ? t('ws.restore.diffHide') : t('ws.restore.diff')}
-      </button>
+    <div className="dst-ws">
+      <div className="dst-ws-note">{t('ws.restore.blocked')}</div>
+      <ul className="dst-ws-list">
+        {blocked.map((b) => (
+          <li key={b.path}>
+            <span className="dst-ws-path">{b.path}</span>
+            <span className="dst-ws-note">{t(`ws.restore.blocked.${b.reason}` as StringKey)}</span>
+          </li>
+        ))}
+      </ul>
     </div>
   )
 }
 
-function Decide({
-  t,
-  row,
-  decision,
-  disabled,
-  onDecide,
-}: {
-  readonly t: Translate
-  readonly row: PlanRow
-  readonly decision: ConflictDecision | undefined
-  readonly disabled: boolean
-  readonly onDecide: (d: ConflictDecision) => void
-}): ReactNode {
-  const group = `dst-decide-${row.path}`
-  return (
-    <div
-      className="dst-restore-decide"
-      role="radiogroup"
-      aria-label={`${row.path}: ${t(`ws.restore.reason.${row.conflict!}` as StringKey)}`}
-    >
-      <span className="dst-ws-note">{t(`ws.restore.reason.${row.conflict!}` as StringKey)}</span>
-      {(['keep', 'overwrite'] as const).map((d) => (
-        <label key={d}>
-          <input
-            type="radio"
-            name={group}
-            value={d}
-            checked={decision === d}
-            disabled={disabled}
-            data-decision={d}
-            onChange={() => onDecide(d)}
-          />
-          {d === 'keep' ? t('ws.restore.keep') : t('ws.restore.overwrite')}
-        </label>
-      ))}
-    </div>
-  )
-}
-
-function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad }): ReactNode {
+/** A diff still loading or failed (undefined once it is there). */
+export function LoadNote<D>({ t, load }: { readonly t: Translate; readonly load: DiffLoad<D> }): ReactNode {
   if (load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
   if (load.phase === 'error')
     return (
@@ -430,6 +433,98 @@ function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad 
         {errorLine(t, load.code)}
       </p>
     )
+  return undefined
+}
+
+/** One file of a preview: what happens to it, its path, its size change, and its diff on demand. */
+export function FileLine({
+  t,
+  path,
+  tag,
+  kind,
+  binary,
+  insertions,
+  deletions,
+  open,
+  diffTitle,
+  onDiff,
+}: {
+  readonly t: Translate
+  readonly path: string
+  readonly tag: string
+  readonly kind: string
+  readonly binary: BinarySides | undefined
+  readonly insertions: number
+  readonly deletions: number
+  readonly open: boolean
+  readonly diffTitle: string
+  readonly onDiff: () => void
+}): ReactNode {
+  return (
+    <div className="dst-restore-line">
+      <span className="dst-ws-tag" data-kind={kind}>
+        {tag}
+      </span>
+      <span className="dst-ws-path" title={path}>
+        {path}
+      </span>
+      {binary ? (
+        // The line says binary and its size; the hash is in its title and in the diff on demand.
+        <span className="dst-ws-stat" data-binary="true" title={binaryText(t, binary)}>
+          {t('ws.binary.size', { size: bytes((binary.to ?? binary.from)?.size ?? 0) })}
+        </span>
+      ) : (
+        <span className="dst-ws-stat">
+          <ins>+{insertions}</ins> <del>−{deletions}</del>
+        </span>
+      )}
+      <button type="button" className="dst-btn" aria-expanded={open} title={diffTitle} onClick={onDiff}>
+        {open ? t('ws.restore.diffHide') : t('ws.restore.diff')}
+      </button>
+    </div>
+  )
+}
+
+/** A conflict's answers, as a radio group (Space and the arrows choose). */
+export function DecisionRadios<D extends string>({
+  path,
+  why,
+  options,
+  decision,
+  disabled,
+  onDecide,
+}: {
+  readonly path: string
+  readonly why: string
+  readonly options: readonly { readonly value: D; readonly label: string }[]
+  readonly decision: D | undefined
+  readonly disabled: boolean
+  readonly onDecide: (d: D) => void
+}): ReactNode {
+  const group = `dst-decide-${path}`
+  return (
+    <div className="dst-restore-decide" role="radiogroup" aria-label={`${path}: ${why}`}>
+      <span className="dst-ws-note">{why}</span>
+      {options.map(({ value, label }) => (
+        <label key={value}>
+          <input
+            type="radio"
+            name={group}
+            value={value}
+            checked={decision === value}
+            disabled={disabled}
+            data-decision={value}
+            onChange={() => onDecide(value)}
+          />
+          {label}
+        </label>
+      ))}
+    </div>
+  )
+}
+
+function DiffText({ t, load }: { readonly t: Translate; readonly load: DiffLoad<FileDiff> }): ReactNode {
+  if (load.phase !== 'done') return <LoadNote t={t} load={load} />
   const binary = binarySides(load.diff.current, load.diff.target)
   if (binary)
     return (

@@ -5,6 +5,9 @@
  * overview (`files`) is fetched once per tree generation.
  */
 import type {
+  CarryDiff,
+  CarryPreview,
+  CarryResult,
   FileCompareDiff,
   FilesComparison,
   FileContent,
@@ -27,6 +30,9 @@ export interface WorkspaceRemote {
   restore(agentId: string, request: unknown): Promise<Result<RestoreResult>>
   compareFiles(agentId: string, a: string | null, b: string | null): Promise<Result<FilesComparison>>
   compareFileDiff(agentId: string, a: string | null, b: string | null, path: string): Promise<Result<FileCompareDiff>>
+  carryPreview(agentId: string, request: unknown): Promise<Result<CarryPreview>>
+  carryDiff(agentId: string, request: unknown, path: string): Promise<Result<CarryDiff>>
+  carry(agentId: string, request: unknown): Promise<Result<CarryResult>>
 }
 
 type Call<T> = (remote: WorkspaceRemote) => Promise<Result<T>>
@@ -86,6 +92,20 @@ export class WorkspaceClient {
 
   compareFileDiff(a: string | null, b: string | null, path: string): Promise<Result<FileCompareDiff>> {
     return this.call((r) => r.compareFileDiff(this.agentId, a, b, path))
+  }
+
+  carryPreview(request: unknown): Promise<Result<CarryPreview>> {
+    return this.call((r) => r.carryPreview(this.agentId, request))
+  }
+
+  carryDiff(request: unknown, path: string): Promise<Result<CarryDiff>> {
+    return this.call((r) => r.carryDiff(this.agentId, request, path))
+  }
+
+  carry(request: unknown): Promise<Result<CarryResult>> {
+    const result = this.call((r) => r.carry(this.agentId, request))
+    this.overviewFor = undefined
+    return result
   }
 
   restore(request: unknown): Promise<Result<RestoreResult>> {

@@ -7,6 +7,12 @@
  */
 import type {
   BlockedReason,
+  CarryAction,
+  CarryChoice,
+  CarryConflictReason,
+  CarryDecision,
+  CarryPreview,
+  SummaryChoice,
   ConflictChoice,
   ConflictDecision,
   ConflictReason,
@@ -330,4 +336,68 @@ export function knownError(code: string): KnownError | undefined {
 /** A failed `both` restore whose conversation part went through (`details.conversationMoved`). */
 export function conversationMoved(details: unknown): boolean {
   return (details as { conversationMoved?: unknown } | undefined)?.conversationMoved === true
+}
+
+// ---------------------------------------------------------------------------
+// The carry preview
+
+/** One file of a carry preview. */
+export interface CarryRow {
+  readonly path: string
+  readonly action: CarryAction
+  /** Taken from the other branch, where it was deleted. */
+  readonly deletes: boolean
+  readonly binary?: BinarySides
+  readonly insertions: number
+  readonly deletions: number
+  readonly reason?: CarryConflictReason
+  readonly hunks?: number
+}
+
+export interface CarryView {
+  readonly rows: readonly CarryRow[]
+  readonly conflicts: readonly string[]
+  readonly blocked: readonly { readonly path: string; readonly reason: BlockedReason }[]
+  readonly empty: boolean
+}
+
+export function carryView(preview: CarryPreview): CarryView {
+  const rows = preview.entries.map((e): CarryRow => {
+    const binary = binarySides(e.ours, e.result ?? e.theirs)
+    return {
+      path: e.path,
+      action: e.action,
+      deletes: e.action === 'take' && e.theirs.kind === 'absent',
+      ...(binary ? { binary } : {}),
+      insertions: e.insertions,
+      deletions: e.deletions,
+      ...(e.reason === undefined ? {} : { reason: e.reason }),
+      ...(e.hunks === undefined ? {} : { hunks: e.hunks }),
+    }
+  })
+  return {
+    rows,
+    conflicts: rows.filter((r) => r.action === 'conflict').map((r) => r.path),
+    blocked: preview.blocked.map((b) => ({ path: b.path, reason: b.reason })),
+    empty: rows.length === 0 && preview.blocked.length === 0,
+  }
+}
+
+/** A conflict's answers: markers only where a line merge exists (a text conflict). */
+export function carryDecisions(row: CarryRow): readonly CarryDecision[] {
+  return row.reason === 'text' ? ['mine', 'theirs', 'markers'] : ['mine', 'theirs']
+}
+
+/** The `carry` request: exactly the preview's conflicts with their answers, and the summary when chosen. */
+export function carryRequest(
+  from: string,
+  view: CarryView,
+  decisions: ReadonlyMap<string, CarryDecision>,
+  summary?: SummaryChoice,
+): { from: string; conflicts: CarryChoice[]; summary?: SummaryChoice } {
+  const conflicts = view.conflicts.flatMap((path) => {
+    const decision = decisions.get(path)
+    return decision === undefined ? [] : [{ path, decision }]
+  })
+  return { from, conflicts, ...(summary ? { summary } : {}) }
 }

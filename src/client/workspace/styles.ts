@@ -44,7 +44,8 @@ export const WORKSPACE_CSS = `
 .dst-cmp-files .dst-ws-list { gap: 6px; }
 .dst-cmp-files .dst-ws-list li { flex-direction: column; align-items: stretch; gap: 4px; }
 .dst-restore-line { display: flex; align-items: center; gap: 6px; min-width: 0; font-size: 12px; }
-.dst-restore-line .dst-ws-path { flex: 1 1 auto; }
+.dst-restore-line .dst-ws-path { flex: 1 1 auto; min-width: 3em; }
+.dst-restore-line .dst-ws-stat[data-binary] { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .dst-restore-line .dst-btn { padding: 1px 8px; font-size: 11.5px; }
 .dst-restore-decide { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; font-size: 12px; padding-left: 2px; }
 .dst-restore-decide > .dst-ws-note { flex: 1 0 100%; }

@@ -115,6 +115,9 @@ function workspaceFake(callId: string, parentId: string) {
     },
     compareFileDiff: (_a, a, b, path) =>
       ok({ path, a: file('old'), b: file('new'), diff: `--- a/${path}\n+++ b/${path}\n@@ -1,1 +1,1 @@\n-old\n+new\n` }),
+    carryPreview: () => Promise.reject(new Error('no carry in this test')),
+    carryDiff: () => Promise.reject(new Error('no carry in this test')),
+    carry: () => Promise.reject(new Error('no carry in this test')),
     restorePreview: (_a, request) => {
       calls.push(['restorePreview', request])
       return ok({

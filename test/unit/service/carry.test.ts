@@ -19,6 +19,7 @@ import { call, filesLoop, workTrees } from '../../support/work-loop.ts'
 import { gitInit } from '../../e2e/support/workspace-files.ts'
 import { remoteFailure } from '../../support/remote-failure.ts'
 import { runTreeCommand } from '../../../src/tool/command.ts'
+import { CARRIED_WORK_PREFIX } from '../../../src/harness/carried-summary.ts'
 
 const trees = workTrees()
 
@@ -236,6 +237,46 @@ for (const kind of ['git', 'plain'] as const) {
       const taken = await runTreeCommand(s.rig.tool.actions, s.rig.agent, 'carry other --take theirs')
       expect(taken).toMatchObject({ kind: 'success' })
       expect(s.files()['c.txt']!.bytes).toBe(b64('c-other\n'))
+    })
+
+    it('the model\'s tree carry with summary "carry": its files, then the branch\'s summary as the last message of its history', async () => {
+      const s = await scene(kind, [
+        call('tree', { action: 'carry', node: 'other', summary: 'carry' }),
+        { text: 'carried' },
+        { text: 'seen' },
+      ])
+      await s.rig.say('bring the other branch over, with its summary')
+      const result = s.rig.model.requests.at(-1)!.messages.at(-1) as { content: unknown }
+      expect(JSON.stringify(result.content)).toContain('merged a.txt')
+      expect(JSON.stringify(result.content)).toMatch(/The summary of other is in the conversation/)
+      await s.rig.say('what now?')
+      const carried = s.rig.model.requests
+        .at(-1)!
+        .messages.filter((m) => JSON.stringify(m).includes(CARRIED_WORK_PREFIX))
+      expect(carried).toHaveLength(1)
+      expect(s.rig.invariantFailures).toEqual([])
+    })
+
+    it("/tree carry --summary: the files, then that branch's summary in the conversation once; Back with the files undoes the files", async () => {
+      const s = await scene(kind, [{ text: 'seen' }])
+      const mine = s.files()
+      const done = await runTreeCommand(s.rig.tool.actions, s.rig.agent, 'carry other --take theirs --summary')
+      expect(done).toMatchObject({ kind: 'success' })
+      expect(done.text).toMatch(/The summary of other is in the conversation \(e\d+\)\./)
+      expect(s.files()['c.txt']!.bytes).toBe(b64('c-other\n'))
+      await s.rig.say('what now?')
+      const carried = s.rig.model.requests
+        .at(-1)!
+        .messages.filter((m) => JSON.stringify(m).includes(CARRIED_WORK_PREFIX))
+      expect(carried).toHaveLength(1)
+      // The summary covers the other branch since the paths parted: its prompt, not main's.
+      expect(JSON.stringify(carried[0])).toContain('other')
+      await s.restore({ move: { kind: 'back' }, restore: 'files' })
+      expect(s.files()).toEqual(mine)
+      expect(
+        (await remoteFailure(s.rig.service.carryPreview(s.id, { from: 'other', summary: { kind: 'nope' } } as never)))
+          .code,
+      ).toBe('INVALID_ARGUMENT')
     })
   })
 }
