@@ -8,6 +8,7 @@
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonObject, NavigationHistory, TreeEntry } from '../tree/types.ts'
 import { checkEntry } from '../tree/entry.ts'
+import type { TreeResult } from '../tree/errors.ts'
 import {
   checkBranchName,
   checkLabel,
@@ -17,6 +18,7 @@ import {
   Invalid,
   isRecord,
   recordOf,
+  validated,
 } from '../tree/validate.ts'
 import { SESSION_ORIGIN } from './projector.ts'
 
@@ -74,8 +76,13 @@ export function foldOverlay(tree: SessionTree, treeOnlyW: ReadonlyMap<string, nu
   }
 }
 
-/** Validate a folded overlay read from disk; throws `Invalid` with the reason. */
-export function checkOverlay(value: JsonObject | unknown): OverlayState {
+/** A folded overlay read from disk, validated and copied; INVALID_ARGUMENT with the reason when it is not one. */
+export function checkOverlay(value: JsonObject | unknown): TreeResult<OverlayState> {
+  return validated(() => decodeOverlay(value))
+}
+
+/** The overlay's checks, throwing the tree's `Invalid` (as the tree checks it composes do): run inside `validated`. */
+function decodeOverlay(value: JsonObject | unknown): OverlayState {
   if (!isRecord(value)) throw new Invalid('overlay must be an object')
   if (value.version !== OVERLAY_VERSION)
     throw new Invalid(`overlay version ${JSON.stringify(value.version)} is not ${OVERLAY_VERSION}`)

@@ -21,7 +21,6 @@ import { SessionTree } from '../tree/session-tree.ts'
 import type { SessionTreeStore } from '../tree/store.ts'
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { JsonObject, SessionTreeLogEntry, TreeEntry } from '../tree/types.ts'
-import { Invalid } from '../tree/validate.ts'
 import type { SidecarWarning } from './warnings.ts'
 import type { ClaimLook, JournalActor, TreeSidecar } from '../sidecar/index.ts'
 import { checkOverlay, foldOverlay, isHarnessNode, type OverlayState } from './overlay.ts'
@@ -277,14 +276,12 @@ export class TreeSync {
     let overlay: OverlayState | undefined
     let foldW = -1
     if (load?.fold) {
-      try {
-        overlay = checkOverlay(load.fold.state)
+      const checked = checkOverlay(load.fold.state)
+      if (checked.ok) {
+        overlay = checked.value
         foldW = load.fold.w
-      } catch (error) {
-        warnings.push({
-          code: 'INVALID_SNAPSHOT',
-          message: `sidecar overlay ignored: ${error instanceof Invalid ? error.reason : String(error)}`,
-        })
+      } else {
+        warnings.push({ code: 'INVALID_SNAPSHOT', message: `sidecar overlay ignored: ${checked.error.message}` })
       }
     }
 

@@ -4,7 +4,7 @@
  * it forks, how many messages, its first prompt and its last words).
  * Thinking is shown folded; images by reference.
  */
-import type { ContentPart, InterchangeNode, InterchangeTree } from './model.ts'
+import { activePath, type ContentPart, type InterchangeNode, type InterchangeTree } from './model.ts'
 import { oneLine } from './values.ts'
 
 export interface MarkdownInput {
@@ -23,13 +23,7 @@ export function* writeMarkdown(input: MarkdownInput): Generator<string> {
     list.push(node)
     children.set(node.parentId, list)
   }
-  const path: InterchangeNode[] = []
-  for (let id = tree.cursor; id !== null;) {
-    const node = byId.get(id)
-    if (!node) break
-    path.unshift(node)
-    id = node.parentId
-  }
+  const path = activePath(tree, byId)
   const onPath = new Set(path.map((node) => node.id))
   yield `# ${input.title ?? tree.meta.title ?? `Session ${tree.meta.sessionId ?? ''}`.trim()}\n`
   yield `Source: ${tree.meta.format} ${tree.meta.version}${tree.meta.cwd ? ` · ${tree.meta.cwd}` : ''} · ${tree.nodes.length} nodes, active path ${path.length}\n`

@@ -9,7 +9,7 @@
  * kept beside each node (`raw`) so a writer for the same format can be
  * lossless.
  *
- * Pure data: this module imports nothing.
+ * Pure: this module imports nothing.
  */
 
 /** Any lossless JSON value. */
@@ -197,6 +197,18 @@ export interface InterchangeTree {
   readonly nodes: readonly InterchangeNode[]
   /** Where the conversation continues (the source's active leaf); null: before the first node. */
   readonly cursor: string | null
+}
+
+/** The active path: root to cursor (a parent the tree lacks ends it). */
+export function activePath(tree: InterchangeTree, byId: ReadonlyMap<string, InterchangeNode>): InterchangeNode[] {
+  const path: InterchangeNode[] = []
+  for (let id = tree.cursor; id !== null;) {
+    const node = byId.get(id)
+    if (!node) break
+    path.unshift(node)
+    id = node.parentId
+  }
+  return path
 }
 
 // ------------------------------------------------------------------ report

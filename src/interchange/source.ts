@@ -71,6 +71,15 @@ export async function* stringChunks(text: string, size = 1 << 20): AsyncGenerato
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size)
 }
 
+/** The names in a folder, sorted; none when it cannot be listed (absent, not a folder, no access). */
+function namesIn(folder: string): string[] {
+  try {
+    return readdirSync(folder).sort()
+  } catch {
+    return []
+  }
+}
+
 /**
  * Claude Code subagent transcripts that belong beside a session file: found
  * by listing `<dir>/agent-*.jsonl` and `<dir>/<session>/subagents/agent-*.jsonl`
@@ -82,13 +91,7 @@ export function subagentFiles(sessionFile: string): string[] {
   const base = path.basename(sessionFile).replace(/\.jsonl$/, '')
   const found: string[] = []
   for (const folder of [dir, path.join(dir, base, 'subagents')]) {
-    let names: string[]
-    try {
-      names = readdirSync(folder)
-    } catch {
-      continue
-    }
-    for (const name of names.sort()) {
+    for (const name of namesIn(folder)) {
       if (!/^agent-[A-Za-z0-9_-]+\.jsonl$/.test(name)) continue
       const file = path.join(folder, name)
       try {
@@ -166,13 +169,7 @@ function rolloutCandidates(main: string, given: readonly string[]): string[] {
   const dated = /^(.*)[/\\]\d{4}[/\\]\d{2}[/\\]\d{2}$/.exec(dir)
   const folders = dated ? datedFolders(dated[1]!) : [dir]
   for (const folder of folders) {
-    let names: string[]
-    try {
-      names = readdirSync(folder)
-    } catch {
-      continue
-    }
-    for (const name of names.sort()) {
+    for (const name of namesIn(folder)) {
       if (found.size >= MAX_ROLLOUT_CANDIDATES) return [...found]
       if (/^rollout-[A-Za-z0-9_.-]+\.jsonl$/.test(name)) found.add(path.join(folder, name))
     }

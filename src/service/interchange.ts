@@ -7,9 +7,10 @@ import path from 'node:path'
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { InterchangeError } from '../interchange/errors.ts'
-import type { ExportFormat, ImportReport, SourceFormat } from '../interchange/model.ts'
-import type { ImportPreview } from '../interchange/preview.ts'
-import { importSession, type ImportOutcome } from '../interchange/session/import.ts'
+import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
+import { importSession, type ImportOutcome, type ImportResult } from '../interchange/session/import.ts'
+
+export type { ImportResult } from '../interchange/session/import.ts'
 import { defaultExportPath, EXPORT_FORMATS, exportTree, writeNewFile } from '../interchange/session/export.ts'
 import type { PersistenceTarget } from '../interchange/session/publish.ts'
 import type { SessionTitleData } from '../interchange/session/title.ts'
@@ -30,21 +31,6 @@ export interface ImportRequest {
   readonly dryRun: boolean
   /** Working directory of the new session (null: the source's). */
   readonly cwd: string | null
-}
-
-/** `importSession` result. `sessionId` is null for a dry run. */
-export interface ImportResult {
-  readonly sessionId: string | null
-  readonly dryRun: boolean
-  readonly report: ImportReport
-  readonly cwd: string | null
-  /** Node the next prompt continues from. */
-  readonly cursor: string | null
-  readonly title: string | null
-  readonly events: number
-  readonly sidecar: boolean
-  /** Every branch of the imported tree, one line each (what a dry run previews before anything is written). */
-  readonly preview: ImportPreview
 }
 
 /** `exportAs` request. `inline` returns the file's text instead of writing it (a download). */

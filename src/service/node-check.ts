@@ -5,7 +5,7 @@
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import { checkNodeId, Invalid, MAX_ID_LENGTH } from '../tree/validate.ts'
+import { checkNodeId, MAX_ID_LENGTH, validated } from '../tree/validate.ts'
 import { clipped, quoted } from './clip.ts'
 
 export function checkNode(tree: SessionTree, nodeId: unknown): TreeResult<string> {
@@ -15,15 +15,12 @@ export function checkNode(tree: SessionTree, nodeId: unknown): TreeResult<string
       nodeId: clipped(nodeId),
     })
   }
-  try {
-    checkNodeId(nodeId)
-  } catch (error) {
-    if (!(error instanceof Invalid)) throw error
-    return fail('INVALID_ARGUMENT', error.reason, {
+  const checked = validated(() => checkNodeId(nodeId))
+  if (!checked.ok)
+    return fail('INVALID_ARGUMENT', checked.error.message, {
       nodeId: typeof nodeId === 'string' ? clipped(nodeId) : typeof nodeId,
     })
-  }
-  const id = nodeId as string
+  const id = checked.value
   if (!tree.has(id)) return fail('NODE_NOT_FOUND', `no node ${quoted(id)}`, { nodeId: id })
   return ok(id)
 }

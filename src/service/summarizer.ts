@@ -7,7 +7,7 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { fallbackSummary, oneLine, renderMessages } from '../tree/text.ts'
 import type { BranchSummarizer, BranchSummary } from '../tree/types.ts'
-import { checkBranchName, Invalid } from '../tree/validate.ts'
+import { checkBranchName, validated } from '../tree/validate.ts'
 import { quoted } from './clip.ts'
 
 export const EXTRACTIVE_MODEL = 'extractive'
@@ -43,12 +43,9 @@ export const extractiveSummarizer: BranchSummarizer = {
 
 /** The branch a summary is asked for: its checked name and head, or INVALID_ARGUMENT / BRANCH_NOT_FOUND. */
 export function summaryBranch(tree: SessionTree, branch: unknown): TreeResult<{ name: string; head: string }> {
-  let name: string
-  try {
-    name = checkBranchName(branch)
-  } catch (error) {
-    return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
-  }
+  const checked = validated(() => checkBranchName(branch))
+  if (!checked.ok) return checked
+  const name = checked.value
   const head = tree.branchHeadList().find(([candidate]) => candidate === name)?.[1]
   if (head === undefined) return fail('BRANCH_NOT_FOUND', `no branch ${quoted(name)}`, { branch: name })
   return ok({ name, head })

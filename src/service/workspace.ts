@@ -368,27 +368,8 @@ export class WorkspaceMoves {
     return ok({ workspace: opened.value, from: boundaryOf(tree, projector, a), to: boundaryOf(tree, projector, b) })
   }
 
-  async preview(agentId: string, request: unknown): Promise<TreeResult<RestorePreview>> {
-    const checked = checkRestore(request)
-    if (!checked.ok) return checked
-    const found = this.deps.resolveLoaded(agentId)
-    if (!found.ok) return found
-    const opened = await this.workspace(found.value)
-    if (!opened.ok) return opened
-    const landing = this.landing(found.value, checked.value, opened.value)
-    if (!landing.ok) return landing
-    const { target, snappedFrom } = landing.value
-    const boundary = boundaryOf(found.value.tree, found.value.projector, target)
-    const plan = opened.value.plan(boundary, target, stepOf(checked.value))
-    return ok({
-      target,
-      ...(snappedFrom === undefined ? {} : { snappedFrom }),
-      plan,
-      status: this.statusOf(opened.value),
-    })
-  }
-
-  async diff(agentId: string, request: unknown, path: string): Promise<TreeResult<FileDiff>> {
+  /** A restore request checked and landed: the session's workspace, where it lands and the boundary there. */
+  private async restoring(agentId: string, request: unknown) {
     const checked = checkRestore(request)
     if (!checked.ok) return checked
     const found = this.deps.resolveLoaded(agentId)
@@ -398,7 +379,27 @@ export class WorkspaceMoves {
     const landing = this.landing(found.value, checked.value, opened.value)
     if (!landing.ok) return landing
     const boundary = boundaryOf(found.value.tree, found.value.projector, landing.value.target)
-    return opened.value.diff(boundary, path, stepOf(checked.value))
+    return ok({ workspace: opened.value, landing: landing.value, boundary, step: stepOf(checked.value) })
+  }
+
+  async preview(agentId: string, request: unknown): Promise<TreeResult<RestorePreview>> {
+    const restoring = await this.restoring(agentId, request)
+    if (!restoring.ok) return restoring
+    const { workspace, landing, boundary, step } = restoring.value
+    const { target, snappedFrom } = landing
+    return ok({
+      target,
+      ...(snappedFrom === undefined ? {} : { snappedFrom }),
+      plan: workspace.plan(boundary, target, step),
+      status: this.statusOf(workspace),
+    })
+  }
+
+  async diff(agentId: string, request: unknown, path: string): Promise<TreeResult<FileDiff>> {
+    const restoring = await this.restoring(agentId, request)
+    if (!restoring.ok) return restoring
+    const { workspace, boundary, step } = restoring.value
+    return workspace.diff(boundary, path, step)
   }
 
   /**

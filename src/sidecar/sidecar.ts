@@ -56,6 +56,11 @@ interface SessionState {
   readonly stamp?: string
 }
 
+/** A session that must not be written (`blocked` says why): nothing loaded, nothing to append after. */
+function blockedState(blocked: string): SessionState {
+  return { last: 0, floor: 0, end: 0, count: 0, bytes: 0, repair: 'rewrite', blocked }
+}
+
 interface Inspection {
   readonly load: SidecarLoad
   readonly state: SessionState
@@ -423,16 +428,7 @@ export class TreeSidecar {
       const present = directoryOf(dir)
       if (typeof present === 'string') {
         reporter(dir)('SIDECAR_IO', present)
-        const state: SessionState = {
-          last: 0,
-          floor: 0,
-          end: 0,
-          count: 0,
-          bytes: 0,
-          repair: 'rewrite',
-          blocked: present,
-        }
-        return { load: { exists: true, records: [], problems }, state }
+        return { load: { exists: true, records: [], problems }, state: blockedState(present) }
       }
       const overlayFile = path.join(dir, OVERLAY_FILE)
       const overlay = readOverlay(overlayFile, sessionId, reporter(overlayFile))
@@ -488,16 +484,7 @@ export class TreeSidecar {
     } catch (error) {
       // Only a bug gets here; still a report, never a throw.
       reporter(this.root)('SIDECAR_IO', `sidecar load failed: ${describe(error)}`)
-      const state: SessionState = {
-        last: 0,
-        floor: 0,
-        end: 0,
-        count: 0,
-        bytes: 0,
-        repair: 'rewrite',
-        blocked: 'sidecar load failed',
-      }
-      return { load: { exists: false, records: [], problems }, state }
+      return { load: { exists: false, records: [], problems }, state: blockedState('sidecar load failed') }
     }
   }
 }

@@ -12,7 +12,9 @@
  *
  * Pure: ids come from injected generators.
  */
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
+import type { NodeSource } from '../harness/projector.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
 
 /** One event to append, in order. */
@@ -135,11 +137,34 @@ export function copyMessage(context: CopyContext, ids: CallIdMap, event: Ev): Om
 }
 
 /**
- * The `tool/call` and `tool/result` copies of one completed exchange, under the
- * fresh id its message copy minted. Undefined when the events are unreadable
- * or no copy of the issuing message precedes (the caller must copy it first).
+ * The `tool/call` and `tool/result` copies of the completed exchange behind
+ * tool node `nodeId`, under the fresh id its message copy minted; an error
+ * when it has no result yet, or its events are unreadable or no copy of the
+ * issuing message precedes (the caller must copy it first).
  */
 export function copyToolExchange(
+  context: CopyContext,
+  ids: CallIdMap,
+  nodeId: string,
+  source: Extract<NodeSource, { kind: 'tool' }>,
+  log: { eventAt(seq: number): unknown },
+): TreeResult<PlannedEvent[]> {
+  if (source.resultSeq === undefined)
+    return fail('INVALID_CUT_POINT', `tool call ${nodeId} has no result yet`, { nodeId })
+  const exchange = exchangeCopy(
+    context,
+    ids,
+    log.eventAt(source.callSeq),
+    log.eventAt(source.resultSeq),
+    source.resultSeq,
+  )
+  if (exchange) return ok(exchange)
+  return fail('INTERNAL', `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`, {
+    nodeId,
+  })
+}
+
+function exchangeCopy(
   context: CopyContext,
   ids: CallIdMap,
   call: unknown,

@@ -222,23 +222,9 @@ export function planSwitch(input: PlanInput): TreeResult<SwitchPlan> {
       push({ ...copy, intent: { surfaceOp: 'append', sourceEventSeqs: [source.seq] } })
       copies++
     } else {
-      if (source.resultSeq === undefined) {
-        return fail('INVALID_CUT_POINT', `tool call ${nodeId} has no result yet`, { nodeId })
-      }
-      const exchange = copyToolExchange(
-        input,
-        ids,
-        input.eventAt(source.callSeq),
-        input.eventAt(source.resultSeq),
-        source.resultSeq,
-      )
-      if (!exchange)
-        return fail(
-          'INTERNAL',
-          `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`,
-          { nodeId },
-        )
-      for (const event of exchange) push(event)
+      const exchange = copyToolExchange(input, ids, nodeId, source, input)
+      if (!exchange.ok) return exchange
+      for (const event of exchange.value) push(event)
       copies++
     }
   }

@@ -160,22 +160,9 @@ export function buildSeed(input: SeedInput): TreeResult<SeedEvent[]> {
       if (copy.type === 'assistant/message') stepHasAssistant = true
       continue
     }
-    if (source.resultSeq === undefined)
-      return fail('INVALID_CUT_POINT', `tool call ${nodeId} has no result yet`, { nodeId })
-    const exchange = copyToolExchange(
-      context(),
-      ids,
-      input.eventAt(source.callSeq),
-      input.eventAt(source.resultSeq),
-      source.resultSeq,
-    )
-    if (!exchange)
-      return fail(
-        'INTERNAL',
-        `tool events behind node ${nodeId} are unreadable, or its call was not issued on the path`,
-        { nodeId },
-      )
-    for (const event of exchange) push(event.type, event.data, event.intent !== undefined)
+    const exchange = copyToolExchange(context(), ids, nodeId, source, input)
+    if (!exchange.ok) return exchange
+    for (const event of exchange.value) push(event.type, event.data, event.intent !== undefined)
   }
   closeTurn()
   return ok(seed)

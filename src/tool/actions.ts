@@ -14,7 +14,7 @@ import type { RestoreChoice } from '../service/workspace-wire.ts'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { BranchSummary, JsonValue } from '../tree/types.ts'
-import { checkBranchName, Invalid } from '../tree/validate.ts'
+import { checkBranchName, validated } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { JournalActor, SurfaceMode } from '../service/wire.ts'
 import { filesValue, runMove } from './files.ts'
@@ -384,11 +384,9 @@ export class TreeActions {
       const nodeId = op.nodeId === null ? null : resolveNode(tree, op.nodeId)
       if (nodeId === undefined) return notFound(op.nodeId!)
       if (op.kind === 'fork') {
-        try {
-          branch = checkBranchName(op.branch)
-        } catch (error) {
-          return fail('INVALID_ARGUMENT', error instanceof Invalid ? error.reason : String(error))
-        }
+        const name = validated(() => checkBranchName(op.branch))
+        if (!name.ok) return name
+        branch = name.value
         if (tree.branchHeadList().some(([name]) => name === branch))
           return fail('BRANCH_EXISTS', `branch ${quote(branch)} already exists; pick another name`, { branch })
         resolved = { kind: 'fork', nodeId: nodeId!, branch, ...choicesOf(op) }

@@ -61,12 +61,8 @@ export function toStored(entry: TreeEntry): StoredEntry {
   return freeze(canonical(stored))
 }
 
-const ENTRY_KEYS = new Set([
-  'nodeId',
-  'parentId',
-  'type',
-  'summary',
-  'createdAt',
+/** The optional fields of an entry, in canonical order (bit `i` of a shape is `ENTRY_FIELDS[i]`). */
+export const ENTRY_FIELDS = [
   'message',
   'content',
   'model',
@@ -78,10 +74,11 @@ const ENTRY_KEYS = new Set([
   'label',
   'origin',
   'replaces',
-  // Derived fields a view adds; accepted and dropped so a view node can be stored back.
-  'branch',
-  'forkCount',
-])
+  'summary',
+] as const
+
+// Derived fields a view adds (branch, forkCount): accepted and dropped so a view node can be stored back.
+const ENTRY_KEYS = new Set<string>(['nodeId', 'parentId', 'type', 'createdAt', ...ENTRY_FIELDS, 'branch', 'forkCount'])
 
 /** A complete entry from outside (a log record, a sidecar), validated and copied. */
 export function checkEntry(value: unknown, where: string): TreeEntry {
@@ -250,185 +247,26 @@ function canonical(entry: Draft): StoredEntry {
   out.parentId = entry.parentId
   out.type = entry.type
   out.createdAt = entry.createdAt
-  for (let i = 0; i < values.length; i++) if (values[i] !== undefined) out[FIELDS[i]!] = values[i]
+  for (let i = 0; i < values.length; i++) if (values[i] !== undefined) out[ENTRY_FIELDS[i]!] = values[i]
   return out as StoredEntry
 }
 
-/** The optional fields of an entry, in canonical order (bit `i` of a shape is `FIELDS[i]`). */
-const FIELDS = [
-  'message',
-  'content',
-  'model',
-  'provider',
-  'usage',
-  'cost',
-  'error',
-  'metadata',
-  'label',
-  'origin',
-  'replaces',
-  'summary',
-] as const
-
-const SCRATCH: unknown[] = new Array(12).fill(undefined)
+const SCRATCH: unknown[] = new Array(ENTRY_FIELDS.length).fill(undefined)
 
 /** One template object per shape of entry, made on first use. */
 const TEMPLATES: (Record<string, unknown> | undefined)[] = []
 
 /**
- * An object with the shape's keys in canonical order, at its exact size: V8
- * sizes an object literal for all of its properties when it starts with
- * named ones (computed keys included).
+ * An object with the shape's keys in canonical order, at its exact size:
+ * JSON.parse sizes each object it makes for its properties (added one at a
+ * time, they would spill into a second, larger store).
  */
 function template(shape: number): Record<string, unknown> {
-  const k = FIELDS.filter((_, i) => (shape & (1 << i)) !== 0)
-  switch (k.length) {
-    case 0:
-      return { nodeId: '', parentId: null, type: 'custom', createdAt: '' }
-    case 1:
-      return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0 }
-    case 2:
-      return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0 }
-    case 3:
-      return { nodeId: '', parentId: null, type: 'custom', createdAt: '', [k[0]!]: 0, [k[1]!]: 0, [k[2]!]: 0 }
-    case 4:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-      }
-    case 5:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-        [k[4]!]: 0,
-      }
-    case 6:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-        [k[4]!]: 0,
-        [k[5]!]: 0,
-      }
-    case 7:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-        [k[4]!]: 0,
-        [k[5]!]: 0,
-        [k[6]!]: 0,
-      }
-    case 8:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-        [k[4]!]: 0,
-        [k[5]!]: 0,
-        [k[6]!]: 0,
-        [k[7]!]: 0,
-      }
-    case 9:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-        [k[4]!]: 0,
-        [k[5]!]: 0,
-        [k[6]!]: 0,
-        [k[7]!]: 0,
-        [k[8]!]: 0,
-      }
-    case 10:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-        [k[4]!]: 0,
-        [k[5]!]: 0,
-        [k[6]!]: 0,
-        [k[7]!]: 0,
-        [k[8]!]: 0,
-        [k[9]!]: 0,
-      }
-    case 11:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-        [k[4]!]: 0,
-        [k[5]!]: 0,
-        [k[6]!]: 0,
-        [k[7]!]: 0,
-        [k[8]!]: 0,
-        [k[9]!]: 0,
-        [k[10]!]: 0,
-      }
-    case 12:
-      return {
-        nodeId: '',
-        parentId: null,
-        type: 'custom',
-        createdAt: '',
-        [k[0]!]: 0,
-        [k[1]!]: 0,
-        [k[2]!]: 0,
-        [k[3]!]: 0,
-        [k[4]!]: 0,
-        [k[5]!]: 0,
-        [k[6]!]: 0,
-        [k[7]!]: 0,
-        [k[8]!]: 0,
-        [k[9]!]: 0,
-        [k[10]!]: 0,
-        [k[11]!]: 0,
-      }
-    default:
-      throw new Error(`entry shape ${shape} has ${k.length} fields`)
-  }
+  const keys = ENTRY_FIELDS.filter((_, i) => (shape & (1 << i)) !== 0).map((key) => `,"${key}":0`)
+  return JSON.parse(`{"nodeId":"","parentId":null,"type":"custom","createdAt":""${keys.join('')}}`) as Record<
+    string,
+    unknown
+  >
 }
 
 /** What `append` needs from its tree to build an entry. */

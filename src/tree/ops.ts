@@ -272,31 +272,25 @@ const summary: OpSpec<'summary'> = {
   },
 }
 
-/** Undo the last cursor move. */
-const back: OpSpec<'back'> = {
-  decode: () => ({ op: 'back' }),
-  check: (state) =>
-    state.back.length > 0 ? undefined : fail('HISTORY_EMPTY', 'there is no earlier position to go back to'),
-  apply(state, op) {
-    const position = state.back.pop()!
-    state.forward.push(state.position())
-    state.moveTo(position)
-    return { logged: op }
-  },
+/**
+ * A step through the cursor's history: `back` undoes the last move, `forward`
+ * redoes one `back` undid; the position left goes onto the other history.
+ */
+function historyStep<K extends 'back' | 'forward'>(name: K, other: 'back' | 'forward', none: string): OpSpec<K> {
+  return {
+    decode: () => ({ op: name }) as OpOf<K>,
+    check: (state) => (state[name].length > 0 ? undefined : fail('HISTORY_EMPTY', none)),
+    apply(state, op) {
+      const position = state[name].pop()!
+      state[other].push(state.position())
+      state.moveTo(position)
+      return { logged: op }
+    },
+  }
 }
 
-/** Redo a cursor move undone by `back`. */
-const forward: OpSpec<'forward'> = {
-  decode: () => ({ op: 'forward' }),
-  check: (state) =>
-    state.forward.length > 0 ? undefined : fail('HISTORY_EMPTY', 'there is no later position to go forward to'),
-  apply(state, op) {
-    const position = state.forward.pop()!
-    state.back.push(state.position())
-    state.moveTo(position)
-    return { logged: op }
-  },
-}
+const back = historyStep('back', 'forward', 'there is no earlier position to go back to')
+const forward = historyStep('forward', 'back', 'there is no later position to go forward to')
 
 /** Every operation by name. */
 export const OPS: { readonly [K in OpName]: OpSpec<K> } = {

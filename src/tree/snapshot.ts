@@ -13,7 +13,7 @@
  * state only exists once everything passed, so a malformed snapshot
  * (`Invalid`, `INVALID_SNAPSHOT` for callers) leaves nothing half-loaded.
  */
-import { checkEntry, checkFields, stored, toStored, type Draft, type StoredEntry } from './entry.ts'
+import { checkEntry, checkFields, ENTRY_FIELDS, stored, toStored, type Draft, type StoredEntry } from './entry.ts'
 import type { Rec } from './nodes.ts'
 import { HISTORY_LIMIT, type TreeState } from './state.ts'
 import { isoTime, MAX_TIME, MIN_TIME, timeOfIso } from './time.ts'
@@ -174,21 +174,8 @@ export function decodeSnapshot(
   return decodeMarks(raw, state)
 }
 
-const EXTRA_KEYS = new Set([
-  'name',
-  'toolCallId',
-  'content',
-  'model',
-  'provider',
-  'usage',
-  'cost',
-  'error',
-  'metadata',
-  'label',
-  'origin',
-  'replaces',
-  'summary',
-])
+// A row's message is its role and text (and these two of its fields); the entry's other fields follow.
+const EXTRA_KEYS = new Set<string>(['name', 'toolCallId', ...ENTRY_FIELDS.filter((field) => field !== 'message')])
 
 /** Row `i` as a reason names it (made only when a reason is given: a restore checks every row). */
 function place(i: number): string {

@@ -4,6 +4,7 @@
  * reason; API edges turn that into an `INVALID_ARGUMENT` or `INVALID_SNAPSHOT`
  * result.
  */
+import { fail, ok, type TreeResult } from './errors.ts'
 import { timeOfIso } from './time.ts'
 import type {
   BranchSummary,
@@ -23,6 +24,20 @@ export class Invalid extends Error {
   constructor(reason: string) {
     super(reason)
     this.reason = reason
+  }
+}
+
+/**
+ * A check's value as a result, `INVALID_ARGUMENT` with its reason when it
+ * fails: how layers above the tree take its checks, so `Invalid` (an
+ * exception of this layer) never crosses into theirs.
+ */
+export function validated<T>(check: () => T): TreeResult<T> {
+  try {
+    return ok(check())
+  } catch (error) {
+    if (error instanceof Invalid) return fail('INVALID_ARGUMENT', error.reason)
+    throw error
   }
 }
 

@@ -27,6 +27,7 @@ import {
 } from './model.ts'
 import { compareStrings, type CompareTranslate } from './strings.ts'
 import { COMPARE_CSS, COMPARE_ROW_HEIGHT } from './styles.ts'
+import { useScrollViewport } from '../panel/useVirtualWindow.ts'
 import { errorMessage } from '../../tree/errors.ts'
 
 export interface CompareViewProps {
@@ -89,7 +90,6 @@ export function CompareView({
   const [load, setLoad] = useState<Load>({ phase: 'idle' })
   const [focus, setFocus] = useState(-1)
   const listRef = useRef<HTMLDivElement>(null)
-  const [viewport, setViewport] = useState({ top: 0, height: 400 })
 
   useEffect(() => {
     if (!a || !b) return
@@ -124,21 +124,7 @@ export function CompareView({
     setFocus(display.divergence >= 0 ? display.divergence : display.rows.length > 0 ? 0 : -1)
   }, [display])
 
-  useLayoutEffect(() => {
-    const el = listRef.current
-    if (!el) return
-    const update = (): void =>
-      setViewport((v) =>
-        v.top === el.scrollTop && v.height === el.clientHeight
-          ? v
-          : { top: el.scrollTop, height: el.clientHeight || v.height },
-      )
-    update()
-    if (typeof ResizeObserver === 'undefined') return
-    const observer = new ResizeObserver(update)
-    observer.observe(el)
-    return () => observer.disconnect()
-  }, [display])
+  const { viewport, measure } = useScrollViewport(listRef, 400, display)
 
   useLayoutEffect(() => {
     const el = listRef.current
@@ -271,12 +257,7 @@ export function CompareView({
           aria-label={t('rows')}
           aria-activedescendant={focused ? `dst-cmp-row-${focus}` : undefined}
           onKeyDown={onKeyDown}
-          onScroll={(event) => {
-            const el = event.currentTarget
-            setViewport((v) =>
-              v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight || v.height },
-            )
-          }}
+          onScroll={measure}
         >
           {rows.length === 0 ? (
             <div className="dst-cmp-note">{t('empty')}</div>

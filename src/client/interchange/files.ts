@@ -1,7 +1,7 @@
 /**
  * What the import dialog and the export menu call, and their file work in the
  * browser: the upload limit checked before anything is read or sent, a file's
- * text, a download of an export's text, and the service error's own code.
+ * text, the name a downloaded export gets, and the service error's own code.
  */
 import type { ExportFormat, ExportRequest, ExportResult, ImportRequest, ImportResult } from '../../types.ts'
 import type { Result } from '../controller.ts'
@@ -57,17 +57,4 @@ export function exportFileName(format: ExportFormat, fileSessionId: string, now:
   if (format === 'pi') return `${now.toISOString().replace(/[:.]/g, '-')}_${safeId}.jsonl`
   if (format === 'claude-code') return `${safeId}.jsonl`
   return `session-${safeId}.md`
-}
-
-/** Offer `text` as a file download. */
-export function downloadText(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }))
-  const a = document.createElement('a')
-  a.href = url
-  a.download = name
-  a.rel = 'noopener'
-  document.body.append(a)
-  a.click()
-  a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }

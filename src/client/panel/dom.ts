@@ -17,8 +17,12 @@ export function afterPaint(fn: () => void): void {
 
 /** Offer `data` as a JSON file download. */
 export function download(name: string, data: LinearExport): void {
-  const blob = new Blob([`${JSON.stringify(data, null, 2)}\n`], { type: 'application/json' })
-  const url = URL.createObjectURL(blob)
+  downloadText(name, `${JSON.stringify(data, null, 2)}\n`, 'application/json')
+}
+
+/** Offer `text` as a file download. */
+export function downloadText(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }))
   const a = document.createElement('a')
   a.href = url
   a.download = name

@@ -17,32 +17,44 @@ export interface VirtualWindow {
   readonly reveal: (id: string | null) => void
 }
 
+/**
+ * A scroll container's scroll position and height, kept current by a
+ * ResizeObserver and `measure` (its scroll handler); observed anew when
+ * `mounted` changes (the container is then another element).
+ */
+export function useScrollViewport(
+  ref: RefObject<HTMLElement>,
+  initialHeight: number,
+  mounted: unknown,
+): { readonly viewport: { readonly top: number; readonly height: number }; readonly measure: () => void } {
+  const [viewport, setViewport] = useState({ top: 0, height: initialHeight })
+  const measure = useCallback(() => {
+    const el = ref.current
+    if (!el) return
+    setViewport((v) =>
+      v.top === el.scrollTop && v.height === el.clientHeight
+        ? v
+        : { top: el.scrollTop, height: el.clientHeight || v.height },
+    )
+  }, [])
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (!el) return
+    measure()
+    if (typeof ResizeObserver === 'undefined') return
+    const observer = new ResizeObserver(measure)
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [mounted])
+  return { viewport, measure }
+}
+
 export function useVirtualWindow(
   treeRef: RefObject<HTMLDivElement>,
   layout: Layout | undefined,
   index: TreeIndex | undefined,
 ): VirtualWindow {
-  const [viewport, setViewport] = useState({ top: 0, height: 600 })
-  useLayoutEffect(() => {
-    const el = treeRef.current
-    if (!el) return
-    const update = (): void =>
-      setViewport((v) =>
-        v.top === el.scrollTop && v.height === el.clientHeight
-          ? v
-          : { top: el.scrollTop, height: el.clientHeight || v.height },
-      )
-    update()
-    if (typeof ResizeObserver === 'undefined') return
-    const observer = new ResizeObserver(update)
-    observer.observe(el)
-    return () => observer.disconnect()
-  }, [layout !== undefined])
-  const onScroll = useCallback(() => {
-    const el = treeRef.current
-    if (el)
-      setViewport((v) => (v.top === el.scrollTop ? v : { top: el.scrollTop, height: el.clientHeight || v.height }))
-  }, [])
+  const { viewport, measure: onScroll } = useScrollViewport(treeRef, 600, layout !== undefined)
 
   const reveal = useCallback(
     (id: string | null) => {
@@ -66,9 +78,9 @@ export function useVirtualWindow(
     const at = target === null ? undefined : layout.indexOf.get(target)
     if (el && at !== undefined) {
       el.scrollTop = Math.max(0, at * ROW_HEIGHT - el.clientHeight / 2)
-      setViewport({ top: el.scrollTop, height: el.clientHeight || viewport.height })
+      onScroll()
     }
-  }, [layout, index, viewport.height])
+  }, [layout, index, onScroll])
 
   const range = visibleRange(viewport.top, viewport.height, ROW_HEIGHT, layout?.rows.length ?? 0)
   return { range, onScroll, reveal }

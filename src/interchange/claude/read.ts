@@ -61,6 +61,21 @@ interface Pending {
   readonly agentId?: string
 }
 
+/** Where a record sits: its uuid, the node it continues, when and on which line, and whose conversation. */
+interface Place {
+  readonly uuid: string
+  readonly parent: string | null
+  readonly time: number
+  readonly line: number
+  readonly sidechain: boolean
+  readonly agentId: string | undefined
+}
+
+/** A pending node made at `place` (`uuid`: the record's, or the id of one of its parts). */
+function pendingAt(place: Place, node: InterchangeNode, uuid = place.uuid): Pending {
+  return { node, uuid, sidechain: place.sidechain, ...(place.agentId ? { agentId: place.agentId } : {}) }
+}
+
 export interface ClaudeReadOptions {
   /** Subagent transcripts beside the session (`agent-*.jsonl`, `<session>/subagents/`), already opened. */
   readonly subagents?: readonly SubagentSource[]
@@ -164,14 +179,14 @@ export class ClaudeState {
     if (this.firstTime === 0 && time > 0) this.firstTime = time
     const parent = this.resolve(str(value.parentUuid) ?? null)
     const sidechain = value.isSidechain === true || inSubagentFile
-    const agentId = str(value.agentId)
+    const place: Place = { uuid, parent, time, line: record.line, sidechain, agentId: str(value.agentId) }
     switch (value.type) {
       case 'assistant':
-        return this.assistant(value, uuid, parent, time, record.line, sidechain, agentId)
+        return this.assistant(value, place)
       case 'user':
-        return this.user(value, uuid, parent, time, record.line, sidechain, agentId)
+        return this.user(value, place)
       case 'system':
-        if (value.subtype === 'compact_boundary') return this.boundary(value, uuid, time, record.line, sidechain)
+        if (value.subtype === 'compact_boundary') return this.boundary(value, place)
         this.builder.ignore(`system:${String(value.subtype ?? 'unknown')}`)
         return this.transparent(uuid, parent)
       default:
@@ -198,15 +213,8 @@ export class ClaudeState {
     this.alias.set(pending.uuid, pending.node.id)
   }
 
-  private assistant(
-    value: JsonRecord,
-    uuid: string,
-    parent: string | null,
-    time: number,
-    line: number,
-    sidechain: boolean,
-    agentId: string | undefined,
-  ): void {
+  private assistant(value: JsonRecord, place: Place): void {
+    const { uuid, parent, time, line } = place
     const message = isObject(value.message) ? value.message : {}
     const parts = assistantParts(message.content)
     const messageId = str(message.id)
@@ -237,25 +245,13 @@ export class ClaudeState {
           ...(str(message.model) ? { model: str(message.model)! } : {}),
           ...stopAndUsage({}, message),
         }
-    const pending: Pending = {
-      node: { id: this.prefix + uuid, parentId: parent, time, entry, line, raw: [value] },
-      uuid,
-      sidechain,
-      ...(agentId ? { agentId } : {}),
-    }
+    const pending = pendingAt(place, { id: this.prefix + uuid, parentId: parent, time, entry, line, raw: [value] })
     this.add(pending)
     if (messageId !== undefined && !isError) this.byMessageId.set(messageId, pending)
   }
 
-  private user(
-    value: JsonRecord,
-    uuid: string,
-    parent: string | null,
-    time: number,
-    line: number,
-    sidechain: boolean,
-    agentId: string | undefined,
-  ): void {
+  private user(value: JsonRecord, place: Place): void {
+    const { uuid, parent, time, line } = place
     const message = isObject(value.message) ? value.message : {}
     const content = message.content
     if (value.isCompactSummary === true && this.openBoundary && this.openBoundary.node.id === parent) {
@@ -293,38 +289,36 @@ export class ClaudeState {
       const callId = str(block.tool_use_id) ?? ''
       const id = this.prefix + (n === 0 ? uuid : `${uuid}#${n}`)
       n++
-      const pending: Pending = {
-        node: {
-          id,
-          parentId: at,
-          time,
-          entry: { kind: 'tool_result', callId, parts: inputParts(block.content), isError: block.is_error === true },
-          line,
-          raw: n === 1 ? [value] : [],
-        },
-        uuid: n === 1 ? uuid : `${uuid}#${n - 1}`,
-        sidechain,
-        ...(agentId ? { agentId } : {}),
+      const entry: Entry = {
+        kind: 'tool_result',
+        callId,
+        parts: inputParts(block.content),
+        isError: block.is_error === true,
       }
-      this.add(pending)
+      const node = { id, parentId: at, time, entry, line, raw: n === 1 ? [value] : [] }
+      this.add(pendingAt(place, node, n === 1 ? uuid : `${uuid}#${n - 1}`))
       at = id
     }
     if (rest.length > 0 || n === 0) {
       const parts = inputParts(rest)
       const id = this.prefix + (n === 0 ? uuid : `${uuid}#text`)
-      this.add({
-        node: { id, parentId: at, time, entry: { kind: 'user', parts, origin }, line, raw: n === 0 ? [value] : [] },
-        uuid: n === 0 ? uuid : `${uuid}#text`,
-        sidechain,
-        ...(agentId ? { agentId } : {}),
-      })
+      const node = {
+        id,
+        parentId: at,
+        time,
+        entry: { kind: 'user', parts, origin } as const,
+        line,
+        raw: n === 0 ? [value] : [],
+      }
+      this.add(pendingAt(place, node, n === 0 ? uuid : `${uuid}#text`))
       at = id
     }
     // Later records naming this uuid continue after everything it held.
     this.alias.set(uuid, at)
   }
 
-  private boundary(value: JsonRecord, uuid: string, time: number, line: number, sidechain: boolean): void {
+  private boundary(value: JsonRecord, place: Place): void {
+    const { uuid, time, line, sidechain } = place
     const logical = this.resolve(str(value.logicalParentUuid) ?? null)
     const meta = isObject(value.compactMetadata) ? value.compactMetadata : {}
     const text = str(value.content) ?? 'Conversation compacted'

@@ -9,7 +9,14 @@
  * `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` for `claude --resume`.
  */
 import { createHash, randomUUID } from 'node:crypto'
-import type { ContentPart, InputPart, InterchangeNode, InterchangeTree, Json } from '../model.ts'
+import {
+  activePath,
+  type ContentPart,
+  type InputPart,
+  type InterchangeNode,
+  type InterchangeTree,
+  type Json,
+} from '../model.ts'
 
 /** The Claude Code version the records are shaped after (the newest real transcripts in test/fixtures). */
 export const CLAUDE_RECORD_VERSION = '2.0.57'
@@ -33,13 +40,7 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
   const now = input.now ?? Date.now()
   const cwd = input.cwd ?? tree.meta.cwd ?? '/'
   const byId = new Map(tree.nodes.map((node) => [node.id, node]))
-  const path: InterchangeNode[] = []
-  for (let id = tree.cursor; id !== null;) {
-    const node = byId.get(id)
-    if (!node) break
-    path.unshift(node)
-    id = node.parentId
-  }
+  const path = activePath(tree, byId)
   const fromAnthropic = tree.meta.format === 'claude-code'
   let parent: string | null = null
   let n = 0

@@ -64,7 +64,8 @@ export interface ImportTarget {
   readonly liveTitle?: boolean
 }
 
-export interface ImportOutcome {
+/** What an import made (or, for a dry run, would make): the service's reply. */
+export interface ImportResult {
   /** The new session, or null for a dry run. */
   readonly sessionId: string | null
   readonly dryRun: boolean
@@ -74,14 +75,17 @@ export interface ImportOutcome {
   readonly cursor: string | null
   /** The new session's title (what `dsh web` lists it as): the source's name, else its first prompt's words. */
   readonly title: string | null
-  /** The `session/title` event (`title.ts`): the log ends with it, unless `liveTitle` asked to leave it to the caller. */
-  readonly titleEvent: SessionTitleData | null
   /** Harness events written (or that would be). */
   readonly events: number
   /** Whether labels, branch names and provenance went to a sidecar. */
   readonly sidecar: boolean
   /** Every branch the tree holds, one line each (what a dry run previews). */
   readonly preview: ImportPreview
+}
+
+export interface ImportOutcome extends ImportResult {
+  /** The `session/title` event (`title.ts`): the log ends with it, unless `liveTitle` asked to leave it to the caller. */
+  readonly titleEvent: SessionTitleData | null
 }
 
 export async function importSession(input: ImportInput, target: ImportTarget): Promise<ImportOutcome> {

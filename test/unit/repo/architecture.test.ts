@@ -1,6 +1,8 @@
 /**
- * The shape of `src/`, checked on the real files: layers point one way and
- * each layer fails only with the error codes it owns (or a lower layer's).
+ * The shape of `src/`, checked on the real files: layers point one way,
+ * each layer fails only with the error codes it owns (or a lower layer's),
+ * and the tree's `Invalid` is caught only in `tree/` (callers take its checks
+ * as results, through `validated`).
  * A file's length is not a rule: it holds one concept, whatever its length
  * (the formatter keeps its lines, `test/unit/repo/format.test.ts`).
  *
@@ -268,7 +270,24 @@ describe('architecture', () => {
       ),
     ).toEqual(['SIDECAR_IO'])
   })
+
+  it("the tree's Invalid is caught only in tree/ (callers above take its checks as results: validated)", () => {
+    const catching = [...files]
+      .filter(([path, text]) => !path.startsWith('tree/') && catchesInvalid(text))
+      .map(([path]) => `src/${path}`)
+    expect(catching).toEqual([])
+    expect(catchesInvalid("} catch (error) {\n  if (error instanceof Invalid) return fail('X', error.reason)")).toBe(
+      true,
+    )
+    expect(catchesInvalid('const reason = (error as Invalid).reason')).toBe(true)
+    expect(catchesInvalid("throw new Invalid('overlay must be an object')")).toBe(false)
+  })
 })
+
+/** Whether a source text picks the tree's `Invalid` out of a caught error. */
+function catchesInvalid(text: string): boolean {
+  return /\binstanceof\s+Invalid\b|\bas\s+Invalid\b/.test(text)
+}
 
 /** The codes a source text fails with (`fail('CODE', …)`) that are not in `allowed`. */
 function foreignCodes(text: string, allowed: ReadonlySet<string>): string[] {
