@@ -6,7 +6,8 @@
  * else by polling on a timer. How a refresh asks the service is each store's
  * own (`refresh`).
  */
-import type { ChangeFeed } from './changes.ts'
+import type { ChangeFeed, FollowOptions } from './changes.ts'
+import type { WatchChange } from '../types.ts'
 
 /** Where a store learns of its session's changes without polling. */
 export interface StoreFeed {
@@ -91,13 +92,14 @@ export abstract class PolledStore<State extends object> {
       let ended = false
       const stop = feed.follow(
         key,
-        () => this.changed(),
+        (change) => this.changed(change),
         () => {
           // No channel (now): poll, and try the channel again at a later poll.
           ended = true
           if (this.unfollow === stop) this.unfollow = undefined
           this.schedule()
         },
+        this.following(),
       )
       if (!ended) this.unfollow = stop
       return this.pollToo()
@@ -124,8 +126,13 @@ export abstract class PolledStore<State extends object> {
     return false
   }
 
-  /** The push channel says the session changed: read it (a store may wait for a better moment). */
-  protected changed(): void {
+  /** What a pushed change should carry for this store, and the revision it shows (default: nothing, none). */
+  protected following(): FollowOptions {
+    return {}
+  }
+
+  /** The push channel says the session changed (with what `following` asked for): show it, or read it. */
+  protected changed(_change: WatchChange): void {
     void this.refresh()
   }
 
