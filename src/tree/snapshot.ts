@@ -13,7 +13,7 @@
  * state only exists once everything passed, so a malformed snapshot
  * (`Invalid`, `INVALID_SNAPSHOT` for callers) leaves nothing half-loaded.
  */
-import { checkEntry, checkFields, ENTRY_FIELDS, stored, toStored, type Draft, type StoredEntry } from './entry.ts'
+import { checkFields, ENTRY_FIELDS, stored, type Draft, type StoredEntry } from './entry.ts'
 import type { Rec } from './nodes.ts'
 import { HISTORY_LIMIT, type TreeState } from './state.ts'
 import { isoTime, MAX_TIME, MIN_TIME, timeOfIso } from './time.ts'
@@ -23,7 +23,6 @@ import {
   type SnapshotExtra,
   type SnapshotPart,
   type SnapshotRow,
-  type TreeEntry,
   type TreePosition,
 } from './types.ts'
 import {

@@ -6,17 +6,7 @@
  */
 import { fail, ok, type TreeResult } from './errors.ts'
 import { timeOfIso } from './time.ts'
-import type {
-  BranchSummary,
-  ContentPart,
-  JsonValue,
-  LlmMessage,
-  NodeOrigin,
-  Role,
-  SummaryUsage,
-  TreeEntryType,
-  TreePosition,
-} from './types.ts'
+import type { ContentPart, JsonValue, LlmMessage, NodeOrigin, Role, TreeEntryType, TreePosition } from './types.ts'
 
 /** A validation failure with a reason that names the offending field. */
 export class Invalid extends Error {

@@ -46,7 +46,6 @@ const METHODS = [
   'summarize',
 ] as const
 type Method = (typeof METHODS)[number]
-const MUTATING: ReadonlySet<Method> = new Set(['jump', 'fork', 'back', 'forward', 'label', 'summarize'])
 const PARAMETERS: Record<Method, readonly string[]> = {
   list: ['agentId'],
   outline: ['agentId'],

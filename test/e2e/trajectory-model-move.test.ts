@@ -318,6 +318,7 @@ describeWeb(
         throw new Error(`${String(error)}\nexpected ${JSON.stringify(expected)}\nvisible ${JSON.stringify(seen)}`)
       })
       expect(await dsh.page.locator('body').innerText()).not.toContain('the last one: “after the jump”')
+      await noErrors('branch child', from)
       await shot('branch-child.png')
     }, 600_000)
 

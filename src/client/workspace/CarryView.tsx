@@ -7,21 +7,14 @@
  * before Apply; Back with the files undoes it. The parts are the restore
  * preview's (`RestoreView.tsx`).
  */
-import {
-  useCallback,
-  useEffect,
-  useRef,
-  useState,
-  type KeyboardEvent as ReactKeyboardEvent,
-  type ReactNode,
-} from 'react'
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { CarryDecision, CarryDiff, CarryPreview, CarryResult, SurfaceMode } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import { moveOptions, NO_SUMMARY, type SummaryChoiceState } from '../summary/choice.ts'
 import { SummaryChoiceField } from '../summary/SummaryChoice.tsx'
 import type { WorkspaceClient } from './client.ts'
 import { carryDecisions, carryRequest, carryView, type CarryRow, type CarryView as View } from './model.ts'
-import { binaryText, errorLine } from './NodeFiles.tsx'
+import { binaryText } from './NodeFiles.tsx'
 import {
   BlockedList,
   closeOnEscape,

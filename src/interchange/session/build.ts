@@ -22,7 +22,7 @@
 import { SessionTree } from '../../tree/session-tree.ts'
 import type { TreeEntryType } from '../../tree/types.ts'
 import { nodeIdForSeq, SESSION_ORIGIN, SessionProjector, type SurfaceEntry } from '../../harness/projector.ts'
-import { foldOverlay, type OverlayState } from '../../harness/overlay.ts'
+import { foldOverlay } from '../../harness/overlay.ts'
 import { markerMessage, PLUGIN_ID } from '../../harness/marker.ts'
 import { planSwitch, type PlannedEvent, type SwitchPlan } from '../../surface/plan.ts'
 import { InterchangeError } from '../errors.ts'
@@ -37,9 +37,8 @@ import {
   type OpenCall,
   type OpenExchange,
 } from './provider-view.ts'
-import { treeDigest, type TreeDigest } from './digest.ts'
+import { treeDigest } from './digest.ts'
 import { LogBuilder, type LogEvent } from './log.ts'
-import type { ProvenanceEntry } from './provenance.ts'
 import { applyLabels } from './labels.ts'
 import { importedTitle } from './title.ts'
 import { IMPORT_SOURCE, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'

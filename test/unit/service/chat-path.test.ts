@@ -9,7 +9,6 @@
  * events, as the host Chat draws them, minus the hidden seqs) read, in log
  * order, exactly as the model's history.
  */
-import { CallId, createToolResultMessage } from '@deepseek-ai/dsh-llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildChatPath, type ChatPath, type SeqRange } from '../../../src/service/chat-path.ts'
@@ -212,7 +211,7 @@ describe('buildChatPath on real stock switches', () => {
   })
 
   it("a log written by an earlier version (the copied call keeps its original's id): the copied call is hidden, the original shows", async () => {
-    const { log, byText, chat, move, sync } = setup()
+    const { log, byText, move, sync } = setup()
     await move((tree) => tree.jump(byText('a1')))
     log.userTurn('q4', 'a4')
     sync()

@@ -6,7 +6,6 @@
  * tree maps the copies back to their originals, also when it is rebuilt from
  * the log alone.
  */
-import { CallId, createToolResultMessage } from '@deepseek-ai/dsh-llm'
 import { Session } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'

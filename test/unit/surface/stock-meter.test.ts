@@ -8,7 +8,6 @@
  * harness's positional `measure()` — the tokens of the history the model
  * receives next.
  */
-import { CallId, createToolResultMessage } from '@deepseek-ai/dsh-llm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { meterEstimator } from '../../../src/surface/stock.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
