@@ -8,9 +8,8 @@ const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.num
 const JsonValueRemoteCodec$schema5 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])
 const JsonValueRemoteCodec$schema6 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
 const JsonValueRemoteCodec$schema7 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])
-const JsonValueRemoteCodec$schema8 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema8)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema8))])
 const dsh_session_tree_sessionTree_attempt_parameter_0$schema = z.string()
-const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])
+const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
 const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
   'format': z.literal("dsh-session-tree/attempt@2").readonly(),
   'ok': z.literal(true).readonly(),
@@ -21,7 +20,7 @@ const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
   'error': z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
-  'details': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema8)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema8))])).readonly()]).readonly().optional(),
+  'details': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])).readonly()]).readonly().optional(),
 }).readonly(),
 })])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
@@ -399,7 +398,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -417,7 +416,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -461,16 +460,16 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'arguments': z.array(z.union([z.object({
   'kind': z.literal("removed").readonly(),
   'path': z.string().readonly(),
-  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }), z.object({
   'kind': z.literal("added").readonly(),
   'path': z.string().readonly(),
-  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }), z.object({
   'kind': z.literal("changed").readonly(),
   'path': z.string().readonly(),
-  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
-  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
   'text': z.union([z.undefined(), z.object({
   'kind': z.literal("words").readonly(),
   'parts': z.array(z.union([z.object({
@@ -496,11 +495,11 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
 }), z.object({
   'kind': z.literal("only_a").readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }), z.object({
   'kind': z.literal("only_b").readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 })])).readonly(),
   'toolResults': z.array(z.union([z.object({
   'kind': z.literal("same").readonly(),
@@ -546,7 +545,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -566,7 +565,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -659,7 +658,7 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
 }))]).readonly().optional(),
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
@@ -1136,7 +1135,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -1148,10 +1147,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -1826,231 +1825,12 @@ const dsh_session_tree_sessionTree_watch_parameter_0$schema = z.object({
   'sessions': z.array(z.object({
   'agentId': z.string().readonly(),
   'revision': z.string().readonly(),
-  'read': z.union([z.undefined(), z.array(z.union([z.literal("session"), z.literal("outline"), z.literal("chatPath")]))]).readonly().optional(),
 })).readonly(),
 })
 const dsh_session_tree_sessionTree_watch_result$schema = z.object({
   'changed': z.array(z.object({
   'agentId': z.string().readonly(),
   'revision': z.string().readonly(),
-  'session': z.union([z.undefined(), z.object({
-  'surfaceMode': z.union([z.undefined(), z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly().optional(),
-  'surfaceNote': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'watermark': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'revision': z.string().readonly(),
-  'quarantine': z.union([z.undefined(), z.array(z.object({
-  'seq': z.number().readonly(),
-  'type': z.string().readonly(),
-  'reason': z.string().readonly(),
-}))]).readonly().optional(),
-  'sidecarWarnings': z.union([z.undefined(), z.array(z.object({
-  'code': z.string().readonly(),
-  'message': z.string().readonly(),
-}))]).readonly().optional(),
-  'logWarnings': z.union([z.undefined(), z.array(z.object({
-  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
-  'message': z.string().readonly(),
-  'remedy': z.string().readonly(),
-  'count': z.number().readonly(),
-  'firstSeq': z.number().readonly(),
-  'callId': z.string().readonly(),
-}))]).readonly().optional(),
-  'pendingSwitch': z.union([z.undefined(), z.object({
-  'target': z.union([z.literal(null), z.string()]).readonly(),
-  'branch': z.string().readonly(),
-})]).readonly().optional(),
-  'hostedUsage': z.union([z.undefined(), z.record(z.string(), z.number()).readonly()]).readonly().optional(),
-  'lineage': z.union([z.undefined(), z.object({
-  'forkedFrom': z.union([z.undefined(), z.object({
-  'exists': z.boolean().readonly(),
-  'session': z.string().readonly(),
-  'node': z.string().readonly(),
-  'time': z.string().readonly(),
-  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
-  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
-})]).readonly().optional(),
-  'forkedTo': z.array(z.object({
-  'exists': z.boolean().readonly(),
-  'session': z.string().readonly(),
-  'node': z.string().readonly(),
-  'time': z.string().readonly(),
-  'by': z.union([z.literal("tree"), z.literal("host")]).readonly(),
-  'title': z.union([z.undefined(), z.string()]).readonly().optional(),
-})).readonly(),
-  'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
-})]).readonly().optional(),
-  'orphanSidecars': z.union([z.undefined(), z.object({
-  'scannedAt': z.string().readonly(),
-  'orphans': z.array(z.object({
-  'sessionId': z.string().readonly(),
-  'dir': z.string().readonly(),
-  'since': z.string().readonly(),
-  'removableAt': z.string().readonly(),
-})).readonly(),
-  'removed': z.array(z.object({
-  'sessionId': z.string().readonly(),
-  'dir': z.string().readonly(),
-  'since': z.string().readonly(),
-  'removableAt': z.string().readonly(),
-})).readonly(),
-  'problems': z.array(z.object({
-  'dir': z.string().readonly(),
-  'message': z.string().readonly(),
-})).readonly(),
-  'migrated': z.union([z.undefined(), z.array(z.object({
-  'sessionId': z.string().readonly(),
-  'from': z.string().readonly(),
-  'to': z.string().readonly(),
-}))]).readonly().optional(),
-  'dryRun': z.boolean().readonly(),
-})]).readonly().optional(),
-  'readOnly': z.union([z.undefined(), z.object({
-  'code': z.literal("SIDECAR_CLAIMED").readonly(),
-  'message': z.string().readonly(),
-  'holder': z.object({
-  'pid': z.number().readonly(),
-  'host': z.string().readonly(),
-  'kind': z.string().readonly(),
-  'since': z.string().readonly(),
-}).readonly(),
-})]).readonly().optional(),
-  'contextFit': z.union([z.undefined(), z.object({
-  'tokens': z.number().readonly(),
-  'contextWindow': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'threshold': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'verdict': z.union([z.literal("fits"), z.literal("compacts"), z.literal("overflows")]).readonly(),
-})]).readonly().optional(),
-  'sessionId': z.string().readonly(),
-  'nodeCount': z.number().readonly(),
-  'messageCount': z.number().readonly(),
-  'branchCount': z.number().readonly(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'activeBranch': z.string().readonly(),
-  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
-  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
-  'currentPathLength': z.number().readonly(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.number()).readonly()]).readonly().optional(),
-  'tokenCount': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'snapshotVersion': z.literal(1).readonly(),
-  'labelCount': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'canGoBack': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
-  'canGoForward': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
-  'clonedFrom': z.union([z.undefined(), z.object({
-  'sessionId': z.string().readonly(),
-  'nodeId': z.union([z.literal(null), z.string()]).readonly(),
-})]).readonly().optional(),
-})]).readonly().optional(),
-  'outline': z.union([z.undefined(), z.object({
-  'sessionId': z.string().readonly(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'activeBranch': z.string().readonly(),
-  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
-  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
-  'nodes': z.array(z.object({
-  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
-  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
-  'branch': z.string().readonly(),
-  'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'nodeId': z.string().readonly(),
-  'parentId': z.union([z.literal(null), z.string()]).readonly(),
-  'summary': z.string().readonly(),
-  'createdAt': z.string().readonly(),
-  'message': z.union([z.undefined(), z.object({
-  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'content': z.string().readonly(),
-  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
-})]).readonly().optional(),
-  'content': z.union([z.undefined(), z.array(z.union([z.object({
-  'type': z.literal("text").readonly(),
-  'text': z.string().readonly(),
-}), z.object({
-  'type': z.literal("tool_call").readonly(),
-  'id': z.string().readonly(),
-  'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
-}), z.object({
-  'type': z.literal("tool_result").readonly(),
-  'toolCallId': z.string().readonly(),
-  'content': z.string().readonly(),
-  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
-}), z.object({
-  'type': z.literal("reasoning").readonly(),
-  'text': z.string().readonly(),
-})]))]).readonly().optional(),
-  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
-  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
-  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'origin': z.union([z.undefined(), z.object({
-  'source': z.string().readonly(),
-  'seq': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'ref': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'sessionId': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
-})]).readonly().optional(),
-})).readonly(),
-  'branches': z.array(z.object({
-  'name': z.string().readonly(),
-  'headId': z.string().readonly(),
-  'summary': z.union([z.undefined(), z.object({
-  'branch': z.string().readonly(),
-  'nodeId': z.string().readonly(),
-  'summary': z.string().readonly(),
-  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
-  'failure': z.union([z.undefined(), z.object({
-  'code': z.string().readonly(),
-  'message': z.string().readonly(),
-})]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.object({
-  'inputTokens': z.number().readonly(),
-  'outputTokens': z.number().readonly(),
-  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
-})]).readonly().optional(),
-  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'createdAt': z.string().readonly(),
-})]).readonly().optional(),
-})).readonly(),
-})]).readonly().optional(),
-  'chatPath': z.union([z.undefined(), z.object({
-  'sessionId': z.string().readonly(),
-  'revision': z.string().readonly(),
-  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
-  'watermark': z.number().readonly(),
-  'tip': z.union([z.literal(null), z.string()]).readonly(),
-  'hidden': z.array(z.tuple([z.number(), z.number()])).readonly(),
-  'switches': z.array(z.object({
-  'seq': z.number().readonly(),
-  'kind': z.union([z.literal("switch"), z.literal("fork")]).readonly(),
-  'target': z.union([z.literal(null), z.string()]).readonly(),
-  'branch': z.string().readonly(),
-  'targetSummary': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'lead': z.boolean().readonly(),
-  'leadSeq': z.number().readonly(),
-  'hiddenMessages': z.number().readonly(),
-  'reveal': z.array(z.tuple([z.number(), z.number()])).readonly(),
-  'firstRow': z.union([z.undefined(), z.number()]).readonly().optional(),
-})).readonly(),
-  'forks': z.array(z.object({
-  'seq': z.number().readonly(),
-  'nodeId': z.string().readonly(),
-  'row': z.union([z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'index': z.number().readonly(),
-  'count': z.number().readonly(),
-  'targets': z.array(z.string()).readonly(),
-})).readonly(),
-})]).readonly().optional(),
 })).readonly(),
 })
 
@@ -3207,7 +2987,7 @@ export const TYPERT = {
             "name": "watch",
             "signature": "@Remote async watch(request: WatchRequest, signal: AbortSignal): Promise<WatchAnswer>",
             "summary": "Answers as soon as one of the named sessions' `revision` is not the one given (at once when it already is not), else waits until it changes or the caller cancels: what the Tree tab and the Chat hold instead of polling `session`.",
-            "jsDoc": "/**\n * Answers as soon as one of the named sessions' `revision` is not the one\n * given (at once when it already is not), else waits until it changes or\n * the caller cancels: what the Tree tab and the Chat hold instead of\n * polling `session`. Each change carries the reads its entry asked for\n * (`read`: session, outline, chatPath), read at that revision. Empty\n * `changed`: cancelled, or the plugin stopped. No side effects.\n */"
+            "jsDoc": "/**\n * Answers as soon as one of the named sessions' `revision` is not the one\n * given (at once when it already is not), else waits until it changes or\n * the caller cancels: what the Tree tab and the Chat hold instead of\n * polling `session`. Empty `changed`: cancelled, or the plugin stopped. No side effects.\n */"
           },
           {
             "kind": "method",
@@ -4271,19 +4051,11 @@ export const TYPERT = {
           },
           {
             "name": "WatchAnswer",
-            "declaration": "export interface WatchAnswer {\n    readonly changed: readonly WatchChange[];\n}"
-          },
-          {
-            "name": "WatchChange",
-            "declaration": "export interface WatchChange {\n    readonly agentId: string;\n    readonly revision: string;\n    readonly session?: SessionStatus;\n    readonly outline?: SessionTreeOutline;\n    readonly chatPath?: ChatPath;\n}"
-          },
-          {
-            "name": "WatchRead",
-            "declaration": "export type WatchRead = 'session' | 'outline' | 'chatPath';"
+            "declaration": "export interface WatchAnswer {\n    readonly changed: readonly { readonly agentId: string; readonly revision: string; }[];\n}"
           },
           {
             "name": "WatchRequest",
-            "declaration": "export interface WatchRequest {\n    readonly sessions: readonly { readonly agentId: string; readonly revision: string; readonly read?: readonly WatchRead[]; }[];\n}"
+            "declaration": "export interface WatchRequest {\n    readonly sessions: readonly { readonly agentId: string; readonly revision: string; }[];\n}"
           },
           {
             "name": "WireMove",

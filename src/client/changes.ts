@@ -4,13 +4,11 @@
  * their revisions moves; the stores that follow a session then refresh. An
  * idle page sends nothing. A hidden page holds no request (the browser's few
  * connections per host are shared by all its tabs); shown again, it asks with
- * the revisions it holds and hears at once what moved meanwhile. A change
- * carries what its followers read (`read`), so they show it with no second
- * round trip. When the
+ * the revisions it holds and hears at once what moved meanwhile. When the
  * service has no `watch` (an older one) or it fails, every follower is told to
  * poll instead (`PolledStore`).
  */
-import type { WatchAnswer, WatchChange, WatchRead, WatchRequest } from '../types.ts'
+import type { WatchAnswer, WatchRequest } from '../types.ts'
 import type { Result } from './controller.ts'
 
 export interface WatchRemote {
@@ -18,15 +16,8 @@ export interface WatchRemote {
 }
 
 interface Follower {
-  readonly onChange: (change: WatchChange) => void
+  readonly onChange: () => void
   readonly onUnavailable: () => void
-  readonly read: readonly WatchRead[]
-}
-
-/** How a store follows a session: what a change should carry, and the revision it shows now (if any). */
-export interface FollowOptions {
-  readonly read?: readonly WatchRead[]
-  readonly revision?: string
 }
 
 /** How long a failed `watch` keeps the page on polling before it tries the channel again. */
@@ -74,13 +65,8 @@ export class ChangeFeed {
    * Learn of `key`'s changes: `onChange` when its revision moves,
    * `onUnavailable` when there is no channel (then poll). Returns the end of it.
    */
-  follow(
-    key: string,
-    onChange: (change: WatchChange) => void,
-    onUnavailable: () => void,
-    options: FollowOptions = {},
-  ): () => void {
-    const follower: Follower = { onChange, onUnavailable, read: options.read ?? [] }
+  follow(key: string, onChange: () => void, onUnavailable: () => void): () => void {
+    const follower: Follower = { onChange, onUnavailable }
     if (this.disposed || this.unavailable) {
       queueMicrotask(onUnavailable)
       return () => {}
@@ -88,16 +74,8 @@ export class ChangeFeed {
     let set = this.followers.get(key)
     const fresh = set === undefined
     if (!set) this.followers.set(key, (set = new Set()))
-    const reads = this.readsOf(key)
     set.add(follower)
-    // A store that has just read the session says so: the channel waits from there (no answer at once).
-    // Followers of one session holding different revisions: the next answer comes at once, for all of them.
-    const held = options.revision ?? ''
-    const known = this.known.get(key) ?? ''
-    const revision = fresh || known === held ? held : ''
-    if (revision === '') this.known.delete(key)
-    else this.known.set(key, revision)
-    if (fresh || revision !== known || this.readsOf(key).length !== reads.length) this.restart()
+    if (fresh) this.restart()
     return () => {
       const now = this.followers.get(key)
       if (!now?.delete(follower) || now.size > 0) return
@@ -126,10 +104,7 @@ export class ChangeFeed {
     this.current = controller
     while (!controller.signal.aborted && this.followers.size > 0) {
       const request: WatchRequest = {
-        sessions: [...this.followers.keys()].map((agentId) => {
-          const read = this.readsOf(agentId)
-          return { agentId, revision: this.known.get(agentId) ?? '', ...(read.length > 0 ? { read } : {}) }
-        }),
+        sessions: [...this.followers.keys()].map((agentId) => ({ agentId, revision: this.known.get(agentId) ?? '' })),
       }
       let answer: Result<WatchAnswer>
       try {
@@ -142,19 +117,12 @@ export class ChangeFeed {
       if (controller.signal.aborted) return
       // An empty answer with nothing cancelled: the service stopped; a failure: no channel. Poll for a while.
       if (!answer.ok || answer.value.changed.length === 0) return this.giveUp(controller)
-      for (const change of answer.value.changed) {
-        if (!this.followers.has(change.agentId)) continue
-        this.known.set(change.agentId, change.revision)
-        for (const follower of [...(this.followers.get(change.agentId) ?? [])]) follower.onChange(change)
+      for (const { agentId, revision } of answer.value.changed) {
+        if (!this.followers.has(agentId)) continue
+        this.known.set(agentId, revision)
+        for (const follower of [...(this.followers.get(agentId) ?? [])]) follower.onChange()
       }
     }
-  }
-
-  /** What a change of `key` carries: every read one of its followers asked for. */
-  private readsOf(key: string): WatchRead[] {
-    const reads = new Set<WatchRead>()
-    for (const follower of this.followers.get(key) ?? []) for (const read of follower.read) reads.add(read)
-    return [...reads].sort()
   }
 
   private giveUp(controller: AbortController): void {

@@ -21,8 +21,7 @@ import type {
 } from '../types.ts'
 import { PolledStore } from './polled-store.ts'
 import { errorMessage } from '../tree/errors.ts'
-import type { ChangeFeed, FollowOptions } from './changes.ts'
-import type { WatchChange } from '../types.ts'
+import type { ChangeFeed } from './changes.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> =
@@ -153,8 +152,6 @@ export class TreeController extends PolledStore<PanelState> {
   readonly agentId: string
   /** A change was pushed while an action ran (read when it ends). */
   private missed = false
-  /** Counts the pushed changes shown: a read begun before one is older than it and is dropped. */
-  private pushes = 0
 
   constructor(remote: () => Promise<TreeRemote>, agentId: string, options: ControllerOptions = {}) {
     super(
@@ -181,18 +178,9 @@ export class TreeController extends PolledStore<PanelState> {
    * A change pushed while an action of the panel runs waits for its end: the action shows the moved tree
    * together with its notice, and keys pressed on seeing it reach a panel that takes them again.
    */
-  protected override changed(change: WatchChange): void {
+  protected override changed(): void {
     if (this.state.busy) this.missed = true
-    else if (change.session && change.outline) {
-      // The change carries what the tab draws: shown with no round trip.
-      this.pushes += 1
-      this.show(change.session, change.outline, false)
-    } else void this.refresh()
-  }
-
-  /** A pushed change carries the status and the outline, from the revision shown on. */
-  protected override following(): FollowOptions {
-    return { read: ['outline', 'session'], ...(this.revision === undefined ? {} : { revision: this.revision }) }
+    else void this.refresh()
   }
 
   /** Another process's claim on the tree is in no push of this one: while it holds, poll to learn when it lets go. */
@@ -337,7 +325,6 @@ export class TreeController extends PolledStore<PanelState> {
   }
 
   private async poll(force: boolean): Promise<void> {
-    const pushes = this.pushes
     let remote: TreeRemote
     try {
       remote = await this.remote()
@@ -354,7 +341,7 @@ export class TreeController extends PolledStore<PanelState> {
     const session = await remote
       .session(this.agentId)
       .catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
-    if (this.disposed || pushes !== this.pushes) return
+    if (this.disposed) return
     if (!session.ok) {
       await eager
       this.fail(failure(session.error.code, session.error.message))
@@ -367,7 +354,7 @@ export class TreeController extends PolledStore<PanelState> {
       return
     }
     const list = await (eager ?? fetchList())
-    if (this.disposed || pushes !== this.pushes) return
+    if (this.disposed) return
     if (!list.ok) {
       this.fail(failure(list.error.code, list.error.message))
       return
@@ -376,19 +363,14 @@ export class TreeController extends PolledStore<PanelState> {
       performance.mark('session-tree:list-end')
       performance.measure('session-tree:list', 'session-tree:list-start', 'session-tree:list-end')
     }
-    this.show(session.value, list.value, force)
-  }
-
-  /** A new tree with its status (read, or pushed). */
-  private show(status: SessionStatus, outline: SessionTreeOutline, force: boolean): void {
-    this.revision = status.revision
+    this.revision = revision
     // A change the panel did not make (the conversation went on) retires the last action's notice.
     const retire =
       !force && this.state.view !== undefined && this.state.notice !== undefined && this.state.busy === undefined
     this.set({
       phase: 'ready',
-      view: outline,
-      status,
+      view: list.value,
+      status: session.value,
       error: undefined,
       generation: this.state.generation + 1,
       ...(retire ? { notice: undefined } : {}),

@@ -6,8 +6,7 @@
  * else by polling on a timer. How a refresh asks the service is each store's
  * own (`refresh`).
  */
-import type { ChangeFeed, FollowOptions } from './changes.ts'
-import type { WatchChange } from '../types.ts'
+import type { ChangeFeed } from './changes.ts'
 
 /** Where a store learns of its session's changes without polling. */
 export interface StoreFeed {
@@ -92,14 +91,13 @@ export abstract class PolledStore<State extends object> {
       let ended = false
       const stop = feed.follow(
         key,
-        (change) => this.changed(change),
+        () => this.changed(),
         () => {
           // No channel (now): poll, and try the channel again at a later poll.
           ended = true
           if (this.unfollow === stop) this.unfollow = undefined
           this.schedule()
         },
-        this.following(),
       )
       if (!ended) this.unfollow = stop
       return this.pollToo()
@@ -126,13 +124,8 @@ export abstract class PolledStore<State extends object> {
     return false
   }
 
-  /** What a pushed change should carry for this store, and the revision it shows (default: nothing, none). */
-  protected following(): FollowOptions {
-    return {}
-  }
-
-  /** The push channel says the session changed (with what `following` asked for): show it, or read it. */
-  protected changed(_change: WatchChange): void {
+  /** The push channel says the session changed: read it (a store may wait for a better moment). */
+  protected changed(): void {
     void this.refresh()
   }
 

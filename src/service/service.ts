@@ -143,8 +143,7 @@ export class SessionTreeService extends TypertRemoteService {
     const sidecars = this.settings.sidecarRoot ? new SessionSidecars(ctx, this.settings.sidecarRoot) : undefined // where each session's sidecar is (sidecar-location.ts)
     this.sidecars = sidecars
     this.sync = new TreeSync(new SessionTreeStore(), sidecars ? new TreeSidecar(sidecars.locator) : undefined)
-    // A change carries the reads the page asked for with it (`this.reads` is set below, before any call).
-    this.changes = new RevisionWatch(this.sync, (agentId, read) => this.reads[read](agentId))
+    this.changes = new RevisionWatch(this.sync)
     ctx.effect(() => () => this.changes.close(), 'session-tree.watch')
     const parts = serviceParts(ctx, this.sync, this.settings, config, sidecars)
     this.switcher = parts.switcher
@@ -200,9 +199,7 @@ export class SessionTreeService extends TypertRemoteService {
    * Answers as soon as one of the named sessions' `revision` is not the one
    * given (at once when it already is not), else waits until it changes or
    * the caller cancels: what the Tree tab and the Chat hold instead of
-   * polling `session`. Each change carries the reads its entry asked for
-   * (`read`: session, outline, chatPath), read at that revision. Empty
-   * `changed`: cancelled, or the plugin stopped. No side effects.
+   * polling `session`. Empty `changed`: cancelled, or the plugin stopped. No side effects.
    */
   @Remote
   async watch(request: WatchRequest, signal: AbortSignal): Promise<WatchAnswer> {

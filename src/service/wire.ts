@@ -3,19 +3,11 @@
  * views. Every field added to seed 001's contract is optional or lives in
  * a separate method, so older clients keep working.
  */
-import type {
-  BranchSummary,
-  ForkView,
-  JumpView,
-  SessionTreeOutline,
-  SessionTreeSessionInfo,
-  SessionTreeView,
-} from '../tree/types.ts'
+import type { BranchSummary, ForkView, JumpView, SessionTreeSessionInfo, SessionTreeView } from '../tree/types.ts'
 import type { LogWarning, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
 import type { SurfaceMode } from '../surface/mode.ts'
 import type { GcResult, SessionLineageView } from './lineage-wire.ts'
 import type { ContextFit } from './context-fit.ts'
-import type { ChatPath } from './chat-path.ts'
 
 /** How a caller asks for a summary of the part a move leaves (`none` by default). */
 export type SummaryChoice =
@@ -139,28 +131,12 @@ export interface ForkResult extends ForkView, MoveResult {
 // The move itself, as a value: `tree-move.ts`.
 export type { TreeMove } from './tree-move.ts'
 
-/** What a `watch` answer may carry of a changed session, so the page shows it without asking again. */
-export type WatchRead = 'session' | 'outline' | 'chatPath'
-
-/** `watch`'s argument: per session, the `revision` the caller last read (`''`: none yet) and what to send with a change. */
+/** `watch`'s argument: per session, the `revision` the caller last read (`''`: none yet). */
 export interface WatchRequest {
-  readonly sessions: readonly {
-    readonly agentId: string
-    readonly revision: string
-    readonly read?: readonly WatchRead[]
-  }[]
-}
-
-/** One changed session: its revision, and what was asked to be read with it (read at that revision; left out when it failed). */
-export interface WatchChange {
-  readonly agentId: string
-  readonly revision: string
-  readonly session?: SessionStatus
-  readonly outline?: SessionTreeOutline
-  readonly chatPath?: ChatPath
+  readonly sessions: readonly { readonly agentId: string; readonly revision: string }[]
 }
 
 /** The sessions whose revision is not the one asked with (empty: cancelled, or the plugin stopped). */
 export interface WatchAnswer {
-  readonly changed: readonly WatchChange[]
+  readonly changed: readonly { readonly agentId: string; readonly revision: string }[]
 }

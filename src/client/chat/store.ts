@@ -16,8 +16,7 @@ import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRul
 import { PolledStore } from '../polled-store.ts'
 import { errorMessage } from '../../tree/errors.ts'
 import { appendStylesheet } from '../stylesheet.ts'
-import type { ChangeFeed, FollowOptions } from '../changes.ts'
-import type { WatchChange } from '../../types.ts'
+import type { ChangeFeed } from '../changes.ts'
 
 /** The remote methods the Chat uses (the generated client satisfies it, see `remote.ts`). */
 export interface ChatRemote {
@@ -110,8 +109,6 @@ export class ChatStore extends PolledStore<ChatState> {
   private column: Element | undefined
   private style: HTMLStyleElement | undefined
   private css = ''
-  /** Counts the pushed answers shown: a read begun before one is older than it and is dropped. */
-  private pushes = 0
 
   constructor(remote: () => Promise<ChatRemote>, sessionId: string, options: ChatStoreOptions = {}) {
     super(
@@ -272,42 +269,24 @@ export class ChatStore extends PolledStore<ChatState> {
     return this.polling
   }
 
-  /** A poke: refresh when some node of this session's Chat is mounted (and no push channel says it). */
+  /** A poke: refresh when some node of this session's Chat is mounted. */
   refreshIfLive(): Promise<void> {
-    return this.users > 0 && !this.disposed && !this.pushed ? this.refresh() : Promise.resolve()
-  }
-
-  /** A pushed change carries the Chat's path, from the revision shown on. */
-  protected override following(): FollowOptions {
-    return { read: ['chatPath'], ...(this.revision === undefined ? {} : { revision: this.revision }) }
-  }
-
-  protected override changed(change: WatchChange): void {
-    if (!change.chatPath) return void this.refresh()
-    // The change carries the answer: applied with no round trip.
-    this.pushes += 1
-    this.show(change.chatPath)
-  }
-
-  private show(path: ChatPath): void {
-    this.revision = path.revision
-    this.set({ path, error: undefined })
-    this.apply()
+    return this.users > 0 && !this.disposed ? this.refresh() : Promise.resolve()
   }
 
   private async poll(force: boolean): Promise<void> {
-    const pushes = this.pushes
     try {
       const remote = await this.remote()
       const status = await remote.session(this.sessionId)
-      if (this.disposed || pushes !== this.pushes) return
       if (!status.ok) return this.fail(status.error)
       if (!force && status.value.revision !== undefined && status.value.revision === this.revision && this.state.path)
         return
       const path = await remote.chatPath(this.sessionId)
-      if (this.disposed || pushes !== this.pushes) return
+      if (this.disposed) return
       if (!path.ok) return this.fail(path.error)
-      this.show(path.value)
+      this.revision = path.value.revision
+      this.set({ path: path.value, error: undefined })
+      this.apply()
     } catch (reason) {
       this.fail(errorOf(reason))
     }
