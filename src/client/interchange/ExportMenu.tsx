@@ -9,7 +9,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import type { KeyboardEvent as ReactKeyboardEvent, ReactNode } from 'react'
 import type { ExportFormat } from '../../types.ts'
 import type { Locale } from '../i18n.ts'
-import { exportFileName, failureOf, type InterchangeActions, type InterchangeFailure } from './files.ts'
+import { exportFileName, type InterchangeActions, type InterchangeFailure } from './files.ts'
 import { downloadText } from '../panel/dom.ts'
 import { interchangeStrings } from './strings.ts'
 
@@ -71,8 +71,7 @@ export function ExportMenu({ locale, sessionId, actions, disabled, onLinear }: E
       setOutcome(undefined)
       try {
         const result = await actions.exportAs({ agentId: sessionId, format: choice, path: null, inline: true })
-        const failure = failureOf(result)
-        if (failure || !result.ok) return setOutcome({ failure: failure! })
+        if (!result.ok) return setOutcome({ failure: result.error })
         const name = exportFileName(choice, result.value.fileSessionId)
         downloadText(name, result.value.content ?? '', MEDIA[choice])
         setOutcome({ ok: s.exported(name, result.value.lines) })

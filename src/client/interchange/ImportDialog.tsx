@@ -11,7 +11,6 @@ import type { KeyboardEvent as ReactKeyboardEvent, ReactNode } from 'react'
 import type { ImportResult } from '../../types.ts'
 import type { Locale } from '../i18n.ts'
 import {
-  failureOf,
   formatBytes,
   MAX_UPLOAD_BYTES,
   readSessionFile,
@@ -34,8 +33,6 @@ type Step =
     }
   | { readonly kind: 'done'; readonly result: ImportResult }
   | { readonly kind: 'error'; readonly name: string; readonly failure: InterchangeFailure }
-
-const UNKNOWN: InterchangeFailure = { code: 'INTERNAL', message: 'no result' }
 
 export interface ImportControlProps {
   readonly locale: Locale
@@ -78,7 +75,7 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
         cwd: null,
       })
       if (mine !== generation.current) return
-      if (!result.ok) setStep({ kind: 'error', name: file.name, failure: failureOf(result) ?? UNKNOWN })
+      if (!result.ok) setStep({ kind: 'error', name: file.name, failure: result.error })
       else
         setStep({
           kind: 'preview',
@@ -104,7 +101,7 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
       cwd: null,
     })
     if (mine !== generation.current) return
-    if (!result.ok) setStep({ kind: 'error', name: step.name, failure: failureOf(result) ?? UNKNOWN })
+    if (!result.ok) setStep({ kind: 'error', name: step.name, failure: result.error })
     else setStep({ kind: 'done', result: result.value })
   }, [actions, step])
 

@@ -28,10 +28,6 @@ export interface InterchangeFailure {
   readonly message: string
 }
 
-export function failureOf(result: Result<unknown>): InterchangeFailure | undefined {
-  return result.ok ? undefined : { code: result.error.code, message: result.error.message }
-}
-
 /** `1.4 MB`, `64 MiB` style sizes (binary units, as the limit is). */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`
