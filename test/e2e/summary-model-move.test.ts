@@ -58,6 +58,7 @@ for (const mode of ['stock', 'native'] as const) {
   }
   describeWeb(`a summary carried by the model's own move (${mode})`, options, (dsh) => {
     let sessionId: string
+    let carried: { nodeId: string }
 
     const tree = () => dsh.api.tree(sessionId)
     const nodeWith = async (text: string) => (await dsh.api.nodeWith(sessionId, text)).nodeId
@@ -69,6 +70,18 @@ for (const mode of ['stock', 'native'] as const) {
       await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
       target = await nodeWith('ANSWER to: first question')
       await dsh.api.promptAndWait(sessionId, MOVE_PROMPT)
+      // In native mode the move (and its summary side call) runs after the turn ended: every judgement below waits for it.
+      carried = await until(
+        "the carried summary in the tree, on the cursor's path",
+        async () => {
+          const view = await tree()
+          const node = view.nodes.find((n) => n.message?.content === CARRIED)
+          return node && node.parentId === target && (mode === 'native' ? view.cursor === node.nodeId : true)
+            ? node
+            : undefined
+        },
+        30_000,
+      )
     }, 600_000)
 
     it("the model's move asked its own model for the summary, sharing the session's prefix", () => {
@@ -122,18 +135,6 @@ for (const mode of ['stock', 'native'] as const) {
     }
 
     it("the next prompt's request holds the summary exactly once, on the path to the first answer", async () => {
-      // The native switch runs right after the turn; in stock the cursor is already there.
-      const carried = await until(
-        "the carried summary in the tree, on the cursor's path",
-        async () => {
-          const view = await tree()
-          const node = view.nodes.find((n) => n.message?.content === CARRIED)
-          return node && node.parentId === target && (mode === 'native' ? view.cursor === node.nodeId : true)
-            ? node
-            : undefined
-        },
-        30_000,
-      )
       await dsh.api.promptAndWait(sessionId, 'after the model move')
       expect(holding(lastChat())).toBe(1)
       const seen = history(lastChat()).map((m) => m.text)
