@@ -1674,7 +1674,7 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'message': z.string().readonly(),
 }))]).readonly().optional(),
   'logWarnings': z.union([z.undefined(), z.array(z.object({
-  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
+  'code': z.literal("REPEATED_CALL_IDS").readonly(),
   'message': z.string().readonly(),
   'remedy': z.string().readonly(),
   'count': z.number().readonly(),
@@ -3639,7 +3639,7 @@ export const TYPERT = {
           },
           {
             "name": "LogWarningCode",
-            "declaration": "export type LogWarningCode = 'COPIED_CALL_IDS' | 'REPEATED_CALL_IDS';"
+            "declaration": "export type LogWarningCode = 'REPEATED_CALL_IDS';"
           },
           {
             "name": "MessageEntry",

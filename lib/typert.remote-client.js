@@ -1674,7 +1674,7 @@ const dsh_session_tree_sessionTree_session_result$schema = z.object({
   'message': z.string().readonly(),
 }))]).readonly().optional(),
   'logWarnings': z.union([z.undefined(), z.array(z.object({
-  'code': z.union([z.literal("COPIED_CALL_IDS"), z.literal("REPEATED_CALL_IDS")]).readonly(),
+  'code': z.literal("REPEATED_CALL_IDS").readonly(),
   'message': z.string().readonly(),
   'remedy': z.string().readonly(),
   'count': z.number().readonly(),

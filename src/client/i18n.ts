@@ -44,12 +44,8 @@ const en = {
   'status.quarantine':
     '{count} harness event could not be read and was skipped|{count} harness events could not be read and were skipped',
   'status.sidecar': 'Sidecar problem: {message}',
-  'status.copiedCallIds':
-    'DSH’s Chat cannot load this session past event {seq}: {count} tool call copied by an earlier version of this plugin repeats its call id. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.|DSH’s Chat cannot load this session past event {seq}: {count} tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.',
   'status.repeatedCallIds':
     'DSH’s Chat cannot load this session past event {seq}: a call id repeats ({count} tool call: the provider reused it, or an import answered a call on two branches). The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.|DSH’s Chat cannot load this session past event {seq}: call ids repeat ({count} tool calls: the provider reused them, or an import answered calls on two branches). The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.',
-  'status.copiedCallIdsKeyed':
-    'This session’s log repeats a call id in {count} tool call copied by an earlier version of this plugin (first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).|This session’s log repeats call ids in {count} tool calls copied by an earlier version of this plugin (first at event {seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).',
   'status.repeatedCallIdsKeyed':
     'This session’s log repeats a call id ({count} tool call, first at event {seq}: the provider reused it, or an import answered a call on two branches). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.|This session’s log repeats call ids ({count} tool calls, first at event {seq}: the provider reused them, or an import answered calls on two branches). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.',
   'status.pending': 'A history switch to {target} is waiting for the agent to become idle',
@@ -204,12 +200,8 @@ const zh: Record<StringKey, string> = {
   'status.labels': '{count} 个标记',
   'status.quarantine': '有 {count} 个会话事件无法读取，已跳过',
   'status.sidecar': '附属存储问题：{message}',
-  'status.copiedCallIds':
-    'DSH 的对话无法加载本会话第 {seq} 个事件之后的内容：本插件的早期版本复制的 {count} 个工具调用重复了调用 ID。模型和这棵树不受影响。可以继续在这里操作，导出为 Pi 文件再导入（得到带有整棵树的新会话），或在对话显示的最后一条回答上使用“在新对话中分支”。',
   'status.repeatedCallIds':
     'DSH 的对话无法加载本会话第 {seq} 个事件之后的内容：调用 ID 重复（{count} 个工具调用：模型服务复用了调用 ID，或导入时同一调用在两个分支上得到了结果）。模型和这棵树不受影响。可以继续在这里操作，或在对话显示的最后一条回答上使用“在新对话中分支”。',
-  'status.copiedCallIdsKeyed':
-    '本会话的日志中有 {count} 个由本插件早期版本复制的工具调用重复了调用 ID（首个在第 {seq} 个事件）。DSH 的对话和轨迹在这里可以正常显示：本插件会把这些调用区分开。自行读取日志的程序可能无法处理；如需没有重复的日志，请将会话导出为 Pi 文件再导入（得到带有整棵树的新会话）。',
   'status.repeatedCallIdsKeyed':
     '本会话的日志中有 {count} 个工具调用重复了调用 ID（首个在第 {seq} 个事件：模型服务复用了调用 ID，或导入时同一调用在两个分支上得到了结果）。DSH 的对话和轨迹在这里可以正常显示：本插件会把这些调用区分开。自行读取日志的程序可能无法处理。',
   'status.pending': '切换到 {target} 的历史正在等待代理空闲',

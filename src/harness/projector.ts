@@ -358,9 +358,8 @@ export class SessionProjector {
     const data = event.data
     if (!isRecord(data) || typeof data.callId !== 'string' || typeof data.name !== 'string')
       throw new MalformedEvent('tool/call without callId or name')
-    const copy = this.mirror.copiedCall(data.callId)
-    this.callIds.record(data.callId, event.seq, copy)
-    if (copy) return
+    this.callIds.record(data.callId, event.seq)
+    if (this.mirror.copiedCall(data.callId)) return
     const args = parseArguments(data.arguments)
     const node = this.place(event, null, {
       type: 'tool_call',

@@ -5,18 +5,13 @@
  * throw at the second one ("Failed to load history: … received more than one
  * start Match") unless this plugin's browser half re-keys them
  * (`client/chat/host-tools.ts`); the model's history and the tree are not
- * affected. Stock switches of dsh-session-tree before
- * fresh call ids wrote such logs (a copy kept its original's id); a provider
- * that reuses ids does too, and so does an import of a tree that branches
- * between a call and its result (`interchange/session/provider-view.ts`).
+ * affected. A provider that reuses ids writes such logs, and so does an import
+ * of a tree that branches between a call and its result
+ * (`interchange/session/provider-view.ts`).
  */
 
-/** What repeats, and who wrote it. */
-export type LogWarningCode =
-  /** Copies made by a stock switch of an earlier dsh-session-tree version repeat their originals' call ids. */
-  | 'COPIED_CALL_IDS'
-  /** Tool calls repeat an earlier call id (the provider reused it, or an import answered a call on two branches). */
-  | 'REPEATED_CALL_IDS'
+/** What is wrong with the log: tool calls repeat an earlier call id (the provider reused it, or an import answered a call on two branches). */
+export type LogWarningCode = 'REPEATED_CALL_IDS'
 
 /** One problem of the log, for `session` and the panel. */
 export interface LogWarning {
@@ -38,42 +33,34 @@ const REMEDY =
   'Trajectory load the session. Without the plugin, "Branch into a new conversation" on the last answer the Chat shows starts a ' +
   'conversation whose Chat loads.'
 
-/** Copies made by an earlier version: an export and an import rebuild the log with fresh ids for every copy. */
-const COPIES_REMEDY =
-  'Nothing, in dsh web with this plugin installed: its browser half keys the repeated calls apart, so the Chat and the ' +
-  'Trajectory load the session. For a log that repeats no id (for another program that reads it, or before removing the plugin), ' +
-  'bring the whole tree into a new session: export it to Pi and import that file (`npx dsh-session-tree export pi <session-id> /tmp/tree.jsonl`, ' +
-  'then `/tree import /tmp/tree.jsonl` in any session).'
-
 /** Call ids seen in `tool/call` events, and the repeats among them. O(1) per call. */
 export class CallIdLedger {
   private readonly seen = new Set<string>()
-  private readonly repeats = new Map<LogWarningCode, { count: number; firstSeq: number; callId: string }>()
+  private repeats: { count: number; firstSeq: number; callId: string } | undefined
 
-  /** Note one `tool/call`; `copy`: it is a stock switch's copy. */
-  record(callId: string, seq: number, copy: boolean): void {
+  /** Note one `tool/call`. */
+  record(callId: string, seq: number): void {
     if (!this.seen.has(callId)) {
       this.seen.add(callId)
       return
     }
-    const code: LogWarningCode = copy ? 'COPIED_CALL_IDS' : 'REPEATED_CALL_IDS'
-    const found = this.repeats.get(code)
-    if (found) found.count++
-    else this.repeats.set(code, { count: 1, firstSeq: seq, callId })
+    if (this.repeats) this.repeats.count++
+    else this.repeats = { count: 1, firstSeq: seq, callId }
   }
 
   warnings(): LogWarning[] {
-    return [...this.repeats].map(([code, { count, firstSeq, callId }]) => ({
-      code,
-      message:
-        code === 'COPIED_CALL_IDS'
-          ? `${count} tool call copies in this session's log repeat their original's call id (the first at event ${firstSeq}, "${callId}"), written by a stock switch of an earlier dsh-session-tree version. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`
-          : `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"): the provider reused it, or an import answered on one branch a call that another branch answers too. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`,
-      remedy: code === 'COPIED_CALL_IDS' ? COPIES_REMEDY : REMEDY,
-      count,
-      firstSeq,
-      callId,
-    }))
+    if (!this.repeats) return []
+    const { count, firstSeq, callId } = this.repeats
+    return [
+      {
+        code: 'REPEATED_CALL_IDS',
+        message: `${count} tool calls in this session's log repeat an earlier call id (the first at event ${firstSeq}, "${callId}"): the provider reused it, or an import answered on one branch a call that another branch answers too. DSH web's own tool views key calls by id and throw on a repeat ("Failed to load history … more than one start Match"); this plugin re-keys them in the page. The model's history and the tree are not affected.`,
+        remedy: REMEDY,
+        count,
+        firstSeq,
+        callId,
+      },
+    ]
   }
 }
 

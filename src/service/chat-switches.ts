@@ -29,15 +29,9 @@ export const TREE_TOOL = 'tree'
 /** The `tree` actions that move the history (their calls anchor an in-step switch). */
 export const MOVE_ACTIONS: ReadonlySet<string> = new Set(['jump', 'fork', 'back', 'forward'])
 
-/** The one-tool-per-action names of earlier versions, still in older logs. */
-export const LEGACY_TOOLS: ReadonlyMap<string, string> = new Map(
-  ['list', 'find', 'jump', 'fork', 'back', 'forward', 'label', 'compare'].map((action) => [`tree_${action}`, action]),
-).set('tree_summarize_branch', 'summarize')
-
 /** The tree action of a tool call (`arguments` as logged: JSON text or an object), or undefined for another tool. */
 export function treeActionOf(name: unknown, args: unknown): string | undefined {
-  if (typeof name !== 'string') return undefined
-  if (name !== TREE_TOOL) return LEGACY_TOOLS.get(name)
+  if (name !== TREE_TOOL) return undefined
   const action = parsedArguments(args)?.action
   return typeof action === 'string' ? action : undefined
 }

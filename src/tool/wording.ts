@@ -8,7 +8,7 @@ import type { TreeEntry } from '../tree/types.ts'
 import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from '../surface/errors.ts'
 import type { MoveOutcome } from './deferred.ts'
 import { describeMove } from '../service/tree-move.ts'
-import { LEGACY_TOOLS, TREE_TOOL } from '../service/chat-switches.ts'
+import { TREE_TOOL } from '../service/chat-switches.ts'
 
 /** Why the model's own move waits for the turn's end, from the refusal's `details.reason` (never its message). */
 export function withinStepRefusal(error: TreeError): string {
@@ -26,12 +26,12 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : /(s|sh|ch|x)$/.test(word) ? 'es' : 's'}`
 }
 
-/** Calls of the tree tool itself (or its earlier one-tool-per-action names): bookkeeping, never what a search is after. */
+/** Calls of the tree tool itself: bookkeeping, never what a search is after. */
 export function isTreeToolCall(node: {
   readonly content?: readonly { readonly type: string; readonly name?: string }[]
 }): boolean {
   const calls = (node.content ?? []).filter((part) => part.type === 'tool_call')
-  return calls.length > 0 && calls.every((part) => part.name === TREE_TOOL || LEGACY_TOOLS.has(part.name ?? ''))
+  return calls.length > 0 && calls.every((part) => part.name === TREE_TOOL)
 }
 
 export function describeOutcome(outcome: MoveOutcome): string {

@@ -13,13 +13,12 @@
  * - the Trajectory tab places every tool row under the call that issued it;
  * - "Branch into a new conversation" on a turn followed by a switch seeds a
  *   child whose Chat loads and whose next request is that turn's history;
- * - a session written by an earlier version (copies with their originals'
- *   call ids), and one whose provider reused a call id, load in DSH's own
- *   Chat and Trajectory in place (the browser half re-keys DSH's tool
- *   Definitions): the visible rows are the model's last request plus the
- *   reply, live, after a reload and after one more jump; `session` and the
- *   Tree tab report the log; export to Pi and import still gives a new
- *   session whose log repeats no call id, with the whole tree.
+ * - a session whose provider reused a call id loads in DSH's own Chat and
+ *   Trajectory in place (the browser half re-keys DSH's tool Definitions):
+ *   the visible rows are the model's last request plus the reply, live, after
+ *   a reload and after one more jump; `session` and the Tree tab report the
+ *   log; export to Pi and import gives a new session whose log repeats no
+ *   call id, with the whole tree.
  *
  * Evidence of every run: test/e2e/artifacts/chat-views/ (screenshots, meter.json,
  * requests, page console).
@@ -40,20 +39,13 @@ import {
   visibleRows,
   type Row,
 } from './support/chat-page.ts'
-import {
-  findSessionLogs,
-  readSessionLog,
-  withOriginalCallIds,
-  writeSessionLog,
-  type SessionLogEvent,
-} from './support/session-log.ts'
+import { type SessionLogEvent } from './support/session-log.ts'
 import { displayedRange, readMeter as readContextMeter } from './support/context-meter.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 import { describeWeb } from './support/web-suite.ts'
 
-const LEGACY_TITLE = 'Legacy session (earlier version)'
-const RESTORED_TITLE = 'Legacy session, exported and imported'
+const RESTORED_TITLE = 'Reused call ids, exported and imported'
 const REUSED_TITLE = 'A provider that reuses call ids'
 
 const until = <T>(what: string, probe: Probe<T>, timeoutMs = 15_000): Promise<T> => waitUntil(what, probe, timeoutMs)
@@ -77,8 +69,8 @@ describeWeb(
   options,
   (dsh) => {
     let sessionId: string
-    /** The session rewritten as earlier versions wrote it (set by its test). */
-    let legacyId: string | undefined
+    /** The session whose provider reused a call id (set by its test). */
+    let reuseId: string | undefined
     const problems: string[] = []
     const measured: Record<string, unknown> = {}
     dsh.evidence('meter.json', measured)
@@ -88,7 +80,6 @@ describeWeb(
       (await dsh.api.nodeWith(sessionId, (content) => content.startsWith(text))).nodeId
     const allEvents = async (id = sessionId) =>
       (await dsh.api.history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
-    const boot = () => dsh.startWeb()
 
     /**
      * Open a session from the sidebar by its title. The Ungrouped folder is expanded only when the sidebar says it
@@ -464,87 +455,9 @@ describeWeb(
       expect([status.quarantine, status.logWarnings, status.pendingSwitch]).toEqual([[], [], undefined])
     }, 600_000)
 
-    it("a session written by an earlier version (copies repeat their call ids) loads in DSH's Chat and Trajectory in place: the visible rows are the model's last request plus the reply, live, after a reload and after one more jump; session and the Tree tab report the log", async () => {
-      const { sessionId: legacy } = await dsh.api.createSession({ cwd: dsh.work })
-      legacyId = legacy
-      for (const prompt of DEMO_PROMPTS) await dsh.api.promptAndWait(legacy, prompt)
-      const legacyNode = async (text: string) =>
-        (await tree(legacy)).nodes.find((n) => n.message?.content.startsWith(text))!.nodeId
-      await dsh.api.remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
-      await dsh.api.promptAndWait(legacy, 'legacy after the jump')
-      await dsh.api.remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Food tour:') })
-      await dsh.api.promptAndWait(legacy, 'legacy after the back')
-      await dsh.api.callOk('session.rename', { sessionId: legacy, title: LEGACY_TITLE })
-      // Rewrite its log as versions before fresh call ids wrote it, with the harness stopped.
-      await dsh.stopWeb('SIGTERM')
-      const file = findSessionLogs(dsh.home).find((f) => path.basename(path.dirname(f)) === legacy)!
-      const log = readSessionLog(file)
-      const rewritten = withOriginalCallIds(log.events)
-      expect(rewritten.restored).toBe(1)
-      writeSessionLog(file, log.header, rewritten.events)
-      await boot()
-      await dsh.api.promptAndWait(legacy, 'legacy after the restart')
-      const status = await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: legacy })
-      const firstRepeat = rewritten.events.filter((e) => e.type === 'tool/call')[1]!
-      expect(status.logWarnings).toEqual([
-        expect.objectContaining({
-          code: 'COPIED_CALL_IDS',
-          count: 1,
-          firstSeq: firstRepeat.seq,
-          callId: 'call_notes_2',
-        }),
-      ])
-      // The log the page reads does repeat the id (what DSH's own tool Definitions throw on).
-      const ids = (await allEvents(legacy))
-        .filter((e) => e.type === 'tool/call')
-        .map((e) => (e.data as { callId: string }).callId)
-      expect(ids.filter((id) => id === 'call_notes_2').length).toBe(2)
-      let from = problems.length
-      await dsh.page.goto(dsh.url)
-      if (
-        await dsh.page
-          .getByRole('button', { name: 'Continue' })
-          .isVisible()
-          .catch(() => false)
-      )
-        await dsh.page.getByRole('button', { name: 'Continue' }).click()
-      await openSession(LEGACY_TITLE)
-      let body = dsh.llm.chatRequests().at(-1)!.body
-      await expectModelView('live', body, from)
-      await dsh.shot('legacy-chat.png')
-      await reloadWithPluginSlow(LEGACY_TITLE)
-      from = await expectModelView('after a reload with this plugin slow to load', body, from)
-      // Its Trajectory loads too (DSH keys tool rows by call id there as well).
-      await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
-      const rows = dsh.page.locator('tr[data-trajectory-row-key]')
-      await until('the legacy trajectory rows', async () => (await rows.count()) > 10)
-      expect(
-        await dsh.page.getByText(/Failed to load|received more than one start/).count(),
-        'Trajectory load error',
-      ).toBe(0)
-      expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
-      await dsh.shot('legacy-trajectory.png')
-      // The Tree tab reports the log and says the Chat reads it.
-      await dsh.page.getByTestId('session-tree-open').click()
-      const banner = dsh.page.getByTestId('session-tree-log-warning')
-      await banner.waitFor({ timeout: 15_000 })
-      expect(await banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
-      expect(await banner.textContent()).toBe(
-        `This session’s log repeats a call id in 1 tool call copied by an earlier version of this plugin (first at event ${firstRepeat.seq}). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not; for a log without repeats, export the session to Pi and import that file (a new session with the whole tree).`,
-      )
-      await dsh.shot('legacy-tree.png')
-      // One more move across the same tool exchange, then a prompt: the Chat follows, still with no error.
-      await dsh.page.getByRole('tab', { name: 'Chat' }).click()
-      await dsh.api.remoteOk('sessionTree/jump', { agentId: legacy, nodeId: await legacyNode('Day 1:') })
-      await dsh.api.promptAndWait(legacy, 'legacy after one more jump')
-      body = dsh.llm.chatRequests().at(-1)!.body
-      expect(history(body).at(-1)).toEqual({ role: 'user', text: 'legacy after one more jump' })
-      await expectModelView('after one more jump', body, from)
-      await reloadAndOpen(LEGACY_TITLE)
-      await expectModelView('after one more jump and a reload', body, from)
-    }, 600_000)
     it("a provider that reuses a call id (the demo model numbers its calls by prompt count, so a read after a jump back gets the id of the read it left): DSH's Chat and Trajectory load, live and after a reload", async () => {
       const { sessionId: reuse } = await dsh.api.createSession({ cwd: dsh.work })
+      reuseId = reuse
       await dsh.api.promptAndWait(reuse, DEMO_PROMPTS[0]!)
       await dsh.api.promptAndWait(reuse, DEMO_PROMPTS[1]!)
       const firstAnswer = (await tree(reuse)).nodes.find((n) => n.message?.content.startsWith('Day 1:'))!.nodeId
@@ -607,16 +520,33 @@ describeWeb(
       expect(toolRows).toHaveLength(2)
       expect(problems.slice(from), 'Trajectory: console or page errors').toEqual([])
       await dsh.shot('reused-id-trajectory.png')
+      // The Tree tab reports the log and says the Chat reads it.
+      await dsh.page.getByTestId('session-tree-open').click()
+      const banner = dsh.page.getByTestId('session-tree-log-warning')
+      await banner.waitFor({ timeout: 15_000 })
+      expect(await banner.getAttribute('data-code')).toBe('REPEATED_CALL_IDS')
+      expect(await banner.textContent()).toBe(
+        `This session’s log repeats a call id (1 tool call, first at event ${status.logWarnings![0]!.firstSeq}: the provider reused it, or an import answered a call on two branches). DSH’s Chat and Trajectory show it here: this plugin keys those calls apart. A program that reads the log by itself may not.`,
+      )
+      await dsh.shot('reused-id-tree.png')
+      // One more move across the same tool exchange, then a prompt: the Chat follows, still with no error.
       await dsh.page.getByRole('tab', { name: 'Chat' }).click()
+      await dsh.api.remoteOk('sessionTree/jump', { agentId: reuse, nodeId: firstAnswer })
+      await dsh.api.promptAndWait(reuse, 'after one more jump')
+      const last = dsh.llm.chatRequests().at(-1)!.body
+      expect(history(last).at(-1)).toEqual({ role: 'user', text: 'after one more jump' })
+      await expectModelView('after one more jump', last, from)
+      await reloadAndOpen(REUSED_TITLE)
+      await expectModelView('after one more jump and a reload', last, from)
     }, 600_000)
     it('the whole tree of such a session comes back in a new session: exportAs pi, then importSession; its Chat loads and shows the selected path, live and after a reload', async () => {
-      if (!legacyId) throw new Error('the legacy session was not made (an earlier step failed)')
+      if (!reuseId) throw new Error('the session with reused call ids was not made (an earlier step failed)')
       // A stored session loads in the harness when it gets a message.
-      await dsh.api.promptAndWait(legacyId, 'legacy before the export')
-      const old = await tree(legacyId)
+      await dsh.api.promptAndWait(reuseId, 'before the export')
+      const old = await tree(reuseId)
       const path = pathTranscript(old.nodes, old.cursor)
       const exported = await dsh.api.remoteOk<ExportResult>('sessionTree/exportAs', {
-        request: { agentId: legacyId, format: 'pi', path: null, inline: true },
+        request: { agentId: reuseId, format: 'pi', path: null, inline: true },
       })
       const imported = await dsh.api.remoteOk<ImportResult>('sessionTree/importSession', {
         request: { path: null, content: exported.content, format: 'pi', dryRun: false, cwd: dsh.work },
@@ -674,7 +604,7 @@ describeWeb(
         expect(await dsh.page.getByText(/Failed to load history/).count(), `${phase}: load error`).toBe(0)
         expect(problems.slice(from), `${phase}: console or page errors`).toEqual([])
       }
-      await dsh.shot('legacy-restored.png')
+      await dsh.shot('reused-id-restored.png')
     }, 600_000)
   },
 )

@@ -7,8 +7,8 @@ import { isRecord } from '../../tree/validate.ts'
  * record id `tool␀call␀<callId>`, `dsh-client-ui-trajectory` 0.1.0-rc.8
  * `trajectoryRecordId`) and finds the row of an answer's call by that id
  * (`indexResults`: the last result of an id wins). A log that repeats an id
- * (copies written by versions of this plugin before fresh call ids, listed in
- * a user's move) then lists two rows under one key, and both answers show the
+ * (a provider that reuses ids, an import that answers one call on two
+ * branches) then lists two rows under one key, and both answers show the
  * later result. (`host-tools.ts` already keeps the two calls' contexts apart;
  * this is about the ids the rows are built from.)
  *

@@ -4,9 +4,9 @@
  *
  * DSH web's Chat and Trajectory key each tool card by its bare call id and
  * throw on a second `tool/call` of one id (one throw kills the transcript).
- * Logs written by versions of this plugin before fresh call ids repeat their
- * originals' ids in every copied tool exchange, and a provider may reuse an
- * id; such a session's Chat fails with "received more than one start Match".
+ * A provider may reuse an id, and an import of a tree that branches between a
+ * call and its result answers one id on two branches; such a session's Chat
+ * fails with "received more than one start Match".
  *
  * The rule changes nothing in a log that repeats no id: the first call of an
  * id the page sees keeps the bare id, as the host has it. Another call of the

@@ -9,17 +9,6 @@ import type { Notice, PanelState } from '../controller.ts'
 import type { Translate } from '../i18n.ts'
 import type { TreeIndex } from '../../outline/index.ts'
 import { chatToolsRekeyed } from '../chat/host-tools.ts'
-import type { LogWarningCode } from '../../types.ts'
-
-/** A log warning's banner: whether DSH's tool views in this page read a repeated call id (`chat/host-tools.ts`). */
-export function logWarningKey(
-  code: LogWarningCode,
-  rekeyed: boolean,
-): 'status.copiedCallIds' | 'status.repeatedCallIds' | 'status.copiedCallIdsKeyed' | 'status.repeatedCallIdsKeyed' {
-  if (code === 'COPIED_CALL_IDS') return rekeyed ? 'status.copiedCallIdsKeyed' : 'status.copiedCallIds'
-  return rekeyed ? 'status.repeatedCallIdsKeyed' : 'status.repeatedCallIds'
-}
-
 export function noticeText(t: Translate, notice: Notice): string {
   // What the user got, not how: the count of log events goes to the notice's tooltip.
   const events = 'appendedEvents' in notice && notice.appendedEvents ? ` ${t('notice.switch')}` : ''
@@ -120,7 +109,11 @@ export function Messages({
         data-code={warning.code}
         title={`${warning.message}\n${warning.remedy}`}
       >
-        {t(logWarningKey(warning.code, chatToolsRekeyed()), { count: warning.count, seq: warning.firstSeq })}
+        {/* Whether DSH's tool views in this page read a repeated call id (`chat/host-tools.ts`). */}
+        {t(chatToolsRekeyed() ? 'status.repeatedCallIdsKeyed' : 'status.repeatedCallIds', {
+          count: warning.count,
+          seq: warning.firstSeq,
+        })}
       </p>,
     )
   }

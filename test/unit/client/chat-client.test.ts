@@ -123,7 +123,9 @@ describe('the Definitions', () => {
     expect(sw.match(marker)).toEqual({ id: '63', role: 'start' })
     expect(sw.match({ type: 'session-tree/selection', seq: 9, data: { seqs: [] } })).toEqual({ id: '9', role: 'start' })
     // A model's move call may anchor an in-step switch; any other call does not.
-    expect(sw.match({ type: 'tool/call', seq: 10, data: { name: 'tree_jump', callId: 'c' } })).toEqual({
+    expect(
+      sw.match({ type: 'tool/call', seq: 10, data: { name: 'tree', arguments: '{"action":"jump"}', callId: 'c' } }),
+    ).toEqual({
       id: '10',
       role: 'start',
     })

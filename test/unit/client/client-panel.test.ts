@@ -304,7 +304,7 @@ describe('TreePanel', () => {
     fake.status = {
       logWarnings: [
         {
-          code: 'COPIED_CALL_IDS',
+          code: 'REPEATED_CALL_IDS',
           message: 'the message',
           remedy: 'the remedy',
           count: 3,
@@ -315,9 +315,9 @@ describe('TreePanel', () => {
     }
     const { el } = await mount(fake.remote)
     const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
-    expect(banner.getAttribute('data-code')).toBe('COPIED_CALL_IDS')
+    expect(banner.getAttribute('data-code')).toBe('REPEATED_CALL_IDS')
     expect(banner.textContent).toBe(
-      'DSH’s Chat cannot load this session past event 90: 3 tool calls copied by an earlier version of this plugin repeat their call ids. The model and this tree are not affected. Keep working here, export it to Pi and import that file (a new session with the whole tree), or use “Branch into a new conversation” on the last answer the Chat shows.',
+      'DSH’s Chat cannot load this session past event 90: call ids repeat (3 tool calls: the provider reused them, or an import answered calls on two branches). The model and this tree are not affected. Keep working here, or use “Branch into a new conversation” on the last answer the Chat shows.',
     )
     expect(banner.getAttribute('title')).toBe('the message\nthe remedy')
   })

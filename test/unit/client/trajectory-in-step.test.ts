@@ -18,7 +18,9 @@ import { REPEAT_SEPARATOR } from '../../../src/client/chat/call-keys.ts'
 type Ev = LogEvent & { seq: number; type: string }
 
 const text = (t: string) => [{ type: 'text', text: t }]
-const call = (id: string, name: string) => [{ type: 'tool-call', id, name, arguments: '{}' }]
+/** A `tree` call is a jump; any other tool takes no arguments. */
+const argumentsOf = (name: string) => (name === 'tree' ? '{"action":"jump"}' : '{}')
+const call = (id: string, name: string) => [{ type: 'tool-call', id, name, arguments: argumentsOf(name) }]
 const user = (seq: number, t: string, extra: Partial<Ev> = {}): Ev => ({
   seq,
   type: 'user/message',
@@ -40,7 +42,7 @@ const answer = (seq: number, turn: number, step: number, content: unknown[], ext
 const toolCall = (seq: number, turn: number, step: number, callId: string, name: string): Ev => ({
   seq,
   type: 'tool/call',
-  data: { turn, step, callId, name, arguments: '{}' },
+  data: { turn, step, callId, name, arguments: argumentsOf(name) },
 })
 const toolResult = (seq: number, turn: number, step: number, callId: string, extra: Partial<Ev> = {}): Ev => ({
   seq,
@@ -56,14 +58,14 @@ const boundary = (seq: number, type: string, turn: number, step?: number): Ev =>
 })
 const cites = (...seqs: number[]) => ({ sourceEventSeqs: seqs })
 
-/** Turn 6 of the e2e session, unmarked: a prompt, the model's tree_jump back across the read exchange, its copies, the next answer. */
+/** Turn 6 of the e2e session, unmarked: a prompt, the model's tree jump back across the read exchange, its copies, the next answer. */
 function unmarkedTurn(copyCall = 'call_dst_86f33af5f1384b808c0b'): { events: Ev[]; copies: number[] } {
   const events: Ev[] = [
     boundary(86, 'turn/start', 6),
     boundary(88, 'step/start', 6, 1),
     user(89, 'Take us back to the food tour'),
-    answer(96, 6, 1, call('call_model_jump', 'tree_jump'), cites(90, 91, 92, 93, 94, 95)),
-    toolCall(97, 6, 1, 'call_model_jump', 'tree_jump'),
+    answer(96, 6, 1, call('call_model_jump', 'tree'), cites(90, 91, 92, 93, 94, 95)),
+    toolCall(97, 6, 1, 'call_model_jump', 'tree'),
     { seq: 98, type: 'compaction/prune', data: { shadowedSeqs: [75, 82, 89, 96] } },
     user(99, 'Check notes.txt for my budget', {
       surfaceOp: { op: 'replace', start: 75, end: 96 },
@@ -76,7 +78,7 @@ function unmarkedTurn(copyCall = 'call_dst_86f33af5f1384b808c0b'): { events: Ev[
     user(104, 'Make it a food tour', cites(53)),
     answer(105, 6, 1, text('Food tour:'), cites(60)),
     // The in-flight answer restated last (a new message id, no citation), then the loop's result and step end.
-    answer(106, 6, 1, call('call_model_jump', 'tree_jump')),
+    answer(106, 6, 1, call('call_model_jump', 'tree')),
     toolResult(107, 6, 1, 'call_model_jump', cites(97)),
     boundary(108, 'step/end', 6, 1),
     boundary(109, 'step/start', 6, 2),
@@ -105,12 +107,12 @@ function userMoveTurn(base = 63): Ev[] {
       base + 8,
       4,
       2,
-      [...call('call_dst_aaaaaaaaaaaaaaaaaaaa', 'read'), ...call('call_dst_bbbbbbbbbbbbbbbbbbbb', 'tree_jump')],
+      [...call('call_dst_aaaaaaaaaaaaaaaaaaaa', 'read'), ...call('call_dst_bbbbbbbbbbbbbbbbbbbb', 'tree')],
       cites(35),
     ),
     toolCall(base + 9, 4, 2, 'call_dst_aaaaaaaaaaaaaaaaaaaa', 'read'),
     toolResult(base + 10, 4, 2, 'call_dst_aaaaaaaaaaaaaaaaaaaa', cites(37)),
-    toolCall(base + 11, 4, 2, 'call_dst_bbbbbbbbbbbbbbbbbbbb', 'tree_jump'),
+    toolCall(base + 11, 4, 2, 'call_dst_bbbbbbbbbbbbbbbbbbbb', 'tree'),
     toolResult(base + 12, 4, 2, 'call_dst_bbbbbbbbbbbbbbbbbbbb', cites(40)),
     user(base + 13, 'Make it a food tour', cites(53)),
     boundary(base + 14, 'step/end', 4, 2),
@@ -161,7 +163,7 @@ describe('InStepCopies', () => {
 
   it('a marked answer names the tool/call copies of its fresh calls, never the live move call it restates', () => {
     const classifier = new InStepCopies()
-    const restated = answer(10, 6, 1, [...call('call_live', 'tree_jump')], {})
+    const restated = answer(10, 6, 1, [...call('call_live', 'tree')], {})
     ;(restated.data as { message: { id: string } }).message.id = `${RESTATED_ID_PREFIX}x`
     expect(classifier.isCopy(restated)).toBe(true)
     // The same id issued again later (a provider reusing it) is not a copy.
@@ -202,11 +204,17 @@ describe('InStepCopies', () => {
       { seq: 'x', type: 'user/message' },
       { seq: 1 },
       { seq: 2, type: 'tool/call', data: null },
-      { seq: 3, type: 'tool/call', data: { name: 'tree_jump', callId: 7 } },
+      { seq: 3, type: 'tool/call', data: { name: 'tree', arguments: '{"action":"jump"}', callId: 7 } },
     ]) {
       expect(classifier.isCopy(bad)).toBe(false)
     }
-    expect(classifier.isCopy({ seq: 4, type: 'tool/call', data: { name: 'tree_jump', callId: 'c' } })).toBe(false)
+    expect(
+      classifier.isCopy({
+        seq: 4,
+        type: 'tool/call',
+        data: { name: 'tree', arguments: '{"action":"jump"}', callId: 'c' },
+      }),
+    ).toBe(false)
   })
 })
 

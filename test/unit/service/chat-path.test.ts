@@ -20,7 +20,6 @@ import { SessionProjector } from '../../../src/harness/projector.ts'
 import { FakeAgent } from '../../support/fake-agent.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
 import { stockRig, threeTurns } from '../../support/stock-rig.ts'
-import { withOriginalCallIds, type SessionLogEvent } from '../../e2e/support/session-log.ts'
 
 function setup() {
   const { log, projector, switcher, agent, sync, byText } = stockRig(threeTurns({ context: 'runtime context' }))
@@ -201,32 +200,12 @@ describe('buildChatPath on real stock switches', () => {
     expect(path.switches).toEqual([expect.objectContaining({ seq: call, kind: 'switch', target: a1, lead: true })])
     // q2, the read call, a2, q3, a3 and the prompt that asked for the move: all off the path now.
     expect(path.switches[0]!.hiddenMessages).toBe(6)
-    // The moving actions are the tool's own, and the one-tool-per-action names of older logs still count.
+    // The moving actions are the tool's own.
     for (const action of MOVE_ACTIONS) expect(ACTIONS).toContain(action)
     expect(isMoveCall(TREE_TOOL, { action: 'fork', node: 'e1', branch: 'b' })).toBe(true)
     expect(isMoveCall(TREE_TOOL, '{"action":"list"}')).toBe(false)
     expect(isMoveCall(TREE_TOOL, 'not json')).toBe(false)
-    expect(['tree_jump', 'tree_fork', 'tree_back', 'tree_forward'].every((name) => isMoveCall(name, '{}'))).toBe(true)
-    expect(isMoveCall('tree_list', '{}')).toBe(false)
-  })
-
-  it("a log written by an earlier version (the copied call keeps its original's id): the copied call is hidden, the original shows", async () => {
-    const { log, byText, move, sync } = setup()
-    await move((tree) => tree.jump(byText('a1')))
-    log.userTurn('q4', 'a4')
-    sync()
-    await move((tree) => tree.back())
-    const legacy = withOriginalCallIds(log.events as unknown as SessionLogEvent[])
-    expect(legacy.restored).toBe(1)
-    const projector = new SessionProjector(new SessionTree('s1'))
-    for (const e of legacy.events) projector.project(e as never)
-    expect(projector.logWarnings.map((w) => w.code)).toEqual(['COPIED_CALL_IDS'])
-    const path = buildChatPath({ sessionId: 's1', revision: 'r', mode: 'stock', events: legacy.events, projector })
-    const calls = legacy.events.filter((e) => e.type === 'tool/call')
-    expect(new Set(calls.map((e) => (e.data as { callId: string }).callId)).size).toBe(1)
-    // The copy is classified by its own result, which cites its original: a copy (the page hides its card by this seq).
-    expect(calls.map((e) => inRanges(path.hidden, e.seq))).toEqual([false, true])
-    expect(chatTexts(log, path)).toEqual(log.modelTexts())
+    expect(isMoveCall('read', '{"action":"jump"}')).toBe(false)
   })
 
   it('a cancelled marker switched nothing and gets no row', async () => {

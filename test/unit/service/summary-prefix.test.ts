@@ -14,7 +14,7 @@ const answer = (id: string, text: string) => ({ id, role: 'assistant', content: 
 const call = (id: string, callId: string) => ({
   id,
   role: 'assistant',
-  content: [{ type: 'tool-call', id: callId, name: 'tree_jump', arguments: '{}' }],
+  content: [{ type: 'tool-call', id: callId, name: 'tree', arguments: '{"action":"jump"}' }],
 })
 const result = (id: string, callId: string) => ({
   id,

@@ -97,7 +97,11 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     const { log, projector, switcher, byText, move, read, sync } = setup(true)
     await move(byText('a first answer that is a little longer than the question'))
     const s = log.session
-    const { turn } = log.openCall('go to the third answer', { id: 'jump_1', name: 'tree_jump', arguments: '{}' })
+    const { turn } = log.openCall('go to the third answer', {
+      id: 'jump_1',
+      name: 'tree',
+      arguments: '{"action":"jump"}',
+    })
     sync()
     const a3 = byText('a third answer')
     projector.tree.jump(a3)
@@ -118,7 +122,7 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     expect(meterEstimator({})).toBeUndefined()
   })
 
-  it("without the price (what earlier versions wrote), the browser's figure drifts from the history the model receives", async () => {
+  it("without the price (the control: what the price is for), the browser's figure drifts from the history the model receives", async () => {
     const { byText, move, read } = setup(false)
     await move(byText('a first answer that is a little longer than the question'))
     const jump = read()

@@ -278,8 +278,8 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     const { log, sync } = ctx
     const { turn } = log.openCall('go back to the first answer', {
       id: 'jump_1',
-      name: 'tree_jump',
-      arguments: '{"node":"a1"}',
+      name: 'tree',
+      arguments: '{"action":"jump","node":"a1"}',
     })
     sync()
     return { ...ctx, turn }
@@ -300,7 +300,7 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
     expect(report.ok, JSON.stringify(report)).toBe(true)
     finishStep(log, turn)
     sync()
-    expect(modelTexts(log)).toEqual(['q1', 'runtime context', 'a1', 'call:tree_jump', 'result:Jumped.'])
+    expect(modelTexts(log)).toEqual(['q1', 'runtime context', 'a1', 'call:tree', 'result:Jumped.'])
     expect(projector.quarantine).toEqual([])
     // The tree says the same: the re-stated message and its call continue from a1.
     const path = projector.tree.currentPath().map((n) => n.summary)
@@ -365,7 +365,7 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
         step: 1,
         message: createAssistantMessage({
           content: [
-            { type: 'tool-call', id: CallId('jump_1'), name: 'tree_jump', arguments: '{}' },
+            { type: 'tool-call', id: CallId('jump_1'), name: 'tree', arguments: '{"action":"jump"}' },
             { type: 'tool-call', id: CallId('read_9'), name: 'read', arguments: '{}' },
           ],
           source: { provider: PROVIDER, model: MODEL },
