@@ -10,10 +10,11 @@
  * session directory comes from the host (injected as `sessionDirOf`: this
  * layer knows nothing of the harness); it is never guessed.
  *
- * `<root>/<encoded id>/` is also the old layout: the first time a session's
- * place is asked for in a process, a sidecar still at the old place is moved
- * into the session's directory (`migrate.ts`), so nothing ever reads or
- * writes a session's tree in two places.
+ * `<root>/<encoded id>/` is also where a session's tree was written while its
+ * directory could not be found (its header not known yet) and the old layout:
+ * the first time a session's place is asked for in a process, a sidecar still
+ * there is moved into the session's directory (`migrate.ts`), so nothing ever
+ * reads or writes a session's tree in two places.
  */
 import { lstatSync, mkdirSync } from 'node:fs'
 import path from 'node:path'

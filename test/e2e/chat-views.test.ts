@@ -17,8 +17,8 @@
  *   Trajectory in place (the browser half re-keys DSH's tool Definitions):
  *   the visible rows are the model's last request plus the reply, live, after
  *   a reload and after one more jump; `session` and the Tree tab report the
- *   log; export to Pi and import gives a new session whose log repeats no
- *   call id, with the whole tree.
+ *   log; export to Pi and import gives a new session with the whole tree
+ *   (the provider's ids kept, and reported), whose Chat loads too.
  *
  * Evidence of every run: test/e2e/artifacts/chat-views/ (screenshots, meter.json,
  * requests, page console).
@@ -552,12 +552,11 @@ describeWeb(
         request: { path: null, content: exported.content, format: 'pi', dryRun: false, cwd: dsh.work },
       })
       const restored = imported.sessionId!
-      // Its log repeats no call id, and the tree reports nothing.
+      // The provider's ids come along as they were (two calls, one id, on two branches), and the tree reports it.
       const calls = (await allEvents(restored))
         .filter((e) => e.type === 'tool/call')
         .map((e) => (e.data as { callId: string }).callId)
-      expect(calls.length).toBeGreaterThan(0)
-      expect(new Set(calls).size, `call ids ${calls.join(', ')}`).toBe(calls.length)
+      expect(calls).toEqual(['call_notes_2', 'call_notes_2'])
       await dsh.api.callOk('session.rename', { sessionId: restored, title: RESTORED_TITLE })
       // The model goes on from the selected path.
       const requests = dsh.llm.chatRequests().length
@@ -574,7 +573,7 @@ describeWeb(
       expect(shape(fresh)).toHaveLength(shape(old).length + 2)
       expect(shape(fresh)).toEqual(expect.arrayContaining(shape(old)))
       expect((await dsh.api.remoteOk<SessionStatus>('sessionTree/session', { agentId: restored })).logWarnings).toEqual(
-        [],
+        [expect.objectContaining({ code: 'REPEATED_CALL_IDS', count: 1, callId: 'call_notes_2' })],
       )
       // In the page: the Chat loads and shows exactly that request plus the reply, with no error.
       const from = problems.length
