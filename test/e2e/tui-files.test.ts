@@ -100,6 +100,19 @@ describeNeeding([tmux], 'taking the files along in the real dsh-TUI 0.10.2', () 
     return suite.tui.until((s) => /Restore preview → e\d+/.test(s), 'the restore preview', { visible: true })
   }
 
+  /** The file the restore preview's selection (▶) is on. */
+  const selectedFile = (screen: string) => /▶ \S+ +(\S+)/.exec(screen)?.[1]
+  /** Down until `file` is selected, each press waited for: Down wraps, so a press read before it was drawn would skip. */
+  const select = async (file: string) => {
+    for (let i = 0; i < 4; i++) {
+      const now = selectedFile(await suite.tui.visible())
+      if (now === file) return
+      await suite.tui.keys('Down')
+      await suite.tui.until((s) => selectedFile(s) !== now, 'the selection to move', { visible: true })
+    }
+    throw new Error(`${file} is not in the restore preview:\n${await suite.tui.visible()}`)
+  }
+
   it('the agent writes on two branches; T with "Conversation and files" over a hand edit: preview, the conflict decided, every file as at that node', async () => {
     // Tall: the live transcript scrolls inside dsh-TUI's own view, and the judge reads every row.
     await suite.start({ rows: 100 })
@@ -126,12 +139,15 @@ describeNeeding([tmux], 'taking the files along in the real dsh-TUI 0.10.2', () 
     saveArtifact(suite.artifacts, 'restore-preview.txt', preview)
     expect(preview).toMatch(/delete +hike\.txt/)
     expect(preview).toMatch(/packing\.txt ⚠ changed outside the agent → \?/)
-    // Enter with the conflict undecided restores nothing.
+    // Enter with the conflict undecided restores nothing: it selects the undecided conflict.
+    expect(selectedFile(preview)).toBe('hike.txt')
     await suite.tui.keys('Enter')
+    const asked = await suite.tui.until((s) => selectedFile(s) === 'packing.txt', 'Enter to select the conflict', {
+      visible: true,
+    })
+    expect(asked).toMatch(/Restore preview → e\d+/)
     expect(hashes(work())).toEqual(states.edited)
-    expect(await suite.tui.visible()).toMatch(/Restore preview → e\d+/)
-    // Select the conflict, overwrite it (this plugin keeps my version for back), restore.
-    for (let i = 0; i < 4 && !/▶ \S+ +packing\.txt/.test(await suite.tui.visible()); i++) await suite.tui.keys('Down')
+    // Overwrite it (this plugin keeps my version for back), restore.
     await suite.tui.keys('o')
     const decided = await suite.tui.until((s) => /packing\.txt ⚠ changed outside the agent → overwrite/.test(s), 'o', {
       visible: true,
@@ -178,7 +194,7 @@ describeNeeding([tmux], 'taking the files along in the real dsh-TUI 0.10.2', () 
     const preview = await takeAlong('edited: sunscreen added', 2)
     expect(preview).toMatch(/packing\.txt ⚠ changed outside the agent → \?/)
     saveArtifact(suite.artifacts, 'files-only-preview.txt', preview)
-    for (let i = 0; i < 4 && !/▶ \S+ +packing\.txt/.test(await suite.tui.visible()); i++) await suite.tui.keys('Down')
+    await select('packing.txt')
     await suite.tui.keys('k')
     await suite.tui.until((s) => /packing\.txt ⚠ changed outside the agent → keep mine/.test(s), 'k', { visible: true })
     await suite.tui.keys('Enter')
