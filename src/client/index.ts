@@ -233,7 +233,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
     owner.effect(() => rekeyHostTools(events), 'session-tree: host tool keys')
     owner.effect(() => hideInStepCopies(events), 'session-tree: trajectory in-step copies')
     try {
-      events.register(switchDefinition(() => stores.poke()) as ConversationDefinition<unknown, unknown>)
+      events.register(switchDefinition((event) => stores.poke(event.seq)) as ConversationDefinition<unknown, unknown>)
       events.register(forkDefinition() as ConversationDefinition<unknown, unknown>)
     } catch (error) {
       // The Chat then stays the host's own: every row shown.

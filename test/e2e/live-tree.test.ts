@@ -31,16 +31,20 @@ const options = {
 /** The requests a page sends (method and path), and which of them are still open. */
 function requestsOf(page: Page) {
   const started: string[] = []
+  /** What each started request carried (its body, cut), for the evidence and a failure's message. */
+  const bodies: string[] = []
   const open = new Map<object, string>()
   page.on('request', (r) => {
     const name = `${r.method()} ${new URL(r.url()).pathname}`
     started.push(name)
+    bodies.push(`${name} ${(r.postData() ?? '').slice(0, 300)}`)
     open.set(r, name)
   })
   page.on('requestfinished', (r) => open.delete(r))
   page.on('requestfailed', (r) => open.delete(r))
   return {
     started,
+    bodies,
     /** The page's own calls are done and it holds its push channel: one `watch`, nothing else of ours open. */
     settled: () => {
       const ours = [...open.values()].filter((name) => name.includes('/api/sessionTree/'))
@@ -103,10 +107,11 @@ describeWeb('the Tree tab and the Chat learn of changes without polling, in Chro
     // An observation window, not a race: what is counted is what the pages sent in it.
     await new Promise((resolve) => setTimeout(resolve, WINDOW_MS))
     const sent = { tree: tree.started.slice(from.tree), chat: chat.started.slice(from.chat) }
-    windows.idle = { windowMs: WINDOW_MS, ...sent }
+    const carried = { tree: tree.bodies.slice(from.tree), chat: chat.bodies.slice(from.chat) }
+    windows.idle = { windowMs: WINDOW_MS, ...carried }
     const ours = (names: string[]) => names.filter((name) => name.includes('/api/sessionTree/'))
-    expect(ours(sent.tree), 'the Tree tab, idle').toEqual([])
-    expect(ours(sent.chat), 'the Chat, idle').toEqual([])
+    expect(ours(sent.tree), `the Tree tab, idle: ${JSON.stringify(carried.tree)}`).toEqual([])
+    expect(ours(sent.chat), `the Chat, idle: ${JSON.stringify(carried.chat)}`).toEqual([])
     // Nor does anything else of the page (the host's own pushes come over its WebSocket).
     expect(
       sent.tree.filter((name) => name.includes('/api/')),

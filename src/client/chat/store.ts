@@ -269,8 +269,13 @@ export class ChatStore extends PolledStore<ChatState> {
     return this.polling
   }
 
-  /** A poke: refresh when some node of this session's Chat is mounted. */
-  refreshIfLive(): Promise<void> {
+  /**
+   * A poke for the event at `seq` (a switch anchor or a turn end of some session): refresh when some node of this
+   * session's Chat is mounted, unless the answer held already classified that seq (the host replaying its window).
+   */
+  refreshIfLive(seq?: number): Promise<void> {
+    const known = this.state.path?.watermark
+    if (seq !== undefined && known !== undefined && seq <= known) return Promise.resolve()
     return this.users > 0 && !this.disposed ? this.refresh() : Promise.resolve()
   }
 

@@ -24,9 +24,9 @@ export class ChatStores {
     return store
   }
 
-  /** Something happened in some session's log (the Definitions cannot tell which): refresh the live ones. */
-  poke(): void {
-    for (const store of this.stores.values()) void store.refreshIfLive()
+  /** The event at `seq` happened in some session's log (the Definitions cannot tell which): refresh the live ones. */
+  poke(seq?: number): void {
+    for (const store of this.stores.values()) void store.refreshIfLive(seq)
   }
 
   dispose(): void {

@@ -376,6 +376,31 @@ describe('the store', () => {
     store.dispose()
   })
 
+  it('a poke for an event its answer already classified (the host replaying its window) asks nothing; a later one refreshes', async () => {
+    const { path } = await switched()
+    const calls: string[] = []
+    const remote: ChatRemote = {
+      session: async () => (calls.push('session'), status('r1')),
+      chatPath: async () => (calls.push('chatPath'), { ok: true, value: path }),
+      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+    }
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+    const store = new ChatStore(async () => remote, 's1', { intervalMs: 60_000 })
+    // Not mounted: a poke asks nothing.
+    await store.refreshIfLive(path.watermark + 1)
+    expect(calls).toEqual([])
+    const stop = store.start()
+    await settle()
+    expect(calls).toEqual(['session', 'chatPath'])
+    calls.length = 0
+    for (const seq of [0, path.watermark - 1, path.watermark]) await store.refreshIfLive(seq)
+    expect(calls).toEqual([])
+    await store.refreshIfLive(path.watermark + 1)
+    expect(calls).toEqual(['session'])
+    stop()
+    store.dispose()
+  })
+
   it('"Show" loads older history pages until the first row it reveals is in; without a pager the row says it is partial', async () => {
     const { path, events } = await switched()
     const rows = hostRows(events)
