@@ -20,7 +20,9 @@
  *   prompt starting with `SUMMARY_SYSTEM_MARK`; answered by `summary`, never
  *   consuming the script), `compaction` for DSH's compaction request (its last message the
  *   instruction of `dsh-compaction-basic`, `COMPACTION_MARK`; answered by `compaction`, never
- *   consuming the script), `chat` for the rest.
+ *   consuming the script), `recap` for dsh-TUI's session recap (its one user message
+ *   `RECAP_MARK`; answered with the JSON its recap contract asks, naming the excerpt's last
+ *   prompt, never consuming the script), `chat` for the rest.
  * - Chat requests consume the script queue in order. A step is a text answer,
  *   tool calls (with an optional preface), reasoning plus text, a terminal 4xx
  *   error, or a function of the request body returning a step.
@@ -82,7 +84,7 @@ export type StaticStep =
 /** A step, or a function choosing one from the request body. */
 export type ScriptStep = StaticStep | ((body: ChatRequestBody) => StaticStep | Promise<StaticStep>)
 
-export type RequestKind = 'chat' | 'title' | 'summary' | 'compaction'
+export type RequestKind = 'chat' | 'title' | 'summary' | 'compaction' | 'recap'
 
 export interface RecordedRequest {
   /** 1-based arrival number over all requests. */
@@ -161,6 +163,8 @@ export interface FakeLlm {
   summaryRequests(): RecordedRequest[]
   /** DSH's compaction requests, in arrival order. */
   compactionRequests(): RecordedRequest[]
+  /** dsh-TUI's recap requests (a resume, `/recap`), in arrival order. */
+  recapRequests(): RecordedRequest[]
   /** Change how summary requests are answered from now on. */
   setSummary(step: ScriptStep): void
   /** Append steps to the script. */
@@ -173,6 +177,8 @@ export interface FakeLlm {
 const TITLE_MARKER = 'Create a concise title'
 /** How the instruction `dsh-compaction-basic` appends as the last user message of its summarization call begins. */
 export const COMPACTION_MARK = 'You are now acting as a compaction engine'
+/** How dsh-TUI 0.10.2's recap prompt begins (`dsh-adapter/recap.js`, `wrapRecapPrompt`). */
+export const RECAP_MARK = 'Create a compact session recap from the activity excerpt below.'
 
 /** Every fake this test file started: the guard below fails a test for a refusal nobody took. */
 const started = new Set<FakeLlm>()
@@ -210,6 +216,7 @@ export function classifyRequest(body: ChatRequestBody): RequestKind {
   const last = body.messages?.at(-1)
   if (last?.role === 'user' && messageText(last).startsWith(SUMMARY_REQUEST_MARK)) return 'summary'
   if (last?.role === 'user' && messageText(last).startsWith(COMPACTION_MARK)) return 'compaction'
+  if (last?.role === 'user' && messageText(last).startsWith(RECAP_MARK)) return 'recap'
   const system = body.messages?.find((m) => m.role === 'system')?.content
   if (typeof system !== 'string') return 'chat'
   if (system.startsWith(TITLE_MARKER)) return 'title'
@@ -221,6 +228,20 @@ export function modelSummary(body: ChatRequestBody): StaticStep {
   const prompt = messageText(body.messages.at(-1)!)
   const first = /^user: (.*)$/m.exec(prompt)?.[1] ?? 'nothing'
   return { text: `MODEL-SUMMARY: the branch began with "${first}".` }
+}
+
+/** The activity a recap request quotes (`role: text` lines after "Activity excerpt:"). */
+export function recapExcerpt(body: ChatRequestBody): string {
+  const prompt = messageText(body.messages.at(-1)!)
+  const at = prompt.indexOf('Activity excerpt:')
+  return at < 0 ? '' : prompt.slice(at + 'Activity excerpt:'.length).trim()
+}
+
+/** The recap answer: dsh-TUI's JSON contract, naming the excerpt's last prompt (so a screen shows what it was fed). */
+export function recapAnswer(body: ChatRequestBody): StaticStep {
+  const prompts = [...recapExcerpt(body).matchAll(/^user: (.*)$/gm)].map((m) => m[1]!)
+  const last = prompts.at(-1) ?? 'nothing'
+  return { text: JSON.stringify({ title: 'Fake recap', summary: `RECAP: the last prompt was "${last}".` }) }
 }
 
 /** The default compaction answer: names the first and last prompts it condensed, so a test can find it in later requests. */
@@ -354,6 +375,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         else if (kind === 'summary') step = typeof summaryStep === 'function' ? await summaryStep(body) : summaryStep
         else if (kind === 'compaction')
           step = typeof compactionStep === 'function' ? await compactionStep(body) : compactionStep
+        else if (kind === 'recap') step = recapAnswer(body)
         else {
           const next = queue.shift()
           if (next === undefined) {
@@ -419,6 +441,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     titleRequests: () => requests.filter((r) => r.kind === 'title'),
     summaryRequests: () => requests.filter((r) => r.kind === 'summary'),
     compactionRequests: () => requests.filter((r) => r.kind === 'compaction'),
+    recapRequests: () => requests.filter((r) => r.kind === 'recap'),
     setSummary: (step) => {
       summaryStep = step
     },

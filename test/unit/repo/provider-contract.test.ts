@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { CONTRACT_RULES, contractViolations, refusalBody, type ContractRule } from '../../support/provider-contract.ts'
-import { startFakeLlm, type FakeLlm } from '../../e2e/support/fake-llm.ts'
+import { RECAP_MARK, startFakeLlm, type FakeLlm } from '../../e2e/support/fake-llm.ts'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -165,6 +165,22 @@ describe('the strict fake provider', () => {
       expect(llm.requests.map((r) => [r.n, r.reply])).toEqual([[2, { text: 'first answer' }]])
       expect(llm.takeRefusals().map((r) => r.n)).toEqual([1])
       expect(llm.refusals).toEqual([])
+    } finally {
+      await llm.close()
+    }
+  })
+
+  it("answers dsh-TUI's recap apart: the JSON its contract asks, naming the excerpt's last prompt, no script step, not a chat request", async () => {
+    const llm = await startFakeLlm({ script: [{ text: 'the chat answer' }] })
+    try {
+      const excerpt = 'user: plan a trip\nassistant: Lisbon it is\nuser: now the hotels'
+      const recap = `${RECAP_MARK}\nUse the user's language.\n\nActivity excerpt:\n${excerpt}`
+      expect((await post(llm, body(system, prompt(recap)))).status).toBe(200)
+      expect((await post(llm, body(system, prompt('a real prompt')))).status).toBe(200)
+      expect(llm.recapRequests().map((r) => r.reply)).toEqual([
+        { text: JSON.stringify({ title: 'Fake recap', summary: 'RECAP: the last prompt was "now the hotels".' }) },
+      ])
+      expect(llm.chatRequests().map((r) => r.reply)).toEqual([{ text: 'the chat answer' }])
     } finally {
       await llm.close()
     }
