@@ -63,9 +63,11 @@ export class ChangeFeed {
 
   /**
    * Learn of `key`'s changes: `onChange` when its revision moves,
-   * `onUnavailable` when there is no channel (then poll). Returns the end of it.
+   * `onUnavailable` when there is no channel (then poll). `held`: the revision the
+   * follower has just read, so the first request waits instead of answering at once
+   * with what it already knows. Returns the end of it.
    */
-  follow(key: string, onChange: () => void, onUnavailable: () => void): () => void {
+  follow(key: string, onChange: () => void, onUnavailable: () => void, held?: string): () => void {
     const follower: Follower = { onChange, onUnavailable }
     if (this.disposed || this.unavailable) {
       queueMicrotask(onUnavailable)
@@ -75,6 +77,7 @@ export class ChangeFeed {
     const fresh = set === undefined
     if (!set) this.followers.set(key, (set = new Set()))
     set.add(follower)
+    if (fresh && held !== undefined && !this.known.has(key)) this.known.set(key, held)
     if (fresh) this.restart()
     return () => {
       const now = this.followers.get(key)

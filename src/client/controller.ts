@@ -183,6 +183,10 @@ export class TreeController extends PolledStore<PanelState> {
     else void this.refresh()
   }
 
+  protected override heldRevision(): string | undefined {
+    return this.state.view ? this.revision : undefined
+  }
+
   /** Another process's claim on the tree is in no push of this one: while it holds, poll to learn when it lets go. */
   protected override pollsToo(): boolean {
     return this.state.status?.readOnly !== undefined

@@ -98,6 +98,7 @@ export abstract class PolledStore<State extends object> {
           if (this.unfollow === stop) this.unfollow = undefined
           this.schedule()
         },
+        this.heldRevision(),
       )
       if (!ended) this.unfollow = stop
       return this.pollToo()
@@ -117,6 +118,11 @@ export abstract class PolledStore<State extends object> {
       this.timer = undefined
       void this.refresh()
     }, this.intervalMs)
+  }
+
+  /** The session revision the store's last read showed (undefined: none yet): what the push channel starts from. */
+  protected heldRevision(): string | undefined {
+    return undefined
   }
 
   /** Whether to poll although changes are pushed: for what no push carries (default: never). */

@@ -33,22 +33,29 @@ function requestsOf(page: Page) {
   const started: string[] = []
   /** What each started request carried (its body, cut), for the evidence and a failure's message. */
   const bodies: string[] = []
-  const open = new Map<object, string>()
+  const open = new Map<object, { name: string; body: string }>()
   page.on('request', (r) => {
     const name = `${r.method()} ${new URL(r.url()).pathname}`
     started.push(name)
     bodies.push(`${name} ${(r.postData() ?? '').slice(0, 300)}`)
-    open.set(r, name)
+    open.set(r, { name, body: r.postData() ?? '' })
   })
   page.on('requestfinished', (r) => open.delete(r))
   page.on('requestfailed', (r) => open.delete(r))
   return {
     started,
     bodies,
-    /** The page's own calls are done and it holds its push channel: one `watch`, nothing else of ours open. */
-    settled: () => {
-      const ours = [...open.values()].filter((name) => name.includes('/api/sessionTree/'))
-      return ours.length === 1 && ours[0] === 'POST /api/sessionTree/watch'
+    /**
+     * The page's own calls are done and it holds its push channel: one `watch`, nothing else of ours open,
+     * and that watch holds `revision` (the session's now), so it answers only when the session changes.
+     */
+    settled: (revision: string) => {
+      const ours = [...open.values()].filter((r) => r.name.includes('/api/sessionTree/'))
+      return (
+        ours.length === 1 &&
+        ours[0]!.name === 'POST /api/sessionTree/watch' &&
+        ours[0]!.body.includes(`"revision":"${revision}"`)
+      )
     },
   }
 }
@@ -101,8 +108,19 @@ describeWeb('the Tree tab and the Chat learn of changes without polling, in Chro
   }, 600_000)
 
   it('an idle open Tree tab and an idle Chat send no request', async () => {
-    await until('the Tree tab holds its push channel and nothing else', () => tree.settled(), 30_000)
-    await until('the Chat holds its push channel and nothing else', () => chat.settled(), 30_000)
+    const { revision } = await dsh.api.status(sessionId)
+    await until(
+      'the Tree tab holds its push channel at the revision now, nothing else',
+      () => tree.settled(revision),
+      30_000,
+    )
+    await until(
+      'the Chat holds its push channel at the revision now, nothing else',
+      () => chat.settled(revision),
+      30_000,
+    )
+    // Nothing moved meanwhile (else a page could be told of it in the window).
+    expect((await dsh.api.status(sessionId)).revision).toBe(revision)
     const from = { tree: tree.started.length, chat: chat.started.length }
     // An observation window, not a race: what is counted is what the pages sent in it.
     await new Promise((resolve) => setTimeout(resolve, WINDOW_MS))

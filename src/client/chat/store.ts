@@ -269,6 +269,10 @@ export class ChatStore extends PolledStore<ChatState> {
     return this.polling
   }
 
+  protected override heldRevision(): string | undefined {
+    return this.state.path ? this.revision : undefined
+  }
+
   /**
    * A poke for the event at `seq` (a switch anchor or a turn end of some session): refresh when some node of this
    * session's Chat is mounted, unless the answer held already classified that seq (the host replaying its window).

@@ -95,6 +95,31 @@ describe('ChangeFeed', () => {
     expect(open()).toEqual([])
   })
 
+  it('starts from the revision a follower has just read: the first request waits instead of telling it what it knows', async () => {
+    const { remote, open } = service()
+    const feed = new ChangeFeed(async () => remote)
+    const seen: string[] = []
+    feed.follow(
+      'a',
+      () => seen.push('a'),
+      () => seen.push('poll'),
+      '1:5',
+    )
+    await settle()
+    expect(open().map((c) => c.request.sessions)).toEqual([[{ agentId: 'a', revision: '1:5' }]])
+    // A second follower of the same session does not move what the feed heard.
+    feed.follow(
+      'a',
+      () => seen.push('a2'),
+      () => seen.push('poll'),
+      '1:2',
+    )
+    await settle()
+    expect(open().map((c) => c.request.sessions)).toEqual([[{ agentId: 'a', revision: '1:5' }]])
+    expect(seen).toEqual([])
+    feed.dispose()
+  })
+
   it('holds nothing while the page is hidden; shown again, it asks with the revisions it holds', async () => {
     const { remote, calls, open } = service()
     const page = new Page()

@@ -22,7 +22,8 @@ import {
 import { chatCss, chatRules, cssString, inRanges, type ChatRow } from '../../../src/client/chat/rules.ts'
 import { ChatStore, type ChatRemote } from '../../../src/client/chat/store.ts'
 import type { Result } from '../../../src/client/controller.ts'
-import type { SessionStatus } from '../../../src/types.ts'
+import type { SessionStatus, WatchAnswer, WatchRequest } from '../../../src/types.ts'
+import { ChangeFeed, type WatchRemote } from '../../../src/client/changes.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
 import { stockRig } from '../../support/stock-rig.ts'
 
@@ -399,6 +400,30 @@ describe('the store', () => {
     expect(calls).toEqual(['session'])
     stop()
     store.dispose()
+  })
+
+  it('follows the push channel from the revision it read: its first watch waits (no second read of what it holds)', async () => {
+    const { path } = await switched()
+    const calls: string[] = []
+    const held: WatchRequest[] = []
+    const remote: ChatRemote = {
+      session: async () => (calls.push('session'), status(path.revision)),
+      chatPath: async () => (calls.push('chatPath'), { ok: true, value: path }),
+      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+    }
+    const watching: WatchRemote = {
+      watch: (request) => (held.push(request), new Promise<Result<WatchAnswer>>(() => {})),
+    }
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+    const changes = new ChangeFeed(async () => watching)
+    const store = new ChatStore(async () => remote, 's1', { intervalMs: 60_000, changes })
+    const stop = store.start()
+    for (let i = 0; i < 5; i++) await settle()
+    expect(calls).toEqual(['session', 'chatPath'])
+    expect(held.map((r) => r.sessions)).toEqual([[{ agentId: 's1', revision: path.revision }]])
+    stop()
+    store.dispose()
+    changes.dispose()
   })
 
   it('"Show" loads older history pages until the first row it reveals is in; without a pager the row says it is partial', async () => {

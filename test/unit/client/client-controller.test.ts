@@ -340,7 +340,7 @@ describe('TreeController with the push channel', () => {
     const controller = new TreeController(async () => fake.remote, 's', { changes: channel.feed, marks: false })
     const stop = controller.start()
     await settle()
-    channel.push('') // the first watch answers at once (nothing held yet)
+    channel.push('') // an answer to the first watch
     await settle()
     expect(controller.pushed).toBe(true)
     const acting = controller.label(ids[1]!, 'mine')
