@@ -207,7 +207,7 @@ function laneAt(tree: SessionTree, destination: string | null): string {
 
 /**
  * Make the model history follow the tree to `destination`: the session's surface does.
- * `lane` (the branch active after the move) is written with the switch for people reading the log;
+ * `lane` (the branch the move lands on, `laneAt`) is written with the switch for people reading the log;
  * `carry` (a carried branch summary) is appended as the new path's last event.
  */
 function follow(

@@ -24,7 +24,7 @@ export interface FollowRequest {
   readonly branch?: string
   /** The tool call of the model's running step that makes the move (stock mode only). */
   readonly withinCall?: string
-  /** The branch active once the move is made, recorded with the switch for people reading the log. */
+  /** The branch the move lands on (its switch row names it), recorded with the switch for people reading the log. */
   readonly lane?: string
   /**
    * Events appended as the new path's last ones (a carried branch summary: one

@@ -244,7 +244,7 @@ for (const mode of ['stock', 'native'] as const) {
       const path = await dsh.api.remoteOk<ChatPath>('sessionTree/chatPath', { agentId: sessionId })
       expect(path.switches.at(-1)!.branch, 'the last switch names the branch moved to').toBe(compaction.branch)
       await expect
-        .poll(() => dsh.page.locator('[data-chat-flow-kind^="session-tree-"]').last().innerText())
+        .poll(() => dsh.page.getByTestId('session-tree-switch').filter({ visible: true }).last().innerText())
         .toMatch(new RegExp(`Switched to ${compaction.branch}\\s*·\\s*\\d+ messages hidden`))
       await meterThenPrompt('a jump back to the compaction', 'from the compaction')
       await expectChat('a prompt after the jump back')
@@ -271,6 +271,8 @@ for (const mode of ['stock', 'native'] as const) {
     }, 600_000)
 
     it(`${mode}: a plain fork before the compaction: its path, and the meter agrees with the next request`, async () => {
+      // The test before ends on the Tree tab.
+      await dsh.page.getByRole('tab', { name: 'Chat' }).click()
       await move('fork', { nodeId: await nodeId(`ANSWER to: ${long(3)}`), branch: 'beta' })
       const rows = await expectChat('a plain fork before the compaction')
       expect(rows).not.toContainEqual(MARKER)
