@@ -281,7 +281,7 @@ function describe(
     seq: anchor.seq,
     kind: anchor.branch === undefined ? 'switch' : 'fork',
     target: anchor.target,
-    // The branch the switch recorded (a fork's new one, else the one active after it); earlier logs: the target's lane today.
+    // The branch the switch recorded (a fork's new one, else the one it landed on); earlier logs: the target's lane today.
     branch: anchor.branch ?? anchor.lane ?? node?.branch ?? '',
     ...(node ? { targetSummary: node.summary } : {}),
   }

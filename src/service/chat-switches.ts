@@ -14,12 +14,12 @@ export interface LogEvent {
   readonly sourceEventSeqs?: unknown
 }
 
-/** One switch: the seq its row anchors at, its target node, a fork's branch, the branch active after it. */
+/** One switch: the seq its row anchors at, its target node, a fork's branch, the branch it landed on. */
 export interface Anchor {
   readonly seq: number
   readonly target: string | null
   readonly branch?: string
-  /** What the switch recorded as the branch active after it (absent in logs of earlier versions). */
+  /** What the switch recorded as the branch it landed on (absent in logs of earlier versions). */
   readonly lane?: string
 }
 

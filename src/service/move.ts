@@ -25,6 +25,7 @@ import { checkNode } from './node-check.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
 import { landing, namedNode, runMove, type TreeMove } from './tree-move.ts'
 import type { ForkView, JumpView } from '../tree/types.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
 
 /** A live harness session as the plugin sees it. */
 export type HarnessSession = LiveSession & { readonly events: readonly unknown[] }
@@ -125,19 +126,19 @@ export async function applyMove(
         mode,
         ...(snappedFrom === undefined ? {} : { snappedFrom }),
       }
-      return ok({ destination, move, value: moved.value })
+      return ok({ destination, move, value: moved.value, lane: laneAt(live, destination) })
     },
     actor,
   )
   if (!pending.ok) return pending
-  const { destination, move, value } = pending.value.value
+  const { destination, move, value, lane } = pending.value.value
 
   // 2. The harness follows (or the tree goes back to where it was).
   const seqBefore = session.seq
   let report: Report | undefined
   let harnessProblem: string | undefined
   try {
-    const followed = await follow(found.surface, destination, branch, withinCall, move.branch, carry)
+    const followed = await follow(found.surface, destination, branch, withinCall, lane, carry)
     if (!followed.ok) {
       pending.value.rollback()
       return followed
@@ -191,8 +192,22 @@ export async function applyMove(
 }
 
 /**
+ * The branch a move lands on, as its switch row names it: the active branch when `destination` is
+ * on its path, else the destination's own lane. A jump to a node off the active path keeps the
+ * active branch (`tree/ops.ts`), which then names where the move came from, not where it went.
+ */
+function laneAt(tree: SessionTree, destination: string | null): string {
+  const active = tree.activeBranch
+  if (destination === null) return active
+  const head = tree.branchHeadList().find(([name]) => name === active)?.[1]
+  const path = head === undefined ? undefined : tree.path(head)
+  if (path?.ok && path.value.some((entry) => entry.nodeId === destination)) return active
+  return tree.get(destination)?.branch || active
+}
+
+/**
  * Make the model history follow the tree to `destination`: the session's surface does.
- * `lane` (the branch active after the move) is written with the switch for people reading the log;
+ * `lane` (the branch the move lands on, `laneAt`) is written with the switch for people reading the log;
  * `carry` (a carried branch summary) is appended as the new path's last event.
  */
 function follow(

@@ -7,7 +7,8 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { BranchSummary } from '../tree/types.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import type { JournalActor } from '../sidecar/index.ts'
-import { meterEstimator, StockSwitcher } from '../surface/stock.ts'
+import { StockSwitcher } from '../surface/stock.ts'
+import { meterEstimator } from '../surface/price.ts'
 import { SurfaceChoices } from '../surface/choice.ts'
 import type { Config } from './config.ts'
 import type { HarnessSession } from './move.ts'
@@ -42,16 +43,19 @@ export function serviceParts(
   const flush = async (session: HarnessSession): Promise<void> => {
     await ctx.sessions.flush(session as never)
   }
+  // One estimator for both modes: a stock switch prices what it replaces, a native selection what it selects.
+  const estimator = () => meterEstimator(hostService<unknown>(ctx, 'tokenMeter'))
   const switcher = new StockSwitcher({
     projectorFor: (id) => sync.get(id)?.projector,
     flush: (session) => flush(session as HarnessSession),
     timeoutMs: settings.switchTimeoutMs,
-    estimator: () => meterEstimator(hostService<unknown>(ctx, 'tokenMeter')),
+    estimator,
   })
   const surfaces = new SurfaceChoices({
     setting: settings.surfaceMode,
     switcher,
     flush: (session) => flush(session as HarnessSession),
+    estimator,
   })
   const resolver = new SessionResolver({ ctx, sync, surfaces })
   const summary: Omit<SummaryMoveDeps, 'record'> = {

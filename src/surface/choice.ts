@@ -20,6 +20,7 @@ import type { SessionProjector } from '../harness/projector.ts'
 import type { LiveAgent, LiveSession } from '../harness/live.ts'
 import { surfaceModeOf, type SurfaceModeSetting } from './mode.ts'
 import type { StockSwitcher } from './stock.ts'
+import type { Estimator } from './price.ts'
 import { surfaceFor, type Surface } from './surface.ts'
 
 export interface SurfaceChoiceDeps {
@@ -27,6 +28,8 @@ export interface SurfaceChoiceDeps {
   readonly switcher: StockSwitcher
   /** Awaited durability checkpoint of the harness log (`ctx.sessions.flush`). */
   readonly flush: (session: LiveSession) => Promise<void>
+  /** The harness token meter's estimator, when one is loaded: a native selection states its price. */
+  readonly estimator?: () => Estimator | undefined
 }
 
 interface Choice {
@@ -55,6 +58,7 @@ export class SurfaceChoices {
       projector,
       switcher: this.deps.switcher,
       flush: this.deps.flush,
+      ...(this.deps.estimator === undefined ? {} : { estimator: this.deps.estimator }),
     })
     this.chosen.set(projector, { session, agent, surface })
     return surface

@@ -6,6 +6,7 @@
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import type { NativeSurfaceSession } from './mode.ts'
+import { surfaceTokens } from './price.ts'
 
 /** What a native switch did. */
 export interface NativeSwitchReport {
@@ -32,12 +33,23 @@ export function selectionFor(projector: SessionProjector, target: string | null)
   return ok(seqs)
 }
 
+/** How a selection is recorded: the names people read in the log, and the meter's price of a surface event. */
+export interface NativeSwitchOptions {
+  readonly branch?: string
+  readonly lane?: string
+  /**
+   * The token meter's price of a surface event (`price.ts`). The selection then carries its
+   * surface's price (`surfaceTokens`): DSH's context projections hold no per-event prices, so
+   * they take the selected surface's total from the event (`dev/token-meter-selection.patch`).
+   */
+  readonly priceOf?: (seq: number) => number
+}
+
 export function nativeSwitch(
   session: NativeSurfaceSession & { readonly seq: number },
   projector: SessionProjector,
   target: string | null,
-  branch?: string,
-  lane?: string,
+  { branch, lane, priceOf }: NativeSwitchOptions = {},
 ): TreeResult<NativeSwitchReport> {
   const seqs = selectionFor(projector, target)
   if (!seqs.ok) return seqs
@@ -54,6 +66,7 @@ export function nativeSwitch(
       target,
       ...(branch === undefined ? {} : { branch }),
       ...(lane === undefined ? {} : { lane }),
+      ...(priceOf === undefined ? {} : { surfaceTokens: surfaceTokens(priceOf, seqs.value) }),
     })
   } catch (error) {
     return fail('INTERNAL', `the harness refused the selection: ${errorMessage(error)}`)

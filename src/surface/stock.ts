@@ -23,7 +23,6 @@
  * live step.
  */
 import { randomUUID } from 'node:crypto'
-import { deriveEventMessage } from '@deepseek-ai/dsh-session'
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
@@ -35,6 +34,7 @@ import {
   type SwitchMarker,
 } from '../harness/marker.ts'
 import { planSwitch } from './plan.ts'
+import { eventLookup, surfacePricer, type Estimator } from './price.ts'
 import { WITHIN_STEP_REFUSALS, type WithinStepRefusal } from './errors.ts'
 import { undrawnCopySource, type CopySourcePolicy, type PlannedEvent } from './copy.ts'
 
@@ -76,7 +76,7 @@ export interface StockSwitcherOptions {
    * The harness token meter's estimator (`ctx.tokenMeter.estimateMessage`), when one is loaded:
    * each replacement is then priced for the meter's projections (the browser's context meter).
    */
-  readonly estimator?: () => ((message: unknown) => number) | undefined
+  readonly estimator?: () => Estimator | undefined
 }
 
 interface Job {
@@ -283,7 +283,7 @@ export class StockSwitcher {
     const estimate = this.options.estimator?.()
     return planSwitch({
       eventAt,
-      ...(estimate ? { priceOf: (seq: number) => priceOf(estimate, eventAt(seq)) } : {}),
+      ...(estimate ? { priceOf: surfacePricer(session, estimate) } : {}),
       surface,
       target: history.value.map((entry) => entry.nodeId),
       sourceOf: (nodeId) => projector.sourceOf(nodeId),
@@ -367,27 +367,6 @@ export function freshCallId(): string {
 
 /** The message id of a copy a model's in-step move writes. */
 const restatedId = (): string => `${RESTATED_ID_PREFIX}${randomUUID()}`
-
-/** The estimator of the harness token meter (`ctx.tokenMeter`), when one is loaded. */
-export function meterEstimator(meter: unknown): ((message: unknown) => number) | undefined {
-  // A service instance, not a plain record.
-  const estimate =
-    typeof meter === 'object' && meter !== null ? (meter as { estimateMessage?: unknown }).estimateMessage : undefined
-  return typeof estimate === 'function' ? (message) => estimate.call(meter, message) as number : undefined
-}
-
-/** The meter's price of one surface event: its model-visible message (none for a tombstone). */
-function priceOf(estimate: (message: unknown) => number, event: unknown): number {
-  const message = deriveEventMessage(event as never)
-  return message === null ? 0 : estimate(message)
-}
-
-/** Events by seq: a session's events carry consecutive seqs, so the lookup is an index. */
-function eventLookup(session: LiveSession): (seq: number) => unknown {
-  const events = session.events
-  const first = events.length > 0 ? ((events[0] as { seq?: number }).seq ?? 0) : 0
-  return (seq) => events[seq - first]
-}
 
 function appendPlanned(session: LiveSession, event: PlannedEvent): void {
   if (event.intent) session.append(event.type, event.data, event.intent)

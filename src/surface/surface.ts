@@ -10,6 +10,7 @@ import type { SessionProjector } from '../harness/projector.ts'
 import type { LiveAgent, LiveSession } from '../harness/live.ts'
 import { hasNativeSurface, type SurfaceMode } from './mode.ts'
 import { nativeSwitch } from './native.ts'
+import { surfacePricer, type Estimator } from './price.ts'
 import type { StockSwitcher, SwitchReport } from './stock.ts'
 import type { PlannedEvent } from './copy.ts'
 import { fail } from '../tree/errors.ts'
@@ -23,7 +24,7 @@ export interface FollowRequest {
   readonly branch?: string
   /** The tool call of the model's running step that makes the move (stock mode only). */
   readonly withinCall?: string
-  /** The branch active once the move is made, recorded with the switch for people reading the log. */
+  /** The branch the move lands on (its switch row names it), recorded with the switch for people reading the log. */
   readonly lane?: string
   /**
    * Events appended as the new path's last ones (a carried branch summary: one
@@ -48,6 +49,8 @@ export interface SurfaceParts {
   readonly switcher: StockSwitcher
   /** Awaited durability checkpoint of the harness log (`ctx.sessions.flush`). */
   readonly flush: (session: LiveSession) => Promise<void>
+  /** The harness token meter's estimator, when one is loaded (`price.ts`). */
+  readonly estimator?: () => Estimator | undefined
 }
 
 /** The surface of a session in `mode`. */
@@ -90,7 +93,7 @@ function stockSurface({ session, agent, switcher }: SurfaceParts): Surface {
   }
 }
 
-function nativeSurface({ session, projector, flush }: SurfaceParts): Surface {
+function nativeSurface({ session, projector, flush, estimator }: SurfaceParts): Surface {
   return {
     mode: 'native',
     async follow(destination, { branch, lane, tail }) {
@@ -103,7 +106,12 @@ function nativeSurface({ session, projector, flush }: SurfaceParts): Surface {
               { mode: 'native' },
             )
       }
-      const selected = nativeSwitch(session as never, projector, destination, branch, lane)
+      const estimate = estimator?.()
+      const selected = nativeSwitch(session as never, projector, destination, {
+        ...(branch === undefined ? {} : { branch }),
+        ...(lane === undefined ? {} : { lane }),
+        ...(estimate === undefined ? {} : { priceOf: surfacePricer(session, estimate) }),
+      })
       if (!selected.ok) return selected
       let appended = selected.value.appendedEvents
       // A carried summary is new history at the end of the selected path: an append outside any turn.

@@ -8,9 +8,10 @@
  *   (the compaction and the turns after it behind one switch row), on the compacted path the
  *   original messages and DSH's own compaction marker where DSH draws it; no load error, no
  *   console or page error;
- * - the context meter's Messages figure is the host's, and (stock) the host's is what the next
- *   request held (priced by the real token meter's estimator, the new prompt aside; native: DSH's
- *   browser projections do not fold a selection, docs/known-limits.md, the figures go to views.json);
+ * - the context meter's Messages figure is the host's, and the host's is what the next request
+ *   held (priced by the real token meter's estimator, the new prompt aside), in both modes and
+ *   after a plain fork too (native: the selection states its surface's price, which DSH's
+ *   projections take with `dev/token-meter-selection.patch`); the figures go to views.json;
  * - the Trajectory (the log's turns) lists DSH's compaction and ends with the last answer.
  * Screenshots in test/e2e/artifacts/compaction-chat-<mode>/ (`UPDATE_DOCS_SCREENSHOT=1`: docs/ too).
  */
@@ -149,8 +150,11 @@ for (const mode of ['stock', 'native'] as const) {
         .messages.slice(0, at)
         .reduce((a, b) => a + b, 0)
       evidence[`${step}: meter`] = { page: shown, host, nextRequestBeforePrompt: sent }
-      // Native: DSH's browser projections do not fold a selection (docs/known-limits.md), the figures are evidence.
-      if (mode === 'stock') expect(host, `${step}: the host's Messages figure is what the next request held`).toBe(sent)
+      const [low, high] = displayedRange(shown)
+      expect(
+        { page: shown, host, sent, shownHoldsSent: sent >= low && sent <= high },
+        `${step}: the Messages figure (page and host) is what the next request held`,
+      ).toEqual({ page: shown, host: sent, sent, shownHoldsSent: true })
     }
     /**
      * The Trajectory (the log's turns, a switch's maintenance turn among them) lists DSH's compaction between
@@ -202,7 +206,7 @@ for (const mode of ['stock', 'native'] as const) {
       await openSession(dsh.page, dsh.url, TITLE)
     }, 600_000)
 
-    it(`${mode}: after DSH's /compact the Chat shows the path and DSH's marker${mode === 'stock' ? '; the meter agrees with the next request' : ''}`, async () => {
+    it(`${mode}: after DSH's /compact the Chat shows the path and DSH's marker; the meter agrees with the next request`, async () => {
       const rows = await expectChat('after the compaction')
       expect(rows).toContainEqual(MARKER)
       expect(rows.map((r) => r.text)).not.toContain('on alt')
@@ -236,6 +240,12 @@ for (const mode of ['stock', 'native'] as const) {
       await move('jump', { nodeId: compaction.nodeId })
       const rows = await expectChat('a jump back to the compaction')
       expect(rows).toContainEqual(MARKER)
+      // The switch row names the branch moved to (the compaction's), not the one left (the prompt before it made one).
+      const path = await dsh.api.remoteOk<ChatPath>('sessionTree/chatPath', { agentId: sessionId })
+      expect(path.switches.at(-1)!.branch, 'the last switch names the branch moved to').toBe(compaction.branch)
+      await expect
+        .poll(() => dsh.page.getByTestId('session-tree-switch').filter({ visible: true }).last().innerText())
+        .toMatch(new RegExp(`Switched to ${compaction.branch}\\s*·\\s*\\d+ messages hidden`))
       await meterThenPrompt('a jump back to the compaction', 'from the compaction')
       await expectChat('a prompt after the jump back')
       await expectTrajectory('a jump back to the compaction')
@@ -258,6 +268,16 @@ for (const mode of ['stock', 'native'] as const) {
         dsh.toDocs('tree-compaction-dark.png', 'compaction-tree-dark.png')
         dsh.toDocs('chat-compacted.png', 'compaction-chat.png')
       }
+    }, 600_000)
+
+    it(`${mode}: a plain fork before the compaction: its path, and the meter agrees with the next request`, async () => {
+      // The test before ends on the Tree tab.
+      await dsh.page.getByRole('tab', { name: 'Chat' }).click()
+      await move('fork', { nodeId: await nodeId(`ANSWER to: ${long(3)}`), branch: 'beta' })
+      const rows = await expectChat('a plain fork before the compaction')
+      expect(rows).not.toContainEqual(MARKER)
+      await meterThenPrompt('a plain fork before the compaction', 'on beta')
+      await expectChat('a prompt on the fork')
     }, 600_000)
   })
 }

@@ -1,6 +1,6 @@
 /**
  * The REAL token meter of the pinned harness (`@deepseek-ai/dsh-token-meter`
- * 0.1.0-rc.8, loaded from the installed `dsh` in `.cache/harness/stock/`,
+ * 0.1.0-rc.8, loaded from the installed `dsh` in `.cache/harness/<variant>/`,
  * with its own cordis): the estimator, the positional `measure()` the
  * harness uses, and the O(1) projections (`contextPressure`,
  * `contextBreakdown`) that DSH web's context meter shows, folded over a log
@@ -50,16 +50,19 @@ export interface RealTokenMeter {
   projections(events: readonly unknown[]): ContextProjections
 }
 
-let loaded: Promise<RealTokenMeter> | undefined
+const loaded = new Map<string, Promise<RealTokenMeter>>()
 
-/** Load the meter once per process (installs the pinned harness when missing). */
-export function realTokenMeter(): Promise<RealTokenMeter> {
-  loaded ??= load()
-  return loaded
+/**
+ * Load the meter once per process and variant (installs the pinned harness when missing):
+ * `stock` as published, `native` with `dev/token-meter-selection.patch`.
+ */
+export function realTokenMeter(variant: 'stock' | 'native' = 'stock'): Promise<RealTokenMeter> {
+  if (!loaded.has(variant)) loaded.set(variant, load(variant))
+  return loaded.get(variant)!
 }
 
-async function load(): Promise<RealTokenMeter> {
-  const install = await ensureHarness('stock')
+async function load(variant: 'stock' | 'native'): Promise<RealTokenMeter> {
+  const install = await ensureHarness(variant)
   const store = path.join(install.dir, 'node_modules', '.pnpm')
   const folder = fs.readdirSync(store).find((name) => name.startsWith('@deepseek-ai+dsh-token-meter@0.1.0-rc.8'))
   if (!folder) throw new Error(`no @deepseek-ai/dsh-token-meter@0.1.0-rc.8 under ${store}`)

@@ -9,7 +9,7 @@
  * receives next.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { meterEstimator } from '../../../src/surface/stock.ts'
+import { meterEstimator } from '../../../src/surface/price.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
 import { stockRig } from '../../support/stock-rig.ts'
 import { realTokenMeter, type RealTokenMeter } from '../../support/token-meter.ts'
