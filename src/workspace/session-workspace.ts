@@ -460,8 +460,10 @@ export class SessionWorkspace {
       if (before === undefined || after === undefined) return entry
       return { ...entry, ...diffCounts(before ?? '', after ?? '') }
     }
-    const entries = plan.entries.map(counted)
-    const conflicts = plan.conflicts.map(counted)
+    const { entries, conflicts } = this.blobs.reading(() => ({
+      entries: plan.entries.map(counted),
+      conflicts: plan.conflicts.map(counted),
+    }))
     return { ...plan, entries, conflicts, stat: statOf([...entries, ...conflicts]) }
   }
 
@@ -536,7 +538,7 @@ export class SessionWorkspace {
       a.path < b.path ? -1 : 1,
     )
     const kept = plan.conflicts.filter((c) => decide(c.path) !== 'overwrite').map((c) => c.path)
-    const prepared = prepareRestore(this.root, this.blobs, chosen, this.maxFileBytes)
+    const prepared = this.blobs.reading(() => prepareRestore(this.root, this.blobs, chosen, this.maxFileBytes))
     if (!prepared.ok) return prepared
     const { writes, files } = prepared.value
     kept.push(...prepared.value.changed)
