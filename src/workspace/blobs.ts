@@ -204,6 +204,27 @@ export class BlobStore {
     }
   }
 
+  /** The pack opened once for a run of reads (`reading`), else undefined: each read opens it. */
+  private reader: number | undefined
+
+  /** Run `read` with the pack opened once for all its `get`s (a plan or a restore reads a content per file). */
+  reading<T>(read: () => T): T {
+    if (this.reader !== undefined || probe(this.root, this.file).kind !== 'file') return read()
+    let fd: number
+    try {
+      fd = openPrivate(this.root, this.file, false).fd
+    } catch {
+      return read()
+    }
+    this.reader = fd
+    try {
+      return read()
+    } finally {
+      this.reader = undefined
+      closeSync(fd)
+    }
+  }
+
   /** The bytes of a stored content, checked against their hash. */
   get(hash: string, maxBytes: number): BlobRead {
     if (!HASH.test(hash)) return { ok: false, reason: `not a content hash: ${JSON.stringify(hash)}` }
@@ -212,7 +233,7 @@ export class BlobStore {
     if (entry.size > maxBytes) return { ok: false, reason: `content ${hash} is over the size limit` }
     const bytes = Buffer.alloc(entry.size)
     try {
-      const { fd } = openPrivate(this.root, this.file, false)
+      const fd = this.reader ?? openPrivate(this.root, this.file, false).fd
       try {
         let done = 0
         while (done < entry.size) {
@@ -221,7 +242,7 @@ export class BlobStore {
           done += n
         }
       } finally {
-        closeSync(fd)
+        if (fd !== this.reader) closeSync(fd)
       }
     } catch (error) {
       return {

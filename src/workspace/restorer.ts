@@ -15,10 +15,10 @@ import path from 'node:path'
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { hashOf, type BlobStore } from './blobs.ts'
 import {
-  commitStaged,
+  commitStagedAsync,
   probe,
   readNoFollow,
-  removeFile,
+  removeFileAsync,
   removeStale,
   SafeFsError,
   stageFile,
@@ -146,11 +146,13 @@ function signatureNow(root: string, rel: string): StatSignature | 'absent' | und
 
 /** Files staged and fsynced together before their renames: the first alone, then twice as many each round, up to this. */
 const BATCH_MAX = 256
+/** Renames (or unlinks) of a round in flight at once: libuv's default thread pool. */
+const COMMITS_AT_ONCE = 4
 
 /**
  * Write the files in order, in rounds: each round stages its files (temporary
- * files, unsynced), fsyncs them all at once, renames them one by one (each
- * checked again right before), then fsyncs their directories at once. A file
+ * files, unsynced), fsyncs them all at once, renames them a few at a time
+ * (each checked again right before its own), then fsyncs their directories at once. A file
  * is renamed only once its temporary file is durable, so a kill leaves each
  * old or new. I/O failures other than the checks above throw (what was
  * written so far stays written).
@@ -191,24 +193,55 @@ export async function writeRestore(
       const fds = [...staged.values()].flatMap((s) => (s.fd === undefined ? [] : [s.fd]))
       await syncInParallel(fds, [])
     }
-    for (const write of round) {
-      index++
-      if (refused.some((r) => r.path === write.path)) continue
+    const refusedNow = new Set(refused.map((r) => r.path))
+    const first = index
+    index += round.length
+    // Per file of the round, once its commit is over: written, kept (changed meanwhile), or failed (with whether it is ours to report).
+    const outcome: ({ kind: 'written' } | { kind: 'kept' } | { kind: 'failed'; error: unknown; fatal: boolean })[] = []
+    // Each file is checked right before its own rename; a few renames run at once (in order, one at a time, with the test hook).
+    const commit = async (at: number): Promise<void> => {
+      const write = round[at] as RestoreWrite
+      if (refusedNow.has(write.path)) return
       const stage = staged.get(write)
-      if (signatureNow(root, write.path) !== write.expect) {
-        if (stage !== undefined) removeStale(stage.temp)
-        kept.push(write.path)
-        continue
-      }
       try {
-        await hook?.(index, write.path)
-        if (stage === undefined) removeFile(root, write.path, false)
-        else commitStaged(stage, false)
+        if (signatureNow(root, write.path) !== write.expect) {
+          try {
+            if (stage !== undefined) removeStale(stage.temp)
+          } catch (error) {
+            outcome[at] = { kind: 'failed', error, fatal: true }
+            stopped = true
+            return
+          }
+          outcome[at] = { kind: 'kept' }
+          return
+        }
+        await hook?.(first + at + 1, write.path)
+        if (stage === undefined) await removeFileAsync(root, write.path)
+        else await commitStagedAsync(stage)
         dirs.add(path.dirname(path.join(root, write.path)))
-        written.push(write.path)
+        outcome[at] = { kind: 'written' }
       } catch (error) {
-        refuse(write.path, error)
+        const refusal = error instanceof SafeFsError && error.problem !== 'io'
+        outcome[at] = { kind: 'failed', error, fatal: !refusal }
+        // An I/O failure (or a kill) stops the round: no further rename starts, those in flight finish.
+        if (!refusal) stopped = true
       }
+    }
+    let next = 0
+    let stopped = false
+    const worker = async (): Promise<void> => {
+      while (next < round.length && !stopped) await commit(next++)
+    }
+    await Promise.all(Array.from({ length: hook === undefined ? COMMITS_AT_ONCE : 1 }, worker))
+    // Reported in the files' order, as one by one; an I/O failure throws once the round's renames are over.
+    for (let at = 0; at < round.length; at++) {
+      const rel = (round[at] as RestoreWrite).path
+      const result = outcome[at]
+      if (result === undefined) continue
+      if (result.kind === 'written') written.push(rel)
+      else if (result.kind === 'kept') kept.push(rel)
+      else if (result.fatal) throw result.error
+      else refuse(rel, result.error)
     }
     await syncInParallel([], dirs)
     // Long restores let the event loop breathe (no other write can interleave: the agent is idle).

@@ -26,7 +26,9 @@ import {
   openSync,
   readlinkSync,
   readSync,
+  rename,
   renameSync,
+  unlink,
   unlinkSync,
   writeSync,
   type BigIntStats,
@@ -300,8 +302,8 @@ export function stageFile(
   return { temp, target, dir }
 }
 
-/** Rename a staged (and fsynced) file over its target and make it durable (`syncDir: false`: the caller fsyncs the directory). */
-export function commitStaged(staged: Staged, syncDir = true): void {
+/** The target of a staged file must still be a regular file or absent (else the temp is removed and the commit refused). */
+function checkReplaceable(staged: Staged): void {
   const current = lstatMaybe(staged.target)
   if (current !== undefined && !current.isFile()) {
     try {
@@ -311,23 +313,55 @@ export function commitStaged(staged: Staged, syncDir = true): void {
     }
     throw new SafeFsError('not-replaceable', `${staged.target} is no longer a regular file; it is left as it is`)
   }
+}
+
+/** Rename a staged (and fsynced) file over its target and make it durable (`syncDir: false`: the caller fsyncs the directory). */
+export function commitStaged(staged: Staged, syncDir = true): void {
+  checkReplaceable(staged)
   renameSync(staged.temp, staged.target)
   if (syncDir) syncDirectory(staged.dir)
 }
 
-/** Remove a regular file (absent is fine); never a link, never a directory. `syncDir: false`: the caller fsyncs the directory. */
-export function removeFile(root: string, rel: string, syncDir = true): void {
+/**
+ * `commitStaged` with the rename on libuv's thread pool, the caller fsyncing
+ * the directory: replacing a file frees the old one's inode and blocks, a
+ * journal wait that several renames share (1,000 renames ~0.1 s in parallel
+ * against ~0.5 s one by one on this disk).
+ */
+export async function commitStagedAsync(staged: Staged): Promise<void> {
+  checkReplaceable(staged)
+  await new Promise<void>((resolve, reject) =>
+    rename(staged.temp, staged.target, (error) => (error ? reject(error) : resolve())),
+  )
+}
+
+/** The file `removeFile` removes: undefined when there is nothing to remove; throws when it is not ours to remove. */
+function removable(root: string, rel: string): string | undefined {
   const dirs = walkDirs(root, rel)
-  if (dirs === 'missing' || dirs === 'not-dir') return
+  if (dirs === 'missing' || dirs === 'not-dir') return undefined
   if (dirs === 'symlink')
     throw new SafeFsError('symlink-on-path', `a directory on the way to ${rel} is a symbolic link`)
   const target = path.join(root, rel)
   const current = lstatMaybe(target)
-  if (current === undefined) return
+  if (current === undefined) return undefined
   if (!current.isFile())
     throw new SafeFsError('not-replaceable', `${target} is not a regular file; it is left as it is`)
+  return target
+}
+
+/** Remove a regular file (absent is fine); never a link, never a directory. `syncDir: false`: the caller fsyncs the directory. */
+export function removeFile(root: string, rel: string, syncDir = true): void {
+  const target = removable(root, rel)
+  if (target === undefined) return
   unlinkSync(target)
   if (syncDir) syncDirectory(path.dirname(target))
+}
+
+/** `removeFile` with the unlink on libuv's thread pool, the caller fsyncing the directory. */
+export async function removeFileAsync(root: string, rel: string): Promise<void> {
+  const target = removable(root, rel)
+  if (target === undefined) return
+  await new Promise<void>((resolve, reject) => unlink(target, (error) => (error ? reject(error) : resolve())))
 }
 
 /** Remove a leftover temporary file, if it is a regular file (a link of that name is left alone and refused). */

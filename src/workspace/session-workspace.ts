@@ -114,6 +114,8 @@ export interface SessionWorkspaceInit {
  * them (one fsync per checkpoint); larger ones are synced to the pack first.
  */
 export const INLINE_MAX_BYTES = 64 * 1024
+/** A shell call's line carries at most this many content bytes (a call changing many files puts the rest in the pack). */
+export const SHELL_INLINE_TOTAL = 256 * 1024
 
 /** Files younger than this may change again within their timestamp's granularity: never trusted by stat alone. */
 const RACY_MS = 3_000
@@ -262,6 +264,8 @@ export class SessionWorkspace {
   /** After the shell call: record what it changed. */
   async shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>> {
     if (!this.git) return ok([])
+    // Contents the line carries: durable nowhere until it is written (told to the pack when it is not).
+    const carried = new Map<string, Buffer>()
     try {
       const after = await this.git.snapshot()
       const changes = await this.git.changes(before, after)
@@ -271,37 +275,62 @@ export class SessionWorkspace {
         .flatMap((side) => (side.kind === 'blob' ? [side.oid] : []))
       const contents = await this.git.blobs(oids)
       const files: FileChange[] = []
+      const room = { left: SHELL_INLINE_TOTAL }
       for (const change of changes) {
         if (pathProblem(change.path) !== undefined || isGitlink(change)) continue
         files.push({
           path: change.path,
-          before: this.sideState(change.before, contents),
-          after: this.sideState(change.after, contents),
+          before: this.sideState(change.before, contents, carried, room),
+          after: this.sideState(change.after, contents, carried, room),
         })
       }
-      if (files.length === 0) return ok([])
-      // The contents were put unsynced: one fdatasync of the pack covers them all, before the line names them.
+      if (files.length === 0) {
+        this.blobs.unjournaled(carried.keys())
+        return ok([])
+      }
+      // Small new contents ride in the line (one fsync: the line's); the rest were put unsynced: one fdatasync of the pack first.
       this.blobs.sync()
       const written = this.append(
         { t: 'shell', key: point.key, node: point.node, call: point.call, tool: point.tool, files },
         point.w,
+        carried,
       )
       if (!written.ok) return written
       for (const file of files) this.cache.delete(file.path)
       return ok(files)
     } catch (error) {
+      this.blobs.unjournaled(carried.keys())
       return fail('WORKSPACE_IO', `shell snapshot failed: ${describe(error)}`)
     }
   }
 
-  private sideState(side: GitSide, contents: ReadonlyMap<string, Buffer>): FileState {
+  /**
+   * A shell snapshot's side as a state; its content is stored: carried by the
+   * journal line (`carried`, while `room` lasts) or put in the pack unsynced.
+   */
+  private sideState(
+    side: GitSide,
+    contents: ReadonlyMap<string, Buffer>,
+    carried: Map<string, Buffer>,
+    room: { left: number },
+  ): FileState {
     if (side.kind === 'absent') return { kind: 'absent' }
     if (side.kind === 'large') return { kind: 'skipped', reason: 'too-large', size: side.size }
     if (side.mode === '120000') return { kind: 'skipped', reason: 'symlink' }
     const bytes = contents.get(side.oid)
     if (bytes === undefined) return { kind: 'skipped', reason: 'unreadable' }
     if (bytes.length > this.maxFileBytes) return { kind: 'skipped', reason: 'too-large', size: bytes.length }
-    return fileState(bytes, this.blobs.put(bytes, hashOf(bytes), false), side.mode === '100755')
+    const hash = hashOf(bytes)
+    if (carried.has(hash) || !this.blobs.needsHome(hash)) {
+      // Carried by this line already, or stored and durable: referred to by hash.
+    } else if (bytes.length <= this.inlineMaxBytes && bytes.length <= room.left) {
+      this.blobs.putJournaled(bytes, hash)
+      carried.set(hash, bytes)
+      room.left -= bytes.length
+    } else {
+      this.blobs.put(bytes, hash, false)
+    }
+    return fileState(bytes, hash, side.mode === '100755')
   }
 
   // ------------------------------------------------------------ reading
@@ -431,8 +460,10 @@ export class SessionWorkspace {
       if (before === undefined || after === undefined) return entry
       return { ...entry, ...diffCounts(before ?? '', after ?? '') }
     }
-    const entries = plan.entries.map(counted)
-    const conflicts = plan.conflicts.map(counted)
+    const { entries, conflicts } = this.blobs.reading(() => ({
+      entries: plan.entries.map(counted),
+      conflicts: plan.conflicts.map(counted),
+    }))
     return { ...plan, entries, conflicts, stat: statOf([...entries, ...conflicts]) }
   }
 
@@ -507,7 +538,7 @@ export class SessionWorkspace {
       a.path < b.path ? -1 : 1,
     )
     const kept = plan.conflicts.filter((c) => decide(c.path) !== 'overwrite').map((c) => c.path)
-    const prepared = prepareRestore(this.root, this.blobs, chosen, this.maxFileBytes)
+    const prepared = this.blobs.reading(() => prepareRestore(this.root, this.blobs, chosen, this.maxFileBytes))
     if (!prepared.ok) return prepared
     const { writes, files } = prepared.value
     kept.push(...prepared.value.changed)

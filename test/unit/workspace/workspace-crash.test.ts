@@ -232,3 +232,44 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
     await roundTrip(later, 'big.txt', 25, big, 'small now\n', 40)
   })
 })
+
+describe("a shell call's checkpoint is one journal line carrying its small contents", () => {
+  /** A fresh process that snapshots shell calls (a plain folder: through our own git directory). */
+  async function openShell(): Promise<SessionWorkspace> {
+    const registry = new WorkspaceRegistry({
+      sidecarRoot: sidecar,
+      enabled: true,
+      maxFileBytes: 1024 * 1024,
+      shell: 'auto',
+    })
+    return value(await registry.get('session-1', work))
+  }
+
+  it('the line names and carries both sides; a pack whose unsynced copies were lost still restores them, back and forward', async () => {
+    write('a.txt', 'a0\n')
+    const ws = await openShell()
+    expect(ws.status().shell).toBe('folder')
+    const before = (await ws.shellBefore())!
+    write('a.txt', 'a1\n')
+    write('b.txt', 'b1\n')
+    const changed = value(await ws.shellAfter({ ...point(10), tool: 'bash' }, before))
+    expect(changed.map((c) => c.path)).toEqual(['a.txt', 'b.txt'])
+    const line = readFileSync(journalFile(), 'utf8').trim().split('\n').at(-1)!
+    for (const text of ['a0\n', 'a1\n', 'b1\n']) {
+      expect(line).toContain(sha(text))
+      expect(line).toContain(Buffer.from(text).toString('base64'))
+    }
+    // Crash: the pack never synced (the line was the only fsync).
+    rmSync(packFile())
+    const reopened = await openShell()
+    expect(reopened.problems).toEqual([])
+    const plan = reopened.plan(2 * 5, 'e5')
+    expect(plan.blocked).toEqual([])
+    value(await reopened.restore(plan, () => 'keep', 20))
+    expect(read('a.txt')).toBe('a0\n')
+    expect(read('b.txt')).toBe(null)
+    value(await reopened.restore(reopened.plan(2 * 20, 'e20'), () => 'keep', 21))
+    expect(read('a.txt')).toBe('a1\n')
+    expect(read('b.txt')).toBe('b1\n')
+  })
+})
