@@ -2977,10 +2977,24 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "outlineOf",
+            "signature": "outlineOf(agentId: string): TreeResult<SessionTreeOutline>",
+            "summary": "`outline` in process, as a result (dsh-TUI's scene).",
+            "jsDoc": "/** `outline` in process, as a result (dsh-TUI's scene). Not a remote method. */"
+          },
+          {
+            "kind": "method",
             "name": "session",
             "signature": "@Remote async session(agentId: string): Promise<SessionStatus>",
             "summary": "Status: counts, cursor, surface mode, quarantine, sidecar warnings.",
             "jsDoc": "/** Status: counts, cursor, surface mode, quarantine, sidecar warnings. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "sessionOf",
+            "signature": "sessionOf(agentId: string): TreeResult<SessionStatus>",
+            "summary": "`session` in process, as a result (dsh-TUI's scene).",
+            "jsDoc": "/** `session` in process, as a result (dsh-TUI's scene). Not a remote method. */"
           },
           {
             "kind": "method",
@@ -3159,6 +3173,13 @@ export const TYPERT = {
           },
           {
             "kind": "method",
+            "name": "restorePreviewOf",
+            "signature": "restorePreviewOf(agentId: string, request: RestoreRequest): Promise<TreeResult<RestorePreview>>",
+            "summary": "`restorePreview` in process, as a result (dsh-TUI's scene).",
+            "jsDoc": "/** `restorePreview` in process, as a result (dsh-TUI's scene). Not a remote method. */"
+          },
+          {
+            "kind": "method",
             "name": "restoreDiff",
             "signature": "@Remote async restoreDiff(agentId: string, request: RestoreRequest, path: string): Promise<FileDiff>",
             "summary": "One file of a preview as a unified diff (now → the move's target).",
@@ -3219,6 +3240,13 @@ export const TYPERT = {
             "signature": "@Remote async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult>",
             "summary": "A new DSH session whose model history is exactly the root-to-node path (a node inside a tool exchange: to that exchange's end).",
             "jsDoc": "/**\n * A new DSH session whose model history is exactly the root-to-node path\n * (a node inside a tool exchange: to that exchange's end). It joins the\n * source's workspace and, in `dsh web`, is live at once; both sessions\n * record the fork (`session`'s `lineage`). The source is not changed.\n */"
+          },
+          {
+            "kind": "method",
+            "name": "openNewSession",
+            "signature": "openNewSession(agentId: string, nodeId: string): Promise<TreeResult<NewSessionResult>>",
+            "summary": "`openAsNewSession` in process, as a result, on the session's queue (dsh-TUI's scene).",
+            "jsDoc": "/** `openAsNewSession` in process, as a result, on the session's queue (dsh-TUI's scene). Not a remote method. */"
           },
           {
             "kind": "method",

@@ -86,7 +86,7 @@ const install: InvariantInstaller = Object.assign(
           { id: string; surface: { nodes: readonly number[] } },
           { seq: number; type: string },
         ]
-        const service = (ctx as unknown as { sessionTree?: SessionTreeService }).sessionTree
+        const service: SessionTreeService | undefined = ctx.sessionTree
         const projector = service?.sync.get(session.id)?.projector
         if (!projector) return
         if (projector.watermark !== event.seq - 1) {
@@ -113,8 +113,4 @@ const install: InvariantInstaller = Object.assign(
  * @returns the registration's disposer.
  */
 export const apply = (ctx: Context): Promise<() => void> =>
-  Promise.resolve(
-    (
-      ctx as unknown as { invariants: { register(name: string, installer: InvariantInstaller): () => void } }
-    ).invariants.register(PACKAGE_NAME, install),
-  )
+  Promise.resolve(ctx.invariants.register(PACKAGE_NAME, install))

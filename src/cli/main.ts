@@ -18,6 +18,7 @@ import JsonlSessionPersistence from '@deepseek-ai/dsh-session-persistence-jsonl'
 import { SessionTreeStore } from '../tree/store.ts'
 import { TreeSync } from '../harness/sync.ts'
 import { SidecarLocator, TreeSidecar } from '../sidecar/index.ts'
+import { contextService } from '../harness/host.ts'
 import { InterchangeError } from '../interchange/errors.ts'
 import { errorMessage } from '../tree/errors.ts'
 import type { ExportFormat, SourceFormat } from '../interchange/model.ts'
@@ -72,7 +73,7 @@ async function persistenceAt(home: string): Promise<{ ctx: Context; persistence:
   ctx.plugin(SessionStore)
   ctx.plugin(JsonlSessionPersistence, { root: path.join(home, 'sessions') })
   for (let i = 0; i < 200; i++) {
-    const found = (ctx as unknown as { sessionPersistence?: JsonlSessionPersistence }).sessionPersistence
+    const found = contextService<JsonlSessionPersistence>(ctx, 'sessionPersistence')
     if (found) return { ctx, persistence: found }
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
@@ -92,7 +93,7 @@ async function runImport(args: Parsed): Promise<Record<string, unknown>> {
     const outcome = await importSession(
       { path: file, format, related },
       {
-        persistence: persistence as never,
+        persistence,
         sidecarRoot: path.join(home, 'session-tree'),
         ...(typeof cwd === 'string' ? { cwd: path.resolve(cwd) } : {}),
         dryRun,
@@ -110,9 +111,9 @@ async function runExport(args: Parsed): Promise<Record<string, unknown>> {
     throw new UsageError(`unknown format ${format} (pi, claude-code, markdown)`)
   const home = dshHome(args.flags)
   const { persistence } = await persistenceAt(home)
-  let stored: { meta: { cwd?: string }; events: unknown[] }
+  let stored: Awaited<ReturnType<JsonlSessionPersistence['readFrom']>>
   try {
-    stored = (await persistence.readFrom(SessionId(sessionId), 0)) as never
+    stored = await persistence.readFrom(SessionId(sessionId), 0)
   } catch (error) {
     throw new InterchangeError(
       'INVALID_PATH',
@@ -121,7 +122,7 @@ async function runExport(args: Parsed): Promise<Record<string, unknown>> {
   }
   const sidecarRoot = path.join(home, 'session-tree')
   // The sidecar sits in the session's directory, as DSH's persistence locates it (an old-layout one moves there).
-  const location = persistence.locate(stored.meta as never)
+  const location = persistence.locate(stored.meta)
   const sidecars = new SidecarLocator({
     root: sidecarRoot,
     sessionDirOf: (id) => (id === sessionId && location ? path.dirname(location.path) : undefined),

@@ -55,7 +55,7 @@ import { CHAT_CSS } from './chat/styles.ts'
 import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
 import { hideInStepCopies } from './chat/host-trajectory.ts'
 import { errorMessage } from '../tree/errors.ts'
-import { hostService } from '../harness/host.ts'
+import { contextService, hostService } from '../harness/host.ts'
 
 export { TreeController } from './controller.ts'
 export { TreePanel } from './TreePanel.tsx'
@@ -225,7 +225,7 @@ export function apply(context: Context, options: ApplyOptions = {}): void {
   ctx.effect(() => () => stores.dispose(), 'session-tree: chat stores')
   // Optional: a host without the Definition registry keeps its Chat as it is (never blocks the boot).
   ctx.inject(['conversationEvents'], (scope) => {
-    const events = (scope as unknown as { conversationEvents: ConversationEvents }).conversationEvents
+    const events = contextService<ConversationEvents>(scope, 'conversationEvents')!
     const owner = typeof scope.effect === 'function' ? scope : ctx
     // First, so that no transcript is built with DSH's tool Definitions un-keyed (a log repeating a call id);
     // then DSH's Trajectory leaves out what a model's in-step move restates (the Chat's switch row says it) and

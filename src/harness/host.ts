@@ -11,6 +11,7 @@ export type HostContext = { get(name: never): unknown }
 export type HostServiceName =
   | 'agentPresets'
   | 'agents'
+  | 'conversationEvents'
   | 'fs'
   | 'headlessStartup'
   | 'llm'
@@ -31,4 +32,12 @@ export function hostService<T>(ctx: HostContext, name: HostServiceName): T | und
 export function agentLookup(ctx: HostContext): { resolve(id: string): Promise<unknown> } | undefined {
   type Lookups = { lookups?: { get(key: string): { resolve(id: string): Promise<unknown> } | undefined } }
   return hostService<Lookups>(ctx, 'typert')?.lookups?.get('agent')
+}
+
+/**
+ * The service `name` read as the context's property, cordis's own lookup: in an `inject` callback's scope, or in a
+ * root context the plugin made (the bin's, an import's staging one), where a service counts once it is provided.
+ */
+export function contextService<T>(ctx: object, name: HostServiceName): T | undefined {
+  return (ctx as Record<string, unknown>)[name] as T | undefined
 }

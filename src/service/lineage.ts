@@ -157,11 +157,7 @@ export class SessionLineage {
     // this plugin's fiber, live without an agent, and the host could never prompt it.
     let created: unknown
     let problem: unknown
-    const fiber = (
-      this.deps.ctx as unknown as {
-        plugin(plugin: object): PromiseLike<unknown> & { dispose(): Promise<unknown> | unknown }
-      }
-    ).plugin({
+    const fiber = this.deps.ctx.plugin({
       name: 'dsh-session-tree:new-session',
       inject: ['sessions'],
       apply: (child: Context) => {

@@ -186,13 +186,23 @@ export class SessionTreeService extends TypertRemoteService {
   /** The tree without branch paths (what a panel draws): nodes and branch heads. No side effects. */
   @Remote
   async outline(agentId: string): Promise<SessionTreeOutline> {
-    return this.run(() => this.reads.outline(agentId))
+    return this.run(() => this.outlineOf(agentId))
+  }
+
+  /** `outline` in process, as a result (dsh-TUI's scene). Not a remote method. */
+  outlineOf(agentId: string): TreeResult<SessionTreeOutline> {
+    return this.reads.outline(agentId)
   }
 
   /** Status: counts, cursor, surface mode, quarantine, sidecar warnings. No side effects. */
   @Remote
   async session(agentId: string): Promise<SessionStatus> {
-    return this.run(() => this.reads.session(agentId))
+    return this.run(() => this.sessionOf(agentId))
+  }
+
+  /** `session` in process, as a result (dsh-TUI's scene). Not a remote method. */
+  sessionOf(agentId: string): TreeResult<SessionStatus> {
+    return this.reads.session(agentId)
   }
 
   /**
@@ -378,7 +388,12 @@ export class SessionTreeService extends TypertRemoteService {
   /** What a move would do to the files (added, changed, deleted, diff stat, conflicts); nothing is written. */
   @Remote
   async restorePreview(agentId: string, request: RestoreRequest): Promise<RestorePreview> {
-    return this.run(() => this.workspaceMoves.preview(agentId, request))
+    return this.run(() => this.restorePreviewOf(agentId, request))
+  }
+
+  /** `restorePreview` in process, as a result (dsh-TUI's scene). Not a remote method. */
+  restorePreviewOf(agentId: string, request: RestoreRequest): Promise<TreeResult<RestorePreview>> {
+    return this.workspaceMoves.preview(agentId, request)
   }
 
   /** One file of a preview as a unified diff (now → the move's target). No side effects. */
@@ -460,12 +475,15 @@ export class SessionTreeService extends TypertRemoteService {
    */
   @Remote
   async openAsNewSession(agentId: string, nodeId: string): Promise<NewSessionResult> {
-    return this.run(() =>
-      this.serial(agentId, async () => {
-        const found = this.resolver.loaded(agentId)
-        return found.ok ? this.lineage.openAsNewSession(found.value, nodeId) : found
-      }),
-    )
+    return this.run(() => this.openNewSession(agentId, nodeId))
+  }
+
+  /** `openAsNewSession` in process, as a result, on the session's queue (dsh-TUI's scene). Not a remote method. */
+  openNewSession(agentId: string, nodeId: string): Promise<TreeResult<NewSessionResult>> {
+    return this.serial(agentId, async () => {
+      const found = this.resolver.loaded(agentId)
+      return found.ok ? this.lineage.openAsNewSession(found.value, nodeId) : found
+    })
   }
 
   /**

@@ -87,7 +87,7 @@ export function sessionTreeToolOf(service: SessionTreeService): SessionTreeTool 
 
 export function apply(ctx: Context, config: Partial<Config> = {}): void {
   const settings: Config = { tools: true, command: true, systemPrompt: true, maxLines: DEFAULT_MAX_LINES, ...config }
-  const service = (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree
+  const service = ctx.sessionTree
   const logger = ctx.logger('session-tree')
   // The headless app runs one turn and exits: a deferred move could never reach a next request.
   const oneShot = (): boolean => hostService<unknown>(ctx, 'headlessStartup') !== undefined

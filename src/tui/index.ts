@@ -61,7 +61,7 @@ type Scoped<K extends string, T> = Context & { readonly [key in K]: T }
 
 export function apply(ctx: Context, config: Partial<Config> = {}): void {
   const settings: Config = { command: true, shortcut: DEFAULT_SHORTCUT, switchRows: true, ...config }
-  const service = (ctx as unknown as { sessionTree: SessionTreeService }).sessionTree
+  const service = ctx.sessionTree
   const logger = ctx.logger('session-tree')
   let scenes: TuiScenes | undefined
   let page: { title: string; lines: string[] } | undefined

@@ -15,7 +15,7 @@ import type { TreeMove } from '../service/tree-move.ts'
 import type { RestoreRequest } from '../service/workspace-wire.ts'
 import type { SessionTreeOutline } from '../tree/types.ts'
 import { indexTree, layoutTree } from '../outline/index.ts'
-import { errorText } from './errors.ts'
+import { errorMessage, type TreeError } from '../tree/errors.ts'
 import type { HostKey, SceneProps } from './host.ts'
 import { wrapPage } from './cells.ts'
 import { tuiLang, word, type TuiLang } from './i18n.ts'
@@ -73,14 +73,17 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
     const load = React.useCallback(async (): Promise<void> => {
       if (agentId === undefined) return
       try {
-        const status = await deps.service.session(agentId)
-        const revision = status.revision ?? ''
+        const status = deps.service.sessionOf(agentId)
+        if (!status.ok) return setState((s) => ({ ...s, status: { text: failureText(status.error), error: true } }))
+        const revision = status.value.revision ?? ''
         if (revision !== '' && revision === revisionRef.current) return
-        const outline = await deps.service.outline(agentId)
+        const outline = deps.service.outlineOf(agentId)
+        if (!outline.ok) return setState((s) => ({ ...s, status: { text: failureText(outline.error), error: true } }))
         revisionRef.current = revision
-        setLoaded({ outline, revision, ...(status.surfaceMode ? { mode: status.surfaceMode } : {}) })
+        const mode = status.value.surfaceMode
+        setLoaded({ outline: outline.value, revision, ...(mode ? { mode } : {}) })
       } catch (error) {
-        setState((s) => ({ ...s, status: { text: errorText(error), error: true } }))
+        setState((s) => ({ ...s, status: { text: errorMessage(error), error: true } }))
       }
     }, [agentId])
 
@@ -149,7 +152,7 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
             ...(outcome.overlay ? { overlay: outcome.overlay } : {}),
           }))
         } catch (error) {
-          setState((s) => ({ ...s, busy: false, status: { text: errorText(error), error: true } }))
+          setState((s) => ({ ...s, busy: false, status: { text: errorMessage(error), error: true } }))
         }
       },
       [agentId, loaded, lang, columns, load],
@@ -221,8 +224,12 @@ type Outcome =
       readonly overlay?: SceneState['overlay']
     }
   | { readonly kind: 'switch-session'; readonly sessionId: string }
-  /** A move the service refused (`CODE: message`); nothing changed. */
+  /** A call the service refused (`CODE: message`); nothing changed. */
   | { readonly kind: 'failed'; readonly text: string }
+
+/** A failure as the status line shows it: `CODE: message`. */
+const failureText = (error: TreeError): string => `${error.code}: ${error.message}`
+const failed = (error: TreeError): Outcome => ({ kind: 'failed', text: failureText(error) })
 
 function summaryOption(
   effect: { summary: 'none' | 'summarize' | 'custom'; instructions?: string },
@@ -258,7 +265,7 @@ async function perform(
             ? { kind: 'fork', nodeId: effect.nodeId, branch: effect.branch, ...summaryOption(effect, mode) }
             : { kind: effect.kind }
       const moved = await service.move(agentId, move)
-      if (!moved.ok) return { kind: 'failed', text: `${moved.error.code}: ${moved.error.message}` }
+      if (!moved.ok) return failed(moved.error)
       const cursor = moved.value.move?.cursor ?? null
       const status =
         move.kind === 'fork'
@@ -267,44 +274,50 @@ async function perform(
       return { kind: 'done', status, select: cursor }
     }
     case 'label': {
-      await service.label(agentId, effect.nodeId, effect.text)
+      const labeled = await service.setLabel(agentId, effect.nodeId, effect.text)
+      if (!labeled.ok) return failed(labeled.error)
       return { kind: 'done', status: `${word(lang, effect.text === null ? 'unlabeled' : 'labeled')} ${effect.nodeId}` }
     }
     case 'summarize': {
-      const summary = await service.summarize(agentId, effect.branch)
+      const summary = await service.summarizeBranch(agentId, effect.branch)
+      if (!summary.ok) return failed(summary.error)
       return {
         kind: 'done',
         status: word(lang, 'summarized'),
         overlay: {
           kind: 'text',
           title: `${word(lang, 'key.summarize')} · ${effect.branch}`,
-          lines: wrapPage(summary.summary.split('\n'), pageWidth(columns)),
+          lines: wrapPage(summary.value.summary.split('\n'), pageWidth(columns)),
           scroll: 0,
         },
       }
     }
     case 'compare': {
-      const result = await service.compare(agentId, effect.a, effect.b)
+      const result = service.compareOf(agentId, effect.a, effect.b)
+      if (!result.ok) return failed(result.error)
       return {
         kind: 'done',
         overlay: {
           kind: 'text',
           title: word(lang, 'compare.title'),
-          lines: compareLines(result, columns, lang),
+          lines: compareLines(result.value, columns, lang),
           scroll: 0,
         },
       }
     }
     case 'new-session': {
-      const opened = await service.openAsNewSession(agentId, effect.nodeId)
-      return { kind: 'switch-session', sessionId: opened.sessionId }
+      const opened = await service.openNewSession(agentId, effect.nodeId)
+      if (!opened.ok) return failed(opened.error)
+      return { kind: 'switch-session', sessionId: opened.value.sessionId }
     }
     // The files half of a move: the restore preview, then the restore with each conflict decided. Where carrying
     // files across branches and a file's diff (`restoreDiff`) join the scene: a `RestoreLine` gets its diff here,
     // and `scene-state.ts` `pressRestore` a key to open it.
     case 'restore-preview': {
       const request: RestoreRequest = { move: { kind: 'jump', nodeId: effect.nodeId }, restore: effect.files }
-      const preview = await service.restorePreview(agentId, request)
+      const found = await service.restorePreviewOf(agentId, request)
+      if (!found.ok) return failed(found.error)
+      const preview = found.value
       const lines: RestoreLine[] = [
         ...preview.plan.entries.map((e) => ({
           path: e.path,
@@ -327,7 +340,7 @@ async function perform(
         files: effect.files,
         conflicts: Object.entries(effect.decisions).map(([path, decision]) => ({ path, decision })),
       })
-      if (!restored.ok) return { kind: 'failed', text: `${restored.error.code}: ${restored.error.message}` }
+      if (!restored.ok) return failed(restored.error)
       const { target } = restored.value
       return { kind: 'done', status: `${word(lang, 'restored')} → ${target ?? '—'}`, select: target }
     }

@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, fsyncSync, ren
 import path from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@deepseek-ai/dsh-session'
+import { contextService } from '../../harness/host.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LogEvent } from './log.ts'
 
@@ -71,7 +72,7 @@ export async function writeSessionLog(
   try {
     fibers.push(ctx.plugin(SessionStore))
     fibers.push(await ctx.plugin(staging.backend as never, { ...staging.config, root: stagingRoot } as never))
-    const staged = (ctx as unknown as { sessionPersistence?: PersistenceLike }).sessionPersistence
+    const staged = contextService<PersistenceLike>(ctx, 'sessionPersistence')
     if (staged === undefined || typeof staged.locate !== 'function')
       throw new Error('the staging persistence did not start')
     await staged.create(header)
