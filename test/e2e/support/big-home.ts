@@ -92,6 +92,30 @@ export function cloneSessions(fromHome: string, sourceId: string, toHome: string
   return ids
 }
 
+/**
+ * Write a session of `events` (seq 0…, the shapes DSH logs, e.g. `bench/sync.ts` `harnessLog`) next to
+ * session `seedId` of `home`, under a fresh id, with the seed's header and a `session/title` event
+ * appended (the sidebar names it `title`); returns its id. It has no sidecar: the plugin projects its
+ * tree from the log when the session is used.
+ */
+export function writeSession(home: string, seedId: string, events: readonly SessionLogEvent[], title: string): string {
+  const seed = sessionDir(home, seedId)
+  const header = readSessionLog(path.join(seed, LOG_FILE)).header
+  const id = randomUUID()
+  const dir = path.join(path.dirname(seed), id)
+  fs.mkdirSync(dir, { recursive: true })
+  // As DSH titles a session: from its first prompt.
+  const first = events.find((e) => e.type === 'user/message')?.seq
+  const titled: SessionLogEvent = {
+    type: 'session/title',
+    seq: events.length,
+    time: Date.now(),
+    data: { title, messageSeqs: first === undefined ? [] : [first], source: { kind: 'fallback' } },
+  }
+  writeSessionLog(path.join(dir, LOG_FILE), renamed<SessionLogHeader>(header, seedId, id), [...events, titled])
+  return id
+}
+
 /** A home with one real session in it: its DSH_HOME, workspace, the session's id and the labelled node. */
 export interface SeedSession {
   readonly home: string
