@@ -7,7 +7,8 @@
  * In each page a person selects a row of the Tree tab (timed to its preview)
  * and clicks Jump here; timed from that click (a capturing listener in the
  * page) to the Chat showing the new path (its column's
- * `data-session-tree-revision` changing) and to the Tree tab's cursor on the
+ * `data-session-tree-revision` changing, in a second page holding the same
+ * session's Chat: the Tree tab takes the Chat's place in its own page) and to the Tree tab's cursor on the
  * row (`aria-current`), both with `whenShown` of `live.ts`.
  * Budget: 1 s at 100,000 events (median), the limit for a person's flow of
  * thought to stay with the action (Nielsen); a jump there is one click, so the
@@ -20,6 +21,7 @@ import { ensureDsh, removeDir, startWeb, type WebProcess } from '../test/e2e/sup
 import { startFakeLlm } from '../test/e2e/support/fake-llm.ts'
 import { packPlugin } from '../test/e2e/support/pack.ts'
 import type { SessionLogEvent } from '../test/e2e/support/session-log.ts'
+import { openSession } from '../test/e2e/support/chat-page.ts'
 import { openTreeTab, TREE_ROWS } from '../test/e2e/support/tree-tab.ts'
 import { CHROMIUM, whenShown } from './live.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
@@ -40,6 +42,8 @@ interface Opened {
   readonly name: string
   readonly events: number
   readonly page: Page
+  /** A second page with the same session's Chat (the Tree tab replaces the Chat in its page). */
+  readonly chatPage: Page
   /** Two rows on the active path to jump between (neither the cursor at the start). */
   readonly targets: readonly [string, string]
   readonly times: Timed
@@ -86,14 +90,16 @@ async function open(browser: Browser, web: WebProcess, events: number): Promise<
   const prompts = rows.slice(0, at === -1 ? rows.length : at).filter((row) => row.kind === 'assistant' && row.id)
   if (prompts.length < 2) throw new Error(`${title(events)}: fewer than two answer rows drawn before the cursor`)
   const targets = [prompts.at(-1)!.id, prompts.at(-2)!.id] as const
-  return { name: title(events), events, page, targets, times: { select: [], chat: [], cursor: [] } }
+  const chatPage = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: 'en-US' })
+  await openSession(chatPage, web.url, title(events))
+  return { name: title(events), events, page, chatPage, targets, times: { select: [], chat: [], cursor: [] } }
 }
 
 /** One jump as a person makes it: click the row, wait for its preview, click Jump here; times recorded into `times`. */
 async function jump(opened: Opened, nodeId: string, times?: Timed): Promise<void> {
-  const { page } = opened
+  const { page, chatPage } = opened
   const row = page.locator(`${TREE_ROWS}[data-node-id="${nodeId}"]`)
-  const revision = await page.evaluate(
+  const revision = await chatPage.evaluate(
     () => document.querySelector('[data-chat-flow]')?.getAttribute('data-session-tree-revision') ?? null,
   )
   const selectedAt = page.evaluate(
@@ -114,10 +120,10 @@ async function jump(opened: Opened, nodeId: string, times?: Timed): Promise<void
   const t0 = Date.now()
   await row.click()
   const selected = await selectedAt
-  const chat = whenShown(page, { kind: 'chat', from: revision })
+  const chat = whenShown(chatPage, { kind: 'chat', from: revision })
   const cursor = whenShown(page, { kind: 'cursor', nodeId })
   // Let both observers be in place before the click (an evaluate round trip).
-  await page.evaluate(() => 0)
+  await Promise.all([page.evaluate(() => 0), chatPage.evaluate(() => 0)])
   await page.getByRole('button', { name: 'Jump here' }).click()
   const [chatAt, cursorAt] = await Promise.all([chat, cursor])
   const clicked = await page.evaluate(() => (window as unknown as { jumpClickedAt: number }).jumpClickedAt)
@@ -166,7 +172,7 @@ export const jumpSection: BenchSection = {
         columns: Object.keys(rows[0]!),
         rows,
         notes: [
-          `${n} jumps per session between two answers on the active path, interleaved; each: click the row (→ its preview), click Jump here (→ the Chat's revision attribute changes, → the row carries the cursor), MutationObserver and Date.now in the page.`,
+          `${n} jumps per session between two answers on the active path, interleaved; each: click the row (→ its preview), click Jump here (→ the Chat's revision attribute changes in a second page with the session's Chat open, → the row carries the cursor), MutationObserver and Date.now in the page.`,
           `sessions written on disk as DSH stores them (the harness log of sync.ts, ${SMALL} and ${BIG.toLocaleString('en-US')} events), no sidecar: the plugin projects each tree when the session is opened.`,
         ],
         checks: [check('the Chat', 'chat'), check('the Tree tab', 'cursor')],

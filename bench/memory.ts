@@ -4,7 +4,7 @@
  * one of 100, each booted by the real `dsh web` with the plugin and, as the
  * baseline, without it (the same session files), interleaved run by run.
  * Sessions are opened the way the web page opens one (its requests, recorded
- * from Chromium: `session.history`, then the plugin's `session`, `chatPath` and
+ * from Chromium: the host's `session.history`, `commands/list` and a few more, then the plugin's `session`, `chatPath` and
  * `outline`; the last three only where the plugin is), 1, 10 and 50 of them,
  * and after each step the process's V8 heap is read after a full collection
  * (through the inspector: `HeapProfiler.collectGarbage`, `Runtime.getHeapUsage`),
@@ -87,7 +87,12 @@ async function openAndMeasure(home: string, work: string, llmUrl: string, plugin
     for (const k of OPEN.filter((k) => k <= ids.length)) {
       for (; opened < k; opened++) {
         const agentId = ids[opened]!
+        // The host's requests of the page, in its order (`commands/list` is the one that loads a stored session).
+        await web.api.call('subagent.list', { parentSessionId: agentId })
         await web.api.history(agentId, { maxMessages: 50 })
+        await web.api.remoteOk('commands/list', { agentId })
+        await web.api.call('skill.list', { sessionId: agentId })
+        await web.api.call('session.models', { sessionId: agentId })
         if (plugin)
           for (const read of ['session', 'chatPath', 'outline'])
             await web.api.remoteOk(`sessionTree/${read}`, { agentId })
@@ -174,7 +179,7 @@ export const memorySection: BenchSection = {
         rows,
         notes: [
           `heap: V8 heap used after a full collection (inspector), every Node process of dsh web summed; RSS: its process group. Medians of ${n} runs, interleaved.`,
-          "opening a session: the requests the web page sends when a person opens it (session.history; with the plugin also sessionTree session, chatPath, outline), sessions in listing order; each is the seed's 2-prompt session with its sidecar.",
+          "opening a session: the requests the web page sends when a person opens it (subagent.list, session.history, commands/list, skill.list, session.models; with the plugin also sessionTree session, chatPath, outline), sessions in listing order; each is the seed's 2-prompt session with its sidecar.",
         ],
         checks,
       }
