@@ -22,7 +22,7 @@ const SESSIONS = 1_000
 export const HOME_OVERHEAD_BUDGET = 0.1
 
 /** Resident set of every process in the process group `pgid` (kB). */
-function groupRssKb(pgid: number): number {
+export function groupRssKb(pgid: number): number {
   let total = 0
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue

@@ -19,7 +19,7 @@ import { packPlugin } from '../test/e2e/support/pack.ts'
 import { openTreeTab, TREE_ROWS } from '../test/e2e/support/tree-tab.ts'
 import { fmt, median, type BenchSection, type Check, type Row, type SectionResult } from './report.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 /** A move made elsewhere shows in the Tree tab within this (median of the runs). */
 export const LIVE_BUDGET_MS = 200
 /** The idle window the requests are counted over. */
@@ -44,7 +44,7 @@ interface Shown {
 }
 
 /** Resolves, in the page, with `Date.now()` when `test()` first holds (checked on every DOM change). */
-function whenShown(
+export function whenShown(
   page: Page,
   probe:
     | { kind: 'label'; nodeId: string; text: string }

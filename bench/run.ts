@@ -33,6 +33,8 @@ import { wireSection } from './wire.ts'
 import { homeSection } from './home.ts'
 import { longSection } from './long.ts'
 import { liveSection } from './live.ts'
+import { jumpSection } from './jump.ts'
+import { memorySection } from './memory.ts'
 
 // ----------------------------------------------------------------- framework
 
@@ -444,6 +446,8 @@ const SECTIONS: BenchSection[] = [
   tuiSection,
   wireSection,
   homeSection,
+  jumpSection,
+  memorySection,
 ]
 
 async function main(): Promise<void> {

@@ -14,6 +14,8 @@ import { pluginAdd, startWeb, tempDir, type WebProcess } from './dsh.ts'
 import { readSessionLog, writeSessionLog, type SessionLogEvent, type SessionLogHeader } from './session-log.ts'
 
 const LOG_FILE = 'session.jsonl.zstd'
+/** DSH's projection cache under `<DSH_HOME>/storages/` (titles, stats of sessions it has run). */
+const PROJECTION_CACHE = 'session_projcache.json'
 /** The claim of the process that wrote the sidecar: a copy belongs to no process. */
 const CLAIM_FILE = 'writer.json'
 
@@ -90,6 +92,39 @@ export function cloneSessions(fromHome: string, sourceId: string, toHome: string
     ids.push(id)
   }
   return ids
+}
+
+/**
+ * Write a session of `events` (seq 0…, the shapes DSH logs, e.g. `bench/sync.ts` `harnessLog`) next to
+ * session `seedId` of `home`, under a fresh id, with the seed's header and a `session/title` event
+ * appended and its title in DSH's projection cache (the sidebar names it `title`); returns its id. It has no sidecar: the plugin projects its
+ * tree from the log when the session is used.
+ */
+export function writeSession(home: string, seedId: string, events: readonly SessionLogEvent[], title: string): string {
+  const seed = sessionDir(home, seedId)
+  const header = readSessionLog(path.join(seed, LOG_FILE)).header
+  const id = randomUUID()
+  const dir = path.join(path.dirname(seed), id)
+  fs.mkdirSync(dir, { recursive: true })
+  // As DSH titles a session: from its first prompt.
+  const first = events.find((e) => e.type === 'user/message')?.seq
+  const titled: SessionLogEvent = {
+    type: 'session/title',
+    seq: events.length,
+    time: Date.now(),
+    data: { title, messageSeqs: first === undefined ? [] : [first], source: { kind: 'fallback' } },
+  }
+  const renamedHeader = renamed<SessionLogHeader>(header, seedId, id)
+  writeSessionLog(path.join(dir, LOG_FILE), renamedHeader, [...events, titled])
+  // The sidebar's title comes from DSH's projection cache, filled when DSH ran the session: filled here as it would be.
+  const cacheFile = path.join(home, 'storages', PROJECTION_CACHE)
+  const cache = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { tables: { sessions: Record<string, unknown> } }
+  cache.tables.sessions[id] = {
+    identity: { createdAt: renamedHeader.createdAt, cwd: renamedHeader.cwd },
+    rows: { title: { ver: 1, seq: titled.seq, val: title } },
+  }
+  fs.writeFileSync(cacheFile, JSON.stringify(cache, null, 2))
+  return id
 }
 
 /** A home with one real session in it: its DSH_HOME, workspace, the session's id and the labelled node. */
