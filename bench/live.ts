@@ -137,7 +137,7 @@ export const liveSection: BenchSection = {
       // Per page: from the call to the page showing it, labels and jumps apart; and from the call's answer (the move made).
       const labels: number[][] = pages.map(() => [])
       const jumps: number[][] = pages.map(() => [])
-      const afterAnswer: number[][] = pages.map(() => [])
+      const afterAnswer = { label: pages.map((): number[] => []), jump: pages.map((): number[] => []) }
       const calls = { label: [] as number[], jump: [] as number[] }
       for (let i = 0; i < n; i++) {
         // Alternate a label and a jump: both are moves another client makes.
@@ -163,7 +163,7 @@ export const liveSection: BenchSection = {
         at.forEach((t, k) => {
           if (Number.isNaN(t)) return
           ;(jump ? jumps : labels)[k]!.push(t - t0)
-          afterAnswer[k]!.push(Math.max(0, t - answered))
+          afterAnswer[jump ? 'jump' : 'label'][k]!.push(Math.max(0, t - answered))
         })
       }
       const med = (list: readonly number[]) => (list.length === 0 ? '–' : fmt(median(list), 0))
@@ -172,22 +172,25 @@ export const liveSection: BenchSection = {
           page: p.name,
           'label ms': med(labels[k]!),
           'jump ms': med(jumps[k]!),
-          'after the call answered ms': med(afterAnswer[k]!),
+          'label, after the call answered ms': med(afterAnswer.label[k]!),
+          'jump, after the call answered ms': med(afterAnswer.jump[k]!),
           'worst ms': fmt(Math.max(...labels[k]!, ...jumps[k]!), 0),
           [`requests in ${IDLE_MS / 1000} s idle`]: idle[k]!,
         })),
         // The move itself, the floor of every figure above: the command's own round trip.
         { page: 'the /tree call itself (baseline)', 'label ms': med(calls.label), 'jump ms': med(calls.jump) },
       ]
-      const pushed = median(afterAnswer[0]!)
-      const polled = median(afterAnswer[1]!)
-      const chatPushed = median(afterAnswer[2]!)
-      const chatPolled = median(afterAnswer[3]!)
+      // Each kind of move is judged on its own (a median over both would let the fast labels hide slow jumps).
+      const slower = (k: number) => Math.max(median(afterAnswer.label[k]!), median(afterAnswer.jump[k]!))
+      const pushed = slower(0)
+      const polled = slower(1)
+      const chatPushed = median(afterAnswer.jump[2]!)
+      const chatPolled = median(afterAnswer.jump[3]!)
       const checks: Check[] = [
         {
-          name: `a move made elsewhere shows in the Tree tab < ${LIVE_BUDGET_MS} ms after it was made (median of ${n})`,
+          name: `a label and a jump made elsewhere each show in the Tree tab < ${LIVE_BUDGET_MS} ms after they were made (the slower median)`,
           pass: pushed < LIVE_BUDGET_MS,
-          detail: `${fmt(pushed, 0)} ms pushed; baseline of this run (polling) ${fmt(polled, 0)} ms; the call itself: label ${med(calls.label)} ms, jump ${med(calls.jump)} ms`,
+          detail: `${fmt(pushed, 0)} ms pushed (label ${med(afterAnswer.label[0]!)}, jump ${med(afterAnswer.jump[0]!)}); baseline of this run (polling) ${fmt(polled, 0)} ms; the call itself: label ${med(calls.label)} ms, jump ${med(calls.jump)} ms`,
         },
         {
           name: `a jump made elsewhere shows in the Chat < ${LIVE_BUDGET_MS} ms after it was made (median of ${jumps[2]!.length})`,
@@ -206,7 +209,8 @@ export const liveSection: BenchSection = {
           'page',
           'label ms',
           'jump ms',
-          'after the call answered ms',
+          'label, after the call answered ms',
+          'jump, after the call answered ms',
           'worst ms',
           `requests in ${IDLE_MS / 1000} s idle`,
         ],
