@@ -145,6 +145,8 @@ export class TreeController extends PolledStore<PanelState> {
   private noticeTimer: ReturnType<typeof setTimeout> | undefined
   private readonly noticeMs: number
   private polling: Promise<void> | undefined
+  /** A change arrived while `polling` ran: one more read after it. */
+  private again = false
   private revision: string | undefined
 
   /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
@@ -199,11 +201,19 @@ export class TreeController extends PolledStore<PanelState> {
 
   /** Poll now (`force`: fetch `list` even when the revision did not move). */
   override refresh(force = false): Promise<void> {
-    if (this.polling) return force ? this.polling.then(() => this.refresh(true)) : this.polling
+    if (this.polling) {
+      if (force) return this.polling.then(() => this.refresh(true))
+      // A change heard while a read is in flight may postdate that read: read once more after it.
+      this.again = true
+      return this.polling
+    }
     this.clearTimer()
     this.polling = this.poll(force).finally(() => {
       this.polling = undefined
-      this.schedule()
+      if (this.again && !this.disposed) {
+        this.again = false
+        void this.refresh()
+      } else this.schedule()
     })
     return this.polling
   }

@@ -391,4 +391,32 @@ describe('TreeController with the push channel', () => {
     stop()
     channel.feed.dispose()
   })
+
+  it('a change pushed while a read is in flight is read after it (that read may predate it)', async () => {
+    const { tree } = conversation()
+    const fake = fakeRemote(tree)
+    const channel = pushed()
+    const controller = new TreeController(async () => fake.remote, 's', { changes: channel.feed, marks: false })
+    const stop = controller.start()
+    await settle()
+    channel.push(`1:${tree.logSeq}`)
+    await settle()
+    expect(controller.pushed).toBe(true)
+    // A read starts; the tree moves while it runs (its status is already taken) and the push arrives.
+    const session = fake.remote.session
+    let release: () => void = () => {}
+    fake.remote.session = (...args) =>
+      session(...args).then((answer) => new Promise((resolve) => (release = () => resolve(answer))))
+    channel.push('1:x')
+    await settle()
+    expect(tree.append(user('q3')).ok).toBe(true)
+    fake.remote.session = session
+    channel.push(`1:${tree.logSeq}`)
+    await settle()
+    release()
+    await settle()
+    expect(controller.getSnapshot().view?.nodes.some((n) => n.message?.content === 'q3')).toBe(true)
+    stop()
+    channel.feed.dispose()
+  })
 })
