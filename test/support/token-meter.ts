@@ -11,6 +11,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ensureHarness } from '../../dev/harness.ts'
+import type { LogBuilder } from './log-builder.ts'
 
 /** One projection unit as the meter registers it with `sessionProjections`. */
 interface ProjectionDefinition {
@@ -110,4 +111,18 @@ interface CordisContext {
     estimateMessage(message: unknown): number
     measure(session: { events: unknown[] }): Measurement
   }
+}
+
+/** The conversation the meter tests price: three turns, runtime context, a tool result of some weight, usage samples. */
+export function meteredTurns(log: LogBuilder): LogBuilder {
+  return log
+    .userTurn('first question, with some words in it', 'a first answer that is a little longer than the question', {
+      context: 'runtime context',
+      usage: 5_000,
+    })
+    .userTurn('please read x.txt', 'it says: file text', {
+      tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text '.repeat(40) }],
+      usage: 5_200,
+    })
+    .userTurn('third question', 'a third answer', { usage: 5_300 })
 }

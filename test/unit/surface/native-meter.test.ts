@@ -15,7 +15,7 @@ import SessionStore, { deriveEventMessage } from '@deepseek-ai/dsh-session'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import SessionTreeService from '../../../src/index.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
-import { realTokenMeter, type RealTokenMeter } from '../../support/token-meter.ts'
+import { meteredTurns, realTokenMeter, type RealTokenMeter } from '../../support/token-meter.ts'
 
 let stock: RealTokenMeter
 let native: RealTokenMeter
@@ -63,16 +63,7 @@ async function nativeSession() {
     },
     messageSurfaceNodes: () => [...(surface ?? live.surface.nodes)],
   })
-  const log = new LogBuilder(live)
-    .userTurn('first question, with some words in it', 'a first answer that is a little longer than the question', {
-      context: 'runtime context',
-      usage: 5_000,
-    })
-    .userTurn('please read x.txt', 'it says: file text', {
-      tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text '.repeat(40) }],
-      usage: 5_200,
-    })
-    .userTurn('third question', 'a third answer', { usage: 5_300 })
+  const log = meteredTurns(new LogBuilder(live))
   const nodeId = async (summary: string) =>
     (await service.list(live.id)).nodes.find((n) => n.summary === summary)!.nodeId
   /** The log a patched session holds after the last selection: the events so far, then that selection. */

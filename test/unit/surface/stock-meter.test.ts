@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { meterEstimator } from '../../../src/surface/price.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
 import { stockRig } from '../../support/stock-rig.ts'
-import { realTokenMeter, type RealTokenMeter } from '../../support/token-meter.ts'
+import { meteredTurns, realTokenMeter, type RealTokenMeter } from '../../support/token-meter.ts'
 
 let meter: RealTokenMeter
 beforeAll(async () => {
@@ -20,16 +20,7 @@ beforeAll(async () => {
 }, 600_000)
 
 function setup(priced: boolean) {
-  const log = new LogBuilder('s1')
-    .userTurn('first question, with some words in it', 'a first answer that is a little longer than the question', {
-      context: 'runtime context',
-      usage: 5_000,
-    })
-    .userTurn('please read x.txt', 'it says: file text', {
-      tools: [{ name: 'read', args: { file_path: 'x.txt' }, result: 'file text '.repeat(40) }],
-      usage: 5_200,
-    })
-    .userTurn('third question', 'a third answer', { usage: 5_300 })
+  const log = meteredTurns(new LogBuilder('s1'))
   // Priced: the switcher finds the estimator on the meter service as the plugin does (`ctx.tokenMeter`).
   const { projector, switcher, agent, sync, byText } = stockRig(
     log,
