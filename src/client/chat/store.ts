@@ -269,6 +269,11 @@ export class ChatStore extends PolledStore<ChatState> {
     return this.polling
   }
 
+  /** The push channel says the revision moved: `chatPath` at once (it names its revision; a `session` read first only adds a round trip). */
+  protected override changed(): void {
+    void this.refresh(true)
+  }
+
   protected override heldRevision(): string | undefined {
     return this.state.path ? this.revision : undefined
   }
@@ -286,10 +291,12 @@ export class ChatStore extends PolledStore<ChatState> {
   private async poll(force: boolean): Promise<void> {
     try {
       const remote = await this.remote()
-      const status = await remote.session(this.sessionId)
-      if (!status.ok) return this.fail(status.error)
-      if (!force && status.value.revision !== undefined && status.value.revision === this.revision && this.state.path)
-        return
+      // Forced (a pushed change, a move, a read after one in flight): the status could only say "read it".
+      if (!force) {
+        const status = await remote.session(this.sessionId)
+        if (!status.ok) return this.fail(status.error)
+        if (status.value.revision !== undefined && status.value.revision === this.revision && this.state.path) return
+      }
       const path = await remote.chatPath(this.sessionId)
       if (this.disposed) return
       if (!path.ok) return this.fail(path.error)

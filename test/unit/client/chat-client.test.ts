@@ -355,7 +355,7 @@ describe('the store', () => {
     void store.refresh()
     void store.refresh()
     await settle()
-    expect(calls).toEqual(['session', 'session', 'chatPath'])
+    expect(calls).toEqual(['session', 'chatPath'])
     // A failure leaves no rule at all: the host's Chat shows every row.
     revision = 'r2'
     answer = { ok: false, error: { code: 'SESSION_NOT_FOUND', message: 'not loaded' } }
@@ -421,6 +421,38 @@ describe('the store', () => {
     for (let i = 0; i < 5; i++) await settle()
     expect(calls).toEqual(['session', 'chatPath'])
     expect(held.map((r) => r.sessions)).toEqual([[{ agentId: 's1', revision: path.revision }]])
+    stop()
+    store.dispose()
+    changes.dispose()
+  })
+
+  it('a pushed change is read in one round trip: chatPath, no session first', async () => {
+    const { path } = await switched()
+    const calls: string[] = []
+    const remote: ChatRemote = {
+      session: async () => (calls.push('session'), status(path.revision)),
+      chatPath: async () => (calls.push('chatPath'), { ok: true, value: path }),
+      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+    }
+    // The channel answers once that the session moved, then holds.
+    let answered = false
+    const watching: WatchRemote = {
+      watch: (request) => {
+        if (answered) return new Promise<Result<WatchAnswer>>(() => {})
+        answered = true
+        return Promise.resolve({
+          ok: true,
+          value: { changed: [{ agentId: 's1', revision: `${request.sessions[0]!.revision}+` }] },
+        })
+      },
+    }
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+    const changes = new ChangeFeed(async () => watching)
+    const store = new ChatStore(async () => remote, 's1', { intervalMs: 60_000, changes })
+    const stop = store.start()
+    for (let i = 0; i < 10; i++) await settle()
+    expect(answered).toBe(true)
+    expect(calls).toEqual(['session', 'chatPath', 'chatPath'])
     stop()
     store.dispose()
     changes.dispose()
