@@ -14,6 +14,7 @@ import type { InvariantFailure, InvariantInstaller } from '@deepseek-ai/dsh-inva
 import type {} from '@deepseek-ai/dsh-session'
 import type { SessionTreeService } from './service/service.ts'
 import type { SessionProjector } from './harness/projector.ts'
+import { hostEvents } from './harness/host.ts'
 
 const PACKAGE_NAME = 'dsh-session-tree'
 
@@ -73,11 +74,7 @@ export function checkAgreement(
 
 const install: InvariantInstaller = Object.assign(
   (ctx: Context, fail: InvariantFailure) => {
-    const on = ctx.on.bind(ctx) as unknown as (
-      name: string,
-      listener: (...args: never[]) => void,
-      options?: { global?: boolean },
-    ) => void
+    const on = hostEvents(ctx)
     on(
       'internal/dispatch',
       (_mode: unknown, eventName: string, args: readonly unknown[]) => {

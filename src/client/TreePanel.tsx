@@ -14,7 +14,7 @@ import type { HostLocale } from './i18n.ts'
 import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from '../outline/index.ts'
 import { ROW_HEIGHT } from './styles.ts'
 import { CompareButton, CompareView } from './compare/CompareView.tsx'
-import { ComparePickBanner, CompareWithButton } from './compare/CompareWith.tsx'
+import { ComparePickBanner } from './compare/CompareWith.tsx'
 import { useComparePick } from './compare/useComparePick.ts'
 import { SummaryProgress } from './summary/SummaryNotes.tsx'
 import { SummaryChoiceField, SummaryWritten } from './summary/SummaryChoice.tsx'
@@ -413,7 +413,7 @@ export function TreePanel({
         }}
         extra={
           <>
-            <CompareButton locale={locale} disabled={index.view.nodes.length < 2} onOpen={openCompare} />
+            <CompareButton locale={locale} entry="open" disabled={index.view.nodes.length < 2} onClick={openCompare} />
             {interchange ? <ImportControl locale={locale} actions={interchange} /> : null}
           </>
         }
@@ -526,10 +526,11 @@ export function TreePanel({
             more={
               selected !== null && index.view.nodes.length > 1 ? (
                 <>
-                  <CompareWithButton
+                  <CompareButton
                     locale={locale}
+                    entry="with"
                     disabled={pick !== undefined}
-                    onPick={() => setPick({ from: selected })}
+                    onClick={() => setPick({ from: selected })}
                   />
                   {workspace && ws.available && !readOnly && !index.cursorPath.has(selected) ? (
                     <CarryButton t={t} disabled={busy} onCarry={() => setCarrying(selected)} />

@@ -41,3 +41,28 @@ export function agentLookup(ctx: HostContext): { resolve(id: string): Promise<un
 export function contextService<T>(ctx: object, name: HostServiceName): T | undefined {
   return (ctx as Record<string, unknown>)[name] as T | undefined
 }
+
+/** The host events the plugin listens to with listeners typed on its own slices of their payloads. */
+export type HostEventName =
+  'agent/pre-step' | 'fs/edit-intent' | 'fs/write-intent' | 'internal/dispatch' | 'tools/execute' | 'tools/post-execute'
+
+/** Options of a host listener: `prepend` puts it ahead of those there already, `global` hears every scope. */
+export interface HostListenerOptions {
+  readonly prepend?: boolean
+  readonly global?: boolean
+}
+
+/** `ctx.on` for such a listener; the disposer it returns removes it. */
+export type HostListen = <A extends never[]>(
+  name: HostEventName,
+  listener: (...args: A) => unknown,
+  options?: HostListenerOptions,
+) => () => void
+
+/**
+ * The context's `on` for listeners typed on the plugin's slices (the published event types want the host's full
+ * `Agent`, `Execution`, …, and a scoped `this`): the one place that cast is made.
+ */
+export function hostEvents(ctx: { on(...args: never[]): unknown }): HostListen {
+  return ctx.on.bind(ctx) as unknown as HostListen
+}

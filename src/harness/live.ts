@@ -7,6 +7,7 @@
 export type { PreStepDecision } from '@deepseek-ai/dsh-agent'
 import type { PreStepDecision } from '@deepseek-ai/dsh-agent'
 import { isRecord } from '../tree/validate.ts'
+import type { HostListen } from './host.ts'
 
 /**
  * The decision of a step this package ends without a model call (a history
@@ -29,14 +30,8 @@ export interface FrontListener {
   front(): void
 }
 
-type On = (
-  name: 'agent/pre-step',
-  listener: (payload: never, next: () => Promise<PreStepDecision>) => Promise<PreStepDecision>,
-  options: { prepend: true },
-) => () => void
-
 export function frontListener(
-  on: On,
+  on: HostListen,
   listener: (payload: never, next: () => Promise<PreStepDecision>) => Promise<PreStepDecision>,
 ): FrontListener {
   let dispose = on('agent/pre-step', listener, { prepend: true })

@@ -31,7 +31,7 @@ import type { CallPoint, SessionWorkspace, Snapshot, WorkspaceRegistry } from '.
 import { skipMessage, type FileChange } from '../workspace/types.ts'
 import { nodeIdForSeq } from './projector.ts'
 import { errorMessage } from '../tree/errors.ts'
-import { hostService } from './host.ts'
+import { hostEvents, hostService } from './host.ts'
 
 /** The slice of a tool execution the capture reads (dsh-tools `ToolExecution`). */
 interface Execution {
@@ -81,11 +81,7 @@ export class WorkspaceCapture {
     this.ctx = ctx
     this.registry = registry
     this.shellTools = new Set(options.shellTools)
-    const on = ctx.on.bind(ctx) as unknown as (
-      name: string,
-      listener: (...args: never[]) => unknown,
-      options?: { prepend?: boolean },
-    ) => () => void
+    const on = hostEvents(ctx)
     const gate = async (target: unknown, actor: unknown, next: () => unknown) => {
       await this.guard(() => this.before(target, actor))
       return next()

@@ -8,6 +8,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { TreeSync } from '../harness/sync.ts'
 import type { StockSwitcher } from '../surface/stock.ts'
 import { frontListener, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
+import { hostEvents } from '../harness/host.ts'
 import type { SessionLineage } from './lineage.ts'
 import type { HarnessSession } from './move.ts'
 
@@ -44,9 +45,8 @@ export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard }:
     })
   })
   // Outermost, so the switch's quiet `enter` reaches the loop as it is (`harness/live.ts` NO_MODEL_CALL).
-  const preStep = frontListener(
-    ctx.on.bind(ctx) as never,
-    ((payload: PreStepPayload, next: () => Promise<PreStepDecision>) => switcher.preStep(payload, next)) as never,
+  const preStep = frontListener(hostEvents(ctx), (payload: PreStepPayload, next: () => Promise<PreStepDecision>) =>
+    switcher.preStep(payload, next),
   )
   switcher.beforeWake = () => preStep.front()
 }

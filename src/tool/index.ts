@@ -34,7 +34,7 @@ import { DeferredMoves } from './deferred.ts'
 import { SYSTEM_PROMPT } from './prompt.ts'
 import { DEFAULT_MAX_LINES } from './render.ts'
 import { toolDefinition } from './tools.ts'
-import { hostService } from '../harness/host.ts'
+import { hostEvents, hostService } from '../harness/host.ts'
 
 export { SYSTEM_PROMPT, DESCRIPTION, TREE_TOOL, ACTIONS, type TreeAction } from './prompt.ts'
 export {
@@ -108,11 +108,11 @@ export function apply(ctx: Context, config: Partial<Config> = {}): void {
   // Ahead of the service's own pre-step listener: a held turn never reaches it, a switch turn passes through.
   // At the front (again whenever a move starts waiting): the quiet `enter` of a held turn reaches the loop as it is.
   const preStep = frontListener(
-    ctx.on.bind(ctx) as never,
-    (async (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => {
+    hostEvents(ctx),
+    async (payload: PreStepPayload, next: () => Promise<PreStepDecision>) => {
       if (moves.hold(payload)) return NO_MODEL_CALL
       return commandMessage(payload, next)
-    }) as never,
+    },
   )
   ctx.effect(() => () => moves.dispose(), 'session-tree-tool.moves')
 

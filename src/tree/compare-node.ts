@@ -112,42 +112,51 @@ export function argumentChanges(a: JsonValue, b: JsonValue, budget: DiffBudget, 
 }
 
 function callDiffs(a: CompareNode, b: CompareNode, budget: DiffBudget): ToolCallDiff[] {
-  const as = a.toolCalls ?? []
-  const bs = b.toolCalls ?? []
-  const out: ToolCallDiff[] = []
-  for (let i = 0; i < Math.max(as.length, bs.length); i++) {
-    const ca = as[i]
-    const cb = bs[i]
-    if (ca && cb) {
+  return byPosition<NonNullable<CompareNode['toolCalls']>[number], ToolCallDiff>(
+    a.toolCalls ?? [],
+    b.toolCalls ?? [],
+    (ca, cb) => {
       const changes = argumentChanges(ca.arguments, cb.arguments, budget)
-      out.push(
-        ca.name === cb.name && changes.length === 0
-          ? { kind: 'same', name: ca.name }
-          : { kind: 'changed', nameA: ca.name, nameB: cb.name, arguments: changes },
-      )
-    } else if (ca) out.push({ kind: 'only_a', name: ca.name, arguments: ca.arguments })
-    else if (cb) out.push({ kind: 'only_b', name: cb.name, arguments: cb.arguments })
-  }
-  return out
+      return ca.name === cb.name && changes.length === 0
+        ? { kind: 'same', name: ca.name }
+        : { kind: 'changed', nameA: ca.name, nameB: cb.name, arguments: changes }
+    },
+    (ca) => ({ kind: 'only_a', name: ca.name, arguments: ca.arguments }),
+    (cb) => ({ kind: 'only_b', name: cb.name, arguments: cb.arguments }),
+  )
 }
 
 function resultDiffs(a: CompareNode, b: CompareNode, budget: DiffBudget): ToolResultDiff[] {
-  const as = a.toolResults ?? []
-  const bs = b.toolResults ?? []
-  const out: ToolResultDiff[] = []
-  for (let i = 0; i < Math.max(as.length, bs.length); i++) {
-    const ra = as[i]
-    const rb = bs[i]
-    if (ra && rb) {
+  return byPosition<NonNullable<CompareNode['toolResults']>[number], ToolResultDiff>(
+    a.toolResults ?? [],
+    b.toolResults ?? [],
+    (ra, rb) => {
       const errorA = ra.isError === true
       const errorB = rb.isError === true
-      out.push(
-        ra.content === rb.content && errorA === errorB
-          ? { kind: 'same' }
-          : { kind: 'changed', text: diffWords(ra.content, rb.content, { budget }), errorA, errorB },
-      )
-    } else if (ra) out.push({ kind: 'only_a', content: ra.content })
-    else if (rb) out.push({ kind: 'only_b', content: rb.content })
+      return ra.content === rb.content && errorA === errorB
+        ? { kind: 'same' }
+        : { kind: 'changed', text: diffWords(ra.content, rb.content, { budget }), errorA, errorB }
+    },
+    (ra) => ({ kind: 'only_a', content: ra.content }),
+    (rb) => ({ kind: 'only_b', content: rb.content }),
+  )
+}
+
+/** Two lists side by side by position: `both` where each has an i-th item, else the one side's alone. */
+function byPosition<T, D>(
+  as: readonly T[],
+  bs: readonly T[],
+  both: (a: T, b: T) => D,
+  onlyA: (a: T) => D,
+  onlyB: (b: T) => D,
+): D[] {
+  const out: D[] = []
+  for (let i = 0; i < Math.max(as.length, bs.length); i++) {
+    const a = as[i]
+    const b = bs[i]
+    if (a && b) out.push(both(a, b))
+    else if (a) out.push(onlyA(a))
+    else if (b) out.push(onlyB(b))
   }
   return out
 }

@@ -361,27 +361,33 @@ function CompareDetail({ row, t }: { readonly row: DisplayRow; readonly t: Compa
   )
 }
 
-/** The toolbar's "Compare…" button that opens the view. */
+/**
+ * A compare button: the toolbar's "Compare…" (`open`, opens the view) or a node's "Compare with…" (`with`, starts a
+ * pick). One button, two entries to the same view.
+ */
 export function CompareButton({
   locale,
+  entry,
   disabled,
-  onOpen,
+  onClick,
 }: {
   readonly locale: Locale
+  readonly entry: 'open' | 'with'
   readonly disabled?: boolean
-  readonly onOpen: () => void
+  readonly onClick: () => void
 }): ReactNode {
   const t = compareStrings(locale)
   return (
     <button
       type="button"
       className="dst-btn"
-      data-compare-open=""
+      data-compare-open={entry === 'open' ? '' : undefined}
+      data-compare-with={entry === 'with' ? '' : undefined}
       disabled={disabled}
-      title={t('openTitle')}
-      onClick={onOpen}
+      title={t(entry === 'open' ? 'openTitle' : 'withTitle')}
+      onClick={onClick}
     >
-      ⇆ {t('open')}
+      ⇆ {t(entry)}
     </button>
   )
 }

@@ -19,30 +19,6 @@ export function pickRow(pick: ComparePick | undefined, id: string): ComparePick 
   return { from: pick.from, to: id }
 }
 
-export function CompareWithButton({
-  locale,
-  disabled,
-  onPick,
-}: {
-  readonly locale: Locale
-  readonly disabled?: boolean
-  readonly onPick: () => void
-}): ReactNode {
-  const t = compareStrings(locale)
-  return (
-    <button
-      type="button"
-      className="dst-btn"
-      data-compare-with=""
-      disabled={disabled}
-      title={t('withTitle')}
-      onClick={onPick}
-    >
-      ⇆ {t('with')}
-    </button>
-  )
-}
-
 export function ComparePickBanner({
   locale,
   from,

@@ -182,24 +182,19 @@ export function binarySides(from: FileState | undefined, to: FileState | undefin
 export function planView(preview: RestorePreview): PlanView {
   const { plan } = preview
   const rows = new Map<string, PlanRow>()
-  for (const e of plan.entries) {
+  // A conflict's row replaces an entry's for the same path: it is the one that needs a decision.
+  const entries: readonly (RestorePreview['plan']['entries'][number] & { readonly reason?: ConflictReason })[] = [
+    ...plan.entries,
+    ...plan.conflicts,
+  ]
+  for (const e of entries) {
     const binary = binarySides(e.current, e.target)
     rows.set(e.path, {
       path: e.path,
       action: e.action,
       insertions: e.insertions,
       deletions: e.deletions,
-      ...(binary ? { binary } : {}),
-    })
-  }
-  for (const c of plan.conflicts) {
-    const binary = binarySides(c.current, c.target)
-    rows.set(c.path, {
-      path: c.path,
-      action: c.action,
-      insertions: c.insertions,
-      deletions: c.deletions,
-      conflict: c.reason,
+      ...(e.reason === undefined ? {} : { conflict: e.reason }),
       ...(binary ? { binary } : {}),
     })
   }
