@@ -33,6 +33,8 @@ import { type ChatRequestBody, history } from './support/fake-llm.ts'
 import { rowNodes } from './support/tree-tab.ts'
 import {
   chatTranscript,
+  dismissNotice,
+  openSession as openChatSession,
   pathTranscript,
   requestTranscript,
   sameRows,
@@ -81,26 +83,7 @@ describeWeb(
     const allEvents = async (id = sessionId) =>
       (await dsh.api.history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
 
-    /**
-     * Open a session from the sidebar by its title. The Ungrouped folder is expanded only when the sidebar says it
-     * is collapsed (right after a load, the folder can render before its entries: a blind click would close it).
-     */
-    const openSession = async (title: string) => {
-      const entry = dsh.page.getByText(title, { exact: true }).first()
-      const folder = dsh.page
-        .locator('[role="tree"][aria-label="Sessions"] [role="treeitem"][aria-expanded]')
-        .filter({ hasText: 'Ungrouped' })
-      const state = await until(
-        `the sidebar entry "${title}" or a collapsed folder`,
-        async () => {
-          if (await entry.isVisible()) return 'shown'
-          return (await folder.getAttribute('aria-expanded').catch(() => null)) === 'false' ? 'collapsed' : undefined
-        },
-        600_000,
-      )
-      if (state === 'collapsed') await folder.click()
-      await entry.click()
-    }
+    const openSession = (title: string) => openChatSession(dsh.page, undefined, title)
     /**
      * The Chat shows `visible` (and, once the page shows the right session, not `absent`), with no load error and
      * no page error or console error since `from`.
@@ -141,13 +124,7 @@ describeWeb(
     const reloadAndOpen = async (title: string) => {
       await dsh.page.reload()
       await dsh.page.waitForLoadState('domcontentloaded')
-      if (
-        await dsh.page
-          .getByRole('button', { name: 'Continue' })
-          .isVisible()
-          .catch(() => false)
-      )
-        await dsh.page.getByRole('button', { name: 'Continue' }).click()
+      await dismissNotice(dsh.page)
       if (
         !(await dsh.page
           .getByRole('tab', { name: 'Chat' })
@@ -303,9 +280,7 @@ describeWeb(
           problems.push(`console ${m.type()}: ${m.text()}`)
       })
       dsh.page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-      await dsh.page.goto(dsh.url)
-      await dsh.page.getByRole('button', { name: 'Continue' }).click()
-      await openSession(DEMO_TITLE)
+      await openChatSession(dsh.page, dsh.url, DEMO_TITLE)
     }, 600_000)
 
     afterAll(() => {
@@ -475,15 +450,7 @@ describeWeb(
       const body = dsh.llm.chatRequests().at(-1)!.body
       expect(history(body).filter((m) => m.role === 'tool')).toHaveLength(1)
       let from = problems.length
-      await dsh.page.goto(dsh.url)
-      if (
-        await dsh.page
-          .getByRole('button', { name: 'Continue' })
-          .isVisible()
-          .catch(() => false)
-      )
-        await dsh.page.getByRole('button', { name: 'Continue' }).click()
-      await openSession(REUSED_TITLE)
+      await openChatSession(dsh.page, dsh.url, REUSED_TITLE)
       await expectModelView('live', body, from)
       await dsh.shot('reused-id-chat.png')
       await reloadAndOpen(REUSED_TITLE)
@@ -577,15 +544,7 @@ describeWeb(
       )
       // In the page: the Chat loads and shows exactly that request plus the reply, with no error.
       const from = problems.length
-      await dsh.page.goto(dsh.url)
-      if (
-        await dsh.page
-          .getByRole('button', { name: 'Continue' })
-          .isVisible()
-          .catch(() => false)
-      )
-        await dsh.page.getByRole('button', { name: 'Continue' }).click()
-      await openSession(RESTORED_TITLE)
+      await openChatSession(dsh.page, dsh.url, RESTORED_TITLE)
       const expected = requestTranscript(body, demoModel(body))
       for (const phase of ['live', 'after a reload']) {
         if (phase !== 'live') await reloadAndOpen(RESTORED_TITLE)

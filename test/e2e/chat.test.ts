@@ -19,8 +19,6 @@
  * page by page. Screenshots (light and dark) after a switch go to
  * test/e2e/artifacts/chat-<mode>/ (`UPDATE_DOCS_SCREENSHOT=1`: docs/ too).
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import type { ChatPath } from '../../src/types.ts'
 import { recordFromLoad, startFrames, stopFrames, violations } from './support/chat-frames.ts'
@@ -36,6 +34,7 @@ import {
 } from './support/chat-page.ts'
 import { messageText, readOrAnswer, userPrompts, type ChatRequestBody, type StaticStep } from './support/fake-llm.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
+import { notesWorkspace } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 import { cjkFont, requirePrerequisites } from '../support/prerequisites.ts'
 
@@ -72,7 +71,7 @@ for (const mode of ['stock', 'native'] as const) {
   const options = {
     name: `chat-${mode}`,
     variant: mode,
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    workspace: notesWorkspace,
     llm: { titleText: TITLE, script: Array.from({ length: 200 }, () => model) },
     browser: { viewport: { width: 1280, height: 900 } },
   }

@@ -15,9 +15,9 @@ import path from 'node:path'
 import { expect, it } from 'vitest'
 import type { TreeNode } from '../../src/types.ts'
 import { compactionSession, orchard, type Said, said } from './support/compaction-session.ts'
-import { readOrAnswer } from './support/fake-llm.ts'
 import { ensureDsh } from './support/dsh.ts'
 import { openTreeTab, treeTab } from './support/tree-tab.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const PRESET = 'compact-test'
@@ -61,10 +61,10 @@ for (const mode of ['stock', 'native'] as const) {
   const options = {
     name: `compaction-auto-${mode}`,
     variant: mode,
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    workspace: notesWorkspace,
     llm: {
       titleText: TITLE,
-      script: Array.from({ length: 60 }, () => readOrAnswer),
+      script: readOrAnswerScript(60),
       compaction: { text: 'COMPACTED: the orchard questions so far.' },
     },
     browser: { viewport: { width: 1280, height: 900 } },

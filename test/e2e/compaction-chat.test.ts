@@ -15,8 +15,6 @@
  * - the Trajectory (the log's turns) lists DSH's compaction and ends with the last answer.
  * Screenshots in test/e2e/artifacts/compaction-chat-<mode>/ (`UPDATE_DOCS_SCREENSHOT=1`: docs/ too).
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import type { ChatPath, MoveResult, SessionTreeView, TreeNode } from '../../src/types.ts'
 import { realTokenMeter, type RealTokenMeter } from '../support/token-meter.ts'
@@ -29,9 +27,10 @@ import {
   type Row,
 } from './support/chat-page.ts'
 import { orchard as long } from './support/compaction-session.ts'
-import { messageText, readOrAnswer, userPrompts } from './support/fake-llm.ts'
+import { messageText, userPrompts } from './support/fake-llm.ts'
 import { openTreeTab, treeTab } from './support/tree-tab.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 import { displayedRange, readMeter } from './support/context-meter.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
@@ -74,10 +73,10 @@ for (const mode of ['stock', 'native'] as const) {
   const options = {
     name: `compaction-chat-${mode}`,
     variant: mode,
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    workspace: notesWorkspace,
     llm: {
       titleText: TITLE,
-      script: Array.from({ length: 60 }, () => readOrAnswer),
+      script: readOrAnswerScript(60),
       usage: (...args: Parameters<ReturnType<typeof meteredUsage>>) => meteredUsage(meter)(...args),
     },
     browser: { viewport: { width: 1280, height: 900 } },

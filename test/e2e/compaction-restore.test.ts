@@ -20,6 +20,7 @@ import type { RestoreResult, TreeNode } from '../../src/types.ts'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
 import { compactionSession, orchard as long, type Said } from './support/compaction-session.ts'
 import { type ChatRequestBody, messageText, readOrAnswer, type StaticStep, userPrompts } from './support/fake-llm.ts'
+import { notesWorkspace } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 import { call, hashes, type Files } from './support/workspace-files.ts'
 
@@ -68,7 +69,7 @@ for (const mode of ['stock', 'native'] as const) {
   const options = {
     name: `compaction-restore-${mode}`,
     variant: mode,
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    workspace: notesWorkspace,
     llm: { script: Array.from({ length: 80 }, () => model) },
   }
   describeWeb(`files and branch summaries across a DSH /compact (${mode})`, options, (dsh) => {

@@ -11,12 +11,11 @@
  *
  * Evidence of every run: test/e2e/artifacts/compaction-<mode>/.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { expect, it } from 'vitest'
 import type { SessionTreeView, TreeNode } from '../../src/types.ts'
 import { compactionSession, orchard as long, type Said } from './support/compaction-session.ts'
-import { COMPACTION_MARK, history, readOrAnswer } from './support/fake-llm.ts'
+import { COMPACTION_MARK, history } from './support/fake-llm.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 /** What a node is, leaving out what its later children change (counts, heads). */
@@ -34,8 +33,8 @@ for (const mode of ['stock', 'native'] as const) {
   const options = {
     name: `compaction-${mode}`,
     variant: mode,
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-    llm: { script: Array.from({ length: 80 }, () => readOrAnswer) },
+    workspace: notesWorkspace,
+    llm: { script: readOrAnswerScript(80) },
   }
   describeWeb(`a DSH /compact keeps every branch (${mode})`, options, (dsh) => {
     let sessionId: string

@@ -27,10 +27,11 @@ import { beforeAll, expect, it } from 'vitest'
 import type { ForkResult, MoveResult } from '../../src/service/wire.ts'
 import type { SessionTreeView, TreeNode } from '../../src/tree/types.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
-import type { RpcResult } from './support/api.ts'
-import { history, readOrAnswer } from './support/fake-llm.ts'
+import { SERVICE_CODES, type RpcResult } from './support/api.ts'
+import { history } from './support/fake-llm.ts'
 import { snapshotSidecars } from './support/sidecar-files.ts'
 import { spoken } from './support/tree-path.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const METHODS = [
@@ -58,23 +59,6 @@ const PARAMETERS: Record<Method, readonly string[]> = {
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
 }
-const SERVICE_CODES = new Set([
-  'NODE_NOT_FOUND',
-  'BRANCH_NOT_FOUND',
-  'BRANCH_EXISTS',
-  'LABEL_EXISTS',
-  'SESSION_NOT_FOUND',
-  'SESSION_ALREADY_EXISTS',
-  'INVALID_ARGUMENT',
-  'INVALID_SNAPSHOT',
-  'INVALID_CUT_POINT',
-  'HISTORY_EMPTY',
-  'TREE_CORRUPT',
-  'AGENT_BUSY',
-  'SURFACE_UNAVAILABLE',
-  'SIDECAR_IO',
-  'INTERNAL',
-])
 /** The gateway's own code for arguments it refuses (see remote.test.ts). */
 const GATEWAY_CODE = 'internal'
 /** Largest answer any hostile call may get (the largest honest one here, a `list`, is a few KB). */
@@ -111,8 +95,8 @@ const RUNTIME_CONTEXT = 'Current runtime context'
 
 const options = {
   name: 'concurrency',
-  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-  llm: { script: Array.from({ length: 200 }, () => readOrAnswer) },
+  workspace: notesWorkspace,
+  llm: { script: readOrAnswerScript(200) },
 }
 
 describeWeb(
@@ -154,9 +138,7 @@ describeWeb(
 
     beforeAll(async () => {
       ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
-      await dsh.api.promptAndWait(sessionId, 'first question')
-      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
-      await dsh.api.promptAndWait(sessionId, 'third question')
+      await dsh.api.converse(sessionId)
       await dsh.api.promptAndWait(sessionId, 'fourth question')
     }, 600_000)
 

@@ -31,10 +31,11 @@ import { beforeAll, expect, it } from 'vitest'
 import type { SessionStatus } from '../../src/types.ts'
 import { MAX_UPLOAD_BYTES } from '../../src/service/interchange.ts'
 import { saveArtifact } from './support/artifacts.ts'
-import { history, messageText, readOrAnswer } from './support/fake-llm.ts'
+import { history, messageText } from './support/fake-llm.ts'
 import { chatTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
 import { openTreeTab, TREE_ROWS as ROWS } from './support/tree-tab.ts'
 import { until as untilWithin } from './support/until.ts'
+import { readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 import { assistant, piContext, SessionManager, toolResult, user } from '../support/pi.ts'
 
@@ -46,7 +47,7 @@ const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1]) => 
 
 const options = {
   name: 'interchange-panel',
-  llm: { titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) },
+  llm: { titleText: TITLE, script: readOrAnswerScript(40) },
   browser: { viewport: { width: 1280, height: 900 }, acceptDownloads: true },
 }
 

@@ -17,7 +17,7 @@ import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { cleanEnv, run } from '../../dev/harness.ts'
 import { removeDir, tempDir } from './support/dsh.ts'
-import { readOrAnswer } from './support/fake-llm.ts'
+import { readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 import { piProviderMessages, wireUnits, type SessionManager } from '../support/pi.ts'
 import {
@@ -32,7 +32,7 @@ import {
 describeWeb(
   'real-shaped sessions imported with npx dsh-session-tree import continue in dsh web against a strict provider',
   // `dsh web` starts once the sessions are imported (the bin writes into its DSH_HOME).
-  { name: 'interchange-strict', llm: { script: Array.from({ length: 20 }, () => readOrAnswer) }, start: false },
+  { name: 'interchange-strict', llm: { script: readOrAnswerScript(20) }, start: false },
   (dsh) => {
     const imported = new Map<string, string>()
     let aborted: SessionManager

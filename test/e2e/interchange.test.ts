@@ -26,8 +26,9 @@ import {
   type Row,
 } from './support/chat-page.ts'
 import { saveArtifact } from './support/artifacts.ts'
-import { history, readOrAnswer } from './support/fake-llm.ts'
+import { history } from './support/fake-llm.ts'
 import { chromium, itNeeding } from '../support/prerequisites.ts'
+import { readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 import { assistant, SessionManager, toolResult, user } from '../support/pi.ts'
 import { requestUnits, type ApiMessage } from '../support/claude-units.ts'
@@ -69,7 +70,7 @@ for (const mode of ['stock', 'native'] as const) {
   const options = {
     name: `interchange-${mode}`,
     variant: mode,
-    llm: { script: Array.from({ length: 20 }, () => readOrAnswer) },
+    llm: { script: readOrAnswerScript(20) },
   }
   describeWeb(`import a Pi session into dsh web and continue it (${mode})`, options, (dsh) => {
     let imported: ImportResult

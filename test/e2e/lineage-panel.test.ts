@@ -18,15 +18,16 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { openTreeTab, TREE_ROWS as ROWS } from './support/tree-tab.ts'
-import { history, readOrAnswer } from './support/fake-llm.ts'
+import { history } from './support/fake-llm.ts'
 import { findSessionLogs } from './support/session-log.ts'
+import { readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const TITLE = 'Trip planning'
 
 const options = {
   name: 'lineage-panel',
-  llm: { titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) },
+  llm: { titleText: TITLE, script: readOrAnswerScript(40) },
   browser: true,
 }
 

@@ -29,16 +29,17 @@ import { beforeAll, expect, it } from 'vitest'
 import type { GcResult, NewSessionResult, TreeNode } from '../../src/types.ts'
 import { saveArtifact } from './support/artifacts.ts'
 import { sessionTreePatch } from './support/dsh.ts'
-import { history, readOrAnswer, withoutCallIds } from './support/fake-llm.ts'
+import { history, withoutCallIds } from './support/fake-llm.ts'
 import { findSessionLogs, readSessionById } from './support/session-log.ts'
 import { encodeSessionId } from '../../src/sidecar/index.ts'
 import { snapshotSidecars } from './support/sidecar-files.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const options = {
   name: 'lineage',
-  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-  llm: { script: Array.from({ length: 60 }, () => readOrAnswer) },
+  workspace: notesWorkspace,
+  llm: { script: readOrAnswerScript(60) },
   // Booted below, with a patch written into the DSH home.
   start: false,
 }
@@ -85,9 +86,7 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
       path: dsh.work,
     })
     ;({ sessionId: source } = await dsh.api.createSession({ workspaceId: workspace.workspaceId }))
-    await dsh.api.promptAndWait(source, 'first question')
-    await dsh.api.promptAndWait(source, 'please READ notes.txt')
-    await dsh.api.promptAndWait(source, 'third question')
+    await dsh.api.converse(source)
     expect(dsh.llm.chatRequests()).toHaveLength(4)
     forkNode = await nodeWith(source, 'READ-DONE: banana')
     const before = (await tree(source)).nodes.length

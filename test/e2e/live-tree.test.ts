@@ -13,9 +13,9 @@
 import { beforeAll, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { chatTranscript, openSession, pathTranscript, sameRows, visibleRows, type Row } from './support/chat-page.ts'
-import { readOrAnswer } from './support/fake-llm.ts'
 import { openTreeTab, TREE_ROWS } from './support/tree-tab.ts'
 import { until } from './support/until.ts'
+import { readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const TITLE = 'Live tree'
@@ -24,7 +24,7 @@ const WINDOW_MS = 10_000
 
 const options = {
   name: 'live-tree',
-  llm: { titleText: TITLE, script: Array.from({ length: 20 }, () => readOrAnswer) },
+  llm: { titleText: TITLE, script: readOrAnswerScript(20) },
   browser: true,
 }
 

@@ -10,9 +10,9 @@
 import os from 'node:os'
 import { expect, it } from 'vitest'
 import { startWeb, type WebProcess } from './support/dsh.ts'
-import { readOrAnswer } from './support/fake-llm.ts'
 import { openTreeTab, TREE_ROWS } from './support/tree-tab.ts'
 import { until } from './support/until.ts'
+import { readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const TITLE = 'Read-only tree'
@@ -28,7 +28,7 @@ describeWeb(
   'the Tree tab while another process writes the tree, in Chromium',
   {
     name: 'read-only-panel',
-    llm: { titleText: TITLE, script: Array.from({ length: 10 }, () => readOrAnswer) },
+    llm: { titleText: TITLE, script: readOrAnswerScript(10) },
     browser: true,
   },
   (dsh) => {

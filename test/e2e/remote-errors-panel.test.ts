@@ -22,6 +22,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { openTreeTab, TREE_ROWS as ROWS } from './support/tree-tab.ts'
 import { readOrAnswer, type ScriptStep } from './support/fake-llm.ts'
+import { readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const TITLE = 'Error codes'
@@ -46,7 +47,7 @@ const options = {
   name: 'remote-errors-panel',
   llm: {
     titleText: TITLE,
-    script: [readOrAnswer, readOrAnswer, held, ...Array.from({ length: 10 }, () => readOrAnswer)],
+    script: [readOrAnswer, readOrAnswer, held, ...readOrAnswerScript(10)],
   },
   browser: true,
 }

@@ -39,10 +39,12 @@ import type {
 import type { ChatPath } from '../../src/service/chat-path.ts'
 import type { ForkResult, MoveResult, SessionStatus } from '../../src/service/wire.ts'
 import { REPO_ROOT } from '../../dev/harness.ts'
+import { SERVICE_CODES } from './support/api.ts'
 import { saveArtifact } from './support/artifacts.ts'
 import { dumpConfig, pluginAdd } from './support/dsh.ts'
-import { messageText, readOrAnswer } from './support/fake-llm.ts'
+import { messageText } from './support/fake-llm.ts'
 import { snapshotSidecars } from './support/sidecar-files.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const PACKAGE = 'dsh-session-tree'
@@ -174,27 +176,6 @@ interface Rejection {
   readonly layer: 'service' | 'gateway'
 }
 
-const SERVICE_CODES = new Set([
-  'NODE_NOT_FOUND',
-  'BRANCH_NOT_FOUND',
-  'BRANCH_EXISTS',
-  'LABEL_EXISTS',
-  'SESSION_NOT_FOUND',
-  'SESSION_ALREADY_EXISTS',
-  'INVALID_ARGUMENT',
-  'INVALID_SNAPSHOT',
-  'INVALID_CUT_POINT',
-  'HISTORY_EMPTY',
-  'TREE_CORRUPT',
-  'AGENT_BUSY',
-  'SURFACE_UNAVAILABLE',
-  'SIDECAR_IO',
-  'WORKSPACE_CONFLICT',
-  'WORKSPACE_IO',
-  'WORKSPACE_UNAVAILABLE',
-  'INTERNAL',
-])
-
 /** `promise`, or a rejection naming `label` after `ms` (a hang is a failure, not a stuck run). */
 async function within<T>(label: string, promise: Promise<T>, ms = CALL_TIMEOUT_MS): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -210,8 +191,8 @@ async function within<T>(label: string, promise: Promise<T>, ms = CALL_TIMEOUT_M
 
 const options = {
   name: 'remote',
-  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-  llm: { script: Array.from({ length: 20 }, () => readOrAnswer) },
+  workspace: notesWorkspace,
+  llm: { script: readOrAnswerScript(20) },
   // Installing and booting are steps of this suite.
   profiles: [],
   start: false,
@@ -393,9 +374,7 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
     expect(ours[0]).toMatchObject({ enabled: true, fiberPhase: 'active' })
     ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
     await time('turns', async () => {
-      await dsh.api.promptAndWait(sessionId, 'first question')
-      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
-      await dsh.api.promptAndWait(sessionId, 'third question')
+      await dsh.api.converse(sessionId)
     })
     expect(dsh.llm.faults).toEqual([])
     expect(dsh.llm.chatRequests(), 'three answers and the follow-up after the tool result').toHaveLength(4)

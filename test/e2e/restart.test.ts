@@ -11,12 +11,11 @@
  *
  * Evidence of every run: test/e2e/artifacts/restart-<mode>/.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { expect, it } from 'vitest'
 import type { MoveResult } from '../../src/service/wire.ts'
-import { history, readOrAnswer } from './support/fake-llm.ts'
+import { history } from './support/fake-llm.ts'
 import { spoken } from './support/tree-path.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const RESTARTS = 3
@@ -25,8 +24,8 @@ for (const mode of ['stock', 'native'] as const) {
   const options = {
     name: `restart-${mode}`,
     variant: mode,
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-    llm: { script: Array.from({ length: 80 }, () => readOrAnswer) },
+    workspace: notesWorkspace,
+    llm: { script: readOrAnswerScript(80) },
   }
   describeWeb(`restarts report no warning and lose nothing (${mode})`, options, (dsh) => {
     const rounds: unknown[] = []
@@ -41,9 +40,7 @@ for (const mode of ['stock', 'native'] as const) {
 
     it(`${mode}: forks, jumps, labels, back and forward across ${RESTARTS} restarts`, async () => {
       ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
-      await dsh.api.promptAndWait(sessionId, 'first question')
-      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
-      await dsh.api.promptAndWait(sessionId, 'third question')
+      await dsh.api.converse(sessionId)
       expect((await status()).surfaceMode).toBe(mode)
       const a1 = await node('ANSWER to: first question')
       await move('fork', { nodeId: a1, branch: 'alt' })

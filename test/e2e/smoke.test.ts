@@ -16,6 +16,7 @@ import { saveArtifact } from './support/artifacts.ts'
 import { dumpConfig, pluginAdd } from './support/dsh.ts'
 import { type ChatMessage, messageText, summarizeMessages } from './support/fake-llm.ts'
 import { readSessionById } from './support/session-log.ts'
+import { notesWorkspace } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const PACKAGE = 'dsh-session-tree'
@@ -28,7 +29,7 @@ const withoutUrl = (message: ChatMessage | undefined): string =>
 
 const options = {
   name: 'smoke',
-  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+  workspace: notesWorkspace,
   llm: {
     script: [
       { text: 'ANSWER-1: hello from the fake model.' },

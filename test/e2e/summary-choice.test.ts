@@ -14,12 +14,11 @@
  *
  * Evidence of every run: test/e2e/artifacts/summary-choice/ (screenshots).
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
-import { history, messageText, readOrAnswer, type ChatRequestBody } from './support/fake-llm.ts'
+import { history, messageText, type ChatRequestBody } from './support/fake-llm.ts'
 import { openTreeTab, treeTab } from './support/tree-tab.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const TITLE = 'Summary choice session'
@@ -34,8 +33,8 @@ const anySummary = (body: ChatRequestBody): number =>
 
 const options = {
   name: 'summary-choice',
-  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-  llm: { titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) },
+  workspace: notesWorkspace,
+  llm: { titleText: TITLE, script: readOrAnswerScript(40) },
   browser: true,
 }
 
@@ -62,9 +61,7 @@ describeWeb('the summary choice of Jump and Fork in the Tree tab (Chromium, real
 
   beforeAll(async () => {
     ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
-    await dsh.api.promptAndWait(sessionId, 'first question')
-    await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
-    await dsh.api.promptAndWait(sessionId, 'third question')
+    await dsh.api.converse(sessionId)
     await openTreeTab(dsh.page, dsh.url, TITLE)
   }, 600_000)
 

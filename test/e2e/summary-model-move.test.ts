@@ -13,14 +13,13 @@
  *
  * Evidence of every run: test/e2e/artifacts/summary-model-move-<mode>/.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
 import { SUMMARY_REQUEST_MARK } from '../../src/service/model-summary.ts'
 import { canonical } from './support/canonical.ts'
 import { history, messageText, readOrAnswer, type ChatRequestBody, type StaticStep } from './support/fake-llm.ts'
 import { until } from './support/until.ts'
+import { notesWorkspace } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const MOVE_PROMPT = 'go back to your first answer and keep a summary of this'
@@ -53,7 +52,7 @@ for (const mode of ['stock', 'native'] as const) {
   const options = {
     name: `summary-model-move-${mode}`,
     variant: mode,
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
+    workspace: notesWorkspace,
     llm: { script: Array.from({ length: 40 }, () => model), summary: { text: SUMMARY } },
   }
   describeWeb(`a summary carried by the model's own move (${mode})`, options, (dsh) => {

@@ -9,20 +9,18 @@
  *
  * Evidence of every run: test/e2e/artifacts/summary-panel/ (screenshots).
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import type { MoveResult } from '../../src/types.ts'
-import { readOrAnswer } from './support/fake-llm.ts'
 import { openTreeTab, treeTab } from './support/tree-tab.ts'
+import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 const TITLE = 'Summary panel session'
 
 const options = {
   name: 'summary-panel',
-  workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-  llm: { titleText: TITLE, script: Array.from({ length: 40 }, () => readOrAnswer) },
+  workspace: notesWorkspace,
+  llm: { titleText: TITLE, script: readOrAnswerScript(40) },
   browser: true,
 }
 
@@ -35,9 +33,7 @@ describeWeb('branch summaries in the Tree panel (Chromium, real dsh web)', optio
 
   beforeAll(async () => {
     ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
-    await dsh.api.promptAndWait(sessionId, 'first question')
-    await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
-    await dsh.api.promptAndWait(sessionId, 'third question')
+    await dsh.api.converse(sessionId)
   }, 600_000)
 
   it('a carried summary shows at the branch head, where the branch left from, and at its own node, with writer and tokens', async () => {

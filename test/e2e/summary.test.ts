@@ -15,16 +15,15 @@
  *
  * Evidence of every run: test/e2e/artifacts/summary-<mode>/.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import type { BranchSummary, MoveResult } from '../../src/types.ts'
 import { CARRIED_PREFIX } from '../../src/harness/carried-summary.ts'
 import { SUMMARY_REQUEST_MARK } from '../../src/service/model-summary.ts'
 import { canonical } from './support/canonical.ts'
 import { sessionTreePatch } from './support/dsh.ts'
-import { history, messageText, readOrAnswer, type ChatRequestBody } from './support/fake-llm.ts'
+import { history, messageText, type ChatRequestBody } from './support/fake-llm.ts'
 import { removeSidecars } from './support/sidecar-files.ts'
+import { notesWorkspace, readOrAnswerScript, pathToFirstAnswer as firstAnswerPath } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 /** Long enough for a loopback answer on a loaded machine; the hanging answer below waits far longer. */
@@ -41,8 +40,8 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
   const options = {
     name: `summary-${mode}`,
     variant: mode === 'native' ? 'native' : 'stock',
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-    llm: { script: Array.from({ length: 80 }, () => readOrAnswer) },
+    workspace: notesWorkspace,
+    llm: { script: readOrAnswerScript(80) },
     // Booted below, with a patch written into the DSH home.
     start: false,
   }
@@ -56,14 +55,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
     const nodeWith = (text: string) => dsh.api.nodeWith(sessionId, text)
     const lastChat = () => dsh.llm.chatRequests().at(-1)!.body
     const boot = () => dsh.startWeb({ patches })
-    /** The path to the first answer as the model saw it: request #2 cut before the second prompt. */
-    const pathToFirstAnswer = () => {
-      const second = history(dsh.llm.chatRequests()[1]!.body)
-      return second.slice(
-        0,
-        second.findIndex((m) => m.text === 'please READ notes.txt'),
-      )
-    }
+    const pathToFirstAnswer = () => firstAnswerPath(dsh.llm)
 
     beforeAll(async () => {
       patches.push(
@@ -77,9 +69,7 @@ for (const mode of ['stock', 'native', 'projection'] as const) {
 
     it('converses for 3 turns, one with a tool call', async () => {
       ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
-      await dsh.api.promptAndWait(sessionId, 'first question')
-      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
-      await dsh.api.promptAndWait(sessionId, 'third question')
+      await dsh.api.converse(sessionId)
       expect(dsh.llm.faults).toEqual([])
       expect(dsh.llm.chatRequests()).toHaveLength(4)
     }, 600_000)

@@ -17,7 +17,8 @@ import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import type { MoveResult, SessionStatus, SessionTreeView } from '../../src/types.ts'
 import { sessionTreePatch } from './support/dsh.ts'
-import { type ChatRequestBody, history, readOrAnswer, toolPairing, withoutCallIds } from './support/fake-llm.ts'
+import { type ChatRequestBody, history, toolPairing, withoutCallIds } from './support/fake-llm.ts'
+import { notesWorkspace, readOrAnswerScript, pathToFirstAnswer as firstAnswerPath } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 type Mode = 'stock' | 'native' | 'projection'
@@ -26,8 +27,8 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
   const options = {
     name: `surface-${mode}`,
     variant: mode === 'native' ? 'native' : 'stock',
-    workspace: (work: string) => fs.writeFileSync(path.join(work, 'notes.txt'), 'banana\n'),
-    llm: { script: Array.from({ length: 80 }, () => readOrAnswer) },
+    workspace: notesWorkspace,
+    llm: { script: readOrAnswerScript(80) },
     // Booted below (projection with a patch written into the DSH home).
     start: false,
   }
@@ -40,14 +41,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
     const tree = () => dsh.api.tree(sessionId)
     const nodeWith = (text: string) => dsh.api.nodeWith(sessionId, text)
     const lastChat = () => dsh.llm.chatRequests().at(-1)!.body
-    /** The path to the first answer, as the model saw it: request #2 cut before the second prompt. */
-    const pathToFirstAnswer = () => {
-      const second = history(dsh.llm.chatRequests()[1]!.body)
-      return second.slice(
-        0,
-        second.findIndex((m) => m.text === 'please READ notes.txt'),
-      )
-    }
+    const pathToFirstAnswer = () => firstAnswerPath(dsh.llm)
     const boot = () => dsh.startWeb({ patches })
 
     beforeAll(async () => {
@@ -58,9 +52,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
 
     it('converses for 3 turns, one with a tool call; the tree shows them', async () => {
       ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
-      await dsh.api.promptAndWait(sessionId, 'first question')
-      await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
-      await dsh.api.promptAndWait(sessionId, 'third question')
+      await dsh.api.converse(sessionId)
       expect(dsh.llm.faults).toEqual([])
       expect(dsh.llm.chatRequests()).toHaveLength(4)
       const view = await tree()

@@ -17,8 +17,8 @@ import { scanJournal } from '../../src/sidecar/journal.ts'
 import type { SessionStatus, SessionTreeListing } from '../../src/service/wire.ts'
 import type { DshApi, RpcResult } from './support/api.ts'
 import type { WebProcess } from './support/dsh.ts'
-import { readOrAnswer } from './support/fake-llm.ts'
 import { sidecarPlaces } from './support/sidecar-files.ts'
+import { readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
 /** The process group a pid is in (field 5 of /proc/<pid>/stat): `dsh` may run node under a launcher. */
@@ -29,7 +29,7 @@ function groupOf(pid: number): number {
 
 describeWeb(
   'two dsh web processes on one session',
-  { name: 'two-processes', llm: { script: Array.from({ length: 20 }, () => readOrAnswer) } },
+  { name: 'two-processes', llm: { script: readOrAnswerScript(20) } },
   (dsh) => {
     const steps: unknown[] = []
     dsh.evidence('steps.json', steps)

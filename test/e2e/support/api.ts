@@ -14,7 +14,12 @@
  * request for negative tests (wrong content type, foreign origin, bad bodies).
  */
 import { randomUUID } from 'node:crypto'
+import { DEMO_TURNS } from './demo-turns.ts'
+import { ERROR_CODES } from '../../../src/service/errors.ts'
 import type { SessionStatus, SessionTreeListing, TreeNode } from '../../../src/types.ts'
+
+/** The package's error codes (the README's table): an error carrying one reached `ctx.sessionTree`. */
+export const SERVICE_CODES: ReadonlySet<string> = new Set(Object.keys(ERROR_CODES))
 
 export interface RpcError {
   readonly code: string
@@ -235,6 +240,11 @@ export class DshApi {
     const before = await this.lastSeq(sessionId)
     await this.prompt(sessionId, text)
     return this.waitTurnEnd(sessionId, before, options)
+  }
+
+  /** Prompts one after the other (default: the demo's three turns), each waited for to its turn's end. */
+  async converse(sessionId: string, prompts: readonly string[] = DEMO_TURNS): Promise<void> {
+    for (const text of prompts) await this.promptAndWait(sessionId, text)
   }
 
   // -- the session tree (typert remote) --------------------------------------

@@ -8,6 +8,7 @@
 import type { Page } from 'playwright-core'
 import type { TreeNode } from '../../../src/types.ts'
 import { messageText, type ChatRequestBody, type StaticStep } from './fake-llm.ts'
+import { until } from './until.ts'
 
 /** One row of a transcript: a prompt, an answer's text, or a tool call by name. */
 export interface Row {
@@ -111,20 +112,42 @@ export function sameRows(expected: readonly Row[], visible: readonly Row[]): boo
   )
 }
 
-/** Open the session from the sidebar (after the Internal Testing Notice, when it shows) and wait for its Chat. */
+/** The Internal Testing Notice's button, in the host's English or Chinese. */
+function noticeButton(page: Page) {
+  return page.getByRole('button', { name: /^(Continue|继续)$/ })
+}
+
+/** Dismiss the Internal Testing Notice when it shows (once per browser profile). */
+export async function dismissNotice(page: Page): Promise<void> {
+  const notice = noticeButton(page)
+  if (await notice.isVisible().catch(() => false)) await notice.click()
+}
+
+/**
+ * Open the session from the sidebar (after the Internal Testing Notice, when it shows) and wait for its Chat.
+ * The "Ungrouped" folder is unfolded only when it says it is folded: right after a load it can render before its
+ * entries, and a blind click would fold it.
+ */
 export async function openSession(page: Page, url: string | undefined, title: string | RegExp): Promise<void> {
   if (url !== undefined) await page.goto(url)
-  // In the host's English or Chinese.
-  const notice = page.getByRole('button', { name: /^(Continue|继续)$/ })
+  const notice = noticeButton(page)
   const group = page.getByText(/^(Ungrouped|未分组)$/)
+  const folder = page.locator('[role="treeitem"][aria-expanded]').filter({ has: group }).first()
   const entry = (typeof title === 'string' ? page.getByText(title, { exact: true }) : page.getByText(title)).first()
   // The notice shows once per browser profile; after that the sidebar comes straight up: the entry, in its
   // workspace's group, or under "Ungrouped" (a session in no workspace).
   await notice.or(group).or(entry).first().waitFor({ timeout: 30_000 })
   if (await notice.isVisible()) await notice.click()
-  await group.or(entry).first().waitFor({ timeout: 30_000 })
-  // The "Ungrouped" group may start folded (the entry is then not in the DOM).
-  if (!(await entry.isVisible())) await group.click()
+  await until(
+    `the sidebar entry ${String(title)}`,
+    async () => {
+      if (await entry.isVisible()) return true
+      if ((await folder.getAttribute('aria-expanded', { timeout: 1_000 }).catch(() => null)) === 'false')
+        await folder.click()
+      return false
+    },
+    30_000,
+  )
   await entry.click()
   await page
     .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
