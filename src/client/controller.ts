@@ -144,9 +144,6 @@ export class TreeController extends PolledStore<PanelState> {
   private readonly marks: boolean
   private noticeTimer: ReturnType<typeof setTimeout> | undefined
   private readonly noticeMs: number
-  private polling: Promise<void> | undefined
-  /** A change arrived while `polling` ran: one more read after it. */
-  private again = false
   private revision: string | undefined
 
   /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
@@ -197,25 +194,6 @@ export class TreeController extends PolledStore<PanelState> {
   override dispose(): void {
     super.dispose()
     if (this.noticeTimer !== undefined) clearTimeout(this.noticeTimer)
-  }
-
-  /** Poll now (`force`: fetch `list` even when the revision did not move). */
-  override refresh(force = false): Promise<void> {
-    if (this.polling) {
-      if (force) return this.polling.then(() => this.refresh(true))
-      // A change heard while a read is in flight may postdate that read: read once more after it.
-      this.again = true
-      return this.polling
-    }
-    this.clearTimer()
-    this.polling = this.poll(force).finally(() => {
-      this.polling = undefined
-      if (this.again && !this.disposed) {
-        this.again = false
-        void this.refresh()
-      } else this.schedule()
-    })
-    return this.polling
   }
 
   dismissError(): void {
@@ -338,7 +316,7 @@ export class TreeController extends PolledStore<PanelState> {
     return true
   }
 
-  private async poll(force: boolean): Promise<void> {
+  protected async poll(force: boolean): Promise<void> {
     let remote: TreeRemote
     try {
       remote = await this.remote()

@@ -3,8 +3,8 @@
  * immutable snapshot for React's `useSyncExternalStore`, the views that show
  * it, and how they learn of changes while at least one does: from the page's
  * push channel (`ChangeFeed`: nothing is asked until the session changes),
- * else by polling on a timer. How a refresh asks the service is each store's
- * own (`refresh`).
+ * else by polling on a timer, and one read at a time. How a read asks the
+ * service is each store's own (`poll`).
  */
 import type { ChangeFeed } from './changes.ts'
 
@@ -26,6 +26,11 @@ export abstract class PolledStore<State extends object> {
   private readonly changes: StoreFeed | undefined
   /** The end of following the push channel, while the store does. */
   private unfollow: (() => void) | undefined
+  /** The read in flight. */
+  private reading: Promise<void> | undefined
+  /** The one read after it that every request made meanwhile waits for, and whether one of them forced it. */
+  private following: Promise<void> | undefined
+  private followForced = false
 
   protected constructor(initial: State, intervalMs: number, changes?: StoreFeed) {
     this.state = initial
@@ -47,8 +52,35 @@ export abstract class PolledStore<State extends object> {
     }
   }
 
-  /** Ask the service now (`force`: even when the revision did not move). */
-  abstract refresh(force?: boolean): Promise<void>
+  /**
+   * Read now (`force`: even when the revision did not move). A request while a read is in flight gets one more
+   * read after it, shared with every other request meanwhile: the read in flight may predate the change.
+   */
+  refresh(force = false): Promise<void> {
+    if (this.reading) {
+      this.followForced ||= force
+      return (this.following ??= this.reading.then(() => {
+        this.following = undefined
+        const forced = this.followForced || this.followsForced()
+        this.followForced = false
+        return this.disposed ? undefined : this.refresh(forced)
+      }))
+    }
+    this.clearTimer()
+    this.reading = this.poll(force).finally(() => {
+      this.reading = undefined
+      if (this.following === undefined) this.schedule()
+    })
+    return this.reading
+  }
+
+  /** One read of the service (`force`: even when the revision did not move). */
+  protected abstract poll(force: boolean): Promise<void>
+
+  /** Whether a read after one in flight is always forced (default: only when a request meanwhile was). */
+  protected followsForced(): boolean {
+    return false
+  }
 
   /** One more view of this store; the returned function ends its share (once). */
   start(): () => void {

@@ -97,8 +97,6 @@ export class ChatStore extends PolledStore<ChatState> {
   readonly sessionId: string
   private readonly remote: () => Promise<ChatRemote>
   private readonly doc: Document | undefined
-  private polling: Promise<void> | undefined
-  private again = false
   private revision: string | undefined
   private order: readonly string[] = []
   private nodes: ChatNodes | undefined
@@ -251,22 +249,9 @@ export class ChatStore extends PolledStore<ChatState> {
     return result.ok
   }
 
-  /** Ask the service now (`force`: even when the revision did not move). */
-  override refresh(force = false): Promise<void> {
-    if (this.polling) {
-      // A request while one is in flight runs once more after it (that one may predate the change).
-      this.again = true
-      return this.polling
-    }
-    this.clearTimer()
-    this.polling = this.poll(force).finally(() => {
-      this.polling = undefined
-      if (this.again && !this.disposed) {
-        this.again = false
-        void this.refresh(true)
-      } else this.schedule()
-    })
-    return this.polling
+  /** A change seen while a read was in flight may not move the revision (a switch's turn): read its path anyway. */
+  protected override followsForced(): boolean {
+    return true
   }
 
   /** The push channel says the revision moved: `chatPath` at once (it names its revision; a `session` read first only adds a round trip). */
@@ -288,7 +273,7 @@ export class ChatStore extends PolledStore<ChatState> {
     return this.users > 0 && !this.disposed ? this.refresh() : Promise.resolve()
   }
 
-  private async poll(force: boolean): Promise<void> {
+  protected async poll(force: boolean): Promise<void> {
     try {
       const remote = await this.remote()
       // Forced (a pushed change, a move, a read after one in flight): the status could only say "read it".
