@@ -145,6 +145,8 @@ export class TreeController extends PolledStore<PanelState> {
   private noticeTimer: ReturnType<typeof setTimeout> | undefined
   private readonly noticeMs: number
   private revision: string | undefined
+  /** The push channel said the revision moved since the last read began. */
+  private heard = false
 
   /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
   private readonly remote: () => Promise<TreeRemote>
@@ -179,7 +181,10 @@ export class TreeController extends PolledStore<PanelState> {
    */
   protected override changed(): void {
     if (this.state.busy) this.missed = true
-    else void this.refresh()
+    else {
+      this.heard = true
+      void this.refresh()
+    }
   }
 
   protected override heldRevision(): string | undefined {
@@ -328,8 +333,10 @@ export class TreeController extends PolledStore<PanelState> {
       if (this.marks) performance.mark('session-tree:list-start')
       return remote.outline(this.agentId).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
     }
-    // With no tree yet (or after an action) both are needed: ask for them together.
-    const eager = force || !this.state.view ? fetchList() : undefined
+    // With no tree yet, after an action or a pushed change (the revision moved) both are needed: ask together.
+    const heard = this.heard
+    this.heard = false
+    const eager = force || heard || !this.state.view ? fetchList() : undefined
     const session = await remote
       .session(this.agentId)
       .catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))

@@ -392,6 +392,33 @@ describe('TreeController with the push channel', () => {
     channel.feed.dispose()
   })
 
+  it('a pushed change asks for the session and the outline together: one round trip', async () => {
+    const { tree } = conversation()
+    const fake = fakeRemote(tree)
+    const channel = pushed()
+    const controller = new TreeController(async () => fake.remote, 's', { changes: channel.feed, marks: false })
+    const stop = controller.start()
+    await settle()
+    channel.push(`1:${tree.logSeq}`)
+    await settle()
+    expect(controller.pushed).toBe(true)
+    // The session's answer is held: the outline must be asked for before it arrives.
+    const session = fake.remote.session
+    let release: () => void = () => {}
+    fake.remote.session = (...args) =>
+      session(...args).then((answer) => new Promise((resolve) => (release = () => resolve(answer))))
+    expect(tree.append(user('q3')).ok).toBe(true)
+    const before = fake.calls.length
+    channel.push(`1:${tree.logSeq}`)
+    await settle()
+    expect(fake.calls.slice(before).sort()).toEqual(['outline', 'session'])
+    release()
+    await settle()
+    expect(controller.getSnapshot().view?.nodes.some((n) => n.message?.content === 'q3')).toBe(true)
+    stop()
+    channel.feed.dispose()
+  })
+
   it('a change pushed while a read is in flight is read after it (that read may predate it)', async () => {
     const { tree } = conversation()
     const fake = fakeRemote(tree)
