@@ -392,7 +392,8 @@ describe('TreeController with the push channel', () => {
     channel.feed.dispose()
   })
 
-  it('a pushed change asks for the session and the outline together: one round trip', async () => {
+  /** A controller following the push channel over a fake remote, its first read done. */
+  async function following() {
     const { tree } = conversation()
     const fake = fakeRemote(tree)
     const channel = pushed()
@@ -402,48 +403,50 @@ describe('TreeController with the push channel', () => {
     channel.push(`1:${tree.logSeq}`)
     await settle()
     expect(controller.pushed).toBe(true)
-    // The session's answer is held: the outline must be asked for before it arrives.
+    const end = () => {
+      stop()
+      channel.feed.dispose()
+    }
+    return { tree, fake, channel, controller, end }
+  }
+
+  /** Hold `session`'s answers from now on until `release` (`restore`: later calls answer at once again). */
+  function holdSession(fake: ReturnType<typeof fakeRemote>) {
     const session = fake.remote.session
     let release: () => void = () => {}
     fake.remote.session = (...args) =>
       session(...args).then((answer) => new Promise((resolve) => (release = () => resolve(answer))))
+    return { release: () => release(), restore: () => (fake.remote.session = session) }
+  }
+
+  it('a pushed change asks for the session and the outline together: one round trip', async () => {
+    const { tree, fake, channel, controller, end } = await following()
+    // The session's answer is held: the outline must be asked for before it arrives.
+    const held = holdSession(fake)
     expect(tree.append(user('q3')).ok).toBe(true)
     const before = fake.calls.length
     channel.push(`1:${tree.logSeq}`)
     await settle()
     expect(fake.calls.slice(before).sort()).toEqual(['outline', 'session'])
-    release()
+    held.release()
     await settle()
     expect(controller.getSnapshot().view?.nodes.some((n) => n.message?.content === 'q3')).toBe(true)
-    stop()
-    channel.feed.dispose()
+    end()
   })
 
   it('a change pushed while a read is in flight is read after it (that read may predate it)', async () => {
-    const { tree } = conversation()
-    const fake = fakeRemote(tree)
-    const channel = pushed()
-    const controller = new TreeController(async () => fake.remote, 's', { changes: channel.feed, marks: false })
-    const stop = controller.start()
-    await settle()
-    channel.push(`1:${tree.logSeq}`)
-    await settle()
-    expect(controller.pushed).toBe(true)
+    const { tree, fake, channel, controller, end } = await following()
     // A read starts; the tree moves while it runs (its status is already taken) and the push arrives.
-    const session = fake.remote.session
-    let release: () => void = () => {}
-    fake.remote.session = (...args) =>
-      session(...args).then((answer) => new Promise((resolve) => (release = () => resolve(answer))))
+    const held = holdSession(fake)
     channel.push('1:x')
     await settle()
     expect(tree.append(user('q3')).ok).toBe(true)
-    fake.remote.session = session
+    held.restore()
     channel.push(`1:${tree.logSeq}`)
     await settle()
-    release()
+    held.release()
     await settle()
     expect(controller.getSnapshot().view?.nodes.some((n) => n.message?.content === 'q3')).toBe(true)
-    stop()
-    channel.feed.dispose()
+    end()
   })
 })
