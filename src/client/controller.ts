@@ -22,6 +22,7 @@ import type {
 import { PolledStore } from './polled-store.ts'
 import { errorMessage } from '../tree/errors.ts'
 import type { ChangeFeed } from './changes.ts'
+import { OutlineReader, type OutlineRemote } from './outline-reader.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> =
@@ -32,8 +33,7 @@ export type Result<T> =
     }
 
 /** The `sessionTree` namespace of `ctx.remote` (the generated client). */
-export interface TreeRemote {
-  outline(agentId: string): Promise<Result<SessionTreeOutline>>
+export interface TreeRemote extends OutlineRemote {
   session(agentId: string): Promise<Result<SessionStatus>>
   export(agentId: string): Promise<Result<LinearExport>>
   jump(agentId: string, nodeId: string | null): Promise<Result<MoveResult>>
@@ -148,6 +148,8 @@ export class TreeController extends PolledStore<PanelState> {
   /** A change arrived while `polling` ran: one more read after it. */
   private again = false
   private revision: string | undefined
+  /** The outline read as what changed since the last answer. */
+  private readonly outlines: OutlineReader
 
   /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
   private readonly remote: () => Promise<TreeRemote>
@@ -163,6 +165,7 @@ export class TreeController extends PolledStore<PanelState> {
     )
     this.remote = remote
     this.agentId = agentId
+    this.outlines = new OutlineReader(agentId)
     this.noticeMs = options.noticeMs ?? 6000
     this.marks = options.marks ?? (typeof performance !== 'undefined' && typeof performance.mark === 'function')
   }
@@ -348,7 +351,7 @@ export class TreeController extends PolledStore<PanelState> {
     }
     const fetchList = (): Promise<Result<SessionTreeOutline>> => {
       if (this.marks) performance.mark('session-tree:list-start')
-      return remote.outline(this.agentId).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
+      return this.outlines.read(remote).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
     }
     // With no tree yet (or after an action) both are needed: ask for them together.
     const eager = force || !this.state.view ? fetchList() : undefined
