@@ -55,6 +55,23 @@ function conversation(turns: number) {
   return { tree, ids }
 }
 
+/** A conversation of `turns` turns and a reader that has read it once. */
+function readFrom(turns: number) {
+  const { tree, ids } = conversation(turns)
+  const r = reader(tree)
+  r.read()
+  return { tree, ids, r }
+}
+
+/** A whole first answer held, then the answer after a label on the `at`th node. */
+function heldThenLabeled(at: number) {
+  const { tree, ids } = conversation(3)
+  const first = tree.outlineChanges(null)
+  const held = applyOutlineChanges(undefined, undefined, first)!
+  value(tree.label(ids[at]!, 'x'))
+  return { tree, ids, first, held, second: tree.outlineChanges(first.version) }
+}
+
 describe('outlineChanges', () => {
   it('a first read carries every node; a read after nothing changed carries none', () => {
     const { tree } = conversation(5)
@@ -64,9 +81,7 @@ describe('outlineChanges', () => {
   })
 
   it('a jump, back and forward re-send no node; the position still moves', () => {
-    const { tree, ids } = conversation(50)
-    const r = reader(tree)
-    r.read()
+    const { tree, ids, r } = readFrom(50)
     value(tree.jump(ids[10]!))
     expect(r.read()).toBe(0)
     value(tree.back())
@@ -78,9 +93,7 @@ describe('outlineChanges', () => {
   })
 
   it('a label re-sends its node; an append the new node and its parent (whose fork count moved)', () => {
-    const { tree, ids } = conversation(20)
-    const r = reader(tree)
-    r.read()
+    const { tree, ids, r } = readFrom(20)
     value(tree.label(ids[3]!, 'here'))
     expect(r.read()).toBe(1)
     value(tree.label(ids[3]!, null))
@@ -92,9 +105,7 @@ describe('outlineChanges', () => {
   })
 
   it('a fork and a branch summary keep the held outline whole', () => {
-    const { tree, ids } = conversation(10)
-    const r = reader(tree)
-    r.read()
+    const { tree, ids, r } = readFrom(10)
     value(tree.fork(ids[4]!, 'alt'))
     r.read()
     value(tree.append(user('on alt')))
@@ -106,9 +117,7 @@ describe('outlineChanges', () => {
   })
 
   it('a rollback that takes nodes and appends others in their place is read right', () => {
-    const { tree } = conversation(5)
-    const r = reader(tree)
-    r.read()
+    const { tree, r } = readFrom(5)
     const checkpoint = tree.checkpoint()
     value(tree.append(user('taken back')))
     value(tree.append(assistant('taken back too')))
@@ -131,11 +140,7 @@ describe('outlineChanges', () => {
   })
 
   it('an answer for another base than the one held does not apply', () => {
-    const { tree, ids } = conversation(3)
-    const first = tree.outlineChanges(null)
-    const held = applyOutlineChanges(undefined, undefined, first)!
-    value(tree.label(ids[0]!, 'x'))
-    const second = tree.outlineChanges(first.version)
+    const { tree, ids, first, held, second } = heldThenLabeled(0)
     value(tree.label(ids[1]!, 'y'))
     const third = tree.outlineChanges(second.version)
     expect(applyOutlineChanges(held, first.version, third)).toBeUndefined()
@@ -157,9 +162,7 @@ describe('outlineChanges', () => {
   })
 
   it('a fork from an inner node re-sends that node with its new fork count, and only it and the new node', () => {
-    const { tree, ids } = conversation(10)
-    const r = reader(tree)
-    r.read()
+    const { tree, ids, r } = readFrom(10)
     value(tree.jump(ids[4]!))
     r.read()
     const child = value(tree.append(user('a second child of ids[4]'))).nodeId
@@ -173,9 +176,7 @@ describe('outlineChanges', () => {
   })
 
   it('a rollback at the end takes back nodes and a label: the count shrinks, the old entry is re-sent', () => {
-    const { tree, ids } = conversation(5)
-    const r = reader(tree)
-    r.read()
+    const { tree, ids, r } = readFrom(5)
     const checkpoint = tree.checkpoint()
     value(tree.label(ids[2]!, 'kept?'))
     value(tree.append(user('taken back')))
@@ -206,9 +207,7 @@ describe('outlineChanges', () => {
   })
 
   it('a restarted host (a tree restored from its snapshot) answers a version of the old one with every node', () => {
-    const { tree, ids } = conversation(4)
-    const r = reader(tree)
-    r.read()
+    const { tree, ids, r } = readFrom(4)
     const restored = new SessionTree('s', tree.snapshot())
     value(restored.label(ids[1]!, 'after the restart'))
     const answer = restored.outlineChanges(r.version!)
@@ -233,11 +232,7 @@ describe('outlineChanges', () => {
   })
 
   it('unchanged nodes keep their objects; changed ones are the answer’s', () => {
-    const { tree, ids } = conversation(3)
-    const first = tree.outlineChanges(null)
-    const held = applyOutlineChanges(undefined, undefined, first)!
-    value(tree.label(ids[1]!, 'x'))
-    const second = tree.outlineChanges(first.version)
+    const { first, held, second } = heldThenLabeled(1)
     const next = applyOutlineChanges(held, first.version, second)!
     expect(next.nodes[0]).toBe(held.nodes[0])
     expect(next.nodes[1]).toBe(second.nodes[0])
