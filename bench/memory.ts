@@ -94,8 +94,9 @@ async function openAndMeasure(home: string, work: string, llmUrl: string, plugin
         await web.api.call('skill.list', { sessionId: agentId })
         await web.api.call('session.models', { sessionId: agentId })
         if (plugin)
-          for (const read of ['session', 'chatPath', 'outline'])
-            await web.api.remoteOk(`sessionTree/${read}`, { agentId })
+          for (const read of ['session', 'chatPath']) await web.api.remoteOk(`sessionTree/${read}`, { agentId })
+        // The Tree tab's first read of the outline (it keeps what changed since, per tree).
+        if (plugin) await web.api.remoteOk('sessionTree/outlineChanges', { agentId, since: null })
       }
       samples.push(await sample(k))
     }

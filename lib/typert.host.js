@@ -8,8 +8,9 @@ const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.num
 const JsonValueRemoteCodec$schema5 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])
 const JsonValueRemoteCodec$schema6 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
 const JsonValueRemoteCodec$schema7 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])
+const JsonValueRemoteCodec$schema8 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema8)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema8))])
 const dsh_session_tree_sessionTree_attempt_parameter_0$schema = z.string()
-const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
+const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])
 const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
   'format': z.literal("dsh-session-tree/attempt@2").readonly(),
   'ok': z.literal(true).readonly(),
@@ -20,7 +21,7 @@ const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
   'error': z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
-  'details': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])).readonly()]).readonly().optional(),
+  'details': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema8)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema8))])).readonly()]).readonly().optional(),
 }).readonly(),
 })])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
@@ -398,7 +399,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -416,7 +417,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -460,16 +461,16 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'arguments': z.array(z.union([z.object({
   'kind': z.literal("removed").readonly(),
   'path': z.string().readonly(),
-  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'kind': z.literal("added").readonly(),
   'path': z.string().readonly(),
-  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'kind': z.literal("changed").readonly(),
   'path': z.string().readonly(),
-  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
-  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
   'text': z.union([z.undefined(), z.object({
   'kind': z.literal("words").readonly(),
   'parts': z.array(z.union([z.object({
@@ -495,11 +496,11 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
 }), z.object({
   'kind': z.literal("only_a").readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'kind': z.literal("only_b").readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 })])).readonly(),
   'toolResults': z.array(z.union([z.object({
   'kind': z.literal("same").readonly(),
@@ -545,7 +546,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -565,7 +566,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -658,7 +659,7 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }))]).readonly().optional(),
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
@@ -1135,7 +1136,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -1147,10 +1148,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -1360,6 +1361,94 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_outlineChanges_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_outlineChanges_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_outlineChanges_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'activeBranch': z.string().readonly(),
+  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
+  'branches': z.array(z.object({
+  'name': z.string().readonly(),
+  'headId': z.string().readonly(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+})).readonly(),
+  'version': z.string().readonly(),
+  'base': z.union([z.literal(null), z.string()]).readonly(),
+  'nodeCount': z.number().readonly(),
+  'changedAt': z.array(z.number()).readonly(),
+  'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
+  'branch': z.string().readonly(),
+  'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'nodeId': z.string().readonly(),
+  'parentId': z.union([z.literal(null), z.string()]).readonly(),
+  'summary': z.string().readonly(),
+  'createdAt': z.string().readonly(),
+  'message': z.union([z.undefined(), z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'content': z.union([z.undefined(), z.array(z.union([z.object({
+  'type': z.literal("text").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'type': z.literal("tool_call").readonly(),
+  'id': z.string().readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}), z.object({
+  'type': z.literal("tool_result").readonly(),
+  'toolCallId': z.string().readonly(),
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'type': z.literal("reasoning").readonly(),
+  'text': z.string().readonly(),
+})]))]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'error': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'origin': z.union([z.undefined(), z.object({
+  'source': z.string().readonly(),
+  'seq': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'ref': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'sessionId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
 })
@@ -2701,6 +2790,40 @@ export const TYPERT = {
       },
     },
     {
+      id: 'dsh-session-tree#sessionTree/outlineChanges',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'outlineChanges',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/outlineChanges:agentId',
+            schema: dsh_session_tree_sessionTree_outlineChanges_parameter_0$schema,
+          },
+        },
+        {
+          name: 'since',
+          wire: 'since',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/outlineChanges:since',
+            schema: dsh_session_tree_sessionTree_outlineChanges_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#SessionTreeOutlineChanges',
+        schema: dsh_session_tree_sessionTree_outlineChanges_result$schema,
+      },
+    },
+    {
       id: 'dsh-session-tree#sessionTree/restore',
       service: 'sessionTree',
       namespace: 'sessionTree',
@@ -2974,6 +3097,13 @@ export const TYPERT = {
             "signature": "@Remote async outline(agentId: string): Promise<SessionTreeOutline>",
             "summary": "The tree without branch paths (what a panel draws): nodes and branch heads.",
             "jsDoc": "/** The tree without branch paths (what a panel draws): nodes and branch heads. No side effects. */"
+          },
+          {
+            "kind": "method",
+            "name": "outlineChanges",
+            "signature": "@Remote async outlineChanges(agentId: string, since: string | null): Promise<SessionTreeOutlineChanges>",
+            "summary": "`outline` as what changed since an earlier answer (`since`: its `version`; null or another tree's: every node): what the Tree tab reads after each change, so a jump re-sends no node.",
+            "jsDoc": "/**\n * `outline` as what changed since an earlier answer (`since`: its `version`; null or another tree's: every\n * node): what the Tree tab reads after each change, so a jump re-sends no node. No side effects.\n */"
           },
           {
             "kind": "method",
@@ -3839,7 +3969,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionTree",
-            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    entry(nodeId: string): TreeEntry | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    outline(): SessionTreeOutline;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: ToolResult, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    withMarks(marks: TreeMarks): TreeResult<SessionTree>;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
+            "declaration": "export class SessionTree {\n    readonly sessionId: string;\n    get cursor(): string | null;\n    get selectedNode(): string | null;\n    get activeBranch(): string;\n    get nodeCount(): number;\n    get logSeq(): number;\n    has(nodeId: string): boolean;\n    get(nodeId: string): TreeNode | undefined;\n    entry(nodeId: string): TreeEntry | undefined;\n    children(nodeId: string | null): string[];\n    messages(from?: string | null): LlmMessage[];\n    historyPath(from?: string | null): TreeResult<TreeEntry[]>;\n    path(from?: string | null): TreeResult<TreeEntry[]>;\n    currentPath(from?: string | null): TreeNode[];\n    list(): TreeNode[];\n    branches(): BranchView[];\n    info(): SessionTreeSessionInfo;\n    view(): SessionTreeView;\n    outline(): SessionTreeOutline;\n    outlineChanges(since: string | null): SessionTreeOutlineChanges;\n    branchHeadList(): [string, string][];\n    summaries(): BranchSummary[];\n    navigation(): { back: TreePosition[]; forward: TreePosition[]; };\n    labeled(text?: string): TreeNode[];\n    findToolCallNode(callId: string): TreeNode | undefined;\n    completeCutPoint(nodeId: string | null): TreeResult<string | null>;\n    append(message: LlmMessage | null, options: AppendOptions = {}): TreeResult<TreeNode>;\n    jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView>;\n    fork(target: string, branch?: string): TreeResult<ForkView>;\n    branch(target: string, branch: string): TreeResult<{ cursor: string; branch: string; }>;\n    branchWithSummary(target: string, summary: string, branch?: string): TreeResult<TreeNode>;\n    select(nodeId: string | null): TreeResult<{ nodeId: string | null; }>;\n    label(nodeId: string, text: string | null): TreeResult<TreeNode>;\n    setBranchSummary(branch: string, text: string, model?: string): TreeResult<BranchSummary>;\n    summarizeBranch(branch: string, summarizer: BranchSummarizer, options: { timeoutMs?: number; } = {}): Promise<TreeResult<BranchSummary>>;\n    linearExport(): TreeResult<LinearExport>;\n    back(): TreeResult<JumpView>;\n    forward(): TreeResult<JumpView>;\n    attachToolResult(callId: string, result: ToolResult, options: { readonly nodeId?: string; } = {}): TreeResult<TreeNode>;\n    snapshot(): SessionTreeSnapshot;\n    withMarks(marks: TreeMarks): TreeResult<SessionTree>;\n    checkpoint(): TreeCheckpoint;\n    rollback(checkpoint: TreeCheckpoint): TreeResult<void>;\n    log(fromSeq: number = 0): SessionTreeLogEntry[];\n    trimLog(throughSeq: number): void;\n    replay(records: readonly unknown[]): TreeResult<{ applied: number; }>;\n    applyOp(record: unknown): TreeResult<void>;\n}"
           },
           {
             "name": "SessionTreeListing",
@@ -3856,6 +3986,10 @@ export const TYPERT = {
           {
             "name": "SessionTreeOutline",
             "declaration": "export interface SessionTreeOutline {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchOutline[];\n}"
+          },
+          {
+            "name": "SessionTreeOutlineChanges",
+            "declaration": "export interface SessionTreeOutlineChanges {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly branches: readonly BranchOutline[];\n    readonly version: string;\n    readonly base: string | null;\n    readonly nodeCount: number;\n    readonly changedAt: readonly number[];\n    readonly nodes: readonly TreeNode[];\n}"
           },
           {
             "name": "SessionTreeSessionInfo",

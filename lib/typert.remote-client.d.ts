@@ -2,7 +2,7 @@
 import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
-import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from 'dsh-session-tree/tree'
+import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, SessionTreeOutlineChanges, TreeNode } from 'dsh-session-tree/tree'
 import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WatchAnswer, WatchRequest, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
@@ -32,6 +32,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     list: (agentId: string) => Promise<SessionTreeListing>
     openAsNewSession: (agentId: string, nodeId: string) => Promise<NewSessionResult>
     outline: (agentId: string) => Promise<SessionTreeOutline>
+    outlineChanges: (agentId: string, since: string | null) => Promise<SessionTreeOutlineChanges>
     restore: (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
     restoreDiff: (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
     restorePreview: (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
@@ -66,6 +67,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/list': (agentId: string) => Promise<SessionTreeListing>
     'sessionTree/openAsNewSession': (agentId: string, nodeId: string) => Promise<NewSessionResult>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
+    'sessionTree/outlineChanges': (agentId: string, since: string | null) => Promise<SessionTreeOutlineChanges>
     'sessionTree/restore': (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
     'sessionTree/restoreDiff': (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
     'sessionTree/restorePreview': (agentId: string, request: RestoreRequest) => Promise<RestorePreview>

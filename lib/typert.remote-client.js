@@ -8,8 +8,9 @@ const JsonValueRemoteCodec$schema4 = z.union([z.literal(null), z.string(), z.num
 const JsonValueRemoteCodec$schema5 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])
 const JsonValueRemoteCodec$schema6 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
 const JsonValueRemoteCodec$schema7 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])
+const JsonValueRemoteCodec$schema8 = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema8)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema8))])
 const dsh_session_tree_sessionTree_attempt_parameter_0$schema = z.string()
-const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])
+const dsh_session_tree_sessionTree_attempt_parameter_1$schema = z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])
 const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
   'format': z.literal("dsh-session-tree/attempt@2").readonly(),
   'ok': z.literal(true).readonly(),
@@ -20,7 +21,7 @@ const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
   'error': z.object({
   'code': z.string().readonly(),
   'message': z.string().readonly(),
-  'details': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema7)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema7))])).readonly()]).readonly().optional(),
+  'details': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema8)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema8))])).readonly()]).readonly().optional(),
 }).readonly(),
 })])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
@@ -398,7 +399,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -416,7 +417,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -460,16 +461,16 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'arguments': z.array(z.union([z.object({
   'kind': z.literal("removed").readonly(),
   'path': z.string().readonly(),
-  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'kind': z.literal("added").readonly(),
   'path': z.string().readonly(),
-  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'kind': z.literal("changed").readonly(),
   'path': z.string().readonly(),
-  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
-  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'a': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'b': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
   'text': z.union([z.undefined(), z.object({
   'kind': z.literal("words").readonly(),
   'parts': z.array(z.union([z.object({
@@ -495,11 +496,11 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
 }), z.object({
   'kind': z.literal("only_a").readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }), z.object({
   'kind': z.literal("only_b").readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 })])).readonly(),
   'toolResults': z.array(z.union([z.object({
   'kind': z.literal("same").readonly(),
@@ -545,7 +546,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -565,7 +566,7 @@ const dsh_session_tree_sessionTree_compare_result$schema = z.object({
   'text': z.string().readonly(),
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
 }))]).readonly().optional(),
   'toolResults': z.union([z.undefined(), z.array(z.object({
   'content': z.string().readonly(),
@@ -658,7 +659,7 @@ const dsh_session_tree_sessionTree_export_result$schema = z.object({
   'toolCalls': z.union([z.undefined(), z.array(z.object({
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema4)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema4))]).readonly(),
 }))]).readonly().optional(),
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
@@ -1135,7 +1136,7 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
   'type': z.literal("tool_call").readonly(),
   'id': z.string().readonly(),
   'name': z.string().readonly(),
-  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))]).readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))]).readonly(),
 }), z.object({
   'type': z.literal("tool_result").readonly(),
   'toolCallId': z.string().readonly(),
@@ -1147,10 +1148,10 @@ const dsh_session_tree_sessionTree_label_result$schema = z.object({
 })]))]).readonly().optional(),
   'model': z.union([z.undefined(), z.string()]).readonly().optional(),
   'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])).readonly()]).readonly().optional(),
   'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
   'error': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema5)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema5))])).readonly()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema6)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema6))])).readonly()]).readonly().optional(),
   'label': z.union([z.undefined(), z.string()]).readonly().optional(),
   'origin': z.union([z.undefined(), z.object({
   'source': z.string().readonly(),
@@ -1360,6 +1361,94 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
   'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+})).readonly(),
+})
+const dsh_session_tree_sessionTree_outlineChanges_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_outlineChanges_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_outlineChanges_result$schema = z.object({
+  'sessionId': z.string().readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'activeBranch': z.string().readonly(),
+  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
+  'branches': z.array(z.object({
+  'name': z.string().readonly(),
+  'headId': z.string().readonly(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+})).readonly(),
+  'version': z.string().readonly(),
+  'base': z.union([z.literal(null), z.string()]).readonly(),
+  'nodeCount': z.number().readonly(),
+  'changedAt': z.array(z.number()).readonly(),
+  'nodes': z.array(z.object({
+  'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
+  'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
+  'branch': z.string().readonly(),
+  'forkCount': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'nodeId': z.string().readonly(),
+  'parentId': z.union([z.literal(null), z.string()]).readonly(),
+  'summary': z.string().readonly(),
+  'createdAt': z.string().readonly(),
+  'message': z.union([z.undefined(), z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})]).readonly().optional(),
+  'content': z.union([z.undefined(), z.array(z.union([z.object({
+  'type': z.literal("text").readonly(),
+  'text': z.string().readonly(),
+}), z.object({
+  'type': z.literal("tool_call").readonly(),
+  'id': z.string().readonly(),
+  'name': z.string().readonly(),
+  'arguments': z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))]).readonly(),
+}), z.object({
+  'type': z.literal("tool_result").readonly(),
+  'toolCallId': z.string().readonly(),
+  'content': z.string().readonly(),
+  'isError': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'type': z.literal("reasoning").readonly(),
+  'text': z.string().readonly(),
+})]))]).readonly().optional(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'cost': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'error': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'metadata': z.union([z.undefined(), z.record(z.string(), z.union([z.literal(null), z.string(), z.number(), z.literal(false), z.literal(true), z.array(z.lazy(() => JsonValueRemoteCodec$schema3)), z.record(z.string(), z.lazy(() => JsonValueRemoteCodec$schema3))])).readonly()]).readonly().optional(),
+  'label': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'origin': z.union([z.undefined(), z.object({
+  'source': z.string().readonly(),
+  'seq': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'ref': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'sessionId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'kind': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
 })
@@ -2695,6 +2784,40 @@ export const TYPERT_REMOTE = {
         mode: 'strict',
         typeSymbol: 'dsh-session-tree/tree#SessionTreeOutline',
         schema: dsh_session_tree_sessionTree_outline_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/outlineChanges',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'outlineChanges',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/outlineChanges:agentId',
+            schema: dsh_session_tree_sessionTree_outlineChanges_parameter_0$schema,
+          },
+        },
+        {
+          name: 'since',
+          wire: 'since',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/outlineChanges:since',
+            schema: dsh_session_tree_sessionTree_outlineChanges_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/tree#SessionTreeOutlineChanges',
+        schema: dsh_session_tree_sessionTree_outlineChanges_result$schema,
       },
     },
     {

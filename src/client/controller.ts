@@ -22,6 +22,7 @@ import type {
 import { PolledStore } from './polled-store.ts'
 import { errorMessage } from '../tree/errors.ts'
 import type { ChangeFeed } from './changes.ts'
+import { OutlineReader, type OutlineRemote } from './outline-reader.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> =
@@ -32,8 +33,7 @@ export type Result<T> =
     }
 
 /** The `sessionTree` namespace of `ctx.remote` (the generated client). */
-export interface TreeRemote {
-  outline(agentId: string): Promise<Result<SessionTreeOutline>>
+export interface TreeRemote extends OutlineRemote {
   session(agentId: string): Promise<Result<SessionStatus>>
   export(agentId: string): Promise<Result<LinearExport>>
   jump(agentId: string, nodeId: string | null): Promise<Result<MoveResult>>
@@ -147,6 +147,8 @@ export class TreeController extends PolledStore<PanelState> {
   private revision: string | undefined
   /** The push channel said the revision moved since the last read began. */
   private heard = false
+  /** The outline read as what changed since the last answer. */
+  private readonly outlines: OutlineReader
 
   /** The mounted remote namespace (a promise: mounting is asynchronous and may fail). */
   private readonly remote: () => Promise<TreeRemote>
@@ -162,6 +164,7 @@ export class TreeController extends PolledStore<PanelState> {
     )
     this.remote = remote
     this.agentId = agentId
+    this.outlines = new OutlineReader(agentId)
     this.noticeMs = options.noticeMs ?? 6000
     this.marks = options.marks ?? (typeof performance !== 'undefined' && typeof performance.mark === 'function')
   }
@@ -331,7 +334,7 @@ export class TreeController extends PolledStore<PanelState> {
     }
     const fetchList = (): Promise<Result<SessionTreeOutline>> => {
       if (this.marks) performance.mark('session-tree:list-start')
-      return remote.outline(this.agentId).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
+      return this.outlines.read(remote).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
     }
     // With no tree yet, after an action or a pushed change (the revision moved) both are needed: ask together.
     const heard = this.heard

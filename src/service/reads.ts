@@ -5,7 +5,7 @@
  */
 import { ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, LinearExport, SessionTreeOutline } from '../tree/types.ts'
+import type { BranchSummary, LinearExport, SessionTreeOutline, SessionTreeOutlineChanges } from '../tree/types.ts'
 import { compare as compareNodes } from '../tree/compare.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import { draftSummary } from './summarizer.ts'
@@ -53,6 +53,11 @@ export class TreeReads {
   outline(agentId: string): TreeResult<SessionTreeOutline> {
     const found = this.deps.resolver.loaded(agentId)
     return found.ok ? ok(found.value.state.projector.tree.outline()) : found
+  }
+
+  outlineChanges(agentId: string, since: string | null): TreeResult<SessionTreeOutlineChanges> {
+    const found = this.deps.resolver.loaded(agentId)
+    return found.ok ? ok(found.value.state.projector.tree.outlineChanges(since)) : found
   }
 
   session(agentId: string): TreeResult<SessionStatus> {

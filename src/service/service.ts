@@ -29,7 +29,14 @@ import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { SessionTreeStore } from '../tree/store.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, TreeNode } from '../tree/types.ts'
+import type {
+  BranchSummary,
+  JsonValue,
+  LinearExport,
+  SessionTreeOutline,
+  SessionTreeOutlineChanges,
+  TreeNode,
+} from '../tree/types.ts'
 import { TreeSync } from '../harness/sync.ts'
 // Registers this plugin's own log-only event types before any session is read.
 import '../harness/plugin-events.ts'
@@ -187,6 +194,15 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async outline(agentId: string): Promise<SessionTreeOutline> {
     return this.run(() => this.outlineOf(agentId))
+  }
+
+  /**
+   * `outline` as what changed since an earlier answer (`since`: its `version`; null or another tree's: every
+   * node): what the Tree tab reads after each change, so a jump re-sends no node. No side effects.
+   */
+  @Remote
+  async outlineChanges(agentId: string, since: string | null): Promise<SessionTreeOutlineChanges> {
+    return this.run(() => this.reads.outlineChanges(agentId, since))
   }
 
   /** `outline` in process, as a result (dsh-TUI's scene). Not a remote method. */

@@ -34,6 +34,7 @@ import type {
   SessionTreeLogEntry,
   SessionTreeOptions,
   SessionTreeOutline,
+  SessionTreeOutlineChanges,
   SessionTreeSessionInfo,
   SessionTreeSnapshot,
   SessionTreeView,
@@ -43,7 +44,8 @@ import type {
   TreePosition,
 } from './types.ts'
 import { checkBranchName, checkLabel, checkNodeId, Invalid, isRecord } from './validate.ts'
-import { branchViews, labeledNodes, nodeView, treeInfo, treeOutline, treeView } from './views.ts'
+import { branchViews, labeledNodes, nodeView, treeInfo, treeOutline, treeOutlineChanges, treeView } from './views.ts'
+import { OutlineTracker } from './outline-changes.ts'
 
 export type { TreeCheckpoint, TreeMarks, SessionTreeOptions }
 
@@ -63,6 +65,8 @@ export class SessionTree {
   private readonly state = new TreeState()
   private readonly journal: Journal
   private clonedFrom: ClonedFrom | undefined
+  /** What `outlineChanges` answered last (made on its first call). */
+  private tracker: OutlineTracker | undefined
 
   /**
    * Create an empty tree, or restore one from a versioned snapshot.
@@ -185,6 +189,15 @@ export class SessionTree {
   /** Every node and where each branch ends (no branch paths): O(nodes + branches). */
   outline(): SessionTreeOutline {
     return treeOutline(this.state, this.sessionId)
+  }
+
+  /**
+   * The outline as the nodes changed since `since` (the `version` of an earlier answer of this tree; else
+   * every node): O(nodes) to find them, but only the changed ones are built and sent.
+   */
+  outlineChanges(since: string | null): SessionTreeOutlineChanges {
+    this.tracker ??= new OutlineTracker()
+    return treeOutlineChanges(this.state, this.sessionId, this.tracker, since)
   }
 
   /** Branch names and head ids, in branch creation order. O(branches). */

@@ -240,6 +240,30 @@ export interface SessionTreeOutline {
   readonly branches: readonly BranchOutline[]
 }
 
+/**
+ * The outline as what changed since an earlier answer for the same tree
+ * (`outlineChanges`): a jump or a label re-sends a few nodes, not all of them.
+ * Apply it with `applyOutlineChanges` (`src/outline/`).
+ */
+export interface SessionTreeOutlineChanges {
+  readonly sessionId: string
+  readonly cursor: string | null
+  readonly activeBranch: string
+  readonly selectedNodeId?: string | null
+  readonly branchHeads?: Readonly<Record<string, string>>
+  readonly branches: readonly BranchOutline[]
+  /** What to pass as `since` next time. */
+  readonly version: string
+  /** The `since` these changes apply to; null: `nodes` is the whole list (the `since` given was not this tree's). */
+  readonly base: string | null
+  /** How many nodes the tree holds now (a longer list held is cut to it first). */
+  readonly nodeCount: number
+  /** The positions (in creation order, ascending) of the nodes that changed or are new since `base`; empty when `base` is null. */
+  readonly changedAt: readonly number[]
+  /** The nodes at those positions, in the same order; every node when `base` is null. */
+  readonly nodes: readonly TreeNode[]
+}
+
 /** Result of a cursor move: the new cursor and the messages the model would read. */
 export interface JumpView {
   readonly cursor: string | null

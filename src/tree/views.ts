@@ -9,12 +9,14 @@ import type {
   BranchOutline,
   BranchView,
   SessionTreeOutline,
+  SessionTreeOutlineChanges,
   SessionTreeSessionInfo,
   SessionTreeView,
   TreeNode,
 } from './types.ts'
 import { recordOf, type Mutable } from './validate.ts'
 import type { ClonedFrom } from './snapshot.ts'
+import type { OutlineTracker } from './outline-changes.ts'
 
 /** One node as views serve it. */
 export function nodeView(nodes: Nodes, rec: Rec): TreeNode {
@@ -58,15 +60,38 @@ export function branchOutlines(state: TreeState): BranchOutline[] {
   })
 }
 
-/** What the full view and the outline share: the nodes and where the cursor and branch heads are. */
-function nodesAndPosition(state: TreeState, sessionId: string) {
+/** Where the cursor and the branch heads are. */
+function position(state: TreeState, sessionId: string) {
   return {
     sessionId,
     cursor: state.cursorId,
     activeBranch: state.active,
     selectedNodeId: state.selected?.entry.nodeId ?? null,
     branchHeads: state.branches.record(),
-    nodes: Array.from(state.nodes.all(), (rec) => nodeView(state.nodes, rec)),
+  }
+}
+
+/** What the full view and the outline share: the nodes and where the cursor and branch heads are. */
+function nodesAndPosition(state: TreeState, sessionId: string) {
+  return { ...position(state, sessionId), nodes: Array.from(state.nodes.all(), (rec) => nodeView(state.nodes, rec)) }
+}
+
+/** The outline as the nodes changed since `since` (a version `tracker` gave), the position whole. */
+export function treeOutlineChanges(
+  state: TreeState,
+  sessionId: string,
+  tracker: OutlineTracker,
+  since: string | null,
+): SessionTreeOutlineChanges {
+  const changes = tracker.changes(state.nodes, since)
+  return {
+    ...position(state, sessionId),
+    branches: branchOutlines(state),
+    version: changes.version,
+    base: changes.base,
+    nodeCount: changes.count,
+    changedAt: changes.changedAt,
+    nodes: changes.recs.map((rec) => nodeView(state.nodes, rec)),
   }
 }
 

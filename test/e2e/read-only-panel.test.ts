@@ -84,7 +84,7 @@ describeWeb(
         expect(await page.getByTestId('session-tree-label-form').count()).toBe(0)
         expect(await page.getByTestId('session-tree-fork-form').count()).toBe(0)
         // Sent meanwhile, if anything: reads only (a read-only tab polls for the claim to end).
-        const reads = new Set(['session', 'outline', 'files', 'chatPath', 'lineage', 'compare'])
+        const reads = new Set(['session', 'outline', 'outlineChanges', 'files', 'chatPath', 'lineage', 'compare'])
         expect(attempts.slice(before).filter((m) => !reads.has(m))).toEqual([])
 
         // The other process exits and lets go: the tab turns writable by itself.

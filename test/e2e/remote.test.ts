@@ -33,6 +33,7 @@ import type {
   BranchSummary,
   LinearExport,
   SessionTreeOutline,
+  SessionTreeOutlineChanges,
   SessionTreeView,
   TreeNode,
 } from '../../src/tree/types.ts'
@@ -85,6 +86,7 @@ interface RemoteModule {
 const METHODS = [
   'list',
   'outline',
+  'outlineChanges',
   'session',
   'export',
   'jump',
@@ -399,6 +401,17 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
     // (and without the session's lineage, which `list` adds: test/e2e/lineage.test.ts)
     const { lineage: _lineage, ...listed } = view1 as SessionTreeView & { lineage?: unknown }
     expect(outline).toEqual({ ...listed, branches: view1.branches.map(({ nodeIds: _paths, ...branch }) => branch) })
+    // What the Tree tab reads: the outline whole first, then only what changed since (nothing, here).
+    const whole = await time('reads', () =>
+      callOk<SessionTreeOutlineChanges>('outlineChanges', { agentId: sessionId, since: null }),
+    )
+    const { version, base, nodeCount, changedAt, ...wholeOutline } = whole
+    expect({ base, nodeCount, changedAt }).toEqual({ base: null, nodeCount: outline.nodes.length, changedAt: [] })
+    expect(wholeOutline).toEqual(outline)
+    const since = await time('reads', () =>
+      callOk<SessionTreeOutlineChanges>('outlineChanges', { agentId: sessionId, since: version }),
+    )
+    expect(since).toMatchObject({ base: version, version, nodeCount, changedAt: [], nodes: [] })
     readOnly = { list: view1, session: status1, export: export1 }
     saveArtifact(dsh.artifacts, 'read-only.json', readOnly)
 
@@ -441,6 +454,7 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
         carry: { agentId: ghost, request: { from: a1 } },
         list: { agentId: ghost },
         outline: { agentId: ghost },
+        outlineChanges: { agentId: ghost, since: null },
         session: { agentId: ghost },
         export: { agentId: ghost },
         jump: { agentId: ghost, nodeId: a1 },

@@ -7,7 +7,13 @@ import { SessionTree, type TreeResult } from '../../src/tree/index.ts'
 import { compare } from '../../src/tree/compare.ts'
 import { boundedComparison } from '../../src/service/compare-wire.ts'
 import type { Result, TreeRemote } from '../../src/client/controller.ts'
-import type { ForkResult, MoveResult, SessionStatus, SessionTreeOutline } from '../../src/types.ts'
+import type {
+  ForkResult,
+  MoveResult,
+  SessionStatus,
+  SessionTreeOutline,
+  SessionTreeOutlineChanges,
+} from '../../src/types.ts'
 import { user, assistant, value } from './messages.ts'
 
 const wrap = <T>(r: TreeResult<T>): Result<T> =>
@@ -70,7 +76,7 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
           ...fake.status,
         } as SessionStatus,
       })),
-    outline: () => guard('outline', () => ({ ok: true, value: tree.outline() })),
+    outlineChanges: (_a, since) => guard('outlineChanges', () => ({ ok: true, value: tree.outlineChanges(since) })),
     export: () => guard('export', () => wrap(tree.linearExport())),
     jump: (_a, nodeId) => guard('jump', () => move(tree.jump(nodeId))),
     fork: (_a, nodeId, branch) => guard('fork', () => fork(nodeId, branch)),
@@ -154,4 +160,10 @@ export function realBigView(n: number, sides: number = Math.floor((n * 0.15) / 6
   })
   value(tree.jump(head))
   return tree.outline()
+}
+
+/** A fixed outline as a whole `outlineChanges` answer (a fake remote serving a view no tree holds). */
+export function wholeOutline(view: SessionTreeOutline): SessionTreeOutlineChanges {
+  const { nodes, ...position } = view
+  return { ...position, version: 'fixed:1', base: null, nodeCount: nodes.length, changedAt: [], nodes }
 }

@@ -86,7 +86,16 @@ export async function openPaintPage(browser: Browser, bundle: string): Promise<P
               })),
             }
           : given
-      const wire = json || JSON.stringify(view)
+      // The panel reads `outlineChanges`; its first read is the whole outline (`base` null).
+      const { nodes: all, ...position } = view
+      const wire = JSON.stringify({
+        ...position,
+        version: 'paint:1',
+        base: null,
+        nodeCount: all.length,
+        changedAt: [],
+        nodes: all,
+      })
       const exports = w.__registration.factory(w.__hostRequire)
       const registered: Array<{ options: any; component: any }> = []
       const descriptors = new Map<string, any>()
@@ -107,14 +116,14 @@ export async function openPaintPage(browser: Browser, bundle: string): Promise<P
           sidecarWarnings: [],
         }),
         // As off the wire: the JSON text is parsed inside the call, then validated.
-        outline: () => JSON.parse(wire),
+        outlineChanges: () => JSON.parse(wire),
         // The panel sends every call through `attempt` (src/service/attempt.ts): named wire args, the
         // result as JSON text, which the panel's decoder parses and validates; the outline's text is the wire text.
         attempt: (method: string, args: Record<string, unknown>) => ({
           format: 'dsh-session-tree/attempt@2',
           ok: true,
           json:
-            method === 'outline'
+            method === 'outlineChanges'
               ? wire
               : JSON.stringify(
                   handlers[method]!(...descriptors.get(method).parameters.map((p: { wire: string }) => args[p.wire])),

@@ -51,9 +51,9 @@ function fakeRemote(tree: SessionTree) {
       }
       return { ok: true, value: status }
     },
-    async outline() {
-      calls.push('outline')
-      return { ok: true, value: tree.outline() }
+    async outlineChanges(_a, since) {
+      calls.push('outlineChanges')
+      return { ok: true, value: tree.outlineChanges(since) }
     },
     async export() {
       calls.push('export')
@@ -133,13 +133,13 @@ describe('TreeController', () => {
     expect(controller.getSnapshot()).toMatchObject({ phase: 'ready', generation: 1 })
     expect(controller.getSnapshot().view?.nodes).toHaveLength(4)
     // The first load asks for both at once; later polls ask for `session` only.
-    expect([...fake.calls].sort()).toEqual(['outline', 'session'])
+    expect([...fake.calls].sort()).toEqual(['outlineChanges', 'session'])
     await vi.advanceTimersByTimeAsync(3000)
     expect(fake.calls.slice(2)).toEqual(['session', 'session', 'session'])
     const before = controller.getSnapshot()
     tree.append(user('q3'))
     await vi.advanceTimersByTimeAsync(1000)
-    expect(fake.calls.slice(-2)).toEqual(['session', 'outline'])
+    expect(fake.calls.slice(-2)).toEqual(['session', 'outlineChanges'])
     expect(controller.getSnapshot().view?.nodes).toHaveLength(5)
     expect(controller.getSnapshot().generation).toBe(before.generation + 1)
     expect(controller.getSnapshot().view?.cursor).not.toBe(ids[3])
@@ -226,7 +226,7 @@ describe('TreeController', () => {
     expect(await controller.summarize('alt')).toBe(true)
     const exported = await controller.exportLinear()
     expect(exported?.sessionId).toBe('s')
-    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([
+    expect(fake.calls.filter((c) => !['session', 'outlineChanges'].includes(c))).toEqual([
       `jump:${ids[1]}`,
       `fork:${ids[1]}:alt`,
       `fork:${ids[1]}:alt`,
@@ -427,7 +427,7 @@ describe('TreeController with the push channel', () => {
     const before = fake.calls.length
     channel.push(`1:${tree.logSeq}`)
     await settle()
-    expect(fake.calls.slice(before).sort()).toEqual(['outline', 'session'])
+    expect(fake.calls.slice(before).sort()).toEqual(['outlineChanges', 'session'])
     held.release()
     await settle()
     expect(controller.getSnapshot().view?.nodes.some((n) => n.message?.content === 'q3')).toBe(true)

@@ -15,7 +15,7 @@ import { OpenTreeAction, openTreeTab } from '../../../src/client/OpenTreeAction.
 import { apply, inject } from '../../../src/client/index.ts'
 import type { HostLocale } from '../../../src/client/i18n.ts'
 import { PLUGIN_ID } from '../../../src/client/stylesheet.ts'
-import { fakeRemote, realBigView, smallTree, type FakeRemote } from '../../support/client-fixtures.ts'
+import { fakeRemote, realBigView, smallTree, wholeOutline, type FakeRemote } from '../../support/client-fixtures.ts'
 import { attemptOver } from '../../support/attempt-fixture.ts'
 import { panelDom } from '../../support/panel-dom.ts'
 import { assistant, user, value } from '../../support/messages.ts'
@@ -124,7 +124,7 @@ describe('TreePanel', () => {
           surfaceMode: 'stock',
         },
       }),
-      outline: async () => ({ ok: true, value: view }),
+      outlineChanges: async () => ({ ok: true, value: wholeOutline(view) }),
     }
     // jsdom has no layout: give the tree a viewport of 20 rows.
     Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 560 })
@@ -174,7 +174,7 @@ describe('TreePanel', () => {
     await press(list, 'ArrowDown')
     expect(rowOf(el, ids.a1).getAttribute('aria-selected')).toBe('true')
     // Selecting previews without side effects.
-    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([])
+    expect(fake.calls.filter((c) => !['session', 'outlineChanges'].includes(c))).toEqual([])
     expect(el.querySelector('[data-testid="session-tree-preview-text"]')!.textContent).toBe('first answer')
     // Enter jumps; the tree then shows the new cursor.
     await press(list, 'Enter')
@@ -390,7 +390,7 @@ describe('TreePanel while another process writes the tree', () => {
     await press(list, 'ArrowDown')
     expect(rowOf(el, ids.a1).getAttribute('aria-selected')).toBe('true')
     for (const key of ['Enter', 'f', 'l', '[', ']']) await press(list, key)
-    expect(fake.calls.filter((c) => !['session', 'outline'].includes(c))).toEqual([])
+    expect(fake.calls.filter((c) => !['session', 'outlineChanges'].includes(c))).toEqual([])
     expect(el.querySelector('form'), 'no fork or label form opened').toBeNull()
     // Reading still works: the preview shows the selected node.
     expect(el.querySelector('[data-testid="session-tree-preview-text"]')!.textContent).toBe('first answer')
@@ -524,6 +524,7 @@ describe('client entry', () => {
         'label',
         'list',
         'outline',
+        'outlineChanges',
         'restore',
         'restoreDiff',
         'restorePreview',

@@ -106,6 +106,7 @@ function paramSchema(method: string, wire: string): z.ZodType {
 const WIRE = {
   list: ['agentId'],
   outline: ['agentId'],
+  outlineChanges: ['agentId', 'since'],
   session: ['agentId'],
   export: ['agentId'],
   jump: ['agentId', 'nodeId'],
@@ -144,6 +145,17 @@ const METHODS = Object.keys(WIRE) as Method[]
 const REQUIRED: Record<Method, readonly string[]> = {
   list: ['sessionId', 'cursor', 'activeBranch', 'nodes', 'branches'],
   outline: ['sessionId', 'cursor', 'activeBranch', 'nodes', 'branches'],
+  outlineChanges: [
+    'sessionId',
+    'cursor',
+    'activeBranch',
+    'branches',
+    'version',
+    'base',
+    'nodeCount',
+    'changedAt',
+    'nodes',
+  ],
   session: [
     'sessionId',
     'nodeCount',
@@ -301,6 +313,7 @@ beforeAll(async () => {
   const a1 = first.nodes.find((n) => n.summary === 'a1')!.nodeId
   const q2 = first.nodes.find((n) => n.summary === 'q2')!.nodeId
   record('outline', await service.outline(id))
+  const whole = record('outlineChanges', await service.outlineChanges(id, null))
   record('session', await service.session(id))
   record('export', await service.export(id))
   record('chatPath', await service.chatPath(id))
@@ -324,6 +337,7 @@ beforeAll(async () => {
   record('jump', await service.jump(id, q2))
   record('list', await service.list(id))
   record('outline', await service.outline(id))
+  record('outlineChanges', await service.outlineChanges(id, whole.version))
   record('session', await service.session(id))
   record('export', await service.export(id))
   record('chatPath', await service.chatPath(id))
