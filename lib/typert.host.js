@@ -1183,11 +1183,6 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
 })).readonly(),
   'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
 })]).readonly().optional(),
-  'sessionId': z.string().readonly(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'activeBranch': z.string().readonly(),
-  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
-  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
   'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
   'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
@@ -1264,6 +1259,11 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+  'sessionId': z.string().readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'activeBranch': z.string().readonly(),
+  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema = z.string()
@@ -1283,11 +1283,6 @@ const dsh_session_tree_sessionTree_openAsNewSession_result$schema = z.object({
 })
 const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_outline_result$schema = z.object({
-  'sessionId': z.string().readonly(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'activeBranch': z.string().readonly(),
-  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
-  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
   'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
   'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
@@ -1363,15 +1358,15 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
-})
-const dsh_session_tree_sessionTree_outlineChanges_parameter_0$schema = z.string()
-const dsh_session_tree_sessionTree_outlineChanges_parameter_1$schema = z.union([z.literal(null), z.string()])
-const dsh_session_tree_sessionTree_outlineChanges_result$schema = z.object({
   'sessionId': z.string().readonly(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'activeBranch': z.string().readonly(),
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_outlineChanges_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_outlineChanges_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_outlineChanges_result$schema = z.object({
   'branches': z.array(z.object({
   'name': z.string().readonly(),
   'headId': z.string().readonly(),
@@ -1451,6 +1446,11 @@ const dsh_session_tree_sessionTree_outlineChanges_result$schema = z.object({
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
+  'sessionId': z.string().readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'activeBranch': z.string().readonly(),
+  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_restore_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_restore_parameter_1$schema = z.object({
@@ -3985,11 +3985,11 @@ export const TYPERT = {
           },
           {
             "name": "SessionTreeOutline",
-            "declaration": "export interface SessionTreeOutline {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchOutline[];\n}"
+            "declaration": "export interface SessionTreeOutline extends TreePlace {\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchOutline[];\n}"
           },
           {
             "name": "SessionTreeOutlineChanges",
-            "declaration": "export interface SessionTreeOutlineChanges {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly branches: readonly BranchOutline[];\n    readonly version: string;\n    readonly base: string | null;\n    readonly nodeCount: number;\n    readonly changedAt: readonly number[];\n    readonly nodes: readonly TreeNode[];\n}"
+            "declaration": "export interface SessionTreeOutlineChanges extends TreePlace {\n    readonly branches: readonly BranchOutline[];\n    readonly version: string;\n    readonly base: string | null;\n    readonly nodeCount: number;\n    readonly changedAt: readonly number[];\n    readonly nodes: readonly TreeNode[];\n}"
           },
           {
             "name": "SessionTreeSessionInfo",
@@ -4001,7 +4001,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionTreeView",
-            "declaration": "export interface SessionTreeView {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchView[];\n}"
+            "declaration": "export interface SessionTreeView extends TreePlace {\n    readonly nodes: readonly TreeNode[];\n    readonly branches: readonly BranchView[];\n}"
           },
           {
             "name": "SessionWorkspace",
@@ -4194,6 +4194,10 @@ export const TYPERT = {
           {
             "name": "TreeNode",
             "declaration": "export interface TreeNode extends EntryFields {\n    readonly type: TreeEntryType;\n    readonly replaces?: readonly string[];\n    readonly branch: string;\n    readonly forkCount?: number;\n}"
+          },
+          {
+            "name": "TreePlace",
+            "declaration": "export interface TreePlace {\n    readonly sessionId: string;\n    readonly cursor: string | null;\n    readonly activeBranch: string;\n    readonly selectedNodeId?: string | null;\n    readonly branchHeads?: Readonly<Record<string, string>>;\n}"
           },
           {
             "name": "TreePosition",

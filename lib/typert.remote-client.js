@@ -1183,11 +1183,6 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
 })).readonly(),
   'problem': z.union([z.undefined(), z.string()]).readonly().optional(),
 })]).readonly().optional(),
-  'sessionId': z.string().readonly(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'activeBranch': z.string().readonly(),
-  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
-  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
   'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
   'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
@@ -1264,6 +1259,11 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
+  'sessionId': z.string().readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'activeBranch': z.string().readonly(),
+  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema = z.string()
@@ -1283,11 +1283,6 @@ const dsh_session_tree_sessionTree_openAsNewSession_result$schema = z.object({
 })
 const dsh_session_tree_sessionTree_outline_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_outline_result$schema = z.object({
-  'sessionId': z.string().readonly(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'activeBranch': z.string().readonly(),
-  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
-  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
   'nodes': z.array(z.object({
   'type': z.union([z.literal("message"), z.literal("tool_call"), z.literal("tool_result"), z.literal("model_change"), z.literal("compaction"), z.literal("branch_summary"), z.literal("custom")]).readonly(),
   'replaces': z.union([z.undefined(), z.array(z.string())]).readonly().optional(),
@@ -1363,15 +1358,15 @@ const dsh_session_tree_sessionTree_outline_result$schema = z.object({
   'createdAt': z.string().readonly(),
 })]).readonly().optional(),
 })).readonly(),
-})
-const dsh_session_tree_sessionTree_outlineChanges_parameter_0$schema = z.string()
-const dsh_session_tree_sessionTree_outlineChanges_parameter_1$schema = z.union([z.literal(null), z.string()])
-const dsh_session_tree_sessionTree_outlineChanges_result$schema = z.object({
   'sessionId': z.string().readonly(),
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'activeBranch': z.string().readonly(),
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_outlineChanges_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_outlineChanges_parameter_1$schema = z.union([z.literal(null), z.string()])
+const dsh_session_tree_sessionTree_outlineChanges_result$schema = z.object({
   'branches': z.array(z.object({
   'name': z.string().readonly(),
   'headId': z.string().readonly(),
@@ -1451,6 +1446,11 @@ const dsh_session_tree_sessionTree_outlineChanges_result$schema = z.object({
   'injected': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
+  'sessionId': z.string().readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'activeBranch': z.string().readonly(),
+  'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_restore_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_restore_parameter_1$schema = z.object({

@@ -214,13 +214,17 @@ export interface BranchView extends BranchOutline {
 export type { BranchSummary, SummaryFailure, SummaryUsage } from './summary-types.ts'
 import type { BranchSummary } from './summary-types.ts'
 
-/** Full read view served to the panel. */
-export interface SessionTreeView {
+/** Where a tree stands: its cursor, active branch and branch heads (what every view of it carries). */
+export interface TreePlace {
   readonly sessionId: string
   readonly cursor: string | null
   readonly activeBranch: string
   readonly selectedNodeId?: string | null
   readonly branchHeads?: Readonly<Record<string, string>>
+}
+
+/** Full read view served to the panel. */
+export interface SessionTreeView extends TreePlace {
   readonly nodes: readonly TreeNode[]
   readonly branches: readonly BranchView[]
 }
@@ -230,12 +234,7 @@ export interface SessionTreeView {
  * What a panel needs, at O(nodes + branches) — `list` repeats each branch's
  * whole path, O(branches × depth).
  */
-export interface SessionTreeOutline {
-  readonly sessionId: string
-  readonly cursor: string | null
-  readonly activeBranch: string
-  readonly selectedNodeId?: string | null
-  readonly branchHeads?: Readonly<Record<string, string>>
+export interface SessionTreeOutline extends TreePlace {
   readonly nodes: readonly TreeNode[]
   readonly branches: readonly BranchOutline[]
 }
@@ -245,12 +244,7 @@ export interface SessionTreeOutline {
  * (`outlineChanges`): a jump or a label re-sends a few nodes, not all of them.
  * Apply it with `applyOutlineChanges` (`src/outline/`).
  */
-export interface SessionTreeOutlineChanges {
-  readonly sessionId: string
-  readonly cursor: string | null
-  readonly activeBranch: string
-  readonly selectedNodeId?: string | null
-  readonly branchHeads?: Readonly<Record<string, string>>
+export interface SessionTreeOutlineChanges extends TreePlace {
   readonly branches: readonly BranchOutline[]
   /** What to pass as `since` next time. */
   readonly version: string

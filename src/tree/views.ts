@@ -13,6 +13,7 @@ import type {
   SessionTreeSessionInfo,
   SessionTreeView,
   TreeNode,
+  TreePlace,
 } from './types.ts'
 import { recordOf, type Mutable } from './validate.ts'
 import type { ClonedFrom } from './snapshot.ts'
@@ -61,7 +62,7 @@ export function branchOutlines(state: TreeState): BranchOutline[] {
 }
 
 /** Where the cursor and the branch heads are. */
-function position(state: TreeState, sessionId: string) {
+function position(state: TreeState, sessionId: string): TreePlace {
   return {
     sessionId,
     cursor: state.cursorId,
