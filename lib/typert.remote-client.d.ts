@@ -3,7 +3,7 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, SessionTreeOutlineChanges, TreeNode } from 'dsh-session-tree/tree'
-import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportRequest, ImportResult, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WatchAnswer, WatchRequest, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportRequest, ImportResult, MoveBrief, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WatchAnswer, WatchRequest, WireMoveRequest, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -30,6 +30,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     jumpWith: (agentId: string, nodeId: string | null, options: TreeMoveOptions) => Promise<MoveResult>
     label: (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     list: (agentId: string) => Promise<SessionTreeListing>
+    moveBrief: (agentId: string, move: WireMoveRequest) => Promise<MoveBrief>
     openAsNewSession: (agentId: string, nodeId: string) => Promise<NewSessionResult>
     outline: (agentId: string) => Promise<SessionTreeOutline>
     outlineChanges: (agentId: string, since: string | null) => Promise<SessionTreeOutlineChanges>
@@ -65,6 +66,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/jumpWith': (agentId: string, nodeId: string | null, options: TreeMoveOptions) => Promise<MoveResult>
     'sessionTree/label': (agentId: string, nodeId: string, label: string | null) => Promise<TreeNode>
     'sessionTree/list': (agentId: string) => Promise<SessionTreeListing>
+    'sessionTree/moveBrief': (agentId: string, move: WireMoveRequest) => Promise<MoveBrief>
     'sessionTree/openAsNewSession': (agentId: string, nodeId: string) => Promise<NewSessionResult>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
     'sessionTree/outlineChanges': (agentId: string, since: string | null) => Promise<SessionTreeOutlineChanges>

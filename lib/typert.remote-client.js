@@ -26,6 +26,14 @@ const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
 })])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
   'summary': z.union([z.undefined(), z.object({
@@ -61,14 +69,6 @@ const dsh_session_tree_sessionTree_back_result$schema = z.object({
   'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
   'message': z.string().readonly(),
 })]).readonly().optional(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'messages': z.array(z.object({
-  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'content': z.string().readonly(),
-  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
-})).readonly(),
-  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_carry_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_carry_parameter_1$schema = z.object({
@@ -785,6 +785,12 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'cursor': z.string().readonly(),
   'branch': z.string().readonly(),
   'forkCount': z.number().readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
   'summary': z.union([z.undefined(), z.object({
@@ -820,12 +826,6 @@ const dsh_session_tree_sessionTree_fork_result$schema = z.object({
   'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
   'message': z.string().readonly(),
 })]).readonly().optional(),
-  'messages': z.array(z.object({
-  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'content': z.string().readonly(),
-  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
-})).readonly(),
 })
 const dsh_session_tree_sessionTree_forkWith_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_forkWith_parameter_1$schema = z.string()
@@ -846,50 +846,12 @@ const dsh_session_tree_sessionTree_forkWith_result$schema = z.object({
   'cursor': z.string().readonly(),
   'branch': z.string().readonly(),
   'forkCount': z.number().readonly(),
-  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
-  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'summary': z.union([z.undefined(), z.object({
-  'branch': z.string().readonly(),
-  'nodeId': z.string().readonly(),
-  'summary': z.string().readonly(),
-  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
-  'failure': z.union([z.undefined(), z.object({
-  'code': z.string().readonly(),
-  'message': z.string().readonly(),
-})]).readonly().optional(),
-  'usage': z.union([z.undefined(), z.object({
-  'inputTokens': z.number().readonly(),
-  'outputTokens': z.number().readonly(),
-  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
-  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
-})]).readonly().optional(),
-  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'createdAt': z.string().readonly(),
-})]).readonly().optional(),
-  'switch': z.union([z.undefined(), z.object({
-  'appendedEvents': z.number().readonly(),
-  'copies': z.number().readonly(),
-  'shadowed': z.number().readonly(),
-  'noop': z.boolean().readonly(),
-})]).readonly().optional(),
-  'notDurable': z.union([z.undefined(), z.object({
-  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
-  'message': z.string().readonly(),
-})]).readonly().optional(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
   'name': z.union([z.undefined(), z.string()]).readonly().optional(),
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
-})
-const dsh_session_tree_sessionTree_forward_parameter_0$schema = z.string()
-const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
   'summary': z.union([z.undefined(), z.object({
@@ -925,6 +887,9 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
   'message': z.string().readonly(),
 })]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_forward_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
@@ -933,6 +898,41 @@ const dsh_session_tree_sessionTree_forward_result$schema = z.object({
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_gc_parameter_0$schema = z.boolean()
 const dsh_session_tree_sessionTree_gc_result$schema = z.object({
@@ -1008,6 +1008,14 @@ const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_jump_result$schema = z.object({
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
   'summary': z.union([z.undefined(), z.object({
@@ -1043,14 +1051,6 @@ const dsh_session_tree_sessionTree_jump_result$schema = z.object({
   'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
   'message': z.string().readonly(),
 })]).readonly().optional(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'messages': z.array(z.object({
-  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'content': z.string().readonly(),
-  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
-})).readonly(),
-  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_jumpWith_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jumpWith_parameter_1$schema = z.union([z.literal(null), z.string()])
@@ -1067,6 +1067,14 @@ const dsh_session_tree_sessionTree_jumpWith_parameter_2$schema = z.object({
 })]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_jumpWith_result$schema = z.object({
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
   'summary': z.union([z.undefined(), z.object({
@@ -1102,14 +1110,6 @@ const dsh_session_tree_sessionTree_jumpWith_result$schema = z.object({
   'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
   'message': z.string().readonly(),
 })]).readonly().optional(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'messages': z.array(z.object({
-  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'content': z.string().readonly(),
-  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
-})).readonly(),
-  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_label_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_label_parameter_1$schema = z.string()
@@ -1264,6 +1264,61 @@ const dsh_session_tree_sessionTree_list_result$schema = z.object({
   'activeBranch': z.string().readonly(),
   'selectedNodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
   'branchHeads': z.union([z.undefined(), z.record(z.string(), z.string()).readonly()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_moveBrief_parameter_0$schema = z.string()
+const dsh_session_tree_sessionTree_moveBrief_parameter_1$schema = z.object({
+  'summary': z.union([z.undefined(), z.object({
+  'kind': z.literal("none").readonly(),
+}), z.object({
+  'kind': z.literal("summarize").readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+}), z.object({
+  'kind': z.literal("custom").readonly(),
+  'instructions': z.string().readonly(),
+  'carry': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+})]).readonly().optional(),
+  'kind': z.union([z.literal("fork"), z.literal("jump"), z.literal("back"), z.literal("forward")]).readonly(),
+  'nodeId': z.union([z.undefined(), z.literal(null), z.string()]).readonly().optional(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+})
+const dsh_session_tree_sessionTree_moveBrief_result$schema = z.object({
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
+  'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'summary': z.union([z.undefined(), z.object({
+  'branch': z.string().readonly(),
+  'nodeId': z.string().readonly(),
+  'summary': z.string().readonly(),
+  'model': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'provider': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fallback': z.union([z.undefined(), z.literal(false), z.literal(true)]).readonly().optional(),
+  'failure': z.union([z.undefined(), z.object({
+  'code': z.string().readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
+  'usage': z.union([z.undefined(), z.object({
+  'inputTokens': z.number().readonly(),
+  'outputTokens': z.number().readonly(),
+  'cacheReadTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'cacheWriteTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+  'reasoningTokens': z.union([z.undefined(), z.number()]).readonly().optional(),
+})]).readonly().optional(),
+  'instructions': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'fromNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'carriedNodeId': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'createdAt': z.string().readonly(),
+})]).readonly().optional(),
+  'switch': z.union([z.undefined(), z.object({
+  'appendedEvents': z.number().readonly(),
+  'copies': z.number().readonly(),
+  'shadowed': z.number().readonly(),
+  'noop': z.boolean().readonly(),
+})]).readonly().optional(),
+  'notDurable': z.union([z.undefined(), z.object({
+  'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
+  'message': z.string().readonly(),
+})]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_openAsNewSession_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_openAsNewSession_parameter_1$schema = z.string()
@@ -1469,6 +1524,14 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
   'target': z.union([z.literal(null), z.string()]).readonly(),
   'move': z.union([z.undefined(), z.object({
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
+  'messages': z.array(z.object({
+  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
+  'content': z.string().readonly(),
+  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
+  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
+})).readonly(),
+  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
   'summary': z.union([z.undefined(), z.object({
@@ -1504,14 +1567,6 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'code': z.union([z.literal("SIDECAR_IO"), z.literal("INTERNAL")]).readonly(),
   'message': z.string().readonly(),
 })]).readonly().optional(),
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'messages': z.array(z.object({
-  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'content': z.string().readonly(),
-  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
-})).readonly(),
-  'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
 })]).readonly().optional(),
   'files': z.union([z.undefined(), z.object({
   'id': z.string().readonly(),
@@ -2726,6 +2781,40 @@ export const TYPERT_REMOTE = {
         mode: 'strict',
         typeSymbol: 'dsh-session-tree/types#SessionTreeListing',
         schema: dsh_session_tree_sessionTree_list_result$schema,
+      },
+    },
+    {
+      id: 'dsh-session-tree#sessionTree/moveBrief',
+      service: 'sessionTree',
+      namespace: 'sessionTree',
+      method: 'moveBrief',
+      invocation: { kind: 'direct' },
+      parameters: [
+        {
+          name: 'agentId',
+          wire: 'agentId',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree#sessionTree/moveBrief:agentId',
+            schema: dsh_session_tree_sessionTree_moveBrief_parameter_0$schema,
+          },
+        },
+        {
+          name: 'move',
+          wire: 'move',
+          source: 'json',
+          codec: {
+            mode: 'strict',
+            typeSymbol: 'dsh-session-tree/types#WireMoveRequest',
+            schema: dsh_session_tree_sessionTree_moveBrief_parameter_1$schema,
+          },
+        },
+      ],
+      result: {
+        mode: 'strict',
+        typeSymbol: 'dsh-session-tree/types#MoveBrief',
+        schema: dsh_session_tree_sessionTree_moveBrief_result$schema,
       },
     },
     {

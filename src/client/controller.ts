@@ -9,15 +9,15 @@
  */
 import type {
   BranchSummary,
-  ForkResult,
   LinearExport,
-  MoveResult,
+  MoveBrief,
+  MoveOutcome,
   SessionStatus,
   SessionTreeOutline,
   TreeNode,
   CompareResult,
   TreeMove,
-  TreeMoveOptions,
+  WireMoveRequest,
 } from '../types.ts'
 import { PolledStore } from './polled-store.ts'
 import { errorMessage } from '../tree/errors.ts'
@@ -36,15 +36,10 @@ export type Result<T> =
 export interface TreeRemote extends OutlineRemote {
   session(agentId: string): Promise<Result<SessionStatus>>
   export(agentId: string): Promise<Result<LinearExport>>
-  jump(agentId: string, nodeId: string | null): Promise<Result<MoveResult>>
-  fork(agentId: string, nodeId: string, branch: string): Promise<Result<ForkResult>>
-  back(agentId: string): Promise<Result<MoveResult>>
-  forward(agentId: string): Promise<Result<MoveResult>>
+  /** Any conversation move as one value (`service/tree-move.ts`), answered without the model's history. */
+  moveBrief(agentId: string, move: WireMoveRequest): Promise<Result<MoveBrief>>
   label(agentId: string, nodeId: string, label: string | null): Promise<Result<TreeNode>>
   summarize(agentId: string, branch: string): Promise<Result<BranchSummary>>
-  /** A move that summarizes what it leaves. */
-  jumpWith(agentId: string, nodeId: string | null, options: TreeMoveOptions): Promise<Result<MoveResult>>
-  forkWith(agentId: string, nodeId: string, branch: string, options: TreeMoveOptions): Promise<Result<ForkResult>>
   compare(agentId: string, a: string, b: string): Promise<Result<CompareResult>>
 }
 
@@ -59,7 +54,7 @@ export type ActionKind = 'jump' | 'fork' | 'label' | 'summarize' | 'back' | 'for
 export type Notice =
   | {
       readonly kind: 'jump' | 'back' | 'forward'
-      readonly mode: MoveResult['mode']
+      readonly mode: MoveOutcome['mode']
       readonly snappedFrom?: string
       readonly appendedEvents?: number
       readonly summary?: BranchSummary
@@ -67,7 +62,7 @@ export type Notice =
   | {
       readonly kind: 'fork'
       readonly branch: string
-      readonly mode: MoveResult['mode']
+      readonly mode: MoveOutcome['mode']
       readonly appendedEvents?: number
       readonly summary?: BranchSummary
     }
@@ -116,27 +111,24 @@ function errorOf(reason: unknown): PanelError {
 }
 
 /** The events a move appended to the session log, for its notice (none when nothing was switched). */
-function switched(move: MoveResult): { appendedEvents?: number; summary?: BranchSummary } {
+function switched(move: MoveOutcome): { appendedEvents?: number; summary?: BranchSummary } {
   return {
     ...(move.switch ? { appendedEvents: move.switch.appendedEvents } : {}),
     ...(move.summary ? { summary: move.summary } : {}),
   }
 }
 
-/** The seed contract's method for each kind of move (`jumpWith`/`forkWith` when it summarizes what it leaves). */
-function remoteMove(r: TreeRemote, agentId: string, move: TreeMove): Promise<Result<MoveResult | ForkResult>> {
-  const options = move.summary !== undefined && move.summary.kind !== 'none' ? { summary: move.summary } : undefined
+/** A move as `moveBrief`'s one wire value: its kind, target and branch, and the summary when one is asked for. */
+function wireMove(move: TreeMove): WireMoveRequest {
+  const summary = move.summary !== undefined && move.summary.kind !== 'none' ? { summary: move.summary } : {}
   switch (move.kind) {
     case 'jump':
-      return options ? r.jumpWith(agentId, move.nodeId, options) : r.jump(agentId, move.nodeId)
+      return { kind: 'jump', nodeId: move.nodeId, ...summary }
     case 'fork':
-      return options
-        ? r.forkWith(agentId, move.nodeId, move.branch, options)
-        : r.fork(agentId, move.nodeId, move.branch)
+      return { kind: 'fork', nodeId: move.nodeId, branch: move.branch, ...summary }
     case 'back':
-      return r.back(agentId)
     case 'forward':
-      return r.forward(agentId)
+      return { kind: move.kind }
   }
 }
 
@@ -224,12 +216,12 @@ export class TreeController extends PolledStore<PanelState> {
    */
   move(move: TreeMove): Promise<boolean> {
     const summarized = move.summary !== undefined && move.summary.kind !== 'none'
-    return this.act<MoveResult | ForkResult>(
+    return this.act<MoveBrief>(
       move.kind,
-      (r) => remoteMove(r, this.agentId, move),
+      (r) => r.moveBrief(this.agentId, wireMove(move)),
       (v) =>
         move.kind === 'fork'
-          ? { kind: 'fork', branch: (v as ForkResult).branch, mode: v.mode, ...switched(v) }
+          ? { kind: 'fork', branch: v.branch ?? move.branch, mode: v.mode, ...switched(v) }
           : {
               kind: move.kind,
               mode: v.mode,

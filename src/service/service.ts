@@ -47,6 +47,7 @@ import { SessionQueue } from './queue.ts'
 import type { ChatPath } from './chat-path.ts'
 import type {
   ForkResult,
+  MoveBrief,
   MoveResult,
   SessionStatus,
   SessionTreeListing,
@@ -55,6 +56,7 @@ import type {
   TreeMoveOptions,
   WatchAnswer,
   WatchRequest,
+  WireMoveRequest,
 } from './wire.ts'
 import { checkMove, movesFiles, type TreeMove } from './tree-move.ts'
 import { RevisionWatch } from './changes.ts'
@@ -319,6 +321,30 @@ export class SessionTreeService extends TypertRemoteService {
   @Remote
   async forward(agentId: string): Promise<MoveResult> {
     return this.moved(agentId, { kind: 'forward' })
+  }
+
+  /**
+   * Any conversation move as one value (`tree-move.ts`: kind, target, branch, summary), answered without the
+   * model's history: what the Tree tab sends (the history is megabytes on a long session, and it does not show
+   * it). Files go along through `restore`.
+   */
+  @Remote
+  async moveBrief(agentId: string, move: WireMoveRequest): Promise<MoveBrief> {
+    return this.run(async () => {
+      const checked = checkMove(move)
+      if (!checked.ok) return checked
+      if (checked.value.files !== undefined || checked.value.conflicts !== undefined)
+        return fail('INVALID_ARGUMENT', 'moveBrief moves the conversation only (files go through restore)')
+      const moved = await this.move(agentId, checked.value)
+      if (!moved.ok) return moved
+      // A fork's answer also carries its fork count, which the brief leaves out with the history.
+      const {
+        messages: _history,
+        forkCount: _forks,
+        ...brief
+      } = moved.value.move! as MoveResult & { forkCount?: number }
+      return ok(brief)
+    })
   }
 
   // ------------------------------------------------------------ annotation

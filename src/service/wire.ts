@@ -8,6 +8,7 @@ import type { LogWarning, QuarantinedEvent, SidecarWarning } from '../harness/wa
 import type { SurfaceMode } from '../surface/mode.ts'
 import type { GcResult, SessionLineageView } from './lineage-wire.ts'
 import type { ContextFit } from './context-fit.ts'
+import type { WireMove } from './tree-move.ts'
 
 /** How a caller asks for a summary of the part a move leaves (`none` by default). */
 export type SummaryChoice =
@@ -68,8 +69,8 @@ export interface SessionTreeListing extends SessionTreeView {
   readonly lineage?: SessionLineageView
 }
 
-/** Result of a cursor move (`jump`, `back`, `forward`, and `fork`'s move). */
-export interface MoveResult extends JumpView {
+/** What a move did, besides the history it selected (`MoveResult` adds that; `moveBrief` answers without it). */
+export interface MoveOutcome {
   /** The surface mode that handled the move. */
   readonly mode: SurfaceMode
   /** The node asked for, when it sat inside a tool exchange and the move went to the exchange's end. */
@@ -98,6 +99,24 @@ export interface MoveResult extends JumpView {
     readonly code: 'SIDECAR_IO' | 'INTERNAL'
     readonly message: string
   }
+}
+
+/** Result of a cursor move (`jump`, `back`, `forward`, and `fork`'s move). */
+export interface MoveResult extends JumpView, MoveOutcome {}
+
+/**
+ * `moveBrief`'s answer: where the move went and what it did, without the model's history (`messages`), which
+ * the Tree tab does not show and which is megabytes on a long session.
+ */
+export interface MoveBrief extends MoveOutcome {
+  readonly cursor: string | null
+  /** Active branch after the move. */
+  readonly branch?: string
+}
+
+/** `moveBrief`'s argument: one move as a value (`tree-move.ts`), with the summary of what it leaves. */
+export interface WireMoveRequest extends WireMove {
+  readonly summary?: SummaryChoice
 }
 
 /** Options of `jump` and `fork`. */

@@ -106,6 +106,7 @@ type Method =
   | (typeof LINEAGE_METHODS)[number]
   | (typeof EDGE_METHODS)[number]
   | (typeof LIVE_METHODS)[number]
+  | (typeof PANEL_METHODS)[number]
 /** Comparing two nodes: the conversation (compare.test.ts) and the checkpointed files (issue 24.3, workspace-panel.test.ts). */
 const COMPARE_METHODS = ['compare', 'compareFiles', 'compareFileDiff'] as const
 /** Import and export (their own suite: test/e2e/interchange.test.ts). */
@@ -114,6 +115,8 @@ const INTERCHANGE_METHODS = ['importSession', 'exportAs'] as const
 const EDGE_METHODS = ['attempt'] as const
 /** The push channel the Tree tab and the Chat hold instead of polling (issue 25.4, live-tree.test.ts). */
 const LIVE_METHODS = ['watch'] as const
+/** Any conversation move as one value, answered without the model's history: what the Tree tab sends (panel.test.ts). */
+const PANEL_METHODS = ['moveBrief'] as const
 /** The workspace checkpoint methods (exercised end to end in workspace.test.ts; here: present, and refusing an unknown session). */
 const WORKSPACE_METHODS = [
   'files',
@@ -323,6 +326,7 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
         ...LINEAGE_METHODS,
         ...EDGE_METHODS,
         ...LIVE_METHODS,
+        ...PANEL_METHODS,
       ].sort(),
     )
     for (const method of [
@@ -334,6 +338,7 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
       ...LINEAGE_METHODS,
       ...EDGE_METHODS,
       ...LIVE_METHODS,
+      ...PANEL_METHODS,
     ]) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
@@ -345,6 +350,7 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
     expect(descriptor('fork').parameters.map((p) => p.wire)).toEqual(['agentId', 'nodeId', 'branch'])
     expect(descriptor('jumpWith').parameters.map((p) => p.wire)).toEqual(['agentId', 'nodeId', 'options'])
     expect(descriptor('watch').parameters.map((p) => p.wire)).toEqual(['request'])
+    expect(descriptor('moveBrief').parameters.map((p) => p.wire)).toEqual(['agentId', 'move'])
   })
 
   it('installs from the tarball; `dsh --profile web --dump-config` shows the layer; the shipped client is the one validated here', async () => {

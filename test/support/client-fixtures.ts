@@ -7,6 +7,7 @@ import { SessionTree, type TreeResult } from '../../src/tree/index.ts'
 import { compare } from '../../src/tree/compare.ts'
 import { boundedComparison } from '../../src/service/compare-wire.ts'
 import type { Result, TreeRemote } from '../../src/client/controller.ts'
+import type { MoveKind } from '../../src/service/tree-move.ts'
 import type {
   ForkResult,
   MoveResult,
@@ -22,8 +23,11 @@ const wrap = <T>(r: TreeResult<T>): Result<T> =>
 export interface FakeRemote {
   readonly remote: TreeRemote
   readonly calls: string[]
-  /** The next call of `method` answers this error instead. */
-  failNext(method: keyof TreeRemote, error: { code: string; message: string }): void
+  /** The next call of `method` (a move: its kind, `jumpWith`/`forkWith` with a summary) answers this error instead. */
+  failNext(
+    method: keyof TreeRemote | MoveKind | 'jumpWith' | 'forkWith',
+    error: { code: string; message: string },
+  ): void
   status: Partial<SessionStatus>
 }
 
@@ -78,18 +82,23 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
       })),
     outlineChanges: (_a, since) => guard('outlineChanges', () => ({ ok: true, value: tree.outlineChanges(since) })),
     export: () => guard('export', () => wrap(tree.linearExport())),
-    jump: (_a, nodeId) => guard('jump', () => move(tree.jump(nodeId))),
-    fork: (_a, nodeId, branch) => guard('fork', () => fork(nodeId, branch)),
-    // The summary a move would have the model write is not this fake's business: the move itself is.
-    jumpWith: (_a, nodeId) => guard('jumpWith', () => move(tree.jump(nodeId))),
-    forkWith: (_a, nodeId, branch) => guard('forkWith', () => fork(nodeId, branch)),
+    // One method for every move, as the panel sends it; the guard is named for the move's kind (`jumpWith`/
+    // `forkWith` when it asks for a summary, which is not this fake's business: the move itself is).
+    moveBrief: (_a, m) => {
+      const summarizes = m.summary !== undefined ? 'With' : ''
+      return guard(`${m.kind}${m.kind === 'jump' || m.kind === 'fork' ? summarizes : ''}`, () =>
+        m.kind === 'jump'
+          ? move(tree.jump(m.nodeId ?? null))
+          : m.kind === 'fork'
+            ? fork(m.nodeId!, m.branch!)
+            : move(m.kind === 'back' ? tree.back() : tree.forward()),
+      )
+    },
     compare: (_a, a, b) =>
       guard('compare', () => {
         const compared = compare(tree, a, b)
         return compared.ok ? { ok: true, value: boundedComparison(compared.value) } : wrap(compared)
       }),
-    back: () => guard('back', () => move(tree.back())),
-    forward: () => guard('forward', () => move(tree.forward())),
     label: (_a, nodeId, label) => guard('label', () => wrap(tree.label(nodeId, label))),
     summarize: (_a, branch) =>
       guard('summarize', () => ({

@@ -59,38 +59,28 @@ function fakeRemote(tree: SessionTree) {
       calls.push('export')
       return wrap(tree.linearExport())
     },
-    async jump(_a, nodeId) {
-      calls.push(`jump:${nodeId}`)
-      return move(tree.jump(nodeId))
-    },
-    async fork(_a, nodeId, branch) {
-      calls.push(`fork:${nodeId}:${branch}`)
-      const forked = tree.fork(nodeId, branch)
+    // Every move is one `moveBrief`; the call is recorded as the move it is (as the seed methods were named).
+    async moveBrief(_a, m) {
+      if (m.kind === 'back' || m.kind === 'forward') {
+        calls.push(m.kind)
+        return move(m.kind === 'back' ? tree.back() : tree.forward())
+      }
+      const nodeId = m.nodeId ?? null
+      const summary = m.summary === undefined ? '' : `With`
+      calls.push(
+        m.kind === 'jump'
+          ? `jump${summary}:${nodeId}${summary ? `:${m.summary!.kind}` : ''}`
+          : `fork${summary}:${nodeId}:${m.branch}${summary ? `:${m.summary!.kind}` : ''}`,
+      )
+      if (m.kind === 'jump') return move(tree.jump(nodeId))
+      const forked = tree.fork(nodeId!, m.branch!)
       if (!forked.ok) return wrap(forked)
-      return { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' } }
-    },
-    async jumpWith(_a, nodeId, options) {
-      calls.push(`jumpWith:${nodeId}:${options.summary?.kind}`)
-      return move(tree.jump(nodeId))
-    },
-    async forkWith(_a, nodeId, branch, options) {
-      calls.push(`forkWith:${nodeId}:${branch}:${options.summary?.kind}`)
-      const forked = tree.fork(nodeId, branch)
-      if (!forked.ok) return wrap(forked)
-      return { ok: true, value: { ...forked.value, messages: tree.messages(), mode: 'stock' } }
+      return { ok: true, value: { ...forked.value, mode: 'stock' } }
     },
     async compare(_a, a, b) {
       calls.push(`compare:${a}:${b}`)
       const compared = compare(tree, a, b)
       return compared.ok ? { ok: true, value: boundedComparison(compared.value) } : wrap(compared)
-    },
-    async back() {
-      calls.push('back')
-      return move(tree.back())
-    },
-    async forward() {
-      calls.push('forward')
-      return move(tree.forward())
     },
     async label(_a, nodeId, label) {
       calls.push(`label:${nodeId}:${label}`)
@@ -244,7 +234,7 @@ describe('TreeController', () => {
     const fake = fakeRemote(tree)
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const slow: TreeRemote = { ...fake.remote, jump: async (a, n) => (await gate, fake.remote.jump(a, n)) }
+    const slow: TreeRemote = { ...fake.remote, moveBrief: async (a, m) => (await gate, fake.remote.moveBrief(a, m)) }
     const controller = new TreeController(async () => slow, 's', { marks: false })
     await controller.refresh()
     const first = controller.move({ kind: 'jump', nodeId: ids[0]! })

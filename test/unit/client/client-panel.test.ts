@@ -523,6 +523,7 @@ describe('client entry', () => {
         'jumpWith',
         'label',
         'list',
+        'moveBrief',
         'outline',
         'outlineChanges',
         'restore',

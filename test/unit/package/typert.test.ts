@@ -115,6 +115,7 @@ const WIRE = {
   forkWith: ['agentId', 'nodeId', 'branch', 'options'],
   back: ['agentId'],
   forward: ['agentId'],
+  moveBrief: ['agentId', 'move'],
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
   summarizeWith: ['agentId', 'branch', 'options'],
@@ -174,6 +175,7 @@ const REQUIRED: Record<Method, readonly string[]> = {
   forkWith: ['cursor', 'branch', 'forkCount', 'messages', 'mode'],
   back: ['cursor', 'messages', 'mode'],
   forward: ['cursor', 'messages', 'mode'],
+  moveBrief: ['cursor', 'mode'],
   label: ['nodeId', 'parentId', 'type', 'summary', 'createdAt', 'branch'],
   summarize: ['branch', 'nodeId', 'summary', 'createdAt'],
   summarizeWith: ['branch', 'nodeId', 'summary', 'createdAt'],
@@ -332,6 +334,12 @@ beforeAll(async () => {
   record(
     'forkWith',
     await service.forkWith(id, a1, 'alt-2', { summary: { kind: 'custom', instructions: 'focus on files' } }),
+  )
+  record('moveBrief', await service.moveBrief(id, { kind: 'jump', nodeId: q2 }))
+  record('moveBrief', await service.moveBrief(id, { kind: 'back' }))
+  record(
+    'moveBrief',
+    await service.moveBrief(id, { kind: 'fork', nodeId: a1, branch: 'alt-3', summary: { kind: 'summarize' } }),
   )
   record('label', await service.label(id, q2, null))
   record('jump', await service.jump(id, q2))
