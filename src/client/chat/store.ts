@@ -9,7 +9,7 @@
  * writes no rule, so the host's Chat shows everything, as it does without
  * this plugin; our own rows stay hidden by the static stylesheet.
  */
-import type { ChatPath, MoveResult, SessionStatus } from '../../types.ts'
+import type { ChatPath, MoveBrief, SessionStatus, WireMoveRequest } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
 import type { Result } from '../controller.ts'
 import { chatCss, chatRules, NO_RULES, NOTHING_KNOWN, type ChatRow, type ChatRules } from './rules.ts'
@@ -22,7 +22,8 @@ import type { ChangeFeed } from '../changes.ts'
 export interface ChatRemote {
   session(agentId: string): Promise<Result<SessionStatus>>
   chatPath(agentId: string): Promise<Result<ChatPath>>
-  jump(agentId: string, nodeId: string | null): Promise<Result<MoveResult>>
+  /** The move, answered without the model's history (megabytes on a long session; the Chat reads `chatPath`). */
+  moveBrief(agentId: string, move: WireMoveRequest): Promise<Result<MoveBrief>>
 }
 
 export interface ChatError {
@@ -237,9 +238,9 @@ export class ChatStore extends PolledStore<ChatState> {
   async move(seq: number, target: string): Promise<boolean> {
     if (this.state.moving !== undefined) return false
     this.set({ moving: seq, moveError: undefined })
-    let result: Result<MoveResult>
+    let result: Result<MoveBrief>
     try {
-      result = await (await this.remote()).jump(this.sessionId, target)
+      result = await (await this.remote()).moveBrief(this.sessionId, { kind: 'jump', nodeId: target })
     } catch (reason) {
       result = { ok: false, error: errorOf(reason) }
     }
@@ -265,11 +266,13 @@ export class ChatStore extends PolledStore<ChatState> {
 
   /**
    * A poke for the event at `seq` (a switch anchor or a turn end of some session): refresh when some node of this
-   * session's Chat is mounted, unless the answer held already classified that seq (the host replaying its window).
+   * session's Chat is mounted, unless the answer held already classified that seq (the host replaying its window),
+   * or the push channel carries the session's changes (a poke only asks whether the revision moved, and the channel
+   * says so itself: asking too cost a round trip on the host per switch).
    */
   refreshIfLive(seq?: number): Promise<void> {
     const known = this.state.path?.watermark
-    if (seq !== undefined && known !== undefined && seq <= known) return Promise.resolve()
+    if (this.pushed || (seq !== undefined && known !== undefined && seq <= known)) return Promise.resolve()
     return this.users > 0 && !this.disposed ? this.refresh() : Promise.resolve()
   }
 

@@ -330,7 +330,7 @@ describe('the store', () => {
     const remote: ChatRemote = {
       session: async () => (calls.push('session'), status(revision)),
       chatPath: async () => (calls.push('chatPath'), answer),
-      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+      moveBrief: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
     }
     document.body.innerHTML = '<div data-chat-flow><div id="seat"></div></div>'
     const store = new ChatStore(async () => remote, 's1', { intervalMs: 60_000 })
@@ -383,7 +383,7 @@ describe('the store', () => {
     const remote: ChatRemote = {
       session: async () => (calls.push('session'), status('r1')),
       chatPath: async () => (calls.push('chatPath'), { ok: true, value: path }),
-      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+      moveBrief: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
     }
     const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
     const store = new ChatStore(async () => remote, 's1', { intervalMs: 60_000 })
@@ -402,14 +402,14 @@ describe('the store', () => {
     store.dispose()
   })
 
-  it('follows the push channel from the revision it read: its first watch waits (no second read of what it holds)', async () => {
+  it('follows the push channel from the revision it read: its first watch waits (no second read of what it holds), and a poke asks nothing', async () => {
     const { path } = await switched()
     const calls: string[] = []
     const held: WatchRequest[] = []
     const remote: ChatRemote = {
       session: async () => (calls.push('session'), status(path.revision)),
       chatPath: async () => (calls.push('chatPath'), { ok: true, value: path }),
-      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+      moveBrief: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
     }
     const watching: WatchRemote = {
       watch: (request) => (held.push(request), new Promise<Result<WatchAnswer>>(() => {})),
@@ -421,6 +421,11 @@ describe('the store', () => {
     for (let i = 0; i < 5; i++) await settle()
     expect(calls).toEqual(['session', 'chatPath'])
     expect(held.map((r) => r.sessions)).toEqual([[{ agentId: 's1', revision: path.revision }]])
+    // A poke for a new event asks nothing while the channel carries the session's changes.
+    expect(store.pushed).toBe(true)
+    await store.refreshIfLive(path.watermark + 1)
+    for (let i = 0; i < 5; i++) await settle()
+    expect(calls).toEqual(['session', 'chatPath'])
     stop()
     store.dispose()
     changes.dispose()
@@ -432,7 +437,7 @@ describe('the store', () => {
     const remote: ChatRemote = {
       session: async () => (calls.push('session'), status(path.revision)),
       chatPath: async () => (calls.push('chatPath'), { ok: true, value: path }),
-      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+      moveBrief: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
     }
     // The channel answers once that the session moved, then holds.
     let answered = false
@@ -466,7 +471,7 @@ describe('the store', () => {
     const remote: ChatRemote = {
       session: async () => status('r1'),
       chatPath: async () => ({ ok: true, value: path }),
-      jump: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
+      moveBrief: async () => ({ ok: false, error: { code: 'AGENT_BUSY', message: 'busy' } }),
     }
     const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
     const nodes = { get: (key: string) => rows.find((r) => r.key === key) }
