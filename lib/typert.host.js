@@ -1521,16 +1521,8 @@ const dsh_session_tree_sessionTree_restore_parameter_1$schema = z.object({
 }))]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_restore_result$schema = z.object({
-  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
-  'target': z.union([z.literal(null), z.string()]).readonly(),
   'move': z.union([z.undefined(), z.object({
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'messages': z.array(z.object({
-  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'content': z.string().readonly(),
-  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
-})).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -1568,6 +1560,8 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'message': z.string().readonly(),
 })]).readonly().optional(),
 })]).readonly().optional(),
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
   'files': z.union([z.undefined(), z.object({
   'id': z.string().readonly(),
   'target': z.union([z.literal(null), z.string()]).readonly(),
@@ -2942,7 +2936,7 @@ export const TYPERT = {
       ],
       result: {
         mode: 'strict',
-        typeSymbol: 'dsh-session-tree/types#RestoreResult',
+        typeSymbol: 'dsh-session-tree/types#RestoreAnswer',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
     },
@@ -3414,7 +3408,7 @@ export const TYPERT = {
           {
             "kind": "method",
             "name": "restore",
-            "signature": "@Remote async restore(agentId: string, request: RestoreRequest): Promise<RestoreResult>",
+            "signature": "@Remote async restore(agentId: string, request: RestoreRequest): Promise<RestoreAnswer>",
             "summary": "A move that takes the conversation, the files, or both.",
             "jsDoc": "/**\n * A move that takes the conversation, the files, or both. Conflicts (files\n * changed outside the agent) need a decision each, else `WORKSPACE_CONFLICT`\n * and nothing changes; what a restore replaces is checkpointed first, so a\n * `back` with files brings it back.\n */"
           },
@@ -4004,6 +3998,10 @@ export const TYPERT = {
             "declaration": "export type RestoreAction = 'create' | 'update' | 'delete';"
           },
           {
+            "name": "RestoreAnswer",
+            "declaration": "export interface RestoreAnswer extends RestoreOutcome {\n    readonly move?: MoveBrief;\n}"
+          },
+          {
             "name": "RestoreChoice",
             "declaration": "export type RestoreChoice = 'conversation' | 'files' | 'both';"
           },
@@ -4014,6 +4012,10 @@ export const TYPERT = {
           {
             "name": "RestoreHook",
             "declaration": "export type RestoreHook = (index: number, path: string) => void | Promise<void>;"
+          },
+          {
+            "name": "RestoreOutcome",
+            "declaration": "export interface RestoreOutcome {\n    readonly restore: RestoreChoice;\n    readonly target: string | null;\n    readonly files?: RestoreReport;\n}"
           },
           {
             "name": "RestorePlan",
@@ -4033,7 +4035,7 @@ export const TYPERT = {
           },
           {
             "name": "RestoreResult",
-            "declaration": "export interface RestoreResult {\n    readonly restore: RestoreChoice;\n    readonly target: string | null;\n    readonly move?: MoveResult;\n    readonly files?: RestoreReport;\n}"
+            "declaration": "export interface RestoreResult extends RestoreOutcome {\n    readonly move?: MoveResult;\n}"
           },
           {
             "name": "RestoreStep",

@@ -3,7 +3,7 @@ import type {
   TypeRTRemoteContribution,
 } from '@deepseek-ai/dsh-type-meta'
 import type { BranchSummary, JsonValue, LinearExport, SessionTreeOutline, SessionTreeOutlineChanges, TreeNode } from 'dsh-session-tree/tree'
-import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportRequest, ImportResult, MoveBrief, MoveResult, NewSessionResult, RemoteAttempt, RestorePreview, RestoreRequest, RestoreResult, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WatchAnswer, WatchRequest, WireMoveRequest, WorkspaceOverview } from 'dsh-session-tree/types'
+import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, ChatPath, CompareResult, ExportRequest, ExportResult, FileCompareDiff, FileContent, FileDiff, FilesAtNode, FilesComparison, ForkResult, GcResult, ImportRequest, ImportResult, MoveBrief, MoveResult, NewSessionResult, RemoteAttempt, RestoreAnswer, RestorePreview, RestoreRequest, SessionStatus, SessionTreeListing, SummarizeOptions, TreeMoveOptions, WatchAnswer, WatchRequest, WireMoveRequest, WorkspaceOverview } from 'dsh-session-tree/types'
 
 declare module '@deepseek-ai/dsh-type-meta' {
   interface TypeRTRemoteNamespace$73657373696f6e54726565 {
@@ -34,7 +34,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     openAsNewSession: (agentId: string, nodeId: string) => Promise<NewSessionResult>
     outline: (agentId: string) => Promise<SessionTreeOutline>
     outlineChanges: (agentId: string, since: string | null) => Promise<SessionTreeOutlineChanges>
-    restore: (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
+    restore: (agentId: string, request: RestoreRequest) => Promise<RestoreAnswer>
     restoreDiff: (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
     restorePreview: (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     session: (agentId: string) => Promise<SessionStatus>
@@ -70,7 +70,7 @@ declare module '@deepseek-ai/dsh-type-meta' {
     'sessionTree/openAsNewSession': (agentId: string, nodeId: string) => Promise<NewSessionResult>
     'sessionTree/outline': (agentId: string) => Promise<SessionTreeOutline>
     'sessionTree/outlineChanges': (agentId: string, since: string | null) => Promise<SessionTreeOutlineChanges>
-    'sessionTree/restore': (agentId: string, request: RestoreRequest) => Promise<RestoreResult>
+    'sessionTree/restore': (agentId: string, request: RestoreRequest) => Promise<RestoreAnswer>
     'sessionTree/restoreDiff': (agentId: string, request: RestoreRequest, path: string) => Promise<FileDiff>
     'sessionTree/restorePreview': (agentId: string, request: RestoreRequest) => Promise<RestorePreview>
     'sessionTree/session': (agentId: string) => Promise<SessionStatus>

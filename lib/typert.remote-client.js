@@ -1521,16 +1521,8 @@ const dsh_session_tree_sessionTree_restore_parameter_1$schema = z.object({
 }))]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_restore_result$schema = z.object({
-  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
-  'target': z.union([z.literal(null), z.string()]).readonly(),
   'move': z.union([z.undefined(), z.object({
   'cursor': z.union([z.literal(null), z.string()]).readonly(),
-  'messages': z.array(z.object({
-  'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
-  'content': z.string().readonly(),
-  'name': z.union([z.undefined(), z.string()]).readonly().optional(),
-  'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
-})).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -1568,6 +1560,8 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'message': z.string().readonly(),
 })]).readonly().optional(),
 })]).readonly().optional(),
+  'restore': z.union([z.literal("conversation"), z.literal("files"), z.literal("both")]).readonly(),
+  'target': z.union([z.literal(null), z.string()]).readonly(),
   'files': z.union([z.undefined(), z.object({
   'id': z.string().readonly(),
   'target': z.union([z.literal(null), z.string()]).readonly(),
@@ -2939,7 +2933,7 @@ export const TYPERT_REMOTE = {
       ],
       result: {
         mode: 'strict',
-        typeSymbol: 'dsh-session-tree/types#RestoreResult',
+        typeSymbol: 'dsh-session-tree/types#RestoreAnswer',
         schema: dsh_session_tree_sessionTree_restore_result$schema,
       },
     },

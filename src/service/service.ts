@@ -70,6 +70,7 @@ import type {
   FilesComparison,
   RestorePreview,
   RestoreRequest,
+  RestoreAnswer,
   RestoreResult,
   WorkspaceOverview,
 } from './workspace-wire.ts'
@@ -107,6 +108,12 @@ declare module '@deepseek-ai/cordis' {
 }
 
 export type { Config } from './config.ts'
+
+/** A move's answer without the model's history (and a fork's count, which goes with it). */
+function briefOf(move: MoveResult): MoveBrief {
+  const { messages: _history, forkCount: _forks, ...brief } = move as MoveResult & { forkCount?: number }
+  return brief
+}
 
 export class SessionTreeService extends TypertRemoteService {
   static inject = ['sessions']
@@ -336,14 +343,7 @@ export class SessionTreeService extends TypertRemoteService {
       if (checked.value.files !== undefined || checked.value.conflicts !== undefined)
         return fail('INVALID_ARGUMENT', 'moveBrief moves the conversation only (files go through restore)')
       const moved = await this.move(agentId, checked.value)
-      if (!moved.ok) return moved
-      // A fork's answer also carries its fork count, which the brief leaves out with the history.
-      const {
-        messages: _history,
-        forkCount: _forks,
-        ...brief
-      } = moved.value.move! as MoveResult & { forkCount?: number }
-      return ok(brief)
+      return moved.ok ? ok(briefOf(moved.value.move!)) : moved
     })
   }
 
@@ -451,9 +451,14 @@ export class SessionTreeService extends TypertRemoteService {
    * `back` with files brings it back.
    */
   @Remote
-  async restore(agentId: string, request: RestoreRequest): Promise<RestoreResult> {
+  async restore(agentId: string, request: RestoreRequest): Promise<RestoreAnswer> {
     // One unit: the conversation half and the files half of a restore never interleave with another move.
-    return this.run(() => this.serial(agentId, () => this.moveChecked(agentId, checkRestore(request))))
+    return this.run(async () => {
+      const restored = await this.serial(agentId, () => this.moveChecked(agentId, checkRestore(request)))
+      if (!restored.ok) return restored
+      const { move, ...rest } = restored.value
+      return ok(move === undefined ? rest : { ...rest, move: briefOf(move) })
+    })
   }
 
   /** A conversation move's answer at the remote edge (`options`: `jumpWith`/`forkWith`'s, checked here). */

@@ -6,7 +6,7 @@
  * a `restore` call.
  */
 import type { ConflictDecision, FileState, RestorePlan, RestoreReport, ShellTracking } from '../workspace/types.ts'
-import type { MoveResult } from './wire.ts'
+import type { MoveBrief, MoveResult } from './wire.ts'
 import type { WireMove } from './tree-move.ts'
 
 /** What a move takes along: the conversation (as `jump` does), the files, or both. */
@@ -140,10 +140,19 @@ export interface FileCompareDiff extends FileComparison {
   readonly diff: string
 }
 
-/** `restore`: the conversation move (unless files only) and the files report (unless conversation only). */
-export interface RestoreResult {
+/** What a restore did: the choice, the node, and the files report (unless conversation only). */
+export interface RestoreOutcome {
   readonly restore: RestoreChoice
   readonly target: string | null
-  readonly move?: MoveResult
   readonly files?: RestoreReport
+}
+
+/** A restore in process (`ctx.sessionTree.move`): with the conversation move (unless files only) and its history. */
+export interface RestoreResult extends RestoreOutcome {
+  readonly move?: MoveResult
+}
+
+/** `restore`'s remote answer: the conversation move without the model's history (megabytes on a long session). */
+export interface RestoreAnswer extends RestoreOutcome {
+  readonly move?: MoveBrief
 }

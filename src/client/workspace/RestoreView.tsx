@@ -15,7 +15,7 @@ import {
   type KeyboardEvent as ReactKeyboardEvent,
   type ReactNode,
 } from 'react'
-import type { ConflictDecision, FileDiff, RestoreChoice, RestoreResult, TreeMove } from '../../types.ts'
+import type { ConflictDecision, FileDiff, RestoreAnswer, RestoreChoice, TreeMove } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
 import type { Result } from '../controller.ts'
@@ -52,7 +52,7 @@ type Phase =
   | { readonly kind: 'loading' }
   | { readonly kind: 'plan'; readonly plan: PlanView }
   | { readonly kind: 'applying'; readonly plan: PlanView }
-  | { readonly kind: 'done'; readonly result: RestoreResult }
+  | { readonly kind: 'done'; readonly result: RestoreAnswer }
   | {
       readonly kind: 'failed'
       readonly code: string
@@ -303,7 +303,7 @@ function Done({
   name,
 }: {
   readonly t: Translate
-  readonly result: RestoreResult
+  readonly result: RestoreAnswer
   readonly name: (id: string | null) => string
 }): ReactNode {
   const view = resultView(result)

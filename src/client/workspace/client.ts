@@ -14,7 +14,7 @@ import type {
   FileDiff,
   FilesAtNode,
   RestorePreview,
-  RestoreResult,
+  RestoreAnswer,
   WorkspaceOverview,
 } from '../../types.ts'
 import type { Result } from '../controller.ts'
@@ -27,7 +27,7 @@ export interface WorkspaceRemote {
   fileAt(agentId: string, nodeId: string | null, path: string): Promise<Result<FileContent>>
   restorePreview(agentId: string, request: unknown): Promise<Result<RestorePreview>>
   restoreDiff(agentId: string, request: unknown, path: string): Promise<Result<FileDiff>>
-  restore(agentId: string, request: unknown): Promise<Result<RestoreResult>>
+  restore(agentId: string, request: unknown): Promise<Result<RestoreAnswer>>
   compareFiles(agentId: string, a: string | null, b: string | null): Promise<Result<FilesComparison>>
   compareFileDiff(agentId: string, a: string | null, b: string | null, path: string): Promise<Result<FileCompareDiff>>
   carryPreview(agentId: string, request: unknown): Promise<Result<CarryPreview>>
@@ -108,7 +108,7 @@ export class WorkspaceClient {
     return result
   }
 
-  restore(request: unknown): Promise<Result<RestoreResult>> {
+  restore(request: unknown): Promise<Result<RestoreAnswer>> {
     const result = this.call((r) => r.restore(this.agentId, request))
     this.overviewFor = undefined
     return result

@@ -22,7 +22,7 @@ import type {
   RestoreAction,
   RestoreChoice,
   RestorePreview,
-  RestoreResult,
+  RestoreAnswer,
   SkipReason,
   TreeMove,
   WorkspaceOverview,
@@ -294,7 +294,7 @@ export interface ResultView {
   readonly none: boolean
 }
 
-export function resultView(result: RestoreResult): ResultView {
+export function resultView(result: RestoreAnswer): ResultView {
   const files = result.files
   const created = files?.created.length ?? 0
   const updated = files?.updated.length ?? 0

@@ -626,6 +626,21 @@ describe('result schemas against real service outputs', () => {
       expect(requiredKeys(resultSchema(method)), method).toEqual([...REQUIRED[method]].sort())
   })
 
+  it('moveBrief and restore answer the move without the model history; the seed moves still carry it', () => {
+    const briefs = [...outputs.get('moveBrief')!, ...outputs.get('restore')!.map((r) => (r as { move?: unknown }).move)]
+    const moves = briefs.filter((m) => m !== undefined) as Array<Record<string, unknown>>
+    expect(moves.length).toBeGreaterThanOrEqual(4)
+    for (const move of moves) {
+      expect(move).not.toHaveProperty('messages')
+      expect(move).not.toHaveProperty('forkCount')
+      expect(move).toHaveProperty('cursor')
+      expect(move).toHaveProperty('mode')
+    }
+    expect((outputs.get('moveBrief')![2] as { branch?: string }).branch).toBe('alt-3')
+    for (const method of ['jump', 'back', 'forward', 'fork'] as const)
+      for (const answer of outputs.get(method)!) expect(answer).toHaveProperty('messages')
+  })
+
   it('every real output passes its schema, as returned and after the JSON hop', () => {
     for (const method of METHODS) {
       for (const [index, output] of outputs.get(method)!.entries()) {
