@@ -2,7 +2,7 @@
 import s from '@deepseek-ai/schemastery'
 import type { SurfaceModeSetting } from '../surface/mode.ts'
 import { WORKSPACE_CONFIG, type WorkspaceConfig } from './workspace.ts'
-import { DEFAULT_ORPHAN_GRACE_MS } from './lineage.ts'
+import { DEFAULT_ORPHAN_GRACE_MS, DEFAULT_ORPHAN_SCAN_DELAY_MS } from './lineage.ts'
 
 /** Plugin configuration (the `session-tree` row of `cordis.patch.yml`). */
 export interface Config {
@@ -18,6 +18,8 @@ export interface Config {
   readonly summaryTimeoutMs?: number
   /** How long a sidecar whose session is gone is kept before a scan removes it (ms, default 7 days). */
   readonly orphanGraceMs?: number
+  /** How long after start the orphan scan runs (ms, default 10 000), out of the way of the first session listing. */
+  readonly orphanScanDelayMs?: number
 }
 
 export const CONFIG: s<Config> = s.object({
@@ -27,4 +29,5 @@ export const CONFIG: s<Config> = s.object({
   workspace: WORKSPACE_CONFIG,
   summaryTimeoutMs: s.natural().default(30_000),
   orphanGraceMs: s.natural().default(DEFAULT_ORPHAN_GRACE_MS),
+  orphanScanDelayMs: s.natural().default(DEFAULT_ORPHAN_SCAN_DELAY_MS),
 }) as unknown as s<Config>

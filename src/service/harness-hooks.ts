@@ -20,9 +20,11 @@ export interface HarnessHooks {
   /** Drop a disposed session's workspace state. */
   readonly forget: (sessionId: string) => void
   readonly guard: (operation: () => unknown) => void
+  /** How long after start the orphan scan waits (ms): it lists every stored session, as the first listing of a big home does. */
+  readonly scanDelayMs: number
 }
 
-export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard }: HarnessHooks): void {
+export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard, scanDelayMs }: HarnessHooks): void {
   ctx.on('session/created', (session) => guard(() => sync.attach(session)))
   ctx.on('session/event', (session, event) =>
     guard(() => {
@@ -38,11 +40,18 @@ export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard }:
   )
   // After the tree's own `session/created` listener above: the host fork's tree is projected by then.
   ctx.on('session/created', (session) => guard(() => lineage.noteCreated(session as never)))
-  // One scan at start: sidecars whose session is gone are reported, and removed once past their grace period.
-  ctx.inject(['sessionPersistence'], () => {
-    void lineage.scan().then((scanned) => {
-      if (!scanned.ok) ctx.logger('session-tree').warn(`orphan scan: ${scanned.error.message}`)
-    })
+  // One scan a while after start (an orphan waits days for its grace; the first session list of a big home is now):
+  // sidecars whose session is gone are reported, and removed once past their grace period.
+  ctx.inject(['sessionPersistence'], (inner) => {
+    inner.effect(() => {
+      const timer = setTimeout(() => {
+        void lineage.scan().then((scanned) => {
+          if (!scanned.ok) ctx.logger('session-tree').warn(`orphan scan: ${scanned.error.message}`)
+        })
+      }, scanDelayMs)
+      timer.unref?.()
+      return () => clearTimeout(timer)
+    }, 'session-tree.orphan-scan')
   })
   // Outermost, so the switch's quiet `enter` reaches the loop as it is (`harness/live.ts` NO_MODEL_CALL).
   const preStep = frontListener(hostEvents(ctx), (payload: PreStepPayload, next: () => Promise<PreStepDecision>) =>

@@ -38,6 +38,8 @@ import { hostService, agentLookup } from '../harness/host.ts'
 
 /** Default grace period before an orphaned sidecar is removed by a scan: 7 days. */
 export const DEFAULT_ORPHAN_GRACE_MS = 7 * 24 * 60 * 60 * 1000
+/** How long after start the orphan scan waits: the first session listing of a big home comes first. */
+export const DEFAULT_ORPHAN_SCAN_DELAY_MS = 10_000
 const MAX_TITLE = 120
 
 type Header = {

@@ -87,6 +87,7 @@ import {
   type ImportResult,
 } from './interchange.ts'
 import type { SessionLineage } from './lineage.ts'
+import { DEFAULT_ORPHAN_SCAN_DELAY_MS } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
 import type { JournalActor } from '../sidecar/index.ts'
@@ -175,6 +176,7 @@ export class SessionTreeService extends TypertRemoteService {
       switcher: this.switcher,
       forget: (sessionId) => this.workspaceMoves?.registry.forget(sessionId),
       guard: (operation) => this.guard(operation),
+      scanDelayMs: config.orphanScanDelayMs ?? DEFAULT_ORPHAN_SCAN_DELAY_MS,
     })
     this.workspaceMoves = workspaceMovesFor(ctx, sidecars?.locator, config.workspace, {
       resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),

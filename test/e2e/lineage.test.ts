@@ -76,8 +76,9 @@ describeWeb('lineage: open as new session, host forks, orphaned trees', options,
 
   beforeAll(async () => {
     sidecarRoot = path.join(dsh.home, 'session-tree')
-    // Grace 0: an orphan found by one scan is removed by the next one (a restart), so the test needs no clock.
-    patches.push(sessionTreePatch(dsh.home, 'grace.yml', { sidecarRoot, orphanGraceMs: 0 }))
+    // Grace 0: an orphan found by one scan is removed by the next one (a restart), so the test needs no clock;
+    // the scan at once after start (by default it waits 10 s, out of the way of the first session listing).
+    patches.push(sessionTreePatch(dsh.home, 'grace.yml', { sidecarRoot, orphanGraceMs: 0, orphanScanDelayMs: 0 }))
     await boot()
   }, 600_000)
 

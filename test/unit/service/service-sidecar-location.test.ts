@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
 import JsonlSessionPersistence from '@deepseek-ai/dsh-session-persistence-jsonl'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import SessionTreeService from '../../../src/index.ts'
 import { encodeSessionId } from '../../../src/sidecar/index.ts'
 import { LogBuilder } from '../../support/log-builder.ts'
@@ -31,11 +31,15 @@ type Ctx = {
   }
 }
 
-async function boot(home: string) {
+async function boot(home: string, orphanScanDelayMs?: number) {
   const ctx = new Context()
   ctx.plugin(SessionStore)
   ctx.plugin(JsonlSessionPersistence, { root: join(home, 'sessions') })
-  const plugin = ctx.plugin(SessionTreeService, { sidecarRoot: join(home, 'session-tree'), surfaceMode: 'projection' })
+  const plugin = ctx.plugin(SessionTreeService, {
+    sidecarRoot: join(home, 'session-tree'),
+    surfaceMode: 'projection',
+    ...(orphanScanDelayMs === undefined ? {} : { orphanScanDelayMs }),
+  })
   await plugin
   await new Promise((r) => setTimeout(r, 10))
   return { plugin, c: ctx as unknown as Ctx }
@@ -72,5 +76,32 @@ describe("the sidecar in the session's DSH directory", () => {
     expect(readdirSync(join(home1, 'session-tree'))).toContain('journal.jsonl')
     expect(existsSync(join(home, 'session-tree', encodeSessionId('s-1'))), 'moved, not copied').toBe(false)
     expect((await second.c.sessionTree.session('s-1')).sidecarWarnings).toEqual([])
+  })
+})
+
+describe('the orphan scan at start', () => {
+  // It lists every stored session: it waits, so the first listing of a big home does not share the disk with it.
+  it('waits for its delay (none has run before it), then reports in `session`', async () => {
+    const open = (c: Ctx, id: string) => {
+      const session = c.sessions.create(SessionId(id), { meta: { cwd: '/work/project' } })
+      new LogBuilder(session as never).userTurn('q', 'a')
+    }
+    const waiting = await boot(mkdtempSync(join(tmpdir(), 'dsh-home-')), 3_600_000)
+    open(waiting.c, 's-wait')
+    await new Promise((r) => setTimeout(r, 50))
+    expect((await waiting.c.sessionTree.session('s-wait')).orphanSidecars, 'no scan before its delay').toBeUndefined()
+    waiting.plugin.dispose()
+    const prompt = await boot(mkdtempSync(join(tmpdir(), 'dsh-home-')), 0)
+    open(prompt.c, 's-now')
+    const scanned = await vi.waitFor(
+      async () => {
+        const found = (await prompt.c.sessionTree.session('s-now')).orphanSidecars
+        expect(found).toBeDefined()
+        return found!
+      },
+      { timeout: 30_000 },
+    )
+    expect(scanned.orphans).toEqual([])
+    prompt.plugin.dispose()
   })
 })
