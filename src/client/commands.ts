@@ -63,16 +63,9 @@ export function validateBranchName(
   existing: ReadonlySet<string>,
 ): { value: string } | { problem: InputProblem } {
   const value = raw.trim()
-  switch (nameProblem(value, MAX_NAME_LENGTH)) {
-    case 'empty':
-      return { problem: 'nameRequired' }
-    case 'tooLong':
-      return { problem: 'nameTooLong' }
-    case 'control':
-      return { problem: 'nameInvalid' }
-    case 'bidi':
-      return { problem: 'nameBidi' }
-  }
+  if (value === '') return { problem: 'nameRequired' }
+  const problem = typingProblem('fork', value)
+  if (problem) return { problem }
   if (existing.has(value)) return { problem: 'nameExists' }
   return { value }
 }
@@ -87,16 +80,9 @@ export function validateLabel(
   labels: ReadonlyMap<string, string>,
 ): { value: string | null } | { problem: InputProblem } {
   const value = raw.trim()
-  switch (nameProblem(value, MAX_LABEL_LENGTH)) {
-    case 'empty':
-      return { value: null }
-    case 'tooLong':
-      return { problem: 'labelTooLong' }
-    case 'control':
-      return { problem: 'labelInvalid' }
-    case 'bidi':
-      return { problem: 'labelBidi' }
-  }
+  if (value === '') return { value: null }
+  const problem = typingProblem('label', value)
+  if (problem) return { problem }
   const owner = labels.get(value)
   if (owner !== undefined && owner !== nodeId) return { problem: 'labelExists' }
   return { value }
@@ -108,13 +94,15 @@ export function validateLabel(
  * input is never cut silently and an empty field is not an error yet.
  */
 export function typingProblem(kind: 'fork' | 'label', raw: string): InputProblem | undefined {
-  const value = raw.trim()
-  const problem = nameProblem(value, kind === 'fork' ? MAX_NAME_LENGTH : MAX_LABEL_LENGTH)
-  if (problem === 'tooLong') return kind === 'fork' ? 'nameTooLong' : 'labelTooLong'
-  if (problem === 'control') return kind === 'fork' ? 'nameInvalid' : 'labelInvalid'
-  if (problem === 'bidi') return kind === 'fork' ? 'nameBidi' : 'labelBidi'
-  return undefined
+  const problem = nameProblem(raw.trim(), kind === 'fork' ? MAX_NAME_LENGTH : MAX_LABEL_LENGTH)
+  return problem === undefined || problem === 'empty' ? undefined : RULE_PROBLEMS[kind][problem]
 }
+
+/** The tree's rules a branch name or label breaks, as i18n keys (an empty field means something else to each). */
+const RULE_PROBLEMS = {
+  fork: { tooLong: 'nameTooLong', control: 'nameInvalid', bidi: 'nameBidi' },
+  label: { tooLong: 'labelTooLong', control: 'labelInvalid', bidi: 'labelBidi' },
+} as const satisfies Record<'fork' | 'label', Record<'tooLong' | 'control' | 'bidi', InputProblem>>
 
 /** A suggested name for a new branch at a node: `branch-N`, the first free N. */
 export function suggestBranchName(existing: ReadonlySet<string>): string {

@@ -328,27 +328,19 @@ function statusLine(input: FrameInput, width: number): Line {
 /** The key footer: one key per action, in the language of the TUI. */
 export function footerKeys(overlay: Overlay['kind'], lang: TuiLang): ReadonlyArray<readonly [string, string]> {
   const w = (key: WordKey): string => word(lang, key)
+  // How every question overlay ends.
+  const answer = [
+    ['Enter', w('key.confirm')],
+    ['Esc', w('key.cancel')],
+  ] as const
   switch (overlay) {
     case 'input':
-      return [
-        ['Enter', w('key.confirm')],
-        ['Esc', w('key.cancel')],
-      ]
+      return answer
     case 'choose-summary':
     case 'choose-files':
-      return [
-        ['↑↓ 1-3', w('key.choose')],
-        ['Enter', w('key.confirm')],
-        ['Esc', w('key.cancel')],
-      ]
+      return [['↑↓ 1-3', w('key.choose')], ...answer]
     case 'restore':
-      return [
-        ['↑↓', w('key.move')],
-        ['k', w('key.keep')],
-        ['o', w('key.overwrite')],
-        ['Enter', w('key.confirm')],
-        ['Esc', w('key.cancel')],
-      ]
+      return [['↑↓', w('key.move')], ['k', w('key.keep')], ['o', w('key.overwrite')], ...answer]
     case 'text':
       return [
         ['↑↓ PgUp PgDn', w('key.scroll')],

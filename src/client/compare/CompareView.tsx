@@ -54,6 +54,9 @@ function targetText(t: CompareTranslate, target: CompareTarget): string {
   return t(target.kind, { id: target.nodeId })
 }
 
+/** The two sides of a compare, in the order the columns show them. */
+const SIDES = ['a', 'b'] as const
+
 function totalsText(t: CompareTranslate, totals: SideTotals): string {
   const tokens =
     totals.tokens === null
@@ -236,18 +239,14 @@ export function CompareView({
           {result.omittedRows > 0 ? <span>{t('omitted', { n: result.omittedRows })}</span> : null}
         </div>
         <div className="dst-cmp-cols" aria-hidden="true">
-          <div>
-            <span className="dst-cmp-side" data-side="a">
-              {t('a')}
-            </span>{' '}
-            {result.a.nodeId} · {totalsText(t, result.a.totals)}
-          </div>
-          <div>
-            <span className="dst-cmp-side" data-side="b">
-              {t('b')}
-            </span>{' '}
-            {result.b.nodeId} · {totalsText(t, result.b.totals)}
-          </div>
+          {SIDES.map((side) => (
+            <div key={side}>
+              <span className="dst-cmp-side" data-side={side}>
+                {t(side)}
+              </span>{' '}
+              {result[side].nodeId} · {totalsText(t, result[side].totals)}
+            </div>
+          ))}
         </div>
         <div
           ref={listRef}

@@ -14,6 +14,7 @@ import {
   formatBytes,
   MAX_UPLOAD_BYTES,
   readSessionFile,
+  uploadRequest,
   type InterchangeActions,
   type InterchangeFailure,
 } from './files.ts'
@@ -67,13 +68,7 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
         })
         return
       }
-      const result = await actions.importSession({
-        path: null,
-        content: read.text,
-        format: 'auto',
-        dryRun: true,
-        cwd: null,
-      })
+      const result = await actions.importSession(uploadRequest(read.text, true))
       if (mine !== generation.current) return
       if (!result.ok) setStep({ kind: 'error', name: file.name, failure: result.error })
       else
@@ -93,13 +88,7 @@ export function ImportControl({ locale, actions }: ImportControlProps): ReactNod
     if (step?.kind !== 'preview' || step.creating) return
     const mine = ++generation.current
     setStep({ ...step, creating: true })
-    const result = await actions.importSession({
-      path: null,
-      content: step.text,
-      format: 'auto',
-      dryRun: false,
-      cwd: null,
-    })
+    const result = await actions.importSession(uploadRequest(step.text, false))
     if (mine !== generation.current) return
     if (!result.ok) setStep({ kind: 'error', name: step.name, failure: result.error })
     else setStep({ kind: 'done', result: result.value })

@@ -47,6 +47,11 @@ export async function readSessionFile(file: File): Promise<{ readonly text: stri
   return { text: await file.text() }
 }
 
+/** A file's text as the dialog imports it: the format detected, no path, no working directory (`dryRun`: the preview). */
+export function uploadRequest(content: string, dryRun: boolean): ImportRequest {
+  return { path: null, content, format: 'auto', dryRun, cwd: null }
+}
+
 /** The name a downloaded export gets: where the target tool would name it (Pi: `<time>_<id>.jsonl`, Claude Code: `<id>.jsonl`). */
 export function exportFileName(format: ExportFormat, fileSessionId: string, now: Date = new Date()): string {
   const safeId = fileSessionId.replace(/[^A-Za-z0-9_-]/g, '_')

@@ -14,7 +14,7 @@ import { moveOptions, NO_SUMMARY, type SummaryChoiceState } from '../summary/cho
 import { SummaryChoiceField } from '../summary/SummaryChoice.tsx'
 import type { WorkspaceClient } from './client.ts'
 import { carryDecisions, carryRequest, carryView, type CarryRow, type CarryView as View } from './model.ts'
-import { binaryText } from './NodeFiles.tsx'
+import { binaryText, LoadNote } from './NodeFiles.tsx'
 import {
   BlockedList,
   closeOnEscape,
@@ -22,7 +22,6 @@ import {
   DiffLines,
   ErrorBanner,
   FileLine,
-  LoadNote,
   useDiffLoads,
   ViewFoot,
   type DiffLoad as Load,

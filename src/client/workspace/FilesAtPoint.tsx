@@ -8,7 +8,7 @@ import type { FileAtNode } from '../../types.ts'
 import type { Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
 import { clipLines, CONTENT_LINES, fileListView, FILES_PAGE } from './model.ts'
-import { bytes, errorLine, skipText } from './NodeFiles.tsx'
+import { bytes, LoadNote, skipText } from './NodeFiles.tsx'
 import { useResult } from './useResult.ts'
 
 export interface FilesAtPointProps {
@@ -24,18 +24,10 @@ export function FilesAtPoint({ t, client, nodeId, generation, maxFileBytes }: Fi
   const [limit, setLimit] = useState(FILES_PAGE)
   const [picked, setPicked] = useState<string | undefined>(undefined)
   const files = useResult(`${generation}:${nodeId}`, () => client.filesAt(nodeId))
-  if (!files || files.phase === 'loading')
+  if (!files || files.phase !== 'done')
     return (
       <div className="dst-ws-at">
-        <p className="dst-ws-note">{t('ws.loading')}</p>
-      </div>
-    )
-  if (files.phase === 'error')
-    return (
-      <div className="dst-ws-at">
-        <p className="dst-ws-note" role="alert">
-          {errorLine(t, files.code)}
-        </p>
+        <LoadNote t={t} load={files} />
       </div>
     )
   const view = fileListView(files.value.files, query, limit)
@@ -134,13 +126,7 @@ function FileText({
   readonly maxFileBytes: number
 }): ReactNode {
   const content = useResult(`${generation}:${nodeId}:${path}`, () => client.fileAt(nodeId, path))
-  if (!content || content.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
-  if (content.phase === 'error')
-    return (
-      <p className="dst-ws-note" role="alert">
-        {errorLine(t, content.code)}
-      </p>
-    )
+  if (!content || content.phase !== 'done') return <LoadNote t={t} load={content} />
   const { text, note, state } = content.value
   if (text === undefined) {
     const why =

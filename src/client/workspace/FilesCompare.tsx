@@ -9,7 +9,7 @@ import type { Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
 import { binarySides } from './model.ts'
 import { DiffLines } from './RestoreView.tsx'
-import { binaryText, bytes, errorLine } from './NodeFiles.tsx'
+import { binaryText, bytes, LoadNote } from './NodeFiles.tsx'
 import { useResult } from './useResult.ts'
 
 export interface FilesCompareProps {
@@ -25,12 +25,7 @@ export function FilesCompare({ t, client, a, b }: FilesCompareProps): ReactNode 
   return (
     <section className="dst-ws dst-cmp-files" data-testid="session-tree-compare-files">
       <div className="dst-sub">{t('ws.cmp.title')}</div>
-      {!differ || differ.phase === 'loading' ? <p className="dst-ws-note">{t('ws.loading')}</p> : null}
-      {differ?.phase === 'error' ? (
-        <p className="dst-ws-note" role="alert">
-          {errorLine(t, differ.code)}
-        </p>
-      ) : null}
+      <LoadNote t={t} load={differ} />
       {differ?.phase === 'done' ? (
         differ.value.files.length === 0 ? (
           <p className="dst-ws-note">{t('ws.cmp.none', { count: differ.value.tracked })}</p>
@@ -107,13 +102,7 @@ function Diff({
   readonly path: string
 }): ReactNode {
   const load = useResult(`${a}:${b}:${path}`, () => client.compareFileDiff(a, b, path))
-  if (!load || load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
-  if (load.phase === 'error')
-    return (
-      <p className="dst-ws-note" role="alert">
-        {errorLine(t, load.code)}
-      </p>
-    )
+  if (!load || load.phase !== 'done') return <LoadNote t={t} load={load} />
   const binary = binarySides(load.value.a, load.value.b)
   if (binary || load.value.diff === '')
     return (

@@ -34,12 +34,7 @@ export function NodeFiles({ t, client, nodeId, parentId, paths, generation, maxF
       {changes ? (
         <>
           <div className="dst-sub">{t('ws.changed')}</div>
-          {changes.phase === 'loading' ? <p className="dst-ws-note">{t('ws.loading')}</p> : null}
-          {changes.phase === 'error' ? (
-            <p className="dst-ws-note" role="alert">
-              {errorLine(t, changes.code)}
-            </p>
-          ) : null}
+          <LoadNote t={t} load={changes} />
           {changes.phase === 'done' ? (
             <ul className="dst-ws-list">
               {changes.value.map((change) => (
@@ -101,4 +96,26 @@ export function bytes(n: number): string {
 export function errorLine(t: Translate, code: string): string {
   const known = knownError(code)
   return known ? t(`ws.err.${known}`) : t('ws.err.other', { code })
+}
+
+/** A read not done yet: the loading note or its error line (nothing once done; no read yet counts as loading). */
+export function LoadNote({
+  t,
+  load,
+}: {
+  readonly t: Translate
+  readonly load:
+    | { readonly phase: 'loading' }
+    | { readonly phase: 'error'; readonly code: string }
+    | { readonly phase: 'done' }
+    | undefined
+}): ReactNode {
+  if (!load || load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
+  if (load.phase === 'error')
+    return (
+      <p className="dst-ws-note" role="alert">
+        {errorLine(t, load.code)}
+      </p>
+    )
+  return undefined
 }

@@ -34,7 +34,7 @@ import {
   type Decisions,
   type PlanView,
 } from './model.ts'
-import { binaryText, bytes, errorLine } from './NodeFiles.tsx'
+import { binaryText, bytes, errorLine, LoadNote } from './NodeFiles.tsx'
 
 export interface RestoreViewProps {
   readonly t: Translate
@@ -425,17 +425,6 @@ export function BlockedList({
 }
 
 /** A diff still loading or failed (undefined once it is there). */
-export function LoadNote<D>({ t, load }: { readonly t: Translate; readonly load: DiffLoad<D> }): ReactNode {
-  if (load.phase === 'loading') return <p className="dst-ws-note">{t('ws.loading')}</p>
-  if (load.phase === 'error')
-    return (
-      <p className="dst-ws-note" role="alert">
-        {errorLine(t, load.code)}
-      </p>
-    )
-  return undefined
-}
-
 /** One file of a preview: what happens to it, its path, its size change, and its diff on demand. */
 export function FileLine({
   t,

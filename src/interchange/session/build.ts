@@ -266,10 +266,12 @@ class SessionBuild {
         this.compaction(node, entry.contextText, entry.firstKept)
         return
       case 'branch_summary':
+      case 'custom':
+        // What the model read of it is a user message; otherwise it is kept in the tree only.
         if (entry.contextText !== undefined) {
           this.position(parent)
           this.userMessage(node, [{ type: 'text', text: entry.contextText }], IMPORT_SOURCE)
-        } else {
+        } else if (entry.kind === 'branch_summary') {
           this.treeOnly(
             node,
             parent,
@@ -277,12 +279,6 @@ class SessionBuild {
             entry.summary ? oneLine(entry.summary) : 'branch summary (empty)',
             { text: entry.summary },
           )
-        }
-        return
-      case 'custom':
-        if (entry.contextText !== undefined) {
-          this.position(parent)
-          this.userMessage(node, [{ type: 'text', text: entry.contextText }], IMPORT_SOURCE)
         } else {
           this.treeOnly(node, parent, 'custom', entry.summary, { customType: entry.customType })
         }
