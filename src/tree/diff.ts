@@ -11,6 +11,7 @@
  * is an honest `whole` (both texts as they are), never a slow or partial diff.
  */
 import type { TextDiff, TextDiffPart } from './compare-types.ts'
+import { isSpace } from './text.ts'
 
 export const MAX_DIFF_TOKENS = 20_000
 export const MAX_DIFF_EDITS = 1_000
@@ -26,19 +27,7 @@ const OTHER = 3
 const CJK = 4
 
 function classOf(code: number): number {
-  if (
-    code === 32 ||
-    (code >= 9 && code <= 13) ||
-    code === 0xa0 ||
-    code === 0x3000 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0xfeff
-  )
-    return SPACE
+  if (isSpace(code)) return SPACE
   if ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95)
     return WORD
   if (code < 128) return OTHER
@@ -51,17 +40,10 @@ function classOf(code: number): number {
     (code >= 0x20000 && code <= 0x3134f)
   )
     return CJK
-  return LETTER.test(String.fromCodePoint(code))
-    ? WORD
-    : code >= 0x3000 && code <= 0x303f
-      ? OTHER
-      : SPACE_LIKE.test(String.fromCodePoint(code))
-        ? SPACE
-        : OTHER
+  return LETTER.test(String.fromCodePoint(code)) ? WORD : OTHER
 }
 
 const LETTER = /[\p{L}\p{N}\p{M}]/u
-const SPACE_LIKE = /\s/u
 
 /** The tokens of a text, in order; joined they are the text. */
 export function tokenize(text: string): string[] {

@@ -3,8 +3,8 @@ import type { ContentPart, LlmMessage } from './types.ts'
 
 export const SUMMARY_LENGTH = 120
 
-/** `\s` of a JavaScript regular expression, by char code. */
-function isSpace(c: number): boolean {
+/** `\s` of a JavaScript regular expression, by char code: what every text rule of the tree calls a space. */
+export function isSpace(c: number): boolean {
   if (c > 32 && c < 0xa0) return false
   return (
     c === 32 ||

@@ -167,3 +167,18 @@ describe('compare', () => {
     expect(diffWords('我喜欢猫', '我喜欢狗')).toMatchObject({ kind: 'words', removed: 1, added: 1 })
   })
 })
+
+describe('tokenize', () => {
+  it('joins a character to a following space exactly when it is `\\s` (one whitespace rule for the tree)', () => {
+    const spaces: number[] = []
+    const joined: number[] = []
+    for (let c = 0; c <= 0xffff; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue
+      const ch = String.fromCharCode(c)
+      if (/\s/u.test(ch)) spaces.push(c)
+      if (tokenize(`${ch} `).length === 1) joined.push(c)
+    }
+    expect(spaces).toContain(0x1680)
+    expect(joined).toEqual(spaces)
+  })
+})
