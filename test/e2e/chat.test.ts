@@ -65,6 +65,16 @@ function model(body: ChatRequestBody): StaticStep {
   return readOrAnswer(body)
 }
 
+/** The Chat's rows after the first three turns (the second reads notes.txt). */
+const THREE_TURNS = [
+  'first question',
+  'ANSWER to: first question',
+  'please READ notes.txt',
+  'read',
+  'READ-DONE: banana',
+  'third question',
+  'ANSWER to: third question',
+]
 const show = (rows: readonly Row[]) => rows.map((r) => `${r.role}: ${r.text}`).join('\n')
 
 for (const mode of ['stock', 'native'] as const) {
@@ -242,15 +252,7 @@ for (const mode of ['stock', 'native'] as const) {
       await dsh.api.promptAndWait(sessionId, 'please READ notes.txt')
       await dsh.api.promptAndWait(sessionId, 'third question')
       const expected = await afterPrompt('three turns')
-      expect(expected.map((r) => r.text)).toEqual([
-        'first question',
-        'ANSWER to: first question',
-        'please READ notes.txt',
-        'read',
-        'READ-DONE: banana',
-        'third question',
-        'ANSWER to: third question',
-      ])
+      expect(expected.map((r) => r.text)).toEqual(THREE_TURNS)
     }, 600_000)
 
     it('a jump across the tool exchange hides the abandoned turns behind one switch row; Show reveals them dimmed', async () => {
@@ -303,15 +305,7 @@ for (const mode of ['stock', 'native'] as const) {
       await watch()
       await dsh.api.remoteOk('sessionTree/back', { agentId: sessionId })
       const expected = await afterMove('back')
-      expect(expected.map((r) => r.text)).toEqual([
-        'first question',
-        'ANSWER to: first question',
-        'please READ notes.txt',
-        'read',
-        'READ-DONE: banana',
-        'third question',
-        'ANSWER to: third question',
-      ])
+      expect(expected.map((r) => r.text)).toEqual(THREE_TURNS)
       await promptVia('after going back', expected)
       await afterPrompt('prompt after back')
     }, 600_000)

@@ -133,6 +133,18 @@ const WORKSPACE_METHODS = [
 const SUMMARY_METHODS = ['jumpWith', 'forkWith', 'summarizeWith'] as const
 /** New sessions from a node and orphaned trees (their own suites: test/e2e/lineage*.test.ts). */
 const LINEAGE_METHODS = ['openAsNewSession', 'gc'] as const
+/** Every method the plugin serves. */
+const ALL_METHODS: readonly Method[] = [
+  ...METHODS,
+  ...INTERCHANGE_METHODS,
+  ...WORKSPACE_METHODS,
+  ...COMPARE_METHODS,
+  ...SUMMARY_METHODS,
+  ...LINEAGE_METHODS,
+  ...EDGE_METHODS,
+  ...LIVE_METHODS,
+  ...PANEL_METHODS,
+]
 
 // ------------------------------------------------------ seed 001's contract
 
@@ -316,30 +328,8 @@ describeWeb('remote API: every sessionTree method over HTTP in a real dsh web (s
   }, 600_000)
 
   it('the generated client describes every method with seed 001 wire args', () => {
-    expect([...descriptors.keys()].sort()).toEqual(
-      [
-        ...METHODS,
-        ...INTERCHANGE_METHODS,
-        ...WORKSPACE_METHODS,
-        ...COMPARE_METHODS,
-        ...SUMMARY_METHODS,
-        ...LINEAGE_METHODS,
-        ...EDGE_METHODS,
-        ...LIVE_METHODS,
-        ...PANEL_METHODS,
-      ].sort(),
-    )
-    for (const method of [
-      ...METHODS,
-      ...INTERCHANGE_METHODS,
-      ...WORKSPACE_METHODS,
-      ...COMPARE_METHODS,
-      ...SUMMARY_METHODS,
-      ...LINEAGE_METHODS,
-      ...EDGE_METHODS,
-      ...LIVE_METHODS,
-      ...PANEL_METHODS,
-    ]) {
+    expect([...descriptors.keys()].sort()).toEqual([...ALL_METHODS].sort())
+    for (const method of ALL_METHODS) {
       const d = descriptor(method)
       expect(d.namespace).toBe('sessionTree')
       expect(d.result.mode).toBe('strict')

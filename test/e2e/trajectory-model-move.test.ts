@@ -162,6 +162,14 @@ describeWeb(
 
     const nodeWith = async (text: string) =>
       (await dsh.api.nodeWith(sessionId, (content) => content.startsWith(text))).nodeId
+    /** Reloads the page and waits until the Chat shows its first prompt again. */
+    const reloadToChat = async () => {
+      await dsh.page.reload()
+      await dsh.page
+        .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
+        .first()
+        .waitFor({ state: 'attached', timeout: 60_000 })
+    }
     const shot = (name: string) => dsh.page.screenshot({ path: path.join(dsh.artifacts, name), fullPage: true })
     const noErrors = async (label: string, from: number) => {
       expect(await dsh.page.getByText(/Failed to load history/).count(), `${label}: load error`).toBe(0)
@@ -228,13 +236,7 @@ describeWeb(
       await openSession(dsh.page, dsh.url, DEMO_TITLE)
       const expected = requestTranscript(moved!, { text: MOVED_REPLY })
       for (const phase of ['live', 'after-a-reload']) {
-        if (phase !== 'live') {
-          await dsh.page.reload()
-          await dsh.page
-            .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
-            .first()
-            .waitFor({ state: 'attached', timeout: 60_000 })
-        }
+        if (phase !== 'live') await reloadToChat()
         let seen: ReturnType<typeof chatTranscript> = []
         await until(`${phase}: the Chat's visible rows are the model's last request plus its reply`, async () => {
           seen = chatTranscript(await visibleRows(dsh.page))
@@ -251,13 +253,7 @@ describeWeb(
     it("the Trajectory lists what the model did: its move call with the call's row under it, then its next answer; no copy of the restated path, nothing in the prologue, live and after a reload", async () => {
       const from = problems.length
       for (const phase of ['live', 'after-a-reload']) {
-        if (phase !== 'live') {
-          await dsh.page.reload()
-          await dsh.page
-            .locator('[data-chat-flow] [data-chat-flow-kind="user"]')
-            .first()
-            .waitFor({ state: 'attached', timeout: 60_000 })
-        }
+        if (phase !== 'live') await reloadToChat()
         await dsh.page.getByRole('tab', { name: 'Trajectory' }).click()
         // Loaded: from the system prompt to the model's reply.
         const shown = await until(`${phase}: the trajectory rows`, async () => {

@@ -18,11 +18,11 @@ import { type ChatRequestBody, type RecordedRequest, messageText, userPrompts } 
 import { type Terminal } from './support/tmux.ts'
 import { expectReadsAsModel as theRule, readScreen } from './support/tui-judge.ts'
 import { tuiSuite } from './support/tui-suite.ts'
+import { DEMO_PROMPTS } from '../../dev/demo-model.ts'
 import { describeNeeding, tmux } from '../support/prerequisites.ts'
 
-const FIRST = 'Plan a weekend in Lisbon'
-const TOOL = 'Check notes.txt for my budget'
-const THIRD = 'Make it a food tour'
+/** The demo model's three prompts: the second makes it call `read`. */
+const [FIRST, TOOL, THIRD] = DEMO_PROMPTS
 const SUMMARY_ONE = 'MODEL-SUMMARY-ONE: the food tour branch read notes.txt.'
 const SUMMARY_TWO = 'MODEL-SUMMARY-TWO: the files were notes.txt.'
 const INSTRUCTIONS = 'name the files'

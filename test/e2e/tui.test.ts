@@ -34,12 +34,12 @@ import { messageText, userPrompts } from './support/fake-llm.ts'
 import { expectReadsAsModel, readScreen } from './support/tui-judge.ts'
 import { type Terminal } from './support/tmux.ts'
 import { tuiSuite } from './support/tui-suite.ts'
+import { DEMO_PROMPTS } from '../../dev/demo-model.ts'
 import { describeNeeding, tmux } from '../support/prerequisites.ts'
 
 const DOCS = path.join(REPO_ROOT, 'docs', 'tui')
-const FIRST = 'Plan a weekend in Lisbon'
-const TOOL = 'Check notes.txt for my budget'
-const THIRD = 'Make it a food tour'
+/** The demo model's three prompts: the second makes it call `read`. */
+const [FIRST, TOOL, THIRD] = DEMO_PROMPTS
 const AFTER_JUMP = 'Actually, plan Porto instead'
 const AFTER_FORK = 'What about two days in Sintra?'
 const AFTER_RESUME = 'One more idea for the evening'

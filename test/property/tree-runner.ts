@@ -462,15 +462,9 @@ export class Runner {
           if (view && id !== undefined) this.afterJumpTo(id, op.record, view.cursor, view.messages)
           return
         }
-        const raw = this.name(target.branch, 'branch')
-        const name = raw.trim()
-        const head = m.heads.get(name)
-        const codes: ErrorCode[] = head !== undefined ? [] : ['BRANCH_NOT_FOUND', 'INVALID_ARGUMENT']
-        const view = this.expect('jump({branch})', codes, () => tree.jump({ branch: raw }))
-        if (view && head !== undefined) {
-          pushHistory(m)
-          m.cursor = head
-          m.active = name
+        const landed = this.jumpToBranch(target.branch)
+        if (landed) {
+          const { view, head, name } = landed
           check(view.cursor === head && view.branch === name, 'jump({branch}) landed elsewhere', view)
         }
         return
@@ -525,17 +519,8 @@ export class Runner {
         return
       }
       case 'switch': {
-        const raw = this.name(op.name, 'branch')
-        const name = raw.trim()
-        const head = m.heads.get(name)
-        const codes: ErrorCode[] = head !== undefined ? [] : ['BRANCH_NOT_FOUND', 'INVALID_ARGUMENT']
-        const view = this.expect('jump({branch})', codes, () => tree.jump({ branch: raw }))
-        if (view && head !== undefined) {
-          pushHistory(m)
-          m.cursor = head
-          m.active = name
-          sameJson(view.messages, modelMessages(m, head), 'jump({branch}) messages')
-        }
+        const landed = this.jumpToBranch(op.name)
+        if (landed) sameJson(landed.view.messages, modelMessages(m, landed.head), 'jump({branch}) messages')
         return
       }
       case 'select': {
@@ -724,6 +709,24 @@ export class Runner {
         return
       }
     }
+  }
+
+  /**
+   * jump({branch}) on the tree, and on the model when it went through (history pushed, the cursor on the
+   * branch's head, the branch active); then the view, the head and the trimmed name, for the caller's checks.
+   */
+  private jumpToBranch(choice: NameChoice) {
+    const m = this.m
+    const raw = this.name(choice, 'branch')
+    const name = raw.trim()
+    const head = m.heads.get(name)
+    const codes: ErrorCode[] = head !== undefined ? [] : ['BRANCH_NOT_FOUND', 'INVALID_ARGUMENT']
+    const view = this.expect('jump({branch})', codes, () => this.tree.jump({ branch: raw }))
+    if (!view || head === undefined) return undefined
+    pushHistory(m)
+    m.cursor = head
+    m.active = name
+    return { view, head, name }
   }
 
   private afterJumpTo(id: string, record: boolean, cursor: string | null, messages: readonly LlmMessage[]): void {

@@ -14,6 +14,8 @@ import { planRestore } from '../../src/workspace/planner.ts'
 import { Timeline } from '../../src/workspace/timeline.ts'
 import type { FileState, RestoreStep, SingleOp } from '../../src/workspace/types.ts'
 import {
+  afterOps,
+  beforeOp,
   callStep,
   contentOf,
   hex,
@@ -93,23 +95,12 @@ describe("the files' history of restores", () => {
         for (const s of drawn) {
           if (s.kind === 'call') {
             seq += 1
-            const call = `call-${seq}`
             for (const [i, content] of s.writes) {
               const path = PATHS[i]!
-              if (!timeline.isOpen(2 * seq, call, path))
-                apply({
-                  t: 'before',
-                  key: 2 * seq,
-                  node: `e${seq}`,
-                  call,
-                  tool: 'write',
-                  path,
-                  state: state(world.get(path)),
-                })
+              if (!timeline.isOpen(2 * seq, `call-${seq}`, path)) apply(beforeOp(seq, path, world))
               world.set(path, content)
             }
-            for (const path of new Set(s.writes.map(([i]) => PATHS[i]!)))
-              apply({ t: 'after', key: 2 * seq, call, path, state: state(world.get(path)) })
+            for (const op of afterOps(seq, s, world)) apply(op)
             nodes.push(seq)
           } else if (s.kind === 'user') {
             world.set(PATHS[s.path]!, s.content)

@@ -13,7 +13,17 @@ import { describe, expect, it } from 'vitest'
 import { planRestore } from '../../src/workspace/planner.ts'
 import { Timeline } from '../../src/workspace/timeline.ts'
 import type { SingleOp } from '../../src/workspace/types.ts'
-import { callStep, hex, PATHS, restoreBack, state, userStep, type World } from './workspace-world.ts'
+import {
+  afterOps,
+  beforeOp,
+  callStep,
+  hex,
+  PATHS,
+  restoreBack,
+  state,
+  userStep,
+  type World,
+} from './workspace-world.ts'
 
 const step = fc.oneof(
   { weight: 5, arbitrary: callStep },
@@ -44,23 +54,13 @@ describe('timeline and planner against a simulated workspace', () => {
           for (const s of steps) {
             if (s.kind === 'call') {
               seq += 2
-              const call = `call-${seq}`
               for (const [i, content] of s.writes) {
                 const path = PATHS[i]!
-                apply({
-                  t: 'before',
-                  key: 2 * seq,
-                  node: `e${seq}`,
-                  call,
-                  tool: 'write',
-                  path,
-                  state: state(world.get(path)),
-                })
+                apply(beforeOp(seq, path, world))
                 world.set(path, content)
                 lastWritten.set(path, content)
               }
-              for (const path of new Set(s.writes.map(([i]) => PATHS[i]!)))
-                apply({ t: 'after', key: 2 * seq, call, path, state: state(world.get(path)) })
+              for (const op of afterOps(seq, s, world)) apply(op)
               // The tool-call node itself (its boundary is its changes' key), then the node after it.
               snapshots.push({ seq, world: new Map(world) })
               seq += 1

@@ -3,7 +3,7 @@
  * the steps the runs draw (a tool call's writes, a user's edit, a restore some nodes back).
  */
 import fc from 'fast-check'
-import type { FileState } from '../../src/workspace/types.ts'
+import type { FileState, SingleOp } from '../../src/workspace/types.ts'
 
 export const PATHS = ['a', 'b', 'c'] as const
 /** Path → content (null: absent). */
@@ -16,6 +16,26 @@ export const state = (content: string | null | undefined): FileState =>
     : { kind: 'file', hash: content.padEnd(64, '0').slice(0, 64), size: content.length }
 /** The content a state stands for. */
 export const contentOf = (s: FileState): string | null => (s.kind === 'file' ? s.hash.replace(/0+$/, '') : null)
+
+/** Call `seq`'s capture of `path` right before it writes there (`world` as it stands then). */
+export const beforeOp = (seq: number, path: string, world: World): SingleOp => ({
+  t: 'before',
+  key: 2 * seq,
+  node: `e${seq}`,
+  call: `call-${seq}`,
+  tool: 'write',
+  path,
+  state: state(world.get(path)),
+})
+/** Call `seq`'s captures once it wrote: one for each path of `step`, in the order first written. */
+export const afterOps = (seq: number, step: CallStep, world: World): SingleOp[] =>
+  [...new Set(step.writes.map(([i]) => PATHS[i]!))].map((path) => ({
+    t: 'after',
+    key: 2 * seq,
+    call: `call-${seq}`,
+    path,
+    state: state(world.get(path)),
+  }))
 
 export type CallStep = { readonly kind: 'call'; readonly writes: ReadonlyArray<readonly [number, string | null]> }
 export type UserStep = { readonly kind: 'user'; readonly path: number; readonly content: string | null }

@@ -10,7 +10,7 @@
  * the test that resumes our export with the real `claude --resume`.
  */
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { serveLocal } from './local-server.ts'
 
 export interface AnthropicBlock {
   readonly type: string
@@ -82,49 +82,39 @@ export async function startFakeAnthropic(
 ): Promise<FakeAnthropic> {
   const requests: RecordedMessagesRequest[] = []
   let n = 0
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const url = req.url ?? '/'
-      if (req.method === 'HEAD' || (req.method === 'GET' && url === '/')) return void res.writeHead(200).end()
-      if (req.method !== 'POST' || !url.startsWith('/v1/messages'))
-        return void res
-          .writeHead(404, { 'content-type': 'application/json' })
-          .end('{"type":"error","error":{"type":"not_found_error","message":"not here"}}')
-      let body: MessagesBody
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesBody
-      } catch {
-        return void res
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end('{"type":"error","error":{"type":"invalid_request_error","message":"not JSON"}}')
-      }
-      if (url.startsWith('/v1/messages/count_tokens'))
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":100}')
-      const number = ++n
-      requests.push({ n: number, path: url, headers: req.headers, body })
-      let step: AnthropicStep
-      try {
-        step = answer(body, number)
-      } catch (error) {
-        return void res.writeHead(400, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            type: 'error',
-            error: { type: 'invalid_request_error', message: `fake: ${(error as Error).message}` },
-          }),
-        )
-      }
-      reply(res, body, step, number)
-    })
+  const server = await serveLocal((req, res, raw) => {
+    const url = req.url ?? '/'
+    if (req.method === 'HEAD' || (req.method === 'GET' && url === '/')) return void res.writeHead(200).end()
+    if (req.method !== 'POST' || !url.startsWith('/v1/messages'))
+      return void res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"type":"error","error":{"type":"not_found_error","message":"not here"}}')
+    let body: MessagesBody
+    try {
+      body = JSON.parse(raw.toString('utf8')) as MessagesBody
+    } catch {
+      return void res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end('{"type":"error","error":{"type":"invalid_request_error","message":"not JSON"}}')
+    }
+    if (url.startsWith('/v1/messages/count_tokens'))
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":100}')
+    const number = ++n
+    requests.push({ n: number, path: url, headers: req.headers, body })
+    let step: AnthropicStep
+    try {
+      step = answer(body, number)
+    } catch (error) {
+      return void res.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'invalid_request_error', message: `fake: ${(error as Error).message}` },
+        }),
+      )
+    }
+    reply(res, body, step, number)
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
+  return { url: server.url, requests, close: server.close }
 }
 
 function reply(res: http.ServerResponse, body: MessagesBody, step: AnthropicStep, n: number): void {

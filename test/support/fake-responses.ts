@@ -9,8 +9,7 @@
  *
  * Used by `dev/fixtures/codex.ts` to generate real rollouts.
  */
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { serveLocal } from './local-server.ts'
 
 export interface ResponsesItem {
   readonly type: string
@@ -67,68 +66,58 @@ export async function startFakeResponses(
 ): Promise<FakeResponses> {
   const requests: RecordedResponsesRequest[] = []
   let n = 0
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const url = req.url ?? '/'
-      if (req.method !== 'POST' || !/\/responses(\/compact)?(\?|$)/.test(url))
-        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not here"}}')
-      let body: ResponsesBody
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResponsesBody
-      } catch {
-        return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"not JSON"}}')
-      }
-      const number = ++n
-      requests.push({ n: number, path: url, body })
-      let step: ResponsesStep
-      try {
-        step = answer(body, number, url)
-      } catch (error) {
-        return void res
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ error: { message: `fake: ${(error as Error).message}` } }))
-      }
-      const items = outputItems(step, number)
-      const usage = {
-        input_tokens: step.inputTokens ?? 100,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: 10,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: (step.inputTokens ?? 100) + 10,
-      }
-      if (url.includes('/responses/compact'))
-        return void res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ output: items, usage }))
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      const event = (type: string, data: Record<string, unknown>) =>
-        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
-      const id = `resp_fake_${number}`
-      event('response.created', { response: { id } })
-      items.forEach((item, index) => {
-        event('response.output_item.added', { output_index: index, item })
-        if (item.type === 'message')
-          event('response.output_text.delta', {
-            output_index: index,
-            content_index: 0,
-            item_id: item.id,
-            delta: itemText(item as ResponsesItem),
-          })
-        event('response.output_item.done', { output_index: index, item })
-      })
-      event('response.completed', { response: { id, usage } })
-      res.end()
+  const server = await serveLocal((req, res, raw) => {
+    const url = req.url ?? '/'
+    if (req.method !== 'POST' || !/\/responses(\/compact)?(\?|$)/.test(url))
+      return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not here"}}')
+    let body: ResponsesBody
+    try {
+      body = JSON.parse(raw.toString('utf8')) as ResponsesBody
+    } catch {
+      return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"not JSON"}}')
+    }
+    const number = ++n
+    requests.push({ n: number, path: url, body })
+    let step: ResponsesStep
+    try {
+      step = answer(body, number, url)
+    } catch (error) {
+      return void res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `fake: ${(error as Error).message}` } }))
+    }
+    const items = outputItems(step, number)
+    const usage = {
+      input_tokens: step.inputTokens ?? 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 10,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: (step.inputTokens ?? 100) + 10,
+    }
+    if (url.includes('/responses/compact'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ output: items, usage }))
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+    const event = (type: string, data: Record<string, unknown>) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
+    const id = `resp_fake_${number}`
+    event('response.created', { response: { id } })
+    items.forEach((item, index) => {
+      event('response.output_item.added', { output_index: index, item })
+      if (item.type === 'message')
+        event('response.output_text.delta', {
+          output_index: index,
+          content_index: 0,
+          item_id: item.id,
+          delta: itemText(item as ResponsesItem),
+        })
+      event('response.output_item.done', { output_index: index, item })
     })
+    event('response.completed', { response: { id, usage } })
+    res.end()
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
+  return { url: server.url, requests, close: server.close }
 }
 
 function outputItems(step: ResponsesStep, n: number): Record<string, unknown>[] {

@@ -197,24 +197,20 @@ export class LogBuilder {
 
   /** Texts of the model-visible history right now. */
   modelTexts(): string[] {
-    return this.session
-      .deriveMessages()
-      .map((m) =>
-        m.content
-          .map((b) =>
-            b.type === 'text'
-              ? b.text
-              : b.type === 'tool-call'
-                ? `call:${b.name}`
-                : b.type === 'tool-result'
-                  ? `result:${(b.content as { text?: string }[]).map((c) => c.text).join('')}`
-                  : '',
-          )
-          .join(''),
-      )
+    return this.session.deriveMessages().map((m) => m.content.map((b) => blockText(b as ContentBlock)).join(''))
   }
 }
 
+/** A message content block as far as `modelTexts` reads it. */
+export type ContentBlock = { type: string; text?: string; name?: string; content?: unknown }
+
+/** How `modelTexts` flattens a content block: its text, `call:<tool>`, `result:<text>`, or nothing. */
+export function blockText(b: ContentBlock): string {
+  if (b.type === 'text') return b.text ?? ''
+  if (b.type === 'tool-call') return `call:${b.name}`
+  if (b.type === 'tool-result') return `result:${(b.content as { text?: string }[]).map((c) => c.text).join('')}`
+  return ''
+}
 /**
  * What the model reads of its tool exchanges: each assistant message's call
  * ids, and the result ids (`tool-result` blocks, and the result message's

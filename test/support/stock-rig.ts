@@ -40,3 +40,10 @@ export function stockRig(log: LogBuilder, options: Partial<StockSwitcherOptions>
   const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
   return { log, projector, switcher, agent, sync, byText }
 }
+
+/** A fresh projector (session `s1`) fed all of `events`: the tree a log alone rebuilds. */
+export function rebuiltFrom(events: Iterable<unknown>): SessionProjector {
+  const projector = new SessionProjector(new SessionTree('s1'))
+  for (const e of events) projector.project(e)
+  return projector
+}

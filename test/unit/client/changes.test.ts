@@ -60,23 +60,18 @@ class Page implements PageVisibility {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+/** A follower's two callbacks: it notes `changed` in `seen` on a change, `polled` when sent to polling. */
+const noting = (seen: string[], changed: string, polled: string) =>
+  [() => seen.push(changed), () => seen.push(polled)] as const
 
 describe('ChangeFeed', () => {
   it('holds one request for every followed session and tells the followers of theirs', async () => {
     const { remote, calls, open } = service()
     const feed = new ChangeFeed(async () => remote)
     const seen: string[] = []
-    feed.follow(
-      'a',
-      () => seen.push('a'),
-      () => seen.push('a: poll'),
-    )
+    feed.follow('a', ...noting(seen, 'a', 'a: poll'))
     await settle()
-    feed.follow(
-      'b',
-      () => seen.push('b'),
-      () => seen.push('b: poll'),
-    )
+    feed.follow('b', ...noting(seen, 'b', 'b: poll'))
     await settle()
     // The second session replaces the request in flight with one naming both.
     expect(open().map((c) => c.request.sessions.map((s) => s.agentId))).toEqual([['a', 'b']])
@@ -99,21 +94,11 @@ describe('ChangeFeed', () => {
     const { remote, open } = service()
     const feed = new ChangeFeed(async () => remote)
     const seen: string[] = []
-    feed.follow(
-      'a',
-      () => seen.push('a'),
-      () => seen.push('poll'),
-      '1:5',
-    )
+    feed.follow('a', ...noting(seen, 'a', 'poll'), '1:5')
     await settle()
     expect(open().map((c) => c.request.sessions)).toEqual([[{ agentId: 'a', revision: '1:5' }]])
     // A second follower of the same session does not move what the feed heard.
-    feed.follow(
-      'a',
-      () => seen.push('a2'),
-      () => seen.push('poll'),
-      '1:2',
-    )
+    feed.follow('a', ...noting(seen, 'a2', 'poll'), '1:2')
     await settle()
     expect(open().map((c) => c.request.sessions)).toEqual([[{ agentId: 'a', revision: '1:5' }]])
     expect(seen).toEqual([])
@@ -125,11 +110,7 @@ describe('ChangeFeed', () => {
     const page = new Page()
     const feed = new ChangeFeed(async () => remote, page)
     const seen: string[] = []
-    const stop = feed.follow(
-      'a',
-      () => seen.push('a'),
-      () => seen.push('poll'),
-    )
+    const stop = feed.follow('a', ...noting(seen, 'a', 'poll'))
     await settle()
     open()[0]!.answer([{ agentId: 'a', revision: '1:3' }])
     await settle()
@@ -173,19 +154,11 @@ describe('ChangeFeed', () => {
   it('a service without watch sends every follower to polling', async () => {
     const feed = new ChangeFeed(async () => ({}))
     const seen: string[] = []
-    feed.follow(
-      'a',
-      () => seen.push('a'),
-      () => seen.push('a: poll'),
-    )
+    feed.follow('a', ...noting(seen, 'a', 'a: poll'))
     await settle()
     expect(seen).toEqual(['a: poll'])
     expect(feed.unavailable).toBe(true)
-    feed.follow(
-      'b',
-      () => seen.push('b'),
-      () => seen.push('b: poll'),
-    )
+    feed.follow('b', ...noting(seen, 'b', 'b: poll'))
     await settle()
     expect(seen).toEqual(['a: poll', 'b: poll'])
     feed.dispose()

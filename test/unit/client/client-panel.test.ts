@@ -71,6 +71,17 @@ async function click(target: HTMLElement): Promise<void> {
   await settle()
 }
 
+/** The small tree, served with a status that says `count` tool calls repeat an id, the first at event `firstSeq`. */
+function repeatingCallIds(count: number, firstSeq: number): FakeRemote {
+  const fake = fakeRemote(smallTree().tree)
+  fake.status = {
+    logWarnings: [
+      { code: 'REPEATED_CALL_IDS', message: 'the message', remedy: 'the remedy', count, firstSeq, callId: 'call_1' },
+    ],
+  }
+  return fake
+}
+
 describe('TreePanel', () => {
   it('shows progress, then every node with kind, folded tool call, cursor, branch head and surface mode', async () => {
     const { tree, ids } = smallTree()
@@ -299,20 +310,7 @@ describe('TreePanel', () => {
   })
 
   it('reports a log the Chat cannot load (repeated call ids), with what to do', async () => {
-    const { tree } = smallTree()
-    const fake = fakeRemote(tree)
-    fake.status = {
-      logWarnings: [
-        {
-          code: 'REPEATED_CALL_IDS',
-          message: 'the message',
-          remedy: 'the remedy',
-          count: 3,
-          firstSeq: 90,
-          callId: 'call_1',
-        },
-      ],
-    }
+    const fake = repeatingCallIds(3, 90)
     const { el } = await mount(fake.remote)
     const banner = el.querySelector('[data-testid="session-tree-log-warning"]')!
     expect(banner.getAttribute('data-code')).toBe('REPEATED_CALL_IDS')
@@ -323,20 +321,7 @@ describe('TreePanel', () => {
   })
 
   it("says the Chat reads such a log when DSH's tool Definitions in the page are re-keyed (chat/host-tools.ts)", async () => {
-    const { tree } = smallTree()
-    const fake = fakeRemote(tree)
-    fake.status = {
-      logWarnings: [
-        {
-          code: 'REPEATED_CALL_IDS',
-          message: 'the message',
-          remedy: 'the remedy',
-          count: 1,
-          firstSeq: 12,
-          callId: 'call_1',
-        },
-      ],
-    }
+    const fake = repeatingCallIds(1, 12)
     const off = rekeyHostTools({ entries: () => [{ kind: 'tool-call', target: 'chat', match: () => null }] })
     try {
       const { el } = await mount(fake.remote)

@@ -22,6 +22,17 @@ afterEach(async () => {
   for (const rig of rigs.splice(0)) await rig.dispose()
   for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true })
 })
+
+/** Writes session `sessionId`'s journal by hand: its header, then one framed line for each record. */
+function writeJournal(sidecar: TreeSidecar, sessionId: string, records: readonly object[]): void {
+  const dir = sidecar.dirFor(sessionId)
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(
+    path.join(dir, JOURNAL_FILE),
+    Buffer.concat([frameHeader(sessionId, 0), ...records.map((record) => frameLine(record))]),
+  )
+}
+
 const tempRoot = (): string => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tree-actor-'))
   roots.push(root)
@@ -58,17 +69,11 @@ describe('the sidecar journal records its actor', () => {
     }
     expect(sidecar.load('s').exists).toBe(false)
     // A line written by hand with an actor this version does not know: reported, the records before it kept.
-    const dir = sidecar.dirFor('t')
-    fs.mkdirSync(dir, { recursive: true })
     const at = '2026-01-01T00:00:00.000Z'
-    fs.writeFileSync(
-      path.join(dir, JOURNAL_FILE),
-      Buffer.concat([
-        frameHeader('t', 0),
-        frameLine({ n: 1, w: 0, at, actor: { kind: 'user', via: 'panel' }, op: { op: 'back' } }),
-        frameLine({ n: 2, w: 0, at, actor: { kind: 'robot' }, op: { op: 'back' } }),
-      ]),
-    )
+    writeJournal(sidecar, 't', [
+      { n: 1, w: 0, at, actor: { kind: 'user', via: 'panel' }, op: { op: 'back' } },
+      { n: 2, w: 0, at, actor: { kind: 'robot' }, op: { op: 'back' } },
+    ])
     const load = new TreeSidecar(sidecar.root).load('t')
     expect(load.records.map((r) => r.n)).toEqual([1])
     expect(load.problems).toHaveLength(1)
@@ -85,18 +90,12 @@ describe('the sidecar journal records its actor', () => {
       .projector.tree.list()
       .find((n) => n.message?.content === 'a1')!.nodeId
     const sidecar = new TreeSidecar(root)
-    const dir = sidecar.dirFor('old-1')
-    fs.mkdirSync(dir, { recursive: true })
     const at = '2026-01-01T00:00:00.000Z'
     // The exact lines an earlier version wrote: { n, w, at, op }, no actor.
-    fs.writeFileSync(
-      path.join(dir, JOURNAL_FILE),
-      Buffer.concat([
-        frameHeader('old-1', 0),
-        frameLine({ n: 1, w: log.session.seq - 1, at, op: { at, op: 'label', nodeId: a1, label: 'kept' } }),
-        frameLine({ n: 2, w: log.session.seq - 1, at, op: { at, op: 'fork', target: a1, branch: 'idea' } }),
-      ]),
-    )
+    writeJournal(sidecar, 'old-1', [
+      { n: 1, w: log.session.seq - 1, at, op: { at, op: 'label', nodeId: a1, label: 'kept' } },
+      { n: 2, w: log.session.seq - 1, at, op: { at, op: 'fork', target: a1, branch: 'idea' } },
+    ])
     const sync = new TreeSync(new SessionTreeStore(), sidecar)
     const state = sync.attach(log.session)
     expect(state.warnings).toEqual([])

@@ -13,15 +13,18 @@ import { importSession } from '../../../src/interchange/session/import.ts'
 import { dshHome, dshModelView, loadTree, treeModelView } from '../../support/interchange.ts'
 import { pathUnits, type Unit } from '../../support/claude-units.ts'
 
+/** `path` imported into a fresh DSH home. */
+async function importFresh(path: string) {
+  const home = await dshHome()
+  const outcome = await importSession({ path }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+  return { home, outcome }
+}
+
 const FIXTURE = join(import.meta.dirname, '..', '..', 'fixtures', 'codex', 'synthetic-rollout.jsonl')
 
 describe('Codex rollouts', () => {
   it('one stream (response_item), typed prompts vs injected context, a rollback forks, the compaction replaces the history', async () => {
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: FIXTURE },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(FIXTURE)
     expect(outcome.report).toMatchObject({
       format: 'codex',
       version: '0.77.0',
@@ -164,11 +167,7 @@ describe('Codex rollouts written by the real codex 0.171.0 (against a local fake
       [thread!, 'Thanks, that is all.'],
       [fork!, 'Instead, just count the files.'],
     ] as const) {
-      const home = await dshHome()
-      const outcome = await importSession(
-        { path: main },
-        { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-      )
+      const { home, outcome } = await importFresh(main)
       expect(outcome.report).toMatchObject({
         format: 'codex',
         version: '0.171.0',
@@ -264,11 +263,7 @@ describe('Codex forks that copied their parent (older versions)', () => {
     ]
     copyFileSync(FIXTURE, join(dir, 'rollout-2026-01-10T09-00-00-parent.jsonl'))
     writeFileSync(join(dir, 'rollout-2026-01-11T10-00-00-fork.jsonl'), fork.join('\n') + '\n')
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: join(dir, 'rollout-2026-01-11T10-00-00-fork.jsonl') },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(join(dir, 'rollout-2026-01-11T10-00-00-fork.jsonl'))
     expect(outcome.report.notes.join('\n')).toMatch(
       /joined as a branch at node L\d+ \(5 copied item\(s\) shared with the thread\)/,
     )

@@ -18,7 +18,7 @@ import { ACTIONS } from '../../../src/tool/prompt.ts'
 import { SessionTree } from '../../../src/tree/index.ts'
 import { SessionProjector } from '../../../src/harness/projector.ts'
 import { FakeAgent } from '../../support/fake-agent.ts'
-import { LogBuilder } from '../../support/log-builder.ts'
+import { blockText, LogBuilder, type ContentBlock } from '../../support/log-builder.ts'
 import { stockRig, threeTurns } from '../../support/stock-rig.ts'
 
 function setup() {
@@ -44,17 +44,7 @@ type Ev = { type: string; seq: number; surfaceOp?: unknown; data?: any }
 /** What a surface event reads as, the way LogBuilder.modelTexts() flattens the model's messages. */
 function textOf(e: Ev): string {
   const message = e.type === 'user/message' ? e.data : e.data.message
-  return (message.content as { type: string; text?: string; name?: string; content?: { text?: string }[] }[])
-    .map((b) =>
-      b.type === 'text'
-        ? b.text
-        : b.type === 'tool-call'
-          ? `call:${b.name}`
-          : b.type === 'tool-result'
-            ? `result:${b.content!.map((c) => c.text).join('')}`
-            : '',
-    )
-    .join('')
+  return (message.content as ContentBlock[]).map(blockText).join('')
 }
 
 /** The rows the Chat keeps: append-origin surface events (what the host Chat draws) that are not hidden. */

@@ -74,6 +74,14 @@ type Damage = {
 
 const journal = (dir: string) => join(dir, JOURNAL_FILE)
 const overlay = (dir: string) => join(dir, OVERLAY_FILE)
+/** The damage that replaces the file `of(dir)` with a symbolic link to a file holding `text` outside the sidecar. */
+const linkedOutside =
+  (of: (dir: string) => string, text: string): Damage['apply'] =>
+  (dir, root) => {
+    rmSync(of(dir))
+    writeFileSync(join(root, '..', 'elsewhere'), text)
+    symlinkSync(join(root, '..', 'elsewhere'), of(dir))
+  }
 
 const DAMAGES: readonly Damage[] = [
   {
@@ -112,11 +120,7 @@ const DAMAGES: readonly Damage[] = [
     file: 'journal',
     words: /is a symbolic link/,
     writes: 'refused',
-    apply: (dir, root) => {
-      rmSync(journal(dir))
-      writeFileSync(join(root, '..', 'elsewhere'), 'x\n')
-      symlinkSync(join(root, '..', 'elsewhere'), journal(dir))
-    },
+    apply: linkedOutside(journal, 'x\n'),
   },
   {
     name: "another session's journal",
@@ -139,11 +143,7 @@ const DAMAGES: readonly Damage[] = [
     words: /is a symbolic link/,
     writes: 'refused',
     compact: true,
-    apply: (dir, root) => {
-      rmSync(overlay(dir))
-      writeFileSync(join(root, '..', 'elsewhere'), '{}')
-      symlinkSync(join(root, '..', 'elsewhere'), overlay(dir))
-    },
+    apply: linkedOutside(overlay, '{}'),
   },
   {
     name: 'session directory a symbolic link',

@@ -76,14 +76,22 @@ function seeded(): TreeSidecar {
   return sidecar
 }
 
+/**
+ * The seeded sidecar with session 's''s `file` replaced by what `put` makes at its path, and a
+ * fresh sidecar (a new process) over the same root.
+ */
+function replaced(file: string, put: (at: string) => void) {
+  const sidecar = seeded()
+  const target = path.join(sidecar.dirFor('s'), file)
+  rmSync(target, { force: true })
+  put(target)
+  return { root: sidecar.root, target, fresh: new TreeSidecar(sidecar.root) }
+}
+
 describe('links in the sidecar are never followed', () => {
   for (const file of [JOURNAL_FILE, OVERLAY_FILE]) {
     it(`${file} as a symbolic link to a file outside: reported as a link, never read, never written, never copied`, () => {
-      const sidecar = seeded()
-      const target = path.join(sidecar.dirFor('s'), file)
-      rmSync(target, { force: true })
-      symlinkSync(secret, target)
-      const fresh = new TreeSidecar(sidecar.root)
+      const { root, target, fresh } = replaced(file, (at) => symlinkSync(secret, at))
       const load = fresh.load('s')
       expect(load.problems).toEqual([
         expect.objectContaining({ code: 'SIDECAR_IO', file: target, message: expect.stringMatching(/symbolic link/) }),
@@ -94,15 +102,11 @@ describe('links in the sidecar are never followed', () => {
       expect(code(fresh.append('s', { w: 3, op: {} }))).toBe('SIDECAR_IO')
       expect(code(fresh.compact('s', { n: 0, w: 3, state: {} }))).toBe('SIDECAR_IO')
       expect(lstatSync(target).isSymbolicLink(), 'the link itself is left for a person to look at').toBe(true)
-      expectOutsideUntouched(sidecar.root)
+      expectOutsideUntouched(root)
     })
 
     it(`${file} with a second hard link: reported, never read or written`, () => {
-      const sidecar = seeded()
-      const target = path.join(sidecar.dirFor('s'), file)
-      rmSync(target, { force: true })
-      linkSync(secret, target)
-      const fresh = new TreeSidecar(sidecar.root)
+      const { root, target, fresh } = replaced(file, (at) => linkSync(secret, at))
       const load = fresh.load('s')
       expect(load.problems).toEqual([
         expect.objectContaining({ code: 'SIDECAR_IO', file: target, message: expect.stringMatching(/hard links/) }),
@@ -110,22 +114,18 @@ describe('links in the sidecar are never followed', () => {
       expect(code(fresh.append('s', { w: 3, op: {} }))).toBe('SIDECAR_IO')
       expect(code(fresh.compact('s', { n: 0, w: 3, state: {} }))).toBe('SIDECAR_IO')
       expect(statSync(target).nlink).toBe(2)
-      expectOutsideUntouched(sidecar.root, target)
+      expectOutsideUntouched(root, target)
     })
   }
 
   it('a dangling link is a link too (not a missing file)', () => {
-    const sidecar = seeded()
-    const target = path.join(sidecar.dirFor('s'), JOURNAL_FILE)
-    rmSync(target)
-    symlinkSync(path.join(outside, 'would-be-created'), target)
-    const fresh = new TreeSidecar(sidecar.root)
+    const { root, fresh } = replaced(JOURNAL_FILE, (at) => symlinkSync(path.join(outside, 'would-be-created'), at))
     expect(fresh.load('s').problems).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/symbolic link/) }),
     ])
     expect(code(fresh.append('s', { w: 3, op: {} }))).toBe('SIDECAR_IO')
     expect(existsSync(path.join(outside, 'would-be-created'))).toBe(false)
-    expectOutsideUntouched(sidecar.root)
+    expectOutsideUntouched(root)
   })
 
   it('a session directory that is a symbolic link: reported, nothing written through it', () => {
@@ -173,11 +173,7 @@ describe('links in the sidecar are never followed', () => {
 
 describe('what is not a file is reported as what it is', () => {
   it('a directory in place of the journal: reported as a directory; writes fail with SIDECAR_IO', () => {
-    const sidecar = seeded()
-    const journal = path.join(sidecar.dirFor('s'), JOURNAL_FILE)
-    rmSync(journal)
-    mkdirSync(journal)
-    const fresh = new TreeSidecar(sidecar.root)
+    const { target: journal, fresh } = replaced(JOURNAL_FILE, (at) => mkdirSync(at))
     expect(fresh.load('s').problems).toEqual([
       expect.objectContaining({ code: 'SIDECAR_IO', file: journal, message: expect.stringMatching(/is a directory/) }),
     ])
@@ -186,11 +182,7 @@ describe('what is not a file is reported as what it is', () => {
   })
 
   it('a FIFO in place of the journal: reported, never opened for a blocking read', () => {
-    const sidecar = seeded()
-    const journal = path.join(sidecar.dirFor('s'), JOURNAL_FILE)
-    rmSync(journal)
-    execFileSync('mkfifo', [journal])
-    const fresh = new TreeSidecar(sidecar.root)
+    const { target: journal, fresh } = replaced(JOURNAL_FILE, (at) => execFileSync('mkfifo', [at]))
     expect(fresh.load('s').problems).toEqual([
       expect.objectContaining({
         code: 'SIDECAR_IO',

@@ -13,7 +13,7 @@ import { SessionProjector } from '../../../src/harness/projector.ts'
 import { freshCallId } from '../../../src/surface/stock.ts'
 import { checkAgreement } from '../../../src/invariant.ts'
 import { callPairing as pairing, LogBuilder } from '../../support/log-builder.ts'
-import { stockRig } from '../../support/stock-rig.ts'
+import { rebuiltFrom, stockRig } from '../../support/stock-rig.ts'
 import { RESTATED_ID_PREFIX } from '../../../src/harness/marker.ts'
 
 function setup() {
@@ -87,8 +87,7 @@ describe('copies never repeat a call id', () => {
     const ids = callIds(log)
     expect(new Set(ids).size).toBe(ids.length)
     for (const { calls, results, sources } of pairing(log.session)) expect([results, sources]).toEqual([calls, calls])
-    const rebuilt = new SessionProjector(new SessionTree('s1'))
-    for (const e of log.events) rebuilt.project(e)
+    const rebuilt = rebuiltFrom(log.events)
     const shape = (p: SessionProjector) => p.tree.list().map((n) => [n.nodeId, n.parentId, n.type, n.summary])
     expect(shape(rebuilt)).toEqual(shape(projector))
     expect(rebuilt.tree.nodeCount).toBe(expected)
@@ -195,8 +194,7 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
     expect(projector.tree.list().filter((n) => n.type === 'tool_call' && n.summary.startsWith('read('))).toHaveLength(1)
     expect(projector.quarantine).toEqual([])
     expect(checkAgreement(projector, log.session.surface.nodes, true)).toBeUndefined()
-    const rebuilt = new SessionProjector(new SessionTree('s1'))
-    for (const e of log.events) rebuilt.project(e)
+    const rebuilt = rebuiltFrom(log.events)
     expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(
       projector.tree.list().map((n) => [n.nodeId, n.parentId]),
     )

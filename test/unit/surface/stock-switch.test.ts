@@ -12,7 +12,7 @@ import { StockSwitcher, type TranscriptReader } from '../../../src/surface/stock
 import { drawnAsMessage, erasedAnswers } from '../../../src/tui/switch-rows.ts'
 import { FakeAgent } from '../../support/fake-agent.ts'
 import { callPairing, LogBuilder, MODEL, PROVIDER } from '../../support/log-builder.ts'
-import { stockRig, threeTurns } from '../../support/stock-rig.ts'
+import { rebuiltFrom, stockRig, threeTurns, type StockRig } from '../../support/stock-rig.ts'
 
 function setup() {
   const flushed: string[] = []
@@ -23,6 +23,19 @@ function setup() {
   })
   return { ...rig, flushed }
 }
+
+/** Back to a1 and one more turn there (q4, a4), synced: a branch beside q2…a3. Returns a1. */
+async function q4OnA1({ log, projector, switcher, agent, byText, sync }: StockRig): Promise<string> {
+  const a1 = byText('a1')
+  projector.tree.jump(a1)
+  await switcher.switch(agent, a1)
+  log.userTurn('q4', 'a4')
+  sync()
+  return a1
+}
+
+/** The tree's nodes as a rebuild must reproduce them. */
+const shape = (p: SessionProjector) => p.tree.list().map((n) => [n.nodeId, n.parentId, n.type, n.summary, n.branch])
 
 /** The texts the model would receive, as the harness derives them. */
 const modelTexts = (log: LogBuilder) => log.modelTexts()
@@ -96,14 +109,11 @@ describe('stock switch on a real Session', () => {
   })
 
   it('switches back to the original tip with the tool call and result intact', async () => {
-    const { log, projector, switcher, agent, byText, sync } = setup()
+    const rig = setup()
+    const { log, projector, switcher, agent, byText, sync } = rig
     const original = modelTexts(log)
     const a3 = byText('a3')
-    const a1 = byText('a1')
-    projector.tree.jump(a1)
-    await switcher.switch(agent, a1)
-    log.userTurn('q4', 'a4')
-    sync()
+    const a1 = await q4OnA1(rig)
     expect(modelTexts(log)).toEqual(['q1', 'runtime context', 'a1', 'q4', 'a4'])
     expect(projector.tree.get(byText('q4'))?.parentId).toBe(a1)
     projector.tree.jump(a3)
@@ -166,19 +176,14 @@ describe('stock switch on a real Session', () => {
   })
 
   it('the log alone rebuilds the same tree: cursor, branches and no duplicates', async () => {
-    const { log, projector, switcher, agent, byText, sync } = setup()
-    const a1 = byText('a1')
-    projector.tree.jump(a1)
-    await switcher.switch(agent, a1)
-    log.userTurn('q4', 'a4')
-    sync()
+    const rig = setup()
+    const { log, projector, switcher, agent, byText, sync } = rig
+    await q4OnA1(rig)
     const a3 = byText('a3')
     projector.tree.jump(a3)
     await switcher.switch(agent, a3)
     sync()
-    const rebuilt = new SessionProjector(new SessionTree('s1'))
-    for (const e of log.events) rebuilt.project(e)
-    const shape = (p: SessionProjector) => p.tree.list().map((n) => [n.nodeId, n.parentId, n.type, n.summary, n.branch])
+    const rebuilt = rebuiltFrom(log.events)
     expect(shape(rebuilt)).toEqual(shape(projector))
     expect(rebuilt.tree.cursor).toBe(a3)
     expect(rebuilt.tree.activeBranch).toBe(projector.tree.activeBranch)
@@ -210,8 +215,7 @@ describe('stock switch on a real Session', () => {
     log.userTurn('q5', 'a5')
     sync()
     expect(projector.tree.activeBranch).toBe('experiment')
-    const rebuilt = new SessionProjector(new SessionTree('s1'))
-    for (const e of log.events) rebuilt.project(e)
+    const rebuilt = rebuiltFrom(log.events)
     expect(rebuilt.tree.activeBranch).toBe('experiment')
     expect(rebuilt.tree.info().branchHeads).toEqual(projector.tree.info().branchHeads)
   })
@@ -219,12 +223,9 @@ describe('stock switch on a real Session', () => {
 
 describe('a crash in the middle of a switch', () => {
   it('at every event of the maintenance turn: the log resumes, and repeating the switch converges', async () => {
-    const { log, projector, switcher, agent, byText, sync } = setup()
-    const a1 = byText('a1')
-    projector.tree.jump(a1)
-    await switcher.switch(agent, a1)
-    log.userTurn('q4', 'a4')
-    sync()
+    const rig = setup()
+    const { log, projector, switcher, agent, byText } = rig
+    await q4OnA1(rig)
     const a3 = byText('a3')
     const target = projector.tree.messages(a3).map((m) => m.content)
     const start = log.session.seq
@@ -314,8 +315,7 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
       .filter((n) => n.type === 'tool_call' && n.content?.some((p) => p.type === 'tool_call' && p.id === 'jump_1'))
     expect(orphan).toHaveLength(2)
     // The log alone rebuilds the same tree, and it reloads through the harness.
-    const rebuilt = new SessionProjector(new SessionTree('s1'))
-    for (const e of log.events) rebuilt.project(e)
+    const rebuilt = rebuiltFrom(log.events)
     expect(rebuilt.tree.list().map((n) => [n.nodeId, n.parentId])).toEqual(
       projector.tree.list().map((n) => [n.nodeId, n.parentId]),
     )
@@ -343,8 +343,7 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
         [...prefix, ...interruptedTurnClosers(prefix as never)] as never,
         log.session.header,
       )
-      const rebuilt = new SessionProjector(new SessionTree('s1'))
-      for (const e of resumed.events) rebuilt.project(e)
+      const rebuilt = rebuiltFrom(resumed.events)
       expect(rebuilt.quarantine, `cut at ${cut}`).toEqual([])
       if (reachable.has(cut))
         expect(checkAgreement(rebuilt, resumed.surface.nodes, true), `cut at ${cut}`).toBeUndefined()
@@ -388,13 +387,10 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
  * what dsh-TUI draws of the switch (`drawnAsMessage`, with the answers a later empty answer erases).
  */
 async function siblingSwitch(drawnBy: TranscriptReader) {
-  const { log, projector, switcher, agent, byText, sync } = setup()
+  const rig = setup()
+  const { log, projector, switcher, agent, byText, sync } = rig
   switcher.drawnBy = drawnBy
-  const a1 = byText('a1')
-  projector.tree.jump(a1)
-  await switcher.switch(agent, a1)
-  log.userTurn('q4', 'a4')
-  sync()
+  await q4OnA1(rig)
   const switchedAt = log.session.seq
   const a3 = byText('a3')
   projector.tree.jump(a3)
@@ -430,9 +426,7 @@ describe('copies shaped for dsh-TUI (drawnBy: dsh-tui)', () => {
 
   it('the log alone rebuilds the same tree, and the harness reloads it with the same history', async () => {
     const { log, projector } = await siblingSwitch('dsh-tui')
-    const rebuilt = new SessionProjector(new SessionTree('s1'))
-    for (const e of log.events) rebuilt.project(e)
-    const shape = (p: SessionProjector) => p.tree.list().map((n) => [n.nodeId, n.parentId, n.type, n.summary, n.branch])
+    const rebuilt = rebuiltFrom(log.events)
     expect(shape(rebuilt)).toEqual(shape(projector))
     expect(rebuilt.tip).toBe(projector.tip)
     expect(rebuilt.quarantine).toEqual([])

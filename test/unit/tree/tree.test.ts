@@ -673,146 +673,63 @@ describe('snapshots', () => {
     ['nodes not an array', (s) => ({ ...s, nodes: {} })],
     ['bad logSeq', (s) => ({ ...s, logSeq: -1 })],
   ]
+  /** A corruption that edits the valid snapshot in place. */
+  const edit =
+    (change: (s: any) => void) =>
+    (s: any): unknown => {
+      change(s)
+      return s
+    }
+  /** A corruption that sets field `field` of node row `row` to `to`. */
+  const cell = (row: number, field: number, to: unknown) =>
+    edit((s) => {
+      s.nodes[row][field] = to
+    })
   const v2: [string, (s: any) => unknown][] = [
     [
       'a row that is not an array',
-      (s) => {
+      edit((s) => {
         s.nodes[1] = { nodeId: 'x' }
-        return s
-      },
+      }),
     ],
     [
       'a row too short',
-      (s) => {
+      edit((s) => {
         s.nodes[1] = s.nodes[1].slice(0, 3)
-        return s
-      },
+      }),
     ],
-    [
-      'a parent beyond the first row',
-      (s) => {
-        s.nodes[1][1] = 2
-        return s
-      },
-    ],
-    [
-      'a negative parent',
-      (s) => {
-        s.nodes[1][1] = -1
-        return s
-      },
-    ],
-    [
-      'a fractional parent',
-      (s) => {
-        s.nodes[1][1] = 0.5
-        return s
-      },
-    ],
+    ['a parent beyond the first row', cell(1, 1, 2)],
+    ['a negative parent', cell(1, 1, -1)],
+    ['a fractional parent', cell(1, 1, 0.5)],
     [
       'a duplicate id',
-      (s) => {
+      edit((s) => {
         s.nodes[2][0] = s.nodes[1][0]
-        return s
-      },
+      }),
     ],
-    [
-      'a malformed id',
-      (s) => {
-        s.nodes[2][0] = ' x'
-        return s
-      },
-    ],
-    [
-      'an unknown node type',
-      (s) => {
-        s.nodes[0][2] = 'poem'
-        return s
-      },
-    ],
-    [
-      'a fractional time',
-      (s) => {
-        s.nodes[0][3] = 1.5
-        return s
-      },
-    ],
-    [
-      'a time past year 9999',
-      (s) => {
-        s.nodes[0][3] = 1e15
-        return s
-      },
-    ],
-    [
-      'a time that is not ISO',
-      (s) => {
-        s.nodes[0][3] = 'yesterday'
-        return s
-      },
-    ],
-    [
-      'an unknown role',
-      (s) => {
-        s.nodes[0][4] = 'robot'
-        return s
-      },
-    ],
-    [
-      'a role without a text',
-      (s) => {
-        s.nodes[0][5] = null
-        return s
-      },
-    ],
-    [
-      'a text that is not a string',
-      (s) => {
-        s.nodes[0][5] = 7
-        return s
-      },
-    ],
-    [
-      'an unknown row field',
-      (s) => {
-        s.nodes[0][6] = { secret: 1 }
-        return s
-      },
-    ],
-    [
-      'an unknown content part',
-      (s) => {
-        s.nodes[0][6] = { content: [{ type: 'hologram' }] }
-        return s
-      },
-    ],
+    ['a malformed id', cell(2, 0, ' x')],
+    ['an unknown node type', cell(0, 2, 'poem')],
+    ['a fractional time', cell(0, 3, 1.5)],
+    ['a time past year 9999', cell(0, 3, 1e15)],
+    ['a time that is not ISO', cell(0, 3, 'yesterday')],
+    ['an unknown role', cell(0, 4, 'robot')],
+    ['a role without a text', cell(0, 5, null)],
+    ['a text that is not a string', cell(0, 5, 7)],
+    ['an unknown row field', cell(0, 6, { secret: 1 })],
+    ['an unknown content part', cell(0, 6, { content: [{ type: 'hologram' }] })],
     [
       'a part that leaves out a text the row has not',
-      (s) => {
+      edit((s) => {
         s.nodes[0] = [...s.nodes[0].slice(0, 4), null, null, { content: [{ type: 'text' }] }]
-        return s
-      },
+      }),
     ],
-    [
-      'a duplicate label',
-      (s) => {
-        s.nodes[0][6] = { label: 'l' }
-        return s
-      },
-    ],
-    [
-      'an untrimmed label',
-      (s) => {
-        s.nodes[0][6] = { label: ' l2' }
-        return s
-      },
-    ],
+    ['a duplicate label', cell(0, 6, { label: 'l' })],
+    ['an untrimmed label', cell(0, 6, { label: ' l2' })],
     [
       'a compaction replacing a node off its path',
-      (s) => {
+      edit((s) => {
         s.nodes[0] = [s.nodes[0][0], 0, 'compaction', s.nodes[0][3], 'user', 'sum', { replaces: ['ghost'] }]
-        return s
-      },
+      }),
     ],
   ]
   const cases: [string, () => unknown][] = [...both, ...v2].map(([name, f]) => [name, () => f(valid())])

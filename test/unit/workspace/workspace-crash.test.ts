@@ -9,31 +9,15 @@
  * misattributed (a call whose checkpoint never became durable changed
  * nothing, because the tool body writes only after the capture returns).
  */
-import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { beforeEach, describe, expect, it } from 'vitest'
-import { tempEach } from '../../support/temp-each.ts'
-import { WorkspaceRegistry, type CallPoint, type SessionWorkspace } from '../../../src/workspace/index.ts'
+import { describe, expect, it } from 'vitest'
+import { callPoint, workspaceFiles } from '../../support/workspace-files.ts'
+import type { SessionWorkspace } from '../../../src/workspace/index.ts'
 import { INLINE_MAX_BYTES } from '../../../src/workspace/session-workspace.ts'
 import { value } from '../../support/messages.ts'
 
-const temp = tempEach('workspace-crash-')
-let tmp: string
-let work: string
-let sidecar: string
-beforeEach(() => {
-  tmp = temp()
-  work = path.join(tmp, 'work')
-  sidecar = path.join(tmp, 'sidecar')
-  mkdirSync(work)
-})
-
-const sha = (text: string) => createHash('sha256').update(text).digest('hex')
-const file = (rel: string) => path.join(work, rel)
-const write = (rel: string, text: string) => writeFileSync(file(rel), text)
-const read = (rel: string) => (existsSync(file(rel)) ? readFileSync(file(rel), 'utf8') : null)
-const workspaceDir = () => path.join(sidecar, readdirSync(sidecar)[0]!, 'workspace')
+const { sha, file, write, read, workspaceDir, open } = workspaceFiles('workspace-crash-')
 const packFile = () => path.join(workspaceDir(), 'blobs.pack')
 const journalFile = () => {
   const dir = workspaceDir()
@@ -42,28 +26,9 @@ const journalFile = () => {
 }
 const sizeOf = (p: string) => (existsSync(p) ? readFileSync(p).length : 0)
 
-/** A fresh process: a new registry reads the sidecar from disk. */
-async function open(): Promise<SessionWorkspace> {
-  const registry = new WorkspaceRegistry({
-    sidecarRoot: sidecar,
-    enabled: true,
-    maxFileBytes: 1024 * 1024,
-    shell: 'off',
-  })
-  return value(await registry.get('session-1', work))
-}
-
-const point = (seq: number): CallPoint => ({
-  key: 2 * seq,
-  node: `e${seq}`,
-  call: `call-${seq}`,
-  tool: 'write',
-  w: seq + 1,
-})
-
 /** A whole tool call: capture, the tool's write, the call's end, journaled. */
 function call(ws: SessionWorkspace, seq: number, rel: string, text: string): void {
-  const p = point(seq)
+  const p = callPoint(seq)
   expect(ws.captureBefore(p, file(rel)).kind).toBe('captured')
   write(rel, text)
   ws.captureAfter(p)
@@ -92,7 +57,7 @@ describe('a file-tool checkpoint is one journal line carrying the content', () =
   it('a small before-image travels in its journal line; the pack gets a copy; a stored content is referred to by hash', async () => {
     write('a.txt', 'a0\n')
     const ws = await open()
-    const p = point(10)
+    const p = callPoint(10)
     ws.captureBefore(p, file('a.txt'))
     const line = readFileSync(journalFile(), 'utf8').trim().split('\n').at(-1)!
     // The line names the content and carries its bytes.
@@ -116,7 +81,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
     const journalBefore = readFileSync(journalFile())
     write('a.txt', 'a2\n')
     const packStart = sizeOf(packFile())
-    ws.captureBefore(point(20), file('a.txt'))
+    ws.captureBefore(callPoint(20), file('a.txt'))
     // Crash: the line did not reach the disk (the tool never wrote: it runs after the capture returns).
     writeFileSync(journalFile(), journalBefore)
     // The orphan pack copy of a2 survived, but damaged (same length, a flipped byte).
@@ -143,7 +108,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
     const journalBefore = readFileSync(journalFile())
     write('a.txt', 'a2\n') // the user's own edit...
     const packStart = sizeOf(packFile())
-    ws.captureBefore(point(20), file('a.txt')) // ...captured by a call whose line never reached the disk
+    ws.captureBefore(callPoint(20), file('a.txt')) // ...captured by a call whose line never reached the disk
     writeFileSync(journalFile(), journalBefore)
     const pack = readFileSync(packFile())
     pack[pack.indexOf('a2\n', packStart)] = 'z'.charCodeAt(0)
@@ -164,7 +129,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
     const ws = await open()
     call(ws, 10, 'a.txt', 'a1\n')
     const journalBefore = sizeOf(journalFile())
-    ws.captureBefore(point(20), file('a.txt'))
+    ws.captureBefore(callPoint(20), file('a.txt'))
     const full = sizeOf(journalFile())
     truncateSync(journalFile(), journalBefore + Math.floor((full - journalBefore) / 2))
     const reopened = await open()
@@ -220,7 +185,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
     rmSync(packFile())
     mkdirSync(packFile())
     const reopened = await open()
-    expect(reopened.captureBefore(point(20), file('big.txt'))).toMatchObject({ kind: 'failed', path: 'big.txt' })
+    expect(reopened.captureBefore(callPoint(20), file('big.txt'))).toMatchObject({ kind: 'failed', path: 'big.txt' })
     expect(readFileSync(journalFile(), 'utf8')).toBe(line)
     rmSync(packFile(), { recursive: true })
     // Written normally, the large content is in the pack only (the line refers to it by hash).
@@ -235,15 +200,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
 
 describe("a shell call's checkpoint is one journal line carrying its small contents", () => {
   /** A fresh process that snapshots shell calls (a plain folder: through our own git directory). */
-  async function openShell(): Promise<SessionWorkspace> {
-    const registry = new WorkspaceRegistry({
-      sidecarRoot: sidecar,
-      enabled: true,
-      maxFileBytes: 1024 * 1024,
-      shell: 'auto',
-    })
-    return value(await registry.get('session-1', work))
-  }
+  const openShell = () => open({ shell: 'auto' })
 
   it('the line names and carries both sides; a pack whose unsynced copies were lost still restores them, back and forward', async () => {
     write('a.txt', 'a0\n')
@@ -252,7 +209,7 @@ describe("a shell call's checkpoint is one journal line carrying its small conte
     const before = (await ws.shellBefore())!
     write('a.txt', 'a1\n')
     write('b.txt', 'b1\n')
-    const changed = value(await ws.shellAfter({ ...point(10), tool: 'bash' }, before))
+    const changed = value(await ws.shellAfter({ ...callPoint(10), tool: 'bash' }, before))
     expect(changed.map((c) => c.path)).toEqual(['a.txt', 'b.txt'])
     const line = readFileSync(journalFile(), 'utf8').trim().split('\n').at(-1)!
     for (const text of ['a0\n', 'a1\n', 'b1\n']) {

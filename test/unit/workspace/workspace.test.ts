@@ -7,49 +7,19 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { beforeEach, describe, expect, it } from 'vitest'
-import { tempEach } from '../../support/temp-each.ts'
-import { WorkspaceRegistry, type CallPoint, type SessionWorkspace } from '../../../src/workspace/index.ts'
+import { describe, expect, it } from 'vitest'
+import { callPoint, workspaceFiles } from '../../support/workspace-files.ts'
+import type { CallPoint, SessionWorkspace } from '../../../src/workspace/index.ts'
 import { INLINE_MAX_BYTES } from '../../../src/workspace/session-workspace.ts'
 import { pathProblem, relativeTo } from '../../../src/workspace/paths.ts'
 import { readNoFollow } from '../../../src/workspace/safe-fs.ts'
 import { value } from '../../support/messages.ts'
 
-const temp = tempEach('workspace-')
-let tmp: string
-let work: string
-let sidecar: string
-beforeEach(() => {
-  tmp = temp()
-  work = path.join(tmp, 'work')
-  sidecar = path.join(tmp, 'sidecar')
-  mkdirSync(work)
-})
-
-const sha = (text: string) => createHash('sha256').update(text).digest('hex')
-const file = (rel: string) => path.join(work, rel)
-const write = (rel: string, text: string) => {
-  mkdirSync(path.dirname(file(rel)), { recursive: true })
-  writeFileSync(file(rel), text)
-}
-const read = (rel: string) => (existsSync(file(rel)) ? readFileSync(file(rel), 'utf8') : null)
-
-async function open(
-  options: { maxFileBytes?: number; hook?: (i: number, p: string) => void | Promise<void> } = {},
-): Promise<SessionWorkspace> {
-  const registry = new WorkspaceRegistry({
-    sidecarRoot: sidecar,
-    enabled: true,
-    maxFileBytes: options.maxFileBytes ?? 1024 * 1024,
-    shell: 'off',
-    ...(options.hook ? { hook: options.hook } : {}),
-  })
-  return value(await registry.get('session-1', work))
-}
+const { tmp, work, sha, file, write, read, workspaceDir, open } = workspaceFiles('workspace-')
 
 /** A tool call at event seq `seq` that writes `files` (path → text, null deletes). */
 function call(ws: SessionWorkspace, seq: number, files: Record<string, string | null>, w = seq + 1): CallPoint {
-  const point: CallPoint = { key: 2 * seq, node: `e${seq}`, call: `call-${seq}`, tool: 'write', w }
+  const point = callPoint(seq, w)
   for (const [rel, text] of Object.entries(files)) {
     const outcome = ws.captureBefore(point, file(rel))
     expect(outcome.kind).toBe('captured')
@@ -79,12 +49,12 @@ describe('reading without following links', () => {
     symlinkSync(file('real/a.txt'), file('link.txt'))
     write('big.txt', 'x'.repeat(100))
     writeFileSync(file('bin.dat'), Buffer.from([1, 0, 2]))
-    expect(readNoFollow(work, 'real/a.txt', 50).kind).toBe('file')
-    expect(readNoFollow(work, 'linked/a.txt', 50)).toEqual({ kind: 'skipped', reason: 'symlink-on-path' })
-    expect(readNoFollow(work, 'link.txt', 50)).toEqual({ kind: 'skipped', reason: 'symlink' })
-    expect(readNoFollow(work, 'big.txt', 50)).toEqual({ kind: 'skipped', reason: 'too-large', size: 100 })
-    expect(readNoFollow(work, 'bin.dat', 50)).toMatchObject({ kind: 'file', bytes: Buffer.from([1, 0, 2]) })
-    expect(readNoFollow(work, 'missing/x', 50)).toEqual({ kind: 'absent' })
+    expect(readNoFollow(work(), 'real/a.txt', 50).kind).toBe('file')
+    expect(readNoFollow(work(), 'linked/a.txt', 50)).toEqual({ kind: 'skipped', reason: 'symlink-on-path' })
+    expect(readNoFollow(work(), 'link.txt', 50)).toEqual({ kind: 'skipped', reason: 'symlink' })
+    expect(readNoFollow(work(), 'big.txt', 50)).toEqual({ kind: 'skipped', reason: 'too-large', size: 100 })
+    expect(readNoFollow(work(), 'bin.dat', 50)).toMatchObject({ kind: 'file', bytes: Buffer.from([1, 0, 2]) })
+    expect(readNoFollow(work(), 'missing/x', 50)).toEqual({ kind: 'absent' })
   })
 })
 
@@ -134,7 +104,7 @@ describe('checkpoints and restores', () => {
     expect(read('a.txt')).toBe('one\nTWO\nthree\n')
     expect(read('new.txt')).toBe('new\n')
     // No temporary file is left anywhere.
-    expect(readdirSync(work).sort()).toEqual(['a.txt', 'new.txt'])
+    expect(readdirSync(work()).sort()).toEqual(['a.txt', 'new.txt'])
   })
 
   it("a user's edit since the checkpoint is a conflict: kept unless overwritten, and an overwrite can be undone", async () => {
@@ -204,12 +174,12 @@ describe('checkpoints and restores', () => {
     expect(!failed.ok && failed.error.code).toBe('WORKSPACE_IO')
     expect([read('a.txt'), read('b.txt'), read('c.txt')]).toEqual(['a0\n', 'b1\n', 'c1\n'])
     // The stopped file was staged (with the rest of its round) next to its target.
-    const temps = readdirSync(work).filter((n) => n.includes('dsh-restore'))
+    const temps = readdirSync(work()).filter((n) => n.includes('dsh-restore'))
     expect(temps.some((n) => n.startsWith('.b.txt.dsh-restore-'))).toBe(true)
     // After a restart: the interruption is reported and its leftover removed; the repeat completes it.
     const reopened = await open()
     expect(reopened.status().interrupted).toHaveLength(1)
-    expect(readdirSync(work).sort()).toEqual(['a.txt', 'b.txt', 'c.txt'])
+    expect(readdirSync(work()).sort()).toEqual(['a.txt', 'b.txt', 'c.txt'])
     const repeat = reopened.plan(2 * 5, 'e5')
     expect(repeat.conflicts).toEqual([])
     expect(repeat.entries.map((e) => e.path)).toEqual(['b.txt', 'c.txt'])
@@ -310,17 +280,17 @@ describe('checkpoints and restores', () => {
     ws.captureAfter(point)
     // The user swaps the directory for a link to somewhere else.
     rmSync(file('dir'), { recursive: true })
-    mkdirSync(path.join(tmp, 'elsewhere'))
-    writeFileSync(path.join(tmp, 'elsewhere', 'a.txt'), 'untouched')
-    symlinkSync(path.join(tmp, 'elsewhere'), file('dir'))
+    mkdirSync(path.join(tmp(), 'elsewhere'))
+    writeFileSync(path.join(tmp(), 'elsewhere', 'a.txt'), 'untouched')
+    symlinkSync(path.join(tmp(), 'elsewhere'), file('dir'))
     const plan = ws.plan(2 * 5, 'e5')
     expect(plan.blocked.map((b) => [b.path, b.reason])).toEqual([
       ['big.txt', 'target-not-checkpointed'],
       ['dir/a.txt', 'current-not-replaceable'],
     ])
     value(await ws.restore(plan, () => 'overwrite', 12))
-    expect(readFileSync(path.join(tmp, 'elsewhere', 'a.txt'), 'utf8')).toBe('untouched')
-    expect(ws.captureBefore(point, path.join(tmp, 'elsewhere', 'a.txt'))).toMatchObject({ kind: 'outside' })
+    expect(readFileSync(path.join(tmp(), 'elsewhere', 'a.txt'), 'utf8')).toBe('untouched')
+    expect(ws.captureBefore(point, path.join(tmp(), 'elsewhere', 'a.txt'))).toMatchObject({ kind: 'outside' })
   })
 
   it('an after-image lost in a crash (it waits for the next journal line) makes that change unknown: a conflict, never a silent overwrite', async () => {
@@ -346,7 +316,7 @@ describe('checkpoints and restores', () => {
     const ws = await open()
     call(ws, 10, { 'a.txt': 'other\n', 'b.txt': 'same\n' })
     call(ws, 20, { 'a.txt': 'same\n' })
-    const pack = readFileSync(path.join(sidecar, readdirSync(sidecar)[0]!, 'workspace', 'blobs.pack'), 'latin1')
+    const pack = readFileSync(path.join(workspaceDir(), 'blobs.pack'), 'latin1')
     const stored = [...pack.matchAll(/^B ([0-9a-f]{64}) \d+$/gm)].map((m) => m[1])
     expect(stored.sort()).toEqual([sha('other\n'), sha('same\n')].sort())
   })
@@ -358,7 +328,7 @@ describe('checkpoints and restores', () => {
     const ws = await open()
     call(ws, 10, { 'a.txt': a1 })
     ws.flush()
-    const packFile = path.join(sidecar, readdirSync(sidecar)[0]!, 'workspace', 'blobs.pack')
+    const packFile = path.join(workspaceDir(), 'blobs.pack')
     writeFileSync(packFile, Buffer.concat([readFileSync(packFile), Buffer.from(`B ${sha('torn')} 400\npartial`)]))
     const reopened = await open()
     call(reopened, 20, { 'a.txt': 'a2\n' })
