@@ -86,8 +86,7 @@ import {
   type ImportRequest,
   type ImportResult,
 } from './interchange.ts'
-import type { SessionLineage } from './lineage.ts'
-import { DEFAULT_ORPHAN_SCAN_DELAY_MS } from './lineage.ts'
+import { DEFAULT_ORPHAN_SCAN_DELAY_MS, type SessionLineage } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
 import type { JournalActor } from '../sidecar/index.ts'
