@@ -26,13 +26,13 @@ const dsh_session_tree_sessionTree_attempt_result$schema = z.union([z.object({
 })])
 const dsh_session_tree_sessionTree_back_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_back_result$schema = z.object({
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
   'name': z.union([z.undefined(), z.string()]).readonly().optional(),
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -890,13 +890,13 @@ const dsh_session_tree_sessionTree_forkWith_result$schema = z.object({
 })
 const dsh_session_tree_sessionTree_forward_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_forward_result$schema = z.object({
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
   'name': z.union([z.undefined(), z.string()]).readonly().optional(),
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -1008,13 +1008,13 @@ const dsh_session_tree_sessionTree_importSession_result$schema = z.object({
 const dsh_session_tree_sessionTree_jump_parameter_0$schema = z.string()
 const dsh_session_tree_sessionTree_jump_parameter_1$schema = z.union([z.literal(null), z.string()])
 const dsh_session_tree_sessionTree_jump_result$schema = z.object({
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
   'name': z.union([z.undefined(), z.string()]).readonly().optional(),
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -1067,13 +1067,13 @@ const dsh_session_tree_sessionTree_jumpWith_parameter_2$schema = z.object({
 })]).readonly().optional(),
 })
 const dsh_session_tree_sessionTree_jumpWith_result$schema = z.object({
-  'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'messages': z.array(z.object({
   'role': z.union([z.literal("system"), z.literal("user"), z.literal("assistant"), z.literal("tool")]).readonly(),
   'content': z.string().readonly(),
   'name': z.union([z.undefined(), z.string()]).readonly().optional(),
   'toolCallId': z.union([z.undefined(), z.string()]).readonly().optional(),
 })).readonly(),
+  'cursor': z.union([z.literal(null), z.string()]).readonly(),
   'branch': z.union([z.undefined(), z.string()]).readonly().optional(),
   'mode': z.union([z.literal("native"), z.literal("stock"), z.literal("projection")]).readonly(),
   'snappedFrom': z.union([z.undefined(), z.string()]).readonly().optional(),

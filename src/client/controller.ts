@@ -118,20 +118,6 @@ function switched(move: MoveOutcome): { appendedEvents?: number; summary?: Branc
   }
 }
 
-/** A move as `moveBrief`'s one wire value: its kind, target and branch, and the summary when one is asked for. */
-function wireMove(move: TreeMove): WireMoveRequest {
-  const summary = move.summary !== undefined && move.summary.kind !== 'none' ? { summary: move.summary } : {}
-  switch (move.kind) {
-    case 'jump':
-      return { kind: 'jump', nodeId: move.nodeId, ...summary }
-    case 'fork':
-      return { kind: 'fork', nodeId: move.nodeId, branch: move.branch, ...summary }
-    case 'back':
-    case 'forward':
-      return { kind: move.kind }
-  }
-}
-
 export class TreeController extends PolledStore<PanelState> {
   private readonly marks: boolean
   private noticeTimer: ReturnType<typeof setTimeout> | undefined
@@ -218,7 +204,7 @@ export class TreeController extends PolledStore<PanelState> {
     const summarized = move.summary !== undefined && move.summary.kind !== 'none'
     return this.act<MoveBrief>(
       move.kind,
-      (r) => r.moveBrief(this.agentId, wireMove(move)),
+      (r) => r.moveBrief(this.agentId, move),
       (v) =>
         move.kind === 'fork'
           ? { kind: 'fork', branch: v.branch ?? move.branch, mode: v.mode, ...switched(v) }

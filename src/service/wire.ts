@@ -3,7 +3,14 @@
  * views. Every field added to seed 001's contract is optional or lives in
  * a separate method, so older clients keep working.
  */
-import type { BranchSummary, ForkView, JumpView, SessionTreeSessionInfo, SessionTreeView } from '../tree/types.ts'
+import type {
+  BranchSummary,
+  ForkView,
+  JumpPlace,
+  JumpView,
+  SessionTreeSessionInfo,
+  SessionTreeView,
+} from '../tree/types.ts'
 import type { LogWarning, QuarantinedEvent, SidecarWarning } from '../harness/warnings.ts'
 import type { SurfaceMode } from '../surface/mode.ts'
 import type { GcResult, SessionLineageView } from './lineage-wire.ts'
@@ -108,11 +115,7 @@ export interface MoveResult extends JumpView, MoveOutcome {}
  * `moveBrief`'s answer: where the move went and what it did, without the model's history (`messages`), which
  * the Tree tab does not show and which is megabytes on a long session.
  */
-export interface MoveBrief extends MoveOutcome {
-  readonly cursor: string | null
-  /** Active branch after the move. */
-  readonly branch?: string
-}
+export interface MoveBrief extends JumpPlace, MoveOutcome {}
 
 /** `moveBrief`'s argument: one move as a value (`tree-move.ts`), with the summary of what it leaves. */
 export interface WireMoveRequest extends WireMove {

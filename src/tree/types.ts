@@ -258,12 +258,16 @@ export interface SessionTreeOutlineChanges extends TreePlace {
   readonly nodes: readonly TreeNode[]
 }
 
-/** Result of a cursor move: the new cursor and the messages the model would read. */
-export interface JumpView {
+/** Where a move leaves the tree: the cursor and the active branch. */
+export interface JumpPlace {
   readonly cursor: string | null
-  readonly messages: readonly LlmMessage[]
   /** Active branch after the move. */
   readonly branch?: string
+}
+
+/** Result of a cursor move: the new cursor and the messages the model would read. */
+export interface JumpView extends JumpPlace {
+  readonly messages: readonly LlmMessage[]
 }
 
 /** Result of `fork`. */

@@ -83,9 +83,9 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
     outlineChanges: (_a, since) => guard('outlineChanges', () => ({ ok: true, value: tree.outlineChanges(since) })),
     export: () => guard('export', () => wrap(tree.linearExport())),
     // One method for every move, as the panel sends it; the guard is named for the move's kind (`jumpWith`/
-    // `forkWith` when it asks for a summary, which is not this fake's business: the move itself is).
+    // `forkWith` when it asks for a summary, `none` being none as the service reads it, which is not this fake's business: the move itself is).
     moveBrief: (_a, m) => {
-      const summarizes = m.summary !== undefined ? 'With' : ''
+      const summarizes = m.summary !== undefined && m.summary.kind !== 'none' ? 'With' : ''
       return guard(`${m.kind}${m.kind === 'jump' || m.kind === 'fork' ? summarizes : ''}`, () =>
         m.kind === 'jump'
           ? move(tree.jump(m.nodeId ?? null))

@@ -424,7 +424,6 @@ export function BlockedList({
   )
 }
 
-/** A diff still loading or failed (undefined once it is there). */
 /** One file of a preview: what happens to it, its path, its size change, and its diff on demand. */
 export function FileLine({
   t,

@@ -66,7 +66,7 @@ function fakeRemote(tree: SessionTree) {
         return move(m.kind === 'back' ? tree.back() : tree.forward())
       }
       const nodeId = m.nodeId ?? null
-      const summary = m.summary === undefined ? '' : `With`
+      const summary = m.summary === undefined || m.summary.kind === 'none' ? '' : `With`
       calls.push(
         m.kind === 'jump'
           ? `jump${summary}:${nodeId}${summary ? `:${m.summary!.kind}` : ''}`
