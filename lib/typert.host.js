@@ -3626,6 +3626,10 @@ export const TYPERT = {
             "declaration": "export interface CarryStat {\n    readonly take: number;\n    readonly merge: number;\n    readonly conflict: number;\n    readonly kept: number;\n    readonly blocked: number;\n}"
           },
           {
+            "name": "ChangedPaths",
+            "declaration": "export type ChangedPaths = { readonly kind: 'paths'; readonly paths: readonly string[]; } | { readonly kind: 'all'; readonly why: string; };"
+          },
+          {
             "name": "ChatFork",
             "declaration": "export interface ChatFork {\n    readonly seq: number;\n    readonly nodeId: string;\n    readonly row: 'user' | 'assistant' | 'tool';\n    readonly index: number;\n    readonly count: number;\n    readonly targets: readonly string[];\n}"
           },
@@ -3812,6 +3816,18 @@ export const TYPERT = {
           {
             "name": "GcResult",
             "declaration": "export interface GcResult {\n    readonly scannedAt: string;\n    readonly orphans: readonly OrphanView[];\n    readonly removed: readonly OrphanView[];\n    readonly problems: readonly { readonly dir: string; readonly message: string; }[];\n    readonly migrated?: readonly MigratedView[];\n    readonly dryRun: boolean;\n}"
+          },
+          {
+            "name": "GitChange",
+            "declaration": "export interface GitChange {\n    readonly path: string;\n    readonly before: GitSide;\n    readonly after: GitSide;\n}"
+          },
+          {
+            "name": "GitSide",
+            "declaration": "export type GitSide = { readonly kind: 'blob'; readonly oid: string; readonly mode: string; } | { readonly kind: 'absent'; } | { readonly kind: 'large'; readonly size: number; };"
+          },
+          {
+            "name": "GitSnapshots",
+            "declaration": "export class GitSnapshots {\n    watching(): { readonly mode: ShellWatch; readonly off?: string; readonly lastWalk?: ChangedPaths; };\n    close(): void;\n    snapshot(): Promise<Snapshot>;\n    changes(a: Snapshot, b: Snapshot): Promise<GitChange[]>;\n    blobs(oids: readonly string[]): Promise<Map<string, Buffer>>;\n}"
           },
           {
             "name": "HarnessSession",
@@ -4115,11 +4131,15 @@ export const TYPERT = {
           },
           {
             "name": "SessionWorkspace",
-            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string, seen?: Map<string, { readonly hash: string; readonly bytes: Buffer; }>): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    text(state: FileState | undefined, currentPath?: string): string | null | undefined;\n    store(bytes: Buffer): TreeResult<string>;\n    canStep(step: RestoreStep): boolean;\n    plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan;\n    diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult>;\n    compareFiles(a: number, b: number): FileComparison[];\n    compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string; }>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number, step?: RestoreStep, carry?: string): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
+            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    close(): void;\n    shellWatching(): ReturnType<GitSnapshots['watching']> | undefined;\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string, seen?: Map<string, { readonly hash: string; readonly bytes: Buffer; }>): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    text(state: FileState | undefined, currentPath?: string): string | null | undefined;\n    store(bytes: Buffer): TreeResult<string>;\n    canStep(step: RestoreStep): boolean;\n    plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan;\n    diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult>;\n    compareFiles(a: number, b: number): FileComparison[];\n    compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string; }>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number, step?: RestoreStep, carry?: string): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
           },
           {
             "name": "ShellTracking",
             "declaration": "export type ShellTracking = 'git' | 'folder' | 'off';"
+          },
+          {
+            "name": "ShellWatch",
+            "declaration": "export type ShellWatch = 'events' | 'walk';"
           },
           {
             "name": "SidecarCodes",
@@ -4347,7 +4367,7 @@ export const TYPERT = {
           },
           {
             "name": "WorkspaceOptions",
-            "declaration": "export interface WorkspaceOptions {\n    readonly maxFileBytes: number;\n    readonly shell: 'auto' | 'off';\n}"
+            "declaration": "export interface WorkspaceOptions {\n    readonly maxFileBytes: number;\n    readonly shell: 'auto' | 'off';\n    readonly watch?: boolean;\n}"
           },
           {
             "name": "WorkspaceOverview",
@@ -4355,7 +4375,7 @@ export const TYPERT = {
           },
           {
             "name": "WorkspaceRegistry",
-            "declaration": "export class WorkspaceRegistry {\n    readonly options: RegistryOptions;\n    get unavailable(): string | undefined;\n    peek(sessionId: string): SessionWorkspace | undefined;\n    get(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>>;\n    forget(sessionId: string): void;\n    flushAll(): void;\n}"
+            "declaration": "export class WorkspaceRegistry {\n    readonly options: RegistryOptions;\n    get unavailable(): string | undefined;\n    peek(sessionId: string): SessionWorkspace | undefined;\n    get(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>>;\n    forget(sessionId: string): void;\n    closeAll(): void;\n}"
           },
           {
             "name": "WorkspaceStatus",

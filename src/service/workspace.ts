@@ -80,6 +80,8 @@ export interface WorkspaceConfig {
   readonly maxFileBytes: number
   /** `auto`: snapshot shell commands through git (a work tree, or a plain folder through our own git directory); `off`: never. */
   readonly shell: 'auto' | 'off'
+  /** Learn what changed between shell snapshots from file events (Linux; default true); false walks the whole folder each time. */
+  readonly watch: boolean
   /** Tools whose calls are shell commands. */
   readonly shellTools: readonly string[]
 }
@@ -88,6 +90,7 @@ export const WORKSPACE_CONFIG: s<Partial<WorkspaceConfig>> = s.object({
   enabled: s.boolean().default(true),
   maxFileBytes: s.natural().min(1).default(DEFAULT_MAX_FILE_BYTES),
   shell: s.union(['auto', 'off']).default('auto'),
+  watch: s.boolean().default(true),
   shellTools: s.array(s.string()).default(['bash', 'pwsh']),
 }) as unknown as s<Partial<WorkspaceConfig>>
 
@@ -104,6 +107,7 @@ export function workspaceMovesFor(
     enabled: config?.enabled ?? true,
     maxFileBytes: config?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     shell: config?.shell ?? 'auto',
+    watch: config?.watch ?? true,
     // Test only: stop a restore at a chosen file (see restoreHookFromEnv).
     ...(process.env.DSH_SESSION_TREE_TEST_RESTORE_STOP
       ? { hook: restoreHookFromEnv(process.env.DSH_SESSION_TREE_TEST_RESTORE_STOP)! }
@@ -214,7 +218,7 @@ export class WorkspaceMoves {
     this.registry = deps.registry
     // After every other pre-step listener: a switch turn never gets here, a model step does.
     ctx.on('agent/pre-step', (payload, next) => this.deliverNotes(payload, next))
-    ctx.effect(() => () => this.registry.flushAll(), 'session-tree.workspace.flush')
+    ctx.effect(() => () => this.registry.closeAll(), 'session-tree.workspace.flush')
   }
 
   /** Run `work` after the session's earlier restores (and carries). */

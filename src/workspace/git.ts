@@ -22,6 +22,9 @@
  * FLUSH_AT of them wait (until then git lists them again and they are read
  * again). Larger files are kept out and remembered by their stat signature,
  * so a change to one is still reported (as not checkpointed).
+ * Where the kernel's change events can be trusted (`watch.ts`), the walk
+ * covers only the paths that had an event since the previous snapshot, and
+ * is skipped when none had one.
  * docs/workspace.md (*Measured*) has the figures.
  */
 import { execFile, spawn } from 'node:child_process'
@@ -29,7 +32,9 @@ import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { constants as zlib, deflateSync, inflateSync } from 'node:zlib'
+import { errorMessage } from '../tree/errors.ts'
 import { probe, readNoFollow, type StatSignature } from './safe-fs.ts'
+import { ChangeFeed, type ChangedPaths, feedUnavailable, type FeedLimits } from './watch.ts'
 
 /**
  * What the snapshots cover: a git work tree (as git reports it), or a plain
@@ -153,11 +158,28 @@ function byPath(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+/** How a snapshot learns what to walk: `events` a change feed when it can serve (else a full walk), `walk` always everything. */
+export type ShellWatch = 'events' | 'walk'
+
+export interface GitSnapshotsOptions {
+  readonly maxFileBytes: number
+  readonly watch: ShellWatch
+  /** The feed's limits (tests set small ones). */
+  readonly feedLimits?: FeedLimits
+}
+
 export class GitSnapshots {
   private readonly gitDir: string
   private readonly tree: GitWorkTree
   private readonly maxFileBytes: number
   private readonly env: NodeJS.ProcessEnv
+  private readonly watchMode: ShellWatch
+  private readonly feedLimits: FeedLimits | undefined
+  /** The change feed once started; `feedOff` says why there is none. */
+  private feed: ChangeFeed | undefined
+  private feedOff: string | undefined
+  /** What the latest snapshot walked: everything (and why), or how many paths. */
+  private lastWalk: ChangedPaths | undefined
   /** One git command sequence at a time: they share an index. */
   private queue: Promise<unknown> = Promise.resolve()
   private ready = false
@@ -168,10 +190,13 @@ export class GitSnapshots {
   /** Contents read by the latest snapshot (oid → bytes), so its changes need no object read. */
   private recent = new Map<string, Buffer>()
 
-  constructor(gitDir: string, tree: GitWorkTree, maxFileBytes: number) {
+  constructor(gitDir: string, tree: GitWorkTree, options: GitSnapshotsOptions) {
     this.gitDir = gitDir
     this.tree = tree
-    this.maxFileBytes = maxFileBytes
+    this.maxFileBytes = options.maxFileBytes
+    this.watchMode = options.watch
+    this.feedLimits = options.feedLimits
+    if (options.watch === 'walk') this.feedOff = 'turned off (workspace.watch: false)'
     this.env = cleanEnv({
       GIT_DIR: gitDir,
       GIT_WORK_TREE: tree.toplevel,
@@ -231,11 +256,72 @@ export class GitSnapshots {
     this.ready = true
   }
 
-  /** What git's stat cache says may differ from our index: untracked, modified and deleted paths. */
-  private async listed(): Promise<string[]> {
-    const out = nulList(await this.git(['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard']))
+  /** What git's stat cache says may differ from our index: untracked, modified and deleted paths (below `only`, when given). */
+  private async listed(only?: readonly string[]): Promise<string[]> {
+    const args = ['ls-files', '-z', '--others', '--modified', '--deleted', '--exclude-standard']
+    const out = nulList(await this.git(only === undefined ? args : ['--literal-pathspecs', ...args, '--', ...only]))
     // A nested repository is listed as a directory; it is not ours to snapshot.
     return [...new Set(out)].filter((rel) => !rel.endsWith('/'))
+  }
+
+  /** Start the change feed once (after `init`): what git ignores, the sidecar and `.git` are not watched. */
+  private async startFeed(): Promise<void> {
+    if (this.feed?.outdated) {
+      // Its skipped directories follow the old ignore rules: a new feed (its first interval walks everything).
+      this.feed.close()
+      this.feed = undefined
+    }
+    if (this.feed !== undefined || this.feedOff !== undefined) return
+    this.feedOff = feedUnavailable(this.tree.toplevel, this.feedLimits)
+    if (this.feedOff !== undefined) return
+    const ignored = nulList(
+      await this.git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
+    )
+    const skip = new Set([
+      ...ignored.filter((rel) => rel.endsWith('/')).map((rel) => rel.slice(0, -1)),
+      ...(this.tree.excluded ?? []),
+    ])
+    const cookieDir = path.join(this.gitDir, 'watch')
+    mkdirSync(cookieDir, { recursive: true, mode: 0o700 })
+    const feed = new ChangeFeed({
+      root: this.tree.toplevel,
+      cookieDir,
+      skip,
+      ...(this.feedLimits ? { limits: this.feedLimits } : {}),
+    })
+    feed.start()
+    this.feed = feed
+  }
+
+  /** What the snapshots learn changes from, and what the latest one walked (for `files` and the bench). */
+  watching(): { readonly mode: ShellWatch; readonly off?: string; readonly lastWalk?: ChangedPaths } {
+    const off = this.feed?.stoppedBecause ?? this.feedOff
+    return {
+      mode: this.watchMode,
+      ...(off !== undefined ? { off } : {}),
+      ...(this.lastWalk ? { lastWalk: this.lastWalk } : {}),
+    }
+  }
+
+  /** Stop the change feed (the process forgets this session). */
+  close(): void {
+    this.feed?.close()
+  }
+
+  /** The paths this snapshot must look at: git's listing, everywhere or below what the feed names. */
+  private async candidates(): Promise<string[]> {
+    await this.startFeed().catch((error: unknown) => {
+      this.feedOff = `the change feed could not start: ${errorMessage(error)}`
+    })
+    const changed: ChangedPaths = this.feed ? await this.feed.take() : { kind: 'all', why: this.feedOff ?? 'no feed' }
+    if (this.feed?.outdated) {
+      // Renewed before this walk of everything, so the next snapshot is narrowed again.
+      await this.startFeed()
+      await this.feed?.take()
+    }
+    this.lastWalk = changed
+    if (changed.kind === 'all') return this.listed()
+    return changed.paths.length === 0 ? [] : this.listed(changed.paths)
   }
 
   /** Snapshot the work tree as it is now. */
@@ -244,7 +330,7 @@ export class GitSnapshots {
       await this.init()
       this.recent = new Map()
       const last = this.last ?? (await this.first())
-      const paths = new Set([...(await this.listed()), ...this.stale, ...last.large.keys()])
+      const paths = new Set([...(await this.candidates()), ...this.stale, ...last.large.keys()])
       let entries: Map<string, SnapshotEntry> | undefined
       let large: Map<string, { signature: StatSignature; size: number }> | undefined
       for (const rel of [...paths].sort(byPath)) {

@@ -84,13 +84,17 @@ export class WorkspaceRegistry {
   /** Forget a session in this process (its files stay; what waits to be journaled is journaled first). */
   forget(sessionId: string): void {
     this.open.get(sessionId)?.flush()
+    this.open.get(sessionId)?.close()
     this.opening.delete(sessionId)
     this.open.delete(sessionId)
   }
 
-  /** Journal whatever waits, in every open workspace (on shutdown). */
-  flushAll(): void {
-    for (const workspace of this.open.values()) workspace.flush()
+  /** Journal whatever waits, in every open workspace, and stop watching their folders (on shutdown). */
+  closeAll(): void {
+    for (const workspace of this.open.values()) {
+      workspace.flush()
+      workspace.close()
+    }
   }
 
   private async load(sessionId: string, cwd: string | undefined): Promise<TreeResult<SessionWorkspace>> {
@@ -140,7 +144,10 @@ export class WorkspaceRegistry {
         loaded: problems.length > 0 ? { ...loaded, problems: [...loaded.problems, ...problems] } : loaded,
         blobs: new BlobStore(sidecarRoot, `${dirRel}/blobs.pack`),
         git: worktree
-          ? new GitSnapshots(path.join(sidecarRoot, dirRel, 'git'), worktree, this.options.maxFileBytes)
+          ? new GitSnapshots(path.join(sidecarRoot, dirRel, 'git'), worktree, {
+              maxFileBytes: this.options.maxFileBytes,
+              watch: this.options.watch === false ? 'walk' : 'events',
+            })
           : undefined,
         ...(this.options.hook ? { hook: this.options.hook } : {}),
         ...(this.options.inlineMaxBytes !== undefined ? { inlineMaxBytes: this.options.inlineMaxBytes } : {}),

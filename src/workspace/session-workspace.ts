@@ -256,6 +256,16 @@ export class SessionWorkspace {
     return changes
   }
 
+  /** Stop watching the folder for changes (this process forgets the session). */
+  close(): void {
+    this.git?.close()
+  }
+
+  /** How shell snapshots learn what changed, and what the latest one walked (undefined when shell changes are not tracked). */
+  shellWatching(): ReturnType<GitSnapshots['watching']> | undefined {
+    return this.git?.watching()
+  }
+
   /** Snapshot the work tree before a shell call (undefined when shell changes are not tracked). */
   async shellBefore(): Promise<Snapshot | undefined> {
     return this.git?.snapshot()

@@ -216,6 +216,8 @@ export interface WorkspaceOptions {
   readonly maxFileBytes: number
   /** `auto`: git snapshots of every shell call (a git work tree, or a plain folder through our own git directory); `off`: never. */
   readonly shell: 'auto' | 'off'
+  /** Learn which paths changed between shell snapshots from the kernel's change events (Linux; default true), instead of walking the whole folder each time. */
+  readonly watch?: boolean
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024

@@ -1,0 +1,276 @@
+/**
+ * Which paths below a folder may have changed since the last time we asked,
+ * learned from the kernel's change events (inotify, through `fs.watch`), so a
+ * shell snapshot walks only those paths, or none. Git still decides what
+ * changed: this only narrows where it looks, and answers `all` (walk
+ * everything) whenever it cannot vouch for the interval. A cookie file
+ * written in a directory of our own orders the events: once its event is
+ * here, every change made before it is here too (one inotify queue per
+ * process). docs/workspace.md (*Shell changes: the change feed*) says why each
+ * rule holds.
+ */
+import {
+  closeSync,
+  type FSWatcher,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statfsSync,
+  unlinkSync,
+  watch,
+} from 'node:fs'
+import path from 'node:path'
+
+/** What a feed can say about an interval: these root-relative paths (files or directories, each with its subtree), or anything. */
+export type ChangedPaths =
+  { readonly kind: 'paths'; readonly paths: readonly string[] } | { readonly kind: 'all'; readonly why: string }
+
+export interface FeedLimits {
+  /** Directories watched at the most (each is one inotify watch); over it the feed stops. */
+  readonly maxDirs: number
+  /** Events in one interval past which it is answered `all` (an overflowed kernel queue drops events silently in libuv). */
+  readonly maxEvents: number
+  /** Paths past which an interval is answered `all` (a walk of everything is then as cheap). */
+  readonly maxPaths: number
+  /** How long the cookie's event may take before the interval is answered `all`. */
+  readonly cookieMs: number
+}
+
+export const FEED_LIMITS: FeedLimits = { maxDirs: 4_096, maxEvents: 1_024, maxPaths: 256, cookieMs: 1_000 }
+
+/** File systems whose changes made elsewhere (another machine, a VM's host, a FUSE daemon) raise no inotify event. */
+const REMOTE_FS = new Set([
+  0x6969, // nfs
+  0x517b, // smb
+  0xff534d42, // cifs
+  0xfe534d42, // smb2
+  0x65735546, // fuse (sshfs, virtiofs, …)
+  0x01021997, // 9p (WSL2's /mnt, VM shares)
+  0x00c36400, // ceph
+  0x5346414f, // afs
+  0x6b414653, // kafs
+  0x73757245, // coda
+  0x01161970, // gfs2
+  0x7461636f, // ocfs2
+])
+
+/** Why no feed can serve `root` on this system, or undefined when one can. */
+export function feedUnavailable(root: string, limits: FeedLimits = FEED_LIMITS): string | undefined {
+  if (process.platform !== 'linux') return 'change events are used on Linux only'
+  try {
+    if (REMOTE_FS.has(statfsSync(root).type)) return 'the folder is on a network or FUSE file system'
+  } catch {
+    return 'the folder’s file system could not be read'
+  }
+  try {
+    const queued = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim())
+    if (!(queued >= 4 * limits.maxEvents)) return `the kernel's inotify queue holds only ${queued} events`
+  } catch {
+    return 'the kernel has no inotify'
+  }
+  return undefined
+}
+
+export interface FeedInit {
+  /** The folder (absolute, resolved). */
+  readonly root: string
+  /** A directory of our own, outside what is watched, for the cookie files (created by the caller). */
+  readonly cookieDir: string
+  /** Root-relative directories never watched: ignored by git, the sidecar, nested repositories' are found here. */
+  readonly skip: ReadonlySet<string>
+  readonly limits?: FeedLimits
+}
+
+interface Watched {
+  readonly rel: string
+  readonly watcher: FSWatcher
+}
+
+/**
+ * One folder's change feed. `start` installs a watch on every directory
+ * (none followed through a link); from then on `take` ends an interval and
+ * says what may have changed in it. The first interval after `start` is
+ * always `all`: what changed while the watches were being installed is not
+ * known.
+ */
+export class ChangeFeed {
+  private readonly root: string
+  private readonly cookieDir: string
+  private readonly skip: ReadonlySet<string>
+  private readonly limits: FeedLimits
+  private readonly dirs = new Map<string, Watched>()
+  private cookieWatch: FSWatcher | undefined
+  private dirty = new Set<string>()
+  private events = 0
+  /** Why this interval is `all` (the first one, a watch that failed, the root itself moved…). */
+  private whole: string | undefined = 'the first interval'
+  /** Why the feed stopped for good (its watches are closed; every interval is `all`). */
+  private stopped: string | undefined
+  private cookies = 0
+  private ignoresChanged = false
+  private readonly waiting = new Map<string, () => void>()
+
+  constructor(init: FeedInit) {
+    this.root = init.root
+    this.cookieDir = init.cookieDir
+    this.skip = init.skip
+    this.limits = init.limits ?? FEED_LIMITS
+  }
+
+  /** Why every interval is `all` from now on, or undefined while the feed serves. */
+  get stoppedBecause(): string | undefined {
+    return this.stopped
+  }
+
+  /** A `.gitignore` changed: what is skipped may be wrong now, so a new feed should replace this one. */
+  get outdated(): boolean {
+    return this.ignoresChanged
+  }
+
+  /** Watch the cookie directory and every directory below the root. */
+  start(): void {
+    try {
+      this.cookieWatch = watch(this.cookieDir, { persistent: false }, (_event, name) => {
+        const done = name === null ? undefined : this.waiting.get(String(name))
+        if (done !== undefined) done()
+      })
+      this.cookieWatch.on('error', () => this.stop('the cookie directory’s watch failed'))
+      this.watchTree('')
+    } catch (error) {
+      this.stop(`a watch could not be installed (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+    }
+  }
+
+  /** End the interval: what may have changed since the previous `take` (or since `start`). */
+  async take(): Promise<ChangedPaths> {
+    if (this.stopped !== undefined) return { kind: 'all', why: this.stopped }
+    const arrived = await this.cookie()
+    // Read and reset in one step after the cookie: an event after it belongs to the next interval.
+    const paths = [...this.dirty]
+    const events = this.events
+    const whole = this.whole
+    this.dirty = new Set()
+    this.events = 0
+    this.whole = undefined
+    if (!arrived) return { kind: 'all', why: 'the cookie’s event did not come in time' }
+    if (this.stopped !== undefined) return { kind: 'all', why: this.stopped }
+    if (whole !== undefined) return { kind: 'all', why: whole }
+    if (events >= this.limits.maxEvents) return { kind: 'all', why: `${events} change events` }
+    if (paths.length > this.limits.maxPaths) return { kind: 'all', why: `${paths.length} changed paths` }
+    return { kind: 'paths', paths: paths.sort() }
+  }
+
+  /** Close every watch. */
+  close(): void {
+    this.stop('closed')
+  }
+
+  private stop(why: string): void {
+    this.stopped ??= why
+    for (const { watcher } of this.dirs.values()) watcher.close()
+    this.dirs.clear()
+    this.cookieWatch?.close()
+    this.cookieWatch = undefined
+    for (const done of this.waiting.values()) done()
+    this.waiting.clear()
+  }
+
+  /** Write a cookie and wait for its event (false after `cookieMs`). */
+  private cookie(): Promise<boolean> {
+    const name = `cookie-${process.pid}-${++this.cookies}`
+    const file = path.join(this.cookieDir, name)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(false), this.limits.cookieMs)
+      const finish = (arrived: boolean) => {
+        clearTimeout(timer)
+        this.waiting.delete(name)
+        try {
+          unlinkSync(file)
+        } catch {
+          /* not written */
+        }
+        resolve(arrived && this.stopped === undefined)
+      }
+      this.waiting.set(name, () => finish(true))
+      try {
+        closeSync(openSync(file, 'wx', 0o600))
+      } catch {
+        finish(false)
+      }
+    })
+  }
+
+  /** Watch `rel` and every directory below it (links are not followed; skipped directories are not entered). */
+  private watchTree(rel: string): void {
+    const pending = [rel]
+    while (pending.length > 0) {
+      const dir = pending.pop() as string
+      if (this.dirs.has(dir) || this.skip.has(dir)) continue
+      if (this.dirs.size >= this.limits.maxDirs) {
+        this.stop(`more than ${this.limits.maxDirs} directories`)
+        return
+      }
+      const abs = dir === '' ? this.root : path.join(this.root, dir)
+      // Watch before listing: a directory made in between is then both seen and listed.
+      const watcher = watch(abs, { persistent: false }, (event, name) => this.note(dir, event, name))
+      watcher.on('error', () => this.stop(`the watch of ${dir || 'the root'} failed`))
+      this.dirs.set(dir, { rel: dir, watcher })
+      let entries
+      try {
+        entries = readdirSync(abs, { withFileTypes: true })
+      } catch {
+        // Gone already: its parent's event names it.
+        continue
+      }
+      for (const entry of entries) {
+        if (!entry.isDirectory() || entry.name === '.git') continue
+        pending.push(dir === '' ? entry.name : `${dir}/${entry.name}`)
+      }
+    }
+  }
+
+  private note(dir: string, event: string, name: string | Buffer | null): void {
+    if (this.stopped !== undefined) return
+    this.events++
+    if (name === null) {
+      this.markDir(dir)
+      return
+    }
+    const child = dir === '' ? String(name) : `${dir}/${String(name)}`
+    // An event without a name of its own (the directory itself deleted or moved) carries the directory's basename.
+    if (dir !== '' && String(name) === path.basename(dir)) this.markDir(dir)
+    this.dirty.add(child)
+    if (path.basename(child) === '.gitignore') {
+      this.ignoresChanged = true
+      this.whole ??= 'a .gitignore changed'
+    }
+    if (event !== 'rename') return
+    // A directory made, moved in, moved away or removed: its watches are redone.
+    // Directories are watched top down, so a subtree is watched only under a watched directory.
+    if (this.dirs.has(child))
+      for (const rel of [...this.dirs.keys()])
+        if (rel === child || rel.startsWith(`${child}/`)) {
+          this.dirs.get(rel)?.watcher.close()
+          this.dirs.delete(rel)
+        }
+    let isDir = false
+    try {
+      isDir = lstatSync(path.join(this.root, child)).isDirectory()
+    } catch {
+      /* gone */
+    }
+    if (isDir && path.basename(child) !== '.git') {
+      try {
+        this.watchTree(child)
+      } catch (error) {
+        this.stop(`a watch could not be installed (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+      }
+    }
+  }
+
+  private markDir(dir: string): void {
+    if (dir === '') this.whole ??= 'the root itself changed'
+    else this.dirty.add(dir)
+  }
+}
