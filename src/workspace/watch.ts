@@ -82,6 +82,9 @@ export interface FeedInit {
   readonly limits?: FeedLimits
 }
 
+/** Cookie names are unique in the process (feeds of one session share a directory, a renewed feed starts again). */
+let cookieSerial = 0
+
 interface Watched {
   readonly rel: string
   readonly watcher: FSWatcher
@@ -107,7 +110,6 @@ export class ChangeFeed {
   private whole: string | undefined = 'the first interval'
   /** Why the feed stopped for good (its watches are closed; every interval is `all`). */
   private stopped: string | undefined
-  private cookies = 0
   private ignoresChanged = false
   private readonly waiting = new Map<string, () => void>()
 
@@ -178,7 +180,7 @@ export class ChangeFeed {
 
   /** Write a cookie and wait for its event (false after `cookieMs`). */
   private cookie(): Promise<boolean> {
-    const name = `cookie-${process.pid}-${++this.cookies}`
+    const name = `cookie-${process.pid}-${++cookieSerial}`
     const file = path.join(this.cookieDir, name)
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(false), this.limits.cookieMs)
@@ -213,7 +215,15 @@ export class ChangeFeed {
       }
       const abs = dir === '' ? this.root : path.join(this.root, dir)
       // Watch before listing: a directory made in between is then both seen and listed.
-      const watcher = watch(abs, { persistent: false }, (event, name) => this.note(dir, event, name))
+      let watcher: FSWatcher
+      try {
+        watcher = watch(abs, { persistent: false, encoding: 'buffer' }, (event, name) => this.note(dir, event, name))
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        // Gone (or no longer a directory) already: its parent's event names it.
+        if (dir !== '' && (code === 'ENOENT' || code === 'ENOTDIR')) continue
+        throw error
+      }
       watcher.on('error', () => this.stop(`the watch of ${dir || 'the root'} failed`))
       this.dirs.set(dir, { rel: dir, watcher })
       let entries
@@ -230,16 +240,19 @@ export class ChangeFeed {
     }
   }
 
-  private note(dir: string, event: string, name: string | Buffer | null): void {
+  private note(dir: string, event: string, raw: Buffer | string | null): void {
     if (this.stopped !== undefined) return
     this.events++
-    if (name === null) {
+    if (raw === null) {
       this.markDir(dir)
       return
     }
-    const child = dir === '' ? String(name) : `${dir}/${String(name)}`
+    const name = raw.toString()
+    // A name that is not UTF-8 cannot be handed to git as a pathspec that matches it.
+    if (typeof raw !== 'string' && !Buffer.from(name).equals(raw)) this.whole ??= 'a file name that is not UTF-8'
+    const child = dir === '' ? name : `${dir}/${name}`
     // An event without a name of its own (the directory itself deleted or moved) carries the directory's basename.
-    if (dir !== '' && String(name) === path.basename(dir)) this.markDir(dir)
+    if (name === path.basename(dir === '' ? this.root : dir)) this.markDir(dir)
     this.dirty.add(child)
     if (path.basename(child) === '.gitignore') {
       this.ignoresChanged = true

@@ -215,6 +215,17 @@ describe('the change feed narrows shell snapshots without changing them', () => 
     const after = await fed.snapshot()
     expect(fed.watching().lastWalk).toEqual({ kind: 'paths', paths: ['kept.txt'] })
     expect(after.entries.get('kept.txt')?.oid).toBe('64c5e5885a4b06010b3a0c20edb7900dd0311025') // `printf two | git hash-object --stdin`
+    // The cookies are gone once their events came.
+    expect(readdirSync(path.join(tmp, 'fed-git', 'watch'))).toEqual([])
+    fed.close()
+  })
+
+  it('a file name that is not UTF-8 makes the interval a walk of everything', async () => {
+    const { fed } = pair()
+    await fed.snapshot()
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff, 0xfe])]), 'x')
+    await fed.snapshot()
+    expect(fed.watching().lastWalk).toEqual({ kind: 'all', why: 'a file name that is not UTF-8' })
     fed.close()
   })
 
