@@ -114,11 +114,11 @@ async function measure(mode: Mode, runs: number): Promise<{ rows: Row[]; checks:
       (await web.api.nodeWith(sessionId, 'ANSWER to: second question')).nodeId,
     ]
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless'] })
-    const pages = [
-      await open(browser, web, 'Tree tab, pushed', false, true),
-      await open(browser, web, 'Tree tab, polling (baseline)', true, true),
-      await open(browser, web, 'Chat, pushed', false, false),
-      await open(browser, web, 'Chat, polling (baseline)', true, false),
+    const specs = [
+      { name: 'Tree tab, pushed', polls: false, tree: true },
+      { name: 'Tree tab, polling (baseline)', polls: true, tree: true },
+      { name: 'Chat, pushed', polls: false, tree: false },
+      { name: 'Chat, polling (baseline)', polls: true, tree: false },
     ]
     const api = web.api
     const command = (line: string) => api.remoteOk('commands/execute', { agentId: sessionId, line, images: [] })
@@ -127,7 +127,9 @@ async function measure(mode: Mode, runs: number): Promise<{ rows: Row[]; checks:
         () => document.querySelector('[data-chat-flow]')?.getAttribute('data-session-tree-revision') ?? null,
       )
 
-    // Idle: what each page sends over the window, once it settled (one unmeasured move first).
+    // Idle requests: all four pages open at once over one window.
+    const pages: Shown[] = []
+    for (const spec of specs) pages.push(await open(browser, web, spec.name, spec.polls, spec.tree))
     await command(`/tree label ${answers[0]} "warm"`)
     await Promise.all(
       pages.slice(0, 2).map((p) => whenShown(p.page, { kind: 'label', nodeId: answers[0]!, text: 'warm' })),
@@ -135,43 +137,43 @@ async function measure(mode: Mode, runs: number): Promise<{ rows: Row[]; checks:
     const from = pages.map((p) => p.started.length)
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
     const idle = pages.map((p, i) => p.started.slice(from[i]).filter((name) => name.startsWith('POST /api/')).length)
+    for (const p of pages) await p.page.close()
 
+    // The moves: each page alone, as a user has it (four pages on two cores would time each other's redraws).
     const n = Math.max(7, runs)
-    // Per page: from the call to the page showing it, labels and jumps apart; and from the call's answer (the move made).
-    const labels: number[][] = pages.map(() => [])
-    const jumps: number[][] = pages.map(() => [])
-    const afterAnswer = { label: pages.map((): number[] => []), jump: pages.map((): number[] => []) }
+    const labels: number[][] = specs.map(() => [])
+    const jumps: number[][] = specs.map(() => [])
+    const afterAnswer = { label: specs.map((): number[] => []), jump: specs.map((): number[] => []) }
     const calls = { label: [] as number[], jump: [] as number[] }
-    for (let i = 0; i < n; i++) {
-      // Alternate a label and a jump: both are moves another client makes.
-      const jump = i % 2 === 1
-      const nodeId = answers[i % 2 === 1 ? (i >> 1) % 2 : 0]!
-      const text = `run ${i}`
-      const chatFrom = await Promise.all(pages.map((p) => (p.name.startsWith('Chat') ? revisionOf(p.page) : null)))
-      // The Chat redraws for a jump (a label changes nothing there): it is timed on jumps only.
-      const seen = pages.map((p, k) =>
-        p.name.startsWith('Chat')
-          ? jump
-            ? whenShown(p.page, { kind: 'chat', from: chatFrom[k]! })
-            : Promise.resolve(Number.NaN)
-          : whenShown(p.page, jump ? { kind: 'cursor', nodeId } : { kind: 'label', nodeId, text }),
-      )
-      // Let each observer be in place before the move (an evaluate round trip per page).
-      await Promise.all(pages.map((p) => p.page.evaluate(() => 0)))
-      const t0 = Date.now()
-      await command(jump ? `/tree jump ${nodeId}` : `/tree label ${nodeId} "${text}"`)
-      const answered = Date.now()
-      calls[jump ? 'jump' : 'label'].push(answered - t0)
-      const at = await Promise.all(seen)
-      at.forEach((t, k) => {
-        if (Number.isNaN(t)) return
+    // After the two prompts the cursor is at the second answer.
+    let cursorAt = answers[1]!
+    for (const [k, spec] of specs.entries()) {
+      const p = await open(browser, web, spec.name, spec.polls, spec.tree)
+      for (let i = 0; i < n; i++) {
+        // The Chat changes on jumps only: it is timed on n jumps, the Tree tab on labels and jumps alternately.
+        const jump = !spec.tree || i % 2 === 1
+        // A jump always goes to the answer the cursor is not at (a jump to where it is changes nothing to show).
+        const nodeId = jump ? (cursorAt === answers[0] ? answers[1]! : answers[0]!) : answers[0]!
+        if (jump) cursorAt = nodeId
+        const text = `run ${k}.${i}`
+        const chatFrom = spec.tree ? null : await revisionOf(p.page)
+        const seen = spec.tree
+          ? whenShown(p.page, jump ? { kind: 'cursor', nodeId } : { kind: 'label', nodeId, text })
+          : whenShown(p.page, { kind: 'chat', from: chatFrom })
+        await p.page.evaluate(() => 0)
+        const t0 = Date.now()
+        await command(jump ? `/tree jump ${nodeId}` : `/tree label ${nodeId} "${text}"`)
+        const answered = Date.now()
+        calls[jump ? 'jump' : 'label'].push(answered - t0)
+        const t = await seen
         ;(jump ? jumps : labels)[k]!.push(t - t0)
         afterAnswer[jump ? 'jump' : 'label'][k]!.push(Math.max(0, t - answered))
-      })
+      }
+      await p.page.close()
     }
     const med = (list: readonly number[]) => (list.length === 0 ? '–' : fmt(median(list), 0))
     const rows: Row[] = [
-      ...pages.map((p, k) => ({
+      ...specs.map((p, k) => ({
         page: `${mode}: ${p.name}`,
         'label ms': med(labels[k]!),
         'jump ms': med(jumps[k]!),
@@ -235,7 +237,7 @@ export const liveSection: BenchSection = {
       ],
       rows: measured.flatMap((m) => m.rows),
       notes: [
-        `${n} moves per mode through the web's command remote (/tree label and /tree jump alternately), each timed in every page at once: from before the call to the DOM change that shows it (MutationObserver, Date.now on one machine), and from the call's answer (the move made; 0 when the page showed it before the call answered). The Chat changes on jumps only.`,
+        `${n} moves per mode and page through the web's command remote (/tree label and /tree jump alternately), each page open alone while its moves are timed (a user has one tab; four pages on two cores timed each other's redraws): from before the call to the DOM change that shows it (MutationObserver, Date.now on one machine), and from the call's answer (the move made; 0 when the page showed it before the call answered). The Chat changes on jumps only. The idle requests are counted with all four pages open.`,
         'baseline: the same plugin in a page whose watch calls the browser refuses, so it polls session once a second (its fallback).',
         "stock: a switch is a maintenance turn (~10 events, ~10 projection frames per page); the page's main thread spends most of the wait in the host's own redraw of them (docs/known-limits.md, 'A move made elsewhere in stock mode').",
       ],
