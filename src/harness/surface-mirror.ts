@@ -210,7 +210,7 @@ export class SurfaceMirror {
       const forked = tree.fork(tip, marker.branch)
       if (forked.ok) return
     }
-    if (!this.cursorFollowsTip()) tree.jump(tip, { record: complete })
+    if (!this.cursorFollowsTip()) tree.moveCursor(tip, { record: complete })
   }
 
   /**

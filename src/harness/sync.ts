@@ -365,7 +365,7 @@ function insertTreeOnly(projector: SessionProjector, entry: TreeEntry): boolean 
   const tree = projector.tree
   const { nodeId, parentId, message, ...rest } = entry
   const appended = tree.append(message ?? null, { ...rest, nodeId, parentId })
-  tree.jump(projector.tip, { record: false })
+  tree.moveCursor(projector.tip, { record: false })
   return appended.ok
 }
 

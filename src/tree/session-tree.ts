@@ -253,14 +253,21 @@ export class SessionTree {
 
   /** Move the cursor to a node (by id, label or branch head), or before the first node (`null`). */
   jump(target: JumpTarget, options: MoveOptions = {}): TreeResult<JumpView> {
+    const moved = this.moveCursor(target, options)
+    return moved.ok ? ok(this.jumpView()) : moved
+  }
+
+  /**
+   * `jump` without its answer: the history view costs a walk of the whole path, which a
+   * caller that only moves the cursor (a rebuild settling each switch of a long log) never reads.
+   */
+  moveCursor(target: JumpTarget, options: MoveOptions = {}): TreeResult<void> {
     const resolved = resolveTarget(this.state, target)
     if (!resolved.ok) return resolved
     const record = options.record ?? true
-    const result =
-      isRecord(target) && 'branch' in target
-        ? this.journal.exec({ op: 'switch', branch: (target as { branch: string }).branch.trim(), record })
-        : this.journal.exec({ op: 'jump', target: resolved.value, record })
-    return result.ok ? ok(this.jumpView()) : result
+    return isRecord(target) && 'branch' in target
+      ? this.journal.exec({ op: 'switch', branch: (target as { branch: string }).branch.trim(), record })
+      : this.journal.exec({ op: 'jump', target: resolved.value, record })
   }
 
   /** Park a new named branch at a node and move there; the next append becomes a new child. */

@@ -4,7 +4,7 @@
  * without holding both trees at once: the built tree is reduced to 8 bytes
  * per node (plus cursor and branches), then released.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { SessionTree } from '../../tree/session-tree.ts'
 import type { TreeNode } from '../../tree/types.ts'
 
@@ -31,7 +31,8 @@ function nodeHash(node: TreeNode): Buffer {
     node.message?.content,
     (node.replaces ?? []).join('\u0000'),
   ]
-  return createHash('sha256').update(JSON.stringify(fields)).digest().subarray(0, 8)
+  // One-shot: a Hash object per node costs more than the hashing itself (two digests of every node per import).
+  return hash('sha256', JSON.stringify(fields), 'buffer').subarray(0, 8)
 }
 
 export function treeDigest(tree: SessionTree): TreeDigest {
