@@ -41,7 +41,6 @@ import {
   visibleRows,
   type Row,
 } from './support/chat-page.ts'
-import { type SessionLogEvent } from './support/session-log.ts'
 import { displayedRange, readMeter as readContextMeter } from './support/context-meter.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
@@ -81,7 +80,7 @@ describeWeb(
     const nodeWith = async (text: string) =>
       (await dsh.api.nodeWith(sessionId, (content) => content.startsWith(text))).nodeId
     const allEvents = async (id = sessionId) =>
-      (await dsh.api.history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
+      (await dsh.api.history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event)
 
     const openSession = (title: string) => openChatSession(dsh.page, undefined, title)
     /**
