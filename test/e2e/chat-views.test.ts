@@ -39,6 +39,7 @@ import {
   requestTranscript,
   sameRows,
   visibleRows,
+  watchChatProblems,
   type Row,
 } from './support/chat-page.ts'
 import { displayedRange, readMeter as readContextMeter } from './support/context-meter.ts'
@@ -274,11 +275,7 @@ describeWeb(
       meter = await realTokenMeter()
       ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
       for (const prompt of DEMO_PROMPTS) await dsh.api.promptAndWait(sessionId, prompt)
-      dsh.page.on('console', (m) => {
-        if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text()))
-          problems.push(`console ${m.type()}: ${m.text()}`)
-      })
-      dsh.page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      watchChatProblems(dsh.page, problems)
       await openChatSession(dsh.page, dsh.url, DEMO_TITLE)
     }, 600_000)
 
