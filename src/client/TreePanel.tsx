@@ -177,6 +177,12 @@ export function TreePanel({
     focusTree()
   }, [form, index, tree, focusTree, summary.blocks, optionsFor, summarized, ws.route])
 
+  // A restore or a carry wrote files (and may have moved): the tree and the file markers are read again.
+  const filesChanged = () => {
+    void tree.refresh(true)
+    ws.reload()
+  }
+
   const exportTree = useCallback(async () => {
     const data = await tree.exportLinear()
     if (data) download(`session-tree-${sessionId}.json`, data)
@@ -470,10 +476,7 @@ export function TreePanel({
             move={ws.restoring.move}
             restore={ws.restoring.restore}
             name={(id) => nodeName(index, id)}
-            onRestored={() => {
-              void tree.refresh(true)
-              ws.reload()
-            }}
+            onRestored={filesChanged}
             onClose={() => {
               ws.close()
               focusTree()
@@ -487,10 +490,7 @@ export function TreePanel({
             from={carrying}
             name={(id) => nodeName(index, id)}
             mode={state.status?.surfaceMode}
-            onCarried={() => {
-              void tree.refresh(true)
-              ws.reload()
-            }}
+            onCarried={filesChanged}
             onClose={() => {
               setCarrying(undefined)
               focusTree()

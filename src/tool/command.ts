@@ -117,6 +117,13 @@ function restArgument(rest: string): string | undefined {
   return trimmed
 }
 
+/** `<token> <the rest as one argument>` (a node and a branch, a label, another node); undefined when either is missing. */
+function tokenAndArgument(rest: string): { token: string; argument: string } | undefined {
+  const first = firstToken(rest)
+  const argument = first ? restArgument(first.rest) : undefined
+  return first && first.token !== '' && argument !== undefined ? { token: first.token, argument } : undefined
+}
+
 const FLAG = /(?:^|\s)--(both|files|overwrite)(?=\s|$)/g
 const MOVES: ReadonlySet<string> = new Set(['jump', 'goto', 'fork', 'branch', 'back', 'forward'])
 
@@ -193,17 +200,13 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
     }
     case 'fork':
     case 'branch': {
-      const node = firstToken(rest)
-      const branch = node ? restArgument(node.rest) : undefined
-      return node && node.token !== '' && branch !== undefined
-        ? { kind: 'fork', node: node.token, branch, ...flags }
-        : undefined
+      const args = tokenAndArgument(rest)
+      return args ? { kind: 'fork', node: args.token, branch: args.argument, ...flags } : undefined
     }
     case 'label': {
-      const node = firstToken(rest)
-      const text = node ? restArgument(node.rest) : undefined
-      if (!node || node.token === '' || text === undefined) return undefined
-      return { kind: 'label', node: node.token, text: text === '--clear' ? null : text }
+      const args = tokenAndArgument(rest)
+      if (!args) return undefined
+      return { kind: 'label', node: args.token, text: args.argument === '--clear' ? null : args.argument }
     }
     case 'back':
     case 'forward':
@@ -218,10 +221,14 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
       // A trailing --files (the files only) or --both (the words and the files).
       const flag = /\s--(files|both)\s*$/.exec(rest)
       const body = flag ? rest.slice(0, flag.index) : rest
-      const a = firstToken(body)
-      const b = a ? restArgument(a.rest) : undefined
-      if (!a || a.token === '' || b === undefined) return undefined
-      return { kind: 'compare', a: a.token, b, ...(flag ? { files: flag[1] as 'files' | 'both' } : {}) }
+      const args = tokenAndArgument(body)
+      if (!args) return undefined
+      return {
+        kind: 'compare',
+        a: args.token,
+        b: args.argument,
+        ...(flag ? { files: flag[1] as 'files' | 'both' } : {}),
+      }
     }
     case 'carry':
       return parseCarry(rest)

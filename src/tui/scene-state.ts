@@ -137,6 +137,12 @@ export interface Step {
   readonly effect?: SceneEffect
 }
 
+/** The overlay closed, with what closing it asks for (if anything). */
+function closed(state: SceneState, effect?: SceneEffect): Step {
+  const next: SceneState = { ...state, overlay: { kind: 'none' } }
+  return effect === undefined ? { state: next } : { state: next, effect }
+}
+
 /** The selected row's index in the layout (the nearest row when the selected node is filtered out). */
 export function selectedRow(state: SceneState, view: SceneView): number {
   const rows = view.layout.rows
@@ -326,33 +332,26 @@ function pressInput(
   input: string,
   key: HostKey,
 ): Step {
-  if (key.escape) return { state: { ...state, overlay: { kind: 'none' } } }
+  if (key.escape) return closed(state)
   if (key.backspace || key.delete)
     return { state: { ...state, overlay: { ...overlay, value: [...overlay.value].slice(0, -1).join('') } } }
   if (key.return) {
     const value = overlay.value.trim()
-    const none: Overlay = { kind: 'none' }
     switch (overlay.purpose) {
       case 'label':
         return overlay.nodeId === undefined
-          ? { state: { ...state, overlay: none } }
-          : {
-              state: { ...state, overlay: none },
-              effect: { kind: 'label', nodeId: overlay.nodeId, text: value === '' ? null : value },
-            }
+          ? closed(state)
+          : closed(state, { kind: 'label', nodeId: overlay.nodeId, text: value === '' ? null : value })
       case 'fork': {
         if (value === '' || overlay.move?.kind !== 'fork') return { state }
         const move: PendingMove = { ...overlay.move, branch: value }
         return leavesPath(view.index, move.nodeId)
           ? { state: { ...state, overlay: { kind: 'choose-summary', index: 0, move } } }
-          : {
-              state: { ...state, overlay: none },
-              effect: { kind: 'fork', nodeId: move.nodeId, branch: value, summary: 'none' },
-            }
+          : closed(state, { kind: 'fork', nodeId: move.nodeId, branch: value, summary: 'none' })
       }
       case 'instructions': {
         if (value === '' || overlay.move === undefined) return { state }
-        return { state: { ...state, overlay: none }, effect: moveEffect(overlay.move, 'custom', value) }
+        return closed(state, moveEffect(overlay.move, 'custom', value))
       }
     }
   }
@@ -385,7 +384,7 @@ function pressSummary(
 ): Step {
   const picked = choose(overlay.index, SUMMARY_KINDS.length, key, input)
   if (picked === undefined) return { state }
-  if (picked === 'cancel') return { state: { ...state, overlay: { kind: 'none' } } }
+  if (picked === 'cancel') return closed(state)
   if (picked !== 'pick') {
     // A digit picks at once; arrows only move.
     if (/^[1-9]$/.test(input)) return pressSummary(state, { ...overlay, index: picked }, '', { return: true })
@@ -394,19 +393,17 @@ function pressSummary(
   const kind = SUMMARY_KINDS[overlay.index]!
   if (kind === 'custom')
     return { state: { ...state, overlay: { kind: 'input', purpose: 'instructions', value: '', move: overlay.move } } }
-  return { state: { ...state, overlay: { kind: 'none' } }, effect: moveEffect(overlay.move, kind) }
+  return closed(state, moveEffect(overlay.move, kind))
 }
 
 function pressFiles(state: SceneState, overlay: Extract<Overlay, { kind: 'choose-files' }>, key: HostKey): Step {
   const picked = choose(overlay.index, FILES_CHOICES.length, key, '')
   if (picked === undefined) return { state }
-  if (picked === 'cancel') return { state: { ...state, overlay: { kind: 'none' } } }
+  if (picked === 'cancel') return closed(state)
   if (picked !== 'pick') return { state: { ...state, overlay: { ...overlay, index: picked } } }
   const files = FILES_CHOICES[overlay.index]!
-  const none: Overlay = { kind: 'none' }
-  if (files === 'conversation')
-    return { state: { ...state, overlay: none }, effect: { kind: 'jump', nodeId: overlay.nodeId, summary: 'none' } }
-  return { state: { ...state, overlay: none }, effect: { kind: 'restore-preview', nodeId: overlay.nodeId, files } }
+  if (files === 'conversation') return closed(state, { kind: 'jump', nodeId: overlay.nodeId, summary: 'none' })
+  return closed(state, { kind: 'restore-preview', nodeId: overlay.nodeId, files })
 }
 
 /** The restore preview: each conflict is decided (k keep mine, o overwrite) before Enter applies it. */
@@ -417,7 +414,7 @@ function pressRestore(
   key: HostKey,
 ): Step {
   const count = overlay.lines.length
-  if (key.escape) return { state: { ...state, overlay: { kind: 'none' } } }
+  if (key.escape) return closed(state)
   if (key.upArrow && count > 0)
     return { state: { ...state, overlay: { ...overlay, index: (overlay.index + count - 1) % count } } }
   if (key.downArrow && count > 0)
@@ -433,10 +430,12 @@ function pressRestore(
       const at = overlay.lines.indexOf(undecided[0]!)
       return { state: { ...state, overlay: { ...overlay, index: at } } }
     }
-    return {
-      state: { ...state, overlay: { kind: 'none' } },
-      effect: { kind: 'restore', nodeId: overlay.nodeId, files: overlay.files, decisions: overlay.decisions },
-    }
+    return closed(state, {
+      kind: 'restore',
+      nodeId: overlay.nodeId,
+      files: overlay.files,
+      decisions: overlay.decisions,
+    })
   }
   return { state }
 }
@@ -452,7 +451,7 @@ function pressText(
   const scrollTo = (scroll: number): Step => ({
     state: { ...state, overlay: { ...overlay, scroll: Math.max(0, Math.min(last, scroll)) } },
   })
-  if (key.escape || key.return) return { state: { ...state, overlay: { kind: 'none' } } }
+  if (key.escape || key.return) return closed(state)
   if (key.upArrow) return scrollTo(overlay.scroll - 1)
   if (key.downArrow) return scrollTo(overlay.scroll + 1)
   if (key.pageUp) return scrollTo(overlay.scroll - page)

@@ -53,6 +53,9 @@ export interface FrameInput {
   readonly loading?: boolean
 }
 
+/** A frame whose tree has loaded: what the outline and the preview draw from. */
+export type LoadedFrame = FrameInput & { readonly index: TreeIndex; readonly layout: Layout }
+
 const GLYPH: Record<Glyph, string> = { pipe: '│ ', tee: '├─', elbow: '└─', blank: '  ' }
 
 /** Lines the footer and status take at a width. */
@@ -72,7 +75,7 @@ function previewHeight(body: number): number {
 }
 
 export function renderFrame(input: FrameInput): Frame {
-  const { columns, rows, lang, state } = input
+  const { columns, rows, lang } = input
   const width = Math.max(20, columns)
   const body = Math.max(1, rows - 1 - chromeHeight(width))
   const lines: Line[] = [header(input, width)]
@@ -82,27 +85,26 @@ export function renderFrame(input: FrameInput): Frame {
     lines.push(...pad(overlayLines, body, width))
   } else if (input.loading || !input.index || !input.layout) {
     lines.push(...pad([[{ text: word(lang, 'loading'), color: 'subtle' }]], body, width))
-  } else if (width >= SIDE_BY_SIDE) {
-    const left = Math.floor(width * 0.58)
-    const right = width - left - 3
-    const outline = outlineLines(input.index, input.layout, state, left, height, lang)
-    const preview = previewLines(input.index, input.layout, state, right, body, lang)
-    for (let i = 0; i < body; i++) {
-      lines.push([
-        ...fitLine(outline[i] ?? [], left),
-        { text: ' │ ', color: 'subtle' },
-        ...fitLine(preview[i] ?? [], right),
-      ])
-    }
   } else {
-    const outline = outlineLines(input.index, input.layout, state, width, height, lang)
-    lines.push(...pad(outline, height, width))
-    const previewRows = body - height
-    const rule: Line = [{ text: clip(`── ${word(lang, 'preview')} ${'─'.repeat(width)}`, width), color: 'subtle' }]
-    lines.push(
-      rule,
-      ...pad(previewLines(input.index, input.layout, state, width, previewRows - 1, lang), previewRows - 1, width),
-    )
+    const loaded: LoadedFrame = { ...input, index: input.index, layout: input.layout }
+    if (width >= SIDE_BY_SIDE) {
+      const left = Math.floor(width * 0.58)
+      const right = width - left - 3
+      const outline = outlineLines(loaded, left, height)
+      const preview = previewLines(loaded, right, body)
+      for (let i = 0; i < body; i++) {
+        lines.push([
+          ...fitLine(outline[i] ?? [], left),
+          { text: ' │ ', color: 'subtle' },
+          ...fitLine(preview[i] ?? [], right),
+        ])
+      }
+    } else {
+      lines.push(...pad(outlineLines(loaded, width, height), height, width))
+      const previewRows = body - height
+      const rule: Line = [{ text: clip(`── ${word(lang, 'preview')} ${'─'.repeat(width)}`, width), color: 'subtle' }]
+      lines.push(rule, ...pad(previewLines(loaded, width, previewRows - 1), previewRows - 1, width))
+    }
   }
   lines.push(statusLine(input, width), ...footer(input, width))
   return { lines: lines.map((line) => fitLine(line, width)), outlineHeight: height }
@@ -134,14 +136,8 @@ function roleWord(lang: TuiLang, row: Row): string {
 }
 
 /** The outline rows in the window: gutter, id, role, first line, then marks. */
-export function outlineLines(
-  index: TreeIndex,
-  layout: Layout,
-  state: SceneState,
-  width: number,
-  height: number,
-  lang: TuiLang,
-): Line[] {
+export function outlineLines(frame: LoadedFrame, width: number, height: number): Line[] {
+  const { index, layout, state, lang } = frame
   const rows = layout.rows
   if (rows.length === 0) {
     const empty = index.byId.size === 0 ? word(lang, 'empty') : word(lang, 'no-match')
@@ -186,14 +182,8 @@ export function outlineLines(
 }
 
 /** The selected node in full: id, role, branch, label, its text, a tool call with its result. */
-export function previewLines(
-  index: TreeIndex,
-  layout: Layout,
-  state: SceneState,
-  width: number,
-  height: number,
-  lang: TuiLang,
-): Line[] {
+export function previewLines(frame: LoadedFrame, width: number, height: number): Line[] {
+  const { index, layout, state, lang } = frame
   if (height <= 0) return []
   const id = state.selected
   const node = id === null ? undefined : index.byId.get(id)

@@ -39,9 +39,9 @@ import {
   requestTranscript,
   sameRows,
   visibleRows,
+  watchChatProblems,
   type Row,
 } from './support/chat-page.ts'
-import { type SessionLogEvent } from './support/session-log.ts'
 import { displayedRange, readMeter as readContextMeter } from './support/context-meter.ts'
 import { meteredUsage, requestTokens } from './support/wire-tokens.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
@@ -81,7 +81,7 @@ describeWeb(
     const nodeWith = async (text: string) =>
       (await dsh.api.nodeWith(sessionId, (content) => content.startsWith(text))).nodeId
     const allEvents = async (id = sessionId) =>
-      (await dsh.api.history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event as SessionLogEvent)
+      (await dsh.api.history(id, { maxMessages: 1_000_000 })).events.map((e) => e.event)
 
     const openSession = (title: string) => openChatSession(dsh.page, undefined, title)
     /**
@@ -275,11 +275,7 @@ describeWeb(
       meter = await realTokenMeter()
       ;({ sessionId } = await dsh.api.createSession({ cwd: dsh.work }))
       for (const prompt of DEMO_PROMPTS) await dsh.api.promptAndWait(sessionId, prompt)
-      dsh.page.on('console', (m) => {
-        if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text()))
-          problems.push(`console ${m.type()}: ${m.text()}`)
-      })
-      dsh.page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      watchChatProblems(dsh.page, problems)
       await openChatSession(dsh.page, dsh.url, DEMO_TITLE)
     }, 600_000)
 

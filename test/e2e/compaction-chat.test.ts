@@ -24,6 +24,7 @@ import {
   openSession,
   pathTranscript,
   visibleRows,
+  watchChatProblems,
   type Row,
 } from './support/chat-page.ts'
 import { orchard as long } from './support/compaction-session.ts'
@@ -197,11 +198,7 @@ for (const mode of ['stock', 'native'] as const) {
       expect(done.result.kind, done.result.text).toBe('success')
       compaction = (await tree()).nodes.find((n) => n.type === 'compaction')!
       expect(compaction).toBeDefined()
-      dsh.page.on('console', (m) => {
-        if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text()))
-          problems.push(`console ${m.type()}: ${m.text()}`)
-      })
-      dsh.page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      watchChatProblems(dsh.page, problems)
       await openSession(dsh.page, dsh.url, TITLE)
     }, 600_000)
 

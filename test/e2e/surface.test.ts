@@ -139,7 +139,7 @@ for (const mode of ['stock', 'native', 'projection'] as const satisfies readonly
       if (mode === 'stock') expect(rawNow[firstCall]).not.toBe(rawThen[firstCall])
       // No call id repeats among the log's tool/call events (DSH web's Chat keys tool cards by it).
       const logged = (await dsh.api.history(sessionId, { maxMessages: 100_000 })).events.flatMap(({ event }) =>
-        event.type === 'tool/call' ? [event.data.callId as string] : [],
+        event.type === 'tool/call' ? [(event.data as { callId: string }).callId] : [],
       )
       expect(logged).toHaveLength(mode === 'stock' ? 2 : 1)
       expect(new Set(logged).size).toBe(logged.length)

@@ -28,7 +28,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { DEMO_NOTES, DEMO_PROMPTS, DEMO_TITLE, demoModel } from '../../dev/demo-model.ts'
-import { chatTranscript, openSession, requestTranscript, sameRows, visibleRows } from './support/chat-page.ts'
+import {
+  chatTranscript,
+  openSession,
+  requestTranscript,
+  sameRows,
+  visibleRows,
+  watchChatProblems,
+} from './support/chat-page.ts'
 import { type ChatRequestBody, type StaticStep } from './support/fake-llm.ts'
 import { until as waitUntil, type Probe } from './support/until.ts'
 import { describeWeb } from './support/web-suite.ts'
@@ -206,11 +213,7 @@ describeWeb(
       // The model's own move: a tree jump back to the food tour, inside its step (the read exchange is copied in).
       target = await nodeWith('Food tour:')
       await dsh.api.promptAndWait(sessionId, MOVE_PROMPT)
-      dsh.page.on('console', (m) => {
-        if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text()))
-          problems.push(`console ${m.type()}: ${m.text()}`)
-      })
-      dsh.page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      watchChatProblems(dsh.page, problems)
     }, 600_000)
 
     it('the model moved inside its step, across the tool exchange: its next request is the food-tour path (the read copied with a fresh id), its jump call and result', () => {

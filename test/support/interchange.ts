@@ -4,7 +4,7 @@
  * DSH_HOME, and the model's view of a session or tree path as comparable
  * role/text pairs.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
@@ -18,6 +18,14 @@ import { loopRig } from './tool-rig.ts'
 import { readProvenance } from '../../src/interchange/session/provenance.ts'
 import type { WireBody } from './dsh-wire.ts'
 import { contractViolations, type ContractViolation } from './provider-contract.ts'
+
+/** The rollout files of a Codex fixture folder, in name order. */
+export function rolloutFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => name.startsWith('rollout-'))
+    .sort()
+    .map((name) => join(dir, name))
+}
 
 export interface Home {
   readonly home: string

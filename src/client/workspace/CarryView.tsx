@@ -7,8 +7,9 @@
  * before Apply; Back with the files undoes it. The parts are the restore
  * preview's (`RestoreView.tsx`).
  */
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
+import { useCallback, useState, type ReactNode } from 'react'
 import type { CarryDecision, CarryDiff, CarryPreview, CarryResult, SurfaceMode } from '../../types.ts'
+import type { Result } from '../controller.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import { moveOptions, NO_SUMMARY, type SummaryChoiceState } from '../summary/choice.ts'
 import { SummaryChoiceField } from '../summary/SummaryChoice.tsx'
@@ -26,6 +27,7 @@ import {
   ViewFoot,
   type DiffLoad as Load,
 } from './RestoreView.tsx'
+import { usePreviewFlow } from './usePreviewFlow.ts'
 
 export interface CarryViewProps {
   readonly t: Translate
@@ -39,71 +41,45 @@ export interface CarryViewProps {
   readonly onClose: () => void
 }
 
-type Phase =
-  | { readonly kind: 'loading' }
-  | { readonly kind: 'plan'; readonly preview: CarryPreview; readonly view: View }
-  | { readonly kind: 'applying'; readonly preview: CarryPreview; readonly view: View }
-  | { readonly kind: 'done'; readonly result: CarryResult }
-  | {
-      readonly kind: 'failed'
-      readonly code: string
-      readonly message: string
-      readonly preview?: CarryPreview
-      readonly view?: View
-    }
+/** What Apply would carry: the preview as the service answered it, and its rows and conflicts. */
+interface Plan {
+  readonly preview: CarryPreview
+  readonly view: View
+}
+
+/** A new preview keeps only the answers for files still in conflict. */
+const keepDecisions = (plan: Plan, decisions: ReadonlyMap<string, CarryDecision>) =>
+  new Map([...decisions].filter(([path]) => plan.view.conflicts.includes(path)))
 
 type DiffLoad = Load<CarryDiff>
 
 const DECISION_LABEL = { mine: 'ws.carry.mine', theirs: 'ws.carry.theirs', markers: 'ws.carry.markers' } as const
 
 export function CarryView({ t, client, from, name, mode, onCarried, onClose }: CarryViewProps): ReactNode {
-  const [phase, setPhase] = useState<Phase>({ kind: 'loading' })
-  const [decisions, setDecisions] = useState<ReadonlyMap<string, CarryDecision>>(() => new Map())
   const [diffs, toggleDiff] = useDiffLoads((path) => client.carryDiff({ from }, path))
   const [summary, setSummary] = useState<SummaryChoiceState>(NO_SUMMARY)
-  const ref = useRef<HTMLElement>(null)
-
-  const load = useCallback(
-    async (then?: { code: string; message: string }) => {
-      const preview = await client.carryPreview({ from })
-      if (!preview.ok) return setPhase({ kind: 'failed', code: preview.error.code, message: preview.error.message })
-      const view = carryView(preview.value)
-      // A new preview keeps only the answers for files still in conflict.
-      setDecisions((d) => new Map([...d].filter(([path]) => view.conflicts.includes(path))))
-      setPhase(
-        then
-          ? { kind: 'failed', ...then, preview: preview.value, view }
-          : { kind: 'plan', preview: preview.value, view },
-      )
-    },
-    [client, from],
+  const read = useCallback(async (): Promise<Result<Plan>> => {
+    const preview = await client.carryPreview({ from })
+    return preview.ok ? { ok: true, value: { preview: preview.value, view: carryView(preview.value) } } : preview
+  }, [client, from])
+  const { phase, plan, decisions, decide, apply, ref } = usePreviewFlow<Plan, CarryResult, CarryDecision>(
+    read,
+    keepDecisions,
   )
 
-  useEffect(() => {
-    void load()
-    ref.current?.focus()
-  }, [load])
-
-  const preview =
-    phase.kind === 'plan' || phase.kind === 'applying' || phase.kind === 'failed' ? phase.preview : undefined
-  const view = phase.kind === 'plan' || phase.kind === 'applying' || phase.kind === 'failed' ? phase.view : undefined
+  const preview = plan?.preview
+  const view = plan?.view
   const left = view ? view.conflicts.filter((path) => !decisions.has(path)) : []
   const options = moveOptions(summary, mode)
   const summaryBlocked = summary.kind !== 'none' && options === undefined
 
-  const apply = async () => {
-    if (!preview || !view || left.length > 0 || summaryBlocked) return
-    setPhase({ kind: 'applying', preview, view })
-    const result = await client.carry(carryRequest(preview.from, view, decisions, options?.summary))
-    if (result.ok) {
-      setPhase({ kind: 'done', result: result.value })
-      onCarried()
-      return
-    }
-    const { code, message } = result.error
-    // The files moved while the preview was open: the new plan, the error above it.
-    if (code === 'WORKSPACE_CONFLICT') return void load({ code, message })
-    setPhase({ kind: 'failed', code, message, preview, view })
+  const applyPlan = () => {
+    if (!plan || left.length > 0 || summaryBlocked) return
+    void apply(
+      plan,
+      () => client.carry(carryRequest(plan.preview.from, plan.view, decisions, options?.summary)),
+      onCarried,
+    )
   }
 
   const onKeyDown = closeOnEscape(onClose)
@@ -142,7 +118,7 @@ export function CarryView({ t, client, from, name, mode, onCarried, onClose }: C
             decisions={decisions}
             diffs={diffs}
             disabled={phase.kind === 'applying'}
-            onDecide={(path, d) => setDecisions((all) => new Map(all).set(path, d))}
+            onDecide={decide}
             onDiff={(path) => void toggleDiff(path)}
           />
           {view.empty ? null : (
@@ -165,7 +141,7 @@ export function CarryView({ t, client, from, name, mode, onCarried, onClose }: C
         applying={phase.kind === 'applying'}
         left={left.length}
         applyingLabel={t('ws.carry.applying')}
-        onApply={() => void apply()}
+        onApply={applyPlan}
         onClose={onClose}
       />
       <p className="dst-ws-note">{t('ws.restore.keys')}</p>

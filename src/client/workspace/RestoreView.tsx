@@ -6,15 +6,7 @@
  * is written before Apply. Keyboard: Tab through it, Space/arrows choose, Esc
  * cancels.
  */
-import {
-  useCallback,
-  useEffect,
-  useMemo,
-  useRef,
-  useState,
-  type KeyboardEvent as ReactKeyboardEvent,
-  type ReactNode,
-} from 'react'
+import { useCallback, useMemo, useState, type KeyboardEvent as ReactKeyboardEvent, type ReactNode } from 'react'
 import type { ConflictDecision, FileDiff, RestoreAnswer, RestoreChoice, TreeMove } from '../../types.ts'
 import type { StringKey, Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
@@ -24,7 +16,6 @@ import {
   binarySides,
   clipLines,
   conversationMoved,
-  decide,
   keepDecisions,
   planView,
   restoreRequest,
@@ -35,6 +26,7 @@ import {
   type PlanView,
 } from './model.ts'
 import { binaryText, bytes, errorLine, LoadNote } from './NodeFiles.tsx'
+import { usePreviewFlow } from './usePreviewFlow.ts'
 
 export interface RestoreViewProps {
   readonly t: Translate
@@ -47,19 +39,6 @@ export interface RestoreViewProps {
   readonly onRestored: () => void
   readonly onClose: () => void
 }
-
-type Phase =
-  | { readonly kind: 'loading' }
-  | { readonly kind: 'plan'; readonly plan: PlanView }
-  | { readonly kind: 'applying'; readonly plan: PlanView }
-  | { readonly kind: 'done'; readonly result: RestoreAnswer }
-  | {
-      readonly kind: 'failed'
-      readonly code: string
-      readonly message: string
-      readonly plan?: PlanView
-      readonly moved?: boolean
-    }
 
 /** One file's diff, asked for on demand. */
 export type DiffLoad<D> =
@@ -103,46 +82,25 @@ export function closeOnEscape(onClose: () => void): (event: ReactKeyboardEvent) 
 }
 
 export function RestoreView({ t, client, move, restore, name, onRestored, onClose }: RestoreViewProps): ReactNode {
-  const [phase, setPhase] = useState<Phase>({ kind: 'loading' })
-  const [decisions, setDecisions] = useState<Decisions>(() => new Map())
-  const ref = useRef<HTMLElement>(null)
   const request = useMemo(() => ({ move, restore }), [move, restore])
   const [diffs, toggleDiff] = useDiffLoads((path) => client.diff(request, path))
-
-  const load = useCallback(
-    async (then?: { code: string; message: string }) => {
-      const preview = await client.preview(request)
-      if (!preview.ok) return setPhase({ kind: 'failed', code: preview.error.code, message: preview.error.message })
-      const plan = planView(preview.value)
-      setDecisions((d) => keepDecisions(plan, d))
-      setPhase(then ? { kind: 'failed', ...then, plan } : { kind: 'plan', plan })
-    },
-    [client, request],
+  const read = useCallback(async (): Promise<Result<PlanView>> => {
+    const preview = await client.preview(request)
+    return preview.ok ? { ok: true, value: planView(preview.value) } : preview
+  }, [client, request])
+  const { phase, plan, decisions, decide, apply, ref } = usePreviewFlow<PlanView, RestoreAnswer, ConflictDecision>(
+    read,
+    keepDecisions,
   )
 
-  useEffect(() => {
-    void load()
-    ref.current?.focus()
-  }, [load])
-
-  const plan = phase.kind === 'plan' || phase.kind === 'applying' || phase.kind === 'failed' ? phase.plan : undefined
-  const apply = async () => {
+  const applyPlan = () => {
     if (!plan || !canApply(plan, decisions)) return
-    setPhase({ kind: 'applying', plan })
-    const result = await client.restore(restoreRequest(move, restore, plan, decisions))
-    if (result.ok) {
-      setPhase({ kind: 'done', result: result.value })
-      onRestored()
-      return
-    }
-    const { code, message, details } = result.error as { code: string; message: string; details?: unknown }
-    if (conversationMoved(details)) {
-      onRestored()
-      return setPhase({ kind: 'failed', code, message, moved: true })
-    }
-    // The files moved while the preview was open: show the new plan with the error above it.
-    if (code === 'WORKSPACE_CONFLICT') return void load({ code, message })
-    setPhase({ kind: 'failed', code, message, plan })
+    void apply(
+      plan,
+      () => client.restore(restoreRequest(move, restore, plan, decisions)),
+      onRestored,
+      conversationMoved,
+    )
   }
 
   const onKeyDown = closeOnEscape(onClose)
@@ -194,7 +152,7 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
           decisions={decisions}
           diffs={diffs}
           disabled={phase.kind === 'applying'}
-          onDecide={(path, d) => setDecisions((all) => decide(all, path, d))}
+          onDecide={decide}
           onDiff={(path) => void toggleDiff(path)}
         />
       ) : null}
@@ -205,7 +163,7 @@ export function RestoreView({ t, client, move, restore, name, onRestored, onClos
         applying={phase.kind === 'applying'}
         left={left.length}
         applyingLabel={t('ws.restore.applying')}
-        onApply={() => void apply()}
+        onApply={applyPlan}
         onClose={onClose}
       />
       <p className="dst-ws-note">{t('ws.restore.keys')}</p>

@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { DEMO_TURNS } from './demo-turns.ts'
+import type { SessionLogEvent } from './session-log.ts'
 import { ERROR_CODES } from '../../../src/service/errors.ts'
 import type { SessionStatus, SessionTreeListing, TreeNode } from '../../../src/types.ts'
 
@@ -43,17 +44,8 @@ export interface RawResponse {
   readonly json: unknown
 }
 
-/** One event of `session.history` (the shape of a stored session event). */
-export interface HistoryEvent {
-  readonly type: string
-  readonly seq: number
-  readonly time?: number | string
-  /** Payload; its shape depends on `type` (typed loosely on purpose). */
-  readonly data?: any
-  readonly surfaceOp?: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
-  readonly sourceEventSeqs?: ReadonlyArray<number>
-  readonly [key: string]: unknown
-}
+/** One event of `session.history`: the stored session event, as the log holds it. */
+export type HistoryEvent = SessionLogEvent
 
 export interface HistoryPage {
   readonly events: ReadonlyArray<{ readonly event: HistoryEvent }>
@@ -95,6 +87,15 @@ export class ApiError extends Error {
   }
 }
 
+/** A response body parsed, or undefined when it is not JSON. */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 export interface WaitOptions {
   readonly timeoutMs?: number
   readonly intervalMs?: number
@@ -118,12 +119,7 @@ export class DshApi {
       signal: AbortSignal.timeout(60_000),
     })
     const text = await response.text()
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch {
-      json = undefined
-    }
+    const json = jsonOrUndefined(text)
     this.log.push({ path, request: body, status: response.status, response: json ?? text })
     return { status: response.status, headers: response.headers, text, json }
   }

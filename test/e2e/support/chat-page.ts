@@ -11,6 +11,15 @@ import { messageText, type ChatRequestBody, type StaticStep } from './fake-llm.t
 import { until } from './until.ts'
 
 /** One row of a transcript: a prompt, an answer's text, or a tool call by name. */
+/** Records in `problems` what says the Chat failed: a console error or the Chat's own load failure, a page error. */
+export function watchChatProblems(page: Page, problems: string[]): void {
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /start Match|Failed to load history/.test(m.text()))
+      problems.push(`console ${m.type()}: ${m.text()}`)
+  })
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+}
+
 export interface Row {
   readonly role: 'user' | 'assistant' | 'tool' | string
   readonly text: string

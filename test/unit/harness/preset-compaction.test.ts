@@ -4,22 +4,13 @@
  * the shape DSH's shipped presets have: the backend inside an isolated `cordis:group`, `!!js` rows.
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { tempDirs } from '../../support/temp-each.ts'
 import { PresetCompaction } from '../../../src/harness/preset-compaction.ts'
 import type { HostContext } from '../../../src/harness/host.ts'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
-
-const root = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-presets-'))
-  dirs.push(dir)
-  return dir
-}
+const root = tempDirs('dst-presets-')
 
 const write = (dir: string, id: string, yaml: string) => {
   fs.mkdirSync(path.join(dir, id), { recursive: true })

@@ -5,9 +5,9 @@
  * operation; a deleted sidecar leaves the tree the log alone can rebuild.
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { tempDirs } from '../../support/temp-each.ts'
 import { SessionTreeStore } from '../../../src/tree/index.ts'
 import { TreeSync } from '../../../src/harness/sync.ts'
 import { TreeSidecar } from '../../../src/sidecar/index.ts'
@@ -16,15 +16,7 @@ import type { JournalActor } from '../../../src/sidecar/index.ts'
 
 const PANEL: JournalActor = { kind: 'user', via: 'panel' }
 
-const roots: string[] = []
-afterEach(() => {
-  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true })
-})
-const tempRoot = () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tree-restart-'))
-  roots.push(root)
-  return root
-}
+const tempRoot = tempDirs('tree-restart-')
 
 function session() {
   const log = new LogBuilder('restart-1')

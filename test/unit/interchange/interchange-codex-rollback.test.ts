@@ -8,19 +8,15 @@
  * exactly that, then Codex's answer, whichever of the two files is named; the
  * rolled-back turns stay in the tree as a branch.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { importSession } from '../../../src/interchange/session/import.ts'
-import { dshHome, dshModelView, loadTree } from '../../support/interchange.ts'
+import { dshHome, dshModelView, loadTree, rolloutFiles } from '../../support/interchange.ts'
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'codex', 'generated-rollback')
 type Item = { type: string; role?: string; content?: { type: string; text?: string }[] }
-const files = () =>
-  readdirSync(DIR)
-    .filter((name) => name.startsWith('rollout-'))
-    .sort()
-    .map((name) => join(DIR, name))
+const files = () => rolloutFiles(DIR)
 const lines = (file: string) =>
   readFileSync(file, 'utf8')
     .trim()

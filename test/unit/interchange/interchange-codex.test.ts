@@ -5,12 +5,12 @@
  * against what Codex would replay: response items only, injected context kept
  * as context, a rollback forking, the compaction's replacement history.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { importSession } from '../../../src/interchange/session/import.ts'
-import { dshHome, dshModelView, loadTree, treeModelView } from '../../support/interchange.ts'
+import { dshHome, dshModelView, loadTree, rolloutFiles, treeModelView } from '../../support/interchange.ts'
 import { pathUnits, type Unit } from '../../support/claude-units.ts'
 
 /** `path` imported into a fresh DSH home. */
@@ -102,11 +102,6 @@ type Item = {
   name?: string
   output?: unknown
 }
-const rolloutFiles = () =>
-  readdirSync(GENERATED)
-    .filter((name) => name.startsWith('rollout-'))
-    .sort()
-    .map((name) => join(GENERATED, name))
 const firstLine = (file: string) =>
   JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as { payload: { id: string; forked_from_id?: string } }
 
@@ -115,7 +110,7 @@ const itemText = (content: Item['content']) =>
 /** Texts of every message item the rollouts hold (off the raw files). */
 const rolloutTexts = () =>
   new Set(
-    rolloutFiles().flatMap((file) =>
+    rolloutFiles(GENERATED).flatMap((file) =>
       readFileSync(file, 'utf8')
         .trim()
         .split('\n')
@@ -152,7 +147,7 @@ function inputUnits(input: readonly Item[], recorded: ReadonlySet<string>): Unit
 }
 
 describe('Codex rollouts written by the real codex 0.171.0 (against a local fake of the Responses API)', () => {
-  const [thread, fork] = rolloutFiles()
+  const [thread, fork] = rolloutFiles(GENERATED)
   const requests = () =>
     readFileSync(join(GENERATED, 'requests.jsonl'), 'utf8')
       .trim()

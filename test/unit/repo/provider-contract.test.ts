@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { CONTRACT_RULES, contractViolations, refusalBody, type ContractRule } from '../../support/provider-contract.ts'
 import { RECAP_MARK, startFakeLlm, type FakeLlm } from '../../e2e/support/fake-llm.ts'
+import { jsonOrUndefined } from '../../e2e/support/api.ts'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -129,13 +130,7 @@ async function post(llm: FakeLlm, payload: unknown): Promise<{ status: number; j
     body: JSON.stringify(payload),
   })
   const text = await response.text()
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
-  return { status: response.status, json, text }
+  return { status: response.status, json: jsonOrUndefined(text), text }
 }
 
 describe('the strict fake provider', () => {

@@ -191,20 +191,25 @@ describe('what a move leaves, and who writes its summary', () => {
   async function* chunks(list: unknown[]) {
     for (const c of list) yield c
   }
-
-  it("the model's text, with its route and usage", async () => {
+  /** A model that streams `events` to every call, and what each call asked it. */
+  const answering = (events: unknown[]) => {
     const asked: Record<string, unknown>[] = []
     const llm: SummaryLlm = {
       stream: (options) => {
         asked.push(options)
-        return chunks([
-          { type: 'text-delta', index: 0, text: 'Model ' },
-          { type: 'text-delta', index: 0, text: 'summary.' },
-          { type: 'usage', usage: { inputTokens: 7, outputTokens: 3, cacheReadTokens: 2 } },
-          { type: 'finish', reason: { kind: 'stop' } },
-        ])
+        return chunks(events)
       },
     }
+    return { llm, asked }
+  }
+
+  it("the model's text, with its route and usage", async () => {
+    const { llm, asked } = answering([
+      { type: 'text-delta', index: 0, text: 'Model ' },
+      { type: 'text-delta', index: 0, text: 'summary.' },
+      { type: 'usage', usage: { inputTokens: 7, outputTokens: 3, cacheReadTokens: 2 } },
+      { type: 'finish', reason: { kind: 'stop' } },
+    ])
     const summary = await writeSummary(part(), writer(llm), 'focus on files')
     expect(summary).toMatchObject({
       summary: 'Model summary.',
@@ -252,16 +257,10 @@ describe('what a move leaves, and who writes its summary', () => {
     })
     const prefix = { system: 'session system', messages: [{ role: 'user', content: 'compacted history' }] }
     const ask = async (part: SummaryPart) => {
-      const asked: Record<string, unknown>[] = []
-      const llm: SummaryLlm = {
-        stream: (options) => {
-          asked.push(options)
-          return chunks([
-            { type: 'text-delta', index: 0, text: 'S.' },
-            { type: 'finish', reason: { kind: 'stop' } },
-          ])
-        },
-      }
+      const { llm, asked } = answering([
+        { type: 'text-delta', index: 0, text: 'S.' },
+        { type: 'finish', reason: { kind: 'stop' } },
+      ])
       await writeSummary(part, { ...writer(llm), prefix }, undefined)
       return asked[0]!
     }
@@ -283,13 +282,10 @@ describe('what a move leaves, and who writes its summary', () => {
   })
 
   it('a model error falls back to the extractive digest, with the failure and the tokens spent', async () => {
-    const llm: SummaryLlm = {
-      stream: () =>
-        chunks([
-          { type: 'usage', usage: { inputTokens: 5, outputTokens: 0 } },
-          { type: 'finish', reason: { kind: 'error', failure: { code: 'HTTP_400', message: 'bad' } } },
-        ]),
-    }
+    const { llm } = answering([
+      { type: 'usage', usage: { inputTokens: 5, outputTokens: 0 } },
+      { type: 'finish', reason: { kind: 'error', failure: { code: 'HTTP_400', message: 'bad' } } },
+    ])
     const summary = await writeSummary(part(), writer(llm), undefined)
     expect(summary).toMatchObject({
       model: 'extractive',

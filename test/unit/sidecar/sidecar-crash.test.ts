@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import { JOURNAL_FILE, TreeSidecar } from '../../../src/sidecar/index.ts'
 
 const WRITER = fileURLToPath(new URL('../../support/sidecar-writer.ts', import.meta.url))
@@ -86,12 +86,10 @@ function expectContiguous(root: string): { last: number; problems: readonly unkn
   return { last: load.records.at(-1)?.n ?? base, problems: load.problems }
 }
 
+const temp = tempEach('sidecar-crash-')
 let tmp: string
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'sidecar-crash-'))
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
+  tmp = temp()
 })
 
 describe('crash safety', () => {

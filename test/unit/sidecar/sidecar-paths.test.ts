@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import { TreeSidecar, encodeSessionId } from '../../../src/sidecar/index.ts'
 
 const HOSTILE = [
@@ -83,12 +83,10 @@ function walk(dir: string, prefix = ''): string[] {
   })
 }
 
+const temp = tempEach('sidecar-paths-')
 let tmp: string
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'sidecar-paths-'))
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
+  tmp = temp()
 })
 
 describe('session directories', () => {

@@ -1,19 +1,9 @@
 import { spawnSync } from 'node:child_process'
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { tempEach } from '../../support/temp-each.ts'
 import {
   CLAIM_FILE,
   JOURNAL_FILE,
@@ -27,12 +17,10 @@ import { encodeOverlay, frameHeader, frameLine, frameRecord } from '../../../src
 import type { TreeResult } from '../../../src/tree/index.ts'
 import { value } from '../../support/messages.ts'
 
+const temp = tempEach('sidecar-')
 let tmp: string
 beforeEach(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'sidecar-'))
-})
-afterEach(() => {
-  rmSync(tmp, { recursive: true, force: true })
+  tmp = temp()
 })
 
 const flip = (bytes: Buffer, at: number) => bytes.writeUInt8(bytes.readUInt8(at) ^ 0x04, at)
