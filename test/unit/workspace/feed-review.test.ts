@@ -109,6 +109,26 @@ describe('feed review', () => {
     console.log('sidecar inside:', JSON.stringify(p.fed.watching().lastWalk))
   })
 
+  it('a snapshot that fails after the feed was read loses the interval', async () => {
+    sh('echo a > a.txt && echo b > b.txt')
+    const p = pair()
+    await started(p)
+    sh('echo a2 > a.txt')
+    // One transient git failure (fork EAGAIN, OOM kill, …) in the narrowed listing.
+    const fed = p.fed as unknown as { git: (args: readonly string[], input?: string) => Promise<Buffer> }
+    const real = fed.git.bind(p.fed)
+    let failOnce = true
+    fed.git = (args, input) => {
+      if (failOnce && args.includes('ls-files')) {
+        failOnce = false
+        return Promise.reject(new Error('git ls-files: transient failure'))
+      }
+      return real(args, input)
+    }
+    await expect(p.fed.snapshot()).rejects.toThrow(/transient/)
+    await same(p, 'the next snapshot')
+  })
+
   it('hard link inside the folder: writing one name changes the other', async () => {
     sh('echo a > a.txt')
     const p = pair()
