@@ -2,7 +2,7 @@
  * Review experiments: sequences of file operations after which the fed snapshot must still equal a full walk.
  */
 import { execSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readlinkSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readlinkSync, readFileSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { GitSnapshots, type GitWorkTree, type Snapshot } from '../../../src/workspace/git.ts'
@@ -23,7 +23,11 @@ const PATIENT: FeedLimits = { ...FEED_LIMITS, cookieMs: 5_000 }
 
 function pair(tree: GitWorkTree = { toplevel: root, excluded: [] }, limits: FeedLimits = PATIENT, tag = '') {
   return {
-    fed: new GitSnapshots(path.join(tmp, `fed-git${tag}`), tree, { maxFileBytes: 4096, watch: 'events', feedLimits: limits }),
+    fed: new GitSnapshots(path.join(tmp, `fed-git${tag}`), tree, {
+      maxFileBytes: 4096,
+      watch: 'events',
+      feedLimits: limits,
+    }),
     walked: new GitSnapshots(path.join(tmp, `walked-git${tag}`), tree, { maxFileBytes: 4096, watch: 'walk' }),
   }
 }
@@ -67,14 +71,18 @@ function inotifyWatches(): number {
       continue
     }
     if (link !== 'anon_inode:inotify') continue
-    n += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length
+    n += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('inotify wd:')).length
   }
   return n
 }
 
 describe('feed review', () => {
   it('a directory holding only ignored files is not watched: a file that is not ignored written there later', async () => {
-    sh('echo "*.log" > .gitignore && mkdir -p logs out/sub && echo a > logs/a.log && echo x > out/sub/x.log && echo k > keep.txt')
+    sh(
+      'echo "*.log" > .gitignore && mkdir -p logs out/sub && echo a > logs/a.log && echo x > out/sub/x.log && echo k > keep.txt',
+    )
     const p = pair()
     await started(p)
     sh('echo hi > logs/readme.txt && echo o > out/sub/notes.md')
@@ -87,7 +95,14 @@ describe('feed review', () => {
     const q = pair({ toplevel: root, excluded: [] }, PATIENT, '-2')
     await started(p)
     await started(q)
-    for (const op of ['mv a z', 'echo 2 > z/b/f', 'mv z/b c/b', 'echo 3 > c/b/f', 'rm -rf c && mkdir -p c/b && echo 4 > c/b/f', 'echo 5 > c/b/f']) {
+    for (const op of [
+      'mv a z',
+      'echo 2 > z/b/f',
+      'mv z/b c/b',
+      'echo 3 > c/b/f',
+      'rm -rf c && mkdir -p c/b && echo 4 > c/b/f',
+      'echo 5 > c/b/f',
+    ]) {
       sh(op)
       await same(p, `p: ${op}`)
       await same(q, `q: ${op}`)
@@ -100,8 +115,16 @@ describe('feed review', () => {
   it('the sidecar inside a git work tree (not excluded): every quiet interval still names paths', async () => {
     sh('git init -q -b main . && echo a > a && mkdir side')
     const p = {
-      fed: new GitSnapshots(path.join(root, 'side', 'git'), { toplevel: root, commonDir: path.join(root, '.git') }, { maxFileBytes: 4096, watch: 'events', feedLimits: PATIENT }),
-      walked: new GitSnapshots(path.join(tmp, 'walked'), { toplevel: root, commonDir: path.join(root, '.git') }, { maxFileBytes: 4096, watch: 'walk' }),
+      fed: new GitSnapshots(
+        path.join(root, 'side', 'git'),
+        { toplevel: root, commonDir: path.join(root, '.git') },
+        { maxFileBytes: 4096, watch: 'events', feedLimits: PATIENT },
+      ),
+      walked: new GitSnapshots(
+        path.join(tmp, 'walked'),
+        { toplevel: root, commonDir: path.join(root, '.git') },
+        { maxFileBytes: 4096, watch: 'walk' },
+      ),
     }
     await p.fed.snapshot()
     await p.fed.snapshot()
@@ -179,7 +202,9 @@ describe('feed review', () => {
     const q = pair({ toplevel: other, excluded: [] }, PATIENT, '-other')
     await started(p)
     await started(q)
-    sh(`cd ${other} && for i in $(seq 1 10000); do echo $i >> x1; echo $i >> x2; done && cd ${root} && echo changed > keep.txt`)
+    sh(
+      `cd ${other} && for i in $(seq 1 10000); do echo $i >> x1; echo $i >> x2; done && cd ${root} && echo changed > keep.txt`,
+    )
     await new Promise((r) => setTimeout(r, 100))
     await same(q, 'busy folder')
     await same(p, 'quiet folder')
@@ -189,7 +214,9 @@ describe('feed review', () => {
     sh('mkdir big && echo a > keep.txt')
     const p = pair()
     await started(p)
-    sh('mv big ../out && for i in $(seq 1 10000); do echo $i >> ../out/x1; echo $i >> ../out/x2; done && echo changed > keep.txt')
+    sh(
+      'mv big ../out && for i in $(seq 1 10000); do echo $i >> ../out/x1; echo $i >> ../out/x2; done && echo changed > keep.txt',
+    )
     // The loop reads the queue before the snapshot (as it does while a shell call runs): the overflow is drained, the cookie comes.
     await new Promise((r) => setTimeout(r, 100))
     await same(p, 'after mv big out, rm, change keep.txt')
@@ -245,9 +272,13 @@ describe('feed review', () => {
   it('names with glob characters, spaces, newlines, a leading dash', async () => {
     const p = pair()
     await started(p)
-    sh(`mkdir -p '*' '[ab]' ':(top)' 'sp ace' && echo 1 > '*/?' && echo 2 > '[ab]/a' && echo 3 > ':(top)/x' && echo 4 > -n && echo 5 > $'new\\nline' && echo 6 > 'sp ace/:(glob)*' && echo 7 > a`)
+    sh(
+      `mkdir -p '*' '[ab]' ':(top)' 'sp ace' && echo 1 > '*/?' && echo 2 > '[ab]/a' && echo 3 > ':(top)/x' && echo 4 > -n && echo 5 > $'new\\nline' && echo 6 > 'sp ace/:(glob)*' && echo 7 > a`,
+    )
     await same(p, 'made')
-    sh(`echo 1b > '*/?' && echo 2b > '[ab]/a' && echo 3b > ':(top)/x' && echo 4b > ./-n && echo 5b > $'new\\nline' && echo 6b > 'sp ace/:(glob)*'`)
+    sh(
+      `echo 1b > '*/?' && echo 2b > '[ab]/a' && echo 3b > ':(top)/x' && echo 4b > ./-n && echo 5b > $'new\\nline' && echo 6b > 'sp ace/:(glob)*'`,
+    )
     const how = await same(p, 'changed')
     expect(how).toMatch(/^paths/)
     sh(`rm -r '*' '[ab]' && echo 7b > a`)
@@ -263,7 +294,9 @@ describe('feed review', () => {
     await same(p, '300 top files')
     sh('for i in $(seq 1 200); do echo x$i > m/f1; done')
     await same(p, '1200 events')
-    sh('(for i in $(seq 1 400); do echo $i > bg$((i % 37)); mkdir -p bgd$((i % 11))/x; echo $i > bgd$((i % 11))/x/f; done; touch ../bg-done) >/dev/null 2>&1 &')
+    sh(
+      '(for i in $(seq 1 400); do echo $i > bg$((i % 37)); mkdir -p bgd$((i % 11))/x; echo $i > bgd$((i % 11))/x/f; done; touch ../bg-done) >/dev/null 2>&1 &',
+    )
     for (let i = 0; i < 20; i++) await p.fed.snapshot()
     sh('while [ ! -e ../bg-done ]; do sleep 0.05; done')
     await same(p, 'after background writes')
@@ -281,11 +314,15 @@ describe('feed review', () => {
   })
 
   it('a git work tree with commits, checkouts and stash', async () => {
-    sh('git init -q -b main . && git config user.email a@b && git config user.name a && echo a > a && mkdir s && echo b > s/b && echo "*.log" > .gitignore && git add -A && git commit -qm one')
+    sh(
+      'git init -q -b main . && git config user.email a@b && git config user.name a && echo a > a && mkdir s && echo b > s/b && echo "*.log" > .gitignore && git add -A && git commit -qm one',
+    )
     const common = path.join(root, '.git')
     const p = pair({ toplevel: root, commonDir: common })
     await started(p)
-    sh('git checkout -qb x && echo c > s/c && echo b2 > s/b && git add -A && git commit -qm two && git checkout -q main')
+    sh(
+      'git checkout -qb x && echo c > s/c && echo b2 > s/b && git add -A && git commit -qm two && git checkout -q main',
+    )
     await same(p, 'branch and back')
     sh('echo dirty > a && git stash -q')
     await same(p, 'stash')
