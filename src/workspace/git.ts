@@ -178,6 +178,9 @@ export class GitSnapshots {
   /** The change feed once started; `feedOff` says why there is none. */
   private feed: ChangeFeed | undefined
   private feedOff: string | undefined
+  private closed = false
+  /** A snapshot started and did not finish (its feed interval is consumed): the next one walks everything. */
+  private unfinished = false
   /** What the latest snapshot walked: everything (and why), or how many paths. */
   private lastWalk: ChangedPaths | undefined
   /** One git command sequence at a time: they share an index. */
@@ -272,15 +275,26 @@ export class GitSnapshots {
       this.feed = undefined
     }
     if (this.feed !== undefined || this.feedOff !== undefined) return
+    if (this.closed) {
+      this.feedOff = 'closed'
+      return
+    }
     this.feedOff = feedUnavailable(this.tree.toplevel, this.feedLimits)
     if (this.feedOff !== undefined) return
     const ignored = nulList(
       await this.git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
     )
-    const skip = new Set([
-      ...ignored.filter((rel) => rel.endsWith('/')).map((rel) => rel.slice(0, -1)),
-      ...(this.tree.excluded ?? []),
-    ])
+    // `--directory` also names a directory whose files all happen to be ignored: only one ignored itself is skipped.
+    const dirs = ignored.filter((rel) => rel.endsWith('/'))
+    const own =
+      dirs.length === 0
+        ? []
+        : nulList(
+            await this.git(['check-ignore', '-z', '--stdin', '--no-index'], dirs.join('\0') + '\0').catch(
+              () => Buffer.alloc(0), // exit 1: none of them is ignored itself
+            ),
+          )
+    const skip = new Set([...own.map((rel) => rel.slice(0, -1)), ...(this.tree.excluded ?? [])])
     const cookieDir = path.join(this.gitDir, 'watch')
     mkdirSync(cookieDir, { recursive: true, mode: 0o700 })
     const feed = new ChangeFeed({
@@ -305,6 +319,7 @@ export class GitSnapshots {
 
   /** Stop the change feed (the process forgets this session). */
   close(): void {
+    this.closed = true
     this.feed?.close()
   }
 
@@ -313,7 +328,10 @@ export class GitSnapshots {
     await this.startFeed().catch((error: unknown) => {
       this.feedOff = `the change feed could not start: ${errorMessage(error)}`
     })
-    const changed: ChangedPaths = this.feed ? await this.feed.take() : { kind: 'all', why: this.feedOff ?? 'no feed' }
+    let changed: ChangedPaths = this.feed ? await this.feed.take() : { kind: 'all', why: this.feedOff ?? 'no feed' }
+    // The previous snapshot read the feed and then failed: what its interval named was never looked at.
+    if (this.unfinished && changed.kind === 'paths') changed = { kind: 'all', why: 'the previous snapshot failed' }
+    this.unfinished = true
     if (this.feed?.outdated) {
       // Renewed before this walk of everything, so the next snapshot is narrowed again.
       await this.startFeed()
@@ -358,6 +376,7 @@ export class GitSnapshots {
       this.last = next
       // Only git's stat cache is behind when this fails: the paths stay listed, read and compared, and it is tried again.
       if (this.stale.size >= FLUSH_AT) await this.flushIndex(next).catch(() => undefined)
+      this.unfinished = false
       return next
     })
   }

@@ -85,6 +85,12 @@ export interface FeedInit {
 /** Cookie names are unique in the process (feeds of one session share a directory, a renewed feed starts again). */
 let cookieSerial = 0
 
+/**
+ * Events libuv handed to any feed's watch in this process, retired ones included: the kernel queue is one per
+ * process, so another feed's burst (or a moved-away directory's) can overflow it and drop this feed's events.
+ */
+let dispatched = 0
+
 interface Watched {
   readonly rel: string
   readonly watcher: FSWatcher
@@ -112,6 +118,11 @@ export class ChangeFeed {
   private stopped: string | undefined
   private ignoresChanged = false
   private readonly waiting = new Map<string, () => void>()
+  private rootId: { readonly dev: number; readonly ino: number } | undefined
+  /** Process-wide events at the latest reset. */
+  private dispatchedAt = dispatched
+  /** Watches of directories that moved away or vanished, kept open (counting only) until an interval passes without an event on them: closing one drops its queued events uncounted. */
+  private readonly retired = new Map<FSWatcher, { hits: number }>()
 
   constructor(init: FeedInit) {
     this.root = init.root
@@ -134,10 +145,13 @@ export class ChangeFeed {
   start(): void {
     try {
       this.cookieWatch = watch(this.cookieDir, { persistent: false }, (_event, name) => {
+        dispatched++
         const done = name === null ? undefined : this.waiting.get(String(name))
         if (done !== undefined) done()
       })
       this.cookieWatch.on('error', () => this.stop('the cookie directory’s watch failed'))
+      const st = lstatSync(this.root)
+      this.rootId = { dev: st.dev, ino: st.ino }
       this.watchTree('')
     } catch (error) {
       this.stop(`a watch could not be installed (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
@@ -150,11 +164,18 @@ export class ChangeFeed {
     const arrived = await this.cookie()
     // Read and reset in one step after the cookie: an event after it belongs to the next interval.
     const paths = [...this.dirty]
-    const events = this.events
+    const events = Math.max(this.events, dispatched - this.dispatchedAt)
     const whole = this.whole
     this.dirty = new Set()
     this.events = 0
+    this.dispatchedAt = dispatched
     this.whole = undefined
+    for (const [watcher, seen] of this.retired) {
+      if (seen.hits === 0) {
+        watcher.close()
+        this.retired.delete(watcher)
+      } else seen.hits = 0
+    }
     if (!arrived) return { kind: 'all', why: 'the cookie’s event did not come in time' }
     if (this.stopped !== undefined) return { kind: 'all', why: this.stopped }
     if (whole !== undefined) return { kind: 'all', why: whole }
@@ -172,6 +193,8 @@ export class ChangeFeed {
     this.stopped ??= why
     for (const { watcher } of this.dirs.values()) watcher.close()
     this.dirs.clear()
+    for (const watcher of this.retired.keys()) watcher.close()
+    this.retired.clear()
     this.cookieWatch?.close()
     this.cookieWatch = undefined
     for (const done of this.waiting.values()) done()
@@ -204,20 +227,31 @@ export class ChangeFeed {
   }
 
   /** Watch `rel` and every directory below it (links are not followed; skipped directories are not entered). */
-  private watchTree(rel: string): void {
+  private watchTree(rel: string, fromEvent = false): void {
     const pending = [rel]
     while (pending.length > 0) {
       const dir = pending.pop() as string
       if (this.dirs.has(dir) || this.skip.has(dir)) continue
       if (this.dirs.size >= this.limits.maxDirs) {
-        this.stop(`more than ${this.limits.maxDirs} directories`)
+        if (fromEvent) {
+          // A new directory (say, an ignored node_modules): a new feed asks git again what it skips.
+          this.ignoresChanged = true
+          this.whole ??= `more than ${this.limits.maxDirs} directories`
+        } else this.stop(`more than ${this.limits.maxDirs} directories`)
         return
       }
       const abs = dir === '' ? this.root : path.join(this.root, dir)
       // Watch before listing: a directory made in between is then both seen and listed.
       let watcher: FSWatcher
       try {
-        watcher = watch(abs, { persistent: false, encoding: 'buffer' }, (event, name) => this.note(dir, event, name))
+        watcher = watch(abs, { persistent: false, encoding: 'buffer' }, (event, name) => {
+          const retired = this.retired.get(watcher)
+          if (retired === undefined) this.note(dir, event, name)
+          else {
+            dispatched++
+            retired.hits++
+          }
+        })
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         // Gone (or no longer a directory) already: its parent's event names it.
@@ -241,18 +275,24 @@ export class ChangeFeed {
   }
 
   private note(dir: string, event: string, raw: Buffer | string | null): void {
+    dispatched++
     if (this.stopped !== undefined) return
     this.events++
     if (raw === null) {
-      this.markDir(dir)
+      if (dir === '') this.whole ??= 'an event without a name'
+      else this.dirty.add(dir)
       return
     }
     const name = raw.toString()
     // A name that is not UTF-8 cannot be handed to git as a pathspec that matches it.
     if (typeof raw !== 'string' && !Buffer.from(name).equals(raw)) this.whole ??= 'a file name that is not UTF-8'
     const child = dir === '' ? name : `${dir}/${name}`
-    // An event without a name of its own (the directory itself deleted or moved) carries the directory's basename.
-    if (name === path.basename(dir === '' ? this.root : dir)) this.markDir(dir)
+    // An event without a name of its own (the directory itself deleted or moved) carries the directory's basename;
+    // below the root its parent's event says so too. The root itself: a new feed must watch what is there now.
+    if (dir === '' && name === path.basename(this.root) && !this.sameRoot()) {
+      this.ignoresChanged = true
+      this.whole ??= 'the root itself changed'
+    }
     this.dirty.add(child)
     if (path.basename(child) === '.gitignore') {
       this.ignoresChanged = true
@@ -261,10 +301,18 @@ export class ChangeFeed {
     if (event !== 'rename') return
     // A directory made, moved in, moved away or removed: its watches are redone.
     // Directories are watched top down, so a subtree is watched only under a watched directory.
+    // A skipped directory below a path that moved or vanished: the .gitignore that skipped it may have gone with it.
+    for (const rel of this.skip)
+      if (rel.startsWith(`${child}/`)) {
+        this.ignoresChanged = true
+        this.whole ??= 'a directory holding skipped directories moved'
+        break
+      }
     if (this.dirs.has(child))
       for (const rel of [...this.dirs.keys()])
         if (rel === child || rel.startsWith(`${child}/`)) {
-          this.dirs.get(rel)?.watcher.close()
+          const gone = this.dirs.get(rel)
+          if (gone !== undefined) this.retired.set(gone.watcher, { hits: 0 })
           this.dirs.delete(rel)
         }
     let isDir = false
@@ -275,15 +323,20 @@ export class ChangeFeed {
     }
     if (isDir && path.basename(child) !== '.git') {
       try {
-        this.watchTree(child)
+        this.watchTree(child, true)
       } catch (error) {
         this.stop(`a watch could not be installed (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
       }
     }
   }
 
-  private markDir(dir: string): void {
-    if (dir === '') this.whole ??= 'the root itself changed'
-    else this.dirty.add(dir)
+  /** The root is still the directory first watched. */
+  private sameRoot(): boolean {
+    try {
+      const now = lstatSync(this.root)
+      return now.isDirectory() && now.ino === this.rootId?.ino && now.dev === this.rootId?.dev
+    } catch {
+      return false
+    }
   }
 }
