@@ -268,7 +268,7 @@ export class GitSnapshots {
   }
 
   /** Start the change feed once (after `init`): what git ignores, the sidecar and `.git` are not watched. */
-  private async startFeed(): Promise<void> {
+  private async startFeed(last: Snapshot): Promise<void> {
     if (this.feed?.outdated) {
       // Its skipped directories follow the old ignore rules: a new feed (its first interval walks everything).
       this.feed.close()
@@ -294,7 +294,14 @@ export class GitSnapshots {
               () => Buffer.alloc(0), // exit 1: none of them is ignored itself
             ),
           )
-    const skip = new Set([...own.map((rel) => rel.slice(0, -1)), ...(this.tree.excluded ?? [])])
+    // A directory ignored now may still hold files snapshotted before a rule ignored it: git lists their changes.
+    const holding = new Set<string>()
+    for (const rel of last.entries.keys())
+      for (let cut = rel.lastIndexOf('/'); cut > 0; cut = rel.lastIndexOf('/', cut - 1)) holding.add(rel.slice(0, cut))
+    const skip = new Set([
+      ...own.map((rel) => rel.slice(0, -1)).filter((dir) => !holding.has(dir)),
+      ...(this.tree.excluded ?? []),
+    ])
     const cookieDir = path.join(this.gitDir, 'watch')
     mkdirSync(cookieDir, { recursive: true, mode: 0o700 })
     const feed = new ChangeFeed({
@@ -324,17 +331,22 @@ export class GitSnapshots {
   }
 
   /** The paths this snapshot must look at: git's listing, everywhere or below what the feed names. */
-  private async candidates(): Promise<string[]> {
-    await this.startFeed().catch((error: unknown) => {
-      this.feedOff = `the change feed could not start: ${errorMessage(error)}`
-    })
+  private async candidates(last: Snapshot): Promise<string[]> {
+    const start = () =>
+      this.startFeed(last).catch((error: unknown) => {
+        this.feed?.close()
+        this.feed = undefined
+        this.feedOff = `the change feed could not start: ${errorMessage(error)}`
+      })
+    await start()
     let changed: ChangedPaths = this.feed ? await this.feed.take() : { kind: 'all', why: this.feedOff ?? 'no feed' }
     // The previous snapshot read the feed and then failed: what its interval named was never looked at.
     if (this.unfinished && changed.kind === 'paths') changed = { kind: 'all', why: 'the previous snapshot failed' }
     this.unfinished = true
     if (this.feed?.outdated) {
+      if (changed.kind === 'paths') changed = { kind: 'all', why: 'the feed is renewed' }
       // Renewed before this walk of everything, so the next snapshot is narrowed again.
-      await this.startFeed()
+      await start()
       await this.feed?.take()
     }
     this.lastWalk = changed
@@ -348,7 +360,7 @@ export class GitSnapshots {
       await this.init()
       this.recent = new Map()
       const last = this.last ?? (await this.first())
-      const paths = new Set([...(await this.candidates()), ...this.stale, ...last.large.keys()])
+      const paths = new Set([...(await this.candidates(last)), ...this.stale, ...last.large.keys()])
       let entries: Map<string, SnapshotEntry> | undefined
       let large: Map<string, { signature: StatSignature; size: number }> | undefined
       for (const rel of [...paths].sort(byPath)) {

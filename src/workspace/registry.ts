@@ -35,10 +35,10 @@ export interface RegistryOptions extends WorkspaceOptions {
   readonly inlineMaxBytes?: number
 }
 
-/** A plain folder as a snapshot root: the sidecar is kept out when it sits inside it. */
-function plainFolder(root: string, sidecarRoot: string): GitWorkTree {
-  const inside = relativeTo(root, sidecarRoot)
-  return inside === undefined ? { toplevel: root } : { toplevel: root, excluded: [inside] }
+/** A snapshot root (a plain folder, or a git work tree's top level): the sidecar is kept out when it sits inside it. */
+function sidecarOut(tree: GitWorkTree, sidecarRoot: string): GitWorkTree {
+  const inside = relativeTo(tree.toplevel, sidecarRoot)
+  return inside === undefined ? tree : { ...tree, excluded: [inside] }
 }
 
 function describe(error: unknown): string {
@@ -133,7 +133,8 @@ export class WorkspaceRegistry {
         root = worktree?.toplevel ?? dir
       }
       // A plain folder (or a journal from before plain folders were snapshotted): our own git directory, nothing borrowed.
-      if (worktree === undefined && this.options.shell === 'auto') worktree = plainFolder(root, sidecarRoot)
+      if (worktree === undefined && this.options.shell === 'auto') worktree = { toplevel: root }
+      if (worktree !== undefined) worktree = sidecarOut(worktree, sidecarRoot)
       const shell: ShellTracking = worktree === undefined ? 'off' : worktree.commonDir === undefined ? 'folder' : 'git'
       const workspace = new SessionWorkspace({
         sessionId,

@@ -123,6 +123,11 @@ export class ChangeFeed {
   private dispatchedAt = dispatched
   /** Watches of directories that moved away or vanished, kept open (counting only) until an interval passes without an event on them: closing one drops its queued events uncounted. */
   private readonly retired = new Map<FSWatcher, { hits: number }>()
+  /**
+   * Files with more than one name (hard links): a write through another name, in another directory or outside
+   * the folder, raises no event here, so they are named in every interval.
+   */
+  private readonly linked = new Set<string>()
 
   constructor(init: FeedInit) {
     this.root = init.root
@@ -163,7 +168,7 @@ export class ChangeFeed {
     if (this.stopped !== undefined) return { kind: 'all', why: this.stopped }
     const arrived = await this.cookie()
     // Read and reset in one step after the cookie: an event after it belongs to the next interval.
-    const paths = [...this.dirty]
+    const paths = [...new Set([...this.dirty, ...this.linked])]
     const events = Math.max(this.events, dispatched - this.dispatchedAt)
     const whole = this.whole
     this.dirty = new Set()
@@ -178,6 +183,11 @@ export class ChangeFeed {
     }
     if (!arrived) return { kind: 'all', why: 'the cookie’s event did not come in time' }
     if (this.stopped !== undefined) return { kind: 'all', why: this.stopped }
+    // Checked each time, not only on the root's own events: the watches would sit on a directory no longer there.
+    if (!this.sameRoot()) {
+      this.ignoresChanged = true
+      return { kind: 'all', why: 'the root itself changed' }
+    }
     if (whole !== undefined) return { kind: 'all', why: whole }
     if (events >= this.limits.maxEvents) return { kind: 'all', why: `${events} change events` }
     if (paths.length > this.limits.maxPaths) return { kind: 'all', why: `${paths.length} changed paths` }
@@ -268,8 +278,10 @@ export class ChangeFeed {
         continue
       }
       for (const entry of entries) {
+        const child = dir === '' ? entry.name : `${dir}/${entry.name}`
+        if (entry.isFile()) this.relink(child)
         if (!entry.isDirectory() || entry.name === '.git') continue
-        pending.push(dir === '' ? entry.name : `${dir}/${entry.name}`)
+        pending.push(child)
       }
     }
   }
@@ -294,6 +306,7 @@ export class ChangeFeed {
       this.whole ??= 'the root itself changed'
     }
     this.dirty.add(child)
+    this.relink(child)
     if (path.basename(child) === '.gitignore') {
       this.ignoresChanged = true
       this.whole ??= 'a .gitignore changed'
@@ -308,6 +321,7 @@ export class ChangeFeed {
         this.whole ??= 'a directory holding skipped directories moved'
         break
       }
+    for (const rel of this.linked) if (rel.startsWith(`${child}/`)) this.linked.delete(rel)
     if (this.dirs.has(child))
       for (const rel of [...this.dirs.keys()])
         if (rel === child || rel.startsWith(`${child}/`)) {
@@ -328,6 +342,19 @@ export class ChangeFeed {
         this.stop(`a watch could not be installed (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
       }
     }
+  }
+
+  /** Keep `rel` among the linked files exactly while it is a file with more than one name. */
+  private relink(rel: string): void {
+    let many = false
+    try {
+      const st = lstatSync(path.join(this.root, rel))
+      many = st.isFile() && st.nlink > 1
+    } catch {
+      /* gone */
+    }
+    if (many) this.linked.add(rel)
+    else this.linked.delete(rel)
   }
 
   /** The root is still the directory first watched. */
