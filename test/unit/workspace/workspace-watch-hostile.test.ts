@@ -3,43 +3,22 @@
  * snapshot must equal a full walk, and where the feed is expected to keep narrowing, it does.
  */
 import { execSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readlinkSync, readFileSync, realpathSync } from 'node:fs'
+import { mkdirSync, readdirSync, readlinkSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { GitSnapshots, type GitWorkTree, type Snapshot } from '../../../src/workspace/git.ts'
+import type { GitWorkTree } from '../../../src/workspace/git.ts'
 import { WorkspaceRegistry } from '../../../src/workspace/registry.ts'
-import { FEED_LIMITS, type FeedLimits } from '../../../src/workspace/watch.ts'
-import { tempEach } from '../../support/temp-each.ts'
+import type { FeedLimits } from '../../../src/workspace/watch.ts'
+import { feedPair, PATIENT, plainSnapshot, workFolderEach } from '../../support/feed-pair.ts'
 
-const temp = tempEach('feed-review-')
+const folder = workFolderEach('workspace-watch-hostile-')
 let tmp: string
 let root: string
+beforeEach(() => ({ tmp, root } = folder()))
 
-beforeEach(() => {
-  tmp = realpathSync(temp())
-  root = path.join(tmp, 'work')
-  mkdirSync(root)
-})
-
-const PATIENT: FeedLimits = { ...FEED_LIMITS, cookieMs: 5_000 }
-
-function pair(tree: GitWorkTree = { toplevel: root, excluded: [] }, limits: FeedLimits = PATIENT, tag = '') {
-  return {
-    fed: new GitSnapshots(path.join(tmp, `fed-git${tag}`), tree, {
-      maxFileBytes: 4096,
-      watch: 'events',
-      feedLimits: limits,
-    }),
-    walked: new GitSnapshots(path.join(tmp, `walked-git${tag}`), tree, { maxFileBytes: 4096, watch: 'walk' }),
-  }
-}
-
-function plain(s: Snapshot): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [rel, e] of [...s.entries].sort(([a], [b]) => (a < b ? -1 : 1))) out[rel] = `${e.mode} ${e.oid}`
-  for (const [rel, l] of s.large) out[rel] = `large ${l.size}`
-  return out
-}
+const pair = (tree: GitWorkTree = { toplevel: root, excluded: [] }, limits: FeedLimits = PATIENT, tag = '') =>
+  feedPair(tmp, tree, limits, tag)
+const plain = plainSnapshot
 
 /** A shell command, as an agent's tool would run it (the loop is blocked meanwhile: events queue in the kernel). */
 function sh(cmd: string, cwd = root): void {

@@ -11,7 +11,6 @@ import {
   lstatSync,
   mkdirSync,
   readdirSync,
-  realpathSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -20,37 +19,16 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { GitSnapshots, type Snapshot } from '../../../src/workspace/git.ts'
-import { FEED_LIMITS, type FeedLimits } from '../../../src/workspace/watch.ts'
-import { tempEach } from '../../support/temp-each.ts'
+import type { FeedLimits } from '../../../src/workspace/watch.ts'
+import { feedPair, PATIENT, plainSnapshot, workFolderEach } from '../../support/feed-pair.ts'
 
-const temp = tempEach('workspace-watch-')
+const folder = workFolderEach('workspace-watch-')
 let tmp: string
 let root: string
+beforeEach(() => ({ tmp, root } = folder()))
 
-beforeEach(() => {
-  tmp = realpathSync(temp())
-  root = path.join(tmp, 'work')
-  mkdirSync(root)
-})
-
-// A cookie that never times out here: a slow machine makes the test slower, never different.
-const PATIENT: FeedLimits = { ...FEED_LIMITS, cookieMs: 120_000 }
-
-function pair(limits: FeedLimits = PATIENT): { fed: GitSnapshots; walked: GitSnapshots } {
-  const tree = { toplevel: root, excluded: [] }
-  return {
-    fed: new GitSnapshots(path.join(tmp, 'fed-git'), tree, { maxFileBytes: 4096, watch: 'events', feedLimits: limits }),
-    walked: new GitSnapshots(path.join(tmp, 'walked-git'), tree, { maxFileBytes: 4096, watch: 'walk' }),
-  }
-}
-
-function plain(s: Snapshot): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [rel, e] of [...s.entries].sort(([a], [b]) => (a < b ? -1 : 1))) out[rel] = `${e.mode} ${e.oid}`
-  for (const [rel, l] of s.large) out[rel] = `large ${l.size}`
-  return out
-}
+const pair = (limits: FeedLimits = PATIENT) => feedPair(tmp, { toplevel: root, excluded: [] }, limits)
+const plain = plainSnapshot
 
 /** A small deterministic generator (xorshift32), so a failing sequence can be replayed by its seed. */
 function generator(seed: number): (n: number) => number {
