@@ -270,7 +270,7 @@ export class GitSnapshots {
   /** Start the change feed once (after `init`): what git ignores, the sidecar and `.git` are not watched. */
   private async startFeed(last: Snapshot): Promise<void> {
     if (this.feed?.outdated) {
-      // Its skipped directories follow the old ignore rules: a new feed (its first interval walks everything).
+      // What it skips or watches no longer fits the folder: a new feed (its first interval walks everything).
       this.feed.close()
       this.feed = undefined
     }

@@ -6,8 +6,7 @@
  * everything) whenever it cannot vouch for the interval. A cookie file
  * written in a directory of our own orders the events: once its event is
  * here, every change made before it is here too (one inotify queue per
- * process). docs/workspace.md (*Shell changes: the change feed*) says why each
- * rule holds.
+ * process). docs/workspace.md (*The change feed*) says why each rule holds.
  */
 import {
   closeSync,
@@ -27,7 +26,7 @@ export type ChangedPaths =
   { readonly kind: 'paths'; readonly paths: readonly string[] } | { readonly kind: 'all'; readonly why: string }
 
 export interface FeedLimits {
-  /** Directories watched at the most (each is one inotify watch); over it the feed stops. */
+  /** Directories watched at the most (each is one inotify watch); over it at the start the feed stops, later it is renewed. */
   readonly maxDirs: number
   /** Events in one interval past which it is answered `all` (an overflowed kernel queue drops events silently in libuv). */
   readonly maxEvents: number
@@ -77,7 +76,7 @@ export interface FeedInit {
   readonly root: string
   /** A directory of our own, outside what is watched, for the cookie files (created by the caller). */
   readonly cookieDir: string
-  /** Root-relative directories never watched: ignored by git, the sidecar, nested repositories' are found here. */
+  /** Root-relative directories never watched (those git ignores, the sidecar). */
   readonly skip: ReadonlySet<string>
   readonly limits?: FeedLimits
 }
@@ -91,9 +90,17 @@ let cookieSerial = 0
  */
 let dispatched = 0
 
-interface Watched {
-  readonly rel: string
-  readonly watcher: FSWatcher
+function installFailed(error: unknown): string {
+  return `a watch could not be installed (${(error as NodeJS.ErrnoException).code ?? 'error'})`
+}
+
+/** One lstat, undefined when the path is gone or unreadable: it runs in event callbacks, where a throw would crash the host (safe-fs's lstatMaybe throws on EACCES). */
+function lstatOrNone(abs: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(abs)
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -108,7 +115,8 @@ export class ChangeFeed {
   private readonly cookieDir: string
   private readonly skip: ReadonlySet<string>
   private readonly limits: FeedLimits
-  private readonly dirs = new Map<string, Watched>()
+  /** Root-relative directory → its watch. */
+  private readonly dirs = new Map<string, FSWatcher>()
   private cookieWatch: FSWatcher | undefined
   private dirty = new Set<string>()
   private events = 0
@@ -116,7 +124,8 @@ export class ChangeFeed {
   private whole: string | undefined = 'the first interval'
   /** Why the feed stopped for good (its watches are closed; every interval is `all`). */
   private stopped: string | undefined
-  private ignoresChanged = false
+  /** What the feed skips or watches no longer fits the folder (a `.gitignore`, the root replaced…): replace the feed. */
+  private renew = false
   private readonly waiting = new Map<string, () => void>()
   private rootId: { readonly dev: number; readonly ino: number } | undefined
   /** Process-wide events at the latest reset. */
@@ -141,9 +150,9 @@ export class ChangeFeed {
     return this.stopped
   }
 
-  /** A `.gitignore` changed: what is skipped may be wrong now, so a new feed should replace this one. */
+  /** A new feed should replace this one (see `renew`). */
   get outdated(): boolean {
-    return this.ignoresChanged
+    return this.renew
   }
 
   /** Watch the cookie directory and every directory below the root. */
@@ -159,7 +168,7 @@ export class ChangeFeed {
       this.rootId = { dev: st.dev, ino: st.ino }
       this.watchTree('')
     } catch (error) {
-      this.stop(`a watch could not be installed (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+      this.stop(installFailed(error))
     }
   }
 
@@ -185,7 +194,7 @@ export class ChangeFeed {
     if (this.stopped !== undefined) return { kind: 'all', why: this.stopped }
     // Checked each time, not only on the root's own events: the watches would sit on a directory no longer there.
     if (!this.sameRoot()) {
-      this.ignoresChanged = true
+      this.renew = true
       return { kind: 'all', why: 'the root itself changed' }
     }
     if (whole !== undefined) return { kind: 'all', why: whole }
@@ -201,7 +210,7 @@ export class ChangeFeed {
 
   private stop(why: string): void {
     this.stopped ??= why
-    for (const { watcher } of this.dirs.values()) watcher.close()
+    for (const watcher of this.dirs.values()) watcher.close()
     this.dirs.clear()
     for (const watcher of this.retired.keys()) watcher.close()
     this.retired.clear()
@@ -245,7 +254,7 @@ export class ChangeFeed {
       if (this.dirs.size >= this.limits.maxDirs) {
         if (fromEvent) {
           // A new directory (say, an ignored node_modules): a new feed asks git again what it skips.
-          this.ignoresChanged = true
+          this.renew = true
           this.whole ??= `more than ${this.limits.maxDirs} directories`
         } else this.stop(`more than ${this.limits.maxDirs} directories`)
         return
@@ -269,7 +278,7 @@ export class ChangeFeed {
         throw error
       }
       watcher.on('error', () => this.stop(`the watch of ${dir || 'the root'} failed`))
-      this.dirs.set(dir, { rel: dir, watcher })
+      this.dirs.set(dir, watcher)
       let entries
       try {
         entries = readdirSync(abs, { withFileTypes: true })
@@ -279,7 +288,7 @@ export class ChangeFeed {
       }
       for (const entry of entries) {
         const child = dir === '' ? entry.name : `${dir}/${entry.name}`
-        if (entry.isFile()) this.relink(child)
+        if (entry.isFile()) this.relink(child, lstatOrNone(path.join(abs, entry.name)))
         if (!entry.isDirectory() || entry.name === '.git') continue
         pending.push(child)
       }
@@ -298,17 +307,14 @@ export class ChangeFeed {
     const name = raw.toString()
     // A name that is not UTF-8 cannot be handed to git as a pathspec that matches it.
     if (typeof raw !== 'string' && !Buffer.from(name).equals(raw)) this.whole ??= 'a file name that is not UTF-8'
+    // An event without a name of its own (a directory itself deleted or moved) carries its basename; below the root
+    // its parent's event says so too, and the root itself is checked at every take.
     const child = dir === '' ? name : `${dir}/${name}`
-    // An event without a name of its own (the directory itself deleted or moved) carries the directory's basename;
-    // below the root its parent's event says so too. The root itself: a new feed must watch what is there now.
-    if (dir === '' && name === path.basename(this.root) && !this.sameRoot()) {
-      this.ignoresChanged = true
-      this.whole ??= 'the root itself changed'
-    }
+    const stat = lstatOrNone(path.join(this.root, child))
     this.dirty.add(child)
-    this.relink(child)
+    this.relink(child, stat)
     if (path.basename(child) === '.gitignore') {
-      this.ignoresChanged = true
+      this.renew = true
       this.whole ??= 'a .gitignore changed'
     }
     if (event !== 'rename') return
@@ -317,7 +323,7 @@ export class ChangeFeed {
     // A skipped directory below a path that moved or vanished: the .gitignore that skipped it may have gone with it.
     for (const rel of this.skip)
       if (rel.startsWith(`${child}/`)) {
-        this.ignoresChanged = true
+        this.renew = true
         this.whole ??= 'a directory holding skipped directories moved'
         break
       }
@@ -326,44 +332,27 @@ export class ChangeFeed {
       for (const rel of [...this.dirs.keys()])
         if (rel === child || rel.startsWith(`${child}/`)) {
           const gone = this.dirs.get(rel)
-          if (gone !== undefined) this.retired.set(gone.watcher, { hits: 0 })
+          if (gone !== undefined) this.retired.set(gone, { hits: 0 })
           this.dirs.delete(rel)
         }
-    let isDir = false
-    try {
-      isDir = lstatSync(path.join(this.root, child)).isDirectory()
-    } catch {
-      /* gone */
-    }
-    if (isDir && path.basename(child) !== '.git') {
+    if (stat?.isDirectory() && path.basename(child) !== '.git') {
       try {
         this.watchTree(child, true)
       } catch (error) {
-        this.stop(`a watch could not be installed (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+        this.stop(installFailed(error))
       }
     }
   }
 
-  /** Keep `rel` among the linked files exactly while it is a file with more than one name. */
-  private relink(rel: string): void {
-    let many = false
-    try {
-      const st = lstatSync(path.join(this.root, rel))
-      many = st.isFile() && st.nlink > 1
-    } catch {
-      /* gone */
-    }
-    if (many) this.linked.add(rel)
+  /** Keep `rel` among the linked files exactly while it is a file with more than one name (`stat`: its lstat now). */
+  private relink(rel: string, stat: ReturnType<typeof lstatSync> | undefined): void {
+    if (stat?.isFile() && stat.nlink > 1) this.linked.add(rel)
     else this.linked.delete(rel)
   }
 
   /** The root is still the directory first watched. */
   private sameRoot(): boolean {
-    try {
-      const now = lstatSync(this.root)
-      return now.isDirectory() && now.ino === this.rootId?.ino && now.dev === this.rootId?.dev
-    } catch {
-      return false
-    }
+    const now = lstatOrNone(this.root)
+    return now !== undefined && now.isDirectory() && now.ino === this.rootId?.ino && now.dev === this.rootId?.dev
   }
 }
