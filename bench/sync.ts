@@ -211,10 +211,14 @@ export const syncSection = {
       for (let i = 0; i < 150; i++) {
         const before = fs.existsSync(journal) ? fs.statSync(journal).size : 0
         const t0 = performance.now()
-        const done = sync.mutate(id, (tree) => tree.label(ids[(i * 7919) % ids.length]!, `label ${i}`), {
-          kind: 'user',
-          via: 'panel',
-        })
+        const done = sync.mutate(
+          id,
+          { kind: 'label', nodeId: ids[(i * 7919) % ids.length]!, label: `label ${i}` },
+          {
+            kind: 'user',
+            via: 'panel',
+          },
+        )
         micros.push((performance.now() - t0) * 1000)
         if (!done.ok) throw new Error(`bench: label failed: ${done.error.message}`)
         // Skip the first write (it creates the journal with its header).

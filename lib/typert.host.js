@@ -3534,6 +3534,10 @@ export const TYPERT = {
         ],
         "types": [
           {
+            "name": "AnswerOf",
+            "declaration": "export type AnswerOf<C extends TreeCommand> = CommandAnswers[C['kind']];"
+          },
+          {
             "name": "AppendOptions",
             "declaration": "export interface AppendOptions {\n    readonly nodeId?: string;\n    readonly parentId?: string | null;\n    readonly type?: TreeEntryType;\n    readonly branch?: string;\n    readonly summary?: string;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Record<string, JsonValue>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Record<string, JsonValue>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly createdAt?: string;\n}"
           },
@@ -3650,6 +3654,10 @@ export const TYPERT = {
             "declaration": "export type CodeTable<T> = { readonly [K in keyof T]: string };"
           },
           {
+            "name": "CommandAnswers",
+            "declaration": "export interface CommandAnswers {\n    readonly move: Moved;\n    readonly label: TreeNode;\n    readonly summary: BranchSummary;\n    readonly 'summary-text': BranchSummary;\n}"
+          },
+          {
             "name": "CompactionEntry",
             "declaration": "export interface CompactionEntry extends EntryFields {\n    readonly type: 'compaction';\n    readonly replaces?: readonly string[];\n}"
           },
@@ -3704,6 +3712,10 @@ export const TYPERT = {
           {
             "name": "CreatedSession",
             "declaration": "export type CreatedSession = HarnessSession & { readonly header: Header; readonly firstLiveSeq?: number; };"
+          },
+          {
+            "name": "CursorMove",
+            "declaration": "export type CursorMove = { readonly kind: 'jump'; readonly nodeId: string | null; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; };"
           },
           {
             "name": "CustomEntry",
@@ -3882,6 +3894,10 @@ export const TYPERT = {
             "declaration": "export interface JumpView extends JumpPlace {\n    readonly messages: readonly LlmMessage[];\n}"
           },
           {
+            "name": "Landing",
+            "declaration": "export interface Landing {\n    readonly target: string | null;\n    readonly snappedFrom?: string;\n    readonly branch?: string;\n}"
+          },
+          {
             "name": "LineageLink",
             "declaration": "export interface LineageLink extends ForkLink {\n    readonly exists: boolean;\n}"
           },
@@ -3930,12 +3946,12 @@ export const TYPERT = {
             "declaration": "export interface MoveBrief extends JumpPlace, MoveOutcome {\n}"
           },
           {
-            "name": "MoveChoices",
-            "declaration": "export interface MoveChoices {\n    readonly files?: RestoreChoice;\n    readonly conflicts?: readonly ConflictChoice[];\n    readonly summary?: SummaryChoice;\n}"
+            "name": "Moved",
+            "declaration": "export interface Moved {\n    readonly destination: string | null;\n    readonly snappedFrom?: string;\n    readonly view: JumpView | ForkView;\n}"
           },
           {
             "name": "MoveKind",
-            "declaration": "export type MoveKind = TreeMove['kind'];"
+            "declaration": "export type MoveKind = CursorMove['kind'];"
           },
           {
             "name": "MoveOptions",
@@ -4298,6 +4314,10 @@ export const TYPERT = {
             "declaration": "export interface TreeCheckpoint {\n    readonly sessionId: string;\n    readonly logSeq: number;\n    readonly state: unknown;\n}"
           },
           {
+            "name": "TreeCommand",
+            "declaration": "export type TreeCommand = { readonly kind: 'move'; readonly move: CursorMove; readonly at?: Landing; readonly snaps?: boolean; } | { readonly kind: 'label'; readonly nodeId: string; readonly label: string | null; } | { readonly kind: 'summary'; readonly summary: BranchSummary; } | { readonly kind: 'summary-text'; readonly branch: string; readonly text: string; readonly model?: string; };"
+          },
+          {
             "name": "TreeEntry",
             "declaration": "export type TreeEntry = MessageEntry | ToolCallEntry | ToolResultEntry | ModelChangeEntry | CompactionEntry | BranchSummaryEntry | CustomEntry;"
           },
@@ -4312,10 +4332,6 @@ export const TYPERT = {
           {
             "name": "TreeMarks",
             "declaration": "export interface TreeMarks {\n    readonly labels: Readonly<Record<string, string>>;\n    readonly branches: readonly (readonly [string, string])[];\n    readonly activeBranch: string;\n    readonly cursor: string | null;\n    readonly selectedNodeId: string | null;\n    readonly summaries: readonly BranchSummary[];\n    readonly history: NavigationHistory;\n}"
-          },
-          {
-            "name": "TreeMove",
-            "declaration": "export type TreeMove = ({ readonly kind: 'jump'; readonly nodeId: string | null; } | { readonly kind: 'fork'; readonly nodeId: string; readonly branch: string; } | { readonly kind: 'back'; } | { readonly kind: 'forward'; }) & MoveChoices;"
           },
           {
             "name": "TreeMoveOptions",
@@ -4343,7 +4359,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    onChange(listener: (sessionId: string) => void): () => void;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T>;\n    begin<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<PendingOperation<T>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    onChange(listener: (sessionId: string) => void): () => void;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<C extends TreeCommand>(sessionId: string, command: C, actor: JournalActor): TreeResult<AnswerOf<C>>;\n    begin<C extends TreeCommand>(sessionId: string, command: C, actor: JournalActor): TreeResult<PendingOperation<AnswerOf<C>>>;\n}"
           },
           {
             "name": "WatchAnswer",

@@ -4,7 +4,7 @@
  * - A session's tree is built once from its log (`attach`), then every new
  *   event is projected incrementally (`project`): a watermark makes each event
  *   cost O(1) amortized and projection idempotent.
- * - What the user does to a tree (`begin`/`mutate`) is journaled to the
+ * - What the user does to a tree (a `TreeCommand`, applied by `begin`/`mutate`) is journaled to the
  *   sidecar with the harness watermark it happened at (the watermark when the
  *   operation ran, even when it is journaled after a history switch); on a
  *   rebuild the journal is replayed at those same points between harness
@@ -18,6 +18,7 @@
  * - Nothing here throws into the harness: problems become warnings.
  */
 import { SessionTree } from '../tree/session-tree.ts'
+import { runCommand, type AnswerOf, type TreeCommand } from '../tree/command.ts'
 import type { SessionTreeStore } from '../tree/store.ts'
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { JsonObject, SessionTreeLogEntry, TreeEntry } from '../tree/types.ts'
@@ -146,13 +147,13 @@ export class TreeSync {
   }
 
   /**
-   * Run a synchronous user operation on a session's tree and journal what it
+   * Apply a user's command to a session's tree and journal what it
    * changed. A failed operation changes nothing and writes nothing; an
    * operation the sidecar cannot journal is rolled back and fails with
    * SIDECAR_IO (it would not survive a restart).
    */
-  mutate<T>(sessionId: string, operation: (tree: SessionTree) => TreeResult<T>, actor: JournalActor): TreeResult<T> {
-    const pending = this.begin(sessionId, operation, actor)
+  mutate<C extends TreeCommand>(sessionId: string, command: C, actor: JournalActor): TreeResult<AnswerOf<C>> {
+    const pending = this.begin(sessionId, command, actor)
     if (!pending.ok) return pending
     const saved = pending.value.commit()
     if (saved.ok) return ok(pending.value.value)
@@ -161,25 +162,25 @@ export class TreeSync {
   }
 
   /**
-   * Apply a synchronous user operation now and journal it later (`commit`),
+   * Apply a user's command now and journal it later (`commit`),
    * for operations the harness must follow first (a history switch). Its log
    * entries and watermark are taken now, in the same synchronous step, so
    * nothing projected meanwhile is mistaken for the user's.
    */
-  begin<T>(
+  begin<C extends TreeCommand>(
     sessionId: string,
-    operation: (tree: SessionTree) => TreeResult<T>,
+    command: C,
     actor: JournalActor,
-  ): TreeResult<PendingOperation<T>> {
+  ): TreeResult<PendingOperation<AnswerOf<C>>> {
     const state = this.states.get(sessionId)
     if (!state) return notAttached(sessionId)
     const tree = state.projector.tree
     const mark = tree.checkpoint()
     const before = tree.logSeq
     const w = state.projector.watermark
-    let result: TreeResult<T>
+    let result: TreeResult<AnswerOf<C>>
     try {
-      result = operation(tree)
+      result = runCommand(tree, command)
     } catch (error) {
       result = fail('INTERNAL', errorMessage(error))
     }

@@ -3,7 +3,7 @@
  * and branch summaries (written by the session's model, the extractive digest,
  * or given as text). Sidecar only; SIDECAR_IO when it cannot be saved.
  */
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, type TreeResult } from '../tree/errors.ts'
 import type { BranchSummary, TreeNode } from '../tree/types.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import type { JournalActor } from '../sidecar/index.ts'
@@ -20,15 +20,7 @@ export function recordSummary(
   summary: BranchSummary,
   actor: JournalActor,
 ): TreeResult<BranchSummary> {
-  return sync.mutate(
-    sessionId,
-    (tree) => {
-      const applied = tree.applyOp({ op: 'summary', summary })
-      if (!applied.ok) return applied
-      return ok(tree.summaries().find((recorded) => recorded.branch === summary.branch) ?? summary)
-    },
-    actor,
-  )
+  return sync.mutate(sessionId, { kind: 'summary', summary }, actor)
 }
 
 export interface AnnotationDeps {
@@ -48,7 +40,7 @@ export class Annotation {
   label(agentId: string, nodeId: string, label: string | null, actor: JournalActor): TreeResult<TreeNode> {
     const found = this.deps.resolver.loaded(agentId)
     if (!found.ok) return found
-    return this.deps.sync.mutate(found.value.session.id, (tree) => tree.label(nodeId, label), actor)
+    return this.deps.sync.mutate(found.value.session.id, { kind: 'label', nodeId, label }, actor)
   }
 
   async summarize(
@@ -97,6 +89,10 @@ export class Annotation {
   ): TreeResult<BranchSummary> {
     const found = this.deps.resolver.loaded(agentId)
     if (!found.ok) return found
-    return this.deps.sync.mutate(found.value.session.id, (tree) => tree.setBranchSummary(branch, text, model), actor)
+    return this.deps.sync.mutate(
+      found.value.session.id,
+      { kind: 'summary-text', branch, text, ...(model === undefined ? {} : { model }) },
+      actor,
+    )
   }
 }

@@ -23,7 +23,8 @@ import type { PlannedEvent } from '../surface/copy.ts'
 import { clipped } from './clip.ts'
 import { checkNode } from './node-check.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
-import { landing, namedNode, runMove, type TreeMove } from './tree-move.ts'
+import type { TreeMove } from './tree-move.ts'
+import { landing, namedNode, type Landing } from '../tree/move.ts'
 import type { ForkView, JumpView } from '../tree/types.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 
@@ -86,14 +87,12 @@ export async function applyMove(
       { mode },
     )
   }
-  const tree = state.projector.tree
-  let target = nodeId ?? null
-  let snappedFrom: string | undefined
+  const snaps = mode !== 'projection'
+  let at: Landing = { target: null }
   if (nodeId !== undefined) {
-    const landed = landing(tree, request, mode !== 'projection', checkNode)
+    const landed = landing(state.projector.tree, request, snaps, checkNode)
     if (!landed.ok) return landed
-    target = landed.value.target
-    snappedFrom = landed.value.snappedFrom
+    at = landed.value
   }
   if (withinCall === undefined && mode !== 'projection' && agent && !isFree(agent)) {
     return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', {
@@ -102,36 +101,20 @@ export async function applyMove(
     })
   }
 
-  // 1. The tree moves, in one synchronous step; the answer is this move's own effect.
-  const pending = deps.sync.begin(
-    session.id,
-    (live) => {
-      const moved = runMove(live, request, target)
-      if (!moved.ok) return moved
-      let destination = live.cursor
-      if (mode !== 'projection' && nodeId === undefined) {
-        // back/forward land on recorded positions; the history ends at the nearest complete point.
-        const cut = live.completeCutPoint(destination)
-        if (!cut.ok) return cut
-        if (cut.value !== destination) {
-          snappedFrom = destination ?? undefined
-          live.jump(cut.value, { record: false })
-          destination = cut.value
-        }
-      }
-      const move: MoveResult = {
-        cursor: destination,
-        messages: live.messages(destination),
-        branch: live.activeBranch,
-        mode,
-        ...(snappedFrom === undefined ? {} : { snappedFrom }),
-      }
-      return ok({ destination, move, value: moved.value, lane: laneAt(live, destination) })
-    },
-    actor,
-  )
+  // 1. The tree moves, in one synchronous step; the answer is this move's own effect, read in that same step.
+  const pending = deps.sync.begin(session.id, { kind: 'move', move: request, at, snaps }, actor)
   if (!pending.ok) return pending
-  const { destination, move, value, lane } = pending.value.value
+  const { destination, snappedFrom, view: value } = pending.value.value
+  // The tree the command ran on (the state may have been rebuilt while a summary was written).
+  const tree = deps.sync.get(session.id)!.projector.tree
+  const lane = laneAt(tree, destination)
+  const move: MoveResult = {
+    cursor: destination,
+    messages: tree.messages(destination),
+    branch: tree.activeBranch,
+    mode,
+    ...(snappedFrom === undefined ? {} : { snappedFrom }),
+  }
 
   // 2. The harness follows (or the tree goes back to where it was).
   const seqBefore = session.seq

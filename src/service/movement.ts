@@ -9,7 +9,8 @@ import { applyMove, type MoveDeps } from './move.ts'
 import type { SessionResolver } from './resolve.ts'
 import { checkSummaryChoice } from './branch-summary.ts'
 import { summarizedMove, type OtherPart, type SummaryMoveDeps } from './summary-move.ts'
-import { MOVE_SPECS, namedNode, type TreeMove } from './tree-move.ts'
+import type { TreeMove } from './tree-move.ts'
+import { MOVE_SPECS, namedNode } from '../tree/move.ts'
 import type { ForkResult, MoveResult, SummaryChoice } from './wire.ts'
 
 export interface MovementDeps {

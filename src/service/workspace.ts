@@ -33,7 +33,8 @@ import { pathProblem } from '../workspace/paths.ts'
 import { checkNode } from './node-check.ts'
 import type { ConflictDecision, RestoreReport, RestoreStep, ShellTracking } from '../workspace/types.ts'
 import type { JournalActor, MoveResult, SurfaceMode } from './wire.ts'
-import { checkMove, landing, movesFiles, type Landing, type TreeMove } from './tree-move.ts'
+import { checkMove, movesFiles, type TreeMove } from './tree-move.ts'
+import { landing, type Landing } from '../tree/move.ts'
 import type {
   ConflictChoice,
   FileCompareDiff,

@@ -5,7 +5,8 @@
 import type { BranchSummary } from '../tree/types.ts'
 import type { SurfaceMode } from '../surface/mode.ts'
 import type { MoveRequester, PendingMove } from './deferred.ts'
-import { describeBare, describeMove, type TreeMove } from '../service/tree-move.ts'
+import { describeMove, type TreeMove } from '../service/tree-move.ts'
+import { describeBare } from '../tree/move.ts'
 import { filesText, type AppliedMove } from './files.ts'
 import { plural, quote } from './wording.ts'
 

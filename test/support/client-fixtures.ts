@@ -7,7 +7,7 @@ import { SessionTree, type TreeResult } from '../../src/tree/index.ts'
 import { compare } from '../../src/tree/compare.ts'
 import { boundedComparison } from '../../src/service/compare-wire.ts'
 import type { Result, TreeRemote } from '../../src/client/controller.ts'
-import type { MoveKind } from '../../src/service/tree-move.ts'
+import type { MoveKind } from '../../src/tree/move.ts'
 import type {
   ForkResult,
   MoveResult,

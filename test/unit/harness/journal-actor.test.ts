@@ -102,7 +102,9 @@ describe('the sidecar journal records its actor', () => {
     expect(state.projector.tree.get(a1)?.label).toBe('kept')
     expect(state.projector.tree.branchHeadList()).toContainEqual(['idea', a1])
     // A change made now is journaled with its actor, after the old records.
-    expect(sync.mutate('old-1', (tree) => tree.label(a1, 'again'), { kind: 'user', via: 'panel' }).ok).toBe(true)
+    expect(sync.mutate('old-1', { kind: 'label', nodeId: a1, label: 'again' }, { kind: 'user', via: 'panel' }).ok).toBe(
+      true,
+    )
     expect(new TreeSidecar(root).load('old-1').records.map((r) => r.actor)).toEqual([
       undefined,
       undefined,

@@ -42,10 +42,17 @@ describe('restart through the sidecar', () => {
         .get('restart-1')!
         .projector.tree.list()
         .find((n) => n.message?.content === text)!.nodeId
-    expect(first.mutate('restart-1', (t) => t.jump(byText('a1')), PANEL).ok).toBe(true)
-    expect(first.mutate('restart-1', (t) => t.fork(byText('q2'), 'idea'), PANEL).ok).toBe(true)
-    expect(first.mutate('restart-1', (t) => t.label(byText('a2'), 'keep'), PANEL).ok).toBe(true)
-    expect(first.mutate('restart-1', (t) => t.setBranchSummary('main', 'the main line'), PANEL).ok).toBe(true)
+    expect(first.mutate('restart-1', { kind: 'move', move: { kind: 'jump', nodeId: byText('a1') } }, PANEL).ok).toBe(
+      true,
+    )
+    expect(
+      first.mutate('restart-1', { kind: 'move', move: { kind: 'fork', nodeId: byText('q2'), branch: 'idea' } }, PANEL)
+        .ok,
+    ).toBe(true)
+    expect(first.mutate('restart-1', { kind: 'label', nodeId: byText('a2'), label: 'keep' }, PANEL).ok).toBe(true)
+    expect(first.mutate('restart-1', { kind: 'summary-text', branch: 'main', text: 'the main line' }, PANEL).ok).toBe(
+      true,
+    )
     const before = shape(first, 'restart-1')
     const second = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     second.attach(log.session)
@@ -62,10 +69,12 @@ describe('restart through the sidecar', () => {
       .get('restart-1')!
       .projector.tree.list()
       .map((n) => n.nodeId)
-    expect(first.mutate('restart-1', (t) => t.label(ids[1]!, 'one'), PANEL).ok).toBe(true)
-    expect(first.mutate('restart-1', (t) => t.fork(ids[0]!, 'two'), PANEL).ok).toBe(true)
+    expect(first.mutate('restart-1', { kind: 'label', nodeId: ids[1]!, label: 'one' }, PANEL).ok).toBe(true)
+    expect(
+      first.mutate('restart-1', { kind: 'move', move: { kind: 'fork', nodeId: ids[0]!, branch: 'two' } }, PANEL).ok,
+    ).toBe(true)
     const committed = shape(first, 'restart-1')
-    expect(first.mutate('restart-1', (t) => t.label(ids[2]!, 'three'), PANEL).ok).toBe(true)
+    expect(first.mutate('restart-1', { kind: 'label', nodeId: ids[2]!, label: 'three' }, PANEL).ok).toBe(true)
     const journal = path.join(new TreeSidecar(root).dirFor('restart-1'), 'journal.jsonl')
     const bytes = fs.readFileSync(journal)
     const lastStart = bytes.subarray(0, bytes.length - 1).lastIndexOf(0x0a) + 1
@@ -88,7 +97,7 @@ describe('restart through the sidecar', () => {
       .get('restart-1')!
       .projector.tree.list()
       .map((n) => n.nodeId)
-    first.mutate('restart-1', (t) => t.label(ids[1]!, 'gone'), PANEL)
+    first.mutate('restart-1', { kind: 'label', nodeId: ids[1]!, label: 'gone' }, PANEL)
     fs.rmSync(root, { recursive: true, force: true })
     const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(root))
     const state = sync.attach(log.session)
