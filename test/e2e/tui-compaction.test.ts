@@ -56,6 +56,19 @@ describeNeeding([tmux], 'branches across a real DSH /compact in the real dsh-TUI
     saveArtifact(suite.artifacts, `${name}.reading.json`, reading)
     expectReadsAsModel(reading)
   }
+  /**
+   * Both sides of the compaction, each `[shot name, prompt]`: a jump to a node before it gives the original
+   * messages; a jump back to the compacted tip, what DSH gave after the compaction; still one compaction.
+   */
+  const bothSides = async ([beforeShot, beforePrompt]: [string, string], [tipShot, tipPrompt]: [string, string]) => {
+    await suite.jumpTo('answer to: question 3:')
+    expect(await say(beforePrompt)).toEqual(original.get(long(4)))
+    await judged(beforeShot, beforePrompt)
+    await suite.jumpTo('compacted')
+    expect(await say(tipPrompt)).toEqual(compacted)
+    await judged(tipShot, tipPrompt)
+    expect(suite.llm.compactionRequests()).toHaveLength(1)
+  }
 
   it('a fork in the scene, dsh-TUI’s /compact, the compaction in the scene, jumps to either side of it', async () => {
     // Tall: the live transcript scrolls inside dsh-TUI's own view, and the judge reads every row.
@@ -94,18 +107,10 @@ describeNeeding([tmux], 'branches across a real DSH /compact in the real dsh-TUI
     expect(scene).toMatch(/COMPACTED: from "question 1:/)
     expect(scene).toMatch(/replaces \d+ earlier node\(s\) of this path, e\d+ … e\d+/)
 
-    // A jump from the scene to a node before it: the original messages.
+    // Jumps from the scene to a node before it and back to the compacted tip.
     await suite.tui.keys('Escape')
     await suite.closeScene()
-    await suite.jumpTo('answer to: question 3:')
-    expect(await say('after the third, again')).toEqual(original.get(long(4)))
-    await judged('after-jump-before', 'after the third, again')
-
-    // A jump back to the compacted tip: what DSH gave after the compaction.
-    await suite.jumpTo('compacted')
-    expect(await say('from the compaction')).toEqual(compacted)
-    await judged('after-jump-compaction', 'from the compaction')
-    expect(suite.llm.compactionRequests()).toHaveLength(1)
+    await bothSides(['after-jump-before', 'after the third, again'], ['after-jump-compaction', 'from the compaction'])
   }, 600_000)
 
   it('after quitting and resuming: the same reading, and both sides of the compaction still hold', async () => {
@@ -117,12 +122,9 @@ describeNeeding([tmux], 'branches across a real DSH /compact in the real dsh-TUI
         s.includes('ANSWER to: from the compaction'),
     )
     await judged('after-resume', 'from the compaction')
-    await suite.jumpTo('answer to: question 3:')
-    expect(await say('third, after the resume')).toEqual(original.get(long(4)))
-    await judged('after-resume-jump', 'third, after the resume')
-    await suite.jumpTo('compacted')
-    expect(await say('compaction, after the resume')).toEqual(compacted)
-    await judged('after-resume-compaction', 'compaction, after the resume')
-    expect(suite.llm.compactionRequests()).toHaveLength(1)
+    await bothSides(
+      ['after-resume-jump', 'third, after the resume'],
+      ['after-resume-compaction', 'compaction, after the resume'],
+    )
   }, 600_000)
 })

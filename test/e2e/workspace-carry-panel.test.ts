@@ -22,11 +22,11 @@ import { messageText, requestEndingWith } from './support/fake-llm.ts'
 import { openTreeTab, treeTab } from './support/tree-tab.ts'
 import { until } from './support/until.ts'
 import { describeWeb } from './support/web-suite.ts'
+import { carryBranches, lines } from './support/carry-branches.ts'
 import { bash, call, hashes, sha, type Files } from './support/workspace-files.ts'
 
 const TITLE = 'Carry in the Tree tab'
 const SUMMARY = 'CARRY-SUMMARY: the other branch changed line 8 of a.txt and wrote o.txt.'
-const lines = (...l: string[]) => l.map((x) => `${x}\n`).join('')
 
 const options = {
   name: 'workspace-carry-panel',
@@ -51,40 +51,25 @@ describeWeb('Carry in the Tree tab, in Chromium (real dsh web, plain folder)', o
           .filter(([, s, c]) => s > c),
       )
 
-    dsh.llm.push(
-      call('write', { file_path: 'a.txt', content: lines('1', '2', '3', '4', '5', '6', '7', '8') }),
-      call('write', { file_path: 'c.txt', content: 'c0\n' }),
-      call('write', { file_path: 'd.txt', content: 'to be deleted there\n' }),
-      { text: 'BASE' },
-    )
-    await dsh.api.promptAndWait(sessionId, 'T0: the base')
-    const base = (await dsh.api.nodeWith(sessionId, 'BASE')).nodeId
-    dsh.llm.push(
-      call('read', { file_path: 'a.txt' }),
-      call('edit', { file_path: 'a.txt', old_string: '1\n', new_string: 'ONE\n' }),
-      call('write', { file_path: 'm.txt', content: 'main only\n' }),
-      call('read', { file_path: 'c.txt' }),
-      call('write', { file_path: 'c.txt', content: 'c-main\n' }),
-      { text: 'MAIN' },
-    )
-    await dsh.api.promptAndWait(sessionId, 'T1: main')
-    const main = (await dsh.api.nodeWith(sessionId, 'MAIN')).nodeId
-    await restore({ move: { kind: 'fork', nodeId: base, branch: 'other' }, restore: 'both' })
-    dsh.llm.push(
-      call('read', { file_path: 'a.txt' }),
-      call('edit', { file_path: 'a.txt', old_string: '8\n', new_string: 'EIGHT\n' }),
-      call('write', { file_path: 'o.txt', content: 'other only\r\n' }),
-      call('read', { file_path: 'c.txt' }),
-      call('write', { file_path: 'c.txt', content: 'c-other\n' }),
-      bash("rm d.txt && printf 'PNG\\0\\1\\2' > bin.dat"),
-      { text: 'OTHER' },
-    )
-    await dsh.api.promptAndWait(sessionId, 'T2: other')
-    const other = (await dsh.api.nodeWith(sessionId, 'OTHER')).nodeId
-    states.other = hashes(dsh.work)
+    const {
+      base,
+      other,
+      states: made,
+    } = await carryBranches(dsh, sessionId, restore, {
+      base: [
+        call('write', { file_path: 'c.txt', content: 'c0\n' }),
+        call('write', { file_path: 'd.txt', content: 'to be deleted there\n' }),
+      ],
+      main: [call('read', { file_path: 'c.txt' }), call('write', { file_path: 'c.txt', content: 'c-main\n' })],
+      other: [
+        call('read', { file_path: 'c.txt' }),
+        call('write', { file_path: 'c.txt', content: 'c-other\n' }),
+        bash("rm d.txt && printf 'PNG\\0\\1\\2' > bin.dat"),
+      ],
+    })
+    states.other = made.other
+    states.mine = made.mine
     expect(Object.keys(states.other).sort()).toEqual(['a.txt', 'bin.dat', 'c.txt', 'o.txt'])
-    await restore({ move: { kind: 'jump', nodeId: main }, restore: 'both' })
-    states.mine = hashes(dsh.work)
     expect(Object.keys(states.mine).sort()).toEqual(['a.txt', 'c.txt', 'd.txt', 'm.txt'])
     expect(dsh.llm.faults).toEqual([])
 

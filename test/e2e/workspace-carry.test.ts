@@ -16,9 +16,8 @@ import { expect, it } from 'vitest'
 import type { CarryPreview, CarryResult, RestoreResult } from '../../src/types.ts'
 import { messageText, requestEndingWith } from './support/fake-llm.ts'
 import { describeWeb } from './support/web-suite.ts'
-import { call, hashes, sha, type Files } from './support/workspace-files.ts'
-
-const lines = (...l: string[]) => l.map((x) => `${x}\n`).join('')
+import { carryBranches, lines } from './support/carry-branches.ts'
+import { hashes, sha, type Files } from './support/workspace-files.ts'
 
 describeWeb('carry another branch’s file changes (real dsh web, plain folder)', { name: 'workspace-carry' }, (dsh) => {
   const states: Record<string, Files> = {}
@@ -28,30 +27,9 @@ describeWeb('carry another branch’s file changes (real dsh web, plain folder)'
     const { sessionId } = await dsh.api.createSession({ cwd: dsh.work })
     const restore = (request: Record<string, unknown>) =>
       dsh.api.remoteOk<RestoreResult>('sessionTree/restore', { agentId: sessionId, request })
-    dsh.llm.push(call('write', { file_path: 'a.txt', content: lines('1', '2', '3', '4', '5', '6', '7', '8') }), {
-      text: 'BASE',
-    })
-    await dsh.api.promptAndWait(sessionId, 'T0: the base')
-    const base = (await dsh.api.nodeWith(sessionId, 'BASE')).nodeId
-    dsh.llm.push(
-      call('read', { file_path: 'a.txt' }),
-      call('edit', { file_path: 'a.txt', old_string: '1\n', new_string: 'ONE\n' }),
-      call('write', { file_path: 'm.txt', content: 'main only\n' }),
-      { text: 'MAIN' },
-    )
-    await dsh.api.promptAndWait(sessionId, 'T1: main')
-    const main = (await dsh.api.nodeWith(sessionId, 'MAIN')).nodeId
-    await restore({ move: { kind: 'fork', nodeId: base, branch: 'other' }, restore: 'both' })
-    dsh.llm.push(
-      call('read', { file_path: 'a.txt' }),
-      call('edit', { file_path: 'a.txt', old_string: '8\n', new_string: 'EIGHT\n' }),
-      call('write', { file_path: 'o.txt', content: 'other only\r\n' }),
-      { text: 'OTHER' },
-    )
-    await dsh.api.promptAndWait(sessionId, 'T2: other')
-    states.other = hashes(dsh.work)
-    await restore({ move: { kind: 'jump', nodeId: main }, restore: 'both' })
-    states.mine = hashes(dsh.work)
+    const { base, main, states: made } = await carryBranches(dsh, sessionId, restore)
+    states.other = made.other
+    states.mine = made.mine
     expect(dsh.llm.faults).toEqual([])
     expect(states.mine['a.txt']).toBe(sha(Buffer.from(lines('ONE', '2', '3', '4', '5', '6', '7', '8'))))
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll } from 'vitest'
+import { afterAll } from 'vitest'
 import { REPO_ROOT } from '../../../dev/harness.ts'
 import { demoModel } from '../../../dev/demo-model.ts'
 import { artifactDir, keepOrRemove, requestsText, saveArtifact } from './artifacts.ts'
@@ -22,6 +22,7 @@ import {
 } from './fake-llm.ts'
 import { packPlugin } from './pack.ts'
 import { type Terminal } from './tmux.ts'
+import { suiteLife, there, withHandles } from './suite-life.ts'
 
 /** What `startTui` takes besides the home and the LLM (`--resume <id>`, the terminal's size). */
 export type TuiStartOptions = Parameters<typeof startTui>[2]
@@ -77,7 +78,6 @@ export interface TuiSuite {
 }
 
 export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
-  let failed = false
   let artifacts: string | undefined
   let llm: FakeLlm | undefined
   let home: TuiHome | undefined
@@ -85,42 +85,28 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
   let tui: Terminal | undefined
   const docs = new Map<string, string>()
 
-  const there = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`${what} is not there (the suite's set-up has not run or failed)`)
-    return value
-  }
-
-  beforeAll(async () => {
-    try {
-      artifacts = artifactDir(options.name)
-      const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
-      const model = options.model ?? demoModel
-      llm = await startFakeLlm({ ...options.llm, script: Array.from({ length: options.answers }, () => model) })
-      root = tempDir(options.name)
-      home = demoTuiHome(root)
-      options.workspace?.(home.cwd)
-      const installed = await installTuiProfile(home, plugin.tgz)
-      saveArtifact(
-        artifacts,
-        'install.log',
-        `${installed.tui.stdout}\n${installed.tui.stderr}\n${installed.plugin.stdout}`,
-      )
-    } catch (error) {
-      failed = true
-      throw error
-    }
-  }, 600_000)
-
-  afterEach((context) => {
-    if (context.task.result?.state === 'fail') failed = true
+  const life = suiteLife(async () => {
+    artifacts = artifactDir(options.name)
+    const [, plugin] = await Promise.all([ensureDsh(), packPlugin()])
+    const model = options.model ?? demoModel
+    llm = await startFakeLlm({ ...options.llm, script: Array.from({ length: options.answers }, () => model) })
+    root = tempDir(options.name)
+    home = demoTuiHome(root)
+    options.workspace?.(home.cwd)
+    const installed = await installTuiProfile(home, plugin.tgz)
+    saveArtifact(
+      artifacts,
+      'install.log',
+      `${installed.tui.stdout}\n${installed.tui.stderr}\n${installed.plugin.stdout}`,
+    )
   })
 
   afterAll(async () => {
     if (llm && artifacts) saveArtifact(artifacts, 'requests.txt', requestsText(llm, options.requestsShown ?? 50))
     await tui?.kill()
     await llm?.close()
-    keepOrRemove(options.name, failed, { home: root }, artifacts)
-    if (!failed && process.env.UPDATE_DOCS_SCREENS === '1') {
+    keepOrRemove(options.name, life.failed, { home: root }, artifacts)
+    if (!life.failed && process.env.UPDATE_DOCS_SCREENS === '1') {
       const dir = path.join(REPO_ROOT, 'docs', 'tui')
       fs.mkdirSync(dir, { recursive: true })
       for (const [name, screen] of docs) fs.writeFileSync(path.join(dir, `${name}.txt`), screen)
@@ -129,22 +115,8 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
 
   const terminal = (): Terminal => there(tui, 'the terminal')
 
-  return {
-    get artifacts() {
-      return there(artifacts, 'the artifacts directory')
-    },
-    get llm() {
-      return there(llm, 'the fake LLM')
-    },
-    get home() {
-      return there(home, 'the dsh-TUI home')
-    },
-    get failed() {
-      return failed
-    },
-    get tui() {
-      return terminal()
-    },
+  type Handles = Pick<TuiSuite, 'artifacts' | 'llm' | 'home' | 'failed' | 'tui'>
+  const methods: Omit<TuiSuite, keyof Handles> = {
     async start(start) {
       await tui?.kill()
       tui = await startTui(there(home, 'the dsh-TUI home'), there(llm, 'the fake LLM').url, start)
@@ -259,4 +231,11 @@ export function tuiSuite(options: TuiSuiteOptions): TuiSuite {
       return screen
     },
   }
+  return withHandles<typeof methods, Handles>(methods, {
+    artifacts: () => there(artifacts, 'the artifacts directory'),
+    llm: () => there(llm, 'the fake LLM'),
+    home: () => there(home, 'the dsh-TUI home'),
+    failed: () => life.failed,
+    tui: terminal,
+  })
 }

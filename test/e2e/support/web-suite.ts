@@ -8,7 +8,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium as playwright, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, type RunnerTask } from 'vitest'
+import { afterAll, type RunnerTask } from 'vitest'
 import { REPO_ROOT } from '../../../dev/harness.ts'
 import { chromium, CHROMIUM_PATH, describeNeeding, requirePrerequisites } from '../../support/prerequisites.ts'
 import type { DshApi } from './api.ts'
@@ -25,6 +25,7 @@ import {
 } from './dsh.ts'
 import { startFakeLlm, type FakeLlm, type FakeLlmOptions } from './fake-llm.ts'
 import { packPlugin, type PackedPlugin } from './pack.ts'
+import { suiteLife, there, withHandles } from './suite-life.ts'
 import { until } from './until.ts'
 
 const CHROMIUM_ARGS = [
@@ -135,7 +136,6 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
   const time = stopwatch(timings)
   const evidence = new Map<string, unknown>()
   const moreLlms: FakeLlm[] = []
-  let failed = false
   let artifacts: string | undefined
   let home: string | undefined
   let work: string | undefined
@@ -145,10 +145,6 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
   let browser: Browser | undefined
   let page: Page | undefined
 
-  const there = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`${what} is not there (the suite's set-up has not run or failed)`)
-    return value
-  }
   const running = (): WebProcess => {
     if (!web) throw new Error('dsh web is not running (an earlier step failed)')
     return web
@@ -195,32 +191,23 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
     return current.stop(signal, graceMs)
   }
 
-  beforeAll(async () => {
-    try {
-      artifacts = artifactDir(options.name)
-      const harness = await time('ensureHarness', () => ensureDsh(variant))
-      timings.harnessInstalled = harness.installed ? 1 : 0
-      plugin = await time('pack', () => packPlugin())
-      home = tempDir(`${options.name}-home`)
-      work = fs.realpathSync(tempDir(`${options.name}-work`))
-      options.workspace?.(work)
-      llm = await startFakeLlm(options.llm)
-      for (const profile of options.profiles ?? ['web'])
-        await time(`pluginAdd ${profile}`, () => pluginAdd(home!, profile, plugin!.tgz, { variant }))
-      if (options.start !== false) await boot(options.start === true ? {} : options.start)
-      if (options.browser) page = await newPage(options.browser === true ? {} : options.browser)
-    } catch (error) {
-      failed = true
-      throw error
-    }
-  }, 600_000)
-
-  afterEach((context) => {
-    if (context.task.result?.state === 'fail') failed = true
+  const life = suiteLife(async () => {
+    artifacts = artifactDir(options.name)
+    const harness = await time('ensureHarness', () => ensureDsh(variant))
+    timings.harnessInstalled = harness.installed ? 1 : 0
+    plugin = await time('pack', () => packPlugin())
+    home = tempDir(`${options.name}-home`)
+    work = fs.realpathSync(tempDir(`${options.name}-work`))
+    options.workspace?.(work)
+    llm = await startFakeLlm(options.llm)
+    for (const profile of options.profiles ?? ['web'])
+      await time(`pluginAdd ${profile}`, () => pluginAdd(home!, profile, plugin!.tgz, { variant }))
+    if (options.start !== false) await boot(options.start === true ? {} : options.start)
+    if (options.browser) page = await newPage(options.browser === true ? {} : options.browser)
   })
 
   afterAll(async ({}, suite) => {
-    failed ||= failedWithin(suite)
+    if (failedWithin(suite)) life.fail()
     await browser?.close()
     for (const each of webs) await each.stop('SIGTERM', 5_000)
     await llm?.close()
@@ -235,43 +222,17 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
       moreLlms.forEach((more, i) => saveArtifact(artifacts!, `llm-${i + 2}-requests.txt`, requestsText(more, 400)))
       saveWebEvidence(artifacts, webs)
     }
-    keepOrRemove(options.name, failed, { home, work }, artifacts)
+    keepOrRemove(options.name, life.failed, { home, work }, artifacts)
   }, 600_000)
 
-  return {
+  type Handles = Pick<
+    WebSuite,
+    'artifacts' | 'home' | 'work' | 'plugin' | 'llm' | 'web' | 'url' | 'api' | 'browser' | 'page'
+  >
+  const methods: Omit<WebSuite, keyof Handles> = {
     name: options.name,
     variant,
-    get artifacts() {
-      return there(artifacts, 'the artifacts directory')
-    },
-    get home() {
-      return there(home, 'DSH_HOME')
-    },
-    get work() {
-      return there(work, 'the workspace')
-    },
-    get plugin() {
-      return there(plugin, 'the packed plugin')
-    },
-    get llm() {
-      return there(llm, 'the fake LLM')
-    },
-    get web() {
-      return running()
-    },
-    get url() {
-      return running().url
-    },
-    get api() {
-      return running().api
-    },
     webs,
-    get browser() {
-      return there(browser, 'the browser')
-    },
-    get page() {
-      return there(page, 'the page')
-    },
     console: consoleLines,
     pageErrors,
     timings,
@@ -313,6 +274,18 @@ export function webSuite(options: WebSuiteOptions): WebSuite {
         )
     },
   }
+  return withHandles<typeof methods, Handles>(methods, {
+    artifacts: () => there(artifacts, 'the artifacts directory'),
+    home: () => there(home, 'DSH_HOME'),
+    work: () => there(work, 'the workspace'),
+    plugin: () => there(plugin, 'the packed plugin'),
+    llm: () => there(llm, 'the fake LLM'),
+    web: running,
+    url: () => running().url,
+    api: () => running().api,
+    browser: () => there(browser, 'the browser'),
+    page: () => there(page, 'the page'),
+  })
 }
 
 /**

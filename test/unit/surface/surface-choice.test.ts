@@ -44,14 +44,20 @@ function withNativeApi<T extends object>(target: T): T {
   return Object.assign(target, { selectMessageSurface: () => {}, messageSurfaceNodes: () => [] })
 }
 
+/** A live session s1 (its agent and projector) and its first surface, stock (the session has no native API). */
+function liveStock() {
+  const chooser = choices()
+  const s = session('s1')
+  const agent = agentOf(s)
+  const p = projector('s1')
+  const first = chooser.of(s, agent, p)
+  expect(first.mode).toBe('stock')
+  return { chooser, s, agent, p, first }
+}
+
 describe('SurfaceChoices', () => {
   it('keeps one surface per session while its session, agent and projector stay the same objects', () => {
-    const chooser = choices()
-    const s = session('s1')
-    const agent = agentOf(s)
-    const p = projector('s1')
-    const first = chooser.of(s, agent, p)
-    expect(first.mode).toBe('stock')
+    const { chooser, s, agent, p, first } = liveStock()
     expect(chooser.of(s, agent, p)).toBe(first)
     // Another session is chosen for separately.
     const other = session('s2')
@@ -75,12 +81,7 @@ describe('SurfaceChoices', () => {
   })
 
   it('chooses again for a new session object or a new projector, and reads the native API only then', () => {
-    const chooser = choices()
-    const s = session('s1')
-    const agent = agentOf(s)
-    const p = projector('s1')
-    const stock = chooser.of(s, agent, p)
-    expect(stock.mode).toBe('stock')
+    const { chooser, s, agent, p, first: stock } = liveStock()
     // The native API is part of the session's class: one appearing on this object later is not looked at again.
     withNativeApi(s)
     expect(chooser.of(s, agent, p)).toBe(stock)

@@ -15,6 +15,13 @@ const rig = checkedRigs()
 const command = (r: LoopRig, line: string) =>
   (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
 
+/** Run a command that must succeed; its text, line by line. */
+async function successLines(r: LoopRig, line: string): Promise<string[]> {
+  const shown = (await command(r, line)).result
+  expect(shown.kind).toBe('success')
+  return (shown.text as string).split('\n')
+}
+
 async function nodeOf(r: LoopRig, text: string): Promise<string> {
   const node = (await r.service.list(r.sessionId)).nodes.find((n) => n.message?.content === text)
   if (!node) throw new Error(`no node ${JSON.stringify(text)}`)
@@ -62,9 +69,7 @@ describe("/tree compare and the tree tool's compare", () => {
       await made.say('the right')
       const left = await nodeOf(made, 'left done')
       const right = await nodeOf(made, 'right done')
-      const shown = (await command(made, '/tree compare main alt --files')).result
-      expect(shown.kind).toBe('success')
-      const lines = (shown.text as string).split('\n')
+      const lines = await successLines(made, '/tree compare main alt --files')
       expect(lines[0]).toBe(`Files that differ between ${left} and ${right}: 2 of 2 tracked.`)
       expect(lines.slice(1).map((l) => l.replace(/ [0-9a-f]{8}/g, ' #'))).toEqual([
         '  a.txt: 5 B # → 6 B #',
@@ -97,9 +102,7 @@ describe("/tree compare and the tree tool's compare", () => {
     await r.say('Read the notes')
     const calm = await nodeOf(r, 'I read the notes: the sea is calm at dawn.')
     const stormy = await nodeOf(r, 'I read the notes: the sea is stormy at dawn.')
-    const shown = (await command(r, '/tree compare main alt')).result
-    expect(shown.kind).toBe('success')
-    const lines = (shown.text as string).split('\n')
+    const lines = await successLines(r, '/tree compare main alt')
     expect(lines[0]).toMatch(
       new RegExp(
         `^Compare A ${calm} \\(branch "main"\\) with B ${stormy} \\(branch "alt"\\): they part after e\\d+ \\(\\d+ nodes in common\\)\\.$`,

@@ -35,6 +35,32 @@ function call(ws: SessionWorkspace, seq: number, rel: string, text: string): voi
   ws.flush()
 }
 
+/** a.txt written as a0, then changed to a1 by a call at e10. */
+async function a1AtE10(): Promise<SessionWorkspace> {
+  write('a.txt', 'a0\n')
+  const ws = await open()
+  call(ws, 10, 'a.txt', 'a1\n')
+  return ws
+}
+
+/**
+ * The user's own edit (a2) captured by a call at e20 whose journal line never reached the disk (the tool
+ * never wrote: it runs after the capture returns), its orphan pack copy surviving but damaged (same length,
+ * a flipped byte). Returns where in the pack the damaged copy starts.
+ */
+function damagedOrphanA2(ws: SessionWorkspace): number {
+  const journalBefore = readFileSync(journalFile())
+  write('a.txt', 'a2\n')
+  const packStart = sizeOf(packFile())
+  ws.captureBefore(callPoint(20), file('a.txt'))
+  writeFileSync(journalFile(), journalBefore)
+  const pack = readFileSync(packFile())
+  const at = pack.indexOf('a2\n', packStart)
+  pack[at] = 'z'.charCodeAt(0)
+  writeFileSync(packFile(), pack)
+  return at
+}
+
 /** Restore to the point before `seq` and back, checking exact bytes both ways. */
 async function roundTrip(
   ws: SessionWorkspace,
@@ -75,21 +101,9 @@ describe('a file-tool checkpoint is one journal line carrying the content', () =
 
 describe('crash points of a checkpoint: nothing lost, nothing misattributed', () => {
   it('the pack copy is written, the journal line never is: the call changed nothing, and a damaged orphan copy is never trusted', async () => {
-    write('a.txt', 'a0\n')
-    const ws = await open()
-    call(ws, 10, 'a.txt', 'a1\n')
-    const journalBefore = readFileSync(journalFile())
-    write('a.txt', 'a2\n')
-    const packStart = sizeOf(packFile())
-    ws.captureBefore(callPoint(20), file('a.txt'))
-    // Crash: the line did not reach the disk (the tool never wrote: it runs after the capture returns).
-    writeFileSync(journalFile(), journalBefore)
-    // The orphan pack copy of a2 survived, but damaged (same length, a flipped byte).
-    const pack = readFileSync(packFile())
-    const at = pack.indexOf('a2\n', packStart)
-    expect(at).toBeGreaterThan(0)
-    pack[at] = 'z'.charCodeAt(0)
-    writeFileSync(packFile(), pack)
+    const ws = await a1AtE10()
+    // Crash: the line did not reach the disk; the orphan pack copy of a2 survived, but damaged.
+    expect(damagedOrphanA2(ws)).toBeGreaterThan(0)
     const reopened = await open()
     expect([...reopened.changedByNode()]).toEqual([['e10', ['a.txt']]])
     expect(reopened.status().interrupted).toEqual([])
@@ -102,17 +116,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
   })
 
   it('a restore that replaces a file whose only pack copy is a damaged orphan stores a good copy first, so it can be undone', async () => {
-    write('a.txt', 'a0\n')
-    const ws = await open()
-    call(ws, 10, 'a.txt', 'a1\n')
-    const journalBefore = readFileSync(journalFile())
-    write('a.txt', 'a2\n') // the user's own edit...
-    const packStart = sizeOf(packFile())
-    ws.captureBefore(callPoint(20), file('a.txt')) // ...captured by a call whose line never reached the disk
-    writeFileSync(journalFile(), journalBefore)
-    const pack = readFileSync(packFile())
-    pack[pack.indexOf('a2\n', packStart)] = 'z'.charCodeAt(0)
-    writeFileSync(packFile(), pack)
+    damagedOrphanA2(await a1AtE10())
     const reopened = await open()
     const plan = reopened.plan(2 * 5, 'e5')
     expect(plan.conflicts.map((c) => c.path)).toEqual(['a.txt'])
@@ -125,9 +129,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
   })
 
   it('a torn journal line (a crash during its write) is cut off: the call changed nothing, the next one journals normally', async () => {
-    write('a.txt', 'a0\n')
-    const ws = await open()
-    call(ws, 10, 'a.txt', 'a1\n')
+    const ws = await a1AtE10()
     const journalBefore = sizeOf(journalFile())
     ws.captureBefore(callPoint(20), file('a.txt'))
     const full = sizeOf(journalFile())
@@ -146,9 +148,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
   })
 
   it('the journal line is durable, its pack copy is missing: the next open rewrites it from the line', async () => {
-    write('a.txt', 'a0\n')
-    const ws = await open()
-    call(ws, 10, 'a.txt', 'a1\n')
+    const ws = await a1AtE10()
     call(ws, 20, 'a.txt', 'a2\n')
     // Crash: none of the pack's unsynced copies reached the disk.
     rmSync(packFile())
@@ -160,9 +160,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
   })
 
   it('the journal line is durable, its pack copy torn or damaged: the next open replaces it', async () => {
-    write('a.txt', 'a0\n')
-    const ws = await open()
-    call(ws, 10, 'a.txt', 'a1\n')
+    const ws = await a1AtE10()
     const packStart = sizeOf(packFile())
     call(ws, 20, 'a.txt', 'a2\n')
     // a0's copy damaged in place, a2's (the last entry) torn.
@@ -177,9 +175,7 @@ describe('crash points of a checkpoint: nothing lost, nothing misattributed', ()
   it('a large content is durable in the pack before its line: a pack that cannot be written fails the capture and journals nothing', async () => {
     const big = 'b'.repeat(INLINE_MAX_BYTES + 1)
     write('big.txt', big)
-    write('a.txt', 'a0\n')
-    const ws = await open()
-    call(ws, 10, 'a.txt', 'a1\n')
+    await a1AtE10()
     const line = readFileSync(journalFile(), 'utf8')
     // The pack is replaced by something it cannot be written through.
     rmSync(packFile())

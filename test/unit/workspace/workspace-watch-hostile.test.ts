@@ -41,6 +41,24 @@ async function started(p: Pair): Promise<void> {
   expect(p.fed.watching().lastWalk).toEqual({ kind: 'paths', paths: [] })
 }
 
+/** `setup` run in the folder, then a pair of it, started. */
+async function startedAfter(setup: string): Promise<Pair> {
+  sh(setup)
+  const p = pair()
+  await started(p)
+  return p
+}
+
+/** Each step: its shell command, then `same` under its label; returns what the fed snapshots walked, in order. */
+async function steps(p: Pair, each: readonly (readonly [cmd: string, label: string])[]): Promise<string[]> {
+  const hows: string[] = []
+  for (const [cmd, label] of each) {
+    sh(cmd)
+    hows.push(await same(p, label))
+  }
+  return hows
+}
+
 /** inotify watches this process holds (all its inotify instances). */
 function inotifyWatches(): number {
   let n = 0
@@ -114,9 +132,7 @@ describe('feed review', () => {
   })
 
   it('a snapshot that fails after the feed was read loses the interval', async () => {
-    sh('echo a > a.txt && echo b > b.txt')
-    const p = pair()
-    await started(p)
+    const p = await startedAfter('echo a > a.txt && echo b > b.txt')
     sh('echo a2 > a.txt')
     // One transient git failure (fork EAGAIN, OOM kill, …) in the narrowed listing.
     const fed = p.fed as unknown as { git: (args: readonly string[], input?: string) => Promise<Buffer> }
@@ -134,9 +150,7 @@ describe('feed review', () => {
   })
 
   it('hard link inside the folder: writing one name changes the other', async () => {
-    sh('echo a > a.txt')
-    const p = pair()
-    await started(p)
+    const p = await startedAfter('echo a > a.txt')
     sh('ln a.txt b.txt')
     await same(p, 'after ln')
     // Enough other changes that the paths read so far are written into our index (FLUSH_AT): b.txt is no longer re-read every time.
@@ -158,9 +172,7 @@ describe('feed review', () => {
   })
 
   it('the root replaced by a new directory of the same name', async () => {
-    sh('echo a > a.txt')
-    const p = pair()
-    await started(p)
+    const p = await startedAfter('echo a > a.txt')
     sh(`mv ${root} ${root}.old && mkdir ${root} && echo x > ${root}/new.txt`, tmp)
     await same(p, 'after root replaced')
     sh('echo y > later.txt')
@@ -168,13 +180,13 @@ describe('feed review', () => {
   })
 
   it('a directory carrying its .gitignore moved away, its name reused', async () => {
-    sh('mkdir -p sub/gen && echo "gen/" > sub/.gitignore && echo i > sub/gen/i.txt && echo k > sub/k.txt')
-    const p = pair()
-    await started(p)
-    sh('mv sub sub2 && mkdir -p sub/gen')
-    await same(p, 'after mv')
-    sh('echo new > sub/gen/new.txt')
-    await same(p, 'write in sub/gen')
+    const p = await startedAfter(
+      'mkdir -p sub/gen && echo "gen/" > sub/.gitignore && echo i > sub/gen/i.txt && echo k > sub/k.txt',
+    )
+    await steps(p, [
+      ['mv sub sub2 && mkdir -p sub/gen', 'after mv'],
+      ['echo new > sub/gen/new.txt', 'write in sub/gen'],
+    ])
   })
 
   it('another feed of the process overflows the shared inotify queue', async () => {
@@ -194,9 +206,7 @@ describe('feed review', () => {
   }, 180_000)
 
   it('a big directory moved out and removed: its events are dropped uncounted, the queue overflowed', async () => {
-    sh('mkdir big && echo a > keep.txt')
-    const p = pair()
-    await started(p)
+    const p = await startedAfter('mkdir big && echo a > keep.txt')
     sh(
       'mv big ../out && for i in $(seq 1 10000); do echo $i >> ../out/x1; echo $i >> ../out/x2; done && echo changed > keep.txt',
     )
@@ -206,19 +216,15 @@ describe('feed review', () => {
   }, 180_000)
 
   it('a directory replaced by a link to itself moved (write first)', async () => {
-    sh('mkdir d && echo a > d/f')
-    const p = pair()
-    await started(p)
-    sh('echo b > d/f && mv d d.real && ln -s d.real d')
-    await same(p, 'after replace by link')
-    sh('echo c > d.real/g && echo c2 >> d/f')
-    await same(p, 'writes through the link')
+    const p = await startedAfter('mkdir d && echo a > d/f')
+    await steps(p, [
+      ['echo b > d/f && mv d d.real && ln -s d.real d', 'after replace by link'],
+      ['echo c > d.real/g && echo c2 >> d/f', 'writes through the link'],
+    ])
   })
 
   it('a directory replaced by a link to an outside directory is never followed', async () => {
-    sh('mkdir d ../outdir && echo a > d/f && echo o > ../outdir/o')
-    const p = pair()
-    await started(p)
+    const p = await startedAfter('mkdir d ../outdir && echo a > d/f && echo o > ../outdir/o')
     sh('rm -rf d && ln -s ../outdir d')
     await same(p, 'after link')
     sh('echo new > ../outdir/x && mkdir ../outdir/sub && echo s > ../outdir/sub/s')
@@ -227,29 +233,21 @@ describe('feed review', () => {
   })
 
   it('rm -rf and recreate, mkdir -p deep and write, cp -r in, mv -T over a dir', async () => {
-    sh('mkdir -p a/b/c t/u && echo 1 > a/b/c/f && echo t > t/u/v && mkdir -p ../src/x/y && echo s > ../src/x/y/z')
-    const p = pair()
-    await started(p)
-    sh('rm -rf a && mkdir -p a/b/c && echo 2 > a/b/c/f')
-    await same(p, 'rm -rf + recreate')
-    sh('echo 3 > a/b/c/f')
-    await same(p, 'write in recreated')
-    sh('mkdir -p q/w/e/r/t/y && echo deep > q/w/e/r/t/y/f && echo deep2 > q/w/e/r/f')
-    await same(p, 'mkdir -p')
-    sh('echo deep3 > q/w/e/r/t/y/f')
-    await same(p, 'later write deep')
-    sh('cp -r ../src ./copied && echo more > copied/x/y/z2')
-    await same(p, 'cp -r')
-    sh('echo later > copied/x/y/z3')
-    await same(p, 'write in copy')
-    sh('mkdir empty && mv -T t empty')
-    await same(p, 'mv -T over')
-    sh('echo w > empty/u/w')
-    await same(p, 'write in moved-over')
-    sh('mv empty/u a/b/c/u2 && echo z > a/b/c/u2/zz')
-    await same(p, 'nested mv')
-    sh('echo zz > a/b/c/u2/zzz')
-    await same(p, 'after nested mv')
+    const p = await startedAfter(
+      'mkdir -p a/b/c t/u && echo 1 > a/b/c/f && echo t > t/u/v && mkdir -p ../src/x/y && echo s > ../src/x/y/z',
+    )
+    await steps(p, [
+      ['rm -rf a && mkdir -p a/b/c && echo 2 > a/b/c/f', 'rm -rf + recreate'],
+      ['echo 3 > a/b/c/f', 'write in recreated'],
+      ['mkdir -p q/w/e/r/t/y && echo deep > q/w/e/r/t/y/f && echo deep2 > q/w/e/r/f', 'mkdir -p'],
+      ['echo deep3 > q/w/e/r/t/y/f', 'later write deep'],
+      ['cp -r ../src ./copied && echo more > copied/x/y/z2', 'cp -r'],
+      ['echo later > copied/x/y/z3', 'write in copy'],
+      ['mkdir empty && mv -T t empty', 'mv -T over'],
+      ['echo w > empty/u/w', 'write in moved-over'],
+      ['mv empty/u a/b/c/u2 && echo z > a/b/c/u2/zz', 'nested mv'],
+      ['echo zz > a/b/c/u2/zzz', 'after nested mv'],
+    ])
   })
 
   it('names with glob characters, spaces, newlines, a leading dash', async () => {
@@ -271,12 +269,11 @@ describe('feed review', () => {
   it('many paths, many events, and events during a snapshot', async () => {
     const p = pair()
     await started(p)
-    sh('mkdir m && for i in $(seq 1 300); do echo $i > m/f$i; done')
-    await same(p, '300 files')
-    sh('for i in $(seq 1 300); do echo $i > g$i; done')
-    await same(p, '300 top files')
-    sh('for i in $(seq 1 200); do echo x$i > m/f1; done')
-    await same(p, '1200 events')
+    await steps(p, [
+      ['mkdir m && for i in $(seq 1 300); do echo $i > m/f$i; done', '300 files'],
+      ['for i in $(seq 1 300); do echo $i > g$i; done', '300 top files'],
+      ['for i in $(seq 1 200); do echo x$i > m/f1; done', '1200 events'],
+    ])
     sh(
       '(for i in $(seq 1 400); do echo $i > bg$((i % 37)); mkdir -p bgd$((i % 11))/x; echo $i > bgd$((i % 11))/x/f; done; touch ../bg-done) >/dev/null 2>&1 &',
     )
@@ -288,12 +285,11 @@ describe('feed review', () => {
   it('a nested git repository', async () => {
     const p = pair()
     await started(p)
-    sh('mkdir n && echo f > n/f && echo g > n/g')
-    await same(p, 'dir')
-    sh('cd n && git init -q . && echo h > h && echo f2 > f')
-    await same(p, 'now a repo')
-    sh('echo f3 > n/f && rm n/g')
-    await same(p, 'changes in repo')
+    await steps(p, [
+      ['mkdir n && echo f > n/f && echo g > n/g', 'dir'],
+      ['cd n && git init -q . && echo h > h && echo f2 > f', 'now a repo'],
+      ['echo f3 > n/f && rm n/g', 'changes in repo'],
+    ])
   })
 
   it('a git work tree with commits, checkouts and stash', async () => {
@@ -303,16 +299,15 @@ describe('feed review', () => {
     const common = path.join(root, '.git')
     const p = pair({ toplevel: root, commonDir: common })
     await started(p)
-    sh(
-      'git checkout -qb x && echo c > s/c && echo b2 > s/b && git add -A && git commit -qm two && git checkout -q main',
-    )
-    await same(p, 'branch and back')
-    sh('echo dirty > a && git stash -q')
-    await same(p, 'stash')
-    sh('git stash pop -q && echo l > x.log')
-    await same(p, 'pop')
-    sh('git checkout -q x')
-    await same(p, 'checkout x')
+    await steps(p, [
+      [
+        'git checkout -qb x && echo c > s/c && echo b2 > s/b && git add -A && git commit -qm two && git checkout -q main',
+        'branch and back',
+      ],
+      ['echo dirty > a && git stash -q', 'stash'],
+      ['git stash pop -q && echo l > x.log', 'pop'],
+      ['git checkout -q x', 'checkout x'],
+    ])
   })
 
   it('a child named like the root, chmod of the root: still narrowed (the root is the same directory)', async () => {
@@ -347,10 +342,10 @@ describe('feed review', () => {
     const p = pair()
     await started(p)
     const long = 'x'.repeat(250)
-    sh(`mkdir -p ${Array(18).fill(long).join('/')} && echo deep > ${Array(16).fill(long).join('/')}/f`)
-    await same(p, 'deep')
-    sh(`echo deep2 > ${Array(16).fill(long).join('/')}/f && echo k > k`)
-    await same(p, 'deep later')
+    await steps(p, [
+      [`mkdir -p ${Array(18).fill(long).join('/')} && echo deep > ${Array(16).fill(long).join('/')}/f`, 'deep'],
+      [`echo deep2 > ${Array(16).fill(long).join('/')}/f && echo k > k`, 'deep later'],
+    ])
     sh(`cd ${Array(8).fill(long).join('/')} && rm -rf ${long}`)
   })
 })
