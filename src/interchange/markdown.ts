@@ -4,13 +4,10 @@
  * it forks, how many messages, its first prompt and its last words).
  * Thinking is shown folded; images by reference.
  */
-import { activePath, type ContentPart, type InterchangeNode, type InterchangeTree } from './model.ts'
+import { activePath, type ContentPart, type InterchangeNode, type LabeledTree } from './model.ts'
 import { oneLine } from './values.ts'
 
-export interface MarkdownInput {
-  readonly tree: InterchangeTree
-  /** Labels by neutral node id. */
-  readonly labels: ReadonlyMap<string, string>
+export interface MarkdownInput extends LabeledTree {
   readonly title?: string
 }
 

@@ -192,6 +192,12 @@ export interface SessionMeta {
 }
 
 /** A whole imported session: nodes with parents before children, and the position to continue from. */
+/** A tree with the labels a writer keeps (by neutral node id): what the Markdown and Pi writers are given. */
+export interface LabeledTree {
+  readonly tree: InterchangeTree
+  readonly labels: ReadonlyMap<string, string>
+}
+
 export interface InterchangeTree {
   readonly meta: SessionMeta
   readonly nodes: readonly InterchangeNode[]

@@ -37,52 +37,28 @@ export function NodeActionBar({
   onLabel,
   onSummarize,
 }: NodeActionsProps): ReactNode {
+  const summarize = actions.summarize
+  // One button per available action: `act.<name>` is its label, `act.<name>Title` its title; the moves also wait for the summary choice.
+  const shown: readonly { readonly name: 'jump' | 'fork' | 'label' | 'summarize'; readonly run: () => void }[] = [
+    ...(actions.jump ? [{ name: 'jump' as const, run: () => onJump(nodeId) }] : []),
+    ...(actions.fork ? [{ name: 'fork' as const, run: () => onFork(nodeId) }] : []),
+    ...(actions.label ? [{ name: 'label' as const, run: () => onLabel(nodeId) }] : []),
+    ...(summarize !== null ? [{ name: 'summarize' as const, run: () => onSummarize(summarize) }] : []),
+  ]
   return (
     <div className="dst-actions">
-      {actions.jump ? (
+      {shown.map(({ name, run }) => (
         <button
+          key={name}
           type="button"
-          className="dst-btn dst-primary"
-          disabled={busy || moveBlocked}
-          title={t('act.jumpTitle')}
-          onClick={() => onJump(nodeId)}
+          className={name === 'jump' ? 'dst-btn dst-primary' : 'dst-btn'}
+          disabled={busy || ((name === 'jump' || name === 'fork') && moveBlocked)}
+          title={t(`act.${name}Title`, { branch: summarize ?? '' })}
+          onClick={run}
         >
-          {t('act.jump')}
+          {t(`act.${name}`)}
         </button>
-      ) : null}
-      {actions.fork ? (
-        <button
-          type="button"
-          className="dst-btn"
-          disabled={busy || moveBlocked}
-          title={t('act.forkTitle')}
-          onClick={() => onFork(nodeId)}
-        >
-          {t('act.fork')}
-        </button>
-      ) : null}
-      {actions.label ? (
-        <button
-          type="button"
-          className="dst-btn"
-          disabled={busy}
-          title={t('act.labelTitle')}
-          onClick={() => onLabel(nodeId)}
-        >
-          {t('act.label')}
-        </button>
-      ) : null}
-      {actions.summarize !== null ? (
-        <button
-          type="button"
-          className="dst-btn"
-          disabled={busy}
-          title={t('act.summarizeTitle', { branch: actions.summarize })}
-          onClick={() => onSummarize(actions.summarize!)}
-        >
-          {t('act.summarize')}
-        </button>
-      ) : null}
+      ))}
       {more}
     </div>
   )

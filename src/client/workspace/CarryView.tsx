@@ -5,7 +5,7 @@
  * here on demand), a decision for every conflict (Apply waits for them), an
  * optional summary of that branch, then the result. Nothing is written
  * before Apply; Back with the files undoes it. The parts are the restore
- * preview's (`RestoreView.tsx`).
+ * preview's (`FilesPreview.tsx`).
  */
 import { useCallback, useState, type ReactNode } from 'react'
 import type { CarryDecision, CarryDiff, CarryPreview, CarryResult, SurfaceMode } from '../../types.ts'
@@ -17,16 +17,13 @@ import type { WorkspaceClient } from './client.ts'
 import { carryDecisions, carryRequest, carryView, type CarryRow, type CarryView as View } from './model.ts'
 import { binaryText, LoadNote } from './NodeFiles.tsx'
 import {
-  BlockedList,
-  closeOnEscape,
-  DecisionRadios,
   DiffLines,
-  ErrorBanner,
-  FileLine,
+  PreviewFrame,
+  PreviewRows,
   useDiffLoads,
-  ViewFoot,
   type DiffLoad as Load,
-} from './RestoreView.tsx'
+  type PreviewRow,
+} from './FilesPreview.tsx'
 import { usePreviewFlow } from './usePreviewFlow.ts'
 
 export interface CarryViewProps {
@@ -82,41 +79,39 @@ export function CarryView({ t, client, from, name, mode, onCarried, onClose }: C
     )
   }
 
-  const onKeyDown = closeOnEscape(onClose)
-
   const at = (id: string | null) => (id === null ? t('ws.restore.start') : name(id))
-  const title = t('ws.carry.title', { from: name(from) })
   return (
-    <aside
-      ref={ref}
-      className="dst-restore"
-      tabIndex={-1}
-      data-testid="session-tree-carry"
-      data-phase={phase.kind}
-      onKeyDown={onKeyDown}
-      aria-label={title}
+    <PreviewFrame
+      t={t}
+      flow="carry"
+      title={t('ws.carry.title', { from: name(from) })}
+      phase={phase}
+      frameRef={ref}
+      intro={
+        preview ? (
+          <p className="dst-ws-note">
+            {t('ws.carry.what', { from: name(preview.from), common: at(preview.common), at: at(preview.at) })}
+          </p>
+        ) : null
+      }
+      done={(result) => <Done t={t} result={result} name={name} />}
+      ready={view !== undefined && !summaryBlocked}
+      nothing={view?.empty === true}
+      left={left.length}
+      onApply={applyPlan}
+      onClose={onClose}
     >
-      <h3>{title}</h3>
-      {preview ? (
-        <p className="dst-ws-note">
-          {t('ws.carry.what', { from: name(preview.from), common: at(preview.common), at: at(preview.at) })}
-        </p>
-      ) : null}
-      {phase.kind === 'loading' ? (
-        <p className="dst-ws-note" role="status">
-          {t('ws.carry.loading')}
-        </p>
-      ) : null}
-      {phase.kind === 'failed' ? <ErrorBanner t={t} code={phase.code} message={phase.message} moved={false} /> : null}
-      {phase.kind === 'done' ? <Done t={t} result={phase.result} name={name} /> : null}
-      {preview && view && phase.kind !== 'done' ? (
+      {preview && view ? (
         <>
-          <Rows
+          <PreviewRows<CarryDecision>
             t={t}
-            preview={preview}
-            view={view}
+            flow="carry"
+            nothing={view.empty ? t('ws.carry.nothing') : undefined}
+            stat={t('ws.carry.stat', { ...preview.stat })}
+            conflicts={view.conflicts.length}
+            rows={view.rows.map((row) => rowOf(t, row, diffs.get(row.path)))}
+            blocked={view.blocked}
             decisions={decisions}
-            diffs={diffs}
             disabled={phase.kind === 'applying'}
             onDecide={decide}
             onDiff={(path) => void toggleDiff(path)}
@@ -134,108 +129,35 @@ export function CarryView({ t, client, from, name, mode, onCarried, onClose }: C
           )}
         </>
       ) : null}
-      <ViewFoot
-        t={t}
-        closing={phase.kind === 'done' || (phase.kind === 'failed' && !view) || view?.empty === true}
-        ready={view !== undefined && !summaryBlocked}
-        applying={phase.kind === 'applying'}
-        left={left.length}
-        applyingLabel={t('ws.carry.applying')}
-        onApply={applyPlan}
-        onClose={onClose}
-      />
-      <p className="dst-ws-note">{t('ws.restore.keys')}</p>
-    </aside>
+    </PreviewFrame>
   )
 }
 
-function tagOf(t: Translate, row: CarryRow): string {
-  if (row.deletes) return t('ws.carry.action.delete')
-  return t(`ws.carry.action.${row.action}`)
-}
-
-function Rows({
-  t,
-  preview,
-  view,
-  decisions,
-  diffs,
-  disabled,
-  onDecide,
-  onDiff,
-}: {
-  readonly t: Translate
-  readonly preview: CarryPreview
-  readonly view: View
-  readonly decisions: ReadonlyMap<string, CarryDecision>
-  readonly diffs: ReadonlyMap<string, DiffLoad>
-  readonly disabled: boolean
-  readonly onDecide: (path: string, decision: CarryDecision) => void
-  readonly onDiff: (path: string) => void
-}): ReactNode {
-  if (view.empty)
-    return (
-      <p className="dst-ws-note" data-testid="session-tree-carry-empty">
-        {t('ws.carry.nothing')}
-      </p>
-    )
-  return (
-    <>
-      <div className="dst-sub" data-testid="session-tree-carry-stat">
-        {t('ws.carry.stat', { ...preview.stat })}
-      </div>
-      {view.conflicts.length > 0 ? (
-        <p className="dst-banner" data-tone="warn">
-          {t('ws.carry.conflicts', { count: view.conflicts.length })}
-        </p>
-      ) : null}
-      <ul className="dst-restore-rows" aria-label={t('ws.changed')}>
-        {view.rows.map((row) => (
-          <li
-            key={row.path}
-            data-path={row.path}
-            data-action={row.action}
-            data-deletes={row.deletes ? 'true' : undefined}
-            data-binary={row.binary ? 'true' : undefined}
-            data-conflict={row.reason}
-          >
-            <FileLine
-              t={t}
-              path={row.path}
-              tag={tagOf(t, row)}
-              kind={
-                row.action === 'take'
-                  ? row.deletes
-                    ? 'delete'
-                    : 'create'
-                  : row.action === 'merge'
-                    ? 'update'
-                    : row.action
-              }
-              binary={row.binary}
-              insertions={row.insertions}
-              deletions={row.deletions}
-              open={diffs.has(row.path)}
-              diffTitle={t('ws.carry.diffTitle')}
-              onDiff={() => onDiff(row.path)}
-            />
-            {row.action === 'conflict' ? (
-              <DecisionRadios<CarryDecision>
-                path={row.path}
-                why={t(`ws.carry.reason.${row.reason ?? 'text'}` as StringKey, { count: row.hunks ?? 1 })}
-                options={carryDecisions(row).map((value) => ({ value, label: t(DECISION_LABEL[value]) }))}
-                decision={decisions.get(row.path)}
-                disabled={disabled}
-                onDecide={(d) => onDecide(row.path, d)}
-              />
-            ) : null}
-            {diffs.has(row.path) ? <Diff t={t} row={row} load={diffs.get(row.path)!} /> : null}
-          </li>
-        ))}
-      </ul>
-      <BlockedList t={t} blocked={view.blocked} />
-    </>
-  )
+/** A carry row as the preview shows it: a taken deletion says delete; a conflict offers the answers its file allows. */
+function rowOf(t: Translate, row: CarryRow, diff: DiffLoad | undefined): PreviewRow<CarryDecision> {
+  return {
+    path: row.path,
+    data: {
+      'data-action': row.action,
+      'data-deletes': row.deletes ? 'true' : undefined,
+      'data-binary': row.binary ? 'true' : undefined,
+      'data-conflict': row.reason,
+    },
+    tag: row.deletes ? t('ws.carry.action.delete') : t(`ws.carry.action.${row.action}`),
+    kind: row.action === 'take' ? (row.deletes ? 'delete' : 'create') : row.action === 'merge' ? 'update' : row.action,
+    binary: row.binary,
+    insertions: row.insertions,
+    deletions: row.deletions,
+    ...(row.action === 'conflict'
+      ? {
+          conflict: {
+            why: t(`ws.carry.reason.${row.reason ?? 'text'}` as StringKey, { count: row.hunks ?? 1 }),
+            options: carryDecisions(row).map((value) => ({ value, label: t(DECISION_LABEL[value]) })),
+          },
+        }
+      : {}),
+    ...(diff ? { diff: <Diff t={t} row={row} load={diff} /> } : {}),
+  }
 }
 
 function Diff({ t, row, load }: { readonly t: Translate; readonly row: CarryRow; readonly load: DiffLoad }): ReactNode {

@@ -8,7 +8,7 @@ import type { FileComparison, FileState } from '../../types.ts'
 import type { Translate } from '../i18n.ts'
 import type { WorkspaceClient } from './client.ts'
 import { binarySides } from './model.ts'
-import { DiffLines } from './RestoreView.tsx'
+import { DiffLines } from './FilesPreview.tsx'
 import { binaryText, bytes, LoadNote } from './NodeFiles.tsx'
 import { useResult } from './useResult.ts'
 

@@ -12,17 +12,15 @@
  * after it, and Pi resumes on exactly the cursor's context.
  */
 import { randomUUID } from 'node:crypto'
-import type { ContentPart, InterchangeNode, InterchangeTree, Json, JsonRecord } from '../model.ts'
+import type { ContentPart, InterchangeNode, Json, JsonRecord, LabeledTree } from '../model.ts'
 import { isObject } from '../values.ts'
 import { PI_CURRENT_VERSION } from './read.ts'
 
 /** `customType` of the entry that marks DSH's cursor when it is not the last entry. */
 export const CURSOR_MARKER_TYPE = 'dsh-session-tree.cursor'
 
-export interface PiWriteInput {
-  readonly tree: InterchangeTree
-  /** Labels to hold at the end, by neutral node id. */
-  readonly labels: ReadonlyMap<string, string>
+/** The labels are held at the end. */
+export interface PiWriteInput extends LabeledTree {
   readonly now?: number
 }
 
