@@ -47,6 +47,26 @@ describe('the import log, staged and renamed into place', () => {
     expect(readdirSync(home.home).filter((name) => name.startsWith('.session-tree-import-'))).toEqual([])
   })
 
+  it('a value JSON would drop or change fails the write, and nothing is left (the backend is written past its copying coordinator)', async () => {
+    const home = await dshHome()
+    const event = (data: Record<string, unknown>) => ({ type: 'turn/start', seq: 0, time: 1, data })
+    const shared: Record<string, unknown> = { turn: 1 }
+    shared.self = shared
+    for (const [data, reason] of [
+      [{ turn: 1, gone: undefined }, 'undefined'],
+      [{ turn: Number.NaN }, 'NaN'],
+      [{ turn: -0 }, '-0'],
+      [{ turn: 1, when: new Date(0) }, 'not a plain object'],
+      [{ turn: 1, list: [1, , 3] }, 'hole'],
+      [shared, 'refers back'],
+    ] as const) {
+      const header = { version: 0, id: `lossy-${reason}`, createdAt: 1, cwd: '/w' }
+      await expect(writeSessionLog(home.persistence, header, [event(data)] as never)).rejects.toThrow(reason)
+    }
+    expect(readdirSync(home.home).filter((name) => name.startsWith('.session-tree-import-'))).toEqual([])
+    expect(existsSync(home.sessionsRoot) ? readdirSync(home.sessionsRoot) : []).toEqual([])
+  })
+
   it('a failure at the last step (the session folder is taken) leaves no session, no sidecar, no staging folder', async () => {
     const home = await dshHome()
     const file = piFile(3)
