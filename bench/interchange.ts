@@ -200,7 +200,10 @@ const WRITERS = { pi: writePiSession, 'claude-code': writeClaudeSession, codex: 
  * hard limit: a run that needs more dies of heap exhaustion).
  */
 export const HEAP_CAP_PER_FILE_MB = 5
-/** A ~100 MB import against opening what it wrote: it builds the tree twice (from the source, then to verify). */
+/**
+ * A ~100 MB import against opening what it wrote. The budget assumed an import is two tree builds; it also
+ * reads the source, writes and fsyncs the log and verifies the rebuild (docs/interchange.md, "Time"). Kept as the goal.
+ */
 export const IMPORT_OPEN_RATIO = 2
 
 export const interchangeSection = {
@@ -274,8 +277,7 @@ export const interchangeSection = {
           ? `${fmt(bigMB, 0)} MB file, --max-old-space-size=${cap}: peak RSS ${fmt(capped.maxRssMB, 0)} MB (opening it under the same cap: ${opened.ok ? `${fmt(opened.maxRssMB, 0)} MB` : 'failed'})`
           : `failed under --max-old-space-size=${cap}: ${capped.error}`,
       })
-      // An import builds the tree twice (from the source, then from the log it wrote, to verify the rebuild):
-      // about twice what opening the session costs; more would be work the design does not ask for.
+      // The goal stays 2× even though it does not hold yet (docs/interchange.md, "Time", says where the rest goes).
       checks.push({
         name: `a ~100 MB import takes at most ${IMPORT_OPEN_RATIO}× opening the session it wrote (the harness's load + the plugin's tree; same run, no heap cap)`,
         pass: imported.ok && openedFree.ok && imported.ms <= IMPORT_OPEN_RATIO * openedFree.ms,
