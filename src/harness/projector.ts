@@ -172,12 +172,11 @@ export class SessionProjector {
 
   /** A new message event (new history, not a switch's copy): its node. */
   private appendEvent(event: Event): void {
-    const data = event.data
     switch (event.type) {
       case 'user/message': {
         // Surface bookkeeping first, so a malformed message still keeps later ranges resolvable.
         this.mirror.open(event.seq)
-        const message = requireMessage(data)
+        const message = requireMessage(event.data)
         const flat = flattenContent(message.content)
         const source = isRecord(message.source) ? message.source : {}
         const kind = typeof source.kind === 'string' ? source.kind : 'unknown'
@@ -199,15 +198,11 @@ export class SessionProjector {
                 : {}),
           },
         )
-        this.mirror.show(node)
-        this.sources.set(node, { kind: 'message', seq: event.seq })
+        this.shown(event, node)
         return
       }
       case 'assistant/message': {
-        this.mirror.open(event.seq)
-        if (!isRecord(data)) throw new MalformedEvent('assistant/message without data')
-        const message = requireMessage(data.message)
-        const flat = flattenContent(message.content)
+        const { data, message, flat } = this.opened(event)
         const usage = isRecord(data.usage) ? numericRecord(data.usage) : undefined
         if (!Array.isArray(message.content) || message.content.length === 0) {
           // An empty message only hosts usage (a max-tokens step): no node.
@@ -228,16 +223,12 @@ export class SessionProjector {
             ...(data.interrupted === true ? { metadata: { interrupted: true } } : {}),
           },
         )
-        this.mirror.show(node)
-        this.sources.set(node, { kind: 'message', seq: event.seq })
+        this.shown(event, node)
         this.rehomeCalls(event, flat.parts)
         return
       }
       case 'tool/result': {
-        this.mirror.open(event.seq)
-        if (!isRecord(data)) throw new MalformedEvent('tool/result without data')
-        const message = requireMessage(data.message)
-        const flat = flattenContent(message.content)
+        const { data, message, flat } = this.opened(event)
         const result = flat.parts.find((part) => part.type === 'tool_result')
         if (!result || result.type !== 'tool_result')
           throw new MalformedEvent('tool/result without a tool-result block')
@@ -272,11 +263,32 @@ export class SessionProjector {
             ...(result.isError ? { error: errorCode ?? 'error' } : {}),
           },
         )
-        this.mirror.show(node)
-        this.sources.set(node, { kind: 'message', seq: event.seq })
+        this.shown(event, node)
         return
       }
     }
+  }
+
+  /**
+   * An assistant message or tool result opened on the surface: its data, message and flattened content.
+   * Surface bookkeeping first, so a malformed event still keeps later ranges resolvable.
+   */
+  private opened(event: Event): {
+    readonly data: Record<string, unknown>
+    readonly message: ReturnType<typeof requireMessage>
+    readonly flat: ReturnType<typeof flattenContent>
+  } {
+    this.mirror.open(event.seq)
+    const data = event.data
+    if (!isRecord(data)) throw new MalformedEvent(`${event.type} without data`)
+    const message = requireMessage(data.message)
+    return { data, message, flat: flattenContent(message.content) }
+  }
+
+  /** A message event's new node: shown on the surface, sourced from the event. */
+  private shown(event: Event, node: string): void {
+    this.mirror.show(node)
+    this.sources.set(node, { kind: 'message', seq: event.seq })
   }
 
   /** A replacement we did not write: compaction (a summary) or a pruned tool result. */

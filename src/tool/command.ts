@@ -117,6 +117,12 @@ function restArgument(rest: string): string | undefined {
   return trimmed
 }
 
+/** A verb of one argument (`restArgument`): the command `make` builds of it; undefined when it is missing. */
+function withArgument(rest: string, make: (argument: string) => TreeCommand): TreeCommand | undefined {
+  const argument = restArgument(rest)
+  return argument === undefined ? undefined : make(argument)
+}
+
 /** `<token> <the rest as one argument>` (a node and a branch, a label, another node); undefined when either is missing. */
 function tokenAndArgument(rest: string): { token: string; argument: string } | undefined {
   const first = firstToken(rest)
@@ -189,15 +195,11 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
       return { kind: 'list', depth: Math.min(Number(arg), 8) }
     }
     case 'find':
-    case 'search': {
-      const query = restArgument(rest)
-      return query === undefined ? undefined : { kind: 'find', query }
-    }
+    case 'search':
+      return withArgument(rest, (query) => ({ kind: 'find', query }))
     case 'jump':
-    case 'goto': {
-      const node = restArgument(rest)
-      return node === undefined ? undefined : { kind: 'jump', node, ...flags }
-    }
+    case 'goto':
+      return withArgument(rest, (node) => ({ kind: 'jump', node, ...flags }))
     case 'fork':
     case 'branch': {
       const args = tokenAndArgument(rest)
@@ -212,10 +214,8 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
     case 'forward':
       return rest.trim() === '' ? { kind: verb, ...flags } : undefined
     case 'summarize':
-    case 'summary': {
-      const branch = restArgument(rest)
-      return branch === undefined ? undefined : { kind: 'summarize', branch }
-    }
+    case 'summary':
+      return withArgument(rest, (branch) => ({ kind: 'summarize', branch }))
     case 'compare':
     case 'diff': {
       // A trailing --files (the files only) or --both (the words and the files).
@@ -246,10 +246,8 @@ export function parseTreeCommand(rawInput: string): TreeCommand | undefined {
         ? { kind: 'export', format: format.token as ExportFormat }
         : { kind: 'export', format: format.token as ExportFormat, path: file }
     }
-    case 'new-session': {
-      const node = restArgument(rest)
-      return node === undefined ? undefined : { kind: 'new-session', node }
-    }
+    case 'new-session':
+      return withArgument(rest, (node) => ({ kind: 'new-session', node }))
     case 'gc': {
       const arg = rest.trim()
       return arg === '' ? { kind: 'gc', dryRun: false } : arg === '--dry-run' ? { kind: 'gc', dryRun: true } : undefined

@@ -66,16 +66,17 @@ function common(text: string, touchesBefore: boolean, touchesAfter: boolean): st
   return `${head}…${tail}`
 }
 
+/** Why a diff shows the texts whole, per reason (a table, so a new reason cannot fall into another's words). */
+const WHOLE_BECAUSE: Readonly<Record<Extract<TextDiff, { kind: 'whole' }>['reason'], string>> = {
+  size: 'too large to diff',
+  edits: 'too many changes to diff',
+  budget: 'the compare ran out of diff budget',
+}
+
 /** `same [-removed-]{+added+} same`, common text shortened around the edits. */
 export function renderTextDiff(diff: TextDiff): string {
   if (diff.kind === 'whole') {
-    const why =
-      diff.reason === 'size'
-        ? 'too large to diff'
-        : diff.reason === 'edits'
-          ? 'too many changes to diff'
-          : 'the compare ran out of diff budget'
-    return `(${why}, shown whole) [-${clip(oneLine(diff.a))}-]{+${clip(oneLine(diff.b))}+}`
+    return `(${WHOLE_BECAUSE[diff.reason]}, shown whole) [-${clip(oneLine(diff.a))}-]{+${clip(oneLine(diff.b))}+}`
   }
   const parts = diff.parts
   return parts

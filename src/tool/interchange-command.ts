@@ -83,6 +83,13 @@ export async function runImportCommand(
   }
 }
 
+/** What an export of each format holds (a table, so a new format cannot fall into another's words). */
+const EXPORTED: Readonly<Record<ExportFormat, string>> = {
+  pi: 'every branch',
+  'claude-code': 'the active path',
+  markdown: 'the active path and a digest of the other branches',
+}
+
 export async function runExportCommand(
   service: SessionTreeService,
   agent: LiveAgent,
@@ -95,15 +102,9 @@ export async function runExportCommand(
       path: command.path === undefined ? null : resolveFrom(agent, command.path),
       inline: false,
     })
-    const what =
-      command.format === 'pi'
-        ? 'every branch'
-        : command.format === 'claude-code'
-          ? 'the active path'
-          : 'the active path and a digest of the other branches'
     return {
       kind: 'success',
-      text: `Exported ${what} as ${command.format} to ${result.path} (${result.lines} line(s), ${result.bytes} bytes).`,
+      text: `Exported ${EXPORTED[command.format]} as ${command.format} to ${result.path} (${result.lines} line(s), ${result.bytes} bytes).`,
     }
   } catch (error) {
     return { kind: 'error', text: errorText(error) }

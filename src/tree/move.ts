@@ -33,6 +33,17 @@ export interface MoveSpec<K extends MoveKind> {
 
 const quote = (text: string): string => JSON.stringify(text)
 
+/** `back` and `forward`: a step through the navigation history, named as the tree method that takes it. */
+function historyStep<K extends 'back' | 'forward'>(kind: K): MoveSpec<K> {
+  return {
+    goes: 'history',
+    summarizes: false,
+    check: () => ok({ kind } as MoveOf<K>),
+    run: (tree) => tree[kind](),
+    words: () => kind,
+  }
+}
+
 export const MOVE_SPECS: { readonly [K in MoveKind]: MoveSpec<K> } = {
   jump: {
     goes: 'node',
@@ -55,20 +66,8 @@ export const MOVE_SPECS: { readonly [K in MoveKind]: MoveSpec<K> } = {
     run: (tree, move, target) => tree.fork(target!, move.branch),
     words: (move) => `fork branch ${quote(move.branch)} at ${move.nodeId}`,
   },
-  back: {
-    goes: 'history',
-    summarizes: false,
-    check: () => ok({ kind: 'back' }),
-    run: (tree) => tree.back(),
-    words: () => 'back',
-  },
-  forward: {
-    goes: 'history',
-    summarizes: false,
-    check: () => ok({ kind: 'forward' }),
-    run: (tree) => tree.forward(),
-    words: () => 'forward',
-  },
+  back: historyStep('back'),
+  forward: historyStep('forward'),
 }
 
 const specOf = <K extends MoveKind>(move: MoveOf<K>): MoveSpec<K> => MOVE_SPECS[move.kind as K] as MoveSpec<K>

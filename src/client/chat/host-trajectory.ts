@@ -83,42 +83,43 @@ function aliasedBlocks(blocks: unknown, renamed: ReadonlyMap<string, string>): u
   return changed ? next : blocks
 }
 
+/** `node.data[key]` as `edit` rewrites it (the same node where that is no record or `edit` returns it unchanged). */
+function editData(
+  node: unknown,
+  key: 'node' | 'root',
+  edit: (inner: Record<string, unknown>) => Record<string, unknown>,
+): unknown {
+  if (!isRecord(node) || !isRecord(node.data) || !isRecord(node.data[key])) return node
+  const inner = node.data[key]
+  const next = edit(inner)
+  return next === inner ? node : { ...node, data: { ...node.data, [key]: next } }
+}
+
 /** An answer's node with its repeating calls aliased: its final message is the match at the node's seq. */
 function aliasAnswer(node: unknown, context: unknown, aliases: CallAliases): unknown {
-  if (
-    !isRecord(node) ||
-    !isRecord(node.data) ||
-    !isRecord(node.data.node) ||
-    !isRecord(context) ||
-    !Array.isArray(context.matches)
-  )
-    return node
-  const answer = node.data.node
-  const final = context.matches.find(
-    (match) =>
-      isRecord(match) &&
-      isRecord(match.event) &&
-      match.event.seq === answer.seq &&
-      match.event.type === 'assistant/message',
-  )
-  const blocks = aliasedBlocks(answer.blocks, aliases.answerAliases(isRecord(final) ? final.event : undefined))
-  return blocks === answer.blocks ? node : { ...node, data: { ...node.data, node: { ...answer, blocks } } }
+  if (!isRecord(context) || !Array.isArray(context.matches)) return node
+  const matches: unknown[] = context.matches
+  return editData(node, 'node', (answer) => {
+    const final = matches.find(
+      (match) =>
+        isRecord(match) &&
+        isRecord(match.event) &&
+        match.event.seq === answer.seq &&
+        match.event.type === 'assistant/message',
+    )
+    const blocks = aliasedBlocks(answer.blocks, aliases.answerAliases(isRecord(final) ? final.event : undefined))
+    return blocks === answer.blocks ? answer : { ...answer, blocks }
+  })
 }
 
 /** A tool row's node keyed by its call's alias (the root call; nested calls keep theirs). */
 function aliasCall(node: unknown, context: unknown, aliases: CallAliases): unknown {
-  if (
-    !isRecord(node) ||
-    !isRecord(node.data) ||
-    !isRecord(node.data.root) ||
-    !isRecord(context) ||
-    !isRecord(context.start)
-  )
-    return node
+  if (!isRecord(context) || !isRecord(context.start)) return node
   const event = context.start.event
-  const alias = aliases.callAlias(event)
-  const root = node.data.root
-  if (alias === undefined || !isRecord(event) || !isRecord(event.data) || root.callId !== String(event.data.callId))
-    return node
-  return { ...node, data: { ...node.data, root: { ...root, callId: alias } } }
+  return editData(node, 'root', (root) => {
+    const alias = aliases.callAlias(event)
+    if (alias === undefined || !isRecord(event) || !isRecord(event.data) || root.callId !== String(event.data.callId))
+      return root
+    return { ...root, callId: alias }
+  })
 }
