@@ -37,6 +37,8 @@ export default defineConfig({
     hookTimeout: 600_000,
     // The e2e suites boot real harness processes; keep the 2-core machine calm.
     maxWorkers: 2,
+    // Every import the suite makes rebuilds its tree the way opening does and compares (src/interchange/session/verify.ts).
+    env: { DSH_SESSION_TREE_IMPORT_CHECK: 'rebuild' },
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 })

@@ -37,7 +37,6 @@ import {
   type OpenCall,
   type OpenExchange,
 } from './provider-view.ts'
-import { treeDigest } from './digest.ts'
 import { LogBuilder, type LogEvent } from './log.ts'
 import { applyLabels } from './labels.ts'
 import { importedTitle } from './title.ts'
@@ -133,7 +132,7 @@ class SessionBuild {
       events: this.log.events,
       overlay: foldOverlay(this.tree, this.treeOnlyW),
       watermark: this.log.seq - 1,
-      digest: treeDigest(this.tree),
+      tree: this.tree,
       cursor: this.tree.cursor,
       entries: this.source.nodes.flatMap((node) => {
         const dsh = this.dsh.get(node.id)

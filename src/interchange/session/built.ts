@@ -4,7 +4,7 @@
  */
 import { PLUGIN_ID } from '../../harness/marker.ts'
 import type { OverlayState } from '../../harness/overlay.ts'
-import type { TreeDigest } from './digest.ts'
+import type { SessionTree } from '../../tree/session-tree.ts'
 import type { LogEvent } from './log.ts'
 import type { ProvenanceEntry } from './provenance.ts'
 import type { SessionTitleData } from './title.ts'
@@ -21,12 +21,8 @@ export interface BuiltSession {
   readonly overlay: OverlayState
   /** Watermark of the overlay (the last event seq). */
   readonly watermark: number
-  /**
-   * The tree the plugin will rebuild (the projector's own result), as a
-   * digest: the tree itself is released when the build returns, so the
-   * verification rebuild never has two trees in memory.
-   */
-  readonly digest: TreeDigest
+  /** The tree built beside the log: what opening the session must give (`verify.ts`). */
+  readonly tree: SessionTree
   /** DSH node id of the cursor. */
   readonly cursor: string | null
   /** Each DSH node made from a source node (the provenance's node table). */

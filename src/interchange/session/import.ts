@@ -261,7 +261,7 @@ function makeStaging(sidecarRoot: string): { root: string; dir: string; createdR
 /**
  * Read, then build; only what publication needs comes back. The neutral tree
  * (one object per source node) is unreachable once this returns, so the
- * verification rebuild and the log's batches do not sit on top of it.
+ * log's batches (and the rebuild check's second tree, when asked for) do not sit on top of it.
  */
 async function readAndBuild(
   chunks: AsyncIterable<Buffer | string>,

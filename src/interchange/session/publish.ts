@@ -1,13 +1,14 @@
 /**
- * Publishing a built session, all or nothing, in bounded memory:
+ * Publishing a built session, all or nothing, in bounded memory (the log and
+ * the built tree; a second tree only for the rebuild check):
  *
  * 1. the log is validated the way a resume validates it (a detached harness
  *    `Session` seeded with every event, in place);
  * 2. the sidecar (overlay + provenance: header, the source records spooled
  *    while reading, the node table) is written into the import's private
- *    staging directory, and the tree is rebuilt from log + that sidecar by the
- *    plugin's own sync and checked against the built tree's digest (the built
- *    tree is gone by then: one tree at a time) — a mismatch publishes nothing;
+ *    staging directory and read back the way opening the session reads it
+ *    (`verify.ts`; with `check: 'rebuild'` the whole tree is also rebuilt from log +
+ *    sidecar and compared with the built one) — a mismatch publishes nothing;
  * 3. the sidecar directory is renamed into the real sidecar root (atomic, same
  *    file system), then the log is written (`write-log.ts`: staged beside the
  *    sessions root in bounded batches and renamed into place, or one append
@@ -19,13 +20,11 @@
  */
 import { renameSync, rmSync } from 'node:fs'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'
-import { SessionTreeStore } from '../../tree/store.ts'
 import type { JsonObject } from '../../tree/types.ts'
-import { TreeSync } from '../../harness/sync.ts'
 import { TreeSidecar } from '../../sidecar/index.ts'
 import { InterchangeError } from '../errors.ts'
 import type { BuiltSession } from './build.ts'
-import { digestDifference } from './digest.ts'
+import { checkReadBack, checkRebuild, defaultImportCheck, type ImportCheck } from './verify.ts'
 import { writeProvenance, type ProvenanceHeader, type RawSpool } from './provenance.ts'
 import {
   failedWrite,
@@ -53,6 +52,8 @@ export interface PublishOptions {
   readonly sidecar?: SidecarStaging
   readonly cwd?: string
   readonly createdAt: number
+  /** How the staged sidecar is checked (default: `defaultImportCheck()`). */
+  readonly check?: ImportCheck
 }
 
 export interface Published {
@@ -75,7 +76,10 @@ export async function publishSession(built: BuiltSession, options: PublishOption
   } catch (error) {
     throw new InterchangeError('WRITE_FAILED', `the harness refuses the session log: ${(error as Error).message}`)
   }
-  const published = options.sidecar !== undefined ? stageSidecar(built, options.sidecar) : undefined
+  const published =
+    options.sidecar !== undefined
+      ? stageSidecar(built, options.sidecar, options.check ?? defaultImportCheck())
+      : undefined
   let log: WrittenLog
   try {
     log = await writeSessionLog(options.persistence, header, built.events)
@@ -87,7 +91,7 @@ export async function publishSession(built: BuiltSession, options: PublishOption
 }
 
 /** Write, verify and move the sidecar directory into place; returns its final path. */
-function stageSidecar(built: BuiltSession, sidecar: SidecarStaging): string {
+function stageSidecar(built: BuiltSession, sidecar: SidecarStaging, check: ImportCheck): string {
   const staged = new TreeSidecar(sidecar.staging)
   const folded = staged.compact(built.sessionId, {
     n: 0,
@@ -97,7 +101,10 @@ function stageSidecar(built: BuiltSession, sidecar: SidecarStaging): string {
   if (!folded.ok) throw new InterchangeError('WRITE_FAILED', `sidecar: ${folded.error.message}`)
   const dir = staged.dirFor(built.sessionId)
   writeProvenance(dir, sidecar.header, sidecar.spool, built.entries)
-  verifyRebuild(built, sidecar.staging)
+  const difference =
+    checkReadBack(built, sidecar.staging) ?? (check === 'rebuild' ? checkRebuild(built, sidecar.staging) : undefined)
+  if (difference !== undefined)
+    throw new InterchangeError('WRITE_FAILED', `the plugin would not open the imported tree as built: ${difference}`)
   const final = new TreeSidecar(sidecar.root).dirFor(built.sessionId)
   try {
     renameSync(dir, final)
@@ -108,18 +115,4 @@ function stageSidecar(built: BuiltSession, sidecar: SidecarStaging): string {
     )
   }
   return final
-}
-
-/** The plugin rebuilds the tree from log + sidecar exactly as built, or nothing is published. */
-function verifyRebuild(built: BuiltSession, sidecarRoot: string): void {
-  const sync = new TreeSync(new SessionTreeStore(), new TreeSidecar(sidecarRoot))
-  const state = sync.attach({ id: built.sessionId, events: built.events })
-  const problems = [
-    ...state.warnings.map((w) => w.message),
-    ...state.projector.quarantine.map((q) => `event ${q.seq}: ${q.reason}`),
-  ]
-  const difference = problems[0] ?? digestDifference(built.digest, state.projector.tree)
-  sync.detach(built.sessionId)
-  if (difference !== undefined)
-    throw new InterchangeError('WRITE_FAILED', `the plugin would not rebuild the imported tree: ${difference}`)
 }

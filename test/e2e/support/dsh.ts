@@ -94,6 +94,10 @@ export function dshEnv({ home, llmUrl, extra = {} }: DshEnvOptions): NodeJS.Proc
     DEEPSEEK_BASE_URL: llmUrl ?? NO_LLM,
     DEEPSEEK_API_KEY: 'fake-key',
     DSH_TELEMETRY_DISABLED: '1',
+    // The suite's own setting passes through: imports in the real dsh web rebuild and compare too (vitest.config.ts).
+    ...(process.env.DSH_SESSION_TREE_IMPORT_CHECK
+      ? { DSH_SESSION_TREE_IMPORT_CHECK: process.env.DSH_SESSION_TREE_IMPORT_CHECK }
+      : {}),
   })
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key]
