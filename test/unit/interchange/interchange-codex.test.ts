@@ -20,18 +20,18 @@ async function importFresh(path: string) {
   return { home, outcome }
 }
 
+/** `path` imported fresh, and its report: a Codex rollout of `version`, one compaction, two branches, nothing skipped. */
+async function importTwoBranches(path: string, version: string) {
+  const imported = await importFresh(path)
+  expect(imported.outcome.report).toMatchObject({ format: 'codex', version, compactions: 1, branches: 2, skipped: [] })
+  return imported
+}
+
 const FIXTURE = join(import.meta.dirname, '..', '..', 'fixtures', 'codex', 'synthetic-rollout.jsonl')
 
 describe('Codex rollouts', () => {
   it('one stream (response_item), typed prompts vs injected context, a rollback forks, the compaction replaces the history', async () => {
-    const { home, outcome } = await importFresh(FIXTURE)
-    expect(outcome.report).toMatchObject({
-      format: 'codex',
-      version: '0.77.0',
-      compactions: 1,
-      branches: 2,
-      skipped: [],
-    })
+    const { home, outcome } = await importTwoBranches(FIXTURE, '0.77.0')
     expect(outcome.report.ignored).toMatchObject({
       'event_msg:agent_message': 3,
       'event_msg:user_message': 4,
@@ -162,14 +162,7 @@ describe('Codex rollouts written by the real codex 0.171.0 (against a local fake
       [thread!, 'Thanks, that is all.'],
       [fork!, 'Instead, just count the files.'],
     ] as const) {
-      const { home, outcome } = await importFresh(main)
-      expect(outcome.report).toMatchObject({
-        format: 'codex',
-        version: '0.171.0',
-        compactions: 1,
-        branches: 2,
-        skipped: [],
-      })
+      const { home, outcome } = await importTwoBranches(main, '0.171.0')
       expect(outcome.report.notes.join('\n')).toContain(`(thread ${firstLine(fork!).payload.id}) joined as a branch`)
       const { tree, events, warnings } = await loadTree(home, outcome.sessionId!)
       expect(warnings).toEqual([])
