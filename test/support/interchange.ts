@@ -16,6 +16,7 @@ import type { SessionTree } from '../../src/tree/session-tree.ts'
 import { TreeSidecar } from '../../src/sidecar/index.ts'
 import { loopRig } from './tool-rig.ts'
 import { readProvenance } from '../../src/interchange/session/provenance.ts'
+import { importSession, type ImportTarget } from '../../src/interchange/session/import.ts'
 import type { WireBody } from './dsh-wire.ts'
 import { contractViolations, type ContractViolation } from './provider-contract.ts'
 
@@ -51,6 +52,16 @@ export async function dshHome(): Promise<Home> {
     sidecarRoot: join(home, 'session-tree'),
     persistence: (ctx as unknown as { sessionPersistence: Home['persistence'] }).sessionPersistence,
   }
+}
+
+/** `path` imported into a fresh DSH home; `target`: more of the import's target (a cwd, a dry run). */
+export async function importFresh(path: string, target: Partial<Omit<ImportTarget, 'persistence'>> = {}) {
+  const home = await dshHome()
+  const outcome = await importSession(
+    { path },
+    { persistence: home.persistence, sidecarRoot: home.sidecarRoot, ...target },
+  )
+  return { home, outcome }
 }
 
 /** Load a stored session the way the plugin does on resume: log + sidecar → tree. */

@@ -10,15 +10,8 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { importSession } from '../../../src/interchange/session/import.ts'
-import { dshHome, dshModelView, loadTree, rolloutFiles, treeModelView } from '../../support/interchange.ts'
+import { dshHome, dshModelView, importFresh, loadTree, rolloutFiles, treeModelView } from '../../support/interchange.ts'
 import { pathUnits, type Unit } from '../../support/claude-units.ts'
-
-/** `path` imported into a fresh DSH home. */
-async function importFresh(path: string) {
-  const home = await dshHome()
-  const outcome = await importSession({ path }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
-  return { home, outcome }
-}
 
 /** `path` imported fresh, and its report: a Codex rollout of `version`, one compaction, two branches, nothing skipped. */
 async function importTwoBranches(path: string, version: string) {

@@ -10,10 +10,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { importSession } from '../../../src/interchange/session/import.ts'
 import { TITLE_LIMITS } from '../../../src/interchange/session/title.ts'
 import { assistant, newPiSession, user } from '../../support/pi.ts'
-import { dshHome, loadTree } from '../../support/interchange.ts'
+import { importFresh, loadTree } from '../../support/interchange.ts'
 
 type Logged = {
   type: string
@@ -27,11 +26,7 @@ type Logged = {
 }
 
 async function imported(file: string, target: { cwd?: string; fallbackCwd?: string } = {}) {
-  const home = await dshHome()
-  const outcome = await importSession(
-    { path: file },
-    { persistence: home.persistence, sidecarRoot: home.sidecarRoot, ...target },
-  )
+  const { home, outcome } = await importFresh(file, target)
   const { events, warnings } = await loadTree(home, outcome.sessionId!)
   expect(warnings).toEqual([])
   const logged = events as Logged[]
