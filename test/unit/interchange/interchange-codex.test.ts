@@ -10,7 +10,17 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { importSession } from '../../../src/interchange/session/import.ts'
-import { dshHome, dshModelView, importFresh, loadTree, rolloutFiles, treeModelView } from '../../support/interchange.ts'
+import {
+  codexAnswer,
+  codexLine,
+  codexPrompt,
+  dshHome,
+  dshModelView,
+  importFresh,
+  loadTree,
+  rolloutFiles,
+  treeModelView,
+} from '../../support/interchange.ts'
 import { pathUnits, type Unit } from '../../support/claude-units.ts'
 
 /** `path` imported fresh, and its report: a Codex rollout of `version`, one compaction, two branches, nothing skipped. */
@@ -219,10 +229,8 @@ describe('Codex forks that copied their parent (older versions)', () => {
     const parent = readFileSync(FIXTURE, 'utf8').trim().split('\n')
     const parentId = (JSON.parse(parent[0]!) as { payload: { id: string } }).payload.id
     const dir = mkdtempSync(join(tmpdir(), 'codex-copied-'))
-    const env = (type: string, payload: unknown) =>
-      JSON.stringify({ timestamp: '2026-01-11T10:00:00.000Z', type, payload })
     const fork = [
-      env('session_meta', {
+      codexLine('session_meta', {
         id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0002',
         forked_from_id: parentId,
         cwd: '/home/dev/shop',
@@ -230,17 +238,8 @@ describe('Codex forks that copied their parent (older versions)', () => {
         model_provider: 'openai',
       }),
       ...parent.slice(0, 12),
-      env('response_item', {
-        type: 'message',
-        role: 'user',
-        content: [{ type: 'input_text', text: 'skip the patch, write a test instead' }],
-      }),
-      env('event_msg', { type: 'user_message', message: 'skip the patch, write a test instead', images: [] }),
-      env('response_item', {
-        type: 'message',
-        role: 'assistant',
-        content: [{ type: 'output_text', text: 'Added cart.removeItem.test.js.' }],
-      }),
+      ...codexPrompt('skip the patch, write a test instead'),
+      codexAnswer('Added cart.removeItem.test.js.'),
     ]
     copyFileSync(FIXTURE, join(dir, 'rollout-2026-01-10T09-00-00-parent.jsonl'))
     writeFileSync(join(dir, 'rollout-2026-01-11T10-00-00-fork.jsonl'), fork.join('\n') + '\n')

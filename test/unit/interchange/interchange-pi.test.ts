@@ -21,6 +21,7 @@ import {
   buildSessionContext,
   newPiSession,
   piContext,
+  piLeaves,
   SessionManager,
   toolResult,
   user,
@@ -79,12 +80,6 @@ function richPiSession() {
   return pi
 }
 
-function leaves(pi: SessionManager): string[] {
-  const entries = pi.getEntries()
-  const parents = new Set(entries.map((e) => e.parentId))
-  return entries.filter((e) => !parents.has(e.id)).map((e) => e.id)
-}
-
 describe('Pi → DSH', () => {
   it('the next request holds exactly what Pi sends for its leaf; every other leaf is reachable with the same history', async () => {
     const pi = richPiSession()
@@ -106,7 +101,7 @@ describe('Pi → DSH', () => {
       expect(tree.get(node)!.label, `label of ${entry.id}`).toBe(pi.getLabel(entry.id))
     }
     expect(tree.cursor).toBe(dshOf.get(pi.getLeafId()!))
-    for (const leaf of leaves(pi)) {
+    for (const leaf of piLeaves(pi)) {
       expect(treeModelView(tree, dshOf.get(leaf)!), `history of ${leaf}`).toEqual(piContext(pi, leaf))
     }
     // Each of these requests is one a strict API accepts: next, and continued from every node but the
