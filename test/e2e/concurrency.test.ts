@@ -34,20 +34,8 @@ import { spoken } from './support/tree-path.ts'
 import { notesWorkspace, readOrAnswerScript } from './support/demo-turns.ts'
 import { describeWeb } from './support/web-suite.ts'
 
-const METHODS = [
-  'list',
-  'outline',
-  'session',
-  'export',
-  'jump',
-  'fork',
-  'back',
-  'forward',
-  'label',
-  'summarize',
-] as const
-type Method = (typeof METHODS)[number]
-const PARAMETERS: Record<Method, readonly string[]> = {
+/** The seed's methods, each with the parameters it takes. */
+const PARAMETERS = {
   list: ['agentId'],
   outline: ['agentId'],
   session: ['agentId'],
@@ -58,7 +46,9 @@ const PARAMETERS: Record<Method, readonly string[]> = {
   forward: ['agentId'],
   label: ['agentId', 'nodeId', 'label'],
   summarize: ['agentId', 'branch'],
-}
+} satisfies Record<string, readonly string[]>
+type Method = keyof typeof PARAMETERS
+const METHODS = Object.keys(PARAMETERS) as Method[]
 /** The gateway's own code for arguments it refuses (see remote.test.ts). */
 const GATEWAY_CODE = 'internal'
 /** Largest answer any hostile call may get (the largest honest one here, a `list`, is a few KB). */

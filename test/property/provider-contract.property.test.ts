@@ -23,6 +23,7 @@ import { continueImport, dshHome, dshNodes } from '../support/interchange.ts'
 import {
   assistant,
   newPiSession,
+  piLeaves,
   piProviderMessages,
   toolResult,
   user,
@@ -327,12 +328,6 @@ function piTree(ops: readonly PiOp[]): SessionManager {
     open.set(id, [])
   }
   return pi
-}
-
-function piLeaves(pi: SessionManager): string[] {
-  const entries = pi.getEntries()
-  const parents = new Set(entries.map((e) => e.parentId))
-  return entries.filter((e) => !parents.has(e.id)).map((e) => e.id)
 }
 
 describe('every request after importing a random Pi tree is one a strict API accepts, and what Pi sends', () => {

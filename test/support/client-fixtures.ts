@@ -17,8 +17,21 @@ import type {
 } from '../../src/types.ts'
 import { user, assistant, value } from './messages.ts'
 
-const wrap = <T>(r: TreeResult<T>): Result<T> =>
+/** A tree result as the remote answers it: the value, or the error's code and message only. */
+export const wrap = <T>(r: TreeResult<T>): Result<T> =>
   r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } }
+
+/** What `session` answers for `tree` in stock mode with `surfaceNote`: nothing quarantined, no sidecar warnings. */
+export function stockStatus(tree: SessionTree, surfaceNote: string): SessionStatus {
+  return {
+    ...tree.info(),
+    surfaceMode: 'stock',
+    surfaceNote,
+    revision: `1:${tree.logSeq}`,
+    quarantine: [],
+    sidecarWarnings: [],
+  }
+}
 
 export interface FakeRemote {
   readonly remote: TreeRemote
@@ -70,15 +83,7 @@ export function fakeRemote(tree: SessionTree): FakeRemote {
     session: () =>
       guard('session', () => ({
         ok: true,
-        value: {
-          ...tree.info(),
-          surfaceMode: 'stock',
-          surfaceNote: 'Jumps rewrite the model history.',
-          revision: `1:${tree.logSeq}`,
-          quarantine: [],
-          sidecarWarnings: [],
-          ...fake.status,
-        } as SessionStatus,
+        value: { ...stockStatus(tree, 'Jumps rewrite the model history.'), ...fake.status } as SessionStatus,
       })),
     outlineChanges: (_a, since) => guard('outlineChanges', () => ({ ok: true, value: tree.outlineChanges(since) })),
     export: () => guard('export', () => wrap(tree.linearExport())),

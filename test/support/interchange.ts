@@ -16,6 +16,7 @@ import type { SessionTree } from '../../src/tree/session-tree.ts'
 import { TreeSidecar } from '../../src/sidecar/index.ts'
 import { loopRig } from './tool-rig.ts'
 import { readProvenance } from '../../src/interchange/session/provenance.ts'
+import { importSession, type ImportTarget } from '../../src/interchange/session/import.ts'
 import type { WireBody } from './dsh-wire.ts'
 import { contractViolations, type ContractViolation } from './provider-contract.ts'
 
@@ -51,6 +52,28 @@ export async function dshHome(): Promise<Home> {
     sidecarRoot: join(home, 'session-tree'),
     persistence: (ctx as unknown as { sessionPersistence: Home['persistence'] }).sessionPersistence,
   }
+}
+
+/** One Codex rollout line (all at the same time). */
+export const codexLine = (type: string, payload: unknown) =>
+  JSON.stringify({ timestamp: '2026-01-11T10:00:00.000Z', type, payload })
+/** A typed prompt as Codex writes it: the message item the model reads, then the `user_message` event. */
+export const codexPrompt = (text: string) => [
+  codexLine('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] }),
+  codexLine('event_msg', { type: 'user_message', message: text, images: [] }),
+]
+/** The model's answer as Codex writes it: an `output_text` message item. */
+export const codexAnswer = (text: string) =>
+  codexLine('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] })
+
+/** `path` imported into a fresh DSH home; `target`: more of the import's target (a cwd, a dry run). */
+export async function importFresh(path: string, target: Partial<Omit<ImportTarget, 'persistence'>> = {}) {
+  const home = await dshHome()
+  const outcome = await importSession(
+    { path },
+    { persistence: home.persistence, sidecarRoot: home.sidecarRoot, ...target },
+  )
+  return { home, outcome }
 }
 
 /** Load a stored session the way the plugin does on resume: log + sidecar → tree. */

@@ -36,12 +36,18 @@ export class LogBuilder {
     return ++this.turn
   }
 
+  /** A new turn opened at its first step, nothing in it yet; returns the turn. */
+  openTurn(): number {
+    const turn = this.nextTurn()
+    this.session.append('turn/start', { turn })
+    this.session.append('step/start', { turn, step: 1 })
+    return turn
+  }
+
   /** A new turn opened at its first step with the typed `prompt`; returns the turn. */
   private begin(prompt: string): number {
     const s = this.session
-    const turn = this.nextTurn()
-    s.append('turn/start', { turn })
-    s.append('step/start', { turn, step: 1 })
+    const turn = this.openTurn()
     s.append(
       'user/message',
       createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }),
@@ -157,6 +163,11 @@ export class LogBuilder {
     )
     const event = s.append('tool/call', { turn, step: 1, callId, name: call.name, arguments: call.arguments })
     return { turn, event }
+  }
+
+  /** `openCall` for the model's `tree` jump (call `jump_1`) to `node`; without a node, the bare action. */
+  openJump(prompt: string, node?: string) {
+    return this.openCall(prompt, { id: 'jump_1', name: 'tree', arguments: JSON.stringify({ action: 'jump', node }) })
   }
 
   /** The tool's answer to call `callId` in step `step` of `turn` (a turn `openCall` left open). */

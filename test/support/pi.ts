@@ -93,6 +93,13 @@ export function toolResult(callId: string, toolName: string, text: string, isErr
   } as never
 }
 
+/** The ids of the session's leaves: the entries no other entry hangs off. */
+export function piLeaves(pi: SessionManager): string[] {
+  const entries = pi.getEntries()
+  const parents = new Set(entries.map((e) => e.parentId))
+  return entries.filter((e) => !parents.has(e.id)).map((e) => e.id)
+}
+
 /** What Pi sends its model for a leaf, as role + flat text (the comparison form). */
 export function piContext(session: SessionManager, leafId?: string | null): { role: string; text: string }[] {
   const context =

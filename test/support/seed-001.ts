@@ -25,6 +25,15 @@ const seedMessage = z.object({
   name: z.string().readonly().optional(),
   toolCallId: z.string().readonly().optional(),
 })
+/** Where a session stands, as both the list and the session results give it (the same three fields, in this order). */
+const seedPosition = {
+  cursor: z.union([z.literal(null), z.string()]).readonly(),
+  activeBranch: z.string().readonly(),
+  selectedNodeId: z
+    .union([z.literal(null), z.string()])
+    .readonly()
+    .optional(),
+}
 export const SEED_001 = {
   fork: z.object({
     cursor: z.string(),
@@ -37,12 +46,7 @@ export const SEED_001 = {
   }),
   list: z.object({
     sessionId: z.intersection(z.string(), z.unknown()).readonly(),
-    cursor: z.union([z.literal(null), z.string()]).readonly(),
-    activeBranch: z.string().readonly(),
-    selectedNodeId: z
-      .union([z.literal(null), z.string()])
-      .readonly()
-      .optional(),
+    ...seedPosition,
     branchHeads: z.record(z.string(), z.string()).readonly().optional(),
     nodes: z
       .array(
@@ -111,12 +115,7 @@ export const SEED_001 = {
     nodeCount: z.number().readonly(),
     messageCount: z.number().readonly(),
     branchCount: z.number().readonly(),
-    cursor: z.union([z.literal(null), z.string()]).readonly(),
-    activeBranch: z.string().readonly(),
-    selectedNodeId: z
-      .union([z.literal(null), z.string()])
-      .readonly()
-      .optional(),
+    ...seedPosition,
     currentPathLength: z.number().readonly(),
     usage: z.record(z.string(), z.number()).readonly().optional(),
     tokenCount: z.number().readonly().optional(),

@@ -10,11 +10,9 @@ import { compare } from '../../../src/tree/compare.ts'
 import { boundedComparison } from '../../../src/service/compare-wire.ts'
 import { TreeController, type Result, type TreeRemote } from '../../../src/client/controller.ts'
 import { ChangeFeed } from '../../../src/client/changes.ts'
-import type { MoveResult, SessionStatus, WatchAnswer } from '../../../src/types.ts'
+import type { MoveResult, WatchAnswer } from '../../../src/types.ts'
 import { user, assistant } from '../../support/messages.ts'
-
-const wrap = <T>(r: TreeResult<T>): Result<T> =>
-  r.ok ? { ok: true, value: r.value } : { ok: false, error: { code: r.error.code, message: r.error.message } }
+import { stockStatus, wrap } from '../../support/client-fixtures.ts'
 
 /** A fake remote over a real tree, counting calls. */
 function fakeRemote(tree: SessionTree) {
@@ -41,15 +39,7 @@ function fakeRemote(tree: SessionTree) {
         failNext = undefined
         return { ok: false, error }
       }
-      const status: SessionStatus = {
-        ...tree.info(),
-        surfaceMode: 'stock',
-        surfaceNote: 'note',
-        revision: `1:${tree.logSeq}`,
-        quarantine: [],
-        sidecarWarnings: [],
-      }
-      return { ok: true, value: status }
+      return { ok: true, value: stockStatus(tree, 'note') }
     },
     async outlineChanges(_a, since) {
       calls.push('outlineChanges')
@@ -165,32 +155,26 @@ describe('TreeController', () => {
   })
 
   it('reports a remote that cannot be mounted or rejects as CLIENT_ERROR / its code', async () => {
-    const failing = new TreeController(
-      async () => {
-        throw { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' }
-      },
-      's',
-      { marks: false },
-    )
-    await failing.refresh()
-    expect(failing.getSnapshot()).toMatchObject({
-      phase: 'error',
-      error: { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' },
-    })
-    failing.dispose()
     const { tree } = conversation()
     const fake = fakeRemote(tree)
-    const rejecting = new TreeController(
-      async () => ({ ...fake.remote, session: () => Promise.reject(new Error('expected 1 argument(s), got 0')) }),
-      's',
-      { marks: false },
-    )
-    await rejecting.refresh()
-    expect(rejecting.getSnapshot()).toMatchObject({
-      phase: 'error',
-      error: { code: 'CLIENT_ERROR', message: 'expected 1 argument(s), got 0' },
-    })
-    rejecting.dispose()
+    const cases: [mount: () => Promise<TreeRemote>, error: { code: string; message: string }][] = [
+      [
+        async () => {
+          throw { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' }
+        },
+        { code: 'REMOTE_MOUNT_FAILED', message: 'no gateway' },
+      ],
+      [
+        async () => ({ ...fake.remote, session: () => Promise.reject(new Error('expected 1 argument(s), got 0')) }),
+        { code: 'CLIENT_ERROR', message: 'expected 1 argument(s), got 0' },
+      ],
+    ]
+    for (const [mount, error] of cases) {
+      const controller = new TreeController(mount, 's', { marks: false })
+      await controller.refresh()
+      expect(controller.getSnapshot()).toMatchObject({ phase: 'error', error })
+      controller.dispose()
+    }
   })
 
   it('runs actions, refreshes the tree before announcing them, and keeps failures with their code', async () => {

@@ -30,6 +30,16 @@ import { DICTIONARIES, localeOf, resolveLocale, translator } from '../../../src/
 import type { SessionStatus } from '../../../src/types.ts'
 import { user, assistant, value } from '../../support/messages.ts'
 
+const id = (r: TreeResult<TreeNode>) => value(r).nodeId
+/** The model's call that reads notes.txt (id c1). */
+const READ_NOTES = { type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } } as const
+/** The read of notes.txt as a call node shown as `summary`, its result banana, and the answer that quotes it. */
+function readsNotes(tree: SessionTree, summary: string) {
+  const call = id(tree.append(null, { type: 'tool_call', content: [READ_NOTES], summary }))
+  value(tree.attachToolResult('c1', { content: 'banana' }))
+  return { call, a2: id(tree.append(assistant('the file says banana'))) }
+}
+
 /**
  * u1 → a1 → u2 → call(read → banana) → a2 → u3 → a3   (main)
  *        └─ u4 → a4                                   (alt, forked at a1)
@@ -37,19 +47,10 @@ import { user, assistant, value } from '../../support/messages.ts'
  */
 function sample() {
   const tree = new SessionTree('s')
-  const id = (r: TreeResult<TreeNode>) => value(r).nodeId
   const u1 = id(tree.append(user('first question')))
   const a1 = id(tree.append(assistant('first answer')))
   const u2 = id(tree.append(user('please read notes')))
-  const call = id(
-    tree.append(null, {
-      type: 'tool_call',
-      content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }],
-      summary: 'read({"file_path":"notes.txt"})',
-    }),
-  )
-  value(tree.attachToolResult('c1', { content: 'banana' }))
-  const a2 = id(tree.append(assistant('the file says banana')))
+  const { call, a2 } = readsNotes(tree, 'read({"file_path":"notes.txt"})')
   const u3 = id(tree.append(user('third question')))
   const a3 = id(tree.append(assistant('third answer')))
   value(tree.fork(a1, 'alt'))
@@ -62,6 +63,17 @@ function sample() {
   return { tree, view: tree.view(), ids: { u1, a1, u2, call, a2, u3, a3, u4, a4, u5 } }
 }
 
+/** A user message node under `parentId`, its summary and text its id, on main; `fields` replace the defaults. */
+const userNode = (nodeId: string, parentId: string | null, fields: Partial<TreeNode> = {}): TreeNode => ({
+  nodeId,
+  parentId,
+  type: 'message',
+  summary: nodeId,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  branch: 'main',
+  message: { role: 'user', content: nodeId },
+  ...fields,
+})
 const texts = (layout: Layout) => layout.rows.map((r) => `${'  '.repeat(r.depth)}${rowText(r.node)}`)
 
 describe('layout', () => {
@@ -104,21 +116,12 @@ describe('layout', () => {
   })
 
   it('index and layout agree on a node whose parent is itself or missing: a root, not elided', () => {
-    const node = (nodeId: string, parentId: string | null): TreeNode => ({
-      nodeId,
-      parentId,
-      type: 'message',
-      summary: nodeId,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      branch: 'main',
-      message: { role: 'user', content: nodeId },
-    })
     const view: SessionTreeOutline = {
       sessionId: 's',
       cursor: 'b',
       activeBranch: 'main',
       branches: [],
-      nodes: [node('a', null), node('self', 'self'), node('lost', 'gone'), node('b', 'a')],
+      nodes: [userNode('a', null), userNode('self', 'self'), userNode('lost', 'gone'), userNode('b', 'a')],
     }
     const index = indexTree(view)
     expect(index.children.get(null)).toEqual(['a', 'self', 'lost'])
@@ -167,15 +170,7 @@ describe('layout', () => {
   it('lays out 5,000 nested forks (deep gutters) and clips the drawn gutter', () => {
     // Each level: a fork point with two children; the first child forks again.
     const nodes: TreeNode[] = []
-    const mk = (nodeId: string, parentId: string | null): TreeNode => ({
-      nodeId,
-      parentId,
-      type: 'message',
-      summary: nodeId,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      branch: '',
-      message: { role: 'user', content: nodeId },
-    })
+    const mk = (nodeId: string, parentId: string | null) => userNode(nodeId, parentId, { branch: '' })
     nodes.push(mk('r', null))
     let parent = 'r'
     for (let i = 0; i < 5_000; i++) {
@@ -193,15 +188,7 @@ describe('layout', () => {
   })
 
   it('treats nodes with a missing parent as roots and several roots as siblings', () => {
-    const mk = (nodeId: string, parentId: string | null): TreeNode => ({
-      nodeId,
-      parentId,
-      type: 'message',
-      summary: nodeId,
-      createdAt: '',
-      branch: '',
-      message: { role: 'user', content: nodeId },
-    })
+    const mk = (nodeId: string, parentId: string | null) => userNode(nodeId, parentId, { createdAt: '', branch: '' })
     const layout = layoutTree(
       indexTree({
         sessionId: 's',
@@ -431,23 +418,9 @@ describe('one row per tool exchange, folds (issue 14 §5)', () => {
   /** u1 → a1 (calls read) → call(read → banana) → a2, the way the harness projector records a tool step. */
   function toolStep() {
     const tree = new SessionTree('s')
-    const id = (r: TreeResult<TreeNode>) => value(r).nodeId
     const u1 = id(tree.append(user('read my notes')))
-    const request = id(
-      tree.append(
-        { role: 'assistant', content: '' },
-        { content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }] },
-      ),
-    )
-    const call = id(
-      tree.append(null, {
-        type: 'tool_call',
-        content: [{ type: 'tool_call', id: 'c1', name: 'read', arguments: { file_path: 'notes.txt' } }],
-        summary: 'read',
-      }),
-    )
-    value(tree.attachToolResult('c1', { content: 'banana' }))
-    const a2 = id(tree.append(assistant('the file says banana')))
+    const request = id(tree.append({ role: 'assistant', content: '' }, { content: [READ_NOTES] }))
+    const { call, a2 } = readsNotes(tree, 'read')
     return { tree, ids: { u1, request, call, a2 } }
   }
 

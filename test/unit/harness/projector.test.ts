@@ -1,7 +1,7 @@
 /**
  * The event adapter on real harness logs (built through a real `Session`).
  */
-import { CallId, createAssistantMessage, createToolResultMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { CallId, createAssistantMessage, createToolResultMessage } from '@deepseek-ai/dsh-llm'
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/index.ts'
 import { SessionProjector } from '../../../src/harness/projector.ts'
@@ -60,24 +60,7 @@ describe('event adapter', () => {
   it('folds a result that arrives in a later sync into its call node', () => {
     const log = new LogBuilder()
     const s = log.session
-    s.append('turn/start', { turn: 1 })
-    s.append('step/start', { turn: 1, step: 1 })
-    s.append('user/message', createUserMessage({ content: [{ type: 'text', text: 'go' }], source: { kind: 'user' } }), {
-      surfaceOp: 'append',
-    })
-    s.append(
-      'assistant/message',
-      {
-        turn: 1,
-        step: 1,
-        message: createAssistantMessage({
-          content: [{ type: 'tool-call', id: CallId('k'), name: 'bash', arguments: '{"command":"ls"}' }],
-          source: { provider: PROVIDER, model: MODEL },
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
-    s.append('tool/call', { turn: 1, step: 1, callId: CallId('k'), name: 'bash', arguments: '{"command":"ls"}' })
+    log.openCall('go', { id: 'k', name: 'bash', arguments: '{"command":"ls"}' })
     const p = project(log)
     const call = p.tree.findToolCallNode('k')!
     expect(call.message).toBeUndefined()
@@ -103,20 +86,7 @@ describe('event adapter', () => {
   })
 
   it('keeps a result whose call is not in the tree as a standalone node', () => {
-    const log = new LogBuilder().userTurn('q1', 'a1')
-    raw(log)(
-      'tool/result',
-      {
-        turn: 1,
-        step: 1,
-        message: createToolResultMessage({
-          callId: CallId('orphan'),
-          content: [{ type: 'text', text: 'late' }],
-          isError: false,
-        }),
-      },
-      { surfaceOp: 'append' },
-    )
+    const log = new LogBuilder().userTurn('q1', 'a1').toolResult(1, 'orphan', 'late')
     const p = project(log)
     expect(p.tree.list().at(-1)).toMatchObject({
       type: 'tool_result',

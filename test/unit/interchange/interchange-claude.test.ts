@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { importSession } from '../../../src/interchange/session/import.ts'
 import { exportTree, writeNewFile } from '../../../src/interchange/session/export.ts'
 import { TreeSidecar } from '../../../src/sidecar/index.ts'
-import { dshHome, dshModelView, loadTree } from '../../support/interchange.ts'
+import { dshModelView, importFresh, loadTree } from '../../support/interchange.ts'
 import { pathUnits, requestUnits, type ApiMessage } from '../../support/claude-units.ts'
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'claude-code')
@@ -46,11 +46,7 @@ describe('Claude Code transcripts (2.0.57/2.0.58, real files)', () => {
   it('a plain session: one node per response (split records merged by message.id), slash-command expansions kept as context, every call paired', async () => {
     const file = join(FIXTURES, '462ed189-a6a6-46ec-b100-ff1c3dcf390a.jsonl')
     const raw = rawLines(file)
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: file },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(file)
     expect(outcome.report).toMatchObject({ format: 'claude-code', version: '2.0.57', branches: 1, skipped: [] })
     const { tree, events, warnings } = await loadTree(home, outcome.sessionId!)
     expect(warnings).toEqual([])
@@ -83,11 +79,7 @@ describe('Claude Code transcripts (2.0.57/2.0.58, real files)', () => {
   it("subagents (agent-*.jsonl beside the session) hang under the tool exchange that started them, after its last result; other sessions' agents are left out", async () => {
     const file = join(FIXTURES, 'subagents', 'd6a37ffc-384d-4d2a-832a-78cdd493af69.jsonl')
     const raw = rawLines(file)
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: file },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(file)
     expect(outcome.report.notes).toEqual(
       expect.arrayContaining([
         '3 subagent conversation(s) linked to the tool call that started them',
@@ -149,11 +141,7 @@ describe('Claude Code transcripts (2.0.57/2.0.58, real files)', () => {
   it('a compaction (a new root naming its logical parent) becomes one node there; the model reads its summary, not what it replaced', async () => {
     const file = join(FIXTURES, 'compaction', '24a90d02-9724-4548-9f4f-97bcb9f93ef3.jsonl')
     const raw = rawLines(file)
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: file },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(file)
     expect(outcome.report).toMatchObject({ compactions: 1 })
     const { tree, events } = await loadTree(home, outcome.sessionId!)
     const summary = raw.find((r) => r.isCompactSummary)!
@@ -191,11 +179,7 @@ describe('Claude Code transcripts (2.0.57/2.0.58, real files)', () => {
 
   it('exports the active path as a Claude Code transcript: one uuid chain, every tool_use answered, the same conversation when read back', async () => {
     const file = join(FIXTURES, '462ed189-a6a6-46ec-b100-ff1c3dcf390a.jsonl')
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: file },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(file)
     const { tree, events } = await loadTree(home, outcome.sessionId!)
     const exported = await exportTree(tree, {
       format: 'claude-code',
@@ -242,11 +226,7 @@ describe('Claude Code transcripts written by the real claude 2.1.197 (against a 
 
   it('every path the CLI sent to its model is a path of the imported tree, rewind branch and post-compaction context included', async () => {
     const raw = rawLines(GENERATED_SESSION)
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: GENERATED_SESSION },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(GENERATED_SESSION)
     expect(outcome.report).toMatchObject({ format: 'claude-code', version: '2.1.197', compactions: 1, skipped: [] })
     const { tree, warnings } = await loadTree(home, outcome.sessionId!)
     expect(warnings).toEqual([])
@@ -284,11 +264,7 @@ describe('Claude Code transcripts written by the real claude 2.1.197 (against a 
   })
 
   it('the tree holds the parallel calls, the fork, the subagent under its call, the compaction; the cursor is where the CLI continued', async () => {
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: GENERATED_SESSION },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(GENERATED_SESSION)
     const { tree, events } = await loadTree(home, outcome.sessionId!)
     const all = requests()
     const final = all.at(-1)!

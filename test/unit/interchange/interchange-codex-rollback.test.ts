@@ -11,8 +11,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { importSession } from '../../../src/interchange/session/import.ts'
-import { dshHome, dshModelView, loadTree, rolloutFiles } from '../../support/interchange.ts'
+import { dshModelView, importFresh, loadTree, rolloutFiles } from '../../support/interchange.ts'
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'codex', 'generated-rollback')
 type Item = { type: string; role?: string; content?: { type: string; text?: string }[] }
@@ -64,11 +63,7 @@ describe('a rollback written by the real codex 0.171.0 (thread/revert)', () => {
       'And after that?',
     ])
     for (const main of files()) {
-      const home = await dshHome()
-      const outcome = await importSession(
-        { path: main },
-        { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-      )
+      const { home, outcome } = await importFresh(main)
       expect(outcome.report).toMatchObject({ format: 'codex', version: '0.171.0', branches: 2, skipped: [] })
       const { tree, events, warnings } = await loadTree(home, outcome.sessionId!)
       expect(warnings).toEqual([])

@@ -10,28 +10,31 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { importSession } from '../../../src/interchange/session/import.ts'
-import { dshHome, dshModelView, loadTree, rolloutFiles, treeModelView } from '../../support/interchange.ts'
+import {
+  codexAnswer,
+  codexLine,
+  codexPrompt,
+  dshHome,
+  dshModelView,
+  importFresh,
+  loadTree,
+  rolloutFiles,
+  treeModelView,
+} from '../../support/interchange.ts'
 import { pathUnits, type Unit } from '../../support/claude-units.ts'
 
-/** `path` imported into a fresh DSH home. */
-async function importFresh(path: string) {
-  const home = await dshHome()
-  const outcome = await importSession({ path }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
-  return { home, outcome }
+/** `path` imported fresh, and its report: a Codex rollout of `version`, one compaction, two branches, nothing skipped. */
+async function importTwoBranches(path: string, version: string) {
+  const imported = await importFresh(path)
+  expect(imported.outcome.report).toMatchObject({ format: 'codex', version, compactions: 1, branches: 2, skipped: [] })
+  return imported
 }
 
 const FIXTURE = join(import.meta.dirname, '..', '..', 'fixtures', 'codex', 'synthetic-rollout.jsonl')
 
 describe('Codex rollouts', () => {
   it('one stream (response_item), typed prompts vs injected context, a rollback forks, the compaction replaces the history', async () => {
-    const { home, outcome } = await importFresh(FIXTURE)
-    expect(outcome.report).toMatchObject({
-      format: 'codex',
-      version: '0.77.0',
-      compactions: 1,
-      branches: 2,
-      skipped: [],
-    })
+    const { home, outcome } = await importTwoBranches(FIXTURE, '0.77.0')
     expect(outcome.report.ignored).toMatchObject({
       'event_msg:agent_message': 3,
       'event_msg:user_message': 4,
@@ -162,14 +165,7 @@ describe('Codex rollouts written by the real codex 0.171.0 (against a local fake
       [thread!, 'Thanks, that is all.'],
       [fork!, 'Instead, just count the files.'],
     ] as const) {
-      const { home, outcome } = await importFresh(main)
-      expect(outcome.report).toMatchObject({
-        format: 'codex',
-        version: '0.171.0',
-        compactions: 1,
-        branches: 2,
-        skipped: [],
-      })
+      const { home, outcome } = await importTwoBranches(main, '0.171.0')
       expect(outcome.report.notes.join('\n')).toContain(`(thread ${firstLine(fork!).payload.id}) joined as a branch`)
       const { tree, events, warnings } = await loadTree(home, outcome.sessionId!)
       expect(warnings).toEqual([])
@@ -233,10 +229,8 @@ describe('Codex forks that copied their parent (older versions)', () => {
     const parent = readFileSync(FIXTURE, 'utf8').trim().split('\n')
     const parentId = (JSON.parse(parent[0]!) as { payload: { id: string } }).payload.id
     const dir = mkdtempSync(join(tmpdir(), 'codex-copied-'))
-    const env = (type: string, payload: unknown) =>
-      JSON.stringify({ timestamp: '2026-01-11T10:00:00.000Z', type, payload })
     const fork = [
-      env('session_meta', {
+      codexLine('session_meta', {
         id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0002',
         forked_from_id: parentId,
         cwd: '/home/dev/shop',
@@ -244,17 +238,8 @@ describe('Codex forks that copied their parent (older versions)', () => {
         model_provider: 'openai',
       }),
       ...parent.slice(0, 12),
-      env('response_item', {
-        type: 'message',
-        role: 'user',
-        content: [{ type: 'input_text', text: 'skip the patch, write a test instead' }],
-      }),
-      env('event_msg', { type: 'user_message', message: 'skip the patch, write a test instead', images: [] }),
-      env('response_item', {
-        type: 'message',
-        role: 'assistant',
-        content: [{ type: 'output_text', text: 'Added cart.removeItem.test.js.' }],
-      }),
+      ...codexPrompt('skip the patch, write a test instead'),
+      codexAnswer('Added cart.removeItem.test.js.'),
     ]
     copyFileSync(FIXTURE, join(dir, 'rollout-2026-01-10T09-00-00-parent.jsonl'))
     writeFileSync(join(dir, 'rollout-2026-01-11T10-00-00-fork.jsonl'), fork.join('\n') + '\n')

@@ -21,12 +21,21 @@ import {
   buildSessionContext,
   newPiSession,
   piContext,
+  piLeaves,
   SessionManager,
   toolResult,
   user,
   userWithImage,
 } from '../../support/pi.ts'
-import { continueImport, dshHome, dshModelView, dshNodes, loadTree, treeModelView } from '../../support/interchange.ts'
+import {
+  continueImport,
+  dshHome,
+  dshModelView,
+  dshNodes,
+  importFresh,
+  loadTree,
+  treeModelView,
+} from '../../support/interchange.ts'
 import { contractViolations } from '../../support/provider-contract.ts'
 import { logWireBody } from '../../support/dsh-wire.ts'
 
@@ -71,20 +80,10 @@ function richPiSession() {
   return pi
 }
 
-function leaves(pi: SessionManager): string[] {
-  const entries = pi.getEntries()
-  const parents = new Set(entries.map((e) => e.parentId))
-  return entries.filter((e) => !parents.has(e.id)).map((e) => e.id)
-}
-
 describe('Pi → DSH', () => {
   it('the next request holds exactly what Pi sends for its leaf; every other leaf is reachable with the same history', async () => {
     const pi = richPiSession()
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: pi.getSessionFile()! },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(pi.getSessionFile()!)
     expect(outcome.report).toMatchObject({ format: 'pi', version: '3', skipped: [], labels: 2, compactions: 1 })
     const { tree, events, warnings } = await loadTree(home, outcome.sessionId!)
     expect(warnings).toEqual([])
@@ -102,7 +101,7 @@ describe('Pi → DSH', () => {
       expect(tree.get(node)!.label, `label of ${entry.id}`).toBe(pi.getLabel(entry.id))
     }
     expect(tree.cursor).toBe(dshOf.get(pi.getLeafId()!))
-    for (const leaf of leaves(pi)) {
+    for (const leaf of piLeaves(pi)) {
       expect(treeModelView(tree, dshOf.get(leaf)!), `history of ${leaf}`).toEqual(piContext(pi, leaf))
     }
     // Each of these requests is one a strict API accepts: next, and continued from every node but the
@@ -122,11 +121,7 @@ describe('Pi → DSH', () => {
 
   it('a branch change restates the message it goes back to, as a live stock rewind does: no empty "tombstone" answer in the log', async () => {
     const pi = richPiSession()
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: pi.getSessionFile()! },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(pi.getSessionFile()!)
     const { events } = await loadTree(home, outcome.sessionId!)
     type Logged = {
       type: string
@@ -151,11 +146,7 @@ describe('Pi → DSH', () => {
   it('round trip Pi → DSH → Pi keeps every entry byte for byte, and Pi opens it on the same leaf', async () => {
     const pi = richPiSession()
     const source = readFileSync(pi.getSessionFile()!, 'utf8')
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: pi.getSessionFile()! },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(pi.getSessionFile()!)
     const { tree } = await loadTree(home, outcome.sessionId!)
     const exported = await exportTree(tree, {
       format: 'pi',
@@ -171,11 +162,7 @@ describe('Pi → DSH', () => {
 
   it('a session continued in DSH exports to a Pi file that Pi resumes on the continued path', async () => {
     const pi = richPiSession()
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: pi.getSessionFile()! },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(pi.getSessionFile()!)
     const loaded = await home.persistence.load(SessionId(outcome.sessionId!))
     // Continue with the harness's own Session: one more turn, as the loop writes it.
     const session = Session.create(SessionId(outcome.sessionId!), loaded.events as never)
@@ -297,11 +284,7 @@ describe('Pi files as they are found', () => {
     const torn = [good[0], good[1], good[2]! + good[3]!, good[4]!.slice(0, 40) + good[4]!].join('\n') + '\n'
     const file = join(mkdtempSync(join(tmpdir(), 'pi-torn-')), 'torn.jsonl')
     writeFileSync(file, torn)
-    const home = await dshHome()
-    const outcome = await importSession(
-      { path: file },
-      { persistence: home.persistence, sidecarRoot: home.sidecarRoot },
-    )
+    const { home, outcome } = await importFresh(file)
     expect(outcome.report.recovered).toBe(3)
     expect(outcome.report.skipped).toEqual([
       {

@@ -15,13 +15,12 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { importSession } from '../../../src/interchange/session/import.ts'
 import { exportTree } from '../../../src/interchange/session/export.ts'
 import { NO_RESULT_CODE } from '../../../src/interchange/session/provider-view.ts'
 import { TreeSidecar } from '../../../src/sidecar/index.ts'
 import { contractViolations } from '../../support/provider-contract.ts'
 import { logWireBody } from '../../support/dsh-wire.ts'
-import { continueImport, dshHome, dshNodes, loadTree, type Continued } from '../../support/interchange.ts'
+import { continueImport, dshNodes, importFresh, loadTree, type Continued } from '../../support/interchange.ts'
 import {
   assistant,
   newPiSession,
@@ -43,9 +42,9 @@ import {
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures')
 
+/** `path` imported fresh, and the tree it became. */
 async function imported(path: string) {
-  const home = await dshHome()
-  const outcome = await importSession({ path }, { persistence: home.persistence, sidecarRoot: home.sidecarRoot })
+  const { home, outcome } = await importFresh(path)
   const { tree, events, warnings } = await loadTree(home, outcome.sessionId!)
   return { home, outcome, sessionId: outcome.sessionId!, tree, events, warnings }
 }

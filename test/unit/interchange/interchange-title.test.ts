@@ -10,10 +10,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { importSession } from '../../../src/interchange/session/import.ts'
 import { TITLE_LIMITS } from '../../../src/interchange/session/title.ts'
 import { assistant, newPiSession, user } from '../../support/pi.ts'
-import { dshHome, loadTree } from '../../support/interchange.ts'
+import { codexAnswer, codexLine, codexPrompt, importFresh, loadTree } from '../../support/interchange.ts'
 
 type Logged = {
   type: string
@@ -27,11 +26,7 @@ type Logged = {
 }
 
 async function imported(file: string, target: { cwd?: string; fallbackCwd?: string } = {}) {
-  const home = await dshHome()
-  const outcome = await importSession(
-    { path: file },
-    { persistence: home.persistence, sidecarRoot: home.sidecarRoot, ...target },
-  )
+  const { home, outcome } = await importFresh(file, target)
   const { events, warnings } = await loadTree(home, outcome.sessionId!)
   expect(warnings).toEqual([])
   const logged = events as Logged[]
@@ -73,8 +68,6 @@ describe("the imported session's title", () => {
   })
 
   it('a Codex thread name (event_msg thread_name_updated) is the title; a later one replaces it', async () => {
-    const env = (type: string, payload: unknown) =>
-      JSON.stringify({ timestamp: '2026-01-11T10:00:00.000Z', type, payload })
     const file = join(
       mkdtempSync(join(tmpdir(), 'codex-named-')),
       'rollout-2026-01-11T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009.jsonl',
@@ -82,29 +75,20 @@ describe("the imported session's title", () => {
     writeFileSync(
       file,
       [
-        env('session_meta', {
+        codexLine('session_meta', {
           id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009',
           cwd: '/home/dev/shop',
           cli_version: '0.171.0',
           model_provider: 'openai',
         }),
-        env('response_item', {
-          type: 'message',
-          role: 'user',
-          content: [{ type: 'input_text', text: 'why does the cart test fail?' }],
-        }),
-        env('event_msg', { type: 'user_message', message: 'why does the cart test fail?', images: [] }),
-        env('event_msg', {
+        ...codexPrompt('why does the cart test fail?'),
+        codexLine('event_msg', {
           type: 'thread_name_updated',
           thread_id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009',
           thread_name: 'Cart bug',
         }),
-        env('response_item', {
-          type: 'message',
-          role: 'assistant',
-          content: [{ type: 'output_text', text: 'An off-by-one in removeItem.' }],
-        }),
-        env('event_msg', {
+        codexAnswer('An off-by-one in removeItem.'),
+        codexLine('event_msg', {
           type: 'thread_name_updated',
           thread_id: '0199aaaa-bbbb-7ccc-8ddd-eeeeffff0009',
           thread_name: 'Cart off-by-one',

@@ -172,11 +172,7 @@ describe('buildChatPath on real stock switches', () => {
   it("a model's own move inside its step: the row anchors at the move's call, the prompt it left is counted", () => {
     const { log, projector, switcher, byText, chat, sync } = setup()
     const s = log.session
-    const { turn } = log.openCall('go back to the first answer', {
-      id: 'jump_1',
-      name: 'tree',
-      arguments: '{"action":"jump","node":"a1"}',
-    })
+    const { turn } = log.openJump('go back to the first answer', 'a1')
     sync()
     const call = s.seq - 1
     const a1 = byText('a1')

@@ -20,23 +20,16 @@ import {
 } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import path from 'node:path'
-import { beforeEach, describe, expect, it } from 'vitest'
-import { tempEach } from '../../support/temp-each.ts'
+import { describe, expect, it } from 'vitest'
+import { tempHome } from '../../support/temp-each.ts'
 import { JOURNAL_FILE, OVERLAY_FILE, TreeSidecar } from '../../../src/sidecar/index.ts'
 import { value } from '../../support/messages.ts'
 
 const SECRET = 'root:x:0:0:SECRET-OUTSIDE-THE-SIDECAR:/root:/bin/sh\n'
 
-const temp = tempEach('sidecar-links-')
-let tmp: string
-let outside: string
-let secret: string
-beforeEach(() => {
-  tmp = temp()
-  outside = path.join(tmp, 'outside')
-  mkdirSync(outside)
-  secret = path.join(outside, 'passwd')
-  writeFileSync(secret, SECRET)
+const home = tempHome('sidecar-links-', {
+  folders: { outside: 'outside' },
+  files: { secret: ['outside/passwd', SECRET] },
 })
 
 /** Every regular file under `dir` (links not followed), with its content. */
@@ -59,8 +52,8 @@ function files(dir: string): Map<string, string> {
  * bytes (`planted`: a hard link put there by the test, which is the outside file itself).
  */
 function expectOutsideUntouched(root: string, planted?: string) {
-  expect(readdirSync(outside)).toEqual(['passwd'])
-  expect(readFileSync(secret, 'utf8')).toBe(SECRET)
+  expect(readdirSync(home.outside)).toEqual(['passwd'])
+  expect(readFileSync(home.secret, 'utf8')).toBe(SECRET)
   for (const [file, text] of files(root)) {
     if (file !== planted) expect(text, `${file} holds bytes from outside`).not.toContain('SECRET-OUTSIDE')
   }
@@ -70,7 +63,7 @@ const code = (result: { ok: boolean; error?: { code: string } }) => (result.ok ?
 
 /** A sidecar with a valid session 's' (two records), for planting links into. */
 function seeded(): TreeSidecar {
-  const sidecar = new TreeSidecar(path.join(tmp, 'root'))
+  const sidecar = new TreeSidecar(path.join(home.tmp, 'root'))
   value(sidecar.append('s', { w: 1, op: { i: 1 } }))
   value(sidecar.append('s', { w: 2, op: { i: 2 } }))
   return sidecar
@@ -91,7 +84,7 @@ function replaced(file: string, put: (at: string) => void) {
 describe('links in the sidecar are never followed', () => {
   for (const file of [JOURNAL_FILE, OVERLAY_FILE]) {
     it(`${file} as a symbolic link to a file outside: reported as a link, never read, never written, never copied`, () => {
-      const { root, target, fresh } = replaced(file, (at) => symlinkSync(secret, at))
+      const { root, target, fresh } = replaced(file, (at) => symlinkSync(home.secret, at))
       const load = fresh.load('s')
       expect(load.problems).toEqual([
         expect.objectContaining({ code: 'SIDECAR_IO', file: target, message: expect.stringMatching(/symbolic link/) }),
@@ -106,7 +99,7 @@ describe('links in the sidecar are never followed', () => {
     })
 
     it(`${file} with a second hard link: reported, never read or written`, () => {
-      const { root, target, fresh } = replaced(file, (at) => linkSync(secret, at))
+      const { root, target, fresh } = replaced(file, (at) => linkSync(home.secret, at))
       const load = fresh.load('s')
       expect(load.problems).toEqual([
         expect.objectContaining({ code: 'SIDECAR_IO', file: target, message: expect.stringMatching(/hard links/) }),
@@ -119,20 +112,20 @@ describe('links in the sidecar are never followed', () => {
   }
 
   it('a dangling link is a link too (not a missing file)', () => {
-    const { root, fresh } = replaced(JOURNAL_FILE, (at) => symlinkSync(path.join(outside, 'would-be-created'), at))
+    const { root, fresh } = replaced(JOURNAL_FILE, (at) => symlinkSync(path.join(home.outside, 'would-be-created'), at))
     expect(fresh.load('s').problems).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/symbolic link/) }),
     ])
     expect(code(fresh.append('s', { w: 3, op: {} }))).toBe('SIDECAR_IO')
-    expect(existsSync(path.join(outside, 'would-be-created'))).toBe(false)
+    expect(existsSync(path.join(home.outside, 'would-be-created'))).toBe(false)
     expectOutsideUntouched(root)
   })
 
   it('a session directory that is a symbolic link: reported, nothing written through it', () => {
-    const root = path.join(tmp, 'root')
+    const root = path.join(home.tmp, 'root')
     const sidecar = new TreeSidecar(root)
     mkdirSync(root)
-    symlinkSync(outside, sidecar.dirFor('s'))
+    symlinkSync(home.outside, sidecar.dirFor('s'))
     const load = sidecar.load('s')
     expect(load.problems).toEqual([
       expect.objectContaining({
@@ -150,7 +143,7 @@ describe('links in the sidecar are never followed', () => {
     for (const file of [JOURNAL_FILE, OVERLAY_FILE]) {
       const sidecar = seeded()
       const tmpFile = path.join(sidecar.dirFor('s'), `${file}.tmp`)
-      symlinkSync(secret, tmpFile)
+      symlinkSync(home.secret, tmpFile)
       // Compaction writes both files through their temp names.
       value(sidecar.compact('s', { n: 2, w: 2, state: { upTo: 2 } }))
       expect(new TreeSidecar(sidecar.root).load('s')).toMatchObject({ fold: { n: 2 }, records: [], problems: [] })
@@ -196,9 +189,9 @@ describe('what is not a file is reported as what it is', () => {
 
 describe('the configured root', () => {
   it('may itself be a symbolic link (configuration): it is followed; below it nothing is', () => {
-    const real = path.join(tmp, 'real-root')
+    const real = path.join(home.tmp, 'real-root')
     mkdirSync(real)
-    const linked = path.join(tmp, 'linked-root')
+    const linked = path.join(home.tmp, 'linked-root')
     symlinkSync(real, linked)
     const sidecar = new TreeSidecar(linked)
     value(sidecar.append('s', { w: 0, op: { i: 1 } }))

@@ -28,8 +28,8 @@ import {
   writeFileSync,
 } from 'node:fs'
 import path from 'node:path'
-import { beforeEach, describe, expect, it } from 'vitest'
-import { tempEach } from '../../support/temp-each.ts'
+import { describe, expect, it } from 'vitest'
+import { tempHome } from '../../support/temp-each.ts'
 import { encodeSessionId, SidecarLocator, TreeSidecar, type MigrationStep } from '../../../src/sidecar/index.ts'
 import { collectOrphans } from '../../../src/sidecar/gc.ts'
 import { LineageFiles } from '../../../src/sidecar/lineage.ts'
@@ -37,15 +37,9 @@ import { MIGRATED_FROM_FILE, MIGRATING_PREFIX, migrateSidecar } from '../../../s
 import { sweepOldLayout } from '../../../src/sidecar/sweep.ts'
 import { WorkspaceRegistry } from '../../../src/workspace/index.ts'
 
-const temp = tempEach('sidecar-location-')
-let tmp: string
-let root: string
-let sessions: string
-beforeEach(() => {
-  tmp = temp()
-  root = path.join(tmp, 'session-tree')
-  sessions = path.join(tmp, 'sessions', '--work--')
-  mkdirSync(sessions, { recursive: true })
+const home = tempHome('sidecar-location-', {
+  folders: { sessions: 'sessions/--work--' },
+  paths: { root: 'session-tree' },
 })
 
 /** Every file below `dir` with its bytes (directories as entries too): what "the same tree" means here. */
@@ -65,15 +59,15 @@ function snapshot(dir: string): Record<string, string> {
   return out
 }
 
-const homeOf = (id: string) => path.join(sessions, id)
+const homeOf = (id: string) => path.join(home.sessions, id)
 /** A locator whose host stores `stored` sessions in `sessions/--work--/<id>/`. */
 function locator(stored: readonly string[]): SidecarLocator {
-  return new SidecarLocator({ root, sessionDirOf: (id) => (stored.includes(id) ? homeOf(id) : undefined) })
+  return new SidecarLocator({ root: home.root, sessionDirOf: (id) => (stored.includes(id) ? homeOf(id) : undefined) })
 }
 
 /** An old-layout sidecar: two journal records, a lineage file and a nested workspace file. */
 function oldSidecar(id: string): { dir: string; before: Record<string, string> } {
-  const sidecar = new TreeSidecar(root)
+  const sidecar = new TreeSidecar(home.root)
   expect(
     sidecar.appendAll(id, [
       { w: 1, op: { op: 'label', nodeId: 'e1', label: 'first' } },
@@ -81,7 +75,7 @@ function oldSidecar(id: string): { dir: string; before: Record<string, string> }
     ]).ok,
   ).toBe(true)
   expect(
-    new LineageFiles(root).setForkedFrom(id, {
+    new LineageFiles(home.root).setForkedFrom(id, {
       session: 'parent',
       node: 'e1',
       time: '2026-01-01T00:00:00.000Z',
@@ -111,11 +105,11 @@ describe('the resolver', () => {
       inSession: true,
     })
     expect(located.place('other')).toEqual({
-      dir: path.join(root, encodeSessionId('other')),
-      base: root,
+      dir: path.join(home.root, encodeSessionId('other')),
+      base: home.root,
       inSession: false,
     })
-    expect(new SidecarLocator(root).dirFor('s-1')).toBe(path.join(root, encodeSessionId('s-1')))
+    expect(new SidecarLocator(home.root).dirFor('s-1')).toBe(path.join(home.root, encodeSessionId('s-1')))
 
     const sidecar = new TreeSidecar(located)
     expect(sidecar.append('s-1', { w: 0, op: { op: 'label', nodeId: 'e1', label: 'x' } }).ok).toBe(true)
@@ -134,17 +128,17 @@ describe('the resolver', () => {
       // This process writes the session's tree: its claim sits beside the journal while it does.
       'session-tree/writer.json',
     ])
-    expect(existsSync(root), 'nothing under the fallback root').toBe(false)
+    expect(existsSync(home.root), 'nothing under the fallback root').toBe(false)
     expect(new TreeSidecar(locator(['s-1'])).load('s-1').records.map((r) => r.op)).toEqual([
       { op: 'label', nodeId: 'e1', label: 'x' },
     ])
   })
 
   it('puts workspace checkpoints there too', async () => {
-    const work = path.join(tmp, 'work')
+    const work = path.join(home.tmp, 'work')
     mkdirSync(work)
     const registry = new WorkspaceRegistry({
-      sidecarRoot: root,
+      sidecarRoot: home.root,
       sidecars: locator(['s-1']),
       enabled: true,
       maxFileBytes: 1024,
@@ -161,11 +155,11 @@ describe('the resolver', () => {
     const files = Object.keys(snapshot(homeOf('s-1')))
     expect(files).toContain('session-tree/workspace/blobs.pack')
     expect(files.some((f) => f.startsWith('session-tree/workspace/') && f.endsWith('journal.jsonl'))).toBe(true)
-    expect(existsSync(path.join(root, encodeSessionId('s-1')))).toBe(false)
+    expect(existsSync(path.join(home.root, encodeSessionId('s-1')))).toBe(false)
   })
 
   it('refuses a session directory that is a link', () => {
-    const target = path.join(tmp, 'elsewhere')
+    const target = path.join(home.tmp, 'elsewhere')
     mkdirSync(target)
     symlinkSync(target, homeOf('s-1'))
     const written = new TreeSidecar(locator(['s-1'])).append('s-1', {
@@ -183,7 +177,7 @@ describe('the resolver', () => {
 describe('moving an old-layout sidecar', () => {
   it('by rename, once: the tree loads the same from the new place; a second run does nothing', () => {
     const { dir, before } = oldSidecar('s-1')
-    const first = new TreeSidecar(new SidecarLocator(root)).load('s-1')
+    const first = new TreeSidecar(new SidecarLocator(home.root)).load('s-1')
     const located = locator(['s-1'])
     const to = located.dirFor('s-1')
     expect(located.migrations()).toEqual([{ sessionId: 's-1', kind: 'moved', from: dir, to, how: 'rename' }])
@@ -199,8 +193,8 @@ describe('moving an old-layout sidecar', () => {
     const to = path.join(homeOf('s-1'), 'session-tree')
     expect(migrateSidecar(dir, to, { copy: true })).toEqual({ kind: 'moved', from: dir, to, how: 'copy' })
     expect(snapshot(to)).toEqual(before)
-    expect(readdirSync(root).filter((n) => n.startsWith('s'))).toEqual([])
-    expect(readdirSync(root).filter((n) => n.startsWith('.'))).toEqual([])
+    expect(readdirSync(home.root).filter((n) => n.startsWith('s'))).toEqual([])
+    expect(readdirSync(home.root).filter((n) => n.startsWith('.'))).toEqual([])
     expect(readdirSync(homeOf('s-1')).sort()).toEqual(['session-tree', 'session.jsonl.zstd'])
   })
 
@@ -209,7 +203,7 @@ describe('moving an old-layout sidecar', () => {
     const shm = mkdtempSync('/dev/shm/sidecar-location-')
     try {
       expect(statSync(shm).dev, "/dev/shm must be a file system of its own (tmpfs), not the temp dir's").not.toBe(
-        statSync(tmp).dev,
+        statSync(home.tmp).dev,
       )
       const { dir, before } = oldSidecar('s-1')
       const to = path.join(shm, 'session-tree')
@@ -231,7 +225,7 @@ describe('moving an old-layout sidecar', () => {
     it(`a crash before "${step}" leaves one complete copy, and the next run finishes the move`, () => {
       const { dir, before } = oldSidecar('s-1')
       const to = path.join(homeOf('s-1'), 'session-tree')
-      const marked = path.join(root, MIGRATING_PREFIX + path.basename(dir))
+      const marked = path.join(home.root, MIGRATING_PREFIX + path.basename(dir))
       expect(migrateSidecar(dir, to, { copy, hook: crash(step) })).toMatchObject({
         kind: 'failed',
         message: expect.stringContaining(`crash before ${step}`),
@@ -268,19 +262,19 @@ describe('moving an old-layout sidecar', () => {
   })
 
   it('refuses links at either end and inside, touching neither the link nor its target', () => {
-    const target = path.join(tmp, 'target')
+    const target = path.join(home.tmp, 'target')
     mkdirSync(target)
     writeFileSync(path.join(target, 'keep.txt'), 'not ours')
     // The old place is a link.
-    mkdirSync(root, { recursive: true })
-    symlinkSync(target, path.join(root, encodeSessionId('s-1')))
+    mkdirSync(home.root, { recursive: true })
+    symlinkSync(target, path.join(home.root, encodeSessionId('s-1')))
     mkdirSync(homeOf('s-1'), { recursive: true })
     const linked = locator(['s-1'])
     linked.dirFor('s-1')
     expect(linked.migrations()).toEqual([
       expect.objectContaining({ sessionId: 's-1', kind: 'refused', message: expect.stringMatching(/symbolic link/) }),
     ])
-    expect(lstatSync(path.join(root, encodeSessionId('s-1'))).isSymbolicLink()).toBe(true)
+    expect(lstatSync(path.join(home.root, encodeSessionId('s-1'))).isSymbolicLink()).toBe(true)
     expect(existsSync(path.join(homeOf('s-1'), 'session-tree'))).toBe(false)
     // The new place is a link.
     const { dir, before } = oldSidecar('s-2')
@@ -317,7 +311,7 @@ describe('moving an old-layout sidecar', () => {
     expect(snapshot(to)).toEqual({ 'journal.jsonl': 'the new one' })
     // A marked leftover next to a new place that is not its copy: a conflict too, never a removal.
     const again = oldSidecar('s-2')
-    const marked = path.join(root, MIGRATING_PREFIX + path.basename(again.dir))
+    const marked = path.join(home.root, MIGRATING_PREFIX + path.basename(again.dir))
     const to2 = path.join(homeOf('s-2'), 'session-tree')
     expect(migrateSidecar(again.dir, to2, { copy: true, hook: crash('copy') }).kind).toBe('failed')
     mkdirSync(to2)
@@ -338,7 +332,7 @@ describe('the start-up sweep', () => {
     expect(snapshot(path.join(homeOf('s-1'), 'session-tree'))).toEqual(kept.before)
     expect(snapshot(to2)).toEqual(interrupted.before)
     expect(
-      collectOrphans(root, { known: new Set(['s-1', 's-2']), graceMs: 0 }).orphans.map((o) => o.sessionId),
+      collectOrphans(home.root, { known: new Set(['s-1', 's-2']), graceMs: 0 }).orphans.map((o) => o.sessionId),
     ).toEqual(['gone'])
     expect(snapshot(orphan.dir)).toEqual(orphan.before)
   })

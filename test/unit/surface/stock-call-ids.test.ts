@@ -150,11 +150,7 @@ describe('an in-step switch (a model move) across a tool exchange', () => {
   async function midTurn() {
     const ctx = setup()
     await ctx.move(ctx.byText('a1'))
-    const { turn } = ctx.log.openCall('go to a3', {
-      id: 'jump_1',
-      name: 'tree',
-      arguments: '{"action":"jump","node":"a3"}',
-    })
+    const { turn } = ctx.log.openJump('go to a3', 'a3')
     ctx.sync()
     return { ...ctx, turn }
   }

@@ -88,11 +88,7 @@ describe('the context meter after a stock switch (real dsh-token-meter)', () => 
     const { log, projector, switcher, byText, move, read, sync } = setup(true)
     await move(byText('a first answer that is a little longer than the question'))
     const s = log.session
-    const { turn } = log.openCall('go to the third answer', {
-      id: 'jump_1',
-      name: 'tree',
-      arguments: '{"action":"jump"}',
-    })
+    const { turn } = log.openJump('go to the third answer')
     sync()
     const a3 = byText('a third answer')
     projector.tree.jump(a3)

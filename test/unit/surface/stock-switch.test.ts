@@ -277,11 +277,7 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
   function midTurn() {
     const ctx = setup()
     const { log, sync } = ctx
-    const { turn } = log.openCall('go back to the first answer', {
-      id: 'jump_1',
-      name: 'tree',
-      arguments: '{"action":"jump","node":"a1"}',
-    })
+    const { turn } = log.openJump('go back to the first answer', 'a1')
     sync()
     return { ...ctx, turn }
   }
@@ -353,11 +349,8 @@ describe('a switch inside a running step (a move the model makes with a tool)', 
   it('refuses when the call shares its message with other calls', () => {
     const ctx = setup()
     const { log, switcher, byText } = ctx
-    const s = log.session
-    const turn = log.nextTurn()
-    s.append('turn/start', { turn })
-    s.append('step/start', { turn, step: 1 })
-    s.append(
+    const turn = log.openTurn()
+    log.session.append(
       'assistant/message',
       {
         turn,

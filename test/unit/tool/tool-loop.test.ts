@@ -57,6 +57,18 @@ function pathTo(view: { nodes: ReadonlyArray<{ nodeId: string; parentId: string 
 }
 const command = (r: LoopRig, line: string) =>
   (r.ctx as any).commands.execute(r.agent, line, [], new AbortController().signal)
+/** A model step that makes one `tree` call. */
+const treeCall = (args: Record<string, unknown>) => ({ calls: [{ name: 'tree', args }] })
+/**
+ * A model step that jumps to `node` in the same message as another `tree` call (`other`, a list by default): a move
+ * that cannot switch the history within its step, so it waits for the end of the turn.
+ */
+const deferredJump = (node: string, other: Record<string, unknown> = { action: 'list' }) => ({
+  calls: [
+    { name: 'tree', args: { action: 'jump', node } },
+    { name: 'tree', args: other },
+  ],
+})
 const types = (rig: LoopRig) => (rig.agent.session.events as ReadonlyArray<{ type: string }>).map((e) => e.type)
 
 describe('tool companion in a real agent loop', () => {
@@ -104,7 +116,7 @@ describe('tool companion in a real agent loop', () => {
     let listing = ''
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree', args: { action: 'list' } }] },
+      treeCall({ action: 'list' }),
       (request) => {
         listing = transcript(request).at(-1)!
         return { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' }, id: 'jump_1' }] }
@@ -217,9 +229,9 @@ describe('tool companion in a real agent loop', () => {
   it('fork by label, within the step: the next request follows the new branch, and list shows both heads', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree', args: { action: 'label', node: 'e12', text: 'first answer' } }] },
-      { calls: [{ name: 'tree', args: { action: 'fork', node: 'first answer', branch: 'retry' } }] },
-      { calls: [{ name: 'tree', args: { action: 'list' } }] },
+      treeCall({ action: 'label', node: 'e12', text: 'first answer' }),
+      treeCall({ action: 'fork', node: 'first answer', branch: 'retry' }),
+      treeCall({ action: 'list' }),
       { text: 'ok' },
       { text: 'A3' },
     ])
@@ -270,8 +282,8 @@ describe('tool companion in a real agent loop', () => {
       { text: 'A1' },
       { calls: [{ name: 'read_nothing', args: {} }] },
       // Back to the end of that (failed) exchange: the prompt of this turn stays on the path.
-      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e26' } }] },
-      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
+      treeCall({ action: 'jump', node: 'e26' }),
+      treeCall({ action: 'jump', node: 'e12' }),
       { text: 'ok' },
     ])
     await r.say('Q1')
@@ -301,9 +313,9 @@ describe('tool companion in a real agent loop', () => {
     const r = await rig([
       { text: 'A1' },
       { text: 'A2' },
-      { calls: [{ name: 'tree', args: { action: 'back' } }] },
+      treeCall({ action: 'back' }),
       { text: 'back at A2' },
-      { calls: [{ name: 'tree', args: { action: 'forward' } }] },
+      treeCall({ action: 'forward' }),
       { text: 'forward at A1' },
     ])
     await r.say('Q1')
@@ -350,8 +362,8 @@ describe('tool companion in a real agent loop', () => {
   it("back undoes the model's own in-step jump", async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
-      { calls: [{ name: 'tree', args: { action: 'back' } }] },
+      treeCall({ action: 'jump', node: 'e12' }),
+      treeCall({ action: 'back' }),
       { text: 'done' },
     ])
     await r.say('Q1')
@@ -370,12 +382,7 @@ describe('tool companion in a real agent loop', () => {
   it('parallel calls: a move sharing its message with another call is deferred to the end of the turn; the next prompt lands on the path', async () => {
     const r = await rig([
       { text: 'A1' },
-      {
-        calls: [
-          { name: 'tree', args: { action: 'jump', node: 'e12' } },
-          { name: 'tree', args: { action: 'find', text: 'A1' } },
-        ],
-      },
+      deferredJump('e12', { action: 'find', text: 'A1' }),
       { text: 'Done: I will continue from my first answer.' },
       { text: 'A3' },
     ])
@@ -416,17 +423,7 @@ describe('tool companion in a real agent loop', () => {
   })
 
   it('a prompt queued while a deferred move waits is held, then lands on the selected path (once)', async () => {
-    const r = await rig([
-      { text: 'A1' },
-      {
-        calls: [
-          { name: 'tree', args: { action: 'jump', node: 'e12' } },
-          { name: 'tree', args: { action: 'list' } },
-        ],
-      },
-      { text: 'jump scheduled' },
-      { text: 'A-raced' },
-    ])
+    const r = await rig([{ text: 'A1' }, deferredJump('e12'), { text: 'jump scheduled' }, { text: 'A-raced' }])
     await r.say('Q1')
     r.model.onRequest = (_request, n) => {
       // While the model writes its last answer of the jump turn, the user queues a prompt.
@@ -452,13 +449,8 @@ describe('tool companion in a real agent loop', () => {
   it('back cancels a waiting move: nothing changes', async () => {
     const r = await rig([
       { text: 'A1' },
-      {
-        calls: [
-          { name: 'tree', args: { action: 'jump', node: 'e12' } },
-          { name: 'tree', args: { action: 'list' } },
-        ],
-      },
-      { calls: [{ name: 'tree', args: { action: 'back' } }] },
+      deferredJump('e12'),
+      treeCall({ action: 'back' }),
       { text: 'never mind' },
       { text: 'A3' },
     ])
@@ -482,15 +474,10 @@ describe('tool companion in a real agent loop', () => {
   it('a later move replaces a waiting one (even when made alone); back then undoes the applied move within its step', async () => {
     const r = await rig([
       { text: 'A1' },
-      {
-        calls: [
-          { name: 'tree', args: { action: 'jump', node: 'e4' } },
-          { name: 'tree', args: { action: 'list' } },
-        ],
-      },
-      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
+      deferredJump('e4'),
+      treeCall({ action: 'jump', node: 'e12' }),
       { text: 'ok' },
-      { calls: [{ name: 'tree', args: { action: 'back' } }] },
+      treeCall({ action: 'back' }),
       { text: 'went back' },
       { text: 'A-after-back' },
     ])
@@ -539,17 +526,7 @@ describe('tool companion in a real agent loop', () => {
   })
 
   it('a deferred move the model asked for is dropped when the user cancels that turn', async () => {
-    const r = await rig([
-      { text: 'A1' },
-      {
-        calls: [
-          { name: 'tree', args: { action: 'jump', node: 'e12' } },
-          { name: 'tree', args: { action: 'list' } },
-        ],
-      },
-      { text: 'cut off' },
-      { text: 'A3' },
-    ])
+    const r = await rig([{ text: 'A1' }, deferredJump('e12'), { text: 'cut off' }, { text: 'A3' }])
     await r.say('Q1')
     r.model.onRequest = async (_request, n) => {
       if (n === 3) {
@@ -576,10 +553,10 @@ describe('tool companion in a real agent loop', () => {
   it('errors reach the model as tool errors and schedule nothing', async () => {
     const r = await rig([
       { text: 'A1' },
-      { calls: [{ name: 'tree', args: { action: 'jump', node: 'no-such-node' } }] },
-      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12', agentId: 'someone-else' } }] },
-      { calls: [{ name: 'tree', args: { action: 'fork', node: 'e12', branch: 'main' } }] },
-      { calls: [{ name: 'tree', args: { action: 'forward' } }] },
+      treeCall({ action: 'jump', node: 'no-such-node' }),
+      treeCall({ action: 'jump', node: 'e12', agentId: 'someone-else' }),
+      treeCall({ action: 'fork', node: 'e12', branch: 'main' }),
+      treeCall({ action: 'forward' }),
       { text: 'gave up' },
     ])
     await r.say('Q1')
@@ -598,11 +575,11 @@ describe('tool companion in a real agent loop', () => {
   it('find, label and summarize act at once and are visible through the service (one store with the panel)', async () => {
     const r = await rig([
       { text: 'Rome is lovely' },
-      { calls: [{ name: 'tree', args: { action: 'find', text: 'rome' } }] },
-      { calls: [{ name: 'tree', args: { action: 'label', node: 'e12', text: 'rome' } }] },
-      { calls: [{ name: 'tree', args: { action: 'summarize', branch: 'main', text: 'Planning a trip to Rome.' } }] },
-      { calls: [{ name: 'tree', args: { action: 'summarize', branch: 'nope' } }] },
-      { calls: [{ name: 'tree', args: { action: 'label', node: 'rome', text: '' } }] },
+      treeCall({ action: 'find', text: 'rome' }),
+      treeCall({ action: 'label', node: 'e12', text: 'rome' }),
+      treeCall({ action: 'summarize', branch: 'main', text: 'Planning a trip to Rome.' }),
+      treeCall({ action: 'summarize', branch: 'nope' }),
+      treeCall({ action: 'label', node: 'rome', text: '' }),
       { text: 'done' },
     ])
     await r.say('Plan Rome')
@@ -628,15 +605,9 @@ describe('tool companion in a real agent loop', () => {
   })
 
   it('projection mode: the tool says the history will not change, and it does not', async () => {
-    const r = await rig(
-      [
-        { text: 'A1' },
-        { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
-        { text: 'ok' },
-        { text: 'A3' },
-      ],
-      { surfaceMode: 'projection' },
-    )
+    const r = await rig([{ text: 'A1' }, treeCall({ action: 'jump', node: 'e12' }), { text: 'ok' }, { text: 'A3' }], {
+      surfaceMode: 'projection',
+    })
     await r.say('Q1')
     await r.say('Q2')
     expect(toolResultText(r, 'jump')).toContain('the model history does NOT change')
@@ -743,9 +714,9 @@ describe('/tree command', () => {
 describe('scope and lifecycle', () => {
   it('tools act on the calling agent only: another agent sees its own tree', async () => {
     const r = await rig([
-      { calls: [{ name: 'tree', args: { action: 'label', node: 'e4', text: 'secret plan' } }] },
+      treeCall({ action: 'label', node: 'e4', text: 'secret plan' }),
       { text: 'labeled' },
-      { calls: [{ name: 'tree', args: { action: 'find', text: 'secret' } }] },
+      treeCall({ action: 'find', text: 'secret' }),
       { text: 'searched' },
     ])
     await r.say('Q1 of agent A')
@@ -776,11 +747,7 @@ describe('scope and lifecycle', () => {
 
 describe('one-shot (headless) runs', () => {
   it("the model's own move still applies within its step: the same turn's next request holds the path", async () => {
-    const r = await rig([
-      { text: 'A1' },
-      { calls: [{ name: 'tree', args: { action: 'jump', node: 'e12' } }] },
-      { text: 'ok' },
-    ])
+    const r = await rig([{ text: 'A1' }, treeCall({ action: 'jump', node: 'e12' }), { text: 'ok' }])
     ;(r.ctx as any).provide('headlessStartup', { task: 'x' })
     await r.say('Q1')
     await r.say('Q2')
@@ -795,16 +762,7 @@ describe('one-shot (headless) runs', () => {
   })
 
   it('a move that cannot switch within its step is answered but not applied: the run ends with the turn', async () => {
-    const r = await rig([
-      { text: 'A1' },
-      {
-        calls: [
-          { name: 'tree', args: { action: 'jump', node: 'e12' } },
-          { name: 'tree', args: { action: 'list' } },
-        ],
-      },
-      { text: 'ok' },
-    ])
+    const r = await rig([{ text: 'A1' }, deferredJump('e12'), { text: 'ok' }])
     ;(r.ctx as any).provide('headlessStartup', { task: 'x' })
     await r.say('Q1')
     await r.say('Q2')
