@@ -27,6 +27,28 @@ export function newPiSession(dir = piSessionDir(), cwd = '/work/project'): Sessi
   return SessionManager.create(cwd, dir)
 }
 
+/**
+ * A Pi session with two branches: a question, a tool call and its answer, then back to the first answer
+ * (with a branch summary when given one) and on another way; `label` names the tool branch's last answer.
+ */
+export function branchedPiSession(
+  options: { readonly label?: string; readonly summary?: string } = {},
+): SessionManager {
+  const pi = newPiSession()
+  pi.appendMessage(user('first question'))
+  const a1 = pi.appendMessage(assistant('first answer'))
+  pi.appendMessage(user('use a tool'))
+  pi.appendMessage(assistant('', { calls: [{ id: 'call-1', name: 'read', args: { path: 'a.txt' } }] }))
+  pi.appendMessage(toolResult('call-1', 'read', 'contents of a'))
+  const done = pi.appendMessage(assistant('done with the tool'))
+  if (options.label !== undefined) pi.appendLabelChange(done, options.label)
+  if (options.summary !== undefined) pi.branchWithSummary(a1, options.summary)
+  else pi.branch(a1)
+  pi.appendMessage(user('another direction'))
+  pi.appendMessage(assistant('second answer'))
+  return pi
+}
+
 export function user(text: string) {
   return { role: 'user' as const, content: text, timestamp: tick() }
 }

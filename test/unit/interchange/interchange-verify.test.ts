@@ -13,20 +13,11 @@ import { checkReadBack, checkRebuild, defaultImportCheck } from '../../../src/in
 import { stringChunks } from '../../../src/interchange/source.ts'
 import { TreeSidecar } from '../../../src/sidecar/index.ts'
 import type { JsonObject } from '../../../src/tree/types.ts'
-import { assistant, newPiSession, toolResult, user } from '../../support/pi.ts'
+import { branchedPiSession } from '../../support/pi.ts'
 
 /** A Pi session with a label, a branch summary (a tree-only node) and a call answered on one branch only. */
 async function built(): Promise<BuiltSession> {
-  const pi = newPiSession()
-  pi.appendMessage(user('Where to?'))
-  const a1 = pi.appendMessage(assistant('Rome or Paris?'))
-  pi.appendMessage(user('Rome'))
-  pi.appendMessage(assistant('Checking.', { calls: [{ id: 'c1', name: 'weather', args: { city: 'Rome' } }] }))
-  pi.appendMessage(toolResult('c1', 'weather', 'sunny'))
-  pi.appendLabelChange(pi.appendMessage(assistant('Rome: sunny.')), 'rome')
-  pi.branchWithSummary(a1, 'We looked at Rome.')
-  pi.appendMessage(user('Paris'))
-  pi.appendMessage(assistant('Paris then.'))
+  const pi = branchedPiSession({ label: 'tool done', summary: 'We read a.txt.' })
   const { tree } = await readSession(stringChunks(readFileSync(pi.getSessionFile()!, 'utf8')), { sink: () => {} })
   return buildSession(tree, { sessionId: 'verify-1', now: 1 })
 }
@@ -47,7 +38,7 @@ describe('what an import checks before it publishes', () => {
   it('the staged sidecar of a faithful build passes both checks', async () => {
     const session = await built()
     expect(session.overlay.treeOnly.length).toBeGreaterThan(0)
-    expect(Object.values(session.overlay.labels)).toEqual(['rome'])
+    expect(Object.values(session.overlay.labels)).toEqual(['tool done'])
     const root = stage(session)
     expect(checkReadBack(session, root)).toBeUndefined()
     expect(checkRebuild(session, root)).toBeUndefined()

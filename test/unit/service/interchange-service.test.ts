@@ -13,7 +13,7 @@ import JsonlSessionPersistence from '@deepseek-ai/dsh-session-persistence-jsonl'
 import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import { describe, expect, it } from 'vitest'
 import SessionTreeService from '../../../src/index.ts'
-import { assistant, newPiSession, piContext, SessionManager, toolResult, user } from '../../support/pi.ts'
+import { branchedPiSession, piContext, SessionManager } from '../../support/pi.ts'
 import { treeModelView } from '../../support/interchange.ts'
 
 async function boot() {
@@ -31,20 +31,6 @@ async function boot() {
   return { home, service: c.sessionTree, persistence: c.sessionPersistence, sessions: c.sessions }
 }
 
-function branchedPi() {
-  const pi = newPiSession()
-  pi.appendMessage(user('first question'))
-  const a1 = pi.appendMessage(assistant('first answer'))
-  pi.appendMessage(user('use a tool'))
-  pi.appendMessage(assistant('', { calls: [{ id: 'call-1', name: 'read', args: { path: 'a.txt' } }] }))
-  pi.appendMessage(toolResult('call-1', 'read', 'contents of a'))
-  pi.appendMessage(assistant('done with the tool'))
-  pi.branch(a1)
-  pi.appendMessage(user('another direction'))
-  pi.appendMessage(assistant('second answer'))
-  return pi
-}
-
 async function failureOf(promise: Promise<unknown>) {
   const error = await promise.catch((e: unknown) => e)
   expect(error).toBeInstanceOf(TypertLookupFailure)
@@ -54,7 +40,7 @@ async function failureOf(promise: Promise<unknown>) {
 describe('importSession / exportAs', () => {
   it('a dry run previews and writes nothing; the import creates the session; its export opens in Pi on the same path', async () => {
     const { home, service, persistence, sessions } = await boot()
-    const pi = branchedPi()
+    const pi = branchedPiSession()
     const preview = await service.importSession({
       path: pi.getSessionFile()!,
       content: null,
@@ -149,7 +135,7 @@ describe('importSession / exportAs', () => {
 
   it('uploaded text imports the same way; what is not a session is refused by code and creates nothing', async () => {
     const { home, service } = await boot()
-    const pi = branchedPi()
+    const pi = branchedPiSession()
     const result = await service.importSession({
       path: null,
       content: readFileSync(pi.getSessionFile()!, 'utf8'),
