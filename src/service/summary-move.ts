@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { BranchSummary } from '../tree/types.ts'
 import { carriedSummaryMessage } from '../harness/carried-summary.ts'
-import { canCarry, CARRY_REFUSAL } from '../tree/summary-rules.ts'
+import { canCarry, CARRY_REFUSALS } from '../tree/summary-rules.ts'
 import { clipped, quoted } from './clip.ts'
 import { leftPart, writeSummary, type SummaryPart, type SummaryWriter } from './branch-summary.ts'
 import { agentBusy, type Resolved } from './move.ts'
@@ -56,7 +56,7 @@ export async function summarizedMove<V>(
   if (choice.kind === 'none') return run(undefined)
   const { session, state, mode } = found
   const carry = choice.carry === true
-  if (carry && !canCarry(mode)) return fail('SURFACE_UNAVAILABLE', CARRY_REFUSAL, { mode })
+  if (carry && !canCarry(mode)) return fail('SURFACE_UNAVAILABLE', CARRY_REFUSALS.move, { mode })
   // Refused before the model call is paid for; `applyMove` asks again once the summary is written.
   const busy = agentBusy(found, withinCall)
   if (busy) return busy

@@ -82,6 +82,12 @@ export function canCarry(mode: string | undefined): boolean {
   return mode !== 'projection'
 }
 
-/** Why a carry is refused in projection mode; the service fails with it as `SURFACE_UNAVAILABLE` (a surface code). */
-export const CARRY_REFUSAL =
-  'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead'
+/**
+ * Why a carried summary is refused in projection mode, per call that asks for one (a move; a files carry,
+ * refused before any file is written); the service fails with it as `SURFACE_UNAVAILABLE`, a surface code.
+ */
+export const CARRY_REFUSALS = {
+  move: 'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead',
+  carry:
+    'a summary cannot be carried into the model history in projection mode; carry without it, or keep it for the panel (carry: false)',
+} as const

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   canCarry,
-  CARRY_REFUSAL,
+  CARRY_REFUSALS,
   checkInstructions,
   INSTRUCTIONS_REFUSALS,
   instructionsProblem,
@@ -102,8 +102,10 @@ describe('the summary rules of a move (tree/summary-rules.ts)', () => {
     expect(canCarry('stock')).toBe(true)
     expect(canCarry('native')).toBe(true)
     expect(canCarry(undefined)).toBe(true)
-    expect(CARRY_REFUSAL).toBe(
-      'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead',
-    )
+    expect(CARRY_REFUSALS).toEqual({
+      move: 'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead',
+      carry:
+        'a summary cannot be carried into the model history in projection mode; carry without it, or keep it for the panel (carry: false)',
+    })
   })
 })
