@@ -4,6 +4,7 @@
  * which tool-only requests are drawn as their call's row.
  */
 import type { SessionTreeOutline, TreeNode } from '../tree/types.ts'
+import { leavesPath as leavesPathOf } from '../tree/summary-rules.ts'
 import { isToolRequest, parts } from './node-text.ts'
 
 /** Read-only index over one tree view; built once per fetched `list`. */
@@ -129,20 +130,9 @@ function absorbsIntoCall(
 }
 
 /**
- * Whether a move to `target` leaves part of the current path behind (then a
- * summary has something to cover): the cursor is not on the target's
- * root path. The service decides at the exchange boundary; this only says
- * whether to offer the choice.
+ * Whether a move to `target` leaves part of the current path behind (`tree/summary-rules.ts`), read on the
+ * outline. The service decides at the exchange boundary; this only says whether to offer the choice.
  */
 export function leavesPath(index: TreeIndex, target: string): boolean {
-  const cursor = index.view.cursor
-  if (cursor === null) return false
-  for (
-    let at: string | null = target, steps = 0;
-    at !== null && steps <= index.byId.size;
-    at = index.parentOf.get(at) ?? null, steps++
-  ) {
-    if (at === cursor) return false
-  }
-  return true
+  return leavesPathOf(index.view.cursor, target, (id) => index.parentOf.get(id))
 }

@@ -9,7 +9,7 @@ import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { fallbackSummary, oneLine, renderMessages } from '../tree/text.ts'
 import type { BranchSummary, TreeEntry } from '../tree/types.ts'
-import { MAX_SUMMARY_INSTRUCTIONS } from '../tree/validate.ts'
+import { checkInstructions, leftBehind } from '../tree/summary-rules.ts'
 import { quoted } from './clip.ts'
 import { askModelForSummary, type ModelRoute, type SummaryLlm } from './model-summary.ts'
 import { EXTRACTIVE_MODEL, extractiveSummarizer, summaryBranch } from './summarizer.ts'
@@ -36,9 +36,6 @@ export interface SummaryWriter {
   readonly prefix?: SessionPrefix
 }
 
-/** Longest accepted user instructions. */
-export const MAX_INSTRUCTIONS = MAX_SUMMARY_INSTRUCTIONS
-
 /** Validate a summary option (absent: none). */
 export function checkSummaryChoice(value: unknown): TreeResult<SummaryChoice> {
   if (value === undefined || value === null) return ok({ kind: 'none' })
@@ -54,11 +51,8 @@ export function checkSummaryChoice(value: unknown): TreeResult<SummaryChoice> {
     case 'summarize':
       return ok({ kind: 'summarize', ...carry })
     case 'custom': {
-      if (typeof choice.instructions !== 'string' || choice.instructions.trim() === '')
-        return fail('INVALID_ARGUMENT', 'summary.instructions must be a non-empty string for kind "custom"')
-      if (choice.instructions.length > MAX_INSTRUCTIONS)
-        return fail('INVALID_ARGUMENT', `summary.instructions is longer than ${MAX_INSTRUCTIONS} characters`)
-      return ok({ kind: 'custom', instructions: choice.instructions, ...carry })
+      const instructions = checkInstructions(choice.instructions)
+      return instructions.ok ? ok({ kind: 'custom', instructions: instructions.value, ...carry }) : instructions
     }
     default:
       return fail(
@@ -75,19 +69,16 @@ export function checkMoveOptions(options: unknown): TreeResult<SummaryChoice> {
 }
 
 /**
- * The part a move leaves behind: the cursor's path after the last node it
- * shares with `target`'s path. Undefined when the move leaves nothing (the
- * target is on the cursor's path, or the cursor is before the first node).
+ * The part a move leaves behind (`tree/summary-rules.ts` says which nodes), with its messages.
+ * Undefined when the move leaves nothing, or nothing the model said.
  */
 export function leftPart(tree: SessionTree, target: string | null): SummaryPart | undefined {
   const cursor = tree.cursor
   if (cursor === null) return undefined
-  const onTarget = new Set<string>()
-  for (let id = target; id !== null; id = tree.get(id)?.parentId ?? null) onTarget.add(id)
-  const left = new Set<string>()
-  let from: string | null = cursor
-  for (; from !== null && !onTarget.has(from); from = tree.get(from)?.parentId ?? null) left.add(from)
-  if (left.size === 0) return undefined
+  const behind = leftBehind(cursor, target, (id) => tree.get(id)?.parentId)
+  if (behind.left.length === 0) return undefined
+  const left = new Set(behind.left)
+  const from = behind.from
   // The path as it was (not the model history): a compaction folds away messages the move leaves.
   const history = tree.path(cursor)
   const entries = history.ok ? history.value.filter((entry) => left.has(entry.nodeId) && entry.message) : []

@@ -33,6 +33,7 @@ import { boundaryOf, type ResolvedSession, type WorkspaceMoves } from './workspa
 import { clipped, quoted } from './clip.ts'
 import type { JournalActor, MoveResult, SummaryChoice } from './wire.ts'
 import { checkSummaryChoice, pathPart } from './branch-summary.ts'
+import { canCarry, CARRY_REFUSALS } from '../tree/summary-rules.ts'
 import type { OtherPart } from './summary-move.ts'
 import { CARRIED_WORK_PREFIX } from '../harness/carried-summary.ts'
 import type { CarryDiff, CarryPreview, CarryRequest, CarryResult, CarryStat } from './carry-wire.ts'
@@ -220,12 +221,8 @@ export class CarryMoves {
     const choice = checkSummaryChoice(checked.value.summary)
     if (!choice.ok) return choice
     // Refused before any file is written: a summary that could not reach the conversation.
-    if (choice.value.kind !== 'none' && choice.value.carry === true && early.value.mode === 'projection')
-      return fail(
-        'SURFACE_UNAVAILABLE',
-        'a summary cannot be carried into the model history in projection mode; carry without it, or keep it for the panel (carry: false)',
-        { mode: early.value.mode },
-      )
+    if (choice.value.kind !== 'none' && choice.value.carry === true && !canCarry(early.value.mode))
+      return fail('SURFACE_UNAVAILABLE', CARRY_REFUSALS.carry, { mode: early.value.mode })
     const carried = await this.deps.workspaceMoves.serial(early.value.session.id, () =>
       this.apply(agentId, checked.value, callId),
     )

@@ -55,12 +55,25 @@ export interface MoveVia {
   /**
    * A harness `user/message` appended as the new path's last event (a carried
    * branch summary): in stock mode inside the switch, in native mode right
-   * after the selection. Refused in projection mode (nothing reaches the model there).
+   * after the selection. Never in projection mode: `summary-move.ts` refuses it first (`tree/summary-rules.ts`).
    */
   readonly carry?: Record<string, unknown>
 }
 
 type Report = SurfaceReport
+
+/** `AGENT_BUSY` when the agent runs and the move is not its own step's (projection mode moves the tree alone). */
+export function agentBusy(
+  found: Pick<Resolved, 'session' | 'agent' | 'mode'>,
+  withinCall: boolean,
+): TreeResult<never> | undefined {
+  const { session, agent, mode } = found
+  if (withinCall || mode === 'projection' || !agent || isFree(agent)) return undefined
+  return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', {
+    agentId: clipped(session.id),
+    status: agent.status,
+  })
+}
 
 export async function applyMove(
   deps: MoveDeps,
@@ -68,7 +81,7 @@ export async function applyMove(
   request: TreeMove,
   via: MoveVia,
 ): Promise<TreeResult<{ move: MoveResult; value: JumpView | ForkView }>> {
-  const { session, agent, state, mode } = found
+  const { session, state, mode } = found
   const { withinCall, carry, actor } = via
   const nodeId = namedNode(request)
   // The branch a fork creates is named in the switch marker, so the log alone rebuilds it.
@@ -80,13 +93,6 @@ export async function applyMove(
       { mode },
     )
   }
-  if (carry !== undefined && mode === 'projection') {
-    return fail(
-      'SURFACE_UNAVAILABLE',
-      'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead',
-      { mode },
-    )
-  }
   const snaps = mode !== 'projection'
   let at: Landing = { target: null }
   if (nodeId !== undefined) {
@@ -94,12 +100,8 @@ export async function applyMove(
     if (!landed.ok) return landed
     at = landed.value
   }
-  if (withinCall === undefined && mode !== 'projection' && agent && !isFree(agent)) {
-    return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', {
-      agentId: clipped(session.id),
-      status: agent.status,
-    })
-  }
+  const busy = agentBusy(found, withinCall !== undefined)
+  if (busy) return busy
 
   // 1. The tree moves, in one synchronous step; the answer is this move's own effect, read in that same step.
   const pending = deps.sync.begin(session.id, { kind: 'move', move: request, at, snaps }, actor)

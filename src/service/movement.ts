@@ -10,7 +10,8 @@ import type { SessionResolver } from './resolve.ts'
 import { checkSummaryChoice } from './branch-summary.ts'
 import { summarizedMove, type OtherPart, type SummaryMoveDeps } from './summary-move.ts'
 import type { TreeMove } from './tree-move.ts'
-import { MOVE_SPECS, namedNode } from '../tree/move.ts'
+import { namedNode } from '../tree/move.ts'
+import { SUMMARIZING_MOVES } from '../tree/summary-rules.ts'
 import type { ForkResult, MoveResult, SummaryChoice } from './wire.ts'
 
 export interface MovementDeps {
@@ -38,7 +39,7 @@ export class Movement {
     actor: JournalActor,
     callId?: string,
   ): Promise<TreeResult<MoveResult | ForkResult>> {
-    const checked = checkSummaryChoice(MOVE_SPECS[move.kind].summarizes ? move.summary : undefined)
+    const checked = checkSummaryChoice(SUMMARIZING_MOVES[move.kind] ? move.summary : undefined)
     if (!checked.ok) return checked
     const found = callId === undefined ? await this.deps.resolver.live(agentId) : this.deps.resolver.loaded(agentId)
     if (!found.ok) return found

@@ -13,10 +13,10 @@ import { randomUUID } from 'node:crypto'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { BranchSummary } from '../tree/types.ts'
 import { carriedSummaryMessage } from '../harness/carried-summary.ts'
-import { isFree } from '../surface/stock.ts'
+import { canCarry, CARRY_REFUSALS } from '../tree/summary-rules.ts'
 import { clipped, quoted } from './clip.ts'
 import { leftPart, writeSummary, type SummaryPart, type SummaryWriter } from './branch-summary.ts'
-import type { Resolved } from './move.ts'
+import { agentBusy, type Resolved } from './move.ts'
 import type { MoveResult, SummaryChoice } from './wire.ts'
 import { SUMMARY_MAX_TOKENS, type ModelRoute, type SummaryLlm } from './model-summary.ts'
 import { sessionPrefix } from './summary-prefix.ts'
@@ -54,21 +54,12 @@ export async function summarizedMove<V>(
   other?: OtherPart,
 ): Promise<TreeResult<{ move: MoveResult; value: V }>> {
   if (choice.kind === 'none') return run(undefined)
-  const { session, agent, state, mode } = found
+  const { session, state, mode } = found
   const carry = choice.carry === true
-  if (carry && mode === 'projection') {
-    return fail(
-      'SURFACE_UNAVAILABLE',
-      'a summary cannot be carried into the model history in projection mode (nothing changes what the model reads there); keep it for the panel instead',
-      { mode },
-    )
-  }
-  if (!withinCall && mode !== 'projection' && agent && !isFree(agent)) {
-    return fail('AGENT_BUSY', 'the agent is running; move in the tree when it is idle', {
-      agentId: clipped(session.id),
-      status: agent.status,
-    })
-  }
+  if (carry && !canCarry(mode)) return fail('SURFACE_UNAVAILABLE', CARRY_REFUSALS.move, { mode })
+  // Refused before the model call is paid for; `applyMove` asks again once the summary is written.
+  const busy = agentBusy(found, withinCall)
+  if (busy) return busy
   const tree = state.projector.tree
   let target: string | null = nodeId ?? null
   if (typeof nodeId === 'string') {

@@ -1,7 +1,8 @@
 /**
  * A cursor move as a value: `CursorMove`, and `MOVE_SPECS`, one entry per kind saying where it goes, how its
  * own fields are checked, which tree operation runs it and how it reads in words. What a move takes along
- * (the files, a summary) is the service's (`service/tree-move.ts`); `docs/service.md` walks a move end to end.
+ * (the files, a summary) is the service's (`service/tree-move.ts`), which kinds may summarize is `summary-rules.ts`'s;
+ * `docs/service.md` walks a move end to end.
  */
 import { fail, ok, type TreeResult } from './errors.ts'
 import type { SessionTree } from './session-tree.ts'
@@ -21,8 +22,6 @@ export type MoveOf<K extends MoveKind> = Extract<CursorMove, { readonly kind: K 
 export interface MoveSpec<K extends MoveKind> {
   /** `node`: it goes to the node it names; `history`: to the last position of its back/forward history. */
   readonly goes: 'node' | 'history'
-  /** Whether it leaves a part behind that a summary can describe. */
-  readonly summarizes: boolean
   /** Its own fields read from an unchecked argument (`where`: how the argument is named in the message). */
   readonly check: (raw: Record<string, unknown>, where: string) => TreeResult<MoveOf<K>>
   /** The tree operation, given the target already snapped to a complete cut point (`node` kinds). */
@@ -37,7 +36,6 @@ const quote = (text: string): string => JSON.stringify(text)
 function historyStep<K extends 'back' | 'forward'>(kind: K): MoveSpec<K> {
   return {
     goes: 'history',
-    summarizes: false,
     check: () => ok({ kind } as MoveOf<K>),
     run: (tree) => tree[kind](),
     words: () => kind,
@@ -47,7 +45,6 @@ function historyStep<K extends 'back' | 'forward'>(kind: K): MoveSpec<K> {
 export const MOVE_SPECS: { readonly [K in MoveKind]: MoveSpec<K> } = {
   jump: {
     goes: 'node',
-    summarizes: true,
     check: (raw, where) =>
       raw.nodeId === null || typeof raw.nodeId === 'string'
         ? ok({ kind: 'jump', nodeId: raw.nodeId })
@@ -57,7 +54,6 @@ export const MOVE_SPECS: { readonly [K in MoveKind]: MoveSpec<K> } = {
   },
   fork: {
     goes: 'node',
-    summarizes: true,
     check: (raw, where) => {
       if (typeof raw.nodeId !== 'string') return fail('INVALID_ARGUMENT', `${where}nodeId must be a string`)
       if (typeof raw.branch !== 'string') return fail('INVALID_ARGUMENT', `${where}branch must be a string`)

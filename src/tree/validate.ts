@@ -33,8 +33,6 @@ export function validated<T>(check: () => T): TreeResult<T> {
 
 export const MAX_NAME_LENGTH = 100
 export const MAX_LABEL_LENGTH = 200
-/** Longest accepted user instructions for a model-written summary (the panel checks it before a round trip). */
-export const MAX_SUMMARY_INSTRUCTIONS = 2_000
 export const MAX_ID_LENGTH = 200
 
 const ROLES: ReadonlyMap<string, Role> = new Map(

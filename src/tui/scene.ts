@@ -16,6 +16,7 @@ import type { RestoreRequest } from '../service/workspace-wire.ts'
 import type { SessionTreeOutline } from '../tree/types.ts'
 import { indexTree, layoutTree } from '../outline/index.ts'
 import { errorMessage, type TreeError } from '../tree/errors.ts'
+import { canCarry } from '../tree/summary-rules.ts'
 import type { HostKey, SceneProps } from './host.ts'
 import { wrapPage } from './cells.ts'
 import { tuiLang, word, type TuiLang } from './i18n.ts'
@@ -237,7 +238,7 @@ function summaryOption(
 ): { summary?: SummaryChoice } {
   if (effect.summary === 'none') return {}
   // As the Tree tab does: a summary chosen by a person is carried into the new path, except in projection mode.
-  const carry = mode === 'projection' ? {} : { carry: true }
+  const carry = canCarry(mode) ? { carry: true } : {}
   const summary: SummaryChoice =
     effect.summary === 'custom'
       ? { kind: 'custom', instructions: effect.instructions ?? '', ...carry }

@@ -7,7 +7,7 @@
 import type { ReactNode } from 'react'
 import type { BranchSummary, SurfaceMode } from '../../types.ts'
 import type { Translate } from '../i18n.ts'
-import { MAX_SUMMARY_INSTRUCTIONS } from '../../tree/validate.ts'
+import { MAX_SUMMARY_INSTRUCTIONS } from '../../tree/summary-rules.ts'
 import { instructionsProblem, type SummaryChoiceKind, type SummaryChoiceState } from './choice.ts'
 import { stringsFor, writerLine } from './SummaryNotes.tsx'
 

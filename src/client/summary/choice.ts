@@ -5,8 +5,9 @@
  * `jumpWith`/`forkWith` option it becomes. A summary chosen in the panel is
  * carried into the new path (as Pi does), except in projection mode, where
  * nothing changes what the model reads: there it is kept for the panel only.
+ * The rules themselves are `tree/summary-rules.ts`'s.
  */
-import { MAX_SUMMARY_INSTRUCTIONS } from '../../tree/validate.ts'
+import { canCarry, instructionsProblem as problemOf, type InstructionsProblem } from '../../tree/summary-rules.ts'
 import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
 
 export { leavesPath } from '../../outline/index.ts'
@@ -21,20 +22,17 @@ export interface SummaryChoiceState {
 
 export const NO_SUMMARY: SummaryChoiceState = { kind: 'none', instructions: '' }
 
-export type InstructionsProblem = 'required' | 'tooLong'
+export type { InstructionsProblem }
 
 /** What keeps the choice from being sent (custom without instructions, or too long ones). */
 export function instructionsProblem(state: SummaryChoiceState): InstructionsProblem | undefined {
-  if (state.kind !== 'custom') return undefined
-  const text = state.instructions.trim()
-  if (text === '') return 'required'
-  return state.instructions.length > MAX_SUMMARY_INSTRUCTIONS ? 'tooLong' : undefined
+  return state.kind === 'custom' ? problemOf(state.instructions) : undefined
 }
 
 /** The move's options, or undefined for a plain move (no summary, or nothing left behind). */
 export function moveOptions(state: SummaryChoiceState, mode: SurfaceMode | undefined): TreeMoveOptions | undefined {
   if (state.kind === 'none' || instructionsProblem(state) !== undefined) return undefined
-  const carry = mode === 'projection' ? {} : { carry: true }
+  const carry = canCarry(mode) ? { carry: true } : {}
   return {
     summary:
       state.kind === 'custom'
