@@ -9,7 +9,7 @@ import type { TreeSync } from '../harness/sync.ts'
 import type { JournalActor } from '../sidecar/index.ts'
 import { draftSummary } from './summarizer.ts'
 import { branchPart, writeSummary } from './branch-summary.ts'
-import { MAX_SUMMARY_INSTRUCTIONS as MAX_INSTRUCTIONS } from '../tree/summary-rules.ts'
+import { MAX_SUMMARY_INSTRUCTIONS } from '../tree/summary-rules.ts'
 import { routeOf, type SummaryMoveDeps } from './summary-move.ts'
 import type { SessionResolver } from './resolve.ts'
 import type { SummarizeOptions } from './wire.ts'
@@ -57,8 +57,14 @@ export class Annotation {
     if (writerKind !== 'model' && writerKind !== 'extractive')
       return fail('INVALID_ARGUMENT', 'options.writer must be "model" or "extractive"')
     const instructions = options?.instructions
-    if (instructions !== undefined && (typeof instructions !== 'string' || instructions.length > MAX_INSTRUCTIONS)) {
-      return fail('INVALID_ARGUMENT', `options.instructions must be a string of at most ${MAX_INSTRUCTIONS} characters`)
+    if (
+      instructions !== undefined &&
+      (typeof instructions !== 'string' || instructions.length > MAX_SUMMARY_INSTRUCTIONS)
+    ) {
+      return fail(
+        'INVALID_ARGUMENT',
+        `options.instructions must be a string of at most ${MAX_SUMMARY_INSTRUCTIONS} characters`,
+      )
     }
     if (writerKind === 'extractive') {
       const drafted = await draftSummary(found.value.state.projector.tree, branch)

@@ -133,7 +133,6 @@ class SessionBuild {
       overlay: foldOverlay(this.tree, this.treeOnlyW),
       watermark: this.log.seq - 1,
       tree: this.tree,
-      cursor: this.tree.cursor,
       entries: this.source.nodes.flatMap((node) => {
         const dsh = this.dsh.get(node.id)
         return dsh === undefined

@@ -21,10 +21,8 @@ export interface BuiltSession {
   readonly overlay: OverlayState
   /** Watermark of the overlay (the last event seq). */
   readonly watermark: number
-  /** The tree built beside the log: what opening the session must give (`verify.ts`). */
+  /** The tree built beside the log (its cursor: where the next prompt continues): what opening the session must give (`verify.ts`). */
   readonly tree: SessionTree
-  /** DSH node id of the cursor. */
-  readonly cursor: string | null
   /** Each DSH node made from a source node (the provenance's node table). */
   readonly entries: readonly ProvenanceEntry[]
   readonly notes: readonly string[]

@@ -182,7 +182,7 @@ async function importOpened(
     const base = {
       report: { ...report, notes: [...report.notes, ...leftOut, ...built.notes] },
       cwd: cwd ?? null,
-      cursor: built.cursor,
+      cursor: built.tree.cursor,
       title: built.title?.title ?? null,
       titleEvent: built.title ?? null,
       events: built.events.length,
