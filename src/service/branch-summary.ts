@@ -5,12 +5,11 @@
  * a `BranchSummary` that says who wrote it, what it cost and, for a fallback,
  * why.
  */
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { fallbackSummary, oneLine, renderMessages } from '../tree/text.ts'
 import type { BranchSummary, TreeEntry } from '../tree/types.ts'
 import { checkInstructions, leftBehind } from '../tree/summary-rules.ts'
-import { quoted } from './clip.ts'
 import { askModelForSummary, type ModelRoute, type SummaryLlm } from './model-summary.ts'
 import { EXTRACTIVE_MODEL, extractiveSummarizer, summaryBranch } from './summarizer.ts'
 import type { SummaryChoice } from './wire.ts'

@@ -11,7 +11,7 @@
  * files undoes it byte for byte. Git is never run: the user's index, HEAD
  * and refs are not read or written. One carry or restore at a time per session.
  */
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { clipped, fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { isFree } from '../harness/live.ts'
 import {
@@ -30,7 +30,6 @@ import {
 } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
 import { boundaryOf, type ResolvedSession, type WorkspaceMoves } from './workspace.ts'
-import { clipped, quoted } from './clip.ts'
 import type { JournalActor, MoveResult, SummaryChoice } from './wire.ts'
 import { checkSummaryChoice, pathPart } from './branch-summary.ts'
 import { canCarry, CARRY_REFUSALS } from '../tree/summary-rules.ts'

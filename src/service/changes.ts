@@ -6,9 +6,8 @@
  * signal) or the plugin stops. The Tree tab and the Chat hold one such
  * request per page instead of polling `session` (docs/service.md#live-events).
  */
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { clipped, fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { TreeSync } from '../harness/sync.ts'
-import { clipped } from './clip.ts'
 import { revisionOf } from './status.ts'
 import type { WatchAnswer, WatchRequest } from './wire.ts'
 

@@ -1,31 +1,14 @@
 /**
- * What an error may echo of a caller's input. Any input gets a bounded
- * answer: a value is quoted clipped, with its length, and every error leaving
- * the service is bounded again (message and details), whatever layer made it.
+ * Every error leaving the service is bounded again (message and details), whatever layer made it; how a
+ * caller's input is quoted in the first place is the tree's (`tree/errors.ts` `quoted`, `clipped`).
  */
-import type { TreeError } from '../tree/errors.ts'
+import { clipped, QUOTED, type TreeError } from '../tree/errors.ts'
 
-/** Characters of a caller's string an error message quotes. */
-const QUOTED = 80
 /** Longest message an error leaves the service with. */
 const MAX_MESSAGE = 1_000
-/** Longest string kept in error details; how deep and how wide details are kept. */
-const MAX_DETAIL = 200
+/** How deep and how wide details are kept. */
 const MAX_DEPTH = 4
 const MAX_ENTRIES = 20
-
-/** `"abc"`, or `"abcd…" (10485760 characters)` for a long string; non-strings by their type. */
-export function quoted(value: unknown): string {
-  if (typeof value !== 'string')
-    return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
-  if (value.length <= QUOTED) return JSON.stringify(value)
-  return `${JSON.stringify(value.slice(0, QUOTED))}… (${value.length} characters)`
-}
-
-/** A string clipped for error details: short strings as they are, long ones shortened and counted. */
-export function clipped(value: string, max = MAX_DETAIL): string {
-  return value.length <= max ? value : `${value.slice(0, max)}… (${value.length} characters)`
-}
 
 /** Details with every string clipped and nesting, arrays and objects bounded. */
 function boundedValue(value: unknown, depth: number): unknown {

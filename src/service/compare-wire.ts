@@ -17,7 +17,7 @@ import type {
   ToolResultDiff,
 } from '../tree/compare-types.ts'
 import type { JsonValue } from '../tree/types.ts'
-import { clipped } from './clip.ts'
+import { clipped } from '../tree/errors.ts'
 
 /** Rows a compare answer holds; node ids per side path. */
 export const COMPARE_MAX_ROWS = 200

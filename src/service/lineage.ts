@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@deepseek-ai/cordis'
-import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
+import { clipped, fail, ok, quoted, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { MAX_ID_LENGTH } from '../tree/validate.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import { collectOrphans, type GcReport, type OrphanSidecar } from '../sidecar/gc.ts'
@@ -24,7 +24,6 @@ import type { SidecarLocator } from '../sidecar/location.ts'
 import type { SessionSidecars } from './sidecar-location.ts'
 import { buildSeed, seedProvenance } from '../surface/seed.ts'
 import { freshCallId } from '../surface/stock.ts'
-import { clipped, quoted } from './clip.ts'
 import type { HarnessSession, Resolved } from './move.ts'
 import type {
   GcResult,

@@ -14,14 +14,12 @@
  *   cannot record it, the answer is ok with `notDurable` saying what was not
  *   saved. Never a plain ok for what is not durable.
  */
-import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
+import { clipped, fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
 import type { JournalActor } from '../sidecar/index.ts'
 import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'
 import type { Surface, SurfaceReport } from '../surface/surface.ts'
 import type { PlannedEvent } from '../surface/copy.ts'
-import { clipped } from './clip.ts'
-import { checkNode } from './node-check.ts'
 import type { MoveResult, SurfaceMode } from './wire.ts'
 import type { TreeMove } from './tree-move.ts'
 import { landing, namedNode, type Landing } from '../tree/move.ts'
@@ -96,7 +94,7 @@ export async function applyMove(
   const snaps = mode !== 'projection'
   let at: Landing = { target: null }
   if (nodeId !== undefined) {
-    const landed = landing(state.projector.tree, request, snaps, checkNode)
+    const landed = landing(state.projector.tree, request, snaps)
     if (!landed.ok) return landed
     at = landed.value
   }

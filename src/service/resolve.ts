@@ -4,11 +4,10 @@
  * it), with the surface mode it runs in.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { clipped, fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import type { LiveAgent } from '../harness/live.ts'
 import type { SurfaceChoices } from '../surface/choice.ts'
-import { clipped, quoted } from './clip.ts'
 import type { HarnessSession, Resolved } from './move.ts'
 import type { ResolvedSession } from './workspace.ts'
 import { hostService, agentLookup } from '../harness/host.ts'

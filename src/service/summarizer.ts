@@ -3,12 +3,11 @@
  * and cannot fail; a deployment that wants model-written digests injects its
  * own `BranchSummarizer` (the tree records which model wrote each summary).
  */
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { fallbackSummary, oneLine, renderMessages } from '../tree/text.ts'
 import type { BranchSummarizer, BranchSummary } from '../tree/types.ts'
 import { checkBranchName, validated } from '../tree/validate.ts'
-import { quoted } from './clip.ts'
 
 export const EXTRACTIVE_MODEL = 'extractive'
 

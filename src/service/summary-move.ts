@@ -10,11 +10,10 @@
  *      the node the branch left from).
  */
 import { randomUUID } from 'node:crypto'
-import { fail, ok, type TreeResult } from '../tree/errors.ts'
+import { clipped, fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
 import type { BranchSummary } from '../tree/types.ts'
 import { carriedSummaryMessage } from '../harness/carried-summary.ts'
 import { canCarry, CARRY_REFUSALS } from '../tree/summary-rules.ts'
-import { clipped, quoted } from './clip.ts'
 import { leftPart, writeSummary, type SummaryPart, type SummaryWriter } from './branch-summary.ts'
 import { agentBusy, type Resolved } from './move.ts'
 import type { MoveResult, SummaryChoice } from './wire.ts'

@@ -16,6 +16,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import s from '@deepseek-ai/schemastery'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
+import { checkNode } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
 import { WorkspaceCapture } from '../harness/workspace-capture.ts'
@@ -30,7 +31,6 @@ import {
   type SessionWorkspace,
 } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
-import { checkNode } from './node-check.ts'
 import type { ConflictDecision, RestoreReport, RestoreStep, ShellTracking } from '../workspace/types.ts'
 import type { JournalActor, MoveResult, SurfaceMode } from './wire.ts'
 import { checkMove, movesFiles, type TreeMove } from './tree-move.ts'
@@ -273,7 +273,7 @@ export class WorkspaceMoves {
     const step = stepOf(move)
     if (move.files === 'files' && step !== undefined && workspace.canStep(step))
       return ok({ target: found.tree.cursor })
-    return landing(found.tree, move, found.mode !== 'projection', checkNode)
+    return landing(found.tree, move, found.mode !== 'projection')
   }
 
   async overview(agentId: string): Promise<TreeResult<WorkspaceOverview>> {

@@ -18,7 +18,6 @@ import { checkBranchName, validated } from '../tree/validate.ts'
 import type { SessionTreeService } from '../service/service.ts'
 import type { JournalActor, SurfaceMode } from '../service/wire.ts'
 import { filesValue, runMove } from './files.ts'
-import { checkNode } from '../service/node-check.ts'
 import { describeMove, type TreeMove } from '../service/tree-move.ts'
 import { landing } from '../tree/move.ts'
 import { isFree, type LiveAgent } from '../harness/live.ts'
@@ -402,7 +401,7 @@ export class TreeActions {
       }
     }
     // A recorded position inside a tool exchange (say, the call that made a move) lands at the nearest complete point, as in the service.
-    const landed = landing(tree, resolved, mode !== 'projection', checkNode)
+    const landed = landing(tree, resolved, mode !== 'projection')
     if (!landed.ok) return landed
     const { target, snappedFrom } = landed.value
     if (landed.value.branch !== undefined) branch = landed.value.branch

@@ -83,6 +83,24 @@ export class SessionTreeError extends Error {
   }
 }
 
+/** Characters of a caller's string an error message quotes. */
+export const QUOTED = 80
+/** Longest string kept in error details. */
+const MAX_DETAIL = 200
+
+/** `"abc"`, or `"abcd…" (10485760 characters)` for a long string; non-strings by their type. */
+export function quoted(value: unknown): string {
+  if (typeof value !== 'string')
+    return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
+  if (value.length <= QUOTED) return JSON.stringify(value)
+  return `${JSON.stringify(value.slice(0, QUOTED))}… (${value.length} characters)`
+}
+
+/** A string clipped for error details: short strings as they are, long ones shortened and counted. */
+export function clipped(value: string, max = MAX_DETAIL): string {
+  return value.length <= max ? value : `${value.slice(0, max)}… (${value.length} characters)`
+}
+
 /** What a caught value says: an Error's message, anything else as text. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)

@@ -7,6 +7,7 @@
 import { fail, ok, type TreeResult } from './errors.ts'
 import type { SessionTree } from './session-tree.ts'
 import type { ForkView, JumpView } from './types.ts'
+import { checkNode } from './validate.ts'
 
 /** `nodeId` `null`: before the first node. */
 export type CursorMove =
@@ -88,21 +89,16 @@ export interface Landing {
 /**
  * Where a move would land in `tree`, without moving: the node it names (or the last position of its
  * history), snapped to the end of a tool exchange when `snaps` (a model history never ends between a
- * call and its result). `check` judges a named node (the service's, which words its errors for callers).
+ * call and its result). A named node is judged by `checkNode`.
  */
-export function landing(
-  tree: SessionTree,
-  move: CursorMove,
-  snaps: boolean,
-  check: (tree: SessionTree, nodeId: string) => TreeResult<string>,
-): TreeResult<Landing> {
+export function landing(tree: SessionTree, move: CursorMove, snaps: boolean): TreeResult<Landing> {
   let target: string | null
   let branch: string | undefined
   const named = namedNode(move)
   if (named !== undefined) {
     target = named
     if (target !== null) {
-      const known = check(tree, target)
+      const known = checkNode(tree, target)
       if (!known.ok) return known
     }
   } else {

@@ -4,7 +4,8 @@
  * reason; API edges turn that into an `INVALID_ARGUMENT` or `INVALID_SNAPSHOT`
  * result.
  */
-import { fail, ok, type TreeResult } from './errors.ts'
+import { clipped, fail, ok, quoted, type TreeResult } from './errors.ts'
+import type { SessionTree } from './session-tree.ts'
 import { timeOfIso } from './time.ts'
 import type { ContentPart, JsonValue, LlmMessage, NodeOrigin, Role, TreeEntryType, TreePosition } from './types.ts'
 
@@ -109,6 +110,28 @@ export function checkNodeId(value: unknown, where = 'nodeId'): string {
   if (value.length > MAX_ID_LENGTH) throw new Invalid(`${where} must be at most ${MAX_ID_LENGTH} characters`)
   if (CONTROL.test(value)) throw new Invalid(`${where} must not contain control characters`)
   return value
+}
+
+/**
+ * A node id a request names (a move's target, a workspace request's node): malformed (empty, padded, too
+ * long, control characters, not a string) is `INVALID_ARGUMENT`, not a missing node; well-formed but not in
+ * the tree `NODE_NOT_FOUND`.
+ */
+export function checkNode(tree: Pick<SessionTree, 'has'>, nodeId: unknown): TreeResult<string> {
+  if (typeof nodeId === 'string' && nodeId.length > MAX_ID_LENGTH) {
+    // A huge id is echoed clipped, with its length.
+    return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, {
+      nodeId: clipped(nodeId),
+    })
+  }
+  const checked = validated(() => checkNodeId(nodeId))
+  if (!checked.ok)
+    return fail('INVALID_ARGUMENT', checked.error.message, {
+      nodeId: typeof nodeId === 'string' ? clipped(nodeId) : typeof nodeId,
+    })
+  const id = checked.value
+  if (!tree.has(id)) return fail('NODE_NOT_FOUND', `no node ${quoted(id)}`, { nodeId: id })
+  return ok(id)
 }
 
 /**

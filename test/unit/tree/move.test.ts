@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { SessionTree } from '../../../src/tree/session-tree.ts'
-import { fail, ok, type TreeResult } from '../../../src/tree/errors.ts'
 import { runCommand } from '../../../src/tree/command.ts'
 import { describeBare, landing } from '../../../src/tree/move.ts'
 import { assistant, user, value } from '../../support/messages.ts'
@@ -14,9 +13,6 @@ function openExchange() {
   ).nodeId
   return { tree, u, a }
 }
-
-const known = (tree: SessionTree, nodeId: string): TreeResult<string> =>
-  tree.has(nodeId) ? ok(nodeId) : fail('NODE_NOT_FOUND', `no node ${nodeId}`)
 
 describe('a move as a value (tree/move.ts, tree/command.ts)', () => {
   it('a back that lands inside an open tool exchange ends before it when the move snaps, and says where it was', () => {
@@ -40,7 +36,7 @@ describe('a move as a value (tree/move.ts, tree/command.ts)', () => {
 
   it('a named move runs on its landing: snapped to the end of the exchange, the node asked for kept', () => {
     const { tree, u, a } = openExchange()
-    const at = value(landing(tree, { kind: 'jump', nodeId: a }, true, known))
+    const at = value(landing(tree, { kind: 'jump', nodeId: a }, true))
     expect(at).toEqual({ target: u, snappedFrom: a })
     const moved = value(runCommand(tree, { kind: 'move', move: { kind: 'jump', nodeId: a }, at, snaps: true }))
     expect(moved).toMatchObject({ destination: u, snappedFrom: a })
