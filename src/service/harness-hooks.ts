@@ -1,14 +1,11 @@
 /**
  * What the plugin listens to in the harness: session lifecycle and events
- * (the tree follows the log), new sessions (lineage), the start-up orphan
- * scan, and the pre-step hook of stock switches. Nothing here may throw into
+ * (the tree follows the log), new sessions (lineage) and the start-up orphan
+ * scan; the stock switcher hears `agent/pre-step` itself. Nothing here may throw into
  * the harness: a failure costs the tree, never the session (`guard`).
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { TreeSync } from '../harness/sync.ts'
-import type { StockSwitcher } from '../surface/stock.ts'
-import { frontListener, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
-import { hostEvents } from '../harness/host.ts'
 import type { SessionLineage } from './lineage.ts'
 import type { HarnessSession } from './move.ts'
 
@@ -16,7 +13,6 @@ export interface HarnessHooks {
   readonly ctx: Context
   readonly sync: TreeSync
   readonly lineage: SessionLineage
-  readonly switcher: StockSwitcher
   /** Drop a disposed session's workspace state. */
   readonly forget: (sessionId: string) => void
   readonly guard: (operation: () => unknown) => void
@@ -24,7 +20,7 @@ export interface HarnessHooks {
   readonly scanDelayMs: number
 }
 
-export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard, scanDelayMs }: HarnessHooks): void {
+export function listenToHarness({ ctx, sync, lineage, forget, guard, scanDelayMs }: HarnessHooks): void {
   ctx.on('session/created', (session) => guard(() => sync.attach(session)))
   ctx.on('session/event', (session, event) =>
     guard(() => {
@@ -53,11 +49,6 @@ export function listenToHarness({ ctx, sync, lineage, switcher, forget, guard, s
       return () => clearTimeout(timer)
     }, 'session-tree.orphan-scan')
   })
-  // Outermost, so the switch's quiet `enter` reaches the loop as it is (`harness/live.ts` NO_MODEL_CALL).
-  const preStep = frontListener(hostEvents(ctx), (payload: PreStepPayload, next: () => Promise<PreStepDecision>) =>
-    switcher.preStep(payload, next),
-  )
-  switcher.beforeWake = () => preStep.front()
 }
 
 /** Follow the sessions already loaded when the plugin starts; let every tree go when it stops. */

@@ -8,10 +8,9 @@ import type { BranchSummary } from '../tree/types.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import type { JournalActor } from '../sidecar/index.ts'
 import { StockSwitcher } from '../surface/stock.ts'
-import { meterEstimator } from '../surface/price.ts'
+import { hostParts } from '../surface/surface.ts'
 import { SurfaceChoices } from '../surface/choice.ts'
 import type { Config } from './config.ts'
-import type { HarnessSession } from './move.ts'
 import type { SummaryLlm } from './model-summary.ts'
 import type { SummaryMoveDeps } from './summary-move.ts'
 import { SessionResolver } from './resolve.ts'
@@ -40,22 +39,13 @@ export function serviceParts(
   config: Partial<Config>,
   sidecars: SessionSidecars | undefined,
 ): ServiceParts {
-  const flush = async (session: HarnessSession): Promise<void> => {
-    await ctx.sessions.flush(session as never)
-  }
-  // One estimator for both modes: a stock switch prices what it replaces, a native selection what it selects.
-  const estimator = () => meterEstimator(hostService<unknown>(ctx, 'tokenMeter'))
-  const switcher = new StockSwitcher({
-    projectorFor: (id) => sync.get(id)?.projector,
-    flush: (session) => flush(session as HarnessSession),
-    timeoutMs: settings.switchTimeoutMs,
-    estimator,
-  })
+  const host = hostParts(ctx)
+  const switcher = new StockSwitcher({ trees: sync, ...host, timeoutMs: settings.switchTimeoutMs })
   const surfaces = new SurfaceChoices({
     setting: settings.surfaceMode,
     switcher,
-    flush: (session) => flush(session as HarnessSession),
-    estimator,
+    flush: host.flush,
+    estimator: host.estimator,
   })
   const resolver = new SessionResolver({ ctx, sync, surfaces })
   const summary: Omit<SummaryMoveDeps, 'record'> = {

@@ -172,7 +172,6 @@ export class SessionTreeService extends TypertRemoteService {
       ctx,
       sync: this.sync,
       lineage: this.lineage,
-      switcher: this.switcher,
       forget: (sessionId) => this.workspaceMoves?.registry.forget(sessionId),
       guard: (operation) => this.guard(operation),
       scanDelayMs: config.orphanScanDelayMs ?? DEFAULT_ORPHAN_SCAN_DELAY_MS,

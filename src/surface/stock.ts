@@ -11,7 +11,7 @@
  *      front ends expect of a quiet turn (`reject` ended it `blocked`, a
  *      failure in dsh-TUI). Wrappers that add context to an `enter`
  *      (time-context) would turn it into a real step, so the listener is put
- *      at the front of the waterfall before each marker (`beforeWake`);
+ *      at the front of the waterfall before each marker (`listen`);
  *   3. wait for the agent to go idle, re-queue a prompt that arrived during
  *      the switch (the loop does not pick it up by itself), flush the log.
  *      The switch never waits for that prompt's turn: a caller that holds a
@@ -27,6 +27,7 @@ import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
+import type { HostListen } from '../harness/host.ts'
 import {
   FRESH_CALL_ID_PREFIX,
   markerMessage,
@@ -42,8 +43,10 @@ import { undrawnCopySource, type CopySourcePolicy, type PlannedEvent } from './c
 /** Who draws the transcript a switch writes into (see `StockSwitcher.drawnBy`). */
 export type TranscriptReader = 'any' | 'dsh-tui'
 import {
+  frontListener,
   isFree,
   NO_MODEL_CALL,
+  type FrontListener,
   type LiveAgent,
   type LiveSession,
   type PreStepDecision,
@@ -65,9 +68,13 @@ export interface SwitchReport {
   readonly requeued: number
 }
 
+/** Each session's projector, kept current by the sync (`TreeSync` is one). */
+export interface ProjectorSource {
+  get(sessionId: string): { readonly projector: SessionProjector } | undefined
+}
+
 export interface StockSwitcherOptions {
-  /** The projector of a session (kept current by the sync). */
-  readonly projectorFor: (sessionId: string) => SessionProjector | undefined
+  readonly trees: ProjectorSource
   /** Awaited durability checkpoint (`ctx.sessions.flush`). */
   readonly flush: (session: LiveSession) => Promise<void>
   readonly copySource?: CopySourcePolicy
@@ -78,6 +85,8 @@ export interface StockSwitcherOptions {
    * each replacement is then priced for the meter's projections (the browser's context meter).
    */
   readonly estimator?: () => Estimator | undefined
+  /** The host's `on`: the switcher hears `agent/pre-step` itself (tests without it call `preStep`). */
+  readonly listen?: HostListen
 }
 
 interface Job {
@@ -90,8 +99,8 @@ interface Job {
 export class StockSwitcher {
   private readonly jobs = new Map<string, Job>()
   private readonly options: StockSwitcherOptions
-  /** Runs right before a marker wakes the agent: puts the pre-step listener at the front (`harness-hooks.ts`). */
-  beforeWake: () => void = () => {}
+  /** Put back at the front of the pre-step waterfall right before a marker wakes the agent. */
+  private readonly listener: FrontListener | undefined
   /**
    * Who draws the transcript, so copies are shaped for it. `any`: copies as they are (DSH web's
    * Chat and Trajectory read `surfaceOp`; a rewind restates its last kept message, as the
@@ -104,6 +113,12 @@ export class StockSwitcher {
 
   constructor(options: StockSwitcherOptions) {
     this.options = options
+    // Outermost, so the switch's quiet `enter` reaches the loop as it is (`harness/live.ts` NO_MODEL_CALL).
+    this.listener =
+      options.listen &&
+      frontListener(options.listen, (payload: PreStepPayload, next: () => Promise<PreStepDecision>) =>
+        this.preStep(payload, next),
+      )
   }
 
   /**
@@ -162,7 +177,7 @@ export class StockSwitcher {
       )
     })
     try {
-      this.beforeWake()
+      this.listener?.front()
       agent.send(message, 'next-turn', true)
       const result = await Promise.race([done, timeout])
       if (!result.ok) {
@@ -190,7 +205,7 @@ export class StockSwitcher {
 
   /** The first event of the history a plan shadows: the earliest event of the nodes behind the shadowed surface. */
   private leaves(session: LiveSession, shadowed: readonly number[]): number | undefined {
-    const projector = this.options.projectorFor(session.id)
+    const projector = this.options.trees.get(session.id)?.projector
     if (!projector || shadowed.length === 0) return undefined
     const nodeAt = new Map(projector.surfaceEntries.map((entry) => [entry.seq, entry.node]))
     let first: number | undefined
@@ -270,7 +285,7 @@ export class StockSwitcher {
     steps: 'own' | 'inflight',
     tail?: readonly PlannedEvent[],
   ) {
-    const projector = this.options.projectorFor(session.id)
+    const projector = this.options.trees.get(session.id)?.projector
     if (!projector) return fail('SESSION_NOT_FOUND', `session ${session.id} has no tree`)
     const surface = projector.surfaceEntries
     const live = session.surface.nodes

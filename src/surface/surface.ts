@@ -7,11 +7,12 @@
  */
 import { ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionProjector } from '../harness/projector.ts'
+import { hostEvents, hostService, type HostContext } from '../harness/host.ts'
 import type { LiveAgent, LiveSession } from '../harness/live.ts'
 import { hasNativeSurface, type SurfaceMode } from './mode.ts'
 import { nativeSwitch } from './native.ts'
-import { surfacePricer, type Estimator } from './price.ts'
-import type { StockSwitcher, SwitchReport } from './stock.ts'
+import { meterEstimator, surfacePricer, type Estimator } from './price.ts'
+import type { StockSwitcher, StockSwitcherOptions, SwitchReport } from './stock.ts'
 import type { PlannedEvent } from './copy.ts'
 import { fail } from '../tree/errors.ts'
 
@@ -51,6 +52,24 @@ export interface SurfaceParts {
   readonly flush: (session: LiveSession) => Promise<void>
   /** The harness token meter's estimator, when one is loaded (`price.ts`). */
   readonly estimator?: () => Estimator | undefined
+}
+
+/** The plugin's cordis context as the surfaces read it at run time. */
+export interface SurfaceHost extends HostContext {
+  readonly sessions: { flush(session: LiveSession): Promise<unknown> }
+  on(...args: never[]): unknown
+}
+
+/** What the surfaces call on the host, each read from it at the call (a token meter may load later). */
+export function hostParts(host: SurfaceHost): Required<Pick<StockSwitcherOptions, 'flush' | 'estimator' | 'listen'>> {
+  return {
+    flush: async (session) => {
+      await host.sessions.flush(session)
+    },
+    // One estimator for both modes: a stock switch prices what it replaces, a native selection what it selects.
+    estimator: () => meterEstimator(hostService<unknown>(host, 'tokenMeter')),
+    listen: hostEvents(host),
+  }
 }
 
 /** The surface of a session in `mode`. */

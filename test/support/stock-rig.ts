@@ -35,7 +35,7 @@ export function stockRig(log: LogBuilder, options: Partial<StockSwitcherOptions>
     for (const e of log.events) projector.project(e)
   }
   sync()
-  const switcher = new StockSwitcher({ projectorFor: () => projector, flush: async () => {}, ...options })
+  const switcher = new StockSwitcher({ trees: { get: () => ({ projector }) }, flush: async () => {}, ...options })
   const agent = new FakeAgent(log, (p, n) => switcher.preStep(p, n), sync)
   const byText = (text: string) => projector.tree.list().find((n) => n.message?.content === text)!.nodeId
   return { log, projector, switcher, agent, sync, byText }

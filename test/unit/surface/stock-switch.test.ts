@@ -253,7 +253,7 @@ describe('a crash in the middle of a switch', () => {
       ).toEqual([])
       expect(rebuilt.tree.cursor, `cut at ${cut}`).toBe(rebuilt.tip)
       // Repeat the switch on the resumed session.
-      const again = new StockSwitcher({ projectorFor: () => rebuilt, flush: async () => {} })
+      const again = new StockSwitcher({ trees: { get: () => ({ projector: rebuilt }) }, flush: async () => {} })
       const agent2 = new FakeAgent(replay, (p, n) => again.preStep(p, n), resync)
       rebuilt.tree.jump(a3)
       const repeated = await again.switch(agent2, a3)

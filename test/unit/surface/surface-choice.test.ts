@@ -28,7 +28,7 @@ afterEach(() => {
 
 function choices(setting: SurfaceModeSetting = 'auto'): SurfaceChoices {
   const switcher = new StockSwitcher({
-    projectorFor: () => undefined,
+    trees: { get: () => undefined },
     flush: async () => {},
     timeoutMs: 1_000,
     estimator: () => undefined,
