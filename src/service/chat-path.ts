@@ -115,17 +115,17 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
 
   // Originals: the events each node came from.
   const nodeAt = new Map<number, string>()
-  for (const node of tree.list()) {
-    const source = projector.sourceOf(node.nodeId)
-    if (source?.kind === 'message') nodeAt.set(source.seq, node.nodeId)
-    else if (source?.kind === 'tool') {
-      nodeAt.set(source.callSeq, node.nodeId)
-      if (source.resultSeq !== undefined) nodeAt.set(source.resultSeq, node.nodeId)
+  for (const [nodeId, source] of projector.sourced()) {
+    if (!tree.has(nodeId)) continue
+    if (source.kind === 'message') nodeAt.set(source.seq, nodeId)
+    else {
+      nodeAt.set(source.callSeq, nodeId)
+      if (source.resultSeq !== undefined) nodeAt.set(source.resultSeq, nodeId)
     }
   }
-  const path = tree.path(projector.tip)
+  const path = tree.pathIds(projector.tip)
   if (!path.ok) throw new Error(`${path.error.code}: ${path.error.message}`)
-  const onPath = new Set(path.value.map((entry) => entry.nodeId))
+  const onPath = new Set(path.value)
 
   // Row events: the ones a Chat row is made of.
   const rowClass = new Map<number, Category>()
@@ -187,7 +187,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
   // Switches that happened: a marker a turn claimed (stock), a model's move inside its step, a selection (native).
   const anchors = switchAnchors(events, (seq) => {
     const node = nodeAt.get(seq)
-    return node === undefined ? undefined : tree.get(node)?.parentId
+    return node === undefined ? undefined : tree.parentOf(node)
   })
   const hidden: [number, number][] = []
   for (const e of events) {
@@ -211,7 +211,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
       let firstRow: number | undefined
       for (const seq of run.rows) {
         const node = nodeAt.get(seq)
-        if (node !== undefined && rowClass.get(seq) === 'abandoned' && readable(tree.get(node))) {
+        if (node !== undefined && rowClass.get(seq) === 'abandoned' && readable(tree.stored(node))) {
           messages.add(node)
           if (firstRow === undefined || seq < firstRow) firstRow = seq
         }
@@ -249,10 +249,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
     tip: projector.tip,
     hidden,
     switches,
-    forks: forksOf(
-      path.value.map((entry) => entry.nodeId),
-      projector,
-    ),
+    forks: forksOf(path.value, projector),
   }
 }
 
@@ -288,7 +285,7 @@ function describe(
 }
 
 /** A node a person reads as a message: a prompt, an answer with text, a tool call (not a call-only assistant turn). */
-function readable(node: ReturnType<SessionProjector['tree']['get']>): boolean {
+function readable(node: ReturnType<SessionProjector['tree']['stored']>): boolean {
   if (!node) return false
   if (node.type === 'tool_call') return true
   if (node.message?.role === 'assistant') return node.message.content.trim() !== ''
@@ -300,7 +297,7 @@ function forksOf(path: readonly string[], projector: SessionProjector): ChatFork
   const tree = projector.tree
   const out: ChatFork[] = []
   for (const nodeId of path) {
-    const node = tree.get(nodeId)
+    const node = tree.stored(nodeId)
     const source = projector.sourceOf(nodeId)
     if (!node || !source) continue
     const siblings = tree.children(node.parentId).filter((id) => projector.sourceOf(id) !== undefined)
@@ -321,12 +318,12 @@ function forksOf(path: readonly string[], projector: SessionProjector): ChatFork
 /** Where a move to a sibling goes: down its own lane (else the newest child) to a leaf. */
 function laneHead(nodeId: string, projector: SessionProjector): string {
   const tree = projector.tree
-  const lane = tree.get(nodeId)?.branch
+  const lane = tree.laneOf(nodeId)
   let at = nodeId
   for (let guard = tree.nodeCount; guard > 0; guard--) {
     const children = tree.children(at).filter((id) => projector.sourceOf(id) !== undefined)
     if (children.length === 0) break
-    at = children.find((id) => tree.get(id)?.branch === lane) ?? children.at(-1)!
+    at = children.find((id) => tree.laneOf(id) === lane) ?? children.at(-1)!
   }
   return at
 }

@@ -53,6 +53,21 @@ describe('the summary rules of a move (tree/summary-rules.ts)', () => {
     const parentOf = (id: string) => (id === 'x' ? null : id === 'a' ? 'b' : 'a')
     expect(leftBehind('a', 'x', parentOf)).toEqual({ left: ['a', 'b'], from: null })
     expect(leftBehind('x', 'a', parentOf)).toEqual({ left: ['x'], from: null })
+    expect(leavesPath('x', 'a', parentOf)).toBe(true)
+    expect(leavesPath('b', 'a', parentOf)).toBe(false)
+    const ring = (id: string) => String((Number(id) + 1) % 7)
+    expect(leavesPath('x', '0', ring)).toBe(true)
+  })
+
+  it('whether a move leaves the path is whether it leaves a part behind, for every cursor and target', () => {
+    const { tree, ids, parentOf } = forkedTree()
+    const nodes = [null, ...Object.values(ids)]
+    for (const cursor of nodes)
+      for (const target of nodes)
+        expect(leavesPath(cursor, target, parentOf), `${cursor} → ${target}`).toBe(
+          leftBehind(cursor, target, parentOf).left.length > 0,
+        )
+    expect(tree.nodeCount).toBe(nodes.length - 1)
   })
 
   it("the panel's outline and the service's tree read the same rule for every target", () => {
