@@ -213,5 +213,10 @@ function absorbsIntoCall(
  * outline. The service decides at the exchange boundary; this only says whether to offer the choice.
  */
 export function leavesPath(index: TreeIndex, target: string): boolean {
-  return leavesPathOf(index.view.cursor, target, (id) => index.parentOf.get(id))
+  return leavesPathOf(
+    index.view.cursor,
+    target,
+    (id) => index.parentOf.get(id),
+    (id) => index.cursorPath.has(id),
+  )
 }

@@ -31,6 +31,13 @@ function forkedTree() {
   return { tree, ids: { ...ids, s1, s2 }, parentOf }
 }
 
+/** Membership of root → `cursor`. */
+function pathOf(cursor: string | null, parentOf: (id: string) => string | null | undefined) {
+  const path = new Set<string>()
+  for (let id = cursor; id !== null; id = parentOf(id) ?? null) path.add(id)
+  return (id: string) => path.has(id)
+}
+
 describe('the summary rules of a move (tree/summary-rules.ts)', () => {
   it('only a jump or a fork summarizes: back and forward go to a recorded position', () => {
     expect(SUMMARIZING_MOVES).toEqual({ jump: true, fork: true, back: false, forward: false })
@@ -64,9 +71,10 @@ describe('the summary rules of a move (tree/summary-rules.ts)', () => {
     const nodes = [null, ...Object.values(ids)]
     for (const cursor of nodes)
       for (const target of nodes)
-        expect(leavesPath(cursor, target, parentOf), `${cursor} → ${target}`).toBe(
-          leftBehind(cursor, target, parentOf).left.length > 0,
-        )
+        for (const onCursorPath of [undefined, pathOf(cursor, parentOf)])
+          expect(leavesPath(cursor, target, parentOf, onCursorPath), `${cursor} → ${target}`).toBe(
+            leftBehind(cursor, target, parentOf).left.length > 0,
+          )
     expect(tree.nodeCount).toBe(nodes.length - 1)
   })
 
