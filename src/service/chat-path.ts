@@ -110,11 +110,11 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
   const events = input.events.filter(
     (e): e is Event => isRecord(e) && typeof e.type === 'string' && typeof e.seq === 'number',
   )
-  const typeAt = new Map<number, string>()
+  const typeAt = new BySeq<string>(events.length)
   for (const e of events) typeAt.set(e.seq, e.type)
 
   // Originals: the events each node came from.
-  const nodeAt = new Map<number, string>()
+  const nodeAt = new BySeq<string>(events.length)
   for (const [nodeId, source] of projector.sourced()) {
     if (!tree.has(nodeId)) continue
     if (source.kind === 'message') nodeAt.set(source.seq, nodeId)
@@ -128,7 +128,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
   const onPath = new Set(path.value)
 
   // Row events: the ones a Chat row is made of.
-  const rowClass = new Map<number, Category>()
+  const rowClass = new BySeq<Category>(events.length)
   const copyCalls = new Map<string, number[]>()
   for (const e of events) {
     const isRow = SURFACE.has(e.type) || e.type === 'tool/call'
@@ -157,7 +157,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
   }
 
   // Turns: a turn with rows, none shown, is hidden whole (its tail, errors, retries too).
-  const turnOf = new Map<number, number>()
+  const turnOf = new BySeq<number>(events.length)
   const turnRows = new Map<number, Category[]>()
   let open: number | undefined
   for (const e of events) {
@@ -253,6 +253,33 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
   }
 }
 
+/**
+ * A table keyed by event seq: an array for the log's seqs (contiguous from 0), a map for any other number a
+ * malformed event carries. At 100,000 events a `Map` keyed by number was most of a `chatPath` read.
+ */
+class BySeq<T> {
+  private readonly dense: (T | undefined)[]
+  private readonly other = new Map<number, T>()
+
+  /** `size`: the log's length, so the array never grows. */
+  constructor(size: number) {
+    this.dense = new Array<T | undefined>(size)
+  }
+
+  get(seq: number): T | undefined {
+    return seq >>> 0 === seq ? this.dense[seq] : this.other.get(seq)
+  }
+
+  has(seq: number): boolean {
+    return this.get(seq) !== undefined
+  }
+
+  set(seq: number, value: T): void {
+    if (seq >>> 0 === seq) this.dense[seq] = value
+    else this.other.set(seq, value)
+  }
+}
+
 /** Extend sorted ranges with a seq above every seq in them. */
 function addSeq(ranges: [number, number][], seq: number): void {
   const last = ranges.at(-1)
@@ -261,7 +288,7 @@ function addSeq(ranges: [number, number][], seq: number): void {
 }
 
 /** A surface event that restates one original of its own type (a switch's copy), or a replacement we did not keep as a node. */
-function isCopy(e: Event, nodeAt: ReadonlyMap<number, string>, typeAt: ReadonlyMap<number, string>): boolean {
+function isCopy(e: Event, nodeAt: BySeq<string>, typeAt: BySeq<string>): boolean {
   // The Chat draws no replacement but a compaction checkpoint, and compactions are nodes.
   if (e.surfaceOp !== 'append') return true
   const cited = Array.isArray(e.sourceEventSeqs) ? e.sourceEventSeqs : []
