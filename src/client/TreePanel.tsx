@@ -11,7 +11,7 @@ import type { KeyboardEvent as ReactKeyboardEvent, ReactNode } from 'react'
 import { availableActions, keyCommand, suggestBranchName, validateBranchName, validateLabel } from './commands.ts'
 import type { TreeController } from './controller.ts'
 import type { HostLocale } from './i18n.ts'
-import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode } from '../outline/index.ts'
+import { indexTree, layoutTree, normalizeQuery, unfoldTo, type FilterMode, type TreeIndex } from '../outline/index.ts'
 import { ROW_HEIGHT } from './styles.ts'
 import { CompareButton, CompareView } from './compare/CompareView.tsx'
 import { ComparePickBanner } from './compare/CompareWith.tsx'
@@ -93,7 +93,13 @@ export function TreePanel({
   const treeRef = useRef<HTMLDivElement>(null)
   const searchRef = useRef<HTMLInputElement>(null)
 
-  const index = useMemo(() => (state.view ? indexTree(state.view) : undefined), [state.view])
+  // Built from the last index: after a jump or a label only what changed is recomputed (`indexTree`).
+  const lastIndex = useRef<TreeIndex | undefined>(undefined)
+  const index = useMemo(() => {
+    const next = state.view ? indexTree(state.view, lastIndex.current) : undefined
+    lastIndex.current = next
+    return next
+  }, [state.view])
   const ws = useWorkspace(workspace, state.generation, index?.absorbed, index?.children)
   const layout = useMemo(() => {
     if (!index) return undefined

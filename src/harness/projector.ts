@@ -103,6 +103,11 @@ export class SessionProjector {
     return Object.fromEntries(this.usage)
   }
 
+  /** Every node the log made, with the events it came from (in projection order). */
+  sourced(): IterableIterator<[string, NodeSource]> {
+    return this.sources.entries()
+  }
+
   /** The harness events a node came from; undefined for tree-only nodes. */
   sourceOf(nodeId: string): NodeSource | undefined {
     return this.sources.get(nodeId)

@@ -35,8 +35,18 @@ export interface TreeIndex {
   readonly rowTotal: number
 }
 
-/** Build the index. Nodes whose parent is not in the view count as roots. */
-export function indexTree(view: SessionTreeOutline): TreeIndex {
+/**
+ * Build the index. Nodes whose parent is not in the view count as roots. With the index of the outline this one
+ * was merged from (`applyOutlineChanges` keeps unchanged nodes' objects), a view whose nodes keep their ids and
+ * parents (a jump, a label) reuses its structure and recomputes only what the changed nodes, the cursor and the
+ * branch heads touch: the same index, without a walk over every node.
+ */
+export function indexTree(view: SessionTreeOutline, previous?: TreeIndex): TreeIndex {
+  const changed = previous && sameShape(previous, view)
+  return changed ? reindexed(previous!, view, changed) : fullIndex(view)
+}
+
+function fullIndex(view: SessionTreeOutline): TreeIndex {
   const byId = new Map<string, TreeNode>()
   for (const node of view.nodes) if (!byId.has(node.nodeId)) byId.set(node.nodeId, node)
   const children = new Map<string | null, string[]>()
@@ -64,14 +74,95 @@ export function indexTree(view: SessionTreeOutline): TreeIndex {
     const kids = children.get(id)
     if (kids) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!)
   }
-  const cursorPath = new Set<string>()
-  let at: string | null = view.cursor
+  const { heads, headsAt } = headsOf(view)
+  const absorbed = new Set<string>()
+  for (const node of byId.values())
+    if (absorbsIntoCall(node, children.get(node.nodeId), byId, view.cursor, headsAt)) absorbed.add(node.nodeId)
+  return {
+    view,
+    byId,
+    order,
+    children,
+    parentOf,
+    cursorPath: cursorPathOf(view.cursor, byId),
+    headsAt,
+    branchNames: new Set(heads.keys()),
+    labels: labelsOf(byId),
+    unreachable: byId.size - order.length,
+    absorbed,
+    rowTotal: byId.size - absorbed.size,
+  }
+}
+
+/** The positions whose node object changed, when every node keeps its id and parent (else undefined: rebuild). */
+function sameShape(previous: TreeIndex, view: SessionTreeOutline): number[] | undefined {
+  const before = previous.view.nodes
+  const after = view.nodes
+  if (before.length !== after.length) return undefined
+  const changed: number[] = []
+  for (let i = 0; i < after.length; i++) {
+    const old = before[i]!
+    const node = after[i]!
+    if (node === old) continue
+    // A repeated id was indexed at its first position only: leave that case to a full build.
+    if (node.nodeId !== old.nodeId || node.parentId !== old.parentId || previous.byId.get(old.nodeId) !== old)
+      return undefined
+    changed.push(i)
+  }
+  return changed
+}
+
+/** `previous` after the nodes at `changed` (same ids and parents) and the view's cursor and heads. */
+function reindexed(previous: TreeIndex, view: SessionTreeOutline, changed: readonly number[]): TreeIndex {
+  const byId = new Map(previous.byId)
+  let relabeled = false
+  const touched = new Set<string>()
+  for (const i of changed) {
+    const node = view.nodes[i]!
+    if (node.label !== previous.byId.get(node.nodeId)!.label) relabeled = true
+    byId.set(node.nodeId, node)
+    touched.add(node.nodeId)
+    // A request's absorption reads its child.
+    const parent = previous.parentOf.get(node.nodeId)
+    if (parent) touched.add(parent)
+  }
+  const { heads, headsAt } = headsOf(view)
+  for (const id of [previous.view.cursor, view.cursor, ...previous.headsAt.keys(), ...headsAt.keys()])
+    if (id !== null) touched.add(id)
+  const absorbed = new Set(previous.absorbed)
+  for (const id of touched) {
+    const node = byId.get(id)
+    if (node && absorbsIntoCall(node, previous.children.get(id), byId, view.cursor, headsAt)) absorbed.add(id)
+    else absorbed.delete(id)
+  }
+  return {
+    ...previous,
+    view,
+    byId,
+    cursorPath: cursorPathOf(view.cursor, byId),
+    headsAt,
+    branchNames: new Set(heads.keys()),
+    labels: relabeled ? labelsOf(byId) : previous.labels,
+    absorbed,
+    rowTotal: byId.size - absorbed.size,
+  }
+}
+
+/** Root-to-cursor ids, following the nodes' own parents (a missing node or a repeat ends it). */
+function cursorPathOf(cursor: string | null, byId: ReadonlyMap<string, TreeNode>): Set<string> {
+  const path = new Set<string>()
+  let at: string | null = cursor
   for (let steps = 0; at !== null && steps <= byId.size; steps++) {
     const node = byId.get(at)
-    if (!node || cursorPath.has(at)) break
-    cursorPath.add(at)
+    if (!node || path.has(at)) break
+    path.add(at)
     at = node.parentId
   }
+  return path
+}
+
+/** Head per branch name, and branch names per head node (the active branch first). */
+function headsOf(view: SessionTreeOutline): { heads: Map<string, string>; headsAt: Map<string, string[]> } {
   const heads = new Map<string, string>()
   for (const branch of view.branches) heads.set(branch.name, branch.headId)
   for (const [name, head] of Object.entries(view.branchHeads ?? {})) if (!heads.has(name)) heads.set(name, head)
@@ -82,25 +173,13 @@ export function indexTree(view: SessionTreeOutline): TreeIndex {
     else if (name === view.activeBranch) list.unshift(name)
     else list.push(name)
   }
+  return { heads, headsAt }
+}
+
+function labelsOf(byId: ReadonlyMap<string, TreeNode>): Map<string, string> {
   const labels = new Map<string, string>()
   for (const node of byId.values()) if (node.label !== undefined) labels.set(node.label, node.nodeId)
-  const absorbed = new Set<string>()
-  for (const node of byId.values())
-    if (absorbsIntoCall(node, children.get(node.nodeId), byId, view.cursor, headsAt)) absorbed.add(node.nodeId)
-  return {
-    view,
-    byId,
-    order,
-    children,
-    parentOf,
-    cursorPath,
-    headsAt,
-    branchNames: new Set(heads.keys()),
-    labels,
-    unreachable: byId.size - order.length,
-    absorbed,
-    rowTotal: byId.size - absorbed.size,
-  }
+  return labels
 }
 
 /**
@@ -134,5 +213,10 @@ function absorbsIntoCall(
  * outline. The service decides at the exchange boundary; this only says whether to offer the choice.
  */
 export function leavesPath(index: TreeIndex, target: string): boolean {
-  return leavesPathOf(index.view.cursor, target, (id) => index.parentOf.get(id))
+  return leavesPathOf(
+    index.view.cursor,
+    target,
+    (id) => index.parentOf.get(id),
+    (id) => index.cursorPath.has(id),
+  )
 }

@@ -74,7 +74,7 @@ export function checkMoveOptions(options: unknown): TreeResult<SummaryChoice> {
 export function leftPart(tree: SessionTree, target: string | null): SummaryPart | undefined {
   const cursor = tree.cursor
   if (cursor === null) return undefined
-  const behind = leftBehind(cursor, target, (id) => tree.get(id)?.parentId)
+  const behind = leftBehind(cursor, target, (id) => tree.parentOf(id))
   if (behind.left.length === 0) return undefined
   const left = new Set(behind.left)
   const from = behind.from
@@ -101,9 +101,9 @@ export function branchPart(tree: SessionTree, branch: unknown): TreeResult<Summa
   if (!found.ok) return found
   const { name, head } = found.value
   const onCursor = new Set<string>()
-  for (let id = tree.cursor; id !== null; id = tree.get(id)?.parentId ?? null) onCursor.add(id)
+  for (let id = tree.cursor; id !== null; id = tree.parentOf(id) ?? null) onCursor.add(id)
   let from: string | null = head
-  while (from !== null && !onCursor.has(from)) from = tree.get(from)?.parentId ?? null
+  while (from !== null && !onCursor.has(from)) from = tree.parentOf(from) ?? null
   // On the cursor's path: the whole branch is what there is to summarize.
   return ok(pathPart(tree, name, head, from === head ? null : from))
 }
@@ -111,7 +111,7 @@ export function branchPart(tree: SessionTree, branch: unknown): TreeResult<Summa
 /** The messages on `head`'s path after `after` (`null`: the whole path), recorded under `branch`. */
 export function pathPart(tree: SessionTree, branch: string, head: string, after: string | null): SummaryPart {
   const own = new Set<string>()
-  for (let id: string | null = head; id !== null && id !== after; id = tree.get(id)?.parentId ?? null) own.add(id)
+  for (let id: string | null = head; id !== null && id !== after; id = tree.parentOf(id) ?? null) own.add(id)
   const history = tree.path(head)
   const entries = history.ok ? history.value.filter((entry) => entry.message && own.has(entry.nodeId)) : []
   return { branch, nodeId: head, ...(after === null ? {} : { fromNodeId: after }), entries }

@@ -90,8 +90,8 @@ function resolveFrom(tree: SessionTree, text: string): TreeResult<{ nodeId: stri
 /** The last node both paths share (`null`: they share nothing, they parted before the first node). */
 export function commonAncestor(tree: SessionTree, a: string | null, b: string): string | null {
   const seen = new Set<string>()
-  for (let id = a; id !== null; id = tree.get(id)?.parentId ?? null) seen.add(id)
-  for (let id: string | null = b; id !== null; id = tree.get(id)?.parentId ?? null) if (seen.has(id)) return id
+  for (let id = a; id !== null; id = tree.parentOf(id) ?? null) seen.add(id)
+  for (let id: string | null = b; id !== null; id = tree.parentOf(id) ?? null) if (seen.has(id)) return id
   return null
 }
 

@@ -110,25 +110,25 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
   const events = input.events.filter(
     (e): e is Event => isRecord(e) && typeof e.type === 'string' && typeof e.seq === 'number',
   )
-  const typeAt = new Map<number, string>()
+  const typeAt = new BySeq<string>(events.length)
   for (const e of events) typeAt.set(e.seq, e.type)
 
   // Originals: the events each node came from.
-  const nodeAt = new Map<number, string>()
-  for (const node of tree.list()) {
-    const source = projector.sourceOf(node.nodeId)
-    if (source?.kind === 'message') nodeAt.set(source.seq, node.nodeId)
-    else if (source?.kind === 'tool') {
-      nodeAt.set(source.callSeq, node.nodeId)
-      if (source.resultSeq !== undefined) nodeAt.set(source.resultSeq, node.nodeId)
+  const nodeAt = new BySeq<string>(events.length)
+  for (const [nodeId, source] of projector.sourced()) {
+    if (!tree.has(nodeId)) continue
+    if (source.kind === 'message') nodeAt.set(source.seq, nodeId)
+    else {
+      nodeAt.set(source.callSeq, nodeId)
+      if (source.resultSeq !== undefined) nodeAt.set(source.resultSeq, nodeId)
     }
   }
-  const path = tree.path(projector.tip)
+  const path = tree.pathIds(projector.tip)
   if (!path.ok) throw new Error(`${path.error.code}: ${path.error.message}`)
-  const onPath = new Set(path.value.map((entry) => entry.nodeId))
+  const onPath = new Set(path.value)
 
   // Row events: the ones a Chat row is made of.
-  const rowClass = new Map<number, Category>()
+  const rowClass = new BySeq<Category>(events.length)
   const copyCalls = new Map<string, number[]>()
   for (const e of events) {
     const isRow = SURFACE.has(e.type) || e.type === 'tool/call'
@@ -157,7 +157,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
   }
 
   // Turns: a turn with rows, none shown, is hidden whole (its tail, errors, retries too).
-  const turnOf = new Map<number, number>()
+  const turnOf = new BySeq<number>(events.length)
   const turnRows = new Map<number, Category[]>()
   let open: number | undefined
   for (const e of events) {
@@ -187,7 +187,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
   // Switches that happened: a marker a turn claimed (stock), a model's move inside its step, a selection (native).
   const anchors = switchAnchors(events, (seq) => {
     const node = nodeAt.get(seq)
-    return node === undefined ? undefined : tree.get(node)?.parentId
+    return node === undefined ? undefined : tree.parentOf(node)
   })
   const hidden: [number, number][] = []
   for (const e of events) {
@@ -211,7 +211,7 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
       let firstRow: number | undefined
       for (const seq of run.rows) {
         const node = nodeAt.get(seq)
-        if (node !== undefined && rowClass.get(seq) === 'abandoned' && readable(tree.get(node))) {
+        if (node !== undefined && rowClass.get(seq) === 'abandoned' && readable(tree.stored(node))) {
           messages.add(node)
           if (firstRow === undefined || seq < firstRow) firstRow = seq
         }
@@ -249,10 +249,34 @@ export function buildChatPath(input: ChatPathInput): ChatPath {
     tip: projector.tip,
     hidden,
     switches,
-    forks: forksOf(
-      path.value.map((entry) => entry.nodeId),
-      projector,
-    ),
+    forks: forksOf(path.value, projector),
+  }
+}
+
+/**
+ * A table keyed by event seq: an array for the log's seqs (contiguous from 0), a map for any other number a
+ * malformed event carries. At 100,000 events a `Map` keyed by number was most of a `chatPath` read.
+ */
+class BySeq<T> {
+  private readonly dense: (T | undefined)[]
+  private readonly other = new Map<number, T>()
+
+  /** `size`: the log's length, so the array never grows. */
+  constructor(size: number) {
+    this.dense = new Array<T | undefined>(size)
+  }
+
+  get(seq: number): T | undefined {
+    return seq >>> 0 === seq ? this.dense[seq] : this.other.get(seq)
+  }
+
+  has(seq: number): boolean {
+    return this.get(seq) !== undefined
+  }
+
+  set(seq: number, value: T): void {
+    if (seq >>> 0 === seq) this.dense[seq] = value
+    else this.other.set(seq, value)
   }
 }
 
@@ -264,7 +288,7 @@ function addSeq(ranges: [number, number][], seq: number): void {
 }
 
 /** A surface event that restates one original of its own type (a switch's copy), or a replacement we did not keep as a node. */
-function isCopy(e: Event, nodeAt: ReadonlyMap<number, string>, typeAt: ReadonlyMap<number, string>): boolean {
+function isCopy(e: Event, nodeAt: BySeq<string>, typeAt: BySeq<string>): boolean {
   // The Chat draws no replacement but a compaction checkpoint, and compactions are nodes.
   if (e.surfaceOp !== 'append') return true
   const cited = Array.isArray(e.sourceEventSeqs) ? e.sourceEventSeqs : []
@@ -288,7 +312,7 @@ function describe(
 }
 
 /** A node a person reads as a message: a prompt, an answer with text, a tool call (not a call-only assistant turn). */
-function readable(node: ReturnType<SessionProjector['tree']['get']>): boolean {
+function readable(node: ReturnType<SessionProjector['tree']['stored']>): boolean {
   if (!node) return false
   if (node.type === 'tool_call') return true
   if (node.message?.role === 'assistant') return node.message.content.trim() !== ''
@@ -300,7 +324,7 @@ function forksOf(path: readonly string[], projector: SessionProjector): ChatFork
   const tree = projector.tree
   const out: ChatFork[] = []
   for (const nodeId of path) {
-    const node = tree.get(nodeId)
+    const node = tree.stored(nodeId)
     const source = projector.sourceOf(nodeId)
     if (!node || !source) continue
     const siblings = tree.children(node.parentId).filter((id) => projector.sourceOf(id) !== undefined)
@@ -321,12 +345,12 @@ function forksOf(path: readonly string[], projector: SessionProjector): ChatFork
 /** Where a move to a sibling goes: down its own lane (else the newest child) to a leaf. */
 function laneHead(nodeId: string, projector: SessionProjector): string {
   const tree = projector.tree
-  const lane = tree.get(nodeId)?.branch
+  const lane = tree.laneOf(nodeId)
   let at = nodeId
   for (let guard = tree.nodeCount; guard > 0; guard--) {
     const children = tree.children(at).filter((id) => projector.sourceOf(id) !== undefined)
     if (children.length === 0) break
-    at = children.find((id) => tree.get(id)?.branch === lane) ?? children.at(-1)!
+    at = children.find((id) => tree.laneOf(id) === lane) ?? children.at(-1)!
   }
   return at
 }

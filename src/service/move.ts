@@ -183,9 +183,9 @@ function laneAt(tree: SessionTree, destination: string | null): string {
   const active = tree.activeBranch
   if (destination === null) return active
   const head = tree.branchHeadList().find(([name]) => name === active)?.[1]
-  const path = head === undefined ? undefined : tree.path(head)
-  if (path?.ok && path.value.some((entry) => entry.nodeId === destination)) return active
-  return tree.get(destination)?.branch || active
+  const path = head === undefined ? undefined : tree.pathIds(head)
+  if (path?.ok && path.value.includes(destination)) return active
+  return tree.laneOf(destination) || active
 }
 
 /**

@@ -139,7 +139,7 @@ export function boundaryOf(tree: SessionTree, projector: SessionProjector, nodeI
   for (let id = nodeId; id !== null;) {
     const source = projector.sourceOf(id)
     if (source) return 2 * (source.kind === 'message' ? source.seq : source.callSeq)
-    id = tree.get(id)?.parentId ?? null
+    id = tree.parentOf(id) ?? null
   }
   return -2
 }

@@ -293,7 +293,7 @@ export class StockSwitcher {
       return fail('INTERNAL', 'the tree lags behind the harness surface; try again')
     }
     const tree = projector.tree
-    const history = tree.historyPath(target)
+    const history = tree.historyIds(target)
     if (!history.ok) return history
     const eventAt = eventLookup(session)
     const estimate = this.options.estimator?.()
@@ -301,7 +301,7 @@ export class StockSwitcher {
       eventAt,
       ...(estimate ? { priceOf: surfacePricer(session, estimate) } : {}),
       surface,
-      target: history.value.map((entry) => entry.nodeId),
+      target: history.value,
       sourceOf: (nodeId) => projector.sourceOf(nodeId),
       turn,
       step,

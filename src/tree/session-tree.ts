@@ -11,7 +11,7 @@
  * `state.ts` (nodes, branches, marks), the model history in `history.ts`,
  * the snapshot format in `snapshot.ts`, the views in `views.ts`.
  */
-import { buildEntry, publicEntry, withResult, type StoredEntry, type ToolResult } from './entry.ts'
+import { buildEntry, publicEntry, withResult, type StoredEntry, type StoredFields, type ToolResult } from './entry.ts'
 import { fail, ok, SessionTreeError, type TreeResult } from './errors.ts'
 import { completeCutPoint, historyOf, messagesOf, pathFrom, startOf } from './history.ts'
 import { Journal, type TreeCheckpoint } from './journal.ts'
@@ -132,6 +132,22 @@ export class SessionTree {
     return rec && entryOf(rec)
   }
 
+  /** A node's fields as stored, without the derived summary, lane and fork count: the read for walks over many nodes. */
+  stored(nodeId: string): StoredFields | undefined {
+    return this.state.nodes.get(nodeId)?.entry
+  }
+
+  /** A node's parent (null: a root), undefined for an unknown node. */
+  parentOf(nodeId: string): string | null | undefined {
+    return this.state.nodes.get(nodeId)?.entry.parentId
+  }
+
+  /** A node's display lane (see `TreeNode.branch`), undefined for an unknown node. */
+  laneOf(nodeId: string): string | undefined {
+    const rec = this.state.nodes.get(nodeId)
+    return rec && this.state.nodes.laneOf(rec)
+  }
+
   /** Direct child ids in creation order. */
   children(nodeId: string | null): string[] {
     return this.state.nodes.childIds(nodeId)
@@ -152,6 +168,18 @@ export class SessionTree {
   historyPath(from?: string | null): TreeResult<TreeEntry[]> {
     const path = this.recPath(from)
     return path.ok ? ok(historyOf(path.value).map(entryOf)) : path
+  }
+
+  /** The node ids behind `historyPath(from)`: the same walk without building entries. */
+  historyIds(from?: string | null): TreeResult<string[]> {
+    const path = this.recPath(from)
+    return path.ok ? ok(historyOf(path.value).map((rec) => rec.entry.nodeId)) : path
+  }
+
+  /** The node ids of `path(from)`, without building entries. */
+  pathIds(from?: string | null): TreeResult<string[]> {
+    const path = this.recPath(from)
+    return path.ok ? ok(path.value.map((rec) => rec.entry.nodeId)) : path
   }
 
   /** Entries root→node; fails closed on a cyclic or dangling chain. */

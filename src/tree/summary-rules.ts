@@ -49,8 +49,25 @@ export function leavesPath(
   cursor: string | null,
   target: string | null,
   parentOf: (nodeId: string) => string | null | undefined,
+  onCursorPath?: (nodeId: string) => boolean,
 ): boolean {
-  return leftBehind(cursor, target, parentOf).left.length > 0
+  // `leftBehind`'s rule read without building it (the panel asks on every render): left iff the cursor is not on
+  // the target's path. A second walker at half speed ends a cyclic outline's walk without a set. `onCursorPath`
+  // (root → cursor, when the caller holds it) ends the walk where it meets that path: there, above the cursor.
+  if (cursor === null) return false
+  let slow = target
+  let steps = 0
+  for (let at = target; at !== null;) {
+    if (at === cursor) return false
+    if (onCursorPath?.(at)) return true
+    at = parentOf(at) ?? null
+    // `slow` is `steps / 2` nodes up: behind `at`, so set while `at` is.
+    if (++steps % 2 === 0 && at !== null) {
+      slow = parentOf(slow!) ?? null
+      if (at === slow) return true
+    }
+  }
+  return true
 }
 
 /** Longest accepted user instructions for a model-written summary (the panel checks it before a round trip). */

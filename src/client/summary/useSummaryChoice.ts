@@ -3,7 +3,7 @@
  * rules): offered for a move that leaves part of the path, blocking the move
  * while custom instructions are invalid, reset once a move used it.
  */
-import { useCallback, useState } from 'react'
+import { useCallback, useMemo, useState } from 'react'
 import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
 import type { TreeIndex } from '../../outline/index.ts'
 import { instructionsProblem, leavesPath, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './choice.ts'
@@ -30,7 +30,11 @@ export function useSummaryChoice(
   clearSelection: () => void,
 ): SummaryChoosing {
   const [choice, setChoice] = useState<SummaryChoiceState>(NO_SUMMARY)
-  const offered = selected !== null && index !== undefined && leavesPath(index, selected)
+  // A walk to the root: once per outline and selection, not on every render.
+  const offered = useMemo(
+    () => selected !== null && index !== undefined && leavesPath(index, selected),
+    [index, selected],
+  )
   const blocked = offered && instructionsProblem(choice) !== undefined
   const blocks = useCallback(
     (nodeId: string) => index !== undefined && leavesPath(index, nodeId) && instructionsProblem(choice) !== undefined,

@@ -31,6 +31,13 @@ function forkedTree() {
   return { tree, ids: { ...ids, s1, s2 }, parentOf }
 }
 
+/** Membership of root → `cursor`. */
+function pathOf(cursor: string | null, parentOf: (id: string) => string | null | undefined) {
+  const path = new Set<string>()
+  for (let id = cursor; id !== null; id = parentOf(id) ?? null) path.add(id)
+  return (id: string) => path.has(id)
+}
+
 describe('the summary rules of a move (tree/summary-rules.ts)', () => {
   it('only a jump or a fork summarizes: back and forward go to a recorded position', () => {
     expect(SUMMARIZING_MOVES).toEqual({ jump: true, fork: true, back: false, forward: false })
@@ -53,6 +60,22 @@ describe('the summary rules of a move (tree/summary-rules.ts)', () => {
     const parentOf = (id: string) => (id === 'x' ? null : id === 'a' ? 'b' : 'a')
     expect(leftBehind('a', 'x', parentOf)).toEqual({ left: ['a', 'b'], from: null })
     expect(leftBehind('x', 'a', parentOf)).toEqual({ left: ['x'], from: null })
+    expect(leavesPath('x', 'a', parentOf)).toBe(true)
+    expect(leavesPath('b', 'a', parentOf)).toBe(false)
+    const ring = (id: string) => String((Number(id) + 1) % 7)
+    expect(leavesPath('x', '0', ring)).toBe(true)
+  })
+
+  it('whether a move leaves the path is whether it leaves a part behind, for every cursor and target', () => {
+    const { tree, ids, parentOf } = forkedTree()
+    const nodes = [null, ...Object.values(ids)]
+    for (const cursor of nodes)
+      for (const target of nodes)
+        for (const onCursorPath of [undefined, pathOf(cursor, parentOf)])
+          expect(leavesPath(cursor, target, parentOf, onCursorPath), `${cursor} → ${target}`).toBe(
+            leftBehind(cursor, target, parentOf).left.length > 0,
+          )
+    expect(tree.nodeCount).toBe(nodes.length - 1)
   })
 
   it("the panel's outline and the service's tree read the same rule for every target", () => {
