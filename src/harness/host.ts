@@ -44,7 +44,15 @@ export function contextService<T>(ctx: object, name: HostServiceName): T | undef
 
 /** The host events the plugin listens to with listeners typed on its own slices of their payloads. */
 export type HostEventName =
-  'agent/pre-step' | 'fs/edit-intent' | 'fs/write-intent' | 'internal/dispatch' | 'tools/execute' | 'tools/post-execute'
+  | 'agent/pre-step'
+  | 'fs/edit-intent'
+  | 'fs/write-intent'
+  | 'internal/dispatch'
+  | 'session/created'
+  | 'session/disposed'
+  | 'session/event'
+  | 'tools/execute'
+  | 'tools/post-execute'
 
 /** Options of a host listener: `prepend` puts it ahead of those there already, `global` hears every scope. */
 export interface HostListenerOptions {
@@ -65,4 +73,13 @@ export type HostListen = <A extends never[]>(
  */
 export function hostEvents(ctx: { on(...args: never[]): unknown }): HostListen {
   return ctx.on.bind(ctx) as unknown as HostListen
+}
+
+/** Run a harness listener's work; a failure is logged and costs the tree, never the session. */
+export function guarded(warn: (error: unknown) => void, operation: () => unknown): void {
+  try {
+    operation()
+  } catch (error) {
+    warn(error)
+  }
 }

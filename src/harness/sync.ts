@@ -26,6 +26,7 @@ import type { SidecarWarning } from './warnings.ts'
 import type { ClaimLook, JournalActor, TreeSidecar } from '../sidecar/index.ts'
 import { checkOverlay, foldOverlay, isHarnessNode, type OverlayState } from './overlay.ts'
 import { SessionProjector } from './projector.ts'
+import { guarded, type HostListen } from './host.ts'
 
 /** The part of a harness `Session` the sync reads. */
 export interface SessionSource {
@@ -105,6 +106,22 @@ export class TreeSync {
    * Build the tree of a session from its log (plus the sidecar), or return
    * the existing state. Replaces any stale tree of the same id in the store.
    */
+  /**
+   * Follow the harness's sessions as they live: a tree when one is created, each event projected as it is
+   * appended (the first one of a session it does not hold attaches it), let go when it is disposed. A failure
+   * reaches `warn` and costs the tree, never the session.
+   */
+  follow(listen: HostListen, warn: (error: unknown) => void): void {
+    listen('session/created', (session: SessionSource) => guarded(warn, () => this.attach(session)))
+    listen('session/event', (session: SessionSource, event: unknown) =>
+      guarded(warn, () => {
+        if (this.states.has(session.id)) this.project(session.id, event)
+        else this.attach(session)
+      }),
+    )
+    listen('session/disposed', (session: { readonly id: string }) => guarded(warn, () => this.detach(session.id)))
+  }
+
   attach(session: SessionSource): TreeSessionState {
     const existing = this.states.get(session.id)
     if (existing) return existing

@@ -1,4 +1,4 @@
-/** The service's two edges: a remote call's result settled for the wire, and a harness listener that must never throw. */
+/** The service's remote edge: a call's result settled for the wire, an error keeping its code. */
 import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import { fail, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'
 import { bounded } from './clip.ts'
@@ -14,13 +14,4 @@ export async function settle<T>(operation: () => TreeResult<T> | Promise<TreeRes
   if (result.ok) return result.value
   // The gateway forwards a lookup failure's payload verbatim; anything else becomes `internal`.
   throw new TypertLookupFailure<TreeError>(bounded(result.error))
-}
-
-/** Run a harness listener's work; a failure is logged and costs the tree, never the session. */
-export function guarded(warn: (error: unknown) => void, operation: () => unknown): void {
-  try {
-    operation()
-  } catch (error) {
-    warn(error)
-  }
 }

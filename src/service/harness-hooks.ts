@@ -1,11 +1,11 @@
 /**
- * What the plugin listens to in the harness: session lifecycle and events
- * (the tree follows the log), new sessions (lineage) and the start-up orphan
- * scan; the stock switcher hears `agent/pre-step` itself. Nothing here may throw into
- * the harness: a failure costs the tree, never the session (`guard`).
+ * What the service listens to in the harness besides the trees (`TreeSync.follow` projects the log, the stock
+ * switcher hears `agent/pre-step`): a disposed session's workspace state, new sessions (lineage) and the
+ * start-up orphan scan. Nothing here may throw into the harness: a failure costs the tree, never the session.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { TreeSync } from '../harness/sync.ts'
+import { guarded, hostEvents } from '../harness/host.ts'
 import type { SessionLineage } from './lineage.ts'
 import type { HarnessSession } from './move.ts'
 
@@ -15,26 +15,17 @@ export interface HarnessHooks {
   readonly lineage: SessionLineage
   /** Drop a disposed session's workspace state. */
   readonly forget: (sessionId: string) => void
-  readonly guard: (operation: () => unknown) => void
+  /** Hears what a listener's failure was (it costs the tree, never the session). */
+  readonly warn: (error: unknown) => void
   /** How long after start the orphan scan waits (ms): it lists every stored session, as the first listing of a big home does. */
   readonly scanDelayMs: number
 }
 
-export function listenToHarness({ ctx, sync, lineage, forget, guard, scanDelayMs }: HarnessHooks): void {
-  ctx.on('session/created', (session) => guard(() => sync.attach(session)))
-  ctx.on('session/event', (session, event) =>
-    guard(() => {
-      if (sync.get(session.id)) sync.project(session.id, event)
-      else sync.attach(session)
-    }),
-  )
-  ctx.on('session/disposed', (session) =>
-    guard(() => {
-      sync.detach(session.id)
-      forget(session.id)
-    }),
-  )
-  // After the tree's own `session/created` listener above: the host fork's tree is projected by then.
+export function listenToHarness({ ctx, sync, lineage, forget, warn, scanDelayMs }: HarnessHooks): void {
+  const guard = (operation: () => unknown): void => guarded(warn, operation)
+  // The trees follow the log first (`TreeSync.follow`): what the listeners below read is projected by then.
+  sync.follow(hostEvents(ctx), warn)
+  ctx.on('session/disposed', (session) => guard(() => forget(session.id)))
   ctx.on('session/created', (session) => guard(() => lineage.noteCreated(session as never)))
   // One scan a while after start (an orphan waits days for its grace; the first session list of a big home is now):
   // sidecars whose session is gone are reported, and removed once past their grace period.
@@ -52,9 +43,9 @@ export function listenToHarness({ ctx, sync, lineage, forget, guard, scanDelayMs
 }
 
 /** Follow the sessions already loaded when the plugin starts; let every tree go when it stops. */
-export function attachLoadedSessions(ctx: Context, sync: TreeSync, guard: (operation: () => unknown) => void): void {
+export function attachLoadedSessions(ctx: Context, sync: TreeSync, warn: (error: unknown) => void): void {
   ctx.effect(() => {
-    for (const session of ctx.sessions.list()) guard(() => sync.attach(session as unknown as HarnessSession))
+    for (const session of ctx.sessions.list()) guarded(warn, () => sync.attach(session as unknown as HarnessSession))
     return () => {
       for (const id of sync.list()) sync.detach(id)
     }

@@ -95,7 +95,7 @@ import type { TreeReads } from './reads.ts'
 import type { Movement } from './movement.ts'
 import type { Annotation } from './annotation.ts'
 import { serviceParts } from './service-parts.ts'
-import { guarded, settle } from './edge.ts'
+import { settle } from './edge.ts'
 import { attemptRemote, type Gateway, type RemoteAttempt } from './attempt.ts'
 import { attachLoadedSessions, listenToHarness } from './harness-hooks.ts'
 import { CONFIG, type Config } from './config.ts'
@@ -173,7 +173,7 @@ export class SessionTreeService extends TypertRemoteService {
       sync: this.sync,
       lineage: this.lineage,
       forget: (sessionId) => this.workspaceMoves?.registry.forget(sessionId),
-      guard: (operation) => this.guard(operation),
+      warn: this.warn,
       scanDelayMs: config.orphanScanDelayMs ?? DEFAULT_ORPHAN_SCAN_DELAY_MS,
     })
     this.workspaceMoves = workspaceMovesFor(ctx, sidecars?.locator, config.workspace, {
@@ -188,7 +188,7 @@ export class SessionTreeService extends TypertRemoteService {
       resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
       resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
     })
-    attachLoadedSessions(ctx, this.sync, (operation) => this.guard(operation))
+    attachLoadedSessions(ctx, this.sync, this.warn)
   }
 
   // ------------------------------------------------------------------ reads
@@ -656,9 +656,8 @@ export class SessionTreeService extends TypertRemoteService {
 
   private readonly run = settle // a value, or an error that keeps its code (edge.ts)
 
-  private guard(operation: () => unknown): void {
-    guarded((error) => this.ctx.logger('session-tree').warn(error), operation)
-  }
+  /** Where a harness listener's failure goes: the log (it costs the tree, never the session). */
+  private readonly warn = (error: unknown): void => this.ctx.logger('session-tree').warn(error)
 }
 
 export default SessionTreeService
