@@ -3854,6 +3854,18 @@ export const TYPERT = {
             "declaration": "export type Header = { readonly cwd?: string; readonly parentSession?: string; readonly seedLength?: number; readonly origin?: string; readonly agentPreset?: string; readonly createdAt?: number; };"
           },
           {
+            "name": "HostEventName",
+            "declaration": "export type HostEventName = 'agent/pre-step' | 'fs/edit-intent' | 'fs/write-intent' | 'internal/dispatch' | 'session/created' | 'session/disposed' | 'session/event' | 'tools/execute' | 'tools/post-execute';"
+          },
+          {
+            "name": "HostListen",
+            "declaration": "export type HostListen = <A extends never[]>(name: HostEventName, listener: (...args: A) => unknown, options?: HostListenerOptions) => () => void;"
+          },
+          {
+            "name": "HostListenerOptions",
+            "declaration": "export interface HostListenerOptions {\n    readonly prepend?: boolean;\n    readonly global?: boolean;\n}"
+          },
+          {
             "name": "ImportPreview",
             "declaration": "export interface ImportPreview {\n    readonly branches: number;\n    readonly shown: readonly BranchPreview[];\n}"
           },
@@ -4367,7 +4379,7 @@ export const TYPERT = {
           },
           {
             "name": "TreeSync",
-            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    onChange(listener: (sessionId: string) => void): () => void;\n    list(): string[];\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<C extends TreeCommand>(sessionId: string, command: C, actor: JournalActor): TreeResult<AnswerOf<C>>;\n    begin<C extends TreeCommand>(sessionId: string, command: C, actor: JournalActor): TreeResult<PendingOperation<AnswerOf<C>>>;\n}"
+            "declaration": "export class TreeSync {\n    get(sessionId: string): TreeSessionState | undefined;\n    generation(sessionId: string): number;\n    onChange(listener: (sessionId: string) => void): () => void;\n    list(): string[];\n    follow(listen: HostListen, warn: (error: unknown) => void): void;\n    attach(session: SessionSource): TreeSessionState;\n    project(sessionId: string, event: unknown): void;\n    writer(sessionId: string): ClaimLook | undefined;\n    changedElsewhere(sessionId: string): boolean;\n    detach(sessionId: string): void;\n    mutate<C extends TreeCommand>(sessionId: string, command: C, actor: JournalActor): TreeResult<AnswerOf<C>>;\n    begin<C extends TreeCommand>(sessionId: string, command: C, actor: JournalActor): TreeResult<PendingOperation<AnswerOf<C>>>;\n}"
           },
           {
             "name": "WatchAnswer",
