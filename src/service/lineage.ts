@@ -14,8 +14,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@deepseek-ai/cordis'
-import { clipped, fail, ok, quoted, type TreeResult, errorMessage } from '../tree/errors.ts'
-import { MAX_ID_LENGTH } from '../tree/validate.ts'
+import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
+import { checkNode } from '../tree/validate.ts'
 import type { TreeSync } from '../harness/sync.ts'
 import { collectOrphans, type GcReport, type OrphanSidecar } from '../sidecar/gc.ts'
 import { LineageFiles, type ForkLink } from '../sidecar/lineage.ts'
@@ -118,17 +118,14 @@ export class SessionLineage {
 
   /** Create the new session from `found`'s path to `nodeId` (call it on the source session's queue). */
   async openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>> {
-    if (typeof nodeId !== 'string' || nodeId === '')
-      return fail('INVALID_ARGUMENT', 'nodeId must be a non-empty string')
-    if (nodeId.length > MAX_ID_LENGTH)
-      return fail('INVALID_ARGUMENT', `nodeId is longer than ${MAX_ID_LENGTH} characters`, { nodeId: clipped(nodeId) })
     const { session, state } = found
     const projector = state.projector
     const tree = projector.tree
-    if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${quoted(nodeId)}`, { nodeId })
-    const cut = tree.completeCutPoint(nodeId)
+    const checked = checkNode(tree, nodeId)
+    if (!checked.ok) return checked
+    const cut = tree.completeCutPoint(checked.value)
     if (!cut.ok) return cut
-    const target = cut.value ?? nodeId
+    const target = cut.value ?? checked.value
     const history = tree.historyPath(target)
     if (!history.ok) return history
     const header = (session.header ?? {}) as Header
@@ -195,7 +192,7 @@ export class SessionLineage {
       sessionId,
       title,
       nodeId: target,
-      ...(target !== nodeId ? { snappedFrom: nodeId } : {}),
+      ...(target !== checked.value ? { snappedFrom: checked.value } : {}),
       messages: history.value.length,
       seedEvents: seed.value.length,
       ...(workspaceId ? { workspaceId } : {}),

@@ -10,10 +10,11 @@
  *      the node the branch left from).
  */
 import { randomUUID } from 'node:crypto'
-import { clipped, fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
+import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import type { BranchSummary } from '../tree/types.ts'
 import { carriedSummaryMessage } from '../harness/carried-summary.ts'
 import { canCarry, CARRY_REFUSALS } from '../tree/summary-rules.ts'
+import { checkNode } from '../tree/validate.ts'
 import { leftPart, writeSummary, type SummaryPart, type SummaryWriter } from './branch-summary.ts'
 import { agentBusy, type Resolved } from './move.ts'
 import type { MoveResult, SummaryChoice } from './wire.ts'
@@ -62,7 +63,8 @@ export async function summarizedMove<V>(
   const tree = state.projector.tree
   let target: string | null = nodeId ?? null
   if (typeof nodeId === 'string') {
-    if (!tree.has(nodeId)) return fail('NODE_NOT_FOUND', `no node ${quoted(nodeId)}`, { nodeId: clipped(nodeId) })
+    const checked = checkNode(tree, nodeId)
+    if (!checked.ok) return checked
     if (mode !== 'projection') {
       const cut = tree.completeCutPoint(nodeId)
       if (!cut.ok) return cut
