@@ -103,10 +103,6 @@ export class TreeSync {
   }
 
   /**
-   * Build the tree of a session from its log (plus the sidecar), or return
-   * the existing state. Replaces any stale tree of the same id in the store.
-   */
-  /**
    * Follow the harness's sessions as they live: a tree when one is created, each event projected as it is
    * appended (the first one of a session it does not hold attaches it), let go when it is disposed. A failure
    * reaches `warn` and costs the tree, never the session.
@@ -122,6 +118,10 @@ export class TreeSync {
     listen('session/disposed', (session: { readonly id: string }) => guarded(warn, () => this.detach(session.id)))
   }
 
+  /**
+   * Build the tree of a session from its log (plus the sidecar), or return
+   * the existing state. Replaces any stale tree of the same id in the store.
+   */
   attach(session: SessionSource): TreeSessionState {
     const existing = this.states.get(session.id)
     if (existing) return existing
