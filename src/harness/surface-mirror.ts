@@ -349,7 +349,7 @@ export class SurfaceMirror {
   cursorFollowsTip(): boolean {
     let id = this.tree.cursor
     while (id !== null && id !== this.tipNode) {
-      const node = this.tree.get(id)
+      const node = this.tree.stored(id)
       if (!node || node.origin?.source === SESSION_ORIGIN) return false
       id = node.parentId
     }

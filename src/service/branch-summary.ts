@@ -218,6 +218,6 @@ function branchAt(tree: SessionTree, nodeId: string): string {
   if (heads.some(([name, head]) => name === active && head === nodeId)) return active
   const headed = heads.find(([, head]) => head === nodeId)?.[0]
   if (headed !== undefined) return headed
-  const lane = tree.get(nodeId)?.branch
+  const lane = tree.laneOf(nodeId)
   return lane && heads.some(([name]) => name === lane) ? lane : active
 }

@@ -169,7 +169,7 @@ export function compare(tree: SessionTree, a: unknown, b: unknown, limits: Compa
   const { rows, changed } = diffRows(aligned, bounds)
   const side = (id: string, rest: readonly TreeEntry[]): CompareSide => ({
     nodeId: id,
-    branch: tree.get(id)?.branch ?? '',
+    branch: tree.laneOf(id) ?? '',
     path: rest.map((entry) => entry.nodeId),
     totals: sideTotals(rest),
   })

@@ -33,11 +33,11 @@ import {
 
 type Distribute<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
-/** An entry as the tree stores it: `summary` only when it is not the one its content implies. */
-export type StoredEntry = Distribute<TreeEntry, 'summary'> & { readonly summary?: string }
-
 /** What a reader of a stored entry may rely on: every field but the summary (derived when read, `SessionTree.get`). */
 export type StoredFields = Distribute<TreeEntry, 'summary'>
+
+/** An entry as the tree stores it: `summary` only when it is not the one its content implies. */
+export type StoredEntry = StoredFields & { readonly summary?: string }
 
 /** An entry while it is being built: every field settable, `replaces` allowed (kept to compactions). */
 export type Draft = Mutable<Omit<EntryFields, 'summary'>> & {

@@ -463,7 +463,7 @@ class SessionBuild {
 
   private harnessAnchor(id: string | null): string | null {
     for (let at = id; at !== null;) {
-      const node = this.tree.get(at)
+      const node = this.tree.stored(at)
       if (!node) return null
       if (node.origin?.source === SESSION_ORIGIN) return at
       at = node.parentId

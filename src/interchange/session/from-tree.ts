@@ -87,7 +87,7 @@ function keptFrom(tree: SessionTree, node: TreeNode, idOf: ReadonlyMap<string, s
   if (replaced.size === 0) return null
   let first: string | null = null
   for (let at = node.parentId; at !== null && !replaced.has(at);) {
-    const parent = tree.get(at)
+    const parent = tree.stored(at)
     if (!parent) return null
     if (parent.type === 'message' || parent.type === 'tool_call' || parent.type === undefined) first = at
     at = parent.parentId
