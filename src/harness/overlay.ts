@@ -5,8 +5,8 @@
  * so a compaction writes bytes proportional to what the user did, never to
  * the size of the conversation.
  */
-import type { SessionTree } from '../tree/session-tree.ts'
-import type { BranchSummary, JsonObject, NavigationHistory, TreeEntry } from '../tree/types.ts'
+import type { SessionTree, TreeMarks } from '../tree/session-tree.ts'
+import type { JsonObject, TreeEntry } from '../tree/types.ts'
 import { checkEntry } from '../tree/entry.ts'
 import type { TreeResult } from '../tree/errors.ts'
 import {
@@ -22,20 +22,12 @@ import {
 } from '../tree/validate.ts'
 import { SESSION_ORIGIN } from './projector.ts'
 
-export const OVERLAY_VERSION = 1
+/** 2: the marks under `TreeMarks`' names (1 had `heads`, `active`, `selected`; never released, not read). */
+export const OVERLAY_VERSION = 2
 
-/** Folded overlay of one session at a harness watermark. */
-export interface OverlayState {
+/** Folded overlay of one session at a harness watermark: the tree's marks and its tree-only nodes. */
+export interface OverlayState extends TreeMarks {
   readonly version: typeof OVERLAY_VERSION
-  /** Node id → label. */
-  readonly labels: Readonly<Record<string, string>>
-  /** [branch, head node id], in branch creation order. */
-  readonly heads: readonly (readonly [string, string])[]
-  readonly active: string
-  readonly cursor: string | null
-  readonly selected: string | null
-  readonly summaries: readonly BranchSummary[]
-  readonly history: NavigationHistory
   /** Nodes that exist only in the tree, with the watermark they were created at, in creation order. */
   readonly treeOnly: readonly { readonly w: number; readonly entry: TreeEntry }[]
   /** [harness node id, tree-only parent id]: harness nodes that were placed under a tree-only node. */
@@ -49,7 +41,6 @@ export function isHarnessNode(entry: TreeEntry | undefined): boolean {
 
 /** Fold the live tree's overlay. `treeOnlyW` knows each tree-only node's creation watermark. */
 export function foldOverlay(tree: SessionTree, treeOnlyW: ReadonlyMap<string, number>): OverlayState {
-  const labels = recordOf(tree.labeled().map((node) => [node.nodeId, node.label!] as const))
   const treeOnly: { w: number; entry: TreeEntry }[] = []
   const adoptions: [string, string][] = []
   for (const [nodeId, w] of treeOnlyW) {
@@ -62,18 +53,7 @@ export function foldOverlay(tree: SessionTree, treeOnlyW: ReadonlyMap<string, nu
       if (isHarnessNode(tree.entry(child))) adoptions.push([child, nodeId])
     }
   }
-  return {
-    version: OVERLAY_VERSION,
-    labels,
-    heads: tree.branchHeadList(),
-    active: tree.activeBranch,
-    cursor: tree.cursor,
-    selected: tree.selectedNode,
-    summaries: tree.summaries(),
-    history: tree.navigation(),
-    treeOnly,
-    adoptions,
-  }
+  return { version: OVERLAY_VERSION, ...tree.marks(), treeOnly, adoptions }
 }
 
 /** A folded overlay read from disk, validated and copied; INVALID_ARGUMENT with the reason when it is not one. */
@@ -99,7 +79,7 @@ function decodeOverlay(value: JsonObject | unknown): OverlayState {
       return check(pair[0], pair[1])
     })
   }
-  const heads = pairs(value.heads, 'overlay.heads', (name, id) => [
+  const branches = pairs(value.branches, 'overlay.branches', (name, id) => [
     checkBranchName(name, 'overlay branch'),
     checkNodeId(id, 'overlay head'),
   ])
@@ -115,10 +95,10 @@ function decodeOverlay(value: JsonObject | unknown): OverlayState {
   return {
     version: OVERLAY_VERSION,
     labels,
-    heads,
-    active: checkBranchName(value.active, 'overlay.active'),
+    branches,
+    activeBranch: checkBranchName(value.activeBranch, 'overlay.activeBranch'),
     cursor: value.cursor === null ? null : checkNodeId(value.cursor, 'overlay.cursor'),
-    selected: value.selected === null ? null : checkNodeId(value.selected, 'overlay.selected'),
+    selectedNodeId: value.selectedNodeId === null ? null : checkNodeId(value.selectedNodeId, 'overlay.selectedNodeId'),
     summaries: value.summaries.map((s, i) => checkSummary(s, `overlay.summaries[${i}]`)),
     history: {
       back: history.back.map((p, i) => checkPosition(p, `overlay.history.back[${i}]`)),

@@ -324,7 +324,7 @@ export class TreeSync {
       }
       insertUpTo(foldW)
       projector.setAdoptions(undefined)
-      const restored = applyOverlay(projector.tree, overlay)
+      const restored = projector.tree.withMarks(overlay)
       if (restored.ok) projector.rebind(restored.value)
       else warnings.push({ code: 'INVALID_SNAPSHOT', message: `sidecar overlay ignored: ${restored.error.message}` })
     }
@@ -385,19 +385,6 @@ function insertTreeOnly(projector: SessionProjector, entry: TreeEntry): boolean 
   const appended = tree.append(message ?? null, { ...rest, nodeId, parentId })
   tree.moveCursor(projector.tip, { record: false })
   return appended.ok
-}
-
-/** The rebuilt tree with the folded overlay state laid over it (validated as a snapshot). */
-function applyOverlay(tree: SessionTree, overlay: OverlayState): TreeResult<SessionTree> {
-  return tree.withMarks({
-    labels: overlay.labels,
-    branches: overlay.heads,
-    activeBranch: overlay.active,
-    cursor: overlay.cursor,
-    selectedNodeId: overlay.selected,
-    summaries: overlay.summaries,
-    history: overlay.history,
-  })
 }
 
 function seqOf(event: unknown): number | undefined {

@@ -20,16 +20,25 @@ export interface NavigationHistory {
 /** Version of the snapshot format `snapshot()` writes (and the only one that loads). */
 export const SNAPSHOT_VERSION = 2 as const
 
-/** What every snapshot version holds besides its nodes. */
-interface SnapshotMarks {
-  readonly sessionId: string
-  readonly cursor: string | null
-  readonly activeBranch: string
-  readonly selectedNodeId: string | null
+/**
+ * A tree's marks: everything but its nodes (`SessionTree.marks()`, `withMarks`). One shape for the snapshot's
+ * fields and the sidecar overlay's.
+ */
+export interface TreeMarks {
+  /** Node id → label, laid over the nodes' own labels. */
+  readonly labels: Readonly<Record<string, string>>
   /** [branch name, head node id], in branch creation order (an array: names like "10" keep their place). */
   readonly branches: readonly (readonly [string, string])[]
+  readonly activeBranch: string
+  readonly cursor: string | null
+  readonly selectedNodeId: string | null
   readonly summaries: readonly BranchSummary[]
   readonly history: NavigationHistory
+}
+
+/** What a snapshot holds besides its nodes: the marks (labels ride in the rows) and where it stands in the log. */
+interface SnapshotMarks extends Omit<TreeMarks, 'labels'> {
+  readonly sessionId: string
   /** Sequence number of the last log entry folded into this snapshot. */
   readonly logSeq: number
   readonly clonedFrom?: { readonly sessionId: string; readonly nodeId: string | null }
@@ -44,18 +53,6 @@ interface SnapshotMarks {
 export interface SessionTreeSnapshot extends SnapshotMarks {
   readonly version: typeof SNAPSHOT_VERSION
   readonly nodes: readonly SnapshotRow[]
-}
-
-/** What `SessionTree.withMarks` replaces: everything but the nodes themselves. */
-export interface TreeMarks {
-  /** Node id → label, laid over the nodes' own labels. */
-  readonly labels: Readonly<Record<string, string>>
-  readonly branches: readonly (readonly [string, string])[]
-  readonly activeBranch: string
-  readonly cursor: string | null
-  readonly selectedNodeId: string | null
-  readonly summaries: readonly BranchSummary[]
-  readonly history: NavigationHistory
 }
 
 /**

@@ -43,7 +43,7 @@ import type {
   TreeNode,
   TreePosition,
 } from './types.ts'
-import { checkBranchName, checkLabel, checkNodeId, Invalid, isRecord } from './validate.ts'
+import { checkBranchName, checkLabel, checkNodeId, Invalid, isRecord, recordOf } from './validate.ts'
 import { branchViews, labeledNodes, nodeView, treeInfo, treeOutline, treeOutlineChanges, treeView } from './views.ts'
 import { OutlineTracker } from './outline-changes.ts'
 
@@ -419,19 +419,32 @@ export class SessionTree {
     return encodeSnapshot(this.state, { sessionId: this.sessionId, logSeq: this.logSeq, clonedFrom: this.clonedFrom })
   }
 
+  /** Everything but the nodes: labels, branches, cursor, selection, summaries, history (what `withMarks` lays). */
+  marks(): TreeMarks {
+    return {
+      labels: recordOf(this.labeled().map((node) => [node.nodeId, node.label!] as const)),
+      branches: this.branchHeadList(),
+      activeBranch: this.activeBranch,
+      cursor: this.cursor,
+      selectedNodeId: this.selectedNode,
+      summaries: this.summaries(),
+      history: this.navigation(),
+    }
+  }
+
   /** A new tree with these nodes and other marks (labels laid over the nodes' own), validated like a snapshot. */
   withMarks(marks: TreeMarks): TreeResult<SessionTree> {
-    const { labels, ...rest } = marks
     const snapshot = encodeSnapshot(this.state, {
       sessionId: this.sessionId,
       logSeq: this.logSeq,
       clonedFrom: this.clonedFrom,
-      labels: new Map(Object.entries(labels)),
+      labels: new Map(Object.entries(marks.labels)),
     })
+    // Field by field: a value that carries more than the marks (the sidecar overlay) lends only these.
+    const { branches, activeBranch, cursor, selectedNodeId, summaries, history } = marks
+    const laid = { ...snapshot, branches, activeBranch, cursor, selectedNodeId, summaries, history }
     try {
-      return ok(
-        new SessionTree(this.sessionId, { ...snapshot, ...rest }, { now: this.now, logLimit: this.journal.limit }),
-      )
+      return ok(new SessionTree(this.sessionId, laid, { now: this.now, logLimit: this.journal.limit }))
     } catch (error) {
       if (error instanceof SessionTreeError) return { ok: false, error: error.error }
       throw error
