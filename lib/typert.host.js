@@ -4023,7 +4023,7 @@ export const TYPERT = {
           },
           {
             "name": "PlannedEvent",
-            "declaration": "export interface PlannedEvent {\n    readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end';\n    readonly data: Record<string, unknown>;\n    readonly intent?: { readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number; }; readonly sourceEventSeqs?: number[]; };\n}"
+            "declaration": "export interface PlannedEvent {\n    readonly type: 'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end';\n    readonly data: Record<string, unknown>;\n    readonly intent?: SurfaceIntent;\n}"
           },
           {
             "name": "QuarantinedEvent",
@@ -4270,8 +4270,16 @@ export const TYPERT = {
             "declaration": "export interface SurfaceEntry {\n    readonly seq: number;\n    readonly node: string | null;\n}"
           },
           {
+            "name": "SurfaceIntent",
+            "declaration": "export interface SurfaceIntent {\n    readonly surfaceOp: SurfaceOp;\n    readonly sourceEventSeqs?: readonly number[];\n}"
+          },
+          {
             "name": "SurfaceMode",
             "declaration": "export type SurfaceMode = 'native' | 'stock' | 'projection';"
+          },
+          {
+            "name": "SurfaceOp",
+            "declaration": "export type SurfaceOp = 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number; };"
           },
           {
             "name": "SurfaceReport",

@@ -24,7 +24,8 @@
  */
 import type { SessionProjector } from '../harness/projector.ts'
 import { isRecord } from '../tree/validate.ts'
-import { callIdOf, switchAnchors, type Anchor, type LogEvent as Event } from './chat-switches.ts'
+import type { LogEvent as Event } from '../harness/log-event.ts'
+import { callIdOf, switchAnchors, type Anchor } from './chat-switches.ts'
 import type { SurfaceMode } from './wire.ts'
 
 /** An inclusive run of event seqs: `[first, last]`. */

@@ -3,16 +3,8 @@
  * `chat-path.ts`): where each one's row anchors, what it went to.
  */
 import { markerOf } from '../harness/marker.ts'
+import type { LogEvent } from '../harness/log-event.ts'
 import { isRecord } from '../tree/validate.ts'
-
-/** A raw log event, as far as the Chat's reads look at it. */
-export interface LogEvent {
-  readonly type: string
-  readonly seq: number
-  readonly data?: unknown
-  readonly surfaceOp?: unknown
-  readonly sourceEventSeqs?: unknown
-}
 
 /** One switch: the seq its row anchors at, its target node, a fork's branch, the branch it landed on. */
 export interface Anchor {

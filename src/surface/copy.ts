@@ -15,6 +15,7 @@
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { NodeSource } from '../harness/projector.ts'
+import type { SurfaceIntent } from '../harness/log-event.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
 
 /** One event to append, in order. */
@@ -22,11 +23,7 @@ export interface PlannedEvent {
   readonly type:
     'user/message' | 'assistant/message' | 'tool/call' | 'tool/result' | 'compaction/prune' | 'step/start' | 'step/end'
   readonly data: Record<string, unknown>
-  readonly intent?: {
-    readonly surfaceOp: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
-    /** The originals a copy cites; absent on new history (a carried summary). */
-    readonly sourceEventSeqs?: number[]
-  }
+  readonly intent?: SurfaceIntent
 }
 
 /** How copies treat the original message's `source`. */

@@ -17,6 +17,7 @@
  * nothing else is registered. The blocks run whenever their service appears,
  * whichever Loader row starts first.
  */
+import type { LogEvent } from '../harness/log-event.ts'
 import type { Context } from '@deepseek-ai/cordis'
 import s from '@deepseek-ai/schemastery'
 import type {} from '@deepseek-ai/dsh-commands'
@@ -181,10 +182,7 @@ function writeSwitchRows(service: SessionTreeService, session: LiveSession): voi
   const read = service.chatPathOf(session.id)
   if (!read.ok) return
   const path = read.value
-  for (const row of pendingSwitchRows(
-    session.events as readonly { type: string; seq: number; data?: unknown }[],
-    path,
-  )) {
+  for (const row of pendingSwitchRows(session.events as readonly LogEvent[], path)) {
     session.append(SWITCH_ROW_EVENT, { ...row })
   }
 }

@@ -16,7 +16,8 @@
  */
 import { SWITCH_ROW_EVENT } from '../harness/plugin-events.ts'
 import type { ChatPath, SeqRange } from '../service/chat-path.ts'
-import { callIdOf, type LogEvent } from '../service/chat-switches.ts'
+import type { LogEvent } from '../harness/log-event.ts'
+import { callIdOf } from '../service/chat-switches.ts'
 import { isRecord } from '../tree/validate.ts'
 import { word, type TuiLang } from './i18n.ts'
 

@@ -23,6 +23,7 @@
  * seq (never a start twice), nothing throws, a node once built is always
  * built again.
  */
+import type { LogEvent } from '../../harness/log-event.ts'
 import { FRESH_CALL_ID_PREFIX, MARKER_ID_PREFIX, markerOf } from '../../harness/marker.ts'
 import { isMoveCall } from '../../service/chat-switches.ts'
 import { isRecord } from '../../tree/validate.ts'
@@ -38,18 +39,9 @@ export const FORK_KIND = 'session-tree-fork'
  */
 export const FORK_OFFSET = -0.3
 
-/** A raw session event as the Chat's Definitions receive it (only what is read here). */
-export interface ChatEvent {
-  readonly type: string
-  readonly seq: number
-  readonly data?: unknown
-  readonly surfaceOp?: unknown
-  readonly sourceEventSeqs?: unknown
-}
-
 /** The host's match, context and node shapes, as far as these Definitions use them. */
 export interface ConversationMatch {
-  readonly event: ChatEvent
+  readonly event: LogEvent
   readonly role: 'start' | 'update'
 }
 export interface ConversationContext<State> {
@@ -71,7 +63,7 @@ export interface ChatViewNode<Data> {
 export interface ConversationDefinition<State, Data> {
   readonly kind: string
   readonly target: 'chat'
-  match(event: ChatEvent): { readonly id: string; readonly role: 'start' } | null
+  match(event: LogEvent): { readonly id: string; readonly role: 'start' } | null
   start(context: ConversationContext<State>, match: ConversationMatch): State
   update(context: ConversationContext<State>, match: ConversationMatch): State
   publication(match: ConversationMatch): 'immediate'
@@ -109,7 +101,7 @@ export interface SwitchData extends AnchorData {
 }
 
 /** A stock switch's marker queued for its maintenance turn, a model's move call, or a native selection. */
-export function isSwitchAnchor(event: ChatEvent): boolean {
+export function isSwitchAnchor(event: LogEvent): boolean {
   if (event.type === 'session-tree/selection') return true
   if (event.type === 'tool/call') return isRecord(event.data) && isMoveCall(event.data.name, event.data.arguments)
   if (event.type !== 'agent/inbox/spliced' || !isRecord(event.data) || !Array.isArray(event.data.inserted)) return false
@@ -119,13 +111,13 @@ export function isSwitchAnchor(event: ChatEvent): boolean {
 }
 
 /** The first event of a Chat message row: an appended prompt or answer, or a tool call. */
-export function isRowStart(event: ChatEvent): boolean {
+export function isRowStart(event: LogEvent): boolean {
   if (event.type === 'tool/call') return true
   return (event.type === 'user/message' || event.type === 'assistant/message') && event.surfaceOp === 'append'
 }
 
 /** The events a seat stands before: row starts, tool results, message replacements. */
-export function isSeat(event: ChatEvent): boolean {
+export function isSeat(event: LogEvent): boolean {
   if (isRowStart(event) || event.type === 'tool/result') return true
   return (
     (event.type === 'user/message' || event.type === 'assistant/message') &&
@@ -138,7 +130,7 @@ const seqList = (value: unknown): number[] =>
   Array.isArray(value) ? value.filter((n): n is number => typeof n === 'number' && Number.isFinite(n)) : []
 
 /** What a seat records of its event (total: a malformed event gives `{ seq }`). */
-export function seatData(event: ChatEvent): SeatData {
+export function seatData(event: LogEvent): SeatData {
   const seq = event.seq
   const data = isRecord(event.data) ? event.data : {}
   const cited = seqList(event.sourceEventSeqs)
@@ -178,7 +170,7 @@ export function seatData(event: ChatEvent): SeatData {
 }
 
 /** What a switch row records of its anchor event. */
-export function switchData(event: ChatEvent): SwitchData {
+export function switchData(event: LogEvent): SwitchData {
   const seq = event.seq
   if (event.type === 'session-tree/selection') {
     const data = isRecord(event.data) ? event.data : {}
@@ -194,12 +186,12 @@ export function switchData(event: ChatEvent): SwitchData {
  * Called (outside the engine's stack) for the events after which the Chat's
  * classification may have moved: a switch anchor, the end of a turn.
  */
-export type ChatEventHook = (event: ChatEvent) => void
+export type ChatEventHook = (event: LogEvent) => void
 
 function definition<D extends AnchorData>(
   kind: string,
-  anchors: (event: ChatEvent) => boolean,
-  read: (event: ChatEvent) => D,
+  anchors: (event: LogEvent) => boolean,
+  read: (event: LogEvent) => D,
   offset: number,
   hook?: ChatEventHook,
 ): ConversationDefinition<D, D> {

@@ -4,17 +4,12 @@
  * the Trajectory can leave them out. Named by the plugin's mark, on any page
  * in any order; why: docs/known-limits.md, "Model moves and DSH web's Trajectory".
  */
+import type { LogEvent } from '../../harness/log-event.ts'
 import { FRESH_CALL_ID_PREFIX, RESTATED_ID_PREFIX } from '../../harness/marker.ts'
 import { isRecord } from '../../tree/validate.ts'
 
-/** An event as far as it is read here (the host's session events). */
-export interface LogEvent {
-  readonly type?: unknown
-  readonly seq?: unknown
-  readonly data?: unknown
-  readonly surfaceOp?: unknown
-  readonly sourceEventSeqs?: unknown
-}
+/** An event as it reaches the page: a log event's fields, each still unchecked. */
+export type UncheckedEvent = { readonly [K in keyof LogEvent]?: unknown }
 
 /** The call ids of an assistant message's `tool-call` blocks. */
 function callIds(message: unknown): string[] {
@@ -45,7 +40,7 @@ export class InStepCopies {
     if (known !== undefined) return known
     let verdict = false
     try {
-      verdict = this.#classify(event as LogEvent)
+      verdict = this.#classify(event as UncheckedEvent)
     } catch {
       verdict = false
     }
@@ -54,7 +49,7 @@ export class InStepCopies {
   }
 
   /** Named by the plugin's mark: a marked message, or the copy of a call a marked answer issued. */
-  #classify(event: LogEvent): boolean {
+  #classify(event: UncheckedEvent): boolean {
     const { type } = event
     if (typeof type !== 'string') return false
     const data = isRecord(event.data) ? event.data : {}

@@ -37,7 +37,8 @@ import {
   type OpenCall,
   type OpenExchange,
 } from './provider-view.ts'
-import { LogBuilder, type LogEvent } from './log.ts'
+import type { LogEvent } from '../../harness/log-event.ts'
+import { LogBuilder } from './log.ts'
 import { applyLabels } from './labels.ts'
 import { importedTitle } from './title.ts'
 import { IMPORT_SOURCE, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'

@@ -5,7 +5,7 @@
 import { PLUGIN_ID } from '../../harness/marker.ts'
 import type { OverlayState } from '../../harness/overlay.ts'
 import type { SessionTree } from '../../tree/session-tree.ts'
-import type { LogEvent } from './log.ts'
+import type { LogEvent } from '../../harness/log-event.ts'
 import type { ProvenanceEntry } from './provenance.ts'
 import type { SessionTitleData } from './title.ts'
 

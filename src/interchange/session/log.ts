@@ -9,22 +9,8 @@
  * step; a tool result right after its call in the same step; turns numbered
  * 1, 2, … and closed; nothing but inbox splices outside a turn.
  */
+import type { LogEvent, SurfaceIntent } from '../../harness/log-event.ts'
 import type { SessionProjector } from '../../harness/projector.ts'
-
-/** One harness event as persisted (`SessionEvent` of `@deepseek-ai/dsh-session`). */
-export interface LogEvent {
-  readonly type: string
-  readonly seq: number
-  readonly time: number
-  readonly data: unknown
-  readonly surfaceOp?: 'append' | { readonly op: 'replace'; readonly start: number; readonly end: number }
-  readonly sourceEventSeqs?: number[]
-}
-
-export type SurfaceIntent = {
-  readonly surfaceOp: NonNullable<LogEvent['surfaceOp']>
-  readonly sourceEventSeqs?: number[]
-}
 
 export class LogBuilder {
   readonly events: LogEvent[] = []

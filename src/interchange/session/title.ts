@@ -11,7 +11,7 @@
  * - Without one, the first prompt gives the title the way DSH's own fallback
  *   does (its first words), as a `fallback` title citing that prompt.
  */
-import type { LogEvent } from './log.ts'
+import type { LogEvent } from '../../harness/log-event.ts'
 
 /** What a `session/title` event holds (`SessionTitleEventData` of `@deepseek-ai/dsh-session-title`). */
 export interface SessionTitleData {

@@ -20,7 +20,7 @@ import { Context } from '@deepseek-ai/cordis'
 import SessionStore from '@deepseek-ai/dsh-session'
 import { contextService } from '../../harness/host.ts'
 import { InterchangeError } from '../errors.ts'
-import type { LogEvent } from './log.ts'
+import type { LogEvent } from '../../harness/log-event.ts'
 
 /** The part of `ctx.sessionPersistence` an import uses. */
 export interface PersistenceTarget {

@@ -8,6 +8,7 @@
  * breaks); the store fails closed (no rules at all) when the service fails,
  * and a ‹ k / n › press jumps and refreshes.
  */
+import type { LogEvent } from '../../../src/harness/log-event.ts'
 import { describe, expect, it } from 'vitest'
 import { buildChatPath, type ChatPath } from '../../../src/service/chat-path.ts'
 import {
@@ -17,7 +18,6 @@ import {
   seatData,
   SWITCH_KIND,
   switchDefinition,
-  type ChatEvent,
 } from '../../../src/client/chat/definitions.ts'
 import { chatCss, chatRules, cssString, inRanges, type ChatRow } from '../../../src/client/chat/rules.ts'
 import { ChatStore, type ChatRemote } from '../../../src/client/chat/store.ts'
@@ -39,7 +39,7 @@ async function switched() {
   await switcher.switch(agent, a1)
   log.userTurn('q4', 'a4')
   sync()
-  const events = log.events as unknown as ChatEvent[]
+  const events = log.events as unknown as LogEvent[]
   const path = buildChatPath({ sessionId: 's1', revision: 'r1', mode: 'stock', events: log.events, projector })
   return { log, events, path, projector }
 }
@@ -50,9 +50,9 @@ async function switched() {
  * anchored like it (the event's seq; a turn tail 0.1 after its last answer),
  * plus the nodes our Definitions add.
  */
-function hostRows(events: readonly ChatEvent[]): ChatRow[] {
+function hostRows(events: readonly LogEvent[]): ChatRow[] {
   const rows: ChatRow[] = []
-  const add = (definition: ReturnType<typeof switchDefinition>, e: ChatEvent) => {
+  const add = (definition: ReturnType<typeof switchDefinition>, e: LogEvent) => {
     const match = definition.match(e)
     if (!match) return
     const key = `${definition.kind.length}:${definition.kind}${match.id}`
@@ -87,7 +87,7 @@ function hostRows(events: readonly ChatEvent[]): ChatRow[] {
   return [...new Map(rows.map((r) => [r.key, r])).values()]
 }
 
-const textOfKey = (events: readonly ChatEvent[], row: ChatRow): string => {
+const textOfKey = (events: readonly LogEvent[], row: ChatRow): string => {
   const e = events.find((x) => x.seq === Math.round(row.anchorSeq))!
   const data = e.data as any
   const message = e.type === 'user/message' ? data : data.message
@@ -102,8 +102,8 @@ describe('the Definitions', () => {
       null,
       {},
       { type: 5 },
-      { type: 'agent/inbox/spliced', seq: 1, data: { inserted: 'x' } },
-      { type: 'agent/inbox/spliced', seq: 2, data: { inserted: [null, 3] } },
+      { type: 'agent/inbox/spliced', seq: 1, time: 0, data: { inserted: 'x' } },
+      { type: 'agent/inbox/spliced', seq: 2, time: 0, data: { inserted: [null, 3] } },
       { type: 'user/message', seq: 'x' },
       Object.defineProperty({ seq: 3 }, 'type', {
         get: () => {
@@ -112,40 +112,51 @@ describe('the Definitions', () => {
       }),
     ]
     for (const event of malformed) {
-      expect(() => sw.match(event as ChatEvent)).not.toThrow()
-      expect(() => fork.match(event as ChatEvent)).not.toThrow()
-      expect(sw.match(event as ChatEvent)).toBeNull()
+      expect(() => sw.match(event as LogEvent)).not.toThrow()
+      expect(() => fork.match(event as LogEvent)).not.toThrow()
+      expect(sw.match(event as LogEvent)).toBeNull()
     }
     const marker = {
       type: 'agent/inbox/spliced',
       seq: 63,
+      time: 0,
       data: { target: 'next-turn', start: 0, inserted: [{ id: 'dsh-session-tree:switch:abc', role: 'user' }] },
     }
     expect(sw.match(marker)).toEqual({ id: '63', role: 'start' })
-    expect(sw.match({ type: 'session-tree/selection', seq: 9, data: { seqs: [] } })).toEqual({ id: '9', role: 'start' })
+    expect(sw.match({ type: 'session-tree/selection', seq: 9, time: 0, data: { seqs: [] } })).toEqual({
+      id: '9',
+      role: 'start',
+    })
     // A model's move call may anchor an in-step switch; any other call does not.
     expect(
-      sw.match({ type: 'tool/call', seq: 10, data: { name: 'tree', arguments: '{"action":"jump"}', callId: 'c' } }),
+      sw.match({
+        type: 'tool/call',
+        seq: 10,
+        time: 0,
+        data: { name: 'tree', arguments: '{"action":"jump"}', callId: 'c' },
+      }),
     ).toEqual({
       id: '10',
       role: 'start',
     })
-    expect(sw.match({ type: 'tool/call', seq: 11, data: { name: 'read', callId: 'd' } })).toBeNull()
-    expect(fork.match({ type: 'user/message', seq: 7, surfaceOp: 'append', data: {} })).toEqual({
+    expect(sw.match({ type: 'tool/call', seq: 11, time: 0, data: { name: 'read', callId: 'd' } })).toBeNull()
+    expect(fork.match({ type: 'user/message', seq: 7, time: 0, surfaceOp: 'append', data: {} })).toEqual({
       id: '7',
       role: 'start',
     })
     // A replacement (the Chat draws none but compactions) and a tool call get a seat too: the live reading needs what they say.
-    expect(fork.match({ type: 'user/message', seq: 8, surfaceOp: { op: 'replace', start: 1, end: 2 } })).toEqual({
+    expect(
+      fork.match({ type: 'user/message', seq: 8, time: 0, surfaceOp: { op: 'replace', start: 1, end: 2 } }),
+    ).toEqual({
       id: '8',
       role: 'start',
     })
-    expect(fork.match({ type: 'assistant/message', seq: 12, surfaceOp: 'append', data: {} })).toEqual({
+    expect(fork.match({ type: 'assistant/message', seq: 12, time: 0, surfaceOp: 'append', data: {} })).toEqual({
       id: '12',
       role: 'start',
     })
-    expect(fork.match({ type: 'assistant/message', seq: 13, surfaceOp: 'replace' })).toBeNull()
-    expect(fork.match({ type: 'tool/call', seq: 9, data: {} })).toEqual({ id: '9', role: 'start' })
+    expect(fork.match({ type: 'assistant/message', seq: 13, time: 0, surfaceOp: 'replace' } as never)).toBeNull()
+    expect(fork.match({ type: 'tool/call', seq: 9, time: 0, data: {} })).toEqual({ id: '9', role: 'start' })
     // Nodes are built the same way every time, even without a start.
     const node = fork.buildViewNode({ key: '17:session-tree-fork7', id: '7', start: undefined, state: undefined })
     expect(node).toMatchObject({
@@ -164,8 +175,8 @@ describe('the Definitions', () => {
       heard.push(e.seq)
       throw new Error('a failing listener is contained')
     })
-    sw.match({ type: 'turn/end', seq: 4, data: { turn: 1 } })
-    sw.match({ type: 'user/message', seq: 5 })
+    sw.match({ type: 'turn/end', seq: 4, time: 0, data: { turn: 1 } })
+    sw.match({ type: 'user/message', seq: 5, time: 0 })
     expect(heard).toEqual([])
     await Promise.resolve()
     expect(heard).toEqual([4])
@@ -221,6 +232,7 @@ describe('the rules over a real stock switch', () => {
       seatData({
         type: 'user/message',
         seq: 40,
+        time: 0,
         surfaceOp: { op: 'replace', start: 30, end: 33 },
         sourceEventSeqs: [30, 33, 7],
         data: { content: [{ type: 'text', text: 'q' }] },
@@ -231,6 +243,7 @@ describe('the rules over a real stock switch', () => {
       seatData({
         type: 'assistant/message',
         seq: 41,
+        time: 0,
         surfaceOp: { op: 'replace', start: 30, end: 33 },
         sourceEventSeqs: [30, 33],
         data: { message: { content: [] } },

@@ -9,13 +9,13 @@
  * runs in that e2e.
  */
 import { describe, expect, it } from 'vitest'
-import { InStepCopies, type LogEvent } from '../../../src/client/chat/in-step-copies.ts'
+import { InStepCopies, type UncheckedEvent } from '../../../src/client/chat/in-step-copies.ts'
 import { RESTATED_ID_PREFIX } from '../../../src/harness/marker.ts'
 import { hideInStepCopies, TRAJECTORY_KINDS } from '../../../src/client/chat/host-trajectory.ts'
 import { rekeyHostTools } from '../../../src/client/chat/host-tools.ts'
 import { REPEAT_SEPARATOR } from '../../../src/client/chat/call-keys.ts'
 
-type Ev = LogEvent & { seq: number; type: string }
+type Ev = UncheckedEvent & { seq: number; type: string }
 
 const text = (t: string) => [{ type: 'text', text: t }]
 /** A `tree` call is a jump; any other tool takes no arguments. */

@@ -3,6 +3,7 @@
  * every planned event goes through the harness's own surface validation, and
  * what the model would receive is read from `session.deriveMessages()`.
  */
+import type { LogEvent } from '../../../src/harness/log-event.ts'
 import { CallId, createAssistantMessage } from '@deepseek-ai/dsh-llm'
 import { Session } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
@@ -390,7 +391,7 @@ async function siblingSwitch(drawnBy: TranscriptReader) {
   const report = await switcher.switch(agent, a3)
   expect(report.ok, JSON.stringify(report)).toBe(true)
   sync()
-  const events = log.session.events as unknown as readonly { type: string; seq: number; data?: unknown }[]
+  const events = log.session.events as unknown as readonly LogEvent[]
   const erased = erasedAnswers(events)
   const drawn = events.filter((e) => e.seq > switchedAt && drawnAsMessage(e, erased)).map((e) => e.type)
   return { log, projector, drawn, a3 }

@@ -5,6 +5,7 @@
  * wider than the terminal), and the switch row's numbers from a real
  * `chatPath`-shaped answer.
  */
+import type { LogEvent } from '../../../src/harness/log-event.ts'
 import { describe, expect, it } from 'vitest'
 import type { SessionTree } from '../../../src/tree/index.ts'
 import { indexTree, layoutTree } from '../../../src/outline/index.ts'
@@ -346,11 +347,13 @@ describe('the switch row', () => {
   const user = (seq: number, text: string, kind = 'user') => ({
     type: 'user/message',
     seq,
+    time: 0,
     data: { source: { kind }, content: [{ type: 'text', text }] },
   })
   const answer = (seq: number, text: string) => ({
     type: 'assistant/message',
     seq,
+    time: 0,
     data: { message: { content: text === '' ? [] : [{ type: 'text', text }] } },
   })
   it('counts what dsh-TUI draws: typed prompts, answers with text, tool cards; not context or empty answers', () => {
@@ -358,8 +361,8 @@ describe('the switch row', () => {
     expect(drawnAsMessage(user(1, 'ctx', 'plugin'))).toBe(false)
     expect(drawnAsMessage(answer(2, 'yes'))).toBe(true)
     expect(drawnAsMessage(answer(2, ''))).toBe(false)
-    expect(drawnAsMessage({ type: 'tool/call', seq: 3, data: { name: 'read' } })).toBe(true)
-    expect(drawnAsMessage({ type: 'tool/call', seq: 3, data: { name: 'ask_user_question' } })).toBe(false)
+    expect(drawnAsMessage({ type: 'tool/call', seq: 3, time: 0, data: { name: 'read' } })).toBe(true)
+    expect(drawnAsMessage({ type: 'tool/call', seq: 3, time: 0, data: { name: 'ask_user_question' } })).toBe(false)
   })
 
   it('one row per turn that switched: the abandoned rows above, the restated ones since the last row', () => {
@@ -377,6 +380,7 @@ describe('the switch row', () => {
       switches: [
         {
           seq: 5,
+          time: 0,
           kind: 'switch',
           target: 'e2',
           branch: 'main',
@@ -390,7 +394,7 @@ describe('the switch row', () => {
     } as unknown as ChatPath
     expect(pendingSwitchRows(events, path)).toEqual([{ target: 'e2', branch: 'main', hidden: 2, restated: 1 }])
     // Once written, the same switch owes nothing.
-    expect(pendingSwitchRows([...events, { type: 'session-tree/switch', seq: 9, data: {} }], path)).toEqual([])
+    expect(pendingSwitchRows([...events, { type: 'session-tree/switch', seq: 9, time: 0, data: {} }], path)).toEqual([])
     expect(renderSwitchRow({ target: 'e2', branch: 'main', hidden: 2, restated: 1 }, 'en')).toEqual({
       title: '⎇ Switched to main at e2 · 2 message(s) above hidden from the model',
       lines: ['the 1 message(s) just above restate the path (copies the model reads once)'],
@@ -402,10 +406,11 @@ describe('the switch row', () => {
   })
 
   /** A stock switch's copy of a tool exchange: the call (fresh id, cites nothing) and its result citing the original result. */
-  const call = (seq: number, callId: string) => ({ type: 'tool/call', seq, data: { callId, name: 'read' } })
-  const result = (seq: number, callId: string, original?: number) => ({
+  const call = (seq: number, callId: string) => ({ type: 'tool/call', seq, time: 0, data: { callId, name: 'read' } })
+  const result = (seq: number, callId: string, original?: number): LogEvent => ({
     type: 'tool/result',
     seq,
+    time: 0,
     surfaceOp: 'append',
     ...(original === undefined ? {} : { sourceEventSeqs: [original] }),
     data: { message: { source: { kind: 'tool', callId } } },
@@ -424,7 +429,7 @@ describe('the switch row', () => {
 
   it('a copy an earlier switch left counts as hidden once what it restates is off the path (or summarized by a compaction above it)', () => {
     // q1; q2 with its read (3, 4) and answer; an earlier switch's copy of the read (6, 7), its row (9).
-    const events = [
+    const events: LogEvent[] = [
       user(1, 'q1'),
       user(2, 'q2'),
       call(3, 'c1'),
@@ -432,7 +437,7 @@ describe('the switch row', () => {
       answer(5, 'a2'),
       call(6, 'copy1'),
       result(7, 'copy1', 4),
-      { type: 'session-tree/switch', seq: 9, data: {} },
+      { type: 'session-tree/switch', seq: 9, time: 0, data: {} },
     ]
     // Now q2's turn is abandoned (2–5): the copy of its read is off the path too.
     expect(pendingSwitchRows(events, pathOf([[2, 7]], [[2, 5]]))).toEqual([
@@ -444,13 +449,19 @@ describe('the switch row', () => {
     ])
     // A compaction (11, citing its summary 10) replaced 1–5, the read with it; a copy drawn after it (12, 13) is
     // hidden while the compaction is on the path; one drawn before it (6, 7) is in what it summarized.
-    const compacted = [
+    const compacted: LogEvent[] = [
       ...events,
-      { type: 'compaction/summary', seq: 10, data: {} },
-      { type: 'user/message', seq: 11, surfaceOp: { op: 'replace', start: 1, end: 7 }, sourceEventSeqs: [10, 1, 2, 4] },
+      { type: 'compaction/summary', seq: 10, time: 0, data: {} },
+      {
+        type: 'user/message',
+        seq: 11,
+        time: 0,
+        surfaceOp: { op: 'replace', start: 1, end: 7 },
+        sourceEventSeqs: [10, 1, 2, 4],
+      },
       call(12, 'copy2'),
       result(13, 'copy2', 4),
-      { type: 'session-tree/switch', seq: 14, data: {} },
+      { type: 'session-tree/switch', seq: 14, time: 0, data: {} },
     ]
     expect(
       pendingSwitchRows(
