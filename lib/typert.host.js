@@ -3782,20 +3782,12 @@ export const TYPERT = {
             "declaration": "export interface FileComparison {\n    readonly path: string;\n    readonly a?: FileState;\n    readonly b?: FileState;\n}"
           },
           {
-            "name": "FileComparison",
-            "declaration": "export interface FileComparison {\n    readonly path: string;\n    readonly a?: FileState;\n    readonly b?: FileState;\n}"
-          },
-          {
             "name": "FileContent",
             "declaration": "export interface FileContent {\n    readonly nodeId: string | null;\n    readonly path: string;\n    readonly state?: FileState;\n    readonly text?: string;\n    readonly note?: string;\n}"
           },
           {
             "name": "FileDiff",
             "declaration": "export interface FileDiff {\n    readonly path: string;\n    readonly current: FileState;\n    readonly target?: FileState;\n    readonly diff: string;\n}"
-          },
-          {
-            "name": "FileDiffResult",
-            "declaration": "export interface FileDiffResult {\n    readonly path: string;\n    readonly current: FileState;\n    readonly target?: FileState;\n    readonly diff: string;\n}"
           },
           {
             "name": "FilesAtNode",
@@ -4163,7 +4155,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionWorkspace",
-            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    close(): void;\n    shellWatching(): ReturnType<GitSnapshots['watching']> | undefined;\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string, seen?: Map<string, { readonly hash: string; readonly bytes: Buffer; }>): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    text(state: FileState | undefined, currentPath?: string): string | null | undefined;\n    store(bytes: Buffer): TreeResult<string>;\n    canStep(step: RestoreStep): boolean;\n    plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan;\n    diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult>;\n    compareFiles(a: number, b: number): FileComparison[];\n    compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string; }>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number, step?: RestoreStep, carry?: string): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
+            "declaration": "export class SessionWorkspace {\n    readonly sessionId: string;\n    readonly root: string;\n    readonly shell: ShellTracking;\n    readonly maxFileBytes: number;\n    get problems(): readonly string[];\n    flush(): void;\n    captureBefore(point: CallPoint, absolute: string): CaptureOutcome;\n    captureAfter(point: CallPoint): FileChange[];\n    close(): void;\n    shellWatching(): ReturnType<GitSnapshots['watching']> | undefined;\n    shellBefore(): Promise<Snapshot | undefined>;\n    shellAfter(point: CallPoint, before: Snapshot): Promise<TreeResult<FileChange[]>>;\n    current(rel: string, seen?: Map<string, { readonly hash: string; readonly bytes: Buffer; }>): FileState;\n    paths(): string[];\n    filesAt(boundary: number): FileAtPoint[];\n    stateAt(rel: string, boundary: number): FileState | undefined;\n    content(hash: string): TreeResult<Buffer>;\n    text(state: FileState | undefined, currentPath?: string): string | null | undefined;\n    store(bytes: Buffer): TreeResult<string>;\n    canStep(step: RestoreStep): boolean;\n    plan(boundary: number, target: string | null, step?: RestoreStep): RestorePlan;\n    diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiff>;\n    compareFiles(a: number, b: number): FileComparison[];\n    compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string; }>;\n    restore(plan: RestorePlan, decide: (path: string) => ConflictDecision, w: number, step?: RestoreStep, carry?: string): Promise<TreeResult<RestoreReport>>;\n    unnoted(): RestoreEntry[];\n    markNoted(id: string, w: number): TreeResult<number>;\n    changedByNode(): Map<string, string[]>;\n    restores(): readonly RestoreEntry[];\n    status(): WorkspaceStatusInfo;\n    skipText(state: FileState): string | undefined;\n}"
           },
           {
             "name": "ShellTracking",

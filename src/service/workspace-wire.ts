@@ -5,7 +5,17 @@
  * `forward` stay exactly as they were: a move that takes the files with it is
  * a `restore` call.
  */
-import type { ConflictDecision, FileState, RestorePlan, RestoreReport, ShellTracking } from '../workspace/types.ts'
+import type {
+  ConflictDecision,
+  FileComparison,
+  FileDiff,
+  FileState,
+  RestorePlan,
+  RestoreReport,
+  ShellTracking,
+} from '../workspace/types.ts'
+
+export type { FileComparison, FileDiff }
 import type { MoveBrief, MoveResult } from './wire.ts'
 import type { WireMove } from './tree-move.ts'
 
@@ -108,21 +118,6 @@ export interface RestorePreview {
   readonly snappedFrom?: string
   readonly plan: RestorePlan
   readonly status: WorkspaceStatus
-}
-
-/** `restoreDiff`: one file of a preview, as a unified diff from now to the target. */
-export interface FileDiff {
-  readonly path: string
-  readonly current: FileState
-  readonly target?: FileState
-  readonly diff: string
-}
-
-/** One file whose checkpointed states differ between two nodes (a side left out: unknown there). */
-export interface FileComparison {
-  readonly path: string
-  readonly a?: FileState
-  readonly b?: FileState
 }
 
 /** `compareFiles`: the tracked files whose checkpointed states differ between node `a` and node `b`. */

@@ -15,8 +15,6 @@ export {
   type CallPoint,
   type CaptureOutcome,
   type FileAtPoint,
-  type FileComparison,
-  type FileDiffResult,
   type WorkspaceStatusInfo,
 } from './session-workspace.ts'
 export { WorkspaceRegistry, type RegistryOptions } from './registry.ts'

@@ -31,6 +31,8 @@ import {
   type BlockedFile,
   type ConflictDecision,
   type FileChange,
+  type FileComparison,
+  type FileDiff,
   type FileState,
   type SingleOp,
   type PlanEntry,
@@ -65,22 +67,6 @@ export interface FileAtPoint {
   readonly state?: FileState
   /** Whether the file now differs from that state. */
   readonly differs: boolean
-}
-
-/** A file whose checkpointed states differ between two points (a side left out: unknown there). */
-export interface FileComparison {
-  readonly path: string
-  readonly a?: FileState
-  readonly b?: FileState
-}
-
-/** One restore's file diff. */
-export interface FileDiffResult {
-  readonly path: string
-  readonly current: FileState
-  readonly target?: FileState
-  /** A unified diff from now to the target; empty when nothing would change or a side is not text. */
-  readonly diff: string
 }
 
 export interface WorkspaceStatusInfo {
@@ -478,7 +464,7 @@ export class SessionWorkspace {
   }
 
   /** One file's diff from now to the point `boundary` (or to what a back or forward puts back). */
-  diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiffResult> {
+  diff(boundary: number, rel: string, step?: RestoreStep): TreeResult<FileDiff> {
     const problem = pathProblem(rel)
     if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path: rel })
     if (!this.timeline.has(rel))

@@ -268,3 +268,19 @@ export function sameState(a: FileState, b: FileState): boolean {
   if (a.kind !== 'file' || b.kind !== 'file') return false
   return a.hash === b.hash && (a.exec ?? false) === (b.exec ?? false)
 }
+
+/** One file of a restore preview: its state now and at the target, and the unified diff between them. */
+export interface FileDiff {
+  readonly path: string
+  readonly current: FileState
+  readonly target?: FileState
+  /** A unified diff from now to the target; empty when nothing would change or a side is not text. */
+  readonly diff: string
+}
+
+/** A file whose checkpointed states differ between two points (a side left out: unknown there). */
+export interface FileComparison {
+  readonly path: string
+  readonly a?: FileState
+  readonly b?: FileState
+}
