@@ -9,12 +9,14 @@
  * kept beside each node (`raw`) so a writer for the same format can be
  * lossless.
  *
- * Pure: this module imports nothing.
+ * Pure: it imports only the tree's own types, where a shape is the same (JSON, text and tool-call parts).
  */
+import type { JsonObject, JsonValue, TextPart, ToolCallPart } from '../tree/types.ts'
 
-/** Any lossless JSON value. */
-export type Json = null | string | number | boolean | Json[] | { [key: string]: Json }
-export type JsonRecord = { [key: string]: Json }
+/** Any lossless JSON value (the tree's). */
+export type Json = JsonValue
+export type JsonRecord = JsonObject
+export type { TextPart, ToolCallPart }
 
 /** Formats this package reads. */
 export type SourceFormat = 'pi' | 'claude-code' | 'codex'
@@ -22,11 +24,6 @@ export type SourceFormat = 'pi' | 'claude-code' | 'codex'
 export type ExportFormat = 'pi' | 'claude-code' | 'markdown'
 
 // ------------------------------------------------------------------ parts
-
-export interface TextPart {
-  readonly type: 'text'
-  readonly text: string
-}
 
 /** Model reasoning. Kept in the tree and in exports; never sent to the DSH model. */
 export interface ThinkingPart {
@@ -45,15 +42,6 @@ export interface ImagePart {
   readonly data?: string
   /** A URL or file path when the source referenced the image instead. */
   readonly url?: string
-}
-
-/** A tool invocation requested by the model. */
-export interface ToolCallPart {
-  readonly type: 'tool_call'
-  readonly id: string
-  readonly name: string
-  /** Parsed arguments (a string when they were not JSON). */
-  readonly arguments: Json
 }
 
 export type ContentPart = TextPart | ThinkingPart | ImagePart | ToolCallPart
