@@ -17,6 +17,7 @@
  *
  * Pure: reads events, returns events.
  */
+import type { LogEvent } from '../harness/log-event.ts'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
 import type { NodeSource } from '../harness/projector.ts'
@@ -24,12 +25,11 @@ import { PLUGIN_ID } from '../harness/marker.ts'
 import { CallIdMap, copyMessage, copyToolExchange, isMessageEvent, type CopyContext } from './copy.ts'
 
 /** One event of a seed, as `ctx.sessions.create({seed})` takes it. */
-export interface SeedEvent {
-  readonly type: string
-  readonly seq: number
-  readonly time: number
+export interface SeedEvent extends LogEvent {
   readonly data: Record<string, unknown>
+  /** A seed only appends: it cites and replaces nothing. */
   readonly surfaceOp?: 'append'
+  readonly sourceEventSeqs?: never
 }
 
 /** Where a session came from, as the seed's provenance record says it. */
