@@ -1,12 +1,9 @@
 /**
- * The page's one push channel from the service: a `watch` request held open
- * for every session whose Tree tab or Chat is showing, answered when one of
- * their revisions moves; the stores that follow a session then refresh. An
- * idle page sends nothing. A hidden page holds no request (the browser's few
- * connections per host are shared by all its tabs); shown again, it asks with
- * the revisions it holds and hears at once what moved meanwhile. When the
- * service has no `watch` (an older one) or it fails, every follower is told to
- * poll instead (`PolledStore`).
+ * The page's one push channel: a `watch` request held open for every session
+ * whose Tree tab or Chat shows, answered when a revision moves. A hidden page
+ * holds none (the browser's few connections per host are shared by all tabs)
+ * and catches up when shown; without `watch` (an older service, a failure)
+ * followers poll (`PolledStore`).
  */
 import type { WatchAnswer, WatchRequest } from '../types.ts'
 import type { Result } from './controller.ts'

@@ -1,22 +1,10 @@
 /**
- * `dsh-session-tree/client`: the browser half, bundled by
- * `dev/build-client.ts` into `lib/client.js` in the DSH client module format
- * (`window.__ModuleLoader__.load({ id, factory })`). React and the cordis
- * context come from the host; the generated remote client and zod are
- * bundled.
- *
- * It contributes:
- * - a `conversation.view` tab "Tree" (id `session-tree`) for the open session;
- * - a `conversation.session.header.actions` button that opens that tab;
- * - in DSH's own Chat (`chat/`): two conversation Definitions of its own
- *   (switch rows, ‹ k / n › seats), their `conversation.chat.node`
- *   renderers, and per-session CSS that hides the rows off the model's
- *   history.
- *
- * The service is reached only through the generated client:
- * `ctx.remote.$mount(TYPERT_REMOTE)`, then `ctx.remote.sessionTree.*`. A
- * failing mount never fails the page's boot (the web shell refuses to start
- * when any plugin fails to activate): the panel shows the error instead.
+ * `dsh-session-tree/client`, the browser half (`lib/client.js`, built by
+ * `dev/build-client.ts`): the "Tree" tab, a header button that opens it, and
+ * in DSH's own Chat two Definitions with their renderers and CSS (`chat/`).
+ * The service is reached only through the generated client. A failing mount
+ * never fails the page's boot (the web shell refuses to start when a plugin
+ * fails to activate): the panel shows the error instead.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { TypertClientRemote } from '@deepseek-ai/dsh-typert-protocol'

@@ -1,12 +1,8 @@
 /**
- * The one place the browser turns a remote answer back into our result:
- * every `sessionTree` call of the Tree tab goes through the service's
- * `attempt` (see `src/service/attempt.ts` for why: dsh web's browser carrier
- * keeps only the host's own error codes), and `decodeAttempt` unwraps its
- * answer into the `{ ok, value } | { ok: false, error: { code, message, details } }`
- * every caller routes on. Anything it does not recognise (a carrier failure,
- * a foreign or malformed payload, a value the method's schema refuses)
- * becomes `INTERNAL` with the original text; it never throws.
+ * The one place the browser turns a remote answer back into our result: every
+ * Tree-tab call goes through the service's `attempt` (why: `service/attempt.ts`)
+ * and `decodeAttempt` unwraps it. Anything unrecognised becomes `INTERNAL` with
+ * the original text; it never throws.
  */
 import type { RemoteResult } from '@deepseek-ai/dsh-typert-protocol'
 import { isRecord } from '../tree/validate.ts'

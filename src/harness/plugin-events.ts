@@ -1,15 +1,11 @@
 /**
- * Log-only event types this plugin writes besides the official ones, and
- * their registration as known. The harness refuses to read a log holding a
- * type outside `KNOWN_SESSION_EVENT_TYPES` unless the event is marked
- * ignorable, and `session.append` cannot mark it; so every reachable copy of
- * `@deepseek-ai/dsh-session` (the profile's, the CLI's, the persistence
- * validator's own) learns the types when this module loads, before a session
- * is read. dsh-TUI registers its own types the same way
- * (`lib/types/dsh-adapter/compat/sessionLog.js` `ensureLegacySessionEventTypes`).
- * A log holding one of them cannot be read where this plugin is not loaded:
- * docs/known-limits.md says so, and the terminal row below is only written
- * while dsh-TUI is loaded.
+ * Log-only event types this plugin writes, registered as known when this
+ * module loads: the harness refuses a log with an unknown type that is not
+ * marked ignorable, and `session.append` cannot mark it, so every reachable
+ * copy of `@deepseek-ai/dsh-session` must learn them before a session is read
+ * (dsh-TUI does the same, `ensureLegacySessionEventTypes`). Such a log cannot
+ * be read without this plugin (docs/known-limits.md), so the terminal row
+ * below is only written while dsh-TUI is loaded.
  */
 import { createRequire } from 'node:module'
 import { KNOWN_SESSION_EVENT_TYPES } from '@deepseek-ai/dsh-session'

@@ -1,16 +1,9 @@
 /**
- * Projects a harness session log into a `SessionTree`, one event at a time.
- *
- * The tree's shape for harness nodes is decided by the log alone: a new
- * message goes where the model's history currently ends (the "tip"), which
- * the projector tracks by mirroring the model-visible surface (`surface-mirror.ts`). Our own
- * history switches (see `marker.ts`) are recognised and map back to the
- * original nodes, so the tree never shows a copy twice and the cursor after
- * a switch can be rebuilt from the log without any sidecar.
- *
- * Guarantees: each event is projected once (a watermark makes projection
- * idempotent), unknown event types are skipped, and a malformed event is
- * quarantined with its reason — projection never throws.
+ * Projects a harness session log into a `SessionTree`, one event at a time. A
+ * new message goes where the model's history ends (tracked by
+ * `surface-mirror.ts`); our own history switches (`marker.ts`) map back to
+ * the original nodes, so the cursor can be rebuilt from the log alone.
+ * Idempotent (a watermark); a malformed event is quarantined, never thrown.
  */
 import type { SessionTree } from '../tree/session-tree.ts'
 import type { SwitchMarker } from './marker.ts'

@@ -1,12 +1,9 @@
 /**
- * The mirror of a harness session's model-visible surface, the half of the
- * projector (`projector.ts`) that tracks where the model's history ends: the
- * surface entries in model order, which node each surface event shows, and
- * our own history switches (`marker.ts`: a maintenance turn's copies, an
- * in-step switch's copies, a native selection) mapped back to the original
- * nodes. Building nodes from events is the projector's half, asked for
- * through a `NodeMaker`; the projector places its nodes through the methods
- * below, so the mirror's state has one owner.
+ * The mirror of a session's model-visible surface, the projector's half that
+ * tracks where the model's history ends: surface entries in model order, the
+ * node each surface event shows, and our own switches (`marker.ts`) mapped
+ * back. The projector builds nodes (`NodeMaker`) and places them through the
+ * methods below, so this state has one owner.
  */
 import type { SessionTree } from '../tree/session-tree.ts'
 import { isRecord } from '../tree/validate.ts'

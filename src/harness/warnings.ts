@@ -1,13 +1,9 @@
 /**
- * Problems of a harness log that the tree can read but DSH's own front ends
- * cannot. Today one kind: a `tool/call` that repeats an earlier call id.
- * DSH web's Chat and Trajectory key every tool card by its bare call id and
- * throw at the second one ("Failed to load history: … received more than one
- * start Match") unless this plugin's browser half re-keys them
- * (`client/chat/host-tools.ts`); the model's history and the tree are not
- * affected. A provider that reuses ids writes such logs, and so does an import
- * of a tree that branches between a call and its result
- * (`interchange/session/provider-view.ts`).
+ * Problems of a harness log the tree reads but DSH's front ends cannot. Today
+ * one: a `tool/call` repeating an earlier call id, on which DSH web's Chat and
+ * Trajectory throw ("… received more than one start Match") unless
+ * `client/chat/host-tools.ts` re-keys them. Written by id-reusing providers
+ * and by imports that branch between a call and its result.
  */
 
 /** What is wrong with the log: tool calls repeat an earlier call id (the provider reused it, or an import answered a call on two branches). */

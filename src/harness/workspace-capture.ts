@@ -1,30 +1,10 @@
 /**
- * Capture: every change the agent makes to workspace files is checkpointed
- * against the tree node of the tool call that made it (`e<seq>` of its
- * `tool/call` event; a `run_code` sub-call counts for its root call).
- *
- * **File tools** (`write`, `edit`, `str_replace_editor`, …): the seam is the
- * `fs/write-intent` / `fs/edit-intent` gate of `@deepseek-ai/dsh-fs`. Every
- * mutating DSH file tool asks it, right before its `ctx.fs.writeText` /
- * `editText` and after nothing else has touched the file, and hands it the
- * resolved target (the same real path the write goes to) and the calling
- * execution. So one prepended listener sees every agent write with no
- * knowledge of any tool's arguments or path rules (a `tools/execute` wrapper
- * would have to re-resolve each tool's own path argument), and it runs before
- * the write while the file is still untouched. The listener records the
- * before-image durably and then defers to `next()`: the observation policy
- * (read-before-write) still decides the intent, unchanged. The after-image is
- * taken when the call ends (`tools/execute`).
- *
- * **Shell calls** (`bash`, `pwsh`): a `tools/execute` wrapper snapshots the
- * workspace before and after the call (`workspace/git.ts`: a git work tree,
- * or a plain folder through our own git directory); with `shell: off`, the
- * first shell result of the session says plainly that shell changes are not
- * tracked (and the files status says so every time).
- *
- * A checkpoint that fails, or a file that is too large, never fails
- * the tool: its result gets one line saying what was not checkpointed.
- * Nothing here throws into the harness.
+ * Capture: every change the agent makes to workspace files is checkpointed on
+ * the node of the tool call that made it. File tools through a prepended
+ * `fs/write-intent` / `fs/edit-intent` listener (before-image, then `next()`);
+ * shell calls through a `tools/execute` wrapper that snapshots before and
+ * after (`workspace/git.ts`). A failed checkpoint never fails the tool: its
+ * result gets one line. Why this seam: docs/workspace.md, "What is checkpointed".
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { CallPoint, SessionWorkspace, Snapshot, WorkspaceRegistry } from '../workspace/index.ts'

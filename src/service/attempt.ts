@@ -1,18 +1,10 @@
 /**
  * `attempt`: any remote method of the namespace, its failure answered as data.
- *
- * Why: dsh web 0.1.0-rc.8's browser carrier (`dsh-client-connection`'s
- * `createWebConnectionRpc`) parses every response with the host apiproxy's
- * `rpcErrorSchema`, a closed union of the host's own error codes; a failure
- * with one of ours (`BRANCH_EXISTS`, `AGENT_BUSY`, …) fails that parse and
- * reaches the page as `internal` plus a zod dump, code and message gone. The
- * browser and HTTP callers share the same endpoint and envelope, so the code
- * cannot ride inside the error without changing what HTTP callers read; it
- * rides in a successful value instead, for the callers that ask for it.
- *
- * The call goes through the host's own gateway (`typertGateway.invoke`), so
- * the method gets exactly the argument and result validation, queueing and
- * error settling a direct call gets; only the failure's shape differs.
+ * Why: dsh web 0.1.0-rc.8's browser carrier parses every error with a closed
+ * union of the host's own codes, so ours reach the page as `internal`; the
+ * code cannot ride in the error without changing what HTTP callers read
+ * (docs/service.md, "Error codes in the browser"). The call goes through the
+ * host's gateway, so validation, queueing and settling are a direct call's.
  */
 import { TypertLookupFailure } from '@deepseek-ai/dsh-typert-protocol'
 import type { TreeError } from '../tree/errors.ts'

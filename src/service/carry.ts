@@ -1,15 +1,10 @@
 /**
- * Carry work across branches: at the current node, apply the file changes
- * another branch made since the two paths parted — per tracked file a
- * three-way merge of the state where they parted (base), the state at the
- * other node (theirs) and the work tree now (mine), planned by
- * `workspace/carry.ts`. `carryPreview` writes nothing; `carry` needs a
- * decision for every conflict (else `WORKSPACE_CONFLICT`, nothing changes),
- * stores every merged content durably, then writes through the restore
- * machinery: what it replaces is journaled first (a restore record naming
- * the carried node), each file is written atomically, and Back with the
- * files undoes it byte for byte. Git is never run: the user's index, HEAD
- * and refs are not read or written. One carry or restore at a time per session.
+ * Carry work across branches: apply at the current node the file changes
+ * another branch made since the paths parted (three-way, planned by
+ * `workspace/carry.ts`). `carry` needs a decision per conflict, stores merged
+ * contents durably and writes through the restore machinery, so Back undoes
+ * it byte for byte. Git is never run. docs/workspace.md, "Carry work across
+ * branches".
  */
 import { clipped, fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'

@@ -1,26 +1,10 @@
 /**
- * What DSH's own Chat should show of a session's raw log so that it reads as
- * the model's history: the read behind the `chatPath` remote method.
- *
- * The host Chat builds its transcript from every raw log event (append-origin
- * surface events, tool calls, turn boundaries). After a history switch that
- * transcript still holds the abandoned turns and, in stock mode, the copies a
- * switch appended. This module classifies every event by seq:
- *
- * - `shown`: the original event of a node on the model's history (the tree
- *   path from the root to the surface tip), or anything this module cannot
- *   place (never hide what the model may read);
- * - `abandoned`: the original of a node off that path (a turn a switch left);
- * - `copy`: a switch's copy of an original (shown once, at its original), or
- *   a maintenance turn's bookkeeping.
- *
- * Events without a row of their own (turn boundaries, chunks, retries, turn
- * tails) take the class of their turn. Originals along a path ascend in seq,
- * so the `shown` rows in log order are exactly the model's history.
- *
- * It also places one summary per run of hidden rows (at the run's last
- * switch) and lists the fork points on the path with their siblings.
- * Pure: reads the log, the projector and its tree; O(events + nodes).
+ * The read behind `chatPath`: what DSH's own Chat should show of a raw log so
+ * it reads as the model's history. Every event is classed `shown` (on the
+ * path, or anything it cannot place: never hide what the model may read),
+ * `abandoned` or `copy`; rowless events take their turn's class. Also the
+ * hidden-run summaries and the fork points. Pure; O(events + nodes).
+ * docs/chat.md.
  */
 import type { SessionProjector } from '../harness/projector.ts'
 import { isRecord } from '../tree/validate.ts'

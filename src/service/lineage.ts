@@ -1,16 +1,9 @@
 /**
- * Sessions across sessions: "Open as new session" (a new DSH session whose
- * model history is one root-to-node path of this one), the lineage both ways
- * (also for the host's own fork buttons), and the sidecars whose session is
- * gone (reported, removed after a grace period or on command).
- *
- * The new session is made the way the harness makes sessions: a seed of
- * official events (`surface/seed.ts`) given to `ctx.sessions.create` inside a
- * throw-away child fiber, flushed, and the fiber disposed, so the session is
- * stored and cold; then it joins the source's workspace and the host's agent
- * lookup adopts it (in `dsh web` it is then live and in the sidebar, prompted
- * like any session). `ctx.sessions.fork` is not used: it copies the raw log
- * prefix (every other branch and switch copy with it) and only at a turn end.
+ * Sessions across sessions: "Open as new session", the lineage both ways, and
+ * orphaned sidecars. A new session is made as the harness makes one (a seed of
+ * official events given to `ctx.sessions.create` in a throw-away fiber);
+ * `ctx.sessions.fork` is not used, since it copies the raw log prefix, every
+ * other branch with it. docs/lineage.md, "How it is made".
  */
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@deepseek-ai/cordis'

@@ -1,18 +1,9 @@
 /**
- * One cursor move as one unit (the service runs it on the session's queue):
- * check that the model history can follow, move the tree in one synchronous
- * step, make the harness follow, then journal.
- *
- * - The result is taken when the tree moves, so it describes this move's own
- *   effect, whatever the harness does afterwards (a prompt queued during the
- *   switch may run right after it).
- * - A move answered with an error changed nothing: a refused or failed switch
- *   rolls the tree back, and so does a journal failure when nothing else holds
- *   the move (projection mode, or a switch that changed nothing in the log).
- * - A move the harness log already holds (a stock switch's marker, a native
- *   selection, a model's in-step switch) cannot be undone; if the sidecar
- *   cannot record it, the answer is ok with `notDurable` saying what was not
- *   saved. Never a plain ok for what is not durable.
+ * One cursor move as one unit on the session's queue: check the history can
+ * follow, move the tree in one synchronous step, make the harness follow, then
+ * journal. The result is taken when the tree moves; an error means nothing
+ * changed (rolled back); a move the log already holds cannot be undone, so a
+ * sidecar failure answers ok with `notDurable`, never a plain ok.
  */
 import { clipped, fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { TreeSessionState, TreeSync } from '../harness/sync.ts'

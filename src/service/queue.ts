@@ -1,13 +1,8 @@
 /**
- * One unit of work at a time per session, in arrival order. Every mutating
- * call on a session (moves, labels, summaries, the model tools' moves) runs
- * as one unit on its session's queue, so no two interleave: each result
- * describes its own effect, and a unit that fails has changed nothing.
- *
- * A unit must never wait for the agent to finish a model turn (a unit of the
- * model's own step would then wait behind it forever): units wait only for
- * work that cannot need them — a maintenance turn (no model call), a flush, a
- * session resume.
+ * One unit of work at a time per session, in arrival order: every mutating
+ * call runs as one unit, so each result describes its own effect. A unit never
+ * waits for a model turn (the model's own step would wait behind it forever):
+ * docs/service.md, "Concurrent calls".
  */
 export class SessionQueue {
   /** The settled-or-not end of each session's queue. */

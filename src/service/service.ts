@@ -1,24 +1,11 @@
 /**
- * `ctx.sessionTree`: the harness plugin. It keeps every live session's tree
- * in step with its log (`harness/sync.ts`), persists what the log cannot hold
- * (`sidecar/`), switches the model history when the user moves in the tree
- * (`surface/`), and serves it all to the browser as the typert remote
- * namespace `sessionTree`.
- *
- * Wire contract: seed 001's `list` / `jump` / `fork` / `session`, args named
- * `agentId` (the session's agent id), `nodeId`, `branch`; plus `label`,
- * `summarize`, `export`, `back`, `forward`. Errors keep their code end to end
- * (`{ ok: false, error: { code, message, details } }`), bounded in size.
- *
- * Every mutating call runs as one unit on its session's FIFO queue
- * (`queue.ts`): concurrent calls are answered in order, each with its own
- * effect. Reads are not queued.
- *
- * The remote methods stay on this class (the typert client in `lib/` is
- * generated from it); their work lives in area modules: `reads.ts`,
- * `movement.ts`, `annotation.ts`, `workspace.ts`, `lineage.ts`,
- * `interchange.ts`. `service-parts.ts` builds them; `harness-hooks.ts` is
- * what the plugin listens to in the harness.
+ * `ctx.sessionTree`: the harness plugin, served as the typert namespace
+ * `sessionTree`. Keeps each live session's tree in step with its log
+ * (`harness/sync.ts`), persists what the log cannot hold (`sidecar/`) and
+ * switches the model history (`surface/`). Mutating calls run on the session's
+ * queue (`queue.ts`); reads are not queued. The remote methods stay here (the
+ * client in `lib/` is generated from them); their work lives in area modules
+ * built by `service-parts.ts`. docs/service.md.
  */
 import type { Context } from '@deepseek-ai/cordis'
 // Brings the `ctx.sessions` declaration (the harness session store) into this program.

@@ -1,13 +1,8 @@
 /**
- * A move that summarizes the part it leaves (`jump`/`fork` with a `summary`
- * option), as one unit on the session's queue:
- *   1. refuse early what cannot work (carry in projection mode, a busy agent,
- *      an unknown node), before any model call is paid for;
- *   2. write the summary of the part left behind (the session's model, with
- *      the extractive fallback; never fails);
- *   3. move, carrying the summary as the new path's last message when asked;
- *   4. record it with the tree (the panel shows it at the branch head and at
- *      the node the branch left from).
+ * A move that summarizes the part it leaves (`jump`/`fork` with `summary`), as
+ * one unit: refuse early what cannot work (before any model call is paid for),
+ * write the summary (never fails: extractive fallback), move (carrying it when
+ * asked), record it with the tree. docs/summaries.md.
  */
 import { randomUUID } from 'node:crypto'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'

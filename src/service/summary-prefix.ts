@@ -1,15 +1,8 @@
 /**
- * The session's own request prefix, for the summary side call of a move: the
- * system prompt and tools of the session's last request (`request/header`,
- * what the agent loop sent) and the model history the loop derives
- * (`session.deriveMessages()`, the messages of that request plus what was
- * said since). A side call that starts with exactly these bytes can read a
- * provider's prefix cache; the summarization instruction then goes last.
- *
- * Not shared (the side call writes its own compact request instead) when the
- * model history is not the part the move leaves (projection mode), when the
- * harness does not expose the header or the history, or when the whole would
- * not fit the model's context window next to the summary's output cap.
+ * The session's own request prefix (last `request/header` plus
+ * `session.deriveMessages()`) for a move's summary side call, so the call can
+ * read the provider's prefix cache. Not shared in projection mode, when the
+ * harness lacks either part, or when it would not fit beside the output cap.
  */
 import { isRecord } from '../tree/validate.ts'
 import { requestRoute } from '../harness/live.ts'

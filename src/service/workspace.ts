@@ -1,16 +1,8 @@
 /**
  * The workspace half of `ctx.sessionTree`: previews, diffs, the files at a
- * node, and moves that take the files along (`restore`). The service's remote
- * methods are one-line calls into this class; the conversation part of a move
- * is the service's own move, passed in.
- *
- * A files restore: refused while the agent runs (`AGENT_BUSY`) and while a
- * conflict has no decision (`WORKSPACE_CONFLICT`, nothing changes); with
- * `both`, the conversation moves first (if that fails nothing is written),
- * then the files. Restores of one session run one at a time. Afterwards the
- * read-before-write policy forgets the restored files, and the model's next
- * request carries one short note naming them (`agent/pre-step`, durable: a
- * restart before that request still delivers it).
+ * node, and moves that take the files along (`restore`). Refusals and order:
+ * docs/workspace.md, "Restoring"; the note the model gets after a restore:
+ * "What the model sees".
  */
 import type { Context } from '@deepseek-ai/cordis'
 import s from '@deepseek-ai/schemastery'

@@ -1,14 +1,9 @@
 /**
- * What the model tools and the `/tree` command do, once: read the calling
- * agent's own tree, and move, label or summarize in it through the service
- * (`ctx.sessionTree`), so the panel, the tools and the command share one
- * store and one journal.
- *
- * Every action returns plain text for its reader (the model or a person) plus
- * a small structured value; failures keep their tree error code. Moves are
- * validated at once. The model's own move (stock mode) switches its history
- * inside the step that made the call; any other move on a running agent is
- * deferred to the end of the turn (`deferred.ts`). The text says which.
+ * What the model tools and `/tree` do, once: read the calling agent's own tree
+ * and move, label or summarize through the service, so panel, tools and
+ * command share one store and journal. Each action returns text for its reader
+ * plus a small value; failures keep their tree error code. Moves are validated
+ * at once; when they apply: docs/tools.md, "When a move takes effect".
  */
 import type { RestoreChoice } from '../service/workspace-wire.ts'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'

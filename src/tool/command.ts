@@ -1,16 +1,9 @@
 /**
- * `/tree`: the tree for people, in any front end.
- *
- * - Front ends with a command adapter (the web app) dispatch `/tree …`
- *   through `ctx.commands`; the result is shown to the user and never reaches
- *   the model.
- * - Front ends without one (the headless one-shot run, ACP, a raw
- *   `session.prompt`) submit `/tree …` as a user message. The first pre-step of
- *   that turn recognises it, runs the same command, and ends the step without
- *   a model call; the text goes to stdout in the headless run and to the log
- *   elsewhere.
- *
- * Malformed input returns the usage text; the handler never throws.
+ * `/tree`: the tree for people, in any front end. Run through `ctx.commands`
+ * where a front end has a command adapter (never reaching the model), else
+ * recognised as a user message in the turn's first pre-step, which ends the
+ * step without a model call. Malformed input returns the usage text; the
+ * handler never throws. docs/tools.md, "`/tree` for people".
  */
 import type { SummaryChoice } from '../service/wire.ts'
 import type { MoveChoices } from '../service/tree-move.ts'

@@ -1,31 +1,11 @@
 /**
- * Deferred moves: a cursor move asked for while the agent is running that
- * cannot switch the history inside the running step — the model's move made
- * together with other calls in one message (or while another move waits, or
- * outside stock mode), or a person's `/tree` during a turn. (The model's move
- * made alone switches at once: `SessionTreeService.move` with its `callId`.)
- *
- * Such a move cannot switch the model history now: the loop is in the middle
- * of a turn, and the switch itself is a turn of its own. So a move is
- * recorded here — the tree is NOT touched yet — and applied through the
- * service (`ctx.sessionTree.move`, the same path as the
- * panel) as soon as the agent is idle:
- *
- * - trigger A: the `agent/status` → `idle` notification at the end of the turn
- *   (the agent is idle and its inbox is empty, so the switch's maintenance
- *   turn never overlaps the loop);
- * - trigger B: a new turn starts before the move could be applied (a prompt
- *   was queued while the turn ran, so the loop went straight on). Its first
- *   pre-step holds the claimed messages back and ends the step with no
- *   messages (`NO_MODEL_CALL`); the turn ends `completed` without a model call, the agent becomes idle, trigger A applies the
- *   move, and the held messages are delivered again, unchanged and in order.
- *   So the next prompt always lands on the selected path.
- *
- * At most one move waits per session: a newer move replaces it, `back`
- * cancels it. A move the model asked for is dropped when the user cancels the
- * turn it was asked in. Pending moves live in memory only: if the process
- * stops before the turn ends, the move is lost (the tool result in the log
- * still says what was asked). Nothing here throws into the agent loop.
+ * Deferred moves: a cursor move asked for during a turn that cannot switch the
+ * history inside the running step (the model's move made with other calls, or
+ * while another waits, or outside stock mode; a person's `/tree`). It is
+ * recorded here, the tree untouched, and applied through the service once the
+ * agent is idle (`agent/status` → `idle`; a turn started first is held back
+ * with `NO_MODEL_CALL`). At most one waits per session, in memory only; nothing
+ * here throws into the loop. Why: docs/tools.md, "When a move takes effect".
  */
 import { randomUUID } from 'node:crypto'
 import { fail, type TreeError, type TreeResult, errorMessage } from '../tree/errors.ts'

@@ -1,23 +1,9 @@
 /**
- * `dsh-session-tree/tool`: the model tools and the `/tree` command, a second
- * plugin of this package (Loader row `session-tree-tool`). It shares
- * `ctx.sessionTree` — one store, one journal — so what the model or a person
- * does here is at once visible in the panel, and the other way round.
- *
- * - One model tool, `tree` (`tools.ts`), whose `action` lists, finds,
- *   compares, jumps, forks, goes back or forward, labels or summarizes,
- *   acting on the calling agent's own session only.
- * - A move the model makes alone in its message switches its history at
- *   once, inside the running step (stock mode: `ctx.sessionTree.move` with the call id);
- *   the next request of that turn holds the selected path, the call and its
- *   result. Other moves asked for during a turn (parallel calls, a person's
- *   `/tree` while the agent runs, native and projection modes) are applied
- *   when the turn ends (`deferred.ts`): the next user message lands on the
- *   selected path.
- * - `/tree` for people (`command.ts`), through `ctx.commands` where a front
- *   end dispatches commands, and as a recognised user message elsewhere
- *   (headless).
- * - A short system-prompt section (`SYSTEM_PROMPT`).
+ * `dsh-session-tree/tool` (Loader row `session-tree-tool`): the model's `tree`
+ * tool (`tools.ts`), `/tree` for people (`command.ts`), deferred moves
+ * (`deferred.ts`) and a short system-prompt section. It shares
+ * `ctx.sessionTree` (one store, one journal), so what happens here shows in the
+ * panel at once. Behaviour: docs/tools.md.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import s from '@deepseek-ai/schemastery'

@@ -1,14 +1,9 @@
 /**
- * Compact, bounded text renderings of a session tree, for the model tool and
- * the `/tree` command. Pure: reads a `SessionTree`, changes nothing.
- *
- * The outline reads top to bottom: a linear run of messages stays at one
- * indentation, and every fork indents its children (each child's first line
- * starts with `↳`). Long runs are elided in the middle (`… 7 more nodes …`),
- * subtrees nested deeper than `depth` forks collapse to one line, and the
- * whole listing is capped at `maxLines`. The cursor, labeled nodes and branch
- * heads are never elided, and neither is the path to the cursor's fork
- * points, so the model can always see where it is and what it can jump to.
+ * Compact, bounded text renderings of a session tree for the tool and `/tree`
+ * (pure). Linear runs stay at one indentation, forks indent (`↳`), long runs
+ * and deep subtrees are elided, the listing is capped at `maxLines`. The
+ * cursor, labels, branch heads and the path to the cursor's forks are never
+ * elided, so the model always sees where it is and where it can jump.
  */
 import type { SessionTree } from '../tree/session-tree.ts'
 import { oneLine } from '../tree/text.ts'

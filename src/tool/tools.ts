@@ -1,15 +1,9 @@
 /**
- * The model's one `tree` tool, as a raw registry definition: an `action`
- * enum and a flat set of optional arguments, `additionalProperties: false`
- * (a flat object is what every chat-completions provider accepts; the
- * registry's subset has no `minimum`). Which arguments each action takes and
- * needs is the `ACTION_ARGUMENTS` table, checked here before anything runs,
- * with errors that say how to fix the call. Every action acts on
- * `exec.agent` — the calling agent — never on a session named in an argument.
- *
- * Nothing the tool accepts can write what the tree relies on (node origins,
- * compaction `replaces`, metadata, node contents): it only reads, moves the
- * cursor, creates branches, and sets labels and branch summaries.
+ * The model's one `tree` tool: an `action` enum and flat optional arguments
+ * (a flat object is what every chat-completions provider accepts), checked
+ * against `ACTION_ARGUMENTS` before anything runs. It acts on `exec.agent`
+ * only, and can write nothing the tree relies on: it reads, moves, creates
+ * branches, and sets labels and branch summaries.
  */
 import type { RestoreChoice } from '../service/workspace-wire.ts'
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools'

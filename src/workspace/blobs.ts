@@ -1,21 +1,9 @@
 /**
- * Content-addressed, deduplicated file contents, named by the SHA-256 of
- * their bytes, in one append-only pack per session (`blobs.pack`):
- *
- *   B <64 hex hash> <byte length>\n<bytes>\n     one entry per distinct content
- *
- * Every content has one durable home before anything refers to it by hash:
- * - `put` (large contents, shell and restore captures): one positioned write
- *   and one fdatasync of the pack;
- * - `putJournaled` (small contents of file-tool captures): the journal line
- *   that refers to the content carries it (`writer.ts`); the pack gets a copy
- *   without a sync, a cache that `adopt` checks and rewrites at the next open.
- * A content already stored costs nothing. The index (hash → offset) is rebuilt
- * on open by reading the entry headers; a torn last entry is cut off before the
- * next put. An entry this process did not write or check is hashed once before
- * a new record refers to it by hash alone (`needsHome`), and every read checks
- * the hash again, so a damaged content is replaced or reported, never restored.
- * The recovery rules: docs/workspace.md, "Crash safety".
+ * Content-addressed file contents (SHA-256), deduplicated, in one append-only
+ * pack per session (`blobs.pack`: `B <hash> <length>\n<bytes>\n` per entry).
+ * `put` syncs the pack; `putJournaled` leaves the durable copy to the journal
+ * line (`writer.ts`) and keeps the pack as a cache `adopt` repairs. Every read
+ * checks the hash. Why: docs/workspace.md, "Crash safety".
  */
 import { createHash } from 'node:crypto'
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs'

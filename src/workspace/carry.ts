@@ -1,12 +1,9 @@
 /**
- * The carry planner (pure): what applying another branch's file changes to
- * the work tree would do, per tracked file, from three states — `base` (the
- * file at the node where the two paths parted), `theirs` (at the other node)
- * and `ours` (on disk now). Only they changed it: take theirs; only we did:
- * kept; both: a line merge (`merge.ts`), clean or a conflict; binary files,
- * a deletion against a change, an unknown base or a result over the size
- * limit are conflicts the user decides. Nothing is written here; `contents`
- * holds the bytes a merge (or a conflict's markers) would write.
+ * The carry planner (pure): per tracked file, what applying another branch's
+ * changes would do, from `base` (where the paths parted), `theirs` and `ours`
+ * (on disk). One side changed it: that side; both: a line merge (`merge.ts`).
+ * Binary files, delete-vs-change, an unknown base or an oversized result are
+ * conflicts the user decides. Nothing is written here.
  */
 import { merge3, type MergeLabels } from './merge.ts'
 import { diffCounts } from './diff.ts'

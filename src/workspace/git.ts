@@ -1,31 +1,10 @@
 /**
- * Snapshots of a git work tree or a plain folder, for shell commands (which
- * change files no tool reports). Nothing of the user's repository is
- * written: the snapshots live in a git directory of our own under the
- * session's sidecar directory, with its own index (`GIT_INDEX_FILE`), its
- * own object store (the user's objects are only read, as alternates, so
- * unchanged files cost nothing), and `info/attributes` that turn every
- * content filter off (`-text -eol -filter -ident -working-tree-encoding`):
- * a blob holds the file's exact bytes, CRLF and LFS files included. The
- * user's index, branches, stash, hooks and config are never touched;
- * `.gitignore` rules apply as in the user's repository.
- *
- * The first snapshot of a process adds every file to our index
- * (`update-index --add`) and reads it back (`ls-files -s`). After that a
- * snapshot is one git process: `ls-files --others --modified --deleted`
- * against our index, which is git's stat cache (an unchanged tree costs an
- * `lstat` per file, in C). What it lists is read here (`O_NOFOLLOW`), hashed
- * as a git blob and written as a loose object, and the snapshot is the
- * previous one with those paths replaced: no `update-index`, `write-tree`,
- * `diff-tree` or `cat-file` on the way (a process costs 10–20 ms on a busy
- * machine). Paths read that way are written into our index in one go once
- * FLUSH_AT of them wait (until then git lists them again and they are read
- * again). Larger files are kept out and remembered by their stat signature,
- * so a change to one is still reported (as not checkpointed).
- * Where the kernel's change events can be trusted (`watch.ts`), the walk
- * covers only the paths that had an event since the previous snapshot, and
- * is skipped when none had one.
- * docs/workspace.md (*Measured*) has the figures.
+ * Shell-call snapshots of a git work tree or a plain folder, through a git
+ * directory of our own under the sidecar (own index and objects, the user's
+ * objects read as alternates, every content filter off): nothing of the
+ * user's repository is written. After the first, a snapshot is one
+ * `ls-files -o -m -d` process, narrowed by `watch.ts` where it can be trusted.
+ * Why and figures: docs/workspace.md, "What is checkpointed" and "Measured".
  */
 import { execFile, spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'

@@ -1,13 +1,8 @@
 /**
- * The checkpoint journal of one session: `CheckpointOp`s appended durably
- * (one checksummed, fsynced line each) through the sidecar's own journal
- * (`TreeSidecar`, reused as is: numbering, torn-tail repair, never a silent
- * loss), under the session's sidecar directory:
- *
- *   <sidecar dir>/workspace/<encoded session id>/journal.jsonl
- *
- * Loading validates every record's shape; a record that does not parse is
- * reported and skipped (the journal's checksums already caught damage).
+ * The checkpoint journal of one session (`<sidecar dir>/workspace/<session>/
+ * journal.jsonl`): `CheckpointOp`s appended through the sidecar's own
+ * checksummed, fsynced journal (`TreeSidecar`). Loading validates each
+ * record's shape; one that does not parse is reported and skipped.
  */
 import path from 'node:path'
 import type { JsonObject } from '../tree/types.ts'

@@ -1,12 +1,8 @@
 /**
- * The restore planner (pure): given what every tracked file is now, what it
- * was at the target point and what the agent itself last wrote, the plan of
- * files to create, update or delete. A file that is neither what the agent
- * last wrote nor already the target was changed outside the agent — the
- * user's own edit, say: it becomes a conflict, never a silent overwrite.
- * Files whose content cannot be restored (not checkpointed, unknown) or must
- * not be replaced (a link, a directory, an uncheckpointable file) are listed
- * as blocked and left alone.
+ * The restore planner (pure): from each file now, at the target and as the
+ * agent last wrote it, the files to create, update or delete. A file the agent
+ * did not leave that way was changed outside it: a conflict, never a silent
+ * overwrite. Files that cannot or must not be restored are listed as blocked.
  */
 import type { Expected } from './timeline.ts'
 import {

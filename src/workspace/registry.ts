@@ -1,16 +1,9 @@
 /**
  * Opens each session's workspace checkpoints once, lazily (a session that
- * never changes a file gets no directory), in the session's sidecar directory
- * (`sidecar/location.ts`: inside the session's own directory, else under the root):
- *
- *   <sidecar dir>/workspace/
- *     <session dir>/journal.jsonl   the checkpoint journal (log.ts)
- *     blobs.pack                    file contents by SHA-256, append-only (blobs.ts)
- *     git/                          shell snapshots: our own git directory, in a git work tree or a plain folder (git.ts)
- *
- * The workspace root is the session's directory, or the top level of the git
- * work tree it is in; it is written into the journal's first record and kept
- * from then on, so stored paths always mean the same files.
+ * never changes a file gets no directory). The root (the session's directory,
+ * or the top of its git work tree) is fixed in the journal's first record, so
+ * stored paths always mean the same files. Layout: docs/workspace.md, "Where
+ * it is stored".
  */
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'

@@ -1,13 +1,8 @@
 /**
- * Writing a restore's files, each atomically: the new content goes to a
- * temporary file next to the target (`.<name>.dsh-restore-<id>`), is
- * fsynced, renamed over the target, and the directory is fsynced; a
- * deletion is one unlink plus a directory fsync. Files go in rounds whose
- * fsyncs run together (`writeRestore`): the disk commits them at once. A kill at any instant leaves
- * every file either as it was or as restored, never half-written; at worst a
- * temporary file stays behind, which the next restore (or the next start)
- * removes. Right before each file is replaced it is checked again: a file
- * that changed while the restore ran is left alone (reported as kept).
+ * Writing a restore's files atomically (temporary file, fsync, rename,
+ * directory fsync), in rounds whose fsyncs run together. A kill leaves each
+ * file old or restored, never half-written; a file that changed while the
+ * restore ran is left alone. Why: docs/workspace.md, "Restoring".
  */
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'

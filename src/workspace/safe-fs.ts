@@ -1,17 +1,9 @@
 /**
- * File access below a trusted root that never follows a symbolic link: every
- * directory between the root and the file is `lstat`ed (a link there stops
- * the operation), files are opened with `O_NOFOLLOW`, and on Linux the opened
- * descriptor's real path (`/proc/self/fd/N`) is compared with the expected
- * one, which closes the window between the `lstat`s and the `open`. Writes go
- * to a temporary file in the same directory, are fsynced, renamed over the
- * target and the directory is fsynced: a crash leaves the old file or the new
- * one, never a half-written one.
- *
- * Synchronous on purpose: the callers need "returned ⇒ on disk", and each
- * operation is one small file. The exception is `syncInParallel`: a restore
- * of many files fsyncs them together (the disk commits concurrent fsyncs in
- * one go: 1,000 files in ~0.5 s here instead of ~3 s one after another).
+ * File access below a trusted root that never follows a symbolic link
+ * (`lstat` on the way, `O_NOFOLLOW`, and on Linux the descriptor's
+ * `/proc/self/fd` path checked), and atomic writes. Synchronous on purpose:
+ * callers need "returned ⇒ on disk". `syncInParallel` exists because the disk
+ * commits concurrent fsyncs together (1,000 files ~0.5 s instead of ~3 s).
  */
 import {
   close,

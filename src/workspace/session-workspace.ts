@@ -1,15 +1,9 @@
 /**
- * One session's workspace checkpoints: capture (file tools and shell calls),
- * the files at any conversation point, restore plans and restores. Owns the
- * journal (`log.ts`), the blobs (`blobs.ts`), the index (`timeline.ts`) and,
- * in a git work tree, the shell snapshots (`git.ts`).
- *
- * Every capture is durable before it returns: a file tool's before-image is
- * one journal line carrying the content (one fsync; a content over
- * INLINE_MAX_BYTES goes to the pack first, durably). A restore first stores what it replaces and journals its
- * intent, then writes file by file (`restorer.ts`), then journals its end, so
- * a restore cut short is visible (`interrupted`), leaves no half-written
- * file, and can simply be repeated.
+ * One session's workspace checkpoints: capture, the files at any point,
+ * restore plans and restores; owns `log.ts`, `blobs.ts`, `timeline.ts` and
+ * `git.ts`. Every capture is durable before it returns; a restore journals its
+ * intent and its end, so one cut short is visible and can be repeated.
+ * Why: docs/workspace.md, "Crash safety" and "Restoring".
  */
 import { randomUUID } from 'node:crypto'
 import { fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'

@@ -1,22 +1,9 @@
 /**
- * The checkpoint journal, indexed per file (pure, no I/O). For every path the
- * agent or a restore ever wrote, its changes sorted by `key` (the
- * conversation point) and journal order; the questions a restore asks:
- *
- * - **the state at a point** (`stateAt`): the file as it was when the
- *   conversation was at that point — the before-image of the first change
- *   made after it, or, when none was, the after-image of the last change made
- *   at or before it. Before-images hold what was really on disk then (the
- *   user's edits included), so a restore that undoes another brings back
- *   exactly what that one replaced;
- * - **what the file should be now** (`expected`): the after-image of the
- *   latest change (either side of an unfinished restore, the before-image
- *   when the after-image never came). A file that is none of these was
- *   changed outside the agent: a conflict;
- * - **what a back or forward puts back** (`undoing`): the files' own history
- *   of restores (`RestoreStep`), so a back after a restore brings back exactly
- *   what that restore replaced, even when the same node's state was recorded
- *   earlier by another restore (the state at a node is the first one after it).
+ * The checkpoint journal indexed per file (pure): `stateAt` (the file when the
+ * conversation was at a point), `expected` (what it should be now; anything
+ * else is a conflict) and `undoing` (what a back or forward puts back, from the
+ * files' own restore history). The rules: docs/workspace.md, "What is
+ * checkpointed" (the files at a node) and "Restoring" (back and forward).
  */
 import type { LoggedOp } from './log.ts'
 import { sameState, type ChangeSource, type FileState, type RestoreStep } from './types.ts'

@@ -1,12 +1,8 @@
 /**
- * Which paths below a folder may have changed since the last time we asked,
- * learned from the kernel's change events (inotify, through `fs.watch`), so a
- * shell snapshot walks only those paths, or none. Git still decides what
- * changed: this only narrows where it looks, and answers `all` (walk
- * everything) whenever it cannot vouch for the interval. A cookie file
- * written in a directory of our own orders the events: once its event is
- * here, every change made before it is here too (one inotify queue per
- * process). docs/workspace.md (*The change feed*) says why each rule holds.
+ * Which paths below a folder may have changed since we last asked, from
+ * inotify (`fs.watch`), so a shell snapshot walks only those, or none. It only
+ * narrows git's walk and answers `all` when it cannot vouch for the interval.
+ * Why each rule holds: docs/workspace.md, "The change feed".
  */
 import {
   closeSync,

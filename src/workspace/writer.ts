@@ -1,18 +1,9 @@
 /**
- * Writing the checkpoint journal: every op durably, the workspace root first
- * (the journal's paths are relative to it), and after-images batched. An
- * after-image taken at the end of a call waits (indexed already by the
- * caller) to be journaled with the next record, or by a timer within
- * AFTER_FLUSH_MS: the next capture's fsync then covers both. A crash in that
- * window loses only the after-image (the change's outcome becomes "unknown",
- * a conflict the user decides), never a before-image and never content on
- * disk.
- *
- * Small contents travel in the line that first refers to them (`contents`,
- * stored with `BlobStore.putJournaled`), so a file tool's checkpoint is one
- * fsync: the line is checksummed, so its ops and their contents are durable
- * together or not at all. Large contents a waiting op names are made durable
- * in the pack (`BlobStore.sync`) before its line.
+ * Writing the checkpoint journal: every op durably, the root first. An
+ * after-image waits up to AFTER_FLUSH_MS to ride with the next record (one
+ * fsync for both); a crash then loses only that after-image. Small contents
+ * travel in the line that refers to them; large ones are synced to the pack
+ * first. Why: docs/workspace.md, "Crash safety".
  */
 import { fail, type TreeResult, errorMessage } from '../tree/errors.ts'
 import type { BlobStore } from './blobs.ts'

@@ -1,13 +1,9 @@
 /**
- * Our two keyed renderers in DSH's Chat (`conversation.chat.node`, keys
- * `session-tree-switch` and `session-tree-fork`): the switch row ("Switched
- * to main · 4 messages hidden · Show") and the ‹ k / n › control above a
- * message that is a fork point on the path.
- *
- * Each mounted node also keeps its session's `ChatStore` running: it hands
- * the store the Chat's rows (the snapshot's `order` and node store) and the
- * column they sit in. An error boundary keeps any failure here out of the
- * host's transcript (a render error would otherwise unmount the Chat).
+ * Our two keyed renderers in DSH's Chat (`session-tree-switch`: "Switched to
+ * main · 4 messages hidden · Show"; `session-tree-fork`: the ‹ k / n ›
+ * control). Each mounted node keeps its session's `ChatStore` fed with the
+ * Chat's rows; an error boundary keeps our failures out of the host's
+ * transcript (a render error would unmount the Chat).
  */
 import { Component, useCallback, useLayoutEffect, useSyncExternalStore, type ReactNode } from 'react'
 import type { ChatFork, ChatSwitch } from '../../types.ts'

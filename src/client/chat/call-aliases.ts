@@ -1,30 +1,12 @@
 import { isRecord } from '../../tree/validate.ts'
 /**
- * Row ids for the Trajectory's tool rows that stay unique when a log repeats
- * a call id. Pure.
- *
- * DSH web's Trajectory keys a tool row by its bare call id (React key and
- * record id `tool␀call␀<callId>`, `dsh-client-ui-trajectory` 0.1.0-rc.8
- * `trajectoryRecordId`) and finds the row of an answer's call by that id
- * (`indexResults`: the last result of an id wins). A log that repeats an id
- * (a provider that reuses ids, an import that answers one call on two
- * branches) then lists two rows under one key, and both answers show the
- * later result. (`host-tools.ts` already keeps the two calls' contexts apart;
- * this is about the ids the rows are built from.)
- *
- * The rule: the first answer the page sees issue an id keeps the bare id, as
- * the host has it; a `tool/call` issued by another answer (the latest answer
- * of its id before it, another seq) is keyed `callId␀<that answer's seq>`
- * (decided when the call is seen: an answer comes before its calls). An
- * answer's block names the call it issued (the first call of its id after it
- * whose answer it is), or else the latest call of its id before it (a
- * restated answer, whose call came first); that is read when the answer's
- * row is built, so both always agree. A log that repeats no id is listed
- * exactly as before.
- *
- * Events carry no session, so one table serves the page (as in
- * `call-keys.ts`): at worst a call pairs with another session's answer of
- * the same id, and its row keeps a key of its own.
+ * Row ids for the Trajectory's tool rows that stay unique when a log repeats a
+ * call id (pure). The Trajectory (0.1.0-rc.8) keys a row by its bare call id
+ * and pairs answers by it (last result wins): docs/known-limits.md. The first
+ * answer to issue an id keeps it; a call issued by another answer is keyed
+ * `callId␀<that answer's seq>`, decided when the call is seen, and the answer's
+ * block reads the same alias. One table serves the page (events carry no
+ * session), as in `call-keys.ts`.
  */
 
 /** Separates the call id from the seq of the answer that issued it. */

@@ -1,26 +1,11 @@
 /**
- * Context ids for DSH's tool Definitions that stay unique when a log repeats
- * a call id. Pure.
- *
- * DSH web's Chat and Trajectory key each tool card by its bare call id and
- * throw on a second `tool/call` of one id (one throw kills the transcript).
- * A provider may reuse an id, and an import of a tree that branches between a
- * call and its result answers one id on two branches; such a session's Chat
- * fails with "received more than one start Match".
- *
- * The rule changes nothing in a log that repeats no id: the first call of an
- * id the page sees keeps the bare id, as the host has it. Another call of the
- * same id (another seq) is keyed `callId␞seq`, and a result or a code
- * dispatch goes to the latest call of its id before it (calls come before
- * their results in a log). An id, once given to a seq, is given again: the
- * host re-dispatches events on reloads and registry changes, and its Chat and
- * Trajectory engines read the same events.
- *
- * Events carry no session, so one table serves the page: two sessions that
- * share a call id (a host "Branch" child and its parent) still never get one
- * id twice within one of them; at worst a result can pair with the other
- * session's call when that call lies between its own call and it (a card
- * without its result, never a throw).
+ * Context ids for DSH's tool Definitions that stay unique when a log repeats a
+ * call id (pure); why: docs/chat.md, "Logs that repeat a call id". The first
+ * call of an id keeps it; another seq is keyed `callId␞seq`, and a result or
+ * dispatch goes to the latest call of its id before it. An id once given to a
+ * seq is given again (the host re-dispatches events). One table serves the
+ * page: at worst a result pairs with another session's call (a card without
+ * its result, never a throw).
  */
 
 /**

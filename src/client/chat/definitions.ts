@@ -1,27 +1,10 @@
 /**
- * The plugin's two conversation Definitions for DSH's own Chat (the host's
- * extension point `ctx.conversationEvents.register(...)`, as the
- * workflow-run plugin uses it). They only ADD nodes of their own kinds; the
- * host's rows are hidden with CSS (see `rules.ts`), never replaced.
- *
- * - `session-tree-switch`: one row at each history switch's anchor event (the
- *   marker's insertion in stock mode, the model's move call for a move inside
- *   its step, the selection in native mode).
- * - `session-tree-fork`: one (normally invisible) seat just before every
- *   message row, where a ‹ k / n › control shows when that message is a fork
- *   point on the path; seats also stand before tool results and surface
- *   replacements (never drawn by the host).
- *
- * Each node carries what its own event says (`SeatData`, `SwitchData`): a
- * copy and its original, a call id, the seqs a replacement shadows, the seqs
- * a selection makes the history. That is how the Chat knows, the moment a
- * switch's events arrive and before the service has answered, which rows to
- * hide (see `live.ts`).
- *
- * The host's transcript engine dies on one throw (one assembler per session
- * window), so every function here is total: contexts are keyed by the event
- * seq (never a start twice), nothing throws, a node once built is always
- * built again.
+ * The plugin's two conversation Definitions for DSH's Chat: a switch row at
+ * each history switch's anchor (`session-tree-switch`) and a seat before each
+ * message row for the ‹ k / n › control (`session-tree-fork`). They only add
+ * nodes; host rows are hidden with CSS (`rules.ts`). Each node carries what its
+ * event says, so `live.ts` can hide rows before the service answers. Every
+ * function is total (one throw kills the host's transcript): docs/chat.md.
  */
 import type { LogEvent } from '../../harness/log-event.ts'
 import { FRESH_CALL_ID_PREFIX, MARKER_ID_PREFIX, markerOf } from '../../harness/marker.ts'

@@ -1,20 +1,10 @@
 /**
- * One way to change what DSH's own conversation Definitions answer, shared
- * by the tool re-keying (`host-tools.ts`) and the Trajectory's in-step view
- * (`host-trajectory.ts`).
- *
- * The host's registry hands out its Definitions themselves (`entries()`,
- * `dsh-client-runtime` 0.1.0-rc.8 line 10106), and its transcript engine
- * calls their methods on every event (`dispatchInput`, line 6523); nothing
- * in the registry lets a plugin filter another plugin's Definition. So a
- * chosen method of a chosen Definition is wrapped: the host's method runs
- * first, and a function of its result and argument gives the answer.
- *
- * Fail closed: a Definition the selection does not take, or whose `match`
- * cannot be replaced (a frozen one), stays the host's own; an "after"
- * function that throws leaves the host's result standing; Definitions the
- * host registers later are wrapped when the registry says it changed;
- * disposing puts back every method still wrapped here.
+ * One way to change what DSH's own conversation Definitions answer, shared by
+ * `host-tools.ts` and `host-trajectory.ts`: nothing in the host's registry lets
+ * a plugin filter another's Definition, so a chosen method is wrapped (host
+ * first, then our function of its result). Fail closed: an unfit or frozen
+ * Definition stays the host's, a throwing function leaves the host's result,
+ * disposing restores every method. Host lines: docs/known-limits.md.
  */
 
 /** The registry as far as it is read here (`ctx.conversationEvents` of dsh-client-runtime). */

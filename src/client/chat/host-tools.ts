@@ -1,21 +1,9 @@
 /**
- * DSH's own tool Definitions, keyed so that a repeated call id never throws.
- *
- * DSH web 0.1.0-rc.8 keys a tool card by its bare call id in the Chat
- * (`tool-call`, `dsh-client-ui-conversation`) and in the Trajectory
- * (`trajectory-tool-call`, `dsh-client-ui-trajectory`), and its transcript
- * engine throws on a second start of one key (`dsh-client-runtime`
- * `acceptMatch`). A log that repeats a call id (copies written by earlier
- * versions of this plugin, a provider reusing an id) therefore failed to load
- * at all. Nothing in the registry lets a plugin filter another plugin's
- * Definition, so the match of those two Definitions (the objects the
- * registry hands out in `entries()`, which the engine calls on every event)
- * is wrapped (`host-definitions.ts`): it keeps the host's answer and only
- * changes the id of a call that repeats an id (`call-keys.ts`). A log with
- * unique ids is keyed exactly as before.
- *
- * Fail closed: a Definition of another shape is left alone, the wrapper
- * never throws one of its own, and disposing puts the host's match back.
+ * DSH's own tool Definitions (`tool-call`, `trajectory-tool-call`), keyed so a
+ * repeated call id never throws: their `match` is wrapped
+ * (`host-definitions.ts`) and only a repeating call's id changes
+ * (`call-keys.ts`). Fail closed. Why: docs/chat.md, "Logs that repeat a call
+ * id", and docs/known-limits.md.
  */
 import { CallKeys } from './call-keys.ts'
 import { wrapHostDefinitions, type DefinitionEntries } from './host-definitions.ts'

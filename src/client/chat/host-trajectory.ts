@@ -1,28 +1,9 @@
 /**
- * DSH web's Trajectory, told to leave out the plugin's in-step restatement
- * of context after a move the model made (`in-step-copies.ts`), and to key
- * apart the tool rows of a log that repeats a call id (`call-aliases.ts`).
- *
- * The Trajectory (`dsh-client-ui-trajectory` 0.1.0-rc.8) builds its rows from
- * its own registered Definitions; the host's transcript engine calls
- * `definition.match(event)` on every event, and a `null` answer makes a
- * Definition ignore that event. The match of the Trajectory's message,
- * answer, tool and compaction Definitions (the objects the registry hands
- * out in `entries()`) is wrapped (`host-definitions.ts`, as for the tool
- * re-keying): it keeps the host's answer, except `null` for an event the
- * classifier names. The step of a model's move then lists the model's own
- * answer (the move call, with its usage) and that call's tool row under it;
- * the next step its next answer; nothing lands in the prologue. The Chat is
- * not touched (its switch row says what the move restated).
- *
- * For a repeated call id, the view nodes the answer and tool Definitions
- * build (`buildViewNode`) are wrapped too: only the call id of a repeating
- * answer's tool-call block and of its call's row change, to the same alias,
- * so each row has a key of its own and sits under the answer that issued it.
- *
- * Fail closed: a Definition of another shape is left alone, the wrapper
- * never throws one of its own (the host's answer then stands), and disposing
- * puts the host's match back.
+ * DSH web's Trajectory, told to leave out the in-step restatement after a
+ * model's move (`in-step-copies.ts`: the wrapped `match` answers `null` for
+ * it) and to key apart the tool rows of a repeated call id (`call-aliases.ts`,
+ * through a wrapped `buildViewNode`). The Chat is not touched. Fail closed.
+ * Why: docs/known-limits.md, "Model moves and DSH web's Trajectory".
  */
 import { wrapHostDefinitions, type DefinitionEntries } from './host-definitions.ts'
 import { InStepCopies } from './in-step-copies.ts'

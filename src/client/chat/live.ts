@@ -1,25 +1,10 @@
 /**
- * What the Chat knows before the service answers: the rows a switch hides
- * and reveals, read from the switch's own events as they arrive (through our
- * nodes' data, see `definitions.ts`), so that no painted frame ever shows a
- * row that the next `chatPath` answer hides.
- *
- * The service's answer classifies every event up to its watermark. Events
- * after it are read here, in seq order:
- *
- * - a **copy** (an append citing one original, a call with a fresh id) is
- *   hidden, and its original is shown (with its tool card): a switch copies
- *   exactly the path it goes to;
- * - a **cut** (a replacement that shadows surface events, a native
- *   selection) hides every row from the first row of the history it leaves
- *   up to itself, together with our own rows (switch rows, ‹ k / n ›) back to
- *   the last row that stays; a native selection also shows the rows it
- *   selects;
- * - a **turn tail** after the watermark shows only while a message row of
- *   its turn shows (a switch's maintenance turn holds copies only).
- *
- * It errs one way only: a row it cannot place is hidden until the answer
- * shows it, never shown before the answer hides it. Pure; O(rows).
+ * What the Chat knows before the service answers: rows after the answer's
+ * watermark are read from the switch's own events (our nodes' data), so no
+ * painted frame shows a row the next `chatPath` hides. A copy is hidden and
+ * its original shown; a cut hides the history it leaves; a turn tail shows
+ * with its turn. It errs one way only: a row it cannot place stays hidden
+ * until the answer shows it. Pure; O(rows).
  */
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND, type SeatData, type SwitchData } from './definitions.ts'
 import { isRecord } from '../../tree/validate.ts'

@@ -1,16 +1,8 @@
 /**
- * Which of the Chat's rows to hide, reveal or show, and the stylesheet that
- * does it. Pure.
- *
- * Every host row is a node of the Chat's snapshot with a stable `key` (the
- * DOM's `data-chat-flow-key`) and an `anchorSeq`: the seq of the event it is
- * drawn from, or a fraction away from it (the host's synthetic offsets stay
- * within ±0.9 of an event of the same turn). Rounded, it names the event the
- * service classified. A row newer than the service's answer is read from the
- * events themselves (`live.ts`): copies and the rows a switch left are hidden
- * at once, anything else is shown. Without any answer (an error, an older
- * service) there is no rule: the Chat shows everything, as without this
- * plugin.
+ * Which of the Chat's rows to hide, reveal or show, and the stylesheet (pure).
+ * A host row's `anchorSeq`, rounded, names the event the service classified
+ * (host offsets stay within ±0.9); rows newer than the answer come from
+ * `live.ts`. Without an answer there is no rule: the Chat shows everything.
  */
 import type { ChatFork, ChatPath, ChatSwitch, SeqRange } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'

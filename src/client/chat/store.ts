@@ -1,13 +1,8 @@
 /**
- * One session's Chat decoration state, framework-free: the service's
- * `chatPath` answer (fetched when the session's `revision` moved, polled
- * while any of our Chat nodes is mounted, and at once after a switch or a
- * turn end), which switch runs the person expanded, the last ‹ k / n › move,
- * and the stylesheet that applies it all to the host's rows.
- *
- * It fails closed: without an answer (loading, an error, an older host) it
- * writes no rule, so the host's Chat shows everything, as it does without
- * this plugin; our own rows stay hidden by the static stylesheet.
+ * One session's Chat decoration state, framework-free: the `chatPath` answer
+ * (refetched when the revision moves, polled while our nodes are mounted), the
+ * expanded switch runs, the last ‹ k / n › move, and the stylesheet. Fails
+ * closed: no answer, no rule (our own rows stay hidden by the static sheet).
  */
 import type { ChatPath, MoveBrief, SessionStatus, WireMoveRequest } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
