@@ -1,14 +1,9 @@
 /**
- * The neutral tree model every session format is read into and written from.
- *
- * A session of another agent (Pi, Claude Code, Codex) becomes one
- * `InterchangeTree`: nodes in source order, each with a stable id, its parent
- * (`null` for a root), a time, and one typed `Entry`. What the model of the
- * source tool saw is explicit on every entry (`inContext`, `contextText`), so
- * a writer never has to know the source format's rules. The source record is
- * kept beside each node (`raw`) so a writer for the same format can be
- * lossless.
- *
+ * The neutral tree model every session format is read into and written from:
+ * one `InterchangeTree` of nodes in source order, each with an id, a parent, a
+ * time and one typed `Entry`. What the source's model saw is explicit on every
+ * entry (`inContext`, `contextText`), so a writer needs no source rules; `raw`
+ * keeps the source record so a same-format writer can be lossless.
  * Pure: it imports only the tree's own types, where a shape is the same (JSON, text and tool-call parts).
  */
 import type { JsonObject, JsonValue, TextPart, ToolCallPart } from '../tree/types.ts'

@@ -1,19 +1,10 @@
 /**
  * One writer per session directory across processes: a claim file
- * (`writer.json`) names the process that writes the journal there (pid,
- * host, what it is, since when). A second process is refused with
- * `SIDECAR_CLAIMED` naming the first; the claim goes when its process closes
- * the session or exits, and a claim whose process is gone (kill -9, a reboot)
- * is taken over. Why each step is safe: docs/service.md#two-processes-one-session.
- *
- * - A claim appears whole: written to a new temp file (O_EXCL, never through
- *   a link), fsynced, then `link`ed to `writer.json` (fails if one is there).
- * - Liveness on the same machine (host name, boot id, pid namespace): signal
- *   0, and the process's start time from /proc against the recorded one, so
- *   a reused pid does not keep a dead claim alive. Another machine or pid
- *   namespace cannot be checked from here: its claim stands.
- * - A dead claim is renamed aside (atomic) and compared with what was judged
- *   dead; a fresh claim moved by mistake in a race is linked back.
+ * (`writer.json`: pid, host, what, since) appears whole (temp file, fsync,
+ * `link`); a second process is refused with `SIDECAR_CLAIMED`; a claim whose
+ * process is gone (same machine: signal 0 plus the start time from /proc, so a
+ * reused pid does not count) is taken over. Why each step is safe:
+ * docs/service.md#two-processes-one-session.
  */
 import { randomBytes } from 'node:crypto'
 import {

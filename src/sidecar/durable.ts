@@ -1,13 +1,9 @@
 /**
- * Synchronous, durable file primitives that never follow a link. Everything
- * is synchronous on purpose: the caller needs "returned ⇒ on disk", and a
- * sidecar write is small.
- *
- * Below the sidecar root nothing is followed: files are opened with
- * O_NOFOLLOW (and O_NONBLOCK, so a FIFO cannot hang a read), checked with
- * fstat to be a regular file with one link, and directories are checked with
- * lstat before use. Anything else is a `ForeignEntry`: reported, never read,
- * never written through, never replaced.
+ * Synchronous, durable file primitives that never follow a link (synchronous
+ * on purpose: callers need "returned ⇒ on disk"). Below the sidecar root
+ * anything but a regular file with one link or a checked directory is a
+ * `ForeignEntry`: reported, never read, written through or replaced.
+ * docs/service.md, "Durability".
  */
 import {
   closeSync,

@@ -1,21 +1,9 @@
 /**
- * Sidecars whose session is gone. DSH 0.1.0-rc.8 has no "delete session":
- * a session disappears when its directory under `$DSH_HOME/sessions/` is
- * removed outside DSH, and nothing tells a plugin. So the plugin compares:
- * every sidecar directory under the root against the sessions the harness
- * knows (stored and live). A sidecar without a session is an orphan:
- *
- * - reported (in `session` and the panel), with the time it was first seen
- *   (kept in `<root>/orphans.json`, replaced atomically);
- * - removed once it has been an orphan for the grace period at a later scan,
- *   or at once on command (`/tree gc`, the service's `gc`); never silently:
- *   every removal is in the scan's answer.
- *
- * A removal renames the directory to `<root>/.gc-<name>` first (atomic: a
- * crash leaves either the sidecar or a `.gc-` directory the next scan
- * finishes), then deletes it. Nothing is followed through a link: a sidecar
- * directory that is a link is reported and left alone; the recursive delete
- * unlinks links inside, never what they point to.
+ * Sidecars whose session is gone. DSH 0.1.0-rc.8 has no "delete session" and
+ * tells a plugin nothing, so every sidecar is compared with the sessions the
+ * harness knows. An orphan is reported, then removed after a grace period or
+ * on command (renamed to `.gc-<name>` first, never through a link), never
+ * silently. docs/lineage.md, "Orphans (the old layout)".
  */
 import { lstatSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import path from 'node:path'

@@ -1,14 +1,8 @@
 /**
- * A session's lineage: the session it was forked from and the sessions forked
- * from it, each at a tree node, at a time, by whom.
- *
- *   <sidecar dir>/lineage.json   {v, sessionId, from?, to[]}
- *
- * One small file per session, replaced atomically (`durable.ts`: temp file,
- * fsync, rename, fsync of the directory), never through a link. It sits in the
- * session's sidecar directory, so it goes wherever that directory goes (a gc
- * of the session removes it with the rest). A file that is damaged or not ours
- * is reported and never overwritten.
+ * A session's lineage (`<sidecar dir>/lineage.json`): the session it was
+ * forked from and those forked from it, each at a node, a time, by whom.
+ * Replaced atomically, never through a link; a damaged or foreign file is
+ * reported, never overwritten.
  */
 import path from 'node:path'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'

@@ -1,20 +1,10 @@
 /**
- * Where a session's sidecar directory is: one rule for every file of it
- * (tree journal and overlay, lineage, workspace checkpoints, import records).
- *
- *   the host stores the session in a directory:  <session dir>/session-tree/
- *   otherwise (no persistence, a bare file):     <root>/<encoded session id>/
- *
- * With the sidecar inside the session's own directory it shares the session's
- * life: removing, copying or moving that directory takes the tree along. The
- * session directory comes from the host (injected as `sessionDirOf`: this
- * layer knows nothing of the harness); it is never guessed.
- *
- * `<root>/<encoded id>/` is also where a session's tree was written while its
- * directory could not be found (its header not known yet) and the old layout:
- * the first time a session's place is asked for in a process, a sidecar still
- * there is moved into the session's directory (`migrate.ts`), so nothing ever
- * reads or writes a session's tree in two places.
+ * Where a session's sidecar directory is, one rule for all its files:
+ * `<session dir>/session-tree/` when the host stores the session in a
+ * directory (so the tree shares the session's life), else
+ * `<root>/<encoded id>/`. A sidecar left at the latter is moved in
+ * (`migrate.ts`) the first time asked, so a tree never lives in two places.
+ * docs/lineage.md, "Where a session's tree lives".
  */
 import { lstatSync, mkdirSync } from 'node:fs'
 import path from 'node:path'

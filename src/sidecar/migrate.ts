@@ -1,28 +1,10 @@
 /**
- * Moving a session's sidecar from the old layout (`<root>/<encoded id>/`)
- * into the session's own directory (`<session dir>/session-tree/`).
- *
- * On one file system it is one `rename`: atomic, so a crash leaves the
- * sidecar at the old place or at the new one. Across file systems (EXDEV):
- *
- *   1. mark     rename the old directory to `<root>/.migrating-<name>` (same
- *               file system: atomic); from here the copy is what is resumed
- *   2. copy     copy it to `<session dir>/.session-tree.partial`, every file
- *               and directory fsynced (a stale partial copy is removed first),
- *               plus a `.migrated-from` file naming the marked directory
- *   3. publish  rename the partial copy to `session-tree` (atomic), fsync
- *   4. remove   delete the marked old directory, then `.migrated-from`
- *
- * A crash at any step leaves one complete copy under a name the next start
- * recognizes: before 1 the old place; between 1 and 3 the marked directory
- * (the copy starts over from it); after 3 the new place, which says in
- * `.migrated-from` that the marked leftover is its source and may go. Running
- * it again is harmless: with nothing at the old place it does nothing.
- *
- * Never through a link: a link at the old place, the marked name, the new
- * place, or anywhere inside a copied tree is refused and reported, never
- * followed. Both places holding a sidecar is a conflict: reported, both kept
- * as they are, never merged.
+ * Moving a sidecar from `<root>/<encoded id>/` into `<session dir>/session-tree/`:
+ * one `rename` on one file system; across file systems (EXDEV) mark, copy
+ * (fsynced), publish, remove, so a crash at any step leaves one complete copy
+ * the next start recognizes. Never through a link; both places holding a
+ * sidecar is a conflict, reported, never merged. The steps and why each is
+ * safe: docs/lineage.md, "Where a session's tree lives".
  */
 import {
   closeSync,

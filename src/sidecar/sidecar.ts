@@ -1,22 +1,10 @@
 /**
- * `TreeSidecar`: per-session durable files in the session's sidecar
- * directory (`location.ts`: inside the session's own directory, else under
- * the root):
- *
- *   <sidecar dir>/journal.jsonl   header line, then one record per line
- *   <sidecar dir>/overlay.json    the fold of every record <= its n
- *
- * An append costs one positioned write and one fsync; compaction replaces both
- * files atomically (overlay first, so a crash in between leaves a fold plus a
- * journal whose folded records load skips). One process writes a session's
- * directory (`claim.ts`: a second is refused with SIDECAR_CLAIMED naming the
- * first): appends trust the per-session state kept here, and re-read the
- * journal only when its size is not what they expect.
- *
- * Nothing below the root is followed through a link (`durable.ts`): a session
- * directory, journal or overlay that is a link, a directory, a special file or
- * a file with a second hard link is reported and blocks writes to that
- * session (SIDECAR_IO) until a person moves it away; it is never replaced.
+ * `TreeSidecar`: per-session durable files (`journal.jsonl`: a header, then one
+ * record per line; `overlay.json`: the fold of every record ≤ its n). An append
+ * is one write and one fsync; compaction replaces both files, overlay first.
+ * One writer per directory (`claim.ts`), so appends trust the state kept here.
+ * A link or foreign file blocks writes (`SIDECAR_IO`), never replaced.
+ * docs/service.md, "Durability".
  */
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, lstatSync } from 'node:fs'
 import path from 'node:path'

@@ -4,8 +4,9 @@
  * call of an id keeps it; another seq is keyed `callId␞seq`, and a result or
  * dispatch goes to the latest call of its id before it. An id once given to a
  * seq is given again (the host re-dispatches events). One table serves the
- * page: at worst a result pairs with another session's call (a card without
- * its result, never a throw).
+ * page: two sessions sharing a call id (a host "Branch" child and its parent)
+ * never get one id twice within one of them; at worst a result pairs with the
+ * other session's call (a card without its result, never a throw).
  */
 
 /**

@@ -1,24 +1,10 @@
 /**
- * Claude Code project transcripts (`~/.claude/projects/<encoded-cwd>/<session>.jsonl`).
- * Claude Code's source is not public; these rules follow files the tool
- * wrote (1.0.x – 2.1.x, see test/fixtures/claude-code/SOURCES.md):
- *
- * - records link by `uuid`/`parentUuid` in write order; one API response is
- *   split over several `assistant` records sharing `message.id` (even with its
- *   tool results written in between): they are merged into one node;
- * - a user record of `tool_result` blocks becomes one result node per block;
- * - records the model never reads and that only sit in the chain (progress,
- *   hook and attachment records, system notices) are transparent: their
- *   children hang on their parent, so structural siblings do not look like
- *   forks; results of one response's parallel calls are chained in write
- *   order and the conversation continues after the last of them;
- * - `compact_boundary` (a new root, `logicalParentUuid` naming where the
- *   conversation was) plus its `isCompactSummary` message become one
- *   compaction node under the logical parent; the messages 2.1.x keeps after
- *   the summary (`compactMetadata.preservedSegment`) stay in the context;
- * - subagent conversations (inline `isSidechain` roots, `agent-*.jsonl`
- *   files) hang under the tool result of the call that started them;
- * - the active leaf is the last main-conversation node in write order.
+ * Claude Code project transcripts (`~/.claude/projects/<cwd>/<session>.jsonl`).
+ * Its source is not public: the rules follow files it wrote (1.0.x – 2.1.x,
+ * test/fixtures/claude-code/SOURCES.md). Records split over one `message.id`
+ * merge into one node; chain-only records are transparent (so siblings do not
+ * look like forks); subagents hang under their call (`subagents.ts`). The
+ * mapping: docs/interchange.md, "What each format becomes".
  */
 import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'

@@ -1,20 +1,10 @@
 /**
  * Subagent conversations of a Claude Code session, hung under the tool
- * exchange of the call that started them, after the last result of the answer
- * that made it (so they are navigable branches of the same tree, never part of
- * the main path, and a branch never starts while that answer's parallel calls
- * still wait for their results, which no model API accepts):
- *
- * - 2.0.x / 2.1.x: every record of a subagent file carries `agentId`; the
- *   parent's tool-result record carries the same `agentId` (top level or in
- *   `toolUseResult`);
- * - 1.0.x inline sidechains (`isSidechain`, a root of their own): the first
- *   prompt of the sidechain is the `prompt` argument of a Task call.
- *
- * Subagents nothing refers to (warm-up runs) stay roots of their own. A
- * subagent file that starts with the agent's answer (2.0.x files do not repeat
- * the prompt) gets the call's `prompt` as its first message, so the branch
- * reads as the conversation the subagent had.
+ * exchange of the call that started them, after the last result of its answer
+ * (no model API accepts a branch while parallel calls wait). Matched by
+ * `agentId` (2.0.x / 2.1.x) or by the Task call's `prompt` (1.0.x inline
+ * sidechains); unreferenced ones stay roots; a file that starts with the answer
+ * gets the call's prompt first.
  */
 import type { LineRecord } from '../lines.ts'
 import type { InterchangeNode } from '../model.ts'

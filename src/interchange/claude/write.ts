@@ -1,12 +1,8 @@
 /**
- * The neutral tree → a Claude Code transcript of the active path (root to
- * cursor), in the shape Claude Code writes (2.x): one record per line,
- * `uuid`/`parentUuid` chained in write order, Anthropic content blocks, one
- * user record per tool result, injected context as `isMeta` user records, a
- * compaction as `compact_boundary` + its `isCompactSummary` message. Thinking
- * is kept only where it carries an Anthropic signature (the API refuses
- * thinking it did not sign). Save it as
- * `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` for `claude --resume`.
+ * The neutral tree → a Claude Code transcript (2.x shape) of the active path,
+ * for `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` and `claude
+ * --resume`. Thinking is kept only where it carries an Anthropic signature
+ * (the API refuses thinking it did not sign).
  */
 import { createHash, randomUUID } from 'node:crypto'
 import {

@@ -1,22 +1,10 @@
 /**
  * Codex rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`):
- * `{timestamp, type, payload}` envelopes, append-only, no ids or parent links
- * (openai/codex `RolloutItem`):
- *
- * - `response_item` is the model history and the only stream read for content;
- *   `event_msg` repeats it for the UI (never both): only `user_message` (which
- *   of the user-role items a person typed) and `thread_rolled_back` (drop the
- *   last n user turns: the next item forks) are used from it;
- * - user-role items Codex injects (AGENTS.md, `<environment_context>`,
- *   instructions) are context, not prompts;
- * - consecutive model-side items (reasoning, assistant message, function
- *   calls) are one response; `function_call_output` pairs by `call_id`;
- * - `compacted` replaces the history with its summary (and the user messages
- *   it retained); `turn_context` model changes become model-change nodes;
- * - only the first `session_meta` describes the file (a fork may copy its
- *   parent's); ids are derived from the line (`L<line>`), so a re-import is stable;
- * - forks are other files naming `forked_from_id`: joined as branches when
- *   read together (`readCodexFamily`).
+ * `response_item` is the only stream read for content (`event_msg` repeats it
+ * for the UI; only `user_message` and `thread_rolled_back` are used from it).
+ * Ids come from the line (`L<line>`), so a re-import is stable; forks are other
+ * files naming `forked_from_id` (`readCodexFamily`). The mapping:
+ * docs/interchange.md, "What each format becomes".
  */
 import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
@@ -67,14 +55,12 @@ export async function readCodex(
 }
 
 /**
- * Several rollouts of one family (a thread and the forks of it, parents
- * first; the first file named by the user is `cursorFile`) as one tree: a
- * rollout whose `session_meta` names `forked_from_id` starts as a branch at
- * its fork point in the thread it forked from — the parent's last item
- * before `forked_from_ordinal_exclusive` (0.17x forks by reference), or,
- * for a fork that copied its parent's items (older versions), the end of the
- * prefix it shares with the parent. The first file keeps ids `L<line>`; the
- * others' ids are prefixed with their thread id.
+ * Several rollouts of one family (a thread and its forks, parents first) as
+ * one tree: a fork starts as a branch at its fork point, the parent's last
+ * item before `forked_from_ordinal_exclusive` (0.17x), or the end of the prefix
+ * it shares with a parent it copied (older versions). The first file keeps
+ * ids `L<line>`; the others' are prefixed with their thread id. `cursorFile` is
+ * the index of the first file the user named.
  */
 export async function readCodexFamily(
   sources: readonly CodexSource[],

@@ -1,19 +1,10 @@
 /**
- * Pi session JSONL (`~/.pi/agent/sessions/--<cwd>--/<ts>_<id>.jsonl`), v1 to v3,
- * as `@mariozechner/pi-coding-agent`'s `SessionManager` writes and reads it:
- *
- * - line 1 is the header `{type:"session", version?, id, timestamp, cwd, parentSession?}`;
- *   a file without one is not a session (Pi itself would start a new one);
- * - v1 entries have no ids: they are chained in file order, as Pi's migration
- *   does, but with ids derived from the line (`L<line>`) so importing the same
- *   file twice gives the same tree (Pi's own migration draws random ids);
- *   `firstKeptEntryIndex` (an index into the file's records, 0 = header)
- *   becomes `firstKept`; v2's `hookMessage` role is v3's `custom`;
- * - the active leaf is the last entry of the file (Pi does not persist it);
- * - what Pi's `buildSessionContext` + `convertToLlm` send to the model is
- *   spelled out on each entry (`contextText`), with Pi's own prefixes; an answer
- *   that pi-ai's `transform-messages` leaves out of every request (stopped with
- *   `error` or `aborted`) is marked `leftOut`.
+ * Pi session JSONL v1 to v3 (`~/.pi/agent/sessions/--<cwd>--/<ts>_<id>.jsonl`),
+ * as Pi's `SessionManager` reads it. Line 1 must be the header; v1 entries are
+ * chained in file order with ids from the line (`L<line>`), so a re-import is
+ * stable (Pi's own migration draws random ids); the leaf is the last entry (Pi
+ * does not persist it). The mapping: docs/interchange.md, "What each format
+ * becomes".
  */
 import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'

@@ -1,15 +1,9 @@
 /**
- * The neutral tree → Pi session JSONL v3, lossless for what Pi can hold:
- * every branch, labels (as label entries), branch summaries, model changes,
- * compactions, tool calls with their results. Records that came from a Pi
- * file are written back verbatim (a v1/v2 record gets the ids the import gave
- * it); everything else is written the way Pi's `SessionManager` writes it.
- *
- * Pi does not persist its leaf: it continues from the last entry of the file.
- * So the cursor's entry is written last; when it cannot be (it has children,
- * or labels changed since the import), the label entries that bring Pi's
- * labels up to date — or one `custom` entry marking the cursor — are chained
- * after it, and Pi resumes on exactly the cursor's context.
+ * The neutral tree → Pi session JSONL v3, lossless for what Pi can hold.
+ * Records from a Pi file are written back verbatim. Pi resumes from the file's
+ * last entry, so the cursor's entry goes last; when it cannot, label entries
+ * (or one `custom` entry marking the cursor) are chained after it, so Pi
+ * resumes on exactly the cursor's context.
  */
 import { randomUUID } from 'node:crypto'
 import type { ContentPart, InterchangeNode, Json, JsonRecord, LabeledTree } from '../model.ts'

@@ -1,23 +1,11 @@
 /**
- * An imported tree → a DSH session that the plugin's projector rebuilds into
- * exactly that tree, and in which a switch can reach any node.
- *
- * Every message of every branch is written as an original event (a switch
- * replays nodes from their source events). Branches are written depth first,
- * the branch holding the cursor last, so the model history at the end is the
- * cursor's path. Between branches the surface goes back to the fork point
- * the way a live stock switch does (`surface/plan.ts`): a rewind restates the
- * last message it keeps (no empty tombstone answer, which DSH web's
- * Trajectory would list as an empty assistant row), any other switch shares
- * the prefix, replaces the rest and copies the target path, citing the
- * originals; a switch that restates or copies tool exchanges runs in a switch
- * turn of its own. Entries the model never reads (labels, model
- * changes, extension entries) are tree-only nodes; they, the labels and the
- * cursor go to the sidecar overlay. Official events only; the harness's
- * invariants hold (see `log.ts`).
- *
- * The same code serves "a new session whose history is one root-to-node
- * path": pass a tree of that path.
+ * An imported tree → a DSH session the projector rebuilds into exactly that
+ * tree, in which a switch can reach any node: every message of every branch is
+ * an original event, branches depth first with the cursor's last, and between
+ * branches the surface goes back the way a live stock switch does
+ * (`surface/plan.ts`). Tree-only entries, labels and the cursor go to the
+ * overlay. Also serves a new session from one root-to-node path.
+ * docs/interchange.md, "How it is written into the log".
  */
 import { SessionTree } from '../../tree/session-tree.ts'
 import type { TreeEntryType } from '../../tree/types.ts'

@@ -1,12 +1,8 @@
 /**
- * Neutral parts → harness content blocks, for what the DSH model is sent.
- *
- * - Thinking is left out: DSH adapters replay `reasoning` blocks to the model
- *   (DeepSeek's `reasoning_content`), and another vendor's reasoning must not
- *   reach it. The thinking stays in the import's provenance and in exports.
- * - Images become a text reference with their media type and size: a harness
- *   image block needs bytes owned by the attachment service, which an offline
- *   import does not have. The bytes stay in the provenance (exports keep them).
+ * Neutral parts → harness content blocks for the DSH model. Thinking is left
+ * out (DSH adapters replay `reasoning` blocks, and another vendor's must not
+ * reach the model); images become a text reference (a harness image block
+ * needs bytes the attachment service owns). Both stay in the provenance.
  */
 import type { ContentPart, ImagePart, InputPart } from '../model.ts'
 import { argumentsText } from './provider-view.ts'

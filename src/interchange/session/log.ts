@@ -1,13 +1,9 @@
 /**
- * A harness session log under construction: events with contiguous seqs,
- * turns and steps opened and closed the way the agent loop does it, every
- * event projected at once into the tree the plugin will rebuild from it (the
- * projector is the oracle: what it builds here is what `dsh web` shows).
- *
- * Invariants kept (the harness checks them on resume, the token meter needs
- * them): assistant messages, tool calls and results only inside an open
- * step; a tool result right after its call in the same step; turns numbered
- * 1, 2, … and closed; nothing but inbox splices outside a turn.
+ * A harness session log under construction, every event projected at once
+ * (the projector is the oracle: what it builds is what `dsh web` shows). Keeps
+ * the harness's invariants (checked on resume, needed by the token meter):
+ * messages and tool exchanges only inside an open step, a result right after
+ * its call, turns numbered and closed, only inbox splices outside a turn.
  */
 import type { LogEvent, SurfaceIntent } from '../../harness/log-event.ts'
 import type { SessionProjector } from '../../harness/projector.ts'

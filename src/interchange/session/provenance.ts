@@ -1,19 +1,10 @@
 /**
- * Provenance of an imported session: which source record every DSH node came
- * from, verbatim. The harness log holds what the DSH model may read; this
- * file holds the rest (thinking and its signatures, image bytes, usage and
- * costs, source ids and timestamps, extension data), so an export to the
- * source's format loses nothing. It sits in the session's sidecar directory:
- *
- *   <sidecarRoot>/<encoded session id>/interchange.jsonl.gz
- *
- * A multi-member gzip of JSON lines: the header, then the source records as
- * the reader met them (`{kind:'raw', id, raw}`, several lines for a merged
- * node), then one line per DSH node (`{kind:'node', node, id, parentId, line,
- * time}`). Source records are spooled while the file is read, so an import
- * never holds them: that is the point of the layout. Version 1 files (one
- * line per node holding `raw`) are still read. Written once, at import; read
- * only by exports.
+ * Provenance of an imported session (`<sidecar dir>/interchange.jsonl.gz`):
+ * which source record every DSH node came from, verbatim, holding what the log
+ * does not (thinking, image bytes, usage, source ids), so an export loses
+ * nothing. A multi-member gzip of JSON lines (header, raw records as met, one
+ * line per node), so an import spools records and never holds them; v1 files
+ * are still read. Written at import, read only by exports.
  */
 import { closeSync, createReadStream, existsSync, openSync, readSync, writeSync } from 'node:fs'
 import path from 'node:path'

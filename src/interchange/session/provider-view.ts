@@ -1,19 +1,9 @@
 /**
- * What a source tool sends its provider beyond its context, so that an imported history is one
- * a strict chat-completions API accepts (docs/interchange.md, "What the model sees"):
- *
- * - an answer the source leaves out of every request (`leftOut`: Pi drops answers that stopped
- *   with `error` or `aborted`) or that has nothing left to send once thinking is gone (no text,
- *   no tool call) is no message: the import keeps it as a tree-only node;
- * - a call left without a result when the conversation moves on gets a synthetic error result
- *   in the source tool's own words (pi-ai's transform-messages: `No result provided`; Codex:
- *   `aborted`; Claude Code: its interrupted-tool-use text), written as a real tool exchange the
- *   tree shows and exports leave out (the source file never had it);
- * - a result that answers no call the model saw is no message either (tree-only);
- * - freeform tool input (Codex `custom_tool_call`, e.g. `apply_patch`) is sent as the JSON
- *   arguments Codex itself uses for that tool as a function, `{"input": …}`.
- *
- * Pure: reads harness events, returns values.
+ * What a source tool sends its provider beyond its context, so an imported
+ * history is one a strict chat-completions API accepts: left-out or empty
+ * answers and unanswered results become tree-only nodes; an orphaned call gets
+ * a synthetic error result in the source's own words; freeform tool input is
+ * sent as `{"input": …}`. Pure. docs/interchange.md, "What the model sees".
  */
 import type { SurfaceEntry } from '../../harness/projector.ts'
 import type { ContentPart, Json, SourceFormat } from '../model.ts'

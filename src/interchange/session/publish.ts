@@ -1,22 +1,9 @@
 /**
- * Publishing a built session, all or nothing, in bounded memory (the log and
- * the built tree; a second tree only for the rebuild check):
- *
- * 1. the log is validated the way a resume validates it (a detached harness
- *    `Session` seeded with every event, in place);
- * 2. the sidecar (overlay + provenance: header, the source records spooled
- *    while reading, the node table) is written into the import's private
- *    staging directory and read back the way opening the session reads it
- *    (`verify.ts`; with `check: 'rebuild'` the whole tree is also rebuilt from log +
- *    sidecar and compared with the built one) — a mismatch publishes nothing;
- * 3. the sidecar directory is renamed into the real sidecar root (atomic, same
- *    file system), then the log is written (`write-log.ts`: staged beside the
- *    sessions root in bounded batches and renamed into place, or one append
- *    for a backend that cannot stage); if that fails the sidecar directory is
- *    removed again.
- *
- * A crash between 3a and 3b leaves a sidecar directory for a session that does
- * not exist: nothing shows, nothing is half a session.
+ * Publishing a built session, all or nothing, in bounded memory: validate the
+ * log as a resume would; stage the sidecar and read it back (`verify.ts`; a
+ * mismatch publishes nothing); rename the sidecar into place, then write the
+ * log (`write-log.ts`), removing the sidecar if that fails. A crash between
+ * those two leaves a sidecar without a session: nothing shows.
  */
 import { renameSync, rmSync } from 'node:fs'
 import { Session, SessionId } from '@deepseek-ai/dsh-session'

@@ -1,15 +1,8 @@
 /**
- * The imported session's title, as a `session/title` event in its log: the
- * harness's title service folds the latest one into the `title` projection
- * that `dsh web`'s sidebar shows (`@deepseek-ai/dsh-session-title`), so the
- * session has its name from the first listing, not from its first prompt.
- *
- * - A name the source tool keeps (Pi's `session_info` name, Claude Code's
- *   custom or AI title, Codex's thread name) is written as a `user` title:
- *   the title service then never replaces it by an automatic one, as after a
- *   rename in DSH. It cites no message (the service's invariant).
- * - Without one, the first prompt gives the title the way DSH's own fallback
- *   does (its first words), as a `fallback` title citing that prompt.
+ * The imported session's title as a `session/title` event, so `dsh web`'s
+ * sidebar names it from the first listing. A name the source keeps is a
+ * `user` title (never replaced automatically; it cites no message); otherwise
+ * the first prompt's first words, a `fallback` title citing that prompt.
  */
 import type { LogEvent } from '../../harness/log-event.ts'
 

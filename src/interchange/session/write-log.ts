@@ -1,18 +1,9 @@
 /**
- * Writing an imported session's log, all or nothing, in bounded memory.
- *
- * With the harness's JSONL backend (it can say where a log lives: `locate`,
- * and how it is configured: `config`), the log is written into a private
- * staging root beside the real one (same file system), by a second instance
- * of the same backend class with the same configuration (same compression,
- * same chunk packing, so the bytes are the backend's own), in batches of
- * bounded size; then the session's directory is renamed into the real root in
- * one step. Until that rename nothing of the session exists; a crash leaves
- * only the staging root (`.session-tree-import-*` beside the sessions root),
- * which no `dsh` lists.
- *
- * Any other backend gets the log in ONE append (its own atomicity), which
- * holds a copy of the whole log while it writes.
+ * Writing an imported session's log, all or nothing, in bounded memory. With
+ * the harness's JSONL backend: a second instance of it (same configuration, so
+ * the bytes are its own) writes into a staging root beside the real one, then
+ * the session's directory is renamed in. A crash leaves only the staging root,
+ * which no `dsh` lists. Any other backend gets ONE append.
  */
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, fsyncSync, renameSync, rmSync } from 'node:fs'
 import path from 'node:path'
