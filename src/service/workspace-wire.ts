@@ -7,6 +7,7 @@
  */
 import type {
   ConflictDecision,
+  FileCompareDiff,
   FileComparison,
   FileDiff,
   FileState,
@@ -15,7 +16,7 @@ import type {
   ShellTracking,
 } from '../workspace/types.ts'
 
-export type { FileComparison, FileDiff }
+export type { FileCompareDiff, FileComparison, FileDiff }
 import type { MoveBrief, MoveResult } from './wire.ts'
 import type { WireMove } from './tree-move.ts'
 
@@ -128,11 +129,6 @@ export interface FilesComparison {
   readonly files: readonly FileComparison[]
   /** Files tracked in the session (the ones compared). */
   readonly tracked: number
-}
-
-/** `compareFileDiff`: one file from node `a` to node `b`, as a unified diff ('' when a side is binary, not checkpointed or unknown). */
-export interface FileCompareDiff extends FileComparison {
-  readonly diff: string
 }
 
 /** What a restore did: the choice, the node, and the files report (unless conversation only). */

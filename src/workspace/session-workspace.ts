@@ -25,6 +25,7 @@ import {
   type BlockedFile,
   type ConflictDecision,
   type FileChange,
+  type FileCompareDiff,
   type FileComparison,
   type FileDiff,
   type FileState,
@@ -491,7 +492,7 @@ export class SessionWorkspace {
   }
 
   /** One tracked file's diff from point `a` to point `b` ('' when a side is not text, or nothing differs). */
-  compareDiff(a: number, b: number, rel: string): TreeResult<FileComparison & { readonly diff: string }> {
+  compareDiff(a: number, b: number, rel: string): TreeResult<FileCompareDiff> {
     const problem = pathProblem(rel)
     if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path: rel })
     if (!this.timeline.has(rel))

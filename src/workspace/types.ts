@@ -284,3 +284,8 @@ export interface FileComparison {
   readonly a?: FileState
   readonly b?: FileState
 }
+
+/** One file from node `a` to node `b`, as a unified diff ('' when a side is binary, not checkpointed or unknown). */
+export interface FileCompareDiff extends FileComparison {
+  readonly diff: string
+}
