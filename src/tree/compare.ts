@@ -11,9 +11,10 @@
 import { compareNode, kindKey, nodeDiff, sameNode, tokensOf } from './compare-node.ts'
 import type { CompareLimits, CompareNode, CompareRow, CompareSide, Comparison, SideTotals } from './compare-types.ts'
 import { diffIds, MAX_DIFF_EDITS, MAX_DIFF_TOKENS, TooLarge, type DiffBudget } from './diff.ts'
-import { fail, ok, type TreeResult } from './errors.ts'
+import { ok, type TreeResult } from './errors.ts'
 import type { SessionTree } from './session-tree.ts'
 import type { TreeEntry } from './types.ts'
+import { checkNode } from './validate.ts'
 
 export type * from './compare-types.ts'
 export { diffWords, tokenize } from './diff.ts'
@@ -126,16 +127,6 @@ function diffRows(
     rows.push(row)
   }
   return { rows, changed }
-}
-
-function checkNode(tree: SessionTree, value: unknown, name: string): TreeResult<string> {
-  if (typeof value !== 'string') return fail('INVALID_ARGUMENT', `${name} must be a node id (a string)`)
-  if (value.trim() === '') return fail('INVALID_ARGUMENT', `${name} must be a non-empty node id`)
-  if (!tree.has(value))
-    return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}`, {
-      nodeId: value.slice(0, 200),
-    })
-  return ok(value)
 }
 
 /**

@@ -113,18 +113,18 @@ export function checkNodeId(value: unknown, where = 'nodeId'): string {
 }
 
 /**
- * A node id a request names (a move's target, a workspace request's node): malformed (empty, padded, too
- * long, control characters, not a string) is `INVALID_ARGUMENT`, not a missing node; well-formed but not in
- * the tree `NODE_NOT_FOUND`.
+ * A node id a request names (a move's target, a workspace request's node, a compare's side), `where` its
+ * argument: malformed (empty, padded, too long, control characters, not a string) is `INVALID_ARGUMENT`, not
+ * a missing node; well-formed but not in the tree `NODE_NOT_FOUND`.
  */
-export function checkNode(tree: Pick<SessionTree, 'has'>, nodeId: unknown): TreeResult<string> {
+export function checkNode(tree: Pick<SessionTree, 'has'>, nodeId: unknown, where = 'nodeId'): TreeResult<string> {
   if (typeof nodeId === 'string' && nodeId.length > MAX_ID_LENGTH) {
     // A huge id is echoed clipped, with its length.
-    return fail('INVALID_ARGUMENT', `nodeId ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, {
+    return fail('INVALID_ARGUMENT', `${where} ${quoted(nodeId)} is longer than ${MAX_ID_LENGTH} characters`, {
       nodeId: clipped(nodeId),
     })
   }
-  const checked = validated(() => checkNodeId(nodeId))
+  const checked = validated(() => checkNodeId(nodeId, where))
   if (!checked.ok)
     return fail('INVALID_ARGUMENT', checked.error.message, {
       nodeId: typeof nodeId === 'string' ? clipped(nodeId) : typeof nodeId,

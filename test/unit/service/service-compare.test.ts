@@ -44,9 +44,12 @@ describe('sessionTree.compare', () => {
     expect((await remoteFailure(service.compare(session.id, q1!.nodeId, 'e999'))).code).toBe('NODE_NOT_FOUND')
     expect((await remoteFailure(service.compare(session.id, '', q1!.nodeId))).code).toBe('INVALID_ARGUMENT')
     expect((await remoteFailure(service.compare(session.id, null as never, q1!.nodeId))).code).toBe('INVALID_ARGUMENT')
+    // Too long to be an id at all: malformed, as a move's target is, and named by its argument.
     const huge = await remoteFailure(service.compare(session.id, 'x'.repeat(1_000_000), q1!.nodeId))
-    expect(huge.code).toBe('NODE_NOT_FOUND')
+    expect(huge.code).toBe('INVALID_ARGUMENT')
+    expect(huge.message).toMatch(/^a "x+"… \(1000000 characters\) is longer than \d+ characters$/)
     expect(huge.message.length).toBeLessThan(300)
+    expect((await remoteFailure(service.compare(session.id, q1!.nodeId, ' e1'))).message).toMatch(/^b must /)
   })
 
   it('clips long paths and long texts, and counts what it left out', async () => {
