@@ -3190,10 +3190,10 @@ export const TYPERT = {
           },
           {
             "kind": "method",
-            "name": "outlineOf",
-            "signature": "outlineOf(agentId: string): TreeResult<SessionTreeOutline>",
-            "summary": "`outline` in process, as a result (dsh-TUI's scene).",
-            "jsDoc": "/** `outline` in process, as a result (dsh-TUI's scene). Not a remote method. */"
+            "name": "outlineChangesOf",
+            "signature": "outlineChangesOf(agentId: string, since: string | null): TreeResult<SessionTreeOutlineChanges>",
+            "summary": "`outlineChanges` in process, as a result (dsh-TUI's scene).",
+            "jsDoc": "/** `outlineChanges` in process, as a result (dsh-TUI's scene). Not a remote method. */"
           },
           {
             "kind": "method",
@@ -3539,7 +3539,7 @@ export const TYPERT = {
           },
           {
             "name": "AppendOptions",
-            "declaration": "export interface AppendOptions {\n    readonly nodeId?: string;\n    readonly parentId?: string | null;\n    readonly type?: TreeEntryType;\n    readonly branch?: string;\n    readonly summary?: string;\n    readonly content?: readonly ContentPart[];\n    readonly model?: string;\n    readonly provider?: string;\n    readonly usage?: Record<string, JsonValue>;\n    readonly cost?: number;\n    readonly error?: string;\n    readonly metadata?: Record<string, JsonValue>;\n    readonly label?: string;\n    readonly origin?: NodeOrigin;\n    readonly replaces?: readonly string[];\n    readonly createdAt?: string;\n}"
+            "declaration": "export interface AppendOptions extends Partial<Omit<EntryFields, 'message'>> {\n    readonly type?: TreeEntryType;\n    readonly branch?: string;\n    readonly replaces?: readonly string[];\n}"
           },
           {
             "name": "ArgumentChange",

@@ -14,6 +14,7 @@ import type {
   MoveOutcome,
   SessionStatus,
   SessionTreeOutline,
+  SessionTreeOutlineChanges,
   TreeNode,
   CompareResult,
   TreeMove,
@@ -22,7 +23,7 @@ import type {
 import { PolledStore } from './polled-store.ts'
 import { errorMessage } from '../tree/errors.ts'
 import type { ChangeFeed } from './changes.ts'
-import { OutlineReader, type OutlineRemote } from './outline-reader.ts'
+import { OutlineReader } from '../outline/index.ts'
 
 /** What every generated remote method resolves to (`RemoteResult<T>` of the typert protocol). */
 export type Result<T> =
@@ -33,7 +34,8 @@ export type Result<T> =
     }
 
 /** The `sessionTree` namespace of `ctx.remote` (the generated client). */
-export interface TreeRemote extends OutlineRemote {
+export interface TreeRemote {
+  outlineChanges(agentId: string, since: string | null): Promise<Result<SessionTreeOutlineChanges>>
   session(agentId: string): Promise<Result<SessionStatus>>
   export(agentId: string): Promise<Result<LinearExport>>
   /** Any conversation move as one value (`service/tree-move.ts`), answered without the model's history. */
@@ -142,7 +144,7 @@ export class TreeController extends PolledStore<PanelState> {
     )
     this.remote = remote
     this.agentId = agentId
-    this.outlines = new OutlineReader(agentId)
+    this.outlines = new OutlineReader()
     this.noticeMs = options.noticeMs ?? 6000
     this.marks = options.marks ?? (typeof performance !== 'undefined' && typeof performance.mark === 'function')
   }
@@ -312,7 +314,12 @@ export class TreeController extends PolledStore<PanelState> {
     }
     const fetchList = (): Promise<Result<SessionTreeOutline>> => {
       if (this.marks) performance.mark('session-tree:list-start')
-      return this.outlines.read(remote).catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
+      // Even a whole answer that does not fit is an error, never a tree.
+      const misfit = { code: 'CLIENT_ERROR', message: 'outlineChanges: an answer that does not fit' }
+      return this.outlines
+        .read((since) => remote.outlineChanges(this.agentId, since))
+        .then((read) => read ?? { ok: false as const, error: misfit })
+        .catch((reason: unknown) => ({ ok: false as const, error: errorOf(reason) }))
     }
     // With no tree yet, after an action or a pushed change (the revision moved) both are needed: ask together.
     const heard = this.heard

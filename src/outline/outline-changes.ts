@@ -34,3 +34,40 @@ export function applyOutlineChanges(
   }
   return { ...position, nodes }
 }
+
+/** One `outlineChanges` answer as a reader's caller got it: the changes, or its own failure. */
+export type OutlineChangesAnswer<E> =
+  { readonly ok: true; readonly value: SessionTreeOutlineChanges } | { readonly ok: false; readonly error: E }
+
+/**
+ * An outline held between reads (the Tree tab's, dsh-TUI's scene's): each read asks what changed since the
+ * version it holds, so after a jump or a label only what changed travels, and merges it. An answer that does not
+ * fit what it holds (another tree, a restarted host) is asked again whole.
+ */
+export class OutlineReader {
+  private held: SessionTreeOutline | undefined
+  private version: string | undefined
+
+  /**
+   * The outline now (what it holds from then on), or `ask`'s failure (what it held is kept), or undefined when
+   * even a whole answer did not fit (a malformed answer: what it held is dropped, the next read starts whole).
+   */
+  async read<E>(
+    ask: (since: string | null) => OutlineChangesAnswer<E> | Promise<OutlineChangesAnswer<E>>,
+  ): Promise<
+    { readonly ok: true; readonly value: SessionTreeOutline } | { readonly ok: false; readonly error: E } | undefined
+  > {
+    for (const since of this.version === undefined ? [null] : [this.version, null]) {
+      const answer = await ask(since)
+      if (!answer.ok) return answer
+      const outline = applyOutlineChanges(this.held, this.version, answer.value)
+      if (outline === undefined) continue
+      this.held = outline
+      this.version = answer.value.version
+      return { ok: true, value: outline }
+    }
+    this.held = undefined
+    this.version = undefined
+    return undefined
+  }
+}

@@ -189,7 +189,7 @@ export class SessionTreeService extends TypertRemoteService {
   /** The tree without branch paths (what a panel draws): nodes and branch heads. No side effects. */
   @Remote
   async outline(agentId: string): Promise<SessionTreeOutline> {
-    return this.run(() => this.outlineOf(agentId))
+    return this.run(() => this.reads.outline(agentId))
   }
 
   /**
@@ -201,9 +201,9 @@ export class SessionTreeService extends TypertRemoteService {
     return this.run(() => this.reads.outlineChanges(agentId, since))
   }
 
-  /** `outline` in process, as a result (dsh-TUI's scene). Not a remote method. */
-  outlineOf(agentId: string): TreeResult<SessionTreeOutline> {
-    return this.reads.outline(agentId)
+  /** `outlineChanges` in process, as a result (dsh-TUI's scene). Not a remote method. */
+  outlineChangesOf(agentId: string, since: string | null): TreeResult<SessionTreeOutlineChanges> {
+    return this.reads.outlineChanges(agentId, since)
   }
 
   /** Status: counts, cursor, surface mode, quarantine, sidecar warnings. No side effects. */

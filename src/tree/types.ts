@@ -316,29 +316,15 @@ export interface SessionTreeOptions {
   readonly logLimit?: number
 }
 
-/** Options for `append`. */
-export interface AppendOptions {
-  /** Explicit node id (producers with stable identities); minted when absent. */
-  readonly nodeId?: string
-  /** Parent to append under; defaults to the cursor. `null` makes a new root. */
-  readonly parentId?: string | null
+/**
+ * What `append` takes: the entry's own fields, each optional (`nodeId` minted, `parentId` the cursor, `null` a
+ * new root, `createdAt` now, when absent), and where it goes (`type`, `branch`: must not exist yet when it
+ * differs from the active branch; `replaces`: a compaction's, see `TreeEntry.replaces`).
+ */
+export interface AppendOptions extends Partial<Omit<EntryFields, 'message'>> {
   readonly type?: TreeEntryType
-  /** Branch the node joins; must not exist yet when it differs from the active branch. */
   readonly branch?: string
-  readonly summary?: string
-  readonly content?: readonly ContentPart[]
-  readonly model?: string
-  readonly provider?: string
-  readonly usage?: Record<string, JsonValue>
-  readonly cost?: number
-  readonly error?: string
-  readonly metadata?: Record<string, JsonValue>
-  readonly label?: string
-  readonly origin?: NodeOrigin
-  /** Compaction entries: node ids whose messages this entry replaces (see `TreeEntry.replaces`). */
   readonly replaces?: readonly string[]
-  /** ISO time; defaults to now. */
-  readonly createdAt?: string
 }
 
 /** Where `jump` can go: a node id, `null` (before the first node), a label or a branch head. */

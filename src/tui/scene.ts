@@ -7,14 +7,15 @@
  *
  * The outline is reloaded when the session's `revision` moves (checked on the
  * channel's change feed, at most every 250 ms): a prompt answered while the
- * scene is open shows up in it.
+ * scene is open shows up in it. It is read as what changed since the last
+ * read (`outlineChanges`), and indexed from the last index, as the Tree tab does.
  */
 import type { SessionTreeService } from '../service/service.ts'
 import type { SurfaceMode, SummaryChoice } from '../service/wire.ts'
 import type { TreeMove } from '../service/tree-move.ts'
 import type { RestoreRequest } from '../service/workspace-wire.ts'
 import type { SessionTreeOutline } from '../tree/types.ts'
-import { indexTree, layoutTree } from '../outline/index.ts'
+import { indexTree, layoutTree, OutlineReader, type TreeIndex } from '../outline/index.ts'
 import { errorMessage, type TreeError } from '../tree/errors.ts'
 import { canCarry } from '../tree/summary-rules.ts'
 import type { HostKey, SceneProps } from './host.ts'
@@ -70,6 +71,8 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
     const stateRef = React.useRef(state)
     stateRef.current = state
     const revisionRef = React.useRef<string | undefined>(undefined)
+    const outlines = React.useMemo(() => new OutlineReader(), [agentId])
+    const lastIndex = React.useRef<TreeIndex | undefined>(undefined)
 
     const load = React.useCallback(async (): Promise<void> => {
       if (agentId === undefined) return
@@ -78,15 +81,16 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
         if (!status.ok) return setState((s) => ({ ...s, status: { text: failureText(status.error), error: true } }))
         const revision = status.value.revision ?? ''
         if (revision !== '' && revision === revisionRef.current) return
-        const outline = deps.service.outlineOf(agentId)
-        if (!outline.ok) return setState((s) => ({ ...s, status: { text: failureText(outline.error), error: true } }))
+        const read = await outlines.read((since) => deps.service.outlineChangesOf(agentId, since))
+        if (read === undefined) throw new Error('outlineChanges: an answer that does not fit')
+        if (!read.ok) return setState((s) => ({ ...s, status: { text: failureText(read.error), error: true } }))
         revisionRef.current = revision
         const mode = status.value.surfaceMode
-        setLoaded({ outline: outline.value, revision, ...(mode ? { mode } : {}) })
+        setLoaded({ outline: read.value, revision, ...(mode ? { mode } : {}) })
       } catch (error) {
         setState((s) => ({ ...s, status: { text: errorMessage(error), error: true } }))
       }
-    }, [agentId])
+    }, [agentId, outlines])
 
     React.useEffect(() => {
       void load()
@@ -104,7 +108,11 @@ export function treeScene(deps: SceneDeps): (props: SceneProps) => unknown {
       }
     }, [load])
 
-    const index = React.useMemo(() => (loaded ? indexTree(loaded.outline) : undefined), [loaded])
+    const index = React.useMemo(() => {
+      if (!loaded) return undefined
+      lastIndex.current = indexTree(loaded.outline, lastIndex.current)
+      return lastIndex.current
+    }, [loaded])
     const layout = React.useMemo(
       () => (index ? layoutTree(index, { filter: state.filter, query: state.query, folded: state.folded }) : undefined),
       [index, state.filter, state.query, state.folded],

@@ -7,12 +7,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { SessionTree, type SessionTreeOutline, type SessionTreeOutlineChanges } from '../../../src/tree/index.ts'
-import { applyOutlineChanges } from '../../../src/outline/index.ts'
+import { applyOutlineChanges, OutlineReader, type OutlineChangesAnswer } from '../../../src/outline/index.ts'
 import { OutlineTracker } from '../../../src/tree/outline-changes.ts'
 import { Nodes } from '../../../src/tree/nodes.ts'
 import type { StoredEntry } from '../../../src/tree/entry.ts'
-import { OutlineReader } from '../../../src/client/outline-reader.ts'
-import type { Result } from '../../../src/client/controller.ts'
 import { assistant, user, value } from '../../support/messages.ts'
 
 /** A reader as the Tree tab is one: the outline and version it holds, kept current from each answer. */
@@ -336,73 +334,83 @@ describe('applyOutlineChanges refuses what does not fit', () => {
 })
 
 describe('OutlineReader', () => {
-  /** A remote over `tree` whose answers `spoil` may change; it records each `since` asked. */
-  function remoteOver(
-    tree: SessionTree,
-    spoil: (a: SessionTreeOutlineChanges) => SessionTreeOutlineChanges = (a) => a,
-  ) {
-    const asked: Array<string | null> = []
-    return {
-      asked,
+  type Failure = { readonly code: string; readonly message: string }
+  /** An `ask` over `tree` whose answers `spoil` may change; it records each `since` asked. */
+  function askOver(tree: SessionTree, spoil: (a: SessionTreeOutlineChanges) => SessionTreeOutlineChanges = (a) => a) {
+    const remote = {
+      asked: [] as Array<string | null>,
       spoil,
-      async outlineChanges(_agent: string, since: string | null): Promise<Result<SessionTreeOutlineChanges>> {
-        asked.push(since)
-        return { ok: true, value: plain(this.spoil(tree.outlineChanges(since))) }
+      async ask(since: string | null): Promise<OutlineChangesAnswer<Failure>> {
+        remote.asked.push(since)
+        return { ok: true, value: plain(remote.spoil(tree.outlineChanges(since))) }
       },
     }
+    return remote
   }
 
   it('reads whole first, then only what changed, and holds the whole outline', async () => {
     const { tree, ids } = conversation(4)
-    const remote = remoteOver(tree)
-    const outlines = new OutlineReader('s')
-    const first = await outlines.read(remote)
-    expect(first.ok && plain(first.value)).toEqual(plain(tree.outline()))
+    const remote = askOver(tree)
+    const outlines = new OutlineReader()
+    const first = await outlines.read(remote.ask)
+    expect(first?.ok && plain(first.value)).toEqual(plain(tree.outline()))
     value(tree.label(ids[2]!, 'here'))
-    const second = await outlines.read(remote)
-    expect(second.ok && plain(second.value)).toEqual(plain(tree.outline()))
+    const second = await outlines.read(remote.ask)
+    expect(second?.ok && plain(second.value)).toEqual(plain(tree.outline()))
     expect(remote.asked).toEqual([null, expect.any(String)])
   })
 
-  it('a delta that does not fit is read again whole; a whole answer that does not fit is an error, never a tree', async () => {
+  it('takes answers in process too (dsh-TUI asks the service synchronously)', async () => {
+    const { tree, ids } = conversation(3)
+    const asked: Array<string | null> = []
+    const ask = (since: string | null): OutlineChangesAnswer<Failure> => {
+      asked.push(since)
+      return { ok: true, value: tree.outlineChanges(since) }
+    }
+    const outlines = new OutlineReader()
+    await outlines.read(ask)
+    value(tree.jump(ids[0]!))
+    const after = await outlines.read(ask)
+    expect(after?.ok && plain(after.value)).toEqual(plain(tree.outline()))
+    expect(asked).toEqual([null, expect.any(String)])
+  })
+
+  it('a delta that does not fit is read again whole; a whole answer that does not fit is undefined, never a tree', async () => {
     const { tree, ids } = conversation(4)
-    const remote = remoteOver(tree)
-    const outlines = new OutlineReader('s')
-    await outlines.read(remote)
+    const remote = askOver(tree)
+    const outlines = new OutlineReader()
+    await outlines.read(remote.ask)
     value(tree.label(ids[2]!, 'here'))
     remote.spoil = (a) => (a.base === null ? a : { ...a, changedAt: a.changedAt.map((at) => at + 100) })
-    const again = await outlines.read(remote)
-    expect(again.ok && plain(again.value)).toEqual(plain(tree.outline()))
+    const again = await outlines.read(remote.ask)
+    expect(again?.ok && plain(again.value)).toEqual(plain(tree.outline()))
     expect(remote.asked.slice(1)).toEqual([expect.any(String), null])
 
     remote.spoil = (a) => ({ ...a, base: null, changedAt: [], nodes: a.nodes.slice(1), nodeCount: tree.nodeCount })
     value(tree.label(ids[3]!, 'there'))
-    const broken = await outlines.read(remote)
-    expect(broken).toMatchObject({ ok: false, error: { code: 'CLIENT_ERROR' } })
+    expect(await outlines.read(remote.ask)).toBeUndefined()
     // What it held is dropped with the bad answer: the next read starts over whole.
     remote.spoil = (a) => a
     remote.asked.length = 0
-    const healed = await outlines.read(remote)
-    expect(healed.ok && plain(healed.value)).toEqual(plain(tree.outline()))
+    const healed = await outlines.read(remote.ask)
+    expect(healed?.ok && plain(healed.value)).toEqual(plain(tree.outline()))
     expect(remote.asked).toEqual([null])
   })
 
-  it('a failed call keeps what it held', async () => {
+  it('a failed call is passed through and keeps what it held', async () => {
     const { tree, ids } = conversation(2)
-    const remote = remoteOver(tree)
-    const outlines = new OutlineReader('s')
-    await outlines.read(remote)
-    const failing = {
-      outlineChanges: async (): Promise<Result<SessionTreeOutlineChanges>> => ({
-        ok: false,
-        error: { code: 'SESSION_NOT_FOUND', message: 'gone' },
-      }),
-    }
+    const remote = askOver(tree)
+    const outlines = new OutlineReader()
+    await outlines.read(remote.ask)
+    const failing = async (): Promise<OutlineChangesAnswer<Failure>> => ({
+      ok: false,
+      error: { code: 'SESSION_NOT_FOUND', message: 'gone' },
+    })
     expect(await outlines.read(failing)).toMatchObject({ ok: false, error: { code: 'SESSION_NOT_FOUND' } })
     value(tree.label(ids[0]!, 'x'))
     remote.asked.length = 0
-    const after = await outlines.read(remote)
-    expect(after.ok && plain(after.value)).toEqual(plain(tree.outline()))
+    const after = await outlines.read(remote.ask)
+    expect(after?.ok && plain(after.value)).toEqual(plain(tree.outline()))
     expect(remote.asked).toEqual([expect.any(String)])
   })
 })
