@@ -1,12 +1,9 @@
 /**
- * dsh-session-tree: a conversation tree for DeepSeek Harness sessions.
- *
- * The default export is the harness plugin (`ctx.sessionTree`, the typert
- * remote namespace `sessionTree`). The named exports are what code outside
- * the plugin uses: the pure tree (also at `dsh-session-tree/tree`), the
- * service class and its configuration, and the wire types (also at
- * `dsh-session-tree/types`). The harness projection, the sidecar and the
- * surface switching are internals of the plugin.
+ * dsh-session-tree: a conversation tree for DeepSeek Harness sessions. The
+ * default export is the harness plugin (`ctx.sessionTree`, typert namespace
+ * `sessionTree`); the named exports serve code outside it: the pure tree (also
+ * `dsh-session-tree/tree`), the service and its config, the wire types (also
+ * `dsh-session-tree/types`). Projection, sidecar and switching are internal.
  */
 export * from './tree/index.ts'
 export { ERROR_CODES } from './service/errors.ts'

@@ -1,13 +1,10 @@
 /**
- * `dsh-session-tree/invariant`: the package's relational checks, for runs
- * with `@deepseek-ai/dsh-invariants` mounted (tests, diagnostics).
- *
- * The product's central promise is that the tree and the model-visible
- * history agree: the projector's mirror of the surface is the harness's own
- * surface, and the tree path to the projector's tip is exactly the history
- * the model reads. Before each session event is committed, the check
- * verifies that agreement as of the previous event (cheaply on every event,
- * completely at turn boundaries), and vetoes the append if it broke.
+ * `dsh-session-tree/invariant`: the package's relational checks, for runs with
+ * `@deepseek-ai/dsh-invariants` mounted (tests, diagnostics). Before each
+ * session event is committed it checks, as of the previous event, that the
+ * tree agrees with the model's history (cheaply on every event, completely at
+ * turn boundaries) and vetoes the append if not. docs/service.md, "How the
+ * tree follows the harness".
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { InvariantFailure, InvariantInstaller } from '@deepseek-ai/dsh-invariants'

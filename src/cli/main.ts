@@ -1,14 +1,10 @@
 #!/usr/bin/env node
 /**
- * `dsh-session-tree`: import and export without a running `dsh web`.
- *
- *   dsh-session-tree import <file> [<rollout>…] [--home DIR] [--format auto|pi|claude-code|codex] [--cwd DIR] [--dry-run] [--json]
- *   dsh-session-tree export <pi|claude-code|markdown> <session-id> [file] [--home DIR] [--json]
- *
- * Sessions are written and read through the harness's own published JSONL
- * persistence (`$DSH_HOME/sessions`, the layout `dsh` uses) and the plugin's
- * sidecar (`$DSH_HOME/session-tree`). DSH_HOME: `--home`, else `$DSH_HOME`,
- * else `~/.dsh` (the harness's own precedence).
+ * `dsh-session-tree`: import and export without a running `dsh web` (`USAGE`
+ * below; docs/interchange.md). Sessions go through the harness's own JSONL
+ * persistence (`$DSH_HOME/sessions`) and the plugin's sidecar
+ * (`$DSH_HOME/session-tree`); DSH_HOME is `--home`, else `$DSH_HOME`, else
+ * `~/.dsh`, the harness's own precedence.
  */
 import { homedir } from 'node:os'
 import path from 'node:path'

@@ -1,20 +1,8 @@
 /**
  * Each session's surface, chosen once and kept (issue 12 §4): a move asks the
- * session's surface to follow, it does not choose a surface again.
- *
- * What a choice depends on, and so when it is made again:
- * - the configured `surfaceMode`: fixed for a plugin instance (a config
- *   change restarts the plugin, and with it every choice);
- * - the session object: the native surface API (`hasNativeSurface`) is part of
- *   the session's class, so a session object never gains or loses it; a
- *   patched harness shows it on the session objects it creates, and a session
- *   loaded again is a new object, chosen for anew;
- * - the live agent: a session read while stored (no agent: `projection`)
- *   gets one when it is resumed (`stock`), and loses it when it is unloaded;
- * - the tree projector the surface follows: a new one after the plugin
- *   attaches the session again.
- * The choice is kept while all three objects are the ones it was made for,
- * and made again as soon as one differs.
+ * surface to follow, it does not choose again. Chosen anew only when the
+ * session object, its live agent or the tree projector it follows differs;
+ * why those three: docs/model-history.md, on `auto` below the table.
  */
 import type { SessionProjector } from '../harness/projector.ts'
 import type { LiveAgent, LiveSession } from '../harness/live.ts'

@@ -1,16 +1,8 @@
 /**
- * Copies of harness events for a stock-mode switch: what the harness gets
- * appended when a message or a tool exchange is restated on the selected path.
- *
- * Every copied tool exchange gets FRESH call ids, the same fresh id in all
- * three places that carry it — the assistant message's `tool-call` block, the
- * `tool/call` copy's `callId`, and the result's `source.callId` and
- * `tool-result` `toolCallId` — so the model still sees each call paired with
- * its result, while no call id is ever repeated in the log. (DSH web's Chat
- * keys a tool card by its bare call id across the whole loaded window; a
- * second `tool/call` with a known id throws in its transcript engine.)
- *
- * Pure: ids come from injected generators.
+ * Copies of harness events for a stock-mode switch. Each copied tool exchange
+ * gets one fresh call id in every place that carries it, so calls still pair
+ * with results while no id repeats in the log (DSH web's Chat throws on a
+ * second `tool/call` of a known id). Pure: ids come from injected generators.
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'

@@ -1,12 +1,8 @@
 /**
- * Which surface mode a session runs in.
- * - `native`: the harness has the surface-selection API of
- *   `dev/session-branch-surface.patch`; a switch selects the path directly.
- * - `stock`: an unpatched harness with a live agent; a switch is a
- *   maintenance turn of official events (`stock.ts`), durable in the log.
- * - `projection`: nothing can reach the model history (forced by
- *   configuration, or no agent to run a switch); the tree and panel move
- *   alone.
+ * Which surface mode a session runs in: `native` (the harness has the API of
+ * `dev/session-branch-surface.patch`), `stock` (an unpatched harness with a
+ * live agent: a maintenance turn, `stock.ts`) or `projection` (forced, or no
+ * agent: the tree moves alone). docs/model-history.md, the table.
  */
 /** How cursor moves reach the history the model receives. */
 export type SurfaceMode = 'native' | 'stock' | 'projection'

@@ -1,18 +1,9 @@
 /**
- * Plans a stock-mode history switch: the official surface events that turn
- * the model-visible history into exactly the target path.
- *
- * The shared prefix is left untouched (provider prefix caches keep working).
- * The diverging tail is shadowed by ONE `replace` event — a copy of the first
- * target message after the prefix, or an empty assistant "tombstone" when
- * that message cannot stand in (a tool result) or nothing follows (a rewind) —
- * priced by a `compaction/prune` event right before it when a token meter runs.
- * The rest of the target path is appended as copies, each citing its
- * original, with a `tool/call` copy before every `tool/result` copy so the
- * harness's call/result pairing holds inside the one maintenance step. Copied
- * tool exchanges get fresh call ids (`copy.ts`), so no call id repeats.
- *
- * Pure: reads events and the mirrored surface, returns events to append.
+ * Plans a stock-mode switch: the official events that turn the model's history
+ * into exactly the target path. The shared prefix stays untouched, the tail is
+ * shadowed by one `replace` (priced when a meter runs), the rest is appended as
+ * copies citing their originals, with fresh call ids (`copy.ts`). Pure.
+ * docs/model-history.md: the table, and "Layout of a maintenance turn".
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'

@@ -1,21 +1,9 @@
 /**
- * The seed of a new DSH session whose model-visible history is exactly one
- * root-to-node path of another session ("Open as new session").
- *
- * Only official event types, laid out the way the agent loop writes them: a
- * turn per typed prompt, a step per assistant message, each copied tool
- * exchange (`tool/call` then `tool/result`) in the step of the message that
- * issued it, every turn closed as completed. Copies get fresh message and call
- * ids (`copy.ts`) and no usage; they cite nothing, because the seqs of the
- * source log mean nothing in the new one.
- *
- * Ahead of the path: the source's permission, sandbox and approval settings
- * (the new session behaves like its parent), a title, and the provenance
- * record as a matched inbox splice pair (inserted, then removed): durable in
- * the new log, so a log-only rebuild still knows where the session came from,
- * and never in a request (the inbox replays nothing before `seedLength`).
- *
- * Pure: reads events, returns events.
+ * The seed of a new session whose history is one root-to-node path of another
+ * ("Open as new session"): official events laid out as the agent loop writes
+ * them, after the source's settings, a title and the provenance splice pair.
+ * Copies get fresh ids and cite nothing (the source's seqs mean nothing in the
+ * new log). Pure. docs/lineage.md, "How it is made".
  */
 import type { LogEvent } from '../harness/log-event.ts'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'

@@ -1,26 +1,9 @@
 /**
  * Stock mode: switch the model-visible history of an unpatched harness with
- * official events only, durably in the harness log.
- *
- * One switch = one maintenance turn of the idle agent:
- *   1. queue a marker message (`marker.ts`) with a wake-up;
- *   2. our `agent/pre-step` listener claims it and appends the planned
- *      steps: price + replace + copies, one step per copied assistant
- *      message (`plan.ts`), and returns an `enter` with no messages
- *      (`NO_MODEL_CALL`): the turn ends `completed` with no model call, as
- *      front ends expect of a quiet turn (`reject` ended it `blocked`, a
- *      failure in dsh-TUI). Wrappers that add context to an `enter`
- *      (time-context) would turn it into a real step, so the listener is put
- *      at the front of the waterfall before each marker (`listen`);
- *   3. wait for the agent to go idle, re-queue a prompt that arrived during
- *      the switch (the loop does not pick it up by itself), flush the log.
- *      The switch never waits for that prompt's turn: a caller that holds a
- *      session's queue (the service) must not wait on a model turn, whose
- *      own tool calls may need that queue.
- * A plan is validated first exactly as a reload would (a detached session
- * built from log + plan), so an invalid plan never touches the live log.
- * Switches are refused while the agent is running: never interleaved with a
- * live step.
+ * official events only, durably in its log, as one maintenance turn of the idle
+ * agent: a marker (`marker.ts`) wakes it, our front-of-waterfall pre-step
+ * listener appends the plan (`plan.ts`, checked first by `dryRun`) and ends the
+ * turn with no model call. docs/model-history.md, "Stock mode in detail".
  */
 import { randomUUID } from 'node:crypto'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
@@ -445,14 +428,10 @@ function refuseWithinStep(reason: WithinStepRefusal, callId: string): TreeResult
 }
 
 /**
- * Validate the plan the way a reload validates a stored log: the log with the planned events after it, read
- * by the harness's own `Session` (envelopes, seq continuity, surface transitions), before any of it is appended.
- * Exported for its tests.
- *
- * Why `fromRestore` when the session class has it: `create` first deep-copies and freezes every event, and at
- * 100,000 events that copy of a log the live session already holds, validated and frozen, was ~1.3 s of each
- * jump (`restore` checks the same, without the copy). The planned events alone are copied first, which is
- * also where `create` would refuse data that is not losslessly JSON.
+ * Validate the plan the way a reload validates a stored log (envelopes, seq continuity, surface transitions):
+ * the harness's own `Session` reads the log with the planned events after it. Exported for its tests.
+ * `fromRestore` where it exists: `create` deep-copies and freezes the whole log (~1.3 s of each jump at 100,000
+ * events); only the planned events are copied, which is where `create` would refuse data that is not lossless JSON.
  */
 export function dryRun(session: LiveSession, planned: readonly PlannedEvent[]): TreeResult<void> {
   const SessionClass = session.constructor as unknown as {

@@ -1,21 +1,10 @@
 /**
- * `dsh-session-tree/tui`: the terminal half, a third plugin of this package
- * (Loader row `session-tree-tui`) for dsh-TUI (`@deepseek-harness-tui/dsh-tui`).
- *
- * - A full-screen scene (`ctx.tuiScenes`, `scene.ts`): the tree with Pi's
- *   `/tree` keys, a preview, and every move of the Tree tab.
- * - `/session-tree` (dsh-TUI owns `/tree`, `/fork` and `/rewind`): alone it
- *   opens the scene; with a subcommand it runs what `/tree` runs, and in
- *   dsh-TUI its text opens in the scene as a page instead of a one-line toast.
- *   Its subcommands complete (`ctx.tuiCommandTrees`); Alt+T opens the scene
- *   (`ctx.tuiShortcuts`).
- * - A transcript row after each history switch (`switch-rows.ts`, drawn by a
- *   `ctx.tuiRenderers` renderer).
- *
- * dsh-TUI's services are injected one by one, each optional: without dsh-TUI
- * (dsh web, headless) `/session-tree` answers with text like `/tree`, and
- * nothing else is registered. The blocks run whenever their service appears,
- * whichever Loader row starts first.
+ * `dsh-session-tree/tui`: the terminal half for dsh-TUI (Loader row
+ * `session-tree-tui`): the scene (`scene.ts`), `/session-tree` and Alt+T, and a
+ * transcript row at each switch (`switch-rows.ts`); docs/tui.md. dsh-TUI's
+ * services are injected one by one, each optional, and each block runs when its
+ * service appears, whichever Loader row starts first; without dsh-TUI only
+ * `/session-tree` is registered, answering with text like `/tree`.
  */
 import type { LogEvent } from '../harness/log-event.ts'
 import type { Context } from '@deepseek-ai/cordis'

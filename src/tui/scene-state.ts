@@ -1,16 +1,8 @@
 /**
  * The tree scene's state and its keyboard, pure: a key press becomes the next
  * state plus, for an action, one `SceneEffect` the component runs against the
- * service. Nothing here knows React or the terminal, so every key of the
- * footer is tested as data (`test/unit/tui-scene.test.ts`).
- *
- * Keys (Pi's `/tree` is the model: typing searches, arrows move, actions are
- * Enter and Shift+letter, filters are Tab):
- *   ↑ ↓ PgUp PgDn Home End   move            ← →   fold / unfold a fork point
- *   Enter  jump               F  fork (named)        B  back      R  forward (redo)
- *   L  label                  S  summarize branch    C  compare two nodes
- *   N  open as a new session  T  take the files along (conversation / files / both)
- *   G  go to "you are here"   Tab / Shift+Tab  filter     Esc  clear search, else close
+ * service, so every key is tested as data (`test/unit/tui/tui-scene.test.ts`). The
+ * keys follow Pi's `/tree`: docs/tui.md, "Keys".
  */
 import type { FilterMode, Layout, TreeIndex } from '../outline/index.ts'
 import { FILTER_MODES, leavesPath, unfoldTo } from '../outline/index.ts'

@@ -1,18 +1,10 @@
 /**
- * dsh-TUI's transcript at a history switch. dsh-TUI draws every prompt,
- * answer and tool card of the raw log and reads no `surfaceOp`, so the rows
- * a switch left stay on screen (a stock switch's copies are shaped so it draws
- * none of their prompts and answers, `surface/stock.ts` `drawnBy`; their tool
- * cards it still draws).
- * A plugin cannot hide a built-in row; it can add its own: after each turn
- * that switched the history, one `session-tree/switch` event (log-only, drawn
- * by the `ctx.tuiRenderers` renderer below, live and on every replay) says
- * where the history went, how many message rows above it the model no longer
- * reads, and how many rows just above restate the path.
- *
- * The numbers come from `chatPath` (the read DSH web's Chat uses): the
- * abandoned originals (what its "Show" reveals) and the copies, counted as
- * dsh-TUI draws them: user-typed prompts, answers with text, tool calls.
+ * dsh-TUI's transcript at a history switch: it reads no `surfaceOp`, so the
+ * rows a switch left stay on screen, and a plugin can only add its own. After
+ * each turn that switched, one log-only `session-tree/switch` event, drawn by
+ * the renderer below, counts the rows above the model no longer reads and the
+ * copies just above, from `chatPath` as dsh-TUI draws them. docs/tui.md, "The
+ * transcript after a move".
  */
 import { SWITCH_ROW_EVENT } from '../harness/plugin-events.ts'
 import type { ChatPath, SeqRange } from '../service/chat-path.ts'

@@ -1,12 +1,10 @@
 /**
  * Context ids for DSH's tool Definitions that stay unique when a log repeats a
- * call id (pure); why: docs/chat.md, "Logs that repeat a call id". The first
- * call of an id keeps it; another seq is keyed `callId␞seq`, and a result or
- * dispatch goes to the latest call of its id before it. An id once given to a
- * seq is given again (the host re-dispatches events). One table serves the
- * page: two sessions sharing a call id (a host "Branch" child and its parent)
- * never get one id twice within one of them; at worst a result pairs with the
- * other session's call (a card without its result, never a throw).
+ * call id (pure); the keying rule and why: docs/chat.md, "Logs that repeat a
+ * call id". An id once given to a seq is given again (the host re-dispatches).
+ * One table serves the page: two sessions sharing a call id (a host "Branch"
+ * child and its parent) never get one id twice within one of them; at worst a
+ * result pairs with the other session's call (a card without it, never a throw).
  */
 
 /**
