@@ -1,21 +1,10 @@
 /**
- * Keeps the process-wide tree store in step with live harness sessions.
- *
- * - A session's tree is built once from its log (`attach`), then every new
- *   event is projected incrementally (`project`): a watermark makes each event
- *   cost O(1) amortized and projection idempotent.
- * - What the user does to a tree (a `TreeCommand`, applied by `begin`/`mutate`) is journaled to the
- *   sidecar with the harness watermark it happened at (the watermark when the
- *   operation ran, even when it is journaled after a history switch); on a
- *   rebuild the journal is replayed at those same points between harness
- *   events, so the tree comes back exactly as it was. Each record names its
- *   actor (who made it: a person through the panel or `/tree`, the model
- *   through a tool), given by the caller, never inferred. The journal is
- *   periodically folded into an overlay whose size depends on what the user
- *   did, not on the conversation.
- * - A user operation that cannot be journaled is rolled back (`mutate`) or
- *   left to the caller to report (`begin`): never a silent ok.
- * - Nothing here throws into the harness: problems become warnings.
+ * Keeps a tree store in step with live harness sessions (docs/service.md, "How the tree follows the harness"). A
+ * session's tree is built once from its log (`attach`), then each new event is projected behind a watermark
+ * (`project`): O(1) amortized, idempotent. A user's operation (`begin`/`mutate`) is journaled to the sidecar with
+ * the watermark it ran at and the actor the caller names (never inferred), and replayed at that point on a
+ * rebuild, so the tree comes back exactly; one that cannot be journaled is rolled back (`mutate`) or left to the
+ * caller to report (`begin`), never a silent ok. Nothing here throws into the harness: problems become warnings.
  */
 import { SessionTree } from '../tree/session-tree.ts'
 import { runCommand, type AnswerOf, type TreeCommand } from '../tree/command.ts'

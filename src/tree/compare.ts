@@ -1,12 +1,8 @@
 /**
- * `compare(tree, a, b)`: two nodes of one tree side by side. Their paths are
- * walked root → node once each (O(depth)); the last node both hold is the
- * common ancestor; what follows it on each side is aligned by node kind
- * (Myers over the kinds, so an inserted tool call does not shift every later
- * pair) and each corresponding pair is diffed (`compare-node.ts`).
- *
- * Bounded as a whole: all text diffs of one compare share one work budget,
- * and a diff past its bounds says so (`whole`) instead of running long.
+ * `compare(tree, a, b)`: two nodes of one tree side by side. Each path is walked root → node once (O(depth)); after
+ * the common ancestor the two sides are aligned by node kind (Myers over the kinds, so an inserted tool call does
+ * not shift every later pair) and each pair is diffed (`compare-node.ts`). All text diffs of one compare share one
+ * work budget, and a diff past its bounds says so (`whole`) instead of running long (docs/compare.md, "Bounds").
  */
 import { compareNode, kindKey, nodeDiff, sameNode, tokensOf } from './compare-node.ts'
 import type { CompareLimits, CompareNode, CompareRow, CompareSide, Comparison, SideTotals } from './compare-types.ts'

@@ -1,14 +1,9 @@
 /**
- * Word diffs (pure). Texts are cut into tokens — runs of letters and digits,
- * runs of whitespace, runs of other characters, and each CJK character on
- * its own (those scripts do not separate words with spaces) — and the token
- * sequences are diffed with Myers' O(ND) algorithm in its linear-space form
- * (the middle snake, divided and conquered), so the edit is minimal and the
- * memory O(N + M).
- *
- * Bounded: the common start and end are cut first; past `maxTokens` tokens
- * left on a side, `maxEdits` edits, or the caller's work budget, the answer
- * is an honest `whole` (both texts as they are), never a slow or partial diff.
+ * Word diffs (pure): texts are cut into tokens (runs of letters and digits, of whitespace, of other characters;
+ * each CJK character alone, as those scripts put no spaces between words) and diffed with Myers' O(ND) algorithm
+ * in its linear-space form (the middle snake), so the edit is minimal and the memory O(N + M). Bounded: past
+ * `maxTokens` tokens a side once the common start and end are cut, `maxEdits` edits, or the caller's work budget,
+ * the answer is an honest `whole` (both texts as they are), never a slow or partial diff.
  */
 import type { TextDiff, TextDiffPart } from './compare-types.ts'
 import { isSpace } from './text.ts'

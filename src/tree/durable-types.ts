@@ -56,14 +56,10 @@ export interface SessionTreeSnapshot extends SnapshotMarks {
 }
 
 /**
- * One node of a format 2 snapshot: `[nodeId, parent, type, time, role, text, extra]`,
- * trailing elements left out when empty.
- * - `parent`: 0 for a root, else how many rows back its parent is;
- * - `time`: creation time in milliseconds after the previous row's (the first
- *   row's: after the epoch), or the ISO text itself when `Date#toISOString`
- *   would not write it that way;
- * - `role`, `text`: the message, `null` when the node has none;
- * - `extra`: the entry's other fields.
+ * One node of a format 2 snapshot: `[nodeId, parent, type, time, role, text, extra]`, trailing elements left out
+ * when empty. `parent` is how many rows back the parent is (0: a root), `time` milliseconds after the previous
+ * row's (or the ISO text, when `Date#toISOString` would not write it that way), `role` and `text` the message
+ * (`null`: none), `extra` the entry's other fields (docs/tree-api.md, "Snapshot format 2").
  */
 export type SnapshotRow = readonly (string | number | null | SnapshotExtra)[]
 

@@ -1,14 +1,9 @@
 /**
- * Entries: how one is built from `append` arguments, checked when it comes
- * back from a snapshot or a log, and rewritten by the two changes an entry
- * ever gets (a label, a tool result).
- *
- * The tree stores an entry without the summary its content implies (the
- * summary of a long message is a second copy of its first 120 characters,
- * and an ellipsis makes that copy two bytes a character): it is derived when
- * read and cached as a slice of the text (`nodes.ts`). A summary a producer
- * wrote that differs from that one is kept. Every builder emits one
- * canonical key order, so equal entries serialize to equal bytes.
+ * Entries: built from `append` arguments, checked when they come back from a snapshot or a log, and rewritten by
+ * the only two changes an entry gets (a label, a tool result). Every builder emits one canonical key order, so
+ * equal entries serialize to equal bytes. An entry is stored without the summary its content implies (a second
+ * copy of the text's first 120 characters, two bytes a character once an ellipsis is in it): that one is derived
+ * when read (`nodes.ts` caches it, mostly as a prefix length); a summary a producer wrote that differs is kept.
  */
 import { defaultSummary, oneLine } from './text.ts'
 import type { AppendOptions, ContentPart, EntryFields, LlmMessage, TreeEntry, TreeEntryType } from './types.ts'

@@ -1,15 +1,9 @@
 /**
- * Links and indexes: the stored nodes of one tree, chained parent → children
- * (nodes are linked, never copied), and what is kept in step with them: ids
- * (in creation order), labels, tool calls by call id, and the message, usage
- * and cost totals `info()` reports without walking the nodes.
- *
- * A tree holds one `Rec` per node, so its layout is kept small: children are
- * a newest-first chain (`youngest`, then each child's `older` sibling, kept
- * aside for the few nodes that have one), which makes both an append and the
- * rollback of the newest node O(1) (a child count is a walk of that chain);
- * the lane (an index into the tree's lane names), the cached summary and the
- * flags share one number.
+ * Links and indexes: a tree's stored nodes, chained parent → children (linked, never copied), and what is kept in
+ * step with them: ids in creation order, labels, tool calls by call id, and the message, usage and cost totals
+ * `info()` reports without walking the nodes. A tree holds one `Rec` per node, so a `Rec` is small: children are
+ * a newest-first chain (`youngest`, then each one's `older`), which makes an append and the rollback of the
+ * newest node O(1), and the lane, the cached summary and the flags share one number.
  */
 import type { StoredEntry } from './entry.ts'
 import { fail, ok, type TreeResult } from './errors.ts'

@@ -1,14 +1,9 @@
 /**
- * What changed in a tree's outline since an earlier answer: a jump moves the
- * cursor and re-sends no node, a label re-sends one, an append the new ones
- * (and the parent whose fork count moved). At 30,000 nodes the whole outline
- * is ~26 MB of JSON; its serializing and parsing, not the move, was what a jump cost.
- *
- * One tracker per tree remembers, per position in creation order, what the
- * view of the node there was made of (its record, entry, lane and child
- * count: `nodeView` reads nothing else) and the version that last changed it.
- * Nodes leave only from the end (a rollback), so a position holding another
- * record than before changed too.
+ * What changed in a tree's outline since an earlier answer: a jump re-sends no node, a label one, an append the
+ * new ones (and the parent whose fork count moved). At 30,000 nodes the whole outline is ~26 MB of JSON; its
+ * serializing and parsing, not the move, was what a jump cost. One tracker per tree keeps, per position in
+ * creation order, what `nodeView` reads there (record, entry, lane, child count) and the version that last
+ * changed it; nodes leave only from the end (a rollback), so a position holding another record changed too.
  */
 import type { Nodes, Rec } from './nodes.ts'
 import type { StoredEntry } from './entry.ts'

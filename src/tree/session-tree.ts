@@ -1,15 +1,9 @@
 /**
- * The append-only multi-branch conversation tree of one session: the facade.
- *
- * Nodes are only ever added; navigation moves a cursor; branches are named
- * pointers to head nodes. Every mutation is one logged operation (`ops.ts`),
- * so the tree can be journaled, replayed, checkpointed and rolled back
- * without copying nodes (`journal.ts`). All operations return results; only
- * the constructor (malformed snapshot) and `messages` (corrupt tree) throw.
- *
- * This class checks arguments and shapes answers; the state lives in
- * `state.ts` (nodes, branches, marks), the model history in `history.ts`,
- * the snapshot format in `snapshot.ts`, the views in `views.ts`.
+ * The append-only multi-branch conversation tree of one session: the facade, which checks arguments and shapes
+ * answers (the model: docs/tree-api.md, "Model"). Every mutation is one logged operation (`ops.ts`), so the tree
+ * is journaled, replayed, checkpointed and rolled back without copying nodes (`journal.ts`). The state is in
+ * `state.ts`, the model history in `history.ts`, the snapshot format in `snapshot.ts`, the views in `views.ts`.
+ * All operations return results; only the constructor (malformed snapshot) and `messages` (corrupt tree) throw.
  */
 import { buildEntry, publicEntry, withResult, type StoredEntry, type StoredFields, type ToolResult } from './entry.ts'
 import { fail, ok, SessionTreeError, type TreeResult } from './errors.ts'

@@ -1,17 +1,8 @@
 /**
- * The snapshot codec: a tree's complete state as one versioned JSON value,
- * and back.
- *
- * Format 2 (`snapshot()` writes it) holds each node as a row, in creation
- * order: `[nodeId, parent, type, time, role, text, extra]` (see
- * `SnapshotRow`). A message's text is there once — a content part that
- * repeats it leaves it out, and a summary its content implies is not
- * written — and the row shape makes a parent cycle or a child stored before
- * its parent impossible to express.
- *
- * Loading validates as it builds into a fresh state; the tree that owns the
- * state only exists once everything passed, so a malformed snapshot
- * (`Invalid`, `INVALID_SNAPSHOT` for callers) leaves nothing half-loaded.
+ * The snapshot codec: a tree's whole state as one versioned JSON value, and back (the row format:
+ * docs/tree-api.md, "Snapshot format 2"). Loading validates as it builds into a fresh state, and the tree that
+ * owns the state exists only once everything passed: a malformed snapshot (`Invalid`, `INVALID_SNAPSHOT` for
+ * callers) leaves nothing half-loaded.
  */
 import { checkFields, ENTRY_FIELDS, stored, type Draft, type StoredEntry } from './entry.ts'
 import type { Rec } from './nodes.ts'

@@ -1,16 +1,9 @@
 /**
- * The session tree's public vocabulary. Everything here is plain JSON: the same
- * shapes travel through the sidecar, the typert wire and the model tool.
- *
- * Wire compatibility: `LlmMessage`, `ContentPart`, `TreeNode`, `SessionTreeView`,
- * `JumpView`, `ForkView` and `SessionTreeSessionInfo` keep the field names and
- * meaning of the published `sessionTree` contract (seed 001); fields added by
- * this package are optional, so a client written against that contract keeps
- * working.
- *
- * The durable formats (snapshots, log records, positions) are in
- * `durable-types.ts`, re-exported here. Pure domain code: nothing here
- * imports from outside the tree.
+ * The session tree's public vocabulary, plain JSON: the same shapes travel through the sidecar, the typert wire
+ * and the model tool. `LlmMessage`, `ContentPart`, `TreeNode`, `SessionTreeView`, `JumpView`, `ForkView` and
+ * `SessionTreeSessionInfo` keep the names and meaning of seed 001's published `sessionTree` contract; fields this
+ * package adds are optional, so a client of that contract keeps working. The durable formats (snapshots, log
+ * records, positions) are in `durable-types.ts`. Pure domain code: nothing here imports from outside the tree.
  */
 
 export type * from './durable-types.ts'
@@ -68,14 +61,11 @@ export interface ReasoningPart {
 export type ContentPart = TextPart | ToolCallPart | ToolResultPart | ReasoningPart
 
 /**
- * What kind of entry a node is.
- * - `message`: a user, assistant or system message;
- * - `tool_call`: one tool invocation, with its result folded in once it exists;
- * - `tool_result`: a result whose call is not in the tree;
- * - `model_change`: the model or provider changed here (no message);
- * - `compaction`: the harness compacted history here (no message);
- * - `branch_summary`: a digest of an abandoned branch (never sent to the model);
- * - `custom`: anything else a producer wants to keep in the tree (no message).
+ * What kind of entry a node is: `message` (a user, assistant or system message), `tool_call` (one invocation,
+ * its result folded in once it exists), `tool_result` (a result whose call is not in the tree), `model_change`
+ * and `compaction` (the model or provider changed, the harness compacted history; no message), `branch_summary`
+ * (a digest of an abandoned branch, never sent to the model), `custom` (anything else a producer wants to keep
+ * in the tree; no message).
  */
 export type TreeEntryType =
   'message' | 'tool_call' | 'tool_result' | 'model_change' | 'compaction' | 'branch_summary' | 'custom'

@@ -1,12 +1,9 @@
 /**
- * The checks that the session an import stages opens as the tree it built
- * (docs/interchange.md, "Time"). Opening is the plugin's sync replaying the
- * log with the sidecar's overlay; the build made the same events and that
- * overlay, so what can differ between the two at run time is the sidecar on
- * disk: `checkReadBack` (every import) reads it back the way opening does.
- * `checkRebuild` (after it) replays everything and compares the trees node by node:
- * the proof that the build and the replay agree, run on every import the test
- * suite makes (`DSH_SESSION_TREE_IMPORT_CHECK=rebuild`), a second tree's cost.
+ * The checks that the session an import stages opens as the tree it built. `checkReadBack` (every import) reads
+ * the sidecar back the way opening does: the sidecar on disk is what can differ at run time. `checkRebuild` (after
+ * it, `DSH_SESSION_TREE_IMPORT_CHECK=rebuild`, set for the test suite) replays everything and compares the trees
+ * node by node, at a second tree's cost. Why that split: docs/interchange.md, "Why reading the sidecar back is
+ * enough".
  */
 import { isDeepStrictEqual } from 'node:util'
 import { checkOverlay } from '../../harness/overlay.ts'
