@@ -34,7 +34,7 @@ export class Rec {
   readonly parent: Rec | undefined
   /** The newest child (the others: each child's older sibling, see `older`). */
   youngest: Rec | undefined
-  /** Lane, cached summary head and flags (see `LANE`, `HEAD`, `CUT`, `COMPACTED`). */
+  /** Lane, cached summary head and flags (see `LANE`, `HEAD`, `CUT`, `COMPACTED`, `OLDER`). */
   private bits: number
 
   constructor(entry: StoredEntry, parent: Rec | undefined, lane: number) {

@@ -1,14 +1,7 @@
 /**
- * The full-screen tree scene of dsh-TUI (`ctx.tuiScenes`), a thin React
- * component on the host's React: it loads the session's outline from the
- * service, keeps the pure state of `scene-state.ts`, draws the lines of
- * `scene-view.ts` and runs each action's `SceneEffect` against the service's
- * in-process methods (the same ones the browser calls), then reloads.
- *
- * The outline is reloaded when the session's `revision` moves (checked on the
- * channel's change feed, at most every 250 ms): a prompt answered while the
- * scene is open shows up in it. It is read as what changed since the last
- * read (`outlineChanges`), and indexed from the last index, as the Tree tab does.
+ * dsh-TUI's full-screen tree scene (`ctx.tuiScenes`): a thin component on the host's React over the pure
+ * `scene-state.ts` and `scene-view.ts`; each action's `SceneEffect` runs on the service's in-process methods.
+ * The outline is read again, as what changed, when the session's `revision` moves (at most every 250 ms).
  */
 import type { SessionTreeService } from '../service/service.ts'
 import type { SurfaceMode, SummaryChoice } from '../service/wire.ts'
