@@ -30,7 +30,7 @@ import {
   withinStepRefusal,
 } from './wording.ts'
 import { renderComparison, renderFilesComparison, resolvePair } from './compare-text.ts'
-import { appliedText, filesOnlyText, scheduledText, withinStepText, type Plan } from './move-text.ts'
+import { appliedText, filesOnlyText, scheduledText, withinStepText, type Plan } from './wording.ts'
 
 /** The result of one action. */
 export interface ActionOutput {

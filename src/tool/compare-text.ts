@@ -19,6 +19,7 @@ import type { CompareResult } from '../service/compare-wire.ts'
 import type { FilesComparison } from '../service/workspace-wire.ts'
 import type { FileState } from '../workspace/types.ts'
 import { resolveNode } from './render.ts'
+import { notFound } from './wording.ts'
 
 /** Rows a rendering shows; characters of common text kept around an edit. */
 export const COMPARE_TEXT_ROWS = 40
@@ -33,22 +34,14 @@ export function resolveCompareTarget(tree: SessionTree, text: string): string | 
   return tree.branchHeadList().find(([name]) => name === wanted)?.[1]
 }
 
-function notFound(text: string): TreeResult<never> {
-  return fail(
-    'NODE_NOT_FOUND',
-    `no node, label or branch ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}; list the tree to see node ids (like e12), labels and branches`,
-    { nodeId: text.slice(0, 200) },
-  )
-}
-
 /** Resolve both targets (each a node id, label or branch name). */
 export function resolvePair(tree: SessionTree, a: string, b: string): TreeResult<[string, string]> {
   if (typeof a !== 'string' || a.trim() === '' || typeof b !== 'string' || b.trim() === '')
     return fail('INVALID_ARGUMENT', 'compare needs two nodes (ids, labels or branch names)')
   const ra = resolveCompareTarget(tree, a)
-  if (ra === undefined) return notFound(a)
+  if (ra === undefined) return notFound(a, true)
   const rb = resolveCompareTarget(tree, b)
-  if (rb === undefined) return notFound(b)
+  if (rb === undefined) return notFound(b, true)
   return ok([ra, rb])
 }
 

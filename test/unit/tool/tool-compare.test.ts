@@ -117,6 +117,10 @@ describe("/tree compare and the tree tool's compare", () => {
       kind: 'error',
       text: expect.stringMatching(/^NODE_NOT_FOUND: no node, label or branch "nowhere"/),
     })
+    // A name of any length is echoed clipped, with its length, as every tree error is.
+    const long = (await command(r, `/tree compare main ${'x'.repeat(5_000)}`)).result
+    expect(long).toMatchObject({ kind: 'error', text: expect.stringContaining('"… (5000 characters); list the tree') })
+    expect(long.text.length).toBeLessThan(300)
     await r.say('Compare the branches')
     const request = transcript(r.model.requests.at(-1)!)
     expect(request.some((line) => line.startsWith(`tool: Compare A ${calm} (branch "main") with B `))).toBe(true)
