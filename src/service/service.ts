@@ -5,7 +5,7 @@
  * switches the model history (`surface/`). Mutating calls run on the session's
  * queue (`queue.ts`); reads are not queued. The remote methods stay here (the
  * client in `lib/` is generated from them); their work lives in area modules
- * built by `service-parts.ts`. docs/service.md.
+ * built in the constructor. docs/service.md.
  */
 import type { Context } from '@deepseek-ai/cordis'
 // Brings the `ctx.sessions` declaration (the harness session store) into this program.
@@ -29,7 +29,9 @@ import { TreeSync } from '../harness/sync.ts'
 import '../harness/plugin-events.ts'
 import { claimRefusal, processClaims, TreeSidecar } from '../sidecar/index.ts'
 import { processKind } from './process-kind.ts'
-import type { StockSwitcher, TranscriptReader } from '../surface/stock.ts'
+import { StockSwitcher, type TranscriptReader } from '../surface/stock.ts'
+import { hostParts } from '../surface/surface.ts'
+import { SurfaceChoices } from '../surface/choice.ts'
 import { SessionQueue } from './queue.ts'
 import type { ChatPath } from './chat-path.ts'
 import type {
@@ -73,15 +75,16 @@ import {
   type ImportRequest,
   type ImportResult,
 } from './interchange.ts'
-import { DEFAULT_ORPHAN_SCAN_DELAY_MS, type SessionLineage } from './lineage.ts'
+import { DEFAULT_ORPHAN_GRACE_MS, DEFAULT_ORPHAN_SCAN_DELAY_MS, SessionLineage } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
 import type { JournalActor } from '../sidecar/index.ts'
-import { resolvedSession, type SessionResolver } from './resolve.ts'
-import type { TreeReads } from './reads.ts'
-import type { Movement } from './movement.ts'
-import type { Annotation } from './annotation.ts'
-import { serviceParts } from './service-parts.ts'
+import { resolvedSession, SessionResolver } from './resolve.ts'
+import { TreeReads } from './reads.ts'
+import { Movement } from './movement.ts'
+import { Annotation, recordSummary } from './annotation.ts'
+import type { SummaryLlm } from './model-summary.ts'
+import type { SummaryMoveDeps } from './summary-move.ts'
 import { settle } from './edge.ts'
 import { attemptRemote, type Gateway, type RemoteAttempt } from './attempt.ts'
 import { attachLoadedSessions, listenToHarness } from './harness-hooks.ts'
@@ -148,13 +151,31 @@ export class SessionTreeService extends TypertRemoteService {
     this.sync = new TreeSync(new SessionTreeStore(), sidecars ? new TreeSidecar(sidecars.locator) : undefined)
     this.changes = new RevisionWatch(this.sync)
     ctx.effect(() => () => this.changes.close(), 'session-tree.watch')
-    const parts = serviceParts(ctx, this.sync, this.settings, config, sidecars)
-    this.switcher = parts.switcher
-    this.resolver = parts.resolver
-    this.reads = parts.reads
-    this.movement = parts.movement
-    this.annotation = parts.annotation
-    this.lineage = parts.lineage
+    const host = hostParts(ctx)
+    this.switcher = new StockSwitcher({ trees: this.sync, ...host, timeoutMs: this.settings.switchTimeoutMs })
+    const surfaces = new SurfaceChoices({
+      setting: this.settings.surfaceMode,
+      switcher: this.switcher,
+      flush: host.flush,
+      estimator: host.estimator,
+    })
+    this.resolver = new SessionResolver({ ctx, sync: this.sync, surfaces })
+    const summary: Omit<SummaryMoveDeps, 'record'> = {
+      llm: () => hostService<SummaryLlm>(ctx, 'llm'),
+      timeoutMs: config.summaryTimeoutMs ?? 30_000,
+    }
+    const record = (sessionId: string, written: BranchSummary, actor: JournalActor) =>
+      recordSummary(this.sync, sessionId, written, actor)
+    this.lineage = new SessionLineage({
+      ctx,
+      sync: this.sync,
+      sidecars,
+      graceMs: config.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
+      warn: (message) => ctx.logger('session-tree').warn(message),
+    })
+    this.reads = new TreeReads({ resolver: this.resolver, sync: this.sync, lineage: this.lineage, host: ctx })
+    this.movement = new Movement({ resolver: this.resolver, move: { sync: this.sync }, summary, record })
+    this.annotation = new Annotation({ resolver: this.resolver, sync: this.sync, summary })
     listenToHarness({
       ctx,
       sync: this.sync,
