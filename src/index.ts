@@ -7,7 +7,8 @@
  */
 export * from './tree/index.ts'
 export { ERROR_CODES } from './service/errors.ts'
-export { SessionTreeService, type Config } from './service/service.ts'
+export { SessionTreeService } from './service/service.ts'
+export type { Config } from './service/config.ts'
 export type * from './service/wire.ts'
 export type * from './service/lineage-wire.ts'
 import { SessionTreeService } from './service/service.ts'

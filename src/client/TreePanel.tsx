@@ -42,7 +42,6 @@ import { FilesCompare } from './workspace/FilesCompare.tsx'
 import { useWorkspace } from './workspace/useWorkspace.ts'
 
 /** Kept here for the modules that import it from the panel (the Chat decorations). */
-export { useTranslate } from './useTranslate.ts'
 
 /** What the plugin injects into the tab (besides the host's `sessionId`). */
 export interface TreePanelInjected {

@@ -40,7 +40,8 @@ import {
   type ConversationDefinition,
 } from './chat/definitions.ts'
 import { CHAT_CSS } from './chat/styles.ts'
-import { rekeyHostTools, type DefinitionEntries } from './chat/host-tools.ts'
+import { rekeyHostTools } from './chat/host-tools.ts'
+import { type DefinitionEntries } from './chat/host-definitions.ts'
 import { hideInStepCopies } from './chat/host-trajectory.ts'
 import { errorMessage } from '../tree/errors.ts'
 import { contextService, hostService } from '../harness/host.ts'

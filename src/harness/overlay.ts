@@ -14,13 +14,13 @@ import {
   checkLabel,
   checkNodeId,
   checkPosition,
-  checkSummary,
   Invalid,
   isRecord,
   recordOf,
   validated,
 } from '../tree/validate.ts'
-import { SESSION_ORIGIN } from './projector.ts'
+import { checkSummary } from '../tree/summary-check.ts'
+import { SESSION_ORIGIN } from './surface-mirror.ts'
 
 /** 2: the marks under `TreeMarks`' names (1 had `heads`, `active`, `selected`; never released, not read). */
 export const OVERLAY_VERSION = 2

@@ -16,8 +16,6 @@ import { numberField, numericRecord, origin, requireMessage, timeOf } from './ev
 import { carriedSummaryOf } from './carried-summary.ts'
 import { errorMessage } from '../tree/errors.ts'
 
-export { nodeIdForSeq, SESSION_ORIGIN, type NodeSource, type SurfaceEntry } from './surface-mirror.ts'
-
 export class SessionProjector {
   private currentTree: SessionTree
   /** Where the model's history ends; it asks this projector for the nodes of new history. */

@@ -9,7 +9,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { CallPoint, SessionWorkspace, Snapshot, WorkspaceRegistry } from '../workspace/index.ts'
 import { skipMessage, type FileChange } from '../workspace/types.ts'
-import { nodeIdForSeq } from './projector.ts'
+import { nodeIdForSeq } from './surface-mirror.ts'
 import { errorMessage } from '../tree/errors.ts'
 import { hostEvents, hostService } from './host.ts'
 

@@ -73,8 +73,8 @@ import {
   type ExportRequest,
   type ExportResult,
   type ImportRequest,
-  type ImportResult,
 } from './interchange.ts'
+import type { ImportResult } from '../interchange/session/import.ts'
 import { DEFAULT_ORPHAN_GRACE_MS, DEFAULT_ORPHAN_SCAN_DELAY_MS, SessionLineage } from './lineage.ts'
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
@@ -96,8 +96,6 @@ declare module '@deepseek-ai/cordis' {
     sessionTree: SessionTreeService
   }
 }
-
-export type { Config } from './config.ts'
 
 /** A move's answer without the model's history (and a fork's count, which goes with it). */
 function briefOf(move: MoveResult): MoveBrief {

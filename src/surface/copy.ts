@@ -6,7 +6,7 @@
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
-import type { NodeSource } from '../harness/projector.ts'
+import type { NodeSource } from '../harness/surface-mirror.ts'
 import type { SurfaceIntent } from '../harness/log-event.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
 

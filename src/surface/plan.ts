@@ -7,7 +7,7 @@
  */
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
-import type { NodeSource, SurfaceEntry } from '../harness/projector.ts'
+import type { NodeSource, SurfaceEntry } from '../harness/surface-mirror.ts'
 import {
   CallIdMap,
   copyMessage,
@@ -16,8 +16,6 @@ import {
   type CopyContext,
   type PlannedEvent,
 } from './copy.ts'
-
-export { safeCopySource, type CopySourcePolicy, type PlannedEvent } from './copy.ts'
 
 export interface SwitchPlan {
   readonly events: readonly PlannedEvent[]

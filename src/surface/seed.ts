@@ -8,7 +8,7 @@
 import type { LogEvent } from '../harness/log-event.ts'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
 import { isRecord } from '../tree/validate.ts'
-import type { NodeSource } from '../harness/projector.ts'
+import type { NodeSource } from '../harness/surface-mirror.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
 import { CallIdMap, copyMessage, copyToolExchange, isMessageEvent, type CopyContext } from './copy.ts'
 

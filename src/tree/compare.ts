@@ -12,9 +12,6 @@ import type { SessionTree } from './session-tree.ts'
 import type { TreeEntry } from './types.ts'
 import { checkNode } from './validate.ts'
 
-export type * from './compare-types.ts'
-export { diffWords, tokenize } from './diff.ts'
-
 /** Work all text diffs of one compare may spend (Myers steps; about a second of diffing on a slow machine). */
 export const COMPARE_BUDGET = 50_000_000
 

@@ -12,15 +12,8 @@ import { checkEntry, publicEntry, relabeled, toStored, type StoredEntry } from '
 import type { Rec } from './nodes.ts'
 import type { TreeState } from './state.ts'
 import type { BranchSummary, SessionTreeOp } from './types.ts'
-import {
-  canonicalSummary,
-  checkBranchName,
-  checkLabel,
-  checkNodeId,
-  checkSummary,
-  deepFreeze,
-  Invalid,
-} from './validate.ts'
+import { checkBranchName, checkLabel, checkNodeId, deepFreeze, Invalid } from './validate.ts'
+import { canonicalSummary, checkSummary } from './summary-check.ts'
 
 /** An operation as the tree runs and keeps it: a `SessionTreeOp` whose entries are stored entries. */
 export type StoredOp =

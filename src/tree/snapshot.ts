@@ -22,7 +22,6 @@ import {
   checkNodeId,
   checkPosition,
   checkRole,
-  checkSummary,
   checkTime,
   deepFreeze,
   Invalid,
@@ -33,6 +32,7 @@ import {
   str,
   type Mutable,
 } from './validate.ts'
+import { checkSummary } from './summary-check.ts'
 
 /** Where a tree was cloned from. */
 export type ClonedFrom = { readonly sessionId: string; readonly nodeId: string | null }

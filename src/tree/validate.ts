@@ -408,8 +408,6 @@ export function checkOrigin(value: unknown, where = 'origin'): NodeOrigin {
   return origin
 }
 
-export { canonicalSummary, checkSummary } from './summary-check.ts'
-
 export function checkPosition(value: unknown, where: string): TreePosition {
   if (!isRecord(value)) throw new Invalid(`${where} must be an object`)
   return Object.freeze({

@@ -8,7 +8,7 @@
 import { Component, useCallback, useLayoutEffect, useSyncExternalStore, type ReactNode } from 'react'
 import type { ChatFork, ChatSwitch } from '../../types.ts'
 import type { HostLocale, StringKey, Translate } from '../i18n.ts'
-import { useTranslate } from '../TreePanel.tsx'
+import { useTranslate } from '../useTranslate.ts'
 import type { ChatNodes, ChatStore } from './store.ts'
 import type { ChatStores } from './stores.ts'
 

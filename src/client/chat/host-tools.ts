@@ -9,8 +9,6 @@ import { CallKeys } from './call-keys.ts'
 import { wrapHostDefinitions, type DefinitionEntries } from './host-definitions.ts'
 import { isRecord } from '../../tree/validate.ts'
 
-export type { DefinitionEntries } from './host-definitions.ts'
-
 /** The host Definitions re-keyed here. */
 export const HOST_TOOL_KINDS: ReadonlySet<string> = new Set(['tool-call', 'trajectory-tool-call'])
 

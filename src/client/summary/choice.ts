@@ -10,8 +10,6 @@
 import { canCarry, instructionsProblem as problemOf, type InstructionsProblem } from '../../tree/summary-rules.ts'
 import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
 
-export { leavesPath } from '../../outline/index.ts'
-
 export type SummaryChoiceKind = 'none' | 'summarize' | 'custom'
 
 /** The field's state: the instructions are kept while another kind is picked. */

@@ -6,7 +6,8 @@
 import { useCallback, useMemo, useState } from 'react'
 import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
 import type { TreeIndex } from '../../outline/index.ts'
-import { instructionsProblem, leavesPath, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './choice.ts'
+import { instructionsProblem, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './choice.ts'
+import { leavesPath } from '../../outline/index.ts'
 
 export interface SummaryChoosing {
   readonly choice: SummaryChoiceState

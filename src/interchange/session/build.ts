@@ -9,10 +9,12 @@
  */
 import { SessionTree } from '../../tree/session-tree.ts'
 import type { TreeEntryType } from '../../tree/types.ts'
-import { nodeIdForSeq, SESSION_ORIGIN, SessionProjector, type SurfaceEntry } from '../../harness/projector.ts'
+import { SessionProjector } from '../../harness/projector.ts'
+import { nodeIdForSeq, SESSION_ORIGIN, type SurfaceEntry } from '../../harness/surface-mirror.ts'
 import { foldOverlay } from '../../harness/overlay.ts'
 import { markerMessage, PLUGIN_ID } from '../../harness/marker.ts'
-import { planSwitch, type PlannedEvent, type SwitchPlan } from '../../surface/plan.ts'
+import { planSwitch, type SwitchPlan } from '../../surface/plan.ts'
+import { type PlannedEvent } from '../../surface/copy.ts'
 import { InterchangeError } from '../errors.ts'
 import type { Entry, InterchangeNode, InterchangeTree, Json } from '../model.ts'
 import { oneLine } from '../values.ts'
@@ -33,8 +35,6 @@ import { IMPORT_SOURCE, treeOnlyId, type BuildOptions, type BuiltSession } from 
 
 /** Route stamped on a tombstone (an assistant message must name a provider and a model). */
 const TOMBSTONE_ROUTE = { provider: PLUGIN_ID, model: 'import' }
-
-export { IMPORT_SOURCE, TREE_ONLY_PREFIX, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'
 
 export function buildSession(source: InterchangeTree, options: BuildOptions): BuiltSession {
   return new SessionBuild(source, options).run()

@@ -6,7 +6,7 @@
 import type { SessionTree } from '../../tree/session-tree.ts'
 import type { TreeNode } from '../../tree/types.ts'
 import type { ContentPart, Entry, InputPart, InterchangeNode, InterchangeTree, Json } from '../model.ts'
-import { TREE_ONLY_PREFIX } from './build.ts'
+import { TREE_ONLY_PREFIX } from './built.ts'
 import type { Provenance } from './provenance.ts'
 import { NO_RESULT_CODE } from './provider-view.ts'
 

@@ -21,10 +21,12 @@ import {
 import { readJsonl } from '../lines.ts'
 import type { SubagentSource } from '../claude/subagents.ts'
 import type { CodexSource } from '../codex/read.ts'
-import { buildSession, type BuildOptions, type BuiltSession } from './build.ts'
+import { buildSession } from './build.ts'
+import { type BuildOptions, type BuiltSession } from './built.ts'
 import { PROVENANCE_VERSION, RawSpool } from './provenance.ts'
 import type { SessionTitleData } from './title.ts'
-import { publishSession, type PersistenceTarget } from './publish.ts'
+import { publishSession } from './publish.ts'
+import { type PersistenceTarget } from './write-log.ts'
 
 export interface ImportInput {
   /** A session file on this machine. */

@@ -5,7 +5,7 @@
  * a synthetic error result in the source's own words; freeform tool input is
  * sent as `{"input": …}`. Pure. docs/interchange.md, "What the model sees".
  */
-import type { SurfaceEntry } from '../../harness/projector.ts'
+import type { SurfaceEntry } from '../../harness/surface-mirror.ts'
 import type { ContentPart, Json, SourceFormat } from '../model.ts'
 import { PLUGIN_ID } from '../../harness/marker.ts'
 

@@ -10,7 +10,7 @@ import { Session, SessionId } from '@deepseek-ai/dsh-session'
 import type { JsonObject } from '../../tree/types.ts'
 import { TreeSidecar } from '../../sidecar/index.ts'
 import { InterchangeError } from '../errors.ts'
-import type { BuiltSession } from './build.ts'
+import type { BuiltSession } from './built.ts'
 import { checkReadBack, checkRebuild, defaultImportCheck, type ImportCheck } from './verify.ts'
 import { writeProvenance, type ProvenanceHeader, type RawSpool } from './provenance.ts'
 import {
@@ -20,8 +20,6 @@ import {
   type SessionHeader,
   type WrittenLog,
 } from './write-log.ts'
-
-export type { PersistenceTarget } from './write-log.ts'
 
 export interface SidecarStaging {
   /** The plugin's sidecar root (`session-tree` row's `sidecarRoot`). */

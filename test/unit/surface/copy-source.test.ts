@@ -3,7 +3,7 @@
  * stays; a kind whose owner reads its position in the log is re-sourced as this plugin's relay.
  */
 import { describe, expect, it } from 'vitest'
-import { safeCopySource } from '../../../src/surface/plan.ts'
+import { safeCopySource } from '../../../src/surface/copy.ts'
 
 const relay = { kind: 'plugin', plugin: 'dsh-session-tree', form: 'relay' }
 
