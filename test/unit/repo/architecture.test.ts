@@ -276,6 +276,17 @@ describe('architecture', () => {
     ).toEqual(['SIDECAR_IO'])
   })
 
+  it('a name has one import path: only the entry points, the index barrels and the layer faces re-export', () => {
+    const reexporting = [...files]
+      .filter(([path, text]) => !REEXPORT_FACES.has(path) && !path.endsWith('/index.ts') && reexports(text))
+      .map(([path]) => `src/${path}`)
+    expect(reexporting).toEqual([])
+    expect(reexports("export { nodeIdForSeq, type NodeSource } from './surface-mirror.ts'")).toBe(true)
+    expect(reexports("export type * from './compare-types.ts'")).toBe(true)
+    expect(reexports("export {\n  a,\n  b,\n} from './x.ts'")).toBe(true)
+    expect(reexports("export { local }\nexport const from = 1\nimport { x } from './x.ts'")).toBe(false)
+  })
+
   it("the tree's Invalid is caught only in tree/ (callers above take its checks as results: validated)", () => {
     const catching = [...files]
       .filter(([path, text]) => !path.startsWith('tree/') && catchesInvalid(text))
@@ -288,6 +299,25 @@ describe('architecture', () => {
     expect(catchesInvalid("throw new Invalid('overlay must be an object')")).toBe(false)
   })
 })
+
+/**
+ * The modules that name what another holds on purpose: the package's entry points, the tree's types (its durable
+ * and summary halves), the wire (everything a remote method carries), the host's agent types (`live.ts`: the
+ * one seam to the harness package) and the service's error vocabulary.
+ */
+const REEXPORT_FACES = new Set([
+  ...ENTRY_POINTS,
+  'tree/types.ts',
+  'service/wire.ts',
+  'service/carry-wire.ts',
+  'harness/live.ts',
+  'service/errors.ts',
+])
+
+/** Whether a source text re-exports from another module (`export … from`). */
+function reexports(text: string): boolean {
+  return /^export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s+from\s+'/m.test(text)
+}
 
 /** Whether a source text picks the tree's `Invalid` out of a caught error. */
 function catchesInvalid(text: string): boolean {
