@@ -4107,7 +4107,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    cursorFollowsTip(): boolean;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourced(): IterableIterator<[string, NodeSource]>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
+            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourced(): IterableIterator<[string, NodeSource]>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
           },
           {
             "name": "SessionSource",
