@@ -34,7 +34,7 @@ import { IMPORT_SOURCE, treeOnlyId, type BuildOptions, type BuiltSession } from 
 /** Route stamped on a tombstone (an assistant message must name a provider and a model). */
 const TOMBSTONE_ROUTE = { provider: PLUGIN_ID, model: 'import' }
 
-export { IMPORT_SOURCE, TREE_ONLY_PREFIX, treeOnlyId, type BuildOptions, type BuiltSession } from './built.ts'
+export type { BuildOptions, BuiltSession } from './built.ts'
 
 export function buildSession(source: InterchangeTree, options: BuildOptions): BuiltSession {
   return new SessionBuild(source, options).run()
