@@ -26,7 +26,7 @@ import {
   type PlannedEvent,
 } from './copy.ts'
 
-export { safeCopySource, type CopySourcePolicy, type PlannedEvent } from './copy.ts'
+export { safeCopySource, type PlannedEvent } from './copy.ts'
 
 export interface SwitchPlan {
   readonly events: readonly PlannedEvent[]

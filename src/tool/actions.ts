@@ -18,7 +18,6 @@ import { landing } from '../tree/move.ts'
 import { isFree, type LiveAgent } from '../harness/live.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveRequester } from './deferred.ts'
-export type { AppliedMove } from './files.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import {
   describeOutcome,
