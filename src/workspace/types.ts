@@ -255,7 +255,7 @@ export function fileState(bytes: Buffer, hash: string, exec: boolean): FileState
 export const BINARY_SNIFF = 8000
 
 /** Whether content is binary by git's test: a NUL in its first 8,000 bytes. */
-export function isBinary(bytes: Buffer): boolean {
+function isBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, BINARY_SNIFF).includes(0)
 }
 
