@@ -113,7 +113,7 @@ const dsh_session_tree_sessionTree_carry_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'target': z.union([z.undefined(), z.object({
@@ -126,7 +126,7 @@ const dsh_session_tree_sessionTree_carry_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
@@ -223,7 +223,7 @@ const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
   'theirs': z.union([z.object({
@@ -236,7 +236,7 @@ const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'ours': z.union([z.object({
@@ -249,7 +249,7 @@ const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'result': z.union([z.undefined(), z.object({
@@ -262,7 +262,7 @@ const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
   'reason': z.union([z.undefined(), z.literal("text"), z.literal("too-large"), z.literal("binary"), z.literal("deleted-modified"), z.literal("base-unknown")]).readonly().optional(),
@@ -283,7 +283,7 @@ const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'target': z.union([z.undefined(), z.object({
@@ -296,7 +296,7 @@ const dsh_session_tree_sessionTree_carryPreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
@@ -598,7 +598,7 @@ const dsh_session_tree_sessionTree_compareFileDiff_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
   'b': z.union([z.undefined(), z.object({
@@ -611,7 +611,7 @@ const dsh_session_tree_sessionTree_compareFileDiff_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
 })
@@ -633,7 +633,7 @@ const dsh_session_tree_sessionTree_compareFiles_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
   'b': z.union([z.undefined(), z.object({
@@ -646,7 +646,7 @@ const dsh_session_tree_sessionTree_compareFiles_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
@@ -721,7 +721,7 @@ const dsh_session_tree_sessionTree_fileAt_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
   'text': z.union([z.undefined(), z.string()]).readonly().optional(),
@@ -772,7 +772,7 @@ const dsh_session_tree_sessionTree_filesAt_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
   'differs': z.boolean().readonly(),
@@ -1582,7 +1582,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'target': z.union([z.undefined(), z.object({
@@ -1595,7 +1595,7 @@ const dsh_session_tree_sessionTree_restore_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
@@ -1627,7 +1627,7 @@ const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'target': z.union([z.undefined(), z.object({
@@ -1640,7 +1640,7 @@ const dsh_session_tree_sessionTree_restoreDiff_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
   'diff': z.string().readonly(),
@@ -1676,7 +1676,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'target': z.union([z.object({
@@ -1689,7 +1689,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'insertions': z.number().readonly(),
@@ -1707,7 +1707,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
   'path': z.string().readonly(),
@@ -1722,7 +1722,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'target': z.union([z.object({
@@ -1735,7 +1735,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'insertions': z.number().readonly(),
@@ -1754,7 +1754,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly(),
   'target': z.union([z.undefined(), z.object({
@@ -1767,7 +1767,7 @@ const dsh_session_tree_sessionTree_restorePreview_result$schema = z.object({
   'kind': z.literal("absent").readonly(),
 }), z.object({
   'kind': z.literal("skipped").readonly(),
-  'reason': z.union([z.literal("too-large"), z.literal("binary"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
+  'reason': z.union([z.literal("too-large"), z.literal("symlink"), z.literal("symlink-on-path"), z.literal("not-regular"), z.literal("unreadable")]).readonly(),
   'size': z.union([z.undefined(), z.number()]).readonly().optional(),
 })]).readonly().optional(),
 })).readonly(),
@@ -4107,7 +4107,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionProjector",
-            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    cursorFollowsTip(): boolean;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourced(): IterableIterator<[string, NodeSource]>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
+            "declaration": "export class SessionProjector {\n    get tree(): SessionTree;\n    get tip(): string | null;\n    get surfaceEntries(): readonly SurfaceEntry[];\n    get switchInProgress(): SwitchMarker | undefined;\n    rebind(tree: SessionTree): void;\n    setAdoptions(adoptions: ReadonlyMap<string, string> | undefined): void;\n    get watermark(): number;\n    get quarantine(): readonly QuarantinedEvent[];\n    get logWarnings(): LogWarning[];\n    get hostedUsage(): Record<string, number>;\n    sourced(): IterableIterator<[string, NodeSource]>;\n    sourceOf(nodeId: string): NodeSource | undefined;\n    project(raw: unknown): void;\n}"
           },
           {
             "name": "SessionSource",
@@ -4191,7 +4191,7 @@ export const TYPERT = {
           },
           {
             "name": "SkipReason",
-            "declaration": "export type SkipReason = 'too-large' | 'binary' | 'symlink' | 'symlink-on-path' | 'not-regular' | 'unreadable';"
+            "declaration": "export type SkipReason = 'too-large' | 'symlink' | 'symlink-on-path' | 'not-regular' | 'unreadable';"
           },
           {
             "name": "Snapshot",

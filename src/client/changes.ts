@@ -2,14 +2,14 @@
  * The page's one push channel: a `watch` request held open for every session
  * whose Tree tab or Chat shows, answered when a revision moves. A hidden page
  * holds none (the browser's few connections per host are shared by all tabs)
- * and catches up when shown; without `watch` (an older service, a failure)
- * followers poll (`PolledStore`).
+ * and catches up when shown; after a failed `watch` followers poll
+ * (`PolledStore`).
  */
 import type { WatchAnswer, WatchRequest } from '../types.ts'
 import type { Result } from './controller.ts'
 
 export interface WatchRemote {
-  watch?(request: WatchRequest, signal?: AbortSignal): Promise<Result<WatchAnswer>>
+  watch(request: WatchRequest, signal?: AbortSignal): Promise<Result<WatchAnswer>>
 }
 
 interface Follower {
@@ -109,7 +109,6 @@ export class ChangeFeed {
       let answer: Result<WatchAnswer>
       try {
         const remote = await this.remote()
-        if (typeof remote.watch !== 'function') throw new Error('the service has no watch method')
         answer = await remote.watch(request, controller.signal)
       } catch (reason) {
         answer = { ok: false, error: { code: 'CLIENT_ERROR', message: String(reason) } }

@@ -45,9 +45,6 @@ export interface SwitchMarker {
   readonly leaves?: number
 }
 
-/** What a switch marker may say beyond its target (all optional). */
-export type SwitchNotes = Pick<SwitchMarker, 'branch' | 'lane' | 'leaves'>
-
 /** A minimal user message shape (the harness `UserMessage`). */
 export interface MarkerMessage {
   readonly id: string

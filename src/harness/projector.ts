@@ -59,11 +59,6 @@ export class SessionProjector {
     return this.mirror.switchInProgress
   }
 
-  /** True when the cursor is the tip, or below it on nodes the harness did not make. */
-  cursorFollowsTip(): boolean {
-    return this.mirror.cursorFollowsTip()
-  }
-
   /** Continue on an equivalent tree (same nodes), e.g. one restored with the sidecar overlay applied. */
   rebind(tree: SessionTree): void {
     this.currentTree = tree

@@ -42,9 +42,6 @@ export type Event = {
   readonly sourceEventSeqs?: unknown
 }
 
-/** How a surface event changes the surface. */
-export type SurfaceOp = 'append' | { start: number; end: number }
-
 /** Surface indexes of a replacement's span (first and last shadowed entry). */
 export interface SurfaceRange {
   readonly from: number

@@ -35,7 +35,3 @@ export class InterchangeError extends Error {
     this.details = details
   }
 }
-
-export function isInterchangeError(error: unknown): error is InterchangeError {
-  return error instanceof InterchangeError
-}

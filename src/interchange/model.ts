@@ -143,8 +143,6 @@ export type Entry =
   | LabelEntry
   | CustomEntry
 
-export type EntryKind = Entry['kind']
-
 /** One node of an imported tree. */
 export interface InterchangeNode {
   /** Stable id in the source's namespace (derived from the line for formats without ids). */

@@ -61,12 +61,6 @@ export function checkSummaryChoice(value: unknown): TreeResult<SummaryChoice> {
   }
 }
 
-/** Validate `jumpWith`/`forkWith` options: the summary choice they hold. */
-export function checkMoveOptions(options: unknown): TreeResult<SummaryChoice> {
-  if (typeof options !== 'object' || options === null) return fail('INVALID_ARGUMENT', 'options must be an object')
-  return checkSummaryChoice((options as { summary?: unknown }).summary)
-}
-
 /**
  * The part a move leaves behind (`tree/summary-rules.ts` says which nodes), with its messages.
  * Undefined when the move leaves nothing, or nothing the model said.

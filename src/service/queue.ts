@@ -19,11 +19,6 @@ export class SessionQueue {
     })
     return result
   }
-
-  /** Whether a unit is queued or running for `key`. */
-  busy(key: string): boolean {
-    return this.tails.has(key)
-  }
 }
 
 function settledOk(): undefined {

@@ -90,13 +90,7 @@ export function checkEntry(value: unknown, where: string): TreeEntry {
   const entry: Draft = {
     nodeId,
     parentId,
-    // Entries written before `type` was always set: the type an append gives them.
-    type:
-      value.type !== undefined
-        ? checkEntryType(value.type, `${where}.type`)
-        : value.message !== undefined
-          ? 'message'
-          : 'custom',
+    type: checkEntryType(value.type, `${where}.type`),
     createdAt: checkTime(value.createdAt, `${where}.createdAt`),
   }
   const summary = str(value.summary, `${where}.summary`)

@@ -80,7 +80,7 @@ export function renderFrame(input: FrameInput): Frame {
   const body = Math.max(1, rows - 1 - chromeHeight(width))
   const lines: Line[] = [header(input, width)]
   const height = outlineHeight(width, rows)
-  const overlayLines = overlay(input, width, body)
+  const overlayLines = overlay(input, body)
   if (overlayLines) {
     lines.push(...pad(overlayLines, body, width))
   } else if (input.loading || !input.index || !input.layout) {
@@ -231,7 +231,7 @@ export function previewLines(frame: LoadedFrame, width: number, height: number):
   return out.slice(0, height)
 }
 
-function overlay(input: FrameInput, width: number, body: number): Line[] | undefined {
+function overlay(input: FrameInput, body: number): Line[] | undefined {
   const { lang, state } = input
   const o: Overlay = state.overlay
   switch (o.kind) {

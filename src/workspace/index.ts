@@ -5,29 +5,12 @@
  * harness.
  */
 export * from './types.ts'
-export { pathProblem, relativeTo } from './paths.ts'
-export { planRestore, statOf, type PlanInput } from './planner.ts'
-export { diffCounts, unifiedDiff } from './diff.ts'
-export { Timeline, type Expected, type RestoreEntry } from './timeline.ts'
-export { restoreHookFromEnv, type RestoreHook } from './restorer.ts'
-export {
-  SessionWorkspace,
-  type CallPoint,
-  type CaptureOutcome,
-  type FileAtPoint,
-  type WorkspaceStatusInfo,
-} from './session-workspace.ts'
-export { WorkspaceRegistry, type RegistryOptions } from './registry.ts'
+export { statOf } from './planner.ts'
+export { unifiedDiff } from './diff.ts'
+export type { RestoreEntry } from './timeline.ts'
+export { restoreHookFromEnv } from './restorer.ts'
+export { SessionWorkspace, type CallPoint } from './session-workspace.ts'
+export { WorkspaceRegistry } from './registry.ts'
 export type { Snapshot } from './git.ts'
-export { merge3, type MergeLabels, type MergeResult } from './merge.ts'
-export {
-  carriedState,
-  decisionsFor,
-  planCarry,
-  type CarryAction,
-  type CarryConflictReason,
-  type CarryDecision,
-  type CarryEntry,
-  type CarryPlan,
-} from './carry.ts'
+export { carriedState, decisionsFor, planCarry, type CarryDecision, type CarryEntry } from './carry.ts'
 export { hashOf } from './blobs.ts'

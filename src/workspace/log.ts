@@ -28,7 +28,6 @@ export interface LogLoad {
 
 const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>([
   'too-large',
-  'binary',
   'symlink',
   'symlink-on-path',
   'not-regular',

@@ -19,7 +19,6 @@ import {
   readlinkSync,
   readSync,
   rename,
-  renameSync,
   unlink,
   unlinkSync,
   writeSync,
@@ -241,7 +240,7 @@ export interface Staged {
 
 /**
  * Write `bytes` to `<dir of rel>/<tempName>` (replacing a stale temp of that
- * name), fsync it, and return it for `commitStaged`. The permission bits are
+ * name), fsync it, and return it for `commitStagedAsync`. The permission bits are
  * the current file's (exec bits set or cleared to match `exec`), or the
  * default for a new file. `durable: false` leaves the fsync (and close) of
  * `fd` to the caller, who fsyncs many in parallel before any rename.
@@ -307,16 +306,9 @@ function checkReplaceable(staged: Staged): void {
   }
 }
 
-/** Rename a staged (and fsynced) file over its target and make it durable (`syncDir: false`: the caller fsyncs the directory). */
-export function commitStaged(staged: Staged, syncDir = true): void {
-  checkReplaceable(staged)
-  renameSync(staged.temp, staged.target)
-  if (syncDir) syncDirectory(staged.dir)
-}
-
 /**
- * `commitStaged` with the rename on libuv's thread pool, the caller fsyncing
- * the directory: replacing a file frees the old one's inode and blocks, a
+ * Rename a staged (and fsynced) file over its target on libuv's thread pool,
+ * the caller fsyncing the directory: replacing a file frees the old one's inode and blocks, a
  * journal wait that several renames share (1,000 renames ~0.1 s in parallel
  * against ~0.5 s one by one on this disk).
  */
@@ -327,7 +319,7 @@ export async function commitStagedAsync(staged: Staged): Promise<void> {
   )
 }
 
-/** The file `removeFile` removes: undefined when there is nothing to remove; throws when it is not ours to remove. */
+/** The file `removeFileAsync` removes: undefined when there is nothing to remove; throws when it is not ours to remove. */
 function removable(root: string, rel: string): string | undefined {
   const dirs = walkDirs(root, rel)
   if (dirs === 'missing' || dirs === 'not-dir') return undefined
@@ -341,15 +333,7 @@ function removable(root: string, rel: string): string | undefined {
   return target
 }
 
-/** Remove a regular file (absent is fine); never a link, never a directory. `syncDir: false`: the caller fsyncs the directory. */
-export function removeFile(root: string, rel: string, syncDir = true): void {
-  const target = removable(root, rel)
-  if (target === undefined) return
-  unlinkSync(target)
-  if (syncDir) syncDirectory(path.dirname(target))
-}
-
-/** `removeFile` with the unlink on libuv's thread pool, the caller fsyncing the directory. */
+/** Remove a regular file (absent is fine; never a link, never a directory) with the unlink on libuv's thread pool, the caller fsyncing the directory. */
 export async function removeFileAsync(root: string, rel: string): Promise<void> {
   const target = removable(root, rel)
   if (target === undefined) return

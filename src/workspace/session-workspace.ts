@@ -19,7 +19,6 @@ import { probe, readNoFollow, type StatSignature } from './safe-fs.ts'
 import { Timeline, type RestoreEntry } from './timeline.ts'
 import {
   fileState,
-  isBinary,
   sameState,
   skipMessage,
   type BlockedFile,
@@ -393,13 +392,13 @@ export class SessionWorkspace {
     if (state.kind === 'absent') return null
     // Read by this plan a moment ago: not read again.
     const read = currentPath === undefined ? undefined : seen?.get(currentPath)
-    if (read !== undefined && read.hash === state.hash) return textOrUndefined(read.bytes)
+    if (read !== undefined && read.hash === state.hash) return read.bytes.toString('utf8')
     if (currentPath !== undefined) {
       const read = readNoFollow(this.root, currentPath, this.maxFileBytes)
-      if (read.kind === 'file' && hashOf(read.bytes) === state.hash) return textOrUndefined(read.bytes)
+      if (read.kind === 'file' && hashOf(read.bytes) === state.hash) return read.bytes.toString('utf8')
     }
     const stored = this.blobs.get(state.hash, this.maxFileBytes)
-    return stored.ok ? textOrUndefined(stored.bytes) : undefined
+    return stored.ok ? stored.bytes.toString('utf8') : undefined
   }
 
   /**
@@ -634,11 +633,6 @@ export class SessionWorkspace {
   skipText(state: FileState): string | undefined {
     return state.kind === 'skipped' ? skipMessage(state, this.maxFileBytes) : undefined
   }
-}
-
-/** Bytes as text, or undefined when they are binary (a journal from before the flag was recorded). */
-function textOrUndefined(bytes: Buffer): string | undefined {
-  return isBinary(bytes) ? undefined : bytes.toString('utf8')
 }
 
 function isGitlink(change: GitChange): boolean {

@@ -8,7 +8,6 @@
 /** Why a file's content was not checkpointed (and so cannot be restored). */
 export type SkipReason =
   | 'too-large' // over the size limit (`maxFileBytes`)
-  | 'binary' // a NUL byte in its first 8,000 bytes (journals before binary files were checkpointed)
   | 'symlink' // the path is a symbolic link (never followed)
   | 'symlink-on-path' // a directory on the way is a symbolic link
   | 'not-regular' // a directory, FIFO, socket or device
@@ -230,8 +229,6 @@ export function skipMessage(
   switch (state.reason) {
     case 'too-large':
       return `not checkpointed: ${state.size ?? '?'} bytes is over the ${maxFileBytes}-byte limit (maxFileBytes)`
-    case 'binary':
-      return 'not checkpointed: a binary file (a NUL byte in its first 8,000 bytes)'
     case 'symlink':
       return 'not checkpointed: a symbolic link (never followed)'
     case 'symlink-on-path':
@@ -258,7 +255,7 @@ export function fileState(bytes: Buffer, hash: string, exec: boolean): FileState
 export const BINARY_SNIFF = 8000
 
 /** Whether content is binary by git's test: a NUL in its first 8,000 bytes. */
-export function isBinary(bytes: Buffer): boolean {
+function isBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, BINARY_SNIFF).includes(0)
 }
 

@@ -260,17 +260,6 @@ export function keepDecisions(plan: PlanView, decisions: Decisions): Decisions {
   return kept
 }
 
-/** Conflicts a refused restore named (`WORKSPACE_CONFLICT`'s `details.conflicts`). */
-export function refusedConflicts(details: unknown): string[] {
-  const list = (details as { conflicts?: unknown } | undefined)?.conflicts
-  if (!Array.isArray(list)) return []
-  return list.flatMap((c) =>
-    c && typeof c === 'object' && typeof (c as { path?: unknown }).path === 'string'
-      ? [(c as { path: string }).path]
-      : [],
-  )
-}
-
 /** The request a restore sends. */
 export function restoreRequest(
   move: TreeMove,

@@ -47,13 +47,6 @@ export interface CodexSource {
   readonly records: AsyncIterable<LineRecord>
 }
 
-export async function readCodex(
-  records: AsyncIterable<LineRecord>,
-  sink?: RawSink,
-): Promise<{ tree: InterchangeTree; report: ImportReport }> {
-  return readCodexFamily([{ name: 'rollout', records }], sink)
-}
-
 /**
  * Several rollouts of one family (a thread and its forks, parents first) as
  * one tree: a fork starts as a branch at its fork point, the parent's last

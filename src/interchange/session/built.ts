@@ -12,7 +12,7 @@ import type { SessionTitleData } from './title.ts'
 /** Source of injected context the import writes (`form: 'recall'`: material lifted out of another session's log). */
 export const IMPORT_SOURCE = { kind: 'plugin', plugin: PLUGIN_ID, form: 'recall' } as const
 /** Prefix of tree-only node ids (never clashes with the projector's `e<seq>`). */
-export const TREE_ONLY_PREFIX = 'i:'
+const TREE_ONLY_PREFIX = 'i:'
 
 export interface BuiltSession {
   readonly sessionId: string

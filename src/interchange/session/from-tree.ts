@@ -6,7 +6,6 @@
 import type { SessionTree } from '../../tree/session-tree.ts'
 import type { TreeNode } from '../../tree/types.ts'
 import type { ContentPart, Entry, InputPart, InterchangeNode, InterchangeTree, Json } from '../model.ts'
-import { TREE_ONLY_PREFIX } from './built.ts'
 import type { Provenance } from './provenance.ts'
 import { NO_RESULT_CODE } from './provider-view.ts'
 
@@ -174,9 +173,4 @@ function usageOf(node: TreeNode): { input?: number; output?: number } | undefine
   return input === undefined && output === undefined
     ? undefined
     : { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) }
-}
-
-/** Whether a DSH node id belongs to a tree-only node made by an import. */
-export function isImportedTreeOnly(nodeId: string): boolean {
-  return nodeId.startsWith(TREE_ONLY_PREFIX)
 }

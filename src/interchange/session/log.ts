@@ -28,14 +28,6 @@ export class LogBuilder {
     return this.events.length
   }
 
-  get currentTurn(): number {
-    return this.turn
-  }
-
-  get currentStep(): number {
-    return this.step
-  }
-
   eventAt(seq: number): LogEvent | undefined {
     return this.events[seq]
   }

@@ -151,8 +151,10 @@ describe('ChangeFeed', () => {
     feed.dispose()
   })
 
-  it('a service without watch sends every follower to polling', async () => {
-    const feed = new ChangeFeed(async () => ({}))
+  it('a failed watch sends every follower to polling', async () => {
+    const feed = new ChangeFeed(async () => ({
+      watch: async () => ({ ok: false, error: { code: 'CLIENT_ERROR', message: 'the channel is down' } }),
+    }))
     const seen: string[] = []
     feed.follow('a', ...noting(seen, 'a', 'a: poll'))
     await settle()

@@ -20,7 +20,6 @@ import {
   markersOf,
   nodeChanges,
   planView,
-  refusedConflicts,
   resultView,
   undecided,
   type Decisions,
@@ -277,11 +276,7 @@ describe('the restore plan and the decisions', () => {
     expect(undecided(next, kept)).toEqual(['new-conflict.txt'])
   })
 
-  it('reads a refusal and a result', () => {
-    expect(
-      refusedConflicts({ conflicts: [{ path: 'a' }, { nope: 1 }, { path: 'b', reason: 'changed-outside' }] }),
-    ).toEqual(['a', 'b'])
-    expect(refusedConflicts(undefined)).toEqual([])
+  it('reads a result', () => {
     const result: RestoreResult = {
       restore: 'both',
       target: 'n4',
