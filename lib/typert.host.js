@@ -3919,7 +3919,7 @@ export const TYPERT = {
           },
           {
             "name": "LiveSession",
-            "declaration": "export interface LiveSession {\n    readonly id: string;\n    readonly seq: number;\n    readonly events: readonly unknown[];\n    readonly header: unknown;\n    readonly surface: { readonly nodes: readonly number[]; };\n    append(type: string, data: unknown, intent?: unknown): unknown;\n    requestHeader?(): { config?: { provider?: string; model?: string; }; } | undefined;\n}"
+            "declaration": "export interface LiveSession {\n    readonly id: string;\n    readonly seq: number;\n    readonly events: readonly unknown[];\n    readonly header: unknown;\n    readonly surface: { readonly nodes: readonly number[]; };\n    append(type: string, data: unknown, intent?: unknown): unknown;\n    requestHeader(): { config?: { provider?: string; model?: string; }; } | undefined;\n    deriveMessages(): readonly unknown[];\n    requestContext(): unknown;\n}"
           },
           {
             "name": "LlmMessage",

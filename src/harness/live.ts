@@ -51,7 +51,11 @@ export interface LiveSession {
   readonly header: unknown
   readonly surface: { readonly nodes: readonly number[] }
   append(type: string, data: unknown, intent?: unknown): unknown
-  requestHeader?(): { config?: { provider?: string; model?: string } } | undefined
+  requestHeader(): { config?: { provider?: string; model?: string } } | undefined
+  /** The model history DSH derives from the log (what the next request sends). */
+  deriveMessages(): readonly unknown[]
+  /** The route DSH last recorded (`request/context`): see `requestRoute`. */
+  requestContext(): unknown
 }
 
 /** The slice of a harness `Agent` a switch uses. */
@@ -79,10 +83,10 @@ export interface RequestRoute {
   readonly contextWindow?: number
 }
 
-export function requestRoute(session: { requestContext?(): unknown }): RequestRoute | undefined {
+export function requestRoute(session: Pick<LiveSession, 'requestContext'>): RequestRoute | undefined {
   let context: unknown
   try {
-    context = session.requestContext?.()
+    context = session.requestContext()
   } catch {
     return undefined
   }

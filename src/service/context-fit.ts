@@ -48,7 +48,7 @@ export function contextFit(
     return undefined
   }
   if (!Number.isFinite(tokens)) return undefined
-  const route = requestRoute(session as { requestContext?(): unknown })
+  const route = requestRoute(session)
   const contextWindow = route?.contextWindow
   const ratio = contextWindow === undefined ? undefined : thresholdRatio(settings, route!)
   const threshold = ratio === undefined ? undefined : Math.floor(contextWindow! * ratio)

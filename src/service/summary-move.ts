@@ -116,7 +116,7 @@ export async function summarizedMove<V>(
 
 /** The session's model: the route of its last request, else the agent's own options. */
 export function routeOf(found: Pick<Resolved, 'session' | 'agent'>): ModelRoute | undefined {
-  const config = found.session.requestHeader?.()?.config
+  const config = found.session.requestHeader()?.config
   if (config?.provider && config.model) return { provider: config.provider, model: config.model }
   const options = (found.agent as { options?: { provider?: unknown; model?: unknown } } | undefined)?.options
   if (typeof options?.provider === 'string' && typeof options.model === 'string')

@@ -24,9 +24,9 @@ export type PrefixChoice =
 
 /** The slice of a harness `Session` read here (the published one fits). */
 export interface PrefixSession {
-  deriveMessages?(): readonly unknown[]
-  requestHeader?(): unknown
-  requestContext?(): unknown
+  deriveMessages(): readonly unknown[]
+  requestHeader(): unknown
+  requestContext(): unknown
 }
 
 /**
@@ -39,8 +39,6 @@ export const BYTES_PER_TOKEN = 2
 /** The session's prefix, or why not. `extraTokens`: the instruction and the output cap. */
 export function sessionPrefix(session: PrefixSession, mode: SurfaceMode, extraTokens: number): PrefixChoice {
   if (mode === 'projection') return { kind: 'own', reason: 'projection' }
-  if (typeof session.deriveMessages !== 'function' || typeof session.requestHeader !== 'function')
-    return { kind: 'own', reason: 'no-header' }
   let header: unknown
   let derived: readonly unknown[]
   try {

@@ -404,7 +404,7 @@ function inflightCall(
 
 /** Provider/model for a tombstone: the latest request header, else the latest assistant message. */
 function routeOf(session: LiveSession): { provider: string; model: string } {
-  const config = session.requestHeader?.()?.config
+  const config = session.requestHeader()?.config
   if (config?.provider && config.model) return { provider: config.provider, model: config.model }
   const events = session.events
   for (let i = events.length - 1; i >= 0; i--) {

@@ -30,7 +30,11 @@ const header = {
 describe("the summary side call's shared prefix", () => {
   it("shares the session's system prompt, tools and model history as they are", () => {
     const history = [user('u1', 'q'), answer('a1', 'a')]
-    const chosen = sessionPrefix({ requestHeader: () => header, deriveMessages: () => history }, 'stock', 100)
+    const chosen = sessionPrefix(
+      { requestHeader: () => header, requestContext: () => undefined, deriveMessages: () => history },
+      'stock',
+      100,
+    )
     expect(chosen).toEqual({ kind: 'shared', prefix: { system: 'SYSTEM', tools: header.tools, messages: history } })
   })
 
@@ -44,16 +48,33 @@ describe("the summary side call's shared prefix", () => {
 
   it('sends its own request in projection mode, without a header, or when the whole would not fit the context window', () => {
     const history = [user('u1', 'x'.repeat(1_000))]
-    expect(sessionPrefix({ requestHeader: () => header, deriveMessages: () => history }, 'projection', 0)).toEqual({
+    expect(
+      sessionPrefix(
+        { requestHeader: () => header, requestContext: () => undefined, deriveMessages: () => history },
+        'projection',
+        0,
+      ),
+    ).toEqual({
       kind: 'own',
       reason: 'projection',
     })
-    expect(sessionPrefix({ deriveMessages: () => history }, 'native', 0)).toEqual({ kind: 'own', reason: 'no-header' })
-    expect(sessionPrefix({ requestHeader: () => undefined, deriveMessages: () => history }, 'native', 0)).toEqual({
+    expect(
+      sessionPrefix(
+        { requestHeader: () => undefined, requestContext: () => undefined, deriveMessages: () => history },
+        'native',
+        0,
+      ),
+    ).toEqual({
       kind: 'own',
       reason: 'no-header',
     })
-    expect(sessionPrefix({ requestHeader: () => header, deriveMessages: () => [] }, 'stock', 0)).toEqual({
+    expect(
+      sessionPrefix(
+        { requestHeader: () => header, requestContext: () => undefined, deriveMessages: () => [] },
+        'stock',
+        0,
+      ),
+    ).toEqual({
       kind: 'own',
       reason: 'empty',
     })
