@@ -23,7 +23,7 @@ export interface SidecarRecord {
   readonly w: number
   /** ISO-8601 time of the write. */
   readonly at: string
-  /** Who made it; absent in journals written before records named their actor. */
+  /** Who made it (a tree op always names one); absent on the workspace's own records (`workspace/log.ts`). */
   readonly actor?: JournalActor
   readonly op: JsonObject
 }

@@ -3,8 +3,8 @@
  * which source record every DSH node came from, verbatim, holding what the log
  * does not (thinking, image bytes, usage, source ids), so an export loses
  * nothing. A multi-member gzip of JSON lines (header, raw records as met, one
- * line per node), so an import spools records and never holds them; v1 files
- * are still read. Written at import, read only by exports.
+ * line per node), so an import spools records and never holds them. Written at
+ * import, read only by exports.
  */
 import { closeSync, createReadStream, existsSync, openSync, readSync, writeSync } from 'node:fs'
 import path from 'node:path'
@@ -26,7 +26,8 @@ export interface ProvenanceHeader {
   readonly cursor: string | null
 }
 
-export interface ProvenanceNode {
+/** The node table of the provenance: a DSH node and the source node it came from. */
+export interface ProvenanceEntry {
   /** DSH node id. */
   readonly node: string
   /** Source node id. */
@@ -34,6 +35,10 @@ export interface ProvenanceNode {
   readonly parentId: string | null
   readonly line: number
   readonly time: number
+}
+
+/** A node table entry as read back, with its verbatim source records. */
+export interface ProvenanceNode extends ProvenanceEntry {
   readonly raw: readonly Json[]
 }
 
@@ -121,15 +126,6 @@ export class RawSpool {
   }
 }
 
-/** The node table of the provenance: a DSH node and the source node it came from. */
-export interface ProvenanceEntry {
-  readonly node: string
-  readonly id: string
-  readonly parentId: string | null
-  readonly line: number
-  readonly time: number
-}
-
 /** Write the provenance file (a new file in `dir`): header, the spooled records, the node table. */
 export function writeProvenance(
   dir: string,
@@ -161,7 +157,7 @@ export async function readProvenance(dir: string): Promise<Provenance | undefine
     if (record.kind !== 'record' || !isObject(record.value)) continue
     const value = record.value
     if (header === undefined) {
-      if (value.kind !== 'header' || (value.v !== 1 && value.v !== PROVENANCE_VERSION)) return undefined
+      if (value.kind !== 'header' || value.v !== PROVENANCE_VERSION) return undefined
       header = value as unknown as ProvenanceHeader
       continue
     }
@@ -171,14 +167,6 @@ export async function readProvenance(dir: string): Promise<Provenance | undefine
       else raws.set(value.id, [...value.raw])
     } else if (value.kind === 'node' && typeof value.node === 'string' && typeof value.id === 'string') {
       table.push(value as unknown as ProvenanceEntry)
-    } else if (
-      value.kind === undefined &&
-      typeof value.node === 'string' &&
-      typeof value.id === 'string' &&
-      Array.isArray(value.raw)
-    ) {
-      // Version 1: one line per node with its records.
-      nodes.set(value.node, value as unknown as ProvenanceNode)
     }
   }
   for (const entry of table) nodes.set(entry.node, { ...entry, raw: raws.get(entry.id) ?? [] })
