@@ -90,15 +90,10 @@ export function commonAncestor(tree: SessionTree, a: string | null, b: string): 
   return null
 }
 
-interface Planned {
+/** A carry worked out: the preview's own fields, and what applying it needs. */
+interface Planned extends Omit<CarryPreview, 'stat' | 'status'> {
   readonly found: ResolvedSession
   readonly workspace: SessionWorkspace
-  readonly from: string
-  readonly branch?: string
-  readonly at: string | null
-  readonly common: string | null
-  readonly entries: readonly CarryEntry[]
-  readonly blocked: CarryPreview['blocked']
   readonly contents: ReadonlyMap<string, string>
 }
 
