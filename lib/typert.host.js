@@ -3711,7 +3711,7 @@ export const TYPERT = {
           },
           {
             "name": "CreatedSession",
-            "declaration": "export type CreatedSession = HarnessSession & { readonly header: Header; readonly firstLiveSeq?: number; };"
+            "declaration": "export type CreatedSession = LiveSession & { readonly header: Header; readonly firstLiveSeq?: number; };"
           },
           {
             "name": "CursorMove",
@@ -3836,10 +3836,6 @@ export const TYPERT = {
           {
             "name": "GitSnapshots",
             "declaration": "export class GitSnapshots {\n    watching(): { readonly mode: ShellWatch; readonly off?: string; readonly lastWalk?: ChangedPaths; };\n    close(): void;\n    snapshot(): Promise<Snapshot>;\n    changes(a: Snapshot, b: Snapshot): Promise<GitChange[]>;\n    blobs(oids: readonly string[]): Promise<Map<string, Buffer>>;\n}"
-          },
-          {
-            "name": "HarnessSession",
-            "declaration": "export type HarnessSession = LiveSession & { readonly events: readonly unknown[]; };"
           },
           {
             "name": "Header",
@@ -4035,7 +4031,7 @@ export const TYPERT = {
           },
           {
             "name": "Resolved",
-            "declaration": "export interface Resolved {\n    readonly session: HarnessSession;\n    readonly agent: LiveAgent | undefined;\n    readonly state: TreeSessionState;\n    readonly surface: Surface;\n    readonly mode: SurfaceMode;\n}"
+            "declaration": "export interface Resolved {\n    readonly session: LiveSession;\n    readonly agent: LiveAgent | undefined;\n    readonly state: TreeSessionState;\n    readonly surface: Surface;\n    readonly mode: SurfaceMode;\n}"
           },
           {
             "name": "RestoreAction",
@@ -4099,7 +4095,7 @@ export const TYPERT = {
           },
           {
             "name": "SessionLineage",
-            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: HarnessSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    gc(dryRun: unknown): Promise<TreeResult<GcResult>>;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n    migrated(): readonly MigratedView[];\n}"
+            "declaration": "export class SessionLineage {\n    get sidecars(): SidecarLocator | undefined;\n    openAsNewSession(found: Resolved, nodeId: unknown): Promise<TreeResult<NewSessionResult>>;\n    noteCreated(session: CreatedSession): void;\n    view(session: LiveSession): SessionLineageView;\n    lastScan(): GcResult | undefined;\n    gc(dryRun: unknown): Promise<TreeResult<GcResult>>;\n    scan(options: { force?: boolean; dryRun?: boolean; } = {}): Promise<TreeResult<GcResult>>;\n    migrated(): readonly MigratedView[];\n}"
           },
           {
             "name": "SessionLineageView",

@@ -24,7 +24,8 @@ import {
   type SessionWorkspace,
 } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
-import { boundaryOf, type ResolvedSession, type WorkspaceMoves } from './workspace.ts'
+import { boundaryOf, type WorkspaceMoves } from './workspace.ts'
+import type { Resolved } from './resolve.ts'
 import type { JournalActor, MoveResult, SummaryChoice } from './wire.ts'
 import { checkSummaryChoice, pathPart } from './branch-summary.ts'
 import { canCarry, CARRY_REFUSALS } from '../tree/summary-rules.ts'
@@ -42,8 +43,8 @@ export interface CarryDeps {
     actor: JournalActor,
     callId?: string,
   ) => Promise<TreeResult<MoveResult | undefined>>
-  readonly resolveLoaded: (agentId: string) => TreeResult<ResolvedSession>
-  readonly resolveLive: (agentId: string) => Promise<TreeResult<ResolvedSession>>
+  readonly resolveLoaded: (agentId: string) => TreeResult<Resolved>
+  readonly resolveLive: (agentId: string) => Promise<TreeResult<Resolved>>
 }
 
 const DECISIONS: readonly CarryDecision[] = ['mine', 'theirs', 'markers']
@@ -92,7 +93,7 @@ export function commonAncestor(tree: SessionTree, a: string | null, b: string): 
 
 /** A carry worked out: the preview's own fields, and what applying it needs. */
 interface Planned extends Omit<CarryPreview, 'stat' | 'status'> {
-  readonly found: ResolvedSession
+  readonly found: Resolved
   readonly workspace: SessionWorkspace
   readonly contents: ReadonlyMap<string, string>
 }
@@ -117,7 +118,8 @@ export class CarryMoves {
   private async plan(agentId: string, request: CarryRequest): Promise<TreeResult<Planned>> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
-    const { tree, projector } = found.value
+    const { projector } = found.value.state
+    const { tree } = projector
     const resolved = resolveFrom(tree, request.from)
     if (!resolved.ok) return resolved
     const opened = await this.deps.workspaceMoves.workspace(found.value)
@@ -229,7 +231,7 @@ export class CarryMoves {
   ): Promise<CarryResult> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return { ...result, summaryFailed: found.error }
-    const tree = found.value.tree
+    const tree = found.value.state.projector.tree
     const branch =
       result.branch ??
       tree.branchHeadList().find(([, head]) => head === result.from)?.[0] ??

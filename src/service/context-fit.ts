@@ -5,8 +5,7 @@
  */
 import { hostService, type HostContext } from '../harness/host.ts'
 import type { CompactionSettings } from '../harness/preset-compaction.ts'
-import { requestRoute, type RequestRoute } from '../harness/live.ts'
-import type { HarnessSession } from './move.ts'
+import { requestRoute, type LiveSession, type RequestRoute } from '../harness/live.ts'
 
 /**
  * `fits`: below DSH's compaction threshold (or no limit known). `compacts`: at or over it, so DSH
@@ -36,7 +35,7 @@ interface Meter {
  */
 export function contextFit(
   ctx: HostContext,
-  session: HarnessSession,
+  session: LiveSession,
   settings: CompactionSettings | null | undefined,
 ): ContextFit | undefined {
   const meter = hostService<Partial<Meter>>(ctx, 'tokenMeter')

@@ -7,7 +7,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { TreeSync } from '../harness/sync.ts'
 import { guarded, hostEvents } from '../harness/host.ts'
 import type { SessionLineage } from './lineage.ts'
-import type { HarnessSession } from './move.ts'
+import type { LiveSession } from '../harness/live.ts'
 
 export interface HarnessHooks {
   readonly ctx: Context
@@ -45,7 +45,7 @@ export function listenToHarness({ ctx, sync, lineage, forget, warn, scanDelayMs 
 /** Follow the sessions already loaded when the plugin starts; let every tree go when it stops. */
 export function attachLoadedSessions(ctx: Context, sync: TreeSync, warn: (error: unknown) => void): void {
   ctx.effect(() => {
-    for (const session of ctx.sessions.list()) guarded(warn, () => sync.attach(session as unknown as HarnessSession))
+    for (const session of ctx.sessions.list()) guarded(warn, () => sync.attach(session as unknown as LiveSession))
     return () => {
       for (const id of sync.list()) sync.detach(id)
     }

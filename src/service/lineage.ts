@@ -17,7 +17,8 @@ import type { SidecarLocator } from '../sidecar/location.ts'
 import type { SessionSidecars } from './sidecar-location.ts'
 import { buildSeed, seedProvenance } from '../surface/seed.ts'
 import { freshCallId } from '../surface/stock.ts'
-import type { HarnessSession, Resolved } from './move.ts'
+import type { LiveSession } from '../harness/live.ts'
+import type { Resolved } from './resolve.ts'
 import type {
   GcResult,
   LineageLink,
@@ -42,7 +43,7 @@ type Header = {
   readonly agentPreset?: string
   readonly createdAt?: number
 }
-type CreatedSession = HarnessSession & { readonly header: Header; readonly firstLiveSeq?: number }
+type CreatedSession = LiveSession & { readonly header: Header; readonly firstLiveSeq?: number }
 type Workspace = {
   readonly id: string
   readonly sessionIds?: readonly string[]
@@ -215,7 +216,7 @@ export class SessionLineage {
     if (!entry?.node) return
     const time = new Date(typeof header.createdAt === 'number' ? header.createdAt : Date.now()).toISOString()
     const parent = hostService<SessionStore>(this.deps.ctx, 'sessions')!
-    const parentSession = parent.get(header.parentSession) as HarnessSession | undefined
+    const parentSession = parent.get(header.parentSession) as LiveSession | undefined
     const parentTitle = parentSession ? titleOf(parentSession.events) : titleOf(session.events.slice(0, seedLength))
     const problem = this.record(
       header.parentSession,
@@ -228,13 +229,12 @@ export class SessionLineage {
   }
 
   /** Where a session came from and what was forked from it. No side effects. */
-  view(session: HarnessSession): SessionLineageView {
+  view(session: LiveSession): SessionLineageView {
     const read = this.files?.read(session.id)
     const exists = (id: string): boolean =>
       this.known === undefined || this.known.has(id) || this.deps.sync.get(id) !== undefined
     const live = (link: ForkLink): LineageLink => {
-      const other = hostService<SessionStore>(this.deps.ctx, 'sessions')!.get(link.session) as
-        HarnessSession | undefined
+      const other = hostService<SessionStore>(this.deps.ctx, 'sessions')!.get(link.session) as LiveSession | undefined
       const title = other ? titleOf(other.events) : link.title
       return { ...link, ...(title === undefined ? {} : { title }), exists: exists(link.session) }
     }

@@ -6,29 +6,17 @@
  * sidecar failure answers ok with `notDurable`, never a plain ok.
  */
 import { clipped, fail, ok, type TreeResult, errorMessage } from '../tree/errors.ts'
-import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
+import type { TreeSync } from '../harness/sync.ts'
 import type { JournalActor } from '../sidecar/index.ts'
-import { isFree, type LiveAgent, type LiveSession } from '../harness/live.ts'
+import { isFree } from '../harness/live.ts'
 import type { Surface, SurfaceReport } from '../surface/surface.ts'
 import type { PlannedEvent } from '../surface/copy.ts'
-import type { MoveResult, SurfaceMode } from './wire.ts'
+import type { MoveResult } from './wire.ts'
 import type { TreeMove } from './tree-move.ts'
 import { landing, namedNode, type Landing } from '../tree/move.ts'
 import type { ForkView, JumpView } from '../tree/types.ts'
+import type { Resolved } from './resolve.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
-
-/** A live harness session as the plugin sees it. */
-export type HarnessSession = LiveSession & { readonly events: readonly unknown[] }
-
-/** A session resolved for a call: the harness objects, the plugin's state, the session's surface and its mode. */
-export interface Resolved {
-  readonly session: HarnessSession
-  readonly agent: LiveAgent | undefined
-  readonly state: TreeSessionState
-  /** Chosen once per session (`surface/choice.ts`). */
-  readonly surface: Surface
-  readonly mode: SurfaceMode
-}
 
 /** What a move needs from the service. */
 export interface MoveDeps {

@@ -17,7 +17,7 @@ import { sessionStatus } from './status.ts'
 import { contextFit, type ContextFit } from './context-fit.ts'
 import type { HostContext } from '../harness/host.ts'
 import { PresetCompaction } from '../harness/preset-compaction.ts'
-import type { HarnessSession } from './move.ts'
+import type { LiveSession } from '../harness/live.ts'
 import type { SessionStatus, SessionTreeListing, SurfaceMode } from './wire.ts'
 
 export interface ReadDeps {
@@ -32,7 +32,7 @@ export class TreeReads {
   private readonly deps: ReadDeps
   /** The last fit per session, by its log's length: the Tree tab asks for the status again and again. */
   private readonly fits = new WeakMap<
-    HarnessSession,
+    LiveSession,
     { readonly seq: number; readonly settings: unknown; readonly fit: ContextFit | undefined }
   >()
 
@@ -74,7 +74,7 @@ export class TreeReads {
   }
 
   /** Only a live session is priced: DSH's meter reads its log, and a cold one is never resumed by a read. */
-  private fit(session: HarnessSession, agent: unknown): ContextFit | undefined {
+  private fit(session: LiveSession, agent: unknown): ContextFit | undefined {
     if (this.deps.host === undefined || this.compaction === undefined || agent === undefined) return undefined
     const settings = this.compaction.settingsFor(agent)
     const seq = session.events.length

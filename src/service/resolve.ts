@@ -5,12 +5,22 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { clipped, fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
-import type { TreeSync } from '../harness/sync.ts'
-import type { LiveAgent } from '../harness/live.ts'
+import type { TreeSessionState, TreeSync } from '../harness/sync.ts'
+import type { LiveAgent, LiveSession } from '../harness/live.ts'
+import type { Surface } from '../surface/surface.ts'
+import type { SurfaceMode } from './wire.ts'
 import type { SurfaceChoices } from '../surface/choice.ts'
-import type { HarnessSession, Resolved } from './move.ts'
-import type { ResolvedSession } from './workspace.ts'
 import { hostService, agentLookup } from '../harness/host.ts'
+
+/** A session resolved for a call: the harness objects, the plugin's state, the session's surface and its mode. */
+export interface Resolved {
+  readonly session: LiveSession
+  readonly agent: LiveAgent | undefined
+  readonly state: TreeSessionState
+  /** Chosen once per session (`surface/choice.ts`). */
+  readonly surface: Surface
+  readonly mode: SurfaceMode
+}
 
 export interface ResolverDeps {
   readonly ctx: Context
@@ -31,7 +41,7 @@ export class SessionResolver {
     if (typeof agentId !== 'string' || agentId === '')
       return fail('INVALID_ARGUMENT', 'agentId must be a non-empty string')
     const agent = this.agents()?.get(agentId)
-    const session = (agent?.session ?? this.deps.ctx.sessions.get(agentId as never)) as HarnessSession | undefined
+    const session = (agent?.session ?? this.deps.ctx.sessions.get(agentId as never)) as LiveSession | undefined
     if (!session) {
       return fail(
         'SESSION_NOT_FOUND',
@@ -63,11 +73,4 @@ export class SessionResolver {
   private agents(): { get(id: string): LiveAgent | undefined } | undefined {
     return hostService<{ get(id: string): LiveAgent | undefined }>(this.deps.ctx, 'agents')
   }
-}
-
-/** A resolved session as the workspace half sees it. */
-export function resolvedSession(found: TreeResult<Resolved>): TreeResult<ResolvedSession> {
-  if (!found.ok) return found
-  const { session, agent, state, mode } = found.value
-  return ok({ session, agent, tree: state.projector.tree, projector: state.projector, mode })
 }

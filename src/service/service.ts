@@ -79,7 +79,7 @@ import { DEFAULT_ORPHAN_GRACE_MS, DEFAULT_ORPHAN_SCAN_DELAY_MS, SessionLineage }
 import { SessionSidecars } from './sidecar-location.ts'
 import type { GcResult, NewSessionResult } from './lineage-wire.ts'
 import type { JournalActor } from '../sidecar/index.ts'
-import { resolvedSession, SessionResolver } from './resolve.ts'
+import { SessionResolver } from './resolve.ts'
 import { TreeReads } from './reads.ts'
 import { Movement } from './movement.ts'
 import { Annotation, recordSummary } from './annotation.ts'
@@ -183,16 +183,16 @@ export class SessionTreeService extends TypertRemoteService {
       scanDelayMs: config.orphanScanDelayMs ?? DEFAULT_ORPHAN_SCAN_DELAY_MS,
     })
     this.workspaceMoves = workspaceMovesFor(ctx, sidecars?.locator, config.workspace, {
-      resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
-      resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
+      resolveLoaded: (agentId) => this.resolver.loaded(agentId),
+      resolveLive: (agentId) => this.resolver.live(agentId),
       move: (agentId, move, actor, callId) => this.movement.run(agentId, move, actor, callId),
     })
     this.carryMoves = new CarryMoves({
       workspaceMoves: this.workspaceMoves,
       summarizeHere: (agentId, other, choice, actor, callId) =>
         this.movement.summarizeHere(agentId, other, choice, actor, callId),
-      resolveLoaded: (agentId) => resolvedSession(this.resolver.loaded(agentId)),
-      resolveLive: async (agentId) => resolvedSession(await this.resolver.live(agentId)),
+      resolveLoaded: (agentId) => this.resolver.loaded(agentId),
+      resolveLive: (agentId) => this.resolver.live(agentId),
     })
     attachLoadedSessions(ctx, this.sync, this.warn)
   }

@@ -2,7 +2,7 @@
 import type { TreeSync } from '../harness/sync.ts'
 import { claimRefusal } from '../sidecar/index.ts'
 import { SURFACE_NOTES } from '../surface/mode.ts'
-import type { Resolved } from './move.ts'
+import type { Resolved } from './resolve.ts'
 import type { SessionStatus } from './wire.ts'
 
 export function sessionStatus(sync: TreeSync, found: Resolved): SessionStatus {

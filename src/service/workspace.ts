@@ -4,6 +4,7 @@
  * docs/workspace.md, "Restoring"; the note the model gets after a restore:
  * "What the model sees".
  */
+import type { Resolved } from './resolve.ts'
 import type { Context } from '@deepseek-ai/cordis'
 import s from '@deepseek-ai/schemastery'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
@@ -14,7 +15,7 @@ import { PLUGIN_ID } from '../harness/marker.ts'
 import { WorkspaceCapture } from '../harness/workspace-capture.ts'
 import type {} from '@deepseek-ai/dsh-agent'
 import type { UserMessage } from '@deepseek-ai/dsh-session'
-import { isFree, type LiveAgent, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
+import { isFree, type PreStepDecision, type PreStepPayload } from '../harness/live.ts'
 import {
   DEFAULT_MAX_FILE_BYTES,
   restoreHookFromEnv,
@@ -24,7 +25,7 @@ import {
 } from '../workspace/index.ts'
 import { pathProblem } from '../workspace/paths.ts'
 import type { ConflictDecision, RestoreReport, RestoreStep, ShellTracking } from '../workspace/types.ts'
-import type { JournalActor, MoveResult, SurfaceMode } from './wire.ts'
+import type { JournalActor, MoveResult } from './wire.ts'
 import { checkMove, movesFiles, type TreeMove } from './tree-move.ts'
 import { landing, type Landing } from '../tree/move.ts'
 import type {
@@ -42,20 +43,11 @@ import type {
   WorkspaceStatus,
 } from './workspace-wire.ts'
 
-/** What the service resolves a session to (its own `Resolved`, the parts used here). */
-export interface ResolvedSession {
-  readonly session: { readonly id: string; readonly seq: number; readonly header?: unknown }
-  readonly agent: LiveAgent | undefined
-  readonly tree: SessionTree
-  readonly projector: SessionProjector
-  readonly mode: SurfaceMode
-}
-
 export interface WorkspaceMovesDeps {
   readonly registry: WorkspaceRegistry
   readonly capture: WorkspaceCapture
-  readonly resolveLoaded: (agentId: string) => TreeResult<ResolvedSession>
-  readonly resolveLive: (agentId: string) => Promise<TreeResult<ResolvedSession>>
+  readonly resolveLoaded: (agentId: string) => TreeResult<Resolved>
+  readonly resolveLive: (agentId: string) => Promise<TreeResult<Resolved>>
   /** The service's conversation move (inside a running step when `callId` is set). */
   readonly move: (
     agentId: string,
@@ -121,7 +113,7 @@ const SHELL_NOTES: Readonly<Record<ShellTracking, string>> = {
 }
 const CHOICES: readonly RestoreChoice[] = ['conversation', 'files', 'both']
 
-function cwdOf(session: ResolvedSession['session']): string | undefined {
+function cwdOf(session: Resolved['session']): string | undefined {
   const header = session.header as { cwd?: unknown } | undefined
   return typeof header?.cwd === 'string' ? header.cwd : undefined
 }
@@ -226,7 +218,7 @@ export class WorkspaceMoves {
     return run
   }
 
-  async workspace(found: ResolvedSession): Promise<TreeResult<SessionWorkspace>> {
+  async workspace(found: Resolved): Promise<TreeResult<SessionWorkspace>> {
     return this.deps.registry.get(found.session.id, cwdOf(found.session))
   }
 
@@ -261,11 +253,11 @@ export class WorkspaceMoves {
    * a files-only back or forward with a restore to undo, where the
    * conversation is (it stays; the files undo that restore).
    */
-  private landing(found: ResolvedSession, move: TreeMove, workspace: SessionWorkspace): TreeResult<Landing> {
+  private landing(found: Resolved, move: TreeMove, workspace: SessionWorkspace): TreeResult<Landing> {
     const step = stepOf(move)
     if (move.files === 'files' && step !== undefined && workspace.canStep(step))
-      return ok({ target: found.tree.cursor })
-    return landing(found.tree, move, found.mode !== 'projection')
+      return ok({ target: found.state.projector.tree.cursor })
+    return landing(found.state.projector.tree, move, found.mode !== 'projection')
   }
 
   async overview(agentId: string): Promise<TreeResult<WorkspaceOverview>> {
@@ -286,11 +278,11 @@ export class WorkspaceMoves {
   async filesAt(agentId: string, nodeId: string | null): Promise<TreeResult<FilesAtNode>> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
-    const known = nodeId === null ? ok(null) : checkNode(found.value.tree, nodeId)
+    const known = nodeId === null ? ok(null) : checkNode(found.value.state.projector.tree, nodeId)
     if (!known.ok) return known
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
-    const boundary = boundaryOf(found.value.tree, found.value.projector, nodeId)
+    const boundary = boundaryOf(found.value.state.projector.tree, found.value.state.projector, nodeId)
     return ok({
       nodeId,
       files: opened.value
@@ -304,14 +296,17 @@ export class WorkspaceMoves {
   async fileAt(agentId: string, nodeId: string | null, path: string): Promise<TreeResult<FileContent>> {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
-    const known = nodeId === null ? ok(null) : checkNode(found.value.tree, nodeId)
+    const known = nodeId === null ? ok(null) : checkNode(found.value.state.projector.tree, nodeId)
     if (!known.ok) return known
     const problem = pathProblem(path)
     if (problem !== undefined) return fail('INVALID_ARGUMENT', problem, { path })
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
     const workspace = opened.value
-    const state = workspace.stateAt(path, boundaryOf(found.value.tree, found.value.projector, nodeId))
+    const state = workspace.stateAt(
+      path,
+      boundaryOf(found.value.state.projector.tree, found.value.state.projector, nodeId),
+    )
     if (state === undefined)
       return ok({
         nodeId,
@@ -356,12 +351,13 @@ export class WorkspaceMoves {
     const found = this.deps.resolveLoaded(agentId)
     if (!found.ok) return found
     for (const nodeId of [a, b]) {
-      const known = nodeId === null ? ok(null) : checkNode(found.value.tree, nodeId)
+      const known = nodeId === null ? ok(null) : checkNode(found.value.state.projector.tree, nodeId)
       if (!known.ok) return known
     }
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
-    const { tree, projector } = found.value
+    const { projector } = found.value.state
+    const { tree } = projector
     return ok({ workspace: opened.value, from: boundaryOf(tree, projector, a), to: boundaryOf(tree, projector, b) })
   }
 
@@ -375,7 +371,7 @@ export class WorkspaceMoves {
     if (!opened.ok) return opened
     const landing = this.landing(found.value, checked.value, opened.value)
     if (!landing.ok) return landing
-    const boundary = boundaryOf(found.value.tree, found.value.projector, landing.value.target)
+    const boundary = boundaryOf(found.value.state.projector.tree, found.value.state.projector, landing.value.target)
     return ok({ workspace: opened.value, landing: landing.value, boundary, step: stepOf(checked.value) })
   }
 
@@ -442,7 +438,11 @@ export class WorkspaceMoves {
     const decide = (path: string): ConflictDecision | undefined => decisions.get(path) ?? decisions.get('*')
     const step = stepOf(request)
     let target = landing.value.target
-    let plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target, step)
+    let plan = workspace.plan(
+      boundaryOf(found.value.state.projector.tree, found.value.state.projector, target),
+      target,
+      step,
+    )
     const undecided = plan.conflicts.filter((c) => decide(c.path) === undefined)
     if (undecided.length > 0) {
       return fail(
@@ -462,7 +462,11 @@ export class WorkspaceMoves {
       const landed = callId === undefined ? result.value.cursor : target
       if (landed !== target) {
         target = landed
-        plan = workspace.plan(boundaryOf(found.value.tree, found.value.projector, target), target, step)
+        plan = workspace.plan(
+          boundaryOf(found.value.state.projector.tree, found.value.state.projector, target),
+          target,
+          step,
+        )
       }
     }
     const w = Math.max(0, session.seq - 1)
@@ -486,7 +490,7 @@ export class WorkspaceMoves {
 
   /** Make the model re-read what changed, and tell it (unless the tool result already does). */
   async afterRestore(
-    found: ResolvedSession,
+    found: Resolved,
     workspace: SessionWorkspace,
     report: RestoreReport,
     toldInResult: boolean,

@@ -8,14 +8,14 @@ import { describe, expect, it } from 'vitest'
 import { contextFit } from '../../../src/service/context-fit.ts'
 import type { HostContext } from '../../../src/harness/host.ts'
 import type { CompactionSettings } from '../../../src/harness/preset-compaction.ts'
-import type { HarnessSession } from '../../../src/service/move.ts'
+import type { LiveSession } from '../../../src/harness/live.ts'
 
 const host = (services: Record<string, unknown>): HostContext => ({
   get: (name: never) => services[name as string],
 })
 
-const session = (route: unknown): HarnessSession =>
-  ({ id: 's1', events: [], requestContext: () => route }) as unknown as HarnessSession
+const session = (route: unknown): LiveSession =>
+  ({ id: 's1', events: [], requestContext: () => route }) as unknown as LiveSession
 
 const meter = (tokens: number) => ({ measure: () => ({ totalTokens: tokens }) })
 const route = { provider: 'fake', model: 'm', contextWindow: 10_000 }
