@@ -13,14 +13,8 @@ import { ChangeFeed, type WatchRemote } from './changes.ts'
 import { TreeController } from './controller.ts'
 import { translator, resolveLocale, type HostLocale } from './i18n.ts'
 import { OpenTreeAction } from './OpenTreeAction.tsx'
-import {
-  asChatRemote,
-  asTreeRemote,
-  asWorkspaceRemote,
-  TYPERT_REMOTE,
-  withTreeErrors,
-  type GeneratedSessionTree,
-} from './remote.ts'
+import { asChatRemote, asTreeRemote, asWorkspaceRemote, withTreeErrors, type GeneratedSessionTree } from './remote.ts'
+import TYPERT_REMOTE from '../../lib/typert.remote-client.js'
 import { WorkspaceClient } from './workspace/client.ts'
 import { WORKSPACE_CSS } from './workspace/styles.ts'
 import { CSS } from './styles.ts'

@@ -4,7 +4,6 @@
  * and `decodeAttempt` unwraps it. Anything unrecognised becomes `INTERNAL` with
  * the original text; it never throws.
  */
-import type { RemoteResult } from '@deepseek-ai/dsh-typert-protocol'
 import { isRecord } from '../tree/validate.ts'
 
 /** The version of `attempt`'s answer this client reads (`ATTEMPT_FORMAT` of the service). */
@@ -84,6 +83,3 @@ export function decodeAttempt<T>(answer: unknown, schema: ValueSchema): Decoded<
     return internal(error instanceof Error ? error.message : text(error))
   }
 }
-
-/** `RemoteResult` is what callers were typed against; a decoded answer is one. */
-export type { RemoteResult }

@@ -7,16 +7,13 @@
  * browser carrier would turn it into `internal`; `src/service/attempt.ts`).
  * Arguments and values are checked with the same generated zod schemas.
  */
-import type { RemoteResult, TypertClientRemote } from '@deepseek-ai/dsh-typert-protocol'
+import type { TypertClientRemote } from '@deepseek-ai/dsh-typert-protocol'
 import TYPERT_REMOTE from '../../lib/typert.remote-client.js'
 import type { TreeRemote } from './controller.ts'
 import type { ChatRemote } from './chat/store.ts'
 import type { WorkspaceRemote } from './workspace/client.ts'
 import { decodeAttempt, type Decoded, type ValueSchema } from './remote-errors.ts'
 import { errorMessage } from '../tree/errors.ts'
-
-export { TYPERT_REMOTE }
-export type { RemoteResult }
 
 /** The generated namespace, typed through `types/typert-compat.d.ts`. */
 export type GeneratedSessionTree = TypertClientRemote['sessionTree']

@@ -5,7 +5,8 @@
  * so a compaction writes bytes proportional to what the user did, never to
  * the size of the conversation.
  */
-import type { SessionTree, TreeMarks } from '../tree/session-tree.ts'
+import type { SessionTree } from '../tree/session-tree.ts'
+import type { TreeMarks } from '../tree/types.ts'
 import type { JsonObject, TreeEntry } from '../tree/types.ts'
 import { checkEntry } from '../tree/entry.ts'
 import type { TreeResult } from '../tree/errors.ts'

@@ -4,14 +4,15 @@
  * roots and cycles broken (each with a note), and the import report counted.
  */
 import { InterchangeError } from './errors.ts'
-import type { ImportReport, InterchangeNode, InterchangeTree, Json, SessionMeta, SkippedLine } from './model.ts'
+import type { ImportReport, InterchangeNode, InterchangeTree, SessionMeta, SkippedLine } from './model.ts'
+import type { JsonValue } from '../tree/types.ts'
 
 /**
  * Where the source records of accepted nodes go instead of staying on the
  * nodes (an import spools them to its provenance file; a dry run drops them),
  * so a large file's records are never all held at once.
  */
-export type RawSink = (id: string, raw: readonly Json[]) => void
+export type RawSink = (id: string, raw: readonly JsonValue[]) => void
 
 export class TreeBuilder {
   private readonly collected: InterchangeNode[] = []

@@ -6,12 +6,7 @@
  * keeps the source record so a same-format writer can be lossless.
  * Pure: it imports only the tree's own types, where a shape is the same (JSON, text and tool-call parts).
  */
-import type { JsonObject, JsonValue, TextPart, ToolCallPart } from '../tree/types.ts'
-
-/** Any lossless JSON value (the tree's). */
-export type Json = JsonValue
-export type JsonRecord = JsonObject
-export type { TextPart, ToolCallPart }
+import type { JsonValue, TextPart, ToolCallPart } from '../tree/types.ts'
 
 /** Formats this package reads. */
 export type SourceFormat = 'pi' | 'claude-code' | 'codex'
@@ -130,7 +125,7 @@ export interface CustomEntry {
   readonly customType: string
   readonly summary: string
   readonly contextText?: string
-  readonly data?: Json
+  readonly data?: JsonValue
 }
 
 export type Entry =
@@ -154,7 +149,7 @@ export interface InterchangeNode {
   /** 1-based line of the source file the node came from (its first line when merged). */
   readonly line: number
   /** The source record(s), verbatim, for a lossless same-format export. */
-  readonly raw?: readonly Json[]
+  readonly raw?: readonly JsonValue[]
 }
 
 /** Source-level facts that are not nodes. */
@@ -169,7 +164,7 @@ export interface SessionMeta {
   readonly createdAt?: string
   readonly title?: string
   /** The source's header record, verbatim (Pi). */
-  readonly header?: Json
+  readonly header?: JsonValue
 }
 
 /** A whole imported session: nodes with parents before children, and the position to continue from. */

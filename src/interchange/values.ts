@@ -1,7 +1,7 @@
 /** Small readers for untrusted JSON values: content is data only. */
-import type { Json, JsonRecord } from './model.ts'
+import type { JsonValue, JsonObject } from '../tree/types.ts'
 
-export function isObject(value: unknown): value is JsonRecord {
+export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
@@ -25,10 +25,10 @@ export function timeOf(value: unknown, fallback: number): number {
 }
 
 /** Parse tool arguments: JSON when they are JSON text, the text itself otherwise. */
-export function parseArgs(value: unknown): Json {
-  if (typeof value !== 'string') return (value ?? null) as Json
+export function parseArgs(value: unknown): JsonValue {
+  if (typeof value !== 'string') return (value ?? null) as JsonValue
   try {
-    return JSON.parse(value) as Json
+    return JSON.parse(value) as JsonValue
   } catch {
     return value
   }

@@ -37,8 +37,6 @@ export interface MoveVia {
   readonly carry?: Record<string, unknown>
 }
 
-type Report = SurfaceReport
-
 /** `AGENT_BUSY` when the agent runs and the move is not its own step's (projection mode moves the tree alone). */
 export function agentBusy(
   found: Pick<Resolved, 'session' | 'agent' | 'mode'>,
@@ -97,7 +95,7 @@ export async function applyMove(
 
   // 2. The harness follows (or the tree goes back to where it was).
   const seqBefore = session.seq
-  let report: Report | undefined
+  let report: SurfaceReport | undefined
   let harnessProblem: string | undefined
   try {
     const followed = await follow(found.surface, destination, branch, withinCall, lane, carry)
@@ -179,7 +177,7 @@ function follow(
   withinCall: string | undefined,
   lane: string | undefined,
   carry: Record<string, unknown> | undefined,
-): Promise<TreeResult<Report | undefined>> {
+): Promise<TreeResult<SurfaceReport | undefined>> {
   const tail: PlannedEvent[] | undefined =
     carry === undefined ? undefined : [{ type: 'user/message', data: carry, intent: { surfaceOp: 'append' } }]
   return surface.follow(destination, {

@@ -37,7 +37,6 @@ import {
 } from '../harness/live.ts'
 
 // The live-agent slice moved to `harness/live.ts`; these names stay importable from here.
-export { isFree, type LiveAgent, type LiveSession, type PreStepDecision, type PreStepPayload }
 
 /** What a completed switch did. */
 export interface SwitchReport {

@@ -22,7 +22,8 @@ import { DEFAULT_MAX_LINES } from './render.ts'
 import { toolDefinition } from './tools.ts'
 import { hostEvents, hostService } from '../harness/host.ts'
 
-export { SYSTEM_PROMPT, DESCRIPTION, TREE_TOOL, ACTIONS, type TreeAction } from './prompt.ts'
+export { SYSTEM_PROMPT, DESCRIPTION, ACTIONS, type TreeAction } from './prompt.ts'
+export { TREE_TOOL } from '../service/chat-switches.ts'
 export {
   USAGE as TREE_COMMAND_USAGE,
   parseTreeCommand,

@@ -4,7 +4,7 @@
  */
 import type { SessionTreeService } from '../service/service.ts'
 import type { GcResult } from '../service/lineage-wire.ts'
-import type { LiveAgent } from '../surface/stock.ts'
+import type { LiveAgent } from '../harness/live.ts'
 import { resolveNode } from './render.ts'
 import { errorMessage } from '../tree/errors.ts'
 

@@ -6,9 +6,6 @@
  * so each sentence earns its place: what an action does, when a move applies,
  * and what the model sees next. docs/tools.md explains the rest to people.
  */
-import { TREE_TOOL } from '../service/chat-switches.ts'
-
-export { TREE_TOOL }
 
 /** The actions of the `tree` tool, in the order the schema lists them. */
 export const ACTIONS = [

@@ -12,7 +12,8 @@ import type { LiveAgent } from '../harness/live.ts'
 import { actorOf, type ActionResult, type TreeActions } from './actions.ts'
 import { runCarry } from './carry-action.ts'
 import type { SummaryChoice } from '../service/wire.ts'
-import { ACTIONS, ARGUMENT_TEXT, DESCRIPTION, TREE_TOOL, type TreeAction } from './prompt.ts'
+import { ACTIONS, ARGUMENT_TEXT, DESCRIPTION, type TreeAction } from './prompt.ts'
+import { TREE_TOOL } from '../service/chat-switches.ts'
 
 /** One argument: a string (maybe an enum) or a bounded integer. */
 type Argument =

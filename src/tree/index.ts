@@ -12,7 +12,9 @@ export {
   type TreeError,
   type TreeResult,
 } from './errors.ts'
-export { SessionTree, type TreeCheckpoint, type SessionTreeOptions } from './session-tree.ts'
+export { SessionTree } from './session-tree.ts'
+export type { TreeCheckpoint } from './journal.ts'
+export type { SessionTreeOptions } from './types.ts'
 export { MAIN_BRANCH, HISTORY_LIMIT } from './state.ts'
 export { SUMMARIZE_TIMEOUT_MS } from './summarize.ts'
 export type { ToolResult } from './entry.ts'

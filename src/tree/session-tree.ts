@@ -41,8 +41,6 @@ import { checkBranchName, checkLabel, checkNodeId, Invalid, isRecord, recordOf }
 import { branchViews, labeledNodes, nodeView, treeInfo, treeOutline, treeOutlineChanges, treeView } from './views.ts'
 import { OutlineTracker } from './outline-changes.ts'
 
-export type { TreeCheckpoint, TreeMarks, SessionTreeOptions }
-
 /** A node's entry as callers see it. */
 function entryOf(rec: Rec): TreeEntry {
   return publicEntry(rec.entry, summaryOf(rec))

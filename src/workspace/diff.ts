@@ -13,7 +13,6 @@ const CONTEXT = 3
 
 /** One line of an edit script: kept, removed or added. */
 export type LineOp = { readonly kind: ' ' | '-' | '+'; readonly line: string }
-type Op = LineOp
 
 /** Lines with their line breaks (the last one may have none). */
 export function splitLines(text: string): string[] {
@@ -21,19 +20,19 @@ export function splitLines(text: string): string[] {
 }
 
 /** The line kinds of a minimal edit of `a` into `b` (Myers, `tree/diff.ts`); undefined past `max` edits. */
-function myers(a: readonly number[], b: readonly number[], max: number): Op['kind'][] | undefined {
+function myers(a: readonly number[], b: readonly number[], max: number): LineOp['kind'][] | undefined {
   // No line in common (a file rewritten throughout): every line goes, every line comes, no search needed.
   const inA = new Set(a)
   if (!b.some((id) => inA.has(id)))
-    return [...new Array<Op['kind']>(a.length).fill('-'), ...new Array<Op['kind']>(b.length).fill('+')]
+    return [...new Array<LineOp['kind']>(a.length).fill('-'), ...new Array<LineOp['kind']>(b.length).fill('+')]
   const runs = diffIds(Int32Array.from(a), Int32Array.from(b), max, { left: Infinity })
   if (runs instanceof TooLarge) return undefined
-  const kinds: Op['kind'][] = []
+  const kinds: LineOp['kind'][] = []
   // Between two unchanged lines, a unified diff lists what goes before what comes.
   let removed = 0
   let added = 0
   const flush = () => {
-    kinds.push(...new Array<Op['kind']>(removed).fill('-'), ...new Array<Op['kind']>(added).fill('+'))
+    kinds.push(...new Array<LineOp['kind']>(removed).fill('-'), ...new Array<LineOp['kind']>(added).fill('+'))
     removed = added = 0
   }
   for (const run of runs) {
@@ -41,7 +40,7 @@ function myers(a: readonly number[], b: readonly number[], max: number): Op['kin
     else if (run.kind === 'added') added += run.to - run.from
     else {
       flush()
-      kinds.push(...new Array<Op['kind']>(run.to - run.from).fill(' '))
+      kinds.push(...new Array<LineOp['kind']>(run.to - run.from).fill(' '))
     }
   }
   flush()
@@ -49,7 +48,7 @@ function myers(a: readonly number[], b: readonly number[], max: number): Op['kin
 }
 
 /** The edit script from `before` to `after` (lines with their breaks): what `unifiedDiff` and `merge.ts` read. */
-export function lineOps(before: readonly string[], after: readonly string[]): Op[] {
+export function lineOps(before: readonly string[], after: readonly string[]): LineOp[] {
   let start = 0
   while (start < before.length && start < after.length && before[start] === after[start]) start++
   let endA = before.length
@@ -69,8 +68,8 @@ export function lineOps(before: readonly string[], after: readonly string[]): Op
   }
   const a = before.slice(start, endA).map(id)
   const b = after.slice(start, endB).map(id)
-  const kinds = myers(a, b, MAX_EDITS) ?? [...a.map((): Op['kind'] => '-'), ...b.map((): Op['kind'] => '+')]
-  const ops: Op[] = before.slice(0, start).map((line) => ({ kind: ' ', line }))
+  const kinds = myers(a, b, MAX_EDITS) ?? [...a.map((): LineOp['kind'] => '-'), ...b.map((): LineOp['kind'] => '+')]
+  const ops: LineOp[] = before.slice(0, start).map((line) => ({ kind: ' ', line }))
   let i = start
   let j = start
   for (const kind of kinds) {
@@ -134,29 +133,29 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   // Hunks: runs of changes with CONTEXT lines around them, merged when close.
   let i = 0
   while (i < ops.length) {
-    while (i < ops.length && (ops[i] as Op).kind === ' ') i++
+    while (i < ops.length && (ops[i] as LineOp).kind === ' ') i++
     if (i >= ops.length) break
     let start = Math.max(0, i - CONTEXT)
     let end = i
     for (;;) {
-      while (end < ops.length && (ops[end] as Op).kind !== ' ') end++
+      while (end < ops.length && (ops[end] as LineOp).kind !== ' ') end++
       let gap = end
-      while (gap < ops.length && (ops[gap] as Op).kind === ' ' && gap - end < 2 * CONTEXT) gap++
-      if (gap < ops.length && (ops[gap] as Op).kind !== ' ') end = gap
+      while (gap < ops.length && (ops[gap] as LineOp).kind === ' ' && gap - end < 2 * CONTEXT) gap++
+      if (gap < ops.length && (ops[gap] as LineOp).kind !== ' ') end = gap
       else break
     }
     const stop = Math.min(ops.length, end + CONTEXT)
     let oldStart = 1
     let newStart = 1
     for (let t = 0; t < start; t++) {
-      if ((ops[t] as Op).kind !== '+') oldStart++
-      if ((ops[t] as Op).kind !== '-') newStart++
+      if ((ops[t] as LineOp).kind !== '+') oldStart++
+      if ((ops[t] as LineOp).kind !== '-') newStart++
     }
     let oldCount = 0
     let newCount = 0
     const body: string[] = []
     for (let t = start; t < stop; t++) {
-      const op = ops[t] as Op
+      const op = ops[t] as LineOp
       if (op.kind !== '+') oldCount++
       if (op.kind !== '-') newCount++
       body.push(op.kind + withBreak(op.line))

@@ -9,8 +9,8 @@
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND, type SeatData, type SwitchData } from './definitions.ts'
 import { isRecord } from '../../tree/validate.ts'
 
-/** One node of the Chat, as the live reading sees it. */
-export interface LiveRow {
+/** One node of the host Chat's snapshot, as the live reading and the rules read it. */
+export interface ChatRow {
   readonly key: string
   readonly kind: string
   readonly anchorSeq: number
@@ -28,13 +28,13 @@ const MESSAGE_KINDS = new Set(['user', 'context', 'assistant-step', 'tool-call']
 
 const isOurs = (kind: string): boolean => kind === SWITCH_KIND || kind === FORK_KIND
 
-function seatOf(row: LiveRow): SeatData | undefined {
+function seatOf(row: ChatRow): SeatData | undefined {
   return row.kind === FORK_KIND && isRecord(row.data) && typeof row.data.seq === 'number'
     ? (row.data as unknown as SeatData)
     : undefined
 }
 
-function switchOf(row: LiveRow): SwitchData | undefined {
+function switchOf(row: ChatRow): SwitchData | undefined {
   return row.kind === SWITCH_KIND && isRecord(row.data) && typeof row.data.seq === 'number'
     ? (row.data as unknown as SwitchData)
     : undefined
@@ -51,7 +51,7 @@ type Step =
  * Apply the events after `watermark` to `states` (one per row, the answer's
  * reading; rows after the watermark start `shown`). Rows are in Chat order.
  */
-export function applyLive(rows: readonly LiveRow[], states: RowState[], watermark: number, markers = true): void {
+export function applyLive(rows: readonly ChatRow[], states: RowState[], watermark: number, markers = true): void {
   const seats = new Map<number, SeatData>()
   /** Call seqs by call id, ascending. */
   const calls = new Map<string, number[]>()
@@ -165,7 +165,7 @@ function forEachHostAt(hostAt: ReadonlyMap<number, number[]>, seq: number, fn: (
  * call stays: its card is on the new path, right after the point it moved to.
  */
 function hideLeft(
-  rows: readonly LiveRow[],
+  rows: readonly ChatRow[],
   states: RowState[],
   from: number,
   cut: number,
@@ -192,7 +192,7 @@ function hideLeft(
  * shows): the tails after the watermark, and those of turns whose rows the
  * live reading moved. The answer's reading of every other tail stands.
  */
-function tails(rows: readonly LiveRow[], states: RowState[], watermark: number, touched: ReadonlySet<number>): void {
+function tails(rows: readonly ChatRow[], states: RowState[], watermark: number, touched: ReadonlySet<number>): void {
   const live = new Set<number>()
   rows.forEach((row, i) => {
     if (row.turn !== undefined && MESSAGE_KINDS.has(row.kind) && states[i] !== 'hidden') live.add(row.turn)

@@ -6,10 +6,7 @@
  */
 import type { ChatFork, ChatPath, ChatSwitch, SeqRange } from '../../types.ts'
 import { FORK_KIND, FORK_OFFSET, SWITCH_KIND } from './definitions.ts'
-import { applyLive, type LiveRow, type RowState } from './live.ts'
-
-/** One node of the host Chat's snapshot, as far as the rules read it. */
-export type ChatRow = LiveRow
+import { applyLive, type ChatRow, type RowState } from './live.ts'
 
 export interface ChatRules {
   /** Host rows off the model's history. */

@@ -20,8 +20,6 @@ export interface SummaryChoiceState {
 
 export const NO_SUMMARY: SummaryChoiceState = { kind: 'none', instructions: '' }
 
-export type { InstructionsProblem }
-
 /** What keeps the choice from being sent (custom without instructions, or too long ones). */
 export function instructionsProblem(state: SummaryChoiceState): InstructionsProblem | undefined {
   return state.kind === 'custom' ? problemOf(state.instructions) : undefined

@@ -17,10 +17,9 @@ import type {
   InputPart,
   InterchangeNode,
   InterchangeTree,
-  Json,
-  JsonRecord,
   Usage,
 } from '../model.ts'
+import type { JsonValue, JsonObject } from '../../tree/types.ts'
 import { isObject, num, oneLine, str, timeOf } from '../values.ts'
 import { linkSubagents, type SubagentSource } from './subagents.ts'
 
@@ -199,7 +198,7 @@ export class ClaudeState {
     this.alias.set(pending.uuid, pending.node.id)
   }
 
-  private assistant(value: JsonRecord, place: Place): void {
+  private assistant(value: JsonObject, place: Place): void {
     const { uuid, parent, time, line } = place
     const message = isObject(value.message) ? value.message : {}
     const parts = assistantParts(message.content)
@@ -236,7 +235,7 @@ export class ClaudeState {
     if (messageId !== undefined && !isError) this.byMessageId.set(messageId, pending)
   }
 
-  private user(value: JsonRecord, place: Place): void {
+  private user(value: JsonObject, place: Place): void {
     const { uuid, parent, time, line } = place
     const message = isObject(value.message) ? value.message : {}
     const content = message.content
@@ -261,12 +260,12 @@ export class ClaudeState {
       return
     }
     const origin = value.isMeta === true || value.isCompactSummary === true ? 'context' : 'prompt'
-    const blocks: Json[] =
+    const blocks: JsonValue[] =
       typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : []
     // Tool results first (one node each, in block order), then any other content as one message.
     let at = parent
     let n = 0
-    const rest: Json[] = []
+    const rest: JsonValue[] = []
     for (const block of blocks) {
       if (!isObject(block) || block.type !== 'tool_result') {
         rest.push(block)
@@ -303,7 +302,7 @@ export class ClaudeState {
     this.alias.set(uuid, at)
   }
 
-  private boundary(value: JsonRecord, place: Place): void {
+  private boundary(value: JsonObject, place: Place): void {
     const { uuid, time, line, sidechain } = place
     const logical = this.resolve(str(value.logicalParentUuid) ?? null)
     const meta = isObject(value.compactMetadata) ? value.compactMetadata : {}
@@ -399,7 +398,7 @@ export class ClaudeState {
 
 function stopAndUsage(
   previous: { usage?: Usage; stopReason?: string },
-  message: JsonRecord,
+  message: JsonObject,
 ): { usage?: Usage; stopReason?: string } {
   const u = isObject(message.usage) ? message.usage : undefined
   const usage: Usage | undefined = u
@@ -416,7 +415,7 @@ function stopAndUsage(
   return { ...(usage ? { usage } : {}), ...(stop ? { stopReason: stop } : {}) }
 }
 
-export function assistantParts(content: Json | undefined): ContentPart[] {
+export function assistantParts(content: JsonValue | undefined): ContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }]
   if (!Array.isArray(content)) return []
   const parts: ContentPart[] = []
@@ -442,7 +441,7 @@ export function assistantParts(content: Json | undefined): ContentPart[] {
   return parts
 }
 
-export function inputParts(content: Json | undefined): InputPart[] {
+export function inputParts(content: JsonValue | undefined): InputPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }]
   if (!Array.isArray(content)) return []
   const parts: InputPart[] = []

@@ -5,14 +5,8 @@
  * (the API refuses thinking it did not sign).
  */
 import { createHash, randomUUID } from 'node:crypto'
-import {
-  activePath,
-  type ContentPart,
-  type InputPart,
-  type InterchangeNode,
-  type InterchangeTree,
-  type Json,
-} from '../model.ts'
+import { activePath, type ContentPart, type InputPart, type InterchangeNode, type InterchangeTree } from '../model.ts'
+import { type JsonValue } from '../../tree/types.ts'
 
 /** The Claude Code version the records are shaped after (the newest real transcripts in test/fixtures). */
 export const CLAUDE_RECORD_VERSION = '2.0.57'
@@ -157,9 +151,9 @@ export function* writeClaude(input: ClaudeWriteInput): Generator<string> {
   for (const node of path) yield* records(node)
 }
 
-function userContent(parts: readonly InputPart[]): Json {
+function userContent(parts: readonly InputPart[]): JsonValue {
   if (parts.length === 1 && parts[0]!.type === 'text') return parts[0]!.text
-  return parts.map((part): Json =>
+  return parts.map((part): JsonValue =>
     part.type === 'text'
       ? { type: 'text', text: part.text }
       : part.data !== undefined
@@ -168,7 +162,7 @@ function userContent(parts: readonly InputPart[]): Json {
   )
 }
 
-function assistantBlock(part: ContentPart, fromAnthropic: boolean): Json[] {
+function assistantBlock(part: ContentPart, fromAnthropic: boolean): JsonValue[] {
   switch (part.type) {
     case 'text':
       return [{ type: 'text', text: part.text }]

@@ -9,16 +9,8 @@
 import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
-import type {
-  ContentPart,
-  Entry,
-  ImportReport,
-  InputPart,
-  InterchangeNode,
-  InterchangeTree,
-  Json,
-  JsonRecord,
-} from '../model.ts'
+import type { ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree } from '../model.ts'
+import type { JsonValue, JsonObject } from '../../tree/types.ts'
 import { isObject, num, parseArgs, str, timeOf } from '../values.ts'
 
 /** Prefixes of user-role items Codex injects (codex-rs `is_injected_user_message` and friends). */
@@ -173,7 +165,7 @@ function sameEntry(a: InterchangeNode, b: InterchangeNode): boolean {
 /** One rollout read into linear nodes (with its rollbacks as branches), not yet added to the tree. */
 class CodexFile {
   readonly nodes: InterchangeNode[] = []
-  meta: JsonRecord | undefined
+  meta: JsonObject | undefined
   /** Lines read. */
   lines = 0
   private readonly builder: TreeBuilder
@@ -433,7 +425,7 @@ class CodexFile {
   }
 }
 
-function modelParts(payload: JsonRecord): ContentPart[] {
+function modelParts(payload: JsonObject): ContentPart[] {
   switch (payload.type) {
     case 'message':
       return inputParts(payload.content).flatMap((p): ContentPart[] => (p.type === 'text' ? [p] : [p]))
@@ -470,7 +462,7 @@ function modelParts(payload: JsonRecord): ContentPart[] {
           type: 'tool_call',
           id: str(payload.call_id) ?? '',
           name: str(payload.name) ?? 'unknown',
-          arguments: (payload.input ?? '') as Json,
+          arguments: (payload.input ?? '') as JsonValue,
         },
       ]
     case 'local_shell_call':
@@ -479,7 +471,7 @@ function modelParts(payload: JsonRecord): ContentPart[] {
           type: 'tool_call',
           id: str(payload.call_id) ?? str(payload.id) ?? '',
           name: 'local_shell',
-          arguments: (payload.action ?? {}) as Json,
+          arguments: (payload.action ?? {}) as JsonValue,
         },
       ]
     case 'web_search_call': {
@@ -492,7 +484,7 @@ function modelParts(payload: JsonRecord): ContentPart[] {
   }
 }
 
-function inputParts(content: Json | undefined): InputPart[] {
+function inputParts(content: JsonValue | undefined): InputPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }]
   if (!Array.isArray(content)) return []
   const parts: InputPart[] = []
@@ -512,13 +504,13 @@ function inputParts(content: Json | undefined): InputPart[] {
   return parts
 }
 
-function textOf(content: Json | undefined): string {
+function textOf(content: JsonValue | undefined): string {
   return inputParts(content)
     .map((p) => (p.type === 'text' ? p.text : ''))
     .join('')
 }
 
-function outputText(output: Json | undefined): string {
+function outputText(output: JsonValue | undefined): string {
   if (typeof output === 'string') return output
   if (isObject(output) && typeof output.content === 'string') return output.content
   if (Array.isArray(output)) return textOf(output)

@@ -3,7 +3,7 @@
  * messages (`convertToLlm` in pi-coding-agent's `core/messages.ts`, checked
  * against the published 0.73.1 package by test/unit/interchange/interchange-pi.test.ts).
  */
-import type { JsonRecord } from '../model.ts'
+import type { JsonObject } from '../../tree/types.ts'
 
 export const COMPACTION_SUMMARY_PREFIX =
   'The conversation history before this point was compacted into the following summary:\n\n<summary>\n'
@@ -13,7 +13,7 @@ export const BRANCH_SUMMARY_PREFIX =
 export const BRANCH_SUMMARY_SUFFIX = '</summary>'
 
 /** Pi's user-message text for a `bashExecution` message. */
-export function bashExecutionText(message: JsonRecord): string {
+export function bashExecutionText(message: JsonObject): string {
   let text = `Ran \`${String(message.command ?? '')}\`\n`
   const output = typeof message.output === 'string' ? message.output : ''
   text += output ? `\`\`\`\n${output}\n\`\`\`` : '(no output)'

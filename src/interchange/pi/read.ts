@@ -9,7 +9,8 @@
 import { TreeBuilder, type RawSink } from '../builder.ts'
 import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
-import type { ContentPart, Entry, ImportReport, InputPart, InterchangeTree, Json, JsonRecord, Usage } from '../model.ts'
+import type { ContentPart, Entry, ImportReport, InputPart, InterchangeTree, Usage } from '../model.ts'
+import type { JsonValue, JsonObject } from '../../tree/types.ts'
 import { isObject, num, oneLine, str, timeOf } from '../values.ts'
 import {
   BRANCH_SUMMARY_PREFIX,
@@ -31,7 +32,7 @@ export async function readPi(
   sink?: RawSink,
 ): Promise<{ tree: InterchangeTree; report: ImportReport }> {
   const builder = new TreeBuilder(sink)
-  let header: JsonRecord | undefined
+  let header: JsonObject | undefined
   let version = 1
   let previous: string | null = null
   let lastId: string | undefined
@@ -58,7 +59,7 @@ export async function readPi(
           `line ${record.line} is not a Pi session header ({"type":"session","id":…})`,
           { line: record.line },
         )
-      header = value as JsonRecord
+      header = value as JsonObject
       version = num(header.version) ?? 1
       if (version > PI_CURRENT_VERSION || version < 1 || !Number.isInteger(version)) {
         throw new InterchangeError(
@@ -128,7 +129,7 @@ export async function readPi(
   )
 }
 
-function entryOf(value: JsonRecord, version: number, builder: TreeBuilder): Entry | undefined {
+function entryOf(value: JsonObject, version: number, builder: TreeBuilder): Entry | undefined {
   switch (value.type) {
     case 'message':
       return messageEntry(value.message, version, builder)
@@ -197,7 +198,7 @@ function entryOf(value: JsonRecord, version: number, builder: TreeBuilder): Entr
   }
 }
 
-function messageEntry(message: Json | undefined, version: number, builder: TreeBuilder): Entry | undefined {
+function messageEntry(message: JsonValue | undefined, version: number, builder: TreeBuilder): Entry | undefined {
   if (!isObject(message)) return undefined
   const role = version < 3 && message.role === 'hookMessage' ? 'custom' : message.role
   switch (role) {
@@ -295,7 +296,7 @@ function messageEntry(message: Json | undefined, version: number, builder: TreeB
   }
 }
 
-function inputParts(content: Json | undefined): InputPart[] | undefined {
+function inputParts(content: JsonValue | undefined): InputPart[] | undefined {
   if (typeof content === 'string') return [{ type: 'text', text: content }]
   if (!Array.isArray(content)) return undefined
   const parts: InputPart[] = []
@@ -312,7 +313,7 @@ function inputParts(content: Json | undefined): InputPart[] | undefined {
   return parts
 }
 
-function textOf(content: Json | undefined): string {
+function textOf(content: JsonValue | undefined): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   return content
@@ -320,7 +321,7 @@ function textOf(content: Json | undefined): string {
     .join('')
 }
 
-function usageOf(value: Json | undefined): Usage | undefined {
+function usageOf(value: JsonValue | undefined): Usage | undefined {
   if (!isObject(value)) return undefined
   const usage: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {}
   if (num(value.input) !== undefined) usage.input = num(value.input)!

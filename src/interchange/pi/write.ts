@@ -6,7 +6,8 @@
  * resumes on exactly the cursor's context.
  */
 import { randomUUID } from 'node:crypto'
-import type { ContentPart, InterchangeNode, Json, JsonRecord, LabeledTree } from '../model.ts'
+import type { ContentPart, InterchangeNode, LabeledTree } from '../model.ts'
+import type { JsonValue, JsonObject } from '../../tree/types.ts'
 import { isObject } from '../values.ts'
 import { PI_CURRENT_VERSION } from './read.ts'
 
@@ -84,7 +85,7 @@ export function* writePi(input: PiWriteInput): Generator<string> {
 }
 
 /** A record read from a Pi file, written back (ids given to v1 records by the import). */
-function verbatim(node: InterchangeNode): JsonRecord | undefined {
+function verbatim(node: InterchangeNode): JsonObject | undefined {
   const raw = node.raw?.[0]
   if (!isObject(raw) || typeof raw.type !== 'string' || raw.type === 'session') return undefined
   if (raw.id === node.id && (raw.parentId ?? null) === node.parentId) return raw
@@ -92,13 +93,13 @@ function verbatim(node: InterchangeNode): JsonRecord | undefined {
   const { firstKeptEntryIndex: _index, ...rest } = raw
   const message =
     isObject(rest.message) && rest.message.role === 'hookMessage' ? { ...rest.message, role: 'custom' } : rest.message
-  const out: JsonRecord = { ...rest, id: node.id, parentId: node.parentId }
+  const out: JsonObject = { ...rest, id: node.id, parentId: node.parentId }
   if (message !== undefined) out.message = message
   if (node.entry.kind === 'compaction') out.firstKeptEntryId = node.entry.firstKept ?? node.id
   return out
 }
 
-function entryOf(node: InterchangeNode, now: number): JsonRecord | undefined {
+function entryOf(node: InterchangeNode, now: number): JsonObject | undefined {
   const base = {
     id: node.id,
     parentId: node.parentId,
@@ -190,13 +191,13 @@ function entryOf(node: InterchangeNode, now: number): JsonRecord | undefined {
 
 function inputBlock(
   part: { type: 'text'; text: string } | { type: 'image'; mediaType: string; data?: string; url?: string },
-): Json {
+): JsonValue {
   return part.type === 'text'
     ? { type: 'text', text: part.text }
     : { type: 'image', data: part.data ?? '', mimeType: part.mediaType }
 }
 
-function assistantBlock(part: ContentPart): Json[] {
+function assistantBlock(part: ContentPart): JsonValue[] {
   switch (part.type) {
     case 'text':
       return [{ type: 'text', text: part.text }]

@@ -16,7 +16,8 @@ import { markerMessage, PLUGIN_ID } from '../../harness/marker.ts'
 import { planSwitch, type SwitchPlan } from '../../surface/plan.ts'
 import { type PlannedEvent } from '../../surface/copy.ts'
 import { InterchangeError } from '../errors.ts'
-import type { Entry, InterchangeNode, InterchangeTree, Json } from '../model.ts'
+import type { Entry, InterchangeNode, InterchangeTree } from '../model.ts'
+import type { JsonValue } from '../../tree/types.ts'
 import { oneLine } from '../values.ts'
 import { assistantBlocks, inputBlocks } from './content.ts'
 import {
@@ -408,7 +409,7 @@ class SessionBuild {
     parent: string | null,
     type: TreeEntryType,
     summary: string,
-    extra: Record<string, Json>,
+    extra: Record<string, JsonValue>,
     /** What the source said, kept in the tree (a branch summary's text, a left-out answer's). */
     text?: string,
   ): void {

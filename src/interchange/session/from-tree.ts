@@ -5,7 +5,8 @@
  */
 import type { SessionTree } from '../../tree/session-tree.ts'
 import type { TreeNode } from '../../tree/types.ts'
-import type { ContentPart, Entry, InputPart, InterchangeNode, InterchangeTree, Json } from '../model.ts'
+import type { ContentPart, Entry, InputPart, InterchangeNode, InterchangeTree } from '../model.ts'
+import type { JsonValue } from '../../tree/types.ts'
 import type { Provenance } from './provenance.ts'
 import { NO_RESULT_CODE } from './provider-view.ts'
 
@@ -110,7 +111,7 @@ function entryOf(node: TreeNode): Entry | undefined {
           if (part.type === 'text') out.push({ type: 'text', text: part.text })
           else if (part.type === 'reasoning') out.push({ type: 'thinking', text: part.text })
           else if (part.type === 'tool_call')
-            out.push({ type: 'tool_call', id: part.id, name: part.name, arguments: part.arguments as Json })
+            out.push({ type: 'tool_call', id: part.id, name: part.name, arguments: part.arguments as JsonValue })
         }
         if (out.length === 0 && node.message?.content) out.push({ type: 'text', text: node.message.content })
         return {

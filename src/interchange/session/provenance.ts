@@ -11,7 +11,8 @@ import path from 'node:path'
 import { createGunzip, gzipSync } from 'node:zlib'
 import type { RawSink } from '../builder.ts'
 import { readJsonl } from '../lines.ts'
-import type { Json, SessionMeta } from '../model.ts'
+import type { SessionMeta } from '../model.ts'
+import type { JsonValue } from '../../tree/types.ts'
 import { isObject } from '../values.ts'
 
 export const PROVENANCE_FILE = 'interchange.jsonl.gz'
@@ -39,7 +40,7 @@ export interface ProvenanceEntry {
 
 /** A node table entry as read back, with its verbatim source records. */
 export interface ProvenanceNode extends ProvenanceEntry {
-  readonly raw: readonly Json[]
+  readonly raw: readonly JsonValue[]
 }
 
 export interface Provenance {
@@ -150,7 +151,7 @@ export async function readProvenance(dir: string): Promise<Provenance | undefine
   if (!existsSync(file)) return undefined
   let header: ProvenanceHeader | undefined
   const nodes = new Map<string, ProvenanceNode>()
-  const raws = new Map<string, Json[]>()
+  const raws = new Map<string, JsonValue[]>()
   const table: ProvenanceEntry[] = []
   const stream = createReadStream(file).pipe(createGunzip())
   for await (const record of readJsonl(stream)) {

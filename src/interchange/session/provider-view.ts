@@ -6,7 +6,8 @@
  * sent as `{"input": …}`. Pure. docs/interchange.md, "What the model sees".
  */
 import type { SurfaceEntry } from '../../harness/surface-mirror.ts'
-import type { ContentPart, Json, SourceFormat } from '../model.ts'
+import type { ContentPart, SourceFormat } from '../model.ts'
+import type { JsonValue } from '../../tree/types.ts'
 import { PLUGIN_ID } from '../../harness/marker.ts'
 
 /** `error.code` of a synthetic result's `tool/result` (the tree keeps it as the node's `error`). */
@@ -25,7 +26,7 @@ export function noResultText(format: SourceFormat | 'dsh'): string {
 }
 
 /** Raw arguments as the harness stores them: JSON text; freeform input as `{"input": …}`. */
-export function argumentsText(args: Json): string {
+export function argumentsText(args: JsonValue): string {
   // A string is what a reader kept because it was not JSON (see `ToolCallPart.arguments`).
   return JSON.stringify(typeof args === 'string' ? { input: args } : (args ?? {}))
 }

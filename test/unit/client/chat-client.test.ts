@@ -19,7 +19,8 @@ import {
   SWITCH_KIND,
   switchDefinition,
 } from '../../../src/client/chat/definitions.ts'
-import { chatCss, chatRules, cssString, inRanges, type ChatRow } from '../../../src/client/chat/rules.ts'
+import { chatCss, chatRules, cssString, inRanges } from '../../../src/client/chat/rules.ts'
+import { type ChatRow } from '../../../src/client/chat/live.ts'
 import { ChatStore, type ChatRemote } from '../../../src/client/chat/store.ts'
 import type { Result } from '../../../src/client/controller.ts'
 import type { SessionStatus, WatchAnswer, WatchRequest } from '../../../src/types.ts'

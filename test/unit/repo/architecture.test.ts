@@ -285,6 +285,8 @@ describe('architecture', () => {
     expect(reexports("export type * from './compare-types.ts'")).toBe(true)
     expect(reexports("export {\n  a,\n  b,\n} from './x.ts'")).toBe(true)
     expect(reexports("export { local }\nexport const from = 1\nimport { x } from './x.ts'")).toBe(false)
+    expect(reexports("import type { TextPart, Other } from '../tree/types.ts'\nexport type { TextPart }")).toBe(true)
+    expect(reexports("import { a as b } from './a.ts'\nexport { b }")).toBe(true)
   })
 
   it("the tree's Invalid is caught only in tree/ (callers above take its checks as results: validated)", () => {
@@ -310,13 +312,32 @@ const REEXPORT_FACES = new Set([
   'tree/types.ts',
   'service/wire.ts',
   'service/carry-wire.ts',
+  'service/lineage-wire.ts',
+  'service/workspace-wire.ts',
   'harness/live.ts',
   'service/errors.ts',
 ])
 
-/** Whether a source text re-exports from another module (`export … from`). */
+/** Whether a source text re-exports another module's names: `export … from`, or `export { x }` of an imported `x`. */
 function reexports(text: string): boolean {
-  return /^export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s+from\s+'/m.test(text)
+  if (/^export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s+from\s+'/m.test(text)) return true
+  const names = (list: string): string[] =>
+    list
+      .split(',')
+      .map((item) =>
+        item
+          .replace(/^\s*type\s+/, '')
+          .split(/\s+as\s+/)
+          .at(-1)!
+          .trim(),
+      )
+      .filter(Boolean)
+  const imported = new Set(
+    [...text.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'/gm)].flatMap((match) => names(match[1]!)),
+  )
+  return [...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}\s*$/gm)].some((match) =>
+    names(match[1]!).some((name) => imported.has(name)),
+  )
 }
 
 /** Whether a source text picks the tree's `Invalid` out of a caught error. */
