@@ -5,20 +5,15 @@
  */
 import { useState, type ReactNode } from 'react'
 import type { StringKey, Translate } from '../i18n.ts'
-import type { WorkspaceClient } from './client.ts'
-import { FilesAtPoint } from './FilesAtPoint.tsx'
+import { FilesAtPoint, type FilesAtPointProps } from './FilesAtPoint.tsx'
 import { knownError, nodeChanges, type BinarySides, type NodeChange } from './model.ts'
 import { useResult } from './useResult.ts'
 
-export interface NodeFilesProps {
-  readonly t: Translate
-  readonly client: WorkspaceClient
-  readonly nodeId: string
+/** The file browser's props (it is shown below the list), and what the node changed. */
+export interface NodeFilesProps extends FilesAtPointProps {
   readonly parentId: string | null
   /** What the node changed, from the overview (none: no list, only the browser). */
   readonly paths: readonly string[]
-  readonly generation: number
-  readonly maxFileBytes: number
 }
 
 export function NodeFiles({ t, client, nodeId, parentId, paths, generation, maxFileBytes }: NodeFilesProps): ReactNode {
