@@ -2,7 +2,7 @@
  * The session's own request prefix (last `request/header` plus
  * `session.deriveMessages()`) for a move's summary side call, so the call can
  * read the provider's prefix cache. Not shared in projection mode, when the
- * harness lacks either part, or when it would not fit beside the output cap.
+ * session has no request header yet, or when it would not fit beside the output cap.
  */
 import { isRecord } from '../tree/validate.ts'
 import { requestRoute } from '../harness/live.ts'
