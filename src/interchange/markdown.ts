@@ -5,7 +5,7 @@
  * Thinking is shown folded; images by reference.
  */
 import { activePath, type ContentPart, type InterchangeNode, type LabeledTree } from './model.ts'
-import { oneLine } from './values.ts'
+import { oneLine } from '../tree/text.ts'
 
 export interface MarkdownInput extends LabeledTree {
   readonly title?: string

@@ -6,7 +6,7 @@
  * segments between forks), for the Tree tab's import dialog and `--dry-run`.
  */
 import type { ContentPart, InterchangeNode, InterchangeTree } from './model.ts'
-import { oneLine } from './values.ts'
+import { oneLine } from '../tree/text.ts'
 
 export interface BranchPreview {
   /** Source id of the branch's last node (its leaf). */

@@ -33,9 +33,3 @@ export function parseArgs(value: unknown): JsonValue {
     return value
   }
 }
-
-/** One line of text for summaries. */
-export function oneLine(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
-}

@@ -3,7 +3,7 @@
  * and cannot fail; a deployment that wants model-written digests injects its
  * own `BranchSummarizer` (the tree records which model wrote each summary).
  */
-import { fail, ok, quoted, type TreeResult } from '../tree/errors.ts'
+import { noBranch, ok, type TreeResult } from '../tree/errors.ts'
 import type { SessionTree } from '../tree/session-tree.ts'
 import { fallbackSummary, oneLine, renderMessages } from '../tree/text.ts'
 import type { BranchSummarizer, BranchSummary } from '../tree/types.ts'
@@ -46,7 +46,7 @@ export function summaryBranch(tree: SessionTree, branch: unknown): TreeResult<{ 
   if (!checked.ok) return checked
   const name = checked.value
   const head = tree.branchHeadList().find(([candidate]) => candidate === name)?.[1]
-  if (head === undefined) return fail('BRANCH_NOT_FOUND', `no branch ${quoted(name)}`, { branch: name })
+  if (head === undefined) return noBranch(name)
   return ok({ name, head })
 }
 

@@ -119,10 +119,11 @@ export function isDir(dir: string): boolean {
   return true
 }
 
-/** Write all of `data` at `position` (`writeSync` may write less than asked). */
-export function writeAll(fd: number, data: Uint8Array, position = 0): void {
+/** Write all of `data` at `position`, else at the file's offset (`writeSync` may write less than asked). */
+export function writeAll(fd: number, data: Uint8Array, position?: number): void {
   let done = 0
-  while (done < data.length) done += writeSync(fd, data, done, data.length - done, position + done)
+  while (done < data.length)
+    done += writeSync(fd, data, done, data.length - done, position === undefined ? null : position + done)
 }
 
 /** Make a directory entry (create, rename) durable by syncing its directory (`follow`: only for the configured root). */

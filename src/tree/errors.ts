@@ -101,6 +101,16 @@ export function clipped(value: string, max = MAX_DETAIL): string {
   return value.length <= max ? value : `${value.slice(0, max)}… (${value.length} characters)`
 }
 
+/** `NODE_NOT_FOUND` for an id the tree does not hold: the one wording, quoted and clipped whatever its length. */
+export function noNode(nodeId: string): TreeResult<never> {
+  return fail('NODE_NOT_FOUND', `no node ${quoted(nodeId)}`, { nodeId: clipped(nodeId) })
+}
+
+/** `BRANCH_NOT_FOUND` for a branch name the tree does not hold, worded once like `noNode`. */
+export function noBranch(branch: string): TreeResult<never> {
+  return fail('BRANCH_NOT_FOUND', `no branch ${quoted(branch)}`, { branch: clipped(branch) })
+}
+
 /** What a caught value says: an Error's message, anything else as text. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)

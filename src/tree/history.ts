@@ -4,7 +4,7 @@
  * a tool call and its result). Every walk fails closed: a cyclic or dangling
  * chain is `TREE_CORRUPT`, never a silently short history.
  */
-import { fail, ok, type TreeResult } from './errors.ts'
+import { fail, ok, type TreeResult, noNode } from './errors.ts'
 import type { Rec } from './nodes.ts'
 import type { TreeState } from './state.ts'
 import type { LlmMessage } from './types.ts'
@@ -14,7 +14,7 @@ export function startOf(state: TreeState, from: string | null | undefined): Tree
   if (from === undefined) return ok(state.cursor)
   if (from === null) return ok(null)
   const rec = state.nodes.get(from)
-  return rec ? ok(rec) : fail('NODE_NOT_FOUND', `no node ${JSON.stringify(from)}`, { nodeId: from })
+  return rec ? ok(rec) : noNode(from)
 }
 
 /** A link that disagrees with the entry's `parentId` (links are built from validated parents: only corruption trips this). */

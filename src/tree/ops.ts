@@ -7,7 +7,7 @@
  * branches, history — come back from the checkpoint itself). Commands and
  * replays run through the same specs, so a log replays exactly.
  */
-import { fail, type TreeResult } from './errors.ts'
+import { fail, type TreeResult, noNode, noBranch } from './errors.ts'
 import { checkEntry, publicEntry, relabeled, toStored, type StoredEntry } from './entry.ts'
 import type { Rec } from './nodes.ts'
 import type { TreeState } from './state.ts'
@@ -43,14 +43,6 @@ export interface OpSpec<K extends OpName> {
   encode?(op: OpOf<K>): SessionTreeOp
 }
 
-function notFound(nodeId: string): TreeResult<never> {
-  return fail('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)}`, { nodeId })
-}
-
-function noBranch(branch: string): TreeResult<never> {
-  return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(branch)}`, { branch })
-}
-
 function branchTaken(branch: string, head: Rec): TreeResult<never> {
   return fail('BRANCH_EXISTS', `branch ${JSON.stringify(branch)} already exists`, { branch, headId: head.entry.nodeId })
 }
@@ -83,7 +75,7 @@ const append: OpSpec<'append'> = {
     const nodes = state.nodes
     if (nodes.has(node.nodeId))
       return fail('INVALID_ARGUMENT', `node ${node.nodeId} already exists`, { nodeId: node.nodeId })
-    if (node.parentId !== null && !nodes.has(node.parentId)) return notFound(node.parentId)
+    if (node.parentId !== null && !nodes.has(node.parentId)) return noNode(node.parentId)
     if (node.label !== undefined && nodes.labels.has(node.label))
       return labelTaken(node.label, nodes.labels.get(node.label)!)
     if (node.type === 'compaction' && node.replaces !== undefined && node.replaces.length > 0) {
@@ -134,7 +126,7 @@ const attach: OpSpec<'attach'> = {
   encode: (op) => ({ op: 'attach', node: publicEntry(op.node) }),
   check(state, { node }) {
     const rec = state.nodes.get(node.nodeId)
-    if (!rec) return notFound(node.nodeId)
+    if (!rec) return noNode(node.nodeId)
     const old = rec.entry
     // `replaces` too: which path a compaction shadows is fixed when it is made (`Rec.compacted`).
     if (
@@ -166,7 +158,7 @@ const label: OpSpec<'label'> = {
     label: record.label === null ? null : checkLabel(record.label, `${where}.label`),
   }),
   check(state, op) {
-    if (!state.nodes.has(op.nodeId)) return notFound(op.nodeId)
+    if (!state.nodes.has(op.nodeId)) return noNode(op.nodeId)
     const holder = op.label === null ? undefined : state.nodes.labels.get(op.label)
     if (holder && holder.entry.nodeId !== op.nodeId) return labelTaken(op.label!, holder)
     return undefined
@@ -187,7 +179,7 @@ const jump: OpSpec<'jump'> = {
     target: record.target === null ? null : checkNodeId(record.target, `${where}.target`),
     record: flag(record, where),
   }),
-  check: (state, op) => (op.target === null || state.nodes.has(op.target) ? undefined : notFound(op.target)),
+  check: (state, op) => (op.target === null || state.nodes.has(op.target) ? undefined : noNode(op.target)),
   apply(state, op) {
     const target = op.target === null ? null : state.nodes.get(op.target)!
     if (op.record) state.pushHistory()
@@ -224,7 +216,7 @@ const fork: OpSpec<'fork'> = {
     branch: checkBranchName(record.branch, `${where}.branch`),
   }),
   check(state, op) {
-    if (!state.nodes.has(op.target)) return notFound(op.target)
+    if (!state.nodes.has(op.target)) return noNode(op.target)
     const head = state.branches.get(op.branch)
     return head ? branchTaken(op.branch, head) : undefined
   },
@@ -244,7 +236,7 @@ const select: OpSpec<'select'> = {
     op: 'select',
     nodeId: record.nodeId === null ? null : checkNodeId(record.nodeId, `${where}.nodeId`),
   }),
-  check: (state, op) => (op.nodeId === null || state.nodes.has(op.nodeId) ? undefined : notFound(op.nodeId)),
+  check: (state, op) => (op.nodeId === null || state.nodes.has(op.nodeId) ? undefined : noNode(op.nodeId)),
   apply(state, op) {
     state.selected = op.nodeId === null ? null : state.nodes.get(op.nodeId)!
     return { logged: op }
@@ -256,7 +248,7 @@ const summary: OpSpec<'summary'> = {
   decode: (record, where) => ({ op: 'summary', summary: checkSummary(record.summary, `${where}.summary`) }),
   check(state, { summary }) {
     if (!state.branches.has(summary.branch)) return noBranch(summary.branch)
-    return state.nodes.has(summary.nodeId) ? undefined : notFound(summary.nodeId)
+    return state.nodes.has(summary.nodeId) ? undefined : noNode(summary.nodeId)
   },
   apply(state, op) {
     const recorded: BranchSummary = deepFreeze(canonicalSummary(op.summary))

@@ -7,7 +7,7 @@
  * (O(branches + history)); nodes are never copied, a rollback undoes them.
  */
 import { Branches } from './branches.ts'
-import { fail, ok, type TreeResult } from './errors.ts'
+import { fail, ok, type TreeResult, noNode, noBranch } from './errors.ts'
 import { Nodes, type Rec } from './nodes.ts'
 import type { BranchSummary, JumpTarget, TreePosition } from './types.ts'
 import { isRecord } from './validate.ts'
@@ -103,9 +103,7 @@ export class TreeState {
 export function resolveTarget(state: TreeState, target: JumpTarget): TreeResult<string | null> {
   if (target === null) return ok(null)
   if (typeof target === 'string') {
-    return state.nodes.has(target)
-      ? ok(target)
-      : fail('NODE_NOT_FOUND', `no node ${JSON.stringify(target)}`, { nodeId: target })
+    return state.nodes.has(target) ? ok(target) : noNode(target)
   }
   if (isRecord(target)) {
     if ('label' in target) {
@@ -118,9 +116,7 @@ export function resolveTarget(state: TreeState, target: JumpTarget): TreeResult<
     if ('branch' in target) {
       if (typeof target.branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')
       const head = state.branches.get(target.branch.trim())
-      return head
-        ? ok(head.entry.nodeId)
-        : fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(target.branch)}`, { branch: target.branch })
+      return head ? ok(head.entry.nodeId) : noBranch(target.branch)
     }
   }
   return fail('INVALID_ARGUMENT', 'target must be a node id, null, { label } or { branch }')

@@ -3,7 +3,7 @@
  * throw or hang; the tree copes), and the linear export — the active path plus
  * one digest for every branch off it.
  */
-import { fail, ok, type TreeResult } from './errors.ts'
+import { fail, ok, type TreeResult, noBranch } from './errors.ts'
 import { publicEntry } from './entry.ts'
 import { historyOf, pathFrom } from './history.ts'
 import { summaryOf } from './nodes.ts'
@@ -29,10 +29,6 @@ function branchName(branch: unknown): TreeResult<string> {
     if (error instanceof Invalid) return fail('INVALID_ARGUMENT', error.reason)
     throw error
   }
-}
-
-function noBranch(branch: string): TreeResult<never> {
-  return fail('BRANCH_NOT_FOUND', `no branch ${JSON.stringify(branch)}`, { branch })
 }
 
 /** The summary a caller writes for a branch (with the model that wrote it, if any), ready to record. */

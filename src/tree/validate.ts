@@ -4,7 +4,7 @@
  * reason; API edges turn that into an `INVALID_ARGUMENT` or `INVALID_SNAPSHOT`
  * result.
  */
-import { clipped, fail, ok, quoted, type TreeResult } from './errors.ts'
+import { clipped, fail, ok, quoted, type TreeResult, noNode } from './errors.ts'
 import type { SessionTree } from './session-tree.ts'
 import { timeOfIso } from './time.ts'
 import type { ContentPart, JsonValue, LlmMessage, NodeOrigin, Role, TreeEntryType, TreePosition } from './types.ts'
@@ -130,7 +130,7 @@ export function checkNode(tree: Pick<SessionTree, 'has'>, nodeId: unknown, where
       nodeId: typeof nodeId === 'string' ? clipped(nodeId) : typeof nodeId,
     })
   const id = checked.value
-  if (!tree.has(id)) return fail('NODE_NOT_FOUND', `no node ${quoted(id)}`, { nodeId: id })
+  if (!tree.has(id)) return noNode(id)
   return ok(id)
 }
 

@@ -20,7 +20,8 @@ import type {
   Usage,
 } from '../model.ts'
 import type { JsonValue, JsonObject } from '../../tree/types.ts'
-import { isObject, num, oneLine, str, timeOf } from '../values.ts'
+import { isObject, num, str, timeOf } from '../values.ts'
+import { oneLine } from '../../tree/text.ts'
 import { linkSubagents, type SubagentSource } from './subagents.ts'
 
 /** Record types that are not conversation nodes (titles, snapshots, queue state). */

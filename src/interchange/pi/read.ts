@@ -11,7 +11,8 @@ import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { ContentPart, Entry, ImportReport, InputPart, InterchangeTree, Usage } from '../model.ts'
 import type { JsonValue, JsonObject } from '../../tree/types.ts'
-import { isObject, num, oneLine, str, timeOf } from '../values.ts'
+import { isObject, num, str, timeOf } from '../values.ts'
+import { oneLine } from '../../tree/text.ts'
 import {
   BRANCH_SUMMARY_PREFIX,
   BRANCH_SUMMARY_SUFFIX,

@@ -18,7 +18,7 @@ import { type PlannedEvent } from '../../surface/copy.ts'
 import { InterchangeError } from '../errors.ts'
 import type { Entry, InterchangeNode, InterchangeTree } from '../model.ts'
 import type { JsonValue } from '../../tree/types.ts'
-import { oneLine } from '../values.ts'
+import { oneLine } from '../../tree/text.ts'
 import { assistantBlocks, inputBlocks } from './content.ts'
 import {
   NO_RESULT_CODE,

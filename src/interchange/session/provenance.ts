@@ -6,7 +6,7 @@
  * line per node), so an import spools records and never holds them. Written at
  * import, read only by exports.
  */
-import { closeSync, createReadStream, existsSync, openSync, readSync, writeSync } from 'node:fs'
+import { closeSync, createReadStream, existsSync, openSync, readSync } from 'node:fs'
 import path from 'node:path'
 import { createGunzip, gzipSync } from 'node:zlib'
 import type { RawSink } from '../builder.ts'
@@ -14,6 +14,7 @@ import { readJsonl } from '../lines.ts'
 import type { SessionMeta } from '../model.ts'
 import type { JsonValue } from '../../tree/types.ts'
 import { isObject } from '../values.ts'
+import { writeAll } from '../../sidecar/durable.ts'
 
 export const PROVENANCE_FILE = 'interchange.jsonl.gz'
 export const PROVENANCE_VERSION = 2
@@ -102,10 +103,6 @@ class GzipMembers {
       closeSync(this.fd)
     }
   }
-}
-
-function writeAll(fd: number, data: Buffer): void {
-  for (let offset = 0; offset < data.length;) offset += writeSync(fd, data, offset)
 }
 
 /** The source records of an import, spooled to a file as they are read. */

@@ -156,6 +156,29 @@ describe('jump', () => {
     expectFailure(tree, () => tree.jump(42 as never), 'INVALID_ARGUMENT')
   })
 
+  it('a missing node or branch is worded once: its name quoted, clipped past 80 characters with its length', () => {
+    const { tree } = conversation()
+    // Longer than a name or id may be is malformed, not missing: within the limits, long enough to be clipped.
+    const long = 'x'.repeat(95)
+    for (const [answer, code, key] of [
+      [tree.jump({ branch: long }), 'BRANCH_NOT_FOUND', 'branch'],
+      [tree.fork(long, 'alt'), 'NODE_NOT_FOUND', 'nodeId'],
+      [tree.setBranchSummary(long, 'a summary'), 'BRANCH_NOT_FOUND', 'branch'],
+    ] as const) {
+      expect(answer.ok).toBe(false)
+      if (answer.ok) continue
+      expect(answer.error.code).toBe(code)
+      expect(answer.error.message).toMatch(/^no (node|branch) "x{80}"… \(95 characters\)$/)
+      expect(answer.error.details?.[key]).toBe(long)
+    }
+    const short = tree.jump({ branch: 'nope' })
+    expect(!short.ok && short.error).toEqual({
+      code: 'BRANCH_NOT_FOUND',
+      message: 'no branch "nope"',
+      details: { branch: 'nope' },
+    })
+  })
+
   it('jump to null then append makes a new root', () => {
     const { tree, u1 } = conversation()
     const view = value(tree.jump(null))
