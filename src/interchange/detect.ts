@@ -8,7 +8,7 @@
 import { InterchangeError } from './errors.ts'
 import type { LineRecord } from './lines.ts'
 import type { SourceFormat } from './model.ts'
-import { isObject } from './values.ts'
+import { isJsonObject } from '../tree/validate.ts'
 
 const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted'])
 const CLAUDE_TYPES = new Set([
@@ -32,7 +32,7 @@ const LOOKAHEAD = 50
 
 /** The format of one record, when it says. */
 export function formatOf(value: unknown, first: boolean): SourceFormat | undefined {
-  if (!isObject(value) || typeof value.type !== 'string') return undefined
+  if (!isJsonObject(value) || typeof value.type !== 'string') return undefined
   if (first && value.type === 'session' && typeof value.id === 'string') return 'pi'
   if (CODEX_TYPES.has(value.type) && 'payload' in value) return 'codex'
   if (

@@ -1,9 +1,5 @@
 /** Small readers for untrusted JSON values: content is data only. */
-import type { JsonValue, JsonObject } from '../tree/types.ts'
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import type { JsonValue } from '../tree/types.ts'
 
 export function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined

@@ -6,6 +6,7 @@
 import type { ArgumentChange, CompareNode, NodeDiff, TextDiff, ToolCallDiff, ToolResultDiff } from './compare-types.ts'
 import { diffWords, type DiffBudget } from './diff.ts'
 import type { JsonValue, ToolCallPart, ToolResultPart, TreeEntry } from './types.ts'
+import { isJsonObject } from './validate.ts'
 
 /** Usage keys that count tokens (what `info().tokenCount` adds up). */
 export const TOKEN_KEYS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const
@@ -76,10 +77,6 @@ export function sameJson(a: JsonValue, b: JsonValue): boolean {
   return keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key]!, b[key]!))
 }
 
-function isObject(value: JsonValue): value is { [key: string]: JsonValue } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** A JSON-pointer segment (`~` and `/` escaped). */
 function segment(key: string | number): string {
   return `/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
@@ -88,7 +85,7 @@ function segment(key: string | number): string {
 /** Differences of two argument values, key by key (objects: A's keys in order, then B's new ones; arrays: by index). */
 export function argumentChanges(a: JsonValue, b: JsonValue, budget: DiffBudget, path = ''): ArgumentChange[] {
   if (sameJson(a, b)) return []
-  if (isObject(a) && isObject(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     const out: ArgumentChange[] = []
     for (const key of Object.keys(a)) {
       if (Object.hasOwn(b, key)) out.push(...argumentChanges(a[key]!, b[key]!, budget, path + segment(key)))

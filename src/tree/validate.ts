@@ -7,7 +7,16 @@
 import { clipped, fail, ok, quoted, type TreeResult, noNode } from './errors.ts'
 import type { SessionTree } from './session-tree.ts'
 import { timeOfIso } from './time.ts'
-import type { ContentPart, JsonValue, LlmMessage, NodeOrigin, Role, TreeEntryType, TreePosition } from './types.ts'
+import type {
+  ContentPart,
+  JsonObject,
+  JsonValue,
+  LlmMessage,
+  NodeOrigin,
+  Role,
+  TreeEntryType,
+  TreePosition,
+} from './types.ts'
 
 /** A validation failure with a reason that names the offending field. */
 export class Invalid extends Error {
@@ -53,6 +62,11 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null
+}
+
+/** `isRecord` for a value read as JSON: the same check, typed as the JSON object it then is. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return isRecord(value)
 }
 
 export function str(value: unknown, where: string): string {

@@ -20,7 +20,8 @@ import type {
   Usage,
 } from '../model.ts'
 import type { JsonValue, JsonObject } from '../../tree/types.ts'
-import { isObject, num, str, timeOf } from '../values.ts'
+import { num, str, timeOf } from '../values.ts'
+import { isJsonObject } from '../../tree/validate.ts'
 import { oneLine } from '../../tree/text.ts'
 import { linkSubagents, type SubagentSource } from './subagents.ts'
 
@@ -148,7 +149,7 @@ export class ClaudeState {
     if (record.kind === 'torn') return this.builder.note(`line ${record.line}: ${record.reason}`)
     if (record.recovered) this.builder.recovered++
     const value = record.value
-    if (!isObject(value) || typeof value.type !== 'string')
+    if (!isJsonObject(value) || typeof value.type !== 'string')
       return this.builder.skip(record.line, 'not a transcript record (no type)')
     if (typeof value.version === 'string') this.versions.add(value.version)
     if (!this.sessionId && typeof value.sessionId === 'string') this.sessionId = value.sessionId
@@ -201,7 +202,7 @@ export class ClaudeState {
 
   private assistant(value: JsonObject, place: Place): void {
     const { uuid, parent, time, line } = place
-    const message = isObject(value.message) ? value.message : {}
+    const message = isJsonObject(value.message) ? value.message : {}
     const parts = assistantParts(message.content)
     const messageId = str(message.id)
     const merged = messageId === undefined ? undefined : this.byMessageId.get(messageId)
@@ -238,7 +239,7 @@ export class ClaudeState {
 
   private user(value: JsonObject, place: Place): void {
     const { uuid, parent, time, line } = place
-    const message = isObject(value.message) ? value.message : {}
+    const message = isJsonObject(value.message) ? value.message : {}
     const content = message.content
     if (value.isCompactSummary === true && this.openBoundary && this.openBoundary.node.id === parent) {
       // The summary the model reads after the boundary: it is the compaction's text.
@@ -268,7 +269,7 @@ export class ClaudeState {
     let n = 0
     const rest: JsonValue[] = []
     for (const block of blocks) {
-      if (!isObject(block) || block.type !== 'tool_result') {
+      if (!isJsonObject(block) || block.type !== 'tool_result') {
         rest.push(block)
         continue
       }
@@ -306,10 +307,10 @@ export class ClaudeState {
   private boundary(value: JsonObject, place: Place): void {
     const { uuid, time, line, sidechain } = place
     const logical = this.resolve(str(value.logicalParentUuid) ?? null)
-    const meta = isObject(value.compactMetadata) ? value.compactMetadata : {}
+    const meta = isJsonObject(value.compactMetadata) ? value.compactMetadata : {}
     const text = str(value.content) ?? 'Conversation compacted'
     // 2.1.x keeps the newest messages after the summary (`preservedSegment` head..tail, on the logical path).
-    const segment = isObject(meta.preservedSegment) ? meta.preservedSegment : undefined
+    const segment = isJsonObject(meta.preservedSegment) ? meta.preservedSegment : undefined
     const head = segment !== undefined ? str(segment.headUuid) : undefined
     const firstKept = head !== undefined ? this.resolve(head) : null
     const pending: Pending = {
@@ -401,7 +402,7 @@ function stopAndUsage(
   previous: { usage?: Usage; stopReason?: string },
   message: JsonObject,
 ): { usage?: Usage; stopReason?: string } {
-  const u = isObject(message.usage) ? message.usage : undefined
+  const u = isJsonObject(message.usage) ? message.usage : undefined
   const usage: Usage | undefined = u
     ? {
         ...(num(u.input_tokens) !== undefined ? { input: num(u.input_tokens)! } : {}),
@@ -421,7 +422,7 @@ export function assistantParts(content: JsonValue | undefined): ContentPart[] {
   if (!Array.isArray(content)) return []
   const parts: ContentPart[] = []
   for (const block of content) {
-    if (!isObject(block)) continue
+    if (!isJsonObject(block)) continue
     if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
     else if (block.type === 'thinking' && typeof block.thinking === 'string')
       parts.push({
@@ -448,9 +449,9 @@ export function inputParts(content: JsonValue | undefined): InputPart[] {
   const parts: InputPart[] = []
   for (const block of content) {
     if (typeof block === 'string') parts.push({ type: 'text', text: block })
-    else if (!isObject(block)) continue
+    else if (!isJsonObject(block)) continue
     else if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
-    else if (block.type === 'image' && isObject(block.source)) {
+    else if (block.type === 'image' && isJsonObject(block.source)) {
       const source = block.source
       parts.push({
         type: 'image',

@@ -9,7 +9,8 @@
 import type { LineRecord } from '../lines.ts'
 import type { InterchangeNode } from '../model.ts'
 import type { TreeBuilder } from '../builder.ts'
-import { isObject, str } from '../values.ts'
+import { str } from '../values.ts'
+import { isJsonObject } from '../../tree/validate.ts'
 
 /** One subagent transcript file, opened by the caller (found by listing, never by a name taken from the file). */
 export interface SubagentSource {
@@ -34,8 +35,8 @@ export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
     if (entry.kind === 'tool_result') {
       resultOfCall.set(entry.callId, p.node.id)
       const raw = p.node.raw?.[0]
-      const agent = isObject(raw)
-        ? (str(raw.agentId) ?? (isObject(raw.toolUseResult) ? str(raw.toolUseResult.agentId) : undefined))
+      const agent = isJsonObject(raw)
+        ? (str(raw.agentId) ?? (isJsonObject(raw.toolUseResult) ? str(raw.toolUseResult.agentId) : undefined))
         : undefined
       if (agent) byAgent.set(agent, p.node.id)
     }
@@ -55,7 +56,7 @@ export function linkSubagents(nodes: Linkable[], builder: TreeBuilder): void {
     )
     for (const id of results) exchangeEnd.set(id, last!)
     for (const part of p.node.entry.parts) {
-      if (part.type !== 'tool_call' || !isObject(part.arguments)) continue
+      if (part.type !== 'tool_call' || !isJsonObject(part.arguments)) continue
       const prompt = str(part.arguments.prompt)
       const result = resultOfCall.get(part.id)
       if (prompt && result) {

@@ -11,7 +11,8 @@ import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { ContentPart, Entry, ImportReport, InputPart, InterchangeNode, InterchangeTree } from '../model.ts'
 import type { JsonValue, JsonObject } from '../../tree/types.ts'
-import { isObject, num, parseArgs, str, timeOf } from '../values.ts'
+import { num, parseArgs, str, timeOf } from '../values.ts'
+import { isJsonObject } from '../../tree/validate.ts'
 
 /** Prefixes of user-role items Codex injects (codex-rs `is_injected_user_message` and friends). */
 const INJECTED = [
@@ -73,7 +74,7 @@ export async function readCodexFamily(
     if (index > 0 && !joinFork(file, files, builder, source.name)) continue
     const from = index === 0 ? str(file.meta.forked_from_id) : undefined
     if (from !== undefined && !sources.some((_, i) => i > 0)) {
-      const shared = num(file.meta.forked_from_ordinal_exclusive) !== undefined || isObject(file.meta.history_base)
+      const shared = num(file.meta.forked_from_ordinal_exclusive) !== undefined || isJsonObject(file.meta.history_base)
       builder.note(
         `this rollout is a fork of thread ${from}, whose rollout was not found beside it${shared ? ': the history before the fork point lives there and is missing' : ''}`,
       )
@@ -112,7 +113,7 @@ function joinFork(file: CodexFile, earlier: readonly CodexFile[], builder: TreeB
   }
   const ordinal =
     num(file.meta!.forked_from_ordinal_exclusive) ??
-    (isObject(file.meta!.history_base) ? num(file.meta!.history_base.end_ordinal_exclusive) : undefined)
+    (isJsonObject(file.meta!.history_base) ? num(file.meta!.history_base.end_ordinal_exclusive) : undefined)
   let at: string | null
   let shared = 0
   if (ordinal !== undefined) {
@@ -242,7 +243,7 @@ class CodexFile {
       }
       if (record.recovered) builder.recovered++
       const value = record.value
-      if (!isObject(value) || typeof value.type !== 'string' || !isObject(value.payload)) {
+      if (!isJsonObject(value) || typeof value.type !== 'string' || !isJsonObject(value.payload)) {
         builder.skip(record.line, where('not a rollout line ({timestamp, type, payload})'))
         continue
       }
@@ -261,7 +262,7 @@ class CodexFile {
             const thread = str(payload.id) ?? str(payload.session_id)
             if (
               str(payload.forked_from_id) === undefined &&
-              isObject(payload.history_base) &&
+              isJsonObject(payload.history_base) &&
               thread !== undefined &&
               payload.history_base.thread_id === thread
             )
@@ -320,7 +321,7 @@ class CodexFile {
           const summary = str(payload.message) ?? ''
           const retained = Array.isArray(payload.replacement_history)
             ? payload.replacement_history
-                .flatMap((item) => (isObject(item) && item.type === 'message' ? [inputParts(item.content)] : []))
+                .flatMap((item) => (isJsonObject(item) && item.type === 'message' ? [inputParts(item.content)] : []))
                 .filter((parts) => parts.length > 0)
             : []
           // The history is replaced by the retained items, one message each, as Codex replays them (the first stands in for what is replaced).
@@ -431,10 +432,10 @@ function modelParts(payload: JsonObject): ContentPart[] {
       return inputParts(payload.content).flatMap((p): ContentPart[] => (p.type === 'text' ? [p] : [p]))
     case 'reasoning': {
       const summary = Array.isArray(payload.summary)
-        ? payload.summary.map((s) => (isObject(s) ? (str(s.text) ?? '') : '')).join('\n')
+        ? payload.summary.map((s) => (isJsonObject(s) ? (str(s.text) ?? '') : '')).join('\n')
         : ''
       const content = Array.isArray(payload.content)
-        ? payload.content.map((c) => (isObject(c) ? (str(c.text) ?? '') : '')).join('\n')
+        ? payload.content.map((c) => (isJsonObject(c) ? (str(c.text) ?? '') : '')).join('\n')
         : ''
       const text = content || summary
       return [
@@ -476,7 +477,7 @@ function modelParts(payload: JsonObject): ContentPart[] {
       ]
     case 'web_search_call': {
       // No output item ever answers it: text, so that no call waits for a result.
-      const action = isObject(payload.action) ? payload.action : {}
+      const action = isJsonObject(payload.action) ? payload.action : {}
       return [{ type: 'text', text: `[web search: ${str(action.query) ?? ''}]` }]
     }
     default:
@@ -489,7 +490,7 @@ function inputParts(content: JsonValue | undefined): InputPart[] {
   if (!Array.isArray(content)) return []
   const parts: InputPart[] = []
   for (const block of content) {
-    if (!isObject(block)) continue
+    if (!isJsonObject(block)) continue
     const text = str(block.text)
     if ((block.type === 'input_text' || block.type === 'output_text' || block.type === 'text') && text !== undefined)
       parts.push({ type: 'text', text })
@@ -512,7 +513,7 @@ function textOf(content: JsonValue | undefined): string {
 
 function outputText(output: JsonValue | undefined): string {
   if (typeof output === 'string') return output
-  if (isObject(output) && typeof output.content === 'string') return output.content
+  if (isJsonObject(output) && typeof output.content === 'string') return output.content
   if (Array.isArray(output)) return textOf(output)
   return JSON.stringify(output ?? '')
 }

@@ -11,7 +11,8 @@ import { InterchangeError } from '../errors.ts'
 import type { LineRecord } from '../lines.ts'
 import type { ContentPart, Entry, ImportReport, InputPart, InterchangeTree, Usage } from '../model.ts'
 import type { JsonValue, JsonObject } from '../../tree/types.ts'
-import { isObject, num, str, timeOf } from '../values.ts'
+import { num, str, timeOf } from '../values.ts'
+import { isJsonObject } from '../../tree/validate.ts'
 import { oneLine } from '../../tree/text.ts'
 import {
   BRANCH_SUMMARY_PREFIX,
@@ -25,7 +26,7 @@ export const PI_CURRENT_VERSION = 3
 
 /** Whether a first record is a Pi session header. */
 export function isPiHeader(value: unknown): boolean {
-  return isObject(value) && value.type === 'session' && typeof value.id === 'string'
+  return isJsonObject(value) && value.type === 'session' && typeof value.id === 'string'
 }
 
 export async function readPi(
@@ -72,7 +73,7 @@ export async function readPi(
       byIndex.push('')
       continue
     }
-    if (!isObject(value) || typeof value.type !== 'string') {
+    if (!isJsonObject(value) || typeof value.type !== 'string') {
       builder.skip(record.line, 'not an entry (no type)')
       continue
     }
@@ -106,7 +107,7 @@ export async function readPi(
       builder.skip(record.line, `${value.type} entry that cannot be read`)
       continue
     }
-    const time = timeOf(value.timestamp, timeOf(isObject(value.message) ? value.message.timestamp : undefined, 0))
+    const time = timeOf(value.timestamp, timeOf(isJsonObject(value.message) ? value.message.timestamp : undefined, 0))
     if (!builder.add({ id, parentId, time, entry, line: record.line, raw: [value] })) continue
     if (value.type === 'session_info') title = str(value.name)?.trim() || undefined
     previous = id
@@ -200,7 +201,7 @@ function entryOf(value: JsonObject, version: number, builder: TreeBuilder): Entr
 }
 
 function messageEntry(message: JsonValue | undefined, version: number, builder: TreeBuilder): Entry | undefined {
-  if (!isObject(message)) return undefined
+  if (!isJsonObject(message)) return undefined
   const role = version < 3 && message.role === 'hookMessage' ? 'custom' : message.role
   switch (role) {
     case 'user': {
@@ -211,7 +212,7 @@ function messageEntry(message: JsonValue | undefined, version: number, builder: 
       if (!Array.isArray(message.content)) return undefined
       const parts: ContentPart[] = []
       for (const block of message.content) {
-        if (!isObject(block)) continue
+        if (!isJsonObject(block)) continue
         if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
         else if (block.type === 'thinking' && typeof block.thinking === 'string') {
           parts.push({
@@ -302,7 +303,7 @@ function inputParts(content: JsonValue | undefined): InputPart[] | undefined {
   if (!Array.isArray(content)) return undefined
   const parts: InputPart[] = []
   for (const block of content) {
-    if (!isObject(block)) continue
+    if (!isJsonObject(block)) continue
     if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text })
     else if (block.type === 'image')
       parts.push({
@@ -318,12 +319,12 @@ function textOf(content: JsonValue | undefined): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   return content
-    .map((block) => (isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+    .map((block) => (isJsonObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
     .join('')
 }
 
 function usageOf(value: JsonValue | undefined): Usage | undefined {
-  if (!isObject(value)) return undefined
+  if (!isJsonObject(value)) return undefined
   const usage: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {}
   if (num(value.input) !== undefined) usage.input = num(value.input)!
   if (num(value.output) !== undefined) usage.output = num(value.output)!

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ContentPart, InterchangeNode, LabeledTree } from '../model.ts'
 import type { JsonValue, JsonObject } from '../../tree/types.ts'
-import { isObject } from '../values.ts'
+import { isJsonObject } from '../../tree/validate.ts'
 import { PI_CURRENT_VERSION } from './read.ts'
 
 /** `customType` of the entry that marks DSH's cursor when it is not the last entry. */
@@ -25,7 +25,7 @@ export function* writePi(input: PiWriteInput): Generator<string> {
   const now = input.now ?? Date.now()
   const sameFormat = tree.meta.format === 'pi'
   const header =
-    sameFormat && isObject(tree.meta.header)
+    sameFormat && isJsonObject(tree.meta.header)
       ? { ...tree.meta.header, version: PI_CURRENT_VERSION }
       : {
           type: 'session',
@@ -87,12 +87,14 @@ export function* writePi(input: PiWriteInput): Generator<string> {
 /** A record read from a Pi file, written back (ids given to v1 records by the import). */
 function verbatim(node: InterchangeNode): JsonObject | undefined {
   const raw = node.raw?.[0]
-  if (!isObject(raw) || typeof raw.type !== 'string' || raw.type === 'session') return undefined
+  if (!isJsonObject(raw) || typeof raw.type !== 'string' || raw.type === 'session') return undefined
   if (raw.id === node.id && (raw.parentId ?? null) === node.parentId) return raw
   // A v1/v2 record, or a record whose parent changed (say, a DSH node in between): the import's ids.
   const { firstKeptEntryIndex: _index, ...rest } = raw
   const message =
-    isObject(rest.message) && rest.message.role === 'hookMessage' ? { ...rest.message, role: 'custom' } : rest.message
+    isJsonObject(rest.message) && rest.message.role === 'hookMessage'
+      ? { ...rest.message, role: 'custom' }
+      : rest.message
   const out: JsonObject = { ...rest, id: node.id, parentId: node.parentId }
   if (message !== undefined) out.message = message
   if (node.entry.kind === 'compaction') out.firstKeptEntryId = node.entry.firstKept ?? node.id

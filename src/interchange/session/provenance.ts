@@ -13,7 +13,7 @@ import type { RawSink } from '../builder.ts'
 import { readJsonl } from '../lines.ts'
 import type { SessionMeta } from '../model.ts'
 import type { JsonValue } from '../../tree/types.ts'
-import { isObject } from '../values.ts'
+import { isJsonObject } from '../../tree/validate.ts'
 import { writeAll } from '../../sidecar/durable.ts'
 
 export const PROVENANCE_FILE = 'interchange.jsonl.gz'
@@ -152,7 +152,7 @@ export async function readProvenance(dir: string): Promise<Provenance | undefine
   const table: ProvenanceEntry[] = []
   const stream = createReadStream(file).pipe(createGunzip())
   for await (const record of readJsonl(stream)) {
-    if (record.kind !== 'record' || !isObject(record.value)) continue
+    if (record.kind !== 'record' || !isJsonObject(record.value)) continue
     const value = record.value
     if (header === undefined) {
       if (value.kind !== 'header' || value.v !== PROVENANCE_VERSION) return undefined
