@@ -78,9 +78,7 @@ function resolveFrom(tree: SessionTree, text: string): TreeResult<{ nodeId: stri
   // Labels are unique within a tree.
   const labeled = tree.labeled(text).find((node) => node.label === text)
   if (labeled) return ok({ nodeId: labeled.nodeId })
-  return fail('NODE_NOT_FOUND', `no node, branch or label ${quoted(clipped(text, 200))} to carry from`, {
-    nodeId: clipped(text, 200),
-  })
+  return fail('NODE_NOT_FOUND', `no node, branch or label ${quoted(text)} to carry from`, { nodeId: clipped(text) })
 }
 
 /** The last node both paths share (`null`: they share nothing, they parted before the first node). */

@@ -6,7 +6,7 @@
  * newest node O(1), and the lane, the cached summary and the flags share one number.
  */
 import type { StoredEntry } from './entry.ts'
-import { fail, ok, type TreeResult } from './errors.ts'
+import { fail, ok, type TreeResult, quoted, clipped } from './errors.ts'
 import { defaultSummaryParts } from './text.ts'
 
 // `Rec.bits`: the lane (× LANE: an index into the tree's lane names), the cached summary head (× HEAD:
@@ -209,9 +209,9 @@ export class Nodes {
    */
   callNode(callId: string, nodeId: string | undefined): TreeResult<Rec> {
     const rec = nodeId === undefined ? this.toolCall(callId) : this.byId.get(nodeId)
-    if (!rec) return fail('NODE_NOT_FOUND', `no tool-call node for call ${JSON.stringify(callId)}`, { callId })
+    if (!rec) return fail('NODE_NOT_FOUND', `no tool-call node for call ${quoted(callId)}`, { callId: clipped(callId) })
     if (issuedCall(rec.entry) !== callId) {
-      return fail('INVALID_ARGUMENT', `node ${rec.entry.nodeId} is not the tool call ${JSON.stringify(callId)}`, {
+      return fail('INVALID_ARGUMENT', `node ${rec.entry.nodeId} is not the tool call ${quoted(callId)}`, {
         callId,
         nodeId: rec.entry.nodeId,
       })

@@ -7,7 +7,7 @@
  * (O(branches + history)); nodes are never copied, a rollback undoes them.
  */
 import { Branches } from './branches.ts'
-import { fail, ok, type TreeResult, noNode, noBranch } from './errors.ts'
+import { fail, ok, type TreeResult, noNode, noBranch, quoted, clipped } from './errors.ts'
 import { Nodes, type Rec } from './nodes.ts'
 import type { BranchSummary, JumpTarget, TreePosition } from './types.ts'
 import { isRecord } from './validate.ts'
@@ -111,7 +111,7 @@ export function resolveTarget(state: TreeState, target: JumpTarget): TreeResult<
       const rec = state.nodes.labels.get(target.label.trim())
       return rec
         ? ok(rec.entry.nodeId)
-        : fail('NODE_NOT_FOUND', `no node labeled ${JSON.stringify(target.label)}`, { label: target.label })
+        : fail('NODE_NOT_FOUND', `no node labeled ${quoted(target.label)}`, { label: clipped(target.label) })
     }
     if ('branch' in target) {
       if (typeof target.branch !== 'string') return fail('INVALID_ARGUMENT', 'branch must be a string')

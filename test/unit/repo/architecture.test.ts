@@ -287,6 +287,12 @@ describe('architecture', () => {
     expect(reexports("export { local }\nexport const from = 1\nimport { x } from './x.ts'")).toBe(false)
     expect(reexports("import type { TextPart, Other } from '../tree/types.ts'\nexport type { TextPart }")).toBe(true)
     expect(reexports("import { a as b } from './a.ts'\nexport { b }")).toBe(true)
+    expect(reexports("import { a } from './a.ts'\nexport { a as b }")).toBe(true)
+    expect(reexports("export * as ns from './a.ts'")).toBe(true)
+    expect(reexports("import * as ns from './a.ts'\nexport { ns }")).toBe(true)
+    expect(reexports("import X, { y } from './a.ts'\nexport { X } // the default")).toBe(true)
+    expect(reexports("import X from './a.ts'\nexport default X")).toBe(true)
+    expect(reexports("import { a } from './a.ts'\nconst b = a\nexport { b }")).toBe(false)
   })
 
   it("the tree's Invalid is caught only in tree/ (callers above take its checks as results: validated)", () => {
@@ -320,24 +326,26 @@ const REEXPORT_FACES = new Set([
 
 /** Whether a source text re-exports another module's names: `export … from`, or `export { x }` of an imported `x`. */
 function reexports(text: string): boolean {
-  if (/^export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s+from\s+'/m.test(text)) return true
-  const names = (list: string): string[] =>
+  if (/^export\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s+from\s+'/m.test(text)) return true
+  // An export specifier names the local binding first (`export { a as b }` exports the local `a`); an import's last.
+  const specifiers = (list: string, side: 'local' | 'bound'): string[] =>
     list
       .split(',')
-      .map((item) =>
-        item
-          .replace(/^\s*type\s+/, '')
-          .split(/\s+as\s+/)
-          .at(-1)!
-          .trim(),
-      )
+      .map((item) => item.replace(/^\s*type\s+/, '').split(/\s+as\s+/))
+      .map((parts) => (side === 'local' ? parts[0]! : parts.at(-1)!).trim())
       .filter(Boolean)
-  const imported = new Set(
-    [...text.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'/gm)].flatMap((match) => names(match[1]!)),
-  )
-  return [...text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}\s*$/gm)].some((match) =>
-    names(match[1]!).some((name) => imported.has(name)),
-  )
+  const imported = new Set<string>()
+  for (const [, head] of text.matchAll(/^import\s+(?:type\s+)?([^'"]*?)\s+from\s+'/gm)) {
+    const braces = /\{([^}]*)\}/.exec(head!)
+    if (braces) for (const name of specifiers(braces[1]!, 'bound')) imported.add(name)
+    // A default or namespace binding: `import X, { y }`, `import * as ns`.
+    const bare = head!.replace(/\{[^}]*\}/, '').replace(/\*\s+as\s+/, '')
+    for (const name of bare.split(',')) if (name.trim() !== '') imported.add(name.trim())
+  }
+  for (const [, list] of text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}\s*(?:;\s*)?(?:\/\/.*)?$/gm))
+    if (specifiers(list!, 'local').some((name) => imported.has(name))) return true
+  const byDefault = /^export\s+default\s+(\w+)\s*;?\s*$/m.exec(text)
+  return byDefault !== null && imported.has(byDefault[1]!)
 }
 
 /** Whether a source text picks the tree's `Invalid` out of a caught error. */

@@ -171,6 +171,10 @@ describe('jump', () => {
       expect(answer.error.message).toMatch(/^no (node|branch) "x{80}"… \(95 characters\)$/)
       expect(answer.error.details?.[key]).toBe(long)
     }
+    // A label is looked up, not checked: one of any length is quoted and clipped all the same.
+    const huge = tree.jump({ label: 'y'.repeat(100_000) })
+    expect(!huge.ok && huge.error.message).toMatch(/^no node labeled "y{80}"… \(100000 characters\)$/)
+    expect(!huge.ok && String(huge.error.details?.label).length).toBeLessThan(300)
     const short = tree.jump({ branch: 'nope' })
     expect(!short.ok && short.error).toEqual({
       code: 'BRANCH_NOT_FOUND',
