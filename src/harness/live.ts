@@ -58,6 +58,18 @@ export interface LiveSession {
   requestContext(): unknown
 }
 
+/** A model's provider and name, as DSH routes a request. */
+export interface ModelRoute {
+  readonly provider: string
+  readonly model: string
+}
+
+/** The route of the session's last request header, when it names both. */
+export function headerRoute(session: Pick<LiveSession, 'requestHeader'>): ModelRoute | undefined {
+  const config = session.requestHeader()?.config
+  return config?.provider && config.model ? { provider: config.provider, model: config.model } : undefined
+}
+
 /** The slice of a harness `Agent` a switch uses. */
 export interface LiveAgent {
   readonly id: string

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import type { SummaryFailure, SummaryUsage } from '../tree/types.ts'
 import { isRecord } from '../tree/validate.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
+import type { ModelRoute } from '../harness/live.ts'
 import type { SessionPrefix } from './summary-prefix.ts'
 import { errorMessage } from '../tree/errors.ts'
 
@@ -37,12 +38,6 @@ Plain prose or short bullets, at most about 200 words. No preamble. Answer with 
 
 /** Output cap of the side call. */
 export const SUMMARY_MAX_TOKENS = 1024
-
-/** Provider route of a model call. */
-export interface ModelRoute {
-  readonly provider: string
-  readonly model: string
-}
 
 /** The slice of the harness's `LlmRuntime` the side call uses. */
 export interface SummaryLlm {

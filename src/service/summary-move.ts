@@ -14,7 +14,8 @@ import { leftPart, writeSummary, type SummaryPart, type SummaryWriter } from './
 import { agentBusy } from './move.ts'
 import type { Resolved } from './resolve.ts'
 import type { MoveResult, SummaryChoice } from './wire.ts'
-import { SUMMARY_MAX_TOKENS, type ModelRoute, type SummaryLlm } from './model-summary.ts'
+import { SUMMARY_MAX_TOKENS, type SummaryLlm } from './model-summary.ts'
+import { headerRoute, type ModelRoute } from '../harness/live.ts'
 import { sessionPrefix } from './summary-prefix.ts'
 
 /** A bound on the shared-prefix instruction's tokens (guidance, two quoted lines, the user's instructions). */
@@ -117,8 +118,8 @@ export async function summarizedMove<V>(
 
 /** The session's model: the route of its last request, else the agent's own options. */
 export function routeOf(found: Pick<Resolved, 'session' | 'agent'>): ModelRoute | undefined {
-  const config = found.session.requestHeader()?.config
-  if (config?.provider && config.model) return { provider: config.provider, model: config.model }
+  const header = headerRoute(found.session)
+  if (header) return header
   const options = (found.agent as { options?: { provider?: unknown; model?: unknown } } | undefined)?.options
   if (typeof options?.provider === 'string' && typeof options.model === 'string')
     return { provider: options.provider, model: options.model }

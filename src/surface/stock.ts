@@ -27,10 +27,12 @@ import { undrawnCopySource, type CopySourcePolicy, type PlannedEvent } from './c
 export type TranscriptReader = 'any' | 'dsh-tui'
 import {
   frontListener,
+  headerRoute,
   isFree,
   NO_MODEL_CALL,
   type FrontListener,
   type LiveAgent,
+  type ModelRoute,
   type LiveSession,
   type PreStepDecision,
   type PreStepPayload,
@@ -402,9 +404,9 @@ function inflightCall(
 }
 
 /** Provider/model for a tombstone: the latest request header, else the latest assistant message. */
-function routeOf(session: LiveSession): { provider: string; model: string } {
-  const config = session.requestHeader()?.config
-  if (config?.provider && config.model) return { provider: config.provider, model: config.model }
+function routeOf(session: LiveSession): ModelRoute {
+  const header = headerRoute(session)
+  if (header) return header
   const events = session.events
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i] as {
