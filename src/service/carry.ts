@@ -126,8 +126,8 @@ export class CarryMoves {
     const from = resolved.value.nodeId
     const at = tree.cursor
     const common = commonAncestor(tree, at, from)
-    const base = boundaryOf(tree, projector, common)
-    const other = boundaryOf(tree, projector, from)
+    const base = boundaryOf(projector, common)
+    const other = boundaryOf(projector, from)
     const planned = planCarry({
       paths: workspace.paths(),
       baseOf: (rel) => workspace.stateAt(rel, base),

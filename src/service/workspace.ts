@@ -4,11 +4,9 @@
  * docs/workspace.md, "Restoring"; the note the model gets after a restore:
  * "What the model sees".
  */
-import type { Resolved } from './resolve.ts'
 import type { Context } from '@deepseek-ai/cordis'
 import s from '@deepseek-ai/schemastery'
 import { fail, ok, type TreeResult } from '../tree/errors.ts'
-import type { SessionTree } from '../tree/session-tree.ts'
 import { checkNode } from '../tree/validate.ts'
 import type { SessionProjector } from '../harness/projector.ts'
 import { PLUGIN_ID } from '../harness/marker.ts'
@@ -27,6 +25,7 @@ import { pathProblem } from '../workspace/paths.ts'
 import type { ConflictDecision, RestoreReport, RestoreStep, ShellTracking } from '../workspace/types.ts'
 import type { JournalActor, MoveResult } from './wire.ts'
 import { checkMove, movesFiles, type TreeMove } from './tree-move.ts'
+import type { Resolved } from './resolve.ts'
 import { landing, type Landing } from '../tree/move.ts'
 import type {
   ConflictChoice,
@@ -119,11 +118,11 @@ function cwdOf(session: Resolved['session']): string | undefined {
 }
 
 /** `2 × seq` of the event a node stands for; tree-only nodes count at their nearest harness ancestor. */
-export function boundaryOf(tree: SessionTree, projector: SessionProjector, nodeId: string | null): number {
+export function boundaryOf(projector: SessionProjector, nodeId: string | null): number {
   for (let id = nodeId; id !== null;) {
     const source = projector.sourceOf(id)
     if (source) return 2 * (source.kind === 'message' ? source.seq : source.callSeq)
-    id = tree.parentOf(id) ?? null
+    id = projector.tree.parentOf(id) ?? null
   }
   return -2
 }
@@ -282,7 +281,7 @@ export class WorkspaceMoves {
     if (!known.ok) return known
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
-    const boundary = boundaryOf(found.value.state.projector.tree, found.value.state.projector, nodeId)
+    const boundary = boundaryOf(found.value.state.projector, nodeId)
     return ok({
       nodeId,
       files: opened.value
@@ -303,10 +302,7 @@ export class WorkspaceMoves {
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
     const workspace = opened.value
-    const state = workspace.stateAt(
-      path,
-      boundaryOf(found.value.state.projector.tree, found.value.state.projector, nodeId),
-    )
+    const state = workspace.stateAt(path, boundaryOf(found.value.state.projector, nodeId))
     if (state === undefined)
       return ok({
         nodeId,
@@ -357,8 +353,7 @@ export class WorkspaceMoves {
     const opened = await this.workspace(found.value)
     if (!opened.ok) return opened
     const { projector } = found.value.state
-    const { tree } = projector
-    return ok({ workspace: opened.value, from: boundaryOf(tree, projector, a), to: boundaryOf(tree, projector, b) })
+    return ok({ workspace: opened.value, from: boundaryOf(projector, a), to: boundaryOf(projector, b) })
   }
 
   /** A restore request checked and landed: the session's workspace, where it lands and the boundary there. */
@@ -371,7 +366,7 @@ export class WorkspaceMoves {
     if (!opened.ok) return opened
     const landing = this.landing(found.value, checked.value, opened.value)
     if (!landing.ok) return landing
-    const boundary = boundaryOf(found.value.state.projector.tree, found.value.state.projector, landing.value.target)
+    const boundary = boundaryOf(found.value.state.projector, landing.value.target)
     return ok({ workspace: opened.value, landing: landing.value, boundary, step: stepOf(checked.value) })
   }
 
@@ -438,11 +433,7 @@ export class WorkspaceMoves {
     const decide = (path: string): ConflictDecision | undefined => decisions.get(path) ?? decisions.get('*')
     const step = stepOf(request)
     let target = landing.value.target
-    let plan = workspace.plan(
-      boundaryOf(found.value.state.projector.tree, found.value.state.projector, target),
-      target,
-      step,
-    )
+    let plan = workspace.plan(boundaryOf(found.value.state.projector, target), target, step)
     const undecided = plan.conflicts.filter((c) => decide(c.path) === undefined)
     if (undecided.length > 0) {
       return fail(
@@ -462,11 +453,7 @@ export class WorkspaceMoves {
       const landed = callId === undefined ? result.value.cursor : target
       if (landed !== target) {
         target = landed
-        plan = workspace.plan(
-          boundaryOf(found.value.state.projector.tree, found.value.state.projector, target),
-          target,
-          step,
-        )
+        plan = workspace.plan(boundaryOf(found.value.state.projector, target), target, step)
       }
     }
     const w = Math.max(0, session.seq - 1)
