@@ -6,8 +6,7 @@
  * the size of the conversation.
  */
 import type { SessionTree } from '../tree/session-tree.ts'
-import type { TreeMarks } from '../tree/types.ts'
-import type { JsonObject, TreeEntry } from '../tree/types.ts'
+import type { JsonObject, TreeEntry, TreeMarks } from '../tree/types.ts'
 import { checkEntry } from '../tree/entry.ts'
 import type { TreeResult } from '../tree/errors.ts'
 import {

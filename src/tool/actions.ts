@@ -20,16 +20,20 @@ import { SURFACE_NOTES } from '../surface/mode.ts'
 import type { DeferredMoves, MoveRequester } from './deferred.ts'
 import { DEFAULT_DEPTH, findNodes, headsOf, nodeLine, renderTree, resolveNode } from './render.ts'
 import {
+  appliedText,
   describeOutcome,
+  filesOnlyText,
   isTreeToolCall,
   latestPromptDropped,
   notFound,
   plural,
   quote,
+  scheduledText,
   withinStepRefusal,
+  withinStepText,
+  type Plan,
 } from './wording.ts'
 import { renderComparison, renderFilesComparison, resolvePair } from './compare-text.ts'
-import { appliedText, filesOnlyText, scheduledText, withinStepText, type Plan } from './wording.ts'
 
 /** The result of one action. */
 export interface ActionOutput {

@@ -1,8 +1,7 @@
 /** A keyed store: one tree per session id (each `TreeSync` holds one; there is no process-wide instance). */
 import { fail, ok, SessionTreeError, type TreeResult } from './errors.ts'
 import { SessionTree } from './session-tree.ts'
-import type { SessionTreeOptions } from './types.ts'
-import type { SessionTreeSnapshot, TreeEntry } from './types.ts'
+import type { SessionTreeOptions, SessionTreeSnapshot, TreeEntry } from './types.ts'
 import { isRecord } from './validate.ts'
 
 const MAX_SESSION_ID_LENGTH = 1024

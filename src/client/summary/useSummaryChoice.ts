@@ -5,9 +5,8 @@
  */
 import { useCallback, useMemo, useState } from 'react'
 import type { SurfaceMode, TreeMoveOptions } from '../../types.ts'
-import type { TreeIndex } from '../../outline/index.ts'
+import { leavesPath, type TreeIndex } from '../../outline/index.ts'
 import { instructionsProblem, moveOptions, NO_SUMMARY, type SummaryChoiceState } from './choice.ts'
-import { leavesPath } from '../../outline/index.ts'
 
 export interface SummaryChoosing {
   readonly choice: SummaryChoiceState

@@ -8,7 +8,7 @@
  * docs/interchange.md, "How it is written into the log".
  */
 import { SessionTree } from '../../tree/session-tree.ts'
-import type { TreeEntryType } from '../../tree/types.ts'
+import type { JsonValue, TreeEntryType } from '../../tree/types.ts'
 import { SessionProjector } from '../../harness/projector.ts'
 import { nodeIdForSeq, SESSION_ORIGIN, type SurfaceEntry } from '../../harness/surface-mirror.ts'
 import { foldOverlay } from '../../harness/overlay.ts'
@@ -17,7 +17,6 @@ import { planSwitch, type SwitchPlan } from '../../surface/plan.ts'
 import { type PlannedEvent } from '../../surface/copy.ts'
 import { InterchangeError } from '../errors.ts'
 import type { Entry, InterchangeNode, InterchangeTree } from '../model.ts'
-import type { JsonValue } from '../../tree/types.ts'
 import { oneLine } from '../../tree/text.ts'
 import { assistantBlocks, inputBlocks } from './content.ts'
 import {

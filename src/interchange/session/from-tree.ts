@@ -4,9 +4,8 @@
  * the provenance); nodes made in DSH are described from the tree alone.
  */
 import type { SessionTree } from '../../tree/session-tree.ts'
-import type { TreeNode } from '../../tree/types.ts'
+import type { JsonValue, TreeNode } from '../../tree/types.ts'
 import type { ContentPart, Entry, InputPart, InterchangeNode, InterchangeTree } from '../model.ts'
-import type { JsonValue } from '../../tree/types.ts'
 import type { Provenance } from './provenance.ts'
 import { NO_RESULT_CODE } from './provider-view.ts'
 
