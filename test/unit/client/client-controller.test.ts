@@ -168,6 +168,17 @@ describe('TreeController', () => {
         async () => ({ ...fake.remote, session: () => Promise.reject(new Error('expected 1 argument(s), got 0')) }),
         { code: 'CLIENT_ERROR', message: 'expected 1 argument(s), got 0' },
       ],
+      // Even a whole outline that does not fit its own count is an error, never a tree.
+      [
+        async () => ({
+          ...fake.remote,
+          outlineChanges: async () => {
+            const whole = tree.outlineChanges(null)
+            return { ok: true, value: { ...whole, nodes: whole.nodes.slice(1) } }
+          },
+        }),
+        { code: 'CLIENT_ERROR', message: 'outlineChanges: an answer that does not fit' },
+      ],
     ]
     for (const [mount, error] of cases) {
       const controller = new TreeController(mount, 's', { marks: false })
